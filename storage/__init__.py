@@ -1,0 +1,1 @@
+"""MongoDB access: collections and indexes, GridFS files, the embedded server, import, demo data."""

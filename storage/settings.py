@@ -1,0 +1,81 @@
+"""Process settings, read once from the environment (FLOORGATE_*).
+
+They live at the bottom of the dependency chain so that every layer can read
+them; nothing else reads the environment.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+def _env(name: str, default: str | None = None) -> str | None:
+    value = os.environ.get(name)
+    return value if value not in (None, "") else default
+
+
+def _env_float(name: str, default: float) -> float:
+    raw = _env(name)
+    return float(raw) if raw is not None else default
+
+
+def _env_list(name: str) -> tuple[str, ...]:
+    raw = _env(name) or ""
+    return tuple(part.strip() for part in raw.split(",") if part.strip())
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a process may tune. Build with :meth:`from_env`."""
+
+    data_dir: Path = Path(".floorgate")
+    mongodb_uri: str | None = None
+    database_name: str = "floorgate"
+    public_url: str = "https://localhost:8443"
+    cdn_url: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8443
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    behind_proxy: bool = False
+    proxy_addresses: tuple[str, ...] = ("127.0.0.1",)
+    max_body_bytes: int = 16 * 1024 * 1024
+    db_timeout_ms: int = 2000
+    retry_after_seconds: int = 5
+    graphql_max_depth: int = 12
+    graphql_max_aliases: int = 30
+    graphql_max_tokens: int = 5000
+    graphql_validation_cache: int = 256
+    walking_speed_foot_fts: float = 4.4
+    walking_speed_wheelchair_fts: float = 3.5
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def files_url(self) -> str:
+        """`{cdn_url}`: where GridFS files are served; defaults to `{public_url}/files`."""
+        return (self.cdn_url or f"{self.public_url.rstrip('/')}/files").rstrip("/")
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> Settings:
+        values: dict[str, object] = {
+            "data_dir": Path(_env("FLOORGATE_DATA_DIR", ".floorgate") or ".floorgate"),
+            "mongodb_uri": _env("FLOORGATE_MONGODB_URI"),
+            "database_name": _env("FLOORGATE_DATABASE", "floorgate"),
+            "public_url": (_env("FLOORGATE_PUBLIC_URL") or "https://localhost:8443").rstrip("/"),
+            "cdn_url": _env("FLOORGATE_CDN_URL"),
+            "host": _env("FLOORGATE_HOST", "127.0.0.1"),
+            "port": int(_env("FLOORGATE_PORT", "8443") or 8443),
+            "tls_cert": Path(p) if (p := _env("FLOORGATE_TLS_CERT")) else None,
+            "tls_key": Path(p) if (p := _env("FLOORGATE_TLS_KEY")) else None,
+            "behind_proxy": (_env("FLOORGATE_BEHIND_PROXY", "") or "").lower()
+            in ("1", "true", "yes"),
+            "proxy_addresses": _env_list("FLOORGATE_PROXY_ADDRESSES") or ("127.0.0.1",),
+            "max_body_bytes": int(_env("FLOORGATE_MAX_BODY_BYTES", str(16 * 1024 * 1024)) or 0),
+            "db_timeout_ms": int(_env("FLOORGATE_DB_TIMEOUT_MS", "2000") or 2000),
+            "walking_speed_foot_fts": _env_float("FLOORGATE_WALKING_SPEED_FOOT", 4.4),
+            "walking_speed_wheelchair_fts": _env_float("FLOORGATE_WALKING_SPEED_WHEELCHAIR", 3.5),
+        }
+        values.update(overrides)
+        return cls(**values)  # type: ignore[arg-type]
