@@ -1,0 +1,1 @@
+"""The logic behind both faces: access checks, paging, reads, loaders, key management."""

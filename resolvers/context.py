@@ -1,0 +1,67 @@
+"""Per-request context shared by GraphQL over HTTP and the REST routes."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+from resolvers.errors import ApiError, ErrorCode
+from resolvers.keys import Caller, KeyCache, lookup_caller
+from storage.database import UNAVAILABLE_ERRORS, Store
+from storage.settings import Settings
+
+
+@dataclass
+class Services:
+    """What lives for the whole process: the store, the settings, caches."""
+
+    store: Store
+    settings: Settings
+    key_cache: KeyCache = field(default_factory=KeyCache)
+
+
+class RequestContext:
+    """The raw credentials of one request and, once looked up, its caller."""
+
+    def __init__(
+        self, services: Services, api_key: str | None, flags: frozenset[str], request_id: str = ""
+    ) -> None:
+        self.services = services
+        self.store = services.store
+        self.settings = services.settings
+        self.api_key = api_key or None
+        self.flags = flags
+        self.request_id = request_id
+        self._caller: asyncio.Future[Caller | None] | None = None
+        self._loaders: Any = None
+
+    @property
+    def loaders(self) -> Any:
+        """DataLoaders live per request, so batching never mixes callers."""
+        if self._loaders is None:
+            from resolvers.loaders import Loaders
+
+            self._loaders = Loaders(self.store)
+        return self._loaders
+
+    async def caller(self) -> Caller:
+        """The authenticated caller: 401 without a key, 403 for an unknown or disabled one."""
+        if self.api_key is None:
+            raise ApiError(ErrorCode.UNAUTHENTICATED)
+        if self._caller is None:
+            self._caller = asyncio.ensure_future(self._lookup(self.api_key))
+        caller = await self._caller
+        if caller is None:
+            raise ApiError(ErrorCode.INVALID_KEY)
+        return caller
+
+    async def _lookup(self, secret: str) -> Caller | None:
+        try:
+            return await lookup_caller(self.store, secret, self.services.key_cache)
+        except UNAVAILABLE_ERRORS as error:
+            raise unavailable(self.settings) from error
+
+
+def unavailable(settings: Settings) -> ApiError:
+    return ApiError(ErrorCode.SERVICE_UNAVAILABLE, retry_after=settings.retry_after_seconds)

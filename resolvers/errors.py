@@ -1,0 +1,124 @@
+"""Error codes, their messages and HTTP statuses: the one table both faces use.
+
+GraphQL clients see the code in `extensions.code` (and `extensions.fields` for
+invalid input); the REST layer turns the same code into its status and body.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from graphql import GraphQLError
+
+
+class ErrorCode(StrEnum):
+    UNAUTHENTICATED = "UNAUTHENTICATED"
+    INVALID_KEY = "INVALID_KEY"
+    FORBIDDEN = "FORBIDDEN"
+    NOT_FOUND = "NOT_FOUND"
+    FLAG_REQUIRED = "FLAG_REQUIRED"
+    METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
+    PAYLOAD_TOO_LARGE = "PAYLOAD_TOO_LARGE"
+    UNSUPPORTED_MEDIA_TYPE = "UNSUPPORTED_MEDIA_TYPE"
+    BAD_USER_INPUT = "BAD_USER_INPUT"
+    RATE_LIMITED = "RATE_LIMITED"
+    INTERNAL = "INTERNAL"
+    SERVICE_UNAVAILABLE = "SERVICE_UNAVAILABLE"
+    HTTPS_REQUIRED = "HTTPS_REQUIRED"
+
+
+@dataclass(frozen=True)
+class ErrorKind:
+    status: int
+    message: str
+
+
+ERRORS: dict[ErrorCode, ErrorKind] = {
+    ErrorCode.UNAUTHENTICATED: ErrorKind(401, "No API key found in request"),
+    ErrorCode.INVALID_KEY: ErrorKind(403, "Invalid authentication credentials"),
+    ErrorCode.FORBIDDEN: ErrorKind(403, "Access denied: missing permission {permission}"),
+    ErrorCode.NOT_FOUND: ErrorKind(404, "Not found"),
+    ErrorCode.FLAG_REQUIRED: ErrorKind(
+        404,
+        "Not found: this experimental resource requires the Experimental-Flags header "
+        'to include "{flag}"',
+    ),
+    ErrorCode.METHOD_NOT_ALLOWED: ErrorKind(405, "Method not allowed"),
+    ErrorCode.PAYLOAD_TOO_LARGE: ErrorKind(413, "Request body too large"),
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE: ErrorKind(415, "Content type must be {content_type}"),
+    ErrorCode.BAD_USER_INPUT: ErrorKind(422, "Resource validation failed"),
+    ErrorCode.RATE_LIMITED: ErrorKind(429, "API rate limit exceeded"),
+    ErrorCode.INTERNAL: ErrorKind(500, "Server error"),
+    ErrorCode.SERVICE_UNAVAILABLE: ErrorKind(503, "Service unavailable"),
+    ErrorCode.HTTPS_REQUIRED: ErrorKind(403, "HTTPS is required"),
+}
+
+
+class ApiError(GraphQLError):
+    """An error a client caused or must know about; carries its code and details."""
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        *,
+        fields: dict[str, list[str]] | None = None,
+        retry_after: int | None = None,
+        **message_args: str,
+    ) -> None:
+        kind = ERRORS[code]
+        extensions: dict[str, Any] = {"code": code.value}
+        if fields:
+            extensions["fields"] = fields
+        if retry_after is not None:
+            extensions["retryAfter"] = retry_after
+        super().__init__(kind.message.format(**message_args), extensions=extensions)
+        self.code = code
+        self.status = kind.status
+        self.fields = fields
+        self.retry_after = retry_after
+
+
+def invalid(fields: dict[str, list[str]]) -> ApiError:
+    """422 naming each bad input and what is wrong with it."""
+    return ApiError(ErrorCode.BAD_USER_INPUT, fields=fields)
+
+
+def not_found() -> ApiError:
+    return ApiError(ErrorCode.NOT_FOUND)
+
+
+class FieldErrors:
+    """Collects every problem of one input before failing, so a client sees them all."""
+
+    def __init__(self) -> None:
+        self.fields: dict[str, list[str]] = {}
+
+    def add(self, name: str, message: str) -> None:
+        self.fields.setdefault(name, []).append(message)
+
+    def __bool__(self) -> bool:
+        return bool(self.fields)
+
+    def raise_if_any(self) -> None:
+        if self.fields:
+            raise invalid(self.fields)
+
+
+def classify(error: GraphQLError, retry_after: int) -> ApiError:
+    """The API error behind any GraphQL error: ours as raised, the database being
+    away as 503, a GraphQL document the client got wrong as 422, anything else 500."""
+    from storage.database import UNAVAILABLE_ERRORS
+
+    original = error.original_error
+    if isinstance(error, ApiError):
+        return error
+    if isinstance(original, ApiError):
+        return original
+    if isinstance(original, UNAVAILABLE_ERRORS):
+        return ApiError(ErrorCode.SERVICE_UNAVAILABLE, retry_after=retry_after)
+    if original is None:
+        # Parse, validation and variable errors: the request itself is wrong.
+        return invalid({"query": [error.message]})
+    return ApiError(ErrorCode.INTERNAL)

@@ -1,0 +1,152 @@
+"""API keys: random, shown once, stored only as a hash, compared in constant time.
+
+Keys carry 32 random bytes, so a plain SHA-256 is a safe hash (no guessing to
+slow down); lookup goes by the hash, and the stored hash is compared again with
+`hmac.compare_digest` so no timing depends on the key's text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from resolvers.errors import FieldErrors
+from resolvers.permissions import ALL_PERMISSIONS
+from storage.collections import API_KEYS
+from storage.database import Store
+from storage.timestamps import now
+
+KEY_PREFIX = "fg_"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is calling: the key's permissions and asset scope (None: every asset)."""
+
+    key_id: str
+    name: str
+    permissions: frozenset[str]
+    assets: frozenset[str] | None
+
+    def may_see(self, asset_id: str | None) -> bool:
+        return self.assets is None or asset_id in self.assets
+
+    def scope_filter(self, field: str = "asset_id") -> dict[str, Any]:
+        """A MongoDB filter that keeps only documents in this caller's scope."""
+        return {} if self.assets is None else {field: {"$in": sorted(self.assets)}}
+
+
+@dataclass(frozen=True)
+class CreatedKey:
+    key_id: str
+    secret: str
+
+
+def hash_key(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def _caller(document: dict[str, Any]) -> Caller:
+    assets = document.get("assets")
+    return Caller(
+        key_id=document["_id"],
+        name=document.get("name", ""),
+        permissions=frozenset(document.get("permissions", [])),
+        assets=None if assets is None else frozenset(assets),
+    )
+
+
+class KeyCache:
+    """Remembers key lookups for a few seconds: the hot path skips a database round trip.
+
+    A disabled key stops working within `ttl` seconds in every process.
+    """
+
+    def __init__(self, ttl: float = 5.0, max_entries: int = 10000) -> None:
+        self.ttl = ttl
+        self.max_entries = max_entries
+        self._entries: dict[str, tuple[float, Caller | None]] = {}
+
+    def get(self, key_hash: str) -> tuple[bool, Caller | None]:
+        entry = self._entries.get(key_hash)
+        if entry is None or entry[0] < time.monotonic():
+            return False, None
+        return True, entry[1]
+
+    def put(self, key_hash: str, caller: Caller | None) -> None:
+        if len(self._entries) >= self.max_entries:
+            self._entries.clear()
+        self._entries[key_hash] = (time.monotonic() + self.ttl, caller)
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+
+async def lookup_caller(store: Store, secret: str, cache: KeyCache | None = None) -> Caller | None:
+    """The caller of an enabled key, or None when the key is unknown or disabled."""
+    key_hash = hash_key(secret)
+    if cache is not None:
+        hit, caller = cache.get(key_hash)
+        if hit:
+            return caller
+    document = await store[API_KEYS].find_one({"hash": key_hash})
+    caller = None
+    if (
+        document is not None
+        and hmac.compare_digest(document["hash"], key_hash)
+        and not document.get("disabled", False)
+    ):
+        caller = _caller(document)
+    if cache is not None:
+        cache.put(key_hash, caller)
+    return caller
+
+
+def check_key_request(permissions: list[str], assets: list[str] | None, name: str) -> None:
+    errors = FieldErrors()
+    if not name.strip():
+        errors.add("name", "must not be empty")
+    for permission in permissions:
+        if permission not in ALL_PERMISSIONS:
+            errors.add("permission", f"unknown permission {permission!r}")
+    if assets is not None and not assets:
+        errors.add("asset", "give at least one asset, or all assets")
+    errors.raise_if_any()
+
+
+async def create_key(
+    store: Store, name: str, permissions: list[str], assets: list[str] | None
+) -> CreatedKey:
+    """Make a key; the secret is returned once and never stored."""
+    check_key_request(permissions, assets, name)
+    key_id = secrets.token_hex(6)
+    secret = KEY_PREFIX + secrets.token_urlsafe(32)
+    await store[API_KEYS].insert_one(
+        {
+            "_id": key_id,
+            "name": name,
+            "hash": hash_key(secret),
+            "permissions": sorted(set(permissions)),
+            "assets": None if assets is None else sorted(set(assets)),
+            "disabled": False,
+            "created_at": now(),
+        }
+    )
+    return CreatedKey(key_id=key_id, secret=secret)
+
+
+async def list_keys(store: Store) -> list[dict[str, Any]]:
+    """Every key without its hash, oldest first."""
+    cursor = store[API_KEYS].find({}, {"hash": 0}).sort([("created_at", 1), ("_id", 1)])
+    return await cursor.to_list()
+
+
+async def disable_key(store: Store, key_id: str) -> bool:
+    result = await store[API_KEYS].update_one(
+        {"_id": key_id}, {"$set": {"disabled": True, "disabled_at": now()}}
+    )
+    return result.matched_count == 1

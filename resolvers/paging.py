@@ -1,0 +1,65 @@
+"""Offset paging over a sorted query: one extra document tells whether a next page exists."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pymongo.asynchronous.collection import AsyncCollection
+
+Sort = list[tuple[str, int]]
+BY_ID: Sort = [("_id", 1)]
+
+
+def as_resource(document: dict[str, Any]) -> dict[str, Any]:
+    """A stored document as an API object: `_id` becomes `id`."""
+    document["id"] = document.pop("_id")
+    return document
+
+
+async def find_all(
+    collection: AsyncCollection,
+    query: dict[str, Any],
+    sort: Sort = BY_ID,
+    projection: dict[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    documents = await collection.find(query, projection).sort(sort).to_list()
+    return [as_resource(document) for document in documents]
+
+
+async def find_page(
+    collection: AsyncCollection,
+    query: dict[str, Any],
+    page: int,
+    per_page: int,
+    sort: Sort = BY_ID,
+    projection: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One page and its paging object (`prev_page`/`next_page` are numbers or None)."""
+    cursor = (
+        collection.find(query, projection)
+        .sort(sort)
+        .skip((page - 1) * per_page)
+        .limit(per_page + 1)
+    )
+    documents = await cursor.to_list()
+    has_next = len(documents) > per_page
+    data = [as_resource(document) for document in documents[:per_page]]
+    return paged(data, page, per_page, has_next)
+
+
+def paged(data: list[Any], page: int, per_page: int, has_next: bool) -> dict[str, Any]:
+    return {
+        "paging": {
+            "per_page": per_page,
+            "current_page": page,
+            "prev_page": page - 1 if page > 1 else None,
+            "next_page": page + 1 if has_next else None,
+        },
+        "data": data,
+    }
+
+
+def slice_list(items: list[Any], page: int, per_page: int) -> list[Any]:
+    """One slice of an unenveloped list (validated `page`/`per-page`)."""
+    start = (page - 1) * per_page
+    return items[start : start + per_page]

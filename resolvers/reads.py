@@ -1,0 +1,217 @@
+"""Reads of the core resources: scope, validation, paging, and existence in the contract's order.
+
+Every function takes the request context, checks access first, then input, then
+existence; lists leave out what the caller's scope does not cover and single
+reads answer 404 for it, so a key never learns what exists outside its scope.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from resolvers.access import authorize
+from resolvers.context import RequestContext
+from resolvers.errors import FieldErrors, not_found
+from resolvers.keys import Caller
+from resolvers.paging import BY_ID, as_resource, find_all, find_page, paged, slice_list
+from resolvers.validation import check_filter, check_id, check_paging, split_list
+from storage import collections as c
+
+FLOOR_ORDER = [("sort", 1), ("_id", 1)]
+Page = dict[str, Any]
+
+
+async def _one(context: RequestContext, name: str, query: dict[str, Any]) -> dict[str, Any]:
+    document = await context.store[name].find_one(query)
+    if document is None:
+        raise not_found()
+    return as_resource(document)
+
+
+def _ids(errors: FieldErrors, **ids: str | None) -> None:
+    for name, value in ids.items():
+        check_id(errors, name, value)
+
+
+async def _visible_map(context: RequestContext, caller: Caller, map_id: str) -> dict[str, Any]:
+    """A unit map the caller may see, or 404."""
+    unit_map = await _one(context, c.UNIT_MAPS, {"_id": map_id})
+    if not caller.may_see(unit_map.get("asset_id")):
+        raise not_found()
+    return unit_map
+
+
+# Assets (E1, E2)
+
+
+async def list_assets(context: RequestContext, page: int | None, per_page: int | None) -> Page:
+    caller = await authorize(context)
+    errors = FieldErrors()
+    page_no, size = check_paging(errors, page, per_page)
+    errors.raise_if_any()
+    query = {} if caller.assets is None else {"_id": {"$in": sorted(caller.assets)}}
+    return await find_page(context.store[c.ASSETS], query, page_no, size)
+
+
+async def get_asset(context: RequestContext, asset_id: str) -> dict[str, Any]:
+    caller = await authorize(context)
+    errors = FieldErrors()
+    _ids(errors, id=asset_id)
+    errors.raise_if_any()
+    if not caller.may_see(asset_id):
+        raise not_found()
+    return await _one(context, c.ASSETS, {"_id": asset_id})
+
+
+# Floors (E3, E4)
+
+
+async def list_floors(
+    context: RequestContext, asset_id: str, page: int | None, per_page: int | None
+) -> Page:
+    caller = await authorize(context)
+    errors = FieldErrors()
+    _ids(errors, assetId=asset_id)
+    page_no, size = check_paging(errors, page, per_page)
+    errors.raise_if_any()
+    if not caller.may_see(asset_id):
+        raise not_found()
+    if await context.store[c.ASSETS].count_documents({"_id": asset_id}, limit=1) == 0:
+        raise not_found()
+    query = {"asset_id": asset_id}
+    return await find_page(context.store[c.FLOORS], query, page_no, size, FLOOR_ORDER)
+
+
+async def get_floor(context: RequestContext, asset_id: str, floor_id: str) -> dict[str, Any]:
+    caller = await authorize(context)
+    errors = FieldErrors()
+    _ids(errors, assetId=asset_id, id=floor_id)
+    errors.raise_if_any()
+    if not caller.may_see(asset_id):
+        raise not_found()
+    return await _one(context, c.FLOORS, {"_id": floor_id, "asset_id": asset_id})
+
+
+# Units (E6, E7)
+
+
+async def list_units(context: RequestContext, page: int | None, per_page: int | None) -> Page:
+    caller = await authorize(context)
+    errors = FieldErrors()
+    page_no, size = check_paging(errors, page, per_page)
+    errors.raise_if_any()
+    return await find_page(context.store[c.UNITS], caller.scope_filter(), page_no, size)
+
+
+async def get_unit(context: RequestContext, unit_id: str) -> dict[str, Any]:
+    caller = await authorize(context)
+    errors = FieldErrors()
+    _ids(errors, id=unit_id)
+    errors.raise_if_any()
+    unit = await _one(context, c.UNITS, {"_id": unit_id})
+    if not caller.may_see(unit.get("asset_id")):
+        raise not_found()
+    return unit
+
+
+# Unit maps (E9, E11)
+
+
+async def list_unit_maps(
+    context: RequestContext,
+    page: int | None,
+    per_page: int | None,
+    tags: str | None,
+    asset_id: str | None,
+) -> Page:
+    """Maps the key may see; `tags` keeps maps carrying every listed tag (AND)."""
+    caller = await authorize(context)
+    errors = FieldErrors()
+    page_no, size = check_paging(errors, page, per_page)
+    check_filter(errors, "tags", tags)
+    wanted_tags = split_list(errors, "tags", tags) if not errors.fields.get("tags") else []
+    check_id(errors, "assetId", asset_id)
+    errors.raise_if_any()
+    query: dict[str, Any] = caller.scope_filter()
+    if asset_id is not None:
+        if not caller.may_see(asset_id):
+            return paged([], page_no, size, False)
+        query = {"asset_id": asset_id}
+    if wanted_tags:
+        query["tags"] = {"$all": wanted_tags}
+    return await find_page(context.store[c.UNIT_MAPS], query, page_no, size)
+
+
+async def get_unit_map(context: RequestContext, map_id: str) -> dict[str, Any]:
+    caller = await authorize(context)
+    errors = FieldErrors()
+    _ids(errors, id=map_id)
+    errors.raise_if_any()
+    return await _visible_map(context, caller, map_id)
+
+
+# Map sub-resources (E12-E16)
+
+
+async def list_backgrounds(
+    context: RequestContext, map_id: str, page: int | None, per_page: int | None
+) -> Page:
+    caller = await authorize(context)
+    errors = FieldErrors()
+    _ids(errors, unitMapId=map_id)
+    page_no, size = check_paging(errors, page, per_page)
+    errors.raise_if_any()
+    await _visible_map(context, caller, map_id)
+    query = {"unit_map_id": map_id}
+    return await find_page(context.store[c.BACKGROUNDS], query, page_no, size)
+
+
+async def get_background(
+    context: RequestContext, map_id: str, background_id: str
+) -> dict[str, Any]:
+    caller = await authorize(context)
+    errors = FieldErrors()
+    _ids(errors, unitMapId=map_id, id=background_id)
+    errors.raise_if_any()
+    await _visible_map(context, caller, map_id)
+    return await _one(context, c.BACKGROUNDS, {"_id": background_id, "unit_map_id": map_id})
+
+
+async def list_level_tags(
+    context: RequestContext, map_id: str, page: int | None, per_page: int | None
+) -> list[dict[str, Any]]:
+    """Unenveloped: all level tags, or one slice when paging arguments are given."""
+    caller = await authorize(context)
+    errors = FieldErrors()
+    _ids(errors, unitMapId=map_id)
+    page_no, size = check_paging(errors, page, per_page)
+    errors.raise_if_any()
+    await _visible_map(context, caller, map_id)
+    tags = await find_all(context.store[c.LEVEL_TAGS], {"unit_map_id": map_id}, [("key", 1)])
+    if page is None and per_page is None:
+        return tags
+    return slice_list(tags, page_no, size)
+
+
+async def list_map_units(
+    context: RequestContext, map_id: str, page: int | None, per_page: int | None
+) -> Page:
+    caller = await authorize(context)
+    errors = FieldErrors()
+    _ids(errors, unitMapId=map_id)
+    page_no, size = check_paging(errors, page, per_page)
+    errors.raise_if_any()
+    unit_map = await _visible_map(context, caller, map_id)
+    query = {"_id": {"$in": unit_map.get("unit_ids", [])}, "asset_id": unit_map["asset_id"]}
+    return await find_page(context.store[c.UNITS], query, page_no, size, BY_ID)
+
+
+async def get_map_unit(context: RequestContext, map_id: str, unit_id: str) -> dict[str, Any]:
+    caller = await authorize(context)
+    errors = FieldErrors()
+    _ids(errors, unitMapId=map_id, id=unit_id)
+    errors.raise_if_any()
+    unit_map = await _visible_map(context, caller, map_id)
+    if unit_id not in unit_map.get("unit_ids", []):
+        raise not_found()
+    return await _one(context, c.UNITS, {"_id": unit_id, "asset_id": unit_map["asset_id"]})

@@ -1,0 +1,51 @@
+"""Checks of single inputs that every operation shares: ids, filters, paging numbers."""
+
+from __future__ import annotations
+
+from resolvers.errors import FieldErrors
+from resolvers.limits import (
+    DEFAULT_PER_PAGE,
+    INT32_MAX,
+    MAX_FILTER_LENGTH,
+    MAX_ID_LENGTH,
+    MAX_PER_PAGE,
+)
+
+
+def check_id(errors: FieldErrors, name: str, value: str | None) -> None:
+    """Ids are opaque, case-sensitive strings of 1 to 255 characters."""
+    if value is None:
+        return
+    if value == "":
+        errors.add(name, "must not be empty")
+    elif len(value) > MAX_ID_LENGTH:
+        errors.add(name, f"must be at most {MAX_ID_LENGTH} characters")
+
+
+def check_filter(errors: FieldErrors, name: str, value: str | None) -> None:
+    if value is not None and len(value) > MAX_FILTER_LENGTH:
+        errors.add(name, f"must be at most {MAX_FILTER_LENGTH} characters")
+
+
+def check_paging(errors: FieldErrors, page: int | None, per_page: int | None) -> tuple[int, int]:
+    """`page` from 1, `per-page` from 1; a `per-page` over the maximum is clamped."""
+    page_value = 1 if page is None else page
+    per_page_value = DEFAULT_PER_PAGE if per_page is None else per_page
+    if page_value < 1:
+        errors.add("page", "must be an integer of at least 1")
+    elif page_value > INT32_MAX:
+        errors.add("page", f"must be at most {INT32_MAX}")
+    if per_page_value < 1:
+        errors.add("perPage", "must be an integer of at least 1")
+    return page_value, min(per_page_value, MAX_PER_PAGE)
+
+
+def split_list(errors: FieldErrors, name: str, value: str | None) -> list[str]:
+    """A comma-separated filter: spaces around items ignored, empty items rejected."""
+    if value is None or value.strip() == "":
+        return []
+    items = [item.strip() for item in value.split(",")]
+    if any(item == "" for item in items):
+        errors.add(name, "must be a comma-separated list without empty items")
+        return []
+    return items

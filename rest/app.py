@@ -1,0 +1,115 @@
+"""The one ASGI application: REST /v1, GraphQL /graphql, files, health."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+from starlette.applications import Starlette
+from starlette.middleware.gzip import GZipMiddleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.types import ASGIApp
+
+from resolvers.context import Services
+from resolvers.errors import ErrorCode
+from rest.dispatch import RestApi
+from rest.files_route import files_endpoint
+from rest.graphiql import GRAPHIQL_STATIC_PREFIX, graphiql_routes
+from rest.graphql_view import GraphQLView
+from rest.middleware import Boundary
+from rest.responses import error_of, json_response
+from schema.build import build_schema
+from storage.database import UNAVAILABLE_ERRORS, Store, connect
+from storage.settings import Settings
+
+log = logging.getLogger("floorgate")
+ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+async def ensure_indexes_until_done(store: Store, retry_seconds: float = 2.0) -> None:
+    """Indexes are created at start; if the database is away, keep trying in the background."""
+    while True:
+        try:
+            await store.ensure_indexes()
+            return
+        except UNAVAILABLE_ERRORS as error:
+            log.warning("database unreachable, indexes pending: %s", error)
+            await asyncio.sleep(retry_seconds)
+
+
+def create_app(settings: Settings, store: Store | None = None) -> ASGIApp:
+    """Build the app. Without a store, connect to `settings.mongodb_uri` (owned and closed here)."""
+    owned = store is None
+    if store is None:
+        if not settings.mongodb_uri:
+            raise RuntimeError("FLOORGATE_MONGODB_URI is not set")
+        store = connect(settings.mongodb_uri, settings)
+    services = Services(store=store, settings=settings)
+    schema = build_schema(settings)
+    rest = RestApi(schema._schema, services)
+
+    async def healthz(request: Request) -> Response:
+        return json_response({"status": "ok"})
+
+    async def readyz(request: Request) -> Response:
+        if await services.store.ping():
+            return json_response({"status": "ready"})
+        return error_of(ErrorCode.SERVICE_UNAVAILABLE, retry_after=settings.retry_after_seconds)
+
+    async def unknown(request: Request) -> Response:
+        return error_of(ErrorCode.NOT_FOUND)
+
+    static = graphiql_routes()[0]
+    assert isinstance(static, Mount)
+    routes: list[BaseRoute] = [
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
+        Route("/graphql", GraphQLView(schema, services), methods=["GET", "POST"]),
+        Mount(GRAPHIQL_STATIC_PREFIX, app=GZipMiddleware(static.app)),
+        Route("/files/{name:path}", files_endpoint(services), methods=["GET"]),
+        Route("/v1", rest.handle, methods=ALL_METHODS),
+        Route("/v1/{rest:path}", rest.handle, methods=ALL_METHODS),
+        Route("/{anything:path}", unknown, methods=ALL_METHODS),
+    ]
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        task = asyncio.create_task(ensure_indexes_until_done(services.store))
+        try:
+            yield
+        finally:
+            task.cancel()
+            if owned:
+                await services.store.close()
+
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.add_exception_handler(405, _method_not_allowed)
+    app.add_exception_handler(404, _not_found)
+    app.add_exception_handler(Exception, _server_error)
+    app.state.services = services
+    boundary = Boundary(app, settings)
+    boundary.services = services
+    return boundary
+
+
+async def _method_not_allowed(request: Request, exc: Exception) -> Response:
+    allow = getattr(exc, "headers", None) or {}
+    return error_of(ErrorCode.METHOD_NOT_ALLOWED, headers=dict(allow))
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    return error_of(ErrorCode.NOT_FOUND)
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    """Starlette answers with this, then re-raises for `Boundary` to log with the request id."""
+    return error_of(ErrorCode.INTERNAL)
+
+
+def app_from_env() -> ASGIApp:
+    """Factory for `uvicorn --factory` workers: settings and database from the environment."""
+    return create_app(Settings.from_env())

@@ -1,0 +1,20 @@
+"""Reading the API key and the experimental flags from a request."""
+
+from __future__ import annotations
+
+from starlette.requests import HTTPConnection
+
+from resolvers.permissions import parse_flags
+
+
+def api_key_of(request: HTTPConnection) -> str | None:
+    """Header `API-Key` wins over query `api-key`; an empty value counts as absent."""
+    header = request.headers.get("api-key", "").strip()
+    if header:
+        return header
+    query = request.query_params.get("api-key", "").strip()
+    return query or None
+
+
+def flags_of(request: HTTPConnection) -> frozenset[str]:
+    return parse_flags(request.headers.get("experimental-flags"))

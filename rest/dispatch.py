@@ -1,0 +1,121 @@
+"""The REST face: match a route, turn the request into GraphQL variables, run the
+persisted document in-process, and turn the result into the REST response."""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from graphql import ExecutionResult, GraphQLSchema, execute, validate
+from starlette.requests import Request
+from starlette.responses import Response
+
+from resolvers.context import RequestContext, Services
+from resolvers.errors import ApiError, ErrorCode, FieldErrors, classify
+from resolvers.limits import INT32_MAX
+from rest.credentials import api_key_of, flags_of
+from rest.paging_urls import with_urls
+from rest.responses import error_of, error_response, json_response
+from rest.router import Match, Router
+from rest.routes import ROUTES, RestRoute, Shape
+
+log = logging.getLogger("floorgate.rest")
+ACCESS_CODES = frozenset(
+    {ErrorCode.UNAUTHENTICATED, ErrorCode.INVALID_KEY, ErrorCode.FLAG_REQUIRED,
+     ErrorCode.FORBIDDEN, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE}
+)
+INTEGER = re.compile(r"^[+-]?\d+$")
+
+
+class RestApi:
+    """Serves every route of the table through the GraphQL schema."""
+
+    def __init__(self, graphql_schema: GraphQLSchema, services: Services) -> None:
+        self.schema = graphql_schema
+        self.services = services
+        self.router = Router(ROUTES)
+        for route in ROUTES:
+            problems = validate(graphql_schema, route.parsed)
+            if problems:
+                raise RuntimeError(f"route {route.path}: invalid document: {problems}")
+
+    async def handle(self, request: Request) -> Response:
+        raw_path = request.scope.get("raw_path", request.url.path.encode()).decode("latin-1")
+        try:
+            match, allowed = self.router.match(raw_path, request.method)
+        except UnicodeDecodeError:
+            return error_response(ApiError(ErrorCode.BAD_USER_INPUT,
+                                           fields={"path": ["is not valid UTF-8"]}))
+        if match is None:
+            if allowed:
+                return error_of(ErrorCode.METHOD_NOT_ALLOWED,
+                                headers={"Allow": ", ".join(sorted(allowed))})
+            return error_of(ErrorCode.NOT_FOUND)
+        return await self.run(request, match, raw_path)
+
+    async def run(self, request: Request, match: Match, raw_path: str) -> Response:
+        route = match.route
+        context = RequestContext(
+            self.services, api_key_of(request), flags_of(request),
+            request.scope.get("state", {}).get("request_id", ""),
+        )
+        variables, problems = variables_of(route, match.path_values, request)
+        outcome = await execute(self.schema, route.parsed, context_value=context,
+                                variable_values=variables)
+        assert isinstance(outcome, ExecutionResult)
+        if problems:
+            # Query syntax is input: it fails only after access (key, flag, permission) passed.
+            if outcome.errors:
+                error = self.classify(outcome)
+                if error.code in ACCESS_CODES:
+                    return error_response(error)
+            return error_response(ApiError(ErrorCode.BAD_USER_INPUT, fields=problems.fields))
+        if outcome.errors:
+            return self.error(route, outcome)
+        body = (outcome.data or {})["result"]
+        if route.shape is Shape.PAGED:
+            public = self.services.settings.public_url
+            body = with_urls(body, public, raw_path, request.query_params.multi_items())
+        elif route.shape is Shape.DATA:
+            body = {"data": body}
+        return json_response(body)
+
+    def classify(self, outcome: ExecutionResult) -> ApiError:
+        assert outcome.errors
+        error = classify(outcome.errors[0], self.services.settings.retry_after_seconds)
+        if error.code is ErrorCode.INTERNAL:
+            log.error("request failed: %s", outcome.errors[0],
+                      exc_info=outcome.errors[0].original_error)
+        return error
+
+    def error(self, route: RestRoute, outcome: ExecutionResult) -> Response:
+        error = self.classify(outcome)
+        if error.fields:
+            renamed = {route.param_name(name): messages for name, messages in error.fields.items()}
+            error = ApiError(ErrorCode.BAD_USER_INPUT, fields=renamed)
+        return error_response(error)
+
+
+def variables_of(
+    route: RestRoute, path_values: dict[str, str], request: Request
+) -> tuple[dict[str, Any], FieldErrors]:
+    """GraphQL variables from path and query; integers must be whole int32 numbers."""
+    variables: dict[str, Any] = {}
+    problems = FieldErrors()
+    for param in route.params:
+        if param.location == "path":
+            variables[param.variable] = path_values[param.name]
+            continue
+        raw = request.query_params.get(param.name)
+        if raw is None:
+            continue
+        if not param.is_int:
+            variables[param.variable] = raw
+        elif not INTEGER.match(raw.strip()):
+            problems.add(param.name, "must be an integer")
+        elif abs(number := int(raw)) > INT32_MAX:
+            problems.add(param.name, f"must be at most {INT32_MAX}")
+        else:
+            variables[param.variable] = number
+    return variables, problems

@@ -1,0 +1,44 @@
+"""The persisted GraphQL documents of the REST routes.
+
+Each selects the spec's snake_case fields through aliases, so the GraphQL
+result under `result` is already the REST body.
+"""
+
+from __future__ import annotations
+
+PAGING = (
+    "paging { per_page: perPage current_page: currentPage "
+    "prev_page: prevPage next_page: nextPage }"
+)
+
+FRAGMENTS = {
+    "AssetFields": "fragment AssetFields on Asset { id market name "
+    "created_at: createdAt updated_at: updatedAt }",
+    "FloorFields": "fragment FloorFields on Floor { id asset_id: assetId name label "
+    "short_label: shortLabel sort created_at: createdAt updated_at: updatedAt }",
+    "UnitFields": "fragment UnitFields on Unit { id asset_id: assetId floor_id: floorId name "
+    "created_at: createdAt updated_at: updatedAt }",
+    "ReducedUnitFields": "fragment ReducedUnitFields on Unit { id name "
+    "created_at: createdAt updated_at: updatedAt }",
+    "UnitMapFields": "fragment UnitMapFields on UnitMap { id asset_id: assetId "
+    "background_id: backgroundId name style style_type: styleType tags "
+    "routing_tier: routingTier geojson_url: geojsonUrl url "
+    "created_at: createdAt updated_at: updatedAt }",
+    "BackgroundFields": "fragment BackgroundFields on Background { id "
+    "unit_map_id: unitMapId name created_at: createdAt updated_at: updatedAt }",
+    "LevelTagFields": "fragment LevelTagFields on LevelTag { name key "
+    "created_at: createdAt updated_at: updatedAt "
+    "values { name value created_at: createdAt updated_at: updatedAt } }",
+}
+
+
+def query_document(
+    variables: dict[str, str], field: str, fragment: str, *, paged: bool
+) -> str:
+    """`query ($v: T ...) { result: field(v: $v ...) { ...Fragment } }` plus the fragment."""
+    declared = ", ".join(f"${name}: {kind}" for name, kind in variables.items())
+    arguments = ", ".join(f"{name}: ${name}" for name in variables)
+    head = f"query ({declared})" if declared else "query"
+    call = f"{field}({arguments})" if arguments else field
+    selection = f"{{ {PAGING} data {{ ...{fragment} }} }}" if paged else f"{{ ...{fragment} }}"
+    return f"{head} {{ result: {call} {selection} }}\n{FRAGMENTS[fragment]}"

@@ -1,0 +1,28 @@
+"""JSON responses and the error body `{"message": ...}` (422 adds `fields`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from starlette.responses import Response
+
+from resolvers.errors import ApiError, ErrorCode
+
+
+def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(orjson.dumps(body), status, headers=headers, media_type="application/json")
+
+
+def error_response(error: ApiError, headers: dict[str, str] | None = None) -> Response:
+    body: dict[str, Any] = {"message": error.message}
+    if error.fields:
+        body["fields"] = error.fields
+    extra = dict(headers or {})
+    if error.retry_after is not None:
+        extra["Retry-After"] = str(error.retry_after)
+    return json_response(body, error.status, extra)
+
+
+def error_of(code: ErrorCode, **kwargs: Any) -> Response:
+    return error_response(ApiError(code, **kwargs))

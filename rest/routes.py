@@ -1,0 +1,110 @@
+"""The REST routes of /v1 as a table: each row is a persisted GraphQL document.
+
+The table is the single description of the REST surface: the router serves it,
+and the OpenAPI document is generated from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from graphql import DocumentNode, parse
+
+from rest.documents import query_document
+
+
+class Shape(StrEnum):
+    PAGED = "paged"  # {paging, data}: paging numbers become URLs
+    SINGLE = "single"  # one object
+    DATA = "data"  # {data: [...]} without paging
+
+
+@dataclass(frozen=True)
+class Param:
+    """A REST input and the GraphQL variable it fills."""
+
+    name: str
+    variable: str
+    graphql_type: str
+    location: str = "query"  # "query" or "path"
+
+    @property
+    def is_int(self) -> bool:
+        return self.graphql_type.startswith("Int")
+
+
+@dataclass(frozen=True)
+class RestRoute:
+    method: str
+    path: str
+    operation_id: str
+    summary: str
+    graphql_field: str
+    fragment: str
+    shape: Shape
+    params: tuple[Param, ...] = ()
+    document: str = field(init=False)
+    parsed: DocumentNode = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        variables = {param.variable: param.graphql_type for param in self.params}
+        text = query_document(
+            variables, self.graphql_field, self.fragment, paged=self.shape is Shape.PAGED
+        )
+        object.__setattr__(self, "document", text)
+        object.__setattr__(self, "parsed", parse(text))
+
+    @property
+    def segments(self) -> tuple[str, ...]:
+        return tuple(self.path.strip("/").split("/"))
+
+    def param_name(self, variable: str) -> str:
+        """The REST name of a GraphQL variable, for error `fields`."""
+        for param in self.params:
+            if param.variable == variable:
+                return param.name
+        return variable
+
+
+def path(name: str, variable: str) -> Param:
+    return Param(name, variable, "ID!", "path")
+
+
+PAGE = (Param("page", "page", "Int"), Param("per-page", "perPage", "Int"))
+
+ROUTES: tuple[RestRoute, ...] = (
+    RestRoute("GET", "/v1/assets", "listAssets", "List assets (E1)", "assets",
+              "AssetFields", Shape.PAGED, PAGE),
+    RestRoute("GET", "/v1/assets/{asset}", "getAsset", "Get an asset (E2)", "asset",
+              "AssetFields", Shape.SINGLE, (path("asset", "id"),)),
+    RestRoute("GET", "/v1/assets/{asset}/floors", "listFloors", "List floors of an asset (E3)",
+              "floors", "FloorFields", Shape.PAGED, (path("asset", "assetId"), *PAGE)),
+    RestRoute("GET", "/v1/assets/{asset}/floors/{floor}", "getFloor", "Get a floor (E4)",
+              "floor", "FloorFields", Shape.SINGLE,
+              (path("asset", "assetId"), path("floor", "id"))),
+    RestRoute("GET", "/v1/units", "listUnits", "List units (E6)", "units",
+              "UnitFields", Shape.PAGED, PAGE),
+    RestRoute("GET", "/v1/units/{unit}", "getUnit", "Get a unit (E7)", "unit",
+              "UnitFields", Shape.SINGLE, (path("unit", "id"),)),
+    RestRoute("GET", "/v1/maps", "listUnitMaps", "List unit maps (E9)", "unitMaps",
+              "UnitMapFields", Shape.PAGED,
+              (*PAGE, Param("tags", "tags", "String"), Param("asset", "assetId", "ID"))),
+    RestRoute("GET", "/v1/maps/{map}", "getUnitMap", "Get a unit map (E11)", "unitMap",
+              "UnitMapFields", Shape.SINGLE, (path("map", "id"),)),
+    RestRoute("GET", "/v1/maps/{map}/backgrounds", "listBackgrounds",
+              "List backgrounds of a unit map (E12)", "backgrounds", "BackgroundFields",
+              Shape.PAGED, (path("map", "unitMapId"), *PAGE)),
+    RestRoute("GET", "/v1/maps/{map}/backgrounds/{background}", "getBackground",
+              "Get a background (E13)", "background", "BackgroundFields", Shape.SINGLE,
+              (path("map", "unitMapId"), path("background", "id"))),
+    RestRoute("GET", "/v1/maps/{map}/levels/tags", "listLevelTags",
+              "List level tags of a unit map (E14)", "levelTags", "LevelTagFields", Shape.DATA,
+              (path("map", "unitMapId"), *PAGE)),
+    RestRoute("GET", "/v1/maps/{map}/units", "listUnitMapUnits",
+              "List units of a unit map (E15)", "unitMapUnits", "ReducedUnitFields",
+              Shape.PAGED, (path("map", "unitMapId"), *PAGE)),
+    RestRoute("GET", "/v1/maps/{map}/units/{unit}", "getUnitMapUnit",
+              "Get a unit of a unit map (E16)", "unitMapUnit", "ReducedUnitFields",
+              Shape.SINGLE, (path("map", "unitMapId"), path("unit", "id"))),
+)  # fmt: skip

@@ -1,0 +1,1 @@
+"""Strawberry types, queries and permission classes: thin, the logic is in `resolvers`."""

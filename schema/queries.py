@@ -1,0 +1,122 @@
+"""Root query fields: each names its access rule and hands over to `resolvers.reads`."""
+
+from __future__ import annotations
+
+import strawberry
+from strawberry.types import Info
+
+from resolvers import reads
+from schema.permissions import KeyRequired
+from schema.types import (
+    Asset,
+    AssetPage,
+    Background,
+    BackgroundPage,
+    Floor,
+    FloorPage,
+    LevelTag,
+    Unit,
+    UnitMap,
+    UnitMapPage,
+    UnitPage,
+)
+
+
+@strawberry.type
+class Query:
+    @strawberry.field(permission_classes=[KeyRequired], description="Assets the key may see.")
+    async def assets(
+        self, info: Info, page: int | None = None, per_page: int | None = None
+    ) -> AssetPage:
+        return await reads.list_assets(info.context, page, per_page)
+
+    @strawberry.field(permission_classes=[KeyRequired])
+    async def asset(self, info: Info, id: strawberry.ID) -> Asset | None:
+        return await reads.get_asset(info.context, id)
+
+    @strawberry.field(permission_classes=[KeyRequired], description="Floors of an asset.")
+    async def floors(
+        self,
+        info: Info,
+        asset_id: strawberry.ID,
+        page: int | None = None,
+        per_page: int | None = None,
+    ) -> FloorPage:
+        return await reads.list_floors(info.context, asset_id, page, per_page)
+
+    @strawberry.field(permission_classes=[KeyRequired])
+    async def floor(self, info: Info, asset_id: strawberry.ID, id: strawberry.ID) -> Floor | None:
+        return await reads.get_floor(info.context, asset_id, id)
+
+    @strawberry.field(permission_classes=[KeyRequired], description="Units the key may see.")
+    async def units(
+        self, info: Info, page: int | None = None, per_page: int | None = None
+    ) -> UnitPage:
+        return await reads.list_units(info.context, page, per_page)
+
+    @strawberry.field(permission_classes=[KeyRequired])
+    async def unit(self, info: Info, id: strawberry.ID) -> Unit | None:
+        return await reads.get_unit(info.context, id)
+
+    @strawberry.field(
+        permission_classes=[KeyRequired],
+        description="Unit maps the key may see; `tags` is comma-separated (all must be present).",
+    )
+    async def unit_maps(
+        self,
+        info: Info,
+        page: int | None = None,
+        per_page: int | None = None,
+        tags: str | None = None,
+        asset_id: strawberry.ID | None = None,
+    ) -> UnitMapPage:
+        return await reads.list_unit_maps(info.context, page, per_page, tags, asset_id)
+
+    @strawberry.field(permission_classes=[KeyRequired])
+    async def unit_map(self, info: Info, id: strawberry.ID) -> UnitMap | None:
+        return await reads.get_unit_map(info.context, id)
+
+    @strawberry.field(permission_classes=[KeyRequired])
+    async def backgrounds(
+        self,
+        info: Info,
+        unit_map_id: strawberry.ID,
+        page: int | None = None,
+        per_page: int | None = None,
+    ) -> BackgroundPage:
+        return await reads.list_backgrounds(info.context, unit_map_id, page, per_page)
+
+    @strawberry.field(permission_classes=[KeyRequired])
+    async def background(
+        self, info: Info, unit_map_id: strawberry.ID, id: strawberry.ID
+    ) -> Background | None:
+        return await reads.get_background(info.context, unit_map_id, id)
+
+    @strawberry.field(
+        permission_classes=[KeyRequired],
+        description="Level tags of a map: all, or one slice when paging arguments are given.",
+    )
+    async def level_tags(
+        self,
+        info: Info,
+        unit_map_id: strawberry.ID,
+        page: int | None = None,
+        per_page: int | None = None,
+    ) -> list[LevelTag]:
+        return await reads.list_level_tags(info.context, unit_map_id, page, per_page)
+
+    @strawberry.field(permission_classes=[KeyRequired], description="Units drawn on a map.")
+    async def unit_map_units(
+        self,
+        info: Info,
+        unit_map_id: strawberry.ID,
+        page: int | None = None,
+        per_page: int | None = None,
+    ) -> UnitPage:
+        return await reads.list_map_units(info.context, unit_map_id, page, per_page)
+
+    @strawberry.field(permission_classes=[KeyRequired])
+    async def unit_map_unit(
+        self, info: Info, unit_map_id: strawberry.ID, id: strawberry.ID
+    ) -> Unit | None:
+        return await reads.get_map_unit(info.context, unit_map_id, id)

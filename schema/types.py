@@ -1,0 +1,164 @@
+"""GraphQL object types. Plain fields resolve straight from the stored dicts
+(no resolver method); relations go through the request's DataLoaders."""
+
+from __future__ import annotations
+
+from typing import Any, NewType
+
+import strawberry
+from strawberry.types import Info
+
+from resolvers.loaders import units_of_map
+from storage.files import file_url
+
+Document = dict[str, Any]
+
+Timestamp = strawberry.scalar(
+    NewType("Timestamp", str),
+    description="ISO 8601 timestamp in the form YYYY-MM-DDTHH:MM:SS+00:00.",
+    serialize=str,
+    parse_value=str,
+)
+
+
+@strawberry.type(description="Page information of a paged list.")
+class Paging:
+    per_page: int
+    current_page: int
+    prev_page: int | None = strawberry.field(description="Previous page number, null on page 1.")
+    next_page: int | None = strawberry.field(description="Next page number, null on the last.")
+
+
+@strawberry.type(description="A unit of an asset (an apartment, a unit space).")
+class Unit:
+    id: strawberry.ID
+    asset_id: strawberry.ID
+    floor_id: strawberry.ID
+    name: str
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
+@strawberry.type(description="A floor of an asset.")
+class Floor:
+    id: strawberry.ID
+    asset_id: strawberry.ID
+    name: str
+    label: str
+    short_label: str
+    sort: int
+    created_at: Timestamp
+    updated_at: Timestamp
+
+    @strawberry.field(description="Units on this floor, by id.")
+    async def units(self, info: Info, root: strawberry.Parent[Document]) -> list[Unit]:
+        return await info.context.loaders.units_by_floor.load(root["id"])
+
+
+@strawberry.type(description="A background image of a unit map.")
+class Background:
+    id: strawberry.ID
+    unit_map_id: strawberry.ID
+    name: str
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
+@strawberry.type(description="One value of a level tag.")
+class LevelTagValue:
+    name: str
+    value: str
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
+@strawberry.type(description="A level tag of a unit map, such as `building` or `floor`.")
+class LevelTag:
+    name: str
+    key: str
+    values: list[LevelTagValue]
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
+@strawberry.type(description="An interactive floor-plan map.")
+class UnitMap:
+    id: strawberry.ID
+    asset_id: strawberry.ID
+    background_id: strawberry.ID | None
+    name: str
+    style: str
+    style_type: str
+    tags: list[str]
+    routing_tier: str
+    geojson_url: str | None
+    created_at: Timestamp
+    updated_at: Timestamp
+
+    @strawberry.field(description="Address of the map file under the file store.")
+    def url(self, info: Info, root: strawberry.Parent[Document]) -> str | None:
+        source = root.get("source_file")
+        return file_url(info.context.settings.files_url, source) if source else None
+
+    @strawberry.field(description="Units drawn on this map, by id.")
+    async def units(self, info: Info, root: strawberry.Parent[Document]) -> list[Unit]:
+        return await units_of_map(info.context.loaders, root)
+
+    @strawberry.field(description="Backgrounds of this map, by id.")
+    async def backgrounds(self, info: Info, root: strawberry.Parent[Document]) -> list[Background]:
+        return await info.context.loaders.backgrounds_by_map.load(root["id"])
+
+    @strawberry.field(description="Level tags of this map, by key.")
+    async def level_tags(self, info: Info, root: strawberry.Parent[Document]) -> list[LevelTag]:
+        return await info.context.loaders.level_tags_by_map.load(root["id"])
+
+
+@strawberry.type(description="A property (an asset) with its floors, units and maps.")
+class Asset:
+    id: strawberry.ID
+    market: str
+    name: str
+    created_at: Timestamp
+    updated_at: Timestamp
+
+    @strawberry.field(description="Floors of this asset, by sort position then id.")
+    async def floors(self, info: Info, root: strawberry.Parent[Document]) -> list[Floor]:
+        return await info.context.loaders.floors_by_asset.load(root["id"])
+
+    @strawberry.field(description="Units of this asset, by id.")
+    async def units(self, info: Info, root: strawberry.Parent[Document]) -> list[Unit]:
+        return await info.context.loaders.units_by_asset.load(root["id"])
+
+    @strawberry.field(description="Unit maps of this asset, by id.")
+    async def unit_maps(self, info: Info, root: strawberry.Parent[Document]) -> list[UnitMap]:
+        return await info.context.loaders.maps_by_asset.load(root["id"])
+
+
+@strawberry.type
+class AssetPage:
+    paging: Paging
+    data: list[Asset]
+
+
+@strawberry.type
+class FloorPage:
+    paging: Paging
+    data: list[Floor]
+
+
+@strawberry.type
+class UnitPage:
+    paging: Paging
+    data: list[Unit]
+
+
+@strawberry.type
+class UnitMapPage:
+    paging: Paging
+    data: list[UnitMap]
+
+
+@strawberry.type
+class BackgroundPage:
+    paging: Paging
+    data: list[Background]

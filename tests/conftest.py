@@ -1,0 +1,87 @@
+"""Shared fixtures: one real embedded database server for the session, the real app
+over httpx, a small exact dataset, and keys of every kind."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from resolvers.keys import create_key, disable_key
+from resolvers.permissions import ALL_PERMISSIONS
+from rest.app import create_app
+from storage.database import Store, connect
+from storage.embedded import EmbeddedServer
+from storage.settings import Settings
+from tests.fixtures import load_fixture_data
+
+PUBLIC_URL = "https://api.floorgate.test"
+
+
+@pytest.fixture(scope="session")
+def db_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer]:
+    server = EmbeddedServer(tmp_path_factory.mktemp("db"))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return Settings(
+        data_dir=Path(tmp_path_factory.mktemp("data")),
+        public_url=PUBLIC_URL,
+        database_name="floorgate_test",
+        db_timeout_ms=1500,
+    )
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def store(db_server: EmbeddedServer, settings: Settings) -> AsyncIterator[Store]:
+    store = connect(db_server.uri, settings)
+    await store.client.drop_database(settings.database_name)
+    await store.ensure_indexes()
+    await load_fixture_data(store)
+    yield store
+    await store.close()
+
+
+class Keys:
+    """Secrets of the test keys, by role."""
+
+    full: str
+    scoped: str
+    plain: str
+    disabled: str
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def keys(store: Store) -> Keys:
+    result = Keys()
+    result.full = (await create_key(store, "full", list(ALL_PERMISSIONS), None)).secret
+    result.scoped = (await create_key(store, "scoped", [], ["asset-2"])).secret
+    result.plain = (await create_key(store, "plain", [], None)).secret
+    disabled = await create_key(store, "disabled", list(ALL_PERMISSIONS), None)
+    await disable_key(store, disabled.key_id)
+    result.disabled = disabled.secret
+    return result
+
+
+@pytest.fixture(scope="session")
+def app(store: Store, settings: Settings):  # noqa: ANN201
+    return create_app(settings, store)
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def client(app) -> AsyncIterator[httpx.AsyncClient]:  # noqa: ANN001
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as client:
+        yield client
+
+
+@pytest.fixture
+def full_headers(keys: Keys) -> dict[str, str]:
+    return {"API-Key": keys.full}

@@ -1,0 +1,84 @@
+"""A small dataset with exact, known values, written straight to the database.
+
+Core API tests assert on these values; the importer has its own tests.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from storage import collections as c
+from storage.database import Store
+
+T0 = "2026-01-15T09:00:00+00:00"
+T1 = "2026-02-01T12:30:00+00:00"
+LONG_ID = ("unit " + "ü:" * 200)[:255]  # spaces, unicode and ':' at exactly 255 characters
+
+
+def stamp(document: dict[str, Any]) -> dict[str, Any]:
+    return {**document, "created_at": T0, "updated_at": T1}
+
+
+ASSETS = [
+    stamp({"_id": "asset-1", "market": "multifamily", "name": "Harbor View"}),
+    stamp({"_id": "asset-2", "market": "multifamily", "name": "Elm Court"}),
+    stamp({"_id": "asset-3", "market": "student", "name": "Campus Row"}),
+]
+
+FLOORS = [
+    stamp({"_id": "f-2", "asset_id": "asset-1", "name": "2", "label": "Floor 2",
+           "short_label": "2", "sort": 2}),
+    stamp({"_id": "f-1", "asset_id": "asset-1", "name": "1", "label": "Floor 1",
+           "short_label": "1", "sort": 1}),
+    stamp({"_id": "e-1", "asset_id": "asset-2", "name": "1", "label": "Ground",
+           "short_label": "G", "sort": 1}),
+]  # fmt: skip
+
+UNITS = [
+    stamp({"_id": f"u-{n:03d}", "asset_id": "asset-1", "floor_id": "f-1" if n < 6 else "f-2",
+           "name": str(100 + n)})
+    for n in range(1, 11)
+] + [
+    stamp({"_id": "Ab", "asset_id": "asset-2", "floor_id": "e-1", "name": "Upper"}),
+    stamp({"_id": "ab", "asset_id": "asset-2", "floor_id": "e-1", "name": "Lower"}),
+    stamp({"_id": LONG_ID, "asset_id": "asset-2", "floor_id": "e-1", "name": "Long"}),
+    stamp({"_id": "a/b c", "asset_id": "asset-2", "floor_id": "e-1", "name": "Slash"}),
+]  # fmt: skip
+
+UNIT_MAPS = [
+    stamp({"_id": "map-1", "asset_id": "asset-1", "background_id": "bg-1", "name": "Floor 1",
+           "style": "a", "style_type": "floor_plate", "tags": ["ils", "pathfinding"],
+           "routing_tier": "basic", "geojson_url": None, "source_file": "maps/map-1/source.svg",
+           "unit_ids": ["u-003", "u-001", "u-002", "u-004", "u-005", "missing"]}),
+    stamp({"_id": "map-2", "asset_id": "asset-1", "background_id": None, "name": "Stack",
+           "style": "b", "style_type": "stack", "tags": ["mls"], "routing_tier": "no_routing",
+           "geojson_url": None, "unit_ids": [f"u-{n:03d}" for n in range(1, 11)]}),
+    stamp({"_id": "map-3", "asset_id": "asset-2", "background_id": None, "name": "Elm",
+           "style": "a", "style_type": "floor_plate", "tags": ["ils", "mls", "pathfinding"],
+           "routing_tier": "no_routing", "geojson_url": None, "unit_ids": ["Ab", "ab"]}),
+]  # fmt: skip
+
+BACKGROUNDS = [
+    stamp({"_id": "bg-1", "unit_map_id": "map-1", "name": "Base"}),
+    stamp({"_id": "bg-2", "unit_map_id": "map-1", "name": "Satellite"}),
+    stamp({"_id": "bg-9", "unit_map_id": "map-3", "name": "Elm base"}),
+]
+
+LEVEL_TAGS = [
+    stamp({"unit_map_id": "map-1", "key": "floor", "name": "Floor",
+           "values": [{"name": "Floor 1", "value": "f-1", "created_at": T0, "updated_at": T1}]}),
+    stamp({"unit_map_id": "map-1", "key": "building", "name": "Building",
+           "values": [{"name": "Main", "value": "b-1", "created_at": T0, "updated_at": T1}]}),
+]  # fmt: skip
+
+
+async def load_fixture_data(store: Store) -> None:
+    for name, documents in (
+        (c.ASSETS, ASSETS),
+        (c.FLOORS, FLOORS),
+        (c.UNITS, UNITS),
+        (c.UNIT_MAPS, UNIT_MAPS),
+        (c.BACKGROUNDS, BACKGROUNDS),
+        (c.LEVEL_TAGS, LEVEL_TAGS),
+    ):
+        await store[name].insert_many([dict(document) for document in documents])
