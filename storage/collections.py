@@ -4,21 +4,7 @@ Documents keep the spec's snake_case field names so that a stored document is
 already the API object; `_id` holds the resource id where the resource has one.
 Timestamps are strings (see `storage.timestamps`).
 
-| collection        | _id            | fields |
-|-------------------|----------------|--------|
-| assets            | asset id       | market, name, created_at, updated_at |
-| floors            | floor id       | asset_id, name, label, short_label, sort, created_at, updated_at |
-| units             | unit id        | asset_id, floor_id, name, created_at, updated_at |
-| unit_maps         | map id         | asset_id, background_id, name, style, style_type, tags[], routing_tier, url, geojson_url, unit_ids[], source_file, created_at, updated_at |
-| backgrounds       | background id  | unit_map_id, name, created_at, updated_at |
-| level_tags        | generated      | unit_map_id, key, name, values[{name, value, created_at, updated_at}], created_at, updated_at |
-| asset_references  | reference id   | asset_id, key, value, created_at, updated_at |
-| unit_references   | generated      | group_id, asset_id, unit_id, key, value, created_at, updated_at |
-| attribute_groups  | group id       | group_name, one_attribute_per_unit, attributes[{attribute_id, attribute_name, attribute_key}] |
-| assignments       | generated      | group_id, attribute_id, asset_id, unit_id, exclusive (copy of the group's one_attribute_per_unit) |
-| locations         | location id    | asset_id, unit_map_id, name, x, y, floors[{id}], tags[{key, value, created_at, updated_at}], created_at, updated_at |
-| api_keys          | key id         | name, hash, permissions[], assets (list, or null for all), disabled, created_at |
-| fs.files/chunks   | GridFS         | map SVG sources and derived files, by filename |
+The fields of every collection are listed in `docs/data-model.md`.
 
 Ids are compared exactly (binary collation), so `Ab` and `ab` are different.
 """

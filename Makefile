@@ -1,0 +1,31 @@
+# floorgate: two commands for a newcomer (make run, make test), plus bench and lint.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: run test bench lint clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "floorgate needs Python 3.11 or newer")'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[embedded,dev]'
+	@touch $(STAMP)
+
+## make run: build .venv, start the embedded database, load the demo, serve https://localhost:8443
+run: $(STAMP)
+	$(VENV)/bin/floorgate demo
+
+## make test: build .venv and run the whole test suite against a real embedded database
+test: $(STAMP)
+	$(PY) -m pytest
+
+## make bench: the benchmarks under tests/benchmarks (not part of make test)
+bench: $(STAMP)
+	$(PY) -m tests.benchmarks
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,256 @@
+"""The `floorgate` command: serve, demo, import, keys."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from resolvers.keys import create_key, disable_key, list_keys, lookup_caller
+from resolvers.permissions import ALL_PERMISSIONS
+from rest.tls import ensure_local_certificates
+from storage.database import Store, connect
+from storage.runtime import database_uri
+from storage.settings import Settings
+
+DEMO_KEY_FILE = "demo-key"
+
+
+def _with_store(settings: Settings, uri: str, work: Callable[[Store], Awaitable[Any]]) -> Any:
+    async def run() -> Any:
+        store = connect(uri, settings)
+        try:
+            await store.ensure_indexes()
+            return await work(store)
+        finally:
+            await store.close()
+
+    return asyncio.run(run())
+
+
+def serve(settings: Settings, uri: str, workers: int = 1) -> None:
+    """Run uvicorn over TLS (or behind a TLS proxy); workers read settings from the environment."""
+    import uvicorn
+
+    os.environ["FLOORGATE_MONGODB_URI"] = uri
+    os.environ["FLOORGATE_PUBLIC_URL"] = settings.public_url
+    os.environ["FLOORGATE_DATA_DIR"] = str(settings.data_dir)
+    if settings.cdn_url:
+        os.environ["FLOORGATE_CDN_URL"] = settings.cdn_url
+    options: dict[str, Any] = {}
+    if settings.behind_proxy:
+        options["proxy_headers"] = True
+        options["forwarded_allow_ips"] = ",".join(settings.proxy_addresses)
+    else:
+        options["ssl_certfile"] = str(settings.tls_cert)
+        options["ssl_keyfile"] = str(settings.tls_key)
+        options["proxy_headers"] = False
+    uvicorn.run(
+        "rest.app:app_from_env",
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+        workers=workers,
+        log_level="info",
+        server_header=False,
+        **options,
+    )
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    overrides: dict[str, Any] = {}
+    if getattr(args, "data_dir", None):
+        overrides["data_dir"] = Path(args.data_dir)
+    for name in ("host", "port"):
+        if getattr(args, name, None) is not None:
+            overrides[name] = getattr(args, name)
+    if getattr(args, "cert", None):
+        overrides["tls_cert"] = Path(args.cert)
+    if getattr(args, "key", None):
+        overrides["tls_key"] = Path(args.key)
+    if getattr(args, "behind_proxy", False):
+        overrides["behind_proxy"] = True
+    if getattr(args, "proxy_address", None):
+        overrides["proxy_addresses"] = tuple(args.proxy_address)
+    if getattr(args, "public_url", None):
+        overrides["public_url"] = args.public_url.rstrip("/")
+    return Settings.from_env(**overrides)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    if not settings.behind_proxy and not (settings.tls_cert and settings.tls_key):
+        print(
+            "floorgate serve: HTTP is not served. Give --cert and --key "
+            "(or FLOORGATE_TLS_CERT/FLOORGATE_TLS_KEY), or --behind-proxy when TLS ends "
+            "at a trusted proxy.",
+            file=sys.stderr,
+        )
+        return 2
+    with database_uri(settings) as uri:
+        _with_store(settings, uri, lambda store: store.ensure_indexes())
+        serve(settings, uri, args.workers)
+    return 0
+
+
+async def _demo_key(store: Store, settings: Settings) -> str:
+    """The local demo key with every permission; kept in the data folder and reused."""
+    path = settings.data_dir / DEMO_KEY_FILE
+    if path.exists():
+        secret = path.read_text(encoding="utf-8").strip()
+        if secret and await lookup_caller(store, secret) is not None:
+            return secret
+    created = await create_key(store, "demo", list(ALL_PERMISSIONS), None)
+    path.write_text(created.secret + "\n", encoding="utf-8")
+    path.chmod(0o600)
+    return created.secret
+
+
+async def _load_demo(store: Store, settings: Settings, seed: int) -> str:
+    from storage.dataset import import_dataset
+    from storage.demo import write_demo
+
+    from storage import collections as c
+
+    if await store[c.ASSETS].count_documents({}, limit=1) == 0:
+        dataset = write_demo(settings.data_dir / "demo", seed)
+        report = await import_dataset(store, dataset)
+        print(f"Loaded the demo property: {report}")
+    else:
+        print("The database has data already; the demo property was not reloaded.")
+    return await _demo_key(store, settings)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    certs = ensure_local_certificates(settings.data_dir)
+    settings = Settings.from_env(
+        **{**_overrides(settings), "tls_cert": certs.cert, "tls_key": certs.key}
+    )
+    with database_uri(settings) as uri:
+        secret = _with_store(settings, uri, lambda store: _load_demo(store, settings, args.seed))
+        base = f"https://localhost:{settings.port}"
+        print()
+        print("floorgate is starting. Try:")
+        print(f'  curl --cacert {certs.ca_cert} -H "API-Key: {secret}" {base}/v1/assets')
+        print(f"  GraphiQL: {base}/graphql  (trust {certs.ca_cert}; set the API-Key header)")
+        print()
+        if args.no_serve:
+            return 0
+        serve(settings, uri, 1)
+    return 0
+
+
+def _overrides(settings: Settings) -> dict[str, Any]:
+    return {
+        "data_dir": settings.data_dir,
+        "host": settings.host,
+        "port": settings.port,
+        "public_url": settings.public_url,
+    }
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from storage.dataset import DatasetError, import_dataset
+
+    settings = _settings(args)
+    with database_uri(settings) as uri:
+        try:
+            path = Path(args.path)
+            report = _with_store(settings, uri, lambda store: import_dataset(store, path))
+        except DatasetError as error:
+            print(f"Nothing was imported: {len(error.problems)} problem(s).", file=sys.stderr)
+            for problem in error.problems:
+                print(f"  {problem.path}: {problem.message}", file=sys.stderr)
+            return 1
+    print(f"Imported {args.path}: {report}")
+    return 0
+
+
+def cmd_keys(args: argparse.Namespace) -> int:
+    from resolvers.errors import ApiError
+
+    settings = _settings(args)
+    with database_uri(settings) as uri:
+        if args.keys_command == "create":
+            assets = None if args.all_assets else (args.asset or [])
+            try:
+                created = _with_store(
+                    settings, uri,
+                    lambda store: create_key(store, args.name, args.permission or [], assets),
+                )
+            except ApiError as error:
+                for name, messages in (error.fields or {}).items():
+                    print(f"{name}: {'; '.join(messages)}", file=sys.stderr)
+                return 2
+            print(f"Created key {created.key_id} ({args.name}). It is shown only once:")
+            print(created.secret)
+        elif args.keys_command == "list":
+            for key in _with_store(settings, uri, list_keys):
+                scope = "all assets" if key.get("assets") is None else ",".join(key["assets"])
+                state = "disabled" if key.get("disabled") else "enabled"
+                permissions = ",".join(key.get("permissions", [])) or "-"
+                print(f"{key['_id']}\t{key['name']}\t{state}\t{scope}\t{permissions}")
+        else:
+            if not _with_store(settings, uri, lambda store: disable_key(store, args.key_id)):
+                print(f"No key with id {args.key_id}.", file=sys.stderr)
+                return 1
+            print(f"Disabled key {args.key_id}.")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    main = argparse.ArgumentParser(prog="floorgate", description=__doc__)
+    main.add_argument("--data-dir", help="data folder (default .floorgate, FLOORGATE_DATA_DIR)")
+    commands = main.add_subparsers(dest="command", required=True)
+
+    serve_cmd = commands.add_parser("serve", help="serve the API over HTTPS")
+    serve_cmd.add_argument("--host")
+    serve_cmd.add_argument("--port", type=int)
+    serve_cmd.add_argument("--cert", help="PEM certificate chain")
+    serve_cmd.add_argument("--key", help="PEM private key")
+    serve_cmd.add_argument("--behind-proxy", action="store_true",
+                           help="TLS ends at a trusted proxy that sends X-Forwarded-Proto")
+    serve_cmd.add_argument("--proxy-address", action="append",
+                           help="address of a trusted proxy (repeatable)")
+    serve_cmd.add_argument("--public-url", help="public base URL, e.g. https://api.example.com")
+    serve_cmd.add_argument("--workers", type=int, default=1)
+    serve_cmd.set_defaults(handler=cmd_serve)
+
+    demo = commands.add_parser("demo", help="load the demo property and serve it on localhost")
+    demo.add_argument("--port", type=int)
+    demo.add_argument("--seed", type=int, default=7)
+    demo.add_argument("--no-serve", action="store_true", help="load and print, do not serve")
+    demo.set_defaults(handler=cmd_demo)
+
+    importer = commands.add_parser("import", help="import a JSON dataset (all or nothing)")
+    importer.add_argument("path")
+    importer.set_defaults(handler=cmd_import)
+
+    keys = commands.add_parser("keys", help="manage API keys")
+    key_commands = keys.add_subparsers(dest="keys_command", required=True)
+    create = key_commands.add_parser("create", help="create a key (shown once)")
+    create.add_argument("--name", required=True)
+    create.add_argument("--permission", action="append", choices=ALL_PERMISSIONS)
+    scope = create.add_mutually_exclusive_group(required=True)
+    scope.add_argument("--asset", action="append", help="an asset the key may see (repeatable)")
+    scope.add_argument("--all-assets", action="store_true")
+    key_commands.add_parser("list", help="list keys (never their secrets)")
+    disable = key_commands.add_parser("disable", help="disable a key")
+    disable.add_argument("key_id")
+    keys.set_defaults(handler=cmd_keys)
+    return main
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    return int(args.handler(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
