@@ -60,9 +60,6 @@ def create_app(settings: Settings, store: Store | None = None) -> ASGIApp:
             return json_response({"status": "ready"})
         return error_of(ErrorCode.SERVICE_UNAVAILABLE, retry_after=settings.retry_after_seconds)
 
-    async def unknown(request: Request) -> Response:
-        return error_of(ErrorCode.NOT_FOUND)
-
     static = graphiql_routes()[0]
     assert isinstance(static, Mount)
     routes: list[BaseRoute] = [
@@ -73,7 +70,6 @@ def create_app(settings: Settings, store: Store | None = None) -> ASGIApp:
         Route("/files/{name:path}", files_endpoint(services), methods=["GET"]),
         Route("/v1", rest.handle, methods=ALL_METHODS),
         Route("/v1/{rest:path}", rest.handle, methods=ALL_METHODS),
-        Route("/{anything:path}", unknown, methods=ALL_METHODS),
     ]
 
     @contextlib.asynccontextmanager

@@ -24,5 +24,7 @@ def error_response(error: ApiError, headers: dict[str, str] | None = None) -> Re
     return json_response(body, error.status, extra)
 
 
-def error_of(code: ErrorCode, **kwargs: Any) -> Response:
-    return error_response(ApiError(code, **kwargs))
+def error_of(
+    code: ErrorCode, headers: dict[str, str] | None = None, retry_after: int | None = None
+) -> Response:
+    return error_response(ApiError(code, retry_after=retry_after), headers)

@@ -18,6 +18,7 @@ from strawberry.utils.logging import StrawberryLogger
 
 from resolvers.errors import ErrorCode, classify
 from schema.queries import Query
+from schema.types import SCALARS
 from storage.settings import Settings
 
 
@@ -44,11 +45,11 @@ class Schema(strawberry.Schema):
 def build_schema(settings: Settings) -> strawberry.Schema:
     return Schema(
         query=Query,
-        config=StrawberryConfig(default_resolver=read_field),
+        config=StrawberryConfig(default_resolver=read_field, scalar_map=SCALARS),
         extensions=[
-            QueryDepthLimiter(max_depth=settings.graphql_max_depth),
-            MaxAliasesLimiter(max_alias_count=settings.graphql_max_aliases),
-            MaxTokensLimiter(max_token_count=settings.graphql_max_tokens),
-            ValidationCache(maxsize=settings.graphql_validation_cache),
+            lambda: QueryDepthLimiter(max_depth=settings.graphql_max_depth),
+            lambda: MaxAliasesLimiter(max_alias_count=settings.graphql_max_aliases),
+            lambda: MaxTokensLimiter(max_token_count=settings.graphql_max_tokens),
+            lambda: ValidationCache(maxsize=settings.graphql_validation_cache),
         ],
     )

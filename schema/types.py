@@ -13,12 +13,16 @@ from storage.files import file_url
 
 Document = dict[str, Any]
 
-Timestamp = strawberry.scalar(
-    NewType("Timestamp", str),
-    description="ISO 8601 timestamp in the form YYYY-MM-DDTHH:MM:SS+00:00.",
-    serialize=str,
-    parse_value=str,
-)
+Timestamp = NewType("Timestamp", str)
+
+SCALARS = {
+    Timestamp: strawberry.scalar(
+        name="Timestamp",
+        description="ISO 8601 timestamp in the form YYYY-MM-DDTHH:MM:SS+00:00.",
+        serialize=str,
+        parse_value=str,
+    )
+}
 
 
 @strawberry.type(description="Page information of a paged list.")

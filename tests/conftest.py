@@ -71,12 +71,12 @@ async def keys(store: Store) -> Keys:
 
 
 @pytest.fixture(scope="session")
-def app(store: Store, settings: Settings):  # noqa: ANN201
+def app(store: Store, settings: Settings):
     return create_app(settings, store)
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
-async def client(app) -> AsyncIterator[httpx.AsyncClient]:  # noqa: ANN001
+async def client(app) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as client:
         yield client
