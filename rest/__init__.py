@@ -1,0 +1,1 @@
+"""Starlette app, REST routes, error mapping, OpenAPI, the floorgate CLI."""
