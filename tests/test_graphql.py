@@ -85,17 +85,30 @@ async def test_scope_applies_to_graphql(client, keys):
     assert body["errors"][0]["extensions"] == {"code": "NOT_FOUND"}
 
 
-async def test_depth_limit(client, keys):
-    deep = "{ assets { data { unitMaps { units { id } } } } }"
-    assert "errors" not in await gql(client, deep, keys.full)
-    too_deep = "{ a: asset(id: \"x\") " + "{ id " * 0 + "{ floors { units { id } } } }"
-    # Build a query deeper than the limit through repeated nesting of fragments is not
-    # possible with this schema's cycles, so use aliases over the alias limit instead.
-    aliases = " ".join(f"a{i}: asset(id: \"asset-1\") {{ id }}" for i in range(40))
+async def test_alias_limit(client, keys):
+    aliases = " ".join(f'a{i}: asset(id: "asset-1") {{ id }}' for i in range(40))
     body = await gql(client, "{ " + aliases + " }", keys.full)
     assert body["data"] is None
-    assert "aliases" in body["errors"][0]["message"]
-    assert too_deep  # the first query above stays within the depth limit
+    assert body["errors"][0]["message"] == "40 aliases found. Allowed: 30"
+
+
+async def test_token_limit(client, keys):
+    fields = " ".join(["id"] * 6000)
+    body = await gql(client, "{ assets { data { " + fields + " } } }", keys.full)
+    assert body["data"] is None
+    assert body["errors"][0]["message"] == (
+        "Syntax Error: Document contains more than 5000 tokens. Parsing aborted."
+    )
+
+
+async def test_depth_limit():
+    from schema.build import build_schema
+    from storage.settings import Settings
+
+    schema = build_schema(Settings(graphql_max_depth=3))
+    result = await schema.execute("{ assets { data { floors { units { id } } } } }")
+    assert result.errors is not None
+    assert result.errors[0].message == "'anonymous' exceeds maximum operation depth of 3"
 
 
 async def test_syntax_error_is_bad_input(client, keys):
