@@ -8,6 +8,7 @@ from typing import Any
 
 from resolvers.errors import ApiError, ErrorCode
 from resolvers.keys import Caller, KeyCache, lookup_caller
+from resolvers.ratelimit import RateLimiter
 from storage.database import UNAVAILABLE_ERRORS, Store
 from storage.settings import Settings
 
@@ -19,6 +20,12 @@ class Services:
     store: Store
     settings: Settings
     key_cache: KeyCache = field(default_factory=KeyCache)
+    rate_limiter: RateLimiter = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.rate_limiter = RateLimiter(
+            self.settings.rate_limit_per_second, self.settings.rate_limit_burst
+        )
 
 
 class RequestContext:
@@ -57,10 +64,16 @@ class RequestContext:
         return caller
 
     async def _lookup(self, secret: str) -> Caller | None:
+        """Look the key up once per request and spend one token of its rate limit."""
         try:
-            return await lookup_caller(self.store, secret, self.services.key_cache)
+            caller = await lookup_caller(self.store, secret, self.services.key_cache)
         except UNAVAILABLE_ERRORS as error:
             raise unavailable(self.settings) from error
+        if caller is not None:
+            wait = self.services.rate_limiter.take(caller.key_id)
+            if wait is not None:
+                raise ApiError(ErrorCode.RATE_LIMITED, retry_after=wait)
+        return caller
 
 
 def unavailable(settings: Settings) -> ApiError:

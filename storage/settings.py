@@ -48,6 +48,8 @@ class Settings:
     graphql_max_aliases: int = 30
     graphql_max_tokens: int = 5000
     graphql_validation_cache: int = 256
+    rate_limit_per_second: float = 100.0
+    rate_limit_burst: int = 200
     walking_speed_foot_fts: float = 4.4
     walking_speed_wheelchair_fts: float = 3.5
     extra: dict[str, str] = field(default_factory=dict)
@@ -74,6 +76,8 @@ class Settings:
             "proxy_addresses": _env_list("FLOORGATE_PROXY_ADDRESSES") or ("127.0.0.1",),
             "max_body_bytes": int(_env("FLOORGATE_MAX_BODY_BYTES", str(16 * 1024 * 1024)) or 0),
             "db_timeout_ms": int(_env("FLOORGATE_DB_TIMEOUT_MS", "2000") or 2000),
+            "rate_limit_per_second": _env_float("FLOORGATE_RATE_LIMIT_PER_SECOND", 100.0),
+            "rate_limit_burst": int(_env("FLOORGATE_RATE_LIMIT_BURST", "200") or 200),
             "walking_speed_foot_fts": _env_float("FLOORGATE_WALKING_SPEED_FOOT", 4.4),
             "walking_speed_wheelchair_fts": _env_float("FLOORGATE_WALKING_SPEED_WHEELCHAIR", 3.5),
         }

@@ -36,6 +36,7 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
         public_url=PUBLIC_URL,
         database_name="floorgate_test",
         db_timeout_ms=1500,
+        rate_limit_per_second=0,  # off for the suite; tests/test_rate_limit.py turns it on
     )
 
 

@@ -1,0 +1,37 @@
+"""Per-key request rate limit: a token bucket per key, in each process.
+
+With several worker processes each keeps its own buckets, so the effective
+limit is the setting times the number of workers (documented in the README).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+
+class RateLimiter:
+    def __init__(self, per_second: float, burst: int, max_keys: int = 100000) -> None:
+        self.per_second = per_second
+        self.burst = burst
+        self.max_keys = max_keys
+        self._buckets: dict[str, tuple[float, float]] = {}
+
+    @property
+    def enabled(self) -> bool:
+        return self.per_second > 0
+
+    def take(self, key_id: str) -> int | None:
+        """Spend one token; None when allowed, else the seconds to wait before retrying."""
+        if not self.enabled:
+            return None
+        now = time.monotonic()
+        tokens, updated = self._buckets.get(key_id, (float(self.burst), now))
+        tokens = min(float(self.burst), tokens + (now - updated) * self.per_second)
+        if tokens < 1.0:
+            self._buckets[key_id] = (tokens, now)
+            return max(1, math.ceil((1.0 - tokens) / self.per_second))
+        if len(self._buckets) >= self.max_keys and key_id not in self._buckets:
+            self._buckets.clear()
+        self._buckets[key_id] = (tokens - 1.0, now)
+        return None

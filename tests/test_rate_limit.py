@@ -1,0 +1,32 @@
+"""429 with Retry-After once a key spends its burst; other keys are not affected."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import httpx
+
+from rest.app import create_app
+
+
+async def test_rate_limit_per_key(store, settings, keys):
+    limited = replace(settings, rate_limit_per_second=0.5, rate_limit_burst=3)
+    app = create_app(limited, store)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
+        statuses = [
+            (await client.get("/v1/assets", headers={"API-Key": keys.full})).status_code
+            for _ in range(4)
+        ]
+        assert statuses == [200, 200, 200, 429]
+        refused = await client.get("/v1/assets", headers={"API-Key": keys.full})
+        assert refused.status_code == 429
+        assert refused.json() == {"message": "API rate limit exceeded"}
+        assert refused.headers["retry-after"] == "2"
+        other = await client.get("/v1/assets", headers={"API-Key": keys.plain})
+        assert other.status_code == 200
+        graphql = await client.post("/graphql", json={"query": "{ assets { data { id } } }"},
+                                    headers={"API-Key": keys.full})
+        assert graphql.json()["errors"][0]["extensions"] == {
+            "code": "RATE_LIMITED", "retryAfter": 2
+        }
