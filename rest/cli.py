@@ -10,10 +10,14 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from resolvers.errors import ApiError
 from resolvers.keys import create_key, disable_key, list_keys, lookup_caller
 from resolvers.permissions import ALL_PERMISSIONS
 from rest.tls import ensure_local_certificates
+from storage.collections import ASSETS
 from storage.database import Store, connect
+from storage.dataset import DatasetError, format_problems, import_dataset
+from storage.demo import install_demo
 from storage.runtime import database_uri
 from storage.settings import Settings
 
@@ -111,15 +115,11 @@ async def _demo_key(store: Store, settings: Settings) -> str:
 
 
 async def _load_demo(store: Store, settings: Settings, seed: int) -> str:
-    from storage.dataset import import_dataset
-    from storage.demo import write_demo
-
-    from storage import collections as c
-
-    if await store[c.ASSETS].count_documents({}, limit=1) == 0:
-        dataset = write_demo(settings.data_dir / "demo", seed)
-        report = await import_dataset(store, dataset)
-        print(f"Loaded the demo property: {report}")
+    if await store[ASSETS].count_documents({}, limit=1) == 0:
+        report = await install_demo(store, settings.data_dir, seed)
+        print("Loaded the demo property:")
+        for line in report.lines():
+            print(f"  {line}")
     else:
         print("The database has data already; the demo property was not reloaded.")
     return await _demo_key(store, settings)
@@ -136,7 +136,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         secret = _with_store(settings, uri, lambda store: _load_demo(store, settings, args.seed))
         base = f"https://localhost:{settings.port}"
         print()
-        print("floorgate is starting. Try:")
+        print("The demo is loaded. Try:" if args.no_serve else "floorgate is starting. Try:")
         print(f'  curl --cacert {certs.ca_cert} -H "API-Key: {secret}" {base}/v1/assets')
         print(f"  GraphiQL: {base}/graphql  (trust {certs.ca_cert}; set the API-Key header)")
         print()
@@ -156,7 +156,6 @@ def _overrides(settings: Settings) -> dict[str, Any]:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from storage.dataset import DatasetError, import_dataset
 
     settings = _settings(args)
     with database_uri(settings) as uri:
@@ -165,16 +164,15 @@ def cmd_import(args: argparse.Namespace) -> int:
             report = _with_store(settings, uri, lambda store: import_dataset(store, path))
         except DatasetError as error:
             print(f"Nothing was imported: {len(error.problems)} problem(s).", file=sys.stderr)
-            for problem in error.problems:
-                print(f"  {problem.path}: {problem.message}", file=sys.stderr)
+            print(format_problems(error.problems), file=sys.stderr)
             return 1
-    print(f"Imported {args.path}: {report}")
+    print(f"Imported {args.path}:")
+    for line in report.lines():
+        print(f"  {line}")
     return 0
 
 
 def cmd_keys(args: argparse.Namespace) -> int:
-    from resolvers.errors import ApiError
-
     settings = _settings(args)
     with database_uri(settings) as uri:
         if args.keys_command == "create":

@@ -1,0 +1,1 @@
+"""Unit-map SVG to the parsed document, geometry, GeoJSON: pure functions, no I/O."""

@@ -1,0 +1,1 @@
+"""Walk graphs (igraph) and distance matrices: pure functions, no I/O."""

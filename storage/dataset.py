@@ -1,0 +1,1312 @@
+"""Import a JSON dataset (`floorgate import PATH`): validate everything, then upsert.
+
+The file format is documented in docs/dataset.md. Validation runs to the end
+before the first write, so a bad file changes nothing and its author sees every
+problem at once, each at a JSON path such as `$.units[3].floor_id`.
+
+Validation has two phases. The *structure* phase needs only the file: field
+types, id lengths, duplicates, SVG files. The *reference* phase resolves ids
+against the file first and the database second; it runs once with a recorder
+that learns which ids the file names but does not define, those are loaded in
+one query per collection, and then it runs for real.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lxml import etree
+from pymongo import DeleteMany, ReplaceOne, UpdateMany
+
+from storage import collections as col
+from storage.database import Store
+from storage.files import map_file_name, put_file
+from storage.timestamps import normalize_timestamp, now
+
+FORMAT_VERSION = 1
+MAX_ID_LENGTH = 255
+MAX_SVG_BYTES = 16 * 1024 * 1024
+SVG_CONTENT_TYPE = "image/svg+xml"
+SVG_NAMESPACE = "http://www.w3.org/2000/svg"
+REFERENCE_KEY = re.compile(r"[a-z][a-z0-9-]{1,254}")  # used with fullmatch: `$` allows "\n"
+QUERY_CHUNK = 1000  # ids per `$in`, far below the 16 MiB command limit even at 255 chars
+
+# Sections of the file, in the order they are validated, reported and written.
+SECTIONS: tuple[str, ...] = (
+    col.ASSETS,
+    col.FLOORS,
+    col.UNITS,
+    col.UNIT_MAPS,
+    col.BACKGROUNDS,
+    col.ASSET_REFERENCES,
+    col.UNIT_REFERENCES,
+    col.ATTRIBUTE_GROUPS,
+    col.ASSIGNMENTS,
+    col.LOCATIONS,
+)
+# Sections whose items carry an `id` (the others are keyed by a combination of fields).
+ID_SECTIONS: tuple[str, ...] = tuple(
+    s for s in SECTIONS if s not in (col.UNIT_REFERENCES, col.ASSIGNMENTS)
+)
+# Collections the report counts: every section plus the level tags that maps carry.
+REPORTED: tuple[str, ...] = (*SECTIONS[:4], col.LEVEL_TAGS, *SECTIONS[4:])
+
+
+# ---------------------------------------------------------------- problems
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a dataset, at a JSON path like `$.units[3].floor_id`."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+class DatasetError(Exception):
+    """A dataset that cannot be imported; nothing was written."""
+
+    def __init__(self, problems: Iterable[Problem]) -> None:
+        self.problems: list[Problem] = list(problems)
+        super().__init__(format_problems(self.problems))
+
+
+def format_problems(problems: Iterable[Problem]) -> str:
+    """One problem per line, for the command line."""
+    return "\n".join(str(p) for p in problems)
+
+
+_PATH_ORDER = re.compile(r"^\$\.(\w+)\[(\d+)\]")
+
+
+def _order(problem: Problem) -> tuple[int, int]:
+    """Sort problems by section and item so they read in file order, phases merged."""
+    match = _PATH_ORDER.match(problem.path)
+    if match is None:
+        return (-1, -1)
+    section = match.group(1)
+    rank = SECTIONS.index(section) if section in SECTIONS else len(SECTIONS)
+    return (rank, int(match.group(2)))
+
+
+class _Problems:
+    def __init__(self) -> None:
+        self.items: list[Problem] = []
+
+    def add(self, path: str, message: str) -> None:
+        self.items.append(Problem(path, message))
+
+    def sorted(self) -> list[Problem]:
+        return sorted(self.items, key=_order)
+
+
+def _show(value: Any) -> str:
+    """A value quoted for a message, shortened so 255-character ids stay readable."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:76] + '..."'
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _at(path: str, name: str | int) -> str:
+    if isinstance(name, int):
+        return f"{path}[{name}]"
+    if name.isidentifier():
+        return f"{path}.{name}"
+    return f"{path}[{json.dumps(name, ensure_ascii=False)}]"
+
+
+# ---------------------------------------------------------------- field kinds
+
+# A kind checks one value, reports at `path`, and returns the clean value or _INVALID.
+_INVALID: Any = object()
+Kind = Callable[[Any, str, _Problems], Any]
+
+
+def _id(value: Any, path: str, out: _Problems) -> Any:
+    if not isinstance(value, str):
+        out.add(path, f"must be a string id, not {_type_name(value)}")
+        return _INVALID
+    if value == "":
+        out.add(path, "must not be empty")
+        return _INVALID
+    if len(value) > MAX_ID_LENGTH:
+        out.add(path, f"must be at most {MAX_ID_LENGTH} characters (has {len(value)})")
+        return _INVALID
+    return value
+
+
+def _nullable_id(value: Any, path: str, out: _Problems) -> Any:
+    return None if value is None else _id(value, path, out)
+
+
+def _text(value: Any, path: str, out: _Problems) -> Any:
+    if not isinstance(value, str):
+        out.add(path, f"must be a string, not {_type_name(value)}")
+        return _INVALID
+    return value
+
+
+def _short_text(value: Any, path: str, out: _Problems) -> Any:
+    """Keys and values that clients filter on: non-empty, at most 255 characters."""
+    return _id(value, path, out)
+
+
+def _reference_key(value: Any, path: str, out: _Problems) -> Any:
+    if _text(value, path, out) is _INVALID:
+        return _INVALID
+    if REFERENCE_KEY.fullmatch(value) is None:
+        out.add(path, f"{_show(value)} does not match ^[a-z]{{1}}[a-z0-9-]{{1,254}}$")
+        return _INVALID
+    return value
+
+
+def _integer(value: Any, path: str, out: _Problems) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int):
+        out.add(path, f"must be an integer, not {_type_name(value)}")
+        return _INVALID
+    return value
+
+
+def _number(value: Any, path: str, out: _Problems) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        out.add(path, f"must be a number, not {_type_name(value)}")
+        return _INVALID
+    if not math.isfinite(value):
+        out.add(path, "must be a finite number")
+        return _INVALID
+    return value
+
+
+def _boolean(value: Any, path: str, out: _Problems) -> Any:
+    if not isinstance(value, bool):
+        out.add(path, f"must be true or false, not {_type_name(value)}")
+        return _INVALID
+    return value
+
+
+def _timestamp(value: Any, path: str, out: _Problems) -> Any:
+    if _text(value, path, out) is _INVALID:
+        return _INVALID
+    try:
+        return normalize_timestamp(value)
+    except ValueError as error:
+        out.add(path, f"{_show(value)} is not an ISO 8601 timestamp with offset ({error})")
+        return _INVALID
+
+
+def _list_of(item: Kind, *, unique: bool = False) -> Kind:
+    """An array whose items all have kind `item`; invalid items are dropped."""
+
+    def check(value: Any, path: str, out: _Problems) -> Any:
+        if not isinstance(value, list):
+            out.add(path, f"must be an array, not {_type_name(value)}")
+            return _INVALID
+        clean: list[Any] = []
+        first: dict[Any, int] = {}
+        for index, element in enumerate(value):
+            checked = item(element, _at(path, index), out)
+            if checked is _INVALID:
+                continue
+            if unique and isinstance(checked, str):
+                if checked in first:
+                    out.add(
+                        _at(path, index),
+                        f"duplicate {_show(checked)} (also at {_at(path, first[checked])})",
+                    )
+                    continue
+                first[checked] = index
+            clean.append(checked)
+        return clean
+
+    return check
+
+
+def _map_tag(value: Any, path: str, out: _Problems) -> Any:
+    if _short_text(value, path, out) is _INVALID:
+        return _INVALID
+    if "," in value:
+        out.add(path, "must not contain a comma (the tags filter splits on commas)")
+        return _INVALID
+    return value
+
+
+# A record spec: field name -> (kind, required). Optional fields may also be null.
+Spec = dict[str, tuple[Kind, bool]]
+
+
+def _record(value: Any, spec: Spec, path: str, out: _Problems) -> dict[str, Any] | None:
+    """Check an object against `spec`; return its valid fields only, so later checks
+    never trip over a value that was already reported."""
+    if not isinstance(value, dict):
+        out.add(path, f"must be an object, not {_type_name(value)}")
+        return None
+    clean: dict[str, Any] = {}
+    for name, (kind, required) in spec.items():
+        if name not in value or (value[name] is None and not required):
+            if required:
+                out.add(_at(path, name), "is required")
+            continue
+        checked = kind(value[name], _at(path, name), out)
+        if checked is not _INVALID:
+            clean[name] = checked
+    for name in value:
+        if name not in spec:
+            out.add(_at(path, name), "unknown field")
+    return clean
+
+
+def _records(spec: Spec) -> Kind:
+    """An array of objects of `spec` (nested records such as level tags)."""
+
+    def check(value: Any, path: str, out: _Problems) -> Any:
+        if not isinstance(value, list):
+            out.add(path, f"must be an array, not {_type_name(value)}")
+            return _INVALID
+        clean = []
+        for index, element in enumerate(value):
+            record = _record(element, spec, _at(path, index), out)
+            if record is not None:
+                clean.append((index, record))
+        return clean
+
+    return check
+
+
+_STAMPS: Spec = {"created_at": (_timestamp, False), "updated_at": (_timestamp, False)}
+
+LEVEL_TAG_VALUE: Spec = {"name": (_text, True), "value": (_id, True), **_STAMPS}
+LEVEL_TAG: Spec = {
+    "key": (_short_text, True),
+    "name": (_text, True),
+    "values": (_records(LEVEL_TAG_VALUE), True),
+    **_STAMPS,
+}
+ATTRIBUTE: Spec = {
+    "attribute_id": (_id, True),
+    "attribute_name": (_text, True),
+    "attribute_key": (_short_text, True),
+}
+LOCATION_FLOOR: Spec = {"id": (_id, True)}
+LOCATION_TAG: Spec = {"key": (_short_text, True), "value": (_text, True), **_STAMPS}
+
+SPECS: dict[str, Spec] = {
+    col.ASSETS: {"id": (_id, True), "market": (_text, True), "name": (_text, True), **_STAMPS},
+    col.FLOORS: {
+        "id": (_id, True),
+        "asset_id": (_id, True),
+        "name": (_text, True),
+        "label": (_text, False),
+        "short_label": (_text, False),
+        "sort": (_integer, True),
+        **_STAMPS,
+    },
+    col.UNITS: {
+        "id": (_id, True),
+        "asset_id": (_id, True),
+        "floor_id": (_id, True),
+        "name": (_text, True),
+        **_STAMPS,
+    },
+    col.UNIT_MAPS: {
+        "id": (_id, True),
+        "asset_id": (_id, True),
+        "background_id": (_nullable_id, False),
+        "name": (_text, True),
+        "style": (_text, False),
+        "style_type": (_text, False),
+        "tags": (_list_of(_map_tag, unique=True), False),
+        "routing_tier": (_text, False),
+        "svg": (_text, False),
+        "unit_ids": (_list_of(_id, unique=True), False),
+        "level_tags": (_records(LEVEL_TAG), False),
+        **_STAMPS,
+    },
+    col.BACKGROUNDS: {
+        "id": (_id, True),
+        "unit_map_id": (_id, True),
+        "name": (_text, True),
+        **_STAMPS,
+    },
+    col.ASSET_REFERENCES: {
+        "id": (_id, True),
+        "asset_id": (_id, True),
+        "key": (_reference_key, True),
+        "value": (_short_text, True),
+        **_STAMPS,
+    },
+    col.UNIT_REFERENCES: {
+        "group_id": (_id, False),
+        "asset_id": (_id, True),
+        "unit_id": (_id, True),
+        "key": (_reference_key, True),
+        "value": (_short_text, True),
+        **_STAMPS,
+    },
+    col.ATTRIBUTE_GROUPS: {
+        "id": (_id, True),
+        "group_name": (_text, True),
+        "one_attribute_per_unit": (_boolean, False),
+        "attributes": (_records(ATTRIBUTE), True),
+    },
+    col.ASSIGNMENTS: {
+        "group_id": (_id, True),
+        "attribute_id": (_id, True),
+        "asset_id": (_id, True),
+        "unit_id": (_id, True),
+    },
+    col.LOCATIONS: {
+        "id": (_id, True),
+        "asset_id": (_id, True),
+        "unit_map_id": (_id, True),
+        "name": (_text, True),
+        "x": (_number, True),
+        "y": (_number, True),
+        "floors": (_records(LOCATION_FLOOR), True),
+        "tags": (_records(LOCATION_TAG), False),
+        **_STAMPS,
+    },
+}
+
+# Defaults of optional fields (documented in docs/dataset.md). Labels default to the name.
+MAP_DEFAULTS: dict[str, Any] = {
+    "background_id": None,
+    "style": "a",
+    "style_type": "floor_plate",
+    "tags": [],
+    "routing_tier": "no_routing",
+    "unit_ids": [],
+    "level_tags": [],
+}
+
+
+# ---------------------------------------------------------------- loading
+
+
+def load_dataset(path: Path) -> tuple[dict[str, Any], Path]:
+    """Read a dataset file; return its data and the folder its relative paths start from."""
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise DatasetError([Problem("$", f"cannot read {path}: {error.strerror}")]) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        message = f"not UTF-8 text (byte {error.start})"
+        raise DatasetError([Problem("$", message)]) from None
+    duplicates: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        # json keeps the last of repeated keys silently; a repeated key is a mistake.
+        result: dict[str, Any] = {}
+        for key, value in items:
+            if key in result:
+                duplicates.append(key)
+            result[key] = value
+        return result
+
+    def constant(name: str) -> Any:
+        raise ValueError(f"{name} is not allowed in JSON")
+
+    try:
+        data = json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+    except json.JSONDecodeError as error:
+        message = f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}"
+        raise DatasetError([Problem("$", message)]) from None
+    except ValueError as error:
+        raise DatasetError([Problem("$", f"not valid JSON: {error}")]) from None
+    if duplicates:
+        raise DatasetError(
+            [Problem("$", f"key {_show(key)} appears twice in one object") for key in duplicates]
+        )
+    if not isinstance(data, dict):
+        raise DatasetError([Problem("$", f"must be an object, not {_type_name(data)}")])
+    return data, path.parent.resolve()
+
+
+# ---------------------------------------------------------------- structure phase
+
+
+@dataclass
+class _Checked:
+    """The file after the structure phase: clean records by section, and SVG bytes."""
+
+    records: dict[str, list[tuple[int, dict[str, Any]]]]
+    defined: dict[str, dict[str, dict[str, Any]]]
+    svgs: dict[str, bytes]
+    problems: _Problems
+
+
+def _check_structure(data: Any, base_dir: Path) -> _Checked:
+    out = _Problems()
+    records: dict[str, list[tuple[int, dict[str, Any]]]] = {s: [] for s in SECTIONS}
+    defined: dict[str, dict[str, dict[str, Any]]] = {s: {} for s in ID_SECTIONS}
+    checked = _Checked(records, defined, {}, out)
+    if not isinstance(data, dict):
+        out.add("$", f"must be an object, not {_type_name(data)}")
+        return checked
+    for key, value in data.items():
+        if key == "version":
+            if value != FORMAT_VERSION or isinstance(value, bool):
+                out.add("$.version", f"must be {FORMAT_VERSION}")
+        elif key not in SECTIONS:
+            out.add(_at("$", key), f"unknown section (known: {', '.join(SECTIONS)})")
+        elif not isinstance(value, list):
+            out.add(_at("$", key), f"must be an array, not {_type_name(value)}")
+        else:
+            for index, item in enumerate(value):
+                record = _record(item, SPECS[key], f"$.{key}[{index}]", out)
+                if record is not None:
+                    records[key].append((index, record))
+    for section in ID_SECTIONS:
+        first: dict[str, int] = {}
+        for index, record in records[section]:
+            if "id" not in record:
+                continue
+            id_ = record["id"]
+            if id_ in first:
+                also = f"$.{section}[{first[id_]}]"
+                out.add(f"$.{section}[{index}].id", f"duplicate id {_show(id_)} (also at {also})")
+                continue
+            first[id_] = index
+            defined[section][id_] = record
+    for section in SECTIONS:
+        for index, record in records[section]:
+            _check_stamp_order(record, f"$.{section}[{index}]", out)
+    for index, record in records[col.UNIT_MAPS]:
+        path = f"$.unit_maps[{index}]"
+        _check_level_tags(record.get("level_tags", []), f"{path}.level_tags", out)
+        if "svg" in record:
+            svg = _read_svg(record["svg"], base_dir, f"{path}.svg", out)
+            if svg is not None and "id" in record:
+                checked.svgs[record["id"]] = svg
+    for index, record in records[col.ATTRIBUTE_GROUPS]:
+        attributes = record.get("attributes", [])
+        _check_unique(attributes, "attribute_id", f"$.attribute_groups[{index}].attributes", out)
+        _check_unique(attributes, "attribute_key", f"$.attribute_groups[{index}].attributes", out)
+    for index, record in records[col.LOCATIONS]:
+        path = f"$.locations[{index}]"
+        if "floors" in record and not record["floors"]:
+            out.add(f"{path}.floors", "must name at least one floor")
+        _check_unique(record.get("floors", []), "id", f"{path}.floors", out)
+        _check_unique(record.get("tags", []), "key", f"{path}.tags", out)
+    return checked
+
+
+def _check_stamp_order(record: dict[str, Any], path: str, out: _Problems) -> None:
+    created, updated = record.get("created_at"), record.get("updated_at")
+    if created and updated and created > updated:
+        out.add(f"{path}.updated_at", f"is earlier than created_at {created}")
+
+
+def _check_unique(
+    items: list[tuple[int, dict[str, Any]]], name: str, path: str, out: _Problems
+) -> None:
+    """Report the second and later items of a list that repeat the value of `name`."""
+    first: dict[Any, int] = {}
+    for index, item in items:
+        if name not in item:
+            continue
+        value = item[name]
+        if value in first:
+            out.add(
+                f"{path}[{index}].{name}",
+                f"duplicate {_show(value)} (also at {path}[{first[value]}])",
+            )
+        else:
+            first[value] = index
+
+
+def _check_level_tags(tags: list[tuple[int, dict[str, Any]]], path: str, out: _Problems) -> None:
+    _check_unique(tags, "key", path, out)
+    for index, tag in tags:
+        _check_unique(tag.get("values", []), "value", f"{path}[{index}].values", out)
+        for value_index, value in tag.get("values", []):
+            _check_stamp_order(value, f"{path}[{index}].values[{value_index}]", out)
+
+
+def _read_svg(name: str, base_dir: Path, path: str, out: _Problems) -> bytes | None:
+    """Read and check a map's SVG now, so the write phase cannot fail on it."""
+    if name == "":
+        out.add(path, "must not be empty")
+        return None
+    file = base_dir / name
+    try:
+        if not file.is_file():
+            out.add(path, f"file {_show(name)} not found in {base_dir}")
+            return None
+        size = file.stat().st_size
+        if size > MAX_SVG_BYTES:
+            out.add(path, f"file {_show(name)} has {size} bytes, more than {MAX_SVG_BYTES}")
+            return None
+        data = file.read_bytes()
+    except OSError as error:
+        out.add(path, f"cannot read {_show(name)}: {error.strerror}")
+        return None
+    if len(data) > MAX_SVG_BYTES:  # grew since stat
+        out.add(path, f"file {_show(name)} is larger than {MAX_SVG_BYTES} bytes")
+        return None
+    parser = etree.XMLParser(
+        resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False
+    )
+    try:
+        root = etree.fromstring(data, parser)
+    except etree.XMLSyntaxError as error:
+        line, column = error.position
+        out.add(
+            path,
+            f"{_show(name)} is not well-formed XML: {error.msg} (line {line}, column {column})",
+        )
+        return None
+    if root.tag not in (f"{{{SVG_NAMESPACE}}}svg", "svg"):
+        out.add(path, f"{_show(name)} is not an SVG document (root element {root.tag})")
+        return None
+    return data
+
+
+# ---------------------------------------------------------------- reference phase
+
+
+@dataclass
+class Existing:
+    """What the database holds that a dataset refers to but does not define.
+
+    `docs[collection][id]` is a stored document with `id` in place of `_id`;
+    `assignments` are the stored assignments of the groups the dataset defines.
+    """
+
+    docs: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    assignments: list[dict[str, Any]] = field(default_factory=list)
+
+
+class _Lookup:
+    """Resolve an id in the file first, then in `existing`; optionally record misses."""
+
+    def __init__(self, checked: _Checked, existing: Existing | None, record: bool) -> None:
+        self.checked = checked
+        self.existing = existing or Existing()
+        self.record = record
+        self.wanted: dict[str, set[str]] = defaultdict(set)
+        self.wanted_groups: set[str] = set()
+
+    def get(self, collection: str, id_: Any) -> dict[str, Any] | None:
+        if not isinstance(id_, str):
+            return None
+        found = self.checked.defined[collection].get(id_)
+        if found is not None:
+            return found
+        if self.record:
+            self.wanted[collection].add(id_)
+        return self.existing.docs.get(collection, {}).get(id_)
+
+    def stored_assignments(self, group_id: str) -> list[dict[str, Any]]:
+        if self.record:
+            self.wanted_groups.add(group_id)
+        return [a for a in self.existing.assignments if a.get("group_id") == group_id]
+
+    def group_is_exclusive(self, group_id: str) -> bool:
+        group = self.get(col.ATTRIBUTE_GROUPS, group_id)
+        return bool(group and group.get("one_attribute_per_unit", False))
+
+
+def _check_references(checked: _Checked, lookup: _Lookup, out: _Problems) -> None:
+    """Every id a record names must exist (in the file or the database) and fit."""
+    records = checked.records
+
+    def asset(record: dict[str, Any], path: str) -> bool:
+        if "asset_id" in record and lookup.get(col.ASSETS, record["asset_id"]) is None:
+            out.add(f"{path}.asset_id", f"unknown asset {_show(record['asset_id'])}")
+            return False
+        return "asset_id" in record
+
+    def same_asset(
+        owner: dict[str, Any], what: str, thing_id: str, path: str, asset_id: str
+    ) -> None:
+        if owner.get("asset_id") != asset_id:
+            out.add(
+                path,
+                f"{what} {_show(thing_id)} belongs to asset {_show(owner.get('asset_id'))}, "
+                f"not {_show(asset_id)}",
+            )
+
+    def unit_of(record: dict[str, Any], unit_id: str, path: str, known_asset: bool) -> None:
+        unit = lookup.get(col.UNITS, unit_id)
+        if unit is None:
+            out.add(path, f"unknown unit {_show(unit_id)}")
+        elif known_asset:
+            same_asset(unit, "unit", unit_id, path, record["asset_id"])
+
+    for index, record in records[col.FLOORS]:
+        asset(record, f"$.floors[{index}]")
+
+    for index, record in records[col.UNITS]:
+        path = f"$.units[{index}]"
+        known = asset(record, path)
+        if "floor_id" in record:
+            floor = lookup.get(col.FLOORS, record["floor_id"])
+            if floor is None:
+                out.add(f"{path}.floor_id", f"unknown floor {_show(record['floor_id'])}")
+            elif known:
+                same_asset(
+                    floor, "floor", record["floor_id"], f"{path}.floor_id", record["asset_id"]
+                )
+
+    for index, record in records[col.UNIT_MAPS]:
+        path = f"$.unit_maps[{index}]"
+        known = asset(record, path)
+        background_id = record.get("background_id")
+        if background_id is not None:
+            background = lookup.get(col.BACKGROUNDS, background_id)
+            if background is None:
+                out.add(f"{path}.background_id", f"unknown background {_show(background_id)}")
+            elif "id" in record and background.get("unit_map_id") != record["id"]:
+                out.add(
+                    f"{path}.background_id",
+                    f"background {_show(background_id)} belongs to map "
+                    f"{_show(background.get('unit_map_id'))}, not this map",
+                )
+        for unit_index, unit_id in enumerate(record.get("unit_ids", [])):
+            unit_of(record, unit_id, f"{path}.unit_ids[{unit_index}]", known)
+        for tag_index, tag in record.get("level_tags", []):
+            if tag.get("key") != "floor":
+                continue
+            # The `floor` level tag's values are floor ids (unit-map-svg.md).
+            for value_index, value in tag.get("values", []):
+                if "value" not in value:
+                    continue
+                value_path = f"{path}.level_tags[{tag_index}].values[{value_index}].value"
+                floor = lookup.get(col.FLOORS, value["value"])
+                if floor is None:
+                    out.add(value_path, f"unknown floor {_show(value['value'])}")
+                elif known:
+                    same_asset(floor, "floor", value["value"], value_path, record["asset_id"])
+
+    for index, record in records[col.BACKGROUNDS]:
+        if "unit_map_id" in record and lookup.get(col.UNIT_MAPS, record["unit_map_id"]) is None:
+            out.add(
+                f"$.backgrounds[{index}].unit_map_id",
+                f"unknown unit map {_show(record['unit_map_id'])}",
+            )
+
+    for index, record in records[col.ASSET_REFERENCES]:
+        asset(record, f"$.asset_references[{index}]")
+
+    seen_references: dict[tuple[str, str], int] = {}
+    for index, record in records[col.UNIT_REFERENCES]:
+        path = f"$.unit_references[{index}]"
+        known = asset(record, path)
+        if "unit_id" in record:
+            unit_of(record, record["unit_id"], f"{path}.unit_id", known)
+            if "key" in record:
+                pair = (record["unit_id"], record["key"])
+                if pair in seen_references:
+                    out.add(
+                        path,
+                        f"unit {_show(pair[0])} already has key {_show(pair[1])} "
+                        f"(at $.unit_references[{seen_references[pair]}])",
+                    )
+                else:
+                    seen_references[pair] = index
+
+    _check_assignments(checked, lookup, out, asset, unit_of)
+
+    for index, record in records[col.LOCATIONS]:
+        path = f"$.locations[{index}]"
+        known = asset(record, path)
+        if "unit_map_id" in record:
+            unit_map = lookup.get(col.UNIT_MAPS, record["unit_map_id"])
+            if unit_map is None:
+                out.add(f"{path}.unit_map_id", f"unknown unit map {_show(record['unit_map_id'])}")
+            elif known:
+                same_asset(
+                    unit_map,
+                    "unit map",
+                    record["unit_map_id"],
+                    f"{path}.unit_map_id",
+                    record["asset_id"],
+                )
+        for floor_index, floor_ref in record.get("floors", []):
+            if "id" not in floor_ref:
+                continue
+            floor_path = f"{path}.floors[{floor_index}].id"
+            floor = lookup.get(col.FLOORS, floor_ref["id"])
+            if floor is None:
+                out.add(floor_path, f"unknown floor {_show(floor_ref['id'])}")
+            elif known:
+                same_asset(floor, "floor", floor_ref["id"], floor_path, record["asset_id"])
+
+
+def _check_assignments(
+    checked: _Checked,
+    lookup: _Lookup,
+    out: _Problems,
+    asset: Callable[[dict[str, Any], str], bool],
+    unit_of: Callable[[dict[str, Any], str, str, bool], None],
+) -> None:
+    """Assignments name a real group, one of its attributes and a unit of the asset;
+    an exclusive group gets at most one per unit, counting what the database keeps."""
+    assigned: dict[tuple[str, str], list[tuple[int, str]]] = defaultdict(list)
+    for index, record in checked.records[col.ASSIGNMENTS]:
+        path = f"$.assignments[{index}]"
+        known = asset(record, path)
+        if "unit_id" in record:
+            unit_of(record, record["unit_id"], f"{path}.unit_id", known)
+        if "group_id" not in record:
+            continue
+        group = lookup.get(col.ATTRIBUTE_GROUPS, record["group_id"])
+        if group is None:
+            out.add(f"{path}.group_id", f"unknown attribute group {_show(record['group_id'])}")
+            continue
+        if "attribute_id" in record and record["attribute_id"] not in _attribute_ids(group):
+            out.add(
+                f"{path}.attribute_id",
+                f"group {_show(record['group_id'])} has no attribute "
+                f"{_show(record['attribute_id'])}",
+            )
+            continue
+        if "unit_id" not in record or "attribute_id" not in record:
+            continue
+        earlier = assigned[(record["group_id"], record["unit_id"])]
+        for earlier_index, attribute_id in earlier:
+            if attribute_id == record["attribute_id"]:
+                out.add(path, f"repeats $.assignments[{earlier_index}]")
+                break
+        else:
+            if earlier and group.get("one_attribute_per_unit", False):
+                out.add(
+                    path,
+                    f"group {_show(record['group_id'])} allows one attribute per unit, and unit "
+                    f"{_show(record['unit_id'])} already gets one at "
+                    f"$.assignments[{earlier[0][0]}]",
+                )
+            earlier.append((index, record["attribute_id"]))
+
+    for index, group in checked.records[col.ATTRIBUTE_GROUPS]:
+        if "id" not in group or checked.defined[col.ATTRIBUTE_GROUPS].get(group["id"]) is not group:
+            continue
+        stored = lookup.stored_assignments(group["id"])
+        path = f"$.attribute_groups[{index}]"
+        if "attributes" in group:
+            kept = _attribute_ids(group)
+            removed: dict[str, int] = defaultdict(int)
+            for assignment in stored:
+                if assignment["attribute_id"] not in kept:
+                    removed[assignment["attribute_id"]] += 1
+            for attribute_id, count in sorted(removed.items()):
+                out.add(
+                    f"{path}.attributes",
+                    f"attribute {_show(attribute_id)} is missing but still assigned to "
+                    f"{count} unit(s); unassign it first",
+                )
+        if group.get("one_attribute_per_unit", False):
+            per_unit: dict[str, int] = defaultdict(int)
+            for assignment in stored:
+                per_unit[assignment["unit_id"]] += 1
+            crowded = sorted(
+                unit_id
+                for unit_id, count in per_unit.items()
+                if count > 1 and (group["id"], unit_id) not in assigned
+            )
+            if crowded:
+                out.add(
+                    f"{path}.one_attribute_per_unit",
+                    f"{len(crowded)} unit(s) hold several attributes of this group "
+                    f"(first {_show(crowded[0])}); assign each one attribute in this file",
+                )
+
+
+def _attribute_ids(group: dict[str, Any]) -> set[str]:
+    attributes = group.get("attributes", [])
+    # File records hold (index, attribute) pairs; stored documents hold attributes.
+    return {
+        (item[1] if isinstance(item, tuple) else item).get("attribute_id") for item in attributes
+    }
+
+
+# ---------------------------------------------------------------- validation entry points
+
+
+@dataclass
+class _Validated:
+    checked: _Checked
+    lookup: _Lookup
+    problems: list[Problem]
+
+
+def validate_dataset(
+    data: dict[str, Any], base_dir: Path, existing: Existing | None = None
+) -> list[Problem]:
+    """Every problem of a dataset, resolving ids it does not define in `existing`.
+
+    Without `existing` the file must be self-contained.
+    """
+    return _validate_with(data, base_dir, existing).problems
+
+
+def _validate_with(data: Any, base_dir: Path, existing: Existing | None) -> _Validated:
+    checked = _check_structure(data, base_dir)
+    lookup = _Lookup(checked, existing, record=False)
+    _check_references(checked, lookup, checked.problems)
+    return _Validated(checked, lookup, checked.problems.sorted())
+
+
+async def validate(store: Store, data: dict[str, Any], base_dir: Path) -> list[Problem]:
+    """Every problem of a dataset, resolving ids it does not define in the database."""
+    return (await _validate_against(store, data, base_dir)).problems
+
+
+async def _validate_against(store: Store, data: Any, base_dir: Path) -> _Validated:
+    checked = _check_structure(data, base_dir)
+    recorder = _Lookup(checked, None, record=True)
+    _check_references(checked, recorder, _Problems())  # only learns which ids to load
+    existing = await load_existing(store, recorder.wanted, recorder.wanted_groups)
+    lookup = _Lookup(checked, existing, record=False)
+    _check_references(checked, lookup, checked.problems)
+    return _Validated(checked, lookup, checked.problems.sorted())
+
+
+# Fields that reference checks read from stored documents.
+_PROJECTIONS: dict[str, dict[str, int]] = {
+    col.ASSETS: {"_id": 1},
+    col.FLOORS: {"asset_id": 1},
+    col.UNITS: {"asset_id": 1},
+    col.UNIT_MAPS: {"asset_id": 1},
+    col.BACKGROUNDS: {"unit_map_id": 1},
+    col.ATTRIBUTE_GROUPS: {"one_attribute_per_unit": 1, "attributes": 1},
+}
+
+
+def _chunks(values: Iterable[Any]) -> list[list[Any]]:
+    ordered = sorted(values, key=repr)
+    return [ordered[i : i + QUERY_CHUNK] for i in range(0, len(ordered), QUERY_CHUNK)]
+
+
+async def load_existing(
+    store: Store, ids: dict[str, set[str]], groups: Iterable[str] = ()
+) -> Existing:
+    """Load the stored documents with these ids, and the assignments of these groups."""
+    existing = Existing()
+    for collection, wanted in ids.items():
+        found = existing.docs.setdefault(collection, {})
+        for chunk in _chunks(wanted):
+            cursor = store[collection].find({"_id": {"$in": chunk}}, _PROJECTIONS[collection])
+            async for doc in cursor:
+                doc["id"] = doc.pop("_id")
+                found[doc["id"]] = doc
+    for chunk in _chunks(groups):
+        cursor = store[col.ASSIGNMENTS].find(
+            {"group_id": {"$in": chunk}}, {"_id": 0, "group_id": 1, "unit_id": 1, "attribute_id": 1}
+        )
+        existing.assignments.extend([doc async for doc in cursor])
+    return existing
+
+
+# ---------------------------------------------------------------- import
+
+
+@dataclass
+class CollectionCounts:
+    inserted: int = 0
+    updated: int = 0
+    deleted: int = 0
+
+
+@dataclass
+class ImportReport:
+    """What an import changed, per collection, plus the SVG files it stored."""
+
+    counts: dict[str, CollectionCounts] = field(
+        default_factory=lambda: {name: CollectionCounts() for name in REPORTED}
+    )
+    files_stored: int = 0
+    files_unchanged: int = 0
+
+    def lines(self) -> list[str]:
+        rows = [
+            f"{name}: {c.inserted} inserted, {c.updated} updated"
+            + (f", {c.deleted} deleted" if c.deleted else "")
+            for name, c in self.counts.items()
+            if c.inserted or c.updated or c.deleted
+        ]
+        rows.append(f"map files: {self.files_stored} stored, {self.files_unchanged} unchanged")
+        return rows
+
+
+async def import_dataset(store: Store, path: Path) -> ImportReport:
+    """`floorgate import PATH`: load, validate against the database, then write."""
+    data, base_dir = load_dataset(path)
+    return await import_data(store, data, base_dir)
+
+
+async def import_data(store: Store, data: dict[str, Any], base_dir: Path) -> ImportReport:
+    """Validate `data`; raise DatasetError and write nothing if anything is wrong,
+    else upsert every record by id (relative SVG paths start at `base_dir`)."""
+    validated = await _validate_against(store, data, base_dir)
+    if validated.problems:
+        raise DatasetError(validated.problems)
+    return await _Writer(store, validated, now()).run()
+
+
+def _stamps(record: dict[str, Any], previous: str | None, at: str) -> tuple[str, str]:
+    """created_at: given, else the stored one, else updated_at, else now; updated_at:
+    given, else now (never before created_at)."""
+    updated = record.get("updated_at")
+    created = record.get("created_at") or previous or updated or at
+    if updated is None:
+        updated = max(at, created)
+    elif "created_at" not in record and created > updated:
+        created = updated
+    return created, updated
+
+
+# ---------------------------------------------------------------- documents
+# Builders of the stored shapes of storage/collections.py, from a clean record and
+# its resolved created_at/updated_at (which `_Writer._by_id` adds to stamped ones).
+
+_Build = Callable[[dict[str, Any], str, str], dict[str, Any]]
+
+
+def _asset(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
+    return {"market": record["market"], "name": record["name"]}
+
+
+def _floor(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
+    return {
+        "asset_id": record["asset_id"],
+        "name": record["name"],
+        "label": record.get("label", record["name"]),
+        "short_label": record.get("short_label", record["name"]),
+        "sort": record["sort"],
+    }
+
+
+def _unit(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
+    return {"asset_id": record["asset_id"], "floor_id": record["floor_id"], "name": record["name"]}
+
+
+def _background(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
+    return {"unit_map_id": record["unit_map_id"], "name": record["name"]}
+
+
+def _asset_reference(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
+    return {"asset_id": record["asset_id"], "key": record["key"], "value": record["value"]}
+
+
+def _unit_map(record: dict[str, Any], source_file: str | None) -> dict[str, Any]:
+    values = {**MAP_DEFAULTS, **record}
+    return {
+        "asset_id": values["asset_id"],
+        "background_id": values["background_id"],
+        "name": values["name"],
+        "style": values["style"],
+        "style_type": values["style_type"],
+        "tags": list(values["tags"]),
+        "routing_tier": values["routing_tier"],
+        # Derived from source_file by map processing, which runs after the import.
+        "url": None,
+        "geojson_url": None,
+        "unit_ids": list(values["unit_ids"]),
+        "source_file": source_file,
+    }
+
+
+def _group(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
+    return {
+        "group_name": record["group_name"],
+        "one_attribute_per_unit": record.get("one_attribute_per_unit", False),
+        "attributes": [
+            {
+                "attribute_id": attribute["attribute_id"],
+                "attribute_name": attribute["attribute_name"],
+                "attribute_key": attribute["attribute_key"],
+            }
+            for _, attribute in record["attributes"]
+        ],
+    }
+
+
+def _location(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
+    """Location tags without timestamps take the location's."""
+    return {
+        "asset_id": record["asset_id"],
+        "unit_map_id": record["unit_map_id"],
+        "name": record["name"],
+        "x": record["x"],
+        "y": record["y"],
+        "floors": [{"id": floor["id"]} for _, floor in record["floors"]],
+        "tags": [
+            {
+                "key": tag["key"],
+                "value": tag["value"],
+                "created_at": tag.get("created_at", created),
+                "updated_at": tag.get("updated_at", updated),
+            }
+            for _, tag in record.get("tags", [])
+        ],
+    }
+
+
+def _level_tag_values(
+    tag: dict[str, Any], previous: dict[str, Any] | None, created: str, updated: str
+) -> list[dict[str, Any]]:
+    """Values keep their stored created_at by value id; otherwise they take the tag's."""
+    old = {v.get("value"): v.get("created_at") for v in (previous or {}).get("values", [])}
+    return [
+        {
+            "name": value["name"],
+            "value": value["value"],
+            "created_at": value.get("created_at") or old.get(value["value"]) or created,
+            "updated_at": value.get("updated_at", updated),
+        }
+        for _, value in tag["values"]
+    ]
+
+
+class _Writer:
+    """The write phase: one ordered bulk_write per collection, in dependency order.
+
+    MongoDB has no transaction across these writes on a standalone server; a failure
+    half way leaves earlier collections written, and running the import again
+    finishes it, because every write is an idempotent upsert.
+    """
+
+    def __init__(self, store: Store, validated: _Validated, at: str) -> None:
+        self.store = store
+        self.records = validated.checked.records
+        self.svgs = validated.checked.svgs
+        self.lookup = validated.lookup
+        self.at = at
+        self.report = ImportReport()
+
+    async def run(self) -> ImportReport:
+        source_files = await self._store_svgs()
+        await self._by_id(col.ASSETS, _asset)
+        await self._by_id(col.FLOORS, _floor)
+        await self._by_id(col.UNITS, _unit)
+        await self._by_id(col.BACKGROUNDS, _background)
+        await self._by_id(col.UNIT_MAPS, lambda r, *_: _unit_map(r, source_files.get(r["id"])))
+        await self._level_tags()
+        await self._by_id(col.ASSET_REFERENCES, _asset_reference)
+        await self._unit_references()
+        await self._by_id(col.ATTRIBUTE_GROUPS, _group, stamped=False)
+        await self._assignments()
+        await self._by_id(col.LOCATIONS, _location)
+        return self.report
+
+    # -- helpers
+
+    async def _stored(
+        self, collection: str, query_field: str, values: Iterable[Any], fields: Iterable[str]
+    ) -> list[dict[str, Any]]:
+        projection = {name: 1 for name in fields}
+        found: list[dict[str, Any]] = []
+        for chunk in _chunks(set(values)):
+            cursor = self.store[collection].find({query_field: {"$in": chunk}}, projection)
+            found.extend([doc async for doc in cursor])
+        return found
+
+    async def _bulk(self, collection: str, operations: list[Any]) -> int:
+        """Run the operations in order; return how many documents they deleted."""
+        if not operations:
+            return 0
+        result = await self.store[collection].bulk_write(operations, ordered=True)
+        return result.deleted_count
+
+    def _unique(self, section: str) -> list[dict[str, Any]]:
+        # Validation rejected duplicates, so these are one record per key.
+        return [record for _, record in self.records[section]]
+
+    async def _by_id(self, section: str, build: _Build, stamped: bool = True) -> None:
+        """Replace each record's document by id, keeping a stored created_at."""
+        records = self._unique(section)
+        ids = [record["id"] for record in records]
+        stored = {
+            doc["_id"]: doc.get("created_at")
+            for doc in await self._stored(section, "_id", ids, ["created_at"])
+        }
+        operations = []
+        for record in records:
+            created, updated = _stamps(record, stored.get(record["id"]), self.at)
+            doc = {"_id": record["id"], **build(record, created, updated)}
+            if stamped:
+                doc["created_at"], doc["updated_at"] = created, updated
+            operations.append(ReplaceOne({"_id": record["id"]}, doc, upsert=True))
+        await self._bulk(section, operations)
+        counts = self.report.counts[section]
+        counts.updated += sum(1 for id_ in ids if id_ in stored)
+        counts.inserted += sum(1 for id_ in ids if id_ not in stored)
+
+    # -- files, level tags, references, assignments
+
+    async def _store_svgs(self) -> dict[str, str]:
+        """Put each map's SVG in GridFS unless the same bytes are stored already."""
+        names = {map_id: map_file_name(map_id, "source.svg") for map_id in self.svgs}
+        etags: dict[str, str] = {}
+        for chunk in _chunks(names.values()):
+            async for stored in self.store.files.find({"filename": {"$in": chunk}}):
+                etags[stored.filename] = (stored.metadata or {}).get("etag", "")
+        for map_id, data in self.svgs.items():
+            if etags.get(names[map_id]) == hashlib.sha256(data).hexdigest()[:32]:
+                self.report.files_unchanged += 1
+                continue
+            await put_file(self.store, names[map_id], data, SVG_CONTENT_TYPE)
+            self.report.files_stored += 1
+        return names
+
+    async def _level_tags(self) -> None:
+        """A map in the file replaces all its level tags; tags it omits are deleted."""
+        maps = self._unique(col.UNIT_MAPS)
+        stored = {
+            (doc["unit_map_id"], doc["key"]): doc
+            for doc in await self._stored(
+                col.LEVEL_TAGS,
+                "unit_map_id",
+                (m["id"] for m in maps),
+                ["unit_map_id", "key", "created_at", "values"],
+            )
+        }
+        operations: list[Any] = []
+        counts = self.report.counts[col.LEVEL_TAGS]
+        for unit_map in maps:
+            tags = [tag for _, tag in unit_map.get("level_tags", [])]
+            operations.append(
+                DeleteMany(
+                    {"unit_map_id": unit_map["id"], "key": {"$nin": [t["key"] for t in tags]}}
+                )
+            )
+            for tag in tags:
+                previous = stored.get((unit_map["id"], tag["key"]))
+                created, updated = _stamps(tag, previous and previous.get("created_at"), self.at)
+                values = _level_tag_values(tag, previous, created, updated)
+                doc = {
+                    "unit_map_id": unit_map["id"],
+                    "key": tag["key"],
+                    "name": tag["name"],
+                    "values": values,
+                    "created_at": created,
+                    "updated_at": updated,
+                }
+                operations.append(
+                    ReplaceOne({"unit_map_id": unit_map["id"], "key": tag["key"]}, doc, upsert=True)
+                )
+                if previous is None:
+                    counts.inserted += 1
+                else:
+                    counts.updated += 1
+        counts.deleted += await self._bulk(col.LEVEL_TAGS, operations)
+
+    async def _unit_references(self) -> None:
+        """Unit references are keyed by (unit_id, key), the collection's unique index."""
+        records = self._unique(col.UNIT_REFERENCES)
+        stored = {
+            (doc["unit_id"], doc["key"]): doc.get("created_at")
+            for doc in await self._stored(
+                col.UNIT_REFERENCES,
+                "unit_id",
+                (r["unit_id"] for r in records),
+                ["unit_id", "key", "created_at"],
+            )
+        }
+        operations = []
+        counts = self.report.counts[col.UNIT_REFERENCES]
+        for record in records:
+            pair = (record["unit_id"], record["key"])
+            created, updated = _stamps(record, stored.get(pair), self.at)
+            doc = {
+                "group_id": record.get("group_id", record["asset_id"]),
+                "asset_id": record["asset_id"],
+                "unit_id": record["unit_id"],
+                "key": record["key"],
+                "value": record["value"],
+                "created_at": created,
+                "updated_at": updated,
+            }
+            operations.append(ReplaceOne({"unit_id": pair[0], "key": pair[1]}, doc, upsert=True))
+            if pair in stored:
+                counts.updated += 1
+            else:
+                counts.inserted += 1
+        await self._bulk(col.UNIT_REFERENCES, operations)
+
+    async def _assignments(self) -> None:
+        """Add the file's assignments. In a one-attribute-per-unit group an assignment
+        replaces the unit's other one (as E21 does); groups in the file set `exclusive`
+        on their stored assignments, after those replacements so the index holds."""
+        records = self._unique(col.ASSIGNMENTS)
+        groups = self._unique(col.ATTRIBUTE_GROUPS)
+        stored = {
+            (doc["group_id"], doc["unit_id"], doc["attribute_id"])
+            for doc in await self._stored(
+                col.ASSIGNMENTS,
+                "group_id",
+                {r["group_id"] for r in records},
+                ["group_id", "unit_id", "attribute_id"],
+            )
+        }
+        operations: list[Any] = []
+        for record in records:
+            if self.lookup.group_is_exclusive(record["group_id"]):
+                operations.append(
+                    DeleteMany(
+                        {
+                            "group_id": record["group_id"],
+                            "unit_id": record["unit_id"],
+                            "attribute_id": {"$ne": record["attribute_id"]},
+                        }
+                    )
+                )
+        for group in groups:
+            exclusive = group.get("one_attribute_per_unit", False)
+            operations.append(
+                UpdateMany(
+                    {"group_id": group["id"], "exclusive": {"$ne": exclusive}},
+                    {"$set": {"exclusive": exclusive}},
+                )
+            )
+        counts = self.report.counts[col.ASSIGNMENTS]
+        for record in records:
+            key = (record["group_id"], record["unit_id"], record["attribute_id"])
+            doc = {
+                "group_id": key[0],
+                "attribute_id": key[2],
+                "asset_id": record["asset_id"],
+                "unit_id": key[1],
+                "exclusive": self.lookup.group_is_exclusive(key[0]),
+            }
+            operations.append(
+                ReplaceOne(
+                    {"group_id": key[0], "unit_id": key[1], "attribute_id": key[2]},
+                    doc,
+                    upsert=True,
+                )
+            )
+            if key in stored:
+                counts.updated += 1
+            else:
+                counts.inserted += 1
+        counts.deleted += await self._bulk(col.ASSIGNMENTS, operations)

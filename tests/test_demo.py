@@ -1,0 +1,286 @@
+"""The demo property: deterministic files, the counts it promises, drawings that
+agree with the dataset, and a real import (tests/_dbserver.py)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from lxml import etree
+
+from storage import collections as col
+from storage.dataset import import_dataset, load_dataset, validate_dataset
+from storage.demo import STACK_MAP_ID, demo_dataset, demo_plans, install_demo, write_demo
+from storage.demo_svg import FEET_PER_UNIT, SVG_NS
+from tests._dbserver import fresh_store
+
+NS = {"s": SVG_NS}
+FLOOR_MAPS = [f"map-b{b}-f{f}" for b in (1, 2) for f in (1, 2, 3, 4)]
+
+
+@pytest.fixture(scope="module")
+def demo() -> dict[str, Any]:
+    return demo_dataset(7).data
+
+
+@pytest.fixture(scope="module")
+def drawings() -> dict[str, etree._Element]:
+    """Each map's SVG parsed with lxml (a parse error fails the test)."""
+    svgs = demo_dataset(7).svgs
+    return {
+        Path(name).stem: etree.fromstring(text.encode("utf-8"), etree.XMLParser())
+        for name, text in svgs.items()
+    }
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def store(db_server):
+    store = fresh_store(db_server)
+    await store.ensure_indexes()
+    yield store
+    await store.client.drop_database(store.db.name)
+    await store.close()
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
+
+
+def test_same_seed_gives_identical_bytes(tmp_path):
+    first = write_demo(tmp_path / "one")
+    write_demo(tmp_path / "two", seed=7)
+    assert first == tmp_path / "one" / "dataset.json"
+    one, two = files_of(tmp_path / "one"), files_of(tmp_path / "two")
+    assert one == two
+    assert sorted(one) == [
+        "dataset.json",
+        *sorted(f"maps/{m}.svg" for m in [*FLOOR_MAPS, "map-stack"]),
+    ]
+    other = files_of(write_demo(tmp_path / "three", seed=8).parent)
+    assert other["dataset.json"] != one["dataset.json"]
+    assert other["maps/map-b1-f1.svg"] == one["maps/map-b1-f1.svg"]  # geometry is fixed
+
+
+def test_counts(demo):
+    counts = {name: len(value) for name, value in demo.items() if isinstance(value, list)}
+    assert counts == {
+        "assets": 1,
+        "floors": 8,
+        "units": 100,
+        "unit_maps": 9,
+        "backgrounds": 11,
+        "asset_references": 2,
+        "unit_references": 300,
+        "attribute_groups": 2,
+        "assignments": 226,
+        "locations": 112,
+    }
+    assert demo["assets"][0]["id"] == "harbor-view"
+    assert demo["assets"][0]["market"] == "multifamily"
+    assert [f["id"] for f in demo["floors"]] == [f"b{b}-f{f}" for b in (1, 2) for f in (1, 2, 3, 4)]
+    assert demo["floors"][5]["label"] == "Building 2, Floor 2"
+    assert demo["floors"][5]["short_label"] == "2-2"
+    per_floor = Counter(unit["floor_id"] for unit in demo["units"])
+    assert per_floor == {
+        "b1-f1": 10,
+        "b2-f1": 12,
+        **{f"b{b}-f{f}": 13 for b in (1, 2) for f in (2, 3, 4)},
+    }
+    assert demo["units"][0] == {
+        "id": "b1-101",
+        "asset_id": "harbor-view",
+        "floor_id": "b1-f1",
+        "name": "101",
+        "created_at": "2026-01-15T09:09:00+00:00",
+        "updated_at": "2026-01-15T09:09:00+00:00",
+    }
+    maps = {m["id"]: m for m in demo["unit_maps"]}
+    assert sorted(maps) == sorted([*FLOOR_MAPS, STACK_MAP_ID])
+    assert Counter(m["style_type"] for m in maps.values()) == {"floor_plate": 8, "stack": 1}
+    for map_id in FLOOR_MAPS:
+        assert set(maps[map_id]["tags"]) == {"ils", "mls", "pathfinding"}
+        assert [t["key"] for t in maps[map_id]["level_tags"]] == ["building", "floor"]
+    assert len(maps[STACK_MAP_ID]["unit_ids"]) == 100
+    assert sum(len(m["level_tags"]) for m in maps.values()) == 19
+    assert Counter(g["id"] for g in demo["attribute_groups"]) == {"view": 1, "features": 1}
+    assert Counter(a["group_id"] for a in demo["assignments"]) == {"view": 91, "features": 135}
+    amenities = Counter(
+        next(t["value"] for t in loc["tags"] if t["key"] in ("leisure", "amenity"))
+        for loc in demo["locations"]
+        if {"key": "svc:amenity", "value": "yes"} in loc["tags"]
+    )
+    assert amenities == {
+        "swimming_pool": 1,
+        "fitness_centre": 1,
+        "mailroom": 2,
+        "waste_disposal": 8,
+    }
+
+
+def test_references_of_both_providers(demo):
+    assert Counter(r["key"] for r in demo["asset_references"]) == {"acme-pms": 1, "realpage": 1}
+    by_key = Counter(r["key"] for r in demo["unit_references"])
+    assert by_key == {"acme-pms": 100, "realpage": 100, "realpage-unit-ids": 100}
+    values = {(r["unit_id"], r["key"]): r["value"] for r in demo["unit_references"]}
+    for unit in demo["units"]:
+        composite = values[(unit["id"], "realpage")]
+        assert re.fullmatch(r"\d+_\d+", composite)
+        assert composite.split("_")[0] == values[(unit["id"], "realpage-unit-ids")]
+    assert len(set(values.values())) == 300
+
+
+def test_svgs_follow_the_conventions(demo, drawings):
+    maps = {m["id"]: m for m in demo["unit_maps"]}
+    locations: dict[str, list[dict[str, Any]]] = {}
+    for location in demo["locations"]:
+        locations.setdefault(location["unit_map_id"], []).append(location)
+    for map_id, root in drawings.items():
+        assert root.tag == f"{{{SVG_NS}}}svg"
+        assert root.get("data-feet-per-unit") == str(FEET_PER_UNIT)
+        levels = root.findall(".//s:g[@data-level]", NS)
+        assert levels and all(level.get("data-level-index") for level in levels)
+        units = {
+            e.get("data-unit-id"): e for e in root.findall(".//s:g[@data-layer='units']/*", NS)
+        }
+        hits = [e for e in root.findall(".//s:g[@data-layer='hit-areas']/*", NS)]
+        assert sorted(units) == sorted(maps[map_id]["unit_ids"]), map_id
+        assert sorted(e.get("data-target-id") for e in hits) == sorted(units), map_id
+        assert {e.get("data-target-type") for e in hits} == {"Unit"}
+        if map_id == STACK_MAP_ID:
+            assert len(levels) == 4
+            assert root.find(".//s:g[@data-layer='paths']", NS) is None
+            continue
+        (level,) = levels
+        floor = maps[map_id]["level_tags"][1]["values"][0]["value"]
+        assert level.get("data-tag-floor") == floor
+        assert level.get("data-tag-building") == floor.split("-")[0]
+        assert root.find(".//s:g[@id='walls']", NS) is not None
+        assert root.find(".//s:g[@transform]//s:text", NS) is not None
+        building = floor.split("-")[0]
+        connectors = {
+            e.get("data-connector"): e.get("data-connector-id")
+            for e in root.findall(".//s:rect[@data-connector]", NS)
+        }
+        assert connectors == {"elevator": f"{building}-elevator", "stairs": f"{building}-stairs-a"}
+        # Every unit has a location with its tags, at the centre of its shape.
+        unit_locations = {
+            tag_value(loc, "svc:id"): loc
+            for loc in locations[map_id]
+            if tag_value(loc, "svc:type") == "unit"
+        }
+        assert sorted(unit_locations) == sorted(units)
+        for unit_id, shape in units.items():
+            loc = unit_locations[unit_id]
+            assert tag_value(loc, "indoor") == "room" and tag_value(loc, "room") == "apartment"
+            assert loc["floors"] == [{"id": floor}]
+            x, y, w, h = (float(shape.get(a)) for a in ("x", "y", "width", "height"))
+            assert (loc["x"], loc["y"]) == (x + w / 2, y + h / 2)
+
+
+def tag_value(location: dict[str, Any], key: str) -> str | None:
+    return next((t["value"] for t in location["tags"] if t["key"] == key), None)
+
+
+def segments(root: etree._Element, wheelchair: bool) -> list[tuple[tuple[float, float], ...]]:
+    """The paths layer as straight segments, leaving out steps in wheelchair mode."""
+    found = []
+    for element in root.findall(".//s:g[@data-layer='paths']/*", NS):
+        if wheelchair and element.get("data-access") == "no-wheelchair":
+            continue
+        if element.tag == f"{{{SVG_NS}}}line":
+            points = [
+                (float(element.get("x1")), float(element.get("y1"))),
+                (float(element.get("x2")), float(element.get("y2"))),
+            ]
+        else:
+            points = [tuple(map(float, p.split(","))) for p in element.get("points").split()]
+        found += list(pairwise(points))
+    return found
+
+
+def on_segment(point, segment, tolerance: float = 0.5) -> bool:
+    (x1, y1), (x2, y2) = segment
+    px, py = point
+    dx, dy = x2 - x1, y2 - y1
+    t = max(0.0, min(1.0, ((px - x1) * dx + (py - y1) * dy) / (dx * dx + dy * dy)))
+    return math.dist(point, (x1 + t * dx, y1 + t * dy)) <= tolerance
+
+
+def components(parts: list[tuple[tuple[float, float], ...]]) -> list[int]:
+    """Union-find: segments touch where an end of one lies on the other."""
+    parent = list(range(len(parts)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for i, a in enumerate(parts):
+        for j, b in enumerate(parts):
+            if i < j and (any(on_segment(p, b) for p in a) or any(on_segment(p, a) for p in b)):
+                parent[find(i)] = find(j)
+    return [find(i) for i in range(len(parts))]
+
+
+def test_walk_paths_reach_every_door_and_amenity(drawings):
+    for plan in demo_plans():
+        root = drawings[f"map-{plan.floor_id}"]
+        for wheelchair in (False, True):
+            parts = segments(root, wheelchair)
+            groups = components(parts)
+            assert len(set(groups)) == 1, (plan.floor_id, wheelchair)
+            for room in plan.rooms:
+                assert any(on_segment(room.door, part) for part in parts), (room.id, wheelchair)
+    steps = drawings["map-b1-f1"].findall(".//s:*[@data-access='no-wheelchair']", NS)
+    assert len(steps) == 1
+    assert all(
+        not d.findall(".//s:*[@data-access]", NS) for n, d in drawings.items() if n != "map-b1-f1"
+    )
+
+
+def test_pool_is_on_the_ground_floor_of_building_1(demo):
+    (pool,) = [loc for loc in demo["locations"] if tag_value(loc, "leisure") == "swimming_pool"]
+    assert pool["unit_map_id"] == "map-b1-f1"
+    assert pool["floors"] == [{"id": "b1-f1"}]
+    assert tag_value(pool, "svc:amenity") == "yes"
+
+
+async def test_demo_validates_and_imports(store, tmp_path):
+    path = write_demo(tmp_path / "demo")
+    data, base_dir = load_dataset(path)
+    assert validate_dataset(data, base_dir) == []
+
+    report = await import_dataset(store, path)
+    inserted = {name: c.inserted for name, c in report.counts.items()}
+    assert inserted == {
+        "assets": 1,
+        "floors": 8,
+        "units": 100,
+        "unit_maps": 9,
+        "level_tags": 19,
+        "backgrounds": 11,
+        "asset_references": 2,
+        "unit_references": 300,
+        "attribute_groups": 2,
+        "assignments": 226,
+        "locations": 112,
+    }
+    assert report.files_stored == 9
+    for name, count in inserted.items():
+        assert await store[name].count_documents({}) == count, name
+    unit_map = await store[col.UNIT_MAPS].find_one({"_id": "map-b1-f1"})
+    assert unit_map["source_file"] == "maps/map-b1-f1/source.svg"
+    assert unit_map["created_at"] == "2026-01-15T09:10:00+00:00"
+
+    again = await install_demo(store, tmp_path)  # `floorgate demo`: <data_dir>/demo/
+    assert sum(c.inserted for c in again.counts.values()) == 0
+    assert again.counts["units"].updated == 100
+    assert again.files_unchanged == 9
