@@ -7,6 +7,7 @@ import asyncio
 import os
 import sys
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -82,7 +83,11 @@ def _settings(args: argparse.Namespace) -> Settings:
         overrides["proxy_addresses"] = tuple(args.proxy_address)
     if getattr(args, "public_url", None):
         overrides["public_url"] = args.public_url.rstrip("/")
-    return Settings.from_env(**overrides)
+    settings = Settings.from_env(**overrides)
+    if "public_url" not in overrides and not os.environ.get("FLOORGATE_PUBLIC_URL"):
+        # Without a public URL, links point at this server on localhost.
+        settings = Settings.from_env(**overrides, public_url=f"https://localhost:{settings.port}")
+    return settings
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -129,9 +134,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     settings = _settings(args)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     certs = ensure_local_certificates(settings.data_dir)
-    settings = Settings.from_env(
-        **{**_overrides(settings), "tls_cert": certs.cert, "tls_key": certs.key}
-    )
+    settings = replace(settings, tls_cert=certs.cert, tls_key=certs.key)
     with database_uri(settings) as uri:
         secret = _with_store(settings, uri, lambda store: _load_demo(store, settings, args.seed))
         base = f"https://localhost:{settings.port}"
@@ -144,15 +147,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
             return 0
         serve(settings, uri, 1)
     return 0
-
-
-def _overrides(settings: Settings) -> dict[str, Any]:
-    return {
-        "data_dir": settings.data_dir,
-        "host": settings.host,
-        "port": settings.port,
-        "public_url": settings.public_url,
-    }
 
 
 def cmd_import(args: argparse.Namespace) -> int:
