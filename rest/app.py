@@ -103,6 +103,9 @@ async def _not_found(request: Request, exc: Exception) -> Response:
 
 async def _server_error(request: Request, exc: Exception) -> Response:
     """Starlette answers with this, then re-raises for `Boundary` to log with the request id."""
+    if isinstance(exc, UNAVAILABLE_ERRORS):
+        settings: Settings = request.app.state.services.settings
+        return error_of(ErrorCode.SERVICE_UNAVAILABLE, retry_after=settings.retry_after_seconds)
     return error_of(ErrorCode.INTERNAL)
 
 

@@ -5,18 +5,30 @@ from __future__ import annotations
 
 from typing import Any
 
+from cross_web import HTTPException
 from graphql import GraphQLError
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
+from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.http import GraphQLHTTPResponse
 from strawberry.types import ExecutionResult
 
 from resolvers.context import RequestContext, Services
-from resolvers.errors import classify
+from resolvers.errors import ApiError, ErrorCode, classify
 from rest.credentials import api_key_of, flags_of
 from rest.graphiql import graphiql_html
+from rest.responses import error_response
+
+
+def request_error(status: int, reason: str) -> ApiError:
+    """The contract's error for a GraphQL request that could not be read."""
+    if status == 405:
+        return ApiError(ErrorCode.METHOD_NOT_ALLOWED)
+    if "content type" in reason.lower():
+        return ApiError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, content_type="application/json")
+    return ApiError(ErrorCode.BAD_USER_INPUT, fields={"body": [reason]})
 
 
 class GraphQLView(GraphQL):
@@ -26,6 +38,17 @@ class GraphQLView(GraphQL):
         super().__init__(schema, graphql_ide="graphiql", allow_queries_via_get=True)
         self.services = services
         self.page = graphiql_html("/graphql")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Strawberry answers malformed requests in plain text; ours are JSON like every error."""
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        try:
+            response = await self.run(Request(scope=scope, receive=receive))
+        except HTTPException as error:
+            response = error_response(request_error(error.status_code, error.reason))
+        await response(scope, receive, send)
 
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket

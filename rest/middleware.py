@@ -67,6 +67,7 @@ class Boundary:
                 await error_response(ApiError(ErrorCode.PAYLOAD_TOO_LARGE))(
                     scope, receive, send_with_id)
         except UNAVAILABLE_ERRORS:
+            log.warning("request %s: database unavailable", request_id)
             if not started:
                 error = ApiError(ErrorCode.SERVICE_UNAVAILABLE,
                                  retry_after=self.settings.retry_after_seconds)

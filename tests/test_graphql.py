@@ -200,3 +200,26 @@ async def test_nested_units_of_assets_batched(counted, keys):
     assert len(body["data"]["assets"]["data"][0]["units"]) == 1000
     # assets page, units, floors, maps (the key lookup is cached from the test above).
     assert counter.commands.count("find") == 4
+
+
+async def test_malformed_graphql_requests_get_json_errors(client, keys):
+    headers = {"API-Key": keys.full}
+    not_json = await client.post("/graphql", content=b"{oops",
+                                 headers={**headers, "Content-Type": "application/json"})
+    assert not_json.status_code == 422
+    assert not_json.json() == {"message": "Resource validation failed",
+                               "fields": {"body": ["Unable to parse request body as JSON"]}}
+    wrong_type = await client.post("/graphql", content=b"{ assets { data { id } } }",
+                                   headers={**headers, "Content-Type": "text/plain"})
+    assert wrong_type.status_code == 415
+    assert wrong_type.json() == {"message": "Content type must be application/json"}
+    no_query = await client.post("/graphql", json={"variables": {}}, headers=headers)
+    assert no_query.status_code == 422
+    assert no_query.json()["fields"] == {"body": ["No GraphQL query found in the request"]}
+
+
+async def test_graphql_over_get(client, keys):
+    response = await client.get("/graphql", params={"query": '{ unit(id: "u-001") { name } }'},
+                                headers={"API-Key": keys.full, "Accept": "application/json"})
+    assert response.status_code == 200
+    assert response.json() == {"data": {"unit": {"name": "101"}}}

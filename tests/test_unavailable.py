@@ -40,6 +40,9 @@ async def test_503_while_database_is_down_then_recovers(tmp_path, settings):
             assert graphql.json()["errors"][0]["extensions"] == {
                 "code": "SERVICE_UNAVAILABLE", "retryAfter": 5
             }
+            files = await client.get("/files/maps/map-1/source.svg")
+            assert files.status_code == 503
+            assert files.json() == {"message": "Service unavailable"}
             ready = await client.get("/readyz")
             assert ready.status_code == 503
             assert (await client.get("/healthz")).status_code == 200
