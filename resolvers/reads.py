@@ -1,7 +1,8 @@
 """Reads of the core resources: scope, validation, paging, and existence in the contract's order.
 
-Every function takes the request context, checks access first, then input, then
-existence; lists leave out what the caller's scope does not cover and single
+Access (key, flag, permission) is checked first by the field's permission class
+(`schema.permissions` -> `resolvers.access`); every function here then checks
+input, then existence; lists leave out what the caller's scope does not cover and single
 reads answer 404 for it, so a key never learns what exists outside its scope.
 """
 
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from resolvers.access import authorize
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, not_found
 from resolvers.keys import Caller
@@ -28,9 +28,20 @@ async def _one(context: RequestContext, name: str, query: dict[str, Any]) -> dic
     return as_resource(document)
 
 
-def _ids(errors: FieldErrors, **ids: str | None) -> None:
+async def _start(
+    context: RequestContext,
+    paging: tuple[int | None, int | None] | None = None,
+    **ids: str | None,
+) -> tuple[Caller, int, int]:
+    """The caller (access was checked by the field's permission class), then the input:
+    ids and paging numbers, every problem reported at once."""
+    caller = await context.caller()
+    errors = FieldErrors()
     for name, value in ids.items():
         check_id(errors, name, value)
+    page_no, size = check_paging(errors, *paging) if paging else (1, 0)
+    errors.raise_if_any()
+    return caller, page_no, size
 
 
 async def _visible_map(context: RequestContext, caller: Caller, map_id: str) -> dict[str, Any]:
@@ -45,19 +56,13 @@ async def _visible_map(context: RequestContext, caller: Caller, map_id: str) -> 
 
 
 async def list_assets(context: RequestContext, page: int | None, per_page: int | None) -> Page:
-    caller = await authorize(context)
-    errors = FieldErrors()
-    page_no, size = check_paging(errors, page, per_page)
-    errors.raise_if_any()
+    caller, page_no, size = await _start(context, (page, per_page))
     query = {} if caller.assets is None else {"_id": {"$in": sorted(caller.assets)}}
     return await find_page(context.store[c.ASSETS], query, page_no, size)
 
 
 async def get_asset(context: RequestContext, asset_id: str) -> dict[str, Any]:
-    caller = await authorize(context)
-    errors = FieldErrors()
-    _ids(errors, id=asset_id)
-    errors.raise_if_any()
+    caller, _, _ = await _start(context, id=asset_id)
     if not caller.may_see(asset_id):
         raise not_found()
     return await _one(context, c.ASSETS, {"_id": asset_id})
@@ -69,11 +74,7 @@ async def get_asset(context: RequestContext, asset_id: str) -> dict[str, Any]:
 async def list_floors(
     context: RequestContext, asset_id: str, page: int | None, per_page: int | None
 ) -> Page:
-    caller = await authorize(context)
-    errors = FieldErrors()
-    _ids(errors, assetId=asset_id)
-    page_no, size = check_paging(errors, page, per_page)
-    errors.raise_if_any()
+    caller, page_no, size = await _start(context, (page, per_page), assetId=asset_id)
     if not caller.may_see(asset_id):
         raise not_found()
     if await context.store[c.ASSETS].count_documents({"_id": asset_id}, limit=1) == 0:
@@ -83,10 +84,7 @@ async def list_floors(
 
 
 async def get_floor(context: RequestContext, asset_id: str, floor_id: str) -> dict[str, Any]:
-    caller = await authorize(context)
-    errors = FieldErrors()
-    _ids(errors, assetId=asset_id, id=floor_id)
-    errors.raise_if_any()
+    caller, _, _ = await _start(context, assetId=asset_id, id=floor_id)
     if not caller.may_see(asset_id):
         raise not_found()
     return await _one(context, c.FLOORS, {"_id": floor_id, "asset_id": asset_id})
@@ -96,18 +94,12 @@ async def get_floor(context: RequestContext, asset_id: str, floor_id: str) -> di
 
 
 async def list_units(context: RequestContext, page: int | None, per_page: int | None) -> Page:
-    caller = await authorize(context)
-    errors = FieldErrors()
-    page_no, size = check_paging(errors, page, per_page)
-    errors.raise_if_any()
+    caller, page_no, size = await _start(context, (page, per_page))
     return await find_page(context.store[c.UNITS], caller.scope_filter(), page_no, size)
 
 
 async def get_unit(context: RequestContext, unit_id: str) -> dict[str, Any]:
-    caller = await authorize(context)
-    errors = FieldErrors()
-    _ids(errors, id=unit_id)
-    errors.raise_if_any()
+    caller, _, _ = await _start(context, id=unit_id)
     unit = await _one(context, c.UNITS, {"_id": unit_id})
     if not caller.may_see(unit.get("asset_id")):
         raise not_found()
@@ -125,7 +117,7 @@ async def list_unit_maps(
     asset_id: str | None,
 ) -> Page:
     """Maps the key may see; `tags` keeps maps carrying every listed tag (AND)."""
-    caller = await authorize(context)
+    caller = await context.caller()
     errors = FieldErrors()
     page_no, size = check_paging(errors, page, per_page)
     check_filter(errors, "tags", tags)
@@ -143,10 +135,7 @@ async def list_unit_maps(
 
 
 async def get_unit_map(context: RequestContext, map_id: str) -> dict[str, Any]:
-    caller = await authorize(context)
-    errors = FieldErrors()
-    _ids(errors, id=map_id)
-    errors.raise_if_any()
+    caller, _, _ = await _start(context, id=map_id)
     return await _visible_map(context, caller, map_id)
 
 
@@ -156,11 +145,7 @@ async def get_unit_map(context: RequestContext, map_id: str) -> dict[str, Any]:
 async def list_backgrounds(
     context: RequestContext, map_id: str, page: int | None, per_page: int | None
 ) -> Page:
-    caller = await authorize(context)
-    errors = FieldErrors()
-    _ids(errors, unitMapId=map_id)
-    page_no, size = check_paging(errors, page, per_page)
-    errors.raise_if_any()
+    caller, page_no, size = await _start(context, (page, per_page), unitMapId=map_id)
     await _visible_map(context, caller, map_id)
     query = {"unit_map_id": map_id}
     return await find_page(context.store[c.BACKGROUNDS], query, page_no, size)
@@ -169,10 +154,7 @@ async def list_backgrounds(
 async def get_background(
     context: RequestContext, map_id: str, background_id: str
 ) -> dict[str, Any]:
-    caller = await authorize(context)
-    errors = FieldErrors()
-    _ids(errors, unitMapId=map_id, id=background_id)
-    errors.raise_if_any()
+    caller, _, _ = await _start(context, unitMapId=map_id, id=background_id)
     await _visible_map(context, caller, map_id)
     return await _one(context, c.BACKGROUNDS, {"_id": background_id, "unit_map_id": map_id})
 
@@ -181,11 +163,7 @@ async def list_level_tags(
     context: RequestContext, map_id: str, page: int | None, per_page: int | None
 ) -> list[dict[str, Any]]:
     """Unenveloped: all level tags, or one slice when paging arguments are given."""
-    caller = await authorize(context)
-    errors = FieldErrors()
-    _ids(errors, unitMapId=map_id)
-    page_no, size = check_paging(errors, page, per_page)
-    errors.raise_if_any()
+    caller, page_no, size = await _start(context, (page, per_page), unitMapId=map_id)
     await _visible_map(context, caller, map_id)
     tags = await find_all(context.store[c.LEVEL_TAGS], {"unit_map_id": map_id}, [("key", 1)])
     if page is None and per_page is None:
@@ -196,21 +174,14 @@ async def list_level_tags(
 async def list_map_units(
     context: RequestContext, map_id: str, page: int | None, per_page: int | None
 ) -> Page:
-    caller = await authorize(context)
-    errors = FieldErrors()
-    _ids(errors, unitMapId=map_id)
-    page_no, size = check_paging(errors, page, per_page)
-    errors.raise_if_any()
+    caller, page_no, size = await _start(context, (page, per_page), unitMapId=map_id)
     unit_map = await _visible_map(context, caller, map_id)
     query = {"_id": {"$in": unit_map.get("unit_ids", [])}, "asset_id": unit_map["asset_id"]}
     return await find_page(context.store[c.UNITS], query, page_no, size, BY_ID)
 
 
 async def get_map_unit(context: RequestContext, map_id: str, unit_id: str) -> dict[str, Any]:
-    caller = await authorize(context)
-    errors = FieldErrors()
-    _ids(errors, unitMapId=map_id, id=unit_id)
-    errors.raise_if_any()
+    caller, _, _ = await _start(context, unitMapId=map_id, id=unit_id)
     unit_map = await _visible_map(context, caller, map_id)
     if unit_id not in unit_map.get("unit_ids", []):
         raise not_found()
