@@ -8,6 +8,7 @@ from pymongo.asynchronous.collection import AsyncCollection
 
 Sort = list[tuple[str, int]]
 BY_ID: Sort = [("_id", 1)]
+ID_INDEX = "_id_"
 
 
 def as_resource(document: dict[str, Any]) -> dict[str, Any]:
@@ -41,6 +42,11 @@ async def find_page(
         .skip((page - 1) * per_page)
         .limit(per_page + 1)
     )
+    if not query and sort == BY_ID:
+        # An unfiltered list in id order walks the _id index. MongoDB's planner picks it
+        # anyway; the embedded server would otherwise scan and sort the whole collection
+        # (see docs/performance.md).
+        cursor = cursor.hint(ID_INDEX)
     documents = await cursor.to_list()
     has_next = len(documents) > per_page
     data = [as_resource(document) for document in documents[:per_page]]
