@@ -16,6 +16,9 @@ from storage.settings import Settings
 log = logging.getLogger("floorgate.http")
 
 
+HEALTH_PATHS = frozenset({"/healthz", "/readyz"})
+
+
 class BodyTooLarge(Exception):
     pass
 
@@ -78,8 +81,10 @@ class Boundary:
                 await error_response(ApiError(ErrorCode.INTERNAL))(scope, receive, send_with_id)
 
     def refusal(self, scope: Scope) -> ErrorCode | None:
-        """Plain HTTP is never served; an over-long declared body is refused unread."""
-        if scope.get("scheme") != "https":
+        """Plain HTTP is never served (health probes excepted: load balancers often probe a
+        worker's port directly, and the answers carry no data); an over-long declared body
+        is refused unread."""
+        if scope.get("scheme") != "https" and scope.get("path") not in HEALTH_PATHS:
             return ErrorCode.HTTPS_REQUIRED
         for name, value in scope.get("headers", []):
             if name == b"content-length":
