@@ -5,7 +5,7 @@ page size N three things are timed, interleaved in rotating order so that drift
 (caches, CPU frequency, the key cache's 5 s expiry, GC) falls on all three alike:
 
 - rest: the whole request through the ASGI app (httpx `ASGITransport`, no socket);
-- db: the resolver's query alone, `find().sort(_id).limit(N + 1).to_list()`, then
+- db: the resolver's query alone, `find().sort(_id).limit(N + 1).hint("_id_").to_list()`, then
   `orjson.dumps` of the raw documents (the floor any implementation has to pay);
 - graphql: `graphql.execute` of the route's persisted document, awaited directly.
 
@@ -36,6 +36,7 @@ import orjson
 
 from resolvers.context import RequestContext, Services
 from resolvers.keys import create_key
+from resolvers.paging import BY_ID, ID_INDEX
 from rest.app import create_app
 from rest.routes import ROUTES, RestRoute
 from schema.build import build_schema
@@ -168,7 +169,8 @@ class Bench:
         no-op) and `orjson.dumps` of the raw documents. It skips `_id` -> `id` and the
         paging object, which favours this side by a little."""
         clock = Clock()
-        documents = await self.store[c.UNITS].find({}).sort([("_id", 1)]).limit(n + 1).to_list()
+        cursor = self.store[c.UNITS].find({}).sort(BY_ID).limit(n + 1).hint(ID_INDEX)
+        documents = await cursor.to_list()
         payload = orjson.dumps(documents)
         sample = clock.stop()
         assert len(documents) == min(n + 1, UNIT_COUNT) and payload
