@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any
 
 from resolvers.errors import ApiError, ErrorCode
 from resolvers.keys import Caller, KeyCache, lookup_caller
+from resolvers.loaders import Loaders
 from resolvers.ratelimit import RateLimiter
 from storage.database import UNAVAILABLE_ERRORS, Store
 from storage.settings import Settings
@@ -41,14 +41,12 @@ class RequestContext:
         self.flags = flags
         self.request_id = request_id
         self._caller: asyncio.Future[Caller | None] | None = None
-        self._loaders: Any = None
+        self._loaders: Loaders | None = None
 
     @property
-    def loaders(self) -> Any:
-        """DataLoaders live per request, so batching never mixes callers."""
+    def loaders(self) -> Loaders:
+        """DataLoaders live per request (made on first use), so batching never mixes callers."""
         if self._loaders is None:
-            from resolvers.loaders import Loaders
-
             self._loaders = Loaders(self.store)
         return self._loaders
 

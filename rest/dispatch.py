@@ -65,14 +65,20 @@ class RestApi:
                                 variable_values=variables)
         assert isinstance(outcome, ExecutionResult)
         if problems:
-            # Query syntax is input: it fails only after access (key, flag, permission) passed.
+            # Query syntax is input: it fails only after access (key, flag, permission)
+            # passed, and together with every other input problem of the request.
             if outcome.errors:
                 error = self.classify(outcome)
                 if error.code in ACCESS_CODES:
                     return error_response(error)
+                for name, messages in self.rest_fields(route, error).items():
+                    problems.fields.setdefault(name, []).extend(messages)
             return error_response(ApiError(ErrorCode.BAD_USER_INPUT, fields=problems.fields))
         if outcome.errors:
-            return self.error(route, outcome)
+            error = self.classify(outcome)
+            if error.fields:
+                error = ApiError(ErrorCode.BAD_USER_INPUT, fields=self.rest_fields(route, error))
+            return error_response(error)
         body = (outcome.data or {})["result"]
         if route.shape is Shape.PAGED:
             public = self.services.settings.public_url
@@ -89,12 +95,10 @@ class RestApi:
                       exc_info=outcome.errors[0].original_error)
         return error
 
-    def error(self, route: RestRoute, outcome: ExecutionResult) -> Response:
-        error = self.classify(outcome)
-        if error.fields:
-            renamed = {route.param_name(name): messages for name, messages in error.fields.items()}
-            error = ApiError(ErrorCode.BAD_USER_INPUT, fields=renamed)
-        return error_response(error)
+    @staticmethod
+    def rest_fields(route: RestRoute, error: ApiError) -> dict[str, list[str]]:
+        """`fields` of a GraphQL error, keyed by the route's REST parameter names."""
+        return {route.param_name(name): messages for name, messages in (error.fields or {}).items()}
 
 
 def variables_of(

@@ -95,3 +95,12 @@ async def test_bad_paging_on_unenveloped_list_is_422(client, full_headers):
     response = await client.get("/v1/maps/map-1/levels/tags?per-page=0", headers=full_headers)
     assert response.status_code == 422
     assert response.json()["fields"] == {"per-page": ["must be an integer of at least 1"]}
+
+
+async def test_syntax_and_value_problems_are_reported_together(client, full_headers):
+    response = await client.get(f"/v1/maps/{'m' * 256}/units?page=abc", headers=full_headers)
+    assert response.status_code == 422
+    assert response.json()["fields"] == {
+        "page": ["must be an integer"],
+        "map": ["must be at most 255 characters"],
+    }
