@@ -12,6 +12,8 @@ from typing import Any
 
 from graphql import GraphQLError
 
+from storage.database import UNAVAILABLE_ERRORS
+
 
 class ErrorCode(StrEnum):
     UNAUTHENTICATED = "UNAUTHENTICATED"
@@ -109,8 +111,6 @@ class FieldErrors:
 def classify(error: GraphQLError, retry_after: int) -> ApiError:
     """The API error behind any GraphQL error: ours as raised, the database being
     away as 503, a GraphQL document the client got wrong as 422, anything else 500."""
-    from storage.database import UNAVAILABLE_ERRORS
-
     original = error.original_error
     if isinstance(error, ApiError):
         return error

@@ -7,9 +7,9 @@ from resolvers.limits import (
     DEFAULT_PER_PAGE,
     INT32_MAX,
     MAX_FILTER_LENGTH,
-    MAX_ID_LENGTH,
     MAX_PER_PAGE,
 )
+from storage.limits import MAX_ID_LENGTH
 
 
 def check_id(errors: FieldErrors, name: str, value: str | None) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -11,7 +13,9 @@ from rest.responses import error_of
 from storage.files import get_file
 
 
-def files_endpoint(services: Services):  # noqa: ANN201 - a Starlette endpoint
+def files_endpoint(services: Services) -> Callable[[Request], Awaitable[Response]]:
+    """The endpoint serving `services.store`'s files."""
+
     async def serve_file(request: Request) -> Response:
         raw_path = request.scope.get("raw_path", b"").decode("latin-1")
         name = raw_path.removeprefix("/files/")

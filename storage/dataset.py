@@ -29,14 +29,13 @@ from pymongo import DeleteMany, ReplaceOne, UpdateMany
 from storage import collections as col
 from storage.database import Store
 from storage.files import map_file_name, put_file
+from storage.limits import MAX_ID_LENGTH, REFERENCE_KEY
 from storage.timestamps import normalize_timestamp, now
 
 FORMAT_VERSION = 1
-MAX_ID_LENGTH = 255
 MAX_SVG_BYTES = 16 * 1024 * 1024
 SVG_CONTENT_TYPE = "image/svg+xml"
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
-REFERENCE_KEY = re.compile(r"[a-z][a-z0-9-]{1,254}")  # used with fullmatch: `$` allows "\n"
 QUERY_CHUNK = 1000  # ids per `$in`, far below the 16 MiB command limit even at 255 chars
 
 # Sections of the file, in the order they are validated, reported and written.

@@ -7,7 +7,7 @@ them; nothing else reads the environment.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -50,9 +50,6 @@ class Settings:
     graphql_validation_cache: int = 256
     rate_limit_per_second: float = 100.0
     rate_limit_burst: int = 200
-    walking_speed_foot_fts: float = 4.4
-    walking_speed_wheelchair_fts: float = 3.5
-    extra: dict[str, str] = field(default_factory=dict)
 
     @property
     def files_url(self) -> str:
@@ -78,8 +75,6 @@ class Settings:
             "db_timeout_ms": int(_env("FLOORGATE_DB_TIMEOUT_MS", "2000") or 2000),
             "rate_limit_per_second": _env_float("FLOORGATE_RATE_LIMIT_PER_SECOND", 100.0),
             "rate_limit_burst": int(_env("FLOORGATE_RATE_LIMIT_BURST", "200") or 200),
-            "walking_speed_foot_fts": _env_float("FLOORGATE_WALKING_SPEED_FOOT", 4.4),
-            "walking_speed_wheelchair_fts": _env_float("FLOORGATE_WALKING_SPEED_WHEELCHAIR", 3.5),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]

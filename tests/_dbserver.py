@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
 import uuid
+from collections.abc import AsyncIterator
 
 from storage.database import Store, connect
 from storage.embedded import EmbeddedServer
 from storage.settings import Settings
 
 
-def fresh_store(server: EmbeddedServer) -> Store:
-    """A store on a new database, so tests never see each other's documents."""
-    settings = Settings(database_name=f"t_{uuid.uuid4().hex[:12]}")
-    return connect(server.uri, settings)
+@contextlib.asynccontextmanager
+async def fresh_store(server: EmbeddedServer) -> AsyncIterator[Store]:
+    """A store on a new database with its indexes, dropped afterwards, so tests never see
+    each other's documents."""
+    store = connect(server.uri, Settings(database_name=f"t_{uuid.uuid4().hex[:12]}"))
+    await store.ensure_indexes()
+    try:
+        yield store
+    finally:
+        await store.client.drop_database(store.db.name)
+        await store.close()

@@ -37,11 +37,8 @@ DATA_COLLECTIONS = (*dataset_module.REPORTED, "fs.files", "fs.chunks")
 
 @pytest_asyncio.fixture(loop_scope="session")
 async def store(db_server):
-    store = fresh_store(db_server)
-    await store.ensure_indexes()
-    yield store
-    await store.client.drop_database(store.db.name)
-    await store.close()
+    async with fresh_store(db_server) as store:
+        yield store
 
 
 @pytest.fixture

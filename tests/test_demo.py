@@ -39,13 +39,25 @@ def drawings() -> dict[str, etree._Element]:
     }
 
 
+# Records per section of the demo dataset (seed 7); level tags are nested in the maps.
+DEMO_COUNTS = {
+    "assets": 1,
+    "floors": 8,
+    "units": 100,
+    "unit_maps": 9,
+    "backgrounds": 11,
+    "asset_references": 2,
+    "unit_references": 300,
+    "attribute_groups": 2,
+    "assignments": 226,
+    "locations": 112,
+}
+
+
 @pytest_asyncio.fixture(loop_scope="session")
 async def store(db_server):
-    store = fresh_store(db_server)
-    await store.ensure_indexes()
-    yield store
-    await store.client.drop_database(store.db.name)
-    await store.close()
+    async with fresh_store(db_server) as store:
+        yield store
 
 
 def files_of(folder: Path) -> dict[str, bytes]:
@@ -71,18 +83,7 @@ def test_same_seed_gives_identical_bytes(tmp_path):
 
 def test_counts(demo):
     counts = {name: len(value) for name, value in demo.items() if isinstance(value, list)}
-    assert counts == {
-        "assets": 1,
-        "floors": 8,
-        "units": 100,
-        "unit_maps": 9,
-        "backgrounds": 11,
-        "asset_references": 2,
-        "unit_references": 300,
-        "attribute_groups": 2,
-        "assignments": 226,
-        "locations": 112,
-    }
+    assert counts == DEMO_COUNTS
     assert demo["assets"][0]["id"] == "harbor-view"
     assert demo["assets"][0]["market"] == "multifamily"
     assert [f["id"] for f in demo["floors"]] == [f"b{b}-f{f}" for b in (1, 2) for f in (1, 2, 3, 4)]
@@ -260,19 +261,7 @@ async def test_demo_validates_and_imports(store, tmp_path):
 
     report = await import_dataset(store, path)
     inserted = {name: c.inserted for name, c in report.counts.items()}
-    assert inserted == {
-        "assets": 1,
-        "floors": 8,
-        "units": 100,
-        "unit_maps": 9,
-        "level_tags": 19,
-        "backgrounds": 11,
-        "asset_references": 2,
-        "unit_references": 300,
-        "attribute_groups": 2,
-        "assignments": 226,
-        "locations": 112,
-    }
+    assert inserted == {**DEMO_COUNTS, "level_tags": 19}
     assert report.files_stored == 9
     for name, count in inserted.items():
         assert await store[name].count_documents({}) == count, name
