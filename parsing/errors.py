@@ -1,0 +1,19 @@
+"""The one error the parsing package raises: input that is not a usable unit map."""
+
+from __future__ import annotations
+
+
+class SvgError(ValueError):
+    """Malformed, unsafe or over-limit SVG. `line`/`column` come from the XML parser."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+        self.message = message
+        self.line = line
+        self.column = column
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        if self.line is None:
+            return self.message
+        where = f"line {self.line}" + (f", column {self.column}" if self.column else "")
+        return f"{self.message} ({where})"
