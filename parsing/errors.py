@@ -1,4 +1,7 @@
-"""The one error the parsing package raises: input that is not a usable unit map."""
+"""The error of the SVG parser: input that is not a usable unit map.
+
+(Georeferences have their own, `parsing.georeference.GeoreferenceError`.)
+"""
 
 from __future__ import annotations
 

@@ -1,0 +1,570 @@
+"""Shapes to canvas polylines: rects (rounded too), circles, ellipses, lines, polylines,
+polygons and paths, with curves and arcs flattened to within `TOLERANCE` canvas units.
+
+Path data is read by svgelements' lexer (`SVGLexicalParser`), which calls back into
+`_PathBuilder` with absolute coordinates; the builder keeps plain tuples in the path's
+own coordinates, so one parse serves every place the same shape is drawn.
+Curves are flattened after the transform (the transform of a Bezier's control points
+is exact), so the tolerance holds in canvas units whatever the scale.
+
+Coordinates travel as flat lists `[x0, y0, x1, y1, ...]` of floats: no per-point objects.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import TypeAlias
+
+from svgelements import SVGLexicalParser
+
+from parsing.errors import SvgError
+from parsing.numbers import (
+    parse_length,
+    parse_number_list,
+    round_all,
+    transform_round,
+    translate_round,
+)
+from parsing.transform import Matrix, max_scale, multiply
+
+TOLERANCE = 0.25  # canvas units between a curve and its flattened outline, at most
+
+# `d` = its first moveto, then only relative commands (lower case; Z/z is both).
+_FLOAT = r"[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?"  # svgelements' number, exactly
+_RELATIVE_AFTER_START = re.compile(
+    rf"\s*([Mm])\s*({_FLOAT})(?:\s*,\s*|\s+|(?=[-+.]))({_FLOAT})(.*)", re.DOTALL
+)
+_ABSOLUTE_COMMAND = re.compile(r"[MLHVCSQTA]")
+_COMMAND_LETTERS = frozenset("MmZzLlHhVvCcSsQqTtAa")
+TAU = 2 * math.pi
+
+# A path segment in the path's own coordinates (the start is the previous end point):
+#   (LINE, x, y)
+#   (CUBIC, x1, y1, x2, y2, x, y)
+#   (QUAD, x1, y1, x, y)
+#   (ARC, cx, cy, rx, ry, cos_phi, sin_phi, theta1, dtheta, x, y)  centre parameterisation
+LINE, CUBIC, QUAD, ARC = 0, 1, 2, 3
+Segment: TypeAlias = tuple[float, ...]
+# A subpath: start x, start y, its segments, closed by Z.
+Subpath: TypeAlias = tuple[float, float, list[Segment], bool]
+# A flattened polyline in canvas coordinates and whether it was closed.
+Polyline: TypeAlias = tuple[list[float], bool]
+
+
+class PointBudget:
+    """How many more points the map may produce (SvgLimits.max_points, all shapes)."""
+
+    __slots__ = ("left", "limit")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.left = limit
+
+    def take(self, count: int) -> None:
+        self.left -= count
+        if self.left < 0:
+            raise SvgError(f"the map has too many points: the limit is {self.limit}")
+
+    def segments(self, wanted: float, already: int) -> int:
+        """`wanted` segments as an int, refusing NaN/infinite counts and counts that would
+        pass the limit before any point is generated."""
+        if not wanted <= self.left - already:
+            if wanted != wanted or wanted == math.inf:
+                raise SvgError("coordinates out of range (not finite)")
+            raise SvgError(f"the map has too many points: the limit is {self.limit}")
+        return max(1, math.ceil(wanted))
+
+
+# ---------------------------------------------------------------- path data
+
+
+class _PathBuilder:
+    """Callbacks of svgelements' lexer; absolute coordinates in, segment tuples out."""
+
+    __slots__ = (
+        "control",
+        "current_point",
+        "segments",
+        "start_x",
+        "start_y",
+        "subpaths",
+        "x",
+        "y",
+    )
+
+    def __init__(self) -> None:
+        self.subpaths: list[list[object]] = []
+        self.segments: list[Segment] | None = None
+        self.current_point: _PathBuilder | None = None  # the lexer reads .x/.y from it
+        self.x = self.y = self.start_x = self.start_y = 0.0
+        self.control: tuple[str, float, float] | None = None  # last curve's control point
+
+    # The lexer's protocol -------------------------------------------------------------
+
+    def start(self) -> None:
+        pass
+
+    def end(self) -> None:
+        pass
+
+    def move(self, coord: tuple[float, float], relative: bool) -> None:
+        x, y = coord
+        self.segments = []
+        self.subpaths.append([x, y, self.segments, False])
+        self.x = self.start_x = x
+        self.y = self.start_y = y
+        self.current_point = self
+        self.control = None
+
+    def line(self, coord: tuple[float, float] | str, relative: bool) -> None:
+        x, y = self._point(coord)
+        self._segments().append((LINE, x, y))
+        self.x, self.y, self.control = x, y, None
+
+    def horizontal(self, value: float | None, relative: bool) -> None:
+        if value is None:
+            raise SvgError("H/h needs a number")
+        self.line((self.x + value if relative else value, self.y), False)
+
+    def vertical(self, value: float | None, relative: bool) -> None:
+        if value is None:
+            raise SvgError("V/v needs a number")
+        self.line((self.x, self.y + value if relative else value), False)
+
+    def cubic(
+        self,
+        control1: tuple[float, float] | str,
+        control2: tuple[float, float] | str,
+        coord: tuple[float, float] | str,
+        relative: bool,
+    ) -> None:
+        x1, y1 = self._point(control1)
+        x2, y2 = self._point(control2)
+        x, y = self._point(coord)
+        self._segments().append((CUBIC, x1, y1, x2, y2, x, y))
+        self.x, self.y, self.control = x, y, ("C", x2, y2)
+
+    def smooth_cubic(
+        self, control2: tuple[float, float] | str, coord: tuple[float, float] | str, relative: bool
+    ) -> None:
+        self.cubic(self._reflected("C"), control2, coord, False)
+
+    def quad(
+        self, control: tuple[float, float] | str, coord: tuple[float, float] | str, relative: bool
+    ) -> None:
+        x1, y1 = self._point(control)
+        x, y = self._point(coord)
+        self._segments().append((QUAD, x1, y1, x, y))
+        self.x, self.y, self.control = x, y, ("Q", x1, y1)
+
+    def smooth_quad(self, coord: tuple[float, float] | str, relative: bool) -> None:
+        self.quad(self._reflected("Q"), coord, False)
+
+    def arc(
+        self,
+        rx: float | None,
+        ry: float | None,
+        rotation: float | None,
+        large_arc: bool | None,
+        sweep: bool | None,
+        coord: tuple[float, float] | str,
+        relative: bool,
+    ) -> None:
+        if rx is None or ry is None or rotation is None or large_arc is None or sweep is None:
+            raise SvgError("A/a needs rx ry rotation large-arc-flag sweep-flag x y")
+        x, y = self._point(coord)
+        segments = self._segments()
+        centre = arc_centre(self.x, self.y, rx, ry, rotation, large_arc, sweep, x, y)
+        if centre is None:  # zero radius: a straight line, as SVG says
+            segments.append((LINE, x, y))
+        elif centre:  # () when start == end: SVG omits the arc
+            segments.append((ARC, *centre, x, y))
+        self.x, self.y, self.control = x, y, None
+
+    def closed(self, relative: bool) -> None:
+        if self.segments is not None:
+            self.subpaths[-1][3] = True
+        self.segments = None  # a command after Z starts a new subpath at the start point
+        self.x, self.y, self.control = self.start_x, self.start_y, None
+
+    # Helpers ----------------------------------------------------------------------------
+
+    def _segments(self) -> list[Segment]:
+        if self.segments is None:
+            if self.current_point is None:
+                raise SvgError("path data must start with a moveto (M or m)")
+            self.segments = []
+            self.subpaths.append([self.x, self.y, self.segments, False])
+            self.start_x, self.start_y = self.x, self.y
+        return self.segments
+
+    def _point(self, coord: tuple[float, float] | str | None) -> tuple[float, float]:
+        if coord is None:
+            raise SvgError("a coordinate is missing")
+        if isinstance(coord, str):  # svgelements passes "z" for a segment ending at the start
+            return (self.start_x, self.start_y)
+        return coord
+
+    def _reflected(self, kind: str) -> tuple[float, float]:
+        """S/T: the previous control point mirrored about the current point."""
+        control = self.control
+        if control is None or control[0] != kind:
+            return (self.x, self.y)
+        return (2 * self.x - control[1], 2 * self.y - control[2])
+
+
+def parse_path(d: str) -> list[Subpath]:
+    """`d` in the path's own coordinates; SvgError on anything svgelements cannot read."""
+    builder = _PathBuilder()
+    lexer = SVGLexicalParser()
+    try:
+        lexer.parse(builder, d)
+    except SvgError as error:
+        raise SvgError(f"path data (d) is invalid: {error.message}") from None
+    except Exception:  # svgelements raises bare ValueError (and worse) on bad input
+        raise SvgError(f"path data (d) is invalid near character {lexer.pos + 1}") from None
+    if lexer.pos < len(d) and d[lexer.pos :].strip(" ,\t\n\r\x0c"):
+        raise SvgError(f"path data (d) is invalid near character {lexer.pos + 1}")
+    return [(s[0], s[1], s[2], s[3]) for s in builder.subpaths]  # type: ignore[misc]
+
+
+def arc_centre(
+    x1: float,
+    y1: float,
+    rx: float,
+    ry: float,
+    rotation: float,
+    large_arc: bool,
+    sweep: bool,
+    x2: float,
+    y2: float,
+) -> tuple[float, ...] | None:
+    """SVG's endpoint arc to its centre form (SVG 1.1 F.6.5/F.6.6): (cx, cy, rx, ry,
+    cos_phi, sin_phi, theta1, dtheta); `()` when the ends coincide, None for a zero radius.
+    Out-of-range radii are scaled up as SVG requires."""
+    if x1 == x2 and y1 == y2:
+        return ()
+    rx, ry = abs(rx), abs(ry)
+    if rx == 0 or ry == 0:
+        return None
+    phi = math.radians(rotation % 360.0)
+    cos_phi, sin_phi = math.cos(phi), math.sin(phi)
+    hx, hy = (x1 - x2) / 2, (y1 - y2) / 2
+    x1p = cos_phi * hx + sin_phi * hy
+    y1p = -sin_phi * hx + cos_phi * hy
+    scale = (x1p * x1p) / (rx * rx) + (y1p * y1p) / (ry * ry)
+    if scale > 1:
+        root = math.sqrt(scale)
+        rx, ry = rx * root, ry * root
+    rx2, ry2 = rx * rx, ry * ry
+    denominator = rx2 * y1p * y1p + ry2 * x1p * x1p
+    factor = math.sqrt(max(0.0, (rx2 * ry2 - denominator) / denominator)) if denominator else 0.0
+    if large_arc == sweep:
+        factor = -factor
+    cxp = factor * rx * y1p / ry
+    cyp = -factor * ry * x1p / rx
+    cx = cos_phi * cxp - sin_phi * cyp + (x1 + x2) / 2
+    cy = sin_phi * cxp + cos_phi * cyp + (y1 + y2) / 2
+    ux, uy = (x1p - cxp) / rx, (y1p - cyp) / ry
+    vx, vy = (-x1p - cxp) / rx, (-y1p - cyp) / ry
+    theta1 = math.atan2(uy, ux)
+    dtheta = math.atan2(ux * vy - uy * vx, ux * vx + uy * vy)
+    if sweep and dtheta < 0:
+        dtheta += TAU
+    elif not sweep and dtheta > 0:
+        dtheta -= TAU
+    return (cx, cy, rx, ry, cos_phi, sin_phi, theta1, dtheta)
+
+
+def flatten(subpaths: list[Subpath], m: Matrix, budget: PointBudget) -> list[Polyline]:
+    """Each subpath as a canvas polyline: curves and arcs flattened, `m` applied.
+
+    The budget refuses a curve before its points exist; charging it for the result is
+    the caller's (a cached result is charged each time it is drawn).
+    """
+    a, b, c, d, e, f = m
+    result: list[Polyline] = []
+    made = 0
+    for start_x, start_y, segments, closed in subpaths:
+        px = a * start_x + c * start_y + e
+        py = b * start_x + d * start_y + f
+        out = [px, py]
+        for seg in segments:
+            kind = seg[0]
+            if kind == LINE:
+                x, y = seg[1], seg[2]
+                px = a * x + c * y + e
+                py = b * x + d * y + f
+                out.append(px)
+                out.append(py)
+                continue
+            if kind == CUBIC:
+                _, x1, y1, x2, y2, x, y = seg
+                q1x, q1y = a * x1 + c * y1 + e, b * x1 + d * y1 + f
+                q2x, q2y = a * x2 + c * y2 + e, b * x2 + d * y2 + f
+                q3x, q3y = a * x + c * y + e, b * x + d * y + f
+                bend = max(
+                    math.hypot(px - 2 * q1x + q2x, py - 2 * q1y + q2y),
+                    math.hypot(q1x - 2 * q2x + q3x, q1y - 2 * q2y + q3y),
+                )
+                n = budget.segments(math.sqrt(0.75 * bend / TOLERANCE), made + len(out) // 2)
+                for i in range(1, n):
+                    t = i / n
+                    s = 1 - t
+                    w0, w1, w2, w3 = s * s * s, 3 * s * s * t, 3 * s * t * t, t * t * t
+                    out.append(w0 * px + w1 * q1x + w2 * q2x + w3 * q3x)
+                    out.append(w0 * py + w1 * q1y + w2 * q2y + w3 * q3y)
+                px, py = q3x, q3y
+            elif kind == QUAD:
+                _, x1, y1, x, y = seg
+                q1x, q1y = a * x1 + c * y1 + e, b * x1 + d * y1 + f
+                q2x, q2y = a * x + c * y + e, b * x + d * y + f
+                bend = math.hypot(px - 2 * q1x + q2x, py - 2 * q1y + q2y)
+                n = budget.segments(math.sqrt(0.25 * bend / TOLERANCE), made + len(out) // 2)
+                for i in range(1, n):
+                    t = i / n
+                    s = 1 - t
+                    w0, w1, w2 = s * s, 2 * s * t, t * t
+                    out.append(w0 * px + w1 * q1x + w2 * q2x)
+                    out.append(w0 * py + w1 * q1y + w2 * q2y)
+                px, py = q2x, q2y
+            else:  # ARC
+                _, cx, cy, rx, ry, cos_phi, sin_phi, theta1, dtheta, x, y = seg
+                _arc_points(out, m, cx, cy, rx, ry, cos_phi, sin_phi, theta1, dtheta, budget, made)
+                px, py = a * x + c * y + e, b * x + d * y + f
+            out.append(px)
+            out.append(py)
+        made += len(out) // 2
+        result.append((out, closed))
+    return result
+
+
+def _arc_points(
+    out: list[float],
+    m: Matrix,
+    cx: float,
+    cy: float,
+    rx: float,
+    ry: float,
+    cos_phi: float,
+    sin_phi: float,
+    theta1: float,
+    dtheta: float,
+    budget: PointBudget,
+    made: int,
+    full: bool = False,
+) -> None:
+    """Append the inner points of an elliptical arc (not its ends), in canvas coordinates.
+
+    The segment count keeps the chord within TOLERANCE of the transformed ellipse: its
+    largest radius is the largest singular value of the (ellipse x matrix) map.
+    With `full`, the whole ellipse from theta1, start point included, end excluded.
+    """
+    a, b, c, d, e, f = m
+    ux, uy = rx * cos_phi, rx * sin_phi  # ellipse axis vectors in the element's space
+    vx, vy = -ry * sin_phi, ry * cos_phi
+    canvas_ux, canvas_uy = a * ux + c * uy, b * ux + d * uy
+    canvas_vx, canvas_vy = a * vx + c * vy, b * vx + d * vy
+    ox, oy = a * cx + c * cy + e, b * cx + d * cy + f
+    radius = max_scale((canvas_ux, canvas_uy, canvas_vx, canvas_vy, 0.0, 0.0))
+    ratio = TOLERANCE / radius if radius > 0 else 2.0
+    step = 2 * math.acos(1 - ratio) if ratio < 2 else TAU
+    n = budget.segments(abs(dtheta) / step if step > 0 else math.inf, made + len(out) // 2)
+    if full:
+        n = max(n, 4)
+    first = 0 if full else 1
+    for i in range(first, n):
+        t = theta1 + dtheta * i / n
+        cos_t, sin_t = math.cos(t), math.sin(t)
+        out.append(ox + canvas_ux * cos_t + canvas_vx * sin_t)
+        out.append(oy + canvas_uy * cos_t + canvas_vy * sin_t)
+
+
+# ---------------------------------------------------------------- basic shapes
+
+
+def transform_flat(coords: list[float], m: Matrix) -> list[float]:
+    """Apply `m` to a flat coordinate list."""
+    a, b, c, d, e, f = m
+    out: list[float] = []
+    append = out.append
+    for i in range(0, len(coords), 2):
+        x, y = coords[i], coords[i + 1]
+        append(a * x + c * y + e)
+        append(b * x + d * y + f)
+    return out
+
+
+def parse_points(text: str, budget: PointBudget) -> list[float]:
+    """A `points` attribute (polygon, polyline) as a flat list, in its own coordinates."""
+    coords = parse_number_list(text, "points")
+    if len(coords) % 2:
+        raise SvgError("points has an odd number of coordinates")
+    budget.take(len(coords) // 2)
+    return coords
+
+
+def rect_outline(
+    x: float,
+    y: float,
+    width: float,
+    height: float,
+    rx: float,
+    ry: float,
+    m: Matrix,
+    budget: PointBudget,
+) -> list[float]:
+    """The rect's corners clockwise (on screen) from (x, y); with rx/ry (clamped to half
+    the side, as SVG says) the corners are flattened and it starts at (x + rx, y)."""
+    if rx <= 0 or ry <= 0 or width == 0 or height == 0:
+        budget.take(4)
+        return transform_flat([x, y, x + width, y, x + width, y + height, x, y + height], m)
+    rx, ry = min(rx, width / 2), min(ry, height / 2)
+    right, bottom = x + width, y + height
+    a, b, c, d, e, f = m
+    half = math.pi / 2
+    # Per corner: where its arc starts, its centre, its start angle, where it ends.
+    corners = (
+        (right - rx, y, right - rx, y + ry, -half, right, y + ry),
+        (right, bottom - ry, right - rx, bottom - ry, 0.0, right - rx, bottom),
+        (x + rx, bottom, x + rx, bottom - ry, half, x, bottom - ry),
+        (x, y + ry, x + rx, y + ry, math.pi, x + rx, y),
+    )
+    current_x, current_y = x + rx, y
+    out = [a * current_x + c * current_y + e, b * current_x + d * current_y + f]
+    for index, (sx, sy, cx, cy, angle, ex, ey) in enumerate(corners):
+        if sx != current_x or sy != current_y:  # the straight edge before the corner
+            out.append(a * sx + c * sy + e)
+            out.append(b * sx + d * sy + f)
+        _arc_points(out, m, cx, cy, rx, ry, 1.0, 0.0, angle, half, budget, 0)
+        if index < 3:  # the last corner ends where the outline started
+            out.append(a * ex + c * ey + e)
+            out.append(b * ex + d * ey + f)
+        current_x, current_y = ex, ey
+    budget.take(len(out) // 2)
+    return out
+
+
+def ellipse_outline(
+    cx: float, cy: float, rx: float, ry: float, m: Matrix, budget: PointBudget
+) -> list[float]:
+    """A circle or ellipse from angle 0 (cx + rx, cy), clockwise on screen (y down)."""
+    out: list[float] = []
+    _arc_points(out, m, cx, cy, rx, ry, 1.0, 0.0, 0.0, TAU, budget, 0, full=True)
+    budget.take(len(out) // 2)
+    return out
+
+
+# ---------------------------------------------------------------- elements
+
+
+class Outliner:
+    """An element's geometry as canvas polylines, with the caches of one document."""
+
+    def __init__(self, budget: PointBudget) -> None:
+        self.budget = budget
+        self._paths: dict[str, list[Subpath]] = {}
+        # (d, linear part of the matrix) -> flattened polylines and their point count
+        self._flattened: dict[tuple[str, float, float, float, float], tuple[list[Polyline], int]]
+        self._flattened = {}
+
+    def outlines(self, kind: str, attributes: dict[str, str], m: Matrix) -> list[Polyline]:
+        """Polylines of a shape, image (its box) or text (its anchor, the first x/y),
+        `m` applied, in the document's numbers (3 decimals, range-checked); a path may
+        give several, one per subpath."""
+        get = attributes.get
+        budget = self.budget
+        if kind == "path":
+            return self._path(get("d") or "", m)
+        if kind == "polygon" or kind == "polyline":
+            coords = parse_points(get("points") or "", budget)
+            return [(transform_round(coords, m), kind == "polygon")]
+        if kind == "line":
+            coords = [
+                parse_length(get("x1"), "x1"),
+                parse_length(get("y1"), "y1"),
+                parse_length(get("x2"), "x2"),
+                parse_length(get("y2"), "y2"),
+            ]
+            budget.take(2)
+            return [(transform_round(coords, m), False)]
+        if kind == "text":
+            xs = parse_number_list(get("x") or "0", "x")
+            ys = parse_number_list(get("y") or "0", "y")
+            budget.take(1)
+            return [(transform_round([xs[0] if xs else 0.0, ys[0] if ys else 0.0], m), False)]
+        if kind == "rect" or kind == "image":
+            width = _non_negative(get("width"), "width")
+            height = _non_negative(get("height"), "height")
+            rx = ry = 0.0
+            if kind == "rect":
+                rx_text, ry_text = get("rx"), get("ry")
+                rx = _non_negative(rx_text if rx_text is not None else ry_text, "rx")
+                ry = _non_negative(ry_text if ry_text is not None else rx_text, "ry")
+            x, y = parse_length(get("x"), "x"), parse_length(get("y"), "y")
+            if rx <= 0 or ry <= 0 or width == 0 or height == 0:
+                budget.take(4)
+                right, bottom = x + width, y + height
+                return [(transform_round([x, y, right, y, right, bottom, x, bottom], m), True)]
+            return [(round_all(rect_outline(x, y, width, height, rx, ry, m, budget)), True)]
+        # circle, ellipse
+        if kind == "circle":
+            rx = ry = _non_negative(get("r"), "r")
+        else:
+            rx_text, ry_text = get("rx"), get("ry")
+            rx = _non_negative(rx_text if rx_text is not None else ry_text, "rx")
+            ry = _non_negative(ry_text if ry_text is not None else rx_text, "ry")
+        cx, cy = parse_length(get("cx"), "cx"), parse_length(get("cy"), "cy")
+        return [(round_all(ellipse_outline(cx, cy, rx, ry, m, budget)), True)]
+
+    def _path(self, d: str, m: Matrix) -> list[Polyline]:
+        """Parsed once per shape, flattened once per (shape, linear part of `m`), then
+        only moved: maps draw the same unit outline many times, placed by translations.
+        (Always flattening without the translation keeps the numbers identical whether
+        the cache hits or not.)
+
+        A path whose only absolute command is its first moveto (as Inkscape writes
+        them: `m 120.5,80 h 160 v 140 ...`) is the same shape wherever it starts: it
+        is parsed from the origin and its start joins the matrix."""
+        shape = d
+        start = _RELATIVE_AFTER_START.fullmatch(d)
+        if start is not None:
+            command, x, y, rest = start.groups()
+            # After `M x y`, more numbers would be absolute line-tos; after `m`, relative.
+            follows = rest.lstrip(" ,\t\n\r\x0c")[:1]
+            if _ABSOLUTE_COMMAND.search(rest) is None and (
+                command == "m" or not follows or follows in _COMMAND_LETTERS
+            ):
+                tx, ty = float(x), float(y)
+                if abs(tx) < math.inf and abs(ty) < math.inf:
+                    shape = f"{command}0,0{rest}"
+                    m = multiply(m, (1.0, 0.0, 0.0, 1.0, tx, ty))
+        a, b, c, d_, e, f = m
+        key = (shape, a, b, c, d_)
+        cached = self._flattened.get(key)
+        if cached is None:
+            subpaths = self._paths.get(shape)
+            if subpaths is None:
+                try:
+                    subpaths = parse_path(shape)
+                except SvgError:
+                    parse_path(d)  # the message (and character position) of what was written
+                    raise
+                self._paths[shape] = subpaths
+            polylines = flatten(subpaths, (a, b, c, d_, 0.0, 0.0), self.budget)
+            cached = (polylines, sum(len(coords) for coords, _ in polylines) // 2)
+            self._flattened[key] = cached
+        polylines, count = cached
+        self.budget.take(count)
+        if len(polylines) == 1:
+            coords, closed = polylines[0]
+            return [(translate_round(coords, e, f), closed)]
+        return [(translate_round(coords, e, f), closed) for coords, closed in polylines]
+
+
+def _non_negative(text: str | None, what: str) -> float:
+    value = parse_length(text, what)
+    if value < 0:
+        raise SvgError(f"{what} must not be negative")
+    return value
