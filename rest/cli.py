@@ -154,8 +154,10 @@ def cmd_import(args: argparse.Namespace) -> int:
     settings = _settings(args)
     with database_uri(settings) as uri:
         try:
-            path = Path(args.path)
-            report = _with_store(settings, uri, lambda store: import_dataset(store, path))
+            path, limits = Path(args.path), settings.svg_limits
+            report = _with_store(
+                settings, uri, lambda store: import_dataset(store, path, limits=limits)
+            )
         except DatasetError as error:
             print(f"Nothing was imported: {len(error.problems)} problem(s).", file=sys.stderr)
             print(format_problems(error.problems), file=sys.stderr)

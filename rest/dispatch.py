@@ -14,6 +14,7 @@ from starlette.responses import Response
 from resolvers.context import RequestContext, Services
 from resolvers.errors import ApiError, ErrorCode, FieldErrors, classify
 from resolvers.limits import INT32_MAX
+from rest.bodies import read_text_body
 from rest.credentials import api_key_of, flags_of
 from rest.paging_urls import with_urls
 from rest.responses import error_of, error_response, json_response
@@ -61,9 +62,21 @@ class RestApi:
             request.scope.get("state", {}).get("request_id", ""),
         )
         variables, problems = variables_of(route, match.path_values, request)
+        body_error: ApiError | None = None
+        if route.body is not None:
+            try:
+                variables[route.body.variable] = await read_text_body(
+                    route.body, request, self.services.settings)
+            except ApiError as error:
+                # Access is checked first: run the operation with an empty body.
+                body_error, variables[route.body.variable] = error, ""
         outcome = await execute(self.schema, route.parsed, context_value=context,
                                 variable_values=variables)
         assert isinstance(outcome, ExecutionResult)
+        if body_error is not None:
+            if outcome.errors and (error := self.classify(outcome)).code in ACCESS_CODES:
+                return error_response(error)
+            return error_response(body_error)
         if problems:
             # Query syntax is input: it fails only after access (key, flag, permission)
             # passed, and together with every other input problem of the request.
@@ -85,7 +98,7 @@ class RestApi:
             body = with_urls(body, public, raw_path, request.query_params.multi_items())
         elif route.shape is Shape.DATA:
             body = {"data": body}
-        return json_response(body)
+        return json_response(body, media_type=route.media_type)
 
     def classify(self, outcome: ExecutionResult) -> ApiError:
         assert outcome.errors

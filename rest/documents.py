@@ -33,12 +33,15 @@ FRAGMENTS = {
 
 
 def query_document(
-    variables: dict[str, str], field: str, fragment: str, *, paged: bool
+    variables: dict[str, str], field: str, fragment: str | None, *, paged: bool
 ) -> str:
-    """`query ($v: T ...) { result: field(v: $v ...) { ...Fragment } }` plus the fragment."""
+    """`query ($v: T ...) { result: field(v: $v ...) { ...Fragment } }` plus the fragment;
+    a field of scalar type (no fragment) is selected bare."""
     declared = ", ".join(f"${name}: {kind}" for name, kind in variables.items())
     arguments = ", ".join(f"{name}: ${name}" for name in variables)
     head = f"query ({declared})" if declared else "query"
     call = f"{field}({arguments})" if arguments else field
+    if fragment is None:
+        return f"{head} {{ result: {call} }}"
     selection = f"{{ {PAGING} data {{ ...{fragment} }} }}" if paged else f"{{ ...{fragment} }}"
     return f"{head} {{ result: {call} {selection} }}\n{FRAGMENTS[fragment]}"

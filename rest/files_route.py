@@ -12,6 +12,9 @@ from resolvers.errors import ErrorCode
 from rest.responses import error_of
 from storage.files import get_file
 
+IMMUTABLE = "public, max-age=31536000, immutable"  # content-addressed: bytes never change
+SHORT = "public, max-age=300"  # a name that a re-import overwrites (the SVG source)
+
 
 def files_endpoint(services: Services) -> Callable[[Request], Awaitable[Response]]:
     """The endpoint serving `services.store`'s files."""
@@ -23,7 +26,7 @@ def files_endpoint(services: Services) -> Callable[[Request], Awaitable[Response
         if stored is None:
             return error_of(ErrorCode.NOT_FOUND)
         etag = f'"{stored.etag}"'
-        headers = {"ETag": etag, "Cache-Control": "public, max-age=300"}
+        headers = {"ETag": etag, "Cache-Control": IMMUTABLE if stored.immutable else SHORT}
         if etag in request.headers.get("if-none-match", ""):
             return Response(status_code=304, headers=headers)
         return Response(stored.data, media_type=stored.content_type, headers=headers)

@@ -10,8 +10,13 @@ from starlette.responses import Response
 from resolvers.errors import ApiError, ErrorCode
 
 
-def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    return Response(orjson.dumps(body), status, headers=headers, media_type="application/json")
+def json_response(
+    body: Any,
+    status: int = 200,
+    headers: dict[str, str] | None = None,
+    media_type: str = "application/json",
+) -> Response:
+    return Response(orjson.dumps(body), status, headers=headers, media_type=media_type)
 
 
 def error_response(error: ApiError, headers: dict[str, str] | None = None) -> Response:

@@ -28,14 +28,22 @@ class Router:
         self.routes = sorted(routes, key=_specificity, reverse=True)
 
     def match(self, raw_path: str, method: str) -> tuple[Match | None, set[str]]:
-        """The route for this path and method, and the methods the path allows."""
+        """The route for this path and method, and the methods the path allows.
+
+        Only the most specific template that fits the path counts, so a static
+        segment wins even for another method: GET /v1/maps/parse is 405, not E11.
+        """
         segments = raw_path.strip("/").split("/") if raw_path.strip("/") else []
         allowed: set[str] = set()
         found: Match | None = None
+        template: tuple[str, ...] | None = None
         for route in self.routes:
+            if template is not None and route.segments != template:
+                continue
             values = _bind(route.segments, segments)
             if values is None:
                 continue
+            template = route.segments
             allowed.add(route.method)
             if found is None and route.method == method:
                 found = Match(route, values)

@@ -6,12 +6,17 @@ and the OpenAPI document is generated from it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from graphql import DocumentNode, parse
 
 from rest.documents import query_document
+from storage.settings import Settings
+
+MAP_XML = "application/vnd.map+xml"
+MAP_JSON = "application/vnd.map+json"
 
 
 class Shape(StrEnum):
@@ -35,20 +40,40 @@ class Param:
 
 
 @dataclass(frozen=True)
+class Body:
+    """A request body that fills one GraphQL variable.
+
+    `media_types[0]` is the one a 415 names. Text bodies are decoded (charset
+    parameter, else the XML declaration, else UTF-8); `max_bytes` names the
+    Settings limit for this body (413 above it), else the global body limit holds.
+    """
+
+    variable: str
+    graphql_type: str
+    media_types: tuple[str, ...]
+    max_bytes: Callable[[Settings], int] | None = None
+    name: str = "body"  # the REST name in 422 `fields`
+
+
+@dataclass(frozen=True)
 class RestRoute:
     method: str
     path: str
     operation_id: str
     summary: str
     graphql_field: str
-    fragment: str
+    fragment: str | None
     shape: Shape
     params: tuple[Param, ...] = ()
+    body: Body | None = None
+    media_type: str = "application/json"  # of the 200 response
     document: str = field(init=False)
     parsed: DocumentNode = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         variables = {param.variable: param.graphql_type for param in self.params}
+        if self.body is not None:
+            variables[self.body.variable] = self.body.graphql_type
         text = query_document(
             variables, self.graphql_field, self.fragment, paged=self.shape is Shape.PAGED
         )
@@ -64,6 +89,8 @@ class RestRoute:
         for param in self.params:
             if param.variable == variable:
                 return param.name
+        if self.body is not None and self.body.variable == variable:
+            return self.body.name
         return variable
 
 
@@ -90,6 +117,11 @@ ROUTES: tuple[RestRoute, ...] = (
     RestRoute("GET", "/v1/maps", "listUnitMaps", "List unit maps (E9)", "unitMaps",
               "UnitMapFields", Shape.PAGED,
               (*PAGE, Param("tags", "tags", "String"), Param("asset", "assetId", "ID"))),
+    RestRoute("POST", "/v1/maps/parse", "parseUnitMap", "Parse unit-map SVG (E10)",
+              "parseUnitMap", None, Shape.SINGLE,
+              body=Body("svg", "String!", (MAP_XML, "image/svg+xml"),
+                        lambda settings: settings.svg_limits.max_bytes),
+              media_type=MAP_JSON),
     RestRoute("GET", "/v1/maps/{map}", "getUnitMap", "Get a unit map (E11)", "unitMap",
               "UnitMapFields", Shape.SINGLE, (path("map", "id"),)),
     RestRoute("GET", "/v1/maps/{map}/backgrounds", "listBackgrounds",

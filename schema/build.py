@@ -17,6 +17,7 @@ from strawberry.types.execution import ExecutionContext
 from strawberry.utils.logging import StrawberryLogger
 
 from resolvers.errors import ErrorCode, classify
+from schema.mutations import Mutation
 from schema.queries import Query
 from schema.types import SCALARS
 from storage.settings import Settings
@@ -45,6 +46,7 @@ class Schema(strawberry.Schema):
 def build_schema(settings: Settings) -> strawberry.Schema:
     return Schema(
         query=Query,
+        mutation=Mutation,
         config=StrawberryConfig(default_resolver=read_field, scalar_map=SCALARS),
         extensions=[
             lambda: QueryDepthLimiter(max_depth=settings.graphql_max_depth),

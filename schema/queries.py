@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import strawberry
+from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from resolvers import reads
-from schema.permissions import KeyRequired
+from resolvers.parse import parse_svg
+from resolvers.permissions import UNIT_MAPS_PARSE
+from schema.permissions import KeyRequired, requires
 from schema.types import (
     Asset,
     AssetPage,
@@ -120,3 +123,11 @@ class Query:
         self, info: Info, unit_map_id: strawberry.ID, id: strawberry.ID
     ) -> Unit | None:
         return await reads.get_map_unit(info.context, unit_map_id, id)
+
+    @strawberry.field(
+        permission_classes=[requires(UNIT_MAPS_PARSE)],
+        description="Parse unit-map SVG into the parsed document (application/vnd.map+json), "
+        "as E10 does. Needs the permission service.unit-maps.parse.",
+    )
+    async def parse_unit_map(self, info: Info, svg: str) -> JSON:
+        return await parse_svg(info.context, svg)

@@ -95,14 +95,24 @@ class UnitMap:
     style_type: str
     tags: list[str]
     routing_tier: str
-    geojson_url: str | None
     created_at: Timestamp
     updated_at: Timestamp
 
-    @strawberry.field(description="Address of the map file under the file store.")
+    @strawberry.field(
+        description="Address of the parsed map document (application/vnd.map+json) under "
+        "the file store; null for a map without a drawing. Content-addressed: a changed "
+        "drawing gets a new address."
+    )
     def url(self, info: Info, root: strawberry.Parent[Document]) -> str | None:
-        source = root.get("source_file")
-        return file_url(info.context.settings.files_url, source) if source else None
+        name = root.get("parsed_file")
+        return file_url(info.context.settings.files_url, name) if name else None
+
+    @strawberry.field(
+        description="Address of the map's GeoJSON (RFC 7946, WGS84) when it is georeferenced."
+    )
+    def geojson_url(self, info: Info, root: strawberry.Parent[Document]) -> str | None:
+        name = root.get("geojson_file")
+        return file_url(info.context.settings.files_url, name) if name else None
 
     @strawberry.field(description="Units drawn on this map, by id.")
     async def units(self, info: Info, root: strawberry.Parent[Document]) -> list[Unit]:

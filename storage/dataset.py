@@ -13,7 +13,6 @@ one query per collection, and then it runs for real.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import re
@@ -23,19 +22,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lxml import etree
 from pymongo import DeleteMany, ReplaceOne, UpdateMany
 
+from parsing.errors import SvgError
+from parsing.georeference import GeoreferenceError, fit_affine
+from parsing.limits import SvgLimits
+from parsing.svg import parse_unit_map
 from storage import collections as col
 from storage.database import Store
-from storage.files import map_file_name, put_file
 from storage.limits import MAX_ID_LENGTH, REFERENCE_KEY
+from storage.map_drawings import (
+    Drawing,
+    control_points,
+    named_level_tags,
+    refresh_geojson,
+    store_drawing,
+    unit_ids,
+)
 from storage.timestamps import normalize_timestamp, now
 
 FORMAT_VERSION = 1
-MAX_SVG_BYTES = 16 * 1024 * 1024
-SVG_CONTENT_TYPE = "image/svg+xml"
-SVG_NAMESPACE = "http://www.w3.org/2000/svg"
 QUERY_CHUNK = 1000  # ids per `$in`, far below the 16 MiB command limit even at 255 chars
 
 # Sections of the file, in the order they are validated, reported and written.
@@ -280,6 +286,16 @@ def _record(value: Any, spec: Spec, path: str, out: _Problems) -> dict[str, Any]
     return clean
 
 
+def _object(spec: Spec) -> Kind:
+    """One nested object of `spec` (such as a map's georeference)."""
+
+    def check(value: Any, path: str, out: _Problems) -> Any:
+        record = _record(value, spec, path, out)
+        return _INVALID if record is None else record
+
+    return check
+
+
 def _records(spec: Spec) -> Kind:
     """An array of objects of `spec` (nested records such as level tags)."""
 
@@ -312,6 +328,13 @@ ATTRIBUTE: Spec = {
     "attribute_key": (_short_text, True),
 }
 LOCATION_FLOOR: Spec = {"id": (_id, True)}
+CONTROL_POINT: Spec = {
+    "x": (_number, True),
+    "y": (_number, True),
+    "lon": (_number, True),
+    "lat": (_number, True),
+}
+GEOREFERENCE: Spec = {"control_points": (_records(CONTROL_POINT), True)}
 LOCATION_TAG: Spec = {"key": (_short_text, True), "value": (_text, True), **_STAMPS}
 
 SPECS: dict[str, Spec] = {
@@ -344,6 +367,7 @@ SPECS: dict[str, Spec] = {
         "svg": (_text, False),
         "unit_ids": (_list_of(_id, unique=True), False),
         "level_tags": (_records(LEVEL_TAG), False),
+        "georeference": (_object(GEOREFERENCE), False),
         **_STAMPS,
     },
     col.BACKGROUNDS: {
@@ -453,15 +477,24 @@ def load_dataset(path: Path) -> tuple[dict[str, Any], Path]:
 
 @dataclass
 class _Checked:
-    """The file after the structure phase: clean records by section, and SVG bytes."""
+    """The file after the structure phase: clean records by section, and parsed drawings."""
 
     records: dict[str, list[tuple[int, dict[str, Any]]]]
     defined: dict[str, dict[str, dict[str, Any]]]
-    svgs: dict[str, bytes]
+    drawings: dict[str, Drawing]
     problems: _Problems
 
 
-def _check_structure(data: Any, base_dir: Path) -> _Checked:
+@dataclass(frozen=True)
+class _Inputs:
+    """How drawings are read: the parser's limits, and SVG given in memory by map id
+    (the `putUnitMap` mutation) for records without an `svg` path."""
+
+    limits: SvgLimits = field(default_factory=SvgLimits)
+    sources: dict[str, str] = field(default_factory=dict)
+
+
+def _check_structure(data: Any, base_dir: Path, inputs: _Inputs) -> _Checked:
     out = _Problems()
     records: dict[str, list[tuple[int, dict[str, Any]]]] = {s: [] for s in SECTIONS}
     defined: dict[str, dict[str, dict[str, Any]]] = {s: {} for s in ID_SECTIONS}
@@ -498,12 +531,7 @@ def _check_structure(data: Any, base_dir: Path) -> _Checked:
         for index, record in records[section]:
             _check_stamp_order(record, f"$.{section}[{index}]", out)
     for index, record in records[col.UNIT_MAPS]:
-        path = f"$.unit_maps[{index}]"
-        _check_level_tags(record.get("level_tags", []), f"{path}.level_tags", out)
-        if "svg" in record:
-            svg = _read_svg(record["svg"], base_dir, f"{path}.svg", out)
-            if svg is not None and "id" in record:
-                checked.svgs[record["id"]] = svg
+        _check_drawing(record, f"$.unit_maps[{index}]", base_dir, inputs, checked)
     for index, record in records[col.ATTRIBUTE_GROUPS]:
         attributes = record.get("attributes", [])
         _check_unique(attributes, "attribute_id", f"$.attribute_groups[{index}].attributes", out)
@@ -549,8 +577,65 @@ def _check_level_tags(tags: list[tuple[int, dict[str, Any]]], path: str, out: _P
             _check_stamp_order(value, f"{path}[{index}].values[{value_index}]", out)
 
 
-def _read_svg(name: str, base_dir: Path, path: str, out: _Problems) -> bytes | None:
-    """Read and check a map's SVG now, so the write phase cannot fail on it."""
+def _check_drawing(
+    record: dict[str, Any], path: str, base_dir: Path, inputs: _Inputs, checked: _Checked
+) -> None:
+    """Read and parse a map's drawing and fit its georeference now, so the write
+    phase cannot fail on them."""
+    out = checked.problems
+    _check_level_tags(record.get("level_tags", []), f"{path}.level_tags", out)
+    map_id = record.get("id")
+    source: bytes | str | None = None
+    if "svg" in record:
+        source = _read_svg(record["svg"], base_dir, f"{path}.svg", out, inputs.limits)
+    elif map_id in inputs.sources:
+        source = inputs.sources[map_id]  # text: parsed as UTF-8, stored as UTF-8
+    has_svg = "svg" in record or map_id in inputs.sources
+    if has_svg and "unit_ids" in record:
+        out.add(f"{path}.unit_ids", "must be left out: the drawing's units layers list the units")
+    drawing: Drawing | None = None
+    if source is not None and map_id is not None:
+        try:
+            parsed = parse_unit_map(source, inputs.limits)
+            data = source.encode() if isinstance(source, str) else source
+            drawing = Drawing(data, parsed)
+        except SvgError as error:
+            out.add(f"{path}.svg", f"is not a usable unit map: {error}")
+        else:
+            checked.drawings[map_id] = drawing
+    if "georeference" in record:
+        _check_georeference(record, path, has_svg, drawing, out)
+
+
+def _check_georeference(
+    record: dict[str, Any], path: str, has_svg: bool, drawing: Drawing | None, out: _Problems
+) -> None:
+    """The control points must fit an affine transform that keeps the canvas on the earth."""
+    if not has_svg:
+        out.add(f"{path}.georeference", "needs a drawing (svg) to place on the earth")
+        return
+    if "control_points" not in record["georeference"]:
+        return
+    try:
+        fit = fit_affine(control_points(record["georeference"]))
+    except GeoreferenceError as error:
+        out.add(f"{path}.georeference" + (f".{error.path}" if error.path else ""), error.message)
+        return
+    if drawing is None:
+        return
+    width, height = drawing.parsed.document["width"], drawing.parsed.document["height"]
+    for x, y in ((0, 0), (width, 0), (width, height), (0, height)):
+        lon, lat = fit.apply(x, y)
+        if not (-180 <= lon <= 180 and -90 <= lat <= 90):
+            where = f"({lon:.6f}, {lat:.6f})"
+            out.add(f"{path}.georeference", f"puts canvas corner ({x}, {y}) off the earth {where}")
+            return
+
+
+def _read_svg(
+    name: str, base_dir: Path, path: str, out: _Problems, limits: SvgLimits
+) -> bytes | None:
+    """Read a map's SVG file within the parser's byte limit."""
     if name == "":
         out.add(path, "must not be empty")
         return None
@@ -560,30 +645,15 @@ def _read_svg(name: str, base_dir: Path, path: str, out: _Problems) -> bytes | N
             out.add(path, f"file {_show(name)} not found in {base_dir}")
             return None
         size = file.stat().st_size
-        if size > MAX_SVG_BYTES:
-            out.add(path, f"file {_show(name)} has {size} bytes, more than {MAX_SVG_BYTES}")
+        if size > limits.max_bytes:
+            out.add(path, f"file {_show(name)} has {size} bytes, more than {limits.max_bytes}")
             return None
         data = file.read_bytes()
     except OSError as error:
         out.add(path, f"cannot read {_show(name)}: {error.strerror}")
         return None
-    if len(data) > MAX_SVG_BYTES:  # grew since stat
-        out.add(path, f"file {_show(name)} is larger than {MAX_SVG_BYTES} bytes")
-        return None
-    parser = etree.XMLParser(
-        resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False
-    )
-    try:
-        root = etree.fromstring(data, parser)
-    except etree.XMLSyntaxError as error:
-        line, column = error.position
-        out.add(
-            path,
-            f"{_show(name)} is not well-formed XML: {error.msg} (line {line}, column {column})",
-        )
-        return None
-    if root.tag not in (f"{{{SVG_NAMESPACE}}}svg", "svg"):
-        out.add(path, f"{_show(name)} is not an SVG document (root element {root.tag})")
+    if len(data) > limits.max_bytes:  # grew since stat
+        out.add(path, f"file {_show(name)} is larger than {limits.max_bytes} bytes")
         return None
     return data
 
@@ -691,19 +761,34 @@ def _check_references(checked: _Checked, lookup: _Lookup, out: _Problems) -> Non
                 )
         for unit_index, unit_id in enumerate(record.get("unit_ids", [])):
             unit_of(record, unit_id, f"{path}.unit_ids[{unit_index}]", known)
-        for tag_index, tag in record.get("level_tags", []):
-            if tag.get("key") != "floor":
-                continue
-            # The `floor` level tag's values are floor ids (unit-map-svg.md).
-            for value_index, value in tag.get("values", []):
-                if "value" not in value:
+        asset_id = record["asset_id"] if known else None
+        drawing = checked.drawings.get(record.get("id", ""))
+        if drawing is None:
+            for tag_index, tag in record.get("level_tags", []):
+                if tag.get("key") != "floor":
                     continue
-                value_path = f"{path}.level_tags[{tag_index}].values[{value_index}].value"
-                floor = lookup.get(col.FLOORS, value["value"])
-                if floor is None:
-                    out.add(value_path, f"unknown floor {_show(value['value'])}")
-                elif known:
-                    same_asset(floor, "floor", value["value"], value_path, record["asset_id"])
+                for value_index, value in tag.get("values", []):
+                    if "value" in value:
+                        where = f"{path}.level_tags[{tag_index}].values[{value_index}].value"
+                        _check_floor(lookup, asset_id, value["value"], where, "", out)
+            continue
+        for unit in drawing.parsed.units:
+            line = f"line {unit.line}: " if unit.line else ""
+            found = lookup.get(col.UNITS, unit.id)
+            if found is None:
+                out.add(f"{path}.svg", f"{line}unknown unit {_show(unit.id)}")
+            elif known and found.get("asset_id") != record["asset_id"]:
+                out.add(
+                    f"{path}.svg",
+                    f"{line}unit {_show(unit.id)} belongs to asset "
+                    f"{_show(found.get('asset_id'))}, not {_show(record['asset_id'])}",
+                )
+        for level in drawing.parsed.levels:
+            if "floor" in level.tags:
+                line = f"line {level.line}: " if level.line else ""
+                prefix = f"{line}level {_show(level.name)}: "
+                _check_floor(lookup, asset_id, level.tags["floor"], f"{path}.svg", prefix, out)
+        _check_level_tag_names(record, drawing, path, out)
 
     for index, record in records[col.BACKGROUNDS]:
         if "unit_map_id" in record and lookup.get(col.UNIT_MAPS, record["unit_map_id"]) is None:
@@ -758,6 +843,43 @@ def _check_references(checked: _Checked, lookup: _Lookup, out: _Problems) -> Non
                 out.add(floor_path, f"unknown floor {_show(floor_ref['id'])}")
             elif known:
                 same_asset(floor, "floor", floor_ref["id"], floor_path, record["asset_id"])
+
+
+def _check_floor(
+    lookup: _Lookup, asset_id: str | None, floor_id: str, where: str, prefix: str, out: _Problems
+) -> None:
+    """The `floor` level tag's values are floor ids of the map's asset (unit-map-svg.md)."""
+    floor = lookup.get(col.FLOORS, floor_id)
+    if floor is None:
+        out.add(where, f"{prefix}unknown floor {_show(floor_id)}")
+    elif asset_id is not None and floor.get("asset_id") != asset_id:
+        out.add(
+            where,
+            f"{prefix}floor {_show(floor_id)} belongs to asset "
+            f"{_show(floor.get('asset_id'))}, not {_show(asset_id)}",
+        )
+
+
+def _check_level_tag_names(
+    record: dict[str, Any], drawing: Drawing, path: str, out: _Problems
+) -> None:
+    """`level_tags` of a map with a drawing only name what its Levels carry."""
+    drawn: dict[str, set[str]] = {}
+    for level in drawing.parsed.levels:
+        for key, value in level.tags.items():
+            drawn.setdefault(key, set()).add(value)
+    for tag_index, tag in record.get("level_tags", []):
+        tag_path = f"{path}.level_tags[{tag_index}]"
+        key = tag.get("key")
+        if key is not None and key not in drawn:
+            out.add(f"{tag_path}.key", f"no level of the drawing has the tag {_show(key)}")
+            continue
+        for value_index, value in tag.get("values", []):
+            if key is not None and "value" in value and value["value"] not in drawn[key]:
+                out.add(
+                    f"{tag_path}.values[{value_index}].value",
+                    f"no level of the drawing has {key} = {_show(value['value'])}",
+                )
 
 
 def _check_assignments(
@@ -858,29 +980,40 @@ class _Validated:
 
 
 def validate_dataset(
-    data: dict[str, Any], base_dir: Path, existing: Existing | None = None
+    data: dict[str, Any],
+    base_dir: Path,
+    existing: Existing | None = None,
+    *,
+    limits: SvgLimits | None = None,
 ) -> list[Problem]:
     """Every problem of a dataset, resolving ids it does not define in `existing`.
 
     Without `existing` the file must be self-contained.
     """
-    return _validate_with(data, base_dir, existing).problems
+    return _validate_with(data, base_dir, existing, _Inputs(limits or SvgLimits())).problems
 
 
-def _validate_with(data: Any, base_dir: Path, existing: Existing | None) -> _Validated:
-    checked = _check_structure(data, base_dir)
+def _validate_with(
+    data: Any, base_dir: Path, existing: Existing | None, inputs: _Inputs
+) -> _Validated:
+    checked = _check_structure(data, base_dir, inputs)
     lookup = _Lookup(checked, existing, record=False)
     _check_references(checked, lookup, checked.problems)
     return _Validated(checked, lookup, checked.problems.sorted())
 
 
-async def validate(store: Store, data: dict[str, Any], base_dir: Path) -> list[Problem]:
+async def validate(
+    store: Store, data: dict[str, Any], base_dir: Path, *, limits: SvgLimits | None = None
+) -> list[Problem]:
     """Every problem of a dataset, resolving ids it does not define in the database."""
-    return (await _validate_against(store, data, base_dir)).problems
+    inputs = _Inputs(limits or SvgLimits())
+    return (await _validate_against(store, data, base_dir, inputs)).problems
 
 
-async def _validate_against(store: Store, data: Any, base_dir: Path) -> _Validated:
-    checked = _check_structure(data, base_dir)
+async def _validate_against(
+    store: Store, data: Any, base_dir: Path, inputs: _Inputs
+) -> _Validated:
+    checked = _check_structure(data, base_dir, inputs)
     recorder = _Lookup(checked, None, record=True)
     _check_references(checked, recorder, _Problems())  # only learns which ids to load
     existing = await load_existing(store, recorder.wanted, recorder.wanted_groups)
@@ -944,6 +1077,7 @@ class ImportReport:
     )
     files_stored: int = 0
     files_unchanged: int = 0
+    notes: list[str] = field(default_factory=list)  # per map: the georeference fit
 
     def lines(self) -> list[str]:
         rows = [
@@ -953,19 +1087,33 @@ class ImportReport:
             if c.inserted or c.updated or c.deleted
         ]
         rows.append(f"map files: {self.files_stored} stored, {self.files_unchanged} unchanged")
+        rows.extend(self.notes)
         return rows
 
 
-async def import_dataset(store: Store, path: Path) -> ImportReport:
+async def import_dataset(
+    store: Store, path: Path, *, limits: SvgLimits | None = None
+) -> ImportReport:
     """`floorgate import PATH`: load, validate against the database, then write."""
     data, base_dir = load_dataset(path)
-    return await import_data(store, data, base_dir)
+    return await import_data(store, data, base_dir, limits=limits)
 
 
-async def import_data(store: Store, data: dict[str, Any], base_dir: Path) -> ImportReport:
+async def import_data(
+    store: Store,
+    data: dict[str, Any],
+    base_dir: Path,
+    *,
+    limits: SvgLimits | None = None,
+    svg_sources: dict[str, str] | None = None,
+) -> ImportReport:
     """Validate `data`; raise DatasetError and write nothing if anything is wrong,
-    else upsert every record by id (relative SVG paths start at `base_dir`)."""
-    validated = await _validate_against(store, data, base_dir)
+    else upsert every record by id (relative SVG paths start at `base_dir`).
+
+    `svg_sources` gives drawings in memory, by map id, for map records without `svg`.
+    """
+    inputs = _Inputs(limits or SvgLimits(), dict(svg_sources or {}))
+    validated = await _validate_against(store, data, base_dir, inputs)
     if validated.problems:
         raise DatasetError(validated.problems)
     return await _Writer(store, validated, now()).run()
@@ -1016,8 +1164,10 @@ def _asset_reference(record: dict[str, Any], created: str, updated: str) -> dict
     return {"asset_id": record["asset_id"], "key": record["key"], "value": record["value"]}
 
 
-def _unit_map(record: dict[str, Any], source_file: str | None) -> dict[str, Any]:
+def _unit_map(record: dict[str, Any], drawing: Drawing | None, files: Any) -> dict[str, Any]:
+    """The stored map; with a drawing, its units and files come from the drawing."""
     values = {**MAP_DEFAULTS, **record}
+    georeference = record.get("georeference")
     return {
         "asset_id": values["asset_id"],
         "background_id": values["background_id"],
@@ -1026,11 +1176,15 @@ def _unit_map(record: dict[str, Any], source_file: str | None) -> dict[str, Any]
         "style_type": values["style_type"],
         "tags": list(values["tags"]),
         "routing_tier": values["routing_tier"],
-        # Derived from source_file by map processing, which runs after the import.
-        "url": None,
-        "geojson_url": None,
-        "unit_ids": list(values["unit_ids"]),
-        "source_file": source_file,
+        "unit_ids": unit_ids(drawing.parsed) if drawing else list(values["unit_ids"]),
+        "source_file": files.source_file if files else None,
+        # `url` and `geojson_url` are these files' addresses under {cdn_url}.
+        "parsed_file": files.parsed_file if files else None,
+        "geojson_file": None,  # written after the locations (refresh_geojson)
+        "feet_per_unit": drawing.parsed.feet_per_unit if drawing else None,
+        "georeference": None
+        if georeference is None
+        else {"control_points": [point for _, point in georeference["control_points"]]},
     }
 
 
@@ -1097,24 +1251,28 @@ class _Writer:
     def __init__(self, store: Store, validated: _Validated, at: str) -> None:
         self.store = store
         self.records = validated.checked.records
-        self.svgs = validated.checked.svgs
+        self.drawings = validated.checked.drawings
         self.lookup = validated.lookup
         self.at = at
         self.report = ImportReport()
 
     async def run(self) -> ImportReport:
-        source_files = await self._store_svgs()
+        files = await self._store_drawings()
         await self._by_id(col.ASSETS, _asset)
         await self._by_id(col.FLOORS, _floor)
         await self._by_id(col.UNITS, _unit)
         await self._by_id(col.BACKGROUNDS, _background)
-        await self._by_id(col.UNIT_MAPS, lambda r, *_: _unit_map(r, source_files.get(r["id"])))
+        await self._by_id(
+            col.UNIT_MAPS,
+            lambda r, *_: _unit_map(r, self.drawings.get(r["id"]), files.get(r["id"])),
+        )
         await self._level_tags()
         await self._by_id(col.ASSET_REFERENCES, _asset_reference)
         await self._unit_references()
         await self._by_id(col.ATTRIBUTE_GROUPS, _group, stamped=False)
         await self._assignments()
         await self._by_id(col.LOCATIONS, _location)
+        await self._geojson()
         return self.report
 
     # -- helpers
@@ -1162,20 +1320,25 @@ class _Writer:
 
     # -- files, level tags, references, assignments
 
-    async def _store_svgs(self) -> dict[str, str]:
-        """Put each map's SVG in GridFS unless the same bytes are stored already."""
-        names = {map_id: map_file_name(map_id, "source.svg") for map_id in self.svgs}
-        etags: dict[str, str] = {}
-        for chunk in _chunks(names.values()):
-            async for stored in self.store.files.find({"filename": {"$in": chunk}}):
-                etags[stored.filename] = (stored.metadata or {}).get("etag", "")
-        for map_id, data in self.svgs.items():
-            if etags.get(names[map_id]) == hashlib.sha256(data).hexdigest()[:32]:
-                self.report.files_unchanged += 1
-                continue
-            await put_file(self.store, names[map_id], data, SVG_CONTENT_TYPE)
-            self.report.files_stored += 1
-        return names
+    async def _store_drawings(self) -> dict[str, Any]:
+        """Each drawing's SVG source and parsed document, stored unless unchanged."""
+        files = {}
+        for map_id, drawing in self.drawings.items():
+            stored = await store_drawing(self.store, map_id, drawing)
+            files[map_id] = stored
+            self.report.files_stored += stored.stored
+            self.report.files_unchanged += 2 - stored.stored
+        return files
+
+    async def _geojson(self) -> None:
+        """GeoJSON of the maps in the file, and of the maps whose locations it changed;
+        then each of those maps keeps only the files it names."""
+        map_ids = [record["id"] for record in self._unique(col.UNIT_MAPS)]
+        map_ids += [record["unit_map_id"] for record in self._unique(col.LOCATIONS)]
+        for map_id in dict.fromkeys(map_ids):
+            summary = await refresh_geojson(self.store, map_id)
+            if summary is not None:
+                self.report.notes.append(f"{map_id}: {summary}")
 
     async def _level_tags(self) -> None:
         """A map in the file replaces all its level tags; tags it omits are deleted."""
@@ -1192,7 +1355,10 @@ class _Writer:
         operations: list[Any] = []
         counts = self.report.counts[col.LEVEL_TAGS]
         for unit_map in maps:
-            tags = [tag for _, tag in unit_map.get("level_tags", [])]
+            given = unit_map.get("level_tags", [])
+            drawing = self.drawings.get(unit_map["id"])
+            named = named_level_tags(drawing.parsed, given) if drawing else given
+            tags = [tag for _, tag in named]
             operations.append(
                 DeleteMany(
                     {"unit_map_id": unit_map["id"], "key": {"$nin": [t["key"] for t in tags]}}

@@ -9,6 +9,7 @@ and fixed timestamps, never the clock or the global random).
 from __future__ import annotations
 
 import json
+import math
 import random
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -19,7 +20,12 @@ from storage.database import Store
 from storage.dataset import ImportReport, import_dataset
 from storage.demo_svg import (
     BUILDINGS,
+    FEET_PER_UNIT,
     FLOORS,
+    NORTH,
+    SOUTH,
+    X0,
+    X1,
     FloorPlan,
     Room,
     floor_id,
@@ -159,7 +165,7 @@ def _add_floor_map(
             "tags": ["ils", "mls", "pathfinding"],
             "routing_tier": "basic",
             "svg": svg_path,
-            "unit_ids": [room.id for room in plan.units],
+            "georeference": _georeference(plan.building),
             "level_tags": [
                 _level_tag(
                     "building",
@@ -189,6 +195,25 @@ def _add_floor_map(
             ("room", "apartment"),
         ]
         data["locations"].append(_location(f"loc-{room.id}", room, plan, tags, clock))
+
+
+def _georeference(building: int) -> dict[str, Any]:
+    """Control points at the building's four corners, as a surveyor would give them:
+    the buildings stand on the Seattle waterfront, turned 20 degrees from north, and
+    one corner is measured 30 cm off (so the import reports a non-zero residual)."""
+    metres = FEET_PER_UNIT * 0.3048
+    turn = math.radians(20)
+    lon0, lat0 = -122.3425 + 0.0016 * (building - 1), 47.6062
+    points = []
+    corners = [(X0, NORTH[0]), (X1, NORTH[0]), (X1, SOUTH[1]), (X0, SOUTH[1])]
+    for index, (x, y) in enumerate(corners):
+        east = metres * ((x - X0) * math.cos(turn) + (y - NORTH[0]) * math.sin(turn))
+        north = metres * ((x - X0) * math.sin(turn) - (y - NORTH[0]) * math.cos(turn))
+        east += 0.3 if index == 2 else 0.0
+        lon = lon0 + east / (111_320 * math.cos(math.radians(lat0)))
+        lat = lat0 + north / 111_320
+        points.append({"x": x, "y": y, "lon": round(lon, 8), "lat": round(lat, 8)})
+    return {"control_points": points}
 
 
 def _level_tag(key: str, name: str, values: list[tuple[str, str]], clock: _Clock) -> dict[str, Any]:
@@ -240,19 +265,9 @@ def _add_stack_map(
             "tags": ["ils", "mls"],
             "routing_tier": "no_routing",
             "svg": svg_path,
-            "unit_ids": [room.id for plan in plans for room in plan.units],
             "level_tags": [
-                _level_tag(
-                    "building", "Building", [(f"b{b}", f"Building {b}") for b in BUILDINGS], clock
-                ),
-                _level_tag(
-                    "floor",
-                    "Floor",
-                    [(p.floor_id, level_name(p.building, p.floor)) for p in plans],
-                    clock,
-                ),
                 # A stack level shows one storey of both buildings, so it is tagged
-                # by storey rather than by a single floor id.
+                # by storey rather than by a building or a single floor id.
                 _level_tag("storey", "Storey", [(str(f), f"Floor {f}") for f in FLOORS], clock),
             ],
             **clock.stamps(3, 2),

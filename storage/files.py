@@ -1,11 +1,14 @@
 """Files in GridFS, addressed by a path-like filename (for example `maps/<id>/source.svg`).
 
 A put replaces the earlier file of that name, so a name always has one version.
+Derived files get content-addressed names (`content_name`): a name never changes
+its bytes, so they are served as immutable and cached for a year.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -21,6 +24,12 @@ class StoredFile:
     data: bytes
     etag: str
     uploaded: str
+    immutable: bool = False
+
+
+def digest(data: bytes) -> str:
+    """The ETag of stored bytes (also the content part of content-addressed names)."""
+    return hashlib.sha256(data).hexdigest()[:32]
 
 
 def map_file_name(map_id: str, leaf: str) -> str:
@@ -28,17 +37,26 @@ def map_file_name(map_id: str, leaf: str) -> str:
     return f"maps/{quote(map_id, safe='')}/{leaf}"
 
 
+def map_files_prefix(map_id: str) -> str:
+    return map_file_name(map_id, "")
+
+
+def content_name(map_id: str, data: bytes, suffix: str) -> str:
+    """A content-addressed name for a map's derived file: new bytes, new name."""
+    return map_file_name(map_id, f"{digest(data)[:20]}{suffix}")
+
+
 def file_url(files_url: str, filename: str) -> str:
     """The public address of a stored file under `{cdn_url}`."""
     return f"{files_url}/{filename}"
 
 
-async def put_file(store: Store, filename: str, data: bytes, content_type: str) -> None:
+async def put_file(
+    store: Store, filename: str, data: bytes, content_type: str, *, immutable: bool = False
+) -> None:
     """Store `data` under `filename`, then drop older versions of that name."""
-    etag = hashlib.sha256(data).hexdigest()[:32]
-    new_id = await store.files.upload_from_stream(
-        filename, data, metadata={"content_type": content_type, "etag": etag}
-    )
+    metadata = {"content_type": content_type, "etag": digest(data), "immutable": immutable}
+    new_id = await store.files.upload_from_stream(filename, data, metadata=metadata)
     async for old in store.files.find({"filename": filename, "_id": {"$ne": new_id}}):
         await store.files.delete(old._id)
 
@@ -55,6 +73,22 @@ async def get_file(store: Store, filename: str) -> StoredFile | None:
         filename=filename,
         content_type=metadata.get("content_type", "application/octet-stream"),
         data=data,
-        etag=metadata.get("etag") or hashlib.sha256(data).hexdigest()[:32],
+        etag=metadata.get("etag") or digest(data),
         uploaded=uploaded.isoformat() if uploaded else "",
+        immutable=bool(metadata.get("immutable")),
     )
+
+
+async def file_exists(store: Store, filename: str) -> bool:
+    return await store.files.find({"filename": filename}).limit(1).to_list() != []
+
+
+async def delete_map_files_except(store: Store, map_id: str, keep: set[str]) -> int:
+    """Delete a map's stored files other than `keep` (older derived versions)."""
+    pattern = "^" + re.escape(map_files_prefix(map_id))
+    deleted = 0
+    async for stored in store.files.find({"filename": {"$regex": pattern}}):
+        if stored.filename not in keep:
+            await store.files.delete(stored._id)
+            deleted += 1
+    return deleted

@@ -7,8 +7,10 @@ them; nothing else reads the environment.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from parsing.limits import SvgLimits
 
 
 def _env(name: str, default: str | None = None) -> str | None:
@@ -19,6 +21,11 @@ def _env(name: str, default: str | None = None) -> str | None:
 def _env_float(name: str, default: float) -> float:
     raw = _env(name)
     return float(raw) if raw is not None else default
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = _env(name)
+    return int(raw) if raw is not None else default
 
 
 def _env_list(name: str) -> tuple[str, ...]:
@@ -50,6 +57,7 @@ class Settings:
     graphql_validation_cache: int = 256
     rate_limit_per_second: float = 100.0
     rate_limit_burst: int = 200
+    svg_limits: SvgLimits = field(default_factory=SvgLimits)
 
     @property
     def files_url(self) -> str:
@@ -75,6 +83,12 @@ class Settings:
             "db_timeout_ms": int(_env("FLOORGATE_DB_TIMEOUT_MS", "2000") or 2000),
             "rate_limit_per_second": _env_float("FLOORGATE_RATE_LIMIT_PER_SECOND", 100.0),
             "rate_limit_burst": int(_env("FLOORGATE_RATE_LIMIT_BURST", "200") or 200),
+            "svg_limits": SvgLimits(
+                max_bytes=_env_int("FLOORGATE_SVG_MAX_BYTES", SvgLimits.max_bytes),
+                max_elements=_env_int("FLOORGATE_SVG_MAX_ELEMENTS", SvgLimits.max_elements),
+                max_depth=_env_int("FLOORGATE_SVG_MAX_DEPTH", SvgLimits.max_depth),
+                max_points=_env_int("FLOORGATE_SVG_MAX_POINTS", SvgLimits.max_points),
+            ),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]

@@ -48,14 +48,15 @@ UNITS = [
 UNIT_MAPS = [
     stamp({"_id": "map-1", "asset_id": "asset-1", "background_id": "bg-1", "name": "Floor 1",
            "style": "a", "style_type": "floor_plate", "tags": ["ils", "pathfinding"],
-           "routing_tier": "basic", "geojson_url": None, "source_file": "maps/map-1/source.svg",
+           "routing_tier": "basic", "source_file": "maps/map-1/source.svg",
+           "parsed_file": "maps/map-1/0123456789abcdef0123.map.json",
            "unit_ids": ["u-003", "u-001", "u-002", "u-004", "u-005", "missing"]}),
     stamp({"_id": "map-2", "asset_id": "asset-1", "background_id": None, "name": "Stack",
            "style": "b", "style_type": "stack", "tags": ["mls"], "routing_tier": "no_routing",
-           "geojson_url": None, "unit_ids": [f"u-{n:03d}" for n in range(1, 11)]}),
+           "unit_ids": [f"u-{n:03d}" for n in range(1, 11)]}),
     stamp({"_id": "map-3", "asset_id": "asset-2", "background_id": None, "name": "Elm",
            "style": "a", "style_type": "floor_plate", "tags": ["ils", "mls", "pathfinding"],
-           "routing_tier": "no_routing", "geojson_url": None, "unit_ids": ["Ab", "ab"]}),
+           "routing_tier": "no_routing", "unit_ids": ["Ab", "ab"]}),
 ]  # fmt: skip
 
 BACKGROUNDS = [

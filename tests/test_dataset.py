@@ -11,9 +11,10 @@ import pytest
 import pytest_asyncio
 
 import storage.dataset as dataset_module
+from parsing.limits import SvgLimits
+from parsing.svg import document_bytes, parse_unit_map
 from storage import collections as col
 from storage.dataset import (
-    MAX_SVG_BYTES,
     DatasetError,
     Problem,
     import_data,
@@ -22,15 +23,21 @@ from storage.dataset import (
     validate,
     validate_dataset,
 )
-from storage.files import get_file, map_file_name
+from storage.files import content_name, get_file, map_file_name
 from tests._dbserver import fresh_store
 
 T0 = "2026-02-01T12:00:00+00:00"
 T1 = "2026-02-02T12:00:00+00:00"
 SVG = (
     b'<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50">'
-    b'<g data-layer="units"><rect data-unit-id="u1" x="0" y="0" width="50" height="50"/></g>'
-    b"</svg>"
+    b'<g id="L1" data-level="Floor 1" data-tag-floor="f1"><g data-layer="units">'
+    b'<rect data-unit-id="u1" x="0" y="0" width="50" height="50"/>'
+    b'<rect data-unit-id="u2" x="50" y="0" width="50" height="50"/>'
+    b"</g></g></svg>"
+)
+# The drawing of the re-import: level tagged by building; units u2 and u4.
+SVG_2 = SVG.replace(b'data-tag-floor="f1"', b'data-tag-building="main"').replace(
+    b'"u1"', b'"u4"'
 )
 DATA_COLLECTIONS = (*dataset_module.REPORTED, "fs.files", "fs.chunks")
 
@@ -105,7 +112,6 @@ def small(folder: Path) -> dict[str, Any]:
                 "tags": ["ils", "mls"],
                 "routing_tier": "basic",
                 "svg": "maps/m1.svg",
-                "unit_ids": ["u1", "u2"],
                 "level_tags": [
                     {
                         "key": "floor",
@@ -256,10 +262,12 @@ async def test_valid_dataset_imports_exact_documents(store, tmp_path, clock):
             "style_type": "floor_plate",
             "tags": ["ils", "mls"],
             "routing_tier": "basic",
-            "url": None,
-            "geojson_url": None,
             "unit_ids": ["u1", "u2"],
             "source_file": "maps/m1/source.svg",
+            "parsed_file": content_name("m1", document_bytes(parse_unit_map(SVG)), ".map.json"),
+            "geojson_file": None,
+            "feet_per_unit": 1.0,
+            "georeference": None,
             **stamps(),
         },
         {
@@ -271,10 +279,12 @@ async def test_valid_dataset_imports_exact_documents(store, tmp_path, clock):
             "style_type": "floor_plate",
             "tags": [],
             "routing_tier": "no_routing",
-            "url": None,
-            "geojson_url": None,
             "unit_ids": [],
             "source_file": None,
+            "parsed_file": None,
+            "geojson_file": None,
+            "feet_per_unit": None,
+            "georeference": None,
             **stamps(),
         },
     ]
@@ -376,7 +386,7 @@ async def test_valid_dataset_imports_exact_documents(store, tmp_path, clock):
         "locations": 1,
     }
     assert all(c.updated == 0 and c.deleted == 0 for c in report.counts.values())
-    assert (report.files_stored, report.files_unchanged) == (1, 0)
+    assert (report.files_stored, report.files_unchanged) == (2, 0)
 
 
 async def test_svg_is_stored_in_gridfs(store, tmp_path):
@@ -393,7 +403,7 @@ async def test_reimport_is_an_upsert(store, tmp_path, clock):
 
     clock(T1)
     data["units"].append({"id": "u4", "asset_id": "a1", "floor_id": "f2", "name": "202"})
-    data["unit_maps"][0]["unit_ids"] = ["u2", "u4"]
+    (tmp_path / "maps" / "m1.svg").write_bytes(SVG_2)  # units u2, u4 (the drawing lists them)
     data["unit_maps"][0]["level_tags"] = [
         {"key": "building", "name": "Building", "values": [{"name": "Main", "value": "main"}]}
     ]
@@ -414,14 +424,14 @@ async def test_reimport_is_an_upsert(store, tmp_path, clock):
         "assignments": (1, 3, 1),
         "locations": (0, 1, 0),
     }
-    assert (report.files_stored, report.files_unchanged) == (0, 1)
+    assert (report.files_stored, report.files_unchanged) == (2, 0)
 
     a2 = await store[col.ASSETS].find_one({"_id": "a2"})
     assert (a2["created_at"], a2["updated_at"]) == (T0, T1)  # created_at kept
     a1 = await store[col.ASSETS].find_one({"_id": "a1"})
     assert a1["created_at"] == "2026-01-01T08:00:00+00:00"  # given in the file
     m1 = await store[col.UNIT_MAPS].find_one({"_id": "m1"})
-    assert m1["unit_ids"] == ["u2", "u4"]
+    assert m1["unit_ids"] == ["u4", "u2"]  # drawing order
     assert (m1["created_at"], m1["updated_at"]) == (T0, T1)
     tags = await dump(store, col.LEVEL_TAGS)
     assert [(t["unit_map_id"], t["key"]) for t in tags] == [("m1", "building")]
@@ -438,9 +448,11 @@ async def test_reimport_is_an_upsert(store, tmp_path, clock):
         assert await store[name].count_documents({}) == total, name
 
     # A changed drawing replaces the stored file; one version stays.
-    (tmp_path / "maps" / "m1.svg").write_bytes(SVG.replace(b'width="100"', b'width="120"'))
     report = await import_data(store, data, tmp_path)
-    assert (report.files_stored, report.files_unchanged) == (1, 0)
+    assert (report.files_stored, report.files_unchanged) == (0, 2)
+    (tmp_path / "maps" / "m1.svg").write_bytes(SVG_2.replace(b'width="100"', b'width="120"'))
+    report = await import_data(store, data, tmp_path)
+    assert (report.files_stored, report.files_unchanged) == (2, 0)
     assert await store["fs.files"].count_documents({"filename": "maps/m1/source.svg"}) == 1
     stored = await get_file(store, "maps/m1/source.svg")
     assert stored is not None and b'width="120"' in stored.data
@@ -452,7 +464,7 @@ async def test_reimport_is_an_upsert(store, tmp_path, clock):
 def invalid(folder: Path) -> dict[str, Any]:
     """Many different problems, some resolved against what `small` stored."""
     with (folder / "big.svg").open("wb") as big:
-        big.truncate(MAX_SVG_BYTES + 1)
+        big.truncate(SvgLimits().max_bytes + 1)
     return {
         "assets": [
             {"id": "a3", "market": "multifamily", "name": "Gamma", "created_at": "last tuesday"},
@@ -585,7 +597,12 @@ async def test_group_changes_that_would_orphan_assignments(store, tmp_path):
 async def test_ids_up_to_255_characters_of_any_kind_round_trip(store, tmp_path):
     long_id = ("Harbor View: ü 🏢 / 棟 " * 20)[:255]
     assert len(long_id) == 255
-    (tmp_path / "plan.svg").write_bytes(SVG)
+    drawing = (
+        SVG.replace(b'"u1"', b'"' + long_id.encode() + b'"')
+        .replace(b'data-tag-floor="f1"', b'data-tag-floor="' + long_id.encode() + b'"')
+        .replace(b'<rect data-unit-id="u2" x="50" y="0" width="50" height="50"/>', b"")
+    )
+    (tmp_path / "plan.svg").write_bytes(drawing)
     data = {
         "assets": [
             {"id": long_id, "market": "multifamily", "name": "Long"},
@@ -600,7 +617,6 @@ async def test_ids_up_to_255_characters_of_any_kind_round_trip(store, tmp_path):
                 "asset_id": long_id,
                 "name": "M",
                 "svg": "plan.svg",
-                "unit_ids": [long_id],
             }
         ],
     }
@@ -614,7 +630,7 @@ async def test_ids_up_to_255_characters_of_any_kind_round_trip(store, tmp_path):
     assert unit_map["unit_ids"] == [long_id]
     assert unit_map["source_file"] == map_file_name(long_id, "source.svg")
     stored = await get_file(store, unit_map["source_file"])
-    assert stored is not None and stored.data == SVG
+    assert stored is not None and stored.data == drawing
     assert (await store[col.ASSETS].find_one({"_id": "Ab"}))["name"] == "upper"
     assert (await store[col.ASSETS].find_one({"_id": "ab"}))["name"] == "lower"
 

@@ -109,8 +109,12 @@ def test_counts(demo):
     for map_id in FLOOR_MAPS:
         assert set(maps[map_id]["tags"]) == {"ils", "mls", "pathfinding"}
         assert [t["key"] for t in maps[map_id]["level_tags"]] == ["building", "floor"]
-    assert len(maps[STACK_MAP_ID]["unit_ids"]) == 100
-    assert sum(len(m["level_tags"]) for m in maps.values()) == 19
+        assert len(maps[map_id]["georeference"]["control_points"]) == 4
+    # The stacking plan's levels carry only `storey`; its units come from its drawing.
+    assert [t["key"] for t in maps[STACK_MAP_ID]["level_tags"]] == ["storey"]
+    assert "georeference" not in maps[STACK_MAP_ID]
+    assert not any("unit_ids" in m for m in maps.values())
+    assert sum(len(m["level_tags"]) for m in maps.values()) == 17
     assert Counter(g["id"] for g in demo["attribute_groups"]) == {"view": 1, "features": 1}
     assert Counter(a["group_id"] for a in demo["assignments"]) == {"view": 91, "features": 135}
     amenities = Counter(
@@ -152,7 +156,11 @@ def test_svgs_follow_the_conventions(demo, drawings):
             e.get("data-unit-id"): e for e in root.findall(".//s:g[@data-layer='units']/*", NS)
         }
         hits = [e for e in root.findall(".//s:g[@data-layer='hit-areas']/*", NS)]
-        assert sorted(units) == sorted(maps[map_id]["unit_ids"]), map_id
+        floor_ids = {t["values"][0]["value"] for t in maps[map_id]["level_tags"]}
+        expected = [
+            u["id"] for u in demo["units"] if map_id == STACK_MAP_ID or u["floor_id"] in floor_ids
+        ]
+        assert sorted(units) == sorted(expected), map_id
         assert sorted(e.get("data-target-id") for e in hits) == sorted(units), map_id
         assert {e.get("data-target-type") for e in hits} == {"Unit"}
         if map_id == STACK_MAP_ID:
@@ -261,15 +269,26 @@ async def test_demo_validates_and_imports(store, tmp_path):
 
     report = await import_dataset(store, path)
     inserted = {name: c.inserted for name, c in report.counts.items()}
-    assert inserted == {**DEMO_COUNTS, "level_tags": 19}
-    assert report.files_stored == 9
+    assert inserted == {**DEMO_COUNTS, "level_tags": 17}
+    assert report.files_stored == 18  # 9 sources, 9 parsed documents
     for name, count in inserted.items():
         assert await store[name].count_documents({}) == count, name
     unit_map = await store[col.UNIT_MAPS].find_one({"_id": "map-b1-f1"})
     assert unit_map["source_file"] == "maps/map-b1-f1/source.svg"
     assert unit_map["created_at"] == "2026-01-15T09:10:00+00:00"
+    assert unit_map["unit_ids"] == [u["id"] for u in data["units"] if u["floor_id"] == "b1-f1"]
+    maps = {m["_id"]: m for m in await store[col.UNIT_MAPS].find({}).to_list()}
+    assert all(m["parsed_file"].endswith(".map.json") for m in maps.values())
+    assert [i for i, m in maps.items() if m.get("geojson_file")] == FLOOR_MAPS
+    assert len(maps[STACK_MAP_ID]["unit_ids"]) == 100
+    # Four corners, one measured 30 cm off: the fit spreads it over all four.
+    assert [line for line in report.lines() if "georeference" in line] == [
+        f"{map_id}: georeference: affine fit of 4 control points, residual RMS 0.08 m, "
+        "max 0.08 m"
+        for map_id in FLOOR_MAPS
+    ]
 
     again = await install_demo(store, tmp_path)  # `floorgate demo`: <data_dir>/demo/
     assert sum(c.inserted for c in again.counts.values()) == 0
     assert again.counts["units"].updated == 100
-    assert again.files_unchanged == 9
+    assert again.files_unchanged == 18

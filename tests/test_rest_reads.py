@@ -89,7 +89,8 @@ async def test_list_maps_and_tag_filter(client, full_headers):
         "id": "map-1", "asset_id": "asset-1", "background_id": "bg-1", "name": "Floor 1",
         "style": "a", "style_type": "floor_plate", "tags": ["ils", "pathfinding"],
         "routing_tier": "basic", "geojson_url": None,
-        "url": "https://api.floorgate.test/files/maps/map-1/source.svg", **STAMPS,
+        "url": "https://api.floorgate.test/files/maps/map-1/0123456789abcdef0123.map.json",
+        **STAMPS,
     }
     assert body["data"][1]["url"] is None
     both = await client.get("/v1/maps?tags=ils, pathfinding", headers=full_headers)

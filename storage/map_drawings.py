@@ -1,0 +1,145 @@
+"""What a map's SVG drawing gives the map when it is stored (unit-map-svg.md).
+
+A drawing is parsed once, while its import is validated; the writer then derives
+from it the map's units (its UnitLayers), its level tags (the Levels' tags, with
+names from the import), the parsed document and, with a georeference, the GeoJSON.
+Derived files get content-addressed names, so their URLs can be cached for a year.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from parsing.geojson import geojson_bytes, map_geojson
+from parsing.georeference import ControlPoint, fit_affine
+from parsing.svg import ParsedMap, document_bytes
+from storage import collections as col
+from storage.database import Store
+from storage.files import (
+    content_name,
+    delete_map_files_except,
+    file_exists,
+    get_file,
+    map_file_name,
+    put_file,
+)
+
+SVG_CONTENT_TYPE = "image/svg+xml"
+MAP_JSON_CONTENT_TYPE = "application/vnd.map+json"
+GEOJSON_CONTENT_TYPE = "application/geo+json"
+
+
+@dataclass
+class Drawing:
+    """A map's SVG bytes and their parse."""
+
+    source: bytes
+    parsed: ParsedMap
+
+
+@dataclass(frozen=True)
+class StoredDrawing:
+    source_file: str
+    parsed_file: str
+    stored: int  # files written (0 when the same bytes were stored already)
+
+
+def unit_ids(parsed: ParsedMap) -> list[str]:
+    """The map's units: every unit id of its UnitLayers, once, in drawing order
+    (a unit drawn on two levels, a duplex, is one unit of the map)."""
+    return list(dict.fromkeys(unit.id for unit in parsed.units))
+
+
+def level_tag_values(parsed: ParsedMap) -> dict[str, list[str]]:
+    """Tag key -> its values, in the order the Levels carry them."""
+    found: dict[str, dict[str, None]] = {}
+    for level in parsed.levels:
+        for key, value in level.tags.items():
+            found.setdefault(key, {})[value] = None
+    return {key: list(values) for key, values in found.items()}
+
+
+def named_level_tags(
+    parsed: ParsedMap, given: list[tuple[int, dict[str, Any]]]
+) -> list[tuple[int, dict[str, Any]]]:
+    """The map's level tags: keys and values from the drawing; names and timestamps
+    from the import's `level_tags` where it gives them, else the key or value itself."""
+    by_key = {tag["key"]: tag for _, tag in given if "key" in tag}
+    tags: list[tuple[int, dict[str, Any]]] = []
+    for index, (key, values) in enumerate(level_tag_values(parsed).items()):
+        named = by_key.get(key, {})
+        value_records = {v["value"]: v for _, v in named.get("values", []) if "value" in v}
+        tag = {k: v for k, v in named.items() if k in ("created_at", "updated_at")}
+        tag.update(key=key, name=named.get("name", key))
+        tag["values"] = [
+            (position, {"name": value, **value_records.get(value, {}), "value": value})
+            for position, value in enumerate(values)
+        ]
+        tags.append((index, tag))
+    return tags
+
+
+def control_points(georeference: dict[str, Any]) -> list[ControlPoint]:
+    return [
+        ControlPoint(x=p["x"], y=p["y"], lon=p["lon"], lat=p["lat"])
+        for _, p in georeference["control_points"]
+    ]
+
+
+async def _put_once(
+    store: Store, name: str, data: bytes, content_type: str, *, immutable: bool
+) -> int:
+    """Store a file unless a content-addressed name already holds these bytes."""
+    if immutable and await file_exists(store, name):
+        return 0
+    await put_file(store, name, data, content_type, immutable=immutable)
+    return 1
+
+
+async def store_drawing(store: Store, map_id: str, drawing: Drawing) -> StoredDrawing:
+    """The SVG source (overwritten in place) and the parsed document (content-addressed)."""
+    source_name = map_file_name(map_id, "source.svg")
+    stored = await get_file(store, source_name)
+    written = 0
+    if stored is None or stored.data != drawing.source:
+        await put_file(store, source_name, drawing.source, SVG_CONTENT_TYPE)
+        written += 1
+    parsed = document_bytes(drawing.parsed)
+    parsed_name = content_name(map_id, parsed, ".map.json")
+    written += await _put_once(store, parsed_name, parsed, MAP_JSON_CONTENT_TYPE, immutable=True)
+    return StoredDrawing(source_name, parsed_name, written)
+
+
+async def refresh_geojson(store: Store, map_id: str) -> str | None:
+    """(Re)write the map's GeoJSON from what is stored: its parsed document, its
+    georeference and its locations; then drop files the map no longer names.
+
+    Returns the georeference summary for the import report, or None without one.
+    """
+    unit_map = await store[col.UNIT_MAPS].find_one({"_id": map_id})
+    if unit_map is None:
+        return None
+    geojson_name: str | None = None
+    summary: str | None = None
+    reference = unit_map.get("georeference")
+    parsed_file = unit_map.get("parsed_file")
+    if reference and parsed_file and (parsed := await get_file(store, parsed_file)):
+        fit = fit_affine([ControlPoint(**point) for point in reference["control_points"]])
+        locations = await store[col.LOCATIONS].find({"unit_map_id": map_id}).sort("_id").to_list()
+        for location in locations:
+            location["id"] = location.pop("_id")
+        collection = map_geojson(orjson.loads(parsed.data), fit, locations, map_id=map_id)
+        data = geojson_bytes(collection)
+        geojson_name = content_name(map_id, data, ".geojson")
+        await _put_once(store, geojson_name, data, GEOJSON_CONTENT_TYPE, immutable=True)
+        summary = fit.summary()
+    if unit_map.get("geojson_file") != geojson_name:
+        await store[col.UNIT_MAPS].update_one(
+            {"_id": map_id}, {"$set": {"geojson_file": geojson_name}}
+        )
+    keep = {unit_map.get("source_file"), parsed_file, geojson_name} - {None}
+    await delete_map_files_except(store, map_id, keep)  # type: ignore[arg-type]
+    return summary

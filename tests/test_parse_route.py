@@ -1,0 +1,176 @@
+"""E10 `POST /v1/maps/parse` and GraphQL `parseUnitMap`: one operation, two faces."""
+
+from __future__ import annotations
+
+import httpx
+import orjson
+import pytest
+
+from parsing.limits import SvgLimits
+from rest.app import create_app
+from storage.settings import Settings
+
+MAP_XML = {"Content-Type": "application/vnd.map+xml"}
+# The input of the example in unit-map-svg.md, and the document it gives.
+EXAMPLE_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="800">'
+    '<g id="L2" data-level="Level 2" data-tag-building="b1" data-tag-floor="f-2">'
+    '<g data-layer="hit-areas"><polygon data-target-id="u-101" fill="#eeeeee" '
+    'points="10,10 110,10 110,90 10,90"/></g>'
+    '<g data-layer="units"><rect data-unit-id="u-101" fill="#ffffff" x="10" y="10" '
+    'width="100" height="80"/></g>'
+    '<g id="walls"><line x1="0" y1="0" x2="1200" y2="0" stroke="#000" stroke-width="4"/></g>'
+    "</g></svg>"
+)
+EXAMPLE_DOCUMENT = {
+    "version": "1.2", "type": "application/vnd.map+json", "width": 1200, "height": 800,
+    "elements": [
+        {"type": "Level", "uid": "L2", "name": "Level 2",
+         "tags": {"building": "b1", "floor": "f-2"}, "elements": [
+            {"type": "HitAreaLayer", "uid": "e3", "elements": [
+                {"type": "HitArea", "uid": "e4", "target": {"id": "u-101", "type": "Unit"},
+                 "shape": {"type": "Polygon", "fill": "#eeeeee",
+                           "points": "10,10 110,10 110,90 10,90"}}]},
+            {"type": "UnitLayer", "uid": "e5", "elements": [
+                {"type": "Unit", "uid": "e6", "id": "u-101",
+                 "shape": {"type": "Rect", "fill": "#ffffff",
+                           "points": "10,10 110,10 110,90 10,90"}}]},
+            {"type": "Layer", "uid": "walls", "name": "walls", "elements": [
+                {"type": "Line", "uid": "e8", "x1": "0", "y1": "0", "x2": "1200", "y2": "0",
+                 "stroke": "#000", "stroke-width": "4"}]}]}]}  # fmt: skip
+PARSE = "query ($svg: String!) { parseUnitMap(svg: $svg) }"
+
+
+async def test_parse_returns_the_parsed_document(client, full_headers):
+    response = await client.post(
+        "/v1/maps/parse", content=EXAMPLE_SVG, headers={**full_headers, **MAP_XML}
+    )
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/vnd.map+json"
+    assert response.json() == EXAMPLE_DOCUMENT
+
+
+async def test_parse_accepts_image_svg_xml_and_a_charset(client, full_headers):
+    latin = ('<?xml version="1.0" encoding="ISO-8859-1"?>' + EXAMPLE_SVG).replace(
+        "Level 2", "Étage 2"
+    )
+    response = await client.post(
+        "/v1/maps/parse",
+        content=latin.encode("iso-8859-1"),
+        headers={**full_headers, "Content-Type": "image/svg+xml"},
+    )
+    assert response.status_code == 200
+    assert response.json()["elements"][0]["name"] == "Étage 2"
+    utf8 = await client.post(
+        "/v1/maps/parse",
+        content=EXAMPLE_SVG.encode(),
+        headers={**full_headers, "Content-Type": "application/vnd.map+xml; charset=utf-8"},
+    )
+    assert utf8.json() == EXAMPLE_DOCUMENT
+
+
+async def test_graphql_parse_gives_the_same_document(client, full_headers):
+    body = {"query": PARSE, "variables": {"svg": EXAMPLE_SVG}}
+    response = await client.post("/graphql", json=body, headers=full_headers)
+    assert response.json() == {"data": {"parseUnitMap": EXAMPLE_DOCUMENT}}
+
+
+@pytest.mark.parametrize(
+    ("headers", "content_type", "status", "body"),
+    [
+        ({}, "application/vnd.map+xml", 401, {"message": "No API key found in request"}),
+        ("plain", "application/vnd.map+xml", 403,
+         {"message": "Access denied: missing permission service.unit-maps.parse"}),
+        # Access is checked before the media type.
+        ("plain", "text/plain", 403,
+         {"message": "Access denied: missing permission service.unit-maps.parse"}),
+        ("full", "text/plain", 415,
+         {"message": "Content type must be application/vnd.map+xml"}),
+        ("full", "application/json", 415,
+         {"message": "Content type must be application/vnd.map+xml"}),
+        ("full", None, 415, {"message": "Content type must be application/vnd.map+xml"}),
+    ],
+)  # fmt: skip
+async def test_parse_access_and_media_type(client, keys, headers, content_type, status, body):
+    sent = {"API-Key": getattr(keys, headers)} if isinstance(headers, str) else {}
+    if content_type:
+        sent["Content-Type"] = content_type
+    response = await client.post("/v1/maps/parse", content=EXAMPLE_SVG, headers=sent)
+    assert response.status_code == status
+    assert response.json() == body
+
+
+@pytest.mark.parametrize(
+    ("svg", "message"),
+    [
+        ("<svg><g></svg>",
+         "malformed XML: Opening and ending tag mismatch: g line 1 and svg (line 1, column 15)"),
+        ('<?xml version="1.0"?>\n<!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n'
+         "<svg>&x;</svg>",
+         'the SVG declares the XML entity "x"; entity declarations are not allowed'),
+        ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+         'width="10" height="10">\n<use xlink:href="https://evil.example/x.svg#a"/></svg>',
+         '<use> refers to "https://evil.example/x.svg#a" outside the SVG; only "#id" '
+         "references and data: URIs are allowed (line 2)"),
+        ("<html/>", "the root element is <html>, not <svg> (line 1)"),
+        ("", "malformed XML: Document is empty (line 1, column 1)"),
+    ],
+)  # fmt: skip
+async def test_parse_rejects_bad_svg_with_422(client, full_headers, svg, message):
+    response = await client.post(
+        "/v1/maps/parse", content=svg.encode(), headers={**full_headers, **MAP_XML}
+    )
+    assert response.status_code == 422
+    body = response.json()
+    assert body["message"] == "Resource validation failed"
+    assert body["fields"] == {"body": [message]}
+
+
+async def test_parse_rejects_undecodable_text(client, full_headers):
+    response = await client.post(
+        "/v1/maps/parse", content=b"<svg>\xff</svg>", headers={**full_headers, **MAP_XML}
+    )
+    assert response.status_code == 422
+    assert response.json() == {
+        "message": "Resource validation failed",
+        "fields": {"body": ["is not valid utf-8 text (byte 5)"]},
+    }
+
+
+async def test_parse_over_the_size_limit_is_413(store, settings, keys):
+    small = Settings(
+        data_dir=settings.data_dir,
+        public_url=settings.public_url,
+        database_name=settings.database_name,
+        rate_limit_per_second=0,
+        svg_limits=SvgLimits(max_bytes=len(EXAMPLE_SVG)),
+    )
+    transport = httpx.ASGITransport(app=create_app(small, store))
+    async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as client:
+        headers = {"API-Key": keys.full, **MAP_XML}
+        fits = await client.post("/v1/maps/parse", content=EXAMPLE_SVG, headers=headers)
+        assert fits.status_code == 200
+        over = await client.post("/v1/maps/parse", content=EXAMPLE_SVG + " ", headers=headers)
+        assert over.status_code == 413
+        assert over.json() == {"message": "Request body too large"}
+        # Through GraphQL the parser's own limit answers, as a 422.
+        body = {"query": PARSE, "variables": {"svg": EXAMPLE_SVG + " " * 10}}
+        graphql = await client.post("/graphql", json=body, headers={"API-Key": keys.full})
+        error = graphql.json()["errors"][0]
+        assert error["extensions"]["code"] == "BAD_USER_INPUT"
+        assert list(error["extensions"]["fields"]) == ["svg"]
+
+
+async def test_get_on_the_parse_path_is_405_not_a_map_named_parse(client, full_headers):
+    response = await client.get("/v1/maps/parse", headers=full_headers)
+    assert response.status_code == 405
+    assert response.headers["allow"] == "POST"
+    assert response.json() == {"message": "Method not allowed"}
+
+
+async def test_parse_is_deterministic_through_the_route(client, full_headers):
+    headers = {**full_headers, **MAP_XML}
+    first = await client.post("/v1/maps/parse", content=EXAMPLE_SVG, headers=headers)
+    second = await client.post("/v1/maps/parse", content=EXAMPLE_SVG, headers=headers)
+    assert first.content == second.content
+    assert orjson.loads(first.content) == EXAMPLE_DOCUMENT
