@@ -7,24 +7,37 @@ as `<path>`s with arcs and curves placed by `transform`; hit areas; doors (arcs)
 walls of the base plan; labels placed by `matrix()` transforms; walk paths with curves;
 stairs and elevator connectors with icon symbols drawn by `<use>`.
 
+The same bytes are also sent through E10 (`POST /v1/maps/parse`) in-process: the
+ASGI app with httpx, an API key checked against the embedded database, body decoding,
+GraphQL execution and the JSON response.
+
 Run with `python -m tests.benchmarks svg_parse`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
 import platform
 import random
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+import httpx
 from lxml import etree
 
 from parsing.svg import parse_unit_map
+from resolvers.keys import create_key
+from resolvers.permissions import UNIT_MAPS_PARSE
+from rest.app import create_app
+from storage.database import connect
+from storage.embedded import EmbeddedServer
+from storage.settings import Settings
 
 ROUNDS = 7
 TARGET_BYTES = 5 * 1024 * 1024
@@ -336,10 +349,61 @@ def report(
     return times
 
 
+class RouteClient:
+    """E10 through the real ASGI app in-process (httpx ASGITransport, no socket), on an
+    embedded database server that holds the API key."""
+
+    def __init__(self, folder: Path) -> None:
+        self.server = EmbeddedServer(folder / "db")
+        self.server.start()
+        self.loop = asyncio.new_event_loop()
+        settings = Settings(
+            data_dir=folder,
+            public_url="https://bench.local",
+            database_name="floorgate_bench_parse",
+            rate_limit_per_second=0,
+        )
+        self.store = connect(self.server.uri, settings)
+        self.loop.run_until_complete(self.store.ensure_indexes())
+        key = self.loop.run_until_complete(create_key(self.store, "bench", [UNIT_MAPS_PARSE], None))
+        app = create_app(settings, self.store)
+        self.client = httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app),
+            base_url="https://bench.local",
+            headers={"API-Key": key.secret, "Content-Type": "application/vnd.map+xml"},
+            timeout=60,
+        )
+
+    def step(self, data: bytes) -> Callable[[], object]:
+        def post() -> object:
+            response = self.loop.run_until_complete(
+                self.client.post("/v1/maps/parse", content=data)
+            )
+            assert response.status_code == 200, response.text[:200]
+            return response
+
+        return post
+
+    def close(self) -> None:
+        self.loop.run_until_complete(self.client.aclose())
+        self.loop.run_until_complete(self.store.close())
+        self.loop.close()
+        self.server.stop()
+
+
 def main() -> None:
     print(machine())
-    report("generated map", generate_map())
-    report("same map, unit paths absolute, none alike", generate_map(distinct_paths=True))
+    with tempfile.TemporaryDirectory() as folder:
+        route = RouteClient(Path(folder))
+        try:
+            for label, data in (
+                ("generated map", generate_map()),
+                ("same map, unit paths absolute, none alike", generate_map(distinct_paths=True)),
+            ):
+                steps = {**standard_steps(data), "E10 route": route.step(data)}
+                report(label, data, steps)
+        finally:
+            route.close()
 
 
 if __name__ == "__main__":
