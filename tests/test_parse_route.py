@@ -9,35 +9,11 @@ import pytest
 from parsing.limits import SvgLimits
 from rest.app import create_app
 from storage.settings import Settings
+from tests.parsing.test_document import CONVENTIONS_EXAMPLE, EXAMPLE_SVG
 
 MAP_XML = {"Content-Type": "application/vnd.map+xml"}
 # The input of the example in unit-map-svg.md, and the document it gives.
-EXAMPLE_SVG = (
-    '<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="800">'
-    '<g id="L2" data-level="Level 2" data-tag-building="b1" data-tag-floor="f-2">'
-    '<g data-layer="hit-areas"><polygon data-target-id="u-101" fill="#eeeeee" '
-    'points="10,10 110,10 110,90 10,90"/></g>'
-    '<g data-layer="units"><rect data-unit-id="u-101" fill="#ffffff" x="10" y="10" '
-    'width="100" height="80"/></g>'
-    '<g id="walls"><line x1="0" y1="0" x2="1200" y2="0" stroke="#000" stroke-width="4"/></g>'
-    "</g></svg>"
-)
-EXAMPLE_DOCUMENT = {
-    "version": "1.2", "type": "application/vnd.map+json", "width": 1200, "height": 800,
-    "elements": [
-        {"type": "Level", "uid": "L2", "name": "Level 2",
-         "tags": {"building": "b1", "floor": "f-2"}, "elements": [
-            {"type": "HitAreaLayer", "uid": "e3", "elements": [
-                {"type": "HitArea", "uid": "e4", "target": {"id": "u-101", "type": "Unit"},
-                 "shape": {"type": "Polygon", "fill": "#eeeeee",
-                           "points": "10,10 110,10 110,90 10,90"}}]},
-            {"type": "UnitLayer", "uid": "e5", "elements": [
-                {"type": "Unit", "uid": "e6", "id": "u-101",
-                 "shape": {"type": "Rect", "fill": "#ffffff",
-                           "points": "10,10 110,10 110,90 10,90"}}]},
-            {"type": "Layer", "uid": "walls", "name": "walls", "elements": [
-                {"type": "Line", "uid": "e8", "x1": "0", "y1": "0", "x2": "1200", "y2": "0",
-                 "stroke": "#000", "stroke-width": "4"}]}]}]}  # fmt: skip
+EXAMPLE_DOCUMENT = orjson.loads(CONVENTIONS_EXAMPLE)
 PARSE = "query ($svg: String!) { parseUnitMap(svg: $svg) }"
 
 
