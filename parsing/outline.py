@@ -215,7 +215,18 @@ class _PathBuilder:
 
 
 def parse_path(d: str) -> list[Subpath]:
-    """`d` in the path's own coordinates; SvgError on anything svgelements cannot read."""
+    """`d` in the path's own coordinates; SvgError on anything svgelements cannot read.
+
+    The fast reader below takes the path data drawing tools write; whatever it does not
+    accept (errors, odd corners of the grammar) is read by svgelements, which decides."""
+    subpaths = _parse_path_fast(d)
+    if subpaths is not None:
+        return subpaths
+    return parse_path_svgelements(d)
+
+
+def parse_path_svgelements(d: str) -> list[Subpath]:
+    """`parse_path` through svgelements' lexer: the reference the fast reader must match."""
     builder = _PathBuilder()
     lexer = SVGLexicalParser()
     try:
@@ -227,6 +238,178 @@ def parse_path(d: str) -> list[Subpath]:
     if lexer.pos < len(d) and d[lexer.pos :].strip(" ,\t\n\r\x0c"):
         raise SvgError(f"path data (d) is invalid near character {lexer.pos + 1}")
     return [(s[0], s[1], s[2], s[3]) for s in builder.subpaths]  # type: ignore[misc]
+
+
+# ---------------------------------------------------------------- fast path data
+
+# A command and everything up to the next one (numbers, separators, anything else).
+_COMMAND_GROUP = re.compile(r"([MmZzLlHhVvCcSsQqTtAa])([^MmZzLlHhVvCcSsQqTtAa]*)")
+# svgelements' number, or any other single non-separator character: a number's text
+# for float(), or one character float() refuses (the input is ASCII), so that nothing
+# findall would skip goes unnoticed.
+_ARGUMENT = re.compile(rf"{_FLOAT}|[^ ,\t\n\r\x0c]")
+_SEPARATORS = " ,\t\n\r\x0c"
+# One arc's arguments: rx ry rotation large-arc sweep x y, flags one character each
+# (`a10 10 0 0110 10` is flags 0 and 1, then x=10), numbers read greedily as
+# svgelements reads them (atomic groups: linear time on any input).
+_S = r"[ ,\t\n\r\x0c]*+"
+_ARC_ARGUMENTS = re.compile(
+    rf"{_S}((?>{_FLOAT})){_S}((?>{_FLOAT})){_S}((?>{_FLOAT}))"
+    rf"{_S}([01]){_S}([01]){_S}((?>{_FLOAT})){_S}((?>{_FLOAT})){_S}"
+)
+# How many numbers one repeat of each command takes (arcs apart).
+_ARITY = {"L": 2, "T": 2, "H": 1, "V": 1, "C": 6, "S": 4, "Q": 4}
+
+
+def _parse_path_fast(d: str) -> list[Subpath] | None:
+    """`parse_path` for well-formed path data, with the same numbers svgelements and
+    `_PathBuilder` give (tests/parsing/test_properties.py holds it to that); None for
+    anything else: an error, an empty `d`, a coordinate replaced by an inline `z`, ..."""
+    if not d.isascii():
+        return None
+    first = d.lstrip(_SEPARATORS)[:1]
+    if first != "M" and first != "m":
+        return None
+    subpaths: list[Subpath] = []
+    segments: list[Segment] | None = None
+    x = y = start_x = start_y = 0.0
+    # The last curve's control point, for S/T: kind ("C"/"Q"), x, y.
+    control_kind = ""
+    control_x = control_y = 0.0
+    findall = _ARGUMENT.findall
+    try:
+        for command, text in _COMMAND_GROUP.findall(d):
+            upper = command.upper()
+            relative = command != upper
+            if upper == "A":
+                position = 0
+                end = len(text)
+                arc_match = _ARC_ARGUMENTS.match
+                if segments is None:
+                    segments = []
+                    subpaths.append((x, y, segments, False))
+                    start_x, start_y = x, y
+                while position < end:
+                    match = arc_match(text, position)
+                    if match is None:
+                        return None
+                    position = match.end()
+                    rx_, ry_, rotation, large, sweep, ex, ey = match.groups()
+                    x2, y2 = float(ex), float(ey)
+                    if relative:
+                        x2 += x
+                        y2 += y
+                    centre = arc_centre(
+                        x, y, float(rx_), float(ry_), float(rotation), large == "1",
+                        sweep == "1", x2, y2,
+                    )  # fmt: skip
+                    if centre is None:
+                        segments.append((LINE, x2, y2))
+                    elif centre:
+                        segments.append((ARC, *centre, x2, y2))
+                    x, y = x2, y2
+                if not position:
+                    return None  # svgelements reads an `A` with no arguments as nothing
+                control_kind = ""
+                continue
+            values = list(map(float, findall(text)))
+            count = len(values)
+            if upper == "Z":
+                if count:
+                    return None
+                if segments is not None:
+                    subpaths[-1] = (start_x, start_y, segments, True)
+                segments = None
+                x, y, control_kind = start_x, start_y, ""
+                continue
+            if upper == "M":
+                if count < 2 or count % 2:
+                    return None
+                if relative and subpaths:
+                    x += values[0]
+                    y += values[1]
+                else:
+                    x, y = values[0], values[1]
+                segments = []
+                subpaths.append((x, y, segments, False))
+                start_x, start_y = x, y
+                control_kind = ""
+                for i in range(2, count, 2):
+                    if relative:
+                        x += values[i]
+                        y += values[i + 1]
+                    else:
+                        x, y = values[i], values[i + 1]
+                    segments.append((LINE, x, y))
+                continue
+            arity = _ARITY[upper]
+            if not count or count % arity:
+                return None
+            if segments is None:  # after Z: a new subpath from the start point
+                segments = []
+                subpaths.append((x, y, segments, False))
+                start_x, start_y = x, y
+            append = segments.append
+            if upper == "L":
+                for i in range(0, count, 2):
+                    if relative:
+                        x += values[i]
+                        y += values[i + 1]
+                    else:
+                        x, y = values[i], values[i + 1]
+                    append((LINE, x, y))
+                control_kind = ""
+            elif upper == "H":
+                for value in values:
+                    x = x + value if relative else value
+                    append((LINE, x, y))
+                control_kind = ""
+            elif upper == "V":
+                for value in values:
+                    y = y + value if relative else value
+                    append((LINE, x, y))
+                control_kind = ""
+            elif upper == "C" or upper == "S":
+                for i in range(0, count, arity):
+                    if upper == "C":
+                        x1, y1 = values[i], values[i + 1]
+                        if relative:
+                            x1 += x
+                            y1 += y
+                        i += 2
+                    elif control_kind == "C":
+                        x1, y1 = 2 * x - control_x, 2 * y - control_y
+                    else:
+                        x1, y1 = x, y
+                    x2, y2, x3, y3 = values[i], values[i + 1], values[i + 2], values[i + 3]
+                    if relative:
+                        x2 += x
+                        y2 += y
+                        x3 += x
+                        y3 += y
+                    append((CUBIC, x1, y1, x2, y2, x3, y3))
+                    x, y, control_kind, control_x, control_y = x3, y3, "C", x2, y2
+            else:  # Q, T
+                for i in range(0, count, arity):
+                    if upper == "Q":
+                        x1, y1 = values[i], values[i + 1]
+                        if relative:
+                            x1 += x
+                            y1 += y
+                        i += 2
+                    elif control_kind == "Q":
+                        x1, y1 = 2 * x - control_x, 2 * y - control_y
+                    else:
+                        x1, y1 = x, y
+                    x2, y2 = values[i], values[i + 1]
+                    if relative:
+                        x2 += x
+                        y2 += y
+                    append((QUAD, x1, y1, x2, y2))
+                    x, y, control_kind, control_x, control_y = x2, y2, "Q", x1, y1
+    except (ValueError, ArithmeticError):  # a character that is not part of a number, ...
+        return None
+    return subpaths
 
 
 def arc_centre(
@@ -468,6 +651,8 @@ class Outliner:
         # (d, linear part of the matrix) -> flattened polylines and their point count
         self._flattened: dict[tuple[str, float, float, float, float], tuple[list[Polyline], int]]
         self._flattened = {}
+        # d -> _moved_to_origin(d)
+        self._moved: dict[str, tuple[str, float | None, float | None]] = {}
 
     def outlines(self, kind: str, attributes: dict[str, str], m: Matrix) -> list[Polyline]:
         """Polylines of a shape, image (its box) or text (its anchor, the first x/y),
@@ -527,19 +712,12 @@ class Outliner:
         A path whose only absolute command is its first moveto (as Inkscape writes
         them: `m 120.5,80 h 160 v 140 ...`) is the same shape wherever it starts: it
         is parsed from the origin and its start joins the matrix."""
-        shape = d
-        start = _RELATIVE_AFTER_START.fullmatch(d)
-        if start is not None:
-            command, x, y, rest = start.groups()
-            # After `M x y`, more numbers would be absolute line-tos; after `m`, relative.
-            follows = rest.lstrip(" ,\t\n\r\x0c")[:1]
-            if _ABSOLUTE_COMMAND.search(rest) is None and (
-                command == "m" or not follows or follows in _COMMAND_LETTERS
-            ):
-                tx, ty = float(x), float(y)
-                if abs(tx) < math.inf and abs(ty) < math.inf:
-                    shape = f"{command}0,0{rest}"
-                    m = multiply(m, (1.0, 0.0, 0.0, 1.0, tx, ty))
+        moved = self._moved.get(d)
+        if moved is None:
+            moved = self._moved[d] = _moved_to_origin(d)
+        shape, tx, ty = moved
+        if tx is not None and ty is not None:
+            m = multiply(m, (1.0, 0.0, 0.0, 1.0, tx, ty))
         a, b, c, d_, e, f = m
         key = (shape, a, b, c, d_)
         cached = self._flattened.get(key)
@@ -561,6 +739,23 @@ class Outliner:
             coords, closed = polylines[0]
             return [(translate_round(coords, e, f), closed)]
         return [(translate_round(coords, e, f), closed) for coords, closed in polylines]
+
+
+def _moved_to_origin(d: str) -> tuple[str, float | None, float | None]:
+    """`d` started at the origin and the start it had, when its only absolute command is
+    its first moveto; else `d` itself and None, None."""
+    start = _RELATIVE_AFTER_START.fullmatch(d)
+    if start is not None:
+        command, x, y, rest = start.groups()
+        # After `M x y`, more numbers would be absolute line-tos; after `m`, relative.
+        follows = rest.lstrip(" ,\t\n\r\x0c")[:1]
+        if _ABSOLUTE_COMMAND.search(rest) is None and (
+            command == "m" or not follows or follows in _COMMAND_LETTERS
+        ):
+            tx, ty = float(x), float(y)
+            if abs(tx) < math.inf and abs(ty) < math.inf:
+                return f"{command}0,0{rest}", tx, ty
+    return d, None, None
 
 
 def _non_negative(text: str | None, what: str) -> float:

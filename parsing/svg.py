@@ -27,6 +27,7 @@ from parsing.attributes import (
 )
 from parsing.canvas import canvas_size, feet_per_unit, viewbox_matrix
 from parsing.errors import SvgError
+from parsing.gcpause import gc_paused
 from parsing.limits import SvgLimits
 from parsing.numbers import (
     format_number,
@@ -134,6 +135,11 @@ class ParsedMap:
 
 def parse_unit_map(data: bytes | str, limits: SvgLimits = SvgLimits()) -> ParsedMap:  # noqa: B008
     """Parse a unit-map SVG; SvgError (with line/column where known) for anything wrong."""
+    with gc_paused():
+        return _parse(data, limits)
+
+
+def _parse(data: bytes | str, limits: SvgLimits) -> ParsedMap:
     root = parse_xml(data, limits)
     try:
         return _MapReader(root, limits).read()
