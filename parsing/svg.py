@@ -38,7 +38,7 @@ from parsing.numbers import (
 from parsing.outline import Outliner, PointBudget, Polyline
 from parsing.safety import LIBXML_MAX_DEPTH, count_elements, is_local_reference, parse_xml
 from parsing.transform import IDENTITY, Matrix, multiply, parse_transform, translation
-from parsing.uids import UidScope, next_free
+from parsing.uids import UidScope
 
 MEDIA_TYPE = "application/vnd.map+json"
 DOCUMENT_VERSION = "1.2"
@@ -293,18 +293,7 @@ class _MapReader:
             attributes = dict(el.items())
             if "style" in attributes or "{" in "".join(attributes):
                 attributes = self._written(el)
-            # The source scope's UidScope.next, inlined: it runs for every element.
-            source = self.source
-            source.position += 1
-            names = source.names
-            element_id = attributes.get("id")
-            if element_id:
-                uid = element_id if element_id not in names else next_free(element_id, names)
-            else:
-                uid = f"e{source.position}"
-                if uid in names:
-                    uid = next_free(uid, names)
-            names.add(uid)
+            uid = self.source.next(attributes.get("id"))
             href = attributes.get("href")
             if href is not None and not is_local_reference(href):
                 raise _external(el, href)
