@@ -150,3 +150,13 @@ async def test_parse_is_deterministic_through_the_route(client, full_headers):
     second = await client.post("/v1/maps/parse", content=EXAMPLE_SVG, headers=headers)
     assert first.content == second.content
     assert orjson.loads(first.content) == EXAMPLE_DOCUMENT
+
+
+async def test_parse_rejects_an_unknown_charset(client, full_headers):
+    headers = {**full_headers, "Content-Type": "application/vnd.map+xml; charset=klingon"}
+    response = await client.post("/v1/maps/parse", content=EXAMPLE_SVG, headers=headers)
+    assert response.status_code == 422
+    assert response.json() == {
+        "message": "Resource validation failed",
+        "fields": {"body": ["unknown character encoding 'klingon'"]},
+    }
