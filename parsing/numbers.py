@@ -12,6 +12,11 @@ from functools import lru_cache
 
 from parsing.errors import SvgError
 
+try:  # the compiled loops (parsing/_kernels.pyx); the pure-Python ones below otherwise
+    from parsing import _kernels
+except ImportError:  # pragma: no cover - a build without the extension
+    _kernels = None
+
 # SVG's number grammar (no "inf", "nan", "1_000" or hex, which Python's float() accepts).
 NUMBER = r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
 NUMBER_RE = re.compile(NUMBER)
@@ -67,6 +72,39 @@ def round_all(flat: list[float]) -> list[float]:
 
 
 def translate_round(flat: list[float], dx: float, dy: float) -> list[float]:
+    """`round_all` of a flat list shifted by (dx, dy): the compiled loop when built."""
+    if _kernels is None:
+        return translate_round_py(flat, dx, dy)
+    try:
+        return _kernels.translate_round(flat, dx, dy)
+    except _kernels.OutOfRange:
+        raise _out_of_range() from None
+
+
+def transform_round(
+    flat: list[float], m: tuple[float, float, float, float, float, float]
+) -> list[float]:
+    """`round_all` of a flat list mapped by the affine matrix `m` (x' = a x + c y + e,
+    y' = b x + d y + f): the compiled loop when built."""
+    if _kernels is None:
+        return transform_round_py(flat, m)
+    try:
+        return _kernels.transform_round(flat, m)
+    except _kernels.OutOfRange:
+        raise _out_of_range() from None
+
+
+def format_points(flat: list[float]) -> str:
+    """`x,y x,y ...` of already rounded coordinates (see `round3`): the compiled writer
+    when built (it declines values it cannot write exactly as "%.15g" does)."""
+    if _kernels is not None:
+        text = _kernels.format_points(flat)
+        if text is not None:
+            return text
+    return format_points_py(flat)
+
+
+def translate_round_py(flat: list[float], dx: float, dy: float) -> list[float]:
     """`round_all` of a flat list shifted by (dx, dy), in one pass. (Plain loops: on
     CPython 3.11 they beat comprehensions over zipped slices for these short lists.)"""
     rounded: list[float] = []
@@ -81,11 +119,10 @@ def translate_round(flat: list[float], dx: float, dy: float) -> list[float]:
     return rounded
 
 
-def transform_round(
+def transform_round_py(
     flat: list[float], m: tuple[float, float, float, float, float, float]
 ) -> list[float]:
-    """`round_all` of a flat list mapped by the affine matrix `m` (x' = a x + c y + e,
-    y' = b x + d y + f), in one pass."""
+    """`transform_round` in pure Python, in one pass."""
     a, b, c, d, e, f = m
     rounded: list[float] = []
     append = rounded.append
@@ -119,8 +156,8 @@ def _template(pairs: int) -> str:
     return _small_template(pairs) if pairs <= 256 else " ".join(["%.15g,%.15g"] * pairs)
 
 
-def format_points(flat: list[float]) -> str:
-    """`x,y x,y ...` of already rounded coordinates (see `round3`), in one C-level format.
+def format_points_py(flat: list[float]) -> str:
+    """`format_points` in pure Python, in one C-level format.
 
     "%.15g" prints a 3-decimal value below 1e12 exactly and drops trailing zeros, so it
     agrees with `format_number` for every value `round3` returns.
