@@ -118,3 +118,265 @@ def format_points(list flat):
         return PyUnicode_FromStringAndSize(buffer, length)
     finally:
         free(buffer)
+
+
+# ---------------------------------------------------------------- path data
+
+from cpython.object cimport PyObject
+from cpython.unicode cimport PyUnicode_AsUTF8AndSize
+from libc.string cimport memcpy
+
+
+cdef extern from "Python.h":
+    double PyOS_string_to_double(
+        const char *text, char **end, PyObject *overflow_exception
+    ) except? -1.0
+
+# Segment kinds, as in parsing/outline.py.
+DEF LINE = 0
+DEF CUBIC = 1
+DEF QUAD = 2
+DEF ARC = 3
+DEF MAX_NUMBERS = 4096  # a longer command group goes to the Python reader
+
+
+cdef inline bint _separator(char ch) noexcept:
+    return ch == b' ' or ch == b',' or ch == b'\t' or ch == b'\n' or ch == b'\r' or ch == b'\x0c'
+
+
+cdef inline bint _digit(char ch) noexcept:
+    return b'0' <= ch <= b'9'
+
+
+cdef inline bint _command(char ch) noexcept:
+    return ch in b"MmZzLlHhVvCcSsQqTtAa"
+
+
+cdef Py_ssize_t _number(const char *text, Py_ssize_t i, Py_ssize_t end, double *value) except -2:
+    """Read svgelements' number at `i` (`[-+]?[0-9]*\\.?[0-9]+([eE][-+]?[0-9]+)?`);
+    the position after it, or -1 for anything the regex and float() would not read alike
+    (the Python reader then decides)."""
+    cdef Py_ssize_t start = i
+    cdef char buffer[64]
+    if i < end and (text[i] == b'-' or text[i] == b'+'):
+        i += 1
+    cdef Py_ssize_t whole = i
+    while i < end and _digit(text[i]):
+        i += 1
+    if i < end and text[i] == b'.':
+        if i + 1 < end and _digit(text[i + 1]):
+            i += 1
+            while i < end and _digit(text[i]):
+                i += 1
+        else:
+            return -1  # "12." or "-.": the regex would leave a "." behind
+    if i == whole:
+        return -1  # no digits
+    if i < end and (text[i] == b'e' or text[i] == b'E'):
+        if i + 1 < end and _digit(text[i + 1]):
+            i += 2
+        elif i + 2 < end and (text[i + 1] == b'-' or text[i + 1] == b'+') and _digit(text[i + 2]):
+            i += 3
+        else:
+            return -1  # an "e" that is not an exponent
+        while i < end and _digit(text[i]):
+            i += 1
+    if i - start >= 63:
+        return -1
+    memcpy(buffer, text + start, i - start)
+    buffer[i - start] = 0
+    value[0] = PyOS_string_to_double(buffer, NULL, NULL)  # what float() computes
+    return i
+
+
+def parse_path(str d, arc_centre):
+    """outline._parse_path_fast for the path data tools write (same tuples, same floats);
+    None whenever it is unsure, and the Python reader decides. `arc_centre` is
+    outline.arc_centre (one implementation of the arc maths)."""
+    if not d.isascii():
+        return None
+    cdef Py_ssize_t length
+    cdef const char *text = PyUnicode_AsUTF8AndSize(d, &length)
+    cdef Py_ssize_t i = 0, j, count, k, end
+    cdef double values[MAX_NUMBERS]
+    cdef double x = 0.0, y = 0.0, start_x = 0.0, start_y = 0.0
+    cdef double x1, y1, x2, y2, x3, y3
+    cdef double control_x = 0.0, control_y = 0.0
+    cdef char control_kind = 0  # b'C', b'Q' or 0
+    cdef char command, upper
+    cdef bint relative
+    cdef int arity
+    cdef list subpaths = []
+    cdef list segments = None
+    while i < length and _separator(text[i]):
+        i += 1
+    if i == length or (text[i] != b'M' and text[i] != b'm'):
+        return None
+    while i < length:
+        command = text[i]
+        i += 1
+        end = i
+        while end < length and not _command(text[end]):
+            end += 1
+        upper = command & ~0x20  # ASCII upper case
+        relative = command != upper
+        if upper == b'A':
+            if segments is None:
+                segments = []
+                subpaths.append((x, y, segments, False))
+                start_x, start_y = x, y
+            if i == end:
+                return None
+            while True:
+                count = 0
+                while count < 7:
+                    while i < end and _separator(text[i]):
+                        i += 1
+                    if i == end:
+                        return None
+                    if count == 3 or count == 4:
+                        if text[i] != b'0' and text[i] != b'1':
+                            return None
+                        values[count] = text[i] - 48
+                        i += 1
+                    else:
+                        i = _number(text, i, end, &values[count])
+                        if i < 0:
+                            return None
+                    count += 1
+                while i < end and _separator(text[i]):
+                    i += 1
+                x2, y2 = values[5], values[6]
+                if relative:
+                    x2 += x
+                    y2 += y
+                try:
+                    centre = arc_centre(
+                        x, y, values[0], values[1], values[2], values[3] == 1.0,
+                        values[4] == 1.0, x2, y2,
+                    )
+                except (ValueError, ArithmeticError):  # as the Python reader: it decides
+                    return None
+                if centre is None:
+                    segments.append((LINE, x2, y2))
+                elif centre:
+                    segments.append((ARC, *centre, x2, y2))
+                x, y = x2, y2
+                if i == end:
+                    break
+            control_kind = 0
+            continue
+        count = 0
+        while True:
+            while i < end and _separator(text[i]):
+                i += 1
+            if i == end:
+                break
+            if count == MAX_NUMBERS:
+                return None
+            i = _number(text, i, end, &values[count])
+            if i < 0:
+                return None
+            count += 1
+        if upper == b'Z':
+            if count:
+                return None
+            if segments is not None:
+                subpaths[len(subpaths) - 1] = (start_x, start_y, segments, True)
+            segments = None
+            x, y, control_kind = start_x, start_y, 0
+            continue
+        if upper == b'M':
+            if count < 2 or count % 2:
+                return None
+            if relative and subpaths:
+                x += values[0]
+                y += values[1]
+            else:
+                x, y = values[0], values[1]
+            segments = []
+            subpaths.append((x, y, segments, False))
+            start_x, start_y = x, y
+            control_kind = 0
+            for k in range(2, count, 2):
+                if relative:
+                    x += values[k]
+                    y += values[k + 1]
+                else:
+                    x, y = values[k], values[k + 1]
+                segments.append((LINE, x, y))
+            continue
+        if upper == b'L' or upper == b'T':
+            arity = 2
+        elif upper == b'H' or upper == b'V':
+            arity = 1
+        elif upper == b'C':
+            arity = 6
+        else:  # S, Q
+            arity = 4
+        if not count or count % arity:
+            return None
+        if segments is None:
+            segments = []
+            subpaths.append((x, y, segments, False))
+            start_x, start_y = x, y
+        if upper == b'L':
+            for k in range(0, count, 2):
+                if relative:
+                    x += values[k]
+                    y += values[k + 1]
+                else:
+                    x, y = values[k], values[k + 1]
+                segments.append((LINE, x, y))
+            control_kind = 0
+        elif upper == b'H':
+            for k in range(count):
+                x = x + values[k] if relative else values[k]
+                segments.append((LINE, x, y))
+            control_kind = 0
+        elif upper == b'V':
+            for k in range(count):
+                y = y + values[k] if relative else values[k]
+                segments.append((LINE, x, y))
+            control_kind = 0
+        elif upper == b'C' or upper == b'S':
+            for k in range(0, count, arity):
+                j = k
+                if upper == b'C':
+                    x1, y1 = values[j], values[j + 1]
+                    if relative:
+                        x1 += x
+                        y1 += y
+                    j += 2
+                elif control_kind == b'C':
+                    x1, y1 = 2 * x - control_x, 2 * y - control_y
+                else:
+                    x1, y1 = x, y
+                x2, y2, x3, y3 = values[j], values[j + 1], values[j + 2], values[j + 3]
+                if relative:
+                    x2 += x
+                    y2 += y
+                    x3 += x
+                    y3 += y
+                segments.append((CUBIC, x1, y1, x2, y2, x3, y3))
+                x, y, control_kind, control_x, control_y = x3, y3, b'C', x2, y2
+        else:  # Q, T
+            for k in range(0, count, arity):
+                j = k
+                if upper == b'Q':
+                    x1, y1 = values[j], values[j + 1]
+                    if relative:
+                        x1 += x
+                        y1 += y
+                    j += 2
+                elif control_kind == b'Q':
+                    x1, y1 = 2 * x - control_x, 2 * y - control_y
+                else:
+                    x1, y1 = x, y
+                x2, y2 = values[j], values[j + 1]
+                if relative:
+                    x2 += x
+                    y2 += y
+                segments.append((QUAD, x1, y1, x2, y2))
+                x, y, control_kind, control_x, control_y = x2, y2, b'Q', x1, y1
+    return subpaths

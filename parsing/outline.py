@@ -28,6 +28,11 @@ from parsing.numbers import (
 )
 from parsing.transform import Matrix, max_scale, multiply
 
+try:  # compiled twin of _parse_path_fast (parsing/_kernels.pyx)
+    from parsing import _kernels
+except ImportError:  # pragma: no cover - a build without the extension
+    _kernels = None
+
 TOLERANCE = 0.25  # canvas units between a curve and its flattened outline, at most
 
 # `d` = its first moveto, then only relative commands (lower case; Z/z is both).
@@ -219,6 +224,10 @@ def parse_path(d: str) -> list[Subpath]:
 
     The fast reader below takes the path data drawing tools write; whatever it does not
     accept (errors, odd corners of the grammar) is read by svgelements, which decides."""
+    if _kernels is not None:  # the compiled reader, when built; None when it is unsure
+        subpaths = _kernels.parse_path(d, arc_centre)
+        if subpaths is not None:
+            return subpaths
     subpaths = _parse_path_fast(d)
     if subpaths is not None:
         return subpaths

@@ -9,8 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from parsing import numbers
+from parsing import numbers, outline
 from parsing.errors import SvgError
+from parsing.outline import _parse_path_fast, arc_centre
+from tests.parsing.test_path_data import EXAMPLES, number, path_data
 
 kernels = pytest.importorskip("parsing._kernels", reason="built without the extension")
 
@@ -74,4 +76,42 @@ def test_documents_without_the_kernels(name: str, monkeypatch: pytest.MonkeyPatc
     data = SOURCES[name]()
     compiled = document_bytes(parse_unit_map(data))
     monkeypatch.setattr(numbers, "_kernels", None)
+    monkeypatch.setattr(outline, "_kernels", None)
     assert document_bytes(parse_unit_map(data)) == compiled
+
+
+def _same_path(d: str) -> None:
+    compiled = kernels.parse_path(d, arc_centre)
+    if compiled is not None:  # None: the Python reader decides
+        assert repr(compiled) == repr(_parse_path_fast(d)), d  # repr: -0.0, NaN
+
+
+@given(path_data())
+@EXAMPLES
+def test_path_reader(d: str) -> None:
+    _same_path(d)
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(list("MmLlHhVvCcSsQqTtAaZz,. -+eE01\x0b")),
+            number,
+            st.floats(allow_nan=True, allow_infinity=True).map(repr),
+        ),
+        max_size=30,
+    ).map(lambda parts: "M0 0" + "".join(parts))
+)
+@EXAMPLES
+def test_path_reader_on_odd_path_data(d: str) -> None:
+    _same_path(d)
+
+
+def test_path_reader_takes_what_tools_write() -> None:
+    for d in (
+        "M0.64,-26L160.64,-26C171.64,-26 180.64,-17 180.64,-6L180.64,134Z",
+        "m0,0 h160 v140 l-40,0 a25,16.667 0 0 1 -50,0 q1,2 3,4 t5,6 s1,2 3,4 z",
+        "M10 10 0110 20", "M1e2-3.5.5 2Z",
+    ):
+        assert kernels.parse_path(d, arc_centre) is not None, d
+        _same_path(d)
