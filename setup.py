@@ -1,13 +1,15 @@
-"""Builds parsing/_kernels.pyx, the compiled per-point loops of the SVG parser
-(docs/svg-parsing.md, Speed). Everything else is in pyproject.toml.
+"""Builds parsing/_kernels.pyx, the compiled per-point loops and path-data reader of
+the SVG parser (docs/svg-parsing.md, Speed). Everything else is in pyproject.toml.
 
-The extension is optional: parsing/numbers.py falls back to its pure-Python loops
-(same results) when it is missing, e.g. built with FLOORGATE_PURE_PYTHON=1.
+The extension is optional: parsing/numbers.py and parsing/outline.py fall back to their
+pure-Python code (same results, tests/parsing/test_kernels.py) when it is missing, e.g.
+when built with FLOORGATE_PURE_PYTHON=1.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 
 from setuptools import Extension, setup
 
@@ -17,7 +19,11 @@ def extensions() -> list[Extension]:
         return []
     from Cython.Build import cythonize
 
-    return cythonize([Extension("parsing._kernels", ["parsing/_kernels.pyx"])], quiet=True)
+    # No fused multiply-add (aarch64 compilers contract a*x + b by default): the C
+    # arithmetic must round exactly as Python's does.
+    flags = [] if sys.platform == "win32" else ["-ffp-contract=off"]
+    kernels = Extension("parsing._kernels", ["parsing/_kernels.pyx"], extra_compile_args=flags)
+    return cythonize([kernels], quiet=True)
 
 
 setup(ext_modules=extensions())
