@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: run test bench lint clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py parsing/_kernels.pyx
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "floorgate needs Python 3.11 or newer")'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[embedded,dev]'
