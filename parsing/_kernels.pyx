@@ -380,3 +380,139 @@ def parse_path(str d, arc_centre):
                 segments.append((QUAD, x1, y1, x2, y2))
                 x, y, control_kind, control_x, control_y = x2, y2, b'Q', x1, y1
     return subpaths
+
+
+# ---------------------------------------------------------------- flattening
+
+from libc.math cimport acos, cos, sin, sqrt, fabs, INFINITY
+
+cdef double TOLERANCE = 0.25  # outline.TOLERANCE
+cdef double TAU = 6.283185307179586  # outline.TAU (2 * math.pi)
+
+
+cdef int _arc_points(
+    list out, double a, double b, double c, double d, double e, double f,
+    double cx, double cy, double rx, double ry, double cos_phi, double sin_phi,
+    double theta1, double dtheta, object budget, Py_ssize_t made,
+) except -1:
+    """outline._arc_points (without `full`): the inner points of an arc, same numbers."""
+    cdef double ux = rx * cos_phi, uy = rx * sin_phi
+    cdef double vx = -ry * sin_phi, vy = ry * cos_phi
+    cdef double canvas_ux = a * ux + c * uy, canvas_uy = b * ux + d * uy
+    cdef double canvas_vx = a * vx + c * vy, canvas_vy = b * vx + d * vy
+    cdef double ox = a * cx + c * cy + e, oy = b * cx + d * cy + f
+    # transform.max_scale of (canvas_ux, canvas_uy, canvas_vx, canvas_vy)
+    cdef double total = (
+        canvas_ux * canvas_ux + canvas_uy * canvas_uy + canvas_vx * canvas_vx
+        + canvas_vy * canvas_vy
+    )
+    cdef double det = canvas_ux * canvas_vy - canvas_uy * canvas_vx
+    cdef double inner = total * total - 4 * det * det
+    cdef double outer = (total + sqrt(inner if inner > 0.0 else 0.0)) / 2
+    cdef double radius = sqrt(outer if outer > 0.0 else 0.0)
+    cdef double ratio = TOLERANCE / radius if radius > 0 else 2.0
+    cdef double step = 2 * acos(1 - ratio) if ratio < 2 else TAU
+    cdef double wanted = fabs(dtheta) / step if step > 0 else INFINITY
+    cdef Py_ssize_t n = budget.segments(wanted, made + len(out) // 2)
+    cdef Py_ssize_t i
+    cdef double t, cos_t, sin_t
+    for i in range(1, n):
+        t = theta1 + dtheta * <double>i / <double>n
+        cos_t = cos(t)
+        sin_t = sin(t)
+        out.append(ox + canvas_ux * cos_t + canvas_vx * sin_t)
+        out.append(oy + canvas_uy * cos_t + canvas_vy * sin_t)
+    return 0
+
+
+def flatten(list subpaths, tuple m, budget, hypot):
+    """outline.flatten, same points and budget checks; `hypot` is math.hypot (its
+    rounding, not the C library's)."""
+    cdef double a = m[0], b = m[1], c = m[2], d = m[3], e = m[4], f = m[5]
+    cdef double px, py, x, y, x1, y1, x2, y2, q1x, q1y, q2x, q2y, q3x, q3y
+    cdef double bend, other, t, s, w0, w1, w2, w3
+    cdef Py_ssize_t made = 0, n, i
+    cdef int kind
+    cdef list result = []
+    cdef list out
+    cdef tuple seg
+    for start_x, start_y, segments, closed in subpaths:
+        x = start_x
+        y = start_y
+        px = a * x + c * y + e
+        py = b * x + d * y + f
+        out = [px, py]
+        for seg in segments:
+            kind = seg[0]
+            if kind == LINE:
+                x = seg[1]
+                y = seg[2]
+                px = a * x + c * y + e
+                py = b * x + d * y + f
+                out.append(px)
+                out.append(py)
+                continue
+            if kind == CUBIC:
+                x1 = seg[1]
+                y1 = seg[2]
+                x2 = seg[3]
+                y2 = seg[4]
+                x = seg[5]
+                y = seg[6]
+                q1x = a * x1 + c * y1 + e
+                q1y = b * x1 + d * y1 + f
+                q2x = a * x2 + c * y2 + e
+                q2y = b * x2 + d * y2 + f
+                q3x = a * x + c * y + e
+                q3y = b * x + d * y + f
+                bend = hypot(px - 2 * q1x + q2x, py - 2 * q1y + q2y)
+                other = hypot(q1x - 2 * q2x + q3x, q1y - 2 * q2y + q3y)
+                if other > bend:  # max(): the first of equals (and of NaNs)
+                    bend = other
+                n = budget.segments(sqrt(0.75 * bend / TOLERANCE), made + len(out) // 2)
+                for i in range(1, n):
+                    t = <double>i / <double>n
+                    s = 1 - t
+                    w0 = s * s * s
+                    w1 = 3 * s * s * t
+                    w2 = 3 * s * t * t
+                    w3 = t * t * t
+                    out.append(w0 * px + w1 * q1x + w2 * q2x + w3 * q3x)
+                    out.append(w0 * py + w1 * q1y + w2 * q2y + w3 * q3y)
+                px = q3x
+                py = q3y
+            elif kind == QUAD:
+                x1 = seg[1]
+                y1 = seg[2]
+                x = seg[3]
+                y = seg[4]
+                q1x = a * x1 + c * y1 + e
+                q1y = b * x1 + d * y1 + f
+                q2x = a * x + c * y + e
+                q2y = b * x + d * y + f
+                bend = hypot(px - 2 * q1x + q2x, py - 2 * q1y + q2y)
+                n = budget.segments(sqrt(0.25 * bend / TOLERANCE), made + len(out) // 2)
+                for i in range(1, n):
+                    t = <double>i / <double>n
+                    s = 1 - t
+                    w0 = s * s
+                    w1 = 2 * s * t
+                    w2 = t * t
+                    out.append(w0 * px + w1 * q1x + w2 * q2x)
+                    out.append(w0 * py + w1 * q1y + w2 * q2y)
+                px = q2x
+                py = q2y
+            else:  # ARC: cx, cy, rx, ry, cos_phi, sin_phi, theta1, dtheta, x, y
+                _arc_points(
+                    out, a, b, c, d, e, f, seg[1], seg[2], seg[3], seg[4], seg[5], seg[6],
+                    seg[7], seg[8], budget, made,
+                )
+                x = seg[9]
+                y = seg[10]
+                px = a * x + c * y + e
+                py = b * x + d * y + f
+            out.append(px)
+            out.append(py)
+        made += len(out) // 2
+        result.append((out, closed))
+    return result

@@ -473,8 +473,16 @@ def flatten(subpaths: list[Subpath], m: Matrix, budget: PointBudget) -> list[Pol
     """Each subpath as a canvas polyline: curves and arcs flattened, `m` applied.
 
     The budget refuses a curve before its points exist; charging it for the result is
-    the caller's (a cached result is charged each time it is drawn).
+    the caller's (a cached result is charged each time it is drawn). The compiled loop
+    when built (same points: `flatten_py` is the reference).
     """
+    if _kernels is not None:
+        return _kernels.flatten(subpaths, m, budget, math.hypot)  # type: ignore[no-any-return]
+    return flatten_py(subpaths, m, budget)
+
+
+def flatten_py(subpaths: list[Subpath], m: Matrix, budget: PointBudget) -> list[Polyline]:
+    """`flatten` in Python: the reference for the compiled twin."""
     a, b, c, d, e, f = m
     result: list[Polyline] = []
     made = 0

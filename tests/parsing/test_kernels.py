@@ -115,3 +115,43 @@ def test_path_reader_takes_what_tools_write() -> None:
     ):
         assert kernels.parse_path(d, arc_centre) is not None, d
         _same_path(d)
+
+
+# ---------------------------------------------------------------- flattening
+
+matrices = st.tuples(*[st.floats(min_value=-50, max_value=50, allow_nan=False)] * 4).map(
+    lambda linear: (*linear, 0.0, 0.0)
+) | st.sampled_from([(1.0, 0.0, 0.0, 1.0, 0.0, 0.0), (0.0, 1.0, -1.0, 0.0, 3.5, -2.0)])
+
+
+def _flat_outcome(function: object, subpaths: list, m: tuple, limit: int) -> object:
+    budget = outline.PointBudget(limit)
+    try:
+        return ("ok", repr(function(subpaths, m, budget)))  # type: ignore[operator]
+    except SvgError as error:
+        return ("error", error.message)
+
+
+@given(path_data(), matrices, st.sampled_from([10**7, 50, 5]))
+@EXAMPLES
+def test_flatten(d: str, m: tuple, limit: int) -> None:
+    """Same points (repr: -0.0, NaN) and the same budget refusals as the Python loop."""
+    subpaths = _parse_path_fast(d)
+    if subpaths is None:
+        return
+    compiled = _flat_outcome(kernels_flatten, subpaths, m, limit)
+    assert compiled == _flat_outcome(outline.flatten_py, subpaths, m, limit), d
+
+
+def kernels_flatten(subpaths: list, m: tuple, budget: outline.PointBudget) -> object:
+    return kernels.flatten(subpaths, m, budget, math.hypot)
+
+
+def test_flatten_of_curves_and_arcs() -> None:
+    d = "M0.64,-26L160.64,-26C171.64,-26 180.64,-17 180.64,-6 A20,13.33 0 0 1 220,134 q5,9 3,4z"
+    subpaths = _parse_path_fast(d)
+    assert subpaths is not None
+    for m in ((1.0, 0.0, 0.0, 1.0, 0.0, 0.0), (0.0, 3.0, -3.0, 0.0, 12.25, 7.0)):
+        compiled = _flat_outcome(kernels_flatten, subpaths, m, 10**7)
+        assert compiled[0] == "ok"
+        assert compiled == _flat_outcome(outline.flatten_py, subpaths, m, 10**7)
