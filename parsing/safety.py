@@ -73,8 +73,9 @@ def _too_large(limits: SvgLimits) -> SvgError:
     return SvgError(f"the SVG is larger than the limit of {limits.max_bytes} bytes")
 
 
-def parse_xml(data: bytes | str, limits: SvgLimits) -> etree._Element:
-    """The root `<svg>` element of `data`, or SvgError naming what is wrong."""
+def parse_xml(data: bytes | str, limits: SvgLimits) -> tuple[etree._Element, int]:
+    """The root `<svg>` element of `data` and how many elements the document has, or
+    SvgError naming what is wrong."""
     raw, as_text = to_bytes(data, limits)
     try:
         root = etree.fromstring(raw, _parser(as_text))
@@ -86,8 +87,7 @@ def parse_xml(data: bytes | str, limits: SvgLimits) -> etree._Element:
         raise SvgError("the SVG is empty")
     _refuse_entities(root)
     _check_root(root)
-    _check_size(root, limits)
-    return root
+    return root, _check_size(root, limits)
 
 
 def _syntax_error(error: etree.XMLSyntaxError) -> SvgError:
@@ -133,7 +133,8 @@ def count_elements(root: etree._Element) -> int:
     return int(_COUNT(root))
 
 
-def _check_size(root: etree._Element, limits: SvgLimits) -> None:
+def _check_size(root: etree._Element, limits: SvgLimits) -> int:
+    """The number of elements, after checking it and the depth against the limits."""
     count = count_elements(root)
     if count > limits.max_elements:
         raise SvgError(
@@ -146,6 +147,7 @@ def _check_size(root: etree._Element, limits: SvgLimits) -> None:
             f"the SVG nests elements too deeply (more than {depth} levels)",
             too_deep[0].sourceline,
         )
+    return count
 
 
 @lru_cache(maxsize=8)

@@ -36,7 +36,7 @@ from parsing.numbers import (
     round3,
 )
 from parsing.outline import Outliner, PointBudget, Polyline
-from parsing.safety import LIBXML_MAX_DEPTH, count_elements, is_local_reference, parse_xml
+from parsing.safety import LIBXML_MAX_DEPTH, is_local_reference, parse_xml
 from parsing.transform import IDENTITY, Matrix, multiply, parse_transform, translation
 from parsing.uids import UidScope
 
@@ -140,9 +140,9 @@ def parse_unit_map(data: bytes | str, limits: SvgLimits = SvgLimits()) -> Parsed
 
 
 def _parse(data: bytes | str, limits: SvgLimits) -> ParsedMap:
-    root = parse_xml(data, limits)
+    root, element_count = parse_xml(data, limits)
     try:
-        return _MapReader(root, limits).read()
+        return _MapReader(root, limits, element_count).read()
     except RecursionError:  # `use` inside `use` inside ...: deeper than Python's stack
         raise SvgError("the SVG nests elements too deeply (through <use> or groups)") from None
 
@@ -204,11 +204,11 @@ class _Via:
 class _MapReader:
     """State of one parse: limits, uids, caches and what the walk collects."""
 
-    def __init__(self, root: etree._Element, limits: SvgLimits) -> None:
+    def __init__(self, root: etree._Element, limits: SvgLimits, element_count: int) -> None:
         self.root = root
         self.limits = limits
         self.max_depth = min(limits.max_depth, LIBXML_MAX_DEPTH)
-        self.element_count = count_elements(root)  # and then those each `use` draws
+        self.element_count = element_count  # the document's, then those each `use` draws
         self.budget = PointBudget(limits.max_points)
         self.outliner = Outliner(self.budget)
         self.source = UidScope(set())
@@ -602,7 +602,7 @@ class _MapReader:
     ) -> None:
         graphic = self._graphic(kind, uid, attributes, via)
         if kind == "text":
-            graphic["text"] = " ".join("".join(el.itertext()).split())
+            graphic["text"] = " ".join(_text_content(el).split())
         out.append(graphic)
         if "data-connector" in attributes or "data-connector-id" in attributes:
             transform = attributes.get("transform")
@@ -785,6 +785,18 @@ def _level_index(text: str | None) -> int | None:
     if text is None or _INTEGER.fullmatch(text) is None:
         return None
     return int(text)
+
+
+def _text_content(el: etree._Element) -> str:
+    """`"".join(el.itertext())`, without the iterator for the usual text: children that
+    hold only text (a `<tspan>` each). The parser drops comments and PIs."""
+    parts = [el.text or ""]
+    for child in el:
+        if len(child) or not isinstance(child.tag, str):
+            return "".join(el.itertext())
+        parts.append(child.text or "")
+        parts.append(child.tail or "")
+    return "".join(parts)
 
 
 def _title(root: etree._Element) -> str | None:

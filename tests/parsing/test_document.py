@@ -651,3 +651,23 @@ def test_use_of_a_use_keeps_both_placements() -> None:
     assert parsed.units[0].id == "outer"
     drawn = elements(parsed)[1]
     assert drawn["transform"] == "translate(0,3) translate(5,0)"
+
+
+@pytest.mark.parametrize(
+    "xml",
+    [
+        "<text/>",
+        "<text> a <tspan>b</tspan> c </text>",
+        "<text><tspan>1</tspan><tspan x='0'>2</tspan>tail</text>",
+        "<text>x<tspan>y<tspan>z</tspan>w</tspan>v</text>",
+        "<text><![CDATA[<c>]]><tspan/>&amp;</text>",
+    ],
+)
+def test_text_content_is_itertext(xml: str) -> None:
+    """The text of a `<text>`: its descendants' text in order, as `itertext` gives it."""
+    from lxml import etree
+
+    from parsing.svg import _text_content
+
+    el = etree.fromstring(xml)
+    assert _text_content(el) == "".join(el.itertext())
