@@ -73,17 +73,15 @@ class RestApi:
         outcome = await execute(self.schema, route.parsed, context_value=context,
                                 variable_values=variables)
         assert isinstance(outcome, ExecutionResult)
-        if body_error is not None:
-            if outcome.errors and (error := self.classify(outcome)).code in ACCESS_CODES:
+        if problems or body_error is not None:
+            # Query syntax and the body are input: they fail only after access (key,
+            # flag, permission) passed; query problems together with every other one.
+            error = self.classify(outcome) if outcome.errors else None
+            if error is not None and error.code in ACCESS_CODES:
                 return error_response(error)
-            return error_response(body_error)
-        if problems:
-            # Query syntax is input: it fails only after access (key, flag, permission)
-            # passed, and together with every other input problem of the request.
-            if outcome.errors:
-                error = self.classify(outcome)
-                if error.code in ACCESS_CODES:
-                    return error_response(error)
+            if body_error is not None:
+                return error_response(body_error)
+            if error is not None:
                 for name, messages in self.rest_fields(route, error).items():
                     problems.fields.setdefault(name, []).extend(messages)
             return error_response(ApiError(ErrorCode.BAD_USER_INPUT, fields=problems.fields))

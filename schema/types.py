@@ -85,6 +85,11 @@ class LevelTag:
     updated_at: Timestamp
 
 
+def _file_address(info: Info, name: str | None) -> str | None:
+    """A stored file's address under `{cdn_url}`, or None without a file."""
+    return file_url(info.context.settings.files_url, name) if name else None
+
+
 @strawberry.type(description="An interactive floor-plan map.")
 class UnitMap:
     id: strawberry.ID
@@ -104,15 +109,13 @@ class UnitMap:
         "drawing gets a new address."
     )
     def url(self, info: Info, root: strawberry.Parent[Document]) -> str | None:
-        name = root.get("parsed_file")
-        return file_url(info.context.settings.files_url, name) if name else None
+        return _file_address(info, root.get("parsed_file"))
 
     @strawberry.field(
         description="Address of the map's GeoJSON (RFC 7946, WGS84) when it is georeferenced."
     )
     def geojson_url(self, info: Info, root: strawberry.Parent[Document]) -> str | None:
-        name = root.get("geojson_file")
-        return file_url(info.context.settings.files_url, name) if name else None
+        return _file_address(info, root.get("geojson_file"))
 
     @strawberry.field(description="Units drawn on this map, by id.")
     async def units(self, info: Info, root: strawberry.Parent[Document]) -> list[Unit]:

@@ -34,6 +34,7 @@ from storage.limits import MAX_ID_LENGTH, REFERENCE_KEY
 from storage.map_drawings import (
     Drawing,
     control_points,
+    level_tag_values,
     named_level_tags,
     refresh_geojson,
     store_drawing,
@@ -617,7 +618,7 @@ def _check_georeference(
     if "control_points" not in record["georeference"]:
         return
     try:
-        fit = fit_affine(control_points(record["georeference"]))
+        fit = fit_affine(control_points([p for _, p in record["georeference"]["control_points"]]))
     except GeoreferenceError as error:
         out.add(f"{path}.georeference" + (f".{error.path}" if error.path else ""), error.message)
         return
@@ -713,22 +714,28 @@ def _check_references(checked: _Checked, lookup: _Lookup, out: _Problems) -> Non
             return False
         return "asset_id" in record
 
-    def same_asset(
-        owner: dict[str, Any], what: str, thing_id: str, path: str, asset_id: str
+    def owned(
+        record: dict[str, Any],
+        collection: str,
+        what: str,
+        thing_id: str,
+        path: str,
+        known_asset: bool,
+        prefix: str = "",
     ) -> None:
-        if owner.get("asset_id") != asset_id:
+        """`thing_id` names a unit, floor or map that exists and is the record's asset's."""
+        thing = lookup.get(collection, thing_id)
+        if thing is None:
+            out.add(path, f"{prefix}unknown {what} {_show(thing_id)}")
+        elif known_asset and thing.get("asset_id") != record["asset_id"]:
             out.add(
                 path,
-                f"{what} {_show(thing_id)} belongs to asset {_show(owner.get('asset_id'))}, "
-                f"not {_show(asset_id)}",
+                f"{prefix}{what} {_show(thing_id)} belongs to asset "
+                f"{_show(thing.get('asset_id'))}, not {_show(record['asset_id'])}",
             )
 
     def unit_of(record: dict[str, Any], unit_id: str, path: str, known_asset: bool) -> None:
-        unit = lookup.get(col.UNITS, unit_id)
-        if unit is None:
-            out.add(path, f"unknown unit {_show(unit_id)}")
-        elif known_asset:
-            same_asset(unit, "unit", unit_id, path, record["asset_id"])
+        owned(record, col.UNITS, "unit", unit_id, path, known_asset)
 
     for index, record in records[col.FLOORS]:
         asset(record, f"$.floors[{index}]")
@@ -737,13 +744,7 @@ def _check_references(checked: _Checked, lookup: _Lookup, out: _Problems) -> Non
         path = f"$.units[{index}]"
         known = asset(record, path)
         if "floor_id" in record:
-            floor = lookup.get(col.FLOORS, record["floor_id"])
-            if floor is None:
-                out.add(f"{path}.floor_id", f"unknown floor {_show(record['floor_id'])}")
-            elif known:
-                same_asset(
-                    floor, "floor", record["floor_id"], f"{path}.floor_id", record["asset_id"]
-                )
+            owned(record, col.FLOORS, "floor", record["floor_id"], f"{path}.floor_id", known)
 
     for index, record in records[col.UNIT_MAPS]:
         path = f"$.unit_maps[{index}]"
@@ -760,34 +761,27 @@ def _check_references(checked: _Checked, lookup: _Lookup, out: _Problems) -> Non
                     f"{_show(background.get('unit_map_id'))}, not this map",
                 )
         for unit_index, unit_id in enumerate(record.get("unit_ids", [])):
-            unit_of(record, unit_id, f"{path}.unit_ids[{unit_index}]", known)
-        asset_id = record["asset_id"] if known else None
+            owned(record, col.UNITS, "unit", unit_id, f"{path}.unit_ids[{unit_index}]", known)
         drawing = checked.drawings.get(record.get("id", ""))
         if drawing is None:
+            # The `floor` level tag's values are floor ids of the asset (unit-map-svg.md).
             for tag_index, tag in record.get("level_tags", []):
                 if tag.get("key") != "floor":
                     continue
                 for value_index, value in tag.get("values", []):
                     if "value" in value:
                         where = f"{path}.level_tags[{tag_index}].values[{value_index}].value"
-                        _check_floor(lookup, asset_id, value["value"], where, "", out)
+                        owned(record, col.FLOORS, "floor", value["value"], where, known)
             continue
         for unit in drawing.parsed.units:
             line = f"line {unit.line}: " if unit.line else ""
-            found = lookup.get(col.UNITS, unit.id)
-            if found is None:
-                out.add(f"{path}.svg", f"{line}unknown unit {_show(unit.id)}")
-            elif known and found.get("asset_id") != record["asset_id"]:
-                out.add(
-                    f"{path}.svg",
-                    f"{line}unit {_show(unit.id)} belongs to asset "
-                    f"{_show(found.get('asset_id'))}, not {_show(record['asset_id'])}",
-                )
+            owned(record, col.UNITS, "unit", unit.id, f"{path}.svg", known, line)
         for level in drawing.parsed.levels:
             if "floor" in level.tags:
                 line = f"line {level.line}: " if level.line else ""
                 prefix = f"{line}level {_show(level.name)}: "
-                _check_floor(lookup, asset_id, level.tags["floor"], f"{path}.svg", prefix, out)
+                floor_id = level.tags["floor"]
+                owned(record, col.FLOORS, "floor", floor_id, f"{path}.svg", known, prefix)
         _check_level_tag_names(record, drawing, path, out)
 
     for index, record in records[col.BACKGROUNDS]:
@@ -823,51 +817,19 @@ def _check_references(checked: _Checked, lookup: _Lookup, out: _Problems) -> Non
         path = f"$.locations[{index}]"
         known = asset(record, path)
         if "unit_map_id" in record:
-            unit_map = lookup.get(col.UNIT_MAPS, record["unit_map_id"])
-            if unit_map is None:
-                out.add(f"{path}.unit_map_id", f"unknown unit map {_show(record['unit_map_id'])}")
-            elif known:
-                same_asset(
-                    unit_map,
-                    "unit map",
-                    record["unit_map_id"],
-                    f"{path}.unit_map_id",
-                    record["asset_id"],
-                )
+            where = f"{path}.unit_map_id"
+            owned(record, col.UNIT_MAPS, "unit map", record["unit_map_id"], where, known)
         for floor_index, floor_ref in record.get("floors", []):
-            if "id" not in floor_ref:
-                continue
-            floor_path = f"{path}.floors[{floor_index}].id"
-            floor = lookup.get(col.FLOORS, floor_ref["id"])
-            if floor is None:
-                out.add(floor_path, f"unknown floor {_show(floor_ref['id'])}")
-            elif known:
-                same_asset(floor, "floor", floor_ref["id"], floor_path, record["asset_id"])
-
-
-def _check_floor(
-    lookup: _Lookup, asset_id: str | None, floor_id: str, where: str, prefix: str, out: _Problems
-) -> None:
-    """The `floor` level tag's values are floor ids of the map's asset (unit-map-svg.md)."""
-    floor = lookup.get(col.FLOORS, floor_id)
-    if floor is None:
-        out.add(where, f"{prefix}unknown floor {_show(floor_id)}")
-    elif asset_id is not None and floor.get("asset_id") != asset_id:
-        out.add(
-            where,
-            f"{prefix}floor {_show(floor_id)} belongs to asset "
-            f"{_show(floor.get('asset_id'))}, not {_show(asset_id)}",
-        )
+            if "id" in floor_ref:
+                where = f"{path}.floors[{floor_index}].id"
+                owned(record, col.FLOORS, "floor", floor_ref["id"], where, known)
 
 
 def _check_level_tag_names(
     record: dict[str, Any], drawing: Drawing, path: str, out: _Problems
 ) -> None:
     """`level_tags` of a map with a drawing only name what its Levels carry."""
-    drawn: dict[str, set[str]] = {}
-    for level in drawing.parsed.levels:
-        for key, value in level.tags.items():
-            drawn.setdefault(key, set()).add(value)
+    drawn = level_tag_values(drawing.parsed)
     for tag_index, tag in record.get("level_tags", []):
         tag_path = f"{path}.level_tags[{tag_index}]"
         key = tag.get("key")
@@ -1326,8 +1288,8 @@ class _Writer:
         for map_id, drawing in self.drawings.items():
             stored = await store_drawing(self.store, map_id, drawing)
             files[map_id] = stored
-            self.report.files_stored += stored.stored
-            self.report.files_unchanged += 2 - stored.stored
+            self.report.files_stored += stored.written
+            self.report.files_unchanged += stored.unchanged
         return files
 
     async def _geojson(self) -> None:
@@ -1336,7 +1298,9 @@ class _Writer:
         map_ids = [record["id"] for record in self._unique(col.UNIT_MAPS)]
         map_ids += [record["unit_map_id"] for record in self._unique(col.LOCATIONS)]
         for map_id in dict.fromkeys(map_ids):
-            summary = await refresh_geojson(self.store, map_id)
+            drawing = self.drawings.get(map_id)
+            document = drawing.parsed.document if drawing else None
+            summary = await refresh_geojson(self.store, map_id, document)
             if summary is not None:
                 self.report.notes.append(f"{map_id}: {summary}")
 

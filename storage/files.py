@@ -37,10 +37,6 @@ def map_file_name(map_id: str, leaf: str) -> str:
     return f"maps/{quote(map_id, safe='')}/{leaf}"
 
 
-def map_files_prefix(map_id: str) -> str:
-    return map_file_name(map_id, "")
-
-
 def content_name(map_id: str, data: bytes, suffix: str) -> str:
     """A content-addressed name for a map's derived file: new bytes, new name."""
     return map_file_name(map_id, f"{digest(data)[:20]}{suffix}")
@@ -79,13 +75,17 @@ async def get_file(store: Store, filename: str) -> StoredFile | None:
     )
 
 
-async def file_exists(store: Store, filename: str) -> bool:
-    return await store.files.find({"filename": filename}).limit(1).to_list() != []
+async def stored_etag(store: Store, filename: str) -> str | None:
+    """The ETag of the stored file of this name (None without one), read from its
+    metadata, so that comparing bytes never downloads them."""
+    async for stored in store.files.find({"filename": filename}).limit(1):
+        return (stored.metadata or {}).get("etag")
+    return None
 
 
 async def delete_map_files_except(store: Store, map_id: str, keep: set[str]) -> int:
     """Delete a map's stored files other than `keep` (older derived versions)."""
-    pattern = "^" + re.escape(map_files_prefix(map_id))
+    pattern = "^" + re.escape(map_file_name(map_id, ""))
     deleted = 0
     async for stored in store.files.find({"filename": {"$regex": pattern}}):
         if stored.filename not in keep:

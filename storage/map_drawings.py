@@ -21,10 +21,11 @@ from storage.database import Store
 from storage.files import (
     content_name,
     delete_map_files_except,
-    file_exists,
+    digest,
     get_file,
     map_file_name,
     put_file,
+    stored_etag,
 )
 
 SVG_CONTENT_TYPE = "image/svg+xml"
@@ -44,7 +45,8 @@ class Drawing:
 class StoredDrawing:
     source_file: str
     parsed_file: str
-    stored: int  # files written (0 when the same bytes were stored already)
+    written: int  # files written
+    unchanged: int  # files whose bytes were stored already
 
 
 def unit_ids(parsed: ParsedMap) -> list[str]:
@@ -82,40 +84,41 @@ def named_level_tags(
     return tags
 
 
-def control_points(georeference: dict[str, Any]) -> list[ControlPoint]:
-    return [
-        ControlPoint(x=p["x"], y=p["y"], lon=p["lon"], lat=p["lat"])
-        for _, p in georeference["control_points"]
-    ]
+def control_points(points: list[dict[str, Any]]) -> list[ControlPoint]:
+    """Control points from their records (`{x, y, lon, lat}`), as given or as stored."""
+    return [ControlPoint(x=p["x"], y=p["y"], lon=p["lon"], lat=p["lat"]) for p in points]
 
 
-async def _put_once(
-    store: Store, name: str, data: bytes, content_type: str, *, immutable: bool
-) -> int:
-    """Store a file unless a content-addressed name already holds these bytes."""
-    if immutable and await file_exists(store, name):
-        return 0
+async def _put_unless_stored(
+    store: Store, name: str, data: bytes, content_type: str, *, immutable: bool = False
+) -> bool:
+    """Store a file unless that name already holds these bytes; True when written."""
+    if await stored_etag(store, name) == digest(data):
+        return False
     await put_file(store, name, data, content_type, immutable=immutable)
-    return 1
+    return True
 
 
 async def store_drawing(store: Store, map_id: str, drawing: Drawing) -> StoredDrawing:
     """The SVG source (overwritten in place) and the parsed document (content-addressed)."""
     source_name = map_file_name(map_id, "source.svg")
-    stored = await get_file(store, source_name)
-    written = 0
-    if stored is None or stored.data != drawing.source:
-        await put_file(store, source_name, drawing.source, SVG_CONTENT_TYPE)
-        written += 1
     parsed = document_bytes(drawing.parsed)
     parsed_name = content_name(map_id, parsed, ".map.json")
-    written += await _put_once(store, parsed_name, parsed, MAP_JSON_CONTENT_TYPE, immutable=True)
-    return StoredDrawing(source_name, parsed_name, written)
+    written = [
+        await _put_unless_stored(store, source_name, drawing.source, SVG_CONTENT_TYPE),
+        await _put_unless_stored(
+            store, parsed_name, parsed, MAP_JSON_CONTENT_TYPE, immutable=True
+        ),
+    ]
+    return StoredDrawing(source_name, parsed_name, sum(written), written.count(False))
 
 
-async def refresh_geojson(store: Store, map_id: str) -> str | None:
-    """(Re)write the map's GeoJSON from what is stored: its parsed document, its
-    georeference and its locations; then drop files the map no longer names.
+async def refresh_geojson(
+    store: Store, map_id: str, document: dict[str, Any] | None = None
+) -> str | None:
+    """(Re)write the map's GeoJSON from what is stored: its parsed document (or
+    `document`, when the caller has it in memory already), its georeference and its
+    locations; then drop files the map no longer names.
 
     Returns the georeference summary for the import report, or None without one.
     """
@@ -126,20 +129,22 @@ async def refresh_geojson(store: Store, map_id: str) -> str | None:
     summary: str | None = None
     reference = unit_map.get("georeference")
     parsed_file = unit_map.get("parsed_file")
-    if reference and parsed_file and (parsed := await get_file(store, parsed_file)):
-        fit = fit_affine([ControlPoint(**point) for point in reference["control_points"]])
+    if reference and parsed_file and document is None:
+        stored = await get_file(store, parsed_file)
+        document = orjson.loads(stored.data) if stored else None
+    if reference and document is not None:
+        fit = fit_affine(control_points(reference["control_points"]))
         locations = await store[col.LOCATIONS].find({"unit_map_id": map_id}).sort("_id").to_list()
         for location in locations:
             location["id"] = location.pop("_id")
-        collection = map_geojson(orjson.loads(parsed.data), fit, locations, map_id=map_id)
-        data = geojson_bytes(collection)
+        data = geojson_bytes(map_geojson(document, fit, locations, map_id=map_id))
         geojson_name = content_name(map_id, data, ".geojson")
-        await _put_once(store, geojson_name, data, GEOJSON_CONTENT_TYPE, immutable=True)
+        await _put_unless_stored(store, geojson_name, data, GEOJSON_CONTENT_TYPE, immutable=True)
         summary = fit.summary()
     if unit_map.get("geojson_file") != geojson_name:
         await store[col.UNIT_MAPS].update_one(
             {"_id": map_id}, {"$set": {"geojson_file": geojson_name}}
         )
-    keep = {unit_map.get("source_file"), parsed_file, geojson_name} - {None}
-    await delete_map_files_except(store, map_id, keep)  # type: ignore[arg-type]
+    named = (unit_map.get("source_file"), parsed_file, geojson_name)
+    await delete_map_files_except(store, map_id, {name for name in named if name})
     return summary
