@@ -90,8 +90,3 @@ def object_name(label: str | None, data_name: str | None, element_id: str | None
     if element_id:
         return decode_illustrator_id(element_id)
     return None
-
-
-def href_of(get_href: str | None, get_xlink: str | None) -> str | None:
-    """SVG 2's `href` wins over `xlink:href`, as in browsers."""
-    return get_href if get_href is not None else get_xlink

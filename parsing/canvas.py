@@ -38,7 +38,10 @@ def canvas_size(root: etree._Element) -> tuple[int, int]:
 
 def _dimension(root: etree._Element, what: str) -> float | None:
     text = root.get(what)
-    if text is None or text.strip() in ("", "auto") or text.strip().endswith("%"):
+    if text is None:
+        return None
+    stripped = text.strip()
+    if stripped in ("", "auto") or stripped.endswith("%"):
         return None
     match = _DIMENSION.fullmatch(text)
     if match is None:

@@ -5,9 +5,9 @@ alive until it returns, so every generation-0 collection during it walks objects
 cannot be garbage: about 15% of the parse (and, on re-enabling, one more walk over all
 of them, which `gc.freeze()`/`gc.unfreeze()` avoid; see below). Reference counting
 still frees everything the parse drops; the cyclic collector runs again once the parse
-is over. The switch is
-process-wide (`gc.disable()`), which is acceptable for a parse that takes well under a
-second in the server's worker thread (docs/svg-parsing.md, "Speed").
+is over. The switch is process-wide (`gc.disable()`), which is acceptable for a parse
+that takes well under a second in the server's worker thread (docs/svg-parsing.md,
+"Speed").
 """
 
 from __future__ import annotations

@@ -129,18 +129,19 @@ def _check_root(root: etree._Element) -> None:
         raise SvgError(f"the root element is <{name}>, not <svg>", root.sourceline)
 
 
-def count_elements(root: etree._Element) -> int:
-    return int(_COUNT(root))
+def depth_limit(limits: SvgLimits) -> int:
+    """How deep elements may nest: the limit asked for, within what libxml2 allows."""
+    return min(limits.max_depth, LIBXML_MAX_DEPTH)
 
 
 def _check_size(root: etree._Element, limits: SvgLimits) -> int:
     """The number of elements, after checking it and the depth against the limits."""
-    count = count_elements(root)
+    count = int(_COUNT(root))
     if count > limits.max_elements:
         raise SvgError(
             f"the SVG has {count} elements; the limit is {limits.max_elements}", root.sourceline
         )
-    depth = min(limits.max_depth, LIBXML_MAX_DEPTH)
+    depth = depth_limit(limits)
     too_deep = _first_at_depth(depth + 1)(root)
     if too_deep:
         raise SvgError(

@@ -36,7 +36,7 @@ from parsing.numbers import (
     round3,
 )
 from parsing.outline import Outliner, PointBudget, Polyline
-from parsing.safety import LIBXML_MAX_DEPTH, is_local_reference, parse_xml
+from parsing.safety import depth_limit, is_local_reference, parse_xml
 from parsing.transform import IDENTITY, Matrix, multiply, parse_transform, translation
 from parsing.uids import UidScope
 
@@ -201,13 +201,39 @@ class _Via:
         return " ".join(part for part in parts if part)
 
 
+class _At:
+    """Where the walk is, shared by the children of one group: the list they go into,
+    the canvas matrix, level, layer role, nesting depth and uid scope. `via` is the use
+    that draws the element (only the target of a use has one: its children do not)."""
+
+    __slots__ = ("depth", "level_uid", "m", "out", "role", "scope", "via")
+
+    def __init__(
+        self,
+        out: list[dict[str, Any]],
+        m: Matrix,
+        level_uid: str | None,
+        role: str | None,
+        depth: int,
+        scope: UidScope,
+        via: _Via | None,
+    ) -> None:
+        self.out = out
+        self.m = m
+        self.level_uid = level_uid
+        self.role = role
+        self.depth = depth
+        self.scope = scope
+        self.via = via
+
+
 class _MapReader:
     """State of one parse: limits, uids, caches and what the walk collects."""
 
     def __init__(self, root: etree._Element, limits: SvgLimits, element_count: int) -> None:
         self.root = root
         self.limits = limits
-        self.max_depth = min(limits.max_depth, LIBXML_MAX_DEPTH)
+        self.max_depth = depth_limit(limits)
         self.element_count = element_count  # the document's, then those each `use` draws
         self.budget = PointBudget(limits.max_points)
         self.outliner = Outliner(self.budget)
@@ -241,8 +267,9 @@ class _MapReader:
         transform = attributes.get("transform")
         m = self._transform(transform) if transform else IDENTITY
         elements: list[dict[str, Any]] = []
+        at = _At(elements, m, None, None, 2, self.source, None)
         for child in root:
-            self._element(child, elements, m, None, None, 2, self.source, None)
+            self._element(child, at)
         if not self.levels:
             elements = [self._implicit_level(root_uid, elements)]
         document = {
@@ -273,24 +300,15 @@ class _MapReader:
 
     # ---------------------------------------------------------------- the walk
 
-    def _element(
-        self,
-        el: etree._Element,
-        out: list[dict[str, Any]],
-        m: Matrix,
-        level_uid: str | None,
-        role: str | None,
-        depth: int,
-        scope: UidScope,
-        via: _Via | None,
-    ) -> None:
-        """Add what `el` becomes to `out`: nothing, one element, or a group's content."""
+    def _element(self, el: etree._Element, at: _At) -> None:
+        """Add what `el` becomes to `at.out`: nothing, one element, or a group's content."""
         kind = KINDS.get(el.tag)  # type: ignore[arg-type]
+        scope, via = at.scope, at.via
         if kind is None or (kind == "symbol" and via is None):
             self._skip(el, scope)  # unknown, foreign, or only drawn through a use
             return
         if scope is self.source:
-            attributes = dict(el.items())
+            attributes = dict(el.items())  # `_written`, its common case inline
             if "style" in attributes or "{" in "".join(attributes):
                 attributes = self._written(el)
             uid = self.source.next(attributes.get("id"))
@@ -307,20 +325,20 @@ class _MapReader:
             else:
                 uid = scope.next(attributes.get("id"))
         try:
-            if depth > self.max_depth:
+            if at.depth > self.max_depth:
                 raise SvgError(f"elements nest too deeply (more than {self.max_depth} levels)")
             if kind in SHAPES:
-                self._shape(el, kind, uid, attributes, out, m, level_uid, role, via)
+                self._shape(el, kind, uid, attributes, at)
                 if len(el):
                     self._skip(el, scope, itself=False)
             elif kind == "g" or kind == "symbol":
-                self._group(el, kind, uid, attributes, out, m, level_uid, role, depth, scope, via)
+                self._group(el, kind, uid, attributes, at)
             elif kind == "use":
                 if len(el):
                     self._skip(el, scope, itself=False)
-                self._use(el, uid, attributes, out, m, level_uid, role, depth, via)
+                self._use(el, uid, attributes, at)
             else:
-                self._text_or_image(el, kind, uid, attributes, out, m, level_uid, via)
+                self._text_or_image(el, kind, uid, attributes, at)
                 if len(el):
                     self._skip(el, scope, itself=False)
         except SvgError as error:
@@ -353,19 +371,9 @@ class _MapReader:
     # ---------------------------------------------------------------- groups
 
     def _group(
-        self,
-        el: etree._Element,
-        kind: str,
-        uid: str,
-        attributes: dict[str, str],
-        out: list[dict[str, Any]],
-        m: Matrix,
-        level_uid: str | None,
-        role: str | None,
-        depth: int,
-        scope: UidScope,
-        via: _Via | None,
+        self, el: etree._Element, kind: str, uid: str, attributes: dict[str, str], at: _At
     ) -> None:
+        m, level_uid, role, via = at.m, at.level_uid, at.role, at.via
         transform = attributes.get("transform")
         if transform:
             m = multiply(m, self._transform(transform))
@@ -384,14 +392,14 @@ class _MapReader:
         is_level = data_level is not None or (name is not None and name.startswith(LEVEL_PREFIX))
         if "data-connector" in attributes or "data-connector-id" in attributes:
             flat: list[float] = []
-            self._collect_geometry(el, m, flat, depth)
+            self._collect_geometry(el, m, flat, at.depth)
             self._connector(uid, attributes, flat, level_uid)
         if role in (UNITS, HIT_AREAS):
             if is_level:
                 raise SvgError(f"a level cannot be inside a {role} layer")
             # A group inside a units/hit-areas layer only gathers shapes: its transform
             # applies, it adds no element of its own.
-            node, children, child_level, child_role = None, out, level_uid, role
+            node, children, child_level, child_role = None, at.out, level_uid, role
         elif is_level:
             if level_uid is not None:
                 raise SvgError(f"a level cannot be inside another level ({level_uid})")
@@ -427,11 +435,12 @@ class _MapReader:
             child_level, child_role = level_uid, PATHS if name == PATHS or role == PATHS else None
         # The children, inline rather than through a helper: one stack frame less per
         # level of nesting (deep documents, and `use` chains, stay far from the limit).
+        inside = _At(children, m, child_level, child_role, at.depth + 1, at.scope, None)
         element = self._element
         for child in el:
-            element(child, children, m, child_level, child_role, depth + 1, scope, None)
+            element(child, inside)
         if node is not None:
-            out.append(node)
+            at.out.append(node)
 
     def _object_name(
         self, el: etree._Element, via: _Via | None, template: bool = False
@@ -448,23 +457,10 @@ class _MapReader:
 
     # ---------------------------------------------------------------- use
 
-    def _use(
-        self,
-        el: etree._Element,
-        uid: str,
-        attributes: dict[str, str],
-        out: list[dict[str, Any]],
-        m: Matrix,
-        level_uid: str | None,
-        role: str | None,
-        depth: int,
-        outer: _Via | None,
-    ) -> None:
+    def _use(self, el: etree._Element, uid: str, attributes: dict[str, str], at: _At) -> None:
         """Draw the referenced element in place of the use, as SVG's shadow tree does
-        (`outer`: the use drawing this one, when a use refers to a use)."""
+        (`at.via`: the use drawing this one, when a use refers to a use)."""
         target = self._use_target(attributes.get("href"))
-        if target in self._expanding:
-            raise SvgError("<use> refers, directly or not, to itself")
         size = self._sizes.get(target)
         if size is None:
             size = self._sizes[target] = sum(1 for _ in target.iter(etree.Element))
@@ -473,12 +469,12 @@ class _MapReader:
             raise SvgError(
                 f"drawing <use>s passes the limit of {self.limits.max_elements} elements"
             )
+        m = at.m
         own_transform = attributes.get("transform")
         if own_transform:
             m = multiply(m, self._transform(own_transform))
-        x_text, y_text = attributes.get("x"), attributes.get("y")
-        x = parse_length(x_text, "x") if x_text is not None else 0.0
-        y = parse_length(y_text, "y") if y_text is not None else 0.0
+        x = parse_length(attributes.get("x"), "x")
+        y = parse_length(attributes.get("y"), "y")
         if x or y:
             m = multiply(m, translation(x, y))
         width, height = attributes.get("width"), attributes.get("height")
@@ -491,16 +487,17 @@ class _MapReader:
             y,
             parse_length(width, "width") if width is not None else None,
             parse_length(height, "height") if height is not None else None,
-            outer,
+            at.via,
         )
-        inside = UidScope(self.source.taken, prefix=uid + "/", position=1)
+        scope = UidScope(self.source.taken, prefix=uid + "/", position=1)
         self._expanding.append(target)
         try:
-            self._element(target, out, m, level_uid, role, depth, inside, via)
+            self._element(target, _At(at.out, m, at.level_uid, at.role, at.depth, scope, via))
         finally:
             self._expanding.pop()
 
     def _use_target(self, href: str | None) -> etree._Element:
+        """The element a use refers to, unless that use is drawing it already (a cycle)."""
         reference = (href or "").strip()
         if not reference.startswith("#") or len(reference) < 2:
             if not reference:
@@ -521,22 +518,16 @@ class _MapReader:
             target = by_id.get(element_id)
         if target is None:
             raise SvgError(f'<use> refers to "{reference[:80]}", which is not in the SVG')
+        if target in self._expanding:
+            raise SvgError("<use> refers, directly or not, to itself")
         return target
 
     # ---------------------------------------------------------------- shapes
 
     def _shape(
-        self,
-        el: etree._Element,
-        kind: str,
-        uid: str,
-        attributes: dict[str, str],
-        out: list[dict[str, Any]],
-        m: Matrix,
-        level_uid: str | None,
-        role: str | None,
-        via: _Via | None,
+        self, el: etree._Element, kind: str, uid: str, attributes: dict[str, str], at: _At
     ) -> None:
+        out, m, level_uid, role, via = at.out, at.m, at.level_uid, at.role, at.via
         transform = attributes.get("transform")
         if transform:
             m = multiply(m, self._transform(transform))
@@ -590,27 +581,20 @@ class _MapReader:
     # ---------------------------------------------------------------- text, image
 
     def _text_or_image(
-        self,
-        el: etree._Element,
-        kind: str,
-        uid: str,
-        attributes: dict[str, str],
-        out: list[dict[str, Any]],
-        m: Matrix,
-        level_uid: str | None,
-        via: _Via | None,
+        self, el: etree._Element, kind: str, uid: str, attributes: dict[str, str], at: _At
     ) -> None:
-        graphic = self._graphic(kind, uid, attributes, via)
+        graphic = self._graphic(kind, uid, attributes, at.via)
         if kind == "text":
             graphic["text"] = " ".join(_text_content(el).split())
-        out.append(graphic)
+        at.out.append(graphic)
         if "data-connector" in attributes or "data-connector-id" in attributes:
+            m = at.m
             transform = attributes.get("transform")
             if transform:
                 m = multiply(m, self._transform(transform))
             polylines = self.outliner.outlines(kind, attributes, m)
             flat = [value for coords, _ in polylines for value in coords]
-            self._connector(uid, attributes, flat, level_uid)
+            self._connector(uid, attributes, flat, at.level_uid)
 
     def _graphic(
         self, kind: str, uid: str, attributes: dict[str, str], via: _Via | None
@@ -677,8 +661,6 @@ class _MapReader:
         self, attributes: dict[str, str], m: Matrix, flat: list[float], depth: int
     ) -> None:
         target = self._use_target(attributes.get("href"))
-        if target in self._expanding:
-            raise SvgError("<use> refers, directly or not, to itself")
         x = parse_length(attributes.get("x"), "x")
         y = parse_length(attributes.get("y"), "y")
         m = multiply(m, translation(x, y))
