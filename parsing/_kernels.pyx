@@ -1,7 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""Compiled twins of the per-point loops of parsing/numbers.py (same results, in C).
+"""Compiled twins of the per-point loops of parsing/numbers.py and of the path-data
+reader and flattening of parsing/outline.py (same results, in C).
 
-numbers.py uses these when this extension is built and keeps its pure-Python loops
+Those modules use these when this extension is built and keep their pure-Python loops
 otherwise; tests/parsing/test_kernels.py holds both to the same output.
 """
 
@@ -203,8 +204,8 @@ def parse_path(str d, arc_centre):
     cdef double x1, y1, x2, y2, x3, y3
     cdef double control_x = 0.0, control_y = 0.0
     cdef char control_kind = 0  # b'C', b'Q' or 0
-    cdef char command, upper
-    cdef bint relative
+    cdef char command, upper, kind
+    cdef bint relative, cubic, written
     cdef int arity
     cdef list subpaths = []
     cdef list segments = None
@@ -339,37 +340,19 @@ def parse_path(str d, arc_centre):
                 y = y + values[k] if relative else values[k]
                 segments.append((LINE, x, y))
             control_kind = 0
-        elif upper == b'C' or upper == b'S':
+        else:  # C, S, Q, T
+            cubic = upper == b'C' or upper == b'S'
+            written = upper == b'C' or upper == b'Q'  # S/T mirror the last control point
+            kind = b'C' if cubic else b'Q'
             for k in range(0, count, arity):
                 j = k
-                if upper == b'C':
+                if written:
                     x1, y1 = values[j], values[j + 1]
                     if relative:
                         x1 += x
                         y1 += y
                     j += 2
-                elif control_kind == b'C':
-                    x1, y1 = 2 * x - control_x, 2 * y - control_y
-                else:
-                    x1, y1 = x, y
-                x2, y2, x3, y3 = values[j], values[j + 1], values[j + 2], values[j + 3]
-                if relative:
-                    x2 += x
-                    y2 += y
-                    x3 += x
-                    y3 += y
-                segments.append((CUBIC, x1, y1, x2, y2, x3, y3))
-                x, y, control_kind, control_x, control_y = x3, y3, b'C', x2, y2
-        else:  # Q, T
-            for k in range(0, count, arity):
-                j = k
-                if upper == b'Q':
-                    x1, y1 = values[j], values[j + 1]
-                    if relative:
-                        x1 += x
-                        y1 += y
-                    j += 2
-                elif control_kind == b'Q':
+                elif control_kind == kind:
                     x1, y1 = 2 * x - control_x, 2 * y - control_y
                 else:
                     x1, y1 = x, y
@@ -377,8 +360,17 @@ def parse_path(str d, arc_centre):
                 if relative:
                     x2 += x
                     y2 += y
-                segments.append((QUAD, x1, y1, x2, y2))
-                x, y, control_kind, control_x, control_y = x2, y2, b'Q', x1, y1
+                control_kind = kind
+                if cubic:
+                    x3, y3 = values[j + 2], values[j + 3]
+                    if relative:
+                        x3 += x
+                        y3 += y
+                    segments.append((CUBIC, x1, y1, x2, y2, x3, y3))
+                    x, y, control_x, control_y = x3, y3, x2, y2
+                else:
+                    segments.append((QUAD, x1, y1, x2, y2))
+                    x, y, control_x, control_y = x2, y2, x1, y1
     return subpaths
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
@@ -20,6 +20,7 @@ from parsing.georeference import Georeference, GeoreferenceError
 GRID = 10_000_000  # grid steps per degree: 7 decimal places
 Grid = tuple[int, int]  # (lon, lat) in 1e-7 degrees
 _END = object()
+_N = TypeVar("_N", int, float)
 
 
 @dataclass
@@ -186,12 +187,12 @@ def _exterior_ring(points: list[Grid]) -> list[Grid] | None:
     return [*ring, ring[0]]
 
 
-def _grid_bbox(points: list[Grid]) -> tuple[int, int, int, int] | None:
-    """(west, south, east, north) on the grid."""
+def _bbox(points: Sequence[Sequence[_N]]) -> tuple[_N, _N, _N, _N] | None:
+    """(west, south, east, north) of (lon, lat) pairs, on the grid or in degrees."""
     if not points:
         return None
-    lons = [x for x, _ in points]
-    lats = [y for _, y in points]
+    lons = [lon for lon, _ in points]
+    lats = [lat for _, lat in points]
     return min(lons), min(lats), max(lons), max(lats)
 
 
@@ -221,11 +222,8 @@ def _collection_bbox(features: list[dict[str, Any]]) -> list[float] | None:
             positions.append(geometry["coordinates"])
         else:
             positions += geometry["coordinates"][0]
-    if not positions:
-        return None
-    lons = [lon for lon, _ in positions]
-    lats = [lat for _, lat in positions]
-    return [min(lons), min(lats), max(lons), max(lats)]
+    bbox = _bbox(positions)
+    return list(bbox) if bbox is not None else None
 
 
 # --- features ------------------------------------------------------------------------
@@ -255,13 +253,13 @@ def _feature(
 
 def _level_feature(level: _Level, ids: _FeatureIds) -> dict[str, Any] | None:
     """The level's bounding box; None when it has no unit or hit-area area to bound."""
-    bbox = _grid_bbox(level.points)
+    bbox = _bbox(level.points)
     if bbox is None:
         return None
     west, south, east, north = bbox
-    if west == east or south == north:
+    ring = _exterior_ring([(west, south), (east, south), (east, north), (west, north)])
+    if ring is None:  # a line or a point
         return None
-    ring = [(west, south), (east, south), (east, north), (west, north), (west, south)]
     properties = {
         "feature_type": "level",
         "uid": level.uid,

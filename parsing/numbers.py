@@ -24,8 +24,9 @@ _NUMBER_FULL = re.compile(rf"\s*({NUMBER})\s*")
 _LENGTH_FULL = re.compile(rf"\s*({NUMBER})\s*([a-zA-Z%]*)\s*")
 _SEPARATORS = frozenset(" ,\t\n\r\x0c")
 # How tools write almost every number: no exponent, no unit. Checked first, in C.
-_PLAIN = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
-_PLAIN_LIST = re.compile(r"[\s,]*(?:-?[0-9]+(?:\.[0-9]+)?(?:[\s,]+|$))*")
+PLAIN = r"-?[0-9]+(?:\.[0-9]+)?"
+_PLAIN = re.compile(PLAIN)
+_PLAIN_LIST = re.compile(rf"[\s,]*(?:{PLAIN}(?:[\s,]+|$))*")
 
 # Absolute units in user units (CSS pixels), as SVG defines them.
 UNIT_SCALE = {
@@ -203,17 +204,14 @@ def parse_number_list(text: str, what: str) -> list[float]:
     """Numbers separated by commas and/or whitespace ("10-20" is two numbers, as in SVG)."""
     if _PLAIN_LIST.fullmatch(text) is not None:
         numbers = list(map(float, text.replace(",", " ").split()))
-        if not numbers or (max(numbers) != math.inf and min(numbers) != -math.inf):
-            return numbers
+    else:
+        rest = NUMBER_RE.sub(" ", text)
+        if rest and not _SEPARATORS.issuperset(rest):
+            raise SvgError(f'{what} is not a list of numbers: "{_clip(text)}"')
+        numbers = list(map(float, NUMBER_RE.findall(text)))
+    # The grammar has no "nan": a number is finite unless it has too many digits.
+    if numbers and (max(numbers) == math.inf or min(numbers) == -math.inf):
         raise SvgError(f'{what} has a number out of range: "{_clip(text)}"')
-    values = NUMBER_RE.findall(text)
-    rest = NUMBER_RE.sub(" ", text)
-    if rest and not _SEPARATORS.issuperset(rest):
-        raise SvgError(f'{what} is not a list of numbers: "{_clip(text)}"')
-    numbers = [float(value) for value in values]
-    for value in numbers:
-        if not math.isfinite(value):
-            raise SvgError(f'{what} has a number out of range: "{_clip(text)}"')
     return numbers
 
 

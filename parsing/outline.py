@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import TypeAlias
 
 from svgelements import SVGLexicalParser
@@ -26,7 +27,7 @@ from parsing.numbers import (
     transform_round,
     translate_round,
 )
-from parsing.transform import Matrix, max_scale, multiply
+from parsing.transform import Matrix, max_scale, multiply, translation
 
 try:  # compiled twin of _parse_path_fast (parsing/_kernels.pyx)
     from parsing import _kernels
@@ -42,6 +43,7 @@ _RELATIVE_AFTER_START = re.compile(
 )
 _ABSOLUTE_COMMAND = re.compile(r"[MLHVCSQTA]")
 _COMMAND_LETTERS = frozenset("MmZzLlHhVvCcSsQqTtAa")
+_SEPARATORS = " ,\t\n\r\x0c"  # what SVG allows between numbers and commands
 TAU = 2 * math.pi
 
 # A path segment in the path's own coordinates (the start is the previous end point):
@@ -244,7 +246,7 @@ def parse_path_svgelements(d: str) -> list[Subpath]:
         raise SvgError(f"path data (d) is invalid: {error.message}") from None
     except Exception:  # svgelements raises bare ValueError (and worse) on bad input
         raise SvgError(f"path data (d) is invalid near character {lexer.pos + 1}") from None
-    if lexer.pos < len(d) and d[lexer.pos :].strip(" ,\t\n\r\x0c"):
+    if lexer.pos < len(d) and d[lexer.pos :].strip(_SEPARATORS):
         raise SvgError(f"path data (d) is invalid near character {lexer.pos + 1}")
     return [(s[0], s[1], s[2], s[3]) for s in builder.subpaths]  # type: ignore[misc]
 
@@ -257,7 +259,6 @@ _COMMAND_GROUP = re.compile(r"([MmZzLlHhVvCcSsQqTtAa])([^MmZzLlHhVvCcSsQqTtAa]*)
 # for float(), or one character float() refuses (the input is ASCII), so that nothing
 # findall would skip goes unnoticed.
 _ARGUMENT = re.compile(rf"{_FLOAT}|[^ ,\t\n\r\x0c]")
-_SEPARATORS = " ,\t\n\r\x0c"
 # One arc's arguments: rx ry rotation large-arc sweep x y, flags one character each
 # (`a10 10 0 0110 10` is flags 0 and 1, then x=10), numbers read greedily as
 # svgelements reads them (atomic groups: linear time on any input).
@@ -378,35 +379,18 @@ def _parse_path_fast(d: str) -> list[Subpath] | None:
                     y = y + value if relative else value
                     append((LINE, x, y))
                 control_kind = ""
-            elif upper == "C" or upper == "S":
+            else:  # C, S, Q, T
+                cubic = upper == "C" or upper == "S"
+                written = upper == "C" or upper == "Q"  # S/T mirror the last control point
+                kind = "C" if cubic else "Q"
                 for i in range(0, count, arity):
-                    if upper == "C":
+                    if written:
                         x1, y1 = values[i], values[i + 1]
                         if relative:
                             x1 += x
                             y1 += y
                         i += 2
-                    elif control_kind == "C":
-                        x1, y1 = 2 * x - control_x, 2 * y - control_y
-                    else:
-                        x1, y1 = x, y
-                    x2, y2, x3, y3 = values[i], values[i + 1], values[i + 2], values[i + 3]
-                    if relative:
-                        x2 += x
-                        y2 += y
-                        x3 += x
-                        y3 += y
-                    append((CUBIC, x1, y1, x2, y2, x3, y3))
-                    x, y, control_kind, control_x, control_y = x3, y3, "C", x2, y2
-            else:  # Q, T
-                for i in range(0, count, arity):
-                    if upper == "Q":
-                        x1, y1 = values[i], values[i + 1]
-                        if relative:
-                            x1 += x
-                            y1 += y
-                        i += 2
-                    elif control_kind == "Q":
+                    elif control_kind == kind:
                         x1, y1 = 2 * x - control_x, 2 * y - control_y
                     else:
                         x1, y1 = x, y
@@ -414,8 +398,17 @@ def _parse_path_fast(d: str) -> list[Subpath] | None:
                     if relative:
                         x2 += x
                         y2 += y
-                    append((QUAD, x1, y1, x2, y2))
-                    x, y, control_kind, control_x, control_y = x2, y2, "Q", x1, y1
+                    control_kind = kind
+                    if cubic:
+                        x3, y3 = values[i + 2], values[i + 3]
+                        if relative:
+                            x3 += x
+                            y3 += y
+                        append((CUBIC, x1, y1, x2, y2, x3, y3))
+                        x, y, control_x, control_y = x3, y3, x2, y2
+                    else:
+                        append((QUAD, x1, y1, x2, y2))
+                        x, y, control_x, control_y = x2, y2, x1, y1
     except (ValueError, ArithmeticError):  # a character that is not part of a number, ...
         return None
     return subpaths
@@ -584,18 +577,6 @@ def _arc_points(
 # ---------------------------------------------------------------- basic shapes
 
 
-def transform_flat(coords: list[float], m: Matrix) -> list[float]:
-    """Apply `m` to a flat coordinate list."""
-    a, b, c, d, e, f = m
-    out: list[float] = []
-    append = out.append
-    for i in range(0, len(coords), 2):
-        x, y = coords[i], coords[i + 1]
-        append(a * x + c * y + e)
-        append(b * x + d * y + f)
-    return out
-
-
 def parse_points(text: str, budget: PointBudget) -> list[float]:
     """A `points` attribute (polygon, polyline) as a flat list, in its own coordinates."""
     coords = parse_number_list(text, "points")
@@ -615,11 +596,9 @@ def rect_outline(
     m: Matrix,
     budget: PointBudget,
 ) -> list[float]:
-    """The rect's corners clockwise (on screen) from (x, y); with rx/ry (clamped to half
-    the side, as SVG says) the corners are flattened and it starts at (x + rx, y)."""
-    if rx <= 0 or ry <= 0 or width == 0 or height == 0:
-        budget.take(4)
-        return transform_flat([x, y, x + width, y, x + width, y + height, x, y + height], m)
+    """A rect with rounded corners (rx, ry > 0, no side of length 0; `Outliner` writes
+    the plain ones itself) clockwise on screen from (x + rx, y), the corners flattened,
+    rx/ry clamped to half the side as SVG says. In the document's numbers."""
     rx, ry = min(rx, width / 2), min(ry, height / 2)
     right, bottom = x + width, y + height
     a, b, c, d, e, f = m
@@ -643,17 +622,18 @@ def rect_outline(
             out.append(b * ex + d * ey + f)
         current_x, current_y = ex, ey
     budget.take(len(out) // 2)
-    return out
+    return round_all(out)
 
 
 def ellipse_outline(
     cx: float, cy: float, rx: float, ry: float, m: Matrix, budget: PointBudget
 ) -> list[float]:
-    """A circle or ellipse from angle 0 (cx + rx, cy), clockwise on screen (y down)."""
+    """A circle or ellipse from angle 0 (cx + rx, cy), clockwise on screen (y down), in
+    the document's numbers."""
     out: list[float] = []
     _arc_points(out, m, cx, cy, rx, ry, 1.0, 0.0, 0.0, TAU, budget, 0, full=True)
     budget.take(len(out) // 2)
-    return out
+    return round_all(out)
 
 
 # ---------------------------------------------------------------- elements
@@ -699,26 +679,20 @@ class Outliner:
         if kind == "rect" or kind == "image":
             width = _non_negative(get("width"), "width")
             height = _non_negative(get("height"), "height")
-            rx = ry = 0.0
-            if kind == "rect":
-                rx_text, ry_text = get("rx"), get("ry")
-                rx = _non_negative(rx_text if rx_text is not None else ry_text, "rx")
-                ry = _non_negative(ry_text if ry_text is not None else rx_text, "ry")
+            rx, ry = _radii(get) if kind == "rect" else (0.0, 0.0)
             x, y = parse_length(get("x"), "x"), parse_length(get("y"), "y")
             if rx <= 0 or ry <= 0 or width == 0 or height == 0:
                 budget.take(4)
                 right, bottom = x + width, y + height
                 return [(transform_round([x, y, right, y, right, bottom, x, bottom], m), True)]
-            return [(round_all(rect_outline(x, y, width, height, rx, ry, m, budget)), True)]
+            return [(rect_outline(x, y, width, height, rx, ry, m, budget), True)]
         # circle, ellipse
         if kind == "circle":
             rx = ry = _non_negative(get("r"), "r")
         else:
-            rx_text, ry_text = get("rx"), get("ry")
-            rx = _non_negative(rx_text if rx_text is not None else ry_text, "rx")
-            ry = _non_negative(ry_text if ry_text is not None else rx_text, "ry")
+            rx, ry = _radii(get)
         cx, cy = parse_length(get("cx"), "cx"), parse_length(get("cy"), "cy")
-        return [(round_all(ellipse_outline(cx, cy, rx, ry, m, budget)), True)]
+        return [(ellipse_outline(cx, cy, rx, ry, m, budget), True)]
 
     def _path(self, d: str, m: Matrix) -> list[Polyline]:
         """Parsed once per shape, flattened once per (shape, linear part of `m`), then
@@ -734,7 +708,7 @@ class Outliner:
             moved = self._moved[d] = _moved_to_origin(d)
         shape, tx, ty = moved
         if tx is not None and ty is not None:
-            m = multiply(m, (1.0, 0.0, 0.0, 1.0, tx, ty))
+            m = multiply(m, translation(tx, ty))
         a, b, c, d_, e, f = m
         key = (shape, a, b, c, d_)
         cached = self._flattened.get(key)
@@ -765,7 +739,7 @@ def _moved_to_origin(d: str) -> tuple[str, float | None, float | None]:
     if start is not None:
         command, x, y, rest = start.groups()
         # After `M x y`, more numbers would be absolute line-tos; after `m`, relative.
-        follows = rest.lstrip(" ,\t\n\r\x0c")[:1]
+        follows = rest.lstrip(_SEPARATORS)[:1]
         if _ABSOLUTE_COMMAND.search(rest) is None and (
             command == "m" or not follows or follows in _COMMAND_LETTERS
         ):
@@ -773,6 +747,14 @@ def _moved_to_origin(d: str) -> tuple[str, float | None, float | None]:
             if abs(tx) < math.inf and abs(ty) < math.inf:
                 return f"{command}0,0{rest}", tx, ty
     return d, None, None
+
+
+def _radii(get: Callable[[str], str | None]) -> tuple[float, float]:
+    """A rect's or ellipse's rx, ry: either one alone stands for both (SVG's `auto`)."""
+    rx_text, ry_text = get("rx"), get("ry")
+    rx = _non_negative(rx_text if rx_text is not None else ry_text, "rx")
+    ry = _non_negative(ry_text if ry_text is not None else rx_text, "ry")
+    return rx, ry
 
 
 def _non_negative(text: str | None, what: str) -> float:

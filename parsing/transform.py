@@ -1,7 +1,8 @@
-"""Affine matrices as plain 6-tuples: parse SVG `transform` lists, compose, apply.
+"""Affine matrices as plain 6-tuples: parse SVG `transform` lists, compose them.
 
 A matrix `(a, b, c, d, e, f)` maps (x, y) to (a*x + c*y + e, b*x + d*y + f), SVG's own
-order. Tuples of floats instead of objects: every point of the map goes through one.
+order. Tuples of floats instead of objects: every point of the map goes through one
+(applied in bulk by parsing/numbers.py and parsing/outline.py).
 """
 
 from __future__ import annotations
@@ -11,14 +12,14 @@ import re
 from typing import TypeAlias
 
 from parsing.errors import SvgError
-from parsing.numbers import parse_number_list
+from parsing.numbers import PLAIN, parse_number_list
 
 Matrix: TypeAlias = tuple[float, float, float, float, float, float]
 
 IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
 
 # The forms drawing tools write for nearly every element, matched whole in one go.
-_PLAIN = r"(-?[0-9]+(?:\.[0-9]+)?)"
+_PLAIN = rf"({PLAIN})"
 _SEP = r"(?:\s*,\s*|\s+)"
 _FAST_TRANSLATE = re.compile(rf"\s*translate\s*\(\s*{_PLAIN}(?:{_SEP}{_PLAIN})?\s*\)\s*")
 _FAST_MATRIX = re.compile(rf"\s*matrix\s*\(\s*{_PLAIN}" + rf"{_SEP}{_PLAIN}" * 5 + r"\s*\)\s*")
@@ -66,11 +67,6 @@ def rotation(degrees: float, cx: float = 0.0, cy: float = 0.0) -> Matrix:
         angle = math.radians(degrees % 360.0)
         cos, sin = math.cos(angle), math.sin(angle)
     return (cos, sin, -sin, cos, cx - cos * cx + sin * cy, cy - sin * cx - cos * cy)
-
-
-def apply(m: Matrix, x: float, y: float) -> tuple[float, float]:
-    a, b, c, d, e, f = m
-    return (a * x + c * y + e, b * x + d * y + f)
 
 
 def max_scale(m: Matrix) -> float:
