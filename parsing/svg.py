@@ -460,15 +460,7 @@ class _MapReader:
     def _use(self, el: etree._Element, uid: str, attributes: dict[str, str], at: _At) -> None:
         """Draw the referenced element in place of the use, as SVG's shadow tree does
         (`at.via`: the use drawing this one, when a use refers to a use)."""
-        target = self._use_target(attributes.get("href"))
-        size = self._sizes.get(target)
-        if size is None:
-            size = self._sizes[target] = sum(1 for _ in target.iter(etree.Element))
-        self.element_count += size
-        if self.element_count > self.limits.max_elements:
-            raise SvgError(
-                f"drawing <use>s passes the limit of {self.limits.max_elements} elements"
-            )
+        target = self._drawn_target(attributes.get("href"))
         m = at.m
         own_transform = attributes.get("transform")
         if own_transform:
@@ -657,10 +649,24 @@ class _MapReader:
                 for coords, _ in self.outliner.outlines(kind, attributes, child_m):
                     flat.extend(coords)
 
+    def _drawn_target(self, href: str | None) -> etree._Element:
+        """A use's target, counted against the element limit each time it is drawn
+        (or walked for a connector's box), so chains of uses cannot grow unbounded."""
+        target = self._use_target(href)
+        size = self._sizes.get(target)
+        if size is None:
+            size = self._sizes[target] = sum(1 for _ in target.iter(etree.Element))
+        self.element_count += size
+        if self.element_count > self.limits.max_elements:
+            raise SvgError(
+                f"drawing <use>s passes the limit of {self.limits.max_elements} elements"
+            )
+        return target
+
     def _collect_use_geometry(
         self, attributes: dict[str, str], m: Matrix, flat: list[float], depth: int
     ) -> None:
-        target = self._use_target(attributes.get("href"))
+        target = self._drawn_target(attributes.get("href"))
         x = parse_length(attributes.get("x"), "x")
         y = parse_length(attributes.get("y"), "y")
         m = multiply(m, translation(x, y))

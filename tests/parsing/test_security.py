@@ -199,6 +199,23 @@ def test_too_many_elements_through_use() -> None:
     assert "passes the limit of 200000 elements" in error.message
 
 
+def test_uses_inside_a_group_connector_count_toward_the_element_limit() -> None:
+    # The connector's box walks the group's uses too; ten uses per level over seven
+    # levels of empty groups would be ten million elements if that walk were not counted.
+    defs = ['<g id="d0"><g/></g>'] + [
+        f'<g id="d{level}">' + f'<use href="#d{level - 1}"/>' * 10 + "</g>"
+        for level in range(1, 8)
+    ]
+    body = (
+        f"<defs>{''.join(defs)}</defs>"
+        '<g data-connector="stairs" data-connector-id="s"><use href="#d7"/></g>'
+    )
+    start = time.perf_counter()
+    error = refused(svg(body))
+    assert time.perf_counter() - start < 3.0
+    assert error.message.endswith("drawing <use>s passes the limit of 200000 elements")
+
+
 def test_too_deep() -> None:
     limits = SvgLimits(max_depth=5)
     assert parse_unit_map(svg("<g><g><g><g/></g></g></g>"), limits)  # depth 5 with the root
