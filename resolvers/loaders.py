@@ -56,6 +56,13 @@ class Loaders:
         self.maps_by_asset = _grouped_loader(store, c.UNIT_MAPS, "asset_id", by_id)
         self.backgrounds_by_map = _grouped_loader(store, c.BACKGROUNDS, "unit_map_id", by_id)
         self.level_tags_by_map = _grouped_loader(store, c.LEVEL_TAGS, "unit_map_id", [("key", 1)])
+        self.asset_references_by_asset = _grouped_loader(
+            store, c.ASSET_REFERENCES, "asset_id", by_id
+        )
+        self.unit_references_by_unit = _grouped_loader(
+            store, c.UNIT_REFERENCES, "unit_id", [("key", 1)]
+        )
+        self.locations_by_map = _grouped_loader(store, c.LOCATIONS, "unit_map_id", by_id)
         self.unit_by_id = _by_id_loader(store, c.UNITS)
         self.asset_by_id = _by_id_loader(store, c.ASSETS)
 

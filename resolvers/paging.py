@@ -12,8 +12,9 @@ ID_INDEX = "_id_"
 
 
 def as_resource(document: dict[str, Any]) -> dict[str, Any]:
-    """A stored document as an API object: `_id` becomes `id`."""
-    document["id"] = document.pop("_id")
+    """A stored document as an API object: `_id` becomes `id` (when it was selected)."""
+    if "_id" in document:
+        document["id"] = document.pop("_id")
     return document
 
 

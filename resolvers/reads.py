@@ -28,7 +28,7 @@ async def _one(context: RequestContext, name: str, query: dict[str, Any]) -> dic
     return as_resource(document)
 
 
-async def _start(
+async def begin(
     context: RequestContext,
     paging: tuple[int | None, int | None] | None = None,
     **ids: str | None,
@@ -44,7 +44,7 @@ async def _start(
     return caller, page_no, size
 
 
-async def _visible_map(context: RequestContext, caller: Caller, map_id: str) -> dict[str, Any]:
+async def visible_map(context: RequestContext, caller: Caller, map_id: str) -> dict[str, Any]:
     """A unit map the caller may see, or 404."""
     unit_map = await _one(context, c.UNIT_MAPS, {"_id": map_id})
     if not caller.may_see(unit_map.get("asset_id")):
@@ -56,13 +56,13 @@ async def _visible_map(context: RequestContext, caller: Caller, map_id: str) -> 
 
 
 async def list_assets(context: RequestContext, page: int | None, per_page: int | None) -> Page:
-    caller, page_no, size = await _start(context, (page, per_page))
+    caller, page_no, size = await begin(context, (page, per_page))
     query = {} if caller.assets is None else {"_id": {"$in": sorted(caller.assets)}}
     return await find_page(context.store[c.ASSETS], query, page_no, size)
 
 
 async def get_asset(context: RequestContext, asset_id: str) -> dict[str, Any]:
-    caller, _, _ = await _start(context, id=asset_id)
+    caller, _, _ = await begin(context, id=asset_id)
     if not caller.may_see(asset_id):
         raise not_found()
     return await _one(context, c.ASSETS, {"_id": asset_id})
@@ -74,7 +74,7 @@ async def get_asset(context: RequestContext, asset_id: str) -> dict[str, Any]:
 async def list_floors(
     context: RequestContext, asset_id: str, page: int | None, per_page: int | None
 ) -> Page:
-    caller, page_no, size = await _start(context, (page, per_page), assetId=asset_id)
+    caller, page_no, size = await begin(context, (page, per_page), assetId=asset_id)
     if not caller.may_see(asset_id):
         raise not_found()
     if await context.store[c.ASSETS].count_documents({"_id": asset_id}, limit=1) == 0:
@@ -84,7 +84,7 @@ async def list_floors(
 
 
 async def get_floor(context: RequestContext, asset_id: str, floor_id: str) -> dict[str, Any]:
-    caller, _, _ = await _start(context, assetId=asset_id, id=floor_id)
+    caller, _, _ = await begin(context, assetId=asset_id, id=floor_id)
     if not caller.may_see(asset_id):
         raise not_found()
     return await _one(context, c.FLOORS, {"_id": floor_id, "asset_id": asset_id})
@@ -94,12 +94,12 @@ async def get_floor(context: RequestContext, asset_id: str, floor_id: str) -> di
 
 
 async def list_units(context: RequestContext, page: int | None, per_page: int | None) -> Page:
-    caller, page_no, size = await _start(context, (page, per_page))
+    caller, page_no, size = await begin(context, (page, per_page))
     return await find_page(context.store[c.UNITS], caller.scope_filter(), page_no, size)
 
 
 async def get_unit(context: RequestContext, unit_id: str) -> dict[str, Any]:
-    caller, _, _ = await _start(context, id=unit_id)
+    caller, _, _ = await begin(context, id=unit_id)
     unit = await _one(context, c.UNITS, {"_id": unit_id})
     if not caller.may_see(unit.get("asset_id")):
         raise not_found()
@@ -135,8 +135,8 @@ async def list_unit_maps(
 
 
 async def get_unit_map(context: RequestContext, map_id: str) -> dict[str, Any]:
-    caller, _, _ = await _start(context, id=map_id)
-    return await _visible_map(context, caller, map_id)
+    caller, _, _ = await begin(context, id=map_id)
+    return await visible_map(context, caller, map_id)
 
 
 # Map sub-resources (E12-E16)
@@ -145,8 +145,8 @@ async def get_unit_map(context: RequestContext, map_id: str) -> dict[str, Any]:
 async def list_backgrounds(
     context: RequestContext, map_id: str, page: int | None, per_page: int | None
 ) -> Page:
-    caller, page_no, size = await _start(context, (page, per_page), unitMapId=map_id)
-    await _visible_map(context, caller, map_id)
+    caller, page_no, size = await begin(context, (page, per_page), unitMapId=map_id)
+    await visible_map(context, caller, map_id)
     query = {"unit_map_id": map_id}
     return await find_page(context.store[c.BACKGROUNDS], query, page_no, size)
 
@@ -154,8 +154,8 @@ async def list_backgrounds(
 async def get_background(
     context: RequestContext, map_id: str, background_id: str
 ) -> dict[str, Any]:
-    caller, _, _ = await _start(context, unitMapId=map_id, id=background_id)
-    await _visible_map(context, caller, map_id)
+    caller, _, _ = await begin(context, unitMapId=map_id, id=background_id)
+    await visible_map(context, caller, map_id)
     return await _one(context, c.BACKGROUNDS, {"_id": background_id, "unit_map_id": map_id})
 
 
@@ -163,8 +163,8 @@ async def list_level_tags(
     context: RequestContext, map_id: str, page: int | None, per_page: int | None
 ) -> list[dict[str, Any]]:
     """Unenveloped: all level tags, or one slice when paging arguments are given."""
-    caller, page_no, size = await _start(context, (page, per_page), unitMapId=map_id)
-    await _visible_map(context, caller, map_id)
+    caller, page_no, size = await begin(context, (page, per_page), unitMapId=map_id)
+    await visible_map(context, caller, map_id)
     tags = await find_all(context.store[c.LEVEL_TAGS], {"unit_map_id": map_id}, [("key", 1)])
     if page is None and per_page is None:
         return tags
@@ -174,15 +174,15 @@ async def list_level_tags(
 async def list_map_units(
     context: RequestContext, map_id: str, page: int | None, per_page: int | None
 ) -> Page:
-    caller, page_no, size = await _start(context, (page, per_page), unitMapId=map_id)
-    unit_map = await _visible_map(context, caller, map_id)
+    caller, page_no, size = await begin(context, (page, per_page), unitMapId=map_id)
+    unit_map = await visible_map(context, caller, map_id)
     query = {"_id": {"$in": unit_map.get("unit_ids", [])}, "asset_id": unit_map["asset_id"]}
     return await find_page(context.store[c.UNITS], query, page_no, size, BY_ID)
 
 
 async def get_map_unit(context: RequestContext, map_id: str, unit_id: str) -> dict[str, Any]:
-    caller, _, _ = await _start(context, unitMapId=map_id, id=unit_id)
-    unit_map = await _visible_map(context, caller, map_id)
+    caller, _, _ = await begin(context, unitMapId=map_id, id=unit_id)
+    unit_map = await visible_map(context, caller, map_id)
     if unit_id not in unit_map.get("unit_ids", []):
         raise not_found()
     return await _one(context, c.UNITS, {"_id": unit_id, "asset_id": unit_map["asset_id"]})

@@ -11,11 +11,13 @@ from graphql import ExecutionResult, GraphQLSchema, execute, validate
 from starlette.requests import Request
 from starlette.responses import Response
 
+from resolvers.access import authorize
 from resolvers.context import RequestContext, Services
 from resolvers.errors import ApiError, ErrorCode, FieldErrors, classify
 from resolvers.limits import INT32_MAX
 from rest.bodies import read_text_body
 from rest.credentials import api_key_of, flags_of
+from rest.json_body import input_problems, read_json_body
 from rest.paging_urls import with_urls
 from rest.responses import error_of, error_response, json_response
 from rest.router import Match, Router
@@ -27,6 +29,30 @@ ACCESS_CODES = frozenset(
      ErrorCode.FORBIDDEN, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE}
 )
 INTEGER = re.compile(r"^[+-]?\d+$")
+Requirement = tuple[str | None, str | None]  # (permission, flag) of a root field
+
+
+def requirement_of(schema: GraphQLSchema, route: RestRoute) -> Requirement:
+    """The permission and flag that the route's root field demands (its permission
+    class, `schema.permissions.requires`), so REST can check access before it
+    reports a bad body."""
+    root = schema.mutation_type if route.mutation else schema.query_type
+    assert root is not None
+    definition = root.fields[route.graphql_field].extensions["strawberry-definition"]
+    for permission_class in definition.permission_classes:
+        if hasattr(permission_class, "required_permission"):
+            return permission_class.required_permission, permission_class.required_flag
+    return None, None
+
+
+def etag_matches(header: str | None, etag: str) -> bool:
+    """`If-None-Match`: `*` or a list of (weak or strong) tags, compared weakly."""
+    if header is None:
+        return False
+    if header.strip() == "*":
+        return True
+    tags = [tag.strip().removeprefix("W/") for tag in header.split(",")]
+    return f'"{etag}"' in tags
 
 
 class RestApi:
@@ -36,10 +62,12 @@ class RestApi:
         self.schema = graphql_schema
         self.services = services
         self.router = Router(ROUTES)
+        self.requirements: dict[str, Requirement] = {}
         for route in ROUTES:
             problems = validate(graphql_schema, route.parsed)
             if problems:
                 raise RuntimeError(f"route {route.path}: invalid document: {problems}")
+            self.requirements[route.operation_id] = requirement_of(graphql_schema, route)
 
     async def handle(self, request: Request) -> Response:
         raw_path = request.scope.get("raw_path", request.url.path.encode()).decode("latin-1")
@@ -62,25 +90,27 @@ class RestApi:
             request.scope.get("state", {}).get("request_id", ""),
         )
         variables, problems = variables_of(route, match.path_values, request)
-        body_error: ApiError | None = None
         if route.body is not None:
             try:
-                variables[route.body.variable] = await read_text_body(
-                    route.body, request, self.services.settings)
-            except ApiError as error:
-                # Access is checked first: run the operation with an empty body.
-                body_error, variables[route.body.variable] = error, ""
+                variables[route.body.variable] = await self.read_body(route, request)
+            except ApiError as body_error:
+                # Access is checked first: a bad body is answered only to a caller who
+                # may call the route at all.
+                permission, flag = self.requirements[route.operation_id]
+                try:
+                    await authorize(context, permission=permission, flag=flag)
+                except ApiError as access_error:
+                    return error_response(access_error)
+                return error_response(body_error)
         outcome = await execute(self.schema, route.parsed, context_value=context,
                                 variable_values=variables)
         assert isinstance(outcome, ExecutionResult)
-        if problems or body_error is not None:
-            # Query syntax and the body are input: they fail only after access (key,
-            # flag, permission) passed; query problems together with every other one.
+        if problems:
+            # Query syntax is input: it fails only after access (key, flag, permission)
+            # passed, together with every other problem of the input.
             error = self.classify(outcome) if outcome.errors else None
             if error is not None and error.code in ACCESS_CODES:
                 return error_response(error)
-            if body_error is not None:
-                return error_response(body_error)
             if error is not None:
                 for name, messages in self.rest_fields(route, error).items():
                     problems.fields.setdefault(name, []).extend(messages)
@@ -90,12 +120,36 @@ class RestApi:
             if error.fields:
                 error = ApiError(ErrorCode.BAD_USER_INPUT, fields=self.rest_fields(route, error))
             return error_response(error)
-        body = (outcome.data or {})["result"]
+        return self.respond(route, (outcome.data or {})["result"], request, raw_path)
+
+    async def read_body(self, route: RestRoute, request: Request) -> Any:
+        """The body as the value of its GraphQL variable, or the ApiError it deserves."""
+        body = route.body
+        assert body is not None
+        settings = self.services.settings
+        if not body.json:
+            return await read_text_body(body, request, settings)
+        value = await read_json_body(body, request, settings)
+        fields = input_problems(self.schema, body.graphql_type, value, body.name)
+        if fields:
+            raise ApiError(ErrorCode.BAD_USER_INPUT, fields=fields)
+        return value
+
+    def respond(self, route: RestRoute, body: Any, request: Request, raw_path: str) -> Response:
+        """The REST response of a successful operation, in the route's shape."""
+        if route.shape is Shape.NO_CONTENT:
+            return Response(status_code=204)
         if route.shape is Shape.PAGED:
             public = self.services.settings.public_url
             body = with_urls(body, public, raw_path, request.query_params.multi_items())
         elif route.shape is Shape.DATA:
             body = {"data": body}
+        elif route.shape is Shape.VERSIONED:
+            etag = body["etag"]
+            headers = {"ETag": f'"{etag}"', "Cache-Control": "private, no-cache"}
+            if etag_matches(request.headers.get("if-none-match"), etag):
+                return Response(status_code=304, headers=headers)
+            return json_response({"data": body["data"]}, headers=headers)
         return json_response(body, media_type=route.media_type)
 
     def classify(self, outcome: ExecutionResult) -> ApiError:

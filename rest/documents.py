@@ -29,19 +29,42 @@ FRAGMENTS = {
     "LevelTagFields": "fragment LevelTagFields on LevelTag { name key "
     "created_at: createdAt updated_at: updatedAt "
     "values { name value created_at: createdAt updated_at: updatedAt } }",
+    "AssetReferenceFields": "fragment AssetReferenceFields on AssetReference { id "
+    "asset_id: assetId key value created_at: createdAt updated_at: updatedAt }",
+    "UnitReferenceFields": "fragment UnitReferenceFields on UnitReference { "
+    "group_id: groupId asset_id: assetId unit_id: unitId key value "
+    "created_at: createdAt updated_at: updatedAt }",
+    "AttributeGroupFields": "fragment AttributeGroupFields on UnitAttributeGroup { "
+    "group_id: groupId group_name: groupName one_attribute_per_unit: oneAttributePerUnit "
+    "attributes { attribute_id: attributeId attribute_name: attributeName "
+    "attribute_key: attributeKey } }",
+    "AssignmentFields": "fragment AssignmentFields on UnitAttributeAssignment { "
+    "group_id: groupId attribute_id: attributeId asset_id: assetId unit_id: unitId }",
+    "LocationFields": "fragment LocationFields on Location { id asset_id: assetId "
+    "unit_map_id: unitMapId name x y floors { id } "
+    "tags { key value created_at: createdAt updated_at: updatedAt } "
+    "created_at: createdAt updated_at: updatedAt }",
 }
 
 
 def query_document(
-    variables: dict[str, str], field: str, fragment: str | None, *, paged: bool
+    variables: dict[str, str],
+    field: str,
+    fragment: str | None,
+    *,
+    wrapper: str | None = None,
+    operation: str = "query",
 ) -> str:
-    """`query ($v: T ...) { result: field(v: $v ...) { ...Fragment } }` plus the fragment;
-    a field of scalar type (no fragment) is selected bare."""
+    """`query ($v: T ...) { result: field(v: $v ...) { ...Fragment } }` plus the fragment.
+
+    A field of scalar type (no fragment) is selected bare; `wrapper` selects the
+    fields around `data` of an envelope (the paging object, an etag)."""
     declared = ", ".join(f"${name}: {kind}" for name, kind in variables.items())
     arguments = ", ".join(f"{name}: ${name}" for name in variables)
-    head = f"query ({declared})" if declared else "query"
+    head = f"{operation} ({declared})" if declared else operation
     call = f"{field}({arguments})" if arguments else field
     if fragment is None:
         return f"{head} {{ result: {call} }}"
-    selection = f"{{ {PAGING} data {{ ...{fragment} }} }}" if paged else f"{{ ...{fragment} }}"
+    inner = f"{{ ...{fragment} }}"
+    selection = f"{{ {wrapper} data {inner} }}" if wrapper else inner
     return f"{head} {{ result: {call} {selection} }}\n{FRAGMENTS[fragment]}"

@@ -12,7 +12,8 @@ from enum import StrEnum
 
 from graphql import DocumentNode, parse
 
-from rest.documents import query_document
+from rest.documents import PAGING, query_document
+from rest.names import rest_name
 from storage.settings import Settings
 
 MAP_XML = "application/vnd.map+xml"
@@ -23,6 +24,11 @@ class Shape(StrEnum):
     PAGED = "paged"  # {paging, data}: paging numbers become URLs
     SINGLE = "single"  # one object
     DATA = "data"  # {data: [...]} without paging
+    VERSIONED = "versioned"  # {data: [...]} with an ETag (If-None-Match answers 304)
+    NO_CONTENT = "no-content"  # 204 without a body
+
+
+WRAPPERS = {Shape.PAGED: PAGING, Shape.VERSIONED: "etag"}
 
 
 @dataclass(frozen=True)
@@ -46,13 +52,16 @@ class Body:
     `media_types[0]` is the one a 415 names. Text bodies are decoded (charset
     parameter, else the XML declaration, else UTF-8); `max_bytes` names the
     Settings limit for this body (413 above it), else the global body limit holds.
+    A JSON body is an object whose one member `name` fills the variable
+    (`rest.json_body`).
     """
 
     variable: str
     graphql_type: str
     media_types: tuple[str, ...]
     max_bytes: Callable[[Settings], int] | None = None
-    name: str = "body"  # the REST name in 422 `fields`
+    name: str = "body"  # the REST name in 422 `fields`; the member of a JSON body
+    json: bool = False
 
 
 @dataclass(frozen=True)
@@ -67,6 +76,7 @@ class RestRoute:
     params: tuple[Param, ...] = ()
     body: Body | None = None
     media_type: str = "application/json"  # of the 200 response
+    mutation: bool = False
     document: str = field(init=False)
     parsed: DocumentNode = field(init=False, repr=False, compare=False)
 
@@ -75,7 +85,11 @@ class RestRoute:
         if self.body is not None:
             variables[self.body.variable] = self.body.graphql_type
         text = query_document(
-            variables, self.graphql_field, self.fragment, paged=self.shape is Shape.PAGED
+            variables,
+            self.graphql_field,
+            self.fragment,
+            wrapper=WRAPPERS.get(self.shape),
+            operation="mutation" if self.mutation else "query",
         )
         object.__setattr__(self, "document", text)
         object.__setattr__(self, "parsed", parse(text))
@@ -85,7 +99,11 @@ class RestRoute:
         return tuple(self.path.strip("/").split("/"))
 
     def param_name(self, variable: str) -> str:
-        """The REST name of a GraphQL variable, for error `fields`."""
+        """The REST name of a GraphQL variable (or of a place in it, `data.3.unitId`),
+        for error `fields`."""
+        head, dot, rest = variable.partition(".")
+        if dot:
+            return f"{self.param_name(head)}.{rest_name(rest)}"
         for param in self.params:
             if param.variable == variable:
                 return param.name
@@ -99,6 +117,10 @@ def path(name: str, variable: str) -> Param:
 
 
 PAGE = (Param("page", "page", "Int"), Param("per-page", "perPage", "Int"))
+ASSET = Param("asset", "assetId", "ID")
+GROUP = path("group-id", "groupId")
+ASSIGNMENTS = Body("data", "[UnitAttributeAssignmentInput!]!", ("application/json",),
+                   name="data", json=True)  # fmt: skip
 
 ROUTES: tuple[RestRoute, ...] = (
     RestRoute("GET", "/v1/assets", "listAssets", "List assets (E1)", "assets",
@@ -139,4 +161,33 @@ ROUTES: tuple[RestRoute, ...] = (
     RestRoute("GET", "/v1/maps/{map}/units/{unit}", "getUnitMapUnit",
               "Get a unit of a unit map (E16)", "unitMapUnit", "ReducedUnitFields",
               Shape.SINGLE, (path("map", "unitMapId"), path("unit", "id"))),
+    # Experimental resources (each needs its Experimental-Flags name).
+    RestRoute("GET", "/v1/assets/references", "listAssetReferences",
+              "List asset references (E5)", "assetReferences", "AssetReferenceFields",
+              Shape.PAGED, (*PAGE, ASSET, Param("key", "key", "String"))),
+    RestRoute("GET", "/v1/units/references", "listUnitReferences",
+              "List unit references (E8)", "unitReferences", "UnitReferenceFields",
+              Shape.PAGED, (*PAGE, ASSET, Param("key", "key", "String"))),
+    RestRoute("GET", "/v1/unitmaps/{unitMapId}/locations", "listLocations",
+              "List locations of a unit map (E17)", "locations", "LocationFields",
+              Shape.VERSIONED,
+              (path("unitMapId", "unitMapId"), *PAGE, Param("tags", "tags", "String"))),
+    RestRoute("GET", "/v1/maps/{map}/locations", "listUnitMapLocations",
+              "List locations of a unit map (E17, alias)", "locations", "LocationFields",
+              Shape.VERSIONED,
+              (path("map", "unitMapId"), *PAGE, Param("tags", "tags", "String"))),
+    RestRoute("GET", "/v1/units/attribute-groups", "listAttributeGroups",
+              "List attribute groups (E19)", "unitAttributeGroups", "AttributeGroupFields",
+              Shape.DATA, PAGE),
+    RestRoute("GET", "/v1/units/attribute-groups/{group-id}/units", "listAttributeAssignments",
+              "List unit-to-attribute assignments of a group (E20)",
+              "unitAttributeAssignments", "AssignmentFields", Shape.PAGED,
+              (GROUP, *PAGE, ASSET)),
+    RestRoute("PUT", "/v1/units/attribute-groups/{group-id}/units", "assignUnitAttributes",
+              "Assign attributes to units (E21)", "assignUnitAttributes", "AssignmentFields",
+              Shape.DATA, (GROUP,), body=ASSIGNMENTS, mutation=True),
+    RestRoute("PUT", "/v1/units/attribute-groups/{group-id}/units/remove",
+              "unassignUnitAttributes", "Unassign attributes from units (E22)",
+              "unassignUnitAttributes", "AssignmentFields", Shape.NO_CONTENT, (GROUP,),
+              body=ASSIGNMENTS, mutation=True),
 )  # fmt: skip

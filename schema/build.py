@@ -19,7 +19,7 @@ from strawberry.utils.logging import StrawberryLogger
 from resolvers.errors import ErrorCode, classify
 from schema.mutations import Mutation
 from schema.queries import Query
-from schema.types import SCALARS
+from schema.scalars import SCALARS
 from storage.settings import Settings
 
 

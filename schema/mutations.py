@@ -8,9 +8,17 @@ from typing import Any
 import strawberry
 from strawberry.types import Info
 
-from resolvers.map_admin import put_unit_map
-from resolvers.permissions import ADMIN
+from resolvers import admin, attributes
+from resolvers.permissions import ADMIN, FLAG_UNIT_ATTRIBUTES, UNIT_ATTRIBUTES_WRITE
+from schema.experimental_types import (
+    AssetReference,
+    Location,
+    UnitAttributeAssignment,
+    UnitAttributeAssignmentInput,
+    UnitReference,
+)
 from schema.permissions import requires
+from schema.scalars import Timestamp
 from schema.types import UnitMap
 
 
@@ -54,6 +62,56 @@ class UnitMapInput:
     georeference: GeoreferenceInput | None = None
 
 
+@strawberry.input(description="An asset's id in a third-party system.")
+class AssetReferenceInput:
+    id: strawberry.ID
+    asset_id: strawberry.ID
+    key: str
+    value: str
+    created_at: Timestamp | None = None
+    updated_at: Timestamp | None = None
+
+
+@strawberry.input(description="A unit's id in a third-party system; one per unit and key.")
+class UnitReferenceInput:
+    asset_id: strawberry.ID
+    unit_id: strawberry.ID
+    key: str
+    value: str
+    group_id: strawberry.ID | None = strawberry.field(
+        default=None, description="Defaults to the asset id."
+    )
+    created_at: Timestamp | None = None
+    updated_at: Timestamp | None = None
+
+
+@strawberry.input
+class LocationFloorInput:
+    id: strawberry.ID
+
+
+@strawberry.input
+class LocationTagInput:
+    key: str
+    value: str
+    created_at: Timestamp | None = None
+    updated_at: Timestamp | None = None
+
+
+@strawberry.input(description="A location of a unit map, as in a dataset file.")
+class LocationInput:
+    id: strawberry.ID
+    asset_id: strawberry.ID
+    unit_map_id: strawberry.ID
+    name: str
+    x: float
+    y: float
+    floors: list[LocationFloorInput]
+    tags: list[LocationTagInput] | None = None
+    created_at: Timestamp | None = None
+    updated_at: Timestamp | None = None
+
+
 def _record(value: Any) -> Any:
     """An input as a dataset record: plain dicts and lists, unset fields left out."""
     if dataclasses.is_dataclass(value):
@@ -76,4 +134,70 @@ class Mutation:
         "GeoJSON when georeferenced. Needs service.admin.",
     )
     async def put_unit_map(self, info: Info, input: UnitMapInput, svg: str) -> UnitMap:
-        return await put_unit_map(info.context, _record(input), svg)
+        return await admin.put_unit_map(info.context, _record(input), svg)
+
+    @strawberry.mutation(
+        permission_classes=[requires(UNIT_ATTRIBUTES_WRITE, FLAG_UNIT_ATTRIBUTES)],
+        description="Assign attributes to units (E21), all or none. In a group with "
+        "oneAttributePerUnit, an assignment replaces the unit's earlier one. Echoes `data`.",
+    )
+    async def assign_unit_attributes(
+        self, info: Info, group_id: strawberry.ID, data: list[UnitAttributeAssignmentInput]
+    ) -> list[UnitAttributeAssignment]:
+        return await attributes.assign(info.context, group_id, _record(data))
+
+    @strawberry.mutation(
+        permission_classes=[requires(UNIT_ATTRIBUTES_WRITE, FLAG_UNIT_ATTRIBUTES)],
+        description="Remove assignments (E22), all or none. Returns those that were "
+        "assigned; removing what is not assigned is not an error.",
+    )
+    async def unassign_unit_attributes(
+        self, info: Info, group_id: strawberry.ID, data: list[UnitAttributeAssignmentInput]
+    ) -> list[UnitAttributeAssignment]:
+        return await attributes.unassign(info.context, group_id, _record(data))
+
+    @strawberry.mutation(
+        permission_classes=[requires(ADMIN)],
+        description="Create or replace an asset reference by id. Needs service.admin.",
+    )
+    async def put_asset_reference(self, info: Info, input: AssetReferenceInput) -> AssetReference:
+        return await admin.put_asset_reference(info.context, _record(input))
+
+    @strawberry.mutation(
+        permission_classes=[requires(ADMIN)],
+        description="Delete an asset reference; false when there was none. Needs service.admin.",
+    )
+    async def delete_asset_reference(self, info: Info, id: strawberry.ID) -> bool:
+        return await admin.delete_asset_reference(info.context, id)
+
+    @strawberry.mutation(
+        permission_classes=[requires(ADMIN)],
+        description="Create or replace the unit's reference for `key`. Needs service.admin.",
+    )
+    async def put_unit_reference(self, info: Info, input: UnitReferenceInput) -> UnitReference:
+        return await admin.put_unit_reference(info.context, _record(input))
+
+    @strawberry.mutation(
+        permission_classes=[requires(ADMIN)],
+        description="Delete the unit's reference for `key`; false when there was none. "
+        "Needs service.admin.",
+    )
+    async def delete_unit_reference(
+        self, info: Info, unit_id: strawberry.ID, key: str
+    ) -> bool:
+        return await admin.delete_unit_reference(info.context, unit_id, key)
+
+    @strawberry.mutation(
+        permission_classes=[requires(ADMIN)],
+        description="Create or replace a location by id; its map's GeoJSON and the E17 "
+        "ETag change with it. Needs service.admin.",
+    )
+    async def put_location(self, info: Info, input: LocationInput) -> Location:
+        return await admin.put_location(info.context, _record(input))
+
+    @strawberry.mutation(
+        permission_classes=[requires(ADMIN)],
+        description="Delete a location; false when there was none. Needs service.admin.",
+    )
+    async def delete_location(self, info: Info, id: strawberry.ID) -> bool:
+        return await admin.delete_location(info.context, id)

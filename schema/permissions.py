@@ -14,6 +14,10 @@ def requires(permission: str | None = None, flag: str | None = None) -> type[Bas
     """A permission class for a key (always), an experimental flag and a permission name."""
 
     class Requires(BasePermission):
+        # Read by REST to check access before it reports a bad request body.
+        required_permission = permission
+        required_flag = flag
+
         async def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
             await authorize(info.context, permission=permission, flag=flag)
             return True

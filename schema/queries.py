@@ -6,22 +6,34 @@ import strawberry
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
-from resolvers import reads
+from resolvers import attributes, locations, reads, references
 from resolvers.parse import parse_svg
-from resolvers.permissions import UNIT_MAPS_PARSE
+from resolvers.permissions import (
+    ASSET_REFERENCES_READ,
+    FLAG_LOCATIONS,
+    FLAG_REFERENCES,
+    FLAG_UNIT_ATTRIBUTES,
+    UNIT_ATTRIBUTES_READ,
+    UNIT_MAPS_PARSE,
+    UNIT_REFERENCES_READ,
+)
+from schema.experimental_types import LocationList, UnitAttributeGroup
 from schema.permissions import KeyRequired, requires
 from schema.types import (
     Asset,
     AssetPage,
+    AssetReferencePage,
     Background,
     BackgroundPage,
     Floor,
     FloorPage,
     LevelTag,
     Unit,
+    UnitAttributeAssignmentPage,
     UnitMap,
     UnitMapPage,
     UnitPage,
+    UnitReferencePage,
 )
 
 
@@ -131,3 +143,76 @@ class Query:
     )
     async def parse_unit_map(self, info: Info, svg: str) -> JSON:
         return await parse_svg(info.context, svg)
+
+    # Experimental resources: each behind its flag (and permission).
+
+    @strawberry.field(
+        permission_classes=[requires(ASSET_REFERENCES_READ, FLAG_REFERENCES)],
+        description="Asset references the key may see, by id (E5). Flag `references`, "
+        "permission service.asset-references.read.",
+    )
+    async def asset_references(
+        self,
+        info: Info,
+        page: int | None = None,
+        per_page: int | None = None,
+        asset_id: strawberry.ID | None = None,
+        key: str | None = None,
+    ) -> AssetReferencePage:
+        return await references.list_asset_references(info.context, page, per_page, asset_id, key)
+
+    @strawberry.field(
+        permission_classes=[requires(UNIT_REFERENCES_READ, FLAG_REFERENCES)],
+        description="Unit references the key may see, by unit id then key (E8). Flag "
+        "`references`, permission service.unit-references.read.",
+    )
+    async def unit_references(
+        self,
+        info: Info,
+        page: int | None = None,
+        per_page: int | None = None,
+        asset_id: strawberry.ID | None = None,
+        key: str | None = None,
+    ) -> UnitReferencePage:
+        return await references.list_unit_references(info.context, page, per_page, asset_id, key)
+
+    @strawberry.field(
+        permission_classes=[requires(UNIT_ATTRIBUTES_READ, FLAG_UNIT_ATTRIBUTES)],
+        description="Attribute groups with their attributes, by id (E19): all, or one slice "
+        "when paging arguments are given.",
+    )
+    async def unit_attribute_groups(
+        self, info: Info, page: int | None = None, per_page: int | None = None
+    ) -> list[UnitAttributeGroup]:
+        return await attributes.list_groups(info.context, page, per_page)
+
+    @strawberry.field(
+        permission_classes=[requires(UNIT_ATTRIBUTES_READ, FLAG_UNIT_ATTRIBUTES)],
+        description="Assignments of a group whose asset the key may see, by unit id then "
+        "attribute id (E20).",
+    )
+    async def unit_attribute_assignments(
+        self,
+        info: Info,
+        group_id: strawberry.ID,
+        page: int | None = None,
+        per_page: int | None = None,
+        asset_id: strawberry.ID | None = None,
+    ) -> UnitAttributeAssignmentPage:
+        return await attributes.list_assignments(info.context, group_id, page, per_page, asset_id)
+
+    @strawberry.field(
+        permission_classes=[requires(flag=FLAG_LOCATIONS)],
+        description="Locations of a map, by id (E17), filtered by `tags`: comma-separated "
+        "terms `key`, `-key`, `key==value`, `key!=value`, all must hold, case-insensitive. "
+        "All, or one slice when paging arguments are given.",
+    )
+    async def locations(
+        self,
+        info: Info,
+        unit_map_id: strawberry.ID,
+        tags: str | None = None,
+        page: int | None = None,
+        per_page: int | None = None,
+    ) -> LocationList:
+        return await locations.list_locations(info.context, unit_map_id, tags, page, per_page)

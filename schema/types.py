@@ -3,27 +3,30 @@
 
 from __future__ import annotations
 
-from typing import Any, NewType
+from typing import Any
 
 import strawberry
 from strawberry.types import Info
 
 from resolvers.loaders import units_of_map
+from resolvers.locations import filtered, parse_tags
+from resolvers.permissions import (
+    ASSET_REFERENCES_READ,
+    FLAG_LOCATIONS,
+    FLAG_REFERENCES,
+    UNIT_REFERENCES_READ,
+)
+from schema.experimental_types import (
+    AssetReference,
+    Location,
+    UnitAttributeAssignment,
+    UnitReference,
+)
+from schema.permissions import requires
+from schema.scalars import Timestamp
 from storage.files import file_url
 
 Document = dict[str, Any]
-
-Timestamp = NewType("Timestamp", str)
-
-SCALARS = {
-    Timestamp: strawberry.scalar(
-        name="Timestamp",
-        description="ISO 8601 timestamp in the form YYYY-MM-DDTHH:MM:SS+00:00.",
-        serialize=str,
-        parse_value=str,
-    )
-}
-
 
 @strawberry.type(description="Page information of a paged list.")
 class Paging:
@@ -41,6 +44,16 @@ class Unit:
     name: str
     created_at: Timestamp
     updated_at: Timestamp
+
+    @strawberry.field(
+        permission_classes=[requires(UNIT_REFERENCES_READ, FLAG_REFERENCES)],
+        description="The unit's ids in third-party systems, by key (experimental: flag "
+        "`references`, permission service.unit-references.read).",
+    )
+    async def references(
+        self, info: Info, root: strawberry.Parent[Document]
+    ) -> list[UnitReference]:
+        return await info.context.loaders.unit_references_by_unit.load(root["id"])
 
 
 @strawberry.type(description="A floor of an asset.")
@@ -129,6 +142,17 @@ class UnitMap:
     async def level_tags(self, info: Info, root: strawberry.Parent[Document]) -> list[LevelTag]:
         return await info.context.loaders.level_tags_by_map.load(root["id"])
 
+    @strawberry.field(
+        permission_classes=[requires(flag=FLAG_LOCATIONS)],
+        description="Locations on this map, by id, filtered by `tags` as E17 "
+        "(experimental: flag `locations-resource`).",
+    )
+    async def locations(
+        self, info: Info, root: strawberry.Parent[Document], tags: str | None = None
+    ) -> list[Location]:
+        terms = parse_tags(tags)
+        return filtered(await info.context.loaders.locations_by_map.load(root["id"]), terms)
+
 
 @strawberry.type(description="A property (an asset) with its floors, units and maps.")
 class Asset:
@@ -149,6 +173,16 @@ class Asset:
     @strawberry.field(description="Unit maps of this asset, by id.")
     async def unit_maps(self, info: Info, root: strawberry.Parent[Document]) -> list[UnitMap]:
         return await info.context.loaders.maps_by_asset.load(root["id"])
+
+    @strawberry.field(
+        permission_classes=[requires(ASSET_REFERENCES_READ, FLAG_REFERENCES)],
+        description="The asset's ids in third-party systems, by id (experimental: flag "
+        "`references`, permission service.asset-references.read).",
+    )
+    async def references(
+        self, info: Info, root: strawberry.Parent[Document]
+    ) -> list[AssetReference]:
+        return await info.context.loaders.asset_references_by_asset.load(root["id"])
 
 
 @strawberry.type
@@ -179,3 +213,21 @@ class UnitMapPage:
 class BackgroundPage:
     paging: Paging
     data: list[Background]
+
+
+@strawberry.type
+class AssetReferencePage:
+    paging: Paging
+    data: list[AssetReference]
+
+
+@strawberry.type
+class UnitReferencePage:
+    paging: Paging
+    data: list[UnitReference]
+
+
+@strawberry.type
+class UnitAttributeAssignmentPage:
+    paging: Paging
+    data: list[UnitAttributeAssignment]

@@ -73,6 +73,76 @@ LEVEL_TAGS = [
 ]  # fmt: skip
 
 
+ASSET_REFERENCES = [
+    stamp({"_id": "ar-1", "asset_id": "asset-1", "key": "acme-pms", "value": "40071"}),
+    stamp({"_id": "ar-2", "asset_id": "asset-1", "key": "realpage", "value": "5501"}),
+    stamp({"_id": "ar-3", "asset_id": "asset-2", "key": "acme-pms", "value": "40072"}),
+]
+
+UNIT_REFERENCES = [
+    stamp({"group_id": "asset-1", "asset_id": "asset-1", "unit_id": "u-001", "key": "realpage",
+           "value": "5501_90017"}),
+    stamp({"group_id": "asset-1", "asset_id": "asset-1", "unit_id": "u-001",
+           "key": "realpage-unit-ids", "value": "90017"}),
+    stamp({"group_id": "asset-1", "asset_id": "asset-1", "unit_id": "u-002", "key": "realpage",
+           "value": "5501_90018"}),
+    stamp({"group_id": "asset-2", "asset_id": "asset-2", "unit_id": "Ab", "key": "acme-pms",
+           "value": "A-1"}),
+]  # fmt: skip
+
+
+def group(group_id: str, name: str, exclusive: bool, keys: list[str]) -> dict[str, Any]:
+    return {"_id": group_id, "group_name": name, "one_attribute_per_unit": exclusive,
+            "attributes": [{"attribute_id": f"{group_id}-{key}", "attribute_name": key.title(),
+                            "attribute_key": key} for key in keys]}  # fmt: skip
+
+
+# `view` and `features` are read by the tests; the `w-` groups are theirs to write.
+ATTRIBUTE_GROUPS = [
+    group("features", "Features", False, ["balcony", "fireplace"]),
+    group("view", "View", True, ["city", "pool"]),
+    group("w-features", "Writable features", False, ["balcony", "fireplace", "patio"]),
+    group("w-many", "Fifty views", True, [f"v{n:02d}" for n in range(50)]),
+    group("w-view", "Writable view", True, ["city", "pool", "park"]),
+]
+
+
+def assignment(group_id: str, key: str, asset_id: str, unit_id: str) -> dict[str, Any]:
+    exclusive = group_id in ("view", "w-view", "w-many")
+    return {"group_id": group_id, "attribute_id": f"{group_id}-{key}", "asset_id": asset_id,
+            "unit_id": unit_id, "exclusive": exclusive}  # fmt: skip
+
+
+ASSIGNMENTS = [
+    assignment("features", "balcony", "asset-1", "u-002"),
+    assignment("features", "fireplace", "asset-1", "u-002"),
+    assignment("features", "balcony", "asset-2", "Ab"),
+    assignment("features", "balcony", "asset-1", "u-001"),
+    assignment("view", "city", "asset-1", "u-001"),
+]
+
+
+def location(id_: str, map_id: str, asset_id: str, floor: str, tags: dict[str, str]) -> dict:
+    return stamp({"_id": id_, "asset_id": asset_id, "unit_map_id": map_id, "name": id_.title(),
+                  "x": 10.5, "y": 20, "floors": [{"id": floor}],
+                  "tags": [{"key": k, "value": v, "created_at": T0, "updated_at": T1}
+                           for k, v in tags.items()]})  # fmt: skip
+
+
+LOCATIONS = [
+    location("loc-101", "map-1", "asset-1", "f-1", {"svc:type": "unit", "svc:id": "u-001",
+                                                     "indoor": "room", "room": "apartment"}),
+    location("loc-gym", "map-1", "asset-1", "f-1", {"svc:amenity": "Yes",
+                                                     "leisure": "fitness_centre",
+                                                     "amenity": "gym"}),
+    location("loc-mail", "map-1", "asset-1", "f-1", {"svc:amenity": "no",
+                                                      "amenity": "mailroom"}),
+    location("loc-pool", "map-1", "asset-1", "f-1", {"svc:amenity": "yes",
+                                                      "leisure": "swimming_pool"}),
+    location("loc-elm", "map-3", "asset-2", "e-1", {"svc:type": "unit", "svc:id": "Ab"}),
+]  # fmt: skip
+
+
 async def load_fixture_data(store: Store) -> None:
     for name, documents in (
         (c.ASSETS, ASSETS),
@@ -81,5 +151,10 @@ async def load_fixture_data(store: Store) -> None:
         (c.UNIT_MAPS, UNIT_MAPS),
         (c.BACKGROUNDS, BACKGROUNDS),
         (c.LEVEL_TAGS, LEVEL_TAGS),
+        (c.ASSET_REFERENCES, ASSET_REFERENCES),
+        (c.UNIT_REFERENCES, UNIT_REFERENCES),
+        (c.ATTRIBUTE_GROUPS, ATTRIBUTE_GROUPS),
+        (c.ASSIGNMENTS, ASSIGNMENTS),
+        (c.LOCATIONS, LOCATIONS),
     ):
         await store[name].insert_many([dict(document) for document in documents])

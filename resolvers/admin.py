@@ -1,0 +1,117 @@
+"""Operator writes through the API (`service.admin`): maps, references, locations.
+
+Puts run the importer on a one-record dataset, so the API and `floorgate import`
+share every rule (validation first, nothing written on a problem, timestamps,
+files, GeoJSON). Access was checked by the field's permission class.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from resolvers.context import RequestContext
+from resolvers.errors import FieldErrors, invalid
+from resolvers.paging import as_resource
+from resolvers.validation import check_id
+from storage import collections as c
+from storage.dataset import DatasetError, Problem, import_data
+from storage.map_drawings import refresh_geojson
+
+RECORD_PATH = re.compile(r"^\$\.\w+\[0\]\.?")
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def input_field(problem: Problem) -> str:
+    """`$.unit_maps[0].level_tags[1].key` -> `input.levelTags[1].key`; `svg` stays `svg`."""
+    path = RECORD_PATH.sub("", problem.path)
+    if path == "svg":
+        return "svg"
+    names = re.sub(r"[A-Za-z_]+", lambda m: _camel(m.group(0)), path)
+    return f"input.{names}" if names else "input"
+
+
+async def _put(
+    context: RequestContext, section: str, record: dict[str, Any], svg: str | None = None
+) -> None:
+    """Import one record of `section`; every problem becomes a 422 field."""
+    named = svg is not None and isinstance(record.get("id"), str)
+    svg_sources = {record["id"]: svg} if named else {}
+    try:
+        await import_data(
+            context.store,
+            {section: [record]},
+            Path.cwd(),
+            limits=context.settings.svg_limits,
+            svg_sources=svg_sources,
+        )
+    except DatasetError as error:
+        fields: dict[str, list[str]] = {}
+        for problem in error.problems:
+            fields.setdefault(input_field(problem), []).append(problem.message)
+        raise invalid(fields) from None
+
+
+async def _stored(context: RequestContext, section: str, query: dict[str, Any]) -> dict[str, Any]:
+    stored = await context.store[section].find_one(query)
+    assert stored is not None, "an imported record is stored"
+    return as_resource(stored)
+
+
+async def put_unit_map(context: RequestContext, record: dict[str, Any], svg: str) -> dict[str, Any]:
+    await _put(context, c.UNIT_MAPS, record, svg)
+    return await _stored(context, c.UNIT_MAPS, {"_id": record["id"]})
+
+
+async def put_asset_reference(context: RequestContext, record: dict[str, Any]) -> dict[str, Any]:
+    await _put(context, c.ASSET_REFERENCES, record)
+    return await _stored(context, c.ASSET_REFERENCES, {"_id": record["id"]})
+
+
+async def put_unit_reference(context: RequestContext, record: dict[str, Any]) -> dict[str, Any]:
+    """Unit references are keyed by (unit, key): a put replaces the unit's value for the key."""
+    await _put(context, c.UNIT_REFERENCES, record)
+    return await _stored(
+        context, c.UNIT_REFERENCES, {"unit_id": record["unit_id"], "key": record["key"]}
+    )
+
+
+async def put_location(context: RequestContext, record: dict[str, Any]) -> dict[str, Any]:
+    """The importer also rewrites the map's GeoJSON, which holds its locations."""
+    await _put(context, c.LOCATIONS, record)
+    return await _stored(context, c.LOCATIONS, {"_id": record["id"]})
+
+
+def _checked_ids(**ids: str) -> None:
+    errors = FieldErrors()
+    for name, value in ids.items():
+        check_id(errors, name, value)
+    errors.raise_if_any()
+
+
+async def delete_asset_reference(context: RequestContext, reference_id: str) -> bool:
+    """True when a reference was deleted; deleting what is not there is not an error."""
+    _checked_ids(id=reference_id)
+    result = await context.store[c.ASSET_REFERENCES].delete_one({"_id": reference_id})
+    return result.deleted_count == 1
+
+
+async def delete_unit_reference(context: RequestContext, unit_id: str, key: str) -> bool:
+    _checked_ids(unitId=unit_id, key=key)
+    result = await context.store[c.UNIT_REFERENCES].delete_one({"unit_id": unit_id, "key": key})
+    return result.deleted_count == 1
+
+
+async def delete_location(context: RequestContext, location_id: str) -> bool:
+    """Deletes the location and rewrites its map's GeoJSON without it."""
+    _checked_ids(id=location_id)
+    location = await context.store[c.LOCATIONS].find_one_and_delete({"_id": location_id})
+    if location is None:
+        return False
+    await refresh_geojson(context.store, location["unit_map_id"])
+    return True

@@ -1,0 +1,84 @@
+"""JSON request bodies of REST routes: `{"data": ...}` into one GraphQL variable.
+
+REST clients write the spec's snake_case; GraphQL input fields are camelCase. The
+body's member is checked against the variable's GraphQL input type here, so every
+problem is reported once, in REST words and at its REST place (`data.3.unit_id`),
+after the access check and before anything runs.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+from graphql import GraphQLError, GraphQLSchema
+from graphql.language import parse_type
+from graphql.utilities import type_from_ast, validate_input_value
+from starlette.requests import Request
+
+from resolvers.errors import ApiError, ErrorCode, invalid
+from rest.bodies import media_type_of
+from rest.names import camelized, rest_name
+from rest.routes import Body
+from storage.settings import Settings
+
+SCALAR_WORDS = {
+    "ID": "must be a string",
+    "String": "must be a string",
+    "Int": "must be an integer",
+    "Float": "must be a number",
+    "Boolean": "must be true or false",
+}
+REQUIRED = re.compile(r"to include required field '(\w+)'")
+UNKNOWN = re.compile(r"not to include unknown field '(\w+)'")
+SCALAR = re.compile(r"^(\w+) cannot represent")
+async def read_json_body(body: Body, request: Request, settings: Settings) -> Any:
+    """The body's `data` member, camelized; 415 for another media type, 413 over the
+    limit, 422 for JSON that does not parse or is not `{"data": ...}`."""
+    kind, _ = media_type_of(request.headers.get("content-type"))
+    if kind not in body.media_types:
+        raise ApiError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, content_type=body.media_types[0])
+    data = await request.body()
+    if len(data) > settings.max_body_bytes:
+        raise ApiError(ErrorCode.PAYLOAD_TOO_LARGE)
+    try:
+        document = orjson.loads(data)
+    except orjson.JSONDecodeError as error:
+        raise invalid({"body": [f"is not valid JSON: {error}"]}) from None
+    member = body.name
+    if not isinstance(document, dict) or member not in document:
+        raise invalid({"body": [f'must be a JSON object with a "{member}" member']})
+    extra = sorted(set(document) - {member})
+    if extra:
+        raise invalid({"body": [f"unknown member {name!r}" for name in extra]})
+    return camelized(document[member])
+
+
+def input_problems(
+    schema: GraphQLSchema, graphql_type: str, value: Any, name: str
+) -> dict[str, list[str]]:
+    """Every way `value` does not fit the GraphQL input type, keyed by its REST place."""
+    input_type = type_from_ast(schema, parse_type(graphql_type))
+    assert input_type is not None, f"unknown GraphQL type {graphql_type}"
+    fields: dict[str, list[str]] = {}
+
+    def on_error(error: GraphQLError, path: list[str | int]) -> None:
+        message = error.message
+        place = [name, *(str(part) for part in path)]
+        if found := REQUIRED.search(message):
+            place.append(found.group(1))
+            message = "is required"
+        elif found := UNKNOWN.search(message):
+            place.append(found.group(1))
+            message = "is not a known field"
+        elif "not to be None" in message:
+            message = "must not be null"
+        elif "to be an object" in message:
+            message = "must be an object"
+        elif (found := SCALAR.match(message)) and found.group(1) in SCALAR_WORDS:
+            message = SCALAR_WORDS[found.group(1)]
+        fields.setdefault(rest_name(".".join(place)), []).append(message)
+
+    validate_input_value(value, input_type, on_error, hide_suggestions=True)  # type: ignore[arg-type]
+    return fields

@@ -1,0 +1,104 @@
+"""GraphQL types of the experimental resources: references, unit attributes, locations.
+
+Plain fields resolve straight from the stored dicts, like every other type.
+"""
+
+from __future__ import annotations
+
+import strawberry
+
+from schema.scalars import Timestamp
+
+
+@strawberry.type(description="An asset's id in a third-party system (experimental).")
+class AssetReference:
+    id: strawberry.ID
+    asset_id: strawberry.ID
+    key: str = strawberry.field(description="The third-party system: ^[a-z]{1}[a-z0-9-]{1,254}$.")
+    value: str = strawberry.field(description="The asset's id in that system.")
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
+@strawberry.type(
+    description="A unit's id in a third-party system (experimental). A provider with two "
+    "keys uses `<provider>` for the unit space (a composite `a_b` for one provider) and "
+    "`<provider>-unit-ids` for the unit."
+)
+class UnitReference:
+    group_id: strawberry.ID
+    asset_id: strawberry.ID
+    unit_id: strawberry.ID
+    key: str
+    value: str
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
+@strawberry.type(description="An attribute of an attribute group.")
+class UnitAttribute:
+    attribute_id: strawberry.ID
+    attribute_name: str
+    attribute_key: str
+
+
+@strawberry.type(description="A group of unit attributes (experimental).")
+class UnitAttributeGroup:
+    group_id: strawberry.ID
+    group_name: str
+    one_attribute_per_unit: bool = strawberry.field(
+        description="When true, a unit holds at most one attribute of the group."
+    )
+    attributes: list[UnitAttribute]
+
+
+@strawberry.type(description="A unit-to-attribute assignment (experimental).")
+class UnitAttributeAssignment:
+    group_id: strawberry.ID
+    attribute_id: strawberry.ID
+    asset_id: strawberry.ID
+    unit_id: strawberry.ID
+
+
+@strawberry.input(description="A unit-to-attribute assignment to add or remove.")
+class UnitAttributeAssignmentInput:
+    group_id: strawberry.ID
+    attribute_id: strawberry.ID
+    asset_id: strawberry.ID
+    unit_id: strawberry.ID
+
+
+@strawberry.type(description="A floor a location is on.")
+class LocationFloor:
+    id: strawberry.ID
+
+
+@strawberry.type(description="A tag of a location, such as `svc:amenity` = `yes`.")
+class LocationTag:
+    key: str
+    value: str
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
+@strawberry.type(description="A point of interest on a unit map (experimental).")
+class Location:
+    id: strawberry.ID
+    asset_id: strawberry.ID
+    unit_map_id: strawberry.ID
+    name: str
+    x: float = strawberry.field(description="Canvas x of the map.")
+    y: float = strawberry.field(description="Canvas y of the map.")
+    floors: list[LocationFloor]
+    tags: list[LocationTag]
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
+@strawberry.type(description="The locations of a map and a validator of exactly this answer.")
+class LocationList:
+    etag: str = strawberry.field(
+        description="Changes whenever the map or any listed location changes; REST sends "
+        "it as the ETag of E17."
+    )
+    data: list[Location]

@@ -1,0 +1,18 @@
+"""Custom scalars, shared by every type module."""
+
+from __future__ import annotations
+
+from typing import NewType
+
+import strawberry
+
+Timestamp = NewType("Timestamp", str)
+
+SCALARS = {
+    Timestamp: strawberry.scalar(
+        name="Timestamp",
+        description="ISO 8601 timestamp in the form YYYY-MM-DDTHH:MM:SS+00:00.",
+        serialize=str,
+        parse_value=str,
+    )
+}
