@@ -27,14 +27,18 @@ from pymongo import DeleteMany, ReplaceOne, UpdateMany
 from parsing.errors import SvgError
 from parsing.georeference import GeoreferenceError, fit_affine
 from parsing.limits import SvgLimits
+from parsing.placement import label_point
 from parsing.svg import parse_unit_map
+from routing.levels import level_records
 from storage import collections as col
 from storage.database import Store
+from storage.files import digest
 from storage.limits import MAX_ID_LENGTH, REFERENCE_KEY
 from storage.map_drawings import (
     Drawing,
     control_points,
     level_tag_values,
+    map_tags,
     named_level_tags,
     refresh_geojson,
     store_drawing,
@@ -209,6 +213,14 @@ def _number(value: Any, path: str, out: _Problems) -> Any:
     return value
 
 
+def _positive_number(value: Any, path: str, out: _Problems) -> Any:
+    value = _number(value, path, out)
+    if value is not _INVALID and value <= 0:
+        out.add(path, "must be a positive number")
+        return _INVALID
+    return value
+
+
 def _boolean(value: Any, path: str, out: _Problems) -> Any:
     if not isinstance(value, bool):
         out.add(path, f"must be true or false, not {_type_name(value)}")
@@ -369,6 +381,7 @@ SPECS: dict[str, Spec] = {
         "unit_ids": (_list_of(_id, unique=True), False),
         "level_tags": (_records(LEVEL_TAG), False),
         "georeference": (_object(GEOREFERENCE), False),
+        "floor_height_ft": (_positive_number, False),
         **_STAMPS,
     },
     col.BACKGROUNDS: {
@@ -1136,7 +1149,7 @@ def _unit_map(record: dict[str, Any], drawing: Drawing | None, files: Any) -> di
         "name": values["name"],
         "style": values["style"],
         "style_type": values["style_type"],
-        "tags": list(values["tags"]),
+        "tags": map_tags(values["tags"], drawing),
         "routing_tier": values["routing_tier"],
         "unit_ids": unit_ids(drawing.parsed) if drawing else list(values["unit_ids"]),
         "source_file": files.source_file if files else None,
@@ -1144,6 +1157,10 @@ def _unit_map(record: dict[str, Any], drawing: Drawing | None, files: Any) -> di
         "parsed_file": files.parsed_file if files else None,
         "geojson_file": None,  # written after the locations (refresh_geojson)
         "feet_per_unit": drawing.parsed.feet_per_unit if drawing else None,
+        "floor_height_ft": record.get("floor_height_ft"),
+        # Levels lowest first (their floor ids place waypoints), and the walk graph.
+        "levels": level_records(drawing.parsed.levels) if drawing else [],
+        "graph_file": files.graph_file if files else None,
         "georeference": None
         if georeference is None
         else {"control_points": [point for _, point in georeference["control_points"]]},
@@ -1184,6 +1201,17 @@ def _location(record: dict[str, Any], created: str, updated: str) -> dict[str, A
             for _, tag in record.get("tags", [])
         ],
     }
+
+
+UNIT_ID_TAG = "svc:id"
+
+
+def derived_location_id(map_id: str, unit_id: str) -> str:
+    """`<map id>:<unit id>`, or a hash of both when that would pass the id limit."""
+    readable = f"{map_id}:{unit_id}"
+    if len(readable) <= MAX_ID_LENGTH:
+        return readable
+    return "unit-location-" + digest(f"{map_id}\0{unit_id}".encode())
 
 
 def _level_tag_values(
@@ -1234,6 +1262,7 @@ class _Writer:
         await self._by_id(col.ATTRIBUTE_GROUPS, _group, stamped=False)
         await self._assignments()
         await self._by_id(col.LOCATIONS, _location)
+        await self._unit_locations()
         await self._geojson()
         return self.report
 
@@ -1303,6 +1332,69 @@ class _Writer:
             summary = await refresh_geojson(self.store, map_id, document)
             if summary is not None:
                 self.report.notes.append(f"{map_id}: {summary}")
+
+    async def _unit_locations(self) -> None:
+        """Units of a drawing with walk paths (processed for pathfinding) become locations
+        of its map (`derived: true`) unless the file or the database gives the map a
+        location for them (`svc:id` = unit id). Derived locations of units that left
+        the drawing, or are now given, go."""
+        for unit_map in self._unique(col.UNIT_MAPS):
+            drawing = self.drawings.get(unit_map["id"])
+            if drawing is not None and drawing.graph is not None:
+                await self._derive_locations(unit_map, drawing)
+
+    async def _derive_locations(self, unit_map: dict[str, Any], drawing: Drawing) -> None:
+        map_id = unit_map["id"]
+        locations = self.store[col.LOCATIONS]
+        given: set[str] = set()
+        async for doc in locations.find(
+            {"unit_map_id": map_id, "derived": {"$ne": True}, "tags.key": UNIT_ID_TAG},
+            {"tags": 1},
+        ):
+            given.update(t["value"] for t in doc["tags"] if t["key"] == UNIT_ID_TAG)
+        floors = {level.uid: level.tags.get("floor") for level in drawing.parsed.levels}
+        shapes = {}
+        for shape in drawing.parsed.units:
+            shapes.setdefault(shape.id, shape)
+        wanted = {unit_id: shape for unit_id, shape in shapes.items() if unit_id not in given}
+        units = {
+            doc["_id"]: doc
+            for doc in await self._stored(col.UNITS, "_id", wanted, ["name", "floor_id"])
+        }
+        stored = {
+            doc["_id"]: doc.get("created_at")
+            for doc in await self._stored(
+                col.LOCATIONS, "_id", [derived_location_id(map_id, u) for u in wanted],
+                ["created_at"],
+            )
+        }  # fmt: skip
+        operations: list[Any] = []
+        keep = []
+        for unit_id, shape in wanted.items():
+            id_ = derived_location_id(map_id, unit_id)
+            keep.append(id_)
+            x, y = label_point(shape.points)
+            created = stored.get(id_) or self.at
+            floor = floors.get(shape.level_uid or "") or units[unit_id].get("floor_id")
+            doc = {
+                "_id": id_, "asset_id": unit_map["asset_id"], "unit_map_id": map_id,
+                "name": units[unit_id]["name"], "x": x, "y": y, "floors": [{"id": floor}],
+                "tags": [
+                    {"key": "svc:type", "value": "unit", "created_at": created,
+                     "updated_at": self.at},
+                    {"key": UNIT_ID_TAG, "value": unit_id, "created_at": created,
+                     "updated_at": self.at},
+                ],
+                "derived": True, "created_at": created, "updated_at": self.at,
+            }  # fmt: skip
+            operations.append(ReplaceOne({"_id": id_}, doc, upsert=True))
+        operations.append(
+            DeleteMany({"unit_map_id": map_id, "derived": True, "_id": {"$nin": keep}})
+        )
+        counts = self.report.counts[col.LOCATIONS]
+        counts.inserted += sum(1 for id_ in keep if id_ not in stored)
+        counts.updated += sum(1 for id_ in keep if id_ in stored)
+        counts.deleted += await self._bulk(col.LOCATIONS, operations)
 
     async def _level_tags(self) -> None:
         """A map in the file replaces all its level tags; tags it omits are deleted."""

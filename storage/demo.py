@@ -28,6 +28,7 @@ from storage.demo_svg import (
     X1,
     FloorPlan,
     Room,
+    building_svg,
     floor_id,
     floor_plan,
     floor_plate_svg,
@@ -89,7 +90,7 @@ class _Clock:
 
 
 def demo_dataset(seed: int = 7) -> DemoDataset:
-    """Build the demo property: 2 buildings x 4 floors, 100 units, 9 maps."""
+    """Build the demo property: 2 buildings x 4 floors, 100 units, 11 maps."""
     rng = random.Random(seed)
     clock = _Clock(seed)
     plans = demo_plans()
@@ -132,6 +133,8 @@ def demo_dataset(seed: int = 7) -> DemoDataset:
                 }
             )
         _add_floor_map(data, svgs, plan, clock)
+    for building in BUILDINGS:
+        _add_building_map(data, svgs, [p for p in plans if p.building == building], clock)
     _add_stack_map(data, svgs, plans, clock)
     _add_references(data, plans, rng, clock)
     _add_attributes(data, plans, rng)
@@ -197,6 +200,48 @@ def _add_floor_map(
         data["locations"].append(_location(f"loc-{room.id}", room, plan, tags, clock))
 
 
+def building_map_id(building: int) -> str:
+    return f"map-b{building}"
+
+
+def _add_building_map(
+    data: dict[str, Any], svgs: dict[str, str], plans: list[FloorPlan], clock: _Clock
+) -> None:
+    """All floors of a building as levels of one map, joined by its elevator and
+    stairs. Its amenities are given as locations; its units are not, so processing the
+    map for pathfinding makes them locations (`<map id>:<unit id>`)."""
+    building = plans[0].building
+    id_ = building_map_id(building)
+    svg_path = f"maps/{id_}.svg"
+    svgs[svg_path] = building_svg(plans, ASSET_NAME)
+    data["unit_maps"].append(
+        {
+            "id": id_,
+            "asset_id": ASSET_ID,
+            "background_id": None,
+            "name": f"Building {building}",
+            "style": "a",
+            "style_type": "building",
+            "tags": ["ils"],  # processing adds `pathfinding`
+            "routing_tier": "basic",
+            "svg": svg_path,
+            "georeference": _georeference(building),
+            "level_tags": [
+                _level_tag("building", "Building", [(f"b{building}", f"Building {building}")],
+                           clock),
+                _level_tag("floor", "Floor",
+                           [(p.floor_id, level_name(building, p.floor)) for p in plans], clock),
+            ],
+            **clock.stamps(3, 2),
+        }
+    )  # fmt: skip
+    for plan in plans:
+        for room in plan.amenities:
+            data["locations"].append(
+                _location(f"loc-{room.id}@{id_}", room, plan, ROOM_TAGS[room.kind], clock, id_)
+            )
+
+
 def _georeference(building: int) -> dict[str, Any]:
     """Control points at the building's four corners, as a surveyor would give them:
     the buildings stand on the Seattle waterfront, turned 20 degrees from north, and
@@ -227,14 +272,19 @@ def _level_tag(key: str, name: str, values: list[tuple[str, str]], clock: _Clock
 
 
 def _location(
-    id_: str, room: Room, plan: FloorPlan, tags: list[tuple[str, str]], clock: _Clock
+    id_: str,
+    room: Room,
+    plan: FloorPlan,
+    tags: list[tuple[str, str]],
+    clock: _Clock,
+    unit_map_id: str | None = None,
 ) -> dict[str, Any]:
     """A location at the room's centre, the point the drawing's walk paths lead to."""
     x, y = room.rect.centre
     return {
         "id": id_,
         "asset_id": ASSET_ID,
-        "unit_map_id": map_id(plan.building, plan.floor),
+        "unit_map_id": unit_map_id or map_id(plan.building, plan.floor),
         "name": room.name if room.kind != "unit" else f"Unit {room.name}",
         "x": x,
         "y": y,

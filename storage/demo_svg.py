@@ -254,6 +254,20 @@ class _Svg:
 def floor_plate_svg(plan: FloorPlan, asset_name: str) -> str:
     """One level: walls, units, hit areas, walk paths, core connectors, labels."""
     svg = _Svg(CANVAS_W, CANVAS_H, f"{asset_name}: {level_name(plan.building, plan.floor)}")
+    _draw_level(svg, plan)
+    return svg.text()
+
+
+def building_svg(plans: list[FloorPlan], asset_name: str) -> str:
+    """Every floor of one building as the levels of one drawing, on one canvas: the
+    core's elevator and stairs (one connector id each) join them."""
+    svg = _Svg(CANVAS_W, CANVAS_H, f"{asset_name}: Building {plans[0].building}")
+    for plan in plans:
+        _draw_level(svg, plan)
+    return svg.text()
+
+
+def _draw_level(svg: _Svg, plan: FloorPlan) -> None:
     level = svg.add(
         svg.root,
         "g",
@@ -406,7 +420,6 @@ def floor_plate_svg(plan: FloorPlan, asset_name: str) -> str:
         font_size=28,
         fill="#111827",
     )
-    return svg.text()
 
 
 # ---------------------------------------------------------------- stacking plan

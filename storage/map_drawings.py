@@ -8,7 +8,7 @@ Derived files get content-addressed names, so their URLs can be cached for a yea
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -16,6 +16,8 @@ import orjson
 from parsing.geojson import geojson_bytes, map_geojson
 from parsing.georeference import ControlPoint, fit_affine
 from parsing.svg import ParsedMap, document_bytes
+from routing.build import build_walk_graph
+from routing.model import WalkGraph, graph_bytes
 from storage import collections as col
 from storage.database import Store
 from storage.files import (
@@ -31,22 +33,38 @@ from storage.files import (
 SVG_CONTENT_TYPE = "image/svg+xml"
 MAP_JSON_CONTENT_TYPE = "application/vnd.map+json"
 GEOJSON_CONTENT_TYPE = "application/geo+json"
+GRAPH_CONTENT_TYPE = "application/vnd.floorgate.walk-graph+npz"
+PATHFINDING = "pathfinding"
 
 
 @dataclass
 class Drawing:
-    """A map's SVG bytes and their parse."""
+    """A map's SVG bytes, their parse, and the walk graph they give (None: no paths)."""
 
     source: bytes
     parsed: ParsedMap
+    graph: WalkGraph | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.graph = build_walk_graph(self.parsed)
 
 
 @dataclass(frozen=True)
 class StoredDrawing:
     source_file: str
     parsed_file: str
+    graph_file: str | None  # the walk graph, content-addressed; None without walk paths
     written: int  # files written
     unchanged: int  # files whose bytes were stored already
+
+
+def map_tags(given: list[str], drawing: Drawing | None) -> list[str]:
+    """A map with a drawing is tagged `pathfinding` exactly when it has a walk graph;
+    without a drawing the tags are kept as given."""
+    if drawing is None:
+        return list(given)
+    tags = [tag for tag in given if tag != PATHFINDING]
+    return [*tags, PATHFINDING] if drawing.graph is not None else tags
 
 
 def unit_ids(parsed: ParsedMap) -> list[str]:
@@ -110,7 +128,16 @@ async def store_drawing(store: Store, map_id: str, drawing: Drawing) -> StoredDr
             store, parsed_name, parsed, MAP_JSON_CONTENT_TYPE, immutable=True
         ),
     ]
-    return StoredDrawing(source_name, parsed_name, sum(written), written.count(False))
+    graph_name = None
+    if drawing.graph is not None:
+        graph = graph_bytes(drawing.graph)
+        graph_name = content_name(map_id, graph, ".walk.npz")
+        written.append(
+            await _put_unless_stored(store, graph_name, graph, GRAPH_CONTENT_TYPE, immutable=True)
+        )
+    return StoredDrawing(
+        source_name, parsed_name, graph_name, sum(written), written.count(False)
+    )
 
 
 async def refresh_geojson(
@@ -145,6 +172,6 @@ async def refresh_geojson(
         await store[col.UNIT_MAPS].update_one(
             {"_id": map_id}, {"$set": {"geojson_file": geojson_name}}
         )
-    named = (unit_map.get("source_file"), parsed_file, geojson_name)
+    named = (unit_map.get("source_file"), parsed_file, unit_map.get("graph_file"), geojson_name)
     await delete_map_files_except(store, map_id, {name for name in named if name})
     return summary

@@ -22,6 +22,8 @@ from tests._dbserver import fresh_store
 
 NS = {"s": SVG_NS}
 FLOOR_MAPS = [f"map-b{b}-f{f}" for b in (1, 2) for f in (1, 2, 3, 4)]
+BUILDING_MAPS = ["map-b1", "map-b2"]  # every floor of a building as the levels of one map
+ROUTED_MAPS = sorted([*FLOOR_MAPS, *BUILDING_MAPS])
 
 
 @pytest.fixture(scope="module")
@@ -44,13 +46,13 @@ DEMO_COUNTS = {
     "assets": 1,
     "floors": 8,
     "units": 100,
-    "unit_maps": 9,
+    "unit_maps": 11,
     "backgrounds": 11,
     "asset_references": 2,
     "unit_references": 300,
     "attribute_groups": 2,
     "assignments": 226,
-    "locations": 112,
+    "locations": 124,  # 112 on the floor maps, the 12 amenities again on building maps
 }
 
 
@@ -74,7 +76,7 @@ def test_same_seed_gives_identical_bytes(tmp_path):
     assert one == two
     assert sorted(one) == [
         "dataset.json",
-        *sorted(f"maps/{m}.svg" for m in [*FLOOR_MAPS, "map-stack"]),
+        *sorted(f"maps/{m}.svg" for m in [*ROUTED_MAPS, "map-stack"]),
     ]
     other = files_of(write_demo(tmp_path / "three", seed=8).parent)
     assert other["dataset.json"] != one["dataset.json"]
@@ -104,8 +106,13 @@ def test_counts(demo):
         "updated_at": "2026-01-15T09:09:00+00:00",
     }
     maps = {m["id"]: m for m in demo["unit_maps"]}
-    assert sorted(maps) == sorted([*FLOOR_MAPS, STACK_MAP_ID])
-    assert Counter(m["style_type"] for m in maps.values()) == {"floor_plate": 8, "stack": 1}
+    assert sorted(maps) == sorted([*ROUTED_MAPS, STACK_MAP_ID])
+    assert Counter(m["style_type"] for m in maps.values()) == {
+        "floor_plate": 8, "stack": 1, "building": 2}
+    for map_id in BUILDING_MAPS:
+        assert maps[map_id]["tags"] == ["ils"]  # `pathfinding` comes from processing
+        floors = [v["value"] for v in maps[map_id]["level_tags"][1]["values"]]
+        assert floors == [f"{map_id.removeprefix('map-')}-f{f}" for f in (1, 2, 3, 4)]
     for map_id in FLOOR_MAPS:
         assert set(maps[map_id]["tags"]) == {"ils", "mls", "pathfinding"}
         assert [t["key"] for t in maps[map_id]["level_tags"]] == ["building", "floor"]
@@ -114,13 +121,14 @@ def test_counts(demo):
     assert [t["key"] for t in maps[STACK_MAP_ID]["level_tags"]] == ["storey"]
     assert "georeference" not in maps[STACK_MAP_ID]
     assert not any("unit_ids" in m for m in maps.values())
-    assert sum(len(m["level_tags"]) for m in maps.values()) == 17
+    assert sum(len(m["level_tags"]) for m in maps.values()) == 21
     assert Counter(g["id"] for g in demo["attribute_groups"]) == {"view": 1, "features": 1}
     assert Counter(a["group_id"] for a in demo["assignments"]) == {"view": 91, "features": 135}
     amenities = Counter(
         next(t["value"] for t in loc["tags"] if t["key"] in ("leisure", "amenity"))
         for loc in demo["locations"]
         if {"key": "svc:amenity", "value": "yes"} in loc["tags"]
+        and loc["unit_map_id"] in FLOOR_MAPS
     )
     assert amenities == {
         "swimming_pool": 1,
@@ -156,13 +164,17 @@ def test_svgs_follow_the_conventions(demo, drawings):
             e.get("data-unit-id"): e for e in root.findall(".//s:g[@data-layer='units']/*", NS)
         }
         hits = [e for e in root.findall(".//s:g[@data-layer='hit-areas']/*", NS)]
-        floor_ids = {t["values"][0]["value"] for t in maps[map_id]["level_tags"]}
+        floor_ids = {v["value"] for t in maps[map_id]["level_tags"] for v in t["values"]}
         expected = [
             u["id"] for u in demo["units"] if map_id == STACK_MAP_ID or u["floor_id"] in floor_ids
         ]
         assert sorted(units) == sorted(expected), map_id
         assert sorted(e.get("data-target-id") for e in hits) == sorted(units), map_id
         assert {e.get("data-target-type") for e in hits} == {"Unit"}
+        if map_id in BUILDING_MAPS:
+            assert len(levels) == 4
+            assert not any(tag_value(loc, "svc:id") for loc in locations[map_id])
+            continue
         if map_id == STACK_MAP_ID:
             assert len(levels) == 4
             assert root.find(".//s:g[@data-layer='paths']", NS) is None
@@ -248,16 +260,19 @@ def test_walk_paths_reach_every_door_and_amenity(drawings):
             assert len(set(groups)) == 1, (plan.floor_id, wheelchair)
             for room in plan.rooms:
                 assert any(on_segment(room.door, part) for part in parts), (room.id, wheelchair)
-    steps = drawings["map-b1-f1"].findall(".//s:*[@data-access='no-wheelchair']", NS)
-    assert len(steps) == 1
+    with_steps = ("map-b1-f1", "map-b1")
+    for name in with_steps:
+        steps = drawings[name].findall(".//s:*[@data-access='no-wheelchair']", NS)
+        assert len(steps) == 1
     assert all(
-        not d.findall(".//s:*[@data-access]", NS) for n, d in drawings.items() if n != "map-b1-f1"
+        not d.findall(".//s:*[@data-access]", NS) for n, d in drawings.items() if n not in with_steps
     )
 
 
 def test_pool_is_on_the_ground_floor_of_building_1(demo):
-    (pool,) = [loc for loc in demo["locations"] if tag_value(loc, "leisure") == "swimming_pool"]
-    assert pool["unit_map_id"] == "map-b1-f1"
+    pools = [loc for loc in demo["locations"] if tag_value(loc, "leisure") == "swimming_pool"]
+    assert [pool["unit_map_id"] for pool in pools] == ["map-b1-f1", "map-b1"]
+    pool = pools[0]
     assert pool["floors"] == [{"id": "b1-f1"}]
     assert tag_value(pool, "svc:amenity") == "yes"
 
@@ -269,8 +284,9 @@ async def test_demo_validates_and_imports(store, tmp_path):
 
     report = await import_dataset(store, path)
     inserted = {name: c.inserted for name, c in report.counts.items()}
-    assert inserted == {**DEMO_COUNTS, "level_tags": 17}
-    assert report.files_stored == 18  # 9 sources, 9 parsed documents
+    # Processing the building maps makes their 100 units locations.
+    assert inserted == {**DEMO_COUNTS, "level_tags": 21, "locations": 224}
+    assert report.files_stored == 32  # 11 sources, 11 parsed documents, 10 walk graphs
     for name, count in inserted.items():
         assert await store[name].count_documents({}) == count, name
     unit_map = await store[col.UNIT_MAPS].find_one({"_id": "map-b1-f1"})
@@ -279,16 +295,29 @@ async def test_demo_validates_and_imports(store, tmp_path):
     assert unit_map["unit_ids"] == [u["id"] for u in data["units"] if u["floor_id"] == "b1-f1"]
     maps = {m["_id"]: m for m in await store[col.UNIT_MAPS].find({}).to_list()}
     assert all(m["parsed_file"].endswith(".map.json") for m in maps.values())
-    assert [i for i, m in maps.items() if m.get("geojson_file")] == FLOOR_MAPS
+    assert sorted(i for i, m in maps.items() if m.get("geojson_file")) == ROUTED_MAPS
+    assert sorted(i for i, m in maps.items() if m.get("graph_file")) == ROUTED_MAPS
+    assert sorted(i for i, m in maps.items() if "pathfinding" in m["tags"]) == ROUTED_MAPS
+    derived = await store[col.LOCATIONS].find({"derived": True}).sort("_id").to_list()
+    assert len(derived) == 100
+    assert {d["unit_map_id"] for d in derived} == set(BUILDING_MAPS)
+    first = derived[0]
+    assert (first["_id"], first["name"], first["floors"]) == ("map-b1:b1-101", "101",
+                                                               [{"id": "b1-f1"}])
+    assert [(t["key"], t["value"]) for t in first["tags"]] == [
+        ("svc:type", "unit"), ("svc:id", "b1-101")]
+    given = await store[col.LOCATIONS].find_one({"_id": "loc-b1-101"})
+    assert (first["x"], first["y"]) == (given["x"], given["y"])  # the centre of its rectangle
     assert len(maps[STACK_MAP_ID]["unit_ids"]) == 100
     # Four corners, one measured 30 cm off: the fit spreads it over all four.
     assert [line for line in report.lines() if "georeference" in line] == [
         f"{map_id}: georeference: affine fit of 4 control points, residual RMS 0.08 m, "
         "max 0.08 m"
-        for map_id in FLOOR_MAPS
+        for map_id in sorted([*FLOOR_MAPS, *BUILDING_MAPS], key=lambda m: maps[m]["created_at"])
     ]
 
     again = await install_demo(store, tmp_path)  # `floorgate demo`: <data_dir>/demo/
     assert sum(c.inserted for c in again.counts.values()) == 0
     assert again.counts["units"].updated == 100
-    assert again.files_unchanged == 18
+    assert again.files_unchanged == 32
+    assert again.counts["locations"].deleted == 0

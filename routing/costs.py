@@ -1,0 +1,50 @@
+"""What walking costs (contract.md, Distances; unit-map-svg.md, Walk graph).
+
+Defaults here; `storage/settings.py` overrides them from the environment. They are
+applied when a graph is loaded, so a changed setting needs no re-processing of maps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from routing.model import ELEVATOR, ESCALATOR, FOOT, RAMP, STAIRS, WalkGraph
+
+
+@dataclass(frozen=True)
+class Costs:
+    foot_speed: float = 4.4  # ft/s
+    wheelchair_speed: float = 3.5  # ft/s
+    stairs_seconds_per_step: float = 12.0
+    elevator_wait_seconds: float = 30.0  # once per ride
+    elevator_seconds_per_step: float = 5.0
+    sloped_length_factor: float = 1.5  # stairs, ramps, escalators: x floor height per step
+    floor_height_ft: float = 10.0  # for a map that does not give its own
+
+    def speed(self, mode: int) -> float:
+        return self.foot_speed if mode == FOOT else self.wheelchair_speed
+
+
+def edge_lengths(graph: WalkGraph, costs: Costs, floor_height: float) -> np.ndarray:
+    """Feet per edge: walk and link edges as drawn; connectors by floor steps."""
+    length = graph.edge_length.copy()
+    steps = graph.edge_steps.astype(np.float64)
+    sloped = np.isin(graph.edge_kind, (STAIRS, RAMP, ESCALATOR))
+    length[sloped] = costs.sloped_length_factor * floor_height * steps[sloped]
+    elevator = graph.edge_kind == ELEVATOR
+    length[elevator] = floor_height * steps[elevator]
+    return length
+
+
+def edge_times(graph: WalkGraph, length: np.ndarray, costs: Costs, mode: int) -> np.ndarray:
+    """Seconds per edge in a mode: length / walking speed, except stairs (per step) and
+    elevators (the wait plus per step)."""
+    time = length / costs.speed(mode)
+    steps = graph.edge_steps.astype(np.float64)
+    stairs = graph.edge_kind == STAIRS
+    time[stairs] = costs.stairs_seconds_per_step * steps[stairs]
+    elevator = graph.edge_kind == ELEVATOR
+    time[elevator] = costs.elevator_wait_seconds + costs.elevator_seconds_per_step * steps[elevator]
+    return time

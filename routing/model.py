@@ -1,0 +1,84 @@
+"""The walk graph of a map as plain arrays: what is stored, and what every worker loads.
+
+Only geometry and topology are stored (node positions, edges with their kind, steps,
+modes and walk length in feet); costs that are settings (walking speeds, stairs and
+elevator times, floor height) are applied when a graph is loaded (`routing.costs`).
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, fields
+
+import numpy as np
+import orjson
+
+FOOT = 1
+WHEELCHAIR = 2
+BOTH = FOOT | WHEELCHAIR
+MODES = {"foot": FOOT, "wheelchair": WHEELCHAIR}
+
+# Edge kinds. WALK edges come from the paths layers and are what waypoints join;
+# LINK edges join a connector to its level's graph.
+WALK, LINK, STAIRS, ELEVATOR, RAMP, ESCALATOR = range(6)
+CONNECTOR_KINDS = {"stairs": STAIRS, "elevator": ELEVATOR, "ramp": RAMP, "escalator": ESCALATOR}
+CONNECTOR_MODES = {STAIRS: FOOT, ELEVATOR: BOTH, RAMP: BOTH, ESCALATOR: FOOT}
+ADJACENT_ONLY = frozenset({STAIRS, RAMP, ESCALATOR})  # elevators join every pair of stops
+
+FORMAT = 1
+
+
+@dataclass(frozen=True, eq=False)
+class WalkGraph:
+    """Nodes are points on a level (its position in level order, lowest 0)."""
+
+    feet_per_unit: float
+    level_uids: tuple[str, ...]  # by position
+    level_floors: tuple[str | None, ...]  # the `floor` tag of each level, by position
+    node_xy: np.ndarray  # (N, 2) float64, canvas units
+    node_level: np.ndarray  # (N,) int32
+    edge_u: np.ndarray  # (E,) int32
+    edge_v: np.ndarray  # (E,) int32
+    edge_length: np.ndarray  # (E,) float64, feet (walk and link edges; 0 for connectors)
+    edge_kind: np.ndarray  # (E,) uint8
+    edge_steps: np.ndarray  # (E,) int32, floor steps of a connector edge
+    edge_modes: np.ndarray  # (E,) uint8, FOOT | WHEELCHAIR bits
+
+    @property
+    def node_count(self) -> int:
+        return int(self.node_xy.shape[0])
+
+    @property
+    def edge_count(self) -> int:
+        return int(self.edge_u.shape[0])
+
+
+ARRAYS = tuple(f.name for f in fields(WalkGraph) if f.name.startswith(("node_", "edge_")))
+
+
+def graph_bytes(graph: WalkGraph) -> bytes:
+    """The graph as an .npz file (no pickled objects), deterministic for the same graph."""
+    meta = {
+        "format": FORMAT,
+        "feet_per_unit": graph.feet_per_unit,
+        "level_uids": list(graph.level_uids),
+        "level_floors": list(graph.level_floors),
+    }
+    buffer = io.BytesIO()
+    arrays = {name: getattr(graph, name) for name in ARRAYS}
+    np.savez(buffer, meta=np.frombuffer(orjson.dumps(meta), dtype=np.uint8), **arrays)
+    return buffer.getvalue()
+
+
+def graph_from_bytes(data: bytes) -> WalkGraph:
+    with np.load(io.BytesIO(data), allow_pickle=False) as stored:
+        meta = orjson.loads(stored["meta"].tobytes())
+        if meta.get("format") != FORMAT:
+            raise ValueError(f"walk graph format {meta.get('format')} is not {FORMAT}")
+        arrays = {name: stored[name] for name in ARRAYS}
+    return WalkGraph(
+        feet_per_unit=float(meta["feet_per_unit"]),
+        level_uids=tuple(meta["level_uids"]),
+        level_floors=tuple(meta["level_floors"]),
+        **arrays,
+    )
