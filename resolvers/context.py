@@ -6,6 +6,7 @@ import asyncio
 from dataclasses import dataclass, field
 
 from resolvers.errors import ApiError, ErrorCode
+from resolvers.graph_cache import GraphCache
 from resolvers.keys import Caller, KeyCache, lookup_caller
 from resolvers.loaders import Loaders
 from resolvers.ratelimit import RateLimiter
@@ -21,8 +22,10 @@ class Services:
     settings: Settings
     key_cache: KeyCache = field(default_factory=KeyCache)
     rate_limiter: RateLimiter = field(init=False)
+    graph_cache: GraphCache = field(init=False)
 
     def __post_init__(self) -> None:
+        self.graph_cache = GraphCache(self.settings.graph_cache_size)
         self.rate_limiter = RateLimiter(
             self.settings.rate_limit_per_second, self.settings.rate_limit_burst
         )

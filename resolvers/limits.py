@@ -9,3 +9,4 @@ MAX_FILTER_LENGTH = 255
 DEFAULT_PER_PAGE = 100
 MAX_PER_PAGE = 10000
 INT32_MAX = 2**31 - 1
+MAX_MATRIX_PAIRS = 50  # sources x targets of one distance matrix (E18)

@@ -40,6 +40,9 @@ FRAGMENTS = {
     "attribute_key: attributeKey } }",
     "AssignmentFields": "fragment AssignmentFields on UnitAttributeAssignment { "
     "group_id: groupId attribute_id: attributeId asset_id: assetId unit_id: unitId }",
+    "MatrixFields": "fragment MatrixFields on DistanceMatrix { "
+    "distance_method: distanceMethod sources { id name x y floor_id: floorId index "
+    "targets { id name x y floor_id: floorId index distance time } } }",
     "LocationFields": "fragment LocationFields on Location { id asset_id: assetId "
     "unit_map_id: unitMapId name x y floors { id } "
     "tags { key value created_at: createdAt updated_at: updatedAt } "

@@ -19,7 +19,7 @@ from starlette.requests import Request
 
 from resolvers.errors import ApiError, ErrorCode, invalid
 from rest.bodies import media_type_of
-from rest.names import camelized, rest_name
+from rest.names import SameField, camelized, rest_name
 from rest.routes import Body
 from storage.settings import Settings
 
@@ -52,7 +52,10 @@ async def read_json_body(body: Body, request: Request, settings: Settings) -> An
     extra = sorted(set(document) - {member})
     if extra:
         raise invalid({"body": [f"unknown member {name!r}" for name in extra]})
-    return camelized(document[member])
+    try:
+        return camelized(document[member])
+    except SameField as error:
+        raise invalid({"body": [str(error)]}) from None
 
 
 def input_problems(

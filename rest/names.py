@@ -17,10 +17,21 @@ def snake(name: str) -> str:
     return CAMEL.sub(lambda m: "_" + m.group(1).lower(), name)
 
 
+class SameField(ValueError):
+    """Two keys of one object name the same field (`floor_id` and `floorId`)."""
+
+
 def camelized(value: Any) -> Any:
-    """Object keys in GraphQL's camelCase, at every depth (a JSON body as GraphQL input)."""
+    """Object keys in GraphQL's camelCase, at every depth (a JSON body as GraphQL input);
+    the camelCase spelling is accepted too, but not both at once."""
     if isinstance(value, dict):
-        return {camel(key): camelized(item) for key, item in value.items()}
+        result = {}
+        for key, item in value.items():
+            name = camel(key)
+            if name in result:
+                raise SameField(f"{snake(name)!r} and {name!r} name the same field")
+            result[name] = camelized(item)
+        return result
     if isinstance(value, list):
         return [camelized(item) for item in value]
     return value

@@ -119,6 +119,7 @@ def path(name: str, variable: str) -> Param:
 PAGE = (Param("page", "page", "Int"), Param("per-page", "perPage", "Int"))
 ASSET = Param("asset", "assetId", "ID")
 GROUP = path("group-id", "groupId")
+MATRIX = Body("input", "DistanceMatrixInput!", ("application/json",), name="data", json=True)
 ASSIGNMENTS = Body("data", "[UnitAttributeAssignmentInput!]!", ("application/json",),
                    name="data", json=True)  # fmt: skip
 
@@ -176,6 +177,12 @@ ROUTES: tuple[RestRoute, ...] = (
               "List locations of a unit map (E17, alias)", "locations", "LocationFields",
               Shape.VERSIONED,
               (path("map", "unitMapId"), *PAGE, Param("tags", "tags", "String"))),
+    RestRoute("POST", "/v1/unitmaps/{unitMapId}/distance-matrix", "distanceMatrix",
+              "Distance matrix between waypoints of a unit map (E18)", "distanceMatrix",
+              "MatrixFields", Shape.DATA, (path("unitMapId", "unitMapId"),), body=MATRIX),
+    RestRoute("POST", "/v1/maps/{map}/distance-matrix", "unitMapDistanceMatrix",
+              "Distance matrix between waypoints of a unit map (E18, alias)", "distanceMatrix",
+              "MatrixFields", Shape.DATA, (path("map", "unitMapId"),), body=MATRIX),
     RestRoute("GET", "/v1/units/attribute-groups", "listAttributeGroups",
               "List attribute groups (E19)", "unitAttributeGroups", "AttributeGroupFields",
               Shape.DATA, PAGE),

@@ -102,3 +102,68 @@ class LocationList:
         "it as the ETag of E17."
     )
     data: list[Location]
+
+
+@strawberry.input(
+    description="A point of a distance matrix: a location of the map by `id` (other fields "
+    "filled from it, and must agree with it when given), or `x`, `y` and `floorId`."
+)
+class WaypointInput:
+    id: strawberry.ID | None = None
+    name: str | None = None
+    x: float | None = None
+    y: float | None = None
+    floor_id: strawberry.ID | None = None
+
+
+@strawberry.input
+class PedestrianOptionsInput:
+    mode: str | None = strawberry.field(default=None, description="`foot` (default) or "
+                                        "`wheelchair`.")  # fmt: skip
+
+
+@strawberry.input
+class CostingOptionsInput:
+    pedestrian: PedestrianOptionsInput | None = None
+
+
+@strawberry.input(description="At most 50 source-target pairs (sources x targets).")
+class DistanceMatrixInput:
+    sources: list[WaypointInput]
+    targets: list[WaypointInput]
+    costing: str | None = strawberry.field(default=None, description="`pedestrian` (default).")
+    costing_options: CostingOptionsInput | None = None
+    distance_method: str | None = strawberry.field(
+        default=None,
+        description="`default` (pathfinding when the map has walk paths, else euclidean), "
+        "`pathfinding` or `euclidean`.",
+    )
+
+
+@strawberry.type(description="A target of a source: feet and seconds, null when unreachable.")
+class MatrixTarget:
+    id: strawberry.ID | None
+    name: str | None
+    x: float
+    y: float
+    floor_id: strawberry.ID | None
+    index: int
+    distance: float | None
+    time: float | None
+
+
+@strawberry.type(description="A source with every target, in request order.")
+class MatrixSource:
+    id: strawberry.ID | None
+    name: str | None
+    x: float
+    y: float
+    floor_id: strawberry.ID | None
+    index: int
+    targets: list[MatrixTarget]
+
+
+@strawberry.type(description="Distances and walking times between waypoints of a map.")
+class DistanceMatrix:
+    distance_method: str = strawberry.field(description="The method used.")
+    sources: list[MatrixSource]

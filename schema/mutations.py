@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any
-
 import strawberry
 from strawberry.types import Info
 
@@ -18,6 +15,7 @@ from schema.experimental_types import (
     UnitReference,
 )
 from schema.permissions import requires
+from schema.records import as_record
 from schema.scalars import Timestamp
 from schema.types import UnitMap
 
@@ -112,19 +110,6 @@ class LocationInput:
     updated_at: Timestamp | None = None
 
 
-def _record(value: Any) -> Any:
-    """An input as a dataset record: plain dicts and lists, unset fields left out."""
-    if dataclasses.is_dataclass(value):
-        return {
-            f.name: _record(getattr(value, f.name))
-            for f in dataclasses.fields(value)
-            if getattr(value, f.name) is not None
-        }
-    if isinstance(value, list):
-        return [_record(item) for item in value]
-    return value
-
-
 @strawberry.type
 class Mutation:
     @strawberry.mutation(
@@ -134,7 +119,7 @@ class Mutation:
         "GeoJSON when georeferenced. Needs service.admin.",
     )
     async def put_unit_map(self, info: Info, input: UnitMapInput, svg: str) -> UnitMap:
-        return await admin.put_unit_map(info.context, _record(input), svg)
+        return await admin.put_unit_map(info.context, as_record(input), svg)
 
     @strawberry.mutation(
         permission_classes=[requires(UNIT_ATTRIBUTES_WRITE, FLAG_UNIT_ATTRIBUTES)],
@@ -144,7 +129,7 @@ class Mutation:
     async def assign_unit_attributes(
         self, info: Info, group_id: strawberry.ID, data: list[UnitAttributeAssignmentInput]
     ) -> list[UnitAttributeAssignment]:
-        return await attributes.assign(info.context, group_id, _record(data))
+        return await attributes.assign(info.context, group_id, as_record(data))
 
     @strawberry.mutation(
         permission_classes=[requires(UNIT_ATTRIBUTES_WRITE, FLAG_UNIT_ATTRIBUTES)],
@@ -154,14 +139,14 @@ class Mutation:
     async def unassign_unit_attributes(
         self, info: Info, group_id: strawberry.ID, data: list[UnitAttributeAssignmentInput]
     ) -> list[UnitAttributeAssignment]:
-        return await attributes.unassign(info.context, group_id, _record(data))
+        return await attributes.unassign(info.context, group_id, as_record(data))
 
     @strawberry.mutation(
         permission_classes=[requires(ADMIN)],
         description="Create or replace an asset reference by id. Needs service.admin.",
     )
     async def put_asset_reference(self, info: Info, input: AssetReferenceInput) -> AssetReference:
-        return await admin.put_asset_reference(info.context, _record(input))
+        return await admin.put_asset_reference(info.context, as_record(input))
 
     @strawberry.mutation(
         permission_classes=[requires(ADMIN)],
@@ -175,7 +160,7 @@ class Mutation:
         description="Create or replace the unit's reference for `key`. Needs service.admin.",
     )
     async def put_unit_reference(self, info: Info, input: UnitReferenceInput) -> UnitReference:
-        return await admin.put_unit_reference(info.context, _record(input))
+        return await admin.put_unit_reference(info.context, as_record(input))
 
     @strawberry.mutation(
         permission_classes=[requires(ADMIN)],
@@ -193,7 +178,7 @@ class Mutation:
         "ETag change with it. Needs service.admin.",
     )
     async def put_location(self, info: Info, input: LocationInput) -> Location:
-        return await admin.put_location(info.context, _record(input))
+        return await admin.put_location(info.context, as_record(input))
 
     @strawberry.mutation(
         permission_classes=[requires(ADMIN)],

@@ -6,10 +6,12 @@ import strawberry
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
-from resolvers import attributes, locations, reads, references
+from resolvers import attributes, distances, locations, reads, references
 from resolvers.parse import parse_svg
 from resolvers.permissions import (
     ASSET_REFERENCES_READ,
+    DISTANCES_CALCULATE,
+    FLAG_DISTANCES,
     FLAG_LOCATIONS,
     FLAG_REFERENCES,
     FLAG_UNIT_ATTRIBUTES,
@@ -17,8 +19,14 @@ from resolvers.permissions import (
     UNIT_MAPS_PARSE,
     UNIT_REFERENCES_READ,
 )
-from schema.experimental_types import LocationList, UnitAttributeGroup
+from schema.experimental_types import (
+    DistanceMatrix,
+    DistanceMatrixInput,
+    LocationList,
+    UnitAttributeGroup,
+)
 from schema.permissions import KeyRequired, requires
+from schema.records import as_record
 from schema.types import (
     Asset,
     AssetPage,
@@ -216,3 +224,13 @@ class Query:
         per_page: int | None = None,
     ) -> LocationList:
         return await locations.list_locations(info.context, unit_map_id, tags, page, per_page)
+
+    @strawberry.field(
+        permission_classes=[requires(DISTANCES_CALCULATE, FLAG_DISTANCES)],
+        description="Walking distances (feet) and times (seconds) from every source to every "
+        "target (E18). Flag `distances`, permission service.distances.calculate.",
+    )
+    async def distance_matrix(
+        self, info: Info, unit_map_id: strawberry.ID, input: DistanceMatrixInput
+    ) -> DistanceMatrix:
+        return await distances.distance_matrix(info.context, unit_map_id, as_record(input))

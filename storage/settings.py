@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from parsing.limits import SvgLimits
+from routing.costs import Costs
 
 
 def _env(name: str, default: str | None = None) -> str | None:
@@ -58,6 +59,8 @@ class Settings:
     rate_limit_per_second: float = 100.0
     rate_limit_burst: int = 200
     svg_limits: SvgLimits = field(default_factory=SvgLimits)
+    routing_costs: Costs = field(default_factory=Costs)
+    graph_cache_size: int = 32  # loaded walk graphs kept per process
 
     @property
     def files_url(self) -> str:
@@ -89,6 +92,24 @@ class Settings:
                 max_depth=_env_int("FLOORGATE_SVG_MAX_DEPTH", SvgLimits.max_depth),
                 max_points=_env_int("FLOORGATE_SVG_MAX_POINTS", SvgLimits.max_points),
             ),
+            "routing_costs": Costs(
+                foot_speed=_env_float("FLOORGATE_FOOT_SPEED", Costs.foot_speed),
+                wheelchair_speed=_env_float("FLOORGATE_WHEELCHAIR_SPEED", Costs.wheelchair_speed),
+                stairs_seconds_per_step=_env_float(
+                    "FLOORGATE_STAIRS_SECONDS_PER_STEP", Costs.stairs_seconds_per_step
+                ),
+                elevator_wait_seconds=_env_float(
+                    "FLOORGATE_ELEVATOR_WAIT_SECONDS", Costs.elevator_wait_seconds
+                ),
+                elevator_seconds_per_step=_env_float(
+                    "FLOORGATE_ELEVATOR_SECONDS_PER_STEP", Costs.elevator_seconds_per_step
+                ),
+                sloped_length_factor=_env_float(
+                    "FLOORGATE_SLOPED_LENGTH_FACTOR", Costs.sloped_length_factor
+                ),
+                floor_height_ft=_env_float("FLOORGATE_FLOOR_HEIGHT_FT", Costs.floor_height_ft),
+            ),
+            "graph_cache_size": _env_int("FLOORGATE_GRAPH_CACHE_SIZE", 32),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]

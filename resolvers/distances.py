@@ -1,0 +1,198 @@
+"""The distance matrix (E18, `distanceMatrix`): waypoints in, feet and seconds out.
+
+Access (flag `distances`, permission `service.distances.calculate`) was checked by the
+field's permission class. Then input (422: shape, values, the pair limit), then the
+map (404), then the waypoints against the map (422), then the answer. Semantics are
+contract.md (Distances) and unit-map-svg.md (Walk graph).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from resolvers.context import RequestContext
+from resolvers.errors import FieldErrors, invalid
+from resolvers.limits import MAX_MATRIX_PAIRS
+from resolvers.reads import visible_map
+from resolvers.validation import check_id
+from routing.matrix import Cell, Point, euclidean_matrix
+from routing.model import FOOT, MODES
+from storage import collections as c
+
+COSTINGS = ("pedestrian",)
+METHODS = ("default", "pathfinding", "euclidean")
+SIDES = ("sources", "targets")
+WAYPOINT_FIELDS = ("id", "name", "x", "y", "floor_id")
+Waypoint = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Request:
+    sources: list[Waypoint]
+    targets: list[Waypoint]
+    mode: int
+    method: str
+
+
+def _choice(errors: FieldErrors, name: str, value: str | None, allowed: tuple[str, ...]) -> None:
+    if value is not None and value not in allowed:
+        errors.add(name, f"must be one of {', '.join(allowed)}, not {value!r}")
+
+
+def _checked_input(map_id: str, data: dict[str, Any]) -> Request:
+    """Everything that can be checked without the database."""
+    errors = FieldErrors()
+    check_id(errors, "unitMapId", map_id)
+    for side in SIDES:
+        waypoints = data.get(side) or []
+        if not waypoints:
+            errors.add(f"input.{side}", "must be a non-empty array")
+        for index, waypoint in enumerate(waypoints):
+            _check_waypoint(errors, f"input.{side}.{index}", waypoint)
+    pairs = len(data.get("sources") or []) * len(data.get("targets") or [])
+    if pairs > MAX_MATRIX_PAIRS:
+        errors.add("input", f"at most {MAX_MATRIX_PAIRS} source-target pairs "
+                            f"(sources x targets) per request, not {pairs}")  # fmt: skip
+    _choice(errors, "input.costing", data.get("costing"), COSTINGS)
+    pedestrian = (data.get("costing_options") or {}).get("pedestrian") or {}
+    mode = pedestrian.get("mode")
+    _choice(errors, "input.costingOptions.pedestrian.mode", mode, tuple(MODES))
+    method = data.get("distance_method")
+    _choice(errors, "input.distanceMethod", method, METHODS)
+    errors.raise_if_any()
+    return Request(
+        sources=[dict(w) for w in data["sources"]],
+        targets=[dict(w) for w in data["targets"]],
+        mode=MODES.get(mode or "foot", FOOT),
+        method=method or "default",
+    )
+
+
+def _check_waypoint(errors: FieldErrors, place: str, waypoint: Waypoint) -> None:
+    check_id(errors, f"{place}.id", waypoint.get("id"))
+    check_id(errors, f"{place}.floorId", waypoint.get("floor_id"))
+    if waypoint.get("id") is None:
+        for name, key in (("x", "x"), ("y", "y"), ("floorId", "floor_id")):
+            if waypoint.get(key) is None:
+                errors.add(f"{place}.{name}", "is required for a waypoint without an id")
+
+
+def _same(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-6)
+
+
+async def _placed(
+    context: RequestContext, unit_map: dict[str, Any], request: Request
+) -> dict[str, list[Point]]:
+    """Each waypoint filled from its location and placed on a level; every waypoint
+    that is not on the map, or disagrees with its location, is reported."""
+    map_id = unit_map["id"]
+    ids = {w["id"] for side in SIDES for w in getattr(request, side) if w.get("id") is not None}
+    locations = {
+        doc["_id"]: doc
+        for doc in await context.store[c.LOCATIONS]
+        .find({"_id": {"$in": sorted(ids)}, "unit_map_id": map_id})
+        .to_list()
+    }
+    levels = [level.get("floor_id") for level in unit_map.get("levels") or []]
+    position = {floor: index for index, floor in enumerate(levels) if floor is not None}
+    single_untagged = levels == [None]  # one level without a floor tag: every floor is it
+    errors = FieldErrors()
+    placed: dict[str, list[Point]] = {}
+    for side in SIDES:
+        placed[side] = []
+        for index, waypoint in enumerate(getattr(request, side)):
+            place = f"input.{side}.{index}"
+            location = None
+            if waypoint.get("id") is not None:
+                location = locations.get(waypoint["id"])
+                if location is None:
+                    errors.add(f"{place}.id", f"no location {waypoint['id']!r} on this map")
+                    continue
+                _fill(errors, place, waypoint, location)
+            floor = waypoint.get("floor_id")
+            if single_untagged:
+                level = 0
+            elif floor in position:
+                level = position[floor]
+            else:
+                errors.add(f"{place}.floorId", f"floor {floor!r} is not a level of this map")
+                continue
+            placed[side].append(Point(float(waypoint["x"]), float(waypoint["y"]), level))
+    errors.raise_if_any()
+    return placed
+
+
+def _fill(errors: FieldErrors, place: str, waypoint: Waypoint, location: dict[str, Any]) -> None:
+    """Omitted fields come from the location; given ones must agree with it."""
+    for key in ("x", "y"):
+        if waypoint.get(key) is None:
+            waypoint[key] = location[key]
+        elif not _same(float(waypoint[key]), float(location[key])):
+            at = location[key]
+            errors.add(f"{place}.{key}",
+                       f"is {waypoint[key]}, but location {location['_id']!r} is at {at}")
+    floors = [floor["id"] for floor in location.get("floors", [])]
+    if waypoint.get("floor_id") is None:
+        waypoint["floor_id"] = floors[0] if floors else None
+    elif waypoint["floor_id"] not in floors:
+        on = ", ".join(floors)
+        errors.add(f"{place}.floorId",
+                   f"is {waypoint['floor_id']!r}, but location {location['_id']!r} is on {on}")
+    if waypoint.get("name") is None:
+        waypoint["name"] = location.get("name")
+
+
+async def distance_matrix(
+    context: RequestContext, map_id: str, data: dict[str, Any]
+) -> dict[str, Any]:
+    caller = await context.caller()
+    request = _checked_input(map_id, data)
+    unit_map = await visible_map(context, caller, map_id)
+    graph_file = unit_map.get("graph_file")
+    if request.method == "pathfinding" and not graph_file:
+        raise invalid({"input.distanceMethod": ["this map is not processed for pathfinding "
+                                                "(it has no walk paths)"]})  # fmt: skip
+    points = await _placed(context, unit_map, request)
+    costs = context.settings.routing_costs
+    floor_height = unit_map.get("floor_height_ft") or costs.floor_height_ft
+    use_graph = graph_file is not None and request.method != "euclidean"
+    if use_graph:
+        loaded = await context.services.graph_cache.get(
+            context.store, context.settings, map_id, graph_file, floor_height
+        )
+        cells = await asyncio.to_thread(
+            loaded.matrix, request.mode, points["sources"], points["targets"]
+        )
+    else:
+        cells = euclidean_matrix(points["sources"], points["targets"],
+                                 unit_map.get("feet_per_unit") or 1.0, floor_height,
+                                 costs.speed(request.mode))  # fmt: skip
+    return _answer("pathfinding" if use_graph else "euclidean", request, cells)
+
+
+def _rounded(value: float) -> float:
+    return round(value, 2)
+
+
+def _answer(method: str, request: Request, cells: list[list[Cell]]) -> dict[str, Any]:
+    """Sources in request order, each with every target in request order."""
+
+    def echo(waypoint: Waypoint, index: int) -> dict[str, Any]:
+        return {**{key: waypoint.get(key) for key in WAYPOINT_FIELDS}, "index": index}
+
+    sources = []
+    for i, source in enumerate(request.sources):
+        targets = []
+        for j, target in enumerate(request.targets):
+            cell = cells[i][j]
+            targets.append({
+                **echo(target, j),
+                "distance": None if cell is None else _rounded(cell[0]),
+                "time": None if cell is None else _rounded(cell[1]),
+            })  # fmt: skip
+        sources.append({**echo(source, i), "targets": targets})
+    return {"distance_method": method, "sources": sources}
