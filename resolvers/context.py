@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from typing import Any
 
 from resolvers.errors import ApiError, ErrorCode
-from resolvers.graph_cache import GraphCache
+from resolvers.graph_cache import VersionedCache
 from resolvers.keys import Caller, KeyCache, lookup_caller
 from resolvers.loaders import Loaders
 from resolvers.ratelimit import RateLimiter
+from routing.matrix import LoadedGraph
 from storage.database import UNAVAILABLE_ERRORS, Store
 from storage.settings import Settings
 
@@ -22,10 +24,12 @@ class Services:
     settings: Settings
     key_cache: KeyCache = field(default_factory=KeyCache)
     rate_limiter: RateLimiter = field(init=False)
-    graph_cache: GraphCache = field(init=False)
+    graph_cache: VersionedCache[LoadedGraph] = field(init=False)
+    waypoint_cache: VersionedCache[dict[str, dict[str, Any]]] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.graph_cache = GraphCache(self.settings.graph_cache_size)
+        self.graph_cache = VersionedCache(self.settings.graph_cache_size)
+        self.waypoint_cache = VersionedCache(self.settings.graph_cache_size)
         self.rate_limiter = RateLimiter(
             self.settings.rate_limit_per_second, self.settings.rate_limit_burst
         )

@@ -15,6 +15,7 @@ from typing import Any
 
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, invalid
+from resolvers.graph_cache import LOCATION_FIELDS, load_graph, load_waypoints
 from resolvers.limits import MAX_MATRIX_PAIRS
 from resolvers.reads import visible_map
 from resolvers.validation import check_id
@@ -25,7 +26,7 @@ from storage import collections as c
 COSTINGS = ("pedestrian",)
 METHODS = ("default", "pathfinding", "euclidean")
 SIDES = ("sources", "targets")
-WAYPOINT_FIELDS = ("id", "name", "x", "y", "floor_id")
+ECHOED = ("id", "name", "x", "y", "floor_id")  # the request's waypoint fields
 Waypoint = dict[str, Any]
 
 
@@ -89,14 +90,7 @@ async def _placed(
 ) -> dict[str, list[Point]]:
     """Each waypoint filled from its location and placed on a level; every waypoint
     that is not on the map, or disagrees with its location, is reported."""
-    map_id = unit_map["id"]
-    ids = {w["id"] for side in SIDES for w in getattr(request, side) if w.get("id") is not None}
-    locations = {
-        doc["_id"]: doc
-        for doc in await context.store[c.LOCATIONS]
-        .find({"_id": {"$in": sorted(ids)}, "unit_map_id": map_id})
-        .to_list()
-    }
+    locations = await _waypoints(context, unit_map, request)
     levels = [level.get("floor_id") for level in unit_map.get("levels") or []]
     position = {floor: index for index, floor in enumerate(levels) if floor is not None}
     single_untagged = levels == [None]  # one level without a floor tag: every floor is it
@@ -124,6 +118,27 @@ async def _placed(
             placed[side].append(Point(float(waypoint["x"]), float(waypoint["y"]), level))
     errors.raise_if_any()
     return placed
+
+
+async def _waypoints(
+    context: RequestContext, unit_map: dict[str, Any], request: Request
+) -> dict[str, dict[str, Any]]:
+    """The map's locations that the request names, by id: from the per-process cache
+    when the map has a `locations_version`, else from the database."""
+    ids = {w["id"] for side in SIDES for w in getattr(request, side) if w.get("id") is not None}
+    if not ids:
+        return {}
+    map_id = unit_map["id"]
+    version = unit_map.get("locations_version")
+    if version is not None:
+        cached = await context.services.waypoint_cache.get(
+            map_id, version, lambda: load_waypoints(context.store, map_id)
+        )
+        return {id_: cached[id_] | {"_id": id_} for id_ in ids if id_ in cached}
+    cursor = context.store[c.LOCATIONS].find(
+        {"_id": {"$in": sorted(ids)}, "unit_map_id": map_id}, LOCATION_FIELDS
+    )
+    return {doc["_id"]: doc async for doc in cursor}
 
 
 def _fill(errors: FieldErrors, place: str, waypoint: Waypoint, location: dict[str, Any]) -> None:
@@ -162,11 +177,14 @@ async def distance_matrix(
     use_graph = graph_file is not None and request.method != "euclidean"
     if use_graph:
         loaded = await context.services.graph_cache.get(
-            context.store, context.settings, map_id, graph_file, floor_height
+            map_id, (graph_file, floor_height),
+            lambda: load_graph(context.store, context.settings, graph_file, floor_height),
         )
-        cells = await asyncio.to_thread(
-            loaded.matrix, request.mode, points["sources"], points["targets"]
-        )
+        work = (request.mode, points["sources"], points["targets"])
+        if loaded.is_small:
+            cells = loaded.matrix(*work)
+        else:  # CPU work: off the event loop
+            cells = await asyncio.to_thread(loaded.matrix, *work)
     else:
         cells = euclidean_matrix(points["sources"], points["targets"],
                                  unit_map.get("feet_per_unit") or 1.0, floor_height,
@@ -182,7 +200,7 @@ def _answer(method: str, request: Request, cells: list[list[Cell]]) -> dict[str,
     """Sources in request order, each with every target in request order."""
 
     def echo(waypoint: Waypoint, index: int) -> dict[str, Any]:
-        return {**{key: waypoint.get(key) for key in WAYPOINT_FIELDS}, "index": index}
+        return {**{key: waypoint.get(key) for key in ECHOED}, "index": index}
 
     sources = []
     for i, source in enumerate(request.sources):

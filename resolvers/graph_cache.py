@@ -1,63 +1,77 @@
-"""Loaded walk graphs of this process, bounded, keyed by map id and graph version.
+"""Per-process caches of what a map derives, keyed by map id and version.
 
-The version is the graph file's content-addressed name, read from the map document
-on every request, so a changed map is never answered from a stale graph. A graph is
-loaded once even when many requests ask for it at the same time.
+The version comes from the map document, read on every request (the graph file's
+content-addressed name, or the map's `locations_version`), so a changed map is never
+answered from stale data. Each cache is bounded; a new version of a map drops the old
+one; a value is loaded once even when many requests ask for it at the same time.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Hashable
+from typing import Any, Generic, TypeVar
 
 from routing.matrix import LoadedGraph
 from routing.model import graph_from_bytes
+from storage import collections as c
 from storage.database import Store
 from storage.files import get_file
 from storage.settings import Settings
 
-Key = tuple[str, str, float]  # map id, graph file, floor height
+T = TypeVar("T")
 
 
-class GraphCache:
+class VersionedCache(Generic[T]):
     def __init__(self, size: int) -> None:
         self.size = max(1, size)
-        self._graphs: OrderedDict[Key, asyncio.Future[LoadedGraph]] = OrderedDict()
+        self._values: OrderedDict[tuple[str, Hashable], asyncio.Future[T]] = OrderedDict()
 
     def __len__(self) -> int:
-        return len(self._graphs)
+        return len(self._values)
 
-    async def get(
-        self, store: Store, settings: Settings, map_id: str, graph_file: str, floor_height: float
-    ) -> LoadedGraph:
-        key = (map_id, graph_file, floor_height)
-        future = self._graphs.get(key)
+    def clear(self) -> None:
+        self._values.clear()
+
+    async def get(self, map_id: str, version: Hashable, load: Callable[[], Awaitable[T]]) -> T:
+        key = (map_id, version)
+        future = self._values.get(key)
         if future is not None:
-            self._graphs.move_to_end(key)
+            self._values.move_to_end(key)
             return await asyncio.shield(future)
         future = asyncio.get_running_loop().create_future()
-        self._graphs[key] = future
-        for old in [k for k in self._graphs if k[0] == map_id and k != key]:
-            del self._graphs[old]  # an older version of this map
-        while len(self._graphs) > self.size:
-            self._graphs.popitem(last=False)
+        for old in [k for k in self._values if k[0] == map_id]:
+            del self._values[old]  # an older version of this map
+        self._values[key] = future
+        while len(self._values) > self.size:
+            self._values.popitem(last=False)
         try:
-            loaded = await load_graph(store, settings, graph_file, floor_height)
+            value = await load()
         except BaseException as error:
-            self._graphs.pop(key, None)
+            self._values.pop(key, None)
             future.set_exception(error)
             future.exception()  # retrieved: waiters get it, nobody logs it as lost
             raise
-        future.set_result(loaded)
-        return loaded
+        future.set_result(value)
+        return value
 
 
 async def load_graph(
     store: Store, settings: Settings, graph_file: str, floor_height: float
 ) -> LoadedGraph:
-    """Read the stored graph and make it ready for queries (igraph, spatial indexes)."""
+    """Read the stored graph and make it ready for queries (igraph, contraction)."""
     stored = await get_file(store, graph_file)
     if stored is None:
         raise LookupError(f"walk graph {graph_file} is not stored")
     graph = graph_from_bytes(stored.data)
     return await asyncio.to_thread(LoadedGraph, graph, settings.routing_costs, floor_height)
+
+
+LOCATION_FIELDS = {"name": 1, "x": 1, "y": 1, "floors": 1}
+
+
+async def load_waypoints(store: Store, map_id: str) -> dict[str, dict[str, Any]]:
+    """What a distance matrix needs of each location of a map, by location id."""
+    cursor = store[c.LOCATIONS].find({"unit_map_id": map_id}, LOCATION_FIELDS)
+    return {doc.pop("_id"): doc async for doc in cursor}

@@ -1,11 +1,16 @@
 """Distance matrices on a loaded walk graph, and straight-line ones.
 
-A waypoint joins the nearest point of a walk edge of its level that the mode may use;
-the straight segment to it counts (unit-map-svg.md). Per request the waypoints are
-added as vertices to a copy of the mode's graph (a copy is cheap; the cached graph
-is never changed, so requests may run in threads), then one Dijkstra runs per
-distinct source, or per distinct target when there are fewer (the graph is
-undirected). Routes minimise time; the distance reported is that route's length.
+Routes run on a contracted graph: per mode, every chain of edges through nodes that
+join exactly two walk edges becomes one edge (its length and time the sums), so
+Dijkstra sees junctions, not every vertex of a flattened curve. Waypoints still join
+the drawn segments: a waypoint joins the nearest point of a walk segment of its level
+that the mode may use (the straight segment to it counts; unit-map-svg.md), and from
+there follows its chain to the chain's two ends.
+
+Per request the waypoints are added as vertices to a copy of the mode's contracted
+graph (the cached graph is never changed, so requests may run in threads), then one
+Dijkstra runs per distinct source, or per distinct target when there are fewer (the
+graph is undirected). Routes minimise time; the distance reported is that route's length.
 """
 
 from __future__ import annotations
@@ -19,7 +24,10 @@ import numpy as np
 import shapely
 
 from routing.costs import Costs, edge_lengths, edge_times
-from routing.model import FOOT, WALK, WHEELCHAIR, WalkGraph
+from routing.model import ESCALATOR, FOOT, LINK, RAMP, WALK, WHEELCHAIR, WalkGraph
+
+PROPORTIONAL = (WALK, LINK, RAMP, ESCALATOR)  # time = length / speed: may be contracted
+SMALL_GRAPH_EDGES = 5000
 
 
 @dataclass(frozen=True)
@@ -36,83 +44,186 @@ Cell = tuple[float, float] | None  # (feet, seconds), None when unreachable
 
 @dataclass(frozen=True)
 class _Join:
-    edge: int  # index in the mode's graph
-    t: float  # along the edge from its first end
-    gap: float  # feet from the point to the edge
+    chain: int  # contracted edge
+    ends: tuple[int, int]  # the chain's end nodes, in the chain's own order
+    along: tuple[float, float]  # feet along the chain to each end
+    gap: float  # feet from the point to the segment
+
+
+def _pairs(a: np.ndarray, b: np.ndarray) -> list[tuple[int, int]]:
+    """Edge lists for igraph: Python ints convert far faster than numpy scalars."""
+    return list(zip(a.tolist(), b.tolist(), strict=True))
+
+
+class _Segments:
+    """Walk segments of one level (global edge ids) and their spatial index, shared by
+    the modes that may use the same segments."""
+
+    def __init__(
+        self, edges: np.ndarray, node_xy: np.ndarray, u: np.ndarray, v: np.ndarray
+    ) -> None:
+        self.edges = edges
+        lines = shapely.linestrings(np.stack([node_xy[u[edges]], node_xy[v[edges]]], axis=1))
+        self.tree = shapely.STRtree(lines)
+
+    def nearest(self, xy: np.ndarray) -> np.ndarray:
+        """The nearest segment of each point (the first of equally near ones)."""
+        found = self.tree.query_nearest(shapely.points(xy), all_matches=False)
+        nearest = np.empty(len(xy), dtype=np.int64)
+        nearest[found[0]] = self.edges[found[1]]
+        return nearest
 
 
 class ModeGraph:
-    """One mode's part of a walk graph: an igraph Graph, per-edge costs, and a spatial
-    index of its walk edges per level."""
+    """One mode's part of a walk graph: the contracted igraph Graph and its costs."""
 
-    def __init__(self, graph: WalkGraph, costs: Costs, floor_height: float, mode: int) -> None:
+    def __init__(self, loaded: LoadedGraph, mode: int) -> None:
+        graph = loaded.graph
+        self.loaded = loaded
         self.mode = mode
-        self.speed = costs.speed(mode)
-        keep = np.flatnonzero(graph.edge_modes & mode)
-        u, v = graph.edge_u[keep], graph.edge_v[keep]
-        self.u, self.v = u, v
-        length = edge_lengths(graph, costs, floor_height)
-        self.length = length[keep]
-        self.time = edge_times(graph, length, costs, mode)[keep]
-        self.time_list: list[float] = self.time.tolist()
-        self.graph = igraph.Graph(n=graph.node_count, edges=np.stack([u, v], axis=1))
-        self.node_xy = graph.node_xy
-        self.scale = graph.feet_per_unit
-        walk = graph.edge_kind[keep] == WALK
-        self.walk_by_level: dict[int, tuple[np.ndarray, shapely.STRtree]] = {}
-        edge_level = graph.node_level[u]
-        for level in np.unique(edge_level[walk]).tolist():
-            edges = np.flatnonzero(walk & (edge_level == level))
-            lines = shapely.linestrings(
-                np.stack([self.node_xy[u[edges]], self.node_xy[v[edges]]], axis=1)
-            )
-            self.walk_by_level[level] = (edges, shapely.STRtree(lines))
+        self.speed = loaded.costs.speed(mode)
+        kept = np.flatnonzero(graph.edge_modes & mode)
+        self.kept = kept
+        times = edge_times(graph, loaded.length, loaded.costs, mode)
+        self.edge_time = times
+        self._contract(graph, kept, times)
+        self.graph = igraph.Graph(n=graph.node_count, edges=_pairs(self.chain_a, self.chain_b))
+        self.time_list: list[float] = self.chain_time.tolist()
+        walk = kept[graph.edge_kind[kept] == WALK]
+        self.walk_by_level = {
+            int(level): walk[graph.node_level[graph.edge_u[walk]] == level]
+            for level in np.unique(graph.node_level[graph.edge_u[walk]])
+        }
 
-    def join(self, point: Point) -> _Join | None:
-        """Where a point joins this mode's graph, or None: no usable walk edge on its level."""
-        found = self.walk_by_level.get(point.level)
-        if found is None:
-            return None
-        edges, tree = found
-        edge = int(edges[tree.query_nearest(shapely.Point(point.x, point.y))[0]])
-        a, b = self.node_xy[self.u[edge]], self.node_xy[self.v[edge]]
-        ab = b - a
-        p = np.array([point.x, point.y])
-        span = float(ab @ ab)
-        t = 0.0 if span == 0 else min(1.0, max(0.0, float((p - a) @ ab) / span))
-        gap = float(np.hypot(*(p - (a + t * ab)))) * self.scale
-        return _Join(edge, t, gap)
+    def _contract(self, graph: WalkGraph, kept: np.ndarray, times: np.ndarray) -> None:
+        """Chains of proportional edges through degree-2 nodes become single edges.
+        Chains that would start and end at one node (loops, rings) are cut at a node."""
+        u, v = graph.edge_u[kept], graph.edge_v[kept]
+        ends = np.concatenate([u, v])
+        degree = np.bincount(ends, minlength=graph.node_count)
+        fixed = ~np.isin(graph.edge_kind[kept], PROPORTIONAL)
+        pinned = np.bincount(np.concatenate([u[fixed], v[fixed]]), minlength=graph.node_count)
+        inner = (degree == 2) & (pinned == 0)
+        local = np.concatenate([np.arange(len(kept)), np.arange(len(kept))])
+        while True:
+            at_inner = inner[ends]
+            order = np.argsort(ends[at_inner], kind="stable")
+            through = local[at_inner][order].reshape(-1, 2)  # the two edges of each inner node
+            line = igraph.Graph(n=len(kept), edges=_pairs(through[:, 0], through[:, 1]))
+            chain = np.array(line.connected_components().membership, dtype=np.int64)
+            count = int(chain.max()) + 1 if len(chain) else 0
+            outer = ~at_inner
+            end_chain, end_node = chain[local[outer]], ends[outer]
+            per_chain = np.bincount(end_chain, minlength=count)
+            order_ends = np.argsort(end_chain, kind="stable")
+            bad = per_chain != 2
+            if per_chain.sum() == 2 * count and not bad.any():
+                pairs = end_node[order_ends].reshape(-1, 2)
+                bad = pairs[:, 0] == pairs[:, 1]
+            if not bad.any():
+                break
+            # Cut each looping chain at its smallest inner node, then chain again.
+            inner_nodes = ends[at_inner]
+            bad_inner = bad[chain[local[at_inner]]]
+            for cut_chain in np.unique(chain[local[at_inner]][bad_inner]).tolist():
+                candidates = inner_nodes[chain[local[at_inner]] == cut_chain]
+                inner[int(candidates.min())] = False
+        self.inner = inner
+        self.edge_chain = np.full(graph.edge_count, -1, dtype=np.int64)
+        self.edge_chain[kept] = chain
+        self.chain_a, self.chain_b = pairs[:, 0], pairs[:, 1]
+        self.chain_length = np.bincount(chain, weights=self.loaded.length[kept], minlength=count)
+        self.chain_time = np.bincount(chain, weights=times[kept], minlength=count)
+        # For walking a chain: the two kept edges at each inner node.
+        self.through_of = np.full(graph.node_count, -1, dtype=np.int64)
+        nodes_sorted = ends[at_inner][order]
+        self.through_of[nodes_sorted[0::2]] = np.arange(len(through))
+        self.through = kept[through]
+
+    def _walk(self, edge: int, node: int) -> tuple[int, float]:
+        """From `edge`'s end `node` along the chain to its end node: (node, feet)."""
+        graph, length = self.loaded.graph, self.loaded.length
+        feet = 0.0
+        while self.inner[node]:
+            first, second = self.through[self.through_of[node]]
+            edge = int(second if first == edge else first)
+            feet += float(length[edge])
+            a, b = int(graph.edge_u[edge]), int(graph.edge_v[edge])
+            node = b if a == node else a
+        return node, feet
+
+    def nearest_segments(
+        self, points: Sequence[Point]
+    ) -> list[tuple[int, float, float] | None]:
+        """For each point, the walk segment (global edge id) it joins, `t` along it from
+        its first end, and the gap in feet; None without a usable segment on its level.
+        One spatial query per level."""
+        graph = self.loaded.graph
+        found: list[tuple[int, float, float] | None] = [None] * len(points)
+        by_level: dict[int, list[int]] = {}
+        for index, point in enumerate(points):
+            by_level.setdefault(point.level, []).append(index)
+        for level, indexes in by_level.items():
+            segments = self.loaded.segments(self, level)
+            if segments is None:
+                continue
+            p = np.array([(points[i].x, points[i].y) for i in indexes])
+            edges = segments.nearest(p)
+            a, b = graph.node_xy[graph.edge_u[edges]], graph.node_xy[graph.edge_v[edges]]
+            ab = b - a
+            span = np.einsum("ij,ij->i", ab, ab)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t = np.where(span > 0, np.einsum("ij,ij->i", p - a, ab) / span, 0.0)
+            t = np.clip(t, 0.0, 1.0)
+            gaps = np.hypot(*(p - (a + t[:, None] * ab)).T) * graph.feet_per_unit
+            for i, edge, along, gap in zip(indexes, edges.tolist(), t.tolist(), gaps.tolist(),
+                                           strict=True):  # fmt: skip
+                found[i] = (edge, along, gap)
+        return found
+
+    def joins(self, points: Sequence[Point]) -> list[_Join | None]:
+        """Where each point joins this mode's contracted graph: its segment's chain."""
+        graph = self.loaded.graph
+        result: list[_Join | None] = []
+        for nearest in self.nearest_segments(points):
+            if nearest is None:
+                result.append(None)
+                continue
+            edge, t, gap = nearest
+            length = float(self.loaded.length[edge])
+            end_a, feet_a = self._walk(edge, int(graph.edge_u[edge]))
+            end_b, feet_b = self._walk(edge, int(graph.edge_v[edge]))
+            chain = int(self.edge_chain[edge])
+            along = (feet_a + t * length, feet_b + (1 - t) * length)
+            if (end_a, end_b) != (int(self.chain_a[chain]), int(self.chain_b[chain])):
+                end_a, end_b, along = end_b, end_a, (along[1], along[0])
+            result.append(_Join(chain, (end_a, end_b), along, gap))
+        return result
 
     def matrix(self, sources: Sequence[Point], targets: Sequence[Point]) -> list[list[Cell]]:
         points = list(dict.fromkeys([*sources, *targets]))
         vertex = {point: self.graph.vcount() + index for index, point in enumerate(points)}
-        joins = {point: self.join(point) for point in points}
-        extra_u: list[int] = []
-        extra_v: list[int] = []
+        joins = dict(zip(points, self.joins(points), strict=True))
+        extra: list[tuple[int, int]] = []
         extra_length: list[float] = []
-
-        def add(a: int, b: int, feet: float) -> None:
-            extra_u.append(a)
-            extra_v.append(b)
-            extra_length.append(feet)
-
         for point, join in joins.items():
             if join is not None:
-                along = float(self.length[join.edge])
-                add(vertex[point], int(self.u[join.edge]), join.gap + join.t * along)
-                add(vertex[point], int(self.v[join.edge]), join.gap + (1 - join.t) * along)
+                for end, along in zip(join.ends, join.along, strict=True):
+                    extra.append((vertex[point], end))
+                    extra_length.append(join.gap + along)
         for source in dict.fromkeys(sources):
             for target in dict.fromkeys(targets):
                 a, b = joins[source], joins[target]
-                if source != target and a is not None and b is not None and a.edge == b.edge:
-                    along = abs(a.t - b.t) * float(self.length[a.edge])
-                    add(vertex[source], vertex[target], a.gap + along + b.gap)
+                if source != target and a is not None and b is not None and a.chain == b.chain:
+                    extra.append((vertex[source], vertex[target]))
+                    extra_length.append(a.gap + abs(a.along[0] - b.along[0]) + b.gap)
         graph = self.graph.copy()
         graph.add_vertices(len(points))
-        graph.add_edges(list(zip(extra_u, extra_v, strict=True)))
-        lengths = np.concatenate([self.length, np.array(extra_length)])
-        times = np.concatenate([self.time, np.array(extra_length) / self.speed])
-        time_list = self.time_list + (np.array(extra_length) / self.speed).tolist()
+        graph.add_edges(extra)
+        extra_feet = np.array(extra_length)
+        lengths = np.concatenate([self.chain_length, extra_feet])
+        times = np.concatenate([self.chain_time, extra_feet / self.speed])
+        time_list = self.time_list + (extra_feet / self.speed).tolist()
         unjoined = {vertex[point] for point, join in joins.items() if join is None}
         return _solve(graph, lengths, times, time_list, unjoined,
                       [vertex[p] for p in sources], [vertex[p] for p in targets])  # fmt: skip
@@ -153,12 +264,32 @@ def _solve(
 
 
 class LoadedGraph:
-    """A walk graph ready for queries, in both modes (built once per process)."""
+    """A walk graph ready for queries in both modes (built once per process). Spatial
+    indexes of a level's segments are made on its first query, once for both modes
+    when they may use the same segments."""
 
     def __init__(self, graph: WalkGraph, costs: Costs, floor_height: float) -> None:
         self.graph = graph
-        self.modes = {mode: ModeGraph(graph, costs, floor_height, mode)
-                      for mode in (FOOT, WHEELCHAIR)}  # fmt: skip
+        self.costs = costs
+        self.length = edge_lengths(graph, costs, floor_height)
+        self._segments: dict[bytes, _Segments] = {}
+        self.modes = {mode: ModeGraph(self, mode) for mode in (FOOT, WHEELCHAIR)}
+
+    def segments(self, mode: ModeGraph, level: int) -> _Segments | None:
+        edges = mode.walk_by_level.get(level)
+        if edges is None or len(edges) == 0:
+            return None
+        key = edges.tobytes()
+        found = self._segments.get(key)
+        if found is None:
+            found = _Segments(edges, self.graph.node_xy, self.graph.edge_u, self.graph.edge_v)
+            self._segments[key] = found
+        return found
+
+    @property
+    def is_small(self) -> bool:
+        """Small enough to answer on the event loop (a thread hand-off costs more)."""
+        return self.graph.edge_count < SMALL_GRAPH_EDGES
 
     def matrix(
         self, mode: int, sources: Sequence[Point], targets: Sequence[Point]

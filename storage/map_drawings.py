@@ -143,15 +143,20 @@ async def store_drawing(store: Store, map_id: str, drawing: Drawing) -> StoredDr
 async def refresh_geojson(
     store: Store, map_id: str, document: dict[str, Any] | None = None
 ) -> str | None:
-    """(Re)write the map's GeoJSON from what is stored: its parsed document (or
-    `document`, when the caller has it in memory already), its georeference and its
-    locations; then drop files the map no longer names.
+    """After the map or its locations changed: set its `locations_version` (a digest of
+    its locations, which per-process caches key on) and (re)write its GeoJSON from what
+    is stored: its parsed document (or `document`, when the caller has it in memory
+    already), its georeference and its locations; then drop files the map no longer names.
 
     Returns the georeference summary for the import report, or None without one.
     """
     unit_map = await store[col.UNIT_MAPS].find_one({"_id": map_id})
     if unit_map is None:
         return None
+    locations = await store[col.LOCATIONS].find({"unit_map_id": map_id}).sort("_id").to_list()
+    for location in locations:
+        location["id"] = location.pop("_id")
+    version = digest(orjson.dumps(locations, option=orjson.OPT_SORT_KEYS))
     geojson_name: str | None = None
     summary: str | None = None
     reference = unit_map.get("georeference")
@@ -161,17 +166,13 @@ async def refresh_geojson(
         document = orjson.loads(stored.data) if stored else None
     if reference and document is not None:
         fit = fit_affine(control_points(reference["control_points"]))
-        locations = await store[col.LOCATIONS].find({"unit_map_id": map_id}).sort("_id").to_list()
-        for location in locations:
-            location["id"] = location.pop("_id")
         data = geojson_bytes(map_geojson(document, fit, locations, map_id=map_id))
         geojson_name = content_name(map_id, data, ".geojson")
         await _put_unless_stored(store, geojson_name, data, GEOJSON_CONTENT_TYPE, immutable=True)
         summary = fit.summary()
-    if unit_map.get("geojson_file") != geojson_name:
-        await store[col.UNIT_MAPS].update_one(
-            {"_id": map_id}, {"$set": {"geojson_file": geojson_name}}
-        )
+    changes = {"geojson_file": geojson_name, "locations_version": version}
+    if any(unit_map.get(name) != value for name, value in changes.items()):
+        await store[col.UNIT_MAPS].update_one({"_id": map_id}, {"$set": changes})
     named = (unit_map.get("source_file"), parsed_file, unit_map.get("graph_file"), geojson_name)
     await delete_map_files_except(store, map_id, {name for name in named if name})
     return summary

@@ -23,7 +23,7 @@ from storage.dataset import (
     validate,
     validate_dataset,
 )
-from storage.files import content_name, get_file, map_file_name
+from storage.files import content_name, digest, get_file, map_file_name
 from tests._dbserver import fresh_store
 
 T0 = "2026-02-01T12:00:00+00:00"
@@ -252,7 +252,12 @@ async def test_valid_dataset_imports_exact_documents(store, tmp_path, clock):
         {"_id": "u3", "asset_id": "a1", "floor_id": "f2", "name": "201", **stamps()},
         {"_id": "v1", "asset_id": "a2", "floor_id": "g1", "name": "G1", **stamps()},
     ]
-    assert await dump(store, col.UNIT_MAPS) == [
+    maps = await dump(store, col.UNIT_MAPS)
+    versions = {doc["_id"]: doc.pop("locations_version") for doc in maps}
+    # A digest of the map's locations, which per-process caches key on; m2 has none.
+    assert re.fullmatch(r"[0-9a-f]{32}", versions["m1"])
+    assert versions["m2"] == digest(b"[]")
+    assert maps == [
         {
             "_id": "m1",
             "asset_id": "a1",

@@ -202,10 +202,12 @@ async def test_encoded_slash_in_id(client, full_headers):
 
 
 async def test_static_segment_wins_over_id(client, full_headers):
-    # /v1/units/references is E8 (a later issue), never E7 with id "references".
+    # /v1/units/references is E8, never E7 with id "references": without its flag it
+    # names the flag rather than looking up a unit.
     response = await client.get("/v1/units/references", headers=full_headers)
     assert response.status_code == 404
-    assert response.json() == {"message": "Not found"}
+    assert response.json() == {"message": "Not found: this experimental resource requires "
+                               'the Experimental-Flags header to include "references"'}
 
 
 async def test_files_are_served_from_gridfs(client, store, full_headers):
