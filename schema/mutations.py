@@ -58,6 +58,9 @@ class UnitMapInput:
     routing_tier: str | None = None
     level_tags: list[LevelTagInput] | None = None
     georeference: GeoreferenceInput | None = None
+    floor_height_ft: float | None = strawberry.field(
+        default=None, description="Feet per floor step between levels (default 10)."
+    )
 
 
 @strawberry.input(description="An asset's id in a third-party system.")
