@@ -87,7 +87,15 @@ class ModeGraph:
         times = edge_times(graph, loaded.length, loaded.costs, mode)
         self.edge_time = times
         self._contract(graph, kept, times)
-        self.graph = igraph.Graph(n=graph.node_count, edges=_pairs(self.chain_a, self.chain_b))
+        # Vertices are the chains' ends only (junctions), numbered compactly: Dijkstra's
+        # work per run grows with the vertex count too.
+        junctions = np.unique(np.concatenate([self.chain_a, self.chain_b]))
+        self.vertex_of = np.full(graph.node_count, -1, dtype=np.int64)
+        self.vertex_of[junctions] = np.arange(len(junctions))
+        self.graph = igraph.Graph(
+            n=len(junctions),
+            edges=_pairs(self.vertex_of[self.chain_a], self.vertex_of[self.chain_b]),
+        )
         self.time_list: list[float] = self.chain_time.tolist()
         walk = kept[graph.edge_kind[kept] == WALK]
         self.walk_by_level = {
@@ -209,7 +217,7 @@ class ModeGraph:
         for point, join in joins.items():
             if join is not None:
                 for end, along in zip(join.ends, join.along, strict=True):
-                    extra.append((vertex[point], end))
+                    extra.append((vertex[point], int(self.vertex_of[end])))
                     extra_length.append(join.gap + along)
         for source in dict.fromkeys(sources):
             for target in dict.fromkeys(targets):
