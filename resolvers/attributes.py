@@ -67,11 +67,10 @@ async def list_assignments(
     page_no, size = check_paging(errors, page, per_page)
     errors.raise_if_any()
     await _group(context, group_id)
-    query: dict[str, Any] = {"group_id": group_id, **caller.scope_filter()}
-    if asset_id is not None:
-        if not caller.may_see(asset_id):
-            return paged([], page_no, size, False)
-        query["asset_id"] = asset_id
+    scope = caller.asset_filter(asset_id)
+    if scope is None:
+        return paged([], page_no, size, False)
+    query = {"group_id": group_id, **scope}
     return await find_page(
         context.store[c.ASSIGNMENTS], query, page_no, size, ASSIGNMENT_ORDER, ASSIGNMENT_FIELDS
     )

@@ -39,6 +39,14 @@ class Caller:
         """A MongoDB filter that keeps only documents in this caller's scope."""
         return {} if self.assets is None else {field: {"$in": sorted(self.assets)}}
 
+    def asset_filter(self, asset_id: str | None) -> dict[str, Any] | None:
+        """The scope filter, narrowed to one asset by an `asset` filter; None when that
+        asset is outside the scope: the list is empty, as for any filter that matches
+        nothing, so a key never learns whether the asset exists."""
+        if asset_id is None:
+            return self.scope_filter()
+        return {"asset_id": asset_id} if self.may_see(asset_id) else None
+
 
 @dataclass(frozen=True)
 class CreatedKey:

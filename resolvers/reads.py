@@ -124,11 +124,9 @@ async def list_unit_maps(
     wanted_tags = split_list(errors, "tags", tags) if not errors.fields.get("tags") else []
     check_id(errors, "assetId", asset_id)
     errors.raise_if_any()
-    query: dict[str, Any] = caller.scope_filter()
-    if asset_id is not None:
-        if not caller.may_see(asset_id):
-            return paged([], page_no, size, False)
-        query = {"asset_id": asset_id}
+    query = caller.asset_filter(asset_id)
+    if query is None:
+        return paged([], page_no, size, False)
     if wanted_tags:
         query["tags"] = {"$all": wanted_tags}
     return await find_page(context.store[c.UNIT_MAPS], query, page_no, size)

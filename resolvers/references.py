@@ -43,11 +43,9 @@ async def _list(
     check_id(errors, "assetId", asset_id)
     check_reference_key(errors, "key", key)
     errors.raise_if_any()
-    query: dict[str, Any] = caller.scope_filter()
-    if asset_id is not None:
-        if not caller.may_see(asset_id):
-            return paged([], page_no, size, False)
-        query = {"asset_id": asset_id}
+    query = caller.asset_filter(asset_id)
+    if query is None:
+        return paged([], page_no, size, False)
     if key is not None:
         query["key"] = key
     return await find_page(context.store[collection], query, page_no, size, sort, projection)

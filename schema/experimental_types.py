@@ -140,26 +140,24 @@ class DistanceMatrixInput:
     )
 
 
-@strawberry.type(description="A target of a source: feet and seconds, null when unreachable.")
-class MatrixTarget:
+@strawberry.type(description="A waypoint as requested (filled from its location).")
+class MatrixWaypoint:
     id: strawberry.ID | None
     name: str | None
     x: float
     y: float
     floor_id: strawberry.ID | None
-    index: int
+    index: int = strawberry.field(description="Position in the request's list.")
+
+
+@strawberry.type(description="A target of a source: feet and seconds, null when unreachable.")
+class MatrixTarget(MatrixWaypoint):
     distance: float | None
     time: float | None
 
 
 @strawberry.type(description="A source with every target, in request order.")
-class MatrixSource:
-    id: strawberry.ID | None
-    name: str | None
-    x: float
-    y: float
-    floor_id: strawberry.ID | None
-    index: int
+class MatrixSource(MatrixWaypoint):
     targets: list[MatrixTarget]
 
 
