@@ -20,6 +20,8 @@ from storage.dataset import DatasetError, Problem, import_data
 from storage.map_drawings import refresh_geojson
 
 RECORD_PATH = re.compile(r"^\$\.\w+\[0\]\.?")
+# An importer path quoted inside a message, e.g. "(also at $.locations[0].tags[0])".
+QUOTED_PATH = re.compile(r"\$\.\w+\[0\][\w.\[\]]*")
 
 
 def _camel(name: str) -> str:
@@ -29,7 +31,16 @@ def _camel(name: str) -> str:
 
 def input_field(problem: Problem) -> str:
     """`$.unit_maps[0].level_tags[1].key` -> `input.levelTags[1].key`; `svg` stays `svg`."""
-    path = RECORD_PATH.sub("", problem.path)
+    return _input_path(problem.path)
+
+
+def input_message(problem: Problem) -> str:
+    """The problem's message with every importer path in it named as the client sent it."""
+    return QUOTED_PATH.sub(lambda m: _input_path(m.group(0)), problem.message)
+
+
+def _input_path(importer_path: str) -> str:
+    path = RECORD_PATH.sub("", importer_path)
     if path == "svg":
         return "svg"
     names = re.sub(r"[A-Za-z_]+", lambda m: _camel(m.group(0)), path)
@@ -53,7 +64,7 @@ async def _put(
     except DatasetError as error:
         fields: dict[str, list[str]] = {}
         for problem in error.problems:
-            fields.setdefault(input_field(problem), []).append(problem.message)
+            fields.setdefault(input_field(problem), []).append(input_message(problem))
         raise invalid(fields) from None
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, invalid
 from resolvers.graph_cache import LOCATION_FIELDS, load_graph, load_waypoints
-from resolvers.limits import MAX_MATRIX_PAIRS
+from resolvers.limits import MAX_COORDINATE, MAX_MATRIX_PAIRS
 from resolvers.reads import visible_map
 from resolvers.validation import check_id
 from routing.matrix import Cell, Point, euclidean_matrix
@@ -79,6 +79,11 @@ def _check_waypoint(errors: FieldErrors, place: str, waypoint: Waypoint) -> None
         for name, key in (("x", "x"), ("y", "y"), ("floorId", "floor_id")):
             if waypoint.get(key) is None:
                 errors.add(f"{place}.{name}", "is required for a waypoint without an id")
+    for name in ("x", "y"):
+        value = waypoint.get(name)
+        if value is not None and not (math.isfinite(value) and abs(value) <= MAX_COORDINATE):
+            errors.add(f"{place}.{name}", f"must be a number from {-MAX_COORDINATE:g} "
+                                          f"to {MAX_COORDINATE:g}")  # fmt: skip
 
 
 def _same(a: float, b: float) -> bool:

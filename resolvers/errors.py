@@ -118,7 +118,9 @@ def classify(error: GraphQLError, retry_after: int) -> ApiError:
         return original
     if isinstance(original, UNAVAILABLE_ERRORS):
         return ApiError(ErrorCode.SERVICE_UNAVAILABLE, retry_after=retry_after)
-    if original is None:
-        # Parse, validation and variable errors: the request itself is wrong.
+    if original is None or isinstance(original, GraphQLError) or error.path is None:
+        # Parse, validation and variable errors (a variable's coercion error wraps
+        # another GraphQLError, or a scalar's own error, and has no result path):
+        # the request itself is wrong.
         return invalid({"query": [error.message]})
     return ApiError(ErrorCode.INTERNAL)

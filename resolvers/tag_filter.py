@@ -35,15 +35,16 @@ class Term:
     key: str  # case-folded
     value: str | None = None  # case-folded
 
-    def holds(self, tags: dict[str, str]) -> bool:
-        """`tags`: the location's case-folded keys to case-folded values."""
+    def holds(self, tags: dict[str, set[str]]) -> bool:
+        """`tags`: the location's case-folded keys to their case-folded values (a set,
+        since data imported before keys were unique case-insensitively may repeat one)."""
         if self.op is Op.PRESENT:
             return self.key in tags
         if self.op is Op.ABSENT:
             return self.key not in tags
         if self.op is Op.EQUALS:
-            return tags.get(self.key) == self.value
-        return tags.get(self.key) != self.value
+            return self.value in tags.get(self.key, ())
+        return self.value not in tags.get(self.key, ())
 
 
 def parse_term(text: str) -> Term | None:
@@ -63,10 +64,10 @@ def parse_term(text: str) -> Term | None:
 
 def parse_filter(errors: FieldErrors, name: str, text: str | None) -> list[Term]:
     """Every term of the filter; each malformed one is reported under `name`."""
-    if text is None or text.strip() == "":
-        return []
-    if len(text) > MAX_FILTER_LENGTH:
+    if text is not None and len(text) > MAX_FILTER_LENGTH:
         errors.add(name, f"must be at most {MAX_FILTER_LENGTH} characters")
+        return []
+    if text is None or text.strip() == "":
         return []
     terms: list[Term] = []
     for raw in text.split(","):
@@ -81,8 +82,11 @@ def parse_filter(errors: FieldErrors, name: str, text: str | None) -> list[Term]
     return terms
 
 
-def folded_tags(tags: Iterable[dict[str, Any]]) -> dict[str, str]:
-    return {str(tag["key"]).casefold(): str(tag["value"]).casefold() for tag in tags}
+def folded_tags(tags: Iterable[dict[str, Any]]) -> dict[str, set[str]]:
+    folded: dict[str, set[str]] = {}
+    for tag in tags:
+        folded.setdefault(str(tag["key"]).casefold(), set()).add(str(tag["value"]).casefold())
+    return folded
 
 
 def matches(terms: list[Term], tags: Iterable[dict[str, Any]]) -> bool:

@@ -17,4 +17,6 @@ def api_key_of(request: HTTPConnection) -> str | None:
 
 
 def flags_of(request: HTTPConnection) -> frozenset[str]:
-    return parse_flags(request.headers.get("experimental-flags"))
+    """Repeated header lines count as one comma-joined line (RFC 9110, 5.3)."""
+    lines = request.headers.getlist("experimental-flags")
+    return parse_flags(",".join(lines) if lines else None)

@@ -16,6 +16,7 @@ graph is undirected). Routes minimise time; the distance reported is that route'
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,6 +26,9 @@ import shapely
 
 from routing.costs import Costs, edge_lengths, edge_times
 from routing.model import ESCALATOR, FOOT, LINK, RAMP, WALK, WHEELCHAIR, WalkGraph
+
+# An unreachable target is an answer (null distance), not something to warn about.
+warnings.filterwarnings("ignore", message="Couldn't reach some vertices", category=RuntimeWarning)
 
 PROPORTIONAL = (WALK, LINK, RAMP, ESCALATOR)  # time = length / speed: may be contracted
 SMALL_GRAPH_EDGES = 5000

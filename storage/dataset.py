@@ -555,7 +555,8 @@ def _check_structure(data: Any, base_dir: Path, inputs: _Inputs) -> _Checked:
         if "floors" in record and not record["floors"]:
             out.add(f"{path}.floors", "must name at least one floor")
         _check_unique(record.get("floors", []), "id", f"{path}.floors", out)
-        _check_unique(record.get("tags", []), "key", f"{path}.tags", out)
+        # The E17 filter matches keys case-insensitively, so `A` and `a` would be one tag.
+        _check_unique(record.get("tags", []), "key", f"{path}.tags", out, fold=True)
     return checked
 
 
@@ -566,21 +567,28 @@ def _check_stamp_order(record: dict[str, Any], path: str, out: _Problems) -> Non
 
 
 def _check_unique(
-    items: list[tuple[int, dict[str, Any]]], name: str, path: str, out: _Problems
+    items: list[tuple[int, dict[str, Any]]],
+    name: str,
+    path: str,
+    out: _Problems,
+    *,
+    fold: bool = False,
 ) -> None:
-    """Report the second and later items of a list that repeat the value of `name`."""
+    """Report the second and later items of a list that repeat the value of `name`
+    (compared case-insensitively when `fold`)."""
     first: dict[Any, int] = {}
     for index, item in items:
         if name not in item:
             continue
         value = item[name]
-        if value in first:
+        seen = value.casefold() if fold and isinstance(value, str) else value
+        if seen in first:
             out.add(
                 f"{path}[{index}].{name}",
-                f"duplicate {_show(value)} (also at {path}[{first[value]}])",
+                f"duplicate {_show(value)} (also at {path}[{first[seen]}])",
             )
         else:
-            first[value] = index
+            first[seen] = index
 
 
 def _check_level_tags(tags: list[tuple[int, dict[str, Any]]], path: str, out: _Problems) -> None:

@@ -584,24 +584,26 @@ async def test_euclidean_is_the_straight_line(env, mode):
             assert cells[(unit["id"], amenity["id"])] == (round(feet, 2), round(feet / speed, 2))
 
 
-@pytest.mark.xfail(strict=True, reason="coordinates are not checked to be finite or in "
-                   "range: the euclidean distance overflows to inf and its Float "
-                   "serialization fails, 500 Server error")
 async def test_huge_coordinates_are_not_a_server_error(env):
     response = await post(env, B1, body([{"x": 1e308, "y": 0, "floor_id": "b1-f1"}],
                                         [{"x": -1e308, "y": 0, "floor_id": "b1-f1"}],
                                         distance_method="euclidean"))
-    assert response.status_code in (200, 422)
+    assert response.status_code == 422
+    assert response.json()["fields"] == {
+        "data.sources.0.x": ["must be a number from -1e+09 to 1e+09"],
+        "data.targets.0.x": ["must be a number from -1e+09 to 1e+09"],
+    }
 
 
-@pytest.mark.xfail(strict=True, reason="a GraphQL Float literal 1e309 parses to inf; the "
-                   "resolver passes it on and igraph fails on NaN edge weights: INTERNAL")
 async def test_infinite_coordinate_literal_is_bad_input(env):
     query = ('{ distanceMatrix(unitMapId: "map-b1-f1", input: {sources: [{x: 1e309, y: 0, '
              'floorId: "b1-f1"}], targets: [{x: 0, y: 0, floorId: "b1-f1"}]}) '
              '{ sources { targets { distance } } } }')
     response = await env.client.post("/graphql", json={"query": query}, headers=env.headers())
-    assert response.json()["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+    assert response.json()["errors"][0]["extensions"] == {
+        "code": "BAD_USER_INPUT",
+        "fields": {"input.sources.0.x": ["must be a number from -1e+09 to 1e+09"]},
+    }
 
 
 # ---------------------------------------------------------------- the closest amenity
@@ -762,9 +764,6 @@ async def test_graphql_errors(env):
             "this map is not processed for pathfinding (it has no walk paths)"]}}
 
 
-@pytest.mark.xfail(strict=True, reason="resolvers/errors.py classify(): a variable that "
-                   "does not fit its type has a GraphQLError as original_error, so it is "
-                   "reported as INTERNAL 'Server error' instead of BAD_USER_INPUT")
 @pytest.mark.parametrize("x", ["abc", True], ids=["string", "boolean"])
 async def test_graphql_variable_of_the_wrong_type_is_bad_input(env, x):
     result = await gql(env, {"map": B1, "input": {

@@ -219,11 +219,6 @@ async def test_longest_filter(client, keys):
     assert ids(await get(client, keys.full, tags=tags)) == ["loc-gym", "loc-pool"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="contract.md: a value over 255 characters is 422; resolvers/tag_filter.py "
-    "parse_filter treats a blank `tags` as no filter before it checks the length",
-)
 async def test_blank_filter_over_the_limit_is_refused(client, keys):
     response = await get(client, keys.full, tags=" " * 256)
     assert response.status_code == 422
@@ -796,12 +791,6 @@ async def test_delete_location_input(client, keys, store):
     assert await snapshot(store) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the message of a duplicate names the importer's path `$.locations[0].tags[0]`, "
-    "which the client never sent; only the field key is translated (resolvers/admin.py "
-    "input_field), not the path inside the message (storage/dataset.py _check_unique)",
-)
 async def test_put_location_duplicate_tag_names_the_input(client, keys, store):
     before = await snapshot(store)
     tags = [{"key": "a", "value": "1"}, {"key": "a", "value": "2"}]
@@ -813,12 +802,6 @@ async def test_put_location_duplicate_tag_names_the_input(client, keys, store):
     }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="putLocation stores tags `A` and `a` (duplicates are checked case-sensitively) "
-    "but the filter folds keys and keeps one value per folded key "
-    "(resolvers/tag_filter.py folded_tags), so `a==1` misses the tag `A`=`1`",
-)
 async def test_tag_keys_that_differ_only_in_case(client, keys, store, restore_map_2):
     """Either refused at the put, or both tags are seen by the case-insensitive filter."""
     tags = [{"key": "A", "value": "1"}, {"key": "a", "value": "2"}]

@@ -393,11 +393,6 @@ async def test_without_flag_is_404(client, keys, reader, path):
             assert response.json() == {"message": flag_message()}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="rest/credentials.py flags_of reads only the first Experimental-Flags field line "
-    "(headers.get); RFC 9110 5.3 makes repeated lines equal to one comma-joined line",
-)
 @pytest.mark.parametrize("path", [E5, E8])
 async def test_flags_in_repeated_header_lines(client, reader, path):
     sent = [

@@ -4,7 +4,7 @@ refused one, the length limit, and how terms hold on a location's tags."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import given
 from hypothesis import strategies as st
 
 from resolvers.errors import FieldErrors
@@ -180,11 +180,6 @@ def test_length_limit():
     assert parse("a=b," * 64) == ([], {"tags": ["must be at most 255 characters"]})
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="contract.md (Errors, 422): a value over 255 characters is refused, but "
-    "parse_filter returns 'no filter' for a blank value before it checks the length",
-)
 def test_a_blank_value_over_the_limit_is_refused():
     assert parse(" " * 256) == ([], {"tags": ["must be at most 255 characters"]})
 
@@ -253,11 +248,6 @@ def test_stored_keys_and_values_are_folded_too():
     assert not matches(parse("-svc:amenity")[0], stored)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="folded_tags keeps one value per case-folded key, so of two stored tags "
-    "`A`=`1` and `a`=`2` (the importer accepts both) only the last one is seen",
-)
 def test_keys_that_differ_only_in_case_are_both_seen():
     stored = tags(A="1", a="2")
     assert matches(parse("a==1")[0], stored)
@@ -320,11 +310,10 @@ def test_a_term_matches_its_own_tag_whatever_the_case(key, value):
 
 @given(st.text(max_size=300))
 def test_any_text_is_terms_or_named_errors(text):
-    assume(text.strip() != "" or len(text) <= MAX_FILTER_LENGTH)  # see the xfail above
     terms, fields = parse(text)
-    if text.strip() == "":
-        assert (terms, fields) == ([], {})
-    elif len(text) > MAX_FILTER_LENGTH:
+    if len(text) > MAX_FILTER_LENGTH:
         assert (terms, fields) == ([], {"tags": ["must be at most 255 characters"]})
+    elif text.strip() == "":
+        assert (terms, fields) == ([], {})
     else:
         assert len(terms) + len(fields.get("tags", [])) == len(text.split(","))
