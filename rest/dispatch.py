@@ -71,17 +71,21 @@ class RestApi:
 
     async def handle(self, request: Request) -> Response:
         raw_path = request.scope.get("raw_path", request.url.path.encode()).decode("latin-1")
+        head = request.method == "HEAD"
         try:
-            match, allowed = self.router.match(raw_path, request.method)
+            match, allowed = self.router.match(raw_path, "GET" if head else request.method)
         except UnicodeDecodeError:
             return error_response(ApiError(ErrorCode.BAD_USER_INPUT,
                                            fields={"path": ["is not valid UTF-8"]}))
+        if "GET" in allowed:
+            allowed.add("HEAD")
         if match is None:
             if allowed:
                 return error_of(ErrorCode.METHOD_NOT_ALLOWED,
                                 headers={"Allow": ", ".join(sorted(allowed))})
             return error_of(ErrorCode.NOT_FOUND)
-        return await self.run(request, match, raw_path)
+        response = await self.run(request, match, raw_path)
+        return without_body(response) if head else response
 
     async def run(self, request: Request, match: Match, raw_path: str) -> Response:
         route = match.route
@@ -188,3 +192,10 @@ def variables_of(
         else:
             variables[param.variable] = number
     return variables, problems
+
+
+def without_body(response: Response) -> Response:
+    """HEAD: the GET's status and headers (Content-Length included), no body (RFC 9110 9.3.2)."""
+    head = Response(status_code=response.status_code)
+    head.raw_headers = list(response.raw_headers)
+    return head

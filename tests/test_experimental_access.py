@@ -149,4 +149,4 @@ async def test_static_segments_win_over_ids(client, keys):
     wrong_method = await client.post("/v1/units/attribute-groups/features/units",
                                      headers={"API-Key": keys.full})
     assert wrong_method.status_code == 405
-    assert wrong_method.headers["allow"] == "GET, PUT"
+    assert wrong_method.headers["allow"] == "GET, HEAD, PUT"

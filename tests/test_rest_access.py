@@ -92,7 +92,7 @@ async def test_wrong_method_is_405_with_allow(client, full_headers):
     response = await client.post("/v1/assets", headers=full_headers, json={})
     assert response.status_code == 405
     assert response.json() == {"message": "Method not allowed"}
-    assert response.headers["allow"] == "GET"
+    assert response.headers["allow"] == "GET, HEAD"
     graphql = await client.delete("/graphql")
     assert graphql.status_code == 405
     assert graphql.json() == {"message": "Method not allowed"}
@@ -158,3 +158,22 @@ async def test_body_over_limit_is_413(client, settings, full_headers):
 async def test_every_response_has_a_request_id(client):
     response = await client.get("/v1/assets")
     assert len(response.headers["x-request-id"]) == 16
+
+
+async def test_head_is_the_get_without_its_body(client, full_headers):
+    """RFC 9110 9.3.2: same status and headers as GET, no content."""
+    get = await client.get("/v1/assets?per-page=2", headers=full_headers)
+    head = await client.head("/v1/assets?per-page=2", headers=full_headers)
+    assert (get.status_code, head.status_code) == (200, 200)
+    assert head.content == b""
+    assert head.headers["content-length"] == str(len(get.content))
+    same = {name for name in get.headers if name not in ("x-request-id", "date")}
+    assert {name: head.headers.get(name) for name in same} == {
+        name: get.headers[name] for name in same
+    }
+    missing = await client.head("/v1/assets/no-such-asset", headers=full_headers)
+    assert (missing.status_code, missing.content) == (404, b"")
+    no_key = await client.head("/v1/assets")
+    assert (no_key.status_code, no_key.content) == (401, b"")
+    post_only = await client.head("/v1/maps/parse", headers=full_headers)
+    assert (post_only.status_code, post_only.headers["allow"]) == (405, "POST")
