@@ -28,9 +28,6 @@ from routing.model import (
     graph_from_bytes,
 )
 
-# igraph warns when a target cannot be reached: that is an answer (None) here.
-pytestmark = pytest.mark.filterwarnings("ignore:Couldn't reach some vertices")
-
 FOOT_SPEED = 4.4  # ft/s
 CHAIR_SPEED = 3.5  # ft/s
 FLOOR = 10.0  # ft, the default floor height

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 import numpy as np
-import pytest
 import shapely
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -44,8 +43,6 @@ from routing.model import (
     graph_bytes,
     graph_from_bytes,
 )
-
-pytestmark = pytest.mark.filterwarnings("ignore:Couldn't reach some vertices")
 
 # FLOORGATE_ROUTING_EXAMPLES=3000 for a longer hunt.
 EXAMPLES = int(os.environ.get("FLOORGATE_ROUTING_EXAMPLES", "120"))
