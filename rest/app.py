@@ -21,6 +21,8 @@ from rest.files_route import files_endpoint
 from rest.graphiql import GRAPHIQL_STATIC_PREFIX, graphiql_routes
 from rest.graphql_view import GraphQLView
 from rest.middleware import Boundary
+from rest.openapi import openapi_document, openapi_routes
+from rest.reference_page import reference_page_routes
 from rest.responses import error_of, json_response
 from schema.build import build_schema
 from storage.database import UNAVAILABLE_ERRORS, Store, connect
@@ -68,6 +70,8 @@ def create_app(settings: Settings, store: Store | None = None) -> ASGIApp:
         Route("/graphql", GraphQLView(schema, services), methods=["GET", "POST"]),
         Mount(GRAPHIQL_STATIC_PREFIX, app=GZipMiddleware(static.app)),
         Route("/files/{name:path}", files_endpoint(services), methods=["GET"]),
+        *openapi_routes(openapi_document(schema._schema, rest.requirements, settings)),
+        *reference_page_routes(),
         Route("/v1", rest.handle, methods=ALL_METHODS),
         Route("/v1/{rest:path}", rest.handle, methods=ALL_METHODS),
     ]

@@ -1,9 +1,10 @@
 """Shared fixtures: one real embedded database server for the session, the real app
-over httpx, a small exact dataset, and keys of every kind."""
+over httpx, a small exact dataset, keys of every kind, and the demo property."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -14,6 +15,7 @@ from resolvers.keys import create_key, disable_key
 from resolvers.permissions import ALL_PERMISSIONS
 from rest.app import create_app
 from storage.database import Store, connect
+from storage.demo import install_demo
 from storage.embedded import EmbeddedServer
 from storage.settings import Settings
 from tests.fixtures import load_fixture_data
@@ -86,3 +88,42 @@ async def client(app) -> AsyncIterator[httpx.AsyncClient]:
 @pytest.fixture
 def full_headers(keys: Keys) -> dict[str, str]:
     return {"API-Key": keys.full}
+
+
+@dataclass
+class Demo:
+    """The demo property (`make run`'s data) behind the real app, and a key with every
+    permission: for examples, conformance and the newcomer's tour."""
+
+    settings: Settings
+    store: Store
+    app: object
+    client: httpx.AsyncClient
+    key: str
+
+    def headers(self, *flags: str) -> dict[str, str]:
+        headers = {"API-Key": self.key}
+        if flags:
+            headers["Experimental-Flags"] = ", ".join(flags)
+        return headers
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def demo(db_server: EmbeddedServer, tmp_path_factory: pytest.TempPathFactory
+               ) -> AsyncIterator[Demo]:  # fmt: skip
+    settings = Settings(
+        data_dir=Path(tmp_path_factory.mktemp("demo")),
+        database_name="floorgate_demo_test",
+        rate_limit_per_second=0,
+    )  # public_url: the default of `make run`, https://localhost:8443
+    store = connect(db_server.uri, settings)
+    await store.client.drop_database(settings.database_name)
+    await store.ensure_indexes()
+    await install_demo(store, settings.data_dir)
+    key = (await create_key(store, "demo", list(ALL_PERMISSIONS), None)).secret
+    app = create_app(settings, store)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url=settings.public_url) as client:
+        yield Demo(settings, store, app, client, key)
+    await store.client.drop_database(settings.database_name)
+    await store.close()

@@ -1,0 +1,361 @@
+"""The OpenAPI 3.1 document of /v1, generated from the route table that serves requests.
+
+Paths, parameters, bodies and the access each route needs come from `rest.routes`
+(and the permission classes of its GraphQL field); schemas from the GraphQL schema
+through the route's persisted document (`rest.openapi_schemas`); error responses
+from `resolvers.errors`; examples from `openapi_examples.json`, recorded from the
+demo property and checked against it by the tests. A route cannot exist without
+its description.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import orjson
+import yaml
+from graphql import FragmentDefinitionNode, GraphQLList, GraphQLNonNull, GraphQLSchema
+from graphql import OperationDefinitionNode as Operation
+from graphql.language import parse_type
+from graphql.utilities import type_from_ast
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from resolvers.errors import ERRORS, ErrorCode
+from resolvers.limits import DEFAULT_PER_PAGE, INT32_MAX, MAX_FILTER_LENGTH, MAX_PER_PAGE
+from rest.openapi_schemas import Schema, SelectionSchemas, input_schema, nullable
+from rest.routes import ROUTES, Param, RestRoute, Shape
+from storage.limits import MAX_ID_LENGTH, REFERENCE_KEY
+from storage.settings import Settings
+
+API_VERSION = "v1"
+RELEASE_DATE = "2026-11-23"  # the spec's `VERSION.RELEASE-DATE` label; bump on release
+EXAMPLES_FILE = Path(__file__).with_name("openapi_examples.json")
+CACHE = {"Cache-Control": "public, max-age=300"}
+FLAGS_HEADER = "Experimental-Flags"
+Requirement = tuple[str | None, str | None]  # (permission, flag) of a route
+
+TAGS = {  # by flag, else by the first segment after /v1
+    "references": "References (experimental)",
+    "locations-resource": "Locations (experimental)",
+    "distances": "Distances (experimental)",
+    "unit-attributes-resource": "Unit attributes (experimental)",
+    "assets": "Assets",
+    "units": "Units",
+    "maps": "Unit maps",
+    "unitmaps": "Unit maps",
+}
+
+PARAMETER_DOCS: dict[str, tuple[str, Schema]] = {
+    "page": ("Page number, from 1.",
+             {"type": "integer", "minimum": 1, "maximum": INT32_MAX, "default": 1}),
+    "per-page": (f"Items per page. Larger values are clamped to {MAX_PER_PAGE}, and "
+                 "`paging.per_page` says so.",
+                 {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE,
+                  "default": DEFAULT_PER_PAGE}),
+    "asset": ("Only items of this asset.",
+              {"type": "string", "minLength": 1, "maxLength": MAX_ID_LENGTH}),
+    "key": ("Only references with this key.",
+            {"type": "string", "maxLength": MAX_ID_LENGTH,
+             "pattern": f"^{REFERENCE_KEY.pattern}$"}),
+    "tags": ("Comma-separated tags; a map must have all of them.",
+             {"type": "string", "maxLength": MAX_FILTER_LENGTH}),
+}  # fmt: skip
+LOCATION_TAGS_DOC = (
+    "Comma-separated terms, all of which must hold: `key` (tag present), `-key` (absent), "
+    "`key==value`, `key!=value` (absent or different). Keys may contain `:`; matching is "
+    "exact but case-insensitive. Example: `svc:amenity==yes,-amenity`."
+)
+
+ERROR_RESPONSES: dict[str, tuple[str, list[ErrorCode]]] = {
+    "401": ("No API key in the request.", [ErrorCode.UNAUTHENTICATED]),
+    "403": ("The key is unknown or disabled, or lacks the operation's permission.",
+            [ErrorCode.INVALID_KEY, ErrorCode.FORBIDDEN]),
+    "404": ("Unknown id or path, outside the key's asset scope, or an experimental "
+            "resource without its flag.", [ErrorCode.NOT_FOUND, ErrorCode.FLAG_REQUIRED]),
+    "413": ("The request body is over the limit.", [ErrorCode.PAYLOAD_TOO_LARGE]),
+    "415": ("The request body has another media type.", [ErrorCode.UNSUPPORTED_MEDIA_TYPE]),
+    "422": ("Invalid input; `fields` names each bad input and what is wrong with it.",
+            [ErrorCode.BAD_USER_INPUT]),
+    "429": ("Over the key's rate limit; retry after `Retry-After` seconds.",
+            [ErrorCode.RATE_LIMITED]),
+    "500": ("Unexpected; logged with the request id (`X-Request-Id`).", [ErrorCode.INTERNAL]),
+    "503": ("The database is unreachable; retry after `Retry-After` seconds.",
+            [ErrorCode.SERVICE_UNAVAILABLE]),
+}  # fmt: skip
+RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait.",
+                               "schema": {"type": "integer", "minimum": 0}}}  # fmt: skip
+
+ERROR_SCHEMA: Schema = {
+    "type": "object",
+    "required": ["message"],
+    "properties": {
+        "message": {"type": "string"},
+        "fields": {
+            "type": "object",
+            "description": "422 only: input name to its problems.",
+            "additionalProperties": {"type": "array", "items": {"type": "string"}},
+        },
+    },
+}
+PAGING_SCHEMA: Schema = {
+    "type": "object",
+    "required": ["per_page", "current_page", "prev_url", "next_url"],
+    "properties": {
+        "per_page": {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE},
+        "current_page": {"type": "integer", "minimum": 1},
+        "prev_url": nullable({"type": "string", "format": "uri"}),
+        "next_url": nullable({"type": "string", "format": "uri"}),
+    },
+}
+
+
+def load_examples() -> dict[str, dict[str, Any]]:
+    """Recorded examples by operation id (`tests/test_openapi.py` records and checks them)."""
+    if not EXAMPLES_FILE.exists():
+        return {}
+    return json.loads(EXAMPLES_FILE.read_text(encoding="utf-8"))
+
+
+class DocumentBuilder:
+    def __init__(self, schema: GraphQLSchema, requirements: dict[str, Requirement],
+                 settings: Settings, examples: dict[str, dict[str, Any]]) -> None:  # fmt: skip
+        self.schema = schema
+        self.requirements = requirements
+        self.settings = settings
+        self.examples = examples
+        self.components: dict[str, Schema] = {"Error": ERROR_SCHEMA, "Paging": PAGING_SCHEMA}
+
+    def document(self) -> dict[str, Any]:
+        paths: dict[str, dict[str, Any]] = {}
+        for route in ROUTES:
+            paths.setdefault(route.path, {})[route.method.lower()] = self.operation(route)
+        return {
+            "openapi": "3.1.0",
+            "info": {
+                "title": "floorgate",
+                "version": f"{API_VERSION}.{RELEASE_DATE}",
+                "description": "Buildings, floors, units and interactive floor-plan maps; "
+                "unit-map SVG parsing; distances on foot or by wheelchair. Every request "
+                "needs an API key (`API-Key` header, or the `api-key` query parameter). "
+                "Experimental resources also need their name in the `Experimental-Flags` "
+                "header. Errors are JSON `{message}`; 422 adds `fields`.",
+            },
+            "servers": [{"url": self.settings.public_url, "description": "this service"}],
+            "security": [{"ApiKeyHeader": []}, {"ApiKeyQuery": []}],
+            "tags": [{"name": name} for name in dict.fromkeys(
+                self.tag(route) for route in ROUTES)],
+            "paths": paths,
+            "components": {
+                "schemas": self.components,
+                "responses": self.error_responses(),
+                "securitySchemes": {
+                    "ApiKeyHeader": {"type": "apiKey", "in": "header", "name": "API-Key"},
+                    "ApiKeyQuery": {"type": "apiKey", "in": "query", "name": "api-key",
+                                    "description": "Prefer the header: query strings are "
+                                    "kept in browser history and server logs."},
+                },
+            },
+        }  # fmt: skip
+
+    def tag(self, route: RestRoute) -> str:
+        flag = self.requirements[route.operation_id][1]
+        return TAGS[flag] if flag else TAGS[route.segments[1]]
+
+    def operation(self, route: RestRoute) -> dict[str, Any]:
+        permission, flag = self.requirements[route.operation_id]
+        example = self.examples.get(route.operation_id, {})
+        notes = []
+        if flag:
+            notes.append(f"Experimental: needs `{flag}` in the `{FLAGS_HEADER}` header.")
+        if permission:
+            notes.append(f"Needs the permission `{permission}`.")
+        operation: dict[str, Any] = {
+            "operationId": route.operation_id,
+            "summary": route.summary,
+            "tags": [self.tag(route)],
+            "parameters": self.parameters(route, flag, example.get("parameters", {})),
+            "responses": self.responses(route, flag, example),
+        }
+        if notes:
+            operation["description"] = " ".join(notes)
+        if route.body is not None:
+            operation["requestBody"] = self.request_body(route, example)
+        return operation
+
+    def parameters(self, route: RestRoute, flag: str | None,
+                   examples: dict[str, Any]) -> list[dict[str, Any]]:  # fmt: skip
+        parameters = [self.parameter(route, param) for param in route.params]
+        if flag:
+            parameters.append({
+                "name": FLAGS_HEADER, "in": "header", "required": True,
+                "description": "Comma-separated names of experimental features.",
+                "schema": {"type": "string"}, "example": flag,
+            })  # fmt: skip
+        if route.shape is Shape.VERSIONED:
+            parameters.append({
+                "name": "If-None-Match", "in": "header", "required": False,
+                "description": "The `ETag` of an earlier answer: 304 if nothing changed.",
+                "schema": {"type": "string"},
+            })  # fmt: skip
+        for parameter in parameters:
+            if parameter["name"] in examples:
+                parameter["example"] = examples[parameter["name"]]
+        return parameters
+
+    def parameter(self, route: RestRoute, param: Param) -> dict[str, Any]:
+        if param.location == "path":
+            description = "Id (any characters, percent-encoded)."
+            schema = {"type": "string", "minLength": 1, "maxLength": MAX_ID_LENGTH}
+        else:
+            description, schema = PARAMETER_DOCS[param.name]
+            if param.name == "tags" and route.shape is Shape.VERSIONED:
+                description = LOCATION_TAGS_DOC
+        return {"name": param.name, "in": param.location,
+                "required": param.location == "path",
+                "description": description, "schema": schema}  # fmt: skip
+
+    def request_body(self, route: RestRoute, example: dict[str, Any]) -> dict[str, Any]:
+        body = route.body
+        assert body is not None
+        kind = type_from_ast(self.schema, parse_type(body.graphql_type))
+        assert kind is not None
+        if body.json:
+            schema: Schema = {"type": "object", "required": [body.name],
+                              "properties": {body.name: input_schema(kind)}}  # fmt: skip
+            content = {"application/json": {"schema": schema}}
+        else:
+            limit = body.max_bytes(self.settings) if body.max_bytes else None
+            text: Schema = {"type": "string"}
+            if limit:
+                text["description"] = f"At most {limit} bytes."
+            content = {media: {"schema": text} for media in body.media_types}
+        if "body" in example:
+            content[body.media_types[0]]["example"] = example["body"]
+        return {"required": True, "content": content}
+
+    def responses(self, route: RestRoute, flag: str | None,
+                  example: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+        responses: dict[str, Any] = {}
+        if route.shape is Shape.NO_CONTENT:
+            responses["204"] = {"description": "Done."}
+        else:
+            content: dict[str, Any] = {"schema": self.body_schema(route)}
+            if "response" in example:
+                content["example"] = example["response"]
+            ok: dict[str, Any] = {"description": "OK", "content": {route.media_type: content}}
+            if route.shape is Shape.VERSIONED:
+                ok["headers"] = {
+                    "ETag": {"description": "Changes when the map or its locations change.",
+                             "schema": {"type": "string"}},
+                    "Cache-Control": {"schema": {"type": "string"}},
+                }  # fmt: skip
+                responses["304"] = {"description": "Not modified since the `If-None-Match` tag."}
+            responses["200"] = ok
+        for status in self.error_statuses(route, flag):
+            responses[status] = {"$ref": f"#/components/responses/{status}"}
+        return responses
+
+    def error_statuses(self, route: RestRoute, flag: str | None) -> list[str]:
+        statuses = ["401", "403"]
+        if flag or any(param.location == "path" for param in route.params):
+            statuses.append("404")
+        if route.body is not None:
+            statuses += ["413", "415"]
+        if route.params or route.body is not None:
+            statuses.append("422")
+        return [*statuses, "429", "500", "503"]
+
+    def error_responses(self) -> dict[str, Any]:
+        responses = {}
+        for status, (description, codes) in ERROR_RESPONSES.items():
+            examples = {code.value: {"value": {"message": ERRORS[code].message}}
+                        for code in codes}  # fmt: skip
+            if status == "422":
+                examples[codes[0].value]["value"]["fields"] = {
+                    "per-page": ["must be an integer"]}
+            response: dict[str, Any] = {
+                "description": description,
+                "content": {"application/json": {
+                    "schema": {"$ref": "#/components/schemas/Error"}, "examples": examples}},
+            }  # fmt: skip
+            if status in ("429", "503"):
+                response["headers"] = RETRY_AFTER
+            responses[status] = response
+        return responses
+
+    def body_schema(self, route: RestRoute) -> Schema:
+        """The 200 body: the route's selection in the route's envelope."""
+        (operation, *fragments) = route.parsed.definitions
+        assert isinstance(operation, Operation)
+        named = {f.name.value: f for f in fragments if isinstance(f, FragmentDefinitionNode)}
+        selections = SelectionSchemas(self.schema, operation, named)
+        kind, selection = selections.result()
+        if route.shape in (Shape.PAGED, Shape.VERSIONED):
+            assert selection is not None
+            (data,) = [node for node in selection.selections
+                       if getattr(node, "name", None) and node.name.value == "data"]  # type: ignore[attr-defined]  # fmt: skip
+            page_type = kind.of_type if isinstance(kind, GraphQLNonNull) else kind
+            kind, selection = page_type.fields["data"].type, data.selection_set  # type: ignore[union-attr]
+        item = self.item_schema(selections, kind, selection)
+        if route.shape is Shape.PAGED:
+            return {"type": "object", "required": ["paging", "data"],
+                    "properties": {"paging": {"$ref": "#/components/schemas/Paging"},
+                                   "data": item}}  # fmt: skip
+        if route.shape in (Shape.DATA, Shape.VERSIONED):
+            return {"type": "object", "required": ["data"], "properties": {"data": item}}
+        return item
+
+    def item_schema(self, selections: SelectionSchemas, kind: Any, selection: Any) -> Schema:
+        """The schema of a result, its fragment's object named in components."""
+        if selection is None:
+            return {"type": "object", "description": "The parsed document (see the "
+                    "unit-map conventions): version, type, width, height, elements."}
+        fragment = selections.fragment_name(selection)
+        inner = kind
+        while isinstance(inner, GraphQLNonNull | GraphQLList):
+            inner = inner.of_type
+        if fragment is None:
+            return selections.of(kind, selection)
+        name = fragment.removesuffix("Fields")
+        self.components[name] = selections.object(inner, selection)
+        reference = {"$ref": f"#/components/schemas/{name}"}
+        return _wrap(kind, reference)
+
+
+def _wrap(kind: Any, reference: Schema) -> Schema:
+    """`reference` inside the lists and nullability of `kind`."""
+    if isinstance(kind, GraphQLNonNull):
+        return _wrap_non_null(kind.of_type, reference)
+    return nullable(_wrap_non_null(kind, reference))
+
+
+def _wrap_non_null(kind: Any, reference: Schema) -> Schema:
+    if isinstance(kind, GraphQLList):
+        return {"type": "array", "items": _wrap(kind.of_type, reference)}
+    return reference
+
+
+def openapi_document(schema: GraphQLSchema, requirements: dict[str, Requirement],
+                     settings: Settings) -> dict[str, Any]:  # fmt: skip
+    return DocumentBuilder(schema, requirements, settings, load_examples()).document()
+
+
+def openapi_routes(document: dict[str, Any]) -> list[BaseRoute]:
+    """`/v1/openapi.json` and `/v1/openapi.yaml`: no key needed (contract.md, Paths)."""
+    as_json = orjson.dumps(document, option=orjson.OPT_INDENT_2)
+    as_yaml = yaml.safe_dump(document, sort_keys=False, allow_unicode=True).encode()
+
+    async def json_endpoint(request: Request) -> Response:
+        return Response(as_json, media_type="application/json", headers=CACHE)
+
+    async def yaml_endpoint(request: Request) -> Response:
+        return Response(as_yaml, media_type="application/yaml", headers=CACHE)
+
+    return [
+        Route("/v1/openapi.json", json_endpoint, methods=["GET", "HEAD"]),
+        Route("/v1/openapi.yaml", yaml_endpoint, methods=["GET", "HEAD"]),
+    ]
