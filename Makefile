@@ -17,7 +17,12 @@ run: $(STAMP)
 	$(VENV)/bin/floorgate demo
 
 ## make test: build .venv and run the whole test suite against a real embedded database
+## (as root on Debian it first installs chromium for tests/test_reference_page.py)
 test: $(STAMP)
+	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
+		&& echo "Installing Debian's chromium for the browser test..." && apt-get update -qq \
+		&& DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
+		|| echo "chromium could not be installed: the browser test will be skipped"
 	$(PY) -m pytest
 
 ## make bench: the benchmarks under tests/benchmarks (not part of make test)

@@ -2,49 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import signal
-import socket
 import ssl
 import subprocess
-import sys
-import time
-from pathlib import Path
 
 import httpx
 import pytest
 
 from rest.tls import ensure_local_certificates
+from tests.servers import FLOORGATE, cli_env, free_port, wait_for_port
 
 pytestmark = pytest.mark.e2e
-FLOORGATE = str(Path(sys.executable).with_name("floorgate"))
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def cli_env(db_server, settings, data_dir: Path) -> dict[str, str]:
-    return {
-        **os.environ,
-        "FLOORGATE_MONGODB_URI": db_server.uri,
-        "FLOORGATE_DATABASE": settings.database_name,
-        "FLOORGATE_DATA_DIR": str(data_dir),
-    }
-
-
-def wait_for_port(port: int, process: subprocess.Popen, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"floorgate serve exited: {process.stdout.read()}")
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise AssertionError("floorgate serve did not listen in time")
 
 
 def test_serve_over_tls(tmp_path, db_server, settings, keys, store):

@@ -1,0 +1,80 @@
+"""Helpers for tests that start `floorgate serve` as a real process (over real TLS)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from rest.tls import LocalCertificates, ensure_local_certificates
+
+FLOORGATE = str(Path(sys.executable).with_name("floorgate"))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def cli_env(db_server, settings, data_dir: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "FLOORGATE_MONGODB_URI": db_server.uri,
+        "FLOORGATE_DATABASE": settings.database_name,
+        "FLOORGATE_DATA_DIR": str(data_dir),
+    }
+
+
+def wait_for_port(port: int, process: subprocess.Popen, timeout: float = 30.0,
+                  log: Path | None = None) -> None:  # fmt: skip
+    """Until the server listens; its output (`process.stdout` or the `log` file) if it exits."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            output = log.read_text() if log else process.stdout.read()
+            raise AssertionError(f"floorgate serve exited: {output}")
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise AssertionError("floorgate serve did not listen in time")
+
+
+@dataclass(frozen=True)
+class Served:
+    base: str  # https://localhost:<port>
+    port: int
+    certs: LocalCertificates
+    process: subprocess.Popen
+
+
+@contextlib.contextmanager
+def serve_tls(data_dir: Path, db_server, settings, **env: str) -> Iterator[Served]:
+    """`floorgate serve` on a free port with a fresh local CA; stopped with SIGINT on exit.
+
+    Its output goes to `<data_dir>/serve.log`: a pipe that nobody reads fills up with
+    the access log and stalls the server after a few thousand requests."""
+    certs = ensure_local_certificates(data_dir)
+    port = free_port()
+    log_path = data_dir / "serve.log"
+    with log_path.open("w") as log:
+        process = subprocess.Popen(
+            [FLOORGATE, "serve", "--cert", str(certs.cert), "--key", str(certs.key),
+             "--port", str(port), "--public-url", f"https://localhost:{port}"],
+            env={**cli_env(db_server, settings, data_dir), **env},
+            stdout=log, stderr=subprocess.STDOUT, text=True,
+        )  # fmt: skip
+        try:
+            wait_for_port(port, process, log=log_path)
+            yield Served(f"https://localhost:{port}", port, certs, process)
+        finally:
+            process.send_signal(signal.SIGINT)
+            process.wait(timeout=20)
