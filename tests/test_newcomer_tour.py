@@ -8,21 +8,13 @@ templates (spec, contract "Paths the spec hides")."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
 import httpx
-import pytest_asyncio
-
-from resolvers.keys import create_key
-from resolvers.permissions import ALL_PERMISSIONS
-from rest.app import create_app
-from storage.demo import install_demo
-from tests._dbserver import fresh_store
+import pytest
 
 Json = dict[str, Any]
 
@@ -52,16 +44,10 @@ class Tour:
         return headers
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def tour(db_server, settings, tmp_path_factory) -> AsyncIterator[Tour]:
-    async with fresh_store(db_server) as store:
-        # What `floorgate demo` loads, in a database of its own.
-        await install_demo(store, tmp_path_factory.mktemp("newcomer"))
-        key = (await create_key(store, "newcomer", list(ALL_PERMISSIONS), None)).secret
-        app = create_app(dataclasses.replace(settings, database_name=store.db.name), store)
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="https://localhost") as client:
-            yield Tour(client, key, settings.public_url)
+@pytest.fixture
+def tour(demo) -> Tour:
+    """The demo property (`make run`'s data, conftest.py) as a newcomer meets it."""
+    return Tour(demo.client, demo.key, demo.settings.public_url)
 
 
 # ---------------------------------------------------------------- helpers
