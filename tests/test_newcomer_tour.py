@@ -9,12 +9,13 @@ templates (spec, contract "Paths the spec hides")."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
 import httpx
 import pytest
+
+from tests.conftest import Demo
 
 Json = dict[str, Any]
 
@@ -28,26 +29,12 @@ FEET_PER_METRE = 1 / 0.3048
 ROUNDING = 0.01  # E18 rounds distance and time to 2 decimals (docs/routing.md)
 
 
-@dataclass
-class Tour:
-    """A client of the app on a database holding only the demo, and a key with every
-    permission and every asset."""
-
-    client: httpx.AsyncClient
-    key: str
-    public_url: str
-
-    def headers(self, *flags: str) -> dict[str, str]:
-        headers = {"API-Key": self.key}
-        if flags:
-            headers["Experimental-Flags"] = ", ".join(flags)
-        return headers
+Tour = Demo  # the demo property (`make run`'s data, conftest.py) as a newcomer meets it
 
 
 @pytest.fixture
-def tour(demo) -> Tour:
-    """The demo property (`make run`'s data, conftest.py) as a newcomer meets it."""
-    return Tour(demo.client, demo.key, demo.settings.public_url)
+def tour(demo: Demo) -> Tour:
+    return demo
 
 
 # ---------------------------------------------------------------- helpers
@@ -70,7 +57,7 @@ async def every_page(tour: Tour, path: str, params: dict[str, str]) -> list[Json
         next_url = body["paging"]["next_url"]
         if next_url is None:
             return found
-        assert next_url.startswith(f"{tour.public_url}/v1/")
+        assert next_url.startswith(f"{tour.settings.public_url}/v1/")
         response = await tour.client.get(next_url, headers=tour.headers())
 
 
@@ -158,7 +145,7 @@ def ground_feet(a: list[float], b: list[float]) -> float:
 
 async def fetch_file(tour: Tour, url: str, media_type: str) -> Json:
     """A file address handed out by E11: absolute, on the service, served without a key."""
-    assert url.startswith(f"{tour.public_url}/files/"), url
+    assert url.startswith(f"{tour.settings.public_url}/files/"), url
     response = await tour.client.get(url)
     assert response.status_code == 200, response.text
     assert response.headers["content-type"] == media_type
