@@ -33,6 +33,7 @@ from storage.settings import Settings
 
 API_VERSION = "v1"
 RELEASE_DATE = "2026-11-23"  # the spec's `VERSION.RELEASE-DATE` label; bump on release
+YamlDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml when PyYAML has it
 EXAMPLES_FILE = Path(__file__).with_name("openapi_examples.json")
 CACHE = {"Cache-Control": "public, max-age=300"}
 FLAGS_HEADER = "Experimental-Flags"
@@ -347,13 +348,16 @@ def openapi_document(schema: GraphQLSchema, requirements: dict[str, Requirement]
 def openapi_routes(document: dict[str, Any]) -> list[BaseRoute]:
     """`/v1/openapi.json` and `/v1/openapi.yaml`: no key needed (contract.md, Paths)."""
     as_json = orjson.dumps(document, option=orjson.OPT_INDENT_2)
-    as_yaml = yaml.safe_dump(document, sort_keys=False, allow_unicode=True).encode()
+    as_yaml: list[bytes] = []  # rendered on first request: YAML takes tens of ms
 
     async def json_endpoint(request: Request) -> Response:
         return Response(as_json, media_type="application/json", headers=CACHE)
 
     async def yaml_endpoint(request: Request) -> Response:
-        return Response(as_yaml, media_type="application/yaml", headers=CACHE)
+        if not as_yaml:
+            as_yaml.append(yaml.dump(document, Dumper=YamlDumper, sort_keys=False,
+                                     allow_unicode=True).encode())  # fmt: skip
+        return Response(as_yaml[0], media_type="application/yaml", headers=CACHE)
 
     return [
         Route("/v1/openapi.json", json_endpoint, methods=["GET", "HEAD"]),
