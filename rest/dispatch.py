@@ -180,9 +180,13 @@ def variables_of(
         if param.location == "path":
             variables[param.variable] = path_values[param.name]
             continue
-        raw = request.query_params.get(param.name)
-        if raw is None:
+        given = request.query_params.getlist(param.name)
+        if not given:
             continue
+        if len(given) > 1:
+            problems.add(param.name, "must be given once")
+            continue
+        raw = given[0]
         if not param.is_int:
             variables[param.variable] = raw
         elif not INTEGER.match(raw.strip()):
