@@ -16,7 +16,13 @@ from typing import Any
 
 import orjson
 import yaml
-from graphql import FragmentDefinitionNode, GraphQLList, GraphQLNonNull, GraphQLSchema
+from graphql import (
+    FragmentDefinitionNode,
+    GraphQLList,
+    GraphQLNonNull,
+    GraphQLSchema,
+    get_named_type,
+)
 from graphql import OperationDefinitionNode as Operation
 from graphql.language import parse_type
 from graphql.utilities import type_from_ast
@@ -296,11 +302,7 @@ class DocumentBuilder:
         selections = SelectionSchemas(self.schema, operation, named)
         kind, selection = selections.result()
         if route.shape in (Shape.PAGED, Shape.VERSIONED):
-            assert selection is not None
-            (data,) = [node for node in selection.selections
-                       if getattr(node, "name", None) and node.name.value == "data"]  # type: ignore[attr-defined]  # fmt: skip
-            page_type = kind.of_type if isinstance(kind, GraphQLNonNull) else kind
-            kind, selection = page_type.fields["data"].type, data.selection_set  # type: ignore[union-attr]
+            kind, selection = selections.member(kind, selection, "data")  # inside the envelope
         item = self.item_schema(selections, kind, selection)
         if route.shape is Shape.PAGED:
             return {"type": "object", "required": ["paging", "data"],
@@ -316,13 +318,10 @@ class DocumentBuilder:
             return {"type": "object", "description": "The parsed document (see the "
                     "unit-map conventions): version, type, width, height, elements."}
         fragment = selections.fragment_name(selection)
-        inner = kind
-        while isinstance(inner, GraphQLNonNull | GraphQLList):
-            inner = inner.of_type
         if fragment is None:
             return selections.of(kind, selection)
         name = fragment.removesuffix("Fields")
-        self.components[name] = selections.object(inner, selection)
+        self.components[name] = selections.object(get_named_type(kind), selection)
         reference = {"$ref": f"#/components/schemas/{name}"}
         return _wrap(kind, reference)
 

@@ -25,6 +25,7 @@ from graphql import (
     GraphQLSchema,
     OperationDefinitionNode,
     SelectionSetNode,
+    get_nullable_type,
 )
 
 from rest.names import snake
@@ -78,6 +79,14 @@ class SelectionSchemas:
         (node,) = self.operation.selection_set.selections
         assert isinstance(node, FieldNode)
         return root.fields[node.name.value].type, node.selection_set
+
+    def member(self, kind: GraphQLOutputType, selection: SelectionSetNode | None,
+               name: str) -> tuple[GraphQLOutputType, SelectionSetNode | None]:  # fmt: skip
+        """The type and selection of field `name` of an object selection (an envelope's `data`)."""
+        parent = get_nullable_type(kind)
+        assert isinstance(parent, GraphQLObjectType) and selection is not None
+        (node,) = [node for node in self._fields(selection) if node.name.value == name]
+        return parent.fields[name].type, node.selection_set
 
     def of(self, kind: GraphQLOutputType, selection: SelectionSetNode | None) -> Schema:
         if isinstance(kind, GraphQLNonNull):
