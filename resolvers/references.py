@@ -15,7 +15,7 @@ from resolvers.keys import Caller
 from resolvers.paging import BY_ID, Sort, find_page, paged
 from resolvers.validation import check_id, check_paging
 from storage import collections as c
-from storage.limits import REFERENCE_KEY
+from storage.limits import REFERENCE_KEY, REFERENCE_KEY_PATTERN
 
 # Unit references have no id of their own: (unit_id, key) is unique and orders them.
 UNIT_REFERENCE_ORDER: Sort = [("unit_id", 1), ("key", 1)]
@@ -24,7 +24,7 @@ NO_ID = {"_id": 0}
 
 def check_reference_key(errors: FieldErrors, name: str, value: str | None) -> None:
     if value is not None and REFERENCE_KEY.fullmatch(value) is None:
-        errors.add(name, "must match ^[a-z]{1}[a-z0-9-]{1,254}$")
+        errors.add(name, f"must match {REFERENCE_KEY_PATTERN}")
 
 
 async def _list(

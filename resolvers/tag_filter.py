@@ -15,7 +15,7 @@ from enum import Enum
 from typing import Any
 
 from resolvers.errors import FieldErrors
-from resolvers.limits import MAX_FILTER_LENGTH
+from resolvers.validation import check_filter
 
 # A key: no `,`, `=` or `!`, and it does not start with `-` (that is the negation).
 KEY = r"[^,=!\s-][^,=!]*"
@@ -64,8 +64,7 @@ def parse_term(text: str) -> Term | None:
 
 def parse_filter(errors: FieldErrors, name: str, text: str | None) -> list[Term]:
     """Every term of the filter; each malformed one is reported under `name`."""
-    if text is not None and len(text) > MAX_FILTER_LENGTH:
-        errors.add(name, f"must be at most {MAX_FILTER_LENGTH} characters")
+    if not check_filter(errors, name, text):
         return []
     if text is None or text.strip() == "":
         return []

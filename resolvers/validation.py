@@ -22,9 +22,12 @@ def check_id(errors: FieldErrors, name: str, value: str | None) -> None:
         errors.add(name, f"must be at most {MAX_ID_LENGTH} characters")
 
 
-def check_filter(errors: FieldErrors, name: str, value: str | None) -> None:
+def check_filter(errors: FieldErrors, name: str, value: str | None) -> bool:
+    """Whether a filter string is within its length (else the problem is reported)."""
     if value is not None and len(value) > MAX_FILTER_LENGTH:
         errors.add(name, f"must be at most {MAX_FILTER_LENGTH} characters")
+        return False
+    return True
 
 
 def check_paging(errors: FieldErrors, page: int | None, per_page: int | None) -> tuple[int, int]:

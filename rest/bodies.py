@@ -27,9 +27,11 @@ def media_type_of(header: str | None) -> tuple[str, dict[str, str]]:
     return kind.strip().lower(), params
 
 
-async def read_text_body(body: Body, request: Request, settings: Settings) -> str:
-    """The body as text, or an ApiError: 415 for another media type, 413 over the
-    route's limit, 422 for bytes that are not text in their declared encoding."""
+async def read_body_bytes(
+    body: Body, request: Request, settings: Settings
+) -> tuple[bytes, dict[str, str]]:
+    """The raw body and its media-type parameters, or an ApiError: 415 for another
+    media type, 413 over the route's limit (else the global one)."""
     kind, params = media_type_of(request.headers.get("content-type"))
     if kind not in body.media_types:
         raise ApiError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, content_type=body.media_types[0])
@@ -37,6 +39,13 @@ async def read_text_body(body: Body, request: Request, settings: Settings) -> st
     limit = body.max_bytes(settings) if body.max_bytes else settings.max_body_bytes
     if len(data) > limit:
         raise ApiError(ErrorCode.PAYLOAD_TOO_LARGE)
+    return data, params
+
+
+async def read_text_body(body: Body, request: Request, settings: Settings) -> str:
+    """The body as text, or an ApiError: 415, 413 (`read_body_bytes`), 422 for bytes
+    that are not text in their declared encoding."""
+    data, params = await read_body_bytes(body, request, settings)
     declared = XML_ENCODING.match(data[:256])
     encoding = params.get("charset") or (declared.group(1).decode() if declared else "utf-8")
     try:

@@ -17,8 +17,8 @@ from graphql.language import parse_type
 from graphql.utilities import type_from_ast, validate_input_value
 from starlette.requests import Request
 
-from resolvers.errors import ApiError, ErrorCode, invalid
-from rest.bodies import media_type_of
+from resolvers.errors import invalid
+from rest.bodies import read_body_bytes
 from rest.names import SameField, camelized, rest_name
 from rest.routes import Body
 from storage.settings import Settings
@@ -36,12 +36,7 @@ SCALAR = re.compile(r"^(\w+) cannot represent")
 async def read_json_body(body: Body, request: Request, settings: Settings) -> Any:
     """The body's `data` member, camelized; 415 for another media type, 413 over the
     limit, 422 for JSON that does not parse or is not `{"data": ...}`."""
-    kind, _ = media_type_of(request.headers.get("content-type"))
-    if kind not in body.media_types:
-        raise ApiError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, content_type=body.media_types[0])
-    data = await request.body()
-    if len(data) > settings.max_body_bytes:
-        raise ApiError(ErrorCode.PAYLOAD_TOO_LARGE)
+    data, _ = await read_body_bytes(body, request, settings)
     try:
         document = orjson.loads(data)
     except orjson.JSONDecodeError as error:

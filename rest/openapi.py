@@ -32,9 +32,10 @@ from starlette.routing import BaseRoute, Route
 
 from resolvers.errors import ERRORS, ErrorCode
 from resolvers.limits import DEFAULT_PER_PAGE, INT32_MAX, MAX_FILTER_LENGTH, MAX_PER_PAGE
-from rest.openapi_schemas import Schema, SelectionSchemas, input_schema, nullable
+from rest.dispatch import Requirement
+from rest.openapi_schemas import ID_SCHEMA, Schema, SelectionSchemas, input_schema, nullable
 from rest.routes import ROUTES, Param, RestRoute, Shape
-from storage.limits import MAX_ID_LENGTH, REFERENCE_KEY
+from storage.limits import MAX_ID_LENGTH, REFERENCE_KEY_PATTERN
 from storage.settings import Settings
 
 API_VERSION = "v1"
@@ -43,7 +44,6 @@ YamlDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml when PyYAM
 EXAMPLES_FILE = Path(__file__).with_name("openapi_examples.json")
 CACHE = {"Cache-Control": "public, max-age=300"}
 FLAGS_HEADER = "Experimental-Flags"
-Requirement = tuple[str | None, str | None]  # (permission, flag) of a route
 
 TAGS = {  # by flag, else by the first segment after /v1
     "references": "References (experimental)",
@@ -63,11 +63,10 @@ PARAMETER_DOCS: dict[str, tuple[str, Schema]] = {
                  "`paging.per_page` says so.",
                  {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE,
                   "default": DEFAULT_PER_PAGE}),
-    "asset": ("Only items of this asset.",
-              {"type": "string", "minLength": 1, "maxLength": MAX_ID_LENGTH}),
+    "asset": ("Only items of this asset.", ID_SCHEMA),
     "key": ("Only references with this key.",
             {"type": "string", "maxLength": MAX_ID_LENGTH,
-             "pattern": f"^{REFERENCE_KEY.pattern}$"}),
+             "pattern": REFERENCE_KEY_PATTERN}),
     "tags": ("Comma-separated tags; a map must have all of them.",
              {"type": "string", "maxLength": MAX_FILTER_LENGTH}),
 }  # fmt: skip
@@ -216,7 +215,7 @@ class DocumentBuilder:
     def parameter(self, route: RestRoute, param: Param) -> dict[str, Any]:
         if param.location == "path":
             description = "Id (any characters, percent-encoded)."
-            schema = {"type": "string", "minLength": 1, "maxLength": MAX_ID_LENGTH}
+            schema = ID_SCHEMA
         else:
             description, schema = PARAMETER_DOCS[param.name]
             if param.name == "tags" and route.shape is Shape.VERSIONED:

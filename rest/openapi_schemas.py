@@ -33,9 +33,10 @@ from storage.limits import MAX_ID_LENGTH
 
 Schema = dict[str, Any]
 
+ID_SCHEMA: Schema = {"type": "string", "minLength": 1, "maxLength": MAX_ID_LENGTH}
 SCALARS: dict[str, Schema] = {
     "String": {"type": "string"},
-    "ID": {"type": "string", "minLength": 1, "maxLength": MAX_ID_LENGTH},
+    "ID": ID_SCHEMA,
     "Int": {"type": "integer", "format": "int32"},
     "Float": {"type": "number"},
     "Boolean": {"type": "boolean"},

@@ -8,13 +8,14 @@ from __future__ import annotations
 import strawberry
 
 from schema.scalars import Timestamp
+from storage.limits import REFERENCE_KEY_PATTERN
 
 
 @strawberry.type(description="An asset's id in a third-party system (experimental).")
 class AssetReference:
     id: strawberry.ID
     asset_id: strawberry.ID
-    key: str = strawberry.field(description="The third-party system: ^[a-z]{1}[a-z0-9-]{1,254}$.")
+    key: str = strawberry.field(description=f"The third-party system: {REFERENCE_KEY_PATTERN}.")
     value: str = strawberry.field(description="The asset's id in that system.")
     created_at: Timestamp
     updated_at: Timestamp

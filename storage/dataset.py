@@ -33,7 +33,7 @@ from routing.levels import level_records
 from storage import collections as col
 from storage.database import Store
 from storage.files import digest
-from storage.limits import MAX_ID_LENGTH, REFERENCE_KEY
+from storage.limits import MAX_ID_LENGTH, REFERENCE_KEY, REFERENCE_KEY_PATTERN
 from storage.map_drawings import (
     Drawing,
     control_points,
@@ -191,7 +191,7 @@ def _reference_key(value: Any, path: str, out: _Problems) -> Any:
     if _text(value, path, out) is _INVALID:
         return _INVALID
     if REFERENCE_KEY.fullmatch(value) is None:
-        out.add(path, f"{_show(value)} does not match ^[a-z]{{1}}[a-z0-9-]{{1,254}}$")
+        out.add(path, f"{_show(value)} does not match {REFERENCE_KEY_PATTERN}")
         return _INVALID
     return value
 

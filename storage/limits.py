@@ -5,5 +5,7 @@ from __future__ import annotations
 import re
 
 MAX_ID_LENGTH = 255
-# The spec's `^[a-z]{1}[a-z0-9-]{1,254}$`; use with `fullmatch` (`$` would accept a "\n").
-REFERENCE_KEY = re.compile(r"[a-z][a-z0-9-]{1,254}")
+# The spec's pattern, as written there (messages and the OpenAPI document quote it).
+# Use REFERENCE_KEY with `fullmatch`: plain `$` would accept a trailing "\n".
+REFERENCE_KEY_PATTERN = "^[a-z]{1}[a-z0-9-]{1,254}$"
+REFERENCE_KEY = re.compile(REFERENCE_KEY_PATTERN)

@@ -170,7 +170,7 @@ def test_limits_and_security_schemes(document):
                   for operation in item.values() for p in operation["parameters"]}  # fmt: skip
     assert parameters["per-page"]["maximum"] == 10000
     assert parameters["key"] == {"type": "string", "maxLength": 255,
-                                 "pattern": "^[a-z][a-z0-9-]{1,254}$"}  # fmt: skip
+                                 "pattern": "^[a-z]{1}[a-z0-9-]{1,254}$"}  # fmt: skip
     assert parameters["tags"]["maxLength"] == 255
     assert parameters["unitMapId"]["maxLength"] == 255
     assert document["components"]["securitySchemes"] == {
