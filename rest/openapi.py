@@ -40,7 +40,16 @@ from storage.settings import Settings
 
 API_VERSION = "v1"
 RELEASE_DATE = "2026-11-23"  # the spec's `VERSION.RELEASE-DATE` label; bump on release
-YamlDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml when PyYAML has it
+_SafeDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml when PyYAML has it
+
+
+class YamlDumper(_SafeDumper):  # type: ignore[misc,valid-type]
+    """Writes a shared schema out at each place instead of as `&id001`/`*id001`
+    anchors, which some OpenAPI tools do not follow."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
 EXAMPLES_FILE = Path(__file__).with_name("openapi_examples.json")
 CACHE = {"Cache-Control": "public, max-age=300"}
 FLAGS_HEADER = "Experimental-Flags"

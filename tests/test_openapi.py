@@ -122,6 +122,7 @@ async def test_yaml_is_the_same_document(demo, document):
     assert response.status_code == 200
     assert response.headers["content-type"] == "application/yaml"
     assert yaml.safe_load(response.text) == document
+    assert "&id0" not in response.text and "*id0" not in response.text  # no YAML aliases
 
 
 async def test_no_key_needed(demo):
