@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from resolvers.errors import ApiError, ErrorCode
 from resolvers.graph_cache import VersionedCache
 from resolvers.keys import Caller, KeyCache, lookup_caller
+from resolvers.limits import COST_PER_RATE_UNIT
 from resolvers.loaders import Loaders
 from resolvers.ratelimit import RateLimiter
 from routing.matrix import LoadedGraph
@@ -24,6 +26,7 @@ class Services:
     settings: Settings
     key_cache: KeyCache = field(default_factory=KeyCache)
     rate_limiter: RateLimiter = field(init=False)
+    address_limiter: RateLimiter = field(init=False)  # requests without a valid key
     graph_cache: VersionedCache[LoadedGraph] = field(init=False)
     waypoint_cache: VersionedCache[dict[str, dict[str, Any]]] = field(init=False)
 
@@ -33,13 +36,24 @@ class Services:
         self.rate_limiter = RateLimiter(
             self.settings.rate_limit_per_second, self.settings.rate_limit_burst
         )
+        # `FLOORGATE_RATE_LIMIT_PER_SECOND=0` turns every rate limit off.
+        per_address = self.settings.unauthenticated_rate_per_second
+        self.address_limiter = RateLimiter(
+            per_address if self.settings.rate_limit_per_second > 0 else 0,
+            self.settings.unauthenticated_burst,
+        )
 
 
 class RequestContext:
     """The raw credentials of one request and, once looked up, its caller."""
 
     def __init__(
-        self, services: Services, api_key: str | None, flags: frozenset[str], request_id: str = ""
+        self,
+        services: Services,
+        api_key: str | None,
+        flags: frozenset[str],
+        request_id: str = "",
+        client: str = "",
     ) -> None:
         self.services = services
         self.store = services.store
@@ -47,6 +61,7 @@ class RequestContext:
         self.api_key = api_key or None
         self.flags = flags
         self.request_id = request_id
+        self.client = client  # the client's address, for limits on unauthenticated traffic
         self._caller: asyncio.Future[Caller | None] | None = None
         self._loaders: Loaders | None = None
 
@@ -58,27 +73,49 @@ class RequestContext:
         return self._loaders
 
     async def caller(self) -> Caller:
-        """The authenticated caller: 401 without a key, 403 for an unknown or disabled one."""
-        if self.api_key is None:
-            raise ApiError(ErrorCode.UNAUTHENTICATED)
+        """The authenticated caller: 401 without a key, 403 for an unknown or disabled one
+        (429 instead once the client's address has sent too many of those)."""
         if self._caller is None:
             self._caller = asyncio.ensure_future(self._lookup(self.api_key))
-        caller = await self._caller
-        if caller is None:
-            raise ApiError(ErrorCode.INVALID_KEY)
-        return caller
+        return await self._caller
 
-    async def _lookup(self, secret: str) -> Caller | None:
+    async def _lookup(self, secret: str | None) -> Caller:
         """Look the key up once per request and spend one token of its rate limit."""
-        try:
-            caller = await lookup_caller(self.store, secret, self.services.key_cache)
-        except UNAVAILABLE_ERRORS as error:
-            raise unavailable(self.settings) from error
-        if caller is not None:
-            wait = self.services.rate_limiter.take(caller.key_id)
+        if secret is None:
+            self._refuse(ErrorCode.UNAUTHENTICATED)
+        cache = self.services.key_cache
+        if not cache.holds(secret):
+            # An address that keeps sending invalid keys is not worth a database lookup.
+            wait = self.services.address_limiter.would_refuse(self.client)
             if wait is not None:
                 raise ApiError(ErrorCode.RATE_LIMITED, retry_after=wait)
+        try:
+            caller = await lookup_caller(self.store, secret, cache)
+        except UNAVAILABLE_ERRORS as error:
+            raise unavailable(self.settings) from error
+        if caller is None:
+            self._refuse(ErrorCode.INVALID_KEY)
+        wait = self.services.rate_limiter.take(caller.key_id)
+        if wait is not None:
+            raise ApiError(ErrorCode.RATE_LIMITED, retry_after=wait)
         return caller
+
+    def _refuse(self, code: ErrorCode) -> NoReturn:
+        """401/403 for a missing or invalid key, limited per client address (429)."""
+        wait = self.services.address_limiter.take(self.client)
+        if wait is not None:
+            raise ApiError(ErrorCode.RATE_LIMITED, retry_after=wait)
+        raise ApiError(code)
+
+    async def charge(self, cost: int) -> None:
+        """Spend the rest of an operation's rate-limit units: one per `COST_PER_RATE_UNIT`
+        of its cost, at least one, of which the key's lookup already spent one."""
+        caller = await self.caller()
+        units = max(1, math.ceil(cost / COST_PER_RATE_UNIT))
+        if units > 1:
+            wait = self.services.rate_limiter.take(caller.key_id, units - 1)
+            if wait is not None:
+                raise ApiError(ErrorCode.RATE_LIMITED, retry_after=wait)
 
 
 def unavailable(settings: Settings) -> ApiError:

@@ -29,6 +29,8 @@ class ErrorCode(StrEnum):
     INTERNAL = "INTERNAL"
     SERVICE_UNAVAILABLE = "SERVICE_UNAVAILABLE"
     HTTPS_REQUIRED = "HTTPS_REQUIRED"
+    COST_LIMIT = "COST_LIMIT"
+    REQUEST_TIMEOUT = "REQUEST_TIMEOUT"
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,12 @@ ERRORS: dict[ErrorCode, ErrorKind] = {
     ErrorCode.INTERNAL: ErrorKind(500, "Server error"),
     ErrorCode.SERVICE_UNAVAILABLE: ErrorKind(503, "Service unavailable"),
     ErrorCode.HTTPS_REQUIRED: ErrorKind(403, "HTTPS is required"),
+    # GraphQL only (REST routes stay under the limit by construction); 422 if ever mapped.
+    ErrorCode.COST_LIMIT: ErrorKind(
+        422, "Query cost {cost} exceeds the limit of {limit}: ask for smaller pages or "
+        "fewer fields"
+    ),
+    ErrorCode.REQUEST_TIMEOUT: ErrorKind(408, "Request body not received in time"),
 }
 
 
@@ -67,6 +75,7 @@ class ApiError(GraphQLError):
         *,
         fields: dict[str, list[str]] | None = None,
         retry_after: int | None = None,
+        details: dict[str, Any] | None = None,
         **message_args: str,
     ) -> None:
         kind = ERRORS[code]
@@ -75,6 +84,7 @@ class ApiError(GraphQLError):
             extensions["fields"] = fields
         if retry_after is not None:
             extensions["retryAfter"] = retry_after
+        extensions.update(details or {})
         super().__init__(kind.message.format(**message_args), extensions=extensions)
         self.code = code
         self.status = kind.status

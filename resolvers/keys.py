@@ -71,27 +71,44 @@ def _caller(document: dict[str, Any]) -> Caller:
 class KeyCache:
     """Remembers key lookups for a few seconds: the hot path skips a database round trip.
 
-    A disabled key stops working within `ttl` seconds in every process.
+    Known keys and unknown hashes are kept apart, each bounded on its own: a flood of
+    invented keys fills only the negative side, so it neither reaches the database per
+    request nor flushes the keys of real clients. A disabled key stops working within
+    `ttl` seconds in every process.
     """
 
     def __init__(self, ttl: float = 5.0, max_entries: int = 10000) -> None:
         self.ttl = ttl
         self.max_entries = max_entries
-        self._entries: dict[str, tuple[float, Caller | None]] = {}
+        self._known: dict[str, tuple[float, Caller]] = {}
+        self._unknown: dict[str, float] = {}
 
     def get(self, key_hash: str) -> tuple[bool, Caller | None]:
-        entry = self._entries.get(key_hash)
-        if entry is None or entry[0] < time.monotonic():
-            return False, None
-        return True, entry[1]
+        now = time.monotonic()
+        known = self._known.get(key_hash)
+        if known is not None and known[0] >= now:
+            return True, known[1]
+        expires = self._unknown.get(key_hash)
+        if expires is not None and expires >= now:
+            return True, None
+        return False, None
+
+    def holds(self, secret: str) -> bool:
+        return self.get(hash_key(secret))[0]
 
     def put(self, key_hash: str, caller: Caller | None) -> None:
-        if len(self._entries) >= self.max_entries:
-            self._entries.clear()
-        self._entries[key_hash] = (time.monotonic() + self.ttl, caller)
+        side: dict[str, Any] = self._unknown if caller is None else self._known
+        if len(side) >= self.max_entries:
+            side.clear()
+        expires = time.monotonic() + self.ttl
+        if caller is None:
+            self._unknown[key_hash] = expires
+        else:
+            self._known[key_hash] = (expires, caller)
 
     def clear(self) -> None:
-        self._entries.clear()
+        self._known.clear()
+        self._unknown.clear()
 
 
 async def lookup_caller(store: Store, secret: str, cache: KeyCache | None = None) -> Caller | None:

@@ -13,3 +13,9 @@ MAX_MATRIX_PAIRS = 50  # sources x targets of one distance matrix (E18)
 # |x| and |y| of a waypoint, in drawing units: far beyond any drawing, small enough that
 # squared distances stay finite.
 MAX_COORDINATE = 1e9
+# Rate-limit units of one operation: one per this much GraphQL cost, at least one
+# (docs/api.md, Limits). Every REST route at the default page size costs one unit.
+COST_PER_RATE_UNIT = 10_000
+# A request without a key can only introspect the GraphQL schema: its body is refused
+# unread (401) above this size.
+MAX_UNAUTHENTICATED_BODY_BYTES = 64 * 1024

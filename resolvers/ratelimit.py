@@ -21,17 +21,27 @@ class RateLimiter:
     def enabled(self) -> bool:
         return self.per_second > 0
 
-    def take(self, key_id: str) -> int | None:
-        """Spend one token; None when allowed, else the seconds to wait before retrying."""
+    def take(self, key_id: str, units: float = 1.0) -> int | None:
+        """Spend `units` tokens (at most a full bucket, so any request can pass when the
+        bucket is full); None when allowed, else the seconds to wait before retrying."""
         if not self.enabled:
             return None
+        units = min(units, float(self.burst))
         now = time.monotonic()
         tokens, updated = self._buckets.get(key_id, (float(self.burst), now))
         tokens = min(float(self.burst), tokens + (now - updated) * self.per_second)
-        if tokens < 1.0:
+        if tokens < units:
             self._buckets[key_id] = (tokens, now)
-            return max(1, math.ceil((1.0 - tokens) / self.per_second))
+            return max(1, math.ceil((units - tokens) / self.per_second))
         if len(self._buckets) >= self.max_keys and key_id not in self._buckets:
             self._buckets.clear()
-        self._buckets[key_id] = (tokens - 1.0, now)
+        self._buckets[key_id] = (tokens - units, now)
         return None
+
+    def would_refuse(self, key_id: str) -> int | None:
+        """The wait `take` would answer for one token, without spending it."""
+        if not self.enabled or key_id not in self._buckets:
+            return None
+        tokens, updated = self._buckets[key_id]
+        tokens = min(float(self.burst), tokens + (time.monotonic() - updated) * self.per_second)
+        return None if tokens >= 1.0 else max(1, math.ceil((1.0 - tokens) / self.per_second))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from starlette.requests import HTTPConnection
 
+from resolvers.context import RequestContext, Services
 from resolvers.permissions import parse_flags
 
 
@@ -20,3 +21,14 @@ def flags_of(request: HTTPConnection) -> frozenset[str]:
     """Repeated header lines count as one comma-joined line (RFC 9110, 5.3)."""
     lines = request.headers.getlist("experimental-flags")
     return parse_flags(",".join(lines) if lines else None)
+
+
+def request_context(request: HTTPConnection, services: Services) -> RequestContext:
+    """The per-request context of both faces: credentials, flags, request id, address."""
+    return RequestContext(
+        services,
+        api_key_of(request),
+        flags_of(request),
+        request.scope.get("state", {}).get("request_id", ""),
+        request.client.host if request.client else "",
+    )

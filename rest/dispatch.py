@@ -12,11 +12,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from resolvers.access import authorize
-from resolvers.context import RequestContext, Services
+from resolvers.context import Services
 from resolvers.errors import ApiError, ErrorCode, FieldErrors, classify
 from resolvers.limits import INT32_MAX
 from rest.bodies import read_text_body
-from rest.credentials import api_key_of, flags_of
+from rest.credentials import request_context
 from rest.json_body import input_problems, read_json_body
 from rest.paging_urls import with_urls
 from rest.responses import error_of, error_response, json_response
@@ -89,10 +89,7 @@ class RestApi:
 
     async def run(self, request: Request, match: Match, raw_path: str) -> Response:
         route = match.route
-        context = RequestContext(
-            self.services, api_key_of(request), flags_of(request),
-            request.scope.get("state", {}).get("request_id", ""),
-        )
+        context = request_context(request, self.services)
         variables, problems = variables_of(route, match.path_values, request)
         if route.body is not None:
             try:

@@ -17,7 +17,7 @@ from strawberry.types import ExecutionResult
 
 from resolvers.context import RequestContext, Services
 from resolvers.errors import ApiError, ErrorCode, classify
-from rest.credentials import api_key_of, flags_of
+from rest.credentials import request_context
 from rest.graphiql import graphiql_html
 from rest.responses import error_response
 
@@ -53,12 +53,7 @@ class GraphQLView(GraphQL):
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket
     ) -> RequestContext:
-        return RequestContext(
-            self.services,
-            api_key_of(request),
-            flags_of(request),
-            request.scope.get("state", {}).get("request_id", ""),
-        )
+        return request_context(request, self.services)
 
     async def render_graphql_ide(self, request: Request) -> HTMLResponse:
         return HTMLResponse(self.page)

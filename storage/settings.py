@@ -56,8 +56,17 @@ class Settings:
     graphql_max_aliases: int = 30
     graphql_max_tokens: int = 5000
     graphql_validation_cache: int = 256
-    rate_limit_per_second: float = 100.0
+    graphql_max_fragment_spreads: int = 500
+    graphql_max_cost: int = 250_000
+    rate_limit_per_second: float = 100.0  # 0 turns every rate limit off
     rate_limit_burst: int = 200
+    unauthenticated_rate_per_second: float = 2.0  # per client address, no or invalid key
+    unauthenticated_burst: int = 50
+    request_timeout_seconds: float = 20.0  # time budget of one request, until it answers
+    header_timeout_seconds: float = 15.0  # TLS handshake plus request head
+    keepalive_timeout_seconds: float = 5.0  # an idle keep-alive connection
+    body_timeout_seconds: float = 15.0  # longest pause while a request body arrives
+    max_connections: int = 1000  # concurrent connections per worker
     svg_limits: SvgLimits = field(default_factory=SvgLimits)
     routing_costs: Costs = field(default_factory=Costs)
     graph_cache_size: int = 32  # loaded walk graphs kept per process
@@ -86,6 +95,26 @@ class Settings:
             "db_timeout_ms": int(_env("FLOORGATE_DB_TIMEOUT_MS", "2000") or 2000),
             "rate_limit_per_second": _env_float("FLOORGATE_RATE_LIMIT_PER_SECOND", 100.0),
             "rate_limit_burst": int(_env("FLOORGATE_RATE_LIMIT_BURST", "200") or 200),
+            "unauthenticated_rate_per_second": _env_float(
+                "FLOORGATE_UNAUTHENTICATED_RATE_PER_SECOND", cls.unauthenticated_rate_per_second
+            ),
+            "unauthenticated_burst": _env_int(
+                "FLOORGATE_UNAUTHENTICATED_BURST", cls.unauthenticated_burst
+            ),
+            "graphql_max_cost": _env_int("FLOORGATE_GRAPHQL_MAX_COST", cls.graphql_max_cost),
+            "request_timeout_seconds": _env_float(
+                "FLOORGATE_REQUEST_TIMEOUT_SECONDS", cls.request_timeout_seconds
+            ),
+            "header_timeout_seconds": _env_float(
+                "FLOORGATE_HEADER_TIMEOUT_SECONDS", cls.header_timeout_seconds
+            ),
+            "keepalive_timeout_seconds": _env_float(
+                "FLOORGATE_KEEPALIVE_TIMEOUT_SECONDS", cls.keepalive_timeout_seconds
+            ),
+            "body_timeout_seconds": _env_float(
+                "FLOORGATE_BODY_TIMEOUT_SECONDS", cls.body_timeout_seconds
+            ),
+            "max_connections": _env_int("FLOORGATE_MAX_CONNECTIONS", cls.max_connections),
             "svg_limits": SvgLimits(
                 max_bytes=_env_int("FLOORGATE_SVG_MAX_BYTES", SvgLimits.max_bytes),
                 max_elements=_env_int("FLOORGATE_SVG_MAX_ELEMENTS", SvgLimits.max_elements),
