@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
 
 class SvgError(ValueError):
     """Malformed, unsafe or over-limit SVG. `line`/`column` come from the XML parser."""
@@ -20,3 +22,13 @@ class SvgError(ValueError):
             return self.message
         where = f"line {self.line}" + (f", column {self.column}" if self.column else "")
         return f"{self.message} ({where})"
+
+
+class Stopped(Exception):
+    """The caller set the parse's `stop` event: nobody waits for the result any more."""
+
+
+class Stop(Protocol):
+    """What the parser polls to know it should give up (a `threading.Event`)."""
+
+    def is_set(self) -> bool: ...

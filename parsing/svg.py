@@ -26,7 +26,7 @@ from parsing.attributes import (
     parse_style,
 )
 from parsing.canvas import canvas_size, feet_per_unit, viewbox_matrix
-from parsing.errors import SvgError
+from parsing.errors import Stop, Stopped, SvgError
 from parsing.gcpause import gc_paused
 from parsing.limits import SvgLimits
 from parsing.numbers import (
@@ -133,16 +133,23 @@ class ParsedMap:
     connectors: tuple[Connector, ...]
 
 
-def parse_unit_map(data: bytes | str, limits: SvgLimits = SvgLimits()) -> ParsedMap:  # noqa: B008
-    """Parse a unit-map SVG; SvgError (with line/column where known) for anything wrong."""
+def parse_unit_map(
+    data: bytes | str,
+    limits: SvgLimits = SvgLimits(),  # noqa: B008
+    stop: Stop | None = None,
+) -> ParsedMap:
+    """Parse a unit-map SVG; SvgError (with line/column where known) for anything wrong.
+
+    `stop`, once set (by another thread), ends the parse at its next element with
+    `Stopped`: a request that ran out of time does not keep a core busy."""
     with gc_paused():
-        return _parse(data, limits)
+        return _parse(data, limits, stop)
 
 
-def _parse(data: bytes | str, limits: SvgLimits) -> ParsedMap:
+def _parse(data: bytes | str, limits: SvgLimits, stop: Stop | None) -> ParsedMap:
     root, element_count = parse_xml(data, limits)
     try:
-        return _MapReader(root, limits, element_count).read()
+        return _MapReader(root, limits, element_count, stop).read()
     except RecursionError:  # `use` inside `use` inside ...: deeper than Python's stack
         raise SvgError("the SVG nests elements too deeply (through <use> or groups)") from None
 
@@ -230,8 +237,11 @@ class _At:
 class _MapReader:
     """State of one parse: limits, uids, caches and what the walk collects."""
 
-    def __init__(self, root: etree._Element, limits: SvgLimits, element_count: int) -> None:
+    def __init__(
+        self, root: etree._Element, limits: SvgLimits, element_count: int, stop: Stop | None
+    ) -> None:
         self.root = root
+        self.stop = stop
         self.limits = limits
         self.max_depth = depth_limit(limits)
         self.element_count = element_count  # the document's, then those each `use` draws
@@ -302,6 +312,8 @@ class _MapReader:
 
     def _element(self, el: etree._Element, at: _At) -> None:
         """Add what `el` becomes to `at.out`: nothing, one element, or a group's content."""
+        if self.stop is not None and self.stop.is_set():
+            raise Stopped
         kind = KINDS.get(el.tag)  # type: ignore[arg-type]
         scope, via = at.scope, at.via
         if kind is None or (kind == "symbol" and via is None):

@@ -8,7 +8,6 @@ contract.md (Distances) and unit-map-svg.md (Walk graph).
 
 from __future__ import annotations
 
-import asyncio
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +21,7 @@ from resolvers.validation import check_id
 from routing.matrix import Cell, Point, euclidean_matrix
 from routing.model import FOOT, MODES
 from storage import collections as c
+from storage.cpu import run_cpu
 
 COSTINGS = ("pedestrian",)
 METHODS = ("default", "pathfinding", "euclidean")
@@ -53,10 +53,8 @@ def _checked_input(map_id: str, data: dict[str, Any]) -> Request:
             errors.add(f"input.{side}", "must be a non-empty array")
         for index, waypoint in enumerate(waypoints):
             _check_waypoint(errors, f"input.{side}.{index}", waypoint)
-    pairs = len(data.get("sources") or []) * len(data.get("targets") or [])
-    if pairs > MAX_MATRIX_PAIRS:
-        errors.add("input", f"at most {MAX_MATRIX_PAIRS} source-target pairs "
-                            f"(sources x targets) per request, not {pairs}")  # fmt: skip
+    for message in pair_count_problems(data):
+        errors.add("input", message)
     _choice(errors, "input.costing", data.get("costing"), COSTINGS)
     pedestrian = (data.get("costing_options") or {}).get("pedestrian") or {}
     mode = pedestrian.get("mode")
@@ -70,6 +68,20 @@ def _checked_input(map_id: str, data: dict[str, Any]) -> Request:
         mode=MODES.get(mode or "foot", FOOT),
         method=method or "default",
     )
+
+
+def pair_count_problems(data: Any) -> list[str]:
+    """The pair limit, from the lengths of the two lists alone: REST checks it before
+    any waypoint is validated, so 150,000 waypoints are refused without a walk."""
+    if not isinstance(data, dict):
+        return []
+    sources, targets = (data.get(side) for side in SIDES)
+    pairs = (len(sources) if isinstance(sources, list) else 0) * (
+        len(targets) if isinstance(targets, list) else 0)
+    if pairs <= MAX_MATRIX_PAIRS:
+        return []
+    return [f"at most {MAX_MATRIX_PAIRS} source-target pairs (sources x targets) per request, "
+            f"not {pairs}"]  # fmt: skip
 
 
 def _check_waypoint(errors: FieldErrors, place: str, waypoint: Waypoint) -> None:
@@ -189,7 +201,7 @@ async def distance_matrix(
         if loaded.is_small:
             cells = loaded.matrix(*work)
         else:  # CPU work: off the event loop
-            cells = await asyncio.to_thread(loaded.matrix, *work)
+            cells = await run_cpu(loaded.matrix, *work)
     else:
         cells = euclidean_matrix(points["sources"], points["targets"],
                                  unit_map.get("feet_per_unit") or 1.0, floor_height,

@@ -16,6 +16,7 @@ from typing import Any, Generic, TypeVar
 from routing.matrix import LoadedGraph
 from routing.model import graph_from_bytes
 from storage import collections as c
+from storage.cpu import run_cpu
 from storage.database import Store
 from storage.files import get_file
 from storage.settings import Settings
@@ -65,7 +66,7 @@ async def load_graph(
     if stored is None:
         raise LookupError(f"walk graph {graph_file} is not stored")
     graph = graph_from_bytes(stored.data)
-    return await asyncio.to_thread(LoadedGraph, graph, settings.routing_costs, floor_height)
+    return await run_cpu(LoadedGraph, graph, settings.routing_costs, floor_height)
 
 
 LOCATION_FIELDS = {"name": 1, "x": 1, "y": 1, "floors": 1}

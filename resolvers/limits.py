@@ -10,6 +10,7 @@ DEFAULT_PER_PAGE = 100
 MAX_PER_PAGE = 10000
 INT32_MAX = 2**31 - 1
 MAX_MATRIX_PAIRS = 50  # sources x targets of one distance matrix (E18)
+MAX_INPUT_ITEMS = 10000  # items of any one list in a request body or GraphQL variables
 # |x| and |y| of a waypoint, in drawing units: far beyond any drawing, small enough that
 # squared distances stay finite.
 MAX_COORDINATE = 1e9

@@ -1,23 +1,24 @@
 """The parse operation (E10, `parseUnitMap`): SVG text in, the parsed document out.
 
 Access was checked by the field's permission class. Parsing is CPU work on up to
-16 MiB, so it runs in a worker thread and the event loop keeps serving others.
+16 MiB, so it runs on the CPU pool (`storage.cpu`) and the event loop keeps serving
+others; a request past its time budget stops the parse.
 """
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from parsing.errors import SvgError
 from parsing.svg import parse_unit_map
 from resolvers.context import RequestContext
 from resolvers.errors import invalid
+from storage.cpu import run_cpu
 
 
 async def parse_svg(context: RequestContext, svg: str) -> dict[str, Any]:
     try:
-        parsed = await asyncio.to_thread(parse_unit_map, svg, context.settings.svg_limits)
+        parsed = await run_cpu(parse_unit_map, svg, context.settings.svg_limits, stoppable=True)
     except SvgError as error:
         raise invalid({"svg": [str(error)]}) from None
     return parsed.document

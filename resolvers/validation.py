@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from resolvers.errors import FieldErrors
 from resolvers.limits import (
     DEFAULT_PER_PAGE,
@@ -52,3 +54,20 @@ def split_list(errors: FieldErrors, name: str, value: str | None) -> list[str]:
         errors.add(name, "must be a comma-separated list without empty items")
         return []
     return items
+
+
+def oversized_lists(value: Any, limit: int, path: str = "") -> list[str]:
+    """Paths (`data.3.tags`) of the lists in a JSON value longer than `limit`. An
+    oversized list is not entered, so a huge one costs nothing to refuse."""
+    found: list[str] = []
+    stack: list[tuple[str, Any]] = [(path, value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, list):
+            if len(item) > limit:
+                found.append(where)
+                continue
+            stack.extend((f"{where}.{index}", child) for index, child in enumerate(item))
+        elif isinstance(item, dict):
+            stack.extend((f"{where}.{key}", child) for key, child in item.items())
+    return sorted(found)

@@ -20,7 +20,7 @@ from rest.dispatch import RestApi
 from rest.files_route import files_endpoint
 from rest.graphiql import GRAPHIQL_STATIC_PREFIX, graphiql_routes
 from rest.graphql_view import GraphQLView
-from rest.middleware import Boundary
+from rest.middleware import BodyStalled, BodyTooLarge, Boundary
 from rest.openapi import openapi_document, openapi_routes
 from rest.reference_page import reference_page_routes
 from rest.responses import error_of, json_response
@@ -87,6 +87,8 @@ def create_app(settings: Settings, store: Store | None = None) -> ASGIApp:
                 await services.store.close()
 
     app = Starlette(routes=routes, lifespan=lifespan)
+    app.add_exception_handler(BodyTooLarge, _body_too_large)
+    app.add_exception_handler(BodyStalled, _body_stalled)
     app.add_exception_handler(405, _method_not_allowed)
     app.add_exception_handler(404, _not_found)
     app.add_exception_handler(Exception, _server_error)
@@ -99,6 +101,15 @@ def create_app(settings: Settings, store: Store | None = None) -> ASGIApp:
 async def _method_not_allowed(request: Request, exc: Exception) -> Response:
     allow = getattr(exc, "headers", None) or {}
     return error_of(ErrorCode.METHOD_NOT_ALLOWED, headers=dict(allow))
+
+
+async def _body_too_large(request: Request, exc: Exception) -> Response:
+    return error_of(ErrorCode.PAYLOAD_TOO_LARGE)
+
+
+async def _body_stalled(request: Request, exc: Exception) -> Response:
+    """A client that stops sending its body mid-way gets its connection back closed."""
+    return error_of(ErrorCode.REQUEST_TIMEOUT, headers={"Connection": "close"})
 
 
 async def _not_found(request: Request, exc: Exception) -> Response:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from starlette.requests import HTTPConnection
 
 from resolvers.context import RequestContext, Services
+from resolvers.errors import ApiError, invalid
 from resolvers.permissions import parse_flags
 
 
@@ -15,6 +16,14 @@ def api_key_of(request: HTTPConnection) -> str | None:
         return header
     query = request.query_params.get("api-key", "").strip()
     return query or None
+
+
+def repeated_key(request: HTTPConnection) -> ApiError | None:
+    """`api-key` given twice in the query is 422, like any repeated parameter: which of
+    two keys is meant is not ours to guess."""
+    if len(request.query_params.getlist("api-key")) > 1:
+        return invalid({"api-key": ["must be given once"]})
+    return None
 
 
 def flags_of(request: HTTPConnection) -> frozenset[str]:

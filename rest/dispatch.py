@@ -13,22 +13,26 @@ from starlette.responses import Response
 
 from resolvers.access import authorize
 from resolvers.context import Services
-from resolvers.errors import ApiError, ErrorCode, FieldErrors, classify
-from resolvers.limits import INT32_MAX
+from resolvers.errors import ApiError, ErrorCode, FieldErrors, classify, invalid
+from resolvers.limits import INT32_MAX, MAX_INPUT_ITEMS
+from resolvers.validation import oversized_lists
 from rest.bodies import read_text_body
-from rest.credentials import request_context
+from rest.credentials import repeated_key, request_context
 from rest.json_body import input_problems, read_json_body
+from rest.names import rest_name
 from rest.paging_urls import with_urls
 from rest.responses import error_of, error_response, json_response
 from rest.router import Match, Router
 from rest.routes import ROUTES, RestRoute, Shape
+from schema.executor import YieldingExecutor
 
 log = logging.getLogger("floorgate.rest")
 ACCESS_CODES = frozenset(
     {ErrorCode.UNAUTHENTICATED, ErrorCode.INVALID_KEY, ErrorCode.FLAG_REQUIRED,
      ErrorCode.FORBIDDEN, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE}
 )
-INTEGER = re.compile(r"^[+-]?\d+$")
+INTEGER = re.compile(r"^[+-]?[0-9]+$")  # ASCII digits only: a fullwidth one is not 1
+INT32_DIGITS = len(str(INT32_MAX))
 Requirement = tuple[str | None, str | None]  # (permission, flag) of a root field
 
 
@@ -90,21 +94,24 @@ class RestApi:
     async def run(self, request: Request, match: Match, raw_path: str) -> Response:
         route = match.route
         context = request_context(request, self.services)
+        repeated = repeated_key(request)
+        if repeated is not None:
+            return error_response(repeated)
+        # Access first, before the body is read or anything is validated: a caller who
+        # may not call the route learns nothing else and costs nothing more.
+        permission, flag = self.requirements[route.operation_id]
+        try:
+            await authorize(context, permission=permission, flag=flag)
+        except ApiError as access_error:
+            return error_response(access_error)
         variables, problems = variables_of(route, match.path_values, request)
         if route.body is not None:
             try:
                 variables[route.body.variable] = await self.read_body(route, request)
             except ApiError as body_error:
-                # Access is checked first: a bad body is answered only to a caller who
-                # may call the route at all.
-                permission, flag = self.requirements[route.operation_id]
-                try:
-                    await authorize(context, permission=permission, flag=flag)
-                except ApiError as access_error:
-                    return error_response(access_error)
                 return error_response(body_error)
         outcome = await execute(self.schema, route.parsed, context_value=context,
-                                variable_values=variables)
+                                variable_values=variables, executor_class=YieldingExecutor)
         assert isinstance(outcome, ExecutionResult)
         if problems:
             # Query syntax is input: it fails only after access (key, flag, permission)
@@ -131,6 +138,14 @@ class RestApi:
         if not body.json:
             return await read_text_body(body, request, settings)
         value = await read_json_body(body, request, settings)
+        # Counts first: a huge list is refused before any of its items is looked at.
+        counts = body.counts(value) if body.counts else []
+        if counts:
+            raise invalid({body.name: counts})
+        oversized = oversized_lists(value, MAX_INPUT_ITEMS, body.name)
+        if oversized:
+            raise invalid({rest_name(where): [f"must have at most {MAX_INPUT_ITEMS} items"]
+                           for where in oversized})  # fmt: skip
         fields = input_problems(self.schema, body.graphql_type, value, body.name)
         if fields:
             raise ApiError(ErrorCode.BAD_USER_INPUT, fields=fields)
@@ -188,7 +203,8 @@ def variables_of(
             variables[param.variable] = raw
         elif not INTEGER.match(raw.strip()):
             problems.add(param.name, "must be an integer")
-        elif abs(number := int(raw)) > INT32_MAX:
+        elif (len(raw.strip().lstrip("+-").lstrip("0")) > INT32_DIGITS
+              or abs(number := int(raw)) > INT32_MAX):  # fmt: skip
             problems.add(param.name, f"must be at most {INT32_MAX}")
         else:
             variables[param.variable] = number

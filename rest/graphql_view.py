@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 from cross_web import HTTPException
 from graphql import GraphQLError
 from starlette.requests import Request
@@ -17,9 +18,10 @@ from strawberry.types import ExecutionResult
 
 from resolvers.context import RequestContext, Services
 from resolvers.errors import ApiError, ErrorCode, classify
-from rest.credentials import request_context
+from resolvers.limits import MAX_UNAUTHENTICATED_BODY_BYTES
+from rest.credentials import repeated_key, request_context
 from rest.graphiql import graphiql_html
-from rest.responses import error_response
+from rest.responses import error_response, json_response
 
 
 def request_error(status: int, reason: str) -> ApiError:
@@ -29,6 +31,21 @@ def request_error(status: int, reason: str) -> ApiError:
     if "content type" in reason.lower():
         return ApiError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, content_type="application/json")
     return ApiError(ErrorCode.BAD_USER_INPUT, fields={"body": [reason]})
+
+
+async def body_up_to(request: Request, limit: int) -> bytes | None:
+    """The whole body if it is at most `limit` bytes, else None (the rest is left unread)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > limit:
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 class GraphQLView(GraphQL):
@@ -44,16 +61,56 @@ class GraphQLView(GraphQL):
         if scope["type"] != "http":
             await super().__call__(scope, receive, send)
             return
+        request = Request(scope=scope, receive=receive)
         try:
-            response = await self.run(Request(scope=scope, receive=receive))
+            response = await self.refusal(request) or await self.run(request)
         except HTTPException as error:
             response = error_response(request_error(error.status_code, error.reason))
         await response(scope, receive, send)
 
+    async def refusal(self, request: Request) -> Response | None:
+        """Access before work: the key is checked before the body is read. Without a key
+        only introspection can succeed, and its documents are small: a larger body is
+        refused unread. (Root fields' flags and permissions are checked once the
+        document is parsed, before it is validated: `schema.guard`.)"""
+        if request.method not in ("GET", "POST") or self.should_render_graphql_ide(
+            self.request_adapter_class(request)
+        ):
+            return None
+        repeated = repeated_key(request)
+        if repeated is not None:
+            return error_response(repeated)
+        context = request_context(request, self.services)
+        request.state.context = context
+        if context.api_key is None and request.method == "POST":
+            body = await body_up_to(request, MAX_UNAUTHENTICATED_BODY_BYTES)
+            if body is not None:
+                request._body = body  # Starlette's cache: strawberry reads it from there
+                return None
+        elif context.api_key is None:
+            return None
+        try:
+            await context.caller()
+        except ApiError as error:
+            return self.error_result(error)
+        return None
+
+    def error_result(self, error: ApiError) -> Response:
+        """A GraphQL response carrying one error and no data, as after any failed check."""
+        headers = {"Retry-After": str(error.retry_after)} if error.retry_after else None
+        return json_response({"data": None, "errors": [self.format_error(error)]},
+                             headers=headers)  # fmt: skip
+
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket
     ) -> RequestContext:
-        return request_context(request, self.services)
+        context = getattr(request.state, "context", None)
+        return context if context is not None else request_context(request, self.services)
+
+    def decode_json(self, data: str | bytes) -> object:
+        """orjson: fast, and nesting beyond its limit (1024) is a JSON error (422), not a
+        RecursionError."""
+        return orjson.loads(data)
 
     async def render_graphql_ide(self, request: Request) -> HTMLResponse:
         return HTMLResponse(self.page)

@@ -1,8 +1,10 @@
-"""The outer layer of every request: request id, HTTPS only, body limit, and the
-guarantee that no error leaves as a stack trace or an HTML page."""
+"""The outer layer of every request: request id, HTTPS only, body limit and pace,
+the time budget, and the guarantee that no error leaves as a stack trace or an HTML
+page."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 
@@ -20,7 +22,12 @@ HEALTH_PATHS = frozenset({"/healthz", "/readyz"})
 
 
 class BodyTooLarge(Exception):
-    pass
+    """The body passed the size limit while it streamed in (413, also without a
+    Content-Length)."""
+
+
+class BodyStalled(Exception):
+    """No byte of the body came for `body_timeout_seconds` (408; the connection closes)."""
 
 
 class Boundary:
@@ -52,23 +59,45 @@ class Boundary:
             await error_response(ApiError(refusal))(scope, receive, send_with_id)
             return
         limit = self.settings.max_body_bytes
+        pause = self.settings.body_timeout_seconds
         received = 0
+        body_done = False
 
         async def limited_receive() -> Message:
-            nonlocal received
-            message = await receive()
+            nonlocal received, body_done
+            if body_done:  # what is left to hear is the disconnect: no pace to keep
+                return await receive()
+            try:
+                async with asyncio.timeout(pause):
+                    message = await receive()
+            except TimeoutError:
+                raise BodyStalled from None
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
                     raise BodyTooLarge
+                body_done = not message.get("more_body", False)
             return message
 
+        budget = asyncio.timeout(self.settings.request_timeout_seconds)
+
+        async def send_in_time(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                budget.reschedule(None)  # the budget covers the work, not the download
+            await send_with_id(message)
+
         try:
-            await self.app(scope, limited_receive, send_with_id)
-        except BodyTooLarge:
+            async with budget:
+                await self.app(scope, limited_receive, send_in_time)
+        except TimeoutError:
+            if not budget.expired():
+                raise
+            log.warning("request %s: over its time budget of %ss, cancelled", request_id,
+                        self.settings.request_timeout_seconds)  # fmt: skip
             if not started:
-                await error_response(ApiError(ErrorCode.PAYLOAD_TOO_LARGE))(
-                    scope, receive, send_with_id)
+                error = ApiError(ErrorCode.SERVICE_UNAVAILABLE,
+                                 retry_after=self.settings.retry_after_seconds)
+                await error_response(error)(scope, receive, send_with_id)
         except UNAVAILABLE_ERRORS:
             log.warning("request %s: database unavailable", request_id)
             if not started:

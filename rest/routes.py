@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from graphql import DocumentNode, parse
 
+from resolvers.distances import pair_count_problems
 from rest.documents import PAGING, query_document
 from rest.names import rest_name
 from storage.settings import Settings
@@ -62,6 +64,8 @@ class Body:
     max_bytes: Callable[[Settings], int] | None = None
     name: str = "body"  # the REST name in 422 `fields`; the member of a JSON body
     json: bool = False
+    # Counts checked before any item is validated (messages under `name`), e.g. E18's pairs.
+    counts: Callable[[Any], list[str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -119,7 +123,8 @@ def path(name: str, variable: str) -> Param:
 PAGE = (Param("page", "page", "Int"), Param("per-page", "perPage", "Int"))
 ASSET = Param("asset", "assetId", "ID")
 GROUP = path("group-id", "groupId")
-MATRIX = Body("input", "DistanceMatrixInput!", ("application/json",), name="data", json=True)
+MATRIX = Body("input", "DistanceMatrixInput!", ("application/json",), name="data", json=True,
+              counts=pair_count_problems)
 ASSIGNMENTS = Body("data", "[UnitAttributeAssignmentInput!]!", ("application/json",),
                    name="data", json=True)  # fmt: skip
 

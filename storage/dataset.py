@@ -31,6 +31,7 @@ from parsing.placement import label_point
 from parsing.svg import parse_unit_map
 from routing.levels import level_records
 from storage import collections as col
+from storage.cpu import run_cpu
 from storage.database import Store
 from storage.files import digest
 from storage.limits import MAX_ID_LENGTH, REFERENCE_KEY, REFERENCE_KEY_PATTERN
@@ -996,7 +997,8 @@ async def validate(
 async def _validate_against(
     store: Store, data: Any, base_dir: Path, inputs: _Inputs
 ) -> _Validated:
-    checked = _check_structure(data, base_dir, inputs)
+    # Parses drawings and fits georeferences: CPU work, off the event loop.
+    checked = await run_cpu(_check_structure, data, base_dir, inputs)
     recorder = _Lookup(checked, None, record=True)
     _check_references(checked, recorder, _Problems())  # only learns which ids to load
     existing = await load_existing(store, recorder.wanted, recorder.wanted_groups)
