@@ -13,13 +13,11 @@ from starlette.responses import Response
 
 from resolvers.access import authorize
 from resolvers.context import Services
-from resolvers.errors import ApiError, ErrorCode, FieldErrors, classify, invalid
-from resolvers.limits import INT32_MAX, MAX_INPUT_ITEMS
-from resolvers.validation import oversized_lists
+from resolvers.errors import ApiError, ErrorCode, FieldErrors, classify
+from resolvers.limits import INT32_MAX
 from rest.bodies import read_text_body
 from rest.credentials import repeated_key, request_context
 from rest.json_body import input_problems, read_json_body
-from rest.names import rest_name
 from rest.paging_urls import with_urls
 from rest.responses import error_of, error_response, json_response
 from rest.router import Match, Router
@@ -138,14 +136,6 @@ class RestApi:
         if not body.json:
             return await read_text_body(body, request, settings)
         value = await read_json_body(body, request, settings)
-        # Counts first: a huge list is refused before any of its items is looked at.
-        counts = body.counts(value) if body.counts else []
-        if counts:
-            raise invalid({body.name: counts})
-        oversized = oversized_lists(value, MAX_INPUT_ITEMS, body.name)
-        if oversized:
-            raise invalid({rest_name(where): [f"must have at most {MAX_INPUT_ITEMS} items"]
-                           for where in oversized})  # fmt: skip
         fields = input_problems(self.schema, body.graphql_type, value, body.name)
         if fields:
             raise ApiError(ErrorCode.BAD_USER_INPUT, fields=fields)
@@ -201,14 +191,26 @@ def variables_of(
         raw = given[0]
         if not param.is_int:
             variables[param.variable] = raw
-        elif not INTEGER.match(raw.strip()):
-            problems.add(param.name, "must be an integer")
-        elif (len(raw.strip().lstrip("+-").lstrip("0")) > INT32_DIGITS
-              or abs(number := int(raw)) > INT32_MAX):  # fmt: skip
-            problems.add(param.name, f"must be at most {INT32_MAX}")
+            continue
+        number = int32_of(raw)
+        if isinstance(number, str):
+            problems.add(param.name, number)
         else:
             variables[param.variable] = number
     return variables, problems
+
+
+def int32_of(raw: str) -> int | str:
+    """The whole number in `raw` (ASCII digits, any length, leading zeros allowed), or
+    what is wrong with it. Long digit strings are measured, never converted: Python
+    refuses to convert more than 4,300 digits."""
+    text = raw.strip()
+    if not INTEGER.match(text):
+        return "must be an integer"
+    digits = text.lstrip("+-").lstrip("0") or "0"
+    if len(digits) > INT32_DIGITS or int(digits) > INT32_MAX:
+        return f"must be at most {INT32_MAX}"
+    return -int(digits) if text[0] == "-" else int(digits)
 
 
 def without_body(response: Response) -> Response:

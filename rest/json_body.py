@@ -18,6 +18,8 @@ from graphql.utilities import type_from_ast, validate_input_value
 from starlette.requests import Request
 
 from resolvers.errors import invalid
+from resolvers.limits import MAX_INPUT_ITEMS
+from resolvers.validation import oversized_lists
 from rest.bodies import read_body_bytes
 from rest.names import SameField, camelized, rest_name
 from rest.routes import Body
@@ -35,7 +37,8 @@ UNKNOWN = re.compile(r"not to include unknown field '(\w+)'")
 SCALAR = re.compile(r"^(\w+) cannot represent")
 async def read_json_body(body: Body, request: Request, settings: Settings) -> Any:
     """The body's `data` member, camelized; 415 for another media type, 413 over the
-    limit, 422 for JSON that does not parse or is not `{"data": ...}`."""
+    limit, 422 for JSON that does not parse, is not `{"data": ...}`, or has too many
+    items (the route's counts, any list over MAX_INPUT_ITEMS)."""
     data, _ = await read_body_bytes(body, request, settings)
     try:
         document = orjson.loads(data)
@@ -47,8 +50,17 @@ async def read_json_body(body: Body, request: Request, settings: Settings) -> An
     extra = sorted(set(document) - {member})
     if extra:
         raise invalid({"body": [f"unknown member {name!r}" for name in extra]})
+    value = document[member]
+    # Counts before anything walks the items: a huge list costs nothing to refuse.
+    counts = body.counts(value) if body.counts else []
+    if counts:
+        raise invalid({member: counts})
+    oversized = oversized_lists(value, MAX_INPUT_ITEMS, member)
+    if oversized:
+        raise invalid({where: [f"must have at most {MAX_INPUT_ITEMS} items"]
+                       for where in oversized})  # fmt: skip
     try:
-        return camelized(document[member])
+        return camelized(value)
     except SameField as error:
         raise invalid({"body": [str(error)]}) from None
 

@@ -1,0 +1,107 @@
+"""Requests without a valid key are limited per client address, and invented keys are
+remembered briefly: a flood of them neither reaches the database per request nor pushes
+real keys out of the cache."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+import httpx
+import pytest
+from pymongo import monitoring
+
+from rest.app import create_app
+from storage.database import connect
+
+MISSING = {"message": "No API key found in request"}
+INVALID = {"message": "Invalid authentication credentials"}
+LIMITED = {"message": "API rate limit exceeded"}
+
+
+class KeyLookups(monitoring.CommandListener):
+    def __init__(self) -> None:
+        self.count = 0
+
+    def started(self, event: monitoring.CommandStartedEvent) -> None:
+        if event.command_name == "find" and event.command.get("find") == "api_keys":
+            self.count += 1
+
+    def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
+        pass
+
+    def failed(self, event: monitoring.CommandFailedEvent) -> None:
+        pass
+
+
+@pytest.fixture
+def limited(db_server, settings, store, keys) -> Iterator[tuple[object, KeyLookups]]:
+    """An app with rate limits on, 5 refusals per address at once then 1 a second, and a
+    store of its own that counts key lookups."""
+    lookups = KeyLookups()
+    tuned = replace(settings, rate_limit_per_second=100, unauthenticated_rate_per_second=1,
+                    unauthenticated_burst=5)  # fmt: skip
+    own_store = connect(db_server.uri, tuned, event_listeners=[lookups])
+    yield create_app(tuned, own_store), lookups
+
+
+def client_of(app, address: str = "198.51.100.7") -> httpx.AsyncClient:
+    transport = httpx.ASGITransport(app=app, client=(address, 4242))
+    return httpx.AsyncClient(transport=transport, base_url="https://t")
+
+
+async def test_requests_without_a_key_are_limited_per_address(limited):
+    app, _ = limited
+    async with client_of(app) as client:
+        answers = [await client.get("/v1/assets") for _ in range(8)]
+        other = await client_of(app, "198.51.100.8").get("/v1/assets")
+    assert [answer.status_code for answer in answers] == [401] * 5 + [429] * 3
+    assert answers[0].json() == MISSING
+    assert answers[5].json() == LIMITED
+    assert answers[5].headers["retry-after"] == "1"
+    assert (other.status_code, other.json()) == (401, MISSING)
+
+
+async def test_a_flood_of_invented_keys(limited, keys):
+    app, lookups = limited
+    async with client_of(app) as client:
+        real = await client.get("/v1/assets", headers={"API-Key": keys.full})
+        assert real.status_code == 200
+        before = lookups.count
+        answers = [await client.get("/v1/assets", headers={"API-Key": f"fg_invented{n}"})
+                   for n in range(1000)]  # fmt: skip
+        flood_lookups = lookups.count - before
+        still = await client.get("/v1/assets", headers={"API-Key": keys.full})
+    statuses = [answer.status_code for answer in answers]
+    assert statuses[:5] == [403] * 5
+    assert statuses.count(429) >= 990
+    assert answers[-1].json() == LIMITED
+    assert flood_lookups <= 6  # the first five, and perhaps one refilled token
+    assert still.status_code == 200  # the real key is served as before...
+    assert lookups.count - before == flood_lookups  # ...from the cache, untouched by the flood
+
+
+async def test_the_same_invented_key_is_looked_up_once(limited):
+    app, lookups = limited
+    async with client_of(app, "198.51.100.9") as client:
+        before = lookups.count
+        answers = [await client.get("/v1/assets", headers={"API-Key": "fg_again"})
+                   for _ in range(3)]  # fmt: skip
+    assert [answer.status_code for answer in answers] == [403, 403, 403]
+    assert lookups.count - before == 1
+
+
+async def test_graphql_shares_the_limit(limited):
+    app, _ = limited
+    async with client_of(app, "198.51.100.10") as client:
+        answers = [await client.post("/graphql", json={"query": "{ assets { data { id } } }"})
+                   for _ in range(6)]  # fmt: skip
+    codes = [answer.json()["errors"][0]["extensions"]["code"] for answer in answers]
+    assert codes == ["UNAUTHENTICATED"] * 5 + ["RATE_LIMITED"]
+
+
+async def test_rate_limit_zero_turns_the_address_limit_off(store, settings):
+    app = create_app(replace(settings, rate_limit_per_second=0, unauthenticated_burst=1), store)
+    async with client_of(app, "198.51.100.11") as client:
+        answers = [await client.get("/v1/assets") for _ in range(5)]
+    assert [answer.status_code for answer in answers] == [401] * 5
