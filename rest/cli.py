@@ -14,9 +14,10 @@ from typing import Any
 from resolvers.errors import ApiError
 from resolvers.keys import create_key, disable_key, list_keys, lookup_caller
 from resolvers.permissions import ALL_PERMISSIONS
-from rest.tls import ensure_local_certificates
+from rest.server import uvicorn_options
+from rest.tls import ensure_local_certificates, tls_problem
 from storage.collections import ASSETS
-from storage.database import Store, connect
+from storage.database import UNAVAILABLE_ERRORS, Store, connect
 from storage.dataset import DatasetError, format_problems, import_dataset
 from storage.demo import install_demo
 from storage.runtime import database_uri
@@ -44,9 +45,11 @@ def serve(settings: Settings, uri: str, workers: int = 1) -> None:
     os.environ["FLOORGATE_MONGODB_URI"] = uri
     os.environ["FLOORGATE_PUBLIC_URL"] = settings.public_url
     os.environ["FLOORGATE_DATA_DIR"] = str(settings.data_dir)
+    # Workers (and their protocol and event loop, rest/server.py) time heads with this.
+    os.environ["FLOORGATE_HEADER_TIMEOUT_SECONDS"] = str(settings.header_timeout_seconds)
     if settings.cdn_url:
         os.environ["FLOORGATE_CDN_URL"] = settings.cdn_url
-    options: dict[str, Any] = {}
+    options: dict[str, Any] = uvicorn_options(settings)
     if settings.behind_proxy:
         options["proxy_headers"] = True
         options["forwarded_allow_ips"] = ",".join(settings.proxy_addresses)
@@ -100,6 +103,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if not settings.behind_proxy and settings.tls_cert and settings.tls_key:
+        problem = tls_problem(settings.tls_cert, settings.tls_key)
+        if problem is not None:  # before the database starts, once, not in every worker
+            print(f"floorgate serve: {problem}", file=sys.stderr)
+            return 2
     with database_uri(settings) as uri:
         _with_store(settings, uri, lambda store: store.ensure_indexes())
         serve(settings, uri, args.workers)
@@ -241,9 +249,24 @@ def parser() -> argparse.ArgumentParser:
     return main
 
 
+def _short_reason(error: BaseException) -> str:
+    """pymongo's first words (address and cause), without its timeouts and topology dump."""
+    text = (str(error).splitlines() or [""])[0]
+    for tail in (", Timeout:", " (configured timeouts:", ", Topology Description:"):
+        text = text.split(tail, 1)[0]
+    text = text.strip() or type(error).__name__
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    return int(args.handler(args))
+    try:
+        return int(args.handler(args))
+    except UNAVAILABLE_ERRORS as error:  # an operator's problem to fix, not a program's bug
+        command = " ".join(filter(None, (args.command, getattr(args, "keys_command", None))))
+        print(f"floorgate {command}: the database is unreachable: {_short_reason(error)}",
+              file=sys.stderr)  # fmt: skip
+        return 1
 
 
 if __name__ == "__main__":

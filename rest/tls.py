@@ -14,14 +14,16 @@ import datetime as dt
 import ipaddress
 import os
 import shlex
+import ssl
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from cryptography import x509
-from cryptography.exceptions import InvalidSignature
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.serialization import load_pem_private_key
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 CA_DAYS = 3650
@@ -265,3 +267,46 @@ def _write_atomic(path: Path, data: bytes, mode: int) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+# -- certificates given by the operator ---------------------------------------------
+
+
+def _no_password() -> bytes:
+    """An encrypted key fails the check instead of prompting on the terminal."""
+    return b""
+
+
+def tls_problem(cert: Path, key: Path) -> str | None:
+    """Why this certificate and key cannot serve TLS (one line), or None when they load
+    together. Checked before start: uvicorn would fail in every worker, again and again."""
+    contents: dict[str, bytes] = {}
+    for what, path in (("certificate", cert), ("private key", key)):
+        try:
+            contents[what] = path.read_bytes()
+        except OSError as error:
+            return f"cannot load the TLS {what} {path}: {error.strerror or error}"
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    try:
+        context.load_cert_chain(cert, key, password=_no_password)
+    except ssl.SSLError as error:
+        return _diagnose(cert, key, contents, error)
+    return None
+
+
+def _diagnose(cert: Path, key: Path, contents: dict[str, bytes], error: ssl.SSLError) -> str:
+    """OpenSSL says only "PEM lib" for a bad file: find out which file it is."""
+    try:
+        x509.load_pem_x509_certificate(contents["certificate"])
+    except ValueError:
+        return f"cannot load the TLS certificate {cert}: not a PEM certificate"
+    try:
+        load_pem_private_key(contents["private key"], password=None)
+    except TypeError:
+        return f"cannot load the TLS private key {key}: it is encrypted; give an unencrypted key"
+    except (ValueError, UnsupportedAlgorithm):
+        return f"cannot load the TLS private key {key}: not a PEM private key"
+    if error.reason == "KEY_VALUES_MISMATCH":
+        return f"the TLS private key {key} does not match the certificate {cert}"
+    reason = error.reason or str(error)
+    return f"cannot load the TLS certificate {cert} with the key {key}: {reason}"

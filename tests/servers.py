@@ -9,7 +9,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,13 +62,21 @@ def serve_tls(data_dir: Path, db_server, settings, **env: str) -> Iterator[Serve
 
     Its output goes to `<data_dir>/serve.log`: a pipe that nobody reads fills up with
     the access log and stalls the server after a few thousand requests."""
+    with serve_tls_with_args(data_dir, db_server, settings, (), **env) as served:
+        yield served
+
+
+@contextlib.contextmanager
+def serve_tls_with_args(data_dir: Path, db_server, settings, args: Sequence[str],
+                        **env: str) -> Iterator[Served]:  # fmt: skip
+    """`serve_tls` with more command-line arguments, e.g. `("--workers", "2")`."""
     certs = ensure_local_certificates(data_dir)
     port = free_port()
     log_path = data_dir / "serve.log"
     with log_path.open("w") as log:
         process = subprocess.Popen(
             [FLOORGATE, "serve", "--cert", str(certs.cert), "--key", str(certs.key),
-             "--port", str(port), "--public-url", f"https://localhost:{port}"],
+             "--port", str(port), "--public-url", f"https://localhost:{port}", *args],
             env={**cli_env(db_server, settings, data_dir), **env},
             stdout=log, stderr=subprocess.STDOUT, text=True,
         )  # fmt: skip
