@@ -14,6 +14,7 @@ from typing import Any
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, invalid
 from resolvers.paging import as_resource
+from resolvers.scope import check_target, in_scope
 from resolvers.validation import check_id
 from storage import collections as c
 from storage.dataset import DatasetError, Problem, import_data
@@ -50,7 +51,10 @@ def _input_path(importer_path: str) -> str:
 async def _put(
     context: RequestContext, section: str, record: dict[str, Any], svg: str | None = None
 ) -> None:
-    """Import one record of `section`; every problem becomes a 422 field."""
+    """Import one record of `section` within the key's scope (`resolvers.scope`); every
+    problem becomes a 422 field."""
+    caller = await context.caller()
+    await check_target(context, caller, section, record)
     named = svg is not None and isinstance(record.get("id"), str)
     svg_sources = {record["id"]: svg} if named else {}
     try:
@@ -60,6 +64,7 @@ async def _put(
             Path.cwd(),
             limits=context.settings.svg_limits,
             svg_sources=svg_sources,
+            assets=caller.assets,
         )
     except DatasetError as error:
         fields: dict[str, list[str]] = {}
@@ -106,22 +111,29 @@ def _checked_ids(**ids: str) -> None:
 
 
 async def delete_asset_reference(context: RequestContext, reference_id: str) -> bool:
-    """True when a reference was deleted; deleting what is not there is not an error."""
+    """True when a reference was deleted; deleting what is not there (or not in the
+    key's scope: the same) is not an error."""
+    caller = await context.caller()
     _checked_ids(id=reference_id)
-    result = await context.store[c.ASSET_REFERENCES].delete_one({"_id": reference_id})
+    result = await context.store[c.ASSET_REFERENCES].delete_one(
+        in_scope(caller, {"_id": reference_id}))
     return result.deleted_count == 1
 
 
 async def delete_unit_reference(context: RequestContext, unit_id: str, key: str) -> bool:
+    caller = await context.caller()
     _checked_ids(unitId=unit_id, key=key)
-    result = await context.store[c.UNIT_REFERENCES].delete_one({"unit_id": unit_id, "key": key})
+    result = await context.store[c.UNIT_REFERENCES].delete_one(
+        in_scope(caller, {"unit_id": unit_id, "key": key}))
     return result.deleted_count == 1
 
 
 async def delete_location(context: RequestContext, location_id: str) -> bool:
     """Deletes the location and rewrites its map's GeoJSON without it."""
+    caller = await context.caller()
     _checked_ids(id=location_id)
-    location = await context.store[c.LOCATIONS].find_one_and_delete({"_id": location_id})
+    location = await context.store[c.LOCATIONS].find_one_and_delete(
+        in_scope(caller, {"_id": location_id}))
     if location is None:
         return False
     await refresh_geojson(context.store, location["unit_map_id"])

@@ -503,10 +503,12 @@ class _Checked:
 @dataclass(frozen=True)
 class _Inputs:
     """How drawings are read: the parser's limits, and SVG given in memory by map id
-    (the `putUnitMap` mutation) for records without an `svg` path."""
+    (the `putUnitMap` mutation) for records without an `svg` path; and the assets a
+    write through the API may see (None: every asset, as for `floorgate import`)."""
 
     limits: SvgLimits = field(default_factory=SvgLimits)
     sources: dict[str, str] = field(default_factory=dict)
+    assets: frozenset[str] | None = None
 
 
 def _check_structure(data: Any, base_dir: Path, inputs: _Inputs) -> _Checked:
@@ -1001,7 +1003,8 @@ async def _validate_against(
     checked = await run_cpu(_check_structure, data, base_dir, inputs)
     recorder = _Lookup(checked, None, record=True)
     _check_references(checked, recorder, _Problems())  # only learns which ids to load
-    existing = await load_existing(store, recorder.wanted, recorder.wanted_groups)
+    existing = await load_existing(store, recorder.wanted, recorder.wanted_groups,
+                                   inputs.assets)  # fmt: skip
     lookup = _Lookup(checked, existing, record=False)
     _check_references(checked, lookup, checked.problems)
     return _Validated(checked, lookup, checked.problems.sorted())
@@ -1024,9 +1027,16 @@ def _chunks(values: Iterable[Any]) -> list[list[Any]]:
 
 
 async def load_existing(
-    store: Store, ids: dict[str, set[str]], groups: Iterable[str] = ()
+    store: Store,
+    ids: dict[str, set[str]],
+    groups: Iterable[str] = (),
+    assets: frozenset[str] | None = None,
 ) -> Existing:
-    """Load the stored documents with these ids, and the assignments of these groups."""
+    """Load the stored documents with these ids, and the assignments of these groups.
+
+    With `assets`, a record of another asset is not loaded: to a write through the API
+    it does not exist, so it gets exactly the answer a missing one gets ("unknown map"),
+    never "belongs to asset ..." naming what the key may not see."""
     existing = Existing()
     for collection, wanted in ids.items():
         found = existing.docs.setdefault(collection, {})
@@ -1035,12 +1045,36 @@ async def load_existing(
             async for doc in cursor:
                 doc["id"] = doc.pop("_id")
                 found[doc["id"]] = doc
+    if assets is not None:
+        await _keep_visible(store, existing, assets)
     for chunk in _chunks(groups):
         cursor = store[col.ASSIGNMENTS].find(
             {"group_id": {"$in": chunk}}, {"_id": 0, "group_id": 1, "unit_id": 1, "attribute_id": 1}
         )
         existing.assignments.extend([doc async for doc in cursor])
     return existing
+
+
+async def _keep_visible(store: Store, existing: Existing, assets: frozenset[str]) -> None:
+    """Drop loaded records outside `assets` (a background belongs to its map's asset)."""
+    docs = existing.docs
+    for collection, found in docs.items():
+        if collection == col.ASSETS:
+            docs[collection] = {id_: d for id_, d in found.items() if id_ in assets}
+        elif collection in (col.FLOORS, col.UNITS, col.UNIT_MAPS):
+            docs[collection] = {id_: d for id_, d in found.items() if d.get("asset_id") in assets}
+    backgrounds = docs.get(col.BACKGROUNDS, {})
+    map_ids = {d.get("unit_map_id") for d in backgrounds.values()}
+    visible_maps = {
+        doc["_id"]
+        async for doc in store[col.UNIT_MAPS].find(
+            {"_id": {"$in": sorted(m for m in map_ids if isinstance(m, str))},
+             "asset_id": {"$in": sorted(assets)}}, {"_id": 1})
+    }  # fmt: skip
+    if backgrounds:
+        docs[col.BACKGROUNDS] = {
+            id_: d for id_, d in backgrounds.items() if d.get("unit_map_id") in visible_maps
+        }
 
 
 # ---------------------------------------------------------------- import
@@ -1091,13 +1125,15 @@ async def import_data(
     *,
     limits: SvgLimits | None = None,
     svg_sources: dict[str, str] | None = None,
+    assets: frozenset[str] | None = None,
 ) -> ImportReport:
     """Validate `data`; raise DatasetError and write nothing if anything is wrong,
     else upsert every record by id (relative SVG paths start at `base_dir`).
 
-    `svg_sources` gives drawings in memory, by map id, for map records without `svg`.
+    `svg_sources` gives drawings in memory, by map id, for map records without `svg`;
+    `assets` limits what the records may name to a key's scope (`load_existing`).
     """
-    inputs = _Inputs(limits or SvgLimits(), dict(svg_sources or {}))
+    inputs = _Inputs(limits or SvgLimits(), dict(svg_sources or {}), assets)
     validated = await _validate_against(store, data, base_dir, inputs)
     if validated.problems:
         raise DatasetError(validated.problems)
