@@ -17,6 +17,7 @@ from resolvers.errors import ApiError, ErrorCode, FieldErrors, classify
 from resolvers.limits import INT32_MAX
 from rest.bodies import read_text_body
 from rest.credentials import repeated_key, request_context
+from rest.documents import OMITTED_WHEN_NULL, without_nulls
 from rest.json_body import input_problems, read_json_body
 from rest.paging_urls import with_urls
 from rest.responses import error_of, error_response, json_response
@@ -145,6 +146,8 @@ class RestApi:
         """The REST response of a successful operation, in the route's shape."""
         if route.shape is Shape.NO_CONTENT:
             return Response(status_code=204)
+        if route.fragment in OMITTED_WHEN_NULL:
+            without_nulls(route.fragment, body["data"] if route.shape is Shape.PAGED else [body])
         if route.shape is Shape.PAGED:
             public = self.services.settings.public_url
             body = with_urls(body, public, raw_path, request.query_params.multi_items())

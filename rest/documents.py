@@ -6,6 +6,8 @@ result under `result` is already the REST body.
 
 from __future__ import annotations
 
+from typing import Any
+
 PAGING = (
     "paging { per_page: perPage current_page: currentPage "
     "prev_page: prevPage next_page: nextPage }"
@@ -48,6 +50,18 @@ FRAGMENTS = {
     "tags { key value created_at: createdAt updated_at: updatedAt } "
     "created_at: createdAt updated_at: updatedAt }",
 }
+
+# Members the REST body leaves out when GraphQL answers null, by fragment: the spec's
+# unit map `url` is a string "present in some responses", never null.
+OMITTED_WHEN_NULL: dict[str, tuple[str, ...]] = {"UnitMapFields": ("url",)}
+
+
+def without_nulls(fragment: str | None, items: list[dict[str, Any]]) -> None:
+    """Drop the fragment's OMITTED_WHEN_NULL members that are null, in place."""
+    for name in OMITTED_WHEN_NULL.get(fragment or "", ()):
+        for item in items:
+            if item is not None and item.get(name, "") is None:
+                del item[name]
 
 
 def query_document(

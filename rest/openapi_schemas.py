@@ -28,6 +28,7 @@ from graphql import (
     get_nullable_type,
 )
 
+from rest.documents import OMITTED_WHEN_NULL
 from rest.names import snake
 from storage.limits import MAX_ID_LENGTH
 
@@ -109,7 +110,11 @@ class SelectionSchemas:
             name = node.alias.value if node.alias else node.name.value
             properties[name] = _described(self.of(field.type, node.selection_set),
                                           field.description)  # fmt: skip
-        return {"type": "object", "required": list(properties), "properties": properties}
+        omitted = OMITTED_WHEN_NULL.get(self.fragment_name(selection) or "", ())
+        for name in omitted:  # left out rather than null: not required, never null
+            properties[name] = _not_null(properties[name])
+        required = [name for name in properties if name not in omitted]
+        return {"type": "object", "required": required, "properties": properties}
 
     def fragment_name(self, selection: SelectionSetNode) -> str | None:
         """The fragment a selection spreads, if it is nothing but that spread."""

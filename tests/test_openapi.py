@@ -261,3 +261,14 @@ def test_parameter_and_body_examples_are_in_the_document(document):
         if route.body is not None:
             content = operation["requestBody"]["content"][route.body.media_types[0]]
             assert content["example"] == example["body"], route.operation_id
+
+
+def test_unit_map_url_is_an_optional_string(document):
+    """The spec types `url` as a string "present in some responses": left out, not null."""
+    schema = document["components"]["schemas"]["UnitMap"]
+    assert schema["properties"]["url"]["type"] == "string"
+    assert "url" not in schema["required"]
+    assert "geojson_url" in schema["required"]
+    for operation_id in ("getUnitMap", "listUnitMaps"):
+        content = find_operation(document, operation_id)["responses"]["200"]["content"]
+        assert "#/components/schemas/UnitMap" in json.dumps(content), operation_id
