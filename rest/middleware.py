@@ -8,9 +8,11 @@ import asyncio
 import logging
 import uuid
 
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from resolvers.errors import ApiError, ErrorCode
+from rest.browser_headers import BrowserHeaders
 from rest.responses import error_response
 from storage.database import UNAVAILABLE_ERRORS
 from storage.settings import Settings
@@ -36,6 +38,7 @@ class Boundary:
     def __init__(self, app: ASGIApp, settings: Settings) -> None:
         self.app = app
         self.settings = settings
+        self.browser = BrowserHeaders(settings)
         self.services: object = None  # set by create_app, for tests and tools
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -45,18 +48,27 @@ class Boundary:
         request_id = uuid.uuid4().hex[:16]
         scope.setdefault("state", {})["request_id"] = request_id
         started = False
+        preflight = self.browser.is_preflight(scope)
+        extra = [*self.browser.for_response(scope, preflight), (b"x-request-id",
+                                                                request_id.encode())]
 
         async def send_with_id(message: Message) -> None:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
-                message["headers"] = [*message.get("headers", []),
-                                      (b"x-request-id", request_id.encode())]
+                headers = message.get("headers", [])
+                # A header the response set itself wins (Vary lines add up instead).
+                present = {name.lower() for name, _ in headers} - {b"vary"}
+                message["headers"] = [*headers,
+                                      *(item for item in extra if item[0] not in present)]
             await send(message)
 
         refusal = self.refusal(scope)
         if refusal is not None:
             await error_response(ApiError(refusal))(scope, receive, send_with_id)
+            return
+        if preflight:
+            await Response(status_code=204)(scope, receive, send_with_id)
             return
         limit = self.settings.max_body_bytes
         pause = self.settings.body_timeout_seconds

@@ -67,6 +67,8 @@ class Settings:
     keepalive_timeout_seconds: float = 5.0  # an idle keep-alive connection
     body_timeout_seconds: float = 15.0  # longest pause while a request body arrives
     max_connections: int = 1000  # concurrent connections per worker
+    cors_origins: tuple[str, ...] = ()  # browser origins allowed to call; empty: any ("*")
+    hsts_seconds: int = 31_536_000  # Strict-Transport-Security max-age; 0 leaves it out
     svg_limits: SvgLimits = field(default_factory=SvgLimits)
     routing_costs: Costs = field(default_factory=Costs)
     graph_cache_size: int = 32  # loaded walk graphs kept per process
@@ -115,6 +117,9 @@ class Settings:
                 "FLOORGATE_BODY_TIMEOUT_SECONDS", cls.body_timeout_seconds
             ),
             "max_connections": _env_int("FLOORGATE_MAX_CONNECTIONS", cls.max_connections),
+            "cors_origins": tuple(origin.rstrip("/") for origin in
+                                  _env_list("FLOORGATE_CORS_ORIGINS") if origin != "*"),
+            "hsts_seconds": _env_int("FLOORGATE_HSTS_SECONDS", cls.hsts_seconds),
             "svg_limits": SvgLimits(
                 max_bytes=_env_int("FLOORGATE_SVG_MAX_BYTES", SvgLimits.max_bytes),
                 max_elements=_env_int("FLOORGATE_SVG_MAX_ELEMENTS", SvgLimits.max_elements),
