@@ -62,7 +62,8 @@ class RequestContext:
         self.flags = flags
         self.request_id = request_id
         self.client = client  # the client's address, for limits on unauthenticated traffic
-        self._caller: asyncio.Future[Caller | None] | None = None
+        self._caller: asyncio.Future[Caller] | None = None
+        self._address_charged = False
         self._loaders: Loaders | None = None
 
     @property
@@ -102,10 +103,18 @@ class RequestContext:
 
     def _refuse(self, code: ErrorCode) -> NoReturn:
         """401/403 for a missing or invalid key, limited per client address (429)."""
+        self.spend_address_token()
+        raise ApiError(code)
+
+    def spend_address_token(self) -> None:
+        """One token of the client address's limit on requests without a valid key (once
+        per request; keyless GraphQL introspection spends it too): 429 when none is left."""
+        if self._address_charged:
+            return
+        self._address_charged = True
         wait = self.services.address_limiter.take(self.client)
         if wait is not None:
             raise ApiError(ErrorCode.RATE_LIMITED, retry_after=wait)
-        raise ApiError(code)
 
     async def charge(self, cost: int) -> None:
         """Spend the rest of an operation's rate-limit units: one per `COST_PER_RATE_UNIT`

@@ -20,3 +20,53 @@ COST_PER_RATE_UNIT = 10_000
 # A request without a key can only introspect the GraphQL schema: its body is refused
 # unread (401) above this size.
 MAX_UNAUTHENTICATED_BODY_BYTES = 64 * 1024
+
+# The cost of a GraphQL operation (`resolvers.operation_limits`), computed from the
+# document and its variables before anything runs: a field costs 1, plus its own cost
+# below, plus its multiplier times the cost of what is selected in it. A field with
+# `perPage` multiplies by the page size (DEFAULT_PER_PAGE when absent, at most
+# MAX_PER_PAGE); the list inside a page it returns (`data`) then counts once. Another
+# list of objects multiplies by its estimate here, by "Type.field" (else
+# DEFAULT_LIST_ESTIMATE); a list of scalars is a leaf. Introspection fields cost 1 each.
+# Every REST route stays under the default limit (settings) at per-page 10000, which
+# bounds LevelTag.values, Location.floors/tags and UnitAttributeGroup.attributes; a
+# default page of assets with their units and all references (12 fields) stays under it.
+DEFAULT_LIST_ESTIMATE = 10
+LIST_ESTIMATES: dict[str, int] = {
+    "Asset.floors": 20,
+    "Asset.units": 200,
+    "Asset.unitMaps": 20,
+    "Asset.references": 3,
+    "Floor.units": 50,
+    "Unit.references": 3,
+    "UnitMap.units": 100,
+    "UnitMap.backgrounds": 3,
+    "UnitMap.levelTags": 3,
+    "UnitMap.locations": 100,
+    "LevelTag.values": 4,
+    "Location.floors": 1,
+    "Location.tags": 2,
+    "UnitAttributeGroup.attributes": 6,
+    # At most MAX_MATRIX_PAIRS sources x targets: about its square root on each side.
+    "DistanceMatrix.sources": 7,
+    "MatrixSource.targets": 7,
+    # Writes echo their input: one item per assignment sent.
+    "Mutation.assignUnitAttributes": 100,
+    "Mutation.unassignUnitAttributes": 100,
+}
+# Fields that spend CPU of their own, beyond the fields they return; they also pay one
+# unit per INPUT_CHARS_PER_COST characters of their arguments' strings (an SVG above
+# all). A parse costs just under one rate-limit unit, so E10 stays at one unit for a
+# small drawing; a 5 MB drawing costs about 59,000, a handful per operation.
+FIELD_COSTS: dict[str, int] = {
+    "Query.parseUnitMap": 9_000,  # parses the SVG (parsing.svg)
+    "Mutation.putUnitMap": 9_000,  # parses the SVG, derives units, writes files
+    "Query.distanceMatrix": 5_000,  # builds or loads the walk graph, up to 50 paths
+    "Mutation.putLocation": 1_000,  # rewrites the map's GeoJSON
+    "Mutation.deleteLocation": 1_000,  # rewrites the map's GeoJSON
+}
+INPUT_CHARS_PER_COST = 100
+# graphql-core's OverlappingFieldsCanBeMergedRule compares fields that share a response
+# name pairwise (quadratic); ordinary documents spend nothing of this budget, a
+# comparison costs it 1 or 2. Past it, validation stops with an error (about 40 ms).
+OVERLAP_COMPARISON_BUDGET = 10_000

@@ -14,6 +14,7 @@ from typing import Any
 from resolvers.errors import ApiError
 from resolvers.keys import create_key, disable_key, list_keys, lookup_caller
 from resolvers.permissions import ALL_PERMISSIONS
+from rest.logs import log_config
 from rest.server import uvicorn_options
 from rest.tls import ensure_local_certificates, tls_problem
 from storage.collections import ASSETS
@@ -64,6 +65,7 @@ def serve(settings: Settings, uri: str, workers: int = 1) -> None:
         port=settings.port,
         workers=workers,
         log_level="info",
+        log_config=log_config(),
         server_header=False,
         **options,
     )

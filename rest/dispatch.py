@@ -15,15 +15,18 @@ from resolvers.access import authorize
 from resolvers.context import Services
 from resolvers.errors import ApiError, ErrorCode, FieldErrors, classify
 from resolvers.limits import INT32_MAX
+from resolvers.operation_limits import operation_cost
 from rest.bodies import read_text_body
 from rest.credentials import repeated_key, request_context
 from rest.documents import OMITTED_WHEN_NULL, without_nulls
+from rest.etags import etag_matches
 from rest.json_body import input_problems, read_json_body
 from rest.paging_urls import with_urls
 from rest.responses import error_of, error_response, json_response
 from rest.router import Match, Router
 from rest.routes import ROUTES, RestRoute, Shape
 from schema.executor import YieldingExecutor
+from schema.permissions import Requirement, field_requirement
 
 log = logging.getLogger("floorgate.rest")
 ACCESS_CODES = frozenset(
@@ -32,30 +35,14 @@ ACCESS_CODES = frozenset(
 )
 INTEGER = re.compile(r"^[+-]?[0-9]+$")  # ASCII digits only: a fullwidth one is not 1
 INT32_DIGITS = len(str(INT32_MAX))
-Requirement = tuple[str | None, str | None]  # (permission, flag) of a root field
 
 
 def requirement_of(schema: GraphQLSchema, route: RestRoute) -> Requirement:
-    """The permission and flag that the route's root field demands (its permission
-    class, `schema.permissions.requires`), so REST can check access before it
-    reports a bad body."""
+    """The permission and flag that the route's root field demands, so REST checks
+    access before it reads a body or anything else."""
     root = schema.mutation_type if route.mutation else schema.query_type
     assert root is not None
-    definition = root.fields[route.graphql_field].extensions["strawberry-definition"]
-    for permission_class in definition.permission_classes:
-        if hasattr(permission_class, "required_permission"):
-            return permission_class.required_permission, permission_class.required_flag
-    return None, None
-
-
-def etag_matches(header: str | None, etag: str) -> bool:
-    """`If-None-Match`: `*` or a list of (weak or strong) tags, compared weakly."""
-    if header is None:
-        return False
-    if header.strip() == "*":
-        return True
-    tags = [tag.strip().removeprefix("W/") for tag in header.split(",")]
-    return f'"{etag}"' in tags
+    return field_requirement(root.fields[route.graphql_field]) or (None, None)
 
 
 class RestApi:
@@ -109,6 +96,13 @@ class RestApi:
                 variables[route.body.variable] = await self.read_body(route, request)
             except ApiError as body_error:
                 return error_response(body_error)
+        if not problems:
+            # One rate-limit unit per COST_PER_RATE_UNIT of cost, like GraphQL: a route at
+            # its default page is one unit, per-page=10000 a few more.
+            try:
+                await context.charge(operation_cost(self.schema, route.parsed, variables))
+            except ApiError as rate_error:
+                return error_response(rate_error)
         outcome = await execute(self.schema, route.parsed, context_value=context,
                                 variable_values=variables, executor_class=YieldingExecutor)
         assert isinstance(outcome, ExecutionResult)

@@ -20,7 +20,7 @@ from resolvers.context import RequestContext, Services
 from resolvers.errors import ApiError, ErrorCode, classify
 from resolvers.limits import MAX_UNAUTHENTICATED_BODY_BYTES
 from rest.credentials import repeated_key, request_context
-from rest.graphiql import graphiql_html
+from rest.graphiql import PAGE_HEADERS, graphiql_html
 from rest.responses import error_response, json_response
 
 
@@ -82,15 +82,16 @@ class GraphQLView(GraphQL):
             return error_response(repeated)
         context = request_context(request, self.services)
         request.state.context = context
-        if context.api_key is None and request.method == "POST":
-            body = await body_up_to(request, MAX_UNAUTHENTICATED_BODY_BYTES)
-            if body is not None:
-                request._body = body  # Starlette's cache: strawberry reads it from there
-                return None
-        elif context.api_key is None:
-            return None
         try:
-            await context.caller()
+            if context.api_key is not None:
+                await context.caller()
+                return None
+            context.spend_address_token()  # keyless introspection is limited per address
+            if request.method == "POST":
+                body = await body_up_to(request, MAX_UNAUTHENTICATED_BODY_BYTES)
+                if body is None:
+                    await context.caller()  # refuses: 401
+                request._body = body  # Starlette's cache: strawberry reads it from there
         except ApiError as error:
             return self.error_result(error)
         return None
@@ -113,7 +114,8 @@ class GraphQLView(GraphQL):
         return orjson.loads(data)
 
     async def render_graphql_ide(self, request: Request) -> HTMLResponse:
-        return HTMLResponse(self.page)
+        """The page holds an API key while in use: it gets its strict CSP and nosniff."""
+        return HTMLResponse(self.page, headers=PAGE_HEADERS)
 
     async def process_result(
         self, request: Request, result: ExecutionResult

@@ -8,6 +8,7 @@ import asyncio
 import logging
 import uuid
 
+from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -110,6 +111,8 @@ class Boundary:
                 error = ApiError(ErrorCode.SERVICE_UNAVAILABLE,
                                  retry_after=self.settings.retry_after_seconds)
                 await error_response(error)(scope, receive, send_with_id)
+        except ClientDisconnect:  # the client's choice, not our failure: no traceback
+            log.info("request %s: the client disconnected before sending its body", request_id)
         except UNAVAILABLE_ERRORS:
             log.warning("request %s: database unavailable", request_id)
             if not started:

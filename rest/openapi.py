@@ -32,9 +32,9 @@ from starlette.routing import BaseRoute, Route
 
 from resolvers.errors import ERRORS, ErrorCode
 from resolvers.limits import DEFAULT_PER_PAGE, INT32_MAX, MAX_FILTER_LENGTH, MAX_PER_PAGE
-from rest.dispatch import Requirement
 from rest.openapi_schemas import ID_SCHEMA, Schema, SelectionSchemas, input_schema, nullable
 from rest.routes import ROUTES, Param, RestRoute, Shape
+from schema.permissions import Requirement
 from storage.limits import MAX_ID_LENGTH, REFERENCE_KEY_PATTERN
 from storage.settings import Settings
 

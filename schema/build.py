@@ -6,17 +6,15 @@ from typing import Any
 
 import strawberry
 from graphql import GraphQLError
-from strawberry.extensions import (
-    MaxAliasesLimiter,
-    MaxTokensLimiter,
-    QueryDepthLimiter,
-    ValidationCache,
-)
+from strawberry.extensions import MaxTokensLimiter, ValidationCache
 from strawberry.schema.config import StrawberryConfig
 from strawberry.types.execution import ExecutionContext
 from strawberry.utils.logging import StrawberryLogger
 
 from resolvers.errors import ErrorCode, classify
+from resolvers.operation_limits import OperationLimits
+from schema.executor import YieldingExecutor
+from schema.guard import OperationGuard
 from schema.mutations import Mutation
 from schema.queries import Query
 from schema.scalars import SCALARS
@@ -44,14 +42,17 @@ class Schema(strawberry.Schema):
 
 
 def build_schema(settings: Settings) -> strawberry.Schema:
+    """Extensions are made per operation; the guard's checks run before the validation
+    that `ValidationCache` runs, so it comes first."""
+    limits = OperationLimits.from_settings(settings)
     return Schema(
         query=Query,
         mutation=Mutation,
         config=StrawberryConfig(default_resolver=read_field, scalar_map=SCALARS),
+        execution_context_class=YieldingExecutor,
         extensions=[
-            lambda: QueryDepthLimiter(max_depth=settings.graphql_max_depth),
-            lambda: MaxAliasesLimiter(max_alias_count=settings.graphql_max_aliases),
             lambda: MaxTokensLimiter(max_token_count=settings.graphql_max_tokens),
+            lambda: OperationGuard(limits),
             lambda: ValidationCache(maxsize=settings.graphql_validation_cache),
         ],
     )

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphql import GraphQLField
 from strawberry.permission import BasePermission
 from strawberry.types import Info
 
 from resolvers.access import authorize
+
+Requirement = tuple[str | None, str | None]  # (permission, flag); (None, None): a key
 
 
 def requires(permission: str | None = None, flag: str | None = None) -> type[BasePermission]:
     """A permission class for a key (always), an experimental flag and a permission name."""
 
     class Requires(BasePermission):
-        # Read by REST to check access before it reports a bad request body.
+        # Read by `field_requirement`, so access is checked before anything else.
         required_permission = permission
         required_flag = flag
 
@@ -27,3 +30,14 @@ def requires(permission: str | None = None, flag: str | None = None) -> type[Bas
 
 
 KeyRequired = requires()
+
+
+def field_requirement(field: GraphQLField) -> Requirement | None:
+    """The permission and flag that a field's permission class (`requires`) demands, so
+    both faces can check access before they look at anything else; None for a field
+    without one (introspection, or a field open to all)."""
+    definition = field.extensions.get("strawberry-definition")
+    for permission_class in getattr(definition, "permission_classes", None) or ():
+        if hasattr(permission_class, "required_permission"):
+            return permission_class.required_permission, permission_class.required_flag
+    return None

@@ -205,3 +205,19 @@ async def test_a_slow_but_steady_body_is_fine(small_limits_app, keys):
                                               "API-Key": keys.full})  # fmt: skip
     assert response.status_code == 200
     assert response.json()["width"] == 10
+
+
+async def test_graphql_variables_with_a_huge_list_are_refused_before_coercion(client, keys):
+    waypoints = [{"id": f"w{n}", "x": 1.0, "y": 2.0, "floorId": "f-1"} for n in range(150_000)]
+    body = orjson.dumps({
+        "query": "query($m: ID!, $i: DistanceMatrixInput!) "
+                 "{ distanceMatrix(unitMapId: $m, input: $i) { distanceMethod } }",
+        "variables": {"m": "map-1", "i": {"sources": waypoints, "targets": [{"id": "loc-gym"}]}},
+    })  # fmt: skip
+    response, seconds = await timed(client.post("/graphql", content=body, headers={
+        **JSON, "API-Key": keys.full, "Experimental-Flags": "distances"}))
+    assert response.json() == {"data": None, "errors": [{
+        "message": "Resource validation failed",
+        "extensions": {"code": "BAD_USER_INPUT",
+                       "fields": {"i.sources": ["must have at most 10000 items"]}}}]}
+    assert seconds < 1.0, seconds

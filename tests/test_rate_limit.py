@@ -30,3 +30,16 @@ async def test_rate_limit_per_key(store, settings, keys):
         assert graphql.json()["errors"][0]["extensions"] == {
             "code": "RATE_LIMITED", "retryAfter": 2
         }
+
+
+async def test_a_rest_call_spends_units_by_its_cost(store, settings, keys):
+    """A default page is one unit; per-page=10000 of units costs 120,001: 13 units."""
+    limited = replace(settings, rate_limit_per_second=0.01, rate_limit_burst=14)
+    app = create_app(limited, store)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
+        headers = {"API-Key": keys.full}
+        big = await client.get("/v1/units?per-page=10000", headers=headers)
+        small = await client.get("/v1/units", headers=headers)
+        refused = await client.get("/v1/units", headers=headers)
+    assert (big.status_code, small.status_code, refused.status_code) == (200, 200, 429)

@@ -105,3 +105,15 @@ async def test_rate_limit_zero_turns_the_address_limit_off(store, settings):
     async with client_of(app, "198.51.100.11") as client:
         answers = [await client.get("/v1/assets") for _ in range(5)]
     assert [answer.status_code for answer in answers] == [401] * 5
+
+
+async def test_keyless_introspection_spends_the_address_limit(limited):
+    app, _ = limited
+    async with client_of(app, "198.51.100.12") as client:
+        answers = [await client.post("/graphql", json={"query": "{ __typename }"})
+                   for _ in range(6)]  # fmt: skip
+    assert [answer.json().get("data") for answer in answers[:5]] == [
+        {"__typename": "Query"}] * 5
+    assert answers[5].json()["errors"][0]["extensions"] == {"code": "RATE_LIMITED",
+                                                            "retryAfter": 1}
+    assert answers[5].headers["retry-after"] == "1"
