@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
@@ -16,6 +15,7 @@ import orjson
 import pytest
 
 from rest.app import create_app
+from tests.latency import latency_meanwhile, timed
 
 MATRIX = "/v1/maps/map-1/distance-matrix"
 FLAGS = {"Experimental-Flags": "distances"}
@@ -35,38 +35,6 @@ def huge_body() -> bytes:
     body = huge_matrix_body()
     assert len(body) > 11_000_000
     return body
-
-
-async def timed(request) -> tuple[httpx.Response, float]:
-    started = time.perf_counter()
-    response = await request
-    return response, time.perf_counter() - started
-
-
-async def latency_meanwhile(client: httpx.AsyncClient, key: str, attack) -> tuple[
-        httpx.Response, float, float]:  # fmt: skip
-    """(the attack's response, its seconds, the worst latency of small GETs sent during it)."""
-    done = False
-
-    async def small_gets() -> float:
-        worst = 0.0
-        while not done:
-            response, seconds = await timed(client.get("/v1/assets/asset-1",
-                                                       headers={"API-Key": key}))
-            assert response.status_code == 200
-            worst = max(worst, seconds)
-            await asyncio.sleep(0.005)
-        return worst
-
-    async def run_attack() -> tuple[httpx.Response, float]:
-        nonlocal done
-        try:
-            return await timed(attack)
-        finally:
-            done = True
-
-    (response, seconds), worst = await asyncio.gather(run_attack(), small_gets())
-    return response, seconds, worst
 
 
 async def test_a_12_mb_body_without_a_key_is_401_at_once(client, keys, huge_body):

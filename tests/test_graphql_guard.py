@@ -13,6 +13,7 @@ from graphql import get_introspection_query
 from resolvers.operation_limits import OVERLAP_ABORTED
 from resolvers.permissions import FLAG_LOCATIONS, UNIT_MAPS_PARSE
 from rest.app import create_app
+from tests.latency import latency_meanwhile
 
 LEAF_INTROSPECTION = "__typename"
 LEAF_DATA = "assets { data { id } }"  # costs 1 + 100 x (1 + 1) = 201
@@ -267,3 +268,27 @@ async def test_flag_of_any_root_field_fails_the_operation(client, keys):
     with_flag = await post(client, '{ locations(unitMapId: "map-1") { etag } }', keys.full,
                            None, FLAG_LOCATIONS)
     assert "errors" not in with_flag
+
+
+@pytest.mark.parametrize("keyed", [True, False])
+async def test_other_clients_are_served_during_the_doubling_attack(client, keys, keyed):
+    attack = client.get("/graphql", params={"query": doubling(40, LEAF_DATA)},
+                        headers=headers(keys.full if keyed else None))  # fmt: skip
+    response, seconds, worst = await latency_meanwhile(client, keys.plain, attack)
+    assert only_error(response.json()) == (cost_error(2**39 * 201) if keyed
+                                           else UNAUTHENTICATED)  # fmt: skip
+    assert seconds < 0.2, seconds
+    assert worst < 0.2, worst
+
+
+async def test_other_clients_are_served_during_the_cost_attack(client, keys):
+    """30 aliases of a full page of units with references: refused before it runs."""
+    aliases = " ".join(f"a{i}: units(perPage: 10000) {{ data {{ id name floorId assetId "
+                       f"references {{ key value }} }} }}" for i in range(30))  # fmt: skip
+    attack = client.post("/graphql", json={"query": "{ " + aliases + " }"},
+                         headers=headers(keys.full, "references"))  # fmt: skip
+    response, seconds, worst = await latency_meanwhile(client, keys.plain, attack)
+    # each alias: 1 + 10000 x (data 1 + 4 fields + references 1 + 3 x 2 fields)
+    assert only_error(response.json()) == cost_error(30 * 120_001)
+    assert seconds < 0.2, seconds
+    assert worst < 0.2, worst
