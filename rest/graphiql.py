@@ -17,9 +17,13 @@ from starlette.routing import BaseRoute, Mount
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
+from resolvers.permissions import ALL_FLAGS
+
 __all__ = [
+    "CONTENT_SECURITY_POLICY",
     "GRAPHIQL_STATIC_DIR",
     "GRAPHIQL_STATIC_PREFIX",
+    "PAGE_HEADERS",
     "GraphiQLStaticFiles",
     "graphiql_html",
     "graphiql_routes",
@@ -34,6 +38,58 @@ GRAPHIQL_STATIC_DIR = Path(__file__).resolve().parent / "static" / "graphiql"
 STATIC_CACHE_CONTROL = "public, max-age=86400"
 """Assets are pinned to exact versions, so browsers may keep them for a day."""
 
+GRAPHIQL_SCRIPT = "floorgate-graphiql.js"
+"""Our start-up script (not vendored), in the static folder: the page has no inline script."""
+
+CONFIG_ELEMENT_ID = "floorgate-graphiql-config"
+"""The `<script type="application/json">` block the start-up script reads its settings from:
+data, never executed, so `script-src 'self'` allows it."""
+
+CONTENT_SECURITY_POLICY = "; ".join([
+    "default-src 'self'",
+    "script-src 'self'",  # the vendored bundles and our start-up script; nothing inline
+    "style-src 'self' 'unsafe-inline'",  # GraphiQL's dialogs add a <style> element
+    "img-src 'self' data:",  # a few images in GraphiQL's CSS are data: URIs
+    "font-src 'self' data:",  # Roboto and Fira Code are embedded in the CSS as data: URIs
+    "connect-src 'self'",  # queries go to this server only
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",  # nobody frames the page to click through it
+])  # fmt: skip
+"""Everything from this origin and nothing inline: a hostile file served by this origin
+cannot inject script into the page that holds an API key."""
+
+PAGE_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+"""Headers of the GraphiQL page (`rest/graphql_view.py`)."""
+
+KEY_HELP = (
+    "API key: put it into the Headers tab as \"API-Key\". Running the demo? It is in the "
+    "file .floorgate/demo-key. Otherwise an operator creates one with `floorgate keys "
+    "create`. Headers are not saved in this browser: reloading the page forgets the key."
+)
+"""Shown under the editors (GraphiQL's footer), so the hint stays while queries change."""
+
+WELCOME_QUERY = """# Welcome to floorgate GraphiQL
+#
+# Every query needs an API key. Put it into the
+# "Headers" tab below: {"API-Key": "fg_..."}
+# - the demo: the key is in .floorgate/demo-key
+# - otherwise: floorgate keys create
+# The docs (book icon) need no key.
+# Experimental-Flags turns on experimental
+# fields; remove flags you do not want.
+# Headers are not saved: a reload forgets them.
+#
+#     Run query:  Ctrl-Enter
+# Auto complete:  Ctrl-Space
+#
+"""
+
 _HTML_TEMPLATE = """<!doctype html>
 <html lang="en">
   <head>
@@ -42,145 +98,26 @@ _HTML_TEMPLATE = """<!doctype html>
     <meta name="referrer" content="no-referrer" />
     <title>floorgate GraphiQL</title>
     <link rel="icon" type="image/svg+xml" href="@PREFIX@/favicon.svg" />
-    <style>
-      body {
-        height: 100%;
-        margin: 0;
-        width: 100%;
-        overflow: hidden;
-      }
-
-      #graphiql {
-        height: 100vh;
-        display: flex;
-      }
-
-      .docExplorerHide {
-        display: none;
-      }
-
-      .doc-explorer-contents {
-        overflow-y: hidden !important;
-      }
-
-      .docExplorerWrap {
-        width: unset !important;
-        min-width: unset !important;
-      }
-
-      .graphiql-explorer-actions select {
-        margin-left: 4px;
-      }
-    </style>
     <link rel="stylesheet" href="@PREFIX@/graphiql.min.css" />
     <link rel="stylesheet" href="@PREFIX@/plugin-explorer.css" />
+    <link rel="stylesheet" href="@PREFIX@/floorgate-graphiql.css" />
     <script src="@PREFIX@/react.production.min.js"></script>
     <script src="@PREFIX@/react-dom.production.min.js"></script>
   </head>
 
   <body>
     <div id="graphiql" class="graphiql-container">Loading...</div>
+    <script type="application/json" id="@CONFIG_ID@">@CONFIG_JSON@</script>
     <script src="@PREFIX@/graphiql.min.js"></script>
     <script src="@PREFIX@/plugin-explorer.umd.js"></script>
-    <script>
-      const ENDPOINT = @ENDPOINT_JSON@;
-      const DEFAULT_HEADERS = @DEFAULT_HEADERS_JSON@;
-      const EXAMPLE_QUERY = `# Welcome to floorgate GraphiQL
-#
-# Put your API key into the "Headers" tab:
-#   {"API-Key": "..."}
-# then press the re-fetch schema button
-# (bottom left) to load the docs.
-# Headers persist in this browser's local
-# storage; turn that off in settings.
-#
-#     Run query:  Ctrl-Enter
-# Auto complete:  Ctrl-Space
-#
-`;
-
-      // Query and variables can be shared through the URL. Headers deliberately
-      // cannot: they carry the API key, which must not end up in links or history.
-      const parameters = {};
-
-      for (const entry of window.location.search.slice(1).split("&")) {
-        const eq = entry.indexOf("=");
-        if (eq >= 0) {
-          parameters[decodeURIComponent(entry.slice(0, eq))] =
-            decodeURIComponent(entry.slice(eq + 1));
-        }
-      }
-
-      function updateURL(data) {
-        Object.assign(parameters, data);
-
-        const newSearch =
-          "?" +
-          Object.keys(parameters)
-            .filter(function (key) {
-              return key !== "headers" && Boolean(parameters[key]);
-            })
-            .map(function (key) {
-              return (
-                encodeURIComponent(key) +
-                "=" +
-                encodeURIComponent(parameters[key])
-              );
-            })
-            .join("&");
-        history.replaceState(null, null, newSearch);
-      }
-
-      // POST JSON to the same-origin endpoint; headers come from the Headers editor.
-      const fetcher = GraphiQL.createFetcher({
-        url: new URL(ENDPOINT, window.location.href).toString(),
-      });
-
-      function FloorgateGraphiQL() {
-        const [query, setQuery] = React.useState(
-          parameters.q || EXAMPLE_QUERY,
-        );
-        const [variables, setVariables] = React.useState(
-          parameters.variables,
-        );
-
-        function onEditQuery(newQuery) {
-          setQuery(newQuery);
-          updateURL({ q: newQuery });
-        }
-
-        function onEditVariables(newVariables) {
-          setVariables(newVariables);
-          updateURL({ variables: newVariables });
-        }
-
-        const explorerPlugin = GraphiQLPluginExplorer.explorerPlugin();
-
-        return React.createElement(GraphiQL, {
-          fetcher: fetcher,
-          defaultEditorToolsVisibility: "headers",
-          plugins: [explorerPlugin],
-          query: query,
-          variables: variables,
-          defaultHeaders: DEFAULT_HEADERS,
-          onEditQuery: onEditQuery,
-          onEditVariables: onEditVariables,
-          inputValueDeprecation: true,
-          isHeadersEditorEnabled: true,
-          shouldPersistHeaders: true,
-        });
-      }
-
-      const root = ReactDOM.createRoot(document.getElementById("graphiql"));
-      root.render(React.createElement(FloorgateGraphiQL));
-    </script>
+    <script src="@PREFIX@/@SCRIPT@"></script>
   </body>
 </html>
 """
 
 
-def _js_literal(value: object) -> str:
-    """JSON-encode ``value`` so it is safe to paste inside an inline ``<script>``.
+def _json_in_html(value: object) -> str:
+    """JSON-encode ``value`` so it is safe inside a ``<script>`` data block.
 
     Escaping ``<``, ``>`` and ``&`` stops a hostile endpoint string from closing the
     script element (``</script>``) or opening an HTML comment.
@@ -188,19 +125,44 @@ def _js_literal(value: object) -> str:
     return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+def default_headers() -> str:
+    """The Headers editor's start: an empty `API-Key` and every experimental flag.
+
+    JSON has no comments, and a placeholder key would be sent as a key: every request,
+    GraphiQL's own schema fetch on load too, would fail with INVALID_KEY and the docs
+    would stay empty. An empty value the server reads as no key (`api_key_of`), so the
+    schema loads without one and a query answers UNAUTHENTICATED, "No API key found in
+    request". Where a key comes from is said outside the editor: `KEY_HELP`, and the
+    welcome text of the query editor (`WELCOME_QUERY`).
+    """
+    return json.dumps({"API-Key": "", "Experimental-Flags": ", ".join(ALL_FLAGS)}, indent=2)
+
+
+def graphiql_config(endpoint: str = "/graphql") -> dict[str, object]:
+    """What the start-up script needs from the server."""
+    return {
+        "endpoint": endpoint,
+        "defaultHeaders": default_headers(),
+        "welcomeQuery": WELCOME_QUERY,
+        "keyHelp": KEY_HELP,
+    }
+
+
 def graphiql_html(endpoint: str = "/graphql") -> str:
     """Return the GraphiQL page; it loads assets only from ``GRAPHIQL_STATIC_PREFIX``.
 
-    The Headers editor starts as ``{"API-Key": ""}`` because every floorgate request is
-    authenticated by API key, and headers persist in localStorage so users paste the key
-    once. ``endpoint`` is resolved against the page URL, so the fetcher stays same-origin
-    for a path like ``/graphql``.
+    Headers are never persisted: they hold the API key, and localStorage is readable by
+    any script that ever runs in this origin. The start-up script says
+    ``shouldPersistHeaders: false`` and gives GraphiQL a storage that replaces any
+    headers it stores by the key-less template (its query history saves them anyway).
+    ``endpoint`` is resolved against the page URL, so the fetcher stays same-origin for
+    a path like ``/graphql``.
     """
-    default_headers = json.dumps({"API-Key": ""}, indent=2)
     return (
         _HTML_TEMPLATE.replace("@PREFIX@", GRAPHIQL_STATIC_PREFIX)
-        .replace("@ENDPOINT_JSON@", _js_literal(endpoint))
-        .replace("@DEFAULT_HEADERS_JSON@", _js_literal(default_headers))
+        .replace("@SCRIPT@", GRAPHIQL_SCRIPT)
+        .replace("@CONFIG_ID@", CONFIG_ELEMENT_ID)
+        .replace("@CONFIG_JSON@", _json_in_html(graphiql_config(endpoint)))
     )
 
 
@@ -218,9 +180,11 @@ class GraphiQLStaticFiles(StaticFiles):
         scope: Scope,
         status_code: int = 200,
     ) -> Response:
-        """Serve the file (or a 304) with ``Cache-Control`` added."""
+        """Serve the file (or a 304) with ``Cache-Control`` and ``nosniff`` added (the
+        page's scripts and styles must be what their type says)."""
         response = super().file_response(full_path, stat_result, scope, status_code)
         response.headers["Cache-Control"] = STATIC_CACHE_CONTROL
+        response.headers["X-Content-Type-Options"] = "nosniff"
         return response
 
 

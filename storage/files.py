@@ -1,8 +1,11 @@
-"""Files in GridFS, addressed by a path-like filename (for example `maps/<id>/source.svg`).
+"""Files in GridFS, addressed by a path-like filename (for example
+`maps/<id>/<hash>.source.svg`).
 
 A put replaces the earlier file of that name, so a name always has one version.
-Derived files get content-addressed names (`content_name`): a name never changes
-its bytes, so they are served as immutable and cached for a year.
+A map's files get content-addressed names (`content_name`): a name never changes its
+bytes, so they are served as immutable and cached for a year, and an address cannot
+be guessed from a map id (the uploaded drawing is not public).
+(Databases written before that hold `maps/<id>/source.svg`; a re-import replaces it.)
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from gridfs.errors import NoFile
 
@@ -40,6 +43,17 @@ def map_file_name(map_id: str, leaf: str) -> str:
 def content_name(map_id: str, data: bytes, suffix: str) -> str:
     """A content-addressed name for a map's derived file: new bytes, new name."""
     return map_file_name(map_id, f"{digest(data)[:20]}{suffix}")
+
+
+def download_name(filename: str) -> str:
+    """A file's name for a download (`Content-Disposition`): its map id and kind, e.g.
+    `m1.source.svg` for `maps/m1/<hash>.source.svg`, without the hash nobody needs."""
+    parts = filename.split("/")
+    leaf = parts[-1]
+    if len(parts) != 3 or parts[0] != "maps":
+        return leaf
+    kind = re.sub(r"^[0-9a-f]{20}\.", "", leaf)
+    return f"{unquote(parts[1])}.{kind}"
 
 
 def file_url(files_url: str, filename: str) -> str:

@@ -3,7 +3,8 @@
 A drawing is parsed once, while its import is validated; the writer then derives
 from it the map's units (its UnitLayers), its level tags (the Levels' tags, with
 names from the import), the parsed document and, with a georeference, the GeoJSON.
-Derived files get content-addressed names, so their URLs can be cached for a year.
+Every file of a map, the uploaded source too, gets a content-addressed name: its URL
+can be cached for a year, and nobody can derive it from the map id alone.
 """
 
 from __future__ import annotations
@@ -25,12 +26,12 @@ from storage.files import (
     delete_map_files_except,
     digest,
     get_file,
-    map_file_name,
     put_file,
     stored_etag,
 )
 
 SVG_CONTENT_TYPE = "image/svg+xml"
+SOURCE_SUFFIX = ".source.svg"  # content-addressed like the rest: no guessable address
 MAP_JSON_CONTENT_TYPE = "application/vnd.map+json"
 GEOJSON_CONTENT_TYPE = "application/geo+json"
 GRAPH_CONTENT_TYPE = "application/vnd.floorgate.walk-graph+npz"
@@ -118,12 +119,16 @@ async def _put_unless_stored(
 
 
 async def store_drawing(store: Store, map_id: str, drawing: Drawing) -> StoredDrawing:
-    """The SVG source (overwritten in place) and the parsed document (content-addressed)."""
-    source_name = map_file_name(map_id, "source.svg")
+    """The SVG source, the parsed document and the walk graph, each content-addressed:
+    an uploaded drawing is nobody's to fetch by its map id alone, and a changed drawing
+    gets a new name (`refresh_geojson` then drops the old one)."""
+    source_name = content_name(map_id, drawing.source, SOURCE_SUFFIX)
     parsed = document_bytes(drawing.parsed)
     parsed_name = content_name(map_id, parsed, ".map.json")
     written = [
-        await _put_unless_stored(store, source_name, drawing.source, SVG_CONTENT_TYPE),
+        await _put_unless_stored(
+            store, source_name, drawing.source, SVG_CONTENT_TYPE, immutable=True
+        ),
         await _put_unless_stored(
             store, parsed_name, parsed, MAP_JSON_CONTENT_TYPE, immutable=True
         ),

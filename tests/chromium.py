@@ -128,3 +128,88 @@ class Chromium:
         self.process.wait(timeout=10)
         os.close(self._writer)
         os.close(self._reader)
+
+
+# ---------------------------------------------------------------- helpers for page tests
+
+
+def open_tab(browser: Chromium, domains: tuple[str, ...] = ("Network", "Log", "Runtime", "Page")
+             ) -> str:  # fmt: skip
+    """A new blank tab with these domains enabled; its session id."""
+    target = browser.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+    session = browser.call("Target.attachToTarget",
+                           {"targetId": target, "flatten": True})["sessionId"]  # fmt: skip
+    for domain in domains:
+        browser.call(f"{domain}.enable", session=session)
+    return session
+
+
+def start_navigation(browser: Chromium, session: str, url: str) -> None:
+    """Navigate without waiting for the answer (`Page.navigate` waits for it, which never
+    comes while the `Fetch` domain holds the response for the test to rewrite)."""
+    browser.call("Runtime.evaluate", {"expression": f"location.href = {json.dumps(url)}"},
+                 session=session)  # fmt: skip
+
+
+def wait_for_event(browser: Chromium, session: str | None, method: str,
+                   seconds: float) -> dict[str, Any] | None:  # fmt: skip
+    """The first event `method` of `session` (None: of the browser), collected before
+    or within `seconds`; None if none came."""
+    until = min(time.monotonic() + seconds, browser.deadline)
+    seen = 0
+    while True:
+        for event in browser.events[seen:]:
+            if event.get("method") == method and event.get("sessionId") == session:
+                return event
+        seen = len(browser.events)
+        if time.monotonic() >= until:
+            return None
+        browser.drain(min(0.1, max(until - time.monotonic(), 0)))
+
+
+def evaluate(browser: Chromium, session: str, expression: str) -> Any:
+    """The value of a JavaScript expression in the tab's page (awaited if a promise)."""
+    result = browser.call("Runtime.evaluate", {"expression": expression, "awaitPromise": True,
+                                               "returnByValue": True}, session=session)  # fmt: skip
+    if "exceptionDetails" in result:
+        raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
+    return result["result"].get("value")
+
+
+def local_storage(browser: Chromium, page_url: str) -> dict[str, str]:
+    """Everything in localStorage of `page_url`'s origin, read in a new tab opened at that
+    page (pick one that runs no script: the tab whose storage is in question may have
+    had its scripts blocked, or be no page of that origin at all)."""
+    session = open_tab(browser, ("Page", "Runtime"))
+    browser.call("Page.navigate", {"url": page_url}, session=session)
+    wait_for_event(browser, session, "Page.loadEventFired", 10)
+    return evaluate(browser, session, "Object.fromEntries(Object.entries(localStorage))")
+
+
+def console_messages(events: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(level, text) of what the page logged, threw, or the browser logged for it (CSP
+    violations and blocked scripts among them)."""
+    found: list[tuple[str, str]] = []
+    for event in events:
+        method, params = event.get("method"), event.get("params", {})
+        if method == "Runtime.exceptionThrown":
+            details = params["exceptionDetails"]
+            text = details.get("exception", {}).get("description") or details["text"]
+            found.append(("exception", text))
+        elif method == "Log.entryAdded":
+            found.append((params["entry"]["level"], params["entry"]["text"]))
+        elif method == "Runtime.consoleAPICalled":
+            found.append((params["type"], " ".join(str(arg.get("value", arg.get("description")))
+                                                   for arg in params["args"])))  # fmt: skip
+    return found
+
+
+def wait_until(browser: Chromium, session: str, expression: str, seconds: float) -> Any:
+    """Evaluate `expression` in the page until it is truthy (collecting events between
+    tries); its last value, falsy if time ran out."""
+    until = min(time.monotonic() + seconds, browser.deadline - 5)
+    while True:
+        value = evaluate(browser, session, expression)
+        if value or time.monotonic() >= until:
+            return value
+        browser.drain(0.2)

@@ -268,7 +268,7 @@ async def test_valid_dataset_imports_exact_documents(store, tmp_path, clock):
             "tags": ["ils", "mls"],
             "routing_tier": "basic",
             "unit_ids": ["u1", "u2"],
-            "source_file": "maps/m1/source.svg",
+            "source_file": content_name("m1", SVG, ".source.svg"),
             "parsed_file": content_name("m1", document_bytes(parse_unit_map(SVG)), ".map.json"),
             "geojson_file": None,
             "feet_per_unit": 1.0,
@@ -402,7 +402,7 @@ async def test_valid_dataset_imports_exact_documents(store, tmp_path, clock):
 
 async def test_svg_is_stored_in_gridfs(store, tmp_path):
     await import_data(store, small(tmp_path), tmp_path)
-    stored = await get_file(store, "maps/m1/source.svg")
+    stored = await get_file(store, content_name("m1", SVG, ".source.svg"))
     assert stored is not None
     assert stored.data == SVG
     assert stored.content_type == "image/svg+xml"
@@ -461,12 +461,16 @@ async def test_reimport_is_an_upsert(store, tmp_path, clock):
     # A changed drawing replaces the stored file; one version stays.
     report = await import_data(store, data, tmp_path)
     assert (report.files_stored, report.files_unchanged) == (0, 2)
-    (tmp_path / "maps" / "m1.svg").write_bytes(SVG_2.replace(b'width="100"', b'width="120"'))
+    changed = SVG_2.replace(b'width="100"', b'width="120"')
+    (tmp_path / "maps" / "m1.svg").write_bytes(changed)
     report = await import_data(store, data, tmp_path)
     assert (report.files_stored, report.files_unchanged) == (2, 0)
-    assert await store["fs.files"].count_documents({"filename": "maps/m1/source.svg"}) == 1
-    stored = await get_file(store, "maps/m1/source.svg")
-    assert stored is not None and b'width="120"' in stored.data
+    sources = {"filename": {"$regex": r"^maps/m1/.*\.source\.svg$"}}
+    assert [f["filename"] for f in await store["fs.files"].find(sources).to_list()] == [
+        content_name("m1", changed, ".source.svg")
+    ]
+    stored = await get_file(store, content_name("m1", changed, ".source.svg"))
+    assert stored is not None and stored.data == changed
 
 
 # ---------------------------------------------------------------- validation
@@ -639,7 +643,8 @@ async def test_ids_up_to_255_characters_of_any_kind_round_trip(store, tmp_path):
         assert doc is not None and doc["_id"] == long_id, name
     unit_map = await store[col.UNIT_MAPS].find_one({"_id": long_id})
     assert unit_map["unit_ids"] == [long_id]
-    assert unit_map["source_file"] == map_file_name(long_id, "source.svg")
+    assert unit_map["source_file"] == content_name(long_id, drawing, ".source.svg")
+    assert unit_map["source_file"].startswith(map_file_name(long_id, ""))
     stored = await get_file(store, unit_map["source_file"])
     assert stored is not None and stored.data == drawing
     assert (await store[col.ASSETS].find_one({"_id": "Ab"}))["name"] == "upper"

@@ -18,6 +18,7 @@ from storage import collections as col
 from storage.dataset import import_dataset, load_dataset, validate_dataset
 from storage.demo import STACK_MAP_ID, demo_dataset, demo_plans, install_demo, write_demo
 from storage.demo_svg import FEET_PER_UNIT, SVG_NS
+from storage.files import content_name
 from tests._dbserver import fresh_store
 
 NS = {"s": SVG_NS}
@@ -289,7 +290,8 @@ async def test_demo_validates_and_imports(store, tmp_path):
     for name, count in inserted.items():
         assert await store[name].count_documents({}) == count, name
     unit_map = await store[col.UNIT_MAPS].find_one({"_id": "map-b1-f1"})
-    assert unit_map["source_file"] == "maps/map-b1-f1/source.svg"
+    drawing = (tmp_path / "demo" / "maps" / "map-b1-f1.svg").read_bytes()
+    assert unit_map["source_file"] == content_name("map-b1-f1", drawing, ".source.svg")
     assert unit_map["created_at"] == "2026-01-15T09:10:00+00:00"
     assert unit_map["unit_ids"] == [u["id"] for u in data["units"] if u["floor_id"] == "b1-f1"]
     maps = {m["_id"]: m for m in await store[col.UNIT_MAPS].find({}).to_list()}

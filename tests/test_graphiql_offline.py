@@ -116,12 +116,18 @@ def test_no_vendored_file_mentions_a_cdn() -> None:
 
 async def test_headers_editor_prefilled_with_api_key(client: httpx.AsyncClient) -> None:
     page = (await client.get("/graphql")).text
-    match = re.search(r"const DEFAULT_HEADERS = (.*);", page)
+    match = re.search(r'<script type="application/json" id="floorgate-graphiql-config">'
+                      r"(.*?)</script>", page)  # fmt: skip
     assert match
-    assert json.loads(json.loads(match.group(1))) == {"API-Key": ""}
-    assert "defaultHeaders: DEFAULT_HEADERS" in page
-    assert "shouldPersistHeaders: true" in page
-    assert 'const ENDPOINT = "/graphql";' in page
+    config = json.loads(match.group(1))
+    assert json.loads(config["defaultHeaders"]) == {
+        "API-Key": "",
+        "Experimental-Flags": "references, unit-attributes-resource, distances, locations-resource",
+    }
+    assert config["endpoint"] == "/graphql"
+    script = (GRAPHIQL_STATIC_DIR / "floorgate-graphiql.js").read_text(encoding="utf-8")
+    assert "defaultHeaders: config.defaultHeaders" in script
+    assert "shouldPersistHeaders: false" in script  # the key never reaches localStorage
 
 
 async def test_missing_asset_is_404(client: httpx.AsyncClient) -> None:
@@ -132,4 +138,4 @@ async def test_missing_asset_is_404(client: httpx.AsyncClient) -> None:
 def test_endpoint_cannot_break_out_of_script() -> None:
     page = graphiql_html("/x</script><script>alert(1)</script>")
     assert "</script><script>alert(1)" not in page
-    assert 'const ENDPOINT = "/x\\u003c/script\\u003e' in page
+    assert '"endpoint": "/x\\u003c/script\\u003e' in page

@@ -136,10 +136,10 @@ async def test_import_derives_units_level_tags_and_files(store, tmp_path):
     assert unit_map["feet_per_unit"] == 0.5
     parsed = document_bytes(parse_unit_map(drawing()))
     assert unit_map["parsed_file"] == content_name("m1", parsed, ".map.json")
-    assert unit_map["source_file"] == "maps/m1/source.svg"
+    assert unit_map["source_file"] == content_name("m1", drawing().encode(), ".source.svg")
     assert unit_map["geojson_file"] is None  # no georeference
     assert (await get_file(store, unit_map["parsed_file"])).data == parsed
-    assert (await get_file(store, "maps/m1/source.svg")).data == drawing().encode()
+    assert (await get_file(store, unit_map["source_file"])).data == drawing().encode()
     tags = await store[col.LEVEL_TAGS].find({}, {"_id": 0}).sort("key").to_list()
     assert tags == [
         {"unit_map_id": "m1", "key": "building", "name": "Building",
@@ -157,7 +157,8 @@ async def test_import_derives_units_level_tags_and_files(store, tmp_path):
 async def test_map_files_are_served_with_long_caching(store, tmp_path, client):
     await import_data(store, dataset(tmp_path), tmp_path)
     unit_map = (await client.get("/v1/maps/m1")).json()
-    parsed_file = (await store[col.UNIT_MAPS].find_one({"_id": "m1"}))["parsed_file"]
+    stored = await store[col.UNIT_MAPS].find_one({"_id": "m1"})
+    parsed_file = stored["parsed_file"]
     assert unit_map["url"] == f"{PUBLIC}/files/{parsed_file}"
     assert unit_map["geojson_url"] is None
     response = await client.get(unit_map["url"].removeprefix(PUBLIC))
@@ -169,8 +170,8 @@ async def test_map_files_are_served_with_long_caching(store, tmp_path, client):
         unit_map["url"].removeprefix(PUBLIC), headers={"If-None-Match": response.headers["etag"]}
     )
     assert again.status_code == 304
-    source = await client.get("/files/maps/m1/source.svg")
-    assert source.headers["cache-control"] == "public, max-age=300"
+    source = await client.get(f"/files/{stored['source_file']}")  # content-addressed too
+    assert source.headers["cache-control"] == "public, max-age=31536000, immutable"
     assert source.headers["content-type"] == "image/svg+xml"
 
 
@@ -187,7 +188,7 @@ async def test_reimport_removes_units_that_left_the_svg(store, tmp_path, client)
     assert unit_map["parsed_file"] != first
     assert await get_file(store, first) is None  # the old version is gone
     names = sorted(f.filename for f in await store.files.find({}).to_list())
-    assert names == sorted(["maps/m1/source.svg", unit_map["parsed_file"]])
+    assert names == sorted([unit_map["source_file"], unit_map["parsed_file"]])
     assert "map files: 2 stored, 0 unchanged" in report.lines()
     unchanged = await import_data(store, dataset(tmp_path, drawing(only_u1)), tmp_path)
     assert "map files: 0 stored, 2 unchanged" in unchanged.lines()
