@@ -128,9 +128,10 @@ def classify(error: GraphQLError, retry_after: int) -> ApiError:
         return original
     if isinstance(original, UNAVAILABLE_ERRORS):
         return ApiError(ErrorCode.SERVICE_UNAVAILABLE, retry_after=retry_after)
-    if original is None or isinstance(original, GraphQLError) or error.path is None:
-        # Parse, validation and variable errors (a variable's coercion error wraps
-        # another GraphQLError, or a scalar's own error, and has no result path):
-        # the request itself is wrong.
+    if original is None or isinstance(original, GraphQLError):
+        # Parse, validation and variable errors (graphql-core wraps a scalar's own
+        # error of a variable in another GraphQLError): the request itself is wrong.
         return invalid({"query": [error.message]})
+    # Anything else is a bug of ours, before execution (an extension) or in a resolver:
+    # its message stays in the log.
     return ApiError(ErrorCode.INTERNAL)

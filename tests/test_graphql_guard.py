@@ -292,3 +292,12 @@ async def test_other_clients_are_served_during_the_cost_attack(client, keys):
     assert only_error(response.json()) == cost_error(30 * 120_001)
     assert seconds < 0.2, seconds
     assert worst < 0.2, worst
+
+
+async def test_a_bug_before_execution_is_internal_and_says_nothing(client, keys, monkeypatch):
+    def broken(*_args, **_kwargs):
+        raise TypeError("'NoneType' object is not iterable (internal detail)")
+
+    monkeypatch.setattr("schema.guard.operation_cost", broken)
+    body = await post(client, "{ assets { data { id } } }", keys.full)
+    assert only_error(body) == ("Server error", {"code": "INTERNAL"})
