@@ -104,6 +104,14 @@ class Settings:
                 "FLOORGATE_UNAUTHENTICATED_BURST", cls.unauthenticated_burst
             ),
             "graphql_max_cost": _env_int("FLOORGATE_GRAPHQL_MAX_COST", cls.graphql_max_cost),
+            "graphql_max_depth": _env_int("FLOORGATE_GRAPHQL_MAX_DEPTH", cls.graphql_max_depth),
+            "graphql_max_aliases": _env_int("FLOORGATE_GRAPHQL_MAX_ALIASES",
+                                            cls.graphql_max_aliases),
+            "graphql_max_tokens": _env_int("FLOORGATE_GRAPHQL_MAX_TOKENS", cls.graphql_max_tokens),
+            "graphql_max_fragment_spreads": _env_int("FLOORGATE_GRAPHQL_MAX_FRAGMENT_SPREADS",
+                                                     cls.graphql_max_fragment_spreads),
+            "retry_after_seconds": _env_int("FLOORGATE_RETRY_AFTER_SECONDS",
+                                            cls.retry_after_seconds),
             "request_timeout_seconds": _env_float(
                 "FLOORGATE_REQUEST_TIMEOUT_SECONDS", cls.request_timeout_seconds
             ),

@@ -1,0 +1,41 @@
+"""Every limit of the hardening is a setting read from the environment (docs/api.md,
+Limits; README, Configuration)."""
+
+from __future__ import annotations
+
+import pytest
+
+from storage.settings import Settings
+
+ENVIRONMENT = {
+    "FLOORGATE_GRAPHQL_MAX_COST": ("graphql_max_cost", "1234", 1234),
+    "FLOORGATE_GRAPHQL_MAX_DEPTH": ("graphql_max_depth", "7", 7),
+    "FLOORGATE_GRAPHQL_MAX_ALIASES": ("graphql_max_aliases", "8", 8),
+    "FLOORGATE_GRAPHQL_MAX_TOKENS": ("graphql_max_tokens", "900", 900),
+    "FLOORGATE_GRAPHQL_MAX_FRAGMENT_SPREADS": ("graphql_max_fragment_spreads", "9", 9),
+    "FLOORGATE_RETRY_AFTER_SECONDS": ("retry_after_seconds", "11", 11),
+    "FLOORGATE_REQUEST_TIMEOUT_SECONDS": ("request_timeout_seconds", "2.5", 2.5),
+    "FLOORGATE_HEADER_TIMEOUT_SECONDS": ("header_timeout_seconds", "3", 3.0),
+    "FLOORGATE_KEEPALIVE_TIMEOUT_SECONDS": ("keepalive_timeout_seconds", "4", 4.0),
+    "FLOORGATE_BODY_TIMEOUT_SECONDS": ("body_timeout_seconds", "6", 6.0),
+    "FLOORGATE_MAX_CONNECTIONS": ("max_connections", "12", 12),
+    "FLOORGATE_UNAUTHENTICATED_RATE_PER_SECOND": ("unauthenticated_rate_per_second", "0.5", 0.5),
+    "FLOORGATE_UNAUTHENTICATED_BURST": ("unauthenticated_burst", "13", 13),
+    "FLOORGATE_HSTS_SECONDS": ("hsts_seconds", "0", 0),
+    "FLOORGATE_CORS_ORIGINS": ("cors_origins", "https://a.example/, https://b.example",
+                               ("https://a.example", "https://b.example")),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("variable", ENVIRONMENT)
+def test_each_limit_is_read_from_the_environment(monkeypatch, variable):
+    name, raw, expected = ENVIRONMENT[variable]
+    monkeypatch.setenv(variable, raw)
+    settings = Settings.from_env()
+    assert getattr(settings, name) == expected
+    assert getattr(Settings(), name) != expected  # the default differs: the variable counts
+
+
+def test_cors_star_means_any_origin(monkeypatch):
+    monkeypatch.setenv("FLOORGATE_CORS_ORIGINS", "*")
+    assert Settings.from_env().cors_origins == ()
