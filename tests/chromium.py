@@ -133,6 +133,17 @@ class Chromium:
 # ---------------------------------------------------------------- helpers for page tests
 
 
+def offline_browser(profile: Path, served_cert: Path, deadline: float,
+                    *reachable: str) -> Chromium:  # fmt: skip
+    """A browser that trusts exactly the test server's certificate and resolves no host
+    but localhost (and the `reachable` ones): a page that needs another host fails."""
+    excluded = "".join(f", EXCLUDE {host}" for host in ("localhost", *reachable))
+    return Chromium(profile, [
+        f"--ignore-certificate-errors-spki-list={spki_pin(served_cert)}",
+        f"--host-resolver-rules=MAP * ~NOTFOUND{excluded}",
+    ], deadline)  # fmt: skip
+
+
 def open_tab(browser: Chromium, domains: tuple[str, ...] = ("Network", "Log", "Runtime", "Page")
              ) -> str:  # fmt: skip
     """A new blank tab with these domains enabled; its session id."""

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from rest.app import create_app
-from tests.chromium import CHROMIUM, MISSING, Chromium, spki_pin
+from tests.chromium import CHROMIUM, MISSING, offline_browser
 from tests.servers import serve_tls
 
 ORIGIN = "https://explorer.example"
@@ -103,10 +103,7 @@ def fetch_from_another_origin(served, key: str, tmp_path) -> str:
     """Open a page of https://127.0.0.1:<port> and fetch https://localhost:<port>/v1/assets
     from it: another origin (another host), the same server."""
     deadline = time.monotonic() + 60
-    browser = Chromium(tmp_path / "profile", [
-        f"--ignore-certificate-errors-spki-list={spki_pin(served.certs.cert)}",
-        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
-    ], deadline)  # fmt: skip
+    browser = offline_browser(tmp_path / "profile", served.certs.cert, deadline, "127.0.0.1")
     try:
         target = browser.call("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = browser.call("Target.attachToTarget",

@@ -40,8 +40,8 @@ from tests.chromium import (
     Chromium,
     console_messages,
     local_storage,
+    offline_browser,
     open_tab,
-    spki_pin,
     start_navigation,
     wait_for_event,
 )
@@ -414,10 +414,7 @@ def test_a_hostile_drawing_runs_nothing_in_chromium(tmp_path, db_server, setting
             assert put.status_code == 200 and "errors" not in put.json(), put.text
             source = asyncio.run(_source_file(db_server.uri, own, "evil"))
             log = tmp_path / "serve.log"
-            browser = Chromium(tmp_path / "profile", [
-                f"--ignore-certificate-errors-spki-list={spki_pin(served.certs.cert)}",
-                "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost",
-            ], deadline)  # fmt: skip
+            browser = offline_browser(tmp_path / "profile", served.certs.cert, deadline)
             try:
                 browser.call("Browser.setDownloadBehavior",
                              {"behavior": "deny", "eventsEnabled": True})  # fmt: skip

@@ -28,8 +28,8 @@ from tests.chromium import (
     console_messages,
     evaluate,
     local_storage,
+    offline_browser,
     open_tab,
-    spki_pin,
     wait_until,
 )
 from tests.servers import serve_tls
@@ -202,10 +202,7 @@ def type_into(browser: Chromium, session: str, editor: str, text: str) -> str:
 def test_chromium_runs_a_query_and_keeps_no_key(tmp_path, db_server, settings, keys, store):
     deadline = time.monotonic() + BROWSER_SECONDS
     with serve_tls(tmp_path, db_server, settings) as served:
-        browser = Chromium(tmp_path / "profile", [
-            f"--ignore-certificate-errors-spki-list={spki_pin(served.certs.cert)}",
-            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost",
-        ], deadline)  # fmt: skip
+        browser = offline_browser(tmp_path / "profile", served.certs.cert, deadline)
         try:
             session = open_tab(browser)
             # What an earlier version of the page left behind in this browser.

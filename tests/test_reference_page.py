@@ -18,7 +18,7 @@ from rest.reference_page import (
     SWAGGER_UI_STATIC_PREFIX,
 )
 from rest.routes import ROUTES
-from tests.chromium import CHROMIUM, MISSING, Chromium, spki_pin
+from tests.chromium import CHROMIUM, MISSING, offline_browser
 from tests.servers import serve_tls
 
 TYPES = {".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml"}
@@ -134,10 +134,7 @@ def test_chromium_renders_every_route_offline(tmp_path, db_server, settings):
     """Other hosts do not resolve in this browser, so a page that needs one fails here."""
     deadline = time.monotonic() + BROWSER_SECONDS
     with serve_tls(tmp_path, db_server, settings) as served:
-        browser = Chromium(tmp_path / "profile", [
-            f"--ignore-certificate-errors-spki-list={spki_pin(served.certs.cert)}",
-            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost",
-        ], deadline)  # fmt: skip
+        browser = offline_browser(tmp_path / "profile", served.certs.cert, deadline)
         try:
             target = browser.call("Target.createTarget", {"url": "about:blank"})["targetId"]
             session = browser.call("Target.attachToTarget",
