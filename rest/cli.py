@@ -1,13 +1,15 @@
-"""The `floorgate` command: serve, demo, import, keys."""
+"""The `floorgate` command: serve, demo, import, gc, check, keys."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import os
+import re
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,7 @@ from storage.collections import ASSETS
 from storage.database import UNAVAILABLE_ERRORS, Store, connect
 from storage.dataset import DatasetError, format_problems, import_dataset
 from storage.demo import install_demo
+from storage.integrity import DEFAULT_GRACE, collect_garbage, find_dangling
 from storage.runtime import database_uri
 from storage.settings import Settings
 
@@ -178,6 +181,60 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def _duration(text: str) -> timedelta:
+    """`90s`, `30m`, `1h`, `2d` (a bare number is seconds), for `--older-than`."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*", text)
+    if match is None:
+        raise argparse.ArgumentTypeError(f"not a duration: {text!r} (try 90s, 30m, 1h, 2d)")
+    return timedelta(seconds=float(match.group(1)) * _UNITS[match.group(2) or "s"])
+
+
+def _age(value: timedelta) -> str:
+    """A duration as `--older-than` takes it (`1h`, `90s`)."""
+    seconds = value.total_seconds()
+    for unit in "dhm":
+        if seconds and seconds % _UNITS[unit] == 0:
+            return f"{seconds / _UNITS[unit]:g}{unit}"
+    return f"{seconds:g}s"
+
+
+def cmd_gc(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    with database_uri(settings) as uri:
+        report = _with_store(
+            settings, uri,
+            lambda store: collect_garbage(store, args.older_than, dry_run=args.dry_run),
+        )  # fmt: skip
+    verb = "Would remove" if args.dry_run else "Removed"
+    print(f"{verb} {len(report.files)} unnamed file(s) and {report.chunks} orphan chunk(s).")
+    if args.verbose:
+        for name in report.files:
+            print(f"  {verb.lower()} {name}")
+    if report.recent:
+        print(f"Kept {len(report.recent)} unnamed file(s) younger than {_age(args.older_than)} "
+              "(an import may be writing them).")  # fmt: skip
+        if args.verbose:
+            for name in report.recent:
+                print(f"  kept {name}")
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    with database_uri(settings) as uri:
+        report = _with_store(settings, uri, find_dangling)
+    for finding in report.dangling:
+        print(finding)
+    if report.clean:
+        print("No dangling references.")
+        return 0
+    print(f"{len(report.dangling)} dangling reference(s).", file=sys.stderr)
+    return 1
+
+
 def cmd_keys(args: argparse.Namespace) -> int:
     settings = _settings(args)
     with database_uri(settings) as uri:
@@ -235,6 +292,26 @@ def parser() -> argparse.ArgumentParser:
     importer = commands.add_parser("import", help="import a JSON dataset (all or nothing)")
     importer.add_argument("path")
     importer.set_defaults(handler=cmd_import)
+
+    gc = commands.add_parser(
+        "gc",
+        help="remove stored files that no document names and GridFS chunks without a file",
+        description="Remove stored files that no map names, and GridFS chunks whose files "
+        "document is missing. An import stores a map's files before the documents that "
+        "name them, so a file is removed only once it is older than --older-than "
+        "(default 1h); keep it longer than your longest import.",
+    )
+    gc.add_argument("--older-than", type=_duration, default=DEFAULT_GRACE, metavar="AGE",
+                    help="grace period for unnamed files, e.g. 30m, 1h, 2d (default 1h)")
+    gc.add_argument("--dry-run", action="store_true", help="report, remove nothing")
+    gc.add_argument("--verbose", "-v", action="store_true", help="print every file's name")
+    gc.set_defaults(handler=cmd_gc)
+
+    check = commands.add_parser(
+        "check",
+        help="report dangling references, one line each (exit status 1 when any)",
+    )
+    check.set_defaults(handler=cmd_check)
 
     keys = commands.add_parser("keys", help="manage API keys")
     key_commands = keys.add_subparsers(dest="keys_command", required=True)

@@ -1,7 +1,10 @@
 """Files in GridFS, addressed by a path-like filename (for example
 `maps/<id>/<hash>.source.svg`).
 
-A put replaces the earlier file of that name, so a name always has one version.
+A put replaces the earlier file of that name, so a name keeps one version; a write is
+skipped only when the name holds exactly one complete version of the same bytes
+(`is_stored`), so what a killed upload left is stored again, and reads take the newest
+complete version (`get_file`).
 A map's files get content-addressed names (`content_name`): a name never changes its
 bytes, so they are served as immutable and cached for a year, and an address cannot
 be guessed from a map id (the uploaded drawing is not public).
@@ -13,10 +16,12 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import quote, unquote
 
-from gridfs.errors import NoFile
+from gridfs.errors import CorruptGridFile, NoFile
 
+from storage.collections import FILES_BUCKET
 from storage.database import Store
 
 
@@ -64,37 +69,53 @@ def file_url(files_url: str, filename: str) -> str:
 async def put_file(
     store: Store, filename: str, data: bytes, content_type: str, *, immutable: bool = False
 ) -> None:
-    """Store `data` under `filename`, then drop older versions of that name."""
+    """Store `data` under `filename`, then drop every other version of that name
+    (older ones, and those a killed upload left), so a name ends with one version."""
     metadata = {"content_type": content_type, "etag": digest(data), "immutable": immutable}
     new_id = await store.files.upload_from_stream(filename, data, metadata=metadata)
     async for old in store.files.find({"filename": filename, "_id": {"$ne": new_id}}):
         await store.files.delete(old._id)
 
 
+def _versions(store: Store, filename: str) -> Any:
+    """The stored versions of a name, newest first (ties broken by `_id`, so always the
+    same one wins)."""
+    return store.files.find({"filename": filename}).sort([("uploadDate", -1), ("_id", -1)])
+
+
 async def get_file(store: Store, filename: str) -> StoredFile | None:
-    try:
-        stream = await store.files.open_download_stream_by_name(filename)
-    except NoFile:
-        return None
-    data = await stream.read()
-    metadata = stream.metadata or {}
-    uploaded = stream.upload_date
-    return StoredFile(
-        filename=filename,
-        content_type=metadata.get("content_type", "application/octet-stream"),
-        data=data,
-        etag=metadata.get("etag") or digest(data),
-        uploaded=uploaded.isoformat() if uploaded else "",
-        immutable=bool(metadata.get("immutable")),
-    )
-
-
-async def stored_etag(store: Store, filename: str) -> str | None:
-    """The ETag of the stored file of this name (None without one), read from its
-    metadata, so that comparing bytes never downloads them."""
-    async for stored in store.files.find({"filename": filename}).limit(1):
-        return (stored.metadata or {}).get("etag")
+    """The newest complete version of a name; a version whose chunks are missing (a
+    killed upload or delete left it) is passed over."""
+    async for stream in _versions(store, filename):
+        try:
+            data = await stream.read()
+        except (CorruptGridFile, NoFile):
+            continue
+        metadata = stream.metadata or {}
+        uploaded = stream.upload_date
+        return StoredFile(
+            filename=filename,
+            content_type=metadata.get("content_type", "application/octet-stream"),
+            data=data,
+            etag=metadata.get("etag") or digest(data),
+            uploaded=uploaded.isoformat() if uploaded else "",
+            immutable=bool(metadata.get("immutable")),
+        )
     return None
+
+
+async def is_stored(store: Store, filename: str, data: bytes) -> bool:
+    """True when the name holds exactly one version, complete, whose ETag is that of
+    `data`: only then may a write be skipped. Two versions, missing chunks or another
+    ETag mean a killed upload; `put_file` then stores the name again and drops the rest.
+    Compares metadata and counts chunks, so the bytes are never downloaded."""
+    versions = [version async for version in _versions(store, filename).limit(2)]
+    if len(versions) != 1 or (versions[0].metadata or {}).get("etag") != digest(data):
+        return False
+    version = versions[0]
+    expected = -(-version.length // version.chunk_size) if version.chunk_size else 0
+    chunks = store[f"{FILES_BUCKET}.chunks"]
+    return await chunks.count_documents({"files_id": version._id}) == expected
 
 
 async def delete_map_files_except(store: Store, map_id: str, keep: set[str]) -> int:

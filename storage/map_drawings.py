@@ -26,8 +26,8 @@ from storage.files import (
     delete_map_files_except,
     digest,
     get_file,
+    is_stored,
     put_file,
-    stored_etag,
 )
 
 SVG_CONTENT_TYPE = "image/svg+xml"
@@ -111,8 +111,9 @@ def control_points(points: list[dict[str, Any]]) -> list[ControlPoint]:
 async def _put_unless_stored(
     store: Store, name: str, data: bytes, content_type: str, *, immutable: bool = False
 ) -> bool:
-    """Store a file unless that name already holds these bytes; True when written."""
-    if await stored_etag(store, name) == digest(data):
+    """Store a file unless that name already holds these bytes, in one complete version
+    (else it is stored again, replacing what a killed upload left); True when written."""
+    if await is_stored(store, name, data):
         return False
     await put_file(store, name, data, content_type, immutable=immutable)
     return True

@@ -1,0 +1,131 @@
+"""The importer writes in bulk (issue 14, item 6): a re-import that changes every unit's
+attribute of a one-attribute-per-unit group costs about what the first import costs, and
+the database commands of a re-import do not grow with its records (beyond one per chunk
+of ids)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import Counter
+from typing import Any
+
+import pytest_asyncio
+from pymongo import monitoring
+
+import storage.dataset as dataset_module
+from storage import collections as col
+from storage.database import Store, connect
+from storage.dataset import import_data
+from storage.settings import Settings
+from tests._dbserver import fresh_store
+
+T0 = "2026-02-01T12:00:00+00:00"
+
+
+def exclusive(units: int, attribute: str) -> dict[str, Any]:
+    """`units` units on 10 floors, each assigned `attribute` of an exclusive group."""
+    unit_ids = [f"unit-{n:05d}" for n in range(units)]
+    return {
+        "assets": [{"id": "a1", "market": "multifamily", "name": "Alpha"}],
+        "floors": [
+            {"id": f"f{n}", "asset_id": "a1", "name": str(n), "sort": n} for n in range(10)
+        ],
+        "units": [
+            {"id": unit_id, "asset_id": "a1", "floor_id": f"f{n % 10}", "name": str(n)}
+            for n, unit_id in enumerate(unit_ids)
+        ],
+        "attribute_groups": [
+            {"id": "status", "group_name": "Status", "one_attribute_per_unit": True,
+             "attributes": [
+                 {"attribute_id": "vacant", "attribute_name": "Vacant", "attribute_key": "v"},
+                 {"attribute_id": "leased", "attribute_name": "Leased", "attribute_key": "l"},
+             ]},
+        ],
+        "assignments": [
+            {"group_id": "status", "attribute_id": attribute, "asset_id": "a1",
+             "unit_id": unit_id}
+            for unit_id in unit_ids
+        ],
+    }  # fmt: skip
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def store(db_server):
+    async with fresh_store(db_server) as store:
+        yield store
+
+
+async def assignments(store: Store) -> list[tuple[str, str, str, str, bool]]:
+    return [
+        (d["group_id"], d["unit_id"], d["attribute_id"], d["asset_id"], d["exclusive"])
+        for d in await store[col.ASSIGNMENTS].find({}).sort("unit_id").to_list()
+    ]
+
+
+async def test_reimport_changes_2000_exclusive_assignments_quickly(store, tmp_path, monkeypatch):
+    monkeypatch.setattr(dataset_module, "now", lambda: T0)
+    await import_data(store, exclusive(2000, "vacant"), tmp_path)
+    started = time.perf_counter()
+    report = await import_data(store, exclusive(2000, "leased"), tmp_path)
+    elapsed = time.perf_counter() - started
+    # Before: one unindexed delete per unit, ~0.1 s each; the import hit the driver's
+    # 20 s socket timeout. Now a few seconds, most of it the 4,000 upserts.
+    assert elapsed < 15, elapsed
+    assert report.lines() == [
+        "assets: 0 inserted, 1 updated",
+        "floors: 0 inserted, 10 updated",
+        "units: 0 inserted, 2000 updated",
+        "attribute_groups: 0 inserted, 1 updated",
+        "assignments: 2000 inserted, 0 updated, 2000 deleted",
+        "map files: 0 stored, 0 unchanged",
+    ]
+    assert await assignments(store) == [
+        ("status", f"unit-{n:05d}", "leased", "a1", True) for n in range(2000)
+    ]
+
+
+class CommandCounter(monitoring.CommandListener):
+    """Names of the commands sent to one database."""
+
+    def __init__(self, database: str) -> None:
+        self.database = database
+        self.commands: Counter[str] = Counter()
+
+    def started(self, event: monitoring.CommandStartedEvent) -> None:
+        if event.database_name == self.database:
+            self.commands[event.command_name] += 1
+
+    def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
+        pass
+
+    def failed(self, event: monitoring.CommandFailedEvent) -> None:
+        pass
+
+
+async def reimport_commands(db_server, tmp_path, units: int) -> Counter[str]:
+    """The commands of re-importing `units` exclusive assignments, each changed."""
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    counter = CommandCounter(name)
+    store = connect(db_server.uri, Settings(database_name=name), event_listeners=[counter])
+    try:
+        await store.ensure_indexes()
+        await import_data(store, exclusive(units, "vacant"), tmp_path)
+        counter.commands.clear()
+        await import_data(store, exclusive(units, "leased"), tmp_path)
+        assert [a[2] for a in await assignments(store)] == ["leased"] * units
+        return Counter(counter.commands)
+    finally:
+        await store.client.drop_database(name)
+        await store.close()
+
+
+async def test_reimport_commands_do_not_grow_with_records(db_server, tmp_path):
+    small = await reimport_commands(db_server, tmp_path, 200)
+    large = await reimport_commands(db_server, tmp_path, 2000)
+    # Writes: one bulk command per collection and kind, whatever the size: updates of
+    # assets, floors, units, attribute_groups and assignments, and one delete.
+    assert dict(small) == {"find": 8, "getMore": 3, "update": 5, "delete": 1}
+    # Reads: the stored units are read by 100 ids ($in on the embedded server costs time
+    # quadratic in its length), 2 finds for 200 units and 20 for 2,000; nothing else grows.
+    assert dict(large) == {"find": 8 + 18, "getMore": 3, "update": 5, "delete": 1}
