@@ -19,35 +19,14 @@ from storage.database import Store, connect
 from storage.dataset import import_data
 from storage.settings import Settings
 from tests._dbserver import fresh_store
+from tests.benchmarks.import_demo import exclusive_dataset
 
 T0 = "2026-02-01T12:00:00+00:00"
 
 
 def exclusive(units: int, attribute: str) -> dict[str, Any]:
     """`units` units on 10 floors, each assigned `attribute` of an exclusive group."""
-    unit_ids = [f"unit-{n:05d}" for n in range(units)]
-    return {
-        "assets": [{"id": "a1", "market": "multifamily", "name": "Alpha"}],
-        "floors": [
-            {"id": f"f{n}", "asset_id": "a1", "name": str(n), "sort": n} for n in range(10)
-        ],
-        "units": [
-            {"id": unit_id, "asset_id": "a1", "floor_id": f"f{n % 10}", "name": str(n)}
-            for n, unit_id in enumerate(unit_ids)
-        ],
-        "attribute_groups": [
-            {"id": "status", "group_name": "Status", "one_attribute_per_unit": True,
-             "attributes": [
-                 {"attribute_id": "vacant", "attribute_name": "Vacant", "attribute_key": "v"},
-                 {"attribute_id": "leased", "attribute_name": "Leased", "attribute_key": "l"},
-             ]},
-        ],
-        "assignments": [
-            {"group_id": "status", "attribute_id": attribute, "asset_id": "a1",
-             "unit_id": unit_id}
-            for unit_id in unit_ids
-        ],
-    }  # fmt: skip
+    return exclusive_dataset(attribute, units, floor_count=10)
 
 
 @pytest_asyncio.fixture(loop_scope="session")

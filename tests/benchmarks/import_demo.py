@@ -44,18 +44,20 @@ FLOOR_COUNT = 20
 RUNS = 3  # each measurement; the median is reported
 
 
-def exclusive_dataset(attribute: str) -> dict[str, Any]:
-    """2,000 units, each assigned `attribute` of the one-attribute-per-unit group."""
+def exclusive_dataset(attribute: str, unit_count: int = UNIT_COUNT,
+                      floor_count: int = FLOOR_COUNT) -> dict[str, Any]:  # fmt: skip
+    """`unit_count` units, each assigned `attribute` of the one-attribute-per-unit group
+    (also the dataset of tests/test_import_bulk.py)."""
     units = [
-        {"id": f"unit-{n:05d}", "asset_id": "a1", "floor_id": f"floor-{n % FLOOR_COUNT:02d}",
+        {"id": f"unit-{n:05d}", "asset_id": "a1", "floor_id": f"floor-{n % floor_count:02d}",
          "name": f"{n:05d}"}
-        for n in range(UNIT_COUNT)
+        for n in range(unit_count)
     ]  # fmt: skip
     return {
         "assets": [{"id": "a1", "market": "multifamily", "name": "Bench Tower"}],
         "floors": [
             {"id": f"floor-{n:02d}", "asset_id": "a1", "name": str(n), "sort": n}
-            for n in range(FLOOR_COUNT)
+            for n in range(floor_count)
         ],
         "units": units,
         "attribute_groups": [
