@@ -84,14 +84,9 @@ class RequestContext:
         """Look the key up once per request and spend one token of its rate limit."""
         if secret is None:
             self._refuse(ErrorCode.UNAUTHENTICATED)
-        cache = self.services.key_cache
-        if not cache.holds(secret):
-            # An address that keeps sending invalid keys is not worth a database lookup.
-            wait = self.services.address_limiter.would_refuse(self.client)
-            if wait is not None:
-                raise ApiError(ErrorCode.RATE_LIMITED, retry_after=wait)
         try:
-            caller = await lookup_caller(self.store, secret, cache)
+            caller = await lookup_caller(self.store, secret, self.services.key_cache,
+                                         before_lookup=self._address_may_look_up)  # fmt: skip
         except UNAVAILABLE_ERRORS as error:
             raise unavailable(self.settings) from error
         if caller is None:
@@ -100,6 +95,12 @@ class RequestContext:
         if wait is not None:
             raise ApiError(ErrorCode.RATE_LIMITED, retry_after=wait)
         return caller
+
+    def _address_may_look_up(self) -> None:
+        """An address that keeps sending invalid keys is not worth a database lookup."""
+        wait = self.services.address_limiter.would_refuse(self.client)
+        if wait is not None:
+            raise ApiError(ErrorCode.RATE_LIMITED, retry_after=wait)
 
     def _refuse(self, code: ErrorCode) -> NoReturn:
         """401/403 for a missing or invalid key, limited per client address (429)."""

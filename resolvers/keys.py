@@ -11,6 +11,7 @@ import hashlib
 import hmac
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,9 +94,6 @@ class KeyCache:
             return True, None
         return False, None
 
-    def holds(self, secret: str) -> bool:
-        return self.get(hash_key(secret))[0]
-
     def put(self, key_hash: str, caller: Caller | None) -> None:
         side: dict[str, Any] = self._unknown if caller is None else self._known
         if len(side) >= self.max_entries:
@@ -111,13 +109,21 @@ class KeyCache:
         self._unknown.clear()
 
 
-async def lookup_caller(store: Store, secret: str, cache: KeyCache | None = None) -> Caller | None:
-    """The caller of an enabled key, or None when the key is unknown or disabled."""
+async def lookup_caller(
+    store: Store,
+    secret: str,
+    cache: KeyCache | None = None,
+    before_lookup: Callable[[], None] | None = None,
+) -> Caller | None:
+    """The caller of an enabled key, or None when the key is unknown or disabled.
+    `before_lookup` runs when the database must be asked (it may refuse by raising)."""
     key_hash = hash_key(secret)
     if cache is not None:
         hit, caller = cache.get(key_hash)
         if hit:
             return caller
+    if before_lookup is not None:
+        before_lookup()
     document = await store[API_KEYS].find_one({"hash": key_hash})
     caller = None
     if (

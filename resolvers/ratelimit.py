@@ -28,8 +28,7 @@ class RateLimiter:
             return None
         units = min(units, float(self.burst))
         now = time.monotonic()
-        tokens, updated = self._buckets.get(key_id, (float(self.burst), now))
-        tokens = min(float(self.burst), tokens + (now - updated) * self.per_second)
+        tokens = self._tokens(key_id, now)
         if tokens < units:
             self._buckets[key_id] = (tokens, now)
             return max(1, math.ceil((units - tokens) / self.per_second))
@@ -40,8 +39,12 @@ class RateLimiter:
 
     def would_refuse(self, key_id: str) -> int | None:
         """The wait `take` would answer for one token, without spending it."""
-        if not self.enabled or key_id not in self._buckets:
+        if not self.enabled:
             return None
-        tokens, updated = self._buckets[key_id]
-        tokens = min(float(self.burst), tokens + (time.monotonic() - updated) * self.per_second)
+        tokens = self._tokens(key_id, time.monotonic())
         return None if tokens >= 1.0 else max(1, math.ceil((1.0 - tokens) / self.per_second))
+
+    def _tokens(self, key_id: str, now: float) -> float:
+        """The bucket's tokens at `now` (a new bucket is full)."""
+        tokens, updated = self._buckets.get(key_id, (float(self.burst), now))
+        return min(float(self.burst), tokens + (now - updated) * self.per_second)

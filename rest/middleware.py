@@ -12,6 +12,7 @@ from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from resolvers.context import unavailable
 from resolvers.errors import ApiError, ErrorCode
 from rest.browser_headers import BrowserHeaders
 from rest.responses import error_response
@@ -108,17 +109,13 @@ class Boundary:
             log.warning("request %s: over its time budget of %ss, cancelled", request_id,
                         self.settings.request_timeout_seconds)  # fmt: skip
             if not started:
-                error = ApiError(ErrorCode.SERVICE_UNAVAILABLE,
-                                 retry_after=self.settings.retry_after_seconds)
-                await error_response(error)(scope, receive, send_with_id)
+                await error_response(unavailable(self.settings))(scope, receive, send_with_id)
         except ClientDisconnect:  # the client's choice, not our failure: no traceback
             log.info("request %s: the client disconnected before sending its body", request_id)
         except UNAVAILABLE_ERRORS:
             log.warning("request %s: database unavailable", request_id)
             if not started:
-                error = ApiError(ErrorCode.SERVICE_UNAVAILABLE,
-                                 retry_after=self.settings.retry_after_seconds)
-                await error_response(error)(scope, receive, send_with_id)
+                await error_response(unavailable(self.settings))(scope, receive, send_with_id)
         except Exception:
             log.exception("request %s failed", request_id)
             if not started:

@@ -1067,14 +1067,14 @@ async def _keep_visible(store: Store, existing: Existing, assets: frozenset[str]
         elif collection in (col.FLOORS, col.UNITS, col.UNIT_MAPS):
             docs[collection] = {id_: d for id_, d in found.items() if d.get("asset_id") in assets}
     backgrounds = docs.get(col.BACKGROUNDS, {})
-    map_ids = {d.get("unit_map_id") for d in backgrounds.values()}
-    visible_maps = {
-        doc["_id"]
-        async for doc in store[col.UNIT_MAPS].find(
-            {"_id": {"$in": sorted(m for m in map_ids if isinstance(m, str))},
-             "asset_id": {"$in": sorted(assets)}}, {"_id": 1})
-    }  # fmt: skip
     if backgrounds:
+        map_ids = {d.get("unit_map_id") for d in backgrounds.values()}
+        visible_maps = {
+            doc["_id"]
+            async for doc in store[col.UNIT_MAPS].find(
+                {"_id": {"$in": sorted(m for m in map_ids if isinstance(m, str))},
+                 "asset_id": {"$in": sorted(assets)}}, {"_id": 1})
+        }  # fmt: skip
         docs[col.BACKGROUNDS] = {
             id_: d for id_, d in backgrounds.items() if d.get("unit_map_id") in visible_maps
         }
