@@ -17,8 +17,10 @@ from resolvers.paging import as_resource
 from resolvers.scope import check_target, in_scope
 from resolvers.validation import check_id
 from storage import collections as c
-from storage.dataset import DatasetError, Problem, import_data
-from storage.map_drawings import refresh_geojson
+from storage.dataset import DatasetError, Problem
+from storage.importer import import_data
+from storage.map_drawings import drop_replaced_files, named_files, refresh_geojson
+from storage.transactions import Session, atomically
 
 RECORD_PATH = re.compile(r"^\$\.\w+\[0\]\.?")
 # An importer path quoted inside a message, e.g. "(also at $.locations[0].tags[0])".
@@ -65,6 +67,12 @@ async def _put(
             limits=context.settings.svg_limits,
             svg_sources=svg_sources,
             assets=caller.assets,
+            # In one transaction where the deployment has them; a standalone server
+            # still takes writes, in the importer's idempotent order.
+            require_transaction=False,
+            # Another writer of the asset (an import) is waited for within the request's
+            # time budget, which answers 503 when it ends.
+            wait=context.settings.request_timeout_seconds,
         )
     except DatasetError as error:
         fields: dict[str, list[str]] = {}
@@ -116,7 +124,8 @@ async def delete_asset_reference(context: RequestContext, reference_id: str) -> 
     caller = await context.caller()
     _checked_ids(id=reference_id)
     result = await context.store[c.ASSET_REFERENCES].delete_one(
-        in_scope(caller, {"_id": reference_id}))
+        in_scope(caller, {"_id": reference_id})
+    )
     return result.deleted_count == 1
 
 
@@ -124,17 +133,30 @@ async def delete_unit_reference(context: RequestContext, unit_id: str, key: str)
     caller = await context.caller()
     _checked_ids(unitId=unit_id, key=key)
     result = await context.store[c.UNIT_REFERENCES].delete_one(
-        in_scope(caller, {"unit_id": unit_id, "key": key}))
+        in_scope(caller, {"unit_id": unit_id, "key": key})
+    )
     return result.deleted_count == 1
 
 
 async def delete_location(context: RequestContext, location_id: str) -> bool:
-    """Deletes the location and rewrites its map's GeoJSON without it."""
+    """Deletes the location and rewrites its map's GeoJSON without it, in one transaction;
+    the GeoJSON file it replaces goes after the commit."""
     caller = await context.caller()
     _checked_ids(id=location_id)
-    location = await context.store[c.LOCATIONS].find_one_and_delete(
-        in_scope(caller, {"_id": location_id}))
-    if location is None:
-        return False
-    await refresh_geojson(context.store, location["unit_map_id"])
-    return True
+    store = context.store
+    named: dict[str, set[str]] = {}
+
+    async def work(session: Session) -> bool:
+        location = await store[c.LOCATIONS].find_one_and_delete(
+            in_scope(caller, {"_id": location_id}), session=session
+        )
+        if location is None:
+            return False
+        map_id = location["unit_map_id"]
+        named.update(await named_files(store, [map_id], session))
+        await refresh_geojson(store, map_id, session=session)
+        return True
+
+    deleted: bool = await atomically(store, work)
+    await drop_replaced_files(store, named)
+    return deleted

@@ -21,11 +21,14 @@ from rest.server import uvicorn_options
 from rest.tls import ensure_local_certificates, tls_problem
 from storage.collections import ASSETS
 from storage.database import UNAVAILABLE_ERRORS, Store, connect
-from storage.dataset import DatasetError, format_problems, import_dataset
+from storage.dataset import DatasetError, format_problems
 from storage.demo import install_demo
+from storage.importer import WAIT_SECONDS, import_dataset
 from storage.integrity import DEFAULT_GRACE, collect_garbage, find_dangling
+from storage.leases import LeaseBusy, describe
 from storage.runtime import database_uri
 from storage.settings import Settings
+from storage.transactions import NoTransactions
 
 DEMO_KEY_FILE = "demo-key"
 
@@ -163,17 +166,28 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-
     settings = _settings(args)
+
+    def waiting(asset_id: str, holder: dict[str, Any]) -> None:
+        print(f"Waiting for another import of asset {asset_id!r} ({describe(holder)}) ...",
+              file=sys.stderr, flush=True)  # fmt: skip
+
     with database_uri(settings) as uri:
         try:
             path, limits = Path(args.path), settings.svg_limits
             report = _with_store(
-                settings, uri, lambda store: import_dataset(store, path, limits=limits)
-            )
+                settings, uri,
+                lambda store: import_dataset(
+                    store, path, limits=limits, require_transaction=not args.no_transaction,
+                    wait=args.wait, waiting=waiting,
+                ),
+            )  # fmt: skip
         except DatasetError as error:
             print(f"Nothing was imported: {len(error.problems)} problem(s).", file=sys.stderr)
             print(format_problems(error.problems), file=sys.stderr)
+            return 1
+        except (NoTransactions, LeaseBusy) as error:
+            print(f"Nothing was imported: {error}", file=sys.stderr)
             return 1
     print(f"Imported {args.path}:")
     for line in report.lines():
@@ -242,7 +256,8 @@ def cmd_keys(args: argparse.Namespace) -> int:
             assets = None if args.all_assets else (args.asset or [])
             try:
                 created = _with_store(
-                    settings, uri,
+                    settings,
+                    uri,
                     lambda store: create_key(store, args.name, args.permission or [], assets),
                 )
             except ApiError as error:
@@ -275,10 +290,14 @@ def parser() -> argparse.ArgumentParser:
     serve_cmd.add_argument("--port", type=int)
     serve_cmd.add_argument("--cert", help="PEM certificate chain")
     serve_cmd.add_argument("--key", help="PEM private key")
-    serve_cmd.add_argument("--behind-proxy", action="store_true",
-                           help="TLS ends at a trusted proxy that sends X-Forwarded-Proto")
-    serve_cmd.add_argument("--proxy-address", action="append",
-                           help="address of a trusted proxy (repeatable)")
+    serve_cmd.add_argument(
+        "--behind-proxy",
+        action="store_true",
+        help="TLS ends at a trusted proxy that sends X-Forwarded-Proto",
+    )
+    serve_cmd.add_argument(
+        "--proxy-address", action="append", help="address of a trusted proxy (repeatable)"
+    )
     serve_cmd.add_argument("--public-url", help="public base URL, e.g. https://api.example.com")
     serve_cmd.add_argument("--workers", type=int, default=1)
     serve_cmd.set_defaults(handler=cmd_serve)
@@ -291,6 +310,19 @@ def parser() -> argparse.ArgumentParser:
 
     importer = commands.add_parser("import", help="import a JSON dataset (all or nothing)")
     importer.add_argument("path")
+    importer.add_argument(
+        "--wait",
+        type=float,
+        default=WAIT_SECONDS,
+        metavar="SECONDS",
+        help=f"how long to wait for another import of the same asset (default {WAIT_SECONDS:g})",
+    )
+    importer.add_argument(
+        "--no-transaction",
+        action="store_true",
+        help="on a standalone mongod (no transactions): write anyway, "
+        "in the idempotent order; readers may see a half-written import",
+    )
     importer.set_defaults(handler=cmd_import)
 
     gc = commands.add_parser(
@@ -301,8 +333,13 @@ def parser() -> argparse.ArgumentParser:
         "name them, so a file is removed only once it is older than --older-than "
         "(default 1h); keep it longer than your longest import.",
     )
-    gc.add_argument("--older-than", type=_duration, default=DEFAULT_GRACE, metavar="AGE",
-                    help="grace period for unnamed files, e.g. 30m, 1h, 2d (default 1h)")
+    gc.add_argument(
+        "--older-than",
+        type=_duration,
+        default=DEFAULT_GRACE,
+        metavar="AGE",
+        help="grace period for unnamed files, e.g. 30m, 1h, 2d (default 1h)",
+    )
     gc.add_argument("--dry-run", action="store_true", help="report, remove nothing")
     gc.add_argument("--verbose", "-v", action="store_true", help="print every file's name")
     gc.set_defaults(handler=cmd_gc)

@@ -3,39 +3,18 @@
 `one_attribute_per_unit` is held by the database: assignments of such a group carry
 `exclusive: true`, and a partial unique index on (group_id, unit_id) refuses a second
 one (`storage.collections`). A transaction that loses a race to it is run again, and
-then sees, and replaces, the winner's assignment.
+then sees, and replaces, the winner's assignment (`storage.transactions`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
-
-from pymongo.asynchronous.client_session import AsyncClientSession
-from pymongo.errors import DuplicateKeyError
 
 from storage import collections as c
 from storage.database import Store
+from storage.transactions import Session, atomically
 
 Assignment = dict[str, Any]  # group_id, attribute_id, asset_id, unit_id
-KEY_FIELDS = ("group_id", "unit_id", "attribute_id")
-ATTEMPTS = 20
-
-
-Work = Callable[[AsyncClientSession], Awaitable[Any]]
-
-
-async def _in_transaction(store: Store, work: Work) -> Any:
-    """Run `work` in a transaction; retried on transient errors (by the driver) and when
-    a concurrent request won the unique index (here)."""
-    for attempt in range(ATTEMPTS):
-        try:
-            async with store.client.start_session() as session:
-                return await session.with_transaction(work)
-        except DuplicateKeyError:
-            if attempt == ATTEMPTS - 1:
-                raise
-    raise AssertionError("unreachable")
 
 
 async def assign(store: Store, group_id: str, exclusive: bool, items: list[Assignment]) -> None:
@@ -43,7 +22,7 @@ async def assign(store: Store, group_id: str, exclusive: bool, items: list[Assig
     Assigning what is assigned already changes nothing."""
     assignments = store[c.ASSIGNMENTS]
 
-    async def work(session: AsyncClientSession) -> None:
+    async def work(session: Session) -> None:
         for item in items:
             key = {"group_id": group_id, "unit_id": item["unit_id"]}
             if exclusive:
@@ -57,7 +36,7 @@ async def assign(store: Store, group_id: str, exclusive: bool, items: list[Assig
                 session=session,
             )
 
-    await _in_transaction(store, work)
+    await atomically(store, work)
 
 
 async def unassign(store: Store, group_id: str, items: list[Assignment]) -> list[Assignment]:
@@ -67,11 +46,11 @@ async def unassign(store: Store, group_id: str, items: list[Assignment]) -> list
     query = {"group_id": group_id, "$or": wanted}
     projection = {"_id": 0, "exclusive": 0}
 
-    async def work(session: AsyncClientSession) -> list[Assignment]:
+    async def work(session: Session) -> list[Assignment]:
         found = await assignments.find(query, projection, session=session).to_list()
         if found:
             await assignments.delete_many(query, session=session)
         return found
 
-    removed: list[Assignment] = await _in_transaction(store, work)
+    removed: list[Assignment] = await atomically(store, work)
     return sorted(removed, key=lambda doc: (doc["unit_id"], doc["attribute_id"]))

@@ -26,6 +26,7 @@ ATTRIBUTE_GROUPS = "attribute_groups"
 ASSIGNMENTS = "assignments"
 LOCATIONS = "locations"
 API_KEYS = "api_keys"
+LEASES = "leases"  # who writes an asset now (storage.leases)
 FILES_BUCKET = "fs"
 
 
@@ -90,4 +91,5 @@ COLLECTIONS: tuple[Collection, ...] = (
     ),
     Collection(LOCATIONS, [Index([("unit_map_id", 1), ("_id", 1)])]),
     Collection(API_KEYS, [Index([("hash", 1)], unique=True)]),
+    Collection(LEASES),
 )

@@ -28,6 +28,7 @@ class Store:
         self.client = client
         self.db: AsyncDatabase = client[database_name]
         self.files = AsyncGridFSBucket(self.db, bucket_name=FILES_BUCKET)
+        self.transactions: bool | None = None  # has multi-document transactions; asked once
 
     def __getitem__(self, name: str) -> AsyncCollection:
         return self.db[name]

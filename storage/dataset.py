@@ -1,4 +1,4 @@
-"""Import a JSON dataset (`floorgate import PATH`): validate everything, then upsert.
+"""Validate a JSON dataset (`floorgate import PATH`) before anything is written.
 
 The file format is documented in docs/dataset.md. Validation runs to the end
 before the first write, so a bad file changes nothing and its author sees every
@@ -22,56 +22,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pymongo import DeleteMany, ReplaceOne, UpdateMany
-
 from parsing.errors import SvgError
 from parsing.georeference import GeoreferenceError, fit_affine
 from parsing.limits import SvgLimits
-from parsing.placement import label_point
 from parsing.svg import parse_unit_map
-from routing.levels import level_records
 from storage import collections as col
 from storage.cpu import run_cpu
 from storage.database import Store
-from storage.files import digest
-from storage.limits import MAX_ID_LENGTH, REFERENCE_KEY, REFERENCE_KEY_PATTERN
+from storage.files import chunks
+from storage.limits import IN_CHUNK, MAX_ID_LENGTH, REFERENCE_KEY, REFERENCE_KEY_PATTERN
 from storage.map_drawings import (
     Drawing,
     control_points,
     level_tag_values,
-    map_tags,
-    named_level_tags,
-    refresh_geojson,
-    store_drawing,
-    unit_ids,
 )
-from storage.timestamps import normalize_timestamp, now
+from storage.sections import ID_SECTIONS, SECTIONS
+from storage.timestamps import normalize_timestamp
 
 FORMAT_VERSION = 1
-QUERY_CHUNK = 1000  # ids per `$in`, far below the 16 MiB command limit even at 255 chars
-# Ids per `$in` of the writer: the embedded server matches `$in` in time quadratic in
-# its length (1,000 ids: 1.2 s; 10 x 100: 0.16 s), so its reads and deletes go by 100.
-WRITE_CHUNK = 100
 
 # Sections of the file, in the order they are validated, reported and written.
-SECTIONS: tuple[str, ...] = (
-    col.ASSETS,
-    col.FLOORS,
-    col.UNITS,
-    col.UNIT_MAPS,
-    col.BACKGROUNDS,
-    col.ASSET_REFERENCES,
-    col.UNIT_REFERENCES,
-    col.ATTRIBUTE_GROUPS,
-    col.ASSIGNMENTS,
-    col.LOCATIONS,
-)
-# Sections whose items carry an `id` (the others are keyed by a combination of fields).
-ID_SECTIONS: tuple[str, ...] = tuple(
-    s for s in SECTIONS if s not in (col.UNIT_REFERENCES, col.ASSIGNMENTS)
-)
-# Collections the report counts: every section plus the level tags that maps carry.
-REPORTED: tuple[str, ...] = (*SECTIONS[:4], col.LEVEL_TAGS, *SECTIONS[4:])
 
 
 # ---------------------------------------------------------------- problems
@@ -434,17 +404,6 @@ SPECS: dict[str, Spec] = {
     },
 }
 
-# Defaults of optional fields (documented in docs/dataset.md). Labels default to the name.
-MAP_DEFAULTS: dict[str, Any] = {
-    "background_id": None,
-    "style": "a",
-    "style_type": "floor_plate",
-    "tags": [],
-    "routing_tier": "no_routing",
-    "unit_ids": [],
-    "level_tags": [],
-}
-
 
 # ---------------------------------------------------------------- loading
 
@@ -504,7 +463,7 @@ class _Checked:
 
 
 @dataclass(frozen=True)
-class _Inputs:
+class Inputs:
     """How drawings are read: the parser's limits, and SVG given in memory by map id
     (the `putUnitMap` mutation) for records without an `svg` path; and the assets a
     write through the API may see (None: every asset, as for `floorgate import`)."""
@@ -514,7 +473,7 @@ class _Inputs:
     assets: frozenset[str] | None = None
 
 
-def _check_structure(data: Any, base_dir: Path, inputs: _Inputs) -> _Checked:
+def _check_structure(data: Any, base_dir: Path, inputs: Inputs) -> _Checked:
     out = _Problems()
     records: dict[str, list[tuple[int, dict[str, Any]]]] = {s: [] for s in SECTIONS}
     defined: dict[str, dict[str, dict[str, Any]]] = {s: {} for s in ID_SECTIONS}
@@ -606,7 +565,7 @@ def _check_level_tags(tags: list[tuple[int, dict[str, Any]]], path: str, out: _P
 
 
 def _check_drawing(
-    record: dict[str, Any], path: str, base_dir: Path, inputs: _Inputs, checked: _Checked
+    record: dict[str, Any], path: str, base_dir: Path, inputs: Inputs, checked: _Checked
 ) -> None:
     """Read and parse a map's drawing and fit its georeference now, so the write
     phase cannot fail on them."""
@@ -962,7 +921,7 @@ def _attribute_ids(group: dict[str, Any]) -> set[str]:
 
 
 @dataclass
-class _Validated:
+class Validated:
     checked: _Checked
     lookup: _Lookup
     problems: list[Problem]
@@ -979,29 +938,27 @@ def validate_dataset(
 
     Without `existing` the file must be self-contained.
     """
-    return _validate_with(data, base_dir, existing, _Inputs(limits or SvgLimits())).problems
+    return _validate_with(data, base_dir, existing, Inputs(limits or SvgLimits())).problems
 
 
 def _validate_with(
-    data: Any, base_dir: Path, existing: Existing | None, inputs: _Inputs
-) -> _Validated:
+    data: Any, base_dir: Path, existing: Existing | None, inputs: Inputs
+) -> Validated:
     checked = _check_structure(data, base_dir, inputs)
     lookup = _Lookup(checked, existing, record=False)
     _check_references(checked, lookup, checked.problems)
-    return _Validated(checked, lookup, checked.problems.sorted())
+    return Validated(checked, lookup, checked.problems.sorted())
 
 
 async def validate(
     store: Store, data: dict[str, Any], base_dir: Path, *, limits: SvgLimits | None = None
 ) -> list[Problem]:
     """Every problem of a dataset, resolving ids it does not define in the database."""
-    inputs = _Inputs(limits or SvgLimits())
-    return (await _validate_against(store, data, base_dir, inputs)).problems
+    inputs = Inputs(limits or SvgLimits())
+    return (await validate_against(store, data, base_dir, inputs)).problems
 
 
-async def _validate_against(
-    store: Store, data: Any, base_dir: Path, inputs: _Inputs
-) -> _Validated:
+async def validate_against(store: Store, data: Any, base_dir: Path, inputs: Inputs) -> Validated:
     # Parses drawings and fits georeferences: CPU work, off the event loop.
     checked = await run_cpu(_check_structure, data, base_dir, inputs)
     recorder = _Lookup(checked, None, record=True)
@@ -1010,7 +967,7 @@ async def _validate_against(
                                    inputs.assets)  # fmt: skip
     lookup = _Lookup(checked, existing, record=False)
     _check_references(checked, lookup, checked.problems)
-    return _Validated(checked, lookup, checked.problems.sorted())
+    return Validated(checked, lookup, checked.problems.sorted())
 
 
 # Fields that reference checks read from stored documents.
@@ -1022,11 +979,6 @@ _PROJECTIONS: dict[str, dict[str, int]] = {
     col.BACKGROUNDS: {"unit_map_id": 1},
     col.ATTRIBUTE_GROUPS: {"one_attribute_per_unit": 1, "attributes": 1},
 }
-
-
-def _chunks(values: Iterable[Any], size: int = QUERY_CHUNK) -> list[list[Any]]:
-    ordered = sorted(values, key=repr)
-    return [ordered[i : i + size] for i in range(0, len(ordered), size)]
 
 
 async def load_existing(
@@ -1043,14 +995,14 @@ async def load_existing(
     existing = Existing()
     for collection, wanted in ids.items():
         found = existing.docs.setdefault(collection, {})
-        for chunk in _chunks(wanted):
+        for chunk in chunks(wanted, IN_CHUNK):
             cursor = store[collection].find({"_id": {"$in": chunk}}, _PROJECTIONS[collection])
             async for doc in cursor:
                 doc["id"] = doc.pop("_id")
                 found[doc["id"]] = doc
     if assets is not None:
         await _keep_visible(store, existing, assets)
-    for chunk in _chunks(groups):
+    for chunk in chunks(groups, IN_CHUNK):
         cursor = store[col.ASSIGNMENTS].find(
             {"group_id": {"$in": chunk}}, {"_id": 0, "group_id": 1, "unit_id": 1, "attribute_id": 1}
         )
@@ -1078,526 +1030,3 @@ async def _keep_visible(store: Store, existing: Existing, assets: frozenset[str]
         docs[col.BACKGROUNDS] = {
             id_: d for id_, d in backgrounds.items() if d.get("unit_map_id") in visible_maps
         }
-
-
-# ---------------------------------------------------------------- import
-
-
-@dataclass
-class CollectionCounts:
-    inserted: int = 0
-    updated: int = 0
-    deleted: int = 0
-
-
-@dataclass
-class ImportReport:
-    """What an import changed, per collection, plus the SVG files it stored."""
-
-    counts: dict[str, CollectionCounts] = field(
-        default_factory=lambda: {name: CollectionCounts() for name in REPORTED}
-    )
-    files_stored: int = 0
-    files_unchanged: int = 0
-    notes: list[str] = field(default_factory=list)  # per map: the georeference fit
-
-    def lines(self) -> list[str]:
-        rows = [
-            f"{name}: {c.inserted} inserted, {c.updated} updated"
-            + (f", {c.deleted} deleted" if c.deleted else "")
-            for name, c in self.counts.items()
-            if c.inserted or c.updated or c.deleted
-        ]
-        rows.append(f"map files: {self.files_stored} stored, {self.files_unchanged} unchanged")
-        rows.extend(self.notes)
-        return rows
-
-
-async def import_dataset(
-    store: Store, path: Path, *, limits: SvgLimits | None = None
-) -> ImportReport:
-    """`floorgate import PATH`: load, validate against the database, then write."""
-    data, base_dir = load_dataset(path)
-    return await import_data(store, data, base_dir, limits=limits)
-
-
-async def import_data(
-    store: Store,
-    data: dict[str, Any],
-    base_dir: Path,
-    *,
-    limits: SvgLimits | None = None,
-    svg_sources: dict[str, str] | None = None,
-    assets: frozenset[str] | None = None,
-) -> ImportReport:
-    """Validate `data`; raise DatasetError and write nothing if anything is wrong,
-    else upsert every record by id (relative SVG paths start at `base_dir`).
-
-    `svg_sources` gives drawings in memory, by map id, for map records without `svg`;
-    `assets` limits what the records may name to a key's scope (`load_existing`).
-    """
-    inputs = _Inputs(limits or SvgLimits(), dict(svg_sources or {}), assets)
-    validated = await _validate_against(store, data, base_dir, inputs)
-    if validated.problems:
-        raise DatasetError(validated.problems)
-    return await _Writer(store, validated, now()).run()
-
-
-def _stamps(record: dict[str, Any], previous: str | None, at: str) -> tuple[str, str]:
-    """created_at: given, else the stored one, else updated_at, else now; updated_at:
-    given, else now (never before created_at)."""
-    updated = record.get("updated_at")
-    created = record.get("created_at") or previous or updated or at
-    if updated is None:
-        updated = max(at, created)
-    elif "created_at" not in record and created > updated:
-        created = updated
-    return created, updated
-
-
-# ---------------------------------------------------------------- documents
-# Builders of the stored shapes of storage/collections.py, from a clean record and
-# its resolved created_at/updated_at (which `_Writer._by_id` adds to stamped ones).
-
-_Build = Callable[[dict[str, Any], str, str], dict[str, Any]]
-
-
-def _asset(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
-    return {"market": record["market"], "name": record["name"]}
-
-
-def _floor(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
-    return {
-        "asset_id": record["asset_id"],
-        "name": record["name"],
-        "label": record.get("label", record["name"]),
-        "short_label": record.get("short_label", record["name"]),
-        "sort": record["sort"],
-    }
-
-
-def _unit(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
-    return {"asset_id": record["asset_id"], "floor_id": record["floor_id"], "name": record["name"]}
-
-
-def _background(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
-    return {"unit_map_id": record["unit_map_id"], "name": record["name"]}
-
-
-def _asset_reference(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
-    return {"asset_id": record["asset_id"], "key": record["key"], "value": record["value"]}
-
-
-def _unit_map(record: dict[str, Any], drawing: Drawing | None, files: Any) -> dict[str, Any]:
-    """The stored map; with a drawing, its units and files come from the drawing."""
-    values = {**MAP_DEFAULTS, **record}
-    georeference = record.get("georeference")
-    return {
-        "asset_id": values["asset_id"],
-        "background_id": values["background_id"],
-        "name": values["name"],
-        "style": values["style"],
-        "style_type": values["style_type"],
-        "tags": map_tags(values["tags"], drawing),
-        "routing_tier": values["routing_tier"],
-        "unit_ids": unit_ids(drawing.parsed) if drawing else list(values["unit_ids"]),
-        "source_file": files.source_file if files else None,
-        # `url` and `geojson_url` are these files' addresses under {cdn_url}.
-        "parsed_file": files.parsed_file if files else None,
-        "geojson_file": None,  # written after the locations (refresh_geojson)
-        "feet_per_unit": drawing.parsed.feet_per_unit if drawing else None,
-        "floor_height_ft": record.get("floor_height_ft"),
-        # Levels lowest first (their floor ids place waypoints), and the walk graph.
-        "levels": level_records(drawing.parsed.levels) if drawing else [],
-        "graph_file": files.graph_file if files else None,
-        "georeference": None
-        if georeference is None
-        else {"control_points": [point for _, point in georeference["control_points"]]},
-    }
-
-
-def _group(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
-    return {
-        "group_name": record["group_name"],
-        "one_attribute_per_unit": record.get("one_attribute_per_unit", False),
-        "attributes": [
-            {
-                "attribute_id": attribute["attribute_id"],
-                "attribute_name": attribute["attribute_name"],
-                "attribute_key": attribute["attribute_key"],
-            }
-            for _, attribute in record["attributes"]
-        ],
-    }
-
-
-def _location(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
-    """Location tags without timestamps take the location's."""
-    return {
-        "asset_id": record["asset_id"],
-        "unit_map_id": record["unit_map_id"],
-        "name": record["name"],
-        "x": record["x"],
-        "y": record["y"],
-        "floors": [{"id": floor["id"]} for _, floor in record["floors"]],
-        "tags": [
-            {
-                "key": tag["key"],
-                "value": tag["value"],
-                "created_at": tag.get("created_at", created),
-                "updated_at": tag.get("updated_at", updated),
-            }
-            for _, tag in record.get("tags", [])
-        ],
-    }
-
-
-UNIT_ID_TAG = "svc:id"
-
-
-def derived_location_id(map_id: str, unit_id: str) -> str:
-    """`<map id>:<unit id>`, or a hash of both when that would pass the id limit."""
-    readable = f"{map_id}:{unit_id}"
-    if len(readable) <= MAX_ID_LENGTH:
-        return readable
-    return "unit-location-" + digest(f"{map_id}\0{unit_id}".encode())
-
-
-def _level_tag_values(
-    tag: dict[str, Any], previous: dict[str, Any] | None, created: str, updated: str
-) -> list[dict[str, Any]]:
-    """Values keep their stored created_at by value id; otherwise they take the tag's."""
-    old = {v.get("value"): v.get("created_at") for v in (previous or {}).get("values", [])}
-    return [
-        {
-            "name": value["name"],
-            "value": value["value"],
-            "created_at": value.get("created_at") or old.get(value["value"]) or created,
-            "updated_at": value.get("updated_at", updated),
-        }
-        for _, value in tag["values"]
-    ]
-
-
-def _deletes_by_id(ids: list[Any]) -> list[Any]:
-    """Deletes of these documents by `_id` (the index every server serves `$in` from)."""
-    return [DeleteMany({"_id": {"$in": chunk}}) for chunk in _chunks(ids, WRITE_CHUNK)]
-
-
-class _Writer:
-    """The write phase: one ordered bulk_write per collection, in dependency order.
-
-    MongoDB has no transaction across these writes on a standalone server; a failure
-    half way leaves earlier collections written, and running the import again
-    finishes it, because every write is an idempotent upsert.
-    """
-
-    def __init__(self, store: Store, validated: _Validated, at: str) -> None:
-        self.store = store
-        self.records = validated.checked.records
-        self.drawings = validated.checked.drawings
-        self.lookup = validated.lookup
-        self.at = at
-        self.report = ImportReport()
-
-    async def run(self) -> ImportReport:
-        files = await self._store_drawings()
-        await self._by_id(col.ASSETS, _asset)
-        await self._by_id(col.FLOORS, _floor)
-        await self._by_id(col.UNITS, _unit)
-        await self._by_id(col.BACKGROUNDS, _background)
-        await self._by_id(
-            col.UNIT_MAPS,
-            lambda r, *_: _unit_map(r, self.drawings.get(r["id"]), files.get(r["id"])),
-        )
-        await self._level_tags()
-        await self._by_id(col.ASSET_REFERENCES, _asset_reference)
-        await self._unit_references()
-        await self._by_id(col.ATTRIBUTE_GROUPS, _group, stamped=False)
-        await self._assignments()
-        await self._by_id(col.LOCATIONS, _location)
-        await self._unit_locations()
-        await self._geojson()
-        return self.report
-
-    # -- helpers
-
-    async def _stored(
-        self, collection: str, query_field: str, values: Iterable[Any], fields: Iterable[str]
-    ) -> list[dict[str, Any]]:
-        projection = {name: 1 for name in fields}
-        found: list[dict[str, Any]] = []
-        for chunk in _chunks(set(values), WRITE_CHUNK):
-            cursor = self.store[collection].find({query_field: {"$in": chunk}}, projection)
-            found.extend([doc async for doc in cursor])
-        return found
-
-    async def _bulk(self, collection: str, operations: list[Any]) -> int:
-        """Run the operations in order; return how many documents they deleted."""
-        if not operations:
-            return 0
-        result = await self.store[collection].bulk_write(operations, ordered=True)
-        return result.deleted_count
-
-    def _unique(self, section: str) -> list[dict[str, Any]]:
-        # Validation rejected duplicates, so these are one record per key.
-        return [record for _, record in self.records[section]]
-
-    async def _by_id(self, section: str, build: _Build, stamped: bool = True) -> None:
-        """Replace each record's document by id, keeping a stored created_at."""
-        records = self._unique(section)
-        ids = [record["id"] for record in records]
-        stored = {
-            doc["_id"]: doc.get("created_at")
-            for doc in await self._stored(section, "_id", ids, ["created_at"])
-        }
-        operations = []
-        for record in records:
-            created, updated = _stamps(record, stored.get(record["id"]), self.at)
-            doc = {"_id": record["id"], **build(record, created, updated)}
-            if stamped:
-                doc["created_at"], doc["updated_at"] = created, updated
-            operations.append(ReplaceOne({"_id": record["id"]}, doc, upsert=True))
-        await self._bulk(section, operations)
-        counts = self.report.counts[section]
-        counts.updated += sum(1 for id_ in ids if id_ in stored)
-        counts.inserted += sum(1 for id_ in ids if id_ not in stored)
-
-    # -- files, level tags, references, assignments
-
-    async def _store_drawings(self) -> dict[str, Any]:
-        """Each drawing's SVG source and parsed document, stored unless unchanged."""
-        files = {}
-        for map_id, drawing in self.drawings.items():
-            stored = await store_drawing(self.store, map_id, drawing)
-            files[map_id] = stored
-            self.report.files_stored += stored.written
-            self.report.files_unchanged += stored.unchanged
-        return files
-
-    async def _geojson(self) -> None:
-        """GeoJSON of the maps in the file, and of the maps whose locations it changed;
-        then each of those maps keeps only the files it names."""
-        map_ids = [record["id"] for record in self._unique(col.UNIT_MAPS)]
-        map_ids += [record["unit_map_id"] for record in self._unique(col.LOCATIONS)]
-        for map_id in dict.fromkeys(map_ids):
-            drawing = self.drawings.get(map_id)
-            document = drawing.parsed.document if drawing else None
-            summary = await refresh_geojson(self.store, map_id, document)
-            if summary is not None:
-                self.report.notes.append(f"{map_id}: {summary}")
-
-    async def _unit_locations(self) -> None:
-        """Units of a drawing with walk paths (processed for pathfinding) become locations
-        of its map (`derived: true`) unless the file or the database gives the map a
-        location for them (`svc:id` = unit id). Derived locations of units that left
-        the drawing, or are now given, go. One query per collection and one bulk for
-        every map of the file."""
-        maps = [
-            (unit_map, drawing)
-            for unit_map in self._unique(col.UNIT_MAPS)
-            if (drawing := self.drawings.get(unit_map["id"])) is not None
-            and drawing.graph is not None
-        ]
-        if not maps:
-            return
-        given: dict[str, set[str]] = defaultdict(set)
-        derived: list[tuple[str, Any]] = []  # (map id, _id) of stored derived locations
-        for doc in await self._stored(
-            col.LOCATIONS, "unit_map_id", (m["id"] for m, _ in maps),
-            ["unit_map_id", "derived", "tags"],
-        ):  # fmt: skip
-            if doc.get("derived") is True:
-                derived.append((doc["unit_map_id"], doc["_id"]))
-            else:
-                given[doc["unit_map_id"]].update(
-                    t["value"] for t in doc.get("tags", []) if t.get("key") == UNIT_ID_TAG
-                )
-        wanted = {
-            unit_map["id"]: self._wanted_units(drawing, given[unit_map["id"]])
-            for unit_map, drawing in maps
-        }
-        drawn = {unit_id for shapes in wanted.values() for unit_id in shapes}
-        units = {
-            doc["_id"]: doc
-            for doc in await self._stored(col.UNITS, "_id", drawn, ["name", "floor_id"])
-        }
-        ids = [derived_location_id(m, u) for m, shapes in wanted.items() for u in shapes]
-        stored = {
-            doc["_id"]: doc.get("created_at")
-            for doc in await self._stored(col.LOCATIONS, "_id", ids, ["created_at"])
-        }
-        replacements: list[Any] = []
-        keep: set[tuple[str, Any]] = set()
-        for unit_map, drawing in maps:
-            map_id = unit_map["id"]
-            floors = {level.uid: level.tags.get("floor") for level in drawing.parsed.levels}
-            for unit_id, shape in wanted[map_id].items():
-                id_ = derived_location_id(map_id, unit_id)
-                keep.add((map_id, id_))
-                x, y = label_point(shape.points)
-                created = stored.get(id_) or self.at
-                floor = floors.get(shape.level_uid or "") or units[unit_id].get("floor_id")
-                doc = {
-                    "_id": id_, "asset_id": unit_map["asset_id"], "unit_map_id": map_id,
-                    "name": units[unit_id]["name"], "x": x, "y": y, "floors": [{"id": floor}],
-                    "tags": [
-                        {"key": "svc:type", "value": "unit", "created_at": created,
-                         "updated_at": self.at},
-                        {"key": UNIT_ID_TAG, "value": unit_id, "created_at": created,
-                         "updated_at": self.at},
-                    ],
-                    "derived": True, "created_at": created, "updated_at": self.at,
-                }  # fmt: skip
-                replacements.append(ReplaceOne({"_id": id_}, doc, upsert=True))
-        dropped = [id_ for map_id, id_ in derived if (map_id, id_) not in keep]
-        operations = _deletes_by_id(dropped)
-        counts = self.report.counts[col.LOCATIONS]
-        counts.inserted += sum(1 for _, id_ in keep if id_ not in stored)
-        counts.updated += sum(1 for _, id_ in keep if id_ in stored)
-        counts.deleted += await self._bulk(col.LOCATIONS, [*operations, *replacements])
-
-    @staticmethod
-    def _wanted_units(drawing: Drawing, given: set[str]) -> dict[str, Any]:
-        """The drawing's units (first shape of each) that no given location stands for."""
-        shapes: dict[str, Any] = {}
-        for shape in drawing.parsed.units:
-            shapes.setdefault(shape.id, shape)
-        return {unit_id: shape for unit_id, shape in shapes.items() if unit_id not in given}
-
-    async def _level_tags(self) -> None:
-        """A map in the file replaces all its level tags; tags it omits are deleted."""
-        maps = self._unique(col.UNIT_MAPS)
-        stored = {
-            (doc["unit_map_id"], doc["key"]): doc
-            for doc in await self._stored(
-                col.LEVEL_TAGS,
-                "unit_map_id",
-                (m["id"] for m in maps),
-                ["unit_map_id", "key", "created_at", "values"],
-            )
-        }
-        replacements: list[Any] = []
-        kept: set[tuple[str, str]] = set()
-        counts = self.report.counts[col.LEVEL_TAGS]
-        for unit_map in maps:
-            given = unit_map.get("level_tags", [])
-            drawing = self.drawings.get(unit_map["id"])
-            named = named_level_tags(drawing.parsed, given) if drawing else given
-            tags = [tag for _, tag in named]
-            kept.update((unit_map["id"], tag["key"]) for tag in tags)
-            for tag in tags:
-                previous = stored.get((unit_map["id"], tag["key"]))
-                created, updated = _stamps(tag, previous and previous.get("created_at"), self.at)
-                values = _level_tag_values(tag, previous, created, updated)
-                doc = {
-                    "unit_map_id": unit_map["id"],
-                    "key": tag["key"],
-                    "name": tag["name"],
-                    "values": values,
-                    "created_at": created,
-                    "updated_at": updated,
-                }
-                replacements.append(
-                    ReplaceOne({"unit_map_id": unit_map["id"], "key": tag["key"]}, doc, upsert=True)
-                )
-                if previous is None:
-                    counts.inserted += 1
-                else:
-                    counts.updated += 1
-        # Tags a map no longer has go by `_id`, in one delete per chunk, before the rest.
-        dropped = [doc["_id"] for key, doc in stored.items() if key not in kept]
-        operations = _deletes_by_id(dropped)
-        counts.deleted += await self._bulk(col.LEVEL_TAGS, [*operations, *replacements])
-
-    async def _unit_references(self) -> None:
-        """Unit references are keyed by (unit_id, key), the collection's unique index."""
-        records = self._unique(col.UNIT_REFERENCES)
-        stored = {
-            (doc["unit_id"], doc["key"]): doc.get("created_at")
-            for doc in await self._stored(
-                col.UNIT_REFERENCES,
-                "unit_id",
-                (r["unit_id"] for r in records),
-                ["unit_id", "key", "created_at"],
-            )
-        }
-        operations = []
-        counts = self.report.counts[col.UNIT_REFERENCES]
-        for record in records:
-            pair = (record["unit_id"], record["key"])
-            created, updated = _stamps(record, stored.get(pair), self.at)
-            doc = {
-                "group_id": record.get("group_id", record["asset_id"]),
-                "asset_id": record["asset_id"],
-                "unit_id": record["unit_id"],
-                "key": record["key"],
-                "value": record["value"],
-                "created_at": created,
-                "updated_at": updated,
-            }
-            operations.append(ReplaceOne({"unit_id": pair[0], "key": pair[1]}, doc, upsert=True))
-            if pair in stored:
-                counts.updated += 1
-            else:
-                counts.inserted += 1
-        await self._bulk(col.UNIT_REFERENCES, operations)
-
-    async def _assignments(self) -> None:
-        """Add the file's assignments. In a one-attribute-per-unit group an assignment
-        replaces the unit's other one (as E21 does); groups in the file set `exclusive`
-        on their stored assignments, after those replacements so the index holds.
-
-        The replaced assignments are found in the stored ones (read by group, indexed)
-        and deleted by `_id` in one bulk: a delete per unit filtered on the attribute
-        is not served by an index and scans the collection on some servers."""
-        records = self._unique(col.ASSIGNMENTS)
-        groups = self._unique(col.ATTRIBUTE_GROUPS)
-        found = await self._stored(
-            col.ASSIGNMENTS,
-            "group_id",
-            {r["group_id"] for r in records},
-            ["group_id", "unit_id", "attribute_id"],
-        )
-        stored = {(doc["group_id"], doc["unit_id"], doc["attribute_id"]) for doc in found}
-        wanted = {
-            (r["group_id"], r["unit_id"]): r["attribute_id"]
-            for r in records
-            if self.lookup.group_is_exclusive(r["group_id"])
-        }
-        replaced = [
-            doc["_id"] for doc in found
-            if wanted.get((doc["group_id"], doc["unit_id"]), doc["attribute_id"])
-            != doc["attribute_id"]
-        ]  # fmt: skip
-        operations: list[Any] = _deletes_by_id(replaced)
-        for group in groups:
-            exclusive = group.get("one_attribute_per_unit", False)
-            operations.append(
-                UpdateMany(
-                    {"group_id": group["id"], "exclusive": {"$ne": exclusive}},
-                    {"$set": {"exclusive": exclusive}},
-                )
-            )
-        counts = self.report.counts[col.ASSIGNMENTS]
-        for record in records:
-            key = (record["group_id"], record["unit_id"], record["attribute_id"])
-            doc = {
-                "group_id": key[0],
-                "attribute_id": key[2],
-                "asset_id": record["asset_id"],
-                "unit_id": key[1],
-                "exclusive": self.lookup.group_is_exclusive(key[0]),
-            }
-            operations.append(
-                ReplaceOne(
-                    {"group_id": key[0], "unit_id": key[1], "attribute_id": key[2]},
-                    doc,
-                    upsert=True,
-                )
-            )
-            if key in stored:
-                counts.updated += 1
-            else:
-                counts.inserted += 1
-        counts.deleted += await self._bulk(col.ASSIGNMENTS, operations)

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from storage.database import Store
-from storage.dataset import ImportReport, import_dataset
 from storage.demo_svg import (
     BUILDINGS,
     FEET_PER_UNIT,
@@ -35,6 +34,8 @@ from storage.demo_svg import (
     level_name,
     stack_svg,
 )
+from storage.import_writer import ImportReport
+from storage.importer import import_dataset
 from storage.timestamps import format_timestamp
 
 ASSET_ID = "harbor-view"

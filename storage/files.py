@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, unquote
@@ -23,6 +24,7 @@ from gridfs.errors import CorruptGridFile, NoFile
 
 from storage.collections import FILES_BUCKET
 from storage.database import Store
+from storage.limits import IN_CHUNK
 
 
 @dataclass(frozen=True)
@@ -118,12 +120,17 @@ async def is_stored(store: Store, filename: str, data: bytes) -> bool:
     return await chunks.count_documents({"files_id": version._id}) == expected
 
 
-async def delete_map_files_except(store: Store, map_id: str, keep: set[str]) -> int:
-    """Delete a map's stored files other than `keep` (older derived versions)."""
-    pattern = "^" + re.escape(map_file_name(map_id, ""))
+def chunks(values: Iterable[Any], size: int) -> list[list[Any]]:
+    """`values` in a stable order, in lists of at most `size` (for `$in`)."""
+    ordered = sorted(values, key=repr)
+    return [ordered[i : i + size] for i in range(0, len(ordered), size)]
+
+
+async def delete_files(store: Store, names: Iterable[str]) -> int:
+    """Delete every stored version of these names; returns how many were deleted."""
     deleted = 0
-    async for stored in store.files.find({"filename": {"$regex": pattern}}):
-        if stored.filename not in keep:
+    for chunk in chunks(names, IN_CHUNK):
+        async for stored in store.files.find({"filename": {"$in": chunk}}):
             await store.files.delete(stored._id)
             deleted += 1
     return deleted

@@ -20,9 +20,9 @@ from bson import ObjectId
 
 from storage import collections as col
 from storage.database import Store
+from storage.files import chunks
+from storage.map_drawings import FILE_FIELDS  # every field that names a GridFS file
 
-# Every field of a stored document that names a GridFS file (all on unit_maps).
-FILE_FIELDS: tuple[str, ...] = ("source_file", "parsed_file", "geojson_file", "graph_file")
 DEFAULT_GRACE = timedelta(hours=1)
 DELETE_CHUNK = 1000  # ids per `$in`
 FILES = f"{col.FILES_BUCKET}.files"
@@ -48,11 +48,6 @@ async def _named_files(store: Store) -> set[str]:
     async for doc in store[col.UNIT_MAPS].find({}, projection):
         named.update(doc[name] for name in FILE_FIELDS if isinstance(doc.get(name), str))
     return named
-
-
-def _chunks_of(values: list[Any]) -> Iterable[list[Any]]:
-    for start in range(0, len(values), DELETE_CHUNK):
-        yield values[start : start + DELETE_CHUNK]
 
 
 def _older(value: Any, cutoff: datetime) -> bool:
@@ -96,15 +91,15 @@ async def collect_garbage(
         if doc["_id"] not in file_ids and _older(doc["_id"], cutoff)
     ]
     if dry_run:
-        for chunk in _chunks_of(owners):
+        for chunk in chunks(owners, DELETE_CHUNK):
             report.chunks += await store[CHUNKS].count_documents({"files_id": {"$in": chunk}})
         return report
     # The files document goes first, as GridFS deletes: a kill in between leaves
     # orphan chunks, which the next run removes.
-    for chunk in _chunks_of(unnamed):
+    for chunk in chunks(unnamed, DELETE_CHUNK):
         await store[FILES].delete_many({"_id": {"$in": chunk}})
         await store[CHUNKS].delete_many({"files_id": {"$in": chunk}})
-    for chunk in _chunks_of(owners):
+    for chunk in chunks(owners, DELETE_CHUNK):
         result = await store[CHUNKS].delete_many({"files_id": {"$in": chunk}})
         report.chunks += result.deleted_count
     return report

@@ -9,3 +9,7 @@ MAX_ID_LENGTH = 255
 # Use REFERENCE_KEY with `fullmatch`: plain `$` would accept a trailing "\n".
 REFERENCE_KEY_PATTERN = "^[a-z]{1}[a-z0-9-]{1,254}$"
 REFERENCE_KEY = re.compile(REFERENCE_KEY_PATTERN)
+
+# Values per `$in` of a read or delete: the embedded server matches `$in` in time
+# quadratic in its length (1,000 ids: 1.2 s; 10 x 100: 0.16 s), so lists go by 100.
+IN_CHUNK = 100

@@ -9,6 +9,7 @@ can be cached for a year, and nobody can derive it from the map id alone.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,20 +23,27 @@ from routing.model import WalkGraph, graph_bytes
 from storage import collections as col
 from storage.database import Store
 from storage.files import (
+    chunks,
     content_name,
-    delete_map_files_except,
+    delete_files,
     digest,
     get_file,
     is_stored,
+    map_file_name,
     put_file,
 )
+from storage.limits import IN_CHUNK
+from storage.transactions import Session
 
 SVG_CONTENT_TYPE = "image/svg+xml"
 SOURCE_SUFFIX = ".source.svg"  # content-addressed like the rest: no guessable address
+LEGACY_SOURCE = "source.svg"  # where databases older than content addresses keep it
 MAP_JSON_CONTENT_TYPE = "application/vnd.map+json"
 GEOJSON_CONTENT_TYPE = "application/geo+json"
 GRAPH_CONTENT_TYPE = "application/vnd.floorgate.walk-graph+npz"
 PATHFINDING = "pathfinding"
+# The fields of a map that name its stored files.
+FILE_FIELDS = ("source_file", "parsed_file", "graph_file", "geojson_file")
 
 
 @dataclass
@@ -122,7 +130,7 @@ async def _put_unless_stored(
 async def store_drawing(store: Store, map_id: str, drawing: Drawing) -> StoredDrawing:
     """The SVG source, the parsed document and the walk graph, each content-addressed:
     an uploaded drawing is nobody's to fetch by its map id alone, and a changed drawing
-    gets a new name (`refresh_geojson` then drops the old one)."""
+    gets a new name (`drop_replaced_files` drops the old one after the commit)."""
     source_name = content_name(map_id, drawing.source, SOURCE_SUFFIX)
     parsed = document_bytes(drawing.parsed)
     parsed_name = content_name(map_id, parsed, ".map.json")
@@ -130,9 +138,7 @@ async def store_drawing(store: Store, map_id: str, drawing: Drawing) -> StoredDr
         await _put_unless_stored(
             store, source_name, drawing.source, SVG_CONTENT_TYPE, immutable=True
         ),
-        await _put_unless_stored(
-            store, parsed_name, parsed, MAP_JSON_CONTENT_TYPE, immutable=True
-        ),
+        await _put_unless_stored(store, parsed_name, parsed, MAP_JSON_CONTENT_TYPE, immutable=True),
     ]
     graph_name = None
     if drawing.graph is not None:
@@ -141,25 +147,29 @@ async def store_drawing(store: Store, map_id: str, drawing: Drawing) -> StoredDr
         written.append(
             await _put_unless_stored(store, graph_name, graph, GRAPH_CONTENT_TYPE, immutable=True)
         )
-    return StoredDrawing(
-        source_name, parsed_name, graph_name, sum(written), written.count(False)
-    )
+    return StoredDrawing(source_name, parsed_name, graph_name, sum(written), written.count(False))
 
 
 async def refresh_geojson(
-    store: Store, map_id: str, document: dict[str, Any] | None = None
+    store: Store,
+    map_id: str,
+    document: dict[str, Any] | None = None,
+    session: Session = None,
 ) -> str | None:
     """After the map or its locations changed: set its `locations_version` (a digest of
     its locations, which per-process caches key on) and (re)write its GeoJSON from what
-    is stored: its parsed document (or `document`, when the caller has it in memory
-    already), its georeference and its locations; then drop files the map no longer names.
+    `session` sees: its parsed document (or `document`, when the caller has it in memory
+    already), its georeference and its locations.
 
-    Returns the georeference summary for the import report, or None without one.
+    The GeoJSON file is stored outside the session (content-addressed, it is harmless
+    until the map names it); the file it replaces is dropped after the commit
+    (`drop_replaced_files`). Returns the georeference summary, or None without one.
     """
-    unit_map = await store[col.UNIT_MAPS].find_one({"_id": map_id})
+    unit_map = await store[col.UNIT_MAPS].find_one({"_id": map_id}, session=session)
     if unit_map is None:
         return None
-    locations = await store[col.LOCATIONS].find({"unit_map_id": map_id}).sort("_id").to_list()
+    cursor = store[col.LOCATIONS].find({"unit_map_id": map_id}, session=session)
+    locations = await cursor.sort("_id").to_list()
     for location in locations:
         location["id"] = location.pop("_id")
     version = digest(orjson.dumps(locations, option=orjson.OPT_SORT_KEYS))
@@ -178,7 +188,34 @@ async def refresh_geojson(
         summary = fit.summary()
     changes = {"geojson_file": geojson_name, "locations_version": version}
     if any(unit_map.get(name) != value for name, value in changes.items()):
-        await store[col.UNIT_MAPS].update_one({"_id": map_id}, {"$set": changes})
-    named = (unit_map.get("source_file"), parsed_file, unit_map.get("graph_file"), geojson_name)
-    await delete_map_files_except(store, map_id, {name for name in named if name})
+        await store[col.UNIT_MAPS].update_one({"_id": map_id}, {"$set": changes}, session=session)
     return summary
+
+
+async def named_files(
+    store: Store, map_ids: Iterable[str], session: Session = None
+) -> dict[str, set[str]]:
+    """The files each of these maps names (as `session` sees them)."""
+    named: dict[str, set[str]] = {map_id: set() for map_id in map_ids}
+    projection = dict.fromkeys(FILE_FIELDS, 1)
+    for chunk in chunks(named, IN_CHUNK):
+        cursor = store[col.UNIT_MAPS].find({"_id": {"$in": chunk}}, projection, session=session)
+        async for doc in cursor:
+            named[doc["_id"]] = {doc[f] for f in FILE_FIELDS if isinstance(doc.get(f), str)}
+    return named
+
+
+async def drop_replaced_files(store: Store, before: dict[str, set[str]]) -> int:
+    """After a commit: delete the files these maps named before it and name no more, and
+    a map's drawing at the guessable name of databases older than content addresses.
+
+    Only those: a file nobody names yet may be another writer's, stored before the
+    documents that will name it (`floorgate gc` removes the ones left behind)."""
+    after = await named_files(store, before)
+    gone = {name for map_id, names in before.items() for name in names - after[map_id]}
+    gone.update(
+        legacy
+        for map_id in before
+        if (legacy := map_file_name(map_id, LEGACY_SOURCE)) not in after[map_id]
+    )
+    return await delete_files(store, gone)

@@ -10,20 +10,20 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-import storage.dataset as dataset_module
+import storage.importer as importer_module
 from parsing.limits import SvgLimits
 from parsing.svg import document_bytes, parse_unit_map
 from storage import collections as col
+from storage import sections
 from storage.dataset import (
     DatasetError,
     Problem,
-    import_data,
-    import_dataset,
     load_dataset,
     validate,
     validate_dataset,
 )
 from storage.files import content_name, digest, get_file, map_file_name
+from storage.importer import import_data, import_dataset
 from tests._dbserver import fresh_store
 
 T0 = "2026-02-01T12:00:00+00:00"
@@ -39,7 +39,7 @@ SVG = (
 SVG_2 = SVG.replace(b'data-tag-floor="f1"', b'data-tag-building="main"').replace(
     b'"u1"', b'"u4"'
 )
-DATA_COLLECTIONS = (*dataset_module.REPORTED, "fs.files", "fs.chunks")
+DATA_COLLECTIONS = (*sections.REPORTED, "fs.files", "fs.chunks")
 
 
 @pytest_asyncio.fixture(loop_scope="session")
@@ -53,7 +53,7 @@ def clock(monkeypatch: pytest.MonkeyPatch):
     """Fix the import's "now" so default timestamps are exact."""
 
     def set_now(value: str) -> None:
-        monkeypatch.setattr(dataset_module, "now", lambda: value)
+        monkeypatch.setattr(importer_module, "now", lambda: value)
 
     set_now(T0)
     return set_now
@@ -453,7 +453,7 @@ async def test_reimport_is_an_upsert(store, tmp_path, clock):
     ]
     reference = await store[col.UNIT_REFERENCES].find_one({"key": "realpage"})
     assert (reference["created_at"], reference["updated_at"]) == (T0, T1)
-    for name in dataset_module.REPORTED:
+    for name in sections.REPORTED:
         expected = {"units": 5, "level_tags": 1, "assignments": 4}.get(name)
         total = len(data.get(name, [])) if expected is None else expected
         assert await store[name].count_documents({}) == total, name

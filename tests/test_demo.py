@@ -15,10 +15,11 @@ import pytest_asyncio
 from lxml import etree
 
 from storage import collections as col
-from storage.dataset import import_dataset, load_dataset, validate_dataset
+from storage.dataset import load_dataset, validate_dataset
 from storage.demo import STACK_MAP_ID, demo_dataset, demo_plans, install_demo, write_demo
 from storage.demo_svg import FEET_PER_UNIT, SVG_NS
 from storage.files import content_name
+from storage.importer import import_dataset
 from tests._dbserver import fresh_store
 
 NS = {"s": SVG_NS}

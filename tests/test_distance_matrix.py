@@ -20,8 +20,8 @@ from resolvers.keys import create_key
 from resolvers.permissions import ADMIN, DISTANCES_CALCULATE
 from rest.app import create_app
 from storage import collections as c
-from storage.dataset import import_data
 from storage.demo import install_demo
+from storage.importer import import_data
 from tests._dbserver import fresh_store
 
 FLAGS = "distances, locations-resource"

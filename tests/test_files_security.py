@@ -30,8 +30,8 @@ from rest.etags import etag_matches
 from rest.files_route import SANDBOX_POLICY, attachment, renders_as_document
 from storage import collections as col
 from storage.database import connect
-from storage.dataset import import_data
 from storage.files import content_name, put_file
+from storage.importer import import_data
 from storage.settings import Settings
 from tests._dbserver import fresh_store
 from tests.chromium import (

@@ -19,8 +19,8 @@ import pytest_asyncio
 from bson import ObjectId
 
 from storage import collections as col
-from storage.dataset import import_data
 from storage.files import get_file, is_stored
+from storage.importer import import_data
 from storage.integrity import collect_garbage, find_dangling
 from tests._dbserver import fresh_store
 from tests.servers import FLOORGATE

@@ -17,14 +17,16 @@ import orjson
 import pytest
 import pytest_asyncio
 
-import storage.dataset as dataset_module
+import storage.importer as importer_module
 from parsing.svg import document_bytes, parse_unit_map
 from resolvers.keys import create_key
 from resolvers.permissions import ADMIN, ALL_PERMISSIONS
 from rest.app import create_app
 from storage import collections as col
-from storage.dataset import DatasetError, import_data
+from storage import sections
+from storage.dataset import DatasetError
 from storage.files import content_name, get_file
+from storage.importer import import_data
 from storage.settings import Settings
 from tests._dbserver import fresh_store
 
@@ -107,7 +109,7 @@ async def store(db_server):
 
 @pytest.fixture(autouse=True)
 def clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(dataset_module, "now", lambda: T0)
+    monkeypatch.setattr(importer_module, "now", lambda: T0)
 
 
 @pytest_asyncio.fixture(loop_scope="session")
@@ -122,7 +124,7 @@ async def client(store, tmp_path):
 
 
 async def snapshot(store) -> dict[str, list[dict[str, Any]]]:
-    names = (*dataset_module.REPORTED, "fs.files")
+    names = (*sections.REPORTED, "fs.files")
     return {name: await store[name].find({}, {"uploadDate": 0}).to_list() for name in names}
 
 

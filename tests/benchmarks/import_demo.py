@@ -32,9 +32,9 @@ from pymongo.errors import PyMongoError
 
 from storage import collections as c
 from storage.database import Store, connect
-from storage.dataset import import_dataset
 from storage.demo import write_demo
 from storage.embedded import EmbeddedServer
+from storage.importer import import_dataset
 from storage.settings import Settings
 from tests.benchmarks.units_list import machine
 

@@ -41,10 +41,10 @@ from routing.build import build_walk_graph
 from routing.costs import Costs
 from routing.matrix import LoadedGraph, ModeGraph, Point
 from routing.model import FOOT, graph_bytes
-from storage.dataset import import_data
 from storage.demo import install_demo
 from storage.embedded import EmbeddedServer
 from storage.files import put_file
+from storage.importer import import_data
 from storage.settings import Settings
 
 ROUNDS = 15

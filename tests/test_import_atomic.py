@@ -1,0 +1,228 @@
+"""Issue 14: readers see the state before an import or the state after it, never a mix,
+whatever stops the import: SIGKILL at many points of its write phase, the database
+going away, another import of the same asset.
+
+Each test imports the demo (version 1), then a version that changes every record kind,
+every drawing and so every file (tests/import_snapshots.py), with `floorgate import` as
+a real process, and compares everything the API serves for the asset."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import socket
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from resolvers.keys import create_key
+from resolvers.permissions import ALL_PERMISSIONS
+from storage import collections as col
+from storage.database import connect
+from storage.demo import ASSET_ID
+from storage.embedded import EmbeddedServer
+from storage.files import get_file
+from storage.importer import import_dataset
+from storage.integrity import find_dangling
+from storage.leases import asset_leases
+from storage.settings import Settings
+from tests.import_snapshots import (
+    cli_import,
+    demo_version,
+    latest_timestamp,
+    lease_held,
+    snapshot,
+    wait_for_commit,
+    wait_for_lease,
+    without_import_time,
+)
+
+pytestmark = pytest.mark.e2e
+KILLS = 12  # kill points spread over the write phase
+ENOUGH = 10  # kills that must land inside the write phase, before the commit
+
+
+class World:
+    """One database with the demo (version 1) imported, a key, and the snapshots."""
+
+    def __init__(self, uri: str, settings: Settings, folder: Path) -> None:
+        self.uri = uri
+        self.database = f"atomic_{uuid.uuid4().hex[:10]}"
+        self.settings = dataclasses.replace(settings, database_name=self.database)
+        self.folder = folder
+        self.store = connect(uri, self.settings)
+        self.key = ""
+
+    async def start(self) -> None:
+        await self.store.ensure_indexes()
+        await import_dataset(self.store, demo_version(self.folder, 1))
+        self.key = (await create_key(self.store, "snap", ALL_PERMISSIONS, None)).secret
+
+    async def shot(self) -> dict:
+        return await snapshot(self.store, self.settings, self.key)
+
+    def run_import(self, path: Path, *extra: str) -> subprocess.Popen[str]:
+        return cli_import(self.uri, self.database, path, self.folder / "cli", *extra)
+
+    async def close(self) -> None:
+        # A killed import's transaction would hold the drop for up to 60 s: abort it.
+        async for lease in self.store[col.LEASES].find({"session_id": {"$ne": None}}):
+            await self.store.client.admin.command("killSessions", [lease["session_id"]])
+        await self.store.client.drop_database(self.database)
+        await self.store.close()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def world(db_server, settings, tmp_path):
+    world = World(db_server.uri, settings, tmp_path)
+    await world.start()
+    yield world
+    await world.close()
+
+
+async def reference(db_server, settings, tmp_path: Path, version: int) -> dict:
+    """The snapshot after importing `version` over the demo, uninterrupted, elsewhere."""
+    other = World(db_server.uri, settings, tmp_path / f"reference-{version}")
+    await other.start()
+    try:
+        await import_dataset(other.store, demo_version(other.folder, version))
+        return await other.shot()
+    finally:
+        await other.close()
+
+
+def finished(process: subprocess.Popen[str], timeout: float = 120) -> tuple[int, str, str]:
+    out, err = process.communicate(timeout=timeout)
+    return process.returncode, out, err
+
+
+async def test_sigkill_anywhere_in_the_write_phase_changes_nothing(world, db_server, settings,
+                                                                    tmp_path):  # fmt: skip
+    v2 = demo_version(world.folder, 2)
+    latest = latest_timestamp(v2)
+    before = await world.shot()
+    after = without_import_time(await reference(db_server, settings, tmp_path, 2), latest)
+    assert without_import_time(before, latest) != after  # the import changes what is served
+
+    # How long the write phase lasts (lease taken to commit), on a copy of the database.
+    probe = World(db_server.uri, settings, tmp_path / "probe")
+    await probe.start()
+    try:
+        process = probe.run_import(v2)
+        began = await asyncio.to_thread(wait_for_lease, probe.uri, probe.database, process)
+        committed = await asyncio.to_thread(wait_for_commit, probe.uri, probe.database, " v2")
+        code, _, err = await asyncio.to_thread(finished, process)
+        assert code == 0, err
+        write_phase = committed - began
+    finally:
+        await probe.close()
+
+    # Kills spread over the write phase until ENOUGH landed in it before the commit (a
+    # kill the commit beat shows the state after; the demo is then imported again).
+    inside = 0
+    for n in range(3 * KILLS):
+        if inside >= ENOUGH:
+            break
+        process = world.run_import(v2)
+        await asyncio.to_thread(wait_for_lease, world.uri, world.database, process)
+        await asyncio.sleep(write_phase * ((n % KILLS) + 0.5) / KILLS)
+        writing = lease_held(world.uri, world.database, process.pid) and process.poll() is None
+        process.kill()
+        await asyncio.to_thread(process.wait)
+        state = await world.shot()
+        if state == before:
+            inside += writing
+            continue
+        assert without_import_time(state, latest) == after, f"kill {n}: a mixed state"
+        await import_dataset(world.store, demo_version(world.folder, 1))
+        before = await world.shot()
+    assert inside >= ENOUGH, f"only {inside} kills landed in the write phase"
+
+    process = world.run_import(v2)
+    code, _, err = await asyncio.to_thread(finished, process)
+    assert code == 0, err
+    assert without_import_time(await world.shot(), latest) == after
+    assert [str(d) for d in (await find_dangling(world.store)).dangling] == []
+
+
+async def test_the_database_stopping_mid_import_changes_nothing(settings, tmp_path):
+    server = EmbeddedServer(tmp_path / "server")
+    server.start()
+    try:
+        world = World(server.uri, settings, tmp_path / "world")
+        await world.start()
+        v2 = demo_version(world.folder, 2)
+        latest = latest_timestamp(v2)
+        before = await world.shot()
+
+        process = world.run_import(v2)
+        began = await asyncio.to_thread(wait_for_lease, world.uri, world.database, process)
+        await asyncio.sleep(max(0.0, began + 0.8 - time.monotonic()))
+        assert process.poll() is None, "the import ended before the database stopped"
+        await asyncio.to_thread(server.stop)
+        code, _, err = await asyncio.to_thread(finished, process)
+        assert code == 1
+        assert "the database is unreachable" in err, err
+        await asyncio.to_thread(server.start)
+
+        assert await world.shot() == before
+        process = world.run_import(v2)  # takes over the dead import's lease
+        code, _, err = await asyncio.to_thread(finished, process)
+        assert code == 0, err
+        after = await world.shot()
+        assert without_import_time(after, latest) != without_import_time(before, latest)
+        map_doc = await world.store[col.UNIT_MAPS].find_one({"_id": "map-b1-f1"})
+        assert map_doc["feet_per_unit"] == 0.27
+        assert await get_file(world.store, map_doc["source_file"]) is not None
+        assert [str(d) for d in (await find_dangling(world.store)).dangling] == []
+        await world.close()
+    finally:
+        server.stop()
+
+
+async def test_two_imports_of_one_asset_run_one_after_the_other(world, db_server, settings,
+                                                                tmp_path):  # fmt: skip
+    """Both start at once; the one that takes the lease second waits, then runs whole."""
+    paths = {2: demo_version(world.folder, 2), 3: demo_version(world.folder, 3)}
+    processes = {version: world.run_import(path) for version, path in paths.items()}
+    results = await asyncio.gather(
+        *(asyncio.to_thread(finished, process) for process in processes.values())
+    )
+    outcome = dict(zip(processes, results, strict=True))
+    assert [code for code, _, _ in results] == [0, 0], results
+    waited = [version for version, (_, _, err) in outcome.items() if err]
+    assert len(waited) == 1, outcome
+    (last,) = waited
+    (first,) = set(processes) - {last}
+    assert outcome[last][2] == (
+        f"Waiting for another import of asset '{ASSET_ID}' (pid {processes[first].pid} on host "
+        + outcome[last][2].split(" on host ", 1)[1]
+    )
+    assert outcome[last][1].startswith(f"Imported {paths[last]}:")
+    # What is served is the version imported last, whole: no record of the other.
+    expected = await reference(db_server, settings, tmp_path, last)
+    latest = latest_timestamp(paths[last])
+    assert without_import_time(await world.shot(), latest) == without_import_time(expected, latest)
+
+
+async def test_an_import_that_may_not_wait_fails_and_changes_nothing(world):
+    """Another writer holds the asset (this test process, as an import would)."""
+    v2 = demo_version(world.folder, 2)
+    before = await world.shot()
+    async with asset_leases(world.store, [ASSET_ID], wait=0):
+        process = world.run_import(v2, "--wait", "0")
+        code, out, err = await asyncio.to_thread(finished, process)
+    assert code == 1
+    assert out == ""
+    assert err.startswith(
+        f"Nothing was imported: asset '{ASSET_ID}' is being written by another import "
+        f"(pid {os.getpid()} on host {socket.gethostname()}, since 20"
+    )
+    assert err.endswith("); try again when it has finished\n")
+    assert await world.shot() == before
+    assert await world.store[col.LEASES].count_documents({}) == 0  # released
