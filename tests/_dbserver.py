@@ -22,3 +22,10 @@ async def fresh_store(server: EmbeddedServer) -> AsyncIterator[Store]:
     finally:
         await store.client.drop_database(store.db.name)
         await store.close()
+
+
+async def abort_leased_transactions(store: Store) -> None:
+    """Abort the transactions that killed or cut-off writers left open (their leases name
+    the sessions): the server would otherwise hold their documents, and a drop, for 60 s."""
+    async for lease in store["leases"].find({"session_id": {"$ne": None}}):
+        await store.client.admin.command("killSessions", [lease["session_id"]])

@@ -31,6 +31,7 @@ from storage.importer import import_dataset
 from storage.integrity import find_dangling
 from storage.leases import asset_leases
 from storage.settings import Settings
+from tests._dbserver import abort_leased_transactions
 from tests.import_snapshots import (
     cli_import,
     demo_version,
@@ -70,9 +71,7 @@ class World:
         return cli_import(self.uri, self.database, path, self.folder / "cli", *extra)
 
     async def close(self) -> None:
-        # A killed import's transaction would hold the drop for up to 60 s: abort it.
-        async for lease in self.store[col.LEASES].find({"session_id": {"$ne": None}}):
-            await self.store.client.admin.command("killSessions", [lease["session_id"]])
+        await abort_leased_transactions(self.store)
         await self.store.client.drop_database(self.database)
         await self.store.close()
 
