@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from resolvers.context import RequestContext
+from resolvers.context import RequestContext, unavailable
 from resolvers.errors import FieldErrors, invalid
 from resolvers.paging import as_resource
 from resolvers.scope import check_target, in_scope
@@ -19,12 +19,14 @@ from resolvers.validation import check_id
 from storage import collections as c
 from storage.dataset import DatasetError, Problem
 from storage.importer import import_data
+from storage.leases import LeaseBusy
 from storage.map_drawings import drop_replaced_files, named_files, refresh_geojson
 from storage.transactions import Session, atomically
 
 RECORD_PATH = re.compile(r"^\$\.\w+\[0\]\.?")
 # An importer path quoted inside a message, e.g. "(also at $.locations[0].tags[0])".
 QUOTED_PATH = re.compile(r"\$\.\w+\[0\][\w.\[\]]*")
+LEASE_WAIT_SHARE = 0.75  # of the time budget, spent waiting for an import of the asset
 
 
 def _camel(name: str) -> str:
@@ -70,10 +72,12 @@ async def _put(
             # In one transaction where the deployment has them; a standalone server
             # still takes writes, in the importer's idempotent order.
             require_transaction=False,
-            # Another writer of the asset (an import) is waited for within the request's
-            # time budget, which answers 503 when it ends.
-            wait=context.settings.request_timeout_seconds,
+            # Another writer of the asset (an import) is waited for within most of the
+            # request's time budget; then 503 with Retry-After, nothing written.
+            wait=context.settings.request_timeout_seconds * LEASE_WAIT_SHARE,
         )
+    except LeaseBusy:
+        raise unavailable(context.settings) from None
     except DatasetError as error:
         fields: dict[str, list[str]] = {}
         for problem in error.problems:

@@ -169,12 +169,13 @@ async def asset_leases(
         for asset_id in sorted(set(assets)):
             name = lease_id(asset_id)
             while (holder := await _try_take(store, name, me)) is not None:
-                if holder and asyncio.get_running_loop().time() >= deadline:
+                left = deadline - asyncio.get_running_loop().time()
+                if holder and left <= 0:
                     raise LeaseBusy(asset_id, holder)
                 if holder and waiting is not None and not told:
                     waiting(asset_id, holder)
                     told = True
-                await asyncio.sleep(POLL_SECONDS)
+                await asyncio.sleep(min(POLL_SECONDS, max(left, 0.0)))
             names.append(name)
         renewal = asyncio.create_task(_renew(store, names, me.owner))
         try:

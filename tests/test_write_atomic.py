@@ -119,6 +119,37 @@ async def test_delete_location_is_one_change(store, tmp_path):
     }
 
 
+PUT_REFERENCE = """mutation ($input: AssetReferenceInput!) {
+  putAssetReference(input: $input) { id value }
+}"""
+
+
+async def test_an_api_write_waits_for_an_import_of_its_asset_then_answers_503(store, tmp_path):
+    """While an import holds the asset, a put waits (3/4 of its time budget), then fails
+    as SERVICE_UNAVAILABLE with Retry-After (503 over REST) and writes nothing; once the
+    import ends, the put goes through."""
+    await import_data(store, dataset(tmp_path), tmp_path)
+    key = (await create_key(store, "ops", list(ALL_PERMISSIONS), None)).secret
+    settings = Settings(public_url=PUBLIC, rate_limit_per_second=0, request_timeout_seconds=2.0)
+    transport = httpx.ASGITransport(app=create_app(settings, store))
+    reference = {"id": "r1", "assetId": "a1", "key": "pms", "value": "42"}
+    async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as client:
+        client.headers["API-Key"] = key
+        async with asset_leases(store, ["a1"], wait=0):
+            started = asyncio.get_running_loop().time()
+            busy = await graphql(client, PUT_REFERENCE, input=reference)
+            waited = asyncio.get_running_loop().time() - started
+            assert await store[col.ASSET_REFERENCES].count_documents({}) == 0
+        done = await graphql(client, PUT_REFERENCE, input=reference)
+    assert busy.status_code == 200  # GraphQL: the error is in the body
+    error = busy.json()["errors"][0]
+    assert (error["extensions"]["code"], error["extensions"]["retryAfter"]) == (
+        "SERVICE_UNAVAILABLE", settings.retry_after_seconds
+    )
+    assert 1.5 <= waited < 2.0
+    assert done.json() == {"data": {"putAssetReference": {"id": "r1", "value": "42"}}}
+
+
 # ---------------------------------------------------------------- leases
 
 
