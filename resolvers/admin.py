@@ -17,7 +17,7 @@ from resolvers.paging import as_resource
 from resolvers.scope import check_target, in_scope
 from resolvers.validation import check_id
 from storage import collections as c
-from storage.dataset import DatasetError, Problem
+from storage.dataset_fields import DatasetError, Problem
 from storage.importer import import_data
 from storage.leases import LeaseBusy
 from storage.map_drawings import drop_replaced_files, named_files, refresh_geojson

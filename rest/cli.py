@@ -21,7 +21,7 @@ from rest.server import uvicorn_options
 from rest.tls import ensure_local_certificates, tls_problem
 from storage.collections import ASSETS
 from storage.database import UNAVAILABLE_ERRORS, Store, connect
-from storage.dataset import DatasetError, format_problems
+from storage.dataset_fields import DatasetError, format_problems
 from storage.demo import install_demo
 from storage.importer import WAIT_SECONDS, ImportTooLarge, import_dataset
 from storage.integrity import DEFAULT_GRACE, collect_garbage, find_dangling

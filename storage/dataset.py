@@ -14,8 +14,6 @@ one query per collection, and then it runs for real.
 from __future__ import annotations
 
 import json
-import math
-import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -29,380 +27,29 @@ from parsing.svg import parse_unit_map
 from storage import collections as col
 from storage.cpu import run_cpu
 from storage.database import Store
+from storage.dataset_fields import (
+    SPECS,
+    DatasetError,
+    Problem,
+    Problems,
+    check_record,
+    field_path,
+    show,
+    type_name,
+)
 from storage.files import chunks
-from storage.limits import IN_CHUNK, MAX_ID_LENGTH, REFERENCE_KEY, REFERENCE_KEY_PATTERN
+from storage.limits import IN_CHUNK
 from storage.map_drawings import (
     Drawing,
     control_points,
     level_tag_values,
 )
 from storage.sections import ID_SECTIONS, SECTIONS
-from storage.timestamps import normalize_timestamp
 
 FORMAT_VERSION = 1
 
 # Sections of the file, in the order they are validated, reported and written.
 
-
-# ---------------------------------------------------------------- problems
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with a dataset, at a JSON path like `$.units[3].floor_id`."""
-
-    path: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.message}"
-
-
-class DatasetError(Exception):
-    """A dataset that cannot be imported; nothing was written."""
-
-    def __init__(self, problems: Iterable[Problem]) -> None:
-        self.problems: list[Problem] = list(problems)
-        super().__init__(format_problems(self.problems))
-
-
-def format_problems(problems: Iterable[Problem]) -> str:
-    """One problem per line, for the command line."""
-    return "\n".join(str(p) for p in problems)
-
-
-_PATH_ORDER = re.compile(r"^\$\.(\w+)\[(\d+)\]")
-
-
-def _order(problem: Problem) -> tuple[int, int]:
-    """Sort problems by section and item so they read in file order, phases merged."""
-    match = _PATH_ORDER.match(problem.path)
-    if match is None:
-        return (-1, -1)
-    section = match.group(1)
-    rank = SECTIONS.index(section) if section in SECTIONS else len(SECTIONS)
-    return (rank, int(match.group(2)))
-
-
-class _Problems:
-    def __init__(self) -> None:
-        self.items: list[Problem] = []
-
-    def add(self, path: str, message: str) -> None:
-        self.items.append(Problem(path, message))
-
-    def sorted(self) -> list[Problem]:
-        return sorted(self.items, key=_order)
-
-
-def _show(value: Any) -> str:
-    """A value quoted for a message, shortened so 255-character ids stay readable."""
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 80 else text[:76] + '..."'
-
-
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
-
-
-def _at(path: str, name: str | int) -> str:
-    if isinstance(name, int):
-        return f"{path}[{name}]"
-    if name.isidentifier():
-        return f"{path}.{name}"
-    return f"{path}[{json.dumps(name, ensure_ascii=False)}]"
-
-
-# ---------------------------------------------------------------- field kinds
-
-# A kind checks one value, reports at `path`, and returns the clean value or _INVALID.
-_INVALID: Any = object()
-Kind = Callable[[Any, str, _Problems], Any]
-
-
-def _id(value: Any, path: str, out: _Problems) -> Any:
-    if not isinstance(value, str):
-        out.add(path, f"must be a string id, not {_type_name(value)}")
-        return _INVALID
-    if value == "":
-        out.add(path, "must not be empty")
-        return _INVALID
-    if len(value) > MAX_ID_LENGTH:
-        out.add(path, f"must be at most {MAX_ID_LENGTH} characters (has {len(value)})")
-        return _INVALID
-    return value
-
-
-def _nullable_id(value: Any, path: str, out: _Problems) -> Any:
-    return None if value is None else _id(value, path, out)
-
-
-def _text(value: Any, path: str, out: _Problems) -> Any:
-    if not isinstance(value, str):
-        out.add(path, f"must be a string, not {_type_name(value)}")
-        return _INVALID
-    return value
-
-
-def _short_text(value: Any, path: str, out: _Problems) -> Any:
-    """Keys and values that clients filter on: non-empty, at most 255 characters."""
-    return _id(value, path, out)
-
-
-def _reference_key(value: Any, path: str, out: _Problems) -> Any:
-    if _text(value, path, out) is _INVALID:
-        return _INVALID
-    if REFERENCE_KEY.fullmatch(value) is None:
-        out.add(path, f"{_show(value)} does not match {REFERENCE_KEY_PATTERN}")
-        return _INVALID
-    return value
-
-
-def _integer(value: Any, path: str, out: _Problems) -> Any:
-    if isinstance(value, bool) or not isinstance(value, int):
-        out.add(path, f"must be an integer, not {_type_name(value)}")
-        return _INVALID
-    return value
-
-
-def _number(value: Any, path: str, out: _Problems) -> Any:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        out.add(path, f"must be a number, not {_type_name(value)}")
-        return _INVALID
-    if not math.isfinite(value):
-        out.add(path, "must be a finite number")
-        return _INVALID
-    return value
-
-
-def _positive_number(value: Any, path: str, out: _Problems) -> Any:
-    value = _number(value, path, out)
-    if value is not _INVALID and value <= 0:
-        out.add(path, "must be a positive number")
-        return _INVALID
-    return value
-
-
-def _boolean(value: Any, path: str, out: _Problems) -> Any:
-    if not isinstance(value, bool):
-        out.add(path, f"must be true or false, not {_type_name(value)}")
-        return _INVALID
-    return value
-
-
-def _timestamp(value: Any, path: str, out: _Problems) -> Any:
-    if _text(value, path, out) is _INVALID:
-        return _INVALID
-    try:
-        return normalize_timestamp(value)
-    except ValueError as error:
-        out.add(path, f"{_show(value)} is not an ISO 8601 timestamp with offset ({error})")
-        return _INVALID
-
-
-def _list_of(item: Kind, *, unique: bool = False) -> Kind:
-    """An array whose items all have kind `item`; invalid items are dropped."""
-
-    def check(value: Any, path: str, out: _Problems) -> Any:
-        if not isinstance(value, list):
-            out.add(path, f"must be an array, not {_type_name(value)}")
-            return _INVALID
-        clean: list[Any] = []
-        first: dict[Any, int] = {}
-        for index, element in enumerate(value):
-            checked = item(element, _at(path, index), out)
-            if checked is _INVALID:
-                continue
-            if unique and isinstance(checked, str):
-                if checked in first:
-                    out.add(
-                        _at(path, index),
-                        f"duplicate {_show(checked)} (also at {_at(path, first[checked])})",
-                    )
-                    continue
-                first[checked] = index
-            clean.append(checked)
-        return clean
-
-    return check
-
-
-def _map_tag(value: Any, path: str, out: _Problems) -> Any:
-    if _short_text(value, path, out) is _INVALID:
-        return _INVALID
-    if "," in value:
-        out.add(path, "must not contain a comma (the tags filter splits on commas)")
-        return _INVALID
-    return value
-
-
-# A record spec: field name -> (kind, required). Optional fields may also be null.
-Spec = dict[str, tuple[Kind, bool]]
-
-
-def _record(value: Any, spec: Spec, path: str, out: _Problems) -> dict[str, Any] | None:
-    """Check an object against `spec`; return its valid fields only, so later checks
-    never trip over a value that was already reported."""
-    if not isinstance(value, dict):
-        out.add(path, f"must be an object, not {_type_name(value)}")
-        return None
-    clean: dict[str, Any] = {}
-    for name, (kind, required) in spec.items():
-        if name not in value or (value[name] is None and not required):
-            if required:
-                out.add(_at(path, name), "is required")
-            continue
-        checked = kind(value[name], _at(path, name), out)
-        if checked is not _INVALID:
-            clean[name] = checked
-    for name in value:
-        if name not in spec:
-            out.add(_at(path, name), "unknown field")
-    return clean
-
-
-def _object(spec: Spec) -> Kind:
-    """One nested object of `spec` (such as a map's georeference)."""
-
-    def check(value: Any, path: str, out: _Problems) -> Any:
-        record = _record(value, spec, path, out)
-        return _INVALID if record is None else record
-
-    return check
-
-
-def _records(spec: Spec) -> Kind:
-    """An array of objects of `spec` (nested records such as level tags)."""
-
-    def check(value: Any, path: str, out: _Problems) -> Any:
-        if not isinstance(value, list):
-            out.add(path, f"must be an array, not {_type_name(value)}")
-            return _INVALID
-        clean = []
-        for index, element in enumerate(value):
-            record = _record(element, spec, _at(path, index), out)
-            if record is not None:
-                clean.append((index, record))
-        return clean
-
-    return check
-
-
-_STAMPS: Spec = {"created_at": (_timestamp, False), "updated_at": (_timestamp, False)}
-
-LEVEL_TAG_VALUE: Spec = {"name": (_text, True), "value": (_id, True), **_STAMPS}
-LEVEL_TAG: Spec = {
-    "key": (_short_text, True),
-    "name": (_text, True),
-    "values": (_records(LEVEL_TAG_VALUE), True),
-    **_STAMPS,
-}
-ATTRIBUTE: Spec = {
-    "attribute_id": (_id, True),
-    "attribute_name": (_text, True),
-    "attribute_key": (_short_text, True),
-}
-LOCATION_FLOOR: Spec = {"id": (_id, True)}
-CONTROL_POINT: Spec = {
-    "x": (_number, True),
-    "y": (_number, True),
-    "lon": (_number, True),
-    "lat": (_number, True),
-}
-GEOREFERENCE: Spec = {"control_points": (_records(CONTROL_POINT), True)}
-LOCATION_TAG: Spec = {"key": (_short_text, True), "value": (_text, True), **_STAMPS}
-
-SPECS: dict[str, Spec] = {
-    col.ASSETS: {"id": (_id, True), "market": (_text, True), "name": (_text, True), **_STAMPS},
-    col.FLOORS: {
-        "id": (_id, True),
-        "asset_id": (_id, True),
-        "name": (_text, True),
-        "label": (_text, False),
-        "short_label": (_text, False),
-        "sort": (_integer, True),
-        **_STAMPS,
-    },
-    col.UNITS: {
-        "id": (_id, True),
-        "asset_id": (_id, True),
-        "floor_id": (_id, True),
-        "name": (_text, True),
-        **_STAMPS,
-    },
-    col.UNIT_MAPS: {
-        "id": (_id, True),
-        "asset_id": (_id, True),
-        "background_id": (_nullable_id, False),
-        "name": (_text, True),
-        "style": (_text, False),
-        "style_type": (_text, False),
-        "tags": (_list_of(_map_tag, unique=True), False),
-        "routing_tier": (_text, False),
-        "svg": (_text, False),
-        "unit_ids": (_list_of(_id, unique=True), False),
-        "level_tags": (_records(LEVEL_TAG), False),
-        "georeference": (_object(GEOREFERENCE), False),
-        "floor_height_ft": (_positive_number, False),
-        **_STAMPS,
-    },
-    col.BACKGROUNDS: {
-        "id": (_id, True),
-        "unit_map_id": (_id, True),
-        "name": (_text, True),
-        **_STAMPS,
-    },
-    col.ASSET_REFERENCES: {
-        "id": (_id, True),
-        "asset_id": (_id, True),
-        "key": (_reference_key, True),
-        "value": (_short_text, True),
-        **_STAMPS,
-    },
-    col.UNIT_REFERENCES: {
-        "group_id": (_id, False),
-        "asset_id": (_id, True),
-        "unit_id": (_id, True),
-        "key": (_reference_key, True),
-        "value": (_short_text, True),
-        **_STAMPS,
-    },
-    col.ATTRIBUTE_GROUPS: {
-        "id": (_id, True),
-        "group_name": (_text, True),
-        "one_attribute_per_unit": (_boolean, False),
-        "attributes": (_records(ATTRIBUTE), True),
-    },
-    col.ASSIGNMENTS: {
-        "group_id": (_id, True),
-        "attribute_id": (_id, True),
-        "asset_id": (_id, True),
-        "unit_id": (_id, True),
-    },
-    col.LOCATIONS: {
-        "id": (_id, True),
-        "asset_id": (_id, True),
-        "unit_map_id": (_id, True),
-        "name": (_text, True),
-        "x": (_number, True),
-        "y": (_number, True),
-        "floors": (_records(LOCATION_FLOOR), True),
-        "tags": (_records(LOCATION_TAG), False),
-        **_STAMPS,
-    },
-}
 
 
 # ---------------------------------------------------------------- loading
@@ -442,10 +89,10 @@ def load_dataset(path: Path) -> tuple[dict[str, Any], Path]:
         raise DatasetError([Problem("$", f"not valid JSON: {error}")]) from None
     if duplicates:
         raise DatasetError(
-            [Problem("$", f"key {_show(key)} appears twice in one object") for key in duplicates]
+            [Problem("$", f"key {show(key)} appears twice in one object") for key in duplicates]
         )
     if not isinstance(data, dict):
-        raise DatasetError([Problem("$", f"must be an object, not {_type_name(data)}")])
+        raise DatasetError([Problem("$", f"must be an object, not {type_name(data)}")])
     return data, path.parent.resolve()
 
 
@@ -459,7 +106,7 @@ class _Checked:
     records: dict[str, list[tuple[int, dict[str, Any]]]]
     defined: dict[str, dict[str, dict[str, Any]]]
     drawings: dict[str, Drawing]
-    problems: _Problems
+    problems: Problems
 
 
 @dataclass(frozen=True)
@@ -474,24 +121,24 @@ class Inputs:
 
 
 def _check_structure(data: Any, base_dir: Path, inputs: Inputs) -> _Checked:
-    out = _Problems()
+    out = Problems()
     records: dict[str, list[tuple[int, dict[str, Any]]]] = {s: [] for s in SECTIONS}
     defined: dict[str, dict[str, dict[str, Any]]] = {s: {} for s in ID_SECTIONS}
     checked = _Checked(records, defined, {}, out)
     if not isinstance(data, dict):
-        out.add("$", f"must be an object, not {_type_name(data)}")
+        out.add("$", f"must be an object, not {type_name(data)}")
         return checked
     for key, value in data.items():
         if key == "version":
             if value != FORMAT_VERSION or isinstance(value, bool):
                 out.add("$.version", f"must be {FORMAT_VERSION}")
         elif key not in SECTIONS:
-            out.add(_at("$", key), f"unknown section (known: {', '.join(SECTIONS)})")
+            out.add(field_path("$", key), f"unknown section (known: {', '.join(SECTIONS)})")
         elif not isinstance(value, list):
-            out.add(_at("$", key), f"must be an array, not {_type_name(value)}")
+            out.add(field_path("$", key), f"must be an array, not {type_name(value)}")
         else:
             for index, item in enumerate(value):
-                record = _record(item, SPECS[key], f"$.{key}[{index}]", out)
+                record = check_record(item, SPECS[key], f"$.{key}[{index}]", out)
                 if record is not None:
                     records[key].append((index, record))
     for section in ID_SECTIONS:
@@ -502,7 +149,7 @@ def _check_structure(data: Any, base_dir: Path, inputs: Inputs) -> _Checked:
             id_ = record["id"]
             if id_ in first:
                 also = f"$.{section}[{first[id_]}]"
-                out.add(f"$.{section}[{index}].id", f"duplicate id {_show(id_)} (also at {also})")
+                out.add(f"$.{section}[{index}].id", f"duplicate id {show(id_)} (also at {also})")
                 continue
             first[id_] = index
             defined[section][id_] = record
@@ -525,7 +172,7 @@ def _check_structure(data: Any, base_dir: Path, inputs: Inputs) -> _Checked:
     return checked
 
 
-def _check_stamp_order(record: dict[str, Any], path: str, out: _Problems) -> None:
+def _check_stamp_order(record: dict[str, Any], path: str, out: Problems) -> None:
     created, updated = record.get("created_at"), record.get("updated_at")
     if created and updated and created > updated:
         out.add(f"{path}.updated_at", f"is earlier than created_at {created}")
@@ -535,7 +182,7 @@ def _check_unique(
     items: list[tuple[int, dict[str, Any]]],
     name: str,
     path: str,
-    out: _Problems,
+    out: Problems,
     *,
     fold: bool = False,
 ) -> None:
@@ -550,13 +197,13 @@ def _check_unique(
         if seen in first:
             out.add(
                 f"{path}[{index}].{name}",
-                f"duplicate {_show(value)} (also at {path}[{first[seen]}])",
+                f"duplicate {show(value)} (also at {path}[{first[seen]}])",
             )
         else:
             first[seen] = index
 
 
-def _check_level_tags(tags: list[tuple[int, dict[str, Any]]], path: str, out: _Problems) -> None:
+def _check_level_tags(tags: list[tuple[int, dict[str, Any]]], path: str, out: Problems) -> None:
     _check_unique(tags, "key", path, out)
     for index, tag in tags:
         _check_unique(tag.get("values", []), "value", f"{path}[{index}].values", out)
@@ -595,7 +242,7 @@ def _check_drawing(
 
 
 def _check_georeference(
-    record: dict[str, Any], path: str, has_svg: bool, drawing: Drawing | None, out: _Problems
+    record: dict[str, Any], path: str, has_svg: bool, drawing: Drawing | None, out: Problems
 ) -> None:
     """The control points must fit an affine transform that keeps the canvas on the earth."""
     if not has_svg:
@@ -620,7 +267,7 @@ def _check_georeference(
 
 
 def _read_svg(
-    name: str, base_dir: Path, path: str, out: _Problems, limits: SvgLimits
+    name: str, base_dir: Path, path: str, out: Problems, limits: SvgLimits
 ) -> bytes | None:
     """Read a map's SVG file within the parser's byte limit."""
     if name == "":
@@ -629,18 +276,18 @@ def _read_svg(
     file = base_dir / name
     try:
         if not file.is_file():
-            out.add(path, f"file {_show(name)} not found in {base_dir}")
+            out.add(path, f"file {show(name)} not found in {base_dir}")
             return None
         size = file.stat().st_size
         if size > limits.max_bytes:
-            out.add(path, f"file {_show(name)} has {size} bytes, more than {limits.max_bytes}")
+            out.add(path, f"file {show(name)} has {size} bytes, more than {limits.max_bytes}")
             return None
         data = file.read_bytes()
     except OSError as error:
-        out.add(path, f"cannot read {_show(name)}: {error.strerror}")
+        out.add(path, f"cannot read {show(name)}: {error.strerror}")
         return None
     if len(data) > limits.max_bytes:  # grew since stat
-        out.add(path, f"file {_show(name)} is larger than {limits.max_bytes} bytes")
+        out.add(path, f"file {show(name)} is larger than {limits.max_bytes} bytes")
         return None
     return data
 
@@ -690,13 +337,13 @@ class _Lookup:
         return bool(group and group.get("one_attribute_per_unit", False))
 
 
-def _check_references(checked: _Checked, lookup: _Lookup, out: _Problems) -> None:
+def _check_references(checked: _Checked, lookup: _Lookup, out: Problems) -> None:
     """Every id a record names must exist (in the file or the database) and fit."""
     records = checked.records
 
     def asset(record: dict[str, Any], path: str) -> bool:
         if "asset_id" in record and lookup.get(col.ASSETS, record["asset_id"]) is None:
-            out.add(f"{path}.asset_id", f"unknown asset {_show(record['asset_id'])}")
+            out.add(f"{path}.asset_id", f"unknown asset {show(record['asset_id'])}")
             return False
         return "asset_id" in record
 
@@ -712,12 +359,12 @@ def _check_references(checked: _Checked, lookup: _Lookup, out: _Problems) -> Non
         """`thing_id` names a unit, floor or map that exists and is the record's asset's."""
         thing = lookup.get(collection, thing_id)
         if thing is None:
-            out.add(path, f"{prefix}unknown {what} {_show(thing_id)}")
+            out.add(path, f"{prefix}unknown {what} {show(thing_id)}")
         elif known_asset and thing.get("asset_id") != record["asset_id"]:
             out.add(
                 path,
-                f"{prefix}{what} {_show(thing_id)} belongs to asset "
-                f"{_show(thing.get('asset_id'))}, not {_show(record['asset_id'])}",
+                f"{prefix}{what} {show(thing_id)} belongs to asset "
+                f"{show(thing.get('asset_id'))}, not {show(record['asset_id'])}",
             )
 
     def unit_of(record: dict[str, Any], unit_id: str, path: str, known_asset: bool) -> None:
@@ -739,12 +386,12 @@ def _check_references(checked: _Checked, lookup: _Lookup, out: _Problems) -> Non
         if background_id is not None:
             background = lookup.get(col.BACKGROUNDS, background_id)
             if background is None:
-                out.add(f"{path}.background_id", f"unknown background {_show(background_id)}")
+                out.add(f"{path}.background_id", f"unknown background {show(background_id)}")
             elif "id" in record and background.get("unit_map_id") != record["id"]:
                 out.add(
                     f"{path}.background_id",
-                    f"background {_show(background_id)} belongs to map "
-                    f"{_show(background.get('unit_map_id'))}, not this map",
+                    f"background {show(background_id)} belongs to map "
+                    f"{show(background.get('unit_map_id'))}, not this map",
                 )
         for unit_index, unit_id in enumerate(record.get("unit_ids", [])):
             owned(record, col.UNITS, "unit", unit_id, f"{path}.unit_ids[{unit_index}]", known)
@@ -765,7 +412,7 @@ def _check_references(checked: _Checked, lookup: _Lookup, out: _Problems) -> Non
         for level in drawing.parsed.levels:
             if "floor" in level.tags:
                 line = f"line {level.line}: " if level.line else ""
-                prefix = f"{line}level {_show(level.name)}: "
+                prefix = f"{line}level {show(level.name)}: "
                 floor_id = level.tags["floor"]
                 owned(record, col.FLOORS, "floor", floor_id, f"{path}.svg", known, prefix)
         _check_level_tag_names(record, drawing, path, out)
@@ -774,7 +421,7 @@ def _check_references(checked: _Checked, lookup: _Lookup, out: _Problems) -> Non
         if "unit_map_id" in record and lookup.get(col.UNIT_MAPS, record["unit_map_id"]) is None:
             out.add(
                 f"$.backgrounds[{index}].unit_map_id",
-                f"unknown unit map {_show(record['unit_map_id'])}",
+                f"unknown unit map {show(record['unit_map_id'])}",
             )
 
     for index, record in records[col.ASSET_REFERENCES]:
@@ -791,7 +438,7 @@ def _check_references(checked: _Checked, lookup: _Lookup, out: _Problems) -> Non
                 if pair in seen_references:
                     out.add(
                         path,
-                        f"unit {_show(pair[0])} already has key {_show(pair[1])} "
+                        f"unit {show(pair[0])} already has key {show(pair[1])} "
                         f"(at $.unit_references[{seen_references[pair]}])",
                     )
                 else:
@@ -812,7 +459,7 @@ def _check_references(checked: _Checked, lookup: _Lookup, out: _Problems) -> Non
 
 
 def _check_level_tag_names(
-    record: dict[str, Any], drawing: Drawing, path: str, out: _Problems
+    record: dict[str, Any], drawing: Drawing, path: str, out: Problems
 ) -> None:
     """`level_tags` of a map with a drawing only name what its Levels carry."""
     drawn = level_tag_values(drawing.parsed)
@@ -820,20 +467,20 @@ def _check_level_tag_names(
         tag_path = f"{path}.level_tags[{tag_index}]"
         key = tag.get("key")
         if key is not None and key not in drawn:
-            out.add(f"{tag_path}.key", f"no level of the drawing has the tag {_show(key)}")
+            out.add(f"{tag_path}.key", f"no level of the drawing has the tag {show(key)}")
             continue
         for value_index, value in tag.get("values", []):
             if key is not None and "value" in value and value["value"] not in drawn[key]:
                 out.add(
                     f"{tag_path}.values[{value_index}].value",
-                    f"no level of the drawing has {key} = {_show(value['value'])}",
+                    f"no level of the drawing has {key} = {show(value['value'])}",
                 )
 
 
 def _check_assignments(
     checked: _Checked,
     lookup: _Lookup,
-    out: _Problems,
+    out: Problems,
     asset: Callable[[dict[str, Any], str], bool],
     unit_of: Callable[[dict[str, Any], str, str, bool], None],
 ) -> None:
@@ -849,13 +496,13 @@ def _check_assignments(
             continue
         group = lookup.get(col.ATTRIBUTE_GROUPS, record["group_id"])
         if group is None:
-            out.add(f"{path}.group_id", f"unknown attribute group {_show(record['group_id'])}")
+            out.add(f"{path}.group_id", f"unknown attribute group {show(record['group_id'])}")
             continue
         if "attribute_id" in record and record["attribute_id"] not in _attribute_ids(group):
             out.add(
                 f"{path}.attribute_id",
-                f"group {_show(record['group_id'])} has no attribute "
-                f"{_show(record['attribute_id'])}",
+                f"group {show(record['group_id'])} has no attribute "
+                f"{show(record['attribute_id'])}",
             )
             continue
         if "unit_id" not in record or "attribute_id" not in record:
@@ -869,8 +516,8 @@ def _check_assignments(
             if earlier and group.get("one_attribute_per_unit", False):
                 out.add(
                     path,
-                    f"group {_show(record['group_id'])} allows one attribute per unit, and unit "
-                    f"{_show(record['unit_id'])} already gets one at "
+                    f"group {show(record['group_id'])} allows one attribute per unit, and unit "
+                    f"{show(record['unit_id'])} already gets one at "
                     f"$.assignments[{earlier[0][0]}]",
                 )
             earlier.append((index, record["attribute_id"]))
@@ -889,7 +536,7 @@ def _check_assignments(
             for attribute_id, count in sorted(removed.items()):
                 out.add(
                     f"{path}.attributes",
-                    f"attribute {_show(attribute_id)} is missing but still assigned to "
+                    f"attribute {show(attribute_id)} is missing but still assigned to "
                     f"{count} unit(s); unassign it first",
                 )
         if group.get("one_attribute_per_unit", False):
@@ -905,7 +552,7 @@ def _check_assignments(
                 out.add(
                     f"{path}.one_attribute_per_unit",
                     f"{len(crowded)} unit(s) hold several attributes of this group "
-                    f"(first {_show(crowded[0])}); assign each one attribute in this file",
+                    f"(first {show(crowded[0])}); assign each one attribute in this file",
                 )
 
 
@@ -962,7 +609,7 @@ async def validate_against(store: Store, data: Any, base_dir: Path, inputs: Inpu
     # Parses drawings and fits georeferences: CPU work, off the event loop.
     checked = await run_cpu(_check_structure, data, base_dir, inputs)
     recorder = _Lookup(checked, None, record=True)
-    _check_references(checked, recorder, _Problems())  # only learns which ids to load
+    _check_references(checked, recorder, Problems())  # only learns which ids to load
     existing = await load_existing(store, recorder.wanted, recorder.wanted_groups,
                                    inputs.assets)  # fmt: skip
     lookup = _Lookup(checked, existing, record=False)

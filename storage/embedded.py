@@ -40,6 +40,8 @@ from typing import Self
 from pymongo import MongoClient
 from pymongo.errors import PyMongoError
 
+from storage.processes import alive
+
 EXECUTABLE = "secantusd-py"
 HOST = "127.0.0.1"
 # The storage cache. An open transaction's writes cannot leave it, and the server stalls
@@ -331,7 +333,7 @@ class EmbeddedServer:
             self.pid_path.unlink(missing_ok=True)  # stale: that process is gone
             return
         actual_parent = info[0]
-        if actual_parent == parent and _alive(parent):
+        if actual_parent == parent and alive(parent):
             raise EmbeddedServerError(
                 f"the database folder {self.storage_path} is in use by {EXECUTABLE} "
                 f"(pid {pid}, started by pid {parent})"
@@ -388,16 +390,6 @@ def _terminate(process: subprocess.Popen[bytes], timeout: float) -> None:
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
             process.wait()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _process_info(pid: int) -> tuple[int, str] | None:

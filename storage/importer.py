@@ -23,7 +23,8 @@ from typing import Any
 from parsing.limits import SvgLimits
 from storage import collections as col
 from storage.database import Store
-from storage.dataset import DatasetError, Inputs, Validated, load_dataset, validate_against
+from storage.dataset import Inputs, Validated, load_dataset, validate_against
+from storage.dataset_fields import DatasetError
 from storage.import_writer import ImportReport, Records, Writer
 from storage.leases import asset_leases
 from storage.limits import IMPORT_TRANSACTION_DOCUMENTS

@@ -29,6 +29,7 @@ from pymongo.errors import DuplicateKeyError, PyMongoError
 
 from storage.collections import LEASES
 from storage.database import Store
+from storage.processes import alive
 
 LEASE_SECONDS = 30.0  # a lease not renewed for this long is free
 RENEW_SECONDS = 5.0
@@ -59,24 +60,12 @@ def lease_id(asset_id: str) -> str:
     return f"asset:{asset_id}"
 
 
-def _alive_here(pid: Any) -> bool:
-    """Whether a process with this id runs on this host (one we may not signal does)."""
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _abandoned(holder: dict[str, Any], at: datetime) -> bool:
     expires = holder.get("expires")
     if isinstance(expires, datetime) and expires.replace(tzinfo=expires.tzinfo or UTC) <= at:
         return True
-    return holder.get("host") == HOST and not _alive_here(holder.get("pid"))
+    pid = holder.get("pid")
+    return holder.get("host") == HOST and not (isinstance(pid, int) and alive(pid))
 
 
 @dataclass

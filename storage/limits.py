@@ -19,4 +19,4 @@ IN_CHUNK = 100
 # refused before anything is written: the embedded server stalls on a transaction
 # whose writes near a fifth of its cache, and MongoDB aborts one older than 60 s.
 # Measured in docs/performance.md (`import_large`); FLOORGATE_IMPORT_MAX_DOCUMENTS.
-IMPORT_TRANSACTION_DOCUMENTS = 20_000
+IMPORT_TRANSACTION_DOCUMENTS = 25_000

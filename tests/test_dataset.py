@@ -15,13 +15,8 @@ from parsing.limits import SvgLimits
 from parsing.svg import document_bytes, parse_unit_map
 from storage import collections as col
 from storage import sections
-from storage.dataset import (
-    DatasetError,
-    Problem,
-    load_dataset,
-    validate,
-    validate_dataset,
-)
+from storage.dataset import load_dataset, validate, validate_dataset
+from storage.dataset_fields import DatasetError, Problem
 from storage.files import content_name, digest, get_file, map_file_name
 from storage.importer import import_data, import_dataset
 from tests._dbserver import fresh_store

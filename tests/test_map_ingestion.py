@@ -24,7 +24,7 @@ from resolvers.permissions import ADMIN, ALL_PERMISSIONS
 from rest.app import create_app
 from storage import collections as col
 from storage import sections
-from storage.dataset import DatasetError
+from storage.dataset_fields import DatasetError
 from storage.files import content_name, get_file
 from storage.importer import import_data
 from storage.settings import Settings

@@ -22,6 +22,7 @@ ENVIRONMENT = {
     "FLOORGATE_UNAUTHENTICATED_RATE_PER_SECOND": ("unauthenticated_rate_per_second", "0.5", 0.5),
     "FLOORGATE_UNAUTHENTICATED_BURST": ("unauthenticated_burst", "13", 13),
     "FLOORGATE_HSTS_SECONDS": ("hsts_seconds", "0", 0),
+    "FLOORGATE_IMPORT_MAX_DOCUMENTS": ("import_max_documents", "5000", 5000),
     "FLOORGATE_CORS_ORIGINS": ("cors_origins", "https://a.example/, https://b.example",
                                ("https://a.example", "https://b.example")),
 }  # fmt: skip

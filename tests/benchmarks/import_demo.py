@@ -31,11 +31,10 @@ from typing import Any
 from pymongo.errors import PyMongoError
 
 from storage import collections as c
-from storage.database import Store, connect
+from storage.database import Store
 from storage.demo import write_demo
-from storage.embedded import EmbeddedServer
 from storage.importer import import_dataset
-from storage.settings import Settings
+from tests.benchmarks._database import on_embedded
 from tests.benchmarks.units_list import machine
 
 DATABASE = "floorgate_bench_import"
@@ -160,17 +159,7 @@ def table(sections: list[tuple[str, list[Row]]]) -> list[str]:
 
 async def run(folder: Path) -> list[tuple[str, list[Row]]]:
     """Start the server, measure; the server is always stopped."""
-    server = EmbeddedServer(folder / "server")
-    server.start()
-    try:
-        store = connect(server.uri, Settings(data_dir=folder / "data", database_name=DATABASE))
-        try:
-            return await measure(store, folder)
-        finally:
-            await store.client.drop_database(DATABASE)
-            await store.close()
-    finally:
-        server.stop()
+    return await on_embedded(folder, DATABASE, lambda store: measure(store, folder))
 
 
 def main() -> None:
