@@ -16,8 +16,10 @@ too; each process reads its settings from the environment, like `rest.app:app_fr
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
+import socket
 from typing import Any
 
 import h11
@@ -73,6 +75,19 @@ def new_event_loop() -> asyncio.AbstractEventLoop:
     return GuardedEventLoop()
 
 
+def send_without_delay(transport: asyncio.BaseTransport) -> None:
+    """TCP_NODELAY on an accepted TCP connection, so an answer written in two pieces (head
+    and body, two TLS records) is not held until the client's delayed ACK (~40 ms).
+
+    asyncio sets it only on sockets it knows are TCP (`proto == IPPROTO_TCP`); the
+    listening socket uvicorn hands to `--workers` processes has proto 0, so there every
+    keep-alive answer waited (issue 15)."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
 class GuardedH11Protocol(H11Protocol):
     """uvicorn's h11 protocol with a request-head timeout and a JSON over-limit answer.
 
@@ -104,6 +119,7 @@ class GuardedH11Protocol(H11Protocol):
             self.app = self.app_within_limit
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        send_without_delay(transport)
         super().connection_made(transport)
         if self.head_deadline is not None:
             self.head_timer = self.loop.call_at(self.head_deadline, self.head_timed_out)
