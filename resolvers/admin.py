@@ -13,6 +13,7 @@ from typing import Any
 
 from resolvers.context import RequestContext, unavailable
 from resolvers.errors import FieldErrors, invalid
+from resolvers.limits import LEASE_WAIT_SHARE
 from resolvers.paging import as_resource
 from resolvers.scope import check_target, in_scope
 from resolvers.validation import check_id
@@ -26,7 +27,6 @@ from storage.transactions import Session, atomically
 RECORD_PATH = re.compile(r"^\$\.\w+\[0\]\.?")
 # An importer path quoted inside a message, e.g. "(also at $.locations[0].tags[0])".
 QUOTED_PATH = re.compile(r"\$\.\w+\[0\][\w.\[\]]*")
-LEASE_WAIT_SHARE = 0.75  # of the time budget, spent waiting for an import of the asset
 
 
 def _camel(name: str) -> str:

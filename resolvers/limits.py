@@ -20,6 +20,8 @@ COST_PER_RATE_UNIT = 10_000
 # A request without a key can only introspect the GraphQL schema: its body is refused
 # unread (401) above this size.
 MAX_UNAUTHENTICATED_BODY_BYTES = 64 * 1024
+# Share of a request's time budget an operator write waits for an import of its asset.
+LEASE_WAIT_SHARE = 0.75
 
 # The cost of a GraphQL operation (`resolvers.operation_limits`), computed from the
 # document and its variables before anything runs: a field costs 1, plus its own cost

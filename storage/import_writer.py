@@ -26,6 +26,7 @@ from storage.map_drawings import (
     Drawing,
     StoredDrawing,
     map_tags,
+    named_files,
     named_level_tags,
     refresh_geojson,
     unit_ids,
@@ -251,6 +252,8 @@ class Writer:
         self.named_before: dict[str, set[str]] = {}  # files of the touched maps, before
 
     async def run(self) -> ImportReport:
+        # What the touched maps name now: the files to drop after the commit.
+        self.named_before = await named_files(self.store, self.touched_maps(), self.session)
         await self._by_id(col.ASSETS, _asset)
         await self._by_id(col.FLOORS, _floor)
         await self._by_id(col.UNITS, _unit)

@@ -16,6 +16,7 @@ plus at most files nothing names, which `floorgate gc` removes.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from storage.dataset_fields import DatasetError
 from storage.import_writer import ImportReport, Records, Writer
 from storage.leases import asset_leases
 from storage.limits import IMPORT_TRANSACTION_DOCUMENTS
-from storage.map_drawings import StoredDrawing, drop_replaced_files, named_files, store_drawing
+from storage.map_drawings import StoredDrawing, drop_replaced_files, store_drawing
 from storage.sections import SECTIONS
 from storage.timestamps import now
 from storage.transactions import NoTransactions, Session, has_transactions, in_transaction
@@ -103,7 +104,7 @@ async def import_data(
                               _weight(validated))  # fmt: skip
     report = ImportReport()
     async with store.client.start_session() as session, asset_leases(
-        store, set().union(*owners.values()), wait=wait, session_id=session.session_id,
+        store, {a for a in owners.values() if a}, wait=wait, session_id=session.session_id,
         waiting=waiting,
     ):  # fmt: skip
         files = await _store_files(store, validated, report)
@@ -131,7 +132,6 @@ async def _commit(
             store, records, validated.checked.drawings, files,
             validated.lookup.group_is_exclusive, at, current,
         )  # fmt: skip
-        writer.named_before = await named_files(store, writer.touched_maps(), current)
         await writer.run()
         return writer
 
@@ -158,24 +158,24 @@ async def _store_files(
 _OWNED = (col.FLOORS, col.UNITS, col.UNIT_MAPS, col.ASSET_REFERENCES, col.UNIT_REFERENCES,
           col.ASSIGNMENTS, col.LOCATIONS)  # fmt: skip
 
+Owners = dict[tuple[str, int], str | None]  # (section, index in the file) -> its asset
 
-def _assets_of(validated: Validated) -> dict[tuple[str, int], set[str]]:
-    """The asset each record writes to, by (section, index in the file); empty for the
-    records of no asset (attribute groups)."""
-    owners: dict[tuple[str, int], set[str]] = {}
-    lookup = validated.lookup
+
+def _assets_of(validated: Validated) -> Owners:
+    """The asset each record writes to; None for the records of no asset (attribute
+    groups)."""
+    owners: Owners = {}
     for section, records in validated.checked.records.items():
         for index, record in records:
+            owner = None
             if section == col.ASSETS:
-                owned = {record["id"]}
+                owner = record["id"]
             elif section in _OWNED:
-                owned = {record["asset_id"]}
+                owner = record["asset_id"]
             elif section == col.BACKGROUNDS:
-                unit_map = lookup.get(col.UNIT_MAPS, record["unit_map_id"]) or {}
-                owned = {unit_map["asset_id"]} if "asset_id" in unit_map else set()
-            else:
-                owned = set()
-            owners[(section, index)] = owned
+                unit_map = validated.lookup.get(col.UNIT_MAPS, record["unit_map_id"]) or {}
+                owner = unit_map.get("asset_id")
+            owners[(section, index)] = owner
     return owners
 
 
@@ -194,34 +194,29 @@ def _weight(validated: Validated) -> Callable[[str, dict[str, Any]], int]:
 
 def plan_transactions(
     records: Records,
-    owners: dict[tuple[str, int], set[str]],
+    owners: Owners,
     max_documents: int,
     weight: Callable[[str, dict[str, Any]], int],
 ) -> list[Records]:
     """All records in one part when they weigh at most `max_documents`; else one part per
     asset, in the order the file names them, records of no asset in the first part.
     Raises ImportTooLarge for an asset that weighs more on its own."""
-    total = sum(weight(section, record) for section in SECTIONS for _, record in records[section])
-    if total <= max_documents:
-        return [records]
-    parts: dict[str, Records] = {}
-    shared: Records = {section: [] for section in SECTIONS}
+    parts: dict[str | None, Records] = {None: {section: [] for section in SECTIONS}}
+    weights: Counter[str | None] = Counter()
     for section in SECTIONS:
         for index, record in records[section]:
-            owned = owners[(section, index)]
-            if not owned:
-                shared[section].append((index, record))
-                continue
-            (asset_id,) = owned
-            part = parts.setdefault(asset_id, {name: [] for name in SECTIONS})
+            owner = owners[(section, index)]
+            part = parts.setdefault(owner, {name: [] for name in SECTIONS})
             part[section].append((index, record))
-    ordered = list(parts.items()) or [("", shared)]
-    if ordered[0][1] is not shared:
-        for section in SECTIONS:
-            ordered[0][1][section] = shared[section] + ordered[0][1][section]
-    for asset_id, part in ordered:
-        documents = sum(weight(section, record) for section in SECTIONS
-                        for _, record in part[section])  # fmt: skip
+            weights[owner] += weight(section, record)
+    shared = parts.pop(None)
+    if weights.total() <= max_documents or not parts:  # (only records of no asset)
+        return [records]
+    first = next(iter(parts))
+    for section in SECTIONS:
+        parts[first][section] = shared[section] + parts[first][section]
+    weights[first] += weights.pop(None, 0)
+    for asset_id, documents in weights.items():
         if documents > max_documents:
-            raise ImportTooLarge(asset_id, documents, max_documents)
-    return [part for _, part in ordered]
+            raise ImportTooLarge(str(asset_id), documents, max_documents)
+    return list(parts.values())

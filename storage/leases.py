@@ -61,8 +61,8 @@ def lease_id(asset_id: str) -> str:
 
 
 def _abandoned(holder: dict[str, Any], at: datetime) -> bool:
-    expires = holder.get("expires")
-    if isinstance(expires, datetime) and expires.replace(tzinfo=expires.tzinfo or UTC) <= at:
+    expires = holder.get("expires")  # the store's client is tz-aware (storage.database)
+    if isinstance(expires, datetime) and expires <= at:
         return True
     pid = holder.get("pid")
     return holder.get("host") == HOST and not (isinstance(pid, int) and alive(pid))
