@@ -72,3 +72,6 @@ INPUT_CHARS_PER_COST = 100
 # name pairwise (quadratic); ordinary documents spend nothing of this budget, a
 # comparison costs it 1 or 2. Past it, validation stops with an error (about 40 ms).
 OVERLAP_COMPARISON_BUDGET = 10_000
+# GraphQL documents whose compiled plans each process keeps (`schema.compiled`), least
+# recently used dropped first; every persisted REST document is among them.
+COMPILED_PLANS = 512

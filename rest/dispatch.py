@@ -25,7 +25,7 @@ from rest.paging_urls import with_urls
 from rest.responses import error_of, error_response, json_response
 from rest.router import Match, Router
 from rest.routes import ROUTES, RestRoute, Shape
-from schema.executor import YieldingExecutor
+from schema.executor import CompiledExecutor
 from schema.permissions import Requirement, field_requirement
 
 log = logging.getLogger("floorgate.rest")
@@ -104,7 +104,7 @@ class RestApi:
             except ApiError as rate_error:
                 return error_response(rate_error)
         outcome = await execute(self.schema, route.parsed, context_value=context,
-                                variable_values=variables, executor_class=YieldingExecutor)
+                                variable_values=variables, executor_class=CompiledExecutor)
         assert isinstance(outcome, ExecutionResult)
         if problems:
             # Query syntax is input: it fails only after access (key, flag, permission)

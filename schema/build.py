@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import MaxTokensLimiter, ValidationCache
@@ -13,19 +11,13 @@ from strawberry.utils.logging import StrawberryLogger
 
 from resolvers.errors import ErrorCode, classify
 from resolvers.operation_limits import OperationLimits
-from schema.executor import YieldingExecutor
+from schema.compiled import read_field
+from schema.executor import CompiledExecutor
 from schema.guard import OperationGuard
 from schema.mutations import Mutation
 from schema.queries import Query
 from schema.scalars import SCALARS
 from storage.settings import Settings
-
-
-def read_field(source: Any, name: str) -> Any:
-    """Plain fields read stored dicts directly; other sources by attribute."""
-    if type(source) is dict:
-        return source.get(name)
-    return getattr(source, name)
 
 
 class Schema(strawberry.Schema):
@@ -49,7 +41,7 @@ def build_schema(settings: Settings) -> strawberry.Schema:
         query=Query,
         mutation=Mutation,
         config=StrawberryConfig(default_resolver=read_field, scalar_map=SCALARS),
-        execution_context_class=YieldingExecutor,
+        execution_context_class=CompiledExecutor,
         extensions=[
             lambda: MaxTokensLimiter(max_token_count=settings.graphql_max_tokens),
             lambda: OperationGuard(limits),
