@@ -350,7 +350,7 @@ class Builder:
         lines = [
             f"def complete(source, {defaults}):",
             "    if type(source) is dict:",
-            *(f"        {line}" for line in dict_reads),
+            *(f"        {line}" for line in dict_reads or ["pass"]),  # all skipped: {}
             "    else:",
             "        if isinstance(source, Exception): raise SLOW",
             *(f"        {line}" for line in other_reads),
@@ -464,6 +464,10 @@ class Plans:
                                         hide_suggestions).build()  # fmt: skip
         except (Unsupported, GraphQLError, RecursionError) as reason:
             log.debug("graphql-core runs operation %s: %s", key[1] or "(anonymous)", reason)
+            plan = None
+        except Exception:  # a gap of the compiler must cost speed, never an answer
+            log.warning("graphql-core runs operation %s: no plan", key[1] or "(anonymous)",
+                        exc_info=True)  # fmt: skip
             plan = None
         plans[values] = plan
         return plan

@@ -1,0 +1,506 @@
+"""The compiled executor is the same GraphQL as graphql-core's (issue 15, item 2).
+
+Every comparison runs one request twice, with `CompiledExecutor` and with graphql-core's
+generic executor (`YieldingExecutor`, graphql-core's plus slicing), and asserts equal
+`data`, equal errors (message, path, locations, extensions) and the same resolver calls
+in the same order:
+
+- a small strawberry schema fed hypothesis-generated, often malformed, rows (wrong
+  types, nulls in non-null fields, missing members, exceptions as values, tuples,
+  objects), so every fallback of a completer is exercised;
+- every REST route of the demo, with its error paths (bad input, 404, no key, a key
+  without permissions or flags, a scoped key);
+- hypothesis-graphql documents over the real schema on the demo, with aliases, inline
+  fragments and `@skip`/`@include` on variables added, and named fragments.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import graphql
+import hypothesis_graphql
+import orjson
+import pytest
+import strawberry
+from graphql import (
+    ArgumentNode,
+    DirectiveNode,
+    DocumentNode,
+    FieldNode,
+    GraphQLSchema,
+    InlineFragmentNode,
+    NamedTypeNode,
+    NameNode,
+    NonNullTypeNode,
+    OperationDefinitionNode,
+    StringValueNode,
+    VariableDefinitionNode,
+    VariableNode,
+    parse,
+    print_ast,
+)
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from strawberry.schema.config import StrawberryConfig
+
+import rest.dispatch
+from resolvers.permissions import ALL_FLAGS
+from schema.compiled import plans_of, read_field
+from schema.executor import SLICE, CompiledExecutor, YieldingExecutor
+from schema.scalars import Timestamp
+
+# -- recording resolver calls ------------------------------------------------------------
+
+
+@contextmanager
+def recording(schema: GraphQLSchema) -> Iterator[list[tuple[Any, ...]]]:
+    """Every call of a field's own resolver (not the default read), in call order."""
+    calls: list[tuple[Any, ...]] = []
+    wrapped: list[tuple[graphql.GraphQLField, Any]] = []
+    for named in schema.type_map.values():
+        if not isinstance(named, graphql.GraphQLObjectType) or named.name.startswith("__"):
+            continue
+        for name, field in named.fields.items():
+            original = field.resolve
+            if original is None or getattr(original, "_is_default", False):
+                continue
+
+            def resolve(source: Any, info: Any, _o=original, _n=f"{named.name}.{name}", **kw):
+                calls.append((_n, tuple(info.path.as_list()), repr(sorted(kw.items()))))
+                return _o(source, info, **kw)
+
+            wrapped.append((field, original))
+            field.resolve = resolve
+    try:
+        yield calls
+    finally:
+        for field, original in wrapped:
+            field.resolve = original
+
+
+@contextmanager
+def generic_executor(strawberry_schema: Any) -> Iterator[None]:
+    """Both faces on graphql-core's executor for the duration."""
+    before = strawberry_schema.execution_context_class
+    strawberry_schema.execution_context_class = YieldingExecutor
+    rest.dispatch.CompiledExecutor = YieldingExecutor  # type: ignore[misc]
+    try:
+        yield
+    finally:
+        strawberry_schema.execution_context_class = before
+        rest.dispatch.CompiledExecutor = CompiledExecutor  # type: ignore[misc]
+
+
+def outcome(result: graphql.ExecutionResult) -> tuple[Any, list[dict[str, Any]]]:
+    return result.data, [error.formatted for error in result.errors or ()]
+
+
+# -- a small schema, malformed rows ------------------------------------------------------
+
+
+@strawberry.type
+class Leaf:
+    name: str
+    count: int
+    flag: bool | None
+    ratio: float | None
+
+
+@strawberry.type
+class Row:
+    id: strawberry.ID
+    label: str | None
+    size: int
+    stamp: Timestamp
+    tags: list[str]
+    maybe_tags: list[str | None] | None
+    leaf: Leaf | None
+    leaves: list[Leaf]
+    maybe_leaves: list[Leaf | None] | None
+
+    @strawberry.field
+    def doubled(self, root: strawberry.Parent[Any]) -> int:
+        return read_field(root, "size") * 2
+
+
+@strawberry.type
+class SmallQuery:
+    @strawberry.field
+    def rows(self, info: strawberry.Info) -> list[Row]:
+        return info.context["rows"]
+
+    @strawberry.field
+    def maybe_rows(self, info: strawberry.Info) -> list[Row | None] | None:
+        return info.context["rows"]
+
+    @strawberry.field
+    def first(self, info: strawberry.Info) -> Row:
+        return info.context["rows"][0] if info.context["rows"] else None  # type: ignore[return-value]
+
+
+SMALL = strawberry.Schema(
+    query=SmallQuery,
+    config=StrawberryConfig(default_resolver=read_field),
+    scalar_overrides={
+        Timestamp: strawberry.scalar(name="Timestamp", serialize=str, parse_value=str)
+    },
+)
+SMALL_QUERIES = [
+    "{ rows { id label size stamp tags maybeTags leaf { name count flag ratio } "
+    "leaves { name count } maybeLeaves { name ratio } } }",
+    "{ maybeRows { __typename id size tags leaf { __typename name } } }",
+    "{ first { id label } rows { doubled id } }",
+    "{ a: rows { x: id ...on Row { y: size } ... { leaves { count } } } b: maybeRows { id } }",
+    "query Q { rows { ...F } } fragment F on Row { id tags leaf { ...G } } "
+    "fragment G on Leaf { name count }",
+]
+
+
+class Shape:
+    """An object with attributes, read by `getattr` as strawberry's default would."""
+
+    def __init__(self, **members: Any) -> None:
+        self.__dict__.update(members)
+
+
+ODD = st.sampled_from([None, 1, 2**40, -(2**31) - 1, 2.5, math.nan, math.inf, True, "s",
+                       b"b", ValueError("boom"), (), ["l"], {"k": 1}, object()])  # fmt: skip
+
+
+def sometimes(good: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """Mostly a well-typed value, sometimes anything."""
+    return st.one_of(good, good, good, ODD)
+
+
+LEAVES = st.fixed_dictionaries({
+    "name": sometimes(st.text(max_size=3)), "count": sometimes(st.integers(-5, 5)),
+    "flag": sometimes(st.booleans()), "ratio": sometimes(st.floats(allow_nan=False)),
+})  # fmt: skip
+ROWS = st.fixed_dictionaries({
+    "id": sometimes(st.text(min_size=1, max_size=4) | st.integers(0, 9)),
+    "label": sometimes(st.none() | st.text(max_size=3)),
+    "size": sometimes(st.integers(-(2**31), 2**31 - 1)),
+    "stamp": sometimes(st.just("2025-01-01T00:00:00+00:00")),
+    "tags": sometimes(st.lists(sometimes(st.text(max_size=2)), max_size=3)),
+    "maybe_tags": sometimes(st.none() | st.lists(st.none() | st.text(max_size=2), max_size=3)),
+    "leaf": sometimes(st.none() | LEAVES),
+    "leaves": sometimes(st.lists(LEAVES, max_size=3) | st.tuples(LEAVES)),
+    "maybe_leaves": sometimes(st.none() | st.lists(st.none() | LEAVES, max_size=3)),
+})  # fmt: skip
+
+
+def shaped(row: dict[str, Any], draw_shape: bool, missing: str | None) -> Any:
+    """The row as stored dict or as an object, possibly without one member."""
+    members = {k: v for k, v in row.items() if k != missing}
+    return Shape(**members) if draw_shape else members
+
+
+@st.composite
+def row_lists(draw: st.DrawFn) -> list[Any]:
+    rows = draw(st.lists(ROWS, max_size=4))
+    keys = sorted(ROWS_KEYS)
+    return [shaped(row, draw(st.booleans()), draw(st.none() | st.sampled_from(keys)))
+            for row in rows]  # fmt: skip
+
+
+ROWS_KEYS = {"id", "label", "size", "stamp", "tags", "maybe_tags", "leaf", "leaves",
+             "maybe_leaves"}  # fmt: skip
+
+
+async def run_small(query: str, rows: list[Any], executor: type) -> tuple[Any, Any]:
+    with recording(SMALL._schema) as calls:
+        result = graphql.execute(SMALL._schema, parse(query), context_value={"rows": rows},
+                                 executor_class=executor)  # fmt: skip
+        if graphql.pyutils.is_awaitable(result):
+            result = await result
+    return outcome(result), calls
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=row_lists(), query=st.sampled_from(SMALL_QUERIES))
+async def test_malformed_rows_complete_as_graphql_core_completes_them(rows, query):
+    compiled = await run_small(query, rows, CompiledExecutor)
+    generic = await run_small(query, rows, YieldingExecutor)
+    plain = await run_small(query, rows, graphql.execution.executor.Executor)
+    assert compiled == generic == plain
+
+
+async def test_the_small_schema_has_plans_with_completers():
+    """The comparison above is worth something only if the compiled path runs."""
+    await run_small(SMALL_QUERIES[0], [], CompiledExecutor)
+    document_plans = plans_of(SMALL._schema).documents[(SMALL_QUERIES[0], None)][1]
+    (plan,) = document_plans.values()
+    assert plan is not None and len(plan.completions) >= 10
+
+
+@pytest.mark.parametrize("size", [SLICE - 1, SLICE * 3 + 7])
+async def test_long_plain_lists_match_in_slices_and_with_a_bad_row(size):
+    good = {"id": "x", "label": None, "size": 1, "stamp": "t", "tags": [], "maybe_tags": None,
+            "leaf": None, "leaves": [], "maybe_leaves": None}  # fmt: skip
+    rows = [dict(good, id=str(index)) for index in range(size)]
+    query = SMALL_QUERIES[0]
+    assert await run_small(query, rows, CompiledExecutor) == await run_small(
+        query, rows, YieldingExecutor
+    )
+    rows[size - 2] = dict(good, size="not an int")  # a late surprise: graphql-core redoes
+    compiled = await run_small(query, rows, CompiledExecutor)
+    assert compiled == await run_small(query, rows, YieldingExecutor)
+    (data, errors), _ = compiled
+    assert data is None and [e["path"] for e in errors] == [["rows", size - 2, "size"]]
+
+
+# -- every REST route on the demo --------------------------------------------------------
+
+VARYING_HEADERS = {"x-request-id", "date"}
+
+
+async def demo_ids(demo) -> dict[str, str]:
+    """One real id of each kind in the demo."""
+    headers = demo.headers(*ALL_FLAGS)
+    get = demo.client.get
+
+    async def first(url: str, member: str = "id") -> str:
+        response = await get(url, headers=headers)
+        assert response.status_code == 200, response.text
+        body = response.json()
+        items = body["data"] if isinstance(body, dict) else body
+        return items[0][member]
+
+    ids = {"asset": await first("/v1/assets")}
+    ids["floor"] = await first(f"/v1/assets/{ids['asset']}/floors")
+    ids["unit"] = await first("/v1/units")
+    ids["map"] = await first("/v1/maps")
+    ids["unitMapId"] = ids["map"]
+    backgrounds = (await get(f"/v1/maps/{ids['map']}/backgrounds", headers=headers)).json()
+    ids["background"] = backgrounds["data"][0]["id"] if backgrounds["data"] else "none"
+    groups = (await get("/v1/units/attribute-groups", headers=headers)).json()["data"]
+    group = next(group for group in groups if group["attributes"])
+    ids["group-id"] = group["group_id"]
+    ids["attribute"] = group["attributes"][0]["attribute_id"]
+    ids["location"] = await first(f"/v1/maps/{ids['map']}/locations")
+    return ids
+
+
+def rest_requests(ids: dict[str, str], key: str) -> list[tuple[str, str, dict, Any]]:
+    """(method, url, headers, json body) for every route: good, 404, bad input, access."""
+    all_flags = {"API-Key": key, "Experimental-Flags": ", ".join(ALL_FLAGS)}
+    requests: list[tuple[str, str, dict, Any]] = []
+    for route in rest.dispatch.ROUTES:
+        path = route.path
+        missing = path
+        for param in route.params:
+            if param.location == "path":
+                path = path.replace("{" + param.name + "}", ids[param.name])
+                missing = missing.replace("{" + param.name + "}", "does-not-exist")
+        bodies: list[Any] = [None]
+        if route.body is not None and route.body.name == "data":
+            location = {"id": ids["location"]}
+            good = ({"sources": [location], "targets": [location, location]}
+                    if "distance" in path else
+                    [{"unit_id": ids["unit"], "attribute_id": ids["attribute"],
+                      "group_id": ids["group-id"], "asset_id": ids["asset"]}])  # fmt: skip
+            bodies = [{"data": good}, {"data": {}}, {"data": []}, {"data": {"sources": "x"}},
+                      {}]  # fmt: skip
+        elif route.body is not None:
+            bodies = ['<svg xmlns="http://www.w3.org/2000/svg"/>', "not svg"]
+        queries = ["", "?per-page=2&page=2", "?page=0", "?per-page=abc", "?per-page=20000",
+                   "?page=99999", "?tags=a,,b", "?asset=does-not-exist",
+                   "?per-page=1&per-page=2"]  # fmt: skip
+        has_query = any(param.location == "query" for param in route.params)
+        for query in queries if has_query else [""]:
+            for body in bodies:
+                requests.append((route.method, path + query, all_flags, body))
+        requests.append((route.method, missing, all_flags, bodies[0]))
+        for headers in ({}, {"API-Key": "fg_invalid"}, {"API-Key": key},
+                        {"API-Key": key, "Experimental-Flags": "nope"}):  # fmt: skip
+            requests.append((route.method, path, headers, bodies[0]))
+    return requests
+
+
+async def rest_outcome(demo, strawberry_schema, method, url, headers, body):
+    with recording(strawberry_schema._schema) as calls:
+        if isinstance(body, str):
+            response = await demo.client.request(
+                method, url, headers={**headers, "Content-Type": "image/svg+xml"}, content=body
+            )
+        else:
+            response = await demo.client.request(method, url, headers=headers, json=body)
+    kept = sorted((k, v) for k, v in response.headers.items() if k not in VARYING_HEADERS)
+    return response.status_code, kept, response.content, calls
+
+
+def strawberry_schema_of(app) -> Any:
+    while not hasattr(app, "routes"):  # through the middleware to the Starlette app
+        app = app.app
+    graphql_routes = [route for route in app.routes if getattr(route, "path", "") == "/graphql"]
+    return graphql_routes[0].endpoint.schema
+
+
+async def test_every_rest_route_answers_alike_on_both_executors(demo):
+    schema = strawberry_schema_of(demo.app)
+    ids = await demo_ids(demo)
+    statuses: set[int] = set()
+    requests = rest_requests(ids, demo.key)
+    for method, url, headers, body in requests:
+        compiled = await rest_outcome(demo, schema, method, url, headers, body)
+        with generic_executor(schema):
+            generic = await rest_outcome(demo, schema, method, url, headers, body)
+        assert compiled == generic, (method, url, headers.keys(), body)
+        statuses.add(compiled[0])
+    # The list reached successes, every kind of refusal and bad input.
+    assert {200, 204, 401, 403, 404, 422} <= statuses, statuses
+    assert len(requests) > 250
+
+
+# -- generated documents over the real schema --------------------------------------------
+
+SKIPPED_ROOTS = {"parseUnitMap", "distanceMatrix"}  # pure work, tested by REST above
+
+
+@st.composite
+def decorated(draw: st.DrawFn, documents: st.SearchStrategy[DocumentNode]) -> tuple[str, dict]:
+    """A generated query with aliases, inline fragments and `@skip`/`@include` added."""
+    document = draw(documents)
+    (operation,) = document.definitions
+    assert isinstance(operation, OperationDefinitionNode)
+    variables: dict[str, bool] = {}
+    counter = iter(range(10_000))
+
+    def rewrite(selections: tuple[Any, ...]) -> tuple[Any, ...]:
+        out: list[Any] = []
+        for selection in selections:
+            if isinstance(selection, FieldNode) and selection.selection_set is not None:
+                inner = rewrite(selection.selection_set.selections)
+                if draw(st.booleans()):
+                    inner = (InlineFragmentNode(selection_set=graphql.SelectionSetNode(
+                        selections=inner), directives=()),)  # fmt: skip
+                selection = FieldNode(
+                    alias=selection.alias, name=selection.name, arguments=selection.arguments,
+                    directives=(), selection_set=graphql.SelectionSetNode(selections=inner),
+                )  # fmt: skip
+            if isinstance(selection, FieldNode) and draw(st.integers(0, 3)) == 0:
+                selection = FieldNode(
+                    alias=NameNode(value=f"a{next(counter)}"), name=selection.name,
+                    arguments=selection.arguments, directives=(),
+                    selection_set=selection.selection_set,
+                )  # fmt: skip
+            if draw(st.integers(0, 4)) == 0:
+                name = f"v{next(counter)}"
+                variables[name] = draw(st.booleans())
+                which = draw(st.sampled_from(["skip", "include"]))
+                directive = DirectiveNode(name=NameNode(value=which), arguments=(
+                    ArgumentNode(name=NameNode(value="if"),
+                                 value=VariableNode(name=NameNode(value=name))),))  # fmt: skip
+                selection = dataclasses.replace(
+                    selection, directives=(*(selection.directives or ()), directive)
+                )
+            out.append(selection)
+        return tuple(out)
+
+    # One root field: sibling root fields run concurrently, and which of their errors
+    # graphql-core keeps once one nulls `data` follows the database's timing.
+    selections = rewrite(operation.selection_set.selections[:1])
+    definitions = tuple(
+        VariableDefinitionNode(variable=VariableNode(name=NameNode(value=name)),
+                               type=NonNullTypeNode(type=NamedTypeNode(
+                                   name=NameNode(value="Boolean"))), directives=())
+        for name in variables
+    )  # fmt: skip
+    operation = OperationDefinitionNode(operation=operation.operation, name=None,
+                                        variable_definitions=definitions, directives=(),
+                                        selection_set=graphql.SelectionSetNode(
+                                            selections=selections))  # fmt: skip
+    return print_ast(DocumentNode(definitions=(operation,))), variables
+
+
+def with_real_ids(document: DocumentNode, ids: list[str]) -> DocumentNode:
+    """Id arguments replaced by real demo ids (or one that does not exist), so that
+    generated queries reach data, not only nulls and NOT_FOUND."""
+
+    class Ids(graphql.Visitor):
+        def enter_argument(self, node: ArgumentNode, *_: Any) -> Any:
+            if node.name.value.lower().endswith("id") and isinstance(node.value, StringValueNode):
+                index = sum(map(ord, node.value.value)) % (len(ids) + 1)
+                real = ids[index] if index < len(ids) else "does-not-exist"
+                return ArgumentNode(name=node.name, value=StringValueNode(value=real))
+            if node.name.value == "perPage":
+                return ArgumentNode(name=node.name, value=graphql.IntValueNode(value="3"))
+            return None
+
+    return graphql.visit(document, Ids())
+
+
+async def graphql_outcome(demo, strawberry_schema, query: str, variables: dict) -> Any:
+    """Status, data, errors and resolver calls. Sibling fields with resolvers run
+    concurrently, so the order of their errors and of their children's resolver calls
+    may follow the database's timing, in graphql-core as here: errors are compared
+    sorted, calls as a sorted list (the REST test compares both in order)."""
+    with recording(strawberry_schema._schema) as calls:
+        response = await demo.client.post("/graphql", json={"query": query,
+                                                            "variables": variables},
+                                          headers=demo.headers(*ALL_FLAGS))  # fmt: skip
+    body = response.json()
+    errors = sorted(body.get("errors", ()), key=lambda error: orjson.dumps(error))
+    return response.status_code, body.get("data"), errors, sorted(calls)
+
+
+async def test_generated_documents_answer_alike_on_both_executors(demo):
+    schema = strawberry_schema_of(demo.app)
+    ids = list((await demo_ids(demo)).values())
+    fields = [name for name in schema._schema.query_type.fields if name not in SKIPPED_ROOTS]
+    documents = hypothesis_graphql.queries(schema._schema, fields=fields, print_ast=lambda d: d,
+                                           allow_x00=False, allow_null=True).map(
+        lambda document: with_real_ids(document, ids))  # fmt: skip
+    cases: list[tuple[str, dict]] = []
+
+    # Drawn first (hypothesis runs no coroutine), then each run on both executors.
+    @settings(max_examples=150, deadline=None, database=None, derandomize=True,
+              phases=[Phase.generate], suppress_health_check=list(HealthCheck))  # fmt: skip
+    @given(case=decorated(documents))
+    def collect(case: tuple[str, dict]) -> None:
+        cases.append(case)
+
+    collect()
+    seen: list[tuple[int, Any]] = []
+    for query, variables in cases:
+        compiled = await graphql_outcome(demo, schema, query, variables)
+        with generic_executor(schema):
+            generic = await graphql_outcome(demo, schema, query, variables)
+        assert compiled == generic, (query, variables)
+        seen.append(compiled[:2])
+    answered = [data for status, data in seen if status == 200 and data]
+    assert len(answered) > 50  # most generated documents reached data
+
+
+NAMED_FRAGMENTS = """
+query Q($withUnits: Boolean!, $asset: ID!) {
+  one: asset(id: $asset) {
+    ...AssetBits floors { id ...FloorBits units @include(if: $withUnits) { id name } }
+  }
+  units(perPage: 5) { data { ...on Unit { id } name } paging { nextPage } }
+  unitMaps { data { id tags url geojsonUrl __typename levelTags { key values { name value } } } }
+}
+fragment AssetBits on Asset { id name createdAt __typename }
+fragment FloorBits on Floor { label sort shortLabel }
+"""
+
+
+@pytest.mark.parametrize("with_units", [True, False])
+async def test_named_fragments_and_directive_variables_answer_alike(demo, with_units):
+    schema = strawberry_schema_of(demo.app)
+    ids = await demo_ids(demo)
+    variables = {"withUnits": with_units, "asset": ids["asset"]}
+    compiled = await graphql_outcome(demo, schema, NAMED_FRAGMENTS, variables)
+    with generic_executor(schema):
+        generic = await graphql_outcome(demo, schema, NAMED_FRAGMENTS, variables)
+    assert compiled == generic
+    status, data, errors, _ = compiled
+    assert status == 200 and errors == []
+    assert all(("units" in floor) is with_units for floor in data["one"]["floors"])
+    plans = plans_of(schema._schema).documents[(NAMED_FRAGMENTS, "Q")][1]
+    assert (with_units,) in plans and plans[(with_units,)] is not None
