@@ -19,10 +19,11 @@ from resolvers.scope import check_target, in_scope
 from resolvers.validation import check_id
 from storage import collections as c
 from storage.dataset_fields import DatasetError, Problem
-from storage.importer import import_data
 from storage.leases import LeaseBusy
-from storage.map_drawings import drop_replaced_files, named_files, refresh_geojson
 from storage.transactions import Session, atomically
+
+# `storage.importer` and `storage.map_drawings` pull in the SVG parser, numpy, shapely and
+# lxml: they are imported by the first write that needs them, not at start (issue 15).
 
 RECORD_PATH = re.compile(r"^\$\.\w+\[0\]\.?")
 # An importer path quoted inside a message, e.g. "(also at $.locations[0].tags[0])".
@@ -59,6 +60,8 @@ async def _put(
     problem becomes a 422 field."""
     caller = await context.caller()
     await check_target(context, caller, section, record)
+    from storage.importer import import_data  # lazily, see the imports
+
     named = svg is not None and isinstance(record.get("id"), str)
     svg_sources = {record["id"]: svg} if named else {}
     try:
@@ -145,6 +148,8 @@ async def delete_unit_reference(context: RequestContext, unit_id: str, key: str)
 async def delete_location(context: RequestContext, location_id: str) -> bool:
     """Deletes the location and rewrites its map's GeoJSON without it, in one transaction;
     the GeoJSON file it replaces goes after the commit."""
+    from storage.map_drawings import drop_replaced_files, named_files, refresh_geojson
+
     caller = await context.caller()
     _checked_ids(id=location_id)
     store = context.store

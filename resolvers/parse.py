@@ -10,13 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from parsing.errors import SvgError
-from parsing.svg import parse_unit_map
 from resolvers.context import RequestContext
 from resolvers.errors import invalid
 from storage.cpu import run_cpu
 
 
 async def parse_svg(context: RequestContext, svg: str) -> dict[str, Any]:
+    # The parser (lxml, svgelements) is imported by the first parse, not at start (issue 15).
+    from parsing.svg import parse_unit_map
+
     try:
         parsed = await run_cpu(parse_unit_map, svg, context.settings.svg_limits, stoppable=True)
     except SvgError as error:

@@ -7,10 +7,12 @@ applied when a graph is loaded, so a changed setting needs no re-processing of m
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from routing.model import ELEVATOR, ESCALATOR, FOOT, RAMP, STAIRS, WalkGraph
+
+if TYPE_CHECKING:  # numpy is imported when a graph is loaded: settings hold `Costs`, and
+    import numpy as np  # every process reads settings at start (issue 15, cold start)
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,8 @@ class Costs:
 
 def edge_lengths(graph: WalkGraph, costs: Costs, floor_height: float) -> np.ndarray:
     """Feet per edge: walk and link edges as drawn; connectors by floor steps."""
+    import numpy as np
+
     length = graph.edge_length.copy()
     steps = graph.edge_steps.astype(np.float64)
     sloped = np.isin(graph.edge_kind, (STAIRS, RAMP, ESCALATOR))
@@ -41,6 +45,8 @@ def edge_lengths(graph: WalkGraph, costs: Costs, floor_height: float) -> np.ndar
 def edge_times(graph: WalkGraph, length: np.ndarray, costs: Costs, mode: int) -> np.ndarray:
     """Seconds per edge in a mode: length / walking speed, except stairs (per step) and
     elevators (the wait plus per step)."""
+    import numpy as np
+
     time = length / costs.speed(mode)
     steps = graph.edge_steps.astype(np.float64)
     stairs = graph.edge_kind == STAIRS

@@ -19,13 +19,15 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import igraph
-import numpy as np
-import shapely
+from typing import TYPE_CHECKING
 
 from routing.costs import Costs, edge_lengths, edge_times
 from routing.model import ESCALATOR, FOOT, LINK, RAMP, WALK, WHEELCHAIR, WalkGraph
+
+if TYPE_CHECKING:  # igraph, numpy and shapely are imported by the first graph loaded, not
+    # at start: `Point` and `euclidean_matrix` are on the request path (issue 15, cold start)
+    import igraph
+    import numpy as np
 
 # An unreachable target is an answer (null distance), not something to warn about.
 warnings.filterwarnings("ignore", message="Couldn't reach some vertices", category=RuntimeWarning)
@@ -66,12 +68,18 @@ class _Segments:
     def __init__(
         self, edges: np.ndarray, node_xy: np.ndarray, u: np.ndarray, v: np.ndarray
     ) -> None:
+        import numpy as np
+        import shapely
+
         self.edges = edges
         lines = shapely.linestrings(np.stack([node_xy[u[edges]], node_xy[v[edges]]], axis=1))
         self.tree = shapely.STRtree(lines)
 
     def nearest(self, xy: np.ndarray) -> np.ndarray:
         """The nearest segment of each point (the first of equally near ones)."""
+        import numpy as np
+        import shapely
+
         found = self.tree.query_nearest(shapely.points(xy), all_matches=False)
         nearest = np.empty(len(xy), dtype=np.int64)
         nearest[found[0]] = self.edges[found[1]]
@@ -82,6 +90,9 @@ class ModeGraph:
     """One mode's part of a walk graph: the contracted igraph Graph and its costs."""
 
     def __init__(self, loaded: LoadedGraph, mode: int) -> None:
+        import igraph
+        import numpy as np
+
         graph = loaded.graph
         self.loaded = loaded
         self.mode = mode
@@ -110,6 +121,9 @@ class ModeGraph:
     def _contract(self, graph: WalkGraph, kept: np.ndarray, times: np.ndarray) -> None:
         """Chains of proportional edges through degree-2 nodes become single edges.
         Chains that would start and end at one node (loops, rings) are cut at a node."""
+        import igraph
+        import numpy as np
+
         u, v = graph.edge_u[kept], graph.edge_v[kept]
         ends = np.concatenate([u, v])
         degree = np.bincount(ends, minlength=graph.node_count)
@@ -170,6 +184,8 @@ class ModeGraph:
         """For each point, the walk segment (global edge id) it joins, `t` along it from
         its first end, and the gap in feet; None without a usable segment on its level.
         One spatial query per level."""
+        import numpy as np
+
         graph = self.loaded.graph
         found: list[tuple[int, float, float] | None] = [None] * len(points)
         by_level: dict[int, list[int]] = {}
@@ -213,6 +229,8 @@ class ModeGraph:
         return result
 
     def matrix(self, sources: Sequence[Point], targets: Sequence[Point]) -> list[list[Cell]]:
+        import numpy as np
+
         points = list(dict.fromkeys([*sources, *targets]))
         vertex = {point: self.graph.vcount() + index for index, point in enumerate(points)}
         joins = dict(zip(points, self.joins(points), strict=True))

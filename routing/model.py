@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
-import numpy as np
 import orjson
+
+if TYPE_CHECKING:  # numpy is imported by the first graph stored or loaded, not at start:
+    import numpy as np  # the constants here are on the request path (issue 15, cold start)
 
 FOOT = 1
 WHEELCHAIR = 2
@@ -58,6 +61,8 @@ ARRAYS = tuple(f.name for f in fields(WalkGraph) if f.name.startswith(("node_", 
 
 def graph_bytes(graph: WalkGraph) -> bytes:
     """The graph as an .npz file (no pickled objects), deterministic for the same graph."""
+    import numpy as np
+
     meta = {
         "format": FORMAT,
         "feet_per_unit": graph.feet_per_unit,
@@ -71,6 +76,8 @@ def graph_bytes(graph: WalkGraph) -> bytes:
 
 
 def graph_from_bytes(data: bytes) -> WalkGraph:
+    import numpy as np
+
     with np.load(io.BytesIO(data), allow_pickle=False) as stored:
         meta = orjson.loads(stored["meta"].tobytes())
         if meta.get("format") != FORMAT:

@@ -28,13 +28,11 @@ from storage.dataset import Inputs, Validated, load_dataset, validate_against
 from storage.dataset_fields import DatasetError
 from storage.import_writer import ImportReport, Records, Writer
 from storage.leases import asset_leases
-from storage.limits import IMPORT_TRANSACTION_DOCUMENTS
+from storage.limits import IMPORT_TRANSACTION_DOCUMENTS, IMPORT_WAIT_SECONDS
 from storage.map_drawings import StoredDrawing, drop_replaced_files, store_drawing
 from storage.sections import SECTIONS
 from storage.timestamps import now
 from storage.transactions import NoTransactions, Session, has_transactions, in_transaction
-
-WAIT_SECONDS = 600.0  # how long an import waits for another import of its assets
 
 Waiting = Callable[[str, dict[str, Any]], None]
 
@@ -56,7 +54,7 @@ async def import_dataset(
     *,
     limits: SvgLimits | None = None,
     require_transaction: bool = True,
-    wait: float = WAIT_SECONDS,
+    wait: float = IMPORT_WAIT_SECONDS,
     waiting: Waiting | None = None,
     max_documents: int = IMPORT_TRANSACTION_DOCUMENTS,
 ) -> ImportReport:
@@ -77,7 +75,7 @@ async def import_data(
     svg_sources: dict[str, str] | None = None,
     assets: frozenset[str] | None = None,
     require_transaction: bool = True,
-    wait: float = WAIT_SECONDS,
+    wait: float = IMPORT_WAIT_SECONDS,
     waiting: Waiting | None = None,
     max_documents: int = IMPORT_TRANSACTION_DOCUMENTS,
 ) -> ImportReport:

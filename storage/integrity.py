@@ -21,9 +21,9 @@ from bson import ObjectId
 from storage import collections as col
 from storage.database import Store
 from storage.files import chunks
+from storage.limits import GC_GRACE
 from storage.map_drawings import FILE_FIELDS  # every field that names a GridFS file
 
-DEFAULT_GRACE = timedelta(hours=1)
 DELETE_CHUNK = 1000  # ids per `$in`
 FILES = f"{col.FILES_BUCKET}.files"
 CHUNKS = f"{col.FILES_BUCKET}.chunks"
@@ -60,7 +60,7 @@ def _older(value: Any, cutoff: datetime) -> bool:
 
 async def collect_garbage(
     store: Store,
-    older_than: timedelta = DEFAULT_GRACE,
+    older_than: timedelta = GC_GRACE,
     *,
     dry_run: bool = False,
     now: datetime | None = None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 MAX_ID_LENGTH = 255
 # The spec's pattern, as written there (messages and the OpenAPI document quote it).
@@ -20,3 +21,11 @@ IN_CHUNK = 100
 # whose writes near a fifth of its cache, and MongoDB aborts one older than 60 s.
 # Measured in docs/performance.md (`import_large`); FLOORGATE_IMPORT_MAX_DOCUMENTS.
 IMPORT_TRANSACTION_DOCUMENTS = 25_000
+
+# How long an import waits for another import of the same asset (`floorgate import
+# --wait`). Here, not in `storage.importer`, so the CLI names it without importing the
+# importer (and the SVG parser, numpy, shapely) at every start (issue 15, cold start).
+IMPORT_WAIT_SECONDS = 600.0
+# `floorgate gc` keeps unnamed files younger than this (`--older-than`): an import stores
+# a map's files before the documents that name them.
+GC_GRACE = timedelta(hours=1)
