@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import re
 import sys
@@ -13,24 +14,22 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from resolvers.errors import ApiError
-from resolvers.keys import create_key, disable_key, list_keys, lookup_caller
 from resolvers.permissions import ALL_PERMISSIONS
-from rest.logs import log_config
-from rest.server import uvicorn_options
-from rest.tls import ensure_local_certificates, tls_problem
 from storage.collections import ASSETS
 from storage.database import UNAVAILABLE_ERRORS, Store, connect
-from storage.dataset_fields import DatasetError, format_problems
-from storage.demo import install_demo
-from storage.importer import WAIT_SECONDS, ImportTooLarge, import_dataset
-from storage.integrity import DEFAULT_GRACE, collect_garbage, find_dangling
-from storage.leases import LeaseBusy, describe
+from storage.limits import GC_GRACE, IMPORT_WAIT_SECONDS
 from storage.runtime import database_uri
 from storage.settings import Settings
-from storage.transactions import NoTransactions, TransactionTooLarge
+
+# Each command imports what only it needs (the importer, the demo, the SVG parser,
+# cryptography for certificates) in its handler: `floorgate serve` must not pay for
+# them at start, nor `floorgate keys` for uvicorn (issue 15, cold start).
 
 DEMO_KEY_FILE = "demo-key"
+# While `floorgate serve` starts: young collections as usual, no full ones (they walked
+# every module and type again and again, about 30 ms of each start); the app freezes
+# what start-up made and sets the serving thresholds (`rest.app.settle_heap`).
+START_UP_GC_THRESHOLDS = (700, 10, 1_000_000)
 
 
 def _with_store(settings: Settings, uri: str, work: Callable[[Store], Awaitable[Any]]) -> Any:
@@ -48,6 +47,9 @@ def _with_store(settings: Settings, uri: str, work: Callable[[Store], Awaitable[
 def serve(settings: Settings, uri: str, workers: int = 1) -> None:
     """Run uvicorn over TLS (or behind a TLS proxy); workers read settings from the environment."""
     import uvicorn
+
+    from rest.logs import log_config
+    from rest.server import uvicorn_options
 
     os.environ["FLOORGATE_MONGODB_URI"] = uri
     os.environ["FLOORGATE_PUBLIC_URL"] = settings.public_url
@@ -71,7 +73,7 @@ def serve(settings: Settings, uri: str, workers: int = 1) -> None:
         port=settings.port,
         workers=workers,
         log_level="info",
-        log_config=log_config(),
+        log_config=log_config(settings.access_log),
         server_header=False,
         **options,
     )
@@ -102,7 +104,16 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    gc.set_threshold(*START_UP_GC_THRESHOLDS)
+    from rest.server import implementations
+    from rest.tls import tls_problem
+
     settings = _settings(args)
+    try:
+        implementations(settings)
+    except ValueError as problem:
+        print(f"floorgate serve: {problem}", file=sys.stderr)
+        return 2
     if not settings.behind_proxy and not (settings.tls_cert and settings.tls_key):
         print(
             "floorgate serve: HTTP is not served. Give --cert and --key "
@@ -124,6 +135,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 async def _demo_key(store: Store, settings: Settings) -> str:
     """The local demo key with every permission; kept in the data folder and reused."""
+    from resolvers.keys import create_key, lookup_caller
+
     path = settings.data_dir / DEMO_KEY_FILE
     if path.exists():
         secret = path.read_text(encoding="utf-8").strip()
@@ -136,6 +149,8 @@ async def _demo_key(store: Store, settings: Settings) -> str:
 
 
 async def _load_demo(store: Store, settings: Settings, seed: int) -> str:
+    from storage.demo import install_demo
+
     if await store[ASSETS].count_documents({}, limit=1) == 0:
         report = await install_demo(store, settings.data_dir, seed)
         print("Loaded the demo property:")
@@ -147,6 +162,8 @@ async def _load_demo(store: Store, settings: Settings, seed: int) -> str:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    from rest.tls import ensure_local_certificates
+
     settings = _settings(args)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     certs = ensure_local_certificates(settings.data_dir)
@@ -166,6 +183,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from storage.dataset_fields import DatasetError, format_problems
+    from storage.importer import ImportTooLarge, import_dataset
+    from storage.leases import LeaseBusy, describe
+    from storage.transactions import NoTransactions, TransactionTooLarge
+
     settings = _settings(args)
 
     def waiting(asset_id: str, holder: dict[str, Any]) -> None:
@@ -216,6 +238,8 @@ def _age(value: timedelta) -> str:
 
 
 def cmd_gc(args: argparse.Namespace) -> int:
+    from storage.integrity import collect_garbage
+
     settings = _settings(args)
     with database_uri(settings) as uri:
         report = _with_store(
@@ -237,6 +261,8 @@ def cmd_gc(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from storage.integrity import find_dangling
+
     settings = _settings(args)
     with database_uri(settings) as uri:
         report = _with_store(settings, uri, find_dangling)
@@ -250,6 +276,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_keys(args: argparse.Namespace) -> int:
+    from resolvers.errors import ApiError
+    from resolvers.keys import create_key, disable_key, list_keys
+
     settings = _settings(args)
     with database_uri(settings) as uri:
         if args.keys_command == "create":
@@ -313,9 +342,10 @@ def parser() -> argparse.ArgumentParser:
     importer.add_argument(
         "--wait",
         type=float,
-        default=WAIT_SECONDS,
+        default=IMPORT_WAIT_SECONDS,
         metavar="SECONDS",
-        help=f"how long to wait for another import of the same asset (default {WAIT_SECONDS:g})",
+        help="how long to wait for another import of the same asset "
+        f"(default {IMPORT_WAIT_SECONDS:g})",
     )
     importer.add_argument(
         "--no-transaction",
@@ -336,7 +366,7 @@ def parser() -> argparse.ArgumentParser:
     gc.add_argument(
         "--older-than",
         type=_duration,
-        default=DEFAULT_GRACE,
+        default=GC_GRACE,
         metavar="AGE",
         help="grace period for unnamed files, e.g. 30m, 1h, 2d (default 1h)",
     )

@@ -1,12 +1,13 @@
 """The outer layer of every request: request id, HTTPS only, body limit and pace,
-the time budget, and the guarantee that no error leaves as a stack trace or an HTML
-page."""
+the time budget, the access log line, and the guarantee that no error leaves as a stack
+trace or an HTML page."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
+import os
+from time import perf_counter
 
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
@@ -15,11 +16,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from resolvers.context import unavailable
 from resolvers.errors import ApiError, ErrorCode
 from rest.browser_headers import BrowserHeaders
+from rest.logs import AccessLine
 from rest.responses import error_response
 from storage.database import UNAVAILABLE_ERRORS
 from storage.settings import Settings
 
 log = logging.getLogger("floorgate.http")
+access = logging.getLogger("floorgate.access")  # rest/logs.py: its handler, its format
 
 
 HEALTH_PATHS = frozenset({"/healthz", "/readyz"})
@@ -42,13 +45,34 @@ class Boundary:
         self.settings = settings
         self.browser = BrowserHeaders(settings)
         self.services: object = None  # set by create_app, for tests and tools
+        self.access_log = settings.access_log
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = uuid.uuid4().hex[:16]
+        request_id = os.urandom(8).hex()
         scope.setdefault("state", {})["request_id"] = request_id
+        if self.access_log and access.isEnabledFor(logging.INFO):
+            began = perf_counter()
+            status: list[int] = []
+            try:
+                await self.serve(scope, receive, send, request_id, status)
+            finally:
+                client = scope.get("client")
+                access.info(AccessLine(scope["method"],
+                                       scope.get("raw_path") or scope["path"].encode(),
+                                       scope.get("query_string", b""),
+                                       status[0] if status else None,
+                                       (perf_counter() - began) * 1000,
+                                       client[0] if client else "-", request_id))  # fmt: skip
+        else:
+            await self.serve(scope, receive, send, request_id, None)
+
+    async def serve(self, scope: Scope, receive: Receive, send: Send, request_id: str,
+                    status: list[int] | None) -> None:  # fmt: skip
+        """The request within its limits; the answer's status goes to `status` (for the
+        access log) when given."""
         started = False
         preflight = self.browser.is_preflight(scope)
         extra = [*self.browser.for_response(scope, preflight), (b"x-request-id",
@@ -58,6 +82,8 @@ class Boundary:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
+                if status is not None:
+                    status.append(message["status"])
                 headers = message.get("headers", [])
                 # A header the response set itself wins (Vary lines add up instead).
                 present = {name.lower() for name, _ in headers} - {b"vary"}

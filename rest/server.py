@@ -1,16 +1,23 @@
-"""How `floorgate serve` runs uvicorn: connection timeouts and the connection limit.
+"""How `floorgate serve` runs uvicorn: the event loop and HTTP parser, connection timeouts
+and the connection limit.
 
 uvicorn alone keeps a connection that never finishes its TLS handshake for asyncio's
 60 s, and one that sends half a request head for ever. Here:
 
-- the event loop (`new_event_loop`, uvicorn's `loop=`) gives every TLS listener a
-  handshake timeout and a bound on the wait for the client's close_notify;
-- the HTTP protocol (`GuardedH11Protocol`, uvicorn's `http=`) closes a connection whose
-  request head is not complete in time, and answers over `max_connections` with the
-  API's JSON 503 instead of uvicorn's plain text.
+- the event loop (uvicorn's `loop=`: `new_uvloop`, or `new_asyncio_loop`) gives every
+  TLS listener a handshake timeout and a bound on the wait for the client's close_notify
+  (both loops take `ssl_handshake_timeout`/`ssl_shutdown_timeout` in `create_server`);
+- the HTTP protocol (uvicorn's `http=`: `GuardedHttpToolsProtocol`, or
+  `GuardedH11Protocol`) closes a connection whose request head is not complete in time,
+  answers over `max_connections` with the API's JSON 503 instead of uvicorn's plain
+  text, and sets TCP_NODELAY on every accepted connection (`ConnectionGuards`).
 
-Both are named by import string so that `--workers N` (spawned processes) load them
-too; each process reads its settings from the environment, like `rest.app:app_from_env`.
+uvloop and httptools (uvicorn's "standard" extras) are the fast path, taken where they
+are installed; asyncio's loop and h11 are the fallback, with the same guards
+(`FLOORGATE_LOOP`, `FLOORGATE_HTTP` choose). All are named by import string so that
+`--workers N` (spawned processes) load them too; each process reads its settings from
+the environment, like `rest.app:app_from_env`. The h11 protocol is defined on first use
+(`__getattr__`), so the fast path never imports h11 (20 ms of every start).
 """
 
 from __future__ import annotations
@@ -18,24 +25,36 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import importlib.util
 import logging
 import socket
-from typing import Any
+import sys
+from typing import TYPE_CHECKING, Any
 
-import h11
 from starlette.types import Receive, Scope, Send
 from uvicorn.config import Config
-from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.server import ServerState
 
 from resolvers.errors import ErrorCode
 from rest.responses import error_of
 from storage.settings import Settings
 
+if TYPE_CHECKING:
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
 log = logging.getLogger("uvicorn.error")
 
-PROTOCOL = "rest.server:GuardedH11Protocol"
-LOOP = "rest.server:new_event_loop"
+# Implementation name -> uvicorn's import string, and the module it needs.
+LOOPS = {"uvloop": "rest.server:new_uvloop", "asyncio": "rest.server:new_asyncio_loop"}
+PROTOCOLS = {
+    "httptools": "rest.server:GuardedHttpToolsProtocol",
+    "h11": "rest.server:GuardedH11Protocol",
+}
+NEEDS = {"uvloop": "uvloop", "asyncio": None, "httptools": "httptools", "h11": "h11"}
+FAST = {"loop": "uvloop", "http": "httptools"}
+FALLBACK = {"loop": "asyncio", "http": "h11"}
+SETTING = {"loop": "FLOORGATE_LOOP", "http": "FLOORGATE_HTTP"}
 
 
 @functools.cache
@@ -44,21 +63,53 @@ def worker_settings() -> Settings:
     return Settings.from_env()
 
 
+def installed(module: str | None) -> bool:
+    if module is None:
+        return True
+    if module == "uvloop" and sys.platform == "win32":
+        return False  # uvloop does not run on Windows (and is not installed there)
+    return importlib.util.find_spec(module) is not None
+
+
+def implementations(settings: Settings) -> dict[str, str]:
+    """{"loop": ..., "http": ...}: the settings' choice, with `auto` the fast one where it
+    is installed. ValueError (one line, for `floorgate serve`) for a choice that cannot run."""
+    chosen: dict[str, str] = {}
+    for part, wanted in (("loop", settings.event_loop), ("http", settings.http_parser)):
+        known = (FAST[part], FALLBACK[part])
+        if wanted == "auto":
+            wanted = FAST[part] if installed(NEEDS[FAST[part]]) else FALLBACK[part]
+        elif wanted not in known:
+            raise ValueError(f"{SETTING[part]} must be auto, {known[0]} or {known[1]}, "
+                             f"not {wanted!r}")  # fmt: skip
+        elif not installed(NEEDS[wanted]):
+            raise ValueError(f"{SETTING[part]}={wanted}, but {NEEDS[wanted]} is not installed")
+        chosen[part] = wanted
+    return chosen
+
+
 def uvicorn_options(settings: Settings) -> dict[str, Any]:
-    """The keyword arguments of `uvicorn.run` that bound connections."""
+    """The keyword arguments of `uvicorn.run` that pick the loop and parser and bound
+    connections. uvicorn's own access log is off: `rest.middleware.Boundary` writes a
+    cheaper structured line (`FLOORGATE_ACCESS_LOG`)."""
+    chosen = implementations(settings)
     return {
-        "http": PROTOCOL,
-        "loop": LOOP,
+        "http": PROTOCOLS[chosen["http"]],
+        "loop": LOOPS[chosen["loop"]],
         "timeout_keep_alive": settings.keepalive_timeout_seconds,
         "limit_concurrency": settings.max_connections,
+        "access_log": False,
     }
 
 
-class GuardedEventLoop(asyncio.SelectorEventLoop):
-    """asyncio's loop (the one uvicorn picks without uvloop), with TLS timeouts on servers.
+# -- the event loops -------------------------------------------------------------------
 
-    uvicorn calls `create_server(..., ssl=context)` without a handshake timeout, so
-    asyncio's default of 60 s applies; a subclass is the one place to give it ours."""
+
+class TlsTimeouts:
+    """A loop mixin: TLS servers get our handshake timeout and close_notify wait.
+
+    uvicorn calls `create_server(..., ssl=context)` without a handshake timeout, so the
+    loop's default of 60 s applies; a subclass is the one place to give it ours."""
 
     async def create_server(self, *args: Any, **kwargs: Any) -> asyncio.Server:
         if kwargs.get("ssl") is not None:
@@ -67,12 +118,34 @@ class GuardedEventLoop(asyncio.SelectorEventLoop):
             # A closed TLS connection waits for the peer's close_notify (30 s by default);
             # a client that never sends it must not keep the socket that long.
             kwargs.setdefault("ssl_shutdown_timeout", seconds)
-        return await super().create_server(*args, **kwargs)
+        return await super().create_server(*args, **kwargs)  # type: ignore[misc]
 
 
-def new_event_loop() -> asyncio.AbstractEventLoop:
-    """uvicorn's `loop=` factory (called in each worker process)."""
+class GuardedEventLoop(TlsTimeouts, asyncio.SelectorEventLoop):
+    """asyncio's loop (the fallback), with the TLS timeouts."""
+
+
+def new_asyncio_loop() -> asyncio.AbstractEventLoop:
+    """uvicorn's `loop=` factory for asyncio (called in each worker process)."""
     return GuardedEventLoop()
+
+
+@functools.cache
+def _uvloop_class() -> type[asyncio.AbstractEventLoop]:
+    import uvloop
+
+    class GuardedUvloop(TlsTimeouts, uvloop.Loop):  # type: ignore[misc]
+        """uvloop's loop, with the TLS timeouts (uvloop's `create_server` takes both)."""
+
+    return GuardedUvloop
+
+
+def new_uvloop() -> asyncio.AbstractEventLoop:
+    """uvicorn's `loop=` factory for uvloop (called in each worker process)."""
+    return _uvloop_class()()
+
+
+# -- the HTTP protocols ------------------------------------------------------------------
 
 
 def send_without_delay(transport: asyncio.BaseTransport) -> None:
@@ -81,21 +154,32 @@ def send_without_delay(transport: asyncio.BaseTransport) -> None:
 
     asyncio sets it only on sockets it knows are TCP (`proto == IPPROTO_TCP`); the
     listening socket uvicorn hands to `--workers` processes has proto 0, so there every
-    keep-alive answer waited (issue 15)."""
+    keep-alive answer waited (issue 15). uvloop sets it on every TCP transport; setting
+    it again costs one system call per connection and keeps both paths alike."""
     sock = transport.get_extra_info("socket")
     if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
         with contextlib.suppress(OSError):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
-class GuardedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with a request-head timeout and a JSON over-limit answer.
+class ConnectionGuards:
+    """What both protocols add to uvicorn's: a request-head timeout, a JSON over-limit
+    answer and TCP_NODELAY. Mixed in before uvicorn's protocol class.
 
     The head timer runs from the accepted TCP connection to the end of the first request
     head (so the TLS handshake and the head share one `header_timeout_seconds`), and on
     a keep-alive connection from the first byte of each later request to the end of its
     head. Idle time between requests is uvicorn's keep-alive timeout; the body is
     timed by the app (`rest.middleware.Boundary`)."""
+
+    # Set by uvicorn's protocol classes.
+    loop: asyncio.AbstractEventLoop
+    transport: asyncio.Transport
+    client: tuple[str, int] | None
+    app: Any
+    limit_concurrency: int | None
+    connections: set[Any]
+    tasks: set[asyncio.Task[None]]
 
     def __init__(
         self,
@@ -104,7 +188,7 @@ class GuardedH11Protocol(H11Protocol):
         app_state: dict[str, Any],
         _loop: asyncio.AbstractEventLoop | None = None,
     ) -> None:
-        super().__init__(config, server_state, app_state, _loop)
+        super().__init__(config, server_state, app_state, _loop)  # type: ignore[call-arg]
         settings = worker_settings()
         self.header_timeout = settings.header_timeout_seconds
         self.retry_after = settings.retry_after_seconds
@@ -120,21 +204,18 @@ class GuardedH11Protocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         send_without_delay(transport)
-        super().connection_made(transport)
+        super().connection_made(transport)  # type: ignore[misc]
         if self.head_deadline is not None:
             self.head_timer = self.loop.call_at(self.head_deadline, self.head_timed_out)
             self.head_deadline = None
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.cancel_head_timer()
-        super().connection_lost(exc)
+        super().connection_lost(exc)  # type: ignore[misc]
 
-    def handle_events(self) -> None:
-        super().handle_events()
-        if self.conn.their_state is not h11.IDLE:
-            self.cancel_head_timer()  # a head arrived (or the connection is done)
-        elif self.head_timer is None and self.conn.trailing_data[0]:
-            # The first bytes of a later request: its head has the full timeout.
+    def start_head_timer(self) -> None:
+        """The first bytes of a later request: its head has the full timeout."""
+        if self.head_timer is None:
             self.head_timer = self.loop.call_later(self.header_timeout, self.head_timed_out)
 
     def cancel_head_timer(self) -> None:
@@ -163,3 +244,51 @@ class GuardedH11Protocol(H11Protocol):
             await refusal(scope, receive, send)
             return
         await self.inner_app(scope, receive, send)
+
+
+@functools.cache
+def _httptools_class() -> type[HttpToolsProtocol]:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    class GuardedHttpToolsProtocol(ConnectionGuards, HttpToolsProtocol):
+        """uvicorn's httptools protocol with the guards. llhttp calls `on_message_begin`
+        at the first byte of each request and `on_headers_complete` at the end of its
+        head: the head timer starts and stops there."""
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self.start_head_timer()  # no-op on the first request: its timer runs already
+
+        def on_headers_complete(self) -> None:
+            self.cancel_head_timer()
+            super().on_headers_complete()
+
+    return GuardedHttpToolsProtocol
+
+
+@functools.cache
+def _h11_class() -> type[H11Protocol]:
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class GuardedH11Protocol(ConnectionGuards, H11Protocol):
+        """uvicorn's h11 protocol with the guards (the fallback)."""
+
+        def handle_events(self) -> None:
+            super().handle_events()
+            if self.conn.their_state is not h11.IDLE:
+                self.cancel_head_timer()  # a head arrived (or the connection is done)
+            elif self.conn.trailing_data[0]:
+                self.start_head_timer()
+
+    return GuardedH11Protocol
+
+
+def __getattr__(name: str) -> Any:
+    """`GuardedHttpToolsProtocol` and `GuardedH11Protocol`, made on first use: only the
+    chosen parser is imported (uvicorn resolves `rest.server:<name>` through this)."""
+    if name == "GuardedHttpToolsProtocol":
+        return _httptools_class()
+    if name == "GuardedH11Protocol":
+        return _h11_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

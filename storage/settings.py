@@ -30,6 +30,15 @@ def _env_int(name: str, default: int) -> int:
     return int(raw) if raw is not None else default
 
 
+def _env_bool(name: str, default: bool) -> bool:
+    raw = (_env(name) or "").lower()
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    return default
+
+
 def _env_list(name: str) -> tuple[str, ...]:
     raw = _env(name) or ""
     return tuple(part.strip() for part in raw.split(",") if part.strip())
@@ -74,6 +83,9 @@ class Settings:
     routing_costs: Costs = field(default_factory=Costs)
     graph_cache_size: int = 32  # loaded walk graphs kept per process
     import_max_documents: int = IMPORT_TRANSACTION_DOCUMENTS  # per transaction of an import
+    event_loop: str = "auto"  # uvloop, asyncio; auto: uvloop where installed (rest/server.py)
+    http_parser: str = "auto"  # httptools, h11; auto: httptools where installed
+    access_log: bool = True  # one structured line per request (rest/middleware.py)
 
     @property
     def files_url(self) -> str:
@@ -157,6 +169,9 @@ class Settings:
             "import_max_documents": _env_int(
                 "FLOORGATE_IMPORT_MAX_DOCUMENTS", IMPORT_TRANSACTION_DOCUMENTS
             ),
+            "event_loop": (_env("FLOORGATE_LOOP", "auto") or "auto").lower(),
+            "http_parser": (_env("FLOORGATE_HTTP", "auto") or "auto").lower(),
+            "access_log": _env_bool("FLOORGATE_ACCESS_LOG", cls.access_log),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]
