@@ -1,5 +1,6 @@
 """Connections that hang are closed, and many of them do not slow anyone else down:
-`floorgate serve` as a real process over real TLS, spoken to with raw sockets.
+`floorgate serve` as a real process over real TLS, spoken to with raw sockets. Each
+guard is tested on the fast path (uvloop, httptools) and on the fallback (asyncio, h11).
 
 Timings are measured from just before the client connects; the server's clock starts
 at accept, a little later, so "closed at" is never early by more than a few ms."""
@@ -142,11 +143,27 @@ def raised_fd_limit(needed: int) -> Iterator[None]:
 
 # -- servers -------------------------------------------------------------------------
 
+IMPLEMENTATIONS = {
+    "uvloop-httptools": {"FLOORGATE_LOOP": "uvloop", "FLOORGATE_HTTP": "httptools"},
+    "asyncio-h11": {"FLOORGATE_LOOP": "asyncio", "FLOORGATE_HTTP": "h11"},
+}
+
+
+@pytest.fixture(scope="module", params=IMPLEMENTATIONS)
+def implementation(request) -> dict[str, str]:
+    """The environment that picks the event loop and HTTP parser (rest/server.py)."""
+    if request.param == "uvloop-httptools":
+        pytest.importorskip("uvloop")
+        pytest.importorskip("httptools")
+    return IMPLEMENTATIONS[request.param]
+
+
 @pytest.fixture(scope="module")
-def timed(tmp_path_factory, db_server, settings) -> Iterator[tuple[Served, ssl.SSLContext]]:
+def timed(tmp_path_factory, db_server, settings,
+          implementation) -> Iterator[tuple[Served, ssl.SSLContext]]:  # fmt: skip
     """Short timeouts, so that each test waits about a second."""
     env = {"FLOORGATE_HEADER_TIMEOUT_SECONDS": str(HEADER_TIMEOUT),
-           "FLOORGATE_KEEPALIVE_TIMEOUT_SECONDS": str(KEEPALIVE_TIMEOUT)}
+           "FLOORGATE_KEEPALIVE_TIMEOUT_SECONDS": str(KEEPALIVE_TIMEOUT), **implementation}
     with serve_tls(tmp_path_factory.mktemp("timed"), db_server, settings, **env) as served:
         context = client_context(served)
         wait_until_ready(served, context)
@@ -313,11 +330,12 @@ def test_a_flood_of_hanging_connections_does_not_slow_requests(tmp_path, db_serv
 
 # -- the connection limit ---------------------------------------------------------------------
 
-def test_over_max_connections_answers_json_503(tmp_path, db_server, settings):
+def test_over_max_connections_answers_json_503(tmp_path, db_server, settings, implementation):
     """Five connections are served; a sixth gets the API's 503 and is closed; once one of
     the five goes, a new one is served again."""
     with serve_tls(tmp_path, db_server, settings, FLOORGATE_MAX_CONNECTIONS="5",
-                   FLOORGATE_KEEPALIVE_TIMEOUT_SECONDS="30") as served:  # fmt: skip
+                   FLOORGATE_KEEPALIVE_TIMEOUT_SECONDS="30",
+                   **implementation) as served:  # fmt: skip
         context = client_context(served)
         wait_until_ready(served, context)
         held: list[ssl.SSLSocket] = []
@@ -353,9 +371,10 @@ def test_over_max_connections_answers_json_503(tmp_path, db_server, settings):
 
 # -- several workers ------------------------------------------------------------------------
 
-def test_timeouts_hold_with_several_workers(tmp_path: Path, db_server, settings):
+def test_timeouts_hold_with_several_workers(tmp_path: Path, db_server, settings,
+                                            implementation):  # fmt: skip
     """`--workers 2` spawns processes that import the protocol and loop by name."""
-    env = {"FLOORGATE_HEADER_TIMEOUT_SECONDS": str(HEADER_TIMEOUT)}
+    env = {"FLOORGATE_HEADER_TIMEOUT_SECONDS": str(HEADER_TIMEOUT), **implementation}
     with serve_tls_with_args(tmp_path, db_server, settings, ("--workers", "2"), **env) as served:
         context = client_context(served)
         wait_until_ready(served, context, timeout=60)
@@ -372,11 +391,13 @@ def test_timeouts_hold_with_several_workers(tmp_path: Path, db_server, settings)
 
 
 def test_keep_alive_answers_are_not_held_back_with_several_workers(tmp_path: Path, db_server,
-                                                                   settings):  # fmt: skip
+                                                                   settings,
+                                                                   implementation):  # fmt: skip
     """With `--workers`, uvicorn hands each worker a listening socket asyncio does not
     know as TCP, so it never set TCP_NODELAY: each answer's second segment waited for
     the client's delayed ACK, about 40 ms a request (issue 15). Now under 20 ms."""
-    with serve_tls_with_args(tmp_path, db_server, settings, ("--workers", "2")) as served:
+    with serve_tls_with_args(tmp_path, db_server, settings, ("--workers", "2"),
+                             **implementation) as served:  # fmt: skip
         context = client_context(served)
         wait_until_ready(served, context, timeout=60)
         with open_tls(served, context) as sock:
