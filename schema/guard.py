@@ -11,9 +11,16 @@ here is the operation's one error (data null).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 
-from graphql import DocumentNode, GraphQLSchema, OperationDefinitionNode, get_operation_ast
+from graphql import (
+    DocumentNode,
+    GraphQLError,
+    GraphQLSchema,
+    OperationDefinitionNode,
+    get_operation_ast,
+)
 from strawberry.extensions import SchemaExtension
 
 from resolvers.access import authorize
@@ -50,11 +57,33 @@ def root_requirements(
     return list(requirements)
 
 
+class FigureChecks:
+    """`figure_problem` once per parsed document: the parser cache hands the same
+    document object back for the same text, so its figures are not measured again."""
+
+    def __init__(self, limits: OperationLimits, size: int) -> None:
+        self.limits = limits
+        self.size = size
+        self.checked: OrderedDict[int, tuple[DocumentNode, GraphQLError | None]] = OrderedDict()
+
+    def problem(self, document: DocumentNode) -> GraphQLError | None:
+        found = self.checked.get(id(document))
+        if found is not None and found[0] is document:
+            self.checked.move_to_end(id(document))
+            return found[1]
+        problem = figure_problem(document_figures(document), self.limits)
+        self.checked[id(document)] = (document, problem)  # the entry keeps the id unique
+        if len(self.checked) > self.size:
+            self.checked.popitem(last=False)
+        return problem
+
+
 class OperationGuard(SchemaExtension):
     """Registered before `ValidationCache`, whose hook runs the validation."""
 
-    def __init__(self, limits: OperationLimits) -> None:
+    def __init__(self, limits: OperationLimits, checks: FigureChecks | None = None) -> None:
         self.limits = limits
+        self.checks = checks
 
     async def on_validate(self) -> AsyncIterator[None]:
         execution = self.execution_context
@@ -71,7 +100,10 @@ class OperationGuard(SchemaExtension):
             for permission, flag in requirements:
                 await authorize(context, permission=permission, flag=flag)
             keyed = bool(requirements)
-        problem = figure_problem(document_figures(document), self.limits)
+        if self.checks is not None:
+            problem = self.checks.problem(document)
+        else:
+            problem = figure_problem(document_figures(document), self.limits)
         if problem is not None:
             raise problem
         execution.validation_rules = bounded_rules(execution.validation_rules)
