@@ -1,0 +1,120 @@
+"""Issue 15, item 5: a cold start imports only what the request path needs. numpy,
+igraph, shapely, lxml, svgelements, the SVG parser, walk-graph building and the importer
+load on the first request that needs them (a parse, a distance matrix, a write), not
+while `floorgate serve` starts.
+
+Structural, not timed: a fresh process builds the app as a worker does and answers
+ordinary requests; the heavy modules must not be in `sys.modules`. (Measured times are
+in docs/performance.md.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = [
+    "numpy",
+    "igraph",
+    "shapely",
+    "lxml",
+    "svgelements",
+    "parsing.svg",
+    "routing.build",
+    "storage.importer",
+    "storage.map_drawings",
+    "storage.demo",
+]
+
+SCRIPT = """
+import asyncio, json, os, sys
+
+HEAVY = json.loads(sys.argv[1])
+loaded = lambda: [name for name in HEAVY if name in sys.modules]
+report = {}
+
+from rest.cli import parser
+parser().parse_args(["serve"])
+report["cli"] = loaded()
+
+from rest.app import app_from_env
+from rest.server import implementations, uvicorn_options
+from storage.settings import Settings
+uvicorn_options(Settings.from_env())
+app = app_from_env()
+report["started"] = loaded()
+report["h11"] = "h11" in sys.modules
+report["fast"] = implementations(Settings.from_env()) == {"loop": "uvloop", "http": "httptools"}
+
+import httpx
+
+async def requests():
+    key = {"API-Key": os.environ["KEY"]}
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as client:
+        statuses = [
+            (await client.get("/healthz")).status_code,
+            (await client.get("/v1/assets?per-page=2", headers=key)).status_code,
+            (await client.get("/v1/maps?per-page=2", headers=key)).status_code,
+            (await client.post("/graphql", headers=key,
+                               json={"query": "{ assets { data { id } } }"})).status_code,
+        ]
+        report["statuses"] = statuses
+        report["served"] = loaded()
+        svg = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"/>'
+        parsed = await client.post("/v1/maps/parse", content=svg,
+                                   headers={**key, "Content-Type": "image/svg+xml"})
+        report["parse_status"] = parsed.status_code
+        report["after_parse"] = loaded()
+
+asyncio.run(requests())
+print(json.dumps(report))
+"""
+
+
+@pytest.fixture(scope="module")
+def cold(db_server, settings, keys) -> dict:
+    """What a fresh process imported at each step (see SCRIPT)."""
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "FLOORGATE_MONGODB_URI": db_server.uri,
+        "FLOORGATE_DATABASE": settings.database_name,
+        "FLOORGATE_DATA_DIR": str(settings.data_dir),
+        "KEY": keys.full,
+    }
+    if os.environ.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    result = subprocess.run(
+        [sys.executable, "-c", SCRIPT, json.dumps(HEAVY)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def test_the_cli_imports_no_heavy_module(cold):
+    assert cold["cli"] == []
+
+
+def test_a_started_worker_has_imported_no_heavy_module(cold):
+    assert cold["started"] == []
+    if cold["fast"]:
+        assert cold["h11"] is False  # uvicorn's fallback parser stays out too
+
+
+def test_ordinary_requests_import_no_heavy_module(cold):
+    assert cold["statuses"] == [200, 200, 200, 200]
+    assert cold["served"] == []
+
+
+def test_the_first_parse_imports_the_parser(cold):
+    """Lazy, not gone: the request that needs the SVG parser loads it."""
+    assert cold["parse_status"] == 200
+    assert {"parsing.svg", "lxml", "svgelements"} <= set(cold["after_parse"])
+    assert "numpy" not in cold["after_parse"]
