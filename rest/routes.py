@@ -83,8 +83,10 @@ class RestRoute:
     mutation: bool = False
     document: str = field(init=False)
     parsed: DocumentNode = field(init=False, repr=False, compare=False)
+    segments: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "segments", tuple(self.path.strip("/").split("/")))
         variables = {param.variable: param.graphql_type for param in self.params}
         if self.body is not None:
             variables[self.body.variable] = self.body.graphql_type
@@ -97,10 +99,6 @@ class RestRoute:
         )
         object.__setattr__(self, "document", text)
         object.__setattr__(self, "parsed", parse(text))
-
-    @property
-    def segments(self) -> tuple[str, ...]:
-        return tuple(self.path.strip("/").split("/"))
 
     def param_name(self, variable: str) -> str:
         """The REST name of a GraphQL variable (or of a place in it, `data.3.unitId`),
