@@ -7,7 +7,8 @@ page size N three things are timed, interleaved in rotating order so that drift
 - rest: the whole request through the ASGI app (httpx `ASGITransport`, no socket);
 - db: the resolver's query alone, `find().sort(_id).limit(N + 1).hint("_id_").to_list()`, then
   `orjson.dumps` of the raw documents (the floor any implementation has to pay);
-- graphql: `graphql.execute` of the route's persisted document, awaited directly.
+- graphql: `graphql.execute` of the route's persisted document with the executor both
+  faces use (`CompiledExecutor`), awaited directly.
 
 Run with `make bench` or `python -m tests.benchmarks units_list`.
 """
@@ -40,6 +41,7 @@ from resolvers.paging import BY_ID, ID_INDEX
 from rest.app import create_app
 from rest.routes import ROUTES, RestRoute
 from schema.build import build_schema
+from schema.executor import CompiledExecutor
 from storage import collections as c
 from storage.database import Store, connect
 from storage.embedded import EmbeddedServer
@@ -182,8 +184,9 @@ class Bench:
         context = RequestContext(self.services, self.secret, frozenset())
         clock = Clock()
         outcome = graphql.execute(
-            self.schema, self.route.parsed, context_value=context, variable_values={"perPage": n}
-        )
+            self.schema, self.route.parsed, context_value=context,
+            variable_values={"perPage": n}, executor_class=CompiledExecutor,
+        )  # fmt: skip
         if isawaitable(outcome):
             outcome = await outcome
         sample = clock.stop()
