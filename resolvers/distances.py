@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, invalid
@@ -18,10 +18,11 @@ from resolvers.graph_cache import LOCATION_FIELDS, load_graph, load_waypoints
 from resolvers.limits import MAX_COORDINATE, MAX_MATRIX_PAIRS
 from resolvers.reads import visible_map
 from resolvers.validation import check_id
-from routing.matrix import Cell, Point, euclidean_matrix
-from routing.model import FOOT, MODES
 from storage import collections as c
 from storage.cpu import run_cpu
+
+if TYPE_CHECKING:  # routing is imported by the functions that need it
+    from routing.matrix import Cell, Point
 
 COSTINGS = ("pedestrian",)
 METHODS = ("default", "pathfinding", "euclidean")
@@ -45,6 +46,8 @@ def _choice(errors: FieldErrors, name: str, value: str | None, allowed: tuple[st
 
 def _checked_input(map_id: str, data: dict[str, Any]) -> Request:
     """Everything that can be checked without the database."""
+    from routing.model import FOOT, MODES
+
     errors = FieldErrors()
     check_id(errors, "unitMapId", map_id)
     for side in SIDES:
@@ -107,6 +110,8 @@ async def _placed(
 ) -> dict[str, list[Point]]:
     """Each waypoint filled from its location and placed on a level; every waypoint
     that is not on the map, or disagrees with its location, is reported."""
+    from routing.matrix import Point
+
     locations = await _waypoints(context, unit_map, request)
     levels = [level.get("floor_id") for level in unit_map.get("levels") or []]
     position = {floor: index for index, floor in enumerate(levels) if floor is not None}
@@ -181,6 +186,8 @@ def _fill(errors: FieldErrors, place: str, waypoint: Waypoint, location: dict[st
 async def distance_matrix(
     context: RequestContext, map_id: str, data: dict[str, Any]
 ) -> dict[str, Any]:
+    from routing.matrix import euclidean_matrix
+
     caller = await context.caller()
     request = _checked_input(map_id, data)
     unit_map = await visible_map(context, caller, map_id)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import strawberry
 
+from schema.records import record_input
 from schema.scalars import Timestamp
 from storage.limits import REFERENCE_KEY_PATTERN
 
@@ -61,6 +62,7 @@ class UnitAttributeAssignment:
     unit_id: strawberry.ID
 
 
+@record_input  # E21/E22 send up to 10,000 of them
 @strawberry.input(description="A unit-to-attribute assignment to add or remove.")
 class UnitAttributeAssignmentInput:
     group_id: strawberry.ID
@@ -128,6 +130,7 @@ class CostingOptionsInput:
     pedestrian: PedestrianOptionsInput | None = None
 
 
+@record_input  # up to 51 waypoints converted on every E18 request
 @strawberry.input(description="At most 50 source-target pairs (sources x targets).")
 class DistanceMatrixInput:
     sources: list[WaypointInput]
