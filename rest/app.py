@@ -84,10 +84,12 @@ def create_app(settings: Settings, store: Store | None = None) -> ASGIApp:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         task = asyncio.create_task(ensure_indexes_until_done(services.store))
+        prepared = asyncio.create_task(rest.prepare_all())
         try:
             yield
         finally:
             task.cancel()
+            prepared.cancel()
             if owned:
                 await services.store.close()
 

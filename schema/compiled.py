@@ -27,9 +27,13 @@ import logging
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
+from types import CodeType
 from typing import Any
 
 from graphql import (
+    DocumentNode,
+    FragmentDefinitionNode,
     GraphQLBoolean,
     GraphQLError,
     GraphQLField,
@@ -167,6 +171,7 @@ class Builder:
         self.hide_suggestions = hide_suggestions
         self.plan: Plan | None = None
         self.plain: dict[int, bool] = {}
+        self.completers: dict[tuple[int, int], Completer] = {}
 
     def build(self) -> Plan:
         root_type = self.schema.get_root_type(self.operation.operation)
@@ -258,7 +263,15 @@ class Builder:
         return FastCompletion(kind, self.completer(kind, details), is_list_type(inner))
 
     def completer(self, kind: GraphQLOutputType, details: FieldDetailsList) -> Completer:
-        """graphql-core's `complete_value` for `kind`, specialised to the selection."""
+        """graphql-core's `complete_value` for `kind`, specialised to the selection; made
+        once per selection (an outer field's completer reuses its inner fields')."""
+        key = (id(kind), id(details))
+        found = self.completers.get(key)
+        if found is None:
+            found = self.completers[key] = self.make_completer(kind, details)
+        return found
+
+    def make_completer(self, kind: GraphQLOutputType, details: FieldDetailsList) -> Completer:
         nullable = not is_non_null_type(kind)
         if not nullable:
             kind = kind.of_type
@@ -380,8 +393,15 @@ class Builder:
                 f"        append({built})",
                 "    return out",
             ]  # fmt: skip
-        exec(compile("\n".join(lines), f"<completer {kind.name}>", "exec"), names)
+        exec(compiled_source("\n".join(lines), kind.name), names)
         return names["complete"], names.get("complete_list", names["complete"])
+
+
+@lru_cache(maxsize=COMPILED_PLANS)
+def compiled_source(source: str, type_name: str) -> CodeType:
+    """Byte code of a completer's source: documents that select the same members of a
+    type (REST routes sharing a fragment, a client's variants of one query) share it."""
+    return compile(source, f"<completer {type_name}>", "exec")
 
 
 # -- the cache of plans ------------------------------------------------------------------
@@ -471,6 +491,17 @@ class Plans:
             plan = None
         plans[values] = plan
         return plan
+
+
+def precompile(schema: GraphQLSchema, document: DocumentNode) -> Plan | None:
+    """The plan of a document's only operation, made now (REST's persisted documents,
+    at start). A document whose directives read variables is planned on first use."""
+    operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
+    fragments = {d.name.value: FragmentDetails(d) for d in document.definitions
+                 if isinstance(d, FragmentDefinitionNode)}  # fmt: skip
+    if len(operations) != 1 or directive_variables(operations[0], fragments):
+        return None
+    return plans_of(schema).get(schema, operations[0], fragments, VariableValues({}, {}), False)
 
 
 def plans_of(schema: GraphQLSchema) -> Plans:

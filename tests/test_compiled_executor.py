@@ -16,6 +16,7 @@ in the same order:
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import math
 from collections.abc import Iterator
@@ -50,6 +51,7 @@ from strawberry.schema.config import StrawberryConfig
 
 import rest.dispatch
 from resolvers.permissions import ALL_FLAGS
+from schema.build import build_schema
 from schema.compiled import plans_of, read_field
 from schema.executor import SLICE, CompiledExecutor, YieldingExecutor
 from schema.scalars import Timestamp
@@ -504,3 +506,17 @@ async def test_named_fragments_and_directive_variables_answer_alike(demo, with_u
     assert all(("units" in floor) is with_units for floor in data["one"]["floors"])
     plans = plans_of(schema._schema).documents[(NAMED_FRAGMENTS, "Q")][1]
     assert (with_units,) in plans and plans[(with_units,)] is not None
+
+
+def test_every_route_document_is_valid_and_planned(settings):
+    """Routes are prepared after start (`RestApi.prepare_all`), not when the app is made:
+    here all of them, as a started server does."""
+    schema = build_schema(settings)._schema
+    api = rest.dispatch.RestApi(schema, None)  # type: ignore[arg-type]
+    assert api.prepared == set()
+    asyncio.run(api.prepare_all())
+    assert api.prepared == {route.operation_id for route in rest.dispatch.ROUTES}
+    for route in rest.dispatch.ROUTES:
+        document_plans = plans_of(schema).documents[(route.document, None)][1]
+        (plan,) = document_plans.values()
+        assert plan is not None and plan.completions, route.operation_id
