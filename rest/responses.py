@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import orjson
@@ -10,13 +11,22 @@ from starlette.responses import Response
 from resolvers.errors import ApiError, ErrorCode
 
 
+def json_bytes(body: Any) -> bytes:
+    """orjson, or the standard library for what orjson refuses (integers past 64 bits,
+    as in the cost of a doubling-fragments attack)."""
+    try:
+        return orjson.dumps(body)
+    except orjson.JSONEncodeError:
+        return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+
+
 def json_response(
     body: Any,
     status: int = 200,
     headers: dict[str, str] | None = None,
     media_type: str = "application/json",
 ) -> Response:
-    return Response(orjson.dumps(body), status, headers=headers, media_type=media_type)
+    return Response(json_bytes(body), status, headers=headers, media_type=media_type)
 
 
 def error_response(error: ApiError, headers: dict[str, str] | None = None) -> Response:
