@@ -7,6 +7,7 @@ import asyncio
 import gc
 import os
 import re
+import ssl
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -103,10 +104,19 @@ def _settings(args: argparse.Namespace) -> Settings:
     return settings
 
 
+def _tls_loads(cert: Path, key: Path) -> bool:
+    """The usual case, cheaply: the certificate and key load together. Only when they do
+    not is `rest.tls` imported (with cryptography, about 50 ms) to say why."""
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(cert, key, password=lambda: b"")
+    except OSError:  # ssl.SSLError too
+        return False
+    return True
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     gc.set_threshold(*START_UP_GC_THRESHOLDS)
     from rest.server import implementations
-    from rest.tls import tls_problem
 
     settings = _settings(args)
     try:
@@ -122,8 +132,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    if not settings.behind_proxy and settings.tls_cert and settings.tls_key:
-        problem = tls_problem(settings.tls_cert, settings.tls_key)
+    cert, key = settings.tls_cert, settings.tls_key
+    if not settings.behind_proxy and cert and key and not _tls_loads(cert, key):
+        from rest.tls import tls_problem
+
+        problem = tls_problem(cert, key)
         if problem is not None:  # before the database starts, once, not in every worker
             print(f"floorgate serve: {problem}", file=sys.stderr)
             return 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gridfs import AsyncGridFSBucket
-from pymongo import AsyncMongoClient
+from pymongo import AsyncMongoClient, IndexModel
 from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import AutoReconnect, ConnectionFailure, ServerSelectionTimeoutError
@@ -34,10 +34,13 @@ class Store:
         return self.db[name]
 
     async def ensure_indexes(self) -> None:
-        """Create every declared index; idempotent, so it runs at each start."""
+        """Create every declared index; idempotent, so it runs at each start. One command
+        per collection: `floorgate serve` waits for this before it listens (issue 15)."""
         for collection in COLLECTIONS:
-            for index in collection.indexes:
-                await self.db[collection.name].create_index(index.keys, **index.options())
+            if collection.indexes:
+                await self.db[collection.name].create_indexes(
+                    [IndexModel(index.keys, **index.options()) for index in collection.indexes]
+                )
 
     async def ping(self) -> bool:
         try:

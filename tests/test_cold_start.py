@@ -9,12 +9,15 @@ in docs/performance.md.)"""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
 import sys
 
 import pytest
+
+from rest.tls import ensure_local_certificates
 
 HEAVY = [
     "numpy",
@@ -36,8 +39,10 @@ HEAVY = json.loads(sys.argv[1])
 loaded = lambda: [name for name in HEAVY if name in sys.modules]
 report = {}
 
-from rest.cli import parser
+from pathlib import Path
+from rest.cli import _tls_loads, parser
 parser().parse_args(["serve"])
+report["tls_loads"] = _tls_loads(Path(os.environ["CERT"]), Path(os.environ["KEY_FILE"]))
 report["cli"] = loaded()
 
 from rest.app import app_from_env
@@ -47,6 +52,7 @@ uvicorn_options(Settings.from_env())
 app = app_from_env()
 report["started"] = loaded()
 report["h11"] = "h11" in sys.modules
+report["cryptography"] = "cryptography" in sys.modules
 report["fast"] = implementations(Settings.from_env()) == {"loop": "uvloop", "http": "httptools"}
 
 import httpx
@@ -76,9 +82,12 @@ print(json.dumps(report))
 
 
 @pytest.fixture(scope="module")
-def cold(db_server, settings, keys) -> dict:
+def cold(db_server, settings, keys, tmp_path_factory) -> dict:
     """What a fresh process imported at each step (see SCRIPT)."""
+    certs = ensure_local_certificates(tmp_path_factory.mktemp("tls"))
     env = {
+        "CERT": str(certs.cert),
+        "KEY_FILE": str(certs.key),
         "PATH": "/usr/bin:/bin",
         "FLOORGATE_MONGODB_URI": db_server.uri,
         "FLOORGATE_DATABASE": settings.database_name,
@@ -106,6 +115,17 @@ def test_a_started_worker_has_imported_no_heavy_module(cold):
     assert cold["started"] == []
     if cold["fast"]:
         assert cold["h11"] is False  # uvicorn's fallback parser stays out too
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("OpenSSL") is not None,
+    reason="with pyOpenSSL installed, pymongo imports cryptography for it",
+)
+def test_serve_checks_its_certificate_without_cryptography(cold):
+    """`floorgate serve` loads the pair with `ssl` (rest.tls, which imports cryptography,
+    only explains a failure), and pymongo's pyOpenSSL attempt is skipped (storage/__init__)."""
+    assert cold["tls_loads"] is True
+    assert cold["cryptography"] is False
 
 
 def test_ordinary_requests_import_no_heavy_module(cold):
