@@ -1,0 +1,197 @@
+"""The yardstick of `versus_minimal`: a minimal Starlette + PyMongo async + orjson server.
+
+It does, for the two measured routes, the work floorgate cannot avoid and nothing more,
+so that the ratio between the two is floorgate's own overhead:
+
+- the API key as floorgate checks it (`resolvers/keys.py`): header `API-Key`, else query
+  `api-key`; its SHA-256 looked up by `hash` in `api_keys`, compared again in constant
+  time, a disabled key refused; each answer (known or unknown) kept 5 s, like `KeyCache`;
+- `GET /v1/units`: floorgate's query (`resolvers/paging.py`: scope filter, sort by `_id`,
+  skip, limit N + 1, the `_id_` hint when unfiltered) and the same body byte for byte
+  (the fragment's members in its order, `_id` named `id`, the paging object with
+  absolute URLs as `rest/paging_urls.py` writes them);
+- `GET /v1/assets/{asset}`: the asset scope, then `find_one` by `_id`, the same body.
+
+No GraphQL, rate limit, request id, security headers, time budget or input checks
+beyond what the query needs. Served by uvicorn with its defaults (one worker; uvloop and
+httptools when installed), with the TLS certificate it is given, logging as uvicorn does.
+
+    python tests/benchmarks/_minimal_server.py --mongodb-uri URI --database NAME \
+        --port PORT --cert CERT --key KEY --public-url https://localhost:PORT
+
+It imports nothing from floorgate: it is started as a file, as a separate program.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import hmac
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import urlencode
+
+import orjson
+import uvicorn
+from pymongo import AsyncMongoClient
+from pymongo.asynchronous.database import AsyncDatabase
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+KEY_SECONDS = 5.0  # floorgate's KeyCache ttl
+MAX_PER_PAGE = 10_000
+UNIT_FIELDS = ("asset_id", "floor_id", "name", "created_at", "updated_at")
+ASSET_FIELDS = ("market", "name", "created_at", "updated_at")
+
+
+class Server:
+    """The process's database handle, key cache and public URL."""
+
+    def __init__(self, uri: str, database: str, public_url: str) -> None:
+        self.uri = uri
+        self.database = database
+        self.public_url = public_url.rstrip("/")
+        self.client: AsyncMongoClient | None = None
+        self.db: AsyncDatabase | None = None
+        self.keys: dict[str, tuple[float, dict[str, Any] | None]] = {}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        """The client is made inside the server's event loop; `tz_aware` as floorgate's."""
+        self.client = AsyncMongoClient(self.uri, tz_aware=True)
+        self.db = self.client[self.database]
+        try:
+            yield
+        finally:
+            await self.client.close()
+
+    async def key(self, request: Request) -> dict[str, Any] | Response:
+        """The enabled key document of the request, or the 401/403 answer."""
+        secret = request.headers.get("api-key", "").strip()
+        if not secret:
+            secret = request.query_params.get("api-key", "").strip()
+        if not secret:
+            return error(401, "No API key found in request")
+        key_hash = hashlib.sha256(secret.encode("utf-8")).hexdigest()
+        now = time.monotonic()
+        cached = self.keys.get(key_hash)
+        if cached is not None and cached[0] >= now:
+            document = cached[1]
+        else:
+            assert self.db is not None
+            document = await self.db["api_keys"].find_one({"hash": key_hash})
+            if document is not None and (
+                not hmac.compare_digest(document["hash"], key_hash) or document.get("disabled")
+            ):
+                document = None
+            self.keys[key_hash] = (now + KEY_SECONDS, document)
+        if document is None:
+            return error(403, "Invalid authentication credentials")
+        return document
+
+    async def list_units(self, request: Request) -> Response:
+        """E6: one page of units in `_id` order."""
+        key = await self.key(request)
+        if isinstance(key, Response):
+            return key
+        try:
+            page = int(request.query_params.get("page", "1"))
+            per_page = int(request.query_params.get("per-page", "100"))
+        except ValueError:
+            return error(422, "Resource validation failed")
+        if page < 1 or per_page < 1:
+            return error(422, "Resource validation failed")
+        per_page = min(per_page, MAX_PER_PAGE)
+        assets = key.get("assets")
+        query = {} if assets is None else {"asset_id": {"$in": sorted(assets)}}
+        assert self.db is not None
+        cursor = (
+            self.db["units"]
+            .find(query)
+            .sort([("_id", 1)])
+            .skip((page - 1) * per_page)
+            .limit(per_page + 1)
+        )
+        if not query:
+            cursor = cursor.hint("_id_")
+        documents = await cursor.to_list()
+        data = [
+            {"id": document["_id"], **{name: document.get(name) for name in UNIT_FIELDS}}
+            for document in documents[:per_page]
+        ]
+        raw_path = request.scope["raw_path"].decode("latin-1")
+        query_items = request.query_params.multi_items()
+        next_page = page + 1 if len(documents) > per_page else None
+        prev_page = page - 1 if page > 1 else None
+        paging = {
+            "per_page": per_page,
+            "current_page": page,
+            "prev_url": self.page_url(raw_path, query_items, prev_page, per_page),
+            "next_url": self.page_url(raw_path, query_items, next_page, per_page),
+        }
+        return json({"paging": paging, "data": data})
+
+    def page_url(
+        self, raw_path: str, query: list[tuple[str, str]], page: int | None, per_page: int
+    ) -> str | None:
+        """The request's query without the key, with `page` and `per-page` set."""
+        if page is None:
+            return None
+        kept = [(k, v) for k, v in query if k not in ("api-key", "page", "per-page")]
+        kept += [("page", str(page)), ("per-page", str(per_page))]
+        return f"{self.public_url}{raw_path}?{urlencode(kept)}"
+
+    async def get_asset(self, request: Request) -> Response:
+        """E2: one asset, 404 outside the key's scope."""
+        key = await self.key(request)
+        if isinstance(key, Response):
+            return key
+        asset_id = request.path_params["asset"]
+        assets = key.get("assets")
+        if assets is not None and asset_id not in assets:
+            return error(404, "Not found")
+        assert self.db is not None
+        document = await self.db["assets"].find_one({"_id": asset_id})
+        if document is None:
+            return error(404, "Not found")
+        return json({"id": document["_id"], **{name: document.get(name) for name in ASSET_FIELDS}})
+
+
+def json(body: Any, status: int = 200) -> Response:
+    return Response(orjson.dumps(body), status, media_type="application/json")
+
+
+def error(status: int, message: str) -> Response:
+    return json({"message": message}, status)
+
+
+def create_app(uri: str, database: str, public_url: str) -> Starlette:
+    server = Server(uri, database, public_url)
+    routes = [
+        Route("/v1/units", server.list_units, methods=["GET"]),
+        Route("/v1/assets/{asset}", server.get_asset, methods=["GET"]),
+    ]
+    return Starlette(routes=routes, lifespan=server.lifespan)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--mongodb-uri", required=True)
+    parser.add_argument("--database", required=True)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--cert", required=True)
+    parser.add_argument("--key", required=True)
+    parser.add_argument("--public-url", required=True)
+    args = parser.parse_args()
+    app = create_app(args.mongodb_uri, args.database, args.public_url)
+    uvicorn.run(app, host=args.host, port=args.port, ssl_certfile=args.cert,
+                ssl_keyfile=args.key)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

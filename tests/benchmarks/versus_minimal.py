@@ -1,0 +1,574 @@
+"""floorgate beside a minimal Starlette + PyMongo async + orjson server (issue 15's goals).
+
+One embedded database holds the demo and an asset of 10,000 units (`units_list`'s data).
+Three servers run on it at once, each its own process over TLS with the same certificate:
+`floorgate serve` with one worker, `floorgate serve --workers 2`, and the minimal server
+(`_minimal_server.py`: the same key check, queries and JSON bodies, nothing else) with
+one worker. Then, every comparison interleaved in rotating order:
+
+- server CPU per request of `GET /v1/units?per-page=N`, N = 100, 1000, 10000: the
+  server process's CPU time (`/proc`, all threads) before and after a batch of
+  sequential keep-alive requests, over the batch size; the median over rounds. The same
+  for floorgate's `/graphql` with the route's own document (the same selection);
+- throughput of `GET /v1/assets/{id}` with 32 keep-alive connections for a fixed time
+  (wrk when installed, else a raw asyncio client in a process of its own);
+- the latency of sequential keep-alive `GET /v1/assets/{id}` with 1 and 2 workers;
+- E18 `POST /v1/unitmaps/map-b1/distance-matrix`, 1 source x 50 targets, against the
+  matrix algorithm alone (`LoadedGraph.matrix`) on the same graph and points;
+- cold start: spawn to the first 200 of `GET /v1/assets/{id}`, the database running.
+
+The machine has 2 cores: the load generator, the database and the servers share them.
+
+Run with `make bench` or `python -m tests.benchmarks versus_minimal` (about 4 minutes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+import ssl
+import statistics
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+
+from resolvers.graph_cache import load_graph
+from resolvers.keys import create_key
+from resolvers.permissions import ALL_PERMISSIONS
+from rest.routes import ROUTES
+from rest.tls import LocalCertificates, ensure_local_certificates
+from routing.matrix import LoadedGraph, Point
+from routing.model import FOOT
+from storage import collections as c
+from storage.database import connect
+from storage.demo import install_demo
+from storage.embedded import EmbeddedServer
+from storage.settings import Settings
+from tests.benchmarks import _servers as s
+from tests.benchmarks.units_list import ASSET_ID, build_documents, machine
+
+DATABASE = "floorgate_versus_minimal"
+PUBLIC_URL = "https://bench.local"  # both servers write the same links: bodies compare
+SIZES = (100, 1000, 10000)
+CPU_ROUNDS = 7
+CPU_BATCH = {100: 6, 1000: 5, 10000: 3}  # sequential requests per batch (the database
+# takes 70-300 ms per request: it reads the whole collection even with a limit)
+WARMUP_REQUESTS = 3
+CONNECTIONS = 32
+THROUGHPUT_SECONDS = 6  # whole seconds: wrk takes no fractions
+THROUGHPUT_WARMUP_SECONDS = 2
+THROUGHPUT_ROUNDS = 3
+LATENCY_REQUESTS = 300  # per server
+E18_MAP = "map-b1"
+E18_TARGETS = 50
+E18_REQUESTS = 30
+COLD_STARTS = 5
+NOISE = 0.10  # "no slower" allows this much: runs here differ by more than that
+ASSET_PATH = f"/v1/assets/{ASSET_ID}"
+FLOORGATE_ENV = {
+    # The rate limiter runs as deployed, with a limit no benchmark reaches.
+    "FLOORGATE_RATE_LIMIT_PER_SECOND": "1000000",
+    "FLOORGATE_RATE_LIMIT_BURST": "1000000",
+}
+UNITS_DOCUMENT = next(r for r in ROUTES if r.method == "GET" and r.path == "/v1/units").document
+
+
+# -- data -------------------------------------------------------------------------------
+
+
+@dataclass
+class E18Case:
+    """The request body and, for the algorithm alone, the graph and placed points."""
+
+    body: dict[str, Any]
+    loaded: LoadedGraph
+    sources: list[Point]
+    targets: list[Point]
+
+
+async def prepare(uri: str, folder: Path) -> tuple[str, E18Case]:
+    """Seed the demo and the 10,000-unit asset; make a key with every permission."""
+    settings = Settings(data_dir=folder / "seed", database_name=DATABASE, mongodb_uri=uri)
+    store = connect(uri, settings)
+    try:
+        await store.ensure_indexes()
+        await install_demo(store, folder / "seed")
+        asset, floors, units = build_documents()
+        await store[c.ASSETS].insert_one(asset)
+        await store[c.FLOORS].insert_many(floors)
+        for start in range(0, len(units), 1000):
+            await store[c.UNITS].insert_many(units[start : start + 1000])
+        key = await create_key(store, "versus-minimal", list(ALL_PERMISSIONS), None)
+        unit_map = await store[c.UNIT_MAPS].find_one({"_id": E18_MAP})
+        assert unit_map is not None and unit_map.get("graph_file"), "demo map without a graph"
+        cursor = store[c.LOCATIONS].find({"unit_map_id": E18_MAP}).sort("_id", 1)
+        locations = await cursor.to_list()
+        height = unit_map.get("floor_height_ft") or settings.routing_costs.floor_height_ft
+        loaded = await load_graph(store, settings, unit_map["graph_file"], height)
+    finally:
+        await store.close()
+    levels = [level.get("floor_id") for level in unit_map.get("levels") or []]
+
+    def placed(location: dict[str, Any]) -> Point:
+        """As the resolver places a waypoint given by id: its first floor's level."""
+        return Point(float(location["x"]), float(location["y"]),
+                     levels.index(location["floors"][0]["id"]))  # fmt: skip
+
+    sources, targets = locations[:1], locations[-E18_TARGETS:]
+    body = {"data": {"sources": [{"id": loc["_id"]} for loc in sources],
+                     "targets": [{"id": loc["_id"]} for loc in targets]}}  # fmt: skip
+    case = E18Case(body, loaded, [placed(x) for x in sources], [placed(x) for x in targets])
+    return key.secret, case
+
+
+# -- measuring --------------------------------------------------------------------------
+
+
+@dataclass
+class Servers:
+    """The long-running servers and one keep-alive client for each."""
+
+    one: s.Spawned  # floorgate, 1 worker
+    two: s.Spawned  # floorgate, --workers 2
+    minimal: s.Spawned
+    clients: dict[str, httpx.Client] = field(default_factory=dict)
+
+    def client(self, server: s.Spawned) -> httpx.Client:
+        return self.clients[server.name]
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One thing to request in the CPU rounds: a server and how to ask it."""
+
+    label: str
+    server: s.Spawned
+    request: Callable[[httpx.Client, int], httpx.Response]
+
+
+def rest_units(client: httpx.Client, n: int) -> httpx.Response:
+    return client.get("/v1/units", params={"per-page": str(n)})
+
+
+def graphql_units(client: httpx.Client, n: int) -> httpx.Response:
+    return client.post("/graphql", json={"query": UNITS_DOCUMENT, "variables": {"perPage": n}})
+
+
+def batch(kind: Kind, client: httpx.Client, n: int, count: int) -> tuple[float, float]:
+    """(server CPU s, wall s) per request over `count` sequential requests."""
+    before = s.cpu_seconds(kind.server.pid)
+    start = time.perf_counter()
+    for _ in range(count):
+        response = kind.request(client, n)
+        if response.status_code != 200:
+            raise RuntimeError(f"{kind.label}: {response.status_code} {response.text[:200]}")
+    wall = time.perf_counter() - start
+    time.sleep(0.02)  # the server's work after the answer (its access log line)
+    return (s.cpu_seconds(kind.server.pid) - before) / count, wall / count
+
+
+def checked_items(kind: Kind, client: httpx.Client, n: int) -> None:
+    body = orjson.loads(kind.request(client, n).content)
+    page = body["data"]["result"] if kind.request is graphql_units else body
+    if body.get("errors") or len(page["data"]) != n:
+        raise RuntimeError(f"{kind.label}: expected {n} items, got {str(body)[:300]}")
+
+
+@dataclass
+class PerRequest:
+    """Per-request figures of one kind and size, one value per round (ms)."""
+
+    cpu: list[float] = field(default_factory=list)
+    wall: list[float] = field(default_factory=list)
+
+    @property
+    def cpu_ms(self) -> float:
+        return median(self.cpu)
+
+    @property
+    def wall_ms(self) -> float:
+        return median(self.wall)
+
+
+def measure_cpu(servers: Servers) -> dict[tuple[str, int], PerRequest]:
+    """(kind, N) -> per-request CPU and wall time by round; kinds rotated every round."""
+    kinds = [
+        Kind("floorgate REST", servers.one, rest_units),
+        Kind("minimal", servers.minimal, rest_units),
+        Kind("floorgate /graphql", servers.one, graphql_units),
+    ]
+    results: dict[tuple[str, int], PerRequest] = {}
+    for n in SIZES:
+        for kind in kinds:
+            client = servers.client(kind.server)
+            checked_items(kind, client, n)
+            batch(kind, client, n, WARMUP_REQUESTS)
+            results[kind.label, n] = PerRequest()
+        for round_no in range(CPU_ROUNDS):
+            shift = round_no % len(kinds)
+            for kind in kinds[shift:] + kinds[:shift]:
+                cpu, wall = batch(kind, servers.client(kind.server), n, CPU_BATCH[n])
+                results[kind.label, n].cpu.append(cpu * 1000)
+                results[kind.label, n].wall.append(wall * 1000)
+        line = ", ".join(f"{kind.label} {results[kind.label, n].cpu_ms:.1f} ms" for kind in kinds)
+        print(f"  CPU per request, N={n}: {line}", flush=True)
+    return results
+
+
+@dataclass(frozen=True)
+class Throughput:
+    rate: float  # answers per second
+    server_cores: tuple[float, ...]  # CPU s per s of the run, per server process (pid order)
+    database_cores: float
+    client_cores: float
+    tool: str
+    errors: int
+
+
+def measure_throughput(
+    servers: Servers, database_pid: int, key: str, certs: LocalCertificates, folder: Path
+) -> dict[str, Throughput]:
+    """The asset route under CONNECTIONS connections; the best round of each server
+    (other load on the machine can only slow a round down)."""
+    order = [servers.one, servers.minimal, servers.two]
+    runs: dict[str, list[Throughput]] = {server.name: [] for server in order}
+    for round_no in range(THROUGHPUT_ROUNDS):
+        shift = round_no % len(order)
+        for server in order[shift:] + order[:shift]:
+            url = server.base + ASSET_PATH
+            s.run_load(url, key, certs.ca_cert, CONNECTIONS, THROUGHPUT_WARMUP_SECONDS, folder)
+            pids = sorted(s.descendants(server.pid))
+            server_before = [s.cpu_seconds(pid) for pid in pids]
+            database_before = s.cpu_seconds(database_pid)
+            load = s.run_load(url, key, certs.ca_cert, CONNECTIONS, THROUGHPUT_SECONDS, folder)
+            server_cpu = [
+                s.cpu_seconds(pid) - was for pid, was in zip(pids, server_before, strict=True)
+            ]
+            database_cpu = s.cpu_seconds(database_pid) - database_before
+            runs[server.name].append(Throughput(
+                load.rate, tuple(cpu / load.seconds for cpu in server_cpu),
+                database_cpu / load.seconds, load.client_cpu / load.seconds, load.tool,
+                load.errors))  # fmt: skip
+            print(f"  throughput {server.name}: {load.rate:,.0f} req/s ({load.tool}, "
+                  f"{load.errors} errors)", flush=True)  # fmt: skip
+    return {name: max(found, key=lambda t: t.rate) for name, found in runs.items()}
+
+
+def measure_latency(servers: Servers) -> dict[str, float]:
+    """Median ms of one sequential keep-alive `GET /v1/assets/{id}`; the servers take turns
+    request by request, so the machine's other load falls on all of them alike."""
+    order = [servers.one, servers.two, servers.minimal]
+    samples: dict[str, list[float]] = {server.name: [] for server in order}
+    for server in order:
+        for _ in range(WARMUP_REQUESTS):
+            servers.client(server).get(ASSET_PATH)
+    for turn in range(LATENCY_REQUESTS):
+        shift = turn % len(order)
+        for server in order[shift:] + order[:shift]:
+            start = time.perf_counter()
+            response = servers.client(server).get(ASSET_PATH)
+            samples[server.name].append(time.perf_counter() - start)
+            assert response.status_code == 200, response.text
+    return {name: median(values) * 1000 for name, values in samples.items()}
+
+
+def measure_e18(servers: Servers, case: E18Case) -> dict[str, float]:
+    """REST median wall ms and server CPU ms per request; the algorithm alone, median ms."""
+    client = servers.client(servers.one)
+    headers = {"Experimental-Flags": "distances"}
+    path = f"/v1/unitmaps/{E18_MAP}/distance-matrix"
+    answer = client.post(path, json=case.body, headers=headers)
+    assert answer.status_code == 200, answer.text
+    times = [t["time"] for t in answer.json()["data"]["sources"][0]["targets"]]
+    alone_times = [cell and round(cell[1], 2) for cell in
+                   case.loaded.matrix(FOOT, case.sources, case.targets)[0]]  # fmt: skip
+    assert times == alone_times and None not in times, "REST and the algorithm disagree"
+    for _ in range(WARMUP_REQUESTS):
+        client.post(path, json=case.body, headers=headers)
+    walls, cpus, alone = [], [], []
+    for _ in range(E18_REQUESTS):
+        cpu = s.cpu_seconds(servers.one.pid)
+        start = time.perf_counter()
+        response = client.post(path, json=case.body, headers=headers)
+        walls.append(time.perf_counter() - start)
+        time.sleep(0.005)
+        cpus.append(s.cpu_seconds(servers.one.pid) - cpu)
+        assert response.status_code == 200, response.text
+        start = time.perf_counter()
+        case.loaded.matrix(FOOT, case.sources, case.targets)
+        alone.append(time.perf_counter() - start)
+    return {"rest": median(walls) * 1000, "cpu": median(cpus) * 1000,
+            "alone": median(alone) * 1000}  # fmt: skip
+
+
+def measure_cold_starts(
+    spawners: dict[str, Callable[[], s.Spawned]], key: str, tls: ssl.SSLContext
+) -> dict[str, float]:
+    """Median seconds from spawn to the first 200, servers alternating."""
+    names = list(spawners)
+    samples: dict[str, list[float]] = {name: [] for name in names}
+    for run in range(COLD_STARTS):
+        shift = run % len(names)
+        for name in names[shift:] + names[:shift]:
+            server = spawners[name]()
+            try:
+                samples[name].append(s.wait_for_200(server, ASSET_PATH, {"API-Key": key}, tls))
+            finally:
+                s.stop(server)
+    return {name: median(values) for name, values in samples.items()}
+
+
+def same_bodies(servers: Servers) -> list[str]:
+    """Whether both servers answer the same bytes (a fair yardstick does the same work)."""
+    notes = []
+    for path, params in (("/v1/units", {"per-page": "100"}), (ASSET_PATH, {})):
+        ours = servers.client(servers.one).get(path, params=params).content
+        theirs = servers.client(servers.minimal).get(path, params=params).content
+        if ours == theirs:
+            notes.append(f"{path}: identical bodies ({len(ours):,} bytes)")
+        else:
+            at = next((i for i, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b),
+                      min(len(ours), len(theirs)))  # fmt: skip
+            notes.append(
+                f"{path}: bodies differ at byte {at} ({len(ours):,} / "
+                f"{len(theirs):,} bytes): {ours[at : at + 60]!r} / {theirs[at : at + 60]!r}"
+            )
+    return notes
+
+
+# -- the report -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Row:
+    measure: str
+    floorgate: str
+    baseline: str
+    ratio: float
+    goal: str
+    passed: bool | None  # None: no goal for this row
+
+
+def verdict(passed: bool | None) -> str:
+    return "" if passed is None else ("pass" if passed else "FAIL")
+
+
+def rows_of(
+    cpu: dict[tuple[str, int], PerRequest],
+    throughput: dict[str, Throughput],
+    latency: dict[str, float],
+    e18: dict[str, float],
+    cold: dict[str, float],
+) -> list[Row]:
+    rows = []
+    for n in SIZES:
+        ours, theirs = cpu["floorgate REST", n].cpu_ms, cpu["minimal", n].cpu_ms
+        goal = n >= 1000
+        rows.append(Row(f"E6 per-page={n}: server CPU per request", f"{ours:.1f} ms",
+                        f"{theirs:.1f} ms", ours / theirs, "<= 1.5x" if goal else "",
+                        ours / theirs <= 1.5 if goal else None))  # fmt: skip
+    for n in SIZES:
+        ours, theirs = cpu["floorgate REST", n].wall_ms, cpu["minimal", n].wall_ms
+        rows.append(Row(f"E6 per-page={n}: wall per sequential request", f"{ours:.1f} ms",
+                        f"{theirs:.1f} ms", ours / theirs, "", None))  # fmt: skip
+    one, two, small = (throughput[name] for name in ("floorgate", "floorgate-2w", "minimal"))
+    rows.append(Row(f"E2 throughput, 1 worker, {CONNECTIONS} connections",
+                    f"{one.rate:,.0f} req/s", f"{small.rate:,.0f} req/s", one.rate / small.rate,
+                    ">= 0.8x", one.rate / small.rate >= 0.8))  # fmt: skip
+    rows.append(Row(f"E2 throughput, floorgate 2 workers (baseline: 1 worker), {CONNECTIONS} "
+                    "connections", f"{two.rate:,.0f} req/s", f"{one.rate:,.0f} req/s",
+                    two.rate / one.rate, ">= 1.6x", two.rate / one.rate >= 1.6))  # fmt: skip
+    ratio = latency["floorgate-2w"] / latency["floorgate"]
+    rows.append(Row("E2 sequential keep-alive GET, floorgate 2 workers (baseline: 1 worker)",
+                    f"{latency['floorgate-2w']:.2f} ms", f"{latency['floorgate']:.2f} ms", ratio,
+                    f"no slower (<= {1 + NOISE:.2f}x)", ratio <= 1 + NOISE))  # fmt: skip
+    ratio = latency["floorgate"] / latency["minimal"]
+    rows.append(Row("E2 sequential keep-alive GET, 1 worker", f"{latency['floorgate']:.2f} ms",
+                    f"{latency['minimal']:.2f} ms", ratio, "", None))  # fmt: skip
+    ratio = e18["rest"] / e18["alone"]
+    rows.append(Row(f"E18 1x{E18_TARGETS} on {E18_MAP} over REST (baseline: the matrix "
+                    "algorithm alone)", f"{e18['rest']:.2f} ms (server CPU {e18['cpu']:.2f} ms)",
+                    f"{e18['alone']:.2f} ms", ratio, "<= 2x", ratio <= 2))  # fmt: skip
+    for n in SIZES:
+        ours, rest = cpu["floorgate /graphql", n].cpu_ms, cpu["floorgate REST", n].cpu_ms
+        rows.append(Row(f"E6 per-page={n} over /graphql, same selection (baseline: REST), "
+                        "server CPU per request", f"{ours:.1f} ms", f"{rest:.1f} ms", ours / rest,
+                        "within 10%", abs(ours / rest - 1) <= 0.10))  # fmt: skip
+    ratio = cold["floorgate"] / cold["minimal"]
+    rows.append(Row("cold start: spawn to first 200", f"{cold['floorgate']:.2f} s",
+                    f"{cold['minimal']:.2f} s", ratio, "floorgate < 0.4 s",
+                    cold["floorgate"] < 0.4))  # fmt: skip
+    return rows
+
+
+def table(rows: list[Row]) -> list[str]:
+    lines = ["| measure | floorgate | minimal (or baseline) | ratio | goal | result |",
+             "|---|---:|---:|---:|---|---|"]  # fmt: skip
+    for row in rows:
+        lines.append(f"| {row.measure} | {row.floorgate} | {row.baseline} | {row.ratio:.2f}x "
+                     f"| {row.goal} | {verdict(row.passed)} |")  # fmt: skip
+    return lines
+
+
+def cpu_details(cpu: dict[tuple[str, int], PerRequest]) -> list[str]:
+    """The spread behind the medians: one value per round, each the mean of a batch."""
+    lines = ["| N | kind | requests | CPU ms median | min | max | mean | wall ms median |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+    for (label, n), found in cpu.items():
+        lines.append(f"| {n} | {label} | {len(found.cpu)} x {CPU_BATCH[n]} | {found.cpu_ms:.1f} "
+                     f"| {min(found.cpu):.1f} | {max(found.cpu):.1f} "
+                     f"| {statistics.fmean(found.cpu):.1f} | {found.wall_ms:.1f} |")  # fmt: skip
+    return lines
+
+
+def cores(throughput: dict[str, Throughput]) -> list[str]:
+    lines = ["| server under load | req/s | server cores (per process) | database cores "
+             "| load generator cores | errors |", "|---|---:|---:|---:|---:|---:|"]  # fmt: skip
+    for name, run in throughput.items():
+        each = run.server_cores
+        split = f" ({' + '.join(f'{x:.2f}' for x in each)})" if len(each) > 1 else ""
+        lines.append(f"| {name} | {run.rate:,.0f} | {sum(each):.2f}{split} "
+                     f"| {run.database_cores:.2f} | {run.client_cores:.2f} ({run.tool}) "
+                     f"| {run.errors} |")  # fmt: skip
+    return lines
+
+
+def commit() -> str:
+    """HEAD's short hash; "+ changes" when tracked files differ from it (the run measured
+    the working tree)."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()  # fmt: skip
+        changed = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "?"
+    return f"{head} + uncommitted changes" if changed else head
+
+
+# -- entry ------------------------------------------------------------------------------
+
+
+def minimal_stack() -> str:
+    """What uvicorn's defaults ("auto") pick for the minimal server here."""
+    loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
+    http = "httptools" if importlib.util.find_spec("httptools") else "h11"
+    return f"uvicorn defaults: {loop}, {http}"
+
+
+def load_average() -> str:
+    return " / ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def run(folder: Path) -> None:
+    """Start the database and the servers, measure, print; every process is stopped."""
+    load_before = load_average()
+    phase = time.perf_counter()
+
+    def done(what: str) -> None:
+        nonlocal phase
+        print(f"  ({what}: {time.perf_counter() - phase:.0f} s)", flush=True)
+        phase = time.perf_counter()
+
+    database = EmbeddedServer(folder / "db")
+    database.start()
+    started: list[s.Spawned] = []
+    try:
+        key, case = asyncio.run(prepare(database.uri, folder))
+        certs = ensure_local_certificates(folder / "tls")
+        env = {**os.environ, **FLOORGATE_ENV,
+               "FLOORGATE_MONGODB_URI": database.uri, "FLOORGATE_DATABASE": DATABASE,
+               "FLOORGATE_DATA_DIR": str(folder / "floorgate")}  # fmt: skip
+        logs = folder / "logs"
+        logs.mkdir()
+
+        def floorgate(workers: int = 1, name: str = "floorgate") -> s.Spawned:
+            port = s.free_port()
+            args = s.floorgate_args(port, certs.cert, certs.key, PUBLIC_URL, workers)
+            server = s.spawn(name, args, env, logs, port)
+            started.append(server)
+            return server
+
+        def minimal() -> s.Spawned:
+            port = s.free_port()
+            args = s.minimal_args(port, certs.cert, certs.key, PUBLIC_URL, database.uri,
+                                  DATABASE)  # fmt: skip
+            server = s.spawn("minimal", args, env, logs, port)
+            started.append(server)
+            return server
+
+        servers = Servers(floorgate(), floorgate(2, "floorgate-2w"), minimal())
+        tls = ssl.create_default_context(cafile=str(certs.ca_cert))
+        headers = {"API-Key": key}
+        for server in (servers.one, servers.two, servers.minimal):
+            s.wait_for_200(server, ASSET_PATH, headers, tls)
+            servers.clients[server.name] = httpx.Client(base_url=server.base, verify=tls,
+                                                        headers=headers, timeout=60.0)  # fmt: skip
+        done("seeded, servers up")
+        print(f"  load generator: {s.load_tool()}; minimal server: {minimal_stack()}",
+              flush=True)  # fmt: skip
+        for note in same_bodies(servers):
+            print(f"  {note}", flush=True)
+        cpu = measure_cpu(servers)
+        done("CPU per request")
+        throughput = measure_throughput(servers, database.pid or 0, key, certs, folder)
+        done("throughput")
+        latency = measure_latency(servers)
+        e18 = measure_e18(servers, case)
+        print(f"  E18: REST {e18['rest']:.2f} ms, algorithm {e18['alone']:.2f} ms", flush=True)
+        for client in servers.clients.values():
+            client.close()
+        done("latency, E18")
+        cold = measure_cold_starts({"floorgate": floorgate, "minimal": minimal}, key, tls)
+        done("cold starts")
+        rows = rows_of(cpu, throughput, latency, e18, cold)
+    finally:
+        for server in started:
+            s.stop(server)
+        database.stop()
+    print()
+    print(f"- commit: {commit()}")
+    print("\n".join(f"- {line}" for line in machine()))
+    print(f"- load generator: {s.load_tool()} (one process, {CONNECTIONS} connections); "
+          f"minimal server: {minimal_stack()}")  # fmt: skip
+    print(f"- client, database and servers share this machine's {os.cpu_count()} cores; load "
+          f"average (1/5/15 min) before {load_before}, after {load_average()}")  # fmt: skip
+    print()
+    print("\n".join(table(rows)))
+    print()
+    print("\n".join(cpu_details(cpu)))
+    print()
+    print("\n".join(cores(throughput)))
+    failed = [row.measure for row in rows if row.passed is False]
+    print(f"\ngoals: {sum(row.passed is True for row in rows)} met, {len(failed)} not met")
+
+
+def main() -> None:
+    """Run the side-by-side benchmark and print the machine and the table (Markdown)."""
+    print(f"versus_minimal: floorgate beside a minimal server on one database; CPU rounds "
+          f"{CPU_ROUNDS}, throughput {THROUGHPUT_ROUNDS} x {THROUGHPUT_SECONDS:g} s per "
+          f"server, {COLD_STARTS} cold starts each", flush=True)  # fmt: skip
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="floorgate-versus-") as tmp:
+        run(Path(tmp))
+    print(f"\n(total {time.perf_counter() - started:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
