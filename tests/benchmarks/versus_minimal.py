@@ -19,7 +19,7 @@ one worker. Then, every comparison interleaved in rotating order:
 
 The machine has 2 cores: the load generator, the database and the servers share them.
 
-Run with `make bench` or `python -m tests.benchmarks versus_minimal` (about 4 minutes).
+Run with `make bench` or `python -m tests.benchmarks versus_minimal` (4 to 5 minutes).
 """
 
 from __future__ import annotations
