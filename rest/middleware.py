@@ -16,13 +16,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from resolvers.context import unavailable
 from resolvers.errors import ApiError, ErrorCode
 from rest.browser_headers import BrowserHeaders
-from rest.logs import AccessLine
+from rest.logs import ACCESS, AccessLine, write_access
 from rest.responses import error_response
 from storage.database import UNAVAILABLE_ERRORS
 from storage.settings import Settings
 
 log = logging.getLogger("floorgate.http")
-access = logging.getLogger("floorgate.access")  # rest/logs.py: its handler, its format
 
 
 HEALTH_PATHS = frozenset({"/healthz", "/readyz"})
@@ -53,19 +52,19 @@ class Boundary:
             return
         request_id = os.urandom(8).hex()
         scope.setdefault("state", {})["request_id"] = request_id
-        if self.access_log and access.isEnabledFor(logging.INFO):
+        if self.access_log and ACCESS.isEnabledFor(logging.INFO):
             began = perf_counter()
             status: list[int] = []
             try:
                 await self.serve(scope, receive, send, request_id, status)
             finally:
                 client = scope.get("client")
-                access.info(AccessLine(scope["method"],
-                                       scope.get("raw_path") or scope["path"].encode(),
-                                       scope.get("query_string", b""),
-                                       status[0] if status else None,
-                                       (perf_counter() - began) * 1000,
-                                       client[0] if client else "-", request_id))  # fmt: skip
+                write_access(AccessLine(scope["method"],
+                                        scope.get("raw_path") or scope["path"].encode(),
+                                        scope.get("query_string", b""),
+                                        status[0] if status else None,
+                                        (perf_counter() - began) * 1000,
+                                        client[0] if client else "-", request_id))  # fmt: skip
         else:
             await self.serve(scope, receive, send, request_id, None)
 
