@@ -37,6 +37,7 @@ from graphql import (
     GraphQLBoolean,
     GraphQLError,
     GraphQLField,
+    GraphQLFloat,
     GraphQLID,
     GraphQLInt,
     GraphQLLeafType,
@@ -128,6 +129,8 @@ def fast_test(leaf: GraphQLLeafType, value: str) -> str | None:
         return f"type({value}) is bool"
     if leaf is GraphQLInt:
         return f"(type({value}) is int and {INT_MIN} <= {value} <= {INT_MAX})"
+    if leaf is GraphQLFloat:  # finite: inf - inf and nan - nan are nan
+        return f"(type({value}) is float and {value} - {value} == 0.0)"
     return None
 
 
