@@ -290,7 +290,7 @@ def test_each_worker_freezes_what_start_up_made(db_server, settings):
     frozen (out of every later collection) and the serving thresholds are set."""
     script = (
         "import gc, json\n"
-        "gc.set_threshold(700, 10, 10)\n"
+        "gc.set_threshold(700, 10, 1_000_000)\n"  # as `floorgate serve` starts
         "from rest.app import app_from_env\n"
         "before = gc.get_freeze_count()\n"
         "app_from_env()\n"
