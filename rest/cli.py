@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
+import importlib
 import os
 import re
 import ssl
 import sys
+import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import timedelta
@@ -114,6 +117,19 @@ def _tls_loads(cert: Path, key: Path) -> bool:
     return True
 
 
+def _import_app_meanwhile() -> None:
+    """Import the app (most of a start) in a thread while this one finds the database
+    and ensures its indexes, which is mostly waiting (and starting the embedded server,
+    when there is none yet, is all waiting). uvicorn then finds `rest.app` imported. A
+    failure is left for uvicorn's own import to report."""
+
+    def run() -> None:
+        with contextlib.suppress(Exception):
+            importlib.import_module("rest.app")
+
+    threading.Thread(target=run, name="import-app", daemon=True).start()
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     gc.set_threshold(*START_UP_GC_THRESHOLDS)
     from rest.server import implementations
@@ -140,6 +156,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if problem is not None:  # before the database starts, once, not in every worker
             print(f"floorgate serve: {problem}", file=sys.stderr)
             return 2
+    if args.workers == 1:  # with more, this process only supervises
+        _import_app_meanwhile()
     with database_uri(settings) as uri:
         _with_store(settings, uri, lambda store: store.ensure_indexes())
         serve(settings, uri, args.workers)
