@@ -15,8 +15,8 @@ from starlette.responses import Response
 from resolvers.access import authorize
 from resolvers.context import Services
 from resolvers.errors import ApiError, ErrorCode, FieldErrors, classify
-from resolvers.limits import INT32_MAX
-from resolvers.operation_limits import operation_cost
+from resolvers.limits import INT32_MAX, MAX_PER_PAGE
+from resolvers.operation_limits import PER_PAGE, operation_cost
 from rest.bodies import read_text_body
 from rest.credentials import repeated_key, request_context
 from rest.documents import OMITTED_WHEN_NULL, without_nulls
@@ -37,6 +37,7 @@ ACCESS_CODES = frozenset(
 )
 INTEGER = re.compile(r"^[+-]?[0-9]+$")  # ASCII digits only: a fullwidth one is not 1
 INT32_DIGITS = len(str(INT32_MAX))
+MAX_PRICED = 4096  # (route, page size) costs remembered; the rest priced every time
 
 
 def requirement_of(schema: GraphQLSchema, route: RestRoute) -> Requirement:
@@ -57,6 +58,7 @@ class RestApi:
         self.requirements = {route.operation_id: requirement_of(graphql_schema, route)
                              for route in ROUTES}  # fmt: skip
         self.prepared: set[str] = set()
+        self.costs: dict[tuple[str, int | None], int] = {}
 
     def prepare(self, route: RestRoute) -> None:
         """Validate the route's document and make its plan, once. Not at import or app
@@ -118,7 +120,7 @@ class RestApi:
             # One rate-limit unit per COST_PER_RATE_UNIT of cost, like GraphQL: a route at
             # its default page is one unit, per-page=10000 a few more.
             try:
-                await context.charge(operation_cost(self.schema, route.parsed, variables))
+                await context.charge(self.cost(route, variables))
             except ApiError as rate_error:
                 return error_response(rate_error)
         self.prepare(route)
@@ -141,6 +143,21 @@ class RestApi:
                 error = ApiError(ErrorCode.BAD_USER_INPUT, fields=self.rest_fields(route, error))
             return error_response(error)
         return self.respond(route, (outcome.data or {})["result"], request, raw_path)
+
+    def cost(self, route: RestRoute, variables: dict[str, Any]) -> int:
+        """The operation's cost. Without a body it depends on the page size alone (no
+        field of a bodiless route has a cost of its own that grows with its strings),
+        so it is priced once per route and page size."""
+        if route.body is not None:
+            return operation_cost(self.schema, route.parsed, variables)
+        per_page = variables.get(PER_PAGE)
+        key = (route.operation_id, None if per_page is None else min(per_page, MAX_PER_PAGE + 1))
+        found = self.costs.get(key)
+        if found is None:
+            found = operation_cost(self.schema, route.parsed, variables)
+            if len(self.costs) < MAX_PRICED:
+                self.costs[key] = found
+        return found
 
     async def read_body(self, route: RestRoute, request: Request) -> Any:
         """The body as the value of its GraphQL variable, or the ApiError it deserves."""

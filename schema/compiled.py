@@ -74,6 +74,10 @@ log = logging.getLogger("floorgate.graphql")
 
 Completer = Callable[[Any], Any]
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
+# Generated functions of one plan. Compiling one takes about a millisecond: a document
+# of a thousand small selections (a few thousand tokens) must not buy a second of CPU.
+# REST's documents need at most five.
+MAX_GENERATED = 50
 
 
 def read_field(source: Any, name: str) -> Any:
@@ -89,6 +93,10 @@ class Slow(Exception):  # a signal, not an error
 
 
 SLOW = Slow()
+
+
+class TooLarge(Exception):
+    """The document's plan has MAX_GENERATED functions already: the rest is generic."""
 
 
 class Unsupported(Exception):
@@ -175,6 +183,7 @@ class Builder:
         self.plan: Plan | None = None
         self.plain: dict[int, bool] = {}
         self.completers: dict[tuple[int, int], Completer] = {}
+        self.generated = 0
 
     def build(self) -> Plan:
         root_type = self.schema.get_root_type(self.operation.operation)
@@ -217,7 +226,10 @@ class Builder:
             # The value's completion needs only a plain selection below: the field's
             # own resolver (if any) has run before, and is not run again.
             if self.plain_type(field_def.type, details_list):
-                completion = self.completion(field_def.type, details_list)
+                try:
+                    completion = self.completion(field_def.type, details_list)
+                except TooLarge:
+                    continue  # graphql-core completes this field
                 self.plan.completions[id(details_list)] = completion
 
     def is_plain(
@@ -326,6 +338,9 @@ class Builder:
         `complete` does one object; `complete_list`, made when `list_of` gives the
         list's and its items' nullability, a list of them in one loop."""
         assert self.plan is not None
+        if self.generated >= MAX_GENERATED:
+            raise TooLarge
+        self.generated += 1
         sub = self.plan.subfields[(kind, id(details))]
         names: dict[str, Any] = {"SLOW": SLOW, "Undefined": Undefined}
         dict_reads: list[str] = []

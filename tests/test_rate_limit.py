@@ -43,3 +43,17 @@ async def test_a_rest_call_spends_units_by_its_cost(store, settings, keys):
         small = await client.get("/v1/units", headers=headers)
         refused = await client.get("/v1/units", headers=headers)
     assert (big.status_code, small.status_code, refused.status_code) == (200, 200, 429)
+
+
+async def test_a_remembered_cost_spends_the_same_units(store, settings, keys):
+    """REST prices a route once per page size: the second identical call, and one over
+    the maximum page (clamped), spend 13 units each again, then one unit is left."""
+    limited = replace(settings, rate_limit_per_second=0.01, rate_limit_burst=40)
+    app = create_app(limited, store)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
+        headers = {"API-Key": keys.full}
+        statuses = [(await client.get(url, headers=headers)).status_code
+                    for url in ("/v1/units?per-page=10000", "/v1/units?per-page=10000",
+                                "/v1/units?per-page=20000", "/v1/units", "/v1/units")]  # fmt: skip
+    assert statuses == [200, 200, 200, 200, 429]
