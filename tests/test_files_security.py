@@ -389,7 +389,7 @@ def ran(events: list[dict[str, Any]], log: str) -> dict[str, Any]:
     return {
         "title": events[-1]["title"],
         "browser requests": [path for path in requested(events) if MARK in path],
-        "server requests": re.findall(rf'"GET (/{MARK}/\w+) ', log),
+        "server requests": re.findall(rf"method=GET path=(/{MARK}/\w+) ", log),
     }
 
 
