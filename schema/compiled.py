@@ -92,7 +92,7 @@ class Slow(Exception):  # a signal, not an error
     """A completer met something it does not handle: graphql-core takes over."""
 
 
-SLOW = Slow()
+SLOW = Slow  # raised as a class: a new instance each time, no traceback kept alive
 
 
 class TooLarge(Exception):

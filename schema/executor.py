@@ -174,9 +174,8 @@ class CompiledExecutor(YieldingExecutor):
                 if start:
                     await asyncio.sleep(0)
                 completed.extend(complete_list(items[start : start + SLICE]))
-        except Exception:
-            value = super().complete_value(
-                return_type, field_details_list, info, path, items, None
-            )
-            return await value if self.is_awaitable(value) else value
-        return completed
+            return completed
+        except Exception:  # graphql-core completes it again, exactly (below, so that its
+            pass  # own error does not carry the completer's frames as its context)
+        value = super().complete_value(return_type, field_details_list, info, path, items, None)
+        return await value if self.is_awaitable(value) else value
