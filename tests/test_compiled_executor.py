@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -45,6 +46,7 @@ from graphql import (
     parse,
     print_ast,
 )
+from graphql.execution.values import VariableValues
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from strawberry.schema.config import StrawberryConfig
@@ -541,3 +543,21 @@ async def test_a_document_of_many_selections_compiles_only_up_to_the_cap(demo):
     generated = [completion for completion in plan.completions.values()
                  if completion.complete.__code__.co_filename.startswith("<completer")]  # fmt: skip
     assert MAX_GENERATED - 3 <= len(generated) <= MAX_GENERATED < 60
+
+
+def test_an_operation_plans_cannot_run_falls_back_with_a_debug_line(caplog):
+    """A subscription (this schema has none) gets no plan: graphql-core runs it and
+    reports it; the fallback is a DEBUG line on `floorgate.graphql`, per document."""
+    document = parse("subscription Watch { rows { id } }")
+    (operation,) = document.definitions
+    with caplog.at_level(logging.DEBUG, logger="floorgate.graphql"):
+        plan = plans_of(SMALL._schema).get(SMALL._schema, operation, {},
+                                           VariableValues({}, {}), False)  # fmt: skip
+    assert plan is None
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("DEBUG", "graphql-core runs operation Watch: not a query or mutation")
+    ]
+    result = graphql.execute(SMALL._schema, document, executor_class=CompiledExecutor)
+    assert outcome(result) == (None, [{"message": "Schema is not configured to execute "
+                                                  "subscription operation.",
+                                       "locations": [{"line": 1, "column": 1}]}])  # fmt: skip
