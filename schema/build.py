@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import strawberry
 from graphql import GraphQLError
-from strawberry.extensions import MaxTokensLimiter, ParserCache, ValidationCache
 from strawberry.schema.config import StrawberryConfig
 from strawberry.types.execution import ExecutionContext
 from strawberry.utils.logging import StrawberryLogger
@@ -13,7 +12,7 @@ from resolvers.errors import ErrorCode, classify
 from resolvers.operation_limits import OperationLimits
 from schema.compiled import read_field
 from schema.executor import CompiledExecutor
-from schema.guard import FigureChecks, OperationGuard
+from schema.guard import DocumentCaches, OperationGuard
 from schema.mutations import Mutation
 from schema.queries import Query
 from schema.scalars import SCALARS
@@ -38,20 +37,18 @@ class Schema(strawberry.Schema):
 
 
 def build_schema(settings: Settings) -> strawberry.Schema:
-    """Extensions are made per operation; the guard's checks run before the validation
-    that `ValidationCache` runs, so it comes first."""
+    """One extension, made per operation (`schema.guard.OperationGuard`): the token
+    limit, the cached parse, access and figures, the cached validation, then the cost;
+    its caches are the schema's (`DocumentCaches`)."""
     limits = OperationLimits.from_settings(settings)
     cache_size = settings.graphql_validation_cache
-    checks = FigureChecks(limits, cache_size)
+    caches = DocumentCaches(limits, cache_size)
     return Schema(
         query=Query,
         mutation=Mutation,
         config=StrawberryConfig(default_resolver=read_field, scalar_map=SCALARS),
         execution_context_class=CompiledExecutor,
         extensions=[
-            lambda: MaxTokensLimiter(max_token_count=settings.graphql_max_tokens),
-            lambda: ParserCache(maxsize=cache_size),
-            lambda: OperationGuard(limits, checks),
-            lambda: ValidationCache(maxsize=cache_size),
+            lambda: OperationGuard(caches, settings.graphql_max_tokens),
         ],
     )

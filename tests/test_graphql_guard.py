@@ -125,7 +125,7 @@ async def test_depth_names_the_operation_and_counts_through_fragments(client, ke
                       keys.full)
     message = "'Deep' exceeds maximum operation depth of 12"
     assert only_error(body) == (message, invalid(message))
-    # Parsed and measured once (parser cache, FigureChecks), refused every time; the
+    # Parsed and measured once (DocumentCaches), refused every time; the
     # same text without a key is refused for the key, not by the remembered figures.
     query = f"query Deep {{ ...D }} fragment D on Query {{ {deep} }}"
     assert only_error(await post(client, query, keys.full)) == (message, invalid(message))
