@@ -17,11 +17,9 @@ Run with `make bench` or `python -m tests.benchmarks import_demo`.
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import json
 import statistics
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -35,7 +33,7 @@ from storage.database import Store
 from storage.demo import write_demo
 from storage.importer import import_dataset
 from tests.benchmarks._database import on_embedded
-from tests.benchmarks.units_list import machine
+from tests.benchmarks._report import run_and_report
 
 DATABASE = "floorgate_bench_import"
 UNIT_COUNT = 2000
@@ -164,17 +162,8 @@ async def run(folder: Path) -> list[tuple[str, list[Row]]]:
 
 def main() -> None:
     """Run the import benchmark and print the machine and the table (Markdown)."""
-    print(f"floorgate import: demo and {UNIT_COUNT:,} exclusive assignments, {RUNS} runs each",
-          flush=True)  # fmt: skip
-    started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="floorgate-bench-") as tmp:
-        sections = asyncio.run(run(Path(tmp)))
-    print()
-    print("\n".join(f"- {line}" for line in machine()))
-    print()
-    print("\n".join(table(sections)))
-    print(f"\n(total {time.perf_counter() - started:.0f} s)")
-
+    title = f"floorgate import: demo and {UNIT_COUNT:,} exclusive assignments, {RUNS} runs each"
+    run_and_report(title, run, lambda sections: [table(sections)])
 
 if __name__ == "__main__":
     main()

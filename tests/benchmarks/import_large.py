@@ -15,9 +15,7 @@ Run with `make bench` or `python -m tests.benchmarks import_large`.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -30,7 +28,7 @@ from storage.database import Store
 from storage.importer import import_dataset
 from storage.transactions import TransactionTooLarge
 from tests.benchmarks._database import on_embedded
-from tests.benchmarks.units_list import machine
+from tests.benchmarks._report import run_and_report
 
 DATABASE = "floorgate_bench_large"
 UNITS_PER_FLOOR = 100
@@ -175,17 +173,9 @@ async def run(folder: Path) -> list[str]:
 
 def main() -> None:
     """Import towers of growing size in one transaction each; print the table."""
-    print(f"floorgate import: towers of {', '.join(map(str, SCALES))} floors, one "
-          "transaction each", flush=True)  # fmt: skip
-    started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="floorgate-bench-") as tmp:
-        rows = asyncio.run(run(Path(tmp)))
-    print()
-    print("\n".join(f"- {line}" for line in machine()))
-    print()
-    print("\n".join(rows))
-    print(f"\n(total {time.perf_counter() - started:.0f} s)")
-
+    title = (f"floorgate import: towers of {', '.join(map(str, SCALES))} floors, one "
+             "transaction each")  # fmt: skip
+    run_and_report(title, run, lambda rows: [rows])
 
 if __name__ == "__main__":
     main()

@@ -18,11 +18,9 @@ Run with `make bench` or `python -m tests.benchmarks nested_lists`.
 
 from __future__ import annotations
 
-import asyncio
 import math
 import random
 import statistics
-import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -40,7 +38,7 @@ from storage import collections as c
 from storage.database import Store, connect
 from storage.embedded import EmbeddedServer
 from storage.settings import Settings
-from tests.benchmarks.units_list import machine
+from tests.benchmarks._report import run_and_report
 
 PUBLIC_URL = "https://bench.local"
 DATABASE = "floorgate_bench_nested"
@@ -237,22 +235,10 @@ async def run(data_dir: Path) -> list[Row]:
 
 def main() -> None:
     """Run the nested-lists benchmark and print the machine and the table (Markdown)."""
-    print(
-        f"Nested lists: {MAPS} maps x {UNITS_PER_MAP} units in one asset; GraphQL "
-        "unitMaps { data { units } } against E9 + E15 per map; "
-        + ", ".join(f"M={m} x{r}" for m, r in SIZES)
-        + f" (+{WARMUP} warm-up)",
-        flush=True,
-    )
-    started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="floorgate-bench-") as tmp:
-        rows = asyncio.run(run(Path(tmp)))
-    print()
-    print("\n".join(f"- {line}" for line in machine()))
-    print()
-    print("\n".join(table(rows)))
-    print(f"\n(total {time.perf_counter() - started:.0f} s)")
-
+    title = (f"Nested lists: {MAPS} maps x {UNITS_PER_MAP} units in one asset; GraphQL "
+             "unitMaps { data { units } } against E9 + E15 per map; "
+             + ", ".join(f"M={m} x{r}" for m, r in SIZES) + f" (+{WARMUP} warm-up)")  # fmt: skip
+    run_and_report(title, run, lambda rows: [table(rows)])
 
 if __name__ == "__main__":
     main()

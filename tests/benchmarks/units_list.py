@@ -15,18 +15,13 @@ Run with `make bench` or `python -m tests.benchmarks units_list`.
 
 from __future__ import annotations
 
-import asyncio
 import math
-import os
-import platform
 import random
 import statistics
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
-from importlib.metadata import PackageNotFoundError, version
+from datetime import UTC, datetime, timedelta
 from inspect import isawaitable
 from pathlib import Path
 from typing import Any
@@ -47,6 +42,7 @@ from storage.database import Store, connect
 from storage.embedded import EmbeddedServer
 from storage.settings import Settings
 from storage.timestamps import format_timestamp
+from tests.benchmarks._report import run_and_report
 
 PUBLIC_URL = "https://bench.local"
 DATABASE = "floorgate_bench"
@@ -247,45 +243,6 @@ async def measure(bench: Bench) -> list[Row]:
 # -- report -----------------------------------------------------------------------------
 
 
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
-            if line.lower().startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def package_version(name: str) -> str:
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return "?"
-
-
-def machine() -> list[str]:
-    packages = ", ".join(
-        f"{name} {package_version(name)}"
-        for name in (
-            "graphql-core",
-            "strawberry-graphql",
-            "starlette",
-            "pymongo",
-            "orjson",
-            "httpx",
-            "SecantusDB",
-        )
-    )
-    return [
-        f"date: {date.today().isoformat()}",
-        f"platform: {platform.platform()}",
-        f"cpu: {cpu_model()}, {os.cpu_count()} cores",
-        f"python: {platform.python_implementation()} {platform.python_version()}",
-        f"packages: {packages}",
-    ]
-
-
 def table(rows: list[Row]) -> list[str]:
     lines = [
         "| N | REST median ms | REST p90 ms | DB+orjson median ms | GraphQL median ms "
@@ -351,22 +308,9 @@ async def run(data_dir: Path) -> list[Row]:
 
 def main() -> None:
     """Run the E6 benchmark and print the machine and the tables (Markdown)."""
-    print(
-        f"E6 GET /v1/units: {UNIT_COUNT} units in one asset; sizes and runs: "
-        + ", ".join(f"N={n} x{r}" for n, r in SIZES)
-        + f" (+{WARMUP} warm-up)",
-        flush=True,
-    )
-    started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="floorgate-bench-") as tmp:
-        rows = asyncio.run(run(Path(tmp)))
-    print()
-    print("\n".join(f"- {line}" for line in machine()))
-    print()
-    print("\n".join(table(rows)))
-    print()
-    print("\n".join(details(rows)))
-    print(f"\n(total {time.perf_counter() - started:.0f} s)")
+    title = (f"E6 GET /v1/units: {UNIT_COUNT} units in one asset; sizes and runs: "
+             + ", ".join(f"N={n} x{r}" for n, r in SIZES) + f" (+{WARMUP} warm-up)")  # fmt: skip
+    run_and_report(title, run, lambda rows: [table(rows), details(rows)])
 
 
 if __name__ == "__main__":

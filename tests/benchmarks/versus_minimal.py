@@ -53,7 +53,8 @@ from storage.demo import install_demo
 from storage.embedded import EmbeddedServer
 from storage.settings import Settings
 from tests.benchmarks import _servers as s
-from tests.benchmarks.units_list import ASSET_ID, build_documents, machine
+from tests.benchmarks._report import machine
+from tests.benchmarks.units_list import ASSET_ID, build_documents
 
 DATABASE = "floorgate_versus_minimal"
 PUBLIC_URL = "https://bench.local"  # both servers write the same links: bodies compare

@@ -1,0 +1,67 @@
+"""What every benchmark prints around its tables: the machine it ran on and its total
+time, after running its measurement against an embedded database in a temporary folder."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import platform
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from datetime import date
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
+PACKAGES = ("graphql-core", "strawberry-graphql", "starlette", "pymongo", "orjson", "httpx",
+            "SecantusDB")  # fmt: skip
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.lower().startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def package_version(name: str) -> str:
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "?"
+
+
+def machine() -> list[str]:
+    """The lines of the machine a result was measured on, for docs/performance.md."""
+    packages = ", ".join(f"{name} {package_version(name)}" for name in PACKAGES)
+    return [
+        f"date: {date.today().isoformat()}",
+        f"platform: {platform.platform()}",
+        f"cpu: {cpu_model()}, {os.cpu_count()} cores",
+        f"python: {platform.python_implementation()} {platform.python_version()}",
+        f"packages: {packages}",
+    ]
+
+
+def run_and_report(
+    title: str,
+    run: Callable[[Path], Awaitable[T]],
+    tables: Callable[[T], list[list[str]]],
+) -> None:
+    """Print `title`, run `run` in a temporary folder (removed after), then the machine,
+    each table of the result (Markdown) and the total time."""
+    print(title, flush=True)
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="floorgate-bench-") as tmp:
+        result = asyncio.run(run(Path(tmp)))
+    print()
+    print("\n".join(f"- {line}" for line in machine()))
+    for lines in tables(result):
+        print()
+        print("\n".join(lines))
+    print(f"\n(total {time.perf_counter() - started:.0f} s)")
