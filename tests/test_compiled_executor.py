@@ -52,7 +52,8 @@ from hypothesis import strategies as st
 from strawberry.schema.config import StrawberryConfig
 
 import rest.dispatch
-from resolvers.permissions import ALL_FLAGS
+from resolvers.keys import create_key
+from resolvers.permissions import ALL_FLAGS, ALL_PERMISSIONS
 from schema.build import build_schema
 from schema.compiled import MAX_GENERATED, plans_of, read_field
 from schema.executor import SLICE, CompiledExecutor, YieldingExecutor
@@ -290,9 +291,14 @@ async def demo_ids(demo) -> dict[str, str]:
     return ids
 
 
-def rest_requests(ids: dict[str, str], key: str) -> list[tuple[str, str, dict, Any]]:
-    """(method, url, headers, json body) for every route: good, 404, bad input, access."""
-    all_flags = {"API-Key": key, "Experimental-Flags": ", ".join(ALL_FLAGS)}
+def rest_requests(
+    ids: dict[str, str], key: str, plain: str, scoped: str
+) -> list[tuple[str, str, dict, Any]]:
+    """(method, url, headers, json body) for every route: good, 404, bad input, access
+    (no key, an invalid one, no flags, a key without permissions, a key with every
+    permission and flag scoped to another asset)."""
+    flags = ", ".join(ALL_FLAGS)
+    all_flags = {"API-Key": key, "Experimental-Flags": flags}
     requests: list[tuple[str, str, dict, Any]] = []
     for route in rest.dispatch.ROUTES:
         path = route.path
@@ -321,7 +327,9 @@ def rest_requests(ids: dict[str, str], key: str) -> list[tuple[str, str, dict, A
                 requests.append((route.method, path + query, all_flags, body))
         requests.append((route.method, missing, all_flags, bodies[0]))
         for headers in ({}, {"API-Key": "fg_invalid"}, {"API-Key": key},
-                        {"API-Key": key, "Experimental-Flags": "nope"}):  # fmt: skip
+                        {"API-Key": key, "Experimental-Flags": "nope"},
+                        {"API-Key": plain, "Experimental-Flags": flags},
+                        {"API-Key": scoped, "Experimental-Flags": flags}):  # fmt: skip
             requests.append((route.method, path, headers, bodies[0]))
     return requests
 
@@ -348,16 +356,25 @@ def strawberry_schema_of(app) -> Any:
 async def test_every_rest_route_answers_alike_on_both_executors(demo):
     schema = strawberry_schema_of(demo.app)
     ids = await demo_ids(demo)
+    plain = (await create_key(demo.store, "no permissions", [], None)).secret
+    scoped = (await create_key(demo.store, "elsewhere", list(ALL_PERMISSIONS),
+                               ["asset-elsewhere"])).secret  # fmt: skip
     statuses: set[int] = set()
-    requests = rest_requests(ids, demo.key)
+    scoped_statuses: set[int] = set()
+    requests = rest_requests(ids, demo.key, plain, scoped)
     for method, url, headers, body in requests:
         compiled = await rest_outcome(demo, schema, method, url, headers, body)
         with generic_executor(schema):
             generic = await rest_outcome(demo, schema, method, url, headers, body)
         assert compiled == generic, (method, url, headers.keys(), body)
         statuses.add(compiled[0])
+        if headers.get("API-Key") == scoped:  # is answered nothing of the demo's asset
+            scoped_statuses.add(compiled[0])
+            if compiled[0] == 200:  # (a 422 may echo the asset id the body names)
+                assert ids["asset"].encode() not in compiled[2], (method, url)
     # The list reached successes, every kind of refusal and bad input.
     assert {200, 204, 401, 403, 404, 422} <= statuses, statuses
+    assert {200, 404} <= scoped_statuses, scoped_statuses
     assert len(requests) > 250
 
 
