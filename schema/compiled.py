@@ -117,12 +117,12 @@ class FastCompletion:
 @dataclass
 class Plan:
     """What one operation needs at run time, keyed by the identity of the field lists
-    graphql-core passes around (kept alive here, so the identities stay unique)."""
+    graphql-core passes around. Every such list is a value of `root` or of a `subfields`
+    entry, so the plan keeps it alive and its identity stays unique."""
 
     root: CollectedFields
     subfields: dict[tuple[GraphQLObjectType, int], CollectedFields] = field(default_factory=dict)
     completions: dict[int, FastCompletion] = field(default_factory=dict)
-    kept: list[FieldDetailsList] = field(default_factory=list)
 
 
 # -- leaves ------------------------------------------------------------------------------
@@ -221,7 +221,6 @@ class Builder:
                                         self.hide_suggestions)  # fmt: skip
                 self.check(sub)
                 self.plan.subfields[(named, id(details_list))] = sub
-                self.plan.kept.append(details_list)
                 self.walk(named, sub.grouped_field_set)
             # The value's completion needs only a plain selection below: the field's
             # own resolver (if any) has run before, and is not run again.
