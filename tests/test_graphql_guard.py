@@ -73,12 +73,12 @@ async def test_doubling_fragments_answered_at_once(client, keys, fragments, meth
     query = doubling(fragments, leaf)
     key = keys.full if keyed else None
     await post(client, "{ __typename }", key)  # warm: key lookup cached, code loaded
-    started = time.perf_counter()
+    started = time.process_time()
     if method == "GET":
         response = await client.get("/graphql", params={"query": query}, headers=headers(key))
     else:
         response = await client.post("/graphql", json={"query": query}, headers=headers(key))
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     assert response.status_code == 200
     uses = 2 ** (fragments - 1)
     if leaf == LEAF_DATA and not keyed:
@@ -88,7 +88,7 @@ async def test_doubling_fragments_answered_at_once(client, keys, fragments, meth
     else:
         expected = cost_error(uses)
     assert only_error(response.json()) == expected
-    assert elapsed < 0.2
+    assert elapsed < 0.2, elapsed
 
 
 async def test_doubling_aliases_refused_before_validation(client, keys):
@@ -156,11 +156,11 @@ async def test_deep_nesting_never_fails_the_server(client, keys, levels):
 
 async def test_overlapping_fields_bounded(client, keys):
     query = "{ units { data { " + " ".join(["id"] * 2400) + " } } }"
-    started = time.perf_counter()
+    started = time.process_time()  # CPU, not wall time: other jobs on the machine don't count
     body = await post(client, query, keys.full)
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     assert only_error(body) == (OVERLAP_ABORTED, invalid(OVERLAP_ABORTED))
-    assert elapsed < 0.5
+    assert elapsed < 0.5, elapsed
 
 
 # Cost
