@@ -16,6 +16,7 @@ from resolvers.keys import Caller
 from resolvers.paging import BY_ID, Sort, find_all, find_page, paged, slice_list
 from resolvers.validation import check_id, check_paging
 from storage import assignments as writes
+from storage import cached_reads
 from storage import collections as c
 
 ASSIGNMENT_ORDER: Sort = [("unit_id", 1), ("attribute_id", 1)]
@@ -39,14 +40,20 @@ async def list_groups(
     errors = FieldErrors()
     page_no, size = check_paging(errors, page, per_page)
     errors.raise_if_any()
-    groups = [as_group(g) for g in await find_all(context.store[c.ATTRIBUTE_GROUPS], {}, BY_ID)]
+    groups = [as_group(g) for g in await find_all(context.store, c.ATTRIBUTE_GROUPS, {}, BY_ID)]
     if page is None and per_page is None:
         return groups
     return slice_list(groups, page_no, size)
 
 
-async def _group(context: RequestContext, group_id: str) -> dict[str, Any]:
-    group = await context.store[c.ATTRIBUTE_GROUPS].find_one({"_id": group_id})
+async def _group(context: RequestContext, group_id: str, for_write: bool) -> dict[str, Any]:
+    """The group, or 404; a write checks against the database itself, not the cache."""
+    query = {"_id": group_id}
+    group = await (
+        context.store[c.ATTRIBUTE_GROUPS].find_one(query)
+        if for_write
+        else cached_reads.find_one(context.store, c.ATTRIBUTE_GROUPS, query)
+    )
     if group is None:
         raise not_found()
     return group
@@ -66,13 +73,13 @@ async def list_assignments(
     check_id(errors, "assetId", asset_id)
     page_no, size = check_paging(errors, page, per_page)
     errors.raise_if_any()
-    await _group(context, group_id)
+    await _group(context, group_id, for_write=False)
     scope = caller.asset_filter(asset_id)
     if scope is None:
         return paged([], page_no, size, False)
     query = {"group_id": group_id, **scope}
     return await find_page(
-        context.store[c.ASSIGNMENTS], query, page_no, size, ASSIGNMENT_ORDER, ASSIGNMENT_FIELDS
+        context.store, c.ASSIGNMENTS, query, page_no, size, ASSIGNMENT_ORDER, ASSIGNMENT_FIELDS
     )
 
 
@@ -134,7 +141,7 @@ async def _validated(
     errors = FieldErrors()
     _check_shape(errors, group_id, items)
     errors.raise_if_any()
-    group = await _group(context, group_id)
+    group = await _group(context, group_id, for_write=True)
     exclusive = assigning and bool(group.get("one_attribute_per_unit"))
     await _check_items(context, caller, group, items, exclusive)
     return group

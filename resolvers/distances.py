@@ -16,8 +16,10 @@ from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, invalid
 from resolvers.graph_cache import LOCATION_FIELDS, load_graph, load_waypoints
 from resolvers.limits import MAX_COORDINATE, MAX_MATRIX_PAIRS
+from resolvers.paging import BY_ID
 from resolvers.reads import visible_map
 from resolvers.validation import check_id
+from storage import cached_reads
 from storage import collections as c
 from storage.cpu import run_cpu
 
@@ -157,10 +159,11 @@ async def _waypoints(
             map_id, version, lambda: load_waypoints(context.store, map_id)
         )
         return {id_: cached[id_] | {"_id": id_} for id_ in ids if id_ in cached}
-    cursor = context.store[c.LOCATIONS].find(
-        {"_id": {"$in": sorted(ids)}, "unit_map_id": map_id}, LOCATION_FIELDS
+    query = {"_id": {"$in": sorted(ids)}, "unit_map_id": map_id}
+    found = await cached_reads.find_list(
+        context.store, c.LOCATIONS, query, BY_ID, projection=LOCATION_FIELDS
     )
-    return {doc["_id"]: doc async for doc in cursor}
+    return {doc["_id"]: doc for doc in found}
 
 
 def _fill(errors: FieldErrors, place: str, waypoint: Waypoint, location: dict[str, Any]) -> None:

@@ -15,6 +15,7 @@ from typing import Any, Generic, TypeVar
 
 from routing.matrix import LoadedGraph
 from routing.model import graph_from_bytes
+from storage import cached_reads
 from storage import collections as c
 from storage.cpu import run_cpu
 from storage.database import Store
@@ -74,5 +75,8 @@ LOCATION_FIELDS = {"name": 1, "x": 1, "y": 1, "floors": 1}
 
 async def load_waypoints(store: Store, map_id: str) -> dict[str, dict[str, Any]]:
     """What a distance matrix needs of each location of a map, by location id."""
-    cursor = store[c.LOCATIONS].find({"unit_map_id": map_id}, LOCATION_FIELDS)
-    return {doc.pop("_id"): doc async for doc in cursor}
+    query = {"unit_map_id": map_id}
+    found = await cached_reads.find_list(
+        store, c.LOCATIONS, query, [("_id", 1)], projection=LOCATION_FIELDS
+    )
+    return {doc.pop("_id"): doc for doc in found}

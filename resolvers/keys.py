@@ -11,7 +11,7 @@ import hashlib
 import hmac
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,35 +74,40 @@ class KeyCache:
 
     Known keys and unknown hashes are kept apart, each bounded on its own: a flood of
     invented keys fills only the negative side, so it neither reaches the database per
-    request nor flushes the keys of real clients. A disabled key stops working within
-    `ttl` seconds in every process.
+    request nor flushes the keys of real clients.
+
+    An entry also holds the version of the keys collection it was read at, while the
+    read cache's change stream is up (`storage.read_cache`): any change to any key makes
+    it stale, so a disabled key stops working in every process as soon as the change
+    reaches it (well under a second). While the stream is down, entries hold no version
+    and live `ttl` seconds, as before the change stream.
     """
 
     def __init__(self, ttl: float = 5.0, max_entries: int = 10000) -> None:
         self.ttl = ttl
         self.max_entries = max_entries
-        self._known: dict[str, tuple[float, Caller]] = {}
-        self._unknown: dict[str, float] = {}
+        self._known: dict[str, tuple[float, Hashable, Caller]] = {}
+        self._unknown: dict[str, tuple[float, Hashable]] = {}
 
-    def get(self, key_hash: str) -> tuple[bool, Caller | None]:
+    def get(self, key_hash: str, version: Hashable = None) -> tuple[bool, Caller | None]:
         now = time.monotonic()
         known = self._known.get(key_hash)
-        if known is not None and known[0] >= now:
-            return True, known[1]
-        expires = self._unknown.get(key_hash)
-        if expires is not None and expires >= now:
+        if known is not None and known[0] >= now and version in (None, known[1]):
+            return True, known[2]
+        unknown = self._unknown.get(key_hash)
+        if unknown is not None and unknown[0] >= now and version in (None, unknown[1]):
             return True, None
         return False, None
 
-    def put(self, key_hash: str, caller: Caller | None) -> None:
+    def put(self, key_hash: str, caller: Caller | None, version: Hashable = None) -> None:
         side: dict[str, Any] = self._unknown if caller is None else self._known
         if len(side) >= self.max_entries:
             side.clear()
         expires = time.monotonic() + self.ttl
         if caller is None:
-            self._unknown[key_hash] = expires
+            self._unknown[key_hash] = (expires, version)
         else:
-            self._known[key_hash] = (expires, caller)
+            self._known[key_hash] = (expires, version, caller)
 
     def clear(self) -> None:
         self._known.clear()
@@ -118,8 +123,10 @@ async def lookup_caller(
     """The caller of an enabled key, or None when the key is unknown or disabled.
     `before_lookup` runs when the database must be asked (it may refuse by raising)."""
     key_hash = hash_key(secret)
+    store.watch_changes()
+    version = store.cache.version(API_KEYS) if store.cache.live else None
     if cache is not None:
-        hit, caller = cache.get(key_hash)
+        hit, caller = cache.get(key_hash, version)
         if hit:
             return caller
     if before_lookup is not None:
@@ -133,7 +140,7 @@ async def lookup_caller(
     ):
         caller = _caller(document)
     if cache is not None:
-        cache.put(key_hash, caller)
+        cache.put(key_hash, caller, version)
     return caller
 
 

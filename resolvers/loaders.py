@@ -13,6 +13,7 @@ from typing import Any
 from strawberry.dataloader import DataLoader
 
 from resolvers.paging import BY_ID, Sort, as_resource
+from storage import cached_reads
 from storage import collections as c
 from storage.database import Store
 
@@ -45,8 +46,10 @@ async def find_in(
     """
     unique = list(dict.fromkeys(values))
     if len(unique) <= LOOKUP_CHUNK:
-        cursor = store[collection].find({field: {"$in": unique}}).sort(sort)
-        return [as_resource(document) for document in await cursor.batch_size(BATCH_SIZE).to_list()]
+        documents = await cached_reads.find_list(
+            store, collection, {field: {"$in": unique}}, sort, batch_size=BATCH_SIZE
+        )
+        return [as_resource(document) for document in documents]
     found: list[Document] = []
     for start in range(0, len(unique), VALUES_PER_COMMAND):
         part = unique[start : start + VALUES_PER_COMMAND]
@@ -59,8 +62,8 @@ async def find_in(
             {"$replaceWith": "$d"},
             {"$sort": dict(sort)},
         ]  # fmt: skip
-        cursor = await store.db.aggregate(pipeline, batchSize=BATCH_SIZE)
-        found.extend(as_resource(document) for document in await cursor.to_list())
+        documents = await cached_reads.aggregate_list(store, collection, pipeline, BATCH_SIZE)
+        found.extend(as_resource(document) for document in documents)
     return found
 
 

@@ -55,7 +55,7 @@ async def list_locations(
     page_no, size = check_paging(errors, page, per_page)
     errors.raise_if_any()
     unit_map = await visible_map(context, caller, map_id)
-    locations = await find_all(context.store[c.LOCATIONS], {"unit_map_id": map_id}, BY_ID)
+    locations = await find_all(context.store, c.LOCATIONS, {"unit_map_id": map_id}, BY_ID)
     data = filtered(locations, terms)
     if page is not None or per_page is not None:
         data = slice_list(data, page_no, size)

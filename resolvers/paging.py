@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pymongo.asynchronous.collection import AsyncCollection
+from storage import cached_reads
+from storage.database import Store
 
 Sort = list[tuple[str, int]]
 BY_ID: Sort = [("_id", 1)]
@@ -19,17 +20,19 @@ def as_resource(document: dict[str, Any]) -> dict[str, Any]:
 
 
 async def find_all(
-    collection: AsyncCollection,
+    store: Store,
+    collection: str,
     query: dict[str, Any],
     sort: Sort = BY_ID,
     projection: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    documents = await collection.find(query, projection).sort(sort).to_list()
+    documents = await cached_reads.find_list(store, collection, query, sort, projection=projection)
     return [as_resource(document) for document in documents]
 
 
 async def find_page(
-    collection: AsyncCollection,
+    store: Store,
+    collection: str,
     query: dict[str, Any],
     page: int,
     per_page: int,
@@ -37,18 +40,14 @@ async def find_page(
     projection: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One page and its paging object (`prev_page`/`next_page` are numbers or None)."""
-    cursor = (
-        collection.find(query, projection)
-        .sort(sort)
-        .skip((page - 1) * per_page)
-        .limit(per_page + 1)
-    )
-    if not query and sort == BY_ID:
-        # An unfiltered list in id order walks the _id index. MongoDB's planner picks it
-        # anyway; the embedded server would otherwise scan and sort the whole collection
-        # (see docs/performance.md).
-        cursor = cursor.hint(ID_INDEX)
-    documents = await cursor.to_list()
+    # An unfiltered list in id order walks the _id index. MongoDB's planner picks it
+    # anyway; the embedded server would otherwise scan and sort the whole collection
+    # (see docs/performance.md).
+    hint = ID_INDEX if not query and sort == BY_ID else None
+    documents = await cached_reads.find_list(
+        store, collection, query, sort, skip=(page - 1) * per_page, limit=per_page + 1,
+        projection=projection, hint=hint,
+    )  # fmt: skip
     has_next = len(documents) > per_page
     data = [as_resource(document) for document in documents[:per_page]]
     return paged(data, page, per_page, has_next)

@@ -15,6 +15,7 @@ from resolvers.errors import FieldErrors, not_found
 from resolvers.keys import Caller
 from resolvers.paging import BY_ID, as_resource, find_all, find_page, paged, slice_list
 from resolvers.validation import check_filter, check_id, check_paging, split_list
+from storage import cached_reads
 from storage import collections as c
 
 FLOOR_ORDER = [("sort", 1), ("_id", 1)]
@@ -22,7 +23,7 @@ Page = dict[str, Any]
 
 
 async def _one(context: RequestContext, name: str, query: dict[str, Any]) -> dict[str, Any]:
-    document = await context.store[name].find_one(query)
+    document = await cached_reads.find_one(context.store, name, query)
     if document is None:
         raise not_found()
     return as_resource(document)
@@ -58,7 +59,7 @@ async def visible_map(context: RequestContext, caller: Caller, map_id: str) -> d
 async def list_assets(context: RequestContext, page: int | None, per_page: int | None) -> Page:
     caller, page_no, size = await begin(context, (page, per_page))
     query = {} if caller.assets is None else {"_id": {"$in": sorted(caller.assets)}}
-    return await find_page(context.store[c.ASSETS], query, page_no, size)
+    return await find_page(context.store, c.ASSETS, query, page_no, size)
 
 
 async def get_asset(context: RequestContext, asset_id: str) -> dict[str, Any]:
@@ -77,10 +78,10 @@ async def list_floors(
     caller, page_no, size = await begin(context, (page, per_page), assetId=asset_id)
     if not caller.may_see(asset_id):
         raise not_found()
-    if await context.store[c.ASSETS].count_documents({"_id": asset_id}, limit=1) == 0:
+    if await cached_reads.count(context.store, c.ASSETS, {"_id": asset_id}, limit=1) == 0:
         raise not_found()
     query = {"asset_id": asset_id}
-    return await find_page(context.store[c.FLOORS], query, page_no, size, FLOOR_ORDER)
+    return await find_page(context.store, c.FLOORS, query, page_no, size, FLOOR_ORDER)
 
 
 async def get_floor(context: RequestContext, asset_id: str, floor_id: str) -> dict[str, Any]:
@@ -95,7 +96,7 @@ async def get_floor(context: RequestContext, asset_id: str, floor_id: str) -> di
 
 async def list_units(context: RequestContext, page: int | None, per_page: int | None) -> Page:
     caller, page_no, size = await begin(context, (page, per_page))
-    return await find_page(context.store[c.UNITS], caller.scope_filter(), page_no, size)
+    return await find_page(context.store, c.UNITS, caller.scope_filter(), page_no, size)
 
 
 async def get_unit(context: RequestContext, unit_id: str) -> dict[str, Any]:
@@ -129,7 +130,7 @@ async def list_unit_maps(
         return paged([], page_no, size, False)
     if wanted_tags:
         query["tags"] = {"$all": wanted_tags}
-    return await find_page(context.store[c.UNIT_MAPS], query, page_no, size)
+    return await find_page(context.store, c.UNIT_MAPS, query, page_no, size)
 
 
 async def get_unit_map(context: RequestContext, map_id: str) -> dict[str, Any]:
@@ -146,7 +147,7 @@ async def list_backgrounds(
     caller, page_no, size = await begin(context, (page, per_page), unitMapId=map_id)
     await visible_map(context, caller, map_id)
     query = {"unit_map_id": map_id}
-    return await find_page(context.store[c.BACKGROUNDS], query, page_no, size)
+    return await find_page(context.store, c.BACKGROUNDS, query, page_no, size)
 
 
 async def get_background(
@@ -163,7 +164,7 @@ async def list_level_tags(
     """Unenveloped: all level tags, or one slice when paging arguments are given."""
     caller, page_no, size = await begin(context, (page, per_page), unitMapId=map_id)
     await visible_map(context, caller, map_id)
-    tags = await find_all(context.store[c.LEVEL_TAGS], {"unit_map_id": map_id}, [("key", 1)])
+    tags = await find_all(context.store, c.LEVEL_TAGS, {"unit_map_id": map_id}, [("key", 1)])
     if page is None and per_page is None:
         return tags
     return slice_list(tags, page_no, size)
@@ -175,7 +176,7 @@ async def list_map_units(
     caller, page_no, size = await begin(context, (page, per_page), unitMapId=map_id)
     unit_map = await visible_map(context, caller, map_id)
     query = {"_id": {"$in": unit_map.get("unit_ids", [])}, "asset_id": unit_map["asset_id"]}
-    return await find_page(context.store[c.UNITS], query, page_no, size, BY_ID)
+    return await find_page(context.store, c.UNITS, query, page_no, size, BY_ID)
 
 
 async def get_map_unit(context: RequestContext, map_id: str, unit_id: str) -> dict[str, Any]:

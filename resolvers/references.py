@@ -48,7 +48,7 @@ async def _list(
         return paged([], page_no, size, False)
     if key is not None:
         query["key"] = key
-    return await find_page(context.store[collection], query, page_no, size, sort, projection)
+    return await find_page(context.store, collection, query, page_no, size, sort, projection)
 
 
 async def list_asset_references(

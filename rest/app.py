@@ -7,6 +7,7 @@ import contextlib
 import gc
 import logging
 from collections.abc import AsyncIterator
+from dataclasses import asdict
 
 from starlette.applications import Starlette
 from starlette.middleware.gzip import GZipMiddleware
@@ -63,8 +64,10 @@ def create_app(settings: Settings, store: Store | None = None) -> ASGIApp:
         return json_response({"status": "ok"})
 
     async def readyz(request: Request) -> Response:
+        """Ready when the database answers; with the read cache's figures (docs/api.md)."""
         if await services.store.ping():
-            return json_response({"status": "ready"})
+            cache = asdict(services.store.cache.stats())
+            return json_response({"status": "ready", "read_cache": cache})
         return error_of(ErrorCode.SERVICE_UNAVAILABLE, retry_after=settings.retry_after_seconds)
 
     static = graphiql_routes()[0]
@@ -84,6 +87,7 @@ def create_app(settings: Settings, store: Store | None = None) -> ASGIApp:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         task = asyncio.create_task(ensure_indexes_until_done(services.store))
+        services.store.watch_changes()
         prepared = asyncio.create_task(rest.prepare_all())
         try:
             yield

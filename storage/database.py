@@ -1,7 +1,10 @@
-"""One AsyncMongoClient per process, the database handle, GridFS, and index creation."""
+"""One AsyncMongoClient per process, the database handle, GridFS, index creation and
+the read cache with the change stream that keeps it true."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from typing import Any
 
 from gridfs import AsyncGridFSBucket
@@ -10,7 +13,9 @@ from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import AutoReconnect, ConnectionFailure, ServerSelectionTimeoutError
 
+from storage.change_watch import PoolListener, WriteListener, watch_changes
 from storage.collections import COLLECTIONS, FILES_BUCKET
+from storage.read_cache import ReadCache
 from storage.settings import Settings
 
 # Errors that mean "the database is not reachable now"; the API answers 503.
@@ -24,11 +29,23 @@ UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
 class Store:
     """The database of one process: collections by name, the file bucket."""
 
-    def __init__(self, client: AsyncMongoClient, database_name: str) -> None:
+    def __init__(
+        self, client: AsyncMongoClient, database_name: str, cache: ReadCache | None = None
+    ) -> None:
         self.client = client
         self.db: AsyncDatabase = client[database_name]
         self.files = AsyncGridFSBucket(self.db, bucket_name=FILES_BUCKET)
         self.transactions: bool | None = None  # has multi-document transactions; asked once
+        # Off unless `connect` made it: only its listeners see this client's writes.
+        self.cache = cache or ReadCache(0)
+        self._watcher: asyncio.Task[None] | None = None
+
+    def watch_changes(self) -> None:
+        """Start the change stream behind the read cache, once (idempotent, cheap)."""
+        task = self._watcher
+        if not self.cache.enabled or (task is not None and not task.done()):
+            return
+        self._watcher = asyncio.get_running_loop().create_task(watch_changes(self.db, self.cache))
 
     def __getitem__(self, name: str) -> AsyncCollection:
         return self.db[name]
@@ -50,12 +67,23 @@ class Store:
         return True
 
     async def close(self) -> None:
+        if self._watcher is not None:
+            self._watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError, RuntimeError):
+                await self._watcher
+        self.cache.went_down("closed")
         await self.client.close()
 
 
 def connect(uri: str, settings: Settings, **client_options: Any) -> Store:
     """Make the process's client. It connects lazily and reconnects by itself."""
     timeout = settings.db_timeout_ms
+    cache = ReadCache(settings.read_cache_mb * 1024 * 1024)
+    listeners = [
+        WriteListener(cache),
+        PoolListener(cache),
+        *client_options.pop("event_listeners", ()),
+    ]
     client: AsyncMongoClient = AsyncMongoClient(
         uri,
         serverSelectionTimeoutMS=timeout,
@@ -63,6 +91,8 @@ def connect(uri: str, settings: Settings, **client_options: Any) -> Store:
         socketTimeoutMS=max(timeout * 10, 20000),
         retryWrites=True,
         tz_aware=True,
+        event_listeners=listeners,
         **client_options,
     )
-    return Store(client, settings.database_name)
+    cache.codec_options = client.codec_options
+    return Store(client, settings.database_name, cache)

@@ -67,7 +67,10 @@ def demo_version(folder: Path, version: int) -> Path:
 async def snapshot(store: Store, settings: Settings, key: str) -> dict[str, Any]:
     """Every answer the REST API gives about the demo asset: lists, single resources,
     E17 with its ETag, the map documents and GeoJSON files, and a distance matrix per
-    map with walk paths. A fresh app each time: nothing cached between snapshots."""
+    map with walk paths. A fresh app and an empty read cache each time: nothing cached
+    between snapshots (an import's own process writes through another client, which
+    this store's cache would otherwise see only when the change stream delivers it)."""
+    store.cache.flush()
     app = create_app(settings, store)
     headers = {"API-Key": key, "Experimental-Flags": FLAGS}
     seen: dict[str, Any] = {}

@@ -230,4 +230,9 @@ async def test_health_and_readiness(client):
     assert (await client.get("/healthz")).json() == {"status": "ok"}
     ready = await client.get("/readyz")
     assert ready.status_code == 200
-    assert ready.json() == {"status": "ready"}
+    body = ready.json()
+    assert body["status"] == "ready"
+    cache = body["read_cache"]
+    assert cache["enabled"] is True and cache["budget_bytes"] == 128 * 1024 * 1024
+    assert cache["stream"] == "up" and cache["live"] is True
+    assert cache["bytes_used"] <= cache["budget_bytes"]

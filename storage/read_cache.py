@@ -1,0 +1,213 @@
+"""The read cache of one process: query results kept true by versions.
+
+Every collection has a version. A result is stored with the version its collection had
+*before* the query started, and served only while that is still the version, so a
+write that races a read can never leave a stale entry behind. Versions move when:
+
+- this process writes (`storage.change_watch.WriteListener`, when the write is
+  acknowledged), so a client always reads its own writes;
+- the change stream reports a change made by anyone (`storage.change_watch.ChangeWatcher`);
+- the stream goes down or comes back: then every version moves and the cache flushes.
+
+The cache serves nothing while the change stream is not known to be up ("live"):
+correctness before speed. Results are kept as BSON bytes, which bounds memory by a
+byte budget exactly and hands every reader its own fresh documents.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass
+from typing import Any
+
+import bson
+from bson.codec_options import CodecOptions
+from bson.errors import BSONError
+
+# Bytes counted for an entry beyond its value: the key, the entry and the dict slot.
+ENTRY_OVERHEAD = 300
+# No single result may take more than this share of the budget, so one huge page
+# cannot flush everything else.
+LARGEST_SHARE = 4
+ALL = "*"  # what `bump` of every collection reports
+
+
+@dataclass(slots=True)
+class Entry:
+    version: tuple[int, int]
+    data: bytes
+    size: int
+
+
+@dataclass
+class CacheStats:
+    """What `/readyz` shows of the cache (docs/performance.md "Read cache")."""
+
+    enabled: bool
+    live: bool
+    stream: str
+    entries: int
+    bytes_used: int
+    budget_bytes: int
+    hits: int
+    misses: int
+    bypassed: int
+    invalidations: int
+    flushes: int
+    stream_events: int
+    stream_restarts: int
+    last_change_seconds_ago: float | None
+
+
+class ReadCache:
+    """Query results keyed by collection and query, valid for one collection version."""
+
+    def __init__(self, budget_bytes: int, codec_options: CodecOptions | None = None) -> None:
+        self.budget = max(0, budget_bytes)
+        self.codec_options = codec_options or CodecOptions(tz_aware=True)
+        self._clock = itertools.count(1)
+        self._epoch = next(self._clock)  # moves on every flush
+        self._versions: dict[str, int] = {}
+        self._entries: OrderedDict[Hashable, Entry] = OrderedDict()
+        self._loading: dict[tuple[Hashable, tuple[int, int]], asyncio.Future[Any]] = {}
+        self.bytes_used = 0
+        self.live = False
+        self.stream = "not started"
+        self.interruptions = 0  # connection failures seen; a stream older than one is not trusted
+        self.hits = self.misses = self.bypassed = 0
+        self.invalidations = self.flushes = 0
+        self.stream_events = self.stream_restarts = 0
+        self._last_change: float | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return self.budget > 0
+
+    def version(self, collection: str) -> tuple[int, int]:
+        return self._epoch, self._versions.get(collection, 0)
+
+    # What moves versions
+
+    def bump(self, collection: str) -> None:
+        """`collection` changed (or may have): nothing read of it before is served again."""
+        if collection == ALL:
+            self.flush()
+            return
+        self._versions[collection] = next(self._clock)
+        self.invalidations += 1
+        self._last_change = time.monotonic()
+
+    def flush(self) -> None:
+        """Every version moves and every entry goes."""
+        self._epoch = next(self._clock)
+        self._entries.clear()
+        self.bytes_used = 0
+        self.flushes += 1
+        self._last_change = time.monotonic()
+
+    def interrupted(self, reason: str) -> None:
+        """The database connection failed: stop serving until a new stream is up."""
+        self.interruptions += 1
+        self.went_down(reason)
+
+    def went_down(self, reason: str) -> None:
+        if self.live:
+            self.live = False
+            self.flush()
+        self.stream = f"down: {reason}"
+
+    def went_up(self, interruptions_before: int) -> bool:
+        """A new stream is open. Serve again, after a flush, unless the connection
+        failed since the stream was asked for (then it may have missed changes)."""
+        if self.interruptions != interruptions_before:
+            return False
+        self.flush()
+        self.live = True
+        self.stream = "up"
+        self.stream_restarts += 1
+        return True
+
+    # Reads
+
+    async def read(self, key: Hashable, collection: str, load: Callable[[], Awaitable[Any]]) -> Any:
+        """The result of `load()` for `key`, from the cache when still valid. Concurrent
+        readers of one key and version share one load."""
+        if not self.live or not self.enabled:
+            self.bypassed += 1
+            return await load()
+        version = self.version(collection)
+        entry = self._entries.get(key)
+        if entry is not None and entry.version == version:
+            self.hits += 1
+            self._entries.move_to_end(key)
+            return bson.decode(entry.data, self.codec_options)["v"]
+        self.misses += 1
+        loading_key = (key, version)
+        pending = self._loading.get(loading_key)
+        if pending is not None:
+            try:
+                data = await asyncio.shield(pending)
+            except asyncio.CancelledError:
+                if not pending.cancelled():
+                    raise  # this reader was cancelled
+                data = None  # the first reader went away: load for ourselves
+            return bson.decode(data, self.codec_options)["v"] if data is not None else await load()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._loading[loading_key] = future
+        try:
+            value = await load()
+        except asyncio.CancelledError:
+            future.cancel()
+            raise
+        except BaseException as error:
+            future.set_exception(error)
+            future.exception()  # retrieved: waiters get it, nobody logs it as lost
+            raise
+        finally:
+            self._loading.pop(loading_key, None)
+        data = self._encode(value)
+        future.set_result(data)
+        if data is not None and self.live and self.version(collection) == version:
+            self._store(key, version, data)  # else a change came meanwhile: keep nothing
+        return value
+
+    def _encode(self, value: Any) -> bytes | None:
+        try:
+            data = bson.encode({"v": value}, codec_options=self.codec_options)
+        except (BSONError, TypeError, OverflowError):
+            return None  # not BSON (cannot happen for what the driver returned): not cached
+        return data if len(data) + ENTRY_OVERHEAD <= self.budget // LARGEST_SHARE else None
+
+    def _store(self, key: Hashable, version: tuple[int, int], data: bytes) -> None:
+        old = self._entries.pop(key, None)
+        if old is not None:
+            self.bytes_used -= old.size
+        size = len(data) + ENTRY_OVERHEAD
+        self._entries[key] = Entry(version, data, size)
+        self.bytes_used += size
+        while self.bytes_used > self.budget and self._entries:
+            _, evicted = self._entries.popitem(last=False)
+            self.bytes_used -= evicted.size
+
+    def stats(self) -> CacheStats:
+        last = self._last_change
+        return CacheStats(
+            enabled=self.enabled,
+            live=self.live,
+            stream=self.stream if self.enabled else "off",
+            entries=len(self._entries),
+            bytes_used=self.bytes_used,
+            budget_bytes=self.budget,
+            hits=self.hits,
+            misses=self.misses,
+            bypassed=self.bypassed,
+            invalidations=self.invalidations,
+            flushes=self.flushes,
+            stream_events=self.stream_events,
+            stream_restarts=self.stream_restarts,
+            last_change_seconds_ago=None if last is None else round(time.monotonic() - last, 3),
+        )
