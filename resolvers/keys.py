@@ -69,6 +69,11 @@ def _caller(document: dict[str, Any]) -> Caller:
     )
 
 
+def _current(stored: Hashable, now: Hashable) -> bool:
+    """An entry's version still holds (or it has none: then only its age counts)."""
+    return stored is None or now is None or stored == now
+
+
 class KeyCache:
     """Remembers key lookups for a few seconds: the hot path skips a database round trip.
 
@@ -79,8 +84,8 @@ class KeyCache:
     An entry also holds the version of the keys collection it was read at, while the
     read cache's change stream is up (`storage.read_cache`): any change to any key makes
     it stale, so a disabled key stops working in every process as soon as the change
-    reaches it (well under a second). While the stream is down, entries hold no version
-    and live `ttl` seconds, as before the change stream.
+    reaches it (well under a second). An entry read while the stream was down holds no
+    version and lives `ttl` seconds, as before the change stream.
     """
 
     def __init__(self, ttl: float = 5.0, max_entries: int = 10000) -> None:
@@ -92,10 +97,10 @@ class KeyCache:
     def get(self, key_hash: str, version: Hashable = None) -> tuple[bool, Caller | None]:
         now = time.monotonic()
         known = self._known.get(key_hash)
-        if known is not None and known[0] >= now and version in (None, known[1]):
+        if known is not None and known[0] >= now and _current(known[1], version):
             return True, known[2]
         unknown = self._unknown.get(key_hash)
-        if unknown is not None and unknown[0] >= now and version in (None, unknown[1]):
+        if unknown is not None and unknown[0] >= now and _current(unknown[1], version):
             return True, None
         return False, None
 

@@ -148,7 +148,8 @@ async def counted(db_server, settings, keys, store):
     from resolvers.keys import API_KEYS
 
     counter = CommandCounter()
-    local = replace(settings, database_name="floorgate_loaders")
+    # The read cache off: these count the commands the loaders send.
+    local = replace(settings, database_name="floorgate_loaders", read_cache_mb=0)
     counted_store = connect(db_server.uri, local, event_listeners=[counter])
     await counted_store.client.drop_database("floorgate_loaders")
     await counted_store.ensure_indexes()

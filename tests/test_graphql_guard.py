@@ -88,7 +88,7 @@ async def test_doubling_fragments_answered_at_once(client, keys, fragments, meth
     else:
         expected = cost_error(uses)
     assert only_error(response.json()) == expected
-    assert elapsed < 0.2, elapsed
+    assert elapsed < 2.0, elapsed  # about 10 ms; 2^59 uses would never end
 
 
 async def test_doubling_aliases_refused_before_validation(client, keys):
@@ -160,7 +160,9 @@ async def test_overlapping_fields_bounded(client, keys):
     body = await post(client, query, keys.full)
     elapsed = time.process_time() - started
     assert only_error(body) == (OVERLAP_ABORTED, invalid(OVERLAP_ABORTED))
-    assert elapsed < 0.5, elapsed
+    # About 0.1 s of CPU (0.6 s on a loaded machine). The exact message shows the bounded
+    # rule ran; tests/test_operation_limits.py times the rule itself, in isolation.
+    assert elapsed < 2.0, elapsed
 
 
 # Cost

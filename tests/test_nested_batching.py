@@ -110,7 +110,7 @@ async def nested(db_server, settings) -> AsyncIterator[Nested]:
     map of 3 units. Maps have backgrounds and level tags stored out of order."""
     commands = Commands()
     get_mores: list[str] = []
-    local = replace(settings, database_name=DATABASE)
+    local = replace(settings, database_name=DATABASE, read_cache_mb=0)  # counts commands
     store = connect(db_server.uri, local, event_listeners=[commands, GetMores(get_mores)])
     await store.client.drop_database(DATABASE)
     await store.ensure_indexes()
