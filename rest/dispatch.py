@@ -20,10 +20,10 @@ from resolvers.operation_limits import PER_PAGE, operation_cost
 from rest.bodies import read_text_body
 from rest.credentials import repeated_key, request_context
 from rest.documents import OMITTED_WHEN_NULL, without_nulls
-from rest.etags import etag_matches
+from rest.etags import REVALIDATE, body_etag, etag_matches
 from rest.json_body import input_problems, read_json_body
 from rest.paging_urls import with_urls
-from rest.responses import error_of, error_response, json_response
+from rest.responses import error_of, error_response, json_bytes
 from rest.router import Match, Router
 from rest.routes import ROUTES, RestRoute, Shape
 from schema.compiled import precompile
@@ -183,13 +183,14 @@ class RestApi:
             body = with_urls(body, public, raw_path, request.query_params.multi_items())
         elif route.shape is Shape.DATA:
             body = {"data": body}
-        elif route.shape is Shape.VERSIONED:
-            etag = body["etag"]
-            headers = {"ETag": f'"{etag}"', "Cache-Control": "private, no-cache"}
-            if etag_matches(request.headers.get("if-none-match"), etag):
-                return Response(status_code=304, headers=headers)
-            return json_response({"data": body["data"]}, headers=headers)
-        return json_response(body, media_type=route.media_type)
+        if route.shape is Shape.VERSIONED:  # E17 keeps its own tag (also in GraphQL)
+            content, etag = json_bytes({"data": body["data"]}), body["etag"]
+        else:
+            content = json_bytes(body)
+            if route.method != "GET":  # a write's answer is not revalidated
+                return Response(content, media_type=route.media_type)
+            etag = body_etag(content)
+        return conditional(content, etag, route.media_type, request)
 
     def classify(self, outcome: ExecutionResult) -> ApiError:
         assert outcome.errors
@@ -244,6 +245,15 @@ def int32_of(raw: str) -> int | str:
     if len(digits) > INT32_DIGITS or int(digits) > INT32_MAX:
         return f"must be at most {INT32_MAX}"
     return -int(digits) if text[0] == "-" else int(digits)
+
+
+def conditional(content: bytes, etag: str, media_type: str, request: Request) -> Response:
+    """A GET's 200 with its tag, or 304 when `If-None-Match` names it. Only a success
+    gets here, so an error is never turned into a 304 and never carries a tag."""
+    headers = {"ETag": f'"{etag}"', "Cache-Control": REVALIDATE}
+    if etag_matches(request.headers.get("if-none-match"), etag):
+        return Response(status_code=304, headers=headers)
+    return Response(content, headers=headers, media_type=media_type)
 
 
 def without_body(response: Response) -> Response:

@@ -1,7 +1,21 @@
-"""`If-None-Match` against an entity tag, one parser for every face that answers 304
-(REST's versioned routes and /files), so none of them can match a tag loosely."""
+"""Entity tags: `If-None-Match` against a tag, one parser for every face that answers 304
+(REST's GET routes and /files), so none of them can match a tag loosely; and the tag of a
+REST answer's bytes."""
 
 from __future__ import annotations
+
+import hashlib
+
+REVALIDATE = "private, no-cache"
+"""`Cache-Control` of every REST GET answer: a client may keep it but must revalidate it
+(the answer depends on the key, so no shared cache keeps it)."""
+
+
+def body_etag(body: bytes) -> str:
+    """The strong tag (unquoted) of exactly these response bytes: a hash, not a version or
+    a counter, so every process and every restart gives the same tag for the same answer,
+    and any change of the body (paging URLs included) changes it."""
+    return hashlib.blake2b(body, digest_size=16).hexdigest()
 
 
 def etag_matches(header: str | None, etag: str) -> bool:

@@ -31,6 +31,7 @@ from starlette.routing import BaseRoute, Route
 
 from resolvers.errors import ERRORS, ErrorCode
 from resolvers.limits import DEFAULT_PER_PAGE, INT32_MAX, MAX_FILTER_LENGTH, MAX_PER_PAGE
+from rest.etags import REVALIDATE
 from rest.openapi_schemas import ID_SCHEMA, Schema, SelectionSchemas, input_schema, nullable
 from rest.routes import ROUTES, Param, RestRoute, Shape
 from schema.permissions import Requirement
@@ -216,10 +217,11 @@ class DocumentBuilder:
                 "description": "Comma-separated names of experimental features.",
                 "schema": {"type": "string"}, "example": flag,
             })  # fmt: skip
-        if route.shape is Shape.VERSIONED:
+        if route.method == "GET":
             parameters.append({
                 "name": "If-None-Match", "in": "header", "required": False,
-                "description": "The `ETag` of an earlier answer: 304 if nothing changed.",
+                "description": "The `ETag` of an earlier answer (or a list of them, weak or "
+                               "strong, or `*`): 304 if the answer would be the same.",
                 "schema": {"type": "string"},
             })  # fmt: skip
         for parameter in parameters:
@@ -268,17 +270,29 @@ class DocumentBuilder:
             if "response" in example:
                 content["example"] = example["response"]
             ok: dict[str, Any] = {"description": "OK", "content": {route.media_type: content}}
-            if route.shape is Shape.VERSIONED:
-                ok["headers"] = {
-                    "ETag": {"description": "Changes when the map or its locations change.",
-                             "schema": {"type": "string"}},
-                    "Cache-Control": {"schema": {"type": "string"}},
-                }  # fmt: skip
-                responses["304"] = {"description": "Not modified since the `If-None-Match` tag."}
             responses["200"] = ok
+            if route.method == "GET":  # every GET revalidates (docs/api.md, Conditional GETs)
+                ok["headers"] = self.revalidation_headers(route)
+                responses["304"] = {"description": "Not modified since the `If-None-Match` "
+                                    "tag; no body.",
+                                    "headers": self.revalidation_headers(route)}  # fmt: skip
         for status in self.error_statuses(route, flag):
             responses[status] = {"$ref": f"#/components/responses/{status}"}
         return responses
+
+    @staticmethod
+    def revalidation_headers(route: RestRoute) -> dict[str, Any]:
+        """`ETag` and `Cache-Control` of a GET's 200 and 304 (docs/api.md, Conditional GETs)."""
+        changes = ("A hash of the map document and of exactly the locations returned."
+                   if route.shape is Shape.VERSIONED else
+                   "A hash of the exact body: the same in every process, new when the body "
+                   "changes.")  # fmt: skip
+        return {
+            "ETag": {"description": f"Strong entity tag, quoted. {changes}",
+                     "schema": {"type": "string"}},
+            "Cache-Control": {"description": "Always `private, no-cache`: keep, but revalidate.",
+                              "schema": {"type": "string", "const": REVALIDATE}},
+        }  # fmt: skip
 
     def error_statuses(self, route: RestRoute, flag: str | None) -> list[str]:
         statuses = ["401", "403"]
