@@ -89,7 +89,9 @@ async def test_a_stopped_parse_frees_its_worker(budget_app, keys, big_svg, setti
                                                  headers=headers))
     assert small.status_code == 200
     assert small.json()["width"] == 10
-    assert seconds < 0.2, seconds
+    # About 20 ms; a worker still busy would hold it a second. 0.2 s failed twice on a
+    # loaded 2-core machine (0.23 s), so the bound sits halfway.
+    assert seconds < 0.5, seconds
 
 
 async def test_within_the_budget_nothing_changes(budget_app, keys):
