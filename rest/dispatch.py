@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from resolvers.access import authorize
-from resolvers.context import Services
+from resolvers.context import RequestContext, Services
 from resolvers.errors import ApiError, ErrorCode, FieldErrors, classify
 from resolvers.limits import INT32_MAX, MAX_PER_PAGE
 from resolvers.operation_limits import PER_PAGE, operation_cost
@@ -29,6 +29,7 @@ from rest.routes import ROUTES, RestRoute, Shape
 from schema.compiled import precompile
 from schema.executor import CompiledExecutor
 from schema.permissions import Requirement, field_requirement
+from storage.read_cache import READS, ReadLog
 
 log = logging.getLogger("floorgate.rest")
 ACCESS_CODES = frozenset(
@@ -124,8 +125,18 @@ class RestApi:
             except ApiError as rate_error:
                 return error_response(rate_error)
         self.prepare(route)
-        outcome = await execute(self.schema, route.parsed, context_value=context,
-                                variable_values=variables, executor_class=CompiledExecutor)
+        answer_key = await self.answer_key(route, context, raw_path, request, problems)
+        if answer_key is not None:
+            kept = self.services.store.cache.answer(answer_key)
+            if kept is not None:  # access and rate limit were checked above, as always
+                return conditional(*kept, route.media_type, request)
+        reads = ReadLog()
+        token = READS.set(reads)
+        try:
+            outcome = await execute(self.schema, route.parsed, context_value=context,
+                                    variable_values=variables, executor_class=CompiledExecutor)
+        finally:
+            READS.reset(token)
         assert isinstance(outcome, ExecutionResult)
         if problems:
             # Query syntax is input: it fails only after access (key, flag, permission)
@@ -142,7 +153,26 @@ class RestApi:
             if error.fields:
                 error = ApiError(ErrorCode.BAD_USER_INPUT, fields=self.rest_fields(route, error))
             return error_response(error)
-        return self.respond(route, (outcome.data or {})["result"], request, raw_path)
+        return self.respond(route, (outcome.data or {})["result"], request, raw_path,
+                            answer_key, reads)  # fmt: skip
+
+    async def answer_key(
+        self,
+        route: RestRoute,
+        context: RequestContext,
+        raw_path: str,
+        request: Request,
+        problems: FieldErrors,
+    ) -> tuple[Any, ...] | None:
+        """What a GET's answer depends on besides the data it reads: the route, path and
+        query (paging URLs repeat them), the caller's permissions and assets, the flags.
+        None where answers are not kept (writes, bad input, the cache not serving)."""
+        if route.method != "GET" or problems or not self.services.store.cache.live:
+            return None
+        caller = await context.caller()
+        query = request.scope.get("query_string", b"")
+        return ("answer", route.operation_id, raw_path, query, caller.permissions,
+                caller.assets, context.flags)  # fmt: skip
 
     def cost(self, route: RestRoute, variables: dict[str, Any]) -> int:
         """The operation's cost. Without a body it depends on the page size alone (no
@@ -172,8 +202,11 @@ class RestApi:
             raise ApiError(ErrorCode.BAD_USER_INPUT, fields=fields)
         return value
 
-    def respond(self, route: RestRoute, body: Any, request: Request, raw_path: str) -> Response:
-        """The REST response of a successful operation, in the route's shape."""
+    def respond(self, route: RestRoute, body: Any, request: Request, raw_path: str,
+                answer_key: tuple[Any, ...] | None = None,
+                reads: ReadLog | None = None) -> Response:  # fmt: skip
+        """The REST response of a successful operation, in the route's shape; a GET's
+        answer is kept under `answer_key` while the data it read (`reads`) holds."""
         if route.shape is Shape.NO_CONTENT:
             return Response(status_code=204)
         if route.fragment in OMITTED_WHEN_NULL:
@@ -190,6 +223,8 @@ class RestApi:
             if route.method != "GET":  # a write's answer is not revalidated
                 return Response(content, media_type=route.media_type)
             etag = body_etag(content)
+        if answer_key is not None and reads is not None:
+            self.services.store.cache.keep_answer(answer_key, reads, content, etag)
         return conditional(content, etag, route.media_type, request)
 
     def classify(self, outcome: ExecutionResult) -> ApiError:

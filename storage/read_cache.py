@@ -12,6 +12,10 @@ write that races a read can never leave a stale entry behind. Versions move when
 The cache serves nothing while the change stream is not known to be up ("live"):
 correctness before speed. Results are kept as BSON bytes, which bounds memory by a
 byte budget exactly and hands every reader its own fresh documents.
+
+Whole answers can be kept too (`answer`, `keep_answer`): a request that runs with a
+`ReadLog` in `READS` notes the version of every collection it read, and its answer is
+valid while all of those versions hold (REST GETs, `rest/dispatch.py`).
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ import itertools
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable
-from dataclasses import dataclass
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Any
 
 import bson
@@ -36,11 +41,31 @@ LARGEST_SHARE = 4
 ALL = "*"  # what `bump` of every collection reports
 
 
+Version = tuple[int, int]
+
+
 @dataclass(slots=True)
 class Entry:
-    version: tuple[int, int]
+    version: Version | tuple[tuple[str, Version], ...]  # an answer's: every collection's
     data: bytes
     size: int
+    tag: str = ""  # an answer's entity tag
+
+
+@dataclass
+class ReadLog:
+    """What one request read: each collection's version before its first read. Not
+    `complete` when a read went around the cache or saw two versions of a collection."""
+
+    versions: dict[str, Version] = field(default_factory=dict)
+    complete: bool = True
+
+    def note(self, collection: str, version: Version) -> None:
+        if self.versions.setdefault(collection, version) != version:
+            self.complete = False
+
+
+READS: ContextVar[ReadLog | None] = ContextVar("floorgate_reads", default=None)
 
 
 @dataclass
@@ -56,6 +81,7 @@ class CacheStats:
     hits: int
     misses: int
     bypassed: int
+    answer_hits: int
     invalidations: int
     flushes: int
     stream_events: int
@@ -78,7 +104,7 @@ class ReadCache:
         self.live = False
         self.stream = "not started"
         self.interruptions = 0  # connection failures seen; a stream older than one is not trusted
-        self.hits = self.misses = self.bypassed = 0
+        self.hits = self.misses = self.bypassed = self.answer_hits = 0
         self.invalidations = self.flushes = 0
         self.stream_events = self.stream_restarts = 0
         self._last_change: float | None = None
@@ -87,7 +113,7 @@ class ReadCache:
     def enabled(self) -> bool:
         return self.budget > 0
 
-    def version(self, collection: str) -> tuple[int, int]:
+    def version(self, collection: str) -> Version:
         return self._epoch, self._versions.get(collection, 0)
 
     # What moves versions
@@ -136,10 +162,15 @@ class ReadCache:
     async def read(self, key: Hashable, collection: str, load: Callable[[], Awaitable[Any]]) -> Any:
         """The result of `load()` for `key`, from the cache when still valid. Concurrent
         readers of one key and version share one load."""
+        log = READS.get()
         if not self.live or not self.enabled:
             self.bypassed += 1
+            if log is not None:
+                log.complete = False
             return await load()
         version = self.version(collection)
+        if log is not None:
+            log.note(collection, version)
         entry = self._entries.get(key)
         if entry is not None and entry.version == version:
             self.hits += 1
@@ -182,12 +213,36 @@ class ReadCache:
             return None  # not BSON (cannot happen for what the driver returned): not cached
         return data if len(data) + ENTRY_OVERHEAD <= self.budget // LARGEST_SHARE else None
 
-    def _store(self, key: Hashable, version: tuple[int, int], data: bytes) -> None:
+    # Whole answers
+
+    def answer(self, key: Hashable) -> tuple[bytes, str] | None:
+        """A kept answer (its bytes and tag) while every collection it read is unchanged."""
+        entry = self._entries.get(key) if self.live else None
+        if entry is None or not all(self.version(c) == v for c, v in entry.version):  # type: ignore[misc]
+            return None
+        self.answer_hits += 1
+        self._entries.move_to_end(key)
+        return entry.data, entry.tag
+
+    def keep_answer(self, key: Hashable, log: ReadLog, data: bytes, tag: str) -> None:
+        """Keep an answer built from `log`'s reads, if they all still hold."""
+        versions = tuple(sorted(log.versions.items()))
+        if (
+            not self.live
+            or not log.complete
+            or not versions
+            or len(data) + ENTRY_OVERHEAD > self.budget // LARGEST_SHARE
+            or any(self.version(c) != v for c, v in versions)
+        ):
+            return
+        self._store(key, versions, data, tag)
+
+    def _store(self, key: Hashable, version: Any, data: bytes, tag: str = "") -> None:
         old = self._entries.pop(key, None)
         if old is not None:
             self.bytes_used -= old.size
-        size = len(data) + ENTRY_OVERHEAD
-        self._entries[key] = Entry(version, data, size)
+        size = len(data) + len(tag) + ENTRY_OVERHEAD
+        self._entries[key] = Entry(version, data, size, tag)
         self.bytes_used += size
         while self.bytes_used > self.budget and self._entries:
             _, evicted = self._entries.popitem(last=False)
@@ -205,6 +260,7 @@ class ReadCache:
             hits=self.hits,
             misses=self.misses,
             bypassed=self.bypassed,
+            answer_hits=self.answer_hits,
             invalidations=self.invalidations,
             flushes=self.flushes,
             stream_events=self.stream_events,
