@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import gc
 import logging
 from collections.abc import AsyncIterator
@@ -36,6 +37,8 @@ ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 # (`settle_heap`). Larger young generations were measured too and only made each pause
 # longer (20,000: 23 ms pauses, no less time in all; docs/performance.md, issue 15).
 SERVING_GC_THRESHOLDS = (700, 10, 10)
+M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
+LARGE_BLOCK = 128 * 1024  # glibc's default before it adapts
 
 
 async def ensure_indexes_until_done(store: Store, retry_seconds: float = 2.0) -> None:
@@ -153,3 +156,14 @@ def settle_heap() -> None:
     collections, rest/cli.py)."""
     gc.freeze()
     gc.set_threshold(*SERVING_GC_THRESHOLDS)
+    return_large_blocks()
+
+
+def return_large_blocks() -> None:
+    """glibc: blocks of LARGE_BLOCK bytes or more always get pages of their own and give
+    them back when freed. By default the threshold rises with the largest block freed,
+    and large answers and cached results then come from the heap, which fragments: with
+    the read cache evicting pages of 1,000 units, RSS grew about 10 MiB past its byte
+    budget (docs/performance.md, "Read cache"). Nothing on other C libraries."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).mallopt(M_MMAP_THRESHOLD, LARGE_BLOCK)  # the process's own libc
