@@ -65,3 +65,14 @@ def run_and_report(
         print()
         print("\n".join(lines))
     print(f"\n(total {time.perf_counter() - started:.0f} s)")
+
+
+class Phases:
+    """Prints how long each phase of a run took, as it ends (a long run shows progress)."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+
+    def done(self, what: str) -> None:
+        print(f"  ({what}: {time.perf_counter() - self.started:.0f} s)", flush=True)
+        self.started = time.perf_counter()

@@ -61,7 +61,7 @@ from storage.embedded import EmbeddedServer
 from storage.settings import Settings
 from tests.benchmarks import _servers as s
 from tests.benchmarks import units_list
-from tests.benchmarks._report import run_and_report
+from tests.benchmarks._report import Phases, run_and_report
 from tests.benchmarks.versus_minimal import (
     FLOORGATE_ENV,
     NOISE,
@@ -600,12 +600,7 @@ async def run(folder: Path) -> Result:
     """Load both databases, measure 1-3 on the small one and 4 on the large one; every
     process is stopped whatever happens."""
     load_before = load_average()
-    phase = time.perf_counter()
-
-    def done(what: str) -> None:
-        nonlocal phase
-        print(f"  ({what}: {time.perf_counter() - phase:.0f} s)", flush=True)
-        phase = time.perf_counter()
+    done = Phases().done
 
     database = EmbeddedServer(folder / "db")
     database.start()

@@ -53,7 +53,7 @@ from storage.demo import install_demo
 from storage.embedded import EmbeddedServer
 from storage.settings import Settings
 from tests.benchmarks import _servers as s
-from tests.benchmarks._report import machine
+from tests.benchmarks._report import Phases, machine
 from tests.benchmarks.units_list import ASSET_ID, build_documents
 
 DATABASE = "floorgate_versus_minimal"
@@ -480,12 +480,7 @@ def load_average() -> str:
 def run(folder: Path) -> None:
     """Start the database and the servers, measure, print; every process is stopped."""
     load_before = load_average()
-    phase = time.perf_counter()
-
-    def done(what: str) -> None:
-        nonlocal phase
-        print(f"  ({what}: {time.perf_counter() - phase:.0f} s)", flush=True)
-        phase = time.perf_counter()
+    done = Phases().done
 
     database = EmbeddedServer(folder / "db")
     database.start()
