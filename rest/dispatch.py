@@ -126,11 +126,12 @@ class RestApi:
                 return error_response(rate_error)
         self.prepare(route)
         answer_key = await self.answer_key(route, context, raw_path, request, problems)
+        reads = None
         if answer_key is not None:
             kept = self.services.store.cache.answer(answer_key)
             if kept is not None:  # access and rate limit were checked above, as always
                 return conditional(*kept, route.media_type, request)
-        reads = ReadLog()
+            reads = ReadLog(answer_key)
         token = READS.set(reads)
         try:
             outcome = await execute(self.schema, route.parsed, context_value=context,
@@ -153,8 +154,7 @@ class RestApi:
             if error.fields:
                 error = ApiError(ErrorCode.BAD_USER_INPUT, fields=self.rest_fields(route, error))
             return error_response(error)
-        return self.respond(route, (outcome.data or {})["result"], request, raw_path,
-                            answer_key, reads)  # fmt: skip
+        return self.respond(route, (outcome.data or {})["result"], request, raw_path, reads)
 
     async def answer_key(
         self,
@@ -203,10 +203,9 @@ class RestApi:
         return value
 
     def respond(self, route: RestRoute, body: Any, request: Request, raw_path: str,
-                answer_key: tuple[Any, ...] | None = None,
                 reads: ReadLog | None = None) -> Response:  # fmt: skip
         """The REST response of a successful operation, in the route's shape; a GET's
-        answer is kept under `answer_key` while the data it read (`reads`) holds."""
+        answer is kept while the data it read (`reads`, with the answer's key) holds."""
         if route.shape is Shape.NO_CONTENT:
             return Response(status_code=204)
         if route.fragment in OMITTED_WHEN_NULL:
@@ -223,8 +222,8 @@ class RestApi:
             if route.method != "GET":  # a write's answer is not revalidated
                 return Response(content, media_type=route.media_type)
             etag = body_etag(content)
-        if answer_key is not None and reads is not None:
-            self.services.store.cache.keep_answer(answer_key, reads, content, etag)
+        if reads is not None:
+            self.services.store.cache.keep_answer(reads, content, etag)
         return conditional(content, etag, route.media_type, request)
 
     def classify(self, outcome: ExecutionResult) -> ApiError:

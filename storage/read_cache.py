@@ -55,8 +55,10 @@ class Entry:
 @dataclass
 class ReadLog:
     """What one request read: each collection's version before its first read. Not
-    `complete` when a read went around the cache or saw two versions of a collection."""
+    `complete` when a read went around the cache or saw two versions of a collection.
+    Its answer is kept under `key`."""
 
+    key: Hashable
     versions: dict[str, Version] = field(default_factory=dict)
     complete: bool = True
 
@@ -211,7 +213,10 @@ class ReadCache:
             data = bson.encode({"v": value}, codec_options=self.codec_options)
         except (BSONError, TypeError, OverflowError):
             return None  # not BSON (cannot happen for what the driver returned): not cached
-        return data if len(data) + ENTRY_OVERHEAD <= self.budget // LARGEST_SHARE else None
+        return data if self._fits(data) else None
+
+    def _fits(self, data: bytes) -> bool:
+        return len(data) + ENTRY_OVERHEAD <= self.budget // LARGEST_SHARE
 
     # Whole answers
 
@@ -224,18 +229,18 @@ class ReadCache:
         self._entries.move_to_end(key)
         return entry.data, entry.tag
 
-    def keep_answer(self, key: Hashable, log: ReadLog, data: bytes, tag: str) -> None:
-        """Keep an answer built from `log`'s reads, if they all still hold."""
+    def keep_answer(self, log: ReadLog, data: bytes, tag: str) -> None:
+        """Keep an answer built from `log`'s reads under its key, if they all still hold."""
         versions = tuple(sorted(log.versions.items()))
         if (
             not self.live
             or not log.complete
             or not versions
-            or len(data) + ENTRY_OVERHEAD > self.budget // LARGEST_SHARE
+            or not self._fits(data)
             or any(self.version(c) != v for c, v in versions)
         ):
             return
-        self._store(key, versions, data, tag)
+        self._store(log.key, versions, data, tag)
 
     def _store(self, key: Hashable, version: Any, data: bytes, tag: str = "") -> None:
         old = self._entries.pop(key, None)

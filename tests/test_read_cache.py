@@ -316,3 +316,22 @@ async def test_a_kept_answer_still_checks_access_first(client, keys, store):
     assert "ETag" not in without_flag.headers
     no_key = await client.get(path, headers={"Experimental-Flags": "references"})
     assert no_key.status_code == 401
+
+
+async def test_a_kept_answer_is_never_served_to_a_key_scoped_to_another_asset(client, keys, store):
+    store.watch_changes()
+    await until(lambda: store.cache.live, "the change stream is up")
+    for path in ("/v1/assets/asset-1", "/v1/assets/asset-1/floors", "/v1/units/u-001"):
+        full = await client.get(path, headers={"API-Key": keys.full})
+        assert (await client.get(path, headers={"API-Key": keys.full})).content == full.content
+        hits = store.cache.answer_hits
+        tag = full.headers["ETag"]
+        for extra in ({}, {"If-None-Match": tag}):
+            scoped = await client.get(path, headers={"API-Key": keys.scoped, **extra})
+            assert (scoped.status_code, scoped.json()) == (404, {"message": "Not found"})
+            assert "ETag" not in scoped.headers
+        assert store.cache.answer_hits == hits  # the full key's answer was not asked
+    path = "/v1/maps?asset=asset-1"
+    assert (await client.get(path, headers={"API-Key": keys.full})).json()["data"] != []
+    listed = await client.get(path, headers={"API-Key": keys.scoped})
+    assert listed.status_code == 200 and listed.json()["data"] == []
