@@ -65,6 +65,7 @@ class RequestContext:
         self._caller: asyncio.Future[Caller] | None = None
         self._address_charged = False
         self._loaders: Loaders | None = None
+        self.cost: int | None = None  # the operation's cost, once charged
 
     @property
     def loaders(self) -> Loaders:
@@ -121,6 +122,7 @@ class RequestContext:
         """Spend the rest of an operation's rate-limit units: one per `COST_PER_RATE_UNIT`
         of its cost, at least one, of which the key's lookup already spent one."""
         caller = await self.caller()
+        self.cost = cost
         units = max(1, math.ceil(cost / COST_PER_RATE_UNIT))
         if units > 1:
             wait = self.services.rate_limiter.take(caller.key_id, units - 1)

@@ -21,7 +21,9 @@ from resolvers.errors import ApiError, ErrorCode, classify
 from resolvers.limits import MAX_UNAUTHENTICATED_BODY_BYTES
 from rest.credentials import repeated_key, request_context
 from rest.graphiql import PAGE_HEADERS, graphiql_html
+from rest.graphql_answers import charge_kept, query_of
 from rest.responses import error_response, json_bytes, json_response
+from storage.read_cache import READS, ReadLog
 
 
 def request_error(status: int, reason: str) -> ApiError:
@@ -63,7 +65,7 @@ class GraphQLView(GraphQL):
             return
         request = Request(scope=scope, receive=receive)
         try:
-            response = await self.refusal(request) or await self.run(request)
+            response = await self.refusal(request) or await self.answer(request)
         except HTTPException as error:
             response = error_response(request_error(error.status_code, error.reason))
         await response(scope, receive, send)
@@ -96,6 +98,35 @@ class GraphQLView(GraphQL):
             return self.error_result(error)
         return None
 
+    async def answer(self, request: Request) -> Response:
+        """A keyed query's kept answer, after the checks and charge of its first run
+        (`rest.graphql_answers`); else strawberry runs the request, and a query's answer
+        without errors is kept while what it read holds."""
+        context = getattr(request.state, "context", None)
+        cache = self.services.store.cache
+        if context is None or context.api_key is None or not cache.live:
+            return await self.run(request)
+        query = await query_of(request, context, self.schema.caches)
+        if query is None:
+            return await self.run(request)
+        kept = cache.answer(query.key)
+        if kept is not None:
+            content, cost = kept
+            try:
+                await charge_kept(self.schema._schema, query, context, int(cost))
+            except ApiError as error:
+                return self.error_result(error)
+            return Response(content, media_type="application/json")
+        reads = ReadLog(query.key)
+        token = READS.set(reads)
+        try:
+            response = await self.run(request)
+        finally:
+            READS.reset(token)
+        if getattr(request.state, "clean", False) and context.cost is not None:
+            cache.keep_answer(reads, bytes(response.body), str(context.cost))
+        return response
+
     def error_result(self, error: ApiError) -> Response:
         """A GraphQL response carrying one error and no data, as after any failed check."""
         headers = {"Retry-After": str(error.retry_after)} if error.retry_after else None
@@ -126,6 +157,7 @@ class GraphQLView(GraphQL):
         self, request: Request, result: ExecutionResult
     ) -> GraphQLHTTPResponse:
         data: GraphQLHTTPResponse = {"data": result.data}
+        request.state.clean = not result.errors and not result.extensions  # may be kept
         if result.errors:
             data["errors"] = [self.format_error(error) for error in result.errors]
         if result.extensions:

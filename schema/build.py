@@ -23,6 +23,7 @@ class Schema(strawberry.Schema):
     """Logs only errors that are the server's fault; client errors are answers, not incidents."""
 
     retry_after = 5
+    caches: DocumentCaches  # the operations' parse, figures and validation (build_schema)
 
     def _warn_for_federation_directives(self) -> None:
         """No federation here: strawberry's check imports `strawberry.federation` and walks
@@ -36,19 +37,19 @@ class Schema(strawberry.Schema):
                 StrawberryLogger.error(error, execution_context)
 
 
-def build_schema(settings: Settings) -> strawberry.Schema:
+def build_schema(settings: Settings) -> Schema:
     """One extension, made per operation (`schema.guard.OperationGuard`): the token
     limit, the cached parse, access and figures, the cached validation, then the cost;
     its caches are the schema's (`DocumentCaches`)."""
     limits = OperationLimits.from_settings(settings)
     cache_size = settings.graphql_validation_cache
-    caches = DocumentCaches(limits, cache_size)
-    return Schema(
+    caches = DocumentCaches(limits, cache_size, settings.graphql_max_tokens)
+    schema = Schema(
         query=Query,
         mutation=Mutation,
         config=StrawberryConfig(default_resolver=read_field, scalar_map=SCALARS),
         execution_context_class=CompiledExecutor,
-        extensions=[
-            lambda: OperationGuard(caches, settings.graphql_max_tokens),
-        ],
+        extensions=[lambda: OperationGuard(caches)],
     )
+    schema.caches = caches
+    return schema

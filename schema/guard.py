@@ -65,12 +65,18 @@ class DocumentCaches:
     parse (by text and parse options), its figures (by parsed document: the parse
     cache hands the same object back for the same text) and its validation."""
 
-    def __init__(self, limits: OperationLimits, size: int) -> None:
+    def __init__(self, limits: OperationLimits, size: int, max_tokens: int) -> None:
         self.limits = limits
         self.size = size
+        self.max_tokens = max_tokens
         self.parse = lru_cache(maxsize=size)(parse)
         self.validate = lru_cache(maxsize=size)(validate_document)
         self.checked: OrderedDict[int, tuple[DocumentNode, GraphQLError | None]] = OrderedDict()
+
+    def document(self, query: str) -> DocumentNode:
+        """The parse of `query` within the token limit, shared with every operation's
+        (`OperationGuard.on_parse` asks with the same options); GraphQLError if it fails."""
+        return self.parse(query, max_tokens=self.max_tokens)
 
     def problem(self, document: DocumentNode) -> GraphQLError | None:
         """`figure_problem` of the document, measured once."""
@@ -92,13 +98,12 @@ class OperationGuard(SchemaExtension):
     ParserCache and ValidationCache did the same) halves strawberry's hook work per
     operation, about 0.3 ms of a small request."""
 
-    def __init__(self, caches: DocumentCaches, max_tokens: int) -> None:
+    def __init__(self, caches: DocumentCaches) -> None:
         self.caches = caches
         self.limits = caches.limits
-        self.max_tokens = max_tokens
 
     def on_operation(self) -> Iterator[None]:
-        self.execution_context.parse_options["max_tokens"] = self.max_tokens
+        self.execution_context.parse_options["max_tokens"] = self.caches.max_tokens
         yield
 
     def on_parse(self) -> Iterator[None]:

@@ -15,7 +15,8 @@ byte budget exactly and hands every reader its own fresh documents.
 
 Whole answers can be kept too (`answer`, `keep_answer`): a request that runs with a
 `ReadLog` in `READS` notes the version of every collection it read, and its answer is
-valid while all of those versions hold (REST GETs, `rest/dispatch.py`).
+valid while all of those versions hold (REST GETs, `rest/dispatch.py`; /graphql queries,
+`rest/graphql_answers.py`).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ class Entry:
     version: Version | tuple[tuple[str, Version], ...]  # an answer's: every collection's
     data: bytes
     size: int
-    tag: str = ""  # an answer's entity tag
+    tag: str = ""  # what an answer's owner keeps beside it: REST its ETag, /graphql its cost
 
 
 @dataclass
