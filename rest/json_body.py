@@ -1,9 +1,9 @@
 """JSON request bodies of REST routes: `{"data": ...}` into one GraphQL variable.
 
-REST clients write the spec's snake_case; GraphQL input fields are camelCase. The
-body's member is checked against the variable's GraphQL input type here, so every
-problem is reported once, in REST words and at its REST place (`data.3.unit_id`),
-after the access check and before anything runs.
+REST clients write the spec's snake_case; GraphQL input fields are camelCase. A body
+that does not fit the variable's GraphQL input type fails the execution's variable
+coercion before any resolver runs; `input_problems` then names every problem once, in
+REST words and at its REST place (`data.3.unit_id`). A body that fits is coerced once.
 """
 
 from __future__ import annotations
