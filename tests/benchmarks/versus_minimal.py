@@ -231,7 +231,7 @@ def measure_cpu(servers: Servers) -> dict[tuple[str, int], PerRequest]:
                 cpu, wall = batch(kind, servers.client(kind.server), n, CPU_BATCH[n])
                 results[kind.label, n].cpu.append(cpu * 1000)
                 results[kind.label, n].wall.append(wall * 1000)
-        line = ", ".join(f"{kind.label} {results[kind.label, n].cpu_ms:.1f} ms" for kind in kinds)
+        line = ", ".join(f"{kind.label} {results[kind.label, n].cpu_ms:.2f} ms" for kind in kinds)
         print(f"  CPU per request, N={n}: {line}", flush=True)
     return results
 
@@ -388,7 +388,7 @@ def rows_of(
             ours, theirs = cpu[f"floorgate REST{suffix}", n].cpu_ms, cpu["minimal", n].cpu_ms
             ratio = ours / theirs
             rows.append(Row(f"E6 per-page={n}: server CPU per request{suffix or ', cache on'}",
-                            f"{ours:.1f} ms", f"{theirs:.1f} ms", ratio,
+                            f"{ours:.2f} ms", f"{theirs:.2f} ms", ratio,
                             "<= 1.5x" if goal else "", ratio <= 1.5 if goal else None))  # fmt: skip
     for n in SIZES:
         ours, theirs = cpu[f"floorgate REST{UNCACHED}", n].wall_ms, cpu["minimal", n].wall_ms
@@ -420,8 +420,8 @@ def rows_of(
             ours = cpu[f"floorgate /graphql{suffix}", n].cpu_ms
             rest = cpu[f"floorgate REST{suffix}", n].cpu_ms
             rows.append(Row(f"E6 per-page={n} over /graphql, same selection (baseline: REST), "
-                            f"server CPU per request{suffix or ', cache on'}", f"{ours:.1f} ms",
-                            f"{rest:.1f} ms", ours / rest, "within 10%",
+                            f"server CPU per request{suffix or ', cache on'}", f"{ours:.2f} ms",
+                            f"{rest:.2f} ms", ours / rest, "within 10%",
                             ours / rest <= 1 + NOISE))  # fmt: skip
     ratio = cold["floorgate"] / cold["minimal"]
     rows.append(Row("cold start: spawn to first 200", f"{cold['floorgate']:.2f} s",
@@ -444,9 +444,9 @@ def cpu_details(cpu: dict[tuple[str, int], PerRequest]) -> list[str]:
     lines = ["| N | kind | requests | CPU ms median | min | max | mean | wall ms median |",
              "|---:|---|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
     for (label, n), found in cpu.items():
-        lines.append(f"| {n} | {label} | {len(found.cpu)} x {CPU_BATCH[n]} | {found.cpu_ms:.1f} "
-                     f"| {min(found.cpu):.1f} | {max(found.cpu):.1f} "
-                     f"| {statistics.fmean(found.cpu):.1f} | {found.wall_ms:.1f} |")  # fmt: skip
+        lines.append(f"| {n} | {label} | {len(found.cpu)} x {CPU_BATCH[n]} | {found.cpu_ms:.2f} "
+                     f"| {min(found.cpu):.2f} | {max(found.cpu):.2f} "
+                     f"| {statistics.fmean(found.cpu):.2f} | {found.wall_ms:.1f} |")  # fmt: skip
     return lines
 
 
