@@ -7,7 +7,10 @@ Per level, from the vertices of the `paths` layers in document order:
 3. segments that cross split at the crossing (a new node, unless a node is within
    0.5 units of it, which step 2 already joined);
 4. equal edges (the shared part of an overlap) become one, usable by wheelchair if
-   any of them is.
+   any of them is;
+5. a node lying on the inside of an edge (a piece of step 2 along a segment that step
+   3 split) splits it, and step 4 runs again, so overlaps made by the joins are one
+   edge too.
 Then each connector joins its level like a waypoint (a link edge to the nearest point
 of an edge the mode may use), and connectors sharing an id join their levels.
 
@@ -40,6 +43,7 @@ from routing.model import (
 )
 
 JOIN = 0.5  # canvas units
+ON_EDGE = 1e-9  # a node this near an edge (relative to the level's coordinates) is on it
 NO_WHEELCHAIR = "no-wheelchair"
 
 
@@ -118,6 +122,10 @@ def _level(
         splits.extend(crossing_splits)
         seg_u, seg_v, seg_ok = _split(seg_u, seg_v, seg_ok, splits)
         seg_u, seg_v, seg_ok = _unique_edges(seg_u, seg_v, seg_ok)
+        overlaps = _nodes_on_edges(nodes_xy, seg_u, seg_v)
+        if overlaps:
+            seg_u, seg_v, seg_ok = _split(seg_u, seg_v, seg_ok, overlaps)
+            seg_u, seg_v, seg_ok = _unique_edges(seg_u, seg_v, seg_ok)
     connector_xy = np.array([c.centre for c in connectors], dtype=np.float64).reshape(-1, 2)
     links, nodes_xy, seg_u, seg_v, seg_ok = _links(nodes_xy, seg_u, seg_v, seg_ok, connectors,
                                                    connector_xy)  # fmt: skip
@@ -238,6 +246,32 @@ def _crossings(
     splits = list(zip(first.tolist(), t.tolist(), node.tolist(), strict=True))
     splits += zip(second.tolist(), w.tolist(), node.tolist(), strict=True)
     return np.concatenate([nodes_xy, points[kept]]), splits
+
+
+def _nodes_on_edges(nodes_xy: np.ndarray, seg_u: np.ndarray, seg_v: np.ndarray) -> Splits:
+    """Nodes lying on the inside of an edge (up to rounding): the edge splits there.
+
+    Steps 2 and 3 are worked out on the drawn segments, but a T-junction replaces its
+    segment by pieces through the joining node, and such a piece can lie on another
+    segment that a crossing split (a polyline doubling back along itself, say). The
+    two copies would then stay separate edges, only one of them through the crossing
+    node; splitting the copy there lets step 4 make the shared part one edge, as the
+    rules ask of collinear overlaps. Splitting an edge at nodes on it only makes
+    collinear pieces of it, so one pass suffices.
+    """
+    if len(seg_u) < 2:
+        return []
+    tolerance = ON_EDGE * max(1.0, float(np.abs(nodes_xy).max()))
+    lines = shapely.linestrings(np.stack([nodes_xy[seg_u], nodes_xy[seg_v]], axis=1))
+    node, segment = shapely.STRtree(lines).query(shapely.points(nodes_xy), "dwithin", tolerance)
+    other = (seg_u[segment] != node) & (seg_v[segment] != node)
+    node, segment = node[other], segment[other]
+    if len(node) == 0:
+        return []
+    t, distance = _projections(nodes_xy, seg_u, seg_v, nodes_xy[node], segment)
+    inside = (t > 0) & (t < 1) & (distance <= tolerance)
+    return list(zip(segment[inside].tolist(), t[inside].tolist(), node[inside].tolist(),
+                    strict=True))  # fmt: skip
 
 
 def _split(

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 import numpy as np
+import pytest
 import shapely
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -486,6 +487,96 @@ def test_matches_a_plain_dijkstra_on_the_whole_graph(data):
         expected, ambiguous = reference_matrix(graph, mode, points)
         assert_same_cells(loaded.matrix(mode, points, points), expected, ambiguous,
                           (mode, points, network.svg()))  # fmt: skip
+
+
+def _walk_edges_with_a_node_inside(graph: WalkGraph) -> list[tuple[int, int]]:
+    """(edge, node) pairs where a node of the walk paths lies on the inside of a walk
+    edge of its level: two copies of one drawn stretch, only one of them split."""
+    walk = np.flatnonzero(graph.edge_kind == WALK)
+    ends = np.unique(np.concatenate([graph.edge_u[walk], graph.edge_v[walk]]))
+    found = []
+    for e in walk.tolist():
+        u, v = int(graph.edge_u[e]), int(graph.edge_v[e])
+        a, b = graph.node_xy[u], graph.node_xy[v]
+        for n in ends.tolist():
+            if n in (u, v) or graph.node_level[n] != graph.node_level[u]:
+                continue
+            t, gap = _nearest_on_segment(graph.node_xy[n], a, b)
+            if 0.0 < t < 1.0 and gap < 1e-9:
+                found.append((e, n))
+    return found
+
+
+# A polyline doubling back (0,0.1) -> (3.1,1.4) -> (0,0.6) under a line (0,1.2) ->
+# (3.6,1.3). Its last vertex (0,0.6) is 0.46 units from its first segment, which the
+# T-junction therefore bends through it: that segment's piece (0,0.6)-(3.1,1.4) is the
+# second segment again. The second segment crosses the line at X = (2.6054, 1.2724)
+# (0.51 units from (3.1,1.4), so a new node), the piece, drawn before the split, did not:
+# the graph kept it whole beside the split copy. Waypoint B = (1,0) is nearest to the
+# point Q = (0.7924, 0.8045) of both copies (0.8308 units); on the copy through X the
+# route from A = (0,1) (joining (0,1.2), 0.2 units) is 0.2 + 2.6065 (to X) + 1.8725
+# (X to Q) + 0.8308 = 5.5098 units = 2.754877 ft, 0.626108 s on foot; on the whole copy
+# it had to go round by (3.1,1.4): 0.2 + 2.6065 + 0.5108 + 2.3832 + 0.8308 units =
+# 3.265632 ft. The rules make the shared stretch one edge, through X: the first answer.
+DOUBLED_BACK = Network(
+    fpu=0.5,
+    walks=[[Walk(((0.0, 1.2), (3.6, 1.3)), True, "line"),
+            Walk(((0.0, 0.1), (3.1, 1.4), (0.0, 0.6)), True, "line")]],
+    stops=[[]],
+    document_order=[0],
+    level_index=[0],
+)  # fmt: skip
+
+
+def test_a_stretch_drawn_twice_through_a_join_is_one_edge_through_its_crossing():
+    graph, loaded = build(DOUBLED_BACK)
+    assert _walk_edges_with_a_node_inside(graph) == []
+    edges = {
+        tuple(sorted((tuple(graph.node_xy[u].round(4)), tuple(graph.node_xy[v].round(4)))))
+        for u, v in zip(graph.edge_u.tolist(), graph.edge_v.tolist(), strict=True)
+    }
+    x = (2.6054, 1.2724)
+    line = {((0.0, 1.2), x), (x, (3.1, 1.4)), ((3.1, 1.4), (3.6, 1.3))}
+    polyline = {((0.0, 0.1), (0.0, 0.6)), ((0.0, 0.6), x)}  # bent, and shared from X on
+    assert edges == line | polyline
+    points = [Point(0.0, 1.0, 0), Point(1.0, 0.0, 0)]
+    joined, b = (0.0, 1.2), (1.0, 0.0)
+    q, crossing = (0.79239024390, 0.80448780488), (2.60544747082, 1.27237354086)
+    units = 0.2 + math.dist(joined, crossing) + math.dist(crossing, q) + math.dist(q, b)
+    feet = units * DOUBLED_BACK.fpu
+    for mode in MODES:
+        got = loaded.matrix(mode, points, points)
+        expected, ambiguous = reference_matrix(graph, mode, points)
+        assert ambiguous == set()
+        assert got[0][1] == pytest.approx((2.754876719274141, 2.754876719274141 / SPEED[mode]),
+                                          rel=1e-12)  # fmt: skip
+        assert got[0][1] == pytest.approx((feet, feet / SPEED[mode]), rel=1e-9)
+        assert_same_cells(got, expected, ambiguous, (mode, points))
+
+
+def test_a_segment_bent_onto_a_crossed_one_shares_its_split():
+    """Smaller still: (0,0.6) merges into (0.1,1); the end (0.5,0) bends the first line
+    through it, onto the last segment, which crosses the second at (0.3125, 0.46875)."""
+    network = Network(
+        fpu=0.5,
+        walks=[[Walk(((0.0, 0.0), (0.1, 1.0)), True, "line"),
+                Walk(((0.0, 0.0), (0.6, 0.9), (0.0, 0.6), (0.5, 0.0)), True, "line")]],
+        stops=[[]],
+        document_order=[0],
+        level_index=[0],
+    )  # fmt: skip
+    graph, _ = build(network)
+    assert _walk_edges_with_a_node_inside(graph) == []
+    assert graph.edge_count == 6
+
+
+@SETTINGS
+@given(any_networks())
+def test_no_node_lies_inside_a_walk_edge(network):
+    """What a join bends onto another drawn segment is that segment: one edge, split
+    wherever it is split (unit-map-svg.md: the shared part of an overlap is one edge)."""
+    graph, _ = build(network)
+    assert _walk_edges_with_a_node_inside(graph) == [], network.svg()
 
 
 @SETTINGS
