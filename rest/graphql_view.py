@@ -21,8 +21,9 @@ from resolvers.errors import ApiError, ErrorCode, classify
 from resolvers.limits import MAX_UNAUTHENTICATED_BODY_BYTES
 from rest.credentials import repeated_key, request_context
 from rest.graphiql import PAGE_HEADERS, graphiql_html
-from rest.graphql_answers import charge_kept, query_of
+from rest.graphql_requests import charge_kept, operation_of
 from rest.responses import error_response, json_bytes, json_response
+from schema.operation import run_operation
 from storage.read_cache import READS, ReadLog
 
 
@@ -99,33 +100,37 @@ class GraphQLView(GraphQL):
         return None
 
     async def answer(self, request: Request) -> Response:
-        """A keyed query's kept answer, after the checks and charge of its first run
-        (`rest.graphql_answers`); else strawberry runs the request, and a query's answer
-        without errors is kept while what it read holds."""
+        """One plain query or mutation runs directly (`rest.graphql_requests`); a keyed
+        query's kept answer is served after the checks and charge of its first run, and
+        a query's answer without errors is kept while what it read holds. Anything else
+        is strawberry's."""
         context = getattr(request.state, "context", None)
+        if context is None:  # not an operation: the IDE page
+            return await self.run(request)
         cache = self.services.store.cache
-        if context is None or context.api_key is None or not cache.live:
+        operation = await operation_of(request, context, self.schema.caches, cache.live)
+        if operation is None:
             return await self.run(request)
-        query = await query_of(request, context, self.schema.caches)
-        if query is None:
-            return await self.run(request)
-        kept = cache.answer(query.key)
-        if kept is not None:
-            content, cost = kept
-            try:
-                await charge_kept(self.schema._schema, query, context, int(cost))
-            except ApiError as error:
-                return self.error_result(error)
-            return Response(content, media_type="application/json")
-        reads = ReadLog(query.key)
+        if operation.key is not None:
+            kept = cache.answer(operation.key)
+            if kept is not None:
+                content, cost = kept
+                try:
+                    await charge_kept(self.schema._schema, operation, context, int(cost))
+                except ApiError as error:
+                    return self.error_result(error)
+                return Response(content, media_type="application/json")
+        reads = None if operation.key is None else ReadLog(operation.key)
         token = READS.set(reads)
         try:
-            response = await self.run(request)
+            result = await run_operation(self.schema, operation.document, operation.definition,
+                                         operation.variables, context)  # fmt: skip
         finally:
             READS.reset(token)
-        if getattr(request.state, "clean", False) and context.cost is not None:
-            cache.keep_answer(reads, bytes(response.body), str(context.cost))
-        return response
+        content = self.encode_json(await self.process_result(request, result))
+        if reads is not None and not result.errors and context.cost is not None:
+            cache.keep_answer(reads, content, str(context.cost))
+        return Response(content, media_type="application/json")
 
     def error_result(self, error: ApiError) -> Response:
         """A GraphQL response carrying one error and no data, as after any failed check."""
@@ -157,7 +162,6 @@ class GraphQLView(GraphQL):
         self, request: Request, result: ExecutionResult
     ) -> GraphQLHTTPResponse:
         data: GraphQLHTTPResponse = {"data": result.data}
-        request.state.clean = not result.errors and not result.extensions  # may be kept
         if result.errors:
             data["errors"] = [self.format_error(error) for error in result.errors]
         if result.extensions:

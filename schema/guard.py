@@ -12,9 +12,11 @@ here is the operation's one error (data null).
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Iterator
-from functools import lru_cache
+from collections.abc import AsyncIterator, Callable, Hashable, Iterator
+from functools import lru_cache, partial
+from typing import Any, Generic, TypeVar
 
+import orjson
 from graphql import (
     DocumentNode,
     GraphQLError,
@@ -22,7 +24,9 @@ from graphql import (
     OperationDefinitionNode,
     get_operation_ast,
     parse,
+    specified_rules,
 )
+from graphql.validation import ASTValidationRule
 from strawberry.extensions import SchemaExtension
 from strawberry.schema.schema import validate_document
 
@@ -42,6 +46,9 @@ from resolvers.operation_limits import (
 from resolvers.validation import oversized_lists
 from schema.permissions import Requirement, field_requirement
 
+T = TypeVar("T")
+COSTED_VARIABLES_BYTES = 1024  # variables up to this size (as JSON) key a kept cost
+
 
 def root_requirements(
     schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode
@@ -60,18 +67,42 @@ def root_requirements(
     return list(requirements)
 
 
+class ByDocument(Generic[T]):
+    """A bounded LRU of what was worked out for a parsed document, keyed by the
+    document's identity and a small extra key. The parse cache hands the same object
+    back for the same text, and graphql-core's nodes hash by walking all their children
+    (about 0.1 ms of a small request for `lru_cache` over documents); the entry holds
+    the document, which keeps its id unique."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.entries: OrderedDict[tuple[int, Hashable], tuple[DocumentNode, T]] = OrderedDict()
+
+    def get(self, document: DocumentNode, extra: Hashable, make: Callable[[], T]) -> T:
+        key = (id(document), extra)
+        found = self.entries.get(key)
+        if found is not None and found[0] is document:
+            self.entries.move_to_end(key)
+            return found[1]
+        value = make()
+        self.entries[key] = (document, value)
+        if len(self.entries) > self.size:
+            self.entries.popitem(last=False)
+        return value
+
+
 class DocumentCaches:
     """What each document costs once, shared by every operation of one schema: its
-    parse (by text and parse options), its figures (by parsed document: the parse
-    cache hands the same object back for the same text) and its validation."""
+    parse (by text and parse options), then by parsed document its figures, its
+    validation and its cost under small variables."""
 
     def __init__(self, limits: OperationLimits, size: int, max_tokens: int) -> None:
         self.limits = limits
-        self.size = size
         self.max_tokens = max_tokens
         self.parse = lru_cache(maxsize=size)(parse)
-        self.validate = lru_cache(maxsize=size)(validate_document)
-        self.checked: OrderedDict[int, tuple[DocumentNode, GraphQLError | None]] = OrderedDict()
+        self.figures: ByDocument[GraphQLError | None] = ByDocument(size)
+        self.validations: ByDocument[list[GraphQLError]] = ByDocument(size)
+        self.costs: ByDocument[int] = ByDocument(size * 4)
 
     def document(self, query: str) -> DocumentNode:
         """The parse of `query` within the token limit, shared with every operation's
@@ -80,27 +111,102 @@ class DocumentCaches:
 
     def problem(self, document: DocumentNode) -> GraphQLError | None:
         """`figure_problem` of the document, measured once."""
-        found = self.checked.get(id(document))
-        if found is not None and found[0] is document:
-            self.checked.move_to_end(id(document))
-            return found[1]
-        problem = figure_problem(document_figures(document), self.limits)
-        self.checked[id(document)] = (document, problem)  # the entry keeps the id unique
-        if len(self.checked) > self.size:
-            self.checked.popitem(last=False)
-        return problem
+        return self.figures.get(
+            document, None, lambda: figure_problem(document_figures(document), self.limits)
+        )
+
+    def validate(
+        self,
+        schema: GraphQLSchema,
+        document: DocumentNode,
+        rules: tuple[type[ASTValidationRule], ...],
+    ) -> list[GraphQLError]:
+        """strawberry's validation (graphql-core's rules and its own two), once per
+        document and rules."""
+        return self.validations.get(
+            document, rules, lambda: validate_document(schema, document, rules)
+        )
+
+    def cost(
+        self,
+        schema: GraphQLSchema,
+        document: DocumentNode,
+        variables: dict[str, Any] | None,
+        operation_name: str | None,
+    ) -> int:
+        """`operation_cost`, kept per document, operation and variables when the
+        variables are small (a page size, some ids); computed every time otherwise."""
+        compute = partial(operation_cost, schema, document, variables, operation_name)
+        try:
+            written = orjson.dumps(variables, option=orjson.OPT_SORT_KEYS)
+        except orjson.JSONEncodeError:
+            return compute()
+        if len(written) > COSTED_VARIABLES_BYTES:
+            return compute()
+        return self.costs.get(document, (operation_name, written), compute)
+
+
+VALIDATION_RULES = bounded_rules(specified_rules)  # graphql-core's, overlaps bounded
+
+
+async def check_access(
+    caches: DocumentCaches,
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operation: OperationDefinitionNode | None,
+    context: object,
+) -> bool:
+    """Before validation: the root fields' access, then the document's figures. True when
+    the operation is keyed (its cost is then charged). Raises the refusal.
+
+    In-process execution without a request (tests, tools) has no caller to check: the
+    fields' permission classes still refuse it."""
+    keyed = False
+    if isinstance(context, RequestContext) and operation is not None:
+        requirements = root_requirements(schema, document, operation)
+        for permission, flag in requirements:
+            await authorize(context, permission=permission, flag=flag)
+        keyed = bool(requirements)
+    problem = caches.problem(document)
+    if problem is not None:
+        raise problem
+    return keyed
+
+
+async def check_cost_of(
+    caches: DocumentCaches,
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operation_name: str | None,
+    variables: dict[str, Any] | None,
+    context: object,
+    keyed: bool,
+) -> None:
+    """After a valid document, before anything walks the variables (the cost, coercion):
+    a huge list costs nothing to refuse; then the cost against the limit, charged to the
+    key's rate limit. Raises the refusal."""
+    oversized = [where for name, value in (variables or {}).items()
+                 for where in oversized_lists(value, MAX_INPUT_ITEMS, name)]  # fmt: skip
+    if oversized:
+        raise invalid({where: [f"must have at most {MAX_INPUT_ITEMS} items"]
+                       for where in oversized})  # fmt: skip
+    cost = caches.cost(schema, document, variables, operation_name)
+    check_cost(cost, caches.limits.max_cost)
+    if keyed:
+        assert isinstance(context, RequestContext)
+        await context.charge(cost)
 
 
 class OperationGuard(SchemaExtension):
-    """The one extension of every operation: the token limit and the cached parse, then
-    access and the document's figures before the cached validation, then the variables'
-    lists and the cost. One extension instead of four (strawberry's MaxTokensLimiter,
-    ParserCache and ValidationCache did the same) halves strawberry's hook work per
-    operation, about 0.3 ms of a small request."""
+    """The one extension of every operation strawberry runs: the token limit and the
+    cached parse, then `check_access` before the cached validation, then `check_cost_of`.
+    One extension instead of four (strawberry's MaxTokensLimiter, ParserCache and
+    ValidationCache did the same) halves strawberry's hook work per operation, about
+    0.3 ms of a small request. (`schema.operation.run_operation` runs the same checks
+    without strawberry's pipeline.)"""
 
     def __init__(self, caches: DocumentCaches) -> None:
         self.caches = caches
-        self.limits = caches.limits
 
     def on_operation(self) -> Iterator[None]:
         self.execution_context.parse_options["max_tokens"] = self.caches.max_tokens
@@ -118,18 +224,7 @@ class OperationGuard(SchemaExtension):
         assert document is not None, "validation follows a successful parse"
         schema = execution.schema._schema
         operation = get_operation_ast(document, execution.operation_name)
-        context = execution.context
-        # In-process execution without a request (tests, tools) has no caller to check:
-        # the fields' permission classes still refuse it.
-        keyed = False
-        if isinstance(context, RequestContext) and operation is not None:
-            requirements = root_requirements(schema, document, operation)
-            for permission, flag in requirements:
-                await authorize(context, permission=permission, flag=flag)
-            keyed = bool(requirements)
-        problem = self.caches.problem(document)
-        if problem is not None:
-            raise problem
+        keyed = await check_access(self.caches, schema, document, operation, execution.context)
         execution.validation_rules = bounded_rules(execution.validation_rules)
         execution.pre_execution_errors = self.caches.validate(
             schema, document, execution.validation_rules
@@ -137,15 +232,5 @@ class OperationGuard(SchemaExtension):
         yield
         if execution.pre_execution_errors or operation is None:
             return  # nothing runs
-        # Before anything walks the variables (the cost, coercion): a huge list costs
-        # nothing to refuse.
-        oversized = [where for name, value in (execution.variables or {}).items()
-                     for where in oversized_lists(value, MAX_INPUT_ITEMS, name)]  # fmt: skip
-        if oversized:
-            raise invalid({where: [f"must have at most {MAX_INPUT_ITEMS} items"]
-                           for where in oversized})  # fmt: skip
-        cost = operation_cost(schema, document, execution.variables, execution.operation_name)
-        check_cost(cost, self.limits.max_cost)
-        if keyed:
-            assert isinstance(context, RequestContext)
-            await context.charge(cost)
+        await check_cost_of(self.caches, schema, document, execution.operation_name,
+                            execution.variables, execution.context, keyed)  # fmt: skip

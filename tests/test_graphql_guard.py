@@ -308,3 +308,26 @@ async def test_a_bug_before_execution_is_internal_and_says_nothing(client, keys,
     monkeypatch.setattr("schema.guard.operation_cost", broken)
     body = await post(client, "{ assets { data { id } } }", keys.full)
     assert only_error(body) == ("Server error", {"code": "INTERNAL"})
+
+
+def test_costs_are_kept_per_document_operation_and_small_variables():
+    """The kept cost is the computed one for every page size; large variables are
+    priced every time and leave nothing behind."""
+    from resolvers.operation_limits import operation_cost
+    from schema.build import build_schema
+    from storage.settings import Settings
+
+    schema = build_schema(Settings())
+    caches, graphql_schema = schema.caches, schema._schema
+    document = caches.document("query Q($n: Int) { units(perPage: $n) { data { id } } }")
+    assert caches.document("query Q($n: Int) { units(perPage: $n) { data { id } } }") is document
+    for n in (1, 100, 10000, 1, 100):
+        assert caches.cost(graphql_schema, document, {"n": n}, None) == operation_cost(
+            graphql_schema, document, {"n": n}, None) == 2 * n + 1  # fmt: skip
+    assert len(caches.costs.entries) == 3
+    padded = {"n": 5, "pad": "x" * 2000}
+    assert caches.cost(graphql_schema, document, padded, None) == operation_cost(
+        graphql_schema, document, padded, None)  # fmt: skip
+    assert len(caches.costs.entries) == 3
+    first = caches.validate(graphql_schema, document, ())
+    assert caches.validate(graphql_schema, document, ()) is first
