@@ -16,7 +16,7 @@ byte budget exactly and hands every reader its own fresh documents.
 Whole answers can be kept too (`answer`, `keep_answer`): a request that runs with a
 `ReadLog` in `READS` notes the version of every collection it read, and its answer is
 valid while all of those versions hold (REST GETs, `rest/dispatch.py`; /graphql queries,
-`rest/graphql_answers.py`).
+`rest/graphql_requests.py`).
 """
 
 from __future__ import annotations

@@ -473,8 +473,9 @@ async def graphql_outcome(demo, strawberry_schema, query: str, variables: dict) 
     return response.status_code, body.get("data"), errors, sorted(calls)
 
 
-async def test_generated_documents_answer_alike_on_both_executors(demo):
-    schema = strawberry_schema_of(demo.app)
+async def generated_cases(demo, schema: Any, count: int) -> list[tuple[str, dict]]:
+    """`count` hypothesis-graphql documents over the demo's schema (real ids, decorated),
+    with their variables. Drawn first (hypothesis runs no coroutine), then each is run."""
     ids = list((await demo_ids(demo)).values())
     fields = [name for name in schema._schema.query_type.fields if name not in SKIPPED_ROOTS]
     documents = hypothesis_graphql.queries(schema._schema, fields=fields, print_ast=lambda d: d,
@@ -482,14 +483,19 @@ async def test_generated_documents_answer_alike_on_both_executors(demo):
         lambda document: with_real_ids(document, ids))  # fmt: skip
     cases: list[tuple[str, dict]] = []
 
-    # Drawn first (hypothesis runs no coroutine), then each run on both executors.
-    @settings(max_examples=150, deadline=None, database=None, derandomize=True,
+    @settings(max_examples=count, deadline=None, database=None, derandomize=True,
               phases=[Phase.generate], suppress_health_check=list(HealthCheck))  # fmt: skip
     @given(case=decorated(documents))
     def collect(case: tuple[str, dict]) -> None:
         cases.append(case)
 
     collect()
+    return cases
+
+
+async def test_generated_documents_answer_alike_on_both_executors(demo):
+    schema = strawberry_schema_of(demo.app)
+    cases = await generated_cases(demo, schema, 150)
     seen: list[tuple[int, Any]] = []
     for query, variables in cases:
         compiled = await graphql_outcome(demo, schema, query, variables)

@@ -8,22 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import hypothesis_graphql
 import orjson
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
 
 import rest.graphql_view
 from resolvers.keys import create_key
 from resolvers.permissions import ALL_FLAGS, ALL_PERMISSIONS
-from tests.test_compiled_executor import (
-    SKIPPED_ROOTS,
-    decorated,
-    demo_ids,
-    recording,
-    strawberry_schema_of,
-    with_real_ids,
-)
+from tests.test_compiled_executor import generated_cases, recording, strawberry_schema_of
 
 
 async def strawberry_only(*_: Any) -> None:
@@ -135,21 +126,7 @@ async def test_each_case_answers_alike_on_both_paths(demo, other_keys, monkeypat
 
 
 async def test_generated_documents_answer_alike_on_both_paths(demo, monkeypatch):
-    schema = strawberry_schema_of(demo.app)
-    ids = list((await demo_ids(demo)).values())
-    fields = [name for name in schema._schema.query_type.fields if name not in SKIPPED_ROOTS]
-    documents = hypothesis_graphql.queries(schema._schema, fields=fields, print_ast=lambda d: d,
-                                           allow_x00=False, allow_null=True).map(
-        lambda document: with_real_ids(document, ids))  # fmt: skip
-    cases: list[tuple[str, dict]] = []
-
-    @settings(max_examples=60, deadline=None, database=None, derandomize=True,
-              phases=[Phase.generate], suppress_health_check=list(HealthCheck))  # fmt: skip
-    @given(case=decorated(documents))
-    def collect(case: tuple[str, dict]) -> None:
-        cases.append(case)
-
-    collect()
+    cases = await generated_cases(demo, strawberry_schema_of(demo.app), 60)
     answered_with_data = 0
     for query, variables in cases:
         _, _, payload, _, _ = await both_paths(
