@@ -27,6 +27,7 @@ from rest.middleware import BodyStalled, BodyTooLarge, Boundary
 from rest.openapi import openapi_document, openapi_routes
 from rest.reference_page import reference_page_routes
 from rest.responses import error_of, json_response
+from rest.sdl import sdl_routes
 from schema.build import build_schema
 from storage.database import UNAVAILABLE_ERRORS, Store, connect
 from storage.settings import Settings
@@ -79,6 +80,7 @@ def create_app(settings: Settings, store: Store | None = None) -> ASGIApp:
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/graphql", GraphQLView(schema, services), methods=["GET", "POST"]),
+        *sdl_routes(schema),
         Mount(GRAPHIQL_STATIC_PREFIX, app=GZipMiddleware(static.app)),
         Route("/files/{name:path}", files_endpoint(services), methods=["GET"]),
         *openapi_routes(openapi_document(schema._schema, rest.requirements, settings)),
