@@ -265,7 +265,7 @@ def variables_of(
         if param.location == "path":
             variables[param.variable] = path_values[param.name]
             continue
-        given = request.query_params.getlist(param.name)
+        given = [value for name in param.spellings for value in request.query_params.getlist(name)]
         if not given:
             continue
         if len(given) > 1:

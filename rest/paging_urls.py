@@ -1,7 +1,8 @@
 """`prev_url`/`next_url`: absolute https addresses on the public base URL.
 
 They keep every query parameter of the request except `api-key` (a secret must
-not travel in links) and set `page` and `per-page`.
+not travel in links), under the spec's names (`asset_id` becomes `asset`), and set
+`page` and `per-page`.
 """
 
 from __future__ import annotations
@@ -9,11 +10,14 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
+from rest.routes import SYNONYMS
+
 
 def page_url(
     public_url: str, raw_path: str, query: list[tuple[str, str]], page: int, per_page: int
 ) -> str:
-    kept = [(k, v) for k, v in query if k not in ("api-key", "page", "per-page")]
+    named = [(SYNONYMS.get(k, k), v) for k, v in query]
+    kept = [(k, v) for k, v in named if k not in ("api-key", "page", "per-page")]
     kept += [("page", str(page)), ("per-page", str(per_page))]
     return f"{public_url}{raw_path}?{urlencode(kept)}"
 

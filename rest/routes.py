@@ -33,6 +33,11 @@ class Shape(StrEnum):
 WRAPPERS = {Shape.PAGED: PAGING, Shape.VERSIONED: "etag"}
 
 
+# Spellings of query parameters seen in real clients, accepted for the spec's names
+# (docs/api.md, Inputs). Links (`next_url`, `prev_url`) always use the spec's names.
+SYNONYMS = {"asset_id": "asset", "per_page": "per-page"}
+
+
 @dataclass(frozen=True)
 class Param:
     """A REST input and the GraphQL variable it fills."""
@@ -45,6 +50,11 @@ class Param:
     @property
     def is_int(self) -> bool:
         return self.graphql_type.startswith("Int")
+
+    @property
+    def spellings(self) -> tuple[str, ...]:
+        """The name and its synonyms, as a query may give them."""
+        return (self.name, *(other for other, name in SYNONYMS.items() if name == self.name))
 
 
 @dataclass(frozen=True)

@@ -86,7 +86,7 @@ async def test_next_url_keeps_encoded_path(client, full_headers):
     ],
 )
 async def test_bad_paging_is_422(client, full_headers, query, fields):
-    response = await client.get(f"/v1/units?{query}", headers=full_headers)
+    response = await client.get(f"/v1/maps?{query}", headers=full_headers)
     assert response.status_code == 422
     assert response.json() == {"message": "Resource validation failed", "fields": fields}
 
@@ -104,3 +104,44 @@ async def test_syntax_and_value_problems_are_reported_together(client, full_head
         "page": ["must be an integer"],
         "map": ["must be at most 255 characters"],
     }
+
+
+# Spellings seen in real clients (issue 17): `asset_id` for `asset`, `per_page` for
+# `per-page`; links use the spec's names.
+
+
+async def test_asset_id_is_the_asset_filter(client, full_headers):
+    every = (await client.get("/v1/maps", headers=full_headers)).json()["data"]
+    canonical = (await client.get("/v1/maps?asset=asset-2", headers=full_headers)).json()
+    synonym = (await client.get("/v1/maps?asset_id=asset-2", headers=full_headers)).json()
+    assert synonym == canonical
+    assert {item["asset_id"] for item in synonym["data"]} == {"asset-2"}
+    assert len(synonym["data"]) < len(every)  # it filters: not every map, as before
+
+
+async def test_per_page_and_links_in_the_spec_names(client, full_headers):
+    response = await client.get("/v1/units?per_page=5&page=2&asset_id=asset-1&x=1",
+                                headers=full_headers)  # fmt: skip
+    body = response.json()
+    assert response.status_code == 200
+    assert len(body["data"]) == 5
+    assert body["paging"] == {
+        "per_page": 5,
+        "current_page": 2,
+        "prev_url": f"{BASE}/v1/units?asset=asset-1&x=1&page=1&per-page=5",
+        "next_url": f"{BASE}/v1/units?asset=asset-1&x=1&page=3&per-page=5",
+    }
+
+
+@pytest.mark.parametrize("query, field, message", [
+    ("asset=asset-1&asset_id=asset-2", "asset", "must be given once"),
+    ("asset_id=asset-1&asset_id=asset-1", "asset", "must be given once"),
+    ("per-page=5&per_page=5", "per-page", "must be given once"),
+    ("per_page=five", "per-page", "must be an integer"),
+])  # fmt: skip
+async def test_a_name_and_its_synonym_together_are_refused(client, full_headers, query, field,
+                                                           message):  # fmt: skip
+    response = await client.get(f"/v1/maps?{query}", headers=full_headers)
+    assert response.status_code == 422
+    assert response.json() == {"message": "Resource validation failed",
+                               "fields": {field: [message]}}  # fmt: skip
