@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-stamp
 .PHONY: run test bench lint clean
 
 $(STAMP): pyproject.toml setup.py parsing/_kernels.pyx
-	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "floorgate needs Python 3.11 or newer")'
+	@$(PYTHON) -c 'import sys; sys.exit(0 if (3, 11) <= sys.version_info < (3, 14) else "floorgate needs Python 3.11, 3.12 or 3.13 (pyproject.toml)")'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[embedded,dev]'
 	@touch $(STAMP)

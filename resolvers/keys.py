@@ -17,7 +17,7 @@ from typing import Any
 
 from resolvers.errors import FieldErrors
 from resolvers.permissions import ALL_PERMISSIONS
-from storage.collections import API_KEYS
+from storage.collections import API_KEYS, ASSETS
 from storage.database import Store
 from storage.timestamps import now
 
@@ -180,6 +180,14 @@ async def create_key(
         }
     )
     return CreatedKey(key_id=key_id, secret=secret)
+
+
+async def unknown_assets(store: Store, asset_ids: list[str]) -> list[str]:
+    """The ids among `asset_ids` that name no stored asset, in the order given: a key
+    scoped to a mistyped asset would see nothing, without a word (`keys create`)."""
+    wanted = list(dict.fromkeys(asset_ids))
+    found = await store[ASSETS].distinct("_id", {"_id": {"$in": wanted}})
+    return [asset_id for asset_id in wanted if asset_id not in set(found)]
 
 
 async def list_keys(store: Store) -> list[dict[str, Any]]:

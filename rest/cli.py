@@ -306,32 +306,52 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1
 
 
+KEY_COLUMNS = ("ID", "NAME", "STATE", "ASSETS", "PERMISSIONS")
+
+
+def key_table(keys: list[dict[str, Any]]) -> list[str]:
+    """`keys list`: a header and one aligned row per key (the last column unpadded)."""
+    rows = [KEY_COLUMNS] + [(
+        key["_id"], key["name"], "disabled" if key.get("disabled") else "enabled",
+        "all assets" if key.get("assets") is None else ",".join(key["assets"]) or "(none)",
+        ",".join(key.get("permissions", [])) or "-",
+    ) for key in keys]  # fmt: skip
+    widths = [max(len(row[i]) for row in rows) for i in range(len(KEY_COLUMNS) - 1)]
+    return ["  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]])
+            for row in rows]  # fmt: skip
+
+
 def cmd_keys(args: argparse.Namespace) -> int:
     from resolvers.errors import ApiError
-    from resolvers.keys import create_key, disable_key, list_keys
+    from resolvers.keys import create_key, disable_key, list_keys, unknown_assets
 
     settings = _settings(args)
     with database_uri(settings) as uri:
         if args.keys_command == "create":
             assets = None if args.all_assets else (args.asset or [])
+
+            async def create(store: Store) -> Any:
+                unknown = await unknown_assets(store, assets) if assets else []
+                if unknown:
+                    return unknown
+                return await create_key(store, args.name, args.permission or [], assets)
+
             try:
-                created = _with_store(
-                    settings,
-                    uri,
-                    lambda store: create_key(store, args.name, args.permission or [], assets),
-                )
+                created = _with_store(settings, uri, create)
             except ApiError as error:
                 for name, messages in (error.fields or {}).items():
                     print(f"{name}: {'; '.join(messages)}", file=sys.stderr)
                 return 2
+            if isinstance(created, list):
+                names = ", ".join(repr(asset) for asset in created)
+                print(f"floorgate keys create: no asset {names} in the database (import it "
+                      "first, or check the id; `--all-assets` for every asset); no key was "
+                      "created.", file=sys.stderr)  # fmt: skip
+                return 2
             print(f"Created key {created.key_id} ({args.name}). It is shown only once:")
             print(created.secret)
         elif args.keys_command == "list":
-            for key in _with_store(settings, uri, list_keys):
-                scope = "all assets" if key.get("assets") is None else ",".join(key["assets"])
-                state = "disabled" if key.get("disabled") else "enabled"
-                permissions = ",".join(key.get("permissions", [])) or "-"
-                print(f"{key['_id']}\t{key['name']}\t{state}\t{scope}\t{permissions}")
+            print("\n".join(key_table(_with_store(settings, uri, list_keys))))
         else:
             if not _with_store(settings, uri, lambda store: disable_key(store, args.key_id)):
                 print(f"No key with id {args.key_id}.", file=sys.stderr)
@@ -345,26 +365,40 @@ def parser() -> argparse.ArgumentParser:
     main.add_argument("--data-dir", help="data folder (default .floorgate, FLOORGATE_DATA_DIR)")
     commands = main.add_subparsers(dest="command", required=True)
 
-    serve_cmd = commands.add_parser("serve", help="serve the API over HTTPS")
-    serve_cmd.add_argument("--host")
-    serve_cmd.add_argument("--port", type=int)
-    serve_cmd.add_argument("--cert", help="PEM certificate chain")
-    serve_cmd.add_argument("--key", help="PEM private key")
+    serve_cmd = commands.add_parser(
+        "serve", help="serve the API over HTTPS",
+        description="Serve the API over HTTPS (or plain HTTP behind a TLS proxy). Every "
+        "option also has a setting in the environment (README, Configuration); an option "
+        "given here wins.")  # fmt: skip
+    serve_cmd.add_argument("--host", help=f"address to listen on (default {Settings.host}; "
+                           "FLOORGATE_HOST)")  # fmt: skip
+    serve_cmd.add_argument("--port", type=int, help=f"port to listen on (default {Settings.port}; "
+                           "FLOORGATE_PORT)")  # fmt: skip
+    serve_cmd.add_argument("--cert", help="PEM certificate chain (FLOORGATE_TLS_CERT); "
+                           "required unless --behind-proxy")  # fmt: skip
+    serve_cmd.add_argument("--key", help="PEM private key (FLOORGATE_TLS_KEY); required "
+                           "unless --behind-proxy")  # fmt: skip
     serve_cmd.add_argument(
         "--behind-proxy",
         action="store_true",
-        help="TLS ends at a trusted proxy that sends X-Forwarded-Proto",
+        help="TLS ends at a trusted proxy that sends X-Forwarded-Proto (default: off)",
     )
     serve_cmd.add_argument(
-        "--proxy-address", action="append", help="address of a trusted proxy (repeatable)"
-    )
-    serve_cmd.add_argument("--public-url", help="public base URL, e.g. https://api.example.com")
-    serve_cmd.add_argument("--workers", type=int, default=1)
+        "--proxy-address", action="append",
+        help="address of a trusted proxy (repeatable; default 127.0.0.1; "
+        "FLOORGATE_PROXY_ADDRESSES)")  # fmt: skip
+    serve_cmd.add_argument("--public-url", help="public base URL of links, e.g. "
+                           "https://api.example.com (default https://localhost:PORT; "
+                           "FLOORGATE_PUBLIC_URL)")  # fmt: skip
+    serve_cmd.add_argument("--workers", type=int, default=1,
+                           help="worker processes (default 1)")  # fmt: skip
     serve_cmd.set_defaults(handler=cmd_serve)
 
     demo = commands.add_parser("demo", help="load the demo property and serve it on localhost")
-    demo.add_argument("--port", type=int)
-    demo.add_argument("--seed", type=int, default=7)
+    demo.add_argument("--port", type=int, help=f"port to serve on (default {Settings.port}; "
+                      "FLOORGATE_PORT)")  # fmt: skip
+    demo.add_argument("--seed", type=int, default=7,
+                      help="seed of the demo's generated data (default 7)")  # fmt: skip
     demo.add_argument("--no-serve", action="store_true", help="load and print, do not serve")
     demo.set_defaults(handler=cmd_demo)
 
@@ -414,11 +448,14 @@ def parser() -> argparse.ArgumentParser:
     keys = commands.add_parser("keys", help="manage API keys")
     key_commands = keys.add_subparsers(dest="keys_command", required=True)
     create = key_commands.add_parser("create", help="create a key (shown once)")
-    create.add_argument("--name", required=True)
-    create.add_argument("--permission", action="append", choices=ALL_PERMISSIONS)
+    create.add_argument("--name", required=True, help="a name to recognise the key by")
+    create.add_argument("--permission", action="append", choices=ALL_PERMISSIONS,
+                        help="a permission beyond reading (repeatable; default none)")  # fmt: skip
     scope = create.add_mutually_exclusive_group(required=True)
-    scope.add_argument("--asset", action="append", help="an asset the key may see (repeatable)")
-    scope.add_argument("--all-assets", action="store_true")
+    scope.add_argument("--asset", action="append",
+                       help="an asset the key may see (repeatable; it must exist)")  # fmt: skip
+    scope.add_argument("--all-assets", action="store_true",
+                       help="every asset, also those imported later")  # fmt: skip
     key_commands.add_parser("list", help="list keys (never their secrets)")
     disable = key_commands.add_parser("disable", help="disable a key")
     disable.add_argument("key_id")

@@ -80,3 +80,44 @@ def test_import_all_or_nothing(tmp_path, db_server, settings):
         unit = client["floorgate_cli_import"]["units"].find_one({"_id": "u1"})
         client.drop_database("floorgate_cli_import")
     assert unit["floor_id"] == "cli-f1"
+
+
+def test_keys_create_refuses_unknown_assets_and_permissions_and_list_has_a_header(
+    tmp_path, db_server
+):
+    database = "floorgate_cli_keys"
+    env = {**os.environ, "FLOORGATE_MONGODB_URI": db_server.uri,
+           "FLOORGATE_DATABASE": database, "FLOORGATE_DATA_DIR": str(tmp_path)}  # fmt: skip
+    with MongoClient(db_server.uri) as client:
+        client.drop_database(database)
+        client[database]["assets"].insert_one({"_id": "known", "name": "Known"})
+    unknown = run(["keys", "create", "--name", "typo", "--asset", "known", "--asset", "nope"],
+                  env)  # fmt: skip
+    assert (unknown.returncode, unknown.stdout) == (2, "")
+    assert unknown.stderr == (
+        "floorgate keys create: no asset 'nope' in the database (import it first, or check "
+        "the id; `--all-assets` for every asset); no key was created.\n")  # fmt: skip
+    bad_permission = run(["keys", "create", "--name", "p", "--all-assets",
+                          "--permission", "service.everything"], env)  # fmt: skip
+    assert bad_permission.returncode == 2
+    assert "argument --permission: invalid choice: 'service.everything'" in bad_permission.stderr
+    assert run(["keys", "list"], env).stdout == "ID  NAME  STATE  ASSETS  PERMISSIONS\n"
+
+    made = run(["keys", "create", "--name", "listing site", "--asset", "known"], env)
+    assert made.returncode == 0, made.stderr
+    key_id = made.stdout.split()[2]
+    listed = run(["keys", "list"], env).stdout.splitlines()
+    width = len(key_id)
+    assert listed == [
+        f"{'ID'.ljust(width)}  NAME          STATE    ASSETS  PERMISSIONS",
+        f"{key_id}  listing site  enabled  known   -",
+    ]
+    with MongoClient(db_server.uri) as client:
+        client.drop_database(database)
+
+
+def test_serve_help_names_defaults_and_settings():
+    shown = run(["serve", "--help"], dict(os.environ)).stdout
+    for text in ("(default 127.0.0.1;", "FLOORGATE_HOST", "(default 8443; FLOORGATE_PORT)",
+                 "FLOORGATE_TLS_CERT", "(default 1)", "FLOORGATE_PUBLIC_URL"):  # fmt: skip
+        assert text in " ".join(shown.split()), text
