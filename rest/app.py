@@ -23,6 +23,7 @@ from rest.dispatch import RestApi
 from rest.files_route import files_endpoint
 from rest.graphiql import GRAPHIQL_STATIC_PREFIX, graphiql_routes
 from rest.graphql_view import GraphQLView
+from rest.landing import landing_routes
 from rest.middleware import BodyStalled, BodyTooLarge, Boundary
 from rest.openapi import openapi_document, openapi_routes
 from rest.reference_page import reference_page_routes
@@ -81,6 +82,7 @@ def create_app(settings: Settings, store: Store | None = None) -> ASGIApp:
         Route("/readyz", readyz, methods=["GET"]),
         Route("/graphql", GraphQLView(schema, services), methods=["GET", "POST"]),
         *sdl_routes(schema),
+        *landing_routes(settings),
         Mount(GRAPHIQL_STATIC_PREFIX, app=GZipMiddleware(static.app)),
         Route("/files/{name:path}", files_endpoint(services), methods=["GET"]),
         *openapi_routes(openapi_document(schema._schema, rest.requirements, settings)),
