@@ -763,3 +763,16 @@ async def test_docs_example_is_valid_and_imports(store, tmp_path):
     again = await import_dataset(store, path)
     assert sum(c.inserted for c in again.counts.values()) == 0
     assert json.loads(path.read_text(encoding="utf-8"))["version"] == 1
+
+
+async def test_docs_example_imports_beside_the_demo(store, tmp_path):
+    """A newcomer runs `make run`, then imports the example into that database: its
+    ids must not clash with the demo's (attribute groups are global)."""
+    from storage.demo import install_demo
+
+    await install_demo(store, tmp_path / "demo")
+    before = await store[col.ATTRIBUTE_GROUPS].find_one({"_id": "view"})
+    report = await import_dataset(store, docs_example(tmp_path / "harbor"))
+    assert report.counts["units"].inserted == 2
+    assert report.counts["attribute_groups"].updated == 0  # nothing of the demo's replaced
+    assert await store[col.ATTRIBUTE_GROUPS].find_one({"_id": "view"}) == before
