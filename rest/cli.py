@@ -5,13 +5,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
 import gc
 import importlib
 import os
 import re
+import socket
 import ssl
 import sys
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import timedelta
@@ -30,6 +33,7 @@ from storage.settings import Settings
 # them at start, nor `floorgate keys` for uvicorn (issue 15, cold start).
 
 DEMO_KEY_FILE = "demo-key"
+ANNOUNCE_WAIT_SECONDS = 120  # the ready line waits this long for the server's socket
 # While `floorgate serve` starts: young collections as usual, no full ones (they walked
 # every module and type again and again, about 30 ms of each start); the app freezes
 # what start-up made and sets the serving thresholds (`rest.app.settle_heap`).
@@ -156,6 +160,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if problem is not None:  # before the database starts, once, not in every worker
             print(f"floorgate serve: {problem}", file=sys.stderr)
             return 2
+    if port_taken(settings.host, settings.port):
+        print(port_taken_message("serve", settings), file=sys.stderr)
+        return 2
     if args.workers == 1:  # with more, this process only supervises
         _import_app_meanwhile()
     with database_uri(settings) as uri:
@@ -192,23 +199,75 @@ async def _load_demo(store: Store, settings: Settings, seed: int) -> str:
     return await _demo_key(store, settings)
 
 
+def port_taken(host: str, port: int) -> bool:
+    """Whether another process listens on `host:port` (bound as uvicorn binds it), so
+    that is said before the database starts, not after the ready line."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            return error.errno == errno.EADDRINUSE
+    return False
+
+
+def port_taken_message(command: str, settings: Settings) -> str:
+    how = ("FLOORGATE_PORT=8444 make run, or floorgate demo --port 8444" if command == "demo"
+           else "--port 8444, or FLOORGATE_PORT=8444")  # fmt: skip
+    return (f"floorgate {command}: port {settings.port} on {settings.host} is in use (another "
+            f"floorgate, or another server). Choose another port: {how}.")  # fmt: skip
+
+
+def announce_when_listening(settings: Settings, ca_file: Path, lines: list[str]) -> None:
+    """Print `lines` once the server completes a TLS handshake on its port (uvicorn.run
+    blocks, so a thread waits for it): the ready line never comes before the socket."""
+    host = "127.0.0.1" if settings.host in ("0.0.0.0", "") else settings.host
+    host = "::1" if host == "::" else host
+
+    def wait_then_print() -> None:
+        context = ssl.create_default_context(cafile=str(ca_file))
+        deadline = time.monotonic() + ANNOUNCE_WAIT_SECONDS
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection((host, settings.port), timeout=1) as raw, \
+                        context.wrap_socket(raw, server_hostname="localhost"):  # fmt: skip
+                    break
+            except OSError:  # not listening yet (ssl.SSLError is one too)
+                time.sleep(0.05)
+        else:
+            return  # the server's own log says why it did not start
+        print("\n".join(lines), flush=True)
+
+    threading.Thread(target=wait_then_print, name="announce", daemon=True).start()
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from rest.tls import ensure_local_certificates
 
     settings = _settings(args)
+    if not args.no_serve and port_taken(settings.host, settings.port):
+        print(port_taken_message("demo", settings), file=sys.stderr)
+        return 2
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     certs = ensure_local_certificates(settings.data_dir)
     settings = replace(settings, tls_cert=certs.cert, tls_key=certs.key)
     with database_uri(settings) as uri:
         secret = _with_store(settings, uri, lambda store: _load_demo(store, settings, args.seed))
         base = f"https://localhost:{settings.port}"
-        print()
-        print("The demo is loaded. Try:" if args.no_serve else "floorgate is starting. Try:")
-        print(f'  curl --cacert {certs.ca_cert} -H "API-Key: {secret}" {base}/v1/assets')
-        print(f"  GraphiQL: {base}/graphql  (trust {certs.ca_cert}; set the API-Key header)")
-        print()
+        lines = [
+            "",
+            "The demo is loaded. Try:" if args.no_serve else "floorgate is ready. Try:",
+            f'  curl --cacert {certs.ca_cert} -H "API-Key: {secret}" {base}/v1/assets',
+            f"  GraphiQL: {base}/graphql  (trust {certs.ca_cert}; set the API-Key header)",
+            f"  Links: {base}/  (stop with Ctrl-C; the data stays in {settings.data_dir})",
+            "",
+        ]
         if args.no_serve:
+            print("\n".join(lines))
             return 0
+        print(f"\nStarting floorgate on {base} ...", flush=True)
+        announce_when_listening(settings, certs.ca_cert, lines)
         serve(settings, uri, 1)
     return 0
 

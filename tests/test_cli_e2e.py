@@ -5,10 +5,16 @@ from __future__ import annotations
 
 import json
 import os
+import queue
+import signal
+import socket
+import ssl
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
+import httpx
 import pytest
 from pymongo import MongoClient
 
@@ -121,3 +127,50 @@ def test_serve_help_names_defaults_and_settings():
     for text in ("(default 127.0.0.1;", "FLOORGATE_HOST", "(default 8443; FLOORGATE_PORT)",
                  "FLOORGATE_TLS_CERT", "(default 1)", "FLOORGATE_PUBLIC_URL"):  # fmt: skip
         assert text in " ".join(shown.split()), text
+
+
+def demo_env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FLOORGATE_")}
+    env["FLOORGATE_DATA_DIR"] = str(tmp_path / "data")
+    return env
+
+
+def test_demo_on_a_taken_port_says_so_before_anything_starts(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run(["demo", "--port", str(port)], demo_env(tmp_path), timeout=60)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"floorgate demo: port {port} on 127.0.0.1 is in use (another floorgate, or another "
+        "server). Choose another port: FLOORGATE_PORT=8444 make run, or floorgate demo "
+        "--port 8444.\n")  # fmt: skip
+    assert not (tmp_path / "data").exists()  # no database, no certificates were made
+
+
+def test_the_ready_line_comes_once_the_server_answers(tmp_path):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([FLOORGATE, "demo", "--port", str(port)],
+                               env=demo_env(tmp_path), stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in process.stdout],
+                     daemon=True).start()  # fmt: skip
+    try:
+        seen = []
+        while not seen or not seen[-1].startswith("floorgate is ready. Try:"):
+            seen.append(lines.get(timeout=120))
+        # The very moment the line is out, the server answers over TLS.
+        tls = ssl.create_default_context(cafile=str(tmp_path / "data" / "tls" / "ca.pem"))
+        response = httpx.get(f"https://localhost:{port}/healthz", verify=tls, timeout=5)
+        assert response.status_code == 200
+        assert f"Starting floorgate on https://localhost:{port} ...\n" in seen
+        curl = lines.get(timeout=5)
+        assert curl.startswith("  curl --cacert ")
+        assert curl.endswith(f"localhost:{port}/v1/assets\n")
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=60)

@@ -71,14 +71,15 @@ def test_keys_cli(tmp_path, db_server, settings, client, store):
 
     listed = run_cli(["keys", "list"], env)
     line = next(row for row in listed.stdout.splitlines() if row.startswith(key_id))
-    assert line.split("\t") == [key_id, "partner", "enabled", "asset-3", "service.unit-maps.parse"]
+    assert line.split() == [key_id, "partner", "enabled", "asset-3", "service.unit-maps.parse"]
     assert secret not in listed.stdout
 
     disabled = run_cli(["keys", "disable", key_id], env)
     assert disabled.returncode == 0
     assert disabled.stdout.strip() == f"Disabled key {key_id}."
     relisted = run_cli(["keys", "list"], env)
-    assert f"{key_id}\tpartner\tdisabled" in relisted.stdout
+    row = next(row for row in relisted.stdout.splitlines() if row.startswith(key_id))
+    assert row.split()[:3] == [key_id, "partner", "disabled"]
     unknown = run_cli(["keys", "disable", "nope"], env)
     assert unknown.returncode == 1
     assert unknown.stderr.strip() == "No key with id nope."
