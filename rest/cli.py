@@ -10,6 +10,7 @@ import gc
 import importlib
 import os
 import re
+import signal
 import socket
 import ssl
 import sys
@@ -531,8 +532,16 @@ def _short_reason(error: BaseException) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
+def _hang_up(signum: int, frame: object) -> None:
+    """A closed terminal ends floorgate as Ctrl-C does, so it leaves the database child
+    (a session of its own: storage/embedded.py) as it should."""
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if hasattr(signal, "SIGHUP") and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGHUP, _hang_up)
     try:
         return int(args.handler(args))
     except UNAVAILABLE_ERRORS as error:  # an operator's problem to fix, not a program's bug

@@ -169,6 +169,26 @@ class EmbeddedServer:
         _terminate(process, timeout)
         self._remove_pid_file(process.pid)
 
+    def detach(self) -> None:
+        """Leave the server running for another process of this data folder, which
+        stops it (`stop_left_running`) when it is the last to use it."""
+        self._process = None
+        atexit.unregister(self.stop)
+
+    def stop_left_running(self, timeout: float = 10.0) -> None:
+        """Stop the server of this folder that a process which has gone left running for
+        us (its pid file names it), whoever started it."""
+        record = self._read_pid_file()
+        pid = record.get("pid") if record is not None else None
+        if isinstance(pid, int) and self._is_ours(pid):
+            _kill_pid(pid, timeout)
+        self.pid_path.unlink(missing_ok=True)
+
+    def _is_ours(self, pid: int) -> bool:
+        """Whether `pid` is a live secantusd-py serving this folder's storage."""
+        info = _process_info(pid)
+        return info is not None and EXECUTABLE in info[1] and str(self.storage_path) in info[1]
+
     def find_executable(self) -> str:
         """The explicit executable, else the one next to `sys.executable`, else PATH."""
         if self._executable is not None:
@@ -240,8 +260,10 @@ class EmbeddedServer:
             log.flush()
             log_offset = log.tell()
             try:
-                # Same session and process group as the parent (no start_new_session),
-                # so a terminal's Ctrl-C reaches the server too.
+                # A session of its own: a terminal's Ctrl-C stops the floorgate that
+                # started it, which stops the server unless another floorgate of the
+                # same data folder still uses it (storage/runtime.py); a Ctrl-C that
+                # reached the server directly would pull it from under that one.
                 process = subprocess.Popen(
                     self._command(executable),
                     stdin=subprocess.DEVNULL,
@@ -250,6 +272,7 @@ class EmbeddedServer:
                     cwd=self.data_dir,
                     env={**os.environ, "PYTHONUNBUFFERED": "1"},
                     close_fds=True,
+                    start_new_session=True,
                 )
             except OSError as exc:
                 raise EmbeddedServerError(
@@ -329,7 +352,7 @@ class EmbeddedServer:
             self.pid_path.unlink(missing_ok=True)
             return
         info = _process_info(pid)
-        if info is None or EXECUTABLE not in info[1] or str(self.storage_path) not in info[1]:
+        if info is None or not self._is_ours(pid):
             self.pid_path.unlink(missing_ok=True)  # stale: that process is gone
             return
         actual_parent = info[0]

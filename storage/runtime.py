@@ -2,13 +2,17 @@
 
 The process that starts the embedded server writes its address to
 `<data_dir>/db.uri`; other commands on the same data folder (for example
-`floorgate keys create` while `make run` serves) connect to that server instead
-of starting a second one on the same files.
+`floorgate keys create` while `make run` serves, or a second `make run` on another
+port) connect to that server instead of starting a second one on the same files.
+Each registers in `<data_dir>/db.users/`, under a lock (`db.lock`), and the last to
+leave stops the server, whoever started it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +20,11 @@ from pymongo import MongoClient
 from pymongo.errors import PyMongoError
 
 from storage.embedded import EmbeddedServer
+from storage.processes import alive
 from storage.settings import Settings
+
+USERS_DIR = "db.users"  # a file per process using the embedded server, named by its pid
+LOCK_FILE = "db.lock"
 
 
 def _uri_file(data_dir: Path) -> Path:
@@ -38,22 +46,66 @@ def running_embedded_uri(data_dir: Path) -> str | None:
 
 
 @contextlib.contextmanager
+def _registry(data_dir: Path) -> Iterator[None]:
+    """One process at a time decides about the folder's server (start, join, leave)."""
+    with (data_dir / LOCK_FILE).open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _users(data_dir: Path) -> Path:
+    users = data_dir / USERS_DIR
+    users.mkdir(exist_ok=True)
+    return users
+
+
+def _live_users(data_dir: Path) -> list[int]:
+    """Processes registered as using the folder's server that still run (a process that
+    was killed leaves its file: it is dropped here)."""
+    live = []
+    for entry in _users(data_dir).iterdir():
+        if entry.name.isdigit() and alive(int(entry.name)):
+            live.append(int(entry.name))
+        else:
+            entry.unlink(missing_ok=True)
+    return live
+
+
+@contextlib.contextmanager
 def database_uri(settings: Settings) -> Iterator[str]:
-    """Yield a usable MongoDB URI; start (and later stop) the embedded server if needed."""
+    """Yield a usable MongoDB URI; start the embedded server if none serves the data
+    folder yet. Every process using it registers in `db.users/`; whichever leaves last
+    stops it, so stopping one `make run` never stops another's database."""
     if settings.mongodb_uri:
         yield settings.mongodb_uri
         return
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    existing = running_embedded_uri(settings.data_dir)
-    if existing is not None:
-        yield existing
-        return
-    server = EmbeddedServer(settings.data_dir)
-    server.start()
-    uri_file = _uri_file(settings.data_dir)
-    uri_file.write_text(server.uri + "\n", encoding="utf-8")
+    data_dir = settings.data_dir
+    data_dir.mkdir(parents=True, exist_ok=True)
+    uri_file = _uri_file(data_dir)
+    mine = _users(data_dir) / str(os.getpid())
+    server: EmbeddedServer | None = None
+    with _registry(data_dir):
+        uri = running_embedded_uri(data_dir)
+        if uri is None:
+            server = EmbeddedServer(data_dir)
+            server.start()
+            uri = server.uri
+            uri_file.write_text(uri + "\n", encoding="utf-8")
+        mine.write_text("", encoding="utf-8")
     try:
-        yield server.uri
+        yield uri
     finally:
-        uri_file.unlink(missing_ok=True)
-        server.stop()
+        with _registry(data_dir):
+            mine.unlink(missing_ok=True)
+            if _live_users(data_dir):
+                if server is not None:
+                    server.detach()  # the last of the others stops it
+            else:
+                uri_file.unlink(missing_ok=True)
+                if server is not None:
+                    server.stop()
+                else:
+                    EmbeddedServer(data_dir).stop_left_running()

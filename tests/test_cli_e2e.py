@@ -174,3 +174,69 @@ def test_the_ready_line_comes_once_the_server_answers(tmp_path):
     finally:
         process.send_signal(signal.SIGINT)
         process.wait(timeout=60)
+
+
+class Demo:
+    """`floorgate demo --port PORT` on a data folder, its output read line by line."""
+
+    def __init__(self, tmp_path: Path, port: int) -> None:
+        self.port = port
+        self.process = subprocess.Popen([FLOORGATE, "demo", "--port", str(port)],
+                                        env=demo_env(tmp_path), stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, text=True)  # fmt: skip
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=lambda: [self.lines.put(x) for x in self.process.stdout],
+                         daemon=True).start()  # fmt: skip
+
+    def wait_ready(self) -> None:
+        line = ""
+        while not line.startswith("floorgate is ready. Try:"):
+            line = self.lines.get(timeout=120)
+
+    def stop(self) -> int:
+        self.process.send_signal(signal.SIGINT)
+        return self.process.wait(timeout=60)
+
+
+def runs(pid: int) -> bool:
+    """Alive and not a zombie (this sandbox's init does not reap orphans)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_two_servers_share_the_database_and_the_last_one_stops_it(tmp_path):
+    """The issue's case: `make run`, then `FLOORGATE_PORT=... make run` in the same
+    checkout; stopping the first must leave the second answering."""
+    data = tmp_path / "data"
+    first, second = Demo(tmp_path, free_port()), None
+    try:
+        first.wait_ready()
+        database = json.loads((data / "secantusd.pid").read_text())["pid"]
+        second = Demo(tmp_path, free_port())
+        second.wait_ready()
+        key = (data / "demo-key").read_text().strip()
+        tls = ssl.create_default_context(cafile=str(data / "tls" / "ca.pem"))
+        assert first.stop() == 0
+        assert runs(database)  # the database child still serves
+        answer = httpx.get(f"https://localhost:{second.port}/v1/assets", verify=tls,
+                           headers={"API-Key": key}, timeout=10)  # fmt: skip
+        assert answer.status_code == 200, answer.text
+        assert [asset["id"] for asset in answer.json()["data"]] == ["harbor-view"]
+        assert second.stop() == 0
+        second = None
+        assert not runs(database)  # the last one stopped it
+        assert not (data / "db.uri").exists()
+        assert list((data / "db.users").iterdir()) == []
+    finally:
+        for demo in (first, second):
+            if demo is not None and demo.process.poll() is None:
+                demo.process.kill()
