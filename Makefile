@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test bench lint clean
+.PHONY: run reset test bench lint clean
 
 $(STAMP): pyproject.toml setup.py parsing/_kernels.pyx
 	@$(PYTHON) -c 'import sys; sys.exit(0 if (3, 11) <= sys.version_info < (3, 14) else "floorgate needs Python 3.11, 3.12 or 3.13 (pyproject.toml)")'
@@ -15,6 +15,10 @@ $(STAMP): pyproject.toml setup.py parsing/_kernels.pyx
 ## make run: build .venv, start the embedded database, load the demo, serve https://localhost:8443
 run: $(STAMP)
 	$(VENV)/bin/floorgate demo
+
+## make reset: drop the demo's database and load the demo anew (a new demo key); keeps the CA
+reset: $(STAMP)
+	$(VENV)/bin/floorgate demo --reset --no-serve
 
 ## make test: build .venv and run the whole test suite against a real embedded database
 ## (as root on Debian it first installs chromium for tests/test_reference_page.py)
@@ -32,5 +36,6 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
+## make clean: remove .venv and caches; your data, key and local CA in .floorgate/ stay
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -187,9 +187,14 @@ async def _demo_key(store: Store, settings: Settings) -> str:
     return created.secret
 
 
-async def _load_demo(store: Store, settings: Settings, seed: int) -> str:
+async def _load_demo(store: Store, settings: Settings, seed: int, reset: bool = False) -> str:
     from storage.demo import install_demo
 
+    if reset:  # everything goes, keys too: the demo key is made anew
+        await store.client.drop_database(settings.database_name)
+        await store.ensure_indexes()
+        (settings.data_dir / DEMO_KEY_FILE).unlink(missing_ok=True)
+        print(f"Dropped the database {settings.database_name!r}.")
     if await store[ASSETS].count_documents({}, limit=1) == 0:
         report = await install_demo(store, settings.data_dir, seed)
         print("Loaded the demo property:")
@@ -254,7 +259,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     certs = ensure_local_certificates(settings.data_dir)
     settings = replace(settings, tls_cert=certs.cert, tls_key=certs.key)
     with database_uri(settings) as uri:
-        secret = _with_store(settings, uri, lambda store: _load_demo(store, settings, args.seed))
+        secret = _with_store(
+            settings, uri, lambda store: _load_demo(store, settings, args.seed, args.reset)
+        )
         base = f"https://localhost:{settings.port}"
         lines = [
             "",
@@ -460,6 +467,9 @@ def parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=7,
                       help="seed of the demo's generated data (default 7)")  # fmt: skip
     demo.add_argument("--no-serve", action="store_true", help="load and print, do not serve")
+    demo.add_argument("--reset", action="store_true",
+                      help="drop the database first (every key with it) and load the demo "
+                      "anew, with a new demo key (default: keep what is there)")  # fmt: skip
     demo.set_defaults(handler=cmd_demo)
 
     importer = commands.add_parser("import", help="import a JSON dataset (all or nothing)")

@@ -240,3 +240,20 @@ def test_two_servers_share_the_database_and_the_last_one_stops_it(tmp_path):
         for demo in (first, second):
             if demo is not None and demo.process.poll() is None:
                 demo.process.kill()
+
+
+def test_demo_reset_loads_the_demo_anew_with_a_new_key(tmp_path):
+    env = demo_env(tmp_path)
+    assert run(["demo", "--no-serve"], env).returncode == 0
+    data = tmp_path / "data"
+    old_key = (data / "demo-key").read_text().strip()
+    made = run(["keys", "create", "--name", "extra", "--all-assets"], env)
+    assert made.returncode == 0, made.stderr
+    reset = run(["demo", "--no-serve", "--reset"], env)
+    assert reset.returncode == 0, reset.stderr
+    assert "Dropped the database 'floorgate'." in reset.stdout
+    assert "units: 100 inserted, 0 updated" in reset.stdout  # loaded, not "has data already"
+    new_key = (data / "demo-key").read_text().strip()
+    assert new_key != old_key and f'-H "API-Key: {new_key}"' in reset.stdout
+    listed = run(["keys", "list"], env).stdout.splitlines()
+    assert [row.split()[1] for row in listed[1:]] == ["demo"]  # the other key went too
