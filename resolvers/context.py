@@ -17,6 +17,8 @@ from routing.matrix import LoadedGraph
 from storage.database import UNAVAILABLE_ERRORS, Store
 from storage.settings import Settings
 
+RATE_LIMITED_KEY = "rate_limited_key"  # scope state: the key whose limit the answer shows
+
 
 @dataclass
 class Services:
@@ -54,6 +56,7 @@ class RequestContext:
         flags: frozenset[str],
         request_id: str = "",
         client: str = "",
+        state: dict[str, Any] | None = None,
     ) -> None:
         self.services = services
         self.store = services.store
@@ -62,6 +65,7 @@ class RequestContext:
         self.flags = flags
         self.request_id = request_id
         self.client = client  # the client's address, for limits on unauthenticated traffic
+        self.state = state  # the request's scope state: `RATE_LIMITED_KEY` goes there
         self._caller: asyncio.Future[Caller] | None = None
         self._address_charged = False
         self._loaders: Loaders | None = None
@@ -92,6 +96,8 @@ class RequestContext:
             raise unavailable(self.settings) from error
         if caller is None:
             self._refuse(ErrorCode.INVALID_KEY)
+        if self.state is not None:  # the answer then carries the key's RateLimit-* headers
+            self.state[RATE_LIMITED_KEY] = caller.key_id
         wait = self.services.rate_limiter.take(caller.key_id)
         if wait is not None:
             raise ApiError(ErrorCode.RATE_LIMITED, retry_after=wait)

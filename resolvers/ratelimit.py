@@ -44,6 +44,15 @@ class RateLimiter:
         tokens = self._tokens(key_id, time.monotonic())
         return None if tokens >= 1.0 else max(1, math.ceil((1.0 - tokens) / self.per_second))
 
+    def status(self, key_id: str) -> tuple[int, int, int] | None:
+        """(limit, remaining, reset) for the `RateLimit-*` headers: the bucket's size,
+        the whole tokens left, and the seconds until it is full again; None when off."""
+        if not self.enabled:
+            return None
+        tokens = self._tokens(key_id, time.monotonic())
+        reset = math.ceil((self.burst - tokens) / self.per_second) if tokens < self.burst else 0
+        return self.burst, max(0, math.floor(tokens)), reset
+
     def _tokens(self, key_id: str, now: float) -> float:
         """The bucket's tokens at `now` (a new bucket is full)."""
         tokens, updated = self._buckets.get(key_id, (float(self.burst), now))

@@ -40,4 +40,5 @@ def request_context(request: HTTPConnection, services: Services) -> RequestConte
         flags_of(request),
         request.scope.get("state", {}).get("request_id", ""),
         request.client.host if request.client else "",
+        request.scope.setdefault("state", {}),
     )

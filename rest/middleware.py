@@ -13,7 +13,7 @@ from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from resolvers.context import unavailable
+from resolvers.context import RATE_LIMITED_KEY, Services, unavailable
 from resolvers.errors import ApiError, ErrorCode
 from rest.browser_headers import BrowserHeaders
 from rest.logs import ACCESS, AccessLine, write_access
@@ -43,7 +43,7 @@ class Boundary:
         self.app = app
         self.settings = settings
         self.browser = BrowserHeaders(settings)
-        self.services: object = None  # set by create_app, for tests and tools
+        self.services: Services | None = None  # set by create_app: rate limits, tests, tools
         self.access_log = settings.access_log
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -87,7 +87,8 @@ class Boundary:
                 # A header the response set itself wins (Vary lines add up instead).
                 present = {name.lower() for name, _ in headers} - {b"vary"}
                 message["headers"] = [*headers,
-                                      *(item for item in extra if item[0] not in present)]
+                                      *(item for item in extra if item[0] not in present),
+                                      *self.rate_limit_headers(scope)]
             await send(message)
 
         refusal = self.refusal(scope)
@@ -145,6 +146,18 @@ class Boundary:
             log.exception("request %s failed", request_id)
             if not started:
                 await error_response(ApiError(ErrorCode.INTERNAL))(scope, receive, send_with_id)
+
+    def rate_limit_headers(self, scope: Scope) -> list[tuple[bytes, bytes]]:
+        """`RateLimit-Limit`, `-Remaining` and `-Reset` (IETF httpapi draft) of the key
+        this request was charged to, as the answer leaves; none without a valid key."""
+        key_id = scope.get("state", {}).get(RATE_LIMITED_KEY)
+        if key_id is None or self.services is None:
+            return []
+        status = self.services.rate_limiter.status(key_id)
+        if status is None:
+            return []
+        names = (b"ratelimit-limit", b"ratelimit-remaining", b"ratelimit-reset")
+        return [(name, str(value).encode()) for name, value in zip(names, status, strict=True)]
 
     def refusal(self, scope: Scope) -> ErrorCode | None:
         """Plain HTTP is never served (health probes excepted: load balancers often probe a
