@@ -17,7 +17,7 @@ from routing.matrix import LoadedGraph
 from storage.database import UNAVAILABLE_ERRORS, Store
 from storage.settings import Settings
 
-RATE_LIMITED_KEY = "rate_limited_key"  # scope state: the key whose limit the answer shows
+RATE_LIMITED_KEY = "rate_limited_key"  # scope state: (key id, its limit) the answer shows
 
 
 @dataclass
@@ -97,8 +97,8 @@ class RequestContext:
         if caller is None:
             self._refuse(ErrorCode.INVALID_KEY)
         if self.state is not None:  # the answer then carries the key's RateLimit-* headers
-            self.state[RATE_LIMITED_KEY] = caller.key_id
-        wait = self.services.rate_limiter.take(caller.key_id)
+            self.state[RATE_LIMITED_KEY] = (caller.key_id, caller.limit)
+        wait = self.services.rate_limiter.take(caller.key_id, limit=caller.limit)
         if wait is not None:
             raise ApiError(ErrorCode.RATE_LIMITED, retry_after=wait)
         return caller
@@ -131,7 +131,7 @@ class RequestContext:
         self.cost = cost
         units = max(1, math.ceil(cost / COST_PER_RATE_UNIT))
         if units > 1:
-            wait = self.services.rate_limiter.take(caller.key_id, units - 1)
+            wait = self.services.rate_limiter.take(caller.key_id, units - 1, caller.limit)
             if wait is not None:
                 raise ApiError(ErrorCode.RATE_LIMITED, retry_after=wait)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import secrets
 import time
 from collections.abc import Callable, Hashable
@@ -16,7 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from resolvers.errors import FieldErrors
+from resolvers.limits import MAX_KEY_BURST, MAX_KEY_RATE
 from resolvers.permissions import ALL_PERMISSIONS
+from resolvers.ratelimit import Limit
 from storage.collections import API_KEYS, ASSETS
 from storage.database import Store
 from storage.timestamps import now
@@ -32,6 +35,7 @@ class Caller:
     name: str
     permissions: frozenset[str]
     assets: frozenset[str] | None
+    limit: Limit | None = None  # its own rate limit; None: the default
 
     def may_see(self, asset_id: str | None) -> bool:
         return self.assets is None or asset_id in self.assets
@@ -61,11 +65,13 @@ def hash_key(secret: str) -> str:
 
 def _caller(document: dict[str, Any]) -> Caller:
     assets = document.get("assets")
+    limit = document.get("rate_limit")
     return Caller(
         key_id=document["_id"],
         name=document.get("name", ""),
         permissions=frozenset(document.get("permissions", [])),
         assets=None if assets is None else frozenset(assets),
+        limit=None if limit is None else (float(limit["per_second"]), int(limit["burst"])),
     )
 
 
@@ -161,11 +167,49 @@ def check_key_request(permissions: list[str], assets: list[str] | None, name: st
     errors.raise_if_any()
 
 
+def limit_problems(limit: Limit | None) -> list[str]:
+    """What is wrong with a key's own rate limit (tokens per second, bucket size)."""
+    if limit is None:
+        return []
+    per_second, burst = limit
+    problems = []
+    if not (math.isfinite(per_second) and 0 < per_second <= MAX_KEY_RATE):
+        problems.append(f"--rate-limit must be above 0 and at most {MAX_KEY_RATE:g} per second")
+    if not 1 <= burst <= MAX_KEY_BURST:
+        problems.append(f"--burst must be from 1 to {MAX_KEY_BURST}")
+    return problems
+
+
+def limit_document(limit: Limit | None) -> dict[str, Any] | None:
+    return None if limit is None else {"per_second": limit[0], "burst": limit[1]}
+
+
+async def set_key_limit(store: Store, key_id: str, limit: Limit | None) -> bool:
+    """Give a key its own rate limit (None: the default again); False for no such key.
+    Every process sees it within the key cache's window, as a disabled key."""
+    errors = FieldErrors()
+    for problem in limit_problems(limit):
+        errors.add("rate_limit", problem)
+    errors.raise_if_any()
+    result = await store[API_KEYS].update_one(
+        {"_id": key_id}, {"$set": {"rate_limit": limit_document(limit), "updated_at": now()}}
+    )
+    return result.matched_count == 1
+
+
 async def create_key(
-    store: Store, name: str, permissions: list[str], assets: list[str] | None
+    store: Store,
+    name: str,
+    permissions: list[str],
+    assets: list[str] | None,
+    limit: Limit | None = None,
 ) -> CreatedKey:
     """Make a key; the secret is returned once and never stored."""
     check_key_request(permissions, assets, name)
+    errors = FieldErrors()
+    for problem in limit_problems(limit):
+        errors.add("rate_limit", problem)
+    errors.raise_if_any()
     key_id = secrets.token_hex(6)
     secret = KEY_PREFIX + secrets.token_urlsafe(32)
     await store[API_KEYS].insert_one(
@@ -175,6 +219,7 @@ async def create_key(
             "hash": hash_key(secret),
             "permissions": sorted(set(permissions)),
             "assets": None if assets is None else sorted(set(assets)),
+            "rate_limit": limit_document(limit),
             "disabled": False,
             "created_at": now(),
         }

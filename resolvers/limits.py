@@ -75,3 +75,7 @@ OVERLAP_COMPARISON_BUDGET = 10_000
 # GraphQL documents whose compiled plans each process keeps (`schema.compiled`), least
 # recently used dropped first; every persisted REST document is among them.
 COMPILED_PLANS = 512
+
+# A key's own rate limit (`floorgate keys create/update --rate-limit --burst`).
+MAX_KEY_RATE = 1_000_000.0  # tokens per second
+MAX_KEY_BURST = 10_000_000

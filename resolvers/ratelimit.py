@@ -2,12 +2,16 @@
 
 With several worker processes each keeps its own buckets, so the effective
 limit is the setting times the number of workers (documented in the README).
+A key may carry a limit of its own (`keys create --rate-limit`), used instead of
+the default for its bucket.
 """
 
 from __future__ import annotations
 
 import math
 import time
+
+Limit = tuple[float, int]  # (tokens per second, bucket size) of one key
 
 
 class RateLimiter:
@@ -21,17 +25,19 @@ class RateLimiter:
     def enabled(self) -> bool:
         return self.per_second > 0
 
-    def take(self, key_id: str, units: float = 1.0) -> int | None:
+    def take(self, key_id: str, units: float = 1.0, limit: Limit | None = None) -> int | None:
         """Spend `units` tokens (at most a full bucket, so any request can pass when the
-        bucket is full); None when allowed, else the seconds to wait before retrying."""
+        bucket is full); None when allowed, else the seconds to wait before retrying.
+        `limit` is the key's own, else the default."""
         if not self.enabled:
             return None
-        units = min(units, float(self.burst))
+        per_second, burst = limit or (self.per_second, self.burst)
+        units = min(units, float(burst))
         now = time.monotonic()
-        tokens = self._tokens(key_id, now)
+        tokens = self._tokens(key_id, now, per_second, burst)
         if tokens < units:
             self._buckets[key_id] = (tokens, now)
-            return max(1, math.ceil((units - tokens) / self.per_second))
+            return max(1, math.ceil((units - tokens) / per_second))
         if len(self._buckets) >= self.max_keys and key_id not in self._buckets:
             self._buckets.clear()
         self._buckets[key_id] = (tokens - units, now)
@@ -41,19 +47,20 @@ class RateLimiter:
         """The wait `take` would answer for one token, without spending it."""
         if not self.enabled:
             return None
-        tokens = self._tokens(key_id, time.monotonic())
+        tokens = self._tokens(key_id, time.monotonic(), self.per_second, self.burst)
         return None if tokens >= 1.0 else max(1, math.ceil((1.0 - tokens) / self.per_second))
 
-    def status(self, key_id: str) -> tuple[int, int, int] | None:
+    def status(self, key_id: str, limit: Limit | None = None) -> tuple[int, int, int] | None:
         """(limit, remaining, reset) for the `RateLimit-*` headers: the bucket's size,
         the whole tokens left, and the seconds until it is full again; None when off."""
         if not self.enabled:
             return None
-        tokens = self._tokens(key_id, time.monotonic())
-        reset = math.ceil((self.burst - tokens) / self.per_second) if tokens < self.burst else 0
-        return self.burst, max(0, math.floor(tokens)), reset
+        per_second, burst = limit or (self.per_second, self.burst)
+        tokens = self._tokens(key_id, time.monotonic(), per_second, burst)
+        reset = math.ceil((burst - tokens) / per_second) if tokens < burst else 0
+        return burst, max(0, math.floor(tokens)), reset
 
-    def _tokens(self, key_id: str, now: float) -> float:
+    def _tokens(self, key_id: str, now: float, per_second: float, burst: int) -> float:
         """The bucket's tokens at `now` (a new bucket is full)."""
-        tokens, updated = self._buckets.get(key_id, (float(self.burst), now))
-        return min(float(self.burst), tokens + (now - updated) * self.per_second)
+        tokens, updated = self._buckets.get(key_id, (float(burst), now))
+        return min(float(burst), tokens + (now - updated) * per_second)

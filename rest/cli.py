@@ -8,6 +8,7 @@ import contextlib
 import errno
 import gc
 import importlib
+import math
 import os
 import re
 import signal
@@ -373,13 +374,20 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1
 
 
-KEY_COLUMNS = ("ID", "NAME", "STATE", "ASSETS", "PERMISSIONS")
+KEY_COLUMNS = ("ID", "NAME", "STATE", "RATE LIMIT", "ASSETS", "PERMISSIONS")
+
+
+def limit_text(document: dict[str, Any] | None) -> str:
+    if document is None:
+        return "default"
+    return f"{document['per_second']:g}/s, burst {document['burst']}"
 
 
 def key_table(keys: list[dict[str, Any]]) -> list[str]:
     """`keys list`: a header and one aligned row per key (the last column unpadded)."""
     rows = [KEY_COLUMNS] + [(
         key["_id"], key["name"], "disabled" if key.get("disabled") else "enabled",
+        limit_text(key.get("rate_limit")),
         "all assets" if key.get("assets") is None else ",".join(key["assets"]) or "(none)",
         ",".join(key.get("permissions", [])) or "-",
     ) for key in keys]  # fmt: skip
@@ -388,11 +396,30 @@ def key_table(keys: list[dict[str, Any]]) -> list[str]:
             for row in rows]  # fmt: skip
 
 
+def key_limit(args: argparse.Namespace) -> tuple[float, int] | None:
+    """`--rate-limit` and `--burst` as a key's own limit; the burst defaults to two
+    seconds' worth, as the default limit's (200/s, 400)."""
+    if args.rate_limit is None:
+        return None
+    burst = args.burst if args.burst is not None else max(1, math.ceil(2 * args.rate_limit))
+    return args.rate_limit, burst
+
+
 def cmd_keys(args: argparse.Namespace) -> int:
     from resolvers.errors import ApiError
-    from resolvers.keys import create_key, disable_key, list_keys, unknown_assets
+    from resolvers.keys import (
+        create_key,
+        disable_key,
+        list_keys,
+        set_key_limit,
+        unknown_assets,
+    )
 
     settings = _settings(args)
+    if getattr(args, "burst", None) is not None and args.rate_limit is None:
+        print(f"floorgate keys {args.keys_command}: --burst goes with --rate-limit",
+              file=sys.stderr)  # fmt: skip
+        return 2
     with database_uri(settings) as uri:
         if args.keys_command == "create":
             assets = None if args.all_assets else (args.asset or [])
@@ -401,13 +428,14 @@ def cmd_keys(args: argparse.Namespace) -> int:
                 unknown = await unknown_assets(store, assets) if assets else []
                 if unknown:
                     return unknown
-                return await create_key(store, args.name, args.permission or [], assets)
+                return await create_key(store, args.name, args.permission or [], assets,
+                                        key_limit(args))  # fmt: skip
 
             try:
                 created = _with_store(settings, uri, create)
             except ApiError as error:
-                for name, messages in (error.fields or {}).items():
-                    print(f"{name}: {'; '.join(messages)}", file=sys.stderr)
+                for messages in (error.fields or {}).values():
+                    print(f"floorgate keys create: {'; '.join(messages)}", file=sys.stderr)
                 return 2
             if isinstance(created, list):
                 names = ", ".join(repr(asset) for asset in created)
@@ -419,6 +447,26 @@ def cmd_keys(args: argparse.Namespace) -> int:
             print(created.secret)
         elif args.keys_command == "list":
             print("\n".join(key_table(_with_store(settings, uri, list_keys))))
+        elif args.keys_command == "update":
+            if args.rate_limit is None and not args.default_rate_limit:
+                print("floorgate keys update: give --rate-limit (and --burst) or "
+                      "--default-rate-limit", file=sys.stderr)  # fmt: skip
+                return 2
+            limit = key_limit(args)
+            try:
+                found = _with_store(
+                    settings, uri, lambda store: set_key_limit(store, args.key_id, limit)
+                )
+            except ApiError as error:
+                for messages in (error.fields or {}).values():
+                    print(f"floorgate keys update: {'; '.join(messages)}", file=sys.stderr)
+                return 2
+            if not found:
+                print(f"No key with id {args.key_id}.", file=sys.stderr)
+                return 1
+            shown = "the default" if limit is None else f"{limit[0]:g}/s, burst {limit[1]}"
+            print(f"Key {args.key_id} now has the rate limit {shown} (every worker within "
+                  "a few seconds).")  # fmt: skip
         else:
             if not _with_store(settings, uri, lambda store: disable_key(store, args.key_id)):
                 print(f"No key with id {args.key_id}.", file=sys.stderr)
@@ -526,11 +574,26 @@ def parser() -> argparse.ArgumentParser:
                        help="an asset the key may see (repeatable; it must exist)")  # fmt: skip
     scope.add_argument("--all-assets", action="store_true",
                        help="every asset, also those imported later")  # fmt: skip
+    add_limit_options(create)
     key_commands.add_parser("list", help="list keys (never their secrets)")
+    update = key_commands.add_parser("update", help="change a key's rate limit")
+    update.add_argument("key_id")
+    add_limit_options(update)
+    update.add_argument("--default-rate-limit", action="store_true",
+                        help="drop the key's own limit: the server's default applies")  # fmt: skip
     disable = key_commands.add_parser("disable", help="disable a key")
     disable.add_argument("key_id")
     keys.set_defaults(handler=cmd_keys)
     return main
+
+
+def add_limit_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--rate-limit", type=float, metavar="PER_SECOND",
+                         help="the key's own rate limit, requests per second (default: the "
+                         "server's, FLOORGATE_RATE_LIMIT_PER_SECOND, 200)")  # fmt: skip
+    command.add_argument("--burst", type=int, metavar="N",
+                         help="the key's own bucket size (default: two seconds of "
+                         "--rate-limit)")  # fmt: skip
 
 
 def _short_reason(error: BaseException) -> str:

@@ -150,10 +150,10 @@ class Boundary:
     def rate_limit_headers(self, scope: Scope) -> list[tuple[bytes, bytes]]:
         """`RateLimit-Limit`, `-Remaining` and `-Reset` (IETF httpapi draft) of the key
         this request was charged to, as the answer leaves; none without a valid key."""
-        key_id = scope.get("state", {}).get(RATE_LIMITED_KEY)
-        if key_id is None or self.services is None:
+        charged = scope.get("state", {}).get(RATE_LIMITED_KEY)
+        if charged is None or self.services is None:
             return []
-        status = self.services.rate_limiter.status(key_id)
+        status = self.services.rate_limiter.status(*charged)
         if status is None:
             return []
         names = (b"ratelimit-limit", b"ratelimit-remaining", b"ratelimit-reset")

@@ -107,7 +107,8 @@ def test_keys_create_refuses_unknown_assets_and_permissions_and_list_has_a_heade
                           "--permission", "service.everything"], env)  # fmt: skip
     assert bad_permission.returncode == 2
     assert "argument --permission: invalid choice: 'service.everything'" in bad_permission.stderr
-    assert run(["keys", "list"], env).stdout == "ID  NAME  STATE  ASSETS  PERMISSIONS\n"
+    assert run(["keys", "list"], env).stdout == (
+        "ID  NAME  STATE  RATE LIMIT  ASSETS  PERMISSIONS\n")  # fmt: skip
 
     made = run(["keys", "create", "--name", "listing site", "--asset", "known"], env)
     assert made.returncode == 0, made.stderr
@@ -115,8 +116,8 @@ def test_keys_create_refuses_unknown_assets_and_permissions_and_list_has_a_heade
     listed = run(["keys", "list"], env).stdout.splitlines()
     width = len(key_id)
     assert listed == [
-        f"{'ID'.ljust(width)}  NAME          STATE    ASSETS  PERMISSIONS",
-        f"{key_id}  listing site  enabled  known   -",
+        f"{'ID'.ljust(width)}  NAME          STATE    RATE LIMIT  ASSETS  PERMISSIONS",
+        f"{key_id}  listing site  enabled  default     known   -",
     ]
     with MongoClient(db_server.uri) as client:
         client.drop_database(database)

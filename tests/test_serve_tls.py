@@ -71,7 +71,8 @@ def test_keys_cli(tmp_path, db_server, settings, client, store):
 
     listed = run_cli(["keys", "list"], env)
     line = next(row for row in listed.stdout.splitlines() if row.startswith(key_id))
-    assert line.split() == [key_id, "partner", "enabled", "asset-3", "service.unit-maps.parse"]
+    assert line.split() == [key_id, "partner", "enabled", "default", "asset-3",
+                            "service.unit-maps.parse"]  # fmt: skip
     assert secret not in listed.stdout
 
     disabled = run_cli(["keys", "disable", key_id], env)
@@ -97,3 +98,54 @@ async def test_created_key_works_and_disabled_key_stops(tmp_path, db_server, set
     client._transport.app.services.key_cache.clear()
     after = await client.get("/v1/assets", headers={"API-Key": secret})
     assert after.status_code == 403
+
+
+async def test_a_key_with_its_own_rate_limit(tmp_path, db_server, settings, store):
+    """`keys create --rate-limit --burst` gives a key its own bucket (its headers and its
+    429s follow it); `keys update` changes or drops it; bad values are refused."""
+    from dataclasses import replace
+
+    from rest.app import create_app
+
+    env = cli_env(db_server, settings, tmp_path)
+    created = run_cli(["keys", "create", "--name", "slow", "--all-assets",
+                       "--rate-limit", "0.5", "--burst", "2"], env)  # fmt: skip
+    assert created.returncode == 0, created.stderr
+    key_id, secret = created.stdout.split()[2], created.stdout.strip().splitlines()[-1]
+    row = next(r for r in run_cli(["keys", "list"], env).stdout.splitlines()
+               if r.startswith(key_id))  # fmt: skip
+    assert "0.5/s, burst 2" in row
+
+    async def statuses() -> list[tuple[int, str | None]]:
+        limited = create_app(replace(settings, rate_limit_per_second=100, rate_limit_burst=200),
+                             store)  # fmt: skip
+        transport = httpx.ASGITransport(app=limited)
+        async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
+            answers = [await client.get("/v1/assets", headers={"API-Key": secret})
+                       for _ in range(3)]  # fmt: skip
+        return [(a.status_code, a.headers.get("ratelimit-limit")) for a in answers]
+
+    assert await statuses() == [(200, "2"), (200, "2"), (429, "2")]
+    updated = run_cli(["keys", "update", key_id, "--rate-limit", "50"], env)
+    assert updated.returncode == 0, updated.stderr
+    assert updated.stdout == (f"Key {key_id} now has the rate limit 50/s, burst 100 (every "
+                              "worker within a few seconds).\n")  # fmt: skip
+    assert await statuses() == [(200, "100")] * 3
+    reset = run_cli(["keys", "update", key_id, "--default-rate-limit"], env)
+    assert reset.returncode == 0 and "the rate limit the default" in reset.stdout
+    assert await statuses() == [(200, "200")] * 3
+
+    for args, message in (
+        (["create", "--name", "x", "--all-assets", "--burst", "5"],
+         "floorgate keys create: --burst goes with --rate-limit"),
+        (["create", "--name", "x", "--all-assets", "--rate-limit", "0"],
+         "floorgate keys create: --rate-limit must be above 0 and at most 1e+06 per second"),
+        (["update", key_id, "--rate-limit", "5", "--burst", "0"],
+         "floorgate keys update: --burst must be from 1 to 10000000"),
+        (["update", key_id], "floorgate keys update: give --rate-limit (and --burst) or "
+                             "--default-rate-limit"),
+    ):  # fmt: skip
+        refused = run_cli(["keys", *args], env)
+        assert (refused.returncode, refused.stderr.strip()) == (2, message), args
+    missing = run_cli(["keys", "update", "no-such-key", "--rate-limit", "5"], env)
+    assert (missing.returncode, missing.stderr.strip()) == (1, "No key with id no-such-key.")
