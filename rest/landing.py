@@ -28,7 +28,8 @@ LINKS = (
     ("health", "/healthz", "liveness: the process answers"),
     ("ready", "/readyz", "readiness: the database answers (with read cache figures)"),
 )  # fmt: skip
-DOCS = "The project's README and docs/ (api.md, dataset.md, routing.md, geojson.md) say the rest."
+DOCS = ("The project's README and docs/ say the rest: graphql.md (a guide for frontend "
+        "teams), api.md, dataset.md, routing.md, geojson.md.")
 PAGE_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
                                "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
