@@ -18,6 +18,7 @@ from storage.database import UNAVAILABLE_ERRORS, Store
 from storage.settings import Settings
 
 RATE_LIMITED_KEY = "rate_limited_key"  # scope state: (key id, its limit) the answer shows
+CHARGED_COST = "charged_cost"  # scope state: the operation's cost, once charged
 
 
 @dataclass
@@ -129,6 +130,8 @@ class RequestContext:
         of its cost, at least one, of which the key's lookup already spent one."""
         caller = await self.caller()
         self.cost = cost
+        if self.state is not None:
+            self.state[CHARGED_COST] = cost  # for /metrics
         units = max(1, math.ceil(cost / COST_PER_RATE_UNIT))
         if units > 1:
             wait = self.services.rate_limiter.take(caller.key_id, units - 1, caller.limit)

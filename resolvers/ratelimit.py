@@ -20,6 +20,7 @@ class RateLimiter:
         self.burst = burst
         self.max_keys = max_keys
         self._buckets: dict[str, tuple[float, float]] = {}
+        self.refusals = 0  # requests refused since start (/metrics)
 
     @property
     def enabled(self) -> bool:
@@ -37,6 +38,7 @@ class RateLimiter:
         tokens = self._tokens(key_id, now, per_second, burst)
         if tokens < units:
             self._buckets[key_id] = (tokens, now)
+            self.refusals += 1
             return max(1, math.ceil((units - tokens) / per_second))
         if len(self._buckets) >= self.max_keys and key_id not in self._buckets:
             self._buckets.clear()
@@ -48,7 +50,10 @@ class RateLimiter:
         if not self.enabled:
             return None
         tokens = self._tokens(key_id, time.monotonic(), self.per_second, self.burst)
-        return None if tokens >= 1.0 else max(1, math.ceil((1.0 - tokens) / self.per_second))
+        if tokens >= 1.0:
+            return None
+        self.refusals += 1
+        return max(1, math.ceil((1.0 - tokens) / self.per_second))
 
     def status(self, key_id: str, limit: Limit | None = None) -> tuple[int, int, int] | None:
         """(limit, remaining, reset) for the `RateLimit-*` headers: the bucket's size,

@@ -24,6 +24,7 @@ from rest.files_route import files_endpoint
 from rest.graphiql import GRAPHIQL_STATIC_PREFIX, graphiql_routes
 from rest.graphql_view import GraphQLView
 from rest.landing import landing_routes
+from rest.metrics import Metrics
 from rest.middleware import BodyStalled, BodyTooLarge, Boundary
 from rest.openapi import openapi_document, openapi_routes
 from rest.reference_page import reference_page_routes
@@ -62,6 +63,7 @@ def create_app(settings: Settings, store: Store | None = None) -> ASGIApp:
             raise RuntimeError("FLOORGATE_MONGODB_URI is not set")
         store = connect(settings.mongodb_uri, settings)
     services = Services(store=store, settings=settings)
+    metrics = Metrics(services) if settings.metrics else None
     schema = build_schema(settings)
     rest = RestApi(schema._schema, services)
 
@@ -83,6 +85,7 @@ def create_app(settings: Settings, store: Store | None = None) -> ASGIApp:
         Route("/graphql", GraphQLView(schema, services), methods=["GET", "POST"]),
         *sdl_routes(schema),
         *landing_routes(settings),
+        *(metrics.routes() if metrics is not None else ()),
         Mount(GRAPHIQL_STATIC_PREFIX, app=GZipMiddleware(static.app)),
         Route("/files/{name:path}", files_endpoint(services), methods=["GET"]),
         *openapi_routes(openapi_document(schema._schema, rest.requirements, settings)),
@@ -113,6 +116,7 @@ def create_app(settings: Settings, store: Store | None = None) -> ASGIApp:
     app.state.services = services
     boundary = Boundary(app, settings)
     boundary.services = services
+    boundary.metrics = metrics
     return boundary
 
 

@@ -23,6 +23,7 @@ from rest.credentials import repeated_key, request_context
 from rest.documents import OMITTED_WHEN_NULL, without_nulls
 from rest.etags import REVALIDATE, body_etag, etag_matches
 from rest.json_body import input_problems, read_json_body
+from rest.metrics import ROUTE
 from rest.paging_urls import with_urls
 from rest.responses import error_of, error_response, json_bytes
 from rest.router import Match, Router
@@ -91,6 +92,8 @@ class RestApi:
                                            fields={"path": ["is not valid UTF-8"]}))
         if "GET" in allowed:
             allowed.add("HEAD")
+        if match is not None:
+            request.scope["state"][ROUTE] = match.route.operation_id  # for /metrics
         if match is None:
             if allowed:
                 return error_of(ErrorCode.METHOD_NOT_ALLOWED,

@@ -16,6 +16,7 @@ from starlette.responses import Response
 from resolvers.context import Services
 from resolvers.errors import ErrorCode
 from rest.etags import etag_matches
+from rest.metrics import ROUTE
 from rest.responses import error_of
 from storage.files import download_name, get_file
 
@@ -67,6 +68,7 @@ def files_endpoint(services: Services) -> Callable[[Request], Awaitable[Response
     """The endpoint serving `services.store`'s files."""
 
     async def serve_file(request: Request) -> Response:
+        request.scope["state"][ROUTE] = "files"  # for /metrics
         raw_path = request.scope.get("raw_path", b"").decode("latin-1")
         name = raw_path.removeprefix("/files/")
         stored = await get_file(services.store, name)

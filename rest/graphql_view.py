@@ -22,6 +22,7 @@ from resolvers.limits import MAX_UNAUTHENTICATED_BODY_BYTES
 from rest.credentials import repeated_key, request_context
 from rest.graphiql import PAGE_HEADERS, graphiql_html
 from rest.graphql_requests import charge_kept, operation_of
+from rest.metrics import ROUTE
 from rest.responses import error_response, json_bytes, json_response
 from schema.operation import run_operation
 from storage.read_cache import READS, ReadLog
@@ -65,6 +66,7 @@ class GraphQLView(GraphQL):
             await super().__call__(scope, receive, send)
             return
         request = Request(scope=scope, receive=receive)
+        scope.setdefault("state", {})[ROUTE] = "graphql"  # for /metrics
         try:
             response = await self.refusal(request) or await self.answer(request)
         except HTTPException as error:

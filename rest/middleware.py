@@ -13,10 +13,11 @@ from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from resolvers.context import RATE_LIMITED_KEY, Services, unavailable
+from resolvers.context import CHARGED_COST, RATE_LIMITED_KEY, Services, unavailable
 from resolvers.errors import ApiError, ErrorCode
 from rest.browser_headers import BrowserHeaders
 from rest.logs import ACCESS, AccessLine, write_access
+from rest.metrics import METRICS_PATH, Metrics, is_loopback
 from rest.responses import error_response
 from storage.database import UNAVAILABLE_ERRORS
 from storage.settings import Settings
@@ -44,6 +45,7 @@ class Boundary:
         self.settings = settings
         self.browser = BrowserHeaders(settings)
         self.services: Services | None = None  # set by create_app: rate limits, tests, tools
+        self.metrics: Metrics | None = None  # set by create_app when /metrics is on
         self.access_log = settings.access_log
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -51,22 +53,27 @@ class Boundary:
             await self.app(scope, receive, send)
             return
         request_id = os.urandom(8).hex()
-        scope.setdefault("state", {})["request_id"] = request_id
-        if self.access_log and ACCESS.isEnabledFor(logging.INFO):
-            began = perf_counter()
-            status: list[int] = []
-            try:
-                await self.serve(scope, receive, send, request_id, status)
-            finally:
+        state = scope.setdefault("state", {})
+        state["request_id"] = request_id
+        logged = self.access_log and ACCESS.isEnabledFor(logging.INFO)
+        if not logged and self.metrics is None:
+            await self.serve(scope, receive, send, request_id, None)
+            return
+        began = perf_counter()
+        status: list[int] = []
+        try:
+            await self.serve(scope, receive, send, request_id, status)
+        finally:
+            seconds = perf_counter() - began
+            answered = status[0] if status else None
+            if logged:
                 client = scope.get("client")
                 write_access(AccessLine(scope["method"],
                                         scope.get("raw_path") or scope["path"].encode(),
-                                        scope.get("query_string", b""),
-                                        status[0] if status else None,
-                                        (perf_counter() - began) * 1000,
+                                        scope.get("query_string", b""), answered, seconds * 1000,
                                         client[0] if client else "-", request_id))  # fmt: skip
-        else:
-            await self.serve(scope, receive, send, request_id, None)
+            if self.metrics is not None:
+                self.metrics.observe(scope, answered, seconds, state.get(CHARGED_COST))
 
     async def serve(self, scope: Scope, receive: Receive, send: Send, request_id: str,
                     status: list[int] | None) -> None:  # fmt: skip
@@ -164,7 +171,11 @@ class Boundary:
         worker's port directly, and the answers carry no data); an over-long declared body
         is refused unread."""
         if scope.get("scheme") != "https" and scope.get("path") not in HEALTH_PATHS:
-            return ErrorCode.HTTPS_REQUIRED
+            client = scope.get("client")
+            scraper = scope.get("path") == METRICS_PATH and is_loopback(client[0] if client
+                                                                        else None)  # fmt: skip
+            if not scraper:  # a scraper beside the worker may ask over plain HTTP
+                return ErrorCode.HTTPS_REQUIRED
         for name, value in scope.get("headers", []):
             if name == b"content-length":
                 try:

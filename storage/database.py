@@ -15,6 +15,7 @@ from pymongo.errors import AutoReconnect, ConnectionFailure, ServerSelectionTime
 
 from storage.change_watch import PoolListener, WriteListener, watch_changes
 from storage.collections import COLLECTIONS, FILES_BUCKET
+from storage.command_timings import CommandTimings
 from storage.read_cache import ReadCache
 from storage.settings import Settings
 
@@ -38,6 +39,7 @@ class Store:
         self.transactions: bool | None = None  # has multi-document transactions; asked once
         # Off unless `connect` made it: only its listeners see this client's writes.
         self.cache = cache or ReadCache(0)
+        self.timings = CommandTimings()  # `connect` gives the one its client reports to
         self._watcher: asyncio.Task[None] | None = None
 
     def watch_changes(self) -> None:
@@ -79,9 +81,11 @@ def connect(uri: str, settings: Settings, **client_options: Any) -> Store:
     """Make the process's client. It connects lazily and reconnects by itself."""
     timeout = settings.db_timeout_ms
     cache = ReadCache(settings.read_cache_mb * 1024 * 1024)
+    timings = CommandTimings()
     listeners = [
         WriteListener(cache),
         PoolListener(cache),
+        timings,
         *client_options.pop("event_listeners", ()),
     ]
     client: AsyncMongoClient = AsyncMongoClient(
@@ -95,4 +99,6 @@ def connect(uri: str, settings: Settings, **client_options: Any) -> Store:
         **client_options,
     )
     cache.codec_options = client.codec_options
-    return Store(client, settings.database_name, cache)
+    store = Store(client, settings.database_name, cache)
+    store.timings = timings
+    return store

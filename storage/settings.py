@@ -88,6 +88,7 @@ class Settings:
     event_loop: str = "auto"  # uvloop, asyncio; auto: uvloop where installed (rest/server.py)
     http_parser: str = "auto"  # httptools, h11; auto: httptools where installed
     access_log: bool = True  # one structured line per request (rest/middleware.py)
+    metrics: bool = True  # /metrics: loopback without a key, elsewhere service.admin
     read_cache_mb: int = 128  # byte budget of the read cache per process; 0 turns it off
 
     @property
@@ -176,6 +177,7 @@ class Settings:
             "event_loop": (_env("FLOORGATE_LOOP", "auto") or "auto").lower(),
             "http_parser": (_env("FLOORGATE_HTTP", "auto") or "auto").lower(),
             "access_log": _env_bool("FLOORGATE_ACCESS_LOG", cls.access_log),
+            "metrics": _env_bool("FLOORGATE_METRICS", cls.metrics),
             "read_cache_mb": max(0, _env_int("FLOORGATE_READ_CACHE_MB", cls.read_cache_mb)),
         }
         values.update(overrides)

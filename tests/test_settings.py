@@ -23,6 +23,9 @@ ENVIRONMENT = {
     "FLOORGATE_UNAUTHENTICATED_BURST": ("unauthenticated_burst", "13", 13),
     "FLOORGATE_HSTS_SECONDS": ("hsts_seconds", "0", 0),
     "FLOORGATE_IMPORT_MAX_DOCUMENTS": ("import_max_documents", "5000", 5000),
+    "FLOORGATE_RATE_LIMIT_PER_SECOND": ("rate_limit_per_second", "7.5", 7.5),
+    "FLOORGATE_RATE_LIMIT_BURST": ("rate_limit_burst", "15", 15),
+    "FLOORGATE_METRICS": ("metrics", "off", False),
     "FLOORGATE_CORS_ORIGINS": ("cors_origins", "https://a.example/, https://b.example",
                                ("https://a.example", "https://b.example")),
 }  # fmt: skip
