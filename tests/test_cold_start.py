@@ -31,6 +31,7 @@ HEAVY = [
     "storage.map_drawings",
     "storage.demo",
     "yaml",  # the first /v1/openapi.yaml
+    "prometheus_client",  # the first scrape of /metrics
     "strawberry.federation.schema_directives",  # its check is skipped (schema.build)
 ]
 
