@@ -12,7 +12,8 @@ first scrape and renders the figures then (it costs tens of ms to import: not at
 
 Who may read it (`FLOORGATE_METRICS`, on by default): a client on the loopback address
 without a key (also over plain HTTP: a scraper beside the worker), anyone else with a
-key holding `service.admin`. Every worker answers for itself: scrape each one.
+key holding `service.admin`. Every worker answers for itself; the workers of one
+`--workers N` share a port, so a scrape reaches one of them (docs/api.md, Metrics).
 """
 
 from __future__ import annotations
