@@ -83,7 +83,7 @@ def serve(settings: Settings, uri: str, workers: int = 1) -> None:
         port=settings.port,
         workers=workers,
         log_level="info",
-        log_config=log_config(settings.access_log),
+        log_config=log_config(settings.access_log, json=settings.log_format == "json"),
         server_header=False,
         **options,
     )

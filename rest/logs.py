@@ -16,9 +16,11 @@ import copy
 import logging
 import re
 import traceback
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import unquote
 
+import orjson
 from uvicorn.config import LOGGING_CONFIG
 
 from resolvers.keys import KEY_PREFIX
@@ -57,11 +59,12 @@ class AccessLine:
     redacts itself). `method=GET path=/v1/assets?per-page=2 status=200 ms=1.8
     client=127.0.0.1 id=3f2a...`"""
 
-    __slots__ = ("client", "method", "milliseconds", "query", "raw_path", "request_id",
-                 "status")  # fmt: skip
+    __slots__ = ("client", "key_id", "method", "milliseconds", "query", "raw_path",
+                 "request_id", "route", "status")  # fmt: skip
 
     def __init__(self, method: str, raw_path: bytes, query: bytes, status: int | None,
-                 milliseconds: float, client: str, request_id: str) -> None:  # fmt: skip
+                 milliseconds: float, client: str, request_id: str, route: str = "",
+                 key_id: str | None = None) -> None:  # fmt: skip
         self.method = method
         self.raw_path = raw_path
         self.query = query
@@ -69,16 +72,28 @@ class AccessLine:
         self.milliseconds = milliseconds
         self.client = client
         self.request_id = request_id
+        self.route = route  # the route template (rest/metrics.py route_label)
+        self.key_id = key_id  # the key's id, never the key
+
+    def _method(self) -> str:
+        return self.method if self.method.isalpha() else safe_target(self.method.encode(), b"")
+
+    def _target(self) -> str:
+        path = self.raw_path.split(b"?", 1)[0]  # httpx's test transport puts the query in it
+        return safe_target(path, self.query)
 
     def __str__(self) -> str:
-        method = self.method
-        if not method.isalpha():  # any token is a method to h11
-            method = safe_target(method.encode(), b"")
         status = "-" if self.status is None else self.status  # no answer was started
-        path = self.raw_path.split(b"?", 1)[0]  # httpx's test transport puts the query in it
-        return (f"method={method} path={safe_target(path, self.query)} "
+        return (f"method={self._method()} path={self._target()} "
                 f"status={status} ms={self.milliseconds:.1f} client={self.client} "
                 f"id={self.request_id}")  # fmt: skip
+
+    def fields(self) -> dict[str, Any]:
+        """The line's members for the JSON format (`FLOORGATE_LOG_FORMAT=json`)."""
+        return {"request_id": self.request_id, "method": self._method(), "route": self.route,
+                "path": self._target(), "status": self.status,
+                "ms": round(self.milliseconds, 2), "client": self.client,
+                "key_id": self.key_id}  # fmt: skip
 
 
 ACCESS = logging.getLogger("floorgate.access")
@@ -108,14 +123,36 @@ class RedactKeys(logging.Filter):
         return True
 
 
-def log_config(access_log: bool = True) -> dict[str, Any]:
+class JsonLines(logging.Formatter):
+    """One JSON object per line (`FLOORGATE_LOG_FORMAT=json`): `time` (UTC, ISO 8601),
+    `level`, `logger`, then the access line's members, or `message` (and `traceback`).
+    Records were redacted by `RedactKeys` before they get here."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        stamp = datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds")
+        line: dict[str, Any] = {"time": stamp.replace("+00:00", "Z"),
+                                "level": record.levelname, "logger": record.name}  # fmt: skip
+        if isinstance(record.msg, AccessLine):
+            line.update(record.msg.fields())
+        else:
+            line["message"] = record.getMessage()
+            if record.exc_text:
+                line["traceback"] = record.exc_text
+        return orjson.dumps(line).decode()
+
+
+def log_config(access_log: bool = True, json: bool = False) -> dict[str, Any]:
     """uvicorn's dictConfig with the filter on every handler, `floorgate.*` at INFO, and
     our access log on stdout (where uvicorn's went) unless turned off
-    (`FLOORGATE_ACCESS_LOG=off`: the logger is then above INFO and costs one check)."""
+    (`FLOORGATE_ACCESS_LOG=off`: the logger is then above INFO and costs one check).
+    With `json`, every line of every logger is one JSON object (`JsonLines`)."""
     config = copy.deepcopy(LOGGING_CONFIG)
     config["filters"] = {"redact_keys": {"()": "rest.logs.RedactKeys"}}
     # A plain format: uvicorn's coloured one copies every record it formats.
     config["formatters"]["access_line"] = {"format": "%(levelname)s:     %(message)s"}
+    if json:
+        for name in list(config["formatters"]):
+            config["formatters"][name] = {"()": "rest.logs.JsonLines"}
     config["handlers"]["access_lines"] = {"formatter": "access_line", "stream": "ext://sys.stdout",
                                           "class": "logging.StreamHandler"}  # fmt: skip
     for handler in config["handlers"].values():

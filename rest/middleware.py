@@ -17,7 +17,7 @@ from resolvers.context import CHARGED_COST, RATE_LIMITED_KEY, Services, unavaila
 from resolvers.errors import ApiError, ErrorCode
 from rest.browser_headers import BrowserHeaders
 from rest.logs import ACCESS, AccessLine, write_access
-from rest.metrics import METRICS_PATH, Metrics, is_loopback
+from rest.metrics import METRICS_PATH, Metrics, is_loopback, route_label
 from rest.responses import error_response
 from storage.database import UNAVAILABLE_ERRORS
 from storage.settings import Settings
@@ -68,10 +68,12 @@ class Boundary:
             answered = status[0] if status else None
             if logged:
                 client = scope.get("client")
+                charged = state.get(RATE_LIMITED_KEY)
                 write_access(AccessLine(scope["method"],
                                         scope.get("raw_path") or scope["path"].encode(),
                                         scope.get("query_string", b""), answered, seconds * 1000,
-                                        client[0] if client else "-", request_id))  # fmt: skip
+                                        client[0] if client else "-", request_id,
+                                        route_label(scope), charged and charged[0]))  # fmt: skip
             if self.metrics is not None:
                 self.metrics.observe(scope, answered, seconds, state.get(CHARGED_COST))
 

@@ -89,6 +89,7 @@ class Settings:
     http_parser: str = "auto"  # httptools, h11; auto: httptools where installed
     access_log: bool = True  # one structured line per request (rest/middleware.py)
     metrics: bool = True  # /metrics: loopback without a key, elsewhere service.admin
+    log_format: str = "text"  # "json": one JSON object per line (rest/logs.py JsonLines)
     read_cache_mb: int = 128  # byte budget of the read cache per process; 0 turns it off
 
     @property
@@ -178,6 +179,8 @@ class Settings:
             "http_parser": (_env("FLOORGATE_HTTP", "auto") or "auto").lower(),
             "access_log": _env_bool("FLOORGATE_ACCESS_LOG", cls.access_log),
             "metrics": _env_bool("FLOORGATE_METRICS", cls.metrics),
+            "log_format": "json" if (_env("FLOORGATE_LOG_FORMAT") or "").lower() == "json"
+            else cls.log_format,
             "read_cache_mb": max(0, _env_int("FLOORGATE_READ_CACHE_MB", cls.read_cache_mb)),
         }
         values.update(overrides)

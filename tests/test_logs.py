@@ -74,3 +74,46 @@ def test_no_key_reaches_the_log(tmp_path, db_server, settings, keys):
     assert "Traceback" not in output
     assert "ERROR" not in output
     assert "client disconnected before sending its body" in output
+
+
+def test_json_lines_name_the_route_and_the_key_id_never_the_key(tmp_path, db_server, settings,
+                                                                 keys):  # fmt: skip
+    """`FLOORGATE_LOG_FORMAT=json`: every line of the output is one JSON object; an access
+    line has the request id, route template, status, duration and key id."""
+    import asyncio
+    import json
+
+    from resolvers.keys import hash_key
+
+    key_id = asyncio.run(_key_id(db_server, settings, hash_key(keys.full)))
+    with serve_tls(tmp_path, db_server, settings, FLOORGATE_LOG_FORMAT="json") as served:
+        ca = str(served.certs.ca_cert)
+        with httpx.Client(verify=ssl.create_default_context(cafile=ca), base_url=served.base,
+                          timeout=10) as client:  # fmt: skip
+            answer = client.get(f"/v1/units?per-page=2&api-key={keys.full}")
+            assert answer.status_code == 200
+            assert client.get("/v1/assets").status_code == 401
+        time.sleep(0.3)
+    lines = [json.loads(line) for line in (tmp_path / "serve.log").read_text().splitlines()
+             if line.strip()]  # fmt: skip
+    assert keys.full not in (tmp_path / "serve.log").read_text()
+    assert all({"time", "level", "logger"} <= set(line) for line in lines)
+    access = [line for line in lines if line["logger"] == "floorgate.access"]
+    units = next(line for line in access if line["route"] == "listUnits")
+    assert units["request_id"] == answer.headers["x-request-id"]
+    assert (units["method"], units["status"], units["key_id"]) == ("GET", 200, key_id)
+    assert units["path"] == f"/v1/units?per-page=2&api-key={REDACTED}"
+    assert isinstance(units["ms"], float) and units["time"].endswith("Z")
+    keyless = next(line for line in access if line["path"] == "/v1/assets")
+    assert (keyless["status"], keyless["key_id"], keyless["route"]) == (401, None, "listAssets")
+    assert any(line["logger"] == "uvicorn.error" and "message" in line for line in lines)
+
+
+async def _key_id(db_server, settings, key_hash: str) -> str:
+    from storage.database import connect
+
+    store = connect(db_server.uri, settings)
+    try:
+        return (await store["api_keys"].find_one({"hash": key_hash}))["_id"]
+    finally:
+        await store.close()
