@@ -21,12 +21,18 @@ reset: $(STAMP)
 	$(VENV)/bin/floorgate demo --reset --no-serve
 
 ## make test: build .venv and run the whole test suite against a real embedded database
-## (as root on Debian it first installs chromium for tests/test_reference_page.py)
+## (as root on Debian it first installs chromium for the browser tests and nginx for
+## tests/test_nginx.py; the nginx package's own service is stopped again)
 test: $(STAMP)
 	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
 		&& echo "Installing Debian's chromium for the browser test..." && apt-get update -qq \
 		&& DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
 		|| echo "chromium could not be installed: the browser test will be skipped"
+	@command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { [ "$$(id -u)" = 0 ] \
+		&& command -v apt-get >/dev/null && echo "Installing Debian's nginx for the proxy test..." \
+		&& apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx \
+		>/dev/null && { service nginx stop >/dev/null 2>&1 || true; }; } \
+		|| echo "nginx could not be installed: the proxy test will be skipped"
 	$(PY) -m pytest
 
 ## make bench: the benchmarks under tests/benchmarks (not part of make test)
