@@ -36,14 +36,16 @@ class Services:
     def __post_init__(self) -> None:
         self.graph_cache = VersionedCache(self.settings.graph_cache_size)
         self.waypoint_cache = VersionedCache(self.settings.graph_cache_size)
+        share = self.settings.rate_limit_share  # the workers of one serve split limits
         self.rate_limiter = RateLimiter(
-            self.settings.rate_limit_per_second, self.settings.rate_limit_burst
+            self.settings.rate_limit_per_second, self.settings.rate_limit_burst, share=share
         )
         # `FLOORGATE_RATE_LIMIT_PER_SECOND=0` turns every rate limit off.
         per_address = self.settings.unauthenticated_rate_per_second
         self.address_limiter = RateLimiter(
             per_address if self.settings.rate_limit_per_second > 0 else 0,
             self.settings.unauthenticated_burst,
+            share=share,
         )
 
 

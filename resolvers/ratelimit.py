@@ -1,9 +1,10 @@
 """Per-key request rate limit: a token bucket per key, in each process.
 
-With several worker processes each keeps its own buckets, so the effective
-limit is the setting times the number of workers (documented in the README).
 A key may carry a limit of its own (`keys create --rate-limit`), used instead of
-the default for its bucket.
+the default for its bucket. The workers of one `floorgate serve --workers N` split
+every limit explicitly (`share`, FLOORGATE_RATE_LIMIT_SHARE): each keeps 1/N of the
+rate and of the burst, so together they never allow more than the setting. Separate
+instances each apply the whole setting (docs/api.md, "Rate limits").
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ Limit = tuple[float, int]  # (tokens per second, bucket size) of one key
 
 
 class RateLimiter:
-    def __init__(self, per_second: float, burst: int, max_keys: int = 100000) -> None:
-        self.per_second = per_second
-        self.burst = burst
+    def __init__(self, per_second: float, burst: int, max_keys: int = 100000,
+                 share: int = 1) -> None:  # fmt: skip
+        self.share = max(1, share)
+        self.per_second, self.burst = self._shared((per_second, burst))
         self.max_keys = max_keys
         self._buckets: dict[str, tuple[float, float]] = {}
         self.refusals = 0  # requests refused since start (/metrics)
@@ -32,7 +34,7 @@ class RateLimiter:
         `limit` is the key's own, else the default."""
         if not self.enabled:
             return None
-        per_second, burst = limit or (self.per_second, self.burst)
+        per_second, burst = self._shared(limit) if limit else (self.per_second, self.burst)
         units = min(units, float(burst))
         now = time.monotonic()
         tokens = self._tokens(key_id, now, per_second, burst)
@@ -60,10 +62,16 @@ class RateLimiter:
         the whole tokens left, and the seconds until it is full again; None when off."""
         if not self.enabled:
             return None
-        per_second, burst = limit or (self.per_second, self.burst)
+        per_second, burst = self._shared(limit) if limit else (self.per_second, self.burst)
         tokens = self._tokens(key_id, time.monotonic(), per_second, burst)
         reset = math.ceil((burst - tokens) / per_second) if tokens < burst else 0
         return burst, max(0, math.floor(tokens)), reset
+
+    def _shared(self, limit: Limit) -> Limit:
+        """This process's part of a limit: 1/share of the rate and of the burst (at least
+        one token, so a request can always pass a full bucket)."""
+        per_second, burst = limit
+        return per_second / self.share, max(1, burst // self.share)
 
     def _tokens(self, key_id: str, now: float, per_second: float, burst: int) -> float:
         """The bucket's tokens at `now` (a new bucket is full)."""

@@ -72,6 +72,7 @@ class Settings:
     # batch clients seen in practice (docs/api.md, "Rate limits").
     rate_limit_per_second: float = 200.0
     rate_limit_burst: int = 400
+    rate_limit_share: int = 1  # processes splitting every limit (serve --workers N sets N)
     unauthenticated_rate_per_second: float = 2.0  # per client address, no or invalid key
     unauthenticated_burst: int = 50
     request_timeout_seconds: float = 20.0  # time budget of one request, until it answers
@@ -117,6 +118,8 @@ class Settings:
             "rate_limit_per_second": _env_float("FLOORGATE_RATE_LIMIT_PER_SECOND",
                                                 cls.rate_limit_per_second),
             "rate_limit_burst": _env_int("FLOORGATE_RATE_LIMIT_BURST", cls.rate_limit_burst),
+            "rate_limit_share": max(1, _env_int("FLOORGATE_RATE_LIMIT_SHARE",
+                                                cls.rate_limit_share)),
             "unauthenticated_rate_per_second": _env_float(
                 "FLOORGATE_UNAUTHENTICATED_RATE_PER_SECOND", cls.unauthenticated_rate_per_second
             ),

@@ -119,3 +119,30 @@ def test_the_default_lets_a_batch_client_of_150_per_second_through(monkeypatch):
 
     assert refusals(150) == 0
     assert refusals(400) > 0
+
+
+def test_a_share_splits_every_limit():
+    """`serve --workers 2`: each worker keeps half of the rate and of the burst, so the
+    two together never allow more than the setting."""
+    from resolvers.ratelimit import RateLimiter
+
+    limiter = RateLimiter(100, 400, share=2)
+    assert limiter.status("k") == (200, 200, 0)
+    assert [limiter.take("k") for _ in range(201)][-2:] == [None, 1]
+    assert limiter.status("own", (10, 20)) == (10, 10, 0)
+    assert RateLimiter(1, 1, share=4).status("k") == (1, 1, 0)  # never below one token
+
+
+def test_serve_with_two_workers_splits_the_limit(tmp_path, db_server, settings, keys):
+    import ssl
+
+    from tests.servers import serve_tls_with_args
+
+    with serve_tls_with_args(tmp_path, db_server, settings, ("--workers", "2"),
+                             FLOORGATE_RATE_LIMIT_PER_SECOND="1",
+                             FLOORGATE_RATE_LIMIT_BURST="6") as served:  # fmt: skip
+        tls = ssl.create_default_context(cafile=str(served.certs.ca_cert))
+        answer = httpx.get(f"{served.base}/v1/assets", headers={"API-Key": keys.full},
+                           verify=tls, timeout=10)  # fmt: skip
+    assert answer.status_code == 200
+    assert answer.headers["ratelimit-limit"] == "3"
