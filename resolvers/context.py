@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -30,6 +31,9 @@ class Services:
     key_cache: KeyCache = field(default_factory=KeyCache)
     rate_limiter: RateLimiter = field(init=False)
     address_limiter: RateLimiter = field(init=False)  # requests without a valid key
+    # The REST address of a page of a GraphQL list (rest/paging_urls.py graphql_page_url):
+    # (root field, its arguments, page, per page) -> URL; set by the app, None elsewhere.
+    page_url: Callable[[str, dict[str, Any], int, int], str | None] | None = None
     graph_cache: VersionedCache[LoadedGraph] = field(init=False)
     waypoint_cache: VersionedCache[dict[str, dict[str, Any]]] = field(init=False)
 

@@ -9,6 +9,7 @@ import gc
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import asdict
+from functools import partial
 
 from starlette.applications import Starlette
 from starlette.middleware.gzip import GZipMiddleware
@@ -27,6 +28,7 @@ from rest.landing import landing_routes
 from rest.metrics import Metrics
 from rest.middleware import BodyStalled, BodyTooLarge, Boundary
 from rest.openapi import openapi_document, openapi_routes
+from rest.paging_urls import graphql_page_url
 from rest.reference_page import reference_page_routes
 from rest.responses import error_of, json_response
 from rest.sdl import sdl_routes
@@ -62,7 +64,8 @@ def create_app(settings: Settings, store: Store | None = None) -> ASGIApp:
         if not settings.mongodb_uri:
             raise RuntimeError("FLOORGATE_MONGODB_URI is not set")
         store = connect(settings.mongodb_uri, settings)
-    services = Services(store=store, settings=settings)
+    services = Services(store=store, settings=settings,
+                        page_url=partial(graphql_page_url, settings.public_url))  # fmt: skip
     metrics = Metrics(services) if settings.metrics else None
     schema = build_schema(settings)
     rest = RestApi(schema._schema, services)

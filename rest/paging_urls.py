@@ -8,9 +8,9 @@ not travel in links), under the spec's names (`asset_id` becomes `asset`), and s
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
-from rest.routes import SYNONYMS
+from rest.routes import ROUTES, SYNONYMS, Shape
 
 
 def page_url(
@@ -37,3 +37,25 @@ def with_urls(
         None if next_page is None else page_url(public_url, raw_path, query, next_page, per_page)
     )
     return body
+
+
+def graphql_page_url(public_url: str, field: str, arguments: dict[str, Any], page: int,
+                     per_page: int) -> str | None:  # fmt: skip
+    """The REST address of `page` of the GraphQL list `field(arguments)`: the paged GET
+    route of the table that serves that field, its path and filters filled in (the
+    GraphQL face's `Paging.prevUrl`/`nextUrl`); None for a list REST does not page."""
+    route = PAGED_ROUTES.get(field)
+    if route is None:
+        return None
+    path, query = route.path, []
+    for param in route.params:
+        value = arguments.get(param.variable)
+        if param.location == "path":
+            path = path.replace(f"{{{param.name}}}", quote(str(value), safe=""))
+        elif value is not None and param.name not in ("page", "per-page"):
+            query.append((param.name, str(value)))
+    return page_url(public_url, path, query, page, per_page)
+
+
+PAGED_ROUTES = {route.graphql_field: route for route in reversed(ROUTES)
+                if route.method == "GET" and route.shape is Shape.PAGED}  # fmt: skip

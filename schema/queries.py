@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import strawberry
 from strawberry.scalars import JSON
 from strawberry.types import Info
@@ -45,13 +47,20 @@ from schema.types import (
 )
 
 
+def listed(page: Any, field: str, **arguments: object) -> Any:
+    """The page, its paging told which list it is (the root field and its filters), so
+    that `Paging.prevUrl`/`nextUrl` can name the same list's pages on REST."""
+    page["paging"]["list"] = (field, arguments)
+    return page
+
+
 @strawberry.type
 class Query:
     @strawberry.field(permission_classes=[KeyRequired], description="Assets the key may see.")
     async def assets(
         self, info: Info, page: int | None = None, per_page: int | None = None
     ) -> AssetPage:
-        return await reads.list_assets(info.context, page, per_page)
+        return listed(await reads.list_assets(info.context, page, per_page), "assets")
 
     @strawberry.field(permission_classes=[KeyRequired])
     async def asset(self, info: Info, id: strawberry.ID) -> Asset | None:
@@ -65,7 +74,8 @@ class Query:
         page: int | None = None,
         per_page: int | None = None,
     ) -> FloorPage:
-        return await reads.list_floors(info.context, asset_id, page, per_page)
+        return listed(await reads.list_floors(info.context, asset_id, page, per_page), "floors",
+                      assetId=asset_id)
 
     @strawberry.field(permission_classes=[KeyRequired])
     async def floor(self, info: Info, asset_id: strawberry.ID, id: strawberry.ID) -> Floor | None:
@@ -75,7 +85,7 @@ class Query:
     async def units(
         self, info: Info, page: int | None = None, per_page: int | None = None
     ) -> UnitPage:
-        return await reads.list_units(info.context, page, per_page)
+        return listed(await reads.list_units(info.context, page, per_page), "units")
 
     @strawberry.field(permission_classes=[KeyRequired])
     async def unit(self, info: Info, id: strawberry.ID) -> Unit | None:
@@ -93,7 +103,8 @@ class Query:
         tags: str | None = None,
         asset_id: strawberry.ID | None = None,
     ) -> UnitMapPage:
-        return await reads.list_unit_maps(info.context, page, per_page, tags, asset_id)
+        return listed(await reads.list_unit_maps(info.context, page, per_page, tags, asset_id),
+                      "unitMaps", tags=tags, assetId=asset_id)
 
     @strawberry.field(permission_classes=[KeyRequired])
     async def unit_map(self, info: Info, id: strawberry.ID) -> UnitMap | None:
@@ -107,7 +118,8 @@ class Query:
         page: int | None = None,
         per_page: int | None = None,
     ) -> BackgroundPage:
-        return await reads.list_backgrounds(info.context, unit_map_id, page, per_page)
+        return listed(await reads.list_backgrounds(info.context, unit_map_id, page, per_page),
+                      "backgrounds", unitMapId=unit_map_id)
 
     @strawberry.field(permission_classes=[KeyRequired])
     async def background(
@@ -136,7 +148,8 @@ class Query:
         page: int | None = None,
         per_page: int | None = None,
     ) -> UnitPage:
-        return await reads.list_map_units(info.context, unit_map_id, page, per_page)
+        return listed(await reads.list_map_units(info.context, unit_map_id, page, per_page),
+                      "unitMapUnits", unitMapId=unit_map_id)
 
     @strawberry.field(permission_classes=[KeyRequired])
     async def unit_map_unit(
@@ -167,7 +180,8 @@ class Query:
         asset_id: strawberry.ID | None = None,
         key: str | None = None,
     ) -> AssetReferencePage:
-        return await references.list_asset_references(info.context, page, per_page, asset_id, key)
+        found = await references.list_asset_references(info.context, page, per_page, asset_id, key)
+        return listed(found, "assetReferences", assetId=asset_id, key=key)
 
     @strawberry.field(
         permission_classes=[requires(UNIT_REFERENCES_READ, FLAG_REFERENCES)],
@@ -182,7 +196,8 @@ class Query:
         asset_id: strawberry.ID | None = None,
         key: str | None = None,
     ) -> UnitReferencePage:
-        return await references.list_unit_references(info.context, page, per_page, asset_id, key)
+        found = await references.list_unit_references(info.context, page, per_page, asset_id, key)
+        return listed(found, "unitReferences", assetId=asset_id, key=key)
 
     @strawberry.field(
         permission_classes=[requires(UNIT_ATTRIBUTES_READ, FLAG_UNIT_ATTRIBUTES)],
@@ -207,7 +222,8 @@ class Query:
         per_page: int | None = None,
         asset_id: strawberry.ID | None = None,
     ) -> UnitAttributeAssignmentPage:
-        return await attributes.list_assignments(info.context, group_id, page, per_page, asset_id)
+        found = await attributes.list_assignments(info.context, group_id, page, per_page, asset_id)
+        return listed(found, "unitAttributeAssignments", groupId=group_id, assetId=asset_id)
 
     @strawberry.field(
         permission_classes=[requires(flag=FLAG_LOCATIONS)],

@@ -28,12 +28,32 @@ from storage.files import file_url
 
 Document = dict[str, Any]
 
+def _page_address(info: Info, paging: Document, page: int | None) -> str | None:
+    """The REST address of `page` of the list `paging` belongs to (`schema.queries.listed`
+    names it), as REST's paging links; None without a page or outside an HTTP request."""
+    listing = paging.get("list")
+    make = getattr(info.context, "services", None) and info.context.services.page_url
+    if page is None or listing is None or make is None:
+        return None
+    return make(listing[0], listing[1], page, paging["per_page"])
+
+
 @strawberry.type(description="Page information of a paged list.")
 class Paging:
     per_page: int
     current_page: int
     prev_page: int | None = strawberry.field(description="Previous page number, null on page 1.")
     next_page: int | None = strawberry.field(description="Next page number, null on the last.")
+
+    @strawberry.field(description="REST address of the previous page of the same list (REST's "
+                      "`prev_url`), null on page 1.")  # fmt: skip
+    def prev_url(self, info: Info, root: strawberry.Parent[Document]) -> str | None:
+        return _page_address(info, root, root.get("prev_page"))
+
+    @strawberry.field(description="REST address of the next page of the same list (REST's "
+                      "`next_url`), null on the last.")  # fmt: skip
+    def next_url(self, info: Info, root: strawberry.Parent[Document]) -> str | None:
+        return _page_address(info, root, root.get("next_page"))
 
 
 @strawberry.type(description="A unit of an asset (an apartment, a unit space).")
