@@ -9,11 +9,16 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from resolvers.keys import create_key
+from resolvers.permissions import ALL_PERMISSIONS
 from rest.tls import LocalCertificates, ensure_local_certificates
+from storage.database import connect
+from storage.demo import install_demo
+from storage.settings import Settings
 
 FLOORGATE = str(Path(sys.executable).with_name("floorgate"))
 
@@ -86,3 +91,21 @@ def serve_tls_with_args(data_dir: Path, db_server, settings, args: Sequence[str]
         finally:
             process.send_signal(signal.SIGINT)
             process.wait(timeout=20)
+
+
+@contextlib.asynccontextmanager
+async def own_demo_database(db_server, data_dir: Path, database: str
+                            ) -> AsyncIterator[tuple[Settings, str]]:  # fmt: skip
+    """A database of its own holding the demo, and a key with every permission; dropped
+    afterwards (for tests that start their own `floorgate serve` on it)."""
+    settings = Settings(data_dir=data_dir, database_name=database)
+    store = connect(db_server.uri, settings)
+    await store.client.drop_database(database)
+    await store.ensure_indexes()
+    await install_demo(store, data_dir)
+    key = (await create_key(store, database, list(ALL_PERMISSIONS), None)).secret
+    try:
+        yield settings, key
+    finally:
+        await store.client.drop_database(database)
+        await store.close()

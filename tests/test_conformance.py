@@ -28,13 +28,10 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from resolvers.keys import create_key
-from resolvers.permissions import ALL_FLAGS, ALL_PERMISSIONS
+from resolvers.permissions import ALL_FLAGS
 from rest.routes import ROUTES
-from storage.database import connect
-from storage.demo import install_demo
 from storage.settings import Settings
-from tests.servers import serve_tls
+from tests.servers import own_demo_database, serve_tls
 
 pytestmark = pytest.mark.e2e
 SCHEMATHESIS = str(Path(sys.executable).with_name("schemathesis"))
@@ -53,16 +50,9 @@ class Server:
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def demo_key(db_server, tmp_path_factory) -> AsyncIterator[tuple[Settings, str]]:
     """A database of its own with the demo (the run writes assignments) and a full key."""
-    settings = Settings(data_dir=Path(tmp_path_factory.mktemp("conformance")),
-                        database_name="floorgate_conformance")  # fmt: skip
-    store = connect(db_server.uri, settings)
-    await store.client.drop_database(settings.database_name)
-    await store.ensure_indexes()
-    await install_demo(store, settings.data_dir)
-    key = (await create_key(store, "conformance", list(ALL_PERMISSIONS), None)).secret
-    yield settings, key
-    await store.client.drop_database(settings.database_name)
-    await store.close()
+    async with own_demo_database(db_server, Path(tmp_path_factory.mktemp("conformance")),
+                                 "floorgate_conformance") as demo:  # fmt: skip
+        yield demo
 
 
 @pytest.fixture(scope="module")

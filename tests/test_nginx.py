@@ -20,12 +20,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from resolvers.keys import create_key
-from resolvers.permissions import ALL_PERMISSIONS
 from rest.tls import ensure_local_certificates
-from storage.database import connect
-from storage.demo import install_demo
-from tests.servers import FLOORGATE, cli_env, free_port, wait_for_port
+from tests.servers import FLOORGATE, cli_env, free_port, own_demo_database, wait_for_port
 
 pytestmark = pytest.mark.e2e
 GUIDE = Path(__file__).parent.parent / "docs" / "deploy.md"
@@ -59,18 +55,9 @@ def nginx_main(prefix: Path, server: str) -> str:
 
 @pytest.fixture
 async def demo_database(db_server, tmp_path_factory):
-    from storage.settings import Settings
-
-    settings = Settings(data_dir=tmp_path_factory.mktemp("nginx-demo"),
-                        database_name="floorgate_nginx_test", rate_limit_per_second=0)  # fmt: skip
-    store = connect(db_server.uri, settings)
-    await store.client.drop_database(settings.database_name)
-    await store.ensure_indexes()
-    await install_demo(store, settings.data_dir)
-    key = (await create_key(store, "nginx", list(ALL_PERMISSIONS), None)).secret
-    yield settings, key
-    await store.client.drop_database(settings.database_name)
-    await store.close()
+    async with own_demo_database(db_server, tmp_path_factory.mktemp("nginx-demo"),
+                                 "floorgate_nginx_test") as demo:  # fmt: skip
+        yield demo
 
 
 @pytest.mark.skipif(NGINX is None, reason="nginx not installed: run `make test` as root on "
