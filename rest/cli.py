@@ -8,7 +8,6 @@ import contextlib
 import errno
 import gc
 import importlib
-import math
 import os
 import re
 import signal
@@ -42,9 +41,13 @@ ANNOUNCE_WAIT_SECONDS = 120  # the ready line waits this long for the server's s
 START_UP_GC_THRESHOLDS = (700, 10, 1_000_000)
 
 
-def _with_store(settings: Settings, uri: str, work: Callable[[Store], Awaitable[Any]]) -> Any:
+def with_store(settings: Settings, uri: str, work: Callable[[Store], Awaitable[Any]]) -> Any:
+    """Run `work` on a store of its own. Without the read cache: a command reads once, and
+    a change stream opened and closed within a second could hang the close (seen: about
+    one `floorgate demo --no-serve` in six)."""
+
     async def run() -> Any:
-        store = connect(uri, settings)
+        store = connect(uri, replace(settings, read_cache_mb=0))
         try:
             await store.ensure_indexes()
             return await work(store)
@@ -92,7 +95,7 @@ def serve(settings: Settings, uri: str, workers: int = 1) -> None:
     )
 
 
-def _settings(args: argparse.Namespace) -> Settings:
+def settings_of(args: argparse.Namespace) -> Settings:
     overrides: dict[str, Any] = {}
     if getattr(args, "data_dir", None):
         overrides["data_dir"] = Path(args.data_dir)
@@ -143,7 +146,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     gc.set_threshold(*START_UP_GC_THRESHOLDS)
     from rest.server import implementations
 
-    settings = _settings(args)
+    settings = settings_of(args)
     try:
         implementations(settings)
     except ValueError as problem:
@@ -171,7 +174,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.workers == 1:  # with more, this process only supervises
         _import_app_meanwhile()
     with database_uri(settings) as uri:
-        _with_store(settings, uri, lambda store: store.ensure_indexes())
+        with_store(settings, uri, lambda store: store.ensure_indexes())
         serve(settings, uri, args.workers)
     return 0
 
@@ -255,7 +258,7 @@ def announce_when_listening(settings: Settings, ca_file: Path, lines: list[str])
 def cmd_demo(args: argparse.Namespace) -> int:
     from rest.tls import ensure_local_certificates
 
-    settings = _settings(args)
+    settings = settings_of(args)
     if not args.no_serve and port_taken(settings.host, settings.port):
         print(port_taken_message("demo", settings), file=sys.stderr)
         return 2
@@ -263,7 +266,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     certs = ensure_local_certificates(settings.data_dir)
     settings = replace(settings, tls_cert=certs.cert, tls_key=certs.key)
     with database_uri(settings) as uri:
-        secret = _with_store(
+        secret = with_store(
             settings, uri, lambda store: _load_demo(store, settings, args.seed, args.reset)
         )
         base = f"https://localhost:{settings.port}"
@@ -290,7 +293,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from storage.leases import LeaseBusy, describe
     from storage.transactions import NoTransactions, TransactionTooLarge
 
-    settings = _settings(args)
+    settings = settings_of(args)
 
     def waiting(asset_id: str, holder: dict[str, Any]) -> None:
         print(f"Waiting for another import of asset {asset_id!r} ({describe(holder)}) ...",
@@ -299,7 +302,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     with database_uri(settings) as uri:
         try:
             path, limits = Path(args.path), settings.svg_limits
-            report = _with_store(
+            report = with_store(
                 settings, uri,
                 lambda store: import_dataset(
                     store, path, limits=limits, require_transaction=not args.no_transaction,
@@ -342,9 +345,9 @@ def _age(value: timedelta) -> str:
 def cmd_gc(args: argparse.Namespace) -> int:
     from storage.integrity import collect_garbage
 
-    settings = _settings(args)
+    settings = settings_of(args)
     with database_uri(settings) as uri:
-        report = _with_store(
+        report = with_store(
             settings, uri,
             lambda store: collect_garbage(store, args.older_than, dry_run=args.dry_run),
         )  # fmt: skip
@@ -365,9 +368,9 @@ def cmd_gc(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     from storage.integrity import find_dangling
 
-    settings = _settings(args)
+    settings = settings_of(args)
     with database_uri(settings) as uri:
-        report = _with_store(settings, uri, find_dangling)
+        report = with_store(settings, uri, find_dangling)
     for finding in report.dangling:
         print(finding)
     if report.clean:
@@ -377,108 +380,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1
 
 
-KEY_COLUMNS = ("ID", "NAME", "STATE", "RATE LIMIT", "ASSETS", "PERMISSIONS")
-
-
-def limit_text(document: dict[str, Any] | None) -> str:
-    if document is None:
-        return "default"
-    return f"{document['per_second']:g}/s, burst {document['burst']}"
-
-
-def key_table(keys: list[dict[str, Any]]) -> list[str]:
-    """`keys list`: a header and one aligned row per key (the last column unpadded)."""
-    rows = [KEY_COLUMNS] + [(
-        key["_id"], key["name"], "disabled" if key.get("disabled") else "enabled",
-        limit_text(key.get("rate_limit")),
-        "all assets" if key.get("assets") is None else ",".join(key["assets"]) or "(none)",
-        ",".join(key.get("permissions", [])) or "-",
-    ) for key in keys]  # fmt: skip
-    widths = [max(len(row[i]) for row in rows) for i in range(len(KEY_COLUMNS) - 1)]
-    return ["  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]])
-            for row in rows]  # fmt: skip
-
-
-def key_limit(args: argparse.Namespace) -> tuple[float, int] | None:
-    """`--rate-limit` and `--burst` as a key's own limit; the burst defaults to two
-    seconds' worth, as the default limit's (200/s, 400)."""
-    if args.rate_limit is None:
-        return None
-    burst = args.burst if args.burst is not None else max(1, math.ceil(2 * args.rate_limit))
-    return args.rate_limit, burst
-
-
-def cmd_keys(args: argparse.Namespace) -> int:
-    from resolvers.errors import ApiError
-    from resolvers.keys import (
-        create_key,
-        disable_key,
-        list_keys,
-        set_key_limit,
-        unknown_assets,
-    )
-
-    settings = _settings(args)
-    if getattr(args, "burst", None) is not None and args.rate_limit is None:
-        print(f"floorgate keys {args.keys_command}: --burst goes with --rate-limit",
-              file=sys.stderr)  # fmt: skip
-        return 2
-    with database_uri(settings) as uri:
-        if args.keys_command == "create":
-            assets = None if args.all_assets else (args.asset or [])
-
-            async def create(store: Store) -> Any:
-                unknown = await unknown_assets(store, assets) if assets else []
-                if unknown:
-                    return unknown
-                return await create_key(store, args.name, args.permission or [], assets,
-                                        key_limit(args))  # fmt: skip
-
-            try:
-                created = _with_store(settings, uri, create)
-            except ApiError as error:
-                for messages in (error.fields or {}).values():
-                    print(f"floorgate keys create: {'; '.join(messages)}", file=sys.stderr)
-                return 2
-            if isinstance(created, list):
-                names = ", ".join(repr(asset) for asset in created)
-                print(f"floorgate keys create: no asset {names} in the database (import it "
-                      "first, or check the id; `--all-assets` for every asset); no key was "
-                      "created.", file=sys.stderr)  # fmt: skip
-                return 2
-            print(f"Created key {created.key_id} ({args.name}). It is shown only once:")
-            print(created.secret)
-        elif args.keys_command == "list":
-            print("\n".join(key_table(_with_store(settings, uri, list_keys))))
-        elif args.keys_command == "update":
-            if args.rate_limit is None and not args.default_rate_limit:
-                print("floorgate keys update: give --rate-limit (and --burst) or "
-                      "--default-rate-limit", file=sys.stderr)  # fmt: skip
-                return 2
-            limit = key_limit(args)
-            try:
-                found = _with_store(
-                    settings, uri, lambda store: set_key_limit(store, args.key_id, limit)
-                )
-            except ApiError as error:
-                for messages in (error.fields or {}).values():
-                    print(f"floorgate keys update: {'; '.join(messages)}", file=sys.stderr)
-                return 2
-            if not found:
-                print(f"No key with id {args.key_id}.", file=sys.stderr)
-                return 1
-            shown = "the default" if limit is None else f"{limit[0]:g}/s, burst {limit[1]}"
-            print(f"Key {args.key_id} now has the rate limit {shown} (every worker within "
-                  "a few seconds).")  # fmt: skip
-        else:
-            if not _with_store(settings, uri, lambda store: disable_key(store, args.key_id)):
-                print(f"No key with id {args.key_id}.", file=sys.stderr)
-                return 1
-            print(f"Disabled key {args.key_id}.")
-    return 0
-
-
 def parser() -> argparse.ArgumentParser:
+    from rest.cli_keys import add_limit_options, cmd_keys  # it imports this module
+
     main = argparse.ArgumentParser(prog="floorgate", description=__doc__)
     main.add_argument("--data-dir", help="data folder (default .floorgate, FLOORGATE_DATA_DIR)")
     commands = main.add_subparsers(dest="command", required=True)
@@ -588,15 +492,6 @@ def parser() -> argparse.ArgumentParser:
     disable.add_argument("key_id")
     keys.set_defaults(handler=cmd_keys)
     return main
-
-
-def add_limit_options(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--rate-limit", type=float, metavar="PER_SECOND",
-                         help="the key's own rate limit, requests per second (default: the "
-                         "server's, FLOORGATE_RATE_LIMIT_PER_SECOND, 200)")  # fmt: skip
-    command.add_argument("--burst", type=int, metavar="N",
-                         help="the key's own bucket size (default: two seconds of "
-                         "--rate-limit)")  # fmt: skip
 
 
 def _short_reason(error: BaseException) -> str:

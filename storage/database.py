@@ -4,7 +4,6 @@ the read cache with the change stream that keeps it true."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import Any
 
 from gridfs import AsyncGridFSBucket
@@ -25,6 +24,9 @@ UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
     AutoReconnect,
     ConnectionFailure,
 )
+
+
+WATCHER_STOP_SECONDS = 5.0
 
 
 class Store:
@@ -69,10 +71,11 @@ class Store:
         return True
 
     async def close(self) -> None:
+        """Stop the change stream, then the client. The stream's task gets a few seconds
+        to end: cancelled while its stream was being opened, it was seen never to end."""
         if self._watcher is not None:
             self._watcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError, RuntimeError):
-                await self._watcher
+            await asyncio.wait({self._watcher}, timeout=WATCHER_STOP_SECONDS)
         self.cache.went_down("closed")
         await self.client.close()
 
