@@ -32,6 +32,7 @@ from rest.paging_urls import graphql_page_url
 from rest.reference_page import reference_page_routes
 from rest.responses import error_of, json_response
 from rest.sdl import sdl_routes
+from rest.tracing import traced
 from schema.build import build_schema
 from storage.database import UNAVAILABLE_ERRORS, Store, connect
 from storage.settings import Settings
@@ -120,7 +121,7 @@ def create_app(settings: Settings, store: Store | None = None) -> ASGIApp:
     boundary = Boundary(app, settings)
     boundary.services = services
     boundary.metrics = metrics
-    return boundary
+    return traced(boundary, settings)
 
 
 async def _method_not_allowed(request: Request, exc: Exception) -> Response:

@@ -91,6 +91,7 @@ class Settings:
     access_log: bool = True  # one structured line per request (rest/middleware.py)
     metrics: bool = True  # /metrics: loopback without a key, elsewhere service.admin
     log_format: str = "text"  # "json": one JSON object per line (rest/logs.py JsonLines)
+    tracing: bool = False  # OpenTelemetry spans, when installed (rest/tracing.py)
     read_cache_mb: int = 128  # byte budget of the read cache per process; 0 turns it off
 
     @property
@@ -182,6 +183,7 @@ class Settings:
             "http_parser": (_env("FLOORGATE_HTTP", "auto") or "auto").lower(),
             "access_log": _env_bool("FLOORGATE_ACCESS_LOG", cls.access_log),
             "metrics": _env_bool("FLOORGATE_METRICS", cls.metrics),
+            "tracing": _env_bool("FLOORGATE_TRACING", cls.tracing),
             "log_format": "json" if (_env("FLOORGATE_LOG_FORMAT") or "").lower() == "json"
             else cls.log_format,
             "read_cache_mb": max(0, _env_int("FLOORGATE_READ_CACHE_MB", cls.read_cache_mb)),

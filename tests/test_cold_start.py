@@ -32,6 +32,7 @@ HEAVY = [
     "storage.demo",
     "yaml",  # the first /v1/openapi.yaml
     "prometheus_client",  # the first scrape of /metrics
+    "opentelemetry",  # only with FLOORGATE_TRACING=on
     "strawberry.federation.schema_directives",  # its check is skipped (schema.build)
 ]
 
