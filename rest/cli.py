@@ -428,7 +428,8 @@ def parser() -> argparse.ArgumentParser:
     demo.set_defaults(handler=cmd_demo)
 
     importer = commands.add_parser("import", help="import a JSON dataset (all or nothing)")
-    importer.add_argument("path")
+    importer.add_argument("path", help="the dataset's JSON file (docs/dataset.md); drawings "
+                          "are found relative to it")  # fmt: skip
     importer.add_argument(
         "--wait",
         type=float,
@@ -484,12 +485,12 @@ def parser() -> argparse.ArgumentParser:
     add_limit_options(create)
     key_commands.add_parser("list", help="list keys (never their secrets)")
     update = key_commands.add_parser("update", help="change a key's rate limit")
-    update.add_argument("key_id")
+    update.add_argument("key_id", help="the key's id, as keys list shows it")
     add_limit_options(update)
     update.add_argument("--default-rate-limit", action="store_true",
                         help="drop the key's own limit: the server's default applies")  # fmt: skip
     disable = key_commands.add_parser("disable", help="disable a key")
-    disable.add_argument("key_id")
+    disable.add_argument("key_id", help="the key's id, as keys list shows it")
     keys.set_defaults(handler=cmd_keys)
     return main
 

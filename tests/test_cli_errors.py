@@ -257,3 +257,23 @@ def test_a_valid_import_still_works(tmp_path, db_server):
         names = sorted(unit["name"] for unit in units.find({"asset_id": "err-asset"}))
         client.drop_database("floorgate_cli_errors_ok")
     assert names == ["1 0", "1 1"]
+
+
+def test_every_command_and_option_has_help():
+    """`floorgate ... --help` explains everything (issue 17): no argument without help."""
+    import argparse
+
+    from rest.cli import parser
+
+    missing = []
+
+    def walk(command: argparse.ArgumentParser, name: str) -> None:
+        for action in command._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub, subcommand in action.choices.items():
+                    walk(subcommand, f"{name} {sub}")
+            elif not isinstance(action, argparse._HelpAction) and not action.help:
+                missing.append(f"{name} {action.dest}")
+
+    walk(parser(), "floorgate")
+    assert missing == []
