@@ -75,6 +75,8 @@ async def test_who_may_scrape(store, settings, keys):
         plain = await remote.get("/metrics", headers={"API-Key": keys.plain})
         assert (plain.status_code, plain.json()["message"]) == (
             403, "Access denied: missing permission service.admin")  # fmt: skip
+        scoped = await remote.get("/metrics", headers={"API-Key": keys.scoped})
+        assert scoped.status_code == 403  # a key of another asset, without service.admin
         admin = await remote.get("/metrics", headers={"API-Key": keys.full})
         assert admin.status_code == 200 and "floorgate_requests_total" in admin.text
     async with client_of(app, "127.0.0.1", scheme="http") as local_http:

@@ -119,6 +119,17 @@ async def test_asset_id_is_the_asset_filter(client, full_headers):
     assert len(synonym["data"]) < len(every)  # it filters: not every map, as before
 
 
+async def test_asset_id_keeps_to_the_key_s_scope(client, keys):
+    """A key scoped to asset-2 asking for asset-1 by the synonym sees nothing, as with
+    `asset` (the shared scope rule)."""
+    headers = {"API-Key": keys.scoped}
+    for name in ("asset", "asset_id"):
+        listed = await client.get(f"/v1/maps?{name}=asset-1", headers=headers)
+        assert (listed.status_code, listed.json()["data"]) == (200, [])
+    own = await client.get("/v1/maps?asset_id=asset-2", headers=headers)
+    assert {item["asset_id"] for item in own.json()["data"]} == {"asset-2"}
+
+
 async def test_per_page_and_links_in_the_spec_names(client, full_headers):
     response = await client.get("/v1/units?per_page=5&page=2&asset_id=asset-1&x=1",
                                 headers=full_headers)  # fmt: skip
