@@ -76,7 +76,12 @@ class RequestContext:
         self._caller: asyncio.Future[Caller] | None = None
         self._address_charged = False
         self._loaders: Loaders | None = None
-        self.cost: int | None = None  # the operation's cost, once charged
+
+    @property
+    def cost(self) -> int | None:
+        """The operation's cost, once charged (kept in the request's state, where
+        /metrics reads it too)."""
+        return None if self.state is None else self.state.get(CHARGED_COST)
 
     @property
     def loaders(self) -> Loaders:
@@ -135,9 +140,8 @@ class RequestContext:
         """Spend the rest of an operation's rate-limit units: one per `COST_PER_RATE_UNIT`
         of its cost, at least one, of which the key's lookup already spent one."""
         caller = await self.caller()
-        self.cost = cost
         if self.state is not None:
-            self.state[CHARGED_COST] = cost  # for /metrics
+            self.state[CHARGED_COST] = cost
         units = max(1, math.ceil(cost / COST_PER_RATE_UNIT))
         if units > 1:
             wait = self.services.rate_limiter.take(caller.key_id, units - 1, caller.limit)

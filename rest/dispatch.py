@@ -92,13 +92,12 @@ class RestApi:
                                            fields={"path": ["is not valid UTF-8"]}))
         if "GET" in allowed:
             allowed.add("HEAD")
-        if match is not None:
-            request.scope["state"][ROUTE] = match.route.operation_id  # for /metrics
         if match is None:
             if allowed:
                 return error_of(ErrorCode.METHOD_NOT_ALLOWED,
                                 headers={"Allow": ", ".join(sorted(allowed))})
             return error_of(ErrorCode.NOT_FOUND)
+        request.scope["state"][ROUTE] = match.route.operation_id  # for /metrics
         response = await self.run(request, match, raw_path)
         return without_body(response) if head else response
 

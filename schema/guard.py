@@ -16,7 +16,6 @@ from collections.abc import AsyncIterator, Callable, Hashable, Iterator
 from functools import lru_cache, partial
 from typing import Any, Generic, TypeVar
 
-import orjson
 from graphql import (
     DocumentNode,
     GraphQLError,
@@ -47,7 +46,8 @@ from resolvers.validation import oversized_lists
 from schema.permissions import Requirement, field_requirement
 
 T = TypeVar("T")
-COSTED_VARIABLES_BYTES = 1024  # variables up to this size (as JSON) key a kept cost
+KEYED_VARIABLES = 16  # a cost is kept for up to this many scalar variables
+KEYED_STRING_CHARS = 256  # each string at most this long
 
 
 def root_requirements(
@@ -134,16 +134,28 @@ class DocumentCaches:
         variables: dict[str, Any] | None,
         operation_name: str | None,
     ) -> int:
-        """`operation_cost`, kept per document, operation and variables when the
-        variables are small (a page size, some ids); computed every time otherwise."""
+        """`operation_cost`, kept per document, operation and variables when the variables
+        are a few short scalars (a page size, an id); computed every time otherwise."""
         compute = partial(operation_cost, schema, document, variables, operation_name)
-        try:
-            written = orjson.dumps(variables, option=orjson.OPT_SORT_KEYS)
-        except orjson.JSONEncodeError:
+        key = scalar_key(variables)
+        if key is None:
             return compute()
-        if len(written) > COSTED_VARIABLES_BYTES:
-            return compute()
-        return self.costs.get(document, (operation_name, written), compute)
+        return self.costs.get(document, (operation_name, key), compute)
+
+
+def scalar_key(variables: dict[str, Any] | None) -> Hashable | None:
+    """The variables as a small hashable key, or None when any is a list, an object or a
+    long string, or there are many (their cost is worked out each time instead)."""
+    if variables is not None and len(variables) > KEYED_VARIABLES:
+        return None
+    items = []
+    for name, value in (variables or {}).items():
+        if isinstance(value, str) and len(value) > KEYED_STRING_CHARS:
+            return None
+        if value is not None and not isinstance(value, str | int | float | bool):
+            return None
+        items.append((name, type(value).__name__, value))  # True is not 1
+    return tuple(sorted(items))
 
 
 VALIDATION_RULES = bounded_rules(specified_rules)  # graphql-core's, overlaps bounded

@@ -47,10 +47,10 @@ from schema.types import (
 )
 
 
-def listed(page: Any, field: str, **arguments: object) -> Any:
+def listed(page: Any, info: Info, **filters: object) -> Any:
     """The page, its paging told which list it is (the root field and its filters), so
     that `Paging.prevUrl`/`nextUrl` can name the same list's pages on REST."""
-    page["paging"]["list"] = (field, arguments)
+    page["paging"]["list"] = (info.field_name, filters)
     return page
 
 
@@ -60,7 +60,7 @@ class Query:
     async def assets(
         self, info: Info, page: int | None = None, per_page: int | None = None
     ) -> AssetPage:
-        return listed(await reads.list_assets(info.context, page, per_page), "assets")
+        return listed(await reads.list_assets(info.context, page, per_page), info)
 
     @strawberry.field(permission_classes=[KeyRequired])
     async def asset(self, info: Info, id: strawberry.ID) -> Asset | None:
@@ -74,8 +74,9 @@ class Query:
         page: int | None = None,
         per_page: int | None = None,
     ) -> FloorPage:
-        return listed(await reads.list_floors(info.context, asset_id, page, per_page), "floors",
-                      assetId=asset_id)
+        return listed(
+            await reads.list_floors(info.context, asset_id, page, per_page), info, assetId=asset_id
+        )
 
     @strawberry.field(permission_classes=[KeyRequired])
     async def floor(self, info: Info, asset_id: strawberry.ID, id: strawberry.ID) -> Floor | None:
@@ -85,7 +86,7 @@ class Query:
     async def units(
         self, info: Info, page: int | None = None, per_page: int | None = None
     ) -> UnitPage:
-        return listed(await reads.list_units(info.context, page, per_page), "units")
+        return listed(await reads.list_units(info.context, page, per_page), info)
 
     @strawberry.field(permission_classes=[KeyRequired])
     async def unit(self, info: Info, id: strawberry.ID) -> Unit | None:
@@ -103,8 +104,12 @@ class Query:
         tags: str | None = None,
         asset_id: strawberry.ID | None = None,
     ) -> UnitMapPage:
-        return listed(await reads.list_unit_maps(info.context, page, per_page, tags, asset_id),
-                      "unitMaps", tags=tags, assetId=asset_id)
+        return listed(
+            await reads.list_unit_maps(info.context, page, per_page, tags, asset_id),
+            info,
+            tags=tags,
+            assetId=asset_id,
+        )
 
     @strawberry.field(permission_classes=[KeyRequired])
     async def unit_map(self, info: Info, id: strawberry.ID) -> UnitMap | None:
@@ -118,8 +123,11 @@ class Query:
         page: int | None = None,
         per_page: int | None = None,
     ) -> BackgroundPage:
-        return listed(await reads.list_backgrounds(info.context, unit_map_id, page, per_page),
-                      "backgrounds", unitMapId=unit_map_id)
+        return listed(
+            await reads.list_backgrounds(info.context, unit_map_id, page, per_page),
+            info,
+            unitMapId=unit_map_id,
+        )
 
     @strawberry.field(permission_classes=[KeyRequired])
     async def background(
@@ -148,8 +156,11 @@ class Query:
         page: int | None = None,
         per_page: int | None = None,
     ) -> UnitPage:
-        return listed(await reads.list_map_units(info.context, unit_map_id, page, per_page),
-                      "unitMapUnits", unitMapId=unit_map_id)
+        return listed(
+            await reads.list_map_units(info.context, unit_map_id, page, per_page),
+            info,
+            unitMapId=unit_map_id,
+        )
 
     @strawberry.field(permission_classes=[KeyRequired])
     async def unit_map_unit(
@@ -181,7 +192,7 @@ class Query:
         key: str | None = None,
     ) -> AssetReferencePage:
         found = await references.list_asset_references(info.context, page, per_page, asset_id, key)
-        return listed(found, "assetReferences", assetId=asset_id, key=key)
+        return listed(found, info, assetId=asset_id, key=key)
 
     @strawberry.field(
         permission_classes=[requires(UNIT_REFERENCES_READ, FLAG_REFERENCES)],
@@ -197,7 +208,7 @@ class Query:
         key: str | None = None,
     ) -> UnitReferencePage:
         found = await references.list_unit_references(info.context, page, per_page, asset_id, key)
-        return listed(found, "unitReferences", assetId=asset_id, key=key)
+        return listed(found, info, assetId=asset_id, key=key)
 
     @strawberry.field(
         permission_classes=[requires(UNIT_ATTRIBUTES_READ, FLAG_UNIT_ATTRIBUTES)],
@@ -223,7 +234,7 @@ class Query:
         asset_id: strawberry.ID | None = None,
     ) -> UnitAttributeAssignmentPage:
         found = await attributes.list_assignments(info.context, group_id, page, per_page, asset_id)
-        return listed(found, "unitAttributeAssignments", groupId=group_id, assetId=asset_id)
+        return listed(found, info, groupId=group_id, assetId=asset_id)
 
     @strawberry.field(
         permission_classes=[requires(flag=FLAG_LOCATIONS)],
