@@ -101,7 +101,8 @@ def build_walk_graph(parsed: ParsedMap) -> WalkGraph | None:
         _level(out, level, lines_by_level.get(level, []), connectors_by_level.get(level, []),
                parsed.feet_per_unit, stops)  # fmt: skip
     _join_levels(out, stops)
-    return _finish(out, parsed.feet_per_unit, levels)
+    stop_ids = {node: name for name, found in stops.items() for _, node, _ in found}
+    return _finish(out, parsed.feet_per_unit, levels, stop_ids)
 
 
 # ------------------------------------------------------------------ one level
@@ -386,7 +387,7 @@ def _join_levels(out: _Edges, stops: dict[str, list[tuple[int, int, int]]]) -> N
                               steps=abs(level_b - level_a))  # fmt: skip
 
 
-def _finish(out: _Edges, scale: float, levels: Sequence) -> WalkGraph:
+def _finish(out: _Edges, scale: float, levels: Sequence, stop_ids: dict[int, str]) -> WalkGraph:
     def joined(blocks: list[np.ndarray], dtype: type, width: int | None = None) -> np.ndarray:
         if blocks:
             return np.concatenate(blocks).astype(dtype)
@@ -404,4 +405,5 @@ def _finish(out: _Edges, scale: float, levels: Sequence) -> WalkGraph:
         edge_kind=joined(out.kind, np.uint8),
         edge_steps=joined(out.steps, np.int32),
         edge_modes=joined(out.modes, np.uint8),
+        stop_ids=stop_ids,
     )

@@ -49,11 +49,29 @@ Cell = tuple[float, float] | None  # (feet, seconds), None when unreachable
 
 
 @dataclass(frozen=True)
-class _Join:
+class Join:
+    """Where a point joins a mode's contracted graph."""
+
     chain: int  # contracted edge
     ends: tuple[int, int]  # the chain's end nodes, in the chain's own order
     along: tuple[float, float]  # feet along the chain to each end
     gap: float  # feet from the point to the segment
+    edge: int  # the walk segment joined (global edge id)
+    t: float  # where on it, from its first node (0) to its second (1)
+
+
+@dataclass(frozen=True)
+class Augmented:
+    """A mode's contracted graph plus waypoints as vertices: chains are edges
+    0..chains-1, then `extra` (vertex pairs) in order."""
+
+    graph: igraph.Graph
+    lengths: np.ndarray  # feet per edge
+    times: np.ndarray  # seconds per edge
+    time_list: list[float]
+    vertex: dict[Point, int]
+    joins: dict[Point, Join | None]
+    extra: list[tuple[int, int]]
 
 
 def _pairs(a: np.ndarray, b: np.ndarray) -> list[tuple[int, int]]:
@@ -158,6 +176,8 @@ class ModeGraph:
         self.edge_chain = np.full(graph.edge_count, -1, dtype=np.int64)
         self.edge_chain[kept] = chain
         self.chain_a, self.chain_b = pairs[:, 0], pairs[:, 1]
+        self.chain_edge = np.zeros(count, dtype=np.int64)  # one edge of each chain
+        self.chain_edge[chain] = kept
         self.chain_length = np.bincount(chain, weights=self.loaded.length[kept], minlength=count)
         self.chain_time = np.bincount(chain, weights=times[kept], minlength=count)
         # For walking a chain: the two kept edges at each inner node.
@@ -168,15 +188,9 @@ class ModeGraph:
 
     def _walk(self, edge: int, node: int) -> tuple[int, float]:
         """From `edge`'s end `node` along the chain to its end node: (node, feet)."""
-        graph, length = self.loaded.graph, self.loaded.length
-        feet = 0.0
-        while self.inner[node]:
-            first, second = self.through[self.through_of[node]]
-            edge = int(second if first == edge else first)
-            feet += float(length[edge])
-            a, b = int(graph.edge_u[edge]), int(graph.edge_v[edge])
-            node = b if a == node else a
-        return node, feet
+        nodes, edges = self._trace(edge, node)
+        length = self.loaded.length
+        return nodes[-1], sum(float(length[e]) for e in edges)
 
     def nearest_segments(
         self, points: Sequence[Point]
@@ -209,10 +223,10 @@ class ModeGraph:
                 found[i] = (edge, along, gap)
         return found
 
-    def joins(self, points: Sequence[Point]) -> list[_Join | None]:
+    def joins(self, points: Sequence[Point]) -> list[Join | None]:
         """Where each point joins this mode's contracted graph: its segment's chain."""
         graph = self.loaded.graph
-        result: list[_Join | None] = []
+        result: list[Join | None] = []
         for nearest in self.nearest_segments(points):
             if nearest is None:
                 result.append(None)
@@ -225,13 +239,17 @@ class ModeGraph:
             along = (feet_a + t * length, feet_b + (1 - t) * length)
             if (end_a, end_b) != (int(self.chain_a[chain]), int(self.chain_b[chain])):
                 end_a, end_b, along = end_b, end_a, (along[1], along[0])
-            result.append(_Join(chain, (end_a, end_b), along, gap))
+            result.append(Join(chain, (end_a, end_b), along, gap, edge, t))
         return result
 
-    def matrix(self, sources: Sequence[Point], targets: Sequence[Point]) -> list[list[Cell]]:
+    def augmented(
+        self, points: Sequence[Point], pairs: Sequence[tuple[Point, Point]]
+    ) -> Augmented:
+        """A copy of the contracted graph with `points` (distinct) as vertices, each
+        joined to its chain's two ends, and a direct edge for each of `pairs` on the
+        same chain. The cached graph is never changed, so requests may run in threads."""
         import numpy as np
 
-        points = list(dict.fromkeys([*sources, *targets]))
         vertex = {point: self.graph.vcount() + index for index, point in enumerate(points)}
         joins = dict(zip(points, self.joins(points), strict=True))
         extra: list[tuple[int, int]] = []
@@ -241,12 +259,11 @@ class ModeGraph:
                 for end, along in zip(join.ends, join.along, strict=True):
                     extra.append((vertex[point], int(self.vertex_of[end])))
                     extra_length.append(join.gap + along)
-        for source in dict.fromkeys(sources):
-            for target in dict.fromkeys(targets):
-                a, b = joins[source], joins[target]
-                if source != target and a is not None and b is not None and a.chain == b.chain:
-                    extra.append((vertex[source], vertex[target]))
-                    extra_length.append(a.gap + abs(a.along[0] - b.along[0]) + b.gap)
+        for source, target in pairs:
+            a, b = joins[source], joins[target]
+            if source != target and a is not None and b is not None and a.chain == b.chain:
+                extra.append((vertex[source], vertex[target]))
+                extra_length.append(a.gap + abs(a.along[0] - b.along[0]) + b.gap)
         graph = self.graph.copy()
         graph.add_vertices(len(points))
         graph.add_edges(extra)
@@ -254,9 +271,44 @@ class ModeGraph:
         lengths = np.concatenate([self.chain_length, extra_feet])
         times = np.concatenate([self.chain_time, extra_feet / self.speed])
         time_list = self.time_list + (extra_feet / self.speed).tolist()
-        unjoined = {vertex[point] for point, join in joins.items() if join is None}
-        return _solve(graph, lengths, times, time_list, unjoined,
+        return Augmented(graph, lengths, times, time_list, vertex, joins, extra)
+
+    def matrix(self, sources: Sequence[Point], targets: Sequence[Point]) -> list[list[Cell]]:
+        points = list(dict.fromkeys([*sources, *targets]))
+        pairs = [(s, t) for s in dict.fromkeys(sources) for t in dict.fromkeys(targets)]
+        found = self.augmented(points, pairs)
+        vertex = found.vertex
+        unjoined = {vertex[point] for point, join in found.joins.items() if join is None}
+        return _solve(found.graph, found.lengths, found.times, found.time_list, unjoined,
                       [vertex[p] for p in sources], [vertex[p] for p in targets])  # fmt: skip
+
+    def chain_path(self, chain: int) -> tuple[list[int], list[int]]:
+        """A chain's nodes and edges in order from its first end to its second:
+        `edges[i]` joins `nodes[i]` and `nodes[i + 1]`."""
+        graph = self.loaded.graph
+        edge = int(self.chain_edge[chain])
+        u, v = int(graph.edge_u[edge]), int(graph.edge_v[edge])
+        (left, left_edges), (right, right_edges) = self._trace(edge, u), self._trace(edge, v)
+        nodes = [*reversed(left), *right]
+        edges = [*reversed(left_edges), edge, *right_edges]
+        if nodes[0] != int(self.chain_a[chain]):
+            nodes.reverse()
+            edges.reverse()
+        return nodes, edges
+
+    def _trace(self, edge: int, node: int) -> tuple[list[int], list[int]]:
+        """From `edge`'s end `node` along the chain to its end: the nodes passed and
+        the edges between them."""
+        graph = self.loaded.graph
+        nodes, edges = [node], []
+        while self.inner[node]:
+            first, second = self.through[self.through_of[node]]
+            edge = int(second if first == edge else first)
+            a, b = int(graph.edge_u[edge]), int(graph.edge_v[edge])
+            node = b if a == node else a
+            nodes.append(node)
+            edges.append(edge)
+        return nodes, edges
 
 
 def _solve(

@@ -8,7 +8,7 @@ elevator times, floor height) are applied when a graph is loaded (`routing.costs
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING
 
 import orjson
@@ -28,7 +28,8 @@ CONNECTOR_KINDS = {"stairs": STAIRS, "elevator": ELEVATOR, "ramp": RAMP, "escala
 CONNECTOR_MODES = {STAIRS: FOOT, ELEVATOR: BOTH, RAMP: BOTH, ESCALATOR: FOOT}
 ADJACENT_ONLY = frozenset({STAIRS, RAMP, ESCALATOR})  # elevators join every pair of stops
 
-FORMAT = 1
+FORMAT = 2  # 2 added `stop_ids`; format 1 graphs still load, their connectors unnamed
+READABLE_FORMATS = (1, 2)
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,6 +47,9 @@ class WalkGraph:
     edge_kind: np.ndarray  # (E,) uint8
     edge_steps: np.ndarray  # (E,) int32, floor steps of a connector edge
     edge_modes: np.ndarray  # (E,) uint8, FOOT | WHEELCHAIR bits
+    # The `data-connector-id` of each connector stop node, so that directions can name
+    # the stairs or elevator taken.
+    stop_ids: dict[int, str] = field(default_factory=dict)
 
     @property
     def node_count(self) -> int:
@@ -68,6 +72,7 @@ def graph_bytes(graph: WalkGraph) -> bytes:
         "feet_per_unit": graph.feet_per_unit,
         "level_uids": list(graph.level_uids),
         "level_floors": list(graph.level_floors),
+        "stop_ids": {str(node): name for node, name in sorted(graph.stop_ids.items())},
     }
     buffer = io.BytesIO()
     arrays = {name: getattr(graph, name) for name in ARRAYS}
@@ -80,12 +85,14 @@ def graph_from_bytes(data: bytes) -> WalkGraph:
 
     with np.load(io.BytesIO(data), allow_pickle=False) as stored:
         meta = orjson.loads(stored["meta"].tobytes())
-        if meta.get("format") != FORMAT:
-            raise ValueError(f"walk graph format {meta.get('format')} is not {FORMAT}")
+        if meta.get("format") not in READABLE_FORMATS:
+            raise ValueError(f"walk graph format {meta.get('format')} is not one of "
+                             f"{READABLE_FORMATS}")  # fmt: skip
         arrays = {name: stored[name] for name in ARRAYS}
     return WalkGraph(
         feet_per_unit=float(meta["feet_per_unit"]),
         level_uids=tuple(meta["level_uids"]),
         level_floors=tuple(meta["level_floors"]),
+        stop_ids={int(node): name for node, name in meta.get("stop_ids", {}).items()},
         **arrays,
     )

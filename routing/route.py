@@ -1,0 +1,251 @@
+"""Directions: the route itself between two waypoints, not only its length.
+
+The route is the one E18 measures: the same augmented graph (`ModeGraph.augmented`),
+the same Dijkstra by time, and its distance summed the same way, so a route's
+`distance` and `time` equal E18's for the same pair and mode. It is then unfolded:
+each contracted chain back into the drawn nodes it passes, each waypoint's join into
+the straight segment to its foot on the walk line, and the whole cut into legs, one
+stretch per level, with the connector rides between them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from enum import StrEnum
+
+from routing.matrix import Augmented, Join, LoadedGraph, ModeGraph, Point
+from routing.model import ELEVATOR, ESCALATOR, RAMP, STAIRS, WALK
+
+RIDES = (STAIRS, ELEVATOR, RAMP, ESCALATOR)
+XY = tuple[float, float]
+
+
+class Unreachable(StrEnum):
+    """Why there is no route."""
+
+    START_OFF_GRAPH = "start-off-graph"  # no walk line of the mode on the start's level
+    END_OFF_GRAPH = "end-off-graph"
+    DISCONNECTED = "disconnected"  # both join, but no walk line leads from one to the other
+
+
+@dataclass(frozen=True)
+class Leg:
+    """One stretch on one level: a polyline in canvas coordinates."""
+
+    level: int  # position in level order, lowest 0
+    points: list[XY]
+    feet: float
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Ride:
+    """A connector taken between two legs (consecutive edges of one connector are one
+    ride: the stairs from the first floor to the third)."""
+
+    kind: int  # STAIRS, ELEVATOR, RAMP or ESCALATOR
+    connector_id: str | None  # None in graphs stored before connectors were named
+    at: XY  # where it is entered, canvas coordinates
+    from_level: int
+    to_level: int
+    feet: float
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Route:
+    feet: float  # summed as E18 sums it
+    seconds: float
+    legs: list[Leg]
+    rides: list[Ride]  # rides[i] comes after legs[i]
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One straight piece of the route: an edge of the walk graph or a part of one
+    (where a waypoint's foot cuts it), or the segment from a waypoint to its foot."""
+
+    a: XY
+    b: XY
+    level_a: int
+    level_b: int
+    feet: float
+    seconds: float
+    kind: int  # an edge kind; a ride is one of RIDES
+    node_a: int = -1  # graph nodes at the ends, -1 at a waypoint or a foot
+    node_b: int = -1
+
+    def reversed(self) -> _Step:
+        return _Step(self.b, self.a, self.level_b, self.level_a, self.feet, self.seconds,
+                     self.kind, self.node_b, self.node_a)  # fmt: skip
+
+
+def find_route(loaded: LoadedGraph, mode: int, start: Point, end: Point) -> Route | Unreachable:
+    """The quickest route from `start` to `end` in `mode`, or why there is none."""
+    graph = loaded.modes[mode]
+    points = list(dict.fromkeys([start, end]))
+    found = graph.augmented(points, [(start, end)])
+    a, b = found.joins[start], found.joins[end]
+    if a is None:
+        return Unreachable.START_OFF_GRAPH
+    if b is None:
+        return Unreachable.END_OFF_GRAPH
+    if start == end:
+        return Route(0.0, 0.0, [Leg(start.level, [_point(start)], 0.0, 0.0)], [])
+    begin, finish = found.vertex[start], found.vertex[end]
+    path = found.graph.get_shortest_paths(begin, to=[finish], weights=found.time_list,
+                                          output="epath")[0]  # fmt: skip
+    if not path:
+        return Unreachable.DISCONNECTED
+    steps = _steps(graph, found, path, begin, start, end)
+    route = _legs(loaded, start, steps)
+    total = (float(found.lengths[path].sum()), float(found.times[path].sum()))
+    return Route(*total, *route)
+
+
+def _steps(
+    mode: ModeGraph, found: Augmented, path: list[int], begin: int, start: Point, end: Point
+) -> list[_Step]:
+    """The path's edges of the augmented graph, unfolded into straight steps."""
+    chains = len(mode.chain_length)
+    waypoint = {found.vertex[start]: start, found.vertex[end]: end}
+    steps: list[_Step] = []
+    at = begin
+    for edge in path:
+        if edge < chains:
+            nodes, edges = mode.chain_path(edge)
+            forward = int(mode.vertex_of[nodes[0]]) == at
+            last = float(len(edges))
+            steps += _span(mode, nodes, edges, *((0.0, last) if forward else (last, 0.0)))
+            at = int(mode.vertex_of[nodes[-1] if forward else nodes[0]])
+            continue
+        u, v = found.extra[edge - chains]
+        here, there = (u, v) if u == at else (v, u)
+        if here in waypoint and there in waypoint:  # along one chain, foot to foot
+            steps += _between_waypoints(mode, found, waypoint[here], waypoint[there])
+        elif here in waypoint:
+            steps += _to_end(mode, found, waypoint[here], there)
+        else:
+            steps += [step.reversed() for step in reversed(_to_end(mode, found,
+                                                                     waypoint[there], here))]
+        at = there
+    return steps
+
+
+def _to_end(mode: ModeGraph, found: Augmented, point: Point, vertex: int) -> list[_Step]:
+    """From a waypoint to its foot, then along its chain to the end at `vertex`."""
+    join = found.joins[point]
+    assert join is not None
+    nodes, edges = mode.chain_path(join.chain)
+    goal = 0.0 if int(mode.vertex_of[nodes[0]]) == vertex else float(len(edges))
+    here = _position(mode, join, nodes, edges)
+    return [_gap(mode, point, join, here, nodes), *_span(mode, nodes, edges, here, goal)]
+
+
+def _between_waypoints(mode: ModeGraph, found: Augmented, a: Point, b: Point) -> list[_Step]:
+    join_a, join_b = found.joins[a], found.joins[b]
+    assert join_a is not None and join_b is not None
+    nodes, edges = mode.chain_path(join_a.chain)
+    here, there = (_position(mode, join, nodes, edges) for join in (join_a, join_b))
+    return [_gap(mode, a, join_a, here, nodes), *_span(mode, nodes, edges, here, there),
+            _gap(mode, b, join_b, there, nodes).reversed()]  # fmt: skip
+
+
+def _gap(mode: ModeGraph, point: Point, join: Join, position: float, nodes: list[int]) -> _Step:
+    """The straight segment from a waypoint to its foot on the walk line."""
+    return _Step(_point(point), _at(mode, nodes, position), point.level, point.level,
+                 join.gap, join.gap / mode.speed, WALK)  # fmt: skip
+
+
+def _span(
+    mode: ModeGraph, nodes: list[int], edges: list[int], start: float, stop: float
+) -> list[_Step]:
+    """Along a chain from position `start` to `stop` (node index plus the fraction of
+    the next edge), one step per edge or part of an edge."""
+    walk = mode.loaded.graph
+    steps: list[_Step] = []
+    here = start
+    while here != stop:
+        if stop > here:
+            index = math.floor(here)
+            there = min(index + 1.0, stop)
+        else:
+            index = math.ceil(here) - 1
+            there = max(float(index), stop)
+        edge = edges[index]
+        part = abs(there - here)
+        a, b = _node_at(nodes, here), _node_at(nodes, there)
+        steps.append(_Step(
+            _at(mode, nodes, here), _at(mode, nodes, there),
+            int(walk.node_level[nodes[index]]) if a < 0 else int(walk.node_level[a]),
+            int(walk.node_level[nodes[index]]) if b < 0 else int(walk.node_level[b]),
+            part * float(mode.loaded.length[edge]), part * float(mode.edge_time[edge]),
+            int(walk.edge_kind[edge]), a, b,
+        ))  # fmt: skip
+        here = there
+    return steps
+
+
+def _node_at(nodes: list[int], position: float) -> int:
+    return nodes[int(position)] if position == int(position) else -1
+
+
+def _position(mode: ModeGraph, join: Join, nodes: list[int], edges: list[int]) -> float:
+    """A join's place on its chain: the index of its edge in chain order plus how far
+    along that edge."""
+    index = edges.index(join.edge)
+    from_u = nodes[index] == int(mode.loaded.graph.edge_u[join.edge])
+    return index + (join.t if from_u else 1.0 - join.t)
+
+
+def _at(mode: ModeGraph, nodes: list[int], position: float) -> XY:
+    """The canvas point at a chain position."""
+    index = min(math.floor(position), len(nodes) - 2)
+    t = position - index
+    (ax, ay), (bx, by) = _xy(mode.loaded, nodes[index]), _xy(mode.loaded, nodes[index + 1])
+    return (ax + t * (bx - ax), ay + t * (by - ay))
+
+
+def _legs(loaded: LoadedGraph, start: Point, steps: list[_Step]) -> tuple[list[Leg], list[Ride]]:
+    """Steps cut into legs at rides; consecutive rides on one connector are one ride."""
+    walk = loaded.graph
+    legs: list[Leg] = []
+    rides: list[Ride] = []
+    points: list[XY] = [_point(start)]
+    level, feet, seconds = start.level, 0.0, 0.0
+    for step in steps:
+        if step.kind not in RIDES:
+            if points[-1] != step.b:
+                points.append(step.b)
+            feet += step.feet
+            seconds += step.seconds
+            continue
+        name = walk.stop_ids.get(step.node_a)
+        last = rides[-1] if rides else None
+        if last is not None and len(points) == 1 and last.connector_id == name \
+                and last.kind == step.kind and last.to_level == step.level_a:  # fmt: skip
+            rides[-1] = Ride(last.kind, name, last.at, last.from_level, step.level_b,
+                             last.feet + step.feet, last.seconds + step.seconds)  # fmt: skip
+        else:
+            legs.append(Leg(level, points, feet, seconds))
+            rides.append(Ride(step.kind, name, step.a, step.level_a, step.level_b,
+                              step.feet, step.seconds))  # fmt: skip
+        points, level, feet, seconds = [step.b], step.level_b, 0.0, 0.0
+    legs.append(Leg(level, points, feet, seconds))
+    return legs, rides
+
+
+def _xy(loaded: LoadedGraph, node: int) -> XY:
+    x, y = loaded.graph.node_xy[node].tolist()
+    return (x, y)
+
+
+def _point(point: Point) -> XY:
+    return (point.x, point.y)
+
+
+def polyline_feet(points: list[XY], feet_per_unit: float) -> float:
+    """A polyline's length in feet."""
+    return sum(math.dist(a, b) for a, b in itertools.pairwise(points)) * feet_per_unit

@@ -1,0 +1,103 @@
+"""Properties of directions (`routing.route`) on the generated maps of test_properties.
+
+For any pair of points and either mode, the route is the route E18 measures and its
+geometry adds up: its distance and time equal the distance matrix's cell, each leg's
+polyline is as long as the leg's distance, legs and rides sum to the whole, legs meet
+the rides between them, and the route starts and ends at the waypoints.
+"""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from routing.matrix import Point
+from routing.model import ELEVATOR, FOOT, RAMP, STAIRS, WHEELCHAIR
+from routing.route import Route, Unreachable, find_route, polyline_feet
+from tests.routing.test_properties import (
+    MODES,
+    SETTINGS,
+    Network,
+    Walk,
+    any_networks,
+    build,
+    free_points,
+    networks,
+    points_on_network,
+)
+
+
+def close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-6)
+
+
+def check_route(route: Route, start: Point, end: Point, feet_per_unit: float, mode: int) -> None:
+    assert len(route.rides) == len(route.legs) - 1
+    assert route.legs[0].level == start.level and route.legs[-1].level == end.level
+    assert route.legs[0].points[0] == (start.x, start.y)
+    assert route.legs[-1].points[-1] == (end.x, end.y)
+    for leg in route.legs:
+        assert close(polyline_feet(leg.points, feet_per_unit), leg.feet), leg
+    for before, ride, after in zip(route.legs, route.rides, route.legs[1:], strict=False):
+        assert before.points[-1] == ride.at
+        assert (before.level, after.level) == (ride.from_level, ride.to_level)
+        assert ride.from_level != ride.to_level
+        if mode == WHEELCHAIR:
+            assert ride.kind in (ELEVATOR, RAMP), ride
+    parts = [*route.legs, *route.rides]
+    assert close(sum(part.feet for part in parts), route.feet)
+    assert close(sum(part.seconds for part in parts), route.seconds)
+
+
+@SETTINGS
+@given(st.data())
+def test_a_route_is_what_the_matrix_measures(data):
+    network = data.draw(any_networks())
+    points = data.draw(free_points(len(network.walks)))
+    graph, loaded = build(network)
+    for mode in MODES:
+        cells = loaded.matrix(mode, points, points)
+        for i, start in enumerate(points):
+            for j, end in enumerate(points):
+                found = find_route(loaded, mode, start, end)
+                cell = cells[i][j]
+                if cell is None:
+                    assert isinstance(found, Unreachable), (found, network.svg())
+                    continue
+                assert isinstance(found, Route), (found, cell, start, end, network.svg())
+                assert close(found.feet, cell[0]) and close(found.seconds, cell[1])
+                check_route(found, start, end, graph.feet_per_unit, mode)
+
+
+@SETTINGS
+@given(st.data())
+def test_routes_between_floors_name_their_connectors(data):
+    network = data.draw(networks())
+    points = data.draw(points_on_network(network))
+    graph, loaded = build(network)
+    for mode in MODES:
+        for start in points:
+            for end in points:
+                found = find_route(loaded, mode, start, end)
+                if isinstance(found, Unreachable):
+                    continue
+                check_route(found, start, end, graph.feet_per_unit, mode)
+                for ride in found.rides:
+                    assert ride.connector_id is not None
+                    if ride.kind == STAIRS:
+                        assert mode == FOOT
+
+
+def test_why_there_is_no_route():
+    _, loaded = build(_two_levels_without_connector())
+    on_0, on_1 = Point(1, 1, 0), Point(1, 1, 1)
+    assert find_route(loaded, FOOT, on_0, on_1) is Unreachable.DISCONNECTED
+    assert find_route(loaded, FOOT, Point(1, 1, 2), on_1) is Unreachable.START_OFF_GRAPH
+    assert find_route(loaded, FOOT, on_0, Point(1, 1, 2)) is Unreachable.END_OFF_GRAPH
+
+
+def _two_levels_without_connector() -> Network:
+    line = Walk(((0, 1), (4, 1)), True, "line")
+    return Network(1.0, [[line], [line], []], [[], [], []], [0, 1, 2], [0, 1, 2])
