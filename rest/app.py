@@ -33,6 +33,7 @@ from rest.reference_page import reference_page_routes
 from rest.responses import error_of, json_response
 from rest.sdl import sdl_routes
 from rest.tracing import traced
+from rest.viewer import viewer_routes
 from schema.build import build_schema
 from storage.database import UNAVAILABLE_ERRORS, Store, connect
 from storage.settings import Settings
@@ -89,6 +90,7 @@ def create_app(settings: Settings, store: Store | None = None) -> ASGIApp:
         Route("/graphql", GraphQLView(schema, services), methods=["GET", "POST"]),
         *sdl_routes(schema),
         *landing_routes(settings),
+        *viewer_routes(settings),
         *(metrics.routes() if metrics is not None else ()),
         Mount(GRAPHIQL_STATIC_PREFIX, app=GZipMiddleware(static.app)),
         Route("/files/{name:path}", files_endpoint(services), methods=["GET"]),

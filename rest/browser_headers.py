@@ -8,6 +8,8 @@ routing, access checks and rate limits: they carry no key and change nothing.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from starlette.datastructures import Headers
 from starlette.types import Scope
 
@@ -66,3 +68,22 @@ class BrowserHeaders:
                     (b"access-control-allow-headers", ALLOWED_HEADERS.encode()),
                     (b"access-control-max-age", str(PREFLIGHT_MAX_AGE).encode())]  # fmt: skip
         return [*headers, (b"access-control-expose-headers", EXPOSED_HEADERS.encode())]
+
+
+def page_headers(policy: Sequence[str], frame_ancestors: Sequence[str] = ("'none'",)
+                 ) -> dict[str, str]:  # fmt: skip
+    """Headers of an HTML page of ours: its Content-Security-Policy (`policy`'s directives
+    plus `frame-ancestors`), no referrer, nosniff (also added to every answer above, but a
+    page keeps it when served some other way), and an `X-Frame-Options` that says the
+    same as `frame-ancestors` for browsers without CSP: `DENY`, `SAMEORIGIN`, or none
+    when other sites may frame the page (it cannot name them, and must not refuse them)."""
+    ancestors = " ".join(frame_ancestors)
+    headers = {
+        "Content-Security-Policy": "; ".join([*policy, f"frame-ancestors {ancestors}"]),
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+    }
+    frame_options = {"'none'": "DENY", "'self'": "SAMEORIGIN"}.get(ancestors)
+    if frame_options is not None:
+        headers["X-Frame-Options"] = frame_options
+    return headers

@@ -27,7 +27,7 @@ from storage.collections import ASSETS
 from storage.database import UNAVAILABLE_ERRORS, Store, connect
 from storage.limits import GC_GRACE, IMPORT_WAIT_SECONDS
 from storage.runtime import database_uri
-from storage.settings import Settings
+from storage.settings import Settings, SettingsError
 
 # Each command imports what only it needs (the importer, the demo, the SVG parser,
 # cryptography for certificates) in its handler: `floorgate serve` must not pay for
@@ -521,6 +521,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"floorgate {command}: the database is unreachable: {_short_reason(error)}",
               file=sys.stderr)  # fmt: skip
         return 1
+    except SettingsError as problem:  # a FLOORGATE_* value that cannot be used
+        print(f"floorgate {args.command}: {problem}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

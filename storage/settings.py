@@ -7,6 +7,7 @@ them; nothing else reads the environment.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,6 +43,46 @@ def _env_bool(name: str, default: bool) -> bool:
 def _env_list(name: str) -> tuple[str, ...]:
     raw = _env(name) or ""
     return tuple(part.strip() for part in raw.split(",") if part.strip())
+
+
+class SettingsError(ValueError):
+    """A setting's value that cannot be used; `floorgate` says so in one line."""
+
+
+FRAME_KEYWORDS = ("'none'", "'self'")
+# A CSP host-source or scheme-source: `https:`, `https://example.com`, `*.example.org:8443`,
+# `https://example.com/path/`. No quotes, separators or whitespace inside one.
+_FRAME_SOURCE = re.compile(
+    r"[a-z][a-z0-9+.-]*:"  # scheme-source
+    r"|(?:[a-z][a-z0-9+.-]*://)?(?:\*\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*(?::(?:[0-9]+|\*))?"
+    r"(?:/[a-z0-9._~%!$&()*+=:@/-]*)?",
+    re.IGNORECASE,
+)
+
+
+def frame_ancestors(raw: str | None) -> tuple[str, ...]:
+    """`FLOORGATE_VIEWER_FRAME_ANCESTORS`, checked: it is pasted into a
+    Content-Security-Policy header, so a `;`, a newline or a stray quote would add
+    directives of its own. Sources are separated by spaces; `'none'` stands alone."""
+    if raw is None or not raw.strip():
+        return ("'none'",)
+    if any(char in raw for char in ';,\r\n"\\'):
+        raise SettingsError("FLOORGATE_VIEWER_FRAME_ANCESTORS: no ';', ',', quote or line break; "
+                         "separate sources with spaces")  # fmt: skip
+    sources = tuple(raw.split())
+    for source in sources:
+        if source.lower() in FRAME_KEYWORDS:
+            continue
+        if "'" in source or not _FRAME_SOURCE.fullmatch(source):
+            raise SettingsError(f"FLOORGATE_VIEWER_FRAME_ANCESTORS: {source!r} is not a source "
+                             "('none', 'self', a scheme like https:, or a host such as "
+                             "https://example.com or https://*.example.org)")  # fmt: skip
+    lowered = tuple(source.lower() if source.lower() in FRAME_KEYWORDS else source
+                    for source in sources)  # fmt: skip
+    if "'none'" in lowered and len(lowered) > 1:
+        raise SettingsError("FLOORGATE_VIEWER_FRAME_ANCESTORS: 'none' cannot be combined with "
+                         "other sources")  # fmt: skip
+    return lowered
 
 
 @dataclass(frozen=True)
@@ -93,6 +134,12 @@ class Settings:
     log_format: str = "text"  # "json": one JSON object per line (rest/logs.py JsonLines)
     tracing: bool = False  # OpenTelemetry spans, when installed (rest/tracing.py)
     read_cache_mb: int = 128  # byte budget of the read cache per process; 0 turns it off
+    # Who may frame the map viewer (CSP frame-ancestors sources; rest/viewer.py).
+    viewer_frame_ancestors: tuple[str, ...] = ("'none'",)
+
+    def __post_init__(self) -> None:
+        """Settings built in code (tests, tools) are checked like the environment's."""
+        frame_ancestors(" ".join(self.viewer_frame_ancestors))
 
     @property
     def files_url(self) -> str:
@@ -187,6 +234,7 @@ class Settings:
             "log_format": "json" if (_env("FLOORGATE_LOG_FORMAT") or "").lower() == "json"
             else cls.log_format,
             "read_cache_mb": max(0, _env_int("FLOORGATE_READ_CACHE_MB", cls.read_cache_mb)),
+            "viewer_frame_ancestors": frame_ancestors(_env("FLOORGATE_VIEWER_FRAME_ANCESTORS")),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]

@@ -1,0 +1,66 @@
+// The GraphQL API of this server, as any frontend calls it: POST JSON to /graphql with
+// the key in the API-Key header. The key never goes into a URL.
+
+const FLAGS = [
+  "references",
+  "unit-attributes-resource",
+  "locations-resource",
+  "distances",
+  "directions",
+].join(", ");
+
+// Codes after which the key itself is the problem: ask for another one.
+export const KEY_PROBLEMS = new Set(["UNAUTHENTICATED", "INVALID_KEY"]);
+
+export class ApiError extends Error {
+  constructor(message, code) {
+    super(message);
+    this.code = code || "ERROR";
+  }
+}
+
+export async function graphql(key, query, variables) {
+  let response;
+  try {
+    response = await fetch("/graphql", {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        "API-Key": key,
+        "Experimental-Flags": FLAGS,
+      },
+      body: JSON.stringify({ query, variables }),
+      credentials: "omit",
+      cache: "no-store",
+      referrerPolicy: "no-referrer",
+    });
+  } catch (error) {
+    throw new ApiError(`The server could not be reached (${error.message})`, "NETWORK");
+  }
+  let body;
+  try {
+    body = await response.json();
+  } catch {
+    throw new ApiError(`The server answered ${response.status} without JSON`, "HTTP");
+  }
+  if (Array.isArray(body.errors) && body.errors.length) {
+    const first = body.errors[0];
+    throw new ApiError(first.message, first.extensions && first.extensions.code);
+  }
+  if (!response.ok || !body.data) {
+    throw new ApiError(body.message || `The server answered ${response.status}`, "HTTP");
+  }
+  return body.data;
+}
+
+// The parsed map document: a public, content-addressed file (no key needed).
+export async function fetchDocument(url) {
+  const response = await fetch(url, {
+    credentials: "omit",
+    referrerPolicy: "no-referrer",
+  });
+  if (!response.ok) {
+    throw new ApiError(`The map document answered ${response.status}`, "HTTP");
+  }
+  return response.json();
+}

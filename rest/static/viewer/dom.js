@@ -1,0 +1,53 @@
+// Small DOM helpers. Everything the viewer shows is built with these: text goes in as
+// textContent and attributes through setAttribute, never as HTML, because map
+// documents, names and tags are data someone else wrote.
+
+const SVG_NS = document.getElementById("map").namespaceURI;
+
+function withAttributes(node, attributes) {
+  for (const [name, value] of Object.entries(attributes || {})) {
+    if (value !== null && value !== undefined && value !== false) {
+      node.setAttribute(name, value === true ? "" : String(value));
+    }
+  }
+  return node;
+}
+
+// An HTML element with attributes and children (strings become text nodes).
+export function h(tag, attributes, ...children) {
+  const node = withAttributes(document.createElement(tag), attributes);
+  node.append(...children.filter((child) => child !== null && child !== undefined));
+  return node;
+}
+
+// An SVG element with attributes.
+export function s(tag, attributes) {
+  return withAttributes(document.createElementNS(SVG_NS, tag), attributes);
+}
+
+export function byId(id) {
+  return document.getElementById(id);
+}
+
+export function clear(node) {
+  node.replaceChildren();
+  return node;
+}
+
+export function show(node, visible) {
+  node.hidden = !visible;
+}
+
+export function formatFeet(feet) {
+  return `${Math.round(feet).toLocaleString("en-US")} ft`;
+}
+
+export function formatSeconds(seconds) {
+  const total = Math.round(seconds);
+  if (total < 60) {
+    return `${total} s`;
+  }
+  const minutes = Math.floor(total / 60);
+  const rest = total % 60;
+  return rest ? `${minutes} min ${rest} s` : `${minutes} min`;
+}

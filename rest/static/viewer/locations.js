@@ -1,0 +1,110 @@
+// The location list: the map's locations (E17, flag locations-resource) filtered on
+// the server by the tag filter (the same terms as E17: `key`, `-key`, `key==value`,
+// `key!=value`, comma-separated), and by name on the page.
+
+import { graphql } from "./api.js";
+import { byId, clear, h, s, show } from "./dom.js";
+
+const LOCATIONS = `query ViewerLocations($map: ID!, $tags: String) {
+  locations(unitMapId: $map, tags: $tags) {
+    data { id name x y floors { id } tags { key value } }
+  }
+}`;
+
+export async function loadLocations(app) {
+  const problem = byId("locations-problem");
+  const list = byId("location-list");
+  list.dataset.state = "loading";
+  try {
+    const tags = app.view.tags.trim() || null;
+    const data = await graphql(app.key, LOCATIONS, { map: app.mapId, tags });
+    app.locations = data.locations.data;
+    show(problem, false);
+  } catch (error) {
+    app.locations = [];
+    problem.textContent = `Not available: ${error.message}`;
+    show(problem, true);
+  }
+  for (const location of app.locations) {
+    app.knownLocations.set(location.id, location);
+  }
+  renderLocations(app);
+  list.dataset.state = "ready";
+}
+
+export function floorOf(location) {
+  return location.floors.length ? location.floors[0].id : null;
+}
+
+function tagValue(location, key) {
+  const tag = location.tags.find((candidate) => candidate.key === key);
+  return tag ? tag.value : null;
+}
+
+// The unit a location stands for (units become locations `svc:type=unit, svc:id=...`).
+export function unitOf(location) {
+  return tagValue(location, "svc:type") === "unit" ? tagValue(location, "svc:id") : null;
+}
+
+export function renderLocations(app) {
+  const list = clear(byId("location-list"));
+  const needle = app.view.q.trim().toLowerCase();
+  const order = new Map(app.model.levels.map((level, index) => [level.floorId, index]));
+  const shown = app.locations
+    .filter((l) => !needle || l.name.toLowerCase().includes(needle) || l.id.toLowerCase().includes(needle))
+    .sort((a, b) => (order.get(floorOf(a)) ?? 99) - (order.get(floorOf(b)) ?? 99)
+      || a.name.localeCompare(b.name) || a.id.localeCompare(b.id)); // prettier-ignore
+  for (const location of shown) {
+    const name = h("button", { type: "button", class: "location-name", "data-location-id": location.id },
+      location.name, h("small", {}, ` ${app.floorName(floorOf(location))}`)); // prettier-ignore
+    name.addEventListener("click", () => goToLocation(app, location));
+    const from = h("button", { type: "button", class: "small", "data-role": "from",
+      "aria-label": `Directions from ${location.name}` }, "From"); // prettier-ignore
+    const to = h("button", { type: "button", class: "small", "data-role": "to",
+      "aria-label": `Directions to ${location.name}` }, "To"); // prettier-ignore
+    from.addEventListener("click", () => app.setWaypoint("from", { kind: "location", id: location.id }));
+    to.addEventListener("click", () => app.setWaypoint("to", { kind: "location", id: location.id }));
+    list.append(h("li", { "data-location-id": location.id }, name, from, to));
+  }
+  if (!shown.length) {
+    list.append(h("li", { class: "muted" }, app.locations.length ? "No match" : "No locations"));
+  }
+  list.dataset.count = String(shown.length);
+}
+
+// Up and down move between rows, in the same column.
+export function listKeys(event) {
+  const step = { ArrowDown: 1, ArrowUp: -1 }[event.key];
+  const button = event.target.closest("button");
+  if (!step || !button) {
+    return;
+  }
+  const rows = [...byId("location-list").querySelectorAll("li[data-location-id]")];
+  const row = button.closest("li");
+  const column = [...row.querySelectorAll("button")].indexOf(button);
+  const next = rows[rows.indexOf(row) + step];
+  if (next) {
+    event.preventDefault();
+    next.querySelectorAll("button")[column].focus();
+  }
+}
+
+// Show a location: its level, a marker, and its unit's panel when it is a unit.
+export function goToLocation(app, location) {
+  const level = app.levelOfFloor(floorOf(location)) || app.currentLevel();
+  if (level) {
+    app.showLevel(level.uid);
+  }
+  for (const old of document.querySelectorAll(".location-marker")) {
+    old.remove();
+  }
+  if (level) {
+    const marker = s("g", { class: "location-marker", "data-location-id": location.id });
+    marker.append(s("circle", { cx: location.x, cy: location.y, r: "9" }));
+    level.markers.append(marker);
+  }
+  const unitId = unitOf(location);
+  if (unitId && app.model.units.has(unitId)) {
+    app.selectUnit(unitId);
+  }
+}

@@ -1,0 +1,368 @@
+// floorgate map viewer (docs/viewer.md): a frontend of this server's GraphQL API.
+// The page is static; this script asks for a key, loads the map and its parsed
+// document, draws it, and keeps the view in the URL.
+
+import { fetchDocument, graphql, KEY_PROBLEMS } from "./api.js";
+import { Attributes } from "./attributes.js";
+import { updateRoute } from "./directions.js";
+import { byId, h, show } from "./dom.js";
+import { drawDocument, labelUnits } from "./drawing.js";
+import { buildLegend } from "./legend.js";
+import { buildLevelSwitcher, markLevel } from "./levels.js";
+import { listKeys, loadLocations, renderLocations } from "./locations.js";
+import { PanZoom } from "./panzoom.js";
+import { forgetKey, readView, storedKey, storeKey, takeKeyFromFragment, writeView } from "./session.js";
+import { closeUnitPanel, openUnitPanel } from "./unit-panel.js";
+
+takeKeyFromFragment(); // first of all: the key leaves the address bar at once
+
+const MAP = `query ViewerMap($id: ID!) {
+  unitMap(id: $id) {
+    id name assetId url styleType
+    levelTags { key name values { name value } }
+    units { id name floorId }
+  }
+}`;
+
+const MAPS = `query ViewerMaps { unitMaps(perPage: 200) { data { id name } } }`;
+
+const svg = byId("map");
+const app = {
+  mapId: document.body.dataset.mapId,
+  key: null,
+  map: null,
+  model: null,
+  view: readView(),
+  panzoom: null,
+  pick: null, // "from" or "to" while the next map click sets that waypoint
+  locations: [],
+  knownLocations: new Map(), // every location seen, by id: names of waypoints
+  unitsById: new Map(),
+  floorNames: new Map(),
+};
+app.attributes = new Attributes(app);
+window.floorgateViewer = { app }; // for tests and the render benchmark
+
+app.save = () => writeView(app.view);
+
+app.floorName = (floorId) => (floorId ? app.floorNames.get(floorId) || floorId : "");
+
+app.levelName = (level) =>
+  (level.floorId && app.floorNames.get(level.floorId)) || level.name || level.uid;
+
+app.levelByUid = (uid) => app.model.levels.find((level) => level.uid === uid) || null;
+
+app.levelOfFloor = (floorId) =>
+  (floorId && app.model.levels.find((level) => level.floorId === floorId)) || null;
+
+app.currentLevel = () => app.levelByUid(app.view.level) || app.model.levels[0] || null;
+
+app.showLevel = (uid) => {
+  const level = app.levelByUid(uid) || app.model.levels[0];
+  if (!level) {
+    return;
+  }
+  for (const other of app.model.levels) {
+    other.group.classList.toggle("off", other !== level);
+  }
+  svg.dataset.level = level.uid;
+  app.view.level = level.uid;
+  markLevel(level.uid);
+  app.save();
+};
+
+app.selectUnit = (unitId) => {
+  for (const old of svg.querySelectorAll(".unit.selected")) {
+    old.classList.remove("selected");
+  }
+  const unit = app.model.units.get(unitId);
+  if (!unit) {
+    return;
+  }
+  app.showLevel(unit.level.uid);
+  unit.node.classList.add("selected");
+  app.view.unit = unitId;
+  app.save();
+  openUnitPanel(app, unitId);
+};
+
+app.deselect = () => {
+  for (const old of svg.querySelectorAll(".unit.selected")) {
+    old.classList.remove("selected");
+  }
+  app.view.unit = null;
+  app.save();
+  closeUnitPanel();
+};
+
+app.setWaypoint = (end, waypoint) => {
+  app.view[end] = waypoint;
+  app.save();
+  setPick(null);
+  updateRoute(app);
+};
+
+// The waypoint for a unit: its location (`<map id>:<unit id>`) when the map has it,
+// else its centroid on its level's floor.
+function unitWaypoint(unitId) {
+  const id = `${app.mapId}:${unitId}`;
+  if (app.knownLocations.has(id)) {
+    return { kind: "location", id };
+  }
+  const unit = app.model.units.get(unitId);
+  return { kind: "point", x: unit.centroid[0], y: unit.centroid[1], floorId: unit.level.floorId };
+}
+
+function setStatus(text) {
+  byId("status").textContent = text;
+}
+
+function setPick(end) {
+  app.pick = end;
+  svg.classList.toggle("picking", Boolean(end));
+  const hint = byId("pick-hint");
+  hint.textContent = end ? `Click the map to set where to go ${end}. Esc cancels.` : "";
+  show(hint, Boolean(end));
+  byId("pick-from").setAttribute("aria-pressed", String(end === "from"));
+  byId("pick-to").setAttribute("aria-pressed", String(end === "to"));
+}
+
+function activate(target, clientX, clientY) {
+  const unitNode = target.closest && target.closest(".unit");
+  if (app.pick) {
+    if (unitNode) {
+      app.setWaypoint(app.pick, unitWaypoint(unitNode.dataset.unitId));
+    } else {
+      const at = app.panzoom.toCanvas(clientX, clientY);
+      const level = app.currentLevel();
+      if (at && level) {
+        app.setWaypoint(app.pick, { kind: "point", x: at.x, y: at.y, floorId: level.floorId });
+      }
+    }
+  } else if (unitNode) {
+    app.selectUnit(unitNode.dataset.unitId);
+  } else {
+    app.deselect();
+  }
+}
+
+function fitLevel() {
+  const level = app.currentLevel();
+  let box = null;
+  try {
+    box = level && level.group.getBBox();
+  } catch {
+    box = null;
+  }
+  if (!box || box.width <= 0 || box.height <= 0) {
+    box = { x: 0, y: 0, width: app.model.width, height: app.model.height };
+  }
+  app.panzoom.fit(box);
+}
+
+// Units move focus with the arrow keys (in drawing order, on the shown level).
+function unitKeys(event) {
+  const unitNode = event.target.closest && event.target.closest(".unit");
+  if (!unitNode) {
+    return;
+  }
+  if (event.key === "Enter" || event.key === " ") {
+    event.preventDefault();
+    const box = unitNode.getBoundingClientRect();
+    activate(unitNode, box.left + box.width / 2, box.top + box.height / 2);
+    return;
+  }
+  const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
+  if (step) {
+    event.preventDefault();
+    const units = app.currentLevel().units;
+    const at = units.findIndex((unit) => unit.node === unitNode);
+    units[(at + step + units.length) % units.length].node.focus();
+  }
+}
+
+function wireControls() {
+  svg.addEventListener("click", (event) => activate(event.target, event.clientX, event.clientY));
+  svg.addEventListener("keydown", unitKeys);
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") {
+      if (app.pick) {
+        setPick(null);
+      } else if (app.view.unit) {
+        app.deselect();
+      }
+    }
+  });
+  byId("zoom-in").onclick = () => app.panzoom.zoomCentre(1.25);
+  byId("zoom-out").onclick = () => app.panzoom.zoomCentre(0.8);
+  byId("fit").onclick = fitLevel;
+  const paths = byId("show-paths");
+  paths.checked = app.view.paths;
+  svg.classList.toggle("show-paths", app.view.paths);
+  paths.onchange = () => {
+    app.view.paths = paths.checked;
+    svg.classList.toggle("show-paths", paths.checked);
+    app.save();
+  };
+  byId("show-labels").onchange = (event) => svg.classList.toggle("hide-labels", !event.target.checked);
+  byId("show-text").onchange = (event) => svg.classList.toggle("show-text", event.target.checked);
+  byId("close-panel").onclick = () => app.deselect();
+  byId("unit-from").onclick = () => app.setWaypoint("from", unitWaypoint(app.view.unit));
+  byId("unit-to").onclick = () => app.setWaypoint("to", unitWaypoint(app.view.unit));
+  byId("pick-from").onclick = () => setPick(app.pick === "from" ? null : "from");
+  byId("pick-to").onclick = () => setPick(app.pick === "to" ? null : "to");
+  byId("wheelchair").onchange = (event) => {
+    app.view.mode = event.target.checked ? "wheelchair" : "foot";
+    app.save();
+    updateRoute(app);
+  };
+  byId("swap-route").onclick = () => {
+    [app.view.from, app.view.to] = [app.view.to, app.view.from];
+    app.save();
+    updateRoute(app);
+  };
+  byId("clear-route").onclick = () => {
+    app.view.from = null;
+    app.view.to = null;
+    app.save();
+    updateRoute(app);
+  };
+  const filter = byId("tag-filter");
+  filter.value = app.view.tags;
+  let pending = null;
+  filter.oninput = () => {
+    clearTimeout(pending);
+    pending = setTimeout(() => {
+      app.view.tags = filter.value;
+      app.save();
+      loadLocations(app);
+    }, 400);
+  };
+  const search = byId("location-search");
+  search.value = app.view.q;
+  search.oninput = () => {
+    app.view.q = search.value;
+    app.save();
+    renderLocations(app);
+  };
+  byId("location-list").addEventListener("keydown", listKeys);
+  byId("forget-key").onclick = () => {
+    forgetKey();
+    window.location.reload();
+  };
+}
+
+async function loadOtherMaps() {
+  const select = byId("map-select");
+  try {
+    const maps = (await graphql(app.key, MAPS)).unitMaps.data;
+    select.replaceChildren(...maps.map((map) => h("option", { value: map.id }, `${map.name} (${map.id})`)));
+    select.value = app.mapId;
+    select.onchange = () => {
+      window.location.assign(`/viewer/maps/${encodeURIComponent(select.value)}`);
+    };
+  } catch {
+    select.closest("label").hidden = true;
+  }
+}
+
+async function load() {
+  setStatus("Loading the map...");
+  const data = await graphql(app.key, MAP, { id: app.mapId });
+  const map = data.unitMap;
+  if (!map) {
+    document.body.dataset.state = "missing";
+    setStatus(`No map "${app.mapId}" for this key.`);
+    return;
+  }
+  app.map = map;
+  document.title = `${map.name} · floorgate map viewer`;
+  byId("map-title").textContent = map.name;
+  for (const tag of map.levelTags.filter((candidate) => candidate.key === "floor")) {
+    for (const value of tag.values) {
+      app.floorNames.set(value.value, value.name);
+    }
+  }
+  for (const unit of map.units) {
+    app.unitsById.set(unit.id, unit);
+  }
+  if (!map.url) {
+    document.body.dataset.state = "empty";
+    setStatus(`${map.name} has no drawing.`);
+    return;
+  }
+  const parsed = await fetchDocument(map.url);
+  app.model = drawDocument(svg, parsed);
+  const nameOf = (unitId) => (app.unitsById.get(unitId) || { name: unitId }).name;
+  labelUnits(app.model, nameOf);
+  for (const level of app.model.levels) {
+    for (const unit of level.units) {
+      unit.node.setAttribute("aria-label", `Unit ${nameOf(unit.id)}, ${app.levelName(level)}`);
+    }
+  }
+  app.panzoom = new PanZoom(svg, app.model);
+  buildLevelSwitcher(app);
+  const selected = app.model.units.get(app.view.unit);
+  app.showLevel(app.levelByUid(app.view.level) ? app.view.level : selected ? selected.level.uid : null);
+  fitLevel();
+  wireControls();
+  document.body.dataset.state = "ready";
+  window.floorgateViewer.renderedAt = performance.now();
+  performance.mark("floorgate-viewer-rendered");
+  const units = app.model.levels.reduce((sum, level) => sum + level.units.length, 0);
+  setStatus(`${map.name}: ${app.model.levels.length} levels, ${units} units.`);
+  show(byId("forget-key"), true);
+  // Then what the key may or may not see: each fails alone.
+  loadOtherMaps();
+  buildLegend(app);
+  await loadLocations(app);
+  if (selected) {
+    app.selectUnit(selected.id);
+  }
+  updateRoute(app);
+}
+
+function askForKey(problem) {
+  const dialog = byId("key-dialog");
+  const message = byId("key-problem");
+  message.textContent = problem || "";
+  show(message, Boolean(problem));
+  show(dialog, true);
+  document.body.dataset.state = "key";
+  setStatus("An API key is needed.");
+  const input = byId("key-input");
+  input.value = "";
+  input.focus();
+  byId("key-form").onsubmit = (event) => {
+    event.preventDefault();
+    const key = input.value.trim();
+    if (!key) {
+      return;
+    }
+    storeKey(key);
+    input.value = "";
+    show(dialog, false);
+    start();
+  };
+}
+
+async function start() {
+  app.key = storedKey();
+  if (!app.key) {
+    askForKey(null);
+    return;
+  }
+  try {
+    await load();
+  } catch (error) {
+    if (KEY_PROBLEMS.has(error.code)) {
+      forgetKey();
+      askForKey(`The server refused the key: ${error.message}`);
+      return;
+    }
+    document.body.dataset.state = "error";
+    setStatus(`The map could not be loaded: ${error.message}`);
+  }
+}
+
+start();

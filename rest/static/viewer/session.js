@@ -1,0 +1,130 @@
+// Where the viewer keeps things. The key: taken from the URL fragment (#key=...), which
+// browsers never send to a server, then removed from the address bar and kept in
+// sessionStorage (this tab only; never localStorage). The view: in the query string,
+// so a link reproduces it (docs/viewer.md, "The URL").
+
+const KEY_ITEM = "floorgate-viewer-key";
+let memoryKey = null; // when sessionStorage is refused (a framed page, a strict browser)
+
+function storage() {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return null;
+  }
+}
+
+export function storeKey(key) {
+  memoryKey = key;
+  try {
+    storage()?.setItem(KEY_ITEM, key);
+  } catch {
+    // kept in memory only
+  }
+}
+
+export function storedKey() {
+  try {
+    return storage()?.getItem(KEY_ITEM) || memoryKey;
+  } catch {
+    return memoryKey;
+  }
+}
+
+export function forgetKey() {
+  memoryKey = null;
+  try {
+    storage()?.removeItem(KEY_ITEM);
+  } catch {
+    // nothing kept
+  }
+}
+
+// Move `#key=...` out of the address bar (and history) into sessionStorage; other
+// fragment parameters stay.
+export function takeKeyFromFragment() {
+  const fragment = new URLSearchParams(window.location.hash.slice(1));
+  if (!fragment.has("key")) {
+    return;
+  }
+  const key = (fragment.get("key") || "").trim();
+  fragment.delete("key");
+  const rest = fragment.toString();
+  const address = window.location.pathname + window.location.search + (rest ? `#${rest}` : "");
+  window.history.replaceState(window.history.state, "", address);
+  if (key) {
+    storeKey(key);
+  }
+}
+
+// A waypoint in the URL: `loc:<location id>` or `pt:<x>,<y>,<floor id>`.
+export function parseWaypoint(text) {
+  if (!text) {
+    return null;
+  }
+  if (text.startsWith("loc:") && text.length > 4) {
+    return { kind: "location", id: text.slice(4) };
+  }
+  if (text.startsWith("pt:")) {
+    const [x, y, ...floor] = text.slice(3).split(",");
+    const point = { kind: "point", x: Number(x), y: Number(y), floorId: floor.join(",") || null };
+    if (x !== "" && y !== "" && Number.isFinite(point.x) && Number.isFinite(point.y)) {
+      return point;
+    }
+  }
+  return null;
+}
+
+export function waypointText(waypoint) {
+  if (!waypoint) {
+    return null;
+  }
+  if (waypoint.kind === "location") {
+    return `loc:${waypoint.id}`;
+  }
+  const round = (value) => String(Math.round(value * 1000) / 1000);
+  return `pt:${round(waypoint.x)},${round(waypoint.y)},${waypoint.floorId || ""}`;
+}
+
+// The view in the query string, in this order; defaults are left out.
+const FIELDS = ["level", "unit", "from", "to", "mode", "group", "tags", "q", "paths"];
+
+export function readView() {
+  const query = new URLSearchParams(window.location.search);
+  return {
+    level: query.get("level"),
+    unit: query.get("unit"),
+    from: parseWaypoint(query.get("from")),
+    to: parseWaypoint(query.get("to")),
+    mode: query.get("mode") === "wheelchair" ? "wheelchair" : "foot",
+    group: query.get("group"),
+    tags: query.get("tags") || "",
+    q: query.get("q") || "",
+    paths: query.get("paths") === "1",
+  };
+}
+
+export function writeView(view) {
+  const values = {
+    level: view.level,
+    unit: view.unit,
+    from: waypointText(view.from),
+    to: waypointText(view.to),
+    mode: view.mode === "wheelchair" ? "wheelchair" : null,
+    group: view.group,
+    tags: view.tags,
+    q: view.q,
+    paths: view.paths ? "1" : null,
+  };
+  const query = new URLSearchParams();
+  for (const field of FIELDS) {
+    if (values[field]) {
+      query.set(field, values[field]);
+    }
+  }
+  const text = query.toString();
+  const address = window.location.pathname + (text ? `?${text}` : "") + window.location.hash;
+  if (address !== window.location.pathname + window.location.search + window.location.hash) {
+    window.history.replaceState(window.history.state, "", address);
+  }
+}

@@ -1,0 +1,104 @@
+// The panel of a selected unit: name, floor, attributes by group and references, each
+// read from the API; what the key may not read says "not available".
+
+import { graphql } from "./api.js";
+import { byId, clear, h, show } from "./dom.js";
+
+const REFERENCES = `query ViewerUnitReferences($id: ID!) {
+  unit(id: $id) { id references { key value } }
+}`;
+
+function notAvailable(error) {
+  return h("p", { class: "muted", "data-available": "false" }, `Not available (${error.message})`);
+}
+
+async function attributesOf(app, unitId) {
+  const groups = await app.attributes.loadGroups();
+  if (groups instanceof Error) {
+    return notAvailable(groups);
+  }
+  const list = h("dl", { class: "attributes" });
+  for (const group of groups) {
+    let byUnit;
+    try {
+      byUnit = await app.attributes.loadAssignments(group.groupId);
+    } catch (error) {
+      return notAvailable(error);
+    }
+    const ids = byUnit.get(unitId) || [];
+    const names = group.attributes
+      .filter((attribute) => ids.includes(attribute.attributeId))
+      .map((attribute) => attribute.attributeName);
+    list.append(
+      h("dt", { "data-group-id": group.groupId }, group.groupName),
+      h(
+        "dd",
+        { "data-group-id": group.groupId, "data-attribute-ids": ids.join(" ") },
+        names.length ? names.join(", ") : "none",
+      ),
+    );
+  }
+  return groups.length ? list : h("p", { class: "muted" }, "No attribute groups");
+}
+
+async function referencesOf(app, unitId) {
+  let unit;
+  try {
+    unit = (await graphql(app.key, REFERENCES, { id: unitId })).unit;
+  } catch (error) {
+    return notAvailable(error);
+  }
+  if (!unit || !unit.references.length) {
+    return h("p", { class: "muted" }, unit ? "none" : "Not available (unit not found)");
+  }
+  return h(
+    "ul",
+    { class: "references" },
+    ...unit.references.map((reference) =>
+      h(
+        "li",
+        { "data-key": reference.key, "data-value": reference.value },
+        h("span", { class: "key" }, reference.key),
+        ": ",
+        reference.value,
+      ),
+    ),
+  );
+}
+
+export async function openUnitPanel(app, unitId) {
+  const panel = byId("unit-panel");
+  const unit = app.unitsById.get(unitId);
+  const drawn = app.model.units.get(unitId);
+  panel.dataset.unitId = unitId;
+  panel.dataset.state = "loading";
+  byId("unit-name").textContent = unit ? unit.name : unitId;
+  byId("unit-id").textContent = unitId;
+  byId("unit-floor").textContent = unit
+    ? app.floorName(unit.floorId)
+    : drawn
+      ? app.levelName(drawn.level)
+      : "";
+  const attributes = clear(byId("unit-attributes"));
+  const references = clear(byId("unit-references"));
+  attributes.append(h("p", { class: "muted" }, "Loading..."));
+  references.append(h("p", { class: "muted" }, "Loading..."));
+  show(panel, true);
+  const [attributeList, referenceList] = await Promise.all([
+    attributesOf(app, unitId),
+    referencesOf(app, unitId),
+  ]);
+  if (panel.dataset.unitId !== unitId) {
+    return; // another unit was chosen meanwhile
+  }
+  attributes.replaceChildren(attributeList);
+  references.replaceChildren(referenceList);
+  panel.dataset.state = "ready";
+}
+
+export function closeUnitPanel() {
+  const panel = byId("unit-panel");
+  delete panel.dataset.unitId;
+  panel.dataset.state = "closed";
+  show(panel, false);
+}
