@@ -24,7 +24,7 @@ from storage import collections as c
 from storage.cpu import run_cpu
 
 if TYPE_CHECKING:  # routing is imported by the functions that need it
-    from routing.matrix import Cell, Point
+    from routing.matrix import Cell, LoadedGraph, Point
 
 COSTINGS = ("pedestrian",)
 METHODS = ("default", "pathfinding", "euclidean")
@@ -57,7 +57,7 @@ def _checked_input(map_id: str, data: dict[str, Any]) -> Request:
         if not waypoints:
             errors.add(f"input.{side}", "must be a non-empty array")
         for index, waypoint in enumerate(waypoints):
-            _check_waypoint(errors, f"input.{side}.{index}", waypoint)
+            check_waypoint(errors, f"input.{side}.{index}", waypoint)
     for message in pair_count_problems(data):
         errors.add("input", message)
     _choice(errors, "input.costing", data.get("costing"), COSTINGS)
@@ -89,7 +89,7 @@ def pair_count_problems(data: Any) -> list[str]:
             f"not {pairs}"]  # fmt: skip
 
 
-def _check_waypoint(errors: FieldErrors, place: str, waypoint: Waypoint) -> None:
+def check_waypoint(errors: FieldErrors, place: str, waypoint: Waypoint) -> None:
     check_id(errors, f"{place}.id", waypoint.get("id"))
     check_id(errors, f"{place}.floorId", waypoint.get("floor_id"))
     if waypoint.get("id") is None:
@@ -110,46 +110,54 @@ def _same(a: float, b: float) -> bool:
 async def _placed(
     context: RequestContext, unit_map: dict[str, Any], request: Request
 ) -> dict[str, list[Point]]:
-    """Each waypoint filled from its location and placed on a level; every waypoint
-    that is not on the map, or disagrees with its location, is reported."""
+    named = {side: [(f"input.{side}.{index}", waypoint)
+                    for index, waypoint in enumerate(getattr(request, side))]
+             for side in SIDES}  # fmt: skip
+    points = await place_waypoints(context, unit_map, [*named["sources"], *named["targets"]])
+    return {"sources": points[: len(request.sources)], "targets": points[len(request.sources) :]}
+
+
+async def place_waypoints(
+    context: RequestContext, unit_map: dict[str, Any], named: list[tuple[str, Waypoint]]
+) -> list[Point]:
+    """Each waypoint (with its place in the input, for errors) filled from its location
+    and placed on a level; every waypoint that is not on the map, or disagrees with its
+    location, is reported."""
     from routing.matrix import Point
 
-    locations = await _waypoints(context, unit_map, request)
+    ids = {w["id"] for _, w in named if w.get("id") is not None}
+    locations = await _waypoints(context, unit_map, ids)
     levels = [level.get("floor_id") for level in unit_map.get("levels") or []]
     position = {floor: index for index, floor in enumerate(levels) if floor is not None}
     single_untagged = levels == [None]  # one level without a floor tag: every floor is it
     errors = FieldErrors()
-    placed: dict[str, list[Point]] = {}
-    for side in SIDES:
-        placed[side] = []
-        for index, waypoint in enumerate(getattr(request, side)):
-            place = f"input.{side}.{index}"
-            location = None
-            if waypoint.get("id") is not None:
-                location = locations.get(waypoint["id"])
-                if location is None:
-                    errors.add(f"{place}.id", f"no location {waypoint['id']!r} on this map")
-                    continue
-                _fill(errors, place, waypoint, location)
-            floor = waypoint.get("floor_id")
-            if single_untagged:
-                level = 0
-            elif floor in position:
-                level = position[floor]
-            else:
-                errors.add(f"{place}.floorId", f"floor {floor!r} is not a level of this map")
+    placed: list[Point] = []
+    for place, waypoint in named:
+        location = None
+        if waypoint.get("id") is not None:
+            location = locations.get(waypoint["id"])
+            if location is None:
+                errors.add(f"{place}.id", f"no location {waypoint['id']!r} on this map")
                 continue
-            placed[side].append(Point(float(waypoint["x"]), float(waypoint["y"]), level))
+            _fill(errors, place, waypoint, location)
+        floor = waypoint.get("floor_id")
+        if single_untagged:
+            level = 0
+        elif floor in position:
+            level = position[floor]
+        else:
+            errors.add(f"{place}.floorId", f"floor {floor!r} is not a level of this map")
+            continue
+        placed.append(Point(float(waypoint["x"]), float(waypoint["y"]), level))
     errors.raise_if_any()
     return placed
 
 
 async def _waypoints(
-    context: RequestContext, unit_map: dict[str, Any], request: Request
+    context: RequestContext, unit_map: dict[str, Any], ids: set[str]
 ) -> dict[str, dict[str, Any]]:
     """The map's locations that the request names, by id: from the per-process cache
     when the map has a `locations_version`, else from the database."""
-    ids = {w["id"] for side in SIDES for w in getattr(request, side) if w.get("id") is not None}
     if not ids:
         return {}
     map_id = unit_map["id"]
@@ -200,13 +208,10 @@ async def distance_matrix(
                                                 "(it has no walk paths)"]})  # fmt: skip
     points = await _placed(context, unit_map, request)
     costs = context.settings.routing_costs
-    floor_height = unit_map.get("floor_height_ft") or costs.floor_height_ft
+    floor_height = floor_height_of(context, unit_map)
     use_graph = graph_file is not None and request.method != "euclidean"
     if use_graph:
-        loaded = await context.services.graph_cache.get(
-            map_id, (graph_file, floor_height),
-            lambda: load_graph(context.store, context.settings, graph_file, floor_height),
-        )
+        loaded = await map_graph(context, unit_map)
         work = (request.mode, points["sources"], points["targets"])
         if loaded.is_small:
             cells = loaded.matrix(*work)
@@ -219,7 +224,21 @@ async def distance_matrix(
     return _answer("pathfinding" if use_graph else "euclidean", request, cells)
 
 
-def _rounded(value: float) -> float:
+async def map_graph(context: RequestContext, unit_map: dict[str, Any]) -> LoadedGraph:
+    """The map's walk graph, ready for queries (per-process cache by graph version)."""
+    graph_file = unit_map["graph_file"]
+    floor_height = floor_height_of(context, unit_map)
+    return await context.services.graph_cache.get(
+        unit_map["id"], (graph_file, floor_height),
+        lambda: load_graph(context.store, context.settings, graph_file, floor_height),
+    )  # fmt: skip
+
+
+def floor_height_of(context: RequestContext, unit_map: dict[str, Any]) -> float:
+    return unit_map.get("floor_height_ft") or context.settings.routing_costs.floor_height_ft
+
+
+def rounded(value: float) -> float:
     return round(value, 2)
 
 
@@ -236,8 +255,8 @@ def _answer(method: str, request: Request, cells: list[list[Cell]]) -> dict[str,
             cell = cells[i][j]
             targets.append({
                 **echo(target, j),
-                "distance": None if cell is None else _rounded(cell[0]),
-                "time": None if cell is None else _rounded(cell[1]),
+                "distance": None if cell is None else rounded(cell[0]),
+                "time": None if cell is None else rounded(cell[1]),
             })  # fmt: skip
         sources.append({**echo(source, i), "targets": targets})
     return {"distance_method": method, "sources": sources}

@@ -24,12 +24,14 @@ FLAG_REFERENCES = "references"
 FLAG_UNIT_ATTRIBUTES = "unit-attributes-resource"
 FLAG_DISTANCES = "distances"
 FLAG_LOCATIONS = "locations-resource"
+FLAG_DIRECTIONS = "directions"
 
 ALL_FLAGS: tuple[str, ...] = (
     FLAG_REFERENCES,
     FLAG_UNIT_ATTRIBUTES,
     FLAG_DISTANCES,
     FLAG_LOCATIONS,
+    FLAG_DIRECTIONS,
 )
 
 

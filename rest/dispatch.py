@@ -22,7 +22,7 @@ from rest.bodies import read_text_body
 from rest.credentials import repeated_key, request_context
 from rest.documents import OMITTED_WHEN_NULL, without_nulls
 from rest.etags import REVALIDATE, body_etag, etag_matches
-from rest.json_body import input_problems, read_json_body
+from rest.json_body import body_variables, input_problems, read_json_body
 from rest.metrics import ROUTE
 from rest.paging_urls import with_urls
 from rest.responses import error_of, error_response, json_bytes
@@ -117,7 +117,7 @@ class RestApi:
         variables, problems = variables_of(route, match.path_values, request)
         if route.body is not None:
             try:
-                variables[route.body.variable] = await self.read_body(route, request)
+                variables.update(body_variables(route.body, await self.read_body(route, request)))
             except ApiError as body_error:
                 return error_response(body_error)
         if not problems:
@@ -217,7 +217,18 @@ class RestApi:
         body = route.body
         if body is None or not body.json:
             return {}
-        return input_problems(self.schema, body.graphql_type, variables[body.variable], body.name)
+        if not body.members:
+            return input_problems(self.schema, body.graphql_type, variables[body.variable],
+                                  body.name)  # fmt: skip
+        problems: dict[str, list[str]] = {}
+        for member in body.members:
+            place = f"{body.name}.{member.name}"
+            if member.variable in variables:
+                problems.update(input_problems(self.schema, member.graphql_type,
+                                               variables[member.variable], place))  # fmt: skip
+            elif member.graphql_type.endswith("!"):
+                problems[place] = ["is required"]
+        return problems
 
     def respond(self, route: RestRoute, body: Any, request: Request, raw_path: str,
                 reads: ReadLog | None = None) -> Response:  # fmt: skip

@@ -45,6 +45,12 @@ FRAGMENTS = {
     "MatrixFields": "fragment MatrixFields on DistanceMatrix { "
     "distance_method: distanceMethod sources { id name x y floor_id: floorId index "
     "targets { id name x y floor_id: floorId index distance time } } }",
+    "RouteFields": "fragment RouteFields on Directions { mode "
+    "from { id name x y floor_id: floorId } to { id name x y floor_id: floorId } "
+    "route { distance time steps legs { level_uid: levelUid floor_id: floorId "
+    "points { x y } distance time connector { id kind x y "
+    "from_level_uid: fromLevelUid to_level_uid: toLevelUid "
+    "from_floor_id: fromFloorId to_floor_id: toFloorId distance time } } } reason }",
     "LocationFields": "fragment LocationFields on Location { id asset_id: assetId "
     "unit_map_id: unitMapId name x y floors { id } "
     "tags { key value created_at: createdAt updated_at: updatedAt } "

@@ -65,6 +65,21 @@ async def read_json_body(body: Body, request: Request, settings: Settings) -> An
         raise invalid({"body": [str(error)]}) from None
 
 
+def body_variables(body: Body, value: Any) -> dict[str, Any]:
+    """The GraphQL variables a read body fills: its one variable, or, for a body of
+    members, one per member (422 for anything else)."""
+    if not body.members:
+        return {body.variable: value}
+    if not isinstance(value, dict):
+        raise invalid({body.name: ["must be an object"]})
+    known = {member.variable for member in body.members}
+    unknown = sorted(set(value) - known)
+    if unknown:
+        raise invalid({f"{body.name}.{rest_name(name)}": ["is not a known field"]
+                       for name in unknown})  # fmt: skip
+    return value
+
+
 def input_problems(
     schema: GraphQLSchema, graphql_type: str, value: Any, name: str
 ) -> dict[str, list[str]]:

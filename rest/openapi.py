@@ -33,7 +33,7 @@ from resolvers.errors import ERRORS, ErrorCode
 from resolvers.limits import DEFAULT_PER_PAGE, INT32_MAX, MAX_FILTER_LENGTH, MAX_PER_PAGE
 from rest.etags import REVALIDATE
 from rest.openapi_schemas import ID_SCHEMA, Schema, SelectionSchemas, input_schema, nullable
-from rest.routes import ROUTES, Param, RestRoute, Shape
+from rest.routes import ROUTES, Body, Param, RestRoute, Shape
 from schema.permissions import Requirement
 from storage.limits import MAX_ID_LENGTH, REFERENCE_KEY_PATTERN
 from storage.settings import Settings
@@ -65,6 +65,7 @@ TAGS = {  # by flag, else by the first segment after /v1
     "references": "References (experimental)",
     "locations-resource": "Locations (experimental)",
     "distances": "Distances (experimental)",
+    "directions": "Directions (experimental)",
     "unit-attributes-resource": "Unit attributes (experimental)",
     "assets": "Assets",
     "units": "Units",
@@ -244,11 +245,9 @@ class DocumentBuilder:
     def request_body(self, route: RestRoute, example: dict[str, Any]) -> dict[str, Any]:
         body = route.body
         assert body is not None
-        kind = type_from_ast(self.schema, parse_type(body.graphql_type))
-        assert kind is not None
         if body.json:
             schema: Schema = {"type": "object", "required": [body.name],
-                              "properties": {body.name: input_schema(kind)}}  # fmt: skip
+                              "properties": {body.name: self.json_schema(body)}}  # fmt: skip
             content = {"application/json": {"schema": schema}}
         else:
             limit = body.max_bytes(self.settings) if body.max_bytes else None
@@ -259,6 +258,22 @@ class DocumentBuilder:
         if "body" in example:
             content[body.media_types[0]]["example"] = example["body"]
         return {"required": True, "content": content}
+
+    def json_schema(self, body: Body) -> Schema:
+        """The `data` member: the variable's input type, or an object of the members'."""
+        types = body.variables()
+        kinds = {name: type_from_ast(self.schema, parse_type(kind)) for name, kind in types.items()}
+        if not body.members:
+            (kind,) = kinds.values()
+            assert kind is not None
+            return input_schema(kind)
+        properties: Schema = {}
+        for member in body.members:
+            kind = kinds[member.variable]
+            assert kind is not None
+            properties[member.name] = input_schema(kind)
+        required = [m.name for m in body.members if m.graphql_type.endswith("!")]
+        return {"type": "object", "properties": properties, "required": required}
 
     def responses(self, route: RestRoute, flag: str | None,
                   example: dict[str, Any]) -> dict[str, Any]:  # fmt: skip

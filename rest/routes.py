@@ -45,7 +45,7 @@ class Param:
     name: str
     variable: str
     graphql_type: str
-    location: str = "query"  # "query" or "path"
+    location: str = "query"  # "query", "path", or "body" (a member of a JSON body)
 
     @property
     def is_int(self) -> bool:
@@ -76,6 +76,15 @@ class Body:
     json: bool = False
     # Counts checked before any item is validated (messages under `name`), e.g. E18's pairs.
     counts: Callable[[Any], list[str]] | None = None
+    # When given, the `name` member is an object whose members fill one variable each
+    # (`{"data": {"from": ..., "to": ...}}` for `route(from:, to:)`); `variable` is unused.
+    members: tuple[Param, ...] = ()
+
+    def variables(self) -> dict[str, str]:
+        """The GraphQL variables the body fills, with their types."""
+        if self.members:
+            return {member.variable: member.graphql_type for member in self.members}
+        return {self.variable: self.graphql_type}
 
 
 @dataclass(frozen=True)
@@ -99,7 +108,7 @@ class RestRoute:
         object.__setattr__(self, "segments", tuple(self.path.strip("/").split("/")))
         variables = {param.variable: param.graphql_type for param in self.params}
         if self.body is not None:
-            variables[self.body.variable] = self.body.graphql_type
+            variables.update(self.body.variables())
         text = query_document(
             variables,
             self.graphql_field,
@@ -119,8 +128,12 @@ class RestRoute:
         for param in self.params:
             if param.variable == variable:
                 return param.name
-        if self.body is not None and self.body.variable == variable:
-            return self.body.name
+        if self.body is not None:
+            for member in self.body.members:
+                if member.variable == variable:
+                    return f"{self.body.name}.{member.name}"
+            if self.body.variable == variable:
+                return self.body.name
         return variable
 
 
@@ -133,6 +146,10 @@ ASSET = Param("asset", "assetId", "ID")
 GROUP = path("group-id", "groupId")
 MATRIX = Body("input", "DistanceMatrixInput!", ("application/json",), name="data", json=True,
               counts=pair_count_problems)
+ROUTE = Body("route", "", ("application/json",), name="data", json=True,
+             members=(Param("from", "from", "WaypointInput!", "body"),
+                      Param("to", "to", "WaypointInput!", "body"),
+                      Param("mode", "mode", "String", "body")))
 ASSIGNMENTS = Body("data", "[UnitAttributeAssignmentInput!]!", ("application/json",),
                    name="data", json=True)  # fmt: skip
 
@@ -196,6 +213,12 @@ ROUTES: tuple[RestRoute, ...] = (
     RestRoute("POST", "/v1/maps/{map}/distance-matrix", "unitMapDistanceMatrix",
               "Distance matrix between waypoints of a unit map (E18, alias)", "distanceMatrix",
               "MatrixFields", Shape.DATA, (path("map", "unitMapId"),), body=MATRIX),
+    RestRoute("POST", "/v1/unitmaps/{unitMapId}/route", "route",
+              "Route between two waypoints of a unit map (directions)", "route", "RouteFields",
+              Shape.SINGLE, (path("unitMapId", "unitMapId"),), body=ROUTE),
+    RestRoute("POST", "/v1/maps/{map}/route", "unitMapRoute",
+              "Route between two waypoints of a unit map (directions, alias)", "route",
+              "RouteFields", Shape.SINGLE, (path("map", "unitMapId"),), body=ROUTE),
     RestRoute("GET", "/v1/units/attribute-groups", "listAttributeGroups",
               "List attribute groups (E19)", "unitAttributeGroups", "AttributeGroupFields",
               Shape.DATA, PAGE),

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
-from resolvers import attributes, distances, locations, reads, references
+from resolvers import attributes, directions, distances, locations, reads, references
 from resolvers.parse import parse_svg
 from resolvers.permissions import (
     ASSET_REFERENCES_READ,
     DISTANCES_CALCULATE,
+    FLAG_DIRECTIONS,
     FLAG_DISTANCES,
     FLAG_LOCATIONS,
     FLAG_REFERENCES,
@@ -21,11 +22,13 @@ from resolvers.permissions import (
     UNIT_MAPS_PARSE,
     UNIT_REFERENCES_READ,
 )
+from schema.directions_types import Directions
 from schema.experimental_types import (
     DistanceMatrix,
     DistanceMatrixInput,
     LocationList,
     UnitAttributeGroup,
+    WaypointInput,
 )
 from schema.permissions import KeyRequired, requires
 from schema.records import as_record
@@ -45,6 +48,8 @@ from schema.types import (
     UnitPage,
     UnitReferencePage,
 )
+
+MODE = strawberry.argument(description="`foot` (default) or `wheelchair`.")
 
 
 def listed(page: Any, info: Info, **filters: object) -> Any:
@@ -261,3 +266,21 @@ class Query:
         self, info: Info, unit_map_id: strawberry.ID, input: DistanceMatrixInput
     ) -> DistanceMatrix:
         return await distances.distance_matrix(info.context, unit_map_id, as_record(input))
+
+    @strawberry.field(
+        permission_classes=[requires(DISTANCES_CALCULATE, FLAG_DIRECTIONS)],
+        description="The route from one waypoint to another: legs per level with their "
+        "polylines, the connectors taken, steps, distance (feet) and time (seconds), equal "
+        "to E18 pathfinding's. Flag `directions`, permission service.distances.calculate.",
+    )
+    async def route(
+        self,
+        info: Info,
+        unit_map_id: strawberry.ID,
+        from_: Annotated[WaypointInput, strawberry.argument(name="from")],
+        to: WaypointInput,
+        mode: Annotated[str | None, MODE] = None,
+    ) -> Directions:
+        return await directions.directions(
+            info.context, unit_map_id, as_record(from_), as_record(to), mode
+        )

@@ -52,6 +52,8 @@ HARBOR = {"asset": "harbor-view"}
 FLOOR_MAP = {"map": "map-b1-f1"}
 ASSIGNMENT = {"group_id": "view", "attribute_id": "view-pool", "asset_id": "harbor-view",
               "unit_id": "b1-101"}  # fmt: skip
+ROUTE = {"data": {"from": {"id": "map-b1:b1-201"}, "to": {"id": "loc-b1-f1-gym@map-b1"},
+                  "mode": "wheelchair"}}  # fmt: skip
 MATRIX = {"data": {
     "sources": [{"id": "loc-b1-101"}],
     "targets": [{"id": "loc-b1-f1-gym"}, {"id": "loc-b1-f1-mail"}],
@@ -79,6 +81,8 @@ EXAMPLES: dict[str, Example] = {
     "listUnitMapLocations": Example(FLOOR_MAP, {"tags": "svc:id==b1-101"}),
     "distanceMatrix": Example({"unitMapId": "map-b1-f1"}, body=MATRIX),
     "unitMapDistanceMatrix": Example(FLOOR_MAP, body=MATRIX),
+    "route": Example({"unitMapId": "map-b1"}, body=ROUTE),
+    "unitMapRoute": Example({"map": "map-b1"}, body=ROUTE),
     "listAttributeGroups": Example(),
     "listAttributeAssignments": Example({"group-id": "view"}, {"per-page": 2}),
     # Changes b1-101's view from city to pool, then takes it away; restored afterwards.
