@@ -1,0 +1,152 @@
+"""Directions beside E18, in the same run (issue 18 goal: a route on the demo map in at
+most 2x an E18 1x1 call).
+
+1. The demo's building map `map-b1`: for pairs of locations on different floors, the
+   REST route `POST /v1/maps/map-b1/route` and the E18 1x1 call for the same pair,
+   interleaved, through the app in-process (httpx ASGITransport), warm graph cache.
+2. The same pairs on the loaded graph alone: `find_route` beside `matrix` 1x1.
+3. The generated 8-level map of the routing benchmark (about 100k path edges):
+   `find_route` beside `matrix` 1x1 on the loaded graph, for far-apart points.
+
+Run with `make bench` or `python -m tests.benchmarks route`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import platform
+import random
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from parsing.svg import parse_unit_map
+from resolvers.graph_cache import load_graph
+from resolvers.keys import create_key
+from resolvers.permissions import ALL_PERMISSIONS
+from rest.app import create_app
+from routing.build import build_walk_graph
+from routing.costs import Costs
+from routing.matrix import LoadedGraph, Point
+from routing.model import FOOT, WHEELCHAIR
+from routing.route import Route, find_route
+from storage.demo import install_demo
+from storage.embedded import EmbeddedServer
+from storage.settings import Settings
+from tests.benchmarks.routing import (
+    as_points,
+    generated_points,
+    generated_svg,
+    median_ms,
+    sync_timed,
+)
+
+PAIRS = 20
+ROUNDS = 15
+HEADERS_FLAGS = "directions, distances, locations-resource"
+
+
+def ratio_row(label: str, ours: list[float], baseline: list[float], goal: str) -> None:
+    ours_ms, base_ms = median_ms(ours), median_ms(baseline)
+    print(f"{label:<40} route {ours_ms:7.2f} ms | E18 1x1 {base_ms:7.2f} ms | "
+          f"{ours_ms / base_ms:4.2f}x  {goal}", flush=True)  # fmt: skip
+
+
+async def interleaved(
+    client: httpx.AsyncClient, headers: dict[str, str], pairs: list[tuple[str, str]], mode: str
+) -> tuple[list[float], list[float]]:
+    """Per round and pair, the route then the matrix: both see the same machine state."""
+    routes: list[float] = []
+    matrices: list[float] = []
+    for _ in range(ROUNDS):
+        for a, b in pairs:
+            body = {"from": {"id": a}, "to": {"id": b}, "mode": mode}
+            start = time.perf_counter()
+            answer = await client.post("/v1/maps/map-b1/route", json={"data": body},
+                                       headers=headers)  # fmt: skip
+            routes.append(time.perf_counter() - start)
+            assert answer.status_code == 200, answer.text
+            matrix = {"sources": [{"id": a}], "targets": [{"id": b}],
+                      "costing_options": {"pedestrian": {"mode": mode}}}  # fmt: skip
+            start = time.perf_counter()
+            answer = await client.post("/v1/maps/map-b1/distance-matrix", json={"data": matrix},
+                                       headers=headers)  # fmt: skip
+            matrices.append(time.perf_counter() - start)
+            assert answer.status_code == 200, answer.text
+    return routes, matrices
+
+
+async def bench(folder: Path) -> None:
+    server = EmbeddedServer(folder / "db")
+    server.start()
+    try:
+        settings = Settings(database_name="floorgate_bench_route", data_dir=folder,
+                            rate_limit_per_second=0, mongodb_uri=server.uri)  # fmt: skip
+        app = create_app(settings)
+        services = app.services  # type: ignore[attr-defined]
+        store = services.store
+        await store.client.drop_database(settings.database_name)
+        await store.ensure_indexes()
+        await install_demo(store, folder)
+        key = (await create_key(store, "bench", list(ALL_PERMISSIONS), None)).secret
+        headers = {"API-Key": key, "Experimental-Flags": HEADERS_FLAGS}
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="https://bench") as client:
+            found = (await client.get("/v1/maps/map-b1/locations", headers=headers)).json()
+            locations: list[dict[str, Any]] = found["data"]
+            rng = random.Random(18)
+            pairs = []
+            while len(pairs) < PAIRS:
+                a, b = rng.sample(locations, 2)
+                if a["floors"][0]["id"] != b["floors"][0]["id"]:
+                    pairs.append((a["id"], b["id"]))
+            unit_map = await store["unit_maps"].find_one({"_id": "map-b1"})
+            loaded = await load_graph(store, settings, unit_map["graph_file"], 10.0)
+            print(f"demo map-b1: {loaded.graph.node_count} nodes, {loaded.graph.edge_count} "
+                  f"edges; {PAIRS} pairs on different floors x {ROUNDS} rounds")  # fmt: skip
+            for mode in ("foot", "wheelchair"):
+                await interleaved(client, headers, pairs[:2], mode)  # warm the caches
+                routes, matrices = await interleaved(client, headers, pairs, mode)
+                ratio_row(f"demo REST, {mode}", routes, matrices, "(goal: <= 2x)")
+            by_id = {loc["id"]: Point(loc["x"], loc["y"], int(loc["floors"][0]["id"][-1]) - 1)
+                     for loc in locations}  # fmt: skip
+            points = [(by_id[a], by_id[b]) for a, b in pairs]
+            on_graph(loaded, points, "demo loaded graph")
+    finally:
+        server.stop()
+
+
+def on_graph(loaded: LoadedGraph, points: list[tuple[Point, Point]], label: str) -> None:
+    for mode, name in ((FOOT, "foot"), (WHEELCHAIR, "wheelchair")):
+        routes = sync_timed(lambda m=mode: [find_route(loaded, m, a, b) for a, b in points],
+                            rounds=5)  # fmt: skip
+        matrices = sync_timed(lambda m=mode: [loaded.matrix(m, [a], [b]) for a, b in points],
+                              rounds=5)  # fmt: skip
+        count = len(points)
+        ratio_row(f"{label}, {name} (per pair)", [t / count for t in routes],
+                  [t / count for t in matrices], "")  # fmt: skip
+        found = [find_route(loaded, mode, a, b) for a, b in points]
+        legs = [len(route.legs) for route in found if isinstance(route, Route)]
+        if legs:
+            print(f"{'':<40} {len(legs)} routes, up to {max(legs)} legs", flush=True)
+
+
+def generated_part() -> None:
+    graph = build_walk_graph(parse_unit_map(generated_svg()))
+    assert graph is not None
+    loaded = LoadedGraph(graph, Costs(), 10.0)
+    print(f"generated: {graph.node_count} nodes, {graph.edge_count} edges", flush=True)
+    sources = as_points(generated_points(10, seed=1))
+    targets = as_points(generated_points(10, seed=2))
+    on_graph(loaded, list(zip(sources, targets, strict=True)), "generated loaded graph")
+
+
+def main() -> None:
+    print(f"{platform.platform()}, {platform.processor() or platform.machine()}, "
+          f"CPython {platform.python_version()}")  # fmt: skip
+    with tempfile.TemporaryDirectory() as folder:
+        asyncio.run(bench(Path(folder)))
+    generated_part()
