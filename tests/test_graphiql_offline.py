@@ -122,7 +122,8 @@ async def test_headers_editor_prefilled_with_api_key(client: httpx.AsyncClient) 
     config = json.loads(match.group(1))
     assert json.loads(config["defaultHeaders"]) == {
         "API-Key": "",
-        "Experimental-Flags": "references, unit-attributes-resource, distances, locations-resource, directions",
+        "Experimental-Flags": "references, unit-attributes-resource, distances, "
+        "locations-resource, directions",
     }
     assert config["endpoint"] == "/graphql"
     script = (GRAPHIQL_STATIC_DIR / "floorgate-graphiql.js").read_text(encoding="utf-8")
