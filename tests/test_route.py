@@ -22,7 +22,9 @@ import pytest_asyncio
 from resolvers.keys import create_key
 from resolvers.permissions import ADMIN, DISTANCES_CALCULATE
 from rest.app import create_app
+from storage import demo
 from storage.demo import install_demo
+from storage.demo_svg import BUILDINGS, FLOORS
 from storage.importer import import_data
 from tests._dbserver import fresh_store
 from tests.test_distance_matrix import (
@@ -41,7 +43,9 @@ FLAGS = "directions, distances, locations-resource"
 FEET_PER_UNIT = 0.25  # of the demo drawings
 B1 = "map-b1"
 GYM = "loc-b1-f1-gym@map-b1"
-DEMO_MAPS = ["map-b1", "map-b2", "map-b1-f1", "map-b2-f3"]
+# Every demo map with walk paths (the stacking plan has none).
+DEMO_MAPS = [*(demo.building_map_id(b) for b in BUILDINGS),
+             *(demo.map_id(b, f) for b in BUILDINGS for f in FLOORS)]  # fmt: skip
 ROUTE_QUERY = """
 query ($map: ID!, $from: WaypointInput!, $to: WaypointInput!, $mode: String) {
   route(unitMapId: $map, from: $from, to: $to, mode: $mode) {
@@ -268,6 +272,22 @@ async def test_graphql_access(env):
     ok = await gql(env, variables)
     assert "errors" not in ok
     assert ok["data"]["route"]["route"]["distance"] == 100.0
+
+
+async def test_graphql_input_errors_are_keyed_by_argument(env):
+    off_map = {"x": 1, "y": 2, "floorId": "dm-f9"}
+    answer = await gql(env, {"map": ROUTE_MAP, "from": {"id": "nope"}, "to": off_map,
+                             "mode": "bike"})  # fmt: skip
+    assert answer["data"] is None
+    (error,) = answer["errors"]
+    assert error["extensions"]["code"] == "BAD_USER_INPUT"
+    assert error["extensions"]["fields"] == {
+        "mode": ["must be one of foot, wheelchair, not 'bike'"]}  # fmt: skip
+    on_map = await gql(env, {"map": ROUTE_MAP, "from": {"id": "nope"}, "to": off_map})
+    assert on_map["errors"][0]["extensions"]["fields"] == {
+        "from.id": ["no location 'nope' on this map"],
+        "to.floorId": ["floor 'dm-f9' is not a level of this map"],
+    }
 
 
 async def test_scope_unknown_map_and_map_of_another_asset(env):
