@@ -34,7 +34,7 @@ __all__ = [
     "viewer_routes",
 ]
 
-VIEWER_PATH = "/viewer/maps/{map_id}"
+VIEWER_PATH = "/viewer/maps/{map_id:path}"  # an id may hold a slash (%2F)
 VIEWER_STATIC_PREFIX = "/viewer/static"
 VIEWER_STATIC_DIR = Path(__file__).resolve().parent / "static" / "viewer"
 VIEWER_SCRIPT = "main.js"
@@ -98,6 +98,9 @@ _PAGE = """<!doctype html>
     <main class="layout">
       <section class="stage" aria-label="Map">
         <nav id="levels" class="levels" aria-label="Levels"></nav>
+        <svg id="map" tabindex="0" role="application" aria-roledescription="floor plan"
+             aria-label="Floor plan. Drag to pan, wheel or pinch to zoom, plus and minus keys
+ zoom. Tab and arrow keys move between units, Enter selects."></svg>
         <div class="tools" role="toolbar" aria-label="Map tools">
           <button type="button" id="zoom-in" aria-label="Zoom in">+</button>
           <button type="button" id="zoom-out" aria-label="Zoom out">&minus;</button>
@@ -106,9 +109,6 @@ _PAGE = """<!doctype html>
           <label><input type="checkbox" id="show-labels" checked> Labels</label>
           <label><input type="checkbox" id="show-text"> Drawing text</label>
         </div>
-        <svg id="map" tabindex="0" role="application" aria-roledescription="floor plan"
-             aria-label="Floor plan. Drag to pan, wheel or pinch to zoom, plus and minus keys
- zoom. Tab and arrow keys move between units, Enter selects."></svg>
         <p id="pick-hint" class="hint" hidden></p>
       </section>
       <aside class="side">

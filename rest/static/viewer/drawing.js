@@ -2,7 +2,7 @@
 // as SVG built element by element. The document is user data: only known element
 // kinds are drawn, only known attributes are copied, each checked against what it may
 // hold (numbers, colours, point lists, path data), so no value can name another
-// resource (no url(), no href) or carry markup. Images are never drawn.
+// resource (no CSS url reference, no href) or carry markup. Images are never drawn.
 
 import { s } from "./dom.js";
 
@@ -192,11 +192,12 @@ export function drawDocument(svg, documentJson) {
       group,
       units: [],
     };
-    drawChildren(element.elements, group, level, model, false);
+    level.content = s("g", { class: "level-drawing" }); // what "fit" shows
+    drawChildren(element.elements, level.content, level, model, false);
     level.labels = s("g", { class: "unit-labels" });
     level.routeLayer = s("g", { class: "route-layer" });
     level.markers = s("g", { class: "markers" });
-    group.append(level.labels, level.routeLayer, level.markers);
+    group.append(level.content, level.labels, level.routeLayer, level.markers);
     model.levels.push(level);
     root.append(group);
   }

@@ -28,6 +28,7 @@ export async function loadLocations(app) {
   for (const location of app.locations) {
     app.knownLocations.set(location.id, location);
   }
+  labelLocations(app);
   renderLocations(app);
   list.dataset.state = "ready";
 }
@@ -44,6 +45,24 @@ function tagValue(location, key) {
 // The unit a location stands for (units become locations `svc:type=unit, svc:id=...`).
 export function unitOf(location) {
   return tagValue(location, "svc:type") === "unit" ? tagValue(location, "svc:id") : null;
+}
+
+// Names of the listed locations that are not units (units carry their own labels).
+function labelLocations(app) {
+  for (const old of document.querySelectorAll(".location-label")) {
+    old.remove();
+  }
+  for (const location of app.locations) {
+    const level = app.levelOfFloor(floorOf(location));
+    if (!level || unitOf(location)) {
+      continue;
+    }
+    const label = s("text", { class: "location-label", x: location.x, y: location.y,
+      "text-anchor": "middle", "dominant-baseline": "central", "font-size": "14",
+      "data-location-id": location.id }); // prettier-ignore
+    label.textContent = location.name;
+    level.labels.append(label);
+  }
 }
 
 export function renderLocations(app) {

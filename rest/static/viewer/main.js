@@ -146,11 +146,31 @@ function activate(target, clientX, clientY) {
   }
 }
 
+// The box of a level's shapes. Text is left out: its box follows font metrics, which
+// change with the zoom and as fonts load, and "fit" should always show the same.
+function shapesBox(level) {
+  let box = null;
+  for (const shape of level.content.querySelectorAll(":not(g):not(text)")) {
+    const b = shape.getBBox();
+    if (b.width > 0 || b.height > 0) {
+      box = box
+        ? {
+            x: Math.min(box.x, b.x),
+            y: Math.min(box.y, b.y),
+            right: Math.max(box.right, b.x + b.width),
+            bottom: Math.max(box.bottom, b.y + b.height),
+          }
+        : { x: b.x, y: b.y, right: b.x + b.width, bottom: b.y + b.height };
+    }
+  }
+  return box && { x: box.x, y: box.y, width: box.right - box.x, height: box.bottom - box.y };
+}
+
 function fitLevel() {
   const level = app.currentLevel();
   let box = null;
   try {
-    box = level && level.group.getBBox();
+    box = level && shapesBox(level);
   } catch {
     box = null;
   }
