@@ -7,9 +7,10 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import orjson
@@ -108,9 +109,13 @@ class Env:
         return headers
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def env(db_server, settings, tmp_path_factory) -> AsyncIterator[Env]:
-    tmp = tmp_path_factory.mktemp("distance-matrix")
+E = TypeVar("E", bound=Env)
+
+
+@asynccontextmanager
+async def demo_env(db_server: Any, settings: Any, tmp: Path,
+                   kind: type[E] = Env) -> AsyncIterator[E]:  # fmt: skip
+    """The demo and our own maps in a fresh database, three keys, a client of the app."""
     async with fresh_store(db_server) as store:
         await install_demo(store, tmp)
         data, svgs = own_dataset(STRAIGHT)
@@ -121,7 +126,13 @@ async def env(db_server, settings, tmp_path_factory) -> AsyncIterator[Env]:
         app = create_app(settings, store)
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as client:
-            yield Env(client, app, store, tmp, full, plain, other)
+            yield kind(client, app, store, tmp, full, plain, other)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def env(db_server, settings, tmp_path_factory) -> AsyncIterator[Env]:
+    async with demo_env(db_server, settings, tmp_path_factory.mktemp("distance-matrix")) as made:
+        yield made
 
 
 def path_of(map_id: str, alias: bool = False) -> str:

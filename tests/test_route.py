@@ -12,31 +12,23 @@ import itertools
 import math
 import random
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import pytest
 import pytest_asyncio
 
-from resolvers.keys import create_key
-from resolvers.permissions import ADMIN, DISTANCES_CALCULATE
-from rest.app import create_app
 from storage import demo
-from storage.demo import install_demo
 from storage.demo_svg import BUILDINGS, FLOORS
-from storage.importer import import_data
-from tests._dbserver import fresh_store
 from tests.test_distance_matrix import (
     FLAT_MAP,
     FOOT,
-    OWN_ASSET,
     ROUTE_MAP,
     STAIRS_MAP,
     STAIRS_STEP,
-    STRAIGHT,
     WHEELCHAIR,
-    own_dataset,
+    Env,
+    demo_env,
 )
 
 FLAGS = "directions, distances, locations-resource"
@@ -58,48 +50,30 @@ query ($map: ID!, $from: WaypointInput!, $to: WaypointInput!, $mode: String) {
 }"""
 
 
-@dataclass
-class Env:
-    client: httpx.AsyncClient
-    store: Any
-    full: str  # service.distances.calculate, every asset
-    plain: str  # no such permission
-    other: str  # service.distances.calculate, only OWN_ASSET
+class RouteEnv(Env):
+    """The distance-matrix tests' demo and maps, with the directions flag by default."""
 
     def headers(self, key: str | None = None, flags: str | None = FLAGS) -> dict[str, str]:
-        headers = {"API-Key": key or self.full}
-        if flags is not None:
-            headers["Experimental-Flags"] = flags
-        return headers
+        return super().headers(key, flags)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def env(db_server, settings, tmp_path_factory) -> AsyncIterator[Env]:
-    tmp = tmp_path_factory.mktemp("route")
-    async with fresh_store(db_server) as store:
-        await install_demo(store, tmp)
-        data, svgs = own_dataset(STRAIGHT)
-        await import_data(store, data, tmp, svg_sources=svgs)
-        full = (await create_key(store, "rt-full", [DISTANCES_CALCULATE], None)).secret
-        plain = (await create_key(store, "rt-plain", [ADMIN], None)).secret
-        other = (await create_key(store, "rt-other", [DISTANCES_CALCULATE], [OWN_ASSET])).secret
-        app = create_app(settings, store)
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as client:
-            yield Env(client, store, full, plain, other)
+async def env(db_server, settings, tmp_path_factory) -> AsyncIterator[RouteEnv]:
+    async with demo_env(db_server, settings, tmp_path_factory.mktemp("route"), RouteEnv) as made:
+        yield made
 
 
 def rest_path(map_id: str, alias: bool = False) -> str:
     return f"/v1/maps/{map_id}/route" if alias else f"/v1/unitmaps/{map_id}/route"
 
 
-async def post(env: Env, map_id: str, data: Any, *, key: str | None = None,
+async def post(env: RouteEnv, map_id: str, data: Any, *, key: str | None = None,
                flags: str | None = FLAGS, alias: bool = False) -> httpx.Response:  # fmt: skip
     return await env.client.post(rest_path(map_id, alias), json={"data": data},
                                  headers=env.headers(key, flags))  # fmt: skip
 
 
-async def gql(env: Env, variables: dict[str, Any], key: str | None = None,
+async def gql(env: RouteEnv, variables: dict[str, Any], key: str | None = None,
               flags: str | None = FLAGS) -> dict[str, Any]:  # fmt: skip
     response = await env.client.post("/graphql", json={"query": ROUTE_QUERY,
                                                        "variables": variables},
@@ -108,7 +82,7 @@ async def gql(env: Env, variables: dict[str, Any], key: str | None = None,
     return response.json()
 
 
-async def e18(env: Env, map_id: str, sources: list[dict], targets: list[dict],
+async def e18(env: RouteEnv, map_id: str, sources: list[dict], targets: list[dict],
               mode: str) -> list[list[tuple[float | None, float | None]]]:  # fmt: skip
     response = await env.client.post(f"/v1/unitmaps/{map_id}/distance-matrix", json={"data": {
         "sources": sources, "targets": targets, "distance_method": "pathfinding",
@@ -118,7 +92,7 @@ async def e18(env: Env, map_id: str, sources: list[dict], targets: list[dict],
             for s in response.json()["data"]["sources"]]  # fmt: skip
 
 
-async def locations(env: Env, map_id: str) -> list[dict[str, Any]]:
+async def locations(env: RouteEnv, map_id: str) -> list[dict[str, Any]]:
     response = await env.client.get(f"/v1/maps/{map_id}/locations", headers=env.headers())
     assert response.status_code == 200
     return response.json()["data"]

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
+import httpx
+
+from resolvers.keys import create_key
+from resolvers.permissions import ALL_PERMISSIONS
+from rest.app import create_app
 from storage.database import Store, connect
+from storage.demo import install_demo
 from storage.embedded import EmbeddedServer
 from storage.settings import Settings
 
@@ -25,5 +33,38 @@ async def on_embedded(folder: Path, database: str, measure: Callable[[Store], Aw
         finally:
             await store.client.drop_database(database)
             await store.close()
+    finally:
+        server.stop()
+
+
+@dataclass(frozen=True)
+class DemoApp:
+    client: httpx.AsyncClient  # the app in-process (httpx ASGITransport)
+    headers: dict[str, str]  # a key with every permission, and the flags asked for
+    services: Any
+    store: Store
+    settings: Settings
+
+
+@asynccontextmanager
+async def demo_app(folder: Path, database: str, flags: str) -> AsyncIterator[DemoApp]:
+    """The demo property on an embedded server, served by the app in-process, without
+    rate limits; the server stopped whatever happens."""
+    server = EmbeddedServer(folder / "db")
+    server.start()
+    try:
+        settings = Settings(database_name=database, data_dir=folder, rate_limit_per_second=0,
+                            mongodb_uri=server.uri)  # fmt: skip
+        app = create_app(settings)
+        services = app.services  # type: ignore[attr-defined]
+        store = services.store
+        await store.client.drop_database(database)
+        await store.ensure_indexes()
+        await install_demo(store, folder)
+        key = (await create_key(store, "bench", list(ALL_PERMISSIONS), None)).secret
+        headers = {"API-Key": key, "Experimental-Flags": flags}
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="https://bench") as client:
+            yield DemoApp(client, headers, services, store, settings)
     finally:
         server.stop()

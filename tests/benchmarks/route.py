@@ -25,17 +25,12 @@ import httpx
 
 from parsing.svg import parse_unit_map
 from resolvers.graph_cache import load_graph
-from resolvers.keys import create_key
-from resolvers.permissions import ALL_PERMISSIONS
-from rest.app import create_app
 from routing.build import build_walk_graph
 from routing.costs import Costs
 from routing.matrix import LoadedGraph, Point
 from routing.model import FOOT, WHEELCHAIR
 from routing.route import Route, find_route
-from storage.demo import install_demo
-from storage.embedded import EmbeddedServer
-from storage.settings import Settings
+from tests.benchmarks._database import demo_app
 from tests.benchmarks.routing import (
     as_points,
     generated_points,
@@ -80,43 +75,27 @@ async def interleaved(
 
 
 async def bench(folder: Path) -> None:
-    server = EmbeddedServer(folder / "db")
-    server.start()
-    try:
-        settings = Settings(database_name="floorgate_bench_route", data_dir=folder,
-                            rate_limit_per_second=0, mongodb_uri=server.uri)  # fmt: skip
-        app = create_app(settings)
-        services = app.services  # type: ignore[attr-defined]
-        store = services.store
-        await store.client.drop_database(settings.database_name)
-        await store.ensure_indexes()
-        await install_demo(store, folder)
-        key = (await create_key(store, "bench", list(ALL_PERMISSIONS), None)).secret
-        headers = {"API-Key": key, "Experimental-Flags": HEADERS_FLAGS}
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="https://bench") as client:
-            found = (await client.get("/v1/maps/map-b1/locations", headers=headers)).json()
-            locations: list[dict[str, Any]] = found["data"]
-            rng = random.Random(18)
-            pairs = []
-            while len(pairs) < PAIRS:
-                a, b = rng.sample(locations, 2)
-                if a["floors"][0]["id"] != b["floors"][0]["id"]:
-                    pairs.append((a["id"], b["id"]))
-            unit_map = await store["unit_maps"].find_one({"_id": "map-b1"})
-            loaded = await load_graph(store, settings, unit_map["graph_file"], 10.0)
-            print(f"demo map-b1: {loaded.graph.node_count} nodes, {loaded.graph.edge_count} "
-                  f"edges; {PAIRS} pairs on different floors x {ROUNDS} rounds")  # fmt: skip
-            for mode in ("foot", "wheelchair"):
-                await interleaved(client, headers, pairs[:2], mode)  # warm the caches
-                routes, matrices = await interleaved(client, headers, pairs, mode)
-                ratio_row(f"demo REST, {mode}", routes, matrices, "(goal: <= 2x)")
-            by_id = {loc["id"]: Point(loc["x"], loc["y"], int(loc["floors"][0]["id"][-1]) - 1)
-                     for loc in locations}  # fmt: skip
-            points = [(by_id[a], by_id[b]) for a, b in pairs]
-            on_graph(loaded, points, "demo loaded graph")
-    finally:
-        server.stop()
+    async with demo_app(folder, "floorgate_bench_route", HEADERS_FLAGS) as demo:
+        client, headers = demo.client, demo.headers
+        found = (await client.get("/v1/maps/map-b1/locations", headers=headers)).json()
+        locations: list[dict[str, Any]] = found["data"]
+        rng = random.Random(18)
+        pairs = []
+        while len(pairs) < PAIRS:
+            a, b = rng.sample(locations, 2)
+            if a["floors"][0]["id"] != b["floors"][0]["id"]:
+                pairs.append((a["id"], b["id"]))
+        unit_map = await demo.store["unit_maps"].find_one({"_id": "map-b1"})
+        loaded = await load_graph(demo.store, demo.settings, unit_map["graph_file"], 10.0)
+        print(f"demo map-b1: {loaded.graph.node_count} nodes, {loaded.graph.edge_count} "
+              f"edges; {PAIRS} pairs on different floors x {ROUNDS} rounds")  # fmt: skip
+        for mode in ("foot", "wheelchair"):
+            await interleaved(client, headers, pairs[:2], mode)  # warm the caches
+            routes, matrices = await interleaved(client, headers, pairs, mode)
+            ratio_row(f"demo REST, {mode}", routes, matrices, "(goal: <= 2x)")
+        by_id = {loc["id"]: Point(loc["x"], loc["y"], int(loc["floors"][0]["id"][-1]) - 1)
+                 for loc in locations}  # fmt: skip
+        on_graph(loaded, [(by_id[a], by_id[b]) for a, b in pairs], "demo loaded graph")
 
 
 def on_graph(loaded: LoadedGraph, points: list[tuple[Point, Point]], label: str) -> None:

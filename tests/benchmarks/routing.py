@@ -34,18 +34,13 @@ import numpy as np
 
 from parsing.svg import parse_unit_map
 from resolvers.graph_cache import load_graph
-from resolvers.keys import create_key
-from resolvers.permissions import ALL_PERMISSIONS
-from rest.app import create_app
 from routing.build import build_walk_graph
 from routing.costs import Costs
 from routing.matrix import LoadedGraph, ModeGraph, Point
 from routing.model import FOOT, graph_bytes
-from storage.demo import install_demo
-from storage.embedded import EmbeddedServer
 from storage.files import put_file
 from storage.importer import import_data
-from storage.settings import Settings
+from tests.benchmarks._database import demo_app
 
 ROUNDS = 15
 GENERATED_LEVELS = 8
@@ -188,25 +183,10 @@ def row(label: str, ours: list[float], baseline: list[float] | None, note: str =
 
 
 async def bench(folder: Path) -> None:
-    server = EmbeddedServer(folder / "db")
-    server.start()
-    try:
-        settings = Settings(database_name="floorgate_bench_routing", data_dir=folder,
-                            rate_limit_per_second=0, mongodb_uri=server.uri)  # fmt: skip
-        app = create_app(settings)
-        services = app.services  # type: ignore[attr-defined]
-        store = services.store
-        await store.client.drop_database(settings.database_name)
-        await store.ensure_indexes()
-        await install_demo(store, folder)
-        key = (await create_key(store, "bench", list(ALL_PERMISSIONS), None)).secret
-        headers = {"API-Key": key, "Experimental-Flags": "distances, locations-resource"}
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="https://bench") as client:
-            await demo_part(client, headers, services)
-            await generated_part(client, headers, services, store)
-    finally:
-        server.stop()
+    flags = "distances, locations-resource"
+    async with demo_app(folder, "floorgate_bench_routing", flags) as demo:
+        await demo_part(demo.client, demo.headers, demo.services)
+        await generated_part(demo.client, demo.headers, demo.services, demo.store)
 
 
 async def matrix_call(
