@@ -141,6 +141,18 @@ async def test_a_straight_route_exactly(env):
     assert alias.status_code == 200 and alias.json() == response.json()
 
 
+async def test_from_a_place_to_itself(env):
+    """Zero feet, one leg of one point, and only the arrival, as E18's 0 for a pair of
+    equal waypoints."""
+    response = await post(env, ROUTE_MAP, {"from": {"id": "dm-a"}, "to": {"id": "dm-a"}})
+    assert response.status_code == 200, response.text
+    assert response.json()["route"] == {
+        "distance": 0.0, "time": 0.0, "steps": ["Arrive at dm-a"],
+        "legs": [{"level_uid": "L1", "floor_id": "dm-f1", "points": [{"x": 10.0, "y": 10.0}],
+                  "distance": 0.0, "time": 0.0, "connector": None}],
+    }  # fmt: skip
+
+
 async def test_an_ad_hoc_point_off_the_line_walks_to_it(env):
     """(60, 40) is 30 units below the line: the route starts there, goes straight up to
     the line (30 ft), then along it to dm-b (50 ft)."""
