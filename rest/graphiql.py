@@ -85,6 +85,11 @@ WELCOME_QUERY = """# Welcome to floorgate GraphiQL
 # fields; remove flags you do not want.
 # Headers are not saved: a reload forgets them.
 #
+# To see a map rather than its data, open the
+# map viewer: /viewer/maps/<map id>, for the
+# demo /viewer/maps/map-b1 and /viewer/maps/map-b2
+# (docs/viewer.md).
+#
 #     Run query:  Ctrl-Enter
 # Auto complete:  Ctrl-Space
 #

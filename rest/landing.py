@@ -1,8 +1,12 @@
 """The landing page at `/`: where a person who opens the server's address in a browser
-finds the way on (GraphiQL, the API reference, the schema, health), and the same
-index as JSON for `Accept: application/json`. No key needed: it names only public
-pages. The HTML has no script and loads nothing, and its Content-Security-Policy
-says so."""
+finds the way on (GraphiQL, the API reference, the schema, the map viewer, health), and
+the same index as JSON for `Accept: application/json`. No key needed: it names only
+public pages. The HTML has no script and loads nothing, and its Content-Security-Policy
+says so.
+
+The page reads no data, so it cannot know which maps exist: it explains the viewer's
+address for any map and links the demo's two building maps, which exist wherever the
+demo is loaded (`make run`) and otherwise open on the viewer's "no map" message."""
 
 from __future__ import annotations
 
@@ -12,9 +16,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from rest.browser_headers import page_headers
 from rest.reference_page import REFERENCE_PAGE_PATH
 from rest.responses import json_response
 from rest.sdl import SDL_PATH
+from rest.viewer import DEMO_MAPS, VIEWER_PATH
 from storage.settings import Settings
 
 # (key, path, what a person finds there), in the order shown.
@@ -28,13 +34,23 @@ LINKS = (
     ("health", "/healthz", "liveness: the process answers"),
     ("ready", "/readyz", "readiness: the database answers (with read cache figures)"),
 )  # fmt: skip
-DOCS = ("The project's README and docs/ say the rest: graphql.md (a guide for frontend "
-        "teams), api.md, dataset.md, routing.md, geojson.md.")
-PAGE_HEADERS = {
-    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
-                               "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-    "Referrer-Policy": "no-referrer",
-}  # fmt: skip
+DOCS = (
+    "The project's README and docs/ say the rest: graphql.md (a guide for frontend "
+    "teams), viewer.md, api.md, dataset.md, routing.md, geojson.md."
+)
+PAGE_HEADERS = page_headers(
+    ("default-src 'none'", "style-src 'unsafe-inline'", "base-uri 'none'", "form-action 'none'")
+)
+VIEWER_TEMPLATE = VIEWER_PATH.replace("{map_id:path}", "{map_id}")
+
+
+def viewer_section() -> str:
+    """The viewer: its address for any map, and the demo's building maps."""
+    demo = ", ".join(f'<a href="{escape(VIEWER_TEMPLATE.format(map_id=map_id))}">'
+                     f"{escape(name)}</a>" for map_id, name in DEMO_MAPS)  # fmt: skip
+    return (f"<p>Map viewer: <code>{escape(VIEWER_TEMPLATE)}</code> shows any map with its "
+            "levels, units, locations and directions (it asks for your key). The demo "
+            f"property's building maps (<code>make run</code>): {demo}.</p>")  # fmt: skip
 
 
 def wants_json(request: Request) -> bool:
@@ -50,6 +66,7 @@ def landing_routes(settings: Settings) -> list[BaseRoute]:
         "name": "floorgate",
         "description": "Indoor maps and unit directory: GraphQL and the REST API /v1.",
         "links": {key: f"{base}{path}" for key, path, _ in LINKS},
+        "viewer": f"{base}{VIEWER_TEMPLATE}",
     }
     items = "\n".join(f'      <li><a href="{escape(path)}">{escape(path)}</a>: {escape(text)}</li>'
                       for _, path, text in LINKS)  # fmt: skip
@@ -69,6 +86,7 @@ def landing_routes(settings: Settings) -> list[BaseRoute]:
     <ul>
 {items}
     </ul>
+    {viewer_section()}
     <p>{escape(DOCS)}</p>
   </body>
 </html>

@@ -124,6 +124,7 @@ async def test_headers_are_not_persisted_and_start_from_the_template(client):
     assert "`floorgate keys create`" in config["keyHelp"]
     assert ".floorgate/demo-key" in config["welcomeQuery"]
     assert "floorgate keys create" in config["welcomeQuery"]
+    assert "/viewer/maps/map-b1" in config["welcomeQuery"]  # the demo's map viewer
     script = await client.get(f"{GRAPHIQL_STATIC_PREFIX}/{GRAPHIQL_SCRIPT}")
     assert script.status_code == 200
     assert script.headers["content-type"].startswith("text/javascript")

@@ -41,6 +41,7 @@ async def test_curl_gets_the_page_and_a_json_client_the_index(client):
             "health": f"{BASE}/healthz",
             "ready": f"{BASE}/readyz",
         },
+        "viewer": f"{BASE}/viewer/maps/{{map_id}}",
     }
     assert len(LINKS) == len(response.json()["links"])
 
@@ -57,3 +58,11 @@ async def test_head_and_other_methods(client):
     post = await client.post("/")
     assert post.status_code == 405
     assert post.json() == {"message": "Method not allowed"}
+
+
+async def test_the_page_explains_the_viewer_and_links_the_demo_maps(client):
+    page = (await client.get("/", headers={"Accept": "text/html"})).text
+    assert "<code>/viewer/maps/{map_id}</code>" in page
+    for map_id, name in (("map-b1", "Building 1"), ("map-b2", "Building 2")):
+        assert f'<a href="/viewer/maps/{map_id}">{name}</a>' in page
+        assert (await client.get(f"/viewer/maps/{map_id}")).status_code == 200
