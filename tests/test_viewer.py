@@ -117,7 +117,8 @@ async def test_framing_follows_the_setting(store, settings):
         "https://example.com", "https://*.example.org")})  # fmt: skip
     response = await request_page(allowed, store)
     assert response.headers["content-security-policy"] == (
-        f"{POLICY}; frame-ancestors https://example.com https://*.example.org")
+        f"{POLICY}; frame-ancestors https://example.com https://*.example.org"
+    )
     assert "x-frame-options" not in response.headers  # it cannot name them: nothing to refuse
     same = Settings(**{**settings.__dict__, "viewer_frame_ancestors": ("'self'",)})
     response = await request_page(same, store)

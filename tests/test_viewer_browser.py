@@ -100,8 +100,10 @@ def open_viewer(site: Site, query: str = "", size: tuple[int, int] = DESKTOP,
         state = wait_until(site.browser, session, "document.body && ['ready', 'error', "
                            "'missing', 'key'].includes(document.body.dataset.state) && "
                            "document.body.dataset.state", 20)  # fmt: skip
-        assert state == "ready", (state, evaluate(site.browser, session,
-                                                  "document.getElementById('status').textContent"))
+        assert state == "ready", (
+            state,
+            evaluate(site.browser, session, "document.getElementById('status').textContent"),
+        )
     return session
 
 
@@ -125,11 +127,19 @@ def test_the_map_draws_every_level_and_its_units(site):
         levelTags { key values { name value } } } }""", id=MAP)["unitMap"]  # fmt: skip
     floors = {v["value"]: v["name"] for t in data["levelTags"] if t["key"] == "floor"
               for v in t["values"]}  # fmt: skip
-    levels = js(site, session, """Array.from(document.querySelectorAll('#map .level'), g => ({
+    levels = js(
+        site,
+        session,
+        """Array.from(document.querySelectorAll('#map .level'), g => ({
         uid: g.dataset.levelUid, shown: getComputedStyle(g).display !== 'none',
-        units: Array.from(g.querySelectorAll('polygon.unit'), u => u.dataset.unitId)}))""")
-    buttons = js(site, session, """Array.from(document.querySelectorAll('#levels button'),
-        b => [b.dataset.levelUid, b.textContent, b.getAttribute('aria-pressed')])""")
+        units: Array.from(g.querySelectorAll('polygon.unit'), u => u.dataset.unitId)}))""",
+    )
+    buttons = js(
+        site,
+        session,
+        """Array.from(document.querySelectorAll('#levels button'),
+        b => [b.dataset.levelUid, b.textContent, b.getAttribute('aria-pressed')])""",
+    )
     assert [level["uid"] for level in levels] == [f"level-b1-f{n}" for n in (1, 2, 3, 4)]
     assert [level["shown"] for level in levels] == [True, False, False, False]
     assert buttons == [[f"level-b1-f{n}", floors[f"b1-f{n}"], str(n == 1).lower()]
@@ -181,8 +191,12 @@ CONNECTORS = """Array.from(document.querySelectorAll('.route-marker[data-connect
 
 def click_at(site: Site, session: str, selector: str) -> None:
     """A real mouse click (pointer events and all) at the middle of what `selector` finds."""
-    box = js(site, session, f"""(() => {{ const r = document.querySelector({json.dumps(selector)})
-        .getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }})()""")
+    box = js(
+        site,
+        session,
+        f"""(() => {{ const r = document.querySelector({json.dumps(selector)})
+        .getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }})()""",
+    )
     for kind in ("mousePressed", "mouseReleased"):
         site.browser.call("Input.dispatchMouseEvent", {"type": kind, "x": box[0], "y": box[1],
                           "button": "left", "clickCount": 1}, session=session)  # fmt: skip
@@ -199,8 +213,12 @@ def wait_for(site: Site, session: str, expression: str, seconds: float = 15) -> 
 
 
 def shown_level(site: Site, session: str) -> list[str]:
-    return js(site, session, """Array.from(document.querySelectorAll('#map .level'))
-        .filter(g => getComputedStyle(g).display !== 'none').map(g => g.dataset.levelUid)""")
+    return js(
+        site,
+        session,
+        """Array.from(document.querySelectorAll('#map .level'))
+        .filter(g => getComputedStyle(g).display !== 'none').map(g => g.dataset.levelUid)""",
+    )
 
 
 def as_points(text: str) -> list[tuple[float, float]]:
@@ -226,9 +244,12 @@ def check_drawn_route(site: Site, session: str, answer: dict[str, Any]) -> None:
     for shown, leg in zip(drawn, route["legs"], strict=True):
         assert as_points(shown["points"]) == [(p["x"], p["y"]) for p in leg["points"]]
     connectors = js(site, session, CONNECTORS)
-    expected = [[index, leg["connector"]["id"], leg["connector"]["kind"], uid]
-                for index, leg in enumerate(route["legs"]) if leg["connector"]
-                for uid in (leg["connector"]["fromLevelUid"], leg["connector"]["toLevelUid"])]
+    expected = [
+        [index, leg["connector"]["id"], leg["connector"]["kind"], uid]
+        for index, leg in enumerate(route["legs"])
+        if leg["connector"]
+        for uid in (leg["connector"]["fromLevelUid"], leg["connector"]["toLevelUid"])
+    ]
     assert connectors == expected
     summary = js(site, session, "[document.getElementById('route-summary').dataset.distance,"
                  "document.getElementById('route-summary').dataset.time]")  # fmt: skip
@@ -249,7 +270,10 @@ def test_a_level_switch_and_a_click_on_a_unit_show_what_the_api_says(site):
     wait_for(site, session, "document.getElementById('unit-panel').dataset.state === 'ready'")
     data = site.graphql(UNIT_QUERY, id="b1-205", map=MAP)
     unit = data["unit"]
-    panel = js(site, session, """(() => ({
+    panel = js(
+        site,
+        session,
+        """(() => ({
         unit: document.getElementById('unit-panel').dataset.unitId,
         name: document.getElementById('unit-name').textContent,
         floor: document.getElementById('unit-floor').textContent,
@@ -258,7 +282,8 @@ def test_a_level_switch_and_a_click_on_a_unit_show_what_the_api_says(site):
         references: Array.from(document.querySelectorAll('#unit-references li'), li =>
             [li.dataset.key, li.dataset.value, li.textContent]),
         selected: Array.from(document.querySelectorAll('.unit.selected'), u => u.dataset.unitId),
-    }))()""")
+    }))()""",
+    )
     assert panel["unit"] == "b1-205" and panel["selected"] == ["b1-205"]
     assert panel["name"] == unit["name"] == "205"
     assert panel["floor"] == floor_names(data["unitMap"]["levelTags"])[unit["floorId"]]
@@ -272,8 +297,11 @@ def test_a_level_switch_and_a_click_on_a_unit_show_what_the_api_says(site):
         groups.append([group["groupId"], " ".join(ids), ", ".join(names) or "none"])
     assert panel["groups"] == groups
     assert any(ids for _, ids, _ in groups)  # the demo gives 205 some attribute
-    assert panel["references"] == [[r["key"], r["value"], f"{r['key']}: {r['value']}"]
-                                   for r in unit["references"]] and unit["references"]
+    assert (
+        panel["references"]
+        == [[r["key"], r["value"], f"{r['key']}: {r['value']}"] for r in unit["references"]]
+        and unit["references"]
+    )
     assert js(site, session, "location.search") == "?level=level-b1-f2&unit=b1-205"
     assert problems(site, session) == []
 
@@ -302,13 +330,18 @@ def test_a_route_between_floors_is_drawn_as_the_api_answers_it(site):
     drawn = js(site, session, "Number(document.getElementById('route-summary').dataset.distance)")
     assert abs(drawn - e18["distance"]) <= 0.01
     assert js(site, session, "location.search") == (
-        f"?level=level-b1-f3&from=loc%3A{quote(start)}&to=loc%3A{quote(end)}")
+        f"?level=level-b1-f3&from=loc%3A{quote(start)}&to=loc%3A{quote(end)}"
+    )
     assert js(site, session, "document.getElementById('from-name').textContent") == "104"
     assert js(site, session, "document.getElementById('to-name').textContent") == "307"
 
     click(site, session, "#wheelchair")
-    wait_for(site, session, "document.getElementById('directions').dataset.mode === "
-             "'wheelchair' && document.getElementById('directions').dataset.state === 'ready'")
+    wait_for(
+        site,
+        session,
+        "document.getElementById('directions').dataset.mode === "
+        "'wheelchair' && document.getElementById('directions').dataset.state === 'ready'",
+    )
     wheelchair = expected_route(site, start, end, "wheelchair")
     check_drawn_route(site, session, wheelchair)
     drawn_kinds = [kind for _, _, kind, _ in js(site, session, CONNECTORS)]
@@ -325,8 +358,10 @@ def test_a_route_between_floors_is_drawn_as_the_api_answers_it(site):
 
 def test_a_link_reproduces_the_view(site):
     start, end = f"{MAP}:b1-104", f"{MAP}:b1-307"
-    query = (f"?level=level-b1-f3&unit=b1-305&from=loc%3A{quote(start)}&to=loc%3A{quote(end)}"
-             "&mode=wheelchair&group=view&tags=svc%3Aamenity%3D%3Dyes&q=trash&paths=1")
+    query = (
+        f"?level=level-b1-f3&unit=b1-305&from=loc%3A{quote(start)}&to=loc%3A{quote(end)}"
+        "&mode=wheelchair&group=view&tags=svc%3Aamenity%3D%3Dyes&q=trash&paths=1"
+    )
     session = open_viewer(site, query)
     wait_for(site, session, "document.getElementById('directions').dataset.state === 'ready'"
              " && document.getElementById('unit-panel').dataset.state === 'ready'"
@@ -358,8 +393,12 @@ def test_colour_by_an_attribute_group(site):
     assigned = site.graphql(ASSIGNMENTS, group="view", asset="harbor-view")
     by_unit = {a["unitId"]: a["attributeId"] for a in
                assigned["unitAttributeAssignments"]["data"]}  # fmt: skip
-    shown = js(site, session, """Object.fromEntries(Array.from(document.querySelectorAll(
-        'polygon.unit'), u => [u.dataset.unitId, u.dataset.attributeId]))""")
+    shown = js(
+        site,
+        session,
+        """Object.fromEntries(Array.from(document.querySelectorAll(
+        'polygon.unit'), u => [u.dataset.unitId, u.dataset.attributeId]))""",
+    )
     assert shown == {unit: by_unit.get(unit, "") for unit in shown}
     legend = js(site, session, "Array.from(document.querySelectorAll('#legend-items li'), "
                 "li => [li.dataset.attributeId, li.textContent.trim()])")  # fmt: skip
@@ -373,8 +412,12 @@ def test_colour_by_an_attribute_group(site):
 
 def test_keyboard_moves_between_units_and_enter_selects(site):
     session = open_viewer(site)
-    first = js(site, session, "(() => { const u = document.querySelector("
-               "'.level:not(.off) polygon.unit'); u.focus(); return u.dataset.unitId; })()")
+    first = js(
+        site,
+        session,
+        "(() => { const u = document.querySelector("
+        "'.level:not(.off) polygon.unit'); u.focus(); return u.dataset.unitId; })()",
+    )
     labels = js(site, session, "Array.from(document.querySelectorAll('.level:not(.off) "
                 "polygon.unit'), u => [u.dataset.unitId, u.getAttribute('aria-label'), "
                 "u.getAttribute('tabindex'), u.getAttribute('role')])")  # fmt: skip
@@ -408,8 +451,12 @@ def test_without_a_key_the_page_asks_for_one(site):
 def test_wheel_drag_and_fit(site):
     session = open_viewer(site)
     fitted = js(site, session, "document.getElementById('map').getAttribute('viewBox')")
-    box = js(site, session, "(() => { const r = document.getElementById('map')"
-             ".getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()")
+    box = js(
+        site,
+        session,
+        "(() => { const r = document.getElementById('map')"
+        ".getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()",
+    )
     site.browser.call("Input.dispatchMouseEvent", {"type": "mouseWheel", "x": box[0], "y": box[1],
                       "deltaX": 0, "deltaY": -400}, session=session)  # fmt: skip
     zoomed = [float(v) for v in js(site, session,
@@ -433,15 +480,27 @@ def png_size(data: bytes) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
-@pytest.mark.parametrize(("name", "size"), [("viewer-desktop", DESKTOP),
-                                            ("viewer-phone", PHONE)])  # fmt: skip
-def test_screenshots(site, name, size):
-    start, end = f"{MAP}:b1-104", f"{MAP}:b1-307"
-    query = f"?level=level-b1-f1&from=loc%3A{quote(start)}&to=loc%3A{quote(end)}&group=view"
+ROUTE_VIEW = f"?from=loc%3A{quote(MAP)}%3Ab1-104&to=loc%3A{quote(MAP)}%3Ab1-307&group=view"
+SHOTS = {
+    # name: size, the view's query, what must be ready first
+    "viewer-desktop": (DESKTOP, ROUTE_VIEW, "directions"),
+    "viewer-phone": (PHONE, ROUTE_VIEW, "directions"),
+    "viewer-unit": (DESKTOP, "?level=level-b1-f2&unit=b1-205&group=features", "unit-panel"),
+}
+
+
+@pytest.mark.parametrize("name", SHOTS)
+def test_screenshots(site, name):
+    size, query, ready = SHOTS[name]
     session = open_viewer(site, query, size)
-    wait_for(site, session, "document.getElementById('directions').dataset.state === 'ready'"
-             " && document.getElementById('legend').dataset.state === 'ready'")  # fmt: skip
-    click(site, session, '#levels button[data-level-uid="level-b1-f1"]')
+    wait_for(
+        site,
+        session,
+        f"document.getElementById('{ready}').dataset.state === 'ready'"
+        " && document.getElementById('legend').dataset.state === 'ready'",
+    )
+    if ready == "directions":
+        click(site, session, '#levels button[data-level-uid="level-b1-f1"]')  # the route's start
     site.browser.drain(0.3)
     data = screenshot(site, session)
     assert png_size(data) == size
