@@ -84,8 +84,13 @@ def site(db_server, demo_key, tmp_path_factory) -> Iterator[Site]:
                 browser.close()
 
 
-def open_viewer(site: Site, query: str = "", size: tuple[int, int] = DESKTOP,
-                key: bool = True) -> str:  # fmt: skip
+def open_viewer(
+    site: Site,
+    query: str = "",
+    size: tuple[int, int] = DESKTOP,
+    key: bool = True,
+    map_id: str = MAP,
+) -> str:
     """A new tab of `size` on the viewer of MAP (the key in the fragment); its session
     once the map is drawn."""
     session = open_tab(site.browser)
@@ -94,7 +99,7 @@ def open_viewer(site: Site, query: str = "", size: tuple[int, int] = DESKTOP,
                       {"width": width, "height": height, "deviceScaleFactor": 1,
                        "mobile": width < 600}, session=session)  # fmt: skip
     fragment = f"#key={quote(site.key)}" if key else ""
-    url = f"{site.base}/viewer/maps/{MAP}{query}{fragment}"
+    url = f"{site.base}/viewer/maps/{map_id}{query}{fragment}"
     site.browser.call("Page.navigate", {"url": url}, session=session)
     if key:
         state = wait_until(site.browser, session, "document.body && ['ready', 'error', "
@@ -515,3 +520,48 @@ def test_screenshots(site, name):
 def screenshot(site: Site, session: str) -> bytes:
     shot = site.browser.call("Page.captureScreenshot", {"format": "png"}, session=session)
     return base64.b64decode(shot["data"])
+
+
+TWO_LEVELS = """<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100">
+  <g id="ground" data-level="Ground" data-tag-floor="b1-f1">
+    <g data-layer="units"><rect data-unit-id="b1-101" x="10" y="10" width="40" height="30"/></g>
+    <g data-layer="paths"><line x1="10" y1="60" x2="190" y2="60"/></g>
+  </g>
+  <g id="upper" data-level="Upper" data-tag-floor="b1-f2">
+    <g data-layer="paths"><line x1="10" y1="60" x2="190" y2="60"/></g>
+  </g>
+</svg>"""
+PUT_MAP = """mutation($svg: String!) { putUnitMap(svg: $svg, input: {id: "viewer-islands",
+  assetId: "harbor-view", name: "Two levels, no connector"}) { id } }"""
+
+
+def test_an_unreachable_pair_shows_the_reason(site):
+    """Two levels that no connector joins: `route` is null with its reason, shown as is."""
+    site.graphql(PUT_MAP, svg=TWO_LEVELS)
+    ends = {"from": {"x": 20, "y": 60, "floorId": "b1-f1"},
+            "to": {"x": 150, "y": 60, "floorId": "b1-f2"}}  # fmt: skip
+    answer = site.graphql(
+        """query($from: WaypointInput!, $to: WaypointInput!) {
+        route(unitMapId: "viewer-islands", from: $from, to: $to) { route { distance } reason } }""",
+        **ends,
+    )["route"]
+    assert answer["route"] is None and answer["reason"]
+    session = open_viewer(site, "?from=pt%3A20%2C60%2Cb1-f1&to=pt%3A150%2C60%2Cb1-f2",
+                          map_id="viewer-islands")  # fmt: skip
+    wait_for(site, session, "document.getElementById('directions').dataset.state !== 'loading'"
+             " && document.getElementById('directions').dataset.state !== 'idle'")  # fmt: skip
+    assert js(site, session, "document.getElementById('directions').dataset.state") == (
+        "unreachable"
+    )
+    assert js(site, session, "document.getElementById('route-reason').textContent") == (
+        f"No route: {answer['reason']}"
+    )
+    assert js(site, session, "document.querySelectorAll('polyline.route-leg').length") == 0
+    tags = site.graphql(
+        '{ unitMap(id: "viewer-islands") { levelTags { key values { name value } } } }'
+    )
+    floor = floor_names(tags["unitMap"]["levelTags"])["b1-f1"]
+    assert js(site, session, "document.getElementById('from-name').textContent") == (
+        f"Point 20, 60 on {floor}"
+    )
+    assert problems(site, session) == []

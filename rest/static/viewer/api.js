@@ -19,6 +19,16 @@ export class ApiError extends Error {
   }
 }
 
+// BAD_USER_INPUT names what is wrong with which argument: say it.
+function problemsOf(fields) {
+  if (!fields || typeof fields !== "object") {
+    return "";
+  }
+  const parts = Object.entries(fields).map(([name, problems]) =>
+    `${name} ${Array.isArray(problems) ? problems.join(", ") : problems}`);
+  return parts.length ? `: ${parts.join("; ")}` : "";
+}
+
 export async function graphql(key, query, variables) {
   let response;
   try {
@@ -45,7 +55,8 @@ export async function graphql(key, query, variables) {
   }
   if (Array.isArray(body.errors) && body.errors.length) {
     const first = body.errors[0];
-    throw new ApiError(first.message, first.extensions && first.extensions.code);
+    const extensions = first.extensions || {};
+    throw new ApiError(first.message + problemsOf(extensions.fields), extensions.code);
   }
   if (!response.ok || !body.data) {
     throw new ApiError(body.message || `The server answered ${response.status}`, "HTTP");

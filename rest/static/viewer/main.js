@@ -45,7 +45,14 @@ window.floorgateViewer = { app }; // for tests and the render benchmark
 
 app.save = () => writeView(app.view);
 
-app.floorName = (floorId) => (floorId ? app.floorNames.get(floorId) || floorId : "");
+// A floor's name: the map's `floor` level tag, else the name of the level showing it.
+app.floorName = (floorId) => {
+  if (!floorId) {
+    return "";
+  }
+  const level = app.model && app.levelOfFloor(floorId);
+  return app.floorNames.get(floorId) || (level && level.name) || floorId;
+};
 
 app.levelName = (level) =>
   (level.floorId && app.floorNames.get(level.floorId)) || level.name || level.uid;
