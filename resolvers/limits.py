@@ -64,6 +64,7 @@ FIELD_COSTS: dict[str, int] = {
     "Query.parseUnitMap": 9_000,  # parses the SVG (parsing.svg)
     "Mutation.putUnitMap": 9_000,  # parses the SVG, derives units, writes files
     "Query.distanceMatrix": 5_000,  # builds or loads the walk graph, up to 50 paths
+    "Query.route": 5_000,  # loads the walk graph as E18 does, one path unfolded
     "Mutation.putLocation": 1_000,  # rewrites the map's GeoJSON
     "Mutation.deleteLocation": 1_000,  # rewrites the map's GeoJSON
 }

@@ -44,6 +44,7 @@ from resolvers.operation_limits import (
 )
 from resolvers.permissions import (
     DISTANCES_CALCULATE,
+    FLAG_DIRECTIONS,
     FLAG_DISTANCES,
     FLAG_LOCATIONS,
     UNIT_MAPS_PARSE,
@@ -180,6 +181,8 @@ ROUTE_COSTS = {  # operation id: (per-page 10000, default page size)
     "listUnitMapLocations": (210_001, 2_101),
     "distanceMatrix": (5_444, 5_444),
     "unitMapDistanceMatrix": (5_444, 5_444),
+    "route": (5_380, 5_380),
+    "unitMapRoute": (5_380, 5_380),
     "listAttributeGroups": (220_001, 2_201),
     "listAttributeAssignments": (100_001, 1_001),
     "assignUnitAttributes": (401, 401),
@@ -306,6 +309,7 @@ def test_field_requirements():
     assert field_requirement(query.fields["distanceMatrix"]) == (
         DISTANCES_CALCULATE, FLAG_DISTANCES
     )
+    assert field_requirement(query.fields["route"]) == (DISTANCES_CALCULATE, FLAG_DIRECTIONS)
     unit = SCHEMA.get_type("Unit")
     assert field_requirement(unit.fields["id"]) is None  # type: ignore[union-attr]
 
