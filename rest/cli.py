@@ -322,6 +322,54 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_import_imdf(args: argparse.Namespace) -> int:
+    from storage.dataset_fields import DatasetError, format_problems
+    from storage.imdf_import import (
+        ImdfError,
+        ImdfOptions,
+        dataset_from_path,
+        import_venue,
+        write_out,
+    )
+
+    settings = settings_of(args)
+    units = frozenset(c.strip().lower() for c in args.units.split(",") if c.strip()) \
+        if args.units is not None else None  # fmt: skip
+    options = ImdfOptions(args.asset_id, tuple(args.language or ()), units,
+                          settings.imdf_snap_metres)  # fmt: skip
+    try:
+        dataset = dataset_from_path(Path(args.path), options)
+    except ImdfError as error:
+        print(f"Nothing was imported: {error}", file=sys.stderr)
+        return 1
+    for line in dataset.summary:
+        print(line)
+    if dataset.report.counts:
+        print(f"Read with {sum(dataset.report.counts.values())} remark(s):")
+        for line in dataset.report.lines():
+            print(f"  {line}")
+    if args.out is not None:
+        written = write_out(dataset, Path(args.out))
+        print(f"Wrote {written} and its drawings (not imported)")
+        return 0
+    with database_uri(settings) as uri:
+        try:
+            report = with_store(settings, uri, lambda store: import_venue(
+                store, dataset, limits=settings.svg_limits, dry_run=args.dry_run,
+                max_documents=settings.import_max_documents))  # fmt: skip
+        except DatasetError as error:
+            print(f"Nothing was imported: {len(error.problems)} problem(s).", file=sys.stderr)
+            print(format_problems(error.problems), file=sys.stderr)
+            return 1
+    if report is None:
+        print(f"Dry run: {args.path} would import without problems; nothing was written")
+        return 0
+    print(f"Imported {args.path}:")
+    for line in report.lines():
+        print(f"  {line}")
+    return 0
+
+
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
@@ -445,6 +493,25 @@ def parser() -> argparse.ArgumentParser:
         "in the idempotent order; readers may see a half-written import",
     )
     importer.set_defaults(handler=cmd_import)
+
+    imdf = commands.add_parser(
+        "import-imdf", help="import an IMDF venue (a .zip or a folder of GeoJSON files) as an "
+        "asset, with drawings and walk paths generated (docs/imdf.md)")  # fmt: skip
+    imdf.add_argument("path", help="the IMDF archive: a .zip, or a folder of its .geojson files")
+    imdf.add_argument("--asset-id", help="the asset's id (default: the venue's id)")
+    imdf.add_argument("--language", action="append", metavar="LANG",
+                      help="label language to prefer, repeatable in order of preference "
+                      "(default: the manifest's language, then en, then any)")  # fmt: skip
+    imdf.add_argument("--units", metavar="CATEGORIES",
+                      help="comma-separated IMDF unit categories that become API units "
+                      "(default: every category but walkways, stairs, elevators, "
+                      "structure and the like, which are only drawn)")  # fmt: skip
+    imdf.add_argument("--dry-run", action="store_true",
+                      help="validate against the database, write nothing")
+    imdf.add_argument("--out", metavar="DIR",
+                      help="write dataset.json and maps/*.svg into DIR for review instead "
+                      "of importing (import them later with `floorgate import`)")  # fmt: skip
+    imdf.set_defaults(handler=cmd_import_imdf)
 
     gc = commands.add_parser(
         "gc",

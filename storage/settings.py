@@ -126,6 +126,7 @@ class Settings:
     svg_limits: SvgLimits = field(default_factory=SvgLimits)
     routing_costs: Costs = field(default_factory=Costs)
     graph_cache_size: int = 32  # loaded walk graphs kept per process
+    imdf_snap_metres: float = 0.5  # IMDF openings this near a unit boundary join it (docs/imdf.md)
     import_max_documents: int = IMPORT_TRANSACTION_DOCUMENTS  # per transaction of an import
     event_loop: str = "auto"  # uvloop, asyncio; auto: uvloop where installed (rest/server.py)
     http_parser: str = "auto"  # httptools, h11; auto: httptools where installed
@@ -223,6 +224,7 @@ class Settings:
                 floor_height_ft=_env_float("FLOORGATE_FLOOR_HEIGHT_FT", Costs.floor_height_ft),
             ),
             "graph_cache_size": _env_int("FLOORGATE_GRAPH_CACHE_SIZE", 32),
+            "imdf_snap_metres": _env_float("FLOORGATE_IMDF_SNAP_METRES", cls.imdf_snap_metres),
             "import_max_documents": _env_int(
                 "FLOORGATE_IMPORT_MAX_DOCUMENTS", IMPORT_TRANSACTION_DOCUMENTS
             ),

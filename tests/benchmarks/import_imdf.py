@@ -1,0 +1,75 @@
+"""IMDF import of a large venue (issue 19 goal: 10 levels x 500 units in under 30 s).
+
+The venue is `tests.imdf_venues.office_tower()`: 10 levels, each with 500 offices along
+10 corridors, a spine corridor, an elevator and stairs; about 5,200 units and 5,200
+openings. Measured, in one run on one embedded server:
+
+1. reading the zip and making the dataset: projection, walk paths, drawings;
+2. importing that dataset (`import_venue`: validation, the parser on every drawing,
+   walk graphs, one transaction);
+3. the baseline: the same dataset and drawings written to a folder (`--out`) and
+   imported by `floorgate import`'s importer alone, into a fresh database.
+
+Run with `make bench` or `python -m tests.benchmarks import_imdf`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import platform
+import tempfile
+import time
+from pathlib import Path
+
+from storage.database import Store
+from storage.imdf_import import ImdfOptions, dataset_from_path, import_venue, write_out, zip_bytes
+from storage.importer import import_dataset
+from storage.settings import Settings
+from tests.benchmarks._database import on_embedded
+from tests.imdf_venues import office_tower
+
+GOAL_SECONDS = 30.0
+
+
+def main() -> None:
+    print(f"{platform.platform()}, {platform.processor() or platform.machine()}, "
+          f"CPython {platform.python_version()}")  # fmt: skip
+    with tempfile.TemporaryDirectory() as folder:
+        asyncio.run(bench(Path(folder)))
+
+
+async def bench(folder: Path) -> None:
+    start = time.perf_counter()
+    files = office_tower().files()
+    archive = folder / "tower.zip"
+    archive.write_bytes(zip_bytes(files))
+    print(f"venue: {archive.stat().st_size / 1e6:.1f} MB zip, built in "
+          f"{time.perf_counter() - start:.1f} s (not counted)", flush=True)  # fmt: skip
+    start = time.perf_counter()
+    dataset = dataset_from_path(archive, ImdfOptions())
+    made = time.perf_counter() - start
+    print(f"{dataset.summary[0]}", flush=True)
+    print(f"  remarks: {sum(dataset.report.counts.values())}", flush=True)
+    limits = Settings().svg_limits
+
+    async def ours(store: Store) -> float:
+        begin = time.perf_counter()
+        await import_venue(store, dataset, limits=limits)
+        return time.perf_counter() - begin
+
+    imported = await on_embedded(folder / "ours", "floorgate_bench_imdf", ours)
+    written = write_out(dataset, folder / "out")
+
+    async def baseline(store: Store) -> float:
+        begin = time.perf_counter()
+        await import_dataset(store, written, limits=limits)
+        return time.perf_counter() - begin
+
+    plain = await on_embedded(folder / "plain", "floorgate_bench_imdf_plain", baseline)
+    total = made + imported
+    print(f"{'read, project, walk paths, draw':<36} {made:7.2f} s")
+    print(f"{'import (import_venue)':<36} {imported:7.2f} s")
+    print(f"{'total':<36} {total:7.2f} s  (goal: < {GOAL_SECONDS:g} s: "
+          f"{'met' if total < GOAL_SECONDS else 'NOT met'})")  # fmt: skip
+    print(f"{'baseline: floorgate import of the same':<36} {plain:7.2f} s  "
+          f"(IMDF adds {total - plain:.2f} s)", flush=True)  # fmt: skip

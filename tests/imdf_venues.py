@@ -1,0 +1,238 @@
+"""IMDF venues of our own, built from the standard's rules (OGC 20-094, IMDF 1.0.0).
+
+Layouts are drawn in metres (x east, y north) and written in WGS84 through a
+transverse Mercator at the origin (pyproj), so the metres designed here are the metres
+floorgate measures. `files()` writes an archive as the standard says; `wild=True`
+writes the same venue the way real archives depart from it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from pyproj import Transformer
+
+ORIGIN = (2.2945, 48.8584)  # lon, lat
+Rect = tuple[float, float, float, float]  # x0, y0, x1, y1 in metres
+
+
+def rect(x0: float, y0: float, x1: float, y1: float) -> list[tuple[float, float]]:
+    return [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+
+
+def stable_id(name: str) -> str:
+    """A UUID, as IMDF ids are, the same for the same name."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"floorgate-test:{name}"))
+
+
+@dataclass
+class Venue:
+    name: str
+    origin: tuple[float, float] = ORIGIN
+    features: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        lon, lat = self.origin
+        crs = f"+proj=tmerc +lat_0={lat} +lon_0={lon} +k=1 +ellps=WGS84 +units=m"
+        self._to_wgs84 = Transformer.from_crs(crs, "EPSG:4326", always_xy=True)
+
+    def lon_lat(self, x: float, y: float) -> list[float]:
+        lon, lat = self._to_wgs84.transform(x, y)
+        return [round(lon, 10), round(lat, 10)]
+
+    def ring(self, points: list[tuple[float, float]]) -> list[list[float]]:
+        coords = [self.lon_lat(x, y) for x, y in points]
+        return [*coords, coords[0]]
+
+    def add(self, kind: str, id_: str, geometry: dict[str, Any] | None,
+            properties: dict[str, Any]) -> str:  # fmt: skip
+        self.features.setdefault(kind, []).append({
+            "id": id_, "type": "Feature", "feature_type": kind, "geometry": geometry,
+            "properties": properties,
+        })  # fmt: skip
+        return id_
+
+    def point(self, x: float, y: float) -> dict[str, Any]:
+        return {"type": "Point", "coordinates": self.lon_lat(x, y)}
+
+    def polygon(self, points: list[tuple[float, float]]) -> dict[str, Any]:
+        return {"type": "Polygon", "coordinates": [self.ring(points)]}
+
+    def venue(self, name: str, outline: list[tuple[float, float]]) -> str:
+        return self.add("venue", stable_id(f"venue:{name}"), self.polygon(outline), {
+            "category": "businesscampus", "name": {"en": name}, "restriction": None,
+            "display_point": self.point(*outline[0]), "address_id": None})  # fmt: skip
+
+    def level(self, key: str, ordinal: int, name: str, short: str,
+              outline: list[tuple[float, float]]) -> str:  # fmt: skip
+        return self.add("level", stable_id(f"level:{key}"), self.polygon(outline), {
+            "category": "unspecified", "restriction": None, "outdoor": False,
+            "ordinal": ordinal, "name": {"en": name, "fr": f"Niveau {ordinal}"},
+            "short_name": {"en": short}, "display_point": None, "address_id": None,
+            "building_ids": None})  # fmt: skip
+
+    def unit(self, key: str, level: str, category: str, points: list[tuple[float, float]],
+             name: str | None = None, display: tuple[float, float] | None = None,
+             **extra: Any) -> str:  # fmt: skip
+        return self.add("unit", stable_id(f"unit:{key}"), self.polygon(points), {
+            "category": category, "restriction": None, "accessibility": None,
+            "name": {"en": name} if name else None, "alt_name": None, "level_id": level,
+            "display_point": self.point(*display) if display else None, **extra})  # fmt: skip
+
+    def opening(self, key: str, level: str, a: tuple[float, float], b: tuple[float, float],
+                **extra: Any) -> str:  # fmt: skip
+        geometry = {"type": "LineString", "coordinates": [self.lon_lat(*a), self.lon_lat(*b)]}
+        return self.add("opening", stable_id(f"opening:{key}"), geometry, {
+            "category": "pedestrian", "accessibility": None, "access_control": None,
+            "door": {"type": "hinged", "automatic": False, "material": "wood"},
+            "name": None, "alt_name": None, "display_point": None, "level_id": level,
+            **extra})  # fmt: skip
+
+    def amenity(self, key: str, category: str, at: tuple[float, float], unit_ids: list[str],
+                name: str) -> str:  # fmt: skip
+        return self.add("amenity", stable_id(f"amenity:{key}"), self.point(*at), {
+            "category": category, "accessibility": None, "name": {"en": name},
+            "alt_name": None, "hours": None, "phone": None, "website": None,
+            "unit_ids": unit_ids, "address_id": None, "correlation_id": None})  # fmt: skip
+
+    def occupant(self, key: str, category: str, name: str, at: tuple[float, float],
+                 unit_id: str) -> str:  # fmt: skip
+        anchor = self.add("anchor", stable_id(f"anchor:{key}"), self.point(*at),
+                          {"address_id": None, "unit_id": unit_id})  # fmt: skip
+        return self.add("occupant", stable_id(f"occupant:{key}"), None, {
+            "name": {"en": name}, "category": category, "anchor_id": anchor, "hours": None,
+            "phone": None, "website": None, "validity": None, "correlation_id": None})  # fmt: skip
+
+    def relationship(self, key: str, category: str, unit_ids: list[str]) -> str:
+        ends = [{"id": u, "feature_type": "unit"} for u in unit_ids]
+        properties = {"category": category, "direction": "undirected", "origin": ends[0],
+                      "intermediary": ends[1:-1] or None, "destination": ends[-1],
+                      "hours": None}  # fmt: skip
+        return self.add("relationship", stable_id(f"relationship:{key}"), None, properties)
+
+    def files(self, wild: bool = False) -> dict[str, bytes]:
+        """The archive's files. `wild`: in a sub-folder, plural capitalised names, arrays
+        for collections, 3-D coordinates, camelCase properties, plain-string labels."""
+        manifest = {"version": "1.0.0", "created": "2026-11-01T00:00:00Z",
+                    "language": "en", "generated_by": "floorgate tests"}  # fmt: skip
+        out = {"manifest.json": orjson.dumps(manifest)}
+        for kind, features in self.features.items():
+            if not wild:
+                document: Any = {"type": "FeatureCollection", "features": features}
+                out[f"{kind}.geojson"] = orjson.dumps(document)
+                continue
+            out[f"IMDF/{kind.capitalize()}s.json"] = orjson.dumps([_wild(f) for f in features])
+        return out
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def _three_d(value: Any) -> Any:
+    if isinstance(value, list) and value and all(isinstance(v, float | int) for v in value):
+        return [*value, 12.5]
+    if isinstance(value, list):
+        return [_three_d(item) for item in value]
+    return value
+
+
+def _wild(feature: dict[str, Any]) -> dict[str, Any]:
+    properties = {}
+    for key, value in feature["properties"].items():
+        if key == "name" and isinstance(value, dict):
+            value = value.get("en")  # a plain string
+        properties[_camel(key)] = value
+    geometry = feature["geometry"]
+    if geometry is not None:
+        geometry = {**geometry, "coordinates": _three_d(geometry["coordinates"])}
+    return {"id": feature["id"], "type": "Feature", "geometry": geometry,
+            "properties": properties}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class TwoLevels:
+    """Two levels, each: an L-shaped corridor, room A at its west end, room B beyond
+    its corner, room C behind a locked door, stairs and an elevator off the corridor.
+    The elevator has a relationship; the stairs do not (they are found by overlap)."""
+
+    venue: Venue
+    units: dict[str, str]  # "A0" (room A, level 0) -> unit id
+    levels: dict[int, str]
+    amenity: str
+    occupant: str
+
+
+CORRIDOR = [(0, 0), (30, 0), (30, 20), (27, 20), (27, 3), (0, 3)]
+ROOMS = {"A": (0, 3, 6, 9), "B": (30, 14, 36, 20), "C": (6, 3, 12, 9),
+         "S": (12, -4, 16, 0), "E": (16, -4, 19, 0)}  # fmt: skip
+DOORS = {"A": ((2, 3), (3, 3)), "B": ((30, 16), (30, 17)), "C": ((8, 3), (9, 3)),
+         "S": ((13, 0), (14, 0)), "E": ((17, 0), (18, 0))}  # fmt: skip
+DISPLAY = {"A": (3, 6), "B": (33, 17), "C": (9, 6), "S": (14, -2), "E": (17.5, -2)}
+CATEGORY = {"A": "room", "B": "room", "C": "room", "S": "stairs", "E": "elevator"}
+OUTLINE = [(-1, -5), (37, -5), (37, 21), (-1, 21)]
+
+
+def two_levels(door_gap: float = 0.0) -> TwoLevels:
+    """`door_gap` moves the doors of room A that far into the corridor (a wall's
+    thickness, as in real archives where openings sit off the unit boundaries)."""
+    venue = Venue("Test Hall")
+    venue.venue("Test Hall", OUTLINE)
+    levels = {n: venue.level(f"L{n}", n, f"Level {n}", f"L{n}", OUTLINE) for n in (0, 1)}
+    units: dict[str, str] = {}
+    for n, level in levels.items():
+        venue.unit(f"corridor{n}", level, "walkway", CORRIDOR, name=f"Corridor {n}")
+        for key, (x0, y0, x1, y1) in ROOMS.items():
+            units[f"{key}{n}"] = venue.unit(f"{key}{n}", level, CATEGORY[key],
+                                            rect(x0, y0, x1, y1), name=f"Room {key}{n}",
+                                            display=DISPLAY[key])  # fmt: skip
+        for key, (a, b) in DOORS.items():
+            extra: dict[str, Any] = {}
+            if key == "C":
+                extra["access_control"] = ["keyaccess"]
+            if key == "A" and door_gap:
+                a, b = (a[0], a[1] - door_gap), (b[0], b[1] - door_gap)
+            venue.opening(f"{key}{n}", level, a, b, **extra)
+    venue.relationship("elevator", "elevator", [units["E0"], units["E1"]])
+    amenity = venue.amenity("restroom", "restroom", (33, 18), [units["B0"]], "Restroom")
+    occupant = venue.occupant("cafe", "restaurant", "Café", (3, 7), units["A1"])
+    return TwoLevels(venue, units, levels, amenity, occupant)
+
+
+def office_tower(levels: int = 10, rows: int = 10, rooms_per_side: int = 25) -> Venue:
+    """A large venue for the benchmark: per level, `rows` corridors of 2 x
+    `rooms_per_side` rooms (4 m x 6 m, a door each), every corridor opening onto a spine
+    corridor along the west side, an elevator (with a relationship) and stairs (found by
+    overlap) at the spine's south end. 10 x 10 x 2 x 25 = 5,000 rooms."""
+    venue = Venue("Office Tower")
+    pitch, width = 15.0, 4.0 * rooms_per_side
+    outline = [(-8.0, -12.0), (width + 1, -12.0), (width + 1, rows * pitch), (-8.0, rows * pitch)]
+    venue.venue("Office Tower", outline)
+    elevator, stairs = [], []
+    for n in range(levels):
+        level = venue.level(f"T{n}", n, f"Floor {n + 1}", f"{n + 1}", outline)
+        venue.unit(f"spine{n}", level, "walkway", rect(-3, -6, 0, rows * pitch - 3),
+                   name=f"Spine {n}")  # fmt: skip
+        elevator.append(venue.unit(f"lift{n}", level, "elevator", rect(-3, -10, 0, -6)))
+        stairs.append(venue.unit(f"stair{n}", level, "stairs", rect(-7, -10, -3, -6)))
+        venue.opening(f"lift{n}", level, (-2, -6), (-1, -6))
+        venue.unit(f"stairhall{n}", level, "walkway", rect(-7, -6, -3, -3))
+        venue.opening(f"stairhall{n}", level, (-5.5, -6), (-4.5, -6))
+        venue.opening(f"stairhall-spine{n}", level, (-3, -5), (-3, -4))
+        for row in range(rows):
+            y = row * pitch + 6  # the corridor's south side
+            venue.unit(f"row{n}-{row}", level, "walkway", rect(0, y, width, y + 3))
+            venue.opening(f"row{n}-{row}", level, (0, y + 1), (0, y + 2))
+            for index in range(rooms_per_side):
+                x = index * 4.0
+                for side, (y0, y1, door_y) in (("n", (y + 3, y + 9, y + 3)),
+                                               ("s", (y - 6, y, y))):  # fmt: skip
+                    key = f"{n}-{row}-{side}{index}"
+                    venue.unit(key, level, "office", rect(x, y0, x + 4, y1), name=f"Office {key}")
+                    venue.opening(key, level, (x + 1.5, door_y), (x + 2.5, door_y))
+    venue.relationship("tower-lift", "elevator", elevator)
+    return venue

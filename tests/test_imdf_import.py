@@ -1,0 +1,283 @@
+"""IMDF venues imported end to end (issue 19): floors, units, locations, GeoJSON back to
+the archive's coordinates, and walking distances (E18, directions) against paths
+computed by hand on the test venue's plan (tests/imdf_venues.py).
+
+The hand computation follows docs/imdf.md's rules: every door has a 0.3 m stub into each
+unit it joins, and inside a unit lines keep 0.3 m from its walls, going around a
+concave corner at that distance.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from parsing.imdf_read import Report, read_archive
+from resolvers.keys import create_key
+from resolvers.permissions import DISTANCES_CALCULATE
+from rest.app import create_app
+from storage import collections as c
+from storage.dataset_fields import DatasetError
+from storage.imdf_import import (
+    ImdfError,
+    ImdfOptions,
+    dataset_from_path,
+    import_venue,
+    read_files,
+    venue_dataset,
+    zip_bytes,
+)
+from tests._dbserver import fresh_store
+from tests.imdf_venues import DISPLAY, TwoLevels, two_levels
+
+FLAGS = "distances, directions, locations-resource"
+FEET = 0.3048
+MARGIN = 0.3
+FLOOR_HEIGHT_FT = 10.0
+
+
+def hand_a_to_b() -> float:
+    """Room A's display point to room B's on one level, in metres: into A's door stub,
+    through the door, along the corridor's south side 0.3 m off the wall to the L's
+    inner corner (27, 3) inset to (27.3, 2.7), then straight to B's door stub."""
+    (ax, ay), (bx, by) = DISPLAY["A"], DISPLAY["B"]
+    a_stub, b_stub = (2.5, 3 + MARGIN), (30 + MARGIN, 16.5)
+    corridor_a, corridor_b, corner = (2.5, 3 - MARGIN), (30 - MARGIN, 16.5), (27.3, 2.7)
+    return (math.dist((ax, ay), a_stub) + 4 * MARGIN + math.dist(corridor_a, corner)
+            + math.dist(corner, corridor_b) + math.dist(b_stub, (bx, by)))  # fmt: skip
+
+
+def through_the_wall() -> float:
+    """The same, were the corridor's corner cut straight (as a line through the wall)."""
+    (ax, ay), (bx, by) = DISPLAY["A"], DISPLAY["B"]
+    return (math.dist((ax, ay), (2.5, 3.3)) + 4 * MARGIN + math.dist((2.5, 2.7), (29.7, 16.5))
+            + math.dist((30.3, 16.5), (bx, by)))  # fmt: skip
+
+
+@dataclass
+class Env:
+    client: httpx.AsyncClient
+    store: Any
+    venue: TwoLevels
+    key: str
+    report: Report
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"API-Key": self.key, "Experimental-Flags": FLAGS}
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def env(db_server, settings, tmp_path_factory) -> AsyncIterator[Env]:
+    venue = two_levels()
+    folder = tmp_path_factory.mktemp("imdf")
+    archive = folder / "venue.zip"
+    archive.write_bytes(zip_bytes(venue.venue.files()))
+    async with fresh_store(db_server) as store:
+        dataset = dataset_from_path(archive, ImdfOptions())
+        await import_venue(store, dataset, limits=settings.svg_limits)
+        key = (await create_key(store, "imdf", [DISTANCES_CALCULATE], None)).secret
+        app = create_app(settings, store)
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as client:
+            yield Env(client, store, venue, key, dataset.report)
+
+
+def venue_id(env: Env) -> str:
+    return env.venue.venue.features["venue"][0]["id"]
+
+
+async def get(env: Env, path: str) -> Any:
+    response = await env.client.get(path, headers=env.headers)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+async def distance(env: Env, map_id: str, a: str, b: str, mode: str = "foot") -> float | None:
+    body = {"data": {"sources": [{"id": a}], "targets": [{"id": b}],
+                     "distance_method": "pathfinding",
+                     "costing_options": {"pedestrian": {"mode": mode}}}}  # fmt: skip
+    response = await env.client.post(f"/v1/unitmaps/{map_id}/distance-matrix", json=body,
+                                     headers=env.headers)  # fmt: skip
+    assert response.status_code == 200, response.text
+    return response.json()["data"]["sources"][0]["targets"][0]["distance"]
+
+
+# ---------------------------------------------------------------- what was imported
+
+
+async def test_asset_floors_units_and_maps(env):
+    asset = await get(env, f"/v1/assets/{venue_id(env)}")
+    assert (asset["name"], asset["market"]) == ("Test Hall", "imdf")
+    floors = (await get(env, f"/v1/assets/{venue_id(env)}/floors"))["data"]
+    levels = env.venue.levels
+    assert [(f["id"], f["name"], f["short_label"]) for f in floors] == [
+        (levels[0], "Level 0", "L0"), (levels[1], "Level 1", "L1")]  # fmt: skip
+    units = (await get(env, "/v1/units?per-page=100"))["data"]
+    # Rooms and stairs/elevators: only rooms are API units by default (docs/imdf.md).
+    expected = {env.venue.units[f"{k}{n}"]: f"Room {k}{n}" for k in "ABC" for n in (0, 1)}
+    assert {u["id"]: u["name"] for u in units} == expected
+    maps = (await get(env, f"/v1/maps?asset={venue_id(env)}"))["data"]
+    assert sorted(m["id"] for m in maps) == sorted([levels[0], levels[1], venue_id(env)])
+    assert all("pathfinding" in m["tags"] and "imdf" in m["tags"] for m in maps)
+
+
+async def test_locations_of_units_amenities_and_occupants(env):
+    stack = venue_id(env)
+    found = (await get(env, f"/v1/maps/{stack}/locations"))["data"]
+    by_id = {loc["id"]: loc for loc in found}
+    amenity = by_id[f"{env.venue.amenity}@{stack}"]
+    assert amenity["name"] == "Restroom"
+    assert {t["key"]: t["value"] for t in amenity["tags"]} == {
+        "svc:amenity": "yes", "imdf:feature": "amenity", "imdf:category": "restroom"}
+    assert amenity["floors"] == [{"id": env.venue.levels[0]}]
+    cafe = by_id[f"{env.venue.occupant}@{stack}"]
+    assert (cafe["name"], cafe["floors"]) == ("Café", [{"id": env.venue.levels[1]}])
+    room = by_id[f"{stack}:{env.venue.units['A0']}"]
+    assert {t["key"]: t["value"] for t in room["tags"]} == {
+        "svc:type": "unit", "svc:id": env.venue.units["A0"], "imdf:category": "room"}
+    assert len(found) == 6 + 2
+
+
+async def test_geojson_gives_back_the_archive_coordinates(env):
+    """Every vertex of a unit and every location within 5 cm of the archive's."""
+    level_map = await get(env, f"/v1/maps/{env.venue.levels[0]}")
+    response = await env.client.get(level_map["geojson_url"].replace("https://localhost:8443", ""))
+    assert response.status_code == 200
+    features = {f["id"]: f for f in response.json()["features"]}
+    source = {f["id"]: f for f in env.venue.venue.features["unit"]}
+    for key in ("A0", "B0", "C0"):
+        unit_id = env.venue.units[key]
+        got = features[f"unit:{unit_id}"]["geometry"]["coordinates"][0]
+        want = source[unit_id]["geometry"]["coordinates"][0]
+        assert len(got) == len(want)
+        for lon, lat in got:
+            assert min(metres((lon, lat), tuple(w)) for w in want) <= 0.05, key
+    amenity = next(f for f in env.venue.venue.features["amenity"])
+    point = features[f"location:{amenity['id']}"]["geometry"]["coordinates"]
+    assert metres(tuple(point), tuple(amenity["geometry"]["coordinates"])) <= 0.05
+
+
+def metres(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    lat = math.radians((a[1] + b[1]) / 2)
+    return math.hypot((a[0] - b[0]) * 111_320 * math.cos(lat), (a[1] - b[1]) * 111_320)
+
+
+# ---------------------------------------------------------------- walking
+
+
+async def test_around_the_corner_not_through_the_wall(env):
+    level = env.venue.levels[0]
+    a, b = (f"{level}:{env.venue.units[k]}" for k in ("A0", "B0"))
+    feet = await distance(env, level, a, b)
+    assert feet == pytest.approx(hand_a_to_b() / FEET, abs=0.02)
+    assert feet > through_the_wall() / FEET + 10
+
+
+async def test_a_locked_door_makes_its_room_unreachable(env):
+    level = env.venue.levels[0]
+    a, c_room = (f"{level}:{env.venue.units[k]}" for k in ("A0", "C0"))
+    assert await distance(env, level, a, c_room) is None
+    assert env.report.counts["unit no opening reaches (unreachable)"] == 2  # C on both levels
+
+
+async def test_wheelchair_takes_the_elevator_and_foot_may_take_the_stairs(env):
+    stack = venue_id(env)
+    a0, b1 = f"{stack}:{env.venue.units['A0']}", f"{stack}:{env.venue.units['B1']}"
+    for mode, allowed in (("wheelchair", {"elevator"}), ("foot", {"elevator", "stairs"})):
+        response = await env.client.post(f"/v1/unitmaps/{stack}/route", headers=env.headers,
+                                         json={"data": {"from": {"id": a0}, "to": {"id": b1},
+                                                        "mode": mode}})  # fmt: skip
+        assert response.status_code == 200, response.text
+        route = response.json()["route"]
+        kinds = {leg["connector"]["kind"] for leg in route["legs"] if leg["connector"]}
+        assert kinds and kinds <= allowed, (mode, kinds)
+        assert route["distance"] == await distance(env, stack, a0, b1, mode)
+    chair = await distance(env, stack, a0, b1, "wheelchair")
+    assert chair is not None and chair > hand_a_to_b() / FEET
+
+
+async def test_reimport_updates_in_place(env, settings):
+    before = {name: await env.store[name].count_documents({})
+              for name in (c.ASSETS, c.FLOORS, c.UNITS, c.UNIT_MAPS, c.LOCATIONS)}  # fmt: skip
+    dataset = venue_dataset(read_archive(env.venue.venue.files()), ImdfOptions())
+    await import_venue(env.store, dataset, limits=settings.svg_limits)
+    after = {name: await env.store[name].count_documents({}) for name in before}
+    assert after == before
+
+
+# ---------------------------------------------------------------- archives in the wild
+
+
+def test_non_standard_archives_are_read_and_reported(tmp_path):
+    venue = two_levels(door_gap=0.3)
+    folder = tmp_path / "wild"
+    for name, data in venue.venue.files(wild=True).items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+    dataset = dataset_from_path(folder, ImdfOptions())
+    kinds = dataset.report.counts
+    assert kinds["array in place of a FeatureCollection"] == 8
+    assert kinds["3-D coordinates, altitude dropped"] > 0
+    assert kinds["label is a plain string, not a language map"] > 0
+    assert kinds["opening snapped onto its unit"] >= 2  # room A's door on both levels
+    assert len(dataset.data["units"]) == 6
+    standard = venue_dataset(read_archive(venue.venue.files()), ImdfOptions())
+    assert dataset.data["floors"] == standard.data["floors"]
+
+
+def test_language_option_and_unit_categories():
+    venue = two_levels()
+    french = venue_dataset(read_archive(venue.venue.files()), ImdfOptions(languages=("fr",)))
+    assert [f["name"] for f in french.data["floors"]] == ["Niveau 0", "Niveau 1"]
+    rooms_and_stairs = ImdfOptions(units=frozenset({"room", "stairs"}))
+    listed = venue_dataset(read_archive(venue.venue.files()), rooms_and_stairs)
+    assert len(listed.data["units"]) == 8
+
+
+def test_what_cannot_be_read_is_an_error(tmp_path):
+    not_zip = tmp_path / "venue.zip"
+    not_zip.write_bytes(b"not a zip")
+    with pytest.raises(ImdfError, match="not a readable zip archive"):
+        read_files(not_zip)
+    with pytest.raises(ImdfError, match="no such file or folder"):
+        read_files(tmp_path / "missing")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ImdfError, match="no venue"):
+        dataset_from_path(empty, ImdfOptions())
+
+
+async def test_nothing_is_written_when_the_dataset_has_a_problem(db_server, settings):
+    venue = two_levels()
+    dataset = venue_dataset(read_archive(venue.venue.files()), ImdfOptions())
+    dataset.data["units"][0]["floor_id"] = "no-such-floor"
+    async with fresh_store(db_server) as store:
+        with pytest.raises(DatasetError):
+            await import_venue(store, dataset, limits=settings.svg_limits)
+        with pytest.raises(DatasetError):
+            await import_venue(store, dataset, limits=settings.svg_limits, dry_run=True)
+        assert await store[c.ASSETS].count_documents({}) == 0
+
+
+def test_cli_out_writes_an_importable_dataset(tmp_path):
+    venue = two_levels()
+    archive = tmp_path / "venue.zip"
+    archive.write_bytes(zip_bytes(venue.venue.files()))
+    out = tmp_path / "review"
+    floorgate = str(Path(sys.executable).with_name("floorgate"))
+    done = subprocess.run([floorgate, "import-imdf", str(archive), "--out", str(out)],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "venue 'Test Hall': 2 levels, 12 units (6 listed)" in done.stdout
+    assert (out / "dataset.json").is_file()
+    assert len(list((out / "maps").glob("*.svg"))) == 3
