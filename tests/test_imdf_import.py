@@ -10,6 +10,7 @@ concave corner at that distance.
 from __future__ import annotations
 
 import math
+import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -20,6 +21,7 @@ from typing import Any
 import httpx
 import pytest
 import pytest_asyncio
+from pymongo import MongoClient
 
 from parsing.imdf_read import Report, read_archive
 from resolvers.keys import create_key
@@ -257,6 +259,25 @@ def test_what_cannot_be_read_is_an_error(tmp_path):
         dataset_from_path(empty, ImdfOptions())
 
 
+def test_a_zip_bomb_is_refused_before_it_is_inflated(tmp_path, monkeypatch):
+    """Bounds come from the zip's directory: 2 MiB of zeros packs to a few KiB and is
+    refused under a 1 MiB bound (512 MiB in use) without being read; so is a zip of
+    more files than the bound."""
+    from storage import imdf_import
+
+    monkeypatch.setattr(imdf_import, "MAX_ARCHIVE_BYTES", 1024 * 1024)
+    bomb = tmp_path / "bomb.zip"
+    bomb.write_bytes(zip_bytes({"unit.geojson": b"0" * (2 * 1024 * 1024)}))
+    assert bomb.stat().st_size < 20_000
+    with pytest.raises(ImdfError, match="bytes of JSON, at most 1048576"):
+        read_files(bomb)
+    monkeypatch.setattr(imdf_import, "MAX_ARCHIVE_FILES", 3)
+    many = tmp_path / "many.zip"
+    many.write_bytes(zip_bytes({f"f{n}.json": b"{}" for n in range(4)}))
+    with pytest.raises(ImdfError, match="4 JSON files, at most 3"):
+        read_files(many)
+
+
 async def test_nothing_is_written_when_the_dataset_has_a_problem(db_server, settings):
     venue = two_levels()
     dataset = venue_dataset(read_archive(venue.venue.files()), ImdfOptions())
@@ -269,14 +290,44 @@ async def test_nothing_is_written_when_the_dataset_has_a_problem(db_server, sett
         assert await store[c.ASSETS].count_documents({}) == 0
 
 
+def test_cli_dry_run_then_import_then_a_bad_archive(tmp_path, db_server):
+    database = "floorgate_cli_imdf"
+    env = {**os.environ, "FLOORGATE_MONGODB_URI": db_server.uri,
+           "FLOORGATE_DATABASE": database, "FLOORGATE_DATA_DIR": str(tmp_path)}  # fmt: skip
+    venue = two_levels(door_gap=0.3)
+    archive = tmp_path / "venue.zip"
+    archive.write_bytes(zip_bytes(venue.venue.files()))
+    dry = run_cli(["import-imdf", str(archive), "--dry-run"], env)
+    assert dry.returncode == 0, dry.stderr
+    assert "would import without problems; nothing was written" in dry.stdout
+    assert "opening snapped onto its unit: 2 (e.g." in dry.stdout
+    with MongoClient(db_server.uri) as client:
+        assert client[database]["assets"].count_documents({}) == 0
+    done = run_cli(["import-imdf", str(archive), "--asset-id", "hall"], env)
+    assert done.returncode == 0, done.stderr
+    assert "units: 6 inserted, 0 updated" in done.stdout
+    bad = tmp_path / "bad.zip"
+    bad.write_bytes(b"PK not really")
+    refused = run_cli(["import-imdf", str(bad)], env)
+    assert refused.returncode == 1
+    assert "Nothing was imported:" in refused.stderr and "not a readable zip" in refused.stderr
+    with MongoClient(db_server.uri) as client:
+        assert client[database]["units"].count_documents({"asset_id": "hall"}) == 6
+        client.drop_database(database)
+
+
+def run_cli(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    floorgate = str(Path(sys.executable).with_name("floorgate"))
+    return subprocess.run([floorgate, *args], capture_output=True, text=True, timeout=120,
+                          env=env)  # fmt: skip
+
+
 def test_cli_out_writes_an_importable_dataset(tmp_path):
     venue = two_levels()
     archive = tmp_path / "venue.zip"
     archive.write_bytes(zip_bytes(venue.venue.files()))
     out = tmp_path / "review"
-    floorgate = str(Path(sys.executable).with_name("floorgate"))
-    done = subprocess.run([floorgate, "import-imdf", str(archive), "--out", str(out)],
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    done = run_cli(["import-imdf", str(archive), "--out", str(out)])
     assert done.returncode == 0, done.stderr
     assert "venue 'Test Hall': 2 levels, 12 units (6 listed)" in done.stdout
     assert (out / "dataset.json").is_file()
