@@ -20,7 +20,9 @@ import numpy as np
 import shapely
 from shapely.ops import polylabel
 
-EXACT_NODES = 24  # up to this many nodes in a unit part: exact shortest paths
+# Up to this many nodes in a unit part: exact shortest paths (the union of up to 120
+# of them; more would cross into thousands of graph nodes), beyond: the sparse fan.
+EXACT_NODES = 16
 MIN_MARGIN = 0.03  # metres: narrower insets would bring neighbours' lines within ~6 cm
 SNAP_REPORTED = 0.01  # metres: door points moved further than this are reported
 ISLAND = 0.2  # metres: the isolated line of a unit no door reaches
@@ -193,6 +195,7 @@ def _match_doors(
         level: (shapely.STRtree([s.shape for s in members]), members)
         for level, members in by_level.items()
     }
+    boundaries: dict[str, shapely.Geometry] = {}
     for door in doors:
         mid = door.line.interpolate(0.5, normalized=True)
         found: list[tuple[Space, XY, float]] = []
@@ -202,7 +205,9 @@ def _match_doors(
             candidates = []
             for index in sorted(int(i) for i in hits):
                 space = members[index]
-                nearest = shapely.shortest_line(space.shape.boundary, mid).coords[0]
+                if space.id not in boundaries:
+                    boundaries[space.id] = space.shape.boundary
+                nearest = shapely.shortest_line(boundaries[space.id], mid).coords[0]
                 moved = _distance(nearest, (mid.x, mid.y))
                 if moved <= tolerance:
                     candidates.append((moved, space.id, space, (nearest[0], nearest[1])))
@@ -222,6 +227,7 @@ def _one_per_side(
         return [(space, point, moved) for moved, _, space, point in candidates[:2]]
     normal = (-(y1 - y0) / length, (x1 - x0) / length)
     chosen: dict[int, tuple[Space, XY, float]] = {}
+    unsided: list[tuple[Space, XY, float]] = []
     for moved, _, space, point in candidates:
         if moved > SNAP_REPORTED:
             along = ((point[0] - mid[0]) * normal[0] + (point[1] - mid[1]) * normal[1]) / moved
@@ -238,7 +244,10 @@ def _one_per_side(
                     break
         if side and side not in chosen:
             chosen[side] = (space, point, moved)
-    return [chosen[side] for side in (1, -1) if side in chosen]
+        elif not side and moved <= SNAP_REPORTED:
+            unsided.append((space, point, moved))  # e.g. a door drawn across the wall
+    found = [chosen[side] for side in (1, -1) if side in chosen]
+    return found + unsided[: max(0, 2 - len(found))]
 
 
 # ---------------------------------------------------------------- inside a unit

@@ -457,3 +457,14 @@ def test_unreachable_unit_island_is_a_line_at_its_point() -> None:
     line = net.lines[0]
     assert line.points[0] == (2.0, 2.0)
     assert math.dist(*line.points) == pytest.approx(0.2)
+
+
+def test_door_drawn_across_the_wall_still_joins_both_units() -> None:
+    spaces = [room("corridor", box(0, 0, 20, 3)), room("r", box(0, 3, 5, 8))]
+    net = walk_network(spaces, [door("d", (2.5, 2.6), (2.5, 3.4))], [], ["L0"])
+    assert net.unreachable == [] and net.problems == [] and net.snaps == []
+    graph = loaded(net, ["L0"])
+    assert metres(graph, at(2.5, 3), at(2.5, 5.5)) == pytest.approx(2.5, rel=REL)
+    assert metres(graph, at(2.5, 3), at(10, 1.5)) == pytest.approx(
+        0.3 + math.dist((2.5, 2.7), (10, 1.5)), rel=REL
+    )
