@@ -408,12 +408,14 @@ def _shortest_paths(inset: shapely.Polygon, nodes: list[XY]) -> list[tuple[XY, X
 def _fan(inset: shapely.Polygon, nodes: list[XY], normals: list[XY | None]) -> list[tuple[XY, ...]]:
     """A sparse network for many nodes: the inset's rings, and rays from each node to
     the first wall (FAN angles from the wall at a door, CENTRE_RAYS around the display
-    point). Rays land on the rings; crossing rays are joined by floorgate, so a route
-    is ring + ray + ring or two rays, within a few percent of the shortest."""
+    point and around each reflex corner, where routes bend). Rays land on the rings;
+    crossing rays are joined by floorgate, so a route is ring + ray + ring or two rays,
+    within a few percent of the shortest."""
     lines: list[tuple[XY, ...]] = [tuple(ring.coords) for ring in _rings(inset)]
     starts: list[XY] = []
     directions: list[XY] = []
-    for node, normal in zip(nodes, normals, strict=True):
+    corners = [c for c in _reflex_vertices(inset) if all(_distance(c, n) > SAME for n in nodes)]
+    for node, normal in zip([*nodes, *corners], [*normals, *[None] * len(corners)], strict=True):
         if normal is None:
             angles = [2 * math.pi * k / CENTRE_RAYS for k in range(CENTRE_RAYS)]
             dirs = [(math.cos(a), math.sin(a)) for a in angles]
