@@ -14,11 +14,28 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import shapely
-from shapely.ops import polylabel
+
+from routing.imdf_connectors import connectors
+from routing.imdf_model import (
+    COVER,
+    XY,
+    Door,
+    Space,
+    Stop,
+    Traversal,
+    WalkLine,
+    WalkNetwork,
+    parts,
+    unit_point,
+)
+
+# The model is part of this module's interface (the importer and tests take it from here).
+__all__ = ["Door", "Space", "Stop", "Traversal", "WalkLine", "WalkNetwork", "unit_point",
+           "walk_network"]  # fmt: skip
 
 # Up to this many nodes in a unit part: exact shortest paths (the union of up to 120
 # of them; more would cross into thousands of graph nodes), beyond: the sparse fan.
@@ -27,80 +44,13 @@ MIN_MARGIN = 0.03  # metres: narrower insets would bring neighbours' lines withi
 SNAP_REPORTED = 0.01  # metres: door points moved further than this are reported
 ISLAND = 0.2  # metres: the isolated line of a unit no door reaches
 STUB_REACH = 1.5  # a stub may be this many times the margin (door at a corner: sqrt 2)
-COVER = 1e-7  # metres: tolerance of "inside the polygon" for lines on its boundary
 SAME = 1e-6  # metres: points this close are one node
 # Rays of a large unit, in degrees from the wall at a door's stub end: a door-to-door
 # route is then ring + one ray, or two crossing rays (floorgate splits crossings).
 FAN = (25.0, 55.0, 90.0, 125.0, 155.0)
 CENTRE_RAYS = 12  # rays from a large unit's display point, evenly spread
 MAX_RAY = 40.0  # metres: rays stop at the first wall or here (bounds the crossings)
-CONNECTOR_UNIT_KINDS = ("stairs", "elevator", "escalator")  # inferred when overlapping
-OVERLAP = 0.5  # of the smaller area, for stacked connector units
 
-XY = tuple[float, float]
-
-
-@dataclass(frozen=True)
-class Space:
-    """An IMDF unit on a level, local metres (x east, y north)."""
-
-    id: str
-    level: str
-    shape: shapely.Polygon | shapely.MultiPolygon
-    walkable: bool
-    wheelchair: bool
-    kind: str | None
-    point: XY | None
-
-
-@dataclass(frozen=True)
-class Door:
-    """An IMDF opening (a LineString on or near unit boundaries)."""
-
-    id: str
-    level: str
-    line: shapely.LineString
-    walkable: bool
-    wheelchair: bool
-
-
-@dataclass(frozen=True)
-class Traversal:
-    """Units joined across levels by one connector (IMDF relationships)."""
-
-    id: str
-    kind: str
-    units: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class WalkLine:
-    """One line of a level's `paths` layer."""
-
-    level: str
-    points: tuple[XY, ...]
-    wheelchair: bool
-
-
-@dataclass(frozen=True)
-class Stop:
-    """Where a connector stands on a level."""
-
-    connector_id: str
-    kind: str
-    level: str
-    point: XY
-
-
-@dataclass
-class WalkNetwork:
-    """The generated lines and stops, and what the importer reports."""
-
-    lines: list[WalkLine] = field(default_factory=list)
-    stops: list[Stop] = field(default_factory=list)
-    snaps: list[tuple[str, str, float]] = field(default_factory=list)
-    unreachable: list[str] = field(default_factory=list)
-    problems: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -109,20 +59,6 @@ class _End:
 
     door: Door
     point: XY
-
-
-def unit_point(space: Space) -> XY:
-    """The point that stands for a unit: its display point when that lies in its shape,
-    else the centroid of its largest part, or its pole of inaccessibility (5 cm tolerance)
-    when the centroid falls outside (floorgate's rule for unit locations). The importer
-    places the unit's location and connector stops here, where its lines reach."""
-    if space.point is not None and space.shape.buffer(COVER).covers(shapely.Point(space.point)):
-        return (float(space.point[0]), float(space.point[1]))
-    largest = max(_parts(space.shape), key=lambda part: part.area)
-    found = largest.centroid
-    if not largest.contains(found):
-        found = polylabel(largest, 0.05)
-    return (float(found.x), float(found.y))
 
 
 def walk_network(
@@ -173,7 +109,7 @@ def walk_network(
         for line in net.lines
     ]
     net.snaps.sort()
-    net.stops, problems = _connectors(walkable, spaces, traversals, level_order)
+    net.stops, problems = connectors(walkable, spaces, traversals, level_order)
     net.problems.extend(problems)
     return net
 
@@ -268,10 +204,10 @@ def _unit_lines(
             )
         )
     centre = unit_point(space)
-    parts = _parts(space.shape)
-    owner = [_nearest_part(parts, end.point) for end in ends]
-    centre_part = _nearest_part(parts, centre)
-    for index, part in enumerate(parts):
+    pieces = parts(space.shape)
+    owner = [_nearest_part(pieces, end.point) for end in ends]
+    centre_part = _nearest_part(pieces, centre)
+    for index, part in enumerate(pieces):
         mine = [end for end, o in zip(ends, owner, strict=True) if o == index]
         has_centre = index == centre_part
         if not mine and not has_centre:
@@ -286,7 +222,7 @@ def _unit_lines(
                 )
             )
             continue
-        components = _parts(inset)
+        components = parts(inset)
         near = [_nearest_part(components, p) for p in points]
         for number, component in enumerate(components):
             own = [end for end, n in zip(mine, near, strict=False) if n == number]
@@ -469,118 +405,11 @@ def _island_end(inset: shapely.Polygon, node: XY) -> XY:
     return (node[0] + 1e-3, node[1])
 
 
-# ---------------------------------------------------------------- connectors
-
-
-def _connectors(
-    walkable: Sequence[Space],
-    spaces: Sequence[Space],
-    traversals: Sequence[Traversal],
-    level_order: Sequence[str],
-) -> tuple[list[Stop], list[tuple[str, str]]]:
-    """Stops of the relationships' connectors, then connectors inferred from stacked
-    stairs/elevator/escalator units that no relationship names."""
-    stops: list[Stop] = []
-    problems: list[tuple[str, str]] = []
-    usable = {s.id: s for s in walkable}
-    known = {s.id for s in spaces}
-    named: set[str] = set()
-    for traversal in sorted(traversals, key=lambda t: t.id):
-        mine: list[Stop] = []
-        for unit in dict.fromkeys(traversal.units):
-            named.add(unit)
-            if unit not in usable:
-                kind = "traversal-unknown-unit" if unit not in known else "connector-unit-closed"
-                problems.append(
-                    (
-                        kind,
-                        f"{traversal.kind} {traversal.id}: unit {unit} "
-                        + (
-                            "is not in the venue"
-                            if unit not in known
-                            else "is not walkable, no stop"
-                        ),
-                    )
-                )
-                continue
-            space = usable[unit]
-            mine.append(Stop(traversal.id, traversal.kind, space.level, unit_point(space)))
-        if len({stop.level for stop in mine}) < 2:
-            problems.append(
-                (
-                    "connector-one-level",
-                    f"{traversal.kind} {traversal.id} stands on fewer than two levels, no stops",
-                )
-            )
-            continue
-        stops.extend(mine)
-    position = {level: i for i, level in enumerate(level_order)}
-    loose = [
-        s
-        for s in walkable
-        if s.kind in CONNECTOR_UNIT_KINDS and s.id not in named and s.level in position
-    ]
-    parent = {s.id: s.id for s in loose}
-
-    def root(unit: str) -> str:
-        while parent[unit] != unit:
-            parent[unit] = parent[parent[unit]]
-            unit = parent[unit]
-        return unit
-
-    for kind in CONNECTOR_UNIT_KINDS:
-        same = [s for s in loose if s.kind == kind]
-        by_level: dict[int, list[Space]] = defaultdict(list)
-        for s in same:
-            by_level[position[s.level]].append(s)
-        for level, lower in sorted(by_level.items()):
-            upper = by_level.get(level + 1, [])
-            if not upper:
-                continue
-            tree = shapely.STRtree([s.shape for s in upper])
-            for below in lower:
-                for index in sorted(int(i) for i in tree.query(below.shape, "intersects")):
-                    above = upper[index]
-                    shared = below.shape.intersection(above.shape).area
-                    if shared >= OVERLAP * min(below.shape.area, above.shape.area) > 0:
-                        a, b = root(below.id), root(above.id)
-                        parent[max(a, b)] = min(a, b)
-    groups: dict[str, list[Space]] = defaultdict(list)
-    for s in loose:
-        groups[root(s.id)].append(s)
-    for _, members in sorted(groups.items()):
-        if len({m.level for m in members}) < 2:
-            continue
-        members.sort(key=lambda m: (position[m.level], m.id))
-        ident = min(m.id for m in members)
-        kind = members[0].kind or ""
-        stops.extend(Stop(ident, kind, m.level, unit_point(m)) for m in members)
-        problems.append(
-            (
-                "connector-inferred",
-                f"{kind} {ident}: units {', '.join(m.id for m in members)} overlap "
-                "on adjacent levels and no relationship joins them",
-            )
-        )
-    rank = {level: i for i, level in enumerate(level_order)}
-    stops.sort(key=lambda s: (s.connector_id, rank.get(s.level, len(rank)), s.level, s.point))
-    return stops, problems
-
-
 # ---------------------------------------------------------------- geometry helpers
 
 
 def _distance(a: Sequence[float], b: Sequence[float]) -> float:
     return math.hypot(a[0] - b[0], a[1] - b[1])
-
-
-def _parts(shape: shapely.Geometry) -> list[shapely.Polygon]:
-    """The polygons of a Polygon or MultiPolygon, non-empty, in their order."""
-    if isinstance(shape, shapely.Polygon):
-        return [shape] if not shape.is_empty else []
-    return [
-        g for g in getattr(shape, "geoms", []) if isinstance(g, shapely.Polygon) and not g.is_empty
-    ]
 
 
 def _lines_of(shape: shapely.Geometry) -> list[shapely.LineString]:
