@@ -19,15 +19,15 @@ from urllib.parse import quote
 
 import orjson
 import shapely
-from routing.imdf_paths import Door, Space, Traversal, WalkNetwork, walk_network
 from shapely.geometry import LineString, MultiLineString, Point, Polygon
-from shapely.ops import polylabel
 from shapely.geometry.base import BaseGeometry
+from shapely.ops import polylabel
 
 from parsing.imdf_drawing import DrawnLevel, venue_svg
 from parsing.imdf_projection import Canvas, LocalPlane, plane_for
 from parsing.imdf_read import Archive, Feature, Report, label, read_archive
 from parsing.limits import SvgLimits
+from routing.imdf_paths import Door, Space, Traversal, WalkNetwork, walk_network
 from storage.database import Store
 from storage.dataset import Inputs, validate_against
 from storage.dataset_fields import DatasetError
