@@ -9,6 +9,7 @@ from storage.settings import Settings
 
 ENVIRONMENT = {
     "FLOORGATE_GRAPHQL_MAX_COST": ("graphql_max_cost", "1234", 1234),
+    "FLOORGATE_IMDF_SNAP_METRES": ("imdf_snap_metres", "0.25", 0.25),
     "FLOORGATE_GRAPHQL_MAX_DEPTH": ("graphql_max_depth", "7", 7),
     "FLOORGATE_GRAPHQL_MAX_ALIASES": ("graphql_max_aliases", "8", 8),
     "FLOORGATE_GRAPHQL_MAX_TOKENS": ("graphql_max_tokens", "900", 900),
