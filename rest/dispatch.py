@@ -22,7 +22,7 @@ from rest.bodies import read_text_body
 from rest.credentials import repeated_key, request_context
 from rest.documents import OMITTED_WHEN_NULL, without_nulls
 from rest.etags import REVALIDATE, body_etag, etag_matches
-from rest.json_body import body_variables, input_problems, read_json_body
+from rest.json_body import body_problems, body_variables, read_json_body
 from rest.metrics import ROUTE
 from rest.paging_urls import with_urls
 from rest.responses import error_of, error_response, json_bytes
@@ -217,18 +217,7 @@ class RestApi:
         body = route.body
         if body is None or not body.json:
             return {}
-        if not body.members:
-            return input_problems(self.schema, body.graphql_type, variables[body.variable],
-                                  body.name)  # fmt: skip
-        problems: dict[str, list[str]] = {}
-        for member in body.members:
-            place = f"{body.name}.{member.name}"
-            if member.variable in variables:
-                problems.update(input_problems(self.schema, member.graphql_type,
-                                               variables[member.variable], place))  # fmt: skip
-            elif member.graphql_type.endswith("!"):
-                problems[place] = ["is required"]
-        return problems
+        return body_problems(self.schema, body, variables)
 
     def respond(self, route: RestRoute, body: Any, request: Request, raw_path: str,
                 reads: ReadLog | None = None) -> Response:  # fmt: skip

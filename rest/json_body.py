@@ -80,6 +80,25 @@ def body_variables(body: Body, value: Any) -> dict[str, Any]:
     return value
 
 
+def body_problems(
+    schema: GraphQLSchema, body: Body, variables: dict[str, Any]
+) -> dict[str, list[str]]:
+    """Every way the variables a JSON body filled do not fit their GraphQL types, keyed
+    by REST place: the body's one variable, or each member (`data.from.id`; a required
+    member left out `is required`)."""
+    if not body.members:
+        return input_problems(schema, body.graphql_type, variables[body.variable], body.name)
+    problems: dict[str, list[str]] = {}
+    for member in body.members:
+        place = f"{body.name}.{member.name}"
+        if member.variable in variables:
+            problems.update(input_problems(schema, member.graphql_type,
+                                           variables[member.variable], place))  # fmt: skip
+        elif member.graphql_type.endswith("!"):
+            problems[place] = ["is required"]
+    return problems
+
+
 def input_problems(
     schema: GraphQLSchema, graphql_type: str, value: Any, name: str
 ) -> dict[str, list[str]]:

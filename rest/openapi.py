@@ -261,19 +261,16 @@ class DocumentBuilder:
 
     def json_schema(self, body: Body) -> Schema:
         """The `data` member: the variable's input type, or an object of the members'."""
-        types = body.variables()
-        kinds = {name: type_from_ast(self.schema, parse_type(kind)) for name, kind in types.items()}
         if not body.members:
-            (kind,) = kinds.values()
-            assert kind is not None
-            return input_schema(kind)
-        properties: Schema = {}
-        for member in body.members:
-            kind = kinds[member.variable]
-            assert kind is not None
-            properties[member.name] = input_schema(kind)
+            return self.input_type_schema(body.graphql_type)
+        properties = {m.name: self.input_type_schema(m.graphql_type) for m in body.members}
         required = [m.name for m in body.members if m.graphql_type.endswith("!")]
         return {"type": "object", "properties": properties, "required": required}
+
+    def input_type_schema(self, graphql_type: str) -> Schema:
+        kind = type_from_ast(self.schema, parse_type(graphql_type))
+        assert kind is not None, f"unknown GraphQL type {graphql_type}"
+        return input_schema(kind)
 
     def responses(self, route: RestRoute, flag: str | None,
                   example: dict[str, Any]) -> dict[str, Any]:  # fmt: skip

@@ -10,7 +10,6 @@ all-or-nothing guarantee, or written to a folder for review (`--out`).
 
 from __future__ import annotations
 
-import io
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,6 +125,7 @@ class _Level:
     name: str
     short: str
     ordinal: float
+    outline: BaseGeometry | None
     index: int = 0
     drawn: DrawnLevel | None = None
 
@@ -208,7 +208,8 @@ class _Venue:
                 ordinal = 0
             name = self.text(feature.properties.get("name")) or f"Level {ordinal:g}"
             short = self.text(feature.properties.get("short_name")) or name
-            found.append(_Level(feature, name, short, float(ordinal)))
+            outline = self.shape(feature, (Polygon, shapely.MultiPolygon))
+            found.append(_Level(feature, name, short, float(ordinal), outline))
         found.sort(key=lambda level: (level.ordinal, level.feature.id))
         for index, level in enumerate(found):
             level.index = index
@@ -243,9 +244,11 @@ class _Venue:
 def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
     """The dataset and drawings of the archive's venue (pure: no I/O)."""
     venue = _Venue(archive, options)
-    network = _network(venue, options)
+    doors = _doors(venue)
+    network = _network(venue, doors, options)
     canvas = Canvas.around(_bounds(venue))
-    _draw(venue, network)
+    _draw(venue, doors, network)
+    places = _places(venue)
     venue_name = venue.text(venue.venue.properties.get("name")) if venue.venue else None
     asset = {"id": venue.asset_id, "market": "imdf", "name": venue_name or venue.asset_id}
     data: dict[str, Any] = {
@@ -281,7 +284,7 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
                                        for lv in shown]}],
         })  # fmt: skip
         on_map = {level.feature.id for level in shown}
-        data["locations"] += _locations(venue, canvas, map_id, stack_id, on_map)
+        data["locations"] += _locations(venue, canvas, places, map_id, stack_id, on_map)
     summary = [
         f"venue {asset['name']!r}: {len(venue.levels)} levels, {len(venue.units)} units "
         f"({len(data['units'])} listed), {len(data['locations'])} locations, "
@@ -292,15 +295,12 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
 
 def _bounds(venue: _Venue) -> tuple[float, float, float, float]:
     shapes = [unit.shape for unit in venue.units.values()]
-    for level in venue.levels.values():
-        outline = venue.shape(level.feature, (Polygon, shapely.MultiPolygon))
-        if outline is not None:
-            shapes.append(outline)
+    shapes += [level.outline for level in venue.levels.values() if level.outline is not None]
     bounds = shapely.total_bounds(shapes)
     return (float(bounds[0]), float(bounds[1]), float(bounds[2]), float(bounds[3]))
 
 
-def _network(venue: _Venue, options: ImdfOptions) -> WalkNetwork:
+def _spaces(venue: _Venue) -> list[Space]:
     spaces = []
     for unit_id, unit in venue.units.items():
         restriction = str(unit.feature.properties.get("restriction") or "").lower()
@@ -308,6 +308,11 @@ def _network(venue: _Venue, options: ImdfOptions) -> WalkNetwork:
         spaces.append(Space(unit_id, unit.level, unit.shape, walkable,
                             unit.category not in NO_WHEELCHAIR, CONNECTOR_KIND.get(unit.category),
                             unit.point))  # fmt: skip
+    return spaces
+
+
+def _doors(venue: _Venue) -> list[Door]:
+    """Every opening that can be read, with whether people and wheelchairs may pass."""
     doors = []
     for feature in venue.archive.of("opening"):
         level = feature.properties.get("level_id")
@@ -328,7 +333,11 @@ def _network(venue: _Venue, options: ImdfOptions) -> WalkNetwork:
         walkable = not access and category not in CLOSED_OPENINGS and restriction not in RESTRICTED
         wheelchair = str(door.get("type") or "").lower() not in NO_WHEELCHAIR_DOORS
         doors.append(Door(feature.id, level, line, walkable, wheelchair))
-    network = walk_network(spaces, doors, _traversals(venue), list(venue.levels),
+    return doors
+
+
+def _network(venue: _Venue, doors: list[Door], options: ImdfOptions) -> WalkNetwork:
+    network = walk_network(_spaces(venue), doors, _traversals(venue), list(venue.levels),
                            snap_tolerance=options.snap_tolerance)  # fmt: skip
     for door_id, unit_id, moved in network.snaps:
         venue.report.add("opening snapped onto its unit", f"{door_id} to {unit_id}: {moved:.2f} m")
@@ -361,10 +370,9 @@ def _traversals(venue: _Venue) -> list[Traversal]:
     return found
 
 
-def _draw(venue: _Venue, network: WalkNetwork) -> None:
+def _draw(venue: _Venue, doors: list[Door], network: WalkNetwork) -> None:
     for level_id, level in venue.levels.items():
-        outline = venue.shape(level.feature, (Polygon, shapely.MultiPolygon))
-        level.drawn = DrawnLevel(level_id, level.name, level.index, outline)
+        level.drawn = DrawnLevel(level_id, level.name, level.index, level.outline)
     for unit_id, unit in venue.units.items():
         drawn = venue.levels[unit.level].drawn
         assert drawn is not None
@@ -373,11 +381,10 @@ def _draw(venue: _Venue, network: WalkNetwork) -> None:
             drawn.labels.append((unit.name, unit.point))
         else:
             drawn.spaces.append((unit.category, unit.shape))
-    for feature in venue.archive.of("opening"):
-        level = venue.levels.get(feature.properties.get("level_id"))
-        line = venue.shape(feature, (LineString,)) if level is not None else None
-        if level is not None and level.drawn is not None and line is not None:
-            level.drawn.openings.append(line)
+    for door in doors:
+        drawn = venue.levels[door.level].drawn
+        assert drawn is not None
+        drawn.openings.append(door.line)
     for line in network.lines:
         drawn = venue.levels[line.level].drawn
         assert drawn is not None
@@ -388,52 +395,73 @@ def _draw(venue: _Venue, network: WalkNetwork) -> None:
         drawn.stops.append((stop.connector_id, stop.kind, stop.point))
 
 
-def _locations(venue: _Venue, canvas: Canvas, map_id: str, stack_id: str,
-               levels: set[str]) -> list[dict[str, Any]]:  # fmt: skip
-    """Units at their display points, amenities, occupants and anchors, on this map."""
-    suffix = f"@{map_id}" if map_id == stack_id else ""
-    found = []
+@dataclass(frozen=True)
+class _Place:
+    """A location to give every map of its level: a listed unit at its point, an
+    amenity, an occupant at its anchor, or an anchor no occupant names."""
 
-    def add(id_: str, name: str, level: str, point: tuple[float, float],
-            tags: list[tuple[str, str]]) -> None:  # fmt: skip
-        if level not in levels:
-            return
-        x, y = canvas.xy(*point)
-        found.append({"id": id_, "asset_id": venue.asset_id, "unit_map_id": map_id,
-                      "name": name, "x": round(x, 3), "y": round(y, 3),
-                      "floors": [{"id": level}],
-                      "tags": [{"key": k, "value": v} for k, v in tags]})  # fmt: skip
+    id: str  # the feature's (for a unit: the unit's)
+    name: str
+    level: str
+    point: tuple[float, float]
+    tags: tuple[tuple[str, str], ...]
+    unit: bool = False
 
-    for unit_id, unit in venue.units.items():
-        if unit.listed:
-            tags = [("svc:type", "unit"), ("svc:id", unit_id), ("imdf:category", unit.category)]
-            add(f"{map_id}:{unit_id}", unit.name, unit.level, unit.point, tags)
+
+def _places(venue: _Venue) -> list[_Place]:
+    """Every location of the venue, read once for all its maps."""
+    found = [_Place(unit_id, unit.name, unit.level, unit.point,
+                    (("svc:type", "unit"), ("svc:id", unit_id), ("imdf:category", unit.category)),
+                    unit=True)
+             for unit_id, unit in venue.units.items() if unit.listed]  # fmt: skip
     for feature in venue.archive.of("amenity"):
         where = _amenity_place(venue, feature)
         if where is not None:
             category = str(feature.properties.get("category") or "unspecified")
             name = venue.text(feature.properties.get("name")) or category
-            add(feature.id + suffix, name, *where, [("svc:amenity", "yes"),
-                ("imdf:feature", "amenity"), ("imdf:category", category)])  # fmt: skip
-    anchors = venue.archive.by_id("anchor")
+            found.append(_Place(feature.id, name, *where, (("svc:amenity", "yes"),
+                         ("imdf:feature", "amenity"), ("imdf:category", category))))  # fmt: skip
+    anchors = {anchor_id: _anchor_place(venue, anchor)
+               for anchor_id, anchor in venue.archive.by_id("anchor").items()}  # fmt: skip
     used: set[str] = set()
     for feature in venue.archive.of("occupant"):
-        anchor = anchors.get(str(feature.properties.get("anchor_id")))
-        where = _anchor_place(venue, anchor) if anchor is not None else None
+        anchor_id = str(feature.properties.get("anchor_id"))
+        where = anchors.get(anchor_id)
         if where is None:
             venue.report.add("occupant without a usable anchor, skipped", feature.id)
             continue
-        used.add(anchor.id)
+        used.add(anchor_id)
         category = str(feature.properties.get("category") or "unspecified")
         name = venue.text(feature.properties.get("name")) or category
-        add(feature.id + suffix, name, *where, [("imdf:feature", "occupant"),
-            ("imdf:category", category)])  # fmt: skip
-    for anchor_id, anchor in anchors.items():
-        where = _anchor_place(venue, anchor)
+        tags = (("imdf:feature", "occupant"), ("imdf:category", category))
+        found.append(_Place(feature.id, name, *where, tags))
+    anchor_units = {a.id: venue.units.get(str(a.properties.get("unit_id")))
+                    for a in venue.archive.of("anchor")}  # fmt: skip
+    for anchor_id, where in anchors.items():
         if anchor_id not in used and where is not None:
-            unit = venue.units.get(str(anchor.properties.get("unit_id")))
-            add(anchor_id + suffix, unit.name if unit else "Anchor", *where,
-                [("imdf:feature", "anchor")])  # fmt: skip
+            unit = anchor_units[anchor_id]
+            found.append(_Place(anchor_id, unit.name if unit else "Anchor", *where,
+                                (("imdf:feature", "anchor"),)))  # fmt: skip
+    return found
+
+
+def _locations(venue: _Venue, canvas: Canvas, places: list[_Place], map_id: str,
+               stack_id: str, levels: set[str]) -> list[dict[str, Any]]:  # fmt: skip
+    """The places on this map's levels as location records: a unit's id is
+    `<map id>:<unit id>`; others keep their id on a level's map, `<id>@<map id>` on the
+    stack."""
+    suffix = f"@{map_id}" if map_id == stack_id else ""
+    found = []
+    for place in places:
+        if place.level not in levels:
+            continue
+        x, y = canvas.xy(*place.point)
+        found.append({
+            "id": f"{map_id}:{place.id}" if place.unit else place.id + suffix,
+            "asset_id": venue.asset_id, "unit_map_id": map_id, "name": place.name,
+            "x": round(x, 3), "y": round(y, 3), "floors": [{"id": place.level}],
+            "tags": [{"key": k, "value": v} for k, v in place.tags],
+        })  # fmt: skip
     return found
 
 
@@ -495,12 +523,3 @@ async def import_venue(
         return None
     return await import_data(store, dataset.data, Path.cwd(), limits=limits,
                              svg_sources=dataset.svgs, max_documents=max_documents)  # fmt: skip
-
-
-def zip_bytes(files: dict[str, bytes]) -> bytes:
-    """A zip of the given files (tests and the benchmark build archives with it)."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-    return buffer.getvalue()

@@ -224,7 +224,9 @@ class Settings:
                 floor_height_ft=_env_float("FLOORGATE_FLOOR_HEIGHT_FT", Costs.floor_height_ft),
             ),
             "graph_cache_size": _env_int("FLOORGATE_GRAPH_CACHE_SIZE", 32),
-            "imdf_snap_metres": _env_float("FLOORGATE_IMDF_SNAP_METRES", cls.imdf_snap_metres),
+            "imdf_snap_metres": max(
+                0.0, _env_float("FLOORGATE_IMDF_SNAP_METRES", cls.imdf_snap_metres)
+            ),
             "import_max_documents": _env_int(
                 "FLOORGATE_IMPORT_MAX_DOCUMENTS", IMPORT_TRANSACTION_DOCUMENTS
             ),

@@ -8,7 +8,9 @@ writes the same venue the way real archives depart from it.
 
 from __future__ import annotations
 
+import io
 import uuid
+import zipfile
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +19,15 @@ from pyproj import Transformer
 
 ORIGIN = (2.2945, 48.8584)  # lon, lat
 Rect = tuple[float, float, float, float]  # x0, y0, x1, y1 in metres
+
+
+def zip_bytes(files: dict[str, bytes]) -> bytes:
+    """A zip of the given files, as an archive is handed in."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
 
 
 def rect(x0: float, y0: float, x1: float, y1: float) -> list[tuple[float, float]]:
@@ -178,8 +189,9 @@ OUTLINE = [(-1, -5), (37, -5), (37, 21), (-1, 21)]
 
 
 def two_levels(door_gap: float = 0.0) -> TwoLevels:
-    """`door_gap` moves the doors of room A that far into the corridor (a wall's
-    thickness, as in real archives where openings sit off the unit boundaries)."""
+    """`door_gap` puts a wall that thick between room A and the corridor (room A starts
+    that far north of it) and room A's door in the middle of the wall, off both unit
+    boundaries, as in real archives."""
     venue = Venue("Test Hall")
     venue.venue("Test Hall", OUTLINE)
     levels = {n: venue.level(f"L{n}", n, f"Level {n}", f"L{n}", OUTLINE) for n in (0, 1)}
@@ -187,6 +199,7 @@ def two_levels(door_gap: float = 0.0) -> TwoLevels:
     for n, level in levels.items():
         venue.unit(f"corridor{n}", level, "walkway", CORRIDOR, name=f"Corridor {n}")
         for key, (x0, y0, x1, y1) in ROOMS.items():
+            y0 += door_gap if key == "A" else 0
             units[f"{key}{n}"] = venue.unit(f"{key}{n}", level, CATEGORY[key],
                                             rect(x0, y0, x1, y1), name=f"Room {key}{n}",
                                             display=DISPLAY[key])  # fmt: skip
@@ -195,7 +208,7 @@ def two_levels(door_gap: float = 0.0) -> TwoLevels:
             if key == "C":
                 extra["access_control"] = ["keyaccess"]
             if key == "A" and door_gap:
-                a, b = (a[0], a[1] - door_gap), (b[0], b[1] - door_gap)
+                a, b = (a[0], a[1] + door_gap / 2), (b[0], b[1] + door_gap / 2)
             venue.opening(f"{key}{n}", level, a, b, **extra)
     venue.relationship("elevator", "elevator", [units["E0"], units["E1"]])
     amenity = venue.amenity("restroom", "restroom", (33, 18), [units["B0"]], "Restroom")

@@ -36,10 +36,9 @@ from storage.imdf_import import (
     import_venue,
     read_files,
     venue_dataset,
-    zip_bytes,
 )
 from tests._dbserver import fresh_store
-from tests.imdf_venues import DISPLAY, TwoLevels, two_levels
+from tests.imdf_venues import DISPLAY, TwoLevels, two_levels, zip_bytes
 
 FLAGS = "distances, directions, locations-resource"
 FEET = 0.3048
@@ -247,8 +246,13 @@ def test_non_standard_archives_are_read_and_reported(tmp_path):
     kinds = dataset.report.counts
     assert kinds["array in place of a FeatureCollection"] == 8
     assert kinds["3-D coordinates, altitude dropped"] > 0
-    assert kinds["label is a plain string, not a language map"] > 0
-    assert kinds["opening snapped onto its unit"] >= 2  # room A's door on both levels
+    # Each label read once: the venue, 2 levels, 12 units, the amenity and the occupant.
+    assert kinds["label is a plain string, not a language map"] == 17
+    # Room A's door, in the middle of a 0.3 m wall: snapped 0.15 m onto room A and onto
+    # the corridor, on both levels; A stays reachable, only the locked rooms do not.
+    assert kinds["opening snapped onto its unit"] == 4
+    assert dataset.report.examples["opening snapped onto its unit"][0].endswith(": 0.15 m")
+    assert kinds["unit no opening reaches (unreachable)"] == 2
     assert len(dataset.data["units"]) == 6
     standard = venue_dataset(read_archive(venue.venue.files()), ImdfOptions())
     assert dataset.data["floors"] == standard.data["floors"]
@@ -317,7 +321,7 @@ def test_cli_dry_run_then_import_then_a_bad_archive(tmp_path, db_server):
     dry = run_cli(["import-imdf", str(archive), "--dry-run"], env)
     assert dry.returncode == 0, dry.stderr
     assert "would import without problems; nothing was written" in dry.stdout
-    assert "opening snapped onto its unit: 2 (e.g." in dry.stdout
+    assert "opening snapped onto its unit: 4 (e.g." in dry.stdout
     with MongoClient(db_server.uri) as client:
         assert client[database]["assets"].count_documents({}) == 0
     done = run_cli(["import-imdf", str(archive), "--asset-id", "hall"], env)

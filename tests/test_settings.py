@@ -44,3 +44,9 @@ def test_each_limit_is_read_from_the_environment(monkeypatch, variable):
 def test_cors_star_means_any_origin(monkeypatch):
     monkeypatch.setenv("FLOORGATE_CORS_ORIGINS", "*")
     assert Settings.from_env().cors_origins == ()
+
+
+def test_a_negative_imdf_snap_distance_is_none(monkeypatch):
+    """No opening is snapped from a negative distance: only those on a boundary join."""
+    monkeypatch.setenv("FLOORGATE_IMDF_SNAP_METRES", "-1")
+    assert Settings.from_env().imdf_snap_metres == 0.0

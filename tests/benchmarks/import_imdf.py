@@ -22,11 +22,11 @@ import time
 from pathlib import Path
 
 from storage.database import Store
-from storage.imdf_import import ImdfOptions, dataset_from_path, import_venue, write_out, zip_bytes
+from storage.imdf_import import ImdfOptions, dataset_from_path, import_venue, write_out
 from storage.importer import import_dataset
 from storage.settings import Settings
 from tests.benchmarks._database import on_embedded
-from tests.imdf_venues import office_tower
+from tests.imdf_venues import office_tower, zip_bytes
 
 GOAL_SECONDS = 30.0
 # The tower writes about 25,000 documents (10,000 of them the units' locations on the
