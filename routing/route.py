@@ -201,7 +201,11 @@ def _position(mode: ModeGraph, join: Join, nodes: list[int], edges: list[int]) -
 
 
 def _at(mode: ModeGraph, nodes: list[int], position: float) -> XY:
-    """The canvas point at a chain position."""
+    """The canvas point at a chain position: a node's own coordinates at a whole
+    position (interpolating to a node, `a + 1.0 * (b - a)`, can miss it in the last bit,
+    and a leg must end exactly where its connector stands)."""
+    if position == int(position):
+        return _xy(mode.loaded, nodes[int(position)])
     index = min(math.floor(position), len(nodes) - 2)
     t = position - index
     (ax, ay), (bx, by) = _xy(mode.loaded, nodes[index]), _xy(mode.loaded, nodes[index + 1])

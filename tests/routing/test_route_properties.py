@@ -20,6 +20,7 @@ from tests.routing.test_properties import (
     MODES,
     SETTINGS,
     Network,
+    Stop,
     Walk,
     any_networks,
     build,
@@ -101,3 +102,21 @@ def test_why_there_is_no_route():
 def _two_levels_without_connector() -> Network:
     line = Walk(((0, 1), (4, 1)), True, "line")
     return Network(1.0, [[line], [line], []], [[], [], []], [0, 1, 2], [0, 1, 2])
+
+
+def test_a_leg_ends_exactly_where_its_connector_stands():
+    """Found by hypothesis: stairs at x 0.1 joined to a line ending at 0.4 and one at
+    0.0. Interpolating to the chain's last node gave 0.09999999999999998 for the leg's
+    end, where the ride starts at 0.1; whole chain positions are nodes' own points."""
+    stairs = [Stop("stairs", "c0", 0.1, 0.0)]  # type: ignore[arg-type]  # a float x
+    network = Network(0.5, [[], [Walk(((0.0, 0.0), (0.0, 0.5)), True, "line")],
+                            [Walk(((0.9, 0.0), (0.4, 0.0)), True, "line")]],
+                      [stairs, stairs, stairs], [0, 1, 2], [0, 1, 2])  # fmt: skip
+    graph, loaded = build(network)
+    one, two = Point(0.0, 0.0, 1), Point(0.0, 0.0, 2)
+    for start, end in ((one, two), (two, one)):
+        found = find_route(loaded, FOOT, start, end)
+        assert isinstance(found, Route)
+        assert [ride.at for ride in found.rides] == [(0.1, 0.0)]
+        assert found.legs[0].points[-1] == (0.1, 0.0)
+        check_route(found, start, end, graph.feet_per_unit, FOOT)
