@@ -22,6 +22,7 @@ from rest.bodies import read_text_body
 from rest.credentials import repeated_key, request_context
 from rest.documents import OMITTED_WHEN_NULL, without_nulls
 from rest.etags import REVALIDATE, body_etag, etag_matches
+from rest.graphql_requests import variables_digest
 from rest.json_body import body_problems, body_variables, read_json_body
 from rest.metrics import ROUTE
 from rest.paging_urls import with_urls
@@ -128,11 +129,14 @@ class RestApi:
             except ApiError as rate_error:
                 return error_response(rate_error)
         self.prepare(route)
-        answer_key = await self.answer_key(route, context, raw_path, request, problems)
+        answer_key = await self.answer_key(route, context, raw_path, request, problems,
+                                           variables)  # fmt: skip
         reads = None
         if answer_key is not None:
             kept = self.services.store.cache.answer(answer_key)
             if kept is not None:  # access and rate limit were checked above, as always
+                if route.method != "GET":
+                    return Response(kept[0], media_type=route.media_type)
                 return conditional(*kept, route.media_type, request)
             reads = ReadLog(answer_key)
         token = READS.set(reads)
@@ -174,15 +178,26 @@ class RestApi:
         raw_path: str,
         request: Request,
         problems: FieldErrors,
+        variables: dict[str, Any],
     ) -> tuple[Any, ...] | None:
-        """What a GET's answer depends on besides the data it reads: the route, path and
-        query (paging URLs repeat them), the caller's permissions and assets, the flags.
-        None where answers are not kept (writes, bad input, the cache not serving)."""
-        if route.method != "GET" or problems or not self.services.store.cache.live:
+        """What an answer depends on besides the data it reads: the route, path and
+        query (paging URLs repeat them), a JSON body's variables, the caller's
+        permissions and assets, the flags. Kept: GETs, and queries with a JSON body
+        (E18, route), whose answer is as much a read as a GET's. None where answers are
+        not kept (writes, E10's SVG text, bad input, the cache not serving)."""
+        if problems or not self.services.store.cache.live:
             return None
+        body = b""
+        if route.method != "GET":
+            if route.mutation or route.body is None or not route.body.json:
+                return None
+            digest = variables_digest(route.operation_id.encode(), variables)
+            if digest is None:
+                return None
+            body = digest
         caller = await context.caller()
         query = request.scope.get("query_string", b"")
-        return ("answer", route.operation_id, raw_path, query, caller.permissions,
+        return ("answer", route.operation_id, raw_path, query, body, caller.permissions,
                 caller.assets, context.flags)  # fmt: skip
 
     def cost(self, route: RestRoute, variables: dict[str, Any]) -> int:
@@ -221,8 +236,8 @@ class RestApi:
 
     def respond(self, route: RestRoute, body: Any, request: Request, raw_path: str,
                 reads: ReadLog | None = None) -> Response:  # fmt: skip
-        """The REST response of a successful operation, in the route's shape; a GET's
-        answer is kept while the data it read (`reads`, with the answer's key) holds."""
+        """The REST response of a successful operation, in the route's shape; a kept
+        answer (`reads` names its key) is kept while the data it read holds."""
         if route.shape is Shape.NO_CONTENT:
             return Response(status_code=204)
         if route.fragment in OMITTED_WHEN_NULL:
@@ -236,7 +251,9 @@ class RestApi:
             content, etag = json_bytes({"data": body["data"]}), body["etag"]
         else:
             content = json_bytes(body)
-            if route.method != "GET":  # a write's answer is not revalidated
+            if route.method != "GET":  # a POST's answer is not revalidated: no tag
+                if reads is not None:
+                    self.services.store.cache.keep_answer(reads, content, "")
                 return Response(content, media_type=route.media_type)
             etag = body_etag(content)
         if reads is not None:

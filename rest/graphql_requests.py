@@ -109,16 +109,26 @@ async def answer_key(params: dict[str, Any], context: RequestContext) -> Hashabl
     """A digest, not the texts: the cache's byte budget counts answers, not keys, and a
     document may be long. BLAKE2b-256: no two requests meet by accident or design. None
     for variables nested past what orjson writes (such a query runs, is not kept)."""
-    try:
-        variables = orjson.dumps(params["variables"], option=orjson.OPT_SORT_KEYS)
-    except orjson.JSONEncodeError:
+    name = params["operationName"]  # a valid name: no NUL, like the parsed document
+    head = params["query"].encode() + (b"\0-\0" if name is None else b"\0%s\0" % name.encode())
+    digest = variables_digest(head, params["variables"])
+    if digest is None:
         return None
     caller = await context.caller()  # looked up already (`GraphQLView.refusal`)
-    digest = blake2b(params["query"].encode(), digest_size=32)
-    name = params["operationName"]  # a valid name: no NUL, like the parsed document
-    digest.update(b"\0-\0" if name is None else b"\0%s\0" % name.encode())
-    digest.update(variables)
-    return ("graphql", digest.digest(), caller.permissions, caller.assets, context.flags)
+    return ("graphql", digest, caller.permissions, caller.assets, context.flags)
+
+
+def variables_digest(head: bytes, variables: dict[str, Any] | None) -> bytes | None:
+    """BLAKE2b-256 of `head` and the variables as sorted JSON: the part of a kept
+    answer's key that names its input (here and for REST bodies, `rest/dispatch.py`).
+    None for variables nested past what orjson writes (such a request runs, is not kept)."""
+    try:
+        encoded = orjson.dumps(variables, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:
+        return None
+    digest = blake2b(head, digest_size=32)
+    digest.update(encoded)
+    return digest.digest()
 
 
 async def charge_kept(
