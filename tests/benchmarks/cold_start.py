@@ -1,0 +1,90 @@
+"""Cold start alone: `floorgate serve` and the minimal server, spawn to the first 200
+of `GET /v1/assets/{id}` over TLS, alternating, on one running database (the same
+measure as `versus_minimal`'s last row, with more starts and without its 6 minutes).
+
+Goal of issue 15: floorgate answers its first 200 in under 0.4 s on this machine.
+
+Run with `make bench` or `python -m tests.benchmarks cold_start` (about a minute).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import ssl
+import tempfile
+import time
+from pathlib import Path
+
+from rest.tls import ensure_local_certificates
+from storage.embedded import EmbeddedServer
+from tests.benchmarks import _servers as s
+from tests.benchmarks._report import machine
+from tests.benchmarks.versus_minimal import (
+    DATABASE,
+    FLOORGATE_ENV,
+    PUBLIC_URL,
+    commit,
+    measure_cold_starts,
+    prepare,
+)
+
+STARTS = 9
+GOAL_SECONDS = 0.4
+
+
+def run(folder: Path) -> None:
+    database = EmbeddedServer(folder / "db")
+    database.start()
+    try:
+        key, _ = asyncio.run(prepare(database.uri, folder))
+        certs = ensure_local_certificates(folder / "tls")
+        env = {**os.environ, **FLOORGATE_ENV, "FLOORGATE_MONGODB_URI": database.uri,
+               "FLOORGATE_DATABASE": DATABASE,
+               "FLOORGATE_DATA_DIR": str(folder / "floorgate")}  # fmt: skip
+        logs = folder / "logs"
+        logs.mkdir()
+
+        def floorgate() -> s.Spawned:
+            port = s.free_port()
+            args = s.floorgate_args(port, certs.cert, certs.key, PUBLIC_URL, 1)
+            return s.spawn("floorgate", args, env, logs, port)
+
+        def minimal() -> s.Spawned:
+            port = s.free_port()
+            args = s.minimal_args(port, certs.cert, certs.key, PUBLIC_URL, database.uri,
+                                  DATABASE)  # fmt: skip
+            return s.spawn("minimal", args, env, logs, port)
+
+        tls = ssl.create_default_context(cafile=str(certs.ca_cert))
+        measure_cold_starts({"floorgate": floorgate, "minimal": minimal}, key, tls, 1)  # warm
+        samples: dict[str, list[float]] = {"floorgate": [], "minimal": []}
+        medians = measure_cold_starts({"floorgate": floorgate, "minimal": minimal}, key, tls,
+                                      STARTS, samples)  # fmt: skip
+    finally:
+        database.stop()
+    print(f"- commit: {commit()}")
+    print("\n".join(f"- {line}" for line in machine()))
+    print()
+    print("| server | median | min | max | each start (s) |")
+    print("|---|---:|---:|---:|---|")
+    for name, values in samples.items():
+        each = ", ".join(f"{value:.2f}" for value in values)
+        print(f"| {name} | {medians[name]:.3f} s | {min(values):.3f} s | {max(values):.3f} s "
+              f"| {each} |")  # fmt: skip
+    met = medians["floorgate"] < GOAL_SECONDS
+    print(f"\nfloorgate / minimal: {medians['floorgate'] / medians['minimal']:.2f}x; goal "
+          f"floorgate < {GOAL_SECONDS} s: {'met' if met else 'not met'}")  # fmt: skip
+
+
+def main() -> None:
+    """Time cold starts of both servers and print them (Markdown)."""
+    print(f"cold_start: {STARTS} starts of each server, alternating", flush=True)
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="floorgate-cold-") as tmp:
+        run(Path(tmp))
+    print(f"\n(total {time.perf_counter() - started:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
