@@ -9,8 +9,9 @@ uvicorn alone keeps a connection that never finishes its TLS handshake for async
   (both loops take `ssl_handshake_timeout`/`ssl_shutdown_timeout` in `create_server`);
 - the HTTP protocol (uvicorn's `http=`: `GuardedHttpToolsProtocol`, or
   `GuardedH11Protocol`) closes a connection whose request head is not complete in time,
-  answers over `max_connections` with the API's JSON 503 instead of uvicorn's plain
-  text, and sets TCP_NODELAY on every accepted connection (`ConnectionGuards`).
+  drops one whose client stops reading an answer (the send timeout), answers over
+  `max_connections` with the API's JSON 503 instead of uvicorn's plain text, and sets
+  TCP_NODELAY on every accepted connection (`ConnectionGuards`).
 
 uvloop and httptools (uvicorn's "standard" extras) are the fast path, taken where they
 are installed; asyncio's loop and h11 are the fallback, with the same guards
@@ -163,14 +164,22 @@ def send_without_delay(transport: asyncio.BaseTransport) -> None:
 
 
 class ConnectionGuards:
-    """What both protocols add to uvicorn's: a request-head timeout, a JSON over-limit
-    answer and TCP_NODELAY. Mixed in before uvicorn's protocol class.
+    """What both protocols add to uvicorn's: a request-head timeout, a send timeout, a
+    JSON over-limit answer and TCP_NODELAY. Mixed in before uvicorn's protocol class.
 
     The head timer runs from the accepted TCP connection to the end of the first request
     head (so the TLS handshake and the head share one `header_timeout_seconds`), and on
     a keep-alive connection from the first byte of each later request to the end of its
     head. Idle time between requests is uvicorn's keep-alive timeout; the body is
-    timed by the app (`rest.middleware.Boundary`)."""
+    timed by the app (`rest.middleware.Boundary`).
+
+    The send timer runs while the transport has paused writing (its buffer is over the
+    high-water mark because the client does not read): if the client has not taken
+    enough for writing to resume within `send_timeout_seconds`, the connection is
+    aborted, which drops the buffer and ends the answer's task (uvicorn's
+    `connection_lost` releases the waiting `send`). nginx's `send_timeout` does the
+    same. Without it a client that asks for large answers and never reads them keeps
+    each in memory, and its task running, for ever."""
 
     # Set by uvicorn's protocol classes.
     loop: asyncio.AbstractEventLoop
@@ -195,6 +204,8 @@ class ConnectionGuards:
         # The protocol is made when the TCP connection is accepted, before TLS.
         self.head_deadline: float | None = self.loop.time() + self.header_timeout
         self.head_timer: asyncio.TimerHandle | None = None
+        self.send_timeout = settings.send_timeout_seconds
+        self.send_timer: asyncio.TimerHandle | None = None
         # uvicorn's own check answers in plain text; ours answers like the API.
         self.max_connections = self.limit_concurrency
         self.limit_concurrency = None
@@ -211,7 +222,32 @@ class ConnectionGuards:
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.cancel_head_timer()
+        self.cancel_send_timer()
         super().connection_lost(exc)  # type: ignore[misc]
+
+    def pause_writing(self) -> None:
+        """The client reads slower than the answer is written: it has this long to catch up."""
+        super().pause_writing()  # type: ignore[misc]
+        if self.send_timer is None:
+            self.send_timer = self.loop.call_later(self.send_timeout, self.send_timed_out)
+
+    def resume_writing(self) -> None:
+        self.cancel_send_timer()
+        super().resume_writing()  # type: ignore[misc]
+
+    def cancel_send_timer(self) -> None:
+        if self.send_timer is not None:
+            self.send_timer.cancel()
+            self.send_timer = None
+
+    def send_timed_out(self) -> None:
+        """Abort, even a transport already closing: a graceful close would wait for the
+        buffer to be read, which is what this client does not do."""
+        self.send_timer = None
+        if self.transport is not None:
+            log.debug("%s: answer not read for %ss, connection dropped", self.client,
+                      self.send_timeout)  # fmt: skip
+            self.transport.abort()
 
     def start_head_timer(self) -> None:
         """The first bytes of a later request: its head has the full timeout."""

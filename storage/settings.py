@@ -120,6 +120,7 @@ class Settings:
     header_timeout_seconds: float = 15.0  # TLS handshake plus request head
     keepalive_timeout_seconds: float = 5.0  # an idle keep-alive connection
     body_timeout_seconds: float = 15.0  # longest pause while a request body arrives
+    send_timeout_seconds: float = 30.0  # longest pause while the client reads an answer
     max_connections: int = 1000  # concurrent connections per worker
     cors_origins: tuple[str, ...] = ()  # browser origins allowed to call; empty: any ("*")
     hsts_seconds: int = 31_536_000  # Strict-Transport-Security max-age; 0 leaves it out
@@ -195,6 +196,9 @@ class Settings:
             ),
             "body_timeout_seconds": _env_float(
                 "FLOORGATE_BODY_TIMEOUT_SECONDS", cls.body_timeout_seconds
+            ),
+            "send_timeout_seconds": _env_float(
+                "FLOORGATE_SEND_TIMEOUT_SECONDS", cls.send_timeout_seconds
             ),
             "max_connections": _env_int("FLOORGATE_MAX_CONNECTIONS", cls.max_connections),
             "cors_origins": tuple(origin.rstrip("/") for origin in

@@ -25,6 +25,9 @@ pytestmark = pytest.mark.e2e
 
 HEADER_TIMEOUT = 1.5
 KEEPALIVE_TIMEOUT = 0.7
+SEND_TIMEOUT = 1.0
+BIG_FILE = "/static/graphiql/graphiql.min.js"  # 3.5 MB, public: far more than any buffer
+SMALL_FILE = "/static/graphiql/graphiql.min.css"  # 425 KB
 PARTIAL_HEAD = b"GET /healthz HTTP/1.1\r\nHost: x\r\n"  # no blank line: the head goes on
 FULL_REQUEST = b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"
 HEALTHY = b'{"status":"ok"}'
@@ -163,7 +166,8 @@ def timed(tmp_path_factory, db_server, settings,
           implementation) -> Iterator[tuple[Served, ssl.SSLContext]]:  # fmt: skip
     """Short timeouts, so that each test waits about a second."""
     env = {"FLOORGATE_HEADER_TIMEOUT_SECONDS": str(HEADER_TIMEOUT),
-           "FLOORGATE_KEEPALIVE_TIMEOUT_SECONDS": str(KEEPALIVE_TIMEOUT), **implementation}
+           "FLOORGATE_KEEPALIVE_TIMEOUT_SECONDS": str(KEEPALIVE_TIMEOUT),
+           "FLOORGATE_SEND_TIMEOUT_SECONDS": str(SEND_TIMEOUT), **implementation}
     with serve_tls(tmp_path_factory.mktemp("timed"), db_server, settings, **env) as served:
         context = client_context(served)
         wait_until_ready(served, context)
@@ -265,6 +269,97 @@ def test_a_slow_second_head_on_keep_alive_is_closed_at_the_header_timeout(timed)
                                              dribble=b"X-Slow: abcdefghijklmnop")  # fmt: skip
     assert sent == b""
     assert HEADER_TIMEOUT - 0.05 <= elapsed <= HEADER_TIMEOUT + 0.8
+
+
+# -- the send timeout: an answer the client stops reading ------------------------------
+
+def open_narrow_tls(served: Served, context: ssl.SSLContext) -> ssl.SSLSocket:
+    """A TLS connection whose receive window is small (set before connecting), so that
+    what the client does not read stays in the server's buffers, not in the kernel's."""
+    raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+    raw.settimeout(5)
+    raw.connect(("127.0.0.1", served.port))
+    return context.wrap_socket(raw, server_hostname="localhost")
+
+
+def get_heads(sock: ssl.SSLSocket, path: str, count: int = 1) -> tuple[int, int, bytes]:
+    """Send `count` pipelined `GET path` and read the first head: its status, its
+    Content-Length, and the bytes after the head so far."""
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n".encode() * count)
+    buffer = b""
+    while b"\r\n\r\n" not in buffer:
+        chunk = sock.recv(16384)
+        assert chunk, f"closed before a response head: {buffer!r}"
+        buffer += chunk
+    head, _, body = buffer.partition(b"\r\n\r\n")
+    length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                  if line.lower().startswith(b"content-length:"))  # fmt: skip
+    return int(head.split()[1]), length, body
+
+
+def read_at_most(sock: ssl.SSLSocket, wanted: int, seconds: float) -> tuple[bytes, bool]:
+    """Read until `wanted` bytes came, the server closed (True), or `seconds` passed."""
+    received = b""
+    deadline = time.monotonic() + seconds
+    while len(received) < wanted and time.monotonic() < deadline:
+        sock.settimeout(max(0.01, deadline - time.monotonic()))
+        try:
+            chunk = sock.recv(65536)
+        except TimeoutError:
+            break
+        except (ConnectionError, ssl.SSLError):
+            return received, True
+        if not chunk:
+            return received, True
+        received += chunk
+    return received, False
+
+
+def kernel_send_buffer() -> int:
+    """The most a TCP socket's send buffer grows to here (Linux autotuning): an answer
+    smaller than this can sit in the kernel whole, and the server never waits."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/tcp_wmem").read_text().split()[2])
+    except (OSError, IndexError, ValueError):
+        return 4 * 1024 * 1024
+
+
+def test_an_answer_not_read_is_cut_off_at_the_send_timeout(timed):
+    """A client that asks for large answers and stops reading (a slow-read attack) holds
+    them in the server's memory only until the send timeout: then the connection is
+    dropped, with most of the answers never sent. Pipelined requests of a 3.5 MB file
+    add up to twice what the kernel may buffer, so the server itself has to wait."""
+    served, context = timed
+    size = 3_513_580
+    count = 2 * kernel_send_buffer() // size + 2
+    with open_narrow_tls(served, context) as sock:
+        status, length, body = get_heads(sock, BIG_FILE, count)
+        assert (status, length) == (200, size)
+        time.sleep(SEND_TIMEOUT + 1.0)  # reads nothing: the server's buffers fill up
+        rest, closed = read_at_most(sock, count * size, 10.0)
+    received = len(body) + len(rest)
+    assert closed, f"the connection was still open after {received} of {count * size} bytes"
+    assert received < count * size // 2, (received, count * size)
+    assert latency(served, context, "/healthz", {}, HEALTHY) < 5  # the server goes on
+
+
+def test_a_slow_reader_that_keeps_reading_gets_the_whole_answer(timed):
+    """The timeout is on progress, not on the whole answer: a client reading 32 KB every
+    0.1 s (far slower than it could) takes longer than the send timeout in all and gets
+    every byte."""
+    served, context = timed
+    started = time.monotonic()
+    with open_narrow_tls(served, context) as sock:
+        status, length, body = get_heads(sock, SMALL_FILE)
+        assert status == 200 and length > 400_000
+        while len(body) < length:
+            chunk, closed = read_at_most(sock, min(32768, length - len(body)), 2.0)
+            assert not closed and chunk, f"cut off after {len(body)} of {length} bytes"
+            body += chunk
+            time.sleep(0.1)
+    assert len(body) == length
+    assert time.monotonic() - started > SEND_TIMEOUT
 
 
 # -- many hanging connections ------------------------------------------------------------

@@ -19,6 +19,7 @@ ENVIRONMENT = {
     "FLOORGATE_HEADER_TIMEOUT_SECONDS": ("header_timeout_seconds", "3", 3.0),
     "FLOORGATE_KEEPALIVE_TIMEOUT_SECONDS": ("keepalive_timeout_seconds", "4", 4.0),
     "FLOORGATE_BODY_TIMEOUT_SECONDS": ("body_timeout_seconds", "6", 6.0),
+    "FLOORGATE_SEND_TIMEOUT_SECONDS": ("send_timeout_seconds", "7", 7.0),
     "FLOORGATE_MAX_CONNECTIONS": ("max_connections", "12", 12),
     "FLOORGATE_UNAUTHENTICATED_RATE_PER_SECOND": ("unauthenticated_rate_per_second", "0.5", 0.5),
     "FLOORGATE_UNAUTHENTICATED_BURST": ("unauthenticated_burst", "13", 13),
