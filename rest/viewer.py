@@ -61,11 +61,11 @@ def origin_of(url: str) -> str:
 
 def viewer_policy(settings: Settings) -> tuple[str, ...]:
     """The page's CSP directives but `frame-ancestors`. Map documents are fetched from
-    `{cdn_url}`: when that is another origin (a CDN), `connect-src` names it too, and
-    nothing else."""
+    `{cdn_url}` (by default under the public URL), so `connect-src` names its origin
+    beside 'self', and nothing else: the page may be opened at another address than the
+    public URL's (`https://127.0.0.1:8443` beside `https://localhost:8443`), where 'self'
+    is not the files' origin."""
     files_origin = origin_of(settings.files_url)
-    if files_origin == origin_of(settings.public_url):
-        return BASE_POLICY
     return tuple(f"connect-src 'self' {files_origin}" if directive == "connect-src 'self'"
                  else directive for directive in BASE_POLICY)  # fmt: skip
 

@@ -15,8 +15,11 @@ from rest.app import create_app
 from rest.viewer import VIEWER_STATIC_DIR, VIEWER_STATIC_PREFIX
 from storage.settings import Settings, SettingsError, frame_ancestors
 
+# The files' origin is the public URL's (tests/conftest.py): named beside 'self', for a
+# page opened at another address of the server.
 POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-          "connect-src 'self'; base-uri 'none'; form-action 'none'")  # fmt: skip
+          "connect-src 'self' https://api.floorgate.test; base-uri 'none'; "
+          "form-action 'none'")  # fmt: skip
 TYPES = {".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml"}
 
 

@@ -77,7 +77,8 @@ def site(db_server, demo_key, tmp_path_factory) -> Iterator[Site]:
         with httpx.Client(base_url=served.base, verify=trust, headers=headers,
                           timeout=30) as api:  # fmt: skip
             profile = tmp_path_factory.mktemp("chromium") / "profile"
-            browser = offline_browser(profile, served.certs.cert, deadline)
+            # 127.0.0.1 too: the server's address, beside its public URL's localhost.
+            browser = offline_browser(profile, served.certs.cert, deadline, "127.0.0.1")
             try:
                 yield Site(served.base, key, api, browser)
             finally:
@@ -90,16 +91,17 @@ def open_viewer(
     size: tuple[int, int] = DESKTOP,
     key: bool = True,
     map_id: str = MAP,
+    base: str | None = None,
 ) -> str:
-    """A new tab of `size` on the viewer of MAP (the key in the fragment); its session
-    once the map is drawn."""
+    """A new tab of `size` on the viewer of MAP (the key in the fragment), at the
+    server's public URL unless `base` says another; its session once the map is drawn."""
     session = open_tab(site.browser)
     width, height = size
     site.browser.call("Emulation.setDeviceMetricsOverride",
                       {"width": width, "height": height, "deviceScaleFactor": 1,
                        "mobile": width < 600}, session=session)  # fmt: skip
     fragment = f"#key={quote(site.key)}" if key else ""
-    url = f"{site.base}/viewer/maps/{map_id}{query}{fragment}"
+    url = f"{base or site.base}/viewer/maps/{map_id}{query}{fragment}"
     site.browser.call("Page.navigate", {"url": url}, session=session)
     if key:
         state = wait_until(site.browser, session, "document.body && ['ready', 'error', "
@@ -167,6 +169,23 @@ def test_the_map_draws_every_level_and_its_units(site):
     posts = [r for r in requests if r["method"] == "POST"]
     assert posts and {r["url"] for r in posts} == {f"{site.base}/graphql"}
     assert all(r["headers"]["API-Key"] == site.key for r in posts)
+
+
+def test_the_viewer_opened_at_the_servers_address_draws_the_map(site):
+    """At https://127.0.0.1:PORT, not the public URL's https://localhost:PORT: the page
+    asks /graphql at its own origin and fetches the parsed document at the public URL,
+    another origin there, which its CSP names and /files answers with CORS."""
+    address = site.base.replace("://localhost:", "://127.0.0.1:")
+    assert address != site.base
+    session = open_viewer(site, base=address)
+    units = js(site, session, "document.querySelectorAll('#map polygon.unit').length")
+    assert units == len(site.graphql('query { unitMap(id: "map-b1") { units { id } } }'
+                                     )["unitMap"]["units"])  # fmt: skip
+    assert problems(site, session) == []
+    fetched = {urlsplit(event["params"]["request"]["url"]).netloc
+               for event in page_events(site, session)
+               if event["method"] == "Network.requestWillBeSent"}  # fmt: skip
+    assert fetched == {urlsplit(address).netloc, urlsplit(site.base).netloc}
 
 
 # ---------------------------------------------------------------- helpers
