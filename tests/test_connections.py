@@ -90,9 +90,9 @@ def seconds_until_closed(sock: socket.socket, started: float, limit: float,
         received += data
 
 
-def read_response(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
-    """One HTTP/1.1 response with a Content-Length body: status, headers, body."""
-    sock.settimeout(10)
+def read_head(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
+    """A response head: status, headers (names in lower case), and the bytes of the body
+    that came with it."""
     buffer = b""
     while b"\r\n\r\n" not in buffer:
         chunk = sock.recv(65536)
@@ -104,13 +104,20 @@ def read_response(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
     for line in lines:
         name, _, value = line.partition(":")
         headers[name.strip().lower()] = value.strip()
+    return int(status_line.split()[1]), headers, body
+
+
+def read_response(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
+    """One HTTP/1.1 response with a Content-Length body: status, headers, body."""
+    sock.settimeout(10)
+    status, headers, body = read_head(sock)
     length = int(headers["content-length"])
     while len(body) < length:
         chunk = sock.recv(65536)
         assert chunk, "closed inside a response body"
         body += chunk
     assert len(body) == length
-    return int(status_line.split()[1]), headers, body
+    return status, headers, body
 
 
 def wait_until_ready(served: Served, context: ssl.SSLContext, timeout: float = 30) -> None:
@@ -287,15 +294,8 @@ def get_heads(sock: ssl.SSLSocket, path: str, count: int = 1) -> tuple[int, int,
     """Send `count` pipelined `GET path` and read the first head: its status, its
     Content-Length, and the bytes after the head so far."""
     sock.sendall(f"GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n".encode() * count)
-    buffer = b""
-    while b"\r\n\r\n" not in buffer:
-        chunk = sock.recv(16384)
-        assert chunk, f"closed before a response head: {buffer!r}"
-        buffer += chunk
-    head, _, body = buffer.partition(b"\r\n\r\n")
-    length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                  if line.lower().startswith(b"content-length:"))  # fmt: skip
-    return int(head.split()[1]), length, body
+    status, headers, body = read_head(sock)
+    return status, int(headers["content-length"]), body
 
 
 def read_at_most(sock: ssl.SSLSocket, wanted: int, seconds: float) -> tuple[bytes, bool]:
