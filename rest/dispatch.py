@@ -182,16 +182,13 @@ class RestApi:
     ) -> tuple[Any, ...] | None:
         """What an answer depends on besides the data it reads: the route, path and
         query (paging URLs repeat them), a JSON body's variables, the caller's
-        permissions and assets, the flags. Kept: GETs, and queries with a JSON body
-        (E18, route), whose answer is as much a read as a GET's. None where answers are
-        not kept (writes, E10's SVG text, bad input, the cache not serving)."""
-        if problems or not self.services.store.cache.live:
+        permissions and assets, the flags. None where answers are not kept (the route
+        keeps none, bad input, the cache not serving)."""
+        if not route.keeps_answers or problems or not self.services.store.cache.live:
             return None
         body = b""
-        if route.method != "GET":
-            if route.mutation or route.body is None or not route.body.json:
-                return None
-            digest = variables_digest(route.operation_id.encode(), variables)
+        if route.body is not None:
+            digest = variables_digest(b"", variables)
             if digest is None:
                 return None
             body = digest

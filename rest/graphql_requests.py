@@ -107,8 +107,7 @@ async def operation_of(
 
 async def answer_key(params: dict[str, Any], context: RequestContext) -> Hashable | None:
     """A digest, not the texts: the cache's byte budget counts answers, not keys, and a
-    document may be long. BLAKE2b-256: no two requests meet by accident or design. None
-    for variables nested past what orjson writes (such a query runs, is not kept)."""
+    document may be long. BLAKE2b-256: no two requests meet by accident or design."""
     name = params["operationName"]  # a valid name: no NUL, like the parsed document
     head = params["query"].encode() + (b"\0-\0" if name is None else b"\0%s\0" % name.encode())
     digest = variables_digest(head, params["variables"])

@@ -119,6 +119,15 @@ class RestRoute:
         object.__setattr__(self, "document", text)
         object.__setattr__(self, "parsed", parse(text))
 
+    @property
+    def keeps_answers(self) -> bool:
+        """Whether its answers are kept while what they read holds: GETs, and queries
+        with a JSON body (E18, route), whose answer is as much a read as a GET's; not
+        writes, nor E10, whose SVG text is no variables worth a key."""
+        if self.method == "GET":
+            return True
+        return not self.mutation and self.body is not None and self.body.json
+
     def param_name(self, variable: str) -> str:
         """The REST name of a GraphQL variable (or of a place in it, `data.3.unitId`),
         for error `fields`."""

@@ -11,6 +11,7 @@ import pytest
 
 from resolvers.keys import create_key
 from resolvers.permissions import ALL_PERMISSIONS
+from rest.routes import ROUTES
 from tests.conftest import Demo
 from tests.test_read_cache import until
 
@@ -137,3 +138,12 @@ async def test_parse_answers_are_not_kept(demo: Demo):
     again = await demo.client.post("/v1/maps/parse", content=svg, headers=headers)
     assert (again.status_code, again.content) == (first.status_code, first.content)
     assert cache.answer_hits == hits
+
+
+def test_which_routes_keep_answers():
+    """Every GET, and the queries with a JSON body; never a write, nor E10's SVG."""
+    kept = {route.operation_id for route in ROUTES if route.keeps_answers}
+    gets = {route.operation_id for route in ROUTES if route.method == "GET"}
+    assert kept - gets == {"distanceMatrix", "unitMapDistanceMatrix", "route", "unitMapRoute"}
+    assert gets <= kept
+    assert not {"parseUnitMap", "assignUnitAttributes", "unassignUnitAttributes"} & kept

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import ssl
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -24,8 +25,8 @@ from tests.benchmarks.versus_minimal import (
     DATABASE,
     FLOORGATE_ENV,
     PUBLIC_URL,
+    cold_starts,
     commit,
-    measure_cold_starts,
     prepare,
 )
 
@@ -57,10 +58,9 @@ def run(folder: Path) -> None:
             return s.spawn("minimal", args, env, logs, port)
 
         tls = ssl.create_default_context(cafile=str(certs.ca_cert))
-        measure_cold_starts({"floorgate": floorgate, "minimal": minimal}, key, tls, 1)  # warm
-        samples: dict[str, list[float]] = {"floorgate": [], "minimal": []}
-        medians = measure_cold_starts({"floorgate": floorgate, "minimal": minimal}, key, tls,
-                                      STARTS, samples)  # fmt: skip
+        spawners = {"floorgate": floorgate, "minimal": minimal}
+        cold_starts(spawners, key, tls, 1)  # one of each first, to warm the file cache
+        samples = cold_starts(spawners, key, tls, STARTS)
     finally:
         database.stop()
     print(f"- commit: {commit()}")
@@ -68,6 +68,7 @@ def run(folder: Path) -> None:
     print()
     print("| server | median | min | max | each start (s) |")
     print("|---|---:|---:|---:|---|")
+    medians = {name: statistics.median(values) for name, values in samples.items()}
     for name, values in samples.items():
         each = ", ".join(f"{value:.2f}" for value in values)
         print(f"| {name} | {medians[name]:.3f} s | {min(values):.3f} s | {max(values):.3f} s "

@@ -327,14 +327,13 @@ def measure_e18(servers: Servers, case: E18Case) -> dict[str, float]:
     return {name: median(values) * 1000 for name, values in samples.items()}
 
 
-def measure_cold_starts(
+def cold_starts(
     spawners: dict[str, Callable[[], s.Spawned]], key: str, tls: ssl.SSLContext,
-    rounds: int = COLD_STARTS, samples: dict[str, list[float]] | None = None,
-) -> dict[str, float]:  # fmt: skip
-    """Median seconds from spawn to the first 200, servers alternating (each start's
-    figure also goes to `samples` when given)."""
+    rounds: int = COLD_STARTS,
+) -> dict[str, list[float]]:  # fmt: skip
+    """Seconds from spawn to the first 200 of each start, servers alternating."""
     names = list(spawners)
-    samples = {name: [] for name in names} if samples is None else samples
+    samples: dict[str, list[float]] = {name: [] for name in names}
     for run in range(rounds):
         shift = run % len(names)
         for name in names[shift:] + names[:shift]:
@@ -343,7 +342,7 @@ def measure_cold_starts(
                 samples[name].append(s.wait_for_200(server, ASSET_PATH, {"API-Key": key}, tls))
             finally:
                 s.stop(server)
-    return {name: median(values) for name, values in samples.items()}
+    return samples
 
 
 def same_bodies(servers: Servers) -> list[str]:
@@ -558,7 +557,8 @@ def run(folder: Path) -> None:
         for client in servers.clients.values():
             client.close()
         done("latency, E18")
-        cold = measure_cold_starts({"floorgate": floorgate, "minimal": minimal}, key, tls)
+        starts = cold_starts({"floorgate": floorgate, "minimal": minimal}, key, tls)
+        cold = {name: median(values) for name, values in starts.items()}
         done("cold starts")
         rows = rows_of(cpu, throughput, latency, e18, cold)
     finally:
