@@ -3,8 +3,6 @@
 Plain fields resolve straight from the dicts `resolvers.directions` returns.
 """
 
-from __future__ import annotations
-
 import strawberry
 
 

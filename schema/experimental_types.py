@@ -3,8 +3,6 @@
 Plain fields resolve straight from the stored dicts, like every other type.
 """
 
-from __future__ import annotations
-
 import strawberry
 
 from schema.records import record_input

@@ -1,7 +1,5 @@
 """Root mutations: operator writes, each behind its permission."""
 
-from __future__ import annotations
-
 import strawberry
 from strawberry.types import Info
 

@@ -1,7 +1,5 @@
 """Root query fields: each names its access rule and hands over to `resolvers.reads`."""
 
-from __future__ import annotations
-
 from typing import Annotated, Any
 
 import strawberry

@@ -1,7 +1,5 @@
 """GraphQL inputs as the plain records the resolvers take."""
 
-from __future__ import annotations
-
 import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar

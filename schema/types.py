@@ -1,8 +1,6 @@
 """GraphQL object types. Plain fields resolve straight from the stored dicts
 (no resolver method); relations go through the request's DataLoaders."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import strawberry

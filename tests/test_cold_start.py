@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -142,3 +143,16 @@ def test_the_first_parse_imports_the_parser(cold):
     assert cold["parse_status"] == 200
     assert {"parsing.svg", "lxml", "svgelements"} <= set(cold["after_parse"])
     assert "numpy" not in cold["after_parse"]
+
+
+def test_the_type_modules_keep_their_annotations_as_objects():
+    """See `schema/__init__.py`: string annotations cost strawberry an `eval` each."""
+    folder = Path(__file__).parent.parent / "schema"
+    lines = {path.stem: path.read_text(encoding="utf-8").splitlines()
+             for path in sorted(folder.glob("*.py"))}  # fmt: skip
+    declaring = {name for name, text in lines.items()
+                 if any(line.lstrip().startswith("@strawberry.") for line in text)}  # fmt: skip
+    assert declaring >= {"types", "queries", "mutations", "directions_types"}
+    postponed = {name for name in declaring
+                 if "from __future__ import annotations" in lines[name]}  # fmt: skip
+    assert postponed == set()
