@@ -542,12 +542,52 @@ def test_every_route_document_is_valid_and_planned(settings):
     schema = build_schema(settings)._schema
     api = rest.dispatch.RestApi(schema, None)  # type: ignore[arg-type]
     assert api.prepared == set()
-    asyncio.run(api.prepare_all())
+    asyncio.run(api.prepare_all(after=0))
     assert api.prepared == {route.operation_id for route in rest.dispatch.ROUTES}
     for route in rest.dispatch.ROUTES:
         document_plans = plans_of(schema).documents[(route.document, None)][1]
         (plan,) = document_plans.values()
         assert plan is not None and plan.completions, route.operation_id
+
+
+def rest_api_of(app) -> rest.dispatch.RestApi:
+    while not hasattr(app, "routes"):
+        app = app.app
+    (v1,) = [route for route in app.routes if getattr(route, "path", "") == "/v1"]
+    return v1.endpoint.__self__
+
+
+async def test_routes_are_prepared_only_while_no_rest_request_runs(settings):
+    """`prepare_all` waits while a REST request is under way (a cold start's first
+    answers do not wait for it), and goes on when none is."""
+    api = rest.dispatch.RestApi(build_schema(settings)._schema, None)  # type: ignore[arg-type]
+    api.running = 1
+    task = asyncio.create_task(api.prepare_all(after=0))
+    await asyncio.sleep(rest.dispatch.IDLE_POLL_SECONDS * 4)
+    assert api.prepared == set()
+    api.running = 0
+    await asyncio.wait_for(task, timeout=30)
+    assert api.prepared == {route.operation_id for route in rest.dispatch.ROUTES}
+
+
+async def test_a_rest_request_counts_as_running_until_it_is_answered(demo):
+    """What `prepare_all` waits on: counted from the route's match, body included, to
+    the answer."""
+    api = rest_api_of(demo.app)
+    seen: list[int] = []
+
+    async def body() -> Any:
+        for part in (b'<svg xmlns="http://www.w3.org/2000/svg" ', b'viewBox="0 0 10 10"/>'):
+            seen.append(api.running)
+            yield part
+
+    answer = await demo.client.post("/v1/maps/parse", content=body(), headers={
+        **demo.headers(), "Content-Type": "image/svg+xml"})  # fmt: skip
+    assert answer.status_code == 200
+    assert seen == [1, 1]
+    assert api.running == 0
+    refused = await demo.client.get("/v1/assets", headers={"API-Key": "nope"})
+    assert refused.status_code == 403 and api.running == 0  # an unknown key
 
 
 async def test_a_document_of_many_selections_compiles_only_up_to_the_cap(demo):
