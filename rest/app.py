@@ -94,7 +94,7 @@ def create_app(settings: Settings, store: Store | None = None) -> ASGIApp:
         *(metrics.routes() if metrics is not None else ()),
         Mount(GRAPHIQL_STATIC_PREFIX, app=GZipMiddleware(static.app)),
         Route("/files/{name:path}", files_endpoint(services), methods=["GET"]),
-        *openapi_routes(openapi_document(schema._schema, rest.requirements, settings)),
+        *openapi_routes(partial(openapi_document, schema._schema, rest.requirements, settings)),
         *reference_page_routes(),
         Route("/v1", rest.handle, methods=ALL_METHODS),
         Route("/v1/{rest:path}", rest.handle, methods=ALL_METHODS),

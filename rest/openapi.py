@@ -11,6 +11,7 @@ its description.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -384,18 +385,25 @@ def openapi_document(schema: GraphQLSchema, requirements: dict[str, Requirement]
     return DocumentBuilder(schema, requirements, settings, load_examples()).document()
 
 
-def openapi_routes(document: dict[str, Any]) -> list[BaseRoute]:
-    """`/v1/openapi.json` and `/v1/openapi.yaml`: no key needed (contract.md, Paths)."""
-    as_json = orjson.dumps(document, option=orjson.OPT_INDENT_2)
-    rendered: list[bytes] = []  # on the first request: YAML takes tens of ms
+def openapi_routes(make_document: Callable[[], dict[str, Any]]) -> list[BaseRoute]:
+    """`/v1/openapi.json` and `/v1/openapi.yaml`: no key needed (contract.md, Paths).
+    The document is made on the first request for it, not at start: it parses every
+    route's document (15 ms of a cold start)."""
+    made: dict[str, bytes] = {}
+
+    def rendered(kind: str) -> bytes:
+        if kind not in made:
+            document = make_document()
+            made["json"] = orjson.dumps(document, option=orjson.OPT_INDENT_2)
+            if kind == "yaml":  # tens of ms: only when asked for
+                made["yaml"] = as_yaml(document)
+        return made[kind]
 
     async def json_endpoint(request: Request) -> Response:
-        return Response(as_json, media_type="application/json", headers=CACHE)
+        return Response(rendered("json"), media_type="application/json", headers=CACHE)
 
     async def yaml_endpoint(request: Request) -> Response:
-        if not rendered:
-            rendered.append(as_yaml(document))
-        return Response(rendered[0], media_type="application/yaml", headers=CACHE)
+        return Response(rendered("yaml"), media_type="application/yaml", headers=CACHE)
 
     return [
         Route("/v1/openapi.json", json_endpoint, methods=["GET", "HEAD"]),
