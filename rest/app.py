@@ -7,6 +7,7 @@ import contextlib
 import ctypes
 import gc
 import logging
+import os
 from collections.abc import AsyncIterator
 from dataclasses import asdict
 from functools import partial
@@ -32,6 +33,7 @@ from rest.paging_urls import graphql_page_url
 from rest.reference_page import reference_page_routes
 from rest.responses import error_of, json_response
 from rest.sdl import sdl_routes
+from rest.server import INDEXES_ENSURED
 from rest.tracing import traced
 from rest.viewer import viewer_routes
 from schema.build import build_schema
@@ -59,8 +61,10 @@ async def ensure_indexes_until_done(store: Store, retry_seconds: float = 2.0) ->
             await asyncio.sleep(retry_seconds)
 
 
-def create_app(settings: Settings, store: Store | None = None) -> ASGIApp:
-    """Build the app. Without a store, connect to `settings.mongodb_uri` (owned and closed here)."""
+def create_app(settings: Settings, store: Store | None = None,
+               ensure_indexes: bool = True) -> ASGIApp:  # fmt: skip
+    """Build the app. Without a store, connect to `settings.mongodb_uri` (owned and closed
+    here). With `ensure_indexes`, its start ensures the indexes in the background."""
     owned = store is None
     if store is None:
         if not settings.mongodb_uri:
@@ -102,14 +106,15 @@ def create_app(settings: Settings, store: Store | None = None) -> ASGIApp:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        task = asyncio.create_task(ensure_indexes_until_done(services.store))
+        tasks = [asyncio.create_task(rest.prepare_all())]
+        if ensure_indexes:
+            tasks.append(asyncio.create_task(ensure_indexes_until_done(services.store)))
         services.store.watch_changes()
-        prepared = asyncio.create_task(rest.prepare_all())
         try:
             yield
         finally:
-            task.cancel()
-            prepared.cancel()
+            for task in tasks:
+                task.cancel()
             if owned:
                 await services.store.close()
 
@@ -154,7 +159,7 @@ async def _server_error(request: Request, exc: Exception) -> Response:
 
 def app_from_env() -> ASGIApp:
     """Factory for `uvicorn --factory` workers: settings and database from the environment."""
-    app = create_app(Settings.from_env())
+    app = create_app(Settings.from_env(), ensure_indexes=os.environ.get(INDEXES_ENSURED) != "1")
     settle_heap()
     return app
 

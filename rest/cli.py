@@ -62,9 +62,10 @@ def serve(settings: Settings, uri: str, workers: int = 1) -> None:
     import uvicorn
 
     from rest.logs import log_config
-    from rest.server import uvicorn_options
+    from rest.server import INDEXES_ENSURED, uvicorn_options
 
     os.environ["FLOORGATE_MONGODB_URI"] = uri
+    os.environ[INDEXES_ENSURED] = "1"  # by `cmd_serve`, before this
     os.environ["FLOORGATE_PUBLIC_URL"] = settings.public_url
     os.environ["FLOORGATE_DATA_DIR"] = str(settings.data_dir)
     # Workers (and their protocol and event loop, rest/server.py) time heads with this.

@@ -9,16 +9,21 @@ in docs/performance.md.)"""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from rest.app import create_app
 from rest.tls import ensure_local_certificates
+from storage.collections import COLLECTIONS
+from storage.database import connect
 
 HEAVY = [
     "numpy",
@@ -159,3 +164,34 @@ def test_the_type_modules_keep_their_annotations_as_objects():
     postponed = {name for name in declaring
                  if "from __future__ import annotations" in lines[name]}  # fmt: skip
     assert postponed == set()
+
+
+@pytest.mark.parametrize("ensure", [True, False])
+async def test_a_worker_ensures_indexes_unless_serve_did(db_server, settings, ensure):
+    """`floorgate serve` ensures the indexes before it listens and tells its workers
+    (`INDEXES_ENSURED`); a worker then sends no index command at its start."""
+    name = f"floorgate_start_indexes_{ensure}"
+    fresh = replace(settings, database_name=name)
+    store = connect(db_server.uri, fresh)
+    await store.client.drop_database(name)
+    app = create_app(fresh, store, ensure_indexes=ensure)
+    while not hasattr(app, "routes"):
+        app = app.app  # through the middleware to the Starlette app
+    async with app.router.lifespan_context(app):
+        for _ in range(100):
+            made = [(collection.name, await store.db[collection.name].index_information())
+                    for collection in COLLECTIONS if collection.indexes]  # fmt: skip
+            if not ensure or all(len(indexes) > 1 for _, indexes in made):
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.2)  # time to send them, were they to be sent
+        made = [(collection.name, await store.db[collection.name].index_information())
+                for collection in COLLECTIONS if collection.indexes]  # fmt: skip
+    await store.client.drop_database(name)
+    await store.close()
+    declared = {collection.name: len(collection.indexes) + 1 for collection in COLLECTIONS}
+    if ensure:
+        assert {name: len(indexes) for name, indexes in made} == {
+            name: declared[name] for name, _ in made}  # fmt: skip
+    else:
+        assert all(indexes == {} for _, indexes in made)
