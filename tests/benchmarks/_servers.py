@@ -7,6 +7,7 @@ are in `versus_minimal.py`.
 from __future__ import annotations
 
 import asyncio
+import compileall
 import contextlib
 import dataclasses
 import json
@@ -19,12 +20,14 @@ import ssl
 import subprocess
 import sys
 import time
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
 
+ROOT = Path(__file__).resolve().parents[2]
 FLOORGATE = str(Path(sys.executable).with_name("floorgate"))
 MINIMAL = Path(__file__).with_name("_minimal_server.py")
 KEY_VARIABLE = "VERSUS_MINIMAL_KEY"  # how wrk's script gets the key: never on a command line
@@ -140,6 +143,25 @@ def minimal_args(
     return [sys.executable, str(MINIMAL), "--mongodb-uri", uri, "--database", database,
             "--port", str(port), "--cert", str(cert), "--key", str(key),
             "--public-url", public_url]  # fmt: skip
+
+
+def compile_bytecode() -> None:
+    """Write the bytecode of floorgate's packages, as an install does, so that a start is
+    timed and not a compile: with PYTHONDONTWRITEBYTECODE set (as on this machine), an
+    editable checkout compiles each changed module again at every start."""
+    with (ROOT / "pyproject.toml").open("rb") as project:
+        packages = tomllib.load(project)["tool"]["setuptools"]["packages"]
+    for package in packages:
+        compileall.compile_dir(ROOT / package, quiet=1)
+
+
+def import_seconds(modules: tuple[str, ...]) -> float:
+    """Seconds from spawning Python to its exit, when all it does is import `modules`
+    (`os._exit`: the interpreter's own clean-up at exit is not timed)."""
+    started = time.perf_counter()
+    code = f"import {', '.join(modules)}; import os; os._exit(0)"
+    subprocess.run([sys.executable, "-c", code], check=True)
+    return time.perf_counter() - started
 
 
 def wait_for_200(

@@ -2,6 +2,11 @@
 of `GET /v1/assets/{id}` over TLS, alternating, on one running database (the same
 measure as `versus_minimal`'s last row, with more starts and without its 6 minutes).
 
+A third row is the floor under both: a Python process that only imports the libraries
+floorgate answers with (`LIBRARIES`: no code of ours, no database, no socket), spawn to
+exit. What floorgate takes above it is ours: our modules, the schema's types, the app,
+the database, the first request.
+
 Goal of issue 15: floorgate answers its first 200 in under 0.4 s on this machine.
 
 Run with `make bench` or `python -m tests.benchmarks cold_start` (about a minute).
@@ -27,11 +32,16 @@ from tests.benchmarks.versus_minimal import (
     PUBLIC_URL,
     cold_starts,
     commit,
+    first_200,
     prepare,
 )
 
 STARTS = 9
 GOAL_SECONDS = 0.4
+# What `floorgate serve` imports before its first answer and does not write itself.
+LIBRARIES = ("asyncio", "ssl", "orjson", "pymongo", "starlette.applications",
+             "starlette.routing", "uvicorn.config", "uvicorn.server", "uvloop", "httptools",
+             "graphql", "strawberry")  # fmt: skip
 
 
 def run(folder: Path) -> None:
@@ -58,9 +68,11 @@ def run(folder: Path) -> None:
             return s.spawn("minimal", args, env, logs, port)
 
         tls = ssl.create_default_context(cafile=str(certs.ca_cert))
-        spawners = {"floorgate": floorgate, "minimal": minimal}
-        cold_starts(spawners, key, tls, 1)  # one of each first, to warm the file cache
-        samples = cold_starts(spawners, key, tls, STARTS)
+        measures = {"floorgate": first_200(floorgate, key, tls),
+                    "minimal": first_200(minimal, key, tls),
+                    "libraries alone": lambda: s.import_seconds(LIBRARIES)}  # fmt: skip
+        cold_starts(measures, 1)  # one of each first, to warm the file cache
+        samples = cold_starts(measures, STARTS)
     finally:
         database.stop()
     print(f"- commit: {commit()}")
@@ -76,6 +88,9 @@ def run(folder: Path) -> None:
     met = medians["floorgate"] < GOAL_SECONDS
     print(f"\nfloorgate / minimal: {medians['floorgate'] / medians['minimal']:.2f}x; goal "
           f"floorgate < {GOAL_SECONDS} s: {'met' if met else 'not met'}")  # fmt: skip
+    ours = medians["floorgate"] - medians["libraries alone"]
+    print(f"floorgate above its libraries' imports: {ours:.3f} s (libraries: "
+          f"{', '.join(LIBRARIES)})")  # fmt: skip
 
 
 def main() -> None:
