@@ -6,6 +6,7 @@ them; nothing else reads the environment.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -23,12 +24,25 @@ def _env(name: str, default: str | None = None) -> str | None:
 
 def _env_float(name: str, default: float) -> float:
     raw = _env(name)
-    return float(raw) if raw is not None else default
+    if raw is None:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise SettingsError(f"{name}: {raw!r} is not a number") from None
+    if not math.isfinite(value):
+        raise SettingsError(f"{name}: {raw!r} is not a finite number")
+    return value
 
 
 def _env_int(name: str, default: int) -> int:
     raw = _env(name)
-    return int(raw) if raw is not None else default
+    if raw is None:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise SettingsError(f"{name}: {raw!r} is not a whole number") from None
 
 
 def _env_bool(name: str, default: bool) -> bool:
@@ -83,6 +97,13 @@ def frame_ancestors(raw: str | None) -> tuple[str, ...]:
         raise SettingsError("FLOORGATE_VIEWER_FRAME_ANCESTORS: 'none' cannot be combined with "
                          "other sources")  # fmt: skip
     return lowered
+
+
+# Settings that have no meaning at 0 or below: each is checked when Settings are made.
+POSITIVE = ("request_timeout_seconds", "header_timeout_seconds", "keepalive_timeout_seconds",
+            "body_timeout_seconds", "send_timeout_seconds", "db_timeout_ms", "max_body_bytes",
+            "max_connections")  # fmt: skip
+MAX_PORT = 65_535
 
 
 @dataclass(frozen=True)
@@ -142,6 +163,14 @@ class Settings:
     def __post_init__(self) -> None:
         """Settings built in code (tests, tools) are checked like the environment's."""
         frame_ancestors(" ".join(self.viewer_frame_ancestors))
+        for name in POSITIVE:
+            value = getattr(self, name)
+            if not value > 0:  # a timeout of 0 would end every connection at once
+                raise SettingsError(f"FLOORGATE_{name.upper()}: must be more than 0, "
+                                    f"not {value}")  # fmt: skip
+        if not 0 <= self.port <= MAX_PORT:
+            raise SettingsError(f"FLOORGATE_PORT: {self.port} is not a TCP port "
+                                f"(0 to {MAX_PORT})")  # fmt: skip
 
     @property
     def files_url(self) -> str:
@@ -157,14 +186,14 @@ class Settings:
             "public_url": (_env("FLOORGATE_PUBLIC_URL") or "https://localhost:8443").rstrip("/"),
             "cdn_url": _env("FLOORGATE_CDN_URL"),
             "host": _env("FLOORGATE_HOST", "127.0.0.1"),
-            "port": int(_env("FLOORGATE_PORT", "8443") or 8443),
+            "port": _env_int("FLOORGATE_PORT", cls.port),
             "tls_cert": Path(p) if (p := _env("FLOORGATE_TLS_CERT")) else None,
             "tls_key": Path(p) if (p := _env("FLOORGATE_TLS_KEY")) else None,
             "behind_proxy": (_env("FLOORGATE_BEHIND_PROXY", "") or "").lower()
             in ("1", "true", "yes"),
             "proxy_addresses": _env_list("FLOORGATE_PROXY_ADDRESSES") or ("127.0.0.1",),
-            "max_body_bytes": int(_env("FLOORGATE_MAX_BODY_BYTES", str(16 * 1024 * 1024)) or 0),
-            "db_timeout_ms": int(_env("FLOORGATE_DB_TIMEOUT_MS", "2000") or 2000),
+            "max_body_bytes": _env_int("FLOORGATE_MAX_BODY_BYTES", cls.max_body_bytes),
+            "db_timeout_ms": _env_int("FLOORGATE_DB_TIMEOUT_MS", cls.db_timeout_ms),
             "rate_limit_per_second": _env_float("FLOORGATE_RATE_LIMIT_PER_SECOND",
                                                 cls.rate_limit_per_second),
             "rate_limit_burst": _env_int("FLOORGATE_RATE_LIMIT_BURST", cls.rate_limit_burst),

@@ -3,9 +3,13 @@ Limits; README, Configuration)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+
 import pytest
 
-from storage.settings import Settings
+from storage.settings import Settings, SettingsError
+from tests.servers import FLOORGATE
 
 ENVIRONMENT = {
     "FLOORGATE_GRAPHQL_MAX_COST": ("graphql_max_cost", "1234", 1234),
@@ -51,3 +55,48 @@ def test_a_negative_imdf_snap_distance_is_none(monkeypatch):
     """No opening is snapped from a negative distance: only those on a boundary join."""
     monkeypatch.setenv("FLOORGATE_IMDF_SNAP_METRES", "-1")
     assert Settings.from_env().imdf_snap_metres == 0.0
+
+
+@pytest.mark.parametrize(("variable", "raw", "message"), [
+    ("FLOORGATE_PORT", "84a3", "FLOORGATE_PORT: '84a3' is not a whole number"),
+    ("FLOORGATE_MAX_BODY_BYTES", "16MB", "FLOORGATE_MAX_BODY_BYTES: '16MB' is not a whole number"),
+    ("FLOORGATE_SEND_TIMEOUT_SECONDS", "30s",
+     "FLOORGATE_SEND_TIMEOUT_SECONDS: '30s' is not a number"),
+    ("FLOORGATE_RATE_LIMIT_PER_SECOND", "nan",
+     "FLOORGATE_RATE_LIMIT_PER_SECOND: 'nan' is not a finite number"),
+    ("FLOORGATE_REQUEST_TIMEOUT_SECONDS", "inf",
+     "FLOORGATE_REQUEST_TIMEOUT_SECONDS: 'inf' is not a finite number"),
+    ("FLOORGATE_SEND_TIMEOUT_SECONDS", "0",
+     "FLOORGATE_SEND_TIMEOUT_SECONDS: must be more than 0, not 0.0"),
+    ("FLOORGATE_HEADER_TIMEOUT_SECONDS", "-1",
+     "FLOORGATE_HEADER_TIMEOUT_SECONDS: must be more than 0, not -1.0"),
+    ("FLOORGATE_DB_TIMEOUT_MS", "0", "FLOORGATE_DB_TIMEOUT_MS: must be more than 0, not 0"),
+    ("FLOORGATE_MAX_CONNECTIONS", "-5", "FLOORGATE_MAX_CONNECTIONS: must be more than 0, not -5"),
+    ("FLOORGATE_PORT", "70000", "FLOORGATE_PORT: 70000 is not a TCP port (0 to 65535)"),
+])  # fmt: skip
+def test_a_value_that_cannot_be_used_is_refused_by_name(monkeypatch, variable, raw, message):
+    """Not a traceback, and not a server that ends every connection at once (a send
+    timeout of 0 did): the variable, the value, and what it must be."""
+    monkeypatch.setenv(variable, raw)
+    with pytest.raises(SettingsError) as refused:
+        Settings.from_env()
+    assert str(refused.value) == message
+
+
+def test_settings_made_in_code_are_checked_alike():
+    with pytest.raises(SettingsError) as refused:
+        Settings(body_timeout_seconds=0)
+    assert str(refused.value) == "FLOORGATE_BODY_TIMEOUT_SECONDS: must be more than 0, not 0"
+    assert Settings(body_timeout_seconds=0.01).body_timeout_seconds == 0.01
+
+
+def test_serve_says_which_variable_it_cannot_use(tmp_path):
+    """`floorgate serve` exits 2 with one line, before it starts anything."""
+    env = {"PATH": os.environ["PATH"], "FLOORGATE_DATA_DIR": str(tmp_path),
+           "FLOORGATE_SEND_TIMEOUT_SECONDS": "0"}  # fmt: skip
+    result = subprocess.run([FLOORGATE, "serve"], env=env, capture_output=True, text=True,
+                            timeout=60)  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr == ("floorgate serve: FLOORGATE_SEND_TIMEOUT_SECONDS: must be more "
+                             "than 0, not 0.0\n")  # fmt: skip
+    assert list(tmp_path.iterdir()) == []  # no database started, nothing written
