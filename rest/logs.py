@@ -59,12 +59,12 @@ class AccessLine:
     redacts itself). `method=GET path=/v1/assets?per-page=2 status=200 ms=1.8
     client=127.0.0.1 id=3f2a...`"""
 
-    __slots__ = ("client", "key_id", "method", "milliseconds", "query", "raw_path",
+    __slots__ = ("client", "cut", "key_id", "method", "milliseconds", "query", "raw_path",
                  "request_id", "route", "status")  # fmt: skip
 
     def __init__(self, method: str, raw_path: bytes, query: bytes, status: int | None,
                  milliseconds: float, client: str, request_id: str, route: str = "",
-                 key_id: str | None = None) -> None:  # fmt: skip
+                 key_id: str | None = None, cut: bool = False) -> None:  # fmt: skip
         self.method = method
         self.raw_path = raw_path
         self.query = query
@@ -74,6 +74,7 @@ class AccessLine:
         self.request_id = request_id
         self.route = route  # the route template (rest/metrics.py route_label)
         self.key_id = key_id  # the key's id, never the key
+        self.cut = cut  # the connection ended before the whole answer was handed to it
 
     def _method(self) -> str:
         return self.method if self.method.isalpha() else safe_target(self.method.encode(), b"")
@@ -86,17 +87,20 @@ class AccessLine:
         status = "-" if self.status is None else self.status  # no answer was started
         return (f"method={self._method()} path={self._target()} "
                 f"status={status} ms={self.milliseconds:.1f} client={self.client} "
-                f"id={self.request_id}")  # fmt: skip
+                f"id={self.request_id}{' cut=true' if self.cut else ''}")  # fmt: skip
 
     def fields(self) -> dict[str, Any]:
         """The line's members for the JSON format (`FLOORGATE_LOG_FORMAT=json`)."""
         return {"request_id": self.request_id, "method": self._method(), "route": self.route,
                 "path": self._target(), "status": self.status,
                 "ms": round(self.milliseconds, 2), "client": self.client,
-                "key_id": self.key_id}  # fmt: skip
+                "key_id": self.key_id, "cut": self.cut}  # fmt: skip
 
 
 ACCESS = logging.getLogger("floorgate.access")
+# Key of a request's scope state: the connection ended (the client left, or the send
+# timeout dropped it) while the answer was still being handed to it (rest/server.py).
+ANSWER_CUT = "answer_cut"
 
 
 def write_access(line: AccessLine) -> None:

@@ -16,7 +16,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from resolvers.context import CHARGED_COST, RATE_LIMITED_KEY, Services, unavailable
 from resolvers.errors import ApiError, ErrorCode
 from rest.browser_headers import BrowserHeaders
-from rest.logs import ACCESS, AccessLine, write_access
+from rest.logs import ACCESS, ANSWER_CUT, AccessLine, write_access
 from rest.metrics import METRICS_PATH, Metrics, is_loopback, route_label
 from rest.responses import error_response
 from storage.database import UNAVAILABLE_ERRORS
@@ -73,7 +73,8 @@ class Boundary:
                                         scope.get("raw_path") or scope["path"].encode(),
                                         scope.get("query_string", b""), answered, seconds * 1000,
                                         client[0] if client else "-", request_id,
-                                        route_label(scope), charged and charged[0]))  # fmt: skip
+                                        route_label(scope), charged and charged[0],
+                                        state.get(ANSWER_CUT, False)))  # fmt: skip
             if self.metrics is not None:
                 self.metrics.observe(scope, answered, seconds, state.get(CHARGED_COST))
 

@@ -37,6 +37,7 @@ from uvicorn.config import Config
 from uvicorn.server import ServerState
 
 from resolvers.errors import ErrorCode
+from rest.logs import ANSWER_CUT
 from rest.responses import error_of
 from storage.settings import Settings
 
@@ -214,8 +215,10 @@ class ConnectionGuards:
         self.max_connections = self.limit_concurrency
         self.limit_concurrency = None
         self.inner_app = self.app
-        if self.max_connections is not None:
-            self.app = self.app_within_limit
+        self.app = self.app_with_guards
+        # Requests whose app runs: if the connection ends meanwhile, their answers are
+        # cut (uvicorn's `cycle` is the last request parsed, pipelined ones included).
+        self.answering: dict[int, Scope] = {}  # by id: scopes are dicts
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         send_without_delay(transport)
@@ -227,6 +230,8 @@ class ConnectionGuards:
     def connection_lost(self, exc: Exception | None) -> None:
         self.cancel_head_timer()
         self.cancel_send_timer()
+        for scope in self.answering.values():  # for their access lines
+            scope.setdefault("state", {})[ANSWER_CUT] = True
         super().connection_lost(exc)  # type: ignore[misc]
 
     def pause_writing(self) -> None:
@@ -272,18 +277,22 @@ class ConnectionGuards:
                       self.header_timeout)  # fmt: skip
             self.transport.abort()
 
-    async def app_within_limit(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Over `max_connections` connections or running requests in this worker, 503.
-
-        Both sets include this connection and this request's task."""
-        limit = self.max_connections or 0
-        if len(self.connections) > limit or len(self.tasks) > limit:
+    async def app_with_guards(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Over `max_connections` connections or running requests in this worker, 503
+        (both sets include this connection and this request's task); else the app, with
+        the request in `answering` while it runs."""
+        limit = self.max_connections
+        if limit is not None and (len(self.connections) > limit or len(self.tasks) > limit):
             log.warning("over the connection limit of %d: 503", limit)
             refusal = error_of(ErrorCode.SERVICE_UNAVAILABLE, headers={"Connection": "close"},
                                retry_after=self.retry_after)  # fmt: skip
             await refusal(scope, receive, send)
             return
-        await self.inner_app(scope, receive, send)
+        self.answering[id(scope)] = scope
+        try:
+            await self.inner_app(scope, receive, send)
+        finally:
+            del self.answering[id(scope)]
 
 
 @functools.cache

@@ -59,6 +59,7 @@ class Served:
     port: int
     certs: LocalCertificates
     process: subprocess.Popen
+    log: Path  # its standard output and error: the access log among them
 
 
 @contextlib.contextmanager
@@ -87,7 +88,7 @@ def serve_tls_with_args(data_dir: Path, db_server, settings, args: Sequence[str]
         )  # fmt: skip
         try:
             wait_for_port(port, process, log=log_path)
-            yield Served(f"https://localhost:{port}", port, certs, process)
+            yield Served(f"https://localhost:{port}", port, certs, process, log_path)
         finally:
             process.send_signal(signal.SIGINT)
             process.wait(timeout=20)

@@ -342,6 +342,20 @@ def test_an_answer_not_read_is_cut_off_at_the_send_timeout(timed):
     assert closed, f"the connection was still open after {received} of {count * size} bytes"
     assert received < count * size // 2, (received, count * size)
     assert latency(served, context, "/healthz", {}, HEALTHY) < 5  # the server goes on
+    cut = access_lines(served, f"path={BIG_FILE} status=200 ", " cut=true")
+    assert len(cut) == 1, cut  # the answer under way; the pipelined ones never started
+
+
+def access_lines(served: Served, part: str, end: str, seconds: float = 5.0) -> list[str]:
+    """The server's access lines holding `part` and ending in `end` (waited for: a line
+    is written when its request's task ends)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        found = [line for line in served.log.read_text().splitlines()
+                 if part in line and line.endswith(end)]  # fmt: skip
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
 
 
 def test_a_slow_reader_that_keeps_reading_gets_the_whole_answer(timed):
@@ -360,6 +374,8 @@ def test_a_slow_reader_that_keeps_reading_gets_the_whole_answer(timed):
             time.sleep(0.1)
     assert len(body) == length
     assert time.monotonic() - started > SEND_TIMEOUT
+    lines = access_lines(served, f"path={SMALL_FILE} status=200 ", "")
+    assert lines and not [line for line in lines if "cut=" in line], lines
 
 
 # -- many hanging connections ------------------------------------------------------------

@@ -102,6 +102,7 @@ def test_json_lines_name_the_route_and_the_key_id_never_the_key(tmp_path, db_ser
     units = next(line for line in access if line["route"] == "listUnits")
     assert units["request_id"] == answer.headers["x-request-id"]
     assert (units["method"], units["status"], units["key_id"]) == ("GET", 200, key_id)
+    assert units["cut"] is False  # read whole (tests/test_connections.py: a cut one)
     assert units["path"] == f"/v1/units?per-page=2&api-key={REDACTED}"
     assert isinstance(units["ms"], float) and units["time"].endswith("Z")
     keyless = next(line for line in access if line["path"] == "/v1/assets")
