@@ -18,13 +18,13 @@ from resolvers.distances import (
     Waypoint,
     check_waypoint,
     map_graph,
+    on_graph,
     place_waypoints,
     rounded,
 )
 from resolvers.errors import FieldErrors
 from resolvers.reads import visible_map
 from resolvers.validation import check_id
-from storage.cpu import run_cpu
 
 if TYPE_CHECKING:  # routing is imported by the functions that need it
     from routing.matrix import LoadedGraph
@@ -70,8 +70,7 @@ async def directions(
         answer["reason"] = "this map has no walk paths (it is not processed for pathfinding)"
         return answer
     loaded = await map_graph(context, unit_map)
-    work = (loaded, MODES[mode_name], *points)
-    found = find_route(*work) if loaded.is_small else await run_cpu(find_route, *work)
+    found = await on_graph(loaded, find_route, loaded, MODES[mode_name], *points)
     if isinstance(found, Unreachable):
         answer["reason"] = _reason(found, mode_name)
         return answer

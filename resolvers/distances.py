@@ -9,8 +9,9 @@ contract.md (Distances) and unit-map-svg.md (Walk graph).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, invalid
@@ -25,6 +26,8 @@ from storage.cpu import run_cpu
 
 if TYPE_CHECKING:  # routing is imported by the functions that need it
     from routing.matrix import Cell, LoadedGraph, Point
+
+T = TypeVar("T")
 
 COSTINGS = ("pedestrian",)
 METHODS = ("default", "pathfinding", "euclidean")
@@ -207,20 +210,16 @@ async def distance_matrix(
         raise invalid({"input.distanceMethod": ["this map is not processed for pathfinding "
                                                 "(it has no walk paths)"]})  # fmt: skip
     points = await _placed(context, unit_map, request)
-    costs = context.settings.routing_costs
-    floor_height = floor_height_of(context, unit_map)
     use_graph = graph_file is not None and request.method != "euclidean"
     if use_graph:
         loaded = await map_graph(context, unit_map)
-        work = (request.mode, points["sources"], points["targets"])
-        if loaded.is_small:
-            cells = loaded.matrix(*work)
-        else:  # CPU work: off the event loop
-            cells = await run_cpu(loaded.matrix, *work)
+        cells = await on_graph(loaded, loaded.matrix, request.mode, points["sources"],
+                               points["targets"])  # fmt: skip
     else:
         cells = euclidean_matrix(points["sources"], points["targets"],
-                                 unit_map.get("feet_per_unit") or 1.0, floor_height,
-                                 costs.speed(request.mode))  # fmt: skip
+                                 unit_map.get("feet_per_unit") or 1.0,
+                                 floor_height_of(context, unit_map),
+                                 context.settings.routing_costs.speed(request.mode))  # fmt: skip
     return _answer("pathfinding" if use_graph else "euclidean", request, cells)
 
 
@@ -232,6 +231,14 @@ async def map_graph(context: RequestContext, unit_map: dict[str, Any]) -> Loaded
         unit_map["id"], (graph_file, floor_height),
         lambda: load_graph(context.store, context.settings, graph_file, floor_height),
     )  # fmt: skip
+
+
+async def on_graph(loaded: LoadedGraph, work: Callable[..., T], *args: Any) -> T:
+    """`work(*args)` on a loaded graph: at once on a small one, else off the event loop
+    (CPU work, `storage.cpu`)."""
+    if loaded.is_small:
+        return work(*args)
+    return await run_cpu(work, *args)
 
 
 def floor_height_of(context: RequestContext, unit_map: dict[str, Any]) -> float:

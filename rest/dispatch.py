@@ -200,12 +200,9 @@ class RestApi:
         keeps none, bad input, the cache not serving)."""
         if not route.keeps_answers or problems or not self.services.store.cache.live:
             return None
-        body = b""
-        if route.body is not None:
-            digest = variables_digest(b"", variables)
-            if digest is None:
-                return None
-            body = digest
+        body = b"" if route.body is None else variables_digest(b"", variables)
+        if body is None:  # nested past what orjson writes: runs, is not kept
+            return None
         caller = await context.caller()
         query = request.scope.get("query_string", b"")
         return ("answer", route.operation_id, raw_path, query, body, caller.permissions,

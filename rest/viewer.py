@@ -186,15 +186,18 @@ _PAGE = """<!doctype html>
 """
 
 
+# The page with its fixed parts filled once; only the map id differs per request.
+_FILLED = (
+    _PAGE.replace("@STATIC@", VIEWER_STATIC_PREFIX)
+    .replace("@SCRIPT@", VIEWER_SCRIPT)
+    .replace("@STYLES@", VIEWER_STYLES)
+    .replace("@ICON@", f"{GRAPHIQL_STATIC_PREFIX}/favicon.svg")
+)
+
+
 def viewer_html(map_id: str) -> str:
     """The page for `map_id`, escaped wherever it appears (text and attribute)."""
-    return (
-        _PAGE.replace("@STATIC@", VIEWER_STATIC_PREFIX)
-        .replace("@SCRIPT@", VIEWER_SCRIPT)
-        .replace("@STYLES@", VIEWER_STYLES)
-        .replace("@ICON@", f"{GRAPHIQL_STATIC_PREFIX}/favicon.svg")
-        .replace("@MAP_ID@", escape(map_id, quote=True))
-    )
+    return _FILLED.replace("@MAP_ID@", escape(map_id, quote=True))
 
 
 def viewer_routes(settings: Settings) -> list[BaseRoute]:

@@ -858,3 +858,19 @@ async def test_graph_is_loaded_once_for_concurrent_requests(env, monkeypatch):
     assert {r.status_code for r in responses} == {200}
     assert len({r.text for r in responses}) == 1
     assert len(loads) == 1
+
+
+@pytest.mark.parametrize("small", [True, False])
+async def test_graph_work_runs_off_the_event_loop_on_a_large_graph(small):
+    """`resolvers.distances.on_graph` (E18 and directions): a small graph answers on the
+    event loop's thread, a large one on the CPU pool's, with the same result."""
+    import threading
+    from types import SimpleNamespace
+
+    from resolvers.distances import on_graph
+
+    loaded = SimpleNamespace(is_small=small)
+    result, thread = await on_graph(loaded, lambda a, b: (a + b, threading.current_thread()),
+                                    2, 3)  # type: ignore[arg-type]  # fmt: skip
+    assert result == 5
+    assert (thread is threading.current_thread()) is small
