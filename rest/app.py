@@ -11,6 +11,7 @@ import os
 from collections.abc import AsyncIterator
 from dataclasses import asdict
 from functools import partial
+from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.middleware.gzip import GZipMiddleware
@@ -27,13 +28,14 @@ from rest.graphiql import GRAPHIQL_STATIC_PREFIX, graphiql_routes
 from rest.graphql_view import GraphQLView
 from rest.landing import landing_routes
 from rest.metrics import Metrics
+from rest.metrics_folder import MetricsFolder
 from rest.middleware import BodyStalled, BodyTooLarge, Boundary
 from rest.openapi import openapi_document, openapi_routes
 from rest.paging_urls import graphql_page_url
 from rest.reference_page import reference_page_routes
 from rest.responses import error_of, json_response
 from rest.sdl import sdl_routes
-from rest.server import INDEXES_ENSURED
+from rest.server import INDEXES_ENSURED, METRICS_FOLDER
 from rest.tracing import traced
 from rest.viewer import viewer_routes
 from schema.build import build_schema
@@ -61,10 +63,11 @@ async def ensure_indexes_until_done(store: Store, retry_seconds: float = 2.0) ->
             await asyncio.sleep(retry_seconds)
 
 
-def create_app(settings: Settings, store: Store | None = None,
-               ensure_indexes: bool = True) -> ASGIApp:  # fmt: skip
+def create_app(settings: Settings, store: Store | None = None, ensure_indexes: bool = True,
+               metrics_folder: MetricsFolder | None = None) -> ASGIApp:  # fmt: skip
     """Build the app. Without a store, connect to `settings.mongodb_uri` (owned and closed
-    here). With `ensure_indexes`, its start ensures the indexes in the background."""
+    here). With `ensure_indexes`, its start ensures the indexes in the background. With a
+    `metrics_folder`, `/metrics` adds up the figures of the workers that share it."""
     owned = store is None
     if store is None:
         if not settings.mongodb_uri:
@@ -72,7 +75,7 @@ def create_app(settings: Settings, store: Store | None = None,
         store = connect(settings.mongodb_uri, settings)
     services = Services(store=store, settings=settings,
                         page_url=partial(graphql_page_url, settings.public_url))  # fmt: skip
-    metrics = Metrics(services) if settings.metrics else None
+    metrics = Metrics(services, metrics_folder) if settings.metrics else None
     schema = build_schema(settings)
     rest = RestApi(schema._schema, services)
 
@@ -109,12 +112,16 @@ def create_app(settings: Settings, store: Store | None = None,
         tasks = [asyncio.create_task(rest.prepare_all())]
         if ensure_indexes:
             tasks.append(asyncio.create_task(ensure_indexes_until_done(services.store)))
+        if metrics is not None and metrics.folder is not None:
+            tasks.append(asyncio.create_task(metrics.folder.keep_written(metrics.figures)))
         services.store.watch_changes()
         try:
             yield
         finally:
             for task in tasks:
                 task.cancel()
+            if metrics is not None and metrics.folder is not None:
+                metrics.folder.write(metrics.figures())  # this worker's last requests count
             if owned:
                 await services.store.close()
 
@@ -159,7 +166,12 @@ async def _server_error(request: Request, exc: Exception) -> Response:
 
 def app_from_env() -> ASGIApp:
     """Factory for `uvicorn --factory` workers: settings and database from the environment."""
-    app = create_app(Settings.from_env(), ensure_indexes=os.environ.get(INDEXES_ENSURED) != "1")
+    folder = os.environ.get(METRICS_FOLDER)
+    app = create_app(
+        Settings.from_env(),
+        ensure_indexes=os.environ.get(INDEXES_ENSURED) != "1",
+        metrics_folder=MetricsFolder(Path(folder)) if folder else None,
+    )
     settle_heap()
     return app
 

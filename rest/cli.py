@@ -10,13 +10,15 @@ import gc
 import importlib
 import os
 import re
+import shutil
 import signal
 import socket
 import ssl
 import sys
+import tempfile
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -83,17 +85,43 @@ def serve(settings: Settings, uri: str, workers: int = 1) -> None:
         options["ssl_certfile"] = str(settings.tls_cert)
         options["ssl_keyfile"] = str(settings.tls_key)
         options["proxy_headers"] = False
-    uvicorn.run(
-        "rest.app:app_from_env",
-        factory=True,
-        host=settings.host,
-        port=settings.port,
-        workers=workers,
-        log_level="info",
-        log_config=log_config(settings.access_log, json=settings.log_format == "json"),
-        server_header=False,
-        **options,
-    )
+    with _metrics_folder(workers):
+        uvicorn.run(
+            "rest.app:app_from_env",
+            factory=True,
+            host=settings.host,
+            port=settings.port,
+            workers=workers,
+            log_level="info",
+            log_config=log_config(settings.access_log, json=settings.log_format == "json"),
+            server_header=False,
+            **options,
+        )
+
+
+@contextlib.contextmanager
+def _metrics_folder(workers: int) -> Iterator[None]:
+    """For more than one worker, a folder of this run (private to its user) where each
+    worker writes its `/metrics` figures for the others (`rest.metrics_folder`); removed
+    when the run ends. If none can be made, each worker answers for itself, as one does."""
+    from rest.server import METRICS_FOLDER
+
+    if workers == 1:
+        yield
+        return
+    try:
+        folder = tempfile.mkdtemp(prefix="floorgate-metrics-")
+    except OSError as error:
+        print(f"floorgate serve: /metrics will show one worker's figures per scrape: {error}",
+              file=sys.stderr)  # fmt: skip
+        yield
+        return
+    os.environ[METRICS_FOLDER] = folder
+    try:
+        yield
+    finally:
+        os.environ.pop(METRICS_FOLDER, None)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def settings_of(args: argparse.Namespace) -> Settings:

@@ -12,16 +12,18 @@ first scrape and renders the figures then (it costs tens of ms to import: not at
 
 Who may read it (`FLOORGATE_METRICS`, on by default): a client on the loopback address
 without a key (also over plain HTTP: a scraper beside the worker), anyone else with a
-key holding `service.admin`. Every worker answers for itself; the workers of one
-`--workers N` share a port, so a scrape reaches one of them (docs/api.md, Metrics).
+key holding `service.admin`. The workers of one `--workers N` share a port, so a scrape
+reaches one of them: it adds up the figures every worker writes to a shared folder
+(`rest/metrics_folder.py`; docs/api.md, Metrics).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from ipaddress import ip_address
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -34,6 +36,9 @@ from resolvers.permissions import ADMIN
 from rest.credentials import request_context
 from rest.responses import error_response
 from storage.command_timings import Timing
+
+if TYPE_CHECKING:
+    from rest.metrics_folder import MetricsFolder
 
 METRICS_PATH = "/metrics"
 ROUTE = "route"  # scope state: the route template of the request, set where it is known
@@ -63,11 +68,70 @@ def route_label(scope: dict[str, Any]) -> str:
     return path if path in FIXED_PATHS else "other"
 
 
-class Metrics:
-    """One worker's figures (one per app: tests make many apps in one process)."""
+CACHE_COUNTS = {
+    "hits": "Reads answered from the read cache",
+    "misses": "Reads that went to the database and were kept",
+    "bypassed": "Reads while the cache did not serve",
+    "answer_hits": "Whole answers served from the cache",
+    "invalidations": "Collection versions moved",
+    "flushes": "Times the whole cache was dropped",
+}
+CACHE_LEVELS = {  # name -> (CacheStats attribute, help)
+    "entries": ("entries", "Results and answers kept"),
+    "bytes": ("bytes_used", "Bytes kept"),
+    "budget_bytes": ("budget_bytes", "Byte budget (FLOORGATE_READ_CACHE_MB)"),
+    "live": ("live", "Workers whose change stream is up and whose cache serves"),
+}
 
-    def __init__(self, services: Services) -> None:
+
+@dataclass
+class Figures:
+    """What a scrape shows: one worker's figures, or those of every worker added up.
+    Counts (and histograms) add up over every worker that ever wrote, as Prometheus wants
+    counters never to go down; levels (gauges) only over the workers still running."""
+
+    requests: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    durations: dict[str, Timing] = field(default_factory=dict)
+    costs: Timing = field(default_factory=lambda: Timing(COST_BUCKETS))
+    rate_limited: dict[str, int] = field(default_factory=lambda: {"key": 0, "address": 0})
+    commands: dict[str, Timing] = field(default_factory=dict)
+    cache_counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CACHE_COUNTS, 0))
+    cache_levels: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CACHE_LEVELS, 0))
+    workers: int = 0  # running workers added up
+
+    def add(self, other: Figures, running: bool = True) -> None:
+        """Add another worker's figures to these (its levels only if it still runs)."""
+        self.requests.update(other.requests)
+        _add_timings(self.durations, other.durations, DURATION_BUCKETS)
+        self.costs.add(other.costs)
+        _add_timings(self.commands, other.commands, None)
+        for name, count in other.rate_limited.items():
+            self.rate_limited[name] = self.rate_limited.get(name, 0) + count
+        for name, count in other.cache_counts.items():
+            self.cache_counts[name] = self.cache_counts.get(name, 0) + count
+        if running:
+            for name, level in other.cache_levels.items():
+                self.cache_levels[name] = self.cache_levels.get(name, 0) + level
+            self.workers += other.workers
+
+
+def _add_timings(into: dict[str, Timing], other: dict[str, Timing],
+                 bounds: tuple[float, ...] | None) -> None:  # fmt: skip
+    for name, timing in other.items():
+        mine = into.get(name)
+        if mine is None:
+            mine = into[name] = Timing(timing.bounds if bounds is None else bounds)
+        mine.add(timing)
+
+
+class Metrics:
+    """One worker's figures (one per app: tests make many apps in one process). With a
+    folder (`floorgate serve --workers N`), it writes them there for the other workers'
+    scrapes and adds theirs to its own."""
+
+    def __init__(self, services: Services, folder: MetricsFolder | None = None) -> None:
         self.services = services
+        self.folder = folder
         self.requests: Counter[tuple[str, str, str]] = Counter()
         self.durations: dict[str, Timing] = {}
         self.costs = Timing(COST_BUCKETS)
@@ -84,13 +148,35 @@ class Metrics:
         if cost is not None:
             self.costs.observe(cost)
 
+    def figures(self) -> Figures:
+        """This worker's figures now, as a copy (the live ones go on changing)."""
+        services = self.services
+        stats = services.store.cache.stats()
+        own = Figures(
+            rate_limited={"key": services.rate_limiter.refusals,
+                          "address": services.address_limiter.refusals},
+            cache_counts={name: getattr(stats, name) for name in CACHE_COUNTS},
+            cache_levels={name: int(getattr(stats, attribute))
+                          for name, (attribute, _) in CACHE_LEVELS.items()},
+            workers=1,
+        )  # fmt: skip
+        own.requests.update(self.requests)
+        _add_timings(own.durations, self.durations, DURATION_BUCKETS)
+        own.costs.add(self.costs)
+        _add_timings(own.commands, services.store.timings.by_command, None)
+        return own
+
     def exposition(self) -> tuple[bytes, str]:
-        """The text format and its media type."""
+        """The text format and its media type: every worker's figures where they share a
+        folder, else this one's."""
         from prometheus_client import CollectorRegistry
         from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 
+        figures = self.figures()
+        if self.folder is not None:
+            figures = self.folder.added_up(figures)
         registry = CollectorRegistry(auto_describe=False)
-        registry.register(_Figures(self))
+        registry.register(_Collector(figures))
         return generate_latest(registry), CONTENT_TYPE_LATEST
 
     def routes(self) -> list[BaseRoute]:
@@ -106,11 +192,11 @@ class Metrics:
         return [Route(METRICS_PATH, endpoint, methods=["GET"])]
 
 
-class _Figures:
-    """Renders the figures as Prometheus metric families, at scrape time."""
+class _Collector:
+    """Renders figures as Prometheus metric families, at scrape time."""
 
-    def __init__(self, metrics: Metrics) -> None:
-        self.metrics = metrics
+    def __init__(self, figures: Figures) -> None:
+        self.figures = figures
 
     def collect(self) -> Iterator[Any]:
         from prometheus_client.core import (
@@ -119,48 +205,39 @@ class _Figures:
             HistogramMetricFamily,
         )
 
-        metrics, services = self.metrics, self.metrics.services
+        figures = self.figures
         requests = CounterMetricFamily("floorgate_requests", "Requests answered, by route "
                                        "template, method and status",
                                        labels=["route", "method", "status"])  # fmt: skip
-        for labels, count in sorted(metrics.requests.items()):
+        for labels, count in sorted(figures.requests.items()):
             requests.add_metric(list(labels), count)
         yield requests
         durations = HistogramMetricFamily("floorgate_request_duration_seconds", "Time from "
                                           "the request to the end of its answer, by route "
                                           "template", labels=["route"])  # fmt: skip
-        for route, timing in sorted(metrics.durations.items()):
+        for route, timing in sorted(figures.durations.items()):
             durations.add_metric([route], timing.cumulative(), timing.total)
         yield durations
         costs = HistogramMetricFamily("floorgate_graphql_cost", "GraphQL cost of the "
                                       "operations that ran (REST and /graphql)")  # fmt: skip
-        costs.add_metric([], metrics.costs.cumulative(), metrics.costs.total)
+        costs.add_metric([], figures.costs.cumulative(), figures.costs.total)
         yield costs
         refused = CounterMetricFamily("floorgate_rate_limited", "Requests refused by a rate "
                                       "limit (429 or RATE_LIMITED)", labels=["limit"])  # fmt: skip
-        refused.add_metric(["key"], services.rate_limiter.refusals)
-        refused.add_metric(["address"], services.address_limiter.refusals)
+        for limit, count in sorted(figures.rate_limited.items()):
+            refused.add_metric([limit], count)
         yield refused
         commands = HistogramMetricFamily("floorgate_db_command_duration_seconds", "Database "
                                          "command durations, by command",
                                          labels=["command"])  # fmt: skip
-        for name, timing in sorted(services.store.timings.by_command.items()):
+        for name, timing in sorted(figures.commands.items()):
             commands.add_metric([name], timing.cumulative(), timing.total)
         yield commands
-        stats = services.store.cache.stats()
-        for name, value, text in (
-            ("hits", stats.hits, "Reads answered from the read cache"),
-            ("misses", stats.misses, "Reads that went to the database and were kept"),
-            ("bypassed", stats.bypassed, "Reads while the cache did not serve"),
-            ("answer_hits", stats.answer_hits, "Whole answers served from the cache"),
-            ("invalidations", stats.invalidations, "Collection versions moved"),
-            ("flushes", stats.flushes, "Times the whole cache was dropped"),
-        ):  # fmt: skip
-            yield CounterMetricFamily(f"floorgate_read_cache_{name}", text, value=value)
-        for name, value, text in (
-            ("entries", stats.entries, "Results and answers kept"),
-            ("bytes", stats.bytes_used, "Bytes kept"),
-            ("budget_bytes", stats.budget_bytes, "Byte budget (FLOORGATE_READ_CACHE_MB)"),
-            ("live", int(stats.live), "1 while the change stream is up and the cache serves"),
-        ):  # fmt: skip
-            yield GaugeMetricFamily(f"floorgate_read_cache_{name}", text, value=value)
+        for name, text in CACHE_COUNTS.items():
+            yield CounterMetricFamily(f"floorgate_read_cache_{name}", text,
+                                      value=figures.cache_counts[name])  # fmt: skip
+        for name, (_, text) in CACHE_LEVELS.items():
+            yield GaugeMetricFamily(f"floorgate_read_cache_{name}", text,
+                                    value=figures.cache_levels[name])  # fmt: skip
+        yield GaugeMetricFamily("floorgate_workers", "Running workers whose figures this "
+                                "scrape adds up", value=figures.workers)  # fmt: skip

@@ -61,6 +61,9 @@ SETTING = {"loop": "FLOORGATE_LOOP", "http": "FLOORGATE_HTTP"}
 # a worker's start does not send every index command again while its first requests come
 # in (`rest.app.app_from_env`).
 INDEXES_ENSURED = "FLOORGATE_INDEXES_ENSURED"
+# Set by `floorgate serve --workers N` (N > 1) for its workers: the folder where each
+# writes its `/metrics` figures for the others' scrapes (`rest.metrics_folder`).
+METRICS_FOLDER = "FLOORGATE_METRICS_FOLDER"
 
 
 @functools.cache

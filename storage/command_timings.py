@@ -38,6 +38,16 @@ class Timing:
         if not ok:
             self.failures += 1
 
+    def add(self, other: Timing) -> None:
+        """Count another's observations here too (the same bounds: another worker's)."""
+        if other.bounds != self.bounds:
+            raise ValueError("timings with other bucket bounds cannot be added")
+        self.buckets = [mine + theirs for mine, theirs in zip(self.buckets, other.buckets,
+                                                               strict=True)]  # fmt: skip
+        self.count += other.count
+        self.total += other.total
+        self.failures += other.failures
+
     def cumulative(self) -> list[tuple[str, float]]:
         """(`le`, count) pairs as Prometheus wants them, +Inf last."""
         pairs, running = [], 0

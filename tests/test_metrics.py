@@ -3,12 +3,25 @@ anyone else a key with service.admin; labels stay within bounded sets."""
 
 from __future__ import annotations
 
+import asyncio
+import os
+import ssl
+import stat
+import subprocess
+import sys
+import time
+from collections import Counter
 from dataclasses import replace
 
 import httpx
+import orjson
 import pytest
 
 from rest.app import create_app
+from rest.metrics import DURATION_BUCKETS, Figures
+from rest.metrics_folder import WRITE_SECONDS, MetricsFolder, decode, encode
+from storage.command_timings import Timing
+from tests.servers import serve_tls_with_args
 
 
 def scrape_lines(text: str) -> dict[str, float]:
@@ -89,3 +102,124 @@ async def test_who_may_scrape(store, settings, keys):
     async with client_of(off) as client:
         missing = await client.get("/metrics")
         assert (missing.status_code, missing.json()) == (404, {"message": "Not found"})
+
+
+# -- the workers of one `floorgate serve --workers N` add up -----------------------------
+
+
+def other_worker_figures(requests: int, cache_entries: int) -> Figures:
+    """Figures as another worker writes them: `requests` answered 200 by listUnits."""
+    figures = Figures(workers=1)
+    figures.requests["listUnits", "GET", "200"] = requests
+    figures.durations["listUnits"] = Timing(DURATION_BUCKETS)
+    for _ in range(requests):
+        figures.durations["listUnits"].observe(0.003)
+    figures.commands["find"] = Timing()
+    figures.commands["find"].observe(0.0004)
+    figures.rate_limited["key"] = 2
+    figures.cache_counts["hits"] = 7
+    figures.cache_levels["entries"] = cache_entries
+    return figures
+
+
+def ended_process_id() -> int:
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+async def test_a_scrape_adds_up_every_workers_figures(store, settings, keys, tmp_path, caplog):
+    """Counts of every worker that wrote (an ended one too: counters never go down),
+    levels of the running ones only; an unreadable file is left out, named in the log."""
+    folder = MetricsFolder(tmp_path)
+    running, ended = os.getppid(), ended_process_id()
+    (tmp_path / f"{running}.json").write_bytes(encode(other_worker_figures(3, 40)))
+    (tmp_path / f"{ended}.json").write_bytes(encode(other_worker_figures(5, 500)))
+    (tmp_path / "77.json").write_bytes(b'{"requests": [["listUnits", "GET", "200", -4]]}')
+    short = orjson.loads(encode(other_worker_figures(1, 1)))
+    short["costs"]["buckets"] = [1, 2]  # another version's buckets
+    (tmp_path / "78.json").write_bytes(orjson.dumps(short))
+    (tmp_path / "notes.txt").write_text("not a worker's")
+    app = create_app(settings, store, metrics_folder=folder)
+    async with client_of(app) as client:
+        answer = await client.get("/v1/units?per-page=5", headers={"API-Key": keys.full})
+        assert answer.status_code == 200
+        scraped = await client.get("/metrics")
+    assert scraped.status_code == 200
+    samples = scrape_lines(scraped.text)
+    route = '{method="GET",route="listUnits",status="200"}'
+    assert samples[f"floorgate_requests_total{route}"] == 1 + 3 + 5
+    assert samples['floorgate_request_duration_seconds_count{route="listUnits"}'] == 9
+    assert samples['floorgate_request_duration_seconds_bucket{le="0.005",route="listUnits"}'] >= 8
+    assert samples['floorgate_request_duration_seconds_sum{route="listUnits"}'] >= 8 * 0.003
+    assert samples['floorgate_rate_limited_total{limit="key"}'] == 4
+    own = store.cache.stats()
+    assert samples["floorgate_read_cache_hits_total"] == own.hits + 14
+    assert samples["floorgate_read_cache_entries"] == own.entries + 40  # not the ended one's
+    assert samples["floorgate_workers"] == 2
+    left_out = sorted(r.getMessage() for r in caplog.records if "left out" in r.getMessage())
+    assert left_out == [
+        "metrics: 77.json left out: -4 is not a count",
+        "metrics: 78.json left out: 2 buckets where 8 are counted",
+    ]
+
+
+async def test_a_worker_writes_its_figures_while_it_runs_and_when_it_stops(
+    store, settings, keys, tmp_path
+):
+    folder = MetricsFolder(tmp_path, worker=4242)
+    app = create_app(settings, store, metrics_folder=folder)
+    starlette_app = app
+    while not hasattr(starlette_app, "routes"):
+        starlette_app = starlette_app.app  # through the middleware to the Starlette app
+    written = tmp_path / "4242.json"
+    async with starlette_app.router.lifespan_context(starlette_app):
+        for _ in range(100):
+            if written.exists():
+                break
+            await asyncio.sleep(0.02)
+        assert decode(written.read_bytes()).requests == Counter()
+        async with client_of(app) as client:
+            answer = await client.get("/v1/units?per-page=5", headers={"API-Key": keys.full})
+            assert answer.status_code == 200
+    assert decode(written.read_bytes()).requests == Counter({("listUnits", "GET", "200"): 1})
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["4242.json"]
+
+
+def test_serve_with_two_workers_counts_every_request_in_every_scrape(tmp_path, db_server,
+                                                                     settings, keys):  # fmt: skip
+    """The workers share a port: each scrape reaches one, and each shows all requests."""
+    runs = tmp_path / "tmp"
+    runs.mkdir()
+    with serve_tls_with_args(tmp_path, db_server, settings, ("--workers", "2"),
+                             TMPDIR=str(runs)) as served:  # fmt: skip
+        tls = ssl.create_default_context(cafile=str(served.certs.ca_cert))
+        folders = list(runs.iterdir())
+        assert len(folders) == 1 and folders[0].name.startswith("floorgate-metrics-")
+        assert stat.S_IMODE(folders[0].stat().st_mode) == 0o700
+        requests = 24
+        for _ in range(60):  # both workers up (each writes its figures at start)
+            if len(list(folders[0].glob("*.json"))) == 2:
+                break
+            time.sleep(0.25)
+        for _ in range(requests):  # new connections: the kernel spreads them
+            with httpx.Client(base_url=served.base, verify=tls, timeout=10) as one:
+                answer = one.get("/v1/assets", headers={"API-Key": keys.full})
+                assert answer.status_code == 200
+        time.sleep(WRITE_SECONDS + 0.5)
+        seen = []
+        for _ in range(6):
+            with httpx.Client(base_url=served.base, verify=tls, timeout=10) as one:
+                samples = scrape_lines(one.get("/metrics").text)
+            seen.append((samples['floorgate_requests_total{method="GET",'
+                                 'route="listAssets",status="200"}'],
+                         samples["floorgate_workers"]))  # fmt: skip
+        answered = {
+            int(path.stem): decode(path.read_bytes()).requests[("listAssets", "GET", "200")]
+            for path in folders[0].glob("*.json")
+        }
+    assert seen == [(requests, 2)] * 6
+    print("answered by each worker:", answered)
+    assert len(answered) == 2 and sum(answered.values()) == requests
+    assert min(answered.values()) > 0  # else no scrape had another worker's figures to add
+    assert not runs.exists() or list(runs.iterdir()) == []  # the run's folder is removed
