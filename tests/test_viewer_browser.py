@@ -499,6 +499,51 @@ def test_wheel_drag_and_fit(site):
     assert js(site, session, "document.getElementById('map').getAttribute('viewBox')") == fitted
 
 
+VIEWBOX = "document.getElementById('map').getAttribute('viewBox')"
+
+
+def view_box(site: Site, session: str) -> list[float]:
+    return [float(value) for value in js(site, session, VIEWBOX).split()]
+
+
+def test_a_link_keeps_pan_and_zoom(site):
+    """Pan and zoom settle into `box` (the viewBox); a link with it opens there, on any
+    window size; Fit takes it out; a box that is not one, or shows none of the drawing,
+    opens the level fitted."""
+    session = open_viewer(site, "?level=level-b1-f2")
+    fitted = js(site, session, VIEWBOX)
+    middle = js(site, session, "(() => { const r = document.getElementById('map')"
+                ".getBoundingClientRect(); return [r.left + r.width / 3, r.top + r.height / 3];"
+                " })()")  # fmt: skip
+    site.browser.call("Input.dispatchMouseEvent", {"type": "mouseWheel", "x": middle[0],
+                      "y": middle[1], "deltaX": 0, "deltaY": -300}, session=session)  # fmt: skip
+    for kind, dx in (("mousePressed", 0), ("mouseMoved", 30), ("mouseMoved", 90),
+                     ("mouseReleased", 90)):  # fmt: skip
+        site.browser.call("Input.dispatchMouseEvent", {"type": kind, "x": middle[0] + dx,
+                          "y": middle[1], "button": "left", "buttons": 1, "clickCount": 1},
+                          session=session)  # fmt: skip
+    shown = view_box(site, session)
+    assert shown != [float(v) for v in fitted.split()]
+    search = wait_for(site, session, "location.search.includes('box=') && location.search")
+    box = dict(part.split("=", 1) for part in search[1:].split("&"))["box"]
+    numbers = [float(v) for v in box.replace("%2C", ",").split(",")]
+    assert numbers == pytest.approx(shown, abs=0.006)  # two decimals
+    assert search.startswith("?level=level-b1-f2&box=")
+
+    linked = open_viewer(site, search, size=PHONE)  # another window: the same area
+    assert view_box(site, linked) == pytest.approx(numbers, abs=0.0006)
+    assert shown_level(site, linked) == ["level-b1-f2"]
+    assert js(site, linked, "location.search") == search
+    click(site, linked, "#fit")
+    assert js(site, linked, "location.search") == "?level=level-b1-f2"
+    assert problems(site, session) == [] and problems(site, linked) == []
+
+    for bad in ("1,2,x,4", "0,0,0,50", "1,2,3", "-1e6,-1e6,50,50", "Infinity,0,10,10"):
+        tab = open_viewer(site, f"?level=level-b1-f2&box={quote(bad)}")
+        assert js(site, tab, VIEWBOX) == fitted, bad
+        assert js(site, tab, "location.search") == "?level=level-b1-f2", bad
+
+
 def png_size(data: bytes) -> tuple[int, int]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
     return struct.unpack(">II", data[16:24])

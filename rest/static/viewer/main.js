@@ -185,6 +185,31 @@ function fitLevel() {
     box = { x: 0, y: 0, width: app.model.width, height: app.model.height };
   }
   app.panzoom.fit(box);
+  app.view.box = null; // a fitted level is what a link without `box` opens
+  app.save();
+}
+
+// Pan and zoom go into the URL once they settle: browsers limit how often a page may
+// replace its address (Safari: 100 times in 30 s), and a drag moves the view per frame.
+const BOX_SAVE_MS = 300;
+let boxSaving = null;
+
+function keepBox(view) {
+  app.view.box = { ...view };
+  clearTimeout(boxSaving);
+  boxSaving = setTimeout(app.save, BOX_SAVE_MS);
+}
+
+// The link's pan and zoom, where it shows some of the drawing; else the level fitted.
+function showLinkedArea() {
+  const box = app.view.box;
+  if (box && app.panzoom.shows(box)) {
+    app.panzoom.setView(box);
+    app.view.box = { ...app.panzoom.view }; // within the zoom's bounds
+    app.save();
+  } else {
+    fitLevel();
+  }
 }
 
 // Units move focus with the arrow keys (in drawing order, on the shown level).
@@ -327,11 +352,11 @@ async function load() {
       unit.node.setAttribute("aria-label", `Unit ${nameOf(unit.id)}, ${app.levelName(level)}`);
     }
   }
-  app.panzoom = new PanZoom(svg, app.model);
+  app.panzoom = new PanZoom(svg, app.model, keepBox);
   buildLevelSwitcher(app);
   const selected = app.model.units.get(app.view.unit);
   app.showLevel(app.levelByUid(app.view.level) ? app.view.level : selected ? selected.level.uid : null);
-  fitLevel();
+  showLinkedArea();
   wireControls();
   document.body.dataset.state = "ready";
   window.floorgateViewer.renderedAt = performance.now();

@@ -1,14 +1,17 @@
 // Pan and zoom of the map by its viewBox: wheel, drag and pinch through pointer events,
-// buttons and keys. A drag does not count as a click on what it started on.
+// buttons and keys. A drag does not count as a click on what it started on. Each change
+// the user makes is told to `onChange` (the page keeps it in the URL); `setView` and
+// `fit`, the page's own, are not.
 
 const DRAG_PIXELS = 5;
 const MIN_SIZE = 5; // canvas units: the closest zoom
 const MAX_FACTOR = 8; // the widest view, as a multiple of the drawing
 
 export class PanZoom {
-  constructor(svg, size) {
+  constructor(svg, size, onChange = () => {}) {
     this.svg = svg;
     this.size = size; // {width, height} of the drawing
+    this.onChange = onChange;
     this.view = { x: 0, y: 0, w: size.width, h: size.height };
     this.pointers = new Map();
     this.dragged = false;
@@ -21,6 +24,12 @@ export class PanZoom {
     }
     svg.addEventListener("click", (event) => this.onClick(event), true);
     svg.addEventListener("keydown", (event) => this.onKey(event));
+  }
+
+  // Whether `view` shows any of the drawing (a link's box may not).
+  shows(view) {
+    const { width, height } = this.size;
+    return view.x < width && view.y < height && view.x + view.w > 0 && view.y + view.h > 0;
   }
 
   setView(view) {
@@ -65,6 +74,7 @@ export class PanZoom {
       w: v.w / factor,
       h: v.h / factor,
     });
+    this.onChange(this.view);
   }
 
   zoomCentre(factor) {
@@ -76,6 +86,7 @@ export class PanZoom {
     const scale = this.unitsPerPixel();
     const v = this.view;
     this.setView({ x: v.x - dxPixels * scale, y: v.y - dyPixels * scale, w: v.w, h: v.h });
+    this.onChange(this.view);
   }
 
   onWheel(event) {

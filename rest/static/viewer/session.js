@@ -1,7 +1,7 @@
 // Where the viewer keeps things. The key: taken from the URL fragment (#key=...), which
 // browsers never send to a server, then removed from the address bar and kept in
-// sessionStorage (this tab only; never localStorage). The view: in the query string,
-// so a link reproduces it (docs/viewer.md, "The URL").
+// sessionStorage (this tab only; never localStorage). The view, pan and zoom included:
+// in the query string, so a link reproduces it (docs/viewer.md, "The URL").
 
 const KEY_ITEM = "floorgate-viewer-key";
 let memoryKey = null; // when sessionStorage is refused (a framed page, a strict browser)
@@ -86,8 +86,30 @@ export function waypointText(waypoint) {
   return `pt:${round(waypoint.x)},${round(waypoint.y)},${waypoint.floorId || ""}`;
 }
 
+// The shown area after a pan or zoom: `box=<x>,<y>,<width>,<height>` in canvas units (the
+// map's viewBox), or null for anything else (the level is fitted then).
+export function parseBox(text) {
+  if (!text) {
+    return null;
+  }
+  const numbers = text.split(",").map((part) => (part.trim() === "" ? NaN : Number(part)));
+  if (numbers.length !== 4 || !numbers.every(Number.isFinite)) {
+    return null;
+  }
+  const [x, y, w, h] = numbers;
+  return w > 0 && h > 0 ? { x, y, w, h } : null;
+}
+
+export function boxText(box) {
+  if (!box) {
+    return null;
+  }
+  const round = (value) => String(Math.round(value * 100) / 100);
+  return [box.x, box.y, box.w, box.h].map(round).join(",");
+}
+
 // The view in the query string, in this order; defaults are left out.
-const FIELDS = ["level", "unit", "from", "to", "mode", "group", "tags", "q", "paths"];
+const FIELDS = ["level", "unit", "from", "to", "mode", "group", "tags", "q", "paths", "box"];
 
 export function readView() {
   const query = new URLSearchParams(window.location.search);
@@ -101,6 +123,7 @@ export function readView() {
     tags: query.get("tags") || "",
     q: query.get("q") || "",
     paths: query.get("paths") === "1",
+    box: parseBox(query.get("box")),
   };
 }
 
@@ -115,6 +138,7 @@ export function writeView(view) {
     tags: view.tags,
     q: view.q,
     paths: view.paths ? "1" : null,
+    box: boxText(view.box),
   };
   const query = new URLSearchParams();
   for (const field of FIELDS) {
