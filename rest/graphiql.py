@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount
@@ -172,11 +173,16 @@ def graphiql_html(endpoint: str = "/graphql") -> str:
 
 
 class GraphiQLStaticFiles(StaticFiles):
-    """StaticFiles that lets browsers cache the pinned GraphiQL assets for a day.
+    """StaticFiles that lets browsers cache the pinned GraphiQL assets for a day (or as
+    `cache_control` says: the viewer's files, under an address per release, for a year).
 
     The main bundle is ~3.5 MB; without ``Cache-Control`` every page load would at
     best revalidate it.
     """
+
+    def __init__(self, *, cache_control: str = STATIC_CACHE_CONTROL, **options: Any) -> None:
+        super().__init__(**options)
+        self.cache_control = cache_control
 
     def file_response(
         self,
@@ -188,7 +194,7 @@ class GraphiQLStaticFiles(StaticFiles):
         """Serve the file (or a 304) with ``Cache-Control`` and ``nosniff`` added (the
         page's scripts and styles must be what their type says)."""
         response = super().file_response(full_path, stat_result, scope, status_code)
-        response.headers["Cache-Control"] = STATIC_CACHE_CONTROL
+        response.headers["Cache-Control"] = self.cache_control
         response.headers["X-Content-Type-Options"] = "nosniff"
         return response
 

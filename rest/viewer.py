@@ -7,10 +7,16 @@ calls `/graphql` with it. It draws the map from the parsed document (`unitMap.ur
 never from the uploaded SVG, with DOM calls only, so nothing of a drawing can run here;
 the Content-Security-Policy makes the browser refuse anything inline or from another
 host besides. Who may frame the page is the setting `FLOORGATE_VIEWER_FRAME_ANCESTORS`.
+
+The script and styles are served under an address of their release,
+`/viewer/static/<digest of every file>/...`: their modules import each other by relative
+paths, so a browser never mixes two releases' modules, and may keep them for a year.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from html import escape
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -18,16 +24,22 @@ from urllib.parse import urlsplit
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
+from starlette.types import Receive, Scope, Send
 
+from resolvers.errors import ErrorCode
 from rest.browser_headers import page_headers
+from rest.files_route import IMMUTABLE
 from rest.graphiql import GRAPHIQL_STATIC_PREFIX, GraphiQLStaticFiles
 from rest.metrics import ROUTE
+from rest.responses import error_of
 from storage.settings import Settings
 
 __all__ = [
     "VIEWER_PATH",
     "VIEWER_STATIC_DIR",
     "VIEWER_STATIC_PREFIX",
+    "assets_prefix",
+    "folder_digest",
     "viewer_headers",
     "viewer_html",
     "viewer_policy",
@@ -186,30 +198,63 @@ _PAGE = """<!doctype html>
 """
 
 
-# The page with its fixed parts filled once; only the map id differs per request.
-_FILLED = (
-    _PAGE.replace("@STATIC@", VIEWER_STATIC_PREFIX)
-    .replace("@SCRIPT@", VIEWER_SCRIPT)
-    .replace("@STYLES@", VIEWER_STYLES)
-    .replace("@ICON@", f"{GRAPHIQL_STATIC_PREFIX}/favicon.svg")
-)
+def folder_digest(folder: Path) -> str:
+    """A digest of the files of `folder` (names and bytes): another with any change."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.iterdir()):
+        data = path.read_bytes()
+        digest.update(f"{path.name}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()[:16]
+
+
+@functools.cache
+def assets_prefix() -> str:
+    """Where this release's viewer files are served (worked out on the first page: the
+    files are read once, not at every start)."""
+    return f"{VIEWER_STATIC_PREFIX}/{folder_digest(VIEWER_STATIC_DIR)}"
+
+
+@functools.cache
+def _filled() -> str:
+    """The page with its fixed parts filled once; only the map id differs per request."""
+    return (
+        _PAGE.replace("@STATIC@", assets_prefix())
+        .replace("@SCRIPT@", VIEWER_SCRIPT)
+        .replace("@STYLES@", VIEWER_STYLES)
+        .replace("@ICON@", f"{GRAPHIQL_STATIC_PREFIX}/favicon.svg")
+    )
 
 
 def viewer_html(map_id: str) -> str:
     """The page for `map_id`, escaped wherever it appears (text and attribute)."""
-    return _FILLED.replace("@MAP_ID@", escape(map_id, quote=True))
+    return _filled().replace("@MAP_ID@", escape(map_id, quote=True))
+
+
+class _ReleaseFiles:
+    """The viewer's files under this release's address only (another is a 404: a page of
+    another release asks for its own files, which this server does not have)."""
+
+    def __init__(self) -> None:
+        self.files = GraphiQLStaticFiles(directory=VIEWER_STATIC_DIR, cache_control=IMMUTABLE)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        release = scope.get("path_params", {}).get("release")
+        if f"{VIEWER_STATIC_PREFIX}/{release}" != assets_prefix():
+            await error_of(ErrorCode.NOT_FOUND)(scope, receive, send)
+            return
+        await self.files(scope, receive, send)
 
 
 def viewer_routes(settings: Settings) -> list[BaseRoute]:
-    """The page and its files (cached for a day, like GraphiQL's)."""
+    """The page and its files (cached for a year under their release's address)."""
     headers = viewer_headers(settings)
 
     async def page(request: Request) -> Response:
         request.scope["state"][ROUTE] = "viewer"  # for /metrics
         return HTMLResponse(viewer_html(request.path_params["map_id"]), headers=headers)
 
-    assets = GraphiQLStaticFiles(directory=VIEWER_STATIC_DIR)
     return [
         Route(VIEWER_PATH, page, methods=["GET", "HEAD"]),
-        Mount(VIEWER_STATIC_PREFIX, app=assets, name="viewer-static"),
+        Mount(VIEWER_STATIC_PREFIX + "/{release}", app=_ReleaseFiles(), name="viewer-static"),
     ]

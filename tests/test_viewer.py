@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from rest.app import create_app
-from rest.viewer import VIEWER_STATIC_DIR, VIEWER_STATIC_PREFIX
+from rest.viewer import VIEWER_STATIC_DIR, VIEWER_STATIC_PREFIX, folder_digest
 from storage.settings import Settings, SettingsError, frame_ancestors
 
 # The files' origin is the public URL's (tests/conftest.py): named beside 'self', for a
@@ -76,19 +76,41 @@ async def test_the_map_id_is_escaped_wherever_it_appears(client):
 async def test_every_file_of_the_page_is_ours_with_its_media_type(client):
     page = (await client.get("/viewer/maps/map-b1")).text
     refs = refs_of(page).refs
-    assert refs == ["/static/graphiql/favicon.svg", f"{VIEWER_STATIC_PREFIX}/viewer.css",
-                    f"{VIEWER_STATIC_PREFIX}/main.js"]  # fmt: skip
+    release = f"{VIEWER_STATIC_PREFIX}/{folder_digest(VIEWER_STATIC_DIR)}"
+    assert refs == ["/static/graphiql/favicon.svg", f"{release}/viewer.css",
+                    f"{release}/main.js"]  # fmt: skip
     files = sorted(path.name for path in VIEWER_STATIC_DIR.iterdir())
     assert files == ["api.js", "attributes.js", "directions.js", "dom.js", "drawing.js",
                      "legend.js", "levels.js", "locations.js", "main.js", "panzoom.js",
                      "session.js", "unit-panel.js", "viewer.css"]  # fmt: skip
-    for ref in [*refs, *(f"{VIEWER_STATIC_PREFIX}/{name}" for name in files)]:
+    for ref in refs[1:] + [f"{release}/{name}" for name in files]:
         response = await client.get(ref)
         assert response.status_code == 200, ref
+        assert response.content == (VIEWER_STATIC_DIR / ref.rsplit("/", 1)[1]).read_bytes()
         assert response.headers["content-type"].split(";")[0] == TYPES["." + ref.rsplit(".")[-1]]
         assert response.headers["x-content-type-options"] == "nosniff"
-        assert response.headers["cache-control"] == "public, max-age=86400"
-    assert (await client.get(f"{VIEWER_STATIC_PREFIX}/nothing.js")).status_code == 404
+        assert response.headers["cache-control"] == "public, max-age=31536000, immutable"
+    icon = await client.get(refs[0])
+    assert (icon.status_code, icon.headers["cache-control"]) == (200, "public, max-age=86400")
+    for missing in (f"{release}/nothing.js", f"{VIEWER_STATIC_PREFIX}/main.js",
+                    f"{VIEWER_STATIC_PREFIX}/0123456789abcdef/main.js",
+                    f"{release}/../viewer.py"):  # fmt: skip
+        answer = await client.get(missing, follow_redirects=True)
+        assert (answer.status_code, answer.json()) == (404, {"message": "Not found"}), missing
+
+
+def test_the_files_address_changes_with_any_file(tmp_path):
+    """A release's files have an address of their own: a browser keeping them for a
+    year never runs one release's module beside another's."""
+    (tmp_path / "main.js").write_text('import { a } from "./a.js";\n')
+    (tmp_path / "a.js").write_text("export const a = 1;\n")
+    first = folder_digest(tmp_path)
+    assert len(first) == 16 and first == folder_digest(tmp_path)
+    (tmp_path / "a.js").write_text("export const a = 2;\n")
+    second = folder_digest(tmp_path)
+    (tmp_path / "a.js").rename(tmp_path / "b.js")
+    third = folder_digest(tmp_path)
+    assert len({first, second, third}) == 3
 
 
 async def test_nothing_names_another_host(client):
