@@ -84,8 +84,10 @@ def viewer_policy(settings: Settings) -> tuple[str, ...]:
 
 def viewer_headers(settings: Settings) -> dict[str, str]:
     """CSP with the framing setting, nosniff, no referrer (the key may sit in the URL
-    fragment for a moment; a referrer never carries a fragment, but none is safer)."""
-    return page_headers(viewer_policy(settings), settings.viewer_frame_ancestors)
+    fragment for a moment; a referrer never carries a fragment, but none is safer), and
+    asked again each time: the page names its release's files."""
+    headers = page_headers(viewer_policy(settings), settings.viewer_frame_ancestors)
+    return {**headers, "Cache-Control": "no-cache"}
 
 
 _PAGE = """<!doctype html>

@@ -92,6 +92,7 @@ async def test_every_file_of_the_page_is_ours_with_its_media_type(client):
         assert response.headers["cache-control"] == "public, max-age=31536000, immutable"
     icon = await client.get(refs[0])
     assert (icon.status_code, icon.headers["cache-control"]) == (200, "public, max-age=86400")
+    assert (await client.get("/viewer/maps/map-b1")).headers["cache-control"] == "no-cache"
     for missing in (f"{release}/nothing.js", f"{VIEWER_STATIC_PREFIX}/main.js",
                     f"{VIEWER_STATIC_PREFIX}/0123456789abcdef/main.js",
                     f"{release}/../viewer.py"):  # fmt: skip
