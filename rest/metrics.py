@@ -68,6 +68,7 @@ def route_label(scope: dict[str, Any]) -> str:
     return path if path in FIXED_PATHS else "other"
 
 
+RATE_LIMITS = ("key", "address")  # the `limit` label of refusals
 CACHE_COUNTS = {
     "hits": "Reads answered from the read cache",
     "misses": "Reads that went to the database and were kept",
@@ -93,7 +94,7 @@ class Figures:
     requests: Counter[tuple[str, str, str]] = field(default_factory=Counter)
     durations: dict[str, Timing] = field(default_factory=dict)
     costs: Timing = field(default_factory=lambda: Timing(COST_BUCKETS))
-    rate_limited: dict[str, int] = field(default_factory=lambda: {"key": 0, "address": 0})
+    rate_limited: dict[str, int] = field(default_factory=lambda: dict.fromkeys(RATE_LIMITS, 0))
     commands: dict[str, Timing] = field(default_factory=dict)
     cache_counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CACHE_COUNTS, 0))
     cache_levels: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CACHE_LEVELS, 0))
@@ -102,26 +103,27 @@ class Figures:
     def add(self, other: Figures, running: bool = True) -> None:
         """Add another worker's figures to these (its levels only if it still runs)."""
         self.requests.update(other.requests)
-        _add_timings(self.durations, other.durations, DURATION_BUCKETS)
+        _add_timings(self.durations, other.durations)
         self.costs.add(other.costs)
-        _add_timings(self.commands, other.commands, None)
-        for name, count in other.rate_limited.items():
-            self.rate_limited[name] = self.rate_limited.get(name, 0) + count
-        for name, count in other.cache_counts.items():
-            self.cache_counts[name] = self.cache_counts.get(name, 0) + count
+        _add_timings(self.commands, other.commands)
+        _add_counts(self.rate_limited, other.rate_limited)
+        _add_counts(self.cache_counts, other.cache_counts)
         if running:
-            for name, level in other.cache_levels.items():
-                self.cache_levels[name] = self.cache_levels.get(name, 0) + level
+            _add_counts(self.cache_levels, other.cache_levels)
             self.workers += other.workers
 
 
-def _add_timings(into: dict[str, Timing], other: dict[str, Timing],
-                 bounds: tuple[float, ...] | None) -> None:  # fmt: skip
+def _add_timings(into: dict[str, Timing], other: dict[str, Timing]) -> None:
     for name, timing in other.items():
         mine = into.get(name)
         if mine is None:
-            mine = into[name] = Timing(timing.bounds if bounds is None else bounds)
+            mine = into[name] = Timing(timing.bounds)
         mine.add(timing)
+
+
+def _add_counts(into: dict[str, int], other: dict[str, int]) -> None:
+    for name, count in other.items():
+        into[name] = into.get(name, 0) + count
 
 
 class Metrics:
@@ -132,38 +134,36 @@ class Metrics:
     def __init__(self, services: Services, folder: MetricsFolder | None = None) -> None:
         self.services = services
         self.folder = folder
-        self.requests: Counter[tuple[str, str, str]] = Counter()
-        self.durations: dict[str, Timing] = {}
-        self.costs = Timing(COST_BUCKETS)
+        self.counted = Figures()  # what requests add; the rest is read at scrape time
 
     def observe(self, scope: dict[str, Any], status: int | None, seconds: float,
                 cost: int | None) -> None:  # fmt: skip
+        counted = self.counted
         route = route_label(scope)
         method = scope.get("method")
-        self.requests[route, method if method in METHODS else "other", str(status or 0)] += 1
-        timing = self.durations.get(route)
+        counted.requests[route, method if method in METHODS else "other", str(status or 0)] += 1
+        timing = counted.durations.get(route)
         if timing is None:
-            timing = self.durations[route] = Timing(DURATION_BUCKETS)
+            timing = counted.durations[route] = Timing(DURATION_BUCKETS)
         timing.observe(seconds)
         if cost is not None:
-            self.costs.observe(cost)
+            counted.costs.observe(cost)
 
     def figures(self) -> Figures:
         """This worker's figures now, as a copy (the live ones go on changing)."""
         services = self.services
         stats = services.store.cache.stats()
         own = Figures(
-            rate_limited={"key": services.rate_limiter.refusals,
-                          "address": services.address_limiter.refusals},
+            rate_limited=dict(zip(RATE_LIMITS, (services.rate_limiter.refusals,
+                                                services.address_limiter.refusals),
+                                  strict=True)),
             cache_counts={name: getattr(stats, name) for name in CACHE_COUNTS},
             cache_levels={name: int(getattr(stats, attribute))
                           for name, (attribute, _) in CACHE_LEVELS.items()},
             workers=1,
         )  # fmt: skip
-        own.requests.update(self.requests)
-        _add_timings(own.durations, self.durations, DURATION_BUCKETS)
-        own.costs.add(self.costs)
-        _add_timings(own.commands, services.store.timings.by_command, None)
+        own.add(self.counted)
+        _add_timings(own.commands, services.store.timings.by_command)
         return own
 
     def exposition(self) -> tuple[bytes, str]:
@@ -174,7 +174,7 @@ class Metrics:
 
         figures = self.figures()
         if self.folder is not None:
-            figures = self.folder.added_up(figures)
+            self.folder.add_others(figures)
         registry = CollectorRegistry(auto_describe=False)
         registry.register(_Collector(figures))
         return generate_latest(registry), CONTENT_TYPE_LATEST

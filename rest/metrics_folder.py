@@ -19,13 +19,20 @@ import contextlib
 import logging
 import os
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from rest.metrics import COST_BUCKETS, DURATION_BUCKETS, Figures
+from rest.metrics import (
+    CACHE_COUNTS,
+    CACHE_LEVELS,
+    COST_BUCKETS,
+    DURATION_BUCKETS,
+    RATE_LIMITS,
+    Figures,
+)
 from storage.command_timings import BUCKETS, Timing
 
 log = logging.getLogger("floorgate")
@@ -68,13 +75,10 @@ class MetricsFolder:
             self.write(figures())
             await asyncio.sleep(every)
 
-    def added_up(self, own: Figures) -> Figures:
-        """`own` (this worker's live figures) plus every other worker's last written."""
-        total = Figures()
-        total.add(own)
+    def add_others(self, own: Figures) -> None:
+        """Add every other worker's last written figures to `own` (this worker's)."""
         for worker, figures in self.others():
-            total.add(figures, running=running(worker))
-        return total
+            own.add(figures, running=running(worker))
 
     def others(self) -> list[tuple[int, Figures]]:
         """The other workers' figures; a file that cannot be read is left out, logged."""
@@ -100,7 +104,7 @@ def running(worker: int) -> bool:
     except ProcessLookupError:
         return False
     except PermissionError:  # runs, as another user
-        return True
+        pass
     return True
 
 
@@ -142,9 +146,9 @@ def decode(data: bytes) -> Figures:
             costs=_timing_of(raw["costs"], COST_BUCKETS),
             commands={_text(name): _timing_of(timing, BUCKETS)
                       for name, timing in raw["commands"].items()},
-            rate_limited=_counts(raw["rate_limited"], Figures().rate_limited),
-            cache_counts=_counts(raw["cache_counts"], Figures().cache_counts),
-            cache_levels=_counts(raw["cache_levels"], Figures().cache_levels),
+            rate_limited=_counts(raw["rate_limited"], RATE_LIMITS),
+            cache_counts=_counts(raw["cache_counts"], CACHE_COUNTS),
+            cache_levels=_counts(raw["cache_levels"], CACHE_LEVELS),
             workers=1,
         )  # fmt: skip
     except (KeyError, TypeError, AttributeError, orjson.JSONDecodeError) as error:
@@ -171,7 +175,7 @@ def _timing_of(raw: dict[str, Any], bounds: tuple[float, ...]) -> Timing:
     return timing
 
 
-def _counts(raw: dict[str, Any], known: dict[str, int]) -> dict[str, int]:
+def _counts(raw: dict[str, Any], known: Iterable[str]) -> dict[str, int]:
     """The known names only, each a count (a name of another version counts 0)."""
     return {name: _count(raw.get(name, 0)) for name in known}
 

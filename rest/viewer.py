@@ -38,7 +38,7 @@ __all__ = [
     "VIEWER_PATH",
     "VIEWER_STATIC_DIR",
     "VIEWER_STATIC_PREFIX",
-    "assets_prefix",
+    "assets_release",
     "folder_digest",
     "viewer_headers",
     "viewer_html",
@@ -211,17 +211,17 @@ def folder_digest(folder: Path) -> str:
 
 
 @functools.cache
-def assets_prefix() -> str:
-    """Where this release's viewer files are served (worked out on the first page: the
-    files are read once, not at every start)."""
-    return f"{VIEWER_STATIC_PREFIX}/{folder_digest(VIEWER_STATIC_DIR)}"
+def assets_release() -> str:
+    """This release of the viewer's files (worked out on the first page: the files are
+    read once, not at every start)."""
+    return folder_digest(VIEWER_STATIC_DIR)
 
 
 @functools.cache
 def _filled() -> str:
     """The page with its fixed parts filled once; only the map id differs per request."""
     return (
-        _PAGE.replace("@STATIC@", assets_prefix())
+        _PAGE.replace("@STATIC@", f"{VIEWER_STATIC_PREFIX}/{assets_release()}")
         .replace("@SCRIPT@", VIEWER_SCRIPT)
         .replace("@STYLES@", VIEWER_STYLES)
         .replace("@ICON@", f"{GRAPHIQL_STATIC_PREFIX}/favicon.svg")
@@ -241,8 +241,7 @@ class _ReleaseFiles:
         self.files = GraphiQLStaticFiles(directory=VIEWER_STATIC_DIR, cache_control=IMMUTABLE)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        release = scope.get("path_params", {}).get("release")
-        if f"{VIEWER_STATIC_PREFIX}/{release}" != assets_prefix():
+        if scope.get("path_params", {}).get("release") != assets_release():
             await error_of(ErrorCode.NOT_FOUND)(scope, receive, send)
             return
         await self.files(scope, receive, send)

@@ -75,6 +75,12 @@ export function parseWaypoint(text) {
   return null;
 }
 
+// A number as the URL writes it: at most `places` decimals, no trailing zeros.
+function rounded(value, places) {
+  const scale = 10 ** places;
+  return String(Math.round(value * scale) / scale);
+}
+
 export function waypointText(waypoint) {
   if (!waypoint) {
     return null;
@@ -82,8 +88,7 @@ export function waypointText(waypoint) {
   if (waypoint.kind === "location") {
     return `loc:${waypoint.id}`;
   }
-  const round = (value) => String(Math.round(value * 1000) / 1000);
-  return `pt:${round(waypoint.x)},${round(waypoint.y)},${waypoint.floorId || ""}`;
+  return `pt:${rounded(waypoint.x, 3)},${rounded(waypoint.y, 3)},${waypoint.floorId || ""}`;
 }
 
 // The shown area after a pan or zoom: `box=<x>,<y>,<width>,<height>` in canvas units (the
@@ -104,8 +109,7 @@ export function boxText(box) {
   if (!box) {
     return null;
   }
-  const round = (value) => String(Math.round(value * 100) / 100);
-  return [box.x, box.y, box.w, box.h].map(round).join(",");
+  return [box.x, box.y, box.w, box.h].map((value) => rounded(value, 2)).join(",");
 }
 
 // The view in the query string, in this order; defaults are left out.
