@@ -31,6 +31,7 @@ class ErrorCode(StrEnum):
     HTTPS_REQUIRED = "HTTPS_REQUIRED"
     COST_LIMIT = "COST_LIMIT"
     REQUEST_TIMEOUT = "REQUEST_TIMEOUT"
+    DOCUMENT_TOO_LARGE = "DOCUMENT_TOO_LARGE"
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,10 @@ ERRORS: dict[ErrorCode, ErrorKind] = {
         "fewer fields"
     ),
     ErrorCode.REQUEST_TIMEOUT: ErrorKind(408, "Request body not received in time"),
+    # A /graphql document (or a GET's query string) over FLOORGATE_GRAPHQL_MAX_DOCUMENT_BYTES.
+    ErrorCode.DOCUMENT_TOO_LARGE: ErrorKind(
+        413, "GraphQL document too large: at most {limit} bytes"
+    ),
 }
 
 

@@ -29,7 +29,12 @@ LEASE_WAIT_SHARE = 0.75
 # `perPage` multiplies by the page size (DEFAULT_PER_PAGE when absent, at most
 # MAX_PER_PAGE); the list inside a page it returns (`data`) then counts once. Another
 # list of objects multiplies by its estimate here, by "Type.field" (else
-# DEFAULT_LIST_ESTIMATE); a list of scalars is a leaf. Introspection fields cost 1 each.
+# DEFAULT_LIST_ESTIMATE); a list of scalars is a leaf. Introspection fields cost 1 each
+# and multiply like any list: `__schema { types }` by the schema's number of types,
+# `fields`, `args`, `inputFields`, `enumValues`... by the schema's average per type (or
+# field), so a walk of every field of every type costs what it resolves
+# (`introspection_estimates`). An operation without a key (it can only introspect) has
+# its own, much lower ceiling (settings: graphql_max_cost_without_key).
 # Every REST route stays under the default limit (settings) at per-page 10000, which
 # bounds LevelTag.values, Location.floors/tags and UnitAttributeGroup.attributes; a
 # default page of assets with their units and all references (12 fields) stays under it.
@@ -69,6 +74,19 @@ FIELD_COSTS: dict[str, int] = {
     "Mutation.deleteLocation": 1_000,  # rewrites the map's GeoJSON
 }
 INPUT_CHARS_PER_COST = 100
+# A number literal in a GraphQL document (Int is 32-bit, a Float needs ~25 characters):
+# longer ones are refused before validation (Python's int() stops at 4,300 digits).
+MAX_NUMBER_LITERAL_CHARS = 100
+# Rough bytes one token of a parsed GraphQL document keeps (the token, its node, the
+# node's location), measured with tracemalloc on graphql-core 3.3: about 555.
+BYTES_PER_TOKEN = 600
+# GraphQL documents longer than this are parsed on the CPU pool (`storage.cpu`), not on
+# the event loop: graphql-core's lexer reads a string at about 4.5 MB a second (a
+# 900 KB one holds the thread 0.2 s; this many characters, under 4 ms).
+PARSE_ON_LOOP_CHARS = 16 * 1024
+# Byte budget of the compiled plans (`schema.compiled`): a plan holds its document's
+# nodes, so it is counted at its document's rough size.
+COMPILED_PLAN_BYTES = 16 * 1024 * 1024
 # graphql-core's OverlappingFieldsCanBeMergedRule compares fields that share a response
 # name pairwise (quadratic); ordinary documents spend nothing of this budget, a
 # comparison costs it 1 or 2. Past it, validation stops with an error (about 40 ms).

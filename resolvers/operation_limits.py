@@ -13,6 +13,8 @@ Pure functions over graphql-core's AST and schema: both faces use them, /graphql
 
 from __future__ import annotations
 
+import math
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -32,6 +34,7 @@ from graphql import (
     InlineFragmentNode,
     IntValueNode,
     ListValueNode,
+    Node,
     NullValueNode,
     ObjectValueNode,
     OperationDefinitionNode,
@@ -40,6 +43,7 @@ from graphql import (
     SelectionNode,
     SelectionSetNode,
     StringValueNode,
+    TokenKind,
     TypeMetaFieldDef,
     ValidationContext,
     ValueNode,
@@ -47,7 +51,11 @@ from graphql import (
     get_named_type,
     get_nullable_type,
     get_operation_ast,
+    is_abstract_type,
     is_composite_type,
+    is_enum_type,
+    is_input_object_type,
+    is_interface_type,
     is_list_type,
     is_object_type,
     is_scalar_type,
@@ -56,11 +64,13 @@ from graphql.validation.validate import ValidationAbortedError
 
 from resolvers.errors import ApiError, ErrorCode
 from resolvers.limits import (
+    BYTES_PER_TOKEN,
     DEFAULT_LIST_ESTIMATE,
     DEFAULT_PER_PAGE,
     FIELD_COSTS,
     INPUT_CHARS_PER_COST,
     LIST_ESTIMATES,
+    MAX_NUMBER_LITERAL_CHARS,
     MAX_PER_PAGE,
     OVERLAP_COMPARISON_BUDGET,
 )
@@ -78,7 +88,8 @@ class OperationLimits:
     max_depth: int
     max_aliases: int
     max_fragment_spreads: int
-    max_cost: int
+    max_cost: int  # of an operation with a key
+    max_cost_without_key: int = 0  # of one without (introspection only); 0: max_cost
 
     @classmethod
     def from_settings(cls, settings: Settings) -> OperationLimits:
@@ -87,7 +98,15 @@ class OperationLimits:
             max_aliases=settings.graphql_max_aliases,
             max_fragment_spreads=settings.graphql_max_fragment_spreads,
             max_cost=settings.graphql_max_cost,
+            max_cost_without_key=settings.graphql_max_cost_without_key,
         )
+
+    def cost_limit(self, keyless: bool) -> int:
+        """The ceiling of one operation: a request without a key can only introspect, and
+        pays for it with its address's few tokens, so its ceiling is much lower."""
+        if keyless and self.max_cost_without_key:
+            return min(self.max_cost, self.max_cost_without_key)
+        return self.max_cost
 
 
 def fragments_of(document: DocumentNode) -> Fragments:
@@ -262,6 +281,42 @@ def figure_problem(figures: DocumentFigures, limits: OperationLimits) -> GraphQL
     return None
 
 
+def number_problem(document: DocumentNode) -> GraphQLError | None:
+    """A number literal longer than MAX_NUMBER_LITERAL_CHARS, as a validation error: Int's
+    `int()` refuses more than 4,300 digits with a ValueError, which graphql-core passes on
+    as if it were the server's fault (a 500)."""
+    token = document.loc.start_token if document.loc is not None else None
+    while token is not None:
+        if token.kind in (TokenKind.INT, TokenKind.FLOAT) and (
+            len(token.value or "") > MAX_NUMBER_LITERAL_CHARS
+        ):
+            return GraphQLError(
+                f"Number literal of {len(token.value or '')} characters: "
+                f"at most {MAX_NUMBER_LITERAL_CHARS}",
+                source=document.loc.source if document.loc else None,
+                positions=[token.start],
+            )
+        token = token.next
+    return None
+
+
+def rough_size(node: Node) -> int:
+    """Bytes the parsed document of `node` keeps alive, roughly: its text, the values of
+    its tokens (strings and comments are copied) and BYTES_PER_TOKEN for each token with
+    its node. Every node's location links the whole token list, so anything that holds
+    one node (a validation error, a plan) holds all of this."""
+    if node.loc is None:
+        return BYTES_PER_TOKEN
+    size = sys.getsizeof(node.loc.source.body)
+    token = node.loc.start_token
+    while token.prev is not None:
+        token = token.prev
+    while token is not None:
+        size += BYTES_PER_TOKEN + (0 if token.value is None else sys.getsizeof(token.value))
+        token = token.next
+    return size
+
+
 def root_field_names(document: DocumentNode, operation: OperationDefinitionNode) -> list[str]:
     """The operation's root fields through fragment spreads and inline fragments (each
     fragment once), in document order and once each, introspection fields left out."""
@@ -304,6 +359,57 @@ def page_envelopes(schema: GraphQLSchema) -> frozenset[str]:
     return frozenset(names)
 
 
+WRAPPING = "ofType"  # the deepest `[T!]!`-like wrapping of the schema: 3
+
+
+def wrapping(kind: Any) -> int:
+    """How many list and non-null wrappers a type reference has: `[T!]!` has 3."""
+    depth = 0
+    while hasattr(kind, "of_type"):
+        kind, depth = kind.of_type, depth + 1
+    return depth
+
+
+@lru_cache(maxsize=8)
+def introspection_estimates(schema: GraphQLSchema) -> dict[str, int]:
+    """How many items each introspection list walks, from the schema itself: every type
+    under `__schema { types }`, then per type (or field, or directive) the schema's
+    average, rounded up, at least one. `types { fields { ... } }` then counts every field
+    of the schema, as its execution resolves them. A type reference's `ofType` chain
+    (GraphiQL asks for 8 levels) costs nothing past the schema's deepest wrapping."""
+    types = list(schema.type_map.values())
+    composite = [t for t in types if is_object_type(t) or is_interface_type(t)]
+    fields = [f for t in composite for f in t.fields.values()]
+    directives = list(schema.directives)
+
+    def per(count: int, among: int) -> int:
+        return max(1, math.ceil(count / max(1, among)))
+
+    wrappings = [wrapping(f.type) for f in fields]
+    wrappings += [wrapping(a.type) for f in fields for a in f.args.values()]
+    wrappings += [wrapping(f.type) for t in types if is_input_object_type(t)
+                  for f in t.fields.values()]  # fmt: skip
+    return {
+        WRAPPING: max(wrappings, default=0),
+        "__Schema.types": len(types),
+        "__Schema.directives": len(directives),
+        "__Type.fields": per(len(fields), len(types)),
+        "__Type.interfaces": per(sum(len(t.interfaces) for t in composite), len(types)),
+        "__Type.possibleTypes": per(
+            sum(len(schema.get_possible_types(t)) for t in types if is_abstract_type(t)),
+            len(types),
+        ),
+        "__Type.enumValues": per(
+            sum(len(t.values) for t in types if is_enum_type(t)), len(types)
+        ),
+        "__Type.inputFields": per(
+            sum(len(t.fields) for t in types if is_input_object_type(t)), len(types)
+        ),
+        "__Field.args": per(sum(len(f.args) for f in fields), len(fields)),
+        "__Directive.args": per(sum(len(d.args) for d in directives), len(directives)),
+    }
+
+
 @dataclass(slots=True)
 class Frame:
     """A selection set being priced: its cost is base + multiplier x total. An inline
@@ -314,6 +420,7 @@ class Frame:
     base: int = 0  # 1 + the own cost of the field it belongs to
     multiplier: int = 1
     total: int = 0  # the cost of the selections seen so far
+    wrapped: int = 0  # `__Type.ofType` fields around this one (a type reference's depth)
 
 
 class Pricing:
@@ -358,13 +465,21 @@ class Pricing:
                 base, multiplier, child = self.field_terms(frame.parent, selection)
                 if selection.selection_set is None:
                     frame.total += base
-                else:
-                    selections = iter(selection.selection_set.selections)
-                    stack.append(Frame(selections, child, base, multiplier))
+                    continue
+                wrapped = frame.wrapped
+                if frame.parent is not None and frame.parent.name == "__Type" and (
+                    selection.name.value == "ofType"
+                ):
+                    wrapped += 1  # past the schema's deepest wrapping, ofType is null
+                    if wrapped > introspection_estimates(self.schema)[WRAPPING]:
+                        multiplier = 0
+                selections = iter(selection.selection_set.selections)
+                stack.append(Frame(selections, child, base, multiplier, wrapped=wrapped))
             elif isinstance(selection, InlineFragmentNode):
                 condition = selection.type_condition
                 inner = self.schema.get_type(condition.name.value) if condition else frame.parent
-                stack.append(Frame(iter(selection.selection_set.selections), inner))
+                stack.append(Frame(iter(selection.selection_set.selections), inner,
+                                   wrapped=frame.wrapped))  # fmt: skip
             elif isinstance(selection, FragmentSpreadNode):
                 frame.total += fragments.get(selection.name.value, 0)
 
@@ -381,8 +496,9 @@ class Pricing:
         if parent is None or definition is None:  # not valid: validation reports it
             return 1, 1, None
         child = get_named_type(definition.type)
-        if parent.name.startswith("__"):
-            return 1, 1, child
+        if parent.name.startswith("__"):  # introspection: what it walks (no own cost)
+            key = f"{parent.name}.{name}"
+            return 1, introspection_estimates(self.schema).get(key, 1), child
         key = f"{parent.name}.{name}"
         base = 1
         own = FIELD_COSTS.get(key)

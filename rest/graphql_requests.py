@@ -87,13 +87,17 @@ async def operation_of(
     request: Request, context: RequestContext, caches: DocumentCaches, keep: bool
 ) -> Operation | None:
     """The request's one operation, with its answer's key when `keep` and it is a keyed
-    query; None for anything else (strawberry answers it)."""
+    query; None for anything else (strawberry answers it). ApiError for a document over
+    the size limit (`DocumentCaches.too_large`)."""
     body = await request.body() if request.method == "POST" else None
     params = operation_params(request, body)
     if params is None:
         return None
+    refusal = caches.too_large(params["query"])
+    if refusal is not None:
+        raise refusal
     try:
-        document = caches.document(params["query"])
+        document = await caches.document(params["query"])
     except GraphQLError:
         return None  # strawberry answers it (a failed parse is not cached: parsed again)
     definition = get_operation_ast(document, params["operationName"])

@@ -75,13 +75,18 @@ class GraphQLView(GraphQL):
 
     async def refusal(self, request: Request) -> Response | None:
         """Access before work: the key is checked before the body is read. Without a key
-        only introspection can succeed, and its documents are small: a larger body is
-        refused unread. (Root fields' flags and permissions are checked once the
-        document is parsed, before it is validated: `schema.guard`.)"""
+        only introspection can succeed, and its documents are small: a larger body (or
+        GET query string) is refused unread. A GET's query string longer than the
+        document limit is refused first (413). (Root fields' flags and permissions are
+        checked once the document is parsed, before it is validated: `schema.guard`.)"""
         if request.method not in ("GET", "POST") or self.should_render_graphql_ide(
             self.request_adapter_class(request)
         ):
             return None
+        query_string = request.scope.get("query_string", b"")
+        limit = self.services.settings.graphql_max_document_bytes
+        if request.method == "GET" and len(query_string) > limit:
+            return error_response(ApiError(ErrorCode.DOCUMENT_TOO_LARGE, limit=str(limit)))
         repeated = repeated_key(request)
         if repeated is not None:
             return error_response(repeated)
@@ -97,6 +102,8 @@ class GraphQLView(GraphQL):
                 if body is None:
                     await context.caller()  # refuses: 401
                 request._body = body  # Starlette's cache: strawberry reads it from there
+            elif len(query_string) > MAX_UNAUTHENTICATED_BODY_BYTES:
+                await context.caller()  # refuses: 401, as a POST's body
         except ApiError as error:
             return self.error_result(error)
         return None
@@ -110,7 +117,10 @@ class GraphQLView(GraphQL):
         if context is None:  # not an operation: the IDE page
             return await self.run(request)
         cache = self.services.store.cache
-        operation = await operation_of(request, context, self.schema.caches, cache.live)
+        try:
+            operation = await operation_of(request, context, self.schema.caches, cache.live)
+        except ApiError as error:  # the document is too large: a request error (413)
+            return error_response(error)
         if operation is None:
             return await self.run(request)
         if operation.key is not None:

@@ -24,10 +24,8 @@ resolvers are executed by graphql-core as always (`schema.executor`).
 from __future__ import annotations
 
 import logging
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from types import CodeType
 from typing import Any
 
@@ -50,6 +48,7 @@ from graphql import (
     OperationDefinitionNode,
     OperationType,
     SelectionSetNode,
+    Source,
     ValueNode,
     VariableNode,
     is_leaf_type,
@@ -68,7 +67,9 @@ from graphql.execution.collect_fields import (
 from graphql.execution.values import VariableValues
 from graphql.pyutils import Undefined
 
-from resolvers.limits import COMPILED_PLANS
+from resolvers.limits import COMPILED_PLAN_BYTES, COMPILED_PLANS
+from resolvers.operation_limits import rough_size
+from schema.bounded import ByteLRU
 
 log = logging.getLogger("floorgate.graphql")
 
@@ -414,11 +415,20 @@ class Builder:
         return names["complete"], names.get("complete_list", names["complete"])
 
 
-@lru_cache(maxsize=COMPILED_PLANS)
+COMPILED_CODE: ByteLRU[tuple[str, str], CodeType] = ByteLRU(COMPILED_PLAN_BYTES // 4)
+
+
 def compiled_source(source: str, type_name: str) -> CodeType:
     """Byte code of a completer's source: documents that select the same members of a
-    type (REST routes sharing a fragment, a client's variants of one query) share it."""
-    return compile(source, f"<completer {type_name}>", "exec")
+    type (REST routes sharing a fragment, a client's variants of one query) share it.
+    Kept by its source within a byte budget (aliases are a client's, of any length):
+    the source counts twice, once as the key, once in the code's names and constants."""
+    key = (source, type_name)
+    code = COMPILED_CODE.get(key)
+    if code is None:
+        code = compile(source, f"<completer {type_name}>", "exec")
+        COMPILED_CODE.put(key, code, 3 * (len(source) + len(type_name)) + 2048)
+    return code
 
 
 # -- the cache of plans ------------------------------------------------------------------
@@ -459,14 +469,16 @@ VARIANTS = 8  # plans of one document for different @skip/@include values; then 
 
 
 class Plans:
-    """The plans of one schema, by document text, operation and directive values; the
-    least recently used document is dropped past COMPILED_PLANS."""
+    """The plans of one schema, by parsed document, operation and directive values,
+    least recently used dropped first: at most COMPILED_PLANS documents, and within
+    COMPILED_PLAN_BYTES. A plan holds its document's nodes, and through their locations
+    the whole token list, so an entry counts its document's rough size. Entries are keyed
+    by the identity of the document's source (which the entry keeps), not by its text: the
+    parse cache hands back the same document for the same text."""
 
-    def __init__(self, size: int = COMPILED_PLANS) -> None:
+    def __init__(self, size: int = COMPILED_PLANS, max_bytes: int = COMPILED_PLAN_BYTES) -> None:
         self.size = size
-        self.documents: OrderedDict[tuple[str, str | None], tuple[tuple[str, ...], dict]] = (
-            OrderedDict()
-        )
+        self.documents: ByteLRU[tuple[int, str | None], PlanEntry] = ByteLRU(max_bytes)
 
     def get(
         self,
@@ -479,19 +491,18 @@ class Plans:
         """The operation's plan, made on first use; None when graphql-core must run it."""
         if operation.loc is None:
             return None
-        text = operation.loc.source.body
-        key = (text, operation.name.value if operation.name else None)
+        source = operation.loc.source
+        name = operation.name.value if operation.name else None
+        key = (id(source), name)
         entry = self.documents.get(key)
-        if entry is None:
-            entry = (directive_variables(operation, fragments), {})
-            self.documents[key] = entry
+        if entry is None or entry.source is not source:
+            entry = PlanEntry(source, directive_variables(operation, fragments), {})
+            self.documents.put(key, entry, ENTRY_BYTES + rough_size(operation))
             if len(self.documents) > self.size:
-                self.documents.popitem(last=False)
-        else:
-            self.documents.move_to_end(key)
-        used, plans = entry
+                self.documents.pop(next(iter(self.documents.entries)))
         coerced = variable_values.coerced
-        values = tuple(coerced.get(name) for name in used)
+        values = tuple(coerced.get(name) for name in entry.used)
+        plans = entry.plans
         if values in plans:
             return plans[values]
         if len(plans) >= VARIANTS:
@@ -500,14 +511,24 @@ class Plans:
             plan: Plan | None = Builder(schema, fragments, variable_values, operation,
                                         hide_suggestions).build()  # fmt: skip
         except (Unsupported, GraphQLError, RecursionError) as reason:
-            log.debug("graphql-core runs operation %s: %s", key[1] or "(anonymous)", reason)
+            log.debug("graphql-core runs operation %s: %s", name or "(anonymous)", reason)
             plan = None
         except Exception:  # a gap of the compiler must cost speed, never an answer
-            log.warning("graphql-core runs operation %s: no plan", key[1] or "(anonymous)",
+            log.warning("graphql-core runs operation %s: no plan", name or "(anonymous)",
                         exc_info=True)  # fmt: skip
             plan = None
         plans[values] = plan
         return plan
+
+
+@dataclass(eq=False)
+class PlanEntry:
+    source: Source  # kept, so that its id stays its own
+    used: tuple[str, ...]  # variables that @skip/@include read
+    plans: dict[tuple[Any, ...], Plan | None]
+
+
+ENTRY_BYTES = 4096  # a plan's own objects beyond its document (rough)
 
 
 def precompile(schema: GraphQLSchema, document: DocumentNode) -> Plan | None:

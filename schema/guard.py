@@ -12,9 +12,11 @@ here is the operation's one error (data null).
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Hashable, Iterator
-from functools import lru_cache, partial
-from typing import Any, Generic, TypeVar
+from collections.abc import AsyncIterator, Hashable
+from dataclasses import dataclass, field
+from functools import partial
+from hashlib import blake2b
+from typing import Any
 
 from graphql import (
     DocumentNode,
@@ -31,21 +33,24 @@ from strawberry.schema.schema import validate_document
 
 from resolvers.access import authorize
 from resolvers.context import RequestContext
-from resolvers.errors import invalid
-from resolvers.limits import MAX_INPUT_ITEMS
+from resolvers.errors import ApiError, ErrorCode, invalid
+from resolvers.limits import MAX_INPUT_ITEMS, PARSE_ON_LOOP_CHARS
 from resolvers.operation_limits import (
     OperationLimits,
     bounded_rules,
     check_cost,
     document_figures,
     figure_problem,
+    number_problem,
     operation_cost,
     root_field_names,
+    rough_size,
 )
 from resolvers.validation import oversized_lists
+from schema.bounded import ByteLRU
 from schema.permissions import Requirement, field_requirement
+from storage.cpu import run_cpu
 
-T = TypeVar("T")
 KEYED_VARIABLES = 16  # a cost is kept for up to this many scalar variables
 KEYED_STRING_CHARS = 256  # each string at most this long
 
@@ -67,53 +72,83 @@ def root_requirements(
     return list(requirements)
 
 
-class ByDocument(Generic[T]):
-    """A bounded LRU of what was worked out for a parsed document, keyed by the
-    document's identity and a small extra key. The parse cache hands the same object
-    back for the same text, and graphql-core's nodes hash by walking all their children
-    (about 0.1 ms of a small request for `lru_cache` over documents); the entry holds
-    the document, which keeps its id unique."""
+COSTS_PER_DOCUMENT = 16  # costs kept per document for different small variables
+ENTRY_BYTES = 1024  # an entry's own objects, beyond its document (a rough figure)
+UNSET: Any = object()
 
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.entries: OrderedDict[tuple[int, Hashable], tuple[DocumentNode, T]] = OrderedDict()
 
-    def get(self, document: DocumentNode, extra: Hashable, make: Callable[[], T]) -> T:
-        key = (id(document), extra)
-        found = self.entries.get(key)
-        if found is not None and found[0] is document:
-            self.entries.move_to_end(key)
-            return found[1]
-        value = make()
-        self.entries[key] = (document, value)
-        if len(self.entries) > self.size:
-            self.entries.popitem(last=False)
-        return value
+@dataclass(eq=False)
+class Parsed:
+    """What was worked out once for one document text: its parse, figures, validations
+    and costs. Each validation error and plan holds nodes of the document, and every node
+    the whole token list: they live and go with this entry."""
+
+    document: DocumentNode
+    problem: GraphQLError | None = UNSET
+    validations: dict[Hashable, list[GraphQLError]] = field(default_factory=dict)
+    costs: OrderedDict[Hashable, int] = field(default_factory=OrderedDict)
 
 
 class DocumentCaches:
     """What each document costs once, shared by every operation of one schema: its
-    parse (by text and parse options), then by parsed document its figures, its
-    validation and its cost under small variables."""
+    parse, then its figures, validation and costs under small variables, all in one
+    entry per text. Entries are keyed by a digest of the text (not the text: a key may
+    be a megabyte) and bounded in bytes, each counted at its document's rough size."""
 
-    def __init__(self, limits: OperationLimits, size: int, max_tokens: int) -> None:
+    def __init__(
+        self, limits: OperationLimits, max_bytes: int, max_tokens: int, max_document_bytes: int
+    ) -> None:
         self.limits = limits
         self.max_tokens = max_tokens
-        self.parse = lru_cache(maxsize=size)(parse)
-        self.figures: ByDocument[GraphQLError | None] = ByDocument(size)
-        self.validations: ByDocument[list[GraphQLError]] = ByDocument(size)
-        self.costs: ByDocument[int] = ByDocument(size * 4)
+        self.max_document_bytes = max_document_bytes
+        self.entries: ByteLRU[bytes, Parsed] = ByteLRU(max_bytes, self.forget)
+        self.by_document: dict[int, Parsed] = {}  # id(document): its entry, while kept
 
-    def document(self, query: str) -> DocumentNode:
-        """The parse of `query` within the token limit, shared with every operation's
-        (`OperationGuard.on_parse` asks with the same options); GraphQLError if it fails."""
-        return self.parse(query, max_tokens=self.max_tokens)
+    def forget(self, entry: Parsed) -> None:
+        self.by_document.pop(id(entry.document), None)
+
+    def too_large(self, query: str) -> ApiError | None:
+        """The refusal of a document over the size limit (before it is read further)."""
+        limit = self.max_document_bytes
+        if len(query) > limit or (len(query) * 4 > limit and utf8_length(query) > limit):
+            return ApiError(ErrorCode.DOCUMENT_TOO_LARGE, limit=str(limit))
+        return None
+
+    async def document(self, query: str) -> DocumentNode:
+        """The parse of `query` within the size and token limits, shared with every
+        operation's. A long text is parsed on the CPU pool, not on the event loop.
+        Raises ApiError (too large) or GraphQLError (does not parse; not kept)."""
+        refusal = self.too_large(query)
+        if refusal is not None:
+            raise refusal
+        key = blake2b(query.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        entry = self.entries.get(key)
+        if entry is not None:
+            return entry.document
+        if len(query) > PARSE_ON_LOOP_CHARS:
+            document, size = await run_cpu(parse_and_size, query, self.max_tokens)
+        else:
+            document, size = parse_and_size(query, self.max_tokens)
+        entry = Parsed(document)
+        self.entries.put(key, entry, len(key) + ENTRY_BYTES + size)
+        if key in self.entries:
+            self.by_document[id(document)] = entry
+        return document
+
+    def parsed(self, document: DocumentNode) -> Parsed:
+        """The document's entry, or a fresh one that nothing keeps (a document parsed
+        elsewhere, or already dropped)."""
+        entry = self.by_document.get(id(document))
+        return entry if entry is not None and entry.document is document else Parsed(document)
 
     def problem(self, document: DocumentNode) -> GraphQLError | None:
-        """`figure_problem` of the document, measured once."""
-        return self.figures.get(
-            document, None, lambda: figure_problem(document_figures(document), self.limits)
-        )
+        """A number literal too long, else `figure_problem` of the document; once."""
+        entry = self.parsed(document)
+        if entry.problem is UNSET:
+            entry.problem = number_problem(document) or figure_problem(
+                document_figures(document), self.limits
+            )
+        return entry.problem
 
     def validate(
         self,
@@ -123,9 +158,11 @@ class DocumentCaches:
     ) -> list[GraphQLError]:
         """strawberry's validation (graphql-core's rules and its own two), once per
         document and rules."""
-        return self.validations.get(
-            document, rules, lambda: validate_document(schema, document, rules)
-        )
+        validations = self.parsed(document).validations
+        found = validations.get(rules)
+        if found is None:
+            found = validations[rules] = validate_document(schema, document, rules)
+        return found
 
     def cost(
         self,
@@ -140,7 +177,23 @@ class DocumentCaches:
         key = scalar_key(variables)
         if key is None:
             return compute()
-        return self.costs.get(document, (operation_name, key), compute)
+        costs = self.parsed(document).costs
+        found = costs.get((operation_name, key))
+        if found is None:
+            found = costs[(operation_name, key)] = compute()
+            if len(costs) > COSTS_PER_DOCUMENT:
+                costs.popitem(last=False)
+        return found
+
+
+def utf8_length(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def parse_and_size(query: str, max_tokens: int) -> tuple[DocumentNode, int]:
+    """The parse and its rough size, together (on the CPU pool for a long text)."""
+    document = parse(query, max_tokens=max_tokens)
+    return document, rough_size(document)
 
 
 def scalar_key(variables: dict[str, Any] | None) -> Hashable | None:
@@ -161,6 +214,12 @@ def scalar_key(variables: dict[str, Any] | None) -> Hashable | None:
 VALIDATION_RULES = bounded_rules(specified_rules)  # graphql-core's, overlaps bounded
 
 
+def keyless(context: object) -> bool:
+    """A request without a key: it can only introspect, under the keyless cost ceiling.
+    (In-process execution without a request, tests and tools, is not a request.)"""
+    return isinstance(context, RequestContext) and context.api_key is None
+
+
 async def check_access(
     caches: DocumentCaches,
     schema: GraphQLSchema,
@@ -168,21 +227,38 @@ async def check_access(
     operation: OperationDefinitionNode | None,
     context: object,
 ) -> bool:
-    """Before validation: the root fields' access, then the document's figures. True when
-    the operation is keyed (its cost is then charged). Raises the refusal.
+    """Before validation: the key, the root fields' access, then the document's figures.
+    True when the operation is keyed (its cost is then charged, introspection too).
+    Raises the refusal: a key that is missing (for any data field), unknown or out of
+    tokens refuses the whole operation, and so does a permission or flag when it refuses
+    every root field the operation asks for (the caller learns nothing else, costs
+    nothing more). A root field refused among others that pass answers null with its
+    error, as the GraphQL spec has it: its permission class refuses it as it runs.
 
     In-process execution without a request (tests, tools) has no caller to check: the
     fields' permission classes still refuse it."""
-    keyed = False
+    keyed = isinstance(context, RequestContext) and context.api_key is not None
     if isinstance(context, RequestContext) and operation is not None:
+        if keyed:
+            await context.caller()
+        refusals: list[ApiError] = []
         requirements = root_requirements(schema, document, operation)
         for permission, flag in requirements:
-            await authorize(context, permission=permission, flag=flag)
-        keyed = bool(requirements)
+            try:
+                await authorize(context, permission=permission, flag=flag)
+            except ApiError as refusal:
+                if refusal.code not in FIELD_REFUSALS:
+                    raise
+                refusals.append(refusal)
+        if refusals and len(refusals) == len(requirements):
+            raise refusals[0]
     problem = caches.problem(document)
     if problem is not None:
         raise problem
     return keyed
+
+
+FIELD_REFUSALS = (ErrorCode.FORBIDDEN, ErrorCode.FLAG_REQUIRED)  # of one field, not the key
 
 
 async def check_cost_of(
@@ -195,23 +271,23 @@ async def check_cost_of(
     keyed: bool,
 ) -> None:
     """After a valid document, before anything walks the variables (the cost, coercion):
-    a huge list costs nothing to refuse; then the cost against the limit, charged to the
-    key's rate limit. Raises the refusal."""
+    a huge list costs nothing to refuse; then the cost against the ceiling (the keyless
+    one without a key), charged to the key's rate limit. Raises the refusal."""
     oversized = [where for name, value in (variables or {}).items()
                  for where in oversized_lists(value, MAX_INPUT_ITEMS, name)]  # fmt: skip
     if oversized:
         raise invalid({where: [f"must have at most {MAX_INPUT_ITEMS} items"]
                        for where in oversized})  # fmt: skip
     cost = caches.cost(schema, document, variables, operation_name)
-    check_cost(cost, caches.limits.max_cost)
+    check_cost(cost, caches.limits.cost_limit(keyless(context)))
     if keyed:
         assert isinstance(context, RequestContext)
         await context.charge(cost)
 
 
 class OperationGuard(SchemaExtension):
-    """The one extension of every operation strawberry runs: the token limit and the
-    cached parse, then `check_access` before the cached validation, then `check_cost_of`.
+    """The one extension of every operation strawberry runs: the size and token limits and
+    the cached parse, then `check_access` before the cached validation, then `check_cost_of`.
     One extension instead of four (strawberry's MaxTokensLimiter, ParserCache and
     ValidationCache did the same) halves strawberry's hook work per operation, about
     0.3 ms of a small request. (`schema.operation.run_operation` runs the same checks
@@ -220,14 +296,11 @@ class OperationGuard(SchemaExtension):
     def __init__(self, caches: DocumentCaches) -> None:
         self.caches = caches
 
-    def on_operation(self) -> Iterator[None]:
-        self.execution_context.parse_options["max_tokens"] = self.caches.max_tokens
-        yield
-
-    def on_parse(self) -> Iterator[None]:
+    async def on_parse(self) -> AsyncIterator[None]:
+        """The cached parse, within the size and token limits (a long text off the loop)."""
         execution = self.execution_context
-        execution.graphql_document = self.caches.parse(execution.query,
-                                                       **execution.parse_options)  # fmt: skip
+        assert execution.query is not None, "strawberry parses only a query it was given"
+        execution.graphql_document = await self.caches.document(execution.query)
         yield
 
     async def on_validate(self) -> AsyncIterator[None]:

@@ -102,7 +102,8 @@ def frame_ancestors(raw: str | None) -> tuple[str, ...]:
 # Settings that have no meaning at 0 or below: each is checked when Settings are made.
 POSITIVE = ("request_timeout_seconds", "header_timeout_seconds", "keepalive_timeout_seconds",
             "body_timeout_seconds", "send_timeout_seconds", "db_timeout_ms", "max_body_bytes",
-            "max_connections")  # fmt: skip
+            "max_connections", "graphql_max_cost_without_key", "graphql_max_document_bytes",
+            "graphql_cache_mb")  # fmt: skip
 MAX_PORT = 65_535
 
 
@@ -127,9 +128,13 @@ class Settings:
     graphql_max_depth: int = 12
     graphql_max_aliases: int = 30
     graphql_max_tokens: int = 5000
-    graphql_validation_cache: int = 256
     graphql_max_fragment_spreads: int = 500
     graphql_max_cost: int = 250_000
+    # A request without a key can only introspect: GraphiQL's schema query costs about
+    # 13,700 (docs/graphql.md, "Cost and limits").
+    graphql_max_cost_without_key: int = 20_000
+    graphql_max_document_bytes: int = 1024 * 1024  # a /graphql document (413 past it)
+    graphql_cache_mb: int = 16  # parsed documents, their validation and cost, per process
     # Per key and process; 0 turns every rate limit off. Above the 150 requests/s of the
     # batch clients seen in practice (docs/api.md, "Rate limits").
     rate_limit_per_second: float = 200.0
@@ -206,6 +211,11 @@ class Settings:
                 "FLOORGATE_UNAUTHENTICATED_BURST", cls.unauthenticated_burst
             ),
             "graphql_max_cost": _env_int("FLOORGATE_GRAPHQL_MAX_COST", cls.graphql_max_cost),
+            "graphql_max_cost_without_key": _env_int("FLOORGATE_GRAPHQL_MAX_COST_WITHOUT_KEY",
+                                                     cls.graphql_max_cost_without_key),
+            "graphql_max_document_bytes": _env_int("FLOORGATE_GRAPHQL_MAX_DOCUMENT_BYTES",
+                                                   cls.graphql_max_document_bytes),
+            "graphql_cache_mb": _env_int("FLOORGATE_GRAPHQL_CACHE_MB", cls.graphql_cache_mb),
             "graphql_max_depth": _env_int("FLOORGATE_GRAPHQL_MAX_DEPTH", cls.graphql_max_depth),
             "graphql_max_aliases": _env_int("FLOORGATE_GRAPHQL_MAX_ALIASES",
                                             cls.graphql_max_aliases),

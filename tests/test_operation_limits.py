@@ -39,6 +39,7 @@ from resolvers.operation_limits import (
     document_figures,
     figure_problem,
     fragments_of,
+    introspection_estimates,
     operation_cost,
     root_field_names,
 )
@@ -106,7 +107,6 @@ def doubling(fragments: int, leaf: str = "__typename") -> str:
      "{ distanceMethod } }", 5002),
     ('mutation { putLocation(input: {id: "l", assetId: "a", unitMapId: "m", name: "n", x: 1, '
      'y: 2, floors: [{id: "f"}]}) { id } }', 1002),
-    ("{ __schema { types { name fields { name type { name } } } } }", 7),
     ("{ ...Missing __typename }", 1),  # unknown fragments count nothing
     # A cycle: B is priced first, finding A not yet priced (0): B = 1, A = 1 + B.
     ("{ ...A } fragment A on Query { __typename ...B } fragment B on Query { __typename ...A }",
@@ -156,8 +156,46 @@ def test_cost_of_doubling_fragments_is_exact_and_quick():
         assert cpu_seconds(lambda n=fragments: cost(doubling(n))) < 0.05
 
 
-def test_introspection_costs_one_a_field():
-    assert cost(get_introspection_query()) == 220
+def test_introspection_costs_what_it_walks():
+    """Each type of the schema, then its fields at the schema's average per type: the
+    walk of every field of every type costs about what its execution resolves."""
+    estimates = introspection_estimates(SCHEMA)
+    types, fields = estimates["__Schema.types"], estimates["__Type.fields"]
+    assert types == len(SCHEMA.type_map)
+    composite = [t for t in SCHEMA.type_map.values() if hasattr(t, "interfaces")]
+    assert fields == -(-sum(len(t.fields) for t in composite) // types)  # rounded up
+    # __schema 1 + types (1 + T x (name 1 + fields (1 + F x (name 1 + type (1 + name 1)))))
+    assert cost("{ __schema { types { name fields { name type { name } } } } }") == (
+        2 + types * (2 + 3 * fields))
+    # aliases add up, like any field
+    assert cost("{ a: __schema { types { name } } b: __schema { types { name } } }") == (
+        2 * (2 + types))
+
+
+def test_a_type_references_chain_costs_nothing_past_the_schemas_deepest_wrapping():
+    """GraphiQL asks for `ofType` 8 levels deep; no type of the schema wraps more than
+    3 times (`[T!]!`), so the levels beyond are null and cost nothing but the field."""
+    assert introspection_estimates(SCHEMA)["ofType"] == 3
+    chain = "name"
+    for _ in range(8):
+        chain = f"name ofType {{ {chain} }}"
+    three = cost('{ __type(name: "Query") { name ofType { name ofType { name ofType { name '
+                 '} } } } }')  # fmt: skip
+    assert three == 1 + (1 + 3 * 2)
+    assert cost(f'{{ __type(name: "Query") {{ {chain} }} }}') == three + 1  # the 4th: 1
+
+
+def test_graphiqls_introspection_is_under_the_keyless_ceiling_and_30_walks_are_not():
+    ceiling = LIMITS.cost_limit(keyless=True)
+    assert ceiling == SETTINGS.graphql_max_cost_without_key == 20_000
+    assert LIMITS.cost_limit(keyless=False) == SETTINGS.graphql_max_cost == 250_000
+    for query in (get_introspection_query(), get_introspection_query(
+            descriptions=True, specified_by_url=True, directive_is_repeatable=True,
+            schema_description=True, input_value_deprecation=True)):  # fmt: skip
+        assert cost(query) < ceiling * 0.8, cost(query)  # room for the schema to grow
+    deep = "__schema { types { fields { type { ofType { ofType { name } } } } } }"
+    walks = "{ " + " ".join(f"a{i}: {deep}" for i in range(30)) + " }"
+    assert cost(walks) > ceiling
 
 
 ROUTE_COSTS = {  # operation id: (per-page 10000, default page size)
