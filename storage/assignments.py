@@ -4,37 +4,70 @@
 `exclusive: true`, and a partial unique index on (group_id, unit_id) refuses a second
 one (`storage.collections`). A transaction that loses a race to it is run again, and
 then sees, and replaces, the winner's assignment (`storage.transactions`).
+
+A request reads the group's assignments of its units once, by index, and writes only
+what changes, in batches (one insert, one bulk of updates or deletes by `_id`): item by
+item, a body of 10,000 items took 8.5 s, and its removal's `$or` of 10,000 pairs over
+20 s (issue 30). No query carries a list as long as the body: a large `$in` or `$or` is
+matched value by value on some servers.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from pymongo import DeleteOne, UpdateOne
+
 from storage import collections as c
 from storage.database import Store
 from storage.transactions import Session, atomically
 
 Assignment = dict[str, Any]  # group_id, attribute_id, asset_id, unit_id
+Pair = tuple[str, str]  # (unit id, attribute id)
+
+
+def _distinct(items: list[Assignment]) -> dict[Pair, Assignment]:
+    """The items by (unit, attribute): a body may repeat one, which counts once."""
+    return {(item["unit_id"], item["attribute_id"]): item for item in items}
+
+
+async def _stored(store: Store, group_id: str, pairs: dict[Pair, Any],
+                  session: Session) -> list[Assignment]:  # fmt: skip
+    """The group's stored assignments of the units that `pairs` name."""
+    units = sorted({unit_id for unit_id, _ in pairs})
+    query = {"group_id": group_id, "unit_id": {"$in": units}}
+    return await store[c.ASSIGNMENTS].find(query, session=session).to_list()
 
 
 async def assign(store: Store, group_id: str, exclusive: bool, items: list[Assignment]) -> None:
-    """Add the assignments; in an exclusive group each replaces the unit's other one.
-    Assigning what is assigned already changes nothing."""
+    """Add the assignments; in an exclusive group each replaces the unit's other one
+    (the items name each unit once there: `resolvers.attributes`). Assigning what is
+    assigned already changes nothing."""
     assignments = store[c.ASSIGNMENTS]
+    wanted = _distinct(items)
 
     async def work(session: Session) -> None:
-        for item in items:
-            key = {"group_id": group_id, "unit_id": item["unit_id"]}
-            if exclusive:
-                await assignments.delete_many(
-                    {**key, "attribute_id": {"$ne": item["attribute_id"]}}, session=session
-                )
-            await assignments.update_one(
-                {**key, "attribute_id": item["attribute_id"]},
-                {"$set": {"asset_id": item["asset_id"], "exclusive": exclusive}},
-                upsert=True,
-                session=session,
-            )
+        stored = await _stored(store, group_id, wanted, session)
+        present = {(doc["unit_id"], doc["attribute_id"]): doc for doc in stored}
+        changes: list[DeleteOne | UpdateOne] = [
+            DeleteOne({"_id": doc["_id"]}) for pair, doc in present.items()
+            if exclusive and pair not in wanted
+        ]  # fmt: skip
+        changes += [
+            UpdateOne({"_id": doc["_id"]},
+                      {"$set": {"asset_id": wanted[pair]["asset_id"], "exclusive": exclusive}})
+            for pair, doc in present.items() if pair in wanted
+            and (doc.get("asset_id"), doc.get("exclusive")) != (wanted[pair]["asset_id"],
+                                                                exclusive)
+        ]  # fmt: skip
+        if changes:  # deletes first: the unit's other attribute goes before its new one
+            await assignments.bulk_write(changes, session=session)
+        new = [{"group_id": group_id, "attribute_id": attribute_id,
+                "asset_id": item["asset_id"], "unit_id": unit_id, "exclusive": exclusive}
+               for (unit_id, attribute_id), item in wanted.items()
+               if (unit_id, attribute_id) not in present]  # fmt: skip
+        if new:
+            await assignments.insert_many(new, session=session)
 
     await atomically(store, work)
 
@@ -42,15 +75,17 @@ async def assign(store: Store, group_id: str, exclusive: bool, items: list[Assig
 async def unassign(store: Store, group_id: str, items: list[Assignment]) -> list[Assignment]:
     """Remove the assignments; returns those that were assigned (the others are no error)."""
     assignments = store[c.ASSIGNMENTS]
-    wanted = [{"unit_id": item["unit_id"], "attribute_id": item["attribute_id"]} for item in items]
-    query = {"group_id": group_id, "$or": wanted}
-    projection = {"_id": 0, "exclusive": 0}
+    wanted = _distinct(items)
 
     async def work(session: Session) -> list[Assignment]:
-        found = await assignments.find(query, projection, session=session).to_list()
+        found = [doc for doc in await _stored(store, group_id, wanted, session)
+                 if (doc["unit_id"], doc["attribute_id"]) in wanted]  # fmt: skip
         if found:
-            await assignments.delete_many(query, session=session)
+            await assignments.bulk_write([DeleteOne({"_id": doc["_id"]}) for doc in found],
+                                         session=session)  # fmt: skip
         return found
 
     removed: list[Assignment] = await atomically(store, work)
-    return sorted(removed, key=lambda doc: (doc["unit_id"], doc["attribute_id"]))
+    fields = ("group_id", "attribute_id", "asset_id", "unit_id")
+    return sorted(({name: doc[name] for name in fields} for doc in removed),
+                  key=lambda doc: (doc["unit_id"], doc["attribute_id"]))  # fmt: skip
