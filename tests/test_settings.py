@@ -18,6 +18,9 @@ ENVIRONMENT = {
     "FLOORGATE_GRAPHQL_MAX_ALIASES": ("graphql_max_aliases", "8", 8),
     "FLOORGATE_GRAPHQL_MAX_TOKENS": ("graphql_max_tokens", "900", 900),
     "FLOORGATE_GRAPHQL_MAX_FRAGMENT_SPREADS": ("graphql_max_fragment_spreads", "9", 9),
+    "FLOORGATE_GRAPHQL_MAX_COST_WITHOUT_KEY": ("graphql_max_cost_without_key", "5000", 5000),
+    "FLOORGATE_GRAPHQL_MAX_DOCUMENT_BYTES": ("graphql_max_document_bytes", "65536", 65536),
+    "FLOORGATE_GRAPHQL_CACHE_MB": ("graphql_cache_mb", "64", 64),
     "FLOORGATE_RETRY_AFTER_SECONDS": ("retry_after_seconds", "11", 11),
     "FLOORGATE_REQUEST_TIMEOUT_SECONDS": ("request_timeout_seconds", "2.5", 2.5),
     "FLOORGATE_HEADER_TIMEOUT_SECONDS": ("header_timeout_seconds", "3", 3.0),
@@ -73,6 +76,8 @@ def test_a_negative_imdf_snap_distance_is_none(monkeypatch):
     ("FLOORGATE_DB_TIMEOUT_MS", "0", "FLOORGATE_DB_TIMEOUT_MS: must be more than 0, not 0"),
     ("FLOORGATE_MAX_CONNECTIONS", "-5", "FLOORGATE_MAX_CONNECTIONS: must be more than 0, not -5"),
     ("FLOORGATE_PORT", "70000", "FLOORGATE_PORT: 70000 is not a TCP port (0 to 65535)"),
+    ("FLOORGATE_GRAPHQL_MAX_DOCUMENT_BYTES", "0",
+     "FLOORGATE_GRAPHQL_MAX_DOCUMENT_BYTES: must be more than 0, not 0"),
 ])  # fmt: skip
 def test_a_value_that_cannot_be_used_is_refused_by_name(monkeypatch, variable, raw, message):
     """Not a traceback, and not a server that ends every connection at once (a send
