@@ -106,6 +106,19 @@ CASES: dict[str, tuple[str, dict, str, int]] = {
         "POST", {"query": 'mutation { putLocation(input: {id: "x"}) { id } }'}, "full", 200),
     "a mutation over GET": (
         "GET", {"query": 'mutation { deleteLocation(id: "no-such-location") }'}, "full", 422),
+    "a refused root field among others": (
+        "POST", {"query": '{ unit(id: "no-such-unit") { id } assetReferences(perPage: 2) '
+                          "{ data { id } } }"}, "plain", 200),
+    "every root field refused": (
+        "POST", {"query": "{ __typename assetReferences(perPage: 2) { data { id } } }"},
+        "plain", 200),
+    "keyless introspection over its ceiling": (
+        "POST", {"query": "{ " + " ".join(f"a{i}: __schema {{ types {{ fields {{ type {{ name "
+                                          "} } } }" for i in range(30)) + " }"}, "none", 200),
+    "keyed introspection": ("POST", {"query": "{ __schema { types { name } } }"}, "full", 200),
+    "a number literal too long": (
+        "POST", {"query": "{ units(perPage: " + "9" * 5000 + ") { data { id } } }"}, "full",
+        200),
 }  # fmt: skip
 
 
