@@ -13,8 +13,9 @@ from resolvers.graph_cache import VersionedCache
 from resolvers.keys import Caller, KeyCache, lookup_caller
 from resolvers.limits import COST_PER_RATE_UNIT
 from resolvers.loaders import Loaders
-from resolvers.ratelimit import RateLimiter
+from resolvers.ratelimit import RateLimiter, SharedLimiter
 from routing.matrix import LoadedGraph
+from storage.collections import RATE_BUDGETS
 from storage.database import UNAVAILABLE_ERRORS, Store
 from storage.settings import Settings
 
@@ -29,8 +30,8 @@ class Services:
     store: Store
     settings: Settings
     key_cache: KeyCache = field(default_factory=KeyCache)
-    rate_limiter: RateLimiter = field(init=False)
-    address_limiter: RateLimiter = field(init=False)  # requests without a valid key
+    rate_limiter: SharedLimiter = field(init=False)  # per key, shared by every process
+    address_limiter: RateLimiter = field(init=False)  # failed requests, per address
     # The REST address of a page of a GraphQL list (rest/paging_urls.py graphql_page_url):
     # (root field, its arguments, page, per page) -> URL; set by the app, None elsewhere.
     page_url: Callable[[str, dict[str, Any], int, int], str | None] | None = None
@@ -40,16 +41,15 @@ class Services:
     def __post_init__(self) -> None:
         self.graph_cache = VersionedCache(self.settings.graph_cache_size)
         self.waypoint_cache = VersionedCache(self.settings.graph_cache_size)
-        share = self.settings.rate_limit_share  # the workers of one serve split limits
-        self.rate_limiter = RateLimiter(
-            self.settings.rate_limit_per_second, self.settings.rate_limit_burst, share=share
-        )
+        # One budget per key for every process (FLOORGATE_RATE_LIMIT_SHARE is obsolete).
+        self.rate_limiter = SharedLimiter(self.store[RATE_BUDGETS],
+                                          self.settings.rate_limit_per_second,
+                                          self.settings.rate_limit_burst)  # fmt: skip
         # `FLOORGATE_RATE_LIMIT_PER_SECOND=0` turns every rate limit off.
         per_address = self.settings.unauthenticated_rate_per_second
         self.address_limiter = RateLimiter(
             per_address if self.settings.rate_limit_per_second > 0 else 0,
             self.settings.unauthenticated_burst,
-            share=share,
         )
 
 
@@ -75,6 +75,8 @@ class RequestContext:
         self.state = state  # the request's scope state: `RATE_LIMITED_KEY` goes there
         self._caller: asyncio.Future[Caller] | None = None
         self._address_charged = False
+        self._units = 0  # rate-limit units charged to the key so far
+        self._charged = False  # an operation's cost was charged (the lookup's unit is spent)
         self._loaders: Loaders | None = None
 
     @property
@@ -101,25 +103,22 @@ class RequestContext:
         """Look the key up once per request and spend one token of its rate limit."""
         if secret is None:
             self._refuse(ErrorCode.UNAUTHENTICATED)
+        # An address out of tokens for failures gets no lookup for a key that is not
+        # among the enabled keys (refused below, 429), but a valid key is always served.
+        suspect = self.services.address_limiter.would_refuse(self.client) is not None
         try:
-            caller = await lookup_caller(self.store, secret, self.services.key_cache,
-                                         before_lookup=self._address_may_look_up)  # fmt: skip
+            caller = await lookup_caller(self.store, secret, self.services.key_cache, suspect)
         except UNAVAILABLE_ERRORS as error:
             raise unavailable(self.settings) from error
         if caller is None:
             self._refuse(ErrorCode.INVALID_KEY)
         if self.state is not None:  # the answer then carries the key's RateLimit-* headers
             self.state[RATE_LIMITED_KEY] = (caller.key_id, caller.limit)
-        wait = self.services.rate_limiter.take(caller.key_id, limit=caller.limit)
+        wait = await self.services.rate_limiter.take(caller.key_id, limit=caller.limit)
         if wait is not None:
             raise ApiError(ErrorCode.RATE_LIMITED, retry_after=wait)
+        self._units = 1
         return caller
-
-    def _address_may_look_up(self) -> None:
-        """An address that keeps sending invalid keys is not worth a database lookup."""
-        wait = self.services.address_limiter.would_refuse(self.client)
-        if wait is not None:
-            raise ApiError(ErrorCode.RATE_LIMITED, retry_after=wait)
 
     def _refuse(self, code: ErrorCode) -> NoReturn:
         """401/403 for a missing or invalid key, limited per client address (429)."""
@@ -142,11 +141,33 @@ class RequestContext:
         caller = await self.caller()
         if self.state is not None:
             self.state[CHARGED_COST] = cost
-        units = max(1, math.ceil(cost / COST_PER_RATE_UNIT))
-        if units > 1:
-            wait = self.services.rate_limiter.take(caller.key_id, units - 1, caller.limit)
+        extra = units_of(cost) - (0 if self._charged else 1)  # each operation of a batch pays
+        self._charged = True
+        if extra > 0:
+            wait = await self.services.rate_limiter.take(caller.key_id, extra, caller.limit)
             if wait is not None:
                 raise ApiError(ErrorCode.RATE_LIMITED, retry_after=wait)
+            self._units += extra
+
+    async def settle(self, cost: int) -> None:
+        """The answer of the one operation charged cost less than charged (a page shorter
+        than asked for): give the difference back, so a key pays for what it got. Before
+        the answer leaves, so its `RateLimit-*` headers count it."""
+        if not self._units:
+            return
+        caller = await self.caller()
+        if self.state is not None:
+            self.state[CHARGED_COST] = cost
+        units = units_of(cost)
+        if units < self._units:
+            self.services.rate_limiter.give_back(caller.key_id, self._units - units,
+                                                 caller.limit)  # fmt: skip
+            self._units = units
+
+
+def units_of(cost: int) -> int:
+    """Rate-limit units of a cost: one per `COST_PER_RATE_UNIT`, at least one."""
+    return max(1, math.ceil(cost / COST_PER_RATE_UNIT))
 
 
 def unavailable(settings: Settings) -> ApiError:

@@ -12,7 +12,7 @@ import hmac
 import math
 import secrets
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,8 +76,10 @@ def _caller(document: dict[str, Any]) -> Caller:
 
 
 def _current(stored: Hashable, now: Hashable) -> bool:
-    """An entry's version still holds (or it has none: then only its age counts)."""
-    return stored is None or now is None or stored == now
+    """An entry's version still holds. One read while the change stream was down has no
+    version and counts by its age alone, until the stream is up again: then it is read
+    anew, so that a key disabled meanwhile stops at once."""
+    return stored == now
 
 
 class KeyCache:
@@ -91,14 +93,24 @@ class KeyCache:
     read cache's change stream is up (`storage.read_cache`): any change to any key makes
     it stale, so a disabled key stops working in every process as soon as the change
     reaches it (well under a second). An entry read while the stream was down holds no
-    version and lives `ttl` seconds, as before the change stream.
+    version and lives `unversioned_ttl` seconds (1 s), so a disabled key stops within a
+    second then too.
+
+    It also keeps the hashes of every enabled key (`could_be_valid`), read only for an
+    address that has sent too many invalid keys: its unknown keys are then refused
+    without a lookup each, while a valid key from the same address (an office behind one
+    NAT address) is still served.
     """
 
-    def __init__(self, ttl: float = 5.0, max_entries: int = 10000) -> None:
+    def __init__(self, ttl: float = 5.0, max_entries: int = 10000,
+                 unversioned_ttl: float = 1.0) -> None:  # fmt: skip
         self.ttl = ttl
+        self.unversioned_ttl = unversioned_ttl
         self.max_entries = max_entries
         self._known: dict[str, tuple[float, Hashable, Caller]] = {}
         self._unknown: dict[str, tuple[float, Hashable]] = {}
+        # (expiry, version, hashes of enabled keys; None: too many to keep)
+        self._valid: tuple[float, Hashable, frozenset[str] | None] | None = None
 
     def get(self, key_hash: str, version: Hashable = None) -> tuple[bool, Caller | None]:
         now = time.monotonic()
@@ -114,7 +126,7 @@ class KeyCache:
         side: dict[str, Any] = self._unknown if caller is None else self._known
         if len(side) >= self.max_entries:
             side.clear()
-        expires = time.monotonic() + self.ttl
+        expires = time.monotonic() + (self.ttl if version is not None else self.unversioned_ttl)
         if caller is None:
             self._unknown[key_hash] = (expires, version)
         else:
@@ -123,16 +135,30 @@ class KeyCache:
     def clear(self) -> None:
         self._known.clear()
         self._unknown.clear()
+        self._valid = None
+
+    async def could_be_valid(self, store: Store, key_hash: str, version: Hashable) -> bool:
+        """Whether `key_hash` is among the enabled keys' hashes, read at most once per
+        version of the keys collection (or per `unversioned_ttl` without one); True when
+        there are more keys than this cache keeps (the lookup decides then)."""
+        now = time.monotonic()
+        valid = self._valid
+        if valid is None or valid[0] < now or not _current(valid[1], version):
+            cursor = store[API_KEYS].find({"disabled": {"$ne": True}}, {"_id": 0, "hash": 1})
+            documents = await cursor.limit(self.max_entries + 1).to_list()
+            hashes = (frozenset(doc["hash"] for doc in documents)
+                      if len(documents) <= self.max_entries else None)  # fmt: skip
+            ttl = self.ttl if version is not None else self.unversioned_ttl
+            valid = self._valid = (now + ttl, version, hashes)
+        return valid[2] is None or key_hash in valid[2]
 
 
 async def lookup_caller(
-    store: Store,
-    secret: str,
-    cache: KeyCache | None = None,
-    before_lookup: Callable[[], None] | None = None,
+    store: Store, secret: str, cache: KeyCache | None = None, suspect: bool = False
 ) -> Caller | None:
-    """The caller of an enabled key, or None when the key is unknown or disabled.
-    `before_lookup` runs when the database must be asked (it may refuse by raising)."""
+    """The caller of an enabled key, or None when the key is unknown or disabled. A
+    `suspect` request (its address sent too many invalid keys) is looked up only when
+    its key is among the enabled keys' hashes (`KeyCache.could_be_valid`)."""
     key_hash = hash_key(secret)
     store.watch_changes()
     version = store.cache.version(API_KEYS) if store.cache.live else None
@@ -140,8 +166,8 @@ async def lookup_caller(
         hit, caller = cache.get(key_hash, version)
         if hit:
             return caller
-    if before_lookup is not None:
-        before_lookup()
+        if suspect and not await cache.could_be_valid(store, key_hash, version):
+            return None
     document = await store[API_KEYS].find_one({"hash": key_hash})
     caller = None
     if (

@@ -67,6 +67,7 @@ class RestApi:
         self.prepared: set[str] = set()
         self.running = 0  # REST requests under way: routes are prepared while it is 0
         self.costs: dict[tuple[str, int | None], int] = {}
+        self.answer_costs: dict[tuple[Any, ...], int] = {}  # kept answer -> what it cost
 
     def prepare(self, route: RestRoute) -> None:
         """Validate the route's document and make its plan, once. Not at import or app
@@ -137,7 +138,8 @@ class RestApi:
                 return error_response(body_error)
         if not problems:
             # One rate-limit unit per COST_PER_RATE_UNIT of cost, like GraphQL: a route at
-            # its default page is one unit, per-page=10000 a few more.
+            # its default page is one unit, per-page=10000 a few more, charged before it
+            # runs; what a shorter page did not cost is given back after (`settle`).
             try:
                 await context.charge(self.cost(route, variables))
             except ApiError as rate_error:
@@ -149,6 +151,9 @@ class RestApi:
         if answer_key is not None:
             kept = self.services.store.cache.answer(answer_key)
             if kept is not None:  # access and rate limit were checked above, as always
+                cost = self.answer_costs.get(answer_key)
+                if cost is not None:
+                    await context.settle(cost)
                 if route.method != "GET":
                     return Response(kept[0], media_type=route.media_type)
                 return conditional(*kept, route.media_type, request)
@@ -183,7 +188,15 @@ class RestApi:
             if error.fields:
                 error = ApiError(ErrorCode.BAD_USER_INPUT, fields=self.rest_fields(route, error))
             return error_response(error)
-        return self.respond(route, (outcome.data or {})["result"], request, raw_path, reads)
+        result = (outcome.data or {})["result"]
+        cost = self.answered_cost(route, variables, result)
+        if cost is not None:
+            await context.settle(cost)
+            if answer_key is not None:
+                if len(self.answer_costs) >= MAX_PRICED:
+                    self.answer_costs.clear()
+                self.answer_costs[answer_key] = cost
+        return self.respond(route, result, request, raw_path, reads)
 
     async def answer_key(
         self,
@@ -222,6 +235,20 @@ class RestApi:
             if len(self.costs) < MAX_PRICED:
                 self.costs[key] = found
         return found
+
+    def answered_cost(self, route: RestRoute, variables: dict[str, Any],
+                      result: Any) -> int | None:  # fmt: skip
+        """What the answer cost when its page came out shorter than the `per-page` it was
+        priced at: the cost of a page of the items it holds (at least one). None when it
+        cost what was charged. `/v1/maps?per-page=10000` answering 12 maps is one unit,
+        not 13."""
+        per_page = variables.get(PER_PAGE)
+        items = result.get("data") if isinstance(result, dict) else result
+        if route.body is not None or per_page is None or not isinstance(items, list):
+            return None
+        if len(items) >= min(per_page, MAX_PER_PAGE):
+            return None
+        return self.cost(route, {**variables, PER_PAGE: max(1, len(items))})
 
     async def read_body(self, route: RestRoute, request: Request) -> Any:
         """The body as the value of its GraphQL variable, or the ApiError it deserves."""

@@ -19,6 +19,7 @@ from pymongo import monitoring
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import PyMongoError
 
+from storage.collections import RATE_BUDGETS
 from storage.read_cache import ALL, ReadCache
 
 log = logging.getLogger("floorgate.cache")
@@ -36,6 +37,9 @@ DOCUMENT_EVENTS = frozenset({"insert", "update", "replace", "delete"})
 # connection failure goes unnoticed by the watcher itself (the pool listener is faster).
 STREAM_WAIT_MS = 500
 RETRY_SECONDS = (0.1, 0.25, 0.5, 1.0, 2.0)
+# Changes the stream leaves out: the rate-limit buckets change with every few requests of
+# every key and no read of the API reads them (`storage.rate_budgets`).
+UNWATCHED = [{"$match": {"ns.coll": {"$ne": RATE_BUDGETS}}}]
 MAX_PENDING_WRITES = 10_000
 
 
@@ -117,7 +121,7 @@ async def watch_changes(db: AsyncDatabase, cache: ReadCache) -> None:
     while True:
         before = cache.interruptions
         try:
-            async with await db.watch(max_await_time_ms=STREAM_WAIT_MS) as stream:
+            async with await db.watch(UNWATCHED, max_await_time_ms=STREAM_WAIT_MS) as stream:
                 if cache.went_up(before):
                     if failures:
                         log.warning("change stream is back; the read cache serves again")

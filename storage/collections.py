@@ -27,6 +27,7 @@ ASSIGNMENTS = "assignments"
 LOCATIONS = "locations"
 API_KEYS = "api_keys"
 LEASES = "leases"  # who writes an asset now (storage.leases)
+RATE_BUDGETS = "rate_budgets"  # each key's rate-limit bucket, shared by every process
 FILES_BUCKET = "fs"
 
 
@@ -36,11 +37,14 @@ class Index:
     unique: bool = False
     partial: dict[str, Any] | None = None
     name: str | None = None
+    expire_after_seconds: int | None = None  # a TTL index: the database removes old documents
 
     def options(self) -> dict[str, Any]:
         options: dict[str, Any] = {"unique": self.unique}
         if self.partial is not None:
             options["partialFilterExpression"] = self.partial
+        if self.expire_after_seconds is not None:
+            options["expireAfterSeconds"] = self.expire_after_seconds
         if self.name is not None:
             options["name"] = self.name
         return options
@@ -92,4 +96,6 @@ COLLECTIONS: tuple[Collection, ...] = (
     Collection(LOCATIONS, [Index([("unit_map_id", 1), ("_id", 1)])]),
     Collection(API_KEYS, [Index([("hash", 1)], unique=True)]),
     Collection(LEASES),
+    # A bucket whose `expires_at` has passed is full again: the same as no document.
+    Collection(RATE_BUDGETS, [Index([("expires_at", 1)], expire_after_seconds=0)]),
 )

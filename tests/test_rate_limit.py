@@ -1,12 +1,23 @@
-"""429 with Retry-After once a key spends its burst; other keys are not affected."""
+"""429 with Retry-After once a key spends its burst; other keys are not affected; a key
+pays for what its answer cost."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 import httpx
+import pytest
+import pytest_asyncio
 
+from resolvers.keys import create_key
 from rest.app import create_app
+from storage.collections import RATE_BUDGETS, UNIT_MAPS
+
+
+@pytest_asyncio.fixture(autouse=True, loop_scope="session")
+async def full_buckets(store):
+    """Buckets live in the database, shared by every app on it: each test starts full."""
+    await store[RATE_BUDGETS].delete_many({})
 
 
 async def test_rate_limit_per_key(store, settings, keys):
@@ -32,31 +43,55 @@ async def test_rate_limit_per_key(store, settings, keys):
         }
 
 
-async def test_a_rest_call_spends_units_by_its_cost(store, settings, keys):
-    """A default page is one unit; per-page=10000 of units costs 120,001: 13 units."""
+async def test_a_rest_call_is_charged_before_it_runs(store, settings, keys):
+    """A default page is one unit; per-page=10000 of units costs 120,001: 13 units, all
+    of them needed before it runs (what it did not cost comes back after)."""
     limited = replace(settings, rate_limit_per_second=0.01, rate_limit_burst=14)
     app = create_app(limited, store)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
         headers = {"API-Key": keys.full}
-        big = await client.get("/v1/units?per-page=10000", headers=headers)
-        small = await client.get("/v1/units", headers=headers)
-        refused = await client.get("/v1/units", headers=headers)
-    assert (big.status_code, small.status_code, refused.status_code) == (200, 200, 429)
+        small = [await client.get("/v1/units", headers=headers) for _ in range(2)]
+        big = await client.get("/v1/units?per-page=10000", headers=headers)  # 12 left
+    assert [answer.status_code for answer in small] == [200, 200]
+    assert (big.status_code, big.headers["retry-after"]) == (429, "100")
 
 
-async def test_a_remembered_cost_spends_the_same_units(store, settings, keys):
-    """REST prices a route once per page size: the second identical call, and one over
-    the maximum page (clamped), spend 13 units each again, then one unit is left."""
-    limited = replace(settings, rate_limit_per_second=0.01, rate_limit_burst=40)
+@pytest.mark.security
+async def test_a_short_page_is_charged_what_it_holds(store, settings, keys):
+    """Issue 30, finding 10: `per-page=10000` answering 16 units was charged 13 units. It
+    costs what a page of 16 costs (one unit), kept answers too; a page left past the end
+    (no items) costs one. Each still needs its 13 units before it runs."""
+    limited = replace(settings, rate_limit_per_second=0.01, rate_limit_burst=20)
     app = create_app(limited, store)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
         headers = {"API-Key": keys.full}
-        statuses = [(await client.get(url, headers=headers)).status_code
-                    for url in ("/v1/units?per-page=10000", "/v1/units?per-page=10000",
-                                "/v1/units?per-page=20000", "/v1/units", "/v1/units")]  # fmt: skip
-    assert statuses == [200, 200, 200, 200, 429]
+        answers = [await client.get(url, headers=headers)
+                   for url in ("/v1/units?per-page=10000", "/v1/units?per-page=10000",
+                               "/v1/units?per-page=20000", "/v1/units?page=9&per-page=10000")]
+    assert [answer.status_code for answer in answers] == [200] * 4
+    assert [answer.headers["ratelimit-remaining"] for answer in answers] == ["19", "18", "17",
+                                                                              "16"]  # fmt: skip
+    assert answers[3].json()["data"] == []
+
+
+@pytest.mark.security
+async def test_thirty_big_pages_of_twelve_maps_on_a_burst_of_60(demo):
+    """Issue 30, finding 10, as measured: a key with burst 60 got 27 of 30
+    `GET /v1/maps?per-page=10000` (the demo's dozen maps each) refused, each charged 13
+    units; each now costs one."""
+    limit = (1.0, 60)
+    key = (await create_key(demo.store, "burst 60", [], None, limit)).secret
+    await demo.store[RATE_BUDGETS].delete_many({})
+    app = create_app(replace(demo.settings, rate_limit_per_second=200), demo.store)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
+        answers = [await client.get("/v1/maps?per-page=10000", headers={"API-Key": key})
+                   for _ in range(30)]  # fmt: skip
+    assert [answer.status_code for answer in answers] == [200] * 30
+    assert len(answers[0].json()["data"]) == await demo.store[UNIT_MAPS].count_documents({})
+    assert int(answers[-1].headers["ratelimit-remaining"]) >= 60 - 30
 
 
 def rate_headers(response: httpx.Response) -> tuple[str | None, ...]:
@@ -119,30 +154,3 @@ def test_the_default_lets_a_batch_client_of_150_per_second_through(monkeypatch):
 
     assert refusals(150) == 0
     assert refusals(400) > 0
-
-
-def test_a_share_splits_every_limit():
-    """`serve --workers 2`: each worker keeps half of the rate and of the burst, so the
-    two together never allow more than the setting."""
-    from resolvers.ratelimit import RateLimiter
-
-    limiter = RateLimiter(100, 400, share=2)
-    assert limiter.status("k") == (200, 200, 0)
-    assert [limiter.take("k") for _ in range(201)][-2:] == [None, 1]
-    assert limiter.status("own", (10, 20)) == (10, 10, 0)
-    assert RateLimiter(1, 1, share=4).status("k") == (1, 1, 0)  # never below one token
-
-
-def test_serve_with_two_workers_splits_the_limit(tmp_path, db_server, settings, keys):
-    import ssl
-
-    from tests.servers import serve_tls_with_args
-
-    with serve_tls_with_args(tmp_path, db_server, settings, ("--workers", "2"),
-                             FLOORGATE_RATE_LIMIT_PER_SECOND="1",
-                             FLOORGATE_RATE_LIMIT_BURST="6") as served:  # fmt: skip
-        tls = ssl.create_default_context(cafile=str(served.certs.ca_cert))
-        answer = httpx.get(f"{served.base}/v1/assets", headers={"API-Key": keys.full},
-                           verify=tls, timeout=10)  # fmt: skip
-    assert answer.status_code == 200
-    assert answer.headers["ratelimit-limit"] == "3"
