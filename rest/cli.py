@@ -72,9 +72,6 @@ def serve(settings: Settings, uri: str, workers: int = 1) -> None:
     os.environ["FLOORGATE_DATA_DIR"] = str(settings.data_dir)
     # Workers (and their protocol and event loop, rest/server.py) time heads with this.
     os.environ["FLOORGATE_HEADER_TIMEOUT_SECONDS"] = str(settings.header_timeout_seconds)
-    # The workers split every rate limit, so together they allow what the setting says
-    # (an operator's FLOORGATE_RATE_LIMIT_SHARE counts the instances: each splits again).
-    os.environ["FLOORGATE_RATE_LIMIT_SHARE"] = str(workers * settings.rate_limit_share)
     if settings.cdn_url:
         os.environ["FLOORGATE_CDN_URL"] = settings.cdn_url
     options: dict[str, Any] = uvicorn_options(settings)

@@ -37,6 +37,7 @@ from starlette.requests import Request
 
 from resolvers.access import authorize
 from resolvers.context import RequestContext
+from resolvers.errors import ApiError
 from resolvers.limits import PARSE_ON_LOOP_CHARS
 from schema.guard import DocumentCaches, root_requirements
 from storage.cpu import run_cpu
@@ -98,11 +99,10 @@ async def operation_of(
         params = operation_params(request, body)
     if params is None:
         return None
-    refusal = caches.too_large(params["query"])
-    if refusal is not None:
-        raise refusal
     try:
         document = await caches.document(params["query"])
+    except ApiError:
+        raise  # too large: nothing is parsed, by either path
     except GraphQLError:
         return None  # strawberry answers it (a failed parse is not cached: parsed again)
     definition = get_operation_ast(document, params["operationName"])

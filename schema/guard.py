@@ -107,21 +107,16 @@ class DocumentCaches:
     def forget(self, entry: Parsed) -> None:
         self.by_document.pop(id(entry.document), None)
 
-    def too_large(self, query: str) -> ApiError | None:
-        """The refusal of a document over the size limit (before it is read further)."""
-        limit = self.max_document_bytes
-        if len(query) > limit or (len(query) * 4 > limit and utf8_length(query) > limit):
-            return ApiError(ErrorCode.DOCUMENT_TOO_LARGE, limit=str(limit))
-        return None
-
     async def document(self, query: str) -> DocumentNode:
         """The parse of `query` within the size and token limits, shared with every
         operation's. A long text is parsed on the CPU pool, not on the event loop.
-        Raises ApiError (too large) or GraphQLError (does not parse; not kept)."""
-        refusal = self.too_large(query)
-        if refusal is not None:
-            raise refusal
-        key = blake2b(query.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        Raises ApiError (over the size limit in UTF-8, refused before anything else) or
+        GraphQLError (does not parse; not kept)."""
+        limit = self.max_document_bytes
+        encoded = b"" if len(query) > limit else query.encode("utf-8", "surrogatepass")
+        if len(query) > limit or len(encoded) > limit:
+            raise ApiError(ErrorCode.DOCUMENT_TOO_LARGE, limit=str(limit))
+        key = blake2b(encoded, digest_size=16).digest()  # a key of 16 bytes, not the text
         entry = self.entries.get(key)
         if entry is not None:
             return entry.document
@@ -184,10 +179,6 @@ class DocumentCaches:
             if len(costs) > COSTS_PER_DOCUMENT:
                 costs.popitem(last=False)
         return found
-
-
-def utf8_length(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))
 
 
 def parse_and_size(query: str, max_tokens: int) -> tuple[DocumentNode, int]:

@@ -139,7 +139,7 @@ class Settings:
     # batch clients seen in practice (docs/api.md, "Rate limits").
     rate_limit_per_second: float = 200.0
     rate_limit_burst: int = 400
-    rate_limit_share: int = 1  # processes splitting every limit (serve --workers N sets N)
+    rate_limit_share: int = 1  # obsolete: accepted and ignored (every limit is shared, in MongoDB)
     unauthenticated_rate_per_second: float = 2.0  # per client address, no or invalid key
     unauthenticated_burst: int = 50
     request_timeout_seconds: float = 20.0  # time budget of one request, until it answers
