@@ -131,7 +131,7 @@ class Settings:
     graphql_max_fragment_spreads: int = 500
     graphql_max_cost: int = 250_000
     # A request without a key can only introspect: GraphiQL's schema query costs about
-    # 13,700 (docs/graphql.md, "Cost and limits").
+    # 13,000 (docs/graphql.md, "Cost and limits").
     graphql_max_cost_without_key: int = 20_000
     graphql_max_document_bytes: int = 1024 * 1024  # a /graphql document (413 past it)
     graphql_cache_mb: int = 16  # parsed documents, their validation and cost, per process

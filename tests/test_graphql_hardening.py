@@ -44,7 +44,7 @@ GRAPHIQL_QUERIES = [  # what GraphiQL sends on load (its options vary by version
     get_introspection_query(),
     get_introspection_query(descriptions=True, specified_by_url=True,
                             directive_is_repeatable=True, schema_description=True,
-                            input_value_deprecation=True),
+                            input_value_deprecation=True, one_of=True),
 ]
 
 
