@@ -23,6 +23,7 @@ from graphql import (
     GraphQLError,
     GraphQLSchema,
     OperationDefinitionNode,
+    OperationType,
     get_operation_ast,
     parse,
     specified_rules,
@@ -223,8 +224,10 @@ async def check_access(
     Raises the refusal: a key that is missing (for any data field), unknown or out of
     tokens refuses the whole operation, and so does a permission or flag when it refuses
     every root field the operation asks for (the caller learns nothing else, costs
-    nothing more). A root field refused among others that pass answers null with its
-    error, as the GraphQL spec has it: its permission class refuses it as it runs.
+    nothing more). In a query, a root field refused among others that pass answers null
+    with its error, as the GraphQL spec has it: its permission class refuses it as it
+    runs. A mutation with any refused field is refused whole: its fields are non-null,
+    so the null would reach `data` and hide the writes of the others, made before it.
 
     In-process execution without a request (tests, tools) has no caller to check: the
     fields' permission classes still refuse it."""
@@ -241,7 +244,8 @@ async def check_access(
                 if refusal.code not in FIELD_REFUSALS:
                     raise
                 refusals.append(refusal)
-        if refusals and len(refusals) == len(requirements):
+        every = len(refusals) == len(requirements)
+        if refusals and (every or operation.operation is OperationType.MUTATION):
             raise refusals[0]
     problem = caches.problem(document)
     if problem is not None:

@@ -22,7 +22,12 @@ import schema.guard
 from resolvers.context import RequestContext, Services
 from resolvers.keys import create_key
 from resolvers.operation_limits import OperationLimits, operation_cost
-from resolvers.permissions import UNIT_MAPS_PARSE
+from resolvers.permissions import (
+    ADMIN,
+    FLAG_UNIT_ATTRIBUTES,
+    UNIT_ATTRIBUTES_WRITE,
+    UNIT_MAPS_PARSE,
+)
 from rest.app import create_app
 from schema.build import Schema
 from schema.compiled import plans_of
@@ -403,6 +408,20 @@ async def test_when_every_root_field_is_refused_nothing_runs(client, keys):
         assert response.json() == {"data": None, "errors": [{
             "message": f"Access denied: missing permission {UNIT_MAPS_PARSE}",
             "extensions": {"code": "FORBIDDEN"}}]}  # fmt: skip
+
+
+async def test_a_mutation_with_a_refused_field_is_refused_whole(client, store):
+    """Mutations run one after the other and their fields are non-null: a refused one
+    would null `data` after the others had written. Nothing runs: one error, no path
+    (with the query rule, `deleteLocation` ran and the refusal was at its field's path)."""
+    admin = (await create_key(store, "admin only", [ADMIN], None)).secret
+    query = ('mutation { deleteLocation(id: "no-such-location") '
+             'unassignUnitAttributes(groupId: "g", data: []) { unitId } }')  # fmt: skip
+    response = await client.post("/graphql", json={"query": query},
+                                 headers=headers(admin, FLAG_UNIT_ATTRIBUTES))  # fmt: skip
+    assert response.json() == {"data": None, "errors": [{
+        "message": f"Access denied: missing permission {UNIT_ATTRIBUTES_WRITE}",
+        "extensions": {"code": "FORBIDDEN"}}]}  # fmt: skip
 
 
 @strawberry.type
