@@ -153,6 +153,8 @@ class SharedLimiter:
         async with seen.lock:  # a concurrent request of this key may have taken a batch
             if self._from_allowance(seen, units):
                 return None
+            if time.monotonic() < self._local_until:  # the database failed meanwhile
+                return self._refused(self.fallback.take(key_id, units, limit))
             need = units - seen.allowance
             now = time.time()
             if seen.tat - now > capacity - need * interval:  # refused as last seen
