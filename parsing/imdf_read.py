@@ -39,6 +39,9 @@ ALIASES = {
     "anchorid": "anchor_id", "accesscontrol": "access_control", "buildingids": "building_ids",
     "address": "address_id", "addressid": "address_id", "featuretype": "feature_type",
 }  # fmt: skip
+# Names that are a feature type's own properties (IMDF's address has `address` and
+# `unit`), never read as the aliases above.
+OWN_PROPERTIES = {"address": frozenset({"address", "unit"})}
 EXAMPLES_KEPT = 3
 
 
@@ -149,7 +152,7 @@ def _feature(raw: Any, kind: str, name: str, report: Report) -> Feature | None:
     if not isinstance(raw, dict):
         report.add("feature is not an object, skipped", name)
         return None
-    properties = _properties(raw.get("properties"), report)
+    properties = _properties(raw.get("properties"), report, kind)
     id_ = raw.get("id", properties.pop("id", None))
     if not isinstance(id_, str | int) or isinstance(id_, bool) or str(id_) == "":
         report.add("feature without an id, skipped", f"{name}: {str(raw)[:80]}")
@@ -164,13 +167,14 @@ def _feature(raw: Any, kind: str, name: str, report: Report) -> Feature | None:
     return Feature(str(id_), kind, geometry, properties)
 
 
-def _properties(raw: Any, report: Report) -> dict[str, Any]:
+def _properties(raw: Any, report: Report, kind: str = "") -> dict[str, Any]:
     if not isinstance(raw, dict):
         return {}
+    own = OWN_PROPERTIES.get(kind, frozenset())
     found: dict[str, Any] = {}
     for key, value in raw.items():
         snake = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", str(key)).lower()
-        name = ALIASES.get(snake.replace("_", ""), snake)
+        name = snake if snake in own else ALIASES.get(snake.replace("_", ""), snake)
         if name != key:
             report.add("property spelled otherwise, read", f"{key} as {name}")
         if name not in found or found[name] is None:

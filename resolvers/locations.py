@@ -14,6 +14,7 @@ import orjson
 
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors
+from resolvers.markets import check_market
 from resolvers.paging import BY_ID, find_all, slice_list
 from resolvers.reads import visible_map
 from resolvers.tag_filter import Term, matches, parse_filter
@@ -46,15 +47,20 @@ async def list_locations(
     tags: str | None,
     page: int | None,
     per_page: int | None,
+    asset_id: str | None = None,
+    market: str | None = None,
 ) -> dict[str, Any]:
     """Every location of the map that passes the filter, by id; sliced when paging is given."""
     caller = await context.caller()
     errors = FieldErrors()
     check_id(errors, "unitMapId", map_id)
+    check_id(errors, "assetId", asset_id)
+    check_id(errors, "market", market)
     terms = parse_filter(errors, "tags", tags)
     page_no, size = check_paging(errors, page, per_page)
     errors.raise_if_any()
-    unit_map = await visible_map(context, caller, map_id)
+    await check_market(context, caller, asset_id, market)
+    unit_map = await visible_map(context, caller, map_id, asset_id)
     locations = await find_all(context.store, c.LOCATIONS, {"unit_map_id": map_id}, BY_ID)
     data = filtered(locations, terms)
     if page is not None or per_page is not None:

@@ -1,4 +1,7 @@
-"""Offset paging over a sorted query: one extra document tells whether a next page exists."""
+"""Offset paging over a sorted query: one extra document tells whether a next page exists.
+
+`total_count` comes without a count query: the page that reaches the list's end knows
+it; other pages leave it out (docs/api.md, Paging)."""
 
 from __future__ import annotations
 
@@ -50,16 +53,27 @@ async def find_page(
     )  # fmt: skip
     has_next = len(documents) > per_page
     data = [as_resource(document) for document in documents[:per_page]]
-    return paged(data, page, per_page, has_next)
+    return paged(data, page, per_page, has_next, end_count(data, page, per_page, has_next))
 
 
-def paged(data: list[Any], page: int, per_page: int, has_next: bool) -> dict[str, Any]:
+def end_count(data: list[Any], page: int, per_page: int, has_next: bool) -> int | None:
+    """How many items the list holds, when this page holds its end (an empty first page
+    too); None elsewhere, and past the end, where the end is not seen."""
+    if has_next or (not data and page > 1):
+        return None
+    return (page - 1) * per_page + len(data)
+
+
+def paged(
+    data: list[Any], page: int, per_page: int, has_next: bool, total: int | None = None
+) -> dict[str, Any]:
     return {
         "paging": {
             "per_page": per_page,
             "current_page": page,
             "prev_page": page - 1 if page > 1 else None,
             "next_page": page + 1 if has_next else None,
+            "total_count": total,
         },
         "data": data,
     }

@@ -13,6 +13,7 @@ from typing import Any
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, not_found
 from resolvers.keys import Caller
+from resolvers.markets import check_market, check_owner
 from resolvers.paging import BY_ID, as_resource, find_all, find_page, paged, slice_list
 from resolvers.validation import check_filter, check_id, check_paging, split_list
 from storage import cached_reads
@@ -32,22 +33,27 @@ async def _one(context: RequestContext, name: str, query: dict[str, Any]) -> dic
 async def begin(
     context: RequestContext,
     paging: tuple[int | None, int | None] | None = None,
+    market: str | None = None,
     **ids: str | None,
 ) -> tuple[Caller, int, int]:
     """The caller (access was checked by the field's permission class), then the input:
-    ids and paging numbers, every problem reported at once."""
+    ids, the market and paging numbers, every problem reported at once; then a vendor
+    path's market (`resolvers.markets`), the market of `ids["assetId"]`."""
     caller = await context.caller()
     errors = FieldErrors()
-    for name, value in ids.items():
+    for name, value in {**ids, "market": market}.items():
         check_id(errors, name, value)
     page_no, size = check_paging(errors, *paging) if paging else (1, 0)
     errors.raise_if_any()
+    await check_market(context, caller, ids.get("assetId"), market)
     return caller, page_no, size
 
 
-async def visible_map(context: RequestContext, caller: Caller, map_id: str) -> dict[str, Any]:
-    """A unit map the caller may see, or 404."""
-    unit_map = await _one(context, c.UNIT_MAPS, {"_id": map_id})
+async def visible_map(
+    context: RequestContext, caller: Caller, map_id: str, asset_id: str | None = None
+) -> dict[str, Any]:
+    """A unit map the caller may see (of `asset_id`, when one is named), or 404."""
+    unit_map = check_owner(await _one(context, c.UNIT_MAPS, {"_id": map_id}), asset_id)
     if not caller.may_see(unit_map.get("asset_id")):
         raise not_found()
     return unit_map
@@ -73,9 +79,13 @@ async def get_asset(context: RequestContext, asset_id: str) -> dict[str, Any]:
 
 
 async def list_floors(
-    context: RequestContext, asset_id: str, page: int | None, per_page: int | None
+    context: RequestContext,
+    asset_id: str,
+    page: int | None,
+    per_page: int | None,
+    market: str | None = None,
 ) -> Page:
-    caller, page_no, size = await begin(context, (page, per_page), assetId=asset_id)
+    caller, page_no, size = await begin(context, (page, per_page), market, assetId=asset_id)
     if not caller.may_see(asset_id):
         raise not_found()
     if await cached_reads.count(context.store, c.ASSETS, {"_id": asset_id}, limit=1) == 0:
@@ -84,8 +94,10 @@ async def list_floors(
     return await find_page(context.store, c.FLOORS, query, page_no, size, FLOOR_ORDER)
 
 
-async def get_floor(context: RequestContext, asset_id: str, floor_id: str) -> dict[str, Any]:
-    caller, _, _ = await begin(context, assetId=asset_id, id=floor_id)
+async def get_floor(
+    context: RequestContext, asset_id: str, floor_id: str, market: str | None = None
+) -> dict[str, Any]:
+    caller, _, _ = await begin(context, None, market, assetId=asset_id, id=floor_id)
     if not caller.may_see(asset_id):
         raise not_found()
     return await _one(context, c.FLOORS, {"_id": floor_id, "asset_id": asset_id})
@@ -94,14 +106,26 @@ async def get_floor(context: RequestContext, asset_id: str, floor_id: str) -> di
 # Units (E6, E7)
 
 
-async def list_units(context: RequestContext, page: int | None, per_page: int | None) -> Page:
-    caller, page_no, size = await begin(context, (page, per_page))
-    return await find_page(context.store, c.UNITS, caller.scope_filter(), page_no, size)
+async def list_units(
+    context: RequestContext,
+    page: int | None,
+    per_page: int | None,
+    asset_id: str | None = None,
+    market: str | None = None,
+) -> Page:
+    """Units the key may see, of one asset when `asset_id` is given."""
+    caller, page_no, size = await begin(context, (page, per_page), market, assetId=asset_id)
+    query = caller.asset_filter(asset_id)
+    if query is None:
+        return paged([], page_no, size, False, total=0)
+    return await find_page(context.store, c.UNITS, query, page_no, size)
 
 
-async def get_unit(context: RequestContext, unit_id: str) -> dict[str, Any]:
-    caller, _, _ = await begin(context, id=unit_id)
-    unit = await _one(context, c.UNITS, {"_id": unit_id})
+async def get_unit(
+    context: RequestContext, unit_id: str, asset_id: str | None = None, market: str | None = None
+) -> dict[str, Any]:
+    caller, _, _ = await begin(context, None, market, assetId=asset_id, id=unit_id)
+    unit = check_owner(await _one(context, c.UNITS, {"_id": unit_id}), asset_id)
     if not caller.may_see(unit.get("asset_id")):
         raise not_found()
     return unit
@@ -116,6 +140,7 @@ async def list_unit_maps(
     per_page: int | None,
     tags: str | None,
     asset_id: str | None,
+    market: str | None = None,
 ) -> Page:
     """Maps the key may see; `tags` keeps maps carrying every listed tag (AND)."""
     caller = await context.caller()
@@ -124,46 +149,70 @@ async def list_unit_maps(
     check_filter(errors, "tags", tags)
     wanted_tags = split_list(errors, "tags", tags) if not errors.fields.get("tags") else []
     check_id(errors, "assetId", asset_id)
+    check_id(errors, "market", market)
     errors.raise_if_any()
+    await check_market(context, caller, asset_id, market)
     query = caller.asset_filter(asset_id)
     if query is None:
-        return paged([], page_no, size, False)
+        return paged([], page_no, size, False, total=0)
     if wanted_tags:
         query["tags"] = {"$all": wanted_tags}
     return await find_page(context.store, c.UNIT_MAPS, query, page_no, size)
 
 
-async def get_unit_map(context: RequestContext, map_id: str) -> dict[str, Any]:
-    caller, _, _ = await begin(context, id=map_id)
-    return await visible_map(context, caller, map_id)
+async def get_unit_map(
+    context: RequestContext, map_id: str, asset_id: str | None = None, market: str | None = None
+) -> dict[str, Any]:
+    caller, _, _ = await begin(context, None, market, assetId=asset_id, id=map_id)
+    return await visible_map(context, caller, map_id, asset_id)
 
 
 # Map sub-resources (E12-E16)
 
 
 async def list_backgrounds(
-    context: RequestContext, map_id: str, page: int | None, per_page: int | None
+    context: RequestContext,
+    map_id: str,
+    page: int | None,
+    per_page: int | None,
+    asset_id: str | None = None,
+    market: str | None = None,
 ) -> Page:
-    caller, page_no, size = await begin(context, (page, per_page), unitMapId=map_id)
-    await visible_map(context, caller, map_id)
+    caller, page_no, size = await begin(
+        context, (page, per_page), market, assetId=asset_id, unitMapId=map_id
+    )
+    await visible_map(context, caller, map_id, asset_id)
     query = {"unit_map_id": map_id}
     return await find_page(context.store, c.BACKGROUNDS, query, page_no, size)
 
 
 async def get_background(
-    context: RequestContext, map_id: str, background_id: str
+    context: RequestContext,
+    map_id: str,
+    background_id: str,
+    asset_id: str | None = None,
+    market: str | None = None,
 ) -> dict[str, Any]:
-    caller, _, _ = await begin(context, unitMapId=map_id, id=background_id)
-    await visible_map(context, caller, map_id)
+    caller, _, _ = await begin(
+        context, None, market, assetId=asset_id, unitMapId=map_id, id=background_id
+    )
+    await visible_map(context, caller, map_id, asset_id)
     return await _one(context, c.BACKGROUNDS, {"_id": background_id, "unit_map_id": map_id})
 
 
 async def list_level_tags(
-    context: RequestContext, map_id: str, page: int | None, per_page: int | None
+    context: RequestContext,
+    map_id: str,
+    page: int | None,
+    per_page: int | None,
+    asset_id: str | None = None,
+    market: str | None = None,
 ) -> list[dict[str, Any]]:
     """Unenveloped: all level tags, or one slice when paging arguments are given."""
-    caller, page_no, size = await begin(context, (page, per_page), unitMapId=map_id)
-    await visible_map(context, caller, map_id)
+    caller, page_no, size = await begin(
+        context, (page, per_page), market, assetId=asset_id, unitMapId=map_id
+    )
+    await visible_map(context, caller, map_id, asset_id)
     tags = await find_all(context.store, c.LEVEL_TAGS, {"unit_map_id": map_id}, [("key", 1)])
     if page is None and per_page is None:
         return tags
@@ -171,17 +220,32 @@ async def list_level_tags(
 
 
 async def list_map_units(
-    context: RequestContext, map_id: str, page: int | None, per_page: int | None
+    context: RequestContext,
+    map_id: str,
+    page: int | None,
+    per_page: int | None,
+    asset_id: str | None = None,
+    market: str | None = None,
 ) -> Page:
-    caller, page_no, size = await begin(context, (page, per_page), unitMapId=map_id)
-    unit_map = await visible_map(context, caller, map_id)
+    caller, page_no, size = await begin(
+        context, (page, per_page), market, assetId=asset_id, unitMapId=map_id
+    )
+    unit_map = await visible_map(context, caller, map_id, asset_id)
     query = {"_id": {"$in": unit_map.get("unit_ids", [])}, "asset_id": unit_map["asset_id"]}
     return await find_page(context.store, c.UNITS, query, page_no, size, BY_ID)
 
 
-async def get_map_unit(context: RequestContext, map_id: str, unit_id: str) -> dict[str, Any]:
-    caller, _, _ = await begin(context, unitMapId=map_id, id=unit_id)
-    unit_map = await visible_map(context, caller, map_id)
+async def get_map_unit(
+    context: RequestContext,
+    map_id: str,
+    unit_id: str,
+    asset_id: str | None = None,
+    market: str | None = None,
+) -> dict[str, Any]:
+    caller, _, _ = await begin(
+        context, None, market, assetId=asset_id, unitMapId=map_id, id=unit_id
+    )
+    unit_map = await visible_map(context, caller, map_id, asset_id)
     if unit_id not in unit_map.get("unit_ids", []):
         raise not_found()
     return await _one(context, c.UNITS, {"_id": unit_id, "asset_id": unit_map["asset_id"]})

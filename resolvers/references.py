@@ -1,8 +1,11 @@
 """References (E5, E8): asset and unit ids in third-party systems, read under the
 `references` flag and their read permission (checked by the field's permission class).
 
-Only references whose asset the key may see are listed; filters by asset and by
-reference key (the spec's pattern) narrow the list.
+Only references whose asset the key may see are listed; filters by asset, by
+reference key (the spec's pattern) and by unit-reference group narrow the list. The
+groups of an asset's unit references (the vendor's `units/reference-groups`) are
+listed from the references themselves: a group is its `group_id`, named by the
+references' `group_name`, dated by its earliest and latest reference.
 """
 
 from __future__ import annotations
@@ -12,8 +15,10 @@ from typing import Any
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors
 from resolvers.keys import Caller
-from resolvers.paging import BY_ID, Sort, find_page, paged
+from resolvers.markets import check_market
+from resolvers.paging import BY_ID, Sort, end_count, find_page, paged
 from resolvers.validation import check_id, check_paging
+from storage import cached_reads
 from storage import collections as c
 from storage.limits import REFERENCE_KEY, REFERENCE_KEY_PATTERN
 
@@ -36,18 +41,25 @@ async def _list(
     asset_id: str | None,
     key: str | None,
     projection: dict[str, Any] | None = None,
+    market: str | None = None,
+    group_id: str | None = None,
 ) -> dict[str, Any]:
     caller: Caller = await context.caller()
     errors = FieldErrors()
     page_no, size = check_paging(errors, page, per_page)
     check_id(errors, "assetId", asset_id)
+    check_id(errors, "market", market)
+    check_id(errors, "groupId", group_id)
     check_reference_key(errors, "key", key)
     errors.raise_if_any()
+    await check_market(context, caller, asset_id, market)
     query = caller.asset_filter(asset_id)
     if query is None:
-        return paged([], page_no, size, False)
+        return paged([], page_no, size, False, total=0)
     if key is not None:
         query["key"] = key
+    if group_id is not None:
+        query["group_id"] = group_id
     return await find_page(context.store, collection, query, page_no, size, sort, projection)
 
 
@@ -57,8 +69,11 @@ async def list_asset_references(
     per_page: int | None,
     asset_id: str | None,
     key: str | None,
+    market: str | None = None,
 ) -> dict[str, Any]:
-    return await _list(context, c.ASSET_REFERENCES, BY_ID, page, per_page, asset_id, key)
+    return await _list(
+        context, c.ASSET_REFERENCES, BY_ID, page, per_page, asset_id, key, market=market
+    )
 
 
 async def list_unit_references(
@@ -67,7 +82,46 @@ async def list_unit_references(
     per_page: int | None,
     asset_id: str | None,
     key: str | None,
+    market: str | None = None,
+    group_id: str | None = None,
 ) -> dict[str, Any]:
     return await _list(
-        context, c.UNIT_REFERENCES, UNIT_REFERENCE_ORDER, page, per_page, asset_id, key, NO_ID
-    )
+        context, c.UNIT_REFERENCES, UNIT_REFERENCE_ORDER, page, per_page, asset_id, key, NO_ID,
+        market, group_id,
+    )  # fmt: skip
+
+
+async def list_unit_reference_groups(
+    context: RequestContext,
+    page: int | None,
+    per_page: int | None,
+    asset_id: str | None,
+    market: str | None = None,
+) -> dict[str, Any]:
+    """The groups of the unit references the key may see (of one asset when given), by id."""
+    caller: Caller = await context.caller()
+    errors = FieldErrors()
+    page_no, size = check_paging(errors, page, per_page)
+    check_id(errors, "assetId", asset_id)
+    check_id(errors, "market", market)
+    errors.raise_if_any()
+    await check_market(context, caller, asset_id, market)
+    query = caller.asset_filter(asset_id)
+    if query is None:
+        return paged([], page_no, size, False, total=0)
+    pipeline: list[dict[str, Any]] = [
+        {"$match": query},
+        {"$group": {
+            "_id": {"id": "$group_id", "asset_id": "$asset_id"},
+            "name": {"$max": "$group_name"},
+            "created_at": {"$min": "$created_at"},
+            "updated_at": {"$max": "$updated_at"},
+        }},
+        {"$sort": {"_id.id": 1, "_id.asset_id": 1}},
+        {"$skip": (page_no - 1) * size},
+        {"$limit": size + 1},
+    ]  # fmt: skip
+    found = await cached_reads.aggregate_collection(context.store, c.UNIT_REFERENCES, pipeline)
+    groups = [{**group.pop("_id"), **group} for group in found[:size]]
+    has_next = len(found) > size
+    return paged(groups, page_no, size, has_next, end_count(groups, page_no, size, has_next))

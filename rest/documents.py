@@ -10,11 +10,14 @@ from typing import Any
 
 PAGING = (
     "paging { per_page: perPage current_page: currentPage "
-    "prev_page: prevPage next_page: nextPage }"
+    "prev_page: prevPage next_page: nextPage total_count: totalCount }"
 )
 
 FRAGMENTS = {
-    "AssetFields": "fragment AssetFields on Asset { id market name "
+    "AssetFields": "fragment AssetFields on Asset { id market name display_name: displayName "
+    "address_line1: addressLine1 address_line2: addressLine2 address_city: addressCity "
+    "address_state: addressState address_postal_code: addressPostalCode "
+    "address_country: addressCountry latitude longitude tags "
     "created_at: createdAt updated_at: updatedAt }",
     "FloorFields": "fragment FloorFields on Floor { id asset_id: assetId name label "
     "short_label: shortLabel sort created_at: createdAt updated_at: updatedAt }",
@@ -36,6 +39,8 @@ FRAGMENTS = {
     "UnitReferenceFields": "fragment UnitReferenceFields on UnitReference { "
     "group_id: groupId asset_id: assetId unit_id: unitId key value "
     "created_at: createdAt updated_at: updatedAt }",
+    "UnitReferenceGroupFields": "fragment UnitReferenceGroupFields on UnitReferenceGroup { "
+    "id asset_id: assetId name created_at: createdAt updated_at: updatedAt }",
     "AttributeGroupFields": "fragment AttributeGroupFields on UnitAttributeGroup { "
     "group_id: groupId group_name: groupName one_attribute_per_unit: oneAttributePerUnit "
     "attributes { attribute_id: attributeId attribute_name: attributeName "
@@ -82,8 +87,9 @@ def query_document(
 
     A field of scalar type (no fragment) is selected bare; `wrapper` selects the
     fields around `data` of an envelope (the paging object, an etag)."""
-    declared = ", ".join(f"${name}: {kind}" for name, kind in variables.items())
-    arguments = ", ".join(f"{name}: ${name}" for name in variables)
+    names = sorted(variables)  # the same document whatever order a route lists them in
+    declared = ", ".join(f"${name}: {variables[name]}" for name in names)
+    arguments = ", ".join(f"{name}: ${name}" for name in names)
     head = f"{operation} ({declared})" if declared else operation
     call = f"{field}({arguments})" if arguments else field
     if fragment is None:

@@ -34,7 +34,7 @@ from resolvers.errors import ERRORS, ErrorCode
 from resolvers.limits import DEFAULT_PER_PAGE, INT32_MAX, MAX_FILTER_LENGTH, MAX_PER_PAGE
 from rest.etags import REVALIDATE
 from rest.openapi_schemas import ID_SCHEMA, Schema, SelectionSchemas, input_schema, nullable
-from rest.routes import ROUTES, Body, Param, RestRoute, Shape
+from rest.routes import MARKET, ROUTES, Body, Param, RestRoute, Shape
 from schema.permissions import Requirement
 from storage.limits import MAX_ID_LENGTH, REFERENCE_KEY_PATTERN
 from storage.settings import Settings
@@ -59,6 +59,7 @@ def as_yaml(document: dict[str, Any]) -> bytes:
     return text.encode()
 
 EXAMPLES_FILE = Path(__file__).with_name("openapi_examples.json")
+ROUTE_BY_ID = {route.operation_id: route for route in ROUTES}
 CACHE = {"Cache-Control": "public, max-age=300"}
 FLAGS_HEADER = "Experimental-Flags"
 
@@ -72,6 +73,7 @@ TAGS = {  # by flag, else by the first segment after /v1
     "units": "Units",
     "maps": "Unit maps",
     "unitmaps": "Unit maps",
+    "vendor": "Vendor paths (aliases under the asset's market)",
 }
 
 PARAMETER_DOCS: dict[str, tuple[str, Schema]] = {
@@ -133,8 +135,11 @@ PAGING_SCHEMA: Schema = {
         "current_page": {"type": "integer", "minimum": 1},
         "prev_url": nullable({"type": "string", "format": "uri"}),
         "next_url": nullable({"type": "string", "format": "uri"}),
+        "total_count": {"type": "integer", "minimum": 0,
+                        "description": "Items in the whole list; present only when known "
+                        "without another scan of it (docs/api.md, Paging)."},
     },
-}
+}  # fmt: skip
 
 
 def load_examples() -> dict[str, dict[str, Any]]:
@@ -186,6 +191,8 @@ class DocumentBuilder:
         }  # fmt: skip
 
     def tag(self, route: RestRoute) -> str:
+        if route.alias_of is not None:
+            return TAGS["vendor"]
         flag = self.requirements[route.operation_id][1]
         return TAGS[flag] if flag else TAGS[route.segments[1]]
 
@@ -193,6 +200,11 @@ class DocumentBuilder:
         permission, flag = self.requirements[route.operation_id]
         example = self.examples.get(route.operation_id, {})
         notes = []
+        if route.alias_of is not None:
+            flat = ROUTE_BY_ID[route.alias_of]
+            notes.append(f"Alias of `{flat.operation_id}` (`{flat.method} {flat.path}`), as "
+                         "clients of the vendor's API call it: the same answer, for the asset "
+                         "of the path. Not found unless `market` is that asset's market.")
         if flag:
             notes.append(f"Experimental: needs `{flag}` in the `{FLAGS_HEADER}` header.")
         if permission:
@@ -232,7 +244,10 @@ class DocumentBuilder:
         return parameters
 
     def parameter(self, route: RestRoute, param: Param) -> dict[str, Any]:
-        if param.location == "path":
+        if param is MARKET:
+            description = "The asset's market (its `market` field, such as `multifamily`)."
+            schema = ID_SCHEMA
+        elif param.location == "path":
             description = "Id (any characters, percent-encoded)."
             schema = ID_SCHEMA
         else:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from rest.routes import ROUTES, SYNONYMS, Shape
+from rest.routes import ROUTES, SYNONYMS, RestRoute, Shape
 
 
 def page_url(
@@ -36,6 +36,8 @@ def with_urls(
     paging["next_url"] = (
         None if next_page is None else page_url(public_url, raw_path, query, next_page, per_page)
     )
+    if paging.get("total_count", 0) is None:  # unknown without another scan: left out
+        del paging["total_count"]
     return body
 
 
@@ -44,7 +46,9 @@ def graphql_page_url(public_url: str, field: str, arguments: dict[str, Any], pag
     """The REST address of `page` of the GraphQL list `field(arguments)`: the paged GET
     route of the table that serves that field, its path and filters filled in (the
     GraphQL face's `Paging.prevUrl`/`nextUrl`); None for a list REST does not page."""
-    route = PAGED_ROUTES.get(field)
+    given = {name for name, value in arguments.items() if value is not None}
+    route = next((route for route in PAGED_ROUTES.get(field, ())
+                  if given <= {param.variable for param in route.params}), None)  # fmt: skip
     if route is None:
         return None
     path, query = route.path, []
@@ -57,5 +61,9 @@ def graphql_page_url(public_url: str, field: str, arguments: dict[str, Any], pag
     return page_url(public_url, path, query, page, per_page)
 
 
-PAGED_ROUTES = {route.graphql_field: route for route in reversed(ROUTES)
-                if route.method == "GET" and route.shape is Shape.PAGED}  # fmt: skip
+# The paged GET routes of each field, flat ones first: a list names the first route that
+# takes every argument it was given (with `market`, a vendor path).
+PAGED_ROUTES: dict[str, list[RestRoute]] = {}
+for _route in ROUTES:
+    if _route.method == "GET" and _route.shape is Shape.PAGED:
+        PAGED_ROUTES.setdefault(_route.graphql_field, []).append(_route)

@@ -7,7 +7,7 @@ and the OpenAPI document is generated from it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import cached_property
 from typing import Any
@@ -101,12 +101,17 @@ class RestRoute:
     body: Body | None = None
     media_type: str = "application/json"  # of the 200 response
     mutation: bool = False
+    # A vendor path (`under_market`): the operation id of the flat route it spells again.
+    alias_of: str | None = None
+    # Variables the document declares but this spelling never fills (its alias's path
+    # does), so that a route and its alias run one and the same document.
+    unset: tuple[Param, ...] = ()
     document: str = field(init=False)
     segments: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "segments", tuple(self.path.strip("/").split("/")))
-        variables = {param.variable: param.graphql_type for param in self.params}
+        variables = {param.variable: param.graphql_type for param in (*self.params, *self.unset)}
         if self.body is not None:
             variables.update(self.body.variables())
         text = query_document(
@@ -154,6 +159,49 @@ def path(name: str, variable: str) -> Param:
     return Param(name, variable, "ID!", "path")
 
 
+# Vendor paths (docs/api.md, "Vendor paths"): clients of the vendor's API name the
+# asset and its market before a resource. Each is an alias of a flat route.
+MARKET_PREFIX = "/v1/assets/{asset}/{market}/"
+MARKET = Param("market", "market", "String", "path")
+
+
+def under_market(flat: RestRoute, tail: str, operation_id: str) -> RestRoute:
+    """`flat` at `/v1/assets/{asset}/{market}/<tail>`: the same field, fragment, shape and
+    document; the path's asset fills `assetId` (the flat route's `asset` filter goes) and
+    its market `market`, which the resolvers hold to the asset's (else 404)."""
+    asset_type = next((p.graphql_type for p in flat.params if p.variable == "assetId"), "ID")
+    params = (
+        Param("asset", "assetId", asset_type, "path"),
+        MARKET,
+        *(param for param in flat.params if param.variable != "assetId"),
+    )
+    summary = f"{flat.summary}, under the asset's market"
+    return replace(flat, path=MARKET_PREFIX + tail, operation_id=operation_id, summary=summary,
+                   params=params, alias_of=flat.operation_id)  # fmt: skip
+
+
+def with_market_aliases(
+    flat_routes: tuple[RestRoute, ...], aliases: dict[str, tuple[str, str]]
+) -> tuple[RestRoute, ...]:
+    """The flat routes, each declaring its alias's variables too (`unset`), then the
+    aliases (`aliases`: flat operation id to the alias's path tail and operation id).
+    Flat rows come first, so a GraphQL list names its flat REST address."""
+    flat_rows: list[RestRoute] = []
+    alias_rows: list[RestRoute] = []
+    for route in flat_routes:
+        spelled = aliases.get(route.operation_id)
+        if spelled is None:
+            flat_rows.append(route)
+            continue
+        alias = under_market(route, *spelled)
+        own = {param.variable for param in route.params}
+        unset = tuple(param for param in alias.params if param.variable not in own)
+        flat_rows.append(replace(route, unset=unset))
+        alias_rows.append(alias)
+    assert len(alias_rows) == len(aliases), "an alias names no flat route"
+    return (*flat_rows, *alias_rows)
+
+
 PAGE = (Param("page", "page", "Int"), Param("per-page", "perPage", "Int"))
 ASSET = Param("asset", "assetId", "ID")
 GROUP = path("group-id", "groupId")
@@ -166,7 +214,7 @@ ROUTE = Body("route", "", ("application/json",), name="data", json=True,
 ASSIGNMENTS = Body("data", "[UnitAttributeAssignmentInput!]!", ("application/json",),
                    name="data", json=True)  # fmt: skip
 
-ROUTES: tuple[RestRoute, ...] = (
+FLAT_ROUTES: tuple[RestRoute, ...] = (
     RestRoute("GET", "/v1/assets", "listAssets", "List assets (E1)", "assets",
               "AssetFields", Shape.PAGED, PAGE),
     RestRoute("GET", "/v1/assets/{asset}", "getAsset", "Get an asset (E2)", "asset",
@@ -177,7 +225,7 @@ ROUTES: tuple[RestRoute, ...] = (
               "floor", "FloorFields", Shape.SINGLE,
               (path("asset", "assetId"), path("floor", "id"))),
     RestRoute("GET", "/v1/units", "listUnits", "List units (E6)", "units",
-              "UnitFields", Shape.PAGED, PAGE),
+              "UnitFields", Shape.PAGED, (*PAGE, ASSET)),
     RestRoute("GET", "/v1/units/{unit}", "getUnit", "Get a unit (E7)", "unit",
               "UnitFields", Shape.SINGLE, (path("unit", "id"),)),
     RestRoute("GET", "/v1/maps", "listUnitMaps", "List unit maps (E9)", "unitMaps",
@@ -212,6 +260,13 @@ ROUTES: tuple[RestRoute, ...] = (
     RestRoute("GET", "/v1/units/references", "listUnitReferences",
               "List unit references (E8)", "unitReferences", "UnitReferenceFields",
               Shape.PAGED, (*PAGE, ASSET, Param("key", "key", "String"))),
+    RestRoute("GET", "/v1/units/reference-groups", "listUnitReferenceGroups",
+              "List groups of unit references", "unitReferenceGroups",
+              "UnitReferenceGroupFields", Shape.PAGED, (*PAGE, ASSET)),
+    RestRoute("GET", "/v1/units/reference-groups/{group}/references",
+              "listGroupUnitReferences", "List unit references of a group (E8 of one group)",
+              "unitReferences", "UnitReferenceFields", Shape.PAGED,
+              (path("group", "groupId"), *PAGE, ASSET, Param("key", "key", "String"))),
     RestRoute("GET", "/v1/unitmaps/{unitMapId}/locations", "listLocations",
               "List locations of a unit map (E17)", "locations", "LocationFields",
               Shape.VERSIONED,
@@ -247,3 +302,25 @@ ROUTES: tuple[RestRoute, ...] = (
               "unassignUnitAttributes", "AssignmentFields", Shape.NO_CONTENT, (GROUP,),
               body=ASSIGNMENTS, mutation=True),
 )  # fmt: skip
+
+# Flat operation id: (path under /v1/assets/{asset}/{market}/, the alias's operation id).
+MARKET_ALIASES: dict[str, tuple[str, str]] = {
+    "listFloors": ("floors", "listMarketFloors"),
+    "getFloor": ("floors/{floor}", "getMarketFloor"),
+    "listUnits": ("units", "listMarketUnits"),
+    "getUnit": ("units/{unit}", "getMarketUnit"),
+    "listUnitMaps": ("maps", "listMarketUnitMaps"),
+    "getUnitMap": ("maps/{map}", "getMarketUnitMap"),
+    "listBackgrounds": ("maps/{map}/backgrounds", "listMarketBackgrounds"),
+    "getBackground": ("maps/{map}/backgrounds/{background}", "getMarketBackground"),
+    "listLevelTags": ("maps/{map}/levels/tags", "listMarketLevelTags"),
+    "listUnitMapUnits": ("maps/{map}/units", "listMarketUnitMapUnits"),
+    "getUnitMapUnit": ("maps/{map}/units/{unit}", "getMarketUnitMapUnit"),
+    "listUnitMapLocations": ("maps/{map}/locations", "listMarketLocations"),
+    "listAssetReferences": ("references", "listMarketAssetReferences"),
+    "listUnitReferences": ("units/references", "listMarketUnitReferences"),
+    "listUnitReferenceGroups": ("units/reference-groups", "listMarketUnitReferenceGroups"),
+    "listGroupUnitReferences": (
+        "units/reference-groups/{group}/references", "listMarketGroupUnitReferences"),
+}
+ROUTES: tuple[RestRoute, ...] = with_market_aliases(FLAT_ROUTES, MARKET_ALIASES)

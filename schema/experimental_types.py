@@ -35,6 +35,18 @@ class UnitReference:
     updated_at: Timestamp
 
 
+@strawberry.type(
+    description="A group of unit references of an asset (a unit reference's `groupId`), as "
+    "the vendor's `units/reference-groups` lists them."
+)
+class UnitReferenceGroup:
+    id: strawberry.ID
+    asset_id: strawberry.ID
+    name: str | None = strawberry.field(description="Its name; null when none was given.")
+    created_at: Timestamp = strawberry.field(description="Of its earliest reference.")
+    updated_at: Timestamp = strawberry.field(description="Of its latest reference.")
+
+
 @strawberry.type(description="An attribute of an attribute group.")
 class UnitAttribute:
     attribute_id: strawberry.ID

@@ -44,10 +44,20 @@ from schema.types import (
     UnitMap,
     UnitMapPage,
     UnitPage,
+    UnitReferenceGroupPage,
     UnitReferencePage,
 )
 
 MODE = strawberry.argument(description="`foot` (default) or `wheelchair`.")
+# A vendor path's market (docs/api.md, "Vendor paths"): given, it must be the market of
+# the asset named by `assetId`, else the field answers "Not found".
+MARKET = strawberry.argument(description="The asset's market (`multifamily`): when given, "
+                             "`assetId`'s asset must be of this market, else Not found.")
+Market = Annotated[str | None, MARKET]
+AssetId = Annotated[
+    strawberry.ID | None,
+    strawberry.argument(description="Only of this asset (else Not found, for one item)."),
+]
 
 
 def listed(page: Any, info: Info, **filters: object) -> Any:
@@ -76,24 +86,37 @@ class Query:
         asset_id: strawberry.ID,
         page: int | None = None,
         per_page: int | None = None,
+        market: Market = None,
     ) -> FloorPage:
-        return listed(
-            await reads.list_floors(info.context, asset_id, page, per_page), info, assetId=asset_id
-        )
+        found = await reads.list_floors(info.context, asset_id, page, per_page, market)
+        return listed(found, info, assetId=asset_id, market=market)
 
     @strawberry.field(permission_classes=[KeyRequired])
-    async def floor(self, info: Info, asset_id: strawberry.ID, id: strawberry.ID) -> Floor | None:
-        return await reads.get_floor(info.context, asset_id, id)
+    async def floor(
+        self, info: Info, asset_id: strawberry.ID, id: strawberry.ID, market: Market = None
+    ) -> Floor | None:
+        return await reads.get_floor(info.context, asset_id, id, market)
 
-    @strawberry.field(permission_classes=[KeyRequired], description="Units the key may see.")
+    @strawberry.field(
+        permission_classes=[KeyRequired],
+        description="Units the key may see, by id; of one asset when `assetId` is given.",
+    )
     async def units(
-        self, info: Info, page: int | None = None, per_page: int | None = None
+        self,
+        info: Info,
+        page: int | None = None,
+        per_page: int | None = None,
+        asset_id: AssetId = None,
+        market: Market = None,
     ) -> UnitPage:
-        return listed(await reads.list_units(info.context, page, per_page), info)
+        found = await reads.list_units(info.context, page, per_page, asset_id, market)
+        return listed(found, info, assetId=asset_id, market=market)
 
     @strawberry.field(permission_classes=[KeyRequired])
-    async def unit(self, info: Info, id: strawberry.ID) -> Unit | None:
-        return await reads.get_unit(info.context, id)
+    async def unit(
+        self, info: Info, id: strawberry.ID, asset_id: AssetId = None, market: Market = None
+    ) -> Unit | None:
+        return await reads.get_unit(info.context, id, asset_id, market)
 
     @strawberry.field(
         permission_classes=[KeyRequired],
@@ -106,17 +129,16 @@ class Query:
         per_page: int | None = None,
         tags: str | None = None,
         asset_id: strawberry.ID | None = None,
+        market: Market = None,
     ) -> UnitMapPage:
-        return listed(
-            await reads.list_unit_maps(info.context, page, per_page, tags, asset_id),
-            info,
-            tags=tags,
-            assetId=asset_id,
-        )
+        found = await reads.list_unit_maps(info.context, page, per_page, tags, asset_id, market)
+        return listed(found, info, tags=tags, assetId=asset_id, market=market)
 
     @strawberry.field(permission_classes=[KeyRequired])
-    async def unit_map(self, info: Info, id: strawberry.ID) -> UnitMap | None:
-        return await reads.get_unit_map(info.context, id)
+    async def unit_map(
+        self, info: Info, id: strawberry.ID, asset_id: AssetId = None, market: Market = None
+    ) -> UnitMap | None:
+        return await reads.get_unit_map(info.context, id, asset_id, market)
 
     @strawberry.field(permission_classes=[KeyRequired])
     async def backgrounds(
@@ -125,18 +147,24 @@ class Query:
         unit_map_id: strawberry.ID,
         page: int | None = None,
         per_page: int | None = None,
+        asset_id: AssetId = None,
+        market: Market = None,
     ) -> BackgroundPage:
-        return listed(
-            await reads.list_backgrounds(info.context, unit_map_id, page, per_page),
-            info,
-            unitMapId=unit_map_id,
+        found = await reads.list_backgrounds(
+            info.context, unit_map_id, page, per_page, asset_id, market
         )
+        return listed(found, info, unitMapId=unit_map_id, assetId=asset_id, market=market)
 
     @strawberry.field(permission_classes=[KeyRequired])
     async def background(
-        self, info: Info, unit_map_id: strawberry.ID, id: strawberry.ID
+        self,
+        info: Info,
+        unit_map_id: strawberry.ID,
+        id: strawberry.ID,
+        asset_id: AssetId = None,
+        market: Market = None,
     ) -> Background | None:
-        return await reads.get_background(info.context, unit_map_id, id)
+        return await reads.get_background(info.context, unit_map_id, id, asset_id, market)
 
     @strawberry.field(
         permission_classes=[KeyRequired],
@@ -148,8 +176,12 @@ class Query:
         unit_map_id: strawberry.ID,
         page: int | None = None,
         per_page: int | None = None,
+        asset_id: AssetId = None,
+        market: Market = None,
     ) -> list[LevelTag]:
-        return await reads.list_level_tags(info.context, unit_map_id, page, per_page)
+        return await reads.list_level_tags(
+            info.context, unit_map_id, page, per_page, asset_id, market
+        )
 
     @strawberry.field(permission_classes=[KeyRequired], description="Units drawn on a map.")
     async def unit_map_units(
@@ -158,18 +190,24 @@ class Query:
         unit_map_id: strawberry.ID,
         page: int | None = None,
         per_page: int | None = None,
+        asset_id: AssetId = None,
+        market: Market = None,
     ) -> UnitPage:
-        return listed(
-            await reads.list_map_units(info.context, unit_map_id, page, per_page),
-            info,
-            unitMapId=unit_map_id,
+        found = await reads.list_map_units(
+            info.context, unit_map_id, page, per_page, asset_id, market
         )
+        return listed(found, info, unitMapId=unit_map_id, assetId=asset_id, market=market)
 
     @strawberry.field(permission_classes=[KeyRequired])
     async def unit_map_unit(
-        self, info: Info, unit_map_id: strawberry.ID, id: strawberry.ID
+        self,
+        info: Info,
+        unit_map_id: strawberry.ID,
+        id: strawberry.ID,
+        asset_id: AssetId = None,
+        market: Market = None,
     ) -> Unit | None:
-        return await reads.get_map_unit(info.context, unit_map_id, id)
+        return await reads.get_map_unit(info.context, unit_map_id, id, asset_id, market)
 
     @strawberry.field(
         permission_classes=[requires(UNIT_MAPS_PARSE)],
@@ -193,9 +231,12 @@ class Query:
         per_page: int | None = None,
         asset_id: strawberry.ID | None = None,
         key: str | None = None,
+        market: Market = None,
     ) -> AssetReferencePage:
-        found = await references.list_asset_references(info.context, page, per_page, asset_id, key)
-        return listed(found, info, assetId=asset_id, key=key)
+        found = await references.list_asset_references(
+            info.context, page, per_page, asset_id, key, market
+        )
+        return listed(found, info, assetId=asset_id, key=key, market=market)
 
     @strawberry.field(
         permission_classes=[requires(UNIT_REFERENCES_READ, FLAG_REFERENCES)],
@@ -209,9 +250,33 @@ class Query:
         per_page: int | None = None,
         asset_id: strawberry.ID | None = None,
         key: str | None = None,
+        market: Market = None,
+        group_id: Annotated[
+            strawberry.ID | None, strawberry.argument(description="Only of this group.")
+        ] = None,
     ) -> UnitReferencePage:
-        found = await references.list_unit_references(info.context, page, per_page, asset_id, key)
-        return listed(found, info, assetId=asset_id, key=key)
+        found = await references.list_unit_references(
+            info.context, page, per_page, asset_id, key, market, group_id
+        )
+        return listed(found, info, assetId=asset_id, key=key, market=market, groupId=group_id)
+
+    @strawberry.field(
+        permission_classes=[requires(UNIT_REFERENCES_READ, FLAG_REFERENCES)],
+        description="Groups of the unit references the key may see (a reference's `groupId`), "
+        "by id. Flag `references`, permission service.unit-references.read.",
+    )
+    async def unit_reference_groups(
+        self,
+        info: Info,
+        page: int | None = None,
+        per_page: int | None = None,
+        asset_id: strawberry.ID | None = None,
+        market: Market = None,
+    ) -> UnitReferenceGroupPage:
+        found = await references.list_unit_reference_groups(
+            info.context, page, per_page, asset_id, market
+        )
+        return listed(found, info, assetId=asset_id, market=market)
 
     @strawberry.field(
         permission_classes=[requires(UNIT_ATTRIBUTES_READ, FLAG_UNIT_ATTRIBUTES)],
@@ -252,8 +317,12 @@ class Query:
         tags: str | None = None,
         page: int | None = None,
         per_page: int | None = None,
+        asset_id: AssetId = None,
+        market: Market = None,
     ) -> LocationList:
-        return await locations.list_locations(info.context, unit_map_id, tags, page, per_page)
+        return await locations.list_locations(
+            info.context, unit_map_id, tags, page, per_page, asset_id, market
+        )
 
     @strawberry.field(
         permission_classes=[requires(DISTANCES_CALCULATE, FLAG_DISTANCES)],

@@ -19,6 +19,7 @@ from schema.experimental_types import (
     Location,
     UnitAttributeAssignment,
     UnitReference,
+    UnitReferenceGroup,
 )
 from schema.permissions import requires
 from schema.scalars import Timestamp
@@ -42,6 +43,10 @@ class Paging:
     current_page: int
     prev_page: int | None = strawberry.field(description="Previous page number, null on page 1.")
     next_page: int | None = strawberry.field(description="Next page number, null on the last.")
+    total_count: int | None = strawberry.field(
+        description="How many items the whole list holds, when known without another scan "
+        "of it: on the page that reaches the list's end; else null (docs/api.md, Paging)."
+    )
 
     @strawberry.field(description="REST address of the previous page of the same list (REST's "
                       "`prev_url`), null on page 1.")  # fmt: skip
@@ -177,6 +182,16 @@ class Asset:
     id: strawberry.ID
     market: str
     name: str
+    display_name: str | None = strawberry.field(description="A shorter name for display.")
+    address_line1: str | None
+    address_line2: str | None
+    address_city: str | None
+    address_state: str | None = strawberry.field(description="State, province or region.")
+    address_postal_code: str | None
+    address_country: str | None = strawberry.field(description="Country, as given (ISO code).")
+    latitude: float | None = strawberry.field(description="WGS84 degrees.")
+    longitude: float | None = strawberry.field(description="WGS84 degrees.")
+    tags: list[str] | None = strawberry.field(description="Tags of the asset; null if none.")
     created_at: Timestamp
     updated_at: Timestamp
 
@@ -243,6 +258,12 @@ class AssetReferencePage:
 class UnitReferencePage:
     paging: Paging
     data: list[UnitReference]
+
+
+@strawberry.type
+class UnitReferenceGroupPage:
+    paging: Paging
+    data: list[UnitReferenceGroup]
 
 
 @strawberry.type

@@ -75,6 +75,19 @@ async def count(store: Store, collection: str, query: Document, limit: int = 0) 
     return await store.cache.read(_key("count", collection, query, limit), collection, load)
 
 
+async def aggregate_collection(
+    store: Store, collection: str, pipeline: list[Document]
+) -> list[Document]:
+    """An aggregation of one collection (`$match` first, so it uses the indexes)."""
+    store.watch_changes()
+
+    async def load() -> list[Document]:
+        cursor = await store[collection].aggregate(pipeline)
+        return await cursor.to_list()
+
+    return await store.cache.read(_key("aggregate", collection, pipeline), collection, load)
+
+
 async def aggregate_list(
     store: Store, collection: str, pipeline: list[Document], batch_size: int
 ) -> list[Document]:

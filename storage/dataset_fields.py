@@ -167,6 +167,19 @@ def _positive_number(value: Any, path: str, out: Problems) -> Any:
     return value
 
 
+def _bounded_number(low: float, high: float) -> Kind:
+    """A number from `low` to `high`, such as a latitude."""
+
+    def check(value: Any, path: str, out: Problems) -> Any:
+        value = _number(value, path, out)
+        if value is not _INVALID and not low <= value <= high:
+            out.add(path, f"must be from {low:g} to {high:g}")
+            return _INVALID
+        return value
+
+    return check
+
+
 def _boolean(value: Any, path: str, out: Problems) -> Any:
     if not isinstance(value, bool):
         out.add(path, f"must be true or false, not {type_name(value)}")
@@ -296,8 +309,29 @@ CONTROL_POINT: Spec = {
 GEOREFERENCE: Spec = {"control_points": (_records(CONTROL_POINT), True)}
 LOCATION_TAG: Spec = {"key": (_short_text, True), "value": (_text, True), **_STAMPS}
 
+# What clients of the vendor's API read of an asset (docs/api.md, Vendor paths): all
+# optional, null when not given, never made up.
+ASSET_DETAILS: Spec = {
+    "display_name": (_text, False),
+    "address_line1": (_text, False),
+    "address_line2": (_text, False),
+    "address_city": (_text, False),
+    "address_state": (_text, False),
+    "address_postal_code": (_text, False),
+    "address_country": (_text, False),
+    "latitude": (_bounded_number(-90, 90), False),
+    "longitude": (_bounded_number(-180, 180), False),
+    "tags": (_list_of(_map_tag, unique=True), False),
+}
+
 SPECS: dict[str, Spec] = {
-    col.ASSETS: {"id": (_id, True), "market": (_text, True), "name": (_text, True), **_STAMPS},
+    col.ASSETS: {
+        "id": (_id, True),
+        "market": (_short_text, True),
+        "name": (_text, True),
+        **ASSET_DETAILS,
+        **_STAMPS,
+    },
     col.FLOORS: {
         "id": (_id, True),
         "asset_id": (_id, True),
@@ -345,6 +379,7 @@ SPECS: dict[str, Spec] = {
     },
     col.UNIT_REFERENCES: {
         "group_id": (_id, False),
+        "group_name": (_text, False),
         "asset_id": (_id, True),
         "unit_id": (_id, True),
         "key": (_reference_key, True),

@@ -45,6 +45,20 @@ BASE_TIME = datetime(2026, 1, 15, 9, 0, 0, tzinfo=UTC)
 PMS_KEY = "acme-pms"  # a single-key provider
 SPACE_KEY = "realpage"  # a provider with a unit-space key and a `-unit-ids` key
 DATASET_FILE = "dataset.json"
+# A made-up address on the demo's georeferenced site (its buildings stand east of it).
+ASSET_ADDRESS = {
+    "display_name": "Harbor View",
+    "address_line1": "1200 Harbor Way",
+    "address_line2": None,
+    "address_city": "Seattle",
+    "address_state": "WA",
+    "address_postal_code": "98101",
+    "address_country": "US",
+    "latitude": 47.6062,
+    "longitude": -122.3425,
+    "tags": ["waterfront", "pet-friendly"],
+}
+REFERENCE_GROUP_NAME = "Harbor View property systems"
 
 ROOM_TAGS: dict[str, list[tuple[str, str]]] = {
     "pool": [("svc:amenity", "yes"), ("leisure", "swimming_pool")],
@@ -98,9 +112,8 @@ def demo_dataset(seed: int = 7) -> DemoDataset:
     svgs: dict[str, str] = {}
     data: dict[str, Any] = {
         "version": 1,
-        "assets": [
-            {"id": ASSET_ID, "market": "multifamily", "name": ASSET_NAME, **clock.stamps(0, 30)}
-        ],
+        "assets": [{"id": ASSET_ID, "market": "multifamily", "name": ASSET_NAME,
+                    **ASSET_ADDRESS, **clock.stamps(0, 30)}],
         "floors": [],
         "units": [],
         "unit_maps": [],
@@ -359,6 +372,7 @@ def _add_references(
                 data["unit_references"].append(
                     {
                         "group_id": ASSET_ID,
+                        "group_name": REFERENCE_GROUP_NAME,
                         "asset_id": ASSET_ID,
                         "unit_id": room.id,
                         "key": key,

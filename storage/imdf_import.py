@@ -10,6 +10,8 @@ all-or-nothing guarantee, or written to a folder for review (`--out`).
 
 from __future__ import annotations
 
+import math
+
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -250,7 +252,8 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
     _draw(venue, doors, network)
     places = _places(venue)
     venue_name = venue.text(venue.venue.properties.get("name")) if venue.venue else None
-    asset = {"id": venue.asset_id, "market": "imdf", "name": venue_name or venue.asset_id}
+    asset = {"id": venue.asset_id, "market": "imdf", "name": venue_name or venue.asset_id,
+             **_venue_details(venue)}  # fmt: skip
     data: dict[str, Any] = {
         "version": 1,
         "assets": [asset],
@@ -291,6 +294,47 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
         f"{len(network.lines)} walk lines, {len(network.stops)} connector stops"
     ]
     return ImdfDataset(data, svgs, venue.report, summary)
+
+
+def _venue_details(venue: _Venue) -> dict[str, Any]:
+    """The asset's display name, address and position from the venue: its `alt_name`, its
+    `address` feature (`address_id`) and its display point (WGS84). What the venue does
+    not give stays out: null in the API, never made up."""
+    if venue.venue is None:
+        return {}
+    properties = venue.venue.properties
+    details: dict[str, Any] = {"display_name": venue.text(properties.get("alt_name"))}
+    address = venue.archive.by_id("address").get(str(properties.get("address_id")))
+    if address is not None:
+        given = address.properties
+        country = _text_of(given.get("country"))
+        province = _text_of(given.get("province"))
+        if province and country and province.startswith(f"{country}-"):
+            province = province[len(country) + 1 :]  # ISO 3166-2 "US-CA": the state is CA
+        postal = _text_of(given.get("postal_code"))
+        extension = _text_of(given.get("postal_code_ext"))
+        details |= {
+            "address_line1": _text_of(given.get("address")),
+            "address_line2": _text_of(given.get("unit")),
+            "address_city": _text_of(given.get("locality")),
+            "address_state": province,
+            "address_postal_code": f"{postal}-{extension}" if postal and extension else postal,
+            "address_country": country,
+        }
+    elif properties.get("address_id") is not None:
+        venue.report.add("venue address not in the archive", str(properties["address_id"]))
+    display = properties.get("display_point")
+    coordinates = display.get("coordinates") if isinstance(display, dict) else None
+    if (isinstance(coordinates, list) and len(coordinates) >= 2
+            and all(isinstance(c, int | float) and math.isfinite(c) for c in coordinates[:2])
+            and -180 <= coordinates[0] <= 180 and -90 <= coordinates[1] <= 90):  # fmt: skip
+        details |= {"longitude": float(coordinates[0]), "latitude": float(coordinates[1])}
+    return {name: value for name, value in details.items() if value is not None}
+
+
+def _text_of(value: Any) -> str | None:
+    """A non-empty string property, else None."""
+    return value.strip() or None if isinstance(value, str) else None
 
 
 def _bounds(venue: _Venue) -> tuple[float, float, float, float]:

@@ -20,6 +20,7 @@ from parsing.placement import label_point
 from routing.levels import level_records
 from storage import collections as col
 from storage.database import Store
+from storage.dataset_fields import ASSET_DETAILS
 from storage.files import chunks, digest
 from storage.limits import IN_CHUNK, MAX_ID_LENGTH
 from storage.map_drawings import (
@@ -96,7 +97,8 @@ _Build = Callable[[dict[str, Any], str, str], dict[str, Any]]
 
 
 def _asset(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
-    return {"market": record["market"], "name": record["name"]}
+    details = {name: record[name] for name in ASSET_DETAILS if record.get(name) is not None}
+    return {"market": record["market"], "name": record["name"], **details}
 
 
 def _floor(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
@@ -486,6 +488,8 @@ class Writer:
                 "created_at": created,
                 "updated_at": updated,
             }
+            if record.get("group_name") is not None:
+                doc["group_name"] = record["group_name"]
             operations.append(ReplaceOne({"unit_id": pair[0], "key": pair[1]}, doc, upsert=True))
             if pair in stored:
                 counts.updated += 1

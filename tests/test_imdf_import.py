@@ -38,7 +38,7 @@ from storage.imdf_import import (
     venue_dataset,
 )
 from tests._dbserver import fresh_store
-from tests.imdf_venues import DISPLAY, TwoLevels, two_levels, zip_bytes
+from tests.imdf_venues import DISPLAY, TwoLevels, stable_id, two_levels, zip_bytes
 
 FLAGS = "distances, directions, locations-resource"
 FEET = 0.3048
@@ -353,3 +353,28 @@ def test_cli_out_writes_an_importable_dataset(tmp_path):
     assert "venue 'Test Hall': 2 levels, 12 units (6 listed)" in done.stdout
     assert (out / "dataset.json").is_file()
     assert len(list((out / "maps").glob("*.svg"))) == 3
+
+
+def test_the_venue_gives_the_asset_its_address_and_position():
+    """Vendor clients read an asset's address and position (docs/api.md, Vendor paths):
+    the venue's `address` feature and display point give them; nothing is made up."""
+    venue = two_levels().venue
+    [feature] = venue.features["venue"]
+    address_id = venue.add("address", stable_id("address:hq"), None, {
+        "address": "1 Rue de Rivoli", "unit": "Bât. B", "locality": "Paris",
+        "province": "FR-75C", "country": "FR", "postal_code": "75001",
+        "postal_code_ext": None, "postal_code_vanity": None})  # fmt: skip
+    feature["properties"] |= {"address_id": address_id, "alt_name": {"en": "HQ"}}
+    asset = venue_dataset(read_archive(venue.files()), ImdfOptions()).data["assets"][0]
+    lon, lat = feature["properties"]["display_point"]["coordinates"]
+    assert {name: value for name, value in asset.items() if name not in ("id", "name")} == {
+        "market": "imdf", "display_name": "HQ", "address_line1": "1 Rue de Rivoli",
+        "address_line2": "Bât. B", "address_city": "Paris", "address_state": "75C",
+        "address_postal_code": "75001", "address_country": "FR", "latitude": lat,
+        "longitude": lon,
+    }  # fmt: skip
+
+    feature["properties"] |= {"address_id": "gone", "alt_name": None, "display_point": None}
+    bare = venue_dataset(read_archive(venue.files()), ImdfOptions())
+    assert set(bare.data["assets"][0]) == {"id", "market", "name"}  # null in the API
+    assert bare.report.counts["venue address not in the archive"] == 1

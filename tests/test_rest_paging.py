@@ -9,7 +9,8 @@ BASE = "https://api.floorgate.test"
 
 async def test_default_page_size_is_100(client, full_headers):
     paging = (await client.get("/v1/units", headers=full_headers)).json()["paging"]
-    assert paging == {"per_page": 100, "current_page": 1, "prev_url": None, "next_url": None}
+    assert paging == {"per_page": 100, "current_page": 1, "prev_url": None, "next_url": None,
+                      "total_count": 14}  # fmt: skip
 
 
 async def test_per_page_over_maximum_is_clamped(client, full_headers):
@@ -131,16 +132,17 @@ async def test_asset_id_keeps_to_the_key_s_scope(client, keys):
 
 
 async def test_per_page_and_links_in_the_spec_names(client, full_headers):
-    response = await client.get("/v1/units?per_page=5&page=2&asset_id=asset-1&x=1",
+    response = await client.get("/v1/units?per_page=4&page=2&asset_id=asset-1&x=1",
                                 headers=full_headers)  # fmt: skip
     body = response.json()
     assert response.status_code == 200
-    assert len(body["data"]) == 5
+    assert len(body["data"]) == 4
+    assert {unit["asset_id"] for unit in body["data"]} == {"asset-1"}  # E6 takes `asset`
     assert body["paging"] == {
-        "per_page": 5,
+        "per_page": 4,
         "current_page": 2,
-        "prev_url": f"{BASE}/v1/units?asset=asset-1&x=1&page=1&per-page=5",
-        "next_url": f"{BASE}/v1/units?asset=asset-1&x=1&page=3&per-page=5",
+        "prev_url": f"{BASE}/v1/units?asset=asset-1&x=1&page=1&per-page=4",
+        "next_url": f"{BASE}/v1/units?asset=asset-1&x=1&page=3&per-page=4",
     }
 
 

@@ -7,6 +7,11 @@ from urllib.parse import quote
 from tests.fixtures import LONG_ID, T0, T1
 
 STAMPS = {"created_at": T0, "updated_at": T1}
+# The asset fields vendor clients read, none of which the fixture assets give.
+NO_DETAILS = dict.fromkeys(
+    ("display_name", "address_line1", "address_line2", "address_city", "address_state",
+     "address_postal_code", "address_country", "latitude", "longitude", "tags"),
+)  # fmt: skip
 
 
 def unit(uid: str, asset: str, floor: str, name: str) -> dict:
@@ -18,11 +23,15 @@ async def test_list_assets(client, full_headers):
     assert response.status_code == 200
     assert response.headers["content-type"] == "application/json"
     assert response.json() == {
-        "paging": {"per_page": 100, "current_page": 1, "prev_url": None, "next_url": None},
+        "paging": {"per_page": 100, "current_page": 1, "prev_url": None, "next_url": None,
+                   "total_count": 3},
         "data": [
-            {"id": "asset-1", "market": "multifamily", "name": "Harbor View", **STAMPS},
-            {"id": "asset-2", "market": "multifamily", "name": "Elm Court", **STAMPS},
-            {"id": "asset-3", "market": "student", "name": "Campus Row", **STAMPS},
+            {"id": "asset-1", "market": "multifamily", "name": "Harbor View", **NO_DETAILS,
+             **STAMPS},
+            {"id": "asset-2", "market": "multifamily", "name": "Elm Court", **NO_DETAILS,
+             **STAMPS},
+            {"id": "asset-3", "market": "student", "name": "Campus Row", **NO_DETAILS,
+             **STAMPS},
         ],
     }
 
@@ -31,7 +40,7 @@ async def test_get_asset(client, full_headers):
     response = await client.get("/v1/assets/asset-2", headers=full_headers)
     assert response.status_code == 200
     assert response.json() == {
-        "id": "asset-2", "market": "multifamily", "name": "Elm Court", **STAMPS
+        "id": "asset-2", "market": "multifamily", "name": "Elm Court", **NO_DETAILS, **STAMPS
     }
 
 
