@@ -88,7 +88,18 @@ EXAMPLES: dict[str, Example] = {
     # Changes b1-101's view from city to pool, then takes it away; restored afterwards.
     "assignUnitAttributes": Example({"group-id": "view"}, body={"data": [ASSIGNMENT]}),
     "unassignUnitAttributes": Example({"group-id": "view"}, body={"data": [ASSIGNMENT]}),
+    "listUnitReferenceGroups": Example(query={"asset": "harbor-view"}),
+    "listGroupUnitReferences": Example({"group": "harbor-view"},
+                                       {"key": "acme-pms", "per-page": 2}),
 }
+# Vendor paths: the flat route's example under /v1/assets/harbor-view/multifamily/.
+MARKET = {"asset": "harbor-view", "market": "multifamily"}
+for _route in ROUTES:
+    if _route.alias_of is not None:
+        _flat = EXAMPLES[_route.alias_of]
+        EXAMPLES[_route.operation_id] = Example(
+            {**_flat.path, **MARKET}, {k: v for k, v in _flat.query.items() if k != "asset"}
+        )
 RESTORE = {"data": [{**ASSIGNMENT, "attribute_id": "view-city"}]}
 
 
