@@ -286,6 +286,8 @@ async def demo_ids(demo) -> dict[str, str]:
         return items[0][member]
 
     ids = {"asset": await first("/v1/assets")}
+    ids["market"] = await first("/v1/assets", "market")
+    ids["group"] = await first("/v1/units/reference-groups")
     ids["floor"] = await first(f"/v1/assets/{ids['asset']}/floors")
     ids["unit"] = await first("/v1/units")
     ids["map"] = await first("/v1/maps")
