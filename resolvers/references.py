@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from resolvers.context import RequestContext
-from resolvers.errors import FieldErrors
+from resolvers.errors import FieldErrors, not_found
 from resolvers.keys import Caller
 from resolvers.markets import check_market
 from resolvers.paging import BY_ID, Sort, end_count, find_page, paged
@@ -56,10 +56,14 @@ async def _list(
     query = caller.asset_filter(asset_id)
     if query is None:
         return paged([], page_no, size, False, total=0)
-    if key is not None:
-        query["key"] = key
     if group_id is not None:
         query["group_id"] = group_id
+        # A group in the path must be there: it has references the key may see (of the
+        # asset, when one is named), else 404 as for any unknown id.
+        if await cached_reads.count(context.store, collection, query, limit=1) == 0:
+            raise not_found()
+    if key is not None:
+        query["key"] = key
     return await find_page(context.store, collection, query, page_no, size, sort, projection)
 
 

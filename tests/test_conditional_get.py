@@ -61,6 +61,8 @@ async def ids(demo) -> dict[str, str]:
             break
     found["unit"] = await first(demo, f"/v1/maps/{found['map']}/units")
     found["group-id"] = await first(demo, "/v1/units/attribute-groups", "group_id")
+    found["market"] = await first(demo, "/v1/assets", "market")
+    found["group"] = await first(demo, "/v1/units/reference-groups")
     return found
 
 

@@ -44,15 +44,15 @@ async def test_rate_limit_per_key(store, settings, keys):
 
 
 async def test_a_rest_call_is_charged_before_it_runs(store, settings, keys):
-    """A default page is one unit; per-page=10000 of units costs 120,001: 13 units, all
+    """A default page is one unit; per-page=10000 of units costs 130,001: 14 units, all
     of them needed before it runs (what it did not cost comes back after)."""
-    limited = replace(settings, rate_limit_per_second=0.01, rate_limit_burst=14)
+    limited = replace(settings, rate_limit_per_second=0.01, rate_limit_burst=15)
     app = create_app(limited, store)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
         headers = {"API-Key": keys.full}
         small = [await client.get("/v1/units", headers=headers) for _ in range(2)]
-        big = await client.get("/v1/units?per-page=10000", headers=headers)  # 12 left
+        big = await client.get("/v1/units?per-page=10000", headers=headers)  # 13 left
     assert [answer.status_code for answer in small] == [200, 200]
     assert (big.status_code, big.headers["retry-after"]) == (429, "100")
 
@@ -61,7 +61,7 @@ async def test_a_rest_call_is_charged_before_it_runs(store, settings, keys):
 async def test_a_short_page_is_charged_what_it_holds(store, settings, keys):
     """Issue 30, finding 10: `per-page=10000` answering 16 units was charged 13 units. It
     costs what a page of 16 costs (one unit), kept answers too; a page left past the end
-    (no items) costs one. Each still needs its 13 units before it runs."""
+    (no items) costs one. Each still needs its 14 units before it runs."""
     limited = replace(settings, rate_limit_per_second=0.01, rate_limit_burst=20)
     app = create_app(limited, store)
     transport = httpx.ASGITransport(app=app)

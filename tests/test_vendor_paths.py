@@ -271,3 +271,18 @@ async def test_graphql_has_the_same_fields_and_groups(demo):
     other = """{ units(assetId: "harbor-view", market: "student") { data { id } } }"""
     response = await demo.client.post("/graphql", json={"query": other}, headers=demo.headers())
     assert [e["message"] for e in response.json()["errors"]] == ["Not found"]
+
+
+async def test_a_group_in_the_path_must_be_there(client, full_headers, store):
+    flags = {**full_headers, "Experimental-Flags": "references"}
+    found = await client.get("/v1/assets/asset-2/multifamily/units/reference-groups/asset-2/"
+                             "references", headers=flags)  # fmt: skip
+    assert (found.status_code, [r["unit_id"] for r in found.json()["data"]]) == (200, ["Ab"])
+    for path in ("/v1/units/reference-groups/nope/references",
+                 "/v1/assets/asset-1/multifamily/units/reference-groups/asset-2/references"):
+        response = await client.get(path, headers=flags)
+        assert (response.status_code, response.json()) == (404, NOT_FOUND), path
+    secret = (await create_key(store, "asset-2 refs", list(ALL_PERMISSIONS), ["asset-2"])).secret
+    scoped = {"API-Key": secret, "Experimental-Flags": "references"}
+    response = await client.get("/v1/units/reference-groups/asset-1/references", headers=scoped)
+    assert (response.status_code, response.json()) == (404, NOT_FOUND)
