@@ -11,7 +11,6 @@ all-or-nothing guarantee, or written to a folder for review (`--out`).
 from __future__ import annotations
 
 import math
-
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
