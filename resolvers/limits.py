@@ -85,6 +85,10 @@ BYTES_PER_TOKEN = 600
 # about 4.5 MB a second (a 900 KB one holds the thread 0.2 s; this many characters,
 # under 4 ms); orjson decodes 8 MB of small objects in 0.14 s.
 PARSE_ON_LOOP_CHARS = 16 * 1024
+# An operation of introspection alone from this cost up (GraphiQL's schema query costs
+# about 13,000 and 40 ms) executes on the CPU pool, not on the event loop
+# (`schema.operation`): introspection resolves about 7 us a unit of cost.
+INTROSPECTION_ON_LOOP_COST = 1_000
 # Byte budget of the compiled plans (`schema.compiled`): a plan holds its document's
 # nodes, so it is counted at its document's rough size.
 COMPILED_PLAN_BYTES = 16 * 1024 * 1024

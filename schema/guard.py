@@ -264,10 +264,11 @@ async def check_cost_of(
     variables: dict[str, Any] | None,
     context: object,
     keyed: bool,
-) -> None:
+) -> int:
     """After a valid document, before anything walks the variables (the cost, coercion):
     a huge list costs nothing to refuse; then the cost against the ceiling (the keyless
-    one without a key), charged to the key's rate limit. Raises the refusal."""
+    one without a key), charged to the key's rate limit. Raises the refusal; else the
+    cost."""
     oversized = [where for name, value in (variables or {}).items()
                  for where in oversized_lists(value, MAX_INPUT_ITEMS, name)]  # fmt: skip
     if oversized:
@@ -278,6 +279,7 @@ async def check_cost_of(
     if keyed:
         assert isinstance(context, RequestContext)
         await context.charge(cost)
+    return cost
 
 
 class OperationGuard(SchemaExtension):

@@ -11,18 +11,29 @@ against what the transport allows, the guard's checks before validation, validat
 schema's executor: `CompiledExecutor`), so both
 paths answer alike (`tests/test_graphql_direct.py` compares them); what it skips is
 strawberry's per-operation objects and hooks, about 0.3-0.5 ms of a small request.
+
+An operation of introspection alone that costs INTROSPECTION_ON_LOOP_COST or more runs on
+the CPU pool, by graphql-core's own executor (its resolvers are graphql-core's, pure and
+synchronous; no plan is made, so no cache is touched from another thread): a walk of the
+schema takes about 7 microseconds a unit of cost, and 12 keyless requests just under their
+ceiling held the event loop 3 s. (Strawberry's pipeline, which takes only requests that
+do not plainly name one operation, runs it in place.)
 """
 
 from __future__ import annotations
 
+from functools import partial
 from inspect import isawaitable
 from typing import Any
 
-from graphql import DocumentNode, GraphQLError, OperationDefinitionNode, execute
+from graphql import DocumentNode, GraphQLError, OperationDefinitionNode, execute, execute_sync
 from strawberry.types import ExecutionResult
 
+from resolvers.limits import INTROSPECTION_ON_LOOP_COST
+from resolvers.operation_limits import root_field_names
 from schema.build import Schema
 from schema.guard import VALIDATION_RULES, check_access, check_cost_of
+from storage.cpu import run_cpu
 
 
 async def run_operation(
@@ -42,10 +53,15 @@ async def run_operation(
         if errors:
             schema.process_errors(errors)
             return ExecutionResult(data=None, errors=errors)
-        await check_cost_of(caches, graphql_schema, document, name, variables, context, keyed)
-        result = execute(graphql_schema, document, variable_values=variables,
-                         operation_name=name, context_value=context,
-                         executor_class=schema.execution_context_class)  # fmt: skip
+        cost = await check_cost_of(caches, graphql_schema, document, name, variables,
+                                   context, keyed)  # fmt: skip
+        if cost >= INTROSPECTION_ON_LOOP_COST and not root_field_names(document, operation):
+            result = await run_cpu(partial(execute_sync, graphql_schema, document,
+                                           variable_values=variables, operation_name=name))
+        else:
+            result = execute(graphql_schema, document, variable_values=variables,
+                             operation_name=name, context_value=context,
+                             executor_class=schema.execution_context_class)  # fmt: skip
         if isawaitable(result):
             result = await result
     except Exception as exc:  # as strawberry: any failure is the operation's one error

@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 import pytest
+from graphql import get_introspection_query
 
 import rest.graphql_view
 from resolvers.keys import create_key
@@ -116,6 +117,8 @@ CASES: dict[str, tuple[str, dict, str, int]] = {
         "POST", {"query": "{ " + " ".join(f"a{i}: __schema {{ types {{ fields {{ type {{ name "
                                           "} } } }" for i in range(30)) + " }"}, "none", 200),
     "keyed introspection": ("POST", {"query": "{ __schema { types { name } } }"}, "full", 200),
+    "GraphiQL's introspection (on the CPU pool when direct)": (
+        "POST", {"query": get_introspection_query(input_value_deprecation=True)}, "none", 200),
     "a number literal too long": (
         "POST", {"query": "{ units(perPage: " + "9" * 5000 + ") { data { id } } }"}, "full",
         200),
