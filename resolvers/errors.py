@@ -31,6 +31,9 @@ class ErrorCode(StrEnum):
     HTTPS_REQUIRED = "HTTPS_REQUIRED"
     COST_LIMIT = "COST_LIMIT"
     REQUEST_TIMEOUT = "REQUEST_TIMEOUT"
+    BAD_REQUEST = "BAD_REQUEST"
+    URI_TOO_LONG = "URI_TOO_LONG"
+    HEADERS_TOO_LARGE = "HEADERS_TOO_LARGE"
     DOCUMENT_TOO_LARGE = "DOCUMENT_TOO_LARGE"
 
 
@@ -64,6 +67,10 @@ ERRORS: dict[ErrorCode, ErrorKind] = {
         "fewer fields"
     ),
     ErrorCode.REQUEST_TIMEOUT: ErrorKind(408, "Request body not received in time"),
+    # Answered for the HTTP parser (rest/server.py) or before routing (rest/middleware.py).
+    ErrorCode.BAD_REQUEST: ErrorKind(400, "Invalid HTTP request"),
+    ErrorCode.URI_TOO_LONG: ErrorKind(414, "Request target longer than {limit} bytes"),
+    ErrorCode.HEADERS_TOO_LARGE: ErrorKind(431, "Request head larger than {limit} bytes"),
     # A /graphql document (or a GET's query string) over FLOORGATE_GRAPHQL_MAX_DOCUMENT_BYTES.
     ErrorCode.DOCUMENT_TOO_LARGE: ErrorKind(
         413, "GraphQL document too large: at most {limit} bytes"

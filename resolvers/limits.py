@@ -20,6 +20,10 @@ COST_PER_RATE_UNIT = 10_000
 # A request without a key can only introspect the GraphQL schema: its body is refused
 # unread (401) above this size.
 MAX_UNAUTHENTICATED_BODY_BYTES = 64 * 1024
+# Request target (path and query) of any request: past it, 414 before routing, and the
+# connection's parser stops reading it (rest/server.py). Bounds what a URL costs in every
+# place that copies or caches it (the access log, urllib's parse cache of 128 URLs).
+MAX_TARGET_BYTES = 8 * 1024
 # Share of a request's time budget an operator write waits for an import of its asset.
 LEASE_WAIT_SHARE = 0.75
 

@@ -16,9 +16,9 @@ from pathlib import Path
 from starlette.applications import Starlette
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import BaseRoute, Mount, Route
-from starlette.types import ASGIApp
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import BaseRoute, Match, Mount, Route, Router
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from resolvers.context import Services
 from resolvers.errors import ErrorCode
@@ -126,6 +126,7 @@ def create_app(settings: Settings, store: Store | None = None, ensure_indexes: b
                 await services.store.close()
 
     app = Starlette(routes=routes, lifespan=lifespan)
+    redirect_slashes_relatively(app.router)
     app.add_exception_handler(BodyTooLarge, _body_too_large)
     app.add_exception_handler(BodyStalled, _body_stalled)
     app.add_exception_handler(405, _method_not_allowed)
@@ -136,6 +137,30 @@ def create_app(settings: Settings, store: Store | None = None, ensure_indexes: b
     boundary.services = services
     boundary.metrics = metrics
     return traced(boundary, settings)
+
+
+def redirect_slashes_relatively(router: Router) -> None:
+    """Starlette's redirect of `/graphql/` to `/graphql` (and of `/files` to `/files/`),
+    with a relative Location: Starlette's own is built from the Host header, which the
+    client chooses (`Host: evil.example` came back in Location)."""
+    router.redirect_slashes = False
+    not_found = router.default
+
+    async def default(scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "/")
+        if scope["type"] == "http" and path != "/":
+            probe = {**scope, "path": path.rstrip("/") if path.endswith("/") else path + "/"}
+            if any(route.matches(probe)[0] is not Match.NONE for route in router.routes):
+                raw = (scope.get("raw_path") or path.encode()).decode("latin-1")
+                other = raw.rstrip("/") if raw.endswith("/") else raw + "/"
+                location = "/" + other.lstrip("/")  # never `//host`, another origin
+                if query := scope.get("query_string", b""):
+                    location += "?" + query.decode("latin-1")
+                await RedirectResponse(location)(scope, receive, send)
+                return
+        await not_found(scope, receive, send)
+
+    router.default = default
 
 
 async def _method_not_allowed(request: Request, exc: Exception) -> Response:

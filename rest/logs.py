@@ -12,6 +12,7 @@ expression unless the line holds something that looks like a key.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import logging
 import re
@@ -26,6 +27,13 @@ from uvicorn.config import LOGGING_CONFIG
 from resolvers.keys import KEY_PREFIX
 
 REDACTED = "[redacted]"
+# A request's method and target are logged up to this many characters (the rest is
+# counted, not kept): a 64 KB query string must not be held by, or written into, a line.
+MAX_LOGGED_FIELD = 2048
+# Bytes kept past it, so that a key cut at the edge is still seen whole and redacted.
+KEY_MARGIN = 256
+# Any other record's message, and its traceback, are cut to this many characters.
+MAX_LOG_LINE = 16 * 1024
 KEY_IN_QUERY = re.compile(r"(?i)(api-key=)[^&\s\"']*")
 KEY_TEXT = re.compile(re.escape(KEY_PREFIX) + r"[A-Za-z0-9_-]{8,}")
 
@@ -53,6 +61,28 @@ def safe_target(raw_path: bytes, query: bytes) -> str:
     return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
 
 
+def clipped(data: bytes) -> bytes:
+    """What an access line keeps of a request's field: enough to show MAX_LOGGED_FIELD
+    characters after redaction, never the whole of a huge one."""
+    return data[:MAX_LOGGED_FIELD + KEY_MARGIN]  # the same object when short
+
+
+def shortened(text: str, size: int, limit: int = MAX_LOGGED_FIELD) -> str:
+    """`text` up to `limit` characters, and the size of the whole when it was cut."""
+    if len(text) <= limit and size <= limit:
+        return text
+    return f"{text[:limit]}...[{size} bytes]"
+
+
+def cut_to_line(text: str) -> str:
+    """A message or traceback within MAX_LOG_LINE characters: its start and its end
+    (a traceback's last lines say what failed)."""
+    if len(text) <= MAX_LOG_LINE:
+        return text
+    half = MAX_LOG_LINE // 2 - 32
+    return f"{text[:half]}\n...[{len(text) - 2 * half} characters left out]...\n{text[-half:]}"
+
+
 class AccessLine:
     """One request of the access log. Passed as the record's message: `logging` calls
     `str()` only when a handler writes the line, and `RedactKeys` leaves it alone (it
@@ -60,14 +90,16 @@ class AccessLine:
     client=127.0.0.1 id=3f2a...`"""
 
     __slots__ = ("client", "cut", "key_id", "method", "milliseconds", "query", "raw_path",
-                 "request_id", "route", "status")  # fmt: skip
+                 "request_id", "route", "size", "status")  # fmt: skip
 
     def __init__(self, method: str, raw_path: bytes, query: bytes, status: int | None,
                  milliseconds: float, client: str, request_id: str, route: str = "",
                  key_id: str | None = None, cut: bool = False) -> None:  # fmt: skip
-        self.method = method
-        self.raw_path = raw_path
-        self.query = query
+        self.method = method[:MAX_LOGGED_FIELD]
+        path = raw_path.split(b"?", 1)[0]  # httpx's test transport puts the query in it
+        self.size = len(path) + len(query) + (1 if query else 0)  # of the target, as sent
+        self.raw_path = clipped(path)
+        self.query = clipped(query)
         self.status = status
         self.milliseconds = milliseconds
         self.client = client
@@ -77,11 +109,12 @@ class AccessLine:
         self.cut = cut  # the connection ended before the whole answer was handed to it
 
     def _method(self) -> str:
-        return self.method if self.method.isalpha() else safe_target(self.method.encode(), b"")
+        if self.method.isalpha():
+            return self.method
+        return shortened(safe_target(self.method.encode(), b""), len(self.method))
 
     def _target(self) -> str:
-        path = self.raw_path.split(b"?", 1)[0]  # httpx's test transport puts the query in it
-        return safe_target(path, self.query)
+        return shortened(safe_target(self.raw_path, self.query), self.size)
 
     def __str__(self) -> str:
         status = "-" if self.status is None else self.status  # no answer was started
@@ -121,8 +154,14 @@ class RedactKeys(logging.Filter):
         elif isinstance(record.args, dict):
             record.args = {k: redact(v) if isinstance(v, str) else v
                            for k, v in record.args.items()}  # fmt: skip
+        if isinstance(record.msg, str) and (len(record.msg) > MAX_LOG_LINE or record.args):
+            with contextlib.suppress(TypeError, ValueError, KeyError):  # the handler's to say
+                message = record.getMessage()
+                if len(message) > MAX_LOG_LINE:
+                    record.msg, record.args = cut_to_line(message), ()
         if record.exc_info and record.exc_info[0] is not None:
-            record.exc_text = redact("".join(traceback.format_exception(*record.exc_info)))
+            text = "".join(traceback.format_exception(*record.exc_info))
+            record.exc_text = cut_to_line(redact(text))
             record.exc_info = None
         return True
 

@@ -15,6 +15,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from resolvers.context import CHARGED_COST, RATE_LIMITED_KEY, Services, unavailable
 from resolvers.errors import ApiError, ErrorCode
+from resolvers.limits import MAX_TARGET_BYTES
 from rest.browser_headers import BrowserHeaders
 from rest.logs import ACCESS, ANSWER_CUT, AccessLine, write_access
 from rest.metrics import METRICS_PATH, Metrics, is_loopback, route_label
@@ -26,6 +27,13 @@ log = logging.getLogger("floorgate.http")
 
 
 HEALTH_PATHS = frozenset({"/healthz", "/readyz"})
+# Every method some route serves: any other is refused before routing, with all of them
+# in Allow, whichever HTTP parser read it (httptools refuses unknown ones, h11 does not).
+SERVED_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+# Key of a request's scope state: the HTTP parser refused the request (rest/server.py);
+# its value is the error to answer with. Answered here, so that the answer is the API's
+# JSON and the access log and /metrics see it like any other.
+REFUSED_BY_PARSER = "refused_by_parser"
 
 
 class BodyTooLarge(Exception):
@@ -101,6 +109,10 @@ class Boundary:
                                       *self.rate_limit_headers(scope)]
             await send(message)
 
+        malformed = scope["state"].get(REFUSED_BY_PARSER) or self.malformed(scope)
+        if malformed is not None:
+            await refusal_response(malformed)(scope, receive, send_with_id)
+            return
         refusal = self.refusal(scope)
         if refusal is not None:
             await error_response(ApiError(refusal))(scope, receive, send_with_id)
@@ -171,6 +183,27 @@ class Boundary:
         names = (b"ratelimit-limit", b"ratelimit-remaining", b"ratelimit-reset")
         return [(name, str(value).encode()) for name, value in zip(names, status, strict=True)]
 
+    def malformed(self, scope: Scope) -> ApiError | None:
+        """What no route may see, whichever parser let it through: a method no route
+        serves (405), a target over MAX_TARGET_BYTES (414), header lines over
+        `max_header_bytes` (431: the parsers stop reading a head at about that size, but
+        one read whole at once reaches here), and both Content-Length and
+        Transfer-Encoding (400: the two framings of a smuggled request)."""
+        if scope["method"] not in SERVED_METHODS:
+            return ApiError(ErrorCode.METHOD_NOT_ALLOWED)
+        query = scope.get("query_string", b"")
+        if len(scope.get("raw_path") or b"") + len(query) + bool(query) > MAX_TARGET_BYTES:
+            return ApiError(ErrorCode.URI_TOO_LONG, limit=str(MAX_TARGET_BYTES))
+        headers = scope.get("headers", ())
+        limit = self.settings.max_header_bytes
+        if sum(len(name) + len(value) + 4 for name, value in headers) > limit:
+            return ApiError(ErrorCode.HEADERS_TOO_LARGE, limit=str(limit))
+        names = {name for name, _ in headers if name in (b"content-length",
+                                                          b"transfer-encoding")}  # fmt: skip
+        if len(names) > 1:
+            return ApiError(ErrorCode.BAD_REQUEST)
+        return None
+
     def refusal(self, scope: Scope) -> ErrorCode | None:
         """Plain HTTP is never served (health probes excepted: load balancers often probe a
         worker's port directly, and the answers carry no data); an over-long declared body
@@ -189,3 +222,13 @@ class Boundary:
                 except ValueError:
                     return ErrorCode.BAD_USER_INPUT
         return None
+
+
+def refusal_response(error: ApiError) -> Response:
+    """The answer to a request refused before routing; the connection closes after it (the
+    rest of what the client sent cannot be trusted to be a request), and a 405 names
+    every method that is served."""
+    headers = {"Connection": "close"}
+    if error.code is ErrorCode.METHOD_NOT_ALLOWED:
+        headers["Allow"] = ", ".join(SERVED_METHODS)
+    return error_response(error, headers)

@@ -30,14 +30,17 @@ import importlib.util
 import logging
 import socket
 import sys
+from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 
 from starlette.types import Receive, Scope, Send
 from uvicorn.config import Config
 from uvicorn.server import ServerState
 
-from resolvers.errors import ErrorCode
+from resolvers.errors import ApiError, ErrorCode
+from resolvers.limits import MAX_TARGET_BYTES
 from rest.logs import ANSWER_CUT
+from rest.middleware import REFUSED_BY_PARSER
 from rest.responses import error_of
 from storage.settings import Settings
 
@@ -108,6 +111,8 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         "timeout_keep_alive": settings.keepalive_timeout_seconds,
         "limit_concurrency": settings.max_connections,
         "access_log": False,
+        # h11 keeps at most this much of an unfinished head, then refuses it (431/414).
+        "h11_max_incomplete_event_size": settings.max_header_bytes,
     }
 
 
@@ -214,6 +219,8 @@ class ConnectionGuards:
         self.head_timer: asyncio.TimerHandle | None = None
         self.send_timeout = settings.send_timeout_seconds
         self.send_timer: asyncio.TimerHandle | None = None
+        self.max_header_bytes = settings.max_header_bytes
+        self.refused = False  # the parser refused what came: nothing more is read
         # uvicorn's own check answers in plain text; ours answers like the API.
         self.max_connections = self.limit_concurrency
         self.limit_concurrency = None
@@ -280,6 +287,54 @@ class ConnectionGuards:
                       self.header_timeout)  # fmt: skip
             self.transport.abort()
 
+    def refuse(self, error: ApiError, method: str = "-", target: bytes = b"") -> None:
+        """The request cannot be parsed (or is over a size limit): read nothing more, and
+        answer it through the app, whose `Boundary` answers `error` as JSON (logged and
+        counted like any answer); then close. Replaces uvicorn's plain-text 400. The
+        method and `target` read so far, if known, are for the access line (which clips
+        them)."""
+        if self.refused:
+            return
+        self.refused = True
+        self.cancel_head_timer()
+        if self.transport is None or self.transport.is_closing():
+            return
+        self.transport.pause_reading()
+        path, _, query = target.partition(b"?")
+        scope: Scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"},
+                        "http_version": "1.1", "method": method, "scheme": self.scheme,
+                        "server": self.server, "client": self.client, "root_path": "",
+                        "path": "", "raw_path": path, "query_string": query, "headers": [],
+                        "state": {**self.app_state, REFUSED_BY_PARSER: error}}  # fmt: skip
+        task = self.loop.create_task(self.answer_refusal(scope))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def answer_refusal(self, scope: Scope) -> None:
+        """Runs the app for a refused request, writing its answer straight to the transport
+        (the parser's state is an error: it cannot frame an answer any more)."""
+        parts: list[bytes] = []
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                parts.append(f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\n".encode())
+                parts.extend(name + b": " + value + b"\r\n" for name, value in
+                             message.get("headers", []) if name.lower() != b"connection")
+                parts.append(b"connection: close\r\n\r\n")
+            elif message["type"] == "http.response.body":
+                parts.append(message.get("body", b""))
+
+        try:
+            await self.inner_app(scope, receive, send)
+        finally:
+            if self.transport is not None and not self.transport.is_closing():
+                self.transport.write(b"".join(parts))
+                self.transport.close()
+
     async def app_with_guards(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Over `max_connections` connections or running requests in this worker, 503
         (both sets include this connection and this request's task); else the app, with
@@ -300,18 +355,65 @@ class ConnectionGuards:
 
 @functools.cache
 def _httptools_class() -> type[HttpToolsProtocol]:
+    import httptools
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     class GuardedHttpToolsProtocol(ConnectionGuards, HttpToolsProtocol):
         """uvicorn's httptools protocol with the guards. llhttp calls `on_message_begin`
         at the first byte of each request and `on_headers_complete` at the end of its
-        head: the head timer starts and stops there."""
+        head: the head timer starts and stops there.
+
+        llhttp has no bound on a head: httptools keeps a header line whole until it ends
+        (an 8 MB one, too). So the head's bytes are counted here: the target as it comes
+        (`on_url`), each finished header line (`on_header`), and the unfinished line at
+        the end of what was read; past MAX_TARGET_BYTES or `max_header_bytes` the
+        request is refused (414, 431) and nothing more is read."""
+
+        in_head = False
+        last_read = b""  # while llhttp reads it
+        head_bytes = 0  # finished header lines of the head being read
+        line_bytes = 0  # the unfinished line at the end of what was read
+
+        def data_received(self, data: bytes) -> None:
+            if self.refused:
+                return
+            self.last_read = data  # for send_400_response
+            super().data_received(data)
+            self.last_read = b""
+            if self.in_head and not self.refused:
+                newline = data.rfind(b"\n")
+                self.line_bytes = (len(data) - newline - 1 if newline >= 0
+                                   else self.line_bytes + len(data))  # fmt: skip
+                if len(self.url) > MAX_TARGET_BYTES:
+                    method = self.parser.get_method().decode("latin-1")
+                    self.refuse(ApiError(ErrorCode.URI_TOO_LONG, limit=str(MAX_TARGET_BYTES)),
+                                method, self.url)  # fmt: skip
+                elif len(self.url) + self.head_bytes + self.line_bytes > self.max_header_bytes:
+                    self.refuse(ApiError(ErrorCode.HEADERS_TOO_LARGE,
+                                         limit=str(self.max_header_bytes)))  # fmt: skip
+
+        def send_400_response(self, msg: str) -> None:
+            """uvicorn's answer to what llhttp refused (called in its `except`): ours. llhttp
+            knows a fixed list of methods: another word there is 405, as h11 lets the app
+            say; bytes that are no method at all are 400."""
+            word = self.last_read.lstrip(b"\r\n").split(b" ", 1)[0]
+            if (isinstance(sys.exc_info()[1], httptools.HttpParserInvalidMethodError)
+                    and word.isalpha() and len(word) <= 32):  # fmt: skip
+                self.refuse(ApiError(ErrorCode.METHOD_NOT_ALLOWED), word.decode("ascii"))
+            else:
+                self.refuse(ApiError(ErrorCode.BAD_REQUEST))
 
         def on_message_begin(self) -> None:
             super().on_message_begin()
+            self.in_head, self.head_bytes, self.line_bytes = True, 0, 0
             self.start_head_timer()  # no-op on the first request: its timer runs already
 
+        def on_header(self, name: bytes, value: bytes) -> None:
+            super().on_header(name, value)
+            self.head_bytes += len(name) + len(value) + 4  # ": " and CRLF
+
         def on_headers_complete(self) -> None:
+            self.in_head = False
             self.cancel_head_timer()
             super().on_headers_complete()
 
@@ -324,7 +426,29 @@ def _h11_class() -> type[H11Protocol]:
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class GuardedH11Protocol(ConnectionGuards, H11Protocol):
-        """uvicorn's h11 protocol with the guards (the fallback)."""
+        """uvicorn's h11 protocol with the guards (the fallback). h11 keeps at most
+        `max_header_bytes` of an unfinished head (`h11_max_incomplete_event_size`)."""
+
+        def data_received(self, data: bytes) -> None:
+            if not self.refused:
+                super().data_received(data)
+
+        def send_400_response(self, msg: str) -> None:
+            """uvicorn's answer to what h11 refused (called in its `except`): ours. A head
+            over the size limit is 414 while its request line is still unfinished."""
+            error = sys.exc_info()[1]
+            if getattr(error, "error_status_hint", 400) == 431:
+                start = self.conn.trailing_data[0][:MAX_TARGET_BYTES + 64]
+                method, _, target = start.split(b"\r\n", 1)[0].partition(b" ")
+                word = method.decode("latin-1") if method.isalpha() else "-"
+                if b"\n" in start:
+                    self.refuse(ApiError(ErrorCode.HEADERS_TOO_LARGE,
+                                         limit=str(self.max_header_bytes)), word)  # fmt: skip
+                else:
+                    self.refuse(ApiError(ErrorCode.URI_TOO_LONG, limit=str(MAX_TARGET_BYTES)),
+                                word, target)  # fmt: skip
+            else:
+                self.refuse(ApiError(ErrorCode.BAD_REQUEST))
 
         def handle_events(self) -> None:
             super().handle_events()

@@ -103,7 +103,7 @@ def frame_ancestors(raw: str | None) -> tuple[str, ...]:
 POSITIVE = ("request_timeout_seconds", "header_timeout_seconds", "keepalive_timeout_seconds",
             "body_timeout_seconds", "send_timeout_seconds", "db_timeout_ms", "max_body_bytes",
             "max_connections", "graphql_max_cost_without_key", "graphql_max_document_bytes",
-            "graphql_cache_mb")  # fmt: skip
+            "graphql_cache_mb", "max_header_bytes")  # fmt: skip
 MAX_PORT = 65_535
 
 
@@ -123,6 +123,7 @@ class Settings:
     behind_proxy: bool = False
     proxy_addresses: tuple[str, ...] = ("127.0.0.1",)
     max_body_bytes: int = 16 * 1024 * 1024
+    max_header_bytes: int = 32 * 1024  # request line and headers (431/414; rest/server.py)
     db_timeout_ms: int = 2000
     retry_after_seconds: int = 5
     graphql_max_depth: int = 12
@@ -198,6 +199,7 @@ class Settings:
             in ("1", "true", "yes"),
             "proxy_addresses": _env_list("FLOORGATE_PROXY_ADDRESSES") or ("127.0.0.1",),
             "max_body_bytes": _env_int("FLOORGATE_MAX_BODY_BYTES", cls.max_body_bytes),
+            "max_header_bytes": _env_int("FLOORGATE_MAX_HEADER_BYTES", cls.max_header_bytes),
             "db_timeout_ms": _env_int("FLOORGATE_DB_TIMEOUT_MS", cls.db_timeout_ms),
             "rate_limit_per_second": _env_float("FLOORGATE_RATE_LIMIT_PER_SECOND",
                                                 cls.rate_limit_per_second),

@@ -73,7 +73,8 @@ def test_auto_takes_the_fast_path_where_installed():
     options = uvicorn_options(Settings(max_connections=7, keepalive_timeout_seconds=3))
     assert options == {"http": "rest.server:GuardedHttpToolsProtocol",
                        "loop": "rest.server:new_uvloop", "timeout_keep_alive": 3,
-                       "limit_concurrency": 7, "access_log": False}  # fmt: skip
+                       "limit_concurrency": 7, "access_log": False,
+                       "h11_max_incomplete_event_size": 32 * 1024}  # fmt: skip
 
 
 def test_auto_falls_back_without_uvloop_and_httptools(monkeypatch):

@@ -28,6 +28,7 @@ ENVIRONMENT = {
     "FLOORGATE_BODY_TIMEOUT_SECONDS": ("body_timeout_seconds", "6", 6.0),
     "FLOORGATE_SEND_TIMEOUT_SECONDS": ("send_timeout_seconds", "7", 7.0),
     "FLOORGATE_MAX_CONNECTIONS": ("max_connections", "12", 12),
+    "FLOORGATE_MAX_HEADER_BYTES": ("max_header_bytes", "16384", 16384),
     "FLOORGATE_UNAUTHENTICATED_RATE_PER_SECOND": ("unauthenticated_rate_per_second", "0.5", 0.5),
     "FLOORGATE_UNAUTHENTICATED_BURST": ("unauthenticated_burst", "13", 13),
     "FLOORGATE_HSTS_SECONDS": ("hsts_seconds", "0", 0),
