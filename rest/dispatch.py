@@ -32,7 +32,7 @@ from rest.routes import ROUTES, RestRoute, Shape
 from schema.compiled import precompile
 from schema.executor import CompiledExecutor
 from schema.permissions import Requirement, field_requirement
-from storage.read_cache import READS, ReadLog
+from storage.read_cache import READS, ReadLog, kept_key
 
 log = logging.getLogger("floorgate.rest")
 ACCESS_CODES = frozenset(
@@ -67,7 +67,7 @@ class RestApi:
         self.prepared: set[str] = set()
         self.running = 0  # REST requests under way: routes are prepared while it is 0
         self.costs: dict[tuple[str, int | None], int] = {}
-        self.answer_costs: dict[tuple[Any, ...], int] = {}  # kept answer -> what it cost
+        self.answer_costs: dict[bytes, int] = {}  # kept answer -> what it cost
 
     def prepare(self, route: RestRoute) -> None:
         """Validate the route's document and make its plan, once. Not at import or app
@@ -206,20 +206,24 @@ class RestApi:
         request: Request,
         problems: FieldErrors,
         variables: dict[str, Any],
-    ) -> tuple[Any, ...] | None:
-        """What an answer depends on besides the data it reads: the route, path and
-        query (paging URLs repeat them), a JSON body's variables, the caller's
-        permissions and assets, the flags. None where answers are not kept (the route
-        keeps none, bad input, the cache not serving)."""
+    ) -> bytes | None:
+        """A digest of what an answer depends on besides the data it reads: the route,
+        path and query (paging URLs repeat them), a JSON body's variables, the caller's
+        permissions and assets, the flags. None where answers are not kept: the route
+        keeps none, bad input, the cache not serving, or a query parameter the route does
+        not read (its answer only echoes it in paging URLs; kept, junk parameters would
+        fill the cache with copies of one answer)."""
         if not route.keeps_answers or problems or not self.services.store.cache.live:
+            return None
+        if any(name not in route.reads for name in request.query_params):
             return None
         body = b"" if route.body is None else variables_digest(b"", variables)
         if body is None:  # nested past what orjson writes: runs, is not kept
             return None
         caller = await context.caller()
         query = request.scope.get("query_string", b"")
-        return ("answer", route.operation_id, raw_path, query, body, caller.permissions,
-                caller.assets, context.flags)  # fmt: skip
+        return kept_key("answer", route.operation_id, raw_path, query, body,
+                          caller.permissions, caller.assets, context.flags)  # fmt: skip
 
     def cost(self, route: RestRoute, variables: dict[str, Any]) -> int:
         """The operation's cost. Without a body it depends on the page size alone (no

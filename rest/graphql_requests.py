@@ -41,6 +41,7 @@ from resolvers.errors import ApiError
 from resolvers.limits import PARSE_ON_LOOP_CHARS
 from schema.guard import DocumentCaches, root_requirements
 from storage.cpu import run_cpu
+from storage.read_cache import kept_key
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,7 @@ async def operation_of(
     return Operation(document, definition, params["variables"], key)
 
 
-async def answer_key(params: dict[str, Any], context: RequestContext) -> Hashable | None:
+async def answer_key(params: dict[str, Any], context: RequestContext) -> bytes | None:
     """A digest, not the texts: the cache's byte budget counts answers, not keys, and a
     document may be long. BLAKE2b-256: no two requests meet by accident or design."""
     name = params["operationName"]  # a valid name: no NUL, like the parsed document
@@ -123,7 +124,7 @@ async def answer_key(params: dict[str, Any], context: RequestContext) -> Hashabl
     if digest is None:
         return None
     caller = await context.caller()  # looked up already (`GraphQLView.refusal`)
-    return ("graphql", digest, caller.permissions, caller.assets, context.flags)
+    return kept_key("graphql", digest, caller.permissions, caller.assets, context.flags)
 
 
 def variables_digest(head: bytes, variables: dict[str, Any] | None) -> bytes | None:

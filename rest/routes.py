@@ -128,6 +128,13 @@ class RestRoute:
         """Parsed on first use, not at import: all of them take 15 ms of a cold start."""
         return parse(self.document)
 
+    @cached_property
+    def reads(self) -> frozenset[str]:
+        """The query parameters the route reads (with their synonyms), and the key's."""
+        names = (name for param in self.params if param.location == "query"
+                 for name in param.spellings)  # fmt: skip
+        return frozenset((*names, "api-key"))
+
     @property
     def keeps_answers(self) -> bool:
         """Whether its answers are kept while what they read holds: GETs, and queries

@@ -22,6 +22,7 @@ valid while all of those versions hold (REST GETs, `rest/dispatch.py`; /graphql 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import itertools
 import time
 from collections import OrderedDict
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import bson
+import orjson
 from bson.codec_options import CodecOptions
 from bson.errors import BSONError
 
@@ -69,6 +71,23 @@ class ReadLog:
 
 
 READS: ContextVar[ReadLog | None] = ContextVar("floorgate_reads", default=None)
+KEY_BYTES = 16  # every key is a digest of this size: counted in ENTRY_OVERHEAD
+
+
+def kept_key(*parts: Any) -> bytes:
+    """The key of a kept answer: a digest of what it depends on (sets in sorted order),
+    never the client's text itself, so an entry's size is its answer's (ENTRY_OVERHEAD
+    covers the key) whatever the request held."""
+
+    def canonical(value: Any) -> Any:
+        if isinstance(value, set | frozenset):
+            return sorted(value)
+        if isinstance(value, bytes):
+            return value.hex()
+        raise TypeError(type(value).__name__)
+
+    encoded = orjson.dumps(parts, default=canonical)
+    return hashlib.blake2b(encoded, digest_size=KEY_BYTES).digest()
 
 
 @dataclass
