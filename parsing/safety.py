@@ -2,13 +2,18 @@
 
 The XML parser loads no DTD, expands no entity, opens no file and no socket. A document
 that declares entities, or still holds an entity reference, is refused outright rather
-than half-read. The byte limit comes before parsing; element count and depth are checked
-on the tree (in C, through XPath) before any Python walks it. External references are
-refused by the walk (parsing/svg.py), which reads every element's attributes anyway.
+than half-read. The byte limit comes before parsing; elements are counted while the
+document is read, a chunk at a time, so a document with too many stops there instead of
+first becoming a tree of any size (libxml2 itself stops past 256 levels); a lower depth
+limit is checked on the tree (in C, through XPath) before any Python walks it. External
+references are refused by the walk (parsing/svg.py), which reads every element's
+attributes anyway. On a refusal nothing here keeps the tree: errors are raised from
+frames that no longer hold it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 from functools import lru_cache
 
@@ -20,8 +25,10 @@ from parsing.limits import SvgLimits
 
 # libxml2 refuses deeper documents by itself unless put in "huge" mode, which we never do.
 LIBXML_MAX_DEPTH = 256
+# Bytes given to the parser at a time: elements are counted after each chunk, so a
+# refused document is read at most this far past its limit (~0.3 ms of parsing).
+CHUNK_BYTES = 256 * 1024
 _POSITION_SUFFIX = re.compile(r",? line \d+, column \d+\s*$")
-_COUNT = etree.XPath("count(//*)")
 
 
 class _RefuseExternal(etree.Resolver):
@@ -31,8 +38,9 @@ class _RefuseExternal(etree.Resolver):
         return self.resolve_string("", context)
 
 
-def _parser(utf8: bool) -> etree.XMLParser:
-    parser = etree.XMLParser(
+def _parser(utf8: bool) -> etree.XMLPullParser:
+    parser = etree.XMLPullParser(
+        events=("start",),
         encoding="utf-8" if utf8 else None,
         resolve_entities=False,
         load_dtd=False,
@@ -77,22 +85,70 @@ def parse_xml(data: bytes | str, limits: SvgLimits) -> tuple[etree._Element, int
     """The root `<svg>` element of `data` and how many elements the document has, or
     SvgError naming what is wrong."""
     raw, as_text = to_bytes(data, limits)
+    del data
     try:
-        root = etree.fromstring(raw, _parser(as_text))
+        root, count = _read_tree(raw, as_text, limits)
     except etree.XMLSyntaxError as error:
-        raise _syntax_error(error) from None
+        line, column = error.position if error.position else (None, None)
+        failure = _syntax_error(str(error.msg or ""), line, column)
     except etree.LxmlError as error:  # anything else lxml may raise on odd input
-        raise SvgError(f"the SVG could not be read as XML: {error}") from None
+        failure = SvgError(f"the SVG could not be read as XML: {error}")
+    else:
+        del raw
+        failure = _refusal_of(root, limits)
+        if failure is None:
+            return root, count
+        del root  # not kept by the error's traceback, which holds this frame
+    raise failure
+
+
+def _read_tree(raw: bytes, as_text: bool, limits: SvgLimits) -> tuple[etree._Element, int]:
+    """The parsed tree and its number of elements, counted as they are read."""
+    parser = _parser(as_text)
+    count = 0
+    try:
+        for start in range(0, max(len(raw), 1), CHUNK_BYTES):  # b"" too: "Document is empty"
+            parser.feed(raw[start:start + CHUNK_BYTES])
+            count += sum(1 for _ in parser.read_events())
+            if count > limits.max_elements:
+                _discard(parser)
+                more = "" if start + CHUNK_BYTES >= len(raw) else " or more"
+                raise SvgError(f"the SVG has {count}{more} elements; the limit is "
+                               f"{limits.max_elements}")  # fmt: skip
+        root = parser.close()
+    except etree.XMLSyntaxError as error:
+        # After some errors (an undefined entity) libxml2's push parser stops reading and
+        # lxml says only "no element found"; the error itself is the last one logged.
+        last = error.error_log.last_error if error.msg == "no element found" else None
+        if last is None:
+            raise
+        raise _syntax_error(last.message, last.line, last.column) from None
     if root is None:
         raise SvgError("the SVG is empty")
-    _refuse_entities(root)
-    _check_root(root)
-    return root, _check_size(root, limits)
+    return root, count
 
 
-def _syntax_error(error: etree.XMLSyntaxError) -> SvgError:
-    message = _POSITION_SUFFIX.sub("", str(error.msg or "")).strip() or "malformed XML"
-    line, column = error.position if error.position else (None, None)
+def _discard(parser: etree.XMLPullParser) -> None:
+    """Free the part of a tree read so far, now: the parser sits in a reference cycle,
+    which only a full collection would free (parses join the oldest generation,
+    parsing/gcpause.py), and libxml2's memory is not what starts one."""
+    with contextlib.suppress(etree.LxmlError):
+        parser.close()
+
+
+def _refusal_of(root: etree._Element, limits: SvgLimits) -> SvgError | None:
+    """Why the parsed tree is refused (entities, root element, depth), if it is."""
+    try:
+        _refuse_entities(root)
+        _check_root(root)
+        _check_depth(root, limits)
+    except SvgError as error:
+        return error.with_traceback(None)
+    return None
+
+
+def _syntax_error(text: str, line: int | None, column: int | None) -> SvgError:
+    message = _POSITION_SUFFIX.sub("", text).strip() or "malformed XML"
     if "Excessive depth" in message:
         return SvgError(
             f"the SVG nests elements too deeply (more than {LIBXML_MAX_DEPTH} levels)", line
@@ -134,13 +190,7 @@ def depth_limit(limits: SvgLimits) -> int:
     return min(limits.max_depth, LIBXML_MAX_DEPTH)
 
 
-def _check_size(root: etree._Element, limits: SvgLimits) -> int:
-    """The number of elements, after checking it and the depth against the limits."""
-    count = int(_COUNT(root))
-    if count > limits.max_elements:
-        raise SvgError(
-            f"the SVG has {count} elements; the limit is {limits.max_elements}", root.sourceline
-        )
+def _check_depth(root: etree._Element, limits: SvgLimits) -> None:
     depth = depth_limit(limits)
     too_deep = _first_at_depth(depth + 1)(root)
     if too_deep:
@@ -148,7 +198,6 @@ def _check_size(root: etree._Element, limits: SvgLimits) -> int:
             f"the SVG nests elements too deeply (more than {depth} levels)",
             too_deep[0].sourceline,
         )
-    return count
 
 
 @lru_cache(maxsize=8)

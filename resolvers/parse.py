@@ -22,5 +22,8 @@ async def parse_svg(context: RequestContext, svg: str) -> dict[str, Any]:
     try:
         parsed = await run_cpu(parse_unit_map, svg, context.settings.svg_limits, stoppable=True)
     except SvgError as error:
-        raise invalid({"svg": [str(error)]}) from None
-    return parsed.document
+        message = str(error)
+    else:
+        return parsed.document
+    del svg  # the error's traceback holds this frame, and errors outlive requests in cycles
+    raise invalid({"svg": [message]})
