@@ -11,6 +11,12 @@ MAX_PER_PAGE = 10000
 INT32_MAX = 2**31 - 1
 MAX_MATRIX_PAIRS = 50  # sources x targets of one distance matrix (E18)
 MAX_INPUT_ITEMS = 10000  # items of any one list in a request body or GraphQL variables
+# JSON request bodies longer than this are parsed and checked on the CPU pool
+# (`storage.cpu`), not on the event loop (rest/json_body.py).
+JSON_ON_LOOP_BYTES = 64 * 1024
+# Items of one E21/E22 body (assignments written in one transaction): 422 past it, from
+# the list's length alone (resolvers.validation.item_count_problems).
+MAX_WRITE_ITEMS = 1000
 # |x| and |y| of a waypoint, in drawing units: far beyond any drawing, small enough that
 # squared distances stay finite.
 MAX_COORDINATE = 1e9

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from resolvers.errors import FieldErrors
@@ -10,6 +11,7 @@ from resolvers.limits import (
     INT32_MAX,
     MAX_FILTER_LENGTH,
     MAX_PER_PAGE,
+    MAX_WRITE_ITEMS,
 )
 from storage.limits import MAX_ID_LENGTH
 
@@ -71,3 +73,15 @@ def oversized_lists(value: Any, limit: int, path: str = "") -> list[str]:
         elif isinstance(item, dict):
             stack.extend((f"{where}.{key}", child) for key, child in item.items())
     return sorted(found)
+
+
+def item_count_problems(limit: int = MAX_WRITE_ITEMS) -> Callable[[Any], list[str]]:
+    """A REST body's `counts` for a list of items: more than `limit` is refused from the
+    list's length alone, before any item is read."""
+
+    def problems(data: Any) -> list[str]:
+        if isinstance(data, list) and len(data) > limit:
+            return [f"must have at most {limit} items per request, not {len(data)}"]
+        return []
+
+    return problems

@@ -18,11 +18,12 @@ from graphql.utilities import coerce_input_value, type_from_ast, validate_input_
 from starlette.requests import Request
 
 from resolvers.errors import invalid
-from resolvers.limits import MAX_INPUT_ITEMS
+from resolvers.limits import JSON_ON_LOOP_BYTES, MAX_INPUT_ITEMS
 from resolvers.validation import oversized_lists
 from rest.bodies import read_body_bytes
 from rest.names import SameField, camelized, rest_name
 from rest.routes import Body
+from storage.cpu import run_cpu
 from storage.settings import Settings
 
 SCALAR_WORDS = {
@@ -38,8 +39,17 @@ SCALAR = re.compile(r"^(\w+) cannot represent")
 async def read_json_body(body: Body, request: Request, settings: Settings) -> Any:
     """The body's `data` member, camelized; 415 for another media type, 413 over the
     limit, 422 for JSON that does not parse, is not `{"data": ...}`, or has too many
-    items (the route's counts, any list over MAX_INPUT_ITEMS)."""
+    items (the route's counts, any list over MAX_INPUT_ITEMS). A body over
+    JSON_ON_LOOP_BYTES is read on the CPU pool: its parse and walks (seconds for 15 MB of
+    small nested lists) would hold the event loop and every other request."""
     data, _ = await read_body_bytes(body, request, settings)
+    if len(data) > JSON_ON_LOOP_BYTES:
+        return await run_cpu(decoded_body, body, data)
+    return decoded_body(body, data)
+
+
+def decoded_body(body: Body, data: bytes) -> Any:
+    """`read_json_body`'s work on the bytes, wherever it runs."""
     try:
         document = orjson.loads(data)
     except orjson.JSONDecodeError as error:

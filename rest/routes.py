@@ -15,6 +15,7 @@ from typing import Any
 from graphql import DocumentNode, parse
 
 from resolvers.distances import pair_count_problems
+from resolvers.validation import item_count_problems
 from rest.documents import PAGING, query_document
 from rest.names import rest_name
 from storage.settings import Settings
@@ -219,7 +220,7 @@ ROUTE = Body("route", "", ("application/json",), name="data", json=True,
                       Param("to", "to", "WaypointInput!", "body"),
                       Param("mode", "mode", "String", "body")))
 ASSIGNMENTS = Body("data", "[UnitAttributeAssignmentInput!]!", ("application/json",),
-                   name="data", json=True)  # fmt: skip
+                   name="data", json=True, counts=item_count_problems())  # fmt: skip
 
 FLAT_ROUTES: tuple[RestRoute, ...] = (
     RestRoute("GET", "/v1/assets", "listAssets", "List assets (E1)", "assets",
