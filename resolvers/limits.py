@@ -95,6 +95,9 @@ BYTES_PER_TOKEN = 600
 # about 4.5 MB a second (a 900 KB one holds the thread 0.2 s; this many characters,
 # under 4 ms); orjson decodes 8 MB of small objects in 0.14 s.
 PARSE_ON_LOOP_CHARS = 16 * 1024
+# GraphQL documents of more tokens are validated on the CPU pool: graphql-core's rules
+# take 15-40 us a token (5,000 tokens: up to 0.2 s), this many under 20 ms.
+VALIDATE_ON_LOOP_TOKENS = 500
 # An operation of introspection alone from this cost up (GraphiQL's schema query costs
 # about 13,000 and 40 ms) executes on the CPU pool, not on the event loop
 # (`schema.operation`): introspection resolves about 7 us a unit of cost.

@@ -300,6 +300,15 @@ def number_problem(document: DocumentNode) -> GraphQLError | None:
     return None
 
 
+def token_count(document: DocumentNode) -> int:
+    """The document's tokens, comments included (what its validation walks, and more)."""
+    count = 0
+    token = document.loc.start_token if document.loc is not None else None
+    while token is not None:
+        count, token = count + 1, token.next
+    return count
+
+
 def rough_size(node: Node) -> int:
     """Bytes the parsed document of `node` keeps alive, roughly: its text, the values of
     its tokens (strings and comments are copied) and BYTES_PER_TOKEN for each token with

@@ -49,7 +49,7 @@ async def run_operation(
     name = operation.name.value if operation.name else None
     try:
         keyed = await check_access(caches, graphql_schema, document, operation, context)
-        errors = caches.validate(graphql_schema, document, VALIDATION_RULES)
+        errors = await caches.validate(graphql_schema, document, VALIDATION_RULES)
         if errors:
             schema.process_errors(errors)
             return ExecutionResult(data=None, errors=errors)

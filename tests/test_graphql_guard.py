@@ -333,5 +333,5 @@ async def test_costs_are_kept_per_document_operation_and_small_variables():
     assert caches.cost(graphql_schema, document, padded, None) == operation_cost(
         graphql_schema, document, padded, None)  # fmt: skip
     assert len(caches.parsed(document).costs) == 3
-    first = caches.validate(graphql_schema, document, ())
-    assert caches.validate(graphql_schema, document, ()) is first
+    first = await caches.validate(graphql_schema, document, ())
+    assert await caches.validate(graphql_schema, document, ()) is first
