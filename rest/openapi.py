@@ -31,7 +31,13 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from resolvers.errors import ERRORS, ErrorCode
-from resolvers.limits import DEFAULT_PER_PAGE, INT32_MAX, MAX_FILTER_LENGTH, MAX_PER_PAGE
+from resolvers.limits import (
+    DEFAULT_PER_PAGE,
+    INT32_MAX,
+    MAX_FILTER_LENGTH,
+    MAX_PER_PAGE,
+    MAX_TARGET_BYTES,
+)
 from rest.etags import REVALIDATE
 from rest.openapi_schemas import ID_SCHEMA, Schema, SelectionSchemas, input_schema, nullable
 from rest.routes import MARKET, ROUTES, Body, Param, RestRoute, Shape
@@ -97,15 +103,21 @@ LOCATION_TAGS_DOC = (
 )
 
 ERROR_RESPONSES: dict[str, tuple[str, list[ErrorCode]]] = {
+    "400": ("Not a valid HTTP request (a malformed head, or both Content-Length and "
+            "Transfer-Encoding); the connection is closed.", [ErrorCode.BAD_REQUEST]),
     "401": ("No API key in the request.", [ErrorCode.UNAUTHENTICATED]),
     "403": ("The key is unknown or disabled, or lacks the operation's permission.",
             [ErrorCode.INVALID_KEY, ErrorCode.FORBIDDEN]),
     "404": ("Unknown id or path, outside the key's asset scope, or an experimental "
             "resource without its flag.", [ErrorCode.NOT_FOUND, ErrorCode.FLAG_REQUIRED]),
     "413": ("The request body is over the limit.", [ErrorCode.PAYLOAD_TOO_LARGE]),
+    "414": ("The request target (path and query) is over its limit.",
+            [ErrorCode.URI_TOO_LONG]),
     "415": ("The request body has another media type.", [ErrorCode.UNSUPPORTED_MEDIA_TYPE]),
     "422": ("Invalid input; `fields` names each bad input and what is wrong with it.",
             [ErrorCode.BAD_USER_INPUT]),
+    "431": ("The request head (request line and headers) is over its limit.",
+            [ErrorCode.HEADERS_TOO_LARGE]),
     "429": ("Over the key's rate limit; retry after `Retry-After` seconds.",
             [ErrorCode.RATE_LIMITED]),
     "500": ("Unexpected; logged with the request id (`X-Request-Id`).", [ErrorCode.INTERNAL]),
@@ -323,19 +335,22 @@ class DocumentBuilder:
         }  # fmt: skip
 
     def error_statuses(self, route: RestRoute, flag: str | None) -> list[str]:
-        statuses = ["401", "403"]
+        """Every status the route can answer besides success, the HTTP layer's included
+        (docs/limits.md): a client and a conformance check may meet any of them."""
+        statuses = ["400", "401", "403"]
         if flag or any(param.location == "path" for param in route.params):
             statuses.append("404")
         if route.body is not None:
             statuses += ["413", "415"]
+        statuses.append("414")
         if route.params or route.body is not None:
             statuses.append("422")
-        return [*statuses, "429", "500", "503"]
+        return [*statuses, "429", "431", "500", "503"]
 
     def error_responses(self) -> dict[str, Any]:
         responses = {}
         for status, (description, codes) in ERROR_RESPONSES.items():
-            examples = {code.value: {"value": {"message": ERRORS[code].message}}
+            examples = {code.value: {"value": {"message": self.message_of(code)}}
                         for code in codes}  # fmt: skip
             if status == "422":
                 examples[codes[0].value]["value"]["fields"] = {
@@ -349,6 +364,13 @@ class DocumentBuilder:
                 response["headers"] = RETRY_AFTER
             responses[status] = response
         return responses
+
+    def message_of(self, code: ErrorCode) -> str:
+        """The message as a client reads it, the limit a 414 or 431 names filled in."""
+        limits = {ErrorCode.URI_TOO_LONG: MAX_TARGET_BYTES,
+                  ErrorCode.HEADERS_TOO_LARGE: self.settings.max_header_bytes}  # fmt: skip
+        message = ERRORS[code].message
+        return message.format(limit=limits[code]) if code in limits else message
 
     def body_schema(self, route: RestRoute) -> Schema:
         """The 200 body: the route's selection in the route's envelope."""
