@@ -38,7 +38,7 @@ from rest.sdl import sdl_routes
 from rest.server import INDEXES_ENSURED, METRICS_FOLDER
 from rest.tracing import traced
 from rest.viewer import viewer_routes
-from schema.build import build_schema
+from schema.build import build_schema, cache_figures
 from storage.database import UNAVAILABLE_ERRORS, Store, connect
 from storage.settings import Settings
 
@@ -83,10 +83,12 @@ def create_app(settings: Settings, store: Store | None = None, ensure_indexes: b
         return json_response({"status": "ok"})
 
     async def readyz(request: Request) -> Response:
-        """Ready when the database answers; with the read cache's figures (docs/api.md)."""
+        """Ready when the database answers; with the figures of the process's caches, each
+        bounded in bytes, keys included (docs/api.md, docs/limits.md)."""
         if await services.store.ping():
             cache = asdict(services.store.cache.stats())
-            return json_response({"status": "ready", "read_cache": cache})
+            return json_response({"status": "ready", "read_cache": cache,
+                                  "graphql_caches": cache_figures(schema)})  # fmt: skip
         return error_of(ErrorCode.SERVICE_UNAVAILABLE, retry_after=settings.retry_after_seconds)
 
     static = graphiql_routes()[0]

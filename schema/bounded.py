@@ -28,6 +28,11 @@ class ByteLRU(Generic[K, V]):
     def __len__(self) -> int:
         return len(self.entries)
 
+    def figures(self) -> dict[str, int]:
+        """What `/readyz` shows of it: entries, bytes kept (keys included), budget."""
+        return {"entries": len(self.entries), "bytes_used": self.bytes,
+                "budget_bytes": self.max_bytes}  # fmt: skip
+
     def get(self, key: K) -> V | None:
         found = self.entries.get(key)
         if found is None:

@@ -10,7 +10,7 @@ from strawberry.utils.logging import StrawberryLogger
 
 from resolvers.errors import ErrorCode, classify
 from resolvers.operation_limits import OperationLimits
-from schema.compiled import read_field
+from schema.compiled import COMPILED_CODE, plans_of, read_field
 from schema.executor import CompiledExecutor
 from schema.guard import DocumentCaches, OperationGuard
 from schema.mutations import Mutation
@@ -53,3 +53,13 @@ def build_schema(settings: Settings) -> Schema:
     )
     schema.caches = caches
     return schema
+
+
+def cache_figures(schema: Schema) -> dict[str, dict[str, int]]:
+    """The GraphQL caches of a schema, each bounded in bytes (`schema.bounded`): parsed
+    documents with their validations and costs, compiled plans, generated code."""
+    return {
+        "documents": schema.caches.entries.figures(),
+        "plans": plans_of(schema._schema).documents.figures(),
+        "generated_code": COMPILED_CODE.figures(),
+    }

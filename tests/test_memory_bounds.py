@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from tests.servers import serve_tls
+from tests.test_read_cache import until
 
 MIB = 1024 * 1024
 JUNK = "j" * 4000
@@ -30,7 +31,7 @@ def test_3000_gets_with_junk_parameters_grow_a_served_process_by_less_than_100_m
     """On main each GET's whole URL keyed a kept answer: 3,000 of them with 4 KB junk
     parameters took RSS from 89 to 726 MB while /readyz showed 4.9 MB of cache."""
 
-    async def send(served) -> tuple[list[int], dict, dict]:
+    async def send(served) -> tuple[list[int], dict, dict, dict]:
         context = ssl.create_default_context(cafile=str(served.certs.ca_cert))
         headers = {"API-Key": keys.full}
         rss = []
@@ -50,15 +51,17 @@ def test_3000_gets_with_junk_parameters_grow_a_served_process_by_less_than_100_m
                 await asyncio.gather(*(one(n) for n in range(start, start + 50)))
                 if start in (1450, 2950):
                     rss.append(rss_bytes(served.process.pid))
-            after = (await client.get("/readyz")).json()["read_cache"]
-        return rss, before, after
+            ready = (await client.get("/readyz")).json()
+        return rss, before, ready["read_cache"], ready["graphql_caches"]
 
     with serve_tls(tmp_path, db_server, settings) as served:
-        rss, before, after = asyncio.run(send(served))
+        rss, before, after, graphql = asyncio.run(send(served))
     assert rss[-1] - rss[0] < 100 * MIB, rss
     # Answers to parameters a route does not read are not kept (junk keys nothing).
     assert after["entries"] - before["entries"] < 10, (before, after)
     assert after["bytes_used"] <= after["budget_bytes"]
+    for cache in graphql.values():  # parses, plans, code: none grew from these GETs
+        assert cache["bytes_used"] <= cache["budget_bytes"]
 
 
 @pytest.mark.security
@@ -67,6 +70,8 @@ async def test_answers_are_kept_under_digests_of_what_the_route_reads(client, fu
     """A kept answer's key is a 16-byte digest (counted in its entry), and a query with a
     parameter the route does not read is answered fresh, never kept."""
     cache = store.cache
+    await client.get("/v1/assets", headers=full_headers)  # reads start the change stream
+    await until(lambda: cache.live, "the change stream is up")
     junk = await client.get(f"/v1/assets/asset-1/floors?x={JUNK}", headers=full_headers)
     assert junk.status_code == 200
     assert not any(len(key) > 16 for key in cache._entries)  # every key: a digest

@@ -245,3 +245,9 @@ async def test_health_and_readiness(client):
     assert cache["enabled"] is True and cache["budget_bytes"] == 128 * 1024 * 1024
     assert cache["stream"] == "up" and cache["live"] is True
     assert cache["bytes_used"] <= cache["budget_bytes"]
+    graphql = body["graphql_caches"]
+    assert set(graphql) == {"documents", "plans", "generated_code"}
+    assert graphql["documents"]["budget_bytes"] == 16 * 1024 * 1024  # FLOORGATE_GRAPHQL_CACHE_MB
+    for figures in graphql.values():
+        assert set(figures) == {"entries", "bytes_used", "budget_bytes"}
+        assert 0 <= figures["bytes_used"] <= figures["budget_bytes"]
