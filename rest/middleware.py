@@ -99,7 +99,10 @@ class Boundary:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
-                if status is not None:
+                # An answer begun after the connection ended is never sent (Starlette's
+                # 500 for the ClientDisconnect of a body cut off): the log and /metrics
+                # count no answer, not that one.
+                if status is not None and not scope["state"].get(ANSWER_CUT):
                     status.append(message["status"])
                 headers = message.get("headers", [])
                 # A header the response set itself wins (Vary lines add up instead).

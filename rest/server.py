@@ -290,7 +290,9 @@ class ConnectionGuards:
     def refuse(self, error: ApiError, method: str = "-", target: bytes = b"") -> None:
         """The request cannot be parsed (or is over a size limit): read nothing more, and
         answer it through the app, whose `Boundary` answers `error` as JSON (logged and
-        counted like any answer); then close. Replaces uvicorn's plain-text 400. The
+        counted like any answer); then close. Replaces uvicorn's plain-text 400. A body
+        that breaks off into bytes the parser refuses (bad chunks) ends its connection
+        without an answer: its request is already running, and is logged as cut. The
         method and `target` read so far, if known, are for the access line (which clips
         them)."""
         if self.refused:
@@ -298,6 +300,12 @@ class ConnectionGuards:
         self.refused = True
         self.cancel_head_timer()
         if self.transport is None or self.transport.is_closing():
+            return
+        cycle = getattr(self, "cycle", None)  # uvicorn's current request, if its head came
+        if cycle is not None and not cycle.response_complete:  # its body broke off
+            cycle.disconnected = True  # its app hears a disconnect and sends nothing more
+            cycle.scope.setdefault("state", {})[ANSWER_CUT] = True  # logged, counted as such
+            self.transport.close()
             return
         self.transport.pause_reading()
         path, _, query = target.partition(b"?")
@@ -365,9 +373,9 @@ def _httptools_class() -> type[HttpToolsProtocol]:
 
         llhttp has no bound on a head: httptools keeps a header line whole until it ends
         (an 8 MB one, too). So the head's bytes are counted here: the target as it comes
-        (`on_url`), each finished header line (`on_header`), and the unfinished line at
-        the end of what was read; past MAX_TARGET_BYTES or `max_header_bytes` the
-        request is refused (414, 431) and nothing more is read."""
+        (`on_url`; past MAX_TARGET_BYTES, 414), each finished header line (`on_header`),
+        and the unfinished line at the end of what was read; past `max_header_bytes`,
+        431. Either way nothing more is read."""
 
         in_head = False
         last_read = b""  # while llhttp reads it
@@ -384,11 +392,7 @@ def _httptools_class() -> type[HttpToolsProtocol]:
                 newline = data.rfind(b"\n")
                 self.line_bytes = (len(data) - newline - 1 if newline >= 0
                                    else self.line_bytes + len(data))  # fmt: skip
-                if len(self.url) > MAX_TARGET_BYTES:
-                    method = self.parser.get_method().decode("latin-1")
-                    self.refuse(ApiError(ErrorCode.URI_TOO_LONG, limit=str(MAX_TARGET_BYTES)),
-                                method, self.url)  # fmt: skip
-                elif len(self.url) + self.head_bytes + self.line_bytes > self.max_header_bytes:
+                if len(self.url) + self.head_bytes + self.line_bytes > self.max_header_bytes:
                     self.refuse(ApiError(ErrorCode.HEADERS_TOO_LARGE,
                                          limit=str(self.max_header_bytes)))  # fmt: skip
 
@@ -407,6 +411,17 @@ def _httptools_class() -> type[HttpToolsProtocol]:
             super().on_message_begin()
             self.in_head, self.head_bytes, self.line_bytes = True, 0, 0
             self.start_head_timer()  # no-op on the first request: its timer runs already
+
+        def on_url(self, url: bytes) -> None:
+            """llhttp hands the target over as it reads it. Past the limit: refused, and
+            the parser stopped by an error (whose 400 is then not sent: `refuse` answered).
+            httptools.parse_url fails on targets over 64 KB, so they must not reach it."""
+            super().on_url(url)
+            if len(self.url) > MAX_TARGET_BYTES:
+                method = self.parser.get_method().decode("latin-1")
+                self.refuse(ApiError(ErrorCode.URI_TOO_LONG, limit=str(MAX_TARGET_BYTES)),
+                            method, self.url)  # fmt: skip
+                raise ValueError("request target over the limit")
 
         def on_header(self, name: bytes, value: bytes) -> None:
             super().on_header(name, value)

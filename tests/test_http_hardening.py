@@ -154,6 +154,32 @@ def test_metrics_and_the_access_log_count_what_was_sent(served):
     assert re.search(r"method=GET path=/x\?a{2000,}\.\.\.\[\d+ bytes\] status=414 ", log)
 
 
+def test_a_request_that_got_no_answer_is_counted_as_none(served, keys):
+    """Two requests whose apps ran but whose clients got nothing: a body that breaks off
+    into bytes that are no chunk (closed at once, no 2xx), and one the client abandons.
+    Starlette's 500 for the ClientDisconnect was never sent: they count as status 0."""
+    server, context = served
+    head = (b"POST /v1/maps/parse HTTP/1.1\r\nHost: localhost\r\nAPI-Key: " + keys.full.encode()
+            + b"\r\nContent-Type: image/svg+xml\r\n")  # fmt: skip
+    before = metrics_counts(served)
+    with open_tls(server, context) as sock:
+        sock.sendall(head + b"Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n")
+        assert seconds_until_closed(sock, time.monotonic(), 5)[1] == b""
+    with open_tls(server, context) as sock:
+        sock.sendall(head + b"Content-Length: 10\r\n\r\n<svg")
+        time.sleep(0.3)
+    time.sleep(0.5)
+    after = metrics_counts(served)
+    added = {name: after[name] - before.get(name, 0) for name in after
+             if after[name] != before.get(name, 0) and "/metrics" not in name}  # fmt: skip
+    assert added == {'floorgate_requests_total{method="POST",route="parseUnitMap",status="0"}': 2}
+    lines = [line for line in server.log.read_text().splitlines()
+             if "path=/v1/maps/parse " in line]  # fmt: skip
+    assert [line.split(" ms=")[0].split("path=")[1] for line in lines[-2:]] == [
+        "/v1/maps/parse status=-"] * 2
+    assert all(line.endswith(" cut=true") for line in lines[-2:])
+
+
 # -- finding 7: request line and head are capped ---------------------------------------------
 
 def test_an_8_mb_header_is_431_json(served):
