@@ -302,6 +302,7 @@ def test_no_log_line_is_longer_than_16_kb():
     ("/healthz/", "/healthz"),
     ("/files", "/files/"),
     ("/static/graphiql", "/static/graphiql/"),
+    ("/viewer/static/0123abcd", "/viewer/static/0123abcd/"),
     ("/graphql/?query=%7B__typename%7D", "/graphql?query=%7B__typename%7D"),
 ])  # fmt: skip
 async def test_redirects_are_relative_whatever_the_host(client, path, location):
