@@ -195,11 +195,12 @@ class Boundary:
         if scope["method"] not in SERVED_METHODS:
             return ApiError(ErrorCode.METHOD_NOT_ALLOWED)
         query = scope.get("query_string", b"")
-        if len(scope.get("raw_path") or b"") + len(query) + bool(query) > MAX_TARGET_BYTES:
+        target = len(scope.get("raw_path") or b"") + len(query) + bool(query)  # as sent
+        if target > MAX_TARGET_BYTES:
             return ApiError(ErrorCode.URI_TOO_LONG, limit=str(MAX_TARGET_BYTES))
         headers = scope.get("headers", ())
         limit = self.settings.max_header_bytes
-        if sum(len(name) + len(value) + 4 for name, value in headers) > limit:
+        if target + sum(len(name) + len(value) + 4 for name, value in headers) > limit:
             return ApiError(ErrorCode.HEADERS_TOO_LARGE, limit=str(limit))
         names = {name for name, _ in headers if name in (b"content-length",
                                                           b"transfer-encoding")}  # fmt: skip
