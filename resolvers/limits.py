@@ -17,6 +17,13 @@ JSON_ON_LOOP_BYTES = 64 * 1024
 # Items of one E21/E22 body (assignments written in one transaction): 422 past it, from
 # the list's length alone (resolvers.validation.item_count_problems).
 MAX_WRITE_ITEMS = 1000
+# An E21/E22 body: 1,000 items of four 255-character ids fit with room to spare; a
+# larger body is refused (413) as it arrives, before any of it is parsed.
+MAX_WRITE_BODY_BYTES = 2 * 1024 * 1024
+# An E18 or route body: 51 waypoints (50 pairs) of 255-character ids and long names fit
+# many times over. Parsing a large JSON body holds the interpreter (orjson keeps the
+# GIL), wherever it runs: bodies no route needs are refused as they arrive.
+MAX_QUERY_BODY_BYTES = 256 * 1024
 # |x| and |y| of a waypoint, in drawing units: far beyond any drawing, small enough that
 # squared distances stay finite.
 MAX_COORDINATE = 1e9

@@ -35,11 +35,18 @@ async def read_body_bytes(
     kind, params = media_type_of(request.headers.get("content-type"))
     if kind not in body.media_types:
         raise ApiError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, content_type=body.media_types[0])
-    data = await request.body()
     limit = body.max_bytes(settings) if body.max_bytes else settings.max_body_bytes
-    if len(data) > limit:
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:  # refused before a byte is read
         raise ApiError(ErrorCode.PAYLOAD_TOO_LARGE)
-    return data, params
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():  # counted as it arrives: chunked bodies too
+        size += len(chunk)
+        if size > limit:
+            raise ApiError(ErrorCode.PAYLOAD_TOO_LARGE)
+        chunks.append(chunk)
+    return b"".join(chunks), params
 
 
 async def read_text_body(body: Body, request: Request, settings: Settings) -> str:

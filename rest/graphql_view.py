@@ -18,7 +18,8 @@ from strawberry.types import ExecutionResult
 
 from resolvers.context import RequestContext, Services
 from resolvers.errors import ApiError, ErrorCode, classify
-from resolvers.limits import MAX_UNAUTHENTICATED_BODY_BYTES
+from resolvers.limits import MAX_QUERY_BODY_BYTES, MAX_UNAUTHENTICATED_BODY_BYTES
+from resolvers.permissions import ADMIN
 from rest.credentials import repeated_key, request_context
 from rest.graphiql import PAGE_HEADERS, graphiql_html
 from rest.graphql_requests import charge_kept, operation_of
@@ -94,7 +95,15 @@ class GraphQLView(GraphQL):
         request.state.context = context
         try:
             if context.api_key is not None:
-                await context.caller()
+                caller = await context.caller()
+                if request.method == "POST" and ADMIN not in caller.permissions:
+                    # Only the operator's writes carry large variables (a map's SVG):
+                    # anyone else's body is a document and small variables, refused unread
+                    # past them (parsing megabytes of JSON holds the interpreter).
+                    body = await body_up_to(request, limit + MAX_QUERY_BODY_BYTES)
+                    if body is None:
+                        return error_response(ApiError(ErrorCode.PAYLOAD_TOO_LARGE))
+                    request._body = body
                 return None
             context.spend_address_token()  # keyless introspection is limited per address
             if request.method == "POST":

@@ -36,6 +36,10 @@ def error_response(error: ApiError, headers: dict[str, str] | None = None) -> Re
     extra = dict(headers or {})
     if error.retry_after is not None:
         extra["Retry-After"] = str(error.retry_after)
+    if error.code is ErrorCode.PAYLOAD_TOO_LARGE:
+        # The rest of the body is not read: the connection closes after this answer
+        # instead of receiving (and decrypting) megabytes only to drop them.
+        extra["Connection"] = "close"
     return json_response(body, error.status, extra)
 
 

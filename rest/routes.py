@@ -15,6 +15,7 @@ from typing import Any
 from graphql import DocumentNode, parse
 
 from resolvers.distances import pair_count_problems
+from resolvers.limits import MAX_QUERY_BODY_BYTES, MAX_WRITE_BODY_BYTES
 from resolvers.validation import item_count_problems
 from rest.documents import PAGING, query_document
 from rest.names import rest_name
@@ -213,14 +214,17 @@ def with_market_aliases(
 PAGE = (Param("page", "page", "Int"), Param("per-page", "perPage", "Int"))
 ASSET = Param("asset", "assetId", "ID")
 GROUP = path("group-id", "groupId")
-MATRIX = Body("input", "DistanceMatrixInput!", ("application/json",), name="data", json=True,
+MATRIX = Body("input", "DistanceMatrixInput!", ("application/json",),
+              lambda settings: MAX_QUERY_BODY_BYTES, name="data", json=True,
               counts=pair_count_problems)
-ROUTE = Body("route", "", ("application/json",), name="data", json=True,
+ROUTE = Body("route", "", ("application/json",), lambda settings: MAX_QUERY_BODY_BYTES,
+             name="data", json=True,
              members=(Param("from", "from", "WaypointInput!", "body"),
                       Param("to", "to", "WaypointInput!", "body"),
                       Param("mode", "mode", "String", "body")))
 ASSIGNMENTS = Body("data", "[UnitAttributeAssignmentInput!]!", ("application/json",),
-                   name="data", json=True, counts=item_count_problems())  # fmt: skip
+                   lambda settings: MAX_WRITE_BODY_BYTES, name="data", json=True,
+                   counts=item_count_problems())  # fmt: skip
 
 FLAT_ROUTES: tuple[RestRoute, ...] = (
     RestRoute("GET", "/v1/assets", "listAssets", "List assets (E1)", "assets",

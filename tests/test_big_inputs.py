@@ -17,7 +17,8 @@ import pytest
 from parsing.errors import SvgError
 from parsing.limits import SvgLimits
 from parsing.svg import parse_unit_map
-from resolvers.limits import MAX_WRITE_ITEMS
+from resolvers.keys import create_key
+from resolvers.limits import MAX_WRITE_BODY_BYTES, MAX_WRITE_ITEMS
 from tests.servers import Served, serve_tls
 from tests.test_connections import client_context, wait_until_ready
 from tests.test_http_hardening import rss_mb
@@ -33,6 +34,7 @@ REFUSED_LATE = (f'<svg xmlns="{SVG_NS}" width="9" height="9">{RECT * 190_000}'
                 '<use href="http://x.test/a"/></svg>')
 FLAGS = {"Experimental-Flags": "unit-attributes-resource"}
 ASSIGN = "/v1/units/attribute-groups/g-1/units"
+MATRIX = "/v1/maps/map-1/distance-matrix"
 SVG_HEADERS = {"Content-Type": "image/svg+xml"}
 PARSE = "query ($svg: String!) { parseUnitMap(svg: $svg) }"
 LATE_MESSAGE = ('<use> refers to "http://x.test/a" outside the SVG; only "#id" references and '
@@ -143,12 +145,15 @@ async def test_the_maximum_itself_passes_the_count(client, full_headers):
 
 
 def test_a_15_mb_body_does_not_hold_other_requests(served, keys):
-    """15 MB of small nested lists (each under the per-list limit) sent to E21: reading
-    and walking them takes seconds, on the CPU pool. Meanwhile GETs on another
-    connection answer as usual."""
+    """15 MB of small nested lists, to E21 and E18: refused as they arrive (413: a
+    route's body is at most MAX_WRITE_BODY_BYTES or MAX_QUERY_BODY_BYTES), never parsed.
+    The largest E21 body that is read, 2 MB of them, is read on the CPU pool. Meanwhile
+    GETs on another connection answer as usual."""
     server, context = served
     body = orjson.dumps({"data": [[123456789] * 9_999 for _ in range(150)]})
     assert len(body) > 14_000_000
+    largest = orjson.dumps({"data": [[123456789] * 9_999 for _ in range(20)]})
+    assert 1_900_000 < len(largest) < MAX_WRITE_BODY_BYTES
     latencies: list[float] = []
     done = threading.Event()
 
@@ -160,21 +165,44 @@ def test_a_15_mb_body_does_not_hold_other_requests(served, keys):
                 latencies.append(time.monotonic() - started)
                 time.sleep(0.02)
 
+    headers = {"API-Key": keys.full, "Content-Type": "application/json",
+               "Experimental-Flags": "unit-attributes-resource, distances"}  # fmt: skip
     with httpx.Client(verify=context, base_url=server.base, timeout=60) as client:
         prober = threading.Thread(target=probe)
         prober.start()
         try:
             started = time.monotonic()
-            response = client.put(ASSIGN, content=body, headers={
-                "API-Key": keys.full, "Content-Type": "application/json", **FLAGS})
+            refused = [client.put(ASSIGN, content=body, headers=headers),
+                       client.post(MATRIX, content=body, headers=headers)]  # fmt: skip
+            read = client.put(ASSIGN, content=largest, headers=headers)
             took = time.monotonic() - started
         finally:
             done.set()
             prober.join()
-    assert response.status_code == 422
-    assert response.json() == {
+    for response in refused:
+        assert (response.status_code, response.json()) == (413, {"message":
+                                                                 "Request body too large"})
+    assert read.status_code == 422
+    assert read.json() == {
         "message": "Resource validation failed",
-        "fields": {f"data.{index}": ["must be an object"] for index in range(150)},
+        "fields": {f"data.{index}": ["must be an object"] for index in range(20)},
     }
     assert len(latencies) >= 5, (took, latencies)
     assert max(latencies) < 0.5, (took, sorted(latencies)[-5:])
+
+
+@pytest.mark.security
+async def test_a_keyed_graphql_body_past_a_document_and_small_variables_is_413(
+    client, keys, store
+):
+    """Without `service.admin` (whose maps carry large SVG variables), a /graphql body is
+    a document and small variables: past them it is refused unread."""
+    plain = (await create_key(store, "reader", [], None)).secret
+    padding = "#" + "x" * (2 * 1024 * 1024) + "\n"
+    body = {"query": padding + "{ assets { data { id } } }"}
+    refused = await client.post("/graphql", json=body, headers={"API-Key": plain})
+    assert (refused.status_code, refused.json()) == (413, {"message": "Request body too large"})
+    assert refused.headers["connection"] == "close"
+    admin = await client.post("/graphql", json=body, headers={"API-Key": keys.full})
+    assert admin.status_code == 413  # the document limit (1 MiB), after the body is read
+    assert admin.json() == {"message": "GraphQL document too large: at most 1048576 bytes"}
