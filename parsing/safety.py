@@ -26,8 +26,10 @@ from parsing.limits import SvgLimits
 # libxml2 refuses deeper documents by itself unless put in "huge" mode, which we never do.
 LIBXML_MAX_DEPTH = 256
 # Bytes given to the parser at a time: elements are counted after each chunk, so a
-# refused document is read at most this far past its limit (~0.3 ms of parsing).
-CHUNK_BYTES = 256 * 1024
+# refused document is read at most this far past its limit. libxml2 holds the
+# interpreter while it reads a chunk (1-3 ms for this size), and the event loop of a
+# server parsing in its CPU pool waits that long (256 KB: up to 25 ms).
+CHUNK_BYTES = 32 * 1024
 _POSITION_SUFFIX = re.compile(r",? line \d+, column \d+\s*$")
 
 

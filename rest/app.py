@@ -8,6 +8,7 @@ import ctypes
 import gc
 import logging
 import os
+import sys
 from collections.abc import AsyncIterator
 from dataclasses import asdict
 from functools import partial
@@ -48,6 +49,9 @@ ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 # (`settle_heap`). Larger young generations were measured too and only made each pause
 # longer (20,000: 23 ms pauses, no less time in all; docs/performance.md, issue 15).
 SERVING_GC_THRESHOLDS = (700, 10, 10)
+# How long a thread of the CPU pool (a parse) may run Python before the event loop gets
+# the interpreter back: 5 ms by default, which a request pays at each of its steps.
+SWITCH_INTERVAL_SECONDS = 0.0005
 M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
 LARGE_BLOCK = 128 * 1024  # glibc's default before it adapts
 
@@ -211,10 +215,12 @@ def settle_heap() -> None:
     collection first: it would cost that much on the path to the first answer, to free
     the few thousand objects of garbage start-up leaves (about 0.5 MB, kept). The
     thresholds go back to the serving ones (`floorgate serve` starts without full
-    collections, rest/cli.py)."""
+    collections, rest/cli.py). The interpreter switches threads every
+    SWITCH_INTERVAL_SECONDS, so that the CPU pool's work holds requests less."""
     gc.freeze()
     gc.set_threshold(*SERVING_GC_THRESHOLDS)
     return_large_blocks()
+    sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
 
 
 def return_large_blocks() -> None:
