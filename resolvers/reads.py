@@ -13,7 +13,7 @@ from typing import Any
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, not_found
 from resolvers.keys import Caller
-from resolvers.markets import check_market, check_owner
+from resolvers.markets import check_market, check_owner, listed_assets
 from resolvers.paging import BY_ID, as_resource, find_all, find_page, paged, slice_list
 from resolvers.validation import check_filter, check_id, check_paging, split_list
 from storage import cached_reads
@@ -151,8 +151,7 @@ async def list_unit_maps(
     check_id(errors, "assetId", asset_id)
     check_id(errors, "market", market)
     errors.raise_if_any()
-    await check_market(context, caller, asset_id, market)
-    query = caller.asset_filter(asset_id)
+    query = await listed_assets(context, caller, asset_id, market)
     if query is None:
         return paged([], page_no, size, False, total=0)
     if wanted_tags:

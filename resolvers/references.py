@@ -15,7 +15,7 @@ from typing import Any
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, not_found
 from resolvers.keys import Caller
-from resolvers.markets import check_market
+from resolvers.markets import listed_assets
 from resolvers.paging import BY_ID, Sort, end_count, find_page, paged
 from resolvers.validation import check_id, check_paging
 from storage import cached_reads
@@ -52,8 +52,7 @@ async def _list(
     check_id(errors, "groupId", group_id)
     check_reference_key(errors, "key", key)
     errors.raise_if_any()
-    await check_market(context, caller, asset_id, market)
-    query = caller.asset_filter(asset_id)
+    query = await listed_assets(context, caller, asset_id, market)
     if query is None:
         return paged([], page_no, size, False, total=0)
     if group_id is not None:
@@ -109,8 +108,7 @@ async def list_unit_reference_groups(
     check_id(errors, "assetId", asset_id)
     check_id(errors, "market", market)
     errors.raise_if_any()
-    await check_market(context, caller, asset_id, market)
-    query = caller.asset_filter(asset_id)
+    query = await listed_assets(context, caller, asset_id, market)
     if query is None:
         return paged([], page_no, size, False, total=0)
     pipeline: list[dict[str, Any]] = [
