@@ -17,6 +17,10 @@ class SvgError(ValueError):
         self.column = column
         super().__init__(str(self))
 
+    def __reduce__(self) -> tuple[type[SvgError], tuple[str, int | None, int | None]]:
+        """Pickled whole (a parse in a worker process raises it to the server)."""
+        return SvgError, (self.message, self.line, self.column)
+
     def __str__(self) -> str:
         if self.line is None:
             return self.message

@@ -1,0 +1,114 @@
+"""Work that holds the interpreter for long (an SVG parse of megabytes) runs in worker
+processes, not in a thread of the serving one.
+
+A thread of the CPU pool (`storage.cpu`) keeps the event loop free between its steps,
+but it shares the interpreter: libxml2 holds it while it reads, and a request waits for
+it at every step. Two 8 MB parses in threads raised a GET's p95 from 5 to 60-100 ms on
+2 cores (docs/performance.md, "Under attack"); in processes of their own they cost it
+nothing but the cores they use.
+
+The pool starts with the first call (no process at start-up: tests/test_cold_start.py),
+from a fork server, so a worker never inherits the serving process's threads and
+sockets. Arguments and results cross by pickle: a caller sends text and gets bytes or
+small objects back. A caller cancelled while its work runs sets that work's stop flag (a
+slot of shared memory the worker polls, like the `threading.Event` of `storage.cpu`),
+so the worker is free again at its next check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import multiprocessing
+import threading
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from storage.cpu import CPU_THREADS
+
+STOP_SLOTS = 256  # stoppable calls queued or running at once; more wait for a slot
+PRELOAD = ["parsing.svg"]
+
+_flags: Any = None  # in a worker: the shared stop flags
+_lock = threading.Lock()
+_state: dict[str, Any] = {}  # the pool, its flags and free slots, made on first use
+
+
+class SlotStop:
+    """The `parsing.errors.Stop` of a call in a worker: its slot of the shared flags."""
+
+    def __init__(self, slot: int) -> None:
+        self.slot = slot
+
+    def is_set(self) -> bool:
+        return bool(_flags[self.slot])
+
+
+def _adopt(flags: Any) -> None:
+    """A worker's initializer: keep the shared stop flags."""
+    global _flags
+    _flags = flags
+
+
+def _call(target: str, slot: int | None, *args: Any) -> Any:
+    """In a worker: the function named `module:name`, imported there (the serving process
+    never imports the parser), with its stop flag when it has a slot."""
+    module, _, name = target.partition(":")
+    function = getattr(importlib.import_module(module), name)
+    return function(*args) if slot is None else function(*args, stop=SlotStop(slot))
+
+
+def _pool() -> tuple[ProcessPoolExecutor, Any, list[int]]:
+    with _lock:
+        if "pool" not in _state:
+            context = multiprocessing.get_context("forkserver")
+            # Workers fork from a server that imported the parser once: a new worker
+            # answers at once instead of importing lxml and svgelements first.
+            context.set_forkserver_preload(PRELOAD)
+            flags = context.RawArray("b", STOP_SLOTS)
+            _state["flags"] = flags
+            _state["free"] = list(range(STOP_SLOTS))
+            _state["pool"] = ProcessPoolExecutor(CPU_THREADS, mp_context=context,
+                                                 initializer=_adopt, initargs=(flags,))  # fmt: skip
+        return _state["pool"], _state["flags"], _state["free"]
+
+
+def _forget(pool: ProcessPoolExecutor) -> None:
+    """A worker died (killed, out of memory): the next call makes a new pool."""
+    with _lock:
+        if _state.get("pool") is pool:
+            _state.pop("pool")
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
+async def run_isolated(target: str, *args: Any, stoppable: bool = False) -> Any:
+    """The function `target` (`module:name`) called with `args` in a worker process; with
+    `stoppable`, also `stop=<a Stop>`, set when the awaiting request is cancelled. Its
+    arguments and result must pickle. Raises BrokenProcessPool when a worker died (the
+    pool is made anew)."""
+    pool, flags, free = _pool()
+    slot: int | None = None
+    if stoppable:
+        while not free:  # every slot busy: wait, as the CPU pool's queue would
+            await asyncio.sleep(0.01)
+        slot = free.pop()
+        flags[slot] = 0
+    try:
+        submitted: Future[Any] = pool.submit(_call, target, slot, *args)
+    except BrokenProcessPool:
+        _forget(pool)
+        if slot is not None:
+            free.append(slot)
+        raise
+    if slot is not None:
+        submitted.add_done_callback(lambda _: free.append(slot))  # once it really ended
+    try:
+        return await asyncio.wrap_future(submitted)
+    except asyncio.CancelledError:
+        if slot is not None:
+            flags[slot] = 1
+        raise
+    except BrokenProcessPool:
+        _forget(pool)
+        raise
