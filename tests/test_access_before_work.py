@@ -62,27 +62,37 @@ async def test_a_body_is_not_read_for_a_key_without_the_permission(client, keys,
     assert seconds < 0.5, seconds
 
 
-async def test_150000_waypoints_are_refused_by_their_count(client, keys, huge_body):
+async def test_150000_waypoints_are_refused_by_their_size(client, keys, huge_body):
+    """Past E18's body limit (256 KiB) the body is refused as it arrives, unread."""
     response, seconds, worst = await latency_meanwhile(
         client, keys.plain,
         client.post(MATRIX, content=huge_body, headers={**JSON, **FLAGS, "API-Key": keys.full}))
-    assert (response.status_code, response.json()) == (422, {
-        "message": "Resource validation failed",
-        "fields": {"data": ["at most 50 source-target pairs (sources x targets) per request, "
-                            "not 150000"]}})  # fmt: skip
+    assert (response.status_code, response.json()) == (413, {"message": "Request body too large"})
     assert seconds < 1.0, seconds
     assert worst < 0.5, worst
 
 
-async def test_any_list_over_the_item_limit_is_refused_unwalked(client, keys):
-    assignments = [{"group_id": "w-view", "attribute_id": "w-view-city", "asset_id": "asset-1",
-                    "unit_id": "u-001"}] * 10_001  # fmt: skip
-    response = await client.put(
-        "/v1/units/attribute-groups/w-view/units", content=orjson.dumps({"data": assignments}),
-        headers={**JSON, "API-Key": keys.full, "Experimental-Flags": "unit-attributes-resource"})
+async def test_too_many_pairs_are_refused_by_their_count(client, keys):
+    """Within the body limit, 300 x 300 waypoints are refused from the lists' lengths."""
+    side = [{"id": "x"}] * 300
+    body = orjson.dumps({"data": {"sources": side, "targets": side}})
+    response = await client.post(MATRIX, content=body,
+                                 headers={**JSON, **FLAGS, "API-Key": keys.full})  # fmt: skip
     assert (response.status_code, response.json()) == (422, {
         "message": "Resource validation failed",
-        "fields": {"data": ["must have at most 10000 items"]}})  # fmt: skip
+        "fields": {"data": ["at most 50 source-target pairs (sources x targets) per request, "
+                            "not 90000"]}})  # fmt: skip
+
+
+async def test_any_list_over_the_item_limit_is_refused_unwalked(client, keys):
+    """A list nested anywhere in a body: 10,001 items are refused by their count."""
+    waypoint = {"id": "x", "extra": [0] * 10_001}
+    body = orjson.dumps({"data": {"sources": [waypoint], "targets": [{"id": "y"}]}})
+    response = await client.post(MATRIX, content=body,
+                                 headers={**JSON, **FLAGS, "API-Key": keys.full})  # fmt: skip
+    assert (response.status_code, response.json()) == (422, {
+        "message": "Resource validation failed",
+        "fields": {"data.sources.0.extra": ["must have at most 10000 items"]}})  # fmt: skip
 
 
 async def test_graphql_without_a_key_is_refused_before_its_body_is_read(client, keys):
