@@ -18,8 +18,10 @@ so the worker is free again at its next check.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import multiprocessing
+import os
 import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -29,6 +31,7 @@ from storage.cpu import CPU_THREADS
 
 STOP_SLOTS = 256  # stoppable calls queued or running at once; more wait for a slot
 PRELOAD = ["parsing.svg"]
+WORKER_NICENESS = 10  # below the serving process's priority (0), above a batch job's (19)
 
 _flags: Any = None  # in a worker: the shared stop flags
 _lock = threading.Lock()
@@ -46,9 +49,12 @@ class SlotStop:
 
 
 def _adopt(flags: Any) -> None:
-    """A worker's initializer: keep the shared stop flags."""
+    """A worker's initializer: keep the shared stop flags, and yield the cores to the
+    serving process whenever it has work (requests first, parses in the gaps)."""
     global _flags
     _flags = flags
+    with contextlib.suppress(OSError, AttributeError):  # not everywhere
+        os.nice(WORKER_NICENESS)
 
 
 def _call(target: str, slot: int | None, *args: Any) -> Any:
