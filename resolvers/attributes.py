@@ -14,7 +14,7 @@ from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, not_found
 from resolvers.keys import Caller
 from resolvers.paging import BY_ID, Sort, find_all, find_page, paged, slice_list
-from resolvers.validation import check_id, check_paging
+from resolvers.validation import check_id, check_paging, item_count_problems
 from storage import assignments as writes
 from storage import cached_reads
 from storage import collections as c
@@ -88,6 +88,10 @@ def _check_shape(errors: FieldErrors, group_id: str, items: list[Item]) -> None:
     check_id(errors, "groupId", group_id)
     if not items:
         errors.add("data", "must be a non-empty array")
+    too_many = item_count_problems()(items)  # REST refused these unread; GraphQL here
+    if too_many:
+        errors.add("data", too_many[0])
+        return
     for index, item in enumerate(items):
         for name, key in ITEM_FIELDS:
             check_id(errors, f"data.{index}.{name}", item[key])

@@ -95,7 +95,7 @@ class RestApi:
             await asyncio.sleep(0)
 
     async def handle(self, request: Request) -> Response:
-        raw_path = request.scope.get("raw_path", request.url.path.encode()).decode("latin-1")
+        raw_path = (request.scope.get("raw_path") or request.url.path.encode()).decode("latin-1")
         head = request.method == "HEAD"
         try:
             match, allowed = self.router.match(raw_path, "GET" if head else request.method)

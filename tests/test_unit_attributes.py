@@ -384,3 +384,18 @@ async def test_graphql_errors_use_graphql_names(client, headers, keys):
     assert denied["errors"][0]["extensions"]["code"] == "FORBIDDEN"
     no_flag = await graphql(client, {"API-Key": keys.full}, ASSIGN, {"g": "w-view", "data": data})
     assert no_flag["errors"][0]["extensions"]["code"] == "FLAG_REQUIRED"
+
+
+async def test_graphql_writes_take_at_most_1000_items_too(client, keys):
+    """The REST bodies' cap (MAX_WRITE_ITEMS) holds on the GraphQL face as well."""
+    item = {"groupId": "w-view", "attributeId": "w-view-city", "assetId": "asset-1",
+            "unitId": "u-001"}  # fmt: skip
+    query = ("mutation($items: [UnitAttributeAssignmentInput!]!) { "
+             'assignUnitAttributes(groupId: "w-view", data: $items) { unitId } }')
+    response = await client.post("/graphql", json={"query": query,
+                                                   "variables": {"items": [item] * 1001}},
+                                 headers={"API-Key": keys.full,
+                                          "Experimental-Flags": "unit-attributes-resource"})
+    [error] = response.json()["errors"]
+    assert error["extensions"] == {"code": "BAD_USER_INPUT", "fields": {
+        "data": ["must have at most 1000 items per request, not 1001"]}}
