@@ -110,13 +110,14 @@ def _read_tree(raw: bytes, as_text: bool, limits: SvgLimits) -> tuple[etree._Ele
     count = 0
     try:
         for start in range(0, max(len(raw), 1), CHUNK_BYTES):  # b"" too: "Document is empty"
-            parser.feed(raw[start:start + CHUNK_BYTES])
+            parser.feed(raw[start : start + CHUNK_BYTES])
             count += sum(1 for _ in parser.read_events())
             if count > limits.max_elements:
                 _discard(parser)
                 more = "" if start + CHUNK_BYTES >= len(raw) else " or more"
-                raise SvgError(f"the SVG has {count}{more} elements; the limit is "
-                               f"{limits.max_elements}")  # fmt: skip
+                raise SvgError(
+                    f"the SVG has {count}{more} elements; the limit is {limits.max_elements}"
+                )
         root = parser.close()
     except etree.XMLSyntaxError as error:
         # After some errors (an undefined entity) libxml2's push parser stops reading and

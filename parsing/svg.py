@@ -156,9 +156,7 @@ def parse_unit_map(
     raise failure
 
 
-def parsed_document_json(
-    data: bytes | str, limits: SvgLimits = SvgLimits(), stop: Stop | None = None  # noqa: B008
-) -> bytes:
+def parsed_document_json(data: bytes | str, limits: SvgLimits, stop: Stop | None = None) -> bytes:
     """`parse_unit_map`'s document as JSON: what a parse in a worker process sends back
     (bytes cross a pipe far cheaper than a tree of dicts and lists)."""
     return orjson.dumps(parse_unit_map(data, limits, stop).document)

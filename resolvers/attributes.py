@@ -154,9 +154,7 @@ async def _validated(
 async def assign(context: RequestContext, group_id: str, items: list[Item]) -> list[Item]:
     """E21: all items or none. Echoes the assignments given."""
     group = await _validated(context, group_id, items, assigning=True)
-    await writes.assign(
-        context.store, group_id, bool(group.get("one_attribute_per_unit")), items
-    )
+    await writes.assign(context.store, group_id, bool(group.get("one_attribute_per_unit")), items)
     return items
 
 

@@ -42,9 +42,11 @@ class Services:
         self.graph_cache = VersionedCache(self.settings.graph_cache_size)
         self.waypoint_cache = VersionedCache(self.settings.graph_cache_size)
         # One budget per key for every process (FLOORGATE_RATE_LIMIT_SHARE is obsolete).
-        self.rate_limiter = SharedLimiter(self.store[RATE_BUDGETS],
-                                          self.settings.rate_limit_per_second,
-                                          self.settings.rate_limit_burst)  # fmt: skip
+        self.rate_limiter = SharedLimiter(
+            self.store[RATE_BUDGETS],
+            self.settings.rate_limit_per_second,
+            self.settings.rate_limit_burst,
+        )
         # `FLOORGATE_RATE_LIMIT_PER_SECOND=0` turns every rate limit off.
         per_address = self.settings.unauthenticated_rate_per_second
         self.address_limiter = RateLimiter(
@@ -160,8 +162,7 @@ class RequestContext:
             self.state[CHARGED_COST] = cost
         units = units_of(cost)
         if units < self._units:
-            self.services.rate_limiter.give_back(caller.key_id, self._units - units,
-                                                 caller.limit)  # fmt: skip
+            self.services.rate_limiter.give_back(caller.key_id, self._units - units, caller.limit)
             self._units = units
 
 

@@ -63,8 +63,7 @@ ERRORS: dict[ErrorCode, ErrorKind] = {
     ErrorCode.HTTPS_REQUIRED: ErrorKind(403, "HTTPS is required"),
     # GraphQL only (REST routes stay under the limit by construction); 422 if ever mapped.
     ErrorCode.COST_LIMIT: ErrorKind(
-        422, "Query cost {cost} exceeds the limit of {limit}: ask for smaller pages or "
-        "fewer fields"
+        422, "Query cost {cost} exceeds the limit of {limit}: ask for smaller pages or fewer fields"
     ),
     ErrorCode.REQUEST_TIMEOUT: ErrorKind(408, "Request body not received in time"),
     # Answered for the HTTP parser (rest/server.py) or before routing (rest/middleware.py).

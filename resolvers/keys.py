@@ -102,8 +102,9 @@ class KeyCache:
     NAT address) is still served.
     """
 
-    def __init__(self, ttl: float = 5.0, max_entries: int = 10000,
-                 unversioned_ttl: float = 1.0) -> None:  # fmt: skip
+    def __init__(
+        self, ttl: float = 5.0, max_entries: int = 10000, unversioned_ttl: float = 1.0
+    ) -> None:
         self.ttl = ttl
         self.unversioned_ttl = unversioned_ttl
         self.max_entries = max_entries
@@ -146,8 +147,11 @@ class KeyCache:
         if valid is None or valid[0] < now or not _current(valid[1], version):
             cursor = store[API_KEYS].find({"disabled": {"$ne": True}}, {"_id": 0, "hash": 1})
             documents = await cursor.limit(self.max_entries + 1).to_list()
-            hashes = (frozenset(doc["hash"] for doc in documents)
-                      if len(documents) <= self.max_entries else None)  # fmt: skip
+            hashes = (
+                frozenset(doc["hash"] for doc in documents)
+                if len(documents) <= self.max_entries
+                else None
+            )
             ttl = self.ttl if version is not None else self.unversioned_ttl
             valid = self._valid = (now + ttl, version, hashes)
         return valid[2] is None or key_hash in valid[2]

@@ -30,8 +30,9 @@ async def parse_svg(context: RequestContext, svg: str) -> dict[str, Any]:
     except SvgError as error:
         message = str(error)
     except BrokenProcessPool:  # a worker died (out of memory, killed): try again later
-        raise ApiError(ErrorCode.SERVICE_UNAVAILABLE,
-                       retry_after=context.settings.retry_after_seconds) from None  # fmt: skip
+        raise ApiError(
+            ErrorCode.SERVICE_UNAVAILABLE, retry_after=context.settings.retry_after_seconds
+        ) from None
     else:
         del svg
         if len(document) > JSON_ON_LOOP_BYTES:

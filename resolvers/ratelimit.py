@@ -76,8 +76,10 @@ class RateLimiter:
             return
         per_second, burst = limit or (self.per_second, self.burst)
         now = time.monotonic()
-        self._buckets[key_id] = (min(float(burst), self._tokens(key_id, now, per_second, burst)
-                                     + units), now)  # fmt: skip
+        self._buckets[key_id] = (
+            min(float(burst), self._tokens(key_id, now, per_second, burst) + units),
+            now,
+        )
 
     def would_refuse(self, key_id: str) -> int | None:
         """The wait `take` would answer for one token, without spending it."""
@@ -117,8 +119,9 @@ class Seen:
 class SharedLimiter:
     """One token bucket per key for every process, in `collection`."""
 
-    def __init__(self, collection: AsyncCollection, per_second: float, burst: int,
-                 max_keys: int = 100000) -> None:  # fmt: skip
+    def __init__(
+        self, collection: AsyncCollection, per_second: float, burst: int, max_keys: int = 100000
+    ) -> None:
         self.collection = collection
         self.per_second, self.burst = per_second, max(1, burst)
         self.max_keys = max_keys
@@ -137,8 +140,7 @@ class SharedLimiter:
         per_second, burst = limit or (self.per_second, self.burst)
         return f"{key_id} {per_second!r}/{burst}", burst, 1.0 / per_second, burst / per_second
 
-    async def take(self, key_id: str, units: float = 1.0,
-                   limit: Limit | None = None) -> int | None:  # fmt: skip
+    async def take(self, key_id: str, units: float = 1.0, limit: Limit | None = None) -> int | None:
         """Spend `units` tokens (at most a full bucket); None when allowed, else the
         seconds to wait before retrying."""
         if not self.enabled:
@@ -161,16 +163,21 @@ class SharedLimiter:
                 return self._refused(self._wait(seen.tat, need, interval, capacity, now))
             batch = min(float(burst), need + burst // ALLOWANCE_SHARE)
             try:
-                granted, seen.tat = await spend(self.collection, bucket, batch, interval,
-                                                capacity, now, seen.tat < now)  # fmt: skip
+                granted, seen.tat = await spend(
+                    self.collection, bucket, batch, interval, capacity, now, seen.tat < now
+                )
                 if not granted and batch > need and seen.tat - now <= capacity - need * interval:
                     batch = need
-                    granted, seen.tat = await spend(self.collection, bucket, batch, interval,
-                                                    capacity, now, seen.tat < now)  # fmt: skip
+                    granted, seen.tat = await spend(
+                        self.collection, bucket, batch, interval, capacity, now, seen.tat < now
+                    )
             except PyMongoError as error:
-                log.warning("rate limits: the database failed (%s); each process limits "
-                            "keys on its own for %.0f s", type(error).__name__,
-                            FALLBACK_SECONDS)  # fmt: skip
+                log.warning(
+                    "rate limits: the database failed (%s); each process limits "
+                    "keys on its own for %.0f s",
+                    type(error).__name__,
+                    FALLBACK_SECONDS,
+                )
                 self._local_until = time.monotonic() + FALLBACK_SECONDS
                 return self._refused(self.fallback.take(key_id, units, limit))
             if not granted:

@@ -91,8 +91,9 @@ def create_app(settings: Settings, store: Store | None = None, ensure_indexes: b
         bounded in bytes, keys included (docs/api.md, docs/limits.md)."""
         if await services.store.ping():
             cache = asdict(services.store.cache.stats())
-            return json_response({"status": "ready", "read_cache": cache,
-                                  "graphql_caches": cache_figures(schema)})  # fmt: skip
+            return json_response(
+                {"status": "ready", "read_cache": cache, "graphql_caches": cache_figures(schema)}
+            )
         return error_of(ErrorCode.SERVICE_UNAVAILABLE, retry_after=settings.retry_after_seconds)
 
     static = graphiql_routes()[0]

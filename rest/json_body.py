@@ -36,6 +36,8 @@ SCALAR_WORDS = {
 REQUIRED = re.compile(r"to include required field '(\w+)'")
 UNKNOWN = re.compile(r"not to include unknown field '(\w+)'")
 SCALAR = re.compile(r"^(\w+) cannot represent")
+
+
 async def read_json_body(body: Body, request: Request, settings: Settings) -> Any:
     """The body's `data` member, camelized; 415 for another media type, 413 over the
     limit, 422 for JSON that does not parse, is not `{"data": ...}`, or has too many

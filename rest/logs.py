@@ -64,7 +64,7 @@ def safe_target(raw_path: bytes, query: bytes) -> str:
 def clipped(data: bytes) -> bytes:
     """What an access line keeps of a request's field: enough to show MAX_LOGGED_FIELD
     characters after redaction, never the whole of a huge one."""
-    return data[:MAX_LOGGED_FIELD + KEY_MARGIN]  # the same object when short
+    return data[: MAX_LOGGED_FIELD + KEY_MARGIN]  # the same object when short
 
 
 def shortened(text: str, size: int, limit: int = MAX_LOGGED_FIELD) -> str:
@@ -89,8 +89,19 @@ class AccessLine:
     redacts itself). `method=GET path=/v1/assets?per-page=2 status=200 ms=1.8
     client=127.0.0.1 id=3f2a...`"""
 
-    __slots__ = ("client", "cut", "key_id", "method", "milliseconds", "query", "raw_path",
-                 "request_id", "route", "size", "status")  # fmt: skip
+    __slots__ = (
+        "client",
+        "cut",
+        "key_id",
+        "method",
+        "milliseconds",
+        "query",
+        "raw_path",
+        "request_id",
+        "route",
+        "size",
+        "status",
+    )
 
     def __init__(self, method: str, raw_path: bytes, query: bytes, status: int | None,
                  milliseconds: float, client: str, request_id: str, route: str = "",
@@ -202,6 +213,9 @@ def log_config(access_log: bool = True, json: bool = False) -> dict[str, Any]:
         handler["filters"] = ["redact_keys"]
     config["loggers"]["floorgate"] = {"handlers": ["default"], "level": "INFO",
                                       "propagate": False}  # fmt: skip
-    config["loggers"]["floorgate.access"] = {"handlers": ["access_lines"], "propagate": False,
-                                             "level": "INFO" if access_log else "WARNING"}
+    config["loggers"]["floorgate.access"] = {
+        "handlers": ["access_lines"],
+        "propagate": False,
+        "level": "INFO" if access_log else "WARNING",
+    }
     return config

@@ -92,8 +92,10 @@ class Boundary:
         access log) when given."""
         started = False
         preflight = self.browser.is_preflight(scope)
-        extra = [*self.browser.for_response(scope, preflight), (b"x-request-id",
-                                                                request_id.encode())]
+        extra = [
+            *self.browser.for_response(scope, preflight),
+            (b"x-request-id", request_id.encode()),
+        ]
 
         async def send_with_id(message: Message) -> None:
             nonlocal started
@@ -107,9 +109,11 @@ class Boundary:
                 headers = message.get("headers", [])
                 # A header the response set itself wins (Vary lines add up instead).
                 present = {name.lower() for name, _ in headers} - {b"vary"}
-                message["headers"] = [*headers,
-                                      *(item for item in extra if item[0] not in present),
-                                      *self.rate_limit_headers(scope)]
+                message["headers"] = [
+                    *headers,
+                    *(item for item in extra if item[0] not in present),
+                    *self.rate_limit_headers(scope),
+                ]
             await send(message)
 
         malformed = scope["state"].get(REFUSED_BY_PARSER) or self.malformed(scope)
@@ -202,8 +206,7 @@ class Boundary:
         limit = self.settings.max_header_bytes
         if target + sum(len(name) + len(value) + 4 for name, value in headers) > limit:
             return ApiError(ErrorCode.HEADERS_TOO_LARGE, limit=str(limit))
-        names = {name for name, _ in headers if name in (b"content-length",
-                                                          b"transfer-encoding")}  # fmt: skip
+        names = {name for name, _ in headers if name in (b"content-length", b"transfer-encoding")}
         if len(names) > 1:
             return ApiError(ErrorCode.BAD_REQUEST)
         return None

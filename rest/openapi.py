@@ -64,6 +64,7 @@ def as_yaml(document: dict[str, Any]) -> bytes:
     text = yaml.dump(document, Dumper=YamlDumper, sort_keys=False, allow_unicode=True)
     return text.encode()
 
+
 EXAMPLES_FILE = Path(__file__).with_name("openapi_examples.json")
 ROUTE_BY_ID = {route.operation_id: route for route in ROUTES}
 CACHE = {"Cache-Control": "public, max-age=300"}
@@ -147,11 +148,14 @@ PAGING_SCHEMA: Schema = {
         "current_page": {"type": "integer", "minimum": 1},
         "prev_url": nullable({"type": "string", "format": "uri"}),
         "next_url": nullable({"type": "string", "format": "uri"}),
-        "total_count": {"type": "integer", "minimum": 0,
-                        "description": "Items in the whole list; present only when known "
-                        "without another scan of it (docs/api.md, Paging)."},
+        "total_count": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Items in the whole list; present only when known "
+            "without another scan of it (docs/api.md, Paging).",
+        },
     },
-}  # fmt: skip
+}
 
 
 def load_examples() -> dict[str, dict[str, Any]]:
@@ -214,9 +218,11 @@ class DocumentBuilder:
         notes = []
         if route.alias_of is not None:
             flat = ROUTE_BY_ID[route.alias_of]
-            notes.append(f"Alias of `{flat.operation_id}` (`{flat.method} {flat.path}`), as "
-                         "clients of the vendor's API call it: the same answer, for the asset "
-                         "of the path. Not found unless `market` is that asset's market.")
+            notes.append(
+                f"Alias of `{flat.operation_id}` (`{flat.method} {flat.path}`), as "
+                "clients of the vendor's API call it: the same answer, for the asset "
+                "of the path. Not found unless `market` is that asset's market."
+            )
         if flag:
             notes.append(f"Experimental: needs `{flag}` in the `{FLAGS_HEADER}` header.")
         if permission:
@@ -353,8 +359,7 @@ class DocumentBuilder:
             examples = {code.value: {"value": {"message": self.message_of(code)}}
                         for code in codes}  # fmt: skip
             if status == "422":
-                examples[codes[0].value]["value"]["fields"] = {
-                    "per-page": ["must be an integer"]}
+                examples[codes[0].value]["value"]["fields"] = {"per-page": ["must be an integer"]}
             response: dict[str, Any] = {
                 "description": description,
                 "content": {"application/json": {
@@ -367,8 +372,10 @@ class DocumentBuilder:
 
     def message_of(self, code: ErrorCode) -> str:
         """The message as a client reads it, the limit a 414 or 431 names filled in."""
-        limits = {ErrorCode.URI_TOO_LONG: MAX_TARGET_BYTES,
-                  ErrorCode.HEADERS_TOO_LARGE: self.settings.max_header_bytes}  # fmt: skip
+        limits = {
+            ErrorCode.URI_TOO_LONG: MAX_TARGET_BYTES,
+            ErrorCode.HEADERS_TOO_LARGE: self.settings.max_header_bytes,
+        }
         message = ERRORS[code].message
         return message.format(limit=limits[code]) if code in limits else message
 
@@ -393,8 +400,11 @@ class DocumentBuilder:
     def item_schema(self, selections: SelectionSchemas, kind: Any, selection: Any) -> Schema:
         """The schema of a result, its fragment's object named in components."""
         if selection is None:
-            return {"type": "object", "description": "The parsed document (see the "
-                    "unit-map conventions): version, type, width, height, elements."}
+            return {
+                "type": "object",
+                "description": "The parsed document (see the "
+                "unit-map conventions): version, type, width, height, elements.",
+            }
         fragment = selections.fragment_name(selection)
         if fragment is None:
             return selections.of(kind, selection)

@@ -47,8 +47,14 @@ def graphql_page_url(public_url: str, field: str, arguments: dict[str, Any], pag
     route of the table that serves that field, its path and filters filled in (the
     GraphQL face's `Paging.prevUrl`/`nextUrl`); None for a list REST does not page."""
     given = {name for name, value in arguments.items() if value is not None}
-    route = next((route for route in PAGED_ROUTES.get(field, ())
-                  if given <= {param.variable for param in route.params}), None)  # fmt: skip
+    route = next(
+        (
+            route
+            for route in PAGED_ROUTES.get(field, ())
+            if given <= {param.variable for param in route.params}
+        ),
+        None,
+    )
     if route is None:
         return None
     path, query = route.path, []

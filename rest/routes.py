@@ -133,8 +133,9 @@ class RestRoute:
     @cached_property
     def reads(self) -> frozenset[str]:
         """The query parameters the route reads (with their synonyms), and the key's."""
-        names = (name for param in self.params if param.location == "query"
-                 for name in param.spellings)  # fmt: skip
+        names = (
+            name for param in self.params if param.location == "query" for name in param.spellings
+        )
         return frozenset((*names, "api-key"))
 
     @property
@@ -185,8 +186,14 @@ def under_market(flat: RestRoute, tail: str, operation_id: str) -> RestRoute:
         *(param for param in flat.params if param.variable != "assetId"),
     )
     summary = f"{flat.summary}, under the asset's market"
-    return replace(flat, path=MARKET_PREFIX + tail, operation_id=operation_id, summary=summary,
-                   params=params, alias_of=flat.operation_id)  # fmt: skip
+    return replace(
+        flat,
+        path=MARKET_PREFIX + tail,
+        operation_id=operation_id,
+        summary=summary,
+        params=params,
+        alias_of=flat.operation_id,
+    )
 
 
 def with_market_aliases(
@@ -214,17 +221,37 @@ def with_market_aliases(
 PAGE = (Param("page", "page", "Int"), Param("per-page", "perPage", "Int"))
 ASSET = Param("asset", "assetId", "ID")
 GROUP = path("group-id", "groupId")
-MATRIX = Body("input", "DistanceMatrixInput!", ("application/json",),
-              lambda settings: MAX_QUERY_BODY_BYTES, name="data", json=True,
-              counts=pair_count_problems)
-ROUTE = Body("route", "", ("application/json",), lambda settings: MAX_QUERY_BODY_BYTES,
-             name="data", json=True,
-             members=(Param("from", "from", "WaypointInput!", "body"),
-                      Param("to", "to", "WaypointInput!", "body"),
-                      Param("mode", "mode", "String", "body")))
-ASSIGNMENTS = Body("data", "[UnitAttributeAssignmentInput!]!", ("application/json",),
-                   lambda settings: MAX_WRITE_BODY_BYTES, name="data", json=True,
-                   counts=item_count_problems())  # fmt: skip
+MATRIX = Body(
+    "input",
+    "DistanceMatrixInput!",
+    ("application/json",),
+    lambda settings: MAX_QUERY_BODY_BYTES,
+    name="data",
+    json=True,
+    counts=pair_count_problems,
+)
+ROUTE = Body(
+    "route",
+    "",
+    ("application/json",),
+    lambda settings: MAX_QUERY_BODY_BYTES,
+    name="data",
+    json=True,
+    members=(
+        Param("from", "from", "WaypointInput!", "body"),
+        Param("to", "to", "WaypointInput!", "body"),
+        Param("mode", "mode", "String", "body"),
+    ),
+)
+ASSIGNMENTS = Body(
+    "data",
+    "[UnitAttributeAssignmentInput!]!",
+    ("application/json",),
+    lambda settings: MAX_WRITE_BODY_BYTES,
+    name="data",
+    json=True,
+    counts=item_count_problems(),
+)
 
 FLAT_ROUTES: tuple[RestRoute, ...] = (
     RestRoute("GET", "/v1/assets", "listAssets", "List assets (E1)", "assets",
@@ -333,6 +360,8 @@ MARKET_ALIASES: dict[str, tuple[str, str]] = {
     "listUnitReferences": ("units/references", "listMarketUnitReferences"),
     "listUnitReferenceGroups": ("units/reference-groups", "listMarketUnitReferenceGroups"),
     "listGroupUnitReferences": (
-        "units/reference-groups/{group}/references", "listMarketGroupUnitReferences"),
+        "units/reference-groups/{group}/references",
+        "listMarketGroupUnitReferences",
+    ),
 }
 ROUTES: tuple[RestRoute, ...] = with_market_aliases(FLAT_ROUTES, MARKET_ALIASES)

@@ -309,11 +309,21 @@ class ConnectionGuards:
             return
         self.transport.pause_reading()
         path, _, query = target.partition(b"?")
-        scope: Scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"},
-                        "http_version": "1.1", "method": method, "scheme": self.scheme,
-                        "server": self.server, "client": self.client, "root_path": "",
-                        "path": "", "raw_path": path, "query_string": query, "headers": [],
-                        "state": {**self.app_state, REFUSED_BY_PARSER: error}}  # fmt: skip
+        scope: Scope = {
+            "type": "http",
+            "asgi": {"version": "3.0", "spec_version": "2.3"},
+            "http_version": "1.1",
+            "method": method,
+            "scheme": self.scheme,
+            "server": self.server,
+            "client": self.client,
+            "root_path": "",
+            "path": "",
+            "raw_path": path,
+            "query_string": query,
+            "headers": [],
+            "state": {**self.app_state, REFUSED_BY_PARSER: error},
+        }
         task = self.loop.create_task(self.answer_refusal(scope))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
@@ -330,8 +340,11 @@ class ConnectionGuards:
             if message["type"] == "http.response.start":
                 status = message["status"]
                 parts.append(f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\n".encode())
-                parts.extend(name + b": " + value + b"\r\n" for name, value in
-                             message.get("headers", []) if name.lower() != b"connection")
+                parts.extend(
+                    name + b": " + value + b"\r\n"
+                    for name, value in message.get("headers", [])
+                    if name.lower() != b"connection"
+                )
                 parts.append(b"connection: close\r\n\r\n")
             elif message["type"] == "http.response.body":
                 parts.append(message.get("body", b""))
@@ -390,19 +403,24 @@ def _httptools_class() -> type[HttpToolsProtocol]:
             self.last_read = b""
             if self.in_head and not self.refused:
                 newline = data.rfind(b"\n")
-                self.line_bytes = (len(data) - newline - 1 if newline >= 0
-                                   else self.line_bytes + len(data))  # fmt: skip
+                self.line_bytes = (
+                    len(data) - newline - 1 if newline >= 0 else self.line_bytes + len(data)
+                )
                 if len(self.url) + self.head_bytes + self.line_bytes > self.max_header_bytes:
-                    self.refuse(ApiError(ErrorCode.HEADERS_TOO_LARGE,
-                                         limit=str(self.max_header_bytes)))  # fmt: skip
+                    self.refuse(
+                        ApiError(ErrorCode.HEADERS_TOO_LARGE, limit=str(self.max_header_bytes))
+                    )
 
         def send_400_response(self, msg: str) -> None:
             """uvicorn's answer to what llhttp refused (called in its `except`): ours. llhttp
             knows a fixed list of methods: another word there is 405, as h11 lets the app
             say; bytes that are no method at all are 400."""
             word = self.last_read.lstrip(b"\r\n").split(b" ", 1)[0]
-            if (isinstance(sys.exc_info()[1], httptools.HttpParserInvalidMethodError)
-                    and word.isalpha() and len(word) <= 32):  # fmt: skip
+            if (
+                isinstance(sys.exc_info()[1], httptools.HttpParserInvalidMethodError)
+                and word.isalpha()
+                and len(word) <= 32
+            ):
                 self.refuse(ApiError(ErrorCode.METHOD_NOT_ALLOWED), word.decode("ascii"))
             else:
                 self.refuse(ApiError(ErrorCode.BAD_REQUEST))
@@ -419,8 +437,9 @@ def _httptools_class() -> type[HttpToolsProtocol]:
             super().on_url(url)
             if len(self.url) > MAX_TARGET_BYTES:
                 method = self.parser.get_method().decode("latin-1")
-                self.refuse(ApiError(ErrorCode.URI_TOO_LONG, limit=str(MAX_TARGET_BYTES)),
-                            method, self.url)  # fmt: skip
+                self.refuse(
+                    ApiError(ErrorCode.URI_TOO_LONG, limit=str(MAX_TARGET_BYTES)), method, self.url
+                )
                 raise ValueError("request target over the limit")
 
         def on_header(self, name: bytes, value: bytes) -> None:
@@ -453,15 +472,18 @@ def _h11_class() -> type[H11Protocol]:
             over the size limit is 414 while its request line is still unfinished."""
             error = sys.exc_info()[1]
             if getattr(error, "error_status_hint", 400) == 431:
-                start = self.conn.trailing_data[0][:MAX_TARGET_BYTES + 64]
+                start = self.conn.trailing_data[0][: MAX_TARGET_BYTES + 64]
                 method, _, target = start.split(b"\r\n", 1)[0].partition(b" ")
                 word = method.decode("latin-1") if method.isalpha() else "-"
                 if b"\n" in start:
-                    self.refuse(ApiError(ErrorCode.HEADERS_TOO_LARGE,
-                                         limit=str(self.max_header_bytes)), word)  # fmt: skip
+                    self.refuse(
+                        ApiError(ErrorCode.HEADERS_TOO_LARGE, limit=str(self.max_header_bytes)),
+                        word,
+                    )
                 else:
-                    self.refuse(ApiError(ErrorCode.URI_TOO_LONG, limit=str(MAX_TARGET_BYTES)),
-                                word, target)  # fmt: skip
+                    self.refuse(
+                        ApiError(ErrorCode.URI_TOO_LONG, limit=str(MAX_TARGET_BYTES)), word, target
+                    )
             else:
                 self.refuse(ApiError(ErrorCode.BAD_REQUEST))
 

@@ -30,8 +30,11 @@ class ByteLRU(Generic[K, V]):
 
     def figures(self) -> dict[str, int]:
         """What `/readyz` shows of it: entries, bytes kept (keys included), budget."""
-        return {"entries": len(self.entries), "bytes_used": self.bytes,
-                "budget_bytes": self.max_bytes}  # fmt: skip
+        return {
+            "entries": len(self.entries),
+            "bytes_used": self.bytes,
+            "budget_bytes": self.max_bytes,
+        }
 
     def get(self, key: K) -> V | None:
         found = self.entries.get(key)

@@ -42,8 +42,12 @@ def build_schema(settings: Settings) -> Schema:
     limit, the cached parse, access and figures, the cached validation, then the cost;
     its caches are the schema's (`DocumentCaches`)."""
     limits = OperationLimits.from_settings(settings)
-    caches = DocumentCaches(limits, settings.graphql_cache_mb * 1024 * 1024,
-                            settings.graphql_max_tokens, settings.graphql_max_document_bytes)
+    caches = DocumentCaches(
+        limits,
+        settings.graphql_cache_mb * 1024 * 1024,
+        settings.graphql_max_tokens,
+        settings.graphql_max_document_bytes,
+    )
     schema = Schema(
         query=Query,
         mutation=Mutation,

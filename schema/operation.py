@@ -53,15 +53,28 @@ async def run_operation(
         if errors:
             schema.process_errors(errors)
             return ExecutionResult(data=None, errors=errors)
-        cost = await check_cost_of(caches, graphql_schema, document, name, variables,
-                                   context, keyed)  # fmt: skip
+        cost = await check_cost_of(
+            caches, graphql_schema, document, name, variables, context, keyed
+        )
         if cost >= INTROSPECTION_ON_LOOP_COST and not root_field_names(document, operation):
-            result = await run_cpu(partial(execute_sync, graphql_schema, document,
-                                           variable_values=variables, operation_name=name))
+            result = await run_cpu(
+                partial(
+                    execute_sync,
+                    graphql_schema,
+                    document,
+                    variable_values=variables,
+                    operation_name=name,
+                )
+            )
         else:
-            result = execute(graphql_schema, document, variable_values=variables,
-                             operation_name=name, context_value=context,
-                             executor_class=schema.execution_context_class)  # fmt: skip
+            result = execute(
+                graphql_schema,
+                document,
+                variable_values=variables,
+                operation_name=name,
+                context_value=context,
+                executor_class=schema.execution_context_class,
+            )
         if isawaitable(result):
             result = await result
     except Exception as exc:  # as strawberry: any failure is the operation's one error

@@ -51,8 +51,10 @@ from schema.types import (
 MODE = strawberry.argument(description="`foot` (default) or `wheelchair`.")
 # A vendor path's market (docs/api.md, "Vendor paths"): given, it must be the market of
 # the asset named by `assetId`, else the field answers "Not found".
-MARKET = strawberry.argument(description="The asset's market (`multifamily`): when given, "
-                             "`assetId`'s asset must be of this market, else Not found.")
+MARKET = strawberry.argument(
+    description="The asset's market (`multifamily`): when given, "
+    "`assetId`'s asset must be of this market, else Not found."
+)
 Market = Annotated[str | None, MARKET]
 AssetId = Annotated[
     strawberry.ID | None,

@@ -27,6 +27,7 @@ from storage.files import file_url
 
 Document = dict[str, Any]
 
+
 def _page_address(info: Info, paging: Document, page: int | None) -> str | None:
     """The REST address of `page` of the list `paging` belongs to (`schema.queries.listed`
     names it), as REST's paging links; None without a page or outside an HTTP request."""

@@ -31,8 +31,9 @@ def _distinct(items: list[Assignment]) -> dict[Pair, Assignment]:
     return {(item["unit_id"], item["attribute_id"]): item for item in items}
 
 
-async def _stored(store: Store, group_id: str, pairs: dict[Pair, Any],
-                  session: Session) -> list[Assignment]:  # fmt: skip
+async def _stored(
+    store: Store, group_id: str, pairs: dict[Pair, Any], session: Session
+) -> list[Assignment]:
     """The group's stored assignments of the units that `pairs` name."""
     units = sorted({unit_id for unit_id, _ in pairs})
     query = {"group_id": group_id, "unit_id": {"$in": units}}
@@ -50,22 +51,32 @@ async def assign(store: Store, group_id: str, exclusive: bool, items: list[Assig
         stored = await _stored(store, group_id, wanted, session)
         present = {(doc["unit_id"], doc["attribute_id"]): doc for doc in stored}
         changes: list[DeleteOne | UpdateOne] = [
-            DeleteOne({"_id": doc["_id"]}) for pair, doc in present.items()
+            DeleteOne({"_id": doc["_id"]})
+            for pair, doc in present.items()
             if exclusive and pair not in wanted
-        ]  # fmt: skip
+        ]
         changes += [
-            UpdateOne({"_id": doc["_id"]},
-                      {"$set": {"asset_id": wanted[pair]["asset_id"], "exclusive": exclusive}})
-            for pair, doc in present.items() if pair in wanted
-            and (doc.get("asset_id"), doc.get("exclusive")) != (wanted[pair]["asset_id"],
-                                                                exclusive)
-        ]  # fmt: skip
+            UpdateOne(
+                {"_id": doc["_id"]},
+                {"$set": {"asset_id": wanted[pair]["asset_id"], "exclusive": exclusive}},
+            )
+            for pair, doc in present.items()
+            if pair in wanted
+            and (doc.get("asset_id"), doc.get("exclusive")) != (wanted[pair]["asset_id"], exclusive)
+        ]
         if changes:  # deletes first: the unit's other attribute goes before its new one
             await assignments.bulk_write(changes, session=session)
-        new = [{"group_id": group_id, "attribute_id": attribute_id,
-                "asset_id": item["asset_id"], "unit_id": unit_id, "exclusive": exclusive}
-               for (unit_id, attribute_id), item in wanted.items()
-               if (unit_id, attribute_id) not in present]  # fmt: skip
+        new = [
+            {
+                "group_id": group_id,
+                "attribute_id": attribute_id,
+                "asset_id": item["asset_id"],
+                "unit_id": unit_id,
+                "exclusive": exclusive,
+            }
+            for (unit_id, attribute_id), item in wanted.items()
+            if (unit_id, attribute_id) not in present
+        ]
         if new:
             await assignments.insert_many(new, session=session)
 
@@ -78,14 +89,20 @@ async def unassign(store: Store, group_id: str, items: list[Assignment]) -> list
     wanted = _distinct(items)
 
     async def work(session: Session) -> list[Assignment]:
-        found = [doc for doc in await _stored(store, group_id, wanted, session)
-                 if (doc["unit_id"], doc["attribute_id"]) in wanted]  # fmt: skip
+        found = [
+            doc
+            for doc in await _stored(store, group_id, wanted, session)
+            if (doc["unit_id"], doc["attribute_id"]) in wanted
+        ]
         if found:
-            await assignments.bulk_write([DeleteOne({"_id": doc["_id"]}) for doc in found],
-                                         session=session)  # fmt: skip
+            await assignments.bulk_write(
+                [DeleteOne({"_id": doc["_id"]}) for doc in found], session=session
+            )
         return found
 
     removed: list[Assignment] = await atomically(store, work)
     fields = ("group_id", "attribute_id", "asset_id", "unit_id")
-    return sorted(({name: doc[name] for name in fields} for doc in removed),
-                  key=lambda doc: (doc["unit_id"], doc["attribute_id"]))  # fmt: skip
+    return sorted(
+        ({name: doc[name] for name in fields} for doc in removed),
+        key=lambda doc: (doc["unit_id"], doc["attribute_id"]),
+    )

@@ -410,5 +410,3 @@ SPECS: dict[str, Spec] = {
         **_STAMPS,
     },
 }
-
-

@@ -112,8 +112,15 @@ def demo_dataset(seed: int = 7) -> DemoDataset:
     svgs: dict[str, str] = {}
     data: dict[str, Any] = {
         "version": 1,
-        "assets": [{"id": ASSET_ID, "market": "multifamily", "name": ASSET_NAME,
-                    **ASSET_ADDRESS, **clock.stamps(0, 30)}],
+        "assets": [
+            {
+                "id": ASSET_ID,
+                "market": "multifamily",
+                "name": ASSET_NAME,
+                **ASSET_ADDRESS,
+                **clock.stamps(0, 30),
+            }
+        ],
         "floors": [],
         "units": [],
         "unit_maps": [],

@@ -188,8 +188,11 @@ class _Venue:
             self.report.add("invalid polygon, repaired", feature.id)
             shape = shapely.make_valid(shape)
             polygons = [g for g in getattr(shape, "geoms", [shape]) if isinstance(g, Polygon)]
-            shape = shapely.MultiPolygon(polygons) if len(polygons) > 1 else (
-                polygons[0] if polygons else None)
+            shape = (
+                shapely.MultiPolygon(polygons)
+                if len(polygons) > 1
+                else (polygons[0] if polygons else None)
+            )
         return shape
 
     def point_of(self, feature: Feature) -> tuple[float, float] | None:
@@ -251,20 +254,30 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
     _draw(venue, doors, network)
     places = _places(venue)
     venue_name = venue.text(venue.venue.properties.get("name")) if venue.venue else None
-    asset = {"id": venue.asset_id, "market": "imdf", "name": venue_name or venue.asset_id,
-             **_venue_details(venue)}  # fmt: skip
+    asset = {
+        "id": venue.asset_id,
+        "market": "imdf",
+        "name": venue_name or venue.asset_id,
+        **_venue_details(venue),
+    }
     data: dict[str, Any] = {
         "version": 1,
         "assets": [asset],
         "floors": [
-            {"id": level_id, "asset_id": venue.asset_id, "name": level.name,
-             "label": level.name, "short_label": level.short, "sort": level.index}
+            {
+                "id": level_id,
+                "asset_id": venue.asset_id,
+                "name": level.name,
+                "label": level.name,
+                "short_label": level.short,
+                "sort": level.index,
+            }
             for level_id, level in venue.levels.items()
         ],
         "units": [
-            {"id": unit_id, "asset_id": venue.asset_id, "floor_id": unit.level,
-             "name": unit.name}
-            for unit_id, unit in venue.units.items() if unit.listed
+            {"id": unit_id, "asset_id": venue.asset_id, "floor_id": unit.level, "name": unit.name}
+            for unit_id, unit in venue.units.items()
+            if unit.listed
         ],
         "unit_maps": [],
         "locations": [],
@@ -324,9 +337,13 @@ def _venue_details(venue: _Venue) -> dict[str, Any]:
         venue.report.add("venue address not in the archive", str(properties["address_id"]))
     display = properties.get("display_point")
     coordinates = display.get("coordinates") if isinstance(display, dict) else None
-    if (isinstance(coordinates, list) and len(coordinates) >= 2
-            and all(isinstance(c, int | float) and math.isfinite(c) for c in coordinates[:2])
-            and -180 <= coordinates[0] <= 180 and -90 <= coordinates[1] <= 90):  # fmt: skip
+    if (
+        isinstance(coordinates, list)
+        and len(coordinates) >= 2
+        and all(isinstance(c, int | float) and math.isfinite(c) for c in coordinates[:2])
+        and -180 <= coordinates[0] <= 180
+        and -90 <= coordinates[1] <= 90
+    ):
         details |= {"longitude": float(coordinates[0]), "latitude": float(coordinates[1])}
     return {name: value for name, value in details.items() if value is not None}
 

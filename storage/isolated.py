@@ -75,8 +75,9 @@ def _pool() -> tuple[ProcessPoolExecutor, Any, list[int]]:
             flags = context.RawArray("b", STOP_SLOTS)
             _state["flags"] = flags
             _state["free"] = list(range(STOP_SLOTS))
-            _state["pool"] = ProcessPoolExecutor(CPU_THREADS, mp_context=context,
-                                                 initializer=_adopt, initargs=(flags,))  # fmt: skip
+            _state["pool"] = ProcessPoolExecutor(
+                CPU_THREADS, mp_context=context, initializer=_adopt, initargs=(flags,)
+            )
         return _state["pool"], _state["flags"], _state["free"]
 
 

@@ -22,8 +22,15 @@ from pymongo.errors import DuplicateKeyError
 EXPIRY_MARGIN_SECONDS = 60.0  # kept this long after the bucket is full (clock skew)
 
 
-async def spend(collection: AsyncCollection, bucket: str, tokens: float, interval: float,
-                capacity: float, now: float, full: bool) -> tuple[bool, float]:  # fmt: skip
+async def spend(
+    collection: AsyncCollection,
+    bucket: str,
+    tokens: float,
+    interval: float,
+    capacity: float,
+    now: float,
+    full: bool,
+) -> tuple[bool, float]:
     """Spend `tokens` of `bucket` at `now` (seconds since the epoch). Returns whether they
     were granted and the bucket's `tat` after the spend (granted) or as found (refused).
     `full` says which update to try first: a caller that last saw the bucket full."""
@@ -35,15 +42,19 @@ async def spend(collection: AsyncCollection, bucket: str, tokens: float, interva
         return await collection.find_one_and_update(
             {"_id": bucket, "tat": {"$gte": now, "$lte": now + capacity - cost}},
             {"$inc": {"tat": cost}, "$set": {"expires_at": expires}},
-            projection=projection, return_document=ReturnDocument.AFTER)  # fmt: skip
+            projection=projection,
+            return_document=ReturnDocument.AFTER,
+        )
 
     async def once_full() -> dict[str, Any] | None:
         try:
             return await collection.find_one_and_update(
                 {"_id": bucket, "tat": {"$lt": now}},
                 {"$set": {"tat": now + cost, "expires_at": expires}},
-                projection=projection, upsert=True,
-                return_document=ReturnDocument.AFTER)  # fmt: skip
+                projection=projection,
+                upsert=True,
+                return_document=ReturnDocument.AFTER,
+            )
         except DuplicateKeyError:  # the document exists and is not full: not this update
             return None
 

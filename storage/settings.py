@@ -100,10 +100,20 @@ def frame_ancestors(raw: str | None) -> tuple[str, ...]:
 
 
 # Settings that have no meaning at 0 or below: each is checked when Settings are made.
-POSITIVE = ("request_timeout_seconds", "header_timeout_seconds", "keepalive_timeout_seconds",
-            "body_timeout_seconds", "send_timeout_seconds", "db_timeout_ms", "max_body_bytes",
-            "max_connections", "graphql_max_cost_without_key", "graphql_max_document_bytes",
-            "graphql_cache_mb", "max_header_bytes")  # fmt: skip
+POSITIVE = (
+    "request_timeout_seconds",
+    "header_timeout_seconds",
+    "keepalive_timeout_seconds",
+    "body_timeout_seconds",
+    "send_timeout_seconds",
+    "db_timeout_ms",
+    "max_body_bytes",
+    "max_connections",
+    "graphql_max_cost_without_key",
+    "graphql_max_document_bytes",
+    "graphql_cache_mb",
+    "max_header_bytes",
+)
 MAX_PORT = 65_535
 
 
@@ -201,11 +211,13 @@ class Settings:
             "max_body_bytes": _env_int("FLOORGATE_MAX_BODY_BYTES", cls.max_body_bytes),
             "max_header_bytes": _env_int("FLOORGATE_MAX_HEADER_BYTES", cls.max_header_bytes),
             "db_timeout_ms": _env_int("FLOORGATE_DB_TIMEOUT_MS", cls.db_timeout_ms),
-            "rate_limit_per_second": _env_float("FLOORGATE_RATE_LIMIT_PER_SECOND",
-                                                cls.rate_limit_per_second),
+            "rate_limit_per_second": _env_float(
+                "FLOORGATE_RATE_LIMIT_PER_SECOND", cls.rate_limit_per_second
+            ),
             "rate_limit_burst": _env_int("FLOORGATE_RATE_LIMIT_BURST", cls.rate_limit_burst),
-            "rate_limit_share": max(1, _env_int("FLOORGATE_RATE_LIMIT_SHARE",
-                                                cls.rate_limit_share)),
+            "rate_limit_share": max(
+                1, _env_int("FLOORGATE_RATE_LIMIT_SHARE", cls.rate_limit_share)
+            ),
             "unauthenticated_rate_per_second": _env_float(
                 "FLOORGATE_UNAUTHENTICATED_RATE_PER_SECOND", cls.unauthenticated_rate_per_second
             ),
@@ -213,19 +225,24 @@ class Settings:
                 "FLOORGATE_UNAUTHENTICATED_BURST", cls.unauthenticated_burst
             ),
             "graphql_max_cost": _env_int("FLOORGATE_GRAPHQL_MAX_COST", cls.graphql_max_cost),
-            "graphql_max_cost_without_key": _env_int("FLOORGATE_GRAPHQL_MAX_COST_WITHOUT_KEY",
-                                                     cls.graphql_max_cost_without_key),
-            "graphql_max_document_bytes": _env_int("FLOORGATE_GRAPHQL_MAX_DOCUMENT_BYTES",
-                                                   cls.graphql_max_document_bytes),
+            "graphql_max_cost_without_key": _env_int(
+                "FLOORGATE_GRAPHQL_MAX_COST_WITHOUT_KEY", cls.graphql_max_cost_without_key
+            ),
+            "graphql_max_document_bytes": _env_int(
+                "FLOORGATE_GRAPHQL_MAX_DOCUMENT_BYTES", cls.graphql_max_document_bytes
+            ),
             "graphql_cache_mb": _env_int("FLOORGATE_GRAPHQL_CACHE_MB", cls.graphql_cache_mb),
             "graphql_max_depth": _env_int("FLOORGATE_GRAPHQL_MAX_DEPTH", cls.graphql_max_depth),
-            "graphql_max_aliases": _env_int("FLOORGATE_GRAPHQL_MAX_ALIASES",
-                                            cls.graphql_max_aliases),
+            "graphql_max_aliases": _env_int(
+                "FLOORGATE_GRAPHQL_MAX_ALIASES", cls.graphql_max_aliases
+            ),
             "graphql_max_tokens": _env_int("FLOORGATE_GRAPHQL_MAX_TOKENS", cls.graphql_max_tokens),
-            "graphql_max_fragment_spreads": _env_int("FLOORGATE_GRAPHQL_MAX_FRAGMENT_SPREADS",
-                                                     cls.graphql_max_fragment_spreads),
-            "retry_after_seconds": _env_int("FLOORGATE_RETRY_AFTER_SECONDS",
-                                            cls.retry_after_seconds),
+            "graphql_max_fragment_spreads": _env_int(
+                "FLOORGATE_GRAPHQL_MAX_FRAGMENT_SPREADS", cls.graphql_max_fragment_spreads
+            ),
+            "retry_after_seconds": _env_int(
+                "FLOORGATE_RETRY_AFTER_SECONDS", cls.retry_after_seconds
+            ),
             "request_timeout_seconds": _env_float(
                 "FLOORGATE_REQUEST_TIMEOUT_SECONDS", cls.request_timeout_seconds
             ),
@@ -242,8 +259,11 @@ class Settings:
                 "FLOORGATE_SEND_TIMEOUT_SECONDS", cls.send_timeout_seconds
             ),
             "max_connections": _env_int("FLOORGATE_MAX_CONNECTIONS", cls.max_connections),
-            "cors_origins": tuple(origin.rstrip("/") for origin in
-                                  _env_list("FLOORGATE_CORS_ORIGINS") if origin != "*"),
+            "cors_origins": tuple(
+                origin.rstrip("/")
+                for origin in _env_list("FLOORGATE_CORS_ORIGINS")
+                if origin != "*"
+            ),
             "hsts_seconds": _env_int("FLOORGATE_HSTS_SECONDS", cls.hsts_seconds),
             "svg_limits": SvgLimits(
                 max_bytes=_env_int("FLOORGATE_SVG_MAX_BYTES", SvgLimits.max_bytes),
@@ -280,7 +300,8 @@ class Settings:
             "access_log": _env_bool("FLOORGATE_ACCESS_LOG", cls.access_log),
             "metrics": _env_bool("FLOORGATE_METRICS", cls.metrics),
             "tracing": _env_bool("FLOORGATE_TRACING", cls.tracing),
-            "log_format": "json" if (_env("FLOORGATE_LOG_FORMAT") or "").lower() == "json"
+            "log_format": "json"
+            if (_env("FLOORGATE_LOG_FORMAT") or "").lower() == "json"
             else cls.log_format,
             "read_cache_mb": max(0, _env_int("FLOORGATE_READ_CACHE_MB", cls.read_cache_mb)),
             "viewer_frame_ancestors": frame_ancestors(_env("FLOORGATE_VIEWER_FRAME_ANCESTORS")),

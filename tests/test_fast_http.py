@@ -71,10 +71,14 @@ def test_settings_read_the_loop_the_parser_and_the_access_log(monkeypatch):
 def test_auto_takes_the_fast_path_where_installed():
     assert implementations(Settings()) == FAST
     options = uvicorn_options(Settings(max_connections=7, keepalive_timeout_seconds=3))
-    assert options == {"http": "rest.server:GuardedHttpToolsProtocol",
-                       "loop": "rest.server:new_uvloop", "timeout_keep_alive": 3,
-                       "limit_concurrency": 7, "access_log": False,
-                       "h11_max_incomplete_event_size": 32 * 1024}  # fmt: skip
+    assert options == {
+        "http": "rest.server:GuardedHttpToolsProtocol",
+        "loop": "rest.server:new_uvloop",
+        "timeout_keep_alive": 3,
+        "limit_concurrency": 7,
+        "access_log": False,
+        "h11_max_incomplete_event_size": 32 * 1024,
+    }
 
 
 def test_auto_falls_back_without_uvloop_and_httptools(monkeypatch):

@@ -55,21 +55,24 @@ def rss_mb(pid: int) -> float:
 
 
 @pytest.fixture(scope="module", params=IMPLEMENTATIONS)
-def served(request, tmp_path_factory, db_server,
-           settings) -> Iterator[tuple[Served, ssl.SSLContext]]:  # fmt: skip
+def served(
+    request, tmp_path_factory, db_server, settings
+) -> Iterator[tuple[Served, ssl.SSLContext]]:
     """`floorgate serve` with one HTTP implementation, shared by this module's tests."""
     if request.param == "uvloop-httptools":
         pytest.importorskip("uvloop")
         pytest.importorskip("httptools")
-    with serve_tls(tmp_path_factory.mktemp("hardening"), db_server, settings,
-                   **IMPLEMENTATIONS[request.param]) as served:  # fmt: skip
+    with serve_tls(
+        tmp_path_factory.mktemp("hardening"), db_server, settings, **IMPLEMENTATIONS[request.param]
+    ) as served:
         context = client_context(served)
         wait_until_ready(served, context)
         yield served, context
 
 
-def exchange(served: tuple[Served, ssl.SSLContext], raw: bytes) -> tuple[int, dict[str, str],
-                                                                          bytes]:  # fmt: skip
+def exchange(
+    served: tuple[Served, ssl.SSLContext], raw: bytes
+) -> tuple[int, dict[str, str], bytes]:
     """Send `raw` on a new TLS connection and read one answer; the server must then close."""
     server, context = served
     with open_tls(server, context) as sock:
@@ -94,6 +97,7 @@ def request_with_head(target: bytes, extra: bytes = b"", method: bytes = b"GET")
 
 # -- finding 12: every answer of the HTTP layer is the API's JSON ------------------------------
 
+
 def test_an_unknown_method_is_405_json_with_allow(served):
     status, headers, body = exchange(served, request_with_head(b"/healthz", method=b"FOO"))
     refused_as_json((status, headers, body), 405, NOT_ALLOWED)
@@ -102,8 +106,10 @@ def test_an_unknown_method_is_405_json_with_allow(served):
 
 def test_content_length_with_transfer_encoding_is_refused(served):
     """The two framings of a smuggled request: 400 and closed, never run."""
-    raw = (b"POST /v1/assets HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\n"
-           b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /healthz HTTP/1.1\r\n\r\n")  # fmt: skip
+    raw = (
+        b"POST /v1/assets HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /healthz HTTP/1.1\r\n\r\n"
+    )
     refused_as_json(exchange(served, raw), 400, INVALID)
 
 
@@ -129,8 +135,11 @@ def metrics_counts(served: tuple[Served, ssl.SSLContext]) -> dict[str, float]:
     server, context = served
     with httpx.Client(verify=context, base_url=server.base, timeout=10) as client:
         text = client.get("/metrics").text
-    return {line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
-            if line.startswith("floorgate_requests_total{")}  # fmt: skip
+    return {
+        line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line.startswith("floorgate_requests_total{")
+    }
 
 
 def test_metrics_and_the_access_log_count_what_was_sent(served):
@@ -142,8 +151,11 @@ def test_metrics_and_the_access_log_count_what_was_sent(served):
     exchange(served, request_with_head(b"/x?" + b"a" * 100_000))
     exchange(served, request_with_head(b"/healthz", b"X-Big: " + b"b" * 100_000 + b"\r\n"))
     after = metrics_counts(served)
-    added = {name: after[name] - before.get(name, 0) for name in after
-             if after[name] != before.get(name, 0) and "/metrics" not in name}  # fmt: skip
+    added = {
+        name: after[name] - before.get(name, 0)
+        for name in after
+        if after[name] != before.get(name, 0) and "/metrics" not in name
+    }
     assert sorted(added.values()) == [1, 1, 1, 1], added
     statuses = sorted(re.search(r'status="(\d+)"', name).group(1) for name in added)
     assert statuses == ["400", "405", "414", "431"], added
@@ -159,8 +171,11 @@ def test_a_request_that_got_no_answer_is_counted_as_none(served, keys):
     into bytes that are no chunk (closed at once, no 2xx), and one the client abandons.
     Starlette's 500 for the ClientDisconnect was never sent: they count as status 0."""
     server, context = served
-    head = (b"POST /v1/maps/parse HTTP/1.1\r\nHost: localhost\r\nAPI-Key: " + keys.full.encode()
-            + b"\r\nContent-Type: image/svg+xml\r\n")  # fmt: skip
+    head = (
+        b"POST /v1/maps/parse HTTP/1.1\r\nHost: localhost\r\nAPI-Key: "
+        + keys.full.encode()
+        + b"\r\nContent-Type: image/svg+xml\r\n"
+    )
     before = metrics_counts(served)
     with open_tls(server, context) as sock:
         sock.sendall(head + b"Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n")
@@ -170,17 +185,21 @@ def test_a_request_that_got_no_answer_is_counted_as_none(served, keys):
         time.sleep(0.3)
     time.sleep(0.5)
     after = metrics_counts(served)
-    added = {name: after[name] - before.get(name, 0) for name in after
-             if after[name] != before.get(name, 0) and "/metrics" not in name}  # fmt: skip
+    added = {
+        name: after[name] - before.get(name, 0)
+        for name in after
+        if after[name] != before.get(name, 0) and "/metrics" not in name
+    }
     assert added == {'floorgate_requests_total{method="POST",route="parseUnitMap",status="0"}': 2}
-    lines = [line for line in server.log.read_text().splitlines()
-             if "path=/v1/maps/parse " in line]  # fmt: skip
+    lines = [line for line in server.log.read_text().splitlines() if "path=/v1/maps/parse " in line]
     assert [line.split(" ms=")[0].split("path=")[1] for line in lines[-2:]] == [
-        "/v1/maps/parse status=-"] * 2
+        "/v1/maps/parse status=-"
+    ] * 2
     assert all(line.endswith(" cut=true") for line in lines[-2:])
 
 
 # -- finding 7: request line and head are capped ---------------------------------------------
+
 
 def test_an_8_mb_header_is_431_json(served):
     raw = request_with_head(b"/healthz", b"X-Big: " + b"b" * (8 * 1024 * 1024) + b"\r\n")
@@ -232,12 +251,14 @@ def test_40_connections_sending_1_mb_heads_grow_rss_less_than_100_mb(served):
             thread.join()
     peak = max(peak, rss_mb(server.process.pid))
     assert len(answers) == count
-    assert all(answer.startswith(b"HTTP/1.1 431 ") and answer.endswith(TOO_LARGE)
-               for answer in answers), answers[:2]  # fmt: skip
+    assert all(
+        answer.startswith(b"HTTP/1.1 431 ") and answer.endswith(TOO_LARGE) for answer in answers
+    ), answers[:2]
     assert peak - before < 100, (before, peak)
 
 
 # -- finding 6: the access log holds and writes bounded fields ---------------------------------
+
 
 def test_1000_keyless_requests_with_64_kb_queries_hold_nothing(served):
     """The original attack: 1,000 keyless requests whose query strings are 64 KB. Each is
@@ -247,11 +268,9 @@ def test_1000_keyless_requests_with_64_kb_queries_hold_nothing(served):
     server, context = served
     query = "q=" + "a" * (64 * 1024 - 200)  # httpx sends URLs up to 64 KiB
     with httpx.Client(verify=context, base_url=server.base, timeout=10) as client:
-        statuses = {client.get(f"/v1/assets?{query}{number}").status_code
-                    for number in range(200)}  # fmt: skip
+        statuses = {client.get(f"/v1/assets?{query}{number}").status_code for number in range(200)}
         before = rss_mb(server.process.pid)
-        statuses |= {client.get(f"/v1/assets?{query}{number}").status_code
-                     for number in range(800)}  # fmt: skip
+        statuses |= {client.get(f"/v1/assets?{query}{number}").status_code for number in range(800)}
         after = rss_mb(server.process.pid)
     assert statuses == {414}
     assert after - before < 8, (before, after)
@@ -262,21 +281,27 @@ def test_1000_keyless_requests_with_64_kb_queries_hold_nothing(served):
     assert len(refused) >= 1000, lines[-3:]
     for line in refused:  # the target as read when refused, cut, with its size
         target = re.search(r" path=(.+?) status=414 ", line).group(1)
-        assert re.fullmatch(rf"/v1/assets\?q=a{{{MAX_LOGGED_FIELD - 13}}}\.\.\.\[\d+ bytes\]",
-                            target), target  # fmt: skip
+        assert re.fullmatch(
+            rf"/v1/assets\?q=a{{{MAX_LOGGED_FIELD - 13}}}\.\.\.\[\d+ bytes\]", target
+        ), target
 
 
 def test_an_access_line_keeps_only_what_it_writes():
     """The line object (held by a log record until a handler writes it) keeps about
     MAX_LOGGED_FIELD bytes of a 64 KB query, and redacts a key cut at the edge."""
-    query = b"q=" + b"a" * (MAX_LOGGED_FIELD - 40) + b"&api-key=fg_0123456789abcdefghijklmnop" + (
-        b"b" * 64_000)
+    query = (
+        b"q="
+        + b"a" * (MAX_LOGGED_FIELD - 40)
+        + b"&api-key=fg_0123456789abcdefghijklmnop"
+        + (b"b" * 64_000)
+    )
     line = AccessLine("GET", b"/v1/assets", query, 401, 1.0, "10.0.0.1", "0" * 16)
     assert sys.getsizeof(line.query) < MAX_LOGGED_FIELD + 300
     text = str(line)
     assert "fg_0123" not in text and "api-key=[redacted]" in text
-    assert text.endswith(f"...[{len(query) + 11} bytes] status=401 ms=1.0 client=10.0.0.1 "
-                         f"id={'0' * 16}")  # fmt: skip
+    assert text.endswith(
+        f"...[{len(query) + 11} bytes] status=401 ms=1.0 client=10.0.0.1 id={'0' * 16}"
+    )
 
 
 def test_no_log_line_is_longer_than_16_kb():
@@ -284,8 +309,9 @@ def test_no_log_line_is_longer_than_16_kb():
     try:
         raise ValueError("x" * 100_000)
     except ValueError:
-        record = logging.LogRecord("floorgate", logging.ERROR, __file__, 1, "failed: %s",
-                                   ("y" * 100_000,), sys.exc_info())  # fmt: skip
+        record = logging.LogRecord(
+            "floorgate", logging.ERROR, __file__, 1, "failed: %s", ("y" * 100_000,), sys.exc_info()
+        )
     assert RedactKeys().filter(record)
     assert len(logging.Formatter().format(record)) <= 2 * MAX_LOG_LINE + 1
     assert len(record.getMessage()) <= MAX_LOG_LINE
@@ -297,14 +323,18 @@ def test_no_log_line_is_longer_than_16_kb():
 
 # -- finding 13: redirects never name the Host header -------------------------------------------
 
-@pytest.mark.parametrize(("path", "location"), [
-    ("/graphql/", "/graphql"),
-    ("/healthz/", "/healthz"),
-    ("/files", "/files/"),
-    ("/static/graphiql", "/static/graphiql/"),
-    ("/viewer/static/0123abcd", "/viewer/static/0123abcd/"),
-    ("/graphql/?query=%7B__typename%7D", "/graphql?query=%7B__typename%7D"),
-])  # fmt: skip
+
+@pytest.mark.parametrize(
+    ("path", "location"),
+    [
+        ("/graphql/", "/graphql"),
+        ("/healthz/", "/healthz"),
+        ("/files", "/files/"),
+        ("/static/graphiql", "/static/graphiql/"),
+        ("/viewer/static/0123abcd", "/viewer/static/0123abcd/"),
+        ("/graphql/?query=%7B__typename%7D", "/graphql?query=%7B__typename%7D"),
+    ],
+)
 async def test_redirects_are_relative_whatever_the_host(client, path, location):
     response = await client.get(path, headers={"Host": "evil.example"})
     assert response.status_code == 307

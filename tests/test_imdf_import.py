@@ -154,13 +154,19 @@ async def test_locations_of_units_amenities_and_occupants(env):
     amenity = by_id[f"{env.venue.amenity}@{stack}"]
     assert amenity["name"] == "Restroom"
     assert {t["key"]: t["value"] for t in amenity["tags"]} == {
-        "svc:amenity": "yes", "imdf:feature": "amenity", "imdf:category": "restroom"}
+        "svc:amenity": "yes",
+        "imdf:feature": "amenity",
+        "imdf:category": "restroom",
+    }
     assert amenity["floors"] == [{"id": env.venue.levels[0]}]
     cafe = by_id[f"{env.venue.occupant}@{stack}"]
     assert (cafe["name"], cafe["floors"]) == ("Café", [{"id": env.venue.levels[1]}])
     room = by_id[f"{stack}:{env.venue.units['A0']}"]
     assert {t["key"]: t["value"] for t in room["tags"]} == {
-        "svc:type": "unit", "svc:id": env.venue.units["A0"], "imdf:category": "room"}
+        "svc:type": "unit",
+        "svc:id": env.venue.units["A0"],
+        "imdf:category": "room",
+    }
     assert len(found) == 6 + 2
 
 
@@ -360,19 +366,36 @@ def test_the_venue_gives_the_asset_its_address_and_position():
     the venue's `address` feature and display point give them; nothing is made up."""
     venue = two_levels().venue
     [feature] = venue.features["venue"]
-    address_id = venue.add("address", stable_id("address:hq"), None, {
-        "address": "1 Rue de Rivoli", "unit": "Bât. B", "locality": "Paris",
-        "province": "FR-75C", "country": "FR", "postal_code": "75001",
-        "postal_code_ext": None, "postal_code_vanity": None})  # fmt: skip
+    address_id = venue.add(
+        "address",
+        stable_id("address:hq"),
+        None,
+        {
+            "address": "1 Rue de Rivoli",
+            "unit": "Bât. B",
+            "locality": "Paris",
+            "province": "FR-75C",
+            "country": "FR",
+            "postal_code": "75001",
+            "postal_code_ext": None,
+            "postal_code_vanity": None,
+        },
+    )
     feature["properties"] |= {"address_id": address_id, "alt_name": {"en": "HQ"}}
     asset = venue_dataset(read_archive(venue.files()), ImdfOptions()).data["assets"][0]
     lon, lat = feature["properties"]["display_point"]["coordinates"]
     assert {name: value for name, value in asset.items() if name not in ("id", "name")} == {
-        "market": "imdf", "display_name": "HQ", "address_line1": "1 Rue de Rivoli",
-        "address_line2": "Bât. B", "address_city": "Paris", "address_state": "75C",
-        "address_postal_code": "75001", "address_country": "FR", "latitude": lat,
+        "market": "imdf",
+        "display_name": "HQ",
+        "address_line1": "1 Rue de Rivoli",
+        "address_line2": "Bât. B",
+        "address_city": "Paris",
+        "address_state": "75C",
+        "address_postal_code": "75001",
+        "address_country": "FR",
+        "latitude": lat,
         "longitude": lon,
-    }  # fmt: skip
+    }
 
     feature["properties"] |= {"address_id": "gone", "alt_name": None, "display_point": None}
     bare = venue_dataset(read_archive(venue.files()), ImdfOptions())

@@ -27,16 +27,19 @@ async def test_a_parse_comes_back_as_json_and_its_errors_whole():
     with pytest.raises(SvgError) as refused:
         await run_isolated(PARSE, "<svg>\n<g>", SvgLimits())
     assert (refused.value.line, refused.value.column) == (2, 4)
-    assert str(refused.value) == ("malformed XML: Premature end of data in tag g line 2 "
-                                  "(line 2, column 4)")  # fmt: skip
+    assert str(refused.value) == (
+        "malformed XML: Premature end of data in tag g line 2 (line 2, column 4)"
+    )
 
 
 async def test_a_cancelled_parse_frees_its_worker():
     """Two long parses cancelled: their stop flags end them, and a small one is answered
     at once after them (the pool has two workers)."""
     big = f'<svg xmlns="http://www.w3.org/2000/svg">{RECT * 190_000}</svg>'
-    long = [asyncio.ensure_future(run_isolated(PARSE, big, SvgLimits(), stoppable=True))
-            for _ in range(2)]  # fmt: skip
+    long = [
+        asyncio.ensure_future(run_isolated(PARSE, big, SvgLimits(), stoppable=True))
+        for _ in range(2)
+    ]
     await asyncio.sleep(0.3)
     for call in long:
         call.cancel()

@@ -40,16 +40,26 @@ def test_every_setting_named_is_read():
 
 
 def test_every_constant_named_exists():
-    named = {name for name in re.findall(r"`([A-Z][A-Z_]{3,}[A-Z])`", PAGE)
-             if not name.startswith("FLOORGATE_")}  # fmt: skip
+    named = {
+        name
+        for name in re.findall(r"`([A-Z][A-Z_]{3,}[A-Z])`", PAGE)
+        if not name.startswith("FLOORGATE_")
+    }
     found = {name for name in named if any(hasattr(module, name) for module in MODULES)}
     codes = {name for name in named if name in ErrorCode.__members__}
     assert named - found - codes == set()
     assert resolvers.limits.MAX_WRITE_BODY_BYTES == 2 * 1024 * 1024  # "2 MiB"
     assert resolvers.limits.MAX_QUERY_BODY_BYTES == 256 * 1024  # "256 KiB"
     assert resolvers.limits.MAX_TARGET_BYTES == 8 * 1024
-    assert rest.middleware.SERVED_METHODS == ("GET", "HEAD", "POST", "PUT", "PATCH",
-                                              "DELETE", "OPTIONS")  # fmt: skip
+    assert rest.middleware.SERVED_METHODS == (
+        "GET",
+        "HEAD",
+        "POST",
+        "PUT",
+        "PATCH",
+        "DELETE",
+        "OPTIONS",
+    )
 
 
 def test_every_refusal_quoted_is_the_services():
@@ -60,7 +70,11 @@ def test_every_refusal_quoted_is_the_services():
 
 def test_defaults_stated_are_the_defaults():
     defaults = Settings()
-    assert (defaults.max_header_bytes, defaults.read_cache_mb, defaults.graphql_cache_mb,
-            defaults.graph_cache_size) == (32 * 1024, 128, 16, 32)  # fmt: skip
+    assert (
+        defaults.max_header_bytes,
+        defaults.read_cache_mb,
+        defaults.graphql_cache_mb,
+        defaults.graph_cache_size,
+    ) == (32 * 1024, 128, 16, 32)
     assert (defaults.rate_limit_per_second, defaults.rate_limit_burst) == (200, 400)
     assert defaults.graphql_max_document_bytes == 1024 * 1024

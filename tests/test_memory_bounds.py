@@ -35,16 +35,18 @@ def test_3000_gets_with_junk_parameters_grow_a_served_process_by_less_than_100_m
         context = ssl.create_default_context(cafile=str(served.certs.ca_cert))
         headers = {"API-Key": keys.full}
         rss = []
-        async with httpx.AsyncClient(base_url=served.base, verify=context, timeout=30,
-                                     limits=httpx.Limits(max_connections=8)) as client:  # fmt: skip
+        async with httpx.AsyncClient(
+            base_url=served.base, verify=context, timeout=30, limits=httpx.Limits(max_connections=8)
+        ) as client:
             for _ in range(20):
                 assert (await client.get("/v1/units", headers=headers)).status_code == 200
             before = (await client.get("/readyz")).json()["read_cache"]
             rss.append(rss_bytes(served.process.pid))
 
             async def one(number: int) -> None:
-                response = await client.get(f"/v1/units?per-page=1&x{number}={JUNK}",
-                                            headers=headers)  # fmt: skip
+                response = await client.get(
+                    f"/v1/units?per-page=1&x{number}={JUNK}", headers=headers
+                )
                 assert response.status_code == 200
 
             for start in range(0, 3000, 50):
@@ -65,8 +67,7 @@ def test_3000_gets_with_junk_parameters_grow_a_served_process_by_less_than_100_m
 
 
 @pytest.mark.security
-async def test_answers_are_kept_under_digests_of_what_the_route_reads(client, full_headers,
-                                                                      store):  # fmt: skip
+async def test_answers_are_kept_under_digests_of_what_the_route_reads(client, full_headers, store):
     """A kept answer's key is a 16-byte digest (counted in its entry), and a query with a
     parameter the route does not read is answered fresh, never kept."""
     cache = store.cache
@@ -79,7 +80,9 @@ async def test_answers_are_kept_under_digests_of_what_the_route_reads(client, fu
     again = await client.get(f"/v1/assets/asset-1/floors?x={JUNK}", headers=full_headers)
     assert (again.json(), cache.answer_hits) == (junk.json(), hits)  # not kept
     assert junk.json()["paging"]["total_count"] == len(junk.json()["data"])
-    plain = [await client.get("/v1/assets/asset-1/floors?per_page=5", headers=full_headers)
-             for _ in range(2)]  # a synonym is a parameter the route reads
+    plain = [
+        await client.get("/v1/assets/asset-1/floors?per_page=5", headers=full_headers)
+        for _ in range(2)
+    ]  # a synonym is a parameter the route reads
     assert plain[0].json() == plain[1].json()
     assert cache.answer_hits == hits + 1

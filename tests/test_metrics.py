@@ -60,6 +60,7 @@ async def test_metrics_count_the_traffic(fresh_app, keys):
     assert scraped.status_code == 200
     assert scraped.headers["content-type"] == "text/plain; version=1.0.0; charset=utf-8"
     samples = scrape_lines(scraped.text)
+
     def requests(route: str, method: str, status: str) -> str:
         return f'floorgate_requests_total{{method="{method}",route="{route}",status="{status}"}}'
 

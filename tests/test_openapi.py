@@ -66,8 +66,7 @@ EXAMPLES: dict[str, Example] = {
     "getFloor": Example({**HARBOR, "floor": "b1-f1"}),
     "listUnits": Example(query={"per-page": 2}),
     "getUnit": Example({"unit": "b1-101"}),
-    "listUnitMaps": Example(query={"asset": "harbor-view", "tags": "pathfinding",
-                                   "per-page": 2}),
+    "listUnitMaps": Example(query={"asset": "harbor-view", "tags": "pathfinding", "per-page": 2}),
     "parseUnitMap": Example(body=EXAMPLE_SVG),
     "getUnitMap": Example(FLOOR_MAP),
     "listBackgrounds": Example(FLOOR_MAP, {"per-page": 2}),
@@ -89,8 +88,9 @@ EXAMPLES: dict[str, Example] = {
     "assignUnitAttributes": Example({"group-id": "view"}, body={"data": [ASSIGNMENT]}),
     "unassignUnitAttributes": Example({"group-id": "view"}, body={"data": [ASSIGNMENT]}),
     "listUnitReferenceGroups": Example(query={"asset": "harbor-view"}),
-    "listGroupUnitReferences": Example({"group": "harbor-view"},
-                                       {"key": "acme-pms", "per-page": 2}),
+    "listGroupUnitReferences": Example(
+        {"group": "harbor-view"}, {"key": "acme-pms", "per-page": 2}
+    ),
 }
 # Vendor paths: the flat route's example under /v1/assets/harbor-view/multifamily/.
 MARKET = {"asset": "harbor-view", "market": "multifamily"}
@@ -203,7 +203,8 @@ def test_limits_and_security_schemes(document):
     assert list(parse) == ["application/vnd.map+xml", "image/svg+xml"]
     errors = document["components"]["responses"]
     assert errors["401"]["content"]["application/json"]["examples"] == {
-        "UNAUTHENTICATED": {"value": {"message": "No API key found in request"}}}
+        "UNAUTHENTICATED": {"value": {"message": "No API key found in request"}}
+    }
 
 
 def test_every_operation_has_an_example():
@@ -219,8 +220,11 @@ async def test_examples_are_what_the_demo_answers(demo, document):
         for route in ROUTES:
             answers[route.operation_id] = await answer(demo, document, route)
     finally:
-        restored = await demo.client.put("/v1/units/attribute-groups/view/units", json=RESTORE,
-                                         headers=demo.headers("unit-attributes-resource"))
+        restored = await demo.client.put(
+            "/v1/units/attribute-groups/view/units",
+            json=RESTORE,
+            headers=demo.headers("unit-attributes-resource"),
+        )
         assert restored.status_code == 200
     if RECORD:
         EXAMPLES_FILE.write_text(json.dumps(answers, indent=1, ensure_ascii=False) + "\n",

@@ -36,10 +36,12 @@ async def test_rate_limit_per_key(store, settings, keys):
         assert refused.headers["retry-after"] == "2"
         other = await client.get("/v1/assets", headers={"API-Key": keys.plain})
         assert other.status_code == 200
-        graphql = await client.post("/graphql", json={"query": "{ assets { data { id } } }"},
-                                    headers={"API-Key": keys.full})
+        graphql = await client.post(
+            "/graphql", json={"query": "{ assets { data { id } } }"}, headers={"API-Key": keys.full}
+        )
         assert graphql.json()["errors"][0]["extensions"] == {
-            "code": "RATE_LIMITED", "retryAfter": 2
+            "code": "RATE_LIMITED",
+            "retryAfter": 2,
         }
 
 
@@ -67,12 +69,17 @@ async def test_a_short_page_is_charged_what_it_holds(store, settings, keys):
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
         headers = {"API-Key": keys.full}
-        answers = [await client.get(url, headers=headers)
-                   for url in ("/v1/units?per-page=10000", "/v1/units?per-page=10000",
-                               "/v1/units?per-page=20000", "/v1/units?page=9&per-page=10000")]
+        answers = [
+            await client.get(url, headers=headers)
+            for url in (
+                "/v1/units?per-page=10000",
+                "/v1/units?per-page=10000",
+                "/v1/units?per-page=20000",
+                "/v1/units?page=9&per-page=10000",
+            )
+        ]
     assert [answer.status_code for answer in answers] == [200] * 4
-    assert [answer.headers["ratelimit-remaining"] for answer in answers] == ["19", "18", "17",
-                                                                              "16"]  # fmt: skip
+    assert [answer.headers["ratelimit-remaining"] for answer in answers] == ["19", "18", "17", "16"]
     assert answers[3].json()["data"] == []
 
 
@@ -87,8 +94,9 @@ async def test_thirty_big_pages_of_twelve_maps_on_a_burst_of_60(demo):
     app = create_app(replace(demo.settings, rate_limit_per_second=200), demo.store)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
-        answers = [await client.get("/v1/maps?per-page=10000", headers={"API-Key": key})
-                   for _ in range(30)]  # fmt: skip
+        answers = [
+            await client.get("/v1/maps?per-page=10000", headers={"API-Key": key}) for _ in range(30)
+        ]
     assert [answer.status_code for answer in answers] == [200] * 30
     assert len(answers[0].json()["data"]) == await demo.store[UNIT_MAPS].count_documents({})
     assert int(answers[-1].headers["ratelimit-remaining"]) >= 60 - 30
@@ -123,8 +131,11 @@ async def test_keyed_answers_carry_ratelimit_headers(store, settings, keys):
         assert rate_headers(refused) == ("4", "0", "8")
         other = await client.get("/v1/assets", headers={"API-Key": keys.plain})
         assert rate_headers(other) == ("4", "3", "2")  # every key its own bucket
-        for keyless in (await client.get("/v1/assets"), await client.get("/healthz"),
-                        await client.get("/v1/assets", headers={"API-Key": "fg_nope"})):
+        for keyless in (
+            await client.get("/v1/assets"),
+            await client.get("/healthz"),
+            await client.get("/v1/assets", headers={"API-Key": "fg_nope"}),
+        ):
             assert rate_headers(keyless) == (None, None, None)
     unlimited = create_app(replace(settings, rate_limit_per_second=0), store)
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=unlimited),

@@ -1035,10 +1035,13 @@ async def test_demo_unit_references_of_both_keys(demo_client, demo_data):
     assert {r["key"] for r in spaces} == {"realpage"}
     unit_ids = [r["unit_id"] for r in spaces]
     assert unit_ids == sorted(u["id"] for u in demo_data["units"])
-    served = [{k: v for k, v in r.items() if k != "group_name"}  # the group's, not E8's
-              for r in demo_data["unit_references"]]  # fmt: skip
-    assert spaces == sorted((r for r in served if r["key"] == "realpage"),
-                            key=lambda r: r["unit_id"])  # fmt: skip
+    served = [
+        {k: v for k, v in r.items() if k != "group_name"}  # the group's, not E8's
+        for r in demo_data["unit_references"]
+    ]
+    assert spaces == sorted(
+        (r for r in served if r["key"] == "realpage"), key=lambda r: r["unit_id"]
+    )
 
     plain = await demo_client.get(f"{E8}?key=realpage-unit-ids&per-page=10000")
     ids = plain.json()["data"]
@@ -1046,8 +1049,9 @@ async def test_demo_unit_references_of_both_keys(demo_client, demo_data):
     assert all(re.fullmatch(r"\d+", r["value"]) for r in ids)
     # The base key's value is `<unit id>_<unit space id>`; `-unit-ids` holds the first part.
     assert [r["value"] for r in ids] == [r["value"].split("_")[0] for r in spaces]
-    expected = sorted((r for r in served if r["key"] == "realpage-unit-ids"),
-                      key=lambda r: r["unit_id"])  # fmt: skip
+    expected = sorted(
+        (r for r in served if r["key"] == "realpage-unit-ids"), key=lambda r: r["unit_id"]
+    )
     assert ids == expected
 
 

@@ -9,8 +9,13 @@ BASE = "https://api.floorgate.test"
 
 async def test_default_page_size_is_100(client, full_headers):
     paging = (await client.get("/v1/units", headers=full_headers)).json()["paging"]
-    assert paging == {"per_page": 100, "current_page": 1, "prev_url": None, "next_url": None,
-                      "total_count": 14}  # fmt: skip
+    assert paging == {
+        "per_page": 100,
+        "current_page": 1,
+        "prev_url": None,
+        "next_url": None,
+        "total_count": 14,
+    }
 
 
 async def test_per_page_over_maximum_is_clamped(client, full_headers):

@@ -9,9 +9,19 @@ from tests.fixtures import LONG_ID, T0, T1
 STAMPS = {"created_at": T0, "updated_at": T1}
 # The asset fields vendor clients read, none of which the fixture assets give.
 NO_DETAILS = dict.fromkeys(
-    ("display_name", "address_line1", "address_line2", "address_city", "address_state",
-     "address_postal_code", "address_country", "latitude", "longitude", "tags"),
-)  # fmt: skip
+    (
+        "display_name",
+        "address_line1",
+        "address_line2",
+        "address_city",
+        "address_state",
+        "address_postal_code",
+        "address_country",
+        "latitude",
+        "longitude",
+        "tags",
+    ),
+)
 
 
 def unit(uid: str, asset: str, floor: str, name: str) -> dict:
@@ -23,15 +33,23 @@ async def test_list_assets(client, full_headers):
     assert response.status_code == 200
     assert response.headers["content-type"] == "application/json"
     assert response.json() == {
-        "paging": {"per_page": 100, "current_page": 1, "prev_url": None, "next_url": None,
-                   "total_count": 3},
+        "paging": {
+            "per_page": 100,
+            "current_page": 1,
+            "prev_url": None,
+            "next_url": None,
+            "total_count": 3,
+        },
         "data": [
-            {"id": "asset-1", "market": "multifamily", "name": "Harbor View", **NO_DETAILS,
-             **STAMPS},
-            {"id": "asset-2", "market": "multifamily", "name": "Elm Court", **NO_DETAILS,
-             **STAMPS},
-            {"id": "asset-3", "market": "student", "name": "Campus Row", **NO_DETAILS,
-             **STAMPS},
+            {
+                "id": "asset-1",
+                "market": "multifamily",
+                "name": "Harbor View",
+                **NO_DETAILS,
+                **STAMPS,
+            },
+            {"id": "asset-2", "market": "multifamily", "name": "Elm Court", **NO_DETAILS, **STAMPS},
+            {"id": "asset-3", "market": "student", "name": "Campus Row", **NO_DETAILS, **STAMPS},
         ],
     }
 
@@ -40,7 +58,11 @@ async def test_get_asset(client, full_headers):
     response = await client.get("/v1/assets/asset-2", headers=full_headers)
     assert response.status_code == 200
     assert response.json() == {
-        "id": "asset-2", "market": "multifamily", "name": "Elm Court", **NO_DETAILS, **STAMPS
+        "id": "asset-2",
+        "market": "multifamily",
+        "name": "Elm Court",
+        **NO_DETAILS,
+        **STAMPS,
     }
 
 
@@ -64,8 +86,15 @@ async def test_floors_of_unknown_asset_is_404(client, full_headers):
 async def test_get_floor(client, full_headers):
     response = await client.get("/v1/assets/asset-2/floors/e-1", headers=full_headers)
     assert response.status_code == 200
-    assert response.json() == {"id": "e-1", "asset_id": "asset-2", "name": "1",
-                               "label": "Ground", "short_label": "G", "sort": 1, **STAMPS}
+    assert response.json() == {
+        "id": "e-1",
+        "asset_id": "asset-2",
+        "name": "1",
+        "label": "Ground",
+        "short_label": "G",
+        "sort": 1,
+        **STAMPS,
+    }
 
 
 async def test_floor_of_another_asset_is_404(client, full_headers):
@@ -95,9 +124,15 @@ async def test_list_maps_and_tag_filter(client, full_headers):
     body = response.json()
     assert [item["id"] for item in body["data"]] == ["map-1", "map-2", "map-3"]
     assert body["data"][0] == {
-        "id": "map-1", "asset_id": "asset-1", "background_id": "bg-1", "name": "Floor 1",
-        "style": "a", "style_type": "floor_plate", "tags": ["ils", "pathfinding"],
-        "routing_tier": "basic", "geojson_url": None,
+        "id": "map-1",
+        "asset_id": "asset-1",
+        "background_id": "bg-1",
+        "name": "Floor 1",
+        "style": "a",
+        "style_type": "floor_plate",
+        "tags": ["ils", "pathfinding"],
+        "routing_tier": "basic",
+        "geojson_url": None,
         "url": "https://api.floorgate.test/files/maps/map-1/0123456789abcdef0123.map.json",
         **STAMPS,
     }
@@ -145,10 +180,17 @@ async def test_level_tags_unenveloped(client, full_headers):
              "values": [{"name": "Floor 1", "value": "f-1", **STAMPS}]},
         ]
     }  # fmt: skip
-    sliced = await client.get("/v1/maps/map-1/levels/tags?page=2&per-page=1",
-                              headers=full_headers)
-    assert sliced.json() == {"data": [{"name": "Floor", "key": "floor", **STAMPS,
-                                       "values": [{"name": "Floor 1", "value": "f-1", **STAMPS}]}]}
+    sliced = await client.get("/v1/maps/map-1/levels/tags?page=2&per-page=1", headers=full_headers)
+    assert sliced.json() == {
+        "data": [
+            {
+                "name": "Floor",
+                "key": "floor",
+                **STAMPS,
+                "values": [{"name": "Floor 1", "value": "f-1", **STAMPS}],
+            }
+        ]
+    }
     empty = await client.get("/v1/maps/map-2/levels/tags", headers=full_headers)
     assert empty.json() == {"data": []}
 
@@ -215,8 +257,10 @@ async def test_static_segment_wins_over_id(client, full_headers):
     # names the flag rather than looking up a unit.
     response = await client.get("/v1/units/references", headers=full_headers)
     assert response.status_code == 404
-    assert response.json() == {"message": "Not found: this experimental resource requires "
-                               'the Experimental-Flags header to include "references"'}
+    assert response.json() == {
+        "message": "Not found: this experimental resource requires "
+        'the Experimental-Flags header to include "references"'
+    }
 
 
 async def test_files_are_served_from_gridfs(client, store, full_headers):

@@ -39,9 +39,14 @@ async def test_two_workers_share_one_budget_and_see_a_revocation_within_a_second
     disabled meanwhile is refused by every worker within a second."""
     limited = await create_key(store, "one per second", [], None, (1.0, 10))
     revoked = await create_key(store, "to be disabled", [], None)
-    with serve_tls_with_args(tmp_path, db_server, settings, ("--workers", "2"),
-                             FLOORGATE_RATE_LIMIT_PER_SECOND="200",
-                             FLOORGATE_UNAUTHENTICATED_BURST="10000") as served:  # fmt: skip
+    with serve_tls_with_args(
+        tmp_path,
+        db_server,
+        settings,
+        ("--workers", "2"),
+        FLOORGATE_RATE_LIMIT_PER_SECOND="200",
+        FLOORGATE_UNAUTHENTICATED_BURST="10000",
+    ) as served:
         tls = ssl.create_default_context(cafile=str(served.certs.ca_cert))
         started = time.monotonic()
         answers = [fresh_connection_get(served.base, tls, limited.secret) for _ in range(40)]

@@ -111,8 +111,9 @@ async def test_invalid_keys_never_lock_out_valid_ones_from_the_same_address(limi
     await live(app)
     async with client_of(app, "203.0.113.30") as client:
         before = lookups.count
-        flood = [await client.get("/v1/assets", headers={"API-Key": invented()})
-                 for _ in range(300)]  # fmt: skip
+        flood = [
+            await client.get("/v1/assets", headers={"API-Key": invented()}) for _ in range(300)
+        ]
         flood_lookups = lookups.count - before
         valid = await client.get("/v1/assets", headers={"API-Key": keys.plain})
         created = (await create_key(store, "after the flood", [], None)).secret
@@ -159,8 +160,6 @@ async def test_keyless_introspection_spends_the_address_limit(limited):
     async with client_of(app, "198.51.100.12") as client:
         answers = [await client.post("/graphql", json={"query": "{ __typename }"})
                    for _ in range(6)]  # fmt: skip
-    assert [answer.json().get("data") for answer in answers[:5]] == [
-        {"__typename": "Query"}] * 5
-    assert answers[5].json()["errors"][0]["extensions"] == {"code": "RATE_LIMITED",
-                                                            "retryAfter": 1}
+    assert [answer.json().get("data") for answer in answers[:5]] == [{"__typename": "Query"}] * 5
+    assert answers[5].json()["errors"][0]["extensions"] == {"code": "RATE_LIMITED", "retryAfter": 1}
     assert answers[5].headers["retry-after"] == "1"

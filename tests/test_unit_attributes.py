@@ -45,8 +45,9 @@ async def stored(store, group: str) -> list[tuple[str, str, str, bool]]:
 
 
 async def assign(client, headers, group: str, items: list, path_suffix: str = ""):
-    return await client.put(f"{GROUPS}/{group}/units{path_suffix}", headers=headers,
-                            json={"data": items})
+    return await client.put(
+        f"{GROUPS}/{group}/units{path_suffix}", headers=headers, json={"data": items}
+    )
 
 
 # E19
@@ -58,7 +59,12 @@ async def test_groups_with_nested_attributes(client, headers):
     body = response.json()
     assert set(body) == {"data"}
     assert [group["group_id"] for group in body["data"]] == [
-        "features", "view", "w-features", "w-many", "w-view"]
+        "features",
+        "view",
+        "w-features",
+        "w-many",
+        "w-view",
+    ]
     assert body["data"][1] == {
         "group_id": "view",
         "group_name": "View",
@@ -76,8 +82,10 @@ async def test_groups_slice_without_paging_object(client, headers):
     assert [g["group_id"] for g in response.json()["data"]] == ["w-features", "w-many"]
     bad = await client.get(f"{GROUPS}?per-page=0", headers=headers)
     assert bad.status_code == 422
-    assert bad.json() == {"message": INVALID,
-                          "fields": {"per-page": ["must be an integer of at least 1"]}}
+    assert bad.json() == {
+        "message": INVALID,
+        "fields": {"per-page": ["must be an integer of at least 1"]},
+    }
 
 
 # E20
@@ -88,16 +96,22 @@ async def test_assignments_of_a_group_paged_by_unit(client, headers):
     assert response.status_code == 200
     assert response.json() == {
         "paging": {
-            "per_page": 2, "current_page": 1, "prev_url": None,
+            "per_page": 2,
+            "current_page": 1,
+            "prev_url": None,
             "next_url": "https://api.floorgate.test/v1/units/attribute-groups/features/units"
-                        "?page=2&per-page=2",
+            "?page=2&per-page=2",
         },
-        "data": [item("features", "balcony", "Ab", "asset-2"),
-                 item("features", "balcony", "u-001")],
+        "data": [
+            item("features", "balcony", "Ab", "asset-2"),
+            item("features", "balcony", "u-001"),
+        ],
     }
     second = await client.get(f"{GROUPS}/features/units?page=2&per-page=2", headers=headers)
-    assert second.json()["data"] == [item("features", "balcony", "u-002"),
-                                     item("features", "fireplace", "u-002")]
+    assert second.json()["data"] == [
+        item("features", "balcony", "u-002"),
+        item("features", "fireplace", "u-002"),
+    ]
     assert second.json()["paging"]["next_url"] is None
 
 
@@ -120,7 +134,9 @@ async def test_assignments_of_unknown_group_is_404_after_input(client, headers):
     bad_input = await client.get(f"{GROUPS}/nope/units?page=0&asset={'x' * 256}", headers=headers)
     assert bad_input.status_code == 422
     assert bad_input.json()["fields"] == {
-        "page": ["must be an integer of at least 1"], "asset": ["must be at most 255 characters"]}
+        "page": ["must be an integer of at least 1"],
+        "asset": ["must be at most 255 characters"],
+    }
     long_group = await client.get(f"{GROUPS}/{'g' * 256}/units", headers=headers)
     assert long_group.status_code == 422
     assert long_group.json()["fields"] == {"group-id": ["must be at most 255 characters"]}
@@ -130,8 +146,11 @@ async def test_assignments_of_unknown_group_is_404_after_input(client, headers):
 
 
 async def test_assign_echoes_and_stores(client, headers, store, clean):
-    items = [item("w-features", "balcony", "u-003"), item("w-features", "patio", "u-003"),
-             item("w-features", "balcony", "Ab", "asset-2")]
+    items = [
+        item("w-features", "balcony", "u-003"),
+        item("w-features", "patio", "u-003"),
+        item("w-features", "balcony", "Ab", "asset-2"),
+    ]
     response = await assign(client, headers, "w-features", items)
     assert response.status_code == 200
     assert response.json() == {"data": items}
@@ -159,12 +178,25 @@ async def test_one_attribute_per_unit_replaces(client, headers, store, clean):
 
 async def test_one_attribute_per_unit_refuses_two_items_for_one_unit(client, headers, store, clean):
     await assign(client, headers, "w-view", [item("w-view", "city", "u-006")])
-    response = await assign(client, headers, "w-view", [
-        item("w-view", "pool", "u-006"), item("w-view", "park", "u-007"),
-        item("w-view", "park", "u-006")])
+    response = await assign(
+        client,
+        headers,
+        "w-view",
+        [
+            item("w-view", "pool", "u-006"),
+            item("w-view", "park", "u-007"),
+            item("w-view", "park", "u-006"),
+        ],
+    )
     assert response.status_code == 422
-    assert response.json() == {"message": INVALID, "fields": {"data.2.unit_id": [
-        "unit 'u-006' is already in data.0: the group allows one attribute per unit"]}}
+    assert response.json() == {
+        "message": INVALID,
+        "fields": {
+            "data.2.unit_id": [
+                "unit 'u-006' is already in data.0: the group allows one attribute per unit"
+            ]
+        },
+    }
     assert await stored(store, "w-view") == [("u-006", "w-view-city", "asset-1", True)]
 
 
@@ -178,16 +210,21 @@ async def test_invalid_items_are_each_named_and_nothing_is_written(client, heade
     ]
     response = await assign(client, headers, "w-features", items)
     assert response.status_code == 422
-    assert response.json() == {"message": INVALID, "fields": {
-        "data.1.group_id": ["must be the group of the path ('w-features')"]}}
+    assert response.json() == {
+        "message": INVALID,
+        "fields": {"data.1.group_id": ["must be the group of the path ('w-features')"]},
+    }
     del items[1]
     response = await assign(client, headers, "w-features", items)
     assert response.status_code == 422
-    assert response.json() == {"message": INVALID, "fields": {
-        "data.1.attribute_id": ["is not an attribute of group 'w-features'"],
-        "data.2.unit_id": ["no unit 'u-999' in asset 'asset-1'"],
-        "data.3.unit_id": ["no unit 'Ab' in asset 'asset-1'"],
-    }}
+    assert response.json() == {
+        "message": INVALID,
+        "fields": {
+            "data.1.attribute_id": ["is not an attribute of group 'w-features'"],
+            "data.2.unit_id": ["no unit 'u-999' in asset 'asset-1'"],
+            "data.3.unit_id": ["no unit 'Ab' in asset 'asset-1'"],
+        },
+    }
     assert await stored(store, "w-features") == []
 
 
@@ -197,8 +234,9 @@ async def test_unit_outside_the_key_scope_reads_as_unknown(client, store, clean)
     response = await assign(client, headers, "w-features", [item("w-features", "patio", "u-001")])
     assert response.status_code == 422
     assert response.json()["fields"] == {"data.0.unit_id": ["no unit 'u-001' in asset 'asset-1'"]}
-    inside = await assign(client, headers, "w-features",
-                          [item("w-features", "patio", "Ab", "asset-2")])
+    inside = await assign(
+        client, headers, "w-features", [item("w-features", "patio", "Ab", "asset-2")]
+    )
     assert inside.status_code == 200
     assert await stored(store, "w-features") == [("Ab", "w-features-patio", "asset-2", False)]
 
@@ -207,19 +245,40 @@ async def test_unit_outside_the_key_scope_reads_as_unknown(client, store, clean)
     ("body", "fields"),
     [
         ({"data": []}, {"data": ["must be a non-empty array"]}),
-        ({"data": [{"group_id": "w-view", "attribute_id": 5, "asset_id": None}]},
-         {"data.0.unit_id": ["is required"], "data.0.asset_id": ["must not be null"]}),
-        ({"data": [{"group_id": "w-view", "attribute_id": "a", "asset_id": "b", "unit_id": "c",
-                    "colour": "red"}]}, {"data.0.colour": ["is not a known field"]}),
+        (
+            {"data": [{"group_id": "w-view", "attribute_id": 5, "asset_id": None}]},
+            {"data.0.unit_id": ["is required"], "data.0.asset_id": ["must not be null"]},
+        ),
+        (
+            {
+                "data": [
+                    {
+                        "group_id": "w-view",
+                        "attribute_id": "a",
+                        "asset_id": "b",
+                        "unit_id": "c",
+                        "colour": "red",
+                    }
+                ]
+            },
+            {"data.0.colour": ["is not a known field"]},
+        ),
         ({"data": [7]}, {"data.0": ["must be an object"]}),
-        ({"data": [{"group_id": ["w-view"], "attribute_id": "a", "asset_id": "b",
-                    "unit_id": True}]},
-         {"data.0.group_id": ["must be a string"], "data.0.unit_id": ["must be a string"]}),
+        (
+            {
+                "data": [
+                    {"group_id": ["w-view"], "attribute_id": "a", "asset_id": "b", "unit_id": True}
+                ]
+            },
+            {"data.0.group_id": ["must be a string"], "data.0.unit_id": ["must be a string"]},
+        ),
         ({"items": []}, {"body": ['must be a JSON object with a "data" member']}),
         ([], {"body": ['must be a JSON object with a "data" member']}),
         ({"data": [], "extra": 1}, {"body": ["unknown member 'extra'"]}),
-        ({"data": [item("w-view", "city", "u-001") | {"unit_id": "x" * 256}]},
-         {"data.0.unit_id": ["must be at most 255 characters"]}),
+        (
+            {"data": [item("w-view", "city", "u-001") | {"unit_id": "x" * 256}]},
+            {"data.0.unit_id": ["must be at most 255 characters"]},
+        ),
     ],
 )
 async def test_bad_bodies(client, headers, store, clean, body, fields):
@@ -231,19 +290,24 @@ async def test_bad_bodies(client, headers, store, clean, body, fields):
 
 
 async def test_body_media_type_json_and_size(client, headers, settings):
-    wrong_type = await client.put(f"{GROUPS}/w-view/units", headers=headers,
-                                  content=b'{"data": []}')
+    wrong_type = await client.put(
+        f"{GROUPS}/w-view/units", headers=headers, content=b'{"data": []}'
+    )
     assert wrong_type.status_code == 415
     assert wrong_type.json() == {"message": "Content type must be application/json"}
-    not_json = await client.put(f"{GROUPS}/w-view/units",
-                                headers={**headers, "Content-Type": "application/json"},
-                                content=b'{"data": [')
+    not_json = await client.put(
+        f"{GROUPS}/w-view/units",
+        headers={**headers, "Content-Type": "application/json"},
+        content=b'{"data": [',
+    )
     assert not_json.status_code == 422
     assert list(not_json.json()["fields"]) == ["body"]
     assert not_json.json()["fields"]["body"][0].startswith("is not valid JSON")
-    too_big = await client.put(f"{GROUPS}/w-view/units",
-                               headers={**headers, "Content-Type": "application/json"},
-                               content=b" " * (settings.max_body_bytes + 1))
+    too_big = await client.put(
+        f"{GROUPS}/w-view/units",
+        headers={**headers, "Content-Type": "application/json"},
+        content=b" " * (settings.max_body_bytes + 1),
+    )
     assert too_big.status_code == 413
     assert too_big.json() == {"message": "Request body too large"}
 
@@ -259,42 +323,59 @@ async def test_unknown_group_is_404_after_input_checks(client, headers):
 async def test_bad_body_is_answered_only_after_access(client, keys):
     no_key = await client.put(f"{GROUPS}/w-view/units", json={"nonsense": 1})
     assert no_key.status_code == 401
-    no_flag = await client.put(f"{GROUPS}/w-view/units", headers={"API-Key": keys.full},
-                               content=b"not json")
+    no_flag = await client.put(
+        f"{GROUPS}/w-view/units", headers={"API-Key": keys.full}, content=b"not json"
+    )
     assert no_flag.status_code == 404
     assert "unit-attributes-resource" in no_flag.json()["message"]
-    no_permission = await client.put(f"{GROUPS}/w-view/units",
-                                     headers={"API-Key": keys.plain, **FLAG}, json={"data": []})
+    no_permission = await client.put(
+        f"{GROUPS}/w-view/units", headers={"API-Key": keys.plain, **FLAG}, json={"data": []}
+    )
     assert no_permission.status_code == 403
     assert no_permission.json() == {
-        "message": "Access denied: missing permission service.unit-attributes.write"}
+        "message": "Access denied: missing permission service.unit-attributes.write"
+    }
 
 
 # E22
 
 
 async def test_unassign_is_204_and_tolerates_what_is_not_assigned(client, headers, store, clean):
-    await assign(client, headers, "w-features", [item("w-features", "balcony", "u-009"),
-                                                 item("w-features", "patio", "u-009")])
-    response = await assign(client, headers, "w-features",
-                            [item("w-features", "balcony", "u-009"),
-                             item("w-features", "fireplace", "u-009")], "/remove")
+    await assign(
+        client,
+        headers,
+        "w-features",
+        [item("w-features", "balcony", "u-009"), item("w-features", "patio", "u-009")],
+    )
+    response = await assign(
+        client,
+        headers,
+        "w-features",
+        [item("w-features", "balcony", "u-009"), item("w-features", "fireplace", "u-009")],
+        "/remove",
+    )
     assert response.status_code == 204
     assert response.content == b""
     assert await stored(store, "w-features") == [("u-009", "w-features-patio", "asset-1", False)]
-    again = await assign(client, headers, "w-features", [item("w-features", "balcony", "u-009")],
-                         "/remove")
+    again = await assign(
+        client, headers, "w-features", [item("w-features", "balcony", "u-009")], "/remove"
+    )
     assert again.status_code == 204
 
 
 async def test_unassign_validates_like_assign(client, headers, store, clean):
     await assign(client, headers, "w-features", [item("w-features", "balcony", "u-010")])
-    response = await assign(client, headers, "w-features",
-                            [item("w-features", "balcony", "u-010"),
-                             item("w-features", "nope", "u-010")], "/remove")
+    response = await assign(
+        client,
+        headers,
+        "w-features",
+        [item("w-features", "balcony", "u-010"), item("w-features", "nope", "u-010")],
+        "/remove",
+    )
     assert response.status_code == 422
     assert response.json()["fields"] == {
-        "data.1.attribute_id": ["is not an attribute of group 'w-features'"]}
+        "data.1.attribute_id": ["is not an attribute of group 'w-features'"]
+    }
     assert await stored(store, "w-features") == [("u-010", "w-features-balcony", "asset-1", False)]
 
 
@@ -303,8 +384,7 @@ async def test_unassign_validates_like_assign(client, headers, store, clean):
 
 async def test_fifty_concurrent_assigns_leave_exactly_one(client, headers, store, clean):
     requests = [
-        assign(client, headers, "w-many", [item("w-many", f"v{n:02d}", "u-001")])
-        for n in range(50)
+        assign(client, headers, "w-many", [item("w-many", f"v{n:02d}", "u-001")]) for n in range(50)
     ]
     responses = await asyncio.gather(*requests)
     assert sorted({response.status_code for response in responses}) == [200]
@@ -319,40 +399,72 @@ async def test_the_index_refuses_a_second_exclusive_assignment(store, clean):
     from pymongo.errors import DuplicateKeyError
 
     await store[c.ASSIGNMENTS].insert_one(
-        {"group_id": "w-view", "attribute_id": "w-view-city", "asset_id": "asset-1",
-         "unit_id": "u-002", "exclusive": True})
+        {
+            "group_id": "w-view",
+            "attribute_id": "w-view-city",
+            "asset_id": "asset-1",
+            "unit_id": "u-002",
+            "exclusive": True,
+        }
+    )
     with pytest.raises(DuplicateKeyError):
         await store[c.ASSIGNMENTS].insert_one(
-            {"group_id": "w-view", "attribute_id": "w-view-pool", "asset_id": "asset-1",
-             "unit_id": "u-002", "exclusive": True})
+            {
+                "group_id": "w-view",
+                "attribute_id": "w-view-pool",
+                "asset_id": "asset-1",
+                "unit_id": "u-002",
+                "exclusive": True,
+            }
+        )
 
 
 # GraphQL: REST runs these operations
 
 
 async def graphql(client, headers, query: str, variables: dict | None = None) -> dict:
-    response = await client.post("/graphql", headers=headers,
-                                 json={"query": query, "variables": variables or {}})
+    response = await client.post(
+        "/graphql", headers=headers, json={"query": query, "variables": variables or {}}
+    )
     assert response.status_code == 200
     return response.json()
 
 
 async def test_graphql_groups_and_assignments(client, headers):
-    body = await graphql(client, headers, """{
+    body = await graphql(
+        client,
+        headers,
+        """{
         unitAttributeGroups(page: 1, perPage: 1) { groupId oneAttributePerUnit
           attributes { attributeId attributeKey } }
         unitAttributeAssignments(groupId: "view") {
-          paging { nextPage } data { groupId attributeId assetId unitId } } }""")
-    assert body == {"data": {
-        "unitAttributeGroups": [{"groupId": "features", "oneAttributePerUnit": False,
-                                 "attributes": [{"attributeId": "features-balcony",
-                                                 "attributeKey": "balcony"},
-                                                {"attributeId": "features-fireplace",
-                                                 "attributeKey": "fireplace"}]}],
-        "unitAttributeAssignments": {"paging": {"nextPage": None}, "data": [
-            {"groupId": "view", "attributeId": "view-city", "assetId": "asset-1",
-             "unitId": "u-001"}]},
-    }}
+          paging { nextPage } data { groupId attributeId assetId unitId } } }""",
+    )
+    assert body == {
+        "data": {
+            "unitAttributeGroups": [
+                {
+                    "groupId": "features",
+                    "oneAttributePerUnit": False,
+                    "attributes": [
+                        {"attributeId": "features-balcony", "attributeKey": "balcony"},
+                        {"attributeId": "features-fireplace", "attributeKey": "fireplace"},
+                    ],
+                }
+            ],
+            "unitAttributeAssignments": {
+                "paging": {"nextPage": None},
+                "data": [
+                    {
+                        "groupId": "view",
+                        "attributeId": "view-city",
+                        "assetId": "asset-1",
+                        "unitId": "u-001",
+                    }
+                ],
+            },
+        }
+    }
 
 
 ASSIGN = """mutation ($g: ID!, $data: [UnitAttributeAssignmentInput!]!) {
@@ -362,13 +474,15 @@ UNASSIGN = """mutation ($g: ID!, $data: [UnitAttributeAssignmentInput!]!) {
 
 
 async def test_graphql_assign_and_unassign(client, headers, store, clean):
-    data = [{"groupId": "w-view", "attributeId": "w-view-pool", "assetId": "asset-1",
-             "unitId": "u-003"}]
+    data = [
+        {"groupId": "w-view", "attributeId": "w-view-pool", "assetId": "asset-1", "unitId": "u-003"}
+    ]
     assigned = await graphql(client, headers, ASSIGN, {"g": "w-view", "data": data})
     assert assigned == {"data": {"assignUnitAttributes": data}}
     removed = await graphql(client, headers, UNASSIGN, {"g": "w-view", "data": data})
-    assert removed == {"data": {"unassignUnitAttributes": [
-        {"attributeId": "w-view-pool", "unitId": "u-003"}]}}
+    assert removed == {
+        "data": {"unassignUnitAttributes": [{"attributeId": "w-view-pool", "unitId": "u-003"}]}
+    }
     nothing = await graphql(client, headers, UNASSIGN, {"g": "w-view", "data": data})
     assert nothing == {"data": {"unassignUnitAttributes": []}}
 
@@ -377,8 +491,10 @@ async def test_graphql_errors_use_graphql_names(client, headers, keys):
     data = [{"groupId": "w-view", "attributeId": "nope", "assetId": "asset-1", "unitId": "u-003"}]
     body = await graphql(client, headers, ASSIGN, {"g": "w-view", "data": data})
     error = body["errors"][0]
-    assert error["extensions"] == {"code": "BAD_USER_INPUT", "fields": {
-        "data.0.attributeId": ["is not an attribute of group 'w-view'"]}}
+    assert error["extensions"] == {
+        "code": "BAD_USER_INPUT",
+        "fields": {"data.0.attributeId": ["is not an attribute of group 'w-view'"]},
+    }
     read_only = {"API-Key": keys.plain, **FLAG}
     denied = await graphql(client, read_only, ASSIGN, {"g": "w-view", "data": data})
     assert denied["errors"][0]["extensions"]["code"] == "FORBIDDEN"
@@ -388,14 +504,23 @@ async def test_graphql_errors_use_graphql_names(client, headers, keys):
 
 async def test_graphql_writes_take_at_most_1000_items_too(client, keys):
     """The REST bodies' cap (MAX_WRITE_ITEMS) holds on the GraphQL face as well."""
-    item = {"groupId": "w-view", "attributeId": "w-view-city", "assetId": "asset-1",
-            "unitId": "u-001"}  # fmt: skip
-    query = ("mutation($items: [UnitAttributeAssignmentInput!]!) { "
-             'assignUnitAttributes(groupId: "w-view", data: $items) { unitId } }')
-    response = await client.post("/graphql", json={"query": query,
-                                                   "variables": {"items": [item] * 1001}},
-                                 headers={"API-Key": keys.full,
-                                          "Experimental-Flags": "unit-attributes-resource"})
+    item = {
+        "groupId": "w-view",
+        "attributeId": "w-view-city",
+        "assetId": "asset-1",
+        "unitId": "u-001",
+    }
+    query = (
+        "mutation($items: [UnitAttributeAssignmentInput!]!) { "
+        'assignUnitAttributes(groupId: "w-view", data: $items) { unitId } }'
+    )
+    response = await client.post(
+        "/graphql",
+        json={"query": query, "variables": {"items": [item] * 1001}},
+        headers={"API-Key": keys.full, "Experimental-Flags": "unit-attributes-resource"},
+    )
     [error] = response.json()["errors"]
-    assert error["extensions"] == {"code": "BAD_USER_INPUT", "fields": {
-        "data": ["must have at most 1000 items per request, not 1001"]}}
+    assert error["extensions"] == {
+        "code": "BAD_USER_INPUT",
+        "fields": {"data": ["must have at most 1000 items per request, not 1001"]},
+    }

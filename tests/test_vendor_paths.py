@@ -79,14 +79,23 @@ async def walk(demo, url: str, key: str | None = None) -> tuple[list[Any], list[
 async def test_the_explorer_reads_the_assets_with_their_address(demo):
     status, body = await get(demo, EXPLORER_ASSETS)
     assert status == 200
-    assert body["paging"] == {"per_page": 500, "current_page": 1, "prev_url": None,
-                              "next_url": None, "total_count": 1}  # fmt: skip
+    assert body["paging"] == {
+        "per_page": 500,
+        "current_page": 1,
+        "prev_url": None,
+        "next_url": None,
+        "total_count": 1,
+    }
     [asset] = body["data"]
     read = ("id", "name", "address_line1", "address_city", "address_state", "tags")
     assert {name: asset[name] for name in read} == {
-        "id": ASSET_ID, "name": ASSET_NAME, "address_line1": "1200 Harbor Way",
-        "address_city": "Seattle", "address_state": "WA", "tags": ["waterfront", "pet-friendly"],
-    }  # fmt: skip
+        "id": ASSET_ID,
+        "name": ASSET_NAME,
+        "address_line1": "1200 Harbor Way",
+        "address_city": "Seattle",
+        "address_state": "WA",
+        "tags": ["waterfront", "pet-friendly"],
+    }
 
     status, one = await get(demo, EXPLORER_ASSET)
     assert status == 200
@@ -119,15 +128,21 @@ async def test_the_fields_each_client_reads(demo, demo_data):
     _, units = await get(demo, UNITS)
     assert [u["id"] for u in units["data"]] == sorted(u["id"] for u in demo_data["units"])
     assert units["paging"]["total_count"] == len(demo_data["units"])
-    assert all(set(u) == {"id", "asset_id", "floor_id", "name", "created_at", "updated_at"}
-               for u in units["data"])  # fmt: skip
+    assert all(
+        set(u) == {"id", "asset_id", "floor_id", "name", "created_at", "updated_at"}
+        for u in units["data"]
+    )
     _, groups = await get(demo, GROUPS)
     stamps = sorted(r["created_at"] for r in demo_data["unit_references"])
-    assert groups["data"] == [{
-        "id": ASSET_ID, "asset_id": ASSET_ID, "name": REFERENCE_GROUP_NAME,
-        "created_at": stamps[0],
-        "updated_at": max(r["updated_at"] for r in demo_data["unit_references"]),
-    }]  # fmt: skip
+    assert groups["data"] == [
+        {
+            "id": ASSET_ID,
+            "asset_id": ASSET_ID,
+            "name": REFERENCE_GROUP_NAME,
+            "created_at": stamps[0],
+            "updated_at": max(r["updated_at"] for r in demo_data["unit_references"]),
+        }
+    ]
     _, references = await get(demo, REFERENCES)
     assert {r["asset_id"] for r in references["data"]} == {ASSET_ID}
     assert {"id", "key", "value"} <= set(references["data"][0])
@@ -138,12 +153,15 @@ async def test_the_sync_pages_the_group_references_to_the_end(demo, demo_data):
     items, pagings = await walk(demo, GROUP_REFERENCES)
     expected = sorted(demo_data["unit_references"], key=lambda r: (r["unit_id"], r["key"]))
     assert [(r["unit_id"], r["key"], r["value"]) for r in items] == [
-        (r["unit_id"], r["key"], r["value"]) for r in expected]  # fmt: skip
+        (r["unit_id"], r["key"], r["value"]) for r in expected
+    ]
     assert len(pagings) == 3
     assert ["total_count" in paging for paging in pagings] == [False, False, True]
     assert pagings[-1]["total_count"] == 300
-    assert pagings[1]["prev_url"] == f"{PUBLIC}{DEMO}/units/reference-groups/{ASSET_ID}/" \
-        "references?page=1&per-page=100"  # fmt: skip
+    assert (
+        pagings[1]["prev_url"] == f"{PUBLIC}{DEMO}/units/reference-groups/{ASSET_ID}/"
+        "references?page=1&per-page=100"
+    )
     # Small pages of units end where the flat route's do.
     vendor, _ = await walk(demo, f"{DEMO}/units?per-page=7")
     flat, _ = await walk(demo, f"/v1/units?asset={ASSET_ID}&per-page=7")
@@ -164,19 +182,29 @@ async def test_a_one_asset_key_sees_its_asset_and_nothing_else(demo):
 
 async def test_either_spelling_keeps_working_with_etags(demo):
     first = await demo.client.get(UNITS, headers=client_headers(demo))
-    again = await demo.client.get(UNITS, headers={**client_headers(demo),
-                                                   "If-None-Match": first.headers["etag"]})
+    again = await demo.client.get(
+        UNITS, headers={**client_headers(demo), "If-None-Match": first.headers["etag"]}
+    )
     assert (again.status_code, again.content) == (304, b"")
     flat = await demo.client.get(FLAT[UNITS], headers=client_headers(demo))
     assert flat.status_code == 200
     assert flat.json()["data"] == first.json()["data"]
 
 
-@pytest.mark.parametrize("path", [
-    "/v1/accounts", "/v1/accounts/me", f"{DEMO}/pricing", f"{DEMO}/floor-plans",
-    f"{DEMO}/floor-plans/fp-1", f"{DEMO}/galleries", f"{DEMO}/expenses",
-    f"{DEMO}/descriptions", f"/v1/assets/{ASSET_ID}/multifamily",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/accounts",
+        "/v1/accounts/me",
+        f"{DEMO}/pricing",
+        f"{DEMO}/floor-plans",
+        f"{DEMO}/floor-plans/fp-1",
+        f"{DEMO}/galleries",
+        f"{DEMO}/expenses",
+        f"{DEMO}/descriptions",
+        f"/v1/assets/{ASSET_ID}/multifamily",
+    ],
+)
 async def test_vendor_product_data_is_a_json_not_found(demo, path):
     assert await get(demo, path) == (404, NOT_FOUND)
 
@@ -186,28 +214,35 @@ async def test_reference_paths_need_the_flag_and_the_permission(demo):
     for url in REFERENCE_CALLS:
         response = await demo.client.get(url, headers=headers)
         assert response.status_code == 404
-        assert response.json() == {"message": "Not found: this experimental resource "
-                                   'requires the Experimental-Flags header to include "references"'}
+        assert response.json() == {
+            "message": "Not found: this experimental resource "
+            'requires the Experimental-Flags header to include "references"'
+        }
     plain = (await create_key(demo.store, "plain", [], None)).secret
     status, body = await get(demo, GROUPS, plain)
-    assert (status, body) == (403, {"message": "Access denied: missing permission "
-                                    "service.unit-references.read"})  # fmt: skip
+    assert (status, body) == (
+        403,
+        {"message": "Access denied: missing permission service.unit-references.read"},
+    )
 
 
 # The rules, on the fixture: asset-1 and asset-2 are multifamily, asset-3 student.
 
 
-@pytest.mark.parametrize("path", [
-    "/v1/assets/asset-1/student/units",  # another market than the asset's
-    "/v1/assets/asset-3/multifamily/maps",
-    "/v1/assets/nope/multifamily/units",  # no such asset
-    "/v1/assets/asset-1/multifamily/units/Ab",  # a unit of asset-2
-    "/v1/assets/asset-1/multifamily/maps/map-3",  # a map of asset-2
-    "/v1/assets/asset-1/multifamily/maps/map-3/units",
-    "/v1/assets/asset-1/multifamily/maps/map-3/levels/tags",
-    "/v1/assets/asset-1/multifamily/floors/e-1",  # a floor of asset-2
-    "/v1/assets/asset-1/Multifamily/units",  # markets are compared exactly
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/assets/asset-1/student/units",  # another market than the asset's
+        "/v1/assets/asset-3/multifamily/maps",
+        "/v1/assets/nope/multifamily/units",  # no such asset
+        "/v1/assets/asset-1/multifamily/units/Ab",  # a unit of asset-2
+        "/v1/assets/asset-1/multifamily/maps/map-3",  # a map of asset-2
+        "/v1/assets/asset-1/multifamily/maps/map-3/units",
+        "/v1/assets/asset-1/multifamily/maps/map-3/levels/tags",
+        "/v1/assets/asset-1/multifamily/floors/e-1",  # a floor of asset-2
+        "/v1/assets/asset-1/Multifamily/units",  # markets are compared exactly
+    ],
+)
 async def test_anything_but_the_assets_own_market_and_resources_is_not_found(
     client, full_headers, path
 ):
@@ -228,19 +263,33 @@ async def test_the_own_resources_under_the_market(client, full_headers):
 async def test_a_market_over_255_characters_is_input(client, full_headers):
     response = await client.get(f"/v1/assets/asset-1/{'m' * 256}/units", headers=full_headers)
     assert response.status_code == 422
-    assert response.json() == {"message": "Resource validation failed",
-                               "fields": {"market": ["must be at most 255 characters"]}}
+    assert response.json() == {
+        "message": "Resource validation failed",
+        "fields": {"market": ["must be at most 255 characters"]},
+    }
 
 
 async def test_e6_takes_the_asset_filter(client, full_headers, keys):
     response = await client.get("/v1/units?asset=asset-2", headers=full_headers)
     assert response.status_code == 200
-    assert [u["id"] for u in response.json()["data"]] == ["Ab", "a/b c", "ab", *[
-        u["id"] for u in response.json()["data"][3:]]]  # fmt: skip
+    assert [u["id"] for u in response.json()["data"]] == [
+        "Ab",
+        "a/b c",
+        "ab",
+        *[u["id"] for u in response.json()["data"][3:]],
+    ]
     assert {u["asset_id"] for u in response.json()["data"]} == {"asset-2"}
     outside = await client.get("/v1/units?asset=asset-1", headers={"API-Key": keys.scoped})
-    assert outside.json() == {"paging": {"per_page": 100, "current_page": 1, "prev_url": None,
-                                         "next_url": None, "total_count": 0}, "data": []}
+    assert outside.json() == {
+        "paging": {
+            "per_page": 100,
+            "current_page": 1,
+            "prev_url": None,
+            "next_url": None,
+            "total_count": 0,
+        },
+        "data": [],
+    }
 
 
 async def test_every_alias_runs_its_flat_routes_document():
@@ -251,22 +300,32 @@ async def test_every_alias_runs_its_flat_routes_document():
         twin = flat[alias.alias_of]
         assert alias.path.startswith("/v1/assets/{asset}/{market}/")
         assert (alias.document, alias.method, alias.shape) == (
-            twin.document, twin.method, twin.shape)  # fmt: skip
+            twin.document,
+            twin.method,
+            twin.shape,
+        )
 
 
 async def test_graphql_has_the_same_fields_and_groups(demo):
     query = """{ asset(id: "harbor-view") { displayName addressLine1 addressCity latitude
         longitude tags } unitReferenceGroups(assetId: "harbor-view", market: "multifamily")
         { paging { totalCount } data { id name } } }"""
-    response = await demo.client.post("/graphql", json={"query": query},
-                                      headers=demo.headers("references"))
+    response = await demo.client.post(
+        "/graphql", json={"query": query}, headers=demo.headers("references")
+    )
     body = response.json()
     assert body["data"]["asset"] == {
-        "displayName": "Harbor View", "addressLine1": "1200 Harbor Way",
-        "addressCity": "Seattle", "latitude": 47.6062, "longitude": -122.3425,
-        "tags": ["waterfront", "pet-friendly"]}  # fmt: skip
+        "displayName": "Harbor View",
+        "addressLine1": "1200 Harbor Way",
+        "addressCity": "Seattle",
+        "latitude": 47.6062,
+        "longitude": -122.3425,
+        "tags": ["waterfront", "pet-friendly"],
+    }
     assert body["data"]["unitReferenceGroups"] == {
-        "paging": {"totalCount": 1}, "data": [{"id": ASSET_ID, "name": REFERENCE_GROUP_NAME}]}
+        "paging": {"totalCount": 1},
+        "data": [{"id": ASSET_ID, "name": REFERENCE_GROUP_NAME}],
+    }
     assert "errors" not in body
     other = """{ units(assetId: "harbor-view", market: "student") { data { id } } }"""
     response = await demo.client.post("/graphql", json={"query": other}, headers=demo.headers())
@@ -275,11 +334,14 @@ async def test_graphql_has_the_same_fields_and_groups(demo):
 
 async def test_a_group_in_the_path_must_be_there(client, full_headers, store):
     flags = {**full_headers, "Experimental-Flags": "references"}
-    found = await client.get("/v1/assets/asset-2/multifamily/units/reference-groups/asset-2/"
-                             "references", headers=flags)  # fmt: skip
+    found = await client.get(
+        "/v1/assets/asset-2/multifamily/units/reference-groups/asset-2/references", headers=flags
+    )
     assert (found.status_code, [r["unit_id"] for r in found.json()["data"]]) == (200, ["Ab"])
-    for path in ("/v1/units/reference-groups/nope/references",
-                 "/v1/assets/asset-1/multifamily/units/reference-groups/asset-2/references"):
+    for path in (
+        "/v1/units/reference-groups/nope/references",
+        "/v1/assets/asset-1/multifamily/units/reference-groups/asset-2/references",
+    ):
         response = await client.get(path, headers=flags)
         assert (response.status_code, response.json()) == (404, NOT_FOUND), path
     secret = (await create_key(store, "asset-2 refs", list(ALL_PERMISSIONS), ["asset-2"])).secret

@@ -65,39 +65,56 @@ async def timed(take, keys: list[str], count: int, pace: float | None) -> tuple[
     return times, refused
 
 
-async def case(store: Store, name: str, keys: list[str], count: int, per_second: float,
-               pace: float | None) -> Row:  # fmt: skip
+async def case(
+    store: Store, name: str, keys: list[str], count: int, per_second: float, pace: float | None
+) -> Row:
     await store[RATE_BUDGETS].delete_many({})
     shared = SharedLimiter(store[RATE_BUDGETS], per_second, DEFAULTS.rate_limit_burst)
     local = RateLimiter(per_second, DEFAULTS.rate_limit_burst)
     shared_times, refused = await timed(shared.take, keys, count, pace)
     local_times, _ = await timed(local.take, keys, count, None)
-    return Row(name, count, statistics.fmean(shared_times),
-               statistics.quantiles(shared_times, n=100)[98], statistics.fmean(local_times),
-               refused)  # fmt: skip
+    return Row(
+        name,
+        count,
+        statistics.fmean(shared_times),
+        statistics.quantiles(shared_times, n=100)[98],
+        statistics.fmean(local_times),
+        refused,
+    )
 
 
 async def measure(store: Store) -> list[Row]:
     await store.ensure_indexes()
     await store[RATE_BUDGETS].find_one({})  # connected before anything is timed
     return [
-        await case(store, "paced, one key, 150/s", ["k"], 1000, DEFAULTS.rate_limit_per_second,
-                   1 / 150),
+        await case(
+            store, "paced, one key, 150/s", ["k"], 1000, DEFAULTS.rate_limit_per_second, 1 / 150
+        ),
         await case(store, "flat out, one key", ["k"], 4000, 100_000, None),
-        await case(store, "flat out, 200 keys", [f"k{n}" for n in range(200)], 2000, 100_000,
-                   None),
-    ]  # fmt: skip
+        await case(store, "flat out, 200 keys", [f"k{n}" for n in range(200)], 2000, 100_000, None),
+    ]
 
 
 def tables(rows: list[Row]) -> list[list[str]]:
-    lines = ["| case | requests | shared mean ms | shared p99 ms | in-memory mean ms "
-             "| added mean ms | refused |", "|---|---:|---:|---:|---:|---:|---:|"]
-    lines += [f"| {row.case} | {row.requests} | {row.shared_ms:.3f} | {row.shared_p99_ms:.3f} "
-              f"| {row.local_ms:.4f} | {row.added_ms:.3f} | {row.refused} |" for row in rows]
+    lines = [
+        "| case | requests | shared mean ms | shared p99 ms | in-memory mean ms "
+        "| added mean ms | refused |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    lines += [
+        f"| {row.case} | {row.requests} | {row.shared_ms:.3f} | {row.shared_p99_ms:.3f} "
+        f"| {row.local_ms:.4f} | {row.added_ms:.3f} | {row.refused} |"
+        for row in rows
+    ]
     worst = max(row.added_ms for row in rows)
     verdict = "met" if worst < GOAL_MS else "NOT met"
-    return [lines, [f"Goal: under {GOAL_MS} ms added per request on average: {verdict} "
-                    f"(worst case {worst:.3f} ms)."]]  # fmt: skip
+    return [
+        lines,
+        [
+            f"Goal: under {GOAL_MS} ms added per request on average: {verdict} "
+            f"(worst case {worst:.3f} ms)."
+        ],
+    ]
 
 
 def main() -> None:
