@@ -40,7 +40,7 @@ MAX_TARGET_BYTES = 8 * 1024
 # Share of a request's time budget an operator write waits for an import of its asset.
 LEASE_WAIT_SHARE = 0.75
 
-# The cost of a GraphQL operation (`resolvers.operation_limits`), computed from the
+# The cost of a GraphQL operation (`resolvers.operation_cost`), computed from the
 # document and its variables before anything runs: a field costs 1, plus its own cost
 # below, plus its multiplier times the cost of what is selected in it. A field with
 # `perPage` multiplies by the page size (DEFAULT_PER_PAGE when absent, at most

@@ -35,13 +35,3 @@ def check_owner(resource: dict[str, Any], asset_id: str | None) -> dict[str, Any
     if asset_id is not None and resource.get("asset_id") != asset_id:
         raise not_found()
     return resource
-
-
-async def listed_assets(
-    context: RequestContext, caller: Caller, asset_id: str | None, market: str | None
-) -> dict[str, Any] | None:
-    """A list's filter of assets: the caller's scope, narrowed to `asset_id` when given,
-    after a vendor path's market check; None when nothing can be listed (an asset out
-    of scope), so the list is empty as for any filter that matches nothing."""
-    await check_market(context, caller, asset_id, market)
-    return caller.asset_filter(asset_id)

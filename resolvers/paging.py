@@ -79,6 +79,12 @@ def paged(
     }
 
 
+def empty_page(page: int, per_page: int) -> dict[str, Any]:
+    """A list that nothing can fill (an `asset` filter out of the key's scope): no items,
+    a count of 0, as for any filter that matches nothing."""
+    return paged([], page, per_page, False, total=0)
+
+
 def slice_list(items: list[Any], page: int, per_page: int) -> list[Any]:
     """One slice of an unenveloped list (validated `page`/`per-page`)."""
     start = (page - 1) * per_page

@@ -13,8 +13,8 @@ from typing import Any
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, not_found
 from resolvers.keys import Caller
-from resolvers.markets import check_market, check_owner, listed_assets
-from resolvers.paging import BY_ID, as_resource, find_all, find_page, paged, slice_list
+from resolvers.markets import check_market, check_owner
+from resolvers.paging import BY_ID, as_resource, empty_page, find_all, find_page, slice_list
 from resolvers.validation import check_filter, check_id, check_paging, split_list
 from storage import cached_reads
 from storage import collections as c
@@ -34,13 +34,15 @@ async def begin(
     context: RequestContext,
     paging: tuple[int | None, int | None] | None = None,
     market: str | None = None,
+    errors: FieldErrors | None = None,
     **ids: str | None,
 ) -> tuple[Caller, int, int]:
     """The caller (access was checked by the field's permission class), then the input:
-    ids, the market and paging numbers, every problem reported at once; then a vendor
-    path's market (`resolvers.markets`), the market of `ids["assetId"]`."""
+    ids, the market and paging numbers, with the problems a caller found in `errors` of
+    its own inputs, every problem reported at once; then a vendor path's market
+    (`resolvers.markets`), the market of `ids["assetId"]`."""
     caller = await context.caller()
-    errors = FieldErrors()
+    errors = FieldErrors() if errors is None else errors
     for name, value in {**ids, "market": market}.items():
         check_id(errors, name, value)
     page_no, size = check_paging(errors, *paging) if paging else (1, 0)
@@ -117,7 +119,7 @@ async def list_units(
     caller, page_no, size = await begin(context, (page, per_page), market, assetId=asset_id)
     query = caller.asset_filter(asset_id)
     if query is None:
-        return paged([], page_no, size, False, total=0)
+        return empty_page(page_no, size)
     return await find_page(context.store, c.UNITS, query, page_no, size)
 
 
@@ -143,17 +145,13 @@ async def list_unit_maps(
     market: str | None = None,
 ) -> Page:
     """Maps the key may see; `tags` keeps maps carrying every listed tag (AND)."""
-    caller = await context.caller()
     errors = FieldErrors()
-    page_no, size = check_paging(errors, page, per_page)
     check_filter(errors, "tags", tags)
     wanted_tags = split_list(errors, "tags", tags) if not errors.fields.get("tags") else []
-    check_id(errors, "assetId", asset_id)
-    check_id(errors, "market", market)
-    errors.raise_if_any()
-    query = await listed_assets(context, caller, asset_id, market)
+    caller, page_no, size = await begin(context, (page, per_page), market, errors, assetId=asset_id)
+    query = caller.asset_filter(asset_id)
     if query is None:
-        return paged([], page_no, size, False, total=0)
+        return empty_page(page_no, size)
     if wanted_tags:
         query["tags"] = {"$all": wanted_tags}
     return await find_page(context.store, c.UNIT_MAPS, query, page_no, size)

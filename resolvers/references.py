@@ -14,10 +14,8 @@ from typing import Any
 
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, not_found
-from resolvers.keys import Caller
-from resolvers.markets import listed_assets
-from resolvers.paging import BY_ID, Sort, end_count, find_page, paged
-from resolvers.validation import check_id, check_paging
+from resolvers.paging import BY_ID, Sort, empty_page, end_count, find_page, paged
+from resolvers.reads import begin
 from storage import cached_reads
 from storage import collections as c
 from storage.limits import REFERENCE_KEY, REFERENCE_KEY_PATTERN
@@ -44,17 +42,14 @@ async def _list(
     market: str | None = None,
     group_id: str | None = None,
 ) -> dict[str, Any]:
-    caller: Caller = await context.caller()
     errors = FieldErrors()
-    page_no, size = check_paging(errors, page, per_page)
-    check_id(errors, "assetId", asset_id)
-    check_id(errors, "market", market)
-    check_id(errors, "groupId", group_id)
     check_reference_key(errors, "key", key)
-    errors.raise_if_any()
-    query = await listed_assets(context, caller, asset_id, market)
+    caller, page_no, size = await begin(
+        context, (page, per_page), market, errors, assetId=asset_id, groupId=group_id
+    )
+    query = caller.asset_filter(asset_id)
     if query is None:
-        return paged([], page_no, size, False, total=0)
+        return empty_page(page_no, size)
     if group_id is not None:
         query["group_id"] = group_id
         # A group in the path must be there: it has references the key may see (of the
@@ -89,9 +84,17 @@ async def list_unit_references(
     group_id: str | None = None,
 ) -> dict[str, Any]:
     return await _list(
-        context, c.UNIT_REFERENCES, UNIT_REFERENCE_ORDER, page, per_page, asset_id, key, NO_ID,
-        market, group_id,
-    )  # fmt: skip
+        context,
+        c.UNIT_REFERENCES,
+        UNIT_REFERENCE_ORDER,
+        page,
+        per_page,
+        asset_id,
+        key,
+        NO_ID,
+        market,
+        group_id,
+    )
 
 
 async def list_unit_reference_groups(
@@ -102,27 +105,24 @@ async def list_unit_reference_groups(
     market: str | None = None,
 ) -> dict[str, Any]:
     """The groups of the unit references the key may see (of one asset when given), by id."""
-    caller: Caller = await context.caller()
-    errors = FieldErrors()
-    page_no, size = check_paging(errors, page, per_page)
-    check_id(errors, "assetId", asset_id)
-    check_id(errors, "market", market)
-    errors.raise_if_any()
-    query = await listed_assets(context, caller, asset_id, market)
+    caller, page_no, size = await begin(context, (page, per_page), market, assetId=asset_id)
+    query = caller.asset_filter(asset_id)
     if query is None:
-        return paged([], page_no, size, False, total=0)
+        return empty_page(page_no, size)
     pipeline: list[dict[str, Any]] = [
         {"$match": query},
-        {"$group": {
-            "_id": {"id": "$group_id", "asset_id": "$asset_id"},
-            "name": {"$max": "$group_name"},
-            "created_at": {"$min": "$created_at"},
-            "updated_at": {"$max": "$updated_at"},
-        }},
+        {
+            "$group": {
+                "_id": {"id": "$group_id", "asset_id": "$asset_id"},
+                "name": {"$max": "$group_name"},
+                "created_at": {"$min": "$created_at"},
+                "updated_at": {"$max": "$updated_at"},
+            }
+        },
         {"$sort": {"_id.id": 1, "_id.asset_id": 1}},
         {"$skip": (page_no - 1) * size},
         {"$limit": size + 1},
-    ]  # fmt: skip
+    ]
     found = await cached_reads.aggregate_collection(context.store, c.UNIT_REFERENCES, pipeline)
     groups = [{**group.pop("_id"), **group} for group in found[:size]]
     has_next = len(found) > size

@@ -17,7 +17,8 @@ from resolvers.access import authorize
 from resolvers.context import RequestContext, Services
 from resolvers.errors import ApiError, ErrorCode, FieldErrors, classify
 from resolvers.limits import INT32_MAX, MAX_PER_PAGE
-from resolvers.operation_limits import PER_PAGE, operation_cost
+from resolvers.operation_cost import operation_cost
+from resolvers.operation_limits import PER_PAGE
 from rest.bodies import read_text_body
 from rest.credentials import repeated_key, request_context
 from rest.documents import OMITTED_WHEN_NULL, without_nulls
@@ -36,8 +37,14 @@ from storage.read_cache import READS, ReadLog, kept_key
 
 log = logging.getLogger("floorgate.rest")
 ACCESS_CODES = frozenset(
-    {ErrorCode.UNAUTHENTICATED, ErrorCode.INVALID_KEY, ErrorCode.FLAG_REQUIRED,
-     ErrorCode.FORBIDDEN, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE}
+    {
+        ErrorCode.UNAUTHENTICATED,
+        ErrorCode.INVALID_KEY,
+        ErrorCode.FLAG_REQUIRED,
+        ErrorCode.FORBIDDEN,
+        ErrorCode.RATE_LIMITED,
+        ErrorCode.SERVICE_UNAVAILABLE,
+    }
 )
 INTEGER = re.compile(r"^[+-]?[0-9]+$")  # ASCII digits only: a fullwidth one is not 1
 INT32_DIGITS = len(str(INT32_MAX))
@@ -100,14 +107,16 @@ class RestApi:
         try:
             match, allowed = self.router.match(raw_path, "GET" if head else request.method)
         except UnicodeDecodeError:
-            return error_response(ApiError(ErrorCode.BAD_USER_INPUT,
-                                           fields={"path": ["is not valid UTF-8"]}))
+            return error_response(
+                ApiError(ErrorCode.BAD_USER_INPUT, fields={"path": ["is not valid UTF-8"]})
+            )
         if "GET" in allowed:
             allowed.add("HEAD")
         if match is None:
             if allowed:
-                return error_of(ErrorCode.METHOD_NOT_ALLOWED,
-                                headers={"Allow": ", ".join(sorted(allowed))})
+                return error_of(
+                    ErrorCode.METHOD_NOT_ALLOWED, headers={"Allow": ", ".join(sorted(allowed))}
+                )
             return error_of(ErrorCode.NOT_FOUND)
         request.scope["state"][ROUTE] = match.route.operation_id  # for /metrics
         self.running += 1
@@ -160,8 +169,13 @@ class RestApi:
             reads = ReadLog(answer_key)
         token = READS.set(reads)
         try:
-            outcome = execute(self.schema, route.parsed, context_value=context,
-                              variable_values=variables, executor_class=CompiledExecutor)
+            outcome = execute(
+                self.schema,
+                route.parsed,
+                context_value=context,
+                variable_values=variables,
+                executor_class=CompiledExecutor,
+            )
             if isawaitable(outcome):  # not when the variables do not coerce
                 outcome = await outcome
         finally:
@@ -222,8 +236,16 @@ class RestApi:
             return None
         caller = await context.caller()
         query = request.scope.get("query_string", b"")
-        return kept_key("answer", route.operation_id, raw_path, query, body,
-                          caller.permissions, caller.assets, context.flags)  # fmt: skip
+        return kept_key(
+            "answer",
+            route.operation_id,
+            raw_path,
+            query,
+            body,
+            caller.permissions,
+            caller.assets,
+            context.flags,
+        )
 
     def cost(self, route: RestRoute, variables: dict[str, Any]) -> int:
         """The operation's cost. Without a body it depends on the page size alone (no
@@ -240,8 +262,7 @@ class RestApi:
                 self.costs[key] = found
         return found
 
-    def answered_cost(self, route: RestRoute, variables: dict[str, Any],
-                      result: Any) -> int | None:  # fmt: skip
+    def answered_cost(self, route: RestRoute, variables: dict[str, Any], result: Any) -> int | None:
         """What the answer cost when its page came out shorter than the `per-page` it was
         priced at: the cost of a page of the items it holds (at least one). None when it
         cost what was charged. `/v1/maps?per-page=10000` answering 12 maps is one unit,
@@ -303,8 +324,9 @@ class RestApi:
         assert outcome.errors
         error = classify(outcome.errors[0], self.services.settings.retry_after_seconds)
         if error.code is ErrorCode.INTERNAL:
-            log.error("request failed: %s", outcome.errors[0],
-                      exc_info=outcome.errors[0].original_error)
+            log.error(
+                "request failed: %s", outcome.errors[0], exc_info=outcome.errors[0].original_error
+            )
         return error
 
     @staticmethod

@@ -36,14 +36,13 @@ from resolvers.access import authorize
 from resolvers.context import RequestContext
 from resolvers.errors import ApiError, ErrorCode, invalid
 from resolvers.limits import MAX_INPUT_ITEMS, PARSE_ON_LOOP_CHARS, VALIDATE_ON_LOOP_TOKENS
+from resolvers.operation_cost import check_cost, operation_cost
 from resolvers.operation_limits import (
     OperationLimits,
     bounded_rules,
-    check_cost,
     document_figures,
     figure_problem,
     number_problem,
-    operation_cost,
     root_field_names,
     rough_size,
     token_count,

@@ -37,8 +37,11 @@ def headers(key: str | None, *flags: str) -> dict[str, str]:
 
 async def post(client, query: str, key: str | None, variables: dict | None = None,
                *flags: str) -> dict:  # fmt: skip
-    response = await client.post("/graphql", json={"query": query, "variables": variables or {}},
-                                 headers=headers(key, *flags))
+    response = await client.post(
+        "/graphql",
+        json={"query": query, "variables": variables or {}},
+        headers=headers(key, *flags),
+    )
     assert response.status_code == 200
     return response.json()
 
@@ -97,7 +100,8 @@ async def test_doubling_fragments_answered_at_once(client, keys, fragments, meth
 async def test_doubling_aliases_refused_before_validation(client, keys):
     query = doubling(40, "a: __typename")
     assert only_error(await post(client, query, None)) == (
-        f"{2**39} aliases found. Allowed: 30", invalid(f"{2**39} aliases found. Allowed: 30")
+        f"{2**39} aliases found. Allowed: 30",
+        invalid(f"{2**39} aliases found. Allowed: 30"),
     )
 
 
@@ -116,16 +120,17 @@ async def test_fragment_cycle_and_unknown_fragment(client, keys):
     message = "Cannot spread fragment 'A' within itself via 'B'."
     assert only_error(await post(client, cycle, keys.full)) == (message, invalid(message))
     unknown = await post(client, "{ ...Missing __typename }", keys.full)
-    assert only_error(unknown) == ("Unknown fragment 'Missing'.", invalid("Unknown fragment "
-                                                                          "'Missing'."))
+    assert only_error(unknown) == (
+        "Unknown fragment 'Missing'.",
+        invalid("Unknown fragment 'Missing'."),
+    )
 
 
 async def test_depth_names_the_operation_and_counts_through_fragments(client, keys):
     deep = "units { data { id } }"
     for _ in range(11):
         deep = f"assets {{ data {{ {deep} }} }}"  # not valid: depth is checked first
-    body = await post(client, f"query Deep {{ ...D }} fragment D on Query {{ {deep} }}",
-                      keys.full)
+    body = await post(client, f"query Deep {{ ...D }} fragment D on Query {{ {deep} }}", keys.full)
     message = "'Deep' exceeds maximum operation depth of 12"
     assert only_error(body) == (message, invalid(message))
     # Parsed and measured once (DocumentCaches), refused every time; the
@@ -138,8 +143,10 @@ async def test_depth_names_the_operation_and_counts_through_fragments(client, ke
 async def test_aliases_count_at_every_spread(client, keys):
     aliased = " ".join(f"a{i}: __typename" for i in range(16))
     body = await post(client, f"{{ ...A ...A }} fragment A on Query {{ {aliased} }}", None)
-    assert only_error(body) == ("32 aliases found. Allowed: 30",
-                                invalid("32 aliases found. Allowed: 30"))
+    assert only_error(body) == (
+        "32 aliases found. Allowed: 30",
+        invalid("32 aliases found. Allowed: 30"),
+    )
 
 
 @pytest.mark.parametrize("levels", [13, 100, 199, 200, 201, 1000, 1600])
@@ -175,8 +182,9 @@ UNIT_FIELDS = "id assetId floorId name createdAt updatedAt"
 
 
 async def test_one_full_page_passes(client, keys):
-    body = await post(client, f"{{ units(perPage: 10000) {{ data {{ {UNIT_FIELDS} }} }} }}",
-                      keys.full)
+    body = await post(
+        client, f"{{ units(perPage: 10000) {{ data {{ {UNIT_FIELDS} }} }} }}", keys.full
+    )
     assert "errors" not in body
     ids = [unit["id"] for unit in body["data"]["units"]["data"]]
     assert len(ids) == 14
@@ -202,12 +210,18 @@ async def test_page_size_from_variables(client, keys):
 
 async def test_parses_are_limited_to_a_handful(client, keys):
     svg = "<svg>" + " " * 4_999_989 + "</svg>"  # 5,000,000 characters
-    query = "query ($svg: String!) { " + " ".join(
-        f"p{i}: parseUnitMap(svg: $svg)" for i in range(30)) + " }"
+    query = (
+        "query ($svg: String!) { "
+        + " ".join(f"p{i}: parseUnitMap(svg: $svg)" for i in range(30))
+        + " }"
+    )
     # 30 x (1 + 9000 + 5,000,000 / 100)
     assert only_error(await post(client, query, keys.full, {"svg": svg})) == cost_error(1_770_030)
-    five = "query ($svg: String!) { " + " ".join(
-        f"p{i}: parseUnitMap(svg: $svg)" for i in range(5)) + " }"
+    five = (
+        "query ($svg: String!) { "
+        + " ".join(f"p{i}: parseUnitMap(svg: $svg)" for i in range(5))
+        + " }"
+    )
     assert only_error(await post(client, five, keys.full, {"svg": svg})) == cost_error(295_005)
 
 
@@ -253,7 +267,8 @@ async def test_no_key_is_refused_before_validation(client):
     invalid_below = await post(client, "{ assets { data { id nope } } }", None)
     assert only_error(invalid_below) == UNAUTHENTICATED
     through_fragments = await post(
-        client, "{ ... on Query { ...Q } } fragment Q on Query { __typename units { nope } }",
+        client,
+        "{ ... on Query { ...Q } } fragment Q on Query { __typename units { nope } }",
         None,
     )
     assert only_error(through_fragments) == UNAUTHENTICATED
@@ -262,21 +277,24 @@ async def test_no_key_is_refused_before_validation(client):
 async def test_permission_is_checked_before_validation(client, keys):
     body = await post(client, "{ parseUnitMap nope }", keys.plain)  # svg missing, nope unknown
     assert only_error(body) == (
-        f"Access denied: missing permission {UNIT_MAPS_PARSE}", {"code": "FORBIDDEN"}
+        f"Access denied: missing permission {UNIT_MAPS_PARSE}",
+        {"code": "FORBIDDEN"},
     )
 
 
 async def test_flag_of_any_root_field_fails_the_operation(client, keys):
     """Before, the other root fields still answered; now nothing runs."""
-    body = await post(client, '{ assets { data { id } } locations(unitMapId: "map-1") { etag } }',
-                      keys.full)
+    body = await post(
+        client, '{ assets { data { id } } locations(unitMapId: "map-1") { etag } }', keys.full
+    )
     assert only_error(body) == (
         "Not found: this experimental resource requires the Experimental-Flags header to "
         f'include "{FLAG_LOCATIONS}"',
         {"code": "FLAG_REQUIRED"},
     )
-    with_flag = await post(client, '{ locations(unitMapId: "map-1") { etag } }', keys.full,
-                           None, FLAG_LOCATIONS)
+    with_flag = await post(
+        client, '{ locations(unitMapId: "map-1") { etag } }', keys.full, None, FLAG_LOCATIONS
+    )
     assert "errors" not in with_flag
 
 
@@ -316,7 +334,7 @@ async def test_a_bug_before_execution_is_internal_and_says_nothing(client, keys,
 async def test_costs_are_kept_per_document_operation_and_small_variables():
     """The kept cost is the computed one for every page size; large variables are
     priced every time and leave nothing behind."""
-    from resolvers.operation_limits import operation_cost
+    from resolvers.operation_cost import operation_cost
     from schema.build import build_schema
     from storage.settings import Settings
 
@@ -324,7 +342,8 @@ async def test_costs_are_kept_per_document_operation_and_small_variables():
     caches, graphql_schema = schema.caches, schema._schema
     document = await caches.document("query Q($n: Int) { units(perPage: $n) { data { id } } }")
     assert await caches.document("query Q($n: Int) { units(perPage: $n) { data { id } } }") is (
-        document)  # fmt: skip
+        document
+    )
     for n in (1, 100, 10000, 1, 100):
         assert caches.cost(graphql_schema, document, {"n": n}, None) == operation_cost(
             graphql_schema, document, {"n": n}, None) == 2 * n + 1  # fmt: skip

@@ -22,7 +22,8 @@ import schema.guard
 import schema.operation
 from resolvers.context import RequestContext, Services
 from resolvers.keys import create_key
-from resolvers.operation_limits import OperationLimits, operation_cost
+from resolvers.operation_cost import operation_cost
+from resolvers.operation_limits import OperationLimits
 from resolvers.permissions import (
     ADMIN,
     FLAG_UNIT_ATTRIBUTES,
@@ -48,9 +49,14 @@ WALKS = "{ " + " ".join(f"a{i}: {DEEP}" for i in range(30)) + " }"  # finding 1
 HUGE_INT = "9" * 5000  # past Python's 4,300-digit limit of int(str)
 GRAPHIQL_QUERIES = [  # what GraphiQL sends on load (its options vary by version)
     get_introspection_query(),
-    get_introspection_query(descriptions=True, specified_by_url=True,
-                            directive_is_repeatable=True, schema_description=True,
-                            input_value_deprecation=True, one_of=True),
+    get_introspection_query(
+        descriptions=True,
+        specified_by_url=True,
+        directive_is_repeatable=True,
+        schema_description=True,
+        input_value_deprecation=True,
+        one_of=True,
+    ),
 ]
 
 
@@ -64,11 +70,16 @@ def headers(key: str | None, *flags: str) -> dict[str, str]:
 
 
 def cost_refusal(cost: int, limit: int) -> dict:
-    return {"data": None, "errors": [{
-        "message": f"Query cost {cost} exceeds the limit of {limit}: ask for smaller pages "
-                   "or fewer fields",
-        "extensions": {"code": "COST_LIMIT", "cost": cost, "limit": limit},
-    }]}  # fmt: skip
+    return {
+        "data": None,
+        "errors": [
+            {
+                "message": f"Query cost {cost} exceeds the limit of {limit}: ask for smaller pages "
+                "or fewer fields",
+                "extensions": {"code": "COST_LIMIT", "cost": cost, "limit": limit},
+            }
+        ],
+    }
 
 
 def cost_of(client: httpx.AsyncClient, query: str) -> int:
@@ -100,8 +111,9 @@ async def test_keyless_introspection_walks_are_refused_at_once(client, method):
 @pytest.mark.parametrize("query", GRAPHIQL_QUERIES)
 @pytest.mark.parametrize("keyed", [False, True])
 async def test_graphiqls_introspection_works_with_and_without_a_key(client, keys, query, keyed):
-    response = await client.post("/graphql", json={"query": query},
-                                 headers=headers(keys.full if keyed else None))  # fmt: skip
+    response = await client.post(
+        "/graphql", json={"query": query}, headers=headers(keys.full if keyed else None)
+    )
     assert response.status_code == 200
     body = response.json()
     assert "errors" not in body
@@ -117,10 +129,12 @@ async def test_keyed_introspection_is_charged_to_the_key(store, settings, client
     assert 10_000 < cost <= 20_000
     limited = replace(settings, rate_limit_per_second=0.001, rate_limit_burst=20)
     key = (await create_key(store, "introspection charged", [], None)).secret
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=create_app(limited, store)),
-                                 base_url="https://t") as limited_client:  # fmt: skip
-        response = await limited_client.post("/graphql", json={"query": walks},
-                                             headers=headers(key))  # fmt: skip
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=create_app(limited, store)), base_url="https://t"
+    ) as limited_client:
+        response = await limited_client.post(
+            "/graphql", json={"query": walks}, headers=headers(key)
+        )
         assert response.status_code == 200
         assert "errors" not in response.json()
         assert response.headers["RateLimit-Remaining"] == "18"
@@ -131,8 +145,7 @@ def served_client(served, **kwargs) -> httpx.AsyncClient:
     return httpx.AsyncClient(base_url=served.base, verify=context, timeout=30, **kwargs)
 
 
-def test_keyed_clients_are_served_while_12_keyless_walks_run(tmp_path, db_server, settings,
-                                                               keys):  # fmt: skip
+def test_keyed_clients_are_served_while_12_keyless_walks_run(tmp_path, db_server, settings, keys):
     """A real server: 12 keyless walks at once on connections of their own, first the 30
     walks (each refused in under a second), then 17 (just under the ceiling: they run, on
     the CPU pool); a keyed GET /v1/assets on another connection answers within 1.5 s every
@@ -142,8 +155,10 @@ def test_keyed_clients_are_served_while_12_keyless_walks_run(tmp_path, db_server
 
     async def scenario(served) -> tuple[list[float], list[float], list[float]]:
         limits = httpx.Limits(max_connections=12)
-        async with served_client(served, limits=limits) as attackers, \
-                served_client(served) as other:  # fmt: skip
+        async with (
+            served_client(served, limits=limits) as attackers,
+            served_client(served) as other,
+        ):
             await other.get("/v1/assets", headers={"API-Key": keys.full})  # warm
             done = False
             latencies: list[float] = []
@@ -158,8 +173,9 @@ def test_keyed_clients_are_served_while_12_keyless_walks_run(tmp_path, db_server
 
             async def walk(query: str, refused: bool) -> float:
                 started = time.perf_counter()
-                response = await attackers.post("/graphql", json={"query": query},
-                                                headers=headers(None))  # fmt: skip
+                response = await attackers.post(
+                    "/graphql", json={"query": query}, headers=headers(None)
+                )
                 assert response.status_code == 200
                 body = response.json()
                 if refused:
@@ -202,9 +218,8 @@ async def test_costly_introspection_alone_executes_on_the_cpu_pool(client, keys,
         (GRAPHIQL_QUERIES[1], None, ["pool"]),
         (GRAPHIQL_QUERIES[0], keys.full, ["pool"]),
         ("{ __typename __schema { queryType { name } } }", None, []),
-        ("{ assets { data { id } } __schema { types { name fields { name } } } }", keys.full,
-         []),
-    ]:  # fmt: skip
+        ("{ assets { data { id } } __schema { types { name fields { name } } } }", keys.full, []),
+    ]:
         threads.clear()
         response = await client.post("/graphql", json={"query": query}, headers=headers(key))
         assert response.status_code == 200 and "errors" not in response.json()
@@ -222,8 +237,7 @@ async def test_a_document_over_the_limit_is_413_naming_it(client, keys):
     assert (response.status_code, response.json()) == (413, too_large)
     # counted in UTF-8 bytes: 2 bytes each, half as many characters
     accented = query + "#" + "é" * (MAX_DOCUMENT // 2)
-    response = await client.post("/graphql", json={"query": accented},
-                                 headers=headers(keys.full))  # fmt: skip
+    response = await client.post("/graphql", json={"query": accented}, headers=headers(keys.full))
     assert (response.status_code, response.json()) == (413, too_large)
     # at the limit it runs
     exact = query + " " * (MAX_DOCUMENT - len(query))
@@ -239,17 +253,21 @@ async def test_the_document_limit_is_a_setting_and_bounds_a_gets_query_string(
     small = replace(settings, graphql_max_document_bytes=1000)
     too_large = {"message": "GraphQL document too large: at most 1000 bytes"}
     query = "{ assets { data { id } } }"
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=create_app(small, store)),
-                                 base_url="https://t") as client:  # fmt: skip
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=create_app(small, store)), base_url="https://t"
+    ) as client:
         for key in (keys.full, None):
-            response = await client.get("/graphql", params={"query": query + " " * 990},
-                                        headers=headers(key))  # fmt: skip
+            response = await client.get(
+                "/graphql", params={"query": query + " " * 990}, headers=headers(key)
+            )
             assert (response.status_code, response.json()) == (413, too_large)
-        response = await client.post("/graphql", json={"query": query + " " * 975},
-                                     headers=headers(keys.full))  # fmt: skip
+        response = await client.post(
+            "/graphql", json={"query": query + " " * 975}, headers=headers(keys.full)
+        )
         assert (response.status_code, response.json()) == (413, too_large)
-        response = await client.get("/graphql", params={"query": query + " " * 900},
-                                    headers=headers(keys.full))  # fmt: skip
+        response = await client.get(
+            "/graphql", params={"query": query + " " * 900}, headers=headers(keys.full)
+        )
         assert response.status_code == 200 and "errors" not in response.json()
 
 
@@ -259,11 +277,22 @@ async def test_a_keyless_get_query_string_is_bounded_like_a_keyless_body(client,
     64 KiB of a query string)."""
     monkeypatch.setattr("rest.graphql_view.MAX_UNAUTHENTICATED_BODY_BYTES", 1000)
     query = "{ __typename }" + " " * 1000
-    for response in (await client.get("/graphql", params={"query": query}),
-                     await client.post("/graphql", json={"query": query})):  # fmt: skip
-        assert (response.status_code, response.json()) == (200, {"data": None, "errors": [{
-            "message": "No API key found in request",
-            "extensions": {"code": "UNAUTHENTICATED"}}]})  # fmt: skip
+    for response in (
+        await client.get("/graphql", params={"query": query}),
+        await client.post("/graphql", json={"query": query}),
+    ):
+        assert (response.status_code, response.json()) == (
+            200,
+            {
+                "data": None,
+                "errors": [
+                    {
+                        "message": "No API key found in request",
+                        "extensions": {"code": "UNAUTHENTICATED"},
+                    }
+                ],
+            },
+        )
     response = await client.get("/graphql", params={"query": "{ __typename }" + " " * 900})
     assert response.json() == {"data": {"__typename": "Query"}}
 
@@ -284,16 +313,16 @@ async def test_document_caches_are_bounded_in_bytes_and_keyed_by_digest(client, 
     caches, plans = graphql.caches, plans_of(graphql._schema)
     for number in range(20):
         query = big_document(number, "string" if number % 2 else "comments")
-        response = await client.post("/graphql", json={"query": query},
-                                     headers=headers(keys.full))  # fmt: skip
+        response = await client.post("/graphql", json={"query": query}, headers=headers(keys.full))
         assert response.status_code == 200
         body = response.json()
         assert body["data"]["assets"]["data"], body
         assert body["data"].get("a", "not asked") in (None, "not asked")
     assert 0 < caches.entries.bytes <= caches.entries.max_bytes == 16 * 1024 * 1024
     assert all(isinstance(key, bytes) and len(key) == 16 for key in caches.entries.entries)
-    assert set(caches.by_document) == {id(entry.document) for entry, _ in
-                                       caches.entries.entries.values()}  # fmt: skip
+    assert set(caches.by_document) == {
+        id(entry.document) for entry, _ in caches.entries.entries.values()
+    }
     assert 0 < plans.documents.bytes <= plans.documents.max_bytes == 16 * 1024 * 1024
     kept = [entry.source.body for entry, _ in plans.documents.entries.values()]
     assert sum(len(body) > 800_000 for body in kept) < 20  # the oldest were dropped
@@ -319,8 +348,7 @@ async def test_a_long_document_is_parsed_off_the_event_loop(client, keys, monkey
     monkeypatch.setattr(rest.graphql_requests, "operation_params", recorded_params)
     long_one = big_document(1000, "string")
     for query in (long_one, "{ assets(perPage: 2) { data { id } } }"):
-        response = await client.post("/graphql", json={"query": query},
-                                     headers=headers(keys.full))  # fmt: skip
+        response = await client.post("/graphql", json={"query": query}, headers=headers(keys.full))
         assert response.status_code == 200
     (long_len, long_thread), (_, short_thread) = threads
     assert long_len == len(long_one) and long_thread.startswith("floorgate-cpu")
@@ -330,8 +358,7 @@ async def test_a_long_document_is_parsed_off_the_event_loop(client, keys, monkey
     assert short_body < 100 and short_thread == threading.main_thread().name
 
 
-async def test_a_document_of_many_tokens_is_validated_off_the_event_loop(client, keys,
-                                                                         monkeypatch):  # fmt: skip
+async def test_a_document_of_many_tokens_is_validated_off_the_event_loop(client, keys, monkeypatch):
     """Validation takes 15-40 us a token: 5,000 tokens held the loop up to 0.2 s."""
     calls: list[str] = []
     run_cpu = schema.guard.run_cpu
@@ -344,8 +371,7 @@ async def test_a_document_of_many_tokens_is_validated_off_the_event_loop(client,
     many = "{ __typename }" + "\n#" * 600  # tokens, comments included
     for query, expected in [(many, ["validate_document"]), ("{ __typename }", [])]:
         calls.clear()
-        response = await client.post("/graphql", json={"query": query},
-                                     headers=headers(keys.full))  # fmt: skip
+        response = await client.post("/graphql", json={"query": query}, headers=headers(keys.full))
         assert response.status_code == 200 and "errors" not in response.json()
         assert calls == expected
 
@@ -370,13 +396,17 @@ def test_20_distinct_900_kb_documents_grow_a_served_process_by_less_than_100_mb(
         rss = []
         async with served_client(served) as client:
             for _ in range(5):  # warm: key cache, plans of small documents, TLS
-                await client.post("/graphql", json={"query": "{ assets { data { id } } }"},
-                                  headers=headers(keys.full))  # fmt: skip
+                await client.post(
+                    "/graphql",
+                    json={"query": "{ assets { data { id } } }"},
+                    headers=headers(keys.full),
+                )
             rss.append(rss_bytes(served.process.pid))
             for number in range(60):
                 query = big_document(number, "string" if number % 2 else "comments")
-                response = await client.post("/graphql", json={"query": query},
-                                             headers=headers(keys.full))  # fmt: skip
+                response = await client.post(
+                    "/graphql", json={"query": query}, headers=headers(keys.full)
+                )
                 assert response.status_code == 200
                 assert response.json()["data"]["assets"]["data"]
                 if number in (19, 59):
@@ -394,25 +424,39 @@ def test_20_distinct_900_kb_documents_grow_a_served_process_by_less_than_100_mb(
 
 
 @pytest.mark.parametrize("method", ["GET", "POST"])
-@pytest.mark.parametrize(("query", "column"), [
-    (f"{{ assets(perPage: {HUGE_INT}) {{ data {{ id }} }} }}", 19),
-    (f"query($n: Int = {HUGE_INT}) {{ assets(perPage: $n) {{ data {{ id }} }} }}", 17),
-    (f'{{ distanceMatrix(unitMapId: "m", input: {{sources: [{{x: {HUGE_INT}.5, y: 1, '
-     f'floorId: "f"}}], targets: []}}) {{ distanceMethod }} }}', 56),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("query", "column"),
+    [
+        (f"{{ assets(perPage: {HUGE_INT}) {{ data {{ id }} }} }}", 19),
+        (f"query($n: Int = {HUGE_INT}) {{ assets(perPage: $n) {{ data {{ id }} }} }}", 17),
+        (
+            f'{{ distanceMatrix(unitMapId: "m", input: {{sources: [{{x: {HUGE_INT}.5, y: 1, '
+            f'floorId: "f"}}], targets: []}}) {{ distanceMethod }} }}',
+            56,
+        ),
+    ],
+)
 async def test_a_huge_number_literal_is_a_validation_error(client, keys, method, query, column):
     message = f"Number literal of {5002 if column == 56 else 5000} characters: at most 100"
     if method == "GET":
-        response = await client.get("/graphql", params={"query": query},
-                                    headers=headers(keys.full, "distances"))  # fmt: skip
+        response = await client.get(
+            "/graphql", params={"query": query}, headers=headers(keys.full, "distances")
+        )
     else:
-        response = await client.post("/graphql", json={"query": query},
-                                     headers=headers(keys.full, "distances"))  # fmt: skip
+        response = await client.post(
+            "/graphql", json={"query": query}, headers=headers(keys.full, "distances")
+        )
     assert response.status_code == 200
-    assert response.json() == {"data": None, "errors": [{
-        "message": message, "locations": [{"line": 1, "column": column}],
-        "extensions": {"code": "BAD_USER_INPUT", "fields": {"query": [message]}},
-    }]}  # fmt: skip
+    assert response.json() == {
+        "data": None,
+        "errors": [
+            {
+                "message": message,
+                "locations": [{"line": 1, "column": column}],
+                "extensions": {"code": "BAD_USER_INPUT", "fields": {"query": [message]}},
+            }
+        ],
+    }
 
 
 @pytest.mark.parametrize("method", ["GET", "POST"])
@@ -423,15 +467,23 @@ async def test_a_huge_number_in_variables_is_input_error(client, keys, method, v
     query = "query($n: Int) { assets(perPage: $n) { data { id } } }"
     variables = '{"n": ' + value + "}"
     if method == "GET":
-        response = await client.get("/graphql", params={"query": query, "variables": variables},
-                                    headers=headers(keys.full))  # fmt: skip
+        response = await client.get(
+            "/graphql", params={"query": query, "variables": variables}, headers=headers(keys.full)
+        )
     else:
         body = '{"query": "' + query + '", "variables": ' + variables + "}"
-        response = await client.post("/graphql", content=body, headers=headers(keys.full) | {
-            "Content-Type": "application/json"})  # fmt: skip
-    assert (response.status_code, response.json()) == (422, {
-        "message": "Resource validation failed",
-        "fields": {"body": ["Unable to parse request body as JSON"]}})  # fmt: skip
+        response = await client.post(
+            "/graphql",
+            content=body,
+            headers=headers(keys.full) | {"Content-Type": "application/json"},
+        )
+    assert (response.status_code, response.json()) == (
+        422,
+        {
+            "message": "Resource validation failed",
+            "fields": {"body": ["Unable to parse request body as JSON"]},
+        },
+    )
 
 
 # -- finding 15: a refused root field among others ------------------------------------------
@@ -444,21 +496,31 @@ async def test_a_refused_root_field_among_others_fails_at_its_path(client, keys)
     query = '{ asset(id: "asset-1") { id } parseUnitMap(svg: "<svg/>") }'
     response = await client.post("/graphql", json={"query": query}, headers=headers(keys.plain))
     assert response.status_code == 200
-    assert response.json() == {"data": None, "errors": [{
-        "message": f"Access denied: missing permission {UNIT_MAPS_PARSE}",
-        "locations": [{"line": 1, "column": 31}], "path": ["parseUnitMap"],
-        "extensions": {"code": "FORBIDDEN"},
-    }]}  # fmt: skip
+    assert response.json() == {
+        "data": None,
+        "errors": [
+            {
+                "message": f"Access denied: missing permission {UNIT_MAPS_PARSE}",
+                "locations": [{"line": 1, "column": 31}],
+                "path": ["parseUnitMap"],
+                "extensions": {"code": "FORBIDDEN"},
+            }
+        ],
+    }
 
 
 async def test_when_every_root_field_is_refused_nothing_runs(client, keys):
-    for query in ('{ parseUnitMap(svg: "<svg/>") }',
-                  '{ __typename parseUnitMap(svg: "<svg/>") }'):  # fmt: skip
-        response = await client.post("/graphql", json={"query": query},
-                                     headers=headers(keys.plain))  # fmt: skip
-        assert response.json() == {"data": None, "errors": [{
-            "message": f"Access denied: missing permission {UNIT_MAPS_PARSE}",
-            "extensions": {"code": "FORBIDDEN"}}]}  # fmt: skip
+    for query in ('{ parseUnitMap(svg: "<svg/>") }', '{ __typename parseUnitMap(svg: "<svg/>") }'):
+        response = await client.post("/graphql", json={"query": query}, headers=headers(keys.plain))
+        assert response.json() == {
+            "data": None,
+            "errors": [
+                {
+                    "message": f"Access denied: missing permission {UNIT_MAPS_PARSE}",
+                    "extensions": {"code": "FORBIDDEN"},
+                }
+            ],
+        }
 
 
 async def test_a_mutation_with_a_refused_field_is_refused_whole(client, store):
@@ -466,13 +528,22 @@ async def test_a_mutation_with_a_refused_field_is_refused_whole(client, store):
     would null `data` after the others had written. Nothing runs: one error, no path
     (with the query rule, `deleteLocation` ran and the refusal was at its field's path)."""
     admin = (await create_key(store, "admin only", [ADMIN], None)).secret
-    query = ('mutation { deleteLocation(id: "no-such-location") '
-             'unassignUnitAttributes(groupId: "g", data: []) { unitId } }')  # fmt: skip
-    response = await client.post("/graphql", json={"query": query},
-                                 headers=headers(admin, FLAG_UNIT_ATTRIBUTES))  # fmt: skip
-    assert response.json() == {"data": None, "errors": [{
-        "message": f"Access denied: missing permission {UNIT_ATTRIBUTES_WRITE}",
-        "extensions": {"code": "FORBIDDEN"}}]}  # fmt: skip
+    query = (
+        'mutation { deleteLocation(id: "no-such-location") '
+        'unassignUnitAttributes(groupId: "g", data: []) { unitId } }'
+    )
+    response = await client.post(
+        "/graphql", json={"query": query}, headers=headers(admin, FLAG_UNIT_ATTRIBUTES)
+    )
+    assert response.json() == {
+        "data": None,
+        "errors": [
+            {
+                "message": f"Access denied: missing permission {UNIT_ATTRIBUTES_WRITE}",
+                "extensions": {"code": "FORBIDDEN"},
+            }
+        ],
+    }
 
 
 @strawberry.type
@@ -486,13 +557,15 @@ class OpenAndSecret:
         return "leaked"
 
 
-async def test_a_refused_nullable_root_field_is_null_and_the_others_answer(store, settings,
-                                                                          keys):  # fmt: skip
+async def test_a_refused_nullable_root_field_is_null_and_the_others_answer(store, settings, keys):
     """On a schema whose refused field is nullable, both paths (direct and strawberry's)
     answer the other field, and null with the error at the refused one's path."""
     caches = DocumentCaches(OperationLimits.from_settings(settings), 1 << 20, 5000, 1 << 20)
-    small = Schema(query=OpenAndSecret, execution_context_class=CompiledExecutor,
-                   extensions=[lambda: OperationGuard(caches)])  # fmt: skip
+    small = Schema(
+        query=OpenAndSecret,
+        execution_context_class=CompiledExecutor,
+        extensions=[lambda: OperationGuard(caches)],
+    )
     small.caches = caches
     services = Services(store, settings)
     query = "{ open secret }"
@@ -506,5 +579,7 @@ async def test_a_refused_nullable_root_field_is_null_and_the_others_answer(store
         assert result.data == expected
         (error,) = result.errors
         assert (error.message, error.path) == (
-            f"Access denied: missing permission {UNIT_MAPS_PARSE}", ["secret"])
+            f"Access denied: missing permission {UNIT_MAPS_PARSE}",
+            ["secret"],
+        )
         assert error.original_error.extensions == {"code": "FORBIDDEN"}

@@ -31,6 +31,7 @@ from strawberry.extensions.query_depth_limiter import create_validator
 from strawberry.schema.schema import validate_document
 
 from resolvers.limits import COST_PER_RATE_UNIT
+from resolvers.operation_cost import introspection_estimates, operation_cost
 from resolvers.operation_limits import (
     OVERLAP_ABORTED,
     OperationLimits,
@@ -39,8 +40,6 @@ from resolvers.operation_limits import (
     document_figures,
     figure_problem,
     fragments_of,
-    introspection_estimates,
-    operation_cost,
     root_field_names,
 )
 from resolvers.permissions import (
@@ -166,10 +165,12 @@ def test_introspection_costs_what_it_walks():
     assert fields == -(-sum(len(t.fields) for t in composite) // types)  # rounded up
     # __schema 1 + types (1 + T x (name 1 + fields (1 + F x (name 1 + type (1 + name 1)))))
     assert cost("{ __schema { types { name fields { name type { name } } } } }") == (
-        2 + types * (2 + 3 * fields))
+        2 + types * (2 + 3 * fields)
+    )
     # aliases add up, like any field
     assert cost("{ a: __schema { types { name } } b: __schema { types { name } } }") == (
-        2 * (2 + types))
+        2 * (2 + types)
+    )
 
 
 def test_a_type_references_chain_costs_nothing_past_the_schemas_deepest_wrapping():
@@ -179,8 +180,9 @@ def test_a_type_references_chain_costs_nothing_past_the_schemas_deepest_wrapping
     chain = "name"
     for _ in range(8):
         chain = f"name ofType {{ {chain} }}"
-    three = cost('{ __type(name: "Query") { name ofType { name ofType { name ofType { name '
-                 '} } } } }')  # fmt: skip
+    three = cost(
+        '{ __type(name: "Query") { name ofType { name ofType { name ofType { name } } } } }'
+    )
     assert three == 1 + (1 + 3 * 2)
     assert cost(f'{{ __type(name: "Query") {{ {chain} }} }}') == three + 1  # the 4th: 1
 
@@ -189,9 +191,16 @@ def test_graphiqls_introspection_is_under_the_keyless_ceiling_and_30_walks_are_n
     ceiling = LIMITS.cost_limit(keyless=True)
     assert ceiling == SETTINGS.graphql_max_cost_without_key == 20_000
     assert LIMITS.cost_limit(keyless=False) == SETTINGS.graphql_max_cost == 250_000
-    for query in (get_introspection_query(), get_introspection_query(
-            descriptions=True, specified_by_url=True, directive_is_repeatable=True,
-            schema_description=True, input_value_deprecation=True)):  # fmt: skip
+    for query in (
+        get_introspection_query(),
+        get_introspection_query(
+            descriptions=True,
+            specified_by_url=True,
+            directive_is_repeatable=True,
+            schema_description=True,
+            input_value_deprecation=True,
+        ),
+    ):
         assert cost(query) < ceiling * 0.8, cost(query)  # room for the schema to grow
     deep = "__schema { types { fields { type { ofType { ofType { name } } } } } }"
     walks = "{ " + " ".join(f"a{i}: {deep}" for i in range(30)) + " }"
@@ -274,8 +283,9 @@ def test_depth_counts_like_strawberry():
         "'anonymous' exceeds maximum operation depth of 3"
     )
     # Through fragments, at the level of their spread; the operation is named.
-    query = ("query Q { a { ...F } } fragment F on A { b { ...G } } "
-             "fragment G on B { c { d { e } } }")
+    query = (
+        "query Q { a { ...F } } fragment F on A { b { ...G } } fragment G on B { c { d { e } } }"
+    )
     assert figures_problem(query, shallow) == "'Q' exceeds maximum operation depth of 3"
     error = figure_problem(document_figures(parse(query)), shallow)
     assert error is not None
@@ -295,9 +305,7 @@ def test_aliases_count_every_spread():
     assert figures_problem(f"query A {{ {aliased} }} query B {{ {aliased} }}") == (
         "32 aliases found. Allowed: 30"
     )
-    assert figures_problem(doubling(40, "a: __typename")) == (
-        f"{2**39} aliases found. Allowed: 30"
-    )
+    assert figures_problem(doubling(40, "a: __typename")) == (f"{2**39} aliases found. Allowed: 30")
 
 
 def test_spreads_are_counted_as_written():
@@ -347,7 +355,8 @@ def test_field_requirements():
     assert field_requirement(query.fields["parseUnitMap"]) == (UNIT_MAPS_PARSE, None)
     assert field_requirement(query.fields["locations"]) == (None, FLAG_LOCATIONS)
     assert field_requirement(query.fields["distanceMatrix"]) == (
-        DISTANCES_CALCULATE, FLAG_DISTANCES
+        DISTANCES_CALCULATE,
+        FLAG_DISTANCES,
     )
     assert field_requirement(query.fields["route"]) == (DISTANCES_CALCULATE, FLAG_DIRECTIONS)
     unit = SCHEMA.get_type("Unit")
@@ -381,9 +390,12 @@ QUADRATIC = {  # all under 5000 tokens and the figures' limits
     "same field": "{ units { data { " + "id " * 2480 + "} } }",
     "same field with a selection": "{ units { data { " + "references { key } " * 990 + "} } }",
     "same field in inline fragments": "{ units { data { "
-    + "... on Unit { references { key } } " * 450 + "} } }",
-    "fragments side by side": "{ units { data { " + " ".join(f"...F{i}" for i in range(300))
-    + " } } } " + " ".join(f"fragment F{i} on Unit {{ references {{ key }} }}" for i in range(300)),
+    + "... on Unit { references { key } } " * 450
+    + "} } }",
+    "fragments side by side": "{ units { data { "
+    + " ".join(f"...F{i}" for i in range(300))
+    + " } } } "
+    + " ".join(f"fragment F{i} on Unit {{ references {{ key }} }}" for i in range(300)),
 }
 
 
@@ -402,9 +414,11 @@ def test_deep_nesting_never_recurses_too_deep():
     assert bounded_validation(nested)[0] == ["Cannot query field 'a' on type 'Query'."]
     assert document_figures(parse(nested)).operations[0].depth == 199
     assert cost(nested) == 200
-    chain = "{ ...F0 } " + " ".join(
-        f"fragment F{i} on Query {{ __typename ...F{i + 1} }}" for i in range(450)
-    ) + " fragment F450 on Query { __typename }"
+    chain = (
+        "{ ...F0 } "
+        + " ".join(f"fragment F{i} on Query {{ __typename ...F{i + 1} }}" for i in range(450))
+        + " fragment F450 on Query { __typename }"
+    )
     assert bounded_validation(chain)[0] == ["Validation aborted."]
     assert document_figures(parse(chain)).spreads == 451
     assert cost(chain) == 451
@@ -564,7 +578,8 @@ def test_generated_documents_measured_in_linear_time(case):
     if tokens(query) <= 2000 and "...C" not in query:  # strawberry re-walks every spread
         figures = document_figures(parse(query))
         assert strawberry_figures(query) == (
-            figures.aliases, [operation.depth for operation in figures.operations]
+            figures.aliases,
+            [operation.depth for operation in figures.operations],
         )
 
 
@@ -574,6 +589,6 @@ def test_hypothesis_graphql_queries_measured_in_linear_time(query):
     check_linear(query, None)
     figures = document_figures(parse(query))
     assert strawberry_figures(query) == (
-        figures.aliases, [operation.depth for operation in figures.operations]
+        figures.aliases,
+        [operation.depth for operation in figures.operations],
     )
-
