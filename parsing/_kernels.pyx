@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """Compiled twins of the per-point loops of parsing/numbers.py and of the path-data
-reader and flattening of parsing/outline.py (same results, in C).
+reader and flattening of parsing/path_data.py (same results, in C).
 
 Those modules use these when this extension is built and keep their pure-Python loops
 otherwise; tests/parsing/test_kernels.py holds both to the same output.
@@ -133,7 +133,7 @@ cdef extern from "Python.h":
         const char *text, char **end, PyObject *overflow_exception
     ) except? -1.0
 
-# Segment kinds, as in parsing/outline.py.
+# Segment kinds, as in parsing/path_data.py.
 DEF LINE = 0
 DEF CUBIC = 1
 DEF QUAD = 2
@@ -191,9 +191,9 @@ cdef Py_ssize_t _number(const char *text, Py_ssize_t i, Py_ssize_t end, double *
 
 
 def parse_path(str d, arc_centre):
-    """outline._parse_path_fast for the path data tools write (same tuples, same floats);
+    """path_data._parse_path_fast for the path data tools write (same tuples, same floats);
     None whenever it is unsure, and the Python reader decides. `arc_centre` is
-    outline.arc_centre (one implementation of the arc maths)."""
+    path_data.arc_centre (one implementation of the arc maths)."""
     if not d.isascii():
         return None
     cdef Py_ssize_t length
@@ -378,8 +378,8 @@ def parse_path(str d, arc_centre):
 
 from libc.math cimport acos, cos, sin, sqrt, fabs, INFINITY
 
-cdef double TOLERANCE = 0.25  # outline.TOLERANCE
-cdef double TAU = 6.283185307179586  # outline.TAU (2 * math.pi)
+cdef double TOLERANCE = 0.25  # path_data.TOLERANCE
+cdef double TAU = 6.283185307179586  # path_data.TAU (2 * math.pi)
 
 
 cdef int _arc_points(
@@ -387,7 +387,7 @@ cdef int _arc_points(
     double cx, double cy, double rx, double ry, double cos_phi, double sin_phi,
     double theta1, double dtheta, object budget, Py_ssize_t made,
 ) except -1:
-    """outline._arc_points (without `full`): the inner points of an arc, same numbers."""
+    """path_data.arc_points (without `full`): the inner points of an arc, same numbers."""
     cdef double ux = rx * cos_phi, uy = rx * sin_phi
     cdef double vx = -ry * sin_phi, vy = ry * cos_phi
     cdef double canvas_ux = a * ux + c * uy, canvas_uy = b * ux + d * uy
@@ -418,7 +418,7 @@ cdef int _arc_points(
 
 
 def flatten(list subpaths, tuple m, budget, hypot):
-    """outline.flatten, same points and budget checks; `hypot` is math.hypot (its
+    """path_data.flatten, same points and budget checks; `hypot` is math.hypot (its
     rounding, not the C library's)."""
     cdef double a = m[0], b = m[1], c = m[2], d = m[3], e = m[4], f = m[5]
     cdef double px, py, x, y, x1, y1, x2, y2, q1x, q1y, q2x, q2y, q3x, q3y

@@ -35,7 +35,8 @@ from parsing.numbers import (
     parse_length,
     round3,
 )
-from parsing.outline import Outliner, PointBudget, Polyline
+from parsing.outline import Outliner
+from parsing.path_data import PointBudget, Polyline
 from parsing.safety import depth_limit, is_local_reference, parse_xml
 from parsing.transform import IDENTITY, Matrix, multiply, parse_transform, translation
 from parsing.uids import UidScope

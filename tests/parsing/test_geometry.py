@@ -11,7 +11,7 @@ from svgelements import Arc
 
 from parsing.errors import SvgError
 from parsing.numbers import format_number, format_points, round3
-from parsing.outline import TOLERANCE, arc_centre, parse_path
+from parsing.path_data import TOLERANCE, arc_centre, parse_path
 from parsing.svg import parse_unit_map
 from parsing.transform import parse_transform
 

@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from parsing import numbers, outline
+from parsing import numbers
+from parsing import path_data as paths
 from parsing.errors import SvgError
-from parsing.outline import _parse_path_fast, arc_centre
+from parsing.path_data import _parse_path_fast, arc_centre
 from tests.parsing.test_path_data import EXAMPLES, number, path_data
 
 kernels = pytest.importorskip("parsing._kernels", reason="built without the extension")
@@ -76,7 +77,7 @@ def test_documents_without_the_kernels(name: str, monkeypatch: pytest.MonkeyPatc
     data = SOURCES[name]()
     compiled = document_bytes(parse_unit_map(data))
     monkeypatch.setattr(numbers, "_kernels", None)
-    monkeypatch.setattr(outline, "_kernels", None)
+    monkeypatch.setattr(paths, "_kernels", None)
     assert document_bytes(parse_unit_map(data)) == compiled
 
 
@@ -111,7 +112,8 @@ def test_path_reader_takes_what_tools_write() -> None:
     for d in (
         "M0.64,-26L160.64,-26C171.64,-26 180.64,-17 180.64,-6L180.64,134Z",
         "m0,0 h160 v140 l-40,0 a25,16.667 0 0 1 -50,0 q1,2 3,4 t5,6 s1,2 3,4 z",
-        "M10 10 0110 20", "M1e2-3.5.5 2Z",
+        "M10 10 0110 20",
+        "M1e2-3.5.5 2Z",
     ):
         assert kernels.parse_path(d, arc_centre) is not None, d
         _same_path(d)
@@ -125,7 +127,7 @@ matrices = st.tuples(*[st.floats(min_value=-50, max_value=50, allow_nan=False)] 
 
 
 def _flat_outcome(function: object, subpaths: list, m: tuple, limit: int) -> object:
-    budget = outline.PointBudget(limit)
+    budget = paths.PointBudget(limit)
     try:
         return ("ok", repr(function(subpaths, m, budget)))  # type: ignore[operator]
     except SvgError as error:
@@ -140,10 +142,10 @@ def test_flatten(d: str, m: tuple, limit: int) -> None:
     if subpaths is None:
         return
     compiled = _flat_outcome(kernels_flatten, subpaths, m, limit)
-    assert compiled == _flat_outcome(outline.flatten_py, subpaths, m, limit), d
+    assert compiled == _flat_outcome(paths.flatten_py, subpaths, m, limit), d
 
 
-def kernels_flatten(subpaths: list, m: tuple, budget: outline.PointBudget) -> object:
+def kernels_flatten(subpaths: list, m: tuple, budget: paths.PointBudget) -> object:
     return kernels.flatten(subpaths, m, budget, math.hypot)
 
 
@@ -154,4 +156,4 @@ def test_flatten_of_curves_and_arcs() -> None:
     for m in ((1.0, 0.0, 0.0, 1.0, 0.0, 0.0), (0.0, 3.0, -3.0, 0.0, 12.25, 7.0)):
         compiled = _flat_outcome(kernels_flatten, subpaths, m, 10**7)
         assert compiled[0] == "ok"
-        assert compiled == _flat_outcome(outline.flatten_py, subpaths, m, 10**7)
+        assert compiled == _flat_outcome(paths.flatten_py, subpaths, m, 10**7)

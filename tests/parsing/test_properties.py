@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from parsing.errors import SvgError
 from parsing.limits import SvgLimits
 from parsing.numbers import format_number
-from parsing.outline import parse_path
+from parsing.path_data import parse_path
 from parsing.svg import document_bytes, parse_unit_map
 from parsing.transform import parse_transform
 
