@@ -29,8 +29,9 @@ from parsing.imdf_read import Archive, Feature, Report, label, read_archive
 from parsing.limits import SvgLimits
 from routing.imdf_paths import Door, Space, Traversal, WalkNetwork, walk_network
 from storage.database import Store
-from storage.dataset import Inputs, validate_against
+from storage.dataset import validate_against
 from storage.dataset_fields import DatasetError
+from storage.dataset_structure import Inputs
 from storage.import_writer import ImportReport
 from storage.importer import import_data
 from storage.limits import IMPORT_TRANSACTION_DOCUMENTS

@@ -24,8 +24,9 @@ from typing import Any
 from parsing.limits import SvgLimits
 from storage import collections as col
 from storage.database import Store
-from storage.dataset import Inputs, Validated, load_dataset, validate_against
+from storage.dataset import Validated, validate_against
 from storage.dataset_fields import DatasetError
+from storage.dataset_structure import Inputs, load_dataset
 from storage.import_writer import ImportReport, Records, Writer
 from storage.leases import asset_leases
 from storage.limits import IMPORT_TRANSACTION_DOCUMENTS, IMPORT_WAIT_SECONDS

@@ -15,8 +15,9 @@ from parsing.limits import SvgLimits
 from parsing.svg import document_bytes, parse_unit_map
 from storage import collections as col
 from storage import sections
-from storage.dataset import load_dataset, validate, validate_dataset
+from storage.dataset import validate, validate_dataset
 from storage.dataset_fields import DatasetError, Problem
+from storage.dataset_structure import load_dataset
 from storage.files import content_name, digest, get_file, map_file_name
 from storage.importer import import_data, import_dataset
 from tests._dbserver import fresh_store
@@ -31,9 +32,7 @@ SVG = (
     b"</g></g></svg>"
 )
 # The drawing of the re-import: level tagged by building; units u2 and u4.
-SVG_2 = SVG.replace(b'data-tag-floor="f1"', b'data-tag-building="main"').replace(
-    b'"u1"', b'"u4"'
-)
+SVG_2 = SVG.replace(b'data-tag-floor="f1"', b'data-tag-building="main"').replace(b'"u1"', b'"u4"')
 DATA_COLLECTIONS = (*sections.REPORTED, "fs.files", "fs.chunks")
 
 

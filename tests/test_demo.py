@@ -15,7 +15,8 @@ import pytest_asyncio
 from lxml import etree
 
 from storage import collections as col
-from storage.dataset import load_dataset, validate_dataset
+from storage.dataset import validate_dataset
+from storage.dataset_structure import load_dataset
 from storage.demo import STACK_MAP_ID, demo_dataset, demo_plans, install_demo, write_demo
 from storage.demo_svg import FEET_PER_UNIT, SVG_NS
 from storage.files import content_name
@@ -110,7 +111,10 @@ def test_counts(demo):
     maps = {m["id"]: m for m in demo["unit_maps"]}
     assert sorted(maps) == sorted([*ROUTED_MAPS, STACK_MAP_ID])
     assert Counter(m["style_type"] for m in maps.values()) == {
-        "floor_plate": 8, "stack": 1, "building": 2}
+        "floor_plate": 8,
+        "stack": 1,
+        "building": 2,
+    }
     for map_id in BUILDING_MAPS:
         assert maps[map_id]["tags"] == ["ils"]  # `pathfinding` comes from processing
         floors = [v["value"] for v in maps[map_id]["level_tags"][1]["values"]]
@@ -304,17 +308,21 @@ async def test_demo_validates_and_imports(store, tmp_path):
     assert len(derived) == 100
     assert {d["unit_map_id"] for d in derived} == set(BUILDING_MAPS)
     first = derived[0]
-    assert (first["_id"], first["name"], first["floors"]) == ("map-b1:b1-101", "101",
-                                                               [{"id": "b1-f1"}])
+    assert (first["_id"], first["name"], first["floors"]) == (
+        "map-b1:b1-101",
+        "101",
+        [{"id": "b1-f1"}],
+    )
     assert [(t["key"], t["value"]) for t in first["tags"]] == [
-        ("svc:type", "unit"), ("svc:id", "b1-101")]
+        ("svc:type", "unit"),
+        ("svc:id", "b1-101"),
+    ]
     given = await store[col.LOCATIONS].find_one({"_id": "loc-b1-101"})
     assert (first["x"], first["y"]) == (given["x"], given["y"])  # the centre of its rectangle
     assert len(maps[STACK_MAP_ID]["unit_ids"]) == 100
     # Four corners, one measured 30 cm off: the fit spreads it over all four.
     assert [line for line in report.lines() if "georeference" in line] == [
-        f"{map_id}: georeference: affine fit of 4 control points, residual RMS 0.08 m, "
-        "max 0.08 m"
+        f"{map_id}: georeference: affine fit of 4 control points, residual RMS 0.08 m, max 0.08 m"
         for map_id in sorted([*FLOOR_MAPS, *BUILDING_MAPS], key=lambda m: maps[m]["created_at"])
     ]
 
