@@ -66,7 +66,7 @@ def _shape(canvas: Canvas, shape: BaseGeometry, attrs: str) -> str:
     for polygon in polygons:
         for ring in (polygon.exterior, *polygon.interiors):
             parts.append("M" + _points(canvas, list(ring.coords)[:-1]).replace(" ", " L") + " Z")
-    return f"<path d={quoteattr(' '.join(parts))}{attrs} fill-rule=\"evenodd\"/>"
+    return f'<path d={quoteattr(" ".join(parts))}{attrs} fill-rule="evenodd"/>'
 
 
 def _outline_lines(canvas: Canvas, shape: BaseGeometry) -> list[str]:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import shapely
 
-from parsing.svg import Connector, ParsedMap, WalkLine
+from parsing.parsed_map import Connector, ParsedMap, WalkLine
 from routing.levels import FLOOR_TAG, ordered_levels
 from routing.model import (
     ADJACENT_ONLY,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from parsing.svg import LevelInfo
+from parsing.parsed_map import LevelInfo
 
 FLOOR_TAG = "floor"
 

@@ -17,7 +17,7 @@ import orjson
 
 from parsing.geojson import geojson_bytes, map_geojson
 from parsing.georeference import ControlPoint, fit_affine
-from parsing.svg import ParsedMap, document_bytes
+from parsing.parsed_map import ParsedMap, document_bytes
 from routing.build import build_walk_graph
 from routing.model import WalkGraph, graph_bytes
 from storage import collections as col

@@ -12,7 +12,8 @@ import pytest_asyncio
 
 import storage.importer as importer_module
 from parsing.limits import SvgLimits
-from parsing.svg import document_bytes, parse_unit_map
+from parsing.parsed_map import document_bytes
+from parsing.svg import parse_unit_map
 from storage import collections as col
 from storage import sections
 from storage.dataset import validate, validate_dataset

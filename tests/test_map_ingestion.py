@@ -18,7 +18,8 @@ import pytest
 import pytest_asyncio
 
 import storage.importer as importer_module
-from parsing.svg import document_bytes, parse_unit_map
+from parsing.parsed_map import document_bytes
+from parsing.svg import parse_unit_map
 from resolvers.keys import create_key
 from resolvers.permissions import ADMIN, ALL_PERMISSIONS
 from rest.app import create_app
@@ -378,7 +379,7 @@ async def test_put_unit_map_problems_are_422_and_write_nothing(store, tmp_path, 
 
 
 async def test_put_unit_map_needs_admin(store, client):
-    plain = (await create_key(store, "reader", [p for p in ALL_PERMISSIONS if p != ADMIN], None))
+    plain = await create_key(store, "reader", [p for p in ALL_PERMISSIONS if p != ADMIN], None)
     input_ = {"id": "m1", "assetId": "a1", "name": "X"}
     response = await put(client, input_, "<svg/>", plain.secret)
     assert response.json()["errors"][0]["message"] == (

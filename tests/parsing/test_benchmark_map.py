@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from parsing.svg import document_bytes, parse_unit_map
+from parsing.parsed_map import document_bytes
+from parsing.svg import parse_unit_map
 from tests.benchmarks.svg_parse import UNITS_PER_WING, WINGS, generate_map
 
 

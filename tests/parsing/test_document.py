@@ -9,7 +9,8 @@ import orjson
 import pytest
 
 from parsing.errors import SvgError
-from parsing.svg import ParsedMap, document_bytes, parse_unit_map
+from parsing.parsed_map import ParsedMap, document_bytes
+from parsing.svg import parse_unit_map
 
 SVG = "http://www.w3.org/2000/svg"
 
@@ -667,7 +668,7 @@ def test_text_content_is_itertext(xml: str) -> None:
     """The text of a `<text>`: its descendants' text in order, as `itertext` gives it."""
     from lxml import etree
 
-    from parsing.svg import _text_content
+    from parsing.svg_elements import text_content
 
     el = etree.fromstring(xml)
-    assert _text_content(el) == "".join(el.itertext())
+    assert text_content(el) == "".join(el.itertext())

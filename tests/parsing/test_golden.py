@@ -15,7 +15,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from parsing.svg import document_bytes, parse_unit_map
+from parsing.parsed_map import document_bytes
+from parsing.svg import parse_unit_map
 from storage.demo_svg import BUILDINGS, FLOORS, floor_plan, floor_plate_svg, stack_svg
 
 HERE = Path(__file__).parent

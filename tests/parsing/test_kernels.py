@@ -71,7 +71,8 @@ def test_format_points(flat: list[float]) -> None:
 @pytest.mark.parametrize("name", ["transforms", "elements", "example", "demo-stack"])
 def test_documents_without_the_kernels(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A whole document parsed with and without the extension: the same bytes."""
-    from parsing.svg import document_bytes, parse_unit_map
+    from parsing.parsed_map import document_bytes
+    from parsing.svg import parse_unit_map
     from tests.parsing.test_golden import SOURCES
 
     data = SOURCES[name]()

@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 from parsing.errors import SvgError
 from parsing.limits import SvgLimits
 from parsing.numbers import format_number
+from parsing.parsed_map import document_bytes
 from parsing.path_data import parse_path
-from parsing.svg import document_bytes, parse_unit_map
+from parsing.svg import parse_unit_map
 from parsing.transform import parse_transform
 
 SVG = "http://www.w3.org/2000/svg"

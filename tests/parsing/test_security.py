@@ -11,7 +11,8 @@ import pytest
 
 from parsing.errors import SvgError
 from parsing.limits import MIB, SvgLimits
-from parsing.svg import document_bytes, parse_unit_map
+from parsing.parsed_map import document_bytes
+from parsing.svg import parse_unit_map
 
 SVG = "http://www.w3.org/2000/svg"
 XLINK = 'xmlns:xlink="http://www.w3.org/1999/xlink"'
@@ -203,8 +204,7 @@ def test_uses_inside_a_group_connector_count_toward_the_element_limit() -> None:
     # The connector's box walks the group's uses too; ten uses per level over seven
     # levels of empty groups would be ten million elements if that walk were not counted.
     defs = ['<g id="d0"><g/></g>'] + [
-        f'<g id="d{level}">' + f'<use href="#d{level - 1}"/>' * 10 + "</g>"
-        for level in range(1, 8)
+        f'<g id="d{level}">' + f'<use href="#d{level - 1}"/>' * 10 + "</g>" for level in range(1, 8)
     ]
     body = (
         f"<defs>{''.join(defs)}</defs>"

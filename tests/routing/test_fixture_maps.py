@@ -9,7 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from parsing.svg import LevelInfo, parse_unit_map
+from parsing.parsed_map import LevelInfo
+from parsing.svg import parse_unit_map
 from routing.build import build_walk_graph
 from routing.costs import Costs
 from routing.levels import ordered_levels
