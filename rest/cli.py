@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import errno
 import gc
 import importlib
 import os
-import re
 import shutil
 import signal
 import socket
@@ -18,15 +16,16 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from resolvers.permissions import ALL_PERMISSIONS
+from rest.cli_common import settings_of, with_store
+from rest.cli_maintenance import cmd_check, cmd_gc, duration
 from storage.collections import ASSETS
-from storage.database import UNAVAILABLE_ERRORS, Store, connect
+from storage.database import UNAVAILABLE_ERRORS, Store
 from storage.limits import GC_GRACE, IMPORT_WAIT_SECONDS
 from storage.runtime import database_uri
 from storage.settings import Settings, SettingsError
@@ -41,22 +40,6 @@ ANNOUNCE_WAIT_SECONDS = 120  # the ready line waits this long for the server's s
 # every module and type again and again, about 30 ms of each start); the app freezes
 # what start-up made and sets the serving thresholds (`rest.app.settle_heap`).
 START_UP_GC_THRESHOLDS = (700, 10, 1_000_000)
-
-
-def with_store(settings: Settings, uri: str, work: Callable[[Store], Awaitable[Any]]) -> Any:
-    """Run `work` on a store of its own. Without the read cache: a command reads once, and
-    a change stream opened and closed within a second could hang the close (seen: about
-    one `floorgate demo --no-serve` in six)."""
-
-    async def run() -> Any:
-        store = connect(uri, replace(settings, read_cache_mb=0))
-        try:
-            await store.ensure_indexes()
-            return await work(store)
-        finally:
-            await store.close()
-
-    return asyncio.run(run())
 
 
 def serve(settings: Settings, uri: str, workers: int = 1) -> None:
@@ -119,30 +102,6 @@ def _metrics_folder(workers: int) -> Iterator[None]:
     finally:
         os.environ.pop(METRICS_FOLDER, None)
         shutil.rmtree(folder, ignore_errors=True)
-
-
-def settings_of(args: argparse.Namespace) -> Settings:
-    overrides: dict[str, Any] = {}
-    if getattr(args, "data_dir", None):
-        overrides["data_dir"] = Path(args.data_dir)
-    for name in ("host", "port"):
-        if getattr(args, name, None) is not None:
-            overrides[name] = getattr(args, name)
-    if getattr(args, "cert", None):
-        overrides["tls_cert"] = Path(args.cert)
-    if getattr(args, "key", None):
-        overrides["tls_key"] = Path(args.key)
-    if getattr(args, "behind_proxy", False):
-        overrides["behind_proxy"] = True
-    if getattr(args, "proxy_address", None):
-        overrides["proxy_addresses"] = tuple(args.proxy_address)
-    if getattr(args, "public_url", None):
-        overrides["public_url"] = args.public_url.rstrip("/")
-    settings = Settings.from_env(**overrides)
-    if "public_url" not in overrides and not os.environ.get("FLOORGATE_PUBLIC_URL"):
-        # Without a public URL, links point at this server on localhost.
-        settings = Settings.from_env(**overrides, public_url=f"https://localhost:{settings.port}")
-    return settings
 
 
 def _tls_loads(cert: Path, key: Path) -> bool:
@@ -396,66 +355,8 @@ def cmd_import_imdf(args: argparse.Namespace) -> int:
     return 0
 
 
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-
-
-def _duration(text: str) -> timedelta:
-    """`90s`, `30m`, `1h`, `2d` (a bare number is seconds), for `--older-than`."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*", text)
-    if match is None:
-        raise argparse.ArgumentTypeError(f"not a duration: {text!r} (try 90s, 30m, 1h, 2d)")
-    return timedelta(seconds=float(match.group(1)) * _UNITS[match.group(2) or "s"])
-
-
-def _age(value: timedelta) -> str:
-    """A duration as `--older-than` takes it (`1h`, `90s`)."""
-    seconds = value.total_seconds()
-    for unit in "dhm":
-        if seconds and seconds % _UNITS[unit] == 0:
-            return f"{seconds / _UNITS[unit]:g}{unit}"
-    return f"{seconds:g}s"
-
-
-def cmd_gc(args: argparse.Namespace) -> int:
-    from storage.integrity import collect_garbage
-
-    settings = settings_of(args)
-    with database_uri(settings) as uri:
-        report = with_store(
-            settings, uri,
-            lambda store: collect_garbage(store, args.older_than, dry_run=args.dry_run),
-        )  # fmt: skip
-    verb = "Would remove" if args.dry_run else "Removed"
-    print(f"{verb} {len(report.files)} unnamed file(s) and {report.chunks} orphan chunk(s).")
-    if args.verbose:
-        for name in report.files:
-            print(f"  {verb.lower()} {name}")
-    if report.recent:
-        print(f"Kept {len(report.recent)} unnamed file(s) younger than {_age(args.older_than)} "
-              "(an import may be writing them).")  # fmt: skip
-        if args.verbose:
-            for name in report.recent:
-                print(f"  kept {name}")
-    return 0
-
-
-def cmd_check(args: argparse.Namespace) -> int:
-    from storage.integrity import find_dangling
-
-    settings = settings_of(args)
-    with database_uri(settings) as uri:
-        report = with_store(settings, uri, find_dangling)
-    for finding in report.dangling:
-        print(finding)
-    if report.clean:
-        print("No dangling references.")
-        return 0
-    print(f"{len(report.dangling)} dangling reference(s).", file=sys.stderr)
-    return 1
-
-
 def parser() -> argparse.ArgumentParser:
-    from rest.cli_keys import add_limit_options, cmd_keys  # it imports this module
+    from rest.cli_keys import add_limit_options, cmd_keys  # its imports, for `keys` only
 
     main = argparse.ArgumentParser(prog="floorgate", description=__doc__)
     main.add_argument("--data-dir", help="data folder (default .floorgate, FLOORGATE_DATA_DIR)")
@@ -532,8 +433,9 @@ def parser() -> argparse.ArgumentParser:
                       help="comma-separated IMDF unit categories that become API units "
                       "(default: every category but walkways, stairs, elevators, "
                       "structure and the like, which are only drawn)")  # fmt: skip
-    imdf.add_argument("--dry-run", action="store_true",
-                      help="validate against the database, write nothing")
+    imdf.add_argument(
+        "--dry-run", action="store_true", help="validate against the database, write nothing"
+    )
     imdf.add_argument("--out", metavar="DIR",
                       help="write dataset.json and maps/*.svg into DIR for review instead "
                       "of importing (import them later with `floorgate import`)")  # fmt: skip
@@ -549,7 +451,7 @@ def parser() -> argparse.ArgumentParser:
     )
     gc.add_argument(
         "--older-than",
-        type=_duration,
+        type=duration,
         default=GC_GRACE,
         metavar="AGE",
         help="grace period for unnamed files, e.g. 30m, 1h, 2d (default 1h)",

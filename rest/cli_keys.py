@@ -8,7 +8,7 @@ import math
 import sys
 from typing import Any
 
-from rest.cli import settings_of, with_store
+from rest.cli_common import settings_of, with_store
 from storage.database import Store
 from storage.runtime import database_uri
 
@@ -121,5 +121,3 @@ def cmd_keys(args: argparse.Namespace) -> int:
                 return 1
             print(f"Disabled key {args.key_id}.")
     return 0
-
-

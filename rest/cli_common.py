@@ -1,0 +1,55 @@
+"""What every `floorgate` command shares: its settings from the command line and the
+environment, and a database store of its own for the length of its work."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from storage.database import Store, connect
+from storage.settings import Settings
+
+
+def with_store(settings: Settings, uri: str, work: Callable[[Store], Awaitable[Any]]) -> Any:
+    """Run `work` on a store of its own. Without the read cache: a command reads once, and
+    a change stream opened and closed within a second could hang the close (seen: about
+    one `floorgate demo --no-serve` in six)."""
+
+    async def run() -> Any:
+        store = connect(uri, replace(settings, read_cache_mb=0))
+        try:
+            await store.ensure_indexes()
+            return await work(store)
+        finally:
+            await store.close()
+
+    return asyncio.run(run())
+
+
+def settings_of(args: argparse.Namespace) -> Settings:
+    overrides: dict[str, Any] = {}
+    if getattr(args, "data_dir", None):
+        overrides["data_dir"] = Path(args.data_dir)
+    for name in ("host", "port"):
+        if getattr(args, name, None) is not None:
+            overrides[name] = getattr(args, name)
+    if getattr(args, "cert", None):
+        overrides["tls_cert"] = Path(args.cert)
+    if getattr(args, "key", None):
+        overrides["tls_key"] = Path(args.key)
+    if getattr(args, "behind_proxy", False):
+        overrides["behind_proxy"] = True
+    if getattr(args, "proxy_address", None):
+        overrides["proxy_addresses"] = tuple(args.proxy_address)
+    if getattr(args, "public_url", None):
+        overrides["public_url"] = args.public_url.rstrip("/")
+    settings = Settings.from_env(**overrides)
+    if "public_url" not in overrides and not os.environ.get("FLOORGATE_PUBLIC_URL"):
+        # Without a public URL, links point at this server on localhost.
+        settings = Settings.from_env(**overrides, public_url=f"https://localhost:{settings.port}")
+    return settings
