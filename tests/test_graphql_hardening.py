@@ -39,6 +39,7 @@ from schema.operation import run_operation
 from schema.permissions import KeyRequired, requires
 from tests.servers import serve_tls
 from tests.test_compiled_executor import strawberry_schema_of
+from tests.test_graphql_guard import headers
 
 pytestmark = pytest.mark.security
 
@@ -58,15 +59,6 @@ GRAPHIQL_QUERIES = [  # what GraphiQL sends on load (its options vary by version
         one_of=True,
     ),
 ]
-
-
-def headers(key: str | None, *flags: str) -> dict[str, str]:
-    result = {"Accept": "application/json"}
-    if key:
-        result["API-Key"] = key
-    if flags:
-        result["Experimental-Flags"] = ", ".join(flags)
-    return result
 
 
 def cost_refusal(cost: int, limit: int) -> dict:
