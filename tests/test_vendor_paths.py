@@ -348,3 +348,26 @@ async def test_a_group_in_the_path_must_be_there(client, full_headers, store):
     scoped = {"API-Key": secret, "Experimental-Flags": "references"}
     response = await client.get("/v1/units/reference-groups/asset-1/references", headers=scoped)
     assert (response.status_code, response.json()) == (404, NOT_FOUND)
+
+
+async def test_a_scoped_key_lists_only_its_assets_groups_and_references(client, store):
+    """The flat group routes through the shared scope rule: a key of asset-2 sees asset-2's
+    group alone, and asking for asset-1's is an empty list, as any filter out of scope."""
+    secret = (await create_key(store, "asset-2 only", list(ALL_PERMISSIONS), ["asset-2"])).secret
+    headers = {"API-Key": secret, "Experimental-Flags": "references"}
+    groups = await client.get("/v1/units/reference-groups", headers=headers)
+    assert [(g["id"], g["asset_id"]) for g in groups.json()["data"]] == [("asset-2", "asset-2")]
+    other = await client.get("/v1/units/reference-groups?asset=asset-1", headers=headers)
+    assert other.json() == {
+        "paging": {
+            "per_page": 100,
+            "current_page": 1,
+            "prev_url": None,
+            "next_url": None,
+            "total_count": 0,
+        },
+        "data": [],
+    }
+    query = '{ unitReferenceGroups(assetId: "asset-1", market: "multifamily") { data { id } } }'
+    graphql = await client.post("/graphql", json={"query": query}, headers=headers)
+    assert [error["message"] for error in graphql.json()["errors"]] == ["Not found"]
