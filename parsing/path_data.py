@@ -303,9 +303,16 @@ def _parse_path_fast(d: str) -> list[Subpath] | None:
                         x2 += x
                         y2 += y
                     centre = arc_centre(
-                        x, y, float(rx_), float(ry_), float(rotation), large == "1",
-                        sweep == "1", x2, y2,
-                    )  # fmt: skip
+                        x,
+                        y,
+                        float(rx_),
+                        float(ry_),
+                        float(rotation),
+                        large == "1",
+                        sweep == "1",
+                        x2,
+                        y2,
+                    )
                     if centre is None:
                         segments.append((LINE, x2, y2))
                     elif centre:

@@ -37,17 +37,20 @@ def cmd_gc(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     with database_uri(settings) as uri:
         report = with_store(
-            settings, uri,
+            settings,
+            uri,
             lambda store: collect_garbage(store, args.older_than, dry_run=args.dry_run),
-        )  # fmt: skip
+        )
     verb = "Would remove" if args.dry_run else "Removed"
     print(f"{verb} {len(report.files)} unnamed file(s) and {report.chunks} orphan chunk(s).")
     if args.verbose:
         for name in report.files:
             print(f"  {verb.lower()} {name}")
     if report.recent:
-        print(f"Kept {len(report.recent)} unnamed file(s) younger than {age(args.older_than)} "
-              "(an import may be writing them).")  # fmt: skip
+        print(
+            f"Kept {len(report.recent)} unnamed file(s) younger than {age(args.older_than)} "
+            "(an import may be writing them)."
+        )
         if args.verbose:
             for name in report.recent:
                 print(f"  kept {name}")
