@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
@@ -295,3 +296,19 @@ def test_unit_map_url_is_an_optional_string(document):
     for operation_id in ("getUnitMap", "listUnitMaps"):
         content = find_operation(document, operation_id)["responses"]["200"]["content"]
         assert "#/components/schemas/UnitMap" in json.dumps(content), operation_id
+
+
+COMMITTED_OPENAPI = Path(__file__).parent.parent / "docs" / "openapi.json"
+
+
+async def test_the_committed_openapi_document_is_current(demo):
+    """docs/openapi.json is the served document byte for byte: a restructuring of the
+    code must not change it (regenerate after a deliberate change with
+    FLOORGATE_UPDATE_OPENAPI=1 .venv/bin/python -m pytest tests -k committed_openapi)."""
+    served = (await demo.client.get("/v1/openapi.json")).content
+    if os.environ.get("FLOORGATE_UPDATE_OPENAPI") == "1":
+        COMMITTED_OPENAPI.write_bytes(served)
+    assert COMMITTED_OPENAPI.read_bytes() == served, (
+        "docs/openapi.json is not the served document: regenerate it with "
+        "FLOORGATE_UPDATE_OPENAPI=1 .venv/bin/python -m pytest tests -k committed_openapi"
+    )
