@@ -10,8 +10,8 @@ from __future__ import annotations
 import copy
 import json
 import os
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
