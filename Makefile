@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run reset test bench lint clean
+.PHONY: run reset test bench lint fmt clean
 
 $(STAMP): pyproject.toml setup.py parsing/_kernels.pyx
 	@$(PYTHON) -c 'import sys; sys.exit(0 if (3, 11) <= sys.version_info < (3, 14) else "floorgate needs Python 3.11, 3.12 or 3.13 (pyproject.toml)")'
@@ -39,8 +39,15 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m tests.benchmarks
 
+## make lint: ruff's checks and ruff's formatting, as CI runs them (fails on unformatted code)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+## make fmt: format the tree with ruff and apply ruff's safe fixes
+fmt: $(STAMP)
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
 
 ## make clean: remove .venv and caches; your data, key and local CA in .floorgate/ stay
 clean:

@@ -80,24 +80,32 @@ def _outline_lines(canvas: Canvas, shape: BaseGeometry) -> list[str]:
 def level_svg(canvas: Canvas, level: DrawnLevel, *, with_index: bool) -> str:
     """One level's `<g>`."""
     index = f' data-level-index="{level.index}"' if with_index else ""
-    out = [f"<g id={quoteattr('level-' + level.id)} data-level={quoteattr(level.name)} "
-           f"data-tag-floor={quoteattr(level.id)}{index}>"]  # fmt: skip
+    out = [
+        f"<g id={quoteattr('level-' + level.id)} data-level={quoteattr(level.name)} "
+        f"data-tag-floor={quoteattr(level.id)}{index}>"
+    ]
     if level.outline is not None:
         out.append('<g id="outline" fill="#f4f4f2" stroke="#888" stroke-width="4">')
         out.append(_shape(canvas, level.outline, ""))
         out.append("</g>")
     out.append('<g id="spaces" fill="#e8e8e4" stroke="none">')
-    out += [_shape(canvas, shape, f" class={quoteattr('imdf-' + category)}")
-            for category, shape in level.spaces]  # fmt: skip
+    out += [
+        _shape(canvas, shape, f" class={quoteattr('imdf-' + category)}")
+        for category, shape in level.spaces
+    ]
     out.append('</g><g data-layer="units" fill="#ffffff" stroke="none">')
-    out += [_shape(canvas, shape, f" data-unit-id={quoteattr(unit_id)}")
-            for unit_id, shape in level.units]  # fmt: skip
+    out += [
+        _shape(canvas, shape, f" data-unit-id={quoteattr(unit_id)}")
+        for unit_id, shape in level.units
+    ]
     out.append('</g><g id="walls" fill="none" stroke="#333" stroke-width="3">')
     for shape in [*(s for _, s in level.spaces), *(s for _, s in level.units)]:
         out += _outline_lines(canvas, shape)
     out.append('</g><g id="openings" fill="none" stroke="#2a7" stroke-width="6">')
-    out += [f"<polyline points={quoteattr(_points(canvas, list(line.coords)))}/>"
-            for line in level.openings]  # fmt: skip
+    out += [
+        f"<polyline points={quoteattr(_points(canvas, list(line.coords)))}/>"
+        for line in level.openings
+    ]
     out.append('</g><g data-layer="paths" fill="none" stroke="#c33" stroke-width="2">')
     for points, wheelchair in level.paths:
         access = "" if wheelchair else ' data-access="no-wheelchair"'
@@ -105,9 +113,11 @@ def level_svg(canvas: Canvas, level: DrawnLevel, *, with_index: bool) -> str:
     out.append('</g><g id="connectors" fill="#36c">')
     for connector_id, kind, (x, y) in level.stops:
         u, v = canvas.xy(x, y)
-        out.append(f'<circle cx="{_num(u)}" cy="{_num(v)}" r="{_num(STOP_RADIUS)}" '
-                   f"data-connector={quoteattr(kind)} "
-                   f"data-connector-id={quoteattr(connector_id)}/>")  # fmt: skip
+        out.append(
+            f'<circle cx="{_num(u)}" cy="{_num(v)}" r="{_num(STOP_RADIUS)}" '
+            f"data-connector={quoteattr(kind)} "
+            f"data-connector-id={quoteattr(connector_id)}/>"
+        )
     out.append('</g><g id="labels" font-size="24" text-anchor="middle" fill="#222">')
     for text, (x, y) in level.labels:
         u, v = canvas.xy(x, y)
@@ -119,7 +129,9 @@ def level_svg(canvas: Canvas, level: DrawnLevel, *, with_index: bool) -> str:
 def venue_svg(canvas: Canvas, levels: Sequence[DrawnLevel], title: str) -> str:
     """A drawing of the given levels (one for a level's map, all for the stack)."""
     body = "".join(level_svg(canvas, level, with_index=len(levels) > 1) for level in levels)
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{canvas.width}" '
-            f'height="{canvas.height}" viewBox="0 0 {canvas.width} {canvas.height}" '
-            f'data-feet-per-unit="{canvas.feet_per_unit!r}"><title>{escape(title)}</title>'
-            f"{body}</svg>")  # fmt: skip
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{canvas.width}" '
+        f'height="{canvas.height}" viewBox="0 0 {canvas.width} {canvas.height}" '
+        f'data-feet-per-unit="{canvas.feet_per_unit!r}"><title>{escape(title)}</title>'
+        f"{body}</svg>"
+    )

@@ -41,8 +41,10 @@ class LocalPlane:
 
     @property
     def _crs(self) -> str:
-        return (f"+proj=tmerc +lat_0={self.lat0!r} +lon_0={self.lon0!r} +k=1 +x_0=0 +y_0=0 "
-                "+ellps=WGS84 +units=m +no_defs")  # fmt: skip
+        return (
+            f"+proj=tmerc +lat_0={self.lat0!r} +lon_0={self.lon0!r} +k=1 +x_0=0 +y_0=0 "
+            "+ellps=WGS84 +units=m +no_defs"
+        )
 
     def to_plane(self, geometry: dict[str, Any]) -> BaseGeometry:
         """A GeoJSON geometry (lon, lat) as a shapely geometry in metres."""
@@ -81,8 +83,9 @@ class Canvas:
     metres_per_unit: float = METRES_PER_UNIT
 
     @classmethod
-    def around(cls, bounds: tuple[float, float, float, float],
-               metres_per_unit: float = METRES_PER_UNIT) -> Canvas:  # fmt: skip
+    def around(
+        cls, bounds: tuple[float, float, float, float], metres_per_unit: float = METRES_PER_UNIT
+    ) -> Canvas:
         min_x, min_y, max_x, max_y = bounds
         margin = MARGIN_UNITS * metres_per_unit
         width = int((max_x - min_x + 2 * margin) / metres_per_unit) + 1
@@ -101,11 +104,17 @@ class Canvas:
 
     def control_points(self, plane: LocalPlane) -> list[dict[str, float]]:
         """The canvas's corners and centre with their WGS84 positions."""
-        corners = [(0.0, 0.0), (self.width, 0.0), (self.width, self.height), (0.0, self.height),
-                   (self.width / 2, self.height / 2)]  # fmt: skip
+        corners = [
+            (0.0, 0.0),
+            (self.width, 0.0),
+            (self.width, self.height),
+            (0.0, self.height),
+            (self.width / 2, self.height / 2),
+        ]
         points = []
         for u, v in corners:
             lon, lat = plane.lon_lat(*self.plane(u, v))
-            points.append({"x": float(u), "y": float(v),
-                           "lon": round(lon, 9), "lat": round(lat, 9)})  # fmt: skip
+            points.append(
+                {"x": float(u), "y": float(v), "lon": round(lon, 9), "lat": round(lat, 9)}
+            )
         return points

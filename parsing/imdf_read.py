@@ -25,20 +25,46 @@ from typing import Any
 import orjson
 
 FEATURE_TYPES = (
-    "address", "amenity", "anchor", "building", "detail", "fixture", "footprint",
-    "geofence", "kiosk", "level", "occupant", "opening", "relationship", "section",
-    "unit", "venue",
-)  # fmt: skip
-PLURALS = {f"{name}s": name for name in FEATURE_TYPES} | {"amenities": "amenity",
-                                                         "addresses": "address"}  # fmt: skip
+    "address",
+    "amenity",
+    "anchor",
+    "building",
+    "detail",
+    "fixture",
+    "footprint",
+    "geofence",
+    "kiosk",
+    "level",
+    "occupant",
+    "opening",
+    "relationship",
+    "section",
+    "unit",
+    "venue",
+)
+PLURALS = {f"{name}s": name for name in FEATURE_TYPES} | {
+    "amenities": "amenity",
+    "addresses": "address",
+}
 # Spellings seen in real archives, after camelCase became snake_case.
 ALIASES = {
-    "level": "level_id", "levelid": "level_id", "unit": "unit_id", "unitid": "unit_id",
-    "units": "unit_ids", "unitids": "unit_ids", "displaypoint": "display_point",
-    "shortname": "short_name", "altname": "alt_name", "anchor": "anchor_id",
-    "anchorid": "anchor_id", "accesscontrol": "access_control", "buildingids": "building_ids",
-    "address": "address_id", "addressid": "address_id", "featuretype": "feature_type",
-}  # fmt: skip
+    "level": "level_id",
+    "levelid": "level_id",
+    "unit": "unit_id",
+    "unitid": "unit_id",
+    "units": "unit_ids",
+    "unitids": "unit_ids",
+    "displaypoint": "display_point",
+    "shortname": "short_name",
+    "altname": "alt_name",
+    "anchor": "anchor_id",
+    "anchorid": "anchor_id",
+    "accesscontrol": "access_control",
+    "buildingids": "building_ids",
+    "address": "address_id",
+    "addressid": "address_id",
+    "featuretype": "feature_type",
+}
 # Names that are a feature type's own properties (IMDF's address has `address` and
 # `unit`), never read as the aliases above.
 OWN_PROPERTIES = {"address": frozenset({"address", "unit"})}
@@ -69,8 +95,9 @@ class Report:
     def lines(self) -> list[str]:
         """One line per kind, most frequent first: `kind: N (e.g. a; b)`."""
         ordered = sorted(self.counts.items(), key=lambda kv: (-kv[1], kv[0]))
-        return [f"{kind}: {count} (e.g. {'; '.join(self.examples[kind])})"
-                for kind, count in ordered]  # fmt: skip
+        return [
+            f"{kind}: {count} (e.g. {'; '.join(self.examples[kind])})" for kind, count in ordered
+        ]
 
 
 @dataclass
@@ -159,8 +186,9 @@ def _feature(raw: Any, kind: str, name: str, report: Report) -> Feature | None:
         return None
     declared = raw.get("feature_type") or properties.pop("feature_type", None)
     if declared is not None and declared != kind:
-        report.add("feature_type disagrees with its file, file wins",
-                   f"{id_}: {declared} in {name}")  # fmt: skip
+        report.add(
+            "feature_type disagrees with its file, file wins", f"{id_}: {declared} in {name}"
+        )
     geometry = raw.get("geometry")
     if geometry is not None:
         geometry = _flat(geometry, str(id_), report)

@@ -21,8 +21,12 @@ from storage import collections as c
 
 ASSIGNMENT_ORDER: Sort = [("unit_id", 1), ("attribute_id", 1)]
 ASSIGNMENT_FIELDS = {"_id": 0, "group_id": 1, "attribute_id": 1, "asset_id": 1, "unit_id": 1}
-ITEM_FIELDS = (("groupId", "group_id"), ("attributeId", "attribute_id"),
-               ("assetId", "asset_id"), ("unitId", "unit_id"))  # fmt: skip
+ITEM_FIELDS = (
+    ("groupId", "group_id"),
+    ("attributeId", "attribute_id"),
+    ("assetId", "asset_id"),
+    ("unitId", "unit_id"),
+)
 Item = dict[str, Any]
 
 

@@ -90,8 +90,7 @@ def _reason(why: Any, mode_name: str) -> str:
     return {
         Unreachable.START_OFF_GRAPH: f"no walk path usable {how} on the start's level",
         Unreachable.END_OFF_GRAPH: f"no walk path usable {how} on the destination's level",
-        Unreachable.DISCONNECTED: f"no walk path usable {how} joins the start and the "
-        "destination",
+        Unreachable.DISCONNECTED: f"no walk path usable {how} joins the start and the destination",
     }[why]
 
 
@@ -115,25 +114,29 @@ def _route(
     legs = []
     for index, leg in enumerate(route.legs):
         ride = route.rides[index] if index < len(route.rides) else None
-        legs.append({
-            "level_uid": uids[leg.level],
-            "floor_id": floor_ids[leg.level],
-            "points": [{"x": x, "y": y} for x, y in leg.points],
-            "distance": rounded(leg.feet),
-            "time": rounded(leg.seconds),
-            "connector": None if ride is None else {
-                "id": ride.connector_id,
-                "kind": kinds[ride.kind],
-                "x": ride.at[0],
-                "y": ride.at[1],
-                "from_level_uid": uids[ride.from_level],
-                "to_level_uid": uids[ride.to_level],
-                "from_floor_id": floor_ids[ride.from_level],
-                "to_floor_id": floor_ids[ride.to_level],
-                "distance": rounded(ride.feet),
-                "time": rounded(ride.seconds),
-            },
-        })  # fmt: skip
+        legs.append(
+            {
+                "level_uid": uids[leg.level],
+                "floor_id": floor_ids[leg.level],
+                "points": [{"x": x, "y": y} for x, y in leg.points],
+                "distance": rounded(leg.feet),
+                "time": rounded(leg.seconds),
+                "connector": None
+                if ride is None
+                else {
+                    "id": ride.connector_id,
+                    "kind": kinds[ride.kind],
+                    "x": ride.at[0],
+                    "y": ride.at[1],
+                    "from_level_uid": uids[ride.from_level],
+                    "to_level_uid": uids[ride.to_level],
+                    "from_floor_id": floor_ids[ride.from_level],
+                    "to_floor_id": floor_ids[ride.to_level],
+                    "distance": rounded(ride.feet),
+                    "time": rounded(ride.seconds),
+                },
+            }
+        )
     return {
         "distance": rounded(route.feet),
         "time": rounded(route.seconds),
@@ -155,10 +158,15 @@ def _steps(legs: list[dict[str, Any]], floors: dict[str, str], end: Waypoint) ->
             steps.append(f"Walk {feet} ft")
         ride = leg["connector"]
         if ride is not None:
-            steps.append(f"Take the {ride['kind']} to "
-                         f"{floor_name(ride['to_floor_id'], ride['to_level_uid'])}")  # fmt: skip
+            steps.append(
+                f"Take the {ride['kind']} to "
+                f"{floor_name(ride['to_floor_id'], ride['to_level_uid'])}"
+            )
     name = end.get("name")
     last = legs[-1]
-    steps.append(f"Arrive at {name}" if name else "Arrive at your destination on "
-                 f"{floor_name(last['floor_id'], last['level_uid'])}")  # fmt: skip
+    steps.append(
+        f"Arrive at {name}"
+        if name
+        else f"Arrive at your destination on {floor_name(last['floor_id'], last['level_uid'])}"
+    )
     return steps

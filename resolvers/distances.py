@@ -85,11 +85,14 @@ def pair_count_problems(data: Any) -> list[str]:
         return []
     sources, targets = (data.get(side) for side in SIDES)
     pairs = (len(sources) if isinstance(sources, list) else 0) * (
-        len(targets) if isinstance(targets, list) else 0)
+        len(targets) if isinstance(targets, list) else 0
+    )
     if pairs <= MAX_MATRIX_PAIRS:
         return []
-    return [f"at most {MAX_MATRIX_PAIRS} source-target pairs (sources x targets) per request, "
-            f"not {pairs}"]  # fmt: skip
+    return [
+        f"at most {MAX_MATRIX_PAIRS} source-target pairs (sources x targets) per request, "
+        f"not {pairs}"
+    ]
 
 
 def check_waypoint(errors: FieldErrors, place: str, waypoint: Waypoint) -> None:
@@ -102,8 +105,10 @@ def check_waypoint(errors: FieldErrors, place: str, waypoint: Waypoint) -> None:
     for name in ("x", "y"):
         value = waypoint.get(name)
         if value is not None and not (math.isfinite(value) and abs(value) <= MAX_COORDINATE):
-            errors.add(f"{place}.{name}", f"must be a number from {-MAX_COORDINATE:g} "
-                                          f"to {MAX_COORDINATE:g}")  # fmt: skip
+            errors.add(
+                f"{place}.{name}",
+                f"must be a number from {-MAX_COORDINATE:g} to {MAX_COORDINATE:g}",
+            )
 
 
 def _same(a: float, b: float) -> bool:
@@ -113,9 +118,13 @@ def _same(a: float, b: float) -> bool:
 async def _placed(
     context: RequestContext, unit_map: dict[str, Any], request: Request
 ) -> dict[str, list[Point]]:
-    named = {side: [(f"input.{side}.{index}", waypoint)
-                    for index, waypoint in enumerate(getattr(request, side))]
-             for side in SIDES}  # fmt: skip
+    named = {
+        side: [
+            (f"input.{side}.{index}", waypoint)
+            for index, waypoint in enumerate(getattr(request, side))
+        ]
+        for side in SIDES
+    }
     points = await place_waypoints(context, unit_map, [*named["sources"], *named["targets"]])
     return {"sources": points[: len(request.sources)], "targets": points[len(request.sources) :]}
 
@@ -184,15 +193,18 @@ def _fill(errors: FieldErrors, place: str, waypoint: Waypoint, location: dict[st
             waypoint[key] = location[key]
         elif not _same(float(waypoint[key]), float(location[key])):
             at = location[key]
-            errors.add(f"{place}.{key}",
-                       f"is {waypoint[key]}, but location {location['_id']!r} is at {at}")
+            errors.add(
+                f"{place}.{key}", f"is {waypoint[key]}, but location {location['_id']!r} is at {at}"
+            )
     floors = [floor["id"] for floor in location.get("floors", [])]
     if waypoint.get("floor_id") is None:
         waypoint["floor_id"] = floors[0] if floors else None
     elif waypoint["floor_id"] not in floors:
         on = ", ".join(floors)
-        errors.add(f"{place}.floorId",
-                   f"is {waypoint['floor_id']!r}, but location {location['_id']!r} is on {on}")
+        errors.add(
+            f"{place}.floorId",
+            f"is {waypoint['floor_id']!r}, but location {location['_id']!r} is on {on}",
+        )
     if waypoint.get("name") is None:
         waypoint["name"] = location.get("name")
 
@@ -207,19 +219,28 @@ async def distance_matrix(
     unit_map = await visible_map(context, caller, map_id)
     graph_file = unit_map.get("graph_file")
     if request.method == "pathfinding" and not graph_file:
-        raise invalid({"input.distanceMethod": ["this map is not processed for pathfinding "
-                                                "(it has no walk paths)"]})  # fmt: skip
+        raise invalid(
+            {
+                "input.distanceMethod": [
+                    "this map is not processed for pathfinding (it has no walk paths)"
+                ]
+            }
+        )
     points = await _placed(context, unit_map, request)
     use_graph = graph_file is not None and request.method != "euclidean"
     if use_graph:
         loaded = await map_graph(context, unit_map)
-        cells = await on_graph(loaded, loaded.matrix, request.mode, points["sources"],
-                               points["targets"])  # fmt: skip
+        cells = await on_graph(
+            loaded, loaded.matrix, request.mode, points["sources"], points["targets"]
+        )
     else:
-        cells = euclidean_matrix(points["sources"], points["targets"],
-                                 unit_map.get("feet_per_unit") or 1.0,
-                                 floor_height_of(context, unit_map),
-                                 context.settings.routing_costs.speed(request.mode))  # fmt: skip
+        cells = euclidean_matrix(
+            points["sources"],
+            points["targets"],
+            unit_map.get("feet_per_unit") or 1.0,
+            floor_height_of(context, unit_map),
+            context.settings.routing_costs.speed(request.mode),
+        )
     return _answer("pathfinding" if use_graph else "euclidean", request, cells)
 
 
@@ -228,9 +249,10 @@ async def map_graph(context: RequestContext, unit_map: dict[str, Any]) -> Loaded
     graph_file = unit_map["graph_file"]
     floor_height = floor_height_of(context, unit_map)
     return await context.services.graph_cache.get(
-        unit_map["id"], (graph_file, floor_height),
+        unit_map["id"],
+        (graph_file, floor_height),
         lambda: load_graph(context.store, context.settings, graph_file, floor_height),
-    )  # fmt: skip
+    )
 
 
 async def on_graph(loaded: LoadedGraph, work: Callable[..., T], *args: Any) -> T:
@@ -260,10 +282,12 @@ def _answer(method: str, request: Request, cells: list[list[Cell]]) -> dict[str,
         targets = []
         for j, target in enumerate(request.targets):
             cell = cells[i][j]
-            targets.append({
-                **echo(target, j),
-                "distance": None if cell is None else rounded(cell[0]),
-                "time": None if cell is None else rounded(cell[1]),
-            })  # fmt: skip
+            targets.append(
+                {
+                    **echo(target, j),
+                    "distance": None if cell is None else rounded(cell[0]),
+                    "time": None if cell is None else rounded(cell[1]),
+                }
+            )
         sources.append({**echo(source, i), "targets": targets})
     return {"distance_method": method, "sources": sources}

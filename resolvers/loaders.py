@@ -56,12 +56,11 @@ async def find_in(
         chunks = [{"k": part[i : i + LOOKUP_CHUNK]} for i in range(0, len(part), LOOKUP_CHUNK)]
         pipeline: list[Document] = [
             {"$documents": chunks},
-            {"$lookup": {"from": collection, "localField": "k", "foreignField": field,
-                         "as": "d"}},
+            {"$lookup": {"from": collection, "localField": "k", "foreignField": field, "as": "d"}},
             {"$unwind": "$d"},
             {"$replaceWith": "$d"},
             {"$sort": dict(sort)},
-        ]  # fmt: skip
+        ]
         documents = await cached_reads.aggregate_list(store, collection, pipeline, BATCH_SIZE)
         found.extend(as_resource(document) for document in documents)
     return found

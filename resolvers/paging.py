@@ -48,9 +48,15 @@ async def find_page(
     # (see docs/performance.md).
     hint = ID_INDEX if not query and sort == BY_ID else None
     documents = await cached_reads.find_list(
-        store, collection, query, sort, skip=(page - 1) * per_page, limit=per_page + 1,
-        projection=projection, hint=hint,
-    )  # fmt: skip
+        store,
+        collection,
+        query,
+        sort,
+        skip=(page - 1) * per_page,
+        limit=per_page + 1,
+        projection=projection,
+        hint=hint,
+    )
     has_next = len(documents) > per_page
     data = [as_resource(document) for document in documents[:per_page]]
     return paged(data, page, per_page, has_next, end_count(data, page, per_page, has_next))

@@ -67,8 +67,12 @@ async def ensure_indexes_until_done(store: Store, retry_seconds: float = 2.0) ->
             await asyncio.sleep(retry_seconds)
 
 
-def create_app(settings: Settings, store: Store | None = None, ensure_indexes: bool = True,
-               metrics_folder: MetricsFolder | None = None) -> ASGIApp:  # fmt: skip
+def create_app(
+    settings: Settings,
+    store: Store | None = None,
+    ensure_indexes: bool = True,
+    metrics_folder: MetricsFolder | None = None,
+) -> ASGIApp:
     """Build the app. Without a store, connect to `settings.mongodb_uri` (owned and closed
     here). With `ensure_indexes`, its start ensures the indexes in the background. With a
     `metrics_folder`, `/metrics` adds up the figures of the workers that share it."""
@@ -77,8 +81,9 @@ def create_app(settings: Settings, store: Store | None = None, ensure_indexes: b
         if not settings.mongodb_uri:
             raise RuntimeError("FLOORGATE_MONGODB_URI is not set")
         store = connect(settings.mongodb_uri, settings)
-    services = Services(store=store, settings=settings,
-                        page_url=partial(graphql_page_url, settings.public_url))  # fmt: skip
+    services = Services(
+        store=store, settings=settings, page_url=partial(graphql_page_url, settings.public_url)
+    )
     metrics = Metrics(services, metrics_folder) if settings.metrics else None
     schema = build_schema(settings)
     rest = RestApi(schema._schema, services)

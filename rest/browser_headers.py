@@ -18,8 +18,9 @@ from storage.settings import Settings
 CORS_PREFIXES = ("/v1", "/graphql", "/files")
 ALLOWED_METHODS = "GET, HEAD, POST, PUT, OPTIONS"
 ALLOWED_HEADERS = "API-Key, Experimental-Flags, Content-Type, If-None-Match"
-EXPOSED_HEADERS = ("ETag, Retry-After, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, "
-                   "RateLimit-Reset")  # fmt: skip
+EXPOSED_HEADERS = (
+    "ETag, Retry-After, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset"
+)
 PREFLIGHT_MAX_AGE = 86400  # seconds a browser may reuse a preflight answer
 
 RawHeaders = list[tuple[bytes, bytes]]
@@ -35,7 +36,9 @@ class BrowserHeaders:
         self.always: RawHeaders = [(b"x-content-type-options", b"nosniff")]
         self.hsts: RawHeaders = (
             [(b"strict-transport-security", f"max-age={settings.hsts_seconds}".encode())]
-            if settings.hsts_seconds > 0 else [])  # fmt: skip
+            if settings.hsts_seconds > 0
+            else []
+        )
 
     def allow_origin(self, origin: str | None) -> RawHeaders:
         """`Access-Control-Allow-Origin` for this origin, or nothing when it is not allowed."""
@@ -63,15 +66,18 @@ class BrowserHeaders:
         if not any(name == b"access-control-allow-origin" for name, _ in allowed):
             return headers
         if preflight:
-            return [*headers,
-                    (b"access-control-allow-methods", ALLOWED_METHODS.encode()),
-                    (b"access-control-allow-headers", ALLOWED_HEADERS.encode()),
-                    (b"access-control-max-age", str(PREFLIGHT_MAX_AGE).encode())]  # fmt: skip
+            return [
+                *headers,
+                (b"access-control-allow-methods", ALLOWED_METHODS.encode()),
+                (b"access-control-allow-headers", ALLOWED_HEADERS.encode()),
+                (b"access-control-max-age", str(PREFLIGHT_MAX_AGE).encode()),
+            ]
         return [*headers, (b"access-control-expose-headers", EXPOSED_HEADERS.encode())]
 
 
-def page_headers(policy: Sequence[str], frame_ancestors: Sequence[str] = ("'none'",)
-                 ) -> dict[str, str]:  # fmt: skip
+def page_headers(
+    policy: Sequence[str], frame_ancestors: Sequence[str] = ("'none'",)
+) -> dict[str, str]:
     """Headers of an HTML page of ours: its Content-Security-Policy (`policy`'s directives
     plus `frame-ancestors`), no referrer, nosniff (also added to every answer above, but a
     page keeps it when served some other way), and an `X-Frame-Options` that says the

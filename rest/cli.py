@@ -92,8 +92,10 @@ def _metrics_folder(workers: int) -> Iterator[None]:
     try:
         folder = tempfile.mkdtemp(prefix="floorgate-metrics-")
     except OSError as error:
-        print(f"floorgate serve: /metrics will show one worker's figures per scrape: {error}",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"floorgate serve: /metrics will show one worker's figures per scrape: {error}",
+            file=sys.stderr,
+        )
         yield
         return
     os.environ[METRICS_FOLDER] = folder
@@ -211,10 +213,15 @@ def port_taken(host: str, port: int) -> bool:
 
 
 def port_taken_message(command: str, settings: Settings) -> str:
-    how = ("FLOORGATE_PORT=8444 make run, or floorgate demo --port 8444" if command == "demo"
-           else "--port 8444, or FLOORGATE_PORT=8444")  # fmt: skip
-    return (f"floorgate {command}: port {settings.port} on {settings.host} is in use (another "
-            f"floorgate, or another server). Choose another port: {how}.")  # fmt: skip
+    how = (
+        "FLOORGATE_PORT=8444 make run, or floorgate demo --port 8444"
+        if command == "demo"
+        else "--port 8444, or FLOORGATE_PORT=8444"
+    )
+    return (
+        f"floorgate {command}: port {settings.port} on {settings.host} is in use (another "
+        f"floorgate, or another server). Choose another port: {how}."
+    )
 
 
 def announce_when_listening(settings: Settings, ca_file: Path, lines: list[str]) -> None:
@@ -228,8 +235,10 @@ def announce_when_listening(settings: Settings, ca_file: Path, lines: list[str])
         deadline = time.monotonic() + ANNOUNCE_WAIT_SECONDS
         while time.monotonic() < deadline:
             try:
-                with socket.create_connection((host, settings.port), timeout=1) as raw, \
-                        context.wrap_socket(raw, server_hostname="localhost"):  # fmt: skip
+                with (
+                    socket.create_connection((host, settings.port), timeout=1) as raw,
+                    context.wrap_socket(raw, server_hostname="localhost"),
+                ):
                     break
             except OSError:  # not listening yet (ssl.SSLError is one too)
                 time.sleep(0.05)
@@ -281,19 +290,28 @@ def cmd_import(args: argparse.Namespace) -> int:
     settings = settings_of(args)
 
     def waiting(asset_id: str, holder: dict[str, Any]) -> None:
-        print(f"Waiting for another import of asset {asset_id!r} ({describe(holder)}) ...",
-              file=sys.stderr, flush=True)  # fmt: skip
+        print(
+            f"Waiting for another import of asset {asset_id!r} ({describe(holder)}) ...",
+            file=sys.stderr,
+            flush=True,
+        )
 
     with database_uri(settings) as uri:
         try:
             path, limits = Path(args.path), settings.svg_limits
             report = with_store(
-                settings, uri,
+                settings,
+                uri,
                 lambda store: import_dataset(
-                    store, path, limits=limits, require_transaction=not args.no_transaction,
-                    wait=args.wait, waiting=waiting, max_documents=settings.import_max_documents,
+                    store,
+                    path,
+                    limits=limits,
+                    require_transaction=not args.no_transaction,
+                    wait=args.wait,
+                    waiting=waiting,
+                    max_documents=settings.import_max_documents,
                 ),
-            )  # fmt: skip
+            )
         except DatasetError as error:
             print(f"Nothing was imported: {len(error.problems)} problem(s).", file=sys.stderr)
             print(format_problems(error.problems), file=sys.stderr)
@@ -318,10 +336,14 @@ def cmd_import_imdf(args: argparse.Namespace) -> int:
     )
 
     settings = settings_of(args)
-    units = frozenset(c.strip().lower() for c in args.units.split(",") if c.strip()) \
-        if args.units is not None else None  # fmt: skip
-    options = ImdfOptions(args.asset_id, tuple(args.language or ()), units,
-                          settings.imdf_snap_metres)  # fmt: skip
+    units = (
+        frozenset(c.strip().lower() for c in args.units.split(",") if c.strip())
+        if args.units is not None
+        else None
+    )
+    options = ImdfOptions(
+        args.asset_id, tuple(args.language or ()), units, settings.imdf_snap_metres
+    )
     try:
         dataset = dataset_from_path(Path(args.path), options)
     except ImdfError as error:
@@ -339,9 +361,17 @@ def cmd_import_imdf(args: argparse.Namespace) -> int:
         return 0
     with database_uri(settings) as uri:
         try:
-            report = with_store(settings, uri, lambda store: import_venue(
-                store, dataset, limits=settings.svg_limits, dry_run=args.dry_run,
-                max_documents=settings.import_max_documents))  # fmt: skip
+            report = with_store(
+                settings,
+                uri,
+                lambda store: import_venue(
+                    store,
+                    dataset,
+                    limits=settings.svg_limits,
+                    dry_run=args.dry_run,
+                    max_documents=settings.import_max_documents,
+                ),
+            )
         except DatasetError as error:
             print(f"Nothing was imported: {len(error.problems)} problem(s).", file=sys.stderr)
             print(format_problems(error.problems), file=sys.stderr)
@@ -363,48 +393,64 @@ def parser() -> argparse.ArgumentParser:
     commands = main.add_subparsers(dest="command", required=True)
 
     serve_cmd = commands.add_parser(
-        "serve", help="serve the API over HTTPS",
+        "serve",
+        help="serve the API over HTTPS",
         description="Serve the API over HTTPS (or plain HTTP behind a TLS proxy). Every "
         "option also has a setting in the environment (README, Configuration); an option "
-        "given here wins.")  # fmt: skip
-    serve_cmd.add_argument("--host", help=f"address to listen on (default {Settings.host}; "
-                           "FLOORGATE_HOST)")  # fmt: skip
-    serve_cmd.add_argument("--port", type=int, help=f"port to listen on (default {Settings.port}; "
-                           "FLOORGATE_PORT)")  # fmt: skip
-    serve_cmd.add_argument("--cert", help="PEM certificate chain (FLOORGATE_TLS_CERT); "
-                           "required unless --behind-proxy")  # fmt: skip
-    serve_cmd.add_argument("--key", help="PEM private key (FLOORGATE_TLS_KEY); required "
-                           "unless --behind-proxy")  # fmt: skip
+        "given here wins.",
+    )
+    serve_cmd.add_argument(
+        "--host", help=f"address to listen on (default {Settings.host}; FLOORGATE_HOST)"
+    )
+    serve_cmd.add_argument(
+        "--port", type=int, help=f"port to listen on (default {Settings.port}; FLOORGATE_PORT)"
+    )
+    serve_cmd.add_argument(
+        "--cert", help="PEM certificate chain (FLOORGATE_TLS_CERT); required unless --behind-proxy"
+    )
+    serve_cmd.add_argument(
+        "--key", help="PEM private key (FLOORGATE_TLS_KEY); required unless --behind-proxy"
+    )
     serve_cmd.add_argument(
         "--behind-proxy",
         action="store_true",
         help="TLS ends at a trusted proxy that sends X-Forwarded-Proto (default: off)",
     )
     serve_cmd.add_argument(
-        "--proxy-address", action="append",
+        "--proxy-address",
+        action="append",
         help="address of a trusted proxy (repeatable; default 127.0.0.1; "
-        "FLOORGATE_PROXY_ADDRESSES)")  # fmt: skip
-    serve_cmd.add_argument("--public-url", help="public base URL of links, e.g. "
-                           "https://api.example.com (default https://localhost:PORT; "
-                           "FLOORGATE_PUBLIC_URL)")  # fmt: skip
-    serve_cmd.add_argument("--workers", type=int, default=1,
-                           help="worker processes (default 1)")  # fmt: skip
+        "FLOORGATE_PROXY_ADDRESSES)",
+    )
+    serve_cmd.add_argument(
+        "--public-url",
+        help="public base URL of links, e.g. "
+        "https://api.example.com (default https://localhost:PORT; "
+        "FLOORGATE_PUBLIC_URL)",
+    )
+    serve_cmd.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     serve_cmd.set_defaults(handler=cmd_serve)
 
     demo = commands.add_parser("demo", help="load the demo property and serve it on localhost")
-    demo.add_argument("--port", type=int, help=f"port to serve on (default {Settings.port}; "
-                      "FLOORGATE_PORT)")  # fmt: skip
-    demo.add_argument("--seed", type=int, default=7,
-                      help="seed of the demo's generated data (default 7)")  # fmt: skip
+    demo.add_argument(
+        "--port", type=int, help=f"port to serve on (default {Settings.port}; FLOORGATE_PORT)"
+    )
+    demo.add_argument(
+        "--seed", type=int, default=7, help="seed of the demo's generated data (default 7)"
+    )
     demo.add_argument("--no-serve", action="store_true", help="load and print, do not serve")
-    demo.add_argument("--reset", action="store_true",
-                      help="drop the database first (every key with it) and load the demo "
-                      "anew, with a new demo key (default: keep what is there)")  # fmt: skip
+    demo.add_argument(
+        "--reset",
+        action="store_true",
+        help="drop the database first (every key with it) and load the demo "
+        "anew, with a new demo key (default: keep what is there)",
+    )
     demo.set_defaults(handler=cmd_demo)
 
     importer = commands.add_parser("import", help="import a JSON dataset (all or nothing)")
-    importer.add_argument("path", help="the dataset's JSON file (docs/dataset.md); drawings "
-                          "are found relative to it")  # fmt: skip
+    importer.add_argument(
+        "path", help="the dataset's JSON file (docs/dataset.md); drawings are found relative to it"
+    )
     importer.add_argument(
         "--wait",
         type=float,
@@ -422,23 +468,35 @@ def parser() -> argparse.ArgumentParser:
     importer.set_defaults(handler=cmd_import)
 
     imdf = commands.add_parser(
-        "import-imdf", help="import an IMDF venue (a .zip or a folder of GeoJSON files) as an "
-        "asset, with drawings and walk paths generated (docs/imdf.md)")  # fmt: skip
+        "import-imdf",
+        help="import an IMDF venue (a .zip or a folder of GeoJSON files) as an "
+        "asset, with drawings and walk paths generated (docs/imdf.md)",
+    )
     imdf.add_argument("path", help="the IMDF archive: a .zip, or a folder of its .geojson files")
     imdf.add_argument("--asset-id", help="the asset's id (default: the venue's id)")
-    imdf.add_argument("--language", action="append", metavar="LANG",
-                      help="label language to prefer, repeatable in order of preference "
-                      "(default: the manifest's language, then en, then any)")  # fmt: skip
-    imdf.add_argument("--units", metavar="CATEGORIES",
-                      help="comma-separated IMDF unit categories that become API units "
-                      "(default: every category but walkways, stairs, elevators, "
-                      "structure and the like, which are only drawn)")  # fmt: skip
+    imdf.add_argument(
+        "--language",
+        action="append",
+        metavar="LANG",
+        help="label language to prefer, repeatable in order of preference "
+        "(default: the manifest's language, then en, then any)",
+    )
+    imdf.add_argument(
+        "--units",
+        metavar="CATEGORIES",
+        help="comma-separated IMDF unit categories that become API units "
+        "(default: every category but walkways, stairs, elevators, "
+        "structure and the like, which are only drawn)",
+    )
     imdf.add_argument(
         "--dry-run", action="store_true", help="validate against the database, write nothing"
     )
-    imdf.add_argument("--out", metavar="DIR",
-                      help="write dataset.json and maps/*.svg into DIR for review instead "
-                      "of importing (import them later with `floorgate import`)")  # fmt: skip
+    imdf.add_argument(
+        "--out",
+        metavar="DIR",
+        help="write dataset.json and maps/*.svg into DIR for review instead "
+        "of importing (import them later with `floorgate import`)",
+    )
     imdf.set_defaults(handler=cmd_import_imdf)
 
     gc = commands.add_parser(
@@ -470,20 +528,29 @@ def parser() -> argparse.ArgumentParser:
     key_commands = keys.add_subparsers(dest="keys_command", required=True)
     create = key_commands.add_parser("create", help="create a key (shown once)")
     create.add_argument("--name", required=True, help="a name to recognise the key by")
-    create.add_argument("--permission", action="append", choices=ALL_PERMISSIONS,
-                        help="a permission beyond reading (repeatable; default none)")  # fmt: skip
+    create.add_argument(
+        "--permission",
+        action="append",
+        choices=ALL_PERMISSIONS,
+        help="a permission beyond reading (repeatable; default none)",
+    )
     scope = create.add_mutually_exclusive_group(required=True)
-    scope.add_argument("--asset", action="append",
-                       help="an asset the key may see (repeatable; it must exist)")  # fmt: skip
-    scope.add_argument("--all-assets", action="store_true",
-                       help="every asset, also those imported later")  # fmt: skip
+    scope.add_argument(
+        "--asset", action="append", help="an asset the key may see (repeatable; it must exist)"
+    )
+    scope.add_argument(
+        "--all-assets", action="store_true", help="every asset, also those imported later"
+    )
     add_limit_options(create)
     key_commands.add_parser("list", help="list keys (never their secrets)")
     update = key_commands.add_parser("update", help="change a key's rate limit")
     update.add_argument("key_id", help="the key's id, as keys list shows it")
     add_limit_options(update)
-    update.add_argument("--default-rate-limit", action="store_true",
-                        help="drop the key's own limit: the server's default applies")  # fmt: skip
+    update.add_argument(
+        "--default-rate-limit",
+        action="store_true",
+        help="drop the key's own limit: the server's default applies",
+    )
     disable = key_commands.add_parser("disable", help="disable a key")
     disable.add_argument("key_id", help="the key's id, as keys list shows it")
     keys.set_defaults(handler=cmd_keys)
@@ -513,8 +580,10 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.handler(args))
     except UNAVAILABLE_ERRORS as error:  # an operator's problem to fix, not a program's bug
         command = " ".join(filter(None, (args.command, getattr(args, "keys_command", None))))
-        print(f"floorgate {command}: the database is unreachable: {_short_reason(error)}",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"floorgate {command}: the database is unreachable: {_short_reason(error)}",
+            file=sys.stderr,
+        )
         return 1
     except SettingsError as problem:  # a FLOORGATE_* value that cannot be used
         print(f"floorgate {args.command}: {problem}", file=sys.stderr)

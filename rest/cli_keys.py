@@ -14,12 +14,19 @@ from storage.runtime import database_uri
 
 
 def add_limit_options(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--rate-limit", type=float, metavar="PER_SECOND",
-                         help="the key's own rate limit, requests per second (default: the "
-                         "server's, FLOORGATE_RATE_LIMIT_PER_SECOND, 200)")  # fmt: skip
-    command.add_argument("--burst", type=int, metavar="N",
-                         help="the key's own bucket size (default: two seconds of "
-                         "--rate-limit)")  # fmt: skip
+    command.add_argument(
+        "--rate-limit",
+        type=float,
+        metavar="PER_SECOND",
+        help="the key's own rate limit, requests per second (default: the "
+        "server's, FLOORGATE_RATE_LIMIT_PER_SECOND, 200)",
+    )
+    command.add_argument(
+        "--burst",
+        type=int,
+        metavar="N",
+        help="the key's own bucket size (default: two seconds of --rate-limit)",
+    )
 
 
 KEY_COLUMNS = ("ID", "NAME", "STATE", "RATE LIMIT", "ASSETS", "PERMISSIONS")
@@ -33,15 +40,22 @@ def limit_text(document: dict[str, Any] | None) -> str:
 
 def key_table(keys: list[dict[str, Any]]) -> list[str]:
     """`keys list`: a header and one aligned row per key (the last column unpadded)."""
-    rows = [KEY_COLUMNS] + [(
-        key["_id"], key["name"], "disabled" if key.get("disabled") else "enabled",
-        limit_text(key.get("rate_limit")),
-        "all assets" if key.get("assets") is None else ",".join(key["assets"]) or "(none)",
-        ",".join(key.get("permissions", [])) or "-",
-    ) for key in keys]  # fmt: skip
+    rows = [KEY_COLUMNS] + [
+        (
+            key["_id"],
+            key["name"],
+            "disabled" if key.get("disabled") else "enabled",
+            limit_text(key.get("rate_limit")),
+            "all assets" if key.get("assets") is None else ",".join(key["assets"]) or "(none)",
+            ",".join(key.get("permissions", [])) or "-",
+        )
+        for key in keys
+    ]
     widths = [max(len(row[i]) for row in rows) for i in range(len(KEY_COLUMNS) - 1)]
-    return ["  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]])
-            for row in rows]  # fmt: skip
+    return [
+        "  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]])
+        for row in rows
+    ]
 
 
 def key_limit(args: argparse.Namespace) -> tuple[float, int] | None:
@@ -65,8 +79,9 @@ def cmd_keys(args: argparse.Namespace) -> int:
 
     settings = settings_of(args)
     if getattr(args, "burst", None) is not None and args.rate_limit is None:
-        print(f"floorgate keys {args.keys_command}: --burst goes with --rate-limit",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"floorgate keys {args.keys_command}: --burst goes with --rate-limit", file=sys.stderr
+        )
         return 2
     with database_uri(settings) as uri:
         if args.keys_command == "create":
@@ -76,8 +91,9 @@ def cmd_keys(args: argparse.Namespace) -> int:
                 unknown = await unknown_assets(store, assets) if assets else []
                 if unknown:
                     return unknown
-                return await create_key(store, args.name, args.permission or [], assets,
-                                        key_limit(args))  # fmt: skip
+                return await create_key(
+                    store, args.name, args.permission or [], assets, key_limit(args)
+                )
 
             try:
                 created = with_store(settings, uri, create)
@@ -87,9 +103,12 @@ def cmd_keys(args: argparse.Namespace) -> int:
                 return 2
             if isinstance(created, list):
                 names = ", ".join(repr(asset) for asset in created)
-                print(f"floorgate keys create: no asset {names} in the database (import it "
-                      "first, or check the id; `--all-assets` for every asset); no key was "
-                      "created.", file=sys.stderr)  # fmt: skip
+                print(
+                    f"floorgate keys create: no asset {names} in the database (import it "
+                    "first, or check the id; `--all-assets` for every asset); no key was "
+                    "created.",
+                    file=sys.stderr,
+                )
                 return 2
             print(f"Created key {created.key_id} ({args.name}). It is shown only once:")
             print(created.secret)
@@ -97,8 +116,11 @@ def cmd_keys(args: argparse.Namespace) -> int:
             print("\n".join(key_table(with_store(settings, uri, list_keys))))
         elif args.keys_command == "update":
             if args.rate_limit is None and not args.default_rate_limit:
-                print("floorgate keys update: give --rate-limit (and --burst) or "
-                      "--default-rate-limit", file=sys.stderr)  # fmt: skip
+                print(
+                    "floorgate keys update: give --rate-limit (and --burst) or "
+                    "--default-rate-limit",
+                    file=sys.stderr,
+                )
                 return 2
             limit = key_limit(args)
             try:
@@ -113,8 +135,10 @@ def cmd_keys(args: argparse.Namespace) -> int:
                 print(f"No key with id {args.key_id}.", file=sys.stderr)
                 return 1
             shown = "the default" if limit is None else f"{limit[0]:g}/s, burst {limit[1]}"
-            print(f"Key {args.key_id} now has the rate limit {shown} (every worker within "
-                  "a few seconds).")  # fmt: skip
+            print(
+                f"Key {args.key_id} now has the rate limit {shown} (every worker within "
+                "a few seconds)."
+            )
         else:
             if not with_store(settings, uri, lambda store: disable_key(store, args.key_id)):
                 print(f"No key with id {args.key_id}.", file=sys.stderr)

@@ -69,8 +69,9 @@ class RestApi:
         self.schema = graphql_schema
         self.services = services
         self.router = Router(ROUTES)
-        self.requirements = {route.operation_id: requirement_of(graphql_schema, route)
-                             for route in ROUTES}  # fmt: skip
+        self.requirements = {
+            route.operation_id: requirement_of(graphql_schema, route) for route in ROUTES
+        }
         self.prepared: set[str] = set()
         self.running = 0  # REST requests under way: routes are prepared while it is 0
         self.costs: dict[tuple[str, int | None], int] = {}
@@ -154,8 +155,7 @@ class RestApi:
             except ApiError as rate_error:
                 return error_response(rate_error)
         self.prepare(route)
-        answer_key = await self.answer_key(route, context, raw_path, request, problems,
-                                           variables)  # fmt: skip
+        answer_key = await self.answer_key(route, context, raw_path, request, problems, variables)
         reads = None
         if answer_key is not None:
             kept = self.services.store.cache.answer(answer_key)
@@ -294,8 +294,14 @@ class RestApi:
             return {}
         return body_problems(self.schema, body, variables)
 
-    def respond(self, route: RestRoute, body: Any, request: Request, raw_path: str,
-                reads: ReadLog | None = None) -> Response:  # fmt: skip
+    def respond(
+        self,
+        route: RestRoute,
+        body: Any,
+        request: Request,
+        raw_path: str,
+        reads: ReadLog | None = None,
+    ) -> Response:
         """The REST response of a successful operation, in the route's shape; a kept
         answer (`reads` names its key) is kept while the data it read holds."""
         if route.shape is Shape.NO_CONTENT:

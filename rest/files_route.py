@@ -28,8 +28,16 @@ SANDBOX_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 """For a file a browser would render as a document: no script, no requests, and an
 opaque origin (`sandbox`), so it can neither run nor reach this origin's storage."""
 
-DOCUMENT_TYPES = frozenset({"image/svg+xml", "text/xml", "application/xml", "text/html",
-                            "application/xhtml+xml", "text/xsl"})  # fmt: skip
+DOCUMENT_TYPES = frozenset(
+    {
+        "image/svg+xml",
+        "text/xml",
+        "application/xml",
+        "text/html",
+        "application/xhtml+xml",
+        "text/xsl",
+    }
+)
 
 
 def renders_as_document(media_type: str) -> bool:

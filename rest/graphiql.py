@@ -46,18 +46,20 @@ CONFIG_ELEMENT_ID = "floorgate-graphiql-config"
 """The `<script type="application/json">` block the start-up script reads its settings from:
 data, never executed, so `script-src 'self'` allows it."""
 
-CONTENT_SECURITY_POLICY = "; ".join([
-    "default-src 'self'",
-    "script-src 'self'",  # the vendored bundles and our start-up script; nothing inline
-    "style-src 'self' 'unsafe-inline'",  # GraphiQL's dialogs add a <style> element
-    "img-src 'self' data:",  # a few images in GraphiQL's CSS are data: URIs
-    "font-src 'self' data:",  # Roboto and Fira Code are embedded in the CSS as data: URIs
-    "connect-src 'self'",  # queries go to this server only
-    "object-src 'none'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",  # nobody frames the page to click through it
-])  # fmt: skip
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",  # the vendored bundles and our start-up script; nothing inline
+        "style-src 'self' 'unsafe-inline'",  # GraphiQL's dialogs add a <style> element
+        "img-src 'self' data:",  # a few images in GraphiQL's CSS are data: URIs
+        "font-src 'self' data:",  # Roboto and Fira Code are embedded in the CSS as data: URIs
+        "connect-src 'self'",  # queries go to this server only
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'none'",
+        "frame-ancestors 'none'",  # nobody frames the page to click through it
+    ]
+)
 """Everything from this origin and nothing inline: a hostile file served by this origin
 cannot inject script into the page that holds an API key."""
 
@@ -69,7 +71,7 @@ PAGE_HEADERS = {
 """Headers of the GraphiQL page (`rest/graphql_view.py`)."""
 
 KEY_HELP = (
-    "API key: put it into the Headers tab as \"API-Key\". Running the demo? It is in the "
+    'API key: put it into the Headers tab as "API-Key". Running the demo? It is in the '
     "file .floorgate/demo-key. Otherwise an operator creates one with `floorgate keys "
     "create`. Headers are not saved in this browser: reloading the page forgets the key."
 )

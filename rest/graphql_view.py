@@ -144,8 +144,9 @@ class GraphQLView(GraphQL):
         reads = None if operation.key is None else ReadLog(operation.key)
         token = READS.set(reads)
         try:
-            result = await run_operation(self.schema, operation.document, operation.definition,
-                                         operation.variables, context)  # fmt: skip
+            result = await run_operation(
+                self.schema, operation.document, operation.definition, operation.variables, context
+            )
         finally:
             READS.reset(token)
         content = self.encode_json(await self.process_result(request, result))
@@ -156,8 +157,7 @@ class GraphQLView(GraphQL):
     def error_result(self, error: ApiError) -> Response:
         """A GraphQL response carrying one error and no data, as after any failed check."""
         headers = {"Retry-After": str(error.retry_after)} if error.retry_after else None
-        return json_response({"data": None, "errors": [self.format_error(error)]},
-                             headers=headers)  # fmt: skip
+        return json_response({"data": None, "errors": [self.format_error(error)]}, headers=headers)
 
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket

@@ -69,8 +69,9 @@ def decoded_body(body: Body, data: bytes) -> Any:
         raise invalid({member: counts})
     oversized = oversized_lists(value, MAX_INPUT_ITEMS, member)
     if oversized:
-        raise invalid({where: [f"must have at most {MAX_INPUT_ITEMS} items"]
-                       for where in oversized})  # fmt: skip
+        raise invalid(
+            {where: [f"must have at most {MAX_INPUT_ITEMS} items"] for where in oversized}
+        )
     try:
         return camelized(value)
     except SameField as error:
@@ -87,8 +88,9 @@ def body_variables(body: Body, value: Any) -> dict[str, Any]:
     known = {member.variable for member in body.members}
     unknown = sorted(set(value) - known)
     if unknown:
-        raise invalid({f"{body.name}.{rest_name(name)}": ["is not a known field"]
-                       for name in unknown})  # fmt: skip
+        raise invalid(
+            {f"{body.name}.{rest_name(name)}": ["is not a known field"] for name in unknown}
+        )
     return value
 
 
@@ -104,8 +106,9 @@ def body_problems(
     for member in body.members:
         place = f"{body.name}.{member.name}"
         if member.variable in variables:
-            problems.update(input_problems(schema, member.graphql_type,
-                                           variables[member.variable], place))  # fmt: skip
+            problems.update(
+                input_problems(schema, member.graphql_type, variables[member.variable], place)
+            )
         elif member.graphql_type.endswith("!"):
             problems[place] = ["is required"]
     return problems

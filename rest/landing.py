@@ -25,15 +25,19 @@ from storage.settings import Settings
 
 # (key, path, what a person finds there), in the order shown.
 LINKS = (
-    ("graphiql", "/graphql", "GraphiQL: explore and run GraphQL in the browser (send your "
-                             "key in its Headers tab as API-Key)"),
+    (
+        "graphiql",
+        "/graphql",
+        "GraphiQL: explore and run GraphQL in the browser (send your "
+        "key in its Headers tab as API-Key)",
+    ),
     ("graphql", "/graphql", "GraphQL endpoint (POST JSON, or GET with query)"),
     ("api_reference", REFERENCE_PAGE_PATH, "REST API reference (/v1), interactive"),
     ("openapi", "/v1/openapi.json", "OpenAPI 3.1 document of /v1 (also .yaml)"),
     ("graphql_schema", SDL_PATH, "GraphQL schema as SDL"),
     ("health", "/healthz", "liveness: the process answers"),
     ("ready", "/readyz", "readiness: the database answers (with read cache figures)"),
-)  # fmt: skip
+)
 DOCS = (
     "The project's README and docs/ say the rest: graphql.md (a guide for frontend "
     "teams), viewer.md, api.md, dataset.md, routing.md, geojson.md."
@@ -46,11 +50,15 @@ VIEWER_TEMPLATE = VIEWER_PATH.replace("{map_id:path}", "{map_id}")
 
 def viewer_section() -> str:
     """The viewer: its address for any map, and the demo's building maps."""
-    demo = ", ".join(f'<a href="{escape(VIEWER_TEMPLATE.format(map_id=map_id))}">'
-                     f"{escape(name)}</a>" for map_id, name in DEMO_MAPS)  # fmt: skip
-    return (f"<p>Map viewer: <code>{escape(VIEWER_TEMPLATE)}</code> shows any map with its "
-            "levels, units, locations and directions (it asks for your key). The demo "
-            f"property's building maps (<code>make run</code>): {demo}.</p>")  # fmt: skip
+    demo = ", ".join(
+        f'<a href="{escape(VIEWER_TEMPLATE.format(map_id=map_id))}">{escape(name)}</a>'
+        for map_id, name in DEMO_MAPS
+    )
+    return (
+        f"<p>Map viewer: <code>{escape(VIEWER_TEMPLATE)}</code> shows any map with its "
+        "levels, units, locations and directions (it asks for your key). The demo "
+        f"property's building maps (<code>make run</code>): {demo}.</p>"
+    )
 
 
 def wants_json(request: Request) -> bool:
@@ -68,8 +76,10 @@ def landing_routes(settings: Settings) -> list[BaseRoute]:
         "links": {key: f"{base}{path}" for key, path, _ in LINKS},
         "viewer": f"{base}{VIEWER_TEMPLATE}",
     }
-    items = "\n".join(f'      <li><a href="{escape(path)}">{escape(path)}</a>: {escape(text)}</li>'
-                      for _, path, text in LINKS)  # fmt: skip
+    items = "\n".join(
+        f'      <li><a href="{escape(path)}">{escape(path)}</a>: {escape(text)}</li>'
+        for _, path, text in LINKS
+    )
     page = f"""<!doctype html>
 <html lang="en">
   <head>

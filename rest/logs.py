@@ -103,9 +103,19 @@ class AccessLine:
         "status",
     )
 
-    def __init__(self, method: str, raw_path: bytes, query: bytes, status: int | None,
-                 milliseconds: float, client: str, request_id: str, route: str = "",
-                 key_id: str | None = None, cut: bool = False) -> None:  # fmt: skip
+    def __init__(
+        self,
+        method: str,
+        raw_path: bytes,
+        query: bytes,
+        status: int | None,
+        milliseconds: float,
+        client: str,
+        request_id: str,
+        route: str = "",
+        key_id: str | None = None,
+        cut: bool = False,
+    ) -> None:
         self.method = method[:MAX_LOGGED_FIELD]
         path = raw_path.split(b"?", 1)[0]  # httpx's test transport puts the query in it
         self.size = len(path) + len(query) + (1 if query else 0)  # of the target, as sent
@@ -129,16 +139,25 @@ class AccessLine:
 
     def __str__(self) -> str:
         status = "-" if self.status is None else self.status  # no answer was started
-        return (f"method={self._method()} path={self._target()} "
-                f"status={status} ms={self.milliseconds:.1f} client={self.client} "
-                f"id={self.request_id}{' cut=true' if self.cut else ''}")  # fmt: skip
+        return (
+            f"method={self._method()} path={self._target()} "
+            f"status={status} ms={self.milliseconds:.1f} client={self.client} "
+            f"id={self.request_id}{' cut=true' if self.cut else ''}"
+        )
 
     def fields(self) -> dict[str, Any]:
         """The line's members for the JSON format (`FLOORGATE_LOG_FORMAT=json`)."""
-        return {"request_id": self.request_id, "method": self._method(), "route": self.route,
-                "path": self._target(), "status": self.status,
-                "ms": round(self.milliseconds, 2), "client": self.client,
-                "key_id": self.key_id, "cut": self.cut}  # fmt: skip
+        return {
+            "request_id": self.request_id,
+            "method": self._method(),
+            "route": self.route,
+            "path": self._target(),
+            "status": self.status,
+            "ms": round(self.milliseconds, 2),
+            "client": self.client,
+            "key_id": self.key_id,
+            "cut": self.cut,
+        }
 
 
 ACCESS = logging.getLogger("floorgate.access")
@@ -163,8 +182,9 @@ class RedactKeys(logging.Filter):
         if isinstance(record.args, tuple):
             record.args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
         elif isinstance(record.args, dict):
-            record.args = {k: redact(v) if isinstance(v, str) else v
-                           for k, v in record.args.items()}  # fmt: skip
+            record.args = {
+                k: redact(v) if isinstance(v, str) else v for k, v in record.args.items()
+            }
         if isinstance(record.msg, str) and (len(record.msg) > MAX_LOG_LINE or record.args):
             with contextlib.suppress(TypeError, ValueError, KeyError):  # the handler's to say
                 message = record.getMessage()
@@ -184,8 +204,11 @@ class JsonLines(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         stamp = datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds")
-        line: dict[str, Any] = {"time": stamp.replace("+00:00", "Z"),
-                                "level": record.levelname, "logger": record.name}  # fmt: skip
+        line: dict[str, Any] = {
+            "time": stamp.replace("+00:00", "Z"),
+            "level": record.levelname,
+            "logger": record.name,
+        }
         if isinstance(record.msg, AccessLine):
             line.update(record.msg.fields())
         else:
@@ -207,12 +230,14 @@ def log_config(access_log: bool = True, json: bool = False) -> dict[str, Any]:
     if json:
         for name in list(config["formatters"]):
             config["formatters"][name] = {"()": "rest.logs.JsonLines"}
-    config["handlers"]["access_lines"] = {"formatter": "access_line", "stream": "ext://sys.stdout",
-                                          "class": "logging.StreamHandler"}  # fmt: skip
+    config["handlers"]["access_lines"] = {
+        "formatter": "access_line",
+        "stream": "ext://sys.stdout",
+        "class": "logging.StreamHandler",
+    }
     for handler in config["handlers"].values():
         handler["filters"] = ["redact_keys"]
-    config["loggers"]["floorgate"] = {"handlers": ["default"], "level": "INFO",
-                                      "propagate": False}  # fmt: skip
+    config["loggers"]["floorgate"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
     config["loggers"]["floorgate.access"] = {
         "handlers": ["access_lines"],
         "propagate": False,

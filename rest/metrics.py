@@ -42,13 +42,35 @@ if TYPE_CHECKING:
 
 METRICS_PATH = "/metrics"
 ROUTE = "route"  # scope state: the route template of the request, set where it is known
-FIXED_PATHS = frozenset({
-    "/", "/healthz", "/readyz", METRICS_PATH, "/v1/openapi", "/v1/openapi.json",
-    "/v1/openapi.yaml", "/graphql/schema.graphql",
-})  # fmt: skip
+FIXED_PATHS = frozenset(
+    {
+        "/",
+        "/healthz",
+        "/readyz",
+        METRICS_PATH,
+        "/v1/openapi",
+        "/v1/openapi.json",
+        "/v1/openapi.yaml",
+        "/graphql/schema.graphql",
+    }
+)
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
-DURATION_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
-                    20.0)  # fmt: skip
+DURATION_BUCKETS = (
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+    20.0,
+)
 COST_BUCKETS = (1, 10, 100, 1_000, 10_000, 50_000, 100_000, 250_000)
 
 
@@ -136,8 +158,9 @@ class Metrics:
         self.folder = folder
         self.counted = Figures()  # what requests add; the rest is read at scrape time
 
-    def observe(self, scope: dict[str, Any], status: int | None, seconds: float,
-                cost: int | None) -> None:  # fmt: skip
+    def observe(
+        self, scope: dict[str, Any], status: int | None, seconds: float, cost: int | None
+    ) -> None:
         counted = self.counted
         route = route_label(scope)
         method = scope.get("method")
@@ -154,14 +177,20 @@ class Metrics:
         services = self.services
         stats = services.store.cache.stats()
         own = Figures(
-            rate_limited=dict(zip(RATE_LIMITS, (services.rate_limiter.refusals,
-                                                services.address_limiter.refusals),
-                                  strict=True)),
+            rate_limited=dict(
+                zip(
+                    RATE_LIMITS,
+                    (services.rate_limiter.refusals, services.address_limiter.refusals),
+                    strict=True,
+                )
+            ),
             cache_counts={name: getattr(stats, name) for name in CACHE_COUNTS},
-            cache_levels={name: int(getattr(stats, attribute))
-                          for name, (attribute, _) in CACHE_LEVELS.items()},
+            cache_levels={
+                name: int(getattr(stats, attribute))
+                for name, (attribute, _) in CACHE_LEVELS.items()
+            },
             workers=1,
-        )  # fmt: skip
+        )
         own.add(self.counted)
         _add_timings(own.commands, services.store.timings.by_command)
         return own
@@ -206,38 +235,53 @@ class _Collector:
         )
 
         figures = self.figures
-        requests = CounterMetricFamily("floorgate_requests", "Requests answered, by route "
-                                       "template, method and status",
-                                       labels=["route", "method", "status"])  # fmt: skip
+        requests = CounterMetricFamily(
+            "floorgate_requests",
+            "Requests answered, by route template, method and status",
+            labels=["route", "method", "status"],
+        )
         for labels, count in sorted(figures.requests.items()):
             requests.add_metric(list(labels), count)
         yield requests
-        durations = HistogramMetricFamily("floorgate_request_duration_seconds", "Time from "
-                                          "the request to the end of its answer, by route "
-                                          "template", labels=["route"])  # fmt: skip
+        durations = HistogramMetricFamily(
+            "floorgate_request_duration_seconds",
+            "Time from the request to the end of its answer, by route template",
+            labels=["route"],
+        )
         for route, timing in sorted(figures.durations.items()):
             durations.add_metric([route], timing.cumulative(), timing.total)
         yield durations
-        costs = HistogramMetricFamily("floorgate_graphql_cost", "GraphQL cost of the "
-                                      "operations that ran (REST and /graphql)")  # fmt: skip
+        costs = HistogramMetricFamily(
+            "floorgate_graphql_cost", "GraphQL cost of the operations that ran (REST and /graphql)"
+        )
         costs.add_metric([], figures.costs.cumulative(), figures.costs.total)
         yield costs
-        refused = CounterMetricFamily("floorgate_rate_limited", "Requests refused by a rate "
-                                      "limit (429 or RATE_LIMITED)", labels=["limit"])  # fmt: skip
+        refused = CounterMetricFamily(
+            "floorgate_rate_limited",
+            "Requests refused by a rate limit (429 or RATE_LIMITED)",
+            labels=["limit"],
+        )
         for limit, count in sorted(figures.rate_limited.items()):
             refused.add_metric([limit], count)
         yield refused
-        commands = HistogramMetricFamily("floorgate_db_command_duration_seconds", "Database "
-                                         "command durations, by command",
-                                         labels=["command"])  # fmt: skip
+        commands = HistogramMetricFamily(
+            "floorgate_db_command_duration_seconds",
+            "Database command durations, by command",
+            labels=["command"],
+        )
         for name, timing in sorted(figures.commands.items()):
             commands.add_metric([name], timing.cumulative(), timing.total)
         yield commands
         for name, text in CACHE_COUNTS.items():
-            yield CounterMetricFamily(f"floorgate_read_cache_{name}", text,
-                                      value=figures.cache_counts[name])  # fmt: skip
+            yield CounterMetricFamily(
+                f"floorgate_read_cache_{name}", text, value=figures.cache_counts[name]
+            )
         for name, (_, text) in CACHE_LEVELS.items():
-            yield GaugeMetricFamily(f"floorgate_read_cache_{name}", text,
-                                    value=figures.cache_levels[name])  # fmt: skip
-        yield GaugeMetricFamily("floorgate_workers", "Running workers whose figures this "
-                                "scrape adds up", value=figures.workers)  # fmt: skip
+            yield GaugeMetricFamily(
+                f"floorgate_read_cache_{name}", text, value=figures.cache_levels[name]
+            )
+        yield GaugeMetricFamily(
+            "floorgate_workers",
+            "Running workers whose figures this scrape adds up",
+            value=figures.workers,
+        )

@@ -68,8 +68,9 @@ class MetricsFolder:
             return
         self.written, self.failed = data, False
 
-    async def keep_written(self, figures: Callable[[], Figures],
-                           every: float = WRITE_SECONDS) -> None:  # fmt: skip
+    async def keep_written(
+        self, figures: Callable[[], Figures], every: float = WRITE_SECONDS
+    ) -> None:
         """Write `figures()` every `every` seconds (when they changed), until cancelled."""
         while True:
             self.write(figures())
@@ -120,15 +121,17 @@ def _read(entry: Path) -> bytes:
 
 
 def encode(figures: Figures) -> bytes:
-    return orjson.dumps({
-        "requests": [[*labels, count] for labels, count in sorted(figures.requests.items())],
-        "durations": {route: _timing(timing) for route, timing in figures.durations.items()},
-        "costs": _timing(figures.costs),
-        "commands": {name: _timing(timing) for name, timing in figures.commands.items()},
-        "rate_limited": figures.rate_limited,
-        "cache_counts": figures.cache_counts,
-        "cache_levels": figures.cache_levels,
-    })  # fmt: skip
+    return orjson.dumps(
+        {
+            "requests": [[*labels, count] for labels, count in sorted(figures.requests.items())],
+            "durations": {route: _timing(timing) for route, timing in figures.durations.items()},
+            "costs": _timing(figures.costs),
+            "commands": {name: _timing(timing) for name, timing in figures.commands.items()},
+            "rate_limited": figures.rate_limited,
+            "cache_counts": figures.cache_counts,
+            "cache_levels": figures.cache_levels,
+        }
+    )
 
 
 def decode(data: bytes) -> Figures:
@@ -141,24 +144,31 @@ def decode(data: bytes) -> Figures:
             requests[labels] += _count(count)
         figures = Figures(
             requests=requests,
-            durations={_text(route): _timing_of(timing, DURATION_BUCKETS)
-                       for route, timing in raw["durations"].items()},
+            durations={
+                _text(route): _timing_of(timing, DURATION_BUCKETS)
+                for route, timing in raw["durations"].items()
+            },
             costs=_timing_of(raw["costs"], COST_BUCKETS),
-            commands={_text(name): _timing_of(timing, BUCKETS)
-                      for name, timing in raw["commands"].items()},
+            commands={
+                _text(name): _timing_of(timing, BUCKETS) for name, timing in raw["commands"].items()
+            },
             rate_limited=_counts(raw["rate_limited"], RATE_LIMITS),
             cache_counts=_counts(raw["cache_counts"], CACHE_COUNTS),
             cache_levels=_counts(raw["cache_levels"], CACHE_LEVELS),
             workers=1,
-        )  # fmt: skip
+        )
     except (KeyError, TypeError, AttributeError, orjson.JSONDecodeError) as error:
         raise ValueError(f"not a worker's figures ({type(error).__name__}: {error})") from None
     return figures
 
 
 def _timing(timing: Timing) -> dict[str, Any]:
-    return {"buckets": timing.buckets, "count": timing.count, "total": timing.total,
-            "failures": timing.failures}  # fmt: skip
+    return {
+        "buckets": timing.buckets,
+        "count": timing.count,
+        "total": timing.total,
+        "failures": timing.failures,
+    }
 
 
 def _timing_of(raw: dict[str, Any], bounds: tuple[float, ...]) -> Timing:

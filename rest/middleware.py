@@ -77,17 +77,26 @@ class Boundary:
             if logged:
                 client = scope.get("client")
                 charged = state.get(RATE_LIMITED_KEY)
-                write_access(AccessLine(scope["method"],
-                                        scope.get("raw_path") or scope["path"].encode(),
-                                        scope.get("query_string", b""), answered, seconds * 1000,
-                                        client[0] if client else "-", request_id,
-                                        route_label(scope), charged and charged[0],
-                                        state.get(ANSWER_CUT, False)))  # fmt: skip
+                write_access(
+                    AccessLine(
+                        scope["method"],
+                        scope.get("raw_path") or scope["path"].encode(),
+                        scope.get("query_string", b""),
+                        answered,
+                        seconds * 1000,
+                        client[0] if client else "-",
+                        request_id,
+                        route_label(scope),
+                        charged and charged[0],
+                        state.get(ANSWER_CUT, False),
+                    )
+                )
             if self.metrics is not None:
                 self.metrics.observe(scope, answered, seconds, state.get(CHARGED_COST))
 
-    async def serve(self, scope: Scope, receive: Receive, send: Send, request_id: str,
-                    status: list[int] | None) -> None:  # fmt: skip
+    async def serve(
+        self, scope: Scope, receive: Receive, send: Send, request_id: str, status: list[int] | None
+    ) -> None:
         """The request within its limits; the answer's status goes to `status` (for the
         access log) when given."""
         started = False
@@ -163,8 +172,11 @@ class Boundary:
         except TimeoutError:
             if not budget.expired():
                 raise
-            log.warning("request %s: over its time budget of %ss, cancelled", request_id,
-                        self.settings.request_timeout_seconds)  # fmt: skip
+            log.warning(
+                "request %s: over its time budget of %ss, cancelled",
+                request_id,
+                self.settings.request_timeout_seconds,
+            )
             if not started:
                 await error_response(unavailable(self.settings))(scope, receive, send_with_id)
         except ClientDisconnect:  # the client's choice, not our failure: no traceback
@@ -217,8 +229,9 @@ class Boundary:
         is refused unread."""
         if scope.get("scheme") != "https" and scope.get("path") not in HEALTH_PATHS:
             client = scope.get("client")
-            scraper = scope.get("path") == METRICS_PATH and is_loopback(client[0] if client
-                                                                        else None)  # fmt: skip
+            scraper = scope.get("path") == METRICS_PATH and is_loopback(
+                client[0] if client else None
+            )
             if not scraper:  # a scraper beside the worker may ask over plain HTTP
                 return ErrorCode.HTTPS_REQUIRED
         for name, value in scope.get("headers", []):

@@ -84,19 +84,25 @@ TAGS = {  # by flag, else by the first segment after /v1
 }
 
 PARAMETER_DOCS: dict[str, tuple[str, Schema]] = {
-    "page": ("Page number, from 1.",
-             {"type": "integer", "minimum": 1, "maximum": INT32_MAX, "default": 1}),
-    "per-page": (f"Items per page. Larger values are clamped to {MAX_PER_PAGE}, and "
-                 "`paging.per_page` says so.",
-                 {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE,
-                  "default": DEFAULT_PER_PAGE}),
+    "page": (
+        "Page number, from 1.",
+        {"type": "integer", "minimum": 1, "maximum": INT32_MAX, "default": 1},
+    ),
+    "per-page": (
+        f"Items per page. Larger values are clamped to {MAX_PER_PAGE}, and "
+        "`paging.per_page` says so.",
+        {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE, "default": DEFAULT_PER_PAGE},
+    ),
     "asset": ("Only items of this asset.", ID_SCHEMA),
-    "key": ("Only references with this key.",
-            {"type": "string", "maxLength": MAX_ID_LENGTH,
-             "pattern": REFERENCE_KEY_PATTERN}),
-    "tags": ("Comma-separated tags; a map must have all of them.",
-             {"type": "string", "maxLength": MAX_FILTER_LENGTH}),
-}  # fmt: skip
+    "key": (
+        "Only references with this key.",
+        {"type": "string", "maxLength": MAX_ID_LENGTH, "pattern": REFERENCE_KEY_PATTERN},
+    ),
+    "tags": (
+        "Comma-separated tags; a map must have all of them.",
+        {"type": "string", "maxLength": MAX_FILTER_LENGTH},
+    ),
+}
 LOCATION_TAGS_DOC = (
     "Comma-separated terms, all of which must hold: `key` (tag present), `-key` (absent), "
     "`key==value`, `key!=value` (absent or different). Keys may contain `:`; matching is "
@@ -104,29 +110,45 @@ LOCATION_TAGS_DOC = (
 )
 
 ERROR_RESPONSES: dict[str, tuple[str, list[ErrorCode]]] = {
-    "400": ("Not a valid HTTP request (a malformed head, or both Content-Length and "
-            "Transfer-Encoding); the connection is closed.", [ErrorCode.BAD_REQUEST]),
+    "400": (
+        "Not a valid HTTP request (a malformed head, or both Content-Length and "
+        "Transfer-Encoding); the connection is closed.",
+        [ErrorCode.BAD_REQUEST],
+    ),
     "401": ("No API key in the request.", [ErrorCode.UNAUTHENTICATED]),
-    "403": ("The key is unknown or disabled, or lacks the operation's permission.",
-            [ErrorCode.INVALID_KEY, ErrorCode.FORBIDDEN]),
-    "404": ("Unknown id or path, outside the key's asset scope, or an experimental "
-            "resource without its flag.", [ErrorCode.NOT_FOUND, ErrorCode.FLAG_REQUIRED]),
+    "403": (
+        "The key is unknown or disabled, or lacks the operation's permission.",
+        [ErrorCode.INVALID_KEY, ErrorCode.FORBIDDEN],
+    ),
+    "404": (
+        "Unknown id or path, outside the key's asset scope, or an experimental "
+        "resource without its flag.",
+        [ErrorCode.NOT_FOUND, ErrorCode.FLAG_REQUIRED],
+    ),
     "413": ("The request body is over the limit.", [ErrorCode.PAYLOAD_TOO_LARGE]),
-    "414": ("The request target (path and query) is over its limit.",
-            [ErrorCode.URI_TOO_LONG]),
+    "414": ("The request target (path and query) is over its limit.", [ErrorCode.URI_TOO_LONG]),
     "415": ("The request body has another media type.", [ErrorCode.UNSUPPORTED_MEDIA_TYPE]),
-    "422": ("Invalid input; `fields` names each bad input and what is wrong with it.",
-            [ErrorCode.BAD_USER_INPUT]),
-    "431": ("The request head (request line and headers) is over its limit.",
-            [ErrorCode.HEADERS_TOO_LARGE]),
-    "429": ("Over the key's rate limit; retry after `Retry-After` seconds.",
-            [ErrorCode.RATE_LIMITED]),
+    "422": (
+        "Invalid input; `fields` names each bad input and what is wrong with it.",
+        [ErrorCode.BAD_USER_INPUT],
+    ),
+    "431": (
+        "The request head (request line and headers) is over its limit.",
+        [ErrorCode.HEADERS_TOO_LARGE],
+    ),
+    "429": (
+        "Over the key's rate limit; retry after `Retry-After` seconds.",
+        [ErrorCode.RATE_LIMITED],
+    ),
     "500": ("Unexpected; logged with the request id (`X-Request-Id`).", [ErrorCode.INTERNAL]),
-    "503": ("The database is unreachable; retry after `Retry-After` seconds.",
-            [ErrorCode.SERVICE_UNAVAILABLE]),
-}  # fmt: skip
-RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait.",
-                               "schema": {"type": "integer", "minimum": 0}}}  # fmt: skip
+    "503": (
+        "The database is unreachable; retry after `Retry-After` seconds.",
+        [ErrorCode.SERVICE_UNAVAILABLE],
+    ),
+}
+RETRY_AFTER = {
+    "Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer", "minimum": 0}}
+}
 
 ERROR_SCHEMA: Schema = {
     "type": "object",
@@ -166,8 +188,13 @@ def load_examples() -> dict[str, dict[str, Any]]:
 
 
 class DocumentBuilder:
-    def __init__(self, schema: GraphQLSchema, requirements: dict[str, Requirement],
-                 settings: Settings, examples: dict[str, dict[str, Any]]) -> None:  # fmt: skip
+    def __init__(
+        self,
+        schema: GraphQLSchema,
+        requirements: dict[str, Requirement],
+        settings: Settings,
+        examples: dict[str, dict[str, Any]],
+    ) -> None:
         self.schema = schema
         self.requirements = requirements
         self.settings = settings
@@ -191,20 +218,23 @@ class DocumentBuilder:
             },
             "servers": [{"url": self.settings.public_url, "description": "this service"}],
             "security": [{"ApiKeyHeader": []}, {"ApiKeyQuery": []}],
-            "tags": [{"name": name} for name in dict.fromkeys(
-                self.tag(route) for route in ROUTES)],
+            "tags": [{"name": name} for name in dict.fromkeys(self.tag(route) for route in ROUTES)],
             "paths": paths,
             "components": {
                 "schemas": self.components,
                 "responses": self.error_responses(),
                 "securitySchemes": {
                     "ApiKeyHeader": {"type": "apiKey", "in": "header", "name": "API-Key"},
-                    "ApiKeyQuery": {"type": "apiKey", "in": "query", "name": "api-key",
-                                    "description": "Prefer the header: query strings are "
-                                    "kept in browser history and server logs."},
+                    "ApiKeyQuery": {
+                        "type": "apiKey",
+                        "in": "query",
+                        "name": "api-key",
+                        "description": "Prefer the header: query strings are "
+                        "kept in browser history and server logs.",
+                    },
                 },
             },
-        }  # fmt: skip
+        }
 
     def tag(self, route: RestRoute) -> str:
         if route.alias_of is not None:
@@ -240,22 +270,32 @@ class DocumentBuilder:
             operation["requestBody"] = self.request_body(route, example)
         return operation
 
-    def parameters(self, route: RestRoute, flag: str | None,
-                   examples: dict[str, Any]) -> list[dict[str, Any]]:  # fmt: skip
+    def parameters(
+        self, route: RestRoute, flag: str | None, examples: dict[str, Any]
+    ) -> list[dict[str, Any]]:
         parameters = [self.parameter(route, param) for param in route.params]
         if flag:
-            parameters.append({
-                "name": FLAGS_HEADER, "in": "header", "required": True,
-                "description": "Comma-separated names of experimental features.",
-                "schema": {"type": "string"}, "example": flag,
-            })  # fmt: skip
+            parameters.append(
+                {
+                    "name": FLAGS_HEADER,
+                    "in": "header",
+                    "required": True,
+                    "description": "Comma-separated names of experimental features.",
+                    "schema": {"type": "string"},
+                    "example": flag,
+                }
+            )
         if route.method == "GET":
-            parameters.append({
-                "name": "If-None-Match", "in": "header", "required": False,
-                "description": "The `ETag` of an earlier answer (or a list of them, weak or "
-                               "strong, or `*`): 304 if the answer would be the same.",
-                "schema": {"type": "string"},
-            })  # fmt: skip
+            parameters.append(
+                {
+                    "name": "If-None-Match",
+                    "in": "header",
+                    "required": False,
+                    "description": "The `ETag` of an earlier answer (or a list of them, weak or "
+                    "strong, or `*`): 304 if the answer would be the same.",
+                    "schema": {"type": "string"},
+                }
+            )
         for parameter in parameters:
             if parameter["name"] in examples:
                 parameter["example"] = examples[parameter["name"]]
@@ -272,16 +312,23 @@ class DocumentBuilder:
             description, schema = PARAMETER_DOCS[param.name]
             if param.name == "tags" and route.shape is Shape.VERSIONED:
                 description = LOCATION_TAGS_DOC
-        return {"name": param.name, "in": param.location,
-                "required": param.location == "path",
-                "description": description, "schema": schema}  # fmt: skip
+        return {
+            "name": param.name,
+            "in": param.location,
+            "required": param.location == "path",
+            "description": description,
+            "schema": schema,
+        }
 
     def request_body(self, route: RestRoute, example: dict[str, Any]) -> dict[str, Any]:
         body = route.body
         assert body is not None
         if body.json:
-            schema: Schema = {"type": "object", "required": [body.name],
-                              "properties": {body.name: self.json_schema(body)}}  # fmt: skip
+            schema: Schema = {
+                "type": "object",
+                "required": [body.name],
+                "properties": {body.name: self.json_schema(body)},
+            }
             content = {"application/json": {"schema": schema}}
         else:
             limit = body.max_bytes(self.settings) if body.max_bytes else None
@@ -306,8 +353,9 @@ class DocumentBuilder:
         assert kind is not None, f"unknown GraphQL type {graphql_type}"
         return input_schema(kind)
 
-    def responses(self, route: RestRoute, flag: str | None,
-                  example: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+    def responses(
+        self, route: RestRoute, flag: str | None, example: dict[str, Any]
+    ) -> dict[str, Any]:
         responses: dict[str, Any] = {}
         if route.shape is Shape.NO_CONTENT:
             responses["204"] = {"description": "Done."}
@@ -319,9 +367,10 @@ class DocumentBuilder:
             responses["200"] = ok
             if route.method == "GET":  # every GET revalidates (docs/api.md, Conditional GETs)
                 ok["headers"] = self.revalidation_headers(route)
-                responses["304"] = {"description": "Not modified since the `If-None-Match` "
-                                    "tag; no body.",
-                                    "headers": self.revalidation_headers(route)}  # fmt: skip
+                responses["304"] = {
+                    "description": "Not modified since the `If-None-Match` tag; no body.",
+                    "headers": self.revalidation_headers(route),
+                }
         for status in self.error_statuses(route, flag):
             responses[status] = {"$ref": f"#/components/responses/{status}"}
         return responses
@@ -329,16 +378,21 @@ class DocumentBuilder:
     @staticmethod
     def revalidation_headers(route: RestRoute) -> dict[str, Any]:
         """`ETag` and `Cache-Control` of a GET's 200 and 304 (docs/api.md, Conditional GETs)."""
-        changes = ("A hash of the map document and of exactly the locations returned."
-                   if route.shape is Shape.VERSIONED else
-                   "A hash of the exact body: the same in every process, new when the body "
-                   "changes.")  # fmt: skip
+        changes = (
+            "A hash of the map document and of exactly the locations returned."
+            if route.shape is Shape.VERSIONED
+            else "A hash of the exact body: the same in every process, new when the body changes."
+        )
         return {
-            "ETag": {"description": f"Strong entity tag, quoted. {changes}",
-                     "schema": {"type": "string"}},
-            "Cache-Control": {"description": "Always `private, no-cache`: keep, but revalidate.",
-                              "schema": {"type": "string", "const": REVALIDATE}},
-        }  # fmt: skip
+            "ETag": {
+                "description": f"Strong entity tag, quoted. {changes}",
+                "schema": {"type": "string"},
+            },
+            "Cache-Control": {
+                "description": "Always `private, no-cache`: keep, but revalidate.",
+                "schema": {"type": "string", "const": REVALIDATE},
+            },
+        }
 
     def error_statuses(self, route: RestRoute, flag: str | None) -> list[str]:
         """Every status the route can answer besides success, the HTTP layer's included
@@ -356,15 +410,18 @@ class DocumentBuilder:
     def error_responses(self) -> dict[str, Any]:
         responses = {}
         for status, (description, codes) in ERROR_RESPONSES.items():
-            examples = {code.value: {"value": {"message": self.message_of(code)}}
-                        for code in codes}  # fmt: skip
+            examples = {code.value: {"value": {"message": self.message_of(code)}} for code in codes}
             if status == "422":
                 examples[codes[0].value]["value"]["fields"] = {"per-page": ["must be an integer"]}
             response: dict[str, Any] = {
                 "description": description,
-                "content": {"application/json": {
-                    "schema": {"$ref": "#/components/schemas/Error"}, "examples": examples}},
-            }  # fmt: skip
+                "content": {
+                    "application/json": {
+                        "schema": {"$ref": "#/components/schemas/Error"},
+                        "examples": examples,
+                    }
+                },
+            }
             if status in ("429", "503"):
                 response["headers"] = RETRY_AFTER
             responses[status] = response
@@ -390,9 +447,11 @@ class DocumentBuilder:
             kind, selection = selections.member(kind, selection, "data")  # inside the envelope
         item = self.item_schema(selections, kind, selection)
         if route.shape is Shape.PAGED:
-            return {"type": "object", "required": ["paging", "data"],
-                    "properties": {"paging": {"$ref": "#/components/schemas/Paging"},
-                                   "data": item}}  # fmt: skip
+            return {
+                "type": "object",
+                "required": ["paging", "data"],
+                "properties": {"paging": {"$ref": "#/components/schemas/Paging"}, "data": item},
+            }
         if route.shape in (Shape.DATA, Shape.VERSIONED):
             return {"type": "object", "required": ["data"], "properties": {"data": item}}
         return item
@@ -427,8 +486,9 @@ def _wrap_non_null(kind: Any, reference: Schema) -> Schema:
     return reference
 
 
-def openapi_document(schema: GraphQLSchema, requirements: dict[str, Requirement],
-                     settings: Settings) -> dict[str, Any]:  # fmt: skip
+def openapi_document(
+    schema: GraphQLSchema, requirements: dict[str, Requirement], settings: Settings
+) -> dict[str, Any]:
     return DocumentBuilder(schema, requirements, settings, load_examples()).document()
 
 

@@ -67,23 +67,31 @@ def _scalar(kind: GraphQLScalarType | GraphQLEnumType) -> Schema:
 class SelectionSchemas:
     """Response schemas of one route document: `result`'s selection, typed."""
 
-    def __init__(self, schema: GraphQLSchema, operation: OperationDefinitionNode,
-                 fragments: dict[str, FragmentDefinitionNode]) -> None:  # fmt: skip
+    def __init__(
+        self,
+        schema: GraphQLSchema,
+        operation: OperationDefinitionNode,
+        fragments: dict[str, FragmentDefinitionNode],
+    ) -> None:
         self.schema = schema
         self.operation = operation
         self.fragments = fragments
 
     def result(self) -> tuple[GraphQLOutputType, SelectionSetNode | None]:
         """The type of the document's `result` field and its selection."""
-        root = (self.schema.mutation_type if self.operation.operation.value == "mutation"
-                else self.schema.query_type)  # fmt: skip
+        root = (
+            self.schema.mutation_type
+            if self.operation.operation.value == "mutation"
+            else self.schema.query_type
+        )
         assert root is not None
         (node,) = self.operation.selection_set.selections
         assert isinstance(node, FieldNode)
         return root.fields[node.name.value].type, node.selection_set
 
-    def member(self, kind: GraphQLOutputType, selection: SelectionSetNode | None,
-               name: str) -> tuple[GraphQLOutputType, SelectionSetNode | None]:  # fmt: skip
+    def member(
+        self, kind: GraphQLOutputType, selection: SelectionSetNode | None, name: str
+    ) -> tuple[GraphQLOutputType, SelectionSetNode | None]:
         """The type and selection of field `name` of an object selection (an envelope's `data`)."""
         parent = get_nullable_type(kind)
         assert isinstance(parent, GraphQLObjectType) and selection is not None
@@ -108,8 +116,9 @@ class SelectionSchemas:
         for node in self._fields(selection):
             field = kind.fields[node.name.value]
             name = node.alias.value if node.alias else node.name.value
-            properties[name] = _described(self.of(field.type, node.selection_set),
-                                          field.description)  # fmt: skip
+            properties[name] = _described(
+                self.of(field.type, node.selection_set), field.description
+            )
         omitted = OMITTED_WHEN_NULL.get(self.fragment_name(selection) or "", ())
         for name in omitted:  # left out rather than null: not required, never null
             properties[name] = _not_null(properties[name])
@@ -146,8 +155,11 @@ def input_schema(kind: GraphQLInputType) -> Schema:
             snake(name): _described(input_schema(field.type), field.description)
             for name, field in kind.fields.items()
         }
-        required = [snake(name) for name, field in kind.fields.items()
-                    if isinstance(field.type, GraphQLNonNull)]  # fmt: skip
+        required = [
+            snake(name)
+            for name, field in kind.fields.items()
+            if isinstance(field.type, GraphQLNonNull)
+        ]
         body: Schema = {"type": "object", "properties": properties}
         if required:
             body["required"] = required

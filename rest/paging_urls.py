@@ -41,8 +41,9 @@ def with_urls(
     return body
 
 
-def graphql_page_url(public_url: str, field: str, arguments: dict[str, Any], page: int,
-                     per_page: int) -> str | None:  # fmt: skip
+def graphql_page_url(
+    public_url: str, field: str, arguments: dict[str, Any], page: int, per_page: int
+) -> str | None:
     """The REST address of `page` of the GraphQL list `field(arguments)`: the paged GET
     route of the table that serves that field, its path and filters filled in (the
     GraphQL face's `Paging.prevUrl`/`nextUrl`); None for a list REST does not page."""

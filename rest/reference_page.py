@@ -30,17 +30,19 @@ REFERENCE_PAGE_PATH = "/v1/openapi"
 SWAGGER_UI_STATIC_PREFIX = "/static/swagger-ui"
 SWAGGER_UI_STATIC_DIR = Path(__file__).resolve().parent / "static" / "swagger-ui"
 
-CONTENT_SECURITY_POLICY = "; ".join([
-    "default-src 'self'",
-    "img-src 'self' data:",  # the CSS draws its icons as data: URIs
-    "style-src 'self' 'unsafe-inline'",  # Swagger UI's React components set style attributes
-    "script-src 'self'",  # hence the init script is a file, not inline
-    "connect-src 'self'",  # the document, and "Try it out" against this server only
-    "object-src 'none'",
-    "base-uri 'none'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-])  # fmt: skip
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "img-src 'self' data:",  # the CSS draws its icons as data: URIs
+        "style-src 'self' 'unsafe-inline'",  # Swagger UI's React components set style attributes
+        "script-src 'self'",  # hence the init script is a file, not inline
+        "connect-src 'self'",  # the document, and "Try it out" against this server only
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
 """Everything from this origin only: a stray remote URL fails loudly instead of leaking."""
 
 _HTML = f"""<!doctype html>

@@ -92,8 +92,9 @@ def implementations(settings: Settings) -> dict[str, str]:
         if wanted == "auto":
             wanted = FAST[part] if installed(NEEDS[FAST[part]]) else FALLBACK[part]
         elif wanted not in known:
-            raise ValueError(f"{SETTING[part]} must be auto, {known[0]} or {known[1]}, "
-                             f"not {wanted!r}")  # fmt: skip
+            raise ValueError(
+                f"{SETTING[part]} must be auto, {known[0]} or {known[1]}, not {wanted!r}"
+            )
         elif not installed(NEEDS[wanted]):
             raise ValueError(f"{SETTING[part]}={wanted}, but {NEEDS[wanted]} is not installed")
         chosen[part] = wanted
@@ -264,8 +265,9 @@ class ConnectionGuards:
         buffer to be read, which is what this client does not do."""
         self.send_timer = None
         if self.transport is not None:
-            log.debug("%s: answer not read for %ss, connection dropped", self.client,
-                      self.send_timeout)  # fmt: skip
+            log.debug(
+                "%s: answer not read for %ss, connection dropped", self.client, self.send_timeout
+            )
             self.transport.abort()
 
     def start_head_timer(self) -> None:
@@ -283,8 +285,9 @@ class ConnectionGuards:
         Go's ReadHeaderTimeout do). Abort: a slow client gets no graceful TLS close."""
         self.head_timer = None
         if self.transport is not None and not self.transport.is_closing():
-            log.debug("%s: request head not received in %ss, closed", self.client,
-                      self.header_timeout)  # fmt: skip
+            log.debug(
+                "%s: request head not received in %ss, closed", self.client, self.header_timeout
+            )
             self.transport.abort()
 
     def refuse(self, error: ApiError, method: str = "-", target: bytes = b"") -> None:
@@ -363,8 +366,11 @@ class ConnectionGuards:
         limit = self.max_connections
         if limit is not None and (len(self.connections) > limit or len(self.tasks) > limit):
             log.warning("over the connection limit of %d: 503", limit)
-            refusal = error_of(ErrorCode.SERVICE_UNAVAILABLE, headers={"Connection": "close"},
-                               retry_after=self.retry_after)  # fmt: skip
+            refusal = error_of(
+                ErrorCode.SERVICE_UNAVAILABLE,
+                headers={"Connection": "close"},
+                retry_after=self.retry_after,
+            )
             await refusal(scope, receive, send)
             return
         self.answering[id(scope)] = scope

@@ -34,6 +34,7 @@ BACKDATE = dt.timedelta(minutes=5)
 LEAF_DNS_NAMES = ("localhost",)
 LEAF_IP_ADDRESSES = (ipaddress.ip_address("127.0.0.1"), ipaddress.ip_address("::1"))
 
+
 def _key_usage(signs_certificates: bool) -> x509.KeyUsage:
     """EC keys sign only: TLS handshakes, and for the CA certificates and CRLs too."""
     return x509.KeyUsage(

@@ -42,8 +42,11 @@ def traced(app: ASGIApp, settings: Settings) -> ASGIApp:
     try:
         from opentelemetry.instrumentation.asgi import OpenTelemetryMiddleware
     except ImportError:
-        log.warning("FLOORGATE_TRACING is on, but opentelemetry-instrumentation-asgi is not "
-                    "installed: no spans")  # fmt: skip
+        log.warning(
+            "FLOORGATE_TRACING is on, but opentelemetry-instrumentation-asgi is not "
+            "installed: no spans"
+        )
         return app
-    return OpenTelemetryMiddleware(app, server_request_hook=redact_span,
-                                   exclude_spans=["receive", "send"])  # fmt: skip
+    return OpenTelemetryMiddleware(
+        app, server_request_hook=redact_span, exclude_spans=["receive", "send"]
+    )

@@ -78,8 +78,10 @@ def viewer_policy(settings: Settings) -> tuple[str, ...]:
     public URL's (`https://127.0.0.1:8443` beside `https://localhost:8443`), where 'self'
     is not the files' origin."""
     files_origin = origin_of(settings.files_url)
-    return tuple(f"connect-src 'self' {files_origin}" if directive == "connect-src 'self'"
-                 else directive for directive in BASE_POLICY)  # fmt: skip
+    return tuple(
+        f"connect-src 'self' {files_origin}" if directive == "connect-src 'self'" else directive
+        for directive in BASE_POLICY
+    )
 
 
 def viewer_headers(settings: Settings) -> dict[str, str]:

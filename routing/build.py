@@ -70,10 +70,14 @@ class _Edges:
         return first
 
     def add_edges(
-        self, u: Sequence[int] | np.ndarray, v: Sequence[int] | np.ndarray, kind: int,
-        modes: Sequence[int] | np.ndarray | int, length: Sequence[float] | np.ndarray,
+        self,
+        u: Sequence[int] | np.ndarray,
+        v: Sequence[int] | np.ndarray,
+        kind: int,
+        modes: Sequence[int] | np.ndarray | int,
+        length: Sequence[float] | np.ndarray,
         steps: int = 0,
-    ) -> None:  # fmt: skip
+    ) -> None:
         u_array = np.asarray(u, dtype=np.int32)
         self.length.append(np.asarray(length, dtype=np.float64))
         self.u.append(u_array)
@@ -98,8 +102,14 @@ def build_walk_graph(parsed: ParsedMap) -> WalkGraph | None:
         connectors_by_level[position[connector.level_uid or levels[0].uid]].append(connector)
     stops: dict[str, list[tuple[int, int, int]]] = defaultdict(list)  # id -> (level, node, kind)
     for level in range(len(levels)):
-        _level(out, level, lines_by_level.get(level, []), connectors_by_level.get(level, []),
-               parsed.feet_per_unit, stops)  # fmt: skip
+        _level(
+            out,
+            level,
+            lines_by_level.get(level, []),
+            connectors_by_level.get(level, []),
+            parsed.feet_per_unit,
+            stops,
+        )
     _join_levels(out, stops)
     stop_ids = {node: name for name, found in stops.items() for _, node, _ in found}
     return _finish(out, parsed.feet_per_unit, levels, stop_ids)
@@ -128,8 +138,9 @@ def _level(
             seg_u, seg_v, seg_ok = _split(seg_u, seg_v, seg_ok, overlaps)
             seg_u, seg_v, seg_ok = _unique_edges(seg_u, seg_v, seg_ok)
     connector_xy = np.array([c.centre for c in connectors], dtype=np.float64).reshape(-1, 2)
-    links, nodes_xy, seg_u, seg_v, seg_ok = _links(nodes_xy, seg_u, seg_v, seg_ok, connectors,
-                                                   connector_xy)  # fmt: skip
+    links, nodes_xy, seg_u, seg_v, seg_ok = _links(
+        nodes_xy, seg_u, seg_v, seg_ok, connectors, connector_xy
+    )
     base = out.add_nodes(nodes_xy, level)
     lengths = np.hypot(*(nodes_xy[seg_u] - nodes_xy[seg_v]).T) * scale
     out.add_edges(seg_u + base, seg_v + base, WALK, np.where(seg_ok, BOTH, FOOT), lengths)
@@ -186,9 +197,12 @@ Splits = list[tuple[int, float, int]]  # (segment, t along it, node)
 
 
 def _projections(
-    nodes_xy: np.ndarray, seg_u: np.ndarray, seg_v: np.ndarray, points: np.ndarray,
+    nodes_xy: np.ndarray,
+    seg_u: np.ndarray,
+    seg_v: np.ndarray,
+    points: np.ndarray,
     segments: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+) -> tuple[np.ndarray, np.ndarray]:
     """t along each segment of the nearest point to each point, and the distance."""
     a, b = nodes_xy[seg_u[segments]], nodes_xy[seg_v[segments]]
     ab = b - a
@@ -204,8 +218,9 @@ def _t_junctions(nodes_xy: np.ndarray, seg_u: np.ndarray, seg_v: np.ndarray) -> 
     node, segment = node[other], segment[other]
     t, distance = _projections(nodes_xy, seg_u, seg_v, nodes_xy[node], segment)
     inside = (t > 0) & (t < 1) & (distance < JOIN)
-    return list(zip(segment[inside].tolist(), t[inside].tolist(), node[inside].tolist(),
-                    strict=True))  # fmt: skip
+    return list(
+        zip(segment[inside].tolist(), t[inside].tolist(), node[inside].tolist(), strict=True)
+    )
 
 
 def _crossings(
@@ -218,9 +233,11 @@ def _crossings(
     pair = first < second
     first, second = first[pair], second[pair]
     shared = (
-        (seg_u[first] == seg_u[second]) | (seg_u[first] == seg_v[second])
-        | (seg_v[first] == seg_u[second]) | (seg_v[first] == seg_v[second])
-    )  # fmt: skip
+        (seg_u[first] == seg_u[second])
+        | (seg_u[first] == seg_v[second])
+        | (seg_v[first] == seg_u[second])
+        | (seg_v[first] == seg_v[second])
+    )
     first, second = first[~shared], second[~shared]
     a, b = nodes_xy[seg_u[first]], nodes_xy[seg_v[first]]
     c, d = nodes_xy[seg_u[second]], nodes_xy[seg_v[second]]
@@ -271,8 +288,9 @@ def _nodes_on_edges(nodes_xy: np.ndarray, seg_u: np.ndarray, seg_v: np.ndarray) 
         return []
     t, distance = _projections(nodes_xy, seg_u, seg_v, nodes_xy[node], segment)
     inside = (t > 0) & (t < 1) & (distance <= tolerance)
-    return list(zip(segment[inside].tolist(), t[inside].tolist(), node[inside].tolist(),
-                    strict=True))  # fmt: skip
+    return list(
+        zip(segment[inside].tolist(), t[inside].tolist(), node[inside].tolist(), strict=True)
+    )
 
 
 def _split(
@@ -348,8 +366,9 @@ def _links(
             if not CONNECTOR_MODES[CONNECTOR_KINDS[connector.kind]] & mode:
                 continue
             segment = int(usable[tree.query_nearest(shapely.points(connector_xy[index]))[0]])
-            t, _ = _projections(nodes_xy, seg_u, seg_v, connector_xy[index : index + 1],
-                                np.array([segment]))  # fmt: skip
+            t, _ = _projections(
+                nodes_xy, seg_u, seg_v, connector_xy[index : index + 1], np.array([segment])
+            )
             where = float(np.clip(t[0], 0, 1))
             if where == 0:
                 node = int(seg_u[segment])
@@ -383,8 +402,14 @@ def _join_levels(out: _Edges, stops: dict[str, list[tuple[int, int, int]]]) -> N
             pairs = [(a, b) for i, a in enumerate(by_level) for b in by_level[i + 1 :]]
         for (level_a, node_a, _), (level_b, node_b, _) in pairs:
             if level_a != level_b:
-                out.add_edges([node_a], [node_b], kind, CONNECTOR_MODES[kind], [0.0],
-                              steps=abs(level_b - level_a))  # fmt: skip
+                out.add_edges(
+                    [node_a],
+                    [node_b],
+                    kind,
+                    CONNECTOR_MODES[kind],
+                    [0.0],
+                    steps=abs(level_b - level_a),
+                )
 
 
 def _finish(out: _Edges, scale: float, levels: Sequence, stop_ids: dict[int, str]) -> WalkGraph:

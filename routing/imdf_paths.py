@@ -34,8 +34,16 @@ from routing.imdf_model import (
 )
 
 # The model is part of this module's interface (the importer and tests take it from here).
-__all__ = ["Door", "Space", "Stop", "Traversal", "WalkLine", "WalkNetwork", "unit_point",
-           "walk_network"]  # fmt: skip
+__all__ = [
+    "Door",
+    "Space",
+    "Stop",
+    "Traversal",
+    "WalkLine",
+    "WalkNetwork",
+    "unit_point",
+    "walk_network",
+]
 
 # Up to this many nodes in a unit part: exact shortest paths (the union of up to 120
 # of them; more would cross into thousands of graph nodes), beyond: the sparse fan.
@@ -50,7 +58,6 @@ SAME = 1e-6  # metres: points this close are one node
 FAN = (25.0, 55.0, 90.0, 125.0, 155.0)
 CENTRE_RAYS = 12  # rays from a large unit's display point, evenly spread
 MAX_RAY = 40.0  # metres: rays stop at the first wall or here (bounds the crossings)
-
 
 
 @dataclass(frozen=True)

@@ -192,9 +192,7 @@ class ModeGraph:
         length = self.loaded.length
         return nodes[-1], sum(float(length[e]) for e in edges)
 
-    def nearest_segments(
-        self, points: Sequence[Point]
-    ) -> list[tuple[int, float, float] | None]:
+    def nearest_segments(self, points: Sequence[Point]) -> list[tuple[int, float, float] | None]:
         """For each point, the walk segment (global edge id) it joins, `t` along it from
         its first end, and the gap in feet; None without a usable segment on its level.
         One spatial query per level."""
@@ -218,8 +216,9 @@ class ModeGraph:
                 t = np.where(span > 0, np.einsum("ij,ij->i", p - a, ab) / span, 0.0)
             t = np.clip(t, 0.0, 1.0)
             gaps = np.hypot(*(p - (a + t[:, None] * ab)).T) * graph.feet_per_unit
-            for i, edge, along, gap in zip(indexes, edges.tolist(), t.tolist(), gaps.tolist(),
-                                           strict=True):  # fmt: skip
+            for i, edge, along, gap in zip(
+                indexes, edges.tolist(), t.tolist(), gaps.tolist(), strict=True
+            ):
                 found[i] = (edge, along, gap)
         return found
 
@@ -242,9 +241,7 @@ class ModeGraph:
             result.append(Join(chain, (end_a, end_b), along, gap, edge, t))
         return result
 
-    def augmented(
-        self, points: Sequence[Point], pairs: Sequence[tuple[Point, Point]]
-    ) -> Augmented:
+    def augmented(self, points: Sequence[Point], pairs: Sequence[tuple[Point, Point]]) -> Augmented:
         """A copy of the contracted graph with `points` (distinct) as vertices, each
         joined to its chain's two ends, and a direct edge for each of `pairs` on the
         same chain. The cached graph is never changed, so requests may run in threads."""
@@ -279,8 +276,15 @@ class ModeGraph:
         found = self.augmented(points, pairs)
         vertex = found.vertex
         unjoined = {vertex[point] for point, join in found.joins.items() if join is None}
-        return _solve(found.graph, found.lengths, found.times, found.time_list, unjoined,
-                      [vertex[p] for p in sources], [vertex[p] for p in targets])  # fmt: skip
+        return _solve(
+            found.graph,
+            found.lengths,
+            found.times,
+            found.time_list,
+            unjoined,
+            [vertex[p] for p in sources],
+            [vertex[p] for p in targets],
+        )
 
     def chain_path(self, chain: int) -> tuple[list[int], list[int]]:
         """A chain's nodes and edges in order from its first end to its second:
@@ -330,8 +334,7 @@ def _solve(
         if start in unjoined:
             found.update({((start, end) if not flip else (end, start)): None for end in ends})
             continue
-        paths = graph.get_shortest_paths(start, to=distinct_ends, weights=time_list,
-                                         output="epath")  # fmt: skip
+        paths = graph.get_shortest_paths(start, to=distinct_ends, weights=time_list, output="epath")
         for end, path in zip(distinct_ends, paths, strict=True):
             if end in unjoined:
                 cell: Cell = None

@@ -86,8 +86,9 @@ def graph_from_bytes(data: bytes) -> WalkGraph:
     with np.load(io.BytesIO(data), allow_pickle=False) as stored:
         meta = orjson.loads(stored["meta"].tobytes())
         if meta.get("format") not in READABLE_FORMATS:
-            raise ValueError(f"walk graph format {meta.get('format')} is not one of "
-                             f"{READABLE_FORMATS}")  # fmt: skip
+            raise ValueError(
+                f"walk graph format {meta.get('format')} is not one of {READABLE_FORMATS}"
+            )
         arrays = {name: stored[name] for name in ARRAYS}
     return WalkGraph(
         feet_per_unit=float(meta["feet_per_unit"]),

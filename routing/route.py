@@ -78,8 +78,17 @@ class _Step:
     node_b: int = -1
 
     def reversed(self) -> _Step:
-        return _Step(self.b, self.a, self.level_b, self.level_a, self.feet, self.seconds,
-                     self.kind, self.node_b, self.node_a)  # fmt: skip
+        return _Step(
+            self.b,
+            self.a,
+            self.level_b,
+            self.level_a,
+            self.feet,
+            self.seconds,
+            self.kind,
+            self.node_b,
+            self.node_a,
+        )
 
 
 def find_route(loaded: LoadedGraph, mode: int, start: Point, end: Point) -> Route | Unreachable:
@@ -95,8 +104,9 @@ def find_route(loaded: LoadedGraph, mode: int, start: Point, end: Point) -> Rout
     if start == end:
         return Route(0.0, 0.0, [Leg(start.level, [_point(start)], 0.0, 0.0)], [])
     begin, finish = found.vertex[start], found.vertex[end]
-    path = found.graph.get_shortest_paths(begin, to=[finish], weights=found.time_list,
-                                          output="epath")[0]  # fmt: skip
+    path = found.graph.get_shortest_paths(
+        begin, to=[finish], weights=found.time_list, output="epath"
+    )[0]
     if not path:
         return Unreachable.DISCONNECTED
     steps = _steps(graph, found, path, begin, start, end)
@@ -128,8 +138,9 @@ def _steps(
         elif here in waypoint:
             steps += _to_end(mode, found, waypoint[here], there)
         else:
-            steps += [step.reversed() for step in reversed(_to_end(mode, found,
-                                                                     waypoint[there], here))]
+            steps += [
+                step.reversed() for step in reversed(_to_end(mode, found, waypoint[there], here))
+            ]
         at = there
     return steps
 
@@ -149,14 +160,24 @@ def _between_waypoints(mode: ModeGraph, found: Augmented, a: Point, b: Point) ->
     assert join_a is not None and join_b is not None
     nodes, edges = mode.chain_path(join_a.chain)
     here, there = (_position(mode, join, nodes, edges) for join in (join_a, join_b))
-    return [_gap(mode, a, join_a, here, nodes), *_span(mode, nodes, edges, here, there),
-            _gap(mode, b, join_b, there, nodes).reversed()]  # fmt: skip
+    return [
+        _gap(mode, a, join_a, here, nodes),
+        *_span(mode, nodes, edges, here, there),
+        _gap(mode, b, join_b, there, nodes).reversed(),
+    ]
 
 
 def _gap(mode: ModeGraph, point: Point, join: Join, position: float, nodes: list[int]) -> _Step:
     """The straight segment from a waypoint to its foot on the walk line."""
-    return _Step(_point(point), _at(mode, nodes, position), point.level, point.level,
-                 join.gap, join.gap / mode.speed, WALK)  # fmt: skip
+    return _Step(
+        _point(point),
+        _at(mode, nodes, position),
+        point.level,
+        point.level,
+        join.gap,
+        join.gap / mode.speed,
+        WALK,
+    )
 
 
 def _span(
@@ -177,13 +198,19 @@ def _span(
         edge = edges[index]
         part = abs(there - here)
         a, b = _node_at(nodes, here), _node_at(nodes, there)
-        steps.append(_Step(
-            _at(mode, nodes, here), _at(mode, nodes, there),
-            int(walk.node_level[nodes[index]]) if a < 0 else int(walk.node_level[a]),
-            int(walk.node_level[nodes[index]]) if b < 0 else int(walk.node_level[b]),
-            part * float(mode.loaded.length[edge]), part * float(mode.edge_time[edge]),
-            int(walk.edge_kind[edge]), a, b,
-        ))  # fmt: skip
+        steps.append(
+            _Step(
+                _at(mode, nodes, here),
+                _at(mode, nodes, there),
+                int(walk.node_level[nodes[index]]) if a < 0 else int(walk.node_level[a]),
+                int(walk.node_level[nodes[index]]) if b < 0 else int(walk.node_level[b]),
+                part * float(mode.loaded.length[edge]),
+                part * float(mode.edge_time[edge]),
+                int(walk.edge_kind[edge]),
+                a,
+                b,
+            )
+        )
         here = there
     return steps
 
@@ -228,14 +255,27 @@ def _legs(loaded: LoadedGraph, start: Point, steps: list[_Step]) -> tuple[list[L
             continue
         name = walk.stop_ids.get(step.node_a)
         last = rides[-1] if rides else None
-        if last is not None and len(points) == 1 and last.connector_id == name \
-                and last.kind == step.kind and last.to_level == step.level_a:  # fmt: skip
-            rides[-1] = Ride(last.kind, name, last.at, last.from_level, step.level_b,
-                             last.feet + step.feet, last.seconds + step.seconds)  # fmt: skip
+        if (
+            last is not None
+            and len(points) == 1
+            and last.connector_id == name
+            and last.kind == step.kind
+            and last.to_level == step.level_a
+        ):
+            rides[-1] = Ride(
+                last.kind,
+                name,
+                last.at,
+                last.from_level,
+                step.level_b,
+                last.feet + step.feet,
+                last.seconds + step.seconds,
+            )
         else:
             legs.append(Leg(level, points, feet, seconds))
-            rides.append(Ride(step.kind, name, step.a, step.level_a, step.level_b,
-                              step.feet, step.seconds))  # fmt: skip
+            rides.append(
+                Ride(step.kind, name, step.a, step.level_a, step.level_b, step.feet, step.seconds)
+            )
         points, level, feet, seconds = [step.b], step.level_b, 0.0, 0.0
     legs.append(Leg(level, points, feet, seconds))
     return legs, rides

@@ -190,8 +190,14 @@ class Builder:
         root_type = self.schema.get_root_type(self.operation.operation)
         if root_type is None or self.operation.operation is OperationType.SUBSCRIPTION:
             raise Unsupported("not a query or mutation")
-        root = collect_fields(self.schema, self.fragments, self.variable_values, root_type,
-                              self.operation, self.hide_suggestions)  # fmt: skip
+        root = collect_fields(
+            self.schema,
+            self.fragments,
+            self.variable_values,
+            root_type,
+            self.operation,
+            self.hide_suggestions,
+        )
         self.check(root)
         self.plan = Plan(root)
         self.walk(root_type, root.grouped_field_set)
@@ -217,9 +223,15 @@ class Builder:
             while isinstance(named, (GraphQLNonNull, GraphQLList)):
                 named = named.of_type
             if is_object_type(named):
-                sub = collect_subfields(self.schema, self.fragments, self.variable_values,
-                                        self.operation, named, details_list,
-                                        self.hide_suggestions)  # fmt: skip
+                sub = collect_subfields(
+                    self.schema,
+                    self.fragments,
+                    self.variable_values,
+                    self.operation,
+                    named,
+                    details_list,
+                    self.hide_suggestions,
+                )
                 self.check(sub)
                 self.plan.subfields[(named, id(details_list))] = sub
                 self.walk(named, sub.grouped_field_set)
@@ -375,8 +387,17 @@ class Builder:
         built = f"{{{', '.join(members)}}}"
         # Every name the bodies use is a default argument: a local (LOAD_FAST), not a
         # global or builtin looked up on every row.
-        names.update(type=type, str=str, int=int, bool=bool, list=list, dict=dict,
-                     getattr=getattr, isinstance=isinstance, Exception=Exception)  # fmt: skip
+        names.update(
+            type=type,
+            str=str,
+            int=int,
+            bool=bool,
+            list=list,
+            dict=dict,
+            getattr=getattr,
+            isinstance=isinstance,
+            Exception=Exception,
+        )
         defaults = ", ".join(f"{name}={name}" for name in names)
         lines = [
             f"def complete(source, {defaults}):",
@@ -387,30 +408,39 @@ class Builder:
             *(f"        {line}" for line in other_reads),
             *(f"    {line}" for line in checks),
             f"    return {built}",
-        ]  # fmt: skip
+        ]
         if list_of is not None:
             list_nullable, item_kind = list_of
             item_nullable = not is_non_null_type(item_kind)
             lines += [
                 f"def complete_list(items, complete=complete, {defaults}):",
                 "    if type(items) is not list:",
-                *(["        if items is None or items is Undefined: return None"]
-                  if list_nullable else []),
+                *(
+                    ["        if items is None or items is Undefined: return None"]
+                    if list_nullable
+                    else []
+                ),
                 "        raise SLOW",
                 "    out = []",
                 "    append = out.append",
                 "    for source in items:",
                 "        if type(source) is not dict:",
-                *(["            if source is None or source is Undefined:",
-                   "                append(None)",
-                   "                continue"] if item_nullable else []),
+                *(
+                    [
+                        "            if source is None or source is Undefined:",
+                        "                append(None)",
+                        "                continue",
+                    ]
+                    if item_nullable
+                    else []
+                ),
                 "            append(complete(source))",
                 "            continue",
                 *(f"        {line}" for line in dict_reads),
                 *(f"        {line}" for line in checks),
                 f"        append({built})",
                 "    return out",
-            ]  # fmt: skip
+            ]
         exec(compiled_source("\n".join(lines), kind.name), names)
         return names["complete"], names.get("complete_list", names["complete"])
 
@@ -508,14 +538,16 @@ class Plans:
         if len(plans) >= VARIANTS:
             return None
         try:
-            plan: Plan | None = Builder(schema, fragments, variable_values, operation,
-                                        hide_suggestions).build()  # fmt: skip
+            plan: Plan | None = Builder(
+                schema, fragments, variable_values, operation, hide_suggestions
+            ).build()
         except (Unsupported, GraphQLError, RecursionError) as reason:
             log.debug("graphql-core runs operation %s: %s", name or "(anonymous)", reason)
             plan = None
         except Exception:  # a gap of the compiler must cost speed, never an answer
-            log.warning("graphql-core runs operation %s: no plan", name or "(anonymous)",
-                        exc_info=True)  # fmt: skip
+            log.warning(
+                "graphql-core runs operation %s: no plan", name or "(anonymous)", exc_info=True
+            )
             plan = None
         plans[values] = plan
         return plan
@@ -535,8 +567,11 @@ def precompile(schema: GraphQLSchema, document: DocumentNode) -> Plan | None:
     """The plan of a document's only operation, made now (REST's persisted documents,
     at start). A document whose directives read variables is planned on first use."""
     operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
-    fragments = {d.name.value: FragmentDetails(d) for d in document.definitions
-                 if isinstance(d, FragmentDefinitionNode)}  # fmt: skip
+    fragments = {
+        d.name.value: FragmentDetails(d)
+        for d in document.definitions
+        if isinstance(d, FragmentDefinitionNode)
+    }
     if len(operations) != 1 or directive_variables(operations[0], fragments):
         return None
     return plans_of(schema).get(schema, operations[0], fragments, VariableValues({}, {}), False)

@@ -21,11 +21,15 @@ class RoutePoint:
     y: float
 
 
-@strawberry.type(description="A connector taken between two legs: stairs, elevator, ramp or "
-                 "escalator, from one level to another (several floors in one ride).")  # fmt: skip
+@strawberry.type(
+    description="A connector taken between two legs: stairs, elevator, ramp or "
+    "escalator, from one level to another (several floors in one ride)."
+)
 class RouteConnector:
-    id: str | None = strawberry.field(description="Its `data-connector-id`; null for a map "
-                                      "processed before connectors were named.")  # fmt: skip
+    id: str | None = strawberry.field(
+        description="Its `data-connector-id`; null for a map "
+        "processed before connectors were named."
+    )
     kind: str = strawberry.field(description="`stairs`, `elevator`, `ramp` or `escalator`.")
     x: float = strawberry.field(description="Where it is entered, canvas x.")
     y: float = strawberry.field(description="Where it is entered, canvas y.")

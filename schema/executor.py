@@ -67,14 +67,21 @@ class YieldingExecutor(StrawberryGraphQLCoreExecutionContext):
                     await asyncio.sleep(0)
                 item_path = path.add_key(index, None)
                 if self.is_awaitable(item):
-                    completed.append(self.complete_awaitable_list_item_value(
-                        item, item_type, field_details_list, info, item_path, position_context
-                    ))  # fmt: skip
+                    completed.append(
+                        self.complete_awaitable_list_item_value(
+                            item, item_type, field_details_list, info, item_path, position_context
+                        )
+                    )
                     pending.append(index)
                 elif self.complete_list_item_value(
-                    item, completed, item_type, field_details_list, info, item_path,
+                    item,
+                    completed,
+                    item_type,
+                    field_details_list,
+                    info,
+                    item_path,
                     position_context,
-                ):  # fmt: skip
+                ):
                     pending.append(index)
         except asyncio.CancelledError:  # the request is gone: start nothing more
             for index in pending:
@@ -104,9 +111,12 @@ class CompiledExecutor(YieldingExecutor):
         middleware = self.middleware_manager
         if middleware is None or middleware._middleware_resolvers is None:
             self.plan = plans_of(self.schema).get(
-                self.schema, self.operation, self.fragments, self.variable_values,
+                self.schema,
+                self.operation,
+                self.fragments,
+                self.variable_values,
                 self.hide_suggestions,
-            )  # fmt: skip
+            )
         return super().execute_operation(serially)
 
     def execute_collected_root_fields(

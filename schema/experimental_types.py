@@ -131,8 +131,9 @@ class WaypointInput:
 
 @strawberry.input
 class PedestrianOptionsInput:
-    mode: str | None = strawberry.field(default=None, description="`foot` (default) or "
-                                        "`wheelchair`.")  # fmt: skip
+    mode: str | None = strawberry.field(
+        default=None, description="`foot` (default) or `wheelchair`."
+    )
 
 
 @strawberry.input

@@ -276,11 +276,15 @@ async def check_cost_of(
     a huge list costs nothing to refuse; then the cost against the ceiling (the keyless
     one without a key), charged to the key's rate limit. Raises the refusal; else the
     cost."""
-    oversized = [where for name, value in (variables or {}).items()
-                 for where in oversized_lists(value, MAX_INPUT_ITEMS, name)]  # fmt: skip
+    oversized = [
+        where
+        for name, value in (variables or {}).items()
+        for where in oversized_lists(value, MAX_INPUT_ITEMS, name)
+    ]
     if oversized:
-        raise invalid({where: [f"must have at most {MAX_INPUT_ITEMS} items"]
-                       for where in oversized})  # fmt: skip
+        raise invalid(
+            {where: [f"must have at most {MAX_INPUT_ITEMS} items"] for where in oversized}
+        )
     cost = caches.cost(schema, document, variables, operation_name)
     check_cost(cost, caches.limits.cost_limit(keyless(context)))
     if keyed:
@@ -321,5 +325,12 @@ class OperationGuard(SchemaExtension):
         yield
         if execution.pre_execution_errors or operation is None:
             return  # nothing runs
-        await check_cost_of(self.caches, schema, document, execution.operation_name,
-                            execution.variables, execution.context, keyed)  # fmt: skip
+        await check_cost_of(
+            self.caches,
+            schema,
+            document,
+            execution.operation_name,
+            execution.variables,
+            execution.context,
+            keyed,
+        )

@@ -168,9 +168,7 @@ class Mutation:
         description="Delete the unit's reference for `key`; false when there was none. "
         "Needs service.admin.",
     )
-    async def delete_unit_reference(
-        self, info: Info, unit_id: strawberry.ID, key: str
-    ) -> bool:
+    async def delete_unit_reference(self, info: Info, unit_id: strawberry.ID, key: str) -> bool:
         return await admin.delete_unit_reference(info.context, unit_id, key)
 
     @strawberry.mutation(

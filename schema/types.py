@@ -49,13 +49,17 @@ class Paging:
         "of it: on the page that reaches the list's end; else null (docs/api.md, Paging)."
     )
 
-    @strawberry.field(description="REST address of the previous page of the same list (REST's "
-                      "`prev_url`), null on page 1.")  # fmt: skip
+    @strawberry.field(
+        description="REST address of the previous page of the same list (REST's "
+        "`prev_url`), null on page 1."
+    )
     def prev_url(self, info: Info, root: strawberry.Parent[Document]) -> str | None:
         return _page_address(info, root, root.get("prev_page"))
 
-    @strawberry.field(description="REST address of the next page of the same list (REST's "
-                      "`next_url`), null on the last.")  # fmt: skip
+    @strawberry.field(
+        description="REST address of the next page of the same list (REST's "
+        "`next_url`), null on the last."
+    )
     def next_url(self, info: Info, root: strawberry.Parent[Document]) -> str | None:
         return _page_address(info, root, root.get("next_page"))
 

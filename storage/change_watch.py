@@ -139,7 +139,10 @@ async def watch_changes(db: AsyncDatabase, cache: ReadCache) -> None:
             cache.went_down(type(error).__name__)
             if failures == 0:
                 unexpected = not isinstance(error, PyMongoError)
-                log.warning("change stream failed, the read cache is off until it is back: %s",
-                            type(error).__name__, exc_info=unexpected)  # fmt: skip
+                log.warning(
+                    "change stream failed, the read cache is off until it is back: %s",
+                    type(error).__name__,
+                    exc_info=unexpected,
+                )
             await asyncio.sleep(RETRY_SECONDS[min(failures, len(RETRY_SECONDS) - 1)])
             failures += 1

@@ -42,8 +42,9 @@ class Timing:
         """Count another's observations here too (the same bounds: another worker's)."""
         if other.bounds != self.bounds:
             raise ValueError("timings with other bucket bounds cannot be added")
-        self.buckets = [mine + theirs for mine, theirs in zip(self.buckets, other.buckets,
-                                                               strict=True)]  # fmt: skip
+        self.buckets = [
+            mine + theirs for mine, theirs in zip(self.buckets, other.buckets, strict=True)
+        ]
         self.count += other.count
         self.total += other.total
         self.failures += other.failures

@@ -26,8 +26,11 @@ async def run_cpu(function: Callable[..., T], *args: Any, stoppable: bool = Fals
     """`function(*args)` on the pool; with `stoppable`, also `stop=<threading.Event>`,
     set when the awaiting request is cancelled."""
     stop = threading.Event()
-    call = functools.partial(function, *args, stop=stop) if stoppable else (
-        functools.partial(function, *args))
+    call = (
+        functools.partial(function, *args, stop=stop)
+        if stoppable
+        else (functools.partial(function, *args))
+    )
     future = asyncio.get_running_loop().run_in_executor(_pool, call)
     try:
         return await future

@@ -356,8 +356,7 @@ async def validate_against(store: Store, data: Any, base_dir: Path, inputs: Inpu
     checked = await run_cpu(check_structure, data, base_dir, inputs)
     recorder = _Lookup(checked, None, record=True)
     _check_references(checked, recorder, Problems())  # only learns which ids to load
-    existing = await load_existing(store, recorder.wanted, recorder.wanted_groups,
-                                   inputs.assets)  # fmt: skip
+    existing = await load_existing(store, recorder.wanted, recorder.wanted_groups, inputs.assets)
     lookup = _Lookup(checked, existing, record=False)
     _check_references(checked, lookup, checked.problems)
     return Validated(checked, lookup, checked.problems.sorted())
@@ -417,9 +416,13 @@ async def _keep_visible(store: Store, existing: Existing, assets: frozenset[str]
         visible_maps = {
             doc["_id"]
             async for doc in store[col.UNIT_MAPS].find(
-                {"_id": {"$in": sorted(m for m in map_ids if isinstance(m, str))},
-                 "asset_id": {"$in": sorted(assets)}}, {"_id": 1})
-        }  # fmt: skip
+                {
+                    "_id": {"$in": sorted(m for m in map_ids if isinstance(m, str))},
+                    "asset_id": {"$in": sorted(assets)},
+                },
+                {"_id": 1},
+            )
+        }
         docs[col.BACKGROUNDS] = {
             id_: d for id_, d in backgrounds.items() if d.get("unit_map_id") in visible_maps
         }

@@ -248,14 +248,19 @@ def _add_building_map(
             "svg": svg_path,
             "georeference": _georeference(building),
             "level_tags": [
-                _level_tag("building", "Building", [(f"b{building}", f"Building {building}")],
-                           clock),
-                _level_tag("floor", "Floor",
-                           [(p.floor_id, level_name(building, p.floor)) for p in plans], clock),
+                _level_tag(
+                    "building", "Building", [(f"b{building}", f"Building {building}")], clock
+                ),
+                _level_tag(
+                    "floor",
+                    "Floor",
+                    [(p.floor_id, level_name(building, p.floor)) for p in plans],
+                    clock,
+                ),
             ],
             **clock.stamps(3, 2),
         }
-    )  # fmt: skip
+    )
     for plan in plans:
         for room in plan.amenities:
             data["locations"].append(

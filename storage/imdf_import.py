@@ -37,25 +37,64 @@ from storage.importer import import_data
 from storage.limits import IMPORT_TRANSACTION_DOCUMENTS
 
 # Unit categories drawn but not listed as API units (a configurable choice: --units).
-DRAWN_ONLY = frozenset({
-    "walkway", "stairs", "steps", "elevator", "escalator", "ramp", "movingwalkway",
-    "structure", "column", "opentobelow", "brick", "concrete", "drywall", "glass", "wood",
-    "vegetation", "footbridge", "platform", "parking", "road", "railway",
-})  # fmt: skip
-NOT_WALKABLE = frozenset({
-    "structure", "column", "opentobelow", "brick", "concrete", "drywall", "glass", "wood",
-    "vegetation", "nonpublic",
-})  # fmt: skip
+DRAWN_ONLY = frozenset(
+    {
+        "walkway",
+        "stairs",
+        "steps",
+        "elevator",
+        "escalator",
+        "ramp",
+        "movingwalkway",
+        "structure",
+        "column",
+        "opentobelow",
+        "brick",
+        "concrete",
+        "drywall",
+        "glass",
+        "wood",
+        "vegetation",
+        "footbridge",
+        "platform",
+        "parking",
+        "road",
+        "railway",
+    }
+)
+NOT_WALKABLE = frozenset(
+    {
+        "structure",
+        "column",
+        "opentobelow",
+        "brick",
+        "concrete",
+        "drywall",
+        "glass",
+        "wood",
+        "vegetation",
+        "nonpublic",
+    }
+)
 RESTRICTED = frozenset({"employeesonly", "restricted"})
 CONNECTOR_KIND = {
-    "stairs": "stairs", "steps": "stairs", "elevator": "elevator", "escalator": "escalator",
-    "movingwalkway": "escalator", "ramp": "ramp",
-}  # fmt: skip
+    "stairs": "stairs",
+    "steps": "stairs",
+    "elevator": "elevator",
+    "escalator": "escalator",
+    "movingwalkway": "escalator",
+    "ramp": "ramp",
+}
 NO_WHEELCHAIR = frozenset({"stairs", "steps", "escalator"})
 CLOSED_OPENINGS = frozenset({"emergencyexit", "automobile", "service"})
 NO_WHEELCHAIR_DOORS = frozenset({"revolving", "turnstile"})
-RELATIONSHIP_KIND = {"stairs": "stairs", "elevator": "elevator", "escalator": "escalator",
-                     "movingwalkway": "escalator", "ramp": "ramp"}  # fmt: skip
+RELATIONSHIP_KIND = {
+    "stairs": "stairs",
+    "elevator": "elevator",
+    "escalator": "escalator",
+    "movingwalkway": "escalator",
+    "ramp": "ramp",
+}
 # Bounds on what an archive may unpack to: a zip bomb is refused, not inflated.
 MAX_ARCHIVE_FILES = 1_000
 MAX_ARCHIVE_BYTES = 512 * 1024 * 1024
@@ -88,16 +127,20 @@ class ImdfDataset:
 def read_files(path: Path) -> dict[str, bytes]:
     """The archive's JSON files by name: a folder (recursively) or a zip, within bounds."""
     if path.is_dir():
-        found = sorted(p for p in path.rglob("*") if p.is_file()
-                       and p.suffix.lower() in (".json", ".geojson"))  # fmt: skip
+        found = sorted(
+            p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in (".json", ".geojson")
+        )
         _check_bounds(len(found), sum(p.stat().st_size for p in found), path)
         return {str(p.relative_to(path)): p.read_bytes() for p in found}
     if not path.is_file():
         raise ImdfError(f"{path}: no such file or folder")
     try:
         with zipfile.ZipFile(path) as archive:
-            infos = [i for i in archive.infolist() if not i.is_dir()
-                     and i.filename.lower().endswith((".json", ".geojson"))]  # fmt: skip
+            infos = [
+                i
+                for i in archive.infolist()
+                if not i.is_dir() and i.filename.lower().endswith((".json", ".geojson"))
+            ]
             _check_bounds(len(infos), sum(i.file_size for i in infos), path)
             files = {}
             for info in infos:
@@ -150,9 +193,11 @@ class _Venue:
         self.archive = archive
         self.report = archive.report
         manifest_language = archive.manifest.get("language")
-        self.languages = (*options.languages,
-                          *([manifest_language] if isinstance(manifest_language, str) else []),
-                          "en")  # fmt: skip
+        self.languages = (
+            *options.languages,
+            *([manifest_language] if isinstance(manifest_language, str) else []),
+            "en",
+        )
         venues = archive.of("venue")
         if len(venues) > 1:
             self.report.add("several venues, the first imported", ", ".join(v.id for v in venues))
@@ -160,8 +205,12 @@ class _Venue:
         if self.venue is None and options.asset_id is None:
             raise ImdfError("the archive has no venue: give --asset-id")
         self.asset_id = options.asset_id or (self.venue.id if self.venue else "")
-        geometries = [f.geometry for kind in ("venue", "level", "unit")
-                      for f in archive.of(kind) if f.geometry]  # fmt: skip
+        geometries = [
+            f.geometry
+            for kind in ("venue", "level", "unit")
+            for f in archive.of(kind)
+            if f.geometry
+        ]
         if not geometries:
             raise ImdfError("the archive has no venue, level or unit geometry")
         self.plane: LocalPlane = plane_for(geometries)
@@ -182,8 +231,10 @@ class _Venue:
             self.report.add("geometry that cannot be read, skipped", feature.id)
             return None
         if not isinstance(shape, kinds):
-            self.report.add(f"{feature.feature_type} geometry of another type, skipped",
-                            f"{feature.id}: {shape.geom_type}")  # fmt: skip
+            self.report.add(
+                f"{feature.feature_type} geometry of another type, skipped",
+                f"{feature.id}: {shape.geom_type}",
+            )
             return None
         if isinstance(shape, Polygon | shapely.MultiPolygon) and not shape.is_valid:
             self.report.add("invalid polygon, repaired", feature.id)
@@ -232,8 +283,11 @@ class _Venue:
                 self.report.add("unit without a polygon, skipped", feature.id)
                 continue
             category = str(feature.properties.get("category") or "unspecified").lower()
-            listed = (category in options.units if options.units is not None
-                      else category not in DRAWN_ONLY)  # fmt: skip
+            listed = (
+                category in options.units
+                if options.units is not None
+                else category not in DRAWN_ONLY
+            )
             name = self.text(feature.properties.get("name")) or f"{category} {feature.id[:8]}"
             point = self.point_of(feature)
             if point is None or not shape.contains(Point(point)):
@@ -286,19 +340,31 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
     svgs: dict[str, str] = {}
     stack_id = venue.venue.id if venue.venue else f"{venue.asset_id}-stack"
     levels = list(venue.levels.values())
-    for map_id, shown, style in [*((lv.feature.id, [lv], "floor_plate") for lv in levels),
-                                 (stack_id, levels, "building")]:  # fmt: skip
+    for map_id, shown, style in [
+        *((lv.feature.id, [lv], "floor_plate") for lv in levels),
+        (stack_id, levels, "building"),
+    ]:
         drawn = [level.drawn for level in shown if level.drawn is not None]
         name = shown[0].name if len(shown) == 1 else f"{asset['name']} (all levels)"
         svgs[map_id] = venue_svg(canvas, drawn, name)
-        data["unit_maps"].append({
-            "id": map_id, "asset_id": venue.asset_id, "name": name, "style_type": style,
-            "tags": ["imdf"], "routing_tier": "basic",
-            "georeference": {"control_points": canvas.control_points(venue.plane)},
-            "level_tags": [{"key": "floor", "name": "Floor",
-                            "values": [{"value": lv.feature.id, "name": lv.name}
-                                       for lv in shown]}],
-        })  # fmt: skip
+        data["unit_maps"].append(
+            {
+                "id": map_id,
+                "asset_id": venue.asset_id,
+                "name": name,
+                "style_type": style,
+                "tags": ["imdf"],
+                "routing_tier": "basic",
+                "georeference": {"control_points": canvas.control_points(venue.plane)},
+                "level_tags": [
+                    {
+                        "key": "floor",
+                        "name": "Floor",
+                        "values": [{"value": lv.feature.id, "name": lv.name} for lv in shown],
+                    }
+                ],
+            }
+        )
         on_map = {level.feature.id for level in shown}
         data["locations"] += _locations(venue, canvas, places, map_id, stack_id, on_map)
     summary = [
@@ -366,9 +432,17 @@ def _spaces(venue: _Venue) -> list[Space]:
     for unit_id, unit in venue.units.items():
         restriction = str(unit.feature.properties.get("restriction") or "").lower()
         walkable = unit.category not in NOT_WALKABLE and restriction not in RESTRICTED
-        spaces.append(Space(unit_id, unit.level, unit.shape, walkable,
-                            unit.category not in NO_WHEELCHAIR, CONNECTOR_KIND.get(unit.category),
-                            unit.point))  # fmt: skip
+        spaces.append(
+            Space(
+                unit_id,
+                unit.level,
+                unit.shape,
+                walkable,
+                unit.category not in NO_WHEELCHAIR,
+                CONNECTOR_KIND.get(unit.category),
+                unit.point,
+            )
+        )
     return spaces
 
 
@@ -398,8 +472,13 @@ def _doors(venue: _Venue) -> list[Door]:
 
 
 def _network(venue: _Venue, doors: list[Door], options: ImdfOptions) -> WalkNetwork:
-    network = walk_network(_spaces(venue), doors, _traversals(venue), list(venue.levels),
-                           snap_tolerance=options.snap_tolerance)  # fmt: skip
+    network = walk_network(
+        _spaces(venue),
+        doors,
+        _traversals(venue),
+        list(venue.levels),
+        snap_tolerance=options.snap_tolerance,
+    )
     for door_id, unit_id, moved in network.snaps:
         venue.report.add("opening snapped onto its unit", f"{door_id} to {unit_id}: {moved:.2f} m")
     for unit_id in network.unreachable:
@@ -414,11 +493,18 @@ def _traversals(venue: _Venue) -> list[Traversal]:
     for feature in venue.archive.of("relationship"):
         properties = feature.properties
         category = str(properties.get("category") or "").lower()
-        ends = [properties.get("origin"), *(properties.get("intermediary") or []),
-                properties.get("destination")]  # fmt: skip
-        unit_ids = [end.get("id") for end in ends
-                    if isinstance(end, dict) and end.get("feature_type", "unit") == "unit"
-                    and end.get("id") in venue.units]  # fmt: skip
+        ends = [
+            properties.get("origin"),
+            *(properties.get("intermediary") or []),
+            properties.get("destination"),
+        ]
+        unit_ids = [
+            end.get("id")
+            for end in ends
+            if isinstance(end, dict)
+            and end.get("feature_type", "unit") == "unit"
+            and end.get("id") in venue.units
+        ]
         kind = RELATIONSHIP_KIND.get(category)
         if kind is None and category.startswith("traversal") and unit_ids:
             kind = CONNECTOR_KIND.get(venue.units[unit_ids[0]].category)
@@ -471,19 +557,39 @@ class _Place:
 
 def _places(venue: _Venue) -> list[_Place]:
     """Every location of the venue, read once for all its maps."""
-    found = [_Place(unit_id, unit.name, unit.level, unit.point,
-                    (("svc:type", "unit"), ("svc:id", unit_id), ("imdf:category", unit.category)),
-                    unit=True)
-             for unit_id, unit in venue.units.items() if unit.listed]  # fmt: skip
+    found = [
+        _Place(
+            unit_id,
+            unit.name,
+            unit.level,
+            unit.point,
+            (("svc:type", "unit"), ("svc:id", unit_id), ("imdf:category", unit.category)),
+            unit=True,
+        )
+        for unit_id, unit in venue.units.items()
+        if unit.listed
+    ]
     for feature in venue.archive.of("amenity"):
         where = _amenity_place(venue, feature)
         if where is not None:
             category = str(feature.properties.get("category") or "unspecified")
             name = venue.text(feature.properties.get("name")) or category
-            found.append(_Place(feature.id, name, *where, (("svc:amenity", "yes"),
-                         ("imdf:feature", "amenity"), ("imdf:category", category))))  # fmt: skip
-    anchors = {anchor_id: _anchor_place(venue, anchor)
-               for anchor_id, anchor in venue.archive.by_id("anchor").items()}  # fmt: skip
+            found.append(
+                _Place(
+                    feature.id,
+                    name,
+                    *where,
+                    (
+                        ("svc:amenity", "yes"),
+                        ("imdf:feature", "amenity"),
+                        ("imdf:category", category),
+                    ),
+                )
+            )
+    anchors = {
+        anchor_id: _anchor_place(venue, anchor)
+        for anchor_id, anchor in venue.archive.by_id("anchor").items()
+    }
     used: set[str] = set()
     for feature in venue.archive.of("occupant"):
         anchor_id = str(feature.properties.get("anchor_id"))
@@ -496,18 +602,31 @@ def _places(venue: _Venue) -> list[_Place]:
         name = venue.text(feature.properties.get("name")) or category
         tags = (("imdf:feature", "occupant"), ("imdf:category", category))
         found.append(_Place(feature.id, name, *where, tags))
-    anchor_units = {a.id: venue.units.get(str(a.properties.get("unit_id")))
-                    for a in venue.archive.of("anchor")}  # fmt: skip
+    anchor_units = {
+        a.id: venue.units.get(str(a.properties.get("unit_id"))) for a in venue.archive.of("anchor")
+    }
     for anchor_id, where in anchors.items():
         if anchor_id not in used and where is not None:
             unit = anchor_units[anchor_id]
-            found.append(_Place(anchor_id, unit.name if unit else "Anchor", *where,
-                                (("imdf:feature", "anchor"),)))  # fmt: skip
+            found.append(
+                _Place(
+                    anchor_id,
+                    unit.name if unit else "Anchor",
+                    *where,
+                    (("imdf:feature", "anchor"),),
+                )
+            )
     return found
 
 
-def _locations(venue: _Venue, canvas: Canvas, places: list[_Place], map_id: str,
-               stack_id: str, levels: set[str]) -> list[dict[str, Any]]:  # fmt: skip
+def _locations(
+    venue: _Venue,
+    canvas: Canvas,
+    places: list[_Place],
+    map_id: str,
+    stack_id: str,
+    levels: set[str],
+) -> list[dict[str, Any]]:
     """The places on this map's levels as location records: a unit's id is
     `<map id>:<unit id>`; others keep their id on a level's map, `<id>@<map id>` on the
     stack."""
@@ -517,12 +636,18 @@ def _locations(venue: _Venue, canvas: Canvas, places: list[_Place], map_id: str,
         if place.level not in levels:
             continue
         x, y = canvas.xy(*place.point)
-        found.append({
-            "id": f"{map_id}:{place.id}" if place.unit else place.id + suffix,
-            "asset_id": venue.asset_id, "unit_map_id": map_id, "name": place.name,
-            "x": round(x, 3), "y": round(y, 3), "floors": [{"id": place.level}],
-            "tags": [{"key": k, "value": v} for k, v in place.tags],
-        })  # fmt: skip
+        found.append(
+            {
+                "id": f"{map_id}:{place.id}" if place.unit else place.id + suffix,
+                "asset_id": venue.asset_id,
+                "unit_map_id": map_id,
+                "name": place.name,
+                "x": round(x, 3),
+                "y": round(y, 3),
+                "floors": [{"id": place.level}],
+                "tags": [{"key": k, "value": v} for k, v in place.tags],
+            }
+        )
     return found
 
 
@@ -571,9 +696,13 @@ def dataset_from_path(path: Path, options: ImdfOptions) -> ImdfDataset:
 
 
 async def import_venue(
-    store: Store, dataset: ImdfDataset, *, limits: SvgLimits, dry_run: bool = False,
+    store: Store,
+    dataset: ImdfDataset,
+    *,
+    limits: SvgLimits,
+    dry_run: bool = False,
     max_documents: int = IMPORT_TRANSACTION_DOCUMENTS,
-) -> ImportReport | None:  # fmt: skip
+) -> ImportReport | None:
     """Import the venue's dataset all or nothing (DatasetError lists every problem and
     nothing is written); with `dry_run`, validate it against the database only."""
     if dry_run:
@@ -582,5 +711,11 @@ async def import_venue(
         if validated.problems:
             raise DatasetError(validated.problems)
         return None
-    return await import_data(store, dataset.data, Path.cwd(), limits=limits,
-                             svg_sources=dataset.svgs, max_documents=max_documents)  # fmt: skip
+    return await import_data(
+        store,
+        dataset.data,
+        Path.cwd(),
+        limits=limits,
+        svg_sources=dataset.svgs,
+        max_documents=max_documents,
+    )

@@ -356,9 +356,11 @@ class Writer:
         given: dict[str, set[str]] = defaultdict(set)
         derived: list[tuple[str, Any]] = []  # (map id, _id) of stored derived locations
         for doc in await self._stored(
-            col.LOCATIONS, "unit_map_id", (m["id"] for m, _ in maps),
+            col.LOCATIONS,
+            "unit_map_id",
+            (m["id"] for m, _ in maps),
             ["unit_map_id", "derived", "tags"],
-        ):  # fmt: skip
+        ):
             if doc.get("derived") is True:
                 derived.append((doc["unit_map_id"], doc["_id"]))
             else:
@@ -391,16 +393,31 @@ class Writer:
                 created = stored.get(id_) or self.at
                 floor = floors.get(shape.level_uid or "") or units[unit_id].get("floor_id")
                 doc = {
-                    "_id": id_, "asset_id": unit_map["asset_id"], "unit_map_id": map_id,
-                    "name": units[unit_id]["name"], "x": x, "y": y, "floors": [{"id": floor}],
+                    "_id": id_,
+                    "asset_id": unit_map["asset_id"],
+                    "unit_map_id": map_id,
+                    "name": units[unit_id]["name"],
+                    "x": x,
+                    "y": y,
+                    "floors": [{"id": floor}],
                     "tags": [
-                        {"key": "svc:type", "value": "unit", "created_at": created,
-                         "updated_at": self.at},
-                        {"key": UNIT_ID_TAG, "value": unit_id, "created_at": created,
-                         "updated_at": self.at},
+                        {
+                            "key": "svc:type",
+                            "value": "unit",
+                            "created_at": created,
+                            "updated_at": self.at,
+                        },
+                        {
+                            "key": UNIT_ID_TAG,
+                            "value": unit_id,
+                            "created_at": created,
+                            "updated_at": self.at,
+                        },
                     ],
-                    "derived": True, "created_at": created, "updated_at": self.at,
-                }  # fmt: skip
+                    "derived": True,
+                    "created_at": created,
+                    "updated_at": self.at,
+                }
                 replacements.append(ReplaceOne({"_id": id_}, doc, upsert=True))
         dropped = [id_ for map_id, id_ in derived if (map_id, id_) not in keep]
         operations = _deletes_by_id(dropped)
@@ -520,10 +537,11 @@ class Writer:
             if self.is_exclusive(r["group_id"])
         }
         replaced = [
-            doc["_id"] for doc in found
+            doc["_id"]
+            for doc in found
             if wanted.get((doc["group_id"], doc["unit_id"]), doc["attribute_id"])
             != doc["attribute_id"]
-        ]  # fmt: skip
+        ]
         operations: list[Any] = _deletes_by_id(replaced)
         for group in groups:
             exclusive = group.get("one_attribute_per_unit", False)

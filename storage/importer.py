@@ -62,9 +62,15 @@ async def import_dataset(
     """`floorgate import PATH`: load, validate against the database, then write."""
     data, base_dir = load_dataset(path)
     return await import_data(
-        store, data, base_dir, limits=limits, require_transaction=require_transaction, wait=wait,
-        waiting=waiting, max_documents=max_documents,
-    )  # fmt: skip
+        store,
+        data,
+        base_dir,
+        limits=limits,
+        require_transaction=require_transaction,
+        wait=wait,
+        waiting=waiting,
+        max_documents=max_documents,
+    )
 
 
 async def import_data(
@@ -99,13 +105,18 @@ async def import_data(
     if not atomic and require_transaction:
         raise NoTransactions()
     owners = _assets_of(validated)
-    parts = plan_transactions(validated.checked.records, owners, max_documents,
-                              _weight(validated))  # fmt: skip
+    parts = plan_transactions(validated.checked.records, owners, max_documents, _weight(validated))
     report = ImportReport()
-    async with store.client.start_session() as session, asset_leases(
-        store, {a for a in owners.values() if a}, wait=wait, session_id=session.session_id,
-        waiting=waiting,
-    ):  # fmt: skip
+    async with (
+        store.client.start_session() as session,
+        asset_leases(
+            store,
+            {a for a in owners.values() if a},
+            wait=wait,
+            session_id=session.session_id,
+            waiting=waiting,
+        ),
+    ):
         files = await _store_files(store, validated, report)
         at = now()
         for part in parts:
@@ -128,9 +139,14 @@ async def _commit(
 
     async def work(current: Session) -> Writer:
         writer = Writer(
-            store, records, validated.checked.drawings, files,
-            validated.lookup.group_is_exclusive, at, current,
-        )  # fmt: skip
+            store,
+            records,
+            validated.checked.drawings,
+            files,
+            validated.lookup.group_is_exclusive,
+            at,
+            current,
+        )
         await writer.run()
         return writer
 
@@ -154,8 +170,15 @@ async def _store_files(
 
 
 # Sections whose records name their asset in `asset_id`.
-_OWNED = (col.FLOORS, col.UNITS, col.UNIT_MAPS, col.ASSET_REFERENCES, col.UNIT_REFERENCES,
-          col.ASSIGNMENTS, col.LOCATIONS)  # fmt: skip
+_OWNED = (
+    col.FLOORS,
+    col.UNITS,
+    col.UNIT_MAPS,
+    col.ASSET_REFERENCES,
+    col.UNIT_REFERENCES,
+    col.ASSIGNMENTS,
+    col.LOCATIONS,
+)
 
 Owners = dict[tuple[str, int], str | None]  # (section, index in the file) -> its asset
 

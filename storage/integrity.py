@@ -177,8 +177,14 @@ async def find_dangling(store: Store) -> CheckReport:
     for map_id, doc in maps.items():
         need(col.UNIT_MAPS, map_id, "asset_id", doc.get("asset_id"), assets, "asset")
         if doc.get("background_id") is not None:
-            need(col.UNIT_MAPS, map_id, "background_id", doc["background_id"], backgrounds,
-                 "background")  # fmt: skip
+            need(
+                col.UNIT_MAPS,
+                map_id,
+                "background_id",
+                doc["background_id"],
+                backgrounds,
+                "background",
+            )
         for name in FILE_FIELDS:
             if doc.get(name) is not None:
                 need(col.UNIT_MAPS, map_id, name, doc[name], files, "file")
@@ -192,10 +198,10 @@ async def find_dangling(store: Store) -> CheckReport:
     for doc in await _docs(store, col.ASSET_REFERENCES, ["asset_id"]):
         need(col.ASSET_REFERENCES, doc["_id"], "asset_id", doc.get("asset_id"), assets, "asset")
     key = ("unit_id", "key")
-    for doc in sorted(await _docs(store, col.UNIT_REFERENCES, ["asset_id", *key]),
-                      key=lambda d: _key(d, key)):  # fmt: skip
-        need(col.UNIT_REFERENCES, _key(doc, key), "asset_id", doc.get("asset_id"), assets,
-             "asset")  # fmt: skip
+    for doc in sorted(
+        await _docs(store, col.UNIT_REFERENCES, ["asset_id", *key]), key=lambda d: _key(d, key)
+    ):
+        need(col.UNIT_REFERENCES, _key(doc, key), "asset_id", doc.get("asset_id"), assets, "asset")
         need(col.UNIT_REFERENCES, _key(doc, key), "unit_id", doc.get("unit_id"), units, "unit")
     key = ("group_id", "unit_id", "attribute_id")
     for doc in sorted(await _docs(store, col.ASSIGNMENTS, key), key=lambda d: _key(d, key)):
@@ -203,8 +209,14 @@ async def find_dangling(store: Store) -> CheckReport:
         need(col.ASSIGNMENTS, id_, "group_id", doc.get("group_id"), groups, "attribute group")
         need(col.ASSIGNMENTS, id_, "unit_id", doc.get("unit_id"), units, "unit")
         if doc.get("group_id") in groups:
-            need(col.ASSIGNMENTS, id_, "attribute_id", doc.get("attribute_id"),
-                 groups[doc["group_id"]], "attribute of its group")  # fmt: skip
+            need(
+                col.ASSIGNMENTS,
+                id_,
+                "attribute_id",
+                doc.get("attribute_id"),
+                groups[doc["group_id"]],
+                "attribute of its group",
+            )
     for doc in await _docs(store, col.LOCATIONS, ["asset_id", "unit_map_id", "floors"]):
         id_ = doc["_id"]
         need(col.LOCATIONS, id_, "asset_id", doc.get("asset_id"), assets, "asset")

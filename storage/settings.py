@@ -81,21 +81,27 @@ def frame_ancestors(raw: str | None) -> tuple[str, ...]:
     if raw is None or not raw.strip():
         return ("'none'",)
     if any(char in raw for char in ';,\r\n"\\'):
-        raise SettingsError("FLOORGATE_VIEWER_FRAME_ANCESTORS: no ';', ',', quote or line break; "
-                         "separate sources with spaces")  # fmt: skip
+        raise SettingsError(
+            "FLOORGATE_VIEWER_FRAME_ANCESTORS: no ';', ',', quote or line break; "
+            "separate sources with spaces"
+        )
     sources = tuple(raw.split())
     for source in sources:
         if source.lower() in FRAME_KEYWORDS:
             continue
         if "'" in source or not _FRAME_SOURCE.fullmatch(source):
-            raise SettingsError(f"FLOORGATE_VIEWER_FRAME_ANCESTORS: {source!r} is not a source "
-                             "('none', 'self', a scheme like https:, or a host such as "
-                             "https://example.com or https://*.example.org)")  # fmt: skip
-    lowered = tuple(source.lower() if source.lower() in FRAME_KEYWORDS else source
-                    for source in sources)  # fmt: skip
+            raise SettingsError(
+                f"FLOORGATE_VIEWER_FRAME_ANCESTORS: {source!r} is not a source "
+                "('none', 'self', a scheme like https:, or a host such as "
+                "https://example.com or https://*.example.org)"
+            )
+    lowered = tuple(
+        source.lower() if source.lower() in FRAME_KEYWORDS else source for source in sources
+    )
     if "'none'" in lowered and len(lowered) > 1:
-        raise SettingsError("FLOORGATE_VIEWER_FRAME_ANCESTORS: 'none' cannot be combined with "
-                         "other sources")  # fmt: skip
+        raise SettingsError(
+            "FLOORGATE_VIEWER_FRAME_ANCESTORS: 'none' cannot be combined with other sources"
+        )
     return lowered
 
 
@@ -182,11 +188,9 @@ class Settings:
         for name in POSITIVE:
             value = getattr(self, name)
             if not value > 0:  # a timeout of 0 would end every connection at once
-                raise SettingsError(f"FLOORGATE_{name.upper()}: must be more than 0, "
-                                    f"not {value}")  # fmt: skip
+                raise SettingsError(f"FLOORGATE_{name.upper()}: must be more than 0, not {value}")
         if not 0 <= self.port <= MAX_PORT:
-            raise SettingsError(f"FLOORGATE_PORT: {self.port} is not a TCP port "
-                                f"(0 to {MAX_PORT})")  # fmt: skip
+            raise SettingsError(f"FLOORGATE_PORT: {self.port} is not a TCP port (0 to {MAX_PORT})")
 
     @property
     def files_url(self) -> str:

@@ -46,7 +46,7 @@ class TransactionTooLarge(RuntimeError):
     def __init__(self, error: PyMongoError) -> None:
         super().__init__(
             "it does not fit in one transaction (the database said: "
-            f"{str(error).split(', full error', 1)[0]}). docs/dataset.md, \"All or nothing\", "
+            f'{str(error).split(", full error", 1)[0]}). docs/dataset.md, "All or nothing", '
             "gives the largest import measured to fit and how to make room"
         )
 

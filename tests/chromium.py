@@ -61,17 +61,30 @@ class Chromium:
         self.deadline = deadline  # time.monotonic() after which every wait fails
         commands_r, commands_w = (_high_fd(fd) for fd in os.pipe())
         messages_r, messages_w = (_high_fd(fd) for fd in os.pipe())
-        argv = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                "--no-first-run", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", f"--user-data-dir={profile}",
-                "--remote-debugging-pipe", *extra_flags, "about:blank"]  # fmt: skip
+        argv = [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={profile}",
+            "--remote-debugging-pipe",
+            *extra_flags,
+            "about:blank",
+        ]
         self.log = profile.with_name(profile.name + ".log")  # the browser's own chatter
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-c", _ON_FDS_3_AND_4, str(commands_r), str(messages_w), *argv],
-                pass_fds=(commands_r, messages_w), start_new_session=True,
-                stdout=log, stderr=subprocess.STDOUT,
-            )  # fmt: skip
+                pass_fds=(commands_r, messages_w),
+                start_new_session=True,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         os.close(commands_r)
         os.close(messages_w)
         self._writer, self._reader = commands_w, messages_r
@@ -79,8 +92,9 @@ class Chromium:
         self._next_id = 0
         self.events: list[dict[str, Any]] = []
 
-    def call(self, method: str, params: dict[str, Any] | None = None,
-             session: str | None = None) -> dict[str, Any]:  # fmt: skip
+    def call(
+        self, method: str, params: dict[str, Any] | None = None, session: str | None = None
+    ) -> dict[str, Any]:
         self._next_id += 1
         message: dict[str, Any] = {"id": self._next_id, "method": method, "params": params or {}}
         if session:
@@ -133,23 +147,28 @@ class Chromium:
 # ---------------------------------------------------------------- helpers for page tests
 
 
-def offline_browser(profile: Path, served_cert: Path, deadline: float,
-                    *reachable: str) -> Chromium:  # fmt: skip
+def offline_browser(profile: Path, served_cert: Path, deadline: float, *reachable: str) -> Chromium:
     """A browser that trusts exactly the test server's certificate and resolves no host
     but localhost (and the `reachable` ones): a page that needs another host fails."""
     excluded = "".join(f", EXCLUDE {host}" for host in ("localhost", *reachable))
-    return Chromium(profile, [
-        f"--ignore-certificate-errors-spki-list={spki_pin(served_cert)}",
-        f"--host-resolver-rules=MAP * ~NOTFOUND{excluded}",
-    ], deadline)  # fmt: skip
+    return Chromium(
+        profile,
+        [
+            f"--ignore-certificate-errors-spki-list={spki_pin(served_cert)}",
+            f"--host-resolver-rules=MAP * ~NOTFOUND{excluded}",
+        ],
+        deadline,
+    )
 
 
-def open_tab(browser: Chromium, domains: tuple[str, ...] = ("Network", "Log", "Runtime", "Page")
-             ) -> str:  # fmt: skip
+def open_tab(
+    browser: Chromium, domains: tuple[str, ...] = ("Network", "Log", "Runtime", "Page")
+) -> str:
     """A new blank tab with these domains enabled; its session id."""
     target = browser.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-    session = browser.call("Target.attachToTarget",
-                           {"targetId": target, "flatten": True})["sessionId"]  # fmt: skip
+    session = browser.call("Target.attachToTarget", {"targetId": target, "flatten": True})[
+        "sessionId"
+    ]
     for domain in domains:
         browser.call(f"{domain}.enable", session=session)
     return session
@@ -158,12 +177,14 @@ def open_tab(browser: Chromium, domains: tuple[str, ...] = ("Network", "Log", "R
 def start_navigation(browser: Chromium, session: str, url: str) -> None:
     """Navigate without waiting for the answer (`Page.navigate` waits for it, which never
     comes while the `Fetch` domain holds the response for the test to rewrite)."""
-    browser.call("Runtime.evaluate", {"expression": f"location.href = {json.dumps(url)}"},
-                 session=session)  # fmt: skip
+    browser.call(
+        "Runtime.evaluate", {"expression": f"location.href = {json.dumps(url)}"}, session=session
+    )
 
 
-def wait_for_event(browser: Chromium, session: str | None, method: str,
-                   seconds: float) -> dict[str, Any] | None:  # fmt: skip
+def wait_for_event(
+    browser: Chromium, session: str | None, method: str, seconds: float
+) -> dict[str, Any] | None:
     """The first event `method` of `session` (None: of the browser), collected before
     or within `seconds`; None if none came."""
     until = min(time.monotonic() + seconds, browser.deadline)
@@ -180,8 +201,11 @@ def wait_for_event(browser: Chromium, session: str | None, method: str,
 
 def evaluate(browser: Chromium, session: str, expression: str) -> Any:
     """The value of a JavaScript expression in the tab's page (awaited if a promise)."""
-    result = browser.call("Runtime.evaluate", {"expression": expression, "awaitPromise": True,
-                                               "returnByValue": True}, session=session)  # fmt: skip
+    result = browser.call(
+        "Runtime.evaluate",
+        {"expression": expression, "awaitPromise": True, "returnByValue": True},
+        session=session,
+    )
     if "exceptionDetails" in result:
         raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
     return result["result"].get("value")
@@ -210,8 +234,14 @@ def console_messages(events: list[dict[str, Any]]) -> list[tuple[str, str]]:
         elif method == "Log.entryAdded":
             found.append((params["entry"]["level"], params["entry"]["text"]))
         elif method == "Runtime.consoleAPICalled":
-            found.append((params["type"], " ".join(str(arg.get("value", arg.get("description")))
-                                                   for arg in params["args"])))  # fmt: skip
+            found.append(
+                (
+                    params["type"],
+                    " ".join(
+                        str(arg.get("value", arg.get("description"))) for arg in params["args"]
+                    ),
+                )
+            )
     return found
 
 

@@ -109,8 +109,9 @@ class Demo:
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
-async def demo(db_server: EmbeddedServer, tmp_path_factory: pytest.TempPathFactory
-               ) -> AsyncIterator[Demo]:  # fmt: skip
+async def demo(
+    db_server: EmbeddedServer, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Demo]:
     settings = Settings(
         data_dir=Path(tmp_path_factory.mktemp("demo")),
         database_name="floorgate_demo_test",

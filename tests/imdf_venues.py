@@ -58,12 +58,18 @@ class Venue:
         coords = [self.lon_lat(x, y) for x, y in points]
         return [*coords, coords[0]]
 
-    def add(self, kind: str, id_: str, geometry: dict[str, Any] | None,
-            properties: dict[str, Any]) -> str:  # fmt: skip
-        self.features.setdefault(kind, []).append({
-            "id": id_, "type": "Feature", "feature_type": kind, "geometry": geometry,
-            "properties": properties,
-        })  # fmt: skip
+    def add(
+        self, kind: str, id_: str, geometry: dict[str, Any] | None, properties: dict[str, Any]
+    ) -> str:
+        self.features.setdefault(kind, []).append(
+            {
+                "id": id_,
+                "type": "Feature",
+                "feature_type": kind,
+                "geometry": geometry,
+                "properties": properties,
+            }
+        )
         return id_
 
     def point(self, x: float, y: float) -> dict[str, Any]:
@@ -73,62 +79,153 @@ class Venue:
         return {"type": "Polygon", "coordinates": [self.ring(points)]}
 
     def venue(self, name: str, outline: list[tuple[float, float]]) -> str:
-        return self.add("venue", stable_id(f"venue:{name}"), self.polygon(outline), {
-            "category": "businesscampus", "name": {"en": name}, "restriction": None,
-            "display_point": self.point(*outline[0]), "address_id": None})  # fmt: skip
+        return self.add(
+            "venue",
+            stable_id(f"venue:{name}"),
+            self.polygon(outline),
+            {
+                "category": "businesscampus",
+                "name": {"en": name},
+                "restriction": None,
+                "display_point": self.point(*outline[0]),
+                "address_id": None,
+            },
+        )
 
-    def level(self, key: str, ordinal: int, name: str, short: str,
-              outline: list[tuple[float, float]]) -> str:  # fmt: skip
-        return self.add("level", stable_id(f"level:{key}"), self.polygon(outline), {
-            "category": "unspecified", "restriction": None, "outdoor": False,
-            "ordinal": ordinal, "name": {"en": name, "fr": f"Niveau {ordinal}"},
-            "short_name": {"en": short}, "display_point": None, "address_id": None,
-            "building_ids": None})  # fmt: skip
+    def level(
+        self, key: str, ordinal: int, name: str, short: str, outline: list[tuple[float, float]]
+    ) -> str:
+        return self.add(
+            "level",
+            stable_id(f"level:{key}"),
+            self.polygon(outline),
+            {
+                "category": "unspecified",
+                "restriction": None,
+                "outdoor": False,
+                "ordinal": ordinal,
+                "name": {"en": name, "fr": f"Niveau {ordinal}"},
+                "short_name": {"en": short},
+                "display_point": None,
+                "address_id": None,
+                "building_ids": None,
+            },
+        )
 
-    def unit(self, key: str, level: str, category: str, points: list[tuple[float, float]],
-             name: str | None = None, display: tuple[float, float] | None = None,
-             **extra: Any) -> str:  # fmt: skip
-        return self.add("unit", stable_id(f"unit:{key}"), self.polygon(points), {
-            "category": category, "restriction": None, "accessibility": None,
-            "name": {"en": name} if name else None, "alt_name": None, "level_id": level,
-            "display_point": self.point(*display) if display else None, **extra})  # fmt: skip
+    def unit(
+        self,
+        key: str,
+        level: str,
+        category: str,
+        points: list[tuple[float, float]],
+        name: str | None = None,
+        display: tuple[float, float] | None = None,
+        **extra: Any,
+    ) -> str:
+        return self.add(
+            "unit",
+            stable_id(f"unit:{key}"),
+            self.polygon(points),
+            {
+                "category": category,
+                "restriction": None,
+                "accessibility": None,
+                "name": {"en": name} if name else None,
+                "alt_name": None,
+                "level_id": level,
+                "display_point": self.point(*display) if display else None,
+                **extra,
+            },
+        )
 
-    def opening(self, key: str, level: str, a: tuple[float, float], b: tuple[float, float],
-                **extra: Any) -> str:  # fmt: skip
+    def opening(
+        self, key: str, level: str, a: tuple[float, float], b: tuple[float, float], **extra: Any
+    ) -> str:
         geometry = {"type": "LineString", "coordinates": [self.lon_lat(*a), self.lon_lat(*b)]}
-        return self.add("opening", stable_id(f"opening:{key}"), geometry, {
-            "category": "pedestrian", "accessibility": None, "access_control": None,
-            "door": {"type": "hinged", "automatic": False, "material": "wood"},
-            "name": None, "alt_name": None, "display_point": None, "level_id": level,
-            **extra})  # fmt: skip
+        return self.add(
+            "opening",
+            stable_id(f"opening:{key}"),
+            geometry,
+            {
+                "category": "pedestrian",
+                "accessibility": None,
+                "access_control": None,
+                "door": {"type": "hinged", "automatic": False, "material": "wood"},
+                "name": None,
+                "alt_name": None,
+                "display_point": None,
+                "level_id": level,
+                **extra,
+            },
+        )
 
-    def amenity(self, key: str, category: str, at: tuple[float, float], unit_ids: list[str],
-                name: str) -> str:  # fmt: skip
-        return self.add("amenity", stable_id(f"amenity:{key}"), self.point(*at), {
-            "category": category, "accessibility": None, "name": {"en": name},
-            "alt_name": None, "hours": None, "phone": None, "website": None,
-            "unit_ids": unit_ids, "address_id": None, "correlation_id": None})  # fmt: skip
+    def amenity(
+        self, key: str, category: str, at: tuple[float, float], unit_ids: list[str], name: str
+    ) -> str:
+        return self.add(
+            "amenity",
+            stable_id(f"amenity:{key}"),
+            self.point(*at),
+            {
+                "category": category,
+                "accessibility": None,
+                "name": {"en": name},
+                "alt_name": None,
+                "hours": None,
+                "phone": None,
+                "website": None,
+                "unit_ids": unit_ids,
+                "address_id": None,
+                "correlation_id": None,
+            },
+        )
 
-    def occupant(self, key: str, category: str, name: str, at: tuple[float, float],
-                 unit_id: str) -> str:  # fmt: skip
-        anchor = self.add("anchor", stable_id(f"anchor:{key}"), self.point(*at),
-                          {"address_id": None, "unit_id": unit_id})  # fmt: skip
-        return self.add("occupant", stable_id(f"occupant:{key}"), None, {
-            "name": {"en": name}, "category": category, "anchor_id": anchor, "hours": None,
-            "phone": None, "website": None, "validity": None, "correlation_id": None})  # fmt: skip
+    def occupant(
+        self, key: str, category: str, name: str, at: tuple[float, float], unit_id: str
+    ) -> str:
+        anchor = self.add(
+            "anchor",
+            stable_id(f"anchor:{key}"),
+            self.point(*at),
+            {"address_id": None, "unit_id": unit_id},
+        )
+        return self.add(
+            "occupant",
+            stable_id(f"occupant:{key}"),
+            None,
+            {
+                "name": {"en": name},
+                "category": category,
+                "anchor_id": anchor,
+                "hours": None,
+                "phone": None,
+                "website": None,
+                "validity": None,
+                "correlation_id": None,
+            },
+        )
 
     def relationship(self, key: str, category: str, unit_ids: list[str]) -> str:
         ends = [{"id": u, "feature_type": "unit"} for u in unit_ids]
-        properties = {"category": category, "direction": "undirected", "origin": ends[0],
-                      "intermediary": ends[1:-1] or None, "destination": ends[-1],
-                      "hours": None}  # fmt: skip
+        properties = {
+            "category": category,
+            "direction": "undirected",
+            "origin": ends[0],
+            "intermediary": ends[1:-1] or None,
+            "destination": ends[-1],
+            "hours": None,
+        }
         return self.add("relationship", stable_id(f"relationship:{key}"), None, properties)
 
     def files(self, wild: bool = False) -> dict[str, bytes]:
         """The archive's files. `wild`: in a sub-folder, plural capitalised names, arrays
         for collections, 3-D coordinates, camelCase properties, plain-string labels."""
-        manifest = {"version": "1.0.0", "created": "2026-11-01T00:00:00Z",
-                    "language": "en", "generated_by": "floorgate tests"}  # fmt: skip
+        manifest = {
+            "version": "1.0.0",
+            "created": "2026-11-01T00:00:00Z",
+            "language": "en",
+            "generated_by": "floorgate tests",
+        }
         out = {"manifest.json": orjson.dumps(manifest)}
         for kind, features in self.features.items():
             if not wild:
@@ -161,8 +258,7 @@ def _wild(feature: dict[str, Any]) -> dict[str, Any]:
     geometry = feature["geometry"]
     if geometry is not None:
         geometry = {**geometry, "coordinates": _three_d(geometry["coordinates"])}
-    return {"id": feature["id"], "type": "Feature", "geometry": geometry,
-            "properties": properties}  # fmt: skip
+    return {"id": feature["id"], "type": "Feature", "geometry": geometry, "properties": properties}
 
 
 @dataclass(frozen=True)
@@ -179,10 +275,20 @@ class TwoLevels:
 
 
 CORRIDOR = [(0, 0), (30, 0), (30, 20), (27, 20), (27, 3), (0, 3)]
-ROOMS = {"A": (0, 3, 6, 9), "B": (30, 14, 36, 20), "C": (6, 3, 12, 9),
-         "S": (12, -4, 16, 0), "E": (16, -4, 19, 0)}  # fmt: skip
-DOORS = {"A": ((2, 3), (3, 3)), "B": ((30, 16), (30, 17)), "C": ((8, 3), (9, 3)),
-         "S": ((13, 0), (14, 0)), "E": ((17, 0), (18, 0))}  # fmt: skip
+ROOMS = {
+    "A": (0, 3, 6, 9),
+    "B": (30, 14, 36, 20),
+    "C": (6, 3, 12, 9),
+    "S": (12, -4, 16, 0),
+    "E": (16, -4, 19, 0),
+}
+DOORS = {
+    "A": ((2, 3), (3, 3)),
+    "B": ((30, 16), (30, 17)),
+    "C": ((8, 3), (9, 3)),
+    "S": ((13, 0), (14, 0)),
+    "E": ((17, 0), (18, 0)),
+}
 DISPLAY = {"A": (3, 6), "B": (33, 17), "C": (9, 6), "S": (14, -2), "E": (17.5, -2)}
 CATEGORY = {"A": "room", "B": "room", "C": "room", "S": "stairs", "E": "elevator"}
 OUTLINE = [(-1, -5), (37, -5), (37, 21), (-1, 21)]
@@ -200,9 +306,14 @@ def two_levels(door_gap: float = 0.0) -> TwoLevels:
         venue.unit(f"corridor{n}", level, "walkway", CORRIDOR, name=f"Corridor {n}")
         for key, (x0, y0, x1, y1) in ROOMS.items():
             y0 += door_gap if key == "A" else 0
-            units[f"{key}{n}"] = venue.unit(f"{key}{n}", level, CATEGORY[key],
-                                            rect(x0, y0, x1, y1), name=f"Room {key}{n}",
-                                            display=DISPLAY[key])  # fmt: skip
+            units[f"{key}{n}"] = venue.unit(
+                f"{key}{n}",
+                level,
+                CATEGORY[key],
+                rect(x0, y0, x1, y1),
+                name=f"Room {key}{n}",
+                display=DISPLAY[key],
+            )
         for key, (a, b) in DOORS.items():
             extra: dict[str, Any] = {}
             if key == "C":
@@ -228,8 +339,9 @@ def office_tower(levels: int = 10, rows: int = 10, rooms_per_side: int = 25) -> 
     elevator, stairs = [], []
     for n in range(levels):
         level = venue.level(f"T{n}", n, f"Floor {n + 1}", f"{n + 1}", outline)
-        venue.unit(f"spine{n}", level, "walkway", rect(-3, -6, 0, rows * pitch - 3),
-                   name=f"Spine {n}")  # fmt: skip
+        venue.unit(
+            f"spine{n}", level, "walkway", rect(-3, -6, 0, rows * pitch - 3), name=f"Spine {n}"
+        )
         elevator.append(venue.unit(f"lift{n}", level, "elevator", rect(-3, -10, 0, -6)))
         stairs.append(venue.unit(f"stair{n}", level, "stairs", rect(-7, -10, -3, -6)))
         venue.opening(f"lift{n}", level, (-2, -6), (-1, -6))
@@ -242,8 +354,7 @@ def office_tower(levels: int = 10, rows: int = 10, rooms_per_side: int = 25) -> 
             venue.opening(f"row{n}-{row}", level, (0, y + 1), (0, y + 2))
             for index in range(rooms_per_side):
                 x = index * 4.0
-                for side, (y0, y1, door_y) in (("n", (y + 3, y + 9, y + 3)),
-                                               ("s", (y - 6, y, y))):  # fmt: skip
+                for side, (y0, y1, door_y) in (("n", (y + 3, y + 9, y + 3)), ("s", (y - 6, y, y))):
                     key = f"{n}-{row}-{side}{index}"
                     venue.unit(key, level, "office", rect(x, y0, x + 4, y1), name=f"Office {key}")
                     venue.opening(key, level, (x + 1.5, door_y), (x + 2.5, door_y))

@@ -90,8 +90,9 @@ async def snapshot(store: Store, settings: Settings, key: str) -> dict[str, Any]
         await get("/v1/units/references", {"asset": ASSET_ID, **ALL})
         groups = (await get("/v1/units/attribute-groups")).json()["data"]
         for group in groups:
-            await get(f"/v1/units/attribute-groups/{group['group_id']}/units",
-                      {"asset": ASSET_ID, **ALL})  # fmt: skip
+            await get(
+                f"/v1/units/attribute-groups/{group['group_id']}/units", {"asset": ASSET_ID, **ALL}
+            )
         maps = (await get("/v1/maps", {"asset": ASSET_ID, **ALL})).json()["data"]
         for unit_map in maps:
             map_id = unit_map["id"]
@@ -107,8 +108,9 @@ async def snapshot(store: Store, settings: Settings, key: str) -> dict[str, Any]
             if "pathfinding" in unit_map.get("tags", []) and len(placed) >= 2:
                 ids = [{"id": location["id"]} for location in placed]
                 payload = {"data": {"sources": ids[:1], "targets": ids[1:]}}
-                answer = await client.post(f"/v1/unitmaps/{map_id}/distance-matrix",
-                                           json=payload, headers=headers)  # fmt: skip
+                answer = await client.post(
+                    f"/v1/unitmaps/{map_id}/distance-matrix", json=payload, headers=headers
+                )
                 seen[f"E18 {map_id}"] = (answer.status_code, answer.content)
     return seen
 
@@ -136,17 +138,29 @@ def without_import_time(shot: dict[str, Any], latest: bytes) -> dict[str, Any]:
     return out
 
 
-def cli_import(uri: str, database: str, path: Path, data_dir: Path,
-               *extra: str) -> subprocess.Popen[str]:  # fmt: skip
+def cli_import(
+    uri: str, database: str, path: Path, data_dir: Path, *extra: str
+) -> subprocess.Popen[str]:
     """`floorgate import PATH` as its own process against `database`."""
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(data_dir), "FLOORGATE_MONGODB_URI": uri,
-           "FLOORGATE_DATABASE": database, "FLOORGATE_DATA_DIR": str(data_dir)}  # fmt: skip
-    return subprocess.Popen([FLOORGATE, "import", str(path), *extra], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(data_dir),
+        "FLOORGATE_MONGODB_URI": uri,
+        "FLOORGATE_DATABASE": database,
+        "FLOORGATE_DATA_DIR": str(data_dir),
+    }
+    return subprocess.Popen(
+        [FLOORGATE, "import", str(path), *extra],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
-def wait_for_lease(uri: str, database: str, process: subprocess.Popen[str],
-                   timeout: float = 60.0) -> float:  # fmt: skip
+def wait_for_lease(
+    uri: str, database: str, process: subprocess.Popen[str], timeout: float = 60.0
+) -> float:
     """Until the import holds the asset's lease (its write phase began); the time then."""
     deadline = time.monotonic() + timeout
     with MongoClient(uri) as client:

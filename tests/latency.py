@@ -20,8 +20,9 @@ async def timed(request: Awaitable[Any]) -> tuple[Any, float]:
     return response, time.perf_counter() - started
 
 
-async def latency_meanwhile(client: httpx.AsyncClient, key: str, attack: Awaitable[Any]
-                            ) -> tuple[Any, float, float]:  # fmt: skip
+async def latency_meanwhile(
+    client: httpx.AsyncClient, key: str, attack: Awaitable[Any]
+) -> tuple[Any, float, float]:
     """(the attack's response, its seconds, the worst latency of small GETs sent during it)."""
     done = False
 

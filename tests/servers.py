@@ -38,8 +38,9 @@ def cli_env(db_server, settings, data_dir: Path) -> dict[str, str]:
     }
 
 
-def wait_for_port(port: int, process: subprocess.Popen, timeout: float = 30.0,
-                  log: Path | None = None) -> None:  # fmt: skip
+def wait_for_port(
+    port: int, process: subprocess.Popen, timeout: float = 30.0, log: Path | None = None
+) -> None:
     """Until the server listens; its output (`process.stdout` or the `log` file) if it exits."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -73,19 +74,33 @@ def serve_tls(data_dir: Path, db_server, settings, **env: str) -> Iterator[Serve
 
 
 @contextlib.contextmanager
-def serve_tls_with_args(data_dir: Path, db_server, settings, args: Sequence[str],
-                        **env: str) -> Iterator[Served]:  # fmt: skip
+def serve_tls_with_args(
+    data_dir: Path, db_server, settings, args: Sequence[str], **env: str
+) -> Iterator[Served]:
     """`serve_tls` with more command-line arguments, e.g. `("--workers", "2")`."""
     certs = ensure_local_certificates(data_dir)
     port = free_port()
     log_path = data_dir / "serve.log"
     with log_path.open("w") as log:
         process = subprocess.Popen(
-            [FLOORGATE, "serve", "--cert", str(certs.cert), "--key", str(certs.key),
-             "--port", str(port), "--public-url", f"https://localhost:{port}", *args],
+            [
+                FLOORGATE,
+                "serve",
+                "--cert",
+                str(certs.cert),
+                "--key",
+                str(certs.key),
+                "--port",
+                str(port),
+                "--public-url",
+                f"https://localhost:{port}",
+                *args,
+            ],
             env={**cli_env(db_server, settings, data_dir), **env},
-            stdout=log, stderr=subprocess.STDOUT, text=True,
-        )  # fmt: skip
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         try:
             wait_for_port(port, process, log=log_path)
             yield Served(f"https://localhost:{port}", port, certs, process, log_path)
@@ -95,8 +110,9 @@ def serve_tls_with_args(data_dir: Path, db_server, settings, args: Sequence[str]
 
 
 @contextlib.asynccontextmanager
-async def own_demo_database(db_server, data_dir: Path, database: str
-                            ) -> AsyncIterator[tuple[Settings, str]]:  # fmt: skip
+async def own_demo_database(
+    db_server, data_dir: Path, database: str
+) -> AsyncIterator[tuple[Settings, str]]:
     """A database of its own holding the demo, and a key with every permission; dropped
     afterwards (for tests that start their own `floorgate serve` on it)."""
     settings = Settings(data_dir=data_dir, database_name=database)

@@ -24,9 +24,16 @@ JSON = {"Content-Type": "application/json"}
 
 def huge_matrix_body(waypoints: int = 150_000) -> bytes:
     """About 12 MB: `waypoints` sources, one target."""
-    sources = [{"id": f"location-{n:06d}", "x": n * 1.5, "y": n * 2.5, "floor_id": "f-1",
-                "name": "waypoint"}
-               for n in range(waypoints)]  # fmt: skip
+    sources = [
+        {
+            "id": f"location-{n:06d}",
+            "x": n * 1.5,
+            "y": n * 2.5,
+            "floor_id": "f-1",
+            "name": "waypoint",
+        }
+        for n in range(waypoints)
+    ]
     return orjson.dumps({"data": {"sources": sources, "targets": [{"id": "loc-gym"}]}})
 
 
@@ -121,8 +128,9 @@ async def test_any_list_over_the_item_limit_is_refused_unwalked(client, keys):
 
 async def test_graphql_without_a_key_is_refused_before_its_body_is_read(client, keys):
     svg = "<svg>" + "x" * 12_000_000 + "</svg>"
-    body = orjson.dumps({"query": "query($s: String!) { parseUnitMap(svg: $s) }",
-                         "variables": {"s": svg}})  # fmt: skip
+    body = orjson.dumps(
+        {"query": "query($s: String!) { parseUnitMap(svg: $s) }", "variables": {"s": svg}}
+    )
     response, seconds, worst = await latency_meanwhile(
         client, keys.plain, client.post("/graphql", content=body, headers=JSON)
     )
@@ -155,8 +163,9 @@ def small_limits_app(store, settings):
     return create_app(replace(settings, max_body_bytes=64 * 1024, body_timeout_seconds=0.3), store)
 
 
-async def chunks(total: int, size: int = 8192, pause_after: int | None = None,
-                 pause: float = 0.0) -> AsyncIterator[bytes]:  # fmt: skip
+async def chunks(
+    total: int, size: int = 8192, pause_after: int | None = None, pause: float = 0.0
+) -> AsyncIterator[bytes]:
     sent = 0
     while sent < total:
         if pause_after is not None and sent >= pause_after:
@@ -167,13 +176,15 @@ async def chunks(total: int, size: int = 8192, pause_after: int | None = None,
         yield part
 
 
-@pytest.mark.parametrize(("path", "headers"), [
-    ("/v1/maps/parse", {"Content-Type": "image/svg+xml"}),
-    ("/graphql", JSON),
-    (MATRIX, {**JSON, **FLAGS}),
-])  # fmt: skip
-async def test_a_streamed_body_over_the_limit_is_413(small_limits_app, keys, caplog, path,
-                                                     headers):  # fmt: skip
+@pytest.mark.parametrize(
+    ("path", "headers"),
+    [
+        ("/v1/maps/parse", {"Content-Type": "image/svg+xml"}),
+        ("/graphql", JSON),
+        (MATRIX, {**JSON, **FLAGS}),
+    ],
+)
+async def test_a_streamed_body_over_the_limit_is_413(small_limits_app, keys, caplog, path, headers):
     transport = httpx.ASGITransport(app=small_limits_app)
     async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
         with caplog.at_level(logging.WARNING):
@@ -217,20 +228,27 @@ async def test_a_slow_but_steady_body_is_fine(small_limits_app, keys):
 
     transport = httpx.ASGITransport(app=small_limits_app)
     async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
-        response = await client.post("/v1/maps/parse", content=steady(),
-                                     headers={"Content-Type": "image/svg+xml",
-                                              "API-Key": keys.full})  # fmt: skip
+        response = await client.post(
+            "/v1/maps/parse",
+            content=steady(),
+            headers={"Content-Type": "image/svg+xml", "API-Key": keys.full},
+        )
     assert response.status_code == 200
     assert response.json()["width"] == 10
 
 
 async def test_graphql_variables_with_a_huge_list_are_refused_before_coercion(client, keys):
     waypoints = [{"id": f"w{n}", "x": 1.0, "y": 2.0, "floorId": "f-1"} for n in range(150_000)]
-    body = orjson.dumps({
-        "query": "query($m: ID!, $i: DistanceMatrixInput!) "
-                 "{ distanceMatrix(unitMapId: $m, input: $i) { distanceMethod } }",
-        "variables": {"m": "map-1", "i": {"sources": waypoints, "targets": [{"id": "loc-gym"}]}},
-    })  # fmt: skip
+    body = orjson.dumps(
+        {
+            "query": "query($m: ID!, $i: DistanceMatrixInput!) "
+            "{ distanceMatrix(unitMapId: $m, input: $i) { distanceMethod } }",
+            "variables": {
+                "m": "map-1",
+                "i": {"sources": waypoints, "targets": [{"id": "loc-gym"}]},
+            },
+        }
+    )
     response, seconds = await timed(
         client.post(
             "/graphql",

@@ -34,15 +34,18 @@ async def test_deeply_nested_variables_in_a_get_are_422(client, keys):
     )
 
 
-@pytest.mark.parametrize(("value", "message"), [
-    ("9" * 5000, "must be at most 2147483647"),
-    ("-" + "9" * 5000, "must be at most 2147483647"),
-    ("0" * 5000 + "7", None),  # leading zeros: still 7
-    ("2147483648", "must be at most 2147483647"),
-    ("\uff11", "must be an integer"),  # fullwidth one
-    ("\u0661\u0660", "must be an integer"),  # Arabic-Indic ten
-    ("1\u00b2", "must be an integer"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("9" * 5000, "must be at most 2147483647"),
+        ("-" + "9" * 5000, "must be at most 2147483647"),
+        ("0" * 5000 + "7", None),  # leading zeros: still 7
+        ("2147483648", "must be at most 2147483647"),
+        ("\uff11", "must be an integer"),  # fullwidth one
+        ("\u0661\u0660", "must be an integer"),  # Arabic-Indic ten
+        ("1\u00b2", "must be an integer"),
+    ],
+)
 async def test_integers_of_any_length_and_script(client, keys, value, message):
     response = await client.get(
         "/v1/units", params={"per-page": value}, headers={"API-Key": keys.full}

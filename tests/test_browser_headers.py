@@ -18,12 +18,17 @@ from tests.servers import serve_tls
 
 ORIGIN = "https://explorer.example"
 EXPOSED = "ETag, Retry-After, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset"
-PREFLIGHT = {"Origin": ORIGIN, "Access-Control-Request-Method": "GET",
-             "Access-Control-Request-Headers": "api-key, experimental-flags"}  # fmt: skip
+PREFLIGHT = {
+    "Origin": ORIGIN,
+    "Access-Control-Request-Method": "GET",
+    "Access-Control-Request-Headers": "api-key, experimental-flags",
+}
 
 
-@pytest.mark.parametrize("path", ["/v1/assets", "/v1/maps/map-1/distance-matrix", "/graphql",
-                                  "/files/maps/map-1/x.map.json"])  # fmt: skip
+@pytest.mark.parametrize(
+    "path",
+    ["/v1/assets", "/v1/maps/map-1/distance-matrix", "/graphql", "/files/maps/map-1/x.map.json"],
+)
 async def test_preflight_is_204_without_a_key(client, path):
     response = await client.options(path, headers=PREFLIGHT)
     assert response.status_code == 204
@@ -31,7 +36,8 @@ async def test_preflight_is_204_without_a_key(client, path):
     assert response.headers["access-control-allow-origin"] == "*"
     assert response.headers["access-control-allow-methods"] == "GET, HEAD, POST, PUT, OPTIONS"
     assert response.headers["access-control-allow-headers"] == (
-        "API-Key, Experimental-Flags, Content-Type, If-None-Match")
+        "API-Key, Experimental-Flags, Content-Type, If-None-Match"
+    )
     assert response.headers["access-control-max-age"] == "86400"
     assert "access-control-allow-credentials" not in response.headers
     assert response.headers["x-content-type-options"] == "nosniff"
@@ -46,8 +52,9 @@ async def test_options_that_is_no_preflight_is_still_405(client):
 async def test_answers_carry_cors_and_expose_headers(client, keys):
     ok = await client.get("/v1/assets", headers={"Origin": ORIGIN, "API-Key": keys.full})
     refused = await client.get("/v1/assets", headers={"Origin": ORIGIN})
-    graphql = await client.post("/graphql", json={"query": "{ __typename }"},
-                                headers={"Origin": ORIGIN})  # fmt: skip
+    graphql = await client.post(
+        "/graphql", json={"query": "{ __typename }"}, headers={"Origin": ORIGIN}
+    )
     for response in (ok, refused, graphql):
         assert response.headers["access-control-allow-origin"] == "*"
         assert response.headers["access-control-expose-headers"] == EXPOSED
@@ -55,8 +62,10 @@ async def test_answers_carry_cors_and_expose_headers(client, keys):
     assert (ok.status_code, refused.status_code, graphql.status_code) == (200, 401, 200)
 
 
-@pytest.mark.parametrize("path", ["/v1/assets", "/v1/nowhere", "/graphql", "/healthz",
-                                  "/v1/openapi.json", "/files/nothing"])  # fmt: skip
+@pytest.mark.parametrize(
+    "path",
+    ["/v1/assets", "/v1/nowhere", "/graphql", "/healthz", "/v1/openapi.json", "/files/nothing"],
+)
 async def test_every_https_answer_has_hsts_and_nosniff(client, path):
     response = await client.get(path)
     assert response.headers["strict-transport-security"] == "max-age=31536000"
@@ -77,12 +86,13 @@ async def test_narrowed_origins(store, settings, keys):
     app = create_app(replace(settings, cors_origins=(ORIGIN,), hsts_seconds=0), store)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
-        allowed = await client.get("/v1/assets", headers={"Origin": ORIGIN,
-                                                          "API-Key": keys.full})  # fmt: skip
-        other = await client.get("/v1/assets", headers={"Origin": "https://evil.example",
-                                                        "API-Key": keys.full})  # fmt: skip
-        preflight = await client.options("/v1/assets", headers={
-            **PREFLIGHT, "Origin": "https://evil.example"})
+        allowed = await client.get("/v1/assets", headers={"Origin": ORIGIN, "API-Key": keys.full})
+        other = await client.get(
+            "/v1/assets", headers={"Origin": "https://evil.example", "API-Key": keys.full}
+        )
+        preflight = await client.options(
+            "/v1/assets", headers={**PREFLIGHT, "Origin": "https://evil.example"}
+        )
     assert allowed.headers["access-control-allow-origin"] == ORIGIN
     assert "Origin" in allowed.headers.get_list("vary")
     assert "access-control-allow-origin" not in other.headers
@@ -106,16 +116,17 @@ def fetch_from_another_origin(served, key: str, tmp_path) -> str:
     browser = offline_browser(tmp_path / "profile", served.certs.cert, deadline, "127.0.0.1")
     try:
         target = browser.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = browser.call("Target.attachToTarget",
-                               {"targetId": target, "flatten": True})["sessionId"]  # fmt: skip
+        session = browser.call("Target.attachToTarget", {"targetId": target, "flatten": True})[
+            "sessionId"
+        ]
         browser.call("Page.enable", session=session)
         page = f"https://127.0.0.1:{served.port}/healthz"
         browser.call("Page.navigate", {"url": page}, session=session)
         browser.drain(1.0)
-        expression = CROSS_ORIGIN_FETCH % (json.dumps(f"{served.base}/v1/assets"),
-                                           json.dumps(key))  # fmt: skip
-        result = browser.call("Runtime.evaluate", {"expression": expression,
-                                                   "awaitPromise": True}, session=session)
+        expression = CROSS_ORIGIN_FETCH % (json.dumps(f"{served.base}/v1/assets"), json.dumps(key))
+        result = browser.call(
+            "Runtime.evaluate", {"expression": expression, "awaitPromise": True}, session=session
+        )
         return result["result"]["value"]
     finally:
         browser.close()
@@ -135,7 +146,8 @@ def test_a_page_of_another_origin_reads_the_api(tmp_path, db_server, settings, k
 @pytest.mark.e2e
 @pytest.mark.skipif(CHROMIUM is None, reason=MISSING)
 def test_an_origin_not_listed_cannot_read_it(tmp_path, db_server, settings, keys):
-    with serve_tls(tmp_path, db_server, settings,
-                   FLOORGATE_CORS_ORIGINS="https://explorer.example") as served:  # fmt: skip
+    with serve_tls(
+        tmp_path, db_server, settings, FLOORGATE_CORS_ORIGINS="https://explorer.example"
+    ) as served:
         value = fetch_from_another_origin(served, keys.full, tmp_path)
     assert value.startswith("failed: TypeError"), value

@@ -23,8 +23,9 @@ FLOORGATE = str(Path(sys.executable).with_name("floorgate"))
 
 
 def run(args: list[str], env: dict[str, str], timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([FLOORGATE, *args], env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [FLOORGATE, *args], env=env, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def test_demo_on_empty_folder_then_again(tmp_path):
@@ -60,13 +61,20 @@ def write_dataset(folder: Path, units: list[dict]) -> Path:
 
 
 def test_import_all_or_nothing(tmp_path, db_server, settings):
-    env = {**os.environ, "FLOORGATE_MONGODB_URI": db_server.uri,
-           "FLOORGATE_DATABASE": "floorgate_cli_import", "FLOORGATE_DATA_DIR": str(tmp_path)}
-    bad = write_dataset(tmp_path / "bad", [
-        {"id": "u1", "asset_id": "cli-asset", "floor_id": "cli-f1", "name": "1"},
-        {"id": "u2", "asset_id": "cli-asset", "floor_id": "nope", "name": "2"},
-        {"id": "x" * 256, "asset_id": "cli-asset", "floor_id": "cli-f1", "name": "3"},
-    ])  # fmt: skip
+    env = {
+        **os.environ,
+        "FLOORGATE_MONGODB_URI": db_server.uri,
+        "FLOORGATE_DATABASE": "floorgate_cli_import",
+        "FLOORGATE_DATA_DIR": str(tmp_path),
+    }
+    bad = write_dataset(
+        tmp_path / "bad",
+        [
+            {"id": "u1", "asset_id": "cli-asset", "floor_id": "cli-f1", "name": "1"},
+            {"id": "u2", "asset_id": "cli-asset", "floor_id": "nope", "name": "2"},
+            {"id": "x" * 256, "asset_id": "cli-asset", "floor_id": "cli-f1", "name": "3"},
+        ],
+    )
     refused = run(["import", str(bad)], env)
     assert refused.returncode == 1
     assert "Nothing was imported: 2 problem(s)." in refused.stderr
@@ -76,9 +84,12 @@ def test_import_all_or_nothing(tmp_path, db_server, settings):
         assert client["floorgate_cli_import"]["assets"].count_documents({}) == 0
         assert client["floorgate_cli_import"]["units"].count_documents({}) == 0
 
-    good = write_dataset(tmp_path / "good", [
-        {"id": "u1", "asset_id": "cli-asset", "floor_id": "cli-f1", "name": "1"},
-    ])  # fmt: skip
+    good = write_dataset(
+        tmp_path / "good",
+        [
+            {"id": "u1", "asset_id": "cli-asset", "floor_id": "cli-f1", "name": "1"},
+        ],
+    )
     imported = run(["import", str(good)], env)
     assert imported.returncode == 0, imported.stderr
     assert "units: 1 inserted, 0 updated" in imported.stdout
@@ -92,23 +103,29 @@ def test_keys_create_refuses_unknown_assets_and_permissions_and_list_has_a_heade
     tmp_path, db_server
 ):
     database = "floorgate_cli_keys"
-    env = {**os.environ, "FLOORGATE_MONGODB_URI": db_server.uri,
-           "FLOORGATE_DATABASE": database, "FLOORGATE_DATA_DIR": str(tmp_path)}  # fmt: skip
+    env = {
+        **os.environ,
+        "FLOORGATE_MONGODB_URI": db_server.uri,
+        "FLOORGATE_DATABASE": database,
+        "FLOORGATE_DATA_DIR": str(tmp_path),
+    }
     with MongoClient(db_server.uri) as client:
         client.drop_database(database)
         client[database]["assets"].insert_one({"_id": "known", "name": "Known"})
-    unknown = run(["keys", "create", "--name", "typo", "--asset", "known", "--asset", "nope"],
-                  env)  # fmt: skip
+    unknown = run(["keys", "create", "--name", "typo", "--asset", "known", "--asset", "nope"], env)
     assert (unknown.returncode, unknown.stdout) == (2, "")
     assert unknown.stderr == (
         "floorgate keys create: no asset 'nope' in the database (import it first, or check "
-        "the id; `--all-assets` for every asset); no key was created.\n")  # fmt: skip
-    bad_permission = run(["keys", "create", "--name", "p", "--all-assets",
-                          "--permission", "service.everything"], env)  # fmt: skip
+        "the id; `--all-assets` for every asset); no key was created.\n"
+    )
+    bad_permission = run(
+        ["keys", "create", "--name", "p", "--all-assets", "--permission", "service.everything"], env
+    )
     assert bad_permission.returncode == 2
     assert "argument --permission: invalid choice: 'service.everything'" in bad_permission.stderr
     assert run(["keys", "list"], env).stdout == (
-        "ID  NAME  STATE  RATE LIMIT  ASSETS  PERMISSIONS\n")  # fmt: skip
+        "ID  NAME  STATE  RATE LIMIT  ASSETS  PERMISSIONS\n"
+    )
 
     made = run(["keys", "create", "--name", "listing site", "--asset", "known"], env)
     assert made.returncode == 0, made.stderr
@@ -125,8 +142,14 @@ def test_keys_create_refuses_unknown_assets_and_permissions_and_list_has_a_heade
 
 def test_serve_help_names_defaults_and_settings():
     shown = run(["serve", "--help"], dict(os.environ)).stdout
-    for text in ("(default 127.0.0.1;", "FLOORGATE_HOST", "(default 8443; FLOORGATE_PORT)",
-                 "FLOORGATE_TLS_CERT", "(default 1)", "FLOORGATE_PUBLIC_URL"):  # fmt: skip
+    for text in (
+        "(default 127.0.0.1;",
+        "FLOORGATE_HOST",
+        "(default 8443; FLOORGATE_PORT)",
+        "FLOORGATE_TLS_CERT",
+        "(default 1)",
+        "FLOORGATE_PUBLIC_URL",
+    ):
         assert text in " ".join(shown.split()), text
 
 
@@ -146,7 +169,8 @@ def test_demo_on_a_taken_port_says_so_before_anything_starts(tmp_path):
     assert result.stderr == (
         f"floorgate demo: port {port} on 127.0.0.1 is in use (another floorgate, or another "
         "server). Choose another port: FLOORGATE_PORT=8444 make run, or floorgate demo "
-        "--port 8444.\n")  # fmt: skip
+        "--port 8444.\n"
+    )
     assert not (tmp_path / "data").exists()  # no database, no certificates were made
 
 
@@ -154,12 +178,17 @@ def test_the_ready_line_comes_once_the_server_answers(tmp_path):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    process = subprocess.Popen([FLOORGATE, "demo", "--port", str(port)],
-                               env=demo_env(tmp_path), stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    process = subprocess.Popen(
+        [FLOORGATE, "demo", "--port", str(port)],
+        env=demo_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in process.stdout],
-                     daemon=True).start()  # fmt: skip
+    threading.Thread(
+        target=lambda: [lines.put(line) for line in process.stdout], daemon=True
+    ).start()
     try:
         seen = []
         while not seen or not seen[-1].startswith("floorgate is ready. Try:"):
@@ -182,12 +211,17 @@ class Demo:
 
     def __init__(self, tmp_path: Path, port: int) -> None:
         self.port = port
-        self.process = subprocess.Popen([FLOORGATE, "demo", "--port", str(port)],
-                                        env=demo_env(tmp_path), stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, text=True)  # fmt: skip
+        self.process = subprocess.Popen(
+            [FLOORGATE, "demo", "--port", str(port)],
+            env=demo_env(tmp_path),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         self.lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=lambda: [self.lines.put(x) for x in self.process.stdout],
-                         daemon=True).start()  # fmt: skip
+        threading.Thread(
+            target=lambda: [self.lines.put(x) for x in self.process.stdout], daemon=True
+        ).start()
 
     def wait_ready(self) -> None:
         line = ""
@@ -228,8 +262,12 @@ def test_two_servers_share_the_database_and_the_last_one_stops_it(tmp_path):
         tls = ssl.create_default_context(cafile=str(data / "tls" / "ca.pem"))
         assert first.stop() == 0
         assert runs(database)  # the database child still serves
-        answer = httpx.get(f"https://localhost:{second.port}/v1/assets", verify=tls,
-                           headers={"API-Key": key}, timeout=10)  # fmt: skip
+        answer = httpx.get(
+            f"https://localhost:{second.port}/v1/assets",
+            verify=tls,
+            headers={"API-Key": key},
+            timeout=10,
+        )
         assert answer.status_code == 200, answer.text
         assert [asset["id"] for asset in answer.json()["data"]] == ["harbor-view"]
         assert second.stop() == 0

@@ -33,8 +33,14 @@ def clean_env(data_dir: Path, **extra: str) -> dict[str, str]:
 
 def run(args: list[str], env: dict[str, str]) -> tuple[subprocess.CompletedProcess, float]:
     started = time.monotonic()
-    result = subprocess.run([FLOORGATE, *args], env=env, capture_output=True, text=True,
-                            stdin=subprocess.DEVNULL, timeout=60)  # fmt: skip
+    result = subprocess.run(
+        [FLOORGATE, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
     return result, time.monotonic() - started
 
 
@@ -48,6 +54,7 @@ def assert_one_line(result: subprocess.CompletedProcess, elapsed: float, code: i
 
 
 # -- floorgate serve: the certificate and key are checked before anything starts ---------
+
 
 @pytest.fixture(scope="module")
 def certs(tmp_path_factory) -> LocalCertificates:
@@ -66,11 +73,14 @@ def serve_args(cert: Path, key: Path, *more: str) -> list[str]:
 @pytest.mark.parametrize("workers", [[], ["--workers", "2"]], ids=["one-worker", "two-workers"])
 def test_serve_with_a_missing_certificate_fails_at_start(tmp_path, certs, workers):
     data_dir = tmp_path / "data"
-    result, elapsed = run(serve_args(tmp_path / "missing.pem", certs.key, *workers),
-                          clean_env(data_dir))  # fmt: skip
+    result, elapsed = run(
+        serve_args(tmp_path / "missing.pem", certs.key, *workers), clean_env(data_dir)
+    )
     line = assert_one_line(result, elapsed, 2)
-    assert line == (f"floorgate serve: cannot load the TLS certificate {tmp_path / 'missing.pem'}"
-                    ": No such file or directory")  # fmt: skip
+    assert line == (
+        f"floorgate serve: cannot load the TLS certificate {tmp_path / 'missing.pem'}"
+        ": No such file or directory"
+    )
     assert result.stdout == ""
     assert not data_dir.exists()  # the embedded database was not started
 
@@ -82,15 +92,27 @@ def _garbage(path: Path) -> Path:
 
 def _encrypted_key(certs: LocalCertificates, path: Path) -> Path:
     key = serialization.load_pem_private_key(certs.key.read_bytes(), password=None)
-    path.write_bytes(key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-        serialization.BestAvailableEncryption(b"secret"),
-    ))  # fmt: skip
+    path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.BestAvailableEncryption(b"secret"),
+        )
+    )
     return path
 
 
-@pytest.mark.parametrize("case", ["missing-key", "directory-cert", "garbage-cert", "garbage-key",
-                                  "key-of-another-cert", "encrypted-key"])  # fmt: skip
+@pytest.mark.parametrize(
+    "case",
+    [
+        "missing-key",
+        "directory-cert",
+        "garbage-cert",
+        "garbage-key",
+        "key-of-another-cert",
+        "encrypted-key",
+    ],
+)
 def test_serve_with_unusable_tls_files_says_why_in_one_line(tmp_path, certs, other_certs, case):
     cert, key = certs.cert, certs.key
     if case == "missing-key":
@@ -110,8 +132,9 @@ def test_serve_with_unusable_tls_files_says_why_in_one_line(tmp_path, certs, oth
         expected = f"the TLS private key {key} does not match the certificate {cert}"
     else:  # an encrypted key fails; it must not prompt for a pass phrase (stdin is empty)
         key = _encrypted_key(certs, tmp_path / "encrypted-key.pem")
-        expected = (f"cannot load the TLS private key {key}: it is encrypted; "
-                    "give an unencrypted key")  # fmt: skip
+        expected = (
+            f"cannot load the TLS private key {key}: it is encrypted; give an unencrypted key"
+        )
     data_dir = tmp_path / "data"
     result, elapsed = run(serve_args(cert, key), clean_env(data_dir))
     assert assert_one_line(result, elapsed, 2) == f"floorgate serve: {expected}"
@@ -120,12 +143,14 @@ def test_serve_with_unusable_tls_files_says_why_in_one_line(tmp_path, certs, oth
 
 # -- the database is unreachable ---------------------------------------------------------
 
+
 @pytest.fixture
 def unreachable(tmp_path) -> tuple[dict[str, str], int]:
     """An environment whose database is a closed loopback port."""
     port = free_port()
-    return clean_env(tmp_path, FLOORGATE_MONGODB_URI=f"mongodb://127.0.0.1:{port}",
-                     FLOORGATE_DB_TIMEOUT_MS="500"), port  # fmt: skip
+    return clean_env(
+        tmp_path, FLOORGATE_MONGODB_URI=f"mongodb://127.0.0.1:{port}", FLOORGATE_DB_TIMEOUT_MS="500"
+    ), port
 
 
 def write_dataset(folder: Path, units: int = 1, name: str = "1") -> Path:
@@ -133,20 +158,31 @@ def write_dataset(folder: Path, units: int = 1, name: str = "1") -> Path:
     data = {
         "assets": [{"id": "err-asset", "market": "multifamily", "name": "CLI errors"}],
         "floors": [{"id": "err-f1", "asset_id": "err-asset", "name": "1", "sort": 1}],
-        "units": [{"id": f"err-u{i}", "asset_id": "err-asset", "floor_id": "err-f1",
-                   "name": f"{name} {i}"} for i in range(units)],
-    }  # fmt: skip
+        "units": [
+            {
+                "id": f"err-u{i}",
+                "asset_id": "err-asset",
+                "floor_id": "err-f1",
+                "name": f"{name} {i}",
+            }
+            for i in range(units)
+        ],
+    }
     path = folder / "dataset.json"
     path.write_text(json.dumps(data))
     return path
 
 
-@pytest.mark.parametrize("args", [
-    ["import", "DATASET"],
-    ["keys", "create", "--name", "k", "--all-assets"],
-    ["keys", "list"],
-    ["keys", "disable", "some-key-id"],
-], ids=["import", "keys-create", "keys-list", "keys-disable"])  # fmt: skip
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["import", "DATASET"],
+        ["keys", "create", "--name", "k", "--all-assets"],
+        ["keys", "list"],
+        ["keys", "disable", "some-key-id"],
+    ],
+    ids=["import", "keys-create", "keys-list", "keys-disable"],
+)
 def test_an_unreachable_database_is_one_line(tmp_path, unreachable, args):
     env, port = unreachable
     args = [str(write_dataset(tmp_path / "dataset")) if a == "DATASET" else a for a in args]
@@ -191,8 +227,9 @@ class CuttingProxy:
             with self.lock:
                 self.sockets += [client, upstream]
             for source, target, watch in ((client, upstream, True), (upstream, client, False)):
-                thread = threading.Thread(target=self.pump, args=(source, target, watch),
-                                          daemon=True)  # fmt: skip
+                thread = threading.Thread(
+                    target=self.pump, args=(source, target, watch), daemon=True
+                )
                 thread.start()
                 self.threads.append(thread)
 
@@ -230,10 +267,12 @@ def test_a_database_that_goes_away_during_an_import_is_one_line(tmp_path, db_ser
     marker = "gone-away-marker"
     path = write_dataset(tmp_path / "dataset", units=200, name=marker)
     with cutting_proxy(db_server.port, marker.encode()) as proxy:
-        env = clean_env(tmp_path, FLOORGATE_DB_TIMEOUT_MS="500",
-                        FLOORGATE_MONGODB_URI=f"mongodb://127.0.0.1:{proxy.port}/"
-                        "?directConnection=true",
-                        FLOORGATE_DATABASE="floorgate_cli_gone")  # fmt: skip
+        env = clean_env(
+            tmp_path,
+            FLOORGATE_DB_TIMEOUT_MS="500",
+            FLOORGATE_MONGODB_URI=f"mongodb://127.0.0.1:{proxy.port}/?directConnection=true",
+            FLOORGATE_DATABASE="floorgate_cli_gone",
+        )
         result, elapsed = run(["import", str(path)], env)
         assert proxy.cut.is_set()  # it did go away during the write
     line = assert_one_line(result, elapsed, 1)
@@ -243,8 +282,9 @@ def test_a_database_that_goes_away_during_an_import_is_one_line(tmp_path, db_ser
 
 
 def test_a_valid_import_still_works(tmp_path, db_server):
-    env = clean_env(tmp_path, FLOORGATE_MONGODB_URI=db_server.uri,
-                    FLOORGATE_DATABASE="floorgate_cli_errors_ok")  # fmt: skip
+    env = clean_env(
+        tmp_path, FLOORGATE_MONGODB_URI=db_server.uri, FLOORGATE_DATABASE="floorgate_cli_errors_ok"
+    )
     path = write_dataset(tmp_path / "dataset", units=2)
     result, elapsed = run(["import", str(path)], env)
     assert result.returncode == 0, result.stderr

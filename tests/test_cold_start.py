@@ -156,13 +156,17 @@ def test_a_parse_imports_the_parser_in_a_worker_process_only(cold):
 def test_the_type_modules_keep_their_annotations_as_objects():
     """See `schema/__init__.py`: string annotations cost strawberry an `eval` each."""
     folder = Path(__file__).parent.parent / "schema"
-    lines = {path.stem: path.read_text(encoding="utf-8").splitlines()
-             for path in sorted(folder.glob("*.py"))}  # fmt: skip
-    declaring = {name for name, text in lines.items()
-                 if any(line.lstrip().startswith("@strawberry.") for line in text)}  # fmt: skip
+    lines = {
+        path.stem: path.read_text(encoding="utf-8").splitlines()
+        for path in sorted(folder.glob("*.py"))
+    }
+    declaring = {
+        name
+        for name, text in lines.items()
+        if any(line.lstrip().startswith("@strawberry.") for line in text)
+    }
     assert declaring >= {"types", "queries", "mutations", "directions_types"}
-    postponed = {name for name in declaring
-                 if "from __future__ import annotations" in lines[name]}  # fmt: skip
+    postponed = {name for name in declaring if "from __future__ import annotations" in lines[name]}
     assert postponed == set()
 
 
@@ -179,19 +183,26 @@ async def test_a_worker_ensures_indexes_unless_serve_did(db_server, settings, en
         app = app.app  # through the middleware to the Starlette app
     async with app.router.lifespan_context(app):
         for _ in range(100):
-            made = [(collection.name, await store.db[collection.name].index_information())
-                    for collection in COLLECTIONS if collection.indexes]  # fmt: skip
+            made = [
+                (collection.name, await store.db[collection.name].index_information())
+                for collection in COLLECTIONS
+                if collection.indexes
+            ]
             if not ensure or all(len(indexes) > 1 for _, indexes in made):
                 break
             await asyncio.sleep(0.05)
         await asyncio.sleep(0.2)  # time to send them, were they to be sent
-        made = [(collection.name, await store.db[collection.name].index_information())
-                for collection in COLLECTIONS if collection.indexes]  # fmt: skip
+        made = [
+            (collection.name, await store.db[collection.name].index_information())
+            for collection in COLLECTIONS
+            if collection.indexes
+        ]
     await store.client.drop_database(name)
     await store.close()
     declared = {collection.name: len(collection.indexes) + 1 for collection in COLLECTIONS}
     if ensure:
         assert {name: len(indexes) for name, indexes in made} == {
-            name: declared[name] for name, _ in made}  # fmt: skip
+            name: declared[name] for name, _ in made
+        }
     else:
         assert all(indexes == {} for _, indexes in made)

@@ -173,8 +173,25 @@ class Shape:
         self.__dict__.update(members)
 
 
-ODD = st.sampled_from([None, 1, 2**40, -(2**31) - 1, 2.5, math.nan, math.inf, True, "s",
-                       b"b", ValueError("boom"), (), ["l"], {"k": 1}, object()])  # fmt: skip
+ODD = st.sampled_from(
+    [
+        None,
+        1,
+        2**40,
+        -(2**31) - 1,
+        2.5,
+        math.nan,
+        math.inf,
+        True,
+        "s",
+        b"b",
+        ValueError("boom"),
+        (),
+        ["l"],
+        {"k": 1},
+        object(),
+    ]
+)
 
 
 def sometimes(good: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
@@ -182,21 +199,27 @@ def sometimes(good: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     return st.one_of(good, good, good, ODD)
 
 
-LEAVES = st.fixed_dictionaries({
-    "name": sometimes(st.text(max_size=3)), "count": sometimes(st.integers(-5, 5)),
-    "flag": sometimes(st.booleans()), "ratio": sometimes(st.floats(allow_nan=False)),
-})  # fmt: skip
-ROWS = st.fixed_dictionaries({
-    "id": sometimes(st.text(min_size=1, max_size=4) | st.integers(0, 9)),
-    "label": sometimes(st.none() | st.text(max_size=3)),
-    "size": sometimes(st.integers(-(2**31), 2**31 - 1)),
-    "stamp": sometimes(st.just("2025-01-01T00:00:00+00:00")),
-    "tags": sometimes(st.lists(sometimes(st.text(max_size=2)), max_size=3)),
-    "maybe_tags": sometimes(st.none() | st.lists(st.none() | st.text(max_size=2), max_size=3)),
-    "leaf": sometimes(st.none() | LEAVES),
-    "leaves": sometimes(st.lists(LEAVES, max_size=3) | st.tuples(LEAVES)),
-    "maybe_leaves": sometimes(st.none() | st.lists(st.none() | LEAVES, max_size=3)),
-})  # fmt: skip
+LEAVES = st.fixed_dictionaries(
+    {
+        "name": sometimes(st.text(max_size=3)),
+        "count": sometimes(st.integers(-5, 5)),
+        "flag": sometimes(st.booleans()),
+        "ratio": sometimes(st.floats(allow_nan=False)),
+    }
+)
+ROWS = st.fixed_dictionaries(
+    {
+        "id": sometimes(st.text(min_size=1, max_size=4) | st.integers(0, 9)),
+        "label": sometimes(st.none() | st.text(max_size=3)),
+        "size": sometimes(st.integers(-(2**31), 2**31 - 1)),
+        "stamp": sometimes(st.just("2025-01-01T00:00:00+00:00")),
+        "tags": sometimes(st.lists(sometimes(st.text(max_size=2)), max_size=3)),
+        "maybe_tags": sometimes(st.none() | st.lists(st.none() | st.text(max_size=2), max_size=3)),
+        "leaf": sometimes(st.none() | LEAVES),
+        "leaves": sometimes(st.lists(LEAVES, max_size=3) | st.tuples(LEAVES)),
+        "maybe_leaves": sometimes(st.none() | st.lists(st.none() | LEAVES, max_size=3)),
+    }
+)
 
 
 def shaped(row: dict[str, Any], draw_shape: bool, missing: str | None) -> Any:
@@ -209,18 +232,19 @@ def shaped(row: dict[str, Any], draw_shape: bool, missing: str | None) -> Any:
 def row_lists(draw: st.DrawFn) -> list[Any]:
     rows = draw(st.lists(ROWS, max_size=4))
     keys = sorted(ROWS_KEYS)
-    return [shaped(row, draw(st.booleans()), draw(st.none() | st.sampled_from(keys)))
-            for row in rows]  # fmt: skip
+    return [
+        shaped(row, draw(st.booleans()), draw(st.none() | st.sampled_from(keys))) for row in rows
+    ]
 
 
-ROWS_KEYS = {"id", "label", "size", "stamp", "tags", "maybe_tags", "leaf", "leaves",
-             "maybe_leaves"}  # fmt: skip
+ROWS_KEYS = {"id", "label", "size", "stamp", "tags", "maybe_tags", "leaf", "leaves", "maybe_leaves"}
 
 
 async def run_small(query: str, rows: list[Any], executor: type) -> tuple[Any, Any]:
     with recording(SMALL._schema) as calls:
-        result = graphql.execute(SMALL._schema, parse(query), context_value={"rows": rows},
-                                 executor_class=executor)  # fmt: skip
+        result = graphql.execute(
+            SMALL._schema, parse(query), context_value={"rows": rows}, executor_class=executor
+        )
         if graphql.pyutils.is_awaitable(result):
             result = await result
     return outcome(result), calls
@@ -254,8 +278,17 @@ async def test_the_small_schema_has_plans_with_completers():
 
 @pytest.mark.parametrize("size", [SLICE - 1, SLICE * 3 + 7])
 async def test_long_plain_lists_match_in_slices_and_with_a_bad_row(size):
-    good = {"id": "x", "label": None, "size": 1, "stamp": "t", "tags": [], "maybe_tags": None,
-            "leaf": None, "leaves": [], "maybe_leaves": None}  # fmt: skip
+    good = {
+        "id": "x",
+        "label": None,
+        "size": 1,
+        "stamp": "t",
+        "tags": [],
+        "maybe_tags": None,
+        "leaf": None,
+        "leaves": [],
+        "maybe_leaves": None,
+    }
     rows = [dict(good, id=str(index)) for index in range(size)]
     query = SMALL_QUERIES[0]
     assert await run_small(query, rows, CompiledExecutor) == await run_small(
@@ -321,26 +354,45 @@ def rest_requests(
         bodies: list[Any] = [None]
         if route.body is not None and route.body.name == "data":
             location = {"id": ids["location"]}
-            good = ({"sources": [location], "targets": [location, location]}
-                    if "distance" in path else
-                    [{"unit_id": ids["unit"], "attribute_id": ids["attribute"],
-                      "group_id": ids["group-id"], "asset_id": ids["asset"]}])  # fmt: skip
-            bodies = [{"data": good}, {"data": {}}, {"data": []}, {"data": {"sources": "x"}},
-                      {}]  # fmt: skip
+            good = (
+                {"sources": [location], "targets": [location, location]}
+                if "distance" in path
+                else [
+                    {
+                        "unit_id": ids["unit"],
+                        "attribute_id": ids["attribute"],
+                        "group_id": ids["group-id"],
+                        "asset_id": ids["asset"],
+                    }
+                ]
+            )
+            bodies = [{"data": good}, {"data": {}}, {"data": []}, {"data": {"sources": "x"}}, {}]
         elif route.body is not None:
             bodies = ['<svg xmlns="http://www.w3.org/2000/svg"/>', "not svg"]
-        queries = ["", "?per-page=2&page=2", "?page=0", "?per-page=abc", "?per-page=20000",
-                   "?page=99999", "?tags=a,,b", "?asset=does-not-exist",
-                   "?per-page=1&per-page=2"]  # fmt: skip
+        queries = [
+            "",
+            "?per-page=2&page=2",
+            "?page=0",
+            "?per-page=abc",
+            "?per-page=20000",
+            "?page=99999",
+            "?tags=a,,b",
+            "?asset=does-not-exist",
+            "?per-page=1&per-page=2",
+        ]
         has_query = any(param.location == "query" for param in route.params)
         for query in queries if has_query else [""]:
             for body in bodies:
                 requests.append((route.method, path + query, all_flags, body))
         requests.append((route.method, missing, all_flags, bodies[0]))
-        for headers in ({}, {"API-Key": "fg_invalid"}, {"API-Key": key},
-                        {"API-Key": key, "Experimental-Flags": "nope"},
-                        {"API-Key": plain, "Experimental-Flags": flags},
-                        {"API-Key": scoped, "Experimental-Flags": flags}):  # fmt: skip
+        for headers in (
+            {},
+            {"API-Key": "fg_invalid"},
+            {"API-Key": key},
+            {"API-Key": key, "Experimental-Flags": "nope"},
+            {"API-Key": plain, "Experimental-Flags": flags},
+            {"API-Key": scoped, "Experimental-Flags": flags},
+        ):
             requests.append((route.method, path, headers, bodies[0]))
     return requests
 
@@ -368,8 +420,9 @@ async def test_every_rest_route_answers_alike_on_both_executors(demo):
     schema = strawberry_schema_of(demo.app)
     ids = await demo_ids(demo)
     plain = (await create_key(demo.store, "no permissions", [], None)).secret
-    scoped = (await create_key(demo.store, "elsewhere", list(ALL_PERMISSIONS),
-                               ["asset-elsewhere"])).secret  # fmt: skip
+    scoped = (
+        await create_key(demo.store, "elsewhere", list(ALL_PERMISSIONS), ["asset-elsewhere"])
+    ).secret
     statuses: set[int] = set()
     scoped_statuses: set[int] = set()
     requests = rest_requests(ids, demo.key, plain, scoped)
@@ -411,25 +464,38 @@ def decorated(draw: st.DrawFn, documents: st.SearchStrategy[DocumentNode]) -> tu
             if isinstance(selection, FieldNode) and selection.selection_set is not None:
                 inner = rewrite(selection.selection_set.selections)
                 if draw(st.booleans()):
-                    inner = (InlineFragmentNode(selection_set=graphql.SelectionSetNode(
-                        selections=inner), directives=()),)  # fmt: skip
+                    inner = (
+                        InlineFragmentNode(
+                            selection_set=graphql.SelectionSetNode(selections=inner), directives=()
+                        ),
+                    )
                 selection = FieldNode(
-                    alias=selection.alias, name=selection.name, arguments=selection.arguments,
-                    directives=(), selection_set=graphql.SelectionSetNode(selections=inner),
-                )  # fmt: skip
+                    alias=selection.alias,
+                    name=selection.name,
+                    arguments=selection.arguments,
+                    directives=(),
+                    selection_set=graphql.SelectionSetNode(selections=inner),
+                )
             if isinstance(selection, FieldNode) and draw(st.integers(0, 3)) == 0:
                 selection = FieldNode(
-                    alias=NameNode(value=f"a{next(counter)}"), name=selection.name,
-                    arguments=selection.arguments, directives=(),
+                    alias=NameNode(value=f"a{next(counter)}"),
+                    name=selection.name,
+                    arguments=selection.arguments,
+                    directives=(),
                     selection_set=selection.selection_set,
-                )  # fmt: skip
+                )
             if draw(st.integers(0, 4)) == 0:
                 name = f"v{next(counter)}"
                 variables[name] = draw(st.booleans())
                 which = draw(st.sampled_from(["skip", "include"]))
-                directive = DirectiveNode(name=NameNode(value=which), arguments=(
-                    ArgumentNode(name=NameNode(value="if"),
-                                 value=VariableNode(name=NameNode(value=name))),))  # fmt: skip
+                directive = DirectiveNode(
+                    name=NameNode(value=which),
+                    arguments=(
+                        ArgumentNode(
+                            name=NameNode(value="if"), value=VariableNode(name=NameNode(value=name))
+                        ),
+                    ),
+                )
                 selection = dataclasses.replace(
                     selection, directives=(*(selection.directives or ()), directive)
                 )
@@ -440,15 +506,20 @@ def decorated(draw: st.DrawFn, documents: st.SearchStrategy[DocumentNode]) -> tu
     # graphql-core keeps once one nulls `data` follows the database's timing.
     selections = rewrite(operation.selection_set.selections[:1])
     definitions = tuple(
-        VariableDefinitionNode(variable=VariableNode(name=NameNode(value=name)),
-                               type=NonNullTypeNode(type=NamedTypeNode(
-                                   name=NameNode(value="Boolean"))), directives=())
+        VariableDefinitionNode(
+            variable=VariableNode(name=NameNode(value=name)),
+            type=NonNullTypeNode(type=NamedTypeNode(name=NameNode(value="Boolean"))),
+            directives=(),
+        )
         for name in variables
-    )  # fmt: skip
-    operation = OperationDefinitionNode(operation=operation.operation, name=None,
-                                        variable_definitions=definitions, directives=(),
-                                        selection_set=graphql.SelectionSetNode(
-                                            selections=selections))  # fmt: skip
+    )
+    operation = OperationDefinitionNode(
+        operation=operation.operation,
+        name=None,
+        variable_definitions=definitions,
+        directives=(),
+        selection_set=graphql.SelectionSetNode(selections=selections),
+    )
     return print_ast(DocumentNode(definitions=(operation,))), variables
 
 
@@ -476,9 +547,11 @@ async def graphql_outcome(demo, strawberry_schema, query: str, variables: dict) 
     sorted, calls as a sorted list (the REST test compares both in order)."""
     demo.store.cache.flush()  # both executors run: no answer kept from the other
     with recording(strawberry_schema._schema) as calls:
-        response = await demo.client.post("/graphql", json={"query": query,
-                                                            "variables": variables},
-                                          headers=demo.headers(*ALL_FLAGS))  # fmt: skip
+        response = await demo.client.post(
+            "/graphql",
+            json={"query": query, "variables": variables},
+            headers=demo.headers(*ALL_FLAGS),
+        )
     body = response.json()
     errors = sorted(body.get("errors", ()), key=lambda error: orjson.dumps(error))
     return response.status_code, body.get("data"), errors, sorted(calls)
@@ -489,13 +562,19 @@ async def generated_cases(demo, schema: Any, count: int) -> list[tuple[str, dict
     with their variables. Drawn first (hypothesis runs no coroutine), then each is run."""
     ids = list((await demo_ids(demo)).values())
     fields = [name for name in schema._schema.query_type.fields if name not in SKIPPED_ROOTS]
-    documents = hypothesis_graphql.queries(schema._schema, fields=fields, print_ast=lambda d: d,
-                                           allow_x00=False, allow_null=True).map(
-        lambda document: with_real_ids(document, ids))  # fmt: skip
+    documents = hypothesis_graphql.queries(
+        schema._schema, fields=fields, print_ast=lambda d: d, allow_x00=False, allow_null=True
+    ).map(lambda document: with_real_ids(document, ids))
     cases: list[tuple[str, dict]] = []
 
-    @settings(max_examples=count, deadline=None, database=None, derandomize=True,
-              phases=[Phase.generate], suppress_health_check=list(HealthCheck))  # fmt: skip
+    @settings(
+        max_examples=count,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(case=decorated(documents))
     def collect(case: tuple[str, dict]) -> None:
         cases.append(case)
@@ -592,8 +671,11 @@ async def test_a_rest_request_counts_as_running_until_it_is_answered(demo):
             seen.append(api.running)
             yield part
 
-    answer = await demo.client.post("/v1/maps/parse", content=body(), headers={
-        **demo.headers(), "Content-Type": "image/svg+xml"})  # fmt: skip
+    answer = await demo.client.post(
+        "/v1/maps/parse",
+        content=body(),
+        headers={**demo.headers(), "Content-Type": "image/svg+xml"},
+    )
     assert answer.status_code == 200
     assert seen == [1, 1]
     assert api.running == 0
@@ -623,8 +705,11 @@ async def test_a_document_of_many_selections_compiles_only_up_to_the_cap(demo):
     assert compiled == generic
     assert compiled[0] == 200 and compiled[2] == [] and len(compiled[1]) == 20
     (plan,) = plans_for(schema._schema, query, "Many").values()
-    generated = [completion for completion in plan.completions.values()
-                 if completion.complete.__code__.co_filename.startswith("<completer")]  # fmt: skip
+    generated = [
+        completion
+        for completion in plan.completions.values()
+        if completion.complete.__code__.co_filename.startswith("<completer")
+    ]
     assert MAX_GENERATED - 3 <= len(generated) <= MAX_GENERATED < 60
 
 
@@ -634,13 +719,20 @@ def test_an_operation_plans_cannot_run_falls_back_with_a_debug_line(caplog):
     document = parse("subscription Watch { rows { id } }")
     (operation,) = document.definitions
     with caplog.at_level(logging.DEBUG, logger="floorgate.graphql"):
-        plan = plans_of(SMALL._schema).get(SMALL._schema, operation, {},
-                                           VariableValues({}, {}), False)  # fmt: skip
+        plan = plans_of(SMALL._schema).get(
+            SMALL._schema, operation, {}, VariableValues({}, {}), False
+        )
     assert plan is None
     assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
         ("DEBUG", "graphql-core runs operation Watch: not a query or mutation")
     ]
     result = graphql.execute(SMALL._schema, document, executor_class=CompiledExecutor)
-    assert outcome(result) == (None, [{"message": "Schema is not configured to execute "
-                                                  "subscription operation.",
-                                       "locations": [{"line": 1, "column": 1}]}])  # fmt: skip
+    assert outcome(result) == (
+        None,
+        [
+            {
+                "message": "Schema is not configured to execute subscription operation.",
+                "locations": [{"line": 1, "column": 1}],
+            }
+        ],
+    )

@@ -50,16 +50,18 @@ class Server:
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def demo_key(db_server, tmp_path_factory) -> AsyncIterator[tuple[Settings, str]]:
     """A database of its own with the demo (the run writes assignments) and a full key."""
-    async with own_demo_database(db_server, Path(tmp_path_factory.mktemp("conformance")),
-                                 "floorgate_conformance") as demo:  # fmt: skip
+    async with own_demo_database(
+        db_server, Path(tmp_path_factory.mktemp("conformance")), "floorgate_conformance"
+    ) as demo:
         yield demo
 
 
 @pytest.fixture(scope="module")
 def server(db_server, demo_key) -> Iterator[Server]:
     settings, key = demo_key
-    with serve_tls(settings.data_dir, db_server, settings,
-                   FLOORGATE_RATE_LIMIT_PER_SECOND="0") as served:  # fmt: skip
+    with serve_tls(
+        settings.data_dir, db_server, settings, FLOORGATE_RATE_LIMIT_PER_SECOND="0"
+    ) as served:
         yield Server(served.base, served.certs.ca_cert, key)
 
 
@@ -74,13 +76,27 @@ def headers_for(mode: str, key: str) -> list[str]:
 @pytest.mark.parametrize("mode", ["key and flags", "key, no flags", "no key"])
 def test_schemathesis(server: Server, mode: str, tmp_path: Path) -> None:
     command = [
-        SCHEMATHESIS, "run", f"{server.url}/v1/openapi.json",
-        "--tls-verify", str(server.ca), "--no-color",
-        "--phases", "examples,coverage,fuzzing",
-        "--checks", "all", "--exclude-checks", LEFT_OUT,
-        "--max-examples", EXAMPLES, "--seed", SEED, "--generation-database", "none",
-        "--request-timeout", "30",
-    ]  # fmt: skip
+        SCHEMATHESIS,
+        "run",
+        f"{server.url}/v1/openapi.json",
+        "--tls-verify",
+        str(server.ca),
+        "--no-color",
+        "--phases",
+        "examples,coverage,fuzzing",
+        "--checks",
+        "all",
+        "--exclude-checks",
+        LEFT_OUT,
+        "--max-examples",
+        EXAMPLES,
+        "--seed",
+        SEED,
+        "--generation-database",
+        "none",
+        "--request-timeout",
+        "30",
+    ]
     for header in headers_for(mode, server.key):
         command += ["-H", header]
     run = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600)

@@ -35,6 +35,7 @@ HEALTHY = b'{"status":"ok"}'
 
 # -- raw clients ---------------------------------------------------------------------
 
+
 def client_context(served: Served) -> ssl.SSLContext:
     return ssl.create_default_context(cafile=str(served.certs.ca_cert))
 
@@ -64,8 +65,9 @@ def is_open(sock: socket.socket) -> bool:
     return data != b""  # b"": closed; anything else would be an unexpected answer
 
 
-def seconds_until_closed(sock: socket.socket, started: float, limit: float,
-                         dribble: bytes = b"") -> tuple[float, bytes]:  # fmt: skip
+def seconds_until_closed(
+    sock: socket.socket, started: float, limit: float, dribble: bytes = b""
+) -> tuple[float, bytes]:
     """Wait until the server closes `sock` (at most `limit` s after `started`); the seconds
     it took and what the server sent meanwhile. With `dribble`, send one byte of it every
     0.25 s while waiting, as a slow client would."""
@@ -169,12 +171,16 @@ def implementation(request) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def timed(tmp_path_factory, db_server, settings,
-          implementation) -> Iterator[tuple[Served, ssl.SSLContext]]:  # fmt: skip
+def timed(
+    tmp_path_factory, db_server, settings, implementation
+) -> Iterator[tuple[Served, ssl.SSLContext]]:
     """Short timeouts, so that each test waits about a second."""
-    env = {"FLOORGATE_HEADER_TIMEOUT_SECONDS": str(HEADER_TIMEOUT),
-           "FLOORGATE_KEEPALIVE_TIMEOUT_SECONDS": str(KEEPALIVE_TIMEOUT),
-           "FLOORGATE_SEND_TIMEOUT_SECONDS": str(SEND_TIMEOUT), **implementation}
+    env = {
+        "FLOORGATE_HEADER_TIMEOUT_SECONDS": str(HEADER_TIMEOUT),
+        "FLOORGATE_KEEPALIVE_TIMEOUT_SECONDS": str(KEEPALIVE_TIMEOUT),
+        "FLOORGATE_SEND_TIMEOUT_SECONDS": str(SEND_TIMEOUT),
+        **implementation,
+    }
     with serve_tls(tmp_path_factory.mktemp("timed"), db_server, settings, **env) as served:
         context = client_context(served)
         wait_until_ready(served, context)
@@ -182,6 +188,7 @@ def timed(tmp_path_factory, db_server, settings,
 
 
 # -- the head timeout, the handshake included ------------------------------------------
+
 
 def test_tcp_without_tls_is_closed_at_the_header_timeout(timed):
     served, _ = timed
@@ -224,13 +231,15 @@ def test_a_head_sent_slowly_is_closed_at_the_header_timeout_not_per_byte(timed):
     started = time.monotonic()
     with open_tls(served, context) as sock:
         sock.sendall(PARTIAL_HEAD)
-        elapsed, sent = seconds_until_closed(sock, started, HEADER_TIMEOUT + 1,
-                                             dribble=b"X-Slow: abcdefghijklmnop")  # fmt: skip
+        elapsed, sent = seconds_until_closed(
+            sock, started, HEADER_TIMEOUT + 1, dribble=b"X-Slow: abcdefghijklmnop"
+        )
     assert sent == b""
     assert HEADER_TIMEOUT - 0.05 <= elapsed <= HEADER_TIMEOUT + 0.8
 
 
 # -- keep-alive ------------------------------------------------------------------------
+
 
 def test_idle_keep_alive_is_closed_at_the_keepalive_timeout(timed):
     served, context = timed
@@ -272,13 +281,15 @@ def test_a_slow_second_head_on_keep_alive_is_closed_at_the_header_timeout(timed)
         time.sleep(KEEPALIVE_TIMEOUT / 2)
         second = time.monotonic()
         sock.sendall(PARTIAL_HEAD)
-        elapsed, sent = seconds_until_closed(sock, second, HEADER_TIMEOUT + 1,
-                                             dribble=b"X-Slow: abcdefghijklmnop")  # fmt: skip
+        elapsed, sent = seconds_until_closed(
+            sock, second, HEADER_TIMEOUT + 1, dribble=b"X-Slow: abcdefghijklmnop"
+        )
     assert sent == b""
     assert HEADER_TIMEOUT - 0.05 <= elapsed <= HEADER_TIMEOUT + 0.8
 
 
 # -- the send timeout: an answer the client stops reading ------------------------------
+
 
 def open_narrow_tls(served: Served, context: ssl.SSLContext) -> ssl.SSLSocket:
     """A TLS connection whose receive window is small (set before connecting), so that
@@ -351,8 +362,11 @@ def access_lines(served: Served, part: str, end: str, seconds: float = 5.0) -> l
     is written when its request's task ends)."""
     deadline = time.monotonic() + seconds
     while True:
-        found = [line for line in served.log.read_text().splitlines()
-                 if part in line and line.endswith(end)]  # fmt: skip
+        found = [
+            line
+            for line in served.log.read_text().splitlines()
+            if part in line and line.endswith(end)
+        ]
         if found or time.monotonic() > deadline:
             return found
         time.sleep(0.05)
@@ -380,8 +394,10 @@ def test_a_slow_reader_that_keeps_reading_gets_the_whole_answer(timed):
 
 # -- many hanging connections ------------------------------------------------------------
 
-def latency(served: Served, context: ssl.SSLContext, path: str, headers: dict[str, str],
-            body: bytes) -> float:  # fmt: skip
+
+def latency(
+    served: Served, context: ssl.SSLContext, path: str, headers: dict[str, str], body: bytes
+) -> float:
     """Seconds for one request on a new connection (TCP, TLS, request, answer)."""
     started = time.monotonic()
     with httpx.Client(verify=context, base_url=served.base, timeout=10) as client:
@@ -392,15 +408,17 @@ def latency(served: Served, context: ssl.SSLContext, path: str, headers: dict[st
     return elapsed
 
 
-def test_a_flood_of_hanging_connections_does_not_slow_requests(tmp_path, db_server, settings,
-                                                               keys, capsys):  # fmt: skip
+def test_a_flood_of_hanging_connections_does_not_slow_requests(
+    tmp_path, db_server, settings, keys, capsys
+):
     """1,000 connections that never start TLS and 300 that stop inside their request
     head, held at once, while normal requests are timed (the flood stays open meanwhile:
     the default header timeout of 15 s is far longer than the test)."""
     tcp_count, tls_count, samples = 1000, 300, 7
-    with raised_fd_limit(tcp_count + tls_count + 200), serve_tls(
-        tmp_path, db_server, settings, FLOORGATE_HEADER_TIMEOUT_SECONDS="15"
-    ) as served:
+    with (
+        raised_fd_limit(tcp_count + tls_count + 200),
+        serve_tls(tmp_path, db_server, settings, FLOORGATE_HEADER_TIMEOUT_SECONDS="15") as served,
+    ):
         context = client_context(served)
         wait_until_ready(served, context)
         probes = {
@@ -409,8 +427,10 @@ def test_a_flood_of_hanging_connections_does_not_slow_requests(tmp_path, db_serv
         }
 
         def measure() -> dict[str, list[float]]:
-            return {path: [latency(served, context, path, headers, body) for _ in range(samples)]
-                    for path, (headers, body) in probes.items()}
+            return {
+                path: [latency(served, context, path, headers, body) for _ in range(samples)]
+                for path, (headers, body) in probes.items()
+            }
 
         measure()  # warm up (first requests build caches)
         before = measure()
@@ -433,20 +453,28 @@ def test_a_flood_of_hanging_connections_does_not_slow_requests(tmp_path, db_serv
     for path in probes:
         usual, loaded = statistics.median(before[path]), statistics.median(during[path])
         with capsys.disabled():
-            print(f"\n{path}: before median {usual * 1000:.1f} ms max "
-                  f"{max(before[path]) * 1000:.1f} ms; during median {loaded * 1000:.1f} ms "
-                  f"max {max(during[path]) * 1000:.1f} ms; flood opened in {opened:.2f} s")
+            print(
+                f"\n{path}: before median {usual * 1000:.1f} ms max "
+                f"{max(before[path]) * 1000:.1f} ms; during median {loaded * 1000:.1f} ms "
+                f"max {max(during[path]) * 1000:.1f} ms; flood opened in {opened:.2f} s"
+            )
         assert loaded < 5 * usual + 0.2, (path, before[path], during[path])
 
 
 # -- the connection limit ---------------------------------------------------------------------
 
+
 def test_over_max_connections_answers_json_503(tmp_path, db_server, settings, implementation):
     """Five connections are served; a sixth gets the API's 503 and is closed; once one of
     the five goes, a new one is served again."""
-    with serve_tls(tmp_path, db_server, settings, FLOORGATE_MAX_CONNECTIONS="5",
-                   FLOORGATE_KEEPALIVE_TIMEOUT_SECONDS="30",
-                   **implementation) as served:  # fmt: skip
+    with serve_tls(
+        tmp_path,
+        db_server,
+        settings,
+        FLOORGATE_MAX_CONNECTIONS="5",
+        FLOORGATE_KEEPALIVE_TIMEOUT_SECONDS="30",
+        **implementation,
+    ) as served:
         context = client_context(served)
         wait_until_ready(served, context)
         held: list[ssl.SSLSocket] = []
@@ -482,8 +510,8 @@ def test_over_max_connections_answers_json_503(tmp_path, db_server, settings, im
 
 # -- several workers ------------------------------------------------------------------------
 
-def test_timeouts_hold_with_several_workers(tmp_path: Path, db_server, settings,
-                                            implementation):  # fmt: skip
+
+def test_timeouts_hold_with_several_workers(tmp_path: Path, db_server, settings, implementation):
     """`--workers 2` spawns processes that import the protocol and loop by name."""
     env = {"FLOORGATE_HEADER_TIMEOUT_SECONDS": str(HEADER_TIMEOUT), **implementation}
     with serve_tls_with_args(tmp_path, db_server, settings, ("--workers", "2"), **env) as served:
@@ -501,14 +529,15 @@ def test_timeouts_hold_with_several_workers(tmp_path: Path, db_server, settings,
             assert read_response(sock)[::2] == (200, HEALTHY)
 
 
-def test_keep_alive_answers_are_not_held_back_with_several_workers(tmp_path: Path, db_server,
-                                                                   settings,
-                                                                   implementation):  # fmt: skip
+def test_keep_alive_answers_are_not_held_back_with_several_workers(
+    tmp_path: Path, db_server, settings, implementation
+):
     """With `--workers`, uvicorn hands each worker a listening socket asyncio does not
     know as TCP, so it never set TCP_NODELAY: each answer's second segment waited for
     the client's delayed ACK, about 40 ms a request (issue 15). Now under 20 ms."""
-    with serve_tls_with_args(tmp_path, db_server, settings, ("--workers", "2"),
-                             **implementation) as served:  # fmt: skip
+    with serve_tls_with_args(
+        tmp_path, db_server, settings, ("--workers", "2"), **implementation
+    ) as served:
         context = client_context(served)
         wait_until_ready(served, context, timeout=60)
         with open_tls(served, context) as sock:

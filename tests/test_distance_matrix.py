@@ -40,25 +40,37 @@ AMENITIES_PER_MAP = {"map-b1": 7, "map-b2": 5}
 OWN_ASSET = "dm-asset"
 ROUTE_MAP, FLAT_MAP, PLAIN_MAP, STAIRS_MAP = "dm-route", "dm-flat", "dm-plain", "dm-stairs"
 SVG_HEAD = '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100"'
-STRAIGHT = (f'{SVG_HEAD}><g id="L1" data-level="Ground" data-tag-floor="dm-f1">'
-            '<g data-layer="paths"><line x1="10" y1="10" x2="110" y2="10"/></g></g></svg>')
-DETOUR = (f'{SVG_HEAD}><g id="L1" data-level="Ground" data-tag-floor="dm-f1">'
-          '<g data-layer="paths"><polyline points="10,10 10,60 110,60 110,10"/></g></g></svg>')
-FLAT = (f'{SVG_HEAD} data-feet-per-unit="0.5">'
-        '<g id="A" data-level="One" data-tag-floor="dm-f1" data-level-index="1"><rect '
-        'x="0" y="0" width="10" height="10"/></g>'
-        '<g id="B" data-level="Two" data-tag-floor="dm-f2" data-level-index="2"><rect '
-        'x="0" y="0" width="10" height="10"/></g></svg>')
+STRAIGHT = (
+    f'{SVG_HEAD}><g id="L1" data-level="Ground" data-tag-floor="dm-f1">'
+    '<g data-layer="paths"><line x1="10" y1="10" x2="110" y2="10"/></g></g></svg>'
+)
+DETOUR = (
+    f'{SVG_HEAD}><g id="L1" data-level="Ground" data-tag-floor="dm-f1">'
+    '<g data-layer="paths"><polyline points="10,10 10,60 110,60 110,10"/></g></g></svg>'
+)
+FLAT = (
+    f'{SVG_HEAD} data-feet-per-unit="0.5">'
+    '<g id="A" data-level="One" data-tag-floor="dm-f1" data-level-index="1"><rect '
+    'x="0" y="0" width="10" height="10"/></g>'
+    '<g id="B" data-level="Two" data-tag-floor="dm-f2" data-level-index="2"><rect '
+    'x="0" y="0" width="10" height="10"/></g></svg>'
+)
 PLAIN = f'{SVG_HEAD}><rect x="0" y="0" width="10" height="10"/></svg>'
 # Two levels with walk paths joined by stairs only, and a third level without walk paths.
-STAIRS = ('<rect data-connector="stairs" data-connector-id="s" x="100" y="0" width="20" '
-          'height="20"/>')
-STAIRS_ONLY = (f'{SVG_HEAD}>' + "".join(
-    f'<g id="S{n}" data-level="S{n}" data-tag-floor="dm-f{n}" data-level-index="{n}">'
-    '<g data-layer="paths"><line x1="10" y1="10" x2="110" y2="10"/></g>'
-    f'{STAIRS}</g>' for n in (1, 2))
+STAIRS = (
+    '<rect data-connector="stairs" data-connector-id="s" x="100" y="0" width="20" height="20"/>'
+)
+STAIRS_ONLY = (
+    f"{SVG_HEAD}>"
+    + "".join(
+        f'<g id="S{n}" data-level="S{n}" data-tag-floor="dm-f{n}" data-level-index="{n}">'
+        '<g data-layer="paths"><line x1="10" y1="10" x2="110" y2="10"/></g>'
+        f"{STAIRS}</g>"
+        for n in (1, 2)
+    )
     + '<g id="S3" data-level="S3" data-tag-floor="dm-f3" data-level-index="3">'
-    '<rect x="0" y="0" width="10" height="10"/></g></svg>')
+    '<rect x="0" y="0" width="10" height="10"/></g></svg>'
+)
 STAMP = "2026-01-01T00:00:00+00:00"
 
 
@@ -67,15 +79,24 @@ def own_dataset(route_svg: str, b_at: tuple[float, float] = (110, 10)) -> tuple[
     markup) and two locations on the routed map; the drawings in memory."""
 
     def location(id_: str, x: float, y: float) -> dict[str, Any]:
-        return {"id": id_, "asset_id": OWN_ASSET, "unit_map_id": ROUTE_MAP, "name": id_,
-                "x": x, "y": y, "floors": [{"id": "dm-f1"}],
-                "created_at": STAMP, "updated_at": STAMP}
+        return {
+            "id": id_,
+            "asset_id": OWN_ASSET,
+            "unit_map_id": ROUTE_MAP,
+            "name": id_,
+            "x": x,
+            "y": y,
+            "floors": [{"id": "dm-f1"}],
+            "created_at": STAMP,
+            "updated_at": STAMP,
+        }
 
     data = {
         "version": 1,
         "assets": [{"id": OWN_ASSET, "market": "office", "name": "Own"}],
-        "floors": [{"id": f"dm-f{n}", "asset_id": OWN_ASSET, "name": f"F{n}", "sort": n}
-                   for n in (1, 2, 3)],
+        "floors": [
+            {"id": f"dm-f{n}", "asset_id": OWN_ASSET, "name": f"F{n}", "sort": n} for n in (1, 2, 3)
+        ],
         "unit_maps": [
             {"id": ROUTE_MAP, "asset_id": OWN_ASSET, "name": "Route"},
             {"id": FLAT_MAP, "asset_id": OWN_ASSET, "name": "Flat", "floor_height_ft": 12},
@@ -84,8 +105,7 @@ def own_dataset(route_svg: str, b_at: tuple[float, float] = (110, 10)) -> tuple[
         ],
         "locations": [location("dm-a", 10, 10), location("dm-b", *b_at)],
     }
-    return data, {ROUTE_MAP: route_svg, FLAT_MAP: FLAT, PLAIN_MAP: PLAIN,
-                  STAIRS_MAP: STAIRS_ONLY}
+    return data, {ROUTE_MAP: route_svg, FLAT_MAP: FLAT, PLAIN_MAP: PLAIN, STAIRS_MAP: STAIRS_ONLY}
 
 
 @dataclass
@@ -98,9 +118,7 @@ class Env:
     plain: str  # no permission
     other: str  # service.distances.calculate, only OWN_ASSET
     locations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    matrices: dict[tuple, dict[tuple[str, str], tuple[float, float]]] = field(
-        default_factory=dict
-    )
+    matrices: dict[tuple, dict[tuple[str, str], tuple[float, float]]] = field(default_factory=dict)
 
     def headers(self, key: str | None = None, flags: str | None = FLAGS) -> dict[str, str]:
         headers = {"API-Key": key or self.full}
@@ -113,8 +131,9 @@ E = TypeVar("E", bound=Env)
 
 
 @asynccontextmanager
-async def demo_env(db_server: Any, settings: Any, tmp: Path,
-                   kind: type[E] = Env) -> AsyncIterator[E]:  # fmt: skip
+async def demo_env(
+    db_server: Any, settings: Any, tmp: Path, kind: type[E] = Env
+) -> AsyncIterator[E]:
     """The demo and our own maps in a fresh database, three keys, a client of the app."""
     async with fresh_store(db_server) as store:
         await install_demo(store, tmp)
@@ -149,10 +168,18 @@ def ids(*names: str) -> list[dict[str, str]]:
     return [{"id": name} for name in names]
 
 
-async def post(env: Env, map_id: str, payload: Any, *, key: str | None = None,
-               flags: str | None = FLAGS, alias: bool = False) -> httpx.Response:
-    return await env.client.post(path_of(map_id, alias), json=payload,
-                                 headers=env.headers(key, flags))
+async def post(
+    env: Env,
+    map_id: str,
+    payload: Any,
+    *,
+    key: str | None = None,
+    flags: str | None = FLAGS,
+    alias: bool = False,
+) -> httpx.Response:
+    return await env.client.post(
+        path_of(map_id, alias), json=payload, headers=env.headers(key, flags)
+    )
 
 
 async def locations(env: Env, map_id: str) -> list[dict[str, Any]]:
@@ -165,16 +192,25 @@ async def locations(env: Env, map_id: str) -> list[dict[str, Any]]:
 
 
 def tagged(found: list[dict[str, Any]], key: str, value: str) -> list[dict[str, Any]]:
-    return [loc for loc in found if {"key": key, "value": value} in
-            [{"key": t["key"], "value": t["value"]} for t in loc["tags"]]]
+    return [
+        loc
+        for loc in found
+        if {"key": key, "value": value}
+        in [{"key": t["key"], "value": t["value"]} for t in loc["tags"]]
+    ]
 
 
 def floor_of(location: dict[str, Any]) -> str:
     return location["floors"][0]["id"]
 
 
-def straight(a: dict[str, Any], b: dict[str, Any], feet_per_unit: float = FEET_PER_UNIT,
-             steps: int | None = None, floor_height: float = FLOOR_HEIGHT) -> float:
+def straight(
+    a: dict[str, Any],
+    b: dict[str, Any],
+    feet_per_unit: float = FEET_PER_UNIT,
+    steps: int | None = None,
+    floor_height: float = FLOOR_HEIGHT,
+) -> float:
     """The 3-D straight line in feet between two located points of a building map."""
     flat = math.hypot(a["x"] - b["x"], a["y"] - b["y"]) * feet_per_unit
     if steps is None:
@@ -188,28 +224,39 @@ async def snapshot(env: Env) -> tuple[int, ...]:
     return tuple([await env.store[name].count_documents({}) for name in names])
 
 
-async def matrix(env: Env, map_id: str, sources: list[dict], targets: list[dict],
-                 mode: str = "foot", method: str = "default"
-                 ) -> dict[tuple[str, str], tuple[float, float]]:
+async def matrix(
+    env: Env,
+    map_id: str,
+    sources: list[dict],
+    targets: list[dict],
+    mode: str = "foot",
+    method: str = "default",
+) -> dict[tuple[str, str], tuple[float, float]]:
     """(source id, target id) -> (distance, time), in batches of at most 50 pairs."""
-    key = (map_id, tuple(s["id"] for s in sources), tuple(t["id"] for t in targets),
-           mode, method)
+    key = (map_id, tuple(s["id"] for s in sources), tuple(t["id"] for t in targets), mode, method)
     if key in env.matrices:
         return env.matrices[key]
     size = max(1, 50 // len(targets))
     cells: dict[tuple[str, str], tuple[float, float]] = {}
     for start in range(0, len(sources), size):
-        batch = sources[start:start + size]
+        batch = sources[start : start + size]
         assert len(batch) * len(targets) <= 50
-        response = await post(env, map_id, body(
-            ids(*(s["id"] for s in batch)), ids(*(t["id"] for t in targets)),
-            costing="pedestrian", costing_options={"pedestrian": {"mode": mode}},
-            distance_method=method,
-        ))
+        response = await post(
+            env,
+            map_id,
+            body(
+                ids(*(s["id"] for s in batch)),
+                ids(*(t["id"] for t in targets)),
+                costing="pedestrian",
+                costing_options={"pedestrian": {"mode": mode}},
+                distance_method=method,
+            ),
+        )
         assert response.status_code == 200, response.text
         answer = response.json()["data"]
-        assert answer["distance_method"] == ("euclidean" if method == "euclidean"
-                                             else "pathfinding")
+        assert answer["distance_method"] == (
+            "euclidean" if method == "euclidean" else "pathfinding"
+        )
         assert [s["id"] for s in answer["sources"]] == [s["id"] for s in batch]
         for source in answer["sources"]:
             assert [t["id"] for t in source["targets"]] == [t["id"] for t in targets]
@@ -229,14 +276,18 @@ async def units_and_amenities(env: Env, map_id: str) -> tuple[list[dict], list[d
 
 
 def flag_message(flag: str) -> str:
-    return ('Not found: this experimental resource requires the Experimental-Flags header '
-            f'to include "{flag}"')
+    return (
+        "Not found: this experimental resource requires the Experimental-Flags header "
+        f'to include "{flag}"'
+    )
 
 
 VALID = body(ids("loc-b1-101"), ids("loc-b1-f1-gym"))
 BAD = body([], [])
-BAD_FIELDS = {"data.sources": ["must be a non-empty array"],
-              "data.targets": ["must be a non-empty array"]}
+BAD_FIELDS = {
+    "data.sources": ["must be a non-empty array"],
+    "data.targets": ["must be a non-empty array"],
+}
 NOT_FOUND = {"message": "Not found"}
 FAILED = "Resource validation failed"
 
@@ -249,29 +300,43 @@ async def test_access_in_order(env, alias):
     path = path_of("map-b1-f1", alias)
     for payload in (VALID, BAD):
         no_key = await env.client.post(path, json=payload, headers={"Experimental-Flags": FLAGS})
-        assert (no_key.status_code, no_key.json()) == (401, {
-            "message": "No API key found in request"})
+        assert (no_key.status_code, no_key.json()) == (
+            401,
+            {"message": "No API key found in request"},
+        )
         bad_key = await env.client.post(path, json=payload, headers=env.headers("fg_nope"))
-        assert (bad_key.status_code, bad_key.json()) == (403, {
-            "message": "Invalid authentication credentials"})
+        assert (bad_key.status_code, bad_key.json()) == (
+            403,
+            {"message": "Invalid authentication credentials"},
+        )
         for flags in (None, "locations-resource, distance"):
             no_flag = await env.client.post(path, json=payload, headers=env.headers(flags=flags))
-            assert (no_flag.status_code, no_flag.json()) == (404, {
-                "message": flag_message("distances")})
+            assert (no_flag.status_code, no_flag.json()) == (
+                404,
+                {"message": flag_message("distances")},
+            )
         # The flag comes before the permission; then the permission before the body.
         both = await env.client.post(path, json=payload, headers=env.headers(env.plain, None))
         assert (both.status_code, both.json()) == (404, {"message": flag_message("distances")})
         denied = await env.client.post(path, json=payload, headers=env.headers(env.plain))
-        assert (denied.status_code, denied.json()) == (403, {
-            "message": "Access denied: missing permission service.distances.calculate"})
+        assert (denied.status_code, denied.json()) == (
+            403,
+            {"message": "Access denied: missing permission service.distances.calculate"},
+        )
 
 
 async def test_flag_names_are_case_insensitive_and_key_may_be_a_query_parameter(env):
-    ok = await env.client.post(path_of("map-b1-f1"), json=VALID,
-                               headers={"API-Key": env.full, "Experimental-Flags": " DISTANCES "})
+    ok = await env.client.post(
+        path_of("map-b1-f1"),
+        json=VALID,
+        headers={"API-Key": env.full, "Experimental-Flags": " DISTANCES "},
+    )
     assert ok.status_code == 200
-    by_query = await env.client.post(f"{path_of('map-b1-f1')}?api-key={env.full}", json=VALID,
-                                     headers={"Experimental-Flags": "distances"})
+    by_query = await env.client.post(
+        f"{path_of('map-b1-f1')}?api-key={env.full}",
+        json=VALID,
+        headers={"Experimental-Flags": "distances"},
+    )
     assert by_query.status_code == 200
     assert by_query.json() == ok.json()
 
@@ -299,10 +364,16 @@ async def test_unknown_map(env, alias):
     too_many = await post(env, "no-such-map", body(ids("a") * 3, ids("b") * 17), alias=alias)
     assert too_many.status_code == 422
     assert too_many.json()["fields"] == {
-        "data": ["at most 50 source-target pairs (sources x targets) per request, not 51"]}
+        "data": ["at most 50 source-target pairs (sources x targets) per request, not 51"]
+    }
     long_id = await post(env, "m" * 256, VALID, alias=alias)
-    assert (long_id.status_code, long_id.json()) == (422, {"message": FAILED, "fields": {
-        "map" if alias else "unitMapId": ["must be at most 255 characters"]}})
+    assert (long_id.status_code, long_id.json()) == (
+        422,
+        {
+            "message": FAILED,
+            "fields": {"map" if alias else "unitMapId": ["must be at most 255 characters"]},
+        },
+    )
 
 
 async def test_request_media_type_and_method(env):
@@ -313,23 +384,35 @@ async def test_request_media_type_and_method(env):
         if content_type:
             headers["Content-Type"] = content_type
         wrong = await env.client.post(path, content=raw, headers=headers)
-        assert (wrong.status_code, wrong.json()) == (415, {
-            "message": "Content type must be application/json"})
-    no_key = await env.client.post(path, content=raw, headers={
-        "Content-Type": "text/plain", "Experimental-Flags": FLAGS})
+        assert (wrong.status_code, wrong.json()) == (
+            415,
+            {"message": "Content type must be application/json"},
+        )
+    no_key = await env.client.post(
+        path, content=raw, headers={"Content-Type": "text/plain", "Experimental-Flags": FLAGS}
+    )
     assert no_key.status_code == 401
-    with_charset = await env.client.post(path, content=raw, headers={
-        **env.headers(), "Content-Type": "application/json; charset=utf-8"})
+    with_charset = await env.client.post(
+        path,
+        content=raw,
+        headers={**env.headers(), "Content-Type": "application/json; charset=utf-8"},
+    )
     assert with_charset.status_code == 200
     text = b'{"data": {"sources": [{"id": "loc-b1-101"}], '
     with pytest.raises(orjson.JSONDecodeError) as parse_error:
         orjson.loads(text)
-    broken = await env.client.post(path, content=text, headers={
-        **env.headers(), "Content-Type": "application/json"})
-    assert (broken.status_code, broken.json()) == (422, {"message": FAILED, "fields": {
-        "body": [f"is not valid JSON: {parse_error.value}"]}})
-    broken_no_key = await env.client.post(path, content=text, headers={
-        "Content-Type": "application/json", "Experimental-Flags": FLAGS})
+    broken = await env.client.post(
+        path, content=text, headers={**env.headers(), "Content-Type": "application/json"}
+    )
+    assert (broken.status_code, broken.json()) == (
+        422,
+        {"message": FAILED, "fields": {"body": [f"is not valid JSON: {parse_error.value}"]}},
+    )
+    broken_no_key = await env.client.post(
+        path,
+        content=text,
+        headers={"Content-Type": "application/json", "Experimental-Flags": FLAGS},
+    )
     assert broken_no_key.status_code == 401
     for method in ("GET", "PUT", "DELETE"):
         other = await env.client.request(method, path, headers=env.headers())
@@ -343,85 +426,192 @@ B1 = "map-b1"
 U401 = "map-b1:b1-401"  # Unit 401, at (200, 170) on b1-f4
 CASES: list[tuple[str, str, Any, dict[str, list[str]]]] = [
     ("empty arrays", B1, BAD, BAD_FIELDS),
-    ("51 pairs", B1, body(ids(U401) * 3, ids(U401) * 17),
-     {"data": ["at most 50 source-target pairs (sources x targets) per request, not 51"]}),
-    ("51 pairs the other way", B1, body(ids(U401) * 17, ids(U401) * 3),
-     {"data": ["at most 50 source-target pairs (sources x targets) per request, not 51"]}),
-    ("unknown costing", B1, body(ids(U401), ids(U401), costing="auto"),
-     {"data.costing": ["must be one of pedestrian, not 'auto'"]}),
-    ("unknown mode", B1, body(ids(U401), ids(U401),
-                              costing_options={"pedestrian": {"mode": "bicycle"}}),
-     {"data.costing_options.pedestrian.mode": ["must be one of foot, wheelchair, not 'bicycle'"]}),
-    ("unknown mode, camelCase body", B1, {"data": {
-        "sources": ids(U401), "targets": ids(U401),
-        "costingOptions": {"pedestrian": {"mode": "Wheelchair"}}}},
-     {"data.costing_options.pedestrian.mode": [
-         "must be one of foot, wheelchair, not 'Wheelchair'"]}),
-    ("unknown distance method", B1, body(ids(U401), ids(U401), distance_method="shortest"),
-     {"data.distance_method": ["must be one of default, pathfinding, euclidean, not 'shortest'"]}),
-    ("waypoint without id or position", B1, body([{}], [{"x": 1, "name": "here"}]), {
-        "data.sources.0.x": ["is required for a waypoint without an id"],
-        "data.sources.0.y": ["is required for a waypoint without an id"],
-        "data.sources.0.floor_id": ["is required for a waypoint without an id"],
-        "data.targets.0.y": ["is required for a waypoint without an id"],
-        "data.targets.0.floor_id": ["is required for a waypoint without an id"]}),
-    ("location of another map", B1, body(ids(U401, "loc-b1-401"), ids("nope")), {
-        "data.sources.1.id": ["no location 'loc-b1-401' on this map"],
-        "data.targets.0.id": ["no location 'nope' on this map"]}),
-    ("position disagrees with the location", B1, body(
-        [{"id": U401, "x": 200, "y": 171}, {"id": U401, "x": 200.5}],
-        [{"id": U401, "floor_id": "b1-f3"}, {"id": U401, "floorId": "b1-f1"}]), {
-        "data.sources.0.y": ["is 171.0, but location 'map-b1:b1-401' is at 170.0"],
-        "data.sources.1.x": ["is 200.5, but location 'map-b1:b1-401' is at 200.0"],
-        "data.targets.0.floor_id": ["is 'b1-f3', but location 'map-b1:b1-401' is on b1-f4"],
-        "data.targets.1.floor_id": ["is 'b1-f1', but location 'map-b1:b1-401' is on b1-f4"]}),
-    ("floor that is not a level of the map", B1, body(
-        [{"x": 1, "y": 2, "floor_id": "b2-f1"}], [{"x": 1, "y": 2, "floorId": "nowhere"}]), {
-        "data.sources.0.floor_id": ["floor 'b2-f1' is not a level of this map"],
-        "data.targets.0.floor_id": ["floor 'nowhere' is not a level of this map"]}),
-    ("floor of another floor map", "map-b1-f2", body(
-        [{"x": 1, "y": 2, "floor_id": "b1-f1"}], ids("loc-b1-201")),
-     {"data.sources.0.floor_id": ["floor 'b1-f1' is not a level of this map"]}),
-    ("ids out of bounds", B1, body([{"id": "x" * 256}], [{"x": 1, "y": 1, "floor_id": ""}]), {
-        "data.sources.0.id": ["must be at most 255 characters"],
-        "data.targets.0.floor_id": ["must not be empty"]}),
-    ("pathfinding without walk paths", "map-stack",
-     body([{"x": 100, "y": 20, "floor_id": "b1-f1"}], [{"x": 300, "y": 20, "floor_id": "b1-f1"}],
-          distance_method="pathfinding"),
-     {"data.distance_method": [
-         "this map is not processed for pathfinding (it has no walk paths)"]}),
+    (
+        "51 pairs",
+        B1,
+        body(ids(U401) * 3, ids(U401) * 17),
+        {"data": ["at most 50 source-target pairs (sources x targets) per request, not 51"]},
+    ),
+    (
+        "51 pairs the other way",
+        B1,
+        body(ids(U401) * 17, ids(U401) * 3),
+        {"data": ["at most 50 source-target pairs (sources x targets) per request, not 51"]},
+    ),
+    (
+        "unknown costing",
+        B1,
+        body(ids(U401), ids(U401), costing="auto"),
+        {"data.costing": ["must be one of pedestrian, not 'auto'"]},
+    ),
+    (
+        "unknown mode",
+        B1,
+        body(ids(U401), ids(U401), costing_options={"pedestrian": {"mode": "bicycle"}}),
+        {
+            "data.costing_options.pedestrian.mode": [
+                "must be one of foot, wheelchair, not 'bicycle'"
+            ]
+        },
+    ),
+    (
+        "unknown mode, camelCase body",
+        B1,
+        {
+            "data": {
+                "sources": ids(U401),
+                "targets": ids(U401),
+                "costingOptions": {"pedestrian": {"mode": "Wheelchair"}},
+            }
+        },
+        {
+            "data.costing_options.pedestrian.mode": [
+                "must be one of foot, wheelchair, not 'Wheelchair'"
+            ]
+        },
+    ),
+    (
+        "unknown distance method",
+        B1,
+        body(ids(U401), ids(U401), distance_method="shortest"),
+        {
+            "data.distance_method": [
+                "must be one of default, pathfinding, euclidean, not 'shortest'"
+            ]
+        },
+    ),
+    (
+        "waypoint without id or position",
+        B1,
+        body([{}], [{"x": 1, "name": "here"}]),
+        {
+            "data.sources.0.x": ["is required for a waypoint without an id"],
+            "data.sources.0.y": ["is required for a waypoint without an id"],
+            "data.sources.0.floor_id": ["is required for a waypoint without an id"],
+            "data.targets.0.y": ["is required for a waypoint without an id"],
+            "data.targets.0.floor_id": ["is required for a waypoint without an id"],
+        },
+    ),
+    (
+        "location of another map",
+        B1,
+        body(ids(U401, "loc-b1-401"), ids("nope")),
+        {
+            "data.sources.1.id": ["no location 'loc-b1-401' on this map"],
+            "data.targets.0.id": ["no location 'nope' on this map"],
+        },
+    ),
+    (
+        "position disagrees with the location",
+        B1,
+        body(
+            [{"id": U401, "x": 200, "y": 171}, {"id": U401, "x": 200.5}],
+            [{"id": U401, "floor_id": "b1-f3"}, {"id": U401, "floorId": "b1-f1"}],
+        ),
+        {
+            "data.sources.0.y": ["is 171.0, but location 'map-b1:b1-401' is at 170.0"],
+            "data.sources.1.x": ["is 200.5, but location 'map-b1:b1-401' is at 200.0"],
+            "data.targets.0.floor_id": ["is 'b1-f3', but location 'map-b1:b1-401' is on b1-f4"],
+            "data.targets.1.floor_id": ["is 'b1-f1', but location 'map-b1:b1-401' is on b1-f4"],
+        },
+    ),
+    (
+        "floor that is not a level of the map",
+        B1,
+        body([{"x": 1, "y": 2, "floor_id": "b2-f1"}], [{"x": 1, "y": 2, "floorId": "nowhere"}]),
+        {
+            "data.sources.0.floor_id": ["floor 'b2-f1' is not a level of this map"],
+            "data.targets.0.floor_id": ["floor 'nowhere' is not a level of this map"],
+        },
+    ),
+    (
+        "floor of another floor map",
+        "map-b1-f2",
+        body([{"x": 1, "y": 2, "floor_id": "b1-f1"}], ids("loc-b1-201")),
+        {"data.sources.0.floor_id": ["floor 'b1-f1' is not a level of this map"]},
+    ),
+    (
+        "ids out of bounds",
+        B1,
+        body([{"id": "x" * 256}], [{"x": 1, "y": 1, "floor_id": ""}]),
+        {
+            "data.sources.0.id": ["must be at most 255 characters"],
+            "data.targets.0.floor_id": ["must not be empty"],
+        },
+    ),
+    (
+        "pathfinding without walk paths",
+        "map-stack",
+        body(
+            [{"x": 100, "y": 20, "floor_id": "b1-f1"}],
+            [{"x": 300, "y": 20, "floor_id": "b1-f1"}],
+            distance_method="pathfinding",
+        ),
+        {
+            "data.distance_method": [
+                "this map is not processed for pathfinding (it has no walk paths)"
+            ]
+        },
+    ),
     # The stacking plan's levels carry a `storey` tag, no `floor` tag: no floor id can
     # place a waypoint on it, so even the euclidean fallback cannot be reached.
-    ("stacking plan levels have no floor", "map-stack",
-     body([{"x": 100, "y": 20, "floor_id": "b1-f1"}], [{"x": 300, "y": 20, "floor_id": "1"}]), {
-         "data.sources.0.floor_id": ["floor 'b1-f1' is not a level of this map"],
-         "data.targets.0.floor_id": ["floor '1' is not a level of this map"]}),
-    ("wrong types and unknown fields", B1, body(
-        [{"id": U401, "x": "200"}], [{"id": U401, "level": 3}], costing=7), {
-        "data.sources.0.x": ["must be a number"],
-        "data.targets.0.level": ["is not a known field"],
-        "data.costing": ["must be a string"]}),
-    ("missing arrays", B1, {"data": {"targets": None}}, {
-        "data.sources": ["is required"], "data.targets": ["must not be null"]}),
+    (
+        "stacking plan levels have no floor",
+        "map-stack",
+        body([{"x": 100, "y": 20, "floor_id": "b1-f1"}], [{"x": 300, "y": 20, "floor_id": "1"}]),
+        {
+            "data.sources.0.floor_id": ["floor 'b1-f1' is not a level of this map"],
+            "data.targets.0.floor_id": ["floor '1' is not a level of this map"],
+        },
+    ),
+    (
+        "wrong types and unknown fields",
+        B1,
+        body([{"id": U401, "x": "200"}], [{"id": U401, "level": 3}], costing=7),
+        {
+            "data.sources.0.x": ["must be a number"],
+            "data.targets.0.level": ["is not a known field"],
+            "data.costing": ["must be a string"],
+        },
+    ),
+    (
+        "missing arrays",
+        B1,
+        {"data": {"targets": None}},
+        {"data.sources": ["is required"], "data.targets": ["must not be null"]},
+    ),
     ("data is not an object", B1, {"data": [1]}, {"data": ["must be an object"]}),
-    ("no data member", B1, {"sources": []},
-     {"body": ['must be a JSON object with a "data" member']}),
+    (
+        "no data member",
+        B1,
+        {"sources": []},
+        {"body": ['must be a JSON object with a "data" member']},
+    ),
     ("extra member", B1, {**VALID, "meta": 1}, {"body": ["unknown member 'meta'"]}),
-    ("floor_id and floorId at once", B1, body(
-        [{"id": U401, "floor_id": "b1-f4", "floorId": "b1-f4"}], ids(U401)),
-     {"body": ["'floor_id' and 'floorId' name the same field"]}),
-    ("every problem at once", B1, body(
-        [{"id": "nope"}], [{}], costing="auto", distance_method="fast"), {
-        "data.targets.0.x": ["is required for a waypoint without an id"],
-        "data.targets.0.y": ["is required for a waypoint without an id"],
-        "data.targets.0.floor_id": ["is required for a waypoint without an id"],
-        "data.costing": ["must be one of pedestrian, not 'auto'"],
-        "data.distance_method": ["must be one of default, pathfinding, euclidean, not 'fast'"]}),
-]  # fmt: skip
+    (
+        "floor_id and floorId at once",
+        B1,
+        body([{"id": U401, "floor_id": "b1-f4", "floorId": "b1-f4"}], ids(U401)),
+        {"body": ["'floor_id' and 'floorId' name the same field"]},
+    ),
+    (
+        "every problem at once",
+        B1,
+        body([{"id": "nope"}], [{}], costing="auto", distance_method="fast"),
+        {
+            "data.targets.0.x": ["is required for a waypoint without an id"],
+            "data.targets.0.y": ["is required for a waypoint without an id"],
+            "data.targets.0.floor_id": ["is required for a waypoint without an id"],
+            "data.costing": ["must be one of pedestrian, not 'auto'"],
+            "data.distance_method": ["must be one of default, pathfinding, euclidean, not 'fast'"],
+        },
+    ),
+]
 
 
-@pytest.mark.parametrize(("map_id", "payload", "fields"), [case[1:] for case in CASES],
-                         ids=[case[0] for case in CASES])
+@pytest.mark.parametrize(
+    ("map_id", "payload", "fields"), [case[1:] for case in CASES], ids=[case[0] for case in CASES]
+)
 async def test_invalid_input(env, map_id, payload, fields):
     before = await snapshot(env)
     for alias in (False, True):
@@ -435,8 +625,15 @@ async def test_invalid_input(env, map_id, payload, fields):
 
 
 def waypoint(location: dict[str, Any], index: int, **extra: Any) -> dict[str, Any]:
-    return {"id": location["id"], "name": location["name"], "x": location["x"],
-            "y": location["y"], "floor_id": floor_of(location), "index": index, **extra}
+    return {
+        "id": location["id"],
+        "name": location["name"],
+        "x": location["x"],
+        "y": location["y"],
+        "floor_id": floor_of(location),
+        "index": index,
+        **extra,
+    }
 
 
 async def test_exact_answer_on_a_floor_map(env):
@@ -449,21 +646,50 @@ async def test_exact_answer_on_a_floor_map(env):
     response = await post(env, "map-b1-f1", body(ids(unit["id"]), ids(pool["id"], gym["id"])))
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("application/json")
-    assert response.json() == {"data": {"distance_method": "pathfinding", "sources": [
-        waypoint(unit, 0, targets=[
-            waypoint(pool, 0, distance=322.5, time=round(322.5 / FOOT, 2)),
-            waypoint(gym, 1, distance=148.0, time=round(148 / FOOT, 2)),
-        ])]}}
-    chair = await post(env, "map-b1-f1", body(
-        ids(unit["id"]), ids(pool["id"], gym["id"]), costing="pedestrian",
-        costing_options={"pedestrian": {"mode": "wheelchair"}}, distance_method="pathfinding"))
-    assert chair.json() == {"data": {"distance_method": "pathfinding", "sources": [
-        waypoint(unit, 0, targets=[
-            waypoint(pool, 0, distance=340.5, time=round(340.5 / WHEELCHAIR, 2)),
-            waypoint(gym, 1, distance=148.0, time=round(148 / WHEELCHAIR, 2)),
-        ])]}}
-    alias = await post(env, "map-b1-f1", body(ids(unit["id"]), ids(pool["id"], gym["id"])),
-                       alias=True)
+    assert response.json() == {
+        "data": {
+            "distance_method": "pathfinding",
+            "sources": [
+                waypoint(
+                    unit,
+                    0,
+                    targets=[
+                        waypoint(pool, 0, distance=322.5, time=round(322.5 / FOOT, 2)),
+                        waypoint(gym, 1, distance=148.0, time=round(148 / FOOT, 2)),
+                    ],
+                )
+            ],
+        }
+    }
+    chair = await post(
+        env,
+        "map-b1-f1",
+        body(
+            ids(unit["id"]),
+            ids(pool["id"], gym["id"]),
+            costing="pedestrian",
+            costing_options={"pedestrian": {"mode": "wheelchair"}},
+            distance_method="pathfinding",
+        ),
+    )
+    assert chair.json() == {
+        "data": {
+            "distance_method": "pathfinding",
+            "sources": [
+                waypoint(
+                    unit,
+                    0,
+                    targets=[
+                        waypoint(pool, 0, distance=340.5, time=round(340.5 / WHEELCHAIR, 2)),
+                        waypoint(gym, 1, distance=148.0, time=round(148 / WHEELCHAIR, 2)),
+                    ],
+                )
+            ],
+        }
+    }
+    alias = await post(
+        env, "map-b1-f1", body(ids(unit["id"]), ids(pool["id"], gym["id"])), alias=True
+    )
     assert alias.json() == response.json()
 
 
@@ -475,8 +701,7 @@ async def test_index_follows_request_order_with_repeats(env):
     assert [(s["id"], s["index"]) for s in sources] == [(a, 0), (b, 1), (a, 2)]
     for source in sources:
         assert [(t["id"], t["index"]) for t in source["targets"]] == [(b, 0), (a, 1), (b, 2)]
-    cell = {(s["id"], t["id"]): (t["distance"], t["time"])
-            for s in sources for t in s["targets"]}
+    cell = {(s["id"], t["id"]): (t["distance"], t["time"]) for s in sources for t in s["targets"]}
     assert sources[0]["targets"] == sources[2]["targets"]
     assert [(t["distance"], t["time"]) for t in sources[0]["targets"]][1] == (0.0, 0.0)
     # The graph is undirected: there and back are the same.
@@ -488,26 +713,64 @@ async def test_given_fields_agree_and_are_echoed(env):
     """`floorId` is a synonym in requests; the answer says `floor_id`. A given name is
     echoed; a waypoint without id is placed by x, y and floor."""
     loc = next(x for x in await locations(env, B1) if x["id"] == U401)
-    response = await post(env, B1, {"data": {
-        "sources": [{"id": U401, "x": loc["x"], "y": loc["y"], "floorId": "b1-f4",
-                     "name": "Mine"}],
-        "targets": [{"x": 200, "y": 170, "floorId": "b1-f4"},
-                    {"id": U401, "floor_id": "b1-f4"}],
-        "distanceMethod": "euclidean"}})
+    response = await post(
+        env,
+        B1,
+        {
+            "data": {
+                "sources": [
+                    {"id": U401, "x": loc["x"], "y": loc["y"], "floorId": "b1-f4", "name": "Mine"}
+                ],
+                "targets": [
+                    {"x": 200, "y": 170, "floorId": "b1-f4"},
+                    {"id": U401, "floor_id": "b1-f4"},
+                ],
+                "distanceMethod": "euclidean",
+            }
+        },
+    )
     assert response.status_code == 200
-    assert response.json() == {"data": {"distance_method": "euclidean", "sources": [
-        {"id": U401, "name": "Mine", "x": 200.0, "y": 170.0, "floor_id": "b1-f4", "index": 0,
-         "targets": [
-             {"id": None, "name": None, "x": 200.0, "y": 170.0, "floor_id": "b1-f4", "index": 0,
-              "distance": 0.0, "time": 0.0},
-             {**waypoint(loc, 1), "distance": 0.0, "time": 0.0}]}]}}
+    assert response.json() == {
+        "data": {
+            "distance_method": "euclidean",
+            "sources": [
+                {
+                    "id": U401,
+                    "name": "Mine",
+                    "x": 200.0,
+                    "y": 170.0,
+                    "floor_id": "b1-f4",
+                    "index": 0,
+                    "targets": [
+                        {
+                            "id": None,
+                            "name": None,
+                            "x": 200.0,
+                            "y": 170.0,
+                            "floor_id": "b1-f4",
+                            "index": 0,
+                            "distance": 0.0,
+                            "time": 0.0,
+                        },
+                        {**waypoint(loc, 1), "distance": 0.0, "time": 0.0},
+                    ],
+                }
+            ],
+        }
+    }
 
 
 async def test_fifty_pairs_is_the_limit(env):
     units = await locations(env, B1)  # 56: 49 units, 7 amenities
     for shape in ((5, 10), (10, 5), (1, 50), (50, 1)):
-        response = await post(env, B1, body(ids(*(u["id"] for u in units[:shape[0]])),
-                                            ids(*(u["id"] for u in units[:shape[1]]))))
+        response = await post(
+            env,
+            B1,
+            body(
+                ids(*(u["id"] for u in units[: shape[0]])),
+                ids(*(u["id"] for u in units[: shape[1]])),
+            ),
+        )
         assert response.status_code == 200
         answer = response.json()["data"]["sources"]
         assert len(answer) == shape[0]
@@ -530,28 +793,41 @@ async def test_default_method(env):
 
 async def test_default_is_euclidean_without_walk_paths(env):
     """Our map of two levels without walk paths: 0.5 ft per unit, its own floor height 12."""
-    points = body([{"x": 0, "y": 0, "floor_id": "dm-f1"}],
-                  [{"x": 6, "y": 8, "floor_id": "dm-f2"}, {"x": 6, "y": 8, "floor_id": "dm-f1"}])
+    points = body(
+        [{"x": 0, "y": 0, "floor_id": "dm-f1"}],
+        [{"x": 6, "y": 8, "floor_id": "dm-f2"}, {"x": 6, "y": 8, "floor_id": "dm-f1"}],
+    )
     for options in ({}, {"distance_method": "default"}, {"distance_method": "euclidean"}):
         response = await post(env, FLAT_MAP, {"data": {**points["data"], **options}})
         assert response.status_code == 200
         answer = response.json()["data"]
         assert answer["distance_method"] == "euclidean"
         assert [(t["distance"], t["time"]) for t in answer["sources"][0]["targets"]] == [
-            (13.0, round(13 / FOOT, 2)), (5.0, round(5 / FOOT, 2))]
-    chair = await post(env, FLAT_MAP, {"data": {
-        **points["data"], "costing_options": {"pedestrian": {"mode": "wheelchair"}}}})
+            (13.0, round(13 / FOOT, 2)),
+            (5.0, round(5 / FOOT, 2)),
+        ]
+    chair = await post(
+        env,
+        FLAT_MAP,
+        {"data": {**points["data"], "costing_options": {"pedestrian": {"mode": "wheelchair"}}}},
+    )
     assert [t["time"] for t in chair.json()["data"]["sources"][0]["targets"]] == [
-        round(13 / WHEELCHAIR, 2), round(5 / WHEELCHAIR, 2)]
-    no_graph = await post(env, FLAT_MAP, {"data": {**points["data"],
-                                                   "distance_method": "pathfinding"}})
+        round(13 / WHEELCHAIR, 2),
+        round(5 / WHEELCHAIR, 2),
+    ]
+    no_graph = await post(
+        env, FLAT_MAP, {"data": {**points["data"], "distance_method": "pathfinding"}}
+    )
     assert no_graph.status_code == 422
 
 
 async def test_single_level_without_floor_tag_takes_any_floor(env):
     """A drawing without level markup is one level: every floor id is that level."""
-    response = await post(env, PLAIN_MAP, body([{"x": 0, "y": 0, "floor_id": "dm-f1"}],
-                                               [{"x": 3, "y": 4, "floor_id": "dm-f2"}]))
+    response = await post(
+        env,
+        PLAIN_MAP,
+        body([{"x": 0, "y": 0, "floor_id": "dm-f1"}], [{"x": 3, "y": 4, "floor_id": "dm-f2"}]),
+    )
     assert response.status_code == 200
     answer = response.json()["data"]
     assert answer["distance_method"] == "euclidean"
@@ -568,15 +844,17 @@ async def test_unreachable_pairs_are_null(env):
         "wheelchair": [(0.0, 0.0), (None, None), (None, None)],
     }
     for mode, cells in expected.items():
-        response = await post(env, STAIRS_MAP, body(
-            here, there, costing_options={"pedestrian": {"mode": mode}}))
+        response = await post(
+            env, STAIRS_MAP, body(here, there, costing_options={"pedestrian": {"mode": mode}})
+        )
         assert response.status_code == 200
         answer = response.json()["data"]
         assert answer["distance_method"] == "pathfinding"
         assert [(t["distance"], t["time"]) for t in answer["sources"][0]["targets"]] == cells
     on_s3 = await post(env, STAIRS_MAP, body(there[2:], there[2:]))
-    assert [(t["distance"], t["time"]) for t in on_s3.json()["data"]["sources"][0]["targets"]
-            ] == [(None, None)]
+    assert [(t["distance"], t["time"]) for t in on_s3.json()["data"]["sources"][0]["targets"]] == [
+        (None, None)
+    ]
     straight_up = await post(env, STAIRS_MAP, body(here, there[2:], distance_method="euclidean"))
     assert straight_up.json()["data"]["sources"][0]["targets"][0]["distance"] == 20.0
 
@@ -596,9 +874,15 @@ async def test_euclidean_is_the_straight_line(env, mode):
 
 
 async def test_huge_coordinates_are_not_a_server_error(env):
-    response = await post(env, B1, body([{"x": 1e308, "y": 0, "floor_id": "b1-f1"}],
-                                        [{"x": -1e308, "y": 0, "floor_id": "b1-f1"}],
-                                        distance_method="euclidean"))
+    response = await post(
+        env,
+        B1,
+        body(
+            [{"x": 1e308, "y": 0, "floor_id": "b1-f1"}],
+            [{"x": -1e308, "y": 0, "floor_id": "b1-f1"}],
+            distance_method="euclidean",
+        ),
+    )
     assert response.status_code == 422
     assert response.json()["fields"] == {
         "data.sources.0.x": ["must be a number from -1e+09 to 1e+09"],
@@ -607,9 +891,11 @@ async def test_huge_coordinates_are_not_a_server_error(env):
 
 
 async def test_infinite_coordinate_literal_is_bad_input(env):
-    query = ('{ distanceMatrix(unitMapId: "map-b1-f1", input: {sources: [{x: 1e309, y: 0, '
-             'floorId: "b1-f1"}], targets: [{x: 0, y: 0, floorId: "b1-f1"}]}) '
-             '{ sources { targets { distance } } } }')
+    query = (
+        '{ distanceMatrix(unitMapId: "map-b1-f1", input: {sources: [{x: 1e309, y: 0, '
+        'floorId: "b1-f1"}], targets: [{x: 0, y: 0, floorId: "b1-f1"}]}) '
+        "{ sources { targets { distance } } } }"
+    )
     response = await env.client.post("/graphql", json={"query": query}, headers=env.headers())
     assert response.json()["errors"][0]["extensions"] == {
         "code": "BAD_USER_INPUT",
@@ -657,8 +943,10 @@ async def test_wheelchair_route_to_the_pool_avoids_steps_and_stairs(env):
     chair = await matrix(env, B1, units, pool, "wheelchair")
     took_stairs = 0
     for unit in units:
-        (walked, walk_time), (rolled, roll_time) = foot[(unit["id"], pool[0]["id"])], \
-            chair[(unit["id"], pool[0]["id"])]
+        (walked, walk_time), (rolled, roll_time) = (
+            foot[(unit["id"], pool[0]["id"])],
+            chair[(unit["id"], pool[0]["id"])],
+        )
         assert roll_time > walk_time, unit["id"]
         steps = LEVEL[floor_of(unit)]
         if steps == 0:
@@ -668,7 +956,8 @@ async def test_wheelchair_route_to_the_pool_avoids_steps_and_stairs(env):
             continue
         elevator = ELEVATOR_WAIT + ELEVATOR_STEP * steps
         assert roll_time == pytest.approx(
-            elevator + (rolled - FLOOR_HEIGHT * steps) / WHEELCHAIR, abs=0.011), unit["id"]
+            elevator + (rolled - FLOOR_HEIGHT * steps) / WHEELCHAIR, abs=0.011
+        ), unit["id"]
         assert roll_time > elevator
         by_elevator = elevator + (walked - FLOOR_HEIGHT * steps) / FOOT
         by_stairs = STAIRS_STEP * steps + (walked - STAIRS_LENGTH * steps) / FOOT
@@ -700,11 +989,14 @@ MATRIX_QUERY = """query ($map: ID!, $input: DistanceMatrixInput!) {
               targets { id name x y floorId index distance time } } } }"""
 
 
-async def gql(env: Env, variables: dict[str, Any], key: str | None = None,
-              flags: str | None = FLAGS) -> dict[str, Any]:
-    response = await env.client.post("/graphql", json={"query": MATRIX_QUERY,
-                                                       "variables": variables},
-                                     headers=env.headers(key, flags))
+async def gql(
+    env: Env, variables: dict[str, Any], key: str | None = None, flags: str | None = FLAGS
+) -> dict[str, Any]:
+    response = await env.client.post(
+        "/graphql",
+        json={"query": MATRIX_QUERY, "variables": variables},
+        headers=env.headers(key, flags),
+    )
     assert response.status_code == 200
     return response.json()
 
@@ -719,13 +1011,19 @@ def snake_keys(value: Any) -> Any:
 
 
 async def test_graphql_gives_the_rest_numbers(env):
-    rest_input = {"sources": [*ids("map-b1:b1-401", "map-b1:b1-108"),
-                              {"x": 600, "y": 256, "floor_id": "b1-f2"}],
-                  "targets": ids("loc-b1-f1-pool@map-b1", "loc-b1-f3-trash@map-b1"),
-                  "costing_options": {"pedestrian": {"mode": "wheelchair"}}}
-    graphql_input = {**rest_input, "costingOptions": rest_input["costing_options"],
-                     "sources": [*rest_input["sources"][:2],
-                                 {"x": 600, "y": 256, "floorId": "b1-f2"}]}
+    rest_input = {
+        "sources": [
+            *ids("map-b1:b1-401", "map-b1:b1-108"),
+            {"x": 600, "y": 256, "floor_id": "b1-f2"},
+        ],
+        "targets": ids("loc-b1-f1-pool@map-b1", "loc-b1-f3-trash@map-b1"),
+        "costing_options": {"pedestrian": {"mode": "wheelchair"}},
+    }
+    graphql_input = {
+        **rest_input,
+        "costingOptions": rest_input["costing_options"],
+        "sources": [*rest_input["sources"][:2], {"x": 600, "y": 256, "floorId": "b1-f2"}],
+    }
     del graphql_input["costing_options"]
     rest = await post(env, B1, {"data": rest_input})
     assert rest.status_code == 200
@@ -736,49 +1034,100 @@ async def test_graphql_gives_the_rest_numbers(env):
 
 async def test_graphql_errors(env):
     good = {"sources": ids(U401), "targets": ids(U401)}
-    invalid = await gql(env, {"map": B1, "input": {
-        "sources": [{"id": U401, "x": 1}, {"x": 1, "y": 1}],
-        "targets": [{"x": 1, "y": 1, "floorId": "b2-f1"}],
-        "costingOptions": {"pedestrian": {"mode": "skates"}}, "distanceMethod": "nearest"}})
+    invalid = await gql(
+        env,
+        {
+            "map": B1,
+            "input": {
+                "sources": [{"id": U401, "x": 1}, {"x": 1, "y": 1}],
+                "targets": [{"x": 1, "y": 1, "floorId": "b2-f1"}],
+                "costingOptions": {"pedestrian": {"mode": "skates"}},
+                "distanceMethod": "nearest",
+            },
+        },
+    )
     assert invalid["data"] is None
     assert invalid["errors"][0]["message"] == FAILED
-    assert invalid["errors"][0]["extensions"] == {"code": "BAD_USER_INPUT", "fields": {
-        "input.sources.1.floorId": ["is required for a waypoint without an id"],
-        "input.costingOptions.pedestrian.mode": [
-            "must be one of foot, wheelchair, not 'skates'"],
-        "input.distanceMethod": [
-            "must be one of default, pathfinding, euclidean, not 'nearest'"]}}
-    placed = await gql(env, {"map": B1, "input": {
-        "sources": [{"id": U401, "x": 1}], "targets": [{"x": 1, "y": 1, "floorId": "b2-f1"}]}})
-    assert placed["errors"][0]["extensions"] == {"code": "BAD_USER_INPUT", "fields": {
-        "input.sources.0.x": ["is 1.0, but location 'map-b1:b1-401' is at 200.0"],
-        "input.targets.0.floorId": ["floor 'b2-f1' is not a level of this map"]}}
-    too_many = await gql(env, {"map": B1, "input": {"sources": ids(U401) * 6,
-                                                    "targets": ids(U401) * 9}})
-    assert too_many["errors"][0]["extensions"] == {"code": "BAD_USER_INPUT", "fields": {
-        "input": ["at most 50 source-target pairs (sources x targets) per request, not 54"]}}
+    assert invalid["errors"][0]["extensions"] == {
+        "code": "BAD_USER_INPUT",
+        "fields": {
+            "input.sources.1.floorId": ["is required for a waypoint without an id"],
+            "input.costingOptions.pedestrian.mode": [
+                "must be one of foot, wheelchair, not 'skates'"
+            ],
+            "input.distanceMethod": [
+                "must be one of default, pathfinding, euclidean, not 'nearest'"
+            ],
+        },
+    }
+    placed = await gql(
+        env,
+        {
+            "map": B1,
+            "input": {
+                "sources": [{"id": U401, "x": 1}],
+                "targets": [{"x": 1, "y": 1, "floorId": "b2-f1"}],
+            },
+        },
+    )
+    assert placed["errors"][0]["extensions"] == {
+        "code": "BAD_USER_INPUT",
+        "fields": {
+            "input.sources.0.x": ["is 1.0, but location 'map-b1:b1-401' is at 200.0"],
+            "input.targets.0.floorId": ["floor 'b2-f1' is not a level of this map"],
+        },
+    }
+    too_many = await gql(
+        env, {"map": B1, "input": {"sources": ids(U401) * 6, "targets": ids(U401) * 9}}
+    )
+    assert too_many["errors"][0]["extensions"] == {
+        "code": "BAD_USER_INPUT",
+        "fields": {
+            "input": ["at most 50 source-target pairs (sources x targets) per request, not 54"]
+        },
+    }
     no_flag = await gql(env, {"map": B1, "input": good}, flags=None)
     assert no_flag["errors"][0]["message"] == flag_message("distances")
     assert no_flag["errors"][0]["extensions"] == {"code": "FLAG_REQUIRED"}
     forbidden = await gql(env, {"map": B1, "input": good}, key=env.plain)
     assert forbidden["errors"][0]["message"] == (
-        "Access denied: missing permission service.distances.calculate")
+        "Access denied: missing permission service.distances.calculate"
+    )
     assert forbidden["errors"][0]["extensions"] == {"code": "FORBIDDEN"}
     scoped = await gql(env, {"map": B1, "input": good}, key=env.other)
     assert scoped["errors"][0]["message"] == "Not found"
     assert scoped["errors"][0]["extensions"] == {"code": "NOT_FOUND"}
-    stack = await gql(env, {"map": "map-stack", "input": {
-        **good, "sources": [{"x": 1, "y": 1, "floorId": "b1-f1"}],
-        "targets": [{"x": 1, "y": 1, "floorId": "b1-f1"}], "distanceMethod": "pathfinding"}})
-    assert stack["errors"][0]["extensions"] == {"code": "BAD_USER_INPUT", "fields": {
-        "input.distanceMethod": [
-            "this map is not processed for pathfinding (it has no walk paths)"]}}
+    stack = await gql(
+        env,
+        {
+            "map": "map-stack",
+            "input": {
+                **good,
+                "sources": [{"x": 1, "y": 1, "floorId": "b1-f1"}],
+                "targets": [{"x": 1, "y": 1, "floorId": "b1-f1"}],
+                "distanceMethod": "pathfinding",
+            },
+        },
+    )
+    assert stack["errors"][0]["extensions"] == {
+        "code": "BAD_USER_INPUT",
+        "fields": {
+            "input.distanceMethod": [
+                "this map is not processed for pathfinding (it has no walk paths)"
+            ]
+        },
+    }
 
 
 @pytest.mark.parametrize("x", ["abc", True], ids=["string", "boolean"])
 async def test_graphql_variable_of_the_wrong_type_is_bad_input(env, x):
-    result = await gql(env, {"map": B1, "input": {
-        "sources": [{"x": x, "y": 0, "floorId": "b1-f1"}], "targets": ids(U401)}})
+    result = await gql(
+        env,
+        {
+            "map": B1,
+            "input": {"sources": [{"x": x, "y": 0, "floorId": "b1-f1"}], "targets": ids(U401)},
+        },
+    )
     assert result["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
 
 
@@ -832,7 +1181,8 @@ async def test_graph_cache_follows_a_changed_drawing(env, monkeypatch):
     assert moved.status_code == 422
     assert moved.json()["fields"] == {
         "data.targets.0.x": ["is 110.0, but location 'dm-b' is at 60"],
-        "data.targets.0.y": ["is 10.0, but location 'dm-b' is at 60"]}
+        "data.targets.0.y": ["is 10.0, but location 'dm-b' is at 60"],
+    }
 
     data, svgs = own_dataset(STRAIGHT)
     await import_data(env.store, data, env.tmp, svg_sources=svgs)
@@ -870,7 +1220,6 @@ async def test_graph_work_runs_off_the_event_loop_on_a_large_graph(small):
     from resolvers.distances import on_graph
 
     loaded = SimpleNamespace(is_small=small)
-    result, thread = await on_graph(loaded, lambda a, b: (a + b, threading.current_thread()),
-                                    2, 3)  # type: ignore[arg-type]  # fmt: skip
+    result, thread = await on_graph(loaded, lambda a, b: (a + b, threading.current_thread()), 2, 3)  # type: ignore[arg-type]
     assert result == 5
     assert (thread is threading.current_thread()) is small

@@ -130,8 +130,12 @@ def test_a_matrix_record_with_nulls_exactly():
 def test_assignment_records_are_what_the_generic_conversion_made(monkeypatch):
     raw = {"groupId": "g", "data": ASSIGNMENTS}
     record = converted("assign_unit_attributes", raw)
-    assert record["data"][1] == {"group_id": "g", "attribute_id": "a1", "asset_id": "s",
-                                 "unit_id": "u1"}  # fmt: skip
+    assert record["data"][1] == {
+        "group_id": "g",
+        "attribute_id": "a1",
+        "asset_id": "s",
+        "unit_id": "u1",
+    }
     for cls in RECORD_INPUTS:
         monkeypatch.setattr(cls.__strawberry_definition__, "from_input", None)
     assert orjson.dumps(record) == orjson.dumps(converted("assign_unit_attributes", raw))

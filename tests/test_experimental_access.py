@@ -21,8 +21,16 @@ from resolvers.permissions import (
 )
 from storage import collections as c
 
-REMOVE_NOTHING = {"data": [{"group_id": "w-features", "attribute_id": "w-features-patio",
-                            "asset_id": "asset-1", "unit_id": "u-010"}]}  # fmt: skip
+REMOVE_NOTHING = {
+    "data": [
+        {
+            "group_id": "w-features",
+            "attribute_id": "w-features-patio",
+            "asset_id": "asset-1",
+            "unit_id": "u-010",
+        }
+    ]
+}
 
 
 @dataclass(frozen=True)
@@ -44,16 +52,28 @@ CASES = [
     Case("GET", "/v1/unitmaps/map-1/locations", FLAG_LOCATIONS, None),
     Case("GET", "/v1/maps/map-1/locations", FLAG_LOCATIONS, None),
     Case("GET", "/v1/units/attribute-groups", FLAG_UNIT_ATTRIBUTES, UNIT_ATTRIBUTES_READ),
-    Case("GET", "/v1/units/attribute-groups/features/units", FLAG_UNIT_ATTRIBUTES,
-         UNIT_ATTRIBUTES_READ),
-    Case("PUT", "/v1/units/attribute-groups/w-features/units/remove", FLAG_UNIT_ATTRIBUTES,
-         UNIT_ATTRIBUTES_WRITE, 204, REMOVE_NOTHING),
-]  # fmt: skip
+    Case(
+        "GET",
+        "/v1/units/attribute-groups/features/units",
+        FLAG_UNIT_ATTRIBUTES,
+        UNIT_ATTRIBUTES_READ,
+    ),
+    Case(
+        "PUT",
+        "/v1/units/attribute-groups/w-features/units/remove",
+        FLAG_UNIT_ATTRIBUTES,
+        UNIT_ATTRIBUTES_WRITE,
+        204,
+        REMOVE_NOTHING,
+    ),
+]
 
 
 def flag_message(flag: str) -> str:
-    return (f'Not found: this experimental resource requires the Experimental-Flags header '
-            f'to include "{flag}"')  # fmt: skip
+    return (
+        f"Not found: this experimental resource requires the Experimental-Flags header "
+        f'to include "{flag}"'
+    )
 
 
 async def call(client, case: Case, headers: dict[str, str], path: str | None = None):
@@ -112,8 +132,10 @@ async def test_invalid_key_before_flag(client, case):
 
 async def test_out_of_scope(client, scoped_all, store):
     """Lists leave out other assets; a map of another asset is 404; writes refuse its units."""
-    headers = {"API-Key": scoped_all,
-               "Experimental-Flags": "references,locations-resource,unit-attributes-resource"}
+    headers = {
+        "API-Key": scoped_all,
+        "Experimental-Flags": "references,locations-resource,unit-attributes-resource",
+    }
     assets = await client.get("/v1/assets/references", headers=headers)
     assert [r["id"] for r in assets.json()["data"]] == ["ar-3"]
     units = await client.get("/v1/units/references", headers=headers)
@@ -127,16 +149,19 @@ async def test_out_of_scope(client, scoped_all, store):
     assignments = await client.get("/v1/units/attribute-groups/features/units", headers=headers)
     assert [(a["unit_id"]) for a in assignments.json()["data"]] == ["Ab"]
     before = await store[c.ASSIGNMENTS].count_documents({})
-    write = await client.put("/v1/units/attribute-groups/w-features/units", headers=headers,
-                             json=REMOVE_NOTHING)
+    write = await client.put(
+        "/v1/units/attribute-groups/w-features/units", headers=headers, json=REMOVE_NOTHING
+    )
     assert write.status_code == 422
     assert write.json()["fields"] == {"data.0.unit_id": ["no unit 'u-010' in asset 'asset-1'"]}
     assert await store[c.ASSIGNMENTS].count_documents({}) == before
 
 
 async def test_api_key_query_parameter_with_flag(client, keys):
-    response = await client.get(f"/v1/units/attribute-groups?api-key={keys.full}",
-                                headers={"Experimental-Flags": FLAG_UNIT_ATTRIBUTES})
+    response = await client.get(
+        f"/v1/units/attribute-groups?api-key={keys.full}",
+        headers={"Experimental-Flags": FLAG_UNIT_ATTRIBUTES},
+    )
     assert response.status_code == 200
 
 
@@ -146,7 +171,8 @@ async def test_static_segments_win_over_ids(client, keys):
         response = await client.get(path, headers={"API-Key": keys.full})
         assert response.status_code == 404
         assert response.json()["message"].startswith("Not found: this experimental resource")
-    wrong_method = await client.post("/v1/units/attribute-groups/features/units",
-                                     headers={"API-Key": keys.full})
+    wrong_method = await client.post(
+        "/v1/units/attribute-groups/features/units", headers={"API-Key": keys.full}
+    )
     assert wrong_method.status_code == 405
     assert wrong_method.headers["allow"] == "GET, HEAD, PUT"

@@ -41,8 +41,9 @@ def fast_path_installed() -> bool:
     return all(server.installed(module) for module in ("uvloop", "httptools"))
 
 
-needs_fast_path = pytest.mark.skipif(not fast_path_installed(),
-                                     reason="uvloop or httptools is not installed")  # fmt: skip
+needs_fast_path = pytest.mark.skipif(
+    not fast_path_installed(), reason="uvloop or httptools is not installed"
+)
 
 
 # -- settings and the choice -------------------------------------------------------------
@@ -114,16 +115,31 @@ def test_serve_refuses_a_choice_that_cannot_run_in_one_line(tmp_path):
     """Before the database starts (the URI points nowhere) and before any worker."""
     certs = ensure_local_certificates(tmp_path)
     result = subprocess.run(
-        [FLOORGATE, "serve", "--cert", str(certs.cert), "--key", str(certs.key),
-         "--port", str(free_port())],
-        env={"PATH": "/usr/bin:/bin", "FLOORGATE_DATA_DIR": str(tmp_path),
-             "FLOORGATE_MONGODB_URI": "mongodb://127.0.0.1:9/", "FLOORGATE_LOOP": "tokio",
-             **({"PYTHONPATH": p} if (p := _pythonpath()) else {})},
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        [
+            FLOORGATE,
+            "serve",
+            "--cert",
+            str(certs.cert),
+            "--key",
+            str(certs.key),
+            "--port",
+            str(free_port()),
+        ],
+        env={
+            "PATH": "/usr/bin:/bin",
+            "FLOORGATE_DATA_DIR": str(tmp_path),
+            "FLOORGATE_MONGODB_URI": "mongodb://127.0.0.1:9/",
+            "FLOORGATE_LOOP": "tokio",
+            **({"PYTHONPATH": p} if (p := _pythonpath()) else {}),
+        },
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert (result.returncode, result.stdout) == (2, "")
-    assert result.stderr == ("floorgate serve: FLOORGATE_LOOP must be auto, uvloop or asyncio, "
-                             "not 'tokio'\n")  # fmt: skip
+    assert result.stderr == (
+        "floorgate serve: FLOORGATE_LOOP must be auto, uvloop or asyncio, not 'tokio'\n"
+    )
 
 
 def _pythonpath() -> str | None:
@@ -140,13 +156,20 @@ def mapped_libraries(pid: int) -> str:
 
 @pytest.mark.e2e
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs /proc")
-@pytest.mark.parametrize("path", [
-    pytest.param({"FLOORGATE_LOOP": "uvloop", "FLOORGATE_HTTP": "httptools"}, id="fast",
-                 marks=needs_fast_path),
-    pytest.param({"FLOORGATE_LOOP": "asyncio", "FLOORGATE_HTTP": "h11"}, id="fallback"),
-])  # fmt: skip
-def test_serve_runs_the_chosen_loop_and_parser_and_logs_each_request(tmp_path, db_server,
-                                                                    settings, path):  # fmt: skip
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(
+            {"FLOORGATE_LOOP": "uvloop", "FLOORGATE_HTTP": "httptools"},
+            id="fast",
+            marks=needs_fast_path,
+        ),
+        pytest.param({"FLOORGATE_LOOP": "asyncio", "FLOORGATE_HTTP": "h11"}, id="fallback"),
+    ],
+)
+def test_serve_runs_the_chosen_loop_and_parser_and_logs_each_request(
+    tmp_path, db_server, settings, path
+):
     with serve_tls(tmp_path, db_server, settings, **path) as served:
         context = ssl.create_default_context(cafile=str(served.certs.ca_cert))
         with httpx.Client(verify=context, base_url=served.base, timeout=10) as client:
@@ -229,8 +252,12 @@ async def test_no_key_in_an_access_line(client, keys, access_lines):
     the path. (A key as the method: `test_an_access_line_escapes_...`; httpx would
     upper-case it.)"""
     encoded = "%" + format(ord(keys.full[0]), "02X") + keys.full[1:]
-    targets = [f"/v1/assets?api-key={keys.full}", f"/v1/assets?page=1&API-KEY={keys.scoped}",
-               f"/v1/assets?api-key={encoded}", f"/v1/units/{keys.plain}"]  # fmt: skip
+    targets = [
+        f"/v1/assets?api-key={keys.full}",
+        f"/v1/assets?page=1&API-KEY={keys.scoped}",
+        f"/v1/assets?api-key={encoded}",
+        f"/v1/units/{keys.plain}",
+    ]
     statuses = [(await client.get(target)).status_code for target in targets]
     # The encoded key was a key to the app; `API-KEY` is not its parameter (yet redacted).
     assert statuses == [200, 401, 200, 401]
@@ -238,13 +265,18 @@ async def test_no_key_in_an_access_line(client, keys, access_lines):
     for secret in (keys.full, keys.scoped, keys.plain, encoded):
         assert secret[3:] not in text
     paths = [fields(line)[1] for line in access_lines]
-    assert paths[:4] == [f"/v1/assets?api-key={REDACTED}", f"/v1/assets?page=1&API-KEY={REDACTED}",
-                         f"/v1/assets?api-key={REDACTED}", f"/v1/units/fg_{REDACTED}"]  # fmt: skip
+    assert paths[:4] == [
+        f"/v1/assets?api-key={REDACTED}",
+        f"/v1/assets?page=1&API-KEY={REDACTED}",
+        f"/v1/assets?api-key={REDACTED}",
+        f"/v1/units/fg_{REDACTED}",
+    ]
     assert [fields(line)[2] for line in access_lines] == [str(s) for s in statuses]
 
 
-async def test_a_target_without_a_key_is_not_searched_with_a_regex(client, access_lines,
-                                                                    monkeypatch):  # fmt: skip
+async def test_a_target_without_a_key_is_not_searched_with_a_regex(
+    client, access_lines, monkeypatch
+):
     """The cheap line: `redact` (two regular expressions) runs only on what may hold a key."""
 
     def refuse(text: str) -> str:
@@ -253,17 +285,19 @@ async def test_a_target_without_a_key_is_not_searched_with_a_regex(client, acces
     monkeypatch.setattr(rest_logs, "redact", refuse)
     await client.get("/v1/openapi.json?x=%41&y=2")
     await client.get("/healthz")
-    assert [fields(line)[1] for line in access_lines] == ["/v1/openapi.json?x=%41&y=2",
-                                                          "/healthz"]  # fmt: skip
+    assert [fields(line)[1] for line in access_lines] == ["/v1/openapi.json?x=%41&y=2", "/healthz"]
 
 
 def test_an_access_line_escapes_what_is_not_printable_and_redacts_any_part():
     line = AccessLine("GET", b"/v1/units", b"tags=a%0Ab", 200, 1.25, "10.0.0.1", "0" * 16)
-    assert str(line) == ("method=GET path=/v1/units?tags=a%0Ab status=200 ms=1.2 "
-                         "client=10.0.0.1 id=0000000000000000")  # fmt: skip
+    assert str(line) == (
+        "method=GET path=/v1/units?tags=a%0Ab status=200 ms=1.2 client=10.0.0.1 id=0000000000000000"
+    )
     hidden = AccessLine("GET", b"/v1/x", b"api-key=%0Afg_0123456789ab", None, 0.04, "-", "1" * 16)
-    assert str(hidden) == (f"method=GET path=/v1/x?api-key={REDACTED}\\nfg_{REDACTED} status=- "
-                           "ms=0.0 client=- id=1111111111111111")  # fmt: skip
+    assert str(hidden) == (
+        f"method=GET path=/v1/x?api-key={REDACTED}\\nfg_{REDACTED} status=- "
+        "ms=0.0 client=- id=1111111111111111"
+    )
     method = AccessLine("fg_0123456789abcdef", b"/healthz", b"", 405, 1.0, "-", "2" * 16)
     assert str(method).startswith(f"method=fg_{REDACTED} path=/healthz status=405 ")
 
@@ -281,8 +315,9 @@ async def test_without_the_setting_no_line_is_made(store, settings, access_lines
     from rest.app import create_app
 
     app = create_app(replace(settings, access_log=False), store)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
-                                 base_url="https://testserver") as quiet:  # fmt: skip
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="https://testserver"
+    ) as quiet:
         assert (await quiet.get("/healthz")).status_code == 200
     assert access_lines == []
 
@@ -301,11 +336,20 @@ def test_each_worker_freezes_what_start_up_made(db_server, settings):
         "app_from_env()\n"
         "print(json.dumps([before, gc.get_freeze_count(), gc.get_threshold()]))\n"
     )
-    env = {"PATH": "/usr/bin:/bin", "FLOORGATE_MONGODB_URI": db_server.uri,
-           "FLOORGATE_DATABASE": settings.database_name,
-           **({"PYTHONPATH": p} if (p := _pythonpath()) else {})}  # fmt: skip
-    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
-                            text=True, timeout=120, check=True)  # fmt: skip
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "FLOORGATE_MONGODB_URI": db_server.uri,
+        "FLOORGATE_DATABASE": settings.database_name,
+        **({"PYTHONPATH": p} if (p := _pythonpath()) else {}),
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     before, frozen, thresholds = json.loads(result.stdout)
     assert before == 0
     assert frozen > 20_000  # the modules, schema, documents and routes

@@ -83,8 +83,10 @@ PUT = """mutation ($input: UnitMapInput!, $svg: String!) {
 
 
 def put_body(map_id: str, svg: str) -> dict[str, Any]:
-    return {"query": PUT, "variables": {"input": {"id": map_id, "assetId": "a1", "name": "M"},
-                                        "svg": svg}}  # fmt: skip
+    return {
+        "query": PUT,
+        "variables": {"input": {"id": map_id, "assetId": "a1", "name": "M"}, "svg": svg},
+    }
 
 
 @pytest_asyncio.fixture(loop_scope="session")
@@ -159,10 +161,12 @@ async def test_a_plain_javascript_link_is_refused_at_upload(client, store):
     response = await client.post("/graphql", json=put_body("m1", drawing(extra=link)))
     error = response.json()["errors"][0]
     assert error["extensions"]["code"] == "BAD_USER_INPUT"
-    assert error["extensions"]["fields"] == {"svg": [
-        'is not a usable unit map: <a> refers to "javascript:alert(1)" outside the SVG; '
-        'only "#id" references and data: URIs are allowed (line 2)'
-    ]}  # fmt: skip
+    assert error["extensions"]["fields"] == {
+        "svg": [
+            'is not a usable unit map: <a> refers to "javascript:alert(1)" outside the SVG; '
+            'only "#id" references and data: URIs are allowed (line 2)'
+        ]
+    }
     assert await stored_names(store) == []
 
 
@@ -179,8 +183,9 @@ async def test_every_answer_carries_nosniff_and_only_svg_is_sandboxed(client, st
     assert "content-security-policy" not in document.headers
     assert "content-disposition" not in document.headers
 
-    again = await client.get(f"/files/{unit_map['parsed_file']}",
-                             headers={"If-None-Match": document.headers["etag"]})  # fmt: skip
+    again = await client.get(
+        f"/files/{unit_map['parsed_file']}", headers={"If-None-Match": document.headers["etag"]}
+    )
     assert again.status_code == 304
     assert again.content == b""
     assert again.headers["x-content-type-options"] == "nosniff"
@@ -243,19 +248,22 @@ def test_attachment_names_files_by_map_and_kind():
     assert attachment("other/plan.svg") == 'attachment; filename="plan.svg"'
 
 
-@pytest.mark.parametrize(("media_type", "document"), [
-    ("image/svg+xml", True),
-    ("IMAGE/SVG+XML; charset=utf-8", True),
-    ("text/xml", True),
-    ("application/xml", True),
-    ("application/rss+xml", True),
-    ("text/html", True),
-    ("application/xhtml+xml", True),
-    ("application/vnd.map+json", False),
-    ("application/geo+json", False),
-    ("application/vnd.floorgate.walk-graph+npz", False),
-    ("application/octet-stream", False),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("media_type", "document"),
+    [
+        ("image/svg+xml", True),
+        ("IMAGE/SVG+XML; charset=utf-8", True),
+        ("text/xml", True),
+        ("application/xml", True),
+        ("application/rss+xml", True),
+        ("text/html", True),
+        ("application/xhtml+xml", True),
+        ("application/vnd.map+json", False),
+        ("application/geo+json", False),
+        ("application/vnd.floorgate.walk-graph+npz", False),
+        ("application/octet-stream", False),
+    ],
+)
 def test_which_media_types_render_as_documents(media_type, document):
     assert renders_as_document(media_type) is document
 
@@ -311,7 +319,7 @@ HOSTILE = drawing(
         f"<script>document.title = '{MARK}-script'; localStorage.setItem('{MARK}-script',"
         f" 'script'); fetch('/{MARK}/script');</script>\n"
         # The parser refuses href="javascript:..."; an animation sets it anyway.
-        f"<a><set attributeName=\"href\" to=\"javascript:document.title='{MARK}-link';"
+        f'<a><set attributeName="href" to="javascript:document.title=\'{MARK}-link\';'
         f"fetch('/{MARK}/link')\"/>"
         '<rect x="200" y="0" width="200" height="200" fill="red"/></a>\n'
     ),
@@ -351,35 +359,50 @@ def visit(browser: Chromium, url: str, strip: tuple[str, ...]) -> list[dict[str,
     drawing's link. The tab's events, and its title last (`Target.getTargetInfo` reads it
     without running script in the page)."""
     session = open_tab(browser, ("Network", "Log", "Runtime", "Page", "Fetch"))
-    browser.call("Fetch.enable", {"patterns": [{"urlPattern": "*/files/*",
-                                                "requestStage": "Response"}]},
-                 session=session)  # fmt: skip
+    browser.call(
+        "Fetch.enable",
+        {"patterns": [{"urlPattern": "*/files/*", "requestStage": "Response"}]},
+        session=session,
+    )
     start_navigation(browser, session, url)
     paused = wait_for_event(browser, session, "Fetch.requestPaused", 10)
     assert paused is not None, "the file was not requested"
     params = paused["params"]
-    body = browser.call("Fetch.getResponseBody", {"requestId": params["requestId"]},
-                        session=session)  # fmt: skip
+    body = browser.call(
+        "Fetch.getResponseBody", {"requestId": params["requestId"]}, session=session
+    )
     assert body["base64Encoded"] or body["body"].startswith("<svg")
     data = body["body"] if body["base64Encoded"] else base64.b64encode(body["body"].encode())
-    browser.call("Fetch.fulfillRequest", {
-        "requestId": params["requestId"], "responseCode": params["responseStatusCode"],
-        "responseHeaders": [h for h in params["responseHeaders"] if h["name"].lower() not in strip],
-        "body": data if isinstance(data, str) else data.decode(),
-    }, session=session)  # fmt: skip
+    browser.call(
+        "Fetch.fulfillRequest",
+        {
+            "requestId": params["requestId"],
+            "responseCode": params["responseStatusCode"],
+            "responseHeaders": [
+                h for h in params["responseHeaders"] if h["name"].lower() not in strip
+            ],
+            "body": data if isinstance(data, str) else data.decode(),
+        },
+        session=session,
+    )
     browser.drain(1.5)
     for kind in ("mousePressed", "mouseReleased"):  # the red link fills x 200..400
-        browser.call("Input.dispatchMouseEvent", {"type": kind, "x": 300, "y": 100,
-                                                  "button": "left", "clickCount": 1},
-                     session=session)  # fmt: skip
+        browser.call(
+            "Input.dispatchMouseEvent",
+            {"type": kind, "x": 300, "y": 100, "button": "left", "clickCount": 1},
+            session=session,
+        )
     browser.drain(1.5)
     title = browser.call("Target.getTargetInfo", session=session)["targetInfo"]["title"]
     return [*(e for e in browser.events if e.get("sessionId") == session), {"title": title}]
 
 
 def requested(events: list[dict[str, Any]]) -> list[str]:
-    return [urlsplit(event["params"]["request"]["url"]).path for event in events
-            if event.get("method") == "Network.requestWillBeSent"]  # fmt: skip
+    return [
+        urlsplit(event["params"]["request"]["url"]).path
+        for event in events
+        if event.get("method") == "Network.requestWillBeSent"
+    ]
 
 
 def ran(events: list[dict[str, Any]], log: str) -> dict[str, Any]:
@@ -409,15 +432,17 @@ def test_a_hostile_drawing_runs_nothing_in_chromium(tmp_path, db_server, setting
         with serve_tls(tmp_path, db_server, own) as served:
             trusted = ssl.create_default_context(cafile=str(served.certs.ca_cert))
             with httpx.Client(verify=trusted, base_url=served.base, timeout=20) as http:
-                put = http.post("/graphql", json=put_body("evil", HOSTILE),
-                                headers={"API-Key": key})  # fmt: skip
+                put = http.post(
+                    "/graphql", json=put_body("evil", HOSTILE), headers={"API-Key": key}
+                )
             assert put.status_code == 200 and "errors" not in put.json(), put.text
             source = asyncio.run(_source_file(db_server.uri, own, "evil"))
             log = tmp_path / "serve.log"
             browser = offline_browser(tmp_path / "profile", served.certs.cert, deadline)
             try:
-                browser.call("Browser.setDownloadBehavior",
-                             {"behavior": "deny", "eventsEnabled": True})  # fmt: skip
+                browser.call(
+                    "Browser.setDownloadBehavior", {"behavior": "deny", "eventsEnabled": True}
+                )
                 for mode, strip in [
                     ("served", ()),
                     ("shown", ("content-disposition",)),
@@ -431,8 +456,11 @@ def test_a_hostile_drawing_runs_nothing_in_chromium(tmp_path, db_server, setting
                         "storage": local_storage(browser, f"{served.base}/healthz"),
                         "console": [text for _, text in console_messages(events)],
                     }
-                downloads = [event["params"] for event in browser.events
-                             if event.get("method") == "Browser.downloadWillBegin"]  # fmt: skip
+                downloads = [
+                    event["params"]
+                    for event in browser.events
+                    if event.get("method") == "Browser.downloadWillBegin"
+                ]
             finally:
                 browser.close()
     finally:
@@ -441,9 +469,7 @@ def test_a_hostile_drawing_runs_nothing_in_chromium(tmp_path, db_server, setting
     address = f"{served.base}/files/{source}"
 
     served_ = outcomes["served"]  # the browser saves it (denied here), showing nothing
-    assert [(d["url"], d["suggestedFilename"]) for d in downloads] == [
-        (address, "evil.source.svg")
-    ]
+    assert [(d["url"], d["suggestedFilename"]) for d in downloads] == [(address, "evil.source.svg")]
     assert served_["title"] == "about:blank"
     assert served_["browser requests"] == served_["server requests"] == []
     assert served_["storage"] == {}
@@ -453,8 +479,10 @@ def test_a_hostile_drawing_runs_nothing_in_chromium(tmp_path, db_server, setting
     assert shown["title"] == address.removeprefix("https://")  # no <title> was set
     assert shown["browser requests"] == shown["server requests"] == []
     assert shown["storage"] == {}
-    blocked = (f"Blocked script execution in '{address}' because the document's frame is "
-               "sandboxed and the 'allow-scripts' permission is not set.")  # fmt: skip
+    blocked = (
+        f"Blocked script execution in '{address}' because the document's frame is "
+        "sandboxed and the 'allow-scripts' permission is not set."
+    )
     assert shown["console"][:2] == [blocked, blocked]  # the <script> and the onload
     assert shown["console"][2].startswith(  # the link
         "Running the JavaScript URL violates the following Content Security Policy "
@@ -464,7 +492,9 @@ def test_a_hostile_drawing_runs_nothing_in_chromium(tmp_path, db_server, setting
 
     control = outcomes["control"]  # the same bytes without the CSP: everything runs
     assert control["title"] == f"{MARK}-link"
-    assert sorted(control["browser requests"]) == sorted(control["server requests"]) == [
-        f"/{MARK}/link", f"/{MARK}/onload", f"/{MARK}/script"
-    ]
+    assert (
+        sorted(control["browser requests"])
+        == sorted(control["server requests"])
+        == [f"/{MARK}/link", f"/{MARK}/onload", f"/{MARK}/script"]
+    )
     assert control["storage"] == {MARK: "onload", f"{MARK}-script": "script"}

@@ -116,8 +116,11 @@ def test_no_vendored_file_mentions_a_cdn() -> None:
 
 async def test_headers_editor_prefilled_with_api_key(client: httpx.AsyncClient) -> None:
     page = (await client.get("/graphql")).text
-    match = re.search(r'<script type="application/json" id="floorgate-graphiql-config">'
-                      r"(.*?)</script>", page)  # fmt: skip
+    match = re.search(
+        r'<script type="application/json" id="floorgate-graphiql-config">'
+        r"(.*?)</script>",
+        page,
+    )
     assert match
     config = json.loads(match.group(1))
     assert json.loads(config["defaultHeaders"]) == {

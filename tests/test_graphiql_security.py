@@ -67,8 +67,9 @@ def scripts_of(page: str) -> list[tuple[dict[str, str | None], str]]:
 
 
 def config_of(page: str) -> dict[str, str]:
-    blocks = [text for attributes, text in scripts_of(page)
-              if attributes.get("id") == CONFIG_ELEMENT_ID]  # fmt: skip
+    blocks = [
+        text for attributes, text in scripts_of(page) if attributes.get("id") == CONFIG_ELEMENT_ID
+    ]
     assert len(blocks) == 1
     return json.loads(blocks[0])
 
@@ -102,9 +103,16 @@ async def test_page_runs_no_inline_script(client):
     page = (await client.get("/graphql", headers={"Accept": "text/html"})).text
     scripts = scripts_of(page)
     sources = [attributes["src"] for attributes, _ in scripts if "src" in attributes]
-    assert sources == [f"{GRAPHIQL_STATIC_PREFIX}/{name}" for name in (
-        "react.production.min.js", "react-dom.production.min.js", "graphiql.min.js",
-        "plugin-explorer.umd.js", GRAPHIQL_SCRIPT)]  # fmt: skip
+    assert sources == [
+        f"{GRAPHIQL_STATIC_PREFIX}/{name}"
+        for name in (
+            "react.production.min.js",
+            "react-dom.production.min.js",
+            "graphiql.min.js",
+            "plugin-explorer.umd.js",
+            GRAPHIQL_SCRIPT,
+        )
+    ]
     inline = [(attributes, text) for attributes, text in scripts if "src" not in attributes]
     assert [attributes for attributes, _ in inline] == [
         {"type": "application/json", "id": CONFIG_ELEMENT_ID}  # data: never executed
@@ -153,8 +161,7 @@ async def test_the_unedited_template_loads_the_schema_and_asks_for_a_key(client)
     """What GraphiQL sends before anyone pastes a key: the schema comes, a query is told
     that a key is missing. A placeholder value would have been an INVALID_KEY, even for
     the schema (hence the empty value)."""
-    schema = await client.post("/graphql", json={"query": INTROSPECTION},
-                               headers=DEFAULT_HEADERS)  # fmt: skip
+    schema = await client.post("/graphql", json={"query": INTROSPECTION}, headers=DEFAULT_HEADERS)
     assert schema.json() == {"data": {"__schema": {"queryType": {"name": "Query"}}}}
     query = await client.post("/graphql", json={"query": QUERY}, headers=DEFAULT_HEADERS)
     assert query.json()["data"] is None
@@ -214,33 +221,48 @@ def test_chromium_runs_a_query_and_keeps_no_key(tmp_path, db_server, settings, k
             browser.drain(0.5)
             start = len(browser.events)  # from here on, the events of the GraphiQL page
             browser.call("Page.navigate", {"url": f"{served.base}/graphql"}, session=session)
-            assert wait_until(browser, session, "!!document.querySelector("
-                              "'.graphiql-query-editor .CodeMirror')", 20)  # fmt: skip
-            assert wait_until(browser, session, "!!document.querySelector("
-                              "'.graphiql-doc-explorer-root, [aria-label=\"Show Documentation "
-                              "Explorer\"]:not([disabled])')", 20)  # fmt: skip
+            assert wait_until(
+                browser,
+                session,
+                "!!document.querySelector('.graphiql-query-editor .CodeMirror')",
+                20,
+            )
+            assert wait_until(
+                browser,
+                session,
+                "!!document.querySelector("
+                "'.graphiql-doc-explorer-root, [aria-label=\"Show Documentation "
+                "Explorer\"]:not([disabled])')",
+                20,
+            )
             browser.drain(1.0)  # the schema fetch
             shown_headers = evaluate(browser, session, EDITOR_VALUE.format(editor=HEADERS_EDITOR))
-            footer = evaluate(browser, session,
-                              "document.querySelector('.graphiql-footer').textContent")  # fmt: skip
+            footer = evaluate(
+                browser, session, "document.querySelector('.graphiql-footer').textContent"
+            )
 
             typed = json.dumps({**DEFAULT_HEADERS, "API-Key": keys.full})
             headers_value = type_into(browser, session, HEADERS_EDITOR, typed)
-            query_value = type_into(browser, session,
-                                    "document.querySelector('.graphiql-query-editor')", QUERY)
-            evaluate(browser, session,
-                     "document.querySelector('.graphiql-execute-button').click()")  # fmt: skip
+            query_value = type_into(
+                browser, session, "document.querySelector('.graphiql-query-editor')", QUERY
+            )
+            evaluate(browser, session, "document.querySelector('.graphiql-execute-button').click()")
             result = wait_until(browser, session, f"{RESULT}.includes('asset-1') && {RESULT}", 20)
 
             # Settings: no "persist headers" switch, and its dialog adds a <style> element
             # (allowed by the page's style-src; a violation would show below).
-            evaluate(browser, session, "document.querySelector("
-                     "'[aria-label=\"Open settings dialog\"]').click()")  # fmt: skip
-            settings_text = wait_until(browser, session, "document.querySelector("
-                                       "'.graphiql-dialog')?.textContent", 10)  # fmt: skip
+            evaluate(
+                browser,
+                session,
+                "document.querySelector('[aria-label=\"Open settings dialog\"]').click()",
+            )
+            settings_text = wait_until(
+                browser, session, "document.querySelector('.graphiql-dialog')?.textContent", 10
+            )
             browser.drain(1.0)
-            events = [event for event in browser.events[start:]
-                      if event.get("sessionId") == session]  # fmt: skip
+            events = [
+                event for event in browser.events[start:] if event.get("sessionId") == session
+            ]
             storage = local_storage(browser, f"{served.base}/healthz")
         finally:
             browser.close()
@@ -253,24 +275,33 @@ def test_chromium_runs_a_query_and_keeps_no_key(tmp_path, db_server, settings, k
     assert json.loads(result) == {"data": {"asset": {"id": "asset-1", "name": "Harbor View"}}}
     assert "Persist headers" not in settings_text
 
-    requests = {event["params"]["requestId"]: event["params"]["request"] for event in events
-                if event["method"] == "Network.requestWillBeSent"}  # fmt: skip
+    requests = {
+        event["params"]["requestId"]: event["params"]["request"]
+        for event in events
+        if event["method"] == "Network.requestWillBeSent"
+    }
     origin = urlsplit(served.base)[:2]
-    elsewhere = [url for url in (r["url"] for r in requests.values())
-                 if urlsplit(url)[:2] != origin and not url.startswith("data:")]  # fmt: skip
+    elsewhere = [
+        url
+        for url in (r["url"] for r in requests.values())
+        if urlsplit(url)[:2] != origin and not url.startswith("data:")
+    ]
     assert elsewhere == []
-    posts = [json.loads(r["postData"])["query"] for r in requests.values()
-             if r["method"] == "POST"]  # fmt: skip
+    posts = [json.loads(r["postData"])["query"] for r in requests.values() if r["method"] == "POST"]
     assert "IntrospectionQuery" in posts[0]
     assert posts[-1] == QUERY
-    statuses = {urlsplit(event["params"]["response"]["url"]).path:
-                event["params"]["response"]["status"] for event in events
-                if event["method"] == "Network.responseReceived"}  # fmt: skip
+    statuses = {
+        urlsplit(event["params"]["response"]["url"]).path: event["params"]["response"]["status"]
+        for event in events
+        if event["method"] == "Network.responseReceived"
+    }
     assert set(statuses.values()) == {200}, statuses
 
-    problems = [(level, text) for level, text in console_messages(events)
-                if level in ("error", "exception", "assert")
-                or "Content Security Policy" in text]  # fmt: skip
+    problems = [
+        (level, text)
+        for level, text in console_messages(events)
+        if level in ("error", "exception", "assert") or "Content Security Policy" in text
+    ]
     assert problems == []
 
     stored = json.dumps(storage)
@@ -283,5 +314,6 @@ def test_chromium_runs_a_query_and_keeps_no_key(tmp_path, db_server, settings, k
     assert {tab["headers"] for tab in tabs} <= {None, template}
     history = json.loads(storage["graphiql:queries"])["queries"]
     assert [(item["query"], item["headers"]) for item in history] == [
-        ("{ __typename }", template), (QUERY, template)
+        ("{ __typename }", template),
+        (QUERY, template),
     ]

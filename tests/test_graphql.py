@@ -31,8 +31,12 @@ async def test_nested_query(client, keys):
     asset = body["data"]["asset"]
     assert [floor["id"] for floor in asset["floors"]] == ["f-1", "f-2"]
     assert [unit["id"] for unit in asset["floors"][0]["units"]] == [
-        "u-001", "u-002", "u-003", "u-004", "u-005"
-    ]  # fmt: skip
+        "u-001",
+        "u-002",
+        "u-003",
+        "u-004",
+        "u-005",
+    ]
     first_map = asset["unitMaps"][0]
     assert first_map["backgrounds"] == [{"id": "bg-1"}, {"id": "bg-2"}]
     assert first_map["levelTags"] == [
@@ -40,20 +44,30 @@ async def test_nested_query(client, keys):
         {"key": "floor", "values": [{"value": "f-1"}]},
     ]
     assert [unit["id"] for unit in first_map["units"]] == [
-        "u-001", "u-002", "u-003", "u-004", "u-005"
-    ]  # fmt: skip
+        "u-001",
+        "u-002",
+        "u-003",
+        "u-004",
+        "u-005",
+    ]
 
 
 async def test_camel_case_fields_and_timestamps(client, keys):
-    body = await gql(client, '{ unit(id: "u-001") { assetId floorId createdAt updatedAt } }',
-                     keys.full)
-    assert body == {"data": {"unit": {"assetId": "asset-1", "floorId": "f-1",
-                                      "createdAt": T0, "updatedAt": T1}}}
+    body = await gql(
+        client, '{ unit(id: "u-001") { assetId floorId createdAt updatedAt } }', keys.full
+    )
+    assert body == {
+        "data": {"unit": {"assetId": "asset-1", "floorId": "f-1", "createdAt": T0, "updatedAt": T1}}
+    }
 
 
 async def test_paged_query(client, keys):
-    body = await gql(client, "{ units(perPage: 2, page: 2) { paging { perPage currentPage "
-                     "prevPage nextPage } data { id } } }", keys.full)
+    body = await gql(
+        client,
+        "{ units(perPage: 2, page: 2) { paging { perPage currentPage "
+        "prevPage nextPage } data { id } } }",
+        keys.full,
+    )
     assert body["data"]["units"] == {
         "paging": {"perPage": 2, "currentPage": 2, "prevPage": 1, "nextPage": 3},
         "data": [{"id": "ab"}, {"id": "u-001"}],
@@ -74,13 +88,13 @@ async def test_error_codes_match_rest(client, keys):
     invalid = await gql(client, "{ units(perPage: 0) { data { id } } }", keys.full)
     assert invalid["errors"][0]["message"] == "Resource validation failed"
     assert invalid["errors"][0]["extensions"] == {
-        "code": "BAD_USER_INPUT", "fields": {"perPage": ["must be an integer of at least 1"]}
+        "code": "BAD_USER_INPUT",
+        "fields": {"perPage": ["must be an integer of at least 1"]},
     }
 
 
 async def test_scope_applies_to_graphql(client, keys):
-    body = await gql(client, '{ assets { data { id } } asset(id: "asset-1") { id } }',
-                     keys.scoped)
+    body = await gql(client, '{ assets { data { id } } asset(id: "asset-1") { id } }', keys.scoped)
     assert body["data"] == {"assets": {"data": [{"id": "asset-2"}]}, "asset": None}
     assert body["errors"][0]["extensions"] == {"code": "NOT_FOUND"}
 
@@ -112,8 +126,9 @@ async def test_depth_limit():
 
 
 async def test_syntax_error_is_bad_input(client, keys):
-    response = await client.post("/graphql", json={"query": "{ assets {"},
-                                 headers={"API-Key": keys.full})
+    response = await client.post(
+        "/graphql", json={"query": "{ assets {"}, headers={"API-Key": keys.full}
+    )
     body = response.json()
     assert body["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
 
@@ -155,17 +170,30 @@ async def counted(db_server, settings, keys, store):
     await counted_store.ensure_indexes()
     stamps = {"created_at": T0, "updated_at": T1}
     await counted_store["assets"].insert_one({"_id": "big", "market": "m", "name": "Big", **stamps})
-    await counted_store["units"].insert_many([
-        {"_id": f"u{n:04d}", "asset_id": "big", "floor_id": "f", "name": str(n), **stamps}
-        for n in range(1000)
-    ])
-    await counted_store["unit_maps"].insert_many([
-        {"_id": f"m{n:03d}", "asset_id": "big", "background_id": None, "name": f"M{n}",
-         "style": "a", "style_type": "floor_plate", "tags": [], "routing_tier": "no_routing",
-         "geojson_url": None, "unit_ids": [f"u{(n * 10 + k) % 1000:04d}" for k in range(10)],
-         **stamps}
-        for n in range(100)
-    ])  # fmt: skip
+    await counted_store["units"].insert_many(
+        [
+            {"_id": f"u{n:04d}", "asset_id": "big", "floor_id": "f", "name": str(n), **stamps}
+            for n in range(1000)
+        ]
+    )
+    await counted_store["unit_maps"].insert_many(
+        [
+            {
+                "_id": f"m{n:03d}",
+                "asset_id": "big",
+                "background_id": None,
+                "name": f"M{n}",
+                "style": "a",
+                "style_type": "floor_plate",
+                "tags": [],
+                "routing_tier": "no_routing",
+                "geojson_url": None,
+                "unit_ids": [f"u{(n * 10 + k) % 1000:04d}" for k in range(10)],
+                **stamps,
+            }
+            for n in range(100)
+        ]
+    )
     async for key in store[API_KEYS].find({}):
         await counted_store[API_KEYS].insert_one(key)
     app = create_app(local, counted_store)
@@ -196,8 +224,9 @@ async def test_maps_with_units_cost_bounded_commands(counted, keys):
 async def test_nested_units_of_assets_batched(counted, keys):
     client, counter = counted
     counter.commands.clear()
-    body = await gql(client, "{ assets { data { units { id } floors { id } unitMaps { id } } } }",
-                     keys.full)
+    body = await gql(
+        client, "{ assets { data { units { id } floors { id } unitMaps { id } } } }", keys.full
+    )
     assert len(body["data"]["assets"]["data"][0]["units"]) == 1000
     # assets page, units, floors, maps (the key lookup is cached from the test above).
     assert counter.commands.count("find") == 4
@@ -205,13 +234,19 @@ async def test_nested_units_of_assets_batched(counted, keys):
 
 async def test_malformed_graphql_requests_get_json_errors(client, keys):
     headers = {"API-Key": keys.full}
-    not_json = await client.post("/graphql", content=b"{oops",
-                                 headers={**headers, "Content-Type": "application/json"})
+    not_json = await client.post(
+        "/graphql", content=b"{oops", headers={**headers, "Content-Type": "application/json"}
+    )
     assert not_json.status_code == 422
-    assert not_json.json() == {"message": "Resource validation failed",
-                               "fields": {"body": ["Unable to parse request body as JSON"]}}
-    wrong_type = await client.post("/graphql", content=b"{ assets { data { id } } }",
-                                   headers={**headers, "Content-Type": "text/plain"})
+    assert not_json.json() == {
+        "message": "Resource validation failed",
+        "fields": {"body": ["Unable to parse request body as JSON"]},
+    }
+    wrong_type = await client.post(
+        "/graphql",
+        content=b"{ assets { data { id } } }",
+        headers={**headers, "Content-Type": "text/plain"},
+    )
     assert wrong_type.status_code == 415
     assert wrong_type.json() == {"message": "Content type must be application/json"}
     no_query = await client.post("/graphql", json={"variables": {}}, headers=headers)
@@ -220,7 +255,10 @@ async def test_malformed_graphql_requests_get_json_errors(client, keys):
 
 
 async def test_graphql_over_get(client, keys):
-    response = await client.get("/graphql", params={"query": '{ unit(id: "u-001") { name } }'},
-                                headers={"API-Key": keys.full, "Accept": "application/json"})
+    response = await client.get(
+        "/graphql",
+        params={"query": '{ unit(id: "u-001") { name } }'},
+        headers={"API-Key": keys.full, "Accept": "application/json"},
+    )
     assert response.status_code == 200
     assert response.json() == {"data": {"unit": {"name": "101"}}}

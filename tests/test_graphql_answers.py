@@ -71,8 +71,9 @@ async def test_variables_and_the_operation_name_are_part_of_the_key(client, keys
 async def test_a_get_is_answered_from_the_same_kept_answer(client, keys, live):
     posted = await post(client, keys.full, UNITS, {"n": 7})
     hits = live.answer_hits
-    got = await client.get("/graphql", params={"query": UNITS, "variables": '{"n": 7}'},
-                           headers={"API-Key": keys.full})  # fmt: skip
+    got = await client.get(
+        "/graphql", params={"query": UNITS, "variables": '{"n": 7}'}, headers={"API-Key": keys.full}
+    )
     assert (got.status_code, got.content) == (200, posted.content)
     assert live.answer_hits == hits + 1
 

@@ -21,8 +21,9 @@ def filled(value: object) -> bool:
     """Every list and object in the answer has something in it."""
     if isinstance(value, dict):
         optional = ("geojsonUrl", "nextPage", "prevPage", "connector", "reason")
-        return bool(value) and all(filled(item) for key, item in value.items()
-                                   if key not in optional)  # fmt: skip
+        return bool(value) and all(
+            filled(item) for key, item in value.items() if key not in optional
+        )
     if isinstance(value, list):
         return bool(value) and all(filled(item) for item in value)
     return value is not None
@@ -30,8 +31,9 @@ def filled(value: object) -> bool:
 
 @pytest.mark.parametrize("query", QUERIES, ids=[q.split()[1] for q in QUERIES])
 async def test_each_example_answers_with_data(demo, query):
-    response = await demo.client.post("/graphql", json={"query": query},
-                                      headers=demo.headers(*ALL_FLAGS))  # fmt: skip
+    response = await demo.client.post(
+        "/graphql", json={"query": query}, headers=demo.headers(*ALL_FLAGS)
+    )
     assert response.status_code == 200
     body = response.json()
     assert "errors" not in body, body["errors"]

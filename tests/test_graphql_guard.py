@@ -35,8 +35,9 @@ def headers(key: str | None, *flags: str) -> dict[str, str]:
     return result
 
 
-async def post(client, query: str, key: str | None, variables: dict | None = None,
-               *flags: str) -> dict:  # fmt: skip
+async def post(
+    client, query: str, key: str | None, variables: dict | None = None, *flags: str
+) -> dict:
     response = await client.post(
         "/graphql",
         json={"query": query, "variables": variables or {}},
@@ -199,8 +200,11 @@ async def test_thirty_full_pages_refused_before_anything_runs(client, keys):
 
 
 async def test_page_size_from_variables(client, keys):
-    query = ("query ($n: Int) { " + " ".join(f"p{i}: units(perPage: $n) {{ data {{ id }} }}"
-                                             for i in range(13)) + " }")  # fmt: skip
+    query = (
+        "query ($n: Int) { "
+        + " ".join(f"p{i}: units(perPage: $n) {{ data {{ id }} }}" for i in range(13))
+        + " }"
+    )
     # 13 x (1 + n x 2): 10,000 rows each is over, 2 rows each is not.
     assert only_error(await post(client, query, keys.full, {"n": 10000})) == cost_error(260_013)
     small = await post(client, query, keys.full, {"n": 2})
@@ -239,11 +243,14 @@ async def test_cost_is_charged_to_the_rate_limit(store, settings, keys):
     paging (cost 120,001) spends 13 of a burst of 20; a cheap query spends 1."""
     limited = replace(settings, rate_limit_per_second=0.001, rate_limit_burst=20)
     app = create_app(limited, store)
-    costly = (f"{{ units(perPage: 10000) {{ paging {{ perPage currentPage prevPage nextPage }} "
-              f"data {{ {UNIT_FIELDS} }} }} }}")  # fmt: skip
+    costly = (
+        f"{{ units(perPage: 10000) {{ paging {{ perPage currentPage prevPage nextPage }} "
+        f"data {{ {UNIT_FIELDS} }} }} }}"
+    )
     cheap = "{ units(perPage: 1) { data { id } } }"
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
-                                 base_url="https://t") as client:  # fmt: skip
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="https://t"
+    ) as client:
         first = await post(client, costly, keys.full)
         assert "errors" not in first  # 20 - 13 = 7 left
         second = await post(client, costly, keys.full)  # the lookup takes 1, 12 more refused
@@ -300,21 +307,27 @@ async def test_flag_of_any_root_field_fails_the_operation(client, keys):
 
 @pytest.mark.parametrize("keyed", [True, False])
 async def test_other_clients_are_served_during_the_doubling_attack(client, keys, keyed):
-    attack = client.get("/graphql", params={"query": doubling(40, LEAF_DATA)},
-                        headers=headers(keys.full if keyed else None))  # fmt: skip
+    attack = client.get(
+        "/graphql",
+        params={"query": doubling(40, LEAF_DATA)},
+        headers=headers(keys.full if keyed else None),
+    )
     response, seconds, worst = await latency_meanwhile(client, keys.plain, attack)
-    assert only_error(response.json()) == (cost_error(2**39 * 201) if keyed
-                                           else UNAUTHENTICATED)  # fmt: skip
+    assert only_error(response.json()) == (cost_error(2**39 * 201) if keyed else UNAUTHENTICATED)
     assert seconds < 0.2, seconds
     assert worst < 0.2, worst
 
 
 async def test_other_clients_are_served_during_the_cost_attack(client, keys):
     """30 aliases of a full page of units with references: refused before it runs."""
-    aliases = " ".join(f"a{i}: units(perPage: 10000) {{ data {{ id name floorId assetId "
-                       f"references {{ key value }} }} }}" for i in range(30))  # fmt: skip
-    attack = client.post("/graphql", json={"query": "{ " + aliases + " }"},
-                         headers=headers(keys.full, "references"))  # fmt: skip
+    aliases = " ".join(
+        f"a{i}: units(perPage: 10000) {{ data {{ id name floorId assetId "
+        f"references {{ key value }} }} }}"
+        for i in range(30)
+    )
+    attack = client.post(
+        "/graphql", json={"query": "{ " + aliases + " }"}, headers=headers(keys.full, "references")
+    )
     response, seconds, worst = await latency_meanwhile(client, keys.plain, attack)
     # each alias: 1 + 10000 x (data 1 + 4 fields + references 1 + 3 x 2 fields)
     assert only_error(response.json()) == cost_error(30 * 120_001)
@@ -345,12 +358,16 @@ async def test_costs_are_kept_per_document_operation_and_small_variables():
         document
     )
     for n in (1, 100, 10000, 1, 100):
-        assert caches.cost(graphql_schema, document, {"n": n}, None) == operation_cost(
-            graphql_schema, document, {"n": n}, None) == 2 * n + 1  # fmt: skip
+        assert (
+            caches.cost(graphql_schema, document, {"n": n}, None)
+            == operation_cost(graphql_schema, document, {"n": n}, None)
+            == 2 * n + 1
+        )
     assert len(caches.parsed(document).costs) == 3
     padded = {"n": 5, "pad": "x" * 2000}
     assert caches.cost(graphql_schema, document, padded, None) == operation_cost(
-        graphql_schema, document, padded, None)  # fmt: skip
+        graphql_schema, document, padded, None
+    )
     assert len(caches.parsed(document).costs) == 3
     first = await caches.validate(graphql_schema, document, ())
     assert await caches.validate(graphql_schema, document, ()) is first

@@ -10,23 +10,37 @@ from resolvers.permissions import ALL_FLAGS
 # (REST path and query, in the route's parameter order; the GraphQL field with the same
 # arguments), on the demo.
 CASES = [
-    ("/v1/assets?page=1&per-page=1", 'assets(page: 1, perPage: 1)'),
+    ("/v1/assets?page=1&per-page=1", "assets(page: 1, perPage: 1)"),
     ("/v1/units?page=2&per-page=2", "units(page: 2, perPage: 2)"),
-    ("/v1/assets/harbor-view/floors?page=2&per-page=1",
-     'floors(assetId: "harbor-view", page: 2, perPage: 1)'),
-    ("/v1/maps?page=1&per-page=1&tags=pathfinding&asset=harbor-view",
-     'unitMaps(page: 1, perPage: 1, tags: "pathfinding", assetId: "harbor-view")'),
-    ("/v1/maps/map-b1-f1/backgrounds?page=1&per-page=1",
-     'backgrounds(unitMapId: "map-b1-f1", page: 1, perPage: 1)'),
-    ("/v1/maps/map-b1-f1/units?page=2&per-page=3",
-     'unitMapUnits(unitMapId: "map-b1-f1", page: 2, perPage: 3)'),
-    ("/v1/assets/references?page=1&per-page=1&asset=harbor-view",
-     'assetReferences(page: 1, perPage: 1, assetId: "harbor-view")'),
-    ("/v1/units/references?page=2&per-page=2&key=realpage",
-     'unitReferences(page: 2, perPage: 2, key: "realpage")'),
-    ("/v1/units/attribute-groups/view/units?page=2&per-page=5&asset=harbor-view",
-     'unitAttributeAssignments(groupId: "view", page: 2, perPage: 5, assetId: "harbor-view")'),
-]  # fmt: skip
+    (
+        "/v1/assets/harbor-view/floors?page=2&per-page=1",
+        'floors(assetId: "harbor-view", page: 2, perPage: 1)',
+    ),
+    (
+        "/v1/maps?page=1&per-page=1&tags=pathfinding&asset=harbor-view",
+        'unitMaps(page: 1, perPage: 1, tags: "pathfinding", assetId: "harbor-view")',
+    ),
+    (
+        "/v1/maps/map-b1-f1/backgrounds?page=1&per-page=1",
+        'backgrounds(unitMapId: "map-b1-f1", page: 1, perPage: 1)',
+    ),
+    (
+        "/v1/maps/map-b1-f1/units?page=2&per-page=3",
+        'unitMapUnits(unitMapId: "map-b1-f1", page: 2, perPage: 3)',
+    ),
+    (
+        "/v1/assets/references?page=1&per-page=1&asset=harbor-view",
+        'assetReferences(page: 1, perPage: 1, assetId: "harbor-view")',
+    ),
+    (
+        "/v1/units/references?page=2&per-page=2&key=realpage",
+        'unitReferences(page: 2, perPage: 2, key: "realpage")',
+    ),
+    (
+        "/v1/units/attribute-groups/view/units?page=2&per-page=5&asset=harbor-view",
+        'unitAttributeAssignments(groupId: "view", page: 2, perPage: 5, assetId: "harbor-view")',
+    ),
+]
 
 
 @pytest.mark.parametrize("rest, field", CASES, ids=[field.split("(")[0] for _, field in CASES])
@@ -46,4 +60,5 @@ async def test_the_addresses_are_absolute_on_the_public_url(demo):
     query = '{ floors(assetId: "harbor-view", page: 2, perPage: 1) { paging { prevUrl } } }'
     answer = await demo.client.post("/graphql", json={"query": query}, headers=demo.headers())
     assert answer.json()["data"]["floors"]["paging"]["prevUrl"] == (
-        f"{demo.settings.public_url}/v1/assets/harbor-view/floors?page=1&per-page=1")  # fmt: skip
+        f"{demo.settings.public_url}/v1/assets/harbor-view/floors?page=1&per-page=1"
+    )

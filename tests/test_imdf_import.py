@@ -53,8 +53,13 @@ def hand_a_to_b() -> float:
     (ax, ay), (bx, by) = DISPLAY["A"], DISPLAY["B"]
     a_stub, b_stub = (2.5, 3 + MARGIN), (30 + MARGIN, 16.5)
     corridor_a, corridor_b, corner = (2.5, 3 - MARGIN), (30 - MARGIN, 16.5), (27.3, 2.7)
-    return (math.dist((ax, ay), a_stub) + 4 * MARGIN + math.dist(corridor_a, corner)
-            + math.dist(corner, corridor_b) + math.dist(b_stub, (bx, by)))  # fmt: skip
+    return (
+        math.dist((ax, ay), a_stub)
+        + 4 * MARGIN
+        + math.dist(corridor_a, corner)
+        + math.dist(corner, corridor_b)
+        + math.dist(b_stub, (bx, by))
+    )
 
 
 def hand_wheelchair_a0_to_b1() -> float:
@@ -65,18 +70,31 @@ def hand_wheelchair_a0_to_b1() -> float:
     (ax, ay), (bx, by), lift = DISPLAY["A"], DISPLAY["B"], DISPLAY["E"]
     lift_stub, corner = (17.5, MARGIN), (27.3, 2.7)
     inside_lift = math.dist(lift, (17.5, -MARGIN))
-    level_0 = (math.dist((ax, ay), (2.5, 3.3)) + 4 * MARGIN
-               + math.dist((2.5, 2.7), lift_stub) + inside_lift)  # fmt: skip
-    level_1 = (inside_lift + 4 * MARGIN + math.dist(lift_stub, corner)
-               + math.dist(corner, (29.7, 16.5)) + math.dist((30.3, 16.5), (bx, by)))  # fmt: skip
+    level_0 = (
+        math.dist((ax, ay), (2.5, 3.3))
+        + 4 * MARGIN
+        + math.dist((2.5, 2.7), lift_stub)
+        + inside_lift
+    )
+    level_1 = (
+        inside_lift
+        + 4 * MARGIN
+        + math.dist(lift_stub, corner)
+        + math.dist(corner, (29.7, 16.5))
+        + math.dist((30.3, 16.5), (bx, by))
+    )
     return (level_0 + level_1) / FEET + FLOOR_HEIGHT_FT
 
 
 def through_the_wall() -> float:
     """The same, were the corridor's corner cut straight (as a line through the wall)."""
     (ax, ay), (bx, by) = DISPLAY["A"], DISPLAY["B"]
-    return (math.dist((ax, ay), (2.5, 3.3)) + 4 * MARGIN + math.dist((2.5, 2.7), (29.7, 16.5))
-            + math.dist((30.3, 16.5), (bx, by)))  # fmt: skip
+    return (
+        math.dist((ax, ay), (2.5, 3.3))
+        + 4 * MARGIN
+        + math.dist((2.5, 2.7), (29.7, 16.5))
+        + math.dist((30.3, 16.5), (bx, by))
+    )
 
 
 @dataclass
@@ -119,11 +137,17 @@ async def get(env: Env, path: str) -> Any:
 
 
 async def distance(env: Env, map_id: str, a: str, b: str, mode: str = "foot") -> float | None:
-    body = {"data": {"sources": [{"id": a}], "targets": [{"id": b}],
-                     "distance_method": "pathfinding",
-                     "costing_options": {"pedestrian": {"mode": mode}}}}  # fmt: skip
-    response = await env.client.post(f"/v1/unitmaps/{map_id}/distance-matrix", json=body,
-                                     headers=env.headers)  # fmt: skip
+    body = {
+        "data": {
+            "sources": [{"id": a}],
+            "targets": [{"id": b}],
+            "distance_method": "pathfinding",
+            "costing_options": {"pedestrian": {"mode": mode}},
+        }
+    }
+    response = await env.client.post(
+        f"/v1/unitmaps/{map_id}/distance-matrix", json=body, headers=env.headers
+    )
     assert response.status_code == 200, response.text
     return response.json()["data"]["sources"][0]["targets"][0]["distance"]
 
@@ -137,7 +161,9 @@ async def test_asset_floors_units_and_maps(env):
     floors = (await get(env, f"/v1/assets/{venue_id(env)}/floors"))["data"]
     levels = env.venue.levels
     assert [(f["id"], f["name"], f["short_label"]) for f in floors] == [
-        (levels[0], "Level 0", "L0"), (levels[1], "Level 1", "L1")]  # fmt: skip
+        (levels[0], "Level 0", "L0"),
+        (levels[1], "Level 1", "L1"),
+    ]
     units = (await get(env, "/v1/units?per-page=100"))["data"]
     # Rooms and stairs/elevators: only rooms are API units by default (docs/imdf.md).
     expected = {env.venue.units[f"{k}{n}"]: f"Room {k}{n}" for k in "ABC" for n in (0, 1)}
@@ -216,9 +242,11 @@ async def test_wheelchair_takes_the_elevator_and_foot_may_take_the_stairs(env):
     stack = venue_id(env)
     a0, b1 = f"{stack}:{env.venue.units['A0']}", f"{stack}:{env.venue.units['B1']}"
     for mode, allowed in (("wheelchair", {"elevator"}), ("foot", {"elevator", "stairs"})):
-        response = await env.client.post(f"/v1/unitmaps/{stack}/route", headers=env.headers,
-                                         json={"data": {"from": {"id": a0}, "to": {"id": b1},
-                                                        "mode": mode}})  # fmt: skip
+        response = await env.client.post(
+            f"/v1/unitmaps/{stack}/route",
+            headers=env.headers,
+            json={"data": {"from": {"id": a0}, "to": {"id": b1}, "mode": mode}},
+        )
         assert response.status_code == 200, response.text
         route = response.json()["route"]
         kinds = {leg["connector"]["kind"] for leg in route["legs"] if leg["connector"]}
@@ -231,8 +259,10 @@ async def test_wheelchair_takes_the_elevator_and_foot_may_take_the_stairs(env):
 
 
 async def test_reimport_updates_in_place(env, settings):
-    before = {name: await env.store[name].count_documents({})
-              for name in (c.ASSETS, c.FLOORS, c.UNITS, c.UNIT_MAPS, c.LOCATIONS)}  # fmt: skip
+    before = {
+        name: await env.store[name].count_documents({})
+        for name in (c.ASSETS, c.FLOORS, c.UNITS, c.UNIT_MAPS, c.LOCATIONS)
+    }
     dataset = venue_dataset(read_archive(env.venue.venue.files()), ImdfOptions())
     await import_venue(env.store, dataset, limits=settings.svg_limits)
     after = {name: await env.store[name].count_documents({}) for name in before}
@@ -319,8 +349,12 @@ async def test_nothing_is_written_when_the_dataset_has_a_problem(db_server, sett
 
 def test_cli_dry_run_then_import_then_a_bad_archive(tmp_path, db_server):
     database = "floorgate_cli_imdf"
-    env = {**os.environ, "FLOORGATE_MONGODB_URI": db_server.uri,
-           "FLOORGATE_DATABASE": database, "FLOORGATE_DATA_DIR": str(tmp_path)}  # fmt: skip
+    env = {
+        **os.environ,
+        "FLOORGATE_MONGODB_URI": db_server.uri,
+        "FLOORGATE_DATABASE": database,
+        "FLOORGATE_DATA_DIR": str(tmp_path),
+    }
     venue = two_levels(door_gap=0.3)
     archive = tmp_path / "venue.zip"
     archive.write_bytes(zip_bytes(venue.venue.files()))
@@ -345,8 +379,7 @@ def test_cli_dry_run_then_import_then_a_bad_archive(tmp_path, db_server):
 
 def run_cli(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     floorgate = str(Path(sys.executable).with_name("floorgate"))
-    return subprocess.run([floorgate, *args], capture_output=True, text=True, timeout=120,
-                          env=env)  # fmt: skip
+    return subprocess.run([floorgate, *args], capture_output=True, text=True, timeout=120, env=env)
 
 
 def test_cli_out_writes_an_importable_dataset(tmp_path):

@@ -100,8 +100,9 @@ def finished(process: subprocess.Popen[str], timeout: float = 120) -> tuple[int,
     return process.returncode, out, err
 
 
-async def test_sigkill_anywhere_in_the_write_phase_changes_nothing(world, db_server, settings,
-                                                                    tmp_path):  # fmt: skip
+async def test_sigkill_anywhere_in_the_write_phase_changes_nothing(
+    world, db_server, settings, tmp_path
+):
     v2 = demo_version(world.folder, 2)
     latest = latest_timestamp(v2)
     before = await world.shot()
@@ -184,8 +185,9 @@ async def test_the_database_stopping_mid_import_changes_nothing(settings, tmp_pa
         server.stop()
 
 
-async def test_two_imports_of_one_asset_run_one_after_the_other(world, db_server, settings,
-                                                                tmp_path):  # fmt: skip
+async def test_two_imports_of_one_asset_run_one_after_the_other(
+    world, db_server, settings, tmp_path
+):
     """Both start at once; the one that takes the lease second waits, then runs whole."""
     paths = {2: demo_version(world.folder, 2), 3: demo_version(world.folder, 3)}
     processes = {version: world.run_import(path) for version, path in paths.items()}

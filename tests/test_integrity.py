@@ -115,11 +115,13 @@ async def test_gc_removes_old_unnamed_files_and_orphan_chunks(store, tmp_path):
     await upload(store, "maps/m1/cccccccccccccccccccc.map.json", b"[]")  # an import's, now
     # A killed upload: chunks written, no files document (two old, one just now).
     old_upload = ObjectId.from_datetime(HOURS_AGO)
-    await store["fs.chunks"].insert_many([
-        {"files_id": old_upload, "n": 0, "data": b"x"},
-        {"files_id": old_upload, "n": 1, "data": b"y"},
-        {"files_id": ObjectId(), "n": 0, "data": b"z"},
-    ])  # fmt: skip
+    await store["fs.chunks"].insert_many(
+        [
+            {"files_id": old_upload, "n": 0, "data": b"x"},
+            {"files_id": old_upload, "n": 1, "data": b"y"},
+            {"files_id": ObjectId(), "n": 0, "data": b"z"},
+        ]
+    )
 
     dry = await collect_garbage(store, dry_run=True)
     assert (dry.files, dry.chunks, dry.recent) == (
@@ -143,7 +145,9 @@ async def test_gc_removes_old_unnamed_files_and_orphan_chunks(store, tmp_path):
 
     later = await collect_garbage(store, timedelta(0), now=datetime.now(UTC) + timedelta(1))
     assert (later.files, later.chunks, later.recent) == (
-        ["maps/m1/cccccccccccccccccccc.map.json"], 1, []
+        ["maps/m1/cccccccccccccccccccc.map.json"],
+        1,
+        [],
     )
     assert await names(store) == named
     assert (await find_dangling(store)).clean
@@ -161,33 +165,69 @@ async def test_check_is_clean_after_an_import(store, tmp_path):
 
 async def test_check_reports_every_dangling_reference(store, tmp_path):
     unit_map = await imported(store, tmp_path)
-    await store.files.delete((await store["fs.files"].find_one(
-        {"filename": unit_map["geojson_file"]}))["_id"])  # fmt: skip
+    await store.files.delete(
+        (await store["fs.files"].find_one({"filename": unit_map["geojson_file"]}))["_id"]
+    )
     await store[col.UNITS].delete_one({"_id": "u2"})  # still on the map
-    await store[col.UNITS].insert_one({"_id": "u9", "asset_id": "a9", "floor_id": "f9",
-                                       "name": "9"})  # fmt: skip
+    await store[col.UNITS].insert_one(
+        {"_id": "u9", "asset_id": "a9", "floor_id": "f9", "name": "9"}
+    )
     await store[col.FLOORS].insert_one({"_id": "f7", "asset_id": "a9", "name": "7", "sort": 7})
     await store[col.BACKGROUNDS].insert_one({"_id": "b1", "unit_map_id": "m9", "name": "B"})
     await store[col.UNIT_MAPS].update_one({"_id": "m1"}, {"$set": {"background_id": "b8"}})
-    await store[col.LOCATIONS].insert_many([
-        {"_id": "loc-lost", "asset_id": "a1", "unit_map_id": "m9", "name": "Lost", "x": 0,
-         "y": 0, "floors": [{"id": "f9"}], "tags": []},
-        {"_id": "loc-off", "asset_id": "a1", "unit_map_id": "m1", "name": "Off", "x": 0,
-         "y": 0, "floors": [{"id": "f7"}], "tags": []},
-    ])  # fmt: skip
+    await store[col.LOCATIONS].insert_many(
+        [
+            {
+                "_id": "loc-lost",
+                "asset_id": "a1",
+                "unit_map_id": "m9",
+                "name": "Lost",
+                "x": 0,
+                "y": 0,
+                "floors": [{"id": "f9"}],
+                "tags": [],
+            },
+            {
+                "_id": "loc-off",
+                "asset_id": "a1",
+                "unit_map_id": "m1",
+                "name": "Off",
+                "x": 0,
+                "y": 0,
+                "floors": [{"id": "f7"}],
+                "tags": [],
+            },
+        ]
+    )
     await store[col.UNIT_REFERENCES].insert_one(
         {"group_id": "a1", "asset_id": "a1", "unit_id": "u8", "key": "svc:ext", "value": "1"}
     )
     await store[col.ATTRIBUTE_GROUPS].insert_one(
-        {"_id": "g1", "group_name": "G", "one_attribute_per_unit": False,
-         "attributes": [{"attribute_id": "x", "attribute_name": "X", "attribute_key": "x"}]}
-    )  # fmt: skip
-    await store[col.ASSIGNMENTS].insert_many([
-        {"group_id": "g1", "attribute_id": "y", "asset_id": "a1", "unit_id": "u1",
-         "exclusive": False},
-        {"group_id": "g9", "attribute_id": "x", "asset_id": "a1", "unit_id": "u7",
-         "exclusive": False},
-    ])  # fmt: skip
+        {
+            "_id": "g1",
+            "group_name": "G",
+            "one_attribute_per_unit": False,
+            "attributes": [{"attribute_id": "x", "attribute_name": "X", "attribute_key": "x"}],
+        }
+    )
+    await store[col.ASSIGNMENTS].insert_many(
+        [
+            {
+                "group_id": "g1",
+                "attribute_id": "y",
+                "asset_id": "a1",
+                "unit_id": "u1",
+                "exclusive": False,
+            },
+            {
+                "group_id": "g9",
+                "attribute_id": "x",
+                "asset_id": "a1",
+                "unit_id": "u7",
+                "exclusive": False,
+            },
+        ]
+    )
 
     report = await find_dangling(store)
     assert [str(finding) for finding in report.dangling] == [
@@ -213,15 +253,18 @@ async def test_check_reports_every_dangling_reference(store, tmp_path):
 
 
 def floorgate(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run([FLOORGATE, *args], env=env, capture_output=True, text=True,
-                          timeout=120)  # fmt: skip
+    return subprocess.run([FLOORGATE, *args], env=env, capture_output=True, text=True, timeout=120)
 
 
 @pytest.mark.e2e
 async def test_gc_and_check_commands(store, tmp_path, db_server):
     unit_map = await imported(store, tmp_path)
-    env = {**os.environ, "FLOORGATE_MONGODB_URI": db_server.uri,
-           "FLOORGATE_DATABASE": store.db.name, "FLOORGATE_DATA_DIR": str(tmp_path / "data")}
+    env = {
+        **os.environ,
+        "FLOORGATE_MONGODB_URI": db_server.uri,
+        "FLOORGATE_DATABASE": store.db.name,
+        "FLOORGATE_DATA_DIR": str(tmp_path / "data"),
+    }
     clean = floorgate(["check"], env)
     assert (clean.returncode, clean.stdout, clean.stderr) == (0, "No dangling references.\n", "")
 

@@ -55,8 +55,11 @@ async def test_an_e18_answer_is_kept_per_body_and_dropped_by_a_write(demo: Demo)
     assert again.headers["content-type"] == "application/json"
     # The same members in another order and spacing: the same variables, the same answer.
     data = matrix_body(ids[:4])["data"]
-    reordered = b'{ "data" : ' + orjson.dumps({"targets": data["targets"],
-                                                 "sources": data["sources"]}) + b"}"  # fmt: skip
+    reordered = (
+        b'{ "data" : '
+        + orjson.dumps({"targets": data["targets"], "sources": data["sources"]})
+        + b"}"
+    )
     assert (await post(demo, MATRIX, reordered, "distances")).content == first.content
     assert cache.answer_hits == hits + 2
     other = await post(demo, MATRIX, orjson.dumps(matrix_body(ids[:3])), "distances")
@@ -83,23 +86,36 @@ async def test_a_kept_post_answer_still_checks_access_first(demo: Demo):
     assert (await post(demo, MATRIX, body, "distances")).content == first.content
     hits = cache.answer_hits
     flagless = await post(demo, MATRIX, body)
-    assert (flagless.status_code, flagless.json()) == (404, {"message": (
-        'Not found: this experimental resource requires the Experimental-Flags header to '
-        'include "distances"')})  # fmt: skip
-    elsewhere = (await create_key(demo.store, "elsewhere", list(ALL_PERMISSIONS),
-                                  ["another-asset"])).secret  # fmt: skip
+    assert (flagless.status_code, flagless.json()) == (
+        404,
+        {
+            "message": (
+                "Not found: this experimental resource requires the Experimental-Flags header to "
+                'include "distances"'
+            )
+        },
+    )
+    elsewhere = (
+        await create_key(demo.store, "elsewhere", list(ALL_PERMISSIONS), ["another-asset"])
+    ).secret
     scoped = await post(demo, MATRIX, body, "distances", key=elsewhere)
     assert (scoped.status_code, scoped.json()) == (404, {"message": "Not found"})
-    no_key = await demo.client.post(MATRIX, content=body, headers={
-        "Experimental-Flags": "distances", "Content-Type": "application/json"})  # fmt: skip
+    no_key = await demo.client.post(
+        MATRIX,
+        content=body,
+        headers={"Experimental-Flags": "distances", "Content-Type": "application/json"},
+    )
     assert no_key.status_code == 401
     assert cache.answer_hits == hits
 
 
-@pytest.mark.parametrize("payload", [
-    b'{"data": {"sources": [{"id": "nowhere"}], "targets": [{"id": "nowhere"}]}}',
-    b'{"data": {"sources": [], "targets": []}}',
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b'{"data": {"sources": [{"id": "nowhere"}], "targets": [{"id": "nowhere"}]}}',
+        b'{"data": {"sources": [], "targets": []}}',
+    ],
+)
 async def test_refused_bodies_are_never_kept(demo: Demo, payload: bytes):
     await live(demo)
     cache = demo.store.cache
@@ -121,8 +137,9 @@ async def test_a_route_answer_is_kept(demo: Demo):
     hits = cache.answer_hits
     again = await post(demo, ROUTE, body, "directions")
     assert (again.content, cache.answer_hits) == (first.content, hits + 1)
-    wheelchair = orjson.dumps({"data": {"from": {"id": ids[0]}, "to": {"id": ids[-1]},
-                                        "mode": "wheelchair"}})  # fmt: skip
+    wheelchair = orjson.dumps(
+        {"data": {"from": {"id": ids[0]}, "to": {"id": ids[-1]}, "mode": "wheelchair"}}
+    )
     assert (await post(demo, ROUTE, wheelchair, "directions")).status_code == 200
     assert cache.answer_hits == hits + 1
 

@@ -5,27 +5,37 @@ from __future__ import annotations
 from rest.landing import LINKS
 
 BASE = "https://api.floorgate.test"  # the suite's public URL (tests/conftest.py)
-CSP = ("default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; "
-       "form-action 'none'; frame-ancestors 'none'")  # fmt: skip
+CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; "
+    "form-action 'none'; frame-ancestors 'none'"
+)
 
 
 async def test_a_browser_gets_a_page_of_links_without_a_key(client):
-    response = await client.get("/", headers={"Accept": "text/html,application/xhtml+xml,"
-                                              "application/xml;q=0.9,*/*;q=0.8"})  # fmt: skip
+    response = await client.get(
+        "/", headers={"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
+    )
     assert response.status_code == 200
     assert response.headers["content-type"] == "text/html; charset=utf-8"
     assert response.headers["content-security-policy"] == CSP
     assert response.headers["x-content-type-options"] == "nosniff"
     assert response.headers["vary"] == "Accept"
-    for path in ("/graphql", "/v1/openapi", "/v1/openapi.json", "/graphql/schema.graphql",
-                 "/healthz", "/readyz"):  # fmt: skip
+    for path in (
+        "/graphql",
+        "/v1/openapi",
+        "/v1/openapi.json",
+        "/graphql/schema.graphql",
+        "/healthz",
+        "/readyz",
+    ):
         assert f'<a href="{path}">{path}</a>' in response.text
     assert "<script" not in response.text and "http" not in response.text.split("<body>")[1]
 
 
 async def test_curl_gets_the_page_and_a_json_client_the_index(client):
     assert (await client.get("/", headers={"Accept": "*/*"})).headers["content-type"] == (
-        "text/html; charset=utf-8")  # fmt: skip
+        "text/html; charset=utf-8"
+    )
     response = await client.get("/", headers={"Accept": "application/json"})
     assert response.status_code == 200
     assert response.headers["content-type"] == "application/json"

@@ -23,7 +23,7 @@ CANONICAL, ALIAS = PATHS
 MAP_1 = ["loc-101", "loc-gym", "loc-mail", "loc-pool"]
 HINT = "use key, -key, key==value or key!=value"
 FLAG_MESSAGE = (
-    'Not found: this experimental resource requires the Experimental-Flags header to include '
+    "Not found: this experimental resource requires the Experimental-Flags header to include "
     '"locations-resource"'
 )
 ETAG = re.compile(r'^"[0-9a-f]{32}"$')
@@ -65,8 +65,14 @@ def as_api(document: dict[str, Any]) -> dict[str, Any]:
 FIXTURE = {document["_id"]: document for document in LOCATIONS}
 
 
-async def get(client, key: str | None, map_id: str = "map-1", path: str = CANONICAL,
-              flags: str | None = FLAG, **params: Any):
+async def get(
+    client,
+    key: str | None,
+    map_id: str = "map-1",
+    path: str = CANONICAL,
+    flags: str | None = FLAG,
+    **params: Any,
+):
     params = {name.replace("_", "-"): value for name, value in params.items()}
     return await client.get(path.format(map_id), params=params, headers=headers(key, flags))
 
@@ -78,10 +84,12 @@ def ids(response) -> list[str]:
     return [location["id"] for location in body["data"]]
 
 
-async def gql(client, key: str | None, query: str, variables: dict | None = None,
-              flags: str | None = FLAG) -> dict[str, Any]:
+async def gql(
+    client, key: str | None, query: str, variables: dict | None = None, flags: str | None = FLAG
+) -> dict[str, Any]:
     response = await client.post(
-        "/graphql", json={"query": query, "variables": variables or {}},
+        "/graphql",
+        json={"query": query, "variables": variables or {}},
         headers=headers(key, flags),
     )
     assert response.status_code == 200, response.text
@@ -260,14 +268,18 @@ BAD_PAGES = [
     ({"per_page": "x"}, {"per-page": ["must be an integer"]}),
     (
         {"page": 0, "per_page": 0},
-        {"page": ["must be an integer of at least 1"],
-         "per-page": ["must be an integer of at least 1"]},
+        {
+            "page": ["must be an integer of at least 1"],
+            "per-page": ["must be an integer of at least 1"],
+        },
     ),
     # Every problem of the input at once: REST syntax and the filter.
     ({"page": "abc", "tags": "a=b"}, {"page": ["must be an integer"], "tags": [bad("a=b")]}),
-    ({"page": 0, "tags": "a=b"},
-     {"page": ["must be an integer of at least 1"], "tags": [bad("a=b")]}),
-]  # fmt: skip
+    (
+        {"page": 0, "tags": "a=b"},
+        {"page": ["must be an integer of at least 1"], "tags": [bad("a=b")]},
+    ),
+]
 
 
 @pytest.mark.parametrize(("params", "fields"), BAD_PAGES, ids=[str(p) for p, _ in BAD_PAGES])
@@ -291,14 +303,17 @@ async def test_map_id_over_255_characters(client, keys):
 # ---------------------------------------------------------------- access
 
 
-@pytest.mark.parametrize("flags", [FLAG, "LOCATIONS-RESOURCE", " other , Locations-Resource ,",
-                                   "references,locations-resource"])
+@pytest.mark.parametrize(
+    "flags",
+    [FLAG, "LOCATIONS-RESOURCE", " other , Locations-Resource ,", "references,locations-resource"],
+)
 async def test_flag_forms(client, keys, flags):
     assert ids(await get(client, keys.full, flags=flags)) == MAP_1
 
 
-@pytest.mark.parametrize("flags", [None, "", "locations", "locations-resources",
-                                   "references, unit-attributes-resource"])
+@pytest.mark.parametrize(
+    "flags", [None, "", "locations", "locations-resources", "references, unit-attributes-resource"]
+)
 async def test_flag_missing(client, keys, flags):
     for path in PATHS:
         response = await get(client, keys.full, path=path, flags=flags)
@@ -311,16 +326,18 @@ async def test_no_permission_needed(client, keys):
 
 
 async def test_key_in_the_query(client, keys):
-    response = await client.get("/v1/maps/map-1/locations", params={"api-key": keys.plain},
-                                headers=headers(None))
+    response = await client.get(
+        "/v1/maps/map-1/locations", params={"api-key": keys.plain}, headers=headers(None)
+    )
     assert ids(response) == MAP_1
 
 
 @pytest.mark.parametrize("path", PATHS)
 async def test_without_key(client, path):
     for sent in ({}, {"API-Key": ""}):
-        response = await client.get(path.format("map-1"),
-                                    headers={**sent, "Experimental-Flags": FLAG})
+        response = await client.get(
+            path.format("map-1"), headers={**sent, "Experimental-Flags": FLAG}
+        )
         assert response.status_code == 401
         assert response.json() == {"message": "No API key found in request"}
 
@@ -354,27 +371,52 @@ async def test_unknown_map(client, keys, path):
 ORDER = [
     # (key, flags, map, params) -> status, body: key, then flag, then input, then existence.
     ("none", FLAG, "map-zzz", {"tags": "a=b"}, 401, {"message": "No API key found in request"}),
-    ("fg_unknown", None, "map-zzz", {"tags": "a=b"}, 403,
-     {"message": "Invalid authentication credentials"}),
-    ("disabled", FLAG, "map-1", {"tags": "a=b"}, 403,
-     {"message": "Invalid authentication credentials"}),
+    (
+        "fg_unknown",
+        None,
+        "map-zzz",
+        {"tags": "a=b"},
+        403,
+        {"message": "Invalid authentication credentials"},
+    ),
+    (
+        "disabled",
+        FLAG,
+        "map-1",
+        {"tags": "a=b"},
+        403,
+        {"message": "Invalid authentication credentials"},
+    ),
     ("full", None, "map-zzz", {"tags": "a=b"}, 404, {"message": FLAG_MESSAGE}),
     ("full", None, "map-1", {"page": "abc"}, 404, {"message": FLAG_MESSAGE}),
     ("full", FLAG, "map-zzz", {"tags": "a=b"}, 422, invalid(tags=[bad("a=b")])),
     ("full", FLAG, "map-zzz", {"page": "abc"}, 422, invalid(page=["must be an integer"])),
-    ("full", FLAG, "map-zzz", {"per_page": 0}, 422,
-     invalid(**{"per-page": ["must be an integer of at least 1"]})),
+    (
+        "full",
+        FLAG,
+        "map-zzz",
+        {"per_page": 0},
+        422,
+        invalid(**{"per-page": ["must be an integer of at least 1"]}),
+    ),
     ("scoped", FLAG, "map-1", {"tags": "a=b"}, 422, invalid(tags=[bad("a=b")])),
     ("scoped", FLAG, "map-1", {"tags": "a"}, 404, {"message": "Not found"}),
     ("full", FLAG, "map-zzz", {"tags": "a"}, 404, {"message": "Not found"}),
-]  # fmt: skip
+]
 
 
-@pytest.mark.parametrize(("key", "flags", "map_id", "params", "status", "body"), ORDER,
-                         ids=[f"{o[0]}-{o[4]}-{o[3]}" for o in ORDER])
+@pytest.mark.parametrize(
+    ("key", "flags", "map_id", "params", "status", "body"),
+    ORDER,
+    ids=[f"{o[0]}-{o[4]}-{o[3]}" for o in ORDER],
+)
 async def test_order_of_checks(client, keys, key, flags, map_id, params, status, body):
-    secret = {"none": None, "full": keys.full, "scoped": keys.scoped,
-              "disabled": keys.disabled}.get(key, key)  # fmt: skip
+    secret = {
+        "none": None,
+        "full": keys.full,
+        "scoped": keys.scoped,
+        "disabled": keys.disabled,
+    }.get(key, key)
     for path in PATHS:
         response = await get(client, secret, map_id, path=path, flags=flags, **params)
         assert (response.status_code, response.json()) == (status, body)
@@ -391,11 +433,18 @@ async def etag_of(client, key: str, map_id: str = "map-1", **params: Any) -> str
     return response.headers["etag"]
 
 
-async def conditional(client, key: str, if_none_match: str, map_id: str = "map-1",
-                      path: str = CANONICAL, **params: Any):
+async def conditional(
+    client,
+    key: str,
+    if_none_match: str,
+    map_id: str = "map-1",
+    path: str = CANONICAL,
+    **params: Any,
+):
     params = {name.replace("_", "-"): value for name, value in params.items()}
-    return await client.get(path.format(map_id), params=params,
-                            headers=headers(key, **{"If-None-Match": if_none_match}))
+    return await client.get(
+        path.format(map_id), params=params, headers=headers(key, **{"If-None-Match": if_none_match})
+    )
 
 
 async def test_etag_round_trip(client, keys):
@@ -411,8 +460,15 @@ async def test_etag_round_trip(client, keys):
 async def test_if_none_match_forms(client, keys):
     etag = await etag_of(client, keys.full)
     bare = etag.strip('"')
-    for header in (etag, f"W/{etag}", f'"other", {etag}', f'W/"other",W/{etag}', "*", " * ",
-                   f"  {etag}  "):
+    for header in (
+        etag,
+        f"W/{etag}",
+        f'"other", {etag}',
+        f'W/"other",W/{etag}',
+        "*",
+        " * ",
+        f"  {etag}  ",
+    ):
         response = await conditional(client, keys.full, header)
         assert response.status_code == 304, header
         assert response.content == b""
@@ -448,8 +504,9 @@ async def test_etag_follows_the_answer(client, keys):
 
 async def test_no_304_before_access_and_input(client, keys):
     etag = await etag_of(client, keys.full)
-    response = await client.get("/v1/maps/map-1/locations",
-                                headers=headers(keys.full, None, **{"If-None-Match": "*"}))
+    response = await client.get(
+        "/v1/maps/map-1/locations", headers=headers(keys.full, None, **{"If-None-Match": "*"})
+    )
     assert response.status_code == 404
     assert response.json() == {"message": FLAG_MESSAGE}
     response = await conditional(client, keys.full, etag, tags="a=b")
@@ -493,13 +550,17 @@ def location_input(document: dict[str, Any], **changes: Any) -> dict[str, Any]:
         "y": document["y"],
         "floors": document["floors"],
         "tags": [
-            {"key": t["key"], "value": t["value"], "createdAt": t["created_at"],
-             "updatedAt": t["updated_at"]}
+            {
+                "key": t["key"],
+                "value": t["value"],
+                "createdAt": t["created_at"],
+                "updatedAt": t["updated_at"],
+            }
             for t in document["tags"]
         ],
         "createdAt": document["created_at"],
         "updatedAt": document["updated_at"],
-    }  # fmt: skip
+    }
     return {**value, **changes}
 
 
@@ -583,16 +644,31 @@ async def test_graphql_list_has_the_rest_etag(client, keys):
         assert "errors" not in body, body
         result = body["data"]["locations"]
         assert [loc["id"] for loc in result["data"]] == expected
-        params = {"tags": variables.get("tags"), "page": variables.get("page"),
-                  "per_page": variables.get("perPage")}  # fmt: skip
-        rest_etag = await etag_of(client, keys.full, variables["map"],
-                                  **{k: v for k, v in params.items() if v is not None})
+        params = {
+            "tags": variables.get("tags"),
+            "page": variables.get("page"),
+            "per_page": variables.get("perPage"),
+        }
+        rest_etag = await etag_of(
+            client,
+            keys.full,
+            variables["map"],
+            **{k: v for k, v in params.items() if v is not None},
+        )
         assert f'"{result["etag"]}"' == rest_etag
-    pool = (await gql(client, keys.full, LIST, {"map": "map-1", "tags": "leisure==swimming_pool"})
-            )["data"]["locations"]["data"]  # fmt: skip
-    assert pool == [{"id": "loc-pool", "name": "Loc-Pool",
-                     "tags": [{"key": "svc:amenity", "value": "yes"},
-                              {"key": "leisure", "value": "swimming_pool"}]}]  # fmt: skip
+    pool = (await gql(client, keys.full, LIST, {"map": "map-1", "tags": "leisure==swimming_pool"}))[
+        "data"
+    ]["locations"]["data"]
+    assert pool == [
+        {
+            "id": "loc-pool",
+            "name": "Loc-Pool",
+            "tags": [
+                {"key": "svc:amenity", "value": "yes"},
+                {"key": "leisure", "value": "swimming_pool"},
+            ],
+        }
+    ]
 
 
 NESTED = """
@@ -609,23 +685,31 @@ async def test_graphql_nested_field(client, keys):
         ("map-3", "svc:id==AB", ["loc-elm"]),
     ):
         body = await gql(client, keys.full, NESTED, {"map": map_id, "tags": tags})
-        assert body == {"data": {"unitMap": {"id": map_id,
-                                             "locations": [{"id": i} for i in expected]}}}
+        assert body == {
+            "data": {"unitMap": {"id": map_id, "locations": [{"id": i} for i in expected]}}
+        }
 
 
 async def test_graphql_nested_field_of_every_map(client, keys):
-    body = await gql(client, keys.full,
-                     '{ asset(id: "asset-1") { unitMaps { id locations(tags: "leisure") '
-                     "{ id } } } }")  # fmt: skip
-    assert body == {"data": {"asset": {"unitMaps": [
-        {"id": "map-1", "locations": [{"id": "loc-gym"}, {"id": "loc-pool"}]},
-        {"id": "map-2", "locations": []},
-    ]}}}  # fmt: skip
+    body = await gql(
+        client,
+        keys.full,
+        '{ asset(id: "asset-1") { unitMaps { id locations(tags: "leisure") { id } } } }',
+    )
+    assert body == {
+        "data": {
+            "asset": {
+                "unitMaps": [
+                    {"id": "map-1", "locations": [{"id": "loc-gym"}, {"id": "loc-pool"}]},
+                    {"id": "map-2", "locations": []},
+                ]
+            }
+        }
+    }
 
 
 async def test_graphql_bad_filter(client, keys):
-    tags_error = {"code": "BAD_USER_INPUT",
-                  "fields": {"tags": [bad("a=b"), bad("")]}}  # fmt: skip
+    tags_error = {"code": "BAD_USER_INPUT", "fields": {"tags": [bad("a=b"), bad("")]}}
     root = await gql(client, keys.full, LIST, {"map": "map-1", "tags": "a=b,,c"})
     assert root["data"] is None
     assert root["errors"][0]["message"] == "Resource validation failed"
@@ -636,7 +720,8 @@ async def test_graphql_bad_filter(client, keys):
     assert nested["errors"][0]["extensions"] == tags_error
     long = await gql(client, keys.full, NESTED, {"map": "map-1", "tags": "k" * 256})
     assert long["errors"][0]["extensions"] == {
-        "code": "BAD_USER_INPUT", "fields": {"tags": ["must be at most 255 characters"]}
+        "code": "BAD_USER_INPUT",
+        "fields": {"tags": ["must be at most 255 characters"]},
     }
     paging = await gql(client, keys.full, LIST, {"map": "map-zzz", "page": 0, "tags": "!a"})
     assert paging["errors"][0]["extensions"] == {
@@ -646,8 +731,10 @@ async def test_graphql_bad_filter(client, keys):
 
 
 async def test_graphql_access(client, keys):
-    for query, variables in ((LIST, {"map": "map-1", "tags": "a=b"}),
-                             (NESTED, {"map": "map-1", "tags": "a=b"})):  # fmt: skip
+    for query, variables in (
+        (LIST, {"map": "map-1", "tags": "a=b"}),
+        (NESTED, {"map": "map-1", "tags": "a=b"}),
+    ):
         no_flag = await gql(client, keys.full, query, variables, flags=None)
         assert no_flag["errors"][0]["message"] == FLAG_MESSAGE
         assert no_flag["errors"][0]["extensions"] == {"code": "FLAG_REQUIRED"}
@@ -673,11 +760,13 @@ NEW = {
     "x": 1.5,
     "y": -2.0,
     "floors": [{"id": "f-2"}, {"id": "f-1"}],
-    "tags": [{"key": "Leisure", "value": "Terrace"},
-             {"key": "svc:amenity", "value": "yes", "createdAt": T0, "updatedAt": T0}],
+    "tags": [
+        {"key": "Leisure", "value": "Terrace"},
+        {"key": "svc:amenity", "value": "yes", "createdAt": T0, "updatedAt": T0},
+    ],
     "createdAt": T0,
     "updatedAt": T1,
-}  # fmt: skip
+}
 
 
 @pytest_asyncio.fixture(loop_scope="session")
@@ -713,15 +802,21 @@ async def test_put_location_needs_service_admin(client, keys, store):
 
 BAD_PUTS = [
     ({"unitMapId": "map-zzz"}, {"input.unitMapId": ['unknown unit map "map-zzz"']}),
-    ({"unitMapId": "map-3"},
-     {"input.unitMapId": ['unit map "map-3" belongs to asset "asset-2", not "asset-1"']}),
-    ({"floors": [{"id": "f-1"}, {"id": "e-1"}]},
-     {"input.floors[1].id": ['floor "e-1" belongs to asset "asset-2", not "asset-1"']}),
+    (
+        {"unitMapId": "map-3"},
+        {"input.unitMapId": ['unit map "map-3" belongs to asset "asset-2", not "asset-1"']},
+    ),
+    (
+        {"floors": [{"id": "f-1"}, {"id": "e-1"}]},
+        {"input.floors[1].id": ['floor "e-1" belongs to asset "asset-2", not "asset-1"']},
+    ),
     ({"floors": [{"id": "f-9"}]}, {"input.floors[0].id": ['unknown floor "f-9"']}),
     ({"floors": []}, {"input.floors": ["must name at least one floor"]}),
-    ({"tags": [{"key": "a", "value": "1"}, {"key": "", "value": "2"}]},
-     {"input.tags[1].key": ["must not be empty"]}),
-]  # fmt: skip
+    (
+        {"tags": [{"key": "a", "value": "1"}, {"key": "", "value": "2"}]},
+        {"input.tags[1].key": ["must not be empty"]},
+    ),
+]
 
 
 @pytest.mark.parametrize(("changes", "fields"), BAD_PUTS, ids=[str(c) for c, _ in BAD_PUTS])
@@ -738,20 +833,40 @@ async def test_put_and_delete_location(client, keys, store, restore_map_2):
     map_1_before = await etag_of(client, keys.full)
     empty = await etag_of(client, keys.full, "map-2")
     body = await gql(client, keys.full, PUT_LOCATION, {"input": NEW})
-    assert body == {"data": {"putLocation": {
-        "id": "loc-test-new", "assetId": "asset-1", "unitMapId": "map-2", "name": "Roof terrace",
-        "x": 1.5, "y": -2.0, "floors": [{"id": "f-2"}, {"id": "f-1"}],
-        "tags": [{"key": "Leisure", "value": "Terrace", "createdAt": T0, "updatedAt": T1},
-                 {"key": "svc:amenity", "value": "yes", "createdAt": T0, "updatedAt": T0}],
-        "createdAt": T0, "updatedAt": T1,
-    }}}  # fmt: skip
+    assert body == {
+        "data": {
+            "putLocation": {
+                "id": "loc-test-new",
+                "assetId": "asset-1",
+                "unitMapId": "map-2",
+                "name": "Roof terrace",
+                "x": 1.5,
+                "y": -2.0,
+                "floors": [{"id": "f-2"}, {"id": "f-1"}],
+                "tags": [
+                    {"key": "Leisure", "value": "Terrace", "createdAt": T0, "updatedAt": T1},
+                    {"key": "svc:amenity", "value": "yes", "createdAt": T0, "updatedAt": T0},
+                ],
+                "createdAt": T0,
+                "updatedAt": T1,
+            }
+        }
+    }
     created = {
-        "id": "loc-test-new", "asset_id": "asset-1", "unit_map_id": "map-2",
-        "name": "Roof terrace", "x": 1.5, "y": -2.0, "floors": [{"id": "f-2"}, {"id": "f-1"}],
-        "tags": [{"key": "Leisure", "value": "Terrace", "created_at": T0, "updated_at": T1},
-                 {"key": "svc:amenity", "value": "yes", "created_at": T0, "updated_at": T0}],
-        "created_at": T0, "updated_at": T1,
-    }  # fmt: skip
+        "id": "loc-test-new",
+        "asset_id": "asset-1",
+        "unit_map_id": "map-2",
+        "name": "Roof terrace",
+        "x": 1.5,
+        "y": -2.0,
+        "floors": [{"id": "f-2"}, {"id": "f-1"}],
+        "tags": [
+            {"key": "Leisure", "value": "Terrace", "created_at": T0, "updated_at": T1},
+            {"key": "svc:amenity", "value": "yes", "created_at": T0, "updated_at": T0},
+        ],
+        "created_at": T0,
+        "updated_at": T1,
+    }
     for path in PATHS:
         response = await conditional(client, keys.full, empty, "map-2", path=path)
         assert response.status_code == 200
@@ -763,8 +878,9 @@ async def test_put_and_delete_location(client, keys, store, restore_map_2):
     assert await etag_of(client, keys.full) == map_1_before
 
     # A put replaces the location by id.
-    body = await gql(client, keys.full, PUT_LOCATION,
-                     {"input": {**NEW, "tags": [], "name": "Terrace"}})  # fmt: skip
+    body = await gql(
+        client, keys.full, PUT_LOCATION, {"input": {**NEW, "tags": [], "name": "Terrace"}}
+    )
     assert body["data"]["putLocation"]["tags"] == []
     assert ids(await get(client, keys.full, "map-2", tags="leisure")) == []
     assert await store[c.LOCATIONS].count_documents({"_id": "loc-test-new"}) == 1
@@ -784,7 +900,8 @@ async def test_delete_location_input(client, keys, store):
     before = await snapshot(store)
     body = await gql(client, keys.full, DELETE_LOCATION, {"id": "x" * 256})
     assert body["errors"][0]["extensions"] == {
-        "code": "BAD_USER_INPUT", "fields": {"id": ["must be at most 255 characters"]}
+        "code": "BAD_USER_INPUT",
+        "fields": {"id": ["must be at most 255 characters"]},
     }
     body = await gql(client, keys.full, DELETE_LOCATION, {"id": "loc-none"})
     assert body == {"data": {"deleteLocation": False}}
@@ -805,8 +922,9 @@ async def test_put_location_duplicate_tag_names_the_input(client, keys, store):
 async def test_tag_keys_that_differ_only_in_case(client, keys, store, restore_map_2):
     """Either refused at the put, or both tags are seen by the case-insensitive filter."""
     tags = [{"key": "A", "value": "1"}, {"key": "a", "value": "2"}]
-    body = await gql(client, keys.full, PUT_LOCATION,
-                     {"input": {**NEW, "id": "loc-test-case", "tags": tags}})  # fmt: skip
+    body = await gql(
+        client, keys.full, PUT_LOCATION, {"input": {**NEW, "id": "loc-test-case", "tags": tags}}
+    )
     if "errors" in body:
         assert body["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
         assert list(body["errors"][0]["extensions"]["fields"]) == ["input.tags[1].key"]

@@ -95,11 +95,18 @@ def dataset(folder: Path, svg: str | None = None, **map_fields: Any) -> dict[str
         ],
         "unit_maps": [unit_map],
         "locations": [
-            {"id": "loc-pool", "asset_id": "a1", "unit_map_id": "m1", "name": "Pool",
-             "x": 300, "y": 150, "floors": [{"id": "f2"}],
-             "tags": [{"key": "svc:amenity", "value": "yes"}]},
+            {
+                "id": "loc-pool",
+                "asset_id": "a1",
+                "unit_map_id": "m1",
+                "name": "Pool",
+                "x": 300,
+                "y": 150,
+                "floors": [{"id": "f2"}],
+                "tags": [{"key": "svc:amenity", "value": "yes"}],
+            },
         ],
-    }  # fmt: skip
+    }
 
 
 @pytest_asyncio.fixture(loop_scope="session")
@@ -145,15 +152,27 @@ async def test_import_derives_units_level_tags_and_files(store, tmp_path):
     assert (await get_file(store, unit_map["source_file"])).data == drawing().encode()
     tags = await store[col.LEVEL_TAGS].find({}, {"_id": 0}).sort("key").to_list()
     assert tags == [
-        {"unit_map_id": "m1", "key": "building", "name": "Building",
-         "values": [{"name": "Main", "value": "main", "created_at": T0, "updated_at": T0}],
-         "created_at": T0, "updated_at": T0},
+        {
+            "unit_map_id": "m1",
+            "key": "building",
+            "name": "Building",
+            "values": [{"name": "Main", "value": "main", "created_at": T0, "updated_at": T0}],
+            "created_at": T0,
+            "updated_at": T0,
+        },
         # Not named by the import: the key and the values name themselves.
-        {"unit_map_id": "m1", "key": "floor", "name": "floor",
-         "values": [{"name": "f1", "value": "f1", "created_at": T0, "updated_at": T0},
-                    {"name": "f2", "value": "f2", "created_at": T0, "updated_at": T0}],
-         "created_at": T0, "updated_at": T0},
-    ]  # fmt: skip
+        {
+            "unit_map_id": "m1",
+            "key": "floor",
+            "name": "floor",
+            "values": [
+                {"name": "f1", "value": "f1", "created_at": T0, "updated_at": T0},
+                {"name": "f2", "value": "f2", "created_at": T0, "updated_at": T0},
+            ],
+            "created_at": T0,
+            "updated_at": T0,
+        },
+    ]
     assert "map files: 2 stored, 0 unchanged" in report.lines()
 
 
@@ -228,27 +247,35 @@ async def test_level_tags_follow_the_drawing_on_reimport(store, tmp_path):
         ),
         (
             {"unit_ids": ["u1"]},
-            ["$.unit_maps[0].unit_ids: must be left out: the drawing's units layers list "
-             "the units"],
+            [
+                "$.unit_maps[0].unit_ids: must be left out: the drawing's units layers list "
+                "the units"
+            ],
         ),
         (
             {"level_tags": [{"key": "wing", "name": "Wing", "values": []}]},
-            ['$.unit_maps[0].level_tags[0].key: no level of the drawing has the tag '
-             '"wing"'],
+            ['$.unit_maps[0].level_tags[0].key: no level of the drawing has the tag "wing"'],
         ),
         (
-            {"level_tags": [{"key": "floor", "name": "Floor",
-                             "values": [{"value": "f7", "name": "Seven"}]}]},
-            ['$.unit_maps[0].level_tags[0].values[0].value: no level of the drawing has '
-             'floor = "f7"'],
+            {
+                "level_tags": [
+                    {"key": "floor", "name": "Floor", "values": [{"value": "f7", "name": "Seven"}]}
+                ]
+            },
+            [
+                "$.unit_maps[0].level_tags[0].values[0].value: no level of the drawing has "
+                'floor = "f7"'
+            ],
         ),
         (
             {"georeference": {"control_points": georeference()["control_points"][:2]}},
-            ["$.unit_maps[0].georeference.control_points: at least 3 control points are "
-             "needed, got 2"],
+            [
+                "$.unit_maps[0].georeference.control_points: at least 3 control points are "
+                "needed, got 2"
+            ],
         ),
     ],
-)  # fmt: skip
+)
 async def test_drawing_problems_write_nothing(store, tmp_path, change, problems):
     await import_data(store, dataset(tmp_path), tmp_path)
     before = await snapshot(store)
@@ -289,19 +316,23 @@ async def test_georeferenced_map_gets_geojson(store, tmp_path, client):
     assert collection["type"] == "FeatureCollection"
     kinds = [(f["properties"]["feature_type"], f["id"]) for f in collection["features"]]
     assert kinds == [
-        ("level", "level:L1"), ("level", "level:L2"),
-        ("unit", "unit:u1"), ("unit", "unit:u2"), ("unit", "unit:u3"),
+        ("level", "level:L1"),
+        ("level", "level:L2"),
+        ("unit", "unit:u1"),
+        ("unit", "unit:u2"),
+        ("unit", "unit:u3"),
         ("location", "location:loc-pool"),
-    ]  # fmt: skip
+    ]
     u3 = collection["features"][4]
     ring = u3["geometry"]["coordinates"][0]
     assert ring[0] == ring[-1]
     corners = {(round(lon, 7), round(lat, 7)) for lon, lat in ring}
     assert corners == {
-        (round(LON0 + 0.002, 7), LAT0), (round(LON0 + 0.003, 7), LAT0),
+        (round(LON0 + 0.002, 7), LAT0),
+        (round(LON0 + 0.003, 7), LAT0),
         (round(LON0 + 0.003, 7), round(LAT0 - 0.001, 7)),
         (round(LON0 + 0.002, 7), round(LAT0 - 0.001, 7)),
-    }  # fmt: skip
+    }
     area = sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in pairwise(ring))
     assert area > 0  # counterclockwise: the right-hand rule of RFC 7946
     assert u3["properties"]["unit_id"] == "u3"
@@ -342,11 +373,20 @@ async def test_put_unit_map_stores_the_drawing(store, tmp_path, client):
     data = dataset(tmp_path)
     data["unit_maps"], data["locations"] = [], []
     await import_data(store, data, tmp_path)
-    input_ = {"id": "m9", "assetId": "a1", "name": "Put", "georeference": {
-        "controlPoints": [{"x": p["x"], "y": p["y"], "lon": p["lon"], "lat": p["lat"]}
-                          for p in georeference()["control_points"]]},
-        "levelTags": [{"key": "floor", "name": "Floor",
-                       "values": [{"value": "f1", "name": "Floor 1"}]}]}  # fmt: skip
+    input_ = {
+        "id": "m9",
+        "assetId": "a1",
+        "name": "Put",
+        "georeference": {
+            "controlPoints": [
+                {"x": p["x"], "y": p["y"], "lon": p["lon"], "lat": p["lat"]}
+                for p in georeference()["control_points"]
+            ]
+        },
+        "levelTags": [
+            {"key": "floor", "name": "Floor", "values": [{"value": "f1", "name": "Floor 1"}]}
+        ],
+    }
     response = await put(client, input_, drawing())
     assert response.status_code == 200, response.text
     result = response.json()["data"]["putUnitMap"]

@@ -77,8 +77,11 @@ async def test_metrics_count_the_traffic(fresh_app, keys):
     assert samples["floorgate_graphql_cost_count"] == 6  # every request charged (not the 429)
     assert samples['floorgate_rate_limited_total{limit="key"}'] == 1
     assert samples['floorgate_db_command_duration_seconds_count{command="find"}'] >= 1
-    for name in ("floorgate_read_cache_hits_total", "floorgate_read_cache_bytes",
-                 "floorgate_read_cache_live"):  # fmt: skip
+    for name in (
+        "floorgate_read_cache_hits_total",
+        "floorgate_read_cache_bytes",
+        "floorgate_read_cache_live",
+    ):
         assert name in samples
 
 
@@ -88,7 +91,9 @@ async def test_who_may_scrape(store, settings, keys):
         assert (await remote.get("/metrics")).status_code == 401
         plain = await remote.get("/metrics", headers={"API-Key": keys.plain})
         assert (plain.status_code, plain.json()["message"]) == (
-            403, "Access denied: missing permission service.admin")  # fmt: skip
+            403,
+            "Access denied: missing permission service.admin",
+        )
         scoped = await remote.get("/metrics", headers={"API-Key": keys.scoped})
         assert scoped.status_code == 403  # a key of another asset, without service.admin
         admin = await remote.get("/metrics", headers={"API-Key": keys.full})
@@ -187,13 +192,15 @@ async def test_a_worker_writes_its_figures_while_it_runs_and_when_it_stops(
     assert sorted(path.name for path in tmp_path.iterdir()) == ["4242.json"]
 
 
-def test_serve_with_two_workers_counts_every_request_in_every_scrape(tmp_path, db_server,
-                                                                     settings, keys):  # fmt: skip
+def test_serve_with_two_workers_counts_every_request_in_every_scrape(
+    tmp_path, db_server, settings, keys
+):
     """The workers share a port: each scrape reaches one, and each shows all requests."""
     runs = tmp_path / "tmp"
     runs.mkdir()
-    with serve_tls_with_args(tmp_path, db_server, settings, ("--workers", "2"),
-                             TMPDIR=str(runs)) as served:  # fmt: skip
+    with serve_tls_with_args(
+        tmp_path, db_server, settings, ("--workers", "2"), TMPDIR=str(runs)
+    ) as served:
         tls = ssl.create_default_context(cafile=str(served.certs.ca_cert))
         folders = list(runs.iterdir())
         assert len(folders) == 1 and folders[0].name.startswith("floorgate-metrics-")
@@ -212,9 +219,14 @@ def test_serve_with_two_workers_counts_every_request_in_every_scrape(tmp_path, d
         for _ in range(6):
             with httpx.Client(base_url=served.base, verify=tls, timeout=10) as one:
                 samples = scrape_lines(one.get("/metrics").text)
-            seen.append((samples['floorgate_requests_total{method="GET",'
-                                 'route="listAssets",status="200"}'],
-                         samples["floorgate_workers"]))  # fmt: skip
+            seen.append(
+                (
+                    samples[
+                        'floorgate_requests_total{method="GET",route="listAssets",status="200"}'
+                    ],
+                    samples["floorgate_workers"],
+                )
+            )
         answered = {
             int(path.stem): decode(path.read_bytes()).requests[("listAssets", "GET", "200")]
             for path in folders[0].glob("*.json")

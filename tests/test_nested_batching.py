@@ -56,9 +56,10 @@ class Commands(monitoring.CommandListener):
         target = event.command.get(event.command_name)
         if event.command_name == "aggregate":
             target = next(
-                stage["$lookup"]["from"] for stage in event.command["pipeline"]
+                stage["$lookup"]["from"]
+                for stage in event.command["pipeline"]
                 if "$lookup" in stage
-            )  # fmt: skip
+            )
         if target != "api_keys":
             self.seen.append((event.command_name, target))
 
@@ -114,37 +115,74 @@ async def nested(db_server, settings) -> AsyncIterator[Nested]:
     store = connect(db_server.uri, local, event_listeners=[commands, GetMores(get_mores)])
     await store.client.drop_database(DATABASE)
     await store.ensure_indexes()
-    await store[c.ASSETS].insert_many([
-        {"_id": "a1", "market": "m", "name": "One", **STAMPS},
-        {"_id": "a2", "market": "m", "name": "Two", **STAMPS},
-    ])  # fmt: skip
-    await store[c.UNITS].insert_many([
-        {"_id": unit_id(m, n), "asset_id": "a1", "floor_id": f"f{m}", "name": f"{m}.{n}",
-         **STAMPS}
-        for m in range(MAPS) for n in range(UNITS_PER_MAP)
-    ] + [
-        {"_id": f"other-{n}", "asset_id": "a2", "floor_id": "g", "name": f"o{n}", **STAMPS}
-        for n in range(3)
-    ])  # fmt: skip
-    await store[c.UNIT_MAPS].insert_many([
-        {"_id": f"m{m:02d}", "asset_id": "a1", "background_id": None, "name": f"M{m}",
-         "style": "a", "style_type": "floor_plate", "tags": [], "routing_tier": "basic",
-         "unit_ids": ["other-0", "missing"] + [unit_id(m, n) for n in range(UNITS_PER_MAP)],
-         **STAMPS}
-        for m in range(MAPS)
-    ] + [
-        {"_id": "n00", "asset_id": "a2", "background_id": None, "name": "N", "style": "a",
-         "style_type": "stack", "tags": [], "routing_tier": "basic",
-         "unit_ids": ["other-2", "other-0", "other-1"], **STAMPS},
-    ])  # fmt: skip
-    await store[c.BACKGROUNDS].insert_many([
-        {"_id": f"bg{m:02d}-{name}", "unit_map_id": f"m{m:02d}", "name": name, **STAMPS}
-        for m in range(MAPS) for name in ("z", "a")
-    ])  # fmt: skip
-    await store[c.LEVEL_TAGS].insert_many([
-        {"unit_map_id": f"m{m:02d}", "key": key, "name": key, "values": [], **STAMPS}
-        for m in range(MAPS) for key in ("floor", "building")
-    ])  # fmt: skip
+    await store[c.ASSETS].insert_many(
+        [
+            {"_id": "a1", "market": "m", "name": "One", **STAMPS},
+            {"_id": "a2", "market": "m", "name": "Two", **STAMPS},
+        ]
+    )
+    await store[c.UNITS].insert_many(
+        [
+            {
+                "_id": unit_id(m, n),
+                "asset_id": "a1",
+                "floor_id": f"f{m}",
+                "name": f"{m}.{n}",
+                **STAMPS,
+            }
+            for m in range(MAPS)
+            for n in range(UNITS_PER_MAP)
+        ]
+        + [
+            {"_id": f"other-{n}", "asset_id": "a2", "floor_id": "g", "name": f"o{n}", **STAMPS}
+            for n in range(3)
+        ]
+    )
+    await store[c.UNIT_MAPS].insert_many(
+        [
+            {
+                "_id": f"m{m:02d}",
+                "asset_id": "a1",
+                "background_id": None,
+                "name": f"M{m}",
+                "style": "a",
+                "style_type": "floor_plate",
+                "tags": [],
+                "routing_tier": "basic",
+                "unit_ids": ["other-0", "missing"] + [unit_id(m, n) for n in range(UNITS_PER_MAP)],
+                **STAMPS,
+            }
+            for m in range(MAPS)
+        ]
+        + [
+            {
+                "_id": "n00",
+                "asset_id": "a2",
+                "background_id": None,
+                "name": "N",
+                "style": "a",
+                "style_type": "stack",
+                "tags": [],
+                "routing_tier": "basic",
+                "unit_ids": ["other-2", "other-0", "other-1"],
+                **STAMPS,
+            },
+        ]
+    )
+    await store[c.BACKGROUNDS].insert_many(
+        [
+            {"_id": f"bg{m:02d}-{name}", "unit_map_id": f"m{m:02d}", "name": name, **STAMPS}
+            for m in range(MAPS)
+            for name in ("z", "a")
+        ]
+    )
+    await store[c.LEVEL_TAGS].insert_many(
+        [
+            {"unit_map_id": f"m{m:02d}", "key": key, "name": key, "values": [], **STAMPS}
+            for m in range(MAPS)
+            for key in ("floor", "building")
+        ]
+    )
     key = (await create_key(store, "full", list(ALL_PERMISSIONS), None)).secret
     app = create_app(local, store)
     transport = httpx.ASGITransport(app=app)
@@ -177,9 +215,10 @@ async def test_nested_units_equal_the_rest_answers_map_by_map(nested):
     data = await nested.graphql(maps_query(MAPS))
     for unit_map in data["unitMaps"]["data"]:
         response = await nested.client.get(
-            f"/v1/maps/{unit_map['id']}/units", params={"per-page": "1000"},
+            f"/v1/maps/{unit_map['id']}/units",
+            params={"per-page": "1000"},
             headers={"API-Key": nested.key},
-        )  # fmt: skip
+        )
         assert response.status_code == 200
         rest = [{"id": unit["id"], "name": unit["name"]} for unit in response.json()["data"]]
         assert unit_map["units"] == rest

@@ -32,11 +32,13 @@ def documented_config(proxy_port: int, floorgate_port: int, cert: Path, key: Pat
     text = re.search(r"```nginx\n(.*?)```", GUIDE.read_text(encoding="utf-8"), re.S)
     assert text, "docs/deploy.md has no nginx block"
     config = text.group(1)
-    for old, new in (("listen 443 ssl;", f"listen 127.0.0.1:{proxy_port} ssl;"),
-                     ("server_name api.example.com;", "server_name localhost;"),
-                     ("127.0.0.1:8000", f"127.0.0.1:{floorgate_port}"),
-                     ("/etc/ssl/floorgate/fullchain.pem", str(cert)),
-                     ("/etc/ssl/floorgate/privkey.pem", str(key))):  # fmt: skip
+    for old, new in (
+        ("listen 443 ssl;", f"listen 127.0.0.1:{proxy_port} ssl;"),
+        ("server_name api.example.com;", "server_name localhost;"),
+        ("127.0.0.1:8000", f"127.0.0.1:{floorgate_port}"),
+        ("/etc/ssl/floorgate/fullchain.pem", str(cert)),
+        ("/etc/ssl/floorgate/privkey.pem", str(key)),
+    ):
         assert old in config, old
         config = config.replace(old, new)
     return config
@@ -45,47 +47,75 @@ def documented_config(proxy_port: int, floorgate_port: int, cert: Path, key: Pat
 def nginx_main(prefix: Path, server: str) -> str:
     """The documented server block inside a minimal main configuration of our own."""
     user = "user root;\n" if os.geteuid() == 0 else ""
-    return (f"{user}worker_processes 1;\npid {prefix}/nginx.pid;\n"
-            f"error_log {prefix}/error.log warn;\nevents {{ worker_connections 64; }}\n"
-            f"http {{\n  access_log {prefix}/access.log;\n"
-            + "".join(f"  {kind}_temp_path {prefix}/{kind};\n"
-                      for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
-            + f"{server}\n}}\n")  # fmt: skip
+    return (
+        f"{user}worker_processes 1;\npid {prefix}/nginx.pid;\n"
+        f"error_log {prefix}/error.log warn;\nevents {{ worker_connections 64; }}\n"
+        f"http {{\n  access_log {prefix}/access.log;\n"
+        + "".join(
+            f"  {kind}_temp_path {prefix}/{kind};\n"
+            for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+        )
+        + f"{server}\n}}\n"
+    )
 
 
 @pytest.fixture
 async def demo_database(db_server, tmp_path_factory):
-    async with own_demo_database(db_server, tmp_path_factory.mktemp("nginx-demo"),
-                                 "floorgate_nginx_test") as demo:  # fmt: skip
+    async with own_demo_database(
+        db_server, tmp_path_factory.mktemp("nginx-demo"), "floorgate_nginx_test"
+    ) as demo:
         yield demo
 
 
-@pytest.mark.skipif(NGINX is None, reason="nginx not installed: run `make test` as root on "
-                    "Debian (installs it) or apt-get install nginx")  # fmt: skip
+@pytest.mark.skipif(
+    NGINX is None,
+    reason="nginx not installed: run `make test` as root on "
+    "Debian (installs it) or apt-get install nginx",
+)
 def test_the_documented_nginx_config_serves_the_demo(tmp_path, db_server, demo_database):
     settings, key = demo_database
     certs = ensure_local_certificates(tmp_path / "tls")
     proxy_port, floorgate_port = free_port(), free_port()
     public = f"https://localhost:{proxy_port}"
-    env = {**cli_env(db_server, settings, tmp_path), "FLOORGATE_DATABASE": settings.database_name,
-           "FLOORGATE_PUBLIC_URL": public}  # fmt: skip
+    env = {
+        **cli_env(db_server, settings, tmp_path),
+        "FLOORGATE_DATABASE": settings.database_name,
+        "FLOORGATE_PUBLIC_URL": public,
+    }
     prefix = tmp_path / "nginx"
     prefix.mkdir()
-    (prefix / "nginx.conf").write_text(nginx_main(prefix, documented_config(
-        proxy_port, floorgate_port, certs.cert, certs.key)))  # fmt: skip
+    (prefix / "nginx.conf").write_text(
+        nginx_main(prefix, documented_config(proxy_port, floorgate_port, certs.cert, certs.key))
+    )
     floorgate_log = (tmp_path / "serve.log").open("w")
     floorgate = subprocess.Popen(
-        [FLOORGATE, "serve", "--behind-proxy", "--proxy-address", "127.0.0.1",
-         "--host", "127.0.0.1", "--port", str(floorgate_port)],
-        env=env, stdout=floorgate_log, stderr=subprocess.STDOUT)  # fmt: skip
-    nginx = subprocess.Popen([NGINX, "-p", str(prefix), "-c", str(prefix / "nginx.conf"),
-                              "-g", "daemon off;"], stderr=subprocess.PIPE, text=True)  # fmt: skip
+        [
+            FLOORGATE,
+            "serve",
+            "--behind-proxy",
+            "--proxy-address",
+            "127.0.0.1",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(floorgate_port),
+        ],
+        env=env,
+        stdout=floorgate_log,
+        stderr=subprocess.STDOUT,
+    )
+    nginx = subprocess.Popen(
+        [NGINX, "-p", str(prefix), "-c", str(prefix / "nginx.conf"), "-g", "daemon off;"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         wait_for_port(floorgate_port, floorgate, log=tmp_path / "serve.log")
         deadline = time.monotonic() + 10
         tls = ssl.create_default_context(cafile=str(certs.ca_cert))
-        with httpx.Client(base_url=public, verify=tls, timeout=10,
-                          headers={"API-Key": key}) as client:  # fmt: skip
+        with httpx.Client(
+            base_url=public, verify=tls, timeout=10, headers={"API-Key": key}
+        ) as client:
             while True:  # nginx starts in a moment
                 try:
                     units = client.get("/v1/units?per-page=2")
@@ -104,8 +134,9 @@ def test_the_documented_nginx_config_serves_the_demo(tmp_path, db_server, demo_d
             assert graphql.json() == {"data": {"assets": {"data": [{"id": "harbor-view"}]}}}
             assert client.get("/metrics").status_code == 404  # not through the proxy
         # Straight to floorgate, not through nginx: no X-Forwarded-Proto, plain HTTP.
-        direct = httpx.get(f"http://127.0.0.1:{floorgate_port}/v1/assets",
-                           headers={"API-Key": key}, timeout=10)  # fmt: skip
+        direct = httpx.get(
+            f"http://127.0.0.1:{floorgate_port}/v1/assets", headers={"API-Key": key}, timeout=10
+        )
         assert (direct.status_code, direct.json()) == (403, {"message": "HTTPS is required"})
         ready = httpx.get(f"http://127.0.0.1:{floorgate_port}/readyz", timeout=10)
         assert ready.status_code == 200 and ready.json()["status"] == "ready"

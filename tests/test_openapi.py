@@ -51,15 +51,27 @@ class Example:
 
 HARBOR = {"asset": "harbor-view"}
 FLOOR_MAP = {"map": "map-b1-f1"}
-ASSIGNMENT = {"group_id": "view", "attribute_id": "view-pool", "asset_id": "harbor-view",
-              "unit_id": "b1-101"}  # fmt: skip
-ROUTE = {"data": {"from": {"id": "map-b1:b1-201"}, "to": {"id": "loc-b1-f1-gym@map-b1"},
-                  "mode": "wheelchair"}}  # fmt: skip
-MATRIX = {"data": {
-    "sources": [{"id": "loc-b1-101"}],
-    "targets": [{"id": "loc-b1-f1-gym"}, {"id": "loc-b1-f1-mail"}],
-    "costing": "pedestrian", "costing_options": {"pedestrian": {"mode": "wheelchair"}},
-}}  # fmt: skip
+ASSIGNMENT = {
+    "group_id": "view",
+    "attribute_id": "view-pool",
+    "asset_id": "harbor-view",
+    "unit_id": "b1-101",
+}
+ROUTE = {
+    "data": {
+        "from": {"id": "map-b1:b1-201"},
+        "to": {"id": "loc-b1-f1-gym@map-b1"},
+        "mode": "wheelchair",
+    }
+}
+MATRIX = {
+    "data": {
+        "sources": [{"id": "loc-b1-101"}],
+        "targets": [{"id": "loc-b1-f1-gym"}, {"id": "loc-b1-f1-mail"}],
+        "costing": "pedestrian",
+        "costing_options": {"pedestrian": {"mode": "wheelchair"}},
+    }
+}
 EXAMPLES: dict[str, Example] = {
     "listAssets": Example(query={"per-page": 2}),
     "getAsset": Example(HARBOR),
@@ -156,9 +168,11 @@ def test_valid_openapi_3_1(document):
 
 def test_every_route_and_nothing_else(document):
     """The table serves the requests, so the document cannot drift from what is served."""
-    described = {(method.upper(), path, operation["operationId"])
-                 for path, item in document["paths"].items()
-                 for method, operation in item.items()}  # fmt: skip
+    described = {
+        (method.upper(), path, operation["operationId"])
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+    }
     assert described == {(r.method, r.path, r.operation_id) for r in ROUTES}
     assert len({operation_id for _, _, operation_id in described}) == len(ROUTES)
 
@@ -187,19 +201,30 @@ def test_parameters_are_the_routes(document, route):
 
 
 def test_limits_and_security_schemes(document):
-    parameters = {p["name"]: p["schema"] for item in document["paths"].values()
-                  for operation in item.values() for p in operation["parameters"]}  # fmt: skip
+    parameters = {
+        p["name"]: p["schema"]
+        for item in document["paths"].values()
+        for operation in item.values()
+        for p in operation["parameters"]
+    }
     assert parameters["per-page"]["maximum"] == 10000
-    assert parameters["key"] == {"type": "string", "maxLength": 255,
-                                 "pattern": "^[a-z]{1}[a-z0-9-]{1,254}$"}  # fmt: skip
+    assert parameters["key"] == {
+        "type": "string",
+        "maxLength": 255,
+        "pattern": "^[a-z]{1}[a-z0-9-]{1,254}$",
+    }
     assert parameters["tags"]["maxLength"] == 255
     assert parameters["unitMapId"]["maxLength"] == 255
     assert document["components"]["securitySchemes"] == {
         "ApiKeyHeader": {"type": "apiKey", "in": "header", "name": "API-Key"},
-        "ApiKeyQuery": {"type": "apiKey", "in": "query", "name": "api-key",
-                        "description": "Prefer the header: query strings are kept in "
-                        "browser history and server logs."},
-    }  # fmt: skip
+        "ApiKeyQuery": {
+            "type": "apiKey",
+            "in": "query",
+            "name": "api-key",
+            "description": "Prefer the header: query strings are kept in "
+            "browser history and server logs.",
+        },
+    }
     parse = document["paths"]["/v1/maps/parse"]["post"]["requestBody"]["content"]
     assert list(parse) == ["application/vnd.map+xml", "image/svg+xml"]
     errors = document["components"]["responses"]
@@ -228,8 +253,9 @@ async def test_examples_are_what_the_demo_answers(demo, document):
         )
         assert restored.status_code == 200
     if RECORD:
-        EXAMPLES_FILE.write_text(json.dumps(answers, indent=1, ensure_ascii=False) + "\n",
-                                 encoding="utf-8")  # fmt: skip
+        EXAMPLES_FILE.write_text(
+            json.dumps(answers, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
         pytest.skip("examples recorded; run again to check them")
     for operation_id, answer_ in answers.items():
         assert answer_ == recorded[operation_id], operation_id

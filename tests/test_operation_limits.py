@@ -81,37 +81,49 @@ def doubling(fragments: int, leaf: str = "__typename") -> str:
 # Cost, by hand
 
 
-@pytest.mark.parametrize(("query", "expected"), [
-    ("{ __typename }", 1),
-    ('{ unit(id: "u") { id name } }', 3),  # 1 + 2
-    ('{ unit(id: "u") { ... on Unit { id name } } }', 3),
-    ("{ units { data { id } } }", 201),  # 1 + 100 x (1 + 1)
-    ("{ units(perPage: 7) { paging { perPage } data { id name } } }", 36),  # 1 + 7 x 5
-    ("{ units(perPage: 0) { data { id } } }", 3),  # invalid: counts 1
-    ("{ units(perPage: -5) { data { id } } }", 3),
-    ("{ units(perPage: 99999) { data { id } } }", 20001),  # clamped to 10,000
-    ("{ units(perPage: null) { data { id } } }", 201),
-    ('{ a: unit(id: "1") { id } b: unit(id: "2") { id } }', 4),  # aliases add up
-    ("{ units(perPage: 2) { data { ...U } } } fragment U on Unit { id name }", 7),
-    ("{ units(perPage: 2) { data { ...U ...U } } } fragment U on Unit { id name }", 11),
-    # floors: 1 + 20 x (id + units: 1 + 50 x 1)
-    ('{ asset(id: "a") { floors { id units { id } } } }', 1042),
-    ('{ unitMap(id: "m") { tags } }', 2),  # a list of scalars is a leaf
-    # the page's items are counted by perPage: 1 + 3 x (etag + data: 1 + (id + tags: 1 + 2))
-    ('{ locations(unitMapId: "m", perPage: 3) { etag data { id tags { key } } } }', 19),
-    ('{ levelTags(unitMapId: "m", perPage: 2) { key values { value } } }', 13),  # 1 + 2 x 6
-    ('{ parseUnitMap(svg: "<svg/>") }', 9001),
-    ('{ parseUnitMap(svg: "' + "x" * 250 + '") }', 9003),  # + 250 // 100
-    ('{ distanceMatrix(unitMapId: "m", input: {sources: [{id: "a"}], targets: [{id: "b"}]}) '
-     "{ distanceMethod } }", 5002),
-    ('mutation { putLocation(input: {id: "l", assetId: "a", unitMapId: "m", name: "n", x: 1, '
-     'y: 2, floors: [{id: "f"}]}) { id } }', 1002),
-    ("{ ...Missing __typename }", 1),  # unknown fragments count nothing
-    # A cycle: B is priced first, finding A not yet priced (0): B = 1, A = 1 + B.
-    ("{ ...A } fragment A on Query { __typename ...B } fragment B on Query { __typename ...A }",
-     2),
-    ("query One { __typename } query Two { units { data { id } } }", 0),  # none chosen
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("{ __typename }", 1),
+        ('{ unit(id: "u") { id name } }', 3),  # 1 + 2
+        ('{ unit(id: "u") { ... on Unit { id name } } }', 3),
+        ("{ units { data { id } } }", 201),  # 1 + 100 x (1 + 1)
+        ("{ units(perPage: 7) { paging { perPage } data { id name } } }", 36),  # 1 + 7 x 5
+        ("{ units(perPage: 0) { data { id } } }", 3),  # invalid: counts 1
+        ("{ units(perPage: -5) { data { id } } }", 3),
+        ("{ units(perPage: 99999) { data { id } } }", 20001),  # clamped to 10,000
+        ("{ units(perPage: null) { data { id } } }", 201),
+        ('{ a: unit(id: "1") { id } b: unit(id: "2") { id } }', 4),  # aliases add up
+        ("{ units(perPage: 2) { data { ...U } } } fragment U on Unit { id name }", 7),
+        ("{ units(perPage: 2) { data { ...U ...U } } } fragment U on Unit { id name }", 11),
+        # floors: 1 + 20 x (id + units: 1 + 50 x 1)
+        ('{ asset(id: "a") { floors { id units { id } } } }', 1042),
+        ('{ unitMap(id: "m") { tags } }', 2),  # a list of scalars is a leaf
+        # the page's items are counted by perPage: 1 + 3 x (etag + data: 1 + (id + tags: 1 + 2))
+        ('{ locations(unitMapId: "m", perPage: 3) { etag data { id tags { key } } } }', 19),
+        ('{ levelTags(unitMapId: "m", perPage: 2) { key values { value } } }', 13),  # 1 + 2 x 6
+        ('{ parseUnitMap(svg: "<svg/>") }', 9001),
+        ('{ parseUnitMap(svg: "' + "x" * 250 + '") }', 9003),  # + 250 // 100
+        (
+            '{ distanceMatrix(unitMapId: "m", input: {sources: [{id: "a"}], targets: [{id: "b"}]}) '
+            "{ distanceMethod } }",
+            5002,
+        ),
+        (
+            'mutation { putLocation(input: {id: "l", assetId: "a", unitMapId: "m", name: "n", '
+            'x: 1, y: 2, floors: [{id: "f"}]}) { id } }',
+            1002,
+        ),
+        ("{ ...Missing __typename }", 1),  # unknown fragments count nothing
+        # A cycle: B is priced first, finding A not yet priced (0): B = 1, A = 1 + B.
+        (
+            "{ ...A } fragment A on Query { __typename ...B } "
+            "fragment B on Query { __typename ...A }",
+            2,
+        ),
+        ("query One { __typename } query Two { units { data { id } } }", 0),  # none chosen
+    ],
+)
 def test_cost_by_hand(query, expected):
     assert cost(query) == expected
 
@@ -269,15 +281,18 @@ def figures_problem(query: str, limits: OperationLimits = LIMITS) -> str | None:
 
 
 def test_depth_counts_like_strawberry():
-    shallow = OperationLimits(max_depth=3, max_aliases=30, max_fragment_spreads=500,
-                              max_cost=250_000)  # fmt: skip
+    shallow = OperationLimits(
+        max_depth=3, max_aliases=30, max_fragment_spreads=500, max_cost=250_000
+    )
     assert figures_problem("{ assets { data { floors { units { id } } } } }", shallow) == (
         "'anonymous' exceeds maximum operation depth of 3"
     )
     assert figures_problem("{ assets { data { floors { id } } } }", shallow) is None
     # Fields below an introspection field do not count; the field itself does.
-    assert figures_problem("{ __schema { types { fields { type { ofType { name } } } } } }",
-                           shallow) is None  # fmt: skip
+    assert (
+        figures_problem("{ __schema { types { fields { type { ofType { name } } } } } }", shallow)
+        is None
+    )
     assert figures_problem("{ a { b { c { __typename } } } }", shallow) is None
     assert figures_problem("{ a { b { c { d { __typename } } } } }", shallow) == (
         "'anonymous' exceeds maximum operation depth of 3"
@@ -318,10 +333,12 @@ def test_spreads_are_counted_as_written():
 
 
 def test_cycles_and_unknown_fragments_terminate():
-    figures = document_figures(parse(
-        "query Q { ...A ...Missing } fragment A on Query { x: a { ...B } } "
-        "fragment B on A { y: b { ...A ...B } }"
-    ))  # fmt: skip
+    figures = document_figures(
+        parse(
+            "query Q { ...A ...Missing } fragment A on Query { x: a { ...B } } "
+            "fragment B on A { y: b { ...A ...B } }"
+        )
+    )
     assert (figures.spreads, figures.aliases) == (5, 2)
     assert [(depth.name, depth.depth) for depth in figures.operations] == [("Q", 1)]
     assert dependency_order({"A": ["B"], "B": ["A", "B", "C"]}, ["A", "C"]) == ["B", "A"]
@@ -466,16 +483,20 @@ class Builder:
         if is_list_type(nullable):
             return f"[{self.value(nullable.of_type)}]"
         if is_input_object_type(nullable):
-            required = [f"{name}: {self.value(member.type)}"
-                        for name, member in nullable.fields.items()
-                        if is_non_null_type(member.type)]  # fmt: skip
+            required = [
+                f"{name}: {self.value(member.type)}"
+                for name, member in nullable.fields.items()
+                if is_non_null_type(member.type)
+            ]
             return "{" + ", ".join(required) + "}"
         return {"Int": "1", "Float": "1.5", "Boolean": "true"}.get(nullable.name, '"x"')
 
     def arguments(self, definition) -> str:
-        given = [f"{name}: {self.value(argument.type)}"
-                 for name, argument in definition.args.items()
-                 if is_non_null_type(argument.type)]  # fmt: skip
+        given = [
+            f"{name}: {self.value(argument.type)}"
+            for name, argument in definition.args.items()
+            if is_non_null_type(argument.type)
+        ]
         if "perPage" in definition.args and self.draw(st.booleans()):
             size = self.draw(st.sampled_from([-1, 0, 1, 3, 100, 10000, 20000]))
             if self.draw(st.booleans()):
@@ -490,8 +511,9 @@ class Builder:
     def selection(self, parent, depth: int) -> str:
         """A selection set's body for `parent`, maybe moved into fragments."""
         fields = parent.fields
-        chosen = self.draw(st.lists(st.sampled_from(sorted(fields)), min_size=1, max_size=6,
-                                    unique=True))  # fmt: skip
+        chosen = self.draw(
+            st.lists(st.sampled_from(sorted(fields)), min_size=1, max_size=6, unique=True)
+        )
         parts = []
         for name in chosen:
             definition = fields[name]
@@ -499,8 +521,9 @@ class Builder:
             inner = get_named_type(definition.type)
             below = ""
             if is_composite_type(inner):
-                below = " { " + (self.selection(inner, depth - 1) if depth > 0
-                                 else "__typename") + " }"  # fmt: skip
+                below = (
+                    " { " + (self.selection(inner, depth - 1) if depth > 0 else "__typename") + " }"
+                )
             parts.append(f"{alias}{name}{self.arguments(definition)}{below}")
         body = " ".join(parts)
         how = self.draw(st.integers(0, 5))

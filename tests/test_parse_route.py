@@ -55,18 +55,29 @@ async def test_graphql_parse_gives_the_same_document(client, full_headers):
     ("headers", "content_type", "status", "body"),
     [
         ({}, "application/vnd.map+xml", 401, {"message": "No API key found in request"}),
-        ("plain", "application/vnd.map+xml", 403,
-         {"message": "Access denied: missing permission service.unit-maps.parse"}),
+        (
+            "plain",
+            "application/vnd.map+xml",
+            403,
+            {"message": "Access denied: missing permission service.unit-maps.parse"},
+        ),
         # Access is checked before the media type.
-        ("plain", "text/plain", 403,
-         {"message": "Access denied: missing permission service.unit-maps.parse"}),
-        ("full", "text/plain", 415,
-         {"message": "Content type must be application/vnd.map+xml"}),
-        ("full", "application/json", 415,
-         {"message": "Content type must be application/vnd.map+xml"}),
+        (
+            "plain",
+            "text/plain",
+            403,
+            {"message": "Access denied: missing permission service.unit-maps.parse"},
+        ),
+        ("full", "text/plain", 415, {"message": "Content type must be application/vnd.map+xml"}),
+        (
+            "full",
+            "application/json",
+            415,
+            {"message": "Content type must be application/vnd.map+xml"},
+        ),
         ("full", None, 415, {"message": "Content type must be application/vnd.map+xml"}),
     ],
-)  # fmt: skip
+)
 async def test_parse_access_and_media_type(client, keys, headers, content_type, status, body):
     sent = {"API-Key": getattr(keys, headers)} if isinstance(headers, str) else {}
     if content_type:
@@ -79,19 +90,25 @@ async def test_parse_access_and_media_type(client, keys, headers, content_type, 
 @pytest.mark.parametrize(
     ("svg", "message"),
     [
-        ("<svg><g></svg>",
-         "malformed XML: Opening and ending tag mismatch: g line 1 and svg (line 1, column 15)"),
-        ('<?xml version="1.0"?>\n<!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n'
-         "<svg>&x;</svg>",
-         'the SVG declares the XML entity "x"; entity declarations are not allowed'),
-        ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
-         'width="10" height="10">\n<use xlink:href="https://evil.example/x.svg#a"/></svg>',
-         '<use> refers to "https://evil.example/x.svg#a" outside the SVG; only "#id" '
-         "references and data: URIs are allowed (line 2)"),
+        (
+            "<svg><g></svg>",
+            "malformed XML: Opening and ending tag mismatch: g line 1 and svg (line 1, column 15)",
+        ),
+        (
+            '<?xml version="1.0"?>\n<!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n'
+            "<svg>&x;</svg>",
+            'the SVG declares the XML entity "x"; entity declarations are not allowed',
+        ),
+        (
+            '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+            'width="10" height="10">\n<use xlink:href="https://evil.example/x.svg#a"/></svg>',
+            '<use> refers to "https://evil.example/x.svg#a" outside the SVG; only "#id" '
+            "references and data: URIs are allowed (line 2)",
+        ),
         ("<html/>", "the root element is <html>, not <svg> (line 1)"),
         ("", "malformed XML: Document is empty (line 1, column 1)"),
     ],
-)  # fmt: skip
+)
 async def test_parse_rejects_bad_svg_with_422(client, full_headers, svg, message):
     response = await client.post(
         "/v1/maps/parse", content=svg.encode(), headers={**full_headers, **MAP_XML}

@@ -36,8 +36,9 @@ def test_u_shape_falls_back_to_the_pole_of_inaccessibility():
 def test_self_crossing_outline_uses_its_largest_part():
     bow_tie = [(0, 0), (20, 20), (20, 0), (0, 20)]  # two triangles meeting at (10, 10)
     x, y = label_point(bow_tie)
-    assert (Polygon([(0, 0), (10, 10), (0, 20)]).contains(Point(x, y))
-            or Polygon([(20, 0), (10, 10), (20, 20)]).contains(Point(x, y)))
+    assert Polygon([(0, 0), (10, 10), (0, 20)]).contains(Point(x, y)) or Polygon(
+        [(20, 0), (10, 10), (20, 20)]
+    ).contains(Point(x, y))
 
 
 def test_outline_without_area_takes_the_mean_of_its_points():

@@ -103,8 +103,9 @@ async def test_thirty_big_pages_of_twelve_maps_on_a_burst_of_60(demo):
 
 
 def rate_headers(response: httpx.Response) -> tuple[str | None, ...]:
-    return tuple(response.headers.get(f"ratelimit-{name}") for name in ("limit", "remaining",
-                                                                         "reset"))  # fmt: skip
+    return tuple(
+        response.headers.get(f"ratelimit-{name}") for name in ("limit", "remaining", "reset")
+    )
 
 
 async def test_keyed_answers_carry_ratelimit_headers(store, settings, keys):
@@ -120,8 +121,9 @@ async def test_keyed_answers_carry_ratelimit_headers(store, settings, keys):
         assert rate_headers(first) == ("4", "3", "2")  # one token spent: 2 s to refill it
         missing = await client.get("/v1/units/no-such-unit", headers=key)
         assert missing.status_code == 404 and rate_headers(missing) == ("4", "2", "4")
-        graphql = await client.post("/graphql", json={"query": "{ assets { data { id } } }"},
-                                    headers=key)  # fmt: skip
+        graphql = await client.post(
+            "/graphql", json={"query": "{ assets { data { id } } }"}, headers=key
+        )
         assert graphql.status_code == 200 and rate_headers(graphql) == ("4", "1", "6")
         last = await client.get("/v1/assets", headers=key)
         assert rate_headers(last) == ("4", "0", "8")
@@ -138,8 +140,9 @@ async def test_keyed_answers_carry_ratelimit_headers(store, settings, keys):
         ):
             assert rate_headers(keyless) == (None, None, None)
     unlimited = create_app(replace(settings, rate_limit_per_second=0), store)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=unlimited),
-                                 base_url="https://t") as client:  # fmt: skip
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=unlimited), base_url="https://t"
+    ) as client:
         answer = await client.get("/v1/assets", headers={"API-Key": keys.full})
         assert answer.status_code == 200 and rate_headers(answer) == (None, None, None)
 
@@ -155,8 +158,7 @@ def test_the_default_lets_a_batch_client_of_150_per_second_through(monkeypatch):
     defaults = Settings()
 
     def refusals(per_second: int) -> int:
-        limiter = ratelimit.RateLimiter(defaults.rate_limit_per_second,
-                                        defaults.rate_limit_burst)  # fmt: skip
+        limiter = ratelimit.RateLimiter(defaults.rate_limit_per_second, defaults.rate_limit_burst)
         refused = 0
         for _ in range(60):  # a minute, in bursts of a second's requests at once
             refused += sum(limiter.take("explorer") is not None for _ in range(per_second))

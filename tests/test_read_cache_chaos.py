@@ -44,8 +44,13 @@ class Chaos:
 async def chaos(tmp_path) -> AsyncIterator[Chaos]:
     server = EmbeddedServer(tmp_path / "db")
     server.start()
-    settings = Settings(data_dir=tmp_path, database_name="chaos", db_timeout_ms=500,
-                        rate_limit_per_second=0, public_url="https://chaos.test")  # fmt: skip
+    settings = Settings(
+        data_dir=tmp_path,
+        database_name="chaos",
+        db_timeout_ms=500,
+        rate_limit_per_second=0,
+        public_url="https://chaos.test",
+    )
     store = connect(server.uri, settings)
     writer: AsyncMongoClient = AsyncMongoClient(server.uri, serverSelectionTimeoutMS=500)
     try:

@@ -42,10 +42,14 @@ class Read:
 def dataset(folder: Path, name: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "dataset.json"
-    path.write_text(json.dumps({
-        "assets": [{"id": ASSET, "market": "multifamily", "name": name}],
-        "floors": [{"id": "race-f1", "asset_id": ASSET, "name": "1", "sort": 1}],
-    }))  # fmt: skip
+    path.write_text(
+        json.dumps(
+            {
+                "assets": [{"id": ASSET, "market": "multifamily", "name": name}],
+                "floors": [{"id": "race-f1", "asset_id": ASSET, "name": "1", "sort": 1}],
+            }
+        )
+    )
     return path
 
 
@@ -56,13 +60,22 @@ def two_servers(tmp_path, db_server, settings) -> Iterator[tuple[httpx.Client, h
     env = cli_env(db_server, own, tmp_path)
     with MongoClient(db_server.uri) as client:
         client.drop_database(DATABASE)
-    imported = subprocess.run([FLOORGATE, "import", str(dataset(tmp_path / "d0", "v0"))],
-                              env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
+    imported = subprocess.run(
+        [FLOORGATE, "import", str(dataset(tmp_path / "d0", "v0"))],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert imported.returncode == 0, imported.stderr
     permissions = [arg for name in ALL_PERMISSIONS for arg in ("--permission", name)]
-    created = subprocess.run([FLOORGATE, "keys", "create", "--name", "race", "--all-assets",
-                              *permissions], env=env, capture_output=True, text=True,
-                             timeout=60)  # fmt: skip
+    created = subprocess.run(
+        [FLOORGATE, "keys", "create", "--name", "race", "--all-assets", *permissions],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert created.returncode == 0, created.stderr
     key = created.stdout.split()[-1]
     quiet = {"FLOORGATE_RATE_LIMIT_PER_SECOND": "0", "FLOORGATE_ACCESS_LOG": "off"}
@@ -72,10 +85,14 @@ def two_servers(tmp_path, db_server, settings) -> Iterator[tuple[httpx.Client, h
     ):
         headers = {"API-Key": key, "Experimental-Flags": "references"}
         clients = [
-            httpx.Client(base_url=served.base, headers=headers, timeout=10,
-                         verify=ssl.create_default_context(cafile=str(served.certs.ca_cert)))
+            httpx.Client(
+                base_url=served.base,
+                headers=headers,
+                timeout=10,
+                verify=ssl.create_default_context(cafile=str(served.certs.ca_cert)),
+            )
             for served in (a, b)
-        ]  # fmt: skip
+        ]
         try:
             yield clients[0], clients[1], str(tmp_path)
         finally:
@@ -141,8 +158,9 @@ def test_an_import_is_read_from_both(two_servers, db_server, settings):
         for client in (a, b):  # both have the old name cached
             assert client.get(asset_path).json()["name"] == f"v{round_ - 1}"
         path = dataset(Path(folder) / f"d{round_}", f"v{round_}")
-        imported = subprocess.run([FLOORGATE, "import", str(path)], env=env,
-                                  capture_output=True, text=True, timeout=120)  # fmt: skip
+        imported = subprocess.run(
+            [FLOORGATE, "import", str(path)], env=env, capture_output=True, text=True, timeout=120
+        )
         assert imported.returncode == 0, imported.stderr
         done = time.monotonic()
         for client in (a, b):

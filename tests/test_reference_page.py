@@ -65,8 +65,10 @@ async def test_page_is_same_origin_html_with_a_strict_policy(client):
 
 async def test_every_asset_of_the_page_is_served_from_this_origin(client):
     refs = refs_of((await client.get("/v1/openapi")).text)
-    assert {f"{SWAGGER_UI_STATIC_PREFIX}/swagger-ui-bundle.js",
-            f"{SWAGGER_UI_STATIC_PREFIX}/swagger-ui.css"} <= set(refs)  # fmt: skip
+    assert {
+        f"{SWAGGER_UI_STATIC_PREFIX}/swagger-ui-bundle.js",
+        f"{SWAGGER_UI_STATIC_PREFIX}/swagger-ui.css",
+    } <= set(refs)
     for ref in refs:
         assert ref.startswith("/") and not ref.startswith("//"), ref
         response = await client.get(ref)
@@ -123,8 +125,9 @@ def problems(events: list[dict]) -> list[str]:
         elif method == "Log.entryAdded" and params["entry"]["level"] == "error":
             found.append(params["entry"]["text"])
         elif method == "Runtime.consoleAPICalled" and params["type"] == "error":
-            found.append(" ".join(str(arg.get("value", arg.get("description")))
-                                  for arg in params["args"]))  # fmt: skip
+            found.append(
+                " ".join(str(arg.get("value", arg.get("description"))) for arg in params["args"])
+            )
     return found
 
 
@@ -137,8 +140,9 @@ def test_chromium_renders_every_route_offline(tmp_path, db_server, settings):
         browser = offline_browser(tmp_path / "profile", served.certs.cert, deadline)
         try:
             target = browser.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-            session = browser.call("Target.attachToTarget",
-                                   {"targetId": target, "flatten": True})["sessionId"]  # fmt: skip
+            session = browser.call("Target.attachToTarget", {"targetId": target, "flatten": True})[
+                "sessionId"
+            ]
             for domain in ("Network", "Log", "Runtime", "Page"):
                 browser.call(f"{domain}.enable", session=session)
             browser.call("Page.navigate", {"url": f"{served.base}/v1/openapi"}, session=session)
@@ -147,28 +151,38 @@ def test_chromium_renders_every_route_offline(tmp_path, db_server, settings):
                 if problems(browser.events):
                     break  # reported below; no point waiting for the rest
                 browser.drain(0.2)
-                result = browser.call("Runtime.evaluate", {"expression": RENDERED_OPERATIONS},
-                                      session=session)  # fmt: skip
+                result = browser.call(
+                    "Runtime.evaluate", {"expression": RENDERED_OPERATIONS}, session=session
+                )
                 operations = json.loads(result["result"]["value"])
             browser.drain(1.0)  # anything the page still requests after rendering
-            html = browser.call("Runtime.evaluate",
-                                {"expression": "document.documentElement.outerHTML"},
-                                session=session)["result"]["value"]  # fmt: skip
+            html = browser.call(
+                "Runtime.evaluate",
+                {"expression": "document.documentElement.outerHTML"},
+                session=session,
+            )["result"]["value"]
         finally:
             browser.close()
     assert time.monotonic() < deadline, "the browser run took too long"
 
     events = [event for event in browser.events if event.get("sessionId") == session]
-    requested = [event["params"]["request"]["url"] for event in events
-                 if event["method"] == "Network.requestWillBeSent"]  # fmt: skip
+    requested = [
+        event["params"]["request"]["url"]
+        for event in events
+        if event["method"] == "Network.requestWillBeSent"
+    ]
     origin = urlsplit(served.base)[:2]
-    elsewhere = [url for url in requested
-                 if urlsplit(url)[:2] != origin and not url.startswith("data:")]  # fmt: skip
+    elsewhere = [
+        url for url in requested if urlsplit(url)[:2] != origin and not url.startswith("data:")
+    ]
     assert not elsewhere, f"the page contacted another host: {elsewhere}"
     assert not problems(events), "\n".join(problems(events))
     assert f"{served.base}/v1/openapi.json" in requested
-    statuses = {event["params"]["response"]["url"]: event["params"]["response"]["status"]
-                for event in events if event["method"] == "Network.responseReceived"}  # fmt: skip
+    statuses = {
+        event["params"]["response"]["url"]: event["params"]["response"]["status"]
+        for event in events
+        if event["method"] == "Network.responseReceived"
+    }
     assert statuses and set(statuses.values()) == {200}, statuses
     failed = [event["params"] for event in events if event["method"] == "Network.loadingFailed"]
     assert not failed, failed
@@ -176,6 +190,9 @@ def test_chromium_renders_every_route_offline(tmp_path, db_server, settings):
     for route in ROUTES:
         operation_id = re.escape(route.operation_id)
         assert re.search(f'id="operations-[^"]*-{operation_id}"', html), route.operation_id
-        found = [(op["method"], op["path"]) for op in operations
-                 if re.fullmatch(f"operations-.+-{operation_id}", op["id"])]  # fmt: skip
+        found = [
+            (op["method"], op["path"])
+            for op in operations
+            if re.fullmatch(f"operations-.+-{operation_id}", op["id"])
+        ]
         assert found == [(route.method, route.path)], (route.operation_id, operations)

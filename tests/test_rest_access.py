@@ -180,11 +180,14 @@ async def test_head_is_the_get_without_its_body(client, full_headers):
 
 
 async def test_a_parameter_given_twice_is_refused(client, full_headers):
-    response = await client.get("/v1/assets?page=1&page=2&per-page=5&per-page=5",
-                                headers=full_headers)  # fmt: skip
+    response = await client.get(
+        "/v1/assets?page=1&page=2&per-page=5&per-page=5", headers=full_headers
+    )
     assert response.status_code == 422
-    assert response.json() == {"message": "Resource validation failed", "fields": {
-        "page": ["must be given once"], "per-page": ["must be given once"]}}  # fmt: skip
+    assert response.json() == {
+        "message": "Resource validation failed",
+        "fields": {"page": ["must be given once"], "per-page": ["must be given once"]},
+    }
     unknown_twice = await client.get("/v1/assets?x=1&x=2&per-page=1", headers=full_headers)
     assert unknown_twice.status_code == 200
     assert unknown_twice.json()["paging"]["next_url"].endswith("?x=1&x=2&page=2&per-page=1")

@@ -137,8 +137,9 @@ async def test_asset_id_keeps_to_the_key_s_scope(client, keys):
 
 
 async def test_per_page_and_links_in_the_spec_names(client, full_headers):
-    response = await client.get("/v1/units?per_page=4&page=2&asset_id=asset-1&x=1",
-                                headers=full_headers)  # fmt: skip
+    response = await client.get(
+        "/v1/units?per_page=4&page=2&asset_id=asset-1&x=1", headers=full_headers
+    )
     body = response.json()
     assert response.status_code == 200
     assert len(body["data"]) == 4
@@ -151,15 +152,21 @@ async def test_per_page_and_links_in_the_spec_names(client, full_headers):
     }
 
 
-@pytest.mark.parametrize("query, field, message", [
-    ("asset=asset-1&asset_id=asset-2", "asset", "must be given once"),
-    ("asset_id=asset-1&asset_id=asset-1", "asset", "must be given once"),
-    ("per-page=5&per_page=5", "per-page", "must be given once"),
-    ("per_page=five", "per-page", "must be an integer"),
-])  # fmt: skip
-async def test_a_name_and_its_synonym_together_are_refused(client, full_headers, query, field,
-                                                           message):  # fmt: skip
+@pytest.mark.parametrize(
+    "query, field, message",
+    [
+        ("asset=asset-1&asset_id=asset-2", "asset", "must be given once"),
+        ("asset_id=asset-1&asset_id=asset-1", "asset", "must be given once"),
+        ("per-page=5&per_page=5", "per-page", "must be given once"),
+        ("per_page=five", "per-page", "must be an integer"),
+    ],
+)
+async def test_a_name_and_its_synonym_together_are_refused(
+    client, full_headers, query, field, message
+):
     response = await client.get(f"/v1/maps?{query}", headers=full_headers)
     assert response.status_code == 422
-    assert response.json() == {"message": "Resource validation failed",
-                               "fields": {field: [message]}}  # fmt: skip
+    assert response.json() == {
+        "message": "Resource validation failed",
+        "fields": {field: [message]},
+    }

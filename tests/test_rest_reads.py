@@ -70,11 +70,25 @@ async def test_list_floors_sorted_by_sort_then_id(client, full_headers):
     response = await client.get("/v1/assets/asset-1/floors", headers=full_headers)
     assert response.status_code == 200
     assert response.json()["data"] == [
-        {"id": "f-1", "asset_id": "asset-1", "name": "1", "label": "Floor 1",
-         "short_label": "1", "sort": 1, **STAMPS},
-        {"id": "f-2", "asset_id": "asset-1", "name": "2", "label": "Floor 2",
-         "short_label": "2", "sort": 2, **STAMPS},
-    ]  # fmt: skip
+        {
+            "id": "f-1",
+            "asset_id": "asset-1",
+            "name": "1",
+            "label": "Floor 1",
+            "short_label": "1",
+            "sort": 1,
+            **STAMPS,
+        },
+        {
+            "id": "f-2",
+            "asset_id": "asset-1",
+            "name": "2",
+            "label": "Floor 2",
+            "short_label": "2",
+            "sort": 2,
+            **STAMPS,
+        },
+    ]
 
 
 async def test_floors_of_unknown_asset_is_404(client, full_headers):
@@ -176,10 +190,14 @@ async def test_level_tags_unenveloped(client, full_headers):
     assert response.json() == {
         "data": [
             {"name": "Building", "key": "building", **STAMPS, "values": [value]},
-            {"name": "Floor", "key": "floor", **STAMPS,
-             "values": [{"name": "Floor 1", "value": "f-1", **STAMPS}]},
+            {
+                "name": "Floor",
+                "key": "floor",
+                **STAMPS,
+                "values": [{"name": "Floor 1", "value": "f-1", **STAMPS}],
+            },
         ]
-    }  # fmt: skip
+    }
     sliced = await client.get("/v1/maps/map-1/levels/tags?page=2&per-page=1", headers=full_headers)
     assert sliced.json() == {
         "data": [
@@ -200,14 +218,16 @@ async def test_map_units_reduced_form(client, full_headers):
     assert response.status_code == 200
     assert response.json() == {
         "paging": {
-            "per_page": 2, "current_page": 1, "prev_url": None,
+            "per_page": 2,
+            "current_page": 1,
+            "prev_url": None,
             "next_url": "https://api.floorgate.test/v1/maps/map-1/units?page=2&per-page=2",
         },
         "data": [
             {"id": "u-001", "name": "101", **STAMPS},
             {"id": "u-002", "name": "102", **STAMPS},
         ],
-    }  # fmt: skip
+    }
     third = await client.get("/v1/maps/map-1/units?page=3&per-page=2", headers=full_headers)
     assert third.json()["data"] == [{"id": "u-005", "name": "105", **STAMPS}]
     assert third.json()["paging"]["next_url"] is None

@@ -36,8 +36,10 @@ FEET_PER_UNIT = 0.25  # of the demo drawings
 B1 = "map-b1"
 GYM = "loc-b1-f1-gym@map-b1"
 # Every demo map with walk paths (the stacking plan has none).
-DEMO_MAPS = [*(demo.building_map_id(b) for b in BUILDINGS),
-             *(demo.map_id(b, f) for b in BUILDINGS for f in FLOORS)]  # fmt: skip
+DEMO_MAPS = [
+    *(demo.building_map_id(b) for b in BUILDINGS),
+    *(demo.map_id(b, f) for b in BUILDINGS for f in FLOORS),
+]
 ROUTE_QUERY = """
 query ($map: ID!, $from: WaypointInput!, $to: WaypointInput!, $mode: String) {
   route(unitMapId: $map, from: $from, to: $to, mode: $mode) {
@@ -67,29 +69,52 @@ def rest_path(map_id: str, alias: bool = False) -> str:
     return f"/v1/maps/{map_id}/route" if alias else f"/v1/unitmaps/{map_id}/route"
 
 
-async def post(env: RouteEnv, map_id: str, data: Any, *, key: str | None = None,
-               flags: str | None = FLAGS, alias: bool = False) -> httpx.Response:  # fmt: skip
-    return await env.client.post(rest_path(map_id, alias), json={"data": data},
-                                 headers=env.headers(key, flags))  # fmt: skip
+async def post(
+    env: RouteEnv,
+    map_id: str,
+    data: Any,
+    *,
+    key: str | None = None,
+    flags: str | None = FLAGS,
+    alias: bool = False,
+) -> httpx.Response:
+    return await env.client.post(
+        rest_path(map_id, alias), json={"data": data}, headers=env.headers(key, flags)
+    )
 
 
-async def gql(env: RouteEnv, variables: dict[str, Any], key: str | None = None,
-              flags: str | None = FLAGS) -> dict[str, Any]:  # fmt: skip
-    response = await env.client.post("/graphql", json={"query": ROUTE_QUERY,
-                                                       "variables": variables},
-                                      headers=env.headers(key, flags))  # fmt: skip
+async def gql(
+    env: RouteEnv, variables: dict[str, Any], key: str | None = None, flags: str | None = FLAGS
+) -> dict[str, Any]:
+    response = await env.client.post(
+        "/graphql",
+        json={"query": ROUTE_QUERY, "variables": variables},
+        headers=env.headers(key, flags),
+    )
     assert response.status_code == 200, response.text
     return response.json()
 
 
-async def e18(env: RouteEnv, map_id: str, sources: list[dict], targets: list[dict],
-              mode: str) -> list[list[tuple[float | None, float | None]]]:  # fmt: skip
-    response = await env.client.post(f"/v1/unitmaps/{map_id}/distance-matrix", json={"data": {
-        "sources": sources, "targets": targets, "distance_method": "pathfinding",
-        "costing_options": {"pedestrian": {"mode": mode}}}}, headers=env.headers())  # fmt: skip
+async def e18(
+    env: RouteEnv, map_id: str, sources: list[dict], targets: list[dict], mode: str
+) -> list[list[tuple[float | None, float | None]]]:
+    response = await env.client.post(
+        f"/v1/unitmaps/{map_id}/distance-matrix",
+        json={
+            "data": {
+                "sources": sources,
+                "targets": targets,
+                "distance_method": "pathfinding",
+                "costing_options": {"pedestrian": {"mode": mode}},
+            }
+        },
+        headers=env.headers(),
+    )
     assert response.status_code == 200, response.text
-    return [[(t["distance"], t["time"]) for t in s["targets"]]
-            for s in response.json()["data"]["sources"]]  # fmt: skip
+    return [
+        [(t["distance"], t["time"]) for t in s["targets"]]
+        for s in response.json()["data"]["sources"]
+    ]
 
 
 async def locations(env: RouteEnv, map_id: str) -> list[dict[str, Any]]:
@@ -99,13 +124,16 @@ async def locations(env: RouteEnv, map_id: str) -> list[dict[str, Any]]:
 
 
 def flag_message(flag: str) -> str:
-    return ("Not found: this experimental resource requires the Experimental-Flags header "
-            f'to include "{flag}"')  # fmt: skip
+    return (
+        "Not found: this experimental resource requires the Experimental-Flags header "
+        f'to include "{flag}"'
+    )
 
 
 def polyline_feet(points: list[dict[str, float]], feet_per_unit: float) -> float:
-    return feet_per_unit * sum(math.dist((a["x"], a["y"]), (b["x"], b["y"]))
-                               for a, b in itertools.pairwise(points))  # fmt: skip
+    return feet_per_unit * sum(
+        math.dist((a["x"], a["y"]), (b["x"], b["y"])) for a, b in itertools.pairwise(points)
+    )
 
 
 VALID = {"from": {"id": "dm-a"}, "to": {"id": "dm-b"}}
@@ -129,14 +157,19 @@ async def test_a_straight_route_exactly(env):
             "distance": 100.0,
             "time": round(100 / FOOT, 2),
             "steps": ["Walk 100 ft", "Arrive at dm-b"],
-            "legs": [{
-                "level_uid": "L1", "floor_id": "dm-f1",
-                "points": [{"x": 10.0, "y": 10.0}, {"x": 110.0, "y": 10.0}],
-                "distance": 100.0, "time": round(100 / FOOT, 2), "connector": None,
-            }],
+            "legs": [
+                {
+                    "level_uid": "L1",
+                    "floor_id": "dm-f1",
+                    "points": [{"x": 10.0, "y": 10.0}, {"x": 110.0, "y": 10.0}],
+                    "distance": 100.0,
+                    "time": round(100 / FOOT, 2),
+                    "connector": None,
+                }
+            ],
         },
         "reason": None,
-    }  # fmt: skip
+    }
     alias = await post(env, ROUTE_MAP, VALID, alias=True)
     assert alias.status_code == 200 and alias.json() == response.json()
 
@@ -147,24 +180,44 @@ async def test_from_a_place_to_itself(env):
     response = await post(env, ROUTE_MAP, {"from": {"id": "dm-a"}, "to": {"id": "dm-a"}})
     assert response.status_code == 200, response.text
     assert response.json()["route"] == {
-        "distance": 0.0, "time": 0.0, "steps": ["Arrive at dm-a"],
-        "legs": [{"level_uid": "L1", "floor_id": "dm-f1", "points": [{"x": 10.0, "y": 10.0}],
-                  "distance": 0.0, "time": 0.0, "connector": None}],
-    }  # fmt: skip
+        "distance": 0.0,
+        "time": 0.0,
+        "steps": ["Arrive at dm-a"],
+        "legs": [
+            {
+                "level_uid": "L1",
+                "floor_id": "dm-f1",
+                "points": [{"x": 10.0, "y": 10.0}],
+                "distance": 0.0,
+                "time": 0.0,
+                "connector": None,
+            }
+        ],
+    }
 
 
 async def test_an_ad_hoc_point_off_the_line_walks_to_it(env):
     """(60, 40) is 30 units below the line: the route starts there, goes straight up to
     the line (30 ft), then along it to dm-b (50 ft)."""
-    response = await post(env, ROUTE_MAP, {"from": {"x": 60, "y": 40, "floor_id": "dm-f1"},
-                                           "to": {"id": "dm-b"}, "mode": "wheelchair"})  # fmt: skip
+    response = await post(
+        env,
+        ROUTE_MAP,
+        {
+            "from": {"x": 60, "y": 40, "floor_id": "dm-f1"},
+            "to": {"id": "dm-b"},
+            "mode": "wheelchair",
+        },
+    )
     assert response.status_code == 200, response.text
     answer = response.json()
     assert answer["mode"] == "wheelchair"
     assert answer["from"] == {"id": None, "name": None, "x": 60.0, "y": 40.0, "floor_id": "dm-f1"}
     (leg,) = answer["route"]["legs"]
-    assert leg["points"] == [{"x": 60.0, "y": 40.0}, {"x": 60.0, "y": 10.0},
-                             {"x": 110.0, "y": 10.0}]  # fmt: skip
+    assert leg["points"] == [
+        {"x": 60.0, "y": 40.0},
+        {"x": 60.0, "y": 10.0},
+        {"x": 110.0, "y": 10.0},
+    ]
     assert answer["route"]["distance"] == 80.0
     assert answer["route"]["time"] == round(80 / WHEELCHAIR, 2)
 
@@ -181,16 +234,26 @@ async def test_stairs_between_levels_are_a_connector_between_legs(env):
     assert (route["distance"], route["time"]) == (215.0, round(200 / FOOT + STAIRS_STEP, 2))
     first, second = route["legs"]
     assert first["connector"] == {
-        "id": "s", "kind": "stairs", "x": 110.0, "y": 10.0,
-        "from_level_uid": "S1", "to_level_uid": "S2",
-        "from_floor_id": "dm-f1", "to_floor_id": "dm-f2",
-        "distance": 15.0, "time": STAIRS_STEP,
-    }  # fmt: skip
+        "id": "s",
+        "kind": "stairs",
+        "x": 110.0,
+        "y": 10.0,
+        "from_level_uid": "S1",
+        "to_level_uid": "S2",
+        "from_floor_id": "dm-f1",
+        "to_floor_id": "dm-f2",
+        "distance": 15.0,
+        "time": STAIRS_STEP,
+    }
     assert [p["x"] for p in first["points"]] == [10.0, 110.0]
     assert [p["x"] for p in second["points"]] == [110.0, 10.0]
     assert (first["level_uid"], second["level_uid"], second["connector"]) == ("S1", "S2", None)
-    assert route["steps"] == ["Walk 100 ft", "Take the stairs to F2", "Walk 100 ft",
-                              "Arrive at your destination on F2"]  # fmt: skip
+    assert route["steps"] == [
+        "Walk 100 ft",
+        "Take the stairs to F2",
+        "Walk 100 ft",
+        "Arrive at your destination on F2",
+    ]
 
 
 # ---------------------------------------------------------------- no route
@@ -201,21 +264,37 @@ async def test_unreachable_pairs_are_a_null_route_with_a_reason(env):
     without walk paths has no route at all. Each is a 200 with `route: null`."""
     s1, s2, s3 = ({"x": 10, "y": 10, "floor_id": f"dm-f{n}"} for n in (1, 2, 3))
     cases = [
-        (STAIRS_MAP, s1, s2, "wheelchair",
-         "no walk path usable by wheelchair joins the start and the destination"),
+        (
+            STAIRS_MAP,
+            s1,
+            s2,
+            "wheelchair",
+            "no walk path usable by wheelchair joins the start and the destination",
+        ),
         (STAIRS_MAP, s3, s1, "foot", "no walk path usable on foot on the start's level"),
-        (STAIRS_MAP, s1, s3, "wheelchair",
-         "no walk path usable by wheelchair on the destination's level"),
-        (FLAT_MAP, s1, s2, "foot",
-         "this map has no walk paths (it is not processed for pathfinding)"),
-    ]  # fmt: skip
+        (
+            STAIRS_MAP,
+            s1,
+            s3,
+            "wheelchair",
+            "no walk path usable by wheelchair on the destination's level",
+        ),
+        (
+            FLAT_MAP,
+            s1,
+            s2,
+            "foot",
+            "this map has no walk paths (it is not processed for pathfinding)",
+        ),
+    ]
     for map_id, start, end, mode, reason in cases:
         response = await post(env, map_id, {"from": start, "to": end, "mode": mode})
         assert response.status_code == 200, response.text
         answer = response.json()
         assert (answer["route"], answer["reason"], answer["mode"]) == (None, reason, mode)
-        as_gql = await gql(env, {"map": map_id, "from": _camel(start), "to": _camel(end),
-                                 "mode": mode})  # fmt: skip
+        as_gql = await gql(
+            env, {"map": map_id, "from": _camel(start), "to": _camel(end), "mode": mode}
+        )
         assert as_gql["data"]["route"]["route"] is None
         assert as_gql["data"]["route"]["reason"] == reason
 
@@ -232,19 +311,27 @@ async def test_access_in_order(env, alias):
     path = rest_path(ROUTE_MAP, alias)
     for payload in ({"data": VALID}, {"data": {}}):
         no_key = await env.client.post(path, json=payload, headers={"Experimental-Flags": FLAGS})
-        assert (no_key.status_code, no_key.json()) == (401, {
-            "message": "No API key found in request"})  # fmt: skip
+        assert (no_key.status_code, no_key.json()) == (
+            401,
+            {"message": "No API key found in request"},
+        )
         bad_key = await env.client.post(path, json=payload, headers=env.headers("fg_nope"))
-        assert (bad_key.status_code, bad_key.json()) == (403, {
-            "message": "Invalid authentication credentials"})  # fmt: skip
+        assert (bad_key.status_code, bad_key.json()) == (
+            403,
+            {"message": "Invalid authentication credentials"},
+        )
         # `distances` alone does not open directions.
         for flags in (None, "distances, locations-resource"):
             no_flag = await env.client.post(path, json=payload, headers=env.headers(flags=flags))
-            assert (no_flag.status_code, no_flag.json()) == (404, {
-                "message": flag_message("directions")})  # fmt: skip
+            assert (no_flag.status_code, no_flag.json()) == (
+                404,
+                {"message": flag_message("directions")},
+            )
         denied = await env.client.post(path, json=payload, headers=env.headers(env.plain))
-        assert (denied.status_code, denied.json()) == (403, {
-            "message": "Access denied: missing permission service.distances.calculate"})
+        assert (denied.status_code, denied.json()) == (
+            403,
+            {"message": "Access denied: missing permission service.distances.calculate"},
+        )
 
 
 async def test_graphql_access(env):
@@ -262,13 +349,15 @@ async def test_graphql_access(env):
 
 async def test_graphql_input_errors_are_keyed_by_argument(env):
     off_map = {"x": 1, "y": 2, "floorId": "dm-f9"}
-    answer = await gql(env, {"map": ROUTE_MAP, "from": {"id": "nope"}, "to": off_map,
-                             "mode": "bike"})  # fmt: skip
+    answer = await gql(
+        env, {"map": ROUTE_MAP, "from": {"id": "nope"}, "to": off_map, "mode": "bike"}
+    )
     assert answer["data"] is None
     (error,) = answer["errors"]
     assert error["extensions"]["code"] == "BAD_USER_INPUT"
     assert error["extensions"]["fields"] == {
-        "mode": ["must be one of foot, wheelchair, not 'bike'"]}  # fmt: skip
+        "mode": ["must be one of foot, wheelchair, not 'bike'"]
+    }
     on_map = await gql(env, {"map": ROUTE_MAP, "from": {"id": "nope"}, "to": off_map})
     assert on_map["errors"][0]["extensions"]["fields"] == {
         "from.id": ["no location 'nope' on this map"],
@@ -286,48 +375,76 @@ async def test_scope_unknown_map_and_map_of_another_asset(env):
     assert own.status_code == 200
 
 
-@pytest.mark.parametrize(("data", "fields"), [
-    ({"from": {"id": "nope"}, "to": {"id": "dm-b"}},
-     {"data.from.id": ["no location 'nope' on this map"]}),
-    ({"from": {"id": "dm-a"}, "to": {"id": "loc-b1-f1-gym"}},
-     {"data.to.id": ["no location 'loc-b1-f1-gym' on this map"]}),
-    ({"from": {"x": 1, "y": 2, "floor_id": "dm-f9"}, "to": {"id": "dm-b"}},
-     {"data.from.floor_id": ["floor 'dm-f9' is not a level of this map"]}),
-    ({"from": {"x": 1}, "to": {"id": "dm-b"}},
-     {"data.from.y": ["is required for a waypoint without an id"],
-      "data.from.floor_id": ["is required for a waypoint without an id"]}),
-    ({"from": {"id": "dm-a", "x": 11}, "to": {"id": "dm-b"}},
-     {"data.from.x": ["is 11.0, but location 'dm-a' is at 10"]}),
-    ({"from": {"id": "dm-a"}, "to": {"id": "dm-b"}, "mode": "bike"},
-     {"data.mode": ["must be one of foot, wheelchair, not 'bike'"]}),
-    ({"from": {"id": "dm-a"}}, {"data.to": ["is required"]}),
-    ({"from": {"id": "dm-a"}, "to": {"id": "dm-b"}, "via": []},
-     {"data.via": ["is not a known field"]}),
-    ({"from": {"x": "west", "y": 0, "floor_id": "dm-f1"}, "to": {"id": "dm-b"}},
-     {"data.from.x": ["must be a number"]}),
-    ({"from": {"id": "dm-a"}, "to": None}, {"data.to": ["must not be null"]}),
-    ({"from": {"id": ""}, "to": {"x": 1e300, "y": 0, "floor_id": "dm-f1"}},
-     {"data.from.id": ["must not be empty"],
-      "data.to.x": ["must be a number from -1e+09 to 1e+09"]}),
-    ([], {"data": ["must be an object"]}),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("data", "fields"),
+    [
+        (
+            {"from": {"id": "nope"}, "to": {"id": "dm-b"}},
+            {"data.from.id": ["no location 'nope' on this map"]},
+        ),
+        (
+            {"from": {"id": "dm-a"}, "to": {"id": "loc-b1-f1-gym"}},
+            {"data.to.id": ["no location 'loc-b1-f1-gym' on this map"]},
+        ),
+        (
+            {"from": {"x": 1, "y": 2, "floor_id": "dm-f9"}, "to": {"id": "dm-b"}},
+            {"data.from.floor_id": ["floor 'dm-f9' is not a level of this map"]},
+        ),
+        (
+            {"from": {"x": 1}, "to": {"id": "dm-b"}},
+            {
+                "data.from.y": ["is required for a waypoint without an id"],
+                "data.from.floor_id": ["is required for a waypoint without an id"],
+            },
+        ),
+        (
+            {"from": {"id": "dm-a", "x": 11}, "to": {"id": "dm-b"}},
+            {"data.from.x": ["is 11.0, but location 'dm-a' is at 10"]},
+        ),
+        (
+            {"from": {"id": "dm-a"}, "to": {"id": "dm-b"}, "mode": "bike"},
+            {"data.mode": ["must be one of foot, wheelchair, not 'bike'"]},
+        ),
+        ({"from": {"id": "dm-a"}}, {"data.to": ["is required"]}),
+        (
+            {"from": {"id": "dm-a"}, "to": {"id": "dm-b"}, "via": []},
+            {"data.via": ["is not a known field"]},
+        ),
+        (
+            {"from": {"x": "west", "y": 0, "floor_id": "dm-f1"}, "to": {"id": "dm-b"}},
+            {"data.from.x": ["must be a number"]},
+        ),
+        ({"from": {"id": "dm-a"}, "to": None}, {"data.to": ["must not be null"]}),
+        (
+            {"from": {"id": ""}, "to": {"x": 1e300, "y": 0, "floor_id": "dm-f1"}},
+            {
+                "data.from.id": ["must not be empty"],
+                "data.to.x": ["must be a number from -1e+09 to 1e+09"],
+            },
+        ),
+        ([], {"data": ["must be an object"]}),
+    ],
+)
 async def test_invalid_input(env, data, fields):
     response = await post(env, ROUTE_MAP, data)
-    assert (response.status_code, response.json()) == (422, {"message": FAILED,
-                                                              "fields": fields})  # fmt: skip
+    assert (response.status_code, response.json()) == (422, {"message": FAILED, "fields": fields})
 
 
 async def test_body_shape_and_media_type(env):
     headers = env.headers()
-    not_json = await env.client.post(rest_path(ROUTE_MAP), content=b"{", headers={
-        **headers, "Content-Type": "application/json"})  # fmt: skip
+    not_json = await env.client.post(
+        rest_path(ROUTE_MAP), content=b"{", headers={**headers, "Content-Type": "application/json"}
+    )
     assert not_json.status_code == 422
     assert list(not_json.json()["fields"]) == ["body"]
     no_data = await env.client.post(rest_path(ROUTE_MAP), json=VALID, headers=headers)
-    assert (no_data.status_code, no_data.json()["fields"]) == (422, {
-        "body": ['must be a JSON object with a "data" member']})  # fmt: skip
-    text = await env.client.post(rest_path(ROUTE_MAP), content=b"x", headers={
-        **headers, "Content-Type": "text/plain"})  # fmt: skip
+    assert (no_data.status_code, no_data.json()["fields"]) == (
+        422,
+        {"body": ['must be a JSON object with a "data" member']},
+    )
+    text = await env.client.post(
+        rest_path(ROUTE_MAP), content=b"x", headers={**headers, "Content-Type": "text/plain"}
+    )
     assert text.status_code == 415
     get = await env.client.get(rest_path(ROUTE_MAP), headers=headers)
     assert (get.status_code, get.headers["allow"]) == (405, "POST")
@@ -341,11 +458,16 @@ async def test_across_floors_by_elevator_in_a_wheelchair(env):
     wheelchair the route's distance and time are E18's; the wheelchair rides the
     elevator, never the stairs; legs start and end where their connectors are."""
     found = await locations(env, B1)
-    unit = next(loc for loc in found if loc["floors"][0]["id"] == "b1-f4"
-                and any(tag["key"] == "svc:type" for tag in loc["tags"]))  # fmt: skip
+    unit = next(
+        loc
+        for loc in found
+        if loc["floors"][0]["id"] == "b1-f4"
+        and any(tag["key"] == "svc:type" for tag in loc["tags"])
+    )
     for mode in ("foot", "wheelchair"):
-        response = await post(env, B1, {"from": {"id": unit["id"]}, "to": {"id": GYM},
-                                        "mode": mode})  # fmt: skip
+        response = await post(
+            env, B1, {"from": {"id": unit["id"]}, "to": {"id": GYM}, "mode": mode}
+        )
         assert response.status_code == 200, response.text
         route = response.json()["route"]
         (((distance, time),),) = await e18(env, B1, [{"id": unit["id"]}], [{"id": GYM}], mode)
@@ -379,8 +501,9 @@ async def test_routes_equal_e18_on_random_pairs_of_every_demo_map(env, map_id):
     waypoints: list[dict[str, Any]] = [{"id": loc["id"]} for loc in rng.sample(found, 8)]
     for loc in rng.sample(found, 4):
         dx, dy = rng.uniform(-20, 20), rng.uniform(-20, 20)
-        waypoints.append({"x": loc["x"] + dx, "y": loc["y"] + dy,
-                          "floor_id": loc["floors"][0]["id"]})  # fmt: skip
+        waypoints.append(
+            {"x": loc["x"] + dx, "y": loc["y"] + dy, "floor_id": loc["floors"][0]["id"]}
+        )
     pairs = [(a, b) for a in waypoints for b in waypoints if rng.random() < 0.35][:30]
     assert len(pairs) >= 10
     for mode in ("foot", "wheelchair"):
@@ -396,7 +519,8 @@ async def test_routes_equal_e18_on_random_pairs_of_every_demo_map(env, map_id):
             assert (route["distance"], route["time"]) == (distance, time), (a, b, mode)
             for leg in route["legs"]:
                 assert polyline_feet(leg["points"], FEET_PER_UNIT) == pytest.approx(
-                    leg["distance"], abs=0.006)
+                    leg["distance"], abs=0.006
+                )
                 if mode == "wheelchair" and leg["connector"]:
                     assert leg["connector"]["kind"] != "stairs"
 

@@ -24,6 +24,7 @@ async def test_the_sdl_is_served_without_a_key(client, app):
     assert response.headers["cache-control"] == "private, no-cache"
     schema = strawberry_schema_of(app)
     assert response.text == str(schema).rstrip("\n") + "\n"
+
     # the text is the schema: built back, it prints as the served schema does
     def printed(graphql_schema):
         return print_schema(lexicographic_sort_schema(graphql_schema))

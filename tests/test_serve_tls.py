@@ -19,11 +19,23 @@ def test_serve_over_tls(tmp_path, db_server, settings, keys, store):
     certs = ensure_local_certificates(tmp_path)
     port = free_port()
     process = subprocess.Popen(
-        [FLOORGATE, "serve", "--cert", str(certs.cert), "--key", str(certs.key),
-         "--port", str(port), "--public-url", f"https://localhost:{port}"],
+        [
+            FLOORGATE,
+            "serve",
+            "--cert",
+            str(certs.cert),
+            "--key",
+            str(certs.key),
+            "--port",
+            str(port),
+            "--public-url",
+            f"https://localhost:{port}",
+        ],
         env=cli_env(db_server, settings, tmp_path),
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         wait_for_port(port, process)
         base = f"https://localhost:{port}"
@@ -49,8 +61,11 @@ def test_serve_over_tls(tmp_path, db_server, settings, keys, store):
 def test_serve_refuses_plain_http(tmp_path, db_server, settings):
     result = subprocess.run(
         [FLOORGATE, "serve", "--port", str(free_port())],
-        env=cli_env(db_server, settings, tmp_path), capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        env=cli_env(db_server, settings, tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2
     assert "HTTP is not served" in result.stderr
 
@@ -61,8 +76,19 @@ def run_cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess
 
 def test_keys_cli(tmp_path, db_server, settings, client, store):
     env = cli_env(db_server, settings, tmp_path)
-    created = run_cli(["keys", "create", "--name", "partner", "--asset", "asset-3",
-                       "--permission", "service.unit-maps.parse"], env)  # fmt: skip
+    created = run_cli(
+        [
+            "keys",
+            "create",
+            "--name",
+            "partner",
+            "--asset",
+            "asset-3",
+            "--permission",
+            "service.unit-maps.parse",
+        ],
+        env,
+    )
     assert created.returncode == 0, created.stderr
     key_id = created.stdout.split()[2]
     secret = created.stdout.strip().splitlines()[-1]
@@ -71,8 +97,14 @@ def test_keys_cli(tmp_path, db_server, settings, client, store):
 
     listed = run_cli(["keys", "list"], env)
     line = next(row for row in listed.stdout.splitlines() if row.startswith(key_id))
-    assert line.split() == [key_id, "partner", "enabled", "default", "asset-3",
-                            "service.unit-maps.parse"]  # fmt: skip
+    assert line.split() == [
+        key_id,
+        "partner",
+        "enabled",
+        "default",
+        "asset-3",
+        "service.unit-maps.parse",
+    ]
     assert secret not in listed.stdout
 
     disabled = run_cli(["keys", "disable", key_id], env)
@@ -108,43 +140,58 @@ async def test_a_key_with_its_own_rate_limit(tmp_path, db_server, settings, stor
     from rest.app import create_app
 
     env = cli_env(db_server, settings, tmp_path)
-    created = run_cli(["keys", "create", "--name", "slow", "--all-assets",
-                       "--rate-limit", "0.5", "--burst", "2"], env)  # fmt: skip
+    created = run_cli(
+        ["keys", "create", "--name", "slow", "--all-assets", "--rate-limit", "0.5", "--burst", "2"],
+        env,
+    )
     assert created.returncode == 0, created.stderr
     key_id, secret = created.stdout.split()[2], created.stdout.strip().splitlines()[-1]
-    row = next(r for r in run_cli(["keys", "list"], env).stdout.splitlines()
-               if r.startswith(key_id))  # fmt: skip
+    row = next(
+        r for r in run_cli(["keys", "list"], env).stdout.splitlines() if r.startswith(key_id)
+    )
     assert "0.5/s, burst 2" in row
 
     async def statuses() -> list[tuple[int, str | None]]:
-        limited = create_app(replace(settings, rate_limit_per_second=100, rate_limit_burst=200),
-                             store)  # fmt: skip
+        limited = create_app(
+            replace(settings, rate_limit_per_second=100, rate_limit_burst=200), store
+        )
         transport = httpx.ASGITransport(app=limited)
         async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
-            answers = [await client.get("/v1/assets", headers={"API-Key": secret})
-                       for _ in range(3)]  # fmt: skip
+            answers = [
+                await client.get("/v1/assets", headers={"API-Key": secret}) for _ in range(3)
+            ]
         return [(a.status_code, a.headers.get("ratelimit-limit")) for a in answers]
 
     assert await statuses() == [(200, "2"), (200, "2"), (429, "2")]
     updated = run_cli(["keys", "update", key_id, "--rate-limit", "50"], env)
     assert updated.returncode == 0, updated.stderr
-    assert updated.stdout == (f"Key {key_id} now has the rate limit 50/s, burst 100 (every "
-                              "worker within a few seconds).\n")  # fmt: skip
+    assert updated.stdout == (
+        f"Key {key_id} now has the rate limit 50/s, burst 100 (every "
+        "worker within a few seconds).\n"
+    )
     assert await statuses() == [(200, "100")] * 3
     reset = run_cli(["keys", "update", key_id, "--default-rate-limit"], env)
     assert reset.returncode == 0 and "the rate limit the default" in reset.stdout
     assert await statuses() == [(200, "200")] * 3
 
     for args, message in (
-        (["create", "--name", "x", "--all-assets", "--burst", "5"],
-         "floorgate keys create: --burst goes with --rate-limit"),
-        (["create", "--name", "x", "--all-assets", "--rate-limit", "0"],
-         "floorgate keys create: --rate-limit must be above 0 and at most 1e+06 per second"),
-        (["update", key_id, "--rate-limit", "5", "--burst", "0"],
-         "floorgate keys update: --burst must be from 1 to 10000000"),
-        (["update", key_id], "floorgate keys update: give --rate-limit (and --burst) or "
-                             "--default-rate-limit"),
-    ):  # fmt: skip
+        (
+            ["create", "--name", "x", "--all-assets", "--burst", "5"],
+            "floorgate keys create: --burst goes with --rate-limit",
+        ),
+        (
+            ["create", "--name", "x", "--all-assets", "--rate-limit", "0"],
+            "floorgate keys create: --rate-limit must be above 0 and at most 1e+06 per second",
+        ),
+        (
+            ["update", key_id, "--rate-limit", "5", "--burst", "0"],
+            "floorgate keys update: --burst must be from 1 to 10000000",
+        ),
+        (
+            ["update", key_id],
+            "floorgate keys update: give --rate-limit (and --burst) or --default-rate-limit",
+        ),
+    ):
         refused = run_cli(["keys", *args], env)
         assert (refused.returncode, refused.stderr.strip()) == (2, message), args
     missing = run_cli(["keys", "update", "no-such-key", "--rate-limit", "5"], env)

@@ -36,9 +36,12 @@ ENVIRONMENT = {
     "FLOORGATE_RATE_LIMIT_PER_SECOND": ("rate_limit_per_second", "7.5", 7.5),
     "FLOORGATE_RATE_LIMIT_BURST": ("rate_limit_burst", "15", 15),
     "FLOORGATE_METRICS": ("metrics", "off", False),
-    "FLOORGATE_CORS_ORIGINS": ("cors_origins", "https://a.example/, https://b.example",
-                               ("https://a.example", "https://b.example")),
-}  # fmt: skip
+    "FLOORGATE_CORS_ORIGINS": (
+        "cors_origins",
+        "https://a.example/, https://b.example",
+        ("https://a.example", "https://b.example"),
+    ),
+}
 
 
 @pytest.mark.parametrize("variable", ENVIRONMENT)
@@ -61,25 +64,54 @@ def test_a_negative_imdf_snap_distance_is_none(monkeypatch):
     assert Settings.from_env().imdf_snap_metres == 0.0
 
 
-@pytest.mark.parametrize(("variable", "raw", "message"), [
-    ("FLOORGATE_PORT", "84a3", "FLOORGATE_PORT: '84a3' is not a whole number"),
-    ("FLOORGATE_MAX_BODY_BYTES", "16MB", "FLOORGATE_MAX_BODY_BYTES: '16MB' is not a whole number"),
-    ("FLOORGATE_SEND_TIMEOUT_SECONDS", "30s",
-     "FLOORGATE_SEND_TIMEOUT_SECONDS: '30s' is not a number"),
-    ("FLOORGATE_RATE_LIMIT_PER_SECOND", "nan",
-     "FLOORGATE_RATE_LIMIT_PER_SECOND: 'nan' is not a finite number"),
-    ("FLOORGATE_REQUEST_TIMEOUT_SECONDS", "inf",
-     "FLOORGATE_REQUEST_TIMEOUT_SECONDS: 'inf' is not a finite number"),
-    ("FLOORGATE_SEND_TIMEOUT_SECONDS", "0",
-     "FLOORGATE_SEND_TIMEOUT_SECONDS: must be more than 0, not 0.0"),
-    ("FLOORGATE_HEADER_TIMEOUT_SECONDS", "-1",
-     "FLOORGATE_HEADER_TIMEOUT_SECONDS: must be more than 0, not -1.0"),
-    ("FLOORGATE_DB_TIMEOUT_MS", "0", "FLOORGATE_DB_TIMEOUT_MS: must be more than 0, not 0"),
-    ("FLOORGATE_MAX_CONNECTIONS", "-5", "FLOORGATE_MAX_CONNECTIONS: must be more than 0, not -5"),
-    ("FLOORGATE_PORT", "70000", "FLOORGATE_PORT: 70000 is not a TCP port (0 to 65535)"),
-    ("FLOORGATE_GRAPHQL_MAX_DOCUMENT_BYTES", "0",
-     "FLOORGATE_GRAPHQL_MAX_DOCUMENT_BYTES: must be more than 0, not 0"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("variable", "raw", "message"),
+    [
+        ("FLOORGATE_PORT", "84a3", "FLOORGATE_PORT: '84a3' is not a whole number"),
+        (
+            "FLOORGATE_MAX_BODY_BYTES",
+            "16MB",
+            "FLOORGATE_MAX_BODY_BYTES: '16MB' is not a whole number",
+        ),
+        (
+            "FLOORGATE_SEND_TIMEOUT_SECONDS",
+            "30s",
+            "FLOORGATE_SEND_TIMEOUT_SECONDS: '30s' is not a number",
+        ),
+        (
+            "FLOORGATE_RATE_LIMIT_PER_SECOND",
+            "nan",
+            "FLOORGATE_RATE_LIMIT_PER_SECOND: 'nan' is not a finite number",
+        ),
+        (
+            "FLOORGATE_REQUEST_TIMEOUT_SECONDS",
+            "inf",
+            "FLOORGATE_REQUEST_TIMEOUT_SECONDS: 'inf' is not a finite number",
+        ),
+        (
+            "FLOORGATE_SEND_TIMEOUT_SECONDS",
+            "0",
+            "FLOORGATE_SEND_TIMEOUT_SECONDS: must be more than 0, not 0.0",
+        ),
+        (
+            "FLOORGATE_HEADER_TIMEOUT_SECONDS",
+            "-1",
+            "FLOORGATE_HEADER_TIMEOUT_SECONDS: must be more than 0, not -1.0",
+        ),
+        ("FLOORGATE_DB_TIMEOUT_MS", "0", "FLOORGATE_DB_TIMEOUT_MS: must be more than 0, not 0"),
+        (
+            "FLOORGATE_MAX_CONNECTIONS",
+            "-5",
+            "FLOORGATE_MAX_CONNECTIONS: must be more than 0, not -5",
+        ),
+        ("FLOORGATE_PORT", "70000", "FLOORGATE_PORT: 70000 is not a TCP port (0 to 65535)"),
+        (
+            "FLOORGATE_GRAPHQL_MAX_DOCUMENT_BYTES",
+            "0",
+            "FLOORGATE_GRAPHQL_MAX_DOCUMENT_BYTES: must be more than 0, not 0",
+        ),
+    ],
+)
 def test_a_value_that_cannot_be_used_is_refused_by_name(monkeypatch, variable, raw, message):
     """Not a traceback, and not a server that ends every connection at once (a send
     timeout of 0 did): the variable, the value, and what it must be."""
@@ -98,11 +130,16 @@ def test_settings_made_in_code_are_checked_alike():
 
 def test_serve_says_which_variable_it_cannot_use(tmp_path):
     """`floorgate serve` exits 2 with one line, before it starts anything."""
-    env = {"PATH": os.environ["PATH"], "FLOORGATE_DATA_DIR": str(tmp_path),
-           "FLOORGATE_SEND_TIMEOUT_SECONDS": "0"}  # fmt: skip
-    result = subprocess.run([FLOORGATE, "serve"], env=env, capture_output=True, text=True,
-                            timeout=60)  # fmt: skip
+    env = {
+        "PATH": os.environ["PATH"],
+        "FLOORGATE_DATA_DIR": str(tmp_path),
+        "FLOORGATE_SEND_TIMEOUT_SECONDS": "0",
+    }
+    result = subprocess.run(
+        [FLOORGATE, "serve"], env=env, capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 2
-    assert result.stderr == ("floorgate serve: FLOORGATE_SEND_TIMEOUT_SECONDS: must be more "
-                             "than 0, not 0.0\n")  # fmt: skip
+    assert result.stderr == (
+        "floorgate serve: FLOORGATE_SEND_TIMEOUT_SECONDS: must be more than 0, not 0.0\n"
+    )
     assert list(tmp_path.iterdir()) == []  # no database started, nothing written

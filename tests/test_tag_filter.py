@@ -258,6 +258,8 @@ def test_keys_that_differ_only_in_case_are_both_seen():
 
 ASCII_KEY = st.from_regex(r"[a-z][a-z0-9:_-]{0,10}", fullmatch=True)
 ASCII_VALUE = st.from_regex(r"[a-z0-9][a-z0-9:_ .-]{0,10}[a-z0-9]?", fullmatch=True)
+
+
 def stored_tags(pairs: dict[str, str]) -> list[dict[str, str]]:
     return [{"key": key, "value": value} for key, value in pairs.items()]
 
@@ -294,9 +296,7 @@ def test_any_key_and_value_round_trip(key, value):
     assert parse_term(key) == Term(Op.PRESENT, key)
     assert parse_term(f"-{key}") == Term(Op.ABSENT, key)
     assert parse_term(f"{key}=={value}") == Term(Op.EQUALS, key, value.strip())
-    assert parse_term(f"{key.upper()} != {value.upper()}") == Term(
-        Op.DIFFERS, key, value.strip()
-    )
+    assert parse_term(f"{key.upper()} != {value.upper()}") == Term(Op.DIFFERS, key, value.strip())
 
 
 @given(ASCII_KEY, ASCII_VALUE)

@@ -27,8 +27,10 @@ from tests.benchmarks.svg_parse import generate_map
 
 BUDGET = 0.25
 SVG = {"Content-Type": "image/svg+xml"}
-TINY_SVG = (b'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">'
-            b'<rect x="1" y="1" width="2" height="2"/></svg>')  # fmt: skip
+TINY_SVG = (
+    b'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">'
+    b'<rect x="1" y="1" width="2" height="2"/></svg>'
+)
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +54,7 @@ async def small_get_latencies(client: httpx.AsyncClient, key: str, count: int) -
     """Latencies of small GETs sent one after another while something else runs."""
     latencies = []
     for _ in range(count):
-        response, seconds = await timed(client.get("/v1/assets/asset-1",
-                                                   headers={"API-Key": key}))
+        response, seconds = await timed(client.get("/v1/assets/asset-1", headers={"API-Key": key}))
         assert response.status_code == 200
         latencies.append(seconds)
         await asyncio.sleep(0.02)
@@ -82,11 +83,13 @@ async def test_a_stopped_parse_frees_its_worker(budget_app, keys, big_svg, setti
     transport = httpx.ASGITransport(app=budget_app)
     async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
         headers = {"API-Key": keys.full, **SVG}
-        overruns = await asyncio.gather(*(
-            client.post("/v1/maps/parse", content=big_svg, headers=headers) for _ in range(2)))
+        overruns = await asyncio.gather(
+            *(client.post("/v1/maps/parse", content=big_svg, headers=headers) for _ in range(2))
+        )
         assert [response.status_code for response in overruns] == [503, 503]
-        small, seconds = await timed(client.post("/v1/maps/parse", content=TINY_SVG,
-                                                 headers=headers))
+        small, seconds = await timed(
+            client.post("/v1/maps/parse", content=TINY_SVG, headers=headers)
+        )
     assert small.status_code == 200
     assert small.json()["width"] == 10
     # About 20 ms; a worker still busy would hold it a second. 0.2 s failed twice on a
@@ -97,20 +100,31 @@ async def test_a_stopped_parse_frees_its_worker(budget_app, keys, big_svg, setti
 async def test_within_the_budget_nothing_changes(budget_app, keys):
     transport = httpx.ASGITransport(app=budget_app)
     async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
-        response = await client.post("/v1/maps/parse", content=TINY_SVG,
-                                     headers={"API-Key": keys.full, **SVG})
+        response = await client.post(
+            "/v1/maps/parse", content=TINY_SVG, headers={"API-Key": keys.full, **SVG}
+        )
     assert response.status_code == 200
 
 
 # -- long lists are completed in slices ------------------------------------------------
 
-ITEM = GraphQLObjectType("Item", {
-    "n": GraphQLField(GraphQLNonNull(GraphQLInt)),
-    "half": GraphQLField(GraphQLInt, resolve=lambda item, _info: 1 // (item["n"] - 1234)),
-})  # fmt: skip
-SCHEMA = GraphQLSchema(GraphQLObjectType("Query", {
-    "items": GraphQLField(GraphQLList(ITEM), resolve=lambda *_: [{"n": n} for n in range(3000)]),
-}))  # fmt: skip
+ITEM = GraphQLObjectType(
+    "Item",
+    {
+        "n": GraphQLField(GraphQLNonNull(GraphQLInt)),
+        "half": GraphQLField(GraphQLInt, resolve=lambda item, _info: 1 // (item["n"] - 1234)),
+    },
+)
+SCHEMA = GraphQLSchema(
+    GraphQLObjectType(
+        "Query",
+        {
+            "items": GraphQLField(
+                GraphQLList(ITEM), resolve=lambda *_: [{"n": n} for n in range(3000)]
+            ),
+        },
+    )
+)
 
 
 async def ticks_during(executor_class) -> tuple[dict, list, int]:

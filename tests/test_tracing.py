@@ -40,13 +40,15 @@ async def test_spans_without_keys(store, settings, keys, exported):
     async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
         answer = await client.get(f"/v1/assets?per-page=1&api-key={keys.full}")
         assert answer.status_code == 200
-        assert (await client.get("/v1/units/nope", headers={"API-Key": keys.full})
-                ).status_code == 404  # fmt: skip
+        assert (
+            await client.get("/v1/units/nope", headers={"API-Key": keys.full})
+        ).status_code == 404
     spans = exported.get_finished_spans()
     assert len(spans) == 2 and all(span.kind.name == "SERVER" for span in spans)
     written = repr([dict(span.attributes) for span in spans]) + repr([span.name for span in spans])
     assert keys.full not in written and "[redacted]" in written
-    statuses = sorted(span.attributes.get("http.status_code",
-                                          span.attributes.get("http.response.status_code"))
-                      for span in spans)  # fmt: skip
+    statuses = sorted(
+        span.attributes.get("http.status_code", span.attributes.get("http.response.status_code"))
+        for span in spans
+    )
     assert statuses == [200, 404]

@@ -42,8 +42,12 @@ def limited(db_server, settings, store, keys) -> Iterator[tuple[object, KeyLooku
     """An app with rate limits on, 5 refusals per address at once then 1 a second, and a
     store of its own that counts key lookups."""
     lookups = KeyLookups()
-    tuned = replace(settings, rate_limit_per_second=100, unauthenticated_rate_per_second=1,
-                    unauthenticated_burst=5)  # fmt: skip
+    tuned = replace(
+        settings,
+        rate_limit_per_second=100,
+        unauthenticated_rate_per_second=1,
+        unauthenticated_burst=5,
+    )
     own_store = connect(db_server.uri, tuned, event_listeners=[lookups])
     yield create_app(tuned, own_store), lookups
 
@@ -87,8 +91,10 @@ async def test_a_flood_of_invented_keys(limited, keys):
         real = await client.get("/v1/assets", headers={"API-Key": keys.full})
         assert real.status_code == 200
         before = lookups.count
-        answers = [await client.get("/v1/assets", headers={"API-Key": f"fg_invented{n}"})
-                   for n in range(1000)]  # fmt: skip
+        answers = [
+            await client.get("/v1/assets", headers={"API-Key": f"fg_invented{n}"})
+            for n in range(1000)
+        ]
         flood_lookups = lookups.count - before
         still = await client.get("/v1/assets", headers={"API-Key": keys.full})
     statuses = [answer.status_code for answer in answers]
@@ -133,8 +139,9 @@ async def test_the_same_invented_key_is_looked_up_once(limited):
     await live(app)  # a lookup made before the stream is up is made again once it is
     async with client_of(app, "198.51.100.9") as client:
         before = lookups.count
-        answers = [await client.get("/v1/assets", headers={"API-Key": "fg_again"})
-                   for _ in range(3)]  # fmt: skip
+        answers = [
+            await client.get("/v1/assets", headers={"API-Key": "fg_again"}) for _ in range(3)
+        ]
     assert [answer.status_code for answer in answers] == [403, 403, 403]
     assert lookups.count - before == 1
 
@@ -142,8 +149,10 @@ async def test_the_same_invented_key_is_looked_up_once(limited):
 async def test_graphql_shares_the_limit(limited):
     app, _ = limited
     async with client_of(app, "198.51.100.10") as client:
-        answers = [await client.post("/graphql", json={"query": "{ assets { data { id } } }"})
-                   for _ in range(6)]  # fmt: skip
+        answers = [
+            await client.post("/graphql", json={"query": "{ assets { data { id } } }"})
+            for _ in range(6)
+        ]
     codes = [answer.json()["errors"][0]["extensions"]["code"] for answer in answers]
     assert codes == ["UNAUTHENTICATED"] * 5 + ["RATE_LIMITED"]
 
@@ -158,8 +167,9 @@ async def test_rate_limit_zero_turns_the_address_limit_off(store, settings):
 async def test_keyless_introspection_spends_the_address_limit(limited):
     app, _ = limited
     async with client_of(app, "198.51.100.12") as client:
-        answers = [await client.post("/graphql", json={"query": "{ __typename }"})
-                   for _ in range(6)]  # fmt: skip
+        answers = [
+            await client.post("/graphql", json={"query": "{ __typename }"}) for _ in range(6)
+        ]
     assert [answer.json().get("data") for answer in answers[:5]] == [{"__typename": "Query"}] * 5
     assert answers[5].json()["errors"][0]["extensions"] == {"code": "RATE_LIMITED", "retryAfter": 1}
     assert answers[5].headers["retry-after"] == "1"

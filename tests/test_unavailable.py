@@ -35,10 +35,12 @@ async def test_503_while_database_is_down_then_recovers(tmp_path, settings):
                 assert down.status_code == 503
                 assert down.json() == {"message": "Service unavailable"}
                 assert down.headers["retry-after"] == "5"
-            graphql = await client.post("/graphql", json={"query": "{ units { data { id } } }"},
-                                        headers={"API-Key": cached})
+            graphql = await client.post(
+                "/graphql", json={"query": "{ units { data { id } } }"}, headers={"API-Key": cached}
+            )
             assert graphql.json()["errors"][0]["extensions"] == {
-                "code": "SERVICE_UNAVAILABLE", "retryAfter": 5
+                "code": "SERVICE_UNAVAILABLE",
+                "retryAfter": 5,
             }
             files = await client.get("/files/maps/map-1/source.svg")
             assert files.status_code == 503

@@ -17,9 +17,11 @@ from storage.settings import Settings, SettingsError, frame_ancestors
 
 # The files' origin is the public URL's (tests/conftest.py): named beside 'self', for a
 # page opened at another address of the server.
-POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-          "connect-src 'self' https://api.floorgate.test; base-uri 'none'; "
-          "form-action 'none'")  # fmt: skip
+POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self' https://api.floorgate.test; base-uri 'none'; "
+    "form-action 'none'"
+)
 TYPES = {".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml"}
 
 
@@ -77,12 +79,23 @@ async def test_every_file_of_the_page_is_ours_with_its_media_type(client):
     page = (await client.get("/viewer/maps/map-b1")).text
     refs = refs_of(page).refs
     release = f"{VIEWER_STATIC_PREFIX}/{folder_digest(VIEWER_STATIC_DIR)}"
-    assert refs == ["/static/graphiql/favicon.svg", f"{release}/viewer.css",
-                    f"{release}/main.js"]  # fmt: skip
+    assert refs == ["/static/graphiql/favicon.svg", f"{release}/viewer.css", f"{release}/main.js"]
     files = sorted(path.name for path in VIEWER_STATIC_DIR.iterdir())
-    assert files == ["api.js", "attributes.js", "directions.js", "dom.js", "drawing.js",
-                     "legend.js", "levels.js", "locations.js", "main.js", "panzoom.js",
-                     "session.js", "unit-panel.js", "viewer.css"]  # fmt: skip
+    assert files == [
+        "api.js",
+        "attributes.js",
+        "directions.js",
+        "dom.js",
+        "drawing.js",
+        "legend.js",
+        "levels.js",
+        "locations.js",
+        "main.js",
+        "panzoom.js",
+        "session.js",
+        "unit-panel.js",
+        "viewer.css",
+    ]
     for ref in refs[1:] + [f"{release}/{name}" for name in files]:
         response = await client.get(ref)
         assert response.status_code == 200, ref
@@ -93,9 +106,12 @@ async def test_every_file_of_the_page_is_ours_with_its_media_type(client):
     icon = await client.get(refs[0])
     assert (icon.status_code, icon.headers["cache-control"]) == (200, "public, max-age=86400")
     assert (await client.get("/viewer/maps/map-b1")).headers["cache-control"] == "no-cache"
-    for missing in (f"{release}/nothing.js", f"{VIEWER_STATIC_PREFIX}/main.js",
-                    f"{VIEWER_STATIC_PREFIX}/0123456789abcdef/main.js",
-                    f"{release}/../viewer.py"):  # fmt: skip
+    for missing in (
+        f"{release}/nothing.js",
+        f"{VIEWER_STATIC_PREFIX}/main.js",
+        f"{VIEWER_STATIC_PREFIX}/0123456789abcdef/main.js",
+        f"{release}/../viewer.py",
+    ):
         answer = await client.get(missing, follow_redirects=True)
         assert (answer.status_code, answer.json()) == (404, {"message": "Not found"}), missing
 
@@ -139,8 +155,12 @@ async def request_page(settings: Settings, store) -> httpx.Response:
 
 
 async def test_framing_follows_the_setting(store, settings):
-    allowed = Settings(**{**settings.__dict__, "viewer_frame_ancestors": (
-        "https://example.com", "https://*.example.org")})  # fmt: skip
+    allowed = Settings(
+        **{
+            **settings.__dict__,
+            "viewer_frame_ancestors": ("https://example.com", "https://*.example.org"),
+        }
+    )
     response = await request_page(allowed, store)
     assert response.headers["content-security-policy"] == (
         f"{POLICY}; frame-ancestors https://example.com https://*.example.org"
@@ -159,32 +179,40 @@ async def test_a_cdn_for_files_is_the_one_other_origin_the_page_may_fetch(store,
     assert policy.count("https://") == 1
 
 
-@pytest.mark.parametrize(("raw", "expected"), [
-    (None, ("'none'",)),
-    ("", ("'none'",)),
-    ("'none'", ("'none'",)),
-    ("'SELF'", ("'self'",)),
-    ("https://example.com https://*.example.org", ("https://example.com",
-                                                   "https://*.example.org")),
-    ("'self'  https://a.example:8443/maps/", ("'self'", "https://a.example:8443/maps/")),
-    ("https:", ("https:",)),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (None, ("'none'",)),
+        ("", ("'none'",)),
+        ("'none'", ("'none'",)),
+        ("'SELF'", ("'self'",)),
+        (
+            "https://example.com https://*.example.org",
+            ("https://example.com", "https://*.example.org"),
+        ),
+        ("'self'  https://a.example:8443/maps/", ("'self'", "https://a.example:8443/maps/")),
+        ("https:", ("https:",)),
+    ],
+)
 def test_the_setting_takes_sources(raw, expected):
     assert frame_ancestors(raw) == expected
 
 
-@pytest.mark.parametrize("raw", [
-    "https://example.com; script-src *",
-    "https://example.com\nX-Injected: 1",
-    "https://example.com\r",
-    "https://a.example, https://b.example",
-    "'unsafe-inline'",
-    "'none' https://example.com",
-    '"https://example.com"',
-    "https://example.com'",
-    "javascript:alert(1)",
-    "https://exa mple.com/<x>",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "https://example.com; script-src *",
+        "https://example.com\nX-Injected: 1",
+        "https://example.com\r",
+        "https://a.example, https://b.example",
+        "'unsafe-inline'",
+        "'none' https://example.com",
+        '"https://example.com"',
+        "https://example.com'",
+        "javascript:alert(1)",
+        "https://exa mple.com/<x>",
+    ],
+)
 def test_the_setting_refuses_what_would_change_the_policy(raw):
     with pytest.raises(SettingsError):
         frame_ancestors(raw)

@@ -61,8 +61,9 @@ class Site:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def demo_key(db_server, tmp_path_factory):
-    async with own_demo_database(db_server, Path(tmp_path_factory.mktemp("viewer")),
-                                 "floorgate_viewer") as demo:  # fmt: skip
+    async with own_demo_database(
+        db_server, Path(tmp_path_factory.mktemp("viewer")), "floorgate_viewer"
+    ) as demo:
         yield demo
 
 
@@ -70,12 +71,12 @@ async def demo_key(db_server, tmp_path_factory):
 def site(db_server, demo_key, tmp_path_factory) -> Iterator[Site]:
     settings, key = demo_key
     deadline = time.monotonic() + BROWSER_SECONDS
-    with serve_tls(settings.data_dir, db_server, settings,
-                   FLOORGATE_RATE_LIMIT_PER_SECOND="0") as served:  # fmt: skip
+    with serve_tls(
+        settings.data_dir, db_server, settings, FLOORGATE_RATE_LIMIT_PER_SECOND="0"
+    ) as served:
         headers = {"API-Key": key, "Experimental-Flags": FLAGS}
         trust = ssl.create_default_context(cafile=served.certs.ca_cert)
-        with httpx.Client(base_url=served.base, verify=trust, headers=headers,
-                          timeout=30) as api:  # fmt: skip
+        with httpx.Client(base_url=served.base, verify=trust, headers=headers, timeout=30) as api:
             profile = tmp_path_factory.mktemp("chromium") / "profile"
             # 127.0.0.1 too: the server's address, beside its public URL's localhost.
             browser = offline_browser(profile, served.certs.cert, deadline, "127.0.0.1")
@@ -97,16 +98,23 @@ def open_viewer(
     server's public URL unless `base` says another; its session once the map is drawn."""
     session = open_tab(site.browser)
     width, height = size
-    site.browser.call("Emulation.setDeviceMetricsOverride",
-                      {"width": width, "height": height, "deviceScaleFactor": 1,
-                       "mobile": width < 600}, session=session)  # fmt: skip
+    site.browser.call(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600},
+        session=session,
+    )
     fragment = f"#key={quote(site.key)}" if key else ""
     url = f"{base or site.base}/viewer/maps/{map_id}{query}{fragment}"
     site.browser.call("Page.navigate", {"url": url}, session=session)
     if key:
-        state = wait_until(site.browser, session, "document.body && ['ready', 'error', "
-                           "'missing', 'key'].includes(document.body.dataset.state) && "
-                           "document.body.dataset.state", 20)  # fmt: skip
+        state = wait_until(
+            site.browser,
+            session,
+            "document.body && ['ready', 'error', "
+            "'missing', 'key'].includes(document.body.dataset.state) && "
+            "document.body.dataset.state",
+            20,
+        )
         assert state == "ready", (
             state,
             evaluate(site.browser, session, "document.getElementById('status').textContent"),
@@ -119,9 +127,11 @@ def page_events(site: Site, session: str) -> list[dict[str, Any]]:
 
 
 def problems(site: Site, session: str) -> list[tuple[str, str]]:
-    return [(level, text) for level, text in console_messages(page_events(site, session))
-            if level in ("error", "exception", "assert")
-            or "Content Security Policy" in text]  # fmt: skip
+    return [
+        (level, text)
+        for level, text in console_messages(page_events(site, session))
+        if level in ("error", "exception", "assert") or "Content Security Policy" in text
+    ]
 
 
 def js(site: Site, session: str, expression: str) -> Any:
@@ -130,10 +140,14 @@ def js(site: Site, session: str, expression: str) -> Any:
 
 def test_the_map_draws_every_level_and_its_units(site):
     session = open_viewer(site)
-    data = site.graphql("""query($id: ID!) { unitMap(id: $id) { id units { id floorId }
-        levelTags { key values { name value } } } }""", id=MAP)["unitMap"]  # fmt: skip
-    floors = {v["value"]: v["name"] for t in data["levelTags"] if t["key"] == "floor"
-              for v in t["values"]}  # fmt: skip
+    data = site.graphql(
+        """query($id: ID!) { unitMap(id: $id) { id units { id floorId }
+        levelTags { key values { name value } } } }""",
+        id=MAP,
+    )["unitMap"]
+    floors = {
+        v["value"]: v["name"] for t in data["levelTags"] if t["key"] == "floor" for v in t["values"]
+    }
     levels = js(
         site,
         session,
@@ -149,8 +163,9 @@ def test_the_map_draws_every_level_and_its_units(site):
     )
     assert [level["uid"] for level in levels] == [f"level-b1-f{n}" for n in (1, 2, 3, 4)]
     assert [level["shown"] for level in levels] == [True, False, False, False]
-    assert buttons == [[f"level-b1-f{n}", floors[f"b1-f{n}"], str(n == 1).lower()]
-                       for n in (1, 2, 3, 4)]  # fmt: skip
+    assert buttons == [
+        [f"level-b1-f{n}", floors[f"b1-f{n}"], str(n == 1).lower()] for n in (1, 2, 3, 4)
+    ]
     for n, level in enumerate(levels, start=1):
         expected = sorted(u["id"] for u in data["units"] if u["floorId"] == f"b1-f{n}")
         assert sorted(level["units"]) == expected and expected
@@ -159,8 +174,11 @@ def test_the_map_draws_every_level_and_its_units(site):
     assert js(site, session, "location.href") == f"{site.base}/viewer/maps/{MAP}?level=level-b1-f1"
     assert js(site, session, "sessionStorage.getItem('floorgate-viewer-key')") == site.key
     assert js(site, session, "localStorage.length") == 0
-    requests = [event["params"]["request"] for event in page_events(site, session)
-                if event["method"] == "Network.requestWillBeSent"]  # fmt: skip
+    requests = [
+        event["params"]["request"]
+        for event in page_events(site, session)
+        if event["method"] == "Network.requestWillBeSent"
+    ]
     origin = urlsplit(site.base)[:2]
     assert requests and all(urlsplit(r["url"])[:2] == origin for r in requests), requests
     for request in requests:
@@ -179,12 +197,15 @@ def test_the_viewer_opened_at_the_servers_address_draws_the_map(site):
     assert address != site.base
     session = open_viewer(site, base=address)
     units = js(site, session, "document.querySelectorAll('#map polygon.unit').length")
-    assert units == len(site.graphql('query { unitMap(id: "map-b1") { units { id } } }'
-                                     )["unitMap"]["units"])  # fmt: skip
+    assert units == len(
+        site.graphql('query { unitMap(id: "map-b1") { units { id } } }')["unitMap"]["units"]
+    )
     assert problems(site, session) == []
-    fetched = {urlsplit(event["params"]["request"]["url"]).netloc
-               for event in page_events(site, session)
-               if event["method"] == "Network.requestWillBeSent"}  # fmt: skip
+    fetched = {
+        urlsplit(event["params"]["request"]["url"]).netloc
+        for event in page_events(site, session)
+        if event["method"] == "Network.requestWillBeSent"
+    }
     assert fetched == {urlsplit(address).netloc, urlsplit(site.base).netloc}
 
 
@@ -222,8 +243,11 @@ def click_at(site: Site, session: str, selector: str) -> None:
         .getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }})()""",
     )
     for kind in ("mousePressed", "mouseReleased"):
-        site.browser.call("Input.dispatchMouseEvent", {"type": kind, "x": box[0], "y": box[1],
-                          "button": "left", "clickCount": 1}, session=session)  # fmt: skip
+        site.browser.call(
+            "Input.dispatchMouseEvent",
+            {"type": kind, "x": box[0], "y": box[1], "button": "left", "clickCount": 1},
+            session=session,
+        )
 
 
 def click(site: Site, session: str, selector: str) -> None:
@@ -250,8 +274,12 @@ def as_points(text: str) -> list[tuple[float, float]]:
 
 
 def floor_names(level_tags: list[dict[str, Any]]) -> dict[str, str]:
-    return {value["value"]: value["name"] for tag in level_tags if tag["key"] == "floor"
-            for value in tag["values"]}  # fmt: skip
+    return {
+        value["value"]: value["name"]
+        for tag in level_tags
+        if tag["key"] == "floor"
+        for value in tag["values"]
+    }
 
 
 def expected_route(site: Site, start: str, end: str, mode: str) -> dict[str, Any]:
@@ -264,7 +292,8 @@ def check_drawn_route(site: Site, session: str, answer: dict[str, Any]) -> None:
     route = answer["route"]
     drawn = js(site, session, DRAWN_ROUTE)
     assert [(d["leg"], d["level"]) for d in drawn] == [
-        (index, leg["levelUid"]) for index, leg in enumerate(route["legs"])]  # fmt: skip
+        (index, leg["levelUid"]) for index, leg in enumerate(route["legs"])
+    ]
     for shown, leg in zip(drawn, route["legs"], strict=True):
         assert as_points(shown["points"]) == [(p["x"], p["y"]) for p in leg["points"]]
     connectors = js(site, session, CONNECTORS)
@@ -275,11 +304,18 @@ def check_drawn_route(site: Site, session: str, answer: dict[str, Any]) -> None:
         for uid in (leg["connector"]["fromLevelUid"], leg["connector"]["toLevelUid"])
     ]
     assert connectors == expected
-    summary = js(site, session, "[document.getElementById('route-summary').dataset.distance,"
-                 "document.getElementById('route-summary').dataset.time]")  # fmt: skip
+    summary = js(
+        site,
+        session,
+        "[document.getElementById('route-summary').dataset.distance,"
+        "document.getElementById('route-summary').dataset.time]",
+    )
     assert [float(summary[0]), float(summary[1])] == [route["distance"], route["time"]]
-    steps = js(site, session, "Array.from(document.querySelectorAll('#route-steps li'), "
-               "li => li.textContent)")  # fmt: skip
+    steps = js(
+        site,
+        session,
+        "Array.from(document.querySelectorAll('#route-steps li'), li => li.textContent)",
+    )
     assert steps == route["steps"]
 
 
@@ -313,10 +349,14 @@ def test_a_level_switch_and_a_click_on_a_unit_show_what_the_api_says(site):
     assert panel["floor"] == floor_names(data["unitMap"]["levelTags"])[unit["floorId"]]
     groups = []
     for group in data["unitAttributeGroups"]:
-        assigned = site.graphql(ASSIGNMENTS, group=group["groupId"],
-                                asset=data["unitMap"]["assetId"])  # fmt: skip
-        ids = [a["attributeId"] for a in assigned["unitAttributeAssignments"]["data"]
-               if a["unitId"] == "b1-205"]  # fmt: skip
+        assigned = site.graphql(
+            ASSIGNMENTS, group=group["groupId"], asset=data["unitMap"]["assetId"]
+        )
+        ids = [
+            a["attributeId"]
+            for a in assigned["unitAttributeAssignments"]["data"]
+            if a["unitId"] == "b1-205"
+        ]
         names = [a["attributeName"] for a in group["attributes"] if a["attributeId"] in ids]
         groups.append([group["groupId"], " ".join(ids), ", ".join(names) or "none"])
     assert panel["groups"] == groups
@@ -370,10 +410,14 @@ def test_a_route_between_floors_is_drawn_as_the_api_answers_it(site):
     check_drawn_route(site, session, wheelchair)
     drawn_kinds = [kind for _, _, kind, _ in js(site, session, CONNECTORS)]
     assert drawn_kinds and "stairs" not in drawn_kinds
-    assert all(leg["connector"]["kind"] != "stairs"
-               for leg in wheelchair["route"]["legs"] if leg["connector"])  # fmt: skip
-    matrix = site.graphql(MATRIX, **{"from": {"id": start}, "to": {"id": end},
-                                     "mode": "wheelchair"})  # fmt: skip
+    assert all(
+        leg["connector"]["kind"] != "stairs"
+        for leg in wheelchair["route"]["legs"]
+        if leg["connector"]
+    )
+    matrix = site.graphql(
+        MATRIX, **{"from": {"id": start}, "to": {"id": end}, "mode": "wheelchair"}
+    )
     e18 = matrix["distanceMatrix"]["sources"][0]["targets"][0]
     assert abs(wheelchair["route"]["distance"] - e18["distance"]) <= 0.01
     assert "mode=wheelchair" in js(site, session, "location.search")
@@ -387,18 +431,26 @@ def test_a_link_reproduces_the_view(site):
         "&mode=wheelchair&group=view&tags=svc%3Aamenity%3D%3Dyes&q=trash&paths=1"
     )
     session = open_viewer(site, query)
-    wait_for(site, session, "document.getElementById('directions').dataset.state === 'ready'"
-             " && document.getElementById('unit-panel').dataset.state === 'ready'"
-             " && document.getElementById('legend').dataset.state === 'ready'")  # fmt: skip
+    wait_for(
+        site,
+        session,
+        "document.getElementById('directions').dataset.state === 'ready'"
+        " && document.getElementById('unit-panel').dataset.state === 'ready'"
+        " && document.getElementById('legend').dataset.state === 'ready'",
+    )
     check_drawn_route(site, session, expected_route(site, start, end, "wheelchair"))
     assert js(site, session, "document.getElementById('wheelchair').checked") is True
     assert js(site, session, "document.getElementById('unit-panel').dataset.unitId") == "b1-305"
     assert js(site, session, "document.getElementById('legend-group').value") == "view"
     assert js(site, session, "document.getElementById('map').classList.contains('show-paths')")
     amenities = site.graphql("""{ locations(unitMapId: "map-b1", tags: "svc:amenity==yes") {
-        data { id name } } }""")["locations"]["data"]  # fmt: skip
-    listed = js(site, session, "Array.from(document.querySelectorAll("
-                "'#location-list li[data-location-id]'), li => li.dataset.locationId)")  # fmt: skip
+        data { id name } } }""")["locations"]["data"]
+    listed = js(
+        site,
+        session,
+        "Array.from(document.querySelectorAll("
+        "'#location-list li[data-location-id]'), li => li.dataset.locationId)",
+    )
     expected = [a["id"] for a in amenities if "trash" in a["name"].lower()]
     assert sorted(listed) == sorted(expected) and len(expected) == 4
     assert listed == [f"loc-b1-f{n}-trash@map-b1" for n in (1, 2, 3, 4)]  # by level
@@ -409,14 +461,20 @@ def test_a_link_reproduces_the_view(site):
 def test_colour_by_an_attribute_group(site):
     session = open_viewer(site)
     wait_for(site, session, "document.querySelectorAll('#legend-group option').length > 1")
-    js(site, session, "(() => { const s = document.getElementById('legend-group');"
-       " s.value = 'view'; s.dispatchEvent(new Event('change')); })()")  # fmt: skip
+    js(
+        site,
+        session,
+        "(() => { const s = document.getElementById('legend-group');"
+        " s.value = 'view'; s.dispatchEvent(new Event('change')); })()",
+    )
     wait_for(site, session, "document.getElementById('legend').dataset.state === 'ready'")
-    group = next(g for g in site.graphql(UNIT_QUERY, id="b1-101", map=MAP)["unitAttributeGroups"]
-                 if g["groupId"] == "view")  # fmt: skip
+    group = next(
+        g
+        for g in site.graphql(UNIT_QUERY, id="b1-101", map=MAP)["unitAttributeGroups"]
+        if g["groupId"] == "view"
+    )
     assigned = site.graphql(ASSIGNMENTS, group="view", asset="harbor-view")
-    by_unit = {a["unitId"]: a["attributeId"] for a in
-               assigned["unitAttributeAssignments"]["data"]}  # fmt: skip
+    by_unit = {a["unitId"]: a["attributeId"] for a in assigned["unitAttributeAssignments"]["data"]}
     shown = js(
         site,
         session,
@@ -424,12 +482,20 @@ def test_colour_by_an_attribute_group(site):
         'polygon.unit'), u => [u.dataset.unitId, u.dataset.attributeId]))""",
     )
     assert shown == {unit: by_unit.get(unit, "") for unit in shown}
-    legend = js(site, session, "Array.from(document.querySelectorAll('#legend-items li'), "
-                "li => [li.dataset.attributeId, li.textContent.trim()])")  # fmt: skip
-    counts = {a["attributeId"]: sum(1 for v in shown.values() if v == a["attributeId"])
-              for a in group["attributes"]}  # fmt: skip
-    expected = [[a["attributeId"], f"{a['attributeName']} ({counts[a['attributeId']]})"]
-                for a in group["attributes"]]  # fmt: skip
+    legend = js(
+        site,
+        session,
+        "Array.from(document.querySelectorAll('#legend-items li'), "
+        "li => [li.dataset.attributeId, li.textContent.trim()])",
+    )
+    counts = {
+        a["attributeId"]: sum(1 for v in shown.values() if v == a["attributeId"])
+        for a in group["attributes"]
+    }
+    expected = [
+        [a["attributeId"], f"{a['attributeName']} ({counts[a['attributeId']]})"]
+        for a in group["attributes"]
+    ]
     assert legend == [*expected, ["", f"none ({sum(1 for v in shown.values() if not v)})"]]
     assert "group=view" in js(site, session, "location.search")
 
@@ -442,18 +508,30 @@ def test_keyboard_moves_between_units_and_enter_selects(site):
         "(() => { const u = document.querySelector("
         "'.level:not(.off) polygon.unit'); u.focus(); return u.dataset.unitId; })()",
     )
-    labels = js(site, session, "Array.from(document.querySelectorAll('.level:not(.off) "
-                "polygon.unit'), u => [u.dataset.unitId, u.getAttribute('aria-label'), "
-                "u.getAttribute('tabindex'), u.getAttribute('role')])")  # fmt: skip
+    labels = js(
+        site,
+        session,
+        "Array.from(document.querySelectorAll('.level:not(.off) "
+        "polygon.unit'), u => [u.dataset.unitId, u.getAttribute('aria-label'), "
+        "u.getAttribute('tabindex'), u.getAttribute('role')])",
+    )
     assert labels[0][0] == first
-    assert all(label == f"Unit {unit[3:]}, Building 1, Floor 1" and tab == "0" and role == "button"
-               for unit, label, tab, role in labels)  # fmt: skip
+    assert all(
+        label == f"Unit {unit[3:]}, Building 1, Floor 1" and tab == "0" and role == "button"
+        for unit, label, tab, role in labels
+    )
     for key in ("ArrowRight", "Enter"):
-        site.browser.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": key,
-                          "code": key, "windowsVirtualKeyCode": 39 if key == "ArrowRight"
-                          else 13}, session=session)  # fmt: skip
-        site.browser.call("Input.dispatchKeyEvent", {"type": "keyUp", "key": key},
-                          session=session)  # fmt: skip
+        site.browser.call(
+            "Input.dispatchKeyEvent",
+            {
+                "type": "keyDown",
+                "key": key,
+                "code": key,
+                "windowsVirtualKeyCode": 39 if key == "ArrowRight" else 13,
+            },
+            session=session,
+        )
+        site.browser.call("Input.dispatchKeyEvent", {"type": "keyUp", "key": key}, session=session)
     wait_for(site, session, "document.getElementById('unit-panel').dataset.state === 'ready'")
     assert js(site, session, "document.activeElement.dataset.unitId") == labels[1][0]
     assert js(site, session, "document.getElementById('unit-panel').dataset.unitId") == labels[1][0]
@@ -481,18 +559,34 @@ def test_wheel_drag_and_fit(site):
         "(() => { const r = document.getElementById('map')"
         ".getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()",
     )
-    site.browser.call("Input.dispatchMouseEvent", {"type": "mouseWheel", "x": box[0], "y": box[1],
-                      "deltaX": 0, "deltaY": -400}, session=session)  # fmt: skip
-    zoomed = [float(v) for v in js(site, session,
-              "document.getElementById('map').getAttribute('viewBox')").split()]  # fmt: skip
+    site.browser.call(
+        "Input.dispatchMouseEvent",
+        {"type": "mouseWheel", "x": box[0], "y": box[1], "deltaX": 0, "deltaY": -400},
+        session=session,
+    )
+    zoomed = [
+        float(v)
+        for v in js(site, session, "document.getElementById('map').getAttribute('viewBox')").split()
+    ]
     assert zoomed[2] < float(fitted.split()[2]) / 1.5
     moves = [("mousePressed", 0), ("mouseMoved", 40), ("mouseMoved", 120), ("mouseReleased", 120)]
     for kind, dx in moves:
-        site.browser.call("Input.dispatchMouseEvent", {"type": kind, "x": box[0] + dx,
-                          "y": box[1], "button": "left", "buttons": 1, "clickCount": 1},
-                          session=session)  # fmt: skip
-    dragged = [float(v) for v in js(site, session,
-               "document.getElementById('map').getAttribute('viewBox')").split()]  # fmt: skip
+        site.browser.call(
+            "Input.dispatchMouseEvent",
+            {
+                "type": kind,
+                "x": box[0] + dx,
+                "y": box[1],
+                "button": "left",
+                "buttons": 1,
+                "clickCount": 1,
+            },
+            session=session,
+        )
+    dragged = [
+        float(v)
+        for v in js(site, session, "document.getElementById('map').getAttribute('viewBox')").split()
+    ]
     assert dragged[0] < zoomed[0] and dragged[1:] == zoomed[1:]  # moved right: the view left
     assert js(site, session, "document.querySelectorAll('.unit.selected').length") == 0
     click(site, session, "#fit")
@@ -512,16 +606,36 @@ def test_a_link_keeps_pan_and_zoom(site):
     opens the level fitted."""
     session = open_viewer(site, "?level=level-b1-f2")
     fitted = js(site, session, VIEWBOX)
-    middle = js(site, session, "(() => { const r = document.getElementById('map')"
-                ".getBoundingClientRect(); return [r.left + r.width / 3, r.top + r.height / 3];"
-                " })()")  # fmt: skip
-    site.browser.call("Input.dispatchMouseEvent", {"type": "mouseWheel", "x": middle[0],
-                      "y": middle[1], "deltaX": 0, "deltaY": -300}, session=session)  # fmt: skip
-    for kind, dx in (("mousePressed", 0), ("mouseMoved", 30), ("mouseMoved", 90),
-                     ("mouseReleased", 90)):  # fmt: skip
-        site.browser.call("Input.dispatchMouseEvent", {"type": kind, "x": middle[0] + dx,
-                          "y": middle[1], "button": "left", "buttons": 1, "clickCount": 1},
-                          session=session)  # fmt: skip
+    middle = js(
+        site,
+        session,
+        "(() => { const r = document.getElementById('map')"
+        ".getBoundingClientRect(); return [r.left + r.width / 3, r.top + r.height / 3];"
+        " })()",
+    )
+    site.browser.call(
+        "Input.dispatchMouseEvent",
+        {"type": "mouseWheel", "x": middle[0], "y": middle[1], "deltaX": 0, "deltaY": -300},
+        session=session,
+    )
+    for kind, dx in (
+        ("mousePressed", 0),
+        ("mouseMoved", 30),
+        ("mouseMoved", 90),
+        ("mouseReleased", 90),
+    ):
+        site.browser.call(
+            "Input.dispatchMouseEvent",
+            {
+                "type": kind,
+                "x": middle[0] + dx,
+                "y": middle[1],
+                "button": "left",
+                "buttons": 1,
+                "clickCount": 1,
+            },
+            session=session,
+        )
     shown = view_box(site, session)
     assert shown != [float(v) for v in fitted.split()]
     search = wait_for(site, session, "location.search.includes('box=') && location.search")
@@ -602,18 +716,25 @@ PUT_MAP = """mutation($svg: String!) { putUnitMap(svg: $svg, input: {id: "viewer
 def test_an_unreachable_pair_shows_the_reason(site):
     """Two levels that no connector joins: `route` is null with its reason, shown as is."""
     site.graphql(PUT_MAP, svg=TWO_LEVELS)
-    ends = {"from": {"x": 20, "y": 60, "floorId": "b1-f1"},
-            "to": {"x": 150, "y": 60, "floorId": "b1-f2"}}  # fmt: skip
+    ends = {
+        "from": {"x": 20, "y": 60, "floorId": "b1-f1"},
+        "to": {"x": 150, "y": 60, "floorId": "b1-f2"},
+    }
     answer = site.graphql(
         """query($from: WaypointInput!, $to: WaypointInput!) {
         route(unitMapId: "viewer-islands", from: $from, to: $to) { route { distance } reason } }""",
         **ends,
     )["route"]
     assert answer["route"] is None and answer["reason"]
-    session = open_viewer(site, "?from=pt%3A20%2C60%2Cb1-f1&to=pt%3A150%2C60%2Cb1-f2",
-                          map_id="viewer-islands")  # fmt: skip
-    wait_for(site, session, "document.getElementById('directions').dataset.state !== 'loading'"
-             " && document.getElementById('directions').dataset.state !== 'idle'")  # fmt: skip
+    session = open_viewer(
+        site, "?from=pt%3A20%2C60%2Cb1-f1&to=pt%3A150%2C60%2Cb1-f2", map_id="viewer-islands"
+    )
+    wait_for(
+        site,
+        session,
+        "document.getElementById('directions').dataset.state !== 'loading'"
+        " && document.getElementById('directions').dataset.state !== 'idle'",
+    )
     assert js(site, session, "document.getElementById('directions').dataset.state") == (
         "unreachable"
     )

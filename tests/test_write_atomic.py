@@ -59,8 +59,9 @@ async def graphql(client: httpx.AsyncClient, query: str, **variables: Any) -> ht
 
 def proxied_client(store: Store, port: int) -> tuple[Store, httpx.AsyncClient]:
     """The API on a connection through the cutting proxy on `port`."""
-    settings = Settings(public_url=PUBLIC, rate_limit_per_second=0, db_timeout_ms=500,
-                        database_name=store.db.name)  # fmt: skip
+    settings = Settings(
+        public_url=PUBLIC, rate_limit_per_second=0, db_timeout_ms=500, database_name=store.db.name
+    )
     through = connect(f"mongodb://127.0.0.1:{port}/?directConnection=true", settings)
     transport = httpx.ASGITransport(app=create_app(settings, through))
     return through, httpx.AsyncClient(transport=transport, base_url="https://testserver")
@@ -81,11 +82,23 @@ async def test_put_unit_map_cut_in_the_middle_changes_no_document(store, tmp_pat
         through, client = proxied_client(store, proxy.port)
         async with client:
             client.headers["API-Key"] = key
-            response = await graphql(client, PUT, svg=changed, input={
-                "id": "m1", "assetId": "a1", "name": "Main",
-                "levelTags": [{"key": "building", "name": marker,
-                               "values": [{"value": "main", "name": "Main"}]}],
-            })  # fmt: skip
+            response = await graphql(
+                client,
+                PUT,
+                svg=changed,
+                input={
+                    "id": "m1",
+                    "assetId": "a1",
+                    "name": "Main",
+                    "levelTags": [
+                        {
+                            "key": "building",
+                            "name": marker,
+                            "values": [{"value": "main", "name": "Main"}],
+                        }
+                    ],
+                },
+            )
         await through.close()
         assert proxy.cut.is_set()
     await abort_leased_transactions(store)  # as the next writer would, once the lease expires
@@ -115,7 +128,9 @@ async def test_delete_location_is_one_change(store, tmp_path):
     assert after["locations_version"] != unit_map["locations_version"]
     # The GeoJSON the map named before is gone once the new one is named.
     assert await file_names(store) == {
-        after["source_file"], after["parsed_file"], after["geojson_file"]
+        after["source_file"],
+        after["parsed_file"],
+        after["geojson_file"],
     }
 
 
@@ -144,7 +159,8 @@ async def test_an_api_write_waits_for_an_import_of_its_asset_then_answers_503(st
     assert busy.status_code == 200  # GraphQL: the error is in the body
     error = busy.json()["errors"][0]
     assert (error["extensions"]["code"], error["extensions"]["retryAfter"]) == (
-        "SERVICE_UNAVAILABLE", settings.retry_after_seconds
+        "SERVICE_UNAVAILABLE",
+        settings.retry_after_seconds,
     )
     assert 1.5 <= waited < 2.0
     assert done.json() == {"data": {"putAssetReference": {"id": "r1", "value": "42"}}}
@@ -164,18 +180,25 @@ async def abandoned_transaction(store: Store) -> dict[str, Any]:
     session's id, which its lease names."""
     session = store.client.start_session()
     await session.start_transaction()
-    await store[col.ASSETS].update_one({"_id": "a1"}, {"$set": {"name": "half"}},
-                                       upsert=True, session=session)  # fmt: skip
+    await store[col.ASSETS].update_one(
+        {"_id": "a1"}, {"$set": {"name": "half"}}, upsert=True, session=session
+    )
     return session.session_id
 
 
 async def test_the_lease_of_a_killed_import_is_taken_over_at_once(store):
     session_id = await abandoned_transaction(store)
-    await store[col.LEASES].insert_one({
-        "_id": lease_id("a1"), "owner": "gone", "host": HOST, "pid": dead_pid(),
-        "since": "2026-11-23T09:00:00+00:00", "session_id": session_id,
-        "expires": datetime.now(UTC) + timedelta(seconds=30),
-    })  # fmt: skip
+    await store[col.LEASES].insert_one(
+        {
+            "_id": lease_id("a1"),
+            "owner": "gone",
+            "host": HOST,
+            "pid": dead_pid(),
+            "since": "2026-11-23T09:00:00+00:00",
+            "session_id": session_id,
+            "expires": datetime.now(UTC) + timedelta(seconds=30),
+        }
+    )
     async with asset_leases(store, ["a1"], wait=0):
         lease = await store[col.LEASES].find_one({"_id": lease_id("a1")})
         assert (lease["pid"], lease["host"]) == (os.getpid(), HOST)
@@ -189,28 +212,44 @@ async def test_the_lease_of_a_killed_import_is_taken_over_at_once(store):
 
 
 async def test_an_expired_lease_of_another_host_is_taken_over(store):
-    await store[col.LEASES].insert_one({
-        "_id": lease_id("a1"), "owner": "other", "host": "elsewhere", "pid": 1,
-        "since": "2026-11-23T09:00:00+00:00", "session_id": None,
-        "expires": datetime.now(UTC) - timedelta(seconds=1),
-    })  # fmt: skip
+    await store[col.LEASES].insert_one(
+        {
+            "_id": lease_id("a1"),
+            "owner": "other",
+            "host": "elsewhere",
+            "pid": 1,
+            "since": "2026-11-23T09:00:00+00:00",
+            "session_id": None,
+            "expires": datetime.now(UTC) - timedelta(seconds=1),
+        }
+    )
     async with asset_leases(store, ["a1"], wait=0):
         lease = await store[col.LEASES].find_one({"_id": lease_id("a1")})
         assert lease["host"] == HOST
 
 
 async def test_a_live_lease_is_waited_for_then_refused(store):
-    await store[col.LEASES].insert_one({
-        "_id": lease_id("a1"), "owner": "other", "host": "elsewhere", "pid": 42,
-        "since": "2026-11-23T09:00:00+00:00", "session_id": None,
-        "expires": datetime.now(UTC) + timedelta(seconds=30),
-    })  # fmt: skip
+    await store[col.LEASES].insert_one(
+        {
+            "_id": lease_id("a1"),
+            "owner": "other",
+            "host": "elsewhere",
+            "pid": 42,
+            "since": "2026-11-23T09:00:00+00:00",
+            "session_id": None,
+            "expires": datetime.now(UTC) + timedelta(seconds=30),
+        }
+    )
     told: list[tuple[str, int]] = []
     started = asyncio.get_running_loop().time()
     with pytest.raises(LeaseBusy) as raised:
-        async with asset_leases(store, ["b0", "a1"], wait=0.5,
-                                waiting=lambda asset, holder: told.append((asset, holder["pid"]))):
-            raise AssertionError("the lease was held by another")  # fmt: skip
+        async with asset_leases(
+            store,
+            ["b0", "a1"],
+            wait=0.5,
+            waiting=lambda asset, holder: told.append((asset, holder["pid"])),
+        ):
+            raise AssertionError("the lease was held by another")
     waited = asyncio.get_running_loop().time() - started
     assert 0.5 <= waited < 2
     assert told == [("a1", 42)]
@@ -256,11 +295,15 @@ def two_assets(folder: Path) -> dict[str, Any]:
         "assets": [{"id": "a2", "market": "multifamily", "name": "Beta"}],
         "floors": [{"id": "g1", "asset_id": "a2", "name": "Floor 1", "sort": 1}],
         "units": [{"id": "v1", "asset_id": "a2", "floor_id": "g1", "name": "1"}],
-        "attribute_groups": [{"id": "g", "group_name": "G", "attributes": [
-            {"attribute_id": "x", "attribute_name": "X", "attribute_key": "x"}]}],
-        "assignments": [{"group_id": "g", "attribute_id": "x", "asset_id": "a2",
-                         "unit_id": "v1"}],
-    }  # fmt: skip
+        "attribute_groups": [
+            {
+                "id": "g",
+                "group_name": "G",
+                "attributes": [{"attribute_id": "x", "attribute_name": "X", "attribute_key": "x"}],
+            }
+        ],
+        "assignments": [{"group_id": "g", "attribute_id": "x", "asset_id": "a2", "unit_id": "v1"}],
+    }
     for section, records in other.items():
         data[section] = data.get(section, []) + records
     return data
@@ -291,7 +334,6 @@ async def test_a_large_import_is_committed_per_asset(store, tmp_path, monkeypatc
     commits.clear()
     await import_data(store, data, tmp_path)
     assert len(commits) == 1  # within the limit: one transaction
-
 
 
 async def test_an_asset_too_large_for_one_transaction_is_refused_first(store, tmp_path):

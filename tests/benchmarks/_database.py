@@ -53,8 +53,9 @@ async def demo_app(folder: Path, database: str, flags: str) -> AsyncIterator[Dem
     server = EmbeddedServer(folder / "db")
     server.start()
     try:
-        settings = Settings(database_name=database, data_dir=folder, rate_limit_per_second=0,
-                            mongodb_uri=server.uri)  # fmt: skip
+        settings = Settings(
+            database_name=database, data_dir=folder, rate_limit_per_second=0, mongodb_uri=server.uri
+        )
         app = create_app(settings)
         services = app.services  # type: ignore[attr-defined]
         store = services.store

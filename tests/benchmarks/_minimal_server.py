@@ -189,8 +189,7 @@ def main() -> None:
     parser.add_argument("--public-url", required=True)
     args = parser.parse_args()
     app = create_app(args.mongodb_uri, args.database, args.public_url)
-    uvicorn.run(app, host=args.host, port=args.port, ssl_certfile=args.cert,
-                ssl_keyfile=args.key)  # fmt: skip
+    uvicorn.run(app, host=args.host, port=args.port, ssl_certfile=args.cert, ssl_keyfile=args.key)
 
 
 if __name__ == "__main__":

@@ -15,8 +15,15 @@ from pathlib import Path
 from typing import TypeVar
 
 T = TypeVar("T")
-PACKAGES = ("graphql-core", "strawberry-graphql", "starlette", "pymongo", "orjson", "httpx",
-            "SecantusDB")  # fmt: skip
+PACKAGES = (
+    "graphql-core",
+    "strawberry-graphql",
+    "starlette",
+    "pymongo",
+    "orjson",
+    "httpx",
+    "SecantusDB",
+)
 
 
 def cpu_model() -> str:

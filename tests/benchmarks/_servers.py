@@ -133,16 +133,41 @@ def spawn(name: str, args: list[str], env: dict[str, str], folder: Path, port: i
 
 
 def floorgate_args(port: int, cert: Path, key: Path, public_url: str, workers: int) -> list[str]:
-    return [FLOORGATE, "serve", "--cert", str(cert), "--key", str(key), "--port", str(port),
-            "--public-url", public_url, "--workers", str(workers)]  # fmt: skip
+    return [
+        FLOORGATE,
+        "serve",
+        "--cert",
+        str(cert),
+        "--key",
+        str(key),
+        "--port",
+        str(port),
+        "--public-url",
+        public_url,
+        "--workers",
+        str(workers),
+    ]
 
 
 def minimal_args(
     port: int, cert: Path, key: Path, public_url: str, uri: str, database: str
 ) -> list[str]:
-    return [sys.executable, str(MINIMAL), "--mongodb-uri", uri, "--database", database,
-            "--port", str(port), "--cert", str(cert), "--key", str(key),
-            "--public-url", public_url]  # fmt: skip
+    return [
+        sys.executable,
+        str(MINIMAL),
+        "--mongodb-uri",
+        uri,
+        "--database",
+        database,
+        "--port",
+        str(port),
+        "--cert",
+        str(cert),
+        "--key",
+        str(key),
+        "--public-url",
+        public_url,
+    ]
 
 
 def compile_bytecode() -> None:
@@ -165,9 +190,12 @@ def import_seconds(modules: tuple[str, ...]) -> float:
 
 
 def wait_for_200(
-    server: Spawned, path: str, headers: dict[str, str], tls: ssl.SSLContext,
+    server: Spawned,
+    path: str,
+    headers: dict[str, str],
+    tls: ssl.SSLContext,
     timeout: float = 60.0,
-) -> float:  # fmt: skip
+) -> float:
     """Seconds from the spawn to the first 200 of `GET path` (a new connection per try)."""
     deadline = time.monotonic() + timeout
     with httpx.Client(verify=tls, headers=headers, timeout=10.0) as client:
@@ -255,11 +283,23 @@ def _wrk(url: str, key: str, connections: int, seconds: float, folder: Path) -> 
     script.write_text(WRK_SCRIPT, encoding="utf-8")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(
-        ["wrk", "-t1", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--timeout", "10s",
-         "-s", str(script), url],
-        env={**os.environ, KEY_VARIABLE: key}, capture_output=True, text=True,
-        timeout=seconds + 60, check=True,
-    )  # fmt: skip
+        [
+            "wrk",
+            "-t1",
+            f"-c{connections}",
+            f"-d{max(1, round(seconds))}s",
+            "--timeout",
+            "10s",
+            "-s",
+            str(script),
+            url,
+        ],
+        env={**os.environ, KEY_VARIABLE: key},
+        capture_output=True,
+        text=True,
+        timeout=seconds + 60,
+        check=True,
+    )
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     line = next(line for line in done.stdout.splitlines() if line.startswith("RESULT "))
     requests, duration_us, *errors = (int(part) for part in line.split()[1:])
@@ -271,11 +311,22 @@ def _asyncio(url: str, key: str, ca_file: Path, connections: int, seconds: float
     """The fallback, in a process of its own (this module run as a program)."""
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run(
-        [sys.executable, "-m", "tests.benchmarks._servers", url, str(ca_file), str(connections),
-         str(seconds)],
-        env={**os.environ, KEY_VARIABLE: key, "PYTHONPATH": str(root)}, cwd=root,
-        capture_output=True, text=True, timeout=seconds + 120, check=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "tests.benchmarks._servers",
+            url,
+            str(ca_file),
+            str(connections),
+            str(seconds),
+        ],
+        env={**os.environ, KEY_VARIABLE: key, "PYTHONPATH": str(root)},
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=seconds + 120,
+        check=True,
+    )
     return Load(**json.loads(done.stdout.strip().splitlines()[-1]))
 
 
@@ -284,8 +335,9 @@ async def asyncio_load(url: str, key: str, ca_file: str, connections: int, secon
     answer is read by its Content-Length (both servers send one)."""
     target = urlsplit(url)
     host, port = target.hostname or "127.0.0.1", target.port or 443
-    request = (f"GET {target.path} HTTP/1.1\r\nHost: {target.netloc}\r\nAPI-Key: {key}\r\n"
-               "\r\n").encode()  # fmt: skip
+    request = (
+        f"GET {target.path} HTTP/1.1\r\nHost: {target.netloc}\r\nAPI-Key: {key}\r\n\r\n"
+    ).encode()
     tls = ssl.create_default_context(cafile=ca_file)
     streams = [await asyncio.open_connection(host, port, ssl=tls) for _ in range(connections)]
     answered = errors = 0
@@ -307,8 +359,9 @@ async def asyncio_load(url: str, key: str, ca_file: str, connections: int, secon
             answered += 1
             errors += head[9:12] != b"200"
 
-    results = await asyncio.gather(*(one_connection(*pair) for pair in streams),
-                                   return_exceptions=True)  # fmt: skip
+    results = await asyncio.gather(
+        *(one_connection(*pair) for pair in streams), return_exceptions=True
+    )
     elapsed = time.perf_counter() - start
     cpu = time.process_time() - cpu
     errors += sum(isinstance(result, BaseException) for result in results)
@@ -320,6 +373,9 @@ async def asyncio_load(url: str, key: str, ca_file: str, connections: int, secon
 if __name__ == "__main__":
     # The fallback load generator: URL, CA file, connections, seconds; the key from the
     # environment, never the command line. Prints the Load as JSON.
-    found = asyncio.run(asyncio_load(sys.argv[1], os.environ[KEY_VARIABLE], sys.argv[2],
-                                     int(sys.argv[3]), float(sys.argv[4])))  # fmt: skip
+    found = asyncio.run(
+        asyncio_load(
+            sys.argv[1], os.environ[KEY_VARIABLE], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+        )
+    )
     print(json.dumps(dataclasses.asdict(found)))

@@ -39,9 +39,20 @@ from tests.benchmarks.versus_minimal import (
 STARTS = 9
 GOAL_SECONDS = 0.4
 # What `floorgate serve` imports before its first answer and does not write itself.
-LIBRARIES = ("asyncio", "ssl", "orjson", "pymongo", "starlette.applications",
-             "starlette.routing", "uvicorn.config", "uvicorn.server", "uvloop", "httptools",
-             "graphql", "strawberry")  # fmt: skip
+LIBRARIES = (
+    "asyncio",
+    "ssl",
+    "orjson",
+    "pymongo",
+    "starlette.applications",
+    "starlette.routing",
+    "uvicorn.config",
+    "uvicorn.server",
+    "uvloop",
+    "httptools",
+    "graphql",
+    "strawberry",
+)
 
 
 def run(folder: Path) -> None:
@@ -50,9 +61,13 @@ def run(folder: Path) -> None:
     try:
         key, _ = asyncio.run(prepare(database.uri, folder))
         certs = ensure_local_certificates(folder / "tls")
-        env = {**os.environ, **FLOORGATE_ENV, "FLOORGATE_MONGODB_URI": database.uri,
-               "FLOORGATE_DATABASE": DATABASE,
-               "FLOORGATE_DATA_DIR": str(folder / "floorgate")}  # fmt: skip
+        env = {
+            **os.environ,
+            **FLOORGATE_ENV,
+            "FLOORGATE_MONGODB_URI": database.uri,
+            "FLOORGATE_DATABASE": DATABASE,
+            "FLOORGATE_DATA_DIR": str(folder / "floorgate"),
+        }
         logs = folder / "logs"
         logs.mkdir()
 
@@ -63,14 +78,15 @@ def run(folder: Path) -> None:
 
         def minimal() -> s.Spawned:
             port = s.free_port()
-            args = s.minimal_args(port, certs.cert, certs.key, PUBLIC_URL, database.uri,
-                                  DATABASE)  # fmt: skip
+            args = s.minimal_args(port, certs.cert, certs.key, PUBLIC_URL, database.uri, DATABASE)
             return s.spawn("minimal", args, env, logs, port)
 
         tls = ssl.create_default_context(cafile=str(certs.ca_cert))
-        measures = {"floorgate": first_200(floorgate, key, tls),
-                    "minimal": first_200(minimal, key, tls),
-                    "libraries alone": lambda: s.import_seconds(LIBRARIES)}  # fmt: skip
+        measures = {
+            "floorgate": first_200(floorgate, key, tls),
+            "minimal": first_200(minimal, key, tls),
+            "libraries alone": lambda: s.import_seconds(LIBRARIES),
+        }
         cold_starts(measures, 1)  # one of each first, to warm the file cache
         samples = cold_starts(measures, STARTS)
     finally:
@@ -83,14 +99,19 @@ def run(folder: Path) -> None:
     medians = {name: statistics.median(values) for name, values in samples.items()}
     for name, values in samples.items():
         each = ", ".join(f"{value:.2f}" for value in values)
-        print(f"| {name} | {medians[name]:.3f} s | {min(values):.3f} s | {max(values):.3f} s "
-              f"| {each} |")  # fmt: skip
+        print(
+            f"| {name} | {medians[name]:.3f} s | {min(values):.3f} s | {max(values):.3f} s "
+            f"| {each} |"
+        )
     met = medians["floorgate"] < GOAL_SECONDS
-    print(f"\nfloorgate / minimal: {medians['floorgate'] / medians['minimal']:.2f}x; goal "
-          f"floorgate < {GOAL_SECONDS} s: {'met' if met else 'not met'}")  # fmt: skip
+    print(
+        f"\nfloorgate / minimal: {medians['floorgate'] / medians['minimal']:.2f}x; goal "
+        f"floorgate < {GOAL_SECONDS} s: {'met' if met else 'not met'}"
+    )
     ours = medians["floorgate"] - medians["libraries alone"]
-    print(f"floorgate above its libraries' imports: {ours:.3f} s (libraries: "
-          f"{', '.join(LIBRARIES)})")  # fmt: skip
+    print(
+        f"floorgate above its libraries' imports: {ours:.3f} s (libraries: {', '.join(LIBRARIES)})"
+    )
 
 
 def main() -> None:

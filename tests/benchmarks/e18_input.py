@@ -57,10 +57,14 @@ def matrix(sources: int, targets: int) -> dict[str, Any]:
 
 def assignments(count: int) -> list[dict[str, str]]:
     return [
-        {"group_id": "grp-1", "attribute_id": f"attr-{n % 5}", "asset_id": "ast-1",
-         "unit_id": f"unt-{n:05d}"}
+        {
+            "group_id": "grp-1",
+            "attribute_id": f"attr-{n % 5}",
+            "asset_id": "ast-1",
+            "unit_id": f"unt-{n:05d}",
+        }
         for n in range(count)
-    ]  # fmt: skip
+    ]
 
 
 def per_call_ms(call: Callable[[], Any], calls: int) -> tuple[float, float]:
@@ -83,8 +87,9 @@ def per_call_ms(call: Callable[[], Any], calls: int) -> tuple[float, float]:
 class Case:
     """One request's input: its REST body member, GraphQL type and resolver field."""
 
-    def __init__(self, label: str, field: str, argument: str, graphql_type: str, value: Any,
-                 calls: int) -> None:  # fmt: skip
+    def __init__(
+        self, label: str, field: str, argument: str, graphql_type: str, value: Any, calls: int
+    ) -> None:
         self.label, self.argument, self.graphql_type, self.calls = (
             label,
             argument,
@@ -115,44 +120,87 @@ class Case:
 
     def rows(self) -> list[tuple[str, float, float]]:
         record = self.strawberry()
-        definitions = [cls.__strawberry_definition__ for cls in
-                       (DistanceMatrixInput, UnitAttributeAssignmentInput)]  # fmt: skip
+        definitions = [
+            cls.__strawberry_definition__
+            for cls in (DistanceMatrixInput, UnitAttributeAssignmentInput)
+        ]
         hooks = [definition.from_input for definition in definitions]
-        rows = [("strawberry + as_record, record inputs", *per_call_ms(self.strawberry,
-                                                                        self.calls))]  # fmt: skip
+        rows = [
+            ("strawberry + as_record, record inputs", *per_call_ms(self.strawberry, self.calls))
+        ]
         for definition in definitions:
             definition.from_input = None
         try:
             assert self.strawberry() == record, "the generic conversion disagrees"
-            rows.append(("strawberry + as_record, generic (before)",
-                         *per_call_ms(self.strawberry, max(1, self.calls // 20))))  # fmt: skip
+            rows.append(
+                (
+                    "strawberry + as_record, generic (before)",
+                    *per_call_ms(self.strawberry, max(1, self.calls // 20)),
+                )
+            )
         finally:
             for definition, hook in zip(definitions, hooks, strict=True):
                 definition.from_input = hook
-        rows.append(("graphql-core coerce_input_value (execution)",
-                     *per_call_ms(lambda: coerce_input_value(self.camel, self.input_type),
-                                  self.calls)))  # fmt: skip
-        rows.append(("REST body: camelized", *per_call_ms(lambda: camelized(self.value),
-                                                          self.calls)))  # fmt: skip
-        rows.append(("REST body: input_problems", *per_call_ms(
-            lambda: input_problems(self.graphql_schema, self.graphql_type, self.camel, "data"),
-            self.calls)))  # fmt: skip
-        rows.append(("REST body: validate_input_value (input_problems before)", *per_call_ms(
-            lambda: validate_input_value(self.camel, self.input_type, lambda *_: None),
-            self.calls)))  # fmt: skip
+        rows.append(
+            (
+                "graphql-core coerce_input_value (execution)",
+                *per_call_ms(lambda: coerce_input_value(self.camel, self.input_type), self.calls),
+            )
+        )
+        rows.append(
+            ("REST body: camelized", *per_call_ms(lambda: camelized(self.value), self.calls))
+        )
+        rows.append(
+            (
+                "REST body: input_problems",
+                *per_call_ms(
+                    lambda: input_problems(
+                        self.graphql_schema, self.graphql_type, self.camel, "data"
+                    ),
+                    self.calls,
+                ),
+            )
+        )
+        rows.append(
+            (
+                "REST body: validate_input_value (input_problems before)",
+                *per_call_ms(
+                    lambda: validate_input_value(self.camel, self.input_type, lambda *_: None),
+                    self.calls,
+                ),
+            )
+        )
         return rows
 
 
 def main() -> None:
     """Time every step for E18 1 x 49 and 1 x 50 and an E21 body; print a Markdown table."""
     cases = [
-        Case("E18, 50 waypoints (1 x 49)", "distance_matrix", "input",
-             "DistanceMatrixInput!", matrix(1, 49), 200),
-        Case("E18, 51 waypoints (1 x 50)", "distance_matrix", "input",
-             "DistanceMatrixInput!", matrix(1, 50), 200),
-        Case("E21, 10,000 assignments", "assign_unit_attributes", "data",
-             "[UnitAttributeAssignmentInput!]!", assignments(10_000), 1),
-    ]  # fmt: skip
+        Case(
+            "E18, 50 waypoints (1 x 49)",
+            "distance_matrix",
+            "input",
+            "DistanceMatrixInput!",
+            matrix(1, 49),
+            200,
+        ),
+        Case(
+            "E18, 51 waypoints (1 x 50)",
+            "distance_matrix",
+            "input",
+            "DistanceMatrixInput!",
+            matrix(1, 50),
+            200,
+        ),
+        Case(
+            "E21, 10,000 assignments",
+            "assign_unit_attributes",
+            "data",
+            "[UnitAttributeAssignmentInput!]!",
+            assignments(10_000),
+            1,
+        ),
+    ]
     print("\n".join(f"- {line}" for line in machine()))
     print()
     print("| input | step | median ms per request | min ms |")

@@ -41,15 +41,20 @@ FLOOR_COUNT = 20
 RUNS = 3  # each measurement; the median is reported
 
 
-def exclusive_dataset(attribute: str, unit_count: int = UNIT_COUNT,
-                      floor_count: int = FLOOR_COUNT) -> dict[str, Any]:  # fmt: skip
+def exclusive_dataset(
+    attribute: str, unit_count: int = UNIT_COUNT, floor_count: int = FLOOR_COUNT
+) -> dict[str, Any]:
     """`unit_count` units, each assigned `attribute` of the one-attribute-per-unit group
     (also the dataset of tests/test_import_bulk.py)."""
     units = [
-        {"id": f"unit-{n:05d}", "asset_id": "a1", "floor_id": f"floor-{n % floor_count:02d}",
-         "name": f"{n:05d}"}
+        {
+            "id": f"unit-{n:05d}",
+            "asset_id": "a1",
+            "floor_id": f"floor-{n % floor_count:02d}",
+            "name": f"{n:05d}",
+        }
         for n in range(unit_count)
-    ]  # fmt: skip
+    ]
     return {
         "assets": [{"id": "a1", "market": "multifamily", "name": "Bench Tower"}],
         "floors": [
@@ -58,18 +63,26 @@ def exclusive_dataset(attribute: str, unit_count: int = UNIT_COUNT,
         ],
         "units": units,
         "attribute_groups": [
-            {"id": "status", "group_name": "Status", "one_attribute_per_unit": True,
-             "attributes": [
-                 {"attribute_id": "vacant", "attribute_name": "Vacant", "attribute_key": "v"},
-                 {"attribute_id": "leased", "attribute_name": "Leased", "attribute_key": "l"},
-             ]},
+            {
+                "id": "status",
+                "group_name": "Status",
+                "one_attribute_per_unit": True,
+                "attributes": [
+                    {"attribute_id": "vacant", "attribute_name": "Vacant", "attribute_key": "v"},
+                    {"attribute_id": "leased", "attribute_name": "Leased", "attribute_key": "l"},
+                ],
+            },
         ],
         "assignments": [
-            {"group_id": "status", "attribute_id": attribute, "asset_id": "a1",
-             "unit_id": unit["id"]}
+            {
+                "group_id": "status",
+                "attribute_id": attribute,
+                "asset_id": "a1",
+                "unit_id": unit["id"],
+            }
             for unit in units
         ],
-    }  # fmt: skip
+    }
 
 
 @dataclass
@@ -122,10 +135,16 @@ async def measure(store: Store, folder: Path) -> list[tuple[str, list[Row]]]:
     first_path.write_text(json.dumps(exclusive_dataset("vacant")))
     second_path.write_text(json.dumps(exclusive_dataset("leased")))
 
-    demo = [Row("baseline: insert_many of the stored documents"), Row("first import"),
-            Row("re-import, unchanged")]  # fmt: skip
-    exclusive = [Row("baseline: insert_many of the stored documents"), Row("first import"),
-                 Row("re-import, every attribute changed")]  # fmt: skip
+    demo = [
+        Row("baseline: insert_many of the stored documents"),
+        Row("first import"),
+        Row("re-import, unchanged"),
+    ]
+    exclusive = [
+        Row("baseline: insert_many of the stored documents"),
+        Row("first import"),
+        Row("re-import, every attribute changed"),
+    ]
     for run in range(RUNS):
         await _fresh(store)
         await _timed(demo[1], import_dataset, store, demo_path)
@@ -164,6 +183,7 @@ def main() -> None:
     """Run the import benchmark and print the machine and the table (Markdown)."""
     title = f"floorgate import: demo and {UNIT_COUNT:,} exclusive assignments, {RUNS} runs each"
     run_and_report(title, run, lambda sections: [table(sections)])
+
 
 if __name__ == "__main__":
     main()

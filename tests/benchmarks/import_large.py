@@ -44,8 +44,7 @@ def floor_svg(floor: int, units: list[str]) -> str:
     for n, unit_id in enumerate(units):
         column, south = n % half, n >= half
         x, y = column * BAY, 172 if south else 0
-        rects.append(f'<rect data-unit-id="{unit_id}" x="{x}" y="{y}" width="{BAY}" '
-                     f'height="140"/>')  # fmt: skip
+        rects.append(f'<rect data-unit-id="{unit_id}" x="{x}" y="{y}" width="{BAY}" height="140"/>')
         door_y = 172 if south else 140
         doors.append(f'<line x1="{x + BAY / 2}" y1="156" x2="{x + BAY / 2}" y2="{door_y}"/>')
     return (
@@ -66,43 +65,83 @@ def tower(folder: Path, floors: int, version: int = 1) -> Path:
     (folder / "maps").mkdir(exist_ok=True)
     data: dict[str, list[dict[str, Any]]] = {
         "assets": [{"id": "tower", "market": "multifamily", "name": f"Tower v{version}"}],
-        "floors": [], "units": [], "unit_maps": [], "unit_references": [],
-        "attribute_groups": [{"id": "status", "group_name": "Status",
-                              "one_attribute_per_unit": True, "attributes": [
-            {"attribute_id": "vacant", "attribute_name": "Vacant", "attribute_key": "v"},
-            {"attribute_id": "leased", "attribute_name": "Leased", "attribute_key": "l"}]}],
-        "assignments": [], "locations": [],
-    }  # fmt: skip
+        "floors": [],
+        "units": [],
+        "unit_maps": [],
+        "unit_references": [],
+        "attribute_groups": [
+            {
+                "id": "status",
+                "group_name": "Status",
+                "one_attribute_per_unit": True,
+                "attributes": [
+                    {"attribute_id": "vacant", "attribute_name": "Vacant", "attribute_key": "v"},
+                    {"attribute_id": "leased", "attribute_name": "Leased", "attribute_key": "l"},
+                ],
+            }
+        ],
+        "assignments": [],
+        "locations": [],
+    }
     for floor in range(1, floors + 1):
         floor_id, map_id = f"floor-{floor:03d}", f"map-{floor:03d}"
         units = [f"u-{floor:03d}-{n:03d}" for n in range(UNITS_PER_FLOOR)]
         (folder / "maps" / f"{map_id}.svg").write_text(floor_svg(floor, units))
         width = ((len(units) + 1) // 2) * BAY
-        data["floors"].append({"id": floor_id, "asset_id": "tower", "name": str(floor),
-                               "sort": floor})  # fmt: skip
-        data["unit_maps"].append({
-            "id": map_id, "asset_id": "tower", "name": f"Floor {floor}",
-            "svg": f"maps/{map_id}.svg", "routing_tier": "basic",
-            "georeference": {"control_points": [
-                {"x": 0, "y": 0, "lon": -122.34, "lat": 47.6},
-                {"x": width, "y": 0, "lon": -122.34 + width * 1e-6, "lat": 47.6},
-                {"x": 0, "y": 312, "lon": -122.34, "lat": 47.6 - 312e-6}]},
-        })  # fmt: skip
+        data["floors"].append(
+            {"id": floor_id, "asset_id": "tower", "name": str(floor), "sort": floor}
+        )
+        data["unit_maps"].append(
+            {
+                "id": map_id,
+                "asset_id": "tower",
+                "name": f"Floor {floor}",
+                "svg": f"maps/{map_id}.svg",
+                "routing_tier": "basic",
+                "georeference": {
+                    "control_points": [
+                        {"x": 0, "y": 0, "lon": -122.34, "lat": 47.6},
+                        {"x": width, "y": 0, "lon": -122.34 + width * 1e-6, "lat": 47.6},
+                        {"x": 0, "y": 312, "lon": -122.34, "lat": 47.6 - 312e-6},
+                    ]
+                },
+            }
+        )
         for n, unit_id in enumerate(units):
-            data["units"].append({"id": unit_id, "asset_id": "tower", "floor_id": floor_id,
-                                  "name": f"{floor}{n:02d}-{version}"})  # fmt: skip
+            data["units"].append(
+                {
+                    "id": unit_id,
+                    "asset_id": "tower",
+                    "floor_id": floor_id,
+                    "name": f"{floor}{n:02d}-{version}",
+                }
+            )
             value = f"{unit_id}-{version}"
-            data["unit_references"].append({"asset_id": "tower", "unit_id": unit_id,
-                                            "key": "pms", "value": value})  # fmt: skip
+            data["unit_references"].append(
+                {"asset_id": "tower", "unit_id": unit_id, "key": "pms", "value": value}
+            )
             attribute = ("vacant", "leased")[(n + version) % 2]
-            data["assignments"].append({"group_id": "status", "attribute_id": attribute,
-                                        "asset_id": "tower", "unit_id": unit_id})  # fmt: skip
+            data["assignments"].append(
+                {
+                    "group_id": "status",
+                    "attribute_id": attribute,
+                    "asset_id": "tower",
+                    "unit_id": unit_id,
+                }
+            )
         for n in range(UNITS_PER_FLOOR + 5):
-            data["locations"].append({
-                "id": f"loc-{floor:03d}-{n:03d}", "asset_id": "tower", "unit_map_id": map_id,
-                "name": f"Point {n}", "x": (n * 47 + version) % width, "y": 156,
-                "floors": [{"id": floor_id}], "tags": [{"key": "svc:amenity", "value": "yes"}],
-            })  # fmt: skip
+            data["locations"].append(
+                {
+                    "id": f"loc-{floor:03d}-{n:03d}",
+                    "asset_id": "tower",
+                    "unit_map_id": map_id,
+                    "name": f"Point {n}",
+                    "x": (n * 47 + version) % width,
+                    "y": 156,
+                    "floors": [{"id": floor_id}],
+                    "tags": [{"key": "svc:amenity", "value": "yes"}],
+                }
+            )
     path = folder / "dataset.json"
     path.write_text(json.dumps(data))
     return path
@@ -140,8 +179,11 @@ async def _timed_import(store: Store, path: Path) -> tuple[float, float, str]:
 
 
 async def measure(store: Store, folder: Path) -> list[str]:
-    rows = ["| floors | units | documents | import | in the transaction | outcome | "
-            "baseline insert_many |", "|---:|---:|---:|---:|---:|---|---:|"]  # fmt: skip
+    rows = [
+        "| floors | units | documents | import | in the transaction | outcome | "
+        "baseline insert_many |",
+        "|---:|---:|---:|---:|---:|---|---:|",
+    ]
     for floors in SCALES:
         await store.client.drop_database(DATABASE)
         await store.ensure_indexes()
@@ -157,11 +199,12 @@ async def measure(store: Store, folder: Path) -> list[str]:
                 await store[name].insert_many(docs[at : at + 1000])
         base = f"{time.perf_counter() - started:.1f} s"
         count = sum(len(docs) for name, docs in dump.items() if not name.startswith("fs"))
-        for label, (total, inside, outcome) in zip(("first", "re-import"), measured,
-                                                   strict=True):  # fmt: skip
-            rows.append(f"| {floors} ({label}) | {floors * UNITS_PER_FLOOR:,} | {count:,} | "
-                        f"{total:.1f} s | {inside:.1f} s | {outcome} | "
-                        f"{base if label == 'first' else ''} |")  # fmt: skip
+        for label, (total, inside, outcome) in zip(("first", "re-import"), measured, strict=True):
+            rows.append(
+                f"| {floors} ({label}) | {floors * UNITS_PER_FLOOR:,} | {count:,} | "
+                f"{total:.1f} s | {inside:.1f} s | {outcome} | "
+                f"{base if label == 'first' else ''} |"
+            )
             print(rows[-1], flush=True)
     return rows
 
@@ -173,9 +216,11 @@ async def run(folder: Path) -> list[str]:
 
 def main() -> None:
     """Import towers of growing size in one transaction each; print the table."""
-    title = (f"floorgate import: towers of {', '.join(map(str, SCALES))} floors, one "
-             "transaction each")  # fmt: skip
+    title = (
+        f"floorgate import: towers of {', '.join(map(str, SCALES))} floors, one transaction each"
+    )
     run_and_report(title, run, lambda rows: [rows])
+
 
 if __name__ == "__main__":
     main()

@@ -89,16 +89,29 @@ async def seed(store: Store, seed: int = 20261124) -> list[str]:
         floor_id = f"flr_{m:02d}"
         ids = [f"unt_{rng.getrandbits(64):016x}" for _ in range(UNITS_PER_MAP)]
         units += [
-            {"_id": unit_id, "asset_id": ASSET_ID, "floor_id": floor_id,
-             "name": f"{m + 1}{n:03d}", **stamps}
+            {
+                "_id": unit_id,
+                "asset_id": ASSET_ID,
+                "floor_id": floor_id,
+                "name": f"{m + 1}{n:03d}",
+                **stamps,
+            }
             for n, unit_id in enumerate(ids)
-        ]  # fmt: skip
+        ]
         maps.append(
-            {"_id": f"map_{rng.getrandbits(48):012x}", "asset_id": ASSET_ID,
-             "background_id": None, "name": f"Floor {m + 1}", "style": "s",
-             "style_type": "floor_plate", "tags": [], "routing_tier": "basic",
-             "unit_ids": ids, **stamps}
-        )  # fmt: skip
+            {
+                "_id": f"map_{rng.getrandbits(48):012x}",
+                "asset_id": ASSET_ID,
+                "background_id": None,
+                "name": f"Floor {m + 1}",
+                "style": "s",
+                "style_type": "floor_plate",
+                "tags": [],
+                "routing_tier": "basic",
+                "unit_ids": ids,
+                **stamps,
+            }
+        )
     await store[c.UNITS].insert_many(units)
     await store[c.UNIT_MAPS].insert_many(maps)
     return sorted(unit_map["_id"] for unit_map in maps)
@@ -212,9 +225,11 @@ async def run(data_dir: Path) -> list[Row]:
     server.start()
     try:
         settings = Settings(
-            data_dir=data_dir / "data", public_url=PUBLIC_URL, database_name=DATABASE,
+            data_dir=data_dir / "data",
+            public_url=PUBLIC_URL,
+            database_name=DATABASE,
             rate_limit_per_second=0,
-        )  # fmt: skip
+        )
         commands = Commands()
         store = connect(server.uri, settings, event_listeners=[commands])
         try:
@@ -235,10 +250,14 @@ async def run(data_dir: Path) -> list[Row]:
 
 def main() -> None:
     """Run the nested-lists benchmark and print the machine and the table (Markdown)."""
-    title = (f"Nested lists: {MAPS} maps x {UNITS_PER_MAP} units in one asset; GraphQL "
-             "unitMaps { data { units } } against E9 + E15 per map; "
-             + ", ".join(f"M={m} x{r}" for m, r in SIZES) + f" (+{WARMUP} warm-up)")  # fmt: skip
+    title = (
+        f"Nested lists: {MAPS} maps x {UNITS_PER_MAP} units in one asset; GraphQL "
+        "unitMaps { data { units } } against E9 + E15 per map; "
+        + ", ".join(f"M={m} x{r}" for m, r in SIZES)
+        + f" (+{WARMUP} warm-up)"
+    )
     run_and_report(title, run, lambda rows: [table(rows)])
+
 
 if __name__ == "__main__":
     main()

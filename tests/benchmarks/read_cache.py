@@ -161,16 +161,18 @@ def large_documents() -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[
 async def prepare(uri: str, folder: Path) -> tuple[str, Large]:
     """Seed both databases; a key with every permission for the small one, and for the
     large one a key for every asset and one per asset. Returns the small key's secret."""
-    settings = Settings(data_dir=folder / "seed", database_name=SMALL_DATABASE, mongodb_uri=uri,
-                        read_cache_mb=0)  # fmt: skip
+    settings = Settings(
+        data_dir=folder / "seed", database_name=SMALL_DATABASE, mongodb_uri=uri, read_cache_mb=0
+    )
     store = connect(uri, settings)
     try:
         await units_list.seed(store)
         small_key = await create_key(store, "read-cache", list(ALL_PERMISSIONS), None)
     finally:
         await store.close()
-    large_settings = Settings(data_dir=folder / "seed", database_name=LARGE_DATABASE,
-                              mongodb_uri=uri, read_cache_mb=0)  # fmt: skip
+    large_settings = Settings(
+        data_dir=folder / "seed", database_name=LARGE_DATABASE, mongodb_uri=uri, read_cache_mb=0
+    )
     store = connect(uri, large_settings)
     try:
         await store.client.drop_database(LARGE_DATABASE)
@@ -188,8 +190,13 @@ async def prepare(uri: str, folder: Path) -> tuple[str, Large]:
             secrets.append(key.secret)
     finally:
         await store.close()
-    large = Large(secrets, asset_ids, [unit["_id"] for unit in units],
-                  len(units) // len(asset_ids), FLOORS_PER_LARGE_ASSET)  # fmt: skip
+    large = Large(
+        secrets,
+        asset_ids,
+        [unit["_id"] for unit in units],
+        len(units) // len(asset_ids),
+        FLOORS_PER_LARGE_ASSET,
+    )
     return small_key.secret, large
 
 
@@ -211,8 +218,11 @@ class Launcher:
         """`cache_mb` None: the setting's default (the variable is not set at all)."""
         env = {k: v for k, v in os.environ.items() if k != CACHE_VARIABLE}
         env.update(FLOORGATE_ENV)
-        env.update(FLOORGATE_MONGODB_URI=self.uri, FLOORGATE_DATABASE=database,
-                   FLOORGATE_DATA_DIR=str(self.data_dir))  # fmt: skip
+        env.update(
+            FLOORGATE_MONGODB_URI=self.uri,
+            FLOORGATE_DATABASE=database,
+            FLOORGATE_DATA_DIR=str(self.data_dir),
+        )
         if cache_mb is not None:
             env[CACHE_VARIABLE] = str(cache_mb)
         port = s.free_port()
@@ -221,8 +231,7 @@ class Launcher:
 
     def minimal(self, database: str) -> s.Spawned:
         port = s.free_port()
-        args = s.minimal_args(port, self.certs.cert, self.certs.key, PUBLIC_URL, self.uri,
-                              database)  # fmt: skip
+        args = s.minimal_args(port, self.certs.cert, self.certs.key, PUBLIC_URL, self.uri, database)
         return self._keep(s.spawn("minimal", args, dict(os.environ), self.logs, port))
 
     def _keep(self, server: s.Spawned) -> s.Spawned:
@@ -235,8 +244,7 @@ class Launcher:
 
 
 def client_for(server: s.Spawned, tls: ssl.SSLContext, key: str) -> httpx.Client:
-    return httpx.Client(base_url=server.base, verify=tls, headers={"API-Key": key},
-                        timeout=60.0)  # fmt: skip
+    return httpx.Client(base_url=server.base, verify=tls, headers={"API-Key": key}, timeout=60.0)
 
 
 def cache_stats(client: httpx.Client) -> dict[str, Any]:
@@ -260,8 +268,7 @@ def get_ok(client: httpx.Client, path: str, key: str | None = None) -> httpx.Res
     headers = {"API-Key": key} if key else None
     response = client.get(path, headers=headers)
     if response.status_code != 200:
-        raise RuntimeError(f"{client.base_url}{path}: {response.status_code} "
-                           f"{response.text[:200]}")  # fmt: skip
+        raise RuntimeError(f"{client.base_url}{path}: {response.status_code} {response.text[:200]}")
     return response
 
 
@@ -337,11 +344,19 @@ def measure_throughput(
             server_cpu = s.cpu_seconds(server.pid) - server_before
             database_cpu = s.cpu_seconds(database_pid) - database_before
             settle([database_pid, server.pid])
-            runs[name].append(Throughput(
-                load.rate, server_cpu / load.requests * 1000 if load.requests else math.nan,
-                database_cpu / load.seconds, load.errors, load.tool))  # fmt: skip
-            print(f"  throughput {name}: {load.rate:,.0f} req/s ({load.tool}, "
-                  f"{load.errors} errors)", flush=True)  # fmt: skip
+            runs[name].append(
+                Throughput(
+                    load.rate,
+                    server_cpu / load.requests * 1000 if load.requests else math.nan,
+                    database_cpu / load.seconds,
+                    load.errors,
+                    load.tool,
+                )
+            )
+            print(
+                f"  throughput {name}: {load.rate:,.0f} req/s ({load.tool}, {load.errors} errors)",
+                flush=True,
+            )
     return {name: max(found, key=lambda t: t.rate) for name, found in runs.items()}
 
 
@@ -349,18 +364,26 @@ def compare_bodies(trio: Trio) -> tuple[list[str], list[str]]:
     """(notes, failures): the cached server's answers (served from its cache: each is
     asked twice) against the uncached server's, and beside the minimal server's."""
     notes, failures = [], []
-    for path in (UNITS_PATH, "/v1/units?per-page=10&page=7", "/v1/units?per-page=1000&page=3",
-                 "/v1/units?per-page=100&page=100"):  # fmt: skip
+    for path in (
+        UNITS_PATH,
+        "/v1/units?per-page=10&page=7",
+        "/v1/units?per-page=1000&page=3",
+        "/v1/units?per-page=100&page=100",
+    ):
         get_ok(trio.clients["on"], path)
         cached = get_ok(trio.clients["on"], path).content
         uncached = get_ok(trio.clients["off"], path).content
         minimal = get_ok(trio.clients["minimal"], path).content
         if cached != uncached:
-            failures.append(f"{path}: cache on and off answer different bodies "
-                            f"({len(cached):,} / {len(uncached):,} bytes)")  # fmt: skip
+            failures.append(
+                f"{path}: cache on and off answer different bodies "
+                f"({len(cached):,} / {len(uncached):,} bytes)"
+            )
         same = "identical to the minimal server's" if cached == minimal else "differs from minimal"
-        notes.append(f"{path}: cache on = cache off ({len(cached):,} bytes) "
-                     f"{'yes' if cached == uncached else 'NO'}; {same}")  # fmt: skip
+        notes.append(
+            f"{path}: cache on = cache off ({len(cached):,} bytes) "
+            f"{'yes' if cached == uncached else 'NO'}; {same}"
+        )
     return notes, failures
 
 
@@ -468,8 +491,11 @@ def random_request(rng: random.Random, large: Large) -> tuple[str, str, int]:
         total = len(large.unit_ids) if every else large.units_per_asset
         per_page = rng.randint(1, MAX_PER_PAGE)
         page = rng.randint(1, math.ceil(total / per_page))
-        return ("E6 page, all assets" if every else "E6 page, one asset",
-                f"/v1/units?page={page}&per-page={per_page}", key)  # fmt: skip
+        return (
+            "E6 page, all assets" if every else "E6 page, one asset",
+            f"/v1/units?page={page}&per-page={per_page}",
+            key,
+        )
     if roll < 0.85:
         return "single unit", f"/v1/units/{rng.choice(large.unit_ids)}", 0
     if roll < 0.95:
@@ -491,8 +517,10 @@ def measure_memory(launcher: Launcher, large: Large, tls: ssl.SSLContext) -> Mem
     for server in (cached, truth):
         s.wait_for_200(server, "/healthz", {}, tls)
     rng = random.Random(16)
-    with client_for(cached, tls, large.secrets[0]) as on, \
-            client_for(truth, tls, large.secrets[0]) as off:  # fmt: skip
+    with (
+        client_for(cached, tls, large.secrets[0]) as on,
+        client_for(truth, tls, large.secrets[0]) as off,
+    ):
         stats = wait_until_live(on)
         if not stats["live"]:
             raise RuntimeError(f"the cache is not live after 30 s: {stats}")
@@ -513,9 +541,16 @@ def measure_memory(launcher: Launcher, large: Large, tls: ssl.SSLContext) -> Mem
             now = cache_stats(on)
             misses = now["misses"] - start_stats["misses"]
             gained = now["entries"] - start_stats["entries"]
-            return MemorySample(time.perf_counter() - started, requests, now["entries"],
-                                now["bytes_used"], now["hits"], now["misses"], misses - gained,
-                                rss_mib(cached.pid)[0])  # fmt: skip
+            return MemorySample(
+                time.perf_counter() - started,
+                requests,
+                now["entries"],
+                now["bytes_used"],
+                now["hits"],
+                now["misses"],
+                misses - gained,
+                rss_mib(cached.pid)[0],
+            )
 
         samples: list[MemorySample] = []
         history: list[tuple[str, int]] = []
@@ -537,10 +572,12 @@ def measure_memory(launcher: Launcher, large: Large, tls: ssl.SSLContext) -> Mem
                 elapsed = now - started
                 last = samples[-1]
                 if len(samples) % 6 == 0:
-                    print(f"  memory: {elapsed:.0f} s, {len(history)} requests, "
-                          f"{last.bytes_used / 2**20:.1f} MiB in {last.entries} entries, "
-                          f"{last.dropped} let go, RSS {last.rss:.1f} MiB",
-                          flush=True)  # fmt: skip
+                    print(
+                        f"  memory: {elapsed:.0f} s, {len(history)} requests, "
+                        f"{last.bytes_used / 2**20:.1f} MiB in {last.entries} entries, "
+                        f"{last.dropped} let go, RSS {last.rss:.1f} MiB",
+                        flush=True,
+                    )
                 if full_at is None and last.dropped > 0:
                     full_at, rss_full = now, last.rss
                 enough = (
@@ -556,8 +593,10 @@ def measure_memory(launcher: Launcher, large: Large, tls: ssl.SSLContext) -> Mem
         end_stats = cache_stats(on)
         failures = [
             f"bytes_used {x.bytes_used:,} above budget_bytes {end_stats['budget_bytes']:,} "
-            f"at {x.seconds:.0f} s" for x in samples if x.bytes_used > end_stats["budget_bytes"]
-        ]  # fmt: skip
+            f"at {x.seconds:.0f} s"
+            for x in samples
+            if x.bytes_used > end_stats["budget_bytes"]
+        ]
         # Ground truth: earlier requests again, the most recent ones (likely still held)
         # and a random spread, from both servers.
         picks = history[-CHECKED_REQUESTS // 2 :] + rng.sample(history, CHECKED_REQUESTS // 2)
@@ -566,17 +605,30 @@ def measure_memory(launcher: Launcher, large: Large, tls: ssl.SSLContext) -> Mem
             secret = large.secrets[key_index]
             ours, theirs = get_ok(on, path, secret).content, get_ok(off, path, secret).content
             if ours != theirs:
-                failures.append(f"{path}: the cached server's body differs from the uncached "
-                                f"one's ({len(ours):,} / {len(theirs):,} bytes)")  # fmt: skip
+                failures.append(
+                    f"{path}: the cached server's body differs from the uncached "
+                    f"one's ({len(ours):,} / {len(theirs):,} bytes)"
+                )
         check_hits = cache_stats(on)["hits"] - hits_before
     s.stop(cached)
     s.stop(truth)
     return Memory(
-        end_stats["budget_bytes"], rss_before, rss_full, rss_after, hwm_after, samples,
-        len(history), seconds, kinds, end_stats["flushes"] - start_stats["flushes"],
+        end_stats["budget_bytes"],
+        rss_before,
+        rss_full,
+        rss_after,
+        hwm_after,
+        samples,
+        len(history),
+        seconds,
+        kinds,
+        end_stats["flushes"] - start_stats["flushes"],
         end_stats["invalidations"] - start_stats["invalidations"],
-        end_stats["bypassed"] - start_stats["bypassed"], len(picks), check_hits, failures,
-    )  # fmt: skip
+        end_stats["bypassed"] - start_stats["bypassed"],
+        len(picks),
+        check_hits,
+        failures,
+    )
 
 
 # -- the run ----------------------------------------------------------------------------
@@ -622,13 +674,17 @@ async def run(folder: Path) -> Result:
         }
         for server in servers.values():
             s.wait_for_200(server, UNITS_PATH, {"API-Key": key}, tls)
-        trio = Trio(servers, {name: client_for(server, tls, key)
-                              for name, server in servers.items()})  # fmt: skip
+        trio = Trio(
+            servers, {name: client_for(server, tls, key) for name, server in servers.items()}
+        )
         try:
             live = wait_until_live(trio.clients["on"])
-            print(f"  cache on: live {live['live']}, budget {live['budget_bytes'] / 2**20:.0f} "
-                  f"MiB; cache off: enabled {cache_stats(trio.clients['off'])['enabled']}; "
-                  f"load generator: {s.load_tool()}", flush=True)  # fmt: skip
+            print(
+                f"  cache on: live {live['live']}, budget {live['budget_bytes'] / 2**20:.0f} "
+                f"MiB; cache off: enabled {cache_stats(trio.clients['off'])['enabled']}; "
+                f"load generator: {s.load_tool()}",
+                flush=True,
+            )
             notes, failures = compare_bodies(trio)
             for note in notes:
                 print(f"  {note}", flush=True)
@@ -637,8 +693,10 @@ async def run(folder: Path) -> Result:
             after = cache_stats(trio.clients["on"])
             served = sum(after[name] - before[name] for name in ("hits", "answer_hits"))
             if served < LATENCY_TURNS * CACHED_PER_TURN:
-                failures.append(f"the cache served {served} of the "
-                                f"{LATENCY_TURNS * CACHED_PER_TURN} warm requests")  # fmt: skip
+                failures.append(
+                    f"the cache served {served} of the "
+                    f"{LATENCY_TURNS * CACHED_PER_TURN} warm requests"
+                )
             done("warm latency")
             throughput = measure_throughput(trio, database.pid or 0, key, certs, folder)
             on_stats = cache_stats(trio.clients["on"])
@@ -657,8 +715,18 @@ async def run(folder: Path) -> Result:
         if launcher is not None:
             launcher.stop_all()
         database.stop()
-    return Result(latency, throughput, to_first, after_health, memory, on_stats, notes,
-                  failures, load_before, load_average())  # fmt: skip
+    return Result(
+        latency,
+        throughput,
+        to_first,
+        after_health,
+        memory,
+        on_stats,
+        notes,
+        failures,
+        load_before,
+        load_average(),
+    )
 
 
 # -- report -----------------------------------------------------------------------------
@@ -692,64 +760,144 @@ def verdict(passed: bool | None) -> str:
 def rows_of(result: Result) -> list[Row]:
     lat = {name: (median(v), percentile(v, 0.99)) for name, v in result.latency.items()}
     rows = [
-        Row("warm GET /v1/units?per-page=100, p50 (sequential keep-alive)",
-            f"{lat['on'][0]:.2f} ms", f"{lat['off'][0]:.1f} ms", f"{lat['minimal'][0]:.1f} ms",
-            per(lat["on"][0], lat["minimal"][0]), per(lat["on"][0], lat["off"][0]),
-            f"<= {P50_GOAL_MS:g} ms", lat["on"][0] <= P50_GOAL_MS),
-        Row("warm GET /v1/units?per-page=100, p99", f"{lat['on'][1]:.2f} ms",
-            f"{lat['off'][1]:.1f} ms", f"{lat['minimal'][1]:.1f} ms",
-            per(lat["on"][1], lat["minimal"][1]), per(lat["on"][1], lat["off"][1]), "", None),
-    ]  # fmt: skip
+        Row(
+            "warm GET /v1/units?per-page=100, p50 (sequential keep-alive)",
+            f"{lat['on'][0]:.2f} ms",
+            f"{lat['off'][0]:.1f} ms",
+            f"{lat['minimal'][0]:.1f} ms",
+            per(lat["on"][0], lat["minimal"][0]),
+            per(lat["on"][0], lat["off"][0]),
+            f"<= {P50_GOAL_MS:g} ms",
+            lat["on"][0] <= P50_GOAL_MS,
+        ),
+        Row(
+            "warm GET /v1/units?per-page=100, p99",
+            f"{lat['on'][1]:.2f} ms",
+            f"{lat['off'][1]:.1f} ms",
+            f"{lat['minimal'][1]:.1f} ms",
+            per(lat["on"][1], lat["minimal"][1]),
+            per(lat["on"][1], lat["off"][1]),
+            "",
+            None,
+        ),
+    ]
     rate = {name: t.rate for name, t in result.throughput.items()}
     cpu = {name: t.server_cpu_ms for name, t in result.throughput.items()}
     rows += [
-        Row(f"throughput, 1 worker, {CONNECTIONS} connections", f"{rate['on']:,.0f} req/s",
-            f"{rate['off']:,.1f} req/s", f"{rate['minimal']:,.1f} req/s",
-            per(rate["on"], rate["minimal"]), per(rate["on"], rate["off"]),
-            f">= {RATE_GOAL:,.0f} req/s", rate["on"] >= RATE_GOAL),
-        Row("server CPU per answer under that load", f"{cpu['on']:.2f} ms",
-            f"{cpu['off']:.1f} ms", f"{cpu['minimal']:.1f} ms", per(cpu["on"], cpu["minimal"]),
-            per(cpu["on"], cpu["off"]), "", None),
-    ]  # fmt: skip
+        Row(
+            f"throughput, 1 worker, {CONNECTIONS} connections",
+            f"{rate['on']:,.0f} req/s",
+            f"{rate['off']:,.1f} req/s",
+            f"{rate['minimal']:,.1f} req/s",
+            per(rate["on"], rate["minimal"]),
+            per(rate["on"], rate["off"]),
+            f">= {RATE_GOAL:,.0f} req/s",
+            rate["on"] >= RATE_GOAL,
+        ),
+        Row(
+            "server CPU per answer under that load",
+            f"{cpu['on']:.2f} ms",
+            f"{cpu['off']:.1f} ms",
+            f"{cpu['minimal']:.1f} ms",
+            per(cpu["on"], cpu["minimal"]),
+            per(cpu["on"], cpu["off"]),
+            "",
+            None,
+        ),
+    ]
     first = {name: median(v) for name, v in result.to_first.items()}
     health = {name: median(v) * 1000 for name, v in result.after_health.items()}
     rows += [
-        Row("cold: spawn to first 200 of the list", f"{first['on']:.2f} s",
-            f"{first['off']:.2f} s", f"{first['minimal']:.2f} s",
-            per(first["on"], first["minimal"]), per(first["on"], first["off"]),
-            f"cache on <= off x {1 + NOISE:.2f}", first["on"] <= first["off"] * (1 + NOISE)),
-        Row("cold: first list request once /healthz answers", f"{health['on']:.0f} ms",
-            f"{health['off']:.0f} ms", "", None, per(health["on"], health["off"]),
-            f"cache on <= off x {1 + NOISE:.2f}", health["on"] <= health["off"] * (1 + NOISE)),
-    ]  # fmt: skip
+        Row(
+            "cold: spawn to first 200 of the list",
+            f"{first['on']:.2f} s",
+            f"{first['off']:.2f} s",
+            f"{first['minimal']:.2f} s",
+            per(first["on"], first["minimal"]),
+            per(first["on"], first["off"]),
+            f"cache on <= off x {1 + NOISE:.2f}",
+            first["on"] <= first["off"] * (1 + NOISE),
+        ),
+        Row(
+            "cold: first list request once /healthz answers",
+            f"{health['on']:.0f} ms",
+            f"{health['off']:.0f} ms",
+            "",
+            None,
+            per(health["on"], health["off"]),
+            f"cache on <= off x {1 + NOISE:.2f}",
+            health["on"] <= health["off"] * (1 + NOISE),
+        ),
+    ]
     memory = result.memory
     budget = memory.budget_bytes / 2**20
     rows += [
-        Row(f"memory, 100,000 units, {BUDGET_MB} MiB budget: RSS growth over the random run",
+        Row(
+            f"memory, 100,000 units, {BUDGET_MB} MiB budget: RSS growth over the random run",
             f"{memory.growth:+.1f} MiB ({memory.rss_before:.0f} -> {memory.rss_after:.0f})",
-            "", "", None, None, f"<= budget + {ALLOWANCE_MB} MiB",
-            memory.growth <= budget + ALLOWANCE_MB),
-        Row("memory: RSS change while evicting (first result let go -> end)",
-            f"{memory.rss_after - memory.rss_full:+.1f} MiB", "", "", None, None, "", None),
-        Row("memory: highest RSS seen, growth", f"{memory.peak_growth:+.1f} MiB", "", "",
-            None, None, f"<= budget + {ALLOWANCE_MB} MiB",
-            memory.peak_growth <= budget + ALLOWANCE_MB),
-        Row("memory: highest bytes_used seen (/readyz)",
-            f"{memory.max_bytes_used / 2**20:.2f} MiB", "", "", None, None,
-            f"<= budget_bytes ({budget:.0f} MiB)", memory.max_bytes_used <= memory.budget_bytes),
-        Row("memory: results let go for want of room during the run", f"{memory.dropped:,}",
-            "", "", None, None, "> 0 (evicts)", memory.dropped > 0 and memory.flushes == 0),
-    ]  # fmt: skip
+            "",
+            "",
+            None,
+            None,
+            f"<= budget + {ALLOWANCE_MB} MiB",
+            memory.growth <= budget + ALLOWANCE_MB,
+        ),
+        Row(
+            "memory: RSS change while evicting (first result let go -> end)",
+            f"{memory.rss_after - memory.rss_full:+.1f} MiB",
+            "",
+            "",
+            None,
+            None,
+            "",
+            None,
+        ),
+        Row(
+            "memory: highest RSS seen, growth",
+            f"{memory.peak_growth:+.1f} MiB",
+            "",
+            "",
+            None,
+            None,
+            f"<= budget + {ALLOWANCE_MB} MiB",
+            memory.peak_growth <= budget + ALLOWANCE_MB,
+        ),
+        Row(
+            "memory: highest bytes_used seen (/readyz)",
+            f"{memory.max_bytes_used / 2**20:.2f} MiB",
+            "",
+            "",
+            None,
+            None,
+            f"<= budget_bytes ({budget:.0f} MiB)",
+            memory.max_bytes_used <= memory.budget_bytes,
+        ),
+        Row(
+            "memory: results let go for want of room during the run",
+            f"{memory.dropped:,}",
+            "",
+            "",
+            None,
+            None,
+            "> 0 (evicts)",
+            memory.dropped > 0 and memory.flushes == 0,
+        ),
+    ]
     return rows
 
 
 def table(rows: list[Row]) -> list[str]:
-    lines = ["| measure | floorgate, cache on | floorgate, cache off | minimal | on / minimal "
-             "| on / off | goal | result |", "|---|---:|---:|---:|---:|---:|---|---|"]  # fmt: skip
+    lines = [
+        "| measure | floorgate, cache on | floorgate, cache off | minimal | on / minimal "
+        "| on / off | goal | result |",
+        "|---|---:|---:|---:|---:|---:|---|---|",
+    ]
     for row in rows:
-        lines.append(f"| {row.measure} | {row.on} | {row.off} | {row.minimal} "
-                     f"| {ratio(row.versus_minimal)} | {ratio(row.versus_off)} | {row.goal} "
-                     f"| {verdict(row.passed)} |")  # fmt: skip
+        lines.append(
+            f"| {row.measure} | {row.on} | {row.off} | {row.minimal} "
+            f"| {ratio(row.versus_minimal)} | {ratio(row.versus_off)} | {row.goal} "
+            f"| {verdict(row.passed)} |"
+        )
     return lines
 
 
@@ -760,7 +908,7 @@ def context(result: Result) -> list[str]:
         f"server: {minimal_stack()}",
         f"- client, database and servers share this machine's {os.cpu_count()} cores; load "
         f"average (1/5/15 min) before {result.load_before}, after {result.load_after}",
-    ]  # fmt: skip
+    ]
 
 
 def spread(result: Result) -> list[str]:
@@ -768,23 +916,39 @@ def spread(result: Result) -> list[str]:
     lines = ["| figure | cache on | cache off | minimal |", "|---|---:|---:|---:|"]
     lat = result.latency
     for label, share in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("max", 1.0)):
-        lines.append(f"| warm latency {label} ms | " + " | ".join(
-            f"{percentile(lat[n], share):.2f}" for n in NAMES) + " |")  # fmt: skip
+        lines.append(
+            f"| warm latency {label} ms | "
+            + " | ".join(f"{percentile(lat[n], share):.2f}" for n in NAMES)
+            + " |"
+        )
     lines.append("| warm latency samples | " + " | ".join(str(len(lat[n])) for n in NAMES) + " |")
-    lines.append("| throughput: database cores | " + " | ".join(
-        f"{result.throughput[n].database_cores:.2f}" for n in NAMES) + " |")  # fmt: skip
-    lines.append("| throughput: errors | " + " | ".join(
-        str(result.throughput[n].errors) for n in NAMES) + " |")  # fmt: skip
-    lines.append("| cold: spawn to first 200, each start (s) | " + " | ".join(
-        ", ".join(f"{x:.2f}" for x in result.to_first[n]) for n in NAMES) + " |")  # fmt: skip
+    lines.append(
+        "| throughput: database cores | "
+        + " | ".join(f"{result.throughput[n].database_cores:.2f}" for n in NAMES)
+        + " |"
+    )
+    lines.append(
+        "| throughput: errors | "
+        + " | ".join(str(result.throughput[n].errors) for n in NAMES)
+        + " |"
+    )
+    lines.append(
+        "| cold: spawn to first 200, each start (s) | "
+        + " | ".join(", ".join(f"{x:.2f}" for x in result.to_first[n]) for n in NAMES)
+        + " |"
+    )
     health = result.after_health
-    lines.append("| cold: first list after /healthz, each (ms) | " + " | ".join(
-        ", ".join(f"{x * 1000:.0f}" for x in health[n]) for n in ("on", "off"))
-        + " | |")  # fmt: skip
+    lines.append(
+        "| cold: first list after /healthz, each (ms) | "
+        + " | ".join(", ".join(f"{x * 1000:.0f}" for x in health[n]) for n in ("on", "off"))
+        + " | |"
+    )
     stats = result.on_stats
-    lines.append(f"| cache on, /readyz after the warm runs | hits {stats['hits']:,}, misses "
-                 f"{stats['misses']:,}, bypassed {stats['bypassed']:,}, entries "
-                 f"{stats['entries']} | | |")  # fmt: skip
+    lines.append(
+        f"| cache on, /readyz after the warm runs | hits {stats['hits']:,}, misses "
+        f"{stats['misses']:,}, bypassed {stats['bypassed']:,}, entries "
+        f"{stats['entries']} | | |"
+    )
     return lines
 
 
@@ -800,15 +964,17 @@ def memory_table(memory: Memory) -> list[str]:
         "",
         "| s | requests | entries | bytes_used MiB | hits | misses | let go | RSS MiB |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]  # fmt: skip
+    ]
     step = max(1, len(memory.samples) // 12)
     shown = memory.samples[::step]
     if shown[-1] is not memory.samples[-1]:
         shown.append(memory.samples[-1])
     for x in shown:
-        lines.append(f"| {x.seconds:.0f} | {x.requests:,} | {x.entries:,} "
-                     f"| {x.bytes_used / 2**20:.2f} | {x.hits:,} | {x.misses:,} | {x.dropped:,} "
-                     f"| {x.rss:.1f} |")  # fmt: skip
+        lines.append(
+            f"| {x.seconds:.0f} | {x.requests:,} | {x.entries:,} "
+            f"| {x.bytes_used / 2**20:.2f} | {x.hits:,} | {x.misses:,} | {x.dropped:,} "
+            f"| {x.rss:.1f} |"
+        )
     return lines
 
 
@@ -816,11 +982,20 @@ def tables(result: Result) -> list[list[str]]:
     rows = rows_of(result)
     met = sum(row.passed is True for row in rows)
     missed = [row.measure for row in rows if row.passed is False]
-    checks = ["correctness:", *(f"- {note}" for note in result.notes),
-              *(f"- FAILED: {failure}" for failure in result.failures),
-              f"- {'every check held' if not result.failures else 'checks failed'}"]  # fmt: skip
-    return [context(result), table(rows), spread(result), memory_table(result.memory), checks,
-            [f"goals: {met} met, {len(missed)} not met"]]  # fmt: skip
+    checks = [
+        "correctness:",
+        *(f"- {note}" for note in result.notes),
+        *(f"- FAILED: {failure}" for failure in result.failures),
+        f"- {'every check held' if not result.failures else 'checks failed'}",
+    ]
+    return [
+        context(result),
+        table(rows),
+        spread(result),
+        memory_table(result.memory),
+        checks,
+        [f"goals: {met} met, {len(missed)} not met"],
+    ]
 
 
 def main() -> None:

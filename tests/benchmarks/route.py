@@ -46,8 +46,11 @@ HEADERS_FLAGS = "directions, distances, locations-resource"
 
 def ratio_row(label: str, ours: list[float], baseline: list[float], goal: str) -> None:
     ours_ms, base_ms = median_ms(ours), median_ms(baseline)
-    print(f"{label:<40} route {ours_ms:7.2f} ms | E18 1x1 {base_ms:7.2f} ms | "
-          f"{ours_ms / base_ms:4.2f}x  {goal}", flush=True)  # fmt: skip
+    print(
+        f"{label:<40} route {ours_ms:7.2f} ms | E18 1x1 {base_ms:7.2f} ms | "
+        f"{ours_ms / base_ms:4.2f}x  {goal}",
+        flush=True,
+    )
 
 
 async def interleaved(
@@ -60,15 +63,20 @@ async def interleaved(
         for a, b in pairs:
             body = {"from": {"id": a}, "to": {"id": b}, "mode": mode}
             start = time.perf_counter()
-            answer = await client.post("/v1/maps/map-b1/route", json={"data": body},
-                                       headers=headers)  # fmt: skip
+            answer = await client.post(
+                "/v1/maps/map-b1/route", json={"data": body}, headers=headers
+            )
             routes.append(time.perf_counter() - start)
             assert answer.status_code == 200, answer.text
-            matrix = {"sources": [{"id": a}], "targets": [{"id": b}],
-                      "costing_options": {"pedestrian": {"mode": mode}}}  # fmt: skip
+            matrix = {
+                "sources": [{"id": a}],
+                "targets": [{"id": b}],
+                "costing_options": {"pedestrian": {"mode": mode}},
+            }
             start = time.perf_counter()
-            answer = await client.post("/v1/maps/map-b1/distance-matrix", json={"data": matrix},
-                                       headers=headers)  # fmt: skip
+            answer = await client.post(
+                "/v1/maps/map-b1/distance-matrix", json={"data": matrix}, headers=headers
+            )
             matrices.append(time.perf_counter() - start)
             assert answer.status_code == 200, answer.text
     return routes, matrices
@@ -87,26 +95,36 @@ async def bench(folder: Path) -> None:
                 pairs.append((a["id"], b["id"]))
         unit_map = await demo.store["unit_maps"].find_one({"_id": "map-b1"})
         loaded = await load_graph(demo.store, demo.settings, unit_map["graph_file"], 10.0)
-        print(f"demo map-b1: {loaded.graph.node_count} nodes, {loaded.graph.edge_count} "
-              f"edges; {PAIRS} pairs on different floors x {ROUNDS} rounds")  # fmt: skip
+        print(
+            f"demo map-b1: {loaded.graph.node_count} nodes, {loaded.graph.edge_count} "
+            f"edges; {PAIRS} pairs on different floors x {ROUNDS} rounds"
+        )
         for mode in ("foot", "wheelchair"):
             await interleaved(client, headers, pairs[:2], mode)  # warm the caches
             routes, matrices = await interleaved(client, headers, pairs, mode)
             ratio_row(f"demo REST, {mode}", routes, matrices, "(goal: <= 2x)")
-        by_id = {loc["id"]: Point(loc["x"], loc["y"], int(loc["floors"][0]["id"][-1]) - 1)
-                 for loc in locations}  # fmt: skip
+        by_id = {
+            loc["id"]: Point(loc["x"], loc["y"], int(loc["floors"][0]["id"][-1]) - 1)
+            for loc in locations
+        }
         on_graph(loaded, [(by_id[a], by_id[b]) for a, b in pairs], "demo loaded graph")
 
 
 def on_graph(loaded: LoadedGraph, points: list[tuple[Point, Point]], label: str) -> None:
     for mode, name in ((FOOT, "foot"), (WHEELCHAIR, "wheelchair")):
-        routes = sync_timed(lambda m=mode: [find_route(loaded, m, a, b) for a, b in points],
-                            rounds=5)  # fmt: skip
-        matrices = sync_timed(lambda m=mode: [loaded.matrix(m, [a], [b]) for a, b in points],
-                              rounds=5)  # fmt: skip
+        routes = sync_timed(
+            lambda m=mode: [find_route(loaded, m, a, b) for a, b in points], rounds=5
+        )
+        matrices = sync_timed(
+            lambda m=mode: [loaded.matrix(m, [a], [b]) for a, b in points], rounds=5
+        )
         count = len(points)
-        ratio_row(f"{label}, {name} (per pair)", [t / count for t in routes],
-                  [t / count for t in matrices], "")  # fmt: skip
+        ratio_row(
+            f"{label}, {name} (per pair)",
+            [t / count for t in routes],
+            [t / count for t in matrices],
+            "",
+        )
         found = [find_route(loaded, mode, a, b) for a, b in points]
         legs = [len(route.legs) for route in found if isinstance(route, Route)]
         if legs:
@@ -124,8 +142,10 @@ def generated_part() -> None:
 
 
 def main() -> None:
-    print(f"{platform.platform()}, {platform.processor() or platform.machine()}, "
-          f"CPython {platform.python_version()}")  # fmt: skip
+    print(
+        f"{platform.platform()}, {platform.processor() or platform.machine()}, "
+        f"CPython {platform.python_version()}"
+    )
     with tempfile.TemporaryDirectory() as folder:
         asyncio.run(bench(Path(folder)))
     generated_part()

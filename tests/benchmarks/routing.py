@@ -80,8 +80,13 @@ def networkx_matrix(mode: ModeGraph, sources: list[Point], targets: list[Point])
     loaded = mode.loaded
     kept = mode.kept
     graph = nx.Graph()
-    edges = zip(loaded.graph.edge_u[kept].tolist(), loaded.graph.edge_v[kept].tolist(),
-                loaded.length[kept].tolist(), mode.edge_time[kept].tolist(), strict=True)
+    edges = zip(
+        loaded.graph.edge_u[kept].tolist(),
+        loaded.graph.edge_v[kept].tolist(),
+        loaded.length[kept].tolist(),
+        mode.edge_time[kept].tolist(),
+        strict=True,
+    )
     for u, v, feet, seconds in edges:
         graph.add_edge(u, v, time=seconds, feet=feet)
     base = loaded.graph.node_count
@@ -102,8 +107,11 @@ def networkx_matrix(mode: ModeGraph, sources: list[Point], targets: list[Point])
         row = []
         for target in targets:
             path = paths.get(vertex[target])
-            feet = None if path is None else sum(
-                graph.edges[a, b]["feet"] for a, b in itertools.pairwise(path))
+            feet = (
+                None
+                if path is None
+                else sum(graph.edges[a, b]["feet"] for a, b in itertools.pairwise(path))
+            )
             row.append(None if path is None else (feet, seconds[vertex[target]]))
         rows.append(row)
     return rows
@@ -113,8 +121,13 @@ def networkx_contracted(mode: ModeGraph, sources: list[Point], targets: list[Poi
     """networkx on floorgate's own contracted graph (junctions only), waypoints joined to
     their chains' ends as floorgate does: the algorithm alone, same input."""
     graph = nx.MultiGraph()
-    ends = zip(mode.vertex_of[mode.chain_a].tolist(), mode.vertex_of[mode.chain_b].tolist(),
-               mode.chain_time.tolist(), mode.chain_length.tolist(), strict=True)  # fmt: skip
+    ends = zip(
+        mode.vertex_of[mode.chain_a].tolist(),
+        mode.vertex_of[mode.chain_b].tolist(),
+        mode.chain_time.tolist(),
+        mode.chain_length.tolist(),
+        strict=True,
+    )
     for u, v, seconds, feet in ends:
         graph.add_edge(u, v, time=seconds, feet=feet)
     base = mode.graph.vcount()
@@ -123,11 +136,14 @@ def networkx_contracted(mode: ModeGraph, sources: list[Point], targets: list[Poi
         if join is not None:
             for end, along in zip(join.ends, join.along, strict=True):
                 feet = join.gap + along
-                graph.add_edge(base + index, int(mode.vertex_of[end]), time=feet / mode.speed,
-                               feet=feet)  # fmt: skip
+                graph.add_edge(
+                    base + index, int(mode.vertex_of[end]), time=feet / mode.speed, feet=feet
+                )
     vertex = {point: base + index for index, point in enumerate(points)}
-    return [nx.single_source_dijkstra_path_length(graph, vertex[s], weight="time")
-            for s in dict.fromkeys(sources)]  # fmt: skip
+    return [
+        nx.single_source_dijkstra_path_length(graph, vertex[s], weight="time")
+        for s in dict.fromkeys(sources)
+    ]
 
 
 # -- the generated map ----------------------------------------------------------------
@@ -136,23 +152,29 @@ def networkx_contracted(mode: ModeGraph, sources: list[Point], targets: list[Poi
 def generated_svg(levels: int = GENERATED_LEVELS) -> str:
     """Levels of a 40 x 40 corridor grid (vertices every 25 units; vertical corridors
     offset by half a step, so crossings split segments), an elevator and stairs."""
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{SPAN}" height="{SPAN}" '
-             'data-feet-per-unit="0.25">']  # fmt: skip
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{SPAN}" height="{SPAN}" '
+        'data-feet-per-unit="0.25">'
+    ]
     spacing = SPAN // GRID
     for level in range(levels):
-        parts.append(f'<g id="L{level}" data-level="Level {level}" '
-                     f'data-tag-floor="gen-f{level}" data-level-index="{level}">'
-                     '<g data-layer="paths">')  # fmt: skip
+        parts.append(
+            f'<g id="L{level}" data-level="Level {level}" '
+            f'data-tag-floor="gen-f{level}" data-level-index="{level}">'
+            '<g data-layer="paths">'
+        )
         for line in range(GRID):
             at = line * spacing + spacing / 2
             horizontal = " ".join(f"{x},{at}" for x in range(0, SPAN + 1, STEP))
             vertical = " ".join(f"{at},{y + STEP / 2}" for y in range(0, SPAN - STEP + 1, STEP))
             parts.append(f'<polyline points="{horizontal}"/><polyline points="{vertical}"/>')
         parts.append("</g>")
-        parts.append('<rect data-connector="elevator" data-connector-id="core" '
-                     'x="1990" y="1990" width="20" height="20"/>'
-                     '<rect data-connector="stairs" data-connector-id="stairs" '
-                     'x="190" y="190" width="20" height="20"/></g>')  # fmt: skip
+        parts.append(
+            '<rect data-connector="elevator" data-connector-id="core" '
+            'x="1990" y="1990" width="20" height="20"/>'
+            '<rect data-connector="stairs" data-connector-id="stairs" '
+            'x="190" y="190" width="20" height="20"/></g>'
+        )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -160,10 +182,13 @@ def generated_svg(levels: int = GENERATED_LEVELS) -> str:
 def generated_points(count: int, seed: int) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     return [
-        {"x": rng.uniform(0, SPAN), "y": rng.uniform(0, SPAN),
-         "floor_id": f"gen-f{rng.randrange(GENERATED_LEVELS)}"}
+        {
+            "x": rng.uniform(0, SPAN),
+            "y": rng.uniform(0, SPAN),
+            "floor_id": f"gen-f{rng.randrange(GENERATED_LEVELS)}",
+        }
         for _ in range(count)
-    ]  # fmt: skip
+    ]
 
 
 def as_points(waypoints: list[dict[str, Any]]) -> list[Point]:
@@ -192,8 +217,9 @@ async def bench(folder: Path) -> None:
 async def matrix_call(
     client: httpx.AsyncClient, headers: dict[str, str], map_id: str, body: dict[str, Any]
 ) -> None:
-    response = await client.post(f"/v1/maps/{map_id}/distance-matrix", headers=headers,
-                                 json={"data": body})  # fmt: skip
+    response = await client.post(
+        f"/v1/maps/{map_id}/distance-matrix", headers=headers, json={"data": body}
+    )
     assert response.status_code == 200, response.text
 
 
@@ -202,14 +228,20 @@ async def demo_part(client: httpx.AsyncClient, headers: dict[str, str], services
     unit_map = await services.store["unit_maps"].find_one({"_id": "map-b1"})
     loaded = await load_graph(services.store, services.settings, unit_map["graph_file"], 10.0)
     mode = loaded.modes[FOOT]
-    print(f"demo map-b1: {loaded.graph.node_count} nodes, {loaded.graph.edge_count} edges, "
-          f"{len(locations)} locations")  # fmt: skip
-    by_id = {loc["id"]: Point(loc["x"], loc["y"], int(loc["floors"][0]["id"][-1]) - 1)
-             for loc in locations}  # fmt: skip
+    print(
+        f"demo map-b1: {loaded.graph.node_count} nodes, {loaded.graph.edge_count} edges, "
+        f"{len(locations)} locations"
+    )
+    by_id = {
+        loc["id"]: Point(loc["x"], loc["y"], int(loc["floors"][0]["id"][-1]) - 1)
+        for loc in locations
+    }
     for shape in ((5, 10), (1, 50)):
         sources, targets = locations[: shape[0]], locations[-shape[1] :]
-        body = {"sources": [{"id": s["id"]} for s in sources],
-                "targets": [{"id": t["id"]} for t in targets]}  # fmt: skip
+        body = {
+            "sources": [{"id": s["id"]} for s in sources],
+            "targets": [{"id": t["id"]} for t in targets],
+        }
         await matrix_call(client, headers, "map-b1", body)
         warm = await timed(lambda body=body: matrix_call(client, headers, "map-b1", body))
 
@@ -237,24 +269,27 @@ async def generated_part(
     graph = build_walk_graph(parsed)
     assert graph is not None
     walk_edges = int((graph.edge_kind == 0).sum())
-    print(f"generated: {len(svg) / 1e6:.1f} MB SVG, {len(parsed.walk_lines)} walk lines, "
-          f"{graph.node_count} nodes, {walk_edges} walk edges; parse {parse_s * 1000:.0f} ms")
+    print(
+        f"generated: {len(svg) / 1e6:.1f} MB SVG, {len(parsed.walk_lines)} walk lines, "
+        f"{graph.node_count} nodes, {walk_edges} walk edges; parse {parse_s * 1000:.0f} ms"
+    )
     row("generated build_walk_graph", builds, None, "(goal: < 2000 ms)")
     data = graph_bytes(graph)
     name = "bench/generated.walk.npz"
     await put_file(store, name, data, "application/octet-stream", immutable=True)
     costs = Costs()
     loads = await timed(lambda: load_graph(store, services.settings, name, 10.0), rounds=5)
-    row(f"generated load from database ({len(data) / 1e6:.1f} MB)", loads, None,
-        "(goal: < 500 ms)")  # fmt: skip
+    row(f"generated load from database ({len(data) / 1e6:.1f} MB)", loads, None, "(goal: < 500 ms)")
     loaded = LoadedGraph(graph, costs, 10.0)
     mode = loaded.modes[FOOT]
     dataset = {
         "assets": [{"id": "gen", "market": "multifamily", "name": "Generated"}],
-        "floors": [{"id": f"gen-f{i}", "asset_id": "gen", "name": f"{i}", "sort": i}
-                   for i in range(GENERATED_LEVELS)],
+        "floors": [
+            {"id": f"gen-f{i}", "asset_id": "gen", "name": f"{i}", "sort": i}
+            for i in range(GENERATED_LEVELS)
+        ],
         "unit_maps": [{"id": "gen-map", "asset_id": "gen", "name": "Generated"}],
-    }  # fmt: skip
+    }
     await import_data(store, dataset, Path.cwd(), svg_sources={"gen-map": svg})
     for count_s, count_t in ((1, 50), (5, 10)):
         sources = generated_points(count_s, seed=count_s)
@@ -266,8 +301,9 @@ async def generated_part(
         theirs = networkx_matrix(mode, src, tgt)
         assert all(
             (a is None and b is None) or (abs(a[1] - b[1]) < 1e-6 and abs(a[0] - b[0]) < 1e-6)
-            for ra, rb in zip(ours, theirs, strict=True) for a, b in zip(ra, rb, strict=True)
-        ), "networkx and igraph disagree"  # fmt: skip
+            for ra, rb in zip(ours, theirs, strict=True)
+            for a, b in zip(ra, rb, strict=True)
+        ), "networkx and igraph disagree"
         body = {"sources": sources, "targets": targets}
         await matrix_call(client, headers, "gen-map", body)
         warm = await timed(lambda body=body: matrix_call(client, headers, "gen-map", body))
@@ -279,8 +315,10 @@ async def generated_part(
 
 
 def main() -> None:
-    print(f"{platform.platform()}, {platform.processor() or platform.machine()}, "
-          f"CPython {platform.python_version()}, igraph {version('igraph')}, "
-          f"networkx {version('networkx')}, shapely {version('shapely')}")  # fmt: skip
+    print(
+        f"{platform.platform()}, {platform.processor() or platform.machine()}, "
+        f"CPython {platform.python_version()}, igraph {version('igraph')}, "
+        f"networkx {version('networkx')}, shapely {version('shapely')}"
+    )
     with tempfile.TemporaryDirectory() as folder:
         asyncio.run(bench(Path(folder)))

@@ -180,9 +180,12 @@ class Bench:
         context = RequestContext(self.services, self.secret, frozenset())
         clock = Clock()
         outcome = graphql.execute(
-            self.schema, self.route.parsed, context_value=context,
-            variable_values={"perPage": n}, executor_class=CompiledExecutor,
-        )  # fmt: skip
+            self.schema,
+            self.route.parsed,
+            context_value=context,
+            variable_values={"perPage": n},
+            executor_class=CompiledExecutor,
+        )
         if isawaitable(outcome):
             outcome = await outcome
         sample = clock.stop()
@@ -308,8 +311,11 @@ async def run(data_dir: Path) -> list[Row]:
 
 def main() -> None:
     """Run the E6 benchmark and print the machine and the tables (Markdown)."""
-    title = (f"E6 GET /v1/units: {UNIT_COUNT} units in one asset; sizes and runs: "
-             + ", ".join(f"N={n} x{r}" for n, r in SIZES) + f" (+{WARMUP} warm-up)")  # fmt: skip
+    title = (
+        f"E6 GET /v1/units: {UNIT_COUNT} units in one asset; sizes and runs: "
+        + ", ".join(f"N={n} x{r}" for n, r in SIZES)
+        + f" (+{WARMUP} warm-up)"
+    )
     run_and_report(title, run, lambda rows: [table(rows), details(rows)])
 
 

@@ -126,12 +126,17 @@ async def prepare(uri: str, folder: Path) -> tuple[str, E18Case]:
 
     def placed(location: dict[str, Any]) -> Point:
         """As the resolver places a waypoint given by id: its first floor's level."""
-        return Point(float(location["x"]), float(location["y"]),
-                     levels.index(location["floors"][0]["id"]))  # fmt: skip
+        return Point(
+            float(location["x"]), float(location["y"]), levels.index(location["floors"][0]["id"])
+        )
 
     sources, targets = locations[:1], locations[-E18_TARGETS:]
-    body = {"data": {"sources": [{"id": loc["_id"]} for loc in sources],
-                     "targets": [{"id": loc["_id"]} for loc in targets]}}  # fmt: skip
+    body = {
+        "data": {
+            "sources": [{"id": loc["_id"]} for loc in sources],
+            "targets": [{"id": loc["_id"]} for loc in targets],
+        }
+    }
     case = E18Case(body, loaded, [placed(x) for x in sources], [placed(x) for x in targets])
     return key.secret, case
 
@@ -267,12 +272,21 @@ def measure_throughput(
                 s.cpu_seconds(pid) - was for pid, was in zip(pids, server_before, strict=True)
             ]
             database_cpu = s.cpu_seconds(database_pid) - database_before
-            runs[server.name].append(Throughput(
-                load.rate, tuple(cpu / load.seconds for cpu in server_cpu),
-                database_cpu / load.seconds, load.client_cpu / load.seconds, load.tool,
-                load.errors))  # fmt: skip
-            print(f"  throughput {server.name}: {load.rate:,.0f} req/s ({load.tool}, "
-                  f"{load.errors} errors)", flush=True)  # fmt: skip
+            runs[server.name].append(
+                Throughput(
+                    load.rate,
+                    tuple(cpu / load.seconds for cpu in server_cpu),
+                    database_cpu / load.seconds,
+                    load.client_cpu / load.seconds,
+                    load.tool,
+                    load.errors,
+                )
+            )
+            print(
+                f"  throughput {server.name}: {load.rate:,.0f} req/s ({load.tool}, "
+                f"{load.errors} errors)",
+                flush=True,
+            )
     return {name: max(found, key=lambda t: t.rate) for name, found in runs.items()}
 
 
@@ -300,8 +314,10 @@ def measure_e18(servers: Servers, case: E18Case) -> dict[str, float]:
     `bare_cpu`: the algorithm runs every time); the algorithm alone, median ms."""
     headers = {"Experimental-Flags": "distances"}
     path = f"/v1/unitmaps/{E18_MAP}/distance-matrix"
-    alone_times = [cell and round(cell[1], 2) for cell in
-                   case.loaded.matrix(FOOT, case.sources, case.targets)[0]]  # fmt: skip
+    alone_times = [
+        cell and round(cell[1], 2)
+        for cell in case.loaded.matrix(FOOT, case.sources, case.targets)[0]
+    ]
     for server in (servers.one, servers.bare):
         answer = servers.client(server).post(path, json=case.body, headers=headers)
         assert answer.status_code == 200, answer.text
@@ -309,8 +325,13 @@ def measure_e18(servers: Servers, case: E18Case) -> dict[str, float]:
         assert times == alone_times and None not in times, "REST and the algorithm disagree"
         for _ in range(WARMUP_REQUESTS):
             servers.client(server).post(path, json=case.body, headers=headers)
-    samples: dict[str, list[float]] = {"rest": [], "cpu": [], "bare": [], "bare_cpu": [],
-                                       "alone": []}  # fmt: skip
+    samples: dict[str, list[float]] = {
+        "rest": [],
+        "cpu": [],
+        "bare": [],
+        "bare_cpu": [],
+        "alone": [],
+    }
     for _ in range(E18_REQUESTS):
         for server, wall, cpu in ((servers.one, "rest", "cpu"), (servers.bare, "bare", "bare_cpu")):
             client = servers.client(server)
@@ -327,8 +348,7 @@ def measure_e18(servers: Servers, case: E18Case) -> dict[str, float]:
     return {name: median(values) * 1000 for name, values in samples.items()}
 
 
-def first_200(spawn: Callable[[], s.Spawned], key: str, tls: ssl.SSLContext
-              ) -> Callable[[], float]:  # fmt: skip
+def first_200(spawn: Callable[[], s.Spawned], key: str, tls: ssl.SSLContext) -> Callable[[], float]:
     """A measure: start a server, seconds from its spawn to its first 200, stop it."""
 
     def measure() -> float:
@@ -341,8 +361,9 @@ def first_200(spawn: Callable[[], s.Spawned], key: str, tls: ssl.SSLContext
     return measure
 
 
-def cold_starts(measures: dict[str, Callable[[], float]], rounds: int = COLD_STARTS
-                ) -> dict[str, list[float]]:  # fmt: skip
+def cold_starts(
+    measures: dict[str, Callable[[], float]], rounds: int = COLD_STARTS
+) -> dict[str, list[float]]:
     """Each measure's seconds, `rounds` times, alternating, after the bytecode is written."""
     s.compile_bytecode()
     names = list(measures)
@@ -363,8 +384,10 @@ def same_bodies(servers: Servers) -> list[str]:
         if ours == theirs:
             notes.append(f"{path}: identical bodies ({len(ours):,} bytes)")
         else:
-            at = next((i for i, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b),
-                      min(len(ours), len(theirs)))  # fmt: skip
+            at = next(
+                (i for i, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b),
+                min(len(ours), len(theirs)),
+            )
             notes.append(
                 f"{path}: bodies differ at byte {at} ({len(ours):,} / "
                 f"{len(theirs):,} bytes): {ours[at : at + 60]!r} / {theirs[at : at + 60]!r}"
@@ -402,80 +425,158 @@ def rows_of(
         for suffix in (UNCACHED, ""):
             ours, theirs = cpu[f"floorgate REST{suffix}", n].cpu_ms, cpu["minimal", n].cpu_ms
             ratio = ours / theirs
-            rows.append(Row(f"E6 per-page={n}: server CPU per request{suffix or ', cache on'}",
-                            f"{ours:.2f} ms", f"{theirs:.2f} ms", ratio,
-                            "<= 1.5x" if goal else "", ratio <= 1.5 if goal else None))  # fmt: skip
+            rows.append(
+                Row(
+                    f"E6 per-page={n}: server CPU per request{suffix or ', cache on'}",
+                    f"{ours:.2f} ms",
+                    f"{theirs:.2f} ms",
+                    ratio,
+                    "<= 1.5x" if goal else "",
+                    ratio <= 1.5 if goal else None,
+                )
+            )
     for n in SIZES:
         ours, theirs = cpu[f"floorgate REST{UNCACHED}", n].wall_ms, cpu["minimal", n].wall_ms
-        rows.append(Row(f"E6 per-page={n}: wall per sequential request{UNCACHED}",
-                        f"{ours:.1f} ms", f"{theirs:.1f} ms", ours / theirs, "", None))  # fmt: skip
+        rows.append(
+            Row(
+                f"E6 per-page={n}: wall per sequential request{UNCACHED}",
+                f"{ours:.1f} ms",
+                f"{theirs:.1f} ms",
+                ours / theirs,
+                "",
+                None,
+            )
+        )
     bare = throughput[BARE]
     one, two, small = (throughput[name] for name in ("floorgate", "floorgate-2w", "minimal"))
     for label, run in ((UNCACHED, bare), (", cache on", one)):
         ratio = run.rate / small.rate
-        rows.append(Row(f"E2 throughput, 1 worker, {CONNECTIONS} connections{label}",
-                        f"{run.rate:,.0f} req/s", f"{small.rate:,.0f} req/s", ratio, ">= 0.8x",
-                        ratio >= 0.8))  # fmt: skip
-    rows.append(Row(f"E2 throughput, floorgate 2 workers (baseline: 1 worker), {CONNECTIONS} "
-                    "connections", f"{two.rate:,.0f} req/s", f"{one.rate:,.0f} req/s",
-                    two.rate / one.rate, ">= 1.6x", two.rate / one.rate >= 1.6))  # fmt: skip
+        rows.append(
+            Row(
+                f"E2 throughput, 1 worker, {CONNECTIONS} connections{label}",
+                f"{run.rate:,.0f} req/s",
+                f"{small.rate:,.0f} req/s",
+                ratio,
+                ">= 0.8x",
+                ratio >= 0.8,
+            )
+        )
+    rows.append(
+        Row(
+            f"E2 throughput, floorgate 2 workers (baseline: 1 worker), {CONNECTIONS} connections",
+            f"{two.rate:,.0f} req/s",
+            f"{one.rate:,.0f} req/s",
+            two.rate / one.rate,
+            ">= 1.6x",
+            two.rate / one.rate >= 1.6,
+        )
+    )
     ratio = latency["floorgate-2w"] / latency["floorgate"]
-    rows.append(Row("E2 sequential keep-alive GET, floorgate 2 workers (baseline: 1 worker)",
-                    f"{latency['floorgate-2w']:.2f} ms", f"{latency['floorgate']:.2f} ms", ratio,
-                    f"no slower (<= {1 + NOISE:.2f}x)", ratio <= 1 + NOISE))  # fmt: skip
+    rows.append(
+        Row(
+            "E2 sequential keep-alive GET, floorgate 2 workers (baseline: 1 worker)",
+            f"{latency['floorgate-2w']:.2f} ms",
+            f"{latency['floorgate']:.2f} ms",
+            ratio,
+            f"no slower (<= {1 + NOISE:.2f}x)",
+            ratio <= 1 + NOISE,
+        )
+    )
     ratio = latency["floorgate"] / latency["minimal"]
-    rows.append(Row("E2 sequential keep-alive GET, 1 worker", f"{latency['floorgate']:.2f} ms",
-                    f"{latency['minimal']:.2f} ms", ratio, "", None))  # fmt: skip
+    rows.append(
+        Row(
+            "E2 sequential keep-alive GET, 1 worker",
+            f"{latency['floorgate']:.2f} ms",
+            f"{latency['minimal']:.2f} ms",
+            ratio,
+            "",
+            None,
+        )
+    )
     for wall, cpu_ms, label in (("bare", "bare_cpu", UNCACHED), ("rest", "cpu", ", cache on")):
         ratio = e18[wall] / e18["alone"]
-        rows.append(Row(f"E18 1x{E18_TARGETS} on {E18_MAP} over REST (baseline: the matrix "
-                        f"algorithm alone){label}",
-                        f"{e18[wall]:.2f} ms (server CPU {e18[cpu_ms]:.2f} ms)",
-                        f"{e18['alone']:.2f} ms", ratio, "<= 2x", ratio <= 2))  # fmt: skip
+        rows.append(
+            Row(
+                f"E18 1x{E18_TARGETS} on {E18_MAP} over REST (baseline: the matrix "
+                f"algorithm alone){label}",
+                f"{e18[wall]:.2f} ms (server CPU {e18[cpu_ms]:.2f} ms)",
+                f"{e18['alone']:.2f} ms",
+                ratio,
+                "<= 2x",
+                ratio <= 2,
+            )
+        )
     for n in SIZES:
         for suffix in (UNCACHED, ""):
             ours = cpu[f"floorgate /graphql{suffix}", n].cpu_ms
             rest = cpu[f"floorgate REST{suffix}", n].cpu_ms
-            rows.append(Row(f"E6 per-page={n} over /graphql, same selection (baseline: REST), "
-                            f"server CPU per request{suffix or ', cache on'}", f"{ours:.2f} ms",
-                            f"{rest:.2f} ms", ours / rest, "within 10%",
-                            ours / rest <= 1 + NOISE))  # fmt: skip
+            rows.append(
+                Row(
+                    f"E6 per-page={n} over /graphql, same selection (baseline: REST), "
+                    f"server CPU per request{suffix or ', cache on'}",
+                    f"{ours:.2f} ms",
+                    f"{rest:.2f} ms",
+                    ours / rest,
+                    "within 10%",
+                    ours / rest <= 1 + NOISE,
+                )
+            )
     ratio = cold["floorgate"] / cold["minimal"]
-    rows.append(Row("cold start: spawn to first 200", f"{cold['floorgate']:.2f} s",
-                    f"{cold['minimal']:.2f} s", ratio, "floorgate < 0.4 s",
-                    cold["floorgate"] < 0.4))  # fmt: skip
+    rows.append(
+        Row(
+            "cold start: spawn to first 200",
+            f"{cold['floorgate']:.2f} s",
+            f"{cold['minimal']:.2f} s",
+            ratio,
+            "floorgate < 0.4 s",
+            cold["floorgate"] < 0.4,
+        )
+    )
     return rows
 
 
 def table(rows: list[Row]) -> list[str]:
-    lines = ["| measure | floorgate | minimal (or baseline) | ratio | goal | result |",
-             "|---|---:|---:|---:|---|---|"]  # fmt: skip
+    lines = [
+        "| measure | floorgate | minimal (or baseline) | ratio | goal | result |",
+        "|---|---:|---:|---:|---|---|",
+    ]
     for row in rows:
-        lines.append(f"| {row.measure} | {row.floorgate} | {row.baseline} | {row.ratio:.2f}x "
-                     f"| {row.goal} | {verdict(row.passed)} |")  # fmt: skip
+        lines.append(
+            f"| {row.measure} | {row.floorgate} | {row.baseline} | {row.ratio:.2f}x "
+            f"| {row.goal} | {verdict(row.passed)} |"
+        )
     return lines
 
 
 def cpu_details(cpu: dict[tuple[str, int], PerRequest]) -> list[str]:
     """The spread behind the medians: one value per round, each the mean of a batch."""
-    lines = ["| N | kind | requests | CPU ms median | min | max | mean | wall ms median |",
-             "|---:|---|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+    lines = [
+        "| N | kind | requests | CPU ms median | min | max | mean | wall ms median |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for (label, n), found in cpu.items():
-        lines.append(f"| {n} | {label} | {len(found.cpu)} x {CPU_BATCH[n]} | {found.cpu_ms:.2f} "
-                     f"| {min(found.cpu):.2f} | {max(found.cpu):.2f} "
-                     f"| {statistics.fmean(found.cpu):.2f} | {found.wall_ms:.1f} |")  # fmt: skip
+        lines.append(
+            f"| {n} | {label} | {len(found.cpu)} x {CPU_BATCH[n]} | {found.cpu_ms:.2f} "
+            f"| {min(found.cpu):.2f} | {max(found.cpu):.2f} "
+            f"| {statistics.fmean(found.cpu):.2f} | {found.wall_ms:.1f} |"
+        )
     return lines
 
 
 def cores(throughput: dict[str, Throughput]) -> list[str]:
-    lines = ["| server under load | req/s | server cores (per process) | database cores "
-             "| load generator cores | errors |", "|---|---:|---:|---:|---:|---:|"]  # fmt: skip
+    lines = [
+        "| server under load | req/s | server cores (per process) | database cores "
+        "| load generator cores | errors |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for name, run in throughput.items():
         each = run.server_cores
         split = f" ({' + '.join(f'{x:.2f}' for x in each)})" if len(each) > 1 else ""
-        lines.append(f"| {name} | {run.rate:,.0f} | {sum(each):.2f}{split} "
-                     f"| {run.database_cores:.2f} | {run.client_cores:.2f} ({run.tool}) "
-                     f"| {run.errors} |")  # fmt: skip
+        lines.append(
+            f"| {name} | {run.rate:,.0f} | {sum(each):.2f}{split} "
+            f"| {run.database_cores:.2f} | {run.client_cores:.2f} ({run.tool}) "
+            f"| {run.errors} |"
+        )
     return lines
 
 
@@ -483,8 +584,9 @@ def commit() -> str:
     """HEAD's short hash; "+ changes" when tracked files differ from it (the run measured
     the working tree)."""
     try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, check=True).stdout.strip()  # fmt: skip
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
         changed = subprocess.run(
             ["git", "status", "--porcelain", "--untracked-files=no"],
             capture_output=True,
@@ -521,9 +623,13 @@ def run(folder: Path) -> None:
     try:
         key, case = asyncio.run(prepare(database.uri, folder))
         certs = ensure_local_certificates(folder / "tls")
-        env = {**os.environ, **FLOORGATE_ENV,
-               "FLOORGATE_MONGODB_URI": database.uri, "FLOORGATE_DATABASE": DATABASE,
-               "FLOORGATE_DATA_DIR": str(folder / "floorgate")}  # fmt: skip
+        env = {
+            **os.environ,
+            **FLOORGATE_ENV,
+            "FLOORGATE_MONGODB_URI": database.uri,
+            "FLOORGATE_DATABASE": DATABASE,
+            "FLOORGATE_DATA_DIR": str(folder / "floorgate"),
+        }
         logs = folder / "logs"
         logs.mkdir()
 
@@ -536,23 +642,26 @@ def run(folder: Path) -> None:
 
         def minimal() -> s.Spawned:
             port = s.free_port()
-            args = s.minimal_args(port, certs.cert, certs.key, PUBLIC_URL, database.uri,
-                                  DATABASE)  # fmt: skip
+            args = s.minimal_args(port, certs.cert, certs.key, PUBLIC_URL, database.uri, DATABASE)
             server = s.spawn("minimal", args, env, logs, port)
             started.append(server)
             return server
 
-        servers = Servers(floorgate(), floorgate(1, BARE, FLOORGATE_READ_CACHE_MB="0"),
-                          floorgate(2, "floorgate-2w"), minimal())  # fmt: skip
+        servers = Servers(
+            floorgate(),
+            floorgate(1, BARE, FLOORGATE_READ_CACHE_MB="0"),
+            floorgate(2, "floorgate-2w"),
+            minimal(),
+        )
         tls = ssl.create_default_context(cafile=str(certs.ca_cert))
         headers = {"API-Key": key}
         for server in (servers.one, servers.bare, servers.two, servers.minimal):
             s.wait_for_200(server, ASSET_PATH, headers, tls)
-            servers.clients[server.name] = httpx.Client(base_url=server.base, verify=tls,
-                                                        headers=headers, timeout=60.0)  # fmt: skip
+            servers.clients[server.name] = httpx.Client(
+                base_url=server.base, verify=tls, headers=headers, timeout=60.0
+            )
         done("seeded, servers up")
-        print(f"  load generator: {s.load_tool()}; minimal server: {minimal_stack()}",
-              flush=True)  # fmt: skip
+        print(f"  load generator: {s.load_tool()}; minimal server: {minimal_stack()}", flush=True)
         for note in same_bodies(servers):
             print(f"  {note}", flush=True)
         cpu = measure_cpu(servers)
@@ -561,13 +670,17 @@ def run(folder: Path) -> None:
         done("throughput")
         latency = measure_latency(servers)
         e18 = measure_e18(servers, case)
-        print(f"  E18: REST {e18['rest']:.2f} ms, read cache off {e18['bare']:.2f} ms, "
-              f"algorithm {e18['alone']:.2f} ms", flush=True)  # fmt: skip
+        print(
+            f"  E18: REST {e18['rest']:.2f} ms, read cache off {e18['bare']:.2f} ms, "
+            f"algorithm {e18['alone']:.2f} ms",
+            flush=True,
+        )
         for client in servers.clients.values():
             client.close()
         done("latency, E18")
-        starts = cold_starts({"floorgate": first_200(floorgate, key, tls),
-                              "minimal": first_200(minimal, key, tls)})  # fmt: skip
+        starts = cold_starts(
+            {"floorgate": first_200(floorgate, key, tls), "minimal": first_200(minimal, key, tls)}
+        )
         cold = {name: median(values) for name, values in starts.items()}
         done("cold starts")
         rows = rows_of(cpu, throughput, latency, e18, cold)
@@ -578,10 +691,14 @@ def run(folder: Path) -> None:
     print()
     print(f"- commit: {commit()}")
     print("\n".join(f"- {line}" for line in machine()))
-    print(f"- load generator: {s.load_tool()} (one process, {CONNECTIONS} connections); "
-          f"minimal server: {minimal_stack()}")  # fmt: skip
-    print(f"- client, database and servers share this machine's {os.cpu_count()} cores; load "
-          f"average (1/5/15 min) before {load_before}, after {load_average()}")  # fmt: skip
+    print(
+        f"- load generator: {s.load_tool()} (one process, {CONNECTIONS} connections); "
+        f"minimal server: {minimal_stack()}"
+    )
+    print(
+        f"- client, database and servers share this machine's {os.cpu_count()} cores; load "
+        f"average (1/5/15 min) before {load_before}, after {load_average()}"
+    )
     print()
     print("\n".join(table(rows)))
     print()
@@ -594,9 +711,12 @@ def run(folder: Path) -> None:
 
 def main() -> None:
     """Run the side-by-side benchmark and print the machine and the table (Markdown)."""
-    print(f"versus_minimal: floorgate beside a minimal server on one database; CPU rounds "
-          f"{CPU_ROUNDS}, throughput {THROUGHPUT_ROUNDS} x {THROUGHPUT_SECONDS:g} s per "
-          f"server, {COLD_STARTS} cold starts each", flush=True)  # fmt: skip
+    print(
+        f"versus_minimal: floorgate beside a minimal server on one database; CPU rounds "
+        f"{CPU_ROUNDS}, throughput {THROUGHPUT_ROUNDS} x {THROUGHPUT_SECONDS:g} s per "
+        f"server, {COLD_STARTS} cold starts each",
+        flush=True,
+    )
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="floorgate-versus-") as tmp:
         run(Path(tmp))

@@ -69,22 +69,32 @@ class Measured:
 def render_once(browser: Chromium, url: str) -> Round:
     """One new tab on `url`; the page's own times once it drew the map."""
     target = browser.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-    session = browser.call("Target.attachToTarget", {"targetId": target,
-                                                     "flatten": True})["sessionId"]  # fmt: skip
+    session = browser.call("Target.attachToTarget", {"targetId": target, "flatten": True})[
+        "sessionId"
+    ]
     try:
         for domain in ("Page", "Runtime"):
             browser.call(f"{domain}.enable", session=session)
         width, height = SIZE
-        browser.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": height,
-                     "deviceScaleFactor": 1, "mobile": False}, session=session)  # fmt: skip
+        browser.call(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+            session=session,
+        )
         browser.call("Page.navigate", {"url": url}, session=session)
-        state = wait_until(browser, session, "document.body && document.body.dataset.state "
-                           "!== 'loading' && document.body.dataset.state", 30)  # fmt: skip
+        state = wait_until(
+            browser,
+            session,
+            "document.body && document.body.dataset.state "
+            "!== 'loading' && document.body.dataset.state",
+            30,
+        )
         if state != "ready":
             raise RuntimeError(f"the viewer did not draw {url.split('#')[0]}: {state}")
         # The load event may come after the drawing: wait for it to be recorded.
-        wait_until(browser, session, "performance.getEntriesByType('navigation')[0]"
-                   ".loadEventEnd > 0", 10)  # fmt: skip
+        wait_until(
+            browser, session, "performance.getEntriesByType('navigation')[0].loadEventEnd > 0", 10
+        )
         rendered, loaded, page, units, levels = evaluate(browser, session, TIMES)
         return Round(rendered, rendered - loaded, page, units, levels)
     finally:
@@ -113,15 +123,21 @@ async def run(folder: Path) -> list[Measured]:
     server.start()
     try:
         async with own_demo_database(server, folder / "data", DATABASE) as (settings, key):
-            with serve_tls(settings.data_dir, server, settings, FLOORGATE_ACCESS_LOG="off",
-                           FLOORGATE_RATE_LIMIT_PER_SECOND="0") as served:  # fmt: skip
+            with serve_tls(
+                settings.data_dir,
+                server,
+                settings,
+                FLOORGATE_ACCESS_LOG="off",
+                FLOORGATE_RATE_LIMIT_PER_SECOND="0",
+            ) as served:
                 maps = await chosen_maps(served.base, served.certs.ca_cert, key)
                 deadline = time.monotonic() + BROWSER_SECONDS
                 results = []
                 for map_id, why, size in maps:
                     # A fresh browser per map: its first round is cold.
-                    browser = offline_browser(folder / f"profile-{map_id}", served.certs.cert,
-                                              deadline)  # fmt: skip
+                    browser = offline_browser(
+                        folder / f"profile-{map_id}", served.certs.cert, deadline
+                    )
                     try:
                         url = f"{served.base}/viewer/maps/{quote(map_id)}#key={quote(key)}"
                         rounds = [render_once(browser, url) for _ in range(ROUNDS)]
@@ -156,8 +172,10 @@ def table(results: list[Measured]) -> list[str]:
 
 def main() -> None:
     """Run the viewer benchmark and print the machine and the table (Markdown)."""
-    title = (f"map viewer: first render in headless Chromium at {SIZE[0]}x{SIZE[1]}, "
-             f"{ROUNDS} page loads per map (1 cold, {ROUNDS - 1} warm)")  # fmt: skip
+    title = (
+        f"map viewer: first render in headless Chromium at {SIZE[0]}x{SIZE[1]}, "
+        f"{ROUNDS} page loads per map (1 cold, {ROUNDS - 1} warm)"
+    )
     run_and_report(title, run, lambda results: [table(results)])
 
 

@@ -11,11 +11,18 @@ from parsing.imdf_projection import Canvas, LocalPlane
 from parsing.imdf_read import Report, feature_type_of, label, read_archive
 
 
-@pytest.mark.parametrize(("name", "kind"), [
-    ("unit.geojson", "unit"), ("IMDF/Units.json", "unit"), ("x/AMENITIES.geojson", "amenity"),
-    ("addresses.json", "address"), ("manifest.json", None), ("notes.txt", None),
-    ("units.geojson.bak", None),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("unit.geojson", "unit"),
+        ("IMDF/Units.json", "unit"),
+        ("x/AMENITIES.geojson", "amenity"),
+        ("addresses.json", "address"),
+        ("manifest.json", None),
+        ("notes.txt", None),
+        ("units.geojson.bak", None),
+    ],
+)
 def test_feature_type_of_a_file_name(name, kind):
     assert feature_type_of(name) == kind
 
@@ -32,8 +39,12 @@ def test_labels_by_language_with_fallbacks():
 
 
 def test_departures_are_read_and_counted():
-    unit = {"id": "u1", "type": "Feature", "geometry": {"type": "Point", "coordinates":
-            [1.0, 2.0, 30.0]}, "properties": {"levelId": "l1", "displayPoint": None}}  # fmt: skip
+    unit = {
+        "id": "u1",
+        "type": "Feature",
+        "geometry": {"type": "Point", "coordinates": [1.0, 2.0, 30.0]},
+        "properties": {"levelId": "l1", "displayPoint": None},
+    }
     files = {
         "a/Units.json": orjson.dumps([unit, {**unit}, {"type": "Feature", "properties": {}}]),
         "level.geojson": b"{not json",

@@ -227,12 +227,22 @@ def test_euclidean_matrix_between_floors_is_the_3d_line():
 # (20, 10) and an elevator at (180, -10) on both: each joins its corridor 10 units away
 # (at (20, 0) and (180, 0)).
 TWO_FLOORS = svg(
-    level("L1", 1, paths(line(0, 0, 200, 0)), connector("stairs", "s", 20, 10),
-          connector("elevator", "e", 180, -10)),
-    level("L2", 2, paths(line(0, 0, 200, 0)), connector("stairs", "s", 20, 10),
-          connector("elevator", "e", 180, -10)),
+    level(
+        "L1",
+        1,
+        paths(line(0, 0, 200, 0)),
+        connector("stairs", "s", 20, 10),
+        connector("elevator", "e", 180, -10),
+    ),
+    level(
+        "L2",
+        2,
+        paths(line(0, 0, 200, 0)),
+        connector("stairs", "s", 20, 10),
+        connector("elevator", "e", 180, -10),
+    ),
     fpu=1,
-)  # fmt: skip
+)
 
 
 def test_two_floors_graph():
@@ -299,8 +309,9 @@ def test_wheelchair_has_no_way_with_stairs_only():
 def three_floors(stairs_on: tuple[str, ...] = ("L1", "L2", "L3")) -> str:
     def floor(uid: str, index: int, end: int) -> str:
         stairs = connector("stairs", "s", 20, 10) if uid in stairs_on else ""
-        return level(uid, index, paths(line(0, 0, end, 0)), stairs,
-                     connector("elevator", "e", 180, -10))  # fmt: skip
+        return level(
+            uid, index, paths(line(0, 0, end, 0)), stairs, connector("elevator", "e", 180, -10)
+        )
 
     return svg(floor("L3", 3, 200), floor("L2", 2, 200), floor("L1", 1, 300), fpu=1)
 
@@ -318,8 +329,10 @@ def test_elevator_joins_every_pair_stairs_adjacent_levels_only():
     graph = build(three_floors())
     assert edges_of(graph, STAIRS) == [(0, 1, 1, FOOT), (1, 2, 1, FOOT)]
     assert edges_of(graph, ELEVATOR) == [
-        (0, 1, 1, BOTH_MODES), (0, 2, 2, BOTH_MODES), (1, 2, 1, BOTH_MODES)
-    ]  # fmt: skip
+        (0, 1, 1, BOTH_MODES),
+        (0, 2, 2, BOTH_MODES),
+        (1, 2, 1, BOTH_MODES),
+    ]
 
 
 def test_three_floors_routes():
@@ -353,12 +366,22 @@ def test_stairs_skipping_a_level_join_the_stops_next_to_each_other():
 def test_ramp_and_escalator():
     # Escalator at (20, 10), ramp at (180, -10), corridors (0, 0) -> (200, 0), 1 ft/unit.
     text = svg(
-        level("L1", 1, paths(line(0, 0, 200, 0)), connector("escalator", "x", 20, 10),
-              connector("ramp", "r", 180, -10)),
-        level("L2", 2, paths(line(0, 0, 200, 0)), connector("escalator", "x", 20, 10),
-              connector("ramp", "r", 180, -10)),
+        level(
+            "L1",
+            1,
+            paths(line(0, 0, 200, 0)),
+            connector("escalator", "x", 20, 10),
+            connector("ramp", "r", 180, -10),
+        ),
+        level(
+            "L2",
+            2,
+            paths(line(0, 0, 200, 0)),
+            connector("escalator", "x", 20, 10),
+            connector("ramp", "r", 180, -10),
+        ),
         fpu=1,
-    )  # fmt: skip
+    )
     graph = build(text)
     assert edges_of(graph, ESCALATOR) == [(0, 1, 1, FOOT)]
     assert edges_of(graph, RAMP) == [(0, 1, 1, BOTH_MODES)]
@@ -392,9 +415,11 @@ def test_steps_are_foot_only_edges():
     foot_only = [e for e in walk_ids.tolist() if graph.edge_modes[e] == FOOT]
     assert len(foot_only) == 1
     ends = sorted(
-        (graph.node_xy[graph.edge_u[foot_only[0]]].tolist(),
-         graph.node_xy[graph.edge_v[foot_only[0]]].tolist())
-    )  # fmt: skip
+        (
+            graph.node_xy[graph.edge_u[foot_only[0]]].tolist(),
+            graph.node_xy[graph.edge_v[foot_only[0]]].tolist(),
+        )
+    )
     assert ends == [[40.0, 0.0], [60.0, 0.0]]
 
 
@@ -431,15 +456,20 @@ def test_connectors_link_to_the_nearest_edge_each_mode_may_use():
     # A corridor (0, 0) -> (100, 0) and a no-wheelchair flight (50, 0) -> (50, 40) up to
     # an elevator at (50, 45), on two levels (1 ft/unit). On foot the elevator joins the
     # flight's top, 5 ft away; in a wheelchair the corridor at (50, 0), 45 ft away.
-    floor = [paths(line(0, 0, 100, 0), line(50, 0, 50, 40, access="no-wheelchair")),
-             connector("elevator", "e", 50, 45)]  # fmt: skip
+    floor = [
+        paths(line(0, 0, 100, 0), line(50, 0, 50, 40, access="no-wheelchair")),
+        connector("elevator", "e", 50, 45),
+    ]
     graph = build(svg(level("L1", 1, *floor), level("L2", 2, *floor), fpu=1))
     links = np.flatnonzero(graph.edge_kind == LINK).tolist()
     found = sorted(
-        (int(graph.edge_modes[e]), float(graph.edge_length[e]),
-         tuple(graph.node_xy[graph.edge_v[e]].tolist()))
+        (
+            int(graph.edge_modes[e]),
+            float(graph.edge_length[e]),
+            tuple(graph.node_xy[graph.edge_v[e]].tolist()),
+        )
         for e in links
-    )  # fmt: skip
+    )
     assert found == [(FOOT, 5.0, (50.0, 40.0))] * 2 + [(WHEELCHAIR, 45.0, (50.0, 0.0))] * 2
     loaded_graph = LoadedGraph(graph, Costs(), FLOOR)
     a, b = Point(0, 0, 0), Point(100, 0, 1)
@@ -506,8 +536,7 @@ def test_map_without_walk_paths_has_no_graph():
 
 def test_vertices_closer_than_half_a_unit_merge():
     # (10.2, 0.2) is 0.28 units from (10, 0): the second line starts at (10, 0).
-    graph = build(svg(level("L1", 1, paths(line(0, 0, 10, 0), line(10.2, 0.2, 10.2, 20))),
-                      fpu=1))  # fmt: skip
+    graph = build(svg(level("L1", 1, paths(line(0, 0, 10, 0), line(10.2, 0.2, 10.2, 20))), fpu=1))
     assert graph.node_count == 3
     assert walk_edges(graph) == [((0.0, 0.0), (10.0, 0.0)), ((10.0, 0.0), (10.2, 20.0))]
     feet = 10 + math.hypot(0.2, 20)
@@ -532,13 +561,17 @@ def test_vertices_0_3_apart_merge_0_6_apart_do_not():
 def test_merging_does_not_chain():
     # (0.4, 0) merges into (0, 0); (0.8, 0) is 0.4 from (0.4, 0), which is no node any
     # more, and 0.8 from (0, 0): it stays apart, so the east line is not connected.
-    text = svg(level("L1", 1, paths(line(-10, 0, 0, 0), line(0.4, 0, 0.4, 10),
-                                    line(0.8, 0, 10.8, 0))), fpu=1)  # fmt: skip
+    text = svg(
+        level("L1", 1, paths(line(-10, 0, 0, 0), line(0.4, 0, 0.4, 10), line(0.8, 0, 10.8, 0))),
+        fpu=1,
+    )
     graph = build(text)
     assert graph.node_count == 5
     assert walk_edges(graph) == [
-        ((-10.0, 0.0), (0.0, 0.0)), ((0.0, 0.0), (0.4, 10.0)), ((0.8, 0.0), (10.8, 0.0))
-    ]  # fmt: skip
+        ((-10.0, 0.0), (0.0, 0.0)),
+        ((0.0, 0.0), (0.4, 10.0)),
+        ((0.8, 0.0), (10.8, 0.0)),
+    ]
     loaded_graph = LoadedGraph(graph, Costs(), FLOOR)
     assert one(loaded_graph, FOOT, Point(-10, 0, 0), Point(0.4, 10, 0)) == approx(
         walk(10 + math.hypot(0.4, 10))
@@ -550,8 +583,10 @@ def test_t_junction_within_half_a_unit_connects():
     # (5, 0.4) is 0.4 from the inside of (0, 0) -> (10, 0): that line splits there.
     graph = build(svg(level("L1", 1, paths(line(0, 0, 10, 0), line(5, 0.4, 5, 10))), fpu=1))
     assert walk_edges(graph) == [
-        ((0.0, 0.0), (5.0, 0.4)), ((5.0, 0.4), (5.0, 10.0)), ((5.0, 0.4), (10.0, 0.0))
-    ]  # fmt: skip
+        ((0.0, 0.0), (5.0, 0.4)),
+        ((5.0, 0.4), (5.0, 10.0)),
+        ((5.0, 0.4), (10.0, 0.0)),
+    ]
     loaded_graph = LoadedGraph(graph, Costs(), FLOOR)
     assert one(loaded_graph, FOOT, Point(0, 0, 0), Point(5, 10, 0)) == approx(
         walk(math.hypot(5, 0.4) + 9.6)
@@ -592,8 +627,10 @@ def test_diagonals_cross():
 def test_collinear_overlaps_share_edges():
     overlap = build(svg(level("L1", 1, paths(line(0, 0, 10, 0), line(5, 0, 15, 0))), fpu=1))
     assert walk_edges(overlap) == [
-        ((0.0, 0.0), (5.0, 0.0)), ((5.0, 0.0), (10.0, 0.0)), ((10.0, 0.0), (15.0, 0.0))
-    ]  # fmt: skip
+        ((0.0, 0.0), (5.0, 0.0)),
+        ((5.0, 0.0), (10.0, 0.0)),
+        ((10.0, 0.0), (15.0, 0.0)),
+    ]
     contained = build(svg(level("L1", 1, paths(line(0, 0, 10, 0), line(2, 0, 5, 0))), fpu=1))
     assert sorted(contained.edge_length.tolist()) == [2.0, 3.0, 5.0]
     duplicate = build(svg(level("L1", 1, paths(line(0, 0, 10, 0), line(10, 0, 0, 0))), fpu=1))
@@ -605,8 +642,9 @@ def test_collinear_overlaps_share_edges():
 def test_overlap_of_steps_and_corridor_is_accessible():
     """routing/build.py: the shared part of an overlap is usable by wheelchair if any of
     the overlapping elements is."""
-    text = svg(level("L1", 1, paths(line(0, 0, 10, 0, access="no-wheelchair"),
-                                    line(5, 0, 15, 0))), fpu=1)  # fmt: skip
+    text = svg(
+        level("L1", 1, paths(line(0, 0, 10, 0, access="no-wheelchair"), line(5, 0, 15, 0))), fpu=1
+    )
     graph = build(text)
     modes = {}
     for e in range(graph.edge_count):
@@ -625,8 +663,16 @@ def test_graph_bytes_round_trip_and_determinism():
     assert back.feet_per_unit == graph.feet_per_unit
     assert back.level_uids == graph.level_uids
     assert back.level_floors == graph.level_floors
-    for name in ("node_xy", "node_level", "edge_u", "edge_v", "edge_length", "edge_kind",
-                 "edge_steps", "edge_modes"):  # fmt: skip
+    for name in (
+        "node_xy",
+        "node_level",
+        "edge_u",
+        "edge_v",
+        "edge_length",
+        "edge_kind",
+        "edge_steps",
+        "edge_modes",
+    ):
         original, copy = getattr(graph, name), getattr(back, name)
         assert copy.dtype == original.dtype, name
         assert np.array_equal(copy, original), name

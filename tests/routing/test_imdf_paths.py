@@ -44,8 +44,14 @@ def room(ident: str, shape: Polygon, level: str = "L0", **kw: object) -> Space:
     return Space(ident, level, shape, **values)
 
 
-def door(ident: str, a: tuple[float, float], b: tuple[float, float], level: str = "L0",
-         walkable: bool = True, wheelchair: bool = True) -> Door:  # fmt: skip
+def door(
+    ident: str,
+    a: tuple[float, float],
+    b: tuple[float, float],
+    level: str = "L0",
+    walkable: bool = True,
+    wheelchair: bool = True,
+) -> Door:
     return Door(ident, level, LineString([a, b]), walkable, wheelchair)
 
 
@@ -116,9 +122,13 @@ def assert_apart(net: WalkNetwork, spaces: Sequence[Space], doors: Sequence[Door
         by_unit.setdefault(unit, []).append(line)
     openings = shapely.union_all([d.line for d in doors]).buffer(0.6)
     door_points = shapely.union_all(
-        [shapely.Point(p).buffer(0.05) for line in net.lines for p in line.points
-         if openings.contains(shapely.Point(p))]
-    )  # fmt: skip
+        [
+            shapely.Point(p).buffer(0.05)
+            for line in net.lines
+            for p in line.points
+            if openings.contains(shapely.Point(p))
+        ]
+    )
     units = sorted(u for u in by_unit if u is not None)
     kept = [geometry(by_unit[u]).difference(door_points) for u in units]
     tree = shapely.STRtree(kept)
@@ -201,8 +211,11 @@ def test_margin_is_a_parameter() -> None:
 
 def test_narrow_unit_uses_a_smaller_margin() -> None:
     # a 0.4 m wide passage: 0.3 m leaves nothing, 0.15 m leaves a 0.1 m wide inset
-    spaces = [room("a", box(-3, 0, 0, 3)), room("passage", box(0, 1, 6, 1.4)),
-              room("b", box(6, 0, 9, 3))]  # fmt: skip
+    spaces = [
+        room("a", box(-3, 0, 0, 3)),
+        room("passage", box(0, 1, 6, 1.4)),
+        room("b", box(6, 0, 9, 3)),
+    ]
     doors = [door("da", (0, 1.05), (0, 1.35)), door("db", (6, 1.05), (6, 1.35))]
     net = walk_network(spaces, doors, [], ["L0"])
     assert net.problems == [] and net.unreachable == []
@@ -215,8 +228,11 @@ def test_narrow_unit_uses_a_smaller_margin() -> None:
 
 
 def test_locked_door_leaves_an_island() -> None:
-    spaces = [room("corridor", box(0, 0, 20, 3)), room("office", box(5, 3, 10, 8)),
-              room("open", box(10, 3, 15, 8))]  # fmt: skip
+    spaces = [
+        room("corridor", box(0, 0, 20, 3)),
+        room("office", box(5, 3, 10, 8)),
+        room("open", box(10, 3, 15, 8)),
+    ]
     doors = [door("locked", (7, 3), (8, 3), walkable=False), door("d", (12, 3), (13, 3))]
     net = walk_network(spaces, doors, [], ["L0"])
     assert net.unreachable == ["office"]
@@ -267,8 +283,11 @@ def test_snap_tolerance_is_a_parameter() -> None:
 
 def test_door_beside_a_partition_joins_only_its_own_rooms() -> None:
     # the door's midpoint is 0.45 m from the next room's wall, along the door
-    spaces = [room("corridor", box(0, 0, 20, 3)), room("a", box(0, 3, 4, 8)),
-              room("b", box(4, 3, 8, 8))]  # fmt: skip
+    spaces = [
+        room("corridor", box(0, 0, 20, 3)),
+        room("a", box(0, 3, 4, 8)),
+        room("b", box(4, 3, 8, 8)),
+    ]
     doors = [door("da", (3.1, 3), (4.0, 3)), door("db", (6, 3), (7, 3))]
     net = walk_network(spaces, doors, [], ["L0"])
     assert net.snaps == [] and net.unreachable == [] and net.problems == []
@@ -307,9 +326,11 @@ def test_two_levels_stairs_inferred_elevator_from_its_relationship() -> None:
         Stop("s0", "stairs", "L1", (1.5, 4.5)),
     ]
     assert net.problems == [
-        ("connector-inferred",
-         "stairs s0: units s0, s1 overlap on adjacent levels and no relationship joins them"),
-    ]  # fmt: skip
+        (
+            "connector-inferred",
+            "stairs s0: units s0, s1 overlap on adjacent levels and no relationship joins them",
+        ),
+    ]
     for line in net.lines:
         unit = owner(line, spaces)
         assert line.wheelchair == (unit is not None and not unit.startswith("s")), line
@@ -326,8 +347,7 @@ def test_connector_on_one_level_has_no_stop() -> None:
     spaces, doors, _ = two_levels()
     spaces = [s for s in spaces if s.id not in ("s1", "e1")]
     doors = [d for d in doors if d.id not in ("ds1", "de1")]
-    net = walk_network(spaces, doors, [Traversal("lift", "elevator", ("e0", "e9"))],
-                       ["L0", "L1"])  # fmt: skip
+    net = walk_network(spaces, doors, [Traversal("lift", "elevator", ("e0", "e9"))], ["L0", "L1"])
     assert net.stops == []
     assert [kind for kind, _ in net.problems] == ["traversal-unknown-unit", "connector-one-level"]
 
@@ -336,8 +356,7 @@ def test_connector_on_one_level_has_no_stop() -> None:
 
 
 def test_non_walkable_unit_gets_no_lines() -> None:
-    spaces = [room("corridor", box(0, 0, 20, 3)),
-              room("staff", box(5, 3, 10, 8), walkable=False)]  # fmt: skip
+    spaces = [room("corridor", box(0, 0, 20, 3)), room("staff", box(5, 3, 10, 8), walkable=False)]
     net = walk_network(spaces, [door("d", (7, 3), (8, 3))], [], ["L0"])
     assert all(owner(line, spaces) == "corridor" for line in net.lines)
     assert net.unreachable == []
@@ -438,8 +457,7 @@ def test_exterior_door_joins_its_one_unit() -> None:
 
 
 def test_display_point_is_used_and_reached() -> None:
-    spaces = [room("corridor", box(0, 0, 20, 3)),
-              room("r", box(0, 3, 5, 8), point=(1.0, 7.0))]  # fmt: skip
+    spaces = [room("corridor", box(0, 0, 20, 3)), room("r", box(0, 3, 5, 8), point=(1.0, 7.0))]
     net = walk_network(spaces, [door("d", (2, 3), (3, 3))], [], ["L0"])
     graph = loaded(net, ["L0"])
     expected = 0.3 + math.dist((2.5, 3.3), (1.0, 7.0))

@@ -122,8 +122,14 @@ class Network:
         )
 
     def with_extra(self, position: int, walk: Walk) -> Network:
-        return Network(self.fpu, self.walks, self.stops, self.document_order, self.level_index,
-                       {position: [walk]})  # fmt: skip
+        return Network(
+            self.fpu,
+            self.walks,
+            self.stops,
+            self.document_order,
+            self.level_index,
+            {position: [walk]},
+        )
 
     def segments(self, position: int, accessible_only: bool) -> list[tuple[tuple, tuple]]:
         return [
@@ -324,8 +330,12 @@ def reference_matrix(
         joined[i] = ("point", i)
         add(("point", i), node, gap * graph.feet_per_unit, gap * graph.feet_per_unit / speed)
     for e in usable:
-        u, v, kind, steps = (int(graph.edge_u[e]), int(graph.edge_v[e]), int(graph.edge_kind[e]),
-                             int(graph.edge_steps[e]))  # fmt: skip
+        u, v, kind, steps = (
+            int(graph.edge_u[e]),
+            int(graph.edge_v[e]),
+            int(graph.edge_kind[e]),
+            int(graph.edge_steps[e]),
+        )
         if kind in (WALK, LINK):
             length = float(graph.edge_length[e])
             chain = [(0.0, u), *sorted(set(splits.get(e, []))), (1.0, v)]
@@ -485,8 +495,9 @@ def test_matches_a_plain_dijkstra_on_the_whole_graph(data):
     graph, loaded = build(network)
     for mode in MODES:
         expected, ambiguous = reference_matrix(graph, mode, points)
-        assert_same_cells(loaded.matrix(mode, points, points), expected, ambiguous,
-                          (mode, points, network.svg()))  # fmt: skip
+        assert_same_cells(
+            loaded.matrix(mode, points, points), expected, ambiguous, (mode, points, network.svg())
+        )
 
 
 def _walk_edges_with_a_node_inside(graph: WalkGraph) -> list[tuple[int, int]]:
@@ -520,12 +531,16 @@ def _walk_edges_with_a_node_inside(graph: WalkGraph) -> list[tuple[int, int]]:
 # 3.265632 ft. The rules make the shared stretch one edge, through X: the first answer.
 DOUBLED_BACK = Network(
     fpu=0.5,
-    walks=[[Walk(((0.0, 1.2), (3.6, 1.3)), True, "line"),
-            Walk(((0.0, 0.1), (3.1, 1.4), (0.0, 0.6)), True, "line")]],
+    walks=[
+        [
+            Walk(((0.0, 1.2), (3.6, 1.3)), True, "line"),
+            Walk(((0.0, 0.1), (3.1, 1.4), (0.0, 0.6)), True, "line"),
+        ]
+    ],
     stops=[[]],
     document_order=[0],
     level_index=[0],
-)  # fmt: skip
+)
 
 
 def test_a_stretch_drawn_twice_through_a_join_is_one_edge_through_its_crossing():
@@ -548,8 +563,9 @@ def test_a_stretch_drawn_twice_through_a_join_is_one_edge_through_its_crossing()
         got = loaded.matrix(mode, points, points)
         expected, ambiguous = reference_matrix(graph, mode, points)
         assert ambiguous == set()
-        assert got[0][1] == pytest.approx((2.754876719274141, 2.754876719274141 / SPEED[mode]),
-                                          rel=1e-12)  # fmt: skip
+        assert got[0][1] == pytest.approx(
+            (2.754876719274141, 2.754876719274141 / SPEED[mode]), rel=1e-12
+        )
         assert got[0][1] == pytest.approx((feet, feet / SPEED[mode]), rel=1e-9)
         assert_same_cells(got, expected, ambiguous, (mode, points))
 
@@ -559,12 +575,16 @@ def test_a_segment_bent_onto_a_crossed_one_shares_its_split():
     through it, onto the last segment, which crosses the second at (0.3125, 0.46875)."""
     network = Network(
         fpu=0.5,
-        walks=[[Walk(((0.0, 0.0), (0.1, 1.0)), True, "line"),
-                Walk(((0.0, 0.0), (0.6, 0.9), (0.0, 0.6), (0.5, 0.0)), True, "line")]],
+        walks=[
+            [
+                Walk(((0.0, 0.0), (0.1, 1.0)), True, "line"),
+                Walk(((0.0, 0.0), (0.6, 0.9), (0.0, 0.6), (0.5, 0.0)), True, "line"),
+            ]
+        ],
         stops=[[]],
         document_order=[0],
         level_index=[0],
-    )  # fmt: skip
+    )
     graph, _ = build(network)
     assert _walk_edges_with_a_node_inside(graph) == []
     assert graph.edge_count == 6
@@ -589,8 +609,9 @@ def test_grid_maps_route_on_the_drawn_arrangement(data):
     _, loaded = build(network)
     for mode in MODES:
         expected = arrangement_matrix(network, mode, points)
-        assert_same_cells(loaded.matrix(mode, points, points), expected, set(),
-                          (mode, points, network.svg()))  # fmt: skip
+        assert_same_cells(
+            loaded.matrix(mode, points, points), expected, set(), (mode, points, network.svg())
+        )
 
 
 @SETTINGS
@@ -734,8 +755,16 @@ def test_graph_bytes_round_trip(network):
     assert graph_bytes(build_walk_graph(parse_unit_map(text))) == data
     back = graph_from_bytes(data)
     assert graph_bytes(back) == data
-    for name in ("node_xy", "node_level", "edge_u", "edge_v", "edge_length", "edge_kind",
-                 "edge_steps", "edge_modes"):  # fmt: skip
+    for name in (
+        "node_xy",
+        "node_level",
+        "edge_u",
+        "edge_v",
+        "edge_length",
+        "edge_kind",
+        "edge_steps",
+        "edge_modes",
+    ):
         assert np.array_equal(getattr(back, name), getattr(graph, name)), name
     assert back.level_uids == tuple(f"L{p}" for p in range(len(network.walks)))
     assert back.feet_per_unit == network.fpu

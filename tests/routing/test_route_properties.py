@@ -109,9 +109,17 @@ def test_a_leg_ends_exactly_where_its_connector_stands():
     0.0. Interpolating to the chain's last node gave 0.09999999999999998 for the leg's
     end, where the ride starts at 0.1; whole chain positions are nodes' own points."""
     stairs = [Stop("stairs", "c0", 0.1, 0.0)]  # type: ignore[arg-type]  # a float x
-    network = Network(0.5, [[], [Walk(((0.0, 0.0), (0.0, 0.5)), True, "line")],
-                            [Walk(((0.9, 0.0), (0.4, 0.0)), True, "line")]],
-                      [stairs, stairs, stairs], [0, 1, 2], [0, 1, 2])  # fmt: skip
+    network = Network(
+        0.5,
+        [
+            [],
+            [Walk(((0.0, 0.0), (0.0, 0.5)), True, "line")],
+            [Walk(((0.9, 0.0), (0.4, 0.0)), True, "line")],
+        ],
+        [stairs, stairs, stairs],
+        [0, 1, 2],
+        [0, 1, 2],
+    )
     graph, loaded = build(network)
     one, two = Point(0.0, 0.0, 1), Point(0.0, 0.0, 2)
     for start, end in ((one, two), (two, one)):
