@@ -1,9 +1,9 @@
 """Builds parsing/_kernels.pyx, the compiled per-point loops and path-data reader of
 the SVG parser (docs/svg-parsing.md, Speed). Everything else is in pyproject.toml.
 
-The extension is optional: parsing/numbers.py and parsing/path_data.py fall back to their
-pure-Python code (same results, tests/parsing/test_kernels.py) when it is missing, e.g.
-when built with FLOORGATE_PURE_PYTHON=1.
+The extension is optional: parsing/geometry/numbers.py and parsing/geometry/path_data.py
+fall back to their pure-Python code (same results, tests/parsing/test_kernels.py) when it
+is missing, e.g. when built with FLOORGATE_PURE_PYTHON=1.
 """
 
 from __future__ import annotations

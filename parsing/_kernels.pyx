@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""Compiled twins of the per-point loops of parsing/numbers.py and of the path-data
-reader and flattening of parsing/path_data.py (same results, in C).
+"""Compiled twins of the per-point loops of parsing/geometry/numbers.py and of the path-data
+reader and flattening of parsing/geometry/path_data.py (same results, in C).
 
 Those modules use these when this extension is built and keep their pure-Python loops
 otherwise; tests/parsing/test_kernels.py holds both to the same output.
@@ -133,7 +133,7 @@ cdef extern from "Python.h":
         const char *text, char **end, PyObject *overflow_exception
     ) except? -1.0
 
-# Segment kinds, as in parsing/path_data.py.
+# Segment kinds, as in parsing/geometry/path_data.py.
 DEF LINE = 0
 DEF CUBIC = 1
 DEF QUAD = 2

@@ -8,8 +8,14 @@ import re
 from lxml import etree
 
 from parsing.errors import SvgError
-from parsing.numbers import COORDINATE_LIMIT, NUMBER, parse_length, parse_number, parse_number_list
-from parsing.transform import IDENTITY, Matrix, translation
+from parsing.geometry.numbers import (
+    COORDINATE_LIMIT,
+    NUMBER,
+    parse_length,
+    parse_number,
+    parse_number_list,
+)
+from parsing.geometry.transform import IDENTITY, Matrix, translation
 
 _DIMENSION = re.compile(rf"\s*({NUMBER})[a-zA-Z]*\s*")
 _ASPECT = re.compile(

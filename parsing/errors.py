@@ -1,6 +1,6 @@
 """The error of the SVG parser: input that is not a usable unit map.
 
-(Georeferences have their own, `parsing.georeference.GeoreferenceError`.)
+(Georeferences have their own, `parsing.geo.georeference.GeoreferenceError`.)
 """
 
 from __future__ import annotations

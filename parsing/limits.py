@@ -1,4 +1,4 @@
-"""Limits of the SVG parser. Defaults follow unit-map-svg.md; Settings overrides them."""
+"""Limits of the SVG parser. Defaults follow docs/unit-map-svg.md; Settings overrides them."""
 
 from __future__ import annotations
 

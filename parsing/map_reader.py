@@ -17,15 +17,16 @@ from parsing.attributes import (
 )
 from parsing.canvas import canvas_size, feet_per_unit, viewbox_matrix
 from parsing.errors import Stop, Stopped, SvgError
-from parsing.limits import SvgLimits
-from parsing.numbers import (
+from parsing.geometry.numbers import (
     format_points,
     parse_length,
     round3,
 )
-from parsing.outline import Outliner
+from parsing.geometry.outline import Outliner
+from parsing.geometry.path_data import PointBudget, Polyline
+from parsing.geometry.transform import IDENTITY, Matrix, multiply, parse_transform, translation
+from parsing.limits import SvgLimits
 from parsing.parsed_map import MEDIA_TYPE, Connector, LevelInfo, ParsedMap, UnitShape, WalkLine
-from parsing.path_data import PointBudget, Polyline
 from parsing.safety import depth_limit, is_local_reference
 from parsing.svg_elements import (
     CONNECTOR_KINDS,
@@ -50,7 +51,6 @@ from parsing.svg_elements import (
     text_content,
     title,
 )
-from parsing.transform import IDENTITY, Matrix, multiply, parse_transform, translation
 from parsing.uids import UidScope
 
 

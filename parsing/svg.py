@@ -1,5 +1,5 @@
 """Unit-map SVG to the parsed document (application/vnd.map+json) and the geometry the
-walk graph and unit locations need. Conventions: /work/shared/unit-map-svg.md;
+walk graph and unit locations need. Conventions: docs/unit-map-svg.md;
 decisions where they are silent: docs/svg-parsing.md.
 
 The XML is read safely (`parsing.safety`), then one walk over the tree in document order

@@ -15,11 +15,11 @@ from parsing.attributes import (
     SVG_NS,
 )
 from parsing.errors import SvgError
-from parsing.numbers import (
+from parsing.geometry.numbers import (
     format_number,
 )
-from parsing.path_data import Polyline
-from parsing.transform import Matrix
+from parsing.geometry.path_data import Polyline
+from parsing.geometry.transform import Matrix
 from parsing.uids import UidScope
 
 DOCUMENT_VERSION = "1.2"

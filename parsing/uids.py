@@ -1,4 +1,4 @@
-"""Stable `uid`s, handed out during the walk in document order (unit-map-svg.md).
+"""Stable `uid`s, handed out during the walk in document order (docs/unit-map-svg.md).
 
 An element's `id` when it has one; a repeated id gets `~2`, `~3`, ...; an element
 without one gets `e<N>`, N being its 1-based position among all elements of the input

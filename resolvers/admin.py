@@ -11,19 +11,20 @@ import re
 from pathlib import Path
 from typing import Any
 
+from resolvers.auth.scope import check_target, in_scope
 from resolvers.context import RequestContext, unavailable
 from resolvers.errors import FieldErrors, invalid
 from resolvers.limits import LEASE_WAIT_SHARE
 from resolvers.paging import as_resource
-from resolvers.scope import check_target, in_scope
 from resolvers.validation import check_id
 from storage import collections as c
-from storage.dataset_fields import DatasetError, Problem
-from storage.leases import LeaseBusy
+from storage.datasets.fields import DatasetError, Problem
+from storage.imports.leases import LeaseBusy
 from storage.transactions import Session, atomically
 
-# `storage.importer` and `storage.map_drawings` pull in the SVG parser, numpy, shapely and
-# lxml: they are imported by the first write that needs them, not at start (issue 15).
+# `storage.imports.importer` and `storage.datasets.map_drawings` pull in the SVG parser,
+# numpy, shapely and lxml: they are imported by the first write that needs them, not at
+# start (issue 15).
 
 RECORD_PATH = re.compile(r"^\$\.\w+\[0\]\.?")
 # An importer path quoted inside a message, e.g. "(also at $.locations[0].tags[0])".
@@ -56,11 +57,11 @@ def _input_path(importer_path: str) -> str:
 async def _put(
     context: RequestContext, section: str, record: dict[str, Any], svg: str | None = None
 ) -> None:
-    """Import one record of `section` within the key's scope (`resolvers.scope`); every
+    """Import one record of `section` within the key's scope (`resolvers.auth.scope`); every
     problem becomes a 422 field."""
     caller = await context.caller()
     await check_target(context, caller, section, record)
-    from storage.importer import import_data  # lazily, see the imports
+    from storage.imports.importer import import_data  # lazily, see the imports
 
     named = svg is not None and isinstance(record.get("id"), str)
     svg_sources = {record["id"]: svg} if named else {}
@@ -148,7 +149,7 @@ async def delete_unit_reference(context: RequestContext, unit_id: str, key: str)
 async def delete_location(context: RequestContext, location_id: str) -> bool:
     """Deletes the location and rewrites its map's GeoJSON without it, in one transaction;
     the GeoJSON file it replaces goes after the commit."""
-    from storage.map_drawings import drop_replaced_files, named_files, refresh_geojson
+    from storage.datasets.map_drawings import drop_replaced_files, named_files, refresh_geojson
 
     caller = await context.caller()
     _checked_ids(id=location_id)

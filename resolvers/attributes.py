@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from resolvers.auth.keys import Caller
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, not_found
-from resolvers.keys import Caller
 from resolvers.paging import BY_ID, Sort, find_all, find_page, paged, slice_list
 from resolvers.validation import check_id, check_paging, item_count_problems
 from storage import assignments as writes
-from storage import cached_reads
 from storage import collections as c
+from storage.cache import cached_reads
 
 ASSIGNMENT_ORDER: Sort = [("unit_id", 1), ("attribute_id", 1)]
 ASSIGNMENT_FIELDS = {"_id": 0, "group_id": 1, "attribute_id": 1, "asset_id": 1, "unit_id": 1}

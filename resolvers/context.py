@@ -8,12 +8,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
+from resolvers.auth.keys import Caller, KeyCache, lookup_caller
+from resolvers.auth.ratelimit import RateLimiter, SharedLimiter
 from resolvers.errors import ApiError, ErrorCode
-from resolvers.graph_cache import VersionedCache
-from resolvers.keys import Caller, KeyCache, lookup_caller
 from resolvers.limits import COST_PER_RATE_UNIT
 from resolvers.loaders import Loaders
-from resolvers.ratelimit import RateLimiter, SharedLimiter
+from resolvers.wayfinding.graph_cache import VersionedCache
 from routing.matrix import LoadedGraph
 from storage.collections import RATE_BUDGETS
 from storage.database import UNAVAILABLE_ERRORS, Store
@@ -32,7 +32,7 @@ class Services:
     key_cache: KeyCache = field(default_factory=KeyCache)
     rate_limiter: SharedLimiter = field(init=False)  # per key, shared by every process
     address_limiter: RateLimiter = field(init=False)  # failed requests, per address
-    # The REST address of a page of a GraphQL list (rest/paging_urls.py graphql_page_url):
+    # The REST address of a page of a GraphQL list (rest/v1/paging_urls.py graphql_page_url):
     # (root field, its arguments, page, per page) -> URL; set by the app, None elsewhere.
     page_url: Callable[[str, dict[str, Any], int, int], str | None] | None = None
     graph_cache: VersionedCache[LoadedGraph] = field(init=False)

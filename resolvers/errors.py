@@ -66,7 +66,7 @@ ERRORS: dict[ErrorCode, ErrorKind] = {
         422, "Query cost {cost} exceeds the limit of {limit}: ask for smaller pages or fewer fields"
     ),
     ErrorCode.REQUEST_TIMEOUT: ErrorKind(408, "Request body not received in time"),
-    # Answered for the HTTP parser (rest/server.py) or before routing (rest/middleware.py).
+    # Answered for the HTTP parser (rest/ops/server.py) or before routing (rest/middleware.py).
     ErrorCode.BAD_REQUEST: ErrorKind(400, "Invalid HTTP request"),
     ErrorCode.URI_TOO_LONG: ErrorKind(414, "Request target longer than {limit} bytes"),
     ErrorCode.HEADERS_TOO_LARGE: ErrorKind(431, "Request head larger than {limit} bytes"),

@@ -12,7 +12,7 @@ INT32_MAX = 2**31 - 1
 MAX_MATRIX_PAIRS = 50  # sources x targets of one distance matrix (E18)
 MAX_INPUT_ITEMS = 10000  # items of any one list in a request body or GraphQL variables
 # JSON request bodies longer than this are parsed and checked on the CPU pool
-# (`storage.cpu`), not on the event loop (rest/json_body.py).
+# (`storage.cpu`), not on the event loop (rest/v1/json_body.py).
 JSON_ON_LOOP_BYTES = 64 * 1024
 # Items of one E21/E22 body (assignments written in one transaction): 422 past it, from
 # the list's length alone (resolvers.validation.item_count_problems).
@@ -34,13 +34,13 @@ COST_PER_RATE_UNIT = 10_000
 # unread (401) above this size.
 MAX_UNAUTHENTICATED_BODY_BYTES = 64 * 1024
 # Request target (path and query) of any request: past it, 414 before routing, and the
-# connection's parser stops reading it (rest/server.py). Bounds what a URL costs in every
+# connection's parser stops reading it (rest/ops/server.py). Bounds what a URL costs in every
 # place that copies or caches it (the access log, urllib's parse cache of 128 URLs).
 MAX_TARGET_BYTES = 8 * 1024
 # Share of a request's time budget an operator write waits for an import of its asset.
 LEASE_WAIT_SHARE = 0.75
 
-# The cost of a GraphQL operation (`resolvers.operation_cost`), computed from the
+# The cost of a GraphQL operation (`schema.execution.operation_cost`), computed from the
 # document and its variables before anything runs: a field costs 1, plus its own cost
 # below, plus its multiplier times the cost of what is selected in it. A field with
 # `perPage` multiplies by the page size (DEFAULT_PER_PAGE when absent, at most
@@ -107,16 +107,16 @@ PARSE_ON_LOOP_CHARS = 16 * 1024
 VALIDATE_ON_LOOP_TOKENS = 500
 # An operation of introspection alone from this cost up (GraphiQL's schema query costs
 # about 13,000 and 40 ms) executes on the CPU pool, not on the event loop
-# (`schema.operation`): introspection resolves about 7 us a unit of cost.
+# (`schema.execution.operation`): introspection resolves about 7 us a unit of cost.
 INTROSPECTION_ON_LOOP_COST = 1_000
-# Byte budget of the compiled plans (`schema.compiled`): a plan holds its document's
+# Byte budget of the compiled plans (`schema.execution.compiled`): a plan holds its document's
 # nodes, so it is counted at its document's rough size.
 COMPILED_PLAN_BYTES = 16 * 1024 * 1024
 # graphql-core's OverlappingFieldsCanBeMergedRule compares fields that share a response
 # name pairwise (quadratic); ordinary documents spend nothing of this budget, a
 # comparison costs it 1 or 2. Past it, validation stops with an error (about 40 ms).
 OVERLAP_COMPARISON_BUDGET = 10_000
-# GraphQL documents whose compiled plans each process keeps (`schema.compiled`), least
+# GraphQL documents whose compiled plans each process keeps (`schema.execution.compiled`), least
 # recently used dropped first; every persisted REST document is among them.
 COMPILED_PLANS = 512
 

@@ -13,8 +13,8 @@ from typing import Any
 from strawberry.dataloader import DataLoader
 
 from resolvers.paging import BY_ID, Sort, as_resource
-from storage import cached_reads
 from storage import collections as c
+from storage.cache import cached_reads
 from storage.database import Store
 
 Document = dict[str, Any]

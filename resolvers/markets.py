@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from resolvers.auth.keys import Caller
 from resolvers.context import RequestContext
 from resolvers.errors import not_found
-from resolvers.keys import Caller
-from storage import cached_reads
 from storage import collections as c
+from storage.cache import cached_reads
 
 
 async def check_market(

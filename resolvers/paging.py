@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from storage import cached_reads
+from storage.cache import cached_reads
 from storage.database import Store
 
 Sort = list[tuple[str, int]]

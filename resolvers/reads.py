@@ -1,7 +1,7 @@
 """Reads of the core resources: scope, validation, paging, and existence in the contract's order.
 
 Access (key, flag, permission) is checked first by the field's permission class
-(`schema.permissions` -> `resolvers.access`); every function here then checks
+(`schema.permissions` -> `resolvers.auth.access`); every function here then checks
 input, then existence; lists leave out what the caller's scope does not cover and single
 reads answer 404 for it, so a key never learns what exists outside its scope.
 """
@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from resolvers.auth.keys import Caller
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, not_found
-from resolvers.keys import Caller
 from resolvers.markets import check_market, check_owner
 from resolvers.paging import BY_ID, as_resource, empty_page, find_all, find_page, slice_list
 from resolvers.validation import check_filter, check_id, check_paging, split_list
-from storage import cached_reads
 from storage import collections as c
+from storage.cache import cached_reads
 
 FLOOR_ORDER = [("sort", 1), ("_id", 1)]
 Page = dict[str, Any]

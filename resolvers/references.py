@@ -16,8 +16,8 @@ from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, not_found
 from resolvers.paging import BY_ID, Sort, empty_page, end_count, find_page, paged
 from resolvers.reads import begin
-from storage import cached_reads
 from storage import collections as c
+from storage.cache import cached_reads
 from storage.limits import REFERENCE_KEY, REFERENCE_KEY_PATTERN
 
 # Unit references have no id of their own: (unit_id, key) is unique and orders them.

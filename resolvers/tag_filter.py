@@ -1,6 +1,6 @@
 """The E17 location `tags` filter: comma-separated terms, all of which must hold (AND).
 
-Terms (contract.md, Values): `key` (tag present), `-key` (tag absent), `key==value`
+Terms (docs/contract.md, Values): `key` (tag present), `-key` (tag absent), `key==value`
 (present and equal), `key!=value` (absent or different). Keys may contain `:`;
 keys and values match exactly but case-insensitively. Anything else is refused
 with the bad term named, so a typo never silently matches everything.

@@ -23,22 +23,22 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from resolvers.context import Services
 from resolvers.errors import ErrorCode
-from rest.dispatch import RestApi
-from rest.files_route import files_endpoint
-from rest.graphiql import GRAPHIQL_STATIC_PREFIX, graphiql_routes
-from rest.graphql_view import GraphQLView
-from rest.landing import landing_routes
-from rest.metrics import Metrics
-from rest.metrics_folder import MetricsFolder
+from rest.graphql_http.graphiql import GRAPHIQL_STATIC_PREFIX, graphiql_routes
+from rest.graphql_http.sdl import sdl_routes
+from rest.graphql_http.view import GraphQLView
 from rest.middleware import BodyStalled, BodyTooLarge, Boundary
-from rest.openapi import openapi_document, openapi_routes
-from rest.paging_urls import graphql_page_url
-from rest.reference_page import reference_page_routes
+from rest.ops.metrics import Metrics
+from rest.ops.metrics_folder import MetricsFolder
+from rest.ops.server import INDEXES_ENSURED, METRICS_FOLDER
+from rest.ops.tracing import traced
+from rest.pages.files import files_endpoint
+from rest.pages.landing import landing_routes
+from rest.pages.reference_page import reference_page_routes
+from rest.pages.viewer import viewer_routes
 from rest.responses import error_of, json_response
-from rest.sdl import sdl_routes
-from rest.server import INDEXES_ENSURED, METRICS_FOLDER
-from rest.tracing import traced
-from rest.viewer import viewer_routes
+from rest.v1.dispatch import RestApi
+from rest.v1.openapi import openapi_document, openapi_routes
+from rest.v1.paging_urls import graphql_page_url
 from schema.build import build_schema, cache_figures
 from storage.database import UNAVAILABLE_ERRORS, Store, connect
 from storage.settings import Settings
@@ -221,7 +221,7 @@ def settle_heap() -> None:
     collection first: it would cost that much on the path to the first answer, to free
     the few thousand objects of garbage start-up leaves (about 0.5 MB, kept). The
     thresholds go back to the serving ones (`floorgate serve` starts without full
-    collections, rest/cli.py). The interpreter switches threads every
+    collections, rest/cli/main.py). The interpreter switches threads every
     SWITCH_INTERVAL_SECONDS, so that the CPU pool's work holds requests less."""
     gc.freeze()
     gc.set_threshold(*SERVING_GC_THRESHOLDS)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from starlette.requests import HTTPConnection
 
+from resolvers.auth.permissions import parse_flags
 from resolvers.context import RequestContext, Services
 from resolvers.errors import ApiError, invalid
-from resolvers.permissions import parse_flags
 
 
 def api_key_of(request: HTTPConnection) -> str | None:

@@ -17,8 +17,8 @@ from resolvers.context import CHARGED_COST, RATE_LIMITED_KEY, Services, unavaila
 from resolvers.errors import ApiError, ErrorCode
 from resolvers.limits import MAX_TARGET_BYTES
 from rest.browser_headers import BrowserHeaders
-from rest.logs import ACCESS, ANSWER_CUT, AccessLine, write_access
-from rest.metrics import METRICS_PATH, Metrics, is_loopback, route_label
+from rest.ops.logs import ACCESS, ANSWER_CUT, AccessLine, write_access
+from rest.ops.metrics import METRICS_PATH, Metrics, is_loopback, route_label
 from rest.responses import error_response
 from storage.database import UNAVAILABLE_ERRORS
 from storage.settings import Settings
@@ -30,7 +30,7 @@ HEALTH_PATHS = frozenset({"/healthz", "/readyz"})
 # Every method some route serves: any other is refused before routing, with all of them
 # in Allow, whichever HTTP parser read it (httptools refuses unknown ones, h11 does not).
 SERVED_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
-# Key of a request's scope state: the HTTP parser refused the request (rest/server.py);
+# Key of a request's scope state: the HTTP parser refused the request (rest/ops/server.py);
 # its value is the error to answer with. Answered here, so that the answer is the API's
 # JSON and the access log and /metrics see it like any other.
 REFUSED_BY_PARSER = "refused_by_parser"

@@ -1,4 +1,4 @@
-"""Build a map's walk graph from its parsed drawing (unit-map-svg.md, Walk graph).
+"""Build a map's walk graph from its parsed drawing (docs/unit-map-svg.md, Walk graph).
 
 Per level, from the vertices of the `paths` layers in document order:
 1. each vertex merges into the first earlier node closer than 0.5 units (no chains);

@@ -1,4 +1,4 @@
-"""What walking costs (contract.md, Distances; unit-map-svg.md, Walk graph).
+"""What walking costs (docs/contract.md, Distances; docs/unit-map-svg.md, Walk graph).
 
 Defaults here; `storage/settings.py` overrides them from the environment. They are
 applied when a graph is loaded, so a changed setting needs no re-processing of maps.

@@ -1,4 +1,4 @@
-"""Level order (unit-map-svg.md, Walk graph): by `data-level-index` when every level
+"""Level order (docs/unit-map-svg.md, Walk graph): by `data-level-index` when every level
 has a distinct one, else in document order; first = lowest. A floor step is a
 difference of 1 in that order."""
 

@@ -4,7 +4,7 @@ Routes run on a contracted graph: per mode, every chain of edges through nodes t
 join exactly two walk edges becomes one edge (its length and time the sums), so
 Dijkstra sees junctions, not every vertex of a flattened curve. Waypoints still join
 the drawn segments: a waypoint joins the nearest point of a walk segment of its level
-that the mode may use (the straight segment to it counts; unit-map-svg.md), and from
+that the mode may use (the straight segment to it counts; docs/unit-map-svg.md), and from
 there follows its chain to the chain's two ends.
 
 Per request the waypoints are added as vertices to a copy of the mode's contracted

@@ -9,10 +9,10 @@ from strawberry.types.execution import ExecutionContext
 from strawberry.utils.logging import StrawberryLogger
 
 from resolvers.errors import ErrorCode, classify
-from resolvers.operation_limits import OperationLimits
-from schema.compiled import COMPILED_CODE, plans_of, read_field
-from schema.executor import CompiledExecutor
-from schema.guard import DocumentCaches, OperationGuard
+from schema.execution.compiled import COMPILED_CODE, plans_of, read_field
+from schema.execution.executor import CompiledExecutor
+from schema.execution.guard import DocumentCaches, OperationGuard
+from schema.execution.operation_limits import OperationLimits
 from schema.mutations import Mutation
 from schema.queries import Query
 from schema.scalars import SCALARS
@@ -38,7 +38,7 @@ class Schema(strawberry.Schema):
 
 
 def build_schema(settings: Settings) -> Schema:
-    """One extension, made per operation (`schema.guard.OperationGuard`): the token
+    """One extension, made per operation (`schema.execution.guard.OperationGuard`): the token
     limit, the cached parse, access and figures, the cached validation, then the cost;
     its caches are the schema's (`DocumentCaches`)."""
     limits = OperationLimits.from_settings(settings)
@@ -60,7 +60,7 @@ def build_schema(settings: Settings) -> Schema:
 
 
 def cache_figures(schema: Schema) -> dict[str, dict[str, int]]:
-    """The GraphQL caches of a schema, each bounded in bytes (`schema.bounded`): parsed
+    """The GraphQL caches of a schema, each bounded in bytes (`schema.execution.bounded`): parsed
     documents with their validations and costs, compiled plans, generated code."""
     return {
         "documents": schema.caches.entries.figures(),

@@ -1,6 +1,6 @@
 """GraphQL types of directions (`route`, experimental flag `directions`).
 
-Plain fields resolve straight from the dicts `resolvers.directions` returns.
+Plain fields resolve straight from the dicts `resolvers.wayfinding.directions` returns.
 """
 
 import strawberry

@@ -4,7 +4,7 @@ import strawberry
 from strawberry.types import Info
 
 from resolvers import admin, attributes
-from resolvers.permissions import ADMIN, FLAG_UNIT_ATTRIBUTES, UNIT_ATTRIBUTES_WRITE
+from resolvers.auth.permissions import ADMIN, FLAG_UNIT_ATTRIBUTES, UNIT_ATTRIBUTES_WRITE
 from schema.experimental_types import (
     AssetReference,
     Location,

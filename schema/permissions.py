@@ -1,4 +1,4 @@
-"""Permission classes: each root field names what it needs; `resolvers.access` checks it."""
+"""Permission classes: each root field names what it needs; `resolvers.auth.access` checks it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from graphql import GraphQLField
 from strawberry.permission import BasePermission
 from strawberry.types import Info
 
-from resolvers.access import authorize
+from resolvers.auth.access import authorize
 
 Requirement = tuple[str | None, str | None]  # (permission, flag); (None, None): a key
 

@@ -6,9 +6,8 @@ import strawberry
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
-from resolvers import attributes, directions, distances, locations, reads, references
-from resolvers.parse import parse_svg
-from resolvers.permissions import (
+from resolvers import attributes, locations, reads, references
+from resolvers.auth.permissions import (
     ASSET_REFERENCES_READ,
     DISTANCES_CALCULATE,
     FLAG_DIRECTIONS,
@@ -20,6 +19,8 @@ from resolvers.permissions import (
     UNIT_MAPS_PARSE,
     UNIT_REFERENCES_READ,
 )
+from resolvers.parse import parse_svg
+from resolvers.wayfinding import directions, distances
 from schema.directions_types import Directions
 from schema.experimental_types import (
     DistanceMatrix,

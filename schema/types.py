@@ -6,14 +6,14 @@ from typing import Any
 import strawberry
 from strawberry.types import Info
 
-from resolvers.loaders import units_of_map
-from resolvers.locations import filtered, parse_tags
-from resolvers.permissions import (
+from resolvers.auth.permissions import (
     ASSET_REFERENCES_READ,
     FLAG_LOCATIONS,
     FLAG_REFERENCES,
     UNIT_REFERENCES_READ,
 )
+from resolvers.loaders import units_of_map
+from resolvers.locations import filtered, parse_tags
 from schema.experimental_types import (
     AssetReference,
     Location,

@@ -26,7 +26,7 @@ ATTRIBUTE_GROUPS = "attribute_groups"
 ASSIGNMENTS = "assignments"
 LOCATIONS = "locations"
 API_KEYS = "api_keys"
-LEASES = "leases"  # who writes an asset now (storage.leases)
+LEASES = "leases"  # who writes an asset now (storage.imports.leases)
 RATE_BUDGETS = "rate_budgets"  # each key's rate-limit bucket, shared by every process
 FILES_BUCKET = "fs"
 

@@ -1,5 +1,5 @@
 """How long the database takes, by command: a pymongo command listener that keeps a
-histogram per command name for `/metrics` (rest/metrics.py). Plain counters: storage
+histogram per command name for `/metrics` (rest/ops/metrics.py). Plain counters: storage
 knows nothing of Prometheus."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ MAX_COMMANDS = 64  # command names kept apart; any further one counts as "other"
 class Timing:
     """Observed values (durations, costs) in buckets: per bucket (not cumulative) up to
     each bound, their count and sum, and failures. A Prometheus histogram's figures,
-    kept without Prometheus (rest/metrics.py renders them at scrape time)."""
+    kept without Prometheus (rest/ops/metrics.py renders them at scrape time)."""
 
     bounds: tuple[float, ...] = BUCKETS
     buckets: list[int] = field(default_factory=list)

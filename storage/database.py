@@ -12,10 +12,10 @@ from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import AutoReconnect, ConnectionFailure, ServerSelectionTimeoutError
 
-from storage.change_watch import PoolListener, WriteListener, watch_changes
+from storage.cache.change_watch import PoolListener, WriteListener, watch_changes
+from storage.cache.read_cache import ReadCache
 from storage.collections import COLLECTIONS, FILES_BUCKET
 from storage.command_timings import CommandTimings
-from storage.read_cache import ReadCache
 from storage.settings import Settings
 
 # Errors that mean "the database is not reachable now"; the API answers 503.

@@ -23,7 +23,7 @@ IN_CHUNK = 100
 IMPORT_TRANSACTION_DOCUMENTS = 25_000
 
 # How long an import waits for another import of the same asset (`floorgate import
-# --wait`). Here, not in `storage.importer`, so the CLI names it without importing the
+# --wait`). Here, not in `storage.imports.importer`, so the CLI names it without importing the
 # importer (and the SVG parser, numpy, shapely) at every start (issue 15, cold start).
 IMPORT_WAIT_SECONDS = 600.0
 # `floorgate gc` keeps unnamed files younger than this (`--older-than`): an import stores

@@ -139,7 +139,7 @@ class Settings:
     behind_proxy: bool = False
     proxy_addresses: tuple[str, ...] = ("127.0.0.1",)
     max_body_bytes: int = 16 * 1024 * 1024
-    max_header_bytes: int = 32 * 1024  # request line and headers (431/414; rest/server.py)
+    max_header_bytes: int = 32 * 1024  # request line and headers (431/414; rest/ops/server.py)
     db_timeout_ms: int = 2000
     retry_after_seconds: int = 5
     graphql_max_depth: int = 12
@@ -172,14 +172,14 @@ class Settings:
     graph_cache_size: int = 32  # loaded walk graphs kept per process
     imdf_snap_metres: float = 0.5  # IMDF openings this near a unit boundary join it (docs/imdf.md)
     import_max_documents: int = IMPORT_TRANSACTION_DOCUMENTS  # per transaction of an import
-    event_loop: str = "auto"  # uvloop, asyncio; auto: uvloop where installed (rest/server.py)
+    event_loop: str = "auto"  # uvloop, asyncio; auto: uvloop where installed (rest/ops/server.py)
     http_parser: str = "auto"  # httptools, h11; auto: httptools where installed
     access_log: bool = True  # one structured line per request (rest/middleware.py)
     metrics: bool = True  # /metrics: loopback without a key, elsewhere service.admin
-    log_format: str = "text"  # "json": one JSON object per line (rest/logs.py JsonLines)
-    tracing: bool = False  # OpenTelemetry spans, when installed (rest/tracing.py)
+    log_format: str = "text"  # "json": one JSON object per line (rest/ops/logs.py JsonLines)
+    tracing: bool = False  # OpenTelemetry spans, when installed (rest/ops/tracing.py)
     read_cache_mb: int = 128  # byte budget of the read cache per process; 0 turns it off
-    # Who may frame the map viewer (CSP frame-ancestors sources; rest/viewer.py).
+    # Who may frame the map viewer (CSP frame-ancestors sources; rest/pages/viewer.py).
     viewer_frame_ancestors: tuple[str, ...] = ("'none'",)
 
     def __post_init__(self) -> None:

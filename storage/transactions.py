@@ -69,7 +69,7 @@ async def in_transaction(
     store: Store, work: Work, session: AsyncClientSession | None = None
 ) -> Any:
     """Run `work(session)` in one transaction and return what it returns. With `session`,
-    that session runs it (its id can then be named elsewhere, `storage.leases`)."""
+    that session runs it (its id can then be named elsewhere, `storage.imports.leases`)."""
     if session is not None:
         return await _run(work, session)
     async with store.client.start_session() as own:

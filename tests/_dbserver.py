@@ -7,7 +7,7 @@ import uuid
 from collections.abc import AsyncIterator
 
 from storage.database import Store, connect
-from storage.embedded import EmbeddedServer
+from storage.embedded.server import EmbeddedServer
 from storage.settings import Settings
 
 

@@ -17,8 +17,8 @@ from pymongo import MongoClient
 from rest.app import create_app
 from storage import collections as col
 from storage.database import Store
-from storage.demo import ASSET_ID, write_demo
-from storage.leases import lease_id
+from storage.demo.install import ASSET_ID, write_demo
+from storage.imports.leases import lease_id
 from storage.settings import Settings
 from tests.servers import FLOORGATE
 

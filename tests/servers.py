@@ -13,11 +13,11 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from resolvers.keys import create_key
-from resolvers.permissions import ALL_PERMISSIONS
-from rest.tls import LocalCertificates, ensure_local_certificates
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import ALL_PERMISSIONS
+from rest.ops.tls import LocalCertificates, ensure_local_certificates
 from storage.database import connect
-from storage.demo import install_demo
+from storage.demo.install import install_demo
 from storage.settings import Settings
 
 FLOORGATE = str(Path(sys.executable).with_name("floorgate"))

@@ -23,8 +23,8 @@ import time
 import httpx
 import pytest
 
-from resolvers.keys import create_key
-from resolvers.permissions import ADMIN, ALL_PERMISSIONS
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import ADMIN, ALL_PERMISSIONS
 from tests.servers import serve_tls
 
 WITHIN_2X = ("burn", "introspection", "big-body", "junk-parameters", "long-queries")

@@ -17,7 +17,7 @@ import pytest
 from parsing.errors import SvgError
 from parsing.limits import SvgLimits
 from parsing.svg import parse_unit_map
-from resolvers.keys import create_key
+from resolvers.auth.keys import create_key
 from resolvers.limits import MAX_WRITE_BODY_BYTES, MAX_WRITE_ITEMS
 from tests.servers import Served, serve_tls
 from tests.test_connections import client_context, wait_until_ready

@@ -17,7 +17,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from pymongo import MongoClient
 
-from rest.tls import LocalCertificates, ensure_local_certificates
+from rest.ops.tls import LocalCertificates, ensure_local_certificates
 from tests.servers import FLOORGATE, free_port
 
 pytestmark = pytest.mark.e2e
@@ -303,7 +303,7 @@ def test_every_command_and_option_has_help():
     """`floorgate ... --help` explains everything (issue 17): no argument without help."""
     import argparse
 
-    from rest.cli import parser
+    from rest.cli.main import parser
 
     missing = []
 

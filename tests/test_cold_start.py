@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from rest.app import create_app
-from rest.tls import ensure_local_certificates
+from rest.ops.tls import ensure_local_certificates
 from storage.collections import COLLECTIONS
 from storage.database import connect
 
@@ -33,9 +33,9 @@ HEAVY = [
     "svgelements",
     "parsing.svg",
     "routing.build",
-    "storage.importer",
-    "storage.map_drawings",
-    "storage.demo",
+    "storage.imports.importer",
+    "storage.datasets.map_drawings",
+    "storage.demo.install",
     "yaml",  # the first /v1/openapi.yaml
     "prometheus_client",  # the first scrape of /metrics
     "opentelemetry",  # only with FLOORGATE_TRACING=on
@@ -50,18 +50,18 @@ loaded = lambda: [name for name in HEAVY if name in sys.modules]
 report = {}
 
 from pathlib import Path
-from rest.cli import _tls_loads, parser
+from rest.cli.main import _tls_loads, parser
 parser().parse_args(["serve"])
 report["tls_loads"] = _tls_loads(Path(os.environ["CERT"]), Path(os.environ["KEY_FILE"]))
 report["cli"] = loaded()
 
 from rest.app import app_from_env
-from rest.server import implementations, uvicorn_options
+from rest.ops.server import implementations, uvicorn_options
 from storage.settings import Settings
 uvicorn_options(Settings.from_env())
 app = app_from_env()
 report["started"] = loaded()
-from rest.routes import ROUTES
+from rest.v1.routes import ROUTES
 report["parsed"] = [route.operation_id for route in ROUTES if "parsed" in vars(route)]
 report["h11"] = "h11" in sys.modules
 report["cryptography"] = "cryptography" in sys.modules
@@ -135,7 +135,7 @@ def test_a_started_worker_has_imported_no_heavy_module(cold):
     reason="with pyOpenSSL installed, pymongo imports cryptography for it",
 )
 def test_serve_checks_its_certificate_without_cryptography(cold):
-    """`floorgate serve` loads the pair with `ssl` (rest.tls, which imports cryptography,
+    """`floorgate serve` loads the pair with `ssl` (rest.ops.tls, which imports cryptography,
     only explains a failure), and pymongo's pyOpenSSL attempt is skipped (storage/__init__)."""
     assert cold["tls_loads"] is True
     assert cold["cryptography"] is False

@@ -51,12 +51,12 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from strawberry.schema.config import StrawberryConfig
 
-import rest.dispatch
-from resolvers.keys import create_key
-from resolvers.permissions import ALL_FLAGS, ALL_PERMISSIONS
+import rest.v1.dispatch
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import ALL_FLAGS, ALL_PERMISSIONS
 from schema.build import build_schema
-from schema.compiled import MAX_GENERATED, plans_of, read_field
-from schema.executor import SLICE, CompiledExecutor, YieldingExecutor
+from schema.execution.compiled import MAX_GENERATED, plans_of, read_field
+from schema.execution.executor import SLICE, CompiledExecutor, YieldingExecutor
 from schema.scalars import Timestamp
 
 # -- recording resolver calls ------------------------------------------------------------
@@ -93,12 +93,12 @@ def generic_executor(strawberry_schema: Any) -> Iterator[None]:
     """Both faces on graphql-core's executor for the duration."""
     before = strawberry_schema.execution_context_class
     strawberry_schema.execution_context_class = YieldingExecutor
-    rest.dispatch.CompiledExecutor = YieldingExecutor  # type: ignore[misc]
+    rest.v1.dispatch.CompiledExecutor = YieldingExecutor  # type: ignore[misc]
     try:
         yield
     finally:
         strawberry_schema.execution_context_class = before
-        rest.dispatch.CompiledExecutor = CompiledExecutor  # type: ignore[misc]
+        rest.v1.dispatch.CompiledExecutor = CompiledExecutor  # type: ignore[misc]
 
 
 def outcome(result: graphql.ExecutionResult) -> tuple[Any, list[dict[str, Any]]]:
@@ -344,7 +344,7 @@ def rest_requests(
     flags = ", ".join(ALL_FLAGS)
     all_flags = {"API-Key": key, "Experimental-Flags": flags}
     requests: list[tuple[str, str, dict, Any]] = []
-    for route in rest.dispatch.ROUTES:
+    for route in rest.v1.dispatch.ROUTES:
         path = route.path
         missing = path
         for param in route.params:
@@ -630,17 +630,17 @@ def test_every_route_document_is_valid_and_planned(settings):
     """Routes are prepared after start (`RestApi.prepare_all`), not when the app is made:
     here all of them, as a started server does."""
     schema = build_schema(settings)._schema
-    api = rest.dispatch.RestApi(schema, None)  # type: ignore[arg-type]
+    api = rest.v1.dispatch.RestApi(schema, None)  # type: ignore[arg-type]
     assert api.prepared == set()
     asyncio.run(api.prepare_all(after=0))
-    assert api.prepared == {route.operation_id for route in rest.dispatch.ROUTES}
-    for route in rest.dispatch.ROUTES:
+    assert api.prepared == {route.operation_id for route in rest.v1.dispatch.ROUTES}
+    for route in rest.v1.dispatch.ROUTES:
         document_plans = plans_for(schema, route.document, None)
         (plan,) = document_plans.values()
         assert plan is not None and plan.completions, route.operation_id
 
 
-def rest_api_of(app) -> rest.dispatch.RestApi:
+def rest_api_of(app) -> rest.v1.dispatch.RestApi:
     while not hasattr(app, "routes"):
         app = app.app
     (v1,) = [route for route in app.routes if getattr(route, "path", "") == "/v1"]
@@ -650,14 +650,14 @@ def rest_api_of(app) -> rest.dispatch.RestApi:
 async def test_routes_are_prepared_only_while_no_rest_request_runs(settings):
     """`prepare_all` waits while a REST request is under way (a cold start's first
     answers do not wait for it), and goes on when none is."""
-    api = rest.dispatch.RestApi(build_schema(settings)._schema, None)  # type: ignore[arg-type]
+    api = rest.v1.dispatch.RestApi(build_schema(settings)._schema, None)  # type: ignore[arg-type]
     api.running = 1
     task = asyncio.create_task(api.prepare_all(after=0))
-    await asyncio.sleep(rest.dispatch.IDLE_POLL_SECONDS * 4)
+    await asyncio.sleep(rest.v1.dispatch.IDLE_POLL_SECONDS * 4)
     assert api.prepared == set()
     api.running = 0
     await asyncio.wait_for(task, timeout=30)
-    assert api.prepared == {route.operation_id for route in rest.dispatch.ROUTES}
+    assert api.prepared == {route.operation_id for route in rest.v1.dispatch.ROUTES}
 
 
 async def test_a_rest_request_counts_as_running_until_it_is_answered(demo):

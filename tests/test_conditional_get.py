@@ -17,11 +17,11 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from resolvers.permissions import ALL_FLAGS
+from resolvers.auth.permissions import ALL_FLAGS
 from rest.app import create_app
 from rest.browser_headers import EXPOSED_HEADERS
-from rest.dispatch import requirement_of
-from rest.routes import ROUTES, RestRoute, Shape
+from rest.v1.dispatch import requirement_of
+from rest.v1.routes import ROUTES, RestRoute, Shape
 from schema.build import build_schema
 
 GETS = [route for route in ROUTES if route.method == "GET"]

@@ -6,11 +6,11 @@ request may get a 5xx, a wrong method must be 405 with a correct `Allow`, and au
 must not be ignored. Three checks are left out, each because the contract
 disagrees with Schemathesis's default expectation:
 - `negative_data_rejection`: a `per-page` over the maximum is clamped, not refused
-  (contract.md, Paging), so it is documented as the maximum and still accepted;
+  (docs/contract.md, Paging), so it is documented as the maximum and still accepted;
 - `positive_data_acceptance`: some rules cannot be written in a schema (a waypoint's
   floor must agree with its location, an item's `group_id` with the path), so a
   schema-valid body can still be 422;
-- `missing_required_header`: a missing `Experimental-Flags` is 404 (contract.md,
+- `missing_required_header`: a missing `Experimental-Flags` is 404 (docs/contract.md,
   Errors), where Schemathesis expects 400/401/403/406/415/422.
 
 `FLOORGATE_CONFORMANCE_EXAMPLES` (default 10) bounds the examples per operation;
@@ -28,8 +28,8 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from resolvers.permissions import ALL_FLAGS
-from rest.routes import ROUTES
+from resolvers.auth.permissions import ALL_FLAGS
+from rest.v1.routes import ROUTES
 from storage.settings import Settings
 from tests.servers import own_demo_database, serve_tls
 

@@ -163,7 +163,7 @@ IMPLEMENTATIONS = {
 
 @pytest.fixture(scope="module", params=IMPLEMENTATIONS)
 def implementation(request) -> dict[str, str]:
-    """The environment that picks the event loop and HTTP parser (rest/server.py)."""
+    """The environment that picks the event loop and HTTP parser (rest/ops/server.py)."""
     if request.param == "uvloop-httptools":
         pytest.importorskip("uvloop")
         pytest.importorskip("httptools")

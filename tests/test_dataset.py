@@ -10,17 +10,17 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-import storage.importer as importer_module
+import storage.imports.importer as importer_module
 from parsing.limits import SvgLimits
 from parsing.parsed_map import document_bytes
 from parsing.svg import parse_unit_map
 from storage import collections as col
-from storage import sections
-from storage.dataset import validate, validate_dataset
-from storage.dataset_fields import DatasetError, Problem
-from storage.dataset_structure import load_dataset
+from storage.datasets import sections
+from storage.datasets.fields import DatasetError, Problem
+from storage.datasets.structure import load_dataset
+from storage.datasets.validation import validate, validate_dataset
 from storage.files import content_name, digest, get_file, map_file_name
-from storage.importer import import_data, import_dataset
+from storage.imports.importer import import_data, import_dataset
 from tests._dbserver import fresh_store
 
 T0 = "2026-02-01T12:00:00+00:00"
@@ -768,7 +768,7 @@ async def test_docs_example_is_valid_and_imports(store, tmp_path):
 async def test_docs_example_imports_beside_the_demo(store, tmp_path):
     """A newcomer runs `make run`, then imports the example into that database: its
     ids must not clash with the demo's (attribute groups are global)."""
-    from storage.demo import install_demo
+    from storage.demo.install import install_demo
 
     await install_demo(store, tmp_path / "demo")
     before = await store[col.ATTRIBUTE_GROUPS].find_one({"_id": "view"})

@@ -15,12 +15,12 @@ import pytest_asyncio
 from lxml import etree
 
 from storage import collections as col
-from storage.dataset import validate_dataset
-from storage.dataset_structure import load_dataset
-from storage.demo import STACK_MAP_ID, demo_dataset, demo_plans, install_demo, write_demo
-from storage.demo_svg import FEET_PER_UNIT, SVG_NS
+from storage.datasets.structure import load_dataset
+from storage.datasets.validation import validate_dataset
+from storage.demo.drawings import FEET_PER_UNIT, SVG_NS
+from storage.demo.install import STACK_MAP_ID, demo_dataset, demo_plans, install_demo, write_demo
 from storage.files import content_name
-from storage.importer import import_dataset
+from storage.imports.importer import import_dataset
 from tests._dbserver import fresh_store
 
 NS = {"s": SVG_NS}

@@ -17,12 +17,12 @@ import orjson
 import pytest
 import pytest_asyncio
 
-from resolvers.keys import create_key
-from resolvers.permissions import ADMIN, DISTANCES_CALCULATE
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import ADMIN, DISTANCES_CALCULATE
 from rest.app import create_app
 from storage import collections as c
-from storage.demo import install_demo
-from storage.importer import import_data
+from storage.demo.install import install_demo
+from storage.imports.importer import import_data
 from tests._dbserver import fresh_store
 
 FLAGS = "distances, locations-resource"
@@ -1137,7 +1137,7 @@ async def test_graphql_variable_of_the_wrong_type_is_bad_input(env, x):
 async def test_graph_cache_follows_a_changed_drawing(env, monkeypatch):
     """A second request is answered from the cache; after the map is imported again
     with another drawing (and a moved location) the answer follows the new data."""
-    import resolvers.distances as distances
+    import resolvers.wayfinding.distances as distances
 
     loads: list[str] = []
     real_load = distances.load_graph
@@ -1191,7 +1191,7 @@ async def test_graph_cache_follows_a_changed_drawing(env, monkeypatch):
 
 
 async def test_graph_is_loaded_once_for_concurrent_requests(env, monkeypatch):
-    import resolvers.distances as distances
+    import resolvers.wayfinding.distances as distances
 
     loads: list[str] = []
     real_load = distances.load_graph
@@ -1212,12 +1212,12 @@ async def test_graph_is_loaded_once_for_concurrent_requests(env, monkeypatch):
 
 @pytest.mark.parametrize("small", [True, False])
 async def test_graph_work_runs_off_the_event_loop_on_a_large_graph(small):
-    """`resolvers.distances.on_graph` (E18 and directions): a small graph answers on the
+    """`resolvers.wayfinding.distances.on_graph` (E18 and directions): a small graph answers on the
     event loop's thread, a large one on the CPU pool's, with the same result."""
     import threading
     from types import SimpleNamespace
 
-    from resolvers.distances import on_graph
+    from resolvers.wayfinding.distances import on_graph
 
     loaded = SimpleNamespace(is_small=small)
     result, thread = await on_graph(loaded, lambda a, b: (a + b, threading.current_thread()), 2, 3)  # type: ignore[arg-type]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from pymongo import MongoClient, WriteConcern
 
-from storage.embedded import INSTALL_HINT, EmbeddedServer, EmbeddedServerError
+from storage.embedded.server import INSTALL_HINT, EmbeddedServer, EmbeddedServerError
 
 pytestmark = pytest.mark.e2e
 
@@ -177,7 +177,7 @@ def test_server_orphaned_by_a_killed_parent_is_replaced(
         sys.path.insert(0, {str(REPO)!r})
         from pathlib import Path
         from pymongo import MongoClient, WriteConcern
-        from storage.embedded import EmbeddedServer
+        from storage.embedded.server import EmbeddedServer
         server = EmbeddedServer(Path({str(tmp_path)!r}))
         server.start()
         with MongoClient(server.uri) as client:

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import pytest
 import pytest_asyncio
 
-from resolvers.keys import create_key
-from resolvers.permissions import (
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import (
     ALL_PERMISSIONS,
     ASSET_REFERENCES_READ,
     FLAG_LOCATIONS,

@@ -20,12 +20,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from rest import logs as rest_logs
-from rest import server
 from rest.app import SERVING_GC_THRESHOLDS
-from rest.logs import REDACTED, AccessLine, RedactKeys, log_config
-from rest.server import implementations, uvicorn_options
-from rest.tls import ensure_local_certificates
+from rest.ops import logs as rest_logs
+from rest.ops import server
+from rest.ops.logs import REDACTED, AccessLine, RedactKeys, log_config
+from rest.ops.server import implementations, uvicorn_options
+from rest.ops.tls import ensure_local_certificates
 from storage.settings import Settings
 from tests.servers import FLOORGATE, free_port, serve_tls
 
@@ -73,8 +73,8 @@ def test_auto_takes_the_fast_path_where_installed():
     assert implementations(Settings()) == FAST
     options = uvicorn_options(Settings(max_connections=7, keepalive_timeout_seconds=3))
     assert options == {
-        "http": "rest.server:GuardedHttpToolsProtocol",
-        "loop": "rest.server:new_uvloop",
+        "http": "rest.ops.server:GuardedHttpToolsProtocol",
+        "loop": "rest.ops.server:new_uvloop",
         "timeout_keep_alive": 3,
         "limit_concurrency": 7,
         "access_log": False,
@@ -85,8 +85,8 @@ def test_auto_takes_the_fast_path_where_installed():
 def test_auto_falls_back_without_uvloop_and_httptools(monkeypatch):
     monkeypatch.setattr(server, "installed", lambda module: module not in ("uvloop", "httptools"))
     assert implementations(Settings()) == FALLBACK
-    assert uvicorn_options(Settings())["http"] == "rest.server:GuardedH11Protocol"
-    assert uvicorn_options(Settings())["loop"] == "rest.server:new_asyncio_loop"
+    assert uvicorn_options(Settings())["http"] == "rest.ops.server:GuardedH11Protocol"
+    assert uvicorn_options(Settings())["loop"] == "rest.ops.server:new_asyncio_loop"
     with pytest.raises(ValueError) as refused:
         implementations(Settings(http_parser="httptools"))
     assert str(refused.value) == "FLOORGATE_HTTP=httptools, but httptools is not installed"
@@ -207,7 +207,7 @@ def test_serve_without_the_access_log(tmp_path, db_server, settings):
 @pytest.fixture
 def access_lines() -> Iterator[list[str]]:
     """The lines `floorgate.access` writes, through the filter and format `floorgate
-    serve` configures (rest/logs.py), for the duration of a test."""
+    serve` configures (rest/ops/logs.py), for the duration of a test."""
     lines: list[str] = []
 
     class Collect(logging.Handler):

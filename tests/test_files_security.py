@@ -23,15 +23,15 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from resolvers.keys import create_key
-from resolvers.permissions import ADMIN, ALL_PERMISSIONS
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import ADMIN, ALL_PERMISSIONS
 from rest.app import create_app
 from rest.etags import etag_matches
-from rest.files_route import SANDBOX_POLICY, attachment, renders_as_document
+from rest.pages.files import SANDBOX_POLICY, attachment, renders_as_document
 from storage import collections as col
 from storage.database import connect
 from storage.files import content_name, put_file
-from storage.importer import import_data
+from storage.imports.importer import import_data
 from storage.settings import Settings
 from tests._dbserver import fresh_store
 from tests.chromium import (

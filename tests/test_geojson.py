@@ -11,8 +11,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from parsing.geojson import geojson_bytes, map_geojson
-from parsing.georeference import ControlPoint, Georeference, GeoreferenceError, fit_affine
+from parsing.geo.geojson import geojson_bytes, map_geojson
+from parsing.geo.georeference import ControlPoint, Georeference, GeoreferenceError, fit_affine
 
 # 1 px = 1e-5 degrees. NORTH_UP flips orientation (canvas y down, latitude up); MIRRORED keeps it.
 NORTH_UP = Georeference((1e-5, 0.0, 13.4, 0.0, -1e-5, 52.5), 0.1234, 0.5678, 4)

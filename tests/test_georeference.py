@@ -10,7 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from parsing.georeference import (
+from parsing.geo.georeference import (
     ControlPoint,
     Georeference,
     GeoreferenceError,

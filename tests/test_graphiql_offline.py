@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
-from rest.graphiql import (
+from rest.graphql_http.graphiql import (
     GRAPHIQL_STATIC_DIR,
     GRAPHIQL_STATIC_PREFIX,
     graphiql_html,

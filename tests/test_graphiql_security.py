@@ -12,8 +12,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from resolvers.permissions import ALL_FLAGS
-from rest.graphiql import (
+from resolvers.auth.permissions import ALL_FLAGS
+from rest.graphql_http.graphiql import (
     CONFIG_ELEMENT_ID,
     CONTENT_SECURITY_POLICY,
     GRAPHIQL_SCRIPT,

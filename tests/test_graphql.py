@@ -160,7 +160,7 @@ async def counted(db_server, settings, keys, store):
     """An app on its own database of 100 maps, with a client that counts commands."""
     from dataclasses import replace
 
-    from resolvers.keys import API_KEYS
+    from resolvers.auth.keys import API_KEYS
 
     counter = CommandCounter()
     # The read cache off: these count the commands the loaders send.

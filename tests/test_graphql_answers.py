@@ -1,4 +1,4 @@
-"""Whole answers of /graphql queries are kept like REST GETs' (rest/graphql_requests.py):
+"""Whole answers of /graphql queries are kept like REST GETs' (rest/graphql_http/direct.py):
 per document, operation, variables and caller; dropped by a write; never for a
 mutation or an answer with errors; access and the rate limit still apply."""
 

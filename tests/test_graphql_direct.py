@@ -1,4 +1,4 @@
-"""`/graphql` runs a plain query or mutation directly (`schema.operation.run_operation`),
+"""`/graphql` runs a plain query or mutation directly (`schema.execution.operation.run_operation`),
 without strawberry's per-operation pipeline: it must answer exactly as strawberry's path
 does. Every case runs twice through the real app, directly and with the direct path
 switched off, the read cache flushed before each, and compares status, body (errors
@@ -12,9 +12,9 @@ import orjson
 import pytest
 from graphql import get_introspection_query
 
-import rest.graphql_view
-from resolvers.keys import create_key
-from resolvers.permissions import ALL_FLAGS, ALL_PERMISSIONS
+import rest.graphql_http.view
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import ALL_FLAGS, ALL_PERMISSIONS
 from tests.test_compiled_executor import generated_cases, recording, strawberry_schema_of
 
 
@@ -50,7 +50,7 @@ async def both_paths(demo, method: str, body: dict, headers: dict, monkeypatch) 
     schema = strawberry_schema_of(demo.app)
     direct = await answered(demo, schema, method, body, headers)
     with monkeypatch.context() as patch:
-        patch.setattr(rest.graphql_view, "operation_of", strawberry_only)
+        patch.setattr(rest.graphql_http.view, "operation_of", strawberry_only)
         strawberry = await answered(demo, schema, method, body, headers)
     assert direct == strawberry, (method, body)
     return direct
@@ -256,13 +256,13 @@ async def test_generated_documents_answer_alike_on_both_paths(demo, monkeypatch)
 async def test_the_direct_path_is_taken(demo, monkeypatch):
     """The cases above would pass vacuously if every request went to strawberry."""
     taken: list[str] = []
-    real = rest.graphql_view.run_operation
+    real = rest.graphql_http.view.run_operation
 
     async def counting(*args: Any) -> Any:
         taken.append("direct")
         return await real(*args)
 
-    monkeypatch.setattr(rest.graphql_view, "run_operation", counting)
+    monkeypatch.setattr(rest.graphql_http.view, "run_operation", counting)
     demo.store.cache.flush()
     response = await demo.client.post(
         "/graphql", json={"query": UNITS, "variables": {"n": 2}}, headers=demo.headers()

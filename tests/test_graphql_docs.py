@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from resolvers.permissions import ALL_FLAGS
+from resolvers.auth.permissions import ALL_FLAGS
 
 GUIDE = Path(__file__).parent.parent / "docs" / "graphql.md"
 QUERIES = re.findall(r"```graphql\n(.*?)```", GUIDE.read_text(encoding="utf-8"), re.S)

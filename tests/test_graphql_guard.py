@@ -10,9 +10,9 @@ import httpx
 import pytest
 from graphql import get_introspection_query
 
-from resolvers.operation_limits import OVERLAP_ABORTED
-from resolvers.permissions import FLAG_LOCATIONS, UNIT_MAPS_PARSE
+from resolvers.auth.permissions import FLAG_LOCATIONS, UNIT_MAPS_PARSE
 from rest.app import create_app
+from schema.execution.operation_limits import OVERLAP_ABORTED
 from tests.latency import latency_meanwhile
 
 LEAF_INTROSPECTION = "__typename"
@@ -339,7 +339,7 @@ async def test_a_bug_before_execution_is_internal_and_says_nothing(client, keys,
     def broken(*_args, **_kwargs):
         raise TypeError("'NoneType' object is not iterable (internal detail)")
 
-    monkeypatch.setattr("schema.guard.operation_cost", broken)
+    monkeypatch.setattr("schema.execution.guard.operation_cost", broken)
     body = await post(client, "{ assets { data { id } } }", keys.full)
     assert only_error(body) == ("Server error", {"code": "INTERNAL"})
 
@@ -347,8 +347,8 @@ async def test_a_bug_before_execution_is_internal_and_says_nothing(client, keys,
 async def test_costs_are_kept_per_document_operation_and_small_variables():
     """The kept cost is the computed one for every page size; large variables are
     priced every time and leave nothing behind."""
-    from resolvers.operation_cost import operation_cost
     from schema.build import build_schema
+    from schema.execution.operation_cost import operation_cost
     from storage.settings import Settings
 
     schema = build_schema(Settings())

@@ -17,25 +17,25 @@ import pytest
 import strawberry
 from graphql import get_introspection_query, parse
 
-import rest.graphql_requests
-import schema.guard
-import schema.operation
-from resolvers.context import RequestContext, Services
-from resolvers.keys import create_key
-from resolvers.operation_cost import operation_cost
-from resolvers.operation_limits import OperationLimits
-from resolvers.permissions import (
+import rest.graphql_http.direct
+import schema.execution.guard
+import schema.execution.operation
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import (
     ADMIN,
     FLAG_UNIT_ATTRIBUTES,
     UNIT_ATTRIBUTES_WRITE,
     UNIT_MAPS_PARSE,
 )
+from resolvers.context import RequestContext, Services
 from rest.app import create_app
 from schema.build import Schema
-from schema.compiled import plans_of
-from schema.executor import CompiledExecutor
-from schema.guard import DocumentCaches, OperationGuard
-from schema.operation import run_operation
+from schema.execution.compiled import plans_of
+from schema.execution.executor import CompiledExecutor
+from schema.execution.guard import DocumentCaches, OperationGuard
+from schema.execution.operation import run_operation
+from schema.execution.operation_cost import operation_cost
+from schema.execution.operation_limits import OperationLimits
 from schema.permissions import KeyRequired, requires
 from tests.servers import serve_tls
 from tests.test_compiled_executor import strawberry_schema_of
@@ -199,13 +199,13 @@ async def test_costly_introspection_alone_executes_on_the_cpu_pool(client, keys,
     """GraphiQL's schema query (40 ms), keyed or not, runs off the event loop; a cheap
     one, or one that also asks for data, runs in place."""
     threads: list[str] = []
-    run_cpu = schema.operation.run_cpu
+    run_cpu = schema.execution.operation.run_cpu
 
     async def recorded(function, *args):
         threads.append("pool")
         return await run_cpu(function, *args)
 
-    monkeypatch.setattr(schema.operation, "run_cpu", recorded)
+    monkeypatch.setattr(schema.execution.operation, "run_cpu", recorded)
     for query, key, expected in [
         (GRAPHIQL_QUERIES[1], None, ["pool"]),
         (GRAPHIQL_QUERIES[0], keys.full, ["pool"]),
@@ -267,7 +267,7 @@ async def test_a_keyless_get_query_string_is_bounded_like_a_keyless_body(client,
     """Without a key only introspection can succeed: a GET's query string over the keyless
     body limit is refused unread, as a POST's body is (lowered here: httpx sends at most
     64 KiB of a query string)."""
-    monkeypatch.setattr("rest.graphql_view.MAX_UNAUTHENTICATED_BODY_BYTES", 1000)
+    monkeypatch.setattr("rest.graphql_http.view.MAX_UNAUTHENTICATED_BODY_BYTES", 1000)
     query = "{ __typename }" + " " * 1000
     for response in (
         await client.get("/graphql", params={"query": query}),
@@ -325,8 +325,8 @@ async def test_a_long_document_is_parsed_off_the_event_loop(client, keys, monkey
     CPU pool; short ones on the loop, where a thread's hand-off would cost more."""
     threads: list[tuple[int, str]] = []
     decoded: list[tuple[int, str]] = []
-    parse_and_size = schema.guard.parse_and_size
-    operation_params = rest.graphql_requests.operation_params
+    parse_and_size = schema.execution.guard.parse_and_size
+    operation_params = rest.graphql_http.direct.operation_params
 
     def recorded(query: str, max_tokens: int):
         threads.append((len(query), threading.current_thread().name))
@@ -336,8 +336,8 @@ async def test_a_long_document_is_parsed_off_the_event_loop(client, keys, monkey
         decoded.append((len(body or b""), threading.current_thread().name))
         return operation_params(request, body)
 
-    monkeypatch.setattr(schema.guard, "parse_and_size", recorded)
-    monkeypatch.setattr(rest.graphql_requests, "operation_params", recorded_params)
+    monkeypatch.setattr(schema.execution.guard, "parse_and_size", recorded)
+    monkeypatch.setattr(rest.graphql_http.direct, "operation_params", recorded_params)
     long_one = big_document(1000, "string")
     for query in (long_one, "{ assets(perPage: 2) { data { id } } }"):
         response = await client.post("/graphql", json={"query": query}, headers=headers(keys.full))
@@ -353,13 +353,13 @@ async def test_a_long_document_is_parsed_off_the_event_loop(client, keys, monkey
 async def test_a_document_of_many_tokens_is_validated_off_the_event_loop(client, keys, monkeypatch):
     """Validation takes 15-40 us a token: 5,000 tokens held the loop up to 0.2 s."""
     calls: list[str] = []
-    run_cpu = schema.guard.run_cpu
+    run_cpu = schema.execution.guard.run_cpu
 
     async def recorded(function, *args):
         calls.append(function.__name__)
         return await run_cpu(function, *args)
 
-    monkeypatch.setattr(schema.guard, "run_cpu", recorded)
+    monkeypatch.setattr(schema.execution.guard, "run_cpu", recorded)
     many = "{ __typename }" + "\n#" * 600  # tokens, comments included
     for query, expected in [(many, ["validate_document"]), ("{ __typename }", [])]:
         calls.clear()

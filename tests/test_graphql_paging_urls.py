@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from resolvers.permissions import ALL_FLAGS
+from resolvers.auth.permissions import ALL_FLAGS
 
 # (REST path and query, in the route's parameter order; the GraphQL field with the same
 # arguments), on the demo.

@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from resolvers.limits import MAX_TARGET_BYTES
-from rest.logs import MAX_LOG_LINE, MAX_LOGGED_FIELD, AccessLine, RedactKeys
+from rest.ops.logs import MAX_LOG_LINE, MAX_LOGGED_FIELD, AccessLine, RedactKeys
 from tests.servers import Served, serve_tls
 from tests.test_connections import (
     client_context,

@@ -23,13 +23,13 @@ import pytest
 import pytest_asyncio
 from pymongo import MongoClient
 
-from parsing.imdf_read import Report, read_archive
-from resolvers.keys import create_key
-from resolvers.permissions import DISTANCES_CALCULATE
+from parsing.imdf.read import Report, read_archive
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import DISTANCES_CALCULATE
 from rest.app import create_app
 from storage import collections as c
-from storage.dataset_fields import DatasetError
-from storage.imdf_import import (
+from storage.datasets.fields import DatasetError
+from storage.imports.imdf import (
     ImdfError,
     ImdfOptions,
     dataset_from_path,
@@ -320,7 +320,7 @@ def test_a_zip_bomb_is_refused_before_it_is_inflated(tmp_path, monkeypatch):
     """Bounds come from the zip's directory: 2 MiB of zeros packs to a few KiB and is
     refused under a 1 MiB bound (512 MiB in use) without being read; so is a zip of
     more files than the bound."""
-    from storage import imdf_import
+    from storage.imports import imdf as imdf_import
 
     monkeypatch.setattr(imdf_import, "MAX_ARCHIVE_BYTES", 1024 * 1024)
     bomb = tmp_path / "bomb.zip"

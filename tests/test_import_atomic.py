@@ -20,16 +20,16 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from resolvers.keys import create_key
-from resolvers.permissions import ALL_PERMISSIONS
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import ALL_PERMISSIONS
 from storage import collections as col
 from storage.database import connect
-from storage.demo import ASSET_ID
-from storage.embedded import EmbeddedServer
+from storage.demo.install import ASSET_ID
+from storage.embedded.server import EmbeddedServer
 from storage.files import get_file
-from storage.importer import import_dataset
-from storage.integrity import find_dangling
-from storage.leases import asset_leases
+from storage.imports.importer import import_dataset
+from storage.imports.integrity import find_dangling
+from storage.imports.leases import asset_leases
 from storage.settings import Settings
 from tests._dbserver import abort_leased_transactions
 from tests.import_snapshots import (

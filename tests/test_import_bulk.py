@@ -13,10 +13,10 @@ from typing import Any
 import pytest_asyncio
 from pymongo import monitoring
 
-import storage.importer as importer_module
+import storage.imports.importer as importer_module
 from storage import collections as col
 from storage.database import Store, connect
-from storage.importer import import_data
+from storage.imports.importer import import_data
 from storage.settings import Settings
 from tests._dbserver import fresh_store
 from tests.benchmarks.import_demo import exclusive_dataset

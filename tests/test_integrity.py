@@ -20,8 +20,8 @@ from bson import ObjectId
 
 from storage import collections as col
 from storage.files import get_file, is_stored
-from storage.importer import import_data
-from storage.integrity import collect_garbage, find_dangling
+from storage.imports.importer import import_data
+from storage.imports.integrity import collect_garbage, find_dangling
 from tests._dbserver import fresh_store
 from tests.servers import FLOORGATE
 from tests.test_map_ingestion import dataset, drawing, georeference

@@ -9,9 +9,9 @@ from typing import Any
 import orjson
 import pytest
 
-from resolvers.keys import create_key
-from resolvers.permissions import ALL_PERMISSIONS
-from rest.routes import ROUTES
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import ALL_PERMISSIONS
+from rest.v1.routes import ROUTES
 from tests.conftest import Demo
 from tests.test_read_cache import until
 

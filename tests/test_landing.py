@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rest.landing import LINKS
+from rest.pages.landing import LINKS
 
 BASE = "https://api.floorgate.test"  # the suite's public URL (tests/conftest.py)
 CSP = (

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import parsing.limits
 import resolvers.limits
-import rest.logs
 import rest.middleware
+import rest.ops.logs
 import storage.limits
 from resolvers.errors import ERRORS, ErrorCode
 from storage.settings import Settings
 
 PAGE = (Path(__file__).parents[1] / "docs" / "limits.md").read_text(encoding="utf-8")
 SETTINGS_SOURCE = (Path(__file__).parents[1] / "storage" / "settings.py").read_text()
-MODULES = (resolvers.limits, storage.limits, parsing.limits, rest.logs, rest.middleware)
+MODULES = (resolvers.limits, storage.limits, parsing.limits, rest.ops.logs, rest.middleware)
 # Refusals of a limit, with the values of the defaults, as a client reads them.
 QUOTED = {
     ErrorCode.URI_TOO_LONG: {"limit": resolvers.limits.MAX_TARGET_BYTES},

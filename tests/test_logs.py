@@ -12,7 +12,7 @@ import time
 import httpx
 import pytest
 
-from rest.logs import REDACTED, RedactKeys, redact
+from rest.ops.logs import REDACTED, RedactKeys, redact
 from tests.servers import serve_tls
 
 pytestmark = pytest.mark.e2e
@@ -104,7 +104,7 @@ def test_json_lines_name_the_route_and_the_key_id_never_the_key(
     import asyncio
     import json
 
-    from resolvers.keys import hash_key
+    from resolvers.auth.keys import hash_key
 
     key_id = asyncio.run(_key_id(db_server, settings, hash_key(keys.full)))
     with serve_tls(tmp_path, db_server, settings, FLOORGATE_LOG_FORMAT="json") as served:

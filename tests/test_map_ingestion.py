@@ -17,17 +17,17 @@ import orjson
 import pytest
 import pytest_asyncio
 
-import storage.importer as importer_module
+import storage.imports.importer as importer_module
 from parsing.parsed_map import document_bytes
 from parsing.svg import parse_unit_map
-from resolvers.keys import create_key
-from resolvers.permissions import ADMIN, ALL_PERMISSIONS
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import ADMIN, ALL_PERMISSIONS
 from rest.app import create_app
 from storage import collections as col
-from storage import sections
-from storage.dataset_fields import DatasetError
+from storage.datasets import sections
+from storage.datasets.fields import DatasetError
 from storage.files import content_name, get_file
-from storage.importer import import_data
+from storage.imports.importer import import_data
 from storage.settings import Settings
 from tests._dbserver import fresh_store
 

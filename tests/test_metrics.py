@@ -18,8 +18,8 @@ import orjson
 import pytest
 
 from rest.app import create_app
-from rest.metrics import DURATION_BUCKETS, Figures
-from rest.metrics_folder import WRITE_SECONDS, MetricsFolder, decode, encode
+from rest.ops.figures import DURATION_BUCKETS, Figures
+from rest.ops.metrics_folder import WRITE_SECONDS, MetricsFolder, decode, encode
 from storage.command_timings import Timing
 from tests.servers import serve_tls_with_args
 

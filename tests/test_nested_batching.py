@@ -17,8 +17,8 @@ import pytest_asyncio
 from pymongo import monitoring
 
 from resolvers import loaders
-from resolvers.keys import create_key
-from resolvers.permissions import ALL_PERMISSIONS
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import ALL_PERMISSIONS
 from rest.app import create_app
 from storage import collections as c
 from storage.database import connect

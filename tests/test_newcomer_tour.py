@@ -267,7 +267,7 @@ async def test_distance_from_a_unit_to_every_amenity(tour):
 
     # Wheelchair routes use a part of the walk graph at a lower speed: never quicker.
     # Their *distance* may be shorter than on foot: routes minimise time, and an elevator
-    # (10 ft per floor step) is shorter but slower than stairs (15 ft) (unit-map-svg.md),
+    # (10 ft per floor step) is shorter but slower than stairs (15 ft) (docs/unit-map-svg.md),
     # so the docs promise no order of distances between modes.
     wheelchair = await distance_matrix(tour, unit_map, [unit], amenities, "wheelchair")
     assert wheelchair["distance_method"] == "pathfinding"

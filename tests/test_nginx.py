@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from rest.tls import ensure_local_certificates
+from rest.ops.tls import ensure_local_certificates
 from tests.servers import FLOORGATE, cli_env, free_port, own_demo_database, wait_for_port
 
 pytestmark = pytest.mark.e2e

@@ -2,7 +2,7 @@
 and each operation's example is what the demo property answers to it.
 
 `FLOORGATE_RECORD_EXAMPLES=1 pytest tests/test_openapi.py` records the examples anew
-into `rest/openapi_examples.json` (after a change to the demo or to a response).
+into `rest/v1/openapi_examples.json` (after a change to the demo or to a response).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ import pytest
 import yaml
 from openapi_spec_validator import validate as validate_openapi
 
-from rest.dispatch import requirement_of
-from rest.openapi import EXAMPLES_FILE, FLAGS_HEADER, RELEASE_DATE
-from rest.routes import ROUTES, RestRoute, Shape
+from rest.v1.dispatch import requirement_of
+from rest.v1.openapi import EXAMPLES_FILE, FLAGS_HEADER, RELEASE_DATE
+from rest.v1.routes import ROUTES, RestRoute, Shape
 from schema.build import build_schema
 from storage.settings import Settings
 

@@ -30,9 +30,18 @@ from strawberry.extensions.max_aliases import count_fields_with_alias
 from strawberry.extensions.query_depth_limiter import create_validator
 from strawberry.schema.schema import validate_document
 
+from resolvers.auth.permissions import (
+    DISTANCES_CALCULATE,
+    FLAG_DIRECTIONS,
+    FLAG_DISTANCES,
+    FLAG_LOCATIONS,
+    UNIT_MAPS_PARSE,
+)
 from resolvers.limits import COST_PER_RATE_UNIT
-from resolvers.operation_cost import introspection_estimates, operation_cost
-from resolvers.operation_limits import (
+from rest.v1.routes import ROUTES
+from schema.build import build_schema
+from schema.execution.operation_cost import introspection_estimates, operation_cost
+from schema.execution.operation_limits import (
     OVERLAP_ABORTED,
     OperationLimits,
     bounded_rules,
@@ -42,15 +51,6 @@ from resolvers.operation_limits import (
     fragments_of,
     root_field_names,
 )
-from resolvers.permissions import (
-    DISTANCES_CALCULATE,
-    FLAG_DIRECTIONS,
-    FLAG_DISTANCES,
-    FLAG_LOCATIONS,
-    UNIT_MAPS_PARSE,
-)
-from rest.routes import ROUTES
-from schema.build import build_schema
 from schema.permissions import field_requirement
 from storage.settings import Settings
 
@@ -253,7 +253,7 @@ ROUTE_COSTS = {  # operation id: (per-page 10000, default page size); aliases as
 
 @pytest.mark.parametrize("route", ROUTES, ids=lambda route: route.operation_id)
 def test_rest_routes_within_limits(route):
-    """Variables as `rest.dispatch.variables_of` makes them: path values as strings,
+    """Variables as `rest.v1.dispatch.variables_of` makes them: path values as strings,
     `per-page` as an integer (absent: the default)."""
     variables = {param.variable: "x" for param in route.params if param.location == "path"}
     pages = {param.variable for param in route.params} & {"perPage"}

@@ -12,7 +12,7 @@ from storage.settings import Settings
 from tests.parsing.test_document import CONVENTIONS_EXAMPLE, EXAMPLE_SVG
 
 MAP_XML = {"Content-Type": "application/vnd.map+xml"}
-# The input of the example in unit-map-svg.md, and the document it gives.
+# The input of the example in docs/unit-map-svg.md, and the document it gives.
 EXAMPLE_DOCUMENT = orjson.loads(CONVENTIONS_EXAMPLE)
 PARSE = "query ($svg: String!) { parseUnitMap(svg: $svg) }"
 

@@ -1,5 +1,5 @@
 """Where a unit's derived location stands: the area centroid, or the pole of
-inaccessibility when the centroid falls outside the outline (unit-map-svg.md)."""
+inaccessibility when the centroid falls outside the outline (docs/unit-map-svg.md)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 import pytest
 from shapely.geometry import Point, Polygon
 
-from parsing.placement import label_point
+from parsing.geometry.placement import label_point
 
 
 def test_rectangle_takes_its_centroid():

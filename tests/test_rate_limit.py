@@ -9,7 +9,7 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from resolvers.keys import create_key
+from resolvers.auth.keys import create_key
 from rest.app import create_app
 from storage.collections import RATE_BUDGETS, UNIT_MAPS
 
@@ -150,7 +150,7 @@ async def test_keyed_answers_carry_ratelimit_headers(store, settings, keys):
 def test_the_default_lets_a_batch_client_of_150_per_second_through(monkeypatch):
     """Issue 17: a browser explorer sends 150 requests/s in batches; with the default
     bucket none is refused over a minute, while twice that rate is."""
-    from resolvers import ratelimit
+    from resolvers.auth import ratelimit
     from storage.settings import Settings
 
     clock = [1000.0]

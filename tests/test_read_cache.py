@@ -12,12 +12,12 @@ import pytest
 import pytest_asyncio
 from pymongo import AsyncMongoClient
 
-from resolvers.keys import create_key, disable_key
-from storage import cached_reads
-from storage.change_watch import apply_change
+from resolvers.auth.keys import create_key, disable_key
+from storage.cache import cached_reads
+from storage.cache.change_watch import apply_change
+from storage.cache.read_cache import ENTRY_OVERHEAD, ReadCache
 from storage.database import Store, connect
-from storage.embedded import EmbeddedServer
-from storage.read_cache import ENTRY_OVERHEAD, ReadCache
+from storage.embedded.server import EmbeddedServer
 from storage.settings import Settings
 
 CHANGE_WINDOW = 1.0  # generous here; tests/test_read_cache_processes.py measures p99

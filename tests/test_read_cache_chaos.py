@@ -18,10 +18,10 @@ import pytest_asyncio
 from pymongo import AsyncMongoClient
 from pymongo.errors import PyMongoError
 
-from resolvers.keys import create_key
+from resolvers.auth.keys import create_key
 from rest.app import create_app
 from storage.database import Store, connect
-from storage.embedded import EmbeddedServer
+from storage.embedded.server import EmbeddedServer
 from storage.settings import Settings
 from tests.fixtures import stamp
 

@@ -19,7 +19,7 @@ import httpx
 import pytest
 from pymongo import MongoClient
 
-from resolvers.permissions import ALL_PERMISSIONS
+from resolvers.auth.permissions import ALL_PERMISSIONS
 from tests.servers import FLOORGATE, cli_env, serve_tls
 
 pytestmark = pytest.mark.e2e

@@ -12,12 +12,12 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from rest.reference_page import (
+from rest.pages.reference_page import (
     CONTENT_SECURITY_POLICY,
     SWAGGER_UI_STATIC_DIR,
     SWAGGER_UI_STATIC_PREFIX,
 )
-from rest.routes import ROUTES
+from rest.v1.routes import ROUTES
 from tests.chromium import CHROMIUM, MISSING, offline_browser
 from tests.servers import serve_tls
 

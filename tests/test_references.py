@@ -11,11 +11,11 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from resolvers.keys import create_key
-from resolvers.permissions import ADMIN, ASSET_REFERENCES_READ, UNIT_REFERENCES_READ
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import ADMIN, ASSET_REFERENCES_READ, UNIT_REFERENCES_READ
 from rest.app import create_app
 from storage import collections as c
-from storage.demo import demo_dataset, install_demo
+from storage.demo.install import demo_dataset, install_demo
 from storage.timestamps import TIMESTAMP_PATTERN
 from tests._dbserver import fresh_store
 from tests.fixtures import T0, T1

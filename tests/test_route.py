@@ -18,8 +18,8 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from storage import demo
-from storage.demo_svg import BUILDINGS, FLOORS
+from storage.demo import install as demo
+from storage.demo.drawings import BUILDINGS, FLOORS
 from tests.test_distance_matrix import (
     FLAT_MAP,
     FOOT,

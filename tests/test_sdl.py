@@ -10,7 +10,7 @@ from pathlib import Path
 from graphql import build_schema as build_from_sdl
 from graphql import lexicographic_sort_schema, print_schema
 
-from rest.sdl import SDL_PATH
+from rest.graphql_http.sdl import SDL_PATH
 from tests.test_compiled_executor import strawberry_schema_of
 
 COMMITTED = Path(__file__).parent.parent / "docs" / "schema.graphql"

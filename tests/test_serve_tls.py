@@ -9,7 +9,7 @@ import subprocess
 import httpx
 import pytest
 
-from rest.tls import ensure_local_certificates
+from rest.ops.tls import ensure_local_certificates
 from tests.servers import FLOORGATE, cli_env, free_port, wait_for_port
 
 pytestmark = pytest.mark.e2e

@@ -13,8 +13,8 @@ import httpx
 import pytest
 from pymongo import AsyncMongoClient
 
-from resolvers.keys import create_key, disable_key
-from resolvers.ratelimit import SharedLimiter
+from resolvers.auth.keys import create_key, disable_key
+from resolvers.auth.ratelimit import SharedLimiter
 from rest.app import create_app
 from storage.collections import RATE_BUDGETS
 from tests.servers import serve_tls_with_args

@@ -1,4 +1,4 @@
-"""The E17 location `tags` grammar (contract.md, Values): every accepted form, every
+"""The E17 location `tags` grammar (docs/contract.md, Values): every accepted form, every
 refused one, the length limit, and how terms hold on a location's tags."""
 
 from __future__ import annotations

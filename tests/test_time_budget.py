@@ -22,7 +22,7 @@ from graphql import (
 )
 
 from rest.app import create_app
-from schema.executor import SLICE, YieldingExecutor
+from schema.execution.executor import SLICE, YieldingExecutor
 from tests.benchmarks.svg_parse import generate_map
 
 BUDGET = 0.25

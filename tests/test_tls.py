@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from cryptography.x509.verification import PolicyBuilder, Store
 
-from rest.tls import LocalCertificates, ensure_local_certificates, trust_hint
+from rest.ops.tls import LocalCertificates, ensure_local_certificates, trust_hint
 
 FILES = ("ca-key.pem", "ca.pem", "localhost-key.pem", "localhost.pem")
 

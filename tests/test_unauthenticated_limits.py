@@ -13,7 +13,7 @@ import httpx
 import pytest
 from pymongo import monitoring
 
-from resolvers.keys import create_key
+from resolvers.auth.keys import create_key
 from rest.app import create_app
 from storage.database import connect
 

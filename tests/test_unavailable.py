@@ -5,10 +5,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from resolvers.keys import create_key
+from resolvers.auth.keys import create_key
 from rest.app import create_app
 from storage.database import connect
-from storage.embedded import EmbeddedServer
+from storage.embedded.server import EmbeddedServer
 from tests.fixtures import load_fixture_data
 
 pytestmark = pytest.mark.e2e

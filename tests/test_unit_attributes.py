@@ -12,8 +12,8 @@ import asyncio
 import pytest
 import pytest_asyncio
 
-from resolvers.keys import create_key
-from resolvers.permissions import UNIT_ATTRIBUTES_READ, UNIT_ATTRIBUTES_WRITE
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import UNIT_ATTRIBUTES_READ, UNIT_ATTRIBUTES_WRITE
 from storage import collections as c
 
 FLAG = {"Experimental-Flags": "unit-attributes-resource"}

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from resolvers.keys import create_key
-from resolvers.permissions import ALL_PERMISSIONS
-from rest.routes import ROUTES
-from storage.demo import (
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import ALL_PERMISSIONS
+from rest.v1.routes import ROUTES
+from storage.demo.install import (
     ASSET_ADDRESS,
     ASSET_ID,
     ASSET_NAME,

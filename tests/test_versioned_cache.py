@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from resolvers.graph_cache import VersionedCache
+from resolvers.wayfinding.graph_cache import VersionedCache
 
 
 class Loader:

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from rest.app import create_app
-from rest.viewer import VIEWER_STATIC_DIR, VIEWER_STATIC_PREFIX, folder_digest
+from rest.pages.viewer import VIEWER_STATIC_DIR, VIEWER_STATIC_PREFIX, folder_digest
 from storage.settings import Settings, SettingsError, frame_ancestors
 
 # The files' origin is the public URL's (tests/conftest.py): named beside 'self', for a

@@ -16,17 +16,17 @@ import httpx
 import pytest
 import pytest_asyncio
 
-import storage.leases as leases_module
-from resolvers.keys import create_key
-from resolvers.permissions import ALL_PERMISSIONS
+import storage.imports.leases as leases_module
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import ALL_PERMISSIONS
 from rest.app import create_app
 from storage import collections as col
-from storage import sections
 from storage.database import Store, connect
+from storage.datasets import sections
 from storage.files import content_name
-from storage.importer import ImportTooLarge, import_data
-from storage.integrity import find_dangling
-from storage.leases import HOST, LeaseBusy, asset_leases, lease_id
+from storage.imports.importer import ImportTooLarge, import_data
+from storage.imports.integrity import find_dangling
+from storage.imports.leases import HOST, LeaseBusy, asset_leases, lease_id
 from storage.settings import Settings
 from storage.transactions import NoTransactions
 from tests._dbserver import abort_leased_transactions, fresh_store

@@ -1,4 +1,4 @@
-"""Every mutation of the schema checks the key's asset scope (`resolvers.scope`): a key
+"""Every mutation of the schema checks the key's asset scope (`resolvers.auth.scope`): a key
 scoped to asset-2 that holds every write permission cannot change asset-1, and a record
 of asset-1 behaves, word for word, like one that does not exist.
 
@@ -16,8 +16,8 @@ from typing import Any
 import orjson
 import pytest
 
-from resolvers.keys import create_key
-from resolvers.permissions import ADMIN, UNIT_ATTRIBUTES_WRITE
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import ADMIN, UNIT_ATTRIBUTES_WRITE
 from schema.build import build_schema
 from storage import collections as c
 from storage.settings import Settings

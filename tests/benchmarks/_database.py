@@ -10,12 +10,12 @@ from typing import Any, TypeVar
 
 import httpx
 
-from resolvers.keys import create_key
-from resolvers.permissions import ALL_PERMISSIONS
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import ALL_PERMISSIONS
 from rest.app import create_app
 from storage.database import Store, connect
-from storage.demo import install_demo
-from storage.embedded import EmbeddedServer
+from storage.demo.install import install_demo
+from storage.embedded.server import EmbeddedServer
 from storage.settings import Settings
 
 T = TypeVar("T")

@@ -3,13 +3,13 @@
 It does, for the two measured routes, the work floorgate cannot avoid and nothing more,
 so that the ratio between the two is floorgate's own overhead:
 
-- the API key as floorgate checks it (`resolvers/keys.py`): header `API-Key`, else query
+- the API key as floorgate checks it (`resolvers/auth/keys.py`): header `API-Key`, else query
   `api-key`; its SHA-256 looked up by `hash` in `api_keys`, compared again in constant
   time, a disabled key refused; each answer (known or unknown) kept 5 s, like `KeyCache`;
 - `GET /v1/units`: floorgate's query (`resolvers/paging.py`: scope filter, sort by `_id`,
   skip, limit N + 1, the `_id_` hint when unfiltered) and the same body byte for byte
   (the fragment's members in its order, `_id` named `id`, the paging object with
-  absolute URLs as `rest/paging_urls.py` writes them);
+  absolute URLs as `rest/v1/paging_urls.py` writes them);
 - `GET /v1/assets/{asset}`: the asset scope, then `find_one` by `_id`, the same body.
 
 No GraphQL, rate limit, request id, security headers, time budget or input checks

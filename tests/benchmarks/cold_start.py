@@ -22,8 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from rest.tls import ensure_local_certificates
-from storage.embedded import EmbeddedServer
+from rest.ops.tls import ensure_local_certificates
+from storage.embedded.server import EmbeddedServer
 from tests.benchmarks import _servers as s
 from tests.benchmarks._report import machine
 from tests.benchmarks.versus_minimal import (

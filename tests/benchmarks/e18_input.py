@@ -9,7 +9,7 @@ alone on the real schema, in the same run:
   what ran before);
 - graphql-core: the coercion of the variable (`coerce_input_value`), which execution
   does for every request;
-- REST body: `camelized` and `input_problems` (`rest/json_body.py`) of the JSON member.
+- REST body: `camelized` and `input_problems` (`rest/v1/json_body.py`) of the JSON member.
 
 The goal of issue 15: converting 50 waypoints under 0.2 ms.
 
@@ -28,8 +28,8 @@ from graphql.language import parse_type
 from graphql.utilities import coerce_input_value, type_from_ast, validate_input_value
 from strawberry.types.arguments import convert_arguments
 
-from rest.json_body import input_problems
-from rest.names import camelized
+from rest.v1.json_body import input_problems
+from rest.v1.names import camelized
 from schema.build import build_schema
 from schema.experimental_types import DistanceMatrixInput, UnitAttributeAssignmentInput
 from schema.records import as_record

@@ -2,7 +2,7 @@
 
 One embedded database server, one process. Two datasets:
 
-- demo: the demo property (`storage.demo.write_demo`: maps with drawings, level tags,
+- demo: the demo property (`storage.demo.install.write_demo`: maps with drawings, level tags,
   references, attributes, locations); its first import into an empty database and its
   re-import, unchanged;
 - exclusive: 2,000 units that all hold an attribute of a one-attribute-per-unit group;
@@ -30,8 +30,8 @@ from pymongo.errors import PyMongoError
 
 from storage import collections as c
 from storage.database import Store
-from storage.demo import write_demo
-from storage.importer import import_dataset
+from storage.demo.install import write_demo
+from storage.imports.importer import import_dataset
 from tests.benchmarks._database import on_embedded
 from tests.benchmarks._report import run_and_report
 

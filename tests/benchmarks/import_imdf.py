@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 
 from storage.database import Store
-from storage.imdf_import import ImdfOptions, dataset_from_path, import_venue, write_out
-from storage.importer import import_dataset
+from storage.imports.imdf import ImdfOptions, dataset_from_path, import_venue, write_out
+from storage.imports.importer import import_dataset
 from storage.settings import Settings
 from tests.benchmarks._database import on_embedded
 from tests.imdf_venues import office_tower, zip_bytes

@@ -22,10 +22,10 @@ from typing import Any
 
 from pymongo.errors import PyMongoError
 
-import storage.importer as importer
+import storage.imports.importer as importer
 from storage import collections as c
 from storage.database import Store
-from storage.importer import import_dataset
+from storage.imports.importer import import_dataset
 from storage.transactions import TransactionTooLarge
 from tests.benchmarks._database import on_embedded
 from tests.benchmarks._report import run_and_report

@@ -31,12 +31,12 @@ import httpx
 import orjson
 from pymongo import monitoring
 
-from resolvers.keys import create_key
+from resolvers.auth.keys import create_key
 from rest.app import create_app
-from rest.documents import FRAGMENTS
+from rest.v1.documents import FRAGMENTS
 from storage import collections as c
 from storage.database import Store, connect
-from storage.embedded import EmbeddedServer
+from storage.embedded.server import EmbeddedServer
 from storage.settings import Settings
 from tests.benchmarks._report import run_and_report
 

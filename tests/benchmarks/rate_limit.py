@@ -1,4 +1,4 @@
-"""Issue 30, finding 14: what the shared rate limiter (`resolvers.ratelimit.SharedLimiter`,
+"""Issue 30, finding 14: what the shared rate limiter (`resolvers.auth.ratelimit.SharedLimiter`,
 one bucket per key in MongoDB) adds to a request, beside the in-memory bucket it replaced.
 
 On an embedded database, with the default limit (200/s, burst 400: a process takes 20
@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from resolvers.ratelimit import RateLimiter, SharedLimiter
+from resolvers.auth.ratelimit import RateLimiter, SharedLimiter
 from storage.collections import RATE_BUDGETS
 from storage.database import Store
 from storage.settings import Settings

@@ -52,12 +52,12 @@ from typing import Any
 
 import httpx
 
-from resolvers.keys import create_key
-from resolvers.permissions import ALL_PERMISSIONS
-from rest.tls import LocalCertificates, ensure_local_certificates
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import ALL_PERMISSIONS
+from rest.ops.tls import LocalCertificates, ensure_local_certificates
 from storage import collections as c
 from storage.database import connect
-from storage.embedded import EmbeddedServer
+from storage.embedded.server import EmbeddedServer
 from storage.settings import Settings
 from tests.benchmarks import _servers as s
 from tests.benchmarks import units_list

@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 
 from parsing.svg import parse_unit_map
-from resolvers.graph_cache import load_graph
+from resolvers.wayfinding.graph_cache import load_graph
 from routing.build import build_walk_graph
 from routing.costs import Costs
 from routing.matrix import LoadedGraph, Point

@@ -33,13 +33,13 @@ import networkx as nx
 import numpy as np
 
 from parsing.svg import parse_unit_map
-from resolvers.graph_cache import load_graph
+from resolvers.wayfinding.graph_cache import load_graph
 from routing.build import build_walk_graph
 from routing.costs import Costs
 from routing.matrix import LoadedGraph, ModeGraph, Point
 from routing.model import FOOT, graph_bytes
 from storage.files import put_file
-from storage.importer import import_data
+from storage.imports.importer import import_data
 from tests.benchmarks._database import demo_app
 
 ROUNDS = 15

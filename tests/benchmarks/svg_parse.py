@@ -32,11 +32,11 @@ import httpx
 from lxml import etree
 
 from parsing.svg import parse_unit_map
-from resolvers.keys import create_key
-from resolvers.permissions import UNIT_MAPS_PARSE
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import UNIT_MAPS_PARSE
 from rest.app import create_app
 from storage.database import connect
-from storage.embedded import EmbeddedServer
+from storage.embedded.server import EmbeddedServer
 from storage.settings import Settings
 
 ROUNDS = 7

@@ -30,16 +30,16 @@ import graphql
 import httpx
 import orjson
 
+from resolvers.auth.keys import create_key
 from resolvers.context import RequestContext, Services
-from resolvers.keys import create_key
 from resolvers.paging import BY_ID, ID_INDEX
 from rest.app import create_app
-from rest.routes import ROUTES, RestRoute
+from rest.v1.routes import ROUTES, RestRoute
 from schema.build import build_schema
-from schema.executor import CompiledExecutor
+from schema.execution.executor import CompiledExecutor
 from storage import collections as c
 from storage.database import Store, connect
-from storage.embedded import EmbeddedServer
+from storage.embedded.server import EmbeddedServer
 from storage.settings import Settings
 from storage.timestamps import format_timestamp
 from tests.benchmarks._report import run_and_report

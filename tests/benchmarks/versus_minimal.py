@@ -44,17 +44,17 @@ from typing import Any
 import httpx
 import orjson
 
-from resolvers.graph_cache import load_graph
-from resolvers.keys import create_key
-from resolvers.permissions import ALL_PERMISSIONS
-from rest.routes import ROUTES
-from rest.tls import LocalCertificates, ensure_local_certificates
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import ALL_PERMISSIONS
+from resolvers.wayfinding.graph_cache import load_graph
+from rest.ops.tls import LocalCertificates, ensure_local_certificates
+from rest.v1.routes import ROUTES
 from routing.matrix import LoadedGraph, Point
 from routing.model import FOOT
 from storage import collections as c
 from storage.database import connect
-from storage.demo import install_demo
-from storage.embedded import EmbeddedServer
+from storage.demo.install import install_demo
+from storage.embedded.server import EmbeddedServer
 from storage.settings import Settings
 from tests.benchmarks import _servers as s
 from tests.benchmarks._report import Phases, machine

@@ -32,7 +32,7 @@ from urllib.parse import quote
 
 import httpx
 
-from storage.embedded import EmbeddedServer
+from storage.embedded.server import EmbeddedServer
 from tests.benchmarks._report import run_and_report
 from tests.chromium import CHROMIUM, MISSING, Chromium, evaluate, offline_browser, wait_until
 from tests.servers import own_demo_database, serve_tls

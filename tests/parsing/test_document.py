@@ -14,7 +14,7 @@ from parsing.svg import parse_unit_map
 
 SVG = "http://www.w3.org/2000/svg"
 
-# unit-map-svg.md, "The parsed document", verbatim but for one line break (whitespace
+# docs/unit-map-svg.md, "The parsed document", verbatim but for one line break (whitespace
 # between JSON tokens means nothing; the bytes compared are orjson's compact form).
 CONVENTIONS_EXAMPLE = """
 {"version": "1.2", "type": "application/vnd.map+json", "width": 1200, "height": 800,

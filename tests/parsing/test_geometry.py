@@ -10,10 +10,10 @@ import pytest
 from svgelements import Arc
 
 from parsing.errors import SvgError
-from parsing.numbers import format_number, format_points, round3
-from parsing.path_data import TOLERANCE, arc_centre, parse_path
+from parsing.geometry.numbers import format_number, format_points, round3
+from parsing.geometry.path_data import TOLERANCE, arc_centre, parse_path
+from parsing.geometry.transform import parse_transform
 from parsing.svg import parse_unit_map
-from parsing.transform import parse_transform
 
 SVG = "http://www.w3.org/2000/svg"
 ROUNDING = 0.0005 * math.sqrt(2)  # what 3-decimal output may move a point

@@ -1,4 +1,4 @@
-"""The lenient IMDF reader and the local plane (parsing.imdf_read, parsing.imdf_projection)."""
+"""The lenient IMDF reader and the local plane (parsing.imdf.read, parsing.imdf.projection)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import math
 import orjson
 import pytest
 
-from parsing.imdf_projection import Canvas, LocalPlane
-from parsing.imdf_read import Report, feature_type_of, label, read_archive
+from parsing.imdf.projection import Canvas, LocalPlane
+from parsing.imdf.read import Report, feature_type_of, label, read_archive
 
 
 @pytest.mark.parametrize(

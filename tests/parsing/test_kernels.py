@@ -1,5 +1,5 @@
 """The compiled loops (parsing/_kernels.pyx) against their pure-Python twins in
-parsing/numbers.py: same numbers, same text, same errors, on the same inputs."""
+parsing/geometry/numbers.py: same numbers, same text, same errors, on the same inputs."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from parsing import numbers
-from parsing import path_data as paths
 from parsing.errors import SvgError
-from parsing.path_data import _parse_path_fast, arc_centre
+from parsing.geometry import numbers
+from parsing.geometry import path_data as paths
+from parsing.geometry.path_data import _parse_path_fast, arc_centre
 from tests.parsing.test_path_data import EXAMPLES, number, path_data
 
 kernels = pytest.importorskip("parsing._kernels", reason="built without the extension")

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from parsing.errors import SvgError
-from parsing.path_data import (
+from parsing.geometry.path_data import (
     PointBudget,
     _parse_path_fast,
     flatten,

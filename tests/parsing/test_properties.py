@@ -12,12 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from parsing.errors import SvgError
+from parsing.geometry.numbers import format_number
+from parsing.geometry.path_data import parse_path
+from parsing.geometry.transform import parse_transform
 from parsing.limits import SvgLimits
-from parsing.numbers import format_number
 from parsing.parsed_map import document_bytes
-from parsing.path_data import parse_path
 from parsing.svg import parse_unit_map
-from parsing.transform import parse_transform
 
 SVG = "http://www.w3.org/2000/svg"
 # FLOORGATE_FUZZ_EXAMPLES=5000 for a longer hunt.

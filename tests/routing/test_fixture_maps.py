@@ -1,4 +1,4 @@
-"""Walk-graph routing on small hand-drawn maps (unit-map-svg.md, Walk graph; contract.md,
+"""Walk-graph routing on small hand-drawn maps (docs/unit-map-svg.md, Walk graph; docs/contract.md,
 Distances). Every expected distance and time is worked out by hand in the test, so a
 change of semantics shows up here, not only a change of numbers."""
 

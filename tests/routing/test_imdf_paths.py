@@ -1,4 +1,4 @@
-"""Walk paths generated from IMDF rooms and doors (routing/imdf_paths.py).
+"""Walk paths generated from IMDF rooms and doors (routing/imdf/paths.py).
 
 Geometries are built by hand in metres. Distances are measured the way the importer
 will use the lines: written as a `paths` layer at 0.05 m per canvas unit, parsed by
@@ -19,7 +19,7 @@ from shapely import LineString, Polygon, box
 from parsing.svg import parse_unit_map
 from routing.build import build_walk_graph
 from routing.costs import Costs
-from routing.imdf_paths import (
+from routing.imdf.paths import (
     Door,
     Space,
     Stop,

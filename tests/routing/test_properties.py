@@ -594,7 +594,7 @@ def test_a_segment_bent_onto_a_crossed_one_shares_its_split():
 @given(any_networks())
 def test_no_node_lies_inside_a_walk_edge(network):
     """What a join bends onto another drawn segment is that segment: one edge, split
-    wherever it is split (unit-map-svg.md: the shared part of an overlap is one edge)."""
+    wherever it is split (docs/unit-map-svg.md: the shared part of an overlap is one edge)."""
     graph, _ = build(network)
     assert _walk_edges_with_a_node_inside(graph) == [], network.svg()
 

@@ -1,0 +1,236 @@
+"""The structure of the code, measured from its own files and imports (issue 31).
+
+    .venv/bin/python .ci/structure.py          # the table; exit 1 when a row misses its goal
+
+`make test` runs it before the suite, so a crowded folder, an import cycle, a long module,
+a hand-formatting marker or a test file left at the top of tests/ fails the build.
+Imports are read with `ast`, every one of them: at the top, inside functions and under
+`if TYPE_CHECKING:` alike (a cycle through a function-level import is still a cycle).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FLOORS = ("rest", "schema", "resolvers", "storage", "routing", "parsing")  # top down
+VIEWER_SCRIPTS = ROOT / "rest" / "pages" / "static" / "viewer"
+TESTS = ROOT / "tests"
+# Test folders that are not a package of the code: whole processes, the docs, benchmarks.
+TEST_FOLDERS_OF_THEIR_OWN = {"e2e", "docs", "benchmarks"}
+MAX_MODULES_PER_FOLDER = 16
+MAX_LINES = 600
+MAX_FORMAT_MARKERS = 10
+MAX_TOP_TEST_FILES = 10
+FORMAT_MARKER = re.compile(r"#\s*fmt:\s*(skip|off|on)\b")
+
+
+@dataclass
+class Row:
+    """One line of the table: what is measured, its value, the goal, and the offenders."""
+
+    name: str
+    value: int
+    goal: int
+    offenders: list[str]
+
+    @property
+    def met(self) -> bool:
+        return self.value <= self.goal
+
+
+def code_files() -> Iterator[Path]:
+    for floor in FLOORS:
+        yield from sorted((ROOT / floor).rglob("*.py"))
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def crowded_folders() -> Row:
+    counts = {}
+    for floor in FLOORS:
+        for folder in [ROOT / floor, *(p for p in (ROOT / floor).rglob("*") if p.is_dir())]:
+            if (folder / "__init__.py").exists():
+                counts[folder] = len(list(folder.glob("*.py")))
+    worst = max(counts.values())
+    over = [
+        f"{folder.relative_to(ROOT)}/ {count}"
+        for folder, count in sorted(counts.items())
+        if count > MAX_MODULES_PER_FOLDER
+    ]
+    return Row("modules directly in one folder (most)", worst, MAX_MODULES_PER_FOLDER, over)
+
+
+def imports_of(path: Path, modules: set[str]) -> set[str]:
+    """The project modules one file imports, wherever the import statement stands."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = module_name(path) if path.name == "__init__.py" else module_name(path.parent)
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            names = [f"{base}.{alias.name}" for alias in node.names] + [base]
+        else:
+            continue
+        for name in names:
+            while name and name not in modules:  # `from a import b`: b a module, else a
+                name = name.rpartition(".")[0]
+            if name and name != module_name(path):
+                found.add(name)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    files = list(code_files())
+    modules = {module_name(path) for path in files}
+    return {module_name(path): imports_of(path, modules) for path in files}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan), each a cycle.
+    Package `__init__` modules that only hold a docstring import nothing, so a package
+    and its modules do not count as a cycle."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    sys.setrecursionlimit(10_000)
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def cycle_row(graph: dict[str, set[str]]) -> Row:
+    found = cycles(graph)
+    return Row("import cycles between modules", len(found), 0, [" <-> ".join(c) for c in found])
+
+
+def upward_imports(graph: dict[str, set[str]]) -> Row:
+    """Imports against `rest -> schema -> resolvers -> storage -> routing -> parsing`."""
+    rank = {floor: position for position, floor in enumerate(FLOORS)}
+    against = [
+        f"{module} imports {target}"
+        for module, targets in sorted(graph.items())
+        for target in sorted(targets)
+        if rank[target.split(".")[0]] < rank[module.split(".")[0]]
+    ]
+    return Row("imports against the layering", len(against), 0, against)
+
+
+def long_modules() -> Row:
+    files = [*code_files(), *sorted(VIEWER_SCRIPTS.glob("*.js"))]
+    lengths = {path: len(path.read_text(encoding="utf-8").splitlines()) for path in files}
+    over = [
+        f"{path.relative_to(ROOT)} {lines}"
+        for path, lines in sorted(lengths.items())
+        if lines > MAX_LINES
+    ]
+    return Row(f"modules over {MAX_LINES} lines (.py and the viewer's .js)", len(over), 0, over)
+
+
+def format_markers() -> Row:
+    """`fmt: skip/off/on` markers anywhere in the repository's Python; each needs a reason:
+    a comment on the line before it (or on its own line, after the marker)."""
+    count = 0
+    unexplained = []
+    for path in sorted(ROOT.rglob("*.py")):
+        relative = path.relative_to(ROOT)
+        if relative.parts[0].startswith(".") or "egg-info" in relative.parts[0]:
+            continue
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines):
+            marker = FORMAT_MARKER.search(line)
+            if not marker:
+                continue
+            count += 1
+            before = lines[number - 1].strip() if number else ""
+            reason = before.startswith("#") or line[marker.end() :].strip().startswith("#")
+            if marker.group(1) != "on" and not reason:
+                unexplained.append(f"{relative}:{number + 1} has no reason")
+    row = Row("`fmt: skip` / `fmt: off` markers", count, MAX_FORMAT_MARKERS, unexplained)
+    if unexplained:
+        row.goal = -1  # a marker without its reason misses the goal whatever the count
+    return row
+
+
+def top_test_files() -> Row:
+    top = sorted(path.name for path in TESTS.glob("test_*.py"))
+    strays = [
+        f"tests/{folder.name}/ mirrors no package of the code"
+        for folder in sorted(TESTS.iterdir())
+        if folder.is_dir()
+        and (folder / "__init__.py").exists()
+        and folder.name not in TEST_FOLDERS_OF_THEIR_OWN
+        and folder.name not in FLOORS
+    ]
+    row = Row("test files directly in tests/", len(top), MAX_TOP_TEST_FILES, top + strays)
+    if strays:
+        row.goal = -1
+    return row
+
+
+def table() -> list[Row]:
+    graph = import_graph()
+    return [
+        crowded_folders(),
+        cycle_row(graph),
+        upward_imports(graph),
+        long_modules(),
+        format_markers(),
+        top_test_files(),
+    ]
+
+
+def main() -> int:
+    rows = table()
+    width = max(len(row.name) for row in rows)
+    print(f"{'':{width}}  now  goal")
+    for row in rows:
+        goal = "-" if row.goal < 0 else f"<= {row.goal}"
+        print(f"{row.name:{width}}  {row.value:>3}  {goal}  {'ok' if row.met else 'MISSED'}")
+        for offender in row.offenders if not row.met else []:
+            print(f"    {offender}")
+    return 0 if all(row.met for row in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

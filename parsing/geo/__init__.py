@@ -1,0 +1,1 @@
+"""Georeference of a unit map and its GeoJSON form."""

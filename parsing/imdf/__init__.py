@@ -1,0 +1,1 @@
+"""IMDF archives read as found in the wild, projected to a canvas and drawn as a unit-map SVG."""

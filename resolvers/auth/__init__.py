@@ -1,0 +1,3 @@
+"""Who may ask and how often: the access check, API keys, permission and flag names, asset scope
+and rate limits.
+"""

@@ -1,0 +1,3 @@
+"""Directions and distance matrices over a map's walk graph, and the per-process caches of what a
+map derives.
+"""

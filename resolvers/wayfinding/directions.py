@@ -1,0 +1,172 @@
+"""Directions (`route`, `POST /v1/unitmaps/{id}/route`): the route between two
+waypoints, its legs per level, the connectors taken and plain-language steps.
+
+Access (flag `directions`, permission `service.distances.calculate`) was checked by
+the field's permission class. Then the order of E18: input (422), the map (404), the
+waypoints against the map (422), then the answer. A pair that no walk path joins is
+an answer, not an error: `route` is null and `reason` says why. The route is the one
+E18 measures (`routing.route`), so its distance and time equal E18's.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from resolvers.context import RequestContext
+from resolvers.errors import FieldErrors
+from resolvers.reads import visible_map
+from resolvers.validation import check_id
+from resolvers.wayfinding.distances import (
+    ECHOED,
+    Waypoint,
+    check_waypoint,
+    map_graph,
+    on_graph,
+    place_waypoints,
+    rounded,
+)
+
+if TYPE_CHECKING:  # routing is imported by the functions that need it
+    from routing.matrix import LoadedGraph
+    from routing.route import Route
+
+ENDS = ("from", "to")
+MODE_WORDS = {"foot": "on foot", "wheelchair": "by wheelchair"}
+
+
+def _checked(map_id: str, start: Waypoint, end: Waypoint, mode: str | None) -> str:
+    """Everything that can be checked without the database; the mode's name."""
+    from routing.model import MODES
+
+    errors = FieldErrors()
+    check_id(errors, "unitMapId", map_id)
+    for place, waypoint in zip(ENDS, (start, end), strict=True):
+        check_waypoint(errors, place, waypoint)
+    if mode is not None and mode not in MODES:
+        errors.add("mode", f"must be one of {', '.join(MODES)}, not {mode!r}")
+    errors.raise_if_any()
+    return mode or "foot"
+
+
+async def directions(
+    context: RequestContext, map_id: str, start: Waypoint, end: Waypoint, mode: str | None
+) -> dict[str, Any]:
+    from routing.model import MODES
+    from routing.route import Unreachable, find_route
+
+    caller = await context.caller()
+    start, end = dict(start), dict(end)
+    mode_name = _checked(map_id, start, end, mode)
+    unit_map = await visible_map(context, caller, map_id)
+    points = await place_waypoints(context, unit_map, [("from", start), ("to", end)])
+    answer: dict[str, Any] = {
+        "mode": mode_name,
+        "from_": _echo(start),
+        "to": _echo(end),
+        "route": None,
+        "reason": None,
+    }
+    if not unit_map.get("graph_file"):
+        answer["reason"] = "this map has no walk paths (it is not processed for pathfinding)"
+        return answer
+    loaded = await map_graph(context, unit_map)
+    found = await on_graph(loaded, find_route, loaded, MODES[mode_name], *points)
+    if isinstance(found, Unreachable):
+        answer["reason"] = _reason(found, mode_name)
+        return answer
+    floors = await _floor_names(context, unit_map)
+    answer["route"] = _route(loaded, found, floors, end)
+    return answer
+
+
+def _echo(waypoint: Waypoint) -> dict[str, Any]:
+    return {key: waypoint.get(key) for key in ECHOED}
+
+
+def _reason(why: Any, mode_name: str) -> str:
+    from routing.route import Unreachable
+
+    how = MODE_WORDS[mode_name]
+    return {
+        Unreachable.START_OFF_GRAPH: f"no walk path usable {how} on the start's level",
+        Unreachable.END_OFF_GRAPH: f"no walk path usable {how} on the destination's level",
+        Unreachable.DISCONNECTED: f"no walk path usable {how} joins the start and the destination",
+    }[why]
+
+
+async def _floor_names(context: RequestContext, unit_map: dict[str, Any]) -> dict[str, str]:
+    """Floor id -> name, for the steps ("Take the elevator to Floor 3")."""
+    asset_id = unit_map.get("asset_id")
+    if asset_id is None:
+        return {}
+    floors = await context.loaders.floors_by_asset.load(asset_id)
+    return {floor["id"]: floor.get("name") or floor["id"] for floor in floors}
+
+
+def _route(
+    loaded: LoadedGraph, route: Route, floors: dict[str, str], end: Waypoint
+) -> dict[str, Any]:
+    from routing.model import CONNECTOR_KINDS
+
+    kinds = {value: name for name, value in CONNECTOR_KINDS.items()}
+    graph = loaded.graph
+    uids, floor_ids = graph.level_uids, graph.level_floors
+    legs = []
+    for index, leg in enumerate(route.legs):
+        ride = route.rides[index] if index < len(route.rides) else None
+        legs.append(
+            {
+                "level_uid": uids[leg.level],
+                "floor_id": floor_ids[leg.level],
+                "points": [{"x": x, "y": y} for x, y in leg.points],
+                "distance": rounded(leg.feet),
+                "time": rounded(leg.seconds),
+                "connector": None
+                if ride is None
+                else {
+                    "id": ride.connector_id,
+                    "kind": kinds[ride.kind],
+                    "x": ride.at[0],
+                    "y": ride.at[1],
+                    "from_level_uid": uids[ride.from_level],
+                    "to_level_uid": uids[ride.to_level],
+                    "from_floor_id": floor_ids[ride.from_level],
+                    "to_floor_id": floor_ids[ride.to_level],
+                    "distance": rounded(ride.feet),
+                    "time": rounded(ride.seconds),
+                },
+            }
+        )
+    return {
+        "distance": rounded(route.feet),
+        "time": rounded(route.seconds),
+        "legs": legs,
+        "steps": _steps(legs, floors, end),
+    }
+
+
+def _steps(legs: list[dict[str, Any]], floors: dict[str, str], end: Waypoint) -> list[str]:
+    """Plain-language steps: a walk per leg, a ride per connector, the arrival."""
+
+    def floor_name(floor_id: str | None, level_uid: str) -> str:
+        return floors.get(floor_id or "", floor_id or level_uid)
+
+    steps = []
+    for leg in legs:
+        feet = round(leg["distance"])
+        if feet > 0:
+            steps.append(f"Walk {feet} ft")
+        ride = leg["connector"]
+        if ride is not None:
+            steps.append(
+                f"Take the {ride['kind']} to "
+                f"{floor_name(ride['to_floor_id'], ride['to_level_uid'])}"
+            )
+    name = end.get("name")
+    last = legs[-1]
+    steps.append(
+        f"Arrive at {name}"
+        if name
+        else f"Arrive at your destination on {floor_name(last['floor_id'], last['level_uid'])}"
+    )
+    return steps

@@ -1,0 +1,293 @@
+"""The distance matrix (E18, `distanceMatrix`): waypoints in, feet and seconds out.
+
+Access (flag `distances`, permission `service.distances.calculate`) was checked by the
+field's permission class. Then input (422: shape, values, the pair limit), then the
+map (404), then the waypoints against the map (422), then the answer. Semantics are
+docs/contract.md (Distances) and docs/unit-map-svg.md (Walk graph).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from resolvers.context import RequestContext
+from resolvers.errors import FieldErrors, invalid
+from resolvers.limits import MAX_COORDINATE, MAX_MATRIX_PAIRS
+from resolvers.paging import BY_ID
+from resolvers.reads import visible_map
+from resolvers.validation import check_id
+from resolvers.wayfinding.graph_cache import LOCATION_FIELDS, load_graph, load_waypoints
+from storage import collections as c
+from storage.cache import cached_reads
+from storage.cpu import run_cpu
+
+if TYPE_CHECKING:  # routing is imported by the functions that need it
+    from routing.matrix import Cell, LoadedGraph, Point
+
+T = TypeVar("T")
+
+COSTINGS = ("pedestrian",)
+METHODS = ("default", "pathfinding", "euclidean")
+SIDES = ("sources", "targets")
+ECHOED = ("id", "name", "x", "y", "floor_id")  # the request's waypoint fields
+Waypoint = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Request:
+    sources: list[Waypoint]
+    targets: list[Waypoint]
+    mode: int
+    method: str
+
+
+def _choice(errors: FieldErrors, name: str, value: str | None, allowed: tuple[str, ...]) -> None:
+    if value is not None and value not in allowed:
+        errors.add(name, f"must be one of {', '.join(allowed)}, not {value!r}")
+
+
+def _checked_input(map_id: str, data: dict[str, Any]) -> Request:
+    """Everything that can be checked without the database."""
+    from routing.model import FOOT, MODES
+
+    errors = FieldErrors()
+    check_id(errors, "unitMapId", map_id)
+    for side in SIDES:
+        waypoints = data.get(side) or []
+        if not waypoints:
+            errors.add(f"input.{side}", "must be a non-empty array")
+        for index, waypoint in enumerate(waypoints):
+            check_waypoint(errors, f"input.{side}.{index}", waypoint)
+    for message in pair_count_problems(data):
+        errors.add("input", message)
+    _choice(errors, "input.costing", data.get("costing"), COSTINGS)
+    pedestrian = (data.get("costing_options") or {}).get("pedestrian") or {}
+    mode = pedestrian.get("mode")
+    _choice(errors, "input.costingOptions.pedestrian.mode", mode, tuple(MODES))
+    method = data.get("distance_method")
+    _choice(errors, "input.distanceMethod", method, METHODS)
+    errors.raise_if_any()
+    return Request(
+        sources=[dict(w) for w in data["sources"]],
+        targets=[dict(w) for w in data["targets"]],
+        mode=MODES.get(mode or "foot", FOOT),
+        method=method or "default",
+    )
+
+
+def pair_count_problems(data: Any) -> list[str]:
+    """The pair limit, from the lengths of the two lists alone: REST checks it before
+    any waypoint is validated, so 150,000 waypoints are refused without a walk."""
+    if not isinstance(data, dict):
+        return []
+    sources, targets = (data.get(side) for side in SIDES)
+    pairs = (len(sources) if isinstance(sources, list) else 0) * (
+        len(targets) if isinstance(targets, list) else 0
+    )
+    if pairs <= MAX_MATRIX_PAIRS:
+        return []
+    return [
+        f"at most {MAX_MATRIX_PAIRS} source-target pairs (sources x targets) per request, "
+        f"not {pairs}"
+    ]
+
+
+def check_waypoint(errors: FieldErrors, place: str, waypoint: Waypoint) -> None:
+    check_id(errors, f"{place}.id", waypoint.get("id"))
+    check_id(errors, f"{place}.floorId", waypoint.get("floor_id"))
+    if waypoint.get("id") is None:
+        for name, key in (("x", "x"), ("y", "y"), ("floorId", "floor_id")):
+            if waypoint.get(key) is None:
+                errors.add(f"{place}.{name}", "is required for a waypoint without an id")
+    for name in ("x", "y"):
+        value = waypoint.get(name)
+        if value is not None and not (math.isfinite(value) and abs(value) <= MAX_COORDINATE):
+            errors.add(
+                f"{place}.{name}",
+                f"must be a number from {-MAX_COORDINATE:g} to {MAX_COORDINATE:g}",
+            )
+
+
+def _same(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-6)
+
+
+async def _placed(
+    context: RequestContext, unit_map: dict[str, Any], request: Request
+) -> dict[str, list[Point]]:
+    named = {
+        side: [
+            (f"input.{side}.{index}", waypoint)
+            for index, waypoint in enumerate(getattr(request, side))
+        ]
+        for side in SIDES
+    }
+    points = await place_waypoints(context, unit_map, [*named["sources"], *named["targets"]])
+    return {"sources": points[: len(request.sources)], "targets": points[len(request.sources) :]}
+
+
+async def place_waypoints(
+    context: RequestContext, unit_map: dict[str, Any], named: list[tuple[str, Waypoint]]
+) -> list[Point]:
+    """Each waypoint (with its place in the input, for errors) filled from its location
+    and placed on a level; every waypoint that is not on the map, or disagrees with its
+    location, is reported."""
+    from routing.matrix import Point
+
+    ids = {w["id"] for _, w in named if w.get("id") is not None}
+    locations = await _waypoints(context, unit_map, ids)
+    levels = [level.get("floor_id") for level in unit_map.get("levels") or []]
+    position = {floor: index for index, floor in enumerate(levels) if floor is not None}
+    single_untagged = levels == [None]  # one level without a floor tag: every floor is it
+    errors = FieldErrors()
+    placed: list[Point] = []
+    for place, waypoint in named:
+        location = None
+        if waypoint.get("id") is not None:
+            location = locations.get(waypoint["id"])
+            if location is None:
+                errors.add(f"{place}.id", f"no location {waypoint['id']!r} on this map")
+                continue
+            _fill(errors, place, waypoint, location)
+        floor = waypoint.get("floor_id")
+        if single_untagged:
+            level = 0
+        elif floor in position:
+            level = position[floor]
+        else:
+            errors.add(f"{place}.floorId", f"floor {floor!r} is not a level of this map")
+            continue
+        placed.append(Point(float(waypoint["x"]), float(waypoint["y"]), level))
+    errors.raise_if_any()
+    return placed
+
+
+async def _waypoints(
+    context: RequestContext, unit_map: dict[str, Any], ids: set[str]
+) -> dict[str, dict[str, Any]]:
+    """The map's locations that the request names, by id: from the per-process cache
+    when the map has a `locations_version`, else from the database."""
+    if not ids:
+        return {}
+    map_id = unit_map["id"]
+    version = unit_map.get("locations_version")
+    if version is not None:
+        cached = await context.services.waypoint_cache.get(
+            map_id, version, lambda: load_waypoints(context.store, map_id)
+        )
+        return {id_: cached[id_] | {"_id": id_} for id_ in ids if id_ in cached}
+    query = {"_id": {"$in": sorted(ids)}, "unit_map_id": map_id}
+    found = await cached_reads.find_list(
+        context.store, c.LOCATIONS, query, BY_ID, projection=LOCATION_FIELDS
+    )
+    return {doc["_id"]: doc for doc in found}
+
+
+def _fill(errors: FieldErrors, place: str, waypoint: Waypoint, location: dict[str, Any]) -> None:
+    """Omitted fields come from the location; given ones must agree with it."""
+    for key in ("x", "y"):
+        if waypoint.get(key) is None:
+            waypoint[key] = location[key]
+        elif not _same(float(waypoint[key]), float(location[key])):
+            at = location[key]
+            errors.add(
+                f"{place}.{key}", f"is {waypoint[key]}, but location {location['_id']!r} is at {at}"
+            )
+    floors = [floor["id"] for floor in location.get("floors", [])]
+    if waypoint.get("floor_id") is None:
+        waypoint["floor_id"] = floors[0] if floors else None
+    elif waypoint["floor_id"] not in floors:
+        on = ", ".join(floors)
+        errors.add(
+            f"{place}.floorId",
+            f"is {waypoint['floor_id']!r}, but location {location['_id']!r} is on {on}",
+        )
+    if waypoint.get("name") is None:
+        waypoint["name"] = location.get("name")
+
+
+async def distance_matrix(
+    context: RequestContext, map_id: str, data: dict[str, Any]
+) -> dict[str, Any]:
+    from routing.matrix import euclidean_matrix
+
+    caller = await context.caller()
+    request = _checked_input(map_id, data)
+    unit_map = await visible_map(context, caller, map_id)
+    graph_file = unit_map.get("graph_file")
+    if request.method == "pathfinding" and not graph_file:
+        raise invalid(
+            {
+                "input.distanceMethod": [
+                    "this map is not processed for pathfinding (it has no walk paths)"
+                ]
+            }
+        )
+    points = await _placed(context, unit_map, request)
+    use_graph = graph_file is not None and request.method != "euclidean"
+    if use_graph:
+        loaded = await map_graph(context, unit_map)
+        cells = await on_graph(
+            loaded, loaded.matrix, request.mode, points["sources"], points["targets"]
+        )
+    else:
+        cells = euclidean_matrix(
+            points["sources"],
+            points["targets"],
+            unit_map.get("feet_per_unit") or 1.0,
+            floor_height_of(context, unit_map),
+            context.settings.routing_costs.speed(request.mode),
+        )
+    return _answer("pathfinding" if use_graph else "euclidean", request, cells)
+
+
+async def map_graph(context: RequestContext, unit_map: dict[str, Any]) -> LoadedGraph:
+    """The map's walk graph, ready for queries (per-process cache by graph version)."""
+    graph_file = unit_map["graph_file"]
+    floor_height = floor_height_of(context, unit_map)
+    return await context.services.graph_cache.get(
+        unit_map["id"],
+        (graph_file, floor_height),
+        lambda: load_graph(context.store, context.settings, graph_file, floor_height),
+    )
+
+
+async def on_graph(loaded: LoadedGraph, work: Callable[..., T], *args: Any) -> T:
+    """`work(*args)` on a loaded graph: at once on a small one, else off the event loop
+    (CPU work, `storage.cpu`)."""
+    if loaded.is_small:
+        return work(*args)
+    return await run_cpu(work, *args)
+
+
+def floor_height_of(context: RequestContext, unit_map: dict[str, Any]) -> float:
+    return unit_map.get("floor_height_ft") or context.settings.routing_costs.floor_height_ft
+
+
+def rounded(value: float) -> float:
+    return round(value, 2)
+
+
+def _answer(method: str, request: Request, cells: list[list[Cell]]) -> dict[str, Any]:
+    """Sources in request order, each with every target in request order."""
+
+    def echo(waypoint: Waypoint, index: int) -> dict[str, Any]:
+        return {**{key: waypoint.get(key) for key in ECHOED}, "index": index}
+
+    sources = []
+    for i, source in enumerate(request.sources):
+        targets = []
+        for j, target in enumerate(request.targets):
+            cell = cells[i][j]
+            targets.append(
+                {
+                    **echo(target, j),
+                    "distance": None if cell is None else rounded(cell[0]),
+                    "time": None if cell is None else rounded(cell[1]),
+                }
+            )
+        sources.append({**echo(source, i), "targets": targets})
+    return {"distance_method": method, "sources": sources}

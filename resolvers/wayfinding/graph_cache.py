@@ -1,0 +1,82 @@
+"""Per-process caches of what a map derives, keyed by map id and version.
+
+The version comes from the map document, read on every request (the graph file's
+content-addressed name, or the map's `locations_version`), so a changed map is never
+answered from stale data. Each cache is bounded; a new version of a map drops the old
+one; a value is loaded once even when many requests ask for it at the same time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Hashable
+from typing import Any, Generic, TypeVar
+
+from routing.matrix import LoadedGraph
+from routing.model import graph_from_bytes
+from storage import collections as c
+from storage.cache import cached_reads
+from storage.cpu import run_cpu
+from storage.database import Store
+from storage.files import get_file
+from storage.settings import Settings
+
+T = TypeVar("T")
+
+
+class VersionedCache(Generic[T]):
+    def __init__(self, size: int) -> None:
+        self.size = max(1, size)
+        self._values: OrderedDict[tuple[str, Hashable], asyncio.Future[T]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def clear(self) -> None:
+        self._values.clear()
+
+    async def get(self, map_id: str, version: Hashable, load: Callable[[], Awaitable[T]]) -> T:
+        key = (map_id, version)
+        future = self._values.get(key)
+        if future is not None:
+            self._values.move_to_end(key)
+            return await asyncio.shield(future)
+        future = asyncio.get_running_loop().create_future()
+        for old in [k for k in self._values if k[0] == map_id]:
+            del self._values[old]  # an older version of this map
+        self._values[key] = future
+        while len(self._values) > self.size:
+            self._values.popitem(last=False)
+        try:
+            value = await load()
+        except BaseException as error:
+            self._values.pop(key, None)
+            future.set_exception(error)
+            future.exception()  # retrieved: waiters get it, nobody logs it as lost
+            raise
+        future.set_result(value)
+        return value
+
+
+async def load_graph(
+    store: Store, settings: Settings, graph_file: str, floor_height: float
+) -> LoadedGraph:
+    """Read the stored graph and make it ready for queries (igraph, contraction)."""
+    stored = await get_file(store, graph_file)
+    if stored is None:
+        raise LookupError(f"walk graph {graph_file} is not stored")
+    graph = graph_from_bytes(stored.data)
+    return await run_cpu(LoadedGraph, graph, settings.routing_costs, floor_height)
+
+
+LOCATION_FIELDS = {"name": 1, "x": 1, "y": 1, "floors": 1}
+
+
+async def load_waypoints(store: Store, map_id: str) -> dict[str, dict[str, Any]]:
+    """What a distance matrix needs of each location of a map, by location id."""
+    query = {"unit_map_id": map_id}
+    found = await cached_reads.find_list(
+        store, c.LOCATIONS, query, [("_id", 1)], projection=LOCATION_FIELDS
+    )
+    return {doc.pop("_id"): doc for doc in found}

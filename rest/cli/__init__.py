@@ -1,0 +1,1 @@
+"""The `floorgate` command: serve, demo, imports, maintenance and key management."""

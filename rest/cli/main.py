@@ -1,0 +1,594 @@
+"""The `floorgate` command: serve, demo, import, gc, check, keys."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import errno
+import gc
+import importlib
+import os
+import shutil
+import signal
+import socket
+import ssl
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from resolvers.auth.permissions import ALL_PERMISSIONS
+from rest.cli.common import settings_of, with_store
+from rest.cli.maintenance import cmd_check, cmd_gc, duration
+from storage.collections import ASSETS
+from storage.database import UNAVAILABLE_ERRORS, Store
+from storage.embedded.runtime import database_uri
+from storage.limits import GC_GRACE, IMPORT_WAIT_SECONDS
+from storage.settings import Settings, SettingsError
+
+# Each command imports what only it needs (the importer, the demo, the SVG parser,
+# cryptography for certificates) in its handler: `floorgate serve` must not pay for
+# them at start, nor `floorgate keys` for uvicorn (issue 15, cold start).
+
+DEMO_KEY_FILE = "demo-key"
+ANNOUNCE_WAIT_SECONDS = 120  # the ready line waits this long for the server's socket
+# While `floorgate serve` starts: young collections as usual, no full ones (they walked
+# every module and type again and again, about 30 ms of each start); the app freezes
+# what start-up made and sets the serving thresholds (`rest.app.settle_heap`).
+START_UP_GC_THRESHOLDS = (700, 10, 1_000_000)
+
+
+def serve(settings: Settings, uri: str, workers: int = 1) -> None:
+    """Run uvicorn over TLS (or behind a TLS proxy); workers read settings from the environment."""
+    import uvicorn
+
+    from rest.ops.logs import log_config
+    from rest.ops.server import INDEXES_ENSURED, uvicorn_options
+
+    os.environ["FLOORGATE_MONGODB_URI"] = uri
+    os.environ[INDEXES_ENSURED] = "1"  # by `cmd_serve`, before this
+    os.environ["FLOORGATE_PUBLIC_URL"] = settings.public_url
+    os.environ["FLOORGATE_DATA_DIR"] = str(settings.data_dir)
+    # Workers (and their protocol and event loop, rest/ops/server.py) time heads with this.
+    os.environ["FLOORGATE_HEADER_TIMEOUT_SECONDS"] = str(settings.header_timeout_seconds)
+    if settings.cdn_url:
+        os.environ["FLOORGATE_CDN_URL"] = settings.cdn_url
+    options: dict[str, Any] = uvicorn_options(settings)
+    if settings.behind_proxy:
+        options["proxy_headers"] = True
+        options["forwarded_allow_ips"] = ",".join(settings.proxy_addresses)
+    else:
+        options["ssl_certfile"] = str(settings.tls_cert)
+        options["ssl_keyfile"] = str(settings.tls_key)
+        options["proxy_headers"] = False
+    with _metrics_folder(workers):
+        uvicorn.run(
+            "rest.app:app_from_env",
+            factory=True,
+            host=settings.host,
+            port=settings.port,
+            workers=workers,
+            log_level="info",
+            log_config=log_config(settings.access_log, json=settings.log_format == "json"),
+            server_header=False,
+            **options,
+        )
+
+
+@contextlib.contextmanager
+def _metrics_folder(workers: int) -> Iterator[None]:
+    """For more than one worker, a folder of this run (private to its user) where each
+    worker writes its `/metrics` figures for the others (`rest.ops.metrics_folder`); removed
+    when the run ends. If none can be made, each worker answers for itself, as one does."""
+    from rest.ops.server import METRICS_FOLDER
+
+    if workers == 1:
+        yield
+        return
+    try:
+        folder = tempfile.mkdtemp(prefix="floorgate-metrics-")
+    except OSError as error:
+        print(
+            f"floorgate serve: /metrics will show one worker's figures per scrape: {error}",
+            file=sys.stderr,
+        )
+        yield
+        return
+    os.environ[METRICS_FOLDER] = folder
+    try:
+        yield
+    finally:
+        os.environ.pop(METRICS_FOLDER, None)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _tls_loads(cert: Path, key: Path) -> bool:
+    """The usual case, cheaply: the certificate and key load together. Only when they do
+    not is `rest.ops.tls` imported (with cryptography, about 50 ms) to say why."""
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(cert, key, password=lambda: b"")
+    except OSError:  # ssl.SSLError too
+        return False
+    return True
+
+
+def _import_app_meanwhile() -> None:
+    """Import the app (most of a start) in a thread while this one finds the database
+    and ensures its indexes, which is mostly waiting (and starting the embedded server,
+    when there is none yet, is all waiting). uvicorn then finds `rest.app` imported. A
+    failure is left for uvicorn's own import to report."""
+
+    def run() -> None:
+        with contextlib.suppress(Exception):
+            importlib.import_module("rest.app")
+
+    threading.Thread(target=run, name="import-app", daemon=True).start()
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    gc.set_threshold(*START_UP_GC_THRESHOLDS)
+    from rest.ops.server import implementations
+
+    settings = settings_of(args)
+    try:
+        implementations(settings)
+    except ValueError as problem:
+        print(f"floorgate serve: {problem}", file=sys.stderr)
+        return 2
+    if not settings.behind_proxy and not (settings.tls_cert and settings.tls_key):
+        print(
+            "floorgate serve: HTTP is not served. Give --cert and --key "
+            "(or FLOORGATE_TLS_CERT/FLOORGATE_TLS_KEY), or --behind-proxy when TLS ends "
+            "at a trusted proxy.",
+            file=sys.stderr,
+        )
+        return 2
+    cert, key = settings.tls_cert, settings.tls_key
+    if not settings.behind_proxy and cert and key and not _tls_loads(cert, key):
+        from rest.ops.tls import tls_problem
+
+        problem = tls_problem(cert, key)
+        if problem is not None:  # before the database starts, once, not in every worker
+            print(f"floorgate serve: {problem}", file=sys.stderr)
+            return 2
+    if port_taken(settings.host, settings.port):
+        print(port_taken_message("serve", settings), file=sys.stderr)
+        return 2
+    if args.workers == 1:  # with more, this process only supervises
+        _import_app_meanwhile()
+    with database_uri(settings) as uri:
+        with_store(settings, uri, lambda store: store.ensure_indexes())
+        serve(settings, uri, args.workers)
+    return 0
+
+
+async def _demo_key(store: Store, settings: Settings) -> str:
+    """The local demo key with every permission; kept in the data folder and reused."""
+    from resolvers.auth.keys import create_key, lookup_caller
+
+    path = settings.data_dir / DEMO_KEY_FILE
+    if path.exists():
+        secret = path.read_text(encoding="utf-8").strip()
+        if secret and await lookup_caller(store, secret) is not None:
+            return secret
+    created = await create_key(store, "demo", list(ALL_PERMISSIONS), None)
+    path.write_text(created.secret + "\n", encoding="utf-8")
+    path.chmod(0o600)
+    return created.secret
+
+
+async def _load_demo(store: Store, settings: Settings, seed: int, reset: bool = False) -> str:
+    from storage.demo.install import install_demo
+
+    if reset:  # everything goes, keys too: the demo key is made anew
+        await store.client.drop_database(settings.database_name)
+        await store.ensure_indexes()
+        (settings.data_dir / DEMO_KEY_FILE).unlink(missing_ok=True)
+        print(f"Dropped the database {settings.database_name!r}.")
+    if await store[ASSETS].count_documents({}, limit=1) == 0:
+        report = await install_demo(store, settings.data_dir, seed)
+        print("Loaded the demo property:")
+        for line in report.lines():
+            print(f"  {line}")
+    else:
+        print("The database has data already; the demo property was not reloaded.")
+    return await _demo_key(store, settings)
+
+
+def port_taken(host: str, port: int) -> bool:
+    """Whether another process listens on `host:port` (bound as uvicorn binds it), so
+    that is said before the database starts, not after the ready line."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            return error.errno == errno.EADDRINUSE
+    return False
+
+
+def port_taken_message(command: str, settings: Settings) -> str:
+    how = (
+        "FLOORGATE_PORT=8444 make run, or floorgate demo --port 8444"
+        if command == "demo"
+        else "--port 8444, or FLOORGATE_PORT=8444"
+    )
+    return (
+        f"floorgate {command}: port {settings.port} on {settings.host} is in use (another "
+        f"floorgate, or another server). Choose another port: {how}."
+    )
+
+
+def announce_when_listening(settings: Settings, ca_file: Path, lines: list[str]) -> None:
+    """Print `lines` once the server completes a TLS handshake on its port (uvicorn.run
+    blocks, so a thread waits for it): the ready line never comes before the socket."""
+    host = "127.0.0.1" if settings.host in ("0.0.0.0", "") else settings.host
+    host = "::1" if host == "::" else host
+
+    def wait_then_print() -> None:
+        context = ssl.create_default_context(cafile=str(ca_file))
+        deadline = time.monotonic() + ANNOUNCE_WAIT_SECONDS
+        while time.monotonic() < deadline:
+            try:
+                with (
+                    socket.create_connection((host, settings.port), timeout=1) as raw,
+                    context.wrap_socket(raw, server_hostname="localhost"),
+                ):
+                    break
+            except OSError:  # not listening yet (ssl.SSLError is one too)
+                time.sleep(0.05)
+        else:
+            return  # the server's own log says why it did not start
+        print("\n".join(lines), flush=True)
+
+    threading.Thread(target=wait_then_print, name="announce", daemon=True).start()
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from rest.ops.tls import ensure_local_certificates
+
+    settings = settings_of(args)
+    if not args.no_serve and port_taken(settings.host, settings.port):
+        print(port_taken_message("demo", settings), file=sys.stderr)
+        return 2
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    certs = ensure_local_certificates(settings.data_dir)
+    settings = replace(settings, tls_cert=certs.cert, tls_key=certs.key)
+    with database_uri(settings) as uri:
+        secret = with_store(
+            settings, uri, lambda store: _load_demo(store, settings, args.seed, args.reset)
+        )
+        base = f"https://localhost:{settings.port}"
+        lines = [
+            "",
+            "The demo is loaded. Try:" if args.no_serve else "floorgate is ready. Try:",
+            f'  curl --cacert {certs.ca_cert} -H "API-Key: {secret}" {base}/v1/assets',
+            f"  GraphiQL: {base}/graphql  (trust {certs.ca_cert}; set the API-Key header)",
+            f"  Links: {base}/  (stop with Ctrl-C; the data stays in {settings.data_dir})",
+            "",
+        ]
+        if args.no_serve:
+            print("\n".join(lines))
+            return 0
+        print(f"\nStarting floorgate on {base} ...", flush=True)
+        announce_when_listening(settings, certs.ca_cert, lines)
+        serve(settings, uri, 1)
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from storage.datasets.fields import DatasetError, format_problems
+    from storage.imports.importer import ImportTooLarge, import_dataset
+    from storage.imports.leases import LeaseBusy, describe
+    from storage.transactions import NoTransactions, TransactionTooLarge
+
+    settings = settings_of(args)
+
+    def waiting(asset_id: str, holder: dict[str, Any]) -> None:
+        print(
+            f"Waiting for another import of asset {asset_id!r} ({describe(holder)}) ...",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    with database_uri(settings) as uri:
+        try:
+            path, limits = Path(args.path), settings.svg_limits
+            report = with_store(
+                settings,
+                uri,
+                lambda store: import_dataset(
+                    store,
+                    path,
+                    limits=limits,
+                    require_transaction=not args.no_transaction,
+                    wait=args.wait,
+                    waiting=waiting,
+                    max_documents=settings.import_max_documents,
+                ),
+            )
+        except DatasetError as error:
+            print(f"Nothing was imported: {len(error.problems)} problem(s).", file=sys.stderr)
+            print(format_problems(error.problems), file=sys.stderr)
+            return 1
+        except (NoTransactions, LeaseBusy, ImportTooLarge, TransactionTooLarge) as error:
+            print(f"Nothing was imported: {error}", file=sys.stderr)
+            return 1
+    print(f"Imported {args.path}:")
+    for line in report.lines():
+        print(f"  {line}")
+    return 0
+
+
+def cmd_import_imdf(args: argparse.Namespace) -> int:
+    from storage.datasets.fields import DatasetError, format_problems
+    from storage.imports.imdf import (
+        ImdfError,
+        ImdfOptions,
+        dataset_from_path,
+        import_venue,
+        write_out,
+    )
+
+    settings = settings_of(args)
+    units = (
+        frozenset(c.strip().lower() for c in args.units.split(",") if c.strip())
+        if args.units is not None
+        else None
+    )
+    options = ImdfOptions(
+        args.asset_id, tuple(args.language or ()), units, settings.imdf_snap_metres
+    )
+    try:
+        dataset = dataset_from_path(Path(args.path), options)
+    except ImdfError as error:
+        print(f"Nothing was imported: {error}", file=sys.stderr)
+        return 1
+    for line in dataset.summary:
+        print(line)
+    if dataset.report.counts:
+        print(f"Read with {sum(dataset.report.counts.values())} remark(s):")
+        for line in dataset.report.lines():
+            print(f"  {line}")
+    if args.out is not None:
+        written = write_out(dataset, Path(args.out))
+        print(f"Wrote {written} and its drawings (not imported)")
+        return 0
+    with database_uri(settings) as uri:
+        try:
+            report = with_store(
+                settings,
+                uri,
+                lambda store: import_venue(
+                    store,
+                    dataset,
+                    limits=settings.svg_limits,
+                    dry_run=args.dry_run,
+                    max_documents=settings.import_max_documents,
+                ),
+            )
+        except DatasetError as error:
+            print(f"Nothing was imported: {len(error.problems)} problem(s).", file=sys.stderr)
+            print(format_problems(error.problems), file=sys.stderr)
+            return 1
+    if report is None:
+        print(f"Dry run: {args.path} would import without problems; nothing was written")
+        return 0
+    print(f"Imported {args.path}:")
+    for line in report.lines():
+        print(f"  {line}")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    from rest.cli.keys import add_limit_options, cmd_keys  # its imports, for `keys` only
+
+    main = argparse.ArgumentParser(prog="floorgate", description=__doc__)
+    main.add_argument("--data-dir", help="data folder (default .floorgate, FLOORGATE_DATA_DIR)")
+    commands = main.add_subparsers(dest="command", required=True)
+
+    serve_cmd = commands.add_parser(
+        "serve",
+        help="serve the API over HTTPS",
+        description="Serve the API over HTTPS (or plain HTTP behind a TLS proxy). Every "
+        "option also has a setting in the environment (README, Configuration); an option "
+        "given here wins.",
+    )
+    serve_cmd.add_argument(
+        "--host", help=f"address to listen on (default {Settings.host}; FLOORGATE_HOST)"
+    )
+    serve_cmd.add_argument(
+        "--port", type=int, help=f"port to listen on (default {Settings.port}; FLOORGATE_PORT)"
+    )
+    serve_cmd.add_argument(
+        "--cert", help="PEM certificate chain (FLOORGATE_TLS_CERT); required unless --behind-proxy"
+    )
+    serve_cmd.add_argument(
+        "--key", help="PEM private key (FLOORGATE_TLS_KEY); required unless --behind-proxy"
+    )
+    serve_cmd.add_argument(
+        "--behind-proxy",
+        action="store_true",
+        help="TLS ends at a trusted proxy that sends X-Forwarded-Proto (default: off)",
+    )
+    serve_cmd.add_argument(
+        "--proxy-address",
+        action="append",
+        help="address of a trusted proxy (repeatable; default 127.0.0.1; "
+        "FLOORGATE_PROXY_ADDRESSES)",
+    )
+    serve_cmd.add_argument(
+        "--public-url",
+        help="public base URL of links, e.g. "
+        "https://api.example.com (default https://localhost:PORT; "
+        "FLOORGATE_PUBLIC_URL)",
+    )
+    serve_cmd.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    serve_cmd.set_defaults(handler=cmd_serve)
+
+    demo = commands.add_parser("demo", help="load the demo property and serve it on localhost")
+    demo.add_argument(
+        "--port", type=int, help=f"port to serve on (default {Settings.port}; FLOORGATE_PORT)"
+    )
+    demo.add_argument(
+        "--seed", type=int, default=7, help="seed of the demo's generated data (default 7)"
+    )
+    demo.add_argument("--no-serve", action="store_true", help="load and print, do not serve")
+    demo.add_argument(
+        "--reset",
+        action="store_true",
+        help="drop the database first (every key with it) and load the demo "
+        "anew, with a new demo key (default: keep what is there)",
+    )
+    demo.set_defaults(handler=cmd_demo)
+
+    importer = commands.add_parser("import", help="import a JSON dataset (all or nothing)")
+    importer.add_argument(
+        "path", help="the dataset's JSON file (docs/dataset.md); drawings are found relative to it"
+    )
+    importer.add_argument(
+        "--wait",
+        type=float,
+        default=IMPORT_WAIT_SECONDS,
+        metavar="SECONDS",
+        help="how long to wait for another import of the same asset "
+        f"(default {IMPORT_WAIT_SECONDS:g})",
+    )
+    importer.add_argument(
+        "--no-transaction",
+        action="store_true",
+        help="on a standalone mongod (no transactions): write anyway, "
+        "in the idempotent order; readers may see a half-written import",
+    )
+    importer.set_defaults(handler=cmd_import)
+
+    imdf = commands.add_parser(
+        "import-imdf",
+        help="import an IMDF venue (a .zip or a folder of GeoJSON files) as an "
+        "asset, with drawings and walk paths generated (docs/imdf.md)",
+    )
+    imdf.add_argument("path", help="the IMDF archive: a .zip, or a folder of its .geojson files")
+    imdf.add_argument("--asset-id", help="the asset's id (default: the venue's id)")
+    imdf.add_argument(
+        "--language",
+        action="append",
+        metavar="LANG",
+        help="label language to prefer, repeatable in order of preference "
+        "(default: the manifest's language, then en, then any)",
+    )
+    imdf.add_argument(
+        "--units",
+        metavar="CATEGORIES",
+        help="comma-separated IMDF unit categories that become API units "
+        "(default: every category but walkways, stairs, elevators, "
+        "structure and the like, which are only drawn)",
+    )
+    imdf.add_argument(
+        "--dry-run", action="store_true", help="validate against the database, write nothing"
+    )
+    imdf.add_argument(
+        "--out",
+        metavar="DIR",
+        help="write dataset.json and maps/*.svg into DIR for review instead "
+        "of importing (import them later with `floorgate import`)",
+    )
+    imdf.set_defaults(handler=cmd_import_imdf)
+
+    gc = commands.add_parser(
+        "gc",
+        help="remove stored files that no document names and GridFS chunks without a file",
+        description="Remove stored files that no map names, and GridFS chunks whose files "
+        "document is missing. An import stores a map's files before the documents that "
+        "name them, so a file is removed only once it is older than --older-than "
+        "(default 1h); keep it longer than your longest import.",
+    )
+    gc.add_argument(
+        "--older-than",
+        type=duration,
+        default=GC_GRACE,
+        metavar="AGE",
+        help="grace period for unnamed files, e.g. 30m, 1h, 2d (default 1h)",
+    )
+    gc.add_argument("--dry-run", action="store_true", help="report, remove nothing")
+    gc.add_argument("--verbose", "-v", action="store_true", help="print every file's name")
+    gc.set_defaults(handler=cmd_gc)
+
+    check = commands.add_parser(
+        "check",
+        help="report dangling references, one line each (exit status 1 when any)",
+    )
+    check.set_defaults(handler=cmd_check)
+
+    keys = commands.add_parser("keys", help="manage API keys")
+    key_commands = keys.add_subparsers(dest="keys_command", required=True)
+    create = key_commands.add_parser("create", help="create a key (shown once)")
+    create.add_argument("--name", required=True, help="a name to recognise the key by")
+    create.add_argument(
+        "--permission",
+        action="append",
+        choices=ALL_PERMISSIONS,
+        help="a permission beyond reading (repeatable; default none)",
+    )
+    scope = create.add_mutually_exclusive_group(required=True)
+    scope.add_argument(
+        "--asset", action="append", help="an asset the key may see (repeatable; it must exist)"
+    )
+    scope.add_argument(
+        "--all-assets", action="store_true", help="every asset, also those imported later"
+    )
+    add_limit_options(create)
+    key_commands.add_parser("list", help="list keys (never their secrets)")
+    update = key_commands.add_parser("update", help="change a key's rate limit")
+    update.add_argument("key_id", help="the key's id, as keys list shows it")
+    add_limit_options(update)
+    update.add_argument(
+        "--default-rate-limit",
+        action="store_true",
+        help="drop the key's own limit: the server's default applies",
+    )
+    disable = key_commands.add_parser("disable", help="disable a key")
+    disable.add_argument("key_id", help="the key's id, as keys list shows it")
+    keys.set_defaults(handler=cmd_keys)
+    return main
+
+
+def _short_reason(error: BaseException) -> str:
+    """pymongo's first words (address and cause), without its timeouts and topology dump."""
+    text = (str(error).splitlines() or [""])[0]
+    for tail in (", Timeout:", " (configured timeouts:", ", Topology Description:"):
+        text = text.split(tail, 1)[0]
+    text = text.strip() or type(error).__name__
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _hang_up(signum: int, frame: object) -> None:
+    """A closed terminal ends floorgate as Ctrl-C does, so it leaves the database child
+    (a session of its own: storage/embedded/server.py) as it should."""
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if hasattr(signal, "SIGHUP") and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGHUP, _hang_up)
+    try:
+        return int(args.handler(args))
+    except UNAVAILABLE_ERRORS as error:  # an operator's problem to fix, not a program's bug
+        command = " ".join(filter(None, (args.command, getattr(args, "keys_command", None))))
+        print(
+            f"floorgate {command}: the database is unreachable: {_short_reason(error)}",
+            file=sys.stderr,
+        )
+        return 1
+    except SettingsError as problem:  # a FLOORGATE_* value that cannot be used
+        print(f"floorgate {args.command}: {problem}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

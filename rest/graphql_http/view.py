@@ -1,0 +1,198 @@
+"""GraphQL over HTTP at /graphql, with the same keys, flags and error codes as REST,
+and our offline GraphiQL page for browsers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from cross_web import HTTPException
+from graphql import GraphQLError
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.types import Receive, Scope, Send
+from starlette.websockets import WebSocket
+from strawberry.asgi import GraphQL
+from strawberry.http import GraphQLHTTPResponse
+from strawberry.types import ExecutionResult
+
+from resolvers.auth.permissions import ADMIN
+from resolvers.context import RequestContext, Services
+from resolvers.errors import ApiError, ErrorCode, classify
+from resolvers.limits import MAX_QUERY_BODY_BYTES, MAX_UNAUTHENTICATED_BODY_BYTES
+from rest.credentials import repeated_key, request_context
+from rest.graphql_http.direct import charge_kept, operation_of
+from rest.graphql_http.graphiql import PAGE_HEADERS, graphiql_html
+from rest.ops.metrics import ROUTE
+from rest.responses import error_response, json_bytes, json_response
+from schema.execution.operation import run_operation
+from storage.cache.read_cache import READS, ReadLog
+
+
+def request_error(status: int, reason: str) -> ApiError:
+    """The contract's error for a GraphQL request that could not be read."""
+    if status == 405:
+        return ApiError(ErrorCode.METHOD_NOT_ALLOWED)
+    if "content type" in reason.lower():
+        return ApiError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, content_type="application/json")
+    return ApiError(ErrorCode.BAD_USER_INPUT, fields={"body": [reason]})
+
+
+async def body_up_to(request: Request, limit: int) -> bytes | None:
+    """The whole body if it is at most `limit` bytes, else None (the rest is left unread)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > limit:
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+class GraphQLView(GraphQL):
+    """Strawberry's ASGI view with our context, error codes and IDE page."""
+
+    def __init__(self, schema: Any, services: Services) -> None:
+        super().__init__(schema, graphql_ide="graphiql", allow_queries_via_get=True)
+        self.services = services
+        self.page = graphiql_html("/graphql")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Strawberry answers malformed requests in plain text; ours are JSON like every error."""
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        request = Request(scope=scope, receive=receive)
+        scope.setdefault("state", {})[ROUTE] = "graphql"  # for /metrics
+        try:
+            response = await self.refusal(request) or await self.answer(request)
+        except HTTPException as error:
+            response = error_response(request_error(error.status_code, error.reason))
+        await response(scope, receive, send)
+
+    async def refusal(self, request: Request) -> Response | None:
+        """Access before work: the key is checked before the body is read. Without a key
+        only introspection can succeed, and its documents are small: a larger body (or
+        GET query string) is refused unread. A GET's query string longer than the
+        document limit is refused first (413). (Root fields' flags and permissions are
+        checked once the document is parsed, before it is validated: `schema.execution.guard`.)"""
+        if request.method not in ("GET", "POST") or self.should_render_graphql_ide(
+            self.request_adapter_class(request)
+        ):
+            return None
+        query_string = request.scope.get("query_string", b"")
+        limit = self.services.settings.graphql_max_document_bytes
+        if request.method == "GET" and len(query_string) > limit:
+            return error_response(ApiError(ErrorCode.DOCUMENT_TOO_LARGE, limit=str(limit)))
+        repeated = repeated_key(request)
+        if repeated is not None:
+            return error_response(repeated)
+        context = request_context(request, self.services)
+        request.state.context = context
+        try:
+            if context.api_key is not None:
+                caller = await context.caller()
+                if request.method == "POST" and ADMIN not in caller.permissions:
+                    # Only the operator's writes carry large variables (a map's SVG):
+                    # anyone else's body is a document and small variables, refused unread
+                    # past them (parsing megabytes of JSON holds the interpreter).
+                    body = await body_up_to(request, limit + MAX_QUERY_BODY_BYTES)
+                    if body is None:
+                        return error_response(ApiError(ErrorCode.PAYLOAD_TOO_LARGE))
+                    request._body = body
+                return None
+            context.spend_address_token()  # keyless introspection is limited per address
+            if request.method == "POST":
+                body = await body_up_to(request, MAX_UNAUTHENTICATED_BODY_BYTES)
+                if body is None:
+                    await context.caller()  # refuses: 401
+                request._body = body  # Starlette's cache: strawberry reads it from there
+            elif len(query_string) > MAX_UNAUTHENTICATED_BODY_BYTES:
+                await context.caller()  # refuses: 401, as a POST's body
+        except ApiError as error:
+            return self.error_result(error)
+        return None
+
+    async def answer(self, request: Request) -> Response:
+        """One plain query or mutation runs directly (`rest.graphql_http.direct`); a keyed
+        query's kept answer is served after the checks and charge of its first run, and
+        a query's answer without errors is kept while what it read holds. Anything else
+        is strawberry's."""
+        context = getattr(request.state, "context", None)
+        if context is None:  # not an operation: the IDE page
+            return await self.run(request)
+        cache = self.services.store.cache
+        try:
+            operation = await operation_of(request, context, self.schema.caches, cache.live)
+        except ApiError as error:  # the document is too large: a request error (413)
+            return error_response(error)
+        if operation is None:
+            return await self.run(request)
+        if operation.key is not None:
+            kept = cache.answer(operation.key)
+            if kept is not None:
+                content, cost = kept
+                try:
+                    await charge_kept(self.schema._schema, operation, context, int(cost))
+                except ApiError as error:
+                    return self.error_result(error)
+                return Response(content, media_type="application/json")
+        reads = None if operation.key is None else ReadLog(operation.key)
+        token = READS.set(reads)
+        try:
+            result = await run_operation(
+                self.schema, operation.document, operation.definition, operation.variables, context
+            )
+        finally:
+            READS.reset(token)
+        content = self.encode_json(await self.process_result(request, result))
+        if reads is not None and not result.errors and context.cost is not None:
+            cache.keep_answer(reads, content, str(context.cost))
+        return Response(content, media_type="application/json")
+
+    def error_result(self, error: ApiError) -> Response:
+        """A GraphQL response carrying one error and no data, as after any failed check."""
+        headers = {"Retry-After": str(error.retry_after)} if error.retry_after else None
+        return json_response({"data": None, "errors": [self.format_error(error)]}, headers=headers)
+
+    async def get_context(
+        self, request: Request | WebSocket, response: Response | WebSocket
+    ) -> RequestContext:
+        context = getattr(request.state, "context", None)
+        return context if context is not None else request_context(request, self.services)
+
+    def decode_json(self, data: str | bytes) -> object:
+        """orjson: fast, and nesting beyond its limit (1024) is a JSON error (422), not a
+        RecursionError."""
+        return orjson.loads(data)
+
+    def encode_json(self, data: object) -> bytes:
+        """orjson, as REST answers (strawberry's `json.dumps` took longer than the
+        whole execution of a 10,000-unit page)."""
+        return json_bytes(data)
+
+    async def render_graphql_ide(self, request: Request) -> HTMLResponse:
+        """The page holds an API key while in use: it gets its strict CSP and nosniff."""
+        return HTMLResponse(self.page, headers=PAGE_HEADERS)
+
+    async def process_result(
+        self, request: Request, result: ExecutionResult
+    ) -> GraphQLHTTPResponse:
+        data: GraphQLHTTPResponse = {"data": result.data}
+        if result.errors:
+            data["errors"] = [self.format_error(error) for error in result.errors]
+        if result.extensions:
+            data["extensions"] = result.extensions
+        return data
+
+    def format_error(self, error: GraphQLError) -> dict[str, Any]:
+        """Every error carries `extensions.code`; internal details never leave the server."""
+        api_error = classify(error, self.services.settings.retry_after_seconds)
+        formatted = error.formatted
+        formatted["message"] = api_error.message if error.original_error else error.message
+        formatted["extensions"] = dict(api_error.extensions or {})
+        return dict(formatted)

@@ -1,0 +1,1 @@
+"""Running the service: `floorgate serve` (uvicorn, TLS), logs, metrics and tracing."""

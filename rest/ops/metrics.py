@@ -1,0 +1,218 @@
+"""`/metrics` in Prometheus' text format, for operators.
+
+What each worker counts: requests by route template, method and status, and their
+durations (E10's parse and E18's matrix are routes: `parseUnitMap`, `distanceMatrix`);
+the GraphQL cost of what ran (both faces); rate-limit refusals; the database's command
+durations (`storage/command_timings.py`); the read cache's figures. Labels come from
+bounded sets (the REST table's operation ids, `graphql`, `files`, the fixed paths, else
+`other`; the HTTP methods, else `other`), so no client can grow the number of series.
+
+Counting is plain Python on the request path; prometheus-client is imported by the
+first scrape and renders the figures then (it costs tens of ms to import: not at start).
+
+Who may read it (`FLOORGATE_METRICS`, on by default): a client on the loopback address
+without a key (also over plain HTTP: a scraper beside the worker), anyone else with a
+key holding `service.admin`. The workers of one `--workers N` share a port, so a scrape
+reaches one of them: it adds up the figures every worker writes to a shared folder
+(`rest/ops/metrics_folder.py`; docs/api.md, Metrics).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from ipaddress import ip_address
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from resolvers.auth.access import authorize
+from resolvers.auth.permissions import ADMIN
+from resolvers.context import Services
+from resolvers.errors import ApiError
+from rest.credentials import request_context
+from rest.ops.figures import (
+    CACHE_COUNTS,
+    CACHE_LEVELS,
+    DURATION_BUCKETS,
+    RATE_LIMITS,
+    Figures,
+    add_timings,
+)
+from rest.responses import error_response
+from storage.command_timings import Timing
+
+if TYPE_CHECKING:
+    from rest.ops.metrics_folder import MetricsFolder
+
+METRICS_PATH = "/metrics"
+ROUTE = "route"  # scope state: the route template of the request, set where it is known
+FIXED_PATHS = frozenset(
+    {
+        "/",
+        "/healthz",
+        "/readyz",
+        METRICS_PATH,
+        "/v1/openapi",
+        "/v1/openapi.json",
+        "/v1/openapi.yaml",
+        "/graphql/schema.graphql",
+    }
+)
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
+def is_loopback(host: str | None) -> bool:
+    try:
+        return host is not None and ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def route_label(scope: dict[str, Any]) -> str:
+    """The route template a request answered under, from a bounded set."""
+    named = scope.get("state", {}).get(ROUTE)
+    if isinstance(named, str):
+        return named
+    path = scope.get("path")
+    return path if path in FIXED_PATHS else "other"
+
+
+class Metrics:
+    """One worker's figures (one per app: tests make many apps in one process). With a
+    folder (`floorgate serve --workers N`), it writes them there for the other workers'
+    scrapes and adds theirs to its own."""
+
+    def __init__(self, services: Services, folder: MetricsFolder | None = None) -> None:
+        self.services = services
+        self.folder = folder
+        self.counted = Figures()  # what requests add; the rest is read at scrape time
+
+    def observe(
+        self, scope: dict[str, Any], status: int | None, seconds: float, cost: int | None
+    ) -> None:
+        counted = self.counted
+        route = route_label(scope)
+        method = scope.get("method")
+        counted.requests[route, method if method in METHODS else "other", str(status or 0)] += 1
+        timing = counted.durations.get(route)
+        if timing is None:
+            timing = counted.durations[route] = Timing(DURATION_BUCKETS)
+        timing.observe(seconds)
+        if cost is not None:
+            counted.costs.observe(cost)
+
+    def figures(self) -> Figures:
+        """This worker's figures now, as a copy (the live ones go on changing)."""
+        services = self.services
+        stats = services.store.cache.stats()
+        own = Figures(
+            rate_limited=dict(
+                zip(
+                    RATE_LIMITS,
+                    (services.rate_limiter.refusals, services.address_limiter.refusals),
+                    strict=True,
+                )
+            ),
+            cache_counts={name: getattr(stats, name) for name in CACHE_COUNTS},
+            cache_levels={
+                name: int(getattr(stats, attribute))
+                for name, (attribute, _) in CACHE_LEVELS.items()
+            },
+            workers=1,
+        )
+        own.add(self.counted)
+        add_timings(own.commands, services.store.timings.by_command)
+        return own
+
+    def exposition(self) -> tuple[bytes, str]:
+        """The text format and its media type: every worker's figures where they share a
+        folder, else this one's."""
+        from prometheus_client import CollectorRegistry
+        from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
+
+        figures = self.figures()
+        if self.folder is not None:
+            self.folder.add_others(figures)
+        registry = CollectorRegistry(auto_describe=False)
+        registry.register(_Collector(figures))
+        return generate_latest(registry), CONTENT_TYPE_LATEST
+
+    def routes(self) -> list[BaseRoute]:
+        async def endpoint(request: Request) -> Response:
+            if not is_loopback(request.client.host if request.client else None):
+                try:
+                    await authorize(request_context(request, self.services), permission=ADMIN)
+                except ApiError as error:
+                    return error_response(error)
+            content, media_type = self.exposition()
+            return Response(content, media_type=media_type)
+
+        return [Route(METRICS_PATH, endpoint, methods=["GET"])]
+
+
+class _Collector:
+    """Renders figures as Prometheus metric families, at scrape time."""
+
+    def __init__(self, figures: Figures) -> None:
+        self.figures = figures
+
+    def collect(self) -> Iterator[Any]:
+        from prometheus_client.core import (
+            CounterMetricFamily,
+            GaugeMetricFamily,
+            HistogramMetricFamily,
+        )
+
+        figures = self.figures
+        requests = CounterMetricFamily(
+            "floorgate_requests",
+            "Requests answered, by route template, method and status",
+            labels=["route", "method", "status"],
+        )
+        for labels, count in sorted(figures.requests.items()):
+            requests.add_metric(list(labels), count)
+        yield requests
+        durations = HistogramMetricFamily(
+            "floorgate_request_duration_seconds",
+            "Time from the request to the end of its answer, by route template",
+            labels=["route"],
+        )
+        for route, timing in sorted(figures.durations.items()):
+            durations.add_metric([route], timing.cumulative(), timing.total)
+        yield durations
+        costs = HistogramMetricFamily(
+            "floorgate_graphql_cost", "GraphQL cost of the operations that ran (REST and /graphql)"
+        )
+        costs.add_metric([], figures.costs.cumulative(), figures.costs.total)
+        yield costs
+        refused = CounterMetricFamily(
+            "floorgate_rate_limited",
+            "Requests refused by a rate limit (429 or RATE_LIMITED)",
+            labels=["limit"],
+        )
+        for limit, count in sorted(figures.rate_limited.items()):
+            refused.add_metric([limit], count)
+        yield refused
+        commands = HistogramMetricFamily(
+            "floorgate_db_command_duration_seconds",
+            "Database command durations, by command",
+            labels=["command"],
+        )
+        for name, timing in sorted(figures.commands.items()):
+            commands.add_metric([name], timing.cumulative(), timing.total)
+        yield commands
+        for name, text in CACHE_COUNTS.items():
+            yield CounterMetricFamily(
+                f"floorgate_read_cache_{name}", text, value=figures.cache_counts[name]
+            )
+        for name, (_, text) in CACHE_LEVELS.items():
+            yield GaugeMetricFamily(
+                f"floorgate_read_cache_{name}", text, value=figures.cache_levels[name]
+            )
+        yield GaugeMetricFamily(
+            "floorgate_workers",
+            "Running workers whose figures this scrape adds up",
+            value=figures.workers,
+        )

@@ -1,0 +1,513 @@
+"""How `floorgate serve` runs uvicorn: the event loop and HTTP parser, connection timeouts
+and the connection limit.
+
+uvicorn alone keeps a connection that never finishes its TLS handshake for asyncio's
+60 s, and one that sends half a request head for ever. Here:
+
+- the event loop (uvicorn's `loop=`: `new_uvloop`, or `new_asyncio_loop`) gives every
+  TLS listener a handshake timeout and a bound on the wait for the client's close_notify
+  (both loops take `ssl_handshake_timeout`/`ssl_shutdown_timeout` in `create_server`);
+- the HTTP protocol (uvicorn's `http=`: `GuardedHttpToolsProtocol`, or
+  `GuardedH11Protocol`) closes a connection whose request head is not complete in time,
+  drops one whose client stops reading an answer (the send timeout), answers over
+  `max_connections` with the API's JSON 503 instead of uvicorn's plain text, and sets
+  TCP_NODELAY on every accepted connection (`ConnectionGuards`).
+
+uvloop and httptools (uvicorn's "standard" extras) are the fast path, taken where they
+are installed; asyncio's loop and h11 are the fallback, with the same guards
+(`FLOORGATE_LOOP`, `FLOORGATE_HTTP` choose). All are named by import string so that
+`--workers N` (spawned processes) load them too; each process reads its settings from
+the environment, like `rest.app:app_from_env`. The h11 protocol is defined on first use
+(`__getattr__`), so the fast path never imports h11 (20 ms of every start).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import importlib.util
+import logging
+import socket
+import sys
+from http import HTTPStatus
+from typing import TYPE_CHECKING, Any
+
+from starlette.types import Receive, Scope, Send
+from uvicorn.config import Config
+from uvicorn.server import ServerState
+
+from resolvers.errors import ApiError, ErrorCode
+from resolvers.limits import MAX_TARGET_BYTES
+from rest.middleware import REFUSED_BY_PARSER
+from rest.ops.logs import ANSWER_CUT
+from rest.responses import error_of
+from storage.settings import Settings
+
+if TYPE_CHECKING:
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+log = logging.getLogger("uvicorn.error")
+
+# Implementation name -> uvicorn's import string, and the module it needs.
+LOOPS = {"uvloop": "rest.ops.server:new_uvloop", "asyncio": "rest.ops.server:new_asyncio_loop"}
+PROTOCOLS = {
+    "httptools": "rest.ops.server:GuardedHttpToolsProtocol",
+    "h11": "rest.ops.server:GuardedH11Protocol",
+}
+NEEDS = {"uvloop": "uvloop", "asyncio": None, "httptools": "httptools", "h11": "h11"}
+FAST = {"loop": "uvloop", "http": "httptools"}
+FALLBACK = {"loop": "asyncio", "http": "h11"}
+SETTING = {"loop": "FLOORGATE_LOOP", "http": "FLOORGATE_HTTP"}
+# Set by `floorgate serve` for its workers: it ensured the indexes before it listened, so
+# a worker's start does not send every index command again while its first requests come
+# in (`rest.app.app_from_env`).
+INDEXES_ENSURED = "FLOORGATE_INDEXES_ENSURED"
+# Set by `floorgate serve --workers N` (N > 1) for its workers: the folder where each
+# writes its `/metrics` figures for the others' scrapes (`rest.ops.metrics_folder`).
+METRICS_FOLDER = "FLOORGATE_METRICS_FOLDER"
+
+
+@functools.cache
+def worker_settings() -> Settings:
+    """The settings of this process, read once: every connection of a worker shares them."""
+    return Settings.from_env()
+
+
+def installed(module: str | None) -> bool:
+    if module is None:
+        return True
+    if module == "uvloop" and sys.platform == "win32":
+        return False  # uvloop does not run on Windows (and is not installed there)
+    return importlib.util.find_spec(module) is not None
+
+
+def implementations(settings: Settings) -> dict[str, str]:
+    """{"loop": ..., "http": ...}: the settings' choice, with `auto` the fast one where it
+    is installed. ValueError (one line, for `floorgate serve`) for a choice that cannot run."""
+    chosen: dict[str, str] = {}
+    for part, wanted in (("loop", settings.event_loop), ("http", settings.http_parser)):
+        known = (FAST[part], FALLBACK[part])
+        if wanted == "auto":
+            wanted = FAST[part] if installed(NEEDS[FAST[part]]) else FALLBACK[part]
+        elif wanted not in known:
+            raise ValueError(
+                f"{SETTING[part]} must be auto, {known[0]} or {known[1]}, not {wanted!r}"
+            )
+        elif not installed(NEEDS[wanted]):
+            raise ValueError(f"{SETTING[part]}={wanted}, but {NEEDS[wanted]} is not installed")
+        chosen[part] = wanted
+    return chosen
+
+
+def uvicorn_options(settings: Settings) -> dict[str, Any]:
+    """The keyword arguments of `uvicorn.run` that pick the loop and parser and bound
+    connections. uvicorn's own access log is off: `rest.middleware.Boundary` writes a
+    cheaper structured line (`FLOORGATE_ACCESS_LOG`)."""
+    chosen = implementations(settings)
+    return {
+        "http": PROTOCOLS[chosen["http"]],
+        "loop": LOOPS[chosen["loop"]],
+        "timeout_keep_alive": settings.keepalive_timeout_seconds,
+        "limit_concurrency": settings.max_connections,
+        "access_log": False,
+        # h11 keeps at most this much of an unfinished head, then refuses it (431/414).
+        "h11_max_incomplete_event_size": settings.max_header_bytes,
+    }
+
+
+# -- the event loops -------------------------------------------------------------------
+
+
+class TlsTimeouts:
+    """A loop mixin: TLS servers get our handshake timeout and close_notify wait.
+
+    uvicorn calls `create_server(..., ssl=context)` without a handshake timeout, so the
+    loop's default of 60 s applies; a subclass is the one place to give it ours."""
+
+    async def create_server(self, *args: Any, **kwargs: Any) -> asyncio.Server:
+        if kwargs.get("ssl") is not None:
+            seconds = worker_settings().header_timeout_seconds
+            kwargs.setdefault("ssl_handshake_timeout", seconds)
+            # A closed TLS connection waits for the peer's close_notify (30 s by default);
+            # a client that never sends it must not keep the socket that long.
+            kwargs.setdefault("ssl_shutdown_timeout", seconds)
+        return await super().create_server(*args, **kwargs)  # type: ignore[misc]
+
+
+class GuardedEventLoop(TlsTimeouts, asyncio.SelectorEventLoop):
+    """asyncio's loop (the fallback), with the TLS timeouts."""
+
+
+def new_asyncio_loop() -> asyncio.AbstractEventLoop:
+    """uvicorn's `loop=` factory for asyncio (called in each worker process)."""
+    return GuardedEventLoop()
+
+
+@functools.cache
+def _uvloop_class() -> type[asyncio.AbstractEventLoop]:
+    import uvloop
+
+    class GuardedUvloop(TlsTimeouts, uvloop.Loop):  # type: ignore[misc]
+        """uvloop's loop, with the TLS timeouts (uvloop's `create_server` takes both)."""
+
+    return GuardedUvloop
+
+
+def new_uvloop() -> asyncio.AbstractEventLoop:
+    """uvicorn's `loop=` factory for uvloop (called in each worker process)."""
+    return _uvloop_class()()
+
+
+# -- the HTTP protocols ------------------------------------------------------------------
+
+
+def send_without_delay(transport: asyncio.BaseTransport) -> None:
+    """TCP_NODELAY on an accepted TCP connection, so an answer written in two pieces (head
+    and body, two TLS records) is not held until the client's delayed ACK (~40 ms).
+
+    asyncio sets it only on sockets it knows are TCP (`proto == IPPROTO_TCP`); the
+    listening socket uvicorn hands to `--workers` processes has proto 0, so there every
+    keep-alive answer waited (issue 15). uvloop sets it on every TCP transport; setting
+    it again costs one system call per connection and keeps both paths alike."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+class ConnectionGuards:
+    """What both protocols add to uvicorn's: a request-head timeout, a send timeout, a
+    JSON over-limit answer and TCP_NODELAY. Mixed in before uvicorn's protocol class.
+
+    The head timer runs from the accepted TCP connection to the end of the first request
+    head (so the TLS handshake and the head share one `header_timeout_seconds`), and on
+    a keep-alive connection from the first byte of each later request to the end of its
+    head. Idle time between requests is uvicorn's keep-alive timeout; the body is
+    timed by the app (`rest.middleware.Boundary`).
+
+    The send timer runs while the transport has paused writing (its buffer is over the
+    high-water mark because the client does not read): if the client has not taken
+    enough for writing to resume within `send_timeout_seconds`, the connection is
+    aborted, which drops the buffer and ends the answer's task (uvicorn's
+    `connection_lost` releases the waiting `send`). nginx's `send_timeout` does the
+    same. Without it a client that asks for large answers and never reads them keeps
+    each in memory, and its task running, for ever."""
+
+    # Set by uvicorn's protocol classes.
+    loop: asyncio.AbstractEventLoop
+    transport: asyncio.Transport
+    client: tuple[str, int] | None
+    app: Any
+    limit_concurrency: int | None
+    connections: set[Any]
+    tasks: set[asyncio.Task[None]]
+
+    def __init__(
+        self,
+        config: Config,
+        server_state: ServerState,
+        app_state: dict[str, Any],
+        _loop: asyncio.AbstractEventLoop | None = None,
+    ) -> None:
+        super().__init__(config, server_state, app_state, _loop)  # type: ignore[call-arg]
+        settings = worker_settings()
+        self.header_timeout = settings.header_timeout_seconds
+        self.retry_after = settings.retry_after_seconds
+        # The protocol is made when the TCP connection is accepted, before TLS.
+        self.head_deadline: float | None = self.loop.time() + self.header_timeout
+        self.head_timer: asyncio.TimerHandle | None = None
+        self.send_timeout = settings.send_timeout_seconds
+        self.send_timer: asyncio.TimerHandle | None = None
+        self.max_header_bytes = settings.max_header_bytes
+        self.refused = False  # the parser refused what came: nothing more is read
+        # uvicorn's own check answers in plain text; ours answers like the API.
+        self.max_connections = self.limit_concurrency
+        self.limit_concurrency = None
+        self.inner_app = self.app
+        self.app = self.app_with_guards
+        # Requests whose app runs: if the connection ends meanwhile, their answers are
+        # cut (uvicorn's `cycle` is the last request parsed, pipelined ones included).
+        self.answering: dict[int, Scope] = {}  # by id: scopes are dicts
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        send_without_delay(transport)
+        super().connection_made(transport)  # type: ignore[misc]
+        if self.head_deadline is not None:
+            self.head_timer = self.loop.call_at(self.head_deadline, self.head_timed_out)
+            self.head_deadline = None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.cancel_head_timer()
+        self.cancel_send_timer()
+        for scope in self.answering.values():  # for their access lines
+            scope.setdefault("state", {})[ANSWER_CUT] = True
+        super().connection_lost(exc)  # type: ignore[misc]
+
+    def pause_writing(self) -> None:
+        """The client reads slower than the answer is written: it has this long to catch up."""
+        super().pause_writing()  # type: ignore[misc]
+        if self.send_timer is None:
+            self.send_timer = self.loop.call_later(self.send_timeout, self.send_timed_out)
+
+    def resume_writing(self) -> None:
+        self.cancel_send_timer()
+        super().resume_writing()  # type: ignore[misc]
+
+    def cancel_send_timer(self) -> None:
+        if self.send_timer is not None:
+            self.send_timer.cancel()
+            self.send_timer = None
+
+    def send_timed_out(self) -> None:
+        """Abort, even a transport already closing: a graceful close would wait for the
+        buffer to be read, which is what this client does not do."""
+        self.send_timer = None
+        if self.transport is not None:
+            log.debug(
+                "%s: answer not read for %ss, connection dropped", self.client, self.send_timeout
+            )
+            self.transport.abort()
+
+    def start_head_timer(self) -> None:
+        """The first bytes of a later request: its head has the full timeout."""
+        if self.head_timer is None:
+            self.head_timer = self.loop.call_later(self.header_timeout, self.head_timed_out)
+
+    def cancel_head_timer(self) -> None:
+        if self.head_timer is not None:
+            self.head_timer.cancel()
+            self.head_timer = None
+
+    def head_timed_out(self) -> None:
+        """Close without an answer: the client has not asked anything yet (as nginx and
+        Go's ReadHeaderTimeout do). Abort: a slow client gets no graceful TLS close."""
+        self.head_timer = None
+        if self.transport is not None and not self.transport.is_closing():
+            log.debug(
+                "%s: request head not received in %ss, closed", self.client, self.header_timeout
+            )
+            self.transport.abort()
+
+    def refuse(self, error: ApiError, method: str = "-", target: bytes = b"") -> None:
+        """The request cannot be parsed (or is over a size limit): read nothing more, and
+        answer it through the app, whose `Boundary` answers `error` as JSON (logged and
+        counted like any answer); then close. Replaces uvicorn's plain-text 400. A body
+        that breaks off into bytes the parser refuses (bad chunks) ends its connection
+        without an answer: its request is already running, and is logged as cut. The
+        method and `target` read so far, if known, are for the access line (which clips
+        them)."""
+        if self.refused:
+            return
+        self.refused = True
+        self.cancel_head_timer()
+        if self.transport is None or self.transport.is_closing():
+            return
+        cycle = getattr(self, "cycle", None)  # uvicorn's current request, if its head came
+        if cycle is not None and not cycle.response_complete:  # its body broke off
+            cycle.disconnected = True  # its app hears a disconnect and sends nothing more
+            cycle.scope.setdefault("state", {})[ANSWER_CUT] = True  # logged, counted as such
+            self.transport.close()
+            return
+        self.transport.pause_reading()
+        path, _, query = target.partition(b"?")
+        scope: Scope = {
+            "type": "http",
+            "asgi": {"version": "3.0", "spec_version": "2.3"},
+            "http_version": "1.1",
+            "method": method,
+            "scheme": self.scheme,
+            "server": self.server,
+            "client": self.client,
+            "root_path": "",
+            "path": "",
+            "raw_path": path,
+            "query_string": query,
+            "headers": [],
+            "state": {**self.app_state, REFUSED_BY_PARSER: error},
+        }
+        task = self.loop.create_task(self.answer_refusal(scope))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def answer_refusal(self, scope: Scope) -> None:
+        """Runs the app for a refused request, writing its answer straight to the transport
+        (the parser's state is an error: it cannot frame an answer any more)."""
+        parts: list[bytes] = []
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                parts.append(f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\n".encode())
+                parts.extend(
+                    name + b": " + value + b"\r\n"
+                    for name, value in message.get("headers", [])
+                    if name.lower() != b"connection"
+                )
+                parts.append(b"connection: close\r\n\r\n")
+            elif message["type"] == "http.response.body":
+                parts.append(message.get("body", b""))
+
+        try:
+            await self.inner_app(scope, receive, send)
+        finally:
+            if self.transport is not None and not self.transport.is_closing():
+                self.transport.write(b"".join(parts))
+                self.transport.close()
+
+    async def app_with_guards(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Over `max_connections` connections or running requests in this worker, 503
+        (both sets include this connection and this request's task); else the app, with
+        the request in `answering` while it runs."""
+        limit = self.max_connections
+        if limit is not None and (len(self.connections) > limit or len(self.tasks) > limit):
+            log.warning("over the connection limit of %d: 503", limit)
+            refusal = error_of(
+                ErrorCode.SERVICE_UNAVAILABLE,
+                headers={"Connection": "close"},
+                retry_after=self.retry_after,
+            )
+            await refusal(scope, receive, send)
+            return
+        self.answering[id(scope)] = scope
+        try:
+            await self.inner_app(scope, receive, send)
+        finally:
+            del self.answering[id(scope)]
+
+
+@functools.cache
+def _httptools_class() -> type[HttpToolsProtocol]:
+    import httptools
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    class GuardedHttpToolsProtocol(ConnectionGuards, HttpToolsProtocol):
+        """uvicorn's httptools protocol with the guards. llhttp calls `on_message_begin`
+        at the first byte of each request and `on_headers_complete` at the end of its
+        head: the head timer starts and stops there.
+
+        llhttp has no bound on a head: httptools keeps a header line whole until it ends
+        (an 8 MB one, too). So the head's bytes are counted here: the target as it comes
+        (`on_url`; past MAX_TARGET_BYTES, 414), each finished header line (`on_header`),
+        and the unfinished line at the end of what was read; past `max_header_bytes`,
+        431. Either way nothing more is read."""
+
+        in_head = False
+        last_read = b""  # while llhttp reads it
+        head_bytes = 0  # finished header lines of the head being read
+        line_bytes = 0  # the unfinished line at the end of what was read
+
+        def data_received(self, data: bytes) -> None:
+            if self.refused:
+                return
+            self.last_read = data  # for send_400_response
+            super().data_received(data)
+            self.last_read = b""
+            if self.in_head and not self.refused:
+                newline = data.rfind(b"\n")
+                self.line_bytes = (
+                    len(data) - newline - 1 if newline >= 0 else self.line_bytes + len(data)
+                )
+                if len(self.url) + self.head_bytes + self.line_bytes > self.max_header_bytes:
+                    self.refuse(
+                        ApiError(ErrorCode.HEADERS_TOO_LARGE, limit=str(self.max_header_bytes))
+                    )
+
+        def send_400_response(self, msg: str) -> None:
+            """uvicorn's answer to what llhttp refused (called in its `except`): ours. llhttp
+            knows a fixed list of methods: another word there is 405, as h11 lets the app
+            say; bytes that are no method at all are 400."""
+            word = self.last_read.lstrip(b"\r\n").split(b" ", 1)[0]
+            if (
+                isinstance(sys.exc_info()[1], httptools.HttpParserInvalidMethodError)
+                and word.isalpha()
+                and len(word) <= 32
+            ):
+                self.refuse(ApiError(ErrorCode.METHOD_NOT_ALLOWED), word.decode("ascii"))
+            else:
+                self.refuse(ApiError(ErrorCode.BAD_REQUEST))
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self.in_head, self.head_bytes, self.line_bytes = True, 0, 0
+            self.start_head_timer()  # no-op on the first request: its timer runs already
+
+        def on_url(self, url: bytes) -> None:
+            """llhttp hands the target over as it reads it. Past the limit: refused, and
+            the parser stopped by an error (whose 400 is then not sent: `refuse` answered).
+            httptools.parse_url fails on targets over 64 KB, so they must not reach it."""
+            super().on_url(url)
+            if len(self.url) > MAX_TARGET_BYTES:
+                method = self.parser.get_method().decode("latin-1")
+                self.refuse(
+                    ApiError(ErrorCode.URI_TOO_LONG, limit=str(MAX_TARGET_BYTES)), method, self.url
+                )
+                raise ValueError("request target over the limit")
+
+        def on_header(self, name: bytes, value: bytes) -> None:
+            super().on_header(name, value)
+            self.head_bytes += len(name) + len(value) + 4  # ": " and CRLF
+
+        def on_headers_complete(self) -> None:
+            self.in_head = False
+            self.cancel_head_timer()
+            super().on_headers_complete()
+
+    return GuardedHttpToolsProtocol
+
+
+@functools.cache
+def _h11_class() -> type[H11Protocol]:
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class GuardedH11Protocol(ConnectionGuards, H11Protocol):
+        """uvicorn's h11 protocol with the guards (the fallback). h11 keeps at most
+        `max_header_bytes` of an unfinished head (`h11_max_incomplete_event_size`)."""
+
+        def data_received(self, data: bytes) -> None:
+            if not self.refused:
+                super().data_received(data)
+
+        def send_400_response(self, msg: str) -> None:
+            """uvicorn's answer to what h11 refused (called in its `except`): ours. A head
+            over the size limit is 414 while its request line is still unfinished."""
+            error = sys.exc_info()[1]
+            if getattr(error, "error_status_hint", 400) == 431:
+                start = self.conn.trailing_data[0][: MAX_TARGET_BYTES + 64]
+                method, _, target = start.split(b"\r\n", 1)[0].partition(b" ")
+                word = method.decode("latin-1") if method.isalpha() else "-"
+                if b"\n" in start:
+                    self.refuse(
+                        ApiError(ErrorCode.HEADERS_TOO_LARGE, limit=str(self.max_header_bytes)),
+                        word,
+                    )
+                else:
+                    self.refuse(
+                        ApiError(ErrorCode.URI_TOO_LONG, limit=str(MAX_TARGET_BYTES)), word, target
+                    )
+            else:
+                self.refuse(ApiError(ErrorCode.BAD_REQUEST))
+
+        def handle_events(self) -> None:
+            super().handle_events()
+            if self.conn.their_state is not h11.IDLE:
+                self.cancel_head_timer()  # a head arrived (or the connection is done)
+            elif self.conn.trailing_data[0]:
+                self.start_head_timer()
+
+    return GuardedH11Protocol
+
+
+def __getattr__(name: str) -> Any:
+    """`GuardedHttpToolsProtocol` and `GuardedH11Protocol`, made on first use: only the
+    chosen parser is imported (uvicorn resolves `rest.ops.server:<name>` through this)."""
+    if name == "GuardedHttpToolsProtocol":
+        return _httptools_class()
+    if name == "GuardedH11Protocol":
+        return _h11_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,228 @@
+// Draws a parsed map document (application/vnd.map+json, docs/unit-map-svg.md)
+// as SVG built element by element. The document is user data: only known element
+// kinds are drawn, only known attributes are copied, each checked against what it may
+// hold (numbers, colours, point lists, path data), so no value can name another
+// resource (no CSS url reference, no href) or carry markup. Images are never drawn.
+
+import { s } from "./dom.js";
+
+const NUMBER = /^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?(px|%)?$/i;
+const PAINT =
+  /^(none|transparent|currentcolor|#[0-9a-f]{3,8}|[a-z]{3,24}|(rgb|hsl)a?\([0-9.,%\s]+\))$/i;
+const POINTS = /^[0-9eE.,\s+-]*$/;
+const PATH_DATA = /^[MmLlHhVvCcSsQqTtAaZz0-9eE.,\s+-]*$/;
+const TRANSFORM = /^(\s*(matrix|translate|scale|rotate|skewX|skewY)\s*\([0-9eE.,\s+-]*\)\s*,?)*$/;
+const KEYWORD = /^[a-z0-9-]{1,24}$/i;
+const FONT = /^[a-z0-9 ,'"-]{1,80}$/i;
+const DASHES = /^[0-9.,\s]{1,80}$/;
+
+const ATTRIBUTES = {
+  x: NUMBER, y: NUMBER, width: NUMBER, height: NUMBER,
+  x1: NUMBER, y1: NUMBER, x2: NUMBER, y2: NUMBER,
+  cx: NUMBER, cy: NUMBER, r: NUMBER, rx: NUMBER, ry: NUMBER,
+  points: POINTS, d: PATH_DATA, transform: TRANSFORM,
+  fill: PAINT, stroke: PAINT, "stroke-width": NUMBER, opacity: NUMBER,
+  "fill-opacity": NUMBER, "stroke-opacity": NUMBER, "stroke-miterlimit": NUMBER,
+  "stroke-linecap": KEYWORD, "stroke-linejoin": KEYWORD, "stroke-dasharray": DASHES,
+  "fill-rule": KEYWORD, "font-size": NUMBER, "font-weight": KEYWORD,
+  "font-family": FONT, "text-anchor": KEYWORD,
+}; // prettier-ignore
+
+const GRAPHICS = {
+  Polygon: "polygon",
+  Polyline: "polyline",
+  Rect: "rect",
+  Line: "line",
+  Path: "path",
+  Circle: "circle",
+  Ellipse: "ellipse",
+  Text: "text",
+};
+
+function copyChecked(source, target, skip) {
+  for (const [name, pattern] of Object.entries(ATTRIBUTES)) {
+    const value = source[name];
+    if ((typeof value === "string" || typeof value === "number") && !(skip && skip.has(name))) {
+      const text = String(value).trim();
+      if (text && pattern.test(text)) {
+        target.setAttribute(name, text);
+      }
+    }
+  }
+}
+
+// "x,y x,y ..." as numbers; null if anything is not a number.
+export function parsePoints(text) {
+  if (typeof text !== "string" || !POINTS.test(text)) {
+    return null;
+  }
+  const numbers = text.trim().split(/[\s,]+/).filter(Boolean).map(Number);
+  if (numbers.length % 2 || numbers.some((n) => !Number.isFinite(n))) {
+    return null;
+  }
+  const points = [];
+  for (let i = 0; i < numbers.length; i += 2) {
+    points.push([numbers[i], numbers[i + 1]]);
+  }
+  return points;
+}
+
+// Area centroid of a polygon (its vertex mean when the area is zero).
+export function centroid(points) {
+  let area = 0;
+  let cx = 0;
+  let cy = 0;
+  for (let i = 0; i < points.length; i++) {
+    const [x0, y0] = points[i];
+    const [x1, y1] = points[(i + 1) % points.length];
+    const cross = x0 * y1 - x1 * y0;
+    area += cross;
+    cx += (x0 + x1) * cross;
+    cy += (y0 + y1) * cross;
+  }
+  if (Math.abs(area) < 1e-9) {
+    const n = points.length;
+    return [points.reduce((a, p) => a + p[0], 0) / n, points.reduce((a, p) => a + p[1], 0) / n];
+  }
+  return [cx / (3 * area), cy / (3 * area)];
+}
+
+function bounds(points) {
+  const xs = points.map((p) => p[0]);
+  const ys = points.map((p) => p[1]);
+  const x = Math.min(...xs);
+  const y = Math.min(...ys);
+  return { x, y, width: Math.max(...xs) - x, height: Math.max(...ys) - y };
+}
+
+function drawGraphic(element, parent, inLayer) {
+  const tag = GRAPHICS[element.type];
+  if (!tag) {
+    return; // Image and anything unknown: not drawn
+  }
+  const node = s(tag);
+  copyChecked(element, node);
+  if (tag === "text") {
+    node.textContent = typeof element.text === "string" ? element.text : "";
+    if (inLayer) {
+      node.classList.add("drawing-text"); // may sit in a transformed group: see docs
+    }
+  }
+  parent.append(node);
+}
+
+function drawUnit(element, parent, level, model) {
+  const shape = element.shape;
+  const points = shape && parsePoints(shape.points);
+  if (typeof element.id !== "string" || !points || points.length < 3) {
+    return;
+  }
+  const node = s("polygon", {
+    class: "unit",
+    points: points.map((p) => p.join(",")).join(" "),
+    tabindex: "0",
+    role: "button",
+    "data-unit-id": element.id,
+    "data-unit-uid": typeof element.uid === "string" ? element.uid : null,
+    "data-level-uid": level.uid,
+  });
+  copyChecked(shape, node, new Set(["points", "transform"]));
+  const unit = {
+    id: element.id,
+    node,
+    level,
+    points,
+    centroid: centroid(points),
+    box: bounds(points),
+    fill: node.getAttribute("fill"),
+  };
+  level.units.push(unit);
+  if (!model.units.has(element.id)) {
+    model.units.set(element.id, unit);
+  }
+  parent.append(node);
+}
+
+function drawChildren(elements, parent, level, model, inLayer) {
+  for (const element of Array.isArray(elements) ? elements : []) {
+    if (!element || typeof element !== "object") {
+      continue;
+    }
+    if (element.type === "Layer" || element.type === "UnitLayer") {
+      const layer = s("g", {
+        class: element.type === "UnitLayer" ? "layer unit-layer" : "layer",
+        "data-layer": typeof element.name === "string" ? element.name : null,
+      });
+      if (element.name === "paths") {
+        layer.classList.add("paths-layer"); // walk lines: hidden unless asked for
+      }
+      drawChildren(element.elements, layer, level, model, true);
+      parent.append(layer);
+    } else if (element.type === "Unit") {
+      drawUnit(element, parent, level, model);
+    } else if (element.type !== "HitAreaLayer" && element.type !== "Level") {
+      drawGraphic(element, parent, inLayer); // hit areas are invisible twins of units
+    }
+  }
+}
+
+function text(value) {
+  return typeof value === "string" ? value : "";
+}
+
+// Draw `documentJson` into `svg`; the model the rest of the viewer works on.
+export function drawDocument(svg, documentJson) {
+  const width = Number(documentJson.width) > 0 ? Number(documentJson.width) : 1000;
+  const height = Number(documentJson.height) > 0 ? Number(documentJson.height) : 1000;
+  const model = { width, height, levels: [], units: new Map() };
+  const root = s("g", { class: "drawing" });
+  const elements = Array.isArray(documentJson.elements) ? documentJson.elements : [];
+  for (const [index, element] of elements.entries()) {
+    if (!element || element.type !== "Level") {
+      continue;
+    }
+    const uid = text(element.uid) || `level-${index}`;
+    const tags = element.tags && typeof element.tags === "object" ? element.tags : {};
+    const group = s("g", { class: "level", "data-level-uid": uid, "data-level-index": index });
+    const level = {
+      uid,
+      name: text(element.name),
+      tags,
+      floorId: typeof tags.floor === "string" ? tags.floor : null,
+      group,
+      units: [],
+    };
+    level.content = s("g", { class: "level-drawing" }); // what "fit" shows
+    drawChildren(element.elements, level.content, level, model, false);
+    level.labels = s("g", { class: "unit-labels" });
+    level.routeLayer = s("g", { class: "route-layer" });
+    level.markers = s("g", { class: "markers" });
+    group.append(level.content, level.labels, level.routeLayer, level.markers);
+    model.levels.push(level);
+    root.append(group);
+  }
+  svg.replaceChildren(root);
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  return model;
+}
+
+// Unit names at their centroids, sized to fit the unit.
+export function labelUnits(model, nameOf) {
+  for (const level of model.levels) {
+    level.labels.replaceChildren();
+    for (const unit of level.units) {
+      const name = nameOf(unit.id);
+      const size = Math.max(6, Math.min(22, unit.box.height / 3, (unit.box.width / name.length) * 1.6));
+      const label = s("text", {
+        x: unit.centroid[0].toFixed(2),
+        y: unit.centroid[1].toFixed(2),
+        "font-size": size.toFixed(1),
+        "text-anchor": "middle",
+        "dominant-baseline": "central",
+        "data-unit-label": unit.id,
+      });
+      label.textContent = name;
+      level.labels.append(label);
+    }
+  }
+}

@@ -1,0 +1,263 @@
+"""The map viewer at `/viewer/maps/{map id}`: one static page and its own script and
+styles, a frontend of the GraphQL API like any other (docs/viewer.md).
+
+The page needs no key to load: it holds nothing but the map id. Its script asks the
+user for a key (or takes it from the URL fragment), keeps it in sessionStorage and
+calls `/graphql` with it. It draws the map from the parsed document (`unitMap.url`),
+never from the uploaded SVG, with DOM calls only, so nothing of a drawing can run here;
+the Content-Security-Policy makes the browser refuse anything inline or from another
+host besides. Who may frame the page is the setting `FLOORGATE_VIEWER_FRAME_ANCESTORS`.
+
+The script and styles are served under an address of their release,
+`/viewer/static/<digest of every file>/...`: their modules import each other by relative
+paths, so a browser never mixes two releases' modules, and may keep them for a year.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from html import escape
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.types import Receive, Scope, Send
+
+from resolvers.errors import ErrorCode
+from rest.browser_headers import page_headers
+from rest.graphql_http.graphiql import GRAPHIQL_STATIC_PREFIX, GraphiQLStaticFiles
+from rest.ops.metrics import ROUTE
+from rest.pages.files import IMMUTABLE
+from rest.responses import error_of
+from storage.settings import Settings
+
+__all__ = [
+    "VIEWER_PATH",
+    "VIEWER_STATIC_DIR",
+    "VIEWER_STATIC_PREFIX",
+    "assets_release",
+    "folder_digest",
+    "viewer_headers",
+    "viewer_html",
+    "viewer_policy",
+    "viewer_routes",
+]
+
+VIEWER_PATH = "/viewer/maps/{map_id:path}"  # an id may hold a slash (%2F)
+VIEWER_STATIC_PREFIX = "/viewer/static"
+VIEWER_STATIC_DIR = Path(__file__).resolve().parent / "static" / "viewer"
+VIEWER_SCRIPT = "main.js"
+VIEWER_STYLES = "viewer.css"
+DEMO_MAPS = (("map-b1", "Building 1"), ("map-b2", "Building 2"))
+"""The demo's building maps (4 levels each), which the landing page and README link to."""
+
+BASE_POLICY = (
+    "default-src 'none'",
+    "script-src 'self'",  # our module files; nothing inline, no eval
+    "style-src 'self'",  # one stylesheet; the script sets no style attributes
+    "img-src 'self' data:",
+    "connect-src 'self'",  # /graphql, and the parsed document under /files
+    "base-uri 'none'",
+    "form-action 'none'",  # the key form is handled by the script, never submitted
+)
+
+
+def origin_of(url: str) -> str:
+    """`scheme://host[:port]` of an absolute URL."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def viewer_policy(settings: Settings) -> tuple[str, ...]:
+    """The page's CSP directives but `frame-ancestors`. Map documents are fetched from
+    `{cdn_url}` (by default under the public URL), so `connect-src` names its origin
+    beside 'self', and nothing else: the page may be opened at another address than the
+    public URL's (`https://127.0.0.1:8443` beside `https://localhost:8443`), where 'self'
+    is not the files' origin."""
+    files_origin = origin_of(settings.files_url)
+    return tuple(
+        f"connect-src 'self' {files_origin}" if directive == "connect-src 'self'" else directive
+        for directive in BASE_POLICY
+    )
+
+
+def viewer_headers(settings: Settings) -> dict[str, str]:
+    """CSP with the framing setting, nosniff, no referrer (the key may sit in the URL
+    fragment for a moment; a referrer never carries a fragment, but none is safer), and
+    asked again each time: the page names its release's files."""
+    headers = page_headers(viewer_policy(settings), settings.viewer_frame_ancestors)
+    return {**headers, "Cache-Control": "no-cache"}
+
+
+_PAGE = """<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <meta name="referrer" content="no-referrer">
+    <title>@MAP_ID@ · floorgate map viewer</title>
+    <link rel="icon" type="image/svg+xml" href="@ICON@">
+    <link rel="stylesheet" href="@STATIC@/@STYLES@">
+    <script type="module" src="@STATIC@/@SCRIPT@"></script>
+  </head>
+  <body data-map-id="@MAP_ID@" data-state="loading">
+    <header class="bar">
+      <h1 id="map-title">@MAP_ID@</h1>
+      <label class="map-pick">Map
+        <select id="map-select" aria-label="Other maps of this key"></select>
+      </label>
+      <button type="button" id="forget-key" hidden>Forget key</button>
+    </header>
+    <main class="layout">
+      <section class="stage" aria-label="Map">
+        <nav id="levels" class="levels" aria-label="Levels"></nav>
+        <svg id="map" tabindex="0" role="application" aria-roledescription="floor plan"
+             aria-label="Floor plan. Drag to pan, wheel or pinch to zoom, plus and minus keys
+ zoom. Tab and arrow keys move between units, Enter selects."></svg>
+        <div class="tools" role="toolbar" aria-label="Map tools">
+          <button type="button" id="zoom-in" aria-label="Zoom in">+</button>
+          <button type="button" id="zoom-out" aria-label="Zoom out">&minus;</button>
+          <button type="button" id="fit" aria-label="Fit to screen">Fit</button>
+          <label><input type="checkbox" id="show-paths"> Paths</label>
+          <label><input type="checkbox" id="show-labels" checked> Labels</label>
+          <label><input type="checkbox" id="show-text"> Drawing text</label>
+        </div>
+        <p id="pick-hint" class="hint" hidden></p>
+      </section>
+      <aside class="side">
+        <p id="status" role="status" aria-live="polite">Loading...</p>
+        <section id="unit-panel" class="card" aria-labelledby="unit-name" hidden>
+          <div class="card-head">
+            <h2 id="unit-name"></h2>
+            <button type="button" id="close-panel" aria-label="Close unit details">&times;</button>
+          </div>
+          <dl>
+            <dt>Floor</dt><dd id="unit-floor"></dd>
+            <dt>Unit id</dt><dd id="unit-id"></dd>
+          </dl>
+          <h3>Attributes</h3>
+          <div id="unit-attributes"></div>
+          <h3>References</h3>
+          <div id="unit-references"></div>
+          <div class="row">
+            <button type="button" id="unit-from">Directions from here</button>
+            <button type="button" id="unit-to">Directions to here</button>
+          </div>
+        </section>
+        <section id="directions" class="card" aria-labelledby="directions-title"
+                 data-state="idle">
+          <h2 id="directions-title">Directions</h2>
+          <div class="waypoint">
+            <span>From</span> <output id="from-name">not set</output>
+            <button type="button" id="pick-from">Pick on map</button>
+          </div>
+          <div class="waypoint">
+            <span>To</span> <output id="to-name">not set</output>
+            <button type="button" id="pick-to">Pick on map</button>
+          </div>
+          <div class="row">
+            <label><input type="checkbox" id="wheelchair"> Wheelchair</label>
+            <button type="button" id="swap-route">Swap</button>
+            <button type="button" id="clear-route">Clear</button>
+          </div>
+          <p id="route-summary"></p>
+          <p id="route-reason" class="problem" hidden></p>
+          <ol id="route-legs" class="legs" aria-label="Legs"></ol>
+          <ol id="route-steps" aria-label="Steps"></ol>
+        </section>
+        <section id="legend" class="card" aria-labelledby="legend-title">
+          <h2 id="legend-title">Colour units by</h2>
+          <select id="legend-group" aria-label="Attribute group">
+            <option value="">(none)</option>
+          </select>
+          <ul id="legend-items" class="legend-items"></ul>
+        </section>
+        <section id="locations" class="card" aria-labelledby="locations-title">
+          <h2 id="locations-title">Locations</h2>
+          <label>Tag filter <input type="text" id="tag-filter" spellcheck="false"
+                 placeholder="svc:amenity==yes" autocomplete="off"></label>
+          <label>Search <input type="search" id="location-search" autocomplete="off"></label>
+          <p id="locations-problem" class="problem" hidden></p>
+          <ul id="location-list" class="location-list" aria-label="Locations"></ul>
+        </section>
+      </aside>
+    </main>
+    <div id="key-dialog" class="overlay" hidden>
+      <form id="key-form" class="card" aria-labelledby="key-title">
+        <h2 id="key-title">API key</h2>
+        <p>The viewer calls this server's GraphQL API with your key. It is kept in this
+        tab only (sessionStorage) and sent only in the <code>API-Key</code> header.
+        Running the demo? The key is in <code>.floorgate/demo-key</code>.</p>
+        <p id="key-problem" class="problem" hidden></p>
+        <label for="key-input">Key</label>
+        <input type="password" id="key-input" autocomplete="off" spellcheck="false" required>
+        <button type="submit">Open map</button>
+      </form>
+    </div>
+  </body>
+</html>
+"""
+
+
+def folder_digest(folder: Path) -> str:
+    """A digest of the files of `folder` (names and bytes): another with any change."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.iterdir()):
+        data = path.read_bytes()
+        digest.update(f"{path.name}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()[:16]
+
+
+@functools.cache
+def assets_release() -> str:
+    """This release of the viewer's files (worked out on the first page: the files are
+    read once, not at every start)."""
+    return folder_digest(VIEWER_STATIC_DIR)
+
+
+@functools.cache
+def _filled() -> str:
+    """The page with its fixed parts filled once; only the map id differs per request."""
+    return (
+        _PAGE.replace("@STATIC@", f"{VIEWER_STATIC_PREFIX}/{assets_release()}")
+        .replace("@SCRIPT@", VIEWER_SCRIPT)
+        .replace("@STYLES@", VIEWER_STYLES)
+        .replace("@ICON@", f"{GRAPHIQL_STATIC_PREFIX}/favicon.svg")
+    )
+
+
+def viewer_html(map_id: str) -> str:
+    """The page for `map_id`, escaped wherever it appears (text and attribute)."""
+    return _filled().replace("@MAP_ID@", escape(map_id, quote=True))
+
+
+class _ReleaseFiles:
+    """The viewer's files under this release's address only (another is a 404: a page of
+    another release asks for its own files, which this server does not have)."""
+
+    def __init__(self) -> None:
+        self.files = GraphiQLStaticFiles(directory=VIEWER_STATIC_DIR, cache_control=IMMUTABLE)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("path_params", {}).get("release") != assets_release():
+            await error_of(ErrorCode.NOT_FOUND)(scope, receive, send)
+            return
+        await self.files(scope, receive, send)
+
+
+def viewer_routes(settings: Settings) -> list[BaseRoute]:
+    """The page and its files (cached for a year under their release's address)."""
+    headers = viewer_headers(settings)
+
+    async def page(request: Request) -> Response:
+        request.scope["state"][ROUTE] = "viewer"  # for /metrics
+        return HTMLResponse(viewer_html(request.path_params["map_id"]), headers=headers)
+
+    return [
+        Route(VIEWER_PATH, page, methods=["GET", "HEAD"]),
+        Mount(VIEWER_STATIC_PREFIX + "/{release}", app=_ReleaseFiles(), name="viewer-static"),
+    ]

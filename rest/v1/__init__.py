@@ -1,0 +1,3 @@
+"""The REST API /v1: the route table, its persisted GraphQL documents, dispatch, bodies, paging
+URLs and the OpenAPI document.
+"""

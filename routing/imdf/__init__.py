@@ -1,0 +1,1 @@
+"""Walk paths generated from IMDF rooms and doors, and the connectors between levels."""

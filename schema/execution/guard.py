@@ -1,0 +1,336 @@
+"""The guard of every /graphql operation: who may ask, and how much, before anything runs.
+
+Before graphql-core validates the document (parsed, within the token limit): the access
+of the operation's root fields, as their permission classes name it (introspection needs
+no key), so a caller without access learns nothing else and costs nothing more; then the
+document's depth, aliases and fragment spreads, each measured in linear time. After a
+valid document: the length of the variables' lists, then the operation's cost under the
+request's variables against the limit, charged to the key's rate limit. A refusal raised
+here is the operation's one error (data null).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Hashable
+from dataclasses import dataclass, field
+from functools import partial
+from hashlib import blake2b
+from typing import Any
+
+from graphql import (
+    DocumentNode,
+    GraphQLError,
+    GraphQLSchema,
+    OperationDefinitionNode,
+    OperationType,
+    get_operation_ast,
+    parse,
+    specified_rules,
+)
+from graphql.validation import ASTValidationRule
+from strawberry.extensions import SchemaExtension
+from strawberry.schema.schema import validate_document
+
+from resolvers.auth.access import authorize
+from resolvers.context import RequestContext
+from resolvers.errors import ApiError, ErrorCode, invalid
+from resolvers.limits import MAX_INPUT_ITEMS, PARSE_ON_LOOP_CHARS, VALIDATE_ON_LOOP_TOKENS
+from resolvers.validation import oversized_lists
+from schema.execution.bounded import ByteLRU
+from schema.execution.operation_cost import check_cost, operation_cost
+from schema.execution.operation_limits import (
+    OperationLimits,
+    bounded_rules,
+    document_figures,
+    figure_problem,
+    number_problem,
+    root_field_names,
+    rough_size,
+    token_count,
+)
+from schema.permissions import Requirement, field_requirement
+from storage.cpu import run_cpu
+
+KEYED_VARIABLES = 16  # a cost is kept for up to this many scalar variables
+KEYED_STRING_CHARS = 256  # each string at most this long
+
+
+def root_requirements(
+    schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode
+) -> list[Requirement]:
+    """What the root fields demand, each requirement once, in document order. A field
+    the schema does not have is left to validation."""
+    root = schema.get_root_type(operation.operation)
+    if root is None:
+        return []
+    requirements: dict[Requirement, None] = {}
+    for name in root_field_names(document, operation):
+        field = root.fields.get(name)
+        requirement = field_requirement(field) if field is not None else None
+        if requirement is not None:
+            requirements.setdefault(requirement)
+    return list(requirements)
+
+
+COSTS_PER_DOCUMENT = 16  # costs kept per document for different small variables
+ENTRY_BYTES = 1024  # an entry's own objects, beyond its document (a rough figure)
+UNSET: Any = object()
+
+
+@dataclass(eq=False)
+class Parsed:
+    """What was worked out once for one document text: its parse, figures, validations
+    and costs. Each validation error and plan holds nodes of the document, and every node
+    the whole token list: they live and go with this entry."""
+
+    document: DocumentNode
+    tokens: int = 0  # comments included
+    problem: GraphQLError | None = UNSET
+    validations: dict[Hashable, list[GraphQLError]] = field(default_factory=dict)
+    costs: OrderedDict[Hashable, int] = field(default_factory=OrderedDict)
+
+
+class DocumentCaches:
+    """What each document costs once, shared by every operation of one schema: its
+    parse, then its figures, validation and costs under small variables, all in one
+    entry per text. Entries are keyed by a digest of the text (not the text: a key may
+    be a megabyte) and bounded in bytes, each counted at its document's rough size."""
+
+    def __init__(
+        self, limits: OperationLimits, max_bytes: int, max_tokens: int, max_document_bytes: int
+    ) -> None:
+        self.limits = limits
+        self.max_tokens = max_tokens
+        self.max_document_bytes = max_document_bytes
+        self.entries: ByteLRU[bytes, Parsed] = ByteLRU(max_bytes, self.forget)
+        self.by_document: dict[int, Parsed] = {}  # id(document): its entry, while kept
+
+    def forget(self, entry: Parsed) -> None:
+        self.by_document.pop(id(entry.document), None)
+
+    async def document(self, query: str) -> DocumentNode:
+        """The parse of `query` within the size and token limits, shared with every
+        operation's. A long text is parsed on the CPU pool, not on the event loop.
+        Raises ApiError (over the size limit in UTF-8, refused before anything else) or
+        GraphQLError (does not parse; not kept)."""
+        limit = self.max_document_bytes
+        encoded = b"" if len(query) > limit else query.encode("utf-8", "surrogatepass")
+        if len(query) > limit or len(encoded) > limit:
+            raise ApiError(ErrorCode.DOCUMENT_TOO_LARGE, limit=str(limit))
+        key = blake2b(encoded, digest_size=16).digest()  # a key of 16 bytes, not the text
+        entry = self.entries.get(key)
+        if entry is not None:
+            return entry.document
+        if len(query) > PARSE_ON_LOOP_CHARS:
+            document, size, tokens = await run_cpu(parse_and_size, query, self.max_tokens)
+        else:
+            document, size, tokens = parse_and_size(query, self.max_tokens)
+        entry = Parsed(document, tokens)
+        self.entries.put(key, entry, len(key) + ENTRY_BYTES + size)
+        if key in self.entries:
+            self.by_document[id(document)] = entry
+        return document
+
+    def parsed(self, document: DocumentNode) -> Parsed:
+        """The document's entry, or a fresh one that nothing keeps (a document parsed
+        elsewhere, or already dropped)."""
+        entry = self.by_document.get(id(document))
+        return entry if entry is not None and entry.document is document else Parsed(document)
+
+    def problem(self, document: DocumentNode) -> GraphQLError | None:
+        """A number literal too long, else `figure_problem` of the document; once."""
+        entry = self.parsed(document)
+        if entry.problem is UNSET:
+            entry.problem = number_problem(document) or figure_problem(
+                document_figures(document), self.limits
+            )
+        return entry.problem
+
+    async def validate(
+        self,
+        schema: GraphQLSchema,
+        document: DocumentNode,
+        rules: tuple[type[ASTValidationRule], ...],
+    ) -> list[GraphQLError]:
+        """strawberry's validation (graphql-core's rules and its own two), once per
+        document and rules; on the CPU pool for a document of many tokens (15-40 us
+        each: 5,000 hold a thread up to 0.2 s)."""
+        entry = self.parsed(document)
+        found = entry.validations.get(rules)
+        if found is None:
+            if entry.tokens > VALIDATE_ON_LOOP_TOKENS:
+                found = await run_cpu(validate_document, schema, document, rules)
+            else:
+                found = validate_document(schema, document, rules)
+            entry.validations[rules] = found
+        return found
+
+    def cost(
+        self,
+        schema: GraphQLSchema,
+        document: DocumentNode,
+        variables: dict[str, Any] | None,
+        operation_name: str | None,
+    ) -> int:
+        """`operation_cost`, kept per document, operation and variables when the variables
+        are a few short scalars (a page size, an id); computed every time otherwise."""
+        compute = partial(operation_cost, schema, document, variables, operation_name)
+        key = scalar_key(variables)
+        if key is None:
+            return compute()
+        costs = self.parsed(document).costs
+        found = costs.get((operation_name, key))
+        if found is None:
+            found = costs[(operation_name, key)] = compute()
+            if len(costs) > COSTS_PER_DOCUMENT:
+                costs.popitem(last=False)
+        return found
+
+
+def parse_and_size(query: str, max_tokens: int) -> tuple[DocumentNode, int, int]:
+    """The parse, its rough size and its tokens, together (on the CPU pool for a long
+    text)."""
+    document = parse(query, max_tokens=max_tokens)
+    return document, rough_size(document), token_count(document)
+
+
+def scalar_key(variables: dict[str, Any] | None) -> Hashable | None:
+    """The variables as a small hashable key, or None when any is a list, an object or a
+    long string, or there are many (their cost is worked out each time instead)."""
+    if variables is not None and len(variables) > KEYED_VARIABLES:
+        return None
+    items = []
+    for name, value in (variables or {}).items():
+        if isinstance(value, str) and len(value) > KEYED_STRING_CHARS:
+            return None
+        if value is not None and not isinstance(value, str | int | float | bool):
+            return None
+        items.append((name, type(value).__name__, value))  # True is not 1
+    return tuple(sorted(items))
+
+
+VALIDATION_RULES = bounded_rules(specified_rules)  # graphql-core's, overlaps bounded
+
+
+def keyless(context: object) -> bool:
+    """A request without a key: it can only introspect, under the keyless cost ceiling.
+    (In-process execution without a request, tests and tools, is not a request.)"""
+    return isinstance(context, RequestContext) and context.api_key is None
+
+
+async def check_access(
+    caches: DocumentCaches,
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operation: OperationDefinitionNode | None,
+    context: object,
+) -> bool:
+    """Before validation: the key, the root fields' access, then the document's figures.
+    True when the operation is keyed (its cost is then charged, introspection too).
+    Raises the refusal: a key that is missing (for any data field), unknown or out of
+    tokens refuses the whole operation, and so does a permission or flag when it refuses
+    every root field the operation asks for (the caller learns nothing else, costs
+    nothing more). In a query, a root field refused among others that pass answers null
+    with its error, as the GraphQL spec has it: its permission class refuses it as it
+    runs. A mutation with any refused field is refused whole: its fields are non-null,
+    so the null would reach `data` and hide the writes of the others, made before it.
+
+    In-process execution without a request (tests, tools) has no caller to check: the
+    fields' permission classes still refuse it."""
+    keyed = isinstance(context, RequestContext) and context.api_key is not None
+    if isinstance(context, RequestContext) and operation is not None:
+        if keyed:
+            await context.caller()
+        refusals: list[ApiError] = []
+        requirements = root_requirements(schema, document, operation)
+        for permission, flag in requirements:
+            try:
+                await authorize(context, permission=permission, flag=flag)
+            except ApiError as refusal:
+                if refusal.code not in FIELD_REFUSALS:
+                    raise
+                refusals.append(refusal)
+        every = len(refusals) == len(requirements)
+        if refusals and (every or operation.operation is OperationType.MUTATION):
+            raise refusals[0]
+    problem = caches.problem(document)
+    if problem is not None:
+        raise problem
+    return keyed
+
+
+FIELD_REFUSALS = (ErrorCode.FORBIDDEN, ErrorCode.FLAG_REQUIRED)  # of one field, not the key
+
+
+async def check_cost_of(
+    caches: DocumentCaches,
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operation_name: str | None,
+    variables: dict[str, Any] | None,
+    context: object,
+    keyed: bool,
+) -> int:
+    """After a valid document, before anything walks the variables (the cost, coercion):
+    a huge list costs nothing to refuse; then the cost against the ceiling (the keyless
+    one without a key), charged to the key's rate limit. Raises the refusal; else the
+    cost."""
+    oversized = [
+        where
+        for name, value in (variables or {}).items()
+        for where in oversized_lists(value, MAX_INPUT_ITEMS, name)
+    ]
+    if oversized:
+        raise invalid(
+            {where: [f"must have at most {MAX_INPUT_ITEMS} items"] for where in oversized}
+        )
+    cost = caches.cost(schema, document, variables, operation_name)
+    check_cost(cost, caches.limits.cost_limit(keyless(context)))
+    if keyed:
+        assert isinstance(context, RequestContext)
+        await context.charge(cost)
+    return cost
+
+
+class OperationGuard(SchemaExtension):
+    """The one extension of every operation strawberry runs: the size and token limits and
+    the cached parse, then `check_access` before the cached validation, then `check_cost_of`.
+    One extension instead of four (strawberry's MaxTokensLimiter, ParserCache and
+    ValidationCache did the same) halves strawberry's hook work per operation, about
+    0.3 ms of a small request. (`schema.execution.operation.run_operation` runs the same checks
+    without strawberry's pipeline.)"""
+
+    def __init__(self, caches: DocumentCaches) -> None:
+        self.caches = caches
+
+    async def on_parse(self) -> AsyncIterator[None]:
+        """The cached parse, within the size and token limits (a long text off the loop)."""
+        execution = self.execution_context
+        assert execution.query is not None, "strawberry parses only a query it was given"
+        execution.graphql_document = await self.caches.document(execution.query)
+        yield
+
+    async def on_validate(self) -> AsyncIterator[None]:
+        execution = self.execution_context
+        document = execution.graphql_document
+        assert document is not None, "validation follows a successful parse"
+        schema = execution.schema._schema
+        operation = get_operation_ast(document, execution.operation_name)
+        keyed = await check_access(self.caches, schema, document, operation, execution.context)
+        execution.validation_rules = bounded_rules(execution.validation_rules)
+        execution.pre_execution_errors = await self.caches.validate(
+            schema, document, execution.validation_rules
+        )
+        yield
+        if execution.pre_execution_errors or operation is None:
+            return  # nothing runs
+        await check_cost_of(
+            self.caches,
+            schema,
+            document,
+            execution.operation_name,
+            execution.variables,
+            execution.context,
+            keyed,
+        )

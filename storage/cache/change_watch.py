@@ -1,0 +1,148 @@
+"""What keeps the read cache (`storage.cache.read_cache`) true.
+
+- `WriteListener`: every write this process's client makes moves the version of its
+  collection when the server acknowledges it (a transaction's commit moves them all),
+  so a client reads its own writes without waiting for the change stream.
+- `PoolListener`: a failed connection takes the cache down at once.
+- `watch_changes`: one change stream on the database. Each change moves the version of
+  its collection. While the stream is down the cache serves nothing; a new stream
+  flushes it before it serves again (resuming could miss what happened meanwhile).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from pymongo import monitoring
+from pymongo.asynchronous.database import AsyncDatabase
+from pymongo.errors import PyMongoError
+
+from storage.cache.read_cache import ALL, ReadCache
+from storage.collections import RATE_BUDGETS
+
+log = logging.getLogger("floorgate.cache")
+
+# Commands that change documents of the collection they name.
+COLLECTION_WRITES = frozenset({"insert", "update", "delete", "findAndModify", "drop"})
+# Commands that may change anything.
+DATABASE_WRITES = frozenset(
+    {"commitTransaction", "bulkWrite", "dropDatabase", "renameCollection", "applyOps"}
+)
+# Change events that name one collection; any other kind (drop, rename, dropDatabase,
+# invalidate) flushes everything.
+DOCUMENT_EVENTS = frozenset({"insert", "update", "replace", "delete"})
+# One getMore of the stream waits this long for a change; it also bounds how long a
+# connection failure goes unnoticed by the watcher itself (the pool listener is faster).
+STREAM_WAIT_MS = 500
+RETRY_SECONDS = (0.1, 0.25, 0.5, 1.0, 2.0)
+# Changes the stream leaves out: the rate-limit buckets change with every few requests of
+# every key and no read of the API reads them (`storage.rate_budgets`).
+UNWATCHED = [{"$match": {"ns.coll": {"$ne": RATE_BUDGETS}}}]
+MAX_PENDING_WRITES = 10_000
+
+
+class WriteListener(monitoring.CommandListener):
+    """Moves a collection's version when a write to it is acknowledged (or fails: then
+    what it did is unknown)."""
+
+    def __init__(self, cache: ReadCache) -> None:
+        self.cache = cache
+        self._pending: dict[int, str] = {}
+
+    def started(self, event: monitoring.CommandStartedEvent) -> None:
+        name = event.command_name
+        if name in COLLECTION_WRITES:
+            target = event.command.get(name)
+            collection = target if isinstance(target, str) else ALL
+        elif name in DATABASE_WRITES:
+            collection = ALL
+        else:
+            return
+        if len(self._pending) >= MAX_PENDING_WRITES:  # replies lost: trust nothing
+            self._pending.clear()
+            self.cache.bump(ALL)
+        self._pending[event.request_id] = collection
+
+    def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
+        self._finished(event.request_id)
+
+    def failed(self, event: monitoring.CommandFailedEvent) -> None:
+        self._finished(event.request_id)
+
+    def _finished(self, request_id: int) -> None:
+        collection = self._pending.pop(request_id, None)
+        if collection is not None:
+            self.cache.bump(collection)
+
+
+class PoolListener(monitoring.ConnectionPoolListener):
+    """The driver clears a server's pool when a connection to it fails: the change
+    stream may have missed changes since, so the cache stops serving at once."""
+
+    def __init__(self, cache: ReadCache) -> None:
+        self.cache = cache
+
+    def pool_cleared(self, event: monitoring.PoolClearedEvent) -> None:
+        self.cache.interrupted("connection to the database failed")
+
+    def pool_created(self, event: monitoring.PoolCreatedEvent) -> None: ...
+    def pool_ready(self, event: monitoring.PoolReadyEvent) -> None: ...
+    def pool_closed(self, event: monitoring.PoolClosedEvent) -> None: ...
+    def connection_created(self, event: monitoring.ConnectionCreatedEvent) -> None: ...
+    def connection_ready(self, event: monitoring.ConnectionReadyEvent) -> None: ...
+    def connection_closed(self, event: monitoring.ConnectionClosedEvent) -> None: ...
+    def connection_check_out_started(
+        self, event: monitoring.ConnectionCheckOutStartedEvent
+    ) -> None: ...
+    def connection_check_out_failed(
+        self, event: monitoring.ConnectionCheckOutFailedEvent
+    ) -> None: ...
+    def connection_checked_out(self, event: monitoring.ConnectionCheckedOutEvent) -> None: ...
+    def connection_checked_in(self, event: monitoring.ConnectionCheckedInEvent) -> None: ...
+
+
+def apply_change(cache: ReadCache, change: dict[str, Any]) -> bool:
+    """Move what `change` touched; False when the stream ends with it (invalidate)."""
+    cache.stream_events += 1
+    kind = change.get("operationType")
+    collection = (change.get("ns") or {}).get("coll")
+    if kind in DOCUMENT_EVENTS and isinstance(collection, str):
+        cache.bump(collection)
+    else:
+        cache.bump(ALL)
+    return kind != "invalidate"
+
+
+async def watch_changes(db: AsyncDatabase, cache: ReadCache) -> None:
+    """Keep one change stream on `db` open for as long as the task runs."""
+    failures = 0
+    while True:
+        before = cache.interruptions
+        try:
+            async with await db.watch(UNWATCHED, max_await_time_ms=STREAM_WAIT_MS) as stream:
+                if cache.went_up(before):
+                    if failures:
+                        log.warning("change stream is back; the read cache serves again")
+                    failures = 0
+                    while cache.interruptions == before and stream.alive:
+                        change = await stream.try_next()
+                        if change is not None and not apply_change(cache, change):
+                            break
+                cache.went_down("restarting the change stream")
+            await asyncio.sleep(RETRY_SECONDS[0])
+        except asyncio.CancelledError:
+            cache.went_down("stopped")
+            raise
+        except Exception as error:  # whatever it was: stop serving, then try again
+            cache.went_down(type(error).__name__)
+            if failures == 0:
+                unexpected = not isinstance(error, PyMongoError)
+                log.warning(
+                    "change stream failed, the read cache is off until it is back: %s",
+                    type(error).__name__,
+                    exc_info=unexpected,
+                )
+            await asyncio.sleep(RETRY_SECONDS[min(failures, len(RETRY_SECONDS) - 1)])
+            failures += 1

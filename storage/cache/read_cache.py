@@ -1,0 +1,294 @@
+"""The read cache of one process: query results kept true by versions.
+
+Every collection has a version. A result is stored with the version its collection had
+*before* the query started, and served only while that is still the version, so a
+write that races a read can never leave a stale entry behind. Versions move when:
+
+- this process writes (`storage.cache.change_watch.WriteListener`, when the write is
+  acknowledged), so a client always reads its own writes;
+- the change stream reports a change made by anyone (`storage.cache.change_watch.ChangeWatcher`);
+- the stream goes down or comes back: then every version moves and the cache flushes.
+
+The cache serves nothing while the change stream is not known to be up ("live"):
+correctness before speed. Results are kept as BSON bytes, which bounds memory by a
+byte budget exactly and hands every reader its own fresh documents.
+
+Whole answers can be kept too (`answer`, `keep_answer`): a request that runs with a
+`ReadLog` in `READS` notes the version of every collection it read, and its answer is
+valid while all of those versions hold (REST GETs, `rest/v1/dispatch.py`; /graphql queries,
+`rest/graphql_http/direct.py`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import itertools
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Hashable
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+import bson
+import orjson
+from bson.codec_options import CodecOptions
+from bson.errors import BSONError
+
+# Bytes counted for an entry beyond its value: the key, the entry and the dict slot.
+ENTRY_OVERHEAD = 300
+# No single result may take more than this share of the budget, so one huge page
+# cannot flush everything else.
+LARGEST_SHARE = 4
+ALL = "*"  # what `bump` of every collection reports
+
+
+Version = tuple[int, int]
+
+
+@dataclass(slots=True)
+class Entry:
+    version: Version | tuple[tuple[str, Version], ...]  # an answer's: every collection's
+    data: bytes
+    size: int
+    tag: str = ""  # what an answer's owner keeps beside it: REST its ETag, /graphql its cost
+
+
+@dataclass
+class ReadLog:
+    """What one request read: each collection's version before its first read. Not
+    `complete` when a read went around the cache or saw two versions of a collection.
+    Its answer is kept under `key`."""
+
+    key: Hashable
+    versions: dict[str, Version] = field(default_factory=dict)
+    complete: bool = True
+
+    def note(self, collection: str, version: Version) -> None:
+        if self.versions.setdefault(collection, version) != version:
+            self.complete = False
+
+
+READS: ContextVar[ReadLog | None] = ContextVar("floorgate_reads", default=None)
+KEY_BYTES = 16  # every key is a digest of this size: counted in ENTRY_OVERHEAD
+
+
+def kept_key(*parts: Any) -> bytes:
+    """The key of a kept answer: a digest of what it depends on (sets in sorted order),
+    never the client's text itself, so an entry's size is its answer's (ENTRY_OVERHEAD
+    covers the key) whatever the request held."""
+
+    def canonical(value: Any) -> Any:
+        if isinstance(value, set | frozenset):
+            return sorted(value)
+        if isinstance(value, bytes):
+            return value.hex()
+        raise TypeError(type(value).__name__)
+
+    encoded = orjson.dumps(parts, default=canonical)
+    return hashlib.blake2b(encoded, digest_size=KEY_BYTES).digest()
+
+
+@dataclass
+class CacheStats:
+    """What `/readyz` shows of the cache (docs/performance.md "Read cache")."""
+
+    enabled: bool
+    live: bool
+    stream: str
+    entries: int
+    bytes_used: int
+    budget_bytes: int
+    hits: int
+    misses: int
+    bypassed: int
+    answer_hits: int
+    invalidations: int
+    flushes: int
+    stream_events: int
+    stream_restarts: int
+    last_change_seconds_ago: float | None
+
+
+class ReadCache:
+    """Query results keyed by collection and query, valid for one collection version."""
+
+    def __init__(self, budget_bytes: int, codec_options: CodecOptions | None = None) -> None:
+        self.budget = max(0, budget_bytes)
+        self.codec_options = codec_options or CodecOptions(tz_aware=True)
+        self._clock = itertools.count(1)
+        self._epoch = next(self._clock)  # moves on every flush
+        self._versions: dict[str, int] = {}
+        self._entries: OrderedDict[Hashable, Entry] = OrderedDict()
+        self._loading: dict[tuple[Hashable, tuple[int, int]], asyncio.Future[Any]] = {}
+        self.bytes_used = 0
+        self.live = False
+        self.stream = "not started"
+        self.interruptions = 0  # connection failures seen; a stream older than one is not trusted
+        self.hits = self.misses = self.bypassed = self.answer_hits = 0
+        self.invalidations = self.flushes = 0
+        self.stream_events = self.stream_restarts = 0
+        self._last_change: float | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return self.budget > 0
+
+    def version(self, collection: str) -> Version:
+        return self._epoch, self._versions.get(collection, 0)
+
+    # What moves versions
+
+    def bump(self, collection: str) -> None:
+        """`collection` changed (or may have): nothing read of it before is served again."""
+        if collection == ALL:
+            self.flush()
+            return
+        self._versions[collection] = next(self._clock)
+        self.invalidations += 1
+        self._last_change = time.monotonic()
+
+    def flush(self) -> None:
+        """Every version moves and every entry goes."""
+        self._epoch = next(self._clock)
+        self._entries.clear()
+        self.bytes_used = 0
+        self.flushes += 1
+        self._last_change = time.monotonic()
+
+    def interrupted(self, reason: str) -> None:
+        """The database connection failed: stop serving until a new stream is up."""
+        self.interruptions += 1
+        self.went_down(reason)
+
+    def went_down(self, reason: str) -> None:
+        if self.live:
+            self.live = False
+            self.flush()
+        self.stream = f"down: {reason}"
+
+    def went_up(self, interruptions_before: int) -> bool:
+        """A new stream is open. Serve again, after a flush, unless the connection
+        failed since the stream was asked for (then it may have missed changes)."""
+        if self.interruptions != interruptions_before:
+            return False
+        self.flush()
+        self.live = True
+        self.stream = "up"
+        self.stream_restarts += 1
+        return True
+
+    # Reads
+
+    async def read(self, key: Hashable, collection: str, load: Callable[[], Awaitable[Any]]) -> Any:
+        """The result of `load()` for `key`, from the cache when still valid. Concurrent
+        readers of one key and version share one load."""
+        log = READS.get()
+        if not self.live or not self.enabled:
+            self.bypassed += 1
+            if log is not None:
+                log.complete = False
+            return await load()
+        version = self.version(collection)
+        if log is not None:
+            log.note(collection, version)
+        entry = self._entries.get(key)
+        if entry is not None and entry.version == version:
+            self.hits += 1
+            self._entries.move_to_end(key)
+            return bson.decode(entry.data, self.codec_options)["v"]
+        self.misses += 1
+        loading_key = (key, version)
+        pending = self._loading.get(loading_key)
+        if pending is not None:
+            try:
+                data = await asyncio.shield(pending)
+            except asyncio.CancelledError:
+                if not pending.cancelled():
+                    raise  # this reader was cancelled
+                data = None  # the first reader went away: load for ourselves
+            return bson.decode(data, self.codec_options)["v"] if data is not None else await load()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._loading[loading_key] = future
+        try:
+            value = await load()
+        except asyncio.CancelledError:
+            future.cancel()
+            raise
+        except BaseException as error:
+            future.set_exception(error)
+            future.exception()  # retrieved: waiters get it, nobody logs it as lost
+            raise
+        finally:
+            self._loading.pop(loading_key, None)
+        data = self._encode(value)
+        future.set_result(data)
+        if data is not None and self.live and self.version(collection) == version:
+            self._store(key, version, data)  # else a change came meanwhile: keep nothing
+        return value
+
+    def _encode(self, value: Any) -> bytes | None:
+        try:
+            data = bson.encode({"v": value}, codec_options=self.codec_options)
+        except (BSONError, TypeError, OverflowError):
+            return None  # not BSON (cannot happen for what the driver returned): not cached
+        return data if self._fits(data) else None
+
+    def _fits(self, data: bytes) -> bool:
+        return len(data) + ENTRY_OVERHEAD <= self.budget // LARGEST_SHARE
+
+    # Whole answers
+
+    def answer(self, key: Hashable) -> tuple[bytes, str] | None:
+        """A kept answer (its bytes and tag) while every collection it read is unchanged."""
+        entry = self._entries.get(key) if self.live else None
+        if entry is None or not all(self.version(c) == v for c, v in entry.version):  # type: ignore[misc]
+            return None
+        self.answer_hits += 1
+        self._entries.move_to_end(key)
+        return entry.data, entry.tag
+
+    def keep_answer(self, log: ReadLog, data: bytes, tag: str) -> None:
+        """Keep an answer built from `log`'s reads under its key, if they all still hold."""
+        versions = tuple(sorted(log.versions.items()))
+        if (
+            not self.live
+            or not log.complete
+            or not versions
+            or not self._fits(data)
+            or any(self.version(c) != v for c, v in versions)
+        ):
+            return
+        self._store(log.key, versions, data, tag)
+
+    def _store(self, key: Hashable, version: Any, data: bytes, tag: str = "") -> None:
+        old = self._entries.pop(key, None)
+        if old is not None:
+            self.bytes_used -= old.size
+        size = len(data) + len(tag) + ENTRY_OVERHEAD
+        self._entries[key] = Entry(version, data, size, tag)
+        self.bytes_used += size
+        while self.bytes_used > self.budget and self._entries:
+            _, evicted = self._entries.popitem(last=False)
+            self.bytes_used -= evicted.size
+
+    def stats(self) -> CacheStats:
+        last = self._last_change
+        return CacheStats(
+            enabled=self.enabled,
+            live=self.live,
+            stream=self.stream if self.enabled else "off",
+            entries=len(self._entries),
+            bytes_used=self.bytes_used,
+            budget_bytes=self.budget,
+            hits=self.hits,
+            misses=self.misses,
+            bypassed=self.bypassed,
+            answer_hits=self.answer_hits,
+            invalidations=self.invalidations,
+            flushes=self.flushes,
+            stream_events=self.stream_events,
+            stream_restarts=self.stream_restarts,
+            last_change_seconds_ago=None if last is None else round(time.monotonic() - last, 3),
+        )

@@ -1,0 +1,3 @@
+"""A dataset file validated before anything is written: structure, fields, sections and the maps'
+drawings.
+"""

@@ -1,0 +1,1 @@
+"""The demo property (`floorgate demo`, `make run`): its dataset and its drawings."""

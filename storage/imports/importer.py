@@ -1,0 +1,244 @@
+"""Run an import so that readers see all of it or none of it (docs/dataset.md).
+
+1. Validate everything against the database (`storage.datasets.validation`); on a problem nothing
+   is written.
+2. Take the lease of every asset the import writes (`storage.imports.leases`): two imports of
+   one asset never interleave.
+3. Store the drawings' files (content-addressed: harmless until a document names them).
+4. Write every document in one transaction (`storage.imports.writer`). An import larger
+   than `max_documents` is committed per asset, each asset in one transaction; records
+   of no asset (attribute groups) go with the first.
+5. After each commit, delete the files that the committed maps no longer name.
+
+A process killed anywhere leaves the state before (or, after a commit, the state after),
+plus at most files nothing names, which `floorgate gc` removes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from parsing.limits import SvgLimits
+from storage import collections as col
+from storage.database import Store
+from storage.datasets.fields import DatasetError
+from storage.datasets.map_drawings import StoredDrawing, drop_replaced_files, store_drawing
+from storage.datasets.sections import SECTIONS
+from storage.datasets.structure import Inputs, load_dataset
+from storage.datasets.validation import Validated, validate_against
+from storage.imports.leases import asset_leases
+from storage.imports.writer import ImportReport, Records, Writer
+from storage.limits import IMPORT_TRANSACTION_DOCUMENTS, IMPORT_WAIT_SECONDS
+from storage.timestamps import now
+from storage.transactions import NoTransactions, Session, has_transactions, in_transaction
+
+Waiting = Callable[[str, dict[str, Any]], None]
+
+
+class ImportTooLarge(RuntimeError):
+    """One asset of the import writes more documents than one transaction may take."""
+
+    def __init__(self, asset_id: str, documents: int, limit: int) -> None:
+        super().__init__(
+            f"asset {asset_id!r} writes {documents:,} documents, more than one transaction "
+            f"may take ({limit:,}: FLOORGATE_IMPORT_MAX_DOCUMENTS; docs/dataset.md, "
+            '"All or nothing")'
+        )
+
+
+async def import_dataset(
+    store: Store,
+    path: Path,
+    *,
+    limits: SvgLimits | None = None,
+    require_transaction: bool = True,
+    wait: float = IMPORT_WAIT_SECONDS,
+    waiting: Waiting | None = None,
+    max_documents: int = IMPORT_TRANSACTION_DOCUMENTS,
+) -> ImportReport:
+    """`floorgate import PATH`: load, validate against the database, then write."""
+    data, base_dir = load_dataset(path)
+    return await import_data(
+        store,
+        data,
+        base_dir,
+        limits=limits,
+        require_transaction=require_transaction,
+        wait=wait,
+        waiting=waiting,
+        max_documents=max_documents,
+    )
+
+
+async def import_data(
+    store: Store,
+    data: dict[str, Any],
+    base_dir: Path,
+    *,
+    limits: SvgLimits | None = None,
+    svg_sources: dict[str, str] | None = None,
+    assets: frozenset[str] | None = None,
+    require_transaction: bool = True,
+    wait: float = IMPORT_WAIT_SECONDS,
+    waiting: Waiting | None = None,
+    max_documents: int = IMPORT_TRANSACTION_DOCUMENTS,
+) -> ImportReport:
+    """Validate `data`; raise DatasetError and write nothing if anything is wrong,
+    else upsert every record by id (relative SVG paths start at `base_dir`).
+
+    `svg_sources` gives drawings in memory, by map id, for map records without `svg`;
+    `assets` limits what the records may name to a key's scope (`load_existing`).
+    Without transactions (a standalone mongod) it raises NoTransactions, unless
+    `require_transaction` is False: it then writes in the idempotent order, outside one.
+    `wait` bounds the wait for another writer of the same assets (LeaseBusy after it).
+    More than `max_documents` are committed per asset; an asset past it is refused
+    (ImportTooLarge), before anything is written.
+    """
+    inputs = Inputs(limits or SvgLimits(), dict(svg_sources or {}), assets)
+    validated = await validate_against(store, data, base_dir, inputs)
+    if validated.problems:
+        raise DatasetError(validated.problems)
+    atomic = await has_transactions(store)
+    if not atomic and require_transaction:
+        raise NoTransactions()
+    owners = _assets_of(validated)
+    parts = plan_transactions(validated.checked.records, owners, max_documents, _weight(validated))
+    report = ImportReport()
+    async with (
+        store.client.start_session() as session,
+        asset_leases(
+            store,
+            {a for a in owners.values() if a},
+            wait=wait,
+            session_id=session.session_id,
+            waiting=waiting,
+        ),
+    ):
+        files = await _store_files(store, validated, report)
+        at = now()
+        for part in parts:
+            writer = await _commit(store, validated, part, files, at, session if atomic else None)
+            report.add(writer.report)
+            await drop_replaced_files(store, writer.named_before)
+    return report
+
+
+async def _commit(
+    store: Store,
+    validated: Validated,
+    records: Records,
+    files: dict[str, StoredDrawing],
+    at: str,
+    session: Session,
+) -> Writer:
+    """Write `records` in one transaction of `session` (or without one, given None);
+    the driver runs it again from the start on a transient error."""
+
+    async def work(current: Session) -> Writer:
+        writer = Writer(
+            store,
+            records,
+            validated.checked.drawings,
+            files,
+            validated.lookup.group_is_exclusive,
+            at,
+            current,
+        )
+        await writer.run()
+        return writer
+
+    if session is None:
+        return await work(None)
+    writer: Writer = await in_transaction(store, work, session)
+    return writer
+
+
+async def _store_files(
+    store: Store, validated: Validated, report: ImportReport
+) -> dict[str, StoredDrawing]:
+    """Each drawing's source, parsed document and walk graph, stored unless unchanged."""
+    files = {}
+    for map_id, drawing in validated.checked.drawings.items():
+        stored = await store_drawing(store, map_id, drawing)
+        files[map_id] = stored
+        report.files_stored += stored.written
+        report.files_unchanged += stored.unchanged
+    return files
+
+
+# Sections whose records name their asset in `asset_id`.
+_OWNED = (
+    col.FLOORS,
+    col.UNITS,
+    col.UNIT_MAPS,
+    col.ASSET_REFERENCES,
+    col.UNIT_REFERENCES,
+    col.ASSIGNMENTS,
+    col.LOCATIONS,
+)
+
+Owners = dict[tuple[str, int], str | None]  # (section, index in the file) -> its asset
+
+
+def _assets_of(validated: Validated) -> Owners:
+    """The asset each record writes to; None for the records of no asset (attribute
+    groups)."""
+    owners: Owners = {}
+    for section, records in validated.checked.records.items():
+        for index, record in records:
+            owner = None
+            if section == col.ASSETS:
+                owner = record["id"]
+            elif section in _OWNED:
+                owner = record["asset_id"]
+            elif section == col.BACKGROUNDS:
+                unit_map = validated.lookup.get(col.UNIT_MAPS, record["unit_map_id"]) or {}
+                owner = unit_map.get("asset_id")
+            owners[(section, index)] = owner
+    return owners
+
+
+def _weight(validated: Validated) -> Callable[[str, dict[str, Any]], int]:
+    """Documents a record writes: one, plus a map's level tags and derived locations."""
+    drawings = validated.checked.drawings
+
+    def weight(section: str, record: dict[str, Any]) -> int:
+        drawing = drawings.get(record["id"]) if section == col.UNIT_MAPS else None
+        if drawing is None:
+            return 1
+        return 1 + len(drawing.parsed.levels) + len(drawing.parsed.units)
+
+    return weight
+
+
+def plan_transactions(
+    records: Records,
+    owners: Owners,
+    max_documents: int,
+    weight: Callable[[str, dict[str, Any]], int],
+) -> list[Records]:
+    """All records in one part when they weigh at most `max_documents`; else one part per
+    asset, in the order the file names them, records of no asset in the first part.
+    Raises ImportTooLarge for an asset that weighs more on its own."""
+    parts: dict[str | None, Records] = {None: {section: [] for section in SECTIONS}}
+    weights: Counter[str | None] = Counter()
+    for section in SECTIONS:
+        for index, record in records[section]:
+            owner = owners[(section, index)]
+            part = parts.setdefault(owner, {name: [] for name in SECTIONS})
+            part[section].append((index, record))
+            weights[owner] += weight(section, record)
+    shared = parts.pop(None)
+    if weights.total() <= max_documents or not parts:  # (only records of no asset)
+        return [records]
+    first = next(iter(parts))
+    for section in SECTIONS:
+        parts[first][section] = shared[section] + parts[first][section]
+    weights[first] += weights.pop(None, 0)
+    for asset_id, documents in weights.items():
+        if documents > max_documents:
+            raise ImportTooLarge(str(asset_id), documents, max_documents)
+    return list(parts.values())

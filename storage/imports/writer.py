@@ -1,0 +1,575 @@
+"""The write phase of an import: one ordered bulk write per collection and kind of
+change, in dependency order, every read and write in the caller's session (so that, in a
+transaction, readers see all of an import or none of it: storage/imports/importer.py).
+
+Documents are built here from validated records (storage/datasets/validation.py); the files they
+name were stored before (`store_drawing`), and `refresh_geojson` writes each touched
+map's GeoJSON from what this session sees.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pymongo import DeleteMany, ReplaceOne, UpdateMany
+
+from parsing.geometry.placement import label_point
+from routing.levels import level_records
+from storage import collections as col
+from storage.database import Store
+from storage.datasets.fields import ASSET_DETAILS
+from storage.datasets.map_drawings import (
+    Drawing,
+    StoredDrawing,
+    map_tags,
+    named_files,
+    named_level_tags,
+    refresh_geojson,
+    unit_ids,
+)
+from storage.datasets.sections import MAP_DEFAULTS, REPORTED
+from storage.files import chunks, digest
+from storage.limits import IN_CHUNK, MAX_ID_LENGTH
+from storage.transactions import Session
+
+
+@dataclass
+class CollectionCounts:
+    inserted: int = 0
+    updated: int = 0
+    deleted: int = 0
+
+
+@dataclass
+class ImportReport:
+    """What an import changed, per collection, plus the SVG files it stored."""
+
+    counts: dict[str, CollectionCounts] = field(
+        default_factory=lambda: {name: CollectionCounts() for name in REPORTED}
+    )
+    files_stored: int = 0
+    files_unchanged: int = 0
+    notes: list[str] = field(default_factory=list)  # per map: the georeference fit
+
+    def add(self, other: ImportReport) -> None:
+        """Count `other` (one transaction of an import committed per asset) in this one."""
+        for name, counts in other.counts.items():
+            mine = self.counts[name]
+            mine.inserted += counts.inserted
+            mine.updated += counts.updated
+            mine.deleted += counts.deleted
+        self.files_stored += other.files_stored
+        self.files_unchanged += other.files_unchanged
+        self.notes.extend(other.notes)
+
+    def lines(self) -> list[str]:
+        rows = [
+            f"{name}: {c.inserted} inserted, {c.updated} updated"
+            + (f", {c.deleted} deleted" if c.deleted else "")
+            for name, c in self.counts.items()
+            if c.inserted or c.updated or c.deleted
+        ]
+        rows.append(f"map files: {self.files_stored} stored, {self.files_unchanged} unchanged")
+        rows.extend(self.notes)
+        return rows
+
+
+def _stamps(record: dict[str, Any], previous: str | None, at: str) -> tuple[str, str]:
+    """created_at: given, else the stored one, else updated_at, else now; updated_at:
+    given, else now (never before created_at)."""
+    updated = record.get("updated_at")
+    created = record.get("created_at") or previous or updated or at
+    if updated is None:
+        updated = max(at, created)
+    elif "created_at" not in record and created > updated:
+        created = updated
+    return created, updated
+
+
+# ---------------------------------------------------------------- documents
+# Builders of the stored shapes of storage/collections.py, from a clean record and
+# its resolved created_at/updated_at (which `_Writer._by_id` adds to stamped ones).
+
+_Build = Callable[[dict[str, Any], str, str], dict[str, Any]]
+
+
+def _asset(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
+    details = {name: record[name] for name in ASSET_DETAILS if record.get(name) is not None}
+    return {"market": record["market"], "name": record["name"], **details}
+
+
+def _floor(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
+    return {
+        "asset_id": record["asset_id"],
+        "name": record["name"],
+        "label": record.get("label", record["name"]),
+        "short_label": record.get("short_label", record["name"]),
+        "sort": record["sort"],
+    }
+
+
+def _unit(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
+    return {"asset_id": record["asset_id"], "floor_id": record["floor_id"], "name": record["name"]}
+
+
+def _background(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
+    return {"unit_map_id": record["unit_map_id"], "name": record["name"]}
+
+
+def _asset_reference(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
+    return {"asset_id": record["asset_id"], "key": record["key"], "value": record["value"]}
+
+
+def _unit_map(
+    record: dict[str, Any], drawing: Drawing | None, files: StoredDrawing | None
+) -> dict[str, Any]:
+    """The stored map; with a drawing, its units and files come from the drawing."""
+    values = {**MAP_DEFAULTS, **record}
+    georeference = record.get("georeference")
+    return {
+        "asset_id": values["asset_id"],
+        "background_id": values["background_id"],
+        "name": values["name"],
+        "style": values["style"],
+        "style_type": values["style_type"],
+        "tags": map_tags(values["tags"], drawing),
+        "routing_tier": values["routing_tier"],
+        "unit_ids": unit_ids(drawing.parsed) if drawing else list(values["unit_ids"]),
+        "source_file": files.source_file if files else None,
+        # `url` and `geojson_url` are these files' addresses under {cdn_url}.
+        "parsed_file": files.parsed_file if files else None,
+        "geojson_file": None,  # written after the locations (refresh_geojson)
+        "feet_per_unit": drawing.parsed.feet_per_unit if drawing else None,
+        "floor_height_ft": record.get("floor_height_ft"),
+        # Levels lowest first (their floor ids place waypoints), and the walk graph.
+        "levels": level_records(drawing.parsed.levels) if drawing else [],
+        "graph_file": files.graph_file if files else None,
+        "georeference": None
+        if georeference is None
+        else {"control_points": [point for _, point in georeference["control_points"]]},
+    }
+
+
+def _group(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
+    return {
+        "group_name": record["group_name"],
+        "one_attribute_per_unit": record.get("one_attribute_per_unit", False),
+        "attributes": [
+            {
+                "attribute_id": attribute["attribute_id"],
+                "attribute_name": attribute["attribute_name"],
+                "attribute_key": attribute["attribute_key"],
+            }
+            for _, attribute in record["attributes"]
+        ],
+    }
+
+
+def _location(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
+    """Location tags without timestamps take the location's."""
+    return {
+        "asset_id": record["asset_id"],
+        "unit_map_id": record["unit_map_id"],
+        "name": record["name"],
+        "x": record["x"],
+        "y": record["y"],
+        "floors": [{"id": floor["id"]} for _, floor in record["floors"]],
+        "tags": [
+            {
+                "key": tag["key"],
+                "value": tag["value"],
+                "created_at": tag.get("created_at", created),
+                "updated_at": tag.get("updated_at", updated),
+            }
+            for _, tag in record.get("tags", [])
+        ],
+    }
+
+
+UNIT_ID_TAG = "svc:id"
+
+
+def derived_location_id(map_id: str, unit_id: str) -> str:
+    """`<map id>:<unit id>`, or a hash of both when that would pass the id limit."""
+    readable = f"{map_id}:{unit_id}"
+    if len(readable) <= MAX_ID_LENGTH:
+        return readable
+    return "unit-location-" + digest(f"{map_id}\0{unit_id}".encode())
+
+
+def _level_tag_values(
+    tag: dict[str, Any], previous: dict[str, Any] | None, created: str, updated: str
+) -> list[dict[str, Any]]:
+    """Values keep their stored created_at by value id; otherwise they take the tag's."""
+    old = {v.get("value"): v.get("created_at") for v in (previous or {}).get("values", [])}
+    return [
+        {
+            "name": value["name"],
+            "value": value["value"],
+            "created_at": value.get("created_at") or old.get(value["value"]) or created,
+            "updated_at": value.get("updated_at", updated),
+        }
+        for _, value in tag["values"]
+    ]
+
+
+def _deletes_by_id(ids: list[Any]) -> list[Any]:
+    """Deletes of these documents by `_id` (the index every server serves `$in` from)."""
+    return [DeleteMany({"_id": {"$in": chunk}}) for chunk in chunks(ids, IN_CHUNK)]
+
+
+Records = dict[str, list[tuple[int, dict[str, Any]]]]  # section -> (index in file, record)
+
+
+class Writer:
+    """Writes validated records: one ordered bulk_write per collection, in dependency
+    order, every read and write in `session` (a transaction's, or None on a standalone
+    server, where the order and idempotent upserts are what repairs a failure half way).
+
+    The files the maps name are stored already (`files`, by map id); `is_exclusive`
+    tells a one-attribute-per-unit group by id (from the file, else the database).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        records: Records,
+        drawings: dict[str, Drawing],
+        files: dict[str, StoredDrawing],
+        is_exclusive: Callable[[str], bool],
+        at: str,
+        session: Session,
+    ) -> None:
+        self.store = store
+        self.records = records
+        self.drawings = drawings
+        self.files = files
+        self.is_exclusive = is_exclusive
+        self.at = at
+        self.session = session
+        self.report = ImportReport()
+        self.named_before: dict[str, set[str]] = {}  # files of the touched maps, before
+
+    async def run(self) -> ImportReport:
+        # What the touched maps name now: the files to drop after the commit.
+        self.named_before = await named_files(self.store, self.touched_maps(), self.session)
+        await self._by_id(col.ASSETS, _asset)
+        await self._by_id(col.FLOORS, _floor)
+        await self._by_id(col.UNITS, _unit)
+        await self._by_id(col.BACKGROUNDS, _background)
+        await self._by_id(
+            col.UNIT_MAPS,
+            lambda r, *_: _unit_map(r, self.drawings.get(r["id"]), self.files.get(r["id"])),
+        )
+        await self._level_tags()
+        await self._by_id(col.ASSET_REFERENCES, _asset_reference)
+        await self._unit_references()
+        await self._by_id(col.ATTRIBUTE_GROUPS, _group, stamped=False)
+        await self._assignments()
+        await self._by_id(col.LOCATIONS, _location)
+        await self._unit_locations()
+        await self._geojson()
+        return self.report
+
+    def touched_maps(self) -> list[str]:
+        """The maps whose documents or GeoJSON this import rewrites."""
+        map_ids = [record["id"] for record in self._unique(col.UNIT_MAPS)]
+        map_ids += [record["unit_map_id"] for record in self._unique(col.LOCATIONS)]
+        return list(dict.fromkeys(map_ids))
+
+    # -- helpers
+
+    async def _stored(
+        self, collection: str, query_field: str, values: Iterable[Any], fields: Iterable[str]
+    ) -> list[dict[str, Any]]:
+        projection = {name: 1 for name in fields}
+        found: list[dict[str, Any]] = []
+        for chunk in chunks(set(values), IN_CHUNK):
+            cursor = self.store[collection].find(
+                {query_field: {"$in": chunk}}, projection, session=self.session
+            )
+            found.extend([doc async for doc in cursor])
+        return found
+
+    async def _bulk(self, collection: str, operations: list[Any]) -> int:
+        """Run the operations in order; return how many documents they deleted."""
+        if not operations:
+            return 0
+        result = await self.store[collection].bulk_write(
+            operations, ordered=True, session=self.session
+        )
+        return result.deleted_count
+
+    def _unique(self, section: str) -> list[dict[str, Any]]:
+        # Validation rejected duplicates, so these are one record per key.
+        return [record for _, record in self.records[section]]
+
+    async def _by_id(self, section: str, build: _Build, stamped: bool = True) -> None:
+        """Replace each record's document by id, keeping a stored created_at."""
+        records = self._unique(section)
+        ids = [record["id"] for record in records]
+        stored = {
+            doc["_id"]: doc.get("created_at")
+            for doc in await self._stored(section, "_id", ids, ["created_at"])
+        }
+        operations = []
+        for record in records:
+            created, updated = _stamps(record, stored.get(record["id"]), self.at)
+            doc = {"_id": record["id"], **build(record, created, updated)}
+            if stamped:
+                doc["created_at"], doc["updated_at"] = created, updated
+            operations.append(ReplaceOne({"_id": record["id"]}, doc, upsert=True))
+        await self._bulk(section, operations)
+        counts = self.report.counts[section]
+        counts.updated += sum(1 for id_ in ids if id_ in stored)
+        counts.inserted += sum(1 for id_ in ids if id_ not in stored)
+
+    # -- files, level tags, references, assignments
+
+    async def _geojson(self) -> None:
+        """GeoJSON of the maps in the file, and of the maps whose locations it changed;
+        then each of those maps keeps only the files it names."""
+        for map_id in self.touched_maps():
+            drawing = self.drawings.get(map_id)
+            document = drawing.parsed.document if drawing else None
+            summary = await refresh_geojson(self.store, map_id, document, self.session)
+            if summary is not None:
+                self.report.notes.append(f"{map_id}: {summary}")
+
+    async def _unit_locations(self) -> None:
+        """Units of a drawing with walk paths (processed for pathfinding) become locations
+        of its map (`derived: true`) unless the file or the database gives the map a
+        location for them (`svc:id` = unit id). Derived locations of units that left
+        the drawing, or are now given, go. One query per collection and one bulk for
+        every map of the file."""
+        maps = [
+            (unit_map, drawing)
+            for unit_map in self._unique(col.UNIT_MAPS)
+            if (drawing := self.drawings.get(unit_map["id"])) is not None
+            and drawing.graph is not None
+        ]
+        if not maps:
+            return
+        given: dict[str, set[str]] = defaultdict(set)
+        derived: list[tuple[str, Any]] = []  # (map id, _id) of stored derived locations
+        for doc in await self._stored(
+            col.LOCATIONS,
+            "unit_map_id",
+            (m["id"] for m, _ in maps),
+            ["unit_map_id", "derived", "tags"],
+        ):
+            if doc.get("derived") is True:
+                derived.append((doc["unit_map_id"], doc["_id"]))
+            else:
+                given[doc["unit_map_id"]].update(
+                    t["value"] for t in doc.get("tags", []) if t.get("key") == UNIT_ID_TAG
+                )
+        wanted = {
+            unit_map["id"]: self._wanted_units(drawing, given[unit_map["id"]])
+            for unit_map, drawing in maps
+        }
+        drawn = {unit_id for shapes in wanted.values() for unit_id in shapes}
+        units = {
+            doc["_id"]: doc
+            for doc in await self._stored(col.UNITS, "_id", drawn, ["name", "floor_id"])
+        }
+        ids = [derived_location_id(m, u) for m, shapes in wanted.items() for u in shapes]
+        stored = {
+            doc["_id"]: doc.get("created_at")
+            for doc in await self._stored(col.LOCATIONS, "_id", ids, ["created_at"])
+        }
+        replacements: list[Any] = []
+        keep: set[tuple[str, Any]] = set()
+        for unit_map, drawing in maps:
+            map_id = unit_map["id"]
+            floors = {level.uid: level.tags.get("floor") for level in drawing.parsed.levels}
+            for unit_id, shape in wanted[map_id].items():
+                id_ = derived_location_id(map_id, unit_id)
+                keep.add((map_id, id_))
+                x, y = label_point(shape.points)
+                created = stored.get(id_) or self.at
+                floor = floors.get(shape.level_uid or "") or units[unit_id].get("floor_id")
+                doc = {
+                    "_id": id_,
+                    "asset_id": unit_map["asset_id"],
+                    "unit_map_id": map_id,
+                    "name": units[unit_id]["name"],
+                    "x": x,
+                    "y": y,
+                    "floors": [{"id": floor}],
+                    "tags": [
+                        {
+                            "key": "svc:type",
+                            "value": "unit",
+                            "created_at": created,
+                            "updated_at": self.at,
+                        },
+                        {
+                            "key": UNIT_ID_TAG,
+                            "value": unit_id,
+                            "created_at": created,
+                            "updated_at": self.at,
+                        },
+                    ],
+                    "derived": True,
+                    "created_at": created,
+                    "updated_at": self.at,
+                }
+                replacements.append(ReplaceOne({"_id": id_}, doc, upsert=True))
+        dropped = [id_ for map_id, id_ in derived if (map_id, id_) not in keep]
+        operations = _deletes_by_id(dropped)
+        counts = self.report.counts[col.LOCATIONS]
+        counts.inserted += sum(1 for _, id_ in keep if id_ not in stored)
+        counts.updated += sum(1 for _, id_ in keep if id_ in stored)
+        counts.deleted += await self._bulk(col.LOCATIONS, [*operations, *replacements])
+
+    @staticmethod
+    def _wanted_units(drawing: Drawing, given: set[str]) -> dict[str, Any]:
+        """The drawing's units (first shape of each) that no given location stands for."""
+        shapes: dict[str, Any] = {}
+        for shape in drawing.parsed.units:
+            shapes.setdefault(shape.id, shape)
+        return {unit_id: shape for unit_id, shape in shapes.items() if unit_id not in given}
+
+    async def _level_tags(self) -> None:
+        """A map in the file replaces all its level tags; tags it omits are deleted."""
+        maps = self._unique(col.UNIT_MAPS)
+        stored = {
+            (doc["unit_map_id"], doc["key"]): doc
+            for doc in await self._stored(
+                col.LEVEL_TAGS,
+                "unit_map_id",
+                (m["id"] for m in maps),
+                ["unit_map_id", "key", "created_at", "values"],
+            )
+        }
+        replacements: list[Any] = []
+        kept: set[tuple[str, str]] = set()
+        counts = self.report.counts[col.LEVEL_TAGS]
+        for unit_map in maps:
+            given = unit_map.get("level_tags", [])
+            drawing = self.drawings.get(unit_map["id"])
+            named = named_level_tags(drawing.parsed, given) if drawing else given
+            tags = [tag for _, tag in named]
+            kept.update((unit_map["id"], tag["key"]) for tag in tags)
+            for tag in tags:
+                previous = stored.get((unit_map["id"], tag["key"]))
+                created, updated = _stamps(tag, previous and previous.get("created_at"), self.at)
+                values = _level_tag_values(tag, previous, created, updated)
+                doc = {
+                    "unit_map_id": unit_map["id"],
+                    "key": tag["key"],
+                    "name": tag["name"],
+                    "values": values,
+                    "created_at": created,
+                    "updated_at": updated,
+                }
+                replacements.append(
+                    ReplaceOne({"unit_map_id": unit_map["id"], "key": tag["key"]}, doc, upsert=True)
+                )
+                if previous is None:
+                    counts.inserted += 1
+                else:
+                    counts.updated += 1
+        # Tags a map no longer has go by `_id`, in one delete per chunk, before the rest.
+        dropped = [doc["_id"] for key, doc in stored.items() if key not in kept]
+        operations = _deletes_by_id(dropped)
+        counts.deleted += await self._bulk(col.LEVEL_TAGS, [*operations, *replacements])
+
+    async def _unit_references(self) -> None:
+        """Unit references are keyed by (unit_id, key), the collection's unique index."""
+        records = self._unique(col.UNIT_REFERENCES)
+        stored = {
+            (doc["unit_id"], doc["key"]): doc.get("created_at")
+            for doc in await self._stored(
+                col.UNIT_REFERENCES,
+                "unit_id",
+                (r["unit_id"] for r in records),
+                ["unit_id", "key", "created_at"],
+            )
+        }
+        operations = []
+        counts = self.report.counts[col.UNIT_REFERENCES]
+        for record in records:
+            pair = (record["unit_id"], record["key"])
+            created, updated = _stamps(record, stored.get(pair), self.at)
+            doc = {
+                "group_id": record.get("group_id", record["asset_id"]),
+                "asset_id": record["asset_id"],
+                "unit_id": record["unit_id"],
+                "key": record["key"],
+                "value": record["value"],
+                "created_at": created,
+                "updated_at": updated,
+            }
+            if record.get("group_name") is not None:
+                doc["group_name"] = record["group_name"]
+            operations.append(ReplaceOne({"unit_id": pair[0], "key": pair[1]}, doc, upsert=True))
+            if pair in stored:
+                counts.updated += 1
+            else:
+                counts.inserted += 1
+        await self._bulk(col.UNIT_REFERENCES, operations)
+
+    async def _assignments(self) -> None:
+        """Add the file's assignments. In a one-attribute-per-unit group an assignment
+        replaces the unit's other one (as E21 does); groups in the file set `exclusive`
+        on their stored assignments, after those replacements so the index holds.
+
+        The replaced assignments are found in the stored ones (read by group, indexed)
+        and deleted by `_id` in one bulk: a delete per unit filtered on the attribute
+        is not served by an index and scans the collection on some servers."""
+        records = self._unique(col.ASSIGNMENTS)
+        groups = self._unique(col.ATTRIBUTE_GROUPS)
+        found = await self._stored(
+            col.ASSIGNMENTS,
+            "group_id",
+            {r["group_id"] for r in records},
+            ["group_id", "unit_id", "attribute_id"],
+        )
+        stored = {(doc["group_id"], doc["unit_id"], doc["attribute_id"]) for doc in found}
+        wanted = {
+            (r["group_id"], r["unit_id"]): r["attribute_id"]
+            for r in records
+            if self.is_exclusive(r["group_id"])
+        }
+        replaced = [
+            doc["_id"]
+            for doc in found
+            if wanted.get((doc["group_id"], doc["unit_id"]), doc["attribute_id"])
+            != doc["attribute_id"]
+        ]
+        operations: list[Any] = _deletes_by_id(replaced)
+        for group in groups:
+            exclusive = group.get("one_attribute_per_unit", False)
+            operations.append(
+                UpdateMany(
+                    {"group_id": group["id"], "exclusive": {"$ne": exclusive}},
+                    {"$set": {"exclusive": exclusive}},
+                )
+            )
+        counts = self.report.counts[col.ASSIGNMENTS]
+        for record in records:
+            key = (record["group_id"], record["unit_id"], record["attribute_id"])
+            doc = {
+                "group_id": key[0],
+                "attribute_id": key[2],
+                "asset_id": record["asset_id"],
+                "unit_id": key[1],
+                "exclusive": self.is_exclusive(key[0]),
+            }
+            operations.append(
+                ReplaceOne(
+                    {"group_id": key[0], "unit_id": key[1], "attribute_id": key[2]},
+                    doc,
+                    upsert=True,
+                )
+            )
+            if key in stored:
+                counts.updated += 1
+            else:
+                counts.inserted += 1
+        counts.deleted += await self._bulk(col.ASSIGNMENTS, operations)
