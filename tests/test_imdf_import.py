@@ -29,14 +29,8 @@ from resolvers.auth.permissions import DISTANCES_CALCULATE
 from rest.app import create_app
 from storage import collections as c
 from storage.datasets.fields import DatasetError
-from storage.imports.imdf import (
-    ImdfError,
-    ImdfOptions,
-    dataset_from_path,
-    import_venue,
-    read_files,
-    venue_dataset,
-)
+from storage.imdf.dataset import dataset_from_path, import_venue, venue_dataset
+from storage.imdf.venue import ImdfError, ImdfOptions, read_files
 from tests._dbserver import fresh_store
 from tests.imdf_venues import DISPLAY, TwoLevels, stable_id, two_levels, zip_bytes
 
@@ -320,7 +314,7 @@ def test_a_zip_bomb_is_refused_before_it_is_inflated(tmp_path, monkeypatch):
     """Bounds come from the zip's directory: 2 MiB of zeros packs to a few KiB and is
     refused under a 1 MiB bound (512 MiB in use) without being read; so is a zip of
     more files than the bound."""
-    from storage.imports import imdf as imdf_import
+    from storage.imdf import venue as imdf_import
 
     monkeypatch.setattr(imdf_import, "MAX_ARCHIVE_BYTES", 1024 * 1024)
     bomb = tmp_path / "bomb.zip"

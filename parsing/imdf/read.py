@@ -11,7 +11,7 @@ kind with a count and a few examples, never silently:
 - properties spelled in camelCase or with known misspellings (`levelId`, `displayPoint`);
 - labels given as a plain string in place of a language map.
 
-Pure: the caller hands in the files' bytes (`storage.imports.imdf` reads zips and folders).
+Pure: the caller hands in the files' bytes (`storage.imdf.venue` reads zips and folders).
 """
 
 from __future__ import annotations

@@ -327,13 +327,8 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_import_imdf(args: argparse.Namespace) -> int:
     from storage.datasets.fields import DatasetError, format_problems
-    from storage.imports.imdf import (
-        ImdfError,
-        ImdfOptions,
-        dataset_from_path,
-        import_venue,
-        write_out,
-    )
+    from storage.imdf.dataset import dataset_from_path, import_venue, write_out
+    from storage.imdf.venue import ImdfError, ImdfOptions
 
     settings = settings_of(args)
     units = (

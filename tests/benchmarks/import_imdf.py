@@ -22,7 +22,8 @@ import time
 from pathlib import Path
 
 from storage.database import Store
-from storage.imports.imdf import ImdfOptions, dataset_from_path, import_venue, write_out
+from storage.imdf.dataset import dataset_from_path, import_venue, write_out
+from storage.imdf.venue import ImdfOptions
 from storage.imports.importer import import_dataset
 from storage.settings import Settings
 from tests.benchmarks._database import on_embedded

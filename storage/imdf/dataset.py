@@ -1,0 +1,211 @@
+"""`floorgate import-imdf PATH`: an IMDF venue as a floorgate asset (issue 19, docs/imdf.md).
+
+The archive (a `.zip`, or a folder of its GeoJSON files) is read leniently
+(`parsing.imdf.read`, `storage/imdf/venue.py`), projected to a local plane
+(`parsing.imdf.projection`), given walk paths generated from its rooms and doors
+(`storage/imdf/walks.py`) and locations (`storage/imdf/places.py`), and drawn in floorgate's
+SVG conventions. The result is an ordinary dataset (docs/dataset.md) plus drawings,
+imported by the dataset importer with its all-or-nothing guarantee, or written to a
+folder for review (`--out`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import orjson
+
+from parsing.imdf.drawing import venue_svg
+from parsing.imdf.projection import Canvas
+from parsing.imdf.read import Archive, Report, read_archive
+from parsing.limits import SvgLimits
+from storage.database import Store
+from storage.datasets.fields import DatasetError
+from storage.datasets.structure import Inputs
+from storage.datasets.validation import validate_against
+from storage.imdf.places import map_locations, read_places
+from storage.imdf.venue import ImdfOptions, Venue, read_files
+from storage.imdf.walks import build_network, draw_levels, read_doors, venue_bounds
+from storage.imports.importer import import_data
+from storage.imports.writer import ImportReport
+from storage.limits import IMPORT_TRANSACTION_DOCUMENTS
+
+SVG_PATH = "maps/{name}.svg"
+
+
+@dataclass
+class ImdfDataset:
+    data: dict[str, Any]
+    svgs: dict[str, str]  # by map id
+    report: Report
+    summary: list[str] = field(default_factory=list)
+
+
+def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
+    """The dataset and drawings of the archive's venue (pure: no I/O)."""
+    venue = Venue(archive, options)
+    doors = read_doors(venue)
+    network = build_network(venue, doors, options)
+    canvas = Canvas.around(venue_bounds(venue))
+    draw_levels(venue, doors, network)
+    places = read_places(venue)
+    venue_name = venue.text(venue.venue.properties.get("name")) if venue.venue else None
+    asset = {
+        "id": venue.asset_id,
+        "market": "imdf",
+        "name": venue_name or venue.asset_id,
+        **_venue_details(venue),
+    }
+    data: dict[str, Any] = {
+        "version": 1,
+        "assets": [asset],
+        "floors": [
+            {
+                "id": level_id,
+                "asset_id": venue.asset_id,
+                "name": level.name,
+                "label": level.name,
+                "short_label": level.short,
+                "sort": level.index,
+            }
+            for level_id, level in venue.levels.items()
+        ],
+        "units": [
+            {"id": unit_id, "asset_id": venue.asset_id, "floor_id": unit.level, "name": unit.name}
+            for unit_id, unit in venue.units.items()
+            if unit.listed
+        ],
+        "unit_maps": [],
+        "locations": [],
+    }
+    svgs: dict[str, str] = {}
+    stack_id = venue.venue.id if venue.venue else f"{venue.asset_id}-stack"
+    levels = list(venue.levels.values())
+    for map_id, shown, style in [
+        *((lv.feature.id, [lv], "floor_plate") for lv in levels),
+        (stack_id, levels, "building"),
+    ]:
+        drawn = [level.drawn for level in shown if level.drawn is not None]
+        name = shown[0].name if len(shown) == 1 else f"{asset['name']} (all levels)"
+        svgs[map_id] = venue_svg(canvas, drawn, name)
+        data["unit_maps"].append(
+            {
+                "id": map_id,
+                "asset_id": venue.asset_id,
+                "name": name,
+                "style_type": style,
+                "tags": ["imdf"],
+                "routing_tier": "basic",
+                "georeference": {"control_points": canvas.control_points(venue.plane)},
+                "level_tags": [
+                    {
+                        "key": "floor",
+                        "name": "Floor",
+                        "values": [{"value": lv.feature.id, "name": lv.name} for lv in shown],
+                    }
+                ],
+            }
+        )
+        on_map = {level.feature.id for level in shown}
+        data["locations"] += map_locations(venue, canvas, places, map_id, stack_id, on_map)
+    summary = [
+        f"venue {asset['name']!r}: {len(venue.levels)} levels, {len(venue.units)} units "
+        f"({len(data['units'])} listed), {len(data['locations'])} locations, "
+        f"{len(network.lines)} walk lines, {len(network.stops)} connector stops"
+    ]
+    return ImdfDataset(data, svgs, venue.report, summary)
+
+
+def _venue_details(venue: Venue) -> dict[str, Any]:
+    """The asset's display name, address and position from the venue: its `alt_name`, its
+    `address` feature (`address_id`) and its display point (WGS84). What the venue does
+    not give stays out: null in the API, never made up."""
+    if venue.venue is None:
+        return {}
+    properties = venue.venue.properties
+    details: dict[str, Any] = {"display_name": venue.text(properties.get("alt_name"))}
+    address = venue.archive.by_id("address").get(str(properties.get("address_id")))
+    if address is not None:
+        given = address.properties
+        country = _text_of(given.get("country"))
+        province = _text_of(given.get("province"))
+        if province and country and province.startswith(f"{country}-"):
+            province = province[len(country) + 1 :]  # ISO 3166-2 "US-CA": the state is CA
+        postal = _text_of(given.get("postal_code"))
+        extension = _text_of(given.get("postal_code_ext"))
+        details |= {
+            "address_line1": _text_of(given.get("address")),
+            "address_line2": _text_of(given.get("unit")),
+            "address_city": _text_of(given.get("locality")),
+            "address_state": province,
+            "address_postal_code": f"{postal}-{extension}" if postal and extension else postal,
+            "address_country": country,
+        }
+    elif properties.get("address_id") is not None:
+        venue.report.add("venue address not in the archive", str(properties["address_id"]))
+    display = properties.get("display_point")
+    coordinates = display.get("coordinates") if isinstance(display, dict) else None
+    if (
+        isinstance(coordinates, list)
+        and len(coordinates) >= 2
+        and all(isinstance(c, int | float) and math.isfinite(c) for c in coordinates[:2])
+        and -180 <= coordinates[0] <= 180
+        and -90 <= coordinates[1] <= 90
+    ):
+        details |= {"longitude": float(coordinates[0]), "latitude": float(coordinates[1])}
+    return {name: value for name, value in details.items() if value is not None}
+
+
+def _text_of(value: Any) -> str | None:
+    """A non-empty string property, else None."""
+    return value.strip() or None if isinstance(value, str) else None
+
+
+def write_out(dataset: ImdfDataset, folder: Path) -> Path:
+    """`--out DIR`: `dataset.json` and `maps/*.svg`, importable with `floorgate import`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    data = dict(dataset.data)
+    data["unit_maps"] = []
+    for record in dataset.data["unit_maps"]:
+        relative = SVG_PATH.format(name=quote(record["id"], safe=""))
+        target = folder / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(dataset.svgs[record["id"]], encoding="utf-8")
+        data["unit_maps"].append({**record, "svg": relative})
+    path = folder / "dataset.json"
+    path.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2))
+    return path
+
+
+def dataset_from_path(path: Path, options: ImdfOptions) -> ImdfDataset:
+    return venue_dataset(read_archive(read_files(path)), options)
+
+
+async def import_venue(
+    store: Store,
+    dataset: ImdfDataset,
+    *,
+    limits: SvgLimits,
+    dry_run: bool = False,
+    max_documents: int = IMPORT_TRANSACTION_DOCUMENTS,
+) -> ImportReport | None:
+    """Import the venue's dataset all or nothing (DatasetError lists every problem and
+    nothing is written); with `dry_run`, validate it against the database only."""
+    if dry_run:
+        inputs = Inputs(limits, dict(dataset.svgs))
+        validated = await validate_against(store, dataset.data, Path.cwd(), inputs)
+        if validated.problems:
+            raise DatasetError(validated.problems)
+        return None
+    return await import_data(
+        store,
+        dataset.data,
+        Path.cwd(),
+        limits=limits,
+        svg_sources=dataset.svgs,
+        max_documents=max_documents,
+    )

@@ -1,0 +1,240 @@
+"""An IMDF archive read for import: its files within bounds, and the venue as the
+import works on it (levels, units, their shapes in the local plane, the report).
+
+`floorgate import-imdf` (docs/imdf.md): this module reads, `storage/imdf/walks.py` gives
+the venue walk paths and drawings, `storage/imdf/places.py` its locations, and
+`storage/imdf/dataset.py` makes the dataset and imports it.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import shapely
+from shapely.geometry import Point, Polygon
+from shapely.geometry.base import BaseGeometry
+from shapely.ops import polylabel
+
+from parsing.imdf.drawing import DrawnLevel
+from parsing.imdf.projection import LocalPlane, plane_for
+from parsing.imdf.read import Archive, Feature, label
+
+# Unit categories drawn but not listed as API units (a configurable choice: --units).
+DRAWN_ONLY = frozenset(
+    {
+        "walkway",
+        "stairs",
+        "steps",
+        "elevator",
+        "escalator",
+        "ramp",
+        "movingwalkway",
+        "structure",
+        "column",
+        "opentobelow",
+        "brick",
+        "concrete",
+        "drywall",
+        "glass",
+        "wood",
+        "vegetation",
+        "footbridge",
+        "platform",
+        "parking",
+        "road",
+        "railway",
+    }
+)
+
+# Bounds on what an archive may unpack to: a zip bomb is refused, not inflated.
+MAX_ARCHIVE_FILES = 1_000
+
+MAX_ARCHIVE_BYTES = 512 * 1024 * 1024
+
+
+class ImdfError(ValueError):
+    """An archive that cannot be read at all (not a folder or a zip, too large, no level)."""
+
+
+@dataclass(frozen=True)
+class ImdfOptions:
+    asset_id: str | None = None  # default: the venue's id
+    languages: tuple[str, ...] = ()  # label fallback: these, the manifest's, `en`, any
+    units: frozenset[str] | None = None  # categories listed as API units (None: not DRAWN_ONLY)
+    snap_tolerance: float = 0.5  # metres
+
+
+def read_files(path: Path) -> dict[str, bytes]:
+    """The archive's JSON files by name: a folder (recursively) or a zip, within bounds."""
+    if path.is_dir():
+        found = sorted(
+            p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in (".json", ".geojson")
+        )
+        _check_bounds(len(found), sum(p.stat().st_size for p in found), path)
+        return {str(p.relative_to(path)): p.read_bytes() for p in found}
+    if not path.is_file():
+        raise ImdfError(f"{path}: no such file or folder")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            infos = [
+                i
+                for i in archive.infolist()
+                if not i.is_dir() and i.filename.lower().endswith((".json", ".geojson"))
+            ]
+            _check_bounds(len(infos), sum(i.file_size for i in infos), path)
+            files = {}
+            for info in infos:
+                with archive.open(info) as member:
+                    data = member.read(MAX_ARCHIVE_BYTES + 1)  # the header's size may lie
+                if len(data) > info.file_size:
+                    raise ImdfError(f"{path}: {info.filename} is larger than its header says")
+                files[info.filename] = data
+            return files
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError) as error:
+        raise ImdfError(f"{path}: not a readable zip archive ({error})") from None
+
+
+def _check_bounds(count: int, size: int, path: Path) -> None:
+    if count > MAX_ARCHIVE_FILES:
+        raise ImdfError(f"{path}: {count} JSON files, at most {MAX_ARCHIVE_FILES}")
+    if size > MAX_ARCHIVE_BYTES:
+        raise ImdfError(f"{path}: {size} bytes of JSON, at most {MAX_ARCHIVE_BYTES}")
+
+
+@dataclass
+class Level:
+    feature: Feature
+    name: str
+    short: str
+    ordinal: float
+    outline: BaseGeometry | None
+    index: int = 0
+    drawn: DrawnLevel | None = None
+
+
+@dataclass
+class Unit:
+    feature: Feature
+    level: str
+    shape: BaseGeometry
+    category: str
+    name: str
+    point: tuple[float, float]
+    listed: bool
+
+
+class Venue:
+    """What the mapping works on: the archive's features in the local plane."""
+
+    def __init__(self, archive: Archive, options: ImdfOptions) -> None:
+        self.archive = archive
+        self.report = archive.report
+        manifest_language = archive.manifest.get("language")
+        self.languages = (
+            *options.languages,
+            *([manifest_language] if isinstance(manifest_language, str) else []),
+            "en",
+        )
+        venues = archive.of("venue")
+        if len(venues) > 1:
+            self.report.add("several venues, the first imported", ", ".join(v.id for v in venues))
+        self.venue = venues[0] if venues else None
+        if self.venue is None and options.asset_id is None:
+            raise ImdfError("the archive has no venue: give --asset-id")
+        self.asset_id = options.asset_id or (self.venue.id if self.venue else "")
+        geometries = [
+            f.geometry
+            for kind in ("venue", "level", "unit")
+            for f in archive.of(kind)
+            if f.geometry
+        ]
+        if not geometries:
+            raise ImdfError("the archive has no venue, level or unit geometry")
+        self.plane: LocalPlane = plane_for(geometries)
+        self.levels = self._levels()
+        if not self.levels:
+            raise ImdfError("the archive has no level")
+        self.units = self._units(options)
+
+    def text(self, value: Any) -> str | None:
+        return label(value, self.languages, self.report)
+
+    def shape(self, feature: Feature, kinds: tuple[type, ...]) -> BaseGeometry | None:
+        if feature.geometry is None:
+            return None
+        try:
+            shape = self.plane.to_plane(feature.geometry)
+        except (ValueError, TypeError, AttributeError, shapely.errors.ShapelyError):
+            self.report.add("geometry that cannot be read, skipped", feature.id)
+            return None
+        if not isinstance(shape, kinds):
+            self.report.add(
+                f"{feature.feature_type} geometry of another type, skipped",
+                f"{feature.id}: {shape.geom_type}",
+            )
+            return None
+        if isinstance(shape, Polygon | shapely.MultiPolygon) and not shape.is_valid:
+            self.report.add("invalid polygon, repaired", feature.id)
+            shape = shapely.make_valid(shape)
+            polygons = [g for g in getattr(shape, "geoms", [shape]) if isinstance(g, Polygon)]
+            shape = (
+                shapely.MultiPolygon(polygons)
+                if len(polygons) > 1
+                else (polygons[0] if polygons else None)
+            )
+        return shape
+
+    def point_of(self, feature: Feature) -> tuple[float, float] | None:
+        display = feature.properties.get("display_point")
+        if isinstance(display, dict) and isinstance(display.get("coordinates"), list):
+            coordinates = display["coordinates"]
+            if len(coordinates) >= 2 and all(isinstance(c, int | float) for c in coordinates[:2]):
+                return self.plane.point(float(coordinates[0]), float(coordinates[1]))
+        return None
+
+    def _levels(self) -> dict[str, Level]:
+        found = []
+        for feature in self.archive.of("level"):
+            ordinal = feature.properties.get("ordinal")
+            if not isinstance(ordinal, int | float) or isinstance(ordinal, bool):
+                self.report.add("level without a numeric ordinal, taken as 0", feature.id)
+                ordinal = 0
+            name = self.text(feature.properties.get("name")) or f"Level {ordinal:g}"
+            short = self.text(feature.properties.get("short_name")) or name
+            outline = self.shape(feature, (Polygon, shapely.MultiPolygon))
+            found.append(Level(feature, name, short, float(ordinal), outline))
+        found.sort(key=lambda level: (level.ordinal, level.feature.id))
+        for index, level in enumerate(found):
+            level.index = index
+        return {level.feature.id: level for level in found}
+
+    def _units(self, options: ImdfOptions) -> dict[str, Unit]:
+        units = {}
+        for feature in self.archive.of("unit"):
+            level = feature.properties.get("level_id")
+            if level not in self.levels:
+                self.report.add("unit on an unknown level, skipped", f"{feature.id}: {level}")
+                continue
+            shape = self.shape(feature, (Polygon, shapely.MultiPolygon))
+            if shape is None or shape.is_empty:
+                self.report.add("unit without a polygon, skipped", feature.id)
+                continue
+            category = str(feature.properties.get("category") or "unspecified").lower()
+            listed = (
+                category in options.units
+                if options.units is not None
+                else category not in DRAWN_ONLY
+            )
+            name = self.text(feature.properties.get("name")) or f"{category} {feature.id[:8]}"
+            point = self.point_of(feature)
+            if point is None or not shape.contains(Point(point)):
+                if point is not None:
+                    self.report.add("display point outside its unit, moved inside", feature.id)
+                polygon = max(getattr(shape, "geoms", [shape]), key=lambda g: g.area)
+                inside = polylabel(polygon, 0.05)
+                point = (inside.x, inside.y)
+            units[feature.id] = Unit(feature, level, shape, category, name, point, listed)
+        return units
