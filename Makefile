@@ -22,7 +22,7 @@ reset: $(STAMP)
 
 ## make test: build .venv and run the whole test suite against a real embedded database
 ## (as root on Debian it first installs chromium for the browser tests and nginx for
-## tests/test_nginx.py; the nginx package's own service is stopped again)
+## tests/e2e/test_nginx.py; the nginx package's own service is stopped again)
 test: $(STAMP)
 	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
 		&& echo "Installing Debian's chromium for the browser test..." && apt-get update -qq \

@@ -7,7 +7,7 @@ it at every step. Two 8 MB parses in threads raised a GET's p95 from 5 to 60-100
 2 cores (docs/performance.md, "Under attack"); in processes of their own they cost it
 nothing but the cores they use.
 
-The pool starts with the first call (no process at start-up: tests/test_cold_start.py),
+The pool starts with the first call (no process at start-up: tests/e2e/test_cold_start.py),
 from a fork server, so a worker never inherits the serving process's threads and
 sockets. Arguments and results cross by pickle: a caller sends text and gets bytes or
 small objects back. A caller cancelled while its work runs sets that work's stop flag (a

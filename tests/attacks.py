@@ -1,6 +1,6 @@
 """The attacks of issue 30 (findings 1-7), each run for a while against a served floorgate
 from a process of its own, so that the measuring client's latency is the server's:
-`python -m tests.attacks NAME BASE CA_FILE KEY SECONDS`. tests/test_attack_latency.py
+`python -m tests.attacks NAME BASE CA_FILE KEY SECONDS`. tests/e2e/test_attack_latency.py
 starts them; every request is bounded in count and time and goes to this machine only."""
 
 from __future__ import annotations

@@ -38,7 +38,8 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
         public_url=PUBLIC_URL,
         database_name="floorgate_test",
         db_timeout_ms=1500,
-        rate_limit_per_second=0,  # off for the suite; tests/test_rate_limit.py turns it on
+        # off for the suite; tests/resolvers/test_rate_limit.py turns it on
+        rate_limit_per_second=0,
     )
 
 

@@ -1,5 +1,5 @@
 """What the API serves for the demo asset, as one comparable value, and versions of the
-demo dataset that change everything an import can change (tests/test_import_atomic.py)."""
+demo dataset that change everything an import can change (tests/storage/test_import_atomic.py)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ Every operator write (`resolvers.admin`) goes through here; assignments
   outside it is "unknown", word for word as a missing one;
 - so moving a record between assets needs scope on both.
 
-`tests/test_write_scope.py` runs every mutation of the schema with an admin key scoped
+`tests/resolvers/test_write_scope.py` runs every mutation of the schema with an admin key scoped
 to another asset and fails for any mutation it has no case for.
 """
 

@@ -1,6 +1,6 @@
 """The GraphQL schema as SDL at `/graphql/schema.graphql`, for people and code
 generators. Public, as introspection is (docs/api.md, GraphQL); `docs/schema.graphql` is
-the same text, committed, and `tests/test_sdl.py` keeps it current."""
+the same text, committed, and `tests/rest/graphql_http/test_sdl.py` keeps it current."""
 
 from __future__ import annotations
 

@@ -181,7 +181,8 @@ PAGING_SCHEMA: Schema = {
 
 
 def load_examples() -> dict[str, dict[str, Any]]:
-    """Recorded examples by operation id (`tests/test_openapi.py` records and checks them)."""
+    """Recorded examples by operation id (`tests/rest/v1/test_openapi.py` records and
+    checks them)."""
     if not EXAMPLES_FILE.exists():
         return {}
     return json.loads(EXAMPLES_FILE.read_text(encoding="utf-8"))

@@ -8,8 +8,8 @@ against what the transport allows, the guard's checks before validation, validat
 `process_errors` on any error. An exception on the way is the operation's one error
 (data null). This module does exactly that, with the same functions
 (`schema.execution.guard.check_access`, `check_cost_of`, the shared `DocumentCaches`, the
-schema's executor: `CompiledExecutor`), so both
-paths answer alike (`tests/test_graphql_direct.py` compares them); what it skips is
+schema's executor: `CompiledExecutor`), so both paths answer alike
+(`tests/rest/graphql_http/test_graphql_direct.py` compares them); what it skips is
 strawberry's per-operation objects and hooks, about 0.3-0.5 ms of a small request.
 
 An operation of introspection alone that costs INTROSPECTION_ON_LOOP_COST or more runs on

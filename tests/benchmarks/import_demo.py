@@ -45,7 +45,7 @@ def exclusive_dataset(
     attribute: str, unit_count: int = UNIT_COUNT, floor_count: int = FLOOR_COUNT
 ) -> dict[str, Any]:
     """`unit_count` units, each assigned `attribute` of the one-attribute-per-unit group
-    (also the dataset of tests/test_import_bulk.py)."""
+    (also the dataset of tests/storage/test_import_bulk.py)."""
     units = [
         {
             "id": f"unit-{n:05d}",

@@ -1,0 +1,80 @@
+"""docs/limits.md stays true: every setting it names is read, every constant it names
+exists with the value it states, and every refusal it quotes is the service's message."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import parsing.limits
+import resolvers.limits
+import rest.middleware
+import rest.ops.logs
+import storage.limits
+from resolvers.errors import ERRORS, ErrorCode
+from storage.settings import Settings
+
+PAGE = (Path(__file__).parents[2] / "docs" / "limits.md").read_text(encoding="utf-8")
+SETTINGS_SOURCE = (Path(__file__).parents[2] / "storage" / "settings.py").read_text()
+MODULES = (resolvers.limits, storage.limits, parsing.limits, rest.ops.logs, rest.middleware)
+# Refusals of a limit, with the values of the defaults, as a client reads them.
+QUOTED = {
+    ErrorCode.URI_TOO_LONG: {"limit": resolvers.limits.MAX_TARGET_BYTES},
+    ErrorCode.HEADERS_TOO_LARGE: {"limit": Settings().max_header_bytes},
+    ErrorCode.DOCUMENT_TOO_LARGE: {"limit": Settings().graphql_max_document_bytes},
+    ErrorCode.PAYLOAD_TOO_LARGE: {},
+    ErrorCode.RATE_LIMITED: {},
+    ErrorCode.REQUEST_TIMEOUT: {},
+    ErrorCode.SERVICE_UNAVAILABLE: {},
+    ErrorCode.METHOD_NOT_ALLOWED: {},
+    ErrorCode.BAD_REQUEST: {},
+    ErrorCode.UNAUTHENTICATED: {},
+}
+
+
+def test_every_setting_named_is_read():
+    named = set(re.findall(r"FLOORGATE_[A-Z_]*[A-Z]", PAGE))
+    assert len(named) >= 20
+    unread = {name for name in named if f'"{name}"' not in SETTINGS_SOURCE}
+    assert unread == set(), unread
+
+
+def test_every_constant_named_exists():
+    named = {
+        name
+        for name in re.findall(r"`([A-Z][A-Z_]{3,}[A-Z])`", PAGE)
+        if not name.startswith("FLOORGATE_")
+    }
+    found = {name for name in named if any(hasattr(module, name) for module in MODULES)}
+    codes = {name for name in named if name in ErrorCode.__members__}
+    assert named - found - codes == set()
+    assert resolvers.limits.MAX_WRITE_BODY_BYTES == 2 * 1024 * 1024  # "2 MiB"
+    assert resolvers.limits.MAX_QUERY_BODY_BYTES == 256 * 1024  # "256 KiB"
+    assert resolvers.limits.MAX_TARGET_BYTES == 8 * 1024
+    assert rest.middleware.SERVED_METHODS == (
+        "GET",
+        "HEAD",
+        "POST",
+        "PUT",
+        "PATCH",
+        "DELETE",
+        "OPTIONS",
+    )
+
+
+def test_every_refusal_quoted_is_the_services():
+    for code, values in QUOTED.items():
+        message = ERRORS[code].message.format(**values)
+        assert f"{ERRORS[code].status} `{message}`" in PAGE, message
+
+
+def test_defaults_stated_are_the_defaults():
+    defaults = Settings()
+    assert (
+        defaults.max_header_bytes,
+        defaults.read_cache_mb,
+        defaults.graphql_cache_mb,
+        defaults.graph_cache_size,
+    ) == (32 * 1024, 128, 16, 32)
+    assert (defaults.rate_limit_per_second, defaults.rate_limit_burst) == (200, 400)
+    assert defaults.graphql_max_document_bytes == 1024 * 1024

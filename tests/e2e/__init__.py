@@ -1,0 +1,1 @@
+"""End-to-end tests: real `floorgate serve` processes over real TLS, nginx, Chromium."""

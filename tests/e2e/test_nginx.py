@@ -1,0 +1,152 @@
+"""docs/deploy.md's nginx configuration in front of `floorgate serve --behind-proxy`:
+the demo over TLS through nginx, links on the public URL, the client's address passed
+on, and floorgate still refusing plain HTTP that did not come through the proxy.
+
+The configuration is copied out of docs/deploy.md (only ports, paths and the server
+name are replaced), so the documented one is the tested one. `make test` installs
+Debian's nginx when it runs as root; elsewhere this test is skipped with a message."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import ssl
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from rest.ops.tls import ensure_local_certificates
+from tests.servers import FLOORGATE, cli_env, free_port, own_demo_database, wait_for_port
+
+pytestmark = pytest.mark.e2e
+GUIDE = Path(__file__).parents[2] / "docs" / "deploy.md"
+NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+
+
+def documented_config(proxy_port: int, floorgate_port: int, cert: Path, key: Path) -> str:
+    text = re.search(r"```nginx\n(.*?)```", GUIDE.read_text(encoding="utf-8"), re.S)
+    assert text, "docs/deploy.md has no nginx block"
+    config = text.group(1)
+    for old, new in (
+        ("listen 443 ssl;", f"listen 127.0.0.1:{proxy_port} ssl;"),
+        ("server_name api.example.com;", "server_name localhost;"),
+        ("127.0.0.1:8000", f"127.0.0.1:{floorgate_port}"),
+        ("/etc/ssl/floorgate/fullchain.pem", str(cert)),
+        ("/etc/ssl/floorgate/privkey.pem", str(key)),
+    ):
+        assert old in config, old
+        config = config.replace(old, new)
+    return config
+
+
+def nginx_main(prefix: Path, server: str) -> str:
+    """The documented server block inside a minimal main configuration of our own."""
+    user = "user root;\n" if os.geteuid() == 0 else ""
+    return (
+        f"{user}worker_processes 1;\npid {prefix}/nginx.pid;\n"
+        f"error_log {prefix}/error.log warn;\nevents {{ worker_connections 64; }}\n"
+        f"http {{\n  access_log {prefix}/access.log;\n"
+        + "".join(
+            f"  {kind}_temp_path {prefix}/{kind};\n"
+            for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+        )
+        + f"{server}\n}}\n"
+    )
+
+
+@pytest.fixture
+async def demo_database(db_server, tmp_path_factory):
+    async with own_demo_database(
+        db_server, tmp_path_factory.mktemp("nginx-demo"), "floorgate_nginx_test"
+    ) as demo:
+        yield demo
+
+
+@pytest.mark.skipif(
+    NGINX is None,
+    reason="nginx not installed: run `make test` as root on "
+    "Debian (installs it) or apt-get install nginx",
+)
+def test_the_documented_nginx_config_serves_the_demo(tmp_path, db_server, demo_database):
+    settings, key = demo_database
+    certs = ensure_local_certificates(tmp_path / "tls")
+    proxy_port, floorgate_port = free_port(), free_port()
+    public = f"https://localhost:{proxy_port}"
+    env = {
+        **cli_env(db_server, settings, tmp_path),
+        "FLOORGATE_DATABASE": settings.database_name,
+        "FLOORGATE_PUBLIC_URL": public,
+    }
+    prefix = tmp_path / "nginx"
+    prefix.mkdir()
+    (prefix / "nginx.conf").write_text(
+        nginx_main(prefix, documented_config(proxy_port, floorgate_port, certs.cert, certs.key))
+    )
+    floorgate_log = (tmp_path / "serve.log").open("w")
+    floorgate = subprocess.Popen(
+        [
+            FLOORGATE,
+            "serve",
+            "--behind-proxy",
+            "--proxy-address",
+            "127.0.0.1",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(floorgate_port),
+        ],
+        env=env,
+        stdout=floorgate_log,
+        stderr=subprocess.STDOUT,
+    )
+    nginx = subprocess.Popen(
+        [NGINX, "-p", str(prefix), "-c", str(prefix / "nginx.conf"), "-g", "daemon off;"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for_port(floorgate_port, floorgate, log=tmp_path / "serve.log")
+        deadline = time.monotonic() + 10
+        tls = ssl.create_default_context(cafile=str(certs.ca_cert))
+        with httpx.Client(
+            base_url=public, verify=tls, timeout=10, headers={"API-Key": key}
+        ) as client:
+            while True:  # nginx starts in a moment
+                try:
+                    units = client.get("/v1/units?per-page=2")
+                    break
+                except httpx.TransportError:
+                    assert nginx.poll() is None, nginx.stderr.read() if nginx.stderr else ""
+                    assert time.monotonic() < deadline, "nginx did not listen"
+                    time.sleep(0.1)
+            assert units.status_code == 200, units.text
+            body = units.json()
+            assert len(body["data"]) == 2
+            assert body["paging"]["next_url"] == f"{public}/v1/units?page=2&per-page=2"
+            assert units.headers["strict-transport-security"].startswith("max-age=")
+            assert units.headers["x-request-id"]
+            graphql = client.post("/graphql", json={"query": "{ assets { data { id } } }"})
+            assert graphql.json() == {"data": {"assets": {"data": [{"id": "harbor-view"}]}}}
+            assert client.get("/metrics").status_code == 404  # not through the proxy
+        # Straight to floorgate, not through nginx: no X-Forwarded-Proto, plain HTTP.
+        direct = httpx.get(
+            f"http://127.0.0.1:{floorgate_port}/v1/assets", headers={"API-Key": key}, timeout=10
+        )
+        assert (direct.status_code, direct.json()) == (403, {"message": "HTTPS is required"})
+        ready = httpx.get(f"http://127.0.0.1:{floorgate_port}/readyz", timeout=10)
+        assert ready.status_code == 200 and ready.json()["status"] == "ready"
+    finally:
+        nginx.send_signal(signal.SIGQUIT)
+        floorgate.send_signal(signal.SIGINT)
+        nginx.wait(timeout=20)
+        floorgate.wait(timeout=20)
+        floorgate_log.close()
+    access = (tmp_path / "serve.log").read_text()
+    assert "path=/v1/units?per-page=2 status=200" in access
+    assert "client=127.0.0.1" in access  # the X-Forwarded-For of the test client
+    assert key not in access

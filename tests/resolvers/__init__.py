@@ -1,0 +1,1 @@
+"""Tests of resolvers/: reads, writes, keys and rate limits, distances and routes."""

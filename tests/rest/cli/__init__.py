@@ -1,0 +1,1 @@
+"""Tests of rest/cli/: the `floorgate` command's errors."""

@@ -1,0 +1,167 @@
+"""Whole answers of /graphql queries are kept like REST GETs' (rest/graphql_http/direct.py):
+per document, operation, variables and caller; dropped by a write; never for a
+mutation or an answer with errors; access and the rate limit still apply."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import httpx
+import pytest
+
+from rest.app import create_app
+from tests.storage.test_read_cache import until
+
+UNITS = "query Units($n: Int) { units(perPage: $n) { data { id name assetId } } }"
+
+
+@pytest.fixture
+async def live(store):
+    store.watch_changes()
+    await until(lambda: store.cache.live, "the change stream is up")
+    return store.cache
+
+
+async def post(client, key: str | None, query: str, variables=None, name=None, flags=None):
+    headers = {"API-Key": key} if key else {}
+    if flags:
+        headers["Experimental-Flags"] = flags
+    body = {"query": query, "variables": variables, "operationName": name}
+    return await client.post("/graphql", json=body, headers=headers)
+
+
+async def test_a_query_answer_is_kept_per_caller_and_dropped_by_a_write(client, keys, store, live):
+    first = await post(client, keys.full, UNITS, {"n": 40})
+    assert first.status_code == 200 and "errors" not in first.json()
+    hits = live.answer_hits
+    again = await post(client, keys.full, UNITS, {"n": 40})
+    assert live.answer_hits == hits + 1
+    assert (again.status_code, again.content) == (200, first.content)
+    assert again.headers["content-type"] == first.headers["content-type"] == "application/json"
+    scoped = await post(client, keys.scoped, UNITS, {"n": 40})  # another scope: not a hit
+    assert live.answer_hits == hits + 1
+    assert {u["assetId"] for u in scoped.json()["data"]["units"]["data"]} == {"asset-2"}
+    unit = first.json()["data"]["units"]["data"][0]
+    await store["units"].update_one({"_id": unit["id"]}, {"$set": {"name": "renamed"}})
+    try:
+        changed = await post(client, keys.full, UNITS, {"n": 40})
+        assert changed.json()["data"]["units"]["data"][0]["name"] == "renamed"
+        assert live.answer_hits == hits + 1
+    finally:
+        await store["units"].update_one({"_id": unit["id"]}, {"$set": {"name": unit["name"]}})
+    assert (await post(client, keys.full, UNITS, {"n": 40})).content == first.content
+
+
+async def test_variables_and_the_operation_name_are_part_of_the_key(client, keys, live):
+    two = (
+        "query A { units(perPage: 2) { data { id } } } "
+        "query B { units(perPage: 3) { data { id } } }"
+    )
+    a = await post(client, keys.full, two, name="A")
+    b = await post(client, keys.full, two, name="B")
+    assert [len(r.json()["data"]["units"]["data"]) for r in (a, b)] == [2, 3]
+    assert (await post(client, keys.full, two, name="B")).content == b.content
+    hits = live.answer_hits
+    five = await post(client, keys.full, UNITS, {"n": 5})
+    six = await post(client, keys.full, UNITS, {"n": 6})
+    assert [len(r.json()["data"]["units"]["data"]) for r in (five, six)] == [5, 6]
+    assert live.answer_hits == hits
+
+
+async def test_a_get_is_answered_from_the_same_kept_answer(client, keys, live):
+    posted = await post(client, keys.full, UNITS, {"n": 7})
+    hits = live.answer_hits
+    got = await client.get(
+        "/graphql", params={"query": UNITS, "variables": '{"n": 7}'}, headers={"API-Key": keys.full}
+    )
+    assert (got.status_code, got.content) == (200, posted.content)
+    assert live.answer_hits == hits + 1
+
+
+async def test_a_kept_answer_still_checks_access_first(client, keys, live):
+    query = "{ assetReferences(perPage: 2) { data { id } } }"
+    first = await post(client, keys.full, query, flags="references")
+    assert first.status_code == 200 and "errors" not in first.json()
+    assert (await post(client, keys.full, query, flags="references")).content == first.content
+    hits = live.answer_hits
+    without_flag = (await post(client, keys.full, query)).json()
+    assert without_flag["data"] is None
+    assert without_flag["errors"][0]["extensions"]["code"] == "FLAG_REQUIRED"
+    plain = (await post(client, keys.plain, query, flags="references")).json()
+    assert plain["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+    no_key = await post(client, None, query, flags="references")
+    assert no_key.json()["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+    disabled = await post(client, keys.disabled, query, flags="references")
+    assert disabled.json()["errors"][0]["extensions"]["code"] == "INVALID_KEY"
+    assert live.answer_hits == hits
+
+
+async def test_a_kept_answer_spends_the_rate_limit_units_of_its_cost(store, settings, keys, live):
+    """This query costs 50,001 (6 units), kept or not: 6 + 6 + 1 fit in 13, one more
+    unit does not (were the kept answer one unit, 8 would have been spent)."""
+    limited = replace(settings, rate_limit_per_second=0.01, rate_limit_burst=13)
+    transport = httpx.ASGITransport(app=create_app(limited, store))
+    async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
+        big = "{ units(perPage: 10000) { data { id name assetId floorId } } }"
+        first = await post(client, keys.full, big)
+        hits = live.answer_hits
+        kept = await post(client, keys.full, big)
+        assert live.answer_hits == hits + 1 and kept.content == first.content
+        small = "{ units(perPage: 1) { data { id } } }"
+        assert "errors" not in (await post(client, keys.full, small)).json()
+        refused = (await post(client, keys.full, small)).json()
+    assert refused["data"] is None
+    assert refused["errors"][0]["extensions"]["code"] == "RATE_LIMITED"
+
+
+async def test_mutations_and_answers_with_errors_are_never_kept(client, keys, live):
+    mutation = 'mutation { deleteLocation(id: "no-such-location") }'
+    with_error = '{ asset(id: "asset-1") { id } units(perPage: 0) { data { id } } }'
+    hits = live.answer_hits
+    for query in (mutation, mutation, with_error, with_error):
+        body = (await post(client, keys.full, query)).json()
+        assert (
+            body.get("errors")
+            if query is with_error
+            else body == {"data": {"deleteLocation": False}}
+        )
+    assert live.answer_hits == hits
+
+
+def refused(reason: str) -> tuple[int, dict]:
+    return 422, {"message": "Resource validation failed", "fields": {"body": [reason]}}
+
+
+SYNTAX = "Syntax Error: Expected Name, found <EOF>."
+MALFORMED = {
+    b"{": refused("Unable to parse request body as JSON"),
+    b"[]": refused("Batching is not enabled"),
+    b'{"query": 5}': refused(
+        "The GraphQL operation's `query` must be a string or null, if provided."
+    ),
+    b'{"query": "{ units(perPage: 1) { data { id } } }", "variables": [1]}': refused(
+        "The GraphQL operation's `variables` must be an object or null, if provided."
+    ),
+    b'{"query": "{ units { data { id } }"}': (
+        200,
+        {
+            "data": None,
+            "errors": [
+                {
+                    "message": SYNTAX,
+                    "locations": [{"line": 1, "column": 24}],
+                    "extensions": {"code": "BAD_USER_INPUT", "fields": {"query": [SYNTAX]}},
+                }
+            ],
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("body", list(MALFORMED))
+async def test_malformed_requests_are_answered_as_before(client, keys, live, body):
+    """Not plainly one operation: strawberry reads it, as without kept answers."""
+    headers = {"API-Key": keys.full, "Content-Type": "application/json"}
+    for _ in range(2):
+        answer = await client.post("/graphql", content=body, headers=headers)
+        assert (answer.status_code, answer.json()) == MALFORMED[body]

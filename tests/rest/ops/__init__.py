@@ -1,0 +1,1 @@
+"""Tests of rest/ops/: logs, metrics, TLS and tracing."""

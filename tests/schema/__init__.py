@@ -1,0 +1,1 @@
+"""Tests of schema/: the GraphQL schema, its guard, operation limits and compiled execution."""

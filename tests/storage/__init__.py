@@ -1,0 +1,1 @@
+"""Tests of storage/: datasets, imports, the demo, the embedded server, the read cache, settings."""

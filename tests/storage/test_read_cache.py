@@ -1,0 +1,337 @@
+"""The read cache (issue 16): versions, races, the byte budget, and the listeners and
+change stream that keep it true, on the real embedded database."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+
+import bson
+import pytest
+import pytest_asyncio
+from pymongo import AsyncMongoClient
+
+from resolvers.auth.keys import create_key, disable_key
+from storage.cache import cached_reads
+from storage.cache.change_watch import apply_change
+from storage.cache.read_cache import ENTRY_OVERHEAD, ReadCache
+from storage.database import Store, connect
+from storage.embedded.server import EmbeddedServer
+from storage.settings import Settings
+
+CHANGE_WINDOW = 1.0  # generous here; tests/storage/test_read_cache_processes.py measures p99
+
+
+def live_cache(budget: int = 1 << 20) -> ReadCache:
+    cache = ReadCache(budget)
+    assert cache.went_up(cache.interruptions)
+    return cache
+
+
+class Loads:
+    """A load function that counts its calls and returns the next value."""
+
+    def __init__(self, *values: object, delay: float = 0.0) -> None:
+        self.values = list(values)
+        self.calls = 0
+        self.delay = delay
+
+    async def __call__(self) -> object:
+        self.calls += 1
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        return self.values[min(self.calls, len(self.values)) - 1]
+
+
+# The cache alone
+
+
+async def test_serves_nothing_until_the_stream_is_up():
+    cache = ReadCache(1 << 20)
+    load = Loads([{"a": 1}], [{"a": 2}])
+    assert await cache.read(b"k", "units", load) == [{"a": 1}]
+    assert await cache.read(b"k", "units", load) == [{"a": 2}]
+    assert (load.calls, cache.bypassed, cache.hits) == (2, 2, 0)
+
+
+async def test_a_hit_until_the_collection_changes():
+    cache = live_cache()
+    load = Loads([{"a": 1}], [{"a": 2}])
+    assert await cache.read(b"k", "units", load) == [{"a": 1}]
+    assert await cache.read(b"k", "units", load) == [{"a": 1}]
+    cache.bump("floors")  # another collection: still valid
+    assert await cache.read(b"k", "units", load) == [{"a": 1}]
+    cache.bump("units")
+    assert await cache.read(b"k", "units", load) == [{"a": 2}]
+    assert (load.calls, cache.hits, cache.misses) == (2, 2, 2)
+
+
+async def test_a_change_during_the_read_leaves_nothing_behind():
+    """The version is taken before the query: a write that lands while the query runs
+    means its result may be old, so it is returned once and never stored."""
+    cache = live_cache()
+    load = Loads("old", "new", delay=0.05)
+    reading = asyncio.create_task(cache.read(b"k", "units", load))
+    await asyncio.sleep(0.01)
+    cache.bump("units")
+    assert await reading == "old"
+    assert cache.stats().entries == 0
+    assert await cache.read(b"k", "units", load) == "new"
+
+
+async def test_going_down_during_the_read_leaves_nothing_behind():
+    cache = live_cache()
+    load = Loads("old", "new", delay=0.05)
+    reading = asyncio.create_task(cache.read(b"k", "units", load))
+    await asyncio.sleep(0.01)
+    cache.interrupted("test")
+    assert cache.went_up(cache.interruptions)
+    assert await reading == "old"
+    assert cache.stats().entries == 0
+
+
+async def test_a_stream_asked_for_before_a_failure_is_not_trusted():
+    cache = ReadCache(1 << 20)
+    before = cache.interruptions
+    cache.interrupted("connection to the database failed")
+    assert cache.went_up(before) is False
+    assert cache.live is False
+    assert cache.stats().stream == "down: connection to the database failed"
+
+
+async def test_concurrent_readers_share_one_load_and_get_their_own_documents():
+    cache = live_cache()
+    load = Loads([{"a": 1}], delay=0.05)
+    results = await asyncio.gather(*(cache.read(b"k", "units", load) for _ in range(10)))
+    assert load.calls == 1
+    assert results == [[{"a": 1}]] * 10
+    results[0][0]["a"] = 99  # a caller changes its copy
+    assert await cache.read(b"k", "units", load) == [{"a": 1}]
+    assert len({id(result) for result in results}) == 10
+
+
+async def test_a_failed_load_is_not_kept():
+    cache = live_cache()
+    calls = 0
+
+    async def failing() -> object:
+        nonlocal calls
+        calls += 1
+        raise LookupError("no")
+
+    for _ in range(2):
+        with pytest.raises(LookupError):
+            await cache.read(b"k", "units", failing)
+    assert calls == 2 and cache.stats().entries == 0
+
+
+async def test_the_byte_budget_holds_and_the_oldest_go_first():
+    value = [{"x": "y" * 1000}]
+    size = len(bson.encode({"v": value})) + ENTRY_OVERHEAD
+    cache = live_cache(budget=size * 10)
+    for index in range(25):
+        await cache.read(index, "units", Loads(value))
+        assert cache.bytes_used <= cache.budget
+    assert cache.stats().entries == 10
+    load = Loads(value)
+    await cache.read(24, "units", load)  # the newest is still there
+    await cache.read(0, "units", load)  # the oldest is gone
+    assert load.calls == 1
+
+
+async def test_one_result_may_not_take_more_than_a_quarter_of_the_budget():
+    cache = live_cache(budget=40_000)
+    load = Loads(["x" * 20_000])
+    await cache.read(b"big", "units", load)
+    await cache.read(b"big", "units", load)
+    assert load.calls == 2 and cache.bytes_used == 0
+
+
+async def test_off_with_a_budget_of_zero():
+    cache = ReadCache(0)
+    assert cache.went_up(cache.interruptions)
+    load = Loads(1)
+    await cache.read(b"k", "units", load)
+    await cache.read(b"k", "units", load)
+    assert load.calls == 2 and cache.stats().stream == "off"
+
+
+async def test_change_events_move_their_collection_or_everything():
+    cache = live_cache()
+    units = cache.version("units")
+    assert apply_change(cache, {"operationType": "update", "ns": {"db": "d", "coll": "units"}})
+    assert cache.version("units") != units
+    floors = cache.version("floors")
+    assert apply_change(cache, {"operationType": "dropDatabase", "ns": {"db": "d"}})
+    assert cache.version("floors") != floors
+    assert apply_change(cache, {"operationType": "invalidate"}) is False
+
+
+# With the embedded database
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def fresh(db_server: EmbeddedServer, settings: Settings) -> AsyncIterator[Store]:
+    """A store of its own on a database of its own, with its change stream up."""
+    own = Settings(database_name="floorgate_read_cache", db_timeout_ms=1500)
+    store = connect(db_server.uri, own)
+    await store.client.drop_database(own.database_name)
+    await store["units"].insert_one({"_id": "u1", "name": "one"})
+    store.watch_changes()
+    await until(lambda: store.cache.live, "the change stream comes up")
+    yield store
+    await store.client.drop_database(own.database_name)
+    await store.close()
+
+
+async def until(condition, what: str, timeout: float = 5.0) -> float:
+    started = time.monotonic()
+    while not condition():
+        if time.monotonic() - started > timeout:
+            raise AssertionError(f"not within {timeout} s: {what}")
+        await asyncio.sleep(0.005)
+    return time.monotonic() - started
+
+
+async def test_own_writes_move_the_version_when_acknowledged(fresh: Store):
+    query = {"_id": "u1"}
+    assert (await cached_reads.find_one(fresh, "units", query))["name"] == "one"
+    version = fresh.cache.version("units")
+    await fresh["units"].update_one(query, {"$set": {"name": "two"}})
+    assert fresh.cache.version("units") != version  # at once, not when the stream says so
+    assert (await cached_reads.find_one(fresh, "units", query))["name"] == "two"
+
+
+async def test_a_commit_moves_every_version(fresh: Store):
+    before = fresh.cache.version("floors")
+    async with fresh.client.start_session() as session, await session.start_transaction():
+        await fresh["units"].insert_one({"_id": "u2"}, session=session)
+    assert fresh.cache.version("floors") != before
+
+
+async def test_writes_of_another_client_arrive_by_the_change_stream(
+    fresh: Store, db_server: EmbeddedServer
+):
+    query = {"_id": "u1"}
+    assert (await cached_reads.find_one(fresh, "units", query))["name"] == "one"
+    assert (await cached_reads.find_one(fresh, "units", query))["name"] == "one"
+    hits = fresh.cache.hits
+    assert hits >= 1
+    other = AsyncMongoClient(db_server.uri)
+    try:
+        await other[fresh.db.name]["units"].update_one(query, {"$set": {"name": "other"}})
+        waited = await until(lambda: fresh.cache.stream_events > 0, "the change arrives")
+    finally:
+        await other.close()
+    assert waited < CHANGE_WINDOW
+    assert (await cached_reads.find_one(fresh, "units", query))["name"] == "other"
+
+
+async def test_a_failed_connection_stops_the_cache_until_a_new_stream(fresh: Store):
+    restarts = fresh.cache.stream_restarts
+    fresh.cache.interrupted("connection to the database failed")  # as the pool listener does
+    assert fresh.cache.live is False
+    load = Loads("x")
+    await fresh.cache.read(b"k", "units", load)
+    await fresh.cache.read(b"k", "units", load)
+    assert load.calls == 2  # read through while down
+    await until(lambda: fresh.cache.live, "a new stream")
+    assert fresh.cache.stream_restarts == restarts + 1
+
+
+async def test_a_disabled_key_stops_within_the_window(client, store: Store, db_server):
+    """Disabled by another process (here another client): refused within a second.
+    (A key looked up before the stream was up keeps the old 5 s: wait for it first.)"""
+    store.watch_changes()
+    await until(lambda: store.cache.live, "the change stream is up")
+    created = await create_key(store, "short-lived", [], None)
+    headers = {"API-Key": created.secret}
+    assert (await client.get("/v1/assets", headers=headers)).status_code == 200
+    other = connect(db_server.uri, Settings(database_name=store.db.name, read_cache_mb=0))
+    try:
+        await disable_key(other, created.key_id)
+        started = time.monotonic()
+        while (await client.get("/v1/assets", headers=headers)).status_code == 200:
+            assert time.monotonic() - started < CHANGE_WINDOW, "the key still works"
+            await asyncio.sleep(0.01)
+    finally:
+        await other.close()
+    refused = await client.get("/v1/assets", headers=headers)
+    assert refused.status_code == 403
+    assert refused.json() == {"message": "Invalid authentication credentials"}
+
+
+async def test_a_reader_that_goes_away_does_not_fail_those_sharing_its_load():
+    cache = live_cache()
+    load = Loads("value", delay=0.05)
+    first = asyncio.create_task(cache.read(b"k", "units", load))
+    await asyncio.sleep(0.01)
+    second = asyncio.create_task(cache.read(b"k", "units", load))
+    await asyncio.sleep(0.01)
+    first.cancel()
+    assert await second == "value"
+    assert first.cancelled() and load.calls == 2
+
+
+# Whole answers of REST GETs
+
+
+async def test_a_get_answer_is_kept_per_caller_and_dropped_by_a_write(client, keys, store):
+    cache = store.cache
+    store.watch_changes()
+    await until(lambda: cache.live, "the change stream is up")
+    path = "/v1/units?per-page=50"
+    first = await client.get(path, headers={"API-Key": keys.full})
+    hits = cache.answer_hits
+    again = await client.get(path, headers={"API-Key": keys.full})
+    assert cache.answer_hits == hits + 1
+    assert (again.status_code, again.content) == (200, first.content)
+    assert again.headers["ETag"] == first.headers["ETag"]
+    scoped = await client.get(path, headers={"API-Key": keys.scoped})  # another scope
+    assert cache.answer_hits == hits + 1
+    assert {unit["asset_id"] for unit in scoped.json()["data"]} == {"asset-2"}
+    assert {unit["asset_id"] for unit in again.json()["data"]} == {"asset-1", "asset-2"}
+    unit_id = first.json()["data"][0]["id"]
+    await store["units"].update_one({"_id": unit_id}, {"$set": {"name": "renamed"}})
+    try:
+        changed = await client.get(path, headers={"API-Key": keys.full})
+        assert changed.json()["data"][0]["name"] == "renamed"
+        assert cache.answer_hits == hits + 1
+    finally:
+        await store["units"].update_one(
+            {"_id": unit_id}, {"$set": {"name": first.json()["data"][0]["name"]}}
+        )
+    assert (await client.get(path, headers={"API-Key": keys.full})).content == first.content
+
+
+async def test_a_kept_answer_still_checks_access_first(client, keys, store):
+    path = "/v1/assets/references?per-page=2"
+    flagged = {"API-Key": keys.full, "Experimental-Flags": "references"}
+    first = await client.get(path, headers=flagged)
+    assert first.status_code == 200
+    assert (await client.get(path, headers=flagged)).content == first.content
+    without_flag = await client.get(path, headers={"API-Key": keys.full})
+    assert without_flag.status_code == 404  # the flag's resource does not exist without it
+    assert "ETag" not in without_flag.headers
+    no_key = await client.get(path, headers={"Experimental-Flags": "references"})
+    assert no_key.status_code == 401
+
+
+async def test_a_kept_answer_is_never_served_to_a_key_scoped_to_another_asset(client, keys, store):
+    store.watch_changes()
+    await until(lambda: store.cache.live, "the change stream is up")
+    for path in ("/v1/assets/asset-1", "/v1/assets/asset-1/floors", "/v1/units/u-001"):
+        full = await client.get(path, headers={"API-Key": keys.full})
+        assert (await client.get(path, headers={"API-Key": keys.full})).content == full.content
+        hits = store.cache.answer_hits
+        tag = full.headers["ETag"]
+        for extra in ({}, {"If-None-Match": tag}):
+            scoped = await client.get(path, headers={"API-Key": keys.scoped, **extra})
+            assert (scoped.status_code, scoped.json()) == (404, {"message": "Not found"})
+            assert "ETag" not in scoped.headers
+        assert store.cache.answer_hits == hits  # the full key's answer was not asked
+    path = "/v1/maps?asset=asset-1"
+    assert (await client.get(path, headers={"API-Key": keys.full})).json()["data"] != []
+    listed = await client.get(path, headers={"API-Key": keys.scoped})
+    assert listed.status_code == 200 and listed.json()["data"] == []
