@@ -20,7 +20,9 @@ run: $(STAMP)
 reset: $(STAMP)
 	$(VENV)/bin/floorgate demo --reset --no-serve
 
-## make test: build .venv and run the whole test suite against a real embedded database
+## make test: build .venv, report the code's structure (.ci/structure.py: crowded folders, import
+## cycles, long modules, format markers, stray test files; a missed goal fails), and run the
+## whole test suite against a real embedded database
 ## (as root on Debian it first installs chromium for the browser tests and nginx for
 ## tests/e2e/test_nginx.py; the nginx package's own service is stopped again)
 test: $(STAMP)
@@ -33,6 +35,7 @@ test: $(STAMP)
 		&& apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx \
 		>/dev/null && { service nginx stop >/dev/null 2>&1 || true; }; } \
 		|| echo "nginx could not be installed: the proxy test will be skipped"
+	$(PY) .ci/structure.py
 	$(PY) -m pytest
 
 ## make bench: the benchmarks under tests/benchmarks (not part of make test)
