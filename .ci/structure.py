@@ -84,7 +84,7 @@ def imports_of(path: Path, modules: set[str]) -> set[str]:
             if node.level:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, base] if base else anchor)
-            names = [f"{base}.{alias.name}" for alias in node.names] + [base]
+            names = [f"{base}.{alias.name}" for alias in node.names]
         else:
             continue
         for name in names:

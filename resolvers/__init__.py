@@ -1,1 +1,2 @@
-"""The logic behind both faces: access checks, paging, reads, loaders, key management."""
+"""The logic behind both faces: reads, writes, paging, validation and errors; access and keys
+in `auth/`, routes and distances in `wayfinding/`."""

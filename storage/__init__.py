@@ -1,4 +1,6 @@
-"""MongoDB access: collections and indexes, GridFS files, the embedded server, import, demo data."""
+"""MongoDB access: the connection, collections and indexes, GridFS files, settings and
+limits; wings for the read cache, datasets, imports, IMDF venues, the demo and the
+embedded database server."""
 
 from __future__ import annotations
 

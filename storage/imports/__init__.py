@@ -1,3 +1,3 @@
-"""Writing an import so that readers see all of it or none: the importer, its writer, leases, IMDF
-venues, gc and check.
+"""Writing an import so that readers see all of it or none: the importer, its writer, the
+leases that keep one writer per asset, and gc and check for what a killed import leaves.
 """

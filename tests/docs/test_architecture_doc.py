@@ -1,0 +1,86 @@
+"""docs/architecture.md's picture is the code's (drawn by .ci/architecture.py), and the
+structure report of .ci/structure.py measures what it claims to: a cycle through an
+import inside a function, an import against the floors, a module too long."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def ci_module(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, ROOT / ".ci" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_picture_is_current():
+    result = subprocess.run(
+        [sys.executable, str(ROOT / ".ci" / "architecture.py")], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_structure_meets_every_goal():
+    result = subprocess.run(
+        [sys.executable, str(ROOT / ".ci" / "structure.py")], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout
+    rows = [line.split("  ")[0] for line in result.stdout.splitlines()[1:]]
+    assert rows == [
+        "modules directly in one folder (most)",
+        "import cycles between modules",
+        "imports against the layering",
+        "modules over 600 lines (.py and the viewer's .js)",
+        "`fmt: skip` / `fmt: off` markers",
+        "test files directly in tests/",
+    ]
+    assert "MISSED" not in result.stdout
+
+
+def test_a_cycle_through_a_function_level_import_is_found(tmp_path, monkeypatch):
+    structure = ci_module("structure")
+    package = tmp_path / "rest"
+    package.mkdir()
+    (package / "__init__.py").write_text('"""A floor."""\n')
+    (package / "a.py").write_text("from rest.b import x\n")
+    (package / "b.py").write_text("def x():\n    from rest import a\n    return a\n")
+    (package / "c.py").write_text("import rest.a\n")
+    monkeypatch.setattr(structure, "ROOT", tmp_path)
+    monkeypatch.setattr(structure, "FLOORS", ("rest",))
+    graph = structure.import_graph()
+    assert graph == {
+        "rest": set(),
+        "rest.a": {"rest.b"},
+        "rest.b": {"rest.a"},
+        "rest.c": {"rest.a"},
+    }
+    assert structure.cycles(graph) == [["rest.a", "rest.b"]]
+    row = structure.cycle_row(graph)
+    assert (row.value, row.met, row.offenders) == (1, False, ["rest.a <-> rest.b"])
+
+
+def test_imports_against_the_floors_and_long_modules_are_found(tmp_path, monkeypatch):
+    structure = ci_module("structure")
+    for floor in ("rest", "parsing"):
+        (tmp_path / floor).mkdir()
+        (tmp_path / floor / "__init__.py").write_text("")
+    (tmp_path / "parsing" / "low.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from rest import high\n"
+    )
+    (tmp_path / "rest" / "high.py").write_text("x = 1\n" * 601)
+    monkeypatch.setattr(structure, "ROOT", tmp_path)
+    monkeypatch.setattr(structure, "FLOORS", ("rest", "parsing"))
+    monkeypatch.setattr(structure, "VIEWER_SCRIPTS", tmp_path / "none")
+    against = structure.upward_imports(structure.import_graph())
+    assert (against.value, against.offenders) == (1, ["parsing.low imports rest.high"])
+    long = structure.long_modules()
+    assert (long.value, long.offenders) == (1, ["rest/high.py 601"])
