@@ -58,7 +58,7 @@ def module_name(path: Path) -> str:
 
 def crowded_folders() -> Row:
     counts = {}
-    for floor in FLOORS:
+    for floor in (*FLOORS, "tests"):
         for folder in [ROOT / floor, *(p for p in (ROOT / floor).rglob("*") if p.is_dir())]:
             if (folder / "__init__.py").exists():
                 counts[folder] = len(list(folder.glob("*.py")))

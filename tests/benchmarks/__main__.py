@@ -1,7 +1,8 @@
 """Run every benchmark module of this folder, or only those named on the command line.
 
-A benchmark is a module here (name not starting with `_`) with a `main() -> None`;
-a new one needs no registration. Example: `python -m tests.benchmarks units_list`.
+A benchmark is a module here (name not starting with `_`, not the `harness` package)
+with a `main() -> None`; a new one needs no registration. Example:
+`python -m tests.benchmarks units_list`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ def discover() -> dict[str, Callable[[], None]]:
     for module_info in sorted(
         pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda info: info.name
     ):
-        if module_info.name.startswith("_"):
+        if module_info.name.startswith("_") or module_info.ispkg:
             continue
         module = importlib.import_module(f"{__package__}.{module_info.name}")
         entry = getattr(module, "main", None)

@@ -24,8 +24,8 @@ from pathlib import Path
 
 from rest.ops.tls import ensure_local_certificates
 from storage.embedded.server import EmbeddedServer
-from tests.benchmarks import _servers as s
-from tests.benchmarks._report import machine
+from tests.benchmarks.harness import servers as s
+from tests.benchmarks.harness.report import machine
 from tests.benchmarks.versus_minimal import (
     DATABASE,
     FLOORGATE_ENV,

@@ -34,7 +34,7 @@ from schema.build import build_schema
 from schema.experimental_types import DistanceMatrixInput, UnitAttributeAssignmentInput
 from schema.records import as_record
 from storage.settings import Settings
-from tests.benchmarks._report import machine
+from tests.benchmarks.harness.report import machine
 
 GOAL_MS = 0.2
 BLOCKS = 30  # timed blocks per measurement; the median block is reported

@@ -32,8 +32,8 @@ from storage import collections as c
 from storage.database import Store
 from storage.demo.install import write_demo
 from storage.imports.importer import import_dataset
-from tests.benchmarks._database import on_embedded
-from tests.benchmarks._report import run_and_report
+from tests.benchmarks.harness.database import on_embedded
+from tests.benchmarks.harness.report import run_and_report
 
 DATABASE = "floorgate_bench_import"
 UNIT_COUNT = 2000

@@ -26,7 +26,7 @@ from storage.imdf.dataset import dataset_from_path, import_venue, write_out
 from storage.imdf.venue import ImdfOptions
 from storage.imports.importer import import_dataset
 from storage.settings import Settings
-from tests.benchmarks._database import on_embedded
+from tests.benchmarks.harness.database import on_embedded
 from tests.imdf_venues import office_tower, zip_bytes
 
 GOAL_SECONDS = 30.0

@@ -27,8 +27,8 @@ from storage import collections as c
 from storage.database import Store
 from storage.imports.importer import import_dataset
 from storage.transactions import TransactionTooLarge
-from tests.benchmarks._database import on_embedded
-from tests.benchmarks._report import run_and_report
+from tests.benchmarks.harness.database import on_embedded
+from tests.benchmarks.harness.report import run_and_report
 
 DATABASE = "floorgate_bench_large"
 UNITS_PER_FLOOR = 100

@@ -38,7 +38,7 @@ from storage import collections as c
 from storage.database import Store, connect
 from storage.embedded.server import EmbeddedServer
 from storage.settings import Settings
-from tests.benchmarks._report import run_and_report
+from tests.benchmarks.harness.report import run_and_report
 
 PUBLIC_URL = "https://bench.local"
 DATABASE = "floorgate_bench_nested"

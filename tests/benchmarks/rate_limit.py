@@ -28,8 +28,8 @@ from resolvers.auth.ratelimit import RateLimiter, SharedLimiter
 from storage.collections import RATE_BUDGETS
 from storage.database import Store
 from storage.settings import Settings
-from tests.benchmarks._database import on_embedded
-from tests.benchmarks._report import run_and_report
+from tests.benchmarks.harness.database import on_embedded
+from tests.benchmarks.harness.report import run_and_report
 
 GOAL_MS = 0.3
 DATABASE = "floorgate_bench_rate_limit"

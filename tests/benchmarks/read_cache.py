@@ -59,9 +59,9 @@ from storage import collections as c
 from storage.database import connect
 from storage.embedded.server import EmbeddedServer
 from storage.settings import Settings
-from tests.benchmarks import _servers as s
 from tests.benchmarks import units_list
-from tests.benchmarks._report import Phases, run_and_report
+from tests.benchmarks.harness import servers as s
+from tests.benchmarks.harness.report import Phases, run_and_report
 from tests.benchmarks.versus_minimal import (
     FLOORGATE_ENV,
     NOISE,

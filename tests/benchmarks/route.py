@@ -30,7 +30,7 @@ from routing.costs import Costs
 from routing.matrix import LoadedGraph, Point
 from routing.model import FOOT, WHEELCHAIR
 from routing.route import Route, find_route
-from tests.benchmarks._database import demo_app
+from tests.benchmarks.harness.database import demo_app
 from tests.benchmarks.routing import (
     as_points,
     generated_points,

@@ -40,7 +40,7 @@ from routing.matrix import LoadedGraph, ModeGraph, Point
 from routing.model import FOOT, graph_bytes
 from storage.files import put_file
 from storage.imports.importer import import_data
-from tests.benchmarks._database import demo_app
+from tests.benchmarks.harness.database import demo_app
 
 ROUNDS = 15
 GENERATED_LEVELS = 8

@@ -42,7 +42,7 @@ from storage.database import Store, connect
 from storage.embedded.server import EmbeddedServer
 from storage.settings import Settings
 from storage.timestamps import format_timestamp
-from tests.benchmarks._report import run_and_report
+from tests.benchmarks.harness.report import run_and_report
 
 PUBLIC_URL = "https://bench.local"
 DATABASE = "floorgate_bench"

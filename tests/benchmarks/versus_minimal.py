@@ -56,8 +56,8 @@ from storage.database import connect
 from storage.demo.install import install_demo
 from storage.embedded.server import EmbeddedServer
 from storage.settings import Settings
-from tests.benchmarks import _servers as s
-from tests.benchmarks._report import Phases, machine
+from tests.benchmarks.harness import servers as s
+from tests.benchmarks.harness.report import Phases, machine
 from tests.benchmarks.units_list import ASSET_ID, build_documents
 
 DATABASE = "floorgate_versus_minimal"

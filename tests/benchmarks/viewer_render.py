@@ -33,7 +33,7 @@ from urllib.parse import quote
 import httpx
 
 from storage.embedded.server import EmbeddedServer
-from tests.benchmarks._report import run_and_report
+from tests.benchmarks.harness.report import run_and_report
 from tests.chromium import CHROMIUM, MISSING, Chromium, evaluate, offline_browser, wait_until
 from tests.servers import own_demo_database, serve_tls
 

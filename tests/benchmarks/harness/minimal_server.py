@@ -16,7 +16,7 @@ No GraphQL, rate limit, request id, security headers, time budget or input check
 beyond what the query needs. Served by uvicorn with its defaults (one worker; uvloop and
 httptools when installed), with the TLS certificate it is given, logging as uvicorn does.
 
-    python tests/benchmarks/_minimal_server.py --mongodb-uri URI --database NAME \
+    python tests/benchmarks/harness/minimal_server.py --mongodb-uri URI --database NAME \
         --port PORT --cert CERT --key KEY --public-url https://localhost:PORT
 
 It imports nothing from floorgate: it is started as a file, as a separate program.

@@ -29,7 +29,7 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[2]
 FLOORGATE = str(Path(sys.executable).with_name("floorgate"))
-MINIMAL = Path(__file__).with_name("_minimal_server.py")
+MINIMAL = Path(__file__).with_name("minimal_server.py")
 KEY_VARIABLE = "VERSUS_MINIMAL_KEY"  # how wrk's script gets the key: never on a command line
 POLL_SECONDS = 0.005
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -314,7 +314,7 @@ def _asyncio(url: str, key: str, ca_file: Path, connections: int, seconds: float
         [
             sys.executable,
             "-m",
-            "tests.benchmarks._servers",
+            "tests.benchmarks.harness.servers",
             url,
             str(ca_file),
             str(connections),
