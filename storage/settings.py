@@ -2,313 +2,531 @@
 
 They live at the bottom of the dependency chain so that every layer can read
 them; nothing else reads the environment.
+
+`SETTINGS` is the one table of them: a row per variable with its attribute, kind,
+default, help and checks. `Settings` (its attributes and defaults), `Settings.from_env`,
+the environment part of `floorgate serve --help` and docs/configuration.md
+(`storage/settings_doc.py`) are all derived from it, so a new setting is one row.
 """
 
 from __future__ import annotations
 
-import math
-import os
-import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from parsing.limits import SvgLimits
 from routing.costs import Costs
 from storage.limits import IMPORT_TRANSACTION_DOCUMENTS
+from storage.settings_fields import (
+    FRAME_CHECK,
+    FRAME_SOURCES,
+    LIST,
+    LOG_FORMAT,
+    MORE_THAN_ZERO,
+    NUMBER,
+    ORIGINS,
+    PATH,
+    SWITCH,
+    TCP_PORT,
+    TEXT,
+    URL,
+    WHOLE,
+    WORD,
+    Setting,
+    SettingsError,
+    frame_ancestors,
+    settings_class,
+)
 
+__all__ = ["COMPOSITES", "SETTINGS", "Setting", "Settings", "SettingsError", "frame_ancestors"]
 
-def _env(name: str, default: str | None = None) -> str | None:
-    value = os.environ.get(name)
-    return value if value not in (None, "") else default
+# Attributes made of several variables: rows named `svg_limits.max_bytes` fill them.
+COMPOSITES: dict[str, type] = {"svg_limits": SvgLimits, "routing_costs": Costs}
 
-
-def _env_float(name: str, default: float) -> float:
-    raw = _env(name)
-    if raw is None:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise SettingsError(f"{name}: {raw!r} is not a number") from None
-    if not math.isfinite(value):
-        raise SettingsError(f"{name}: {raw!r} is not a finite number")
-    return value
-
-
-def _env_int(name: str, default: int) -> int:
-    raw = _env(name)
-    if raw is None:
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise SettingsError(f"{name}: {raw!r} is not a whole number") from None
-
-
-def _env_bool(name: str, default: bool) -> bool:
-    raw = (_env(name) or "").lower()
-    if raw in ("1", "true", "yes", "on"):
-        return True
-    if raw in ("0", "false", "no", "off"):
-        return False
-    return default
-
-
-def _env_list(name: str) -> tuple[str, ...]:
-    raw = _env(name) or ""
-    return tuple(part.strip() for part in raw.split(",") if part.strip())
-
-
-class SettingsError(ValueError):
-    """A setting's value that cannot be used; `floorgate` says so in one line."""
-
-
-FRAME_KEYWORDS = ("'none'", "'self'")
-# A CSP host-source or scheme-source: `https:`, `https://example.com`, `*.example.org:8443`,
-# `https://example.com/path/`. No quotes, separators or whitespace inside one.
-_FRAME_SOURCE = re.compile(
-    r"[a-z][a-z0-9+.-]*:"  # scheme-source
-    r"|(?:[a-z][a-z0-9+.-]*://)?(?:\*\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*(?::(?:[0-9]+|\*))?"
-    r"(?:/[a-z0-9._~%!$&()*+=:@/-]*)?",
-    re.IGNORECASE,
+SETTINGS: tuple[Setting, ...] = (
+    # -- where it runs and what it serves ------------------------------------------------
+    Setting(
+        "data_dir",
+        "FLOORGATE_DATA_DIR",
+        PATH,
+        Path(".floorgate"),
+        "Data folder: the embedded database, the local CA and certificate, the demo key.",
+        option="--data-dir",
+    ),
+    Setting(
+        "mongodb_uri",
+        "FLOORGATE_MONGODB_URI",
+        TEXT,
+        None,
+        "MongoDB connection string; unset, the embedded server runs as a child process.",
+        "The embedded `secantusd-py` listens on a free loopback port; it is for development "
+        "and tests only (docs/deploy.md).",
+    ),
+    Setting("database_name", "FLOORGATE_DATABASE", TEXT, "floorgate", "Database name."),
+    Setting(
+        "public_url",
+        "FLOORGATE_PUBLIC_URL",
+        URL,
+        "https://localhost:8443",
+        "Public base URL: next_url/prev_url and file addresses are built on it.",
+        "Unset, `floorgate serve` and `floorgate demo` use `https://localhost:` and their port.",
+        option="--public-url",
+    ),
+    Setting(
+        "cdn_url",
+        "FLOORGATE_CDN_URL",
+        TEXT,
+        None,
+        "Base address of stored files ({cdn_url}); unset, {public_url}/files.",
+    ),
+    Setting(
+        "host",
+        "FLOORGATE_HOST",
+        TEXT,
+        "127.0.0.1",
+        "Address floorgate serve listens on.",
+        option="--host",
+    ),
+    Setting(
+        "port",
+        "FLOORGATE_PORT",
+        WHOLE,
+        8443,
+        "Port floorgate serve and floorgate demo listen on.",
+        option="--port",
+        check=TCP_PORT,
+    ),
+    Setting(
+        "tls_cert",
+        "FLOORGATE_TLS_CERT",
+        PATH,
+        None,
+        "PEM certificate chain; needed unless TLS ends at a proxy.",
+        "HTTP is never served: without a certificate and key, `floorgate serve` needs "
+        "`--behind-proxy`.",
+        option="--cert",
+    ),
+    Setting(
+        "tls_key",
+        "FLOORGATE_TLS_KEY",
+        PATH,
+        None,
+        "PEM private key of the certificate; needed unless TLS ends at a proxy.",
+        option="--key",
+    ),
+    Setting(
+        "behind_proxy",
+        "FLOORGATE_BEHIND_PROXY",
+        SWITCH,
+        False,
+        "TLS ends at a trusted proxy that sends X-Forwarded-Proto.",
+        "A request that did not arrive over HTTPS gets 403.",
+        option="--behind-proxy",
+    ),
+    Setting(
+        "proxy_addresses",
+        "FLOORGATE_PROXY_ADDRESSES",
+        LIST,
+        ("127.0.0.1",),
+        "Proxy addresses whose X-Forwarded-Proto and X-Forwarded-For are trusted.",
+        option="--proxy-address",
+    ),
+    Setting(
+        "event_loop",
+        "FLOORGATE_LOOP",
+        WORD,
+        "auto",
+        "Event loop of floorgate serve: uvloop, asyncio, or auto (uvloop where installed).",
+        "uvloop is a dependency, but there is none on Windows. Every timeout and limit "
+        "holds on both.",
+    ),
+    Setting(
+        "http_parser",
+        "FLOORGATE_HTTP",
+        WORD,
+        "auto",
+        "HTTP parser of floorgate serve: httptools, h11, or auto (httptools where installed).",
+    ),
+    # -- connections, requests and their time ----------------------------------------------
+    Setting(
+        "max_body_bytes",
+        "FLOORGATE_MAX_BODY_BYTES",
+        WHOLE,
+        16 * 1024 * 1024,
+        "Request body limit of any route (413 above it, counted as the body streams).",
+        check=MORE_THAN_ZERO,
+    ),
+    Setting(
+        "max_header_bytes",
+        "FLOORGATE_MAX_HEADER_BYTES",
+        WHOLE,
+        32 * 1024,
+        "Request line and headers (431 above it; a request target over 8 KiB is 414).",
+        "Checked by the HTTP protocol of `rest/ops/server.py`.",
+        check=MORE_THAN_ZERO,
+    ),
+    Setting(
+        "max_connections",
+        "FLOORGATE_MAX_CONNECTIONS",
+        WHOLE,
+        1000,
+        "Connections and running requests per worker (503 above it).",
+        "Give the process a file-descriptor limit well above it.",
+        check=MORE_THAN_ZERO,
+    ),
+    Setting(
+        "request_timeout_seconds",
+        "FLOORGATE_REQUEST_TIMEOUT_SECONDS",
+        NUMBER,
+        20.0,
+        "Time budget of a request until its answer starts (then 503; the work is cancelled).",
+        "The 503 has `Retry-After`.",
+        check=MORE_THAN_ZERO,
+    ),
+    Setting(
+        "header_timeout_seconds",
+        "FLOORGATE_HEADER_TIMEOUT_SECONDS",
+        NUMBER,
+        15.0,
+        "TLS handshake plus request head; a connection that takes longer is closed.",
+        check=MORE_THAN_ZERO,
+    ),
+    Setting(
+        "keepalive_timeout_seconds",
+        "FLOORGATE_KEEPALIVE_TIMEOUT_SECONDS",
+        NUMBER,
+        5.0,
+        "An idle keep-alive connection is closed after this.",
+        check=MORE_THAN_ZERO,
+    ),
+    Setting(
+        "body_timeout_seconds",
+        "FLOORGATE_BODY_TIMEOUT_SECONDS",
+        NUMBER,
+        15.0,
+        "Longest pause while a request body arrives (then 408, and the connection closes).",
+        check=MORE_THAN_ZERO,
+    ),
+    Setting(
+        "send_timeout_seconds",
+        "FLOORGATE_SEND_TIMEOUT_SECONDS",
+        NUMBER,
+        30.0,
+        "Longest pause while the client reads an answer; then the connection is dropped.",
+        'docs/api.md, "Connections".',
+        check=MORE_THAN_ZERO,
+    ),
+    Setting(
+        "db_timeout_ms",
+        "FLOORGATE_DB_TIMEOUT_MS",
+        WHOLE,
+        2000,
+        "How long a request waits for the database before answering 503.",
+        check=MORE_THAN_ZERO,
+    ),
+    Setting(
+        "retry_after_seconds", "FLOORGATE_RETRY_AFTER_SECONDS", WHOLE, 5, "Retry-After of a 503."
+    ),
+    # -- who asks, and how often -----------------------------------------------------------
+    Setting(
+        "rate_limit_per_second",
+        "FLOORGATE_RATE_LIMIT_PER_SECOND",
+        NUMBER,
+        200.0,
+        "Requests per second of one key, shared by every worker and instance; 0: no limits.",
+        "A token bucket per key, in MongoDB; an operation spends one unit per 10,000 of its "
+        "cost (at least one); answers show it in `RateLimit-*` headers (docs/api.md, "
+        '"Rate limits"). The default is above the 150 requests/s of the batch clients seen '
+        "in practice.",
+    ),
+    Setting(
+        "rate_limit_burst",
+        "FLOORGATE_RATE_LIMIT_BURST",
+        WHOLE,
+        400,
+        "Burst of one key: what its bucket holds.",
+    ),
+    Setting(
+        "rate_limit_share",
+        "FLOORGATE_RATE_LIMIT_SHARE",
+        WHOLE,
+        1,
+        "Obsolete: accepted and ignored.",
+        "Every rate limit is one budget per key shared by every worker and instance on the "
+        "database (docs/deploy.md).",
+        at_least=1,
+    ),
+    Setting(
+        "unauthenticated_rate_per_second",
+        "FLOORGATE_UNAUTHENTICATED_RATE_PER_SECOND",
+        NUMBER,
+        2.0,
+        "Requests per second without a valid key, per client address (429 above it).",
+        "A valid key from that address is never refused by it.",
+    ),
+    Setting(
+        "unauthenticated_burst",
+        "FLOORGATE_UNAUTHENTICATED_BURST",
+        WHOLE,
+        50,
+        "Burst of requests without a valid key, per client address.",
+    ),
+    # -- GraphQL operations ----------------------------------------------------------------
+    Setting(
+        "graphql_max_cost",
+        "FLOORGATE_GRAPHQL_MAX_COST",
+        WHOLE,
+        250_000,
+        "Cost limit of one GraphQL operation with a key (COST_LIMIT past it).",
+        'docs/graphql.md, "Cost and limits".',
+    ),
+    Setting(
+        "graphql_max_cost_without_key",
+        "FLOORGATE_GRAPHQL_MAX_COST_WITHOUT_KEY",
+        WHOLE,
+        20_000,
+        "Cost limit of a GraphQL operation without a key (only introspection can run).",
+        "Introspection costs what it walks: GraphiQL's schema query costs about 13,000.",
+        check=MORE_THAN_ZERO,
+    ),
+    Setting(
+        "graphql_max_document_bytes",
+        "FLOORGATE_GRAPHQL_MAX_DOCUMENT_BYTES",
+        WHOLE,
+        1024 * 1024,
+        "Largest GraphQL document, and GET /graphql query string (413 above it).",
+        check=MORE_THAN_ZERO,
+    ),
+    Setting(
+        "graphql_max_tokens",
+        "FLOORGATE_GRAPHQL_MAX_TOKENS",
+        WHOLE,
+        5000,
+        "Tokens of one GraphQL document; past them it is not parsed further.",
+    ),
+    Setting(
+        "graphql_max_depth",
+        "FLOORGATE_GRAPHQL_MAX_DEPTH",
+        WHOLE,
+        12,
+        "Depth of one GraphQL operation.",
+    ),
+    Setting(
+        "graphql_max_aliases",
+        "FLOORGATE_GRAPHQL_MAX_ALIASES",
+        WHOLE,
+        30,
+        "Aliases in one GraphQL document.",
+    ),
+    Setting(
+        "graphql_max_fragment_spreads",
+        "FLOORGATE_GRAPHQL_MAX_FRAGMENT_SPREADS",
+        WHOLE,
+        500,
+        "Fragment spreads in one GraphQL document.",
+    ),
+    Setting(
+        "graphql_cache_mb",
+        "FLOORGATE_GRAPHQL_CACHE_MB",
+        WHOLE,
+        16,
+        "MiB of parsed GraphQL documents with their validations and costs, per process.",
+        check=MORE_THAN_ZERO,
+    ),
+    # -- browsers --------------------------------------------------------------------------
+    Setting(
+        "cors_origins",
+        "FLOORGATE_CORS_ORIGINS",
+        ORIGINS,
+        (),
+        "Browser origins allowed to call /v1, /graphql and /files; unset: any origin.",
+        "Never with credentials.",
+    ),
+    Setting(
+        "viewer_frame_ancestors",
+        "FLOORGATE_VIEWER_FRAME_ANCESTORS",
+        FRAME_SOURCES,
+        ("'none'",),
+        "Sites that may frame the map viewer (its CSP frame-ancestors).",
+        "For example `'self'`, or `https://example.com https://*.example.org`; anything "
+        "that would add to the header is refused at start (docs/viewer.md).",
+        check=FRAME_CHECK,
+    ),
+    Setting(
+        "hsts_seconds",
+        "FLOORGATE_HSTS_SECONDS",
+        WHOLE,
+        31_536_000,
+        "Strict-Transport-Security max-age of every HTTPS answer; 0 leaves it out.",
+    ),
+    # -- what a process tells ----------------------------------------------------------------
+    Setting(
+        "access_log",
+        "FLOORGATE_ACCESS_LOG",
+        SWITCH,
+        True,
+        "One line per request on standard output; off writes none.",
+        "`method= path= status= ms= client= id=` (`id` is the answer's `X-Request-Id`; API "
+        "keys redacted; `cut=true` at the end when the connection ended before the answer "
+        'was handed over; docs/api.md, "What is logged").',
+    ),
+    Setting(
+        "log_format",
+        "FLOORGATE_LOG_FORMAT",
+        LOG_FORMAT,
+        "text",
+        "json: every log line one JSON object, access lines with route template and key id.",
+        'docs/api.md, "What is logged".',
+    ),
+    Setting(
+        "metrics",
+        "FLOORGATE_METRICS",
+        SWITCH,
+        True,
+        "/metrics: on loopback without a key, elsewhere with service.admin; off removes it.",
+        'Prometheus\' format (docs/api.md, "Metrics").',
+    ),
+    Setting(
+        "tracing",
+        "FLOORGATE_TRACING",
+        SWITCH,
+        False,
+        "OpenTelemetry server spans, when opentelemetry-instrumentation-asgi is installed.",
+        'docs/api.md, "Tracing".',
+    ),
+    # -- caches of a process ---------------------------------------------------------------
+    Setting(
+        "read_cache_mb",
+        "FLOORGATE_READ_CACHE_MB",
+        WHOLE,
+        128,
+        "MiB of the read cache of each process; 0 turns it off.",
+        'docs/api.md, "Read cache".',
+        at_least=0,
+    ),
+    Setting(
+        "graph_cache_size",
+        "FLOORGATE_GRAPH_CACHE_SIZE",
+        WHOLE,
+        32,
+        "Walk graphs (and their maps' waypoints) kept loaded per process.",
+    ),
+    # -- imports and drawings --------------------------------------------------------------
+    Setting(
+        "import_max_documents",
+        "FLOORGATE_IMPORT_MAX_DOCUMENTS",
+        WHOLE,
+        IMPORT_TRANSACTION_DOCUMENTS,
+        "Documents one import writes in one transaction.",
+        "A larger import is committed per asset, and an asset larger than this is refused "
+        'before anything is written (docs/dataset.md, "All or nothing").',
+    ),
+    Setting(
+        "imdf_snap_metres",
+        "FLOORGATE_IMDF_SNAP_METRES",
+        NUMBER,
+        0.5,
+        "import-imdf: how far an opening may lie from a unit boundary and still join it.",
+        "docs/imdf.md.",
+        at_least=0.0,
+    ),
+    Setting(
+        "svg_limits.max_bytes",
+        "FLOORGATE_SVG_MAX_BYTES",
+        WHOLE,
+        SvgLimits.max_bytes,
+        "Bytes of one SVG drawing (an E10 body: 413 above it).",
+        "The defaults of the SVG limits are in `parsing/limits.py`.",
+    ),
+    Setting(
+        "svg_limits.max_elements",
+        "FLOORGATE_SVG_MAX_ELEMENTS",
+        WHOLE,
+        SvgLimits.max_elements,
+        "Elements of one SVG drawing (422 above it, counted while read).",
+    ),
+    Setting(
+        "svg_limits.max_depth",
+        "FLOORGATE_SVG_MAX_DEPTH",
+        WHOLE,
+        SvgLimits.max_depth,
+        "Nesting depth of the elements of one SVG drawing (422 above it).",
+    ),
+    Setting(
+        "svg_limits.max_points",
+        "FLOORGATE_SVG_MAX_POINTS",
+        WHOLE,
+        SvgLimits.max_points,
+        "Points the parser computes for one SVG drawing (422 above it).",
+        "docs/svg-parsing.md.",
+    ),
+    # -- the cost of a walk (E18 and directions; routing/costs.py) --------------------------
+    Setting(
+        "routing_costs.foot_speed",
+        "FLOORGATE_FOOT_SPEED",
+        NUMBER,
+        Costs.foot_speed,
+        "Walking speed on foot, in ft/s.",
+    ),
+    Setting(
+        "routing_costs.wheelchair_speed",
+        "FLOORGATE_WHEELCHAIR_SPEED",
+        NUMBER,
+        Costs.wheelchair_speed,
+        "Walking speed by wheelchair, in ft/s.",
+    ),
+    Setting(
+        "routing_costs.stairs_seconds_per_step",
+        "FLOORGATE_STAIRS_SECONDS_PER_STEP",
+        NUMBER,
+        Costs.stairs_seconds_per_step,
+        "Seconds of stairs per floor step.",
+    ),
+    Setting(
+        "routing_costs.elevator_wait_seconds",
+        "FLOORGATE_ELEVATOR_WAIT_SECONDS",
+        NUMBER,
+        Costs.elevator_wait_seconds,
+        "Seconds of waiting for an elevator, once per ride.",
+    ),
+    Setting(
+        "routing_costs.elevator_seconds_per_step",
+        "FLOORGATE_ELEVATOR_SECONDS_PER_STEP",
+        NUMBER,
+        Costs.elevator_seconds_per_step,
+        "Seconds of an elevator ride per floor step.",
+    ),
+    Setting(
+        "routing_costs.sloped_length_factor",
+        "FLOORGATE_SLOPED_LENGTH_FACTOR",
+        NUMBER,
+        Costs.sloped_length_factor,
+        "Length of stairs, ramps and escalators per floor step, times the floor height.",
+    ),
+    Setting(
+        "routing_costs.floor_height_ft",
+        "FLOORGATE_FLOOR_HEIGHT_FT",
+        NUMBER,
+        Costs.floor_height_ft,
+        "Floor height, in ft, of maps that give none.",
+    ),
 )
 
 
-def frame_ancestors(raw: str | None) -> tuple[str, ...]:
-    """`FLOORGATE_VIEWER_FRAME_ANCESTORS`, checked: it is pasted into a
-    Content-Security-Policy header, so a `;`, a newline or a stray quote would add
-    directives of its own. Sources are separated by spaces; `'none'` stands alone."""
-    if raw is None or not raw.strip():
-        return ("'none'",)
-    if any(char in raw for char in ';,\r\n"\\'):
-        raise SettingsError(
-            "FLOORGATE_VIEWER_FRAME_ANCESTORS: no ';', ',', quote or line break; "
-            "separate sources with spaces"
-        )
-    sources = tuple(raw.split())
-    for source in sources:
-        if source.lower() in FRAME_KEYWORDS:
-            continue
-        if "'" in source or not _FRAME_SOURCE.fullmatch(source):
-            raise SettingsError(
-                f"FLOORGATE_VIEWER_FRAME_ANCESTORS: {source!r} is not a source "
-                "('none', 'self', a scheme like https:, or a host such as "
-                "https://example.com or https://*.example.org)"
-            )
-    lowered = tuple(
-        source.lower() if source.lower() in FRAME_KEYWORDS else source for source in sources
-    )
-    if "'none'" in lowered and len(lowered) > 1:
-        raise SettingsError(
-            "FLOORGATE_VIEWER_FRAME_ANCESTORS: 'none' cannot be combined with other sources"
-        )
-    return lowered
-
-
-# Settings that have no meaning at 0 or below: each is checked when Settings are made.
-POSITIVE = (
-    "request_timeout_seconds",
-    "header_timeout_seconds",
-    "keepalive_timeout_seconds",
-    "body_timeout_seconds",
-    "send_timeout_seconds",
-    "db_timeout_ms",
-    "max_body_bytes",
-    "max_connections",
-    "graphql_max_cost_without_key",
-    "graphql_max_document_bytes",
-    "graphql_cache_mb",
-    "max_header_bytes",
-)
-MAX_PORT = 65_535
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Everything a process may tune. Build with :meth:`from_env`."""
-
-    data_dir: Path = Path(".floorgate")
-    mongodb_uri: str | None = None
-    database_name: str = "floorgate"
-    public_url: str = "https://localhost:8443"
-    cdn_url: str | None = None
-    host: str = "127.0.0.1"
-    port: int = 8443
-    tls_cert: Path | None = None
-    tls_key: Path | None = None
-    behind_proxy: bool = False
-    proxy_addresses: tuple[str, ...] = ("127.0.0.1",)
-    max_body_bytes: int = 16 * 1024 * 1024
-    max_header_bytes: int = 32 * 1024  # request line and headers (431/414; rest/ops/server.py)
-    db_timeout_ms: int = 2000
-    retry_after_seconds: int = 5
-    graphql_max_depth: int = 12
-    graphql_max_aliases: int = 30
-    graphql_max_tokens: int = 5000
-    graphql_max_fragment_spreads: int = 500
-    graphql_max_cost: int = 250_000
-    # A request without a key can only introspect: GraphiQL's schema query costs about
-    # 13,000 (docs/graphql.md, "Cost and limits").
-    graphql_max_cost_without_key: int = 20_000
-    graphql_max_document_bytes: int = 1024 * 1024  # a /graphql document (413 past it)
-    graphql_cache_mb: int = 16  # parsed documents, their validation and cost, per process
-    # Per key and process; 0 turns every rate limit off. Above the 150 requests/s of the
-    # batch clients seen in practice (docs/api.md, "Rate limits").
-    rate_limit_per_second: float = 200.0
-    rate_limit_burst: int = 400
-    rate_limit_share: int = 1  # obsolete: accepted and ignored (every limit is shared, in MongoDB)
-    unauthenticated_rate_per_second: float = 2.0  # per client address, no or invalid key
-    unauthenticated_burst: int = 50
-    request_timeout_seconds: float = 20.0  # time budget of one request, until it answers
-    header_timeout_seconds: float = 15.0  # TLS handshake plus request head
-    keepalive_timeout_seconds: float = 5.0  # an idle keep-alive connection
-    body_timeout_seconds: float = 15.0  # longest pause while a request body arrives
-    send_timeout_seconds: float = 30.0  # longest pause while the client reads an answer
-    max_connections: int = 1000  # concurrent connections per worker
-    cors_origins: tuple[str, ...] = ()  # browser origins allowed to call; empty: any ("*")
-    hsts_seconds: int = 31_536_000  # Strict-Transport-Security max-age; 0 leaves it out
-    svg_limits: SvgLimits = field(default_factory=SvgLimits)
-    routing_costs: Costs = field(default_factory=Costs)
-    graph_cache_size: int = 32  # loaded walk graphs kept per process
-    imdf_snap_metres: float = 0.5  # IMDF openings this near a unit boundary join it (docs/imdf.md)
-    import_max_documents: int = IMPORT_TRANSACTION_DOCUMENTS  # per transaction of an import
-    event_loop: str = "auto"  # uvloop, asyncio; auto: uvloop where installed (rest/ops/server.py)
-    http_parser: str = "auto"  # httptools, h11; auto: httptools where installed
-    access_log: bool = True  # one structured line per request (rest/middleware.py)
-    metrics: bool = True  # /metrics: loopback without a key, elsewhere service.admin
-    log_format: str = "text"  # "json": one JSON object per line (rest/ops/logs.py JsonLines)
-    tracing: bool = False  # OpenTelemetry spans, when installed (rest/ops/tracing.py)
-    read_cache_mb: int = 128  # byte budget of the read cache per process; 0 turns it off
-    # Who may frame the map viewer (CSP frame-ancestors sources; rest/pages/viewer.py).
-    viewer_frame_ancestors: tuple[str, ...] = ("'none'",)
-
-    def __post_init__(self) -> None:
-        """Settings built in code (tests, tools) are checked like the environment's."""
-        frame_ancestors(" ".join(self.viewer_frame_ancestors))
-        for name in POSITIVE:
-            value = getattr(self, name)
-            if not value > 0:  # a timeout of 0 would end every connection at once
-                raise SettingsError(f"FLOORGATE_{name.upper()}: must be more than 0, not {value}")
-        if not 0 <= self.port <= MAX_PORT:
-            raise SettingsError(f"FLOORGATE_PORT: {self.port} is not a TCP port (0 to {MAX_PORT})")
+class _Derived:
+    """What settings say without a row of their own."""
 
     @property
     def files_url(self) -> str:
         """`{cdn_url}`: where GridFS files are served; defaults to `{public_url}/files`."""
         return (self.cdn_url or f"{self.public_url.rstrip('/')}/files").rstrip("/")
 
-    @classmethod
-    def from_env(cls, **overrides: object) -> Settings:
-        values: dict[str, object] = {
-            "data_dir": Path(_env("FLOORGATE_DATA_DIR", ".floorgate") or ".floorgate"),
-            "mongodb_uri": _env("FLOORGATE_MONGODB_URI"),
-            "database_name": _env("FLOORGATE_DATABASE", "floorgate"),
-            "public_url": (_env("FLOORGATE_PUBLIC_URL") or "https://localhost:8443").rstrip("/"),
-            "cdn_url": _env("FLOORGATE_CDN_URL"),
-            "host": _env("FLOORGATE_HOST", "127.0.0.1"),
-            "port": _env_int("FLOORGATE_PORT", cls.port),
-            "tls_cert": Path(p) if (p := _env("FLOORGATE_TLS_CERT")) else None,
-            "tls_key": Path(p) if (p := _env("FLOORGATE_TLS_KEY")) else None,
-            "behind_proxy": (_env("FLOORGATE_BEHIND_PROXY", "") or "").lower()
-            in ("1", "true", "yes"),
-            "proxy_addresses": _env_list("FLOORGATE_PROXY_ADDRESSES") or ("127.0.0.1",),
-            "max_body_bytes": _env_int("FLOORGATE_MAX_BODY_BYTES", cls.max_body_bytes),
-            "max_header_bytes": _env_int("FLOORGATE_MAX_HEADER_BYTES", cls.max_header_bytes),
-            "db_timeout_ms": _env_int("FLOORGATE_DB_TIMEOUT_MS", cls.db_timeout_ms),
-            "rate_limit_per_second": _env_float(
-                "FLOORGATE_RATE_LIMIT_PER_SECOND", cls.rate_limit_per_second
-            ),
-            "rate_limit_burst": _env_int("FLOORGATE_RATE_LIMIT_BURST", cls.rate_limit_burst),
-            "rate_limit_share": max(
-                1, _env_int("FLOORGATE_RATE_LIMIT_SHARE", cls.rate_limit_share)
-            ),
-            "unauthenticated_rate_per_second": _env_float(
-                "FLOORGATE_UNAUTHENTICATED_RATE_PER_SECOND", cls.unauthenticated_rate_per_second
-            ),
-            "unauthenticated_burst": _env_int(
-                "FLOORGATE_UNAUTHENTICATED_BURST", cls.unauthenticated_burst
-            ),
-            "graphql_max_cost": _env_int("FLOORGATE_GRAPHQL_MAX_COST", cls.graphql_max_cost),
-            "graphql_max_cost_without_key": _env_int(
-                "FLOORGATE_GRAPHQL_MAX_COST_WITHOUT_KEY", cls.graphql_max_cost_without_key
-            ),
-            "graphql_max_document_bytes": _env_int(
-                "FLOORGATE_GRAPHQL_MAX_DOCUMENT_BYTES", cls.graphql_max_document_bytes
-            ),
-            "graphql_cache_mb": _env_int("FLOORGATE_GRAPHQL_CACHE_MB", cls.graphql_cache_mb),
-            "graphql_max_depth": _env_int("FLOORGATE_GRAPHQL_MAX_DEPTH", cls.graphql_max_depth),
-            "graphql_max_aliases": _env_int(
-                "FLOORGATE_GRAPHQL_MAX_ALIASES", cls.graphql_max_aliases
-            ),
-            "graphql_max_tokens": _env_int("FLOORGATE_GRAPHQL_MAX_TOKENS", cls.graphql_max_tokens),
-            "graphql_max_fragment_spreads": _env_int(
-                "FLOORGATE_GRAPHQL_MAX_FRAGMENT_SPREADS", cls.graphql_max_fragment_spreads
-            ),
-            "retry_after_seconds": _env_int(
-                "FLOORGATE_RETRY_AFTER_SECONDS", cls.retry_after_seconds
-            ),
-            "request_timeout_seconds": _env_float(
-                "FLOORGATE_REQUEST_TIMEOUT_SECONDS", cls.request_timeout_seconds
-            ),
-            "header_timeout_seconds": _env_float(
-                "FLOORGATE_HEADER_TIMEOUT_SECONDS", cls.header_timeout_seconds
-            ),
-            "keepalive_timeout_seconds": _env_float(
-                "FLOORGATE_KEEPALIVE_TIMEOUT_SECONDS", cls.keepalive_timeout_seconds
-            ),
-            "body_timeout_seconds": _env_float(
-                "FLOORGATE_BODY_TIMEOUT_SECONDS", cls.body_timeout_seconds
-            ),
-            "send_timeout_seconds": _env_float(
-                "FLOORGATE_SEND_TIMEOUT_SECONDS", cls.send_timeout_seconds
-            ),
-            "max_connections": _env_int("FLOORGATE_MAX_CONNECTIONS", cls.max_connections),
-            "cors_origins": tuple(
-                origin.rstrip("/")
-                for origin in _env_list("FLOORGATE_CORS_ORIGINS")
-                if origin != "*"
-            ),
-            "hsts_seconds": _env_int("FLOORGATE_HSTS_SECONDS", cls.hsts_seconds),
-            "svg_limits": SvgLimits(
-                max_bytes=_env_int("FLOORGATE_SVG_MAX_BYTES", SvgLimits.max_bytes),
-                max_elements=_env_int("FLOORGATE_SVG_MAX_ELEMENTS", SvgLimits.max_elements),
-                max_depth=_env_int("FLOORGATE_SVG_MAX_DEPTH", SvgLimits.max_depth),
-                max_points=_env_int("FLOORGATE_SVG_MAX_POINTS", SvgLimits.max_points),
-            ),
-            "routing_costs": Costs(
-                foot_speed=_env_float("FLOORGATE_FOOT_SPEED", Costs.foot_speed),
-                wheelchair_speed=_env_float("FLOORGATE_WHEELCHAIR_SPEED", Costs.wheelchair_speed),
-                stairs_seconds_per_step=_env_float(
-                    "FLOORGATE_STAIRS_SECONDS_PER_STEP", Costs.stairs_seconds_per_step
-                ),
-                elevator_wait_seconds=_env_float(
-                    "FLOORGATE_ELEVATOR_WAIT_SECONDS", Costs.elevator_wait_seconds
-                ),
-                elevator_seconds_per_step=_env_float(
-                    "FLOORGATE_ELEVATOR_SECONDS_PER_STEP", Costs.elevator_seconds_per_step
-                ),
-                sloped_length_factor=_env_float(
-                    "FLOORGATE_SLOPED_LENGTH_FACTOR", Costs.sloped_length_factor
-                ),
-                floor_height_ft=_env_float("FLOORGATE_FLOOR_HEIGHT_FT", Costs.floor_height_ft),
-            ),
-            "graph_cache_size": _env_int("FLOORGATE_GRAPH_CACHE_SIZE", 32),
-            "imdf_snap_metres": max(
-                0.0, _env_float("FLOORGATE_IMDF_SNAP_METRES", cls.imdf_snap_metres)
-            ),
-            "import_max_documents": _env_int(
-                "FLOORGATE_IMPORT_MAX_DOCUMENTS", IMPORT_TRANSACTION_DOCUMENTS
-            ),
-            "event_loop": (_env("FLOORGATE_LOOP", "auto") or "auto").lower(),
-            "http_parser": (_env("FLOORGATE_HTTP", "auto") or "auto").lower(),
-            "access_log": _env_bool("FLOORGATE_ACCESS_LOG", cls.access_log),
-            "metrics": _env_bool("FLOORGATE_METRICS", cls.metrics),
-            "tracing": _env_bool("FLOORGATE_TRACING", cls.tracing),
-            "log_format": "json"
-            if (_env("FLOORGATE_LOG_FORMAT") or "").lower() == "json"
-            else cls.log_format,
-            "read_cache_mb": max(0, _env_int("FLOORGATE_READ_CACHE_MB", cls.read_cache_mb)),
-            "viewer_frame_ancestors": frame_ancestors(_env("FLOORGATE_VIEWER_FRAME_ANCESTORS")),
-        }
-        values.update(overrides)
-        return cls(**values)  # type: ignore[arg-type]
+
+Settings = settings_class(
+    "Settings",
+    SETTINGS,
+    COMPOSITES,
+    base=_Derived,
+    module=__name__,
+    doc="Everything a process may tune: one attribute per row of `SETTINGS`, one per "
+    "composite (`svg_limits`, `routing_costs`) for its rows. Build with `from_env`.",
+)

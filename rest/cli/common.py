@@ -1,11 +1,13 @@
 """What every `floorgate` command shares: its settings from the command line and the
-environment, and a database store of its own for the length of its work."""
+environment (and their `--help`), and a database store of its own for the length of its
+work."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import os
+import textwrap
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
@@ -13,6 +15,7 @@ from typing import Any
 
 from storage.database import Store, connect
 from storage.settings import Settings
+from storage.settings_doc import HELP_WIDTH, environment_help
 
 
 def with_store(settings: Settings, uri: str, work: Callable[[Store], Awaitable[Any]]) -> Any:
@@ -29,6 +32,16 @@ def with_store(settings: Settings, uri: str, work: Callable[[Store], Awaitable[A
             await store.close()
 
     return asyncio.run(run())
+
+
+def end_with_environment(main: argparse.ArgumentParser, command: argparse.ArgumentParser) -> None:
+    """End the command's `--help` with every environment setting, from the settings
+    table, saying which option of the command (or of `floorgate`) wins over which. The
+    list keeps its own lines, so the description is wrapped here, once."""
+    options = {*main._option_string_actions, *command._option_string_actions}
+    command.epilog = environment_help(options)
+    command.description = textwrap.fill(command.description or "", HELP_WIDTH) or None
+    command.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
 def settings_of(args: argparse.Namespace) -> Settings:

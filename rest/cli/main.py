@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from resolvers.auth.permissions import ALL_PERMISSIONS
-from rest.cli.common import settings_of, with_store
+from rest.cli.common import end_with_environment, settings_of, with_store
 from rest.cli.maintenance import cmd_check, cmd_gc, duration
 from storage.collections import ASSETS
 from storage.database import UNAVAILABLE_ERRORS, Store
@@ -391,8 +391,7 @@ def parser() -> argparse.ArgumentParser:
         "serve",
         help="serve the API over HTTPS",
         description="Serve the API over HTTPS (or plain HTTP behind a TLS proxy). Every "
-        "option also has a setting in the environment (README, Configuration); an option "
-        "given here wins.",
+        "option also has a setting in the environment (below); an option given here wins.",
     )
     serve_cmd.add_argument(
         "--host", help=f"address to listen on (default {Settings.host}; FLOORGATE_HOST)"
@@ -425,6 +424,7 @@ def parser() -> argparse.ArgumentParser:
     )
     serve_cmd.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     serve_cmd.set_defaults(handler=cmd_serve)
+    end_with_environment(main, serve_cmd)
 
     demo = commands.add_parser("demo", help="load the demo property and serve it on localhost")
     demo.add_argument(
@@ -441,6 +441,7 @@ def parser() -> argparse.ArgumentParser:
         "anew, with a new demo key (default: keep what is there)",
     )
     demo.set_defaults(handler=cmd_demo)
+    end_with_environment(main, demo)
 
     importer = commands.add_parser("import", help="import a JSON dataset (all or nothing)")
     importer.add_argument(

@@ -1,0 +1,324 @@
+"""How a table of settings works: the kinds of value a FLOORGATE_* variable takes (how
+its text is read, what the docs call it), the checks a value must pass, the row, and
+`settings_class`, which makes the settings' dataclass and its `from_env` from the rows.
+
+The table itself, `SETTINGS`, and `Settings` are in `storage/settings.py`; kept apart from
+this so that it reads as a list of settings, one row each.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, make_dataclass
+from pathlib import Path
+from typing import Any, Self
+
+
+class SettingsError(ValueError):
+    """A setting's value that cannot be used; `floorgate` says so in one line."""
+
+
+@dataclass(frozen=True)
+class Kind:
+    """How the text of a variable becomes a value. `parse(variable, text)` gets a
+    non-empty text and returns the value, or None for "no value: the default", or raises
+    SettingsError naming the variable. `name` and `explained` are what docs/configuration.md
+    says of it; `show` writes a default as an operator would type it."""
+
+    name: str
+    type: Any  # the type of the Settings attribute
+    explained: str
+    parse: Callable[[str, str], Any]
+    show: Callable[[Any], str] = str
+
+
+@dataclass(frozen=True)
+class Check:
+    """A rule a value must meet, checked whenever Settings are made (from the environment
+    or in code). `run(variable, value)` raises SettingsError; `says` is the rule in words."""
+
+    says: str
+    run: Callable[[str, Any], None]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One row of the settings table: everything about one FLOORGATE_* variable.
+
+    `name` is the attribute of `Settings`, or `group.part` for a part of an attribute made
+    of several variables (`svg_limits.max_bytes`). `help` is one line, shown by `--help`
+    and docs/configuration.md; `detail` only by the doc. `option` is the command-line
+    option of `floorgate serve` (or `floorgate`) that wins over the variable. A value
+    below `at_least` is raised to it without a word (for settings whose old values were
+    accepted so)."""
+
+    name: str
+    variable: str
+    kind: Kind
+    default: Any
+    help: str
+    detail: str = ""
+    check: Check | None = None
+    at_least: float | None = None
+    option: str = ""
+
+    def read(self, environ: Mapping[str, str]) -> Any:
+        """This setting's value in `environ`: unset and empty mean the default."""
+        raw = environ.get(self.variable)
+        if raw is None or raw == "":
+            return self.default
+        value = self.kind.parse(self.variable, raw)
+        if value is None:
+            return self.default
+        if self.at_least is not None:
+            value = max(self.at_least, value)
+        return value
+
+    @property
+    def attribute_type(self) -> Any:
+        """The attribute's type: the kind's, optional when there is no default."""
+        return self.kind.type | None if self.default is None else self.kind.type
+
+    def shown_default(self) -> str:
+        """The default as text; empty when there is none."""
+        return "" if self.default in (None, ()) else self.kind.show(self.default)
+
+    def rule(self) -> str:
+        """What a value must be, in words: its kind and any check or floor."""
+        words = [self.kind.name]
+        if self.check is not None:
+            words.append(self.check.says)
+        if self.at_least is not None:
+            words.append(f"less counts as {self.kind.show(self.at_least)}")
+        return ", ".join(words)
+
+
+def _number_text(value: float) -> str:
+    return f"{value:g}"
+
+
+def _whole(variable: str, text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise SettingsError(f"{variable}: {text!r} is not a whole number") from None
+
+
+def _number(variable: str, text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise SettingsError(f"{variable}: {text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise SettingsError(f"{variable}: {text!r} is not a finite number")
+    return value
+
+
+SWITCH_ON = ("1", "true", "yes", "on")
+SWITCH_OFF = ("0", "false", "no", "off")
+
+
+def _switch(variable: str, text: str) -> bool | None:
+    lowered = text.lower()
+    if lowered in SWITCH_ON:
+        return True
+    if lowered in SWITCH_OFF:
+        return False
+    return None
+
+
+def _items(text: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+def _origins(variable: str, text: str) -> tuple[str, ...] | None:
+    return tuple(origin.rstrip("/") for origin in _items(text) if origin != "*") or None
+
+
+def _log_format(variable: str, text: str) -> str | None:
+    return "json" if text.lower() == "json" else None
+
+
+TEXT = Kind("text", str, "used as written.", lambda variable, text: text)
+WORD = Kind("word", str, "any case; read in lower case.", lambda variable, text: text.lower())
+URL = Kind("URL", str, "a trailing `/` is dropped.", lambda variable, text: text.rstrip("/"))
+PATH = Kind(
+    "path", Path, "a file or folder, relative to the working directory.", lambda v, t: Path(t)
+)
+WHOLE = Kind("whole number", int, "digits, such as `8443` or `-1`.", _whole)
+NUMBER = Kind(
+    "number",
+    float,
+    "a decimal number such as `2.5`; `nan` and `inf` are refused.",
+    _number,
+    _number_text,
+)
+SWITCH = Kind(
+    "switch",
+    bool,
+    f"on: {', '.join(SWITCH_ON)}; off: {', '.join(SWITCH_OFF)} (any case); "
+    "anything else is the default.",
+    _switch,
+    lambda value: "on" if value else "off",
+)
+LIST = Kind(
+    "list",
+    tuple[str, ...],
+    "items separated by commas; spaces around them are dropped.",
+    lambda variable, text: _items(text) or None,
+    ",".join,
+)
+ORIGINS = Kind(
+    "list of origins",
+    tuple[str, ...],
+    "a list whose trailing `/` are dropped; `*` (any origin) is the same as none.",
+    _origins,
+    ",".join,
+)
+LOG_FORMAT = Kind(
+    "`text` or `json`", str, "`json` in any case; anything else is `text`.", _log_format
+)
+
+
+# -- checks ---------------------------------------------------------------------------
+
+MAX_PORT = 65_535
+
+
+def _more_than_zero(variable: str, value: float) -> None:
+    if not value > 0:  # a timeout of 0 would end every connection at once
+        raise SettingsError(f"{variable}: must be more than 0, not {value}")
+
+
+def _tcp_port(variable: str, value: int) -> None:
+    if not 0 <= value <= MAX_PORT:
+        raise SettingsError(f"{variable}: {value} is not a TCP port (0 to {MAX_PORT})")
+
+
+MORE_THAN_ZERO = Check("more than 0", _more_than_zero)
+TCP_PORT = Check(f"0 to {MAX_PORT}", _tcp_port)
+
+
+# -- Content-Security-Policy frame-ancestors sources ---------------------------------------
+
+FRAME_KEYWORDS = ("'none'", "'self'")
+# A CSP host-source or scheme-source: `https:`, `https://example.com`, `*.example.org:8443`,
+# `https://example.com/path/`. No quotes, separators or whitespace inside one.
+_FRAME_SOURCE = re.compile(
+    r"[a-z][a-z0-9+.-]*:"  # scheme-source
+    r"|(?:[a-z][a-z0-9+.-]*://)?(?:\*\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*(?::(?:[0-9]+|\*))?"
+    r"(?:/[a-z0-9._~%!$&()*+=:@/-]*)?",
+    re.IGNORECASE,
+)
+
+
+def frame_ancestors(raw: str | None) -> tuple[str, ...]:
+    """`FLOORGATE_VIEWER_FRAME_ANCESTORS`, checked: it is pasted into a
+    Content-Security-Policy header, so a `;`, a newline or a stray quote would add
+    directives of its own. Sources are separated by spaces; `'none'` stands alone."""
+    if raw is None or not raw.strip():
+        return ("'none'",)
+    if any(char in raw for char in ';,\r\n"\\'):
+        raise SettingsError(
+            "FLOORGATE_VIEWER_FRAME_ANCESTORS: no ';', ',', quote or line break; "
+            "separate sources with spaces"
+        )
+    sources = tuple(raw.split())
+    for source in sources:
+        if source.lower() in FRAME_KEYWORDS:
+            continue
+        if "'" in source or not _FRAME_SOURCE.fullmatch(source):
+            raise SettingsError(
+                f"FLOORGATE_VIEWER_FRAME_ANCESTORS: {source!r} is not a source "
+                "('none', 'self', a scheme like https:, or a host such as "
+                "https://example.com or https://*.example.org)"
+            )
+    lowered = tuple(
+        source.lower() if source.lower() in FRAME_KEYWORDS else source for source in sources
+    )
+    if "'none'" in lowered and len(lowered) > 1:
+        raise SettingsError(
+            "FLOORGATE_VIEWER_FRAME_ANCESTORS: 'none' cannot be combined with other sources"
+        )
+    return lowered
+
+
+FRAME_SOURCES = Kind(
+    "CSP sources",
+    tuple[str, ...],
+    "separated by spaces: `'none'`, `'self'`, a scheme such as `https:`, or a host such as "
+    "`https://example.com` or `https://*.example.org`; `'none'` stands alone.",
+    lambda variable, text: frame_ancestors(text),
+    " ".join,
+)
+
+
+def _frame_sources(variable: str, value: tuple[str, ...]) -> None:
+    frame_ancestors(" ".join(value))  # raises on what would break the header
+
+
+FRAME_CHECK = Check("no `;`, `,`, other quotes or line breaks", _frame_sources)
+
+
+# -- the settings' dataclass ------------------------------------------------------------
+
+
+def value_at(settings: object, name: str) -> Any:
+    """The value of a row in made settings: `port`, or `svg_limits.max_bytes`."""
+    value = settings
+    for part in name.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def settings_class(
+    name: str,
+    rows: Sequence[Setting],
+    composites: Mapping[str, type],
+    *,
+    base: type = object,
+    module: str,
+    doc: str,
+) -> type:
+    """A frozen dataclass with an attribute per row (`name`, of the row's type and
+    default) and per composite (made of its rows; its own class's defaults), whose
+    instances are checked by every row's check, with `from_env` reading every row."""
+
+    class Table(base):
+        def __post_init__(self) -> None:
+            """Settings built in code (tests, tools) are checked like the environment's."""
+            for row in rows:
+                if row.check is not None:
+                    row.check.run(row.variable, value_at(self, row.name))
+
+        @classmethod
+        def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Self:
+            """Every row read from the environment (`os.environ` unless given), then
+            `overrides` (command-line options) on top."""
+            environ = os.environ if environ is None else environ
+            values: dict[str, object] = {}
+            parts: dict[str, dict[str, object]] = {attribute: {} for attribute in composites}
+            for row in rows:
+                attribute, _, part = row.name.partition(".")
+                if part:
+                    parts[attribute][part] = row.read(environ)
+                else:
+                    values[attribute] = row.read(environ)
+            for attribute, kind in composites.items():
+                values[attribute] = kind(**parts[attribute])
+            values.update(overrides)
+            return cls(**values)
+
+    fields: dict[str, tuple[str, Any, Any]] = {}
+    for row in rows:
+        attribute, _, part = row.name.partition(".")
+        if not part:
+            fields[attribute] = (attribute, row.attribute_type, field(default=row.default))
+        elif attribute not in fields:
+            kind = composites[attribute]
+            fields[attribute] = (attribute, kind, field(default_factory=kind))
+    namespace = {"__module__": module, "__doc__": doc}
+    return make_dataclass(name, fields.values(), bases=(Table,), namespace=namespace, frozen=True)
