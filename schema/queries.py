@@ -1,6 +1,8 @@
-"""Root query fields: each names its access rule and hands over to `resolvers.reads`."""
+"""Root query fields: one table (`ROOT_FIELDS`), each row naming its access rule and its
+resolver in `resolvers`; `schema.root_fields` makes the strawberry fields from it.
+Fields of a shape of their own are written by hand below it; the table places them."""
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import strawberry
 from strawberry.scalars import JSON
@@ -29,8 +31,9 @@ from schema.experimental_types import (
     UnitAttributeGroup,
     WaypointInput,
 )
-from schema.permissions import KeyRequired, requires
+from schema.permissions import requires
 from schema.records import as_record
+from schema.root_fields import Arg, Kind, RootField, query_type
 from schema.types import (
     Asset,
     AssetPage,
@@ -49,169 +52,175 @@ from schema.types import (
     UnitReferencePage,
 )
 
-MODE = strawberry.argument(description="`foot` (default) or `wheelchair`.")
+PAGE, ALL, ONE = Kind.PAGE, Kind.ALL, Kind.ONE
+
 # A vendor path's market (docs/api.md, "Vendor paths"): given, it must be the market of
 # the asset named by `assetId`, else the field answers "Not found".
-MARKET = strawberry.argument(
-    description="The asset's market (`multifamily`): when given, "
-    "`assetId`'s asset must be of this market, else Not found."
-)
-Market = Annotated[str | None, MARKET]
+Market = Annotated[
+    str | None,
+    strawberry.argument(
+        description="The asset's market (`multifamily`): when given, "
+        "`assetId`'s asset must be of this market, else Not found."
+    ),
+]
 AssetId = Annotated[
     strawberry.ID | None,
     strawberry.argument(description="Only of this asset (else Not found, for one item)."),
 ]
 
+# Parent ids: required, first.
+ASSET_ID = Arg("asset_id", strawberry.ID)
+UNIT_MAP_ID = Arg("unit_map_id", strawberry.ID)
+GROUP_ID = Arg("group_id", strawberry.ID)
 
-def listed(page: Any, info: Info, **filters: object) -> Any:
-    """The page, its paging told which list it is (the root field and its filters), so
-    that `Paging.prevUrl`/`nextUrl` can name the same list's pages on REST."""
-    page["paging"]["list"] = (info.field_name, filters)
-    return page
+# Optional filters, last.
+MARKET = Arg("market", Market)
+OF_ASSET = Arg("asset_id", AssetId)
+ASSET = Arg("asset_id", strawberry.ID | None)  # the same filter, published undescribed
+TAGS = Arg("tags", str | None)
+KEY = Arg("key", str | None)
+OF_GROUP = Arg(
+    "group_id",
+    Annotated[strawberry.ID | None, strawberry.argument(description="Only of this group.")],
+)
 
-
-@strawberry.type
-class Query:
-    @strawberry.field(permission_classes=[KeyRequired], description="Assets the key may see.")
-    async def assets(
-        self, info: Info, page: int | None = None, per_page: int | None = None
-    ) -> AssetPage:
-        return listed(await reads.list_assets(info.context, page, per_page), info)
-
-    @strawberry.field(permission_classes=[KeyRequired])
-    async def asset(self, info: Info, id: strawberry.ID) -> Asset | None:
-        return await reads.get_asset(info.context, id)
-
-    @strawberry.field(permission_classes=[KeyRequired], description="Floors of an asset.")
-    async def floors(
-        self,
-        info: Info,
-        asset_id: strawberry.ID,
-        page: int | None = None,
-        per_page: int | None = None,
-        market: Market = None,
-    ) -> FloorPage:
-        found = await reads.list_floors(info.context, asset_id, page, per_page, market)
-        return listed(found, info, assetId=asset_id, market=market)
-
-    @strawberry.field(permission_classes=[KeyRequired])
-    async def floor(
-        self, info: Info, asset_id: strawberry.ID, id: strawberry.ID, market: Market = None
-    ) -> Floor | None:
-        return await reads.get_floor(info.context, asset_id, id, market)
-
-    @strawberry.field(
-        permission_classes=[KeyRequired],
+# Every root field, in the schema's order: a row, or the name of a hand-written field
+# (`HandWritten` below). A new list/get pair is two rows.
+ROOT_FIELDS: tuple[RootField | str, ...] = (
+    RootField("assets", reads.list_assets, AssetPage, PAGE, description="Assets the key may see."),
+    RootField("asset", reads.get_asset, Asset | None, ONE),
+    RootField(
+        "floors",
+        reads.list_floors,
+        FloorPage,
+        PAGE,
+        parents=(ASSET_ID,),
+        filters=(MARKET,),
+        description="Floors of an asset.",
+    ),
+    RootField("floor", reads.get_floor, Floor | None, ONE, parents=(ASSET_ID,), filters=(MARKET,)),
+    RootField(
+        "units",
+        reads.list_units,
+        UnitPage,
+        PAGE,
+        filters=(OF_ASSET, MARKET),
         description="Units the key may see, by id; of one asset when `assetId` is given.",
-    )
-    async def units(
-        self,
-        info: Info,
-        page: int | None = None,
-        per_page: int | None = None,
-        asset_id: AssetId = None,
-        market: Market = None,
-    ) -> UnitPage:
-        found = await reads.list_units(info.context, page, per_page, asset_id, market)
-        return listed(found, info, assetId=asset_id, market=market)
-
-    @strawberry.field(permission_classes=[KeyRequired])
-    async def unit(
-        self, info: Info, id: strawberry.ID, asset_id: AssetId = None, market: Market = None
-    ) -> Unit | None:
-        return await reads.get_unit(info.context, id, asset_id, market)
-
-    @strawberry.field(
-        permission_classes=[KeyRequired],
+    ),
+    RootField("unit", reads.get_unit, Unit | None, ONE, filters=(OF_ASSET, MARKET)),
+    RootField(
+        "unit_maps",
+        reads.list_unit_maps,
+        UnitMapPage,
+        PAGE,
+        filters=(TAGS, ASSET, MARKET),
         description="Unit maps the key may see; `tags` is comma-separated (all must be present).",
-    )
-    async def unit_maps(
-        self,
-        info: Info,
-        page: int | None = None,
-        per_page: int | None = None,
-        tags: str | None = None,
-        asset_id: strawberry.ID | None = None,
-        market: Market = None,
-    ) -> UnitMapPage:
-        found = await reads.list_unit_maps(info.context, page, per_page, tags, asset_id, market)
-        return listed(found, info, tags=tags, assetId=asset_id, market=market)
-
-    @strawberry.field(permission_classes=[KeyRequired])
-    async def unit_map(
-        self, info: Info, id: strawberry.ID, asset_id: AssetId = None, market: Market = None
-    ) -> UnitMap | None:
-        return await reads.get_unit_map(info.context, id, asset_id, market)
-
-    @strawberry.field(permission_classes=[KeyRequired])
-    async def backgrounds(
-        self,
-        info: Info,
-        unit_map_id: strawberry.ID,
-        page: int | None = None,
-        per_page: int | None = None,
-        asset_id: AssetId = None,
-        market: Market = None,
-    ) -> BackgroundPage:
-        found = await reads.list_backgrounds(
-            info.context, unit_map_id, page, per_page, asset_id, market
-        )
-        return listed(found, info, unitMapId=unit_map_id, assetId=asset_id, market=market)
-
-    @strawberry.field(permission_classes=[KeyRequired])
-    async def background(
-        self,
-        info: Info,
-        unit_map_id: strawberry.ID,
-        id: strawberry.ID,
-        asset_id: AssetId = None,
-        market: Market = None,
-    ) -> Background | None:
-        return await reads.get_background(info.context, unit_map_id, id, asset_id, market)
-
-    @strawberry.field(
-        permission_classes=[KeyRequired],
+    ),
+    RootField("unit_map", reads.get_unit_map, UnitMap | None, ONE, filters=(OF_ASSET, MARKET)),
+    RootField(
+        "backgrounds",
+        reads.list_backgrounds,
+        BackgroundPage,
+        PAGE,
+        parents=(UNIT_MAP_ID,),
+        filters=(OF_ASSET, MARKET),
+    ),
+    RootField(
+        "background",
+        reads.get_background,
+        Background | None,
+        ONE,
+        parents=(UNIT_MAP_ID,),
+        filters=(OF_ASSET, MARKET),
+    ),
+    RootField(
+        "level_tags",
+        reads.list_level_tags,
+        list[LevelTag],
+        ALL,
+        parents=(UNIT_MAP_ID,),
+        filters=(OF_ASSET, MARKET),
         description="Level tags of a map: all, or one slice when paging arguments are given.",
-    )
-    async def level_tags(
-        self,
-        info: Info,
-        unit_map_id: strawberry.ID,
-        page: int | None = None,
-        per_page: int | None = None,
-        asset_id: AssetId = None,
-        market: Market = None,
-    ) -> list[LevelTag]:
-        return await reads.list_level_tags(
-            info.context, unit_map_id, page, per_page, asset_id, market
-        )
+    ),
+    RootField(
+        "unit_map_units",
+        reads.list_map_units,
+        UnitPage,
+        PAGE,
+        parents=(UNIT_MAP_ID,),
+        filters=(OF_ASSET, MARKET),
+        description="Units drawn on a map.",
+    ),
+    RootField(
+        "unit_map_unit",
+        reads.get_map_unit,
+        Unit | None,
+        ONE,
+        parents=(UNIT_MAP_ID,),
+        filters=(OF_ASSET, MARKET),
+    ),
+    "parse_unit_map",
+    # Experimental resources: each behind its flag (and permission).
+    RootField(
+        "asset_references",
+        references.list_asset_references,
+        AssetReferencePage,
+        PAGE,
+        filters=(ASSET, KEY, MARKET),
+        description="Asset references the key may see, by id (E5). Flag `references`, "
+        "permission service.asset-references.read.",
+        permission=requires(ASSET_REFERENCES_READ, FLAG_REFERENCES),
+    ),
+    RootField(
+        "unit_references",
+        references.list_unit_references,
+        UnitReferencePage,
+        PAGE,
+        filters=(ASSET, KEY, MARKET, OF_GROUP),
+        description="Unit references the key may see, by unit id then key (E8). Flag "
+        "`references`, permission service.unit-references.read.",
+        permission=requires(UNIT_REFERENCES_READ, FLAG_REFERENCES),
+    ),
+    RootField(
+        "unit_reference_groups",
+        references.list_unit_reference_groups,
+        UnitReferenceGroupPage,
+        PAGE,
+        filters=(ASSET, MARKET),
+        description="Groups of the unit references the key may see (a reference's `groupId`), "
+        "by id. Flag `references`, permission service.unit-references.read.",
+        permission=requires(UNIT_REFERENCES_READ, FLAG_REFERENCES),
+    ),
+    RootField(
+        "unit_attribute_groups",
+        attributes.list_groups,
+        list[UnitAttributeGroup],
+        ALL,
+        description="Attribute groups with their attributes, by id (E19): all, or one slice "
+        "when paging arguments are given.",
+        permission=requires(UNIT_ATTRIBUTES_READ, FLAG_UNIT_ATTRIBUTES),
+    ),
+    RootField(
+        "unit_attribute_assignments",
+        attributes.list_assignments,
+        UnitAttributeAssignmentPage,
+        PAGE,
+        parents=(GROUP_ID,),
+        filters=(ASSET,),
+        description="Assignments of a group whose asset the key may see, by unit id then "
+        "attribute id (E20).",
+        permission=requires(UNIT_ATTRIBUTES_READ, FLAG_UNIT_ATTRIBUTES),
+    ),
+    "locations",
+    "distance_matrix",
+    "route",
+)
 
-    @strawberry.field(permission_classes=[KeyRequired], description="Units drawn on a map.")
-    async def unit_map_units(
-        self,
-        info: Info,
-        unit_map_id: strawberry.ID,
-        page: int | None = None,
-        per_page: int | None = None,
-        asset_id: AssetId = None,
-        market: Market = None,
-    ) -> UnitPage:
-        found = await reads.list_map_units(
-            info.context, unit_map_id, page, per_page, asset_id, market
-        )
-        return listed(found, info, unitMapId=unit_map_id, assetId=asset_id, market=market)
 
-    @strawberry.field(permission_classes=[KeyRequired])
-    async def unit_map_unit(
-        self,
-        info: Info,
-        unit_map_id: strawberry.ID,
-        id: strawberry.ID,
-        asset_id: AssetId = None,
-        market: Market = None,
-    ) -> Unit | None:
-        return await reads.get_map_unit(info.context, unit_map_id, id, asset_id, market)
+class HandWritten:
+    """Root fields no row describes, each for the reason above it; the table places them."""
 
+    # Not a read of a resource: SVG text in, the parsed document (JSON) out.
     @strawberry.field(
         permission_classes=[requires(UNIT_MAPS_PARSE)],
         description="Parse unit-map SVG into the parsed document (application/vnd.map+json), "
@@ -220,93 +229,8 @@ class Query:
     async def parse_unit_map(self, info: Info, svg: str) -> JSON:
         return await parse_svg(info.context, svg)
 
-    # Experimental resources: each behind its flag (and permission).
-
-    @strawberry.field(
-        permission_classes=[requires(ASSET_REFERENCES_READ, FLAG_REFERENCES)],
-        description="Asset references the key may see, by id (E5). Flag `references`, "
-        "permission service.asset-references.read.",
-    )
-    async def asset_references(
-        self,
-        info: Info,
-        page: int | None = None,
-        per_page: int | None = None,
-        asset_id: strawberry.ID | None = None,
-        key: str | None = None,
-        market: Market = None,
-    ) -> AssetReferencePage:
-        found = await references.list_asset_references(
-            info.context, page, per_page, asset_id, key, market
-        )
-        return listed(found, info, assetId=asset_id, key=key, market=market)
-
-    @strawberry.field(
-        permission_classes=[requires(UNIT_REFERENCES_READ, FLAG_REFERENCES)],
-        description="Unit references the key may see, by unit id then key (E8). Flag "
-        "`references`, permission service.unit-references.read.",
-    )
-    async def unit_references(
-        self,
-        info: Info,
-        page: int | None = None,
-        per_page: int | None = None,
-        asset_id: strawberry.ID | None = None,
-        key: str | None = None,
-        market: Market = None,
-        group_id: Annotated[
-            strawberry.ID | None, strawberry.argument(description="Only of this group.")
-        ] = None,
-    ) -> UnitReferencePage:
-        found = await references.list_unit_references(
-            info.context, page, per_page, asset_id, key, market, group_id
-        )
-        return listed(found, info, assetId=asset_id, key=key, market=market, groupId=group_id)
-
-    @strawberry.field(
-        permission_classes=[requires(UNIT_REFERENCES_READ, FLAG_REFERENCES)],
-        description="Groups of the unit references the key may see (a reference's `groupId`), "
-        "by id. Flag `references`, permission service.unit-references.read.",
-    )
-    async def unit_reference_groups(
-        self,
-        info: Info,
-        page: int | None = None,
-        per_page: int | None = None,
-        asset_id: strawberry.ID | None = None,
-        market: Market = None,
-    ) -> UnitReferenceGroupPage:
-        found = await references.list_unit_reference_groups(
-            info.context, page, per_page, asset_id, market
-        )
-        return listed(found, info, assetId=asset_id, market=market)
-
-    @strawberry.field(
-        permission_classes=[requires(UNIT_ATTRIBUTES_READ, FLAG_UNIT_ATTRIBUTES)],
-        description="Attribute groups with their attributes, by id (E19): all, or one slice "
-        "when paging arguments are given.",
-    )
-    async def unit_attribute_groups(
-        self, info: Info, page: int | None = None, per_page: int | None = None
-    ) -> list[UnitAttributeGroup]:
-        return await attributes.list_groups(info.context, page, per_page)
-
-    @strawberry.field(
-        permission_classes=[requires(UNIT_ATTRIBUTES_READ, FLAG_UNIT_ATTRIBUTES)],
-        description="Assignments of a group whose asset the key may see, by unit id then "
-        "attribute id (E20).",
-    )
-    async def unit_attribute_assignments(
-        self,
-        info: Info,
-        group_id: strawberry.ID,
-        page: int | None = None,
-        per_page: int | None = None,
-        asset_id: strawberry.ID | None = None,
-    ) -> UnitAttributeAssignmentPage:
-        found = await attributes.list_assignments(info.context, group_id, page, per_page, asset_id)
-        return listed(found, info, groupId=group_id, assetId=asset_id)
-
+    # Its `tags` filter comes before the paging arguments in the published schema, where a
+    # row puts every filter after them.
     @strawberry.field(
         permission_classes=[requires(flag=FLAG_LOCATIONS)],
         description="Locations of a map, by id (E17), filtered by `tags`: comma-separated "
@@ -327,6 +251,7 @@ class Query:
             info.context, unit_map_id, tags, page, per_page, asset_id, market
         )
 
+    # Input objects, handed over as records (`as_record`), and no paging nor `id`.
     @strawberry.field(
         permission_classes=[requires(DISTANCES_CALCULATE, FLAG_DISTANCES)],
         description="Walking distances (feet) and times (seconds) from every source to every "
@@ -337,6 +262,7 @@ class Query:
     ) -> DistanceMatrix:
         return await distances.distance_matrix(info.context, unit_map_id, as_record(input))
 
+    # Likewise, and `from` is a Python keyword (`from_`).
     @strawberry.field(
         permission_classes=[requires(DISTANCES_CALCULATE, FLAG_DIRECTIONS)],
         description="The route from one waypoint to another: legs per level with their "
@@ -349,8 +275,13 @@ class Query:
         unit_map_id: strawberry.ID,
         from_: Annotated[WaypointInput, strawberry.argument(name="from")],
         to: WaypointInput,
-        mode: Annotated[str | None, MODE] = None,
+        mode: Annotated[
+            str | None, strawberry.argument(description="`foot` (default) or `wheelchair`.")
+        ] = None,
     ) -> Directions:
         return await directions.directions(
             info.context, unit_map_id, as_record(from_), as_record(to), mode
         )
+
+
+Query = query_type(ROOT_FIELDS, HandWritten)
