@@ -15,8 +15,8 @@ from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, not_found
 from resolvers.paging import BY_ID, Sort, find_all, find_page, paged, slice_list
 from resolvers.validation import check_id, check_paging, item_count_problems
-from storage import assignments as writes
 from storage import collections as c
+from storage.attributes import assignments as writes
 from storage.cache import cached_reads
 
 ASSIGNMENT_ORDER: Sort = [("unit_id", 1), ("attribute_id", 1)]
@@ -50,7 +50,7 @@ async def list_groups(
     return slice_list(groups, page_no, size)
 
 
-async def _group(context: RequestContext, group_id: str, for_write: bool) -> dict[str, Any]:
+async def group_of(context: RequestContext, group_id: str, for_write: bool) -> dict[str, Any]:
     """The group, or 404; a write checks against the database itself, not the cache."""
     query = {"_id": group_id}
     group = await (
@@ -77,7 +77,7 @@ async def list_assignments(
     check_id(errors, "assetId", asset_id)
     page_no, size = check_paging(errors, page, per_page)
     errors.raise_if_any()
-    await _group(context, group_id, for_write=False)
+    await group_of(context, group_id, for_write=False)
     scope = caller.asset_filter(asset_id)
     if scope is None:
         return paged([], page_no, size, False)
@@ -149,7 +149,7 @@ async def _validated(
     errors = FieldErrors()
     _check_shape(errors, group_id, items)
     errors.raise_if_any()
-    group = await _group(context, group_id, for_write=True)
+    group = await group_of(context, group_id, for_write=True)
     exclusive = assigning and bool(group.get("one_attribute_per_unit"))
     await _check_items(context, caller, group, items, exclusive)
     return group

@@ -15,6 +15,7 @@ from resolvers.limits import COST_PER_RATE_UNIT
 from resolvers.loaders import Loaders
 from resolvers.wayfinding.graph_cache import VersionedCache
 from routing.matrix import LoadedGraph
+from storage.attributes.hub import EventHub
 from storage.collections import RATE_BUDGETS
 from storage.database import UNAVAILABLE_ERRORS, Store
 from storage.settings import Settings
@@ -36,9 +37,12 @@ class Services:
     # (root field, its arguments, page, per page) -> URL; set by the app, None elsewhere.
     page_url: Callable[[str, dict[str, Any], int, int], str | None] | None = None
     graph_cache: VersionedCache[LoadedGraph] = field(init=False)
+    # Live changes of assignments: one change stream for every subscriber of the process.
+    event_hub: EventHub = field(init=False)
     waypoint_cache: VersionedCache[dict[str, dict[str, Any]]] = field(init=False)
 
     def __post_init__(self) -> None:
+        self.event_hub = EventHub(self.store)
         self.graph_cache = VersionedCache(self.settings.graph_cache_size)
         self.waypoint_cache = VersionedCache(self.settings.graph_cache_size)
         # One budget per key for every process (FLOORGATE_RATE_LIMIT_SHARE is obsolete).
@@ -72,6 +76,7 @@ class RequestContext:
         self.settings = services.settings
         self.api_key = api_key or None
         self.flags = flags
+        self.connection_params: object = None  # a WebSocket's `connection_init` payload
         self.request_id = request_id
         self.client = client  # the client's address, for limits on unauthenticated traffic
         self.state = state  # the request's scope state: `RATE_LIMITED_KEY` goes there

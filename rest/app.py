@@ -18,7 +18,7 @@ from starlette.applications import Starlette
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
-from starlette.routing import BaseRoute, Match, Mount, Route, Router
+from starlette.routing import BaseRoute, Match, Mount, Route, Router, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from resolvers.context import Services
@@ -101,12 +101,14 @@ def create_app(
             )
         return error_of(ErrorCode.SERVICE_UNAVAILABLE, retry_after=settings.retry_after_seconds)
 
+    graphql = GraphQLView(schema, services)
     static = graphiql_routes()[0]
     assert isinstance(static, Mount)
     routes: list[BaseRoute] = [
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
-        Route("/graphql", GraphQLView(schema, services), methods=["GET", "POST"]),
+        Route("/graphql", graphql, methods=["GET", "POST"]),
+        WebSocketRoute("/graphql", graphql),  # subscriptions (docs/graphql.md)
         *sdl_routes(schema),
         *landing_routes(settings),
         *viewer_routes(settings),

@@ -42,3 +42,17 @@ def request_context(request: HTTPConnection, services: Services) -> RequestConte
         request.client.host if request.client else "",
         request.scope.setdefault("state", {}),
     )
+
+
+def connection_credentials(context: RequestContext, params: object) -> None:
+    """A WebSocket's `connection_init` payload (`{"API-Key": ..., "Experimental-Flags":
+    ...}`): what a browser can send, as it cannot set the upgrade request's headers. Its
+    values win over the headers' (non-browser clients may use either)."""
+    if not isinstance(params, dict):
+        return
+    key = params.get("API-Key")
+    if isinstance(key, str) and key.strip():
+        context.api_key = key.strip()
+    flags = params.get("Experimental-Flags")
+    if isinstance(flags, str):
+        context.flags = parse_flags(flags)

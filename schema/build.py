@@ -16,6 +16,7 @@ from schema.execution.operation_limits import OperationLimits
 from schema.mutations import Mutation
 from schema.queries import Query
 from schema.scalars import SCALARS
+from schema.subscriptions import Subscription
 from storage.settings import Settings
 
 
@@ -51,6 +52,7 @@ def build_schema(settings: Settings) -> Schema:
     schema = Schema(
         query=Query,
         mutation=Mutation,
+        subscription=Subscription,
         config=StrawberryConfig(default_resolver=read_field, scalar_map=SCALARS),
         execution_context_class=CompiledExecutor,
         extensions=[lambda: OperationGuard(caches)],

@@ -28,6 +28,8 @@ LOCATIONS = "locations"
 API_KEYS = "api_keys"
 LEASES = "leases"  # who writes an asset now (storage.imports.leases)
 RATE_BUDGETS = "rate_budgets"  # each key's rate-limit bucket, shared by every process
+ATTRIBUTE_EVENTS = "attribute_events"  # the log of assignment changes (storage.attributes.events)
+COUNTERS = "counters"  # numbers handed out in order, by name (the events' `seq`)
 FILES_BUCKET = "fs"
 
 
@@ -98,4 +100,13 @@ COLLECTIONS: tuple[Collection, ...] = (
     Collection(LEASES),
     # A bucket whose `expires_at` has passed is full again: the same as no document.
     Collection(RATE_BUDGETS, [Index([("expires_at", 1)], expire_after_seconds=0)]),
+    # Read by group from a position; kept until `expires_at` (RETENTION_SECONDS).
+    Collection(
+        ATTRIBUTE_EVENTS,
+        [
+            Index([("group_id", 1), ("_id", 1)]),
+            Index([("expires_at", 1)], expire_after_seconds=0),
+        ],
+    ),
+    Collection(COUNTERS),
 )

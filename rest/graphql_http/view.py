@@ -13,14 +13,16 @@ from starlette.responses import HTMLResponse, Response
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
+from strawberry.exceptions import ConnectionRejectionError
 from strawberry.http import GraphQLHTTPResponse
 from strawberry.types import ExecutionResult
+from strawberry.types.unset import UNSET, UnsetType
 
 from resolvers.auth.permissions import ADMIN
 from resolvers.context import RequestContext, Services
 from resolvers.errors import ApiError, ErrorCode, classify
 from resolvers.limits import MAX_QUERY_BODY_BYTES, MAX_UNAUTHENTICATED_BODY_BYTES
-from rest.credentials import repeated_key, request_context
+from rest.credentials import connection_credentials, repeated_key, request_context
 from rest.graphql_http.direct import charge_kept, operation_of
 from rest.graphql_http.graphiql import PAGE_HEADERS, graphiql_html
 from rest.ops.metrics import ROUTE
@@ -164,6 +166,17 @@ class GraphQLView(GraphQL):
     ) -> RequestContext:
         context = getattr(request.state, "context", None)
         return context if context is not None else request_context(request, self.services)
+
+    async def on_ws_connect(self, context: RequestContext) -> UnsetType:
+        """A WebSocket is acknowledged only with a valid key (from its `connection_init`
+        payload or its upgrade request's headers); else it is closed with 4403 and no
+        `connection_ack`. Flags and permissions are checked per subscription."""
+        connection_credentials(context, context.connection_params)
+        try:
+            await context.caller()
+        except ApiError:
+            raise ConnectionRejectionError from None
+        return UNSET  # a `connection_ack` without payload
 
     def decode_json(self, data: str | bytes) -> object:
         """orjson: fast, and nesting beyond its limit (1024) is a JSON error (422), not a

@@ -317,7 +317,16 @@ class OperationGuard(SchemaExtension):
         assert document is not None, "validation follows a successful parse"
         schema = execution.schema._schema
         operation = get_operation_ast(document, execution.operation_name)
-        keyed = await check_access(self.caches, schema, document, operation, execution.context)
+        try:
+            keyed = await check_access(self.caches, schema, document, operation, execution.context)
+        except ApiError as error:
+            if operation is None or operation.operation is not OperationType.SUBSCRIPTION:
+                raise  # strawberry's execution answers it as the operation's one error
+            # Strawberry's stream lets an exception of this hook escape: the subscription
+            # ended without a word. As an error before execution, the client is told.
+            execution.pre_execution_errors = [GraphQLError(str(error), original_error=error)]
+            yield
+            return
         execution.validation_rules = bounded_rules(execution.validation_rules)
         execution.pre_execution_errors = await self.caches.validate(
             schema, document, execution.validation_rules

@@ -19,6 +19,7 @@ from pymongo import DeleteMany, ReplaceOne, UpdateMany
 from parsing.geometry.placement import label_point
 from routing.levels import level_records
 from storage import collections as col
+from storage.attributes import events
 from storage.database import Store
 from storage.datasets.fields import ASSET_DETAILS
 from storage.datasets.map_drawings import (
@@ -528,7 +529,7 @@ class Writer:
             col.ASSIGNMENTS,
             "group_id",
             {r["group_id"] for r in records},
-            ["group_id", "unit_id", "attribute_id"],
+            ["group_id", "unit_id", "attribute_id", "asset_id"],
         )
         stored = {(doc["group_id"], doc["unit_id"], doc["attribute_id"]) for doc in found}
         wanted = {
@@ -537,12 +538,13 @@ class Writer:
             if self.is_exclusive(r["group_id"])
         }
         replaced = [
-            doc["_id"]
+            doc
             for doc in found
             if wanted.get((doc["group_id"], doc["unit_id"]), doc["attribute_id"])
             != doc["attribute_id"]
         ]
-        operations: list[Any] = _deletes_by_id(replaced)
+        operations: list[Any] = _deletes_by_id([doc["_id"] for doc in replaced])
+        changes = [events.change(events.UNASSIGNED, doc) for doc in replaced]
         for group in groups:
             exclusive = group.get("one_attribute_per_unit", False)
             operations.append(
@@ -572,4 +574,6 @@ class Writer:
                 counts.updated += 1
             else:
                 counts.inserted += 1
+                changes.append(events.change(events.ASSIGNED, doc))
         counts.deleted += await self._bulk(col.ASSIGNMENTS, operations)
+        await events.record(self.store, changes, self.session)

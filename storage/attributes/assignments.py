@@ -5,6 +5,9 @@
 one (`storage.collections`). A transaction that loses a race to it is run again, and
 then sees, and replaces, the winner's assignment (`storage.transactions`).
 
+Each write records its changes in the events log (`storage.attributes.events`), in the
+same transaction: what subscribers of the group are told.
+
 A request reads the group's assignments of its units once, by index, and writes only
 what changes, in batches (one insert, one bulk of updates or deletes by `_id`): item by
 item, a body of 10,000 items took 8.5 s, and its removal's `$or` of 10,000 pairs over
@@ -19,6 +22,7 @@ from typing import Any
 from pymongo import DeleteOne, UpdateOne
 
 from storage import collections as c
+from storage.attributes import events
 from storage.database import Store
 from storage.transactions import Session, atomically
 
@@ -66,6 +70,11 @@ async def assign(store: Store, group_id: str, exclusive: bool, items: list[Assig
         ]
         if changes:  # deletes first: the unit's other attribute goes before its new one
             await assignments.bulk_write(changes, session=session)
+        replaced = [
+            events.change(events.UNASSIGNED, doc)
+            for pair, doc in present.items()
+            if exclusive and pair not in wanted
+        ]
         new = [
             {
                 "group_id": group_id,
@@ -79,6 +88,8 @@ async def assign(store: Store, group_id: str, exclusive: bool, items: list[Assig
         ]
         if new:
             await assignments.insert_many(new, session=session)
+        added = [events.change(events.ASSIGNED, doc) for doc in new]
+        await events.record(store, replaced + added, session)
 
     await atomically(store, work)
 
@@ -97,6 +108,9 @@ async def unassign(store: Store, group_id: str, items: list[Assignment]) -> list
         if found:
             await assignments.bulk_write(
                 [DeleteOne({"_id": doc["_id"]}) for doc in found], session=session
+            )
+            await events.record(
+                store, [events.change(events.UNASSIGNED, doc) for doc in found], session
             )
         return found
 

@@ -1,0 +1,81 @@
+"""Live changes of a group's assignments (`unitAttributeAssignmentChanges`, and REST's
+`GET /v1/units/attribute-groups/{group}/units/changes`, which runs it).
+
+Everything a client can get wrong is decided before the first event: access (flag
+`unit-attributes-resource`, permission service.unit-attributes.read, by the field's
+permission class), then input (422), then the group (404). A key sees only the events
+of assets in its scope, as E20 lists only their assignments; an `assetId` outside the
+scope gives a stream without events, as it gives E20 an empty list.
+
+A cursor is the event's number in the log (`storage.attributes.events`), as text:
+clients hand it back, they do not read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from resolvers.attributes import group_of
+from resolvers.context import RequestContext
+from resolvers.errors import FieldErrors
+from resolvers.validation import check_id
+from storage.attributes.events import EVENT_FIELDS, Event
+
+MAX_CURSOR = 2**63 - 1
+
+
+def cursor_of(event: Event) -> str:
+    return str(event["_id"])
+
+
+def position_of(errors: FieldErrors, name: str, cursor: str | None) -> int | None:
+    """The event number a cursor names; None (from now) when there is none."""
+    if cursor is None:
+        return None
+    if not (cursor.isascii() and cursor.isdigit() and len(cursor) <= 19):
+        errors.add(name, "is not a cursor of this stream")
+        return None
+    position = int(cursor)
+    if position > MAX_CURSOR:
+        errors.add(name, "is not a cursor of this stream")
+        return None
+    return position
+
+
+def as_change(event: Event) -> dict[str, Any]:
+    """An event as the API object (snake_case, as stored; GraphQL camelizes)."""
+    return {
+        "change": event["change"],
+        "at": event["at"],
+        "cursor": cursor_of(event),
+        "assignment": {name: event[name] for name in EVENT_FIELDS},
+    }
+
+
+async def assignment_changes(
+    context: RequestContext, group_id: str, asset_id: str | None, after: str | None
+) -> AsyncIterator[dict[str, Any]]:
+    """The checks, awaited now; then the stream of changes, for as long as it is read."""
+    caller = await context.caller()
+    errors = FieldErrors()
+    check_id(errors, "groupId", group_id)
+    check_id(errors, "assetId", asset_id)
+    position = position_of(errors, "after", after)
+    errors.raise_if_any()
+    await group_of(context, group_id, for_write=False)
+    visible = caller.asset_filter(asset_id) is not None
+
+    def accept(event: Event) -> bool:
+        if asset_id is not None and event["asset_id"] != asset_id:
+            return False
+        return visible and caller.may_see(event["asset_id"])
+
+    return stream(context, group_id, accept, position)
+
+
+async def stream(
+    context: RequestContext, group_id: str, accept: Any, position: int | None
+) -> AsyncIterator[dict[str, Any]]:
+    async for event in context.services.event_hub.changes(group_id, accept, position):
+        yield as_change(event)

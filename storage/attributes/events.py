@@ -1,0 +1,79 @@
+"""The log of assignment changes that subscriptions and the REST event stream deliver.
+
+Every write of assignments (E21, E22, their GraphQL mutations, `floorgate import`)
+records one event per assignment it adds ("assigned") or removes ("unassigned"), in the
+same transaction as the write, so an event is in the log exactly when its change is in
+the data. A replacement in a one-attribute-per-unit group is two events: the old
+attribute's "unassigned", then the new one's "assigned".
+
+Events are numbered by one counter (`seq`, the document's `_id`): a number every process
+and machine agrees on. A subscriber resumes after the last number it saw, reading the
+log, so nothing is lost or repeated across a disconnect, a worker or a database restart.
+The log keeps `RETENTION_SECONDS` of events (a TTL index); a cursor older than that
+resumes at the oldest event kept (docs/api.md, "Live changes").
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from pymongo import ReturnDocument
+
+from storage import collections as c
+from storage.database import Store
+from storage.timestamps import format_timestamp
+from storage.transactions import Session
+
+ASSIGNED = "assigned"
+UNASSIGNED = "unassigned"
+CHANGES = (ASSIGNED, UNASSIGNED)
+RETENTION_SECONDS = 7 * 24 * 3600
+COUNTER_ID = "attribute_events"
+EVENT_FIELDS = ("group_id", "attribute_id", "asset_id", "unit_id")
+
+Event = dict[str, Any]  # _id (seq), change, at, group_id, attribute_id, asset_id, unit_id
+
+
+def change(kind: str, assignment: dict[str, Any]) -> Event:
+    """One change of an assignment, before it is numbered."""
+    return {"change": kind, **{name: assignment[name] for name in EVENT_FIELDS}}
+
+
+async def record(store: Store, changes: list[Event], session: Session) -> None:
+    """Number `changes` (in their order) and add them to the log, in `session`'s
+    transaction: one counter update and one insert, whatever their number."""
+    if not changes:
+        return
+    counter = await store[c.COUNTERS].find_one_and_update(
+        {"_id": COUNTER_ID},
+        {"$inc": {"seq": len(changes)}},
+        upsert=True,
+        return_document=ReturnDocument.AFTER,
+        session=session,
+    )
+    first = counter["seq"] - len(changes) + 1
+    moment = datetime.now(UTC)
+    at = format_timestamp(moment)
+    expires = moment + timedelta(seconds=RETENTION_SECONDS)
+    await store[c.ATTRIBUTE_EVENTS].insert_many(
+        [
+            {"_id": first + offset, "at": at, "expires_at": expires, **event}
+            for offset, event in enumerate(changes)
+        ],
+        ordered=True,
+        session=session,
+    )
+
+
+async def latest(store: Store) -> int:
+    """The number of the last event recorded (0 before the first)."""
+    counter = await store[c.COUNTERS].find_one({"_id": COUNTER_ID})
+    return int(counter["seq"]) if counter else 0
+
+
+async def since(store: Store, group_id: str, after: int, limit: int) -> list[Event]:
+    """The group's events numbered above `after`, oldest first, at most `limit`."""
+    query = {"group_id": group_id, "_id": {"$gt": after}}
+    cursor = store[c.ATTRIBUTE_EVENTS].find(query).sort("_id", 1).limit(limit)
+    return await cursor.to_list()

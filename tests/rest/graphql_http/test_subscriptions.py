@@ -1,0 +1,203 @@
+"""GraphQL subscriptions over WebSocket at /graphql (graphql-transport-ws): a key before
+the `connection_ack`, flag and permission per subscription, an event for every write of
+assignments (E21, E22, a replacement pair), a scoped key's view, and resume by cursor."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+import pytest_asyncio
+
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import UNIT_ATTRIBUTES_READ
+from storage import collections as c
+from tests.websockets import Socket, websocket
+
+GROUP = "live-view"  # one attribute per unit: a new one replaces the old
+GROUPS = "/v1/units/attribute-groups"
+FLAG = "unit-attributes-resource"
+CHANGES = """subscription ($group: ID!, $asset: ID, $after: String) {
+  unitAttributeAssignmentChanges(groupId: $group, assetId: $asset, after: $after) {
+    change at cursor assignment { groupId attributeId assetId unitId }
+  }
+}"""
+TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$")
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def live_group(store):
+    await store[c.ATTRIBUTE_GROUPS].replace_one(
+        {"_id": GROUP},
+        {
+            "_id": GROUP,
+            "group_name": "Live view",
+            "one_attribute_per_unit": True,
+            "attributes": [
+                {"attribute_id": f"{GROUP}-{key}", "attribute_name": key, "attribute_key": key}
+                for key in ("city", "pool")
+            ],
+            "created_at": "2026-01-01T00:00:00+00:00",
+            "updated_at": "2026-01-01T00:00:00+00:00",
+        },
+        upsert=True,
+    )
+    yield GROUP
+    await store[c.ASSIGNMENTS].delete_many({"group_id": GROUP})
+
+
+def item(key: str, unit: str, asset: str = "asset-1") -> dict[str, str]:
+    return {"group_id": GROUP, "attribute_id": f"{GROUP}-{key}", "asset_id": asset, "unit_id": unit}
+
+
+async def write(client, key: str, items: list[dict[str, str]], remove: bool = False) -> None:
+    path = f"{GROUPS}/{GROUP}/units" + ("/remove" if remove else "")
+    headers = {"API-Key": key, "Experimental-Flags": FLAG}
+    response = await client.put(path, headers=headers, json={"data": items})
+    assert response.status_code == (204 if remove else 200), response.text
+
+
+async def opened(socket: Socket, payload: dict[str, str]) -> None:
+    await socket.send({"type": "connection_init", "payload": payload})
+    assert await socket.receive() == {"type": "connection_ack"}
+
+
+async def subscribe(socket: Socket, **variables: str | None) -> None:
+    await socket.send(
+        {
+            "id": "1",
+            "type": "subscribe",
+            "payload": {"query": CHANGES, "variables": {"group": GROUP, **variables}},
+        }
+    )
+
+
+async def next_change(socket: Socket) -> dict:
+    message = await socket.receive()
+    assert message["type"] == "next", message
+    assert message["id"] == "1"
+    return message["payload"]["data"]["unitAttributeAssignmentChanges"]
+
+
+def short(change: dict) -> tuple[str, str, str, str]:
+    assignment = change["assignment"]
+    return (
+        change["change"],
+        assignment["attributeId"],
+        assignment["assetId"],
+        assignment["unitId"],
+    )
+
+
+async def test_no_key_or_an_invalid_key_is_closed_4403_without_ack(app, keys):
+    for payload in ({}, {"API-Key": "not-a-key"}, {"API-Key": keys.disabled}):
+        async with websocket(app) as socket:
+            started = asyncio.get_running_loop().time()
+            await socket.send({"type": "connection_init", "payload": payload})
+            message = await socket.receive(timeout=1.0)
+            assert message == {"type": "__closed__", "code": 4403}
+            assert asyncio.get_running_loop().time() - started < 1.0
+
+
+async def test_the_upgrade_requests_headers_are_accepted_too(app, keys, live_group):
+    headers = {"API-Key": keys.full, "Experimental-Flags": FLAG}
+    async with websocket(app, headers=headers) as socket:
+        await opened(socket, {})
+        await subscribe(socket, group=live_group)
+        await asyncio.sleep(0.2)  # subscribed: nothing arrives until a write
+
+
+async def test_a_missing_flag_or_permission_is_an_error_naming_it(app, keys, live_group):
+    async with websocket(app) as socket:
+        await opened(socket, {"API-Key": keys.full})
+        await subscribe(socket)
+        message = await socket.receive()
+        assert message["type"] in ("error", "next"), message
+        errors = message["payload"] if message["type"] == "error" else message["payload"]["errors"]
+        assert errors[0] == {
+            "message": "Not found: this experimental resource requires the "
+            'Experimental-Flags header to include "unit-attributes-resource"',
+            "extensions": {"code": "FLAG_REQUIRED"},
+        }
+    async with websocket(app) as socket:
+        await opened(socket, {"API-Key": keys.plain, "Experimental-Flags": FLAG})
+        await subscribe(socket)
+        message = await socket.receive()
+        errors = message["payload"] if message["type"] == "error" else message["payload"]["errors"]
+        assert errors[0]["message"] == (
+            "Access denied: missing permission service.unit-attributes.read"
+        )
+
+
+async def test_every_write_is_an_event_in_order(app, client, keys, live_group):
+    async with websocket(app) as socket:
+        await opened(socket, {"API-Key": keys.full, "Experimental-Flags": FLAG})
+        await subscribe(socket)
+        await asyncio.sleep(0.3)  # the hub's stream opens
+        await write(client, keys.full, [item("city", "u-001")])
+        first = await next_change(socket)
+        assert short(first) == ("assigned", f"{GROUP}-city", "asset-1", "u-001")
+        assert first["assignment"]["groupId"] == GROUP
+        assert TIMESTAMP.match(first["at"])
+        # A replacement in a one-attribute-per-unit group: the old goes, then the new.
+        await write(client, keys.full, [item("pool", "u-001")])
+        second, third = await next_change(socket), await next_change(socket)
+        assert short(second) == ("unassigned", f"{GROUP}-city", "asset-1", "u-001")
+        assert short(third) == ("assigned", f"{GROUP}-pool", "asset-1", "u-001")
+        await write(client, keys.full, [item("pool", "u-001")], remove=True)
+        fourth = await next_change(socket)
+        assert short(fourth) == ("unassigned", f"{GROUP}-pool", "asset-1", "u-001")
+        cursors = [int(change["cursor"]) for change in (first, second, third, fourth)]
+        assert cursors == sorted(cursors) and len(set(cursors)) == 4
+        # Assigning what is assigned, or removing what is not, changes nothing: no event.
+        await write(client, keys.full, [item("pool", "u-001")], remove=True)
+        with pytest.raises(TimeoutError):
+            await socket.receive(timeout=0.5)
+
+
+async def test_a_scoped_key_sees_only_its_assets(app, client, keys, store, live_group):
+    scoped = await create_key(store, "live-scoped", [UNIT_ATTRIBUTES_READ], ["asset-2"])
+    async with websocket(app) as socket:
+        await opened(socket, {"API-Key": scoped.secret, "Experimental-Flags": FLAG})
+        await subscribe(socket)
+        await asyncio.sleep(0.3)
+        await write(client, keys.full, [item("city", "u-002")])  # asset-1: not in scope
+        await write(client, keys.full, [item("city", "Ab", "asset-2")])
+        change = await next_change(socket)
+        assert short(change) == ("assigned", f"{GROUP}-city", "asset-2", "Ab")
+        with pytest.raises(TimeoutError):
+            await socket.receive(timeout=0.3)
+
+
+async def test_resume_after_a_cursor_replays_what_followed(app, client, keys, live_group):
+    credentials = {"API-Key": keys.full, "Experimental-Flags": FLAG}
+    async with websocket(app) as socket:
+        await opened(socket, credentials)
+        await subscribe(socket, asset="asset-1")
+        await asyncio.sleep(0.3)
+        await write(client, keys.full, [item("city", "u-003")])
+        await write(client, keys.full, [item("pool", "u-003")])
+        seen = [await next_change(socket) for _ in range(3)]
+    # Disconnected after the first event: resume from its cursor.
+    async with websocket(app) as socket:
+        await opened(socket, credentials)
+        await subscribe(socket, asset="asset-1", after=seen[0]["cursor"])
+        replayed = [await next_change(socket), await next_change(socket)]
+        assert replayed == seen[1:]
+
+
+async def test_input_and_an_unknown_group_are_refused_before_any_event(app, keys, live_group):
+    credentials = {"API-Key": keys.full, "Experimental-Flags": FLAG}
+    for variables, expected in (
+        ({"after": "not-a-cursor"}, "Resource validation failed"),
+        ({"group": "no-such-group"}, "Not found"),
+    ):
+        async with websocket(app) as socket:
+            await opened(socket, credentials)
+            await subscribe(socket, **variables)
+            message = await socket.receive()
+            errors = (
+                message["payload"] if message["type"] == "error" else message["payload"]["errors"]
+            )
+            assert errors[0]["message"] == expected, message
