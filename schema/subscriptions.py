@@ -46,6 +46,6 @@ class Subscription:
             strawberry.argument(description="A change's cursor: resume after that change."),
         ] = None,
     ) -> AsyncIterator[UnitAttributeAssignmentChange]:
-        changes = await assignment_changes(info.context, group_id, asset_id, after)
-        async for change in changes:
-            yield change  # type: ignore[misc]  # a dict: plain fields read it (read_field)
+        # Awaited, not a generator: the checks run when the client subscribes, so a
+        # refusal is the subscription's error (REST's status) before any event.
+        return await assignment_changes(info.context, group_id, asset_id, after)

@@ -113,21 +113,22 @@ async def test_a_missing_flag_or_permission_is_an_error_naming_it(app, keys, liv
         await opened(socket, {"API-Key": keys.full})
         await subscribe(socket)
         message = await socket.receive()
-        assert message["type"] in ("error", "next"), message
-        errors = message["payload"] if message["type"] == "error" else message["payload"]["errors"]
-        assert errors[0] == {
-            "message": "Not found: this experimental resource requires the "
-            'Experimental-Flags header to include "unit-attributes-resource"',
-            "extensions": {"code": "FLAG_REQUIRED"},
-        }
+        assert message["type"] == "error", message
+        assert message["payload"] == [
+            {
+                "message": "Not found: this experimental resource requires the "
+                'Experimental-Flags header to include "unit-attributes-resource"',
+                "extensions": {"code": "FLAG_REQUIRED"},
+            }
+        ]
     async with websocket(app) as socket:
         await opened(socket, {"API-Key": keys.plain, "Experimental-Flags": FLAG})
         await subscribe(socket)
         message = await socket.receive()
-        errors = message["payload"] if message["type"] == "error" else message["payload"]["errors"]
-        assert errors[0]["message"] == (
+        assert message["type"] == "error", message
+        assert [e["message"] for e in message["payload"]] == [
             "Access denied: missing permission service.unit-attributes.read"
-        )
+        ]
 
 
 async def test_every_write_is_an_event_in_order(app, client, keys, live_group):
@@ -189,15 +190,18 @@ async def test_resume_after_a_cursor_replays_what_followed(app, client, keys, li
 
 async def test_input_and_an_unknown_group_are_refused_before_any_event(app, keys, live_group):
     credentials = {"API-Key": keys.full, "Experimental-Flags": FLAG}
-    for variables, expected in (
-        ({"after": "not-a-cursor"}, "Resource validation failed"),
-        ({"group": "no-such-group"}, "Not found"),
+    for variables, extensions in (
+        (
+            {"after": "not-a-cursor"},
+            {"code": "BAD_USER_INPUT", "fields": {"after": ["is not a cursor of this stream"]}},
+        ),
+        ({"group": "no-such-group"}, {"code": "NOT_FOUND"}),
     ):
         async with websocket(app) as socket:
             await opened(socket, credentials)
             await subscribe(socket, **variables)
             message = await socket.receive()
-            errors = (
-                message["payload"] if message["type"] == "error" else message["payload"]["errors"]
-            )
-            assert errors[0]["message"] == expected, message
+            assert message["type"] == "error", message
+            assert [(e["path"], e["extensions"]) for e in message["payload"]] == [
+                (["unitAttributeAssignmentChanges"], extensions)
+            ]
