@@ -37,6 +37,8 @@ from rest.pages.reference_page import reference_page_routes
 from rest.pages.viewer import viewer_routes
 from rest.responses import error_of, json_response
 from rest.v1.dispatch import RestApi
+from rest.v1.event_stream import PATH as STREAM_PATH
+from rest.v1.event_stream import changes_endpoint
 from rest.v1.openapi import openapi_document, openapi_routes
 from rest.v1.paging_urls import graphql_page_url
 from schema.build import build_schema, cache_figures
@@ -117,6 +119,7 @@ def create_app(
         Route("/files/{name:path}", files_endpoint(services), methods=["GET"]),
         *openapi_routes(partial(openapi_document, schema._schema, rest.requirements, settings)),
         *reference_page_routes(),
+        Route(STREAM_PATH, changes_endpoint(schema._schema, services), methods=["GET"]),
         Route("/v1", rest.handle, methods=ALL_METHODS),
         Route("/v1/{rest:path}", rest.handle, methods=ALL_METHODS),
     ]

@@ -13,7 +13,7 @@ import pytest_asyncio
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import UNIT_ATTRIBUTES_READ
 from storage import collections as c
-from tests.websockets import Socket, websocket
+from tests.streams import Socket, websocket
 
 GROUP = "live-view"  # one attribute per unit: a new one replaces the old
 GROUPS = "/v1/units/attribute-groups"
@@ -45,6 +45,7 @@ async def live_group(store):
     )
     yield GROUP
     await store[c.ASSIGNMENTS].delete_many({"group_id": GROUP})
+    await store[c.ATTRIBUTE_GROUPS].delete_one({"_id": GROUP})  # other tests list groups
 
 
 def item(key: str, unit: str, asset: str = "asset-1") -> dict[str, str]:
