@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -23,10 +25,33 @@ from storage.settings import Settings
 FLOORGATE = str(Path(sys.executable).with_name("floorgate"))
 
 
+# Ports for the servers tests start: below Linux's ephemeral range (32768 and up), so no
+# outgoing connection takes one between its pick and the server's bind, and a block of
+# 1000 for each pytest-xdist worker (gw0, gw1...; the run without workers has its own),
+# so no two workers pick the same one. The start within the block is random: another
+# test run on the machine rarely walks the same ports at the same moment.
+PORT_BLOCKS_FROM, PORT_BLOCK, PORT_BLOCKS = 20_000, 1000, 12
+_port_offsets = itertools.count(random.randrange(PORT_BLOCK))
+
+
+def worker_number() -> int:
+    """0 without pytest-xdist, else 1 for gw0, 2 for gw1..."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    return int(worker[2:]) + 1 if worker.startswith("gw") else 0
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A loopback port free now, from this worker's block (see PORT_BLOCKS_FROM)."""
+    base = PORT_BLOCKS_FROM + worker_number() % PORT_BLOCKS * PORT_BLOCK
+    for _ in range(PORT_BLOCK):
+        port = base + next(_port_offsets) % PORT_BLOCK
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue  # in use
+        return port
+    raise AssertionError(f"no free port in {base}-{base + PORT_BLOCK - 1}")
 
 
 def cli_env(db_server, settings, data_dir: Path) -> dict[str, str]:

@@ -18,6 +18,8 @@ import httpx
 import pytest
 from pymongo import MongoClient
 
+from tests.servers import free_port
+
 pytestmark = pytest.mark.e2e
 FLOORGATE = str(Path(sys.executable).with_name("floorgate"))
 
@@ -175,9 +177,7 @@ def test_demo_on_a_taken_port_says_so_before_anything_starts(tmp_path):
 
 
 def test_the_ready_line_comes_once_the_server_answers(tmp_path):
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     process = subprocess.Popen(
         [FLOORGATE, "demo", "--port", str(port)],
         env=demo_env(tmp_path),
@@ -240,12 +240,6 @@ def runs(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def test_two_servers_share_the_database_and_the_last_one_stops_it(tmp_path):

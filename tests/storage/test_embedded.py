@@ -16,6 +16,7 @@ import pytest
 from pymongo import MongoClient, WriteConcern
 
 from storage.embedded.server import INSTALL_HINT, EmbeddedServer, EmbeddedServerError
+from tests.servers import free_port
 
 pytestmark = pytest.mark.e2e
 
@@ -29,12 +30,6 @@ def servers() -> Iterator[list[EmbeddedServer]]:
     yield made
     for server in made:
         server.stop()
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _pid_alive(pid: int) -> bool:
@@ -93,7 +88,7 @@ def test_port_refuses_connections_after_stop(tmp_path: Path, servers: list[Embed
 
 
 def test_context_manager_and_explicit_port(tmp_path: Path, servers: list[EmbeddedServer]) -> None:
-    port = _free_port()
+    port = free_port()
     server = EmbeddedServer(tmp_path, port=port)
     servers.append(server)
     with server as entered:
