@@ -57,6 +57,7 @@ async def keyed_latencies(client: httpx.AsyncClient, key: str) -> list[float]:
 
 @pytest.mark.security
 @pytest.mark.e2e
+@pytest.mark.serial  # p95 latencies against an idle p95: other tests' load would be measured
 async def test_a_keyed_get_keeps_its_latency_while_each_attack_runs(
     tmp_path, db_server, settings, store
 ):

@@ -21,7 +21,9 @@ import pytest
 
 from tests.servers import Served, serve_tls, serve_tls_with_args
 
-pytestmark = pytest.mark.e2e
+# serial: timeouts are asserted to a few ms and latency medians to 20 ms, which other
+# tests' load on the same cores would break.
+pytestmark = [pytest.mark.e2e, pytest.mark.serial]
 
 HEADER_TIMEOUT = 1.5
 KEEPALIVE_TIMEOUT = 0.7

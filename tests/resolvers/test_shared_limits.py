@@ -30,6 +30,7 @@ def fresh_connection_get(base: str, tls: ssl.SSLContext, key: str) -> httpx.Resp
 
 
 @pytest.mark.security
+@pytest.mark.serial  # a revocation within a second, the rate's refill in time: on idle cores
 async def test_two_workers_share_one_budget_and_see_a_revocation_within_a_second(
     tmp_path, db_server, settings, store
 ):

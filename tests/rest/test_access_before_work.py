@@ -20,6 +20,8 @@ from tests.latency import latency_meanwhile, timed
 MATRIX = "/v1/maps/map-1/distance-matrix"
 FLAGS = {"Experimental-Flags": "distances"}
 JSON = {"Content-Type": "application/json"}
+# serial: refusals "at once" and other clients' latency, to 0.25 s, measured on idle cores
+pytestmark = pytest.mark.serial
 
 
 def huge_matrix_body(waypoints: int = 150_000) -> bytes:

@@ -67,6 +67,9 @@ def test_3000_gets_with_junk_parameters_grow_a_served_process_by_less_than_100_m
 
 
 @pytest.mark.security
+# serial: beside other workers the second plain GET was no kept answer (twice in three
+# parallel runs; no invalidation or flush in between, cause not found yet; never alone)
+@pytest.mark.serial
 async def test_answers_are_kept_under_digests_of_what_the_route_reads(client, full_headers, store):
     """A kept answer's key is a 16-byte digest (counted in its entry), and a query with a
     parameter the route does not read is answered fresh, never kept."""
@@ -80,9 +83,11 @@ async def test_answers_are_kept_under_digests_of_what_the_route_reads(client, fu
     again = await client.get(f"/v1/assets/asset-1/floors?x={JUNK}", headers=full_headers)
     assert (again.json(), cache.answer_hits) == (junk.json(), hits)  # not kept
     assert junk.json()["paging"]["total_count"] == len(junk.json()["data"])
+    hits, before = cache.answer_hits, cache.stats()
     plain = [
         await client.get("/v1/assets/asset-1/floors?per_page=5", headers=full_headers)
         for _ in range(2)
     ]  # a synonym is a parameter the route reads
+    assert [answer.status_code for answer in plain] == [200, 200], plain[1].text
     assert plain[0].json() == plain[1].json()
-    assert cache.answer_hits == hits + 1
+    assert cache.answer_hits == hits + 1, (before, cache.stats())

@@ -61,6 +61,7 @@ async def small_get_latencies(client: httpx.AsyncClient, key: str, count: int) -
     return latencies
 
 
+@pytest.mark.serial  # the budget to 0.5 s and other clients' latency: measured on idle cores
 async def test_an_overrun_answers_503_on_time_and_others_are_served(budget_app, keys, big_svg):
     transport = httpx.ASGITransport(app=budget_app)
     async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
@@ -77,6 +78,7 @@ async def test_an_overrun_answers_503_on_time_and_others_are_served(budget_app, 
     assert max(during) < max(usual) * 5 + 0.1, (usual, during)
 
 
+@pytest.mark.serial  # about 20 ms, held to 0.5 s: measured on idle cores
 async def test_a_stopped_parse_frees_its_worker(budget_app, keys, big_svg, settings, store):
     """Two overruns take both CPU threads; their parses stop at the budget, so a small
     parse right after them is served at once instead of waiting a second for a thread."""

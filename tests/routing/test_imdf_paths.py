@@ -378,6 +378,7 @@ def long_corridor(doors_count: int, width: float) -> tuple[list[Space], list[Doo
     return spaces, doors
 
 
+@pytest.mark.serial  # the noding held to 2 s of wall time: measured on idle cores
 @pytest.mark.parametrize("width", [3.0, 12.0])
 def test_500_door_corridor_is_sparse_and_close_to_shortest(width: float) -> None:
     spaces, doors = long_corridor(500, width)

@@ -82,6 +82,7 @@ def cost_of(client: httpx.AsyncClient, query: str) -> int:
 # -- finding 1: introspection is costed, keyless documents have a low ceiling --------------
 
 
+@pytest.mark.serial  # "at once" is under a second: measured on idle cores
 @pytest.mark.parametrize("method", ["GET", "POST"])
 async def test_keyless_introspection_walks_are_refused_at_once(client, method):
     """30 aliases of a walk of every field's type reference cost what they walk (34,740
@@ -137,6 +138,7 @@ def served_client(served, **kwargs) -> httpx.AsyncClient:
     return httpx.AsyncClient(base_url=served.base, verify=context, timeout=30, **kwargs)
 
 
+@pytest.mark.serial  # refusals to 1 s, other clients' latency to 1.5 s: measured on idle cores
 def test_keyed_clients_are_served_while_12_keyless_walks_run(tmp_path, db_server, settings, keys):
     """A real server: 12 keyless walks at once on connections of their own, first the 30
     walks (each refused in under a second), then 17 (just under the ceiling: they run, on

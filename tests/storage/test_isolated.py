@@ -32,6 +32,7 @@ async def test_a_parse_comes_back_as_json_and_its_errors_whole():
     )
 
 
+@pytest.mark.serial  # "at once" is under a second; other tests' load on the 2 cores broke it
 async def test_a_cancelled_parse_frees_its_worker():
     """Two long parses cancelled: their stop flags end them, and a small one is answered
     at once after them (the pool has two workers)."""

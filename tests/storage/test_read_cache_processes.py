@@ -127,6 +127,7 @@ def newest_before(acknowledged: list[float], moment: float) -> int:
     return bisect.bisect_right(acknowledged, moment) - 1
 
 
+@pytest.mark.serial  # p99 of the consistency window, 200 ms: other tests' load would be measured
 def test_a_write_through_one_is_read_from_the_other(two_servers):
     a, b, _ = two_servers
     rng = random.Random(16)
