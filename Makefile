@@ -3,6 +3,10 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+# make test's pytest-xdist workers for the tests not marked serial (TEST_WORKERS=0 runs them
+# in pytest's own process). Most of a test's time is waiting (processes starting, timeouts),
+# so 3 workers keep a 2-core machine busy.
+TEST_WORKERS ?= 3
 
 .PHONY: run reset test bench lint fmt clean
 
@@ -22,7 +26,9 @@ reset: $(STAMP)
 
 ## make test: build .venv, report the code's structure (.ci/structure.py: crowded folders, import
 ## cycles, long modules, format markers, stray test files; a missed goal fails), and run the
-## whole test suite against a real embedded database
+## whole test suite against a real embedded database: the tests not marked serial on
+## TEST_WORKERS pytest-xdist workers at once (each with its own database server), then the
+## serial ones (timings measured on idle cores) alone; both runs run, either failing fails
 ## (as root on Debian it first installs chromium for the browser tests and nginx for
 ## tests/e2e/test_nginx.py; the nginx package's own service is stopped again)
 test: $(STAMP)
@@ -36,7 +42,12 @@ test: $(STAMP)
 		>/dev/null && { service nginx stop >/dev/null 2>&1 || true; }; } \
 		|| echo "nginx could not be installed: the proxy test will be skipped"
 	$(PY) .ci/structure.py
-	$(PY) -m pytest
+	@status=0; \
+	echo '$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not serial"'; \
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not serial" || status=1; \
+	echo '$(PY) -m pytest -m serial'; \
+	$(PY) -m pytest -m serial || status=1; \
+	exit $$status
 
 ## make bench: the benchmarks under tests/benchmarks (not part of make test)
 bench: $(STAMP)
