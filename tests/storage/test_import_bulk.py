@@ -10,7 +10,6 @@ import uuid
 from collections import Counter
 from typing import Any
 
-import pytest
 import pytest_asyncio
 from pymongo import monitoring
 
@@ -23,10 +22,6 @@ from tests._dbserver import fresh_store
 from tests.benchmarks.import_demo import exclusive_dataset
 
 T0 = "2026-02-01T12:00:00+00:00"
-# serial: beside other workers one bulk command of a 2,000-unit import passed the driver's
-# 20 s socket timeout (twice in four parallel runs, each test once; about 1 s alone, and
-# never under CPU load alone): a stall of the worker's database server, cause not found yet.
-pytestmark = pytest.mark.serial
 
 
 def exclusive(units: int, attribute: str) -> dict[str, Any]:
