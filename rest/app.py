@@ -137,6 +137,7 @@ def create_app(
         finally:
             for task in tasks:
                 task.cancel()
+            await services.event_hub.close()  # subscriptions' change stream, if one ran
             if metrics is not None and metrics.folder is not None:
                 metrics.folder.write(metrics.figures())  # this worker's last requests count
             if owned:
