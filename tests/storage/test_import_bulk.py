@@ -22,6 +22,11 @@ from tests._dbserver import fresh_store
 from tests.benchmarks.import_demo import exclusive_dataset
 
 T0 = "2026-02-01T12:00:00+00:00"
+# serial: beside other workers one bulk command of the 2,000-unit re-import (lately the
+# insert of its 4,000 events, 0.6 s alone) passed the driver's 20 s socket timeout, in
+# one of three parallel runs: a stall of the worker's database server under load, whose
+# cause is not found (it was seen once in a serial run too, before the events log).
+pytestmark = pytest.mark.serial
 
 
 def exclusive(units: int, attribute: str) -> dict[str, Any]:
