@@ -10,6 +10,7 @@ import uuid
 from collections import Counter
 from typing import Any
 
+import pytest
 import pytest_asyncio
 from pymongo import monitoring
 
