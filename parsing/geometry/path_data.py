@@ -28,6 +28,7 @@ except ImportError:  # pragma: no cover - a build without the extension
 
 
 TOLERANCE = 0.25  # canvas units between a curve and its flattened outline, at most
+SEGMENT_NOISE = 1 - 1e-9  # a segment count this close above a whole number is that number
 
 # `d` = its first moveto, then only relative commands (lower case; Z/z is both).
 _FLOAT = r"[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?"  # svgelements' number, exactly
@@ -73,7 +74,10 @@ class PointBudget:
             if wanted != wanted or wanted == math.inf:
                 raise SvgError("coordinates out of range (not finite)")
             raise SvgError(f"the map has too many points: the limit is {self.limit}")
-        return max(1, math.ceil(wanted))
+        # Rounded up, but not for float noise: a curve's bend measured where it is drawn
+        # and measured from the origin (the path cache's shortcut) may differ by an ulp,
+        # and 1.0 against 1.0000000000002 must not give 1 segment against 2.
+        return max(1, math.ceil(wanted * SEGMENT_NOISE))
 
 
 # ---------------------------------------------------------------- path data
