@@ -113,12 +113,11 @@ async def test_a_database_restart_loses_no_event_and_repeats_none(tmp_path):
         await asyncio.sleep(0.3)
         server.stop()  # while the stream is open
         server.start()
-        for _attempt in range(50):  # the client finds the server again
-            try:
-                await write("u4")
+        for _attempt in range(100):  # the client finds the server again
+            if await store.ping():
                 break
-            except Exception:
-                await asyncio.sleep(0.2)
+            await asyncio.sleep(0.1)
+        await write("u4")
         await write("u5")
         await write("u6")
         await asyncio.wait_for(reader, 20)
