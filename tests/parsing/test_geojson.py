@@ -28,42 +28,112 @@ def unit(uid: str, unit_id: str, points: str) -> dict[str, Any]:
     }
 
 
-# The tree reads best indented like the document it stands for.
-# fmt: off
 DOCUMENT: dict[str, Any] = {
-    "version": "1.2", "type": "application/vnd.map+json", "width": 400, "height": 300,
+    "version": "1.2",
+    "type": "application/vnd.map+json",
+    "width": 400,
+    "height": 300,
     "elements": [
-        {"type": "Level", "uid": "L1", "name": "Level 1",
-         "tags": {"building": "b1", "floor": "f1"}, "elements": [
-            {"type": "HitAreaLayer", "uid": "e3", "elements": [
-                {"type": "HitArea", "uid": "e4", "target": {"id": "u-101", "type": "Unit"},
-                 "shape": {"type": "Polygon", "points": "0,0 100,0 100,50 0,50"}}]},
-            {"type": "Layer", "uid": "furniture", "name": "furniture", "elements": [
-                {"type": "UnitLayer", "uid": "e6", "elements": [
-                    unit("e7", "u-101", "10,10 110,10 110,90 10,90")]}]},
-            {"type": "UnitLayer", "uid": "e8", "elements": [
-                unit("e9", "u-101", "120,10 200,10 200,90 120,90"),  # the id again
-                unit("e10", "u-line", "0,0 50,0 50,0 0,0")]}]},  # two distinct points
-        {"type": "Level", "uid": "L2", "name": "Level 2", "tags": {}, "elements": [
-            {"type": "Layer", "uid": "walls", "name": "walls", "elements": [
-                {"type": "Line", "uid": "e14", "x1": "0", "y1": "0", "x2": "400", "y2": "0"}]}]},
-        {"type": "Level", "uid": "L3", "name": "Level 3", "tags": {"floor": "f3"}, "elements": [
-            {"type": "UnitLayer", "uid": "e16", "elements": [
-                unit("e17", "u-301", "300,100 300,100 380,100 380,180 300,180 300,100")]}]},
-        {"type": "UnitLayer", "uid": "e18", "elements": [
-            unit("e19", "u-lobby", "0,200 40,200 20,240")]},
+        {
+            "type": "Level",
+            "uid": "L1",
+            "name": "Level 1",
+            "tags": {"building": "b1", "floor": "f1"},
+            "elements": [
+                {
+                    "type": "HitAreaLayer",
+                    "uid": "e3",
+                    "elements": [
+                        {
+                            "type": "HitArea",
+                            "uid": "e4",
+                            "target": {"id": "u-101", "type": "Unit"},
+                            "shape": {"type": "Polygon", "points": "0,0 100,0 100,50 0,50"},
+                        }
+                    ],
+                },
+                {
+                    "type": "Layer",
+                    "uid": "furniture",
+                    "name": "furniture",
+                    "elements": [
+                        {
+                            "type": "UnitLayer",
+                            "uid": "e6",
+                            "elements": [unit("e7", "u-101", "10,10 110,10 110,90 10,90")],
+                        }
+                    ],
+                },
+                {
+                    "type": "UnitLayer",
+                    "uid": "e8",
+                    "elements": [
+                        unit("e9", "u-101", "120,10 200,10 200,90 120,90"),  # the id again
+                        unit("e10", "u-line", "0,0 50,0 50,0 0,0"),
+                    ],
+                },
+            ],
+        },  # two distinct points
+        {
+            "type": "Level",
+            "uid": "L2",
+            "name": "Level 2",
+            "tags": {},
+            "elements": [
+                {
+                    "type": "Layer",
+                    "uid": "walls",
+                    "name": "walls",
+                    "elements": [
+                        {"type": "Line", "uid": "e14", "x1": "0", "y1": "0", "x2": "400", "y2": "0"}
+                    ],
+                }
+            ],
+        },
+        {
+            "type": "Level",
+            "uid": "L3",
+            "name": "Level 3",
+            "tags": {"floor": "f3"},
+            "elements": [
+                {
+                    "type": "UnitLayer",
+                    "uid": "e16",
+                    "elements": [
+                        unit("e17", "u-301", "300,100 300,100 380,100 380,180 300,180 300,100")
+                    ],
+                }
+            ],
+        },
+        {
+            "type": "UnitLayer",
+            "uid": "e18",
+            "elements": [unit("e19", "u-lobby", "0,200 40,200 20,240")],
+        },
     ],
 }
 
 LOCATIONS: list[dict[str, Any]] = [
-    {"id": "loc-1", "asset_id": "b1", "unit_map_id": "m1", "name": "Pool", "x": 196.0,
-     "y": 530.0, "floors": [{"id": "b1-f1"}, {"id": "b1-f2"}],
-     "tags": [{"key": "svc:amenity", "value": "yes", "created_at": "2026-01-15T09:00:00+00:00",
-               "updated_at": "2026-01-15T09:00:00+00:00"},
-              {"key": "hours", "value": "6-22"}]},
+    {
+        "id": "loc-1",
+        "asset_id": "b1",
+        "unit_map_id": "m1",
+        "name": "Pool",
+        "x": 196.0,
+        "y": 530.0,
+        "floors": [{"id": "b1-f1"}, {"id": "b1-f2"}],
+        "tags": [
+            {
+                "key": "svc:amenity",
+                "value": "yes",
+                "created_at": "2026-01-15T09:00:00+00:00",
+                "updated_at": "2026-01-15T09:00:00+00:00",
+            },
+            {"key": "hours", "value": "6-22"},
+        ],
+    },
     {"id": "loc-2", "name": "Gym", "x": 0.5, "y": 0.25, "floors": [{"id": "b1-f1"}], "tags": []},
 ]
-# fmt: on
 
 
 def features_by_id(collection: dict[str, Any]) -> dict[str, dict[str, Any]]:
