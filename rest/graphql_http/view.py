@@ -3,6 +3,7 @@ and our offline GraphiQL page for browsers."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import orjson
@@ -59,7 +60,15 @@ class GraphQLView(GraphQL):
     """Strawberry's ASGI view with our context, error codes and IDE page."""
 
     def __init__(self, schema: Any, services: Services) -> None:
-        super().__init__(schema, graphql_ide="graphiql", allow_queries_via_get=True)
+        # A WebSocket that sends no `connection_init` (so no key) is closed (4408) as a
+        # connection that sends no request head is: it must not hold a slot for a minute.
+        init_wait = timedelta(seconds=services.settings.header_timeout_seconds)
+        super().__init__(
+            schema,
+            graphql_ide="graphiql",
+            allow_queries_via_get=True,
+            connection_init_wait_timeout=init_wait,
+        )
         self.services = services
         self.page = graphiql_html("/graphql")
 

@@ -38,7 +38,7 @@ from uvicorn.config import Config
 from uvicorn.server import ServerState
 
 from resolvers.errors import ApiError, ErrorCode
-from resolvers.limits import MAX_TARGET_BYTES
+from resolvers.limits import MAX_QUERY_BODY_BYTES, MAX_TARGET_BYTES
 from rest.middleware import REFUSED_BY_PARSER
 from rest.ops.logs import ANSWER_CUT
 from rest.responses import error_of
@@ -114,6 +114,9 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         "access_log": False,
         # h11 keeps at most this much of an unfinished head, then refuses it (431/414).
         "h11_max_incomplete_event_size": settings.max_header_bytes,
+        # A WebSocket message (a subscription's document and variables, connection_init)
+        # is bounded as a keyed /graphql body is, before it is read whole.
+        "ws_max_size": settings.graphql_max_document_bytes + MAX_QUERY_BODY_BYTES,
     }
 
 

@@ -10,12 +10,22 @@ import parsing.limits
 import resolvers.limits
 import rest.middleware
 import rest.ops.logs
+import storage.attributes.events
+import storage.attributes.hub
 import storage.limits
 from resolvers.errors import ERRORS, ErrorCode
 from storage.settings import SETTINGS, Settings
 
 PAGE = (Path(__file__).parents[2] / "docs" / "limits.md").read_text(encoding="utf-8")
-MODULES = (resolvers.limits, storage.limits, parsing.limits, rest.ops.logs, rest.middleware)
+MODULES = (
+    resolvers.limits,
+    storage.limits,
+    parsing.limits,
+    rest.ops.logs,
+    rest.middleware,
+    storage.attributes.events,
+    storage.attributes.hub,
+)
 # Refusals of a limit, with the values of the defaults, as a client reads them.
 QUOTED = {
     ErrorCode.URI_TOO_LONG: {"limit": resolvers.limits.MAX_TARGET_BYTES},
@@ -50,6 +60,8 @@ def test_every_constant_named_exists():
     assert resolvers.limits.MAX_WRITE_BODY_BYTES == 2 * 1024 * 1024  # "2 MiB"
     assert resolvers.limits.MAX_QUERY_BODY_BYTES == 256 * 1024  # "256 KiB"
     assert resolvers.limits.MAX_TARGET_BYTES == 8 * 1024
+    assert storage.attributes.hub.MAX_QUEUED == 1_000
+    assert storage.attributes.events.RETENTION_SECONDS == 7 * 24 * 3600  # "7 days"
     assert rest.middleware.SERVED_METHODS == (
         "GET",
         "HEAD",

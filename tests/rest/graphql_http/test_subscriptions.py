@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import re
+from dataclasses import replace
 
 import pytest
 import pytest_asyncio
 
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import UNIT_ATTRIBUTES_READ
+from rest.app import create_app
 from storage import collections as c
 from tests.streams import Socket, websocket
 
@@ -206,3 +208,34 @@ async def test_input_and_an_unknown_group_are_refused_before_any_event(app, keys
             assert [(e["path"], e["extensions"]) for e in message["payload"]] == [
                 (["unitAttributeAssignmentChanges"], extensions)
             ]
+
+
+async def test_a_socket_that_never_sends_connection_init_is_closed(store, settings):
+    """No `connection_init`, so no key: closed (4408) after the header timeout, as a
+    connection that never sends its request head, not after strawberry's minute."""
+    quick = create_app(replace(settings, header_timeout_seconds=0.3), store)
+    async with websocket(quick) as socket:
+        started = asyncio.get_running_loop().time()
+        assert await socket.receive(timeout=2.0) == {"type": "__closed__", "code": 4408}
+        assert 0.3 <= asyncio.get_running_loop().time() - started < 1.5
+
+
+async def test_a_key_of_another_asset_asking_for_this_one_gets_nothing(
+    app, client, keys, store, live_group
+):
+    """A key scoped to asset-2 that names asset-1 gets a stream without events, as E20
+    answers it an empty list: it learns nothing of asset-1."""
+    scoped = await create_key(store, "live-other", [UNIT_ATTRIBUTES_READ], ["asset-2"])
+    async with websocket(app) as socket:
+        await opened(socket, {"API-Key": scoped.secret, "Experimental-Flags": FLAG})
+        await subscribe(socket, asset="asset-1")
+        await asyncio.sleep(0.3)
+        await write(client, keys.full, [item("city", "u-007")])
+        with pytest.raises(TimeoutError):
+            await socket.receive(timeout=0.5)
+        # and asking from the start of the log shows nothing of asset-1 either
+    async with websocket(app) as socket:
+        await opened(socket, {"API-Key": scoped.secret, "Experimental-Flags": FLAG})
+        await subscribe(socket, asset="asset-1", after="0")
+        with pytest.raises(TimeoutError):
+            await socket.receive(timeout=0.5)
