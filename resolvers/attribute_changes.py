@@ -21,6 +21,7 @@ from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors
 from resolvers.validation import check_id
 from storage.attributes.events import EVENT_FIELDS, Event
+from storage.attributes.hub import Accept
 
 MAX_CURSOR = 2**63 - 1
 
@@ -75,7 +76,7 @@ async def assignment_changes(
 
 
 async def stream(
-    context: RequestContext, group_id: str, accept: Any, position: int | None
+    context: RequestContext, group_id: str, accept: Accept, position: int | None
 ) -> AsyncIterator[dict[str, Any]]:
     async for event in context.services.event_hub.changes(group_id, accept, position):
         yield as_change(event)

@@ -23,14 +23,17 @@ from graphql import ExecutionResult, GraphQLSchema, parse, subscribe
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from resolvers.auth.access import authorize
 from resolvers.context import Services
-from resolvers.errors import classify, invalid
+from resolvers.errors import ApiError, classify, invalid
 from rest.credentials import repeated_key, request_context
 from rest.ops.metrics import ROUTE
 from rest.responses import error_response
+from schema.permissions import field_requirement
 
 PATH = "/v1/units/attribute-groups/{group_id}/units/changes"
 OPERATION_ID = "streamUnitAttributeAssignmentChanges"
+FIELD = "unitAttributeAssignmentChanges"
 HEARTBEAT_SECONDS = 15.0
 RETRY_MS = 2_000
 DOCUMENT = parse(
@@ -71,6 +74,13 @@ def variables_of(request: Request) -> dict[str, Any]:
 
 
 def changes_endpoint(schema: GraphQLSchema, services: Services) -> Any:
+    # The field's own permission class names what it needs: checked first, as every
+    # route checks its root field's, before the query string is looked at.
+    assert schema.subscription_type is not None
+    requirement = field_requirement(schema.subscription_type.fields[FIELD])
+    assert requirement is not None, f"{FIELD} has no permission class"
+    permission, flag = requirement
+
     async def changes(request: Request) -> Response:
         request.scope.setdefault("state", {})[ROUTE] = OPERATION_ID  # for /metrics
         repeated = repeated_key(request)
@@ -78,13 +88,10 @@ def changes_endpoint(schema: GraphQLSchema, services: Services) -> Any:
             return error_response(repeated)
         context = request_context(request, services)
         try:
+            await authorize(context, permission=permission, flag=flag)
             variables = variables_of(request)
-        except Exception as error:  # 422: after access, as every route orders it
-            try:
-                await context.caller()
-            except Exception as refusal:
-                return error_response(classify(refusal, services.settings.retry_after_seconds))
-            return error_response(classify(error, services.settings.retry_after_seconds))
+        except ApiError as error:
+            return error_response(error)
         result = await subscribe(schema, DOCUMENT, context_value=context, variable_values=variables)
         if isinstance(result, ExecutionResult):  # refused before any event
             errors = result.errors or []

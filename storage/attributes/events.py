@@ -72,8 +72,11 @@ async def latest(store: Store) -> int:
     return int(counter["seq"]) if counter else 0
 
 
-async def since(store: Store, group_id: str, after: int, limit: int) -> list[Event]:
-    """The group's events numbered above `after`, oldest first, at most `limit`."""
-    query = {"group_id": group_id, "_id": {"$gt": after}}
+async def since(store: Store, after: int, limit: int, group_id: str | None = None) -> list[Event]:
+    """The events numbered above `after` (of one group when given), oldest first, at
+    most `limit`."""
+    query: dict[str, Any] = {"_id": {"$gt": after}}
+    if group_id is not None:
+        query["group_id"] = group_id
     cursor = store[c.ATTRIBUTE_EVENTS].find(query).sort("_id", 1).limit(limit)
     return await cursor.to_list()

@@ -83,7 +83,7 @@ class EventHub:
             await self.started.wait()
             last = await log_of.latest(self.store) if after is None else after
             while True:  # what the log holds past the cursor
-                batch = await log_of.since(self.store, group_id, last, CATCH_UP_BATCH)
+                batch = await log_of.since(self.store, last, CATCH_UP_BATCH, group_id)
                 for event in batch:
                     last = event["_id"]
                     if accept(event):
@@ -124,9 +124,7 @@ class EventHub:
         """What the log holds past the last event passed on (a gap while the stream was
         down, or before it opened)."""
         while True:
-            query = {"_id": {"$gt": self.last}}
-            cursor = self.store[c.ATTRIBUTE_EVENTS].find(query).sort("_id", 1)
-            batch = await cursor.limit(CATCH_UP_BATCH).to_list()
+            batch = await log_of.since(self.store, self.last, CATCH_UP_BATCH)
             for event in batch:
                 self._deliver(event)
             if len(batch) < CATCH_UP_BATCH:
