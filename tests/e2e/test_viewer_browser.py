@@ -7,6 +7,7 @@ FLOORGATE_UPDATE_SCREENSHOTS=1 writes the screenshots into docs/screenshots/."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import ssl
@@ -70,6 +71,14 @@ async def demo_key(db_server, tmp_path_factory):
 @pytest.fixture(scope="module")
 def site(db_server, demo_key, tmp_path_factory) -> Iterator[Site]:
     settings, key = demo_key
+    with running_site(db_server, settings, key, tmp_path_factory) as running:
+        yield running
+
+
+@contextlib.contextmanager
+def running_site(db_server, settings, key: str, tmp_path_factory) -> Iterator[Site]:
+    """`floorgate serve` over TLS on the demo database of `settings`, and one browser
+    (also for tests/e2e/test_viewer_live.py)."""
     deadline = time.monotonic() + BROWSER_SECONDS
     with serve_tls(
         settings.data_dir, db_server, settings, FLOORGATE_RATE_LIMIT_PER_SECOND="0"

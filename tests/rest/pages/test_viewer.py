@@ -89,6 +89,7 @@ async def test_every_file_of_the_page_is_ours_with_its_media_type(client):
         "drawing.js",
         "legend.js",
         "levels.js",
+        "live.js",
         "locations.js",
         "main.js",
         "panzoom.js",

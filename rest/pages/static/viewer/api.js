@@ -1,7 +1,7 @@
 // The GraphQL API of this server, as any frontend calls it: POST JSON to /graphql with
 // the key in the API-Key header. The key never goes into a URL.
 
-const FLAGS = [
+export const FLAGS = [
   "references",
   "unit-attributes-resource",
   "locations-resource",

@@ -38,6 +38,11 @@ export class Attributes {
     return this.assignments.get(groupId);
   }
 
+  // Read the group anew on next use (its cached assignments may be stale: live.js).
+  forget(groupId) {
+    this.assignments.delete(groupId);
+  }
+
   async fetchAssignments(groupId) {
     const byUnit = new Map();
     let page = 1;

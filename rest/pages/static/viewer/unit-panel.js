@@ -96,6 +96,18 @@ export async function openUnitPanel(app, unitId) {
   panel.dataset.state = "ready";
 }
 
+// The open panel's attributes read again, if it shows this unit (a live change: live.js).
+export async function refreshUnitAttributes(app, unitId) {
+  const panel = byId("unit-panel");
+  if (panel.hidden || panel.dataset.unitId !== unitId || panel.dataset.state !== "ready") {
+    return;
+  }
+  const list = await attributesOf(app, unitId);
+  if (panel.dataset.unitId === unitId) {
+    byId("unit-attributes").replaceChildren(list);
+  }
+}
+
 export function closeUnitPanel() {
   const panel = byId("unit-panel");
   delete panel.dataset.unitId;
