@@ -8,7 +8,12 @@ of assets in its scope, as E20 lists only their assignments; an `assetId` outsid
 scope gives a stream without events, as it gives E20 an empty list.
 
 A cursor is the event's number in the log (`storage.attributes.events`), as text:
-clients hand it back, they do not read it.
+clients hand it back, they do not read it. One whose next event the log no longer keeps
+is refused (410): resuming from it would skip changes silently.
+
+Each open subscription holds one of its key's slots (FLOORGATE_MAX_SUBSCRIPTIONS_PER_KEY,
+counted over every process: `storage.attributes.subscriptions`); the last check takes
+it, and the stream gives it back when it ends, however it ends.
 """
 
 from __future__ import annotations
@@ -16,11 +21,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+from bson import ObjectId
+
 from resolvers.attributes import group_of
 from resolvers.context import RequestContext
-from resolvers.errors import FieldErrors
+from resolvers.errors import ApiError, ErrorCode, FieldErrors
 from resolvers.validation import check_id
-from storage.attributes.events import EVENT_FIELDS, Event
+from storage.attributes.events import EVENT_FIELDS, Event, resumable
 from storage.attributes.hub import Accept
 
 MAX_CURSOR = 2**63 - 1
@@ -65,6 +72,8 @@ async def assignment_changes(
     position = position_of(errors, "after", after)
     errors.raise_if_any()
     await group_of(context, group_id, for_write=False)
+    if position is not None:
+        await check_resumable(context, position)
     visible = caller.asset_filter(asset_id) is not None
 
     def accept(event: Event) -> bool:
@@ -72,11 +81,31 @@ async def assignment_changes(
             return False
         return visible and caller.may_see(event["asset_id"])
 
-    return stream(context, group_id, accept, position)
+    services = context.services
+    limit = services.settings.max_subscriptions_per_key
+    slot = await services.subscription_slots.take(caller.key_id, limit)
+    if slot is None:
+        raise ApiError(ErrorCode.TOO_MANY_SUBSCRIPTIONS, limit=str(limit))
+    changes = stream(context, group_id, accept, position, slot)
+    services.subscription_slots.hold(slot, changes)
+    return changes
+
+
+async def check_resumable(context: RequestContext, position: int) -> None:
+    found = await resumable(context.services.store, position)
+    if found is None:
+        raise ApiError(
+            ErrorCode.BAD_USER_INPUT, fields={"after": ["is not a cursor of this stream"]}
+        )
+    if not found:
+        raise ApiError(ErrorCode.CURSOR_EXPIRED)
 
 
 async def stream(
-    context: RequestContext, group_id: str, accept: Accept, position: int | None
+    context: RequestContext, group_id: str, accept: Accept, position: int | None, slot: ObjectId
 ) -> AsyncIterator[dict[str, Any]]:
-    async for event in context.services.event_hub.changes(group_id, accept, position):
-        yield as_change(event)
+    try:
+        async for event in context.services.event_hub.changes(group_id, accept, position):
+            yield as_change(event)
+    finally:
+        context.services.subscription_slots.free(slot)

@@ -16,6 +16,7 @@ from resolvers.loaders import Loaders
 from resolvers.wayfinding.graph_cache import VersionedCache
 from routing.matrix import LoadedGraph
 from storage.attributes.hub import EventHub
+from storage.attributes.subscriptions import Slots
 from storage.collections import RATE_BUDGETS
 from storage.database import UNAVAILABLE_ERRORS, Store
 from storage.settings import Settings
@@ -39,10 +40,12 @@ class Services:
     graph_cache: VersionedCache[LoadedGraph] = field(init=False)
     # Live changes of assignments: one change stream for every subscriber of the process.
     event_hub: EventHub = field(init=False)
+    subscription_slots: Slots = field(init=False)  # open subscriptions per key, shared
     waypoint_cache: VersionedCache[dict[str, dict[str, Any]]] = field(init=False)
 
     def __post_init__(self) -> None:
         self.event_hub = EventHub(self.store)
+        self.subscription_slots = Slots(self.store)
         self.graph_cache = VersionedCache(self.settings.graph_cache_size)
         self.waypoint_cache = VersionedCache(self.settings.graph_cache_size)
         # One budget per key for every process (FLOORGATE_RATE_LIMIT_SHARE is obsolete).

@@ -35,6 +35,8 @@ class ErrorCode(StrEnum):
     URI_TOO_LONG = "URI_TOO_LONG"
     HEADERS_TOO_LARGE = "HEADERS_TOO_LARGE"
     DOCUMENT_TOO_LARGE = "DOCUMENT_TOO_LARGE"
+    CURSOR_EXPIRED = "CURSOR_EXPIRED"
+    TOO_MANY_SUBSCRIPTIONS = "TOO_MANY_SUBSCRIPTIONS"
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,15 @@ ERRORS: dict[ErrorCode, ErrorKind] = {
     # A /graphql document (or a GET's query string) over FLOORGATE_GRAPHQL_MAX_DOCUMENT_BYTES.
     ErrorCode.DOCUMENT_TOO_LARGE: ErrorKind(
         413, "GraphQL document too large: at most {limit} bytes"
+    ),
+    # Live changes (docs/api.md): a resume past what the log keeps; a key's open streams.
+    ErrorCode.CURSOR_EXPIRED: ErrorKind(
+        410,
+        "Gone: events after this cursor are no longer kept; load the current state "
+        "and subscribe without a cursor",
+    ),
+    ErrorCode.TOO_MANY_SUBSCRIPTIONS: ErrorKind(
+        429, "Too many open subscriptions for this key: at most {limit}"
     ),
 }
 

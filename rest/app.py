@@ -30,6 +30,7 @@ from rest.middleware import BodyStalled, BodyTooLarge, Boundary
 from rest.ops.metrics import Metrics
 from rest.ops.metrics_folder import MetricsFolder
 from rest.ops.server import INDEXES_ENSURED, METRICS_FOLDER
+from rest.ops.stop_signals import on_stop_signal
 from rest.ops.tracing import traced
 from rest.pages.files import files_endpoint
 from rest.pages.landing import landing_routes
@@ -37,8 +38,6 @@ from rest.pages.reference_page import reference_page_routes
 from rest.pages.viewer import viewer_routes
 from rest.responses import error_of, json_response
 from rest.v1.dispatch import RestApi
-from rest.v1.event_stream import PATH as STREAM_PATH
-from rest.v1.event_stream import changes_endpoint
 from rest.v1.openapi import openapi_document, openapi_routes
 from rest.v1.paging_urls import graphql_page_url
 from schema.build import build_schema, cache_figures
@@ -119,7 +118,6 @@ def create_app(
         Route("/files/{name:path}", files_endpoint(services), methods=["GET"]),
         *openapi_routes(partial(openapi_document, schema._schema, rest.requirements, settings)),
         *reference_page_routes(),
-        Route(STREAM_PATH, changes_endpoint(schema._schema, services), methods=["GET"]),
         Route("/v1", rest.handle, methods=ALL_METHODS),
         Route("/v1/{rest:path}", rest.handle, methods=ALL_METHODS),
     ]
@@ -133,11 +131,13 @@ def create_app(
             tasks.append(asyncio.create_task(metrics.folder.keep_written(metrics.figures)))
         services.store.watch_changes()
         try:
-            yield
+            with on_stop_signal(services.event_hub.end_all):
+                yield
         finally:
             for task in tasks:
                 task.cancel()
             await services.event_hub.close()  # subscriptions' change stream, if one ran
+            await services.subscription_slots.close()
             if metrics is not None and metrics.folder is not None:
                 metrics.folder.write(metrics.figures())  # this worker's last requests count
             if owned:

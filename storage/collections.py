@@ -30,6 +30,7 @@ LEASES = "leases"  # who writes an asset now (storage.imports.leases)
 RATE_BUDGETS = "rate_budgets"  # each key's rate-limit bucket, shared by every process
 ATTRIBUTE_EVENTS = "attribute_events"  # the log of assignment changes (storage.attributes.events)
 COUNTERS = "counters"  # numbers handed out in order, by name (the events' `seq`)
+SUBSCRIPTIONS = "subscriptions"  # open subscriptions' slots (storage.attributes.subscriptions)
 FILES_BUCKET = "fs"
 
 
@@ -100,7 +101,7 @@ COLLECTIONS: tuple[Collection, ...] = (
     Collection(LEASES),
     # A bucket whose `expires_at` has passed is full again: the same as no document.
     Collection(RATE_BUDGETS, [Index([("expires_at", 1)], expire_after_seconds=0)]),
-    # Read by group from a position; kept until `expires_at` (RETENTION_SECONDS).
+    # Read by group from a position; kept until `expires_at` (FLOORGATE_EVENT_RETENTION_SECONDS).
     Collection(
         ATTRIBUTE_EVENTS,
         [
@@ -109,4 +110,12 @@ COLLECTIONS: tuple[Collection, ...] = (
         ],
     ),
     Collection(COUNTERS),
+    # A slot whose `expires_at` has passed is free: counted only while live.
+    Collection(
+        SUBSCRIPTIONS,
+        [
+            Index([("key", 1), ("expires_at", 1)]),
+            Index([("expires_at", 1)], expire_after_seconds=0),
+        ],
+    ),
 )

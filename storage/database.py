@@ -33,14 +33,20 @@ class Store:
     """The database of one process: collections by name, the file bucket."""
 
     def __init__(
-        self, client: AsyncMongoClient, database_name: str, cache: ReadCache | None = None
+        self,
+        client: AsyncMongoClient,
+        database_name: str,
+        cache: ReadCache,
+        event_retention_seconds: float,
     ) -> None:
         self.client = client
+        # How long the log of assignment changes keeps an event (storage.attributes.events).
+        self.event_retention_seconds = event_retention_seconds
         self.db: AsyncDatabase = client[database_name]
         self.files = AsyncGridFSBucket(self.db, bucket_name=FILES_BUCKET)
         self.transactions: bool | None = None  # has multi-document transactions; asked once
         # Off unless `connect` made it: only its listeners see this client's writes.
-        self.cache = cache or ReadCache(0)
+        self.cache = cache
         self.timings = CommandTimings()  # `connect` gives the one its client reports to
         self._watcher: asyncio.Task[None] | None = None
 
@@ -102,6 +108,6 @@ def connect(uri: str, settings: Settings, **client_options: Any) -> Store:
         **client_options,
     )
     cache.codec_options = client.codec_options
-    store = Store(client, settings.database_name, cache)
+    store = Store(client, settings.database_name, cache, settings.event_retention_seconds)
     store.timings = timings
     return store

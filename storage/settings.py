@@ -270,6 +270,27 @@ SETTINGS: tuple[Setting, ...] = (
         50,
         "Burst of requests without a valid key, per client address.",
     ),
+    # -- live changes ----------------------------------------------------------------------
+    Setting(
+        "max_subscriptions_per_key",
+        "FLOORGATE_MAX_SUBSCRIPTIONS_PER_KEY",
+        WHOLE,
+        100,
+        "Open subscriptions of one key, over every worker and machine (GraphQL over "
+        "WebSocket and REST event streams together; 429 above it).",
+        "Counted in the database (`storage/attributes/subscriptions.py`).",
+        check=MORE_THAN_ZERO,
+    ),
+    Setting(
+        "event_retention_seconds",
+        "FLOORGATE_EVENT_RETENTION_SECONDS",
+        NUMBER,
+        7 * 24 * 3600.0,
+        "How long the log of assignment changes keeps an event for clients that resume "
+        "(at least an hour; an older cursor is 410).",
+        "Applies to events written after a change of it.",
+        at_least=3600,
+    ),
     # -- GraphQL operations ----------------------------------------------------------------
     Setting(
         "graphql_max_cost",

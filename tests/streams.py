@@ -41,7 +41,8 @@ class Socket:
         if message["type"] == "websocket.accept":
             self.accepted.set()
         elif message["type"] == "websocket.send":
-            self.incoming.put_nowait(orjson.loads(message.get("text") or message["bytes"]))
+            text = message.get("text")  # a binary frame: browsers' JSON.parse refuses it
+            self.incoming.put_nowait({"type": "__binary__"} if text is None else orjson.loads(text))
         elif message["type"] == "websocket.close":
             self.closed = (message.get("code", 1000), message.get("reason", ""))
             self.incoming.put_nowait({"type": "__closed__", "code": self.closed[0]})

@@ -160,7 +160,7 @@ class GraphQLView(GraphQL):
             )
         finally:
             READS.reset(token)
-        content = self.encode_json(await self.process_result(request, result))
+        content = json_bytes(await self.process_result(request, result))
         if reads is not None and not result.errors and context.cost is not None:
             cache.keep_answer(reads, content, str(context.cost))
         return Response(content, media_type="application/json")
@@ -179,12 +179,14 @@ class GraphQLView(GraphQL):
     async def on_ws_connect(self, context: RequestContext) -> UnsetType:
         """A WebSocket is acknowledged only with a valid key (from its `connection_init`
         payload or its upgrade request's headers); else it is closed with 4403 and no
-        `connection_ack`. Flags and permissions are checked per subscription."""
+        `connection_ack` (the older graphql-ws: a `connection_error` with our error's
+        message, then close 1011, as strawberry's handler of it does). Flags and
+        permissions are checked per subscription."""
         connection_credentials(context, context.connection_params)
         try:
             await context.caller()
-        except ApiError:
-            raise ConnectionRejectionError from None
+        except ApiError as error:
+            raise ConnectionRejectionError({"message": error.message}) from None
         return UNSET  # a `connection_ack` without payload
 
     def decode_json(self, data: str | bytes) -> object:
@@ -192,10 +194,12 @@ class GraphQLView(GraphQL):
         RecursionError."""
         return orjson.loads(data)
 
-    def encode_json(self, data: object) -> bytes:
-        """orjson, as REST answers (strawberry's `json.dumps` took longer than the
-        whole execution of a 10,000-unit page)."""
-        return json_bytes(data)
+    def encode_json(self, data: object) -> str:
+        """orjson, as REST answers (strawberry's `json.dumps` took longer than the whole
+        execution of a 10,000-unit page). Text: strawberry sends bytes as binary
+        WebSocket frames, which graphql-ws clients and browsers' `JSON.parse` refuse;
+        our own HTTP answers are written by `json_bytes` directly."""
+        return json_bytes(data).decode()
 
     async def render_graphql_ide(self, request: Request) -> HTMLResponse:
         """The page holds an API key while in use: it gets its strict CSP and nosniff."""

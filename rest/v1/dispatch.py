@@ -24,6 +24,7 @@ from rest.ops.metrics import ROUTE
 from rest.responses import error_of, error_response, json_bytes
 from rest.v1.bodies import read_text_body
 from rest.v1.documents import OMITTED_WHEN_NULL, without_nulls
+from rest.v1.event_stream import event_stream
 from rest.v1.json_body import body_problems, body_variables, read_json_body
 from rest.v1.paging_urls import with_urls
 from rest.v1.router import Match, Router
@@ -57,7 +58,12 @@ IDLE_POLL_SECONDS = 0.05
 def requirement_of(schema: GraphQLSchema, route: RestRoute) -> Requirement:
     """The permission and flag that the route's root field demands, so REST checks
     access before it reads a body or anything else."""
-    root = schema.mutation_type if route.mutation else schema.query_type
+    roots = {
+        "query": schema.query_type,
+        "mutation": schema.mutation_type,
+        "subscription": schema.subscription_type,
+    }
+    root = roots[route.operation]
     assert root is not None
     return field_requirement(root.fields[route.graphql_field]) or (None, None)
 
@@ -85,7 +91,7 @@ class RestApi:
         problems = validate(self.schema, route.parsed)
         if problems:
             raise RuntimeError(f"route {route.path}: invalid document: {problems}")
-        if precompile(self.schema, route.parsed) is None:
+        if route.shape is not Shape.EVENTS and precompile(self.schema, route.parsed) is None:
             log.debug("route %s runs on graphql-core alone", route.operation_id)
         self.prepared.add(route.operation_id)
 
@@ -111,8 +117,10 @@ class RestApi:
             return error_response(
                 ApiError(ErrorCode.BAD_USER_INPUT, fields={"path": ["is not valid UTF-8"]})
             )
-        if "GET" in allowed:
-            allowed.add("HEAD")
+        if "GET" in allowed and not (match is not None and match.route.shape is Shape.EVENTS):
+            allowed.add("HEAD")  # not of a stream: its head would hold a subscription
+        if head and match is not None and match.route.shape is Shape.EVENTS:
+            match = None
         if match is None:
             if allowed:
                 return error_of(
@@ -141,6 +149,9 @@ class RestApi:
         except ApiError as access_error:
             return error_response(access_error)
         variables, problems = variables_of(route, match.path_values, request)
+        if route.shape is Shape.EVENTS:
+            self.prepare(route)
+            return await event_stream(self.schema, route, context, variables, problems, request)
         if route.body is not None:
             try:
                 variables.update(body_variables(route.body, await self.read_body(route, request)))

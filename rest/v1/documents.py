@@ -47,6 +47,9 @@ FRAGMENTS = {
     "attribute_key: attributeKey } }",
     "AssignmentFields": "fragment AssignmentFields on UnitAttributeAssignment { "
     "group_id: groupId attribute_id: attributeId asset_id: assetId unit_id: unitId }",
+    "AssignmentChangeFields": "fragment AssignmentChangeFields on "
+    "UnitAttributeAssignmentChange { change cursor at assignment { group_id: groupId "
+    "attribute_id: attributeId asset_id: assetId unit_id: unitId } }",
     "MatrixFields": "fragment MatrixFields on DistanceMatrix { "
     "distance_method: distanceMethod sources { id name x y floor_id: floorId index "
     "targets { id name x y floor_id: floorId index distance time } } }",

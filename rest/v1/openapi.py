@@ -102,7 +102,54 @@ PARAMETER_DOCS: dict[str, tuple[str, Schema]] = {
         "Comma-separated tags; a map must have all of them.",
         {"type": "string", "maxLength": MAX_FILTER_LENGTH},
     ),
+    "after": (
+        "Resume after this event (an earlier event's `id`); without it, from now. The "
+        "`Last-Event-ID` header wins when both are sent.",
+        {"type": "string", "pattern": "^[0-9]{1,19}$"},
+    ),
 }
+EVENTS_DOC = (
+    "Server-Sent Events: first `retry:` (milliseconds before a reconnect), then per change "
+    "`id:` (its cursor), `event:` (`assigned` or `unassigned`) and `data:`, a JSON object "
+    "`{group_id, attribute_id, asset_id, unit_id, at}`; a `: heartbeat` comment while "
+    "nothing happens. A replacement in a one-attribute-per-unit group is `unassigned` "
+    "(the old attribute) then `assigned` (the new)."
+)
+# One event of the stream (as Schemathesis and OpenAPI 3.2's `itemSchema` read an event
+# stream's schema); `data` holds JSON.
+EVENT_SCHEMA: Schema = {
+    "type": "object",
+    "required": ["event", "data"],
+    "properties": {
+        "event": {"type": "string", "enum": ["assigned", "unassigned"]},
+        "id": {"type": "string", "pattern": "^[0-9]{1,19}$"},
+        "retry": {"type": "integer", "minimum": 0},
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "contentSchema": {
+                "type": "object",
+                "required": ["group_id", "attribute_id", "asset_id", "unit_id", "at"],
+                "properties": {
+                    "group_id": ID_SCHEMA,
+                    "attribute_id": ID_SCHEMA,
+                    "asset_id": ID_SCHEMA,
+                    "unit_id": ID_SCHEMA,
+                    "at": {"type": "string", "format": "date-time"},
+                },
+            },
+        },
+    },
+}
+EVENTS_EXAMPLE = (
+    "retry: 2000\n\nid: 41\nevent: unassigned\ndata: "
+    '{"group_id":"view","attribute_id":"view-city","asset_id":"harbor-view",'
+    '"unit_id":"b1-101","at":"2026-11-25T14:02:11.208Z"}\n\n'
+    "id: 42\nevent: assigned\ndata: "
+    '{"group_id":"view","attribute_id":"view-pool","asset_id":"harbor-view",'
+    '"unit_id":"b1-101","at":"2026-11-25T14:02:11.208Z"}\n\n'
+    ": heartbeat\n\n"
+)
 LOCATION_TAGS_DOC = (
     "Comma-separated terms, all of which must hold: `key` (tag present), `-key` (absent), "
     "`key==value`, `key!=value` (absent or different). Keys may contain `:`; matching is "
@@ -126,6 +173,11 @@ ERROR_RESPONSES: dict[str, tuple[str, list[ErrorCode]]] = {
         [ErrorCode.NOT_FOUND, ErrorCode.FLAG_REQUIRED],
     ),
     "413": ("The request body is over the limit.", [ErrorCode.PAYLOAD_TOO_LARGE]),
+    "410": (
+        "An event stream's cursor (`Last-Event-ID` or `after`) is older than the events "
+        "kept: load the current state, then subscribe without a cursor.",
+        [ErrorCode.CURSOR_EXPIRED],
+    ),
     "414": ("The request target (path and query) is over its limit.", [ErrorCode.URI_TOO_LONG]),
     "415": ("The request body has another media type.", [ErrorCode.UNSUPPORTED_MEDIA_TYPE]),
     "422": (
@@ -137,8 +189,9 @@ ERROR_RESPONSES: dict[str, tuple[str, list[ErrorCode]]] = {
         [ErrorCode.HEADERS_TOO_LARGE],
     ),
     "429": (
-        "Over the key's rate limit; retry after `Retry-After` seconds.",
-        [ErrorCode.RATE_LIMITED],
+        "Over the key's rate limit, retry after `Retry-After` seconds; or, for an event "
+        "stream, over the key's open subscriptions.",
+        [ErrorCode.RATE_LIMITED, ErrorCode.TOO_MANY_SUBSCRIPTIONS],
     ),
     "500": ("Unexpected; logged with the request id (`X-Request-Id`).", [ErrorCode.INTERNAL]),
     "503": (
@@ -286,7 +339,18 @@ class DocumentBuilder:
                     "example": flag,
                 }
             )
-        if route.method == "GET":
+        if route.shape is Shape.EVENTS:
+            parameters.append(
+                {
+                    "name": "Last-Event-ID",
+                    "in": "header",
+                    "required": False,
+                    "description": "The last event's `id`: resume after it (a browser's "
+                    "`EventSource` sends it when it reconnects).",
+                    "schema": PARAMETER_DOCS["after"][1],
+                }
+            )
+        elif route.method == "GET":
             parameters.append(
                 {
                     "name": "If-None-Match",
@@ -360,6 +424,9 @@ class DocumentBuilder:
         responses: dict[str, Any] = {}
         if route.shape is Shape.NO_CONTENT:
             responses["204"] = {"description": "Done."}
+        elif route.shape is Shape.EVENTS:
+            stream = {"schema": EVENT_SCHEMA, "example": EVENTS_EXAMPLE}
+            responses["200"] = {"description": EVENTS_DOC, "content": {route.media_type: stream}}
         else:
             content: dict[str, Any] = {"schema": self.body_schema(route)}
             if "response" in example:
@@ -404,6 +471,8 @@ class DocumentBuilder:
         if route.body is not None:
             statuses += ["413", "415"]
         statuses.append("414")
+        if route.shape is Shape.EVENTS:
+            statuses.append("410")
         if route.params or route.body is not None:
             statuses.append("422")
         return [*statuses, "429", "431", "500", "503"]
@@ -433,6 +502,7 @@ class DocumentBuilder:
         limits = {
             ErrorCode.URI_TOO_LONG: MAX_TARGET_BYTES,
             ErrorCode.HEADERS_TOO_LARGE: self.settings.max_header_bytes,
+            ErrorCode.TOO_MANY_SUBSCRIPTIONS: self.settings.max_subscriptions_per_key,
         }
         message = ERRORS[code].message
         return message.format(limit=limits[code]) if code in limits else message

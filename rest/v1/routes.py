@@ -31,6 +31,7 @@ class Shape(StrEnum):
     DATA = "data"  # {data: [...]} without paging
     VERSIONED = "versioned"  # {data: [...]} with an ETag (If-None-Match answers 304)
     NO_CONTENT = "no-content"  # 204 without a body
+    EVENTS = "events"  # a subscription's results as Server-Sent Events (rest/v1/event_stream.py)
 
 
 WRAPPERS = {Shape.PAGED: PAGING, Shape.VERSIONED: "etag"}
@@ -121,9 +122,15 @@ class RestRoute:
             self.graphql_field,
             self.fragment,
             wrapper=WRAPPERS.get(self.shape),
-            operation="mutation" if self.mutation else "query",
+            operation=self.operation,
         )
         object.__setattr__(self, "document", text)
+
+    @property
+    def operation(self) -> str:
+        if self.shape is Shape.EVENTS:
+            return "subscription"
+        return "mutation" if self.mutation else "query"
 
     @cached_property
     def parsed(self) -> DocumentNode:
@@ -142,7 +149,9 @@ class RestRoute:
     def keeps_answers(self) -> bool:
         """Whether its answers are kept while what they read holds: GETs, and queries
         with a JSON body (E18, route), whose answer is as much a read as a GET's; not
-        writes, nor E10, whose SVG text is no variables worth a key."""
+        writes, nor E10, whose SVG text is no variables worth a key, nor a stream."""
+        if self.shape is Shape.EVENTS:
+            return False
         if self.method == "GET":
             return True
         return not self.mutation and self.body is not None and self.body.json
@@ -220,6 +229,8 @@ def with_market_aliases(
 
 PAGE = (Param("page", "page", "Int"), Param("per-page", "perPage", "Int"))
 ASSET = Param("asset", "assetId", "ID")
+# An event stream's resume position; the `Last-Event-ID` header, when sent, wins.
+AFTER = Param("after", "after", "String")
 GROUP = path("group-id", "groupId")
 MATRIX = Body(
     "input",
@@ -548,6 +559,17 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         (GROUP,),
         body=ASSIGNMENTS,
         mutation=True,
+    ),
+    RestRoute(
+        "GET",
+        "/v1/units/attribute-groups/{group-id}/units/changes",
+        "streamAttributeAssignmentChanges",
+        "Stream a group's assignment changes as Server-Sent Events (live changes)",
+        "unitAttributeAssignmentChanges",
+        "AssignmentChangeFields",
+        Shape.EVENTS,
+        (GROUP, ASSET, AFTER),
+        media_type="text/event-stream",
     ),
 )
 

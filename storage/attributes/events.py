@@ -9,8 +9,11 @@ attribute's "unassigned", then the new one's "assigned".
 Events are numbered by one counter (`seq`, the document's `_id`): a number every process
 and machine agrees on. A subscriber resumes after the last number it saw, reading the
 log, so nothing is lost or repeated across a disconnect, a worker or a database restart.
-The log keeps `RETENTION_SECONDS` of events (a TTL index); a cursor older than that
-resumes at the oldest event kept (docs/api.md, "Live changes").
+The log keeps each event for FLOORGATE_EVENT_RETENTION_SECONDS (a TTL index on
+`expires_at`). Numbers have no gaps (the counter moves in the write's transaction), so a
+cursor whose next event is no longer kept is known to have missed some: `resumable`
+tells, and the subscription refuses it (410) instead of resuming with a hole
+(docs/api.md, "Live changes").
 """
 
 from __future__ import annotations
@@ -28,7 +31,6 @@ from storage.transactions import Session
 ASSIGNED = "assigned"
 UNASSIGNED = "unassigned"
 CHANGES = (ASSIGNED, UNASSIGNED)
-RETENTION_SECONDS = 7 * 24 * 3600
 COUNTER_ID = "attribute_events"
 EVENT_FIELDS = ("group_id", "attribute_id", "asset_id", "unit_id")
 
@@ -55,7 +57,7 @@ async def record(store: Store, changes: list[Event], session: Session) -> None:
     first = counter["seq"] - len(changes) + 1
     moment = datetime.now(UTC)
     at = format_timestamp(moment)
-    expires = moment + timedelta(seconds=RETENTION_SECONDS)
+    expires = moment + timedelta(seconds=store.event_retention_seconds)
     await store[c.ATTRIBUTE_EVENTS].insert_many(
         [
             {"_id": first + offset, "at": at, "expires_at": expires, **event}
@@ -80,3 +82,17 @@ async def since(store: Store, after: int, limit: int, group_id: str | None = Non
         query["group_id"] = group_id
     cursor = store[c.ATTRIBUTE_EVENTS].find(query).sort("_id", 1).limit(limit)
     return await cursor.to_list()
+
+
+async def resumable(store: Store, after: int) -> bool | None:
+    """Whether a subscriber that saw every event up to number `after` can resume from the
+    log: True when the next event is still kept (or not yet written), False when it has
+    expired, None when `after` is past the last event recorded (no cursor of this
+    database)."""
+    last = await latest(store)
+    if after > last:
+        return None
+    if after == last:
+        return True
+    oldest = await store[c.ATTRIBUTE_EVENTS].find_one({}, {"_id": 1}, sort=[("_id", 1)])
+    return oldest is not None and oldest["_id"] <= after + 1

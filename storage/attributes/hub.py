@@ -47,6 +47,15 @@ class Subscriber:
         self.accept = accept
         self.queue: asyncio.Queue[Event] = asyncio.Queue(MAX_QUEUED)
         self.overflowed = False
+        self.ended = False
+
+    def end(self) -> None:
+        """End the subscription now (the process stops): what it holds is dropped, and
+        its client resumes from its last cursor."""
+        self.ended = True
+        while not self.queue.empty():
+            self.queue.get_nowait()
+        self.queue.put_nowait({})
 
     def offer(self, event: Event) -> None:
         if self.overflowed or event["group_id"] != self.group_id or not self.accept(event):
@@ -69,6 +78,7 @@ class EventHub:
         self.last = 0  # the highest event number passed on
         self.started = asyncio.Event()  # the stream is open and the log caught up
         self.failures = 0
+        self.stopping = False  # the process is stopping: no subscription lasts
         self._task: asyncio.Task[None] | None = None
 
     async def changes(
@@ -76,6 +86,8 @@ class EventHub:
     ) -> AsyncIterator[Event]:
         """The group's events that `accept` lets through, numbered above `after` (from
         now when None), in order, for as long as the caller iterates."""
+        if self.stopping:
+            return
         subscriber = Subscriber(group_id, accept)
         self.subscribers.add(subscriber)  # before the log is read: nothing falls between
         self._start()
@@ -92,6 +104,8 @@ class EventHub:
                     break
             while True:
                 event = await subscriber.queue.get()
+                if subscriber.ended:
+                    return
                 if subscriber.overflowed:
                     raise Overflowed
                 if event["_id"] > last:
@@ -104,6 +118,13 @@ class EventHub:
         if self._task is None or self._task.done():
             self.started.clear()
             self._task = asyncio.get_running_loop().create_task(self._watch())
+
+    def end_all(self) -> None:
+        """The process stops: every subscription ends now, and none starts, so that the
+        server need not wait for clients that would never leave."""
+        self.stopping = True
+        for subscriber in list(self.subscribers):
+            subscriber.end()
 
     async def close(self) -> None:
         """Stop the stream. Its cancellation waits at most CLOSE_SECONDS: closing a

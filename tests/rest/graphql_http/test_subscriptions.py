@@ -15,6 +15,7 @@ from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import UNIT_ATTRIBUTES_READ
 from rest.app import create_app
 from storage import collections as c
+from storage.database import connect
 from tests.streams import Socket, websocket
 
 GROUP = "live-view"  # one attribute per unit: a new one replaces the old
@@ -239,3 +240,66 @@ async def test_a_key_of_another_asset_asking_for_this_one_gets_nothing(
         await subscribe(socket, asset="asset-1", after="0")
         with pytest.raises(TimeoutError):
             await socket.receive(timeout=0.5)
+
+
+async def test_over_the_keys_open_subscriptions_the_subscribe_is_an_error(
+    db_server, settings, store, live_group
+):
+    """The cap counts WebSocket subscriptions and REST streams together, over every
+    process (tests/rest/v1/test_event_stream_limits.py for REST's 429)."""
+    capped = replace(settings, max_subscriptions_per_key=1)
+    app = create_app(capped, connect(db_server.uri, capped))
+    key = await create_key(store, "live-capped", [UNIT_ATTRIBUTES_READ], None)
+    credentials = {"API-Key": key.secret, "Experimental-Flags": FLAG}
+    async with websocket(app) as first, websocket(app) as second:
+        await opened(first, credentials)
+        await subscribe(first)
+        await asyncio.sleep(0.2)  # the first holds its slot
+        await opened(second, credentials)
+        await subscribe(second)
+        message = await second.receive()
+    assert message["type"] == "error", message
+    assert [(e["message"], e["extensions"]) for e in message["payload"]] == [
+        (
+            "Too many open subscriptions for this key: at most 1",
+            {"code": "TOO_MANY_SUBSCRIPTIONS"},
+        )
+    ]
+
+
+async def test_the_older_graphql_ws_protocol_works_too(app, client, keys, live_group):
+    """Clients of the older `graphql-ws` (subscriptions-transport-ws): `start`, `data`."""
+    credentials = {"API-Key": keys.full, "Experimental-Flags": FLAG}
+    async with websocket(app, protocol="graphql-ws") as socket:
+        await socket.send({"type": "connection_init", "payload": credentials})
+        assert (await socket.receive())["type"] == "connection_ack"
+        await socket.send(
+            {
+                "id": "1",
+                "type": "start",
+                "payload": {"query": CHANGES, "variables": {"group": GROUP}},
+            }
+        )
+        await asyncio.sleep(0.3)
+        await write(client, keys.full, [item("city", "u-004")])
+        message = await socket.receive()
+        while message["type"] == "ka":  # keep-alive
+            message = await socket.receive()
+    assert message["type"] == "data", message
+    assert short(message["payload"]["data"]["unitAttributeAssignmentChanges"]) == (
+        "assigned",
+        f"{GROUP}-city",
+        "asset-1",
+        "u-004",
+    )
+
+
+async def test_a_bad_key_on_graphql_ws_is_a_connection_error(app):
+    """graphql-ws has no 4403: its `connection_error` names why, then the socket closes."""
+    async with websocket(app, protocol="graphql-ws") as socket:
+        await socket.send({"type": "connection_init", "payload": {"API-Key": "not-a-key"}})
+        answers = [await socket.receive(), await socket.receive()]
+    assert answers == [
+        {"type": "connection_error", "payload": {"message": "Invalid authentication credentials"}},
+        {"type": "__closed__", "code": 1011},
+    ]

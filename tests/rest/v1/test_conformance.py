@@ -13,6 +13,10 @@ disagrees with Schemathesis's default expectation:
 - `missing_required_header`: a missing `Experimental-Flags` is 404 (docs/contract.md,
   Errors), where Schemathesis expects 400/401/403/406/415/422.
 
+Event streams (the route table's `events` shape) are left out: a stream does not end,
+and Schemathesis reads a response to its end, so each valid case would wait out the
+request timeout. Their statuses and events are tested in tests/rest/v1/test_event_stream.py.
+
 `FLOORGATE_CONFORMANCE_EXAMPLES` (default 10) bounds the examples per operation;
 `FLOORGATE_CONFORMANCE_SEED` (default 1) makes a run repeatable.
 """
@@ -29,7 +33,7 @@ import pytest
 import pytest_asyncio
 
 from resolvers.auth.permissions import ALL_FLAGS
-from rest.v1.routes import ROUTES
+from rest.v1.routes import ROUTES, Shape
 from storage.settings import Settings
 from tests.servers import own_demo_database, serve_tls
 
@@ -38,6 +42,7 @@ SCHEMATHESIS = str(Path(sys.executable).with_name("schemathesis"))
 EXAMPLES = os.environ.get("FLOORGATE_CONFORMANCE_EXAMPLES", "10")
 SEED = os.environ.get("FLOORGATE_CONFORMANCE_SEED", "1")
 LEFT_OUT = "negative_data_rejection,positive_data_acceptance,missing_required_header"
+STREAMS = [route.operation_id for route in ROUTES if route.shape is Shape.EVENTS]
 
 
 class Server:
@@ -97,9 +102,11 @@ def test_schemathesis(server: Server, mode: str, tmp_path: Path) -> None:
         "--request-timeout",
         "30",
     ]
+    for operation_id in STREAMS:
+        command += ["--exclude-operation-id", operation_id]
     for header in headers_for(mode, server.key):
         command += ["-H", header]
     run = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-20000:] + run.stderr[-5000:]
-    assert f"{len(ROUTES)} selected / {len(ROUTES)} total" in run.stdout
+    assert f"{len(ROUTES) - len(STREAMS)} selected / {len(ROUTES)} total" in run.stdout
     assert " failures" not in run.stdout.split("SUMMARY")[-1]

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import jsonschema
 import pytest
@@ -25,6 +25,7 @@ from rest.v1.openapi import EXAMPLES_FILE, FLAGS_HEADER, RELEASE_DATE
 from rest.v1.routes import ROUTES, RestRoute, Shape
 from schema.build import build_schema
 from storage.settings import Settings
+from tests.streams import event_stream
 
 RECORD = os.environ.get("FLOORGATE_RECORD_EXAMPLES") == "1"
 SCHEMA = build_schema(Settings())._schema
@@ -100,6 +101,7 @@ EXAMPLES: dict[str, Example] = {
     # Changes b1-101's view from city to pool, then takes it away; restored afterwards.
     "assignUnitAttributes": Example({"group-id": "view"}, body={"data": [ASSIGNMENT]}),
     "unassignUnitAttributes": Example({"group-id": "view"}, body={"data": [ASSIGNMENT]}),
+    "streamAttributeAssignmentChanges": Example({"group-id": "view"}, {"asset": "harbor-view"}),
     "listUnitReferenceGroups": Example(query={"asset": "harbor-view"}),
     "listGroupUnitReferences": Example(
         {"group": "harbor-view"}, {"key": "acme-pms", "per-page": 2}
@@ -188,7 +190,11 @@ def test_parameters_are_the_routes(document, route):
         assert f"`{flag}`" in operation["description"]
     if permission:
         assert f"`{permission}`" in operation["description"]
-    if route.method == "GET":  # every GET revalidates (docs/api.md, Conditional GETs)
+    if route.shape is Shape.EVENTS:  # a stream resumes; it is never revalidated
+        expected.append(("Last-Event-ID", "header", False))
+        assert "304" not in operation["responses"]
+        assert "410" in operation["responses"]
+    elif route.method == "GET":  # every GET revalidates (docs/api.md, Conditional GETs)
         expected.append(("If-None-Match", "header", False))
         assert set(operation["responses"]["304"]["headers"]) == {"ETag", "Cache-Control"}
         assert set(operation["responses"]["200"]["headers"]) == {"ETag", "Cache-Control"}
@@ -272,6 +278,9 @@ async def answer(demo, document: dict[str, Any], route: RestRoute) -> dict[str, 
     parameters: dict[str, Any] = {**example.path, **example.query}
     if flag:
         parameters[FLAGS_HEADER] = flag
+    if route.shape is Shape.EVENTS:
+        await stream_opens(demo, url_of(route, example), example.query, headers)
+        return {"parameters": parameters}
     kwargs: dict[str, Any] = {"params": example.query, "headers": headers}
     if route.body is not None and route.body.json:
         kwargs["json"] = example.body
@@ -291,6 +300,15 @@ async def answer(demo, document: dict[str, Any], route: RestRoute) -> dict[str, 
         jsonschema.validate(body, schema["schema"])
         result["response"] = body
     return result
+
+
+async def stream_opens(demo, url: str, query: dict[str, Any], headers: dict[str, str]) -> None:
+    """An event stream's example opens it (its events are the document's own example,
+    checked against a real stream in tests/rest/v1/test_event_stream.py)."""
+    path = f"{url}?{urlencode(query)}"
+    async with event_stream(demo.app, path, headers) as stream:
+        assert (stream.status, await stream.event()) == (200, b"retry: 2000")
+        assert stream.headers["content-type"] == "text/event-stream; charset=utf-8"
 
 
 def find_operation(document: dict[str, Any], operation_id: str) -> dict[str, Any]:

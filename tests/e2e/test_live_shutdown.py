@@ -1,0 +1,65 @@
+"""`floorgate serve` stopped while live changes are open: its event streams and
+subscriptions end at once (an SSE client reconnects with its last id, a WebSocket is
+closed with 1012 "service restart"), and the process exits without a traceback instead
+of waiting for clients that never leave."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import ssl
+import time
+from pathlib import Path
+
+import httpx
+import orjson
+import pytest
+import websockets
+
+from tests.servers import own_demo_database, serve_tls
+
+pytestmark = pytest.mark.e2e
+FLAG = "unit-attributes-resource"
+STREAM = "/v1/units/attribute-groups/view/units/changes"
+SUBSCRIPTION = 'subscription { unitAttributeAssignmentChanges(groupId: "view") { cursor } }'
+
+
+async def test_stopping_the_server_ends_every_stream(db_server, tmp_path: Path) -> None:
+    async with own_demo_database(db_server, tmp_path, "floorgate_live_shutdown") as (settings, key):
+        with serve_tls(settings.data_dir, db_server, settings) as served:
+            context = ssl.create_default_context(cafile=str(served.certs.ca_cert))
+            headers = {"API-Key": key, "Experimental-Flags": FLAG}
+            async with httpx.AsyncClient(verify=context, base_url=served.base) as client:
+                async with client.stream("GET", STREAM, headers=headers) as stream:
+                    assert stream.status_code == 200
+                    lines = stream.aiter_lines()
+                    assert await anext(lines) == "retry: 2000"
+                    socket = await websockets.connect(
+                        served.base.replace("https", "wss") + "/graphql",
+                        ssl=context,
+                        subprotocols=[websockets.Subprotocol("graphql-transport-ws")],
+                    )
+                    await socket.send(
+                        orjson.dumps({"type": "connection_init", "payload": headers}).decode()
+                    )
+                    assert orjson.loads(await socket.recv()) == {"type": "connection_ack"}
+                    subscribe = {"id": "1", "type": "subscribe", "payload": {"query": SUBSCRIPTION}}
+                    await socket.send(orjson.dumps(subscribe).decode())
+                    await asyncio.sleep(0.3)
+                    started = time.monotonic()
+                    served.process.send_signal(signal.SIGTERM)
+                    rest = [line async for line in lines]  # the stream ends: no hang
+                    ended = time.monotonic() - started
+                with pytest.raises(websockets.ConnectionClosed) as closed:
+                    while True:
+                        await socket.recv()
+            code = await asyncio.to_thread(served.process.wait, 10)
+            stopped = time.monotonic() - started
+    log = served.log.read_text()
+    assert rest in ([], [""])
+    assert ended < 2.0, ended
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012
+    # uvicorn shuts down gracefully, then raises the signal again with its default action
+    assert (code, stopped < 5.0) == (-signal.SIGTERM, True), stopped
+    assert "Traceback" not in log
+    assert "timeout graceful shutdown exceeded" not in log

@@ -1,0 +1,139 @@
+"""What bounds an event stream: open streams per key, counted across processes (429
+before the stream starts, freed when a stream ends), and resuming only from what the
+log still keeps (410, and 422 for a cursor the log never handed out). A HEAD of a stream
+is refused: it would hold a subscription for nothing."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from dataclasses import replace
+
+import orjson
+import pytest
+
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import UNIT_ATTRIBUTES_READ
+from rest.app import create_app
+from storage import collections as c
+from storage.attributes.events import latest
+from storage.database import connect
+from tests.rest.graphql_http.test_subscriptions import FLAG, GROUP, item, live_group, write
+from tests.streams import event_stream
+
+__all__ = ["live_group"]
+PATH = f"/v1/units/attribute-groups/{GROUP}/units/changes"
+TOO_MANY = {"message": "Too many open subscriptions for this key: at most 2"}
+GONE = {
+    "message": "Gone: events after this cursor are no longer kept; load the current state "
+    "and subscribe without a cursor"
+}
+
+
+@pytest.fixture
+def two_workers(db_server, settings) -> Iterator[tuple[object, object]]:
+    """Two apps on the test database, each with a client of its own, as two workers
+    (or machines) are: a cap of 2 open subscriptions per key."""
+    capped = replace(settings, max_subscriptions_per_key=2)
+    stores = [connect(db_server.uri, capped) for _ in range(2)]
+    yield create_app(capped, stores[0]), create_app(capped, stores[1])
+
+
+async def slots_of(store, key_id: str) -> int:
+    return await store[c.SUBSCRIPTIONS].count_documents({"key": key_id})
+
+
+async def test_open_streams_per_key_are_counted_across_workers(two_workers, store, live_group):
+    first, second = two_workers
+    key = await create_key(store, "sse-capped", [UNIT_ATTRIBUTES_READ], None)
+    other = await create_key(store, "sse-other", [UNIT_ATTRIBUTES_READ], None)
+    headers = {"API-Key": key.secret, "Experimental-Flags": FLAG}
+    async with (
+        event_stream(first, PATH, headers) as one,
+        event_stream(second, PATH, headers) as two,
+    ):
+        assert (one.status, two.status) == (200, 200)
+        assert await slots_of(store, key.key_id) == 2
+        for app in (first, second):
+            async with event_stream(app, PATH, headers) as third:
+                assert (third.status, orjson.loads(await third.body())) == (429, TOO_MANY)
+                assert third.headers["content-type"] == "application/json"
+        # another key is not held back by this one's streams
+        other_headers = {"API-Key": other.secret, "Experimental-Flags": FLAG}
+        async with event_stream(second, PATH, other_headers) as others:
+            assert others.status == 200
+    # closed streams give their slots back: the key may open two again
+    for _ in range(50):
+        if await slots_of(store, key.key_id) == 0:
+            break
+        await asyncio.sleep(0.02)
+    assert await slots_of(store, key.key_id) == 0
+    async with event_stream(second, PATH, headers) as again:
+        assert again.status == 200
+
+
+async def test_a_refused_stream_holds_no_slot(app, store, live_group):
+    """A 404 (unknown group) or a 422 is decided before a slot is taken."""
+    key = await create_key(store, "sse-refused", [UNIT_ATTRIBUTES_READ], None)
+    headers = {"API-Key": key.secret, "Experimental-Flags": FLAG}
+    for path, status in (
+        ("/v1/units/attribute-groups/no-such-group/units/changes", 404),
+        (PATH + "?after=x", 422),
+    ):
+        async with event_stream(app, path, headers) as stream:
+            await stream.body()
+            assert stream.status == status
+    assert await slots_of(store, key.key_id) == 0
+
+
+async def test_a_cursor_older_than_the_log_keeps_is_410(app, client, keys, store, live_group):
+    """Events that expired (the TTL index removes the oldest first: here they are removed
+    by hand) cannot be replayed: a resume that would skip them is refused with 410, one
+    whose next event is still kept resumes."""
+    headers = {"API-Key": keys.full, "Experimental-Flags": FLAG}
+    await write(client, keys.full, [item("city", "u-008")])
+    await write(client, keys.full, [item("pool", "u-008")])  # unassigned city, assigned pool
+    last = await latest(store)
+    await store[c.ATTRIBUTE_EVENTS].delete_many({"_id": {"$lte": last - 1}})  # expired
+    async with event_stream(app, f"{PATH}?after={last - 2}", headers) as stream:
+        assert (stream.status, orjson.loads(await stream.body())) == (410, GONE)
+    resumed = {**headers, "Last-Event-ID": str(last - 1)}
+    async with event_stream(app, PATH, resumed) as stream:
+        assert stream.status == 200
+        assert await stream.event() == b"retry: 2000"
+        kept = (await stream.event()).decode()
+    assert kept.startswith(f"id: {last}\nevent: assigned\n")
+
+
+async def test_a_cursor_past_the_last_event_is_422(app, keys, store, live_group):
+    headers = {"API-Key": keys.full, "Experimental-Flags": FLAG}
+    ahead = await latest(store) + 1000
+    async with event_stream(app, f"{PATH}?after={ahead}", headers) as stream:
+        body = orjson.loads(await stream.body())
+    assert (stream.status, body) == (
+        422,
+        {
+            "message": "Resource validation failed",
+            "fields": {"after": ["is not a cursor of this stream"]},
+        },
+    )
+
+
+async def test_last_event_id_wins_over_the_first_after(app, client, keys, store, live_group):
+    """A browser's EventSource reconnects to the URL it was given (`?after=` of its first
+    connection) and sends `Last-Event-ID`: the header says where it really is."""
+    headers = {"API-Key": keys.full, "Experimental-Flags": FLAG}
+    before = await latest(store)
+    await write(client, keys.full, [item("city", "u-009")])
+    await write(client, keys.full, [item("city", "u-010")])
+    resumed = {**headers, "Last-Event-ID": str(before + 1)}
+    async with event_stream(app, f"{PATH}?after={before}", resumed) as stream:
+        assert await stream.event() == b"retry: 2000"
+        first = (await stream.event()).decode()
+    assert first.startswith(f"id: {before + 2}\n")
+
+
+async def test_head_of_a_stream_is_405(client, keys, live_group):
+    headers = {"API-Key": keys.full, "Experimental-Flags": FLAG}
+    response = await client.head(PATH, headers=headers)
+    assert (response.status_code, response.headers["allow"]) == (405, "GET")
