@@ -1,6 +1,7 @@
 """docs/deploy.md's nginx configuration in front of `floorgate serve --behind-proxy`:
 the demo over TLS through nginx, links on the public URL, the client's address passed
-on, and floorgate still refusing plain HTTP that did not come through the proxy.
+on, live changes through it (an event stream, and a subscription over WebSocket), and
+floorgate still refusing plain HTTP that did not come through the proxy.
 
 The configuration is copied out of docs/deploy.md (only ports, paths and the server
 name are replaced), so the documented one is the tested one. `make test` installs
@@ -18,13 +19,28 @@ import time
 from pathlib import Path
 
 import httpx
+import orjson
 import pytest
+from websockets.sync.client import connect as websocket_connect
 
 from rest.ops.tls import ensure_local_certificates
 from tests.servers import FLOORGATE, cli_env, free_port, own_demo_database, wait_for_port
 
 pytestmark = pytest.mark.e2e
 GUIDE = Path(__file__).parents[2] / "docs" / "deploy.md"
+FLAG = "unit-attributes-resource"
+FEATURES = "/v1/units/attribute-groups/features/units"
+BALCONY = {
+    "data": [
+        {
+            "group_id": "features",
+            "attribute_id": "features-balcony",
+            "asset_id": "harbor-view",
+            "unit_id": "b1-101",
+        }
+    ]
+}
+SUBSCRIPTION = 'subscription { unitAttributeAssignmentChanges(groupId: "features") { change } }'
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
 
 
@@ -133,6 +149,7 @@ def test_the_documented_nginx_config_serves_the_demo(tmp_path, db_server, demo_d
             graphql = client.post("/graphql", json={"query": "{ assets { data { id } } }"})
             assert graphql.json() == {"data": {"assets": {"data": [{"id": "harbor-view"}]}}}
             assert client.get("/metrics").status_code == 404  # not through the proxy
+            live_changes_pass_through(client, public, tls, key)
         # Straight to floorgate, not through nginx: no X-Forwarded-Proto, plain HTTP.
         direct = httpx.get(
             f"http://127.0.0.1:{floorgate_port}/v1/assets", headers={"API-Key": key}, timeout=10
@@ -150,3 +167,38 @@ def test_the_documented_nginx_config_serves_the_demo(tmp_path, db_server, demo_d
     assert "path=/v1/units?per-page=2 status=200" in access
     assert "client=127.0.0.1" in access  # the X-Forwarded-For of the test client
     assert key not in access
+
+
+def live_changes_pass_through(
+    client: httpx.Client, public: str, tls: ssl.SSLContext, key: str
+) -> None:
+    """One write of E21 reaches an event stream and a WebSocket subscription, both
+    through nginx (its upgrade and its unbuffered answers)."""
+    flagged = {"Experimental-Flags": FLAG}
+    assert client.put(f"{FEATURES}/remove", json=BALCONY, headers=flagged).status_code == 204
+    with websocket_connect(
+        public.replace("https://", "wss://") + "/graphql",
+        ssl=tls,
+        subprotocols=["graphql-transport-ws"],  # type: ignore[list-item]
+    ) as socket:
+        init = {"type": "connection_init", "payload": {"API-Key": key, **flagged}}
+        socket.send(orjson.dumps(init).decode())
+        assert orjson.loads(socket.recv(timeout=5)) == {"type": "connection_ack"}
+        subscribe = {"id": "1", "type": "subscribe", "payload": {"query": SUBSCRIPTION}}
+        socket.send(orjson.dumps(subscribe).decode())
+        with client.stream("GET", f"{FEATURES}/changes", headers=flagged, timeout=5) as stream:
+            assert stream.status_code == 200
+            lines = stream.iter_lines()
+            assert next(lines) == "retry: 2000"
+            time.sleep(0.3)  # both subscriptions are in place
+            assert client.put(FEATURES, json=BALCONY, headers=flagged).status_code == 200
+            event = [next(lines) for _ in range(4)][1:]  # the blank line after `retry:`
+        message = orjson.loads(socket.recv(timeout=5))
+    identifier, kind, data = event
+    assert (identifier[:4], kind, data[:6]) == ("id: ", "event: assigned", "data: ")
+    assert orjson.loads(data[6:]) == {**BALCONY["data"][0], "at": orjson.loads(data[6:])["at"]}
+    assert message == {
+        "id": "1",
+        "type": "next",
+        "payload": {"data": {"unitAttributeAssignmentChanges": {"change": "assigned"}}},
+    }
