@@ -63,3 +63,24 @@ async def test_stopping_the_server_ends_every_stream(db_server, tmp_path: Path) 
     assert (code, stopped < 5.0) == (-signal.SIGTERM, True), stopped
     assert "Traceback" not in log
     assert "timeout graceful shutdown exceeded" not in log
+
+
+async def test_a_websocket_message_over_its_bound_closes_the_socket(
+    db_server, settings, tmp_path: Path
+) -> None:
+    """uvicorn reads at most the document limit + 256 KiB of one message (docs/limits.md):
+    a larger `connection_init` is never read whole; the socket is closed with 1009."""
+    with serve_tls(tmp_path, db_server, settings) as served:
+        context = ssl.create_default_context(cafile=str(served.certs.ca_cert))
+        async with websockets.connect(
+            served.base.replace("https", "wss") + "/graphql",
+            ssl=context,
+            subprotocols=[websockets.Subprotocol("graphql-transport-ws")],
+            max_size=None,
+        ) as socket:
+            padding = "x" * (settings.graphql_max_document_bytes + 300 * 1024)
+            message = {"type": "connection_init", "payload": {"API-Key": padding}}
+            await socket.send(orjson.dumps(message).decode())
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                await socket.recv()
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
