@@ -32,6 +32,13 @@ def flags_of(request: HTTPConnection) -> frozenset[str]:
     return parse_flags(",".join(lines) if lines else None)
 
 
+def query_flags(request: HTTPConnection) -> frozenset[str]:
+    """Flags of query `experimental-flags`, read by event streams only: a browser's
+    `EventSource` can send no header (docs/api.md, "Live changes")."""
+    values = request.query_params.getlist("experimental-flags")
+    return parse_flags(",".join(values) if values else None)
+
+
 def request_context(request: HTTPConnection, services: Services) -> RequestContext:
     """The per-request context of both faces: credentials, flags, request id, address."""
     return RequestContext(

@@ -17,7 +17,7 @@ from resolvers.auth.access import authorize
 from resolvers.context import RequestContext, Services
 from resolvers.errors import ApiError, ErrorCode, FieldErrors, classify
 from resolvers.limits import INT32_MAX, MAX_PER_PAGE
-from rest.credentials import repeated_key, request_context
+from rest.credentials import query_flags, repeated_key, request_context
 from rest.etags import REVALIDATE, body_etag, etag_matches
 from rest.graphql_http.direct import variables_digest
 from rest.ops.metrics import ROUTE
@@ -138,6 +138,8 @@ class RestApi:
     async def run(self, request: Request, match: Match, raw_path: str) -> Response:
         route = match.route
         context = request_context(request, self.services)
+        if route.shape is Shape.EVENTS and not context.flags:
+            context.flags = query_flags(request)
         repeated = repeated_key(request)
         if repeated is not None:
             return error_response(repeated)

@@ -328,18 +328,30 @@ class DocumentBuilder:
         self, route: RestRoute, flag: str | None, examples: dict[str, Any]
     ) -> list[dict[str, Any]]:
         parameters = [self.parameter(route, param) for param in route.params]
+        events = route.shape is Shape.EVENTS
         if flag:
             parameters.append(
                 {
                     "name": FLAGS_HEADER,
                     "in": "header",
-                    "required": True,
+                    "required": not events,  # or its query form, below
                     "description": "Comma-separated names of experimental features.",
                     "schema": {"type": "string"},
                     "example": flag,
                 }
             )
-        if route.shape is Shape.EVENTS:
+        if flag and events:
+            parameters.append(
+                {
+                    "name": "experimental-flags",
+                    "in": "query",
+                    "required": False,
+                    "description": f"The `{FLAGS_HEADER}` header's value, for a browser's "
+                    "`EventSource`, which sends no header (the key then goes in `api-key`).",
+                    "schema": {"type": "string"},
+                }
+            )
+        if events:
             parameters.append(
                 {
                     "name": "Last-Event-ID",

@@ -10,7 +10,7 @@ import parsing.limits
 import resolvers.limits
 import rest.middleware
 import rest.ops.logs
-import storage.attributes.events
+import storage.attributes.subscriptions
 import storage.attributes.hub
 import storage.limits
 from resolvers.errors import ERRORS, ErrorCode
@@ -23,7 +23,7 @@ MODULES = (
     parsing.limits,
     rest.ops.logs,
     rest.middleware,
-    storage.attributes.events,
+    storage.attributes.subscriptions,
     storage.attributes.hub,
 )
 # Refusals of a limit, with the values of the defaults, as a client reads them.
@@ -61,7 +61,9 @@ def test_every_constant_named_exists():
     assert resolvers.limits.MAX_QUERY_BODY_BYTES == 256 * 1024  # "256 KiB"
     assert resolvers.limits.MAX_TARGET_BYTES == 8 * 1024
     assert storage.attributes.hub.MAX_QUEUED == 1_000
-    assert storage.attributes.events.RETENTION_SECONDS == 7 * 24 * 3600  # "7 days"
+    assert Settings().event_retention_seconds == 7 * 24 * 3600  # "7 days"
+    assert Settings().max_subscriptions_per_key == 100
+    assert storage.attributes.subscriptions.SLOT_SECONDS == 60
     assert rest.middleware.SERVED_METHODS == (
         "GET",
         "HEAD",

@@ -137,3 +137,20 @@ async def test_head_of_a_stream_is_405(client, keys, live_group):
     headers = {"API-Key": keys.full, "Experimental-Flags": FLAG}
     response = await client.head(PATH, headers=headers)
     assert (response.status_code, response.headers["allow"]) == (405, "GET")
+
+
+async def test_an_event_source_sends_key_and_flag_in_the_query(app, keys, live_group):
+    """A browser's EventSource can send no header: `api-key` and `experimental-flags` in
+    the query open the stream. Other routes read flags from the header only."""
+    query = f"api-key={keys.full}&experimental-flags={FLAG}"
+    async with event_stream(app, f"{PATH}?{query}") as stream:
+        assert stream.status == 200
+        assert await stream.event() == b"retry: 2000"
+    async with event_stream(app, f"{PATH}?api-key={keys.full}") as stream:
+        body = orjson.loads(await stream.body())
+    assert stream.status == 404
+    assert "unit-attributes-resource" in body["message"]
+    listed = f"/v1/units/attribute-groups/{GROUP}/units?{query}"
+    async with event_stream(app, listed) as answer:
+        assert orjson.loads(await answer.body())["message"] == body["message"]
+    assert answer.status == 404

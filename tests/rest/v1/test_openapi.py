@@ -186,11 +186,12 @@ def test_parameters_are_the_routes(document, route):
     expected = [(p.name, p.location, p.location == "path") for p in route.params]
     permission, flag = REQUIREMENTS[route.operation_id]
     if flag:
-        expected.append((FLAGS_HEADER, "header", True))
+        expected.append((FLAGS_HEADER, "header", route.shape is not Shape.EVENTS))
         assert f"`{flag}`" in operation["description"]
     if permission:
         assert f"`{permission}`" in operation["description"]
     if route.shape is Shape.EVENTS:  # a stream resumes; it is never revalidated
+        expected.append(("experimental-flags", "query", False))  # for EventSource
         expected.append(("Last-Event-ID", "header", False))
         assert "304" not in operation["responses"]
         assert "410" in operation["responses"]
