@@ -10,8 +10,8 @@ import parsing.limits
 import resolvers.limits
 import rest.middleware
 import rest.ops.logs
-import storage.attributes.subscriptions
 import storage.attributes.hub
+import storage.attributes.subscriptions
 import storage.limits
 from resolvers.errors import ERRORS, ErrorCode
 from storage.settings import SETTINGS, Settings
