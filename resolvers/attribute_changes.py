@@ -24,11 +24,14 @@ from typing import Any
 from bson import ObjectId
 
 from resolvers.attributes import group_of
+from resolvers.auth.keys import lookup_caller
+from resolvers.auth.permissions import UNIT_ATTRIBUTES_READ
 from resolvers.context import RequestContext
 from resolvers.errors import ApiError, ErrorCode, FieldErrors
 from resolvers.validation import check_id
 from storage.attributes.events import EVENT_FIELDS, Event, resumable
-from storage.attributes.hub import Accept
+from storage.attributes.hub import Accept, StillWanted
+from storage.database import UNAVAILABLE_ERRORS
 
 MAX_CURSOR = 2**63 - 1
 
@@ -74,19 +77,33 @@ async def assignment_changes(
     await group_of(context, group_id, for_write=False)
     if position is not None:
         await check_resumable(context, position)
-    visible = caller.asset_filter(asset_id) is not None
+    current = [caller]  # as the key is now: renewed while the stream lasts
 
     def accept(event: Event) -> bool:
         if asset_id is not None and event["asset_id"] != asset_id:
             return False
-        return visible and caller.may_see(event["asset_id"])
+        now = current[0]
+        return now.asset_filter(asset_id) is not None and now.may_see(event["asset_id"])
+
+    async def still_wanted() -> bool:
+        """The key is still enabled and may still read assignments: a key disabled,
+        or whose permission or scope changed, holds no stream on its old rights."""
+        try:
+            found = await lookup_caller(context.store, context.api_key or "", keys, False)
+        except UNAVAILABLE_ERRORS:  # the database is away: the hub waits for it too
+            return True
+        if found is None or UNIT_ATTRIBUTES_READ not in found.permissions:
+            return False
+        current[0] = found
+        return True
 
     services = context.services
     limit = services.settings.max_subscriptions_per_key
     slot = await services.subscription_slots.take(caller.key_id, limit)
     if slot is None:
         raise ApiError(ErrorCode.TOO_MANY_SUBSCRIPTIONS, limit=str(limit))
-    changes = stream(context, group_id, accept, position, slot)
+    keys = services.key_cache
+    changes = stream(context, group_id, accept, still_wanted, position, slot)
     services.subscription_slots.hold(slot, changes)
     return changes
 
@@ -102,10 +119,16 @@ async def check_resumable(context: RequestContext, position: int) -> None:
 
 
 async def stream(
-    context: RequestContext, group_id: str, accept: Accept, position: int | None, slot: ObjectId
+    context: RequestContext,
+    group_id: str,
+    accept: Accept,
+    still_wanted: StillWanted,
+    position: int | None,
+    slot: ObjectId,
 ) -> AsyncIterator[dict[str, Any]]:
+    hub = context.services.event_hub
     try:
-        async for event in context.services.event_hub.changes(group_id, accept, position):
+        async for event in hub.changes(group_id, accept, position, still_wanted):
             yield as_change(event)
     finally:
         context.services.subscription_slots.free(slot)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from pymongo.errors import PyMongoError
 
@@ -32,6 +32,8 @@ CLOSE_SECONDS = 2.0
 INSERTS = [{"$match": {"operationType": "insert"}}]
 
 Accept = Callable[[Event], bool]
+StillWanted = Callable[[], Awaitable[bool]]
+RECHECK_SECONDS = 5.0  # how often a quiet subscription asks whether it is still wanted
 
 
 class Overflowed(Exception):
@@ -82,10 +84,15 @@ class EventHub:
         self._task: asyncio.Task[None] | None = None
 
     async def changes(
-        self, group_id: str, accept: Accept, after: int | None
+        self,
+        group_id: str,
+        accept: Accept,
+        after: int | None,
+        still_wanted: StillWanted | None = None,
     ) -> AsyncIterator[Event]:
         """The group's events that `accept` lets through, numbered above `after` (from
-        now when None), in order, for as long as the caller iterates."""
+        now when None), in order, for as long as the caller iterates and, asked every
+        RECHECK_SECONDS, `still_wanted` says yes (a key disabled meanwhile)."""
         if self.stopping:
             return
         subscriber = Subscriber(group_id, accept)
@@ -103,7 +110,12 @@ class EventHub:
                 if len(batch) < CATCH_UP_BATCH:
                     break
             while True:
-                event = await subscriber.queue.get()
+                try:
+                    event = await asyncio.wait_for(subscriber.queue.get(), RECHECK_SECONDS)
+                except TimeoutError:
+                    if still_wanted is not None and not await still_wanted():
+                        return
+                    continue
                 if subscriber.ended:
                     return
                 if subscriber.overflowed:

@@ -12,14 +12,23 @@ from dataclasses import replace
 import orjson
 import pytest
 
-from resolvers.auth.keys import create_key
+from resolvers.auth.keys import create_key, disable_key
 from resolvers.auth.permissions import UNIT_ATTRIBUTES_READ
 from rest.app import create_app
 from storage import collections as c
+from storage.attributes import hub
 from storage.attributes.events import latest
 from storage.database import connect
-from tests.rest.graphql_http.test_subscriptions import FLAG, GROUP, item, live_group, write
-from tests.streams import event_stream
+from tests.rest.graphql_http.test_subscriptions import (
+    FLAG,
+    GROUP,
+    item,
+    live_group,
+    opened,
+    subscribe,
+    write,
+)
+from tests.streams import event_stream, websocket
 
 __all__ = ["live_group"]
 PATH = f"/v1/units/attribute-groups/{GROUP}/units/changes"
@@ -154,3 +163,31 @@ async def test_an_event_source_sends_key_and_flag_in_the_query(app, keys, live_g
     async with event_stream(app, listed) as answer:
         assert orjson.loads(await answer.body())["message"] == body["message"]
     assert answer.status == 404
+
+
+async def test_a_key_disabled_mid_stream_ends_its_streams(app, store, live_group, monkeypatch):
+    """A subscription asks every RECHECK_SECONDS whether its key still holds: once the key
+    is disabled, the event stream ends (its reconnect is 403) and the WebSocket
+    subscription completes; the slots are given back."""
+    monkeypatch.setattr(hub, "RECHECK_SECONDS", 0.1)
+    key = await create_key(store, "sse-revoked", [UNIT_ATTRIBUTES_READ], None)
+    headers = {"API-Key": key.secret, "Experimental-Flags": FLAG}
+    async with event_stream(app, PATH, headers) as stream, websocket(app) as socket:
+        await opened(socket, headers)
+        await subscribe(socket)
+        assert await stream.event() == b"retry: 2000"
+        await asyncio.sleep(0.3)  # both run, each past a recheck
+        assert await slots_of(store, key.key_id) == 2
+        await disable_key(store, key.key_id)
+        assert await stream.body(timeout=3.0) == b""  # the stream ended
+        assert await socket.receive(timeout=3.0) == {"id": "1", "type": "complete"}
+    async with event_stream(app, PATH, headers) as again:
+        assert (again.status, orjson.loads(await again.body())) == (
+            403,
+            {"message": "Invalid authentication credentials"},
+        )
+    for _ in range(50):
+        if await slots_of(store, key.key_id) == 0:
+            break
+        await asyncio.sleep(0.02)
+    assert await slots_of(store, key.key_id) == 0
