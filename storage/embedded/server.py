@@ -46,7 +46,7 @@ EXECUTABLE = "secantusd-py"
 HOST = "127.0.0.1"
 # The storage cache. An open transaction's writes cannot leave it, and the server stalls
 # once they near a fifth of it: an import is one transaction (docs/dataset.md), and the
-# demo-sized ones and the 4,000-unit tower of `tests/benchmarks/import_large.py` need
+# demo-sized ones and the 4,000-unit tower of `tests/benchmarks/imports/import_large.py` need
 # more than 256M. It is a ceiling, not an allocation.
 CACHE_SIZE = "1G"
 INSTALL_HINT = (

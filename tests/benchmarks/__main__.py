@@ -1,7 +1,7 @@
 """Run every benchmark module of this folder, or only those named on the command line.
 
-A benchmark is a module here (name not starting with `_`, not the `harness` package)
-with a `main() -> None`; a new one needs no registration. Example:
+A benchmark is a module here or in a wing (name not starting with `_`, not in the
+`harness` package) with a `main() -> None`; a new one needs no registration. Example:
 `python -m tests.benchmarks units_list`.
 """
 
@@ -15,18 +15,20 @@ from pathlib import Path
 
 
 def discover() -> dict[str, Callable[[], None]]:
-    """Benchmark name -> its `main`, in name order."""
+    """Benchmark name -> its `main`, in name order: the modules of this folder and of its
+    wings (sub-packages grouped by concern, e.g. `imports/`), `harness` aside."""
     found: dict[str, Callable[[], None]] = {}
-    for module_info in sorted(
-        pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda info: info.name
-    ):
-        if module_info.name.startswith("_") or module_info.ispkg:
+    here = Path(__file__).parent
+    for module_info in pkgutil.walk_packages([str(here)], prefix=f"{__package__}."):
+        name = module_info.name.rpartition(".")[2]
+        if module_info.ispkg or name.startswith("_") or ".harness" in module_info.name:
             continue
-        module = importlib.import_module(f"{__package__}.{module_info.name}")
+        module = importlib.import_module(module_info.name)
         entry = getattr(module, "main", None)
         if callable(entry):
-            found[module_info.name] = entry
-    return found
+            assert name not in found, f"two benchmarks named {name}"
+            found[name] = entry
+    return dict(sorted(found.items()))
 
 
 def run(names: list[str]) -> int:

@@ -18,7 +18,7 @@ from storage.imports.importer import import_data
 from storage.settings import Settings
 from storage.transactions import atomically
 from tests._dbserver import fresh_store
-from tests.benchmarks.import_demo import exclusive_dataset
+from tests.benchmarks.imports.import_demo import exclusive_dataset
 
 
 def change(kind: str, unit: str, attribute: str = "a", asset: str = "a1") -> events.Event:

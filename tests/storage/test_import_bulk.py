@@ -21,7 +21,7 @@ from storage.embedded.server import EmbeddedServer
 from storage.imports.importer import import_data
 from storage.settings import Settings
 from tests._dbserver import fresh_store
-from tests.benchmarks.import_demo import exclusive_dataset
+from tests.benchmarks.imports.import_demo import exclusive_dataset
 
 T0 = "2026-02-01T12:00:00+00:00"
 # serial: beside other workers one bulk command of the 2,000-unit re-import (lately the

@@ -11,7 +11,7 @@ The networkx baseline runs, per distinct source, `single_source_dijkstra` by tim
 same graph (the mode's edges plus the waypoints' join edges that floorgate adds), then
 sums the route lengths: the same work the route does, in pure Python.
 
-Run with `make bench` or `python -m tests.benchmarks routing`.
+Run with `make bench` or `python -m tests.benchmarks matrices`.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from routing.matrix import LoadedGraph, Point
 from routing.model import FOOT, WHEELCHAIR
 from routing.route import Route, find_route
 from tests.benchmarks.harness.database import demo_app
-from tests.benchmarks.routing import (
+from tests.benchmarks.wayfinding.matrices import (
     as_points,
     generated_points,
     generated_svg,
