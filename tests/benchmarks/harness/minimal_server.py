@@ -1,6 +1,7 @@
-"""The yardstick of `versus_minimal`: a minimal Starlette + PyMongo async + orjson server.
+"""The yardstick of `versus_minimal`, `read_cache` and `live_changes`: a minimal Starlette +
+PyMongo async + orjson server.
 
-It does, for the two measured routes, the work floorgate cannot avoid and nothing more,
+It does, for the measured routes, the work floorgate cannot avoid and nothing more,
 so that the ratio between the two is floorgate's own overhead:
 
 - the API key as floorgate checks it (`resolvers/auth/keys.py`): header `API-Key`, else query
@@ -10,7 +11,14 @@ so that the ratio between the two is floorgate's own overhead:
   skip, limit N + 1, the `_id_` hint when unfiltered) and the same body byte for byte
   (the fragment's members in its order, `_id` named `id`, the paging object with
   absolute URLs as `rest/v1/paging_urls.py` writes them);
-- `GET /v1/assets/{asset}`: the asset scope, then `find_one` by `_id`, the same body.
+- `GET /v1/assets/{asset}`: the asset scope, then `find_one` by `_id`, the same body;
+- `GET /v1/units/attribute-groups/{group}/units/changes` (`live_changes`): the key, the
+  `unit-attributes-resource` flag, the read permission and the group's `find_one`, then
+  Server-Sent Events from one change stream on the events log per process, fanned out to
+  a bounded queue per subscriber (the group, the key's assets and `?asset=` filtered),
+  `retry:` first, a heartbeat comment every 15 s, the events as floorgate writes them.
+  No resume (`Last-Event-ID`: a fresh subscription reads nothing from the log, in
+  floorgate neither but for one query) and no per-key cap on open streams.
 
 No GraphQL, rate limit, request id, security headers, time budget or input checks
 beyond what the query needs. Served by uvicorn with its defaults (one worker; uvloop and
@@ -25,6 +33,7 @@ It imports nothing from floorgate: it is started as a file, as a separate progra
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import hashlib
 import hmac
@@ -39,13 +48,64 @@ from pymongo import AsyncMongoClient
 from pymongo.asynchronous.database import AsyncDatabase
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 KEY_SECONDS = 5.0  # floorgate's KeyCache ttl
 MAX_PER_PAGE = 10_000
 UNIT_FIELDS = ("asset_id", "floor_id", "name", "created_at", "updated_at")
 ASSET_FIELDS = ("market", "name", "created_at", "updated_at")
+EVENT_FIELDS = ("group_id", "attribute_id", "asset_id", "unit_id", "at")
+ATTRIBUTES_FLAG = "unit-attributes-resource"
+ATTRIBUTES_READ = "service.unit-attributes.read"
+MAX_QUEUED = 1_000  # floorgate's: a subscriber further behind is cut off
+HEARTBEAT_SECONDS = 15.0
+
+
+class Subscriber:
+    """One event stream's queue; None in it ends the stream (it fell behind)."""
+
+    def __init__(self, group_id: str, asset_id: str | None, assets: list[str] | None) -> None:
+        self.group_id = group_id
+        self.asset_id = asset_id
+        self.assets = None if assets is None else frozenset(assets)
+        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(MAX_QUEUED + 1)
+        self.cut = False
+
+    def offer(self, event: dict[str, Any]) -> None:
+        if self.cut:
+            return
+        asset = event["asset_id"]
+        if event["group_id"] != self.group_id or (self.asset_id or asset) != asset:
+            return
+        if self.assets is not None and asset not in self.assets:
+            return
+        if self.queue.qsize() >= MAX_QUEUED:
+            self.cut = True
+            self.queue.put_nowait(None)
+            return
+        self.queue.put_nowait(event)
+
+
+class Hub:
+    """One change stream on the events log (inserts), started by the first subscriber."""
+
+    def __init__(self) -> None:
+        self.subscribers: set[Subscriber] = set()
+        self.task: asyncio.Task[None] | None = None
+
+    def add(self, subscriber: Subscriber, db: AsyncDatabase) -> None:
+        self.subscribers.add(subscriber)
+        if self.task is None or self.task.done():
+            self.task = asyncio.get_running_loop().create_task(self.watch(db))
+
+    async def watch(self, db: AsyncDatabase) -> None:
+        inserts = [{"$match": {"operationType": "insert"}}]
+        async with await db["attribute_events"].watch(inserts) as stream:
+            async for change in stream:
+                event = change["fullDocument"]
+                for subscriber in list(self.subscribers):
+                    subscriber.offer(event)
 
 
 class Server:
@@ -58,6 +118,7 @@ class Server:
         self.client: AsyncMongoClient | None = None
         self.db: AsyncDatabase | None = None
         self.keys: dict[str, tuple[float, dict[str, Any] | None]] = {}
+        self.hub = Hub()
 
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
@@ -160,6 +221,51 @@ class Server:
             return error(404, "Not found")
         return json({"id": document["_id"], **{name: document.get(name) for name in ASSET_FIELDS}})
 
+    async def changes(self, request: Request) -> Response:
+        """Live changes of a group's assignments as Server-Sent Events."""
+        key = await self.key(request)
+        if isinstance(key, Response):
+            return key
+        flags = {
+            flag.strip()
+            for line in request.headers.getlist("experimental-flags")
+            for flag in line.split(",")
+        }
+        if ATTRIBUTES_FLAG not in flags:
+            return error(404, "Not found")
+        if ATTRIBUTES_READ not in key.get("permissions", []):
+            return error(403, "Forbidden")
+        group_id = request.path_params["group"]
+        assert self.db is not None
+        if await self.db["attribute_groups"].find_one({"_id": group_id}) is None:
+            return error(404, "Not found")
+        subscriber = Subscriber(group_id, request.query_params.get("asset"), key.get("assets"))
+        self.hub.add(subscriber, self.db)
+        return StreamingResponse(
+            self.events(subscriber),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-store"},
+        )
+
+    async def events(self, subscriber: Subscriber) -> AsyncIterator[bytes]:
+        try:
+            yield b"retry: 2000\n\n"
+            while True:
+                try:
+                    event = await asyncio.wait_for(subscriber.queue.get(), HEARTBEAT_SECONDS)
+                except TimeoutError:
+                    yield b": heartbeat\n\n"
+                    continue
+                if event is None:
+                    return
+                yield (
+                    f"id: {event['_id']}\nevent: {event['change']}\ndata: ".encode()
+                    + orjson.dumps({name: event[name] for name in EVENT_FIELDS})
+                    + b"\n\n"
+                )
+        finally:
+            self.hub.subscribers.discard(subscriber)
+
 
 def json(body: Any, status: int = 200) -> Response:
     return Response(orjson.dumps(body), status, media_type="application/json")
@@ -174,6 +280,7 @@ def create_app(uri: str, database: str, public_url: str) -> Starlette:
     routes = [
         Route("/v1/units", server.list_units, methods=["GET"]),
         Route("/v1/assets/{asset}", server.get_asset, methods=["GET"]),
+        Route("/v1/units/attribute-groups/{group}/units/changes", server.changes, methods=["GET"]),
     ]
     return Starlette(routes=routes, lifespan=server.lifespan)
 
