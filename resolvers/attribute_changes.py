@@ -29,7 +29,7 @@ from resolvers.auth.permissions import UNIT_ATTRIBUTES_READ
 from resolvers.context import RequestContext
 from resolvers.errors import ApiError, ErrorCode, FieldErrors
 from resolvers.validation import check_id
-from storage.attributes.events import EVENT_FIELDS, Event, resumable
+from storage.attributes.events import EVENT_FIELDS, Event, latest, resumable
 from storage.attributes.hub import Accept, StillWanted
 from storage.database import UNAVAILABLE_ERRORS
 
@@ -77,6 +77,8 @@ async def assignment_changes(
     await group_of(context, group_id, for_write=False)
     if position is not None:
         await check_resumable(context, position)
+    else:  # "from now" is from this answer: a write after it is never missed
+        position = await latest(context.services.store)
     current = [caller]  # as the key is now: renewed while the stream lasts
 
     def accept(event: Event) -> bool:

@@ -6,6 +6,7 @@ of waiting for clients that never leave."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import ssl
 import time
@@ -16,11 +17,23 @@ import orjson
 import pytest
 import websockets
 
-from tests.servers import own_demo_database, serve_tls
+from tests.servers import own_demo_database, serve_tls, serve_tls_with_args
 
 pytestmark = pytest.mark.e2e
 FLAG = "unit-attributes-resource"
 STREAM = "/v1/units/attribute-groups/view/units/changes"
+FEATURES = "/v1/units/attribute-groups/features/units"
+CHANGES = f"{FEATURES}/changes"
+BALCONY = {
+    "data": [
+        {
+            "group_id": "features",
+            "attribute_id": "features-balcony",
+            "asset_id": "harbor-view",
+            "unit_id": "b1-101",
+        }
+    ]
+}
 SUBSCRIPTION = 'subscription { unitAttributeAssignmentChanges(groupId: "view") { cursor } }'
 
 
@@ -84,3 +97,54 @@ async def test_a_websocket_message_over_its_bound_closes_the_socket(
             with pytest.raises(websockets.ConnectionClosed) as closed:
                 await socket.recv()
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+
+
+async def test_workers_share_the_cap_and_each_delivers(db_server, tmp_path: Path) -> None:
+    """`--workers 2`: each worker watches the log and feeds its own streams, and the cap
+    on a key's open streams counts them over both (3 here: the fourth is 429)."""
+    async with own_demo_database(db_server, tmp_path, "floorgate_live_workers") as (settings, key):
+        with serve_tls_with_args(
+            settings.data_dir,
+            db_server,
+            settings,
+            ("--workers", "2"),
+            FLOORGATE_MAX_SUBSCRIPTIONS_PER_KEY="3",
+        ) as served:
+            context = ssl.create_default_context(cafile=str(served.certs.ca_cert))
+            headers = {"API-Key": key, "Experimental-Flags": FLAG}
+            limits = httpx.Limits(max_connections=10, max_keepalive_connections=0)
+            async with (
+                httpx.AsyncClient(
+                    verify=context, base_url=served.base, limits=limits, timeout=10
+                ) as client,
+                contextlib.AsyncExitStack() as streams,
+            ):
+                opened = [
+                    await streams.enter_async_context(
+                        client.stream("GET", CHANGES, headers=headers)
+                    )
+                    for _ in range(3)
+                ]
+                lines = [stream.aiter_lines() for stream in opened]
+                assert [await anext(each) for each in lines] == ["retry: 2000"] * 3
+                fourth = await client.get(CHANGES, headers=headers)
+                await asyncio.sleep(0.3)
+                removed = await client.put(f"{FEATURES}/remove", json=BALCONY, headers=headers)
+                assigned = await client.put(FEATURES, json=BALCONY, headers=headers)
+                seen = [await next_event(each) for each in lines]
+    assert [stream.status_code for stream in opened] == [200] * 3
+    assert (fourth.status_code, fourth.json()) == (
+        429,
+        {"message": "Too many open subscriptions for this key: at most 3"},
+    )
+    assert (removed.status_code, assigned.status_code) == (204, 200)
+    assert len({event for event in seen}) == 1  # the same event, on every stream
+    assert "event: assigned" in seen[0]
+
+
+async def next_event(lines) -> str:
+    """The next `event:` line of a stream of the features group's changes."""
+    while True:
+        line = await asyncio.wait_for(anext(lines), 5)
+        if line.startswith("event: "):
+            return line
