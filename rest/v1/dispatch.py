@@ -24,7 +24,7 @@ from rest.ops.metrics import ROUTE
 from rest.responses import error_of, error_response, json_bytes
 from rest.v1.bodies import read_text_body
 from rest.v1.documents import OMITTED_WHEN_NULL, without_nulls
-from rest.v1.event_stream import event_stream
+from rest.v1.event_stream import EventTexts, event_stream
 from rest.v1.json_body import body_problems, body_variables, read_json_body
 from rest.v1.paging_urls import with_urls
 from rest.v1.router import Match, Router
@@ -82,6 +82,7 @@ class RestApi:
         self.running = 0  # REST requests under way: routes are prepared while it is 0
         self.costs: dict[tuple[str, int | None], int] = {}
         self.answer_costs: dict[bytes, int] = {}  # kept answer -> what it cost
+        self.event_texts = EventTexts()  # each change's event, for every stream
 
     def prepare(self, route: RestRoute) -> None:
         """Validate the route's document and make its plan, once. Not at import or app
@@ -153,7 +154,9 @@ class RestApi:
         variables, problems = variables_of(route, match.path_values, request)
         if route.shape is Shape.EVENTS:
             self.prepare(route)
-            return await event_stream(self.schema, route, context, variables, problems, request)
+            return await event_stream(
+                self.schema, route, context, variables, problems, request, self.event_texts
+            )
         if route.body is not None:
             try:
                 variables.update(body_variables(route.body, await self.read_body(route, request)))
