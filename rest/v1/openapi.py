@@ -39,6 +39,7 @@ from resolvers.limits import (
     MAX_TARGET_BYTES,
 )
 from rest.etags import REVALIDATE
+from rest.v1.event_stream import EVENT_SCHEMA, EVENTS_DOC, EVENTS_EXAMPLE
 from rest.v1.openapi_schemas import ID_SCHEMA, Schema, SelectionSchemas, input_schema, nullable
 from rest.v1.routes import MARKET, ROUTES, Body, Param, RestRoute, Shape
 from schema.permissions import Requirement
@@ -108,48 +109,6 @@ PARAMETER_DOCS: dict[str, tuple[str, Schema]] = {
         {"type": "string", "pattern": "^[0-9]{1,19}$"},
     ),
 }
-EVENTS_DOC = (
-    "Server-Sent Events: first `retry:` (milliseconds before a reconnect), then per change "
-    "`id:` (its cursor), `event:` (`assigned` or `unassigned`) and `data:`, a JSON object "
-    "`{group_id, attribute_id, asset_id, unit_id, at}`; a `: heartbeat` comment while "
-    "nothing happens. A replacement in a one-attribute-per-unit group is `unassigned` "
-    "(the old attribute) then `assigned` (the new)."
-)
-# One event of the stream (as Schemathesis and OpenAPI 3.2's `itemSchema` read an event
-# stream's schema); `data` holds JSON.
-EVENT_SCHEMA: Schema = {
-    "type": "object",
-    "required": ["event", "data"],
-    "properties": {
-        "event": {"type": "string", "enum": ["assigned", "unassigned"]},
-        "id": {"type": "string", "pattern": "^[0-9]{1,19}$"},
-        "retry": {"type": "integer", "minimum": 0},
-        "data": {
-            "type": "string",
-            "contentMediaType": "application/json",
-            "contentSchema": {
-                "type": "object",
-                "required": ["group_id", "attribute_id", "asset_id", "unit_id", "at"],
-                "properties": {
-                    "group_id": ID_SCHEMA,
-                    "attribute_id": ID_SCHEMA,
-                    "asset_id": ID_SCHEMA,
-                    "unit_id": ID_SCHEMA,
-                    "at": {"type": "string", "format": "date-time"},
-                },
-            },
-        },
-    },
-}
-EVENTS_EXAMPLE = (
-    "retry: 2000\n\nid: 41\nevent: unassigned\ndata: "
-    '{"group_id":"view","attribute_id":"view-city","asset_id":"harbor-view",'
-    '"unit_id":"b1-101","at":"2026-11-25T14:02:11.208Z"}\n\n'
-    "id: 42\nevent: assigned\ndata: "
-    '{"group_id":"view","attribute_id":"view-pool","asset_id":"harbor-view",'
-    '"unit_id":"b1-101","at":"2026-11-25T14:02:11.208Z"}\n\n'
-    ": heartbeat\n\n"
-)
 LOCATION_TAGS_DOC = (
     "Comma-separated terms, all of which must hold: `key` (tag present), `-key` (absent), "
     "`key==value`, `key!=value` (absent or different). Keys may contain `:`; matching is "
