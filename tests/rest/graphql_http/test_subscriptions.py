@@ -303,3 +303,41 @@ async def test_a_bad_key_on_graphql_ws_is_a_connection_error(app):
         {"type": "connection_error", "payload": {"message": "Invalid authentication credentials"}},
         {"type": "__closed__", "code": 1011},
     ]
+
+
+MUTATION = """mutation ($group: ID!, $data: [UnitAttributeAssignmentInput!]!) {
+  assign: assignUnitAttributes(groupId: $group, data: $data) { unitId }
+}"""
+UNASSIGN = MUTATION.replace("assign: assignUnitAttributes", "unassign: unassignUnitAttributes")
+
+
+async def test_the_graphql_mutations_are_events_too(app, client, keys, live_group):
+    """The mutations write through the same code as E21 and E22: the same events, the
+    replacement pair included."""
+    headers = {"API-Key": keys.full, "Experimental-Flags": FLAG}
+    async with websocket(app) as socket:
+        await opened(socket, headers)
+        await subscribe(socket, asset="asset-1")
+        await asyncio.sleep(0.3)
+        for document, key in ((MUTATION, "city"), (MUTATION, "pool"), (UNASSIGN, "pool")):
+            data = [
+                {
+                    "groupId": GROUP,
+                    "attributeId": f"{GROUP}-{key}",
+                    "assetId": "asset-1",
+                    "unitId": "u-003",
+                }
+            ]
+            answer = await client.post(
+                "/graphql",
+                json={"query": document, "variables": {"group": GROUP, "data": data}},
+                headers=headers,
+            )
+            assert "errors" not in answer.json(), answer.text
+        changes = [short(await next_change(socket)) for _ in range(4)]
+    assert changes == [
+        ("assigned", f"{GROUP}-city", "asset-1", "u-003"),
+        ("unassigned", f"{GROUP}-city", "asset-1", "u-003"),
+        ("assigned", f"{GROUP}-pool", "asset-1", "u-003"),
+        ("unassigned", f"{GROUP}-pool", "asset-1", "u-003"),
+    ]
