@@ -1,0 +1,193 @@
+"""Where a walk along a polyline turns: bearings over 10 ft windows and the turn rule.
+
+Pure geometry, no I/O; `routing.maneuvers` makes maneuvers of it (docs/routing.md,
+"Maneuvers"). The walker's direction at a point is the chord of a window, the 10 ft of
+route on one side of it: a chord, not a segment's own direction, so that a wobbly drawn
+line points where a walker feels it going. A change of direction is measured between the
+windows on either side of a point.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+XY = tuple[float, float]
+
+WINDOW_FT = 10.0  # a direction is measured over this much route
+MERGE_DEG = 20  # a smaller change is no maneuver (bends merge)
+FORCE_DEG = 60  # a change this large is always a turn
+MIN_CHORD_FT = 0.01  # a shorter chord has no direction (float noise at joins)
+NEAR_TURN_FT = 15.0  # every place changing by FORCE_DEG or more has a turn this close
+PROBE_FT = 0.5  # the step at which a leg's places are looked at for such changes
+FORCE_SCAN_DEG = FORCE_DEG - 0.5  # what that look forces (slack for a check's rounding)
+
+
+class Line:
+    """One leg's polyline and the feet along it at each vertex."""
+
+    def __init__(self, points: Sequence[XY], feet_per_unit: float) -> None:
+        self.points = points
+        self.fpu = feet_per_unit
+        self.at = [0.0]
+        for a, b in itertools.pairwise(points):
+            self.at.append(self.at[-1] + math.dist(a, b) * feet_per_unit)
+        self.length = self.at[-1]
+
+    def point(self, feet: float) -> XY:
+        """The point `feet` along the line (a vertex's own coordinates at a vertex)."""
+        feet = min(max(feet, 0.0), self.length)
+        index = bisect.bisect_right(self.at, feet) - 1
+        if index >= len(self.points) - 1:
+            return self.points[-1]
+        (ax, ay), (bx, by) = self.points[index], self.points[index + 1]
+        span = self.at[index + 1] - self.at[index]
+        t = (feet - self.at[index]) / span if span > 0 else 0.0
+        if t == 0.0:
+            return self.points[index]
+        return (ax + t * (bx - ax), ay + t * (by - ay))
+
+    def windows(self, feet: float, lo: float, hi: float) -> tuple[float | None, float | None]:
+        """The bearings of the windows before and after the point `feet` along, each at
+        most WINDOW_FT long and kept within [lo, hi]."""
+        here = self.point(feet)
+        return (
+            chord_bearing(self.point(max(feet - WINDOW_FT, lo)), here, self.fpu),
+            chord_bearing(here, self.point(min(feet + WINDOW_FT, hi)), self.fpu),
+        )
+
+    def change(self, feet: float, hi: float) -> float | None:
+        """The change of direction at a point, windows kept within [0, hi]."""
+        before, after = self.windows(feet, 0.0, hi)
+        if before is None or after is None:
+            return None
+        return signed(after - before)
+
+
+def chord_bearing(a: XY, b: XY, feet_per_unit: float) -> float | None:
+    """Degrees clockwise from canvas up (-y) from `a` to `b`; None for a chord too short
+    to have a direction."""
+    if math.dist(a, b) * feet_per_unit < MIN_CHORD_FT:
+        return None
+    return math.degrees(math.atan2(b[0] - a[0], a[1] - b[1])) % 360.0
+
+
+def whole(bearing: float | None) -> int:
+    """A bearing as the API shows it: whole degrees 0-359, 0 for no direction."""
+    return 0 if bearing is None else round(bearing) % 360
+
+
+def signed(change: float) -> float:
+    """A change of bearing brought into (-180, 180]; positive turns right."""
+    change = (change + 180.0) % 360.0 - 180.0
+    return 180.0 if change == -180.0 else change
+
+
+def modifier(before: int, after: int) -> str | None:
+    """The turn rule on whole bearings: under 20 none, to 60 slight, to 120 plain, to
+    170 sharp, beyond that a U-turn."""
+    change = signed(after - before)
+    size = abs(change)
+    if size < MERGE_DEG:
+        return None
+    if size > 170:
+        return "uturn"
+    side = "right" if change > 0 else "left"
+    if size < 60:
+        return f"slight {side}"
+    if size < 120:
+        return side
+    return f"sharp {side}"
+
+
+@dataclass(frozen=True)
+class Bends:
+    """One leg's bends: the vertices to turn at, and the places (feet along the leg, with
+    their change) whose direction changes by FORCE_DEG or more, each of which must have a
+    turn within NEAR_TURN_FT."""
+
+    turns: list[int]
+    forced: list[tuple[float, float]]
+
+
+def find_bends(line: Line, end: int | None = None) -> Bends:
+    """The bends of one leg before vertex `end` (its last by default), windows cut at the
+    leg's start and at `end`, before the neighbouring maneuvers are known.
+
+    Vertices changing direction by MERGE_DEG or more and closer than a window to each
+    other form one bend. In a bend each vertex of FORCE_DEG or more is a turn, except one
+    that adds to a turn already taken within a window (together they turn more than
+    either alone: a corner drawn as two 45-degree bends, a U-turn drawn as two right
+    angles); two that undo each other are a jog, two turns. A bend without such a vertex
+    is one turn at its sharpest vertex when its net change (from the window before its
+    first vertex to the window after its last) is MERGE_DEG or more: the changes of a
+    zig-zag cancel out.
+
+    The places changing by FORCE_DEG or more are found apart from the vertices (`_scan`):
+    a bend drawn as several vertices can change the 10 ft direction most between them."""
+    end = len(line.points) - 1 if end is None else end
+    hi = line.at[end]
+    found: list[tuple[int, float]] = []
+    for i in range(1, end):
+        change = line.change(line.at[i], hi)
+        if change is not None and abs(change) >= MERGE_DEG:
+            found.append((i, change))
+    groups: list[list[tuple[int, float]]] = []
+    for i, change in found:
+        if groups and line.at[i] - line.at[groups[-1][-1][0]] < WINDOW_FT:
+            groups[-1].append((i, change))
+        else:
+            groups.append([(i, change)])
+    turns: list[int] = []
+    for group in groups:
+        picked: list[tuple[int, float]] = []
+        for i, change in sorted(group, key=lambda item: (-abs(item[1]), item[0])):
+            if abs(change) >= FORCE_DEG and not any(
+                abs(line.at[i] - line.at[j]) < WINDOW_FT
+                and abs(_net(line, min(i, j), max(i, j), hi)) >= max(abs(change), abs(other))
+                for j, other in picked
+            ):
+                picked.append((i, change))
+        if not picked and abs(_net(line, group[0][0], group[-1][0], hi)) >= MERGE_DEG:
+            picked.append(max(group, key=lambda item: abs(item[1])))
+        turns += [i for i, _ in picked]
+    return Bends(sorted(turns), _scan(line, hi))
+
+
+def _scan(line: Line, hi: float) -> list[tuple[float, float]]:
+    """The places of the leg up to `hi` (feet along it) that change direction by
+    FORCE_DEG or more, with their change: every vertex and every PROBE_FT (whole feet
+    among them) looked at, in one pass of numpy over all of them."""
+    import numpy as np
+
+    if hi <= 0:
+        return []
+    at = np.asarray(line.at)
+    xs = np.asarray([p[0] for p in line.points])
+    ys = np.asarray([p[1] for p in line.points])
+    places = np.union1d(np.arange(0.0, hi, PROBE_FT), at[at <= hi])
+
+    def point(feet: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.interp(feet, at, xs), np.interp(feet, at, ys)
+
+    x0, y0 = point(np.maximum(places - WINDOW_FT, 0.0))
+    x1, y1 = point(places)
+    x2, y2 = point(np.minimum(places + WINDOW_FT, hi))
+    ok = (np.hypot(x1 - x0, y1 - y0) * line.fpu >= MIN_CHORD_FT) & (
+        np.hypot(x2 - x1, y2 - y1) * line.fpu >= MIN_CHORD_FT
+    )
+    before = np.degrees(np.arctan2(x1 - x0, y0 - y1))
+    after = np.degrees(np.arctan2(x2 - x1, y1 - y2))
+    change = (after - before + 180.0) % 360.0 - 180.0
+    keep = ok & (np.abs(change) >= FORCE_SCAN_DEG)
+    return list(zip(places[keep].tolist(), change[keep].tolist(), strict=True))
+
+
+def _net(line: Line, first: int, last: int, hi: float) -> float:
+    """The change from the window before vertex `first` to the window after `last`."""
+    before, _ = line.windows(line.at[first], 0.0, hi)
+    _, after = line.windows(line.at[last], 0.0, hi)
+    return 0.0 if before is None or after is None else signed(after - before)

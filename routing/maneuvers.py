@@ -1,0 +1,369 @@
+"""Maneuvers of a route: where the walker starts, turns, takes a connector and arrives.
+
+Pure geometry over a `Route`'s leg polylines (canvas units, `feet_per_unit`), no I/O.
+The vocabulary is OSRM's (`type`, `modifier`, `bearing_before`, `bearing_after`); the
+rules are docs/routing.md, "Maneuvers", and the bends come from `routing.bends`:
+
+- Bearings are whole degrees measured over windows cut at the neighbouring maneuvers,
+  and a turn's modifier comes from them, so a client can check one against the other; a
+  turn they straighten (under 20 degrees) is dropped.
+- Every vertex whose direction changes by 60 degrees or more keeps a turn within one
+  window of it, whatever else was dropped.
+- A destination just off to one side of the last turn is arrived at there, with its side.
+- Distances and times are hundredths that add up to the route's exactly (largest
+  remainder), since a client sums what it is shown.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from routing.bends import (
+    NEAR_TURN_FT,
+    WINDOW_FT,
+    XY,
+    Line,
+    chord_bearing,
+    find_bends,
+    modifier,
+    signed,
+    whole,
+)
+from routing.matrix import LoadedGraph, Point
+from routing.route import Route, Unreachable, find_route
+
+LANDMARK_FT = 30.0  # a named place this close to a maneuver may name it
+ARRIVAL_FT = 30.0  # a destination this close beside the last turn is arrived at there
+BESIDE_DEG = (45.0, 135.0)  # "on your left/right": off the walking direction by this much
+ROUNDS = 6  # of dropping straightened turns and restoring forced ones (2 are typical)
+
+DEPART, TURN, CONNECTOR, ARRIVE = "depart", "turn", "connector", "arrive"
+TYPES = (DEPART, TURN, CONNECTOR, ARRIVE)
+RANK = {DEPART: 0, TURN: 1, CONNECTOR: 2, ARRIVE: 3}  # of stops at one vertex
+MODIFIERS = ("uturn", "sharp right", "right", "slight right", "slight left", "left", "sharp left")
+
+
+@dataclass(frozen=True)
+class Place:
+    """A named location that can serve as a landmark."""
+
+    location_id: str
+    unit_id: str | None  # the unit it stands for (`svc:id`), None for e.g. an amenity
+    name: str
+    level: int
+    x: float
+    y: float
+
+
+class Places:
+    """Named places by level, in square cells of `cell` canvas units, so that the few
+    near a maneuver are found without looking at every place of a 1,000-unit floor."""
+
+    def __init__(self, places: Iterable[Place], cell: float) -> None:
+        self.cell = cell
+        self.cells: dict[tuple[int, int, int], list[Place]] = {}
+        for place in places:
+            self.cells.setdefault(self._key(place.level, place.x, place.y), []).append(place)
+
+    def _key(self, level: int, x: float, y: float) -> tuple[int, int, int]:
+        return (level, math.floor(x / self.cell), math.floor(y / self.cell))
+
+    def near(self, level: int, at: XY, radius: float) -> list[Place]:
+        """Places of `level` within `radius` canvas units of `at`."""
+        _, cx, cy = self._key(level, *at)
+        reach = max(1, math.ceil(radius / self.cell))
+        return [
+            place
+            for i in range(cx - reach, cx + reach + 1)
+            for j in range(cy - reach, cy + reach + 1)
+            for place in self.cells.get((level, i, j), ())
+            if math.dist((place.x, place.y), at) <= radius
+        ]
+
+
+@dataclass(frozen=True)
+class Maneuver:
+    type: str  # one of TYPES
+    modifier: str | None  # turns only, one of MODIFIERS
+    bearing_before: int  # 0-359 clockwise from canvas up; 0 where nothing was walked
+    bearing_after: int
+    leg_index: int
+    point_index: int  # route.legs[leg_index].points[point_index] is the location
+    location: XY
+    distance: float  # feet from here to the next maneuver (arrive: to the destination)
+    time: float  # seconds, likewise
+    walked: float  # feet walked from the previous maneuver to here, rides left out
+    landmark: Place | None = None
+    side: str | None = None  # arrive only: "left" or "right" when the destination is beside
+    ride: int | None = None  # connector only: its index in route.rides
+
+
+@dataclass
+class _Stop:
+    """A maneuver being planned: its kind and place, and its bearings once measured."""
+
+    type: str
+    leg: int
+    index: int
+    ride: int | None = None
+    before: int = 0
+    after: int = 0
+    side: str | None = None
+
+    def key(self) -> tuple[int, int, int]:
+        return (self.leg, self.index, RANK[self.type])
+
+
+class _Plan:
+    """The stops of one route while they are found."""
+
+    def __init__(self, route: Route, lines: list[Line]) -> None:
+        self.lines = lines
+        self.bends = [find_bends(line) for line in lines]
+        self.stops = [_Stop(DEPART, 0, 0)]
+        for leg, line in enumerate(lines):
+            self.stops += [_Stop(TURN, leg, i) for i in self.bends[leg].turns]
+            if leg < len(route.rides):
+                self.stops.append(_Stop(CONNECTOR, leg, len(line.points) - 1, ride=leg))
+        self.stops.append(_Stop(ARRIVE, len(lines) - 1, len(lines[-1].points) - 1))
+
+    def settle(self) -> None:
+        """Drop straightened turns and restore a turn near every forced vertex left
+        without one, until neither happens (or ROUNDS)."""
+        for _ in range(ROUNDS):
+            self._drop_straightened()
+            missing = self._uncovered()
+            if not missing:
+                return
+            self.stops = sorted([*self.stops, *missing], key=_Stop.key)
+        self._drop_straightened()
+
+    def _drop_straightened(self) -> None:
+        """Measure; drop the turn that windows cut at its neighbours straighten most
+        (whole bearings under 20 degrees apart), and measure again."""
+        while True:
+            self._measure()
+            weak = [
+                (abs(signed(s.after - s.before)), k)
+                for k, s in enumerate(self.stops)
+                if s.type == TURN and modifier(s.before, s.after) is None
+            ]
+            if not weak:
+                return
+            del self.stops[min(weak)[1]]
+
+    def _uncovered(self) -> list[_Stop]:
+        """Turns for the forced places with no turn within NEAR_TURN_FT, the strongest
+        first (`_vertex_for` says where)."""
+        added: list[_Stop] = []
+        arrive = self.stops[-1]
+        for leg, bends in enumerate(self.bends):
+            line = self.lines[leg]
+            end = arrive.index if leg == arrive.leg else len(line.points) - 1
+            stops = [line.at[s.index] for s in self.stops if s.leg == leg]
+            turns = [line.at[s.index] for s in self.stops if s.leg == leg and s.type == TURN]
+            for place, _ in sorted(bends.forced, key=lambda item: -abs(item[1])):
+                if any(abs(place - other) <= NEAR_TURN_FT for other in turns):
+                    continue
+                index = _vertex_for(line, place, end, stops)
+                if index is not None:
+                    added.append(_Stop(TURN, leg, index))
+                    turns.append(line.at[index])
+                    stops.append(line.at[index])
+        return added
+
+    def _measure(self) -> None:
+        """Each stop's whole bearings, windows cut at its neighbours on its leg. A
+        connector's window after is on the next leg, from where the connector is left."""
+        stops, lines = self.stops, self.lines
+        for k, stop in enumerate(stops):
+            line = lines[stop.leg]
+            lo = line.at[stops[k - 1].index] if k and stops[k - 1].leg == stop.leg else 0.0
+            nxt = stops[k + 1] if k + 1 < len(stops) else None
+            hi = line.at[nxt.index] if nxt is not None and nxt.leg == stop.leg else line.length
+            before, after = line.windows(line.at[stop.index], lo, hi)
+            if stop.type == CONNECTOR:
+                following = lines[stop.leg + 1]
+                assert nxt is not None
+                end = following.at[nxt.index] if nxt.leg == stop.leg + 1 else following.length
+                after = following.windows(0.0, 0.0, end)[1]
+            stop.before = 0 if stop.type == DEPART else whole(before)
+            stop.after = 0 if stop.type == ARRIVE else whole(after)
+
+    def arrive_beside(self) -> None:
+        """A destination within ARRIVAL_FT of the last turn, straight on from it and off
+        to one side of the walk before it, is arrived at there: "Arrive at Unit 307 on
+        your right" where a door opens off a corridor, as OSRM tells the side of the road.
+
+        The walk told then ends there, so the bends of its leg are found again with
+        windows that stop at it (a bend just before it is no longer hidden by the turn's
+        own), and the plan settles again."""
+        last, turn = self.stops[-1], self.stops[-2]
+        if turn.type != TURN or turn.leg != last.leg:
+            return
+        line = self.lines[last.leg]
+        at, end = line.points[turn.index], line.points[last.index]
+        toward = chord_bearing(at, end, line.fpu)
+        if toward is None or math.dist(at, end) * line.fpu > ARRIVAL_FT:
+            return
+        off = signed(toward - turn.before)
+        if not BESIDE_DEG[0] <= abs(off) <= BESIDE_DEG[1]:
+            return
+        self.bends[turn.leg] = find_bends(line, turn.index)
+        kept = [s for s in self.stops[:-2] if s.leg != turn.leg or s.type != TURN]
+        again = [_Stop(TURN, turn.leg, i) for i in self.bends[turn.leg].turns]
+        arrive = _Stop(ARRIVE, turn.leg, turn.index, side="right" if off > 0 else "left")
+        self.stops = [*kept, *again, arrive]
+        self.settle()
+
+
+def _vertex_for(line: Line, place: float, end: int, stops: list[float]) -> int | None:
+    """The inner vertex before `end` within a window of `place` that changes direction
+    most, its windows cut at the stops around it (`stops`: feet along the leg), as they
+    will be measured: a vertex that its neighbours straighten would be dropped again."""
+    best: tuple[float, float, int] | None = None
+    for i in range(1, end):
+        here = line.at[i]
+        if abs(here - place) > WINDOW_FT or here in stops:
+            continue
+        lo = max((at for at in stops if at < here), default=0.0)
+        hi = min((at for at in stops if at > here), default=line.at[end])
+        before, after = line.windows(here, lo, hi)
+        if before is None or after is None:
+            continue
+        rank = (abs(signed(after - before)), -abs(here - place), -i)
+        best = rank if best is None or rank > best else best
+    return None if best is None else -best[2]
+
+
+def plan_maneuvers(
+    route: Route,
+    feet_per_unit: float,
+    places: Places | None = None,
+    skip: frozenset[str] = frozenset(),
+) -> list[Maneuver]:
+    """The route's maneuvers in walking order: depart, turns and connectors, arrive.
+    `places` name the turns' landmarks, never those whose location id is in `skip`."""
+    lines = [Line(leg.points, feet_per_unit) for leg in route.legs]
+    plan = _Plan(route, lines)
+    plan.settle()
+    plan.arrive_beside()
+    return _finish(route, plan.stops, lines, places, skip)
+
+
+def route_with_maneuvers(
+    loaded: LoadedGraph,
+    mode: int,
+    start: Point,
+    end: Point,
+    places: Places | None = None,
+    skip: frozenset[str] = frozenset(),
+) -> tuple[Route, list[Maneuver]] | Unreachable:
+    """`find_route` and its maneuvers, as one piece of work (off the event loop on a
+    large graph)."""
+    found = find_route(loaded, mode, start, end)
+    if isinstance(found, Unreachable):
+        return found
+    return found, plan_maneuvers(found, loaded.graph.feet_per_unit, places, skip)
+
+
+def _finish(
+    route: Route,
+    stops: list[_Stop],
+    lines: list[Line],
+    places: Places | None,
+    skip: frozenset[str],
+) -> list[Maneuver]:
+    """Distances, times and landmarks of the planned stops."""
+    feet_at, seconds_at = _along(route, lines, stops)
+    feet_at.append(sum(leg.feet for leg in route.legs) + sum(r.feet for r in route.rides))
+    seconds_at.append(sum(leg.seconds for leg in route.legs) + sum(r.seconds for r in route.rides))
+    feet = [max(b - a, 0.0) for a, b in itertools.pairwise(feet_at)]
+    seconds = [max(b - a, 0.0) for a, b in itertools.pairwise(seconds_at)]
+    distances, times = apportion(feet, route.feet), apportion(seconds, route.seconds)
+    maneuvers = []
+    for k, stop in enumerate(stops):
+        walked = 0.0
+        if k:
+            ride = stops[k - 1].ride
+            walked = max(feet[k - 1] - (route.rides[ride].feet if ride is not None else 0), 0)
+        leg = route.legs[stop.leg]
+        at = leg.points[stop.index]
+        landmark = None
+        if stop.type == TURN and places is not None:
+            landmark = _landmark(stop, leg.level, at, places, skip, lines[stop.leg].fpu)
+        maneuvers.append(
+            Maneuver(
+                type=stop.type,
+                modifier=modifier(stop.before, stop.after) if stop.type == TURN else None,
+                bearing_before=stop.before,
+                bearing_after=stop.after,
+                leg_index=stop.leg,
+                point_index=stop.index,
+                location=at,
+                distance=distances[k],
+                time=times[k],
+                walked=walked,
+                landmark=landmark,
+                side=stop.side,
+                ride=stop.ride,
+            )
+        )
+    return maneuvers
+
+
+def _along(route: Route, lines: list[Line], stops: list[_Stop]) -> tuple[list[float], list[float]]:
+    """Feet and seconds from the route's start to each stop. Within a leg both grow
+    with the polyline (one walking speed per leg), so the leg's own figures are shared
+    out by length; a ride counts after the leg it ends."""
+    feet_before, seconds_before = [0.0], [0.0]
+    for leg, ride in zip(route.legs, route.rides, strict=False):
+        feet_before.append(feet_before[-1] + leg.feet + ride.feet)
+        seconds_before.append(seconds_before[-1] + leg.seconds + ride.seconds)
+    feet_at, seconds_at = [], []
+    for stop in stops:
+        leg, line = route.legs[stop.leg], lines[stop.leg]
+        share = line.at[stop.index] / line.length if line.length > 0 else 0.0
+        feet_at.append(feet_before[stop.leg] + leg.feet * share)
+        seconds_at.append(seconds_before[stop.leg] + leg.seconds * share)
+    return feet_at, seconds_at
+
+
+def _landmark(
+    stop: _Stop, level: int, at: XY, places: Places, skip: frozenset[str], fpu: float
+) -> Place | None:
+    """The place a person would name at a turn: the nearest one ahead of the walker as
+    the turn is reached (the unit at the turn), else the nearest one beside the route
+    (the one it passes); the route's own start and destination are never landmarks."""
+    found = [
+        place
+        for place in places.near(level, at, LANDMARK_FT / fpu)
+        if place.location_id not in skip and place.name
+    ]
+
+    def rank(place: Place) -> tuple[int, float, str]:
+        toward = chord_bearing(at, (place.x, place.y), fpu)
+        ahead = toward is not None and abs(signed(toward - stop.before)) < 90
+        return (0 if ahead else 1, math.dist(at, (place.x, place.y)), place.location_id)
+
+    return min(found, key=rank, default=None)
+
+
+def apportion(values: Sequence[float], total: float) -> list[float]:
+    """`values` in hundredths that add up to `total` rounded to hundredths, exactly:
+    scaled to that total, floored, and the hundredths left given to the largest
+    remainders (the first of equal ones)."""
+    target = round(round(total, 2) * 100)
+    raw = sum(values)
+    if raw <= 0 or target <= 0:
+        return [0.0] * len(values)
+    scaled = [value * target / raw for value in values]
+    floors = [math.floor(value) for value in scaled]
+    left = target - sum(floors)
+    order = sorted(range(len(values)), key=lambda i: (floors[i] - scaled[i], i))
+    for i in order[:left]:
+        floors[i] += 1
+    return [hundredths / 100 for hundredths in floors]
