@@ -24,7 +24,8 @@ from rest.v1.dispatch import requirement_of
 from rest.v1.routes import ROUTES, RestRoute, Shape
 from schema.build import build_schema
 
-GETS = [route for route in ROUTES if route.method == "GET"]
+# Every GET that answers a document; an event stream is never revalidated (it resumes).
+GETS = [route for route in ROUTES if route.method == "GET" and route.shape is not Shape.EVENTS]
 WRITES = [route for route in ROUTES if route.method != "GET"]
 TAG = re.compile(r'^"[0-9a-f]{32}"$')
 REVALIDATE = "private, no-cache"
