@@ -727,20 +727,14 @@ def tables(result: Result) -> list[list[str]]:
 
 def main() -> None:
     """Run the live changes benchmark, print its tables; fail on a missed event."""
-    outcome: list[Result] = []
-
-    async def measured(folder: Path) -> Result:
-        outcome.append(await run(folder))
-        return outcome[0]
-
-    run_and_report(
+    result = run_and_report(
         f"live_changes: issue 32's goals, {SUBSCRIBERS:,} SSE subscribers on one worker, "
         f"{WRITES} writes",
-        measured,
+        run,
         tables,
     )
-    if outcome and outcome[0].failures:
-        raise RuntimeError("live_changes: " + "; ".join(outcome[0].failures))
+    if result.failures:
+        raise RuntimeError("live_changes: " + "; ".join(result.failures))
 
 
 if __name__ == "__main__":

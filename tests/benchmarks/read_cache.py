@@ -1000,21 +1000,15 @@ def tables(result: Result) -> list[list[str]]:
 
 def main() -> None:
     """Run the read cache benchmark, print the tables (Markdown); fail on a wrong answer."""
-    outcome: list[Result] = []
-
-    async def measured(folder: Path) -> Result:
-        outcome.append(await run(folder))
-        return outcome[0]
-
-    run_and_report(
+    result = run_and_report(
         f"read_cache: issue 16's goals on the embedded database; warm latency "
         f"{LATENCY_TURNS} turns, throughput {THROUGHPUT_ROUNDS} x {THROUGHPUT_SECONDS} s, "
         f"{COLD_STARTS} cold starts each, memory with a {BUDGET_MB} MiB budget",
-        measured,
+        run,
         tables,
     )
-    if outcome and outcome[0].failures:
-        raise RuntimeError("read_cache: " + "; ".join(outcome[0].failures))
+    if result.failures:
+        raise RuntimeError("read_cache: " + "; ".join(result.failures))
 
 
 if __name__ == "__main__":

@@ -59,9 +59,9 @@ def run_and_report(
     title: str,
     run: Callable[[Path], Awaitable[T]],
     tables: Callable[[T], list[list[str]]],
-) -> None:
+) -> T:
     """Print `title`, run `run` in a temporary folder (removed after), then the machine,
-    each table of the result (Markdown) and the total time."""
+    each table of the result (Markdown) and the total time; the result, for checks."""
     print(title, flush=True)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="floorgate-bench-") as tmp:
@@ -72,6 +72,7 @@ def run_and_report(
         print()
         print("\n".join(lines))
     print(f"\n(total {time.perf_counter() - started:.0f} s)")
+    return result
 
 
 class Phases:
