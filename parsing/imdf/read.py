@@ -11,6 +11,12 @@ kind with a count and a few examples, never silently:
 - properties spelled in camelCase or with known misspellings (`levelId`, `displayPoint`);
 - labels given as a plain string in place of a language map.
 
+A venue also comes as one JSON document (issue 35): an object whose keys are the
+collections (`{"unit": {...FeatureCollection}, "level": [...features]}`, at the top or
+under one wrapper key such as `data`), or one FeatureCollection whose features carry
+`feature_type` (`read_document`). Every form ends in the same `Archive`, which says the
+form it was read as.
+
 Pure: the caller hands in the files' bytes (`storage.imdf.venue` reads zips and folders).
 """
 
@@ -69,6 +75,13 @@ ALIASES = {
 # `unit`), never read as the aliases above.
 OWN_PROPERTIES = {"address": frozenset({"address", "unit"})}
 EXAMPLES_KEPT = 3
+# Feature types that IMDF gives a geometry and without which the map is wrong: a
+# level, unit or opening without one is an error, not a skip (docs/imdf.md).
+GEOMETRY_REQUIRED = ("level", "unit", "opening")
+
+
+class ImdfError(ValueError):
+    """A venue that cannot be read at all: the message names the problem, for a person."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +118,7 @@ class Archive:
     features: dict[str, list[Feature]]  # by feature type, in file order
     manifest: dict[str, Any]
     report: Report
+    form: str = "IMDF files"  # the input form it was read as, for the report
 
     def of(self, feature_type: str) -> list[Feature]:
         return self.features.get(feature_type, [])
@@ -121,7 +135,7 @@ def feature_type_of(name: str) -> str | None:
     return PLURALS.get(stem)
 
 
-def read_archive(files: Mapping[str, bytes]) -> Archive:
+def read_archive(files: Mapping[str, bytes], form: str = "IMDF files") -> Archive:
     """The features of every recognised file, and the report of what was departed from."""
     report = Report()
     features: dict[str, list[Feature]] = {}
@@ -149,7 +163,8 @@ def read_archive(files: Mapping[str, bytes]) -> Archive:
             if feature is not None:
                 features.setdefault(kind, []).append(feature)
     _drop_repeated_ids(features, report)
-    return Archive(features, manifest, report)
+    require_geometry(features)
+    return Archive(features, manifest, report, form)
 
 
 def _json(data: bytes, name: str, report: Report) -> Any:
@@ -184,7 +199,8 @@ def _feature(raw: Any, kind: str, name: str, report: Report) -> Feature | None:
     if not isinstance(id_, str | int) or isinstance(id_, bool) or str(id_) == "":
         report.add("feature without an id, skipped", f"{name}: {str(raw)[:80]}")
         return None
-    declared = raw.get("feature_type") or properties.pop("feature_type", None)
+    declared = properties.pop("feature_type", None)
+    declared = raw.get("feature_type") or declared
     if declared is not None and declared != kind:
         report.add(
             "feature_type disagrees with its file, file wins", f"{id_}: {declared} in {name}"
@@ -266,3 +282,151 @@ def label(value: Any, languages: tuple[str, ...], report: Report | None = None) 
             if key.split("-")[0] == language.split("-")[0] and text:
                 return text
     return next((text for text in lowered.values() if text), None)
+
+
+def require_geometry(features: dict[str, list[Feature]]) -> None:
+    """Refuse a level, unit or opening without a geometry: skipping it would import a
+    venue with a floor, a room or a door missing, and nobody would notice."""
+    for kind in GEOMETRY_REQUIRED:
+        missing = [f.id for f in features.get(kind, []) if f.geometry is None]
+        if missing:
+            examples = ", ".join(missing[:EXAMPLES_KEPT])
+            extra = len(missing) - EXAMPLES_KEPT
+            more = f" and {extra} more" if extra > 0 else ""
+            raise ImdfError(
+                f"{len(missing)} {kind} feature(s) without a geometry ({examples}{more}): "
+                f"IMDF gives every {kind} one"
+            )
+
+
+def read_document(data: bytes, name: str) -> Archive:
+    """One JSON document holding a whole venue, in either single-document form:
+    collections as keys (at the top or under one wrapper key), or one FeatureCollection
+    whose features carry `feature_type`. Anything else is an ImdfError naming it."""
+    try:
+        document = orjson.loads(data)
+    except orjson.JSONDecodeError as error:
+        raise ImdfError(f"{name}: not JSON ({error})") from None
+    report = Report()
+    if isinstance(document, dict) and document.get("type") == "FeatureCollection":
+        raw = document.get("features")
+        if not isinstance(raw, list):
+            raise ImdfError(f"{name}: a FeatureCollection without a `features` array")
+        features = _typed_features(raw, name, report)
+        form = "one FeatureCollection whose features carry feature_type"
+        manifest: Any = document.get("manifest")
+    elif isinstance(document, list):
+        features = _typed_features(document, name, report)
+        form = "one array of features that carry feature_type"
+        manifest = None
+    elif isinstance(document, dict):
+        holder, wrapper = _collections_holder(document, name, report)
+        features = _collections(holder, name, report)
+        where = f"under the wrapper key {wrapper!r}" if wrapper else "at the top"
+        form = f"one JSON document with IMDF collections as keys, {where}"
+        manifest = holder.get("manifest", document.get("manifest"))
+    else:
+        raise ImdfError(f"{name}: JSON, but a {type(document).__name__}, not an IMDF venue")
+    if not any(features.values()):
+        if form.startswith("one JSON document"):
+            raise ImdfError(f"{name}: {form}, but not one feature in it could be read")
+        raise ImdfError(
+            f"{name}: a FeatureCollection, but none of its {len(document_features(document))} "
+            "features carries an IMDF feature_type (venue, level, unit, ...), as a venue "
+            "in one FeatureCollection must"
+        )
+    _drop_repeated_ids(features, report)
+    require_geometry(features)
+    return Archive(features, manifest if isinstance(manifest, dict) else {}, report, form)
+
+
+def document_features(document: Any) -> list[Any]:
+    """The features of a FeatureCollection or bare array, else none."""
+    if isinstance(document, dict):
+        found = document.get("features")
+        return found if isinstance(found, list) else []
+    return document if isinstance(document, list) else []
+
+
+def _collections_holder(
+    document: dict[str, Any], name: str, report: Report
+) -> tuple[dict[str, Any], str | None]:
+    """The object whose keys are the collections: the document, or the one value of it
+    that is such an object (a wrapper like `data`). Two wrappers are ambiguous: refused."""
+    if any(feature_type_of(str(key)) for key in document):
+        return document, None
+    wrappers = [
+        str(key)
+        for key, value in document.items()
+        if isinstance(value, dict) and any(feature_type_of(str(k)) for k in value)
+    ]
+    if len(wrappers) > 1:
+        keys = " and ".join(repr(k) for k in wrappers)
+        raise ImdfError(
+            f"{name}: two wrapper keys hold IMDF collections ({keys}); "
+            "give a document with one venue"
+        )
+    if not wrappers:
+        keys = ", ".join(repr(str(k)) for k in list(document)[:6]) or "none"
+        raise ImdfError(
+            f"{name}: JSON, but not an IMDF venue: expected a FeatureCollection whose "
+            "features carry feature_type, or an object whose keys are IMDF collections "
+            f"(venue, level, unit, opening, ...); found an object with keys {keys}"
+        )
+    for key in document:
+        if str(key) not in (wrappers[0], "manifest"):
+            report.add("key beside the wrapper, skipped", f"{name}: {key}")
+    return document[wrappers[0]], wrappers[0]
+
+
+def _collections(holder: dict[str, Any], name: str, report: Report) -> dict[str, list[Feature]]:
+    """The features of each collection key: a FeatureCollection or a bare array."""
+    features: dict[str, list[Feature]] = {}
+    seen: dict[str, str] = {}
+    for key, value in holder.items():
+        key = str(key)
+        if key.lower() == "manifest":
+            continue
+        kind = feature_type_of(key)
+        where = f"{name}#{key}"
+        if kind is None:
+            report.add("key not an IMDF collection, skipped", where)
+            continue
+        if kind in seen:
+            report.add("feature type under two keys, both read", f"{seen[kind]} and {key}")
+        seen[kind] = key
+        if isinstance(value, dict) and value.get("type") == "FeatureCollection":
+            raw = value.get("features")
+            raws = raw if isinstance(raw, list) else []
+        elif isinstance(value, list):
+            raws = value  # a bare array: this form's usual way, not a departure
+        else:
+            report.add("collection neither a FeatureCollection nor an array, skipped", where)
+            continue
+        for item in raws:
+            feature = _feature(item, kind, where, report)
+            if feature is not None:
+                features.setdefault(kind, []).append(feature)
+    return features
+
+
+def _typed_features(raws: list[Any], name: str, report: Report) -> dict[str, list[Feature]]:
+    """Features grouped by the `feature_type` each carries (a member, or a property)."""
+    features: dict[str, list[Feature]] = {}
+    for raw in raws:
+        if not isinstance(raw, dict):
+            report.add("feature is not an object, skipped", name)
+            continue
+        properties = raw.get("properties")
+        declared = raw.get("feature_type")
+        if declared is None and isinstance(properties, dict):
+            declared = properties.get("feature_type", properties.get("featureType"))
+        kind = feature_type_of(str(declared)) if declared is not None else None
+        if kind is None:
+            reason = "without feature_type" if declared is None else "of another feature_type"
+            report.add(f"feature {reason}, skipped", f"{raw.get('id')}: {declared}")
+            continue
+        feature = _feature({**raw, "feature_type": kind}, kind, name, report)
+        if feature is not None:
+            features.setdefault(kind, []).append(feature)
+    return features

@@ -341,8 +341,9 @@ def cmd_import_imdf(args: argparse.Namespace) -> int:
     )
     try:
         dataset = dataset_from_path(Path(args.path), options)
-    except ImdfError as error:
-        print(f"Nothing was imported: {error}", file=sys.stderr)
+    except Exception as error:  # ImdfError names the problem; a reader's bug is no trace either
+        problem = error if isinstance(error, ImdfError) else f"{type(error).__name__}: {error}"
+        print(f"Nothing was imported: {problem}", file=sys.stderr)
         return 1
     for line in dataset.summary:
         print(line)
@@ -465,10 +466,14 @@ def parser() -> argparse.ArgumentParser:
 
     imdf = commands.add_parser(
         "import-imdf",
-        help="import an IMDF venue (a .zip or a folder of GeoJSON files) as an "
-        "asset, with drawings and walk paths generated (docs/imdf.md)",
+        help="import an IMDF venue (a .zip or folder of GeoJSON files, or one JSON "
+        "document) as an asset, with drawings and walk paths generated (docs/imdf.md)",
     )
-    imdf.add_argument("path", help="the IMDF archive: a .zip, or a folder of its .geojson files")
+    imdf.add_argument(
+        "path",
+        help="the IMDF venue: a .zip or folder of its .geojson files, or one JSON "
+        "document (collections as keys, or a FeatureCollection with feature_type)",
+    )
     imdf.add_argument("--asset-id", help="the asset's id (default: the venue's id)")
     imdf.add_argument(
         "--language",

@@ -21,14 +21,15 @@ import orjson
 
 from parsing.imdf.drawing import venue_svg
 from parsing.imdf.projection import Canvas
-from parsing.imdf.read import Archive, Report, read_archive
+from parsing.imdf.read import Archive, Report
 from parsing.limits import SvgLimits
 from storage.database import Store
 from storage.datasets.fields import DatasetError
 from storage.datasets.structure import Inputs
 from storage.datasets.validation import validate_against
+from storage.imdf.names import name_units
 from storage.imdf.places import map_locations, read_places
-from storage.imdf.venue import ImdfOptions, Venue, read_files
+from storage.imdf.venue import ImdfOptions, Venue, read_venue
 from storage.imdf.walks import build_network, draw_levels, read_doors, venue_bounds
 from storage.imports.importer import import_data
 from storage.imports.writer import ImportReport
@@ -48,11 +49,12 @@ class ImdfDataset:
 def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
     """The dataset and drawings of the archive's venue (pure: no I/O)."""
     venue = Venue(archive, options)
+    unnamed = name_units(venue)
     doors = read_doors(venue)
     network = build_network(venue, doors, options)
     canvas = Canvas.around(venue_bounds(venue))
     draw_levels(venue, doors, network)
-    places = read_places(venue)
+    places = read_places(venue, unnamed)
     venue_name = venue.text(venue.venue.properties.get("name")) if venue.venue else None
     asset = {
         "id": venue.asset_id,
@@ -113,9 +115,10 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
         on_map = {level.feature.id for level in shown}
         data["locations"] += map_locations(venue, canvas, places, map_id, stack_id, on_map)
     summary = [
+        f"read as: {archive.form}",
         f"venue {asset['name']!r}: {len(venue.levels)} levels, {len(venue.units)} units "
         f"({len(data['units'])} listed), {len(data['locations'])} locations, "
-        f"{len(network.lines)} walk lines, {len(network.stops)} connector stops"
+        f"{len(network.lines)} walk lines, {len(network.stops)} connector stops",
     ]
     return ImdfDataset(data, svgs, venue.report, summary)
 
@@ -182,7 +185,8 @@ def write_out(dataset: ImdfDataset, folder: Path) -> Path:
 
 
 def dataset_from_path(path: Path, options: ImdfOptions) -> ImdfDataset:
-    return venue_dataset(read_archive(read_files(path)), options)
+    """The dataset of the venue at `path`, in whichever input form it comes."""
+    return venue_dataset(read_venue(path), options)
 
 
 async def import_venue(

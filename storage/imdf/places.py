@@ -4,7 +4,7 @@ anchors no occupant names, each placed on every map of its level.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from shapely.geometry import Point
@@ -27,8 +27,9 @@ class Place:
     unit: bool = False
 
 
-def read_places(venue: Venue) -> list[Place]:
-    """Every location of the venue, read once for all its maps."""
+def read_places(venue: Venue, unnamed: dict[str, str]) -> list[Place]:
+    """Every location of the venue, read once for all its maps; `unnamed`: the names of
+    amenities and occupants that have none (storage.imdf.names.name_units)."""
     found = [
         Place(
             unit_id,
@@ -45,7 +46,7 @@ def read_places(venue: Venue) -> list[Place]:
         where = _amenity_place(venue, feature)
         if where is not None:
             category = str(feature.properties.get("category") or "unspecified")
-            name = venue.text(feature.properties.get("name")) or category
+            name = venue.text(feature.properties.get("name")) or ""
             found.append(
                 Place(
                     feature.id,
@@ -71,7 +72,7 @@ def read_places(venue: Venue) -> list[Place]:
             continue
         used.add(anchor_id)
         category = str(feature.properties.get("category") or "unspecified")
-        name = venue.text(feature.properties.get("name")) or category
+        name = venue.text(feature.properties.get("name")) or ""
         tags = (("imdf:feature", "occupant"), ("imdf:category", category))
         found.append(Place(feature.id, name, *where, tags))
     anchor_units = {
@@ -88,7 +89,7 @@ def read_places(venue: Venue) -> list[Place]:
                     (("imdf:feature", "anchor"),),
                 )
             )
-    return found
+    return [replace(p, name=unnamed.get(p.id, p.name)) if not p.name else p for p in found]
 
 
 def map_locations(
@@ -125,9 +126,10 @@ def map_locations(
 
 def _amenity_place(venue: Venue, feature: Feature) -> tuple[str, tuple[float, float]] | None:
     point = venue.shape(feature, (Point,))
-    unit_ids = feature.properties.get("unit_ids") or []
+    unit_ids = feature.properties.get("unit_ids")
+    unit_ids = [str(u) for u in unit_ids] if isinstance(unit_ids, list) else []
     levels = [venue.units[u].level for u in unit_ids if u in venue.units]
-    level = levels[0] if levels else feature.properties.get("level_id")
+    level = levels[0] if levels else str(feature.properties.get("level_id"))
     if point is None or level not in venue.levels:
         venue.report.add("amenity without a point or a level, skipped", feature.id)
         return None

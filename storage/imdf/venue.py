@@ -20,7 +20,15 @@ from shapely.ops import polylabel
 
 from parsing.imdf.drawing import DrawnLevel
 from parsing.imdf.projection import LocalPlane, plane_for
-from parsing.imdf.read import Archive, Feature, label
+from parsing.imdf.read import (
+    Archive,
+    Feature,
+    ImdfError,
+    feature_type_of,
+    label,
+    read_archive,
+    read_document,
+)
 
 # Unit categories drawn but not listed as API units (a configurable choice: --units).
 DRAWN_ONLY = frozenset(
@@ -55,16 +63,33 @@ MAX_ARCHIVE_FILES = 1_000
 MAX_ARCHIVE_BYTES = 512 * 1024 * 1024
 
 
-class ImdfError(ValueError):
-    """An archive that cannot be read at all (not a folder or a zip, too large, no level)."""
-
-
 @dataclass(frozen=True)
 class ImdfOptions:
     asset_id: str | None = None  # default: the venue's id
     languages: tuple[str, ...] = ()  # label fallback: these, the manifest's, `en`, any
     units: frozenset[str] | None = None  # categories listed as API units (None: not DRAWN_ONLY)
     snap_tolerance: float = 0.5  # metres
+
+
+def read_venue(path: Path) -> Archive:
+    """The venue at `path` in any input form (docs/imdf.md, "Input forms"): a folder or a
+    zip of GeoJSON files, or one JSON document. A folder or zip whose only JSON file is
+    not named after a feature type is read as such a document."""
+    if path.is_file() and not (path.suffix.lower() == ".zip" or zipfile.is_zipfile(path)):
+        size = path.stat().st_size
+        _check_bounds(1, size, path)
+        return read_document(path.read_bytes(), str(path))
+    files = read_files(path)
+    where = "folder" if path.is_dir() else "zip"
+    named = [n for n in files if feature_type_of(n) is not None]
+    others = [
+        n for n in files if n.replace("\\", "/").rsplit("/", 1)[-1].lower() != "manifest.json"
+    ]
+    if not named and len(others) == 1:
+        archive = read_document(files[others[0]], f"{path}: {others[0]}")
+        archive.form = f"{archive.form}, the only JSON file of a {where}"
+        return archive
+    return read_archive(files, f"{where} of IMDF GeoJSON files")
 
 
 def read_files(path: Path) -> dict[str, bytes]:
@@ -121,7 +146,7 @@ class Unit:
     level: str
     shape: BaseGeometry
     category: str
-    name: str
+    name: str  # given by storage.imdf.names.name_units once every unit is read
     point: tuple[float, float]
     listed: bool
 
@@ -133,9 +158,11 @@ class Venue:
         self.archive = archive
         self.report = archive.report
         manifest_language = archive.manifest.get("language")
+        if not isinstance(manifest_language, str) or not manifest_language:
+            manifest_language = first_language(archive)
         self.languages = (
             *options.languages,
-            *([manifest_language] if isinstance(manifest_language, str) else []),
+            *([manifest_language] if manifest_language else []),
             "en",
         )
         venues = archive.of("venue")
@@ -214,7 +241,7 @@ class Venue:
     def _units(self, options: ImdfOptions) -> dict[str, Unit]:
         units = {}
         for feature in self.archive.of("unit"):
-            level = feature.properties.get("level_id")
+            level = str(feature.properties.get("level_id"))
             if level not in self.levels:
                 self.report.add("unit on an unknown level, skipped", f"{feature.id}: {level}")
                 continue
@@ -228,7 +255,6 @@ class Venue:
                 if options.units is not None
                 else category not in DRAWN_ONLY
             )
-            name = self.text(feature.properties.get("name")) or f"{category} {feature.id[:8]}"
             point = self.point_of(feature)
             if point is None or not shape.contains(Point(point)):
                 if point is not None:
@@ -236,5 +262,23 @@ class Venue:
                 polygon = max(getattr(shape, "geoms", [shape]), key=lambda g: g.area)
                 inside = polylabel(polygon, 0.05)
                 point = (inside.x, inside.y)
-            units[feature.id] = Unit(feature, level, shape, category, name, point, listed)
+            units[feature.id] = Unit(feature, level, shape, category, "", point, listed)
         return units
+
+
+def first_language(archive: Archive) -> str | None:
+    """The venue's language when the manifest gives none: a `language` property of the
+    venue, else the first language of the venue's name, else of any level or unit name."""
+    venues = archive.of("venue")
+    given = venues[0].properties.get("language") if venues else None
+    if isinstance(given, str) and given:
+        return given
+    for kind in ("venue", "level", "unit"):
+        for feature in archive.of(kind):
+            for key in ("name", "alt_name"):
+                value = feature.properties.get(key)
+                if isinstance(value, dict):
+                    for language, text in value.items():
+                        if isinstance(text, str) and text:
+                            return str(language)
+    return None

@@ -82,7 +82,7 @@ def read_doors(venue: Venue) -> list[Door]:
     """Every opening that can be read, with whether people and wheelchairs may pass."""
     doors = []
     for feature in venue.archive.of("opening"):
-        level = feature.properties.get("level_id")
+        level = str(feature.properties.get("level_id"))
         if level not in venue.levels:
             venue.report.add("opening on an unknown level, skipped", f"{feature.id}: {level}")
             continue
