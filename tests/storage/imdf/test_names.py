@@ -1,0 +1,116 @@
+"""Names a person can read (issue 35, point 3): own name or alt_name in the venue's
+language, then what is inside the unit, then "<category> <n>, <floor>"; never an id;
+unique on a floor."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+from parsing.imdf.read import read_document
+from storage.imdf.dataset import ImdfDataset, venue_dataset
+from storage.imdf.names import category_label, name_units, unique_names
+from storage.imdf.venue import ImdfOptions, Venue
+from tests.storage.imdf.old_market import collections, dumps, manifest, old_market
+
+GROUND_EN = {
+    "hall": "Hall",
+    "S1": "Bakery",  # its occupant
+    "S2": "Atlas Maps",  # the first of its two occupants
+    "S3": "Cash Point",  # its amenity
+    "S4": "Info Desk",  # its anchor's name
+    "S5": "Back Room",  # its alt_name
+    "R1": "Restroom 1, Ground Floor",
+    "R2": "Restroom 3, Ground Floor",  # 2: the unnamed restroom amenity inside R1
+    "R3": "Restroom (female) 1, Ground Floor",
+    "N1": "Non-public area 1, Ground Floor",
+    "N2": "Non-public area 2, Ground Floor",  # open plan, no door: named all the same
+    "D1": "Shop 1",  # two rooms named "Shop", west to east
+    "D2": "Shop 2",
+    "R1@1": "Restroom 1, Level 1",
+}
+
+
+def dataset(
+    venue_name: dict[str, str] | None = None,
+    language: str | None = "en",
+    options: ImdfOptions | None = None,
+) -> tuple[ImdfDataset, dict[str, str]]:
+    venue, units = old_market(venue_name)
+    document: dict[str, Any] = collections(venue)
+    if language:
+        document["manifest"] = manifest(language)
+    found = venue_dataset(read_document(dumps(document), "v.json"), options or ImdfOptions())
+    return found, units
+
+
+def unit_names(found: ImdfDataset, units: dict[str, str]) -> dict[str, str]:
+    by_id = {unit["id"]: unit["name"] for unit in found.data["units"]}
+    return {key: by_id[unit_id] for key, unit_id in units.items() if unit_id in by_id}
+
+
+def test_names_in_order_of_what_the_venue_gives():
+    found, units = dataset()
+    assert unit_names(found, units) == GROUND_EN
+    places = {
+        loc["name"]
+        for loc in found.data["locations"]
+        if {"key": "imdf:feature", "value": "amenity"} in loc["tags"]
+    }
+    assert places == {"Cash Point", "Restroom 2, Ground Floor"}
+
+
+def test_never_an_id_and_unique_on_a_floor():
+    found, units = dataset()
+    names = [loc["name"] for loc in found.data["locations"]]
+    names += [unit["name"] for unit in found.data["units"]]
+    fragments = {unit_id[:8] for unit_id in units.values()}
+    assert not [n for n in names if any(f in n for f in fragments)]
+    assert not [n for n in names if re.search(r"[0-9a-f]{8}", n)]
+    floors = Counter((u["floor_id"], u["name"]) for u in found.data["units"])
+    assert max(floors.values()) == 1
+
+
+def test_drawn_only_units_are_named_too():
+    venue, units = old_market()
+    built = Venue(read_document(dumps(collections(venue)), "v.json"), ImdfOptions())
+    assert name_units(built) == {venue.features["amenity"][1]["id"]: "Restroom 2, Rez-de-chaussée"}
+    assert built.units[units["gallery"]].name == "Walkway 1, Level 1"
+
+
+def test_the_venue_language_then_the_first_language_present():
+    # No manifest language: the first language present (the venue's name: French).
+    french, units = dataset(language=None)
+    assert unit_names(french, units)["hall"] == "Halle"
+    assert unit_names(french, units)["R1"] == "Restroom 1, Rez-de-chaussée"
+    # The manifest's language wins over the first present.
+    assert unit_names(dataset(language="en")[0], units)["hall"] == "Hall"
+    assert unit_names(dataset({"en": "Old Market"}, language="fr")[0], units)["hall"] == "Halle"
+    # --language wins over both.
+    chosen = dataset(language="fr", options=ImdfOptions(languages=("en",)))[0]
+    assert unit_names(chosen, units)["hall"] == "Hall"
+    assert [f["name"] for f in chosen.data["floors"]] == ["Ground Floor", "Level 1"]
+
+
+def test_category_labels():
+    assert [
+        category_label(c)
+        for c in ("restroom.female", "nonpublic", "unspecified", "foodservice", "room", "")
+    ] == ["Restroom (female)", "Non-public area", "Space", "Food service", "Room", "Space"]
+
+
+def test_numbers_skip_names_taken_and_follow_reading_order():
+    points = {"a": (0.0, 0.0), "b": (5.0, 0.0), "c": (0.0, 9.0), "d": (0.0, 0.0)}
+    found = [
+        ("a", None, "restroom"),
+        ("b", None, "restroom"),
+        ("c", None, "restroom"),
+        ("d", "Restroom 2, L1", "room"),
+    ]
+    assert unique_names(found, points, "L1") == {
+        "c": "Restroom 1, L1",  # north first
+        "a": "Restroom 3, L1",  # 2 is taken by a unit named so
+        "b": "Restroom 4, L1",
+        "d": "Restroom 2, L1",
+    }
