@@ -345,6 +345,7 @@ def cmd_import_imdf(args: argparse.Namespace) -> int:
         problem = error if isinstance(error, ImdfError) else f"{type(error).__name__}: {error}"
         print(f"Nothing was imported: {problem}", file=sys.stderr)
         return 1
+    print(f"read as: {dataset.form}")
     for line in dataset.summary:
         print(line)
     if dataset.report.counts:

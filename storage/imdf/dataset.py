@@ -44,6 +44,7 @@ class ImdfDataset:
     svgs: dict[str, str]  # by map id
     report: Report
     summary: list[str] = field(default_factory=list)
+    form: str = ""  # the input form the venue was read as (parsing.imdf.read.Archive.form)
 
 
 def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
@@ -115,12 +116,11 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
         on_map = {level.feature.id for level in shown}
         data["locations"] += map_locations(venue, canvas, places, map_id, stack_id, on_map)
     summary = [
-        f"read as: {archive.form}",
         f"venue {asset['name']!r}: {len(venue.levels)} levels, {len(venue.units)} units "
         f"({len(data['units'])} listed), {len(data['locations'])} locations, "
         f"{len(network.lines)} walk lines, {len(network.stops)} connector stops",
     ]
-    return ImdfDataset(data, svgs, venue.report, summary)
+    return ImdfDataset(data, svgs, venue.report, summary, archive.form)
 
 
 def _venue_details(venue: Venue) -> dict[str, Any]:

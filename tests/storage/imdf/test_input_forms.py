@@ -47,6 +47,7 @@ def write_forms(folder: Path) -> dict[str, Path]:
         "top.json": {**collections(v), "manifest": manifest("en")},
         "wrapped.json": {"data": collections(v, bare=True), "meta": {"source": "x"}},
         "typed.geojson": typed,
+        "array.json": feature_collection(v)["features"],
     }
     for name, document in documents.items():
         (folder / name).write_bytes(dumps(document))
@@ -61,6 +62,7 @@ FORMS = {
     "top": "one JSON document with IMDF collections as keys, at the top",
     "wrapped": "one JSON document with IMDF collections as keys, under the wrapper key 'data'",
     "typed": "one FeatureCollection whose features carry feature_type",
+    "array": "one array of features that carry feature_type",
 }
 SKIPPED = {
     "folder": {},
@@ -71,6 +73,7 @@ SKIPPED = {
         "feature without feature_type, skipped": 1,
         "feature of another feature_type, skipped": 1,
     },
+    "array": {},
 }
 
 
@@ -78,7 +81,7 @@ def test_every_form_reads_as_the_same_venue(tmp_path):
     paths = write_forms(tmp_path)
     datasets = {form: dataset_from_path(path, ImdfOptions()) for form, path in paths.items()}
     for form, dataset in datasets.items():
-        assert dataset.summary[0] == f"read as: {FORMS[form]}", form
+        assert dataset.form == FORMS[form], form
         assert dataset.data == datasets["folder"].data, form
         assert dict(dataset.report.counts) == SKIPPED[form], form
     assert datasets["typed"].report.examples["feature of another feature_type, skipped"] == [
@@ -93,7 +96,13 @@ def test_a_folder_or_zip_of_one_document_reads_it(tmp_path):
     folder.mkdir()
     (folder / "venue-export.json").write_bytes(dumps({"data": collections(v)}))
     dataset = dataset_from_path(folder, ImdfOptions())
-    assert dataset.summary[0] == (f"read as: {FORMS['wrapped']}, the only JSON file of a folder")
+    assert dataset.form == f"{FORMS['wrapped']}, the only JSON file of a folder"
+    assert len(dataset.data["units"]) == 14
+    with zipfile.ZipFile(tmp_path / "export.zip", "w") as archive:
+        archive.writestr("manifest.json", dumps(manifest("en")))
+        archive.writestr("export/old-market.json", dumps(feature_collection(v)))
+    dataset = dataset_from_path(tmp_path / "export.zip", ImdfOptions())
+    assert dataset.form == f"{FORMS['typed']}, the only JSON file of a zip"
     assert len(dataset.data["units"]) == 14
 
 
