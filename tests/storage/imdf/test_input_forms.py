@@ -5,6 +5,7 @@ line, never a traceback, with the stored data unchanged."""
 from __future__ import annotations
 
 import os
+import uuid
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -158,7 +159,7 @@ def test_bad_input_is_one_clear_error(tmp_path):
 
 
 def test_cli_imports_a_document_and_bad_input_changes_nothing(tmp_path, db_server, capsys):
-    database = "floorgate_cli_imdf_forms"
+    database = f"floorgate_cli_imdf_forms_{uuid.uuid4().hex[:8]}"  # parallel runs apart
     env = {
         "FLOORGATE_MONGODB_URI": db_server.uri,
         "FLOORGATE_DATABASE": database,
