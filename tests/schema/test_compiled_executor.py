@@ -638,6 +638,8 @@ def test_every_route_document_is_valid_and_planned(settings):
     asyncio.run(api.prepare_all(after=0))
     assert api.prepared == {route.operation_id for route in rest.v1.dispatch.ROUTES}
     for route in rest.v1.dispatch.ROUTES:
+        if route.shape is rest.v1.routes.Shape.EVENTS:  # run once per change, not compiled
+            continue
         document_plans = plans_for(schema, route.document, None)
         (plan,) = document_plans.values()
         assert plan is not None and plan.completions, route.operation_id
