@@ -14,6 +14,7 @@ from resolvers.errors import ApiError, ErrorCode
 from resolvers.limits import COST_PER_RATE_UNIT
 from resolvers.loaders import Loaders
 from resolvers.wayfinding.graph_cache import VersionedCache
+from routing.maneuvers import Places
 from routing.matrix import LoadedGraph
 from storage.attributes.hub import EventHub
 from storage.attributes.subscriptions import Slots
@@ -42,12 +43,14 @@ class Services:
     event_hub: EventHub = field(init=False)
     subscription_slots: Slots = field(init=False)  # open subscriptions per key, shared
     waypoint_cache: VersionedCache[dict[str, dict[str, Any]]] = field(init=False)
+    place_cache: VersionedCache[Places] = field(init=False)  # landmarks of maneuvers
 
     def __post_init__(self) -> None:
         self.event_hub = EventHub(self.store)
         self.subscription_slots = Slots(self.store)
         self.graph_cache = VersionedCache(self.settings.graph_cache_size)
         self.waypoint_cache = VersionedCache(self.settings.graph_cache_size)
+        self.place_cache = VersionedCache(self.settings.graph_cache_size)
         # One budget per key for every process (FLOORGATE_RATE_LIMIT_SHARE is obsolete).
         self.rate_limiter = SharedLimiter(
             self.store[RATE_BUDGETS],

@@ -1,1 +1,1 @@
-"""Walk graphs (igraph) and distance matrices: pure functions, no I/O."""
+"""Walk graphs (igraph), distance matrices, routes and their maneuvers: pure functions, no I/O."""

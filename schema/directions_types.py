@@ -56,15 +56,80 @@ class RouteLeg:
     )
 
 
+@strawberry.type(description="A named place near a maneuver (docs/routing.md, Maneuvers).")
+class RouteLandmark:
+    unit_id: strawberry.ID | None = strawberry.field(
+        description="The unit the place stands for (its location's `svc:id` tag); null for "
+        "a place that is no unit, such as an amenity."
+    )
+    location_id: strawberry.ID = strawberry.field(description="The place's location.")
+    name: str = strawberry.field(description="The location's name.")
+
+
+@strawberry.type(
+    description="One maneuver of a route, in walking order (OSRM's vocabulary; "
+    "docs/routing.md, Maneuvers)."
+)
+class RouteManeuver:
+    type: str = strawberry.field(
+        description="`depart` (first), `turn`, `connector` (one per connector taken, where "
+        "it is entered) or `arrive` (last)."
+    )
+    modifier: str | None = strawberry.field(
+        description="For a turn: `uturn`, `sharp right`, `right`, `slight right`, "
+        "`slight left`, `left` or `sharp left`, from d = bearingAfter - bearingBefore in "
+        "(-180, 180], positive right: 20-60 slight, 60-120 plain, 120-170 sharp, beyond "
+        "U-turn. Null for the other types."
+    )
+    bearing_before: int = strawberry.field(
+        description="Degrees 0-359 clockwise from canvas up (-y) of the walk just before: "
+        "the chord of the 10 ft of route (map scale) before the maneuver, or back to the "
+        "previous maneuver when closer. 0 for `depart` and where nothing was walked."
+    )
+    bearing_after: int = strawberry.field(
+        description="Likewise of the walk just after (for a connector, from where it is "
+        "left). 0 for `arrive`."
+    )
+    location: RoutePoint = strawberry.field(
+        description="Where it is, canvas coordinates: legs[legIndex].points[pointIndex]."
+    )
+    leg_index: int = strawberry.field(description="The leg the maneuver is on.")
+    point_index: int = strawberry.field(description="Its point in that leg's `points`.")
+    distance: float = strawberry.field(
+        description="Feet from this maneuver to the next; for `arrive`, what is left to the "
+        "destination (0, or the few feet into it when it is arrived at beside the last "
+        "turn: `side`). Two decimals that add up to the route's distance exactly."
+    )
+    time: float = strawberry.field(
+        description="Seconds, likewise; they add up to the route's time."
+    )
+    landmark: RouteLandmark | None = strawberry.field(
+        description="For a turn: the named place within 30 ft a person would name, the one "
+        "ahead at the turn, else the nearest one the route passes; else null."
+    )
+    side: str | None = strawberry.field(
+        description="For `arrive`: `left` or `right` when the destination lies beside the "
+        "walk; else null."
+    )
+    connector: RouteConnector | None = strawberry.field(
+        description="For `connector`: the connector taken (its leg's `connector`)."
+    )
+    instruction: str = strawberry.field(
+        description='The sentence: "Walk 40 ft, then turn slightly right", "Turn left at '
+        'Fitness Center", "Take the elevator up to Floor 3", "Arrive at Unit 307 on your '
+        "right\"; lengths in the request's `units`."
+    )
+
+
 @strawberry.type(description="A route: the quickest by time, as E18 measures it.")
 class Route:
     distance: float = strawberry.field(description="Feet; equals E18 pathfinding's distance.")
     time: float = strawberry.field(description="Seconds; equals E18 pathfinding's time.")
     legs: list[RouteLeg]
-    steps: list[str] = strawberry.field(
-        description='Plain-language steps: "Walk 120 ft", "Take the elevator to Floor 3", '
-        '"Arrive at Fitness Center".'
+    maneuvers: list[RouteManeuver] = strawberry.field(
+        description="Depart, turns, connectors and arrive, in walking order."
     )
+    steps: list[str] = strawberry.field(description="The maneuvers' instructions, in order.")
 
 
 @strawberry.type(description="Directions between two waypoints of a map (experimental).")

@@ -266,8 +266,9 @@ class HandWritten:
     @strawberry.field(
         permission_classes=[requires(DISTANCES_CALCULATE, FLAG_DIRECTIONS)],
         description="The route from one waypoint to another: legs per level with their "
-        "polylines, the connectors taken, steps, distance (feet) and time (seconds), equal "
-        "to E18 pathfinding's. Flag `directions`, permission service.distances.calculate.",
+        "polylines, the connectors taken, maneuvers (turns, landmarks, instructions), steps, "
+        "distance (feet) and time (seconds), equal to E18 pathfinding's. Flag `directions`, "
+        "permission service.distances.calculate.",
     )
     async def route(
         self,
@@ -278,9 +279,16 @@ class HandWritten:
         mode: Annotated[
             str | None, strawberry.argument(description="`foot` (default) or `wheelchair`.")
         ] = None,
+        units: Annotated[
+            str | None,
+            strawberry.argument(
+                description="Lengths in the instructions: `imperial` (feet, default) or "
+                "`metric` (metres). Numeric fields are feet either way."
+            ),
+        ] = None,
     ) -> Directions:
         return await directions.directions(
-            info.context, unit_map_id, as_record(from_), as_record(to), mode
+            info.context, unit_map_id, as_record(from_), as_record(to), mode, units
         )
 
 

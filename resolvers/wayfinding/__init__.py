@@ -1,3 +1,3 @@
-"""Directions and distance matrices over a map's walk graph, and the per-process caches of what a
-map derives.
+"""Directions (with their maneuvers' sentences and landmarks) and distance matrices over a
+map's walk graph, and the per-process caches of what a map derives.
 """

@@ -1,5 +1,7 @@
 """Directions (`route`, `POST /v1/unitmaps/{id}/route`): the route between two
-waypoints, its legs per level, the connectors taken and plain-language steps.
+waypoints, its legs per level, the connectors taken, its maneuvers (turns, landmarks,
+arrival side: `routing.maneuvers`) and their sentences (`instructions`), which are also
+the `steps`.
 
 Access (flag `directions`, permission `service.distances.calculate`) was checked by
 the field's permission class. Then the order of E18: input (422), the map (404), the
@@ -25,8 +27,11 @@ from resolvers.wayfinding.distances import (
     place_waypoints,
     rounded,
 )
+from resolvers.wayfinding.instructions import UNITS, Words, instruction
+from resolvers.wayfinding.landmarks import map_places
 
 if TYPE_CHECKING:  # routing is imported by the functions that need it
+    from routing.maneuvers import Maneuver
     from routing.matrix import LoadedGraph
     from routing.route import Route
 
@@ -34,8 +39,11 @@ ENDS = ("from", "to")
 MODE_WORDS = {"foot": "on foot", "wheelchair": "by wheelchair"}
 
 
-def _checked(map_id: str, start: Waypoint, end: Waypoint, mode: str | None) -> str:
-    """Everything that can be checked without the database; the mode's name."""
+def _checked(
+    map_id: str, start: Waypoint, end: Waypoint, mode: str | None, units: str | None
+) -> tuple[str, str]:
+    """Everything that can be checked without the database; the mode's and the length
+    unit's names."""
     from routing.model import MODES
 
     errors = FieldErrors()
@@ -44,19 +52,27 @@ def _checked(map_id: str, start: Waypoint, end: Waypoint, mode: str | None) -> s
         check_waypoint(errors, place, waypoint)
     if mode is not None and mode not in MODES:
         errors.add("mode", f"must be one of {', '.join(MODES)}, not {mode!r}")
+    if units is not None and units not in UNITS:
+        errors.add("units", f"must be one of {', '.join(UNITS)}, not {units!r}")
     errors.raise_if_any()
-    return mode or "foot"
+    return mode or "foot", units or "imperial"
 
 
 async def directions(
-    context: RequestContext, map_id: str, start: Waypoint, end: Waypoint, mode: str | None
+    context: RequestContext,
+    map_id: str,
+    start: Waypoint,
+    end: Waypoint,
+    mode: str | None,
+    units: str | None = None,
 ) -> dict[str, Any]:
+    from routing.maneuvers import route_with_maneuvers
     from routing.model import MODES
-    from routing.route import Unreachable, find_route
+    from routing.route import Unreachable
 
     caller = await context.caller()
     start, end = dict(start), dict(end)
-    mode_name = _checked(map_id, start, end, mode)
+    mode_name, units_name = _checked(map_id, start, end, mode, units)
     unit_map = await visible_map(context, caller, map_id)
     points = await place_waypoints(context, unit_map, [("from", start), ("to", end)])
     answer: dict[str, Any] = {
@@ -70,12 +86,24 @@ async def directions(
         answer["reason"] = "this map has no walk paths (it is not processed for pathfinding)"
         return answer
     loaded = await map_graph(context, unit_map)
-    found = await on_graph(loaded, find_route, loaded, MODES[mode_name], *points)
+    places = await map_places(context, unit_map, loaded.graph.feet_per_unit)
+    skip = frozenset(str(w["id"]) for w in (start, end) if w.get("id") is not None)
+    found = await on_graph(
+        loaded, route_with_maneuvers, loaded, MODES[mode_name], *points, places, skip
+    )
     if isinstance(found, Unreachable):
         answer["reason"] = _reason(found, mode_name)
         return answer
+    route, maneuvers = found
     floors = await _floor_names(context, unit_map)
-    answer["route"] = _route(loaded, found, floors, end)
+    graph = loaded.graph
+
+    def level_name(level: int) -> str:
+        floor_id = graph.level_floors[level]
+        return floors.get(floor_id or "", floor_id or graph.level_uids[level])
+
+    words = Words(start.get("name"), end.get("name"), level_name, units_name)
+    answer["route"] = _route(loaded, route, maneuvers, words)
     return answer
 
 
@@ -104,7 +132,7 @@ async def _floor_names(context: RequestContext, unit_map: dict[str, Any]) -> dic
 
 
 def _route(
-    loaded: LoadedGraph, route: Route, floors: dict[str, str], end: Waypoint
+    loaded: LoadedGraph, route: Route, maneuvers: list[Maneuver], words: Words
 ) -> dict[str, Any]:
     from routing.model import CONNECTOR_KINDS
 
@@ -137,36 +165,38 @@ def _route(
                 },
             }
         )
+    told = [_maneuver(m, route, legs, words) for m in maneuvers]
     return {
         "distance": rounded(route.feet),
         "time": rounded(route.seconds),
         "legs": legs,
-        "steps": _steps(legs, floors, end),
+        "maneuvers": told,
+        "steps": [m["instruction"] for m in told],
     }
 
 
-def _steps(legs: list[dict[str, Any]], floors: dict[str, str], end: Waypoint) -> list[str]:
-    """Plain-language steps: a walk per leg, a ride per connector, the arrival."""
-
-    def floor_name(floor_id: str | None, level_uid: str) -> str:
-        return floors.get(floor_id or "", floor_id or level_uid)
-
-    steps = []
-    for leg in legs:
-        feet = round(leg["distance"])
-        if feet > 0:
-            steps.append(f"Walk {feet} ft")
-        ride = leg["connector"]
-        if ride is not None:
-            steps.append(
-                f"Take the {ride['kind']} to "
-                f"{floor_name(ride['to_floor_id'], ride['to_level_uid'])}"
-            )
-    name = end.get("name")
-    last = legs[-1]
-    steps.append(
-        f"Arrive at {name}"
-        if name
-        else f"Arrive at your destination on {floor_name(last['floor_id'], last['level_uid'])}"
-    )
-    return steps
+def _maneuver(
+    maneuver: Maneuver, route: Route, legs: list[dict[str, Any]], words: Words
+) -> dict[str, Any]:
+    landmark = maneuver.landmark
+    return {
+        "type": maneuver.type,
+        "modifier": maneuver.modifier,
+        "bearing_before": maneuver.bearing_before,
+        "bearing_after": maneuver.bearing_after,
+        "location": {"x": maneuver.location[0], "y": maneuver.location[1]},
+        "leg_index": maneuver.leg_index,
+        "point_index": maneuver.point_index,
+        "distance": maneuver.distance,
+        "time": maneuver.time,
+        "landmark": None
+        if landmark is None
+        else {
+            "unit_id": landmark.unit_id,
+            "location_id": landmark.location_id,
+            "name": landmark.name,
+        },
+        "side": maneuver.side,
+        "connector": None if maneuver.ride is None else legs[maneuver.ride]["connector"],
+        "instruction": instruction(maneuver, route, words),
+    }

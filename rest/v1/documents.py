@@ -58,7 +58,13 @@ FRAGMENTS = {
     "route { distance time steps legs { level_uid: levelUid floor_id: floorId "
     "points { x y } distance time connector { id kind x y "
     "from_level_uid: fromLevelUid to_level_uid: toLevelUid "
-    "from_floor_id: fromFloorId to_floor_id: toFloorId distance time } } } reason }",
+    "from_floor_id: fromFloorId to_floor_id: toFloorId distance time } } "
+    "maneuvers { type modifier bearing_before: bearingBefore bearing_after: bearingAfter "
+    "location { x y } leg_index: legIndex point_index: pointIndex distance time "
+    "landmark { unit_id: unitId location_id: locationId name } side "
+    "connector { id kind x y from_level_uid: fromLevelUid to_level_uid: toLevelUid "
+    "from_floor_id: fromFloorId to_floor_id: toFloorId distance time } instruction } } "
+    "reason }",
     "LocationFields": "fragment LocationFields on Location { id asset_id: assetId "
     "unit_map_id: unitMapId name x y floors { id } "
     "tags { key value created_at: createdAt updated_at: updatedAt } "

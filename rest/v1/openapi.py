@@ -363,7 +363,7 @@ class DocumentBuilder:
             schema: Schema = {
                 "type": "object",
                 "required": [body.name],
-                "properties": {body.name: self.json_schema(body)},
+                "properties": {body.name: self.json_schema(body, route)},
             }
             content = {"application/json": {"schema": schema}}
         else:
@@ -376,11 +376,20 @@ class DocumentBuilder:
             content[body.media_types[0]]["example"] = example["body"]
         return {"required": True, "content": content}
 
-    def json_schema(self, body: Body) -> Schema:
-        """The `data` member: the variable's input type, or an object of the members'."""
+    def json_schema(self, body: Body, route: RestRoute) -> Schema:
+        """The `data` member: the variable's input type, or an object of the members',
+        each described as the root field's argument it fills."""
         if not body.members:
             return self.input_type_schema(body.graphql_type)
-        properties = {m.name: self.input_type_schema(m.graphql_type) for m in body.members}
+        query = self.schema.query_type
+        field = query.fields.get(route.graphql_field) if query is not None else None
+        properties = {}
+        for member in body.members:
+            schema = self.input_type_schema(member.graphql_type)
+            argument = field.args.get(member.variable) if field is not None else None
+            if argument is not None and argument.description:
+                schema = {**schema, "description": argument.description}
+            properties[member.name] = schema
         required = [m.name for m in body.members if m.graphql_type.endswith("!")]
         return {"type": "object", "properties": properties, "required": required}
 

@@ -252,6 +252,7 @@ ROUTE = Body(
         Param("from", "from", "WaypointInput!", "body"),
         Param("to", "to", "WaypointInput!", "body"),
         Param("mode", "mode", "String", "body"),
+        Param("units", "units", "String", "body"),
     ),
 )
 ASSIGNMENTS = Body(

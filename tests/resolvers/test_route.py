@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -156,7 +157,7 @@ async def test_a_straight_route_exactly(env):
         "route": {
             "distance": 100.0,
             "time": round(100 / FOOT, 2),
-            "steps": ["Walk 100 ft", "Arrive at dm-b"],
+            "steps": ["Start at dm-a", "Walk 100 ft, then arrive at dm-b"],
             "legs": [
                 {
                     "level_uid": "L1",
@@ -167,6 +168,38 @@ async def test_a_straight_route_exactly(env):
                     "connector": None,
                 }
             ],
+            "maneuvers": [
+                {
+                    "type": "depart",
+                    "modifier": None,
+                    "bearing_before": 0,
+                    "bearing_after": 90,
+                    "location": {"x": 10.0, "y": 10.0},
+                    "leg_index": 0,
+                    "point_index": 0,
+                    "distance": 100.0,
+                    "time": round(100 / FOOT, 2),
+                    "landmark": None,
+                    "side": None,
+                    "connector": None,
+                    "instruction": "Start at dm-a",
+                },
+                {
+                    "type": "arrive",
+                    "modifier": None,
+                    "bearing_before": 90,
+                    "bearing_after": 0,
+                    "location": {"x": 110.0, "y": 10.0},
+                    "leg_index": 0,
+                    "point_index": 1,
+                    "distance": 0.0,
+                    "time": 0.0,
+                    "landmark": None,
+                    "side": None,
+                    "connector": None,
+                    "instruction": "Walk 100 ft, then arrive at dm-b",
+                },
+            ],
         },
         "reason": None,
     }
@@ -175,14 +208,22 @@ async def test_a_straight_route_exactly(env):
 
 
 async def test_from_a_place_to_itself(env):
-    """Zero feet, one leg of one point, and only the arrival, as E18's 0 for a pair of
-    equal waypoints."""
+    """Zero feet, one leg of one point, as E18's 0 for a pair of equal waypoints: depart
+    then arrive, at that point (issue 33)."""
     response = await post(env, ROUTE_MAP, {"from": {"id": "dm-a"}, "to": {"id": "dm-a"}})
     assert response.status_code == 200, response.text
-    assert response.json()["route"] == {
+    route = response.json()["route"]
+    assert [
+        (m["type"], m["location"], m["point_index"], m["distance"], m["bearing_after"])
+        for m in route.pop("maneuvers")
+    ] == [
+        ("depart", {"x": 10.0, "y": 10.0}, 0, 0.0, 0),
+        ("arrive", {"x": 10.0, "y": 10.0}, 0, 0.0, 0),
+    ]
+    assert route == {
         "distance": 0.0,
         "time": 0.0,
-        "steps": ["Arrive at dm-a"],
+        "steps": ["Start at dm-a", "Arrive at dm-a"],
         "legs": [
             {
                 "level_uid": "L1",
@@ -249,10 +290,9 @@ async def test_stairs_between_levels_are_a_connector_between_legs(env):
     assert [p["x"] for p in second["points"]] == [110.0, 10.0]
     assert (first["level_uid"], second["level_uid"], second["connector"]) == ("S1", "S2", None)
     assert route["steps"] == [
-        "Walk 100 ft",
-        "Take the stairs to F2",
-        "Walk 100 ft",
-        "Arrive at your destination on F2",
+        "Start at your location",
+        "Walk 100 ft, then take the stairs up to F2",
+        "Walk 100 ft, then arrive at your destination on F2",
     ]
 
 
@@ -480,8 +520,12 @@ async def test_across_floors_by_elevator_in_a_wheelchair(env):
             assert [ride["kind"] for ride in rides] == ["elevator"]
             assert rides[0]["id"] == "b1-elevator"
             assert (rides[0]["from_floor_id"], rides[0]["to_floor_id"]) == ("b1-f4", "b1-f1")
-            assert "Take the elevator to Floor 1" in route["steps"]
-        assert route["steps"][-1] == "Arrive at Fitness Center"
+            assert re.fullmatch(
+                r"Walk \d+ ft, then take the elevator down to Floor 1", route["steps"][-3]
+            )
+        assert re.fullmatch(
+            r"Walk \d+ ft, then arrive at Fitness Center on your right", route["steps"][-1]
+        )
         for before, after in itertools.pairwise(legs):
             ride = before["connector"]
             assert before["points"][-1] == {"x": ride["x"], "y": ride["y"]}

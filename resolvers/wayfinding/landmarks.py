@@ -1,0 +1,86 @@
+"""The named places of a map that maneuvers may name as landmarks ("Turn left at Fitness
+Center"): its locations, by level, in a grid (`routing.maneuvers.Places`).
+
+Locations are what the API already serves for a map (given by the dataset, or derived
+from the drawing's units when the map is processed for pathfinding), so a landmark's
+name is the one a client shows for that place. The grid is kept per process, keyed by
+the map's `locations_version` and graph file, like the waypoints (`graph_cache`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from resolvers.context import RequestContext
+from resolvers.wayfinding.graph_cache import UNIT_ID_TAG
+from storage import collections as c
+from storage.cache import cached_reads
+from storage.database import Store
+
+if TYPE_CHECKING:  # routing is imported by the functions that need it
+    from routing.maneuvers import Places
+
+PLACE_FIELDS = {"name": 1, "x": 1, "y": 1, "floors": 1, "tags": 1}
+
+
+async def map_places(
+    context: RequestContext, unit_map: dict[str, Any], feet_per_unit: float
+) -> Places:
+    """The map's named places by level: cached by its `locations_version` when it has
+    one, else read anew."""
+    map_id = unit_map["id"]
+    levels = [level.get("floor_id") for level in unit_map.get("levels") or []]
+    version = unit_map.get("locations_version")
+
+    async def load() -> Places:
+        return places_of(await _locations(context.store, map_id), levels, feet_per_unit)
+
+    if version is None:
+        return await load()
+    key = (version, unit_map.get("graph_file"), tuple(levels), feet_per_unit)
+    return await context.services.place_cache.get(map_id, key, load)
+
+
+async def _locations(store: Store, map_id: str) -> list[dict[str, Any]]:
+    query = {"unit_map_id": map_id}
+    return await cached_reads.find_list(
+        store, c.LOCATIONS, query, [("_id", 1)], projection=PLACE_FIELDS
+    )
+
+
+def places_of(
+    locations: list[dict[str, Any]], levels: list[str | None], feet_per_unit: float
+) -> Places:
+    """Each named location on each level its floors name (every location on the only
+    level of a map whose one level has no floor tag, as waypoints are placed)."""
+    from routing.maneuvers import LANDMARK_FT, Place, Places
+
+    position = {floor: index for index, floor in enumerate(levels) if floor is not None}
+    single_untagged = levels == [None]
+    places = []
+    for location in locations:
+        name = location.get("name")
+        if not name:
+            continue
+        unit_id = next(
+            (
+                tag.get("value")
+                for tag in location.get("tags") or []
+                if tag.get("key") == UNIT_ID_TAG
+            ),
+            None,
+        )
+        floors = [floor.get("id") for floor in location.get("floors") or []]
+        on = [0] if single_untagged else sorted({position[f] for f in floors if f in position})
+        for level in on:
+            places.append(
+                Place(
+                    str(location["_id"]),
+                    unit_id,
+                    name,
+                    level,
+                    float(location["x"]),
+                    float(location["y"]),
+                )
+            )
+    return Places(places, LANDMARK_FT / feet_per_unit)
