@@ -59,13 +59,6 @@ class Line:
             chord_bearing(here, self.point(min(feet + WINDOW_FT, hi)), self.fpu),
         )
 
-    def change(self, feet: float, hi: float) -> float | None:
-        """The change of direction at a point, windows kept within [0, hi]."""
-        before, after = self.windows(feet, 0.0, hi)
-        if before is None or after is None:
-            return None
-        return signed(after - before)
-
 
 def chord_bearing(a: XY, b: XY, feet_per_unit: float) -> float | None:
     """Degrees clockwise from canvas up (-y) from `a` to `b`; None for a chord too short
@@ -106,8 +99,8 @@ def modifier(before: int, after: int) -> str | None:
 @dataclass(frozen=True)
 class Bends:
     """One leg's bends: the vertices to turn at, and the places (feet along the leg, with
-    their change) whose direction changes by FORCE_DEG or more, each of which must have a
-    turn within NEAR_TURN_FT."""
+    their change, the largest first) whose direction changes by FORCE_DEG or more, each
+    of which must have a turn within NEAR_TURN_FT."""
 
     turns: list[int]
     forced: list[tuple[float, float]]
@@ -130,11 +123,12 @@ def find_bends(line: Line, end: int | None = None) -> Bends:
     a bend drawn as several vertices can change the 10 ft direction most between them."""
     end = len(line.points) - 1 if end is None else end
     hi = line.at[end]
-    found: list[tuple[int, float]] = []
-    for i in range(1, end):
-        change = line.change(line.at[i], hi)
-        if change is not None and abs(change) >= MERGE_DEG:
-            found.append((i, change))
+    changes, forced = _scan(line, end)
+    found = [
+        (i, change)
+        for i, change in enumerate(changes[1:end], start=1)
+        if change is not None and abs(change) >= MERGE_DEG
+    ]
     groups: list[list[tuple[int, float]]] = []
     for i, change in found:
         if groups and line.at[i] - line.at[groups[-1][-1][0]] < WINDOW_FT:
@@ -154,24 +148,26 @@ def find_bends(line: Line, end: int | None = None) -> Bends:
         if not picked and abs(_net(line, group[0][0], group[-1][0], hi)) >= MERGE_DEG:
             picked.append(max(group, key=lambda item: abs(item[1])))
         turns += [i for i, _ in picked]
-    return Bends(sorted(turns), _scan(line, hi))
+    return Bends(sorted(turns), forced)
 
 
-def _scan(line: Line, hi: float) -> list[tuple[float, float]]:
-    """The places of the leg up to `hi` (feet along it) that change direction by
-    FORCE_DEG or more, with their change: every vertex and every PROBE_FT (whole feet
-    among them) looked at, in one pass of numpy over all of them."""
+def _scan(line: Line, end: int) -> tuple[list[float | None], list[tuple[float, float]]]:
+    """`Line.change` (windows kept before vertex `end`) at every vertex up to `end`, and
+    the places (feet along the line) that change direction by FORCE_SCAN_DEG or more,
+    every vertex and every PROBE_FT (whole feet among them) looked at: one pass of numpy
+    over all of them, the same windows and chords (None where a chord is too short)."""
     import numpy as np
 
+    hi = line.at[end]
+    at = np.asarray(line.at[: end + 1])
     if hi <= 0:
-        return []
-    at = np.asarray(line.at)
-    xs = np.asarray([p[0] for p in line.points])
-    ys = np.asarray([p[1] for p in line.points])
-    places = np.union1d(np.arange(0.0, hi, PROBE_FT), at[at <= hi])
+        return [None] * (end + 1), []
+    xs = np.asarray([p[0] for p in line.points[: end + 1]])
+    ys = np.asarray([p[1] for p in line.points[: end + 1]])
+    places = np.union1d(np.arange(0.0, hi, PROBE_FT), at)
 
-    def point(feet: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return np.interp(feet, at, xs), np.interp(feet, at, ys)
+    def point(where: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.interp(where, at, xs), np.interp(where, at, ys)
 
     x0, y0 = point(np.maximum(places - WINDOW_FT, 0.0))
     x1, y1 = point(places)
@@ -182,8 +178,15 @@ def _scan(line: Line, hi: float) -> list[tuple[float, float]]:
     before = np.degrees(np.arctan2(x1 - x0, y0 - y1))
     after = np.degrees(np.arctan2(x2 - x1, y1 - y2))
     change = (after - before + 180.0) % 360.0 - 180.0
-    keep = ok & (np.abs(change) >= FORCE_SCAN_DEG)
-    return list(zip(places[keep].tolist(), change[keep].tolist(), strict=True))
+    at_vertex = np.searchsorted(places, at)
+    vertex = [
+        c if good else None
+        for c, good in zip(change[at_vertex].tolist(), ok[at_vertex].tolist(), strict=True)
+    ]
+    strong = np.flatnonzero(ok & (np.abs(change) >= FORCE_SCAN_DEG))
+    strong = strong[np.argsort(-np.abs(change[strong]), kind="stable")]
+    forced = list(zip(places[strong].tolist(), change[strong].tolist(), strict=True))
+    return vertex, forced
 
 
 def _net(line: Line, first: int, last: int, hi: float) -> float:

@@ -16,6 +16,7 @@ rules are docs/routing.md, "Maneuvers", and the bends come from `routing.bends`:
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 from collections.abc import Iterable, Sequence
@@ -164,14 +165,15 @@ class _Plan:
             line = self.lines[leg]
             end = arrive.index if leg == arrive.leg else len(line.points) - 1
             stops = [line.at[s.index] for s in self.stops if s.leg == leg]
-            turns = [line.at[s.index] for s in self.stops if s.leg == leg and s.type == TURN]
-            for place, _ in sorted(bends.forced, key=lambda item: -abs(item[1])):
-                if any(abs(place - other) <= NEAR_TURN_FT for other in turns):
+            turns = sorted(line.at[s.index] for s in self.stops if s.leg == leg and s.type == TURN)
+            for place, _ in bends.forced:
+                k = bisect.bisect_left(turns, place - NEAR_TURN_FT)
+                if k < len(turns) and turns[k] <= place + NEAR_TURN_FT:
                     continue
                 index = _vertex_for(line, place, end, stops)
                 if index is not None:
                     added.append(_Stop(TURN, leg, index))
-                    turns.append(line.at[index])
+                    bisect.insort(turns, line.at[index])
                     stops.append(line.at[index])
         return added
 
