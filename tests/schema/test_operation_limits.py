@@ -248,6 +248,7 @@ ROUTE_COSTS = {  # operation id: (per-page 10000, default page size); aliases as
     "listAttributeAssignments": (110_001, 1_101),
     "assignUnitAttributes": (401, 401),
     "unassignUnitAttributes": (401, 401),
+    "streamAttributeAssignmentChanges": (9, 9),  # one rate unit, when it subscribes
 }
 
 
