@@ -1,6 +1,7 @@
 """Clients of the app's endless answers, in the test's own event loop: a WebSocket (httpx
 has none) for GraphQL subscriptions, and a Server-Sent Events reader (httpx's ASGI
-transport waits for the whole body, which an event stream never ends)."""
+transport waits for the whole body, which an event stream never ends); and an app of a
+test's own that is started and stopped like a served one (`running_app`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
+
+from rest.app import create_app
+from storage.database import Store, connect
+from storage.settings import Settings
 
 
 class Socket:
@@ -147,3 +152,21 @@ async def event_stream(
         yield stream
     finally:
         await stream.close()
+
+
+@contextlib.asynccontextmanager
+async def running_app(uri: str, settings: Settings) -> AsyncIterator[Any]:
+    """An app on a client of its own, as one worker of a served process: started, then
+    stopped with its change streams and its client closed. Left open, each app's streams
+    keep polling the test's database server for the rest of the session, and the server
+    grows slower with every one."""
+    store: Store = connect(uri, settings)
+    app = create_app(settings, store)
+    inner = app
+    while not hasattr(inner, "router"):  # under the middleware, the Starlette app
+        inner = inner.app
+    try:
+        async with inner.router.lifespan_context(inner):
+            yield app
+    finally:
+        await store.close()

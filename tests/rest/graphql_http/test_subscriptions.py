@@ -15,8 +15,7 @@ from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import UNIT_ATTRIBUTES_READ
 from rest.app import create_app
 from storage import collections as c
-from storage.database import connect
-from tests.streams import Socket, websocket
+from tests.streams import Socket, running_app, websocket
 
 GROUP = "live-view"  # one attribute per unit: a new one replaces the old
 GROUPS = "/v1/units/attribute-groups"
@@ -248,10 +247,13 @@ async def test_over_the_keys_open_subscriptions_the_subscribe_is_an_error(
     """The cap counts WebSocket subscriptions and REST streams together, over every
     process (tests/rest/v1/test_event_stream_limits.py for REST's 429)."""
     capped = replace(settings, max_subscriptions_per_key=1)
-    app = create_app(capped, connect(db_server.uri, capped))
     key = await create_key(store, "live-capped", [UNIT_ATTRIBUTES_READ], None)
     credentials = {"API-Key": key.secret, "Experimental-Flags": FLAG}
-    async with websocket(app) as first, websocket(app) as second:
+    async with (
+        running_app(db_server.uri, capped) as app,
+        websocket(app) as first,
+        websocket(app) as second,
+    ):
         await opened(first, credentials)
         await subscribe(first)
         await asyncio.sleep(0.2)  # the first holds its slot

@@ -6,19 +6,17 @@ is refused: it would hold a subscription for nothing."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from dataclasses import replace
 
 import orjson
-import pytest
+import pytest_asyncio
 
 from resolvers.auth.keys import create_key, disable_key
 from resolvers.auth.permissions import UNIT_ATTRIBUTES_READ
-from rest.app import create_app
 from storage import collections as c
 from storage.attributes import hub
 from storage.attributes.events import latest
-from storage.database import connect
 from tests.rest.graphql_http.test_subscriptions import (
     FLAG,
     GROUP,
@@ -28,7 +26,7 @@ from tests.rest.graphql_http.test_subscriptions import (
     subscribe,
     write,
 )
-from tests.streams import event_stream, websocket
+from tests.streams import event_stream, running_app, websocket
 
 __all__ = ["live_group"]
 PATH = f"/v1/units/attribute-groups/{GROUP}/units/changes"
@@ -39,13 +37,16 @@ GONE = {
 }
 
 
-@pytest.fixture
-def two_workers(db_server, settings) -> Iterator[tuple[object, object]]:
+@pytest_asyncio.fixture(loop_scope="session")
+async def two_workers(db_server, settings) -> AsyncIterator[tuple[object, object]]:
     """Two apps on the test database, each with a client of its own, as two workers
     (or machines) are: a cap of 2 open subscriptions per key."""
     capped = replace(settings, max_subscriptions_per_key=2)
-    stores = [connect(db_server.uri, capped) for _ in range(2)]
-    yield create_app(capped, stores[0]), create_app(capped, stores[1])
+    async with (
+        running_app(db_server.uri, capped) as first,
+        running_app(db_server.uri, capped) as second,
+    ):
+        yield first, second
 
 
 async def slots_of(store, key_id: str) -> int:
@@ -103,14 +104,19 @@ async def test_a_cursor_older_than_the_log_keeps_is_410(app, client, keys, store
     await write(client, keys.full, [item("city", "u-008")])
     await write(client, keys.full, [item("pool", "u-008")])  # unassigned city, assigned pool
     last = await latest(store)
-    await store[c.ATTRIBUTE_EVENTS].delete_many({"_id": {"$lte": last - 1}})  # expired
-    async with event_stream(app, f"{PATH}?after={last - 2}", headers) as stream:
-        assert (stream.status, orjson.loads(await stream.body())) == (410, GONE)
-    resumed = {**headers, "Last-Event-ID": str(last - 1)}
-    async with event_stream(app, PATH, resumed) as stream:
-        assert stream.status == 200
-        assert await stream.event() == b"retry: 2000"
-        kept = (await stream.event()).decode()
+    log = store[c.ATTRIBUTE_EVENTS]
+    expired = await log.find({"_id": {"$lte": last - 1}}).to_list()
+    await log.delete_many({"_id": {"$lte": last - 1}})
+    try:
+        async with event_stream(app, f"{PATH}?after={last - 2}", headers) as stream:
+            assert (stream.status, orjson.loads(await stream.body())) == (410, GONE)
+        resumed = {**headers, "Last-Event-ID": str(last - 1)}
+        async with event_stream(app, PATH, resumed) as stream:
+            assert stream.status == 200
+            assert await stream.event() == b"retry: 2000"
+            kept = (await stream.event()).decode()
+    finally:  # the log as it was, for the other tests of this database
+        await log.insert_many(expired)
     assert kept.startswith(f"id: {last}\nevent: assigned\n")
 
 
