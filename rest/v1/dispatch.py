@@ -113,15 +113,11 @@ class RestApi:
         raw_path = (request.scope.get("raw_path") or request.url.path.encode()).decode("latin-1")
         head = request.method == "HEAD"
         try:
-            match, allowed = self.router.match(raw_path, "GET" if head else request.method)
+            match, allowed = self.router.match(raw_path, request.method)
         except UnicodeDecodeError:
             return error_response(
                 ApiError(ErrorCode.BAD_USER_INPUT, fields={"path": ["is not valid UTF-8"]})
             )
-        if "GET" in allowed and not (match is not None and match.route.shape is Shape.EVENTS):
-            allowed.add("HEAD")  # not of a stream: its head would hold a subscription
-        if head and match is not None and match.route.shape is Shape.EVENTS:
-            match = None
         if match is None:
             if allowed:
                 return error_of(

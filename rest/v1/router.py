@@ -28,7 +28,8 @@ class Router:
         self.routes = sorted(routes, key=_specificity, reverse=True)
 
     def match(self, raw_path: str, method: str) -> tuple[Match | None, set[str]]:
-        """The route for this path and method, and the methods the path allows.
+        """The route for this path and method, and the methods the path allows (HEAD
+        where a GET answers it).
 
         Only the most specific template that fits the path counts, so a static
         segment wins even for another method: GET /v1/maps/parse is 405, not E11.
@@ -44,8 +45,8 @@ class Router:
             if values is None:
                 continue
             template = route.segments
-            allowed.add(route.method)
-            if found is None and route.method == method:
+            allowed |= route.methods
+            if found is None and method in route.methods:
                 found = Match(route, values)
         return found, allowed
 

@@ -127,6 +127,14 @@ class RestRoute:
         object.__setattr__(self, "document", text)
 
     @property
+    def methods(self) -> frozenset[str]:
+        """The methods it answers: a GET's HEAD too (RFC 9110 9.3.2), but not a stream's,
+        whose head would hold a subscription for nothing."""
+        if self.method == "GET" and self.shape is not Shape.EVENTS:
+            return frozenset({"GET", "HEAD"})
+        return frozenset({self.method})
+
+    @property
     def operation(self) -> str:
         if self.shape is Shape.EVENTS:
             return "subscription"

@@ -149,9 +149,11 @@ async def test_last_event_id_wins_over_the_first_after(app, client, keys, store,
 
 
 async def test_head_of_a_stream_is_405(client, keys, live_group):
+    """Its `Allow` says GET alone, whatever method was refused (HEAD is no exception)."""
     headers = {"API-Key": keys.full, "Experimental-Flags": FLAG}
-    response = await client.head(PATH, headers=headers)
-    assert (response.status_code, response.headers["allow"]) == (405, "GET")
+    for method in ("HEAD", "POST", "DELETE"):
+        response = await client.request(method, PATH, headers=headers)
+        assert (response.status_code, response.headers["allow"]) == (405, "GET"), method
 
 
 async def test_an_event_source_sends_key_and_flag_in_the_query(app, keys, live_group):
