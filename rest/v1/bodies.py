@@ -7,7 +7,7 @@ import re
 from starlette.requests import Request
 
 from resolvers.errors import ApiError, ErrorCode, invalid
-from rest.v1.routes import Body
+from rest.v1.route_rows import Body
 from storage.settings import Settings
 
 # The encoding an XML declaration names, within the first bytes of the document.

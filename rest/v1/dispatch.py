@@ -27,8 +27,9 @@ from rest.v1.documents import OMITTED_WHEN_NULL, without_nulls
 from rest.v1.event_stream import EventTexts, event_stream
 from rest.v1.json_body import body_problems, body_variables, read_json_body
 from rest.v1.paging_urls import with_urls
+from rest.v1.route_rows import RestRoute, Shape
 from rest.v1.router import Match, Router
-from rest.v1.routes import ROUTES, RestRoute, Shape
+from rest.v1.routes import ROUTES
 from schema.execution.compiled import precompile
 from schema.execution.executor import CompiledExecutor
 from schema.execution.operation_cost import operation_cost

@@ -37,7 +37,7 @@ from resolvers.context import RequestContext
 from resolvers.errors import ApiError, ErrorCode, FieldErrors, classify
 from rest.responses import error_response
 from rest.v1.openapi_schemas import ID_SCHEMA, Schema
-from rest.v1.routes import RestRoute
+from rest.v1.route_rows import RestRoute
 from schema.execution.executor import CompiledExecutor
 
 HEARTBEAT_SECONDS = 15.0

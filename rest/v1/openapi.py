@@ -41,7 +41,8 @@ from resolvers.limits import (
 from rest.etags import REVALIDATE
 from rest.v1.event_stream import EVENT_SCHEMA, EVENTS_DOC, EVENTS_EXAMPLE
 from rest.v1.openapi_schemas import ID_SCHEMA, Schema, SelectionSchemas, input_schema, nullable
-from rest.v1.routes import MARKET, ROUTES, Body, Param, RestRoute, Shape
+from rest.v1.route_rows import MARKET, Body, Param, RestRoute, Shape
+from rest.v1.routes import ROUTES
 from schema.permissions import Requirement
 from storage.limits import MAX_ID_LENGTH, REFERENCE_KEY_PATTERN
 from storage.settings import Settings

@@ -22,7 +22,8 @@ from openapi_spec_validator import validate as validate_openapi
 
 from rest.v1.dispatch import requirement_of
 from rest.v1.openapi import EXAMPLES_FILE, FLAGS_HEADER, RELEASE_DATE
-from rest.v1.routes import ROUTES, RestRoute, Shape
+from rest.v1.route_rows import RestRoute, Shape
+from rest.v1.routes import ROUTES
 from schema.build import build_schema
 from storage.settings import Settings
 from tests.streams import event_stream
