@@ -24,7 +24,7 @@ from typing import Any
 from bson import ObjectId
 
 from resolvers.attributes import group_of
-from resolvers.auth.keys import lookup_caller
+from resolvers.auth.keys import Caller, lookup_caller
 from resolvers.auth.permissions import UNIT_ATTRIBUTES_READ
 from resolvers.context import RequestContext
 from resolvers.errors import ApiError, ErrorCode, FieldErrors
@@ -79,35 +79,48 @@ async def assignment_changes(
         await check_resumable(context, position)
     else:  # "from now" is from this answer: a write after it is never missed
         position = await latest(context.services.store)
-    current = [caller]  # as the key is now: renewed while the stream lasts
-
-    def accept(event: Event) -> bool:
-        if asset_id is not None and event["asset_id"] != asset_id:
-            return False
-        now = current[0]
-        return now.asset_filter(asset_id) is not None and now.may_see(event["asset_id"])
-
-    async def still_wanted() -> bool:
-        """The key is still enabled and may still read assignments: a key disabled,
-        or whose permission or scope changed, holds no stream on its old rights."""
-        try:
-            found = await lookup_caller(context.store, context.api_key or "", keys, False)
-        except UNAVAILABLE_ERRORS:  # the database is away: the hub waits for it too
-            return True
-        if found is None or UNIT_ATTRIBUTES_READ not in found.permissions:
-            return False
-        current[0] = found
-        return True
-
+    sight = Sight(context, caller, asset_id)
     services = context.services
     limit = services.settings.max_subscriptions_per_key
     slot = await services.subscription_slots.take(caller.key_id, limit)
     if slot is None:
         raise ApiError(ErrorCode.TOO_MANY_SUBSCRIPTIONS, limit=str(limit))
-    keys = services.key_cache
-    changes = stream(context, group_id, accept, still_wanted, position, slot)
+    changes = stream(context, group_id, sight.accept, sight.still_wanted, position, slot)
     services.subscription_slots.hold(slot, changes)
     return changes
+
+
+class Sight:
+    """What a subscription's key may see, renewed while the stream lasts: a key disabled,
+    or whose permission or scope changed, holds no stream on its old rights."""
+
+    def __init__(self, context: RequestContext, caller: Caller, asset_id: str | None) -> None:
+        self.context = context
+        self.asset_id = asset_id
+        self.see(caller)
+
+    def see(self, caller: Caller) -> None:
+        self.caller = caller
+        self.visible = caller.asset_filter(self.asset_id) is not None
+
+    def accept(self, event: Event) -> bool:
+        if self.asset_id is not None and event["asset_id"] != self.asset_id:
+            return False
+        return self.visible and self.caller.may_see(event["asset_id"])
+
+    async def still_wanted(self) -> bool:
+        """The key is still enabled and may still read assignments (asked by the hub
+        every few seconds, without spending the key's rate limit)."""
+        services = self.context.services
+        secret = self.context.api_key or ""
+        try:
+            found = await lookup_caller(services.store, secret, services.key_cache, False)
+        except UNAVAILABLE_ERRORS:  # the database is away: the hub waits for it too
+            return True
+        if found is None or UNIT_ATTRIBUTES_READ not in found.permissions:
+            return False
+        self.see(found)
+        return True
 
 
 async def check_resumable(context: RequestContext, position: int) -> None:
@@ -125,7 +138,7 @@ async def stream(
     group_id: str,
     accept: Accept,
     still_wanted: StillWanted,
-    position: int | None,
+    position: int,
     slot: ObjectId,
 ) -> AsyncIterator[dict[str, Any]]:
     hub = context.services.event_hub
