@@ -42,6 +42,15 @@ def parsed(block: bytes) -> dict[str, object]:
             {"message": "Not found"},
         ),
         ({"API-Key": "{full}", "Experimental-Flags": FLAG, "Last-Event-ID": "x"}, PATH, 422, None),
+        (  # digits past any cursor, measured before any conversion
+            {"API-Key": "{full}", "Experimental-Flags": FLAG, "Last-Event-ID": "9" * 5000},
+            PATH,
+            422,
+            {
+                "message": "Resource validation failed",
+                "fields": {"after": ["is not a cursor of this stream"]},
+            },
+        ),
         ({"API-Key": "{full}", "Experimental-Flags": FLAG}, PATH + "?asset=a&asset=b", 422, None),
     ],
 )
@@ -99,3 +108,22 @@ async def test_a_scoped_key_gets_only_its_assets_events(app, client, keys, store
         assert (event["event"], event["data"]["unit_id"]) == ("assigned", "ab")
         with pytest.raises(TimeoutError):
             await stream.event(timeout=0.3)
+
+
+async def test_a_key_of_another_asset_naming_this_one_gets_no_events(
+    app, client, keys, store, live_group
+):
+    """A key scoped to asset-2 that asks for asset-1's changes gets a stream without
+    events (as E20 answers it an empty list), also when it resumes from the log's start."""
+    scoped = await create_key(store, "sse-other-asset", [UNIT_ATTRIBUTES_READ], ["asset-2"])
+    headers = {"API-Key": scoped.secret, "Experimental-Flags": FLAG}
+    async with event_stream(app, PATH + "?asset=asset-1", headers) as stream:
+        assert (stream.status, await stream.event()) == (200, b"retry: 2000")
+        await asyncio.sleep(0.3)
+        await write(client, keys.full, [item("city", "u-004")])
+        with pytest.raises(TimeoutError):
+            await stream.event(timeout=0.5)
+    async with event_stream(app, PATH + "?asset=asset-1&after=0", headers) as stream:
+        assert (stream.status, await stream.event()) == (200, b"retry: 2000")
+        with pytest.raises(TimeoutError):
+            await stream.event(timeout=0.5)
