@@ -83,6 +83,7 @@ class RequestContext:
         self.api_key = api_key or None
         self.flags = flags
         self.connection_params: object = None  # a WebSocket's `connection_init` payload
+        self.over_websocket = False  # subscriptions only, there (schema.execution.guard)
         self.request_id = request_id
         self.client = client  # the client's address, for limits on unauthenticated traffic
         self.state = state  # the request's scope state: `RATE_LIMITED_KEY` goes there

@@ -37,6 +37,7 @@ class ErrorCode(StrEnum):
     DOCUMENT_TOO_LARGE = "DOCUMENT_TOO_LARGE"
     CURSOR_EXPIRED = "CURSOR_EXPIRED"
     TOO_MANY_SUBSCRIPTIONS = "TOO_MANY_SUBSCRIPTIONS"
+    SUBSCRIPTIONS_ONLY = "SUBSCRIPTIONS_ONLY"
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,12 @@ ERRORS: dict[ErrorCode, ErrorKind] = {
     ),
     ErrorCode.TOO_MANY_SUBSCRIPTIONS: ErrorKind(
         429, "Too many open subscriptions for this key: at most {limit}"
+    ),
+    # A query or mutation sent over the WebSocket: HTTP bounds its time and logs it.
+    ErrorCode.SUBSCRIPTIONS_ONLY: ErrorKind(
+        400,
+        "Only subscriptions are served over WebSocket: send queries and mutations to "
+        "/graphql over HTTP",
     ),
 }
 

@@ -174,7 +174,10 @@ class GraphQLView(GraphQL):
         self, request: Request | WebSocket, response: Response | WebSocket
     ) -> RequestContext:
         context = getattr(request.state, "context", None)
-        return context if context is not None else request_context(request, self.services)
+        if context is None:
+            context = request_context(request, self.services)
+            context.over_websocket = isinstance(request, WebSocket)
+        return context
 
     async def on_ws_connect(self, context: RequestContext) -> UnsetType:
         """A WebSocket is acknowledged only with a valid key (from its `connection_init`

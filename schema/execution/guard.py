@@ -317,12 +317,16 @@ class OperationGuard(SchemaExtension):
         assert document is not None, "validation follows a successful parse"
         schema = execution.schema._schema
         operation = get_operation_ast(document, execution.operation_name)
+        subscription = operation is not None and operation.operation is OperationType.SUBSCRIPTION
+        websocket = getattr(execution.context, "over_websocket", False)
         try:
+            if websocket and not subscription:
+                raise ApiError(ErrorCode.SUBSCRIPTIONS_ONLY)  # no time budget there
             keyed = await check_access(self.caches, schema, document, operation, execution.context)
         except ApiError as error:
-            if operation is None or operation.operation is not OperationType.SUBSCRIPTION:
+            if not (subscription or websocket):
                 raise  # strawberry's execution answers it as the operation's one error
-            # Strawberry's stream lets an exception of this hook escape: the subscription
+            # Strawberry's stream lets an exception of this hook escape: the operation
             # ended without a word. As an error before execution, the client is told.
             execution.pre_execution_errors = [GraphQLError(str(error), original_error=error)]
             yield

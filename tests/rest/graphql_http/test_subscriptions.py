@@ -343,3 +343,28 @@ async def test_the_graphql_mutations_are_events_too(app, client, keys, live_grou
         ("assigned", f"{GROUP}-pool", "asset-1", "u-003"),
         ("unassigned", f"{GROUP}-pool", "asset-1", "u-003"),
     ]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "{ assets { data { id } } }",
+        "{ __schema { types { name fields { name } } } }",
+        'mutation { unassignUnitAttributes(groupId: "live-view", data: []) { unitId } }',
+    ],
+)
+async def test_queries_and_mutations_are_refused_over_the_websocket(app, keys, live_group, query):
+    """Only subscriptions go over the socket: an operation there has no time budget, no
+    access-log line and no kept answers, which HTTP gives a query or a mutation."""
+    async with websocket(app) as socket:
+        await opened(socket, {"API-Key": keys.full, "Experimental-Flags": FLAG})
+        await socket.send({"id": "1", "type": "subscribe", "payload": {"query": query}})
+        message = await socket.receive()
+    assert (message["type"], message["id"]) == ("error", "1"), message
+    assert [(e["message"], e["extensions"]) for e in message["payload"]] == [
+        (
+            "Only subscriptions are served over WebSocket: send queries and mutations to "
+            "/graphql over HTTP",
+            {"code": "SUBSCRIPTIONS_ONLY"},
+        )
+    ]
