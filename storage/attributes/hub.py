@@ -33,7 +33,7 @@ INSERTS = [{"$match": {"operationType": "insert"}}]
 
 Accept = Callable[[Event], bool]
 StillWanted = Callable[[], Awaitable[bool]]
-RECHECK_SECONDS = 5.0  # how often a quiet subscription asks whether it is still wanted
+RECHECK_SECONDS = 5.0  # how often each subscription is asked whether it is still wanted
 
 
 class Overflowed(Exception):
@@ -44,16 +44,17 @@ class Overflowed(Exception):
 class Subscriber:
     """One subscription's queue of the group's events it may see."""
 
-    def __init__(self, group_id: str, accept: Accept) -> None:
+    def __init__(self, group_id: str, accept: Accept, still_wanted: StillWanted | None) -> None:
         self.group_id = group_id
         self.accept = accept
+        self.still_wanted = still_wanted
         self.queue: asyncio.Queue[Event] = asyncio.Queue(MAX_QUEUED)
         self.overflowed = False
         self.ended = False
 
     def end(self) -> None:
-        """End the subscription now (the process stops): what it holds is dropped, and
-        its client resumes from its last cursor."""
+        """End the subscription now (the process stops, or its key no longer holds):
+        what it holds is dropped, and its client resumes from its last cursor."""
         self.ended = True
         while not self.queue.empty():
             self.queue.get_nowait()
@@ -82,6 +83,7 @@ class EventHub:
         self.failures = 0
         self.stopping = False  # the process is stopping: no subscription lasts
         self._task: asyncio.Task[None] | None = None
+        self._rechecks: asyncio.Task[None] | None = None
 
     async def changes(
         self,
@@ -95,7 +97,7 @@ class EventHub:
         RECHECK_SECONDS, `still_wanted` says yes (a key disabled meanwhile)."""
         if self.stopping:
             return
-        subscriber = Subscriber(group_id, accept)
+        subscriber = Subscriber(group_id, accept, still_wanted)
         self.subscribers.add(subscriber)  # before the log is read: nothing falls between
         self._start()
         try:
@@ -110,12 +112,7 @@ class EventHub:
                 if len(batch) < CATCH_UP_BATCH:
                     break
             while True:
-                try:
-                    event = await asyncio.wait_for(subscriber.queue.get(), RECHECK_SECONDS)
-                except TimeoutError:
-                    if still_wanted is not None and not await still_wanted():
-                        return
-                    continue
+                event = await subscriber.queue.get()
                 if subscriber.ended:
                     return
                 if subscriber.overflowed:
@@ -127,9 +124,23 @@ class EventHub:
             self.subscribers.discard(subscriber)
 
     def _start(self) -> None:
+        loop = asyncio.get_running_loop()
         if self._task is None or self._task.done():
             self.started.clear()
-            self._task = asyncio.get_running_loop().create_task(self._watch())
+            self._task = loop.create_task(self._watch())
+        if self._rechecks is None or self._rechecks.done():
+            self._rechecks = loop.create_task(self._recheck())
+
+    async def _recheck(self) -> None:
+        """Every RECHECK_SECONDS, each subscription that can be asked whether it is still
+        wanted is; one that is not is ended. Off the path of the events: one loop for
+        the process, not a timer per subscription and event."""
+        while self.subscribers:
+            await asyncio.sleep(RECHECK_SECONDS)
+            for subscriber in list(self.subscribers):
+                wanted = subscriber.still_wanted
+                if wanted is not None and not subscriber.ended and not await wanted():
+                    subscriber.end()
 
     def end_all(self) -> None:
         """The process stops: every subscription ends now, and none starts, so that the
@@ -142,6 +153,8 @@ class EventHub:
         """Stop the stream. Its cancellation waits at most CLOSE_SECONDS: closing a
         change stream whose connection died with a restarted server was seen to take
         minutes inside the driver."""
+        if self._rechecks is not None:
+            self._rechecks.cancel()
         if self._task is not None:
             self._task.cancel()
             await asyncio.wait({self._task}, timeout=CLOSE_SECONDS)

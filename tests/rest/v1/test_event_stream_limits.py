@@ -173,27 +173,31 @@ async def test_an_event_source_sends_key_and_flag_in_the_query(app, keys, live_g
     assert answer.status == 404
 
 
-async def test_a_key_disabled_mid_stream_ends_its_streams(app, store, live_group, monkeypatch):
-    """A subscription asks every RECHECK_SECONDS whether its key still holds: once the key
-    is disabled, the event stream ends (its reconnect is 403) and the WebSocket
-    subscription completes; the slots are given back."""
+async def test_a_key_disabled_mid_stream_ends_its_streams(
+    db_server, settings, store, live_group, monkeypatch
+):
+    """Every RECHECK_SECONDS each subscription is asked whether its key still holds: once
+    the key is disabled, the event stream ends (its reconnect is 403) and the WebSocket
+    subscription completes; the slots are given back. (An app of its own: its hub's
+    rechecks start with the patched period.)"""
     monkeypatch.setattr(hub, "RECHECK_SECONDS", 0.1)
     key = await create_key(store, "sse-revoked", [UNIT_ATTRIBUTES_READ], None)
     headers = {"API-Key": key.secret, "Experimental-Flags": FLAG}
-    async with event_stream(app, PATH, headers) as stream, websocket(app) as socket:
-        await opened(socket, headers)
-        await subscribe(socket)
-        assert await stream.event() == b"retry: 2000"
-        await asyncio.sleep(0.3)  # both run, each past a recheck
-        assert await slots_of(store, key.key_id) == 2
-        await disable_key(store, key.key_id)
-        assert await stream.body(timeout=3.0) == b""  # the stream ended
-        assert await socket.receive(timeout=3.0) == {"id": "1", "type": "complete"}
-    async with event_stream(app, PATH, headers) as again:
-        assert (again.status, orjson.loads(await again.body())) == (
-            403,
-            {"message": "Invalid authentication credentials"},
-        )
+    async with running_app(db_server.uri, settings) as app:
+        async with event_stream(app, PATH, headers) as stream, websocket(app) as socket:
+            await opened(socket, headers)
+            await subscribe(socket)
+            assert await stream.event() == b"retry: 2000"
+            await asyncio.sleep(0.3)  # both run, each past a recheck
+            assert await slots_of(store, key.key_id) == 2
+            await disable_key(store, key.key_id)
+            assert await stream.body(timeout=3.0) == b""  # the stream ended
+            assert await socket.receive(timeout=3.0) == {"id": "1", "type": "complete"}
+        async with event_stream(app, PATH, headers) as again:
+            assert (again.status, orjson.loads(await again.body())) == (
+                403,
+                {"message": "Invalid authentication credentials"},
+            )
     for _ in range(50):
         if await slots_of(store, key.key_id) == 0:
             break
