@@ -150,10 +150,13 @@ class RestApi:
             return error_response(access_error)
         variables, problems = variables_of(route, match.path_values, request)
         if route.shape is Shape.EVENTS:
+            if problems:
+                return error_response(ApiError(ErrorCode.BAD_USER_INPUT, fields=problems.fields))
             self.prepare(route)
-            return await event_stream(
-                self.schema, route, context, variables, problems, request, self.event_texts
+            opened = await event_stream(
+                self.schema, route, context, variables, request, self.event_texts
             )
+            return self.refusal(route, opened) if isinstance(opened, ExecutionResult) else opened
         if route.body is not None:
             try:
                 variables.update(body_variables(route.body, await self.read_body(route, request)))
@@ -211,10 +214,7 @@ class RestApi:
                     problems.fields.setdefault(name, []).extend(messages)
             return error_response(ApiError(ErrorCode.BAD_USER_INPUT, fields=problems.fields))
         if outcome.errors:
-            error = self.classify(outcome)
-            if error.fields:
-                error = ApiError(ErrorCode.BAD_USER_INPUT, fields=self.rest_fields(route, error))
-            return error_response(error)
+            return self.refusal(route, outcome)
         result = (outcome.data or {})["result"]
         cost = self.answered_cost(route, variables, result)
         if cost is not None:
@@ -338,6 +338,14 @@ class RestApi:
         if reads is not None:
             self.services.store.cache.keep_answer(reads, content, etag)
         return conditional(content, etag, route.media_type, request)
+
+    def refusal(self, route: RestRoute, outcome: ExecutionResult) -> Response:
+        """The REST answer of an operation that failed: its first error, in our format,
+        `fields` named as the route names its inputs."""
+        error = self.classify(outcome)
+        if error.fields:
+            error = ApiError(ErrorCode.BAD_USER_INPUT, fields=self.rest_fields(route, error))
+        return error_response(error)
 
     def classify(self, outcome: ExecutionResult) -> ApiError:
         assert outcome.errors

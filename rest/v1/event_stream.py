@@ -28,14 +28,12 @@ from inspect import isawaitable
 from typing import Any
 
 import orjson
-from graphql import ExecutionResult, GraphQLError, GraphQLSchema
+from graphql import ExecutionResult, GraphQLSchema
 from graphql.execution.execute import create_source_event_stream, execute_subscription_event
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from resolvers.context import RequestContext
-from resolvers.errors import ApiError, ErrorCode, FieldErrors, classify
-from rest.responses import error_response
 from rest.v1.openapi_schemas import ID_SCHEMA, Schema
 from rest.v1.route_rows import RestRoute
 from schema.execution.executor import CompiledExecutor
@@ -140,13 +138,11 @@ async def event_stream(
     route: RestRoute,
     context: RequestContext,
     variables: dict[str, Any],
-    problems: FieldErrors,
     request: Request,
     texts: EventTexts,
-) -> Response:
-    """The stream, or the error that refuses it before it starts."""
-    if problems:
-        return error_response(ApiError(ErrorCode.BAD_USER_INPUT, fields=problems.fields))
+) -> Response | ExecutionResult:
+    """The stream, or the result that refuses it before it starts (the dispatcher answers
+    it as every route's failed operation)."""
     resume = request.headers.get(RESUME_HEADER)
     if resume:  # an EventSource reconnecting: its URL may still hold the first `after`
         variables[RESUME_VARIABLE] = resume
@@ -154,12 +150,12 @@ async def event_stream(
         schema, route.parsed, context_value=context, raw_variable_values=variables
     )
     if isinstance(executor, list):  # the variables do not coerce
-        return refusal(route, context, executor[0])
+        return ExecutionResult(None, executor)
     source = create_source_event_stream(executor)
     if isawaitable(source):
         source = await source
     if isinstance(source, ExecutionResult):  # refused before any event
-        return refusal(route, context, (source.errors or [])[0])
+        return source
     changes: AsyncIterable[dict[str, Any]] = source
 
     async def text(change: dict[str, Any]) -> bytes | None:
@@ -170,15 +166,6 @@ async def event_stream(
         media_type=route.media_type,
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
-
-
-def refusal(route: RestRoute, context: RequestContext, error: GraphQLError) -> Response:
-    """A refusal in our error format, its `fields` named as the route names them."""
-    found = classify(error, context.services.settings.retry_after_seconds)
-    if found.fields:
-        fields = {route.param_name(name): texts for name, texts in found.fields.items()}
-        found = ApiError(ErrorCode.BAD_USER_INPUT, fields=fields)
-    return error_response(found)
 
 
 async def stream(changes: AsyncIterable[dict[str, Any]], text: Text) -> AsyncIterator[bytes]:
