@@ -23,6 +23,7 @@ Pure: the caller hands in the files' bytes (`storage.imdf.venue` reads zips and 
 from __future__ import annotations
 
 import re
+import reprlib
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -75,6 +76,14 @@ ALIASES = {
 # `unit`), never read as the aliases above.
 OWN_PROPERTIES = {"address": frozenset({"address", "unit"})}
 EXAMPLES_KEPT = 3
+# Bounds on what is read from a document, beside the archive's (storage.imdf.venue):
+# arrays and objects nested deeper than any venue needs (about 12 levels) are refused
+# before a feature is read, so nothing after recurses out of Python's stack; a label is
+# cut to a name's length; input quoted in a message or a report example is cut too.
+MAX_NESTING = 64
+MAX_LABEL_CHARS = 255
+SHOWN_CHARS = 80  # an id, key or name quoted in a message
+EXAMPLE_CHARS = 240  # one example of the report, with the file or key it names
 # Feature types that IMDF gives a geometry and without which the map is wrong: a
 # level, unit or opening without one is an error, not a skip (docs/imdf.md).
 GEOMETRY_REQUIRED = ("level", "unit", "opening")
@@ -103,7 +112,7 @@ class Report:
         self.counts[kind] += 1
         kept = self.examples.setdefault(kind, [])
         if len(kept) < EXAMPLES_KEPT:
-            kept.append(example)
+            kept.append(shown(example, EXAMPLE_CHARS))
 
     def lines(self) -> list[str]:
         """One line per kind, most frequent first: `kind: N (e.g. a; b)`."""
@@ -125,6 +134,25 @@ class Archive:
 
     def by_id(self, feature_type: str) -> dict[str, Feature]:
         return {feature.id: feature for feature in self.of(feature_type)}
+
+
+def shown(text: str, limit: int = SHOWN_CHARS) -> str:
+    """Text from the input as a message quotes it: at most `limit` characters."""
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
+
+
+def nested_deeper(document: Any, limit: int = MAX_NESTING) -> bool:
+    """Whether arrays and objects nest more than `limit` levels (level by level, so
+    that the check itself does not recurse)."""
+    level = [document] if isinstance(document, list | dict) else []
+    for _ in range(limit):
+        level = [
+            child
+            for value in level
+            for child in (value.values() if isinstance(value, dict) else value)
+            if isinstance(child, list | dict)
+        ]
+    return bool(level)
 
 
 def feature_type_of(name: str) -> str | None:
@@ -169,10 +197,14 @@ def read_archive(files: Mapping[str, bytes], form: str = "IMDF files") -> Archiv
 
 def _json(data: bytes, name: str, report: Report) -> Any:
     try:
-        return orjson.loads(data)
+        document = orjson.loads(data)
     except orjson.JSONDecodeError as error:
         report.add("file is not JSON, skipped", f"{name}: {error}")
         return None
+    if nested_deeper(document):
+        report.add(f"file nested deeper than {MAX_NESTING} levels, skipped", name)
+        return None
+    return document
 
 
 def _raw_features(document: Any, name: str, report: Report) -> list[Any]:
@@ -197,7 +229,7 @@ def _feature(raw: Any, kind: str, name: str, report: Report) -> Feature | None:
     properties = _properties(raw.get("properties"), report, kind)
     id_ = raw.get("id", properties.pop("id", None))
     if not isinstance(id_, str | int) or isinstance(id_, bool) or str(id_) == "":
-        report.add("feature without an id, skipped", f"{name}: {str(raw)[:80]}")
+        report.add("feature without an id, skipped", f"{name}: {reprlib.repr(raw)[:80]}")
         return None
     declared = properties.pop("feature_type", None)
     declared = raw.get("feature_type") or declared
@@ -205,6 +237,10 @@ def _feature(raw: Any, kind: str, name: str, report: Report) -> Feature | None:
         report.add(
             "feature_type disagrees with its file, file wins", f"{id_}: {declared} in {name}"
         )
+    category = properties.get("category")
+    if category is not None and len(str(category)) > MAX_LABEL_CHARS:  # it names units too
+        report.add(f"category longer than {MAX_LABEL_CHARS} characters, cut", str(category))
+        properties["category"] = str(category)[:MAX_LABEL_CHARS]
     geometry = raw.get("geometry")
     if geometry is not None:
         geometry = _flat(geometry, str(id_), report)
@@ -265,12 +301,19 @@ def _drop_repeated_ids(features: dict[str, list[Feature]], report: Report) -> No
 def label(value: Any, languages: tuple[str, ...], report: Report | None = None) -> str | None:
     """An IMDF label (`{"en": "Lobby"}`) in the first of `languages` it has, else its
     first language; a plain string is taken as it is (and reported)."""
-    if value is None:
-        return None
+    text = _text_of(value, languages, report)
+    if text and len(text) > MAX_LABEL_CHARS:
+        if report is not None:
+            report.add(f"label longer than {MAX_LABEL_CHARS} characters, cut", text)
+        return text[:MAX_LABEL_CHARS]
+    return text or None
+
+
+def _text_of(value: Any, languages: tuple[str, ...], report: Report | None) -> str | None:
     if isinstance(value, str):
         if report is not None:
             report.add("label is a plain string, not a language map", value[:40])
-        return value or None
+        return value
     if not isinstance(value, dict) or not value:
         return None
     lowered = {str(key).lower(): text for key, text in value.items() if isinstance(text, str)}
@@ -290,7 +333,7 @@ def require_geometry(features: dict[str, list[Feature]]) -> None:
     for kind in GEOMETRY_REQUIRED:
         missing = [f.id for f in features.get(kind, []) if f.geometry is None]
         if missing:
-            examples = ", ".join(missing[:EXAMPLES_KEPT])
+            examples = ", ".join(shown(id_) for id_ in missing[:EXAMPLES_KEPT])
             extra = len(missing) - EXAMPLES_KEPT
             more = f" and {extra} more" if extra > 0 else ""
             raise ImdfError(
@@ -307,6 +350,11 @@ def read_document(data: bytes, name: str) -> Archive:
         document = orjson.loads(data)
     except orjson.JSONDecodeError as error:
         raise ImdfError(f"{name}: not JSON ({error})") from None
+    if nested_deeper(document):
+        raise ImdfError(
+            f"{name}: arrays and objects nested deeper than {MAX_NESTING} levels, "
+            "far more than an IMDF venue needs"
+        )
     report = Report()
     if isinstance(document, dict) and document.get("type") == "FeatureCollection":
         raw = document.get("features")
@@ -361,13 +409,13 @@ def _collections_holder(
         if isinstance(value, dict) and any(feature_type_of(str(k)) for k in value)
     ]
     if len(wrappers) > 1:
-        keys = " and ".join(repr(k) for k in wrappers)
+        keys = " and ".join(repr(shown(k)) for k in wrappers)
         raise ImdfError(
             f"{name}: two wrapper keys hold IMDF collections ({keys}); "
             "give a document with one venue"
         )
     if not wrappers:
-        keys = ", ".join(repr(str(k)) for k in list(document)[:6]) or "none"
+        keys = ", ".join(repr(shown(str(k))) for k in list(document)[:6]) or "none"
         raise ImdfError(
             f"{name}: JSON, but not an IMDF venue: expected a FeatureCollection whose "
             "features carry feature_type, or an object whose keys are IMDF collections "

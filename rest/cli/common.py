@@ -66,3 +66,10 @@ def settings_of(args: argparse.Namespace) -> Settings:
         # Without a public URL, links point at this server on localhost.
         settings = Settings.from_env(**overrides, public_url=f"https://localhost:{settings.port}")
     return settings
+
+
+def one_line(text: str, limit: int) -> str:
+    """`text` on one line of at most `limit` characters: an error that quotes its input
+    must not print all of it."""
+    line = " ".join(text.splitlines())
+    return line if len(line) <= limit else line[: limit - 3] + "..."

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from resolvers.auth.permissions import ALL_PERMISSIONS
-from rest.cli.common import end_with_environment, settings_of, with_store
+from rest.cli.common import end_with_environment, one_line, settings_of, with_store
 from rest.cli.maintenance import cmd_check, cmd_gc, duration
 from storage.collections import ASSETS
 from storage.database import UNAVAILABLE_ERRORS, Store
@@ -36,6 +36,7 @@ from storage.settings import Settings, SettingsError
 
 DEMO_KEY_FILE = "demo-key"
 ANNOUNCE_WAIT_SECONDS = 120  # the ready line waits this long for the server's socket
+PROBLEM_CHARS = 2_000  # an import's refusal line, at most (it may quote the input)
 # While `floorgate serve` starts: young collections as usual, no full ones (they walked
 # every module and type again and again, about 30 ms of each start); the app freezes
 # what start-up made and sets the serving thresholds (`rest.app.settle_heap`).
@@ -342,8 +343,8 @@ def cmd_import_imdf(args: argparse.Namespace) -> int:
     try:
         dataset = dataset_from_path(Path(args.path), options)
     except Exception as error:  # ImdfError names the problem; a reader's bug is no trace either
-        problem = error if isinstance(error, ImdfError) else f"{type(error).__name__}: {error}"
-        print(f"Nothing was imported: {problem}", file=sys.stderr)
+        problem = str(error) if isinstance(error, ImdfError) else f"{type(error).__name__}: {error}"
+        print(f"Nothing was imported: {one_line(problem, PROBLEM_CHARS)}", file=sys.stderr)
         return 1
     print(f"read as: {dataset.form}")
     for line in dataset.summary:
@@ -564,8 +565,7 @@ def _short_reason(error: BaseException) -> str:
     text = (str(error).splitlines() or [""])[0]
     for tail in (", Timeout:", " (configured timeouts:", ", Topology Description:"):
         text = text.split(tail, 1)[0]
-    text = text.strip() or type(error).__name__
-    return text if len(text) <= 200 else text[:197] + "..."
+    return one_line(text.strip() or type(error).__name__, 200)
 
 
 def _hang_up(signum: int, frame: object) -> None:

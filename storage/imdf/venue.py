@@ -28,6 +28,7 @@ from parsing.imdf.read import (
     label,
     read_archive,
     read_document,
+    shown,
 )
 
 # Unit categories drawn but not listed as API units (a configurable choice: --units).
@@ -76,9 +77,8 @@ def read_venue(path: Path) -> Archive:
     zip of GeoJSON files, or one JSON document. A folder or zip whose only JSON file is
     not named after a feature type is read as such a document."""
     if path.is_file() and not (path.suffix.lower() == ".zip" or zipfile.is_zipfile(path)):
-        size = path.stat().st_size
-        _check_bounds(1, size, path)
-        return read_document(path.read_bytes(), str(path))
+        _check_bounds(1, path.stat().st_size, path)
+        return read_document(_read_within(path, MAX_ARCHIVE_BYTES), str(path))
     files = read_files(path)
     where = "folder" if path.is_dir() else "zip"
     named = [n for n in files if feature_type_of(n) is not None]
@@ -99,7 +99,11 @@ def read_files(path: Path) -> dict[str, bytes]:
             p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in (".json", ".geojson")
         )
         _check_bounds(len(found), sum(p.stat().st_size for p in found), path)
-        return {str(p.relative_to(path)): p.read_bytes() for p in found}
+        files, budget = {}, MAX_ARCHIVE_BYTES
+        for p in found:
+            files[str(p.relative_to(path))] = data = _read_within(p, budget)
+            budget -= len(data)
+        return files
     if not path.is_file():
         raise ImdfError(f"{path}: no such file or folder")
     try:
@@ -115,11 +119,25 @@ def read_files(path: Path) -> dict[str, bytes]:
                 with archive.open(info) as member:
                     data = member.read(MAX_ARCHIVE_BYTES + 1)  # the header's size may lie
                 if len(data) > info.file_size:
-                    raise ImdfError(f"{path}: {info.filename} is larger than its header says")
+                    name = shown(info.filename)
+                    raise ImdfError(f"{path}: {name} is larger than its header says")
                 files[info.filename] = data
             return files
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError) as error:
         raise ImdfError(f"{path}: not a readable zip archive ({error})") from None
+
+
+def _read_within(path: Path, budget: int) -> bytes:
+    """The file's bytes, refused past `budget` (it may have grown since its size was
+    checked) or when it cannot be read."""
+    try:
+        with path.open("rb") as file:
+            data = file.read(budget + 1)
+    except OSError as error:
+        raise ImdfError(f"{path}: cannot be read ({error.strerror})") from None
+    if len(data) > budget:
+        raise ImdfError(f"{path}: grew past {MAX_ARCHIVE_BYTES} bytes of JSON while read")
+    return data
 
 
 def _check_bounds(count: int, size: int, path: Path) -> None:
