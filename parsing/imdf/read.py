@@ -191,7 +191,6 @@ def read_archive(files: Mapping[str, bytes], form: str = "IMDF files") -> Archiv
             if feature is not None:
                 features.setdefault(kind, []).append(feature)
     _drop_repeated_ids(features, report)
-    require_geometry(features)
     return Archive(features, manifest, report, form)
 
 
@@ -327,9 +326,10 @@ def _text_of(value: Any, languages: tuple[str, ...], report: Report | None) -> s
     return next((text for text in lowered.values() if text), None)
 
 
-def require_geometry(features: dict[str, list[Feature]]) -> None:
+def require_geometry(archive: Archive, name: str) -> None:
     """Refuse a level, unit or opening without a geometry: skipping it would import a
     venue with a floor, a room or a door missing, and nobody would notice."""
+    features = archive.features
     for kind in GEOMETRY_REQUIRED:
         missing = [f.id for f in features.get(kind, []) if f.geometry is None]
         if missing:
@@ -337,7 +337,8 @@ def require_geometry(features: dict[str, list[Feature]]) -> None:
             extra = len(missing) - EXAMPLES_KEPT
             more = f" and {extra} more" if extra > 0 else ""
             raise ImdfError(
-                f"{len(missing)} {kind} feature(s) without a geometry ({examples}{more}): "
+                f"{name}: {len(missing)} {kind} feature(s) without a geometry "
+                f"({examples}{more}): "
                 f"IMDF gives every {kind} one"
             )
 
@@ -384,7 +385,6 @@ def read_document(data: bytes, name: str) -> Archive:
             "in one FeatureCollection must"
         )
     _drop_repeated_ids(features, report)
-    require_geometry(features)
     return Archive(features, manifest if isinstance(manifest, dict) else {}, report, form)
 
 

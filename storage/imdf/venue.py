@@ -28,6 +28,7 @@ from parsing.imdf.read import (
     label,
     read_archive,
     read_document,
+    require_geometry,
     shown,
 )
 
@@ -75,7 +76,14 @@ class ImdfOptions:
 def read_venue(path: Path) -> Archive:
     """The venue at `path` in any input form (docs/imdf.md, "Input forms"): a folder or a
     zip of GeoJSON files, or one JSON document. A folder or zip whose only JSON file is
-    not named after a feature type is read as such a document."""
+    not named after a feature type is read as such a document. Every form is refused
+    alike for a level, unit or opening without a geometry."""
+    archive = _read_form(path)
+    require_geometry(archive, str(path))
+    return archive
+
+
+def _read_form(path: Path) -> Archive:
     if path.is_file() and not (path.suffix.lower() == ".zip" or zipfile.is_zipfile(path)):
         _check_bounds(1, path.stat().st_size, path)
         return read_document(_read_within(path, MAX_ARCHIVE_BYTES), str(path))

@@ -107,7 +107,7 @@ def hostile(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     add(
         "id.json",
         dumps(headless),
-        f"1 unit feature(s) without a geometry ({cut}): IMDF gives every unit one",
+        f"{{path}}: 1 unit feature(s) without a geometry ({cut}): IMDF gives every unit one",
     )
     # A wrapper holding no object of collections: an array of features, or collections
     # that are neither FeatureCollections nor arrays.

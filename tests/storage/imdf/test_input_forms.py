@@ -10,6 +10,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from pymongo import MongoClient
 
@@ -154,8 +155,22 @@ def test_bad_input_is_one_clear_error(tmp_path):
         path.write_bytes(data)
         with pytest.raises(ImdfError) as caught:
             dataset_from_path(path, ImdfOptions())
-        wanted = message if name == "headless.json" else f"{path}: {message}"
-        assert str(caught.value).startswith(wanted), name
+        assert str(caught.value).startswith(f"{path}: {message}"), name
+
+
+def test_a_missing_geometry_is_refused_in_every_form(tmp_path):
+    """The same refusal, naming the path handed in, for a folder and a zip too."""
+    data, message = bad_inputs()["headless.json"]
+    folder = tmp_path / "headless"
+    folder.mkdir()
+    with zipfile.ZipFile(tmp_path / "headless.zip", "w") as archive:
+        for kind, collection in orjson.loads(data).items():
+            (folder / f"{kind}.geojson").write_bytes(dumps(collection))
+            archive.writestr(f"IMDF/{kind}.geojson", dumps(collection))
+    for path in (folder, tmp_path / "headless.zip"):
+        with pytest.raises(ImdfError) as caught:
+            dataset_from_path(path, ImdfOptions())
+        assert str(caught.value) == f"{path}: {message}"
 
 
 def test_cli_imports_a_document_and_bad_input_changes_nothing(tmp_path, db_server, capsys):
