@@ -371,7 +371,7 @@ def read_document(data: bytes, name: str) -> Archive:
     elif isinstance(document, dict):
         holder, wrapper = _collections_holder(document, name, report)
         features = _collections(holder, name, report)
-        where = f"under the wrapper key {wrapper!r}" if wrapper else "at the top"
+        where = f"under the wrapper key {shown(wrapper)!r}" if wrapper else "at the top"
         form = f"one JSON document with IMDF collections as keys, {where}"
         manifest = holder.get("manifest", document.get("manifest"))
     else:

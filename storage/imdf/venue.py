@@ -94,7 +94,7 @@ def _read_form(path: Path) -> Archive:
         n for n in files if n.replace("\\", "/").rsplit("/", 1)[-1].lower() != "manifest.json"
     ]
     if not named and len(others) == 1:
-        archive = read_document(files[others[0]], f"{path}: {others[0]}")
+        archive = read_document(files[others[0]], f"{path}: {shown(others[0])}")
         archive.form = f"{archive.form}, the only JSON file of a {where}"
         return archive
     return read_archive(files, f"{where} of IMDF GeoJSON files")

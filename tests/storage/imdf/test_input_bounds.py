@@ -27,6 +27,7 @@ from tests.storage.test_imdf_import import run_cli
 
 MIB = 1024 * 1024
 MEGA = "N" * 1_000_000  # a name, key or id of 1 MB
+CUT = "N" * 77 + "..."  # as a message quotes it
 
 
 def nested(depth: int) -> bytes:
@@ -88,11 +89,10 @@ def hostile(tmp_path: Path) -> dict[str, tuple[Path, str]]:
         "{path}: not JSON (depth limit exceeded: line 1 column 1026 (char 1025))",
     )
     # Text of 1 MB where a message quotes it: cut to 80 characters.
-    cut = "N" * 77 + "..."
     add(
         "two.json",
         dumps({MEGA: {"unit": []}, "b": {"level": []}}),
-        f"{{path}}: two wrapper keys hold IMDF collections ('{cut}' and 'b'); "
+        f"{{path}}: two wrapper keys hold IMDF collections ('{CUT}' and 'b'); "
         "give a document with one venue",
     )
     add(
@@ -100,14 +100,14 @@ def hostile(tmp_path: Path) -> dict[str, tuple[Path, str]]:
         dumps({MEGA: 1}),
         "{path}: JSON, but not an IMDF venue: expected a FeatureCollection whose features "
         "carry feature_type, or an object whose keys are IMDF collections (venue, level, "
-        f"unit, opening, ...); found an object with keys '{cut}'",
+        f"unit, opening, ...); found an object with keys '{CUT}'",
     )
     headless = collections(venue())
     headless["unit"]["features"][0] |= {"id": MEGA, "geometry": None}
     add(
         "id.json",
         dumps(headless),
-        f"{{path}}: 1 unit feature(s) without a geometry ({cut}): IMDF gives every unit one",
+        f"{{path}}: 1 unit feature(s) without a geometry ({CUT}): IMDF gives every unit one",
     )
     # A wrapper holding no object of collections: an array of features, or collections
     # that are neither FeatureCollections nor arrays.
@@ -169,6 +169,19 @@ def test_a_deep_file_of_a_folder_is_skipped_and_reported(tmp_path):
         "fixture.geojson"
     ]
     assert len(dataset.data["units"]) == 14
+
+
+def test_a_wrapper_key_of_1_mb_is_cut_where_the_form_is_named(tmp_path, capsys):
+    path = tmp_path / "wrapped.json"
+    path.write_bytes(dumps({MEGA: collections(venue())}))
+    form = f"one JSON document with IMDF collections as keys, under the wrapper key '{CUT}'"
+    assert dataset_from_path(path, ImdfOptions()).form == form
+    path.write_bytes(dumps({MEGA: {"unit": []}}))
+    assert refused(path, capsys) == f"{path}: {form}, but not one feature in it could be read"
+    zipped = tmp_path / "long-name.zip"  # a member's name: up to 64 KiB
+    with zipfile.ZipFile(zipped, "w") as archive:
+        archive.writestr(MEGA[:60_000] + ".json", b"{")
+    assert refused(zipped, capsys).startswith(f"{zipped}: {CUT}: not JSON (")
 
 
 def test_a_reader_fault_is_one_bounded_line(tmp_path, monkeypatch, capsys):
