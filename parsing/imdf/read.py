@@ -155,9 +155,18 @@ def nested_deeper(document: Any, limit: int = MAX_NESTING) -> bool:
     return bool(level)
 
 
+def _base_name(name: str) -> str:
+    """A file's name without its folders: `IMDF\\Units.json` -> `Units.json`."""
+    return name.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def is_manifest(name: str) -> bool:
+    return _base_name(name).lower() == "manifest.json"
+
+
 def feature_type_of(name: str) -> str | None:
     """`unit.geojson`, `IMDF/Units.json` -> `unit`; None for other files."""
-    stem = re.sub(r"\.(geo)?json$", "", name.replace("\\", "/").rsplit("/", 1)[-1].lower())
+    stem = re.sub(r"\.(geo)?json$", "", _base_name(name).lower())
     if stem in FEATURE_TYPES:
         return stem
     return PLURALS.get(stem)
@@ -170,8 +179,8 @@ def read_archive(files: Mapping[str, bytes], form: str = "IMDF files") -> Archiv
     manifest: dict[str, Any] = {}
     seen: dict[str, str] = {}
     for name in sorted(files):
-        base = name.replace("\\", "/").rsplit("/", 1)[-1]
-        if base.lower() == "manifest.json":
+        base = _base_name(name)
+        if is_manifest(name):
             found = _json(files[name], name, report)
             manifest = found if isinstance(found, dict) else {}
             continue
@@ -346,7 +355,8 @@ def require_geometry(archive: Archive, name: str) -> None:
 def read_document(data: bytes, name: str) -> Archive:
     """One JSON document holding a whole venue, in either single-document form:
     collections as keys (at the top or under one wrapper key), or one FeatureCollection
-    whose features carry `feature_type`. Anything else is an ImdfError naming it."""
+    (or bare array) whose features carry `feature_type`. Anything else is an ImdfError
+    naming it."""
     try:
         document = orjson.loads(data)
     except orjson.JSONDecodeError as error:
@@ -357,43 +367,52 @@ def read_document(data: bytes, name: str) -> Archive:
             "far more than an IMDF venue needs"
         )
     report = Report()
-    if isinstance(document, dict) and document.get("type") == "FeatureCollection":
-        raw = document.get("features")
-        if not isinstance(raw, list):
-            raise ImdfError(f"{name}: a FeatureCollection without a `features` array")
-        features = _typed_features(raw, name, report)
-        form = "one FeatureCollection whose features carry feature_type"
-        manifest: Any = document.get("manifest")
-    elif isinstance(document, list):
-        features = _typed_features(document, name, report)
-        form = "one array of features that carry feature_type"
-        manifest = None
+    if isinstance(document, list) or (
+        isinstance(document, dict) and document.get("type") == "FeatureCollection"
+    ):
+        features, form, manifest = _typed_document(document, name, report)
     elif isinstance(document, dict):
-        holder, wrapper = _collections_holder(document, name, report)
-        features = _collections(holder, name, report)
-        where = f"under the wrapper key {shown(wrapper)!r}" if wrapper else "at the top"
-        form = f"one JSON document with IMDF collections as keys, {where}"
-        manifest = holder.get("manifest", document.get("manifest"))
+        features, form, manifest = _keyed_document(document, name, report)
     else:
         raise ImdfError(f"{name}: JSON, but a {type(document).__name__}, not an IMDF venue")
-    if not any(features.values()):
-        if form.startswith("one JSON document"):
-            raise ImdfError(f"{name}: {form}, but not one feature in it could be read")
-        raise ImdfError(
-            f"{name}: a FeatureCollection, but none of its {len(document_features(document))} "
-            "features carries an IMDF feature_type (venue, level, unit, ...), as a venue "
-            "in one FeatureCollection must"
-        )
     _drop_repeated_ids(features, report)
     return Archive(features, manifest if isinstance(manifest, dict) else {}, report, form)
 
 
-def document_features(document: Any) -> list[Any]:
-    """The features of a FeatureCollection or bare array, else none."""
-    if isinstance(document, dict):
-        found = document.get("features")
-        return found if isinstance(found, list) else []
-    return document if isinstance(document, list) else []
+def _typed_document(
+    document: list[Any] | dict[str, Any], name: str, report: Report
+) -> tuple[dict[str, list[Feature]], str, Any]:
+    """The features, form and manifest of one FeatureCollection or bare array whose
+    features carry `feature_type`."""
+    if isinstance(document, list):
+        raws, form, manifest = document, "one array of features that carry feature_type", None
+    else:
+        raws, manifest = document.get("features"), document.get("manifest")
+        form = "one FeatureCollection whose features carry feature_type"
+        if not isinstance(raws, list):
+            raise ImdfError(f"{name}: a FeatureCollection without a `features` array")
+    features = _typed_features(raws, name, report)
+    if not any(features.values()):
+        raise ImdfError(
+            f"{name}: a FeatureCollection, but none of its {len(raws)} features carries an "
+            "IMDF feature_type (venue, level, unit, ...), as a venue in one "
+            "FeatureCollection must"
+        )
+    return features, form, manifest
+
+
+def _keyed_document(
+    document: dict[str, Any], name: str, report: Report
+) -> tuple[dict[str, list[Feature]], str, Any]:
+    """The features, form and manifest of one object whose keys are the collections, at
+    the top or under one wrapper key."""
+    holder, wrapper = _collections_holder(document, name, report)
+    features = _collections(holder, name, report)
+    where = f"under the wrapper key {shown(wrapper)!r}" if wrapper else "at the top"
+    form = f"one JSON document with IMDF collections as keys, {where}"
+    if not any(features.values()):
+        raise ImdfError(f"{name}: {form}, but not one feature in it could be read")
+    return features, form, holder.get("manifest", document.get("manifest"))
 
 
 def _collections_holder(

@@ -25,6 +25,7 @@ from parsing.imdf.read import (
     Feature,
     ImdfError,
     feature_type_of,
+    is_manifest,
     label,
     read_archive,
     read_document,
@@ -90,9 +91,7 @@ def _read_form(path: Path) -> Archive:
     files = read_files(path)
     where = "folder" if path.is_dir() else "zip"
     named = [n for n in files if feature_type_of(n) is not None]
-    others = [
-        n for n in files if n.replace("\\", "/").rsplit("/", 1)[-1].lower() != "manifest.json"
-    ]
+    others = [n for n in files if not is_manifest(n)]
     if not named and len(others) == 1:
         archive = read_document(files[others[0]], f"{path}: {shown(others[0])}")
         archive.form = f"{archive.form}, the only JSON file of a {where}"

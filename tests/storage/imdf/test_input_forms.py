@@ -141,6 +141,15 @@ def bad_inputs() -> dict[str, tuple[bytes, str]]:
             "a FeatureCollection, but none of its 2 features carries an IMDF feature_type "
             "(venue, level, unit, ...), as a venue in one FeatureCollection must",
         ),
+        "untyped-array.json": (
+            dumps(untyped["features"] * 2),
+            "a FeatureCollection, but none of its 4 features carries an IMDF feature_type "
+            "(venue, level, unit, ...), as a venue in one FeatureCollection must",
+        ),
+        "featureless.json": (
+            dumps({"type": "FeatureCollection", "features": {"a": 1}}),
+            "a FeatureCollection without a `features` array",
+        ),
     } | {
         "headless.json": (
             dumps(headless),
