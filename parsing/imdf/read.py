@@ -386,17 +386,19 @@ def _typed_document(
     features carry `feature_type`."""
     if isinstance(document, list):
         raws, form, manifest = document, "one array of features that carry feature_type", None
+        holder = "array"
     else:
         raws, manifest = document.get("features"), document.get("manifest")
         form = "one FeatureCollection whose features carry feature_type"
+        holder = "FeatureCollection"
         if not isinstance(raws, list):
             raise ImdfError(f"{name}: a FeatureCollection without a `features` array")
     features = _typed_features(raws, name, report)
     if not any(features.values()):
+        article = "an" if holder == "array" else "a"
         raise ImdfError(
-            f"{name}: a FeatureCollection, but none of its {len(raws)} features carries an "
-            "IMDF feature_type (venue, level, unit, ...), as a venue in one "
-            "FeatureCollection must"
+            f"{name}: {article} {holder}, but none of its {len(raws)} features carries an "
+            f"IMDF feature_type (venue, level, unit, ...), as a venue in one {holder} must"
         )
     return features, form, manifest
 

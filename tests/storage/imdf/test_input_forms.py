@@ -143,8 +143,8 @@ def bad_inputs() -> dict[str, tuple[bytes, str]]:
         ),
         "untyped-array.json": (
             dumps(untyped["features"] * 2),
-            "a FeatureCollection, but none of its 4 features carries an IMDF feature_type "
-            "(venue, level, unit, ...), as a venue in one FeatureCollection must",
+            "an array, but none of its 4 features carries an IMDF feature_type "
+            "(venue, level, unit, ...), as a venue in one array must",
         ),
         "featureless.json": (
             dumps({"type": "FeatureCollection", "features": {"a": 1}}),
