@@ -100,6 +100,11 @@ class Feature:
     geometry: dict[str, Any] | None  # GeoJSON, 2-D coordinates
     properties: dict[str, Any]
 
+    @property
+    def category(self) -> str:
+        """Its `category`, `unspecified` when it has none."""
+        return str(self.properties.get("category") or "unspecified")
+
 
 @dataclass
 class Report:

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import Any
 
-from parsing.imdf.read import Feature, label
+from parsing.imdf.read import label
 from storage.imdf.venue import Venue
 
 # Category words IMDF writes run together, as a person writes them.
@@ -75,26 +74,18 @@ def name_units(venue: Venue) -> dict[str, str]:
 def _unnamed_places(venue: Venue) -> list[tuple[str, str, XY, str]]:
     """(key, level, point, category) of each amenity and occupant without a name; the
     point is its unit's middle (for the reading order only)."""
-    anchors = venue.archive.by_id("anchor")
     found = []
     for kind in ("amenity", "occupant"):
         for feature in venue.archive.of(kind):
             if label(feature.properties.get("name"), venue.languages):
                 continue
-            if kind == "amenity":
-                unit_ids = feature.properties.get("unit_ids")
-                unit_ids = unit_ids if isinstance(unit_ids, list) else []
-            else:
-                anchor = anchors.get(str(feature.properties.get("anchor_id")))
-                unit_ids = [anchor.properties.get("unit_id")] if anchor else []
-            units = [venue.units[str(u)] for u in unit_ids if str(u) in venue.units]
+            units = venue.units_of(feature)
             level = units[0].level if units else str(feature.properties.get("level_id"))
             if level not in venue.levels:
                 continue  # placed nowhere: places.py reports it
             centre = units[0].shape.centroid if units else None
             point = (centre.x, centre.y) if centre is not None else (0.0, 0.0)
-            category = str(feature.properties.get("category") or "unspecified")
-            found.append((f"{kind}:{feature.id}", level, point, category))
+            found.append((f"{kind}:{feature.id}", level, point, feature.category))
     return found
 
 
@@ -128,23 +119,11 @@ def unique_names(
 def _names_inside(venue: Venue) -> dict[str, str]:
     """For each unit, the first (alphabetically) name of its occupants, else of its
     amenities, else of its anchors; read without remarks (places.py reads them again)."""
-    languages = venue.languages
-    anchors = venue.archive.by_id("anchor")
     found: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
-
-    def add(unit_id: Any, rank: int, feature: Feature) -> None:
-        name = label(feature.properties.get("name"), languages)
-        if isinstance(unit_id, str) and unit_id in venue.units and name and name.strip():
-            found[unit_id][rank].add(name.strip())
-
-    for occupant in venue.archive.of("occupant"):
-        anchor = anchors.get(str(occupant.properties.get("anchor_id")))
-        if anchor is not None:
-            add(anchor.properties.get("unit_id"), 0, occupant)
-    for amenity in venue.archive.of("amenity"):
-        unit_ids = amenity.properties.get("unit_ids")
-        for unit_id in unit_ids if isinstance(unit_ids, list) else []:
-            add(unit_id, 1, amenity)
-    for anchor in anchors.values():
-        add(anchor.properties.get("unit_id"), 2, anchor)
+    for rank, kind in enumerate(("occupant", "amenity", "anchor")):
+        for feature in venue.archive.of(kind):
+            name = label(feature.properties.get("name"), venue.languages)
+            if name and name.strip():
+                for unit in venue.units_of(feature):
+                    found[unit.feature.id][rank].add(name.strip())
     return {unit_id: min(ranks[min(ranks)]) for unit_id, ranks in found.items()}

@@ -4,7 +4,7 @@ anchors no occupant names, each placed on every map of its level.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from shapely.geometry import Point
@@ -45,51 +45,38 @@ def read_places(venue: Venue, unnamed: dict[str, str]) -> list[Place]:
     for feature in venue.archive.of("amenity"):
         where = _amenity_place(venue, feature)
         if where is not None:
-            category = str(feature.properties.get("category") or "unspecified")
-            name = venue.text(feature.properties.get("name")) or ""
-            found.append(
-                Place(
-                    feature.id,
-                    name,
-                    *where,
-                    (
-                        ("svc:amenity", "yes"),
-                        ("imdf:feature", "amenity"),
-                        ("imdf:category", category),
-                    ),
-                )
+            tags = (
+                ("svc:amenity", "yes"),
+                ("imdf:feature", "amenity"),
+                ("imdf:category", feature.category),
             )
-    anchors = {
-        anchor_id: _anchor_place(venue, anchor)
-        for anchor_id, anchor in venue.archive.by_id("anchor").items()
-    }
+            found.append(Place(feature.id, _name(venue, feature, unnamed), *where, tags))
+    anchors = {}  # anchor id -> its unit and point, for those that have both
+    for anchor_id, anchor in venue.anchors.items():
+        point, units = venue.shape(anchor, (Point,)), venue.units_of(anchor)
+        if point is not None and units:
+            anchors[anchor_id] = (units[0], (point.x, point.y))
     used: set[str] = set()
     for feature in venue.archive.of("occupant"):
         anchor_id = str(feature.properties.get("anchor_id"))
-        where = anchors.get(anchor_id)
-        if where is None:
+        if anchor_id not in anchors:
             venue.report.add("occupant without a usable anchor, skipped", feature.id)
             continue
         used.add(anchor_id)
-        category = str(feature.properties.get("category") or "unspecified")
-        name = venue.text(feature.properties.get("name")) or ""
-        tags = (("imdf:feature", "occupant"), ("imdf:category", category))
-        found.append(Place(feature.id, name, *where, tags))
-    anchor_units = {
-        a.id: venue.units.get(str(a.properties.get("unit_id"))) for a in venue.archive.of("anchor")
-    }
-    for anchor_id, where in anchors.items():
-        if anchor_id not in used and where is not None:
-            unit = anchor_units[anchor_id]
+        unit, point = anchors[anchor_id]
+        tags = (("imdf:feature", "occupant"), ("imdf:category", feature.category))
+        found.append(Place(feature.id, _name(venue, feature, unnamed), unit.level, point, tags))
+    for anchor_id, (unit, point) in anchors.items():
+        if anchor_id not in used:
             found.append(
-                Place(
-                    anchor_id,
-                    unit.name if unit else "Anchor",
-                    *where,
-                    (("imdf:feature", "anchor"),),
-                )
+                Place(anchor_id, unit.name, unit.level, point, (("imdf:feature", "anchor"),))
             )
-    return [replace(p, name=unnamed.get(p.id, p.name)) if not p.name else p for p in found]
+    return found
+
+
+def _name(venue: Venue, feature: Feature, unnamed: dict[str, str]) -> str:
+    """An amenity's or occupant's own name, else the one `name_units` gave it."""
+    return venue.text(feature.properties.get("name")) or unnamed.get(feature.id, "")
 
 
 def map_locations(
@@ -126,9 +113,7 @@ def map_locations(
 
 def _amenity_place(venue: Venue, feature: Feature) -> tuple[str, tuple[float, float]] | None:
     point = venue.shape(feature, (Point,))
-    unit_ids = feature.properties.get("unit_ids")
-    unit_ids = [str(u) for u in unit_ids] if isinstance(unit_ids, list) else []
-    levels = [venue.units[u].level for u in unit_ids if u in venue.units]
+    levels = [unit.level for unit in venue.units_of(feature)]
     level = levels[0] if levels else str(feature.properties.get("level_id"))
     if point is None or level not in venue.levels:
         venue.report.add("amenity without a point or a level, skipped", feature.id)
@@ -136,11 +121,3 @@ def _amenity_place(venue: Venue, feature: Feature) -> tuple[str, tuple[float, fl
     if len(set(levels)) > 1:
         venue.report.add("amenity in units of several levels, placed on the first", feature.id)
     return level, (point.x, point.y)
-
-
-def _anchor_place(venue: Venue, anchor: Feature) -> tuple[str, tuple[float, float]] | None:
-    point = venue.shape(anchor, (Point,))
-    unit = venue.units.get(str(anchor.properties.get("unit_id")))
-    if point is None or unit is None:
-        return None
-    return unit.level, (point.x, point.y)

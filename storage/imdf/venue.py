@@ -210,6 +210,21 @@ class Venue:
         if not self.levels:
             raise ImdfError("the archive has no level")
         self.units = self._units(options)
+        self.anchors = archive.by_id("anchor")
+
+    def units_of(self, feature: Feature) -> list[Unit]:
+        """The venue's units a feature is in: an amenity's `unit_ids`, an anchor's
+        `unit_id`, an occupant's anchor's."""
+        properties = feature.properties
+        if feature.feature_type == "occupant":
+            anchor = self.anchors.get(str(properties.get("anchor_id")))
+            return self.units_of(anchor) if anchor is not None else []
+        if feature.feature_type == "amenity":
+            ids = properties.get("unit_ids")
+            ids = ids if isinstance(ids, list) else []
+        else:
+            ids = [properties.get("unit_id")]
+        return [self.units[str(i)] for i in ids if str(i) in self.units]
 
     def text(self, value: Any) -> str | None:
         return label(value, self.languages, self.report)
@@ -274,7 +289,7 @@ class Venue:
             if shape is None or shape.is_empty:
                 self.report.add("unit without a polygon, skipped", feature.id)
                 continue
-            category = str(feature.properties.get("category") or "unspecified").lower()
+            category = feature.category.lower()
             listed = (
                 category in options.units
                 if options.units is not None

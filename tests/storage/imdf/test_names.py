@@ -12,6 +12,7 @@ from parsing.imdf.read import read_document
 from storage.imdf.dataset import ImdfDataset, venue_dataset
 from storage.imdf.names import category_label, name_units, unique_names
 from storage.imdf.venue import ImdfOptions, Venue
+from tests.imdf_venues import stable_id
 from tests.storage.imdf.old_market import collections, dumps, manifest, old_market
 
 GROUND_EN = {
@@ -114,3 +115,19 @@ def test_numbers_skip_names_taken_and_follow_reading_order():
         "b": "Restroom 4, L1",
         "d": "Restroom 2, L1",
     }
+
+
+def test_a_unit_named_by_a_number_is_found_as_places_find_it():
+    """An id written as a number (`12`, read as "12") names its unit for the amenity
+    inside as it places the amenity there."""
+    venue, units = old_market()
+    document: dict[str, Any] = collections(venue)
+    for unit in document["unit"]["features"]:
+        if unit["id"] == units["S3"]:
+            unit["id"] = 12
+    (cash,) = [a for a in document["amenity"]["features"] if a["id"] == stable_id("amenity:cash")]
+    cash["properties"]["unit_ids"] = [12]
+    found = venue_dataset(read_document(dumps(document), "v.json"), ImdfOptions())
+    assert {u["id"]: u["name"] for u in found.data["units"]}["12"] == "Cash Point"
+    location = next(loc for loc in found.data["locations"] if loc["id"] == cash["id"])
+    assert location["floors"] == [{"id": venue.features["level"][0]["id"]}]
