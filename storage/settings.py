@@ -429,7 +429,7 @@ SETTINGS: tuple[Setting, ...] = (
         "FLOORGATE_GRAPH_CACHE_SIZE",
         WHOLE,
         32,
-        "Walk graphs (and their maps' waypoints) kept loaded per process.",
+        "Walk graphs (and their maps' waypoints and landmarks) kept loaded per process.",
     ),
     # -- imports and drawings --------------------------------------------------------------
     Setting(

@@ -86,7 +86,7 @@ async def directions(
         answer["reason"] = "this map has no walk paths (it is not processed for pathfinding)"
         return answer
     loaded = await map_graph(context, unit_map)
-    places = await map_places(context, unit_map, loaded.graph.feet_per_unit)
+    places = await map_places(context, unit_map, loaded)
     skip = frozenset(str(w["id"]) for w in (start, end) if w.get("id") is not None)
     found = await on_graph(
         loaded, route_with_maneuvers, loaded, MODES[mode_name], *points, places, skip

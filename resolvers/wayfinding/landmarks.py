@@ -4,7 +4,9 @@ Center"): its locations, by level, in a grid (`routing.maneuvers.Places`).
 Locations are what the API already serves for a map (given by the dataset, or derived
 from the drawing's units when the map is processed for pathfinding), so a landmark's
 name is the one a client shows for that place. The grid is kept per process, keyed by
-the map's `locations_version` and graph file, like the waypoints (`graph_cache`).
+the map's `locations_version` and graph file, like the waypoints (`graph_cache`), and
+built where the route is computed (`on_graph`: off the event loop for a large graph,
+whose map can hold thousands of locations).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from resolvers.context import RequestContext
+from resolvers.wayfinding.distances import on_graph
 from resolvers.wayfinding.graph_cache import UNIT_ID_TAG
 from storage import collections as c
 from storage.cache import cached_reads
@@ -19,21 +22,24 @@ from storage.database import Store
 
 if TYPE_CHECKING:  # routing is imported by the functions that need it
     from routing.maneuvers import Places
+    from routing.matrix import LoadedGraph
 
 PLACE_FIELDS = {"name": 1, "x": 1, "y": 1, "floors": 1, "tags": 1}
 
 
 async def map_places(
-    context: RequestContext, unit_map: dict[str, Any], feet_per_unit: float
+    context: RequestContext, unit_map: dict[str, Any], loaded: LoadedGraph
 ) -> Places:
-    """The map's named places by level: cached by its `locations_version` when it has
-    one, else read anew."""
+    """The named places of the map of `loaded` by level: cached by its
+    `locations_version` when it has one, else read anew."""
     map_id = unit_map["id"]
     levels = [level.get("floor_id") for level in unit_map.get("levels") or []]
     version = unit_map.get("locations_version")
+    feet_per_unit = loaded.graph.feet_per_unit
 
     async def load() -> Places:
-        return places_of(await _locations(context.store, map_id), levels, feet_per_unit)
+        locations = await _locations(context.store, map_id)
+        return await on_graph(loaded, places_of, locations, levels, feet_per_unit)
 
     if version is None:
         return await load()

@@ -349,7 +349,8 @@ def _camel(waypoint: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize("alias", [False, True], ids=["unitmaps", "maps"])
 async def test_access_in_order(env, alias):
     path = rest_path(ROUTE_MAP, alias)
-    for payload in ({"data": VALID}, {"data": {}}):
+    bad_units = {"data": {**VALID, "units": "x" * 100_000}}
+    for payload in ({"data": VALID}, {"data": {}}, bad_units):
         no_key = await env.client.post(path, json=payload, headers={"Experimental-Flags": FLAGS})
         assert (no_key.status_code, no_key.json()) == (
             401,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import random
 import re
+import threading
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,6 +77,9 @@ class Env:
     client: httpx.AsyncClient
     key: str
     maps: dict[str, MapFacts]
+    app: Any
+    store: Any
+    tmp: Path
 
     @property
     def headers(self) -> dict[str, str]:
@@ -108,9 +112,10 @@ async def env(db_server, settings, tmp_path_factory) -> AsyncIterator[Env]:
                 {f["_id"]: f["name"] async for f in floors},
                 {loc["_id"]: loc async for loc in found},
             )
-        transport = httpx.ASGITransport(app=create_app(settings, store))
+        app = create_app(settings, store)
+        transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as client:
-            yield Env(client, key, maps)
+            yield Env(client, key, maps, app, store, tmp)
 
 
 def camel(value: Any) -> Any:
@@ -385,3 +390,214 @@ async def test_units_of_the_wrong_type_are_422(env, units):
     )
     assert response.status_code == 422, response.text
     assert response.json()["fields"] == {"data.units": ["must be a string"]}
+
+
+# ---------------------------------------------------------------- the safety checklist
+
+SCOPE_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100">'
+    '<g id="L1" data-level="Ground" data-tag-floor="{floor}"><g data-layer="paths">'
+    '<polyline points="10,10 110,10 110,90"/></g></g></svg>'
+)
+STAMP = "2026-01-01T00:00:00+00:00"
+
+
+def scope_dataset() -> tuple[dict[str, Any], dict[str, str]]:
+    """Two assets whose maps draw the same walk at the same canvas places (1 ft per unit):
+    east 100 ft, then right, south 80 ft. Near the turn, asset lm-a has "A Lobby" 15 ft
+    ahead; asset lm-b has "B Vault" under 3 ft from it, which would win on any map that
+    saw both."""
+
+    def location(asset: str, id_: str, name: str, x: float, y: float) -> dict[str, Any]:
+        return {
+            "id": id_,
+            "asset_id": asset,
+            "unit_map_id": f"{asset}-map",
+            "name": name,
+            "x": x,
+            "y": y,
+            "floors": [{"id": f"{asset}-f1"}],
+            "created_at": STAMP,
+            "updated_at": STAMP,
+        }
+
+    assets = ("lm-a", "lm-b")
+    data = {
+        "version": 1,
+        "assets": [{"id": a, "market": "office", "name": a} for a in assets],
+        "floors": [{"id": f"{a}-f1", "asset_id": a, "name": "F1", "sort": 1} for a in assets],
+        "unit_maps": [{"id": f"{a}-map", "asset_id": a, "name": a} for a in assets],
+        "locations": [
+            *(location(a, f"{a}-start", f"{a} start", 10, 10) for a in assets),
+            *(location(a, f"{a}-end", f"{a} end", 110, 90) for a in assets),
+            location("lm-a", "lm-a-lobby", "A Lobby", 125, 10),
+            location("lm-b", "lm-b-vault", "B Vault", 112, 8),
+        ],
+    }
+    return data, {f"{a}-map": SCOPE_SVG.format(floor=f"{a}-f1") for a in assets}
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def scoped(env) -> str:
+    """Asset lm-a and lm-b imported; a key that sees lm-a only."""
+    data, svgs = scope_dataset()
+    await import_data(env.store, data, env.tmp, svg_sources=svgs)
+    return (await create_key(env.store, "lm-a only", [DISTANCES_CALCULATE], ["lm-a"])).secret
+
+
+async def test_landmarks_never_name_another_assets_locations(env, scoped):
+    """B's map is routed first (its places kept in the process), then A's: A's key gets
+    A's landmark, never B's nearer one; B's map and B's locations do not exist for it."""
+    b_route = await rest(env, "lm-b-map", {"from": {"id": "lm-b-start"}, "to": {"id": "lm-b-end"}})
+    assert b_route["route"]["steps"] == [
+        "Start at lm-b start",
+        "Walk 100 ft, then turn right at B Vault",
+        "Walk 80 ft, then arrive at lm-b end",
+    ]
+    headers = {**env.headers, "API-Key": scoped}
+    body = {"from": {"id": "lm-a-start"}, "to": {"id": "lm-a-end"}}
+    own = await env.client.post("/v1/maps/lm-a-map/route", json={"data": body}, headers=headers)
+    assert own.status_code == 200, own.text
+    route = own.json()["route"]
+    assert route["steps"] == [
+        "Start at lm-a start",
+        "Walk 100 ft, then turn right at A Lobby",
+        "Walk 80 ft, then arrive at lm-a end",
+    ]
+    assert [m["landmark"] for m in route["maneuvers"]] == [
+        None,
+        {"unit_id": None, "location_id": "lm-a-lobby", "name": "A Lobby"},
+        None,
+    ]
+    variables = {"map": "lm-a-map", "from": {"id": "lm-a-start"}, "to": {"id": "lm-a-end"}}
+    as_graphql = await env.client.post(
+        "/graphql", json={"query": QUERY, "variables": variables}, headers=headers
+    )
+    assert as_graphql.json()["data"]["route"]["route"] == camel(route)
+    # B's map is not found, on both paths and on GraphQL, whatever the body says.
+    for path in ("/v1/unitmaps/lm-b-map/route", "/v1/maps/lm-b-map/route"):
+        for payload in (
+            {"from": {"id": "lm-b-start"}, "to": {"id": "lm-b-end"}},
+            {"from": {"id": "lm-b-start"}, "to": {"id": "lm-b-end"}, "units": "metric"},
+        ):
+            other = await env.client.post(path, json={"data": payload}, headers=headers)
+            assert (other.status_code, other.json()) == (404, {"message": "Not found"})
+    variables = {"map": "lm-b-map", "from": {"id": "lm-b-start"}, "to": {"id": "lm-b-end"}}
+    refused = await env.client.post(
+        "/graphql",
+        json={"query": QUERY, "variables": {**variables, "units": "metric"}},
+        headers=headers,
+    )
+    assert refused.json() == {
+        "data": None,
+        "errors": [
+            {
+                "message": "Not found",
+                "locations": [{"line": 1, "column": 96}],
+                "path": ["route"],
+                "extensions": {"code": "NOT_FOUND"},
+            }
+        ],
+    }
+    # B's locations named on A's map are no locations of it: nothing of B is echoed.
+    named = await env.client.post(
+        "/v1/maps/lm-a-map/route",
+        json={"data": {"from": {"id": "lm-b-vault"}, "to": {"id": "lm-a-end"}}},
+        headers=headers,
+    )
+    assert (named.status_code, named.json()) == (
+        422,
+        {
+            "message": "Resource validation failed",
+            "fields": {"data.from.id": ["no location 'lm-b-vault' on this map"]},
+        },
+    )
+
+
+async def test_landmarks_are_built_where_the_route_is_computed(env, scoped, monkeypatch):
+    """The grid of a map's places and the plan run with the route: on the event loop for
+    a small graph, on the CPU pool for a large one (a map of thousands of locations)."""
+    from resolvers.wayfinding import landmarks
+    from routing import maneuvers, matrix
+
+    threads: dict[str, int] = {}
+
+    def recorded(name: str, work: Any) -> Any:
+        def run(*args: Any) -> Any:
+            threads[name] = threading.get_ident()
+            return work(*args)
+
+        return run
+
+    monkeypatch.setattr(landmarks, "places_of", recorded("places", landmarks.places_of))
+    monkeypatch.setattr(
+        maneuvers, "route_with_maneuvers", recorded("plan", maneuvers.route_with_maneuvers)
+    )
+    body = {"from": {"id": "lm-b-start"}, "to": {"id": "lm-b-end"}}
+    loop = threading.get_ident()
+    for large, units in ((False, "imperial"), (True, "metric")):
+        monkeypatch.setattr(matrix, "SMALL_GRAPH_EDGES", 0 if large else 10**9)
+        env.app.services.place_cache.clear()
+        threads.clear()
+        answer = await rest(env, "lm-b-map", {**body, "units": units})
+        assert answer["route"]["maneuvers"][1]["landmark"]["name"] == "B Vault"
+        assert set(threads) == {"places", "plan"}
+        assert all((ident != loop) == large for ident in threads.values()), (large, threads)
+
+
+def graphql_refusal(
+    fields: dict[str, list[str]], column: int = 96, path: bool = True
+) -> dict[str, Any]:
+    """`/graphql`'s answer to QUERY refused for its input: at `route`'s arguments, or at
+    a variable's definition when its value is not of its type (nothing ran)."""
+    error: dict[str, Any] = {
+        "message": "Resource validation failed",
+        "locations": [{"line": 1, "column": column}],
+        "path": ["route"],
+        "extensions": {"code": "BAD_USER_INPUT", "fields": fields},
+    }
+    if not path:
+        del error["path"]
+    return {"data": None, "errors": [error]}
+
+
+@pytest.mark.parametrize("units", ["x" * 200_000, "metric" * 10_000])
+async def test_a_huge_units_string_is_422(env, units):
+    """Refused as any other word (within the body's 256 KiB), never a 500."""
+    message = f"must be one of imperial, metric, not {units!r}"
+    body = {"from": {"id": "loc-b1-201"}, "to": {"id": "loc-b1-210"}, "units": units}
+    response = await env.client.post(
+        "/v1/unitmaps/map-b1-f2/route", json={"data": body}, headers=env.headers
+    )
+    assert (response.status_code, response.json()) == (
+        422,
+        {
+            "message": "Resource validation failed",
+            "fields": {"data.units": [message]},
+        },
+    )
+    variables = {"map": "map-b1-f2", "from": {"id": "loc-b1-201"}, "to": {"id": "loc-b1-210"}}
+    answer = await env.client.post(
+        "/graphql",
+        json={"query": QUERY, "variables": {**variables, "units": units}},
+        headers=env.headers,
+    )
+    assert (answer.status_code, answer.json()) == (200, graphql_refusal({"units": [message]}))
+
+
+@pytest.mark.parametrize("units", [5, ["metric"], {"system": "metric"}, True])
+async def test_units_of_the_wrong_type_on_graphql(env, units):
+    variables = {"map": "map-b1-f2", "from": {"id": "loc-b1-201"}, "to": {"id": "loc-b1-210"}}
+    answer = await env.client.post(
+        "/graphql",
+        json={"query": QUERY, "variables": {**variables, "units": units}},
+        headers=env.headers,
+    )
+    problem = (
+        "Variable '$units' has invalid value: String cannot represent a non string value: "
+        f"{units!r}"
+    )
+    assert (answer.status_code, answer.json()) == (
+        200,
+        graphql_refusal({"query": [problem]}, column=78, path=False),
+    )

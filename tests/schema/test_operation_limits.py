@@ -144,6 +144,19 @@ def test_cost_with_variables():
     assert cost(svg, {"s": "x" * 5_000_000}) == 2 * (1 + 9000 + 50_000)
 
 
+def test_cost_of_a_route_with_maneuvers_and_units():
+    """The route's own 5,000, its maneuvers as a list of 10, and `units` by its length."""
+    selection = (
+        "{ route { steps maneuvers { type instruction landmark { name } connector { kind } } } }"
+    )
+    fixed = '{ route(unitMapId: "m", from: {id: "a"}, to: {id: "b"}, units: "metric") ' + selection
+    # 1 + 5,000 + 9 characters // 100; route 1, steps 1, maneuvers 1 + 10 x (1 + 1 + 2 + 2)
+    assert cost(fixed + " }") == 5064
+    given = 'query ($u: String) { route(unitMapId: "m", from: {id: "a"}, to: {id: "b"}, units: $u) '
+    assert cost(given + selection + " }", {"u": "metric"}) == 5064
+    assert cost(given + selection + " }", {"u": "x" * 200_000}) == 5064 + 2_000
+
+
 def test_cost_of_the_chosen_operation():
     query = "query One { __typename } query Two { units { data { id } } }"
     assert cost(query, operation_name="One") == 1
