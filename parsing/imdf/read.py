@@ -313,7 +313,8 @@ def _drop_repeated_ids(features: dict[str, list[Feature]], report: Report) -> No
 
 def label(value: Any, languages: tuple[str, ...], report: Report | None = None) -> str | None:
     """An IMDF label (`{"en": "Lobby"}`) in the first of `languages` it has, else its
-    first language; a plain string is taken as it is (and reported)."""
+    first language; a plain string is taken as it is (and reported). Spaces around a
+    text are dropped: a text of spaces alone is none."""
     text = _text_of(value, languages, report)
     if text and len(text) > MAX_LABEL_CHARS:
         if report is not None:
@@ -326,10 +327,12 @@ def _text_of(value: Any, languages: tuple[str, ...], report: Report | None) -> s
     if isinstance(value, str):
         if report is not None:
             report.add("label is a plain string, not a language map", value[:40])
-        return value
+        return value.strip()
     if not isinstance(value, dict) or not value:
         return None
-    lowered = {str(key).lower(): text for key, text in value.items() if isinstance(text, str)}
+    lowered = {
+        str(key).lower(): text.strip() for key, text in value.items() if isinstance(text, str)
+    }
     for language in languages:
         language = language.lower()
         if lowered.get(language):

@@ -53,7 +53,6 @@ def name_units(venue: Venue) -> dict[str, str]:
     for unit_id, unit in venue.units.items():
         properties = unit.feature.properties
         own = venue.text(properties.get("name")) or venue.text(properties.get("alt_name"))
-        own = own.strip() if own else None
         by_level[unit.level].append((unit_id, own or inside.get(unit_id), unit.category))
         centre = unit.shape.centroid  # the reading order: a room's middle, not its label
         points[unit_id] = (centre.x, centre.y)
@@ -123,7 +122,6 @@ def _names_inside(venue: Venue) -> dict[str, str]:
     for rank, kind in enumerate(("occupant", "amenity", "anchor")):
         for feature in venue.archive.of(kind):
             name = label(feature.properties.get("name"), venue.languages)
-            if name and name.strip():
-                for unit in venue.units_of(feature):
-                    found[unit.feature.id][rank].add(name.strip())
+            for unit in venue.units_of(feature) if name else []:
+                found[unit.feature.id][rank].add(name)
     return {unit_id: min(ranks[min(ranks)]) for unit_id, ranks in found.items()}

@@ -131,3 +131,28 @@ def test_a_unit_named_by_a_number_is_found_as_places_find_it():
     assert {u["id"]: u["name"] for u in found.data["units"]}["12"] == "Cash Point"
     location = next(loc for loc in found.data["locations"] if loc["id"] == cash["id"])
     assert location["floors"] == [{"id": venue.features["level"][0]["id"]}]
+
+
+def test_a_name_of_spaces_is_no_name():
+    """Spaces around a label are dropped; a label of spaces alone is none, for a unit
+    as for an amenity (which then gets a label like any unnamed one), and a language
+    whose text is spaces gives way to the next."""
+    venue, units = old_market()
+    document: dict[str, Any] = collections(venue)
+    document["manifest"] = manifest("en")
+    by_id = {f["id"]: f for f in document["unit"]["features"]}
+    by_id[units["D1"]]["properties"]["name"] = {"en": "  Deli "}
+    by_id[units["D2"]]["properties"]["name"] = {"en": " ", "fr": "Épicerie"}
+    by_id[units["hall"]]["properties"]["name"] = {"en": "\t"}
+    (cash,) = [a for a in document["amenity"]["features"] if a["id"] == stable_id("amenity:cash")]
+    cash["properties"]["name"] = {"en": "   "}
+    found = venue_dataset(read_document(dumps(document), "v.json"), ImdfOptions())
+    names = unit_names(found, units)
+    assert (names["D1"], names["D2"], names["hall"]) == (
+        "Deli",
+        "Épicerie",
+        "Lobby 1, Ground Floor",
+    )
+    assert names["S3"] == "Retail 1, Ground Floor"  # its amenity has no name now
+    location = next(loc for loc in found.data["locations"] if loc["id"] == cash["id"])
+    assert location["name"] == "ATM 1, Ground Floor"
