@@ -32,6 +32,9 @@ ATTRIBUTE_EVENTS = "attribute_events"  # the log of assignment changes (storage.
 COUNTERS = "counters"  # numbers handed out in order, by name (the events' `seq`)
 SUBSCRIPTIONS = "subscriptions"  # open subscriptions' slots (storage.attributes.subscriptions)
 FILES_BUCKET = "fs"
+# The tag of a location that stands for a unit (derived from a drawing, or given): its
+# value is the unit id.
+UNIT_ID_TAG = "svc:id"
 
 
 @dataclass(frozen=True)

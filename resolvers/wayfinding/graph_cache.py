@@ -71,7 +71,6 @@ async def load_graph(
 
 
 LOCATION_FIELDS = {"name": 1, "x": 1, "y": 1, "floors": 1}
-UNIT_ID_TAG = "svc:id"  # the tag of a location that stands for a unit: its unit id
 
 
 async def load_waypoints(store: Store, map_id: str) -> dict[str, dict[str, Any]]:

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from resolvers.context import RequestContext
 from resolvers.wayfinding.distances import on_graph
-from resolvers.wayfinding.graph_cache import UNIT_ID_TAG
 from storage import collections as c
 from storage.cache import cached_reads
 from storage.database import Store
@@ -72,7 +71,7 @@ def places_of(
             (
                 tag.get("value")
                 for tag in location.get("tags") or []
-                if tag.get("key") == UNIT_ID_TAG
+                if tag.get("key") == c.UNIT_ID_TAG
             ),
             None,
         )

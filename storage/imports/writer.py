@@ -190,9 +190,6 @@ def _location(record: dict[str, Any], created: str, updated: str) -> dict[str, A
     }
 
 
-UNIT_ID_TAG = "svc:id"
-
-
 def derived_location_id(map_id: str, unit_id: str) -> str:
     """`<map id>:<unit id>`, or a hash of both when that would pass the id limit."""
     readable = f"{map_id}:{unit_id}"
@@ -366,7 +363,7 @@ class Writer:
                 derived.append((doc["unit_map_id"], doc["_id"]))
             else:
                 given[doc["unit_map_id"]].update(
-                    t["value"] for t in doc.get("tags", []) if t.get("key") == UNIT_ID_TAG
+                    t["value"] for t in doc.get("tags", []) if t.get("key") == col.UNIT_ID_TAG
                 )
         wanted = {
             unit_map["id"]: self._wanted_units(drawing, given[unit_map["id"]])
@@ -409,7 +406,7 @@ class Writer:
                             "updated_at": self.at,
                         },
                         {
-                            "key": UNIT_ID_TAG,
+                            "key": col.UNIT_ID_TAG,
                             "value": unit_id,
                             "created_at": created,
                             "updated_at": self.at,
