@@ -73,3 +73,14 @@ def one_line(text: str, limit: int) -> str:
     must not print all of it."""
     line = " ".join(text.splitlines())
     return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def import_refusals() -> tuple[type[Exception], ...]:
+    """What refuses an import before anything is written, said in one line: a server
+    without transactions, another import holding the asset, an asset too large for one
+    transaction. Imported when an import runs, not at every start."""
+    from storage.imports.importer import ImportTooLarge
+    from storage.imports.leases import LeaseBusy
+    from storage.transactions import NoTransactions, TransactionTooLarge
+
+    return NoTransactions, LeaseBusy, ImportTooLarge, TransactionTooLarge

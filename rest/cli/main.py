@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from resolvers.auth.permissions import ALL_PERMISSIONS
-from rest.cli.common import end_with_environment, one_line, settings_of, with_store
+from rest.cli.common import end_with_environment, import_refusals, one_line, settings_of, with_store
 from rest.cli.maintenance import cmd_check, cmd_gc, duration
 from storage.collections import ASSETS
 from storage.database import UNAVAILABLE_ERRORS, Store
@@ -284,9 +284,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from storage.datasets.fields import DatasetError, format_problems
-    from storage.imports.importer import ImportTooLarge, import_dataset
-    from storage.imports.leases import LeaseBusy, describe
-    from storage.transactions import NoTransactions, TransactionTooLarge
+    from storage.imports.importer import import_dataset
+    from storage.imports.leases import describe
 
     settings = settings_of(args)
 
@@ -317,7 +316,7 @@ def cmd_import(args: argparse.Namespace) -> int:
             print(f"Nothing was imported: {len(error.problems)} problem(s).", file=sys.stderr)
             print(format_problems(error.problems), file=sys.stderr)
             return 1
-        except (NoTransactions, LeaseBusy, ImportTooLarge, TransactionTooLarge) as error:
+        except import_refusals() as error:
             print(f"Nothing was imported: {error}", file=sys.stderr)
             return 1
     print(f"Imported {args.path}:")
@@ -373,6 +372,9 @@ def cmd_import_imdf(args: argparse.Namespace) -> int:
         except DatasetError as error:
             print(f"Nothing was imported: {len(error.problems)} problem(s).", file=sys.stderr)
             print(format_problems(error.problems), file=sys.stderr)
+            return 1
+        except import_refusals() as error:  # a venue too large for one transaction, ...
+            print(f"Nothing was imported: {error}", file=sys.stderr)
             return 1
     if report is None:
         print(f"Dry run: {args.path} would import without problems; nothing was written")

@@ -222,6 +222,13 @@ def test_hostile_input_leaves_the_database_as_it_was_and_a_long_name_is_cut(
         monkeypatch.setenv(key, value)
     for name, (path, message) in hostile(tmp_path).items():
         assert refused(path, capsys) == message, name
+    # A venue larger than one transaction may take: refused in one line, no traceback.
+    large = run_cli(["import-imdf", str(named)], {**env, "FLOORGATE_IMPORT_MAX_DOCUMENTS": "10"})
+    assert large.returncode == 1 and large.stderr.count("\n") == 1, large.stderr
+    assert large.stderr.startswith(
+        f"Nothing was imported: asset '{venue().features['venue'][0]['id']}' writes "
+    )
+    assert "more than one transaction may take (10: FLOORGATE_IMPORT_MAX_DOCUMENTS" in large.stderr
     deep = run_cli(["import-imdf", str(tmp_path / "deep.json")], env)  # a process of its own
     assert deep.returncode == 1 and deep.stdout == ""
     assert deep.stderr == f"Nothing was imported: {hostile(tmp_path)['deep.json'][1]}\n"
