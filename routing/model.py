@@ -25,6 +25,7 @@ MODES = {"foot": FOOT, "wheelchair": WHEELCHAIR}
 # LINK edges join a connector to its level's graph.
 WALK, LINK, STAIRS, ELEVATOR, RAMP, ESCALATOR = range(6)
 CONNECTOR_KINDS = {"stairs": STAIRS, "elevator": ELEVATOR, "ramp": RAMP, "escalator": ESCALATOR}
+CONNECTOR_NAMES = {kind: name for name, kind in CONNECTOR_KINDS.items()}
 CONNECTOR_MODES = {STAIRS: FOOT, ELEVATOR: BOTH, RAMP: BOTH, ESCALATOR: FOOT}
 ADJACENT_ONLY = frozenset({STAIRS, RAMP, ESCALATOR})  # elevators join every pair of stops
 

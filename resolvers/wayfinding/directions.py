@@ -21,6 +21,7 @@ from resolvers.validation import check_id
 from resolvers.wayfinding.distances import (
     ECHOED,
     Waypoint,
+    check_choice,
     check_waypoint,
     map_graph,
     on_graph,
@@ -50,10 +51,8 @@ def _checked(
     check_id(errors, "unitMapId", map_id)
     for place, waypoint in zip(ENDS, (start, end), strict=True):
         check_waypoint(errors, place, waypoint)
-    if mode is not None and mode not in MODES:
-        errors.add("mode", f"must be one of {', '.join(MODES)}, not {mode!r}")
-    if units is not None and units not in UNITS:
-        errors.add("units", f"must be one of {', '.join(UNITS)}, not {units!r}")
+    check_choice(errors, "mode", mode, tuple(MODES))
+    check_choice(errors, "units", units, UNITS)
     errors.raise_if_any()
     return mode or "foot", units or "imperial"
 
@@ -134,9 +133,8 @@ async def _floor_names(context: RequestContext, unit_map: dict[str, Any]) -> dic
 def _route(
     loaded: LoadedGraph, route: Route, maneuvers: list[Maneuver], words: Words
 ) -> dict[str, Any]:
-    from routing.model import CONNECTOR_KINDS
+    from routing.model import CONNECTOR_NAMES
 
-    kinds = {value: name for name, value in CONNECTOR_KINDS.items()}
     graph = loaded.graph
     uids, floor_ids = graph.level_uids, graph.level_floors
     legs = []
@@ -153,7 +151,7 @@ def _route(
                 if ride is None
                 else {
                     "id": ride.connector_id,
-                    "kind": kinds[ride.kind],
+                    "kind": CONNECTOR_NAMES[ride.kind],
                     "x": ride.at[0],
                     "y": ride.at[1],
                     "from_level_uid": uids[ride.from_level],

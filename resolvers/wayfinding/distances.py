@@ -44,7 +44,10 @@ class Request:
     method: str
 
 
-def _choice(errors: FieldErrors, name: str, value: str | None, allowed: tuple[str, ...]) -> None:
+def check_choice(
+    errors: FieldErrors, name: str, value: str | None, allowed: tuple[str, ...]
+) -> None:
+    """`value`, when given, is one of `allowed` (E18's options, the route's mode and units)."""
     if value is not None and value not in allowed:
         errors.add(name, f"must be one of {', '.join(allowed)}, not {value!r}")
 
@@ -63,12 +66,12 @@ def _checked_input(map_id: str, data: dict[str, Any]) -> Request:
             check_waypoint(errors, f"input.{side}.{index}", waypoint)
     for message in pair_count_problems(data):
         errors.add("input", message)
-    _choice(errors, "input.costing", data.get("costing"), COSTINGS)
+    check_choice(errors, "input.costing", data.get("costing"), COSTINGS)
     pedestrian = (data.get("costing_options") or {}).get("pedestrian") or {}
     mode = pedestrian.get("mode")
-    _choice(errors, "input.costingOptions.pedestrian.mode", mode, tuple(MODES))
+    check_choice(errors, "input.costingOptions.pedestrian.mode", mode, tuple(MODES))
     method = data.get("distance_method")
-    _choice(errors, "input.distanceMethod", method, METHODS)
+    check_choice(errors, "input.distanceMethod", method, METHODS)
     errors.raise_if_any()
     return Request(
         sources=[dict(w) for w in data["sources"]],

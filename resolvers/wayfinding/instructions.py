@@ -60,7 +60,7 @@ def instruction(maneuver: Maneuver, route: Route, words: Words) -> str:
 
 
 def _action(maneuver: Maneuver, route: Route, words: Words) -> str:
-    from routing.model import CONNECTOR_KINDS
+    from routing.model import CONNECTOR_NAMES
 
     if maneuver.type == "depart":
         return f"start at {words.start}" if words.start else "start at your location"
@@ -71,8 +71,8 @@ def _action(maneuver: Maneuver, route: Route, words: Words) -> str:
     if maneuver.type == "connector":
         assert maneuver.ride is not None
         ride = route.rides[maneuver.ride]
-        kind = next(name for name, value in CONNECTOR_KINDS.items() if value == ride.kind)
         way = "up" if ride.to_level > ride.from_level else "down"
+        kind = CONNECTOR_NAMES[ride.kind]
         return f"take the {kind} {way} to {words.level_name(ride.to_level)}"
     side = f"on your {maneuver.side}" if maneuver.side else ""
     if words.end:
