@@ -12,6 +12,11 @@ PAGING = (
     "paging { per_page: perPage current_page: currentPage "
     "prev_page: prevPage next_page: nextPage total_count: totalCount }"
 )
+# A route's connector, as its leg and its connector maneuver both carry it.
+ROUTE_CONNECTOR = (
+    "connector { id kind x y from_level_uid: fromLevelUid to_level_uid: toLevelUid "
+    "from_floor_id: fromFloorId to_floor_id: toFloorId distance time }"
+)
 
 FRAGMENTS = {
     "AssetFields": "fragment AssetFields on Asset { id market name display_name: displayName "
@@ -56,15 +61,11 @@ FRAGMENTS = {
     "RouteFields": "fragment RouteFields on Directions { mode "
     "from { id name x y floor_id: floorId } to { id name x y floor_id: floorId } "
     "route { distance time steps legs { level_uid: levelUid floor_id: floorId "
-    "points { x y } distance time connector { id kind x y "
-    "from_level_uid: fromLevelUid to_level_uid: toLevelUid "
-    "from_floor_id: fromFloorId to_floor_id: toFloorId distance time } } "
+    f"points {{ x y }} distance time {ROUTE_CONNECTOR} }} "
     "maneuvers { type modifier bearing_before: bearingBefore bearing_after: bearingAfter "
     "location { x y } leg_index: legIndex point_index: pointIndex distance time "
-    "landmark { unit_id: unitId location_id: locationId name } side "
-    "connector { id kind x y from_level_uid: fromLevelUid to_level_uid: toLevelUid "
-    "from_floor_id: fromFloorId to_floor_id: toFloorId distance time } instruction } } "
-    "reason }",
+    f"landmark {{ unit_id: unitId location_id: locationId name }} side {ROUTE_CONNECTOR} "
+    "instruction } } reason }",
     "LocationFields": "fragment LocationFields on Location { id asset_id: assetId "
     "unit_map_id: unitMapId name x y floors { id } "
     "tags { key value created_at: createdAt updated_at: updatedAt } "
