@@ -21,7 +21,6 @@ Run with `make bench` or `python -m tests.benchmarks maneuvers`.
 from __future__ import annotations
 
 import asyncio
-import platform
 import random
 import statistics
 import tempfile
@@ -45,6 +44,7 @@ from storage.demo.drawings import BUILDINGS, FLOORS
 from storage.imdf.dataset import dataset_from_path
 from storage.imdf.venue import ImdfOptions
 from tests.benchmarks.harness.database import demo_app
+from tests.benchmarks.harness.report import machine
 from tests.imdf_venues import office_tower, zip_bytes
 
 PAIRS = 20
@@ -194,10 +194,7 @@ def _tags(location: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def main() -> None:
-    print(
-        f"{platform.platform()}, {platform.processor() or platform.machine()}, "
-        f"CPython {platform.python_version()}"
-    )
+    print("\n".join(machine()), flush=True)
     with tempfile.TemporaryDirectory() as folder:
         asyncio.run(demo_part(Path(folder)))
         thousand_units_part(Path(folder))
