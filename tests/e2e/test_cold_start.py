@@ -33,6 +33,7 @@ HEAVY = [
     "svgelements",
     "parsing.svg",
     "routing.build",
+    "routing.maneuvers",  # the first route
     "storage.imports.importer",
     "storage.datasets.map_drawings",
     "storage.demo.install",
