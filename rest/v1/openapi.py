@@ -382,8 +382,8 @@ class DocumentBuilder:
         each described as the root field's argument it fills."""
         if not body.members:
             return self.input_type_schema(body.graphql_type)
-        query = self.schema.query_type
-        field = query.fields.get(route.graphql_field) if query is not None else None
+        root = getattr(self.schema, f"{route.operation}_type")  # the route's root type
+        field = root.fields.get(route.graphql_field) if root is not None else None
         properties = {}
         for member in body.members:
             schema = self.input_type_schema(member.graphql_type)
