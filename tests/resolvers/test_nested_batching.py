@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 import pytest_asyncio
-from pymongo import monitoring
+from pymongo import ReplaceOne, monitoring
 
 from resolvers import loaders
 from resolvers.auth.keys import create_key
@@ -121,23 +121,25 @@ async def nested(db_server, settings) -> AsyncIterator[Nested]:
             {"_id": "a2", "market": "m", "name": "Two", **STAMPS},
         ]
     )
-    await store[c.UNITS].insert_many(
-        [
-            {
-                "_id": unit_id(m, n),
-                "asset_id": "a1",
-                "floor_id": f"f{m}",
-                "name": f"{m}.{n}",
-                **STAMPS,
-            }
-            for m in range(MAPS)
-            for n in range(UNITS_PER_MAP)
-        ]
-        + [
-            {"_id": f"other-{n}", "asset_id": "a2", "floor_id": "g", "name": f"o{n}", **STAMPS}
-            for n in range(3)
-        ]
-    )
+    # Upserts, not one insert: on a loaded CI machine this 2,003-document insert into a
+    # freshly dropped database once failed on a duplicate of its first id, as a driver's
+    # retry of an insert that had landed would. Writing each unit by id makes a retried
+    # seed harmless.
+    units = [
+        {
+            "_id": unit_id(m, n),
+            "asset_id": "a1",
+            "floor_id": f"f{m}",
+            "name": f"{m}.{n}",
+            **STAMPS,
+        }
+        for m in range(MAPS)
+        for n in range(UNITS_PER_MAP)
+    ] + [
+        {"_id": f"other-{n}", "asset_id": "a2", "floor_id": "g", "name": f"o{n}", **STAMPS}
+        for n in range(3)
+    ]
+    await store[c.UNITS].bulk_write([ReplaceOne({"_id": u["_id"]}, u, upsert=True) for u in units])
     await store[c.UNIT_MAPS].insert_many(
         [
             {
