@@ -33,6 +33,9 @@ const app = {
   map: null,
   model: null,
   view: readView(),
+  // Whether the link named the level or the area to show: a route then opens there,
+  // else on its origin's level with the first leg fitted (directions.js).
+  linkedPlace: false,
   panzoom: null,
   pick: null, // "from" or "to" while the next map click sets that waypoint
   locations: [],
@@ -40,6 +43,7 @@ const app = {
   unitsById: new Map(),
   floorNames: new Map(),
 };
+app.linkedPlace = Boolean(app.view.level || app.view.box);
 app.attributes = new Attributes(app);
 window.floorgateViewer = { app }; // for tests and the render benchmark
 
@@ -172,6 +176,13 @@ function shapesBox(level) {
   }
   return box && { x: box.x, y: box.y, width: box.right - box.x, height: box.bottom - box.y };
 }
+
+// Show `box` ({x, y, width, height}, canvas units) whole and keep it in the URL.
+app.fitBox = (box) => {
+  app.panzoom.fit(box);
+  app.view.box = { ...app.panzoom.view };
+  app.save();
+};
 
 function fitLevel() {
   const level = app.currentLevel();

@@ -13,6 +13,10 @@ export class PanZoom {
     this.size = size; // {width, height} of the drawing
     this.onChange = onChange;
     this.view = { x: 0, y: 0, w: size.width, h: size.height };
+    this.listeners = [];
+    this.frame = null;
+    this.upp = 1;
+    new ResizeObserver(() => this.scaled()).observe(svg);
     this.pointers = new Map();
     this.dragged = false;
     this.swallowClick = false;
@@ -38,6 +42,30 @@ export class PanZoom {
     const h = (view.h * w) / view.w;
     this.view = { x: view.x, y: view.y, w, h };
     this.svg.setAttribute("viewBox", [view.x, view.y, w, h].map((n) => n.toFixed(3)).join(" "));
+    this.scaled();
+  }
+
+  // Tell the stylesheet how many canvas units a CSS pixel is (`--upp` on the map), so
+  // labels and markers keep their size on screen at any zoom without a script touching
+  // each of them; then whoever listens (labels placed by collision) in the next frame.
+  scaled() {
+    const rect = this.svg.getBoundingClientRect();
+    const scale = Math.min(rect.width / this.view.w, rect.height / this.view.h);
+    this.upp = scale > 0 && Number.isFinite(scale) ? 1 / scale : 1;
+    this.svg.style.setProperty("--upp", String(this.upp));
+    if (!this.frame) {
+      this.frame = requestAnimationFrame(() => {
+        this.frame = null;
+        for (const listener of this.listeners) {
+          listener(this.view, this.upp);
+        }
+      });
+    }
+  }
+
+  // `listener(view, unitsPerPixel)` after each change of the view, once per frame.
+  onScale(listener) {
+    this.listeners.push(listener);
   }
 
   // Show `box` ({x, y, width, height}) whole, with a margin.
@@ -60,6 +88,13 @@ export class PanZoom {
   unitsPerPixel() {
     const matrix = this.svg.getScreenCTM();
     return matrix && matrix.a ? 1 / matrix.a : 1;
+  }
+
+  // Centre the view on canvas point (x, y), keeping the zoom (a maneuver, a location).
+  centreOn(x, y) {
+    const v = this.view;
+    this.setView({ x: x - v.w / 2, y: y - v.h / 2, w: v.w, h: v.h });
+    this.onChange(this.view);
   }
 
   zoomAt(factor, clientX, clientY) {
