@@ -150,13 +150,13 @@ def js(site: Site, session: str, expression: str) -> Any:
 def test_the_map_draws_every_level_and_its_units(site):
     session = open_viewer(site)
     data = site.graphql(
-        """query($id: ID!) { unitMap(id: $id) { id units { id floorId }
+        """query($id: ID!) { unitMap(id: $id) { id assetId units { id floorId }
         levelTags { key values { name value } } } }""",
         id=MAP,
     )["unitMap"]
-    floors = {
-        v["value"]: v["name"] for t in data["levelTags"] if t["key"] == "floor" for v in t["values"]
-    }
+    # The asset's floor names (E3) name the levels, not the map's level tag.
+    floors = e3_floor_names(site, data["assetId"])
+    assert floors != floor_names(data["levelTags"])
     levels = js(
         site,
         session,
@@ -282,6 +282,12 @@ def as_points(text: str) -> list[tuple[float, float]]:
     return [(float(x), float(y)) for x, y in (pair.split(",") for pair in text.split())]
 
 
+def e3_floor_names(site: Site, asset_id: str) -> dict[str, str]:
+    """What the viewer names floors by: the asset's floors (E3)."""
+    answer = site.api.get(f"/v1/assets/{asset_id}/floors", params={"per-page": 1000})
+    return {floor["id"]: floor["name"] for floor in answer.json()["data"]}
+
+
 def floor_names(level_tags: list[dict[str, Any]]) -> dict[str, str]:
     return {
         value["value"]: value["name"]
@@ -355,7 +361,7 @@ def test_a_level_switch_and_a_click_on_a_unit_show_what_the_api_says(site):
     )
     assert panel["unit"] == "b1-205" and panel["selected"] == ["b1-205"]
     assert panel["name"] == unit["name"] == "205"
-    assert panel["floor"] == floor_names(data["unitMap"]["levelTags"])[unit["floorId"]]
+    assert panel["floor"] == e3_floor_names(site, data["unitMap"]["assetId"])[unit["floorId"]]
     groups = []
     for group in data["unitAttributeGroups"]:
         assigned = site.graphql(
@@ -525,10 +531,11 @@ def test_keyboard_moves_between_units_and_enter_selects(site):
         "u.getAttribute('tabindex'), u.getAttribute('role')])",
     )
     assert labels[0][0] == first
-    assert all(
-        label == f"Unit {unit[3:]}, Building 1, Floor 1" and tab == "0" and role == "button"
-        for unit, label, tab, role in labels
-    )
+    # The shown level's units are one tab stop (roving tabindex): the focused one.
+    assert [(label, tab, role) for _, label, tab, role in labels] == [
+        (f"Unit {unit[3:]}, Floor 1", "0" if n == 0 else "-1", "button")
+        for n, (unit, *_) in enumerate(labels)
+    ]
     for key in ("ArrowRight", "Enter"):
         site.browser.call(
             "Input.dispatchKeyEvent",
@@ -544,6 +551,12 @@ def test_keyboard_moves_between_units_and_enter_selects(site):
     wait_for(site, session, "document.getElementById('unit-panel').dataset.state === 'ready'")
     assert js(site, session, "document.activeElement.dataset.unitId") == labels[1][0]
     assert js(site, session, "document.getElementById('unit-panel').dataset.unitId") == labels[1][0]
+    assert js(
+        site,
+        session,
+        "Array.from(document.querySelectorAll('.level:not(.off) polygon.unit[tabindex=\"0\"]'),"
+        " u => u.dataset.unitId)",
+    ) == [labels[1][0]]
 
 
 def test_without_a_key_the_page_asks_for_one(site):
@@ -751,10 +764,8 @@ def test_an_unreachable_pair_shows_the_reason(site):
         f"No route: {answer['reason']}"
     )
     assert js(site, session, "document.querySelectorAll('polyline.route-leg').length") == 0
-    tags = site.graphql(
-        '{ unitMap(id: "viewer-islands") { levelTags { key values { name value } } } }'
-    )
-    floor = floor_names(tags["unitMap"]["levelTags"])["b1-f1"]
+    islands = site.graphql('{ unitMap(id: "viewer-islands") { assetId } }')["unitMap"]
+    floor = e3_floor_names(site, islands["assetId"])["b1-f1"]
     assert js(site, session, "document.getElementById('from-name').textContent") == (
         f"Point 20, 60 on {floor}"
     )

@@ -205,24 +205,3 @@ export function drawDocument(svg, documentJson) {
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   return model;
 }
-
-// Unit names at their centroids, sized to fit the unit.
-export function labelUnits(model, nameOf) {
-  for (const level of model.levels) {
-    level.labels.replaceChildren();
-    for (const unit of level.units) {
-      const name = nameOf(unit.id);
-      const size = Math.max(6, Math.min(22, unit.box.height / 3, (unit.box.width / name.length) * 1.6));
-      const label = s("text", {
-        x: unit.centroid[0].toFixed(2),
-        y: unit.centroid[1].toFixed(2),
-        "font-size": size.toFixed(1),
-        "text-anchor": "middle",
-        "dominant-baseline": "central",
-        "data-unit-label": unit.id,
-      });
-      label.textContent = name;
-      level.labels.append(label);
-    }
-  }
-}

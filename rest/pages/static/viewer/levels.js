@@ -1,10 +1,15 @@
-// The level switcher: one button per Level of the document, in document order (the
-// parser's order: lowest first), named by the floor level tag where the map has one.
+// The level switcher: one button per level, in floor order (main.js orderLevels), named
+// as app.levelName names it (the asset's floor name from E3 first).
 
 import { byId, clear, h } from "./dom.js";
+import { restop, rove } from "./roving.js";
 
 export function buildLevelSwitcher(app) {
   const nav = clear(byId("levels"));
+  if (!nav.dataset.roving) {
+    nav.dataset.roving = "yes"; // one tab stop, arrows between the levels
+    rove(nav, "button");
+  }
   for (const level of app.model.levels) {
     const button = h(
       "button",
@@ -14,15 +19,7 @@ export function buildLevelSwitcher(app) {
     button.addEventListener("click", () => app.showLevel(level.uid));
     nav.append(button);
   }
-  nav.onkeydown = (event) => {
-    const buttons = [...nav.querySelectorAll("button")];
-    const at = buttons.indexOf(document.activeElement);
-    const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
-    if (at >= 0 && step) {
-      event.preventDefault();
-      buttons[(at + step + buttons.length) % buttons.length].focus();
-    }
-  };
+  restop(nav, "button", nav.querySelector(`[data-level-uid="${CSS.escape(app.view.level || "")}"]`));
 }
 
 export function markLevel(uid) {

@@ -4,6 +4,7 @@
 
 import { graphql } from "./api.js";
 import { byId, clear, h, s, show } from "./dom.js";
+import { restop, rove } from "./roving.js";
 
 const LOCATIONS = `query ViewerLocations($map: ID!, $tags: String) {
   locations(unitMapId: $map, tags: $tags) {
@@ -47,22 +48,16 @@ export function unitOf(location) {
   return tagValue(location, "svc:type") === "unit" ? tagValue(location, "svc:id") : null;
 }
 
-// Names of the listed locations that are not units (units carry their own labels).
+// Names of the listed locations that are not units (units carry their own labels),
+// placed with the units' labels (labels.js).
 function labelLocations(app) {
-  for (const old of document.querySelectorAll(".location-label")) {
-    old.remove();
+  for (const level of app.model.levels) {
+    const points = app.locations.filter(
+      (location) => !unitOf(location) && app.levelOfFloor(floorOf(location)) === level,
+    );
+    app.labels.addPoints(level, points);
   }
-  for (const location of app.locations) {
-    const level = app.levelOfFloor(floorOf(location));
-    if (!level || unitOf(location)) {
-      continue;
-    }
-    const label = s("text", { class: "location-label", x: location.x, y: location.y,
-      "text-anchor": "middle", "dominant-baseline": "central", "font-size": "14",
-      "data-location-id": location.id }); // prettier-ignore
-    label.textContent = location.name;
-    level.labels.append(label);
-  }
+  app.labels.place();
 }
 
 export function renderLocations(app) {
@@ -85,27 +80,17 @@ export function renderLocations(app) {
     to.addEventListener("click", () => app.setWaypoint("to", { kind: "location", id: location.id }));
     list.append(h("li", { "data-location-id": location.id }, name, from, to));
   }
+  restop(list, "button");
   if (!shown.length) {
     list.append(h("li", { class: "muted" }, app.locations.length ? "No match" : "No locations"));
   }
   list.dataset.count = String(shown.length);
 }
 
-// Up and down move between rows, in the same column.
-export function listKeys(event) {
-  const step = { ArrowDown: 1, ArrowUp: -1 }[event.key];
-  const button = event.target.closest("button");
-  if (!step || !button) {
-    return;
-  }
-  const rows = [...byId("location-list").querySelectorAll("li[data-location-id]")];
-  const row = button.closest("li");
-  const column = [...row.querySelectorAll("button")].indexOf(button);
-  const next = rows[rows.indexOf(row) + step];
-  if (next) {
-    event.preventDefault();
-    next.querySelectorAll("button")[column].focus();
-  }
+// The list is one tab stop: up and down move between rows in the same column, left and
+// right between a row's buttons (roving.js).
+export function wireLocationList() {
+  rove(byId("location-list"), "button", "li");
 }
 
 // Show a location: its level, a marker, and its unit's panel when it is a unit.
@@ -118,8 +103,11 @@ export function goToLocation(app, location) {
     old.remove();
   }
   if (level) {
-    const marker = s("g", { class: "location-marker", "data-location-id": location.id });
-    marker.append(s("circle", { cx: location.x, cy: location.y, r: "9" }));
+    const marker = s("g", { class: "location-marker", "data-location-id": location.id,
+      transform: `translate(${location.x} ${location.y})` }); // prettier-ignore
+    const body = s("g", { class: "marker-body" }); // sized in screen pixels (viewer.css)
+    body.append(s("circle", { r: "12" }));
+    marker.append(body);
     level.markers.append(marker);
   }
   const unitId = unitOf(location);

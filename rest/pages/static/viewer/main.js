@@ -6,11 +6,13 @@ import { fetchDocument, graphql, KEY_PROBLEMS } from "./api.js";
 import { Attributes } from "./attributes.js";
 import { updateRoute } from "./directions.js";
 import { byId, h, show } from "./dom.js";
-import { drawDocument, labelUnits } from "./drawing.js";
+import { drawDocument } from "./drawing.js";
+import { Labels } from "./labels.js";
 import { buildLegend } from "./legend.js";
 import { buildLevelSwitcher, markLevel } from "./levels.js";
-import { listKeys, loadLocations, renderLocations } from "./locations.js";
+import { loadLocations, renderLocations, wireLocationList } from "./locations.js";
 import { PanZoom } from "./panzoom.js";
+import { restop, rove } from "./roving.js";
 import { forgetKey, readView, storedKey, storeKey, takeKeyFromFragment, writeView } from "./session.js";
 import { closeUnitPanel, openUnitPanel } from "./unit-panel.js";
 
@@ -25,6 +27,10 @@ const MAP = `query ViewerMap($id: ID!) {
 }`;
 
 const MAPS = `query ViewerMaps { unitMaps(perPage: 200) { data { id name } } }`;
+
+const FLOORS = `query ViewerFloors($id: ID!) { asset(id: $id) { floors { id name sort } } }`;
+
+const UNITS = ".level:not(.off) .unit"; // the shown level's units: one tab stop
 
 const svg = byId("map");
 const app = {
@@ -41,15 +47,17 @@ const app = {
   locations: [],
   knownLocations: new Map(), // every location seen, by id: names of waypoints
   unitsById: new Map(),
-  floorNames: new Map(),
+  floorNames: new Map(), // floor id -> name: E3's, else the map's `floor` level tag
+  floorOrder: new Map(), // floor id -> E3 sort position
 };
 app.linkedPlace = Boolean(app.view.level || app.view.box);
 app.attributes = new Attributes(app);
+app.labels = new Labels(app);
 window.floorgateViewer = { app }; // for tests and the render benchmark
 
 app.save = () => writeView(app.view);
 
-// A floor's name: the map's `floor` level tag, else the name of the level showing it.
+// A floor's name: E3's, else the map's `floor` level tag, else the showing level's name.
 app.floorName = (floorId) => {
   if (!floorId) {
     return "";
@@ -79,6 +87,8 @@ app.showLevel = (uid) => {
   svg.dataset.level = level.uid;
   app.view.level = level.uid;
   markLevel(level.uid);
+  restop(svg, UNITS);
+  app.labels.place();
   app.save();
 };
 
@@ -92,7 +102,9 @@ app.selectUnit = (unitId) => {
   }
   app.showLevel(unit.level.uid);
   unit.node.classList.add("selected");
+  restop(svg, UNITS, unit.node);
   app.view.unit = unitId;
+  app.labels.place();
   app.save();
   openUnitPanel(app, unitId);
 };
@@ -102,6 +114,7 @@ app.deselect = () => {
     old.classList.remove("selected");
   }
   app.view.unit = null;
+  app.labels.place();
   app.save();
   closeUnitPanel();
 };
@@ -110,6 +123,7 @@ app.setWaypoint = (end, waypoint) => {
   app.view[end] = waypoint;
   app.save();
   setPick(null);
+  app.labels.place();
   updateRoute(app);
 };
 
@@ -223,30 +237,35 @@ function showLinkedArea() {
   }
 }
 
-// Units move focus with the arrow keys (in drawing order, on the shown level).
+// Enter or Space on the focused unit selects it; the arrow keys move between the shown
+// level's units (roving.js), and the view follows a unit that is out of sight.
 function unitKeys(event) {
   const unitNode = event.target.closest && event.target.closest(".unit");
-  if (!unitNode) {
-    return;
-  }
-  if (event.key === "Enter" || event.key === " ") {
+  if (unitNode && (event.key === "Enter" || event.key === " ")) {
     event.preventDefault();
     const box = unitNode.getBoundingClientRect();
     activate(unitNode, box.left + box.width / 2, box.top + box.height / 2);
+  }
+}
+
+function followFocus(event) {
+  const unit = event.target.closest && event.target.closest(".unit") && app.model.units.get(event.target.dataset.unitId);
+  if (!unit) {
     return;
   }
-  const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
-  if (step) {
-    event.preventDefault();
-    const units = app.currentLevel().units;
-    const at = units.findIndex((unit) => unit.node === unitNode);
-    units[(at + step + units.length) % units.length].node.focus();
+  const box = unit.node.getBoundingClientRect();
+  const seen = svg.getBoundingClientRect();
+  const centre = { x: box.left + box.width / 2, y: box.top + box.height / 2 };
+  if (centre.x < seen.left || centre.x > seen.right || centre.y < seen.top || centre.y > seen.bottom) {
+    app.panzoom.centreOn(unit.centroid[0], unit.centroid[1]);
   }
 }
 
 function wireControls() {
   svg.addEventListener("click", (event) => activate(event.target, event.clientX, event.clientY));
   svg.addEventListener("keydown", unitKeys);
+  svg.addEventListener("focusin", followFocus);
+  rove(svg, UNITS);
   document.addEventListener("keydown", (event) => {
     if (event.key === "Escape") {
       if (app.pick) {
@@ -308,7 +327,7 @@ function wireControls() {
     app.save();
     renderLocations(app);
   };
-  byId("location-list").addEventListener("keydown", listKeys);
+  wireLocationList();
   byId("forget-key").onclick = () => {
     forgetKey();
     window.location.reload();
@@ -326,6 +345,27 @@ async function loadOtherMaps() {
     };
   } catch {
     select.closest("label").hidden = true;
+  }
+}
+
+// The asset's floors (E3): their names and order win over the map's own level names.
+async function loadFloors(assetId) {
+  try {
+    const asset = (await graphql(app.key, FLOORS, { id: assetId })).asset;
+    for (const floor of asset ? asset.floors : []) {
+      app.floorNames.set(floor.id, floor.name);
+      app.floorOrder.set(floor.id, floor.sort);
+    }
+  } catch {
+    // the map's level tags and level names still name the floors
+  }
+}
+
+// Levels in floor order (E3's sort) when every level shows a floor of the asset, else in
+// the document's order (lowest first, docs/unit-map-svg.md).
+function orderLevels(model) {
+  if (model.levels.every((level) => app.floorOrder.has(level.floorId))) {
+    model.levels.sort((a, b) => app.floorOrder.get(a.floorId) - app.floorOrder.get(b.floorId));
   }
 }
 
@@ -354,13 +394,16 @@ async function load() {
     setStatus(`${map.name} has no drawing.`);
     return;
   }
-  const parsed = await fetchDocument(map.url);
+  const [parsed] = await Promise.all([fetchDocument(map.url), loadFloors(map.assetId)]);
   app.model = drawDocument(svg, parsed);
-  const nameOf = (unitId) => (app.unitsById.get(unitId) || { name: unitId }).name;
-  labelUnits(app.model, nameOf);
+  orderLevels(app.model);
+  const nameOf = (unitId) => {
+    const unit = app.unitsById.get(unitId);
+    return unit && unit.name ? { name: unit.name, named: true } : { name: unitId, named: false };
+  };
   for (const level of app.model.levels) {
     for (const unit of level.units) {
-      unit.node.setAttribute("aria-label", `Unit ${nameOf(unit.id)}, ${app.levelName(level)}`);
+      unit.node.setAttribute("aria-label", `Unit ${nameOf(unit.id).name}, ${app.levelName(level)}`);
     }
   }
   app.panzoom = new PanZoom(svg, app.model, keepBox);
@@ -372,6 +415,10 @@ async function load() {
   document.body.dataset.state = "ready";
   window.floorgateViewer.renderedAt = performance.now();
   performance.mark("floorgate-viewer-rendered");
+  // Labels after the first paint: finding their places is the page's biggest work.
+  await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+  app.labels.build(app.model, nameOf);
+  app.panzoom.onScale(() => app.labels.place());
   const units = app.model.levels.reduce((sum, level) => sum + level.units.length, 0);
   setStatus(`${map.name}: ${app.model.levels.length} levels, ${units} units.`);
   show(byId("forget-key"), true);
