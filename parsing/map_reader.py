@@ -35,6 +35,7 @@ from parsing.svg_elements import (
     KINDS,
     LEVEL_PREFIX,
     NOT_GRAPHIC,
+    NOT_GROUP_STYLE,
     NOT_SHAPE_STYLE,
     PATHS,
     SHAPES,
@@ -75,6 +76,7 @@ class MapReader:
         self._transforms: dict[str, Matrix] = {}
         self._styles: dict[str, tuple[tuple[str, str], ...]] = {}
         self._styling: dict[tuple[str, ...], tuple[str, ...]] = {}  # attribute names -> style
+        self._group_styling: dict[tuple[str, ...], tuple[str, ...]] = {}  # the same, groups
         self._drawn: dict[etree._Element, dict[str, str]] = {}  # written attributes of use targets
         # Elements by id for `use`: those of skipped subtrees (defs, symbols: where
         # templates live) as the walk passes them; all of them once a `use` needs another.
@@ -248,23 +250,27 @@ class MapReader:
             )
             self.levels.append(level)
             children = []
-            node = {
-                "type": "Level",
-                "uid": uid,
-                "name": level.name,
-                "tags": dict(level.tags),
-                "elements": children,
-            }
+            node = {"type": "Level", "uid": uid, "name": level.name, "tags": dict(level.tags)}
             child_level, child_role = uid, None
         elif name in (HIT_AREAS, UNITS):
             children = []
-            layer_type = "HitAreaLayer" if name == HIT_AREAS else "UnitLayer"
-            node = {"type": layer_type, "uid": uid, "elements": children}
+            node = {"type": "HitAreaLayer" if name == HIT_AREAS else "UnitLayer", "uid": uid}
             child_level, child_role = level_uid, name
         else:
             children = []
-            node = {"type": "Layer", "uid": uid, "name": name or uid, "elements": children}
+            node = {"type": "Layer", "uid": uid, "name": name or uid}
             child_level, child_role = level_uid, PATHS if name == PATHS or role == PATHS else None
+        if node is not None:
+            # The group's paint, before its elements (docs/svg-parsing.md, "Group paint").
+            names = tuple(attributes)
+            styling = self._group_styling.get(names)
+            if styling is None:
+                styling = self._group_styling[names] = tuple(
+                    key for key in names if key not in NOT_GROUP_STYLE and key[:5] != "data-"
+                )
+            for key in styling:
+                node[key] = attributes[key]
+            node["elements"] = children
         # The children, inline rather than through a helper: one stack frame less per
         # level of nesting (deep documents, and `use` chains, stay far from the limit).
         inside = At(children, m, child_level, child_role, at.depth + 1, at.scope, None)

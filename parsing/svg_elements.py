@@ -52,6 +52,10 @@ LEVEL_PREFIX = "level-"
 # Attributes a Unit's or HitArea's `shape` leaves out: its geometry is `points`, its
 # transform is applied, its identity and data belong to the Unit/HitArea.
 NOT_SHAPE_STYLE = GEOMETRY | RESERVED_KEYS | {"id", "transform", "href", "style"}
+# Attributes a Level, Layer, UnitLayer or HitAreaLayer leaves out of its paint (the
+# unit shape's rule, and the group's own keys and a symbol's viewport): what is left is
+# what SVG inheritance gives its children, `fill`, `stroke`, `class`, ...
+NOT_GROUP_STYLE = NOT_SHAPE_STYLE | {"name", "tags", "elements", "viewBox", "preserveAspectRatio"}
 # Attributes a graphic element in a layer leaves out: `id` is its uid.
 NOT_GRAPHIC = RESERVED_KEYS | {"id"}
 # Attributes of a `use` that place or name the use itself: not passed to what it draws.
