@@ -15,7 +15,6 @@ from functools import partial
 from pathlib import Path
 
 from starlette.applications import Starlette
-from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Match, Mount, Route, Router, WebSocketRoute
@@ -23,6 +22,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from resolvers.context import Services
 from resolvers.errors import ErrorCode
+from rest.compression import Compression
 from rest.graphql_http.graphiql import GRAPHIQL_STATIC_PREFIX, graphiql_routes
 from rest.graphql_http.sdl import sdl_routes
 from rest.graphql_http.view import GraphQLView
@@ -114,7 +114,7 @@ def create_app(
         *landing_routes(settings),
         *viewer_routes(settings),
         *(metrics.routes() if metrics is not None else ()),
-        Mount(GRAPHIQL_STATIC_PREFIX, app=GZipMiddleware(static.app)),
+        Mount(GRAPHIQL_STATIC_PREFIX, app=static.app),  # compressed as every answer is
         Route("/files/{name:path}", files_endpoint(services), methods=["GET"]),
         *openapi_routes(partial(openapi_document, schema._schema, rest.requirements, settings)),
         *reference_page_routes(),
@@ -151,7 +151,7 @@ def create_app(
     app.add_exception_handler(404, _not_found)
     app.add_exception_handler(Exception, _server_error)
     app.state.services = services
-    boundary = Boundary(app, settings)
+    boundary = Boundary(Compression(app), settings)  # docs/api.md, "Compression"
     boundary.services = services
     boundary.metrics = metrics
     return traced(boundary, settings)
