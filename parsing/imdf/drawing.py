@@ -3,9 +3,11 @@
 Each level is a `<g data-level=... data-tag-floor=... data-level-index=...>` holding,
 bottom to top: the level's outline, the spaces that are only drawn (walkways, stairs,
 structure), the UnitLayer (units that are API units), the walls (every space's
-boundary), the openings, the `paths` layer of generated walk lines (`data-access=
-"no-wheelchair"` where a wheelchair may not go), the connectors (a small circle at each
-stop: its centre is the stop) and labels. Coordinates are canvas units (`Canvas`).
+boundary), the openings (a light gap, then a thin door line), the `paths` layer of
+generated walk lines (`data-access="no-wheelchair"` where a wheelchair may not go), the
+connectors (a small circle at each stop: its centre is the stop) and labels.
+Coordinates are canvas units (`Canvas`). Colours: `parsing.imdf.palette`, each space
+and unit filled by its category; the groups' paint is the default under them.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from xml.sax.saxutils import escape, quoteattr
 from shapely.geometry import LineString, MultiPolygon, Polygon
 from shapely.geometry.base import BaseGeometry
 
+from parsing.imdf import palette as p
 from parsing.imdf.projection import Canvas
 
 STOP_RADIUS = 10.0  # canvas units (0.5 m)
@@ -31,7 +34,8 @@ class DrawnLevel:
     name: str
     index: int  # position in level order, lowest 0
     outline: BaseGeometry | None = None
-    units: list[tuple[str, BaseGeometry]] = field(default_factory=list)  # (unit id, shape)
+    # (unit id, IMDF category, shape)
+    units: list[tuple[str, str, BaseGeometry]] = field(default_factory=list)
     spaces: list[tuple[str, BaseGeometry]] = field(default_factory=list)  # (category, shape)
     openings: list[LineString] = field(default_factory=list)
     paths: list[tuple[Sequence[XY], bool]] = field(default_factory=list)  # (points, wheelchair)
@@ -85,27 +89,49 @@ def level_svg(canvas: Canvas, level: DrawnLevel, *, with_index: bool) -> str:
         f"data-tag-floor={quoteattr(level.id)}{index}>"
     ]
     if level.outline is not None:
-        out.append('<g id="outline" fill="#f4f4f2" stroke="#888" stroke-width="4">')
+        out.append(
+            f'<g id="outline" fill="{p.OUTLINE_FILL}" stroke="{p.OUTLINE_STROKE}" '
+            f'stroke-width="{p.OUTLINE_WIDTH}">'
+        )
         out.append(_shape(canvas, level.outline, ""))
         out.append("</g>")
-    out.append('<g id="spaces" fill="#e8e8e4" stroke="none">')
+    out.append(f'<g id="spaces" fill="{p.SPACES_FILL}" stroke="none">')
     out += [
-        _shape(canvas, shape, f" class={quoteattr('imdf-' + category)}")
+        _shape(
+            canvas, shape, f' class={quoteattr("imdf-" + category)} fill="{p.fill_of(category)}"'
+        )
         for category, shape in level.spaces
     ]
-    out.append('</g><g data-layer="units" fill="#ffffff" stroke="none">')
+    out.append(f'</g><g data-layer="units" fill="{p.UNITS_FILL}" stroke="none">')
     out += [
-        _shape(canvas, shape, f" data-unit-id={quoteattr(unit_id)}")
-        for unit_id, shape in level.units
+        _shape(
+            canvas,
+            shape,
+            f" data-unit-id={quoteattr(unit_id)} class={quoteattr('imdf-' + category)} "
+            f'fill="{p.fill_of(category)}"',
+        )
+        for unit_id, category, shape in level.units
     ]
-    out.append('</g><g id="walls" fill="none" stroke="#333" stroke-width="3">')
-    for shape in [*(s for _, s in level.spaces), *(s for _, s in level.units)]:
+    out.append(
+        f'</g><g id="walls" fill="none" stroke="{p.WALL_STROKE}" stroke-width="{p.WALL_WIDTH}" '
+        'stroke-linejoin="round">'
+    )
+    for shape in [*(s for _, s in level.spaces), *(s for _, _, s in level.units)]:
         out += _outline_lines(canvas, shape)
-    out.append('</g><g id="openings" fill="none" stroke="#2a7" stroke-width="6">')
-    out += [
+    doors = [
         f"<polyline points={quoteattr(_points(canvas, list(line.coords)))}/>"
         for line in level.openings
     ]
+    out.append(
+        f'</g><g id="openings" fill="none" stroke="{p.GAP_STROKE}" '
+        f'stroke-width="{p.GAP_WIDTH}" stroke-linecap="butt">'
+    )
+    out += doors
+    out.append(
+        f'</g><g id="doors" fill="none" stroke="{p.DOOR_STROKE}" '
+        f'stroke-width="{p.DOOR_WIDTH}" stroke-linecap="butt">'
+    )
+    out += doors
     out.append('</g><g data-layer="paths" fill="none" stroke="#c33" stroke-width="2">')
     for points, wheelchair in level.paths:
         access = "" if wheelchair else ' data-access="no-wheelchair"'
@@ -118,7 +144,7 @@ def level_svg(canvas: Canvas, level: DrawnLevel, *, with_index: bool) -> str:
             f"data-connector={quoteattr(kind)} "
             f"data-connector-id={quoteattr(connector_id)}/>"
         )
-    out.append('</g><g id="labels" font-size="24" text-anchor="middle" fill="#222">')
+    out.append(f'</g><g id="labels" font-size="24" text-anchor="middle" fill="{p.TEXT}">')
     for text, (x, y) in level.labels:
         u, v = canvas.xy(x, y)
         out.append(f'<text x="{_num(u)}" y="{_num(v)}">{escape(text)}</text>')

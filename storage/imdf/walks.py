@@ -156,7 +156,7 @@ def draw_levels(venue: Venue, doors: list[Door], network: WalkNetwork) -> None:
         drawn = venue.levels[unit.level].drawn
         assert drawn is not None
         if unit.listed:
-            drawn.units.append((unit_id, unit.shape))
+            drawn.units.append((unit_id, unit.category, unit.shape))
             drawn.labels.append((unit.name, unit.point))
         else:
             drawn.spaces.append((unit.category, unit.shape))
