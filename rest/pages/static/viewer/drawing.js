@@ -39,6 +39,14 @@ const GRAPHICS = {
   Text: "text",
 };
 
+// A Level's or layer's paint (docs/svg-parsing.md, "Group paint") goes on its <g>, for
+// its children to inherit as in SVG; never geometry or a transform (units' points
+// already include every transform).
+const NOT_GROUP_PAINT = new Set([
+  "x", "y", "width", "height", "x1", "y1", "x2", "y2", "cx", "cy", "r", "rx", "ry",
+  "points", "d", "transform",
+]); // prettier-ignore
+
 function copyChecked(source, target, skip) {
   for (const [name, pattern] of Object.entries(ATTRIBUTES)) {
     const value = source[name];
@@ -156,6 +164,7 @@ function drawChildren(elements, parent, level, model, inLayer) {
       if (element.name === "paths") {
         layer.classList.add("paths-layer"); // walk lines: hidden unless asked for
       }
+      copyChecked(element, layer, NOT_GROUP_PAINT);
       drawChildren(element.elements, layer, level, model, true);
       parent.append(layer);
     } else if (element.type === "Unit") {
@@ -193,6 +202,7 @@ export function drawDocument(svg, documentJson) {
       units: [],
     };
     level.content = s("g", { class: "level-drawing" }); // what "fit" shows
+    copyChecked(element, level.content, NOT_GROUP_PAINT);
     drawChildren(element.elements, level.content, level, model, false);
     level.labels = s("g", { class: "unit-labels" });
     level.routeLayer = s("g", { class: "route-layer" });

@@ -1,0 +1,127 @@
+"""Group paint in the viewer (issue 34): the paint a Level or layer carries in the parsed
+document (docs/svg-parsing.md, "Group paint") is set on the `<g>` the viewer draws, so
+its children inherit it as in SVG, as Chromium computes it. Checked on the demo map's
+drawing, and with drawing.js on a document made here (a unit without paint of its own
+takes its UnitLayer's fill; IMDF drawings rendered black without this)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from tests.e2e.test_viewer_browser import Site, demo_key, js, open_viewer, running_site
+
+__all__ = ["demo_key"]  # the module fixture, shared with the viewer's other tests
+
+pytestmark = pytest.mark.e2e
+
+DOCUMENT = {
+    "version": "1.2",
+    "type": "application/vnd.map+json",
+    "width": 100,
+    "height": 100,
+    "elements": [
+        {
+            "type": "Level",
+            "uid": "L",
+            "name": "L",
+            "tags": {},
+            "stroke": "#123456",
+            "transform": "translate(50 50)",
+            "elements": [
+                {
+                    "type": "UnitLayer",
+                    "uid": "units",
+                    "fill": "#d6e8fb",
+                    "stroke-width": "3",
+                    "elements": [
+                        {
+                            "type": "Unit",
+                            "uid": "a",
+                            "id": "plain",
+                            "shape": {"type": "Rect", "points": "0,0 10,0 10,10 0,10"},
+                        },
+                        {
+                            "type": "Unit",
+                            "uid": "b",
+                            "id": "own",
+                            "shape": {
+                                "type": "Rect",
+                                "fill": "#fbe4ee",
+                                "points": "20,0 30,0 30,10 20,10",
+                            },
+                        },
+                    ],
+                },
+                {
+                    "type": "Layer",
+                    "uid": "walls",
+                    "name": "walls",
+                    "fill": "url(https://example.org/x)",
+                    "stroke": "#4b5563",
+                    "x": "5",
+                    "elements": [{"type": "Line", "uid": "w", "x1": "0", "y1": "0", "x2": "9"}],
+                },
+            ],
+        }
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def site(db_server, demo_key, tmp_path_factory) -> Iterator[Site]:
+    settings, key = demo_key
+    with running_site(db_server, settings, key, tmp_path_factory) as running:
+        yield running
+
+
+def test_the_demo_labels_layer_passes_its_paint_to_its_texts(site):
+    session = open_viewer(site, map_id="map-b1-f1")
+    found = js(
+        site,
+        session,
+        """(() => { const g = document.querySelector('#map g.layer[data-layer="labels"]');
+        const text = g.querySelector('text');
+        return [g.getAttribute('font-family'), g.getAttribute('text-anchor'),
+          getComputedStyle(text).textAnchor, text.getAttribute('text-anchor')]; })()""",
+    )
+    assert found == ["sans-serif", "middle", "middle", None]
+
+
+def test_a_layers_paint_reaches_its_children(site):
+    session = open_viewer(site, map_id="map-b1-f1")
+    found = js(
+        site,
+        session,
+        f"""(async () => {{
+        const main = document.querySelector('script[type="module"]').src;
+        const {{ drawDocument }} = await import(main.replace(/main\\.js$/, 'drawing.js'));
+        const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+        document.body.append(svg);
+        drawDocument(svg, {json.dumps(DOCUMENT)});
+        const fill = (sel) => getComputedStyle(svg.querySelector(sel)).fill;
+        const stroke = (sel) => getComputedStyle(svg.querySelector(sel)).stroke;
+        const content = svg.querySelector('.level-drawing');
+        const walls = svg.querySelector('g[data-layer="walls"]');
+        const result = {{
+          plain: fill('[data-unit-id="plain"]'), own: fill('[data-unit-id="own"]'),
+          plainStroke: stroke('[data-unit-id="plain"]'),
+          plainWidth: getComputedStyle(svg.querySelector('[data-unit-id="plain"]')).strokeWidth,
+          wall: stroke('line'),
+          level: [content.getAttribute('stroke'), content.getAttribute('transform')],
+          walls: [walls.getAttribute('fill'), walls.getAttribute('x')],
+        }};
+        svg.remove();
+        return result; }})()""",
+    )
+    assert found == {
+        "plain": "rgb(214, 232, 251)",
+        "own": "rgb(251, 228, 238)",
+        "plainStroke": "rgb(18, 52, 86)",
+        "plainWidth": "3px",
+        "wall": "rgb(75, 85, 99)",
+        "level": ["#123456", None],  # never a transform
+        "walls": [None, None],  # a url() is no paint; x is no paint
+    }
