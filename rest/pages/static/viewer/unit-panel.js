@@ -1,7 +1,10 @@
-// The panel of a selected unit: name, floor, attributes by group and references, each
-// read from the API; what the key may not read says "not available".
+// The panel of a selected unit: name, floor (the floor's name, app.floorName), attributes
+// by group with each value's colour (the legend's: colours.js) and references, each read
+// from the API; what the key may not read says "not available". Its "Directions from
+// here" and "to here" buttons are wired in main.js.
 
 import { graphql } from "./api.js";
+import { attributeColours, swatch } from "./colours.js";
 import { byId, clear, h, show } from "./dom.js";
 
 const REFERENCES = `query ViewerUnitReferences($id: ID!) {
@@ -26,17 +29,22 @@ async function attributesOf(app, unitId) {
       return notAvailable(error);
     }
     const ids = byUnit.get(unitId) || [];
-    const names = group.attributes
-      .filter((attribute) => ids.includes(attribute.attributeId))
-      .map((attribute) => attribute.attributeName);
-    list.append(
-      h("dt", { "data-group-id": group.groupId }, group.groupName),
-      h(
-        "dd",
-        { "data-group-id": group.groupId, "data-attribute-ids": ids.join(" ") },
-        names.length ? names.join(", ") : "none",
-      ),
-    );
+    const colours = attributeColours(group);
+    const held = group.attributes.filter((attribute) => ids.includes(attribute.attributeId));
+    const dd = h("dd", { "data-group-id": group.groupId, "data-attribute-ids": ids.join(" ") });
+    held.forEach((attribute, index) => {
+      const colour = colours.get(attribute.attributeId);
+      const comma = index < held.length - 1 ? "," : "";
+      dd.append(
+        index ? " " : "",
+        h("span", { class: "attribute-value", "data-attribute-id": attribute.attributeId,
+          "data-colour": colour }, swatch(colour), attribute.attributeName + comma), // prettier-ignore
+      );
+    });
+    if (!held.length) {
+      dd.append("none");
+    }
+    list.append(h("dt", { "data-group-id": group.groupId }, group.groupName), dd);
   }
   return groups.length ? list : h("p", { class: "muted" }, "No attribute groups");
 }
