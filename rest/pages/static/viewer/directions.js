@@ -1,12 +1,17 @@
 // Directions: the `route` query (flag directions, permission
-// service.distances.calculate) between two waypoints, drawn leg by leg on the levels.
+// service.distances.calculate) between two waypoints, drawn leg by leg on the levels,
+// with its maneuvers as steps (steps.js). A new trip opens on the origin's level with
+// the first leg fitted into view (docs/viewer.md, "Directions").
 
 import { graphql } from "./api.js";
-import { byId, clear, formatFeet, formatSeconds, h, s, show } from "./dom.js";
+import { byId, clear, formatSeconds, h, s, show } from "./dom.js";
+import { formatDistance, shownUnits } from "./measure.js";
+import { waypointText } from "./session.js";
+import { clearSteps, routeMarker, showSteps } from "./steps.js";
 
 const ROUTE = `query ViewerRoute($map: ID!, $from: WaypointInput!, $to: WaypointInput!,
-    $mode: String) {
-  route(unitMapId: $map, from: $from, to: $to, mode: $mode) {
+    $mode: String, $units: String) {
+  route(unitMapId: $map, from: $from, to: $to, mode: $mode, units: $units) {
     mode reason
     from { id name x y floorId }
     to { id name x y floorId }
@@ -17,11 +22,19 @@ const ROUTE = `query ViewerRoute($map: ID!, $from: WaypointInput!, $to: Waypoint
         points { x y }
         connector { id kind x y fromLevelUid toLevelUid fromFloorId toFloorId distance time }
       }
+      maneuvers {
+        type modifier bearingBefore bearingAfter location { x y } legIndex pointIndex
+        distance time instruction side
+        landmark { unitId locationId name }
+        connector { id kind fromLevelUid toLevelUid }
+      }
     }
   }
 }`;
 
 const CONNECTOR_LETTERS = { elevator: "E", stairs: "S", ramp: "R", escalator: "X" };
+const MIN_FIT_FEET = 30; // the smallest area a first leg is fitted into, each way
+const FIT_MARGIN = 0.15; // around the first leg, as a share of its larger side
 
 function waypointInput(waypoint) {
   return waypoint.kind === "location"
@@ -48,17 +61,6 @@ export function clearRouteDrawing(app) {
   for (const marker of document.querySelectorAll(".route-marker")) {
     marker.remove();
   }
-}
-
-function marker(level, x, y, letter, attributes) {
-  const group = s("g", { class: "route-marker", ...attributes });
-  group.append(
-    s("circle", { cx: x, cy: y, r: "11" }),
-    Object.assign(s("text", { x, y, "text-anchor": "middle", "dominant-baseline": "central" }), {
-      textContent: letter,
-    }),
-  );
-  level.markers.append(group);
 }
 
 function drawRoute(app, route) {
@@ -91,7 +93,7 @@ function drawRoute(app, route) {
       for (const uid of [connector.fromLevelUid, connector.toLevelUid]) {
         const at = app.levelByUid(uid);
         if (at) {
-          marker(at, connector.x, connector.y, letter, { ...attributes, "data-level-uid": uid });
+          routeMarker(at, connector.x, connector.y, letter, { ...attributes, "data-level-uid": uid });
         }
       }
     }
@@ -100,31 +102,94 @@ function drawRoute(app, route) {
   const last = route.legs[route.legs.length - 1];
   if (first && first.points.length && app.levelByUid(first.levelUid)) {
     const p = first.points[0];
-    marker(app.levelByUid(first.levelUid), p.x, p.y, "A", { "data-end": "from" });
+    routeMarker(app.levelByUid(first.levelUid), p.x, p.y, "A", { "data-end": "from" });
   }
   if (last && last.points.length && app.levelByUid(last.levelUid)) {
     const p = last.points[last.points.length - 1];
-    marker(app.levelByUid(last.levelUid), p.x, p.y, "B", { "data-end": "to" });
+    routeMarker(app.levelByUid(last.levelUid), p.x, p.y, "B", { "data-end": "to" });
   }
 }
 
-function legText(app, leg) {
+function polylineLength(points) {
+  let length = 0;
+  for (let i = 1; i < points.length; i += 1) {
+    length += Math.hypot(points[i].x - points[i - 1].x, points[i].y - points[i - 1].y);
+  }
+  return length;
+}
+
+// Feet per canvas unit, from the route itself: a leg's distance is the walk along its
+// points (the ride of its connector apart), and the parsed document carries no scale.
+function feetPerUnit(route) {
+  const units = route.legs.reduce((sum, leg) => sum + polylineLength(leg.points), 0);
+  const feet = route.legs.reduce((sum, leg) => sum + leg.distance, 0);
+  return units > 0 && feet > 0 ? feet / units : 1;
+}
+
+// The first leg's points with a margin, at least MIN_FIT_FEET each way (a leg of a few
+// feet, or of one point, is shown with what is around it).
+export function firstLegBox(route) {
+  const points = route.legs[0].points;
+  const xs = points.map((point) => point.x);
+  const ys = points.map((point) => point.y);
+  const [left, right, top, bottom] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+  const margin = Math.max(right - left, bottom - top) * FIT_MARGIN;
+  const least = MIN_FIT_FEET / feetPerUnit(route);
+  const width = Math.max(right - left + 2 * margin, least);
+  const height = Math.max(bottom - top + 2 * margin, least);
+  const [cx, cy] = [(left + right) / 2, (top + bottom) / 2];
+  return { x: cx - width / 2, y: cy - height / 2, width, height };
+}
+
+function tripOf(view) {
+  return `${waypointText(view.from)} ${waypointText(view.to)}`;
+}
+
+// Where a route opens. A new trip (other ends than the route shown before) opens on its
+// origin's level with the first leg fitted, but for the page's first one when the link
+// named the level or the area (app.linkedPlace): the link is kept then. The same trip
+// again (another mode, other units) keeps the view, unless the shown level is off it.
+function placeRoute(app, route) {
+  const trip = tripOf(app.view);
+  const fresh = trip !== app.placedTrip;
+  app.placedTrip = trip;
+  const first = route.legs[0];
+  if (fresh && first && first.points.length && app.levelByUid(first.levelUid)) {
+    app.showLevel(first.levelUid);
+    app.fitBox(firstLegBox(route));
+  } else if (first && !route.legs.some((leg) => leg.levelUid === app.view.level)) {
+    app.showLevel(first.levelUid);
+  }
+}
+
+function legText(app, leg, units) {
   const level = app.levelByUid(leg.levelUid);
   const where = level ? app.levelName(level) : leg.floorId || leg.levelUid;
   const then = leg.connector
     ? `, then ${leg.connector.kind} to ${app.floorName(leg.connector.toFloorId) || leg.connector.toLevelUid}`
     : "";
-  return `${where}: ${formatFeet(leg.distance)}${then}`;
+  return `${where}: ${formatDistance(leg.distance, units)}${then}`;
 }
 
-function showRoute(app, answer) {
+function showUnitsButton(units) {
+  const button = byId("route-units");
+  button.textContent = units;
+  button.dataset.units = units;
+  const label = units === "m" ? "Distances in metres: show feet" : "Distances in feet: show metres";
+  button.setAttribute("aria-label", label);
+  button.title = label;
+}
+
+function showRoute(app, answer, units) {
   const panel = byId("directions");
   const summary = byId("route-summary");
   const reason = byId("route-reason");
   const legs = clear(byId("route-legs"));
-  const steps = clear(byId("route-steps"));
+  clearSteps();
   panel.dataset.mode = answer.mode;
+  panel.dataset.units = units;
   if (!answer.route) {
+    app.shownRoute = null;
     clearRouteDrawing(app);
     summary.textContent = "";
     reason.textContent = `No route: ${answer.reason || "unreachable"}`;
@@ -133,40 +198,60 @@ function showRoute(app, answer) {
     return;
   }
   const route = answer.route;
+  app.shownRoute = route;
   show(reason, false);
-  summary.textContent = `${formatFeet(route.distance)} · ${formatSeconds(route.time)}` +
+  summary.textContent = `${formatDistance(route.distance, units)} · ${formatSeconds(route.time)}` +
     (answer.mode === "wheelchair" ? " · wheelchair" : " · on foot"); // prettier-ignore
   summary.dataset.distance = String(route.distance);
   summary.dataset.time = String(route.time);
   route.legs.forEach((leg, index) => {
     const button = h("button", { type: "button", class: "link", "data-leg": index,
-      "data-level-uid": leg.levelUid }, legText(app, leg)); // prettier-ignore
+      "data-level-uid": leg.levelUid }, legText(app, leg, units)); // prettier-ignore
     button.addEventListener("click", () => app.showLevel(leg.levelUid));
     legs.append(h("li", {}, button));
   });
-  for (const step of route.steps) {
-    steps.append(h("li", {}, step));
-  }
   drawRoute(app, route);
-  if (route.legs.length && !route.legs.some((leg) => leg.levelUid === app.view.level)) {
-    app.showLevel(route.legs[0].levelUid);
-  }
+  showSteps(app, route, units);
+  placeRoute(app, route);
   panel.dataset.state = "ready";
+}
+
+// The units toggle, wired on the first call (main.js calls updateRoute once the map is
+// drawn): feet <-> metres, kept in the URL, the route asked again for its sentences.
+function wireUnits(app) {
+  const button = byId("route-units");
+  if (button.dataset.wired) {
+    return;
+  }
+  button.dataset.wired = "true";
+  button.addEventListener("click", () => {
+    app.view.units = shownUnits(app) === "m" ? "ft" : "m";
+    app.save();
+    updateRoute(app);
+  });
 }
 
 export async function updateRoute(app) {
   const panel = byId("directions");
+  if (app.placedTrip === undefined) {
+    app.placedTrip = app.linkedPlace ? tripOf(app.view) : null; // the link's view is kept
+  }
+  wireUnits(app);
+  const units = shownUnits(app);
+  showUnitsButton(units);
   byId("from-name").textContent = waypointName(app, app.view.from);
   byId("to-name").textContent = waypointName(app, app.view.to);
   byId("wheelchair").checked = app.view.mode === "wheelchair";
   const ticket = (app.routeTicket = (app.routeTicket || 0) + 1);
   if (!app.view.from || !app.view.to) {
+    app.shownRoute = null;
     clearRouteDrawing(app);
     clear(byId("route-legs"));
-    clear(byId("route-steps"));
+    clearSteps();
     byId("route-summary").textContent = "";
     show(byId("route-reason"), false);
     panel.dataset.state = "idle";
+    panel.dataset.units = units;
     return;
   }
   panel.dataset.state = "loading";
@@ -178,13 +263,16 @@ export async function updateRoute(app) {
       from: waypointInput(app.view.from),
       to: waypointInput(app.view.to),
       mode: app.view.mode,
+      units: units === "m" ? "metric" : "imperial",
     });
     answer = data.route;
   } catch (error) {
     if (ticket !== app.routeTicket) {
       return;
     }
+    app.shownRoute = null;
     clearRouteDrawing(app);
+    clearSteps();
     byId("route-summary").textContent = "";
     byId("route-reason").textContent = `Directions not available: ${error.message}`;
     show(byId("route-reason"), true);
@@ -202,5 +290,5 @@ export async function updateRoute(app) {
   }
   byId("from-name").textContent = waypointName(app, app.view.from);
   byId("to-name").textContent = waypointName(app, app.view.to);
-  showRoute(app, answer);
+  showRoute(app, answer, units);
 }
