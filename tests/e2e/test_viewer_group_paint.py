@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+import pytest_asyncio
 
-from tests.e2e.test_viewer_browser import Site, demo_key, js, open_viewer, running_site
+from tests.chromium import CHROMIUM, MISSING
+from tests.e2e.test_viewer_browser import Site, js, open_viewer, running_site
+from tests.servers import own_demo_database
 
-__all__ = ["demo_key"]  # the module fixture, shared with the viewer's other tests
-
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=MISSING)]
 
 DOCUMENT = {
     "version": "1.2",
@@ -68,6 +70,15 @@ DOCUMENT = {
         }
     ],
 }
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def demo_key(db_server, tmp_path_factory):
+    """A demo database of this module's own (it only reads)."""
+    async with own_demo_database(
+        db_server, Path(tmp_path_factory.mktemp("viewer-paint")), "floorgate_viewer_paint"
+    ) as demo:
+        yield demo
 
 
 @pytest.fixture(scope="module")
