@@ -6,7 +6,9 @@ screen, and the unit card shows each attribute value in the legend's colour."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -413,3 +415,25 @@ def test_the_unit_card_shows_each_value_in_the_legends_colour(site):
     route = route_of(site, f"{MAP}:b1-205", f"{MAP}:b1-307")
     assert shown_level(site, session) == [route["legs"][0]["levelUid"]] == ["level-b1-f2"]
     assert problems(site, session) == []
+
+
+def test_a_tiny_first_leg_is_shown_with_30_feet_around_it(site):
+    """Two points a few feet apart on Floor 1's walk line: the view is not zoomed in to
+    the leg's few feet, but shows at least 30 ft each way around it."""
+    walk = route_of(site, START, END)["legs"][0]["points"]
+    corridor = next(p for p, q in itertools.pairwise(walk) if p["y"] == q["y"] != walk[0]["y"])
+    a = {"x": corridor["x"] + 10, "y": corridor["y"], "floorId": "b1-f1"}  # on the walk line
+    b = {"x": corridor["x"] + 14, "y": corridor["y"], "floorId": "b1-f1"}
+    answer = site.graphql(ROUTE, **{"from": a, "to": b, "mode": "foot"})["route"]["route"]
+    leg = answer["legs"][0]
+    points = [(p["x"], p["y"]) for p in leg["points"]]
+    length = sum(math.dist(p, q) for p, q in itertools.pairwise(points))
+    assert len(answer["legs"]) == 1 and 0 < leg["distance"] < 30 and length > 0
+    least = 30 / (leg["distance"] / length)  # 30 ft in canvas units
+    query = f"?from=pt%3A{a['x']}%2C{a['y']}%2Cb1-f1&to=pt%3A{b['x']}%2C{b['y']}%2Cb1-f1"
+    session = open_viewer(site, query)
+    wait_for(site, session, READY)
+    x, y, w, h = view_box(site, session)
+    assert least <= min(w, h) <= least * 1.5, (least, w, h)
+    assert all(x <= px <= x + w and y <= py <= y + h for px, py in points)
+    assert shown_level(site, session) == ["level-b1-f1"]
