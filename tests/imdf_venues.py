@@ -9,6 +9,7 @@ writes the same venue the way real archives depart from it.
 from __future__ import annotations
 
 import io
+import random
 import uuid
 import zipfile
 from dataclasses import dataclass, field
@@ -360,3 +361,200 @@ def office_tower(levels: int = 10, rows: int = 10, rooms_per_side: int = 25) -> 
                     venue.opening(key, level, (x + 1.5, door_y), (x + 2.5, door_y))
     venue.relationship("tower-lift", "elevator", elevator)
     return venue
+
+
+# ---------------------------------------------------------------- a real-looking venue
+
+# Harbourside Exchange: 96 m x 42 m, two corridors (south y 14-17, north y 33-36) joined
+# by a spine (x 44-47); rows of rooms of irregular widths face them. Fixed per level (so
+# they stand over each other): the lifts, two stairs, the restrooms, a janitor's closet.
+EXCHANGE_LEVELS = (  # key, ordinal, name, short name, east end of the floor
+    ("B1", -1, "Basement B1", "B1", 96.0),
+    ("G", 0, "Ground Floor", "G", 96.0),
+    ("M", 1, "Mezzanine", "M", 60.0),
+    ("L1", 2, "First Floor", "1", 96.0),
+)
+EXCHANGE_ROWS = (  # band, y0, y1, door side y
+    ("A", 4.0, 14.0, 14.0),
+    ("B1", 17.0, 25.0, 17.0),
+    ("B2", 25.0, 33.0, 33.0),
+    ("C", 36.0, 46.0, 36.0),
+)
+EXCHANGE_FIXED = {  # band -> (x0, x1, category, name) of what stands on every level
+    "B1": [(28.0, 32.0, "elevator", "Lifts"), (52.0, 56.0, "stairs", None)],
+    "B2": [
+        (20.0, 24.0, "restroom.male", None),
+        (24.0, 28.0, "restroom.female", None),
+        (28.0, 32.0, "stairs", "West Stairs"),
+        (32.0, 34.0, "nonpublic", None),
+    ],
+}
+SHOPS = ("Harbour News", "Coffee Corner", "Pharmacy", "Coffee Corner", "Florist", "Optician")
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """The venue and, per level key, its level id and its units' (id, category, name)."""
+
+    venue: Venue
+    levels: dict[str, str]
+    units: dict[str, list[tuple[str, str, str | None]]]
+
+
+def _widths(rng: random.Random, x0: float, x1: float, choices: tuple[float, ...]) -> list[float]:
+    """Room widths filling x0..x1: random choices, a remainder under 2.5 m merged."""
+    widths: list[float] = []
+    left = x1 - x0
+    while left > 0:
+        width = min(rng.choice(choices), left)
+        if left - width < 2.5:
+            width = left
+        widths.append(width)
+        left -= width
+    return widths
+
+
+def _free(band: str, east: float) -> list[tuple[float, float]]:
+    """The x intervals of a band left for rooms: the spine, the fixed units, the floor's
+    east end and the ground floor's atrium taken out."""
+    taken = [(44.0, 47.0)] if band in ("B1", "B2") else []
+    taken += [(x0, x1) for x0, x1, *_ in EXCHANGE_FIXED.get(band, [])]
+    if band == "C":
+        taken.append((0.0, 30.0))  # atrium, parking, open to below, open plan: by level
+    free, x = [], 0.0
+    for a, b in sorted(taken):
+        if a > x:
+            free.append((x, a))
+        x = max(x, b)
+    free.append((x, east))
+    return [(a, min(b, east)) for a, b in free if min(b, east) - a >= 2.0]
+
+
+@dataclass
+class _Floor:
+    """One level of the exchange being built: adds its units and doors."""
+
+    venue: Venue
+    key: str
+    level: str
+    made: list[tuple[str, str, str | None]] = field(default_factory=list)
+
+    def unit(self, suffix: str, category: str, box: Rect, label: str | None) -> str:
+        key = f"ex-{self.key}-{suffix}"
+        self.made.append((stable_id(f"unit:{key}"), category, label))
+        return self.venue.unit(key, self.level, category, rect(*box), name=label)
+
+    def door(self, suffix: str, a: tuple[float, float], b: tuple[float, float]) -> None:
+        self.venue.opening(f"ex-{self.key}-{suffix}", self.level, a, b)
+
+
+def exchange(seed: int = 34) -> Exchange:
+    """Harbourside Exchange, four levels (a basement B1, the ground floor, a mezzanine
+    over the west part, the first floor) of 60-150 units each: rooms, offices,
+    storage, shops, restrooms, lifts and stairs, a janitor's closet, corridors, an
+    atrium with kiosks, parking, an area open to below and an open-plan office. Many
+    rooms are unnamed and some names repeat ("Meeting Room", "Storage", a shop).
+    Shops and the atrium have street doors (an opening touching one unit only). The
+    lifts and the west stairs have relationships; the east stairs are found by overlap."""
+    rng = random.Random(seed)
+    venue = Venue("Harbourside Exchange")
+    venue.venue("Harbourside Exchange", rect(0, 4, 96, 46))
+    levels: dict[str, str] = {}
+    units: dict[str, list[tuple[str, str, str | None]]] = {}
+    for key, ordinal, name, short, east in EXCHANGE_LEVELS:
+        floor = _Floor(
+            venue, key, venue.level(f"ex-{key}", ordinal, name, short, rect(0, 4, east, 46))
+        )
+        levels[key], units[key] = floor.level, floor.made
+        floor.unit("corridor-s", "walkway", (0, 14, east, 17), None)
+        floor.unit("corridor-n", "walkway", (0, 33, east, 36), None)
+        floor.unit("spine", "walkway", (44, 17, 47, 33), "Spine")
+        floor.door("spine-s", (45, 17), (46, 17))
+        floor.door("spine-n", (45, 33), (46, 33))
+        for band, y0, y1, door_y in EXCHANGE_ROWS:
+            for x0, x1, category, label in EXCHANGE_FIXED.get(band, []):
+                if x1 <= east:
+                    floor.unit(f"{band}-{category}-{x0:g}", category, (x0, y0, x1, y1), label)
+                    floor.door(f"{band}-{category}-{x0:g}", (x0 + 1, door_y), (x0 + 2, door_y))
+            _row(floor, rng, short, band, (y0, y1, door_y), east)
+        _west_end(floor)
+    _connect(venue, units)
+    anchor_unit = next(u for u, category, _ in units["G"] if category == "retail")
+    venue.occupant("ex-cafe", "restaurant", "Harbour Café", (8, 9), anchor_unit)
+    return Exchange(venue, levels, units)
+
+
+def _row(
+    floor: _Floor,
+    rng: random.Random,
+    short: str,
+    band: str,
+    ys: tuple[float, float, float],
+    east: float,
+) -> None:
+    """The rooms of one band, of random widths, a door each onto their corridor."""
+    y0, y1, door_y = ys
+    choices = (3.0, 3.5) if floor.key == "M" else (3.0, 4.0, 4.5, 5.0, 6.0, 8.0)
+    shops = floor.key == "G" and band == "A"
+    if shops:
+        choices = (6.0, 8.0, 10.0)
+    for a, b in _free(band, east):
+        x = a
+        for n, width in enumerate(_widths(rng, a, b, choices)):
+            suffix = f"{band}-{a:g}-{n}"
+            category, label = _room_kind(rng, floor.key, short, band, len(floor.made))
+            floor.unit(suffix, category, (x, y0, x + width, y1), label)
+            middle = x + width / 2
+            floor.door(suffix, (middle - 0.5, door_y), (middle + 0.5, door_y))
+            if shops:  # a street door: one unit on its side
+                floor.door(f"{suffix}-street", (middle - 1, 4), (middle + 1, 4))
+            x += width
+
+
+def _room_kind(
+    rng: random.Random, key: str, short: str, band: str, n: int
+) -> tuple[str, str | None]:
+    """A room's category and name (None: unnamed) by level and band."""
+    roll = rng.random()
+    if key == "G" and band == "A":
+        return "retail", None if roll < 0.2 else SHOPS[n % len(SHOPS)]
+    if key == "B1":
+        if roll < 0.3:
+            return "storage", "Storage"
+        if roll < 0.45:
+            return "nonpublic", "Plant Room"
+        return "room", None if roll < 0.7 else f"{short}.{n:02d}"
+    if roll < 0.2:
+        return "room", None
+    if roll < 0.35:
+        return "room", "Meeting Room"
+    return ("office" if key == "L1" else "room"), f"{short}.{n:02d}"
+
+
+def _west_end(floor: _Floor) -> None:
+    """The west end of the north band (x 0-30): each level its own open area."""
+    if floor.key == "G":
+        floor.unit("atrium", "lobby", (0, 36, 30, 46), "Atrium")
+        floor.door("atrium", (14, 36), (16, 36))
+        floor.door("atrium-street", (4, 46), (7, 46))  # the main entrance, one-sided
+        for n, x in enumerate((6.0, 14.0, 22.0)):  # standing in the atrium
+            floor.unit(f"kiosk{n}", "kiosk", (x, 40, x + 2.5, 42), "Kiosk" if n else "Tickets")
+    elif floor.key == "B1":
+        floor.unit("parking", "parking", (0, 36, 30, 46), "Car Park")
+        floor.door("parking", (10, 36), (13, 36))
+    elif floor.key == "M":
+        floor.unit("void", "opentobelow", (0, 36, 30, 46), None)
+    else:
+        floor.unit("open-plan", "office", (0, 36, 30, 46), "Open Plan")
+        for n, x in enumerate((5.0, 24.0)):
+            floor.door(f"open-plan{n}", (x, 36), (x + 1.5, 36))
+
+
+def _connect(venue: Venue, units: dict[str, list[tuple[str, str, str | None]]]) -> None:
+    """Relationships for the lifts and the west stairs, bottom to top."""
+    for category, label in (("elevator", "Lifts"), ("stairs", "West Stairs")):
+        stops = [
+            next(u for u, c, n in units[key] if c == category and n == label)
+            for key, *_ in EXCHANGE_LEVELS
+        ]
+        venue.relationship(f"ex-{category}", category, stops)
