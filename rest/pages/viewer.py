@@ -162,11 +162,12 @@ _PAGE = """<!doctype html>
             <label><input type="checkbox" id="wheelchair"> Wheelchair</label>
             <button type="button" id="swap-route">Swap</button>
             <button type="button" id="clear-route">Clear</button>
+            <button type="button" id="route-units" class="small">ft</button>
           </div>
           <p id="route-summary"></p>
           <p id="route-reason" class="problem" hidden></p>
           <ol id="route-legs" class="legs" aria-label="Legs"></ol>
-          <ol id="route-steps" aria-label="Steps"></ol>
+          <ol id="route-steps" class="steps" aria-label="Steps"></ol>
         </section>
         <section id="legend" class="card" aria-labelledby="legend-title">
           <h2 id="legend-title">Colour units by</h2>

@@ -38,10 +38,6 @@ export function show(node, visible) {
   node.hidden = !visible;
 }
 
-export function formatFeet(feet) {
-  return `${Math.round(feet).toLocaleString("en-US")} ft`;
-}
-
 export function formatSeconds(seconds) {
   const total = Math.round(seconds);
   if (total < 60) {

@@ -1,19 +1,10 @@
 // Colour units by an attribute group: each attribute a colour, units without one grey.
 // The colours follow the group's changes live (live.js), unit by unit.
 
-import { byId, clear, h, s } from "./dom.js";
+import { attributeColours, NONE, swatch } from "./colours.js";
+import { byId, clear, h } from "./dom.js";
 import { Live } from "./live.js";
 import { refreshUnitAttributes } from "./unit-panel.js";
-
-const PALETTE = ["#60a5fa", "#f59e0b", "#34d399", "#f472b6", "#a78bfa", "#f87171",
-  "#2dd4bf", "#facc15", "#fb923c", "#94a3b8"]; // prettier-ignore
-const NONE = "#e5e7eb";
-
-function swatch(colour) {
-  const box = s("svg", { class: "swatch", viewBox: "0 0 10 10", "aria-hidden": "true" });
-  box.append(s("rect", { width: "10", height: "10", rx: "2", fill: colour }));
-  return box;
-}
 
 export async function buildLegend(app) {
   const select = byId("legend-group");
@@ -120,7 +111,7 @@ export async function colourUnits(app) {
   if (app.view.group !== groupId) {
     return;
   }
-  const colours = new Map(group.attributes.map((a, i) => [a.attributeId, PALETTE[i % PALETTE.length]]));
+  const colours = attributeColours(group);
   shown = { group, byUnit, colours, counts: new Map(), countNodes: new Map(), unitsById: new Map() };
   for (const unit of allUnits(app)) {
     const id = paintUnit(unit, byUnit);

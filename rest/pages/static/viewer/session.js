@@ -113,7 +113,7 @@ export function boxText(box) {
 }
 
 // The view in the query string, in this order; defaults are left out.
-const FIELDS = ["level", "unit", "from", "to", "mode", "group", "tags", "q", "paths", "box"];
+const FIELDS = ["level", "unit", "from", "to", "mode", "units", "group", "tags", "q", "paths", "box"];
 
 export function readView() {
   const query = new URLSearchParams(window.location.search);
@@ -123,6 +123,7 @@ export function readView() {
     from: parseWaypoint(query.get("from")),
     to: parseWaypoint(query.get("to")),
     mode: query.get("mode") === "wheelchair" ? "wheelchair" : "foot",
+    units: ["m", "ft"].includes(query.get("units")) ? query.get("units") : null, // null: the locale's
     group: query.get("group"),
     tags: query.get("tags") || "",
     q: query.get("q") || "",
@@ -138,6 +139,7 @@ export function writeView(view) {
     from: waypointText(view.from),
     to: waypointText(view.to),
     mode: view.mode === "wheelchair" ? "wheelchair" : null,
+    units: view.units,
     group: view.group,
     tags: view.tags,
     q: view.q,
