@@ -35,7 +35,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=MISSI
 
 ASSET = "harbor-view"
 LEVEL = "level-b1-f1"  # the level the viewer opens on
-# legend.js's PALETTE (an attribute's colour by its place in its group) and NONE.
+# colours.js's PALETTE (an attribute's colour by its place in its group) and NONE.
 PALETTE = ["#60a5fa", "#f59e0b", "#34d399", "#f472b6"]
 NONE = "#e5e7eb"
 SECONDS = 10  # a change shows well within this (it takes milliseconds)
