@@ -119,6 +119,83 @@ function drawGraphic(element, parent, inLayer) {
   parent.append(node);
 }
 
+const GEOMETRY = new Set(["x", "y", "width", "height", "x1", "y1", "x2", "y2", "cx", "cy", "r",
+  "rx", "ry", "points", "d"]); // prettier-ignore
+const PLAIN_NUMBER = /^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+// Path data of an unfilled graphic's outline, or null when it cannot join a path as is.
+function outlineOf(element) {
+  const number = (name) => {
+    const value = String(element[name] ?? "0").trim();
+    return PLAIN_NUMBER.test(value) ? Number(value) : null;
+  };
+  if (element.transform) {
+    return null;
+  }
+  if (element.type === "Polyline" || element.type === "Polygon") {
+    const points = parsePoints(element.points);
+    if (!points || points.length < 2) {
+      return null;
+    }
+    return `M${points.join("L")}${element.type === "Polygon" ? "Z" : ""}`;
+  }
+  if (element.type === "Line") {
+    const [x1, y1, x2, y2] = ["x1", "y1", "x2", "y2"].map(number);
+    return [x1, y1, x2, y2].includes(null) ? null : `M${x1},${y1}L${x2},${y2}`;
+  }
+  if (element.type === "Path") {
+    const d = typeof element.d === "string" ? element.d.trim() : "";
+    return /^M/.test(d) && PATH_DATA.test(d) ? d : null; // a leading "m" is relative to the last
+  }
+  return null;
+}
+
+// Runs of unfilled lines with the same paint become one <path>: walls and door lines are
+// thousands of elements on a real building, and the browser draws one path far faster
+// than thousands of nodes. A filled shape is never merged: overlaps would change how it
+// fills.
+class Strokes {
+  constructor(parent) {
+    this.parent = parent;
+    this.key = null;
+    this.parts = [];
+    this.first = null;
+  }
+
+  take(element, inherited) {
+    if (!GRAPHICS[element.type] || element.type === "Text" || fillOf(element, inherited) !== "none") {
+      return false;
+    }
+    const outline = outlineOf(element);
+    if (!outline) {
+      return false;
+    }
+    const paint = s("g");
+    copyChecked(element, paint, GEOMETRY);
+    const key = [...paint.attributes].map((a) => `${a.name}=${a.value}`).join(";");
+    if (key !== this.key) {
+      this.flush();
+      this.key = key;
+      this.first = paint;
+    }
+    this.parts.push(outline);
+    return true;
+  }
+
+  flush() {
+    if (this.parts.length) {
+      const path = s("path", { d: this.parts.join(" ") });
+      for (const attribute of this.first.attributes) {
+        path.setAttribute(attribute.name, attribute.value);
+      }
+      this.parent.append(path);
+    }
+    this.key = null;
+    this.parts = [];
+    this.first = null;
+  }
+}
+
 function drawUnit(element, parent, level, model) {
   const shape = element.shape;
   const points = shape && parsePoints(shape.points);
@@ -128,7 +205,7 @@ function drawUnit(element, parent, level, model) {
   const node = s("polygon", {
     class: "unit",
     points: points.map((p) => p.join(",")).join(" "),
-    tabindex: "0",
+    tabindex: "-1", // the level's units are one tab stop: main.js makes one of them 0
     role: "button",
     "data-unit-id": element.id,
     "data-unit-uid": typeof element.uid === "string" ? element.uid : null,
@@ -151,27 +228,50 @@ function drawUnit(element, parent, level, model) {
   parent.append(node);
 }
 
-function drawChildren(elements, parent, level, model, inLayer) {
+// The fill a group passes down: its own when it sets a valid one, else its parent's.
+function fillOf(element, inherited) {
+  const own = typeof element.fill === "string" ? element.fill.trim() : "";
+  return own && PAINT.test(own) ? own.toLowerCase() : inherited;
+}
+
+function drawChildren(elements, parent, level, model, inLayer, inherited) {
+  const strokes = new Strokes(parent);
   for (const element of Array.isArray(elements) ? elements : []) {
     if (!element || typeof element !== "object") {
       continue;
     }
+    if (strokes.take(element, inherited)) {
+      continue;
+    }
+    strokes.flush();
     if (element.type === "Layer" || element.type === "UnitLayer") {
       const layer = s("g", {
         class: element.type === "UnitLayer" ? "layer unit-layer" : "layer",
         "data-layer": typeof element.name === "string" ? element.name : null,
       });
-      if (element.name === "paths") {
-        layer.classList.add("paths-layer"); // walk lines: hidden unless asked for
-      }
       copyChecked(element, layer, NOT_GROUP_PAINT);
-      drawChildren(element.elements, layer, level, model, true);
+      const fill = fillOf(element, inherited);
+      if (element.name === "paths") {
+        // Walk lines: hidden unless asked for, so drawn only then (drawHidden).
+        layer.classList.add("paths-layer");
+        model.hidden.push(() => drawChildren(element.elements, layer, level, model, true, fill));
+      } else {
+        drawChildren(element.elements, layer, level, model, true, fill);
+      }
       parent.append(layer);
     } else if (element.type === "Unit") {
       drawUnit(element, parent, level, model);
     } else if (element.type !== "HitAreaLayer" && element.type !== "Level") {
       drawGraphic(element, parent, inLayer); // hit areas are invisible twins of units
     }
+  }
+  strokes.flush();
+}
+
+// Draw what was left out until shown (the walk `paths` layers), once.
+export function drawHidden(model) {
+  for (const draw of model.hidden.splice(0)) {
+    draw();
   }
 }
 
@@ -183,7 +283,7 @@ function text(value) {
 export function drawDocument(svg, documentJson) {
   const width = Number(documentJson.width) > 0 ? Number(documentJson.width) : 1000;
   const height = Number(documentJson.height) > 0 ? Number(documentJson.height) : 1000;
-  const model = { width, height, levels: [], units: new Map() };
+  const model = { width, height, levels: [], units: new Map(), hidden: [] };
   const root = s("g", { class: "drawing" });
   const elements = Array.isArray(documentJson.elements) ? documentJson.elements : [];
   for (const [index, element] of elements.entries()) {
@@ -203,7 +303,7 @@ export function drawDocument(svg, documentJson) {
     };
     level.content = s("g", { class: "level-drawing" }); // what "fit" shows
     copyChecked(element, level.content, NOT_GROUP_PAINT);
-    drawChildren(element.elements, level.content, level, model, false);
+    drawChildren(element.elements, level.content, level, model, false, fillOf(element, undefined));
     level.labels = s("g", { class: "unit-labels" });
     level.routeLayer = s("g", { class: "route-layer" });
     level.markers = s("g", { class: "markers" });

@@ -6,7 +6,7 @@ import { fetchDocument, graphql, KEY_PROBLEMS } from "./api.js";
 import { Attributes } from "./attributes.js";
 import { updateRoute } from "./directions.js";
 import { byId, h, show } from "./dom.js";
-import { drawDocument } from "./drawing.js";
+import { drawDocument, drawHidden } from "./drawing.js";
 import { Labels } from "./labels.js";
 import { buildLegend } from "./legend.js";
 import { buildLevelSwitcher, markLevel } from "./levels.js";
@@ -281,8 +281,12 @@ function wireControls() {
   const paths = byId("show-paths");
   paths.checked = app.view.paths;
   svg.classList.toggle("show-paths", app.view.paths);
+  if (app.view.paths) {
+    drawHidden(app.model);
+  }
   paths.onchange = () => {
     app.view.paths = paths.checked;
+    drawHidden(app.model);
     svg.classList.toggle("show-paths", paths.checked);
     app.save();
   };
