@@ -29,7 +29,7 @@ from storage.cpu import run_cpu
 Coding = Literal["br", "gzip"]
 MIN_BYTES = 1024  # below this a body leaves as it is: the coding's framing eats the gain
 # Above this a body (or one chunk of a stream) is compressed on the CPU pool: at gzip 5 /
-# br 5 a 64 KiB JSON takes about 1 ms, a 616 KB parsed map 7 / 11 ms (docs/performance.md,
+# br 5 a 64 KiB JSON takes about 1-2 ms, a 616 KB parsed map 7 / 11 ms (docs/api.md,
 # "Compression"). The same bound as JSON request bodies (resolvers.limits).
 COMPRESS_ON_LOOP_BYTES = 64 * 1024
 GZIP_LEVEL = 5  # as small as 6 on map JSON (within 0.3%), twice as fast

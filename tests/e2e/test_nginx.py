@@ -1,7 +1,8 @@
 """docs/deploy.md's nginx configuration in front of `floorgate serve --behind-proxy`:
 the demo over TLS through nginx, links on the public URL, the client's address passed
 on, live changes through it (an event stream, and a subscription over WebSocket), and
-floorgate still refusing plain HTTP that did not come through the proxy.
+floorgate still refusing plain HTTP that did not come through the proxy, and a parsed map
+document compressed through it.
 
 The configuration is copied out of docs/deploy.md (only ports, paths and the server
 name are replaced), so the documented one is the tested one. `make test` installs
@@ -9,6 +10,7 @@ Debian's nginx when it runs as root; elsewhere this test is skipped with a messa
 
 from __future__ import annotations
 
+import gzip
 import os
 import re
 import shutil
@@ -18,6 +20,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import brotli
 import httpx
 import orjson
 import pytest
@@ -149,6 +152,7 @@ def test_the_documented_nginx_config_serves_the_demo(tmp_path, db_server, demo_d
             graphql = client.post("/graphql", json={"query": "{ assets { data { id } } }"})
             assert graphql.json() == {"data": {"assets": {"data": [{"id": "harbor-view"}]}}}
             assert client.get("/metrics").status_code == 404  # not through the proxy
+            map_json_arrives_compressed(client, public)
             live_changes_pass_through(client, public, tls, key)
         # Straight to floorgate, not through nginx: no X-Forwarded-Proto, plain HTTP.
         direct = httpx.get(
@@ -167,6 +171,26 @@ def test_the_documented_nginx_config_serves_the_demo(tmp_path, db_server, demo_d
     assert "path=/v1/units?per-page=2 status=200" in access
     assert "client=127.0.0.1" in access  # the X-Forwarded-For of the test client
     assert key not in access
+
+
+def map_json_arrives_compressed(client: httpx.Client, public: str) -> None:
+    """A parsed map document through nginx: br as a browser asks, gzip when only that is
+    asked for, both decoding to the stored bytes; the br tag revalidates (docs/deploy.md,
+    "Compression passes through")."""
+    path = client.get("/v1/maps").json()["data"][0]["url"].removeprefix(public)
+    plain = client.get(path, headers={"Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers and len(plain.content) > 10_000
+    for accept, coding in (("gzip, deflate, br, zstd", "br"), ("gzip", "gzip")):
+        with client.stream("GET", path, headers={"Accept-Encoding": accept}) as answer:
+            wire = b"".join(answer.iter_raw())
+        assert answer.headers["content-encoding"] == coding
+        assert answer.headers["vary"] == "Accept-Encoding"
+        assert answer.headers["etag"] == plain.headers["etag"][:-1] + f'-{coding}"'
+        decode = brotli.decompress if coding == "br" else gzip.decompress
+        assert decode(wire) == plain.content and len(wire) < len(plain.content) / 5
+    tag = plain.headers["etag"][:-1] + '-br"'
+    again = client.get(path, headers={"Accept-Encoding": "br", "If-None-Match": tag})
+    assert (again.status_code, again.headers["etag"]) == (304, tag)
 
 
 def live_changes_pass_through(
