@@ -162,21 +162,25 @@ class Compression:
             return
         accept = if_none_match = None
         ranged = False
+        lines = 0  # of If-None-Match
         for name, value in scope.get("headers", ()):
             if name == b"accept-encoding":
                 text = value.decode("latin-1")
                 accept = text if accept is None else f"{accept},{text}"
             elif name == b"if-none-match":
-                if_none_match = value.decode("latin-1")
+                lines += 1
+                text = value.decode("latin-1")
+                if_none_match = text if if_none_match is None else f"{if_none_match},{text}"
             elif name == b"range":
                 ranged = True
         coding, identity_refused = negotiate(accept)
-        if if_none_match is not None and SUFFIXED.search(if_none_match):
-            plain = plain_tags(if_none_match).encode("latin-1")
+        if if_none_match is not None and (lines > 1 or SUFFIXED.search(if_none_match)):
+            # The routes read one line (Starlette's `headers.get`): they get all tags in
+            # one, without suffixes.
             headers = [
-                (name, plain if name == b"if-none-match" else value)
-                for name, value in scope["headers"]
+                (name, value) for name, value in scope["headers"] if name != b"if-none-match"
             ]
+            headers.append((b"if-none-match", plain_tags(if_none_match).encode("latin-1")))
             scope = {**scope, "headers": headers}
         if coding is not None and scope.get("extensions", {}).get("http.response.pathsend"):
             extensions = {

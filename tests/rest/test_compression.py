@@ -159,6 +159,14 @@ async def test_the_tag_of_either_representation_revalidates(demo, map_json):
         assert decoded(response, body) == stored
 
 
+async def test_if_none_match_over_two_lines(demo, map_json):
+    path, _, tag = map_json
+    lines = [("Accept-Encoding", "gzip"), ("If-None-Match", '"other"')]
+    lines.append(("If-None-Match", f'"{tag}-gzip"'))
+    response = await demo.client.get(path, headers=lines)
+    assert (response.status_code, response.headers["etag"]) == (304, f'"{tag}-gzip"')
+
+
 async def test_head_names_the_coding_a_get_would_have(demo, map_json):
     path, stored, tag = map_json
     head, body = await raw(demo.client, path, "HEAD", **{"Accept-Encoding": "gzip"})
