@@ -1,11 +1,12 @@
 """Compressed answers (docs/api.md, "Compression"): JSON, XML/SVG, GeoJSON and text
-bodies over MIN_BYTES leave in gzip, or br when the client prefers or allows it, for
-every route of the app; what a proxy in front does is in docs/deploy.md.
+bodies over MIN_BYTES leave in br or gzip, as the client's Accept-Encoding weighs them,
+for every route of the app; what a proxy in front does is in docs/deploy.md.
 
-Pure ASGI, beside `rest.middleware.Boundary` (inside it, so a failure here is answered
-and logged like any other). Never compressed: event streams (they must leave event by
-event), WebSockets, HEAD, 204/206/304, a request with `Range`, an answer that already
-has a Content-Encoding, and bodies under MIN_BYTES (unless the client refuses identity).
+Pure ASGI, just inside `rest.middleware.Boundary` (so a failure here is answered and
+logged like any other). Never compressed: event streams (they must leave event by
+event), WebSockets, 204/206/304, a request with `Range`, an answer that already has a
+Content-Encoding, and bodies under MIN_BYTES (unless the client refuses identity). A
+HEAD gets the headers its GET would (Content-Encoding, the ETag), without a length.
 
 A compressed answer is another representation, so its strong ETag gets the coding as a
 suffix inside the quotes (`"<tag>-gzip"`, `"<tag>-br"`, as Apache does and RFC 9110,
