@@ -183,11 +183,11 @@ def overlapping(labels: list[dict[str, Any]]) -> list[str]:
     return found
 
 
-def check_label_heights(labels: list[dict[str, Any]], where: str) -> None:
+def check_label_heights(labels: list[dict[str, Any]], where: str, at_least: int = 5) -> None:
     heights = sorted(label["height"] for label in labels)
     print(f"{where}: {len(labels)} visible labels, heights {heights[:1]}..{heights[-1:]}")
     outside = [h for h in heights if not LABEL_PX[0] <= h <= LABEL_PX[1]]
-    assert len(labels) >= 5, f"{where}: only {len(labels)} visible labels"
+    assert len(labels) >= at_least, f"{where}: only {len(labels)} visible labels"
     assert not outside, (
         f"{where}: {len(outside)} of {len(labels)} visible labels outside "
         f"{LABEL_PX[0]:g}-{LABEL_PX[1]:g} px tall; heights min {heights[0]:.1f}, "
@@ -284,7 +284,8 @@ def test_label_heights_at_the_fitted_view(site, name):
 @pytest.mark.parametrize("name", BUILDINGS)
 def test_label_heights_zoomed_in_4x(site, name):
     session = zoomed_in(site, BUILDINGS[name], 4)
-    check_label_heights(visible_labels(site, session), f"{name}, zoomed in 4x")
+    # A sixteenth of the floor: a few rooms (unnamed ones have no label).
+    check_label_heights(visible_labels(site, session), f"{name}, zoomed in 4x", at_least=3)
 
 
 @pytest.mark.parametrize("name", BUILDINGS)

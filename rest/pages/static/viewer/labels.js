@@ -5,7 +5,8 @@
 // stylesheet scales the font by `--upp`, canvas units per CSS pixel, which panzoom.js
 // keeps up to date), and shown only where it fits inside its unit and does not collide
 // with a label already shown. Labels are placed by priority: the selected unit, the
-// route's ends, units with a name, then the rest; within each, bigger units first.
+// route's ends, named units, then the rest (names of places that are not units); within
+// each, bigger units first. A unit without a name has no label.
 // Placement runs once per frame after the view changes, on the shown level only.
 
 import { s } from "./dom.js";
@@ -16,7 +17,7 @@ const GAP_PX = 2; // space kept between two labels
 const CELL_PX = 48; // collision grid cell
 const FONT = `${FONT_PX}px system-ui, sans-serif`;
 
-const PRIORITY = { selected: 0, route: 1, named: 2, location: 2, rest: 3 };
+const PRIORITY = { selected: 0, route: 1, unit: 2, location: 3 };
 
 // Signed distance from (x, y) to the ring's edges: positive inside.
 function edgeDistance(x, y, ring) {
@@ -166,13 +167,13 @@ export class Labels {
     this.items = new Map(); // level uid -> label items
   }
 
-  // A label for each unit of each level: `nameOf(unitId)` gives {name, named}.
+  // A label for each named unit of each level (`nameOf(unitId)`: its name or null).
   build(model, nameOf) {
     for (const level of model.levels) {
       level.labels.replaceChildren();
       const items = [];
       for (const unit of level.units) {
-        const { name, named } = nameOf(unit.id);
+        const name = nameOf(unit.id);
         if (!name) {
           continue;
         }
@@ -193,7 +194,7 @@ export class Labels {
           radius: pole.radius,
           ring: unit.points,
           width: textWidth(name),
-          kind: named ? "named" : "rest",
+          kind: "unit",
           area: unit.box.width * unit.box.height,
           shown: true,
         });
@@ -211,7 +212,7 @@ export class Labels {
         item.node.remove();
       }
     }
-    for (const point of points) {
+    for (const point of points.filter((candidate) => candidate.name && candidate.name.trim())) {
       const node = s("text", { class: "location-label", x: point.x, y: point.y,
         "data-location-id": point.id }); // prettier-ignore
       node.textContent = point.name;

@@ -60,6 +60,17 @@ function labelLocations(app) {
   app.labels.place();
 }
 
+// What the list calls a location: its name, else what it stands for (an unnamed unit's
+// id), so no row is a blank button.
+function nameOf(location) {
+  const name = location.name && location.name.trim();
+  if (name) {
+    return name;
+  }
+  const unitId = unitOf(location);
+  return unitId ? `Unit ${unitId} (no name)` : `${location.id} (no name)`;
+}
+
 export function renderLocations(app) {
   const list = clear(byId("location-list"));
   const needle = app.view.q.trim().toLowerCase();
@@ -70,12 +81,12 @@ export function renderLocations(app) {
       || a.name.localeCompare(b.name) || a.id.localeCompare(b.id)); // prettier-ignore
   for (const location of shown) {
     const name = h("button", { type: "button", class: "location-name", "data-location-id": location.id },
-      location.name, h("small", {}, ` ${app.floorName(floorOf(location))}`)); // prettier-ignore
+      nameOf(location), h("small", {}, ` ${app.floorName(floorOf(location))}`)); // prettier-ignore
     name.addEventListener("click", () => goToLocation(app, location));
     const from = h("button", { type: "button", class: "small", "data-role": "from",
-      "aria-label": `Directions from ${location.name}` }, "From"); // prettier-ignore
+      "aria-label": `Directions from ${nameOf(location)}` }, "From"); // prettier-ignore
     const to = h("button", { type: "button", class: "small", "data-role": "to",
-      "aria-label": `Directions to ${location.name}` }, "To"); // prettier-ignore
+      "aria-label": `Directions to ${nameOf(location)}` }, "To"); // prettier-ignore
     from.addEventListener("click", () => app.setWaypoint("from", { kind: "location", id: location.id }));
     to.addEventListener("click", () => app.setWaypoint("to", { kind: "location", id: location.id }));
     list.append(h("li", { "data-location-id": location.id }, name, from, to));

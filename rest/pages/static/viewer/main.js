@@ -401,13 +401,15 @@ async function load() {
   const [parsed] = await Promise.all([fetchDocument(map.url), loadFloors(map.assetId)]);
   app.model = drawDocument(svg, parsed);
   orderLevels(app.model);
+  // A unit's name from the API; a unit without one is labelled nowhere on the map (an id
+  // is no label), but named by its id for screen readers.
   const nameOf = (unitId) => {
     const unit = app.unitsById.get(unitId);
-    return unit && unit.name ? { name: unit.name, named: true } : { name: unitId, named: false };
+    return unit && unit.name && unit.name.trim() ? unit.name : null;
   };
   for (const level of app.model.levels) {
     for (const unit of level.units) {
-      unit.node.setAttribute("aria-label", `Unit ${nameOf(unit.id).name}, ${app.levelName(level)}`);
+      unit.node.setAttribute("aria-label", `Unit ${nameOf(unit.id) || unit.id}, ${app.levelName(level)}`);
     }
   }
   app.panzoom = new PanZoom(svg, app.model, keepBox);
