@@ -157,7 +157,7 @@ def upward_imports(graph: dict[str, set[str]]) -> Row:
 
 
 def long_modules() -> Row:
-    files = [*code_files(), *sorted(VIEWER_SCRIPTS.glob("*.js"))]
+    files = [*code_files(), *sorted(VIEWER_SCRIPTS.rglob("*.js"))]
     lengths = {path: len(path.read_text(encoding="utf-8").splitlines()) for path in files}
     over = [
         f"{path.relative_to(ROOT)} {lines}"

@@ -204,11 +204,11 @@ _PAGE = """<!doctype html>
 
 
 def folder_digest(folder: Path) -> str:
-    """A digest of the files of `folder` (names and bytes): another with any change."""
+    """A digest of the files under `folder` (paths and bytes): another with any change."""
     digest = hashlib.sha256()
-    for path in sorted(folder.iterdir()):
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         data = path.read_bytes()
-        digest.update(f"{path.name}\0{len(data)}\0".encode())
+        digest.update(f"{path.relative_to(folder).as_posix()}\0{len(data)}\0".encode())
         digest.update(data)
     return digest.hexdigest()[:16]
 

@@ -108,7 +108,7 @@ def test_a_layers_paint_reaches_its_children(site):
         session,
         f"""(async () => {{
         const main = document.querySelector('script[type="module"]').src;
-        const {{ drawDocument }} = await import(main.replace(/main\\.js$/, 'drawing.js'));
+        const {{ drawDocument }} = await import(main.replace(/main\\.js$/, 'map/drawing.js'));
         const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
         document.body.append(svg);
         drawDocument(svg, {json.dumps(DOCUMENT)});

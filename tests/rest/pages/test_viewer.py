@@ -80,33 +80,40 @@ async def test_every_file_of_the_page_is_ours_with_its_media_type(client):
     refs = refs_of(page).refs
     release = f"{VIEWER_STATIC_PREFIX}/{folder_digest(VIEWER_STATIC_DIR)}"
     assert refs == ["/static/graphiql/favicon.svg", f"{release}/viewer.css", f"{release}/main.js"]
-    files = sorted(path.name for path in VIEWER_STATIC_DIR.iterdir())
+    files = sorted(
+        path.relative_to(VIEWER_STATIC_DIR).as_posix()
+        for path in VIEWER_STATIC_DIR.rglob("*")
+        if path.is_file()
+    )
+    # The page's own modules, in wings by concern (docs/viewer.md, "Its files").
     assert files == [
         "api.js",
-        "attributes.js",
-        "colours.js",
-        "directions.js",
         "dom.js",
-        "drawing.js",
-        "icons.js",
-        "labels.js",
-        "legend.js",
-        "levels.js",
-        "live.js",
-        "locations.js",
         "main.js",
-        "measure.js",
-        "panzoom.js",
+        "map/drawing.js",
+        "map/labels.js",
+        "map/levels.js",
+        "map/locations.js",
+        "map/panzoom.js",
+        "route/directions.js",
+        "route/icons.js",
+        "route/measure.js",
+        "route/steps.js",
         "roving.js",
         "session.js",
-        "steps.js",
-        "unit-panel.js",
+        "units/attributes.js",
+        "units/colours.js",
+        "units/legend.js",
+        "units/live.js",
+        "units/unit-panel.js",
         "viewer.css",
     ]
     for ref in refs[1:] + [f"{release}/{name}" for name in files]:
         response = await client.get(ref)
         assert response.status_code == 200, ref
-        assert response.content == (VIEWER_STATIC_DIR / ref.rsplit("/", 1)[1]).read_bytes()
+        assert (
+            response.content == (VIEWER_STATIC_DIR / ref.removeprefix(f"{release}/")).read_bytes()
+        )
         assert response.headers["content-type"].split(";")[0] == TYPES["." + ref.rsplit(".")[-1]]
         assert response.headers["x-content-type-options"] == "nosniff"
         assert response.headers["cache-control"] == "public, max-age=31536000, immutable"
@@ -139,7 +146,7 @@ def test_the_files_address_changes_with_any_file(tmp_path):
 
 async def test_nothing_names_another_host(client):
     texts = [(await client.get("/viewer/maps/map-b1")).text]
-    texts += [path.read_text(encoding="utf-8") for path in VIEWER_STATIC_DIR.iterdir()]
+    texts += [path.read_text(encoding="utf-8") for path in VIEWER_STATIC_DIR.rglob("*.*")]
     for text in texts:
         assert not re.search(r"https?://|//[a-z0-9-]+\.[a-z]", text, re.IGNORECASE)
         assert "@import" not in text and "url(" not in text
@@ -149,9 +156,21 @@ async def test_nothing_names_another_host(client):
 
 
 def test_imports_of_the_modules_are_relative_files_that_exist():
-    for path in VIEWER_STATIC_DIR.glob("*.js"):
+    modules = list(VIEWER_STATIC_DIR.rglob("*.js"))
+    assert len(modules) == 19
+    for path in modules:
         for target in re.findall(r'from "([^"]+)"', path.read_text(encoding="utf-8")):
-            assert target.startswith("./") and (VIEWER_STATIC_DIR / target[2:]).is_file()
+            assert target.startswith(("./", "../")), (path, target)
+            resolved = (path.parent / target).resolve()
+            assert resolved.is_file() and resolved.is_relative_to(VIEWER_STATIC_DIR), (path, target)
+
+
+def test_the_files_address_changes_with_a_file_in_a_wing(tmp_path):
+    (tmp_path / "map").mkdir()
+    (tmp_path / "map" / "a.js").write_text("export const a = 1;\n")
+    first = folder_digest(tmp_path)
+    (tmp_path / "map" / "a.js").write_text("export const a = 2;\n")
+    assert folder_digest(tmp_path) != first
 
 
 async def request_page(settings: Settings, store) -> httpx.Response:

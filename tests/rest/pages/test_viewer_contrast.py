@@ -12,7 +12,7 @@ from rest.pages.viewer import VIEWER_STATIC_DIR
 from tests.contrast import AA_TEXT, contrast, luminance
 
 CSS = (VIEWER_STATIC_DIR / "viewer.css").read_text()
-COLOURS = (VIEWER_STATIC_DIR / "colours.js").read_text()
+COLOURS = (VIEWER_STATIC_DIR / "units" / "colours.js").read_text()
 
 
 def ink() -> str:

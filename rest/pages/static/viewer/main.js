@@ -3,18 +3,18 @@
 // document, draws it, and keeps the view in the URL.
 
 import { fetchDocument, graphql, KEY_PROBLEMS } from "./api.js";
-import { Attributes } from "./attributes.js";
-import { updateRoute } from "./directions.js";
+import { Attributes } from "./units/attributes.js";
+import { updateRoute } from "./route/directions.js";
 import { byId, h, show } from "./dom.js";
-import { drawDocument, drawHidden } from "./drawing.js";
-import { Labels } from "./labels.js";
-import { buildLegend } from "./legend.js";
-import { buildLevelSwitcher, markLevel } from "./levels.js";
-import { loadLocations, renderLocations, wireLocationList } from "./locations.js";
-import { PanZoom } from "./panzoom.js";
+import { drawDocument, drawHidden } from "./map/drawing.js";
+import { Labels } from "./map/labels.js";
+import { buildLegend } from "./units/legend.js";
+import { buildLevelSwitcher, markLevel } from "./map/levels.js";
+import { loadLocations, renderLocations, wireLocationList } from "./map/locations.js";
+import { PanZoom } from "./map/panzoom.js";
 import { restop, rove } from "./roving.js";
 import { forgetKey, readView, storedKey, storeKey, takeKeyFromFragment, writeView } from "./session.js";
-import { closeUnitPanel, openUnitPanel } from "./unit-panel.js";
+import { closeUnitPanel, openUnitPanel } from "./units/unit-panel.js";
 
 takeKeyFromFragment(); // first of all: the key leaves the address bar at once
 

@@ -2,7 +2,7 @@
 // service.unit-attributes.read): the groups once, each group's assignments on first use.
 // Without the flag or permission they are "not available" and nothing else fails.
 
-import { graphql } from "./api.js";
+import { graphql } from "../api.js";
 
 const GROUPS = `query ViewerAttributeGroups {
   unitAttributeGroups { groupId groupName oneAttributePerUnit

@@ -4,7 +4,7 @@
 // hold (numbers, colours, point lists, path data), so no value can name another
 // resource (no CSS url reference, no href) or carry markup. Images are never drawn.
 
-import { s } from "./dom.js";
+import { s } from "../dom.js";
 
 const NUMBER = /^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?(px|%)?$/i;
 const PAINT =

@@ -9,7 +9,7 @@
 // each, bigger units first. A unit without a name has no label.
 // Placement runs once per frame after the view changes, on the shown level only.
 
-import { s } from "./dom.js";
+import { s } from "../dom.js";
 
 export const FONT_PX = 12; // label text size on screen (viewer.css: .unit-labels)
 const LINE_PX = FONT_PX * 1.3; // the box a line of text takes

@@ -1,8 +1,8 @@
 // The level switcher: one button per level, in floor order (main.js orderLevels), named
 // as app.levelName names it (the asset's floor name from E3 first).
 
-import { byId, clear, h } from "./dom.js";
-import { restop, rove } from "./roving.js";
+import { byId, clear, h } from "../dom.js";
+import { restop, rove } from "../roving.js";
 
 export function buildLevelSwitcher(app) {
   const nav = clear(byId("levels"));

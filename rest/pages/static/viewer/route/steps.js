@@ -4,10 +4,10 @@
 // keys, Home and End move between steps). Route markers (A, B, connectors, the step's)
 // are drawn in screen pixels: viewer.css scales `.marker-body` by `--upp`.
 
-import { byId, clear, h, s } from "./dom.js";
+import { byId, clear, h, s } from "../dom.js";
 import { maneuverIcon } from "./icons.js";
 import { formatDistance } from "./measure.js";
-import { restop, rove } from "./roving.js";
+import { restop, rove } from "../roving.js";
 
 const STEP = "button.step";
 

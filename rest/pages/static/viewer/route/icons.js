@@ -2,7 +2,7 @@
 // by its modifier, a connector by its kind. Drawn with SVG elements (no image files, no
 // inline style: the page's CSP), 24 units square, in the text's colour (viewer.css).
 
-import { s } from "./dom.js";
+import { s } from "../dom.js";
 
 // Arrows drawn turning right, walking up from the bottom; left ones are their mirror.
 const ARROWS = {

@@ -9,7 +9,7 @@
 // 2 s, ... 30 s) and resumes after the last cursor seen. A resume the server refuses (a
 // cursor it no longer keeps, say) reads the group anew and subscribes without a cursor.
 
-import { FLAGS } from "./api.js";
+import { FLAGS } from "../api.js";
 
 const CHANGES = `subscription ViewerChanges($group: ID!, $asset: ID, $after: String) {
   unitAttributeAssignmentChanges(groupId: $group, assetId: $asset, after: $after) {

@@ -3,10 +3,10 @@
 // with its maneuvers as steps (steps.js). A new trip opens on the origin's level with
 // the first leg fitted into view (docs/viewer.md, "Directions").
 
-import { graphql } from "./api.js";
-import { byId, clear, formatSeconds, h, s, show } from "./dom.js";
+import { graphql } from "../api.js";
+import { byId, clear, formatSeconds, h, s, show } from "../dom.js";
 import { formatDistance, shownUnits } from "./measure.js";
-import { waypointText } from "./session.js";
+import { waypointText } from "../session.js";
 import { clearSteps, routeMarker, showSteps } from "./steps.js";
 
 const ROUTE = `query ViewerRoute($map: ID!, $from: WaypointInput!, $to: WaypointInput!,

@@ -3,9 +3,9 @@
 // from the API; what the key may not read says "not available". Its "Directions from
 // here" and "to here" buttons are wired in main.js.
 
-import { graphql } from "./api.js";
+import { graphql } from "../api.js";
 import { attributeColours, swatch } from "./colours.js";
-import { byId, clear, h, show } from "./dom.js";
+import { byId, clear, h, show } from "../dom.js";
 
 const REFERENCES = `query ViewerUnitReferences($id: ID!) {
   unit(id: $id) { id references { key value } }

@@ -2,7 +2,7 @@
 // The colours follow the group's changes live (live.js), unit by unit.
 
 import { attributeColours, NONE, swatch } from "./colours.js";
-import { byId, clear, h } from "./dom.js";
+import { byId, clear, h } from "../dom.js";
 import { Live } from "./live.js";
 import { refreshUnitAttributes } from "./unit-panel.js";
 

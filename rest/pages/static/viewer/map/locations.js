@@ -2,9 +2,9 @@
 // the server by the tag filter (the same terms as E17: `key`, `-key`, `key==value`,
 // `key!=value`, comma-separated), and by name on the page.
 
-import { graphql } from "./api.js";
-import { byId, clear, h, s, show } from "./dom.js";
-import { restop, rove } from "./roving.js";
+import { graphql } from "../api.js";
+import { byId, clear, h, s, show } from "../dom.js";
+import { restop, rove } from "../roving.js";
 
 const LOCATIONS = `query ViewerLocations($map: ID!, $tags: String) {
   locations(unitMapId: $map, tags: $tags) {

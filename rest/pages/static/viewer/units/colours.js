@@ -2,7 +2,7 @@
 // unit's card shows the same beside each value (unit-panel.js). An attribute's colour is
 // the palette's at its position in its group, so it is the same wherever it is shown.
 
-import { s } from "./dom.js";
+import { s } from "../dom.js";
 
 export const PALETTE = ["#60a5fa", "#f59e0b", "#34d399", "#f472b6", "#a78bfa", "#f87171",
   "#2dd4bf", "#facc15", "#fb923c", "#94a3b8"]; // prettier-ignore
