@@ -9,30 +9,26 @@ from __future__ import annotations
 import itertools
 import json
 import math
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
-import pytest_asyncio
 
 from tests.chromium import CHROMIUM, MISSING, open_tab, wait_until
-from tests.e2e.test_viewer_browser import (
+from tests.e2e.viewer_site import (
     ASSIGNMENTS,
     DESKTOP,
     MAP,
     Site,
     click,
+    demo_site,
     js,
     open_viewer,
     problems,
-    running_site,
     shown_level,
     view_box,
     wait_for,
 )
-from tests.servers import own_demo_database
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=MISSING)]
 
@@ -54,19 +50,7 @@ STEPS = """Array.from(document.querySelectorAll('#route-steps button.step'), b =
   tabindex: b.getAttribute('tabindex')}))"""
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def demo_key(db_server, tmp_path_factory):
-    async with own_demo_database(
-        db_server, Path(tmp_path_factory.mktemp("viewer-directions")), "floorgate_viewer_dir"
-    ) as demo:
-        yield demo
-
-
-@pytest.fixture(scope="module")
-def site(db_server, demo_key, tmp_path_factory) -> Iterator[Site]:
-    settings, key = demo_key
-    with running_site(db_server, settings, key, tmp_path_factory) as running:
-        yield running
+demo_key, site = demo_site("viewer-directions")
 
 
 # ---------------------------------------------------------------- helpers

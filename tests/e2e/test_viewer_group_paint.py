@@ -7,15 +7,11 @@ takes its UnitLayer's fill; IMDF drawings rendered black without this)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-import pytest_asyncio
 
 from tests.chromium import CHROMIUM, MISSING
-from tests.e2e.test_viewer_browser import Site, js, open_viewer, running_site
-from tests.servers import own_demo_database
+from tests.e2e.viewer_site import demo_site, js, open_viewer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=MISSING)]
 
@@ -72,20 +68,8 @@ DOCUMENT = {
 }
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def demo_key(db_server, tmp_path_factory):
-    """A demo database of this module's own (it only reads)."""
-    async with own_demo_database(
-        db_server, Path(tmp_path_factory.mktemp("viewer-paint")), "floorgate_viewer_paint"
-    ) as demo:
-        yield demo
-
-
-@pytest.fixture(scope="module")
-def site(db_server, demo_key, tmp_path_factory) -> Iterator[Site]:
-    settings, key = demo_key
-    with running_site(db_server, settings, key, tmp_path_factory) as running:
-        yield running
+# A demo database of this module's own (it only reads).
+demo_key, site = demo_site("viewer-paint")
 
 
 def test_the_demo_labels_layer_passes_its_paint_to_its_texts(site):

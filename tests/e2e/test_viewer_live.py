@@ -11,25 +11,21 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 
 from tests.chromium import CHROMIUM, MISSING, wait_until
-from tests.e2e.test_viewer_browser import (
+from tests.e2e.viewer_site import (
     MAP,
     Site,
+    demo_site,
     js,
     open_viewer,
     page_events,
     problems,
-    running_site,
     wait_for,
 )
-from tests.servers import own_demo_database
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=MISSING)]
 
@@ -46,21 +42,9 @@ ASSIGNMENTS = """query($group: ID!) {
     data { unitId attributeId } } }"""
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def demo_key(db_server, tmp_path_factory):
-    """A demo database of this module's own: its writes change nothing that
-    test_viewer_browser.py checks (its screenshots among them)."""
-    async with own_demo_database(
-        db_server, Path(tmp_path_factory.mktemp("viewer-live")), "floorgate_viewer_live"
-    ) as demo:
-        yield demo
-
-
-@pytest.fixture(scope="module")
-def site(db_server, demo_key, tmp_path_factory) -> Iterator[Site]:
-    settings, key = demo_key
-    with running_site(db_server, settings, key, tmp_path_factory) as running:
-        yield running
+# A demo database of this module's own: its writes change nothing that
+# test_viewer_browser.py checks (its screenshots among them).
+demo_key, site = demo_site("viewer-live")
 
 
 # ---------------------------------------------------------------- helpers

@@ -1,0 +1,191 @@
+"""What the viewer's browser tests share: `floorgate serve` over TLS on a demo database
+of the module's own, one headless Chromium (Debian's, over the DevTools pipe, every host
+but localhost unresolvable), and the small steps they take on the page."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import ssl
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from tests.chromium import (
+    Chromium,
+    console_messages,
+    evaluate,
+    offline_browser,
+    open_tab,
+    wait_until,
+)
+from tests.servers import own_demo_database, serve_tls
+
+BROWSER_SECONDS = 240  # the whole module's browser, start to close
+MAP = "map-b1"
+FLAGS = "references, unit-attributes-resource, locations-resource, distances, directions"
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+DESKTOP = (1280, 800)
+PHONE = (375, 667)
+
+
+class Site:
+    """The running server, its demo key, an API client and one browser."""
+
+    def __init__(self, base: str, key: str, api: httpx.Client, browser: Chromium) -> None:
+        self.base = base
+        self.key = key
+        self.api = api
+        self.browser = browser
+
+    def graphql(self, query: str, **variables: Any) -> dict[str, Any]:
+        answer = self.api.post("/graphql", json={"query": query, "variables": variables})
+        body = answer.json()
+        assert "errors" not in body, body
+        return body["data"]
+
+
+ASSIGNMENTS = """query($group: ID!, $asset: ID) {
+  unitAttributeAssignments(groupId: $group, assetId: $asset, perPage: 10000) {
+    data { unitId attributeId } } }"""
+
+
+def demo_site(name: str):
+    """The module's `demo_key` (a demo database of its own, `floorgate_<name>`) and `site`
+    fixtures: `demo_key, site = demo_site("viewer-live")` in a test module."""
+
+    @pytest_asyncio.fixture(scope="module", loop_scope="session")
+    async def demo_key(db_server, tmp_path_factory):
+        folder = Path(tmp_path_factory.mktemp(name))
+        async with own_demo_database(
+            db_server, folder, "floorgate_" + name.replace("-", "_")
+        ) as demo:
+            yield demo
+
+    @pytest.fixture(scope="module")
+    def site(db_server, demo_key, tmp_path_factory) -> Iterator[Site]:
+        settings, key = demo_key
+        with running_site(db_server, settings, key, tmp_path_factory) as running:
+            yield running
+
+    return demo_key, site
+
+
+@contextlib.contextmanager
+def running_site(db_server, settings, key: str, tmp_path_factory) -> Iterator[Site]:
+    """`floorgate serve` over TLS on the demo database of `settings`, and one browser
+    (also for tests/e2e/test_viewer_live.py)."""
+    deadline = time.monotonic() + BROWSER_SECONDS
+    with serve_tls(
+        settings.data_dir, db_server, settings, FLOORGATE_RATE_LIMIT_PER_SECOND="0"
+    ) as served:
+        headers = {"API-Key": key, "Experimental-Flags": FLAGS}
+        trust = ssl.create_default_context(cafile=served.certs.ca_cert)
+        with httpx.Client(base_url=served.base, verify=trust, headers=headers, timeout=30) as api:
+            profile = tmp_path_factory.mktemp("chromium") / "profile"
+            # 127.0.0.1 too: the server's address, beside its public URL's localhost.
+            browser = offline_browser(profile, served.certs.cert, deadline, "127.0.0.1")
+            try:
+                yield Site(served.base, key, api, browser)
+            finally:
+                browser.close()
+
+
+def open_viewer(
+    site: Site,
+    query: str = "",
+    size: tuple[int, int] = DESKTOP,
+    key: bool = True,
+    map_id: str = MAP,
+    base: str | None = None,
+) -> str:
+    """A new tab of `size` on the viewer of MAP (the key in the fragment), at the
+    server's public URL unless `base` says another; its session once the map is drawn."""
+    session = open_tab(site.browser)
+    width, height = size
+    site.browser.call(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600},
+        session=session,
+    )
+    fragment = f"#key={quote(site.key)}" if key else ""
+    url = f"{base or site.base}/viewer/maps/{map_id}{query}{fragment}"
+    site.browser.call("Page.navigate", {"url": url}, session=session)
+    if key:
+        state = wait_until(
+            site.browser,
+            session,
+            "document.body && ['ready', 'error', "
+            "'missing', 'key'].includes(document.body.dataset.state) && "
+            "document.body.dataset.state",
+            20,
+        )
+        assert state == "ready", (
+            state,
+            evaluate(site.browser, session, "document.getElementById('status').textContent"),
+        )
+    return session
+
+
+def page_events(site: Site, session: str) -> list[dict[str, Any]]:
+    return [event for event in site.browser.events if event.get("sessionId") == session]
+
+
+def problems(site: Site, session: str) -> list[tuple[str, str]]:
+    return [
+        (level, text)
+        for level, text in console_messages(page_events(site, session))
+        if level in ("error", "exception", "assert") or "Content Security Policy" in text
+    ]
+
+
+def js(site: Site, session: str, expression: str) -> Any:
+    return evaluate(site.browser, session, expression)
+
+
+def click_at(site: Site, session: str, selector: str) -> None:
+    """A real mouse click (pointer events and all) at the middle of what `selector` finds."""
+    box = js(
+        site,
+        session,
+        f"""(() => {{ const r = document.querySelector({json.dumps(selector)})
+        .getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }})()""",
+    )
+    for kind in ("mousePressed", "mouseReleased"):
+        site.browser.call(
+            "Input.dispatchMouseEvent",
+            {"type": kind, "x": box[0], "y": box[1], "button": "left", "clickCount": 1},
+            session=session,
+        )
+
+
+def click(site: Site, session: str, selector: str) -> None:
+    js(site, session, f"document.querySelector({json.dumps(selector)}).click()")
+
+
+def wait_for(site: Site, session: str, expression: str, seconds: float = 15) -> Any:
+    value = wait_until(site.browser, session, expression, seconds)
+    assert value, f"never true: {expression}"
+    return value
+
+
+def shown_level(site: Site, session: str) -> list[str]:
+    return js(
+        site,
+        session,
+        """Array.from(document.querySelectorAll('#map .level'))
+        .filter(g => getComputedStyle(g).display !== 'none').map(g => g.dataset.levelUid)""",
+    )
+
+
+VIEWBOX = "document.getElementById('map').getAttribute('viewBox')"
+
+
+def view_box(site: Site, session: str) -> list[float]:
+    return [float(value) for value in js(site, session, VIEWBOX).split()]
