@@ -401,16 +401,18 @@ class Exchange:
     units: dict[str, list[tuple[str, str, str | None]]]
 
 
-def _widths(rng: random.Random, x0: float, x1: float, choices: tuple[float, ...]) -> list[float]:
-    """Room widths filling x0..x1: random choices, a remainder under 2.5 m merged."""
+def room_widths(
+    rng: random.Random, length: float, choices: tuple[float, ...], merge_under: float = 2.5
+) -> list[float]:
+    """Room widths filling `length` metres: random choices, a remainder under
+    `merge_under` merged into the last room (also for tests/viewer_buildings.py)."""
     widths: list[float] = []
-    left = x1 - x0
-    while left > 0:
-        width = min(rng.choice(choices), left)
-        if left - width < 2.5:
-            width = left
+    while length > 1e-9:
+        width = min(rng.choice(choices), length)
+        if length - width < merge_under:
+            width = length
         widths.append(width)
-        left -= width
+        length -= width
     return widths
 
 
@@ -500,7 +502,7 @@ def _row(
         choices = (6.0, 8.0, 10.0)
     for a, b in _free(band, east):
         x = a
-        for n, width in enumerate(_widths(rng, a, b, choices)):
+        for n, width in enumerate(room_widths(rng, b - a, choices)):
             suffix = f"{band}-{a:g}-{n}"
             category, label = _room_kind(rng, floor.key, short, band, len(floor.made))
             floor.unit(suffix, category, (x, y0, x + width, y1), label)

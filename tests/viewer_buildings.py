@@ -23,7 +23,7 @@ from storage.imdf.dataset import dataset_from_path, import_venue
 from storage.imdf.venue import ImdfOptions
 from storage.imports.importer import import_data
 from storage.settings import Settings
-from tests.imdf_venues import Exchange, exchange, zip_bytes
+from tests.imdf_venues import Exchange, exchange, room_widths, zip_bytes
 
 ASSET = "quayside-house"
 MAP = "quayside-house-map"
@@ -81,17 +81,6 @@ CORE = (26.0, 34.0)
 
 def _box(x0: float, y0: float, x1: float, y1: float) -> list[XY]:
     return [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
-
-
-def _widths(rng: random.Random, length: float, choices: tuple[float, ...]) -> list[float]:
-    widths: list[float] = []
-    while length > 1e-9:
-        width = min(rng.choice(choices), length)
-        if length - width < 1.5:
-            width = length
-        widths.append(width)
-        length -= width
-    return widths
 
 
 class _Plan:
@@ -153,7 +142,7 @@ class _Plan:
         mid = 12.5
         top, bottom = NORTH[1], SOUTH[0]
         north_y, south_y = sum(NORTH) / 2, sum(SOUTH) / 2
-        widths = _widths(self.rng, x1 - x0, (1.5, 4.0, 5.0, 6.0, 8.0))
+        widths = room_widths(self.rng, x1 - x0, (1.5, 4.0, 5.0, 6.0, 8.0), merge_under=1.5)
         x = x0
         for n, width in enumerate(widths):
             if n == 1 and width >= 4.0:  # an L: the north room's foot runs south
