@@ -1,0 +1,90 @@
+"""Where the viewer writes a unit's name (issue 34 point 2), in headless Chromium.
+
+`map/labels.js` puts a label at its unit's pole of inaccessibility, not at the centroid
+(which an L-shaped room does not contain), and shows a label only where it fits inside
+its unit and meets no other shown label. The pole is held to shapely's `polylabel`, the
+placement to the unit shapes the page drew."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from shapely import Point, Polygon
+from shapely.ops import polylabel
+
+from tests.chromium import CHROMIUM, MISSING
+from tests.e2e.viewer_site import demo_site, js, open_viewer
+
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=MISSING)]
+
+demo_key, site = demo_site("viewer-labels")
+
+RINGS = {
+    # arms 10 wide: the centroid (11, 11) lies outside the room
+    "L": [(0, 0), (30, 0), (30, 10), (10, 10), (10, 30), (0, 30)],
+    # a U open at the top: the centroid falls in the gap between the arms
+    "U": [(0, 0), (40, 0), (40, 30), (30, 30), (30, 8), (10, 8), (10, 30), (0, 30)],
+    "square": [(0, 0), (20, 0), (20, 20), (0, 20)],
+    "sliver": [(0, 0), (50, 0), (50, 2), (0, 2)],
+}
+
+POLES = """(async () => {
+  const main = document.querySelector('script[type="module"]').src;
+  const { poleOf } = await import(main.replace(/main\\.js$/, 'map/labels.js'));
+  const rings = %s;
+  return Object.fromEntries(Object.entries(rings).map(([name, ring]) => {
+    const pole = poleOf(ring, 0.01);
+    return [name, [pole.x, pole.y, pole.radius]];
+  }));
+})()"""
+
+# Every shown label of the shown level: its anchor, its box and its unit's outline.
+SHOWN = """Array.from(document.querySelectorAll(
+    '.level:not(.off) .unit-labels text[data-unit-label]'))
+  .filter(t => getComputedStyle(t).display !== 'none')
+  .map(t => {
+    const unit = document.querySelector(
+      `.level:not(.off) .unit[data-unit-id="${CSS.escape(t.dataset.unitLabel)}"]`);
+    const box = t.getBoundingClientRect();
+    const matrix = unit.getScreenCTM();
+    const corners = Array.from(unit.points, p => new DOMPoint(p.x, p.y).matrixTransform(matrix));
+    return {unit: t.dataset.unitLabel, text: t.textContent,
+      anchor: [Number(t.getAttribute('x')), Number(t.getAttribute('y'))],
+      points: Array.from(unit.points, p => [p.x, p.y]),
+      box: [box.left, box.top, box.right, box.bottom],
+      screen: corners.map(p => [p.x, p.y])};
+  })"""
+
+
+def test_the_pole_is_shapelys_polylabel_and_not_the_centroid(site):
+    session = open_viewer(site)
+    poles = js(site, session, POLES % json.dumps(RINGS))
+    for name, ring in RINGS.items():
+        polygon = Polygon(ring)
+        x, y, radius = poles[name]
+        expected = polylabel(polygon, 0.01)
+        inside = polygon.exterior.distance(Point(x, y))
+        assert polygon.contains(Point(x, y)), (name, x, y)
+        # As far from the walls as polylabel's point, to within the tolerance asked.
+        assert inside == pytest.approx(polygon.exterior.distance(expected), abs=0.02), name
+        assert radius == pytest.approx(inside, abs=1e-6), name
+    assert not Polygon(RINGS["L"]).contains(Polygon(RINGS["L"]).centroid)
+
+
+def test_every_shown_label_sits_inside_its_unit_and_meets_no_other(site):
+    session = open_viewer(site, map_id="map-b1")
+    shown = js(site, session, SHOWN)
+    assert len(shown) >= 10, shown
+    boxes = []
+    for label in shown:
+        unit = Polygon(label["points"])
+        assert unit.contains(Point(label["anchor"])), label["unit"]
+        # The text's screen box inside the unit's outline on screen (0.5 px for rounding).
+        left, top, right, bottom = label["box"]
+        text_box = Polygon([(left, top), (right, top), (right, bottom), (left, bottom)])
+        assert Polygon(label["screen"]).buffer(0.5).contains(text_box), label["unit"]
+        boxes.append(text_box)
+    for n, box in enumerate(boxes):
+        for other in boxes[n + 1 :]:
+            assert box.intersection(other).area == 0
