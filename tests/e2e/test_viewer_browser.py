@@ -417,6 +417,17 @@ def test_keyboard_moves_between_units_and_enter_selects(site):
         "Array.from(document.querySelectorAll('.level:not(.off) polygon.unit[tabindex=\"0\"]'),"
         " u => u.dataset.unitId)",
     ) == [labels[1][0]]
+    # The focused and the selected unit are outlined again above everything of the level
+    # (walls drawn over units would hide their own outline).
+    rings = js(
+        site,
+        session,
+        """(() => { const unit = document.activeElement;
+        return Array.from(document.querySelectorAll('.level:not(.off) .markers .unit-ring'),
+          r => [r.getAttribute('class'), r.getAttribute('points') === unit.getAttribute('points')]);
+        })()""",
+    )
+    assert sorted(rings) == [["unit-ring focus", True], ["unit-ring selected", True]]
 
 
 def test_without_a_key_the_page_asks_for_one(site):

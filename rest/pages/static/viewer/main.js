@@ -5,7 +5,7 @@
 import { fetchDocument, graphql, KEY_PROBLEMS } from "./api.js";
 import { Attributes } from "./units/attributes.js";
 import { updateRoute } from "./route/directions.js";
-import { byId, h, show } from "./dom.js";
+import { byId, h, s, show } from "./dom.js";
 import { drawDocument, drawHidden } from "./map/drawing.js";
 import { Labels } from "./map/labels.js";
 import { buildLegend } from "./units/legend.js";
@@ -102,6 +102,7 @@ app.selectUnit = (unitId) => {
   }
   app.showLevel(unit.level.uid);
   unit.node.classList.add("selected");
+  ring("selected", unit);
   restop(svg, UNITS, unit.node);
   app.view.unit = unitId;
   app.labels.place();
@@ -114,6 +115,7 @@ app.deselect = () => {
     old.classList.remove("selected");
   }
   app.view.unit = null;
+  ring("selected", null);
   app.labels.place();
   app.save();
   closeUnitPanel();
@@ -248,8 +250,23 @@ function unitKeys(event) {
   }
 }
 
+// An outline of `unit` (or none) above everything drawn on its level: walls drawn over
+// the units would hide the unit's own outline. `kind` is "focus" or "selected".
+function ring(kind, unit) {
+  for (const old of svg.querySelectorAll(`.unit-ring.${kind}`)) {
+    old.remove();
+  }
+  if (unit) {
+    const points = unit.node.getAttribute("points");
+    const outline = points ? s("polygon", { points }) : s("path", { d: unit.node.getAttribute("d") });
+    outline.setAttribute("class", `unit-ring ${kind}`);
+    unit.level.markers.prepend(outline);
+  }
+}
+
 function followFocus(event) {
   const unit = event.target.closest && event.target.closest(".unit") && app.model.units.get(event.target.dataset.unitId);
+  ring("focus", unit);
   if (!unit) {
     return;
   }
@@ -265,6 +282,7 @@ function wireControls() {
   svg.addEventListener("click", (event) => activate(event.target, event.clientX, event.clientY));
   svg.addEventListener("keydown", unitKeys);
   svg.addEventListener("focusin", followFocus);
+  svg.addEventListener("focusout", () => ring("focus", null));
   rove(svg, UNITS);
   document.addEventListener("keydown", (event) => {
     if (event.key === "Escape") {
