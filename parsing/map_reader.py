@@ -17,6 +17,7 @@ from parsing.attributes import (
 )
 from parsing.canvas import canvas_size, feet_per_unit, viewbox_matrix
 from parsing.errors import Stop, Stopped, SvgError
+from parsing.geometry.holes import holes_of
 from parsing.geometry.numbers import (
     format_points,
     parse_length,
@@ -377,13 +378,20 @@ class MapReader:
             for key in styling:
                 shape[key] = attributes[key]
             shape["points"] = format_points(flat)
+            holes = holes_of(polylines, flat, attributes.get("fill-rule"))
+            if holes:
+                shape["holes"] = [format_points(hole) for hole in holes]
             if role == UNITS:
                 unit_id = attributes.get("data-unit-id") or self._object_name(el, via)
                 if not unit_id:
                     raise SvgError("a shape in a units layer needs data-unit-id (or a name)")
                 points = tuple(zip(flat[0::2], flat[1::2], strict=True))
                 line = (via.instance if via is not None else el).sourceline
-                self.units.append(UnitShape(unit_id, uid, level_uid, points, line))
+                unit = UnitShape(unit_id, uid, level_uid, points, line)
+                if holes:
+                    pairs = (tuple(zip(h[0::2], h[1::2], strict=True)) for h in holes)
+                    unit = replace(unit, holes=tuple(pairs))
+                self.units.append(unit)
                 out.append({"type": "Unit", "uid": uid, "id": unit_id, "shape": shape})
             else:
                 target_id = attributes.get("data-target-id") or self._object_name(el, via)

@@ -30,8 +30,10 @@ class UnitShape:
     id: str
     uid: str
     level_uid: str | None
-    points: tuple[tuple[float, float], ...]
+    points: tuple[tuple[float, float], ...]  # the outline (the outer ring)
     line: int | None
+    # Interior rings (docs/svg-parsing.md, "Holes"): courtyards, shafts; none for most.
+    holes: tuple[tuple[tuple[float, float], ...], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,9 +49,9 @@ TYPE_NAMES = {
 UNITS, HIT_AREAS, PATHS = "units", "hit-areas", "paths"
 LEVEL_PREFIX = "level-"
 
-# Attributes a Unit's or HitArea's `shape` leaves out: its geometry is `points`, its
-# transform is applied, its identity and data belong to the Unit/HitArea.
-NOT_SHAPE_STYLE = GEOMETRY | RESERVED_KEYS | {"id", "transform", "href", "style"}
+# Attributes a Unit's or HitArea's `shape` leaves out: its geometry is `points` (and
+# `holes`), its transform is applied, its identity and data belong to the Unit/HitArea.
+NOT_SHAPE_STYLE = GEOMETRY | RESERVED_KEYS | {"id", "transform", "href", "style", "holes"}
 # Attributes a Level, Layer, UnitLayer or HitAreaLayer leaves out of its paint (the
 # unit shape's rule, and the group's own keys and a symbol's viewport): what is left is
 # what SVG inheritance gives its children, `fill`, `stroke`, `class`, ...
