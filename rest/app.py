@@ -22,7 +22,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from resolvers.context import Services
 from resolvers.errors import ErrorCode
-from rest.compression import Compression
+from rest.compression import ENCODED, Compression
 from rest.graphql_http.graphiql import GRAPHIQL_STATIC_PREFIX, graphiql_routes
 from rest.graphql_http.sdl import sdl_routes
 from rest.graphql_http.view import GraphQLView
@@ -98,7 +98,12 @@ def create_app(
         if await services.store.ping():
             cache = asdict(services.store.cache.stats())
             return json_response(
-                {"status": "ready", "read_cache": cache, "graphql_caches": cache_figures(schema)}
+                {
+                    "status": "ready",
+                    "read_cache": cache,
+                    "graphql_caches": cache_figures(schema),
+                    "compressed_answers": ENCODED.figures(),
+                }
             )
         return error_of(ErrorCode.SERVICE_UNAVAILABLE, retry_after=settings.retry_after_seconds)
 

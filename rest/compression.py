@@ -18,6 +18,7 @@ chunk by chunk (memory: one chunk and the coder's window), each chunk flushed as
 
 from __future__ import annotations
 
+import hashlib
 import re
 import zlib
 from typing import Literal
@@ -25,6 +26,7 @@ from typing import Literal
 import brotli
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from schema.execution.bounded import ByteLRU
 from storage.cpu import run_cpu
 
 Coding = Literal["br", "gzip"]
@@ -51,6 +53,17 @@ TYPES = frozenset(
     }
 )
 NO_BODY_STATUSES = frozenset({204, 206, 304})
+# Compressed bodies of cacheable answers (`Cache-Control` immutable or public, with an
+# ETag: content-addressed /files, the viewer's and GraphiQL's files), by a digest of their
+# path and ETag, and their coding: anyone holding such an address, key or not, could
+# otherwise make the server compress a 6 MB document (~0.1 s of CPU) per request. (The
+# path, because an ETag alone may repeat: Starlette's static files tag by time and size.)
+ENCODED_CACHE_BYTES = 32 * 1024 * 1024
+ENTRY_OVERHEAD = 200  # bytes per entry beside its key and body (the tuple, the LRU's node)
+# A streamed cacheable answer (a static file: GraphiQL's 3.5 MB bundle) is held whole up
+# to this size, compressed once and kept; a longer one streams, compressed as it comes.
+KEEP_WHOLE_BYTES = 8 * 1024 * 1024
+ENCODED: ByteLRU[tuple[bytes, Coding], bytes] = ByteLRU(ENCODED_CACHE_BYTES)
 SUFFIXED = re.compile(r'"([^"]*)-(gzip|br)"')
 VARY = b"Accept-Encoding"
 
@@ -189,6 +202,7 @@ class Compression:
             }
             scope = {**scope, "extensions": extensions}
         answer = Answer(send, scope["method"], coding, identity_refused, ranged, if_none_match)
+        answer.path = scope.get("path", "")
         await self.app(scope, receive, answer.send)
 
 
@@ -212,11 +226,16 @@ class Answer:
         self.ranged = ranged
         self.if_none_match = if_none_match
         self.start: Message | None = None  # held, while the body decides
+        self.kept_as: tuple[bytes, Coding] | None = None  # an immutable answer's cache key
+        self.path = ""
+        self.sent_kept = False  # a kept compressed body went out: the app's is dropped
         self.held = b""
         self.encoder: Encoder | None = None  # a stream being compressed
 
     async def send(self, message: Message) -> None:
         kind = message["type"]
+        if self.sent_kept:
+            return
         if kind == "http.response.start":
             await self.started(message)
         elif kind == "http.response.body" and self.encoder is not None:
@@ -261,6 +280,17 @@ class Answer:
             await self.downstream({**message, "headers": self.encoded(headers, None)})
             return
         self.start = {**message, "headers": headers}
+        etag = values.get(b"etag")
+        caching = values.get(b"cache-control", b"")
+        if status == 200 and etag and (b"immutable" in caching or b"public" in caching):
+            digest = hashlib.sha256(self.path.encode("utf-8", "replace") + b"\0" + etag)
+            self.kept_as = (digest.digest(), self.coding)
+            kept = ENCODED.get(self.kept_as)
+            if kept is not None:  # sent now; what the app still sends is dropped
+                start, self.start = self.start, None
+                await self.downstream({**start, "headers": self.encoded(headers, len(kept))})
+                await self.downstream({"type": "http.response.body", "body": kept})
+                self.sent_kept = True
 
     async def held_body(self, message: Message) -> None:
         assert self.start is not None and self.coding is not None
@@ -271,19 +301,31 @@ class Answer:
             if len(body) < self.min_bytes:
                 await self.release(body)
                 return
-            out = await Encoder(self.coding).encode(body, last=True)
+            out = await self.whole(body)
             start, self.start = self.start, None
             await self.downstream({**start, "headers": self.encoded(start["headers"], len(out))})
             await self.downstream({"type": "http.response.body", "body": out})
             return
         if len(self.held) < self.min_bytes:
             return  # a stream's first bytes: too few yet to decide
+        if self.kept_as is not None and len(self.held) <= KEEP_WHOLE_BYTES:
+            return  # a cacheable stream: held whole, to be compressed once
+        self.kept_as = None
         self.encoder = Encoder(self.coding)
         start, self.start = self.start, None
         await self.downstream({**start, "headers": self.encoded(start["headers"], None)})
         body, self.held = self.held, b""
         out = await self.encoder.encode(body, last=False)
         await self.downstream({"type": "http.response.body", "body": out, "more_body": True})
+
+    async def whole(self, body: bytes) -> bytes:
+        """A whole body compressed, and kept when it is cacheable (immutable or public,
+        with an ETag)."""
+        assert self.coding is not None
+        out = await Encoder(self.coding).encode(body, last=True)
+        if self.kept_as is not None:
+            ENCODED.put(self.kept_as, out, len(out) + len(self.kept_as[0]) + ENTRY_OVERHEAD)
+        return out
 
     async def release(self, body: bytes | None = None) -> None:
         """The held start as it was, then the body: all of it (`body`, the answer's end),

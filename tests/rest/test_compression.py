@@ -271,8 +271,10 @@ async def test_an_error_over_a_kilobyte_is_compressed(demo):
     assert compressed.content == plain.content
 
 
-async def test_a_streamed_file_is_compressed_as_it_streams_and_ranges_are_not(demo):
-    """GraphiQL's stylesheet (415 KiB) leaves Starlette's FileResponse in 64 KiB chunks."""
+async def test_a_streamed_static_file_is_compressed_once_and_ranges_are_not(demo):
+    """GraphiQL's stylesheet (415 KiB) leaves Starlette's FileResponse in 64 KiB chunks;
+    a public static file is held whole (up to KEEP_WHOLE_BYTES), compressed once and
+    kept (ENCODED), so it goes with its length, as compressed whole."""
     url = f"{GRAPHIQL_STATIC_PREFIX}/graphiql.min.css"
     on_disk = (Path(GRAPHIQL_STATIC_DIR) / "graphiql.min.css").read_bytes()
     plain, plain_body = await raw(demo.client, url, **IDENTITY)
@@ -280,12 +282,16 @@ async def test_a_streamed_file_is_compressed_as_it_streams_and_ranges_are_not(de
     response, body = await raw(demo.client, url, **{"Accept-Encoding": BROWSER})
     assert response.status_code == 200
     assert response.headers["content-encoding"] == "br"
-    assert "content-length" not in response.headers  # sent as it is compressed
+    assert response.headers["content-length"] == str(len(body))
     assert response.headers["etag"] == plain.headers["etag"][:-1] + '-br"'
     assert brotli.decompress(body) == on_disk
-    # Flushed at each of its 7 chunks, yet as small as compressed whole (within 0.1%; it
-    # holds base64 fonts, hence 64%).
-    assert len(body) < len(compress("br", on_disk)) * 1.001
+    assert body == compress("br", on_disk)
+    kept, kept_body = await raw(demo.client, url, **{"Accept-Encoding": BROWSER})
+    assert (kept.status_code, kept_body, kept.headers["etag"]) == (
+        200,
+        body,
+        response.headers["etag"],
+    )
     again, body = await raw(
         demo.client, url, **{"Accept-Encoding": BROWSER, "If-None-Match": response.headers["etag"]}
     )
@@ -394,3 +400,52 @@ async def test_a_short_stream_leaves_as_it_is():
         response, body = await raw(client, "/streamed", **{"Accept-Encoding": "gzip"})
     assert (body, response.headers["etag"]) == (b'{"a":1}', '"t"')
     assert "content-encoding" not in response.headers
+
+
+def immutable_app(bodies: dict[str, bytes]) -> Compression:
+    """Immutable answers that share one ETag (as Starlette's static files of equal size
+    and time do)."""
+
+    async def answer(request):
+        return Response(
+            bodies[request.url.path],
+            media_type="application/json",
+            headers={"ETag": '"same"', "Cache-Control": "public, max-age=31536000, immutable"},
+        )
+
+    return Compression(Starlette(routes=[Route(path, answer) for path in bodies]))
+
+
+async def test_an_immutable_answer_is_compressed_once_per_process(monkeypatch):
+    """A keyless client holding a /files address cannot make the server compress the
+    same document again and again: the compressed body is kept, by path and tag."""
+    from rest import compression
+
+    compression.ENCODED.entries.clear()
+    compression.ENCODED.bytes = 0
+    runs: list[int] = []
+    original = compression.Encoder.chunk
+
+    def counting(self, data: bytes, last: bool) -> bytes:
+        runs.append(len(data))
+        return original(self, data, last)
+
+    monkeypatch.setattr(compression.Encoder, "chunk", counting)
+    first = orjson.dumps({"units": [{"id": f"u{n}", "name": f"Unit {n}"} for n in range(300)]})
+    second = orjson.dumps({"units": [{"id": f"v{n}", "name": f"Room {n}"} for n in range(300)]})
+    app = immutable_app({"/a.json": first, "/b.json": second})
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as client:
+        answers = [
+            await raw(client, path, **{"Accept-Encoding": coding})
+            for path in ("/a.json", "/b.json", "/a.json", "/b.json")
+            for coding in ("br", "gzip", "br")
+        ]
+    # Two paths x two codings compressed once each, though both paths share their ETag.
+    assert sorted(runs) == sorted([len(first), len(first), len(second), len(second)])
+    for (response, body), path in zip(
+        answers, ["/a.json"] * 3 + ["/b.json"] * 3 + ["/a.json"] * 3 + ["/b.json"] * 3, strict=True
+    ):
+        assert decoded(response, body) == (first if path == "/a.json" else second)
+    assert compression.ENCODED.figures()["entries"] == 4
+    assert compression.ENCODED.bytes <= compression.ENCODED_CACHE_BYTES
