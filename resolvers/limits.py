@@ -123,3 +123,9 @@ COMPILED_PLANS = 512
 # A key's own rate limit (`floorgate keys create/update --rate-limit --burst`).
 MAX_KEY_RATE = 1_000_000.0  # tokens per second
 MAX_KEY_BURST = 10_000_000
+
+# Compressed answers (rest/compression.py, docs/api.md "Compression"): the cache of
+# cacheable answers' compressed bodies, per process, and how much of a streamed
+# cacheable answer is held whole to be compressed once.
+ENCODED_CACHE_BYTES = 32 * 1024 * 1024
+KEEP_WHOLE_BYTES = 8 * 1024 * 1024

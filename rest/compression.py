@@ -26,6 +26,7 @@ from typing import Literal
 import brotli
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from resolvers.limits import ENCODED_CACHE_BYTES, KEEP_WHOLE_BYTES
 from schema.execution.bounded import ByteLRU
 from storage.cpu import run_cpu
 
@@ -58,11 +59,9 @@ NO_BODY_STATUSES = frozenset({204, 206, 304})
 # path and ETag, and their coding: anyone holding such an address, key or not, could
 # otherwise make the server compress a 6 MB document (~0.1 s of CPU) per request. (The
 # path, because an ETag alone may repeat: Starlette's static files tag by time and size.)
-ENCODED_CACHE_BYTES = 32 * 1024 * 1024
 ENTRY_OVERHEAD = 200  # bytes per entry beside its key and body (the tuple, the LRU's node)
 # A streamed cacheable answer (a static file: GraphiQL's 3.5 MB bundle) is held whole up
-# to this size, compressed once and kept; a longer one streams, compressed as it comes.
-KEEP_WHOLE_BYTES = 8 * 1024 * 1024
+# to KEEP_WHOLE_BYTES, compressed once and kept; a longer one streams, compressed as it comes.
 ENCODED: ByteLRU[tuple[bytes, Coding], bytes] = ByteLRU(ENCODED_CACHE_BYTES)
 SUFFIXED = re.compile(r'"([^"]*)-(gzip|br)"')
 VARY = b"Accept-Encoding"

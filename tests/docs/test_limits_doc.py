@@ -60,6 +60,8 @@ def test_every_constant_named_exists():
     assert resolvers.limits.MAX_WRITE_BODY_BYTES == 2 * 1024 * 1024  # "2 MiB"
     assert resolvers.limits.MAX_QUERY_BODY_BYTES == 256 * 1024  # "256 KiB"
     assert resolvers.limits.MAX_TARGET_BYTES == 8 * 1024
+    assert resolvers.limits.ENCODED_CACHE_BYTES == 32 * 1024 * 1024  # "32 MiB"
+    assert resolvers.limits.KEEP_WHOLE_BYTES == 8 * 1024 * 1024  # "8 MiB"
     assert storage.attributes.hub.MAX_QUEUED == 1_000
     assert Settings().event_retention_seconds == 7 * 24 * 3600  # "7 days"
     assert Settings().max_subscriptions_per_key == 100
