@@ -1,4 +1,6 @@
-"""A georeferenced unit map as an RFC 7946 GeoJSON FeatureCollection (WGS84, lon/lat).
+"""A georeferenced unit map as an RFC 7946 GeoJSON FeatureCollection (WGS84, lon/lat):
+its levels, units (with their holes), drawn spaces and openings, and locations
+(docs/geojson.md).
 
 Coordinates are rounded to 7 decimals (about 1 cm, RFC 7946 section 11.2). The
 rounding is done first, onto an integer grid of 1e-7 degrees, and all geometry
@@ -9,12 +11,13 @@ that grid with exact integer arithmetic, so they hold for the numbers written.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import orjson
 
+from parsing.geo.drawn import OPENINGS, XY, DrawnReader, category_of
 from parsing.geo.georeference import Georeference, GeoreferenceError
 
 GRID = 10_000_000  # grid steps per degree: 7 decimal places
@@ -36,12 +39,26 @@ class _Level:
 
 @dataclass
 class _Unit:
-    """A Unit element with its projected outline and the level it lies in."""
+    """A Unit element with its projected outline and holes and the level it lies in."""
 
     uid: Any
     unit_id: Any
     level: _Level | None
     outline: list[Grid]
+    holes: list[list[Grid]]
+    category: str | None
+
+
+@dataclass
+class _Drawn:
+    """A drawn space (outline and holes) or an opening (`outline` is its line)."""
+
+    kind: str  # "space" or "opening"
+    uid: Any
+    level: _Level | None
+    outline: list[Grid]
+    holes: list[list[Grid]]
+    category: str | None
 
 
 def map_geojson(
@@ -50,16 +67,21 @@ def map_geojson(
     locations: Sequence[dict[str, Any]],
     *,
     map_id: str,
+    unit_names: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Levels, then units, then locations, each in document (or given) order.
+    """Levels, then units, then drawn spaces, then openings, then locations, each in
+    document (or given) order. `unit_names`: the API name of each unit id.
 
     Raises GeoreferenceError when the transform puts a point outside WGS84 range
     (control points that do not fit this map), ValueError for malformed points.
     """
-    levels, units = _collect(document, georeference)
+    levels, units, drawn = _collect(document, georeference)
+    names = unit_names or {}
     ids = _FeatureIds()
     features = [feature for level in levels if (feature := _level_feature(level, ids))]
-    features += [feature for unit in units if (feature := _unit_feature(unit, ids))]
+    features += [feature for unit in units if (feature := _unit_feature(unit, names, ids))]
+    for kind in ("space", "opening"):
+        features += [f for d in drawn if d.kind == kind and (f := _drawn_feature(d, ids))]
     features += [_location_feature(location, georeference, ids) for location in locations]
     collection: dict[str, Any] = {"type": "FeatureCollection", "features": features}
     if bbox := _collection_bbox(features):
@@ -80,56 +102,117 @@ def geojson_bytes(collection: dict[str, Any]) -> bytes:
 # --- walking the parsed document -------------------------------------------------------
 
 
-def _walk(elements: list[Any]) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None]]:
-    """Every element in document order with its innermost enclosing Level (no recursion)."""
-    stack: list[tuple[Iterator[Any], dict[str, Any] | None]] = [(iter(elements), None)]
+_Parent = dict[str, Any] | None
+
+
+def _walk(elements: list[Any]) -> Iterator[tuple[dict[str, Any], _Parent, _Parent]]:
+    """Every element in document order with its innermost enclosing Level and Layer
+    (a Layer inside that Level; no recursion)."""
+    stack: list[tuple[Iterator[Any], _Parent, _Parent]] = [(iter(elements), None, None)]
     while stack:
-        children, level = stack[-1]
+        children, level, layer = stack[-1]
         element = next(children, _END)
         if element is _END:
             stack.pop()
             continue
         if not isinstance(element, dict):
             continue
-        yield element, level
+        yield element, level, layer
         nested = element.get("elements")
         if isinstance(nested, list) and nested:
-            inner = element if element.get("type") == "Level" else level
-            stack.append((iter(nested), inner))
+            kind = element.get("type")
+            if kind == "Level":
+                stack.append((iter(nested), element, None))
+            else:
+                stack.append((iter(nested), level, element if kind == "Layer" else layer))
 
 
 def _collect(
     document: dict[str, Any], georeference: Georeference
-) -> tuple[list[_Level], list[_Unit]]:
-    """One pass: levels (with the points of their units and hit areas) and units."""
+) -> tuple[list[_Level], list[_Unit], list[_Drawn]]:
+    """One pass: levels (with the points of their units and hit areas), units, and the
+    drawn spaces and openings."""
     levels: dict[int, _Level] = {}
     units: list[_Unit] = []
-    for element, parent in _walk(document.get("elements") or []):
+    drawn: list[_Drawn] = []
+    reader = DrawnReader()
+    for element, parent, layer in _walk(document.get("elements") or []):
         kind = element.get("type")
         if kind == "Level":
             tags = element.get("tags")
             levels[id(element)] = _Level(
                 element.get("uid"), element.get("name"), dict(tags or {}), len(levels)
             )
-        if kind not in ("Unit", "HitArea"):
             continue
-        outline = _outline(element, georeference)
         level = levels[id(parent)] if parent is not None else None
-        if level is not None:
-            level.points += outline
-        if kind == "Unit":
-            units.append(_Unit(element.get("uid"), element.get("id"), level, outline))
-    return list(levels.values()), units
+        if kind in ("Unit", "HitArea"):
+            shape = element.get("shape")
+            shape = shape if isinstance(shape, dict) else {}
+            outline, holes = _shape_rings(element, shape, georeference)
+            if level is not None:
+                level.points += outline
+            if kind == "Unit":
+                category = category_of(shape)
+                units.append(
+                    _Unit(element.get("uid"), element.get("id"), level, outline, holes, category)
+                )
+        elif (found := _drawn(element, layer, level, reader, georeference)) is not None:
+            drawn.append(found)
+    return list(levels.values()), units, drawn
 
 
-def _outline(element: dict[str, Any], georeference: Georeference) -> list[Grid]:
-    """The element's shape points, transformed and rounded onto the grid."""
-    shape = element.get("shape")
-    points = shape.get("points") if isinstance(shape, dict) else None
-    if not points:
-        return []
+def _shape_rings(
+    element: dict[str, Any], shape: dict[str, Any], georeference: Georeference
+) -> tuple[list[Grid], list[list[Grid]]]:
+    """A unit's or hit area's `points` and `holes`, transformed and rounded onto the grid."""
     what = f"{element.get('type')} {element.get('uid')!r}"
-    return [_to_grid(*georeference.apply(x, y), what) for x, y in _parse_points(points, what)]
+    points = shape.get("points")
+    if not points:
+        return [], []
+    holes = shape.get("holes")
+    if not isinstance(holes, list) or not all(isinstance(hole, str) for hole in holes):
+        holes = []
+    return _grid(_parse_points(points, what), georeference, what), [
+        _grid(_parse_points(hole, what), georeference, what) for hole in holes
+    ]
+
+
+def _drawn(
+    element: dict[str, Any],
+    layer: _Parent,
+    level: _Level | None,
+    reader: DrawnReader,
+    georeference: Georeference,
+) -> _Drawn | None:
+    """A graphic element the GeoJSON gives back: a space (a shape whose class names an
+    IMDF category) or an opening (a line in a layer named `openings`)."""
+    kind = element.get("type")
+    what = f"{kind} {element.get('uid')!r}"
+    if layer is not None and layer.get("name") == OPENINGS:
+        line = reader.line(element)
+        if line is None:
+            return None
+        return _Drawn(
+            "opening", element.get("uid"), level, _grid(line, georeference, what), [], None
+        )
+    category = category_of(element)
+    area = reader.area(element) if category is not None else None
+    if area is None:
+        return None
+    outline, holes = area
+    return _Drawn(
+        "space",
+        element.get("uid"),
+        level,
+        _grid(outline, georeference, what),
+        [_grid(hole, georeference, what) for hole in holes],
+        category,
+    )
+
+
+def _grid(points: Sequence[XY], georeference: Georeference, what: str) -> list[Grid]:
+    """Canvas points transformed and rounded onto the grid."""
+    return [_to_grid(*georeference.apply(x, y), what) for x, y in points]
 
 
 def _parse_points(points: str, what: str) -> list[tuple[float, float]]:
@@ -169,12 +252,19 @@ def _twice_area(ring: list[Grid]) -> int:
     )
 
 
-def _exterior_ring(points: list[Grid]) -> list[Grid] | None:
-    """Closed, counterclockwise, without repeated consecutive points; None if no area."""
-    ring: list[Grid] = []
+def _distinct(points: list[Grid]) -> list[Grid]:
+    """Without repeated consecutive points."""
+    kept: list[Grid] = []
     for point in points:
-        if not ring or ring[-1] != point:
-            ring.append(point)
+        if not kept or kept[-1] != point:
+            kept.append(point)
+    return kept
+
+
+def _exterior_ring(points: list[Grid], counterclockwise: bool = True) -> list[Grid] | None:
+    """Closed, counterclockwise (clockwise for a hole), without repeated consecutive
+    points; None if no area."""
+    ring = _distinct(points)
     while len(ring) > 1 and ring[-1] == ring[0]:
         ring.pop()
     if len(set(ring)) < 3:
@@ -182,7 +272,7 @@ def _exterior_ring(points: list[Grid]) -> list[Grid] | None:
     area = _twice_area(ring)
     if area == 0:
         return None
-    if area < 0:
+    if (area < 0) == counterclockwise:
         ring = ring[:1] + ring[:0:-1]  # reversed, still starting at the first point
     return [*ring, ring[0]]
 
@@ -206,9 +296,15 @@ def _position(point: Grid) -> list[float]:
     return [_degrees(point[0]), _degrees(point[1])]
 
 
-def _polygon(ring: list[Grid]) -> dict[str, Any]:
-    """A Polygon with one (exterior) ring: the drawings have no holes."""
-    return {"type": "Polygon", "coordinates": [[_position(point) for point in ring]]}
+def _polygon(ring: list[Grid], holes: Sequence[list[Grid]] = ()) -> dict[str, Any]:
+    """A Polygon: its exterior ring, then its holes (interior rings) if any."""
+    rings = [ring, *holes]
+    return {"type": "Polygon", "coordinates": [[_position(p) for p in r] for r in rings]}
+
+
+def _holes(holes: list[list[Grid]]) -> list[list[Grid]]:
+    """Interior rings, clockwise; those with no area after rounding dropped."""
+    return [ring for hole in holes if (ring := _exterior_ring(hole, False)) is not None]
 
 
 def _collection_bbox(features: list[dict[str, Any]]) -> list[float] | None:
@@ -220,7 +316,9 @@ def _collection_bbox(features: list[dict[str, Any]]) -> list[float] | None:
             continue
         if geometry["type"] == "Point":
             positions.append(geometry["coordinates"])
-        else:
+        elif geometry["type"] == "LineString":
+            positions += geometry["coordinates"]
+        else:  # a Polygon: its holes are inside its exterior ring
             positions += geometry["coordinates"][0]
     bbox = _bbox(positions)
     return list(bbox) if bbox is not None else None
@@ -270,8 +368,21 @@ def _level_feature(level: _Level, ids: _FeatureIds) -> dict[str, Any] | None:
     return _feature(ids(f"level:{level.uid}"), _polygon(ring), properties)
 
 
-def _unit_feature(unit: _Unit, ids: _FeatureIds) -> dict[str, Any] | None:
-    """The unit's outline; None for a shape with no area (fewer than 3 distinct points)."""
+def _level_properties(level: _Level | None) -> dict[str, Any]:
+    """Which level a unit, space or opening is on (all null outside every level)."""
+    if level is None:
+        return {"level_uid": None, "level_name": None, "level_ordinal": None, "floor_id": None}
+    return {
+        "level_uid": level.uid,
+        "level_name": level.name,
+        "level_ordinal": level.ordinal,
+        "floor_id": level.tags.get("floor"),
+    }
+
+
+def _unit_feature(unit: _Unit, names: Mapping[str, Any], ids: _FeatureIds) -> dict[str, Any] | None:
+    """The unit's outline and holes; None for a shape with no area (fewer than 3
+    distinct points)."""
     ring = _exterior_ring(unit.outline)
     if ring is None:
         return None
@@ -279,11 +390,30 @@ def _unit_feature(unit: _Unit, ids: _FeatureIds) -> dict[str, Any] | None:
         "feature_type": "unit",
         "unit_id": unit.unit_id,
         "uid": unit.uid,
-        "level_uid": unit.level.uid if unit.level is not None else None,
-        "level_name": unit.level.name if unit.level is not None else None,
+        **_level_properties(unit.level),
+        "name": names.get(unit.unit_id) if isinstance(unit.unit_id, str) else None,
+        "category": unit.category,
     }
     base = unit.unit_id if isinstance(unit.unit_id, str) else unit.uid
-    return _feature(ids(f"unit:{base}"), _polygon(ring), properties)
+    return _feature(ids(f"unit:{base}"), _polygon(ring, _holes(unit.holes)), properties)
+
+
+def _drawn_feature(drawn: _Drawn, ids: _FeatureIds) -> dict[str, Any] | None:
+    """A space's polygon or an opening's line; None without area (a space) or without
+    two distinct positions (an opening)."""
+    properties = {"feature_type": drawn.kind, "uid": drawn.uid, **_level_properties(drawn.level)}
+    if drawn.kind == "opening":
+        line = _distinct(drawn.outline)
+        if len(line) < 2:
+            return None
+        geometry = {"type": "LineString", "coordinates": [_position(point) for point in line]}
+        return _feature(ids(f"opening:{drawn.uid}"), geometry, properties)
+    ring = _exterior_ring(drawn.outline)
+    if ring is None:
+        return None
+    properties["category"] = drawn.category
+    geometry = _polygon(ring, _holes(drawn.holes))
+    return _feature(ids(f"space:{drawn.uid}"), geometry, properties)
 
 
 def _location_feature(

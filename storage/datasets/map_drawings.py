@@ -150,6 +150,16 @@ async def store_drawing(store: Store, map_id: str, drawing: Drawing) -> StoredDr
     return StoredDrawing(source_name, parsed_name, graph_name, sum(written), written.count(False))
 
 
+async def unit_names(store: Store, ids: Iterable[str], session: Session = None) -> dict[str, Any]:
+    """The API name of each of these units (as `session` sees them): the GeoJSON's."""
+    names: dict[str, Any] = {}
+    for chunk in chunks(list(dict.fromkeys(ids)), IN_CHUNK):
+        cursor = store[col.UNITS].find({"_id": {"$in": chunk}}, {"name": 1}, session=session)
+        async for doc in cursor:
+            names[doc["_id"]] = doc.get("name")
+    return names
+
+
 async def refresh_geojson(
     store: Store,
     map_id: str,
@@ -159,7 +169,7 @@ async def refresh_geojson(
     """After the map or its locations changed: set its `locations_version` (a digest of
     its locations, which per-process caches key on) and (re)write its GeoJSON from what
     `session` sees: its parsed document (or `document`, when the caller has it in memory
-    already), its georeference and its locations.
+    already), its georeference, its locations and its units' names.
 
     The GeoJSON file is stored outside the session (content-addressed, it is harmless
     until the map names it); the file it replaces is dropped after the commit
@@ -182,7 +192,9 @@ async def refresh_geojson(
         document = orjson.loads(stored.data) if stored else None
     if reference and document is not None:
         fit = fit_affine(control_points(reference["control_points"]))
-        data = geojson_bytes(map_geojson(document, fit, locations, map_id=map_id))
+        names = await unit_names(store, unit_map.get("unit_ids") or [], session)
+        collection = map_geojson(document, fit, locations, map_id=map_id, unit_names=names)
+        data = geojson_bytes(collection)
         geojson_name = content_name(map_id, data, ".geojson")
         await _put_unless_stored(store, geojson_name, data, GEOJSON_CONTENT_TYPE, immutable=True)
         summary = fit.summary()

@@ -246,22 +246,35 @@ def test_every_ring_is_closed_and_counterclockwise(georeference: Georeference) -
 
 
 def test_unit_properties() -> None:
-    features = features_by_id(map_geojson(DOCUMENT, NORTH_UP, [], map_id="m1"))
+    names = {"u-101": "Pool Hall", "u-lobby": "Lobby"}
+    collection = map_geojson(DOCUMENT, NORTH_UP, [], map_id="m1", unit_names=names)
+    features = features_by_id(collection)
     assert features["unit:u-101"]["properties"] == {
         "feature_type": "unit",
         "unit_id": "u-101",
         "uid": "e7",
         "level_uid": "L1",
         "level_name": "Level 1",
+        "level_ordinal": 0,
+        "floor_id": "f1",
+        "name": "Pool Hall",
+        "category": None,  # no imdf-<category> class
     }
     assert features["unit:u-101~2"]["properties"]["uid"] == "e9"
+    assert features["unit:u-101~2"]["properties"]["name"] == "Pool Hall"
     assert features["unit:u-301"]["properties"]["level_uid"] == "L3"
+    assert features["unit:u-301"]["properties"]["level_ordinal"] == 2
+    assert features["unit:u-301"]["properties"]["name"] is None  # not in unit_names
     assert features["unit:u-lobby"]["properties"] == {
         "feature_type": "unit",
         "unit_id": "u-lobby",
         "uid": "e19",
         "level_uid": None,
         "level_name": None,
+        "level_ordinal": None,
+        "floor_id": None,
+        "name": "Lobby",
+        "category": None,
     }
 
 
