@@ -560,3 +560,70 @@ def _connect(venue: Venue, units: dict[str, list[tuple[str, str, str | None]]]) 
             for key, *_ in EXCHANGE_LEVELS
         ]
         venue.relationship(f"ex-{category}", category, stops)
+
+
+# ---------------------------------------------------------------- a venue with holes
+
+# Cloister House, 60 m x 40 m on two levels. On the ground floor the cloister (a room)
+# runs round a courtyard and round a lift shaft, both holes of its polygon; the lift
+# (drawn only) stands in the shaft; a gallery (a walkway) joins it to the library.
+CLOISTER_OUTER = rect(0, 0, 40, 40)
+CLOISTER_COURT = rect(10, 10, 30, 25)
+CLOISTER_SHAFT = rect(33, 30, 36, 33)
+
+
+@dataclass(frozen=True)
+class Cloister:
+    """The venue, its level ids by ordinal, and its units and openings by key."""
+
+    venue: Venue
+    levels: dict[int, str]
+    units: dict[str, str]
+    openings: dict[str, str]
+
+
+def holed_polygon(
+    venue: Venue, outline: list[tuple[float, float]], holes: list[list[tuple[float, float]]]
+) -> dict[str, Any]:
+    """A Polygon as RFC 7946 orients it: the exterior counterclockwise, holes clockwise."""
+    return {
+        "type": "Polygon",
+        "coordinates": [venue.ring(outline), *(venue.ring(hole[::-1]) for hole in holes)],
+    }
+
+
+def cloister() -> Cloister:
+    """Cloister House: a unit with a courtyard and a shaft through it, walkways, a lift
+    in the shaft (found by overlap, not joined by a relationship) and openings."""
+    venue = Venue("Cloister House")
+    outline = rect(0, 0, 60, 40)
+    venue.venue("Cloister House", outline)
+    levels = {
+        n: venue.level(f"cl{n}", n, name, short, outline)
+        for n, name, short in (
+            (0, "Ground Floor", "G"),
+            (1, "Upper Floor", "1"),
+        )
+    }
+    units: dict[str, str] = {}
+    openings: dict[str, str] = {}
+    units["cloister"] = venue.unit(
+        "cl-cloister", levels[0], "room", CLOISTER_OUTER, name="Cloister", display=(5, 5)
+    )
+    venue.features["unit"][-1]["geometry"] = holed_polygon(
+        venue, CLOISTER_OUTER, [CLOISTER_COURT, CLOISTER_SHAFT]
+    )
+    units["lift0"] = venue.unit("cl-lift0", levels[0], "elevator", CLOISTER_SHAFT)
+    for n in (0, 1):
+        units[f"gallery{n}"] = venue.unit(
+            f"cl-gallery{n}", levels[n], "walkway", rect(40, 0, 43, 40), name=f"Gallery {n}"
+        )
+        units[f"library{n}"] = venue.unit(
+            f"cl-library{n}", levels[n], "room", rect(43, 0, 60, 20), name=f"Library {n}"
+        )
+        openings[f"library{n}"] = venue.opening(f"cl-library{n}", levels[n], (43, 10), (43, 11.5))
+    units["reading"] = venue.unit("cl-reading", levels[1], "office", rect(43, 20, 60, 40))
+    openings["reading"] = venue.opening("cl-reading", levels[1], (43, 30), (43, 31.5))
+    openings["cloister"] = venue.opening("cl-cloister", levels[0], (40, 5), (40, 6.5))
+    openings["lift"] = venue.opening("cl-lift", levels[0], (34, 30), (35, 30))
+    return Cloister(venue, levels, units, openings)
