@@ -1,6 +1,12 @@
 """Connectors between levels of a generated IMDF network: from the venue's
 relationships, else from stairs, elevator and escalator units stacked on adjacent
-levels (`routing.imdf.paths`)."""
+levels (`routing.imdf.paths`).
+
+floorgate gives a connector its modes by kind: elevators and ramps carry wheelchairs,
+and a wheelchair joins a stop at the nearest line it may use on the stop's level. A
+step-free connector (elevator, ramp) therefore stands only in units a wheelchair may
+use: its stop in a stairs, steps or escalator unit is left out and reported, never
+left to join the wheelchair to whatever line is nearest beyond the stairs."""
 
 from __future__ import annotations
 
@@ -13,6 +19,7 @@ from routing.imdf.model import Space, Stop, Traversal, unit_point
 
 CONNECTOR_UNIT_KINDS = ("stairs", "elevator", "escalator")  # inferred when overlapping
 OVERLAP = 0.5  # of the smaller area, for stacked connector units
+STEP_FREE_KINDS = frozenset({"elevator", "ramp"})  # floorgate's wheelchair connectors
 
 
 def connectors(
@@ -47,6 +54,15 @@ def connectors(
                 )
                 continue
             space = usable[unit]
+            if traversal.kind in STEP_FREE_KINDS and not space.wheelchair:
+                problems.append(
+                    (
+                        "connector-not-step-free",
+                        f"{traversal.kind} {traversal.id}: unit {unit} is not step-free "
+                        f"({space.kind or 'by its category'}), no stop there",
+                    )
+                )
+                continue
             mine.append(Stop(traversal.id, traversal.kind, space.level, unit_point(space)))
         if len({stop.level for stop in mine}) < 2:
             problems.append(
