@@ -22,7 +22,15 @@ from pathlib import Path
 from typing import Any
 
 from resolvers.auth.permissions import ALL_PERMISSIONS
-from rest.cli.common import end_with_environment, import_refusals, one_line, settings_of, with_store
+from rest.cli.common import (
+    end_with_environment,
+    import_refusals,
+    one_line,
+    settings_of,
+    with_store,
+)
+from rest.cli.imdf import PROBLEM_CHARS as PROBLEM_CHARS  # the tests' bound of a refusal line
+from rest.cli.imdf import add_import_imdf
 from rest.cli.maintenance import cmd_check, cmd_gc, duration
 from storage.collections import ASSETS
 from storage.database import UNAVAILABLE_ERRORS, Store
@@ -36,7 +44,6 @@ from storage.settings import Settings, SettingsError
 
 DEMO_KEY_FILE = "demo-key"
 ANNOUNCE_WAIT_SECONDS = 120  # the ready line waits this long for the server's socket
-PROBLEM_CHARS = 2_000  # an import's refusal line, at most (it may quote the input)
 # While `floorgate serve` starts: young collections as usual, no full ones (they walked
 # every module and type again and again, about 30 ms of each start); the app freezes
 # what start-up made and sets the serving thresholds (`rest.app.settle_heap`).
@@ -325,66 +332,6 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_import_imdf(args: argparse.Namespace) -> int:
-    from storage.datasets.fields import DatasetError, format_problems
-    from storage.imdf.dataset import dataset_from_path, import_venue, write_out
-    from storage.imdf.venue import ImdfError, ImdfOptions
-
-    settings = settings_of(args)
-    units = (
-        frozenset(c.strip().lower() for c in args.units.split(",") if c.strip())
-        if args.units is not None
-        else None
-    )
-    options = ImdfOptions(
-        args.asset_id, tuple(args.language or ()), units, settings.imdf_snap_metres
-    )
-    try:
-        dataset = dataset_from_path(Path(args.path), options)
-    except Exception as error:  # ImdfError names the problem; a reader's bug is no trace either
-        problem = str(error) if isinstance(error, ImdfError) else f"{type(error).__name__}: {error}"
-        print(f"Nothing was imported: {one_line(problem, PROBLEM_CHARS)}", file=sys.stderr)
-        return 1
-    print(f"read as: {dataset.form}")
-    for line in dataset.summary:
-        print(line)
-    if dataset.report.counts:
-        print(f"Read with {sum(dataset.report.counts.values())} remark(s):")
-        for line in dataset.report.lines():
-            print(f"  {line}")
-    if args.out is not None:
-        written = write_out(dataset, Path(args.out))
-        print(f"Wrote {written} and its drawings (not imported)")
-        return 0
-    with database_uri(settings) as uri:
-        try:
-            report = with_store(
-                settings,
-                uri,
-                lambda store: import_venue(
-                    store,
-                    dataset,
-                    limits=settings.svg_limits,
-                    dry_run=args.dry_run,
-                    max_documents=settings.import_max_documents,
-                ),
-            )
-        except DatasetError as error:
-            print(f"Nothing was imported: {len(error.problems)} problem(s).", file=sys.stderr)
-            print(format_problems(error.problems), file=sys.stderr)
-            return 1
-        except import_refusals() as error:  # a venue too large for one transaction, ...
-            print(f"Nothing was imported: {error}", file=sys.stderr)
-            return 1
-    if report is None:
-        print(f"Dry run: {args.path} would import without problems; nothing was written")
-        return 0
-    print(f"Imported {args.path}:")
-    for line in report.lines():
-        print(f"  {line}")
-    return 0
-
-
 def parser() -> argparse.ArgumentParser:
     from rest.cli.keys import add_limit_options, cmd_keys  # its imports, for `keys` only
 
@@ -468,41 +415,7 @@ def parser() -> argparse.ArgumentParser:
     )
     importer.set_defaults(handler=cmd_import)
 
-    imdf = commands.add_parser(
-        "import-imdf",
-        help="import an IMDF venue (a .zip or folder of GeoJSON files, or one JSON "
-        "document) as an asset, with drawings and walk paths generated (docs/imdf.md)",
-    )
-    imdf.add_argument(
-        "path",
-        help="the IMDF venue: a .zip or folder of its .geojson files, or one JSON "
-        "document (collections as keys, or a FeatureCollection with feature_type)",
-    )
-    imdf.add_argument("--asset-id", help="the asset's id (default: the venue's id)")
-    imdf.add_argument(
-        "--language",
-        action="append",
-        metavar="LANG",
-        help="label language to prefer, repeatable in order of preference "
-        "(default: the manifest's language, then en, then any)",
-    )
-    imdf.add_argument(
-        "--units",
-        metavar="CATEGORIES",
-        help="comma-separated IMDF unit categories that become API units "
-        "(default: every category but walkways, stairs, elevators, "
-        "structure and the like, which are only drawn)",
-    )
-    imdf.add_argument(
-        "--dry-run", action="store_true", help="validate against the database, write nothing"
-    )
-    imdf.add_argument(
-        "--out",
-        metavar="DIR",
-        help="write dataset.json and maps/*.svg into DIR for review instead "
-        "of importing (import them later with `floorgate import`)",
-    )
-    imdf.set_defaults(handler=cmd_import_imdf)
+    add_import_imdf(commands)
 
     gc = commands.add_parser(
         "gc",
@@ -559,6 +472,9 @@ def parser() -> argparse.ArgumentParser:
     disable = key_commands.add_parser("disable", help="disable a key")
     disable.add_argument("key_id", help="the key's id, as keys list shows it")
     keys.set_defaults(handler=cmd_keys)
+    from rest.cli.persisted import add_persisted_parser  # its imports, for its command only
+
+    add_persisted_parser(commands)
     return main
 
 

@@ -29,6 +29,7 @@ from storage.datasets.structure import Inputs
 from storage.datasets.validation import validate_against
 from storage.imdf.names import name_units
 from storage.imdf.places import map_locations, read_places
+from storage.imdf.reachability import Reachability, reachability
 from storage.imdf.venue import ImdfOptions, Venue, read_venue
 from storage.imdf.walks import build_network, draw_levels, read_doors, venue_bounds
 from storage.imports.importer import import_data
@@ -45,6 +46,8 @@ class ImdfDataset:
     report: Report
     summary: list[str] = field(default_factory=list)
     form: str = ""  # the input form the venue was read as (parsing.imdf.read.Archive.form)
+    reachability: Reachability | None = None  # the units a mode cannot reach, and why
+    counts: dict[str, Any] = field(default_factory=dict)  # the summary line's numbers
 
 
 def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
@@ -53,6 +56,7 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
     unnamed = name_units(venue)
     doors = read_doors(venue)
     network = build_network(venue, doors, options)
+    reached = reachability(venue, doors, network, options.snap_tolerance)
     canvas = Canvas.around(venue_bounds(venue))
     draw_levels(venue, doors, network)
     places = read_places(venue, unnamed)
@@ -115,12 +119,22 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
         )
         on_map = {level.feature.id for level in shown}
         data["locations"] += map_locations(venue, canvas, places, map_id, stack_id, on_map)
+    counts = {
+        "id": venue.asset_id,
+        "name": asset["name"],
+        "levels": len(venue.levels),
+        "units": len(venue.units),
+        "listed_units": len(data["units"]),
+        "locations": len(data["locations"]),
+        "walk_lines": len(network.lines),
+        "connector_stops": len(network.stops),
+    }
     summary = [
         f"venue {asset['name']!r}: {len(venue.levels)} levels, {len(venue.units)} units "
         f"({len(data['units'])} listed), {len(data['locations'])} locations, "
         f"{len(network.lines)} walk lines, {len(network.stops)} connector stops",
     ]
-    return ImdfDataset(data, svgs, venue.report, summary, archive.form)
+    return ImdfDataset(data, svgs, venue.report, summary, archive.form, reached, counts)
 
 
 def _venue_details(venue: Venue) -> dict[str, Any]:

@@ -59,7 +59,9 @@ def venue_bounds(venue: Venue) -> tuple[float, float, float, float]:
     return (float(bounds[0]), float(bounds[1]), float(bounds[2]), float(bounds[3]))
 
 
-def _spaces(venue: Venue) -> list[Space]:
+def spaces_of(venue: Venue) -> list[Space]:
+    """Every unit as the walk network takes it: walked or not, usable by wheelchair or not,
+    its connector kind."""
     spaces = []
     for unit_id, unit in venue.units.items():
         restriction = str(unit.feature.properties.get("restriction") or "").lower()
@@ -105,7 +107,7 @@ def read_doors(venue: Venue) -> list[Door]:
 
 def build_network(venue: Venue, doors: list[Door], options: ImdfOptions) -> WalkNetwork:
     network = walk_network(
-        _spaces(venue),
+        spaces_of(venue),
         doors,
         _traversals(venue),
         list(venue.levels),
@@ -113,8 +115,6 @@ def build_network(venue: Venue, doors: list[Door], options: ImdfOptions) -> Walk
     )
     for door_id, unit_id, moved in network.snaps:
         venue.report.add("opening snapped onto its unit", f"{door_id} to {unit_id}: {moved:.2f} m")
-    for unit_id in network.unreachable:
-        venue.report.add("unit no opening reaches (unreachable)", unit_id)
     for kind, message in network.problems:
         venue.report.add(kind, message)
     return network

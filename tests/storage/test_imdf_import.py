@@ -229,7 +229,12 @@ async def test_a_locked_door_makes_its_room_unreachable(env):
     level = env.venue.levels[0]
     a, c_room = (f"{level}:{env.venue.units[k]}" for k in ("A0", "C0"))
     assert await distance(env, level, a, c_room) is None
-    assert env.report.counts["unit no opening reaches (unreachable)"] == 2  # C on both levels
+    reach = venue_dataset(read_archive(env.venue.venue.files()), ImdfOptions()).reachability
+    assert reach is not None  # C on both levels, behind its locked door (docs/imdf.md)
+    assert [(u.name, u.reason) for u in reach.unreachable] == [
+        ("Room C0", "only-closed-openings"),
+        ("Room C1", "only-closed-openings"),
+    ]
 
 
 async def test_wheelchair_takes_the_elevator_and_foot_may_take_the_stairs(env):
@@ -282,7 +287,8 @@ def test_non_standard_archives_are_read_and_reported(tmp_path):
     # the corridor, on both levels; A stays reachable, only the locked rooms do not.
     assert kinds["opening snapped onto its unit"] == 4
     assert dataset.report.examples["opening snapped onto its unit"][0].endswith(": 0.15 m")
-    assert kinds["unit no opening reaches (unreachable)"] == 2
+    assert dataset.reachability is not None
+    assert [u.name for u in dataset.reachability.unreachable] == ["Room C0", "Room C1"]
     assert len(dataset.data["units"]) == 6
     standard = venue_dataset(read_archive(venue.venue.files()), ImdfOptions())
     assert dataset.data["floors"] == standard.data["floors"]

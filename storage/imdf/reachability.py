@@ -1,0 +1,445 @@
+"""Which walked units a person cannot reach, on foot and by wheelchair, and why
+(issue 35, point 4; docs/imdf.md, "Unreachable units").
+
+The walk network (`routing.imdf.paths`) joins units at their walkable openings and
+levels at the connectors' stops; a unit it leaves apart is otherwise silent: its
+distances are null. Here the venue is taken as a graph of units (a unit is one space):
+openings join the units met straight through their middle on each side within the
+snap tolerance, connectors join the units their stops stand in. Reachability starts at
+the venue's entrances (walkable openings with a unit on one side only), or, when there
+is none, at the largest connected part. Each unit left out gets one reason code and a
+sentence, from what the archive says about it: its openings, the openings around the
+part it is in, its level's connectors, and for wheelchairs the steps on the way.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+import shapely
+
+from routing.imdf.model import Door, Space, WalkNetwork
+from storage.imdf.venue import Venue
+from storage.imdf.walks import CLOSED_OPENINGS, RESTRICTED, spaces_of
+
+FOOT, WHEELCHAIR = "foot", "wheelchair"
+PROBE_STEP = 0.05  # metres between the probes straight through an opening's middle
+VEHICLE_OPENINGS = frozenset({"automobile"})  # IMDF: an opening for cars, not people
+STEP_FREE_CONNECTORS = frozenset({"elevator", "ramp"})
+EXAMPLES = 2  # units or openings a sentence names
+
+# Reason codes, in the order they are tried (docs/imdf.md lists them with examples).
+REASONS = (
+    "no-opening",
+    "only-vehicle-openings",
+    "only-closed-openings",
+    "behind-closed-units",
+    "opening-not-joined",
+    "level-cut-off",
+    "island",
+    "connector-dead-end",
+    "not-step-free",
+)
+
+
+@dataclass(frozen=True)
+class Unreachable:
+    """A walked unit that a mode cannot reach from the venue's entrances."""
+
+    unit_id: str
+    name: str
+    level: str
+    level_name: str
+    category: str
+    modes: tuple[str, ...]  # ("foot", "wheelchair"), ("foot",) or ("wheelchair",)
+    reason: str  # one of REASONS
+    detail: str  # one sentence for a person
+
+
+@dataclass
+class Reachability:
+    roots: str  # "entrances" or "largest-part"
+    entrances: list[str] = field(default_factory=list)  # opening ids
+    unreachable: list[Unreachable] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Via:
+    """What joins two units: an opening or a connector, and whether a wheelchair passes."""
+
+    kind: str  # "opening" or "connector"
+    id: str
+    wheelchair: bool
+    connector_kind: str = ""
+
+
+@dataclass
+class _Graph:
+    adjacent: dict[str, list[tuple[str, _Via]]] = field(default_factory=lambda: defaultdict(list))
+
+    def join(self, a: str, b: str, via: _Via) -> None:
+        if a != b:
+            self.adjacent[a].append((b, via))
+            self.adjacent[b].append((a, via))
+
+
+def reachability(
+    venue: Venue, doors: list[Door], network: WalkNetwork, snap_tolerance: float
+) -> Reachability:
+    """Every walked unit that cannot be reached on foot or by wheelchair, with its reason."""
+    spaces = {s.id: s for s in spaces_of(venue)}
+    walked = {i for i, s in spaces.items() if s.walkable}
+    chair_units = {i for i in walked if spaces[i].wheelchair}
+    sides = _sides(venue, doors, snap_tolerance)
+    by_door = {door.id: door for door in doors}
+    apart = set(network.unreachable)  # no walkable opening reaches them in the network
+    touching: dict[str, list[str]] = defaultdict(list)  # unit -> openings on it
+    graph = _Graph()
+    entrances: list[tuple[str, Door]] = []
+    for door_id in sorted(sides):
+        door, units = by_door[door_id], sides[door_id]
+        for unit in units:
+            touching[unit].append(door_id)
+        if not door.walkable:
+            continue
+        open_units = [u for u in units if u in walked and u not in apart]
+        if len(units) == 1 and open_units:
+            entrances.append((open_units[0], door))
+        if len(open_units) == 2:
+            graph.join(*open_units, _Via("opening", door_id, door.wheelchair))
+    stands = _stop_units(venue, network, spaces, walked)
+    by_connector: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for stop, unit in stands:
+        by_connector[stop.connector_id].append((unit, stop.kind))
+    for connector_id, members in sorted(by_connector.items()):
+        for (a, kind), (b, _) in itertools.pairwise(members):
+            graph.join(a, b, _Via("connector", connector_id, kind in STEP_FREE_CONNECTORS, kind))
+    with_stop = {unit for _, unit in stands}
+
+    def chair_ok(a: str, b: str, via: _Via) -> bool:
+        return via.wheelchair and a in chair_units and b in chair_units
+
+    foot_parts = _components(walked, graph, lambda a, b, via: True)
+    chair_parts = _components(chair_units, graph, chair_ok)
+    if entrances:
+        roots = "entrances"
+        foot_roots = {unit for unit, _ in entrances}
+        chair_roots = {u for u, door in entrances if door.wheelchair and u in chair_units}
+    else:
+        roots = "largest-part"
+        foot_roots = _largest(foot_parts, walked)
+        chair_roots = _largest(chair_parts, foot_roots & chair_units)
+    foot_reached = {u for u in walked if foot_parts[u] in {foot_parts[r] for r in foot_roots}}
+    chair_reached = {
+        u for u in chair_units if chair_parts[u] in {chair_parts[r] for r in chair_roots}
+    }
+    explain = _Explain(
+        venue, spaces, graph, sides, by_door, touching, with_stop, foot_parts, chair_parts
+    )
+    found = []
+    def order(unit: str) -> tuple[int, str, str]:  # by level, then as a person reads
+        return (venue.levels[venue.units[unit].level].index, venue.units[unit].name, unit)
+
+    for unit_id in sorted(walked, key=order):
+        if unit_id not in foot_reached:
+            modes = (FOOT, WHEELCHAIR) if unit_id in chair_units else (FOOT,)
+            reason, detail = explain.on_foot(unit_id, foot_reached)
+        elif unit_id in chair_units and unit_id not in chair_reached:
+            modes = (WHEELCHAIR,)
+            reason, detail = explain.by_wheelchair(unit_id, chair_reached, chair_roots)
+        else:
+            continue
+        unit, level = venue.units[unit_id], venue.levels[venue.units[unit_id].level]
+        found.append(
+            Unreachable(
+                unit_id, unit.name, unit.level, level.name, unit.category, modes, reason, detail
+            )
+        )
+    return Reachability(roots, sorted(d.id for _, d in entrances), found)
+
+
+def _sides(venue: Venue, doors: list[Door], tolerance: float) -> dict[str, list[str]]:
+    """Per opening, the units (walked or not) met first on each side of its line, going
+    straight through its middle, up to `tolerance` beyond it: one or two units."""
+    trees = {}
+    for level in venue.levels:
+        ids = [u for u, unit in venue.units.items() if unit.level == level]
+        trees[level] = (shapely.STRtree([venue.units[u].shape for u in ids]), ids)
+    steps = np.arange(PROBE_STEP, tolerance + PROBE_STEP * 1.5, PROBE_STEP)
+    found: dict[str, list[str]] = {}
+    for door in doors:
+        tree, ids = trees[door.level]
+        mid = door.line.interpolate(0.5, normalized=True)
+        (x0, y0), (x1, y1) = door.line.coords[0], door.line.coords[-1]
+        length = float(np.hypot(x1 - x0, y1 - y0))
+        if length < 1e-6:
+            hits = tree.query(mid, predicate="dwithin", distance=tolerance)
+            found[door.id] = sorted(ids[int(i)] for i in hits)[:2]
+            continue
+        normal = np.array([-(y1 - y0), x1 - x0]) / length
+        units: list[str] = []
+        for sign in (1.0, -1.0):
+            xy = np.array([mid.x, mid.y]) + sign * steps[:, None] * normal
+            probes, hit = tree.query(shapely.points(xy), predicate="within")
+            if len(probes):
+                first = int(probes.min())
+                unit = min(ids[int(h)] for p, h in zip(probes, hit, strict=True) if p == first)
+                if unit not in units:
+                    units.append(unit)
+        found[door.id] = units
+    return found
+
+
+def _stop_units(
+    venue: Venue, network: WalkNetwork, spaces: dict[str, Space], walked: set[str]
+) -> list[tuple[object, str]]:
+    """Each connector stop with the walked unit it stands in (of its kind, when several)."""
+    trees = {}
+    for level in venue.levels:
+        ids = sorted(u for u in walked if spaces[u].level == level)
+        trees[level] = (shapely.STRtree([spaces[u].shape for u in ids]), ids)
+    stands: list[tuple[object, str]] = []
+    for stop in network.stops:
+        tree, ids = trees.get(stop.level, (None, []))
+        if tree is None or not ids:
+            continue
+        hits = [ids[int(i)] for i in tree.query(shapely.Point(stop.point), "dwithin", 1e-6)]
+        if hits:
+            hits.sort(key=lambda u: (spaces[u].kind != stop.kind, u))
+            stands.append((stop, hits[0]))
+    return stands
+
+
+def _components(
+    units: Iterable[str], graph: _Graph, usable: Callable[[str, str, _Via], bool]
+) -> dict[str, int]:
+    """A component number per unit, over the joins `usable(a, b, via)` allows."""
+    part: dict[str, int] = {}
+    members = set(units)
+    for start in sorted(members):
+        if start in part:
+            continue
+        number = len(part)
+        part[start] = number
+        queue = deque([start])
+        while queue:
+            here = queue.popleft()
+            for there, via in graph.adjacent.get(here, []):
+                if there in members and there not in part and usable(here, there, via):
+                    part[there] = number
+                    queue.append(there)
+    return part
+
+
+def _largest(parts: dict[str, int], among: set[str]) -> set[str]:
+    """The units of the part with the most of `among` (ties: the lowest unit id)."""
+    count: dict[int, int] = defaultdict(int)
+    first: dict[int, str] = {}
+    for unit in sorted(among):
+        count[parts[unit]] += 1
+        first.setdefault(parts[unit], unit)
+    if not count:
+        return set()
+    best = min(count, key=lambda p: (-count[p], first[p]))
+    return {u for u in among if parts[u] == best}
+
+
+class _Explain:
+    """The reason and sentence for one unreachable unit."""
+
+    def __init__(
+        self,
+        venue: Venue,
+        spaces: dict[str, Space],
+        graph: _Graph,
+        sides: dict[str, list[str]],
+        doors: dict[str, Door],
+        touching: dict[str, list[str]],
+        with_stop: set[str],
+        foot_parts: dict[str, int],
+        chair_parts: dict[str, int],
+    ) -> None:
+        self.venue, self.spaces, self.graph = venue, spaces, graph
+        self.sides, self.doors, self.touching = sides, doors, touching
+        self.with_stop = with_stop
+        self.foot_parts, self.chair_parts = foot_parts, chair_parts
+        self.openings = venue.archive.by_id("opening")
+        self.members: dict[int, list[str]] = defaultdict(list)
+        for unit, number in sorted(foot_parts.items()):
+            self.members[number].append(unit)
+
+    def on_foot(self, unit_id: str, reached: set[str]) -> tuple[str, str]:
+        own = self.touching.get(unit_id, [])
+        if not self.graph.adjacent.get(unit_id):
+            if not own and unit_id not in self.with_stop:
+                return "no-opening", (
+                    "no opening is drawn on its outline (an open-plan unit drawn without "
+                    "doors, or doors missing from the archive)"
+                )
+            closed = [d for d in own if not self.doors[d].walkable]
+            if closed and len(closed) == len(own):
+                return self._closed(closed, "its only way in is", "its only ways in are")
+            beyond = self._not_walked_beyond(own, {unit_id})
+            if beyond:
+                return "behind-closed-units", (
+                    f"its openings lead only into units not walked: {beyond}"
+                )
+            return "opening-not-joined", (
+                f"its {self._names_of_openings(own)} joins no other walked unit "
+                "(beside the unit, or farther than the snap tolerance)"
+            )
+        part = self.members[self.foot_parts[unit_id]]
+        inside = set(part)
+        closed = [
+            d
+            for u in part
+            for d in self.touching.get(u, [])
+            if not self.doors[d].walkable
+            and any(s not in inside and self.spaces[s].walkable for s in self.sides[d])
+        ]
+        if closed:
+            return self._closed(
+                sorted(set(closed)),
+                f"the {len(part)} units it is among are joined to the rest only through",
+                f"the {len(part)} units it is among are joined to the rest only through",
+            )
+        level = self.venue.units[unit_id].level
+        if not any(self.venue.units[u].level == level for u in reached):
+            return "level-cut-off", (
+                f"no stairs, elevator, escalator or ramp reaches {self._level(level)} "
+                "from the levels reached"
+            )
+        beyond = self._not_walked_beyond(
+            [d for u in part for d in self.touching.get(u, [])], inside
+        )
+        if beyond:
+            return "behind-closed-units", (
+                f"the {len(part)} units it is among open only into units not walked: {beyond}"
+            )
+        return "island", (
+            f"its openings lead only among {len(part)} units cut off from the rest "
+            f"({self._names(part)}); no opening or connector joins them to the rest"
+        )
+
+    def by_wheelchair(self, unit_id: str, reached: set[str], roots: set[str]) -> tuple[str, str]:
+        if not roots:
+            return "not-step-free", "the venue has no entrance a wheelchair can pass"
+        level = self.venue.units[unit_id].level
+        if not any(self.venue.units[u].level == level for u in reached):
+            return "level-cut-off", (
+                f"no elevator or ramp reaches {self._level(level)} step-free "
+                "(only stairs or escalators)"
+            )
+        number = self.chair_parts[unit_id]
+        part = [u for u, n in self.chair_parts.items() if n == number]
+        steps: list[str] = []  # what stops a wheelchair at the edge of the part
+        for here in sorted(part):
+            for there, via in self.graph.adjacent.get(here, []):
+                if self.chair_parts.get(there) == number:
+                    continue
+                lift = self._dead_end(here, there, reached)
+                if lift:
+                    return "connector-dead-end", lift
+                steps.append(self._step(there, via))
+        shown = "; ".join(sorted(set(steps))[:EXAMPLES]) or "nothing a wheelchair may use"
+        return "not-step-free", f"every way to it passes what a wheelchair cannot: {shown}"
+
+    def _dead_end(self, here: str, there: str, reached: set[str]) -> str:
+        """The sentence for a step-free connector's unit that opens only into stairs or
+        steps on its level, next to this blocked join; empty when there is none."""
+        for lift, stairs in ((here, there), *((n, there) for n, _ in self.graph.adjacent[there])):
+            space = self.spaces[lift]
+            if space.kind not in STEP_FREE_CONNECTORS or lift not in self.chair_parts:
+                continue
+            if lift != here and lift not in reached:
+                continue
+            doors_on = [v for _, v in self.graph.adjacent[lift] if v.kind == "opening"]
+            if any(v.wheelchair and u in self.chair_parts for u, v in self._doors(lift)):
+                continue
+            if doors_on and stairs not in self.chair_parts:
+                return (
+                    f"{space.kind} {self._unit(lift)} opens on {self._level(space.level)} "
+                    f"only into {self.spaces[stairs].kind or 'steps'} {self._unit(stairs)}: "
+                    "a wheelchair cannot go on"
+                )
+        return ""
+
+    def _step(self, there: str, via: _Via) -> str:
+        """What a wheelchair cannot pass: a unit (stairs, steps, escalator), a door or a
+        connector."""
+        if there not in self.chair_parts:
+            return f"{self.venue.units[there].category} {self._unit(there)}"
+        if via.kind == "opening":
+            return f"{self._opening(via.id)} ({self._door_type(via.id)})"
+        return f"{via.connector_kind} {via.id}"
+
+    def _doors(self, unit: str) -> list[tuple[str, _Via]]:
+        return [(u, v) for u, v in self.graph.adjacent[unit] if v.kind == "opening"]
+
+    def _closed(self, closed: list[str], one: str, several: str) -> tuple[str, str]:
+        categories = [self._category(d) for d in closed]
+        causes = "; ".join(f"{self._opening(d)} ({self._why_closed(d)})" for d in closed[:EXAMPLES])
+        more = f" and {len(closed) - EXAMPLES} more" if len(closed) > EXAMPLES else ""
+        lead = one if len(closed) == 1 else several
+        if all(c in VEHICLE_OPENINGS for c in categories):
+            return "only-vehicle-openings", f"{lead} {causes}{more}: for vehicles, not people"
+        return "only-closed-openings", f"{lead} {causes}{more}: closed to people"
+
+    def _why_closed(self, door_id: str) -> str:
+        properties = self.openings[door_id].properties
+        category = self._category(door_id)
+        restriction = str(properties.get("restriction") or "").lower()
+        if properties.get("access_control"):
+            return "access control"
+        if category in CLOSED_OPENINGS:
+            return f"category {category}"
+        if restriction in RESTRICTED:
+            return f"restriction {restriction}"
+        return "closed"
+
+    def _category(self, door_id: str) -> str:
+        return str(self.openings[door_id].properties.get("category") or "").lower()
+
+    def _door_type(self, door_id: str) -> str:
+        door = self.openings[door_id].properties.get("door")
+        kind = door.get("type") if isinstance(door, dict) else None
+        return f"{kind} door" if kind else "not for wheelchairs"
+
+    def _not_walked_beyond(self, openings: list[str], inside: set[str]) -> str:
+        beyond = sorted(
+            {
+                u
+                for d in openings
+                if self.doors[d].walkable
+                for u in self.sides[d]
+                if u not in inside and not self.spaces[u].walkable
+            }
+        )
+        if not beyond:
+            return ""
+        return "; ".join(
+            f"{self._unit(u)} ({self.venue.units[u].category})" for u in beyond[:EXAMPLES]
+        )
+
+    def _names_of_openings(self, openings: list[str]) -> str:
+        shown = ", ".join(self._opening(d) for d in openings[:EXAMPLES])
+        return shown + (f" and {len(openings) - EXAMPLES} more" if len(openings) > EXAMPLES else "")
+
+    def _opening(self, door_id: str) -> str:
+        """An opening as a person finds it: its id and the units it joins."""
+        units = " and ".join(self._unit(u) for u in self.sides.get(door_id, []))
+        return f"opening {door_id}" + (f" of {units}" if units else "")
+
+    def _names(self, units: list[str]) -> str:
+        shown = ", ".join(self._unit(u) for u in units[:EXAMPLES])
+        return shown + (f" and {len(units) - EXAMPLES} more" if len(units) > EXAMPLES else "")
+
+    def _unit(self, unit_id: str) -> str:
+        return repr(self.venue.units[unit_id].name or unit_id)
+
+    def _level(self, level_id: str) -> str:
+        return repr(self.venue.levels[level_id].name)

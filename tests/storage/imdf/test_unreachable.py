@@ -1,0 +1,322 @@
+"""Unreachable units explained (issue 35, point 4): every walked unit that cannot be
+reached on foot or by wheelchair is listed with its reason, on the terminal and in
+`--report FILE`; a step-free connector never stands in a stairs unit; E18 refuses the
+wheelchair route through a lift that opens only onto steps, and walks it on foot."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+import pytest_asyncio
+from shapely import box
+
+from parsing.imdf.read import read_archive
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import DISTANCES_CALCULATE
+from rest.app import create_app
+from rest.cli.main import parser
+from routing.imdf.connectors import connectors
+from routing.imdf.model import Space, Traversal
+from storage.imdf.dataset import ImdfDataset, import_venue, venue_dataset
+from storage.imdf.venue import ImdfOptions
+from tests._dbserver import fresh_store
+from tests.imdf_venues import Venue, two_levels
+from tests.storage.imdf.dead_ends import dead_ends, odd_corners
+
+BOTH, FOOT, CHAIR = ("foot", "wheelchair"), ("foot",), ("wheelchair",)
+FLAGS = "distances, directions, locations-resource"
+
+
+def dataset_of(venue: Venue) -> ImdfDataset:
+    return venue_dataset(read_archive(venue.files()), ImdfOptions())
+
+
+def entries(dataset: ImdfDataset) -> list[tuple[str, str, tuple[str, ...], str]]:
+    assert dataset.reachability is not None
+    return [(u.name, u.level_name, u.modes, u.reason) for u in dataset.reachability.unreachable]
+
+
+def write_folder(venue: Venue, folder: Path) -> Path:
+    folder.mkdir()
+    for name, data in venue.files().items():
+        (folder / name).write_bytes(data)
+    return folder
+
+
+# ---------------------------------------------------------------- the reasons
+
+
+def test_the_three_situations_of_the_issue():
+    """Stairs reachable only through an automobile opening (and the gallery they lead
+    to), an open-plan unit with no opening, a lift that opens only onto steps: the
+    upper hall and office are reached on foot, not by wheelchair."""
+    venue, ids = dead_ends()
+    dataset = dataset_of(venue)
+    reach = dataset.reachability
+    assert reach is not None
+    assert (reach.roots, reach.entrances) == ("entrances", [ids["entrance"]])
+    by_level = sorted(entries(dataset), key=lambda e: (e[1], e[0]))
+    assert by_level == [
+        ("Open Plan", "Ground", BOTH, "no-opening"),
+        ("West Stairs", "Ground", FOOT, "only-vehicle-openings"),
+        ("Gallery", "Upper", BOTH, "only-vehicle-openings"),
+        ("Office", "Upper", CHAIR, "connector-dead-end"),
+        ("Upper Hall", "Upper", CHAIR, "connector-dead-end"),
+        ("West Stairs", "Upper", FOOT, "only-vehicle-openings"),
+    ]
+    details = {(u.name, u.level_name): u.detail for u in reach.unreachable}
+    assert details[("Open Plan", "Ground")] == (
+        "no opening is drawn on its outline (an open-plan unit drawn without doors, "
+        "or doors missing from the archive)"
+    )
+    assert details[("Gallery", "Upper")] == (
+        "the 3 units it is among are joined to the rest only through opening "
+        f"{ids['ramp']} of 'Car Park' and 'West Stairs' (category automobile): "
+        "for vehicles, not people"
+    )
+    assert details[("Office", "Upper")] == (
+        "elevator 'Lift' opens on 'Upper' only into stairs 'Steps': a wheelchair cannot go on"
+    )
+
+
+def test_every_other_reason():
+    venue, ids = odd_corners()
+    dataset = dataset_of(venue)
+    assert sorted(entries(dataset), key=lambda e: (e[1], e[0])) == [
+        ("Annex", "Floor 0", BOTH, "island"),
+        ("Back Room", "Floor 0", BOTH, "behind-closed-units"),
+        ("East Room", "Floor 0", BOTH, "island"),
+        ("Far Room", "Floor 0", BOTH, "opening-not-joined"),
+        ("Lounge", "Floor 0", CHAIR, "not-step-free"),
+        ("Room 0", "Floor 0", BOTH, "only-closed-openings"),
+        ("Hall 1", "Floor 1", CHAIR, "level-cut-off"),
+        ("Room 1", "Floor 1", CHAIR, "level-cut-off"),
+        ("Hall 2", "Floor 2", BOTH, "level-cut-off"),
+        ("Room 2", "Floor 2", BOTH, "level-cut-off"),
+    ]
+    assert dataset.reachability is not None
+    details = {u.name: u.detail for u in dataset.reachability.unreachable}
+    assert details["Lounge"] == (
+        "every way to it passes what a wheelchair cannot: "
+        f"opening {ids['revolving']} of 'Hall 0' and 'Lounge' (revolving door)"
+    )
+    assert (
+        details["Back Room"] == "its openings lead only into units not walked: 'Store' (nonpublic)"
+    )
+    assert details["Far Room"] == (
+        f"its opening {ids['far door']} of 'Far Room' joins no other walked unit "
+        "(beside the unit, or farther than the snap tolerance)"
+    )
+    assert details["Hall 1"] == (
+        "no elevator or ramp reaches 'Floor 1' step-free (only stairs or escalators)"
+    )
+    assert details["Hall 2"] == (
+        "no stairs, elevator, escalator or ramp reaches 'Floor 2' from the levels reached"
+    )
+    assert details["Annex"] == (
+        "its openings lead only among 2 units cut off from the rest ('East Room', 'Annex'); "
+        "no opening or connector joins them to the rest"
+    )
+
+
+def test_without_an_entrance_the_largest_part_is_reached():
+    """The test hall has no exterior door: its locked rooms are what is left out."""
+    dataset = dataset_of(two_levels().venue)
+    assert dataset.reachability is not None
+    assert dataset.reachability.roots == "largest-part"
+    assert entries(dataset) == [
+        ("Room C0", "Level 0", BOTH, "only-closed-openings"),
+        ("Room C1", "Level 1", BOTH, "only-closed-openings"),
+    ]
+
+
+def test_a_step_free_connector_never_stands_in_stairs():
+    """An elevator relationship naming a stairs unit: no stop there (a wheelchair would
+    join the nearest line it may use beyond the stairs), reported; the lift keeps its
+    stops on the levels where it stands in a lift."""
+    spaces = [
+        Space("lift0", "L0", box(0, 0, 2, 2), True, True, "elevator", None),
+        Space("lift1", "L1", box(0, 0, 2, 2), True, True, "elevator", None),
+        Space("stairs2", "L2", box(0, 0, 2, 2), True, False, "stairs", None),
+    ]
+    traversal = Traversal("lift", "elevator", ("lift0", "lift1", "stairs2"))
+    stops, problems = connectors(spaces, spaces, [traversal], ["L0", "L1", "L2"])
+    assert [(s.connector_id, s.kind, s.level) for s in stops] == [
+        ("lift", "elevator", "L0"),
+        ("lift", "elevator", "L1"),
+    ]
+    assert problems == [
+        (
+            "connector-not-step-free",
+            "elevator lift: unit stairs2 is not step-free (stairs), no stop there",
+        )
+    ]
+
+
+# ---------------------------------------------------------------- the command
+
+
+UNREACHABLE_LINES = [
+    "Unreachable from the venue's entrances: 4 unit(s) on foot, 4 by wheelchair:",
+    "  no-opening (foot, wheelchair): 1, e.g. 'Open Plan' on 'Ground': no opening is drawn "
+    "on its outline (an open-plan unit drawn without doors, or doors missing from the "
+    "archive)",
+    "  only-vehicle-openings (foot, wheelchair): 1, e.g. 'Gallery' on 'Upper': the 3 units "
+    "it is among are joined to the rest only through opening {ramp} of 'Car Park' and "
+    "'West Stairs' (category automobile): for vehicles, not people",
+    "  only-vehicle-openings (foot): 2, e.g. 'West Stairs' on 'Ground': the 3 units it is "
+    "among are joined to the rest only through opening {ramp} of 'Car Park' and "
+    "'West Stairs' (category automobile): for vehicles, not people",
+    "  connector-dead-end (wheelchair): 2, e.g. 'Office' on 'Upper': elevator 'Lift' opens "
+    "on 'Upper' only into stairs 'Steps': a wheelchair cannot go on",
+]
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    parsed = parser().parse_args(["import-imdf", *args])
+    code = parsed.handler(parsed)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_terminal_summary_and_the_report_file(tmp_path, capsys):
+    venue, ids = dead_ends()
+    folder = write_folder(venue, tmp_path / "venue")
+    report = tmp_path / "report.json"
+    code, out, err = run(
+        [str(folder), "--out", str(tmp_path / "out"), "--report", str(report)], capsys
+    )
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    start = lines.index(UNREACHABLE_LINES[0])
+    expected = [line.format(ramp=ids["ramp"]) for line in UNREACHABLE_LINES]
+    assert lines[start : start + 6] == [*expected, f"  see {report} for all 6"]
+    assert lines[-1] == f"Report: {report}"
+    document = orjson.loads(report.read_bytes())
+    assert document["report"] == "floorgate import-imdf" and document["format"] == 1
+    assert document["path"] == str(folder)
+    assert document["form"] == "folder of IMDF GeoJSON files"
+    assert document["outcome"] == {
+        "status": "written",
+        "message": f"wrote {tmp_path / 'out' / 'dataset.json'}",
+        "problems": [],
+    }
+    assert document["venue"]["name"] == "Dead Ends"
+    assert (document["venue"]["levels"], document["venue"]["units"]) == (2, 12)
+    assert document["reachability"] == {
+        "from": "entrances",
+        "entrances": [ids["entrance"]],
+        "foot": 4,
+        "wheelchair": 4,
+        "by_reason": {
+            "no-opening": {"foot": 1, "wheelchair": 1},
+            "only-vehicle-openings": {"foot": 3, "wheelchair": 1},
+            "connector-dead-end": {"foot": 0, "wheelchair": 2},
+        },
+    }
+    gallery = next(e for e in document["unreachable"] if e["name"] == "Gallery")
+    [upper] = [f for f in venue.features["level"] if f["properties"]["ordinal"] == 1]
+    assert gallery == {
+        "unit_id": ids["gallery"],
+        "name": "Gallery",
+        "level": upper["id"],
+        "level_name": "Upper",
+        "category": "room",
+        "mode": ["foot", "wheelchair"],
+        "reason": "only-vehicle-openings",
+        "detail": expected[2].split("'Upper': ", 1)[1],
+    }
+    assert len(document["unreachable"]) == 6
+    stairs = min(ids["stairs0"], ids["stairs1"])
+    assert document["remarks"] == [
+        {
+            "kind": "connector-inferred",
+            "count": 1,
+            "examples": [
+                f"stairs {stairs}: units {ids['stairs0']}, {ids['stairs1']} overlap on "
+                "adjacent levels and no relationship joins them"
+            ],
+        }
+    ]
+
+
+def test_a_report_path_that_cannot_be_written_is_refused_before_any_work(tmp_path, capsys):
+    """The venue here does not exist: the report's path is refused before it is read."""
+    missing_venue = str(tmp_path / "no-venue")
+    other = tmp_path / "notes.json"
+    other.write_text('{"mine": true}')
+    cases = {
+        str(other): f"--report {other}: exists and is not an import-imdf report; "
+        "give a new path or remove the file",
+        str(tmp_path): f"--report {tmp_path}: is a folder; give a file name",
+        str(tmp_path / "none" / "r.json"): f"--report {tmp_path / 'none' / 'r.json'}: its "
+        f"folder {tmp_path / 'none'} does not exist",
+        missing_venue: f"--report {missing_venue}: that is the venue being imported; "
+        "give another path",
+    }
+    for path, line in cases.items():
+        code, out, err = run([missing_venue, "--report", path], capsys)
+        assert (code, out, err) == (1, "", f"Nothing was imported: {line}\n")
+    assert other.read_text() == '{"mine": true}'
+
+
+def test_a_refused_venue_has_a_report_and_an_earlier_report_is_replaced(tmp_path, capsys):
+    report = tmp_path / "report.json"
+    report.write_bytes(orjson.dumps({"report": "floorgate import-imdf", "format": 1}))
+    missing = tmp_path / "no-venue"
+    code, out, err = run([str(missing), "--report", str(report)], capsys)
+    assert (code, out) == (1, f"Report: {report}\n")
+    assert err == f"Nothing was imported: {missing}: no such file or folder\n"
+    assert orjson.loads(report.read_bytes()) == {
+        "report": "floorgate import-imdf",
+        "format": 1,
+        "path": str(missing),
+        "outcome": {
+            "status": "refused",
+            "message": f"{missing}: no such file or folder",
+            "problems": [],
+        },
+    }
+    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]  # no temporary left
+
+
+# ---------------------------------------------------------------- E18 on the venue
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def client(db_server, settings) -> AsyncIterator[tuple[httpx.AsyncClient, dict[str, Any]]]:
+    venue, ids = dead_ends()
+    async with fresh_store(db_server) as store:
+        await import_venue(store, dataset_of(venue), limits=settings.svg_limits)
+        key = (await create_key(store, "dead-ends", [DISTANCES_CALCULATE], None)).secret
+        transport = httpx.ASGITransport(app=create_app(settings, store))
+        async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as http:
+            headers = {"API-Key": key, "Experimental-Flags": FLAGS}
+            stack = venue.features["venue"][0]["id"]
+            yield http, {"headers": headers, "stack": stack, **ids}
+
+
+async def test_e18_refuses_the_wheelchair_through_the_dead_end_lift(client):
+    http, ids = client
+    stack = ids["stack"]
+    shop, office = f"{stack}:{ids['shop']}", f"{stack}:{ids['office']}"
+    answers = {}
+    for mode in ("foot", "wheelchair"):
+        response = await http.post(
+            f"/v1/unitmaps/{stack}/route",
+            headers=ids["headers"],
+            json={"data": {"from": {"id": shop}, "to": {"id": office}, "mode": mode}},
+        )
+        assert response.status_code == 200, response.text
+        answers[mode] = response.json()
+    assert answers["wheelchair"]["route"] is None
+    assert answers["wheelchair"]["reason"] == (
+        "no walk path usable by wheelchair joins the start and the destination"
+    )
+    legs = answers["foot"]["route"]["legs"]
+    assert [leg["connector"]["kind"] for leg in legs if leg["connector"]] == ["elevator"]
