@@ -196,28 +196,72 @@ class Strokes {
   }
 }
 
+// The rings of a unit's `shape.holes` (docs/svg-parsing.md, "Holes"): courtyards,
+// shafts. A ring that cannot be read, or has fewer than 3 points, is left out.
+function holesOf(shape) {
+  const holes = Array.isArray(shape.holes) ? shape.holes : [];
+  return holes.map(parsePoints).filter((ring) => ring && ring.length >= 3);
+}
+
+// A point inside the area the rings fill by the even-odd rule, near `[x, y]`: `[x, y]`
+// when it is inside, else the middle of the widest filled stretch of the horizontal line
+// through it (a cloister's centroid is in its courtyard).
+function insidePoint(rings, [x, y]) {
+  const crossings = [];
+  for (const ring of rings) {
+    for (let i = 0; i < ring.length; i++) {
+      const [x0, y0] = ring[i];
+      const [x1, y1] = ring[(i + 1) % ring.length];
+      if (y0 <= y !== y1 <= y) {
+        crossings.push(x0 + ((y - y0) / (y1 - y0)) * (x1 - x0));
+      }
+    }
+  }
+  crossings.sort((a, b) => a - b);
+  let best = null;
+  for (let i = 0; i + 1 < crossings.length; i += 2) {
+    if (crossings[i] <= x && x <= crossings[i + 1]) {
+      return [x, y];
+    }
+    if (!best || crossings[i + 1] - crossings[i] > best[1] - best[0]) {
+      best = [crossings[i], crossings[i + 1]];
+    }
+  }
+  return best ? [(best[0] + best[1]) / 2, y] : [x, y];
+}
+
 function drawUnit(element, parent, level, model) {
   const shape = element.shape;
   const points = shape && parsePoints(shape.points);
   if (typeof element.id !== "string" || !points || points.length < 3) {
     return;
   }
-  const node = s("polygon", {
+  const holes = holesOf(shape);
+  // Without holes a polygon, as ever; with them one path of every ring, filled even-odd
+  // so the courtyard shows the floor beneath and a click there is no click on the unit.
+  const rings = [points, ...holes];
+  const outline = holes.length
+    ? { d: rings.map((ring) => `M${ring.join("L")}Z`).join(""), "fill-rule": "evenodd" }
+    : { points: points.map((p) => p.join(",")).join(" ") };
+  const node = s(holes.length ? "path" : "polygon", {
     class: "unit",
-    points: points.map((p) => p.join(",")).join(" "),
+    ...outline,
     tabindex: "-1", // the level's units are one tab stop: main.js makes one of them 0
     role: "button",
     "data-unit-id": element.id,
     "data-unit-uid": typeof element.uid === "string" ? element.uid : null,
     "data-level-uid": level.uid,
   });
-  copyChecked(shape, node, new Set(["points", "transform"]));
+  const skip = holes.length ? ["points", "transform", "fill-rule"] : ["points", "transform"];
+  copyChecked(shape, node, new Set(skip));
+  const middle = centroid(points);
   const unit = {
     id: element.id,
     node,
     level,
     points,
-    centroid: centroid(points),
+    holes, // labels.js places a label's pole by `points` alone (not yet by the holes)
+    centroid: holes.length ? insidePoint(rings, middle) : middle,
     box: bounds(points),
     fill: node.getAttribute("fill"),
   };
