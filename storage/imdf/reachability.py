@@ -133,14 +133,15 @@ def reachability(
         roots = "largest-part"
         foot_roots = _largest(foot_parts, walked)
         chair_roots = _largest(chair_parts, foot_roots & chair_units)
-    foot_reached = {u for u in walked if foot_parts[u] in {foot_parts[r] for r in foot_roots}}
-    chair_reached = {
-        u for u in chair_units if chair_parts[u] in {chair_parts[r] for r in chair_roots}
-    }
+    foot_from = {foot_parts[r] for r in foot_roots}
+    chair_from = {chair_parts[r] for r in chair_roots}
+    foot_reached = {u for u in walked if foot_parts[u] in foot_from}
+    chair_reached = {u for u in chair_units if chair_parts[u] in chair_from}
     explain = _Explain(
         venue, spaces, graph, sides, by_door, touching, with_stop, foot_parts, chair_parts
     )
     found = []
+
     def order(unit: str) -> tuple[int, str, str]:  # by level, then as a person reads
         return (venue.levels[venue.units[unit].level].index, venue.units[unit].name, unit)
 
@@ -164,33 +165,43 @@ def reachability(
 
 def _sides(venue: Venue, doors: list[Door], tolerance: float) -> dict[str, list[str]]:
     """Per opening, the units (walked or not) met first on each side of its line, going
-    straight through its middle, up to `tolerance` beyond it: one or two units."""
-    trees = {}
-    for level in venue.levels:
-        ids = [u for u, unit in venue.units.items() if unit.level == level]
-        trees[level] = (shapely.STRtree([venue.units[u].shape for u in ids]), ids)
+    straight through its middle, up to `tolerance` beyond it: one or two units. One
+    spatial query per level for every probe of its openings."""
     steps = np.arange(PROBE_STEP, tolerance + PROBE_STEP * 1.5, PROBE_STEP)
     found: dict[str, list[str]] = {}
+    by_level: dict[str, list[Door]] = defaultdict(list)
     for door in doors:
-        tree, ids = trees[door.level]
-        mid = door.line.interpolate(0.5, normalized=True)
-        (x0, y0), (x1, y1) = door.line.coords[0], door.line.coords[-1]
-        length = float(np.hypot(x1 - x0, y1 - y0))
-        if length < 1e-6:
-            hits = tree.query(mid, predicate="dwithin", distance=tolerance)
-            found[door.id] = sorted(ids[int(i)] for i in hits)[:2]
-            continue
-        normal = np.array([-(y1 - y0), x1 - x0]) / length
-        units: list[str] = []
-        for sign in (1.0, -1.0):
-            xy = np.array([mid.x, mid.y]) + sign * steps[:, None] * normal
-            probes, hit = tree.query(shapely.points(xy), predicate="within")
-            if len(probes):
-                first = int(probes.min())
-                unit = min(ids[int(h)] for p, h in zip(probes, hit, strict=True) if p == first)
-                if unit not in units:
-                    units.append(unit)
-        found[door.id] = units
+        by_level[door.level].append(door)
+    for level, mine in by_level.items():
+        ids = [u for u, unit in venue.units.items() if unit.level == level]
+        tree = shapely.STRtree([venue.units[u].shape for u in ids])
+        lines = [door.line for door in mine]
+        mids = shapely.get_coordinates(shapely.line_interpolate_point(lines, 0.5, normalized=True))
+        ends = np.array([[line.coords[0], line.coords[-1]] for line in lines], dtype=float)
+        along = ends[:, 1] - ends[:, 0]
+        length = np.hypot(along[:, 0], along[:, 1])
+        normal = np.stack([-along[:, 1], along[:, 0]], axis=1) / np.maximum(length, 1e-12)[:, None]
+        signs = np.array([1.0, -1.0])
+        # probes[door, side, step] = mid + sign * step * normal
+        probes = (
+            mids[:, None, None, :]
+            + signs[None, :, None, None] * steps[None, None, :, None] * normal[:, None, None, :]
+        ).reshape(-1, 2)
+        first: dict[tuple[int, int], tuple[int, str]] = {}
+        hits, units = tree.query(shapely.points(probes), predicate="within")
+        for probe, unit in zip(hits.tolist(), units.tolist(), strict=True):
+            door_side, step = divmod(probe, len(steps))
+            key = divmod(door_side, 2)
+            candidate = (step, ids[unit])
+            if key not in first or candidate < first[key]:
+                first[key] = candidate
+        for index, door in enumerate(mine):
+            if length[index] < 1e-6:  # a point: the units within the tolerance of it
+                near = tree.query(shapely.Point(mids[index]), "dwithin", tolerance)
+                found[door.id] = sorted(ids[int(i)] for i in near)[:2]
+                continue
+            sides = [first[(index, side)][1] for side in (0, 1) if (index, side) in first]
+            found[door.id] = list(dict.fromkeys(sides))
     return found
 
 
