@@ -387,7 +387,7 @@ class Writer:
             for unit_id, shape in wanted[map_id].items():
                 id_ = derived_location_id(map_id, unit_id)
                 keep.add((map_id, id_))
-                x, y = label_point(shape.points)
+                x, y = label_point(shape.points, shape.holes)
                 created = stored.get(id_) or self.at
                 floor = floors.get(shape.level_uid or "") or units[unit_id].get("floor_id")
                 doc = {
