@@ -22,12 +22,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import shapely
 
-from routing.imdf.model import Door, Space, WalkNetwork
+from routing.imdf.model import Door, Space, Stop, WalkNetwork
 from storage.imdf.venue import Venue
 from storage.imdf.walks import CLOSED_OPENINGS, RESTRICTED, spaces_of
 
 FOOT, WHEELCHAIR = "foot", "wheelchair"
 PROBE_STEP = 0.05  # metres between the probes straight through an opening's middle
+ON_WALL = 0.01  # metres: an opening's middle this near a unit lies on it (the network's)
+ENTRANCE_CLEAR = 2.0  # metres beyond an exterior opening with no unit (thicker is no wall)
 VEHICLE_OPENINGS = frozenset({"automobile"})  # IMDF: an opening for cars, not people
 STEP_FREE_CONNECTORS = frozenset({"elevator", "ramp"})
 EXAMPLES = 2  # units or openings a sentence names
@@ -94,7 +96,7 @@ def reachability(
     spaces = {s.id: s for s in spaces_of(venue)}
     walked = {i for i, s in spaces.items() if s.walkable}
     chair_units = {i for i in walked if spaces[i].wheelchair}
-    sides = _sides(venue, doors, snap_tolerance)
+    sides, exterior = _sides(venue, doors, snap_tolerance)
     by_door = {door.id: door for door in doors}
     apart = set(network.unreachable)  # no walkable opening reaches them in the network
     touching: dict[str, list[str]] = defaultdict(list)  # unit -> openings on it
@@ -107,7 +109,7 @@ def reachability(
         if not door.walkable:
             continue
         open_units = [u for u in units if u in walked and u not in apart]
-        if len(units) == 1 and open_units:
+        if door_id in exterior and open_units:
             entrances.append((open_units[0], door))
         if len(open_units) == 2:
             graph.join(*open_units, _Via("opening", door_id, door.wheelchair))
@@ -163,12 +165,18 @@ def reachability(
     return Reachability(roots, sorted(d.id for _, d in entrances), found)
 
 
-def _sides(venue: Venue, doors: list[Door], tolerance: float) -> dict[str, list[str]]:
+def _sides(
+    venue: Venue, doors: list[Door], tolerance: float
+) -> tuple[dict[str, list[str]], set[str]]:
     """Per opening, the units (walked or not) met first on each side of its line, going
-    straight through its middle, up to `tolerance` beyond it: one or two units. One
-    spatial query per level for every probe of its openings."""
+    straight through its middle, up to `tolerance` beyond it: one or two units; units
+    its middle lies on (within 1 cm) make up a side that met none, as the walk network
+    joins an opening drawn across the wall. And the exterior openings: one side met a
+    unit, the other nothing for ENTRANCE_CLEAR metres. One spatial query per level for
+    every probe of its openings."""
     steps = np.arange(PROBE_STEP, tolerance + PROBE_STEP * 1.5, PROBE_STEP)
     found: dict[str, list[str]] = {}
+    exterior: set[str] = set()
     by_level: dict[str, list[Door]] = defaultdict(list)
     for door in doors:
         by_level[door.level].append(door)
@@ -195,25 +203,38 @@ def _sides(venue: Venue, doors: list[Door], tolerance: float) -> dict[str, list[
             candidate = (step, ids[unit])
             if key not in first or candidate < first[key]:
                 first[key] = candidate
+        on: dict[int, list[str]] = defaultdict(list)
+        spots, under = tree.query(shapely.points(mids), "dwithin", ON_WALL)
+        for index, unit in sorted(zip(spots.tolist(), under.tolist(), strict=True)):
+            on[index].append(ids[unit])
         for index, door in enumerate(mine):
             if length[index] < 1e-6:  # a point: the units within the tolerance of it
                 near = tree.query(shapely.Point(mids[index]), "dwithin", tolerance)
                 found[door.id] = sorted(ids[int(i)] for i in near)[:2]
                 continue
-            sides = [first[(index, side)][1] for side in (0, 1) if (index, side) in first]
-            found[door.id] = list(dict.fromkeys(sides))
-    return found
+            met = [first[(index, side)][1] for side in (0, 1) if (index, side) in first]
+            sides = list(dict.fromkeys(met + sorted(on[index])))[:2]
+            found[door.id] = sides
+            if len(met) == 1 and len(sides) == 1:
+                side = 0 if (index, 0) in first else 1
+                start = mids[index] - signs[side] * PROBE_STEP * normal[index]
+                ray = shapely.LineString(
+                    [start, mids[index] - signs[side] * ENTRANCE_CLEAR * normal[index]]
+                )
+                if not len(tree.query(ray, "intersects")):
+                    exterior.add(door.id)
+    return found, exterior
 
 
 def _stop_units(
     venue: Venue, network: WalkNetwork, spaces: dict[str, Space], walked: set[str]
-) -> list[tuple[object, str]]:
+) -> list[tuple[Stop, str]]:
     """Each connector stop with the walked unit it stands in (of its kind, when several)."""
     trees = {}
     for level in venue.levels:
         ids = sorted(u for u in walked if spaces[u].level == level)
         trees[level] = (shapely.STRtree([spaces[u].shape for u in ids]), ids)
-    stands: list[tuple[object, str]] = []
+    stands: list[tuple[Stop, str]] = []
     for stop in network.stops:
         tree, ids = trees.get(stop.level, (None, []))
         if tree is None or not ids:

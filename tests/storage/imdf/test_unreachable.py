@@ -25,7 +25,7 @@ from routing.imdf.model import Space, Traversal
 from storage.imdf.dataset import ImdfDataset, import_venue, venue_dataset
 from storage.imdf.venue import ImdfOptions
 from tests._dbserver import fresh_store
-from tests.imdf_venues import Venue, two_levels
+from tests.imdf_venues import Venue, rect, two_levels
 from tests.storage.imdf.dead_ends import dead_ends, odd_corners
 
 BOTH, FOOT, CHAIR = ("foot", "wheelchair"), ("foot",), ("wheelchair",)
@@ -132,6 +132,31 @@ def test_without_an_entrance_the_largest_part_is_reached():
     assert entries(dataset) == [
         ("Room C0", "Level 0", BOTH, "only-closed-openings"),
         ("Room C1", "Level 1", BOTH, "only-closed-openings"),
+    ]
+
+
+def test_openings_across_the_wall_join_and_thick_walls_are_no_entrance():
+    """A door drawn across the wall (along the way through it) joins the units its middle
+    lies on, as the walk network joins it. A door 0.45 m off the hall's wall with a
+    yard 1.05 m beyond it is in a thick wall, no entrance (nothing for 2 m beyond would
+    make it one); a door inside one unit neither. Reaching starts at the largest part."""
+    v = Venue("Walls")
+    outline = [(-5, -5), (20, -5), (20, 20), (-5, 20)]
+    v.venue("Walls", outline)
+    level = v.level("W0", 0, "Ground", "G", outline)
+    v.unit("hall", level, "walkway", rect(0, 0, 10, 3), name="Hall")
+    v.unit("room", level, "room", rect(0, 3, 4, 7), name="Room")
+    v.unit("yard", level, "room", rect(11.5, 0, 14, 3), name="Yard")
+    v.unit("bend", level, "walkway", [(0, 8), (10, 8), (10, 12), (6, 12), (6, 9), (0, 9)])
+    v.opening("across", level, (2, 2.9), (2, 3.1))  # perpendicular to the wall
+    v.opening("thick", level, (10.45, 1), (10.45, 2))
+    v.opening("inside", level, (6, 8.5), (7, 8.5))  # a line inside the bend
+    dataset = dataset_of(v)
+    assert dataset.reachability is not None
+    assert (dataset.reachability.roots, dataset.reachability.entrances) == ("largest-part", [])
+    assert entries(dataset) == [
+        ("Walkway 1, Ground", "Ground", BOTH, "opening-not-joined"),
+        ("Yard", "Ground", BOTH, "no-opening"),
     ]
 
 
