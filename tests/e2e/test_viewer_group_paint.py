@@ -2,7 +2,11 @@
 document (docs/svg-parsing.md, "Group paint") is set on the `<g>` the viewer draws, so
 its children inherit it as in SVG, as Chromium computes it. Checked on the demo map's
 drawing, and with drawing.js on a document made here (a unit without paint of its own
-takes its UnitLayer's fill; IMDF drawings rendered black without this)."""
+takes its UnitLayer's fill; IMDF drawings rendered black without this).
+
+A unit with holes (issue 35; docs/svg-parsing.md, "Holes"): drawing.js draws it as one
+path of its rings filled even-odd, so its courtyard is not part of the unit as Chromium
+fills and hit-tests it; a unit without holes stays a polygon."""
 
 from __future__ import annotations
 
@@ -68,6 +72,48 @@ DOCUMENT = {
 }
 
 
+HOLED_DOCUMENT = {
+    "version": "1.2",
+    "type": "application/vnd.map+json",
+    "width": 100,
+    "height": 100,
+    "elements": [
+        {
+            "type": "Level",
+            "uid": "L",
+            "name": "L",
+            "tags": {"floor": "f"},
+            "elements": [
+                {
+                    "type": "UnitLayer",
+                    "uid": "units",
+                    "elements": [
+                        {
+                            "type": "Unit",
+                            "uid": "a",
+                            "id": "cloister",
+                            "shape": {
+                                "type": "Path",
+                                "fill": "#d6e8fb",
+                                "fill-rule": "nonzero",
+                                "points": "0,0 90,0 90,90 0,90",
+                                "holes": ["30,30 60,30 60,60 30,60", "70,70 80,70 bad"],
+                            },
+                        },
+                        {
+                            "type": "Unit",
+                            "uid": "b",
+                            "id": "plain",
+                            "shape": {"type": "Rect", "points": "92,0 99,0 99,9 92,9"},
+                        },
+                    ],
+                }
+            ],
+        }
+    ],
+}
+
+
 # A demo database of this module's own (it only reads).
 demo_key, site = demo_site("viewer-paint")
 
@@ -119,4 +165,46 @@ def test_a_layers_paint_reaches_its_children(site):
         "wall": "rgb(75, 85, 99)",
         "level": ["#123456", None],  # never a transform
         "walls": [None, None],  # a url() is no paint; x is no paint
+    }
+
+
+def test_a_unit_with_holes_is_a_path_filled_even_odd(site):
+    session = open_viewer(site, map_id="map-b1-f1")
+    found = js(
+        site,
+        session,
+        f"""(async () => {{
+        const main = document.querySelector('script[type="module"]').src;
+        const {{ drawDocument }} = await import(main.replace(/main\\.js$/, 'map/drawing.js'));
+        const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+        document.body.append(svg);
+        const model = drawDocument(svg, {json.dumps(HOLED_DOCUMENT)});
+        const node = svg.querySelector('[data-unit-id="cloister"]');
+        const plain = svg.querySelector('[data-unit-id="plain"]');
+        const inFill = (x, y) => node.isPointInFill(new DOMPoint(x, y));
+        const unit = model.units.get('cloister');
+        const result = {{
+          tag: node.tagName, rule: node.getAttribute('fill-rule'), d: node.getAttribute('d'),
+          fill: node.getAttribute('fill'), cls: node.getAttribute('class'),
+          wing: inFill(15, 45), court: inFill(45, 45),
+          plain: [plain.tagName, plain.getAttribute('points')],
+          holes: unit.holes, centroid: unit.centroid, points: unit.points.length,
+        }};
+        svg.remove();
+        return result; }})()""",
+    )
+    assert found == {
+        "tag": "path",
+        "rule": "evenodd",  # whatever the shape's own rule: its holes are holes
+        "d": "M0,0L90,0L90,90L0,90ZM30,30L60,30L60,60L30,60Z",  # the unreadable ring left out
+        "fill": "#d6e8fb",
+        "cls": "unit",
+        "wing": True,
+        "court": False,
+        "plain": ["polygon", "92,0 99,0 99,9 92,9"],
+        "holes": [[[30, 30], [60, 30], [60, 60], [30, 60]]],
+        # The area centroid (45, 45) is in the courtyard: the middle of the wider stretch
+        # of the line y = 45 that the unit fills, the west wing (0-30) before the east.
+        "centroid": [15, 45],
+        "points": 4,
     }
