@@ -5,6 +5,10 @@ wheelchair route through a lift that opens only onto steps, and walks it on foot
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +17,7 @@ import httpx
 import orjson
 import pytest
 import pytest_asyncio
+from pymongo import MongoClient
 from shapely import box
 
 from parsing.imdf.read import read_archive
@@ -39,6 +44,11 @@ def dataset_of(venue: Venue) -> ImdfDataset:
 def entries(dataset: ImdfDataset) -> list[tuple[str, str, tuple[str, ...], str]]:
     assert dataset.reachability is not None
     return [(u.name, u.level_name, u.modes, u.reason) for u in dataset.reachability.unreachable]
+
+
+def run_cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+    floorgate = str(Path(sys.executable).with_name("floorgate"))
+    return subprocess.run([floorgate, *args], capture_output=True, text=True, timeout=120, env=env)
 
 
 def write_folder(venue: Venue, folder: Path) -> Path:
@@ -345,3 +355,36 @@ async def test_e18_refuses_the_wheelchair_through_the_dead_end_lift(client):
     )
     legs = answers["foot"]["route"]["legs"]
     assert [leg["connector"]["kind"] for leg in legs if leg["connector"]] == ["elevator"]
+
+
+def test_the_report_of_an_import_and_of_a_refused_one(tmp_path, db_server):
+    database = f"floorgate_cli_unreachable_{uuid.uuid4().hex[:8]}"  # parallel runs apart
+    env = {
+        **os.environ,
+        "FLOORGATE_MONGODB_URI": db_server.uri,
+        "FLOORGATE_DATABASE": database,
+        "FLOORGATE_DATA_DIR": str(tmp_path),
+    }
+    venue, _ = dead_ends()
+    folder = write_folder(venue, tmp_path / "venue")
+    report = tmp_path / "report.json"
+    done = run_cli(["import-imdf", str(folder), "--report", str(report)], env)
+    assert done.returncode == 0, done.stderr
+    outcome = orjson.loads(report.read_bytes())["outcome"]
+    assert outcome["status"] == "imported" and outcome["problems"] == []
+    assert outcome["message"].startswith("assets: 1 inserted, 0 updated; floors: 2 inserted")
+    assert "; units: 4 inserted, 0 updated; " in outcome["message"]
+    small = {**env, "FLOORGATE_SVG_MAX_ELEMENTS": "50"}  # every drawing is larger
+    refused = run_cli(["import-imdf", str(folder), "--dry-run", "--report", str(report)], small)
+    assert refused.returncode == 1
+    first, *problems = refused.stderr.splitlines()
+    assert first == f"Nothing was imported: {len(problems)} problem(s)." and len(problems) >= 3
+    document = orjson.loads(report.read_bytes())
+    assert document["outcome"] == {
+        "status": "refused",
+        "message": f"{len(problems)} problem(s)",
+        "problems": problems,
+    }
+    assert len(document["unreachable"]) == 6  # the venue was read: its report is whole
+    with MongoClient(db_server.uri) as client:
+        client.drop_database(database)
