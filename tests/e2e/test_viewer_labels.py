@@ -29,14 +29,21 @@ RINGS = {
     "sliver": [(0, 0), (50, 0), (50, 2), (0, 2)],
 }
 
+# A cloister: a square room round a courtyard (a hole), whose centre is no place for its name.
+CLOISTER = ([(0, 0), (90, 0), (90, 90), (0, 90)], [[(30, 30), (60, 30), (60, 60), (30, 60)]])
+
 POLES = """(async () => {
   const main = document.querySelector('script[type="module"]').src;
   const { poleOf } = await import(main.replace(/main\\.js$/, 'map/labels.js'));
   const rings = %s;
-  return Object.fromEntries(Object.entries(rings).map(([name, ring]) => {
+  const found = Object.fromEntries(Object.entries(rings).map(([name, ring]) => {
     const pole = poleOf(ring, 0.01);
     return [name, [pole.x, pole.y, pole.radius]];
   }));
+  const [outline, holes] = %s;
+  const pole = poleOf(outline, 0.01, holes);
+  found.cloister = [pole.x, pole.y, pole.radius];
+  return found;
 })()"""
 
 # Every shown label of the shown level: its anchor, its box and its unit's outline.
@@ -59,7 +66,7 @@ SHOWN = """Array.from(document.querySelectorAll(
 
 def test_the_pole_is_shapelys_polylabel_and_not_the_centroid(site):
     session = open_viewer(site)
-    poles = js(site, session, POLES % json.dumps(RINGS))
+    poles = js(site, session, POLES % (json.dumps(RINGS), json.dumps(CLOISTER)))
     for name, ring in RINGS.items():
         polygon = Polygon(ring)
         x, y, radius = poles[name]
@@ -70,6 +77,12 @@ def test_the_pole_is_shapelys_polylabel_and_not_the_centroid(site):
         assert inside == pytest.approx(polygon.exterior.distance(expected), abs=0.02), name
         assert radius == pytest.approx(inside, abs=1e-6), name
     assert not Polygon(RINGS["L"]).contains(Polygon(RINGS["L"]).centroid)
+    cloister = Polygon(*CLOISTER)
+    x, y, radius = poles["cloister"]
+    assert cloister.contains(Point(x, y)), (x, y)  # not in the courtyard (45, 45)
+    wall = cloister.boundary.distance(Point(x, y))
+    assert wall == pytest.approx(cloister.boundary.distance(polylabel(cloister, 0.01)), abs=0.02)
+    assert radius == pytest.approx(wall, abs=1e-6)
 
 
 def test_every_shown_label_sits_inside_its_unit_and_meets_no_other(site):

@@ -19,32 +19,37 @@ const FONT = `${FONT_PX}px system-ui, sans-serif`;
 
 const PRIORITY = { selected: 0, route: 1, unit: 2, location: 3 };
 
-// Signed distance from (x, y) to the ring's edges: positive inside.
-function edgeDistance(x, y, ring) {
+// Signed distance from (x, y) to the edges of `rings` (an outline, then its holes):
+// positive inside the shape (inside the outline, outside every hole).
+function edgeDistance(x, y, rings) {
   let inside = false;
   let best = Infinity;
-  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
-    const [ax, ay] = ring[i];
-    const [bx, by] = ring[j];
-    if (ay > y !== by > y && x < ((bx - ax) * (y - ay)) / (by - ay) + ax) {
-      inside = !inside;
+  for (const ring of rings) {
+    for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+      const [ax, ay] = ring[i];
+      const [bx, by] = ring[j];
+      if (ay > y !== by > y && x < ((bx - ax) * (y - ay)) / (by - ay) + ax) {
+        inside = !inside; // even-odd over every ring: a hole's inside is outside
+      }
+      const dx = bx - ax;
+      const dy = by - ay;
+      const length = dx * dx + dy * dy;
+      const t = length ? Math.max(0, Math.min(1, ((x - ax) * dx + (y - ay) * dy) / length)) : 0;
+      best = Math.min(best, Math.hypot(x - (ax + t * dx), y - (ay + t * dy)));
     }
-    const dx = bx - ax;
-    const dy = by - ay;
-    const length = dx * dx + dy * dy;
-    const t = length ? Math.max(0, Math.min(1, ((x - ax) * dx + (y - ay) * dy) / length)) : 0;
-    best = Math.min(best, Math.hypot(x - (ax + t * dx), y - (ay + t * dy)));
   }
   return inside ? best : -best;
 }
 
-function inside(x, y, ring) {
-  return edgeDistance(x, y, ring) >= 0;
+function inside(x, y, rings) {
+  return edgeDistance(x, y, rings) >= 0;
 }
 
-// The pole of inaccessibility of a ring, to within `precision` canvas units (the
-// quadtree search of Mapbox's polylabel, written anew): {x, y, radius}.
-export function poleOf(ring, precision) {
+// The pole of inaccessibility of a ring (less its `holes`: courtyards, shafts), to
+// within `precision` canvas units (the quadtree search of Mapbox's polylabel, written
+// anew): {x, y, radius}.
+export function poleOf(ring, precision, holes = []) {
+  const rings = [ring, ...holes];
   let minX = Infinity;
   let minY = Infinity;
   let maxX = -Infinity;
@@ -60,7 +65,7 @@ export function poleOf(ring, precision) {
     return { x: (minX + maxX) / 2, y: (minY + maxY) / 2, radius: 0 };
   }
   const cell = (x, y, half) => {
-    const d = edgeDistance(x, y, ring);
+    const d = edgeDistance(x, y, rings);
     return { x, y, half, d, max: d + half * Math.SQRT2 };
   };
   const queue = [];
@@ -102,17 +107,18 @@ function fits(item, hw, hh) {
   if (Math.hypot(hw, hh) <= item.radius) {
     return true; // inside the pole's circle
   }
-  const { x, y, ring } = item;
+  const { x, y, rings } = item;
   const corners = [
     [x - hw, y - hh],
     [x + hw, y - hh],
     [x + hw, y + hh],
     [x - hw, y + hh],
   ];
-  if (!corners.every(([cx, cy]) => inside(cx, cy, ring))) {
+  if (!corners.every(([cx, cy]) => inside(cx, cy, rings))) {
     return false;
   }
-  return !ring.some(([px, py]) => px > x - hw && px < x + hw && py > y - hh && py < y + hh);
+  const within = ([px, py]) => px > x - hw && px < x + hw && py > y - hh && py < y + hh;
+  return !rings.some((ring) => ring.some(within));
 }
 
 let measure = null;
@@ -178,7 +184,8 @@ export class Labels {
           continue;
         }
         const size = Math.max(unit.box.width, unit.box.height);
-        const pole = poleOf(unit.points, Math.max(size / 64, 0.05));
+        const holes = unit.holes || [];
+        const pole = poleOf(unit.points, Math.max(size / 64, 0.05), holes);
         const node = s("text", {
           x: pole.x.toFixed(2),
           y: pole.y.toFixed(2),
@@ -192,7 +199,7 @@ export class Labels {
           x: pole.x,
           y: pole.y,
           radius: pole.radius,
-          ring: unit.points,
+          rings: [unit.points, ...holes],
           width: textWidth(name),
           kind: "unit",
           area: unit.box.width * unit.box.height,
@@ -217,7 +224,7 @@ export class Labels {
         "data-location-id": point.id }); // prettier-ignore
       node.textContent = point.name;
       level.labels.append(node);
-      items.push({ node, x: point.x, y: point.y, radius: Infinity, ring: null,
+      items.push({ node, x: point.x, y: point.y, radius: Infinity, rings: null,
         width: textWidth(point.name), kind: "location", area: 0, shown: true }); // prettier-ignore
     }
     this.items.set(level.uid, items);
@@ -266,7 +273,7 @@ export class Labels {
       const hh = ((LINE_PX + GAP_PX) * upp) / 2;
       let show = item.x + hw > seen.left && item.x - hw < seen.right;
       show = show && item.y + hh > seen.top && item.y - hh < seen.bottom;
-      show = show && (rank <= PRIORITY.route || !item.ring || fits(item, hw, hh));
+      show = show && (rank <= PRIORITY.route || !item.rings || fits(item, hw, hh));
       if (show) {
         const box = { left: (item.x - hw) / upp, right: (item.x + hw) / upp,
           top: (item.y - hh) / upp, bottom: (item.y + hh) / upp }; // prettier-ignore
