@@ -386,7 +386,9 @@ def test_500_door_corridor_is_sparse_and_close_to_shortest(width: float) -> None
     net = walk_network(spaces, doors, [], ["L0"])
     elapsed = time.perf_counter() - started
     assert elapsed < 2.0
-    assert len(net.lines) < 10 * len(doors)
+    # per door: its room's two lines, its stub, and the corridor's edges (at most 6 per
+    # node from the Yao graph and what the spanner adds: about 8 in a 12 m wide one)
+    assert len(net.lines) < 12 * len(doors)
     graph = loaded(net, ["L0"])
     points = [(2 * i + 1.0, width) for i in range(250)] + [(2 * i + 1.0, 0.0) for i in range(250)]
     chosen = random.Random(19).sample(points, 40)

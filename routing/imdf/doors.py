@@ -1,0 +1,141 @@
+"""Where the walk network crosses IMDF openings, in metres: the units a door joins and
+its points on their boundaries (one at the middle, several along a wide door).
+
+A person passes a door of ordinary width through its middle; a door wider than
+`WIDE_DOOR` (a mall entrance, an open archway) is crossed anywhere a person's clearance
+from its jambs allows, so it gets points every `DOOR_SPACING` or less from `margin`
+after one end to `margin` before the other, and a mouth on each side (its ends on the
+unit's boundary) that the unit's free space opens onto (routing.imdf.paths).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import shapely
+
+from routing.imdf.model import XY, Door, Space
+
+WIDE_DOOR = 2.0  # metres: wider doors are crossed at several points
+DOOR_SPACING = 1.0  # metres: at most this far between the points of a wide door
+SNAP_REPORTED = 0.01  # metres: door points moved further than this are reported
+SAME = 1e-6  # metres: points this close are one node
+
+
+@dataclass(frozen=True)
+class End:
+    """A walkable door's side in one of its units: its middle on the unit's boundary
+    (`point`), where walks cross (`points`: the middle, or several along a wide door),
+    and for a wide door its ends on the unit's boundary (`mouth`)."""
+
+    door: Door
+    point: XY
+    points: tuple[XY, ...]
+    mouth: tuple[XY, XY] | None
+
+
+def match_doors(
+    spaces: Sequence[Space], doors: Sequence[Door], tolerance: float
+) -> Iterable[tuple[Door, list[tuple[Space, XY, float]]]]:
+    """Each door with the units it joins: per side of the door line, the walkable unit
+    whose boundary is nearest its midpoint (within `tolerance`), and the nearest point
+    of that boundary. A unit beside the door (its nearest point along the door's own
+    direction, as a partition wall next to a door is) is not joined."""
+    by_level: dict[str, list[Space]] = defaultdict(list)
+    for space in spaces:
+        by_level[space.level].append(space)
+    trees = {
+        level: (shapely.STRtree([s.shape for s in members]), members)
+        for level, members in by_level.items()
+    }
+    boundaries: dict[str, shapely.Geometry] = {}
+    for door in doors:
+        mid = door.line.interpolate(0.5, normalized=True)
+        found: list[tuple[Space, XY, float]] = []
+        if door.level in trees:
+            tree, members = trees[door.level]
+            hits = tree.query(mid, predicate="dwithin", distance=tolerance)
+            candidates = []
+            for index in sorted(int(i) for i in hits):
+                space = members[index]
+                if space.id not in boundaries:
+                    boundaries[space.id] = space.shape.boundary
+                nearest = shapely.shortest_line(boundaries[space.id], mid).coords[0]
+                moved = _distance(nearest, (mid.x, mid.y))
+                if moved <= tolerance:
+                    candidates.append((moved, space.id, space, (nearest[0], nearest[1])))
+            candidates.sort(key=lambda c: (c[0], c[1]))
+            found = _one_per_side(door, (mid.x, mid.y), candidates)
+        yield door, found
+
+
+def ends_of(door: Door, found: Sequence[tuple[Space, XY, float]], margin: float) -> list[End]:
+    """The door's side in each unit it joins. A wide door's points are taken at the same
+    places along the door on every side (moved as its middle was, then onto the unit's
+    boundary), so that the i-th points of two sides face each other."""
+    length = door.line.length
+    if length <= WIDE_DOOR or len(found) == 0:
+        return [End(door, point, (point,), None) for _, point, _ in found]
+    usable = max(length - 2 * margin, 0.0)
+    count = math.ceil(usable / DOOR_SPACING - 1e-9) + 1
+    along = [margin + usable * k / (count - 1) for k in range(count)] if count > 1 else [length / 2]
+    mid = door.line.interpolate(0.5, normalized=True)
+    on_door = [door.line.interpolate(s) for s in along]
+    first, last = door.line.coords[0], door.line.coords[-1]
+    result = []
+    for space, point, _ in found:
+        shift = (point[0] - mid.x, point[1] - mid.y)
+        boundary = space.shape.boundary
+        moved = shapely.points([(p.x + shift[0], p.y + shift[1]) for p in on_door])
+        snapped = [_xy(line.coords[0]) for line in shapely.shortest_line(boundary, moved)]
+        ends = shapely.points(
+            [(first[0] + shift[0], first[1] + shift[1]), (last[0] + shift[0], last[1] + shift[1])]
+        )
+        mouth = [_xy(line.coords[0]) for line in shapely.shortest_line(boundary, ends)]
+        result.append(End(door, point, tuple(snapped), (mouth[0], mouth[1])))
+    return result
+
+
+def _one_per_side(
+    door: Door, mid: XY, candidates: list[tuple[float, str, Space, XY]]
+) -> list[tuple[Space, XY, float]]:
+    """The nearest candidate on each side of the door line (two nearest when the door
+    has no direction)."""
+    (x0, y0), (x1, y1) = door.line.coords[0], door.line.coords[-1]
+    length = math.hypot(x1 - x0, y1 - y0)
+    if length < SAME:
+        return [(space, point, moved) for moved, _, space, point in candidates[:2]]
+    normal = (-(y1 - y0) / length, (x1 - x0) / length)
+    chosen: dict[int, tuple[Space, XY, float]] = {}
+    unsided: list[tuple[Space, XY, float]] = []
+    for moved, _, space, point in candidates:
+        if moved > SNAP_REPORTED:
+            along = ((point[0] - mid[0]) * normal[0] + (point[1] - mid[1]) * normal[1]) / moved
+            side = 0 if abs(along) < 0.5 else (1 if along > 0 else -1)
+        else:
+            probe = min(0.05, length / 2)
+            side = 0
+            for sign in (1, -1):
+                inside = shapely.Point(
+                    mid[0] + sign * probe * normal[0], mid[1] + sign * probe * normal[1]
+                )
+                if space.shape.contains(inside):
+                    side = sign
+                    break
+        if side and side not in chosen:
+            chosen[side] = (space, point, moved)
+        elif not side and moved <= SNAP_REPORTED:
+            unsided.append((space, point, moved))  # e.g. a door drawn across the wall
+    found = [chosen[side] for side in (1, -1) if side in chosen]
+    return found + unsided[: max(0, 2 - len(found))]
+
+
+def _xy(coords: Sequence[float]) -> XY:
+    return (float(coords[0]), float(coords[1]))
+
+
+def _distance(a: Sequence[float], b: Sequence[float]) -> float:
+    return math.hypot(a[0] - b[0], a[1] - b[1])

@@ -1,0 +1,106 @@
+"""The reference for walk lengths on IMDF venues (issue 35, point 2): the exact shortest
+walk through free space and doors, written apart from routing/imdf on purpose (an
+oracle: it shares no code with what it judges).
+
+Free space, in metres: every walkable unit shrunk by the clearance (0.3 m, mitred
+corners: a person keeps 0.3 m from each wall), joined through its doors. A door up to
+2 m wide is passed through its middle, straight across the clearance on both sides (a
+1 cm wide passage); a wider door anywhere from the clearance after one jamb to the
+clearance before the other (a passage that wide). The shortest walk between two points
+of a polygon is straight where they see each other, else it bends at reflex vertices:
+Dijkstra on the visibility graph of the two points and every reflex vertex.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import shapely
+from shapely.geometry.polygon import orient
+
+XY = tuple[float, float]
+CLEARANCE = 0.3
+WIDE = 2.0
+NARROW_PASSAGE = 0.01  # metres: the width of an ordinary door's passage
+REACH = 0.01  # metres: a passage reaches this far into the shrunk units (one polygon)
+
+
+def free_space(
+    units: Sequence[shapely.Polygon], doors: Sequence[tuple[XY, XY]], clearance: float = CLEARANCE
+) -> shapely.Polygon:
+    """The walkable units shrunk by `clearance`, joined by their doors' passages."""
+    pieces = [shapely.buffer(u, -clearance, join_style="mitre") for u in units]
+    for (x0, y0), (x1, y1) in doors:
+        width = math.hypot(x1 - x0, y1 - y0)
+        tx, ty = (x1 - x0) / width, (y1 - y0) / width
+        if width > WIDE:
+            a = (x0 + clearance * tx, y0 + clearance * ty)
+            b = (x1 - clearance * tx, y1 - clearance * ty)
+        else:
+            mx, my = (x0 + x1) / 2, (y0 + y1) / 2
+            half = NARROW_PASSAGE / 2
+            a, b = (mx - half * tx, my - half * ty), (mx + half * tx, my + half * ty)
+        depth = clearance + REACH
+        nx, ny = -ty * depth, tx * depth
+        pieces.append(
+            shapely.Polygon(
+                [
+                    (a[0] - nx, a[1] - ny),
+                    (b[0] - nx, b[1] - ny),
+                    (b[0] + nx, b[1] + ny),
+                    (a[0] + nx, a[1] + ny),
+                ]
+            )
+        )
+    union = shapely.union_all(pieces)
+    assert isinstance(union, shapely.Polygon), "the reference venue is one free space"
+    return union
+
+
+def reflex_vertices(polygon: shapely.Polygon) -> list[XY]:
+    """Vertices where the boundary turns away from the inside (exterior counter-clockwise,
+    holes clockwise: a right turn)."""
+    found: list[XY] = []
+    shaped = orient(polygon, 1.0)
+    for ring in [shaped.exterior, *shaped.interiors]:
+        points = list(ring.coords)[:-1]
+        n = len(points)
+        for k in range(n):
+            (ax, ay), (bx, by), (cx, cy) = points[k - 1], points[k], points[(k + 1) % n]
+            if (bx - ax) * (cy - by) - (by - ay) * (cx - bx) < -1e-12:
+                found.append((bx, by))
+    return found
+
+
+def shortest_walks(free: shapely.Polygon, points: Sequence[XY]) -> list[list[float]]:
+    """The exact shortest walk inside `free` between every two of `points` (metres)."""
+    nodes = list(points) + reflex_vertices(free)
+    loose = shapely.buffer(free, 1e-7, join_style="mitre")
+    shapely.prepare(loose)
+    count = len(nodes)
+    first, second = np.triu_indices(count, k=1)
+    xy = np.asarray(nodes)
+    seen = shapely.covers(loose, shapely.linestrings(np.stack([xy[first], xy[second]], axis=1)))
+    around: list[list[tuple[int, float]]] = [[] for _ in range(count)]
+    for a, b in zip(first[seen].tolist(), second[seen].tolist(), strict=True):
+        length = math.dist(nodes[a], nodes[b])
+        around[a].append((b, length))
+        around[b].append((a, length))
+    table = []
+    for source in range(len(points)):
+        best = [math.inf] * count
+        best[source] = 0.0
+        queue = [(0.0, source)]
+        while queue:
+            d, n = heapq.heappop(queue)
+            if d > best[n]:
+                continue
+            for m, length in around[n]:
+                if d + length < best[m]:
+                    best[m] = d + length
+                    heapq.heappush(queue, (d + length, m))
+        table.append(best[: len(points)])
+    return table

@@ -1,0 +1,151 @@
+"""Walk lengths on an imported IMDF venue against the exact shortest walk (issue 35,
+point 2): median <= 1.03x, p90 <= 1.08x, max <= 1.25x over every pair of units.
+
+The venue (one level, metres) has what makes generated networks long: a corridor with
+14 doors (more than the exact union takes: its network is the bounded one), an L-shaped
+room, a U-shaped room entered at one arm, a hall with six pillars, a 3 m door and a
+2.4 m door beside 0.9 m and 1 m ones. It is imported as floorgate imports any venue
+(the zip, `dataset_from_path`, the level's drawing parsed and its walk graph built) and
+asked unit to unit as E18 is (`LoadedGraph.matrix`, between the units' locations). The
+reference is tests/routing/imdf/free_space.py, written apart.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from pathlib import Path
+
+import pytest
+import shapely
+
+from parsing.svg import parse_unit_map
+from routing.build import build_walk_graph
+from routing.costs import Costs
+from routing.matrix import LoadedGraph, Point
+from routing.model import FOOT
+from storage.imdf.dataset import dataset_from_path
+from storage.imdf.venue import ImdfOptions
+from tests.imdf_venues import Venue, rect, stable_id, zip_bytes
+from tests.routing.imdf.free_space import free_space, shortest_walks
+
+FEET = 0.3048
+XY = tuple[float, float]
+
+# key -> (outline, holes, display point); every display point stands in the free space
+PILLARS = [(44, -6), (44, 3), (49, -1), (49, 9), (54, -6), (54, 3)]
+UNITS: dict[str, tuple[list[XY], list[list[XY]], XY]] = {
+    "corridor": (rect(0, 0, 40, 3), [], (20.0, 1.5)),
+    **{f"north{k}": (rect(4 * k, 3, 4 * k + 4, 8), [], (4 * k + 3.0, 6.5)) for k in range(6)},
+    **{f"south{k}": (rect(6 * k, -5, 6 * k + 6, 0), [], (6 * k + 1.5, -3.5)) for k in range(4)},
+    "ell": ([(24, 3), (40, 3), (40, 16), (36, 16), (36, 7), (24, 7)], [], (38.0, 14.5)),
+    "you": (
+        [(24, 0), (28, 0), (28, -8), (36, -8), (36, 0), (40, 0), (40, -12), (24, -12)],
+        [],
+        (38.0, -1.0),
+    ),
+    "notch": (rect(28, -8, 36, 0), [], (32.0, -4.0)),
+    "hall": (
+        rect(40, -12, 60, 16),
+        [rect(x, y, x + 1, y + 1) for x, y in PILLARS],
+        (57.0, 14.0),
+    ),
+    "gallery": (rect(60, -6, 72, 6), [], (70.0, -4.5)),
+    "annex": (rect(72, -6, 80, 6), [], (78.0, 5.0)),
+    "porch": (rect(46, 16, 58, 20), [], (47.0, 19.0)),
+}
+DOORS: dict[str, tuple[XY, XY]] = {
+    **{f"north{k}": ((4 * k + 1.5, 3), (4 * k + 2.5, 3)) for k in range(6)},
+    **{f"south{k}": ((6 * k + 4.0, 0), (6 * k + 5.0, 0)) for k in range(4)},
+    "ell": ((25, 3), (26, 3)),
+    "you": ((25.5, 0), (26.5, 0)),
+    "notch": ((31.5, 0), (32.5, 0)),
+    "corridor-hall": ((40, 0.6), (40, 2.4)),  # 1.8 m
+    "ell-hall": ((40, 12), (40, 13)),
+    "you-hall": ((40, -11.5), (40, -9.1)),  # 2.4 m
+    "hall-gallery": ((60, -1.5), (60, 1.5)),  # 3 m
+    "gallery-annex": ((72, 4), (72, 4.9)),  # 0.9 m
+    "hall-porch": ((48, 16), (56, 16)),  # 8 m: an open side
+}
+
+
+def venue() -> Venue:
+    built = Venue("Reference Rooms")
+    outline = rect(-1, -13, 81, 21)
+    built.venue("Reference Rooms", outline)
+    level = built.level("R0", 0, "Level 0", "0", outline)
+    for key, (points, holes, display) in UNITS.items():
+        built.unit(key, level, "room", points, name=key, display=display)  # all listed
+        if holes:
+            built.features["unit"][-1]["geometry"]["coordinates"] += [built.ring(h) for h in holes]
+    for key, (a, b) in DOORS.items():
+        built.opening(key, level, a, b)
+    return built
+
+
+def reference() -> list[list[float]]:
+    units = [shapely.Polygon(points, holes) for points, holes, _ in UNITS.values()]
+    free = free_space(units, list(DOORS.values()))
+    for _, _, display in UNITS.values():
+        assert free.contains(shapely.Point(display))
+    return shortest_walks(free, [display for _, _, display in UNITS.values()])
+
+
+def imported(tmp_path: Path) -> list[list[float | None]]:
+    """Metres between every two units' locations on the imported level (E18's matrix)."""
+    built = venue()
+    archive = tmp_path / "reference.zip"
+    archive.write_bytes(zip_bytes(built.files()))
+    dataset = dataset_from_path(archive, ImdfOptions())
+    assert dataset.report.counts.get("unit no opening reaches (unreachable)", 0) == 0
+    level = built.features["level"][0]["id"]
+    graph = build_walk_graph(parse_unit_map(dataset.svgs[level]))
+    assert graph is not None
+    loaded = LoadedGraph(graph, Costs(), 10.0)
+    where = {
+        loc["id"]: Point(loc["x"], loc["y"], 0)
+        for loc in dataset.data["locations"]
+        if loc["unit_map_id"] == level
+    }
+    points = [where[f"{level}:{stable_id(f'unit:{key}')}"] for key in UNITS]
+    cells = loaded.matrix(FOOT, points, points)
+    return [[None if cell is None else cell[0] * FEET for cell in row] for row in cells]
+
+
+def test_the_reference_is_exact_on_rooms_worked_by_hand() -> None:
+    """The oracle itself, on walks measured by hand: around the L's inner corner, into
+    the U's far arm, through the middle of a narrow door and across a wide one."""
+    table = reference()
+    keys = list(UNITS)
+    at = {key: n for n, key in enumerate(keys)}
+    corner = (36.3, 6.7)  # the L's inner corner (36, 7) kept 0.3 m from both walls
+    door = (25.5, 3.3)  # into the L through its 1 m door's middle
+    by_hand = math.dist((20, 1.5), (25.5, 2.7)) + 0.6 + math.dist(door, corner)
+    by_hand += math.dist(corner, (38, 14.5))
+    assert table[at["corridor"]][at["ell"]] == pytest.approx(by_hand, abs=0.01)
+    bottom = [(27.7, -8.3), (36.3, -8.3)]  # the U's inner corners, 0.3 m off
+    by_hand = math.dist((20, 1.5), (26, 0.3)) + 0.6 + math.dist((26, -0.3), bottom[0])
+    by_hand += math.dist(*bottom) + math.dist(bottom[1], (38, -1))
+    assert table[at["corridor"]][at["you"]] == pytest.approx(by_hand, abs=0.01)
+    # the 3 m door: crossed anywhere 0.3 m from its jambs, so straight when in line
+    assert table[at["gallery"]][at["annex"]] > math.dist((70, -4.5), (78, 5))
+    assert table[at["hall"]][at["porch"]] == pytest.approx(math.dist((57, 14), (47, 19)))
+
+
+def test_routes_are_as_short_as_a_person_walks(tmp_path: Path) -> None:
+    exact = reference()
+    got = imported(tmp_path)
+    ratios = []
+    for a in range(len(UNITS)):
+        for b in range(a + 1, len(UNITS)):
+            walked = got[a][b]
+            assert walked is not None, (list(UNITS)[a], list(UNITS)[b])
+            # never through a wall: at most the drawing's 2.5 cm joins shorter
+            assert walked >= exact[a][b] - 0.05, (list(UNITS)[a], list(UNITS)[b])
+            ratios.append(walked / exact[a][b])
+    ratios.sort()
+    assert len(ratios) == 153
+    p90 = ratios[math.ceil(0.9 * len(ratios)) - 1]
+    assert statistics.median(ratios) <= 1.03
+    assert p90 <= 1.08
+    assert ratios[-1] <= 1.25
