@@ -140,7 +140,15 @@ def reachability(
     foot_reached = {u for u in walked if foot_parts[u] in foot_from}
     chair_reached = {u for u in chair_units if chair_parts[u] in chair_from}
     explain = _Explain(
-        venue, spaces, graph, sides, by_door, touching, with_stop, foot_parts, chair_parts
+        venue,
+        spaces,
+        graph,
+        sides,
+        by_door,
+        touching,
+        with_stop,
+        (foot_parts, chair_parts),
+        (foot_reached, chair_reached),
     )
     found = []
 
@@ -150,10 +158,10 @@ def reachability(
     for unit_id in sorted(walked, key=order):
         if unit_id not in foot_reached:
             modes = (FOOT, WHEELCHAIR) if unit_id in chair_units else (FOOT,)
-            reason, detail = explain.on_foot(unit_id, foot_reached)
+            reason, detail = explain.on_foot(unit_id)
         elif unit_id in chair_units and unit_id not in chair_reached:
             modes = (WHEELCHAIR,)
-            reason, detail = explain.by_wheelchair(unit_id, chair_reached, chair_roots)
+            reason, detail = explain.by_wheelchair(unit_id, chair_roots)
         else:
             continue
         unit, level = venue.units[unit_id], venue.levels[venue.units[unit_id].level]
@@ -281,7 +289,8 @@ def _largest(parts: dict[str, int], among: set[str]) -> set[str]:
 
 
 class _Explain:
-    """The reason and sentence for one unreachable unit."""
+    """The reason and sentence for one unreachable unit; what a part (a connected group
+    of units) says is found once per part."""
 
     def __init__(
         self,
@@ -292,19 +301,26 @@ class _Explain:
         doors: dict[str, Door],
         touching: dict[str, list[str]],
         with_stop: set[str],
-        foot_parts: dict[str, int],
-        chair_parts: dict[str, int],
+        parts: tuple[dict[str, int], dict[str, int]],
+        reached: tuple[set[str], set[str]],
     ) -> None:
         self.venue, self.spaces, self.graph = venue, spaces, graph
         self.sides, self.doors, self.touching = sides, doors, touching
         self.with_stop = with_stop
-        self.foot_parts, self.chair_parts = foot_parts, chair_parts
+        self.foot_parts, self.chair_parts = parts
+        self.foot_reached, self.chair_reached = reached
+        self.foot_levels = {venue.units[u].level for u in self.foot_reached}
+        self.chair_levels = {venue.units[u].level for u in self.chair_reached}
         self.openings = venue.archive.by_id("opening")
         self.members: dict[int, list[str]] = defaultdict(list)
-        for unit, number in sorted(foot_parts.items()):
+        for unit, number in sorted(self.foot_parts.items()):
             self.members[number].append(unit)
+        self.chair_members: dict[int, list[str]] = defaultdict(list)
+        for unit, number in sorted(self.chair_parts.items()):
+            self.chair_members[number].append(unit)
+        self.known: dict[tuple[str, int], tuple[str, str] | None] = {}
 
-    def on_foot(self, unit_id: str, reached: set[str]) -> tuple[str, str]:
+    def on_foot(self, unit_id: str) -> tuple[str, str]:
         own = self.touching.get(unit_id, [])
         if not self.graph.adjacent.get(unit_id):
             if not own and unit_id not in self.with_stop:
@@ -324,27 +340,62 @@ class _Explain:
                 f"its {self._names_of_openings(own)} joins no other walked unit "
                 "(beside the unit, or farther than the snap tolerance)"
             )
-        part = self.members[self.foot_parts[unit_id]]
-        inside = set(part)
-        closed = [
-            d
-            for u in part
-            for d in self.touching.get(u, [])
-            if not self.doors[d].walkable
-            and any(s not in inside and self.spaces[s].walkable for s in self.sides[d])
-        ]
-        if closed:
-            return self._closed(
-                sorted(set(closed)),
-                f"the {len(part)} units it is among are joined to the rest only through",
-                f"the {len(part)} units it is among are joined to the rest only through",
-            )
+        number = self.foot_parts[unit_id]
+        closed = self._once(("closed", number), lambda: self._closed_around(number))
+        if closed is not None:
+            return closed
         level = self.venue.units[unit_id].level
-        if not any(self.venue.units[u].level == level for u in reached):
+        if level not in self.foot_levels:
             return "level-cut-off", (
                 f"no stairs, elevator, escalator or ramp reaches {self._level(level)} "
                 "from the levels reached"
             )
+        found = self._once(("apart", number), lambda: self._apart(number))
+        assert found is not None
+        return found
+
+    def by_wheelchair(self, unit_id: str, roots: set[str]) -> tuple[str, str]:
+        if not roots:
+            return "not-step-free", "the venue has no entrance a wheelchair can pass"
+        level = self.venue.units[unit_id].level
+        if level not in self.chair_levels:
+            return "level-cut-off", (
+                f"no elevator or ramp reaches {self._level(level)} step-free "
+                "(only stairs or escalators)"
+            )
+        number = self.chair_parts[unit_id]
+        found = self._once(("steps", number), lambda: self._steps(number))
+        assert found is not None
+        return found
+
+    def _once(
+        self, key: tuple[str, int], find: Callable[[], tuple[str, str] | None]
+    ) -> tuple[str, str] | None:
+        if key not in self.known:
+            self.known[key] = find()
+        return self.known[key]
+
+    def _closed_around(self, number: int) -> tuple[str, str] | None:
+        """The closed openings that join the part to walked units outside it."""
+        part = self.members[number]
+        inside = set(part)
+        closed = sorted(
+            {
+                d
+                for u in part
+                for d in self.touching.get(u, [])
+                if not self.doors[d].walkable
+                and any(s not in inside and self.spaces[s].walkable for s in self.sides[d])
+            }
+        )
+        if not closed:
+            return None
+        lead = f"the {len(part)} units it is among are joined to the rest only through"
+        return self._closed(closed, lead, lead)
+
+    def _apart(self, number: int) -> tuple[str, str]:
+        part = self.members[number]
+        inside = set(part)
         beyond = self._not_walked_beyond(
             [d for u in part for d in self.touching.get(u, [])], inside
         )
@@ -357,23 +408,15 @@ class _Explain:
             f"({self._names(part)}); no opening or connector joins them to the rest"
         )
 
-    def by_wheelchair(self, unit_id: str, reached: set[str], roots: set[str]) -> tuple[str, str]:
-        if not roots:
-            return "not-step-free", "the venue has no entrance a wheelchair can pass"
-        level = self.venue.units[unit_id].level
-        if not any(self.venue.units[u].level == level for u in reached):
-            return "level-cut-off", (
-                f"no elevator or ramp reaches {self._level(level)} step-free "
-                "(only stairs or escalators)"
-            )
-        number = self.chair_parts[unit_id]
-        part = [u for u, n in self.chair_parts.items() if n == number]
-        steps: list[str] = []  # what stops a wheelchair at the edge of the part
-        for here in sorted(part):
+    def _steps(self, number: int) -> tuple[str, str]:
+        """What stops a wheelchair at the edge of its part: a lift that opens only onto
+        steps, else the steps themselves."""
+        steps: list[str] = []
+        for here in self.chair_members[number]:
             for there, via in self.graph.adjacent.get(here, []):
                 if self.chair_parts.get(there) == number:
                     continue
-                lift = self._dead_end(here, there, reached)
+                lift = self._dead_end(here, there, self.chair_reached)
                 if lift:
                     return "connector-dead-end", lift
                 steps.append(self._step(there, via))
