@@ -38,6 +38,11 @@ class ErrorCode(StrEnum):
     CURSOR_EXPIRED = "CURSOR_EXPIRED"
     TOO_MANY_SUBSCRIPTIONS = "TOO_MANY_SUBSCRIPTIONS"
     SUBSCRIPTIONS_ONLY = "SUBSCRIPTIONS_ONLY"
+    PERSISTED_QUERY_NOT_FOUND = "PERSISTED_QUERY_NOT_FOUND"
+    PERSISTED_QUERY_NOT_SUPPORTED = "PERSISTED_QUERY_NOT_SUPPORTED"
+    PERSISTED_QUERY_HASH_MISMATCH = "PERSISTED_QUERY_HASH_MISMATCH"
+    PERSISTED_QUERY_VERSION = "PERSISTED_QUERY_VERSION"
+    PERSISTED_QUERY_NOT_ALLOWED = "PERSISTED_QUERY_NOT_ALLOWED"
 
 
 @dataclass(frozen=True)
@@ -91,6 +96,18 @@ ERRORS: dict[ErrorCode, ErrorKind] = {
         400,
         "Only subscriptions are served over WebSocket: send queries and mutations to "
         "/graphql over HTTP",
+    ),
+    # Persisted queries (docs/graphql.md): Apollo Server's messages and statuses, so Apollo
+    # Client's persisted-query link sends the document after a 200 NOT_FOUND, and stops
+    # sending hashes after NOT_SUPPORTED (FLOORGATE_PERSISTED_QUERIES=off).
+    ErrorCode.PERSISTED_QUERY_NOT_FOUND: ErrorKind(200, "PersistedQueryNotFound"),
+    ErrorCode.PERSISTED_QUERY_NOT_SUPPORTED: ErrorKind(200, "PersistedQueryNotSupported"),
+    ErrorCode.PERSISTED_QUERY_HASH_MISMATCH: ErrorKind(400, "provided sha does not match query"),
+    ErrorCode.PERSISTED_QUERY_VERSION: ErrorKind(400, "Unsupported persisted query version"),
+    ErrorCode.PERSISTED_QUERY_NOT_ALLOWED: ErrorKind(
+        403,
+        "This GraphQL document is not on the server's safelist: register it with "
+        "floorgate persisted-queries add",
     ),
 }
 

@@ -31,6 +31,7 @@ RATE_BUDGETS = "rate_budgets"  # each key's rate-limit bucket, shared by every p
 ATTRIBUTE_EVENTS = "attribute_events"  # the log of assignment changes (storage.attributes.events)
 COUNTERS = "counters"  # numbers handed out in order, by name (the events' `seq`)
 SUBSCRIPTIONS = "subscriptions"  # open subscriptions' slots (storage.attributes.subscriptions)
+PERSISTED_QUERIES = "persisted_queries"  # GraphQL documents by SHA-256 (storage.persisted_queries)
 FILES_BUCKET = "fs"
 # The tag of a location that stands for a unit (derived from a drawing, or given): its
 # value is the unit id.
@@ -121,4 +122,6 @@ COLLECTIONS: tuple[Collection, ...] = (
             Index([("expires_at", 1)], expire_after_seconds=0),
         ],
     ),
+    # Evicted least recently used first, automatic ones only.
+    Collection(PERSISTED_QUERIES, [Index([("safelisted", 1), ("last_used", 1)])]),
 )

@@ -29,3 +29,15 @@ IMPORT_WAIT_SECONDS = 600.0
 # `floorgate gc` keeps unnamed files younger than this (`--older-than`): an import stores
 # a map's files before the documents that name them.
 GC_GRACE = timedelta(hours=1)
+
+# Persisted GraphQL documents (docs/graphql.md, "Persisted queries"): the store shared by
+# every process holds at most this many documents and bytes (each its text's UTF-8 bytes
+# and its 64-character hash; FLOORGATE_PERSISTED_QUERIES_MAX_COUNT, _MAX_BYTES). Past them
+# an automatic registration evicts the least recently used automatic documents.
+PERSISTED_QUERIES_MAX_COUNT = 10_000
+PERSISTED_QUERIES_MAX_BYTES = 32 * 1024 * 1024
+# Each process keeps the documents it uses in memory within this budget (keys included),
+# and reads one from the database again after this long (a removal reaches every process
+# within it; each read also moves the document's `last_used`).
+PERSISTED_QUERY_CACHE_BYTES = 8 * 1024 * 1024
+PERSISTED_QUERY_RECHECK_SECONDS = 30.0

@@ -15,7 +15,11 @@ from pathlib import Path
 
 from parsing.limits import SvgLimits
 from routing.costs import Costs
-from storage.limits import IMPORT_TRANSACTION_DOCUMENTS
+from storage.limits import (
+    IMPORT_TRANSACTION_DOCUMENTS,
+    PERSISTED_QUERIES_MAX_BYTES,
+    PERSISTED_QUERIES_MAX_COUNT,
+)
 from storage.settings_fields import (
     FRAME_CHECK,
     FRAME_SOURCES,
@@ -25,6 +29,7 @@ from storage.settings_fields import (
     NUMBER,
     ORIGINS,
     PATH,
+    PERSISTED_MODE,
     SWITCH,
     TCP_PORT,
     TEXT,
@@ -351,6 +356,30 @@ SETTINGS: tuple[Setting, ...] = (
         WHOLE,
         16,
         "MiB of parsed GraphQL documents with their validations and costs, per process.",
+        check=MORE_THAN_ZERO,
+    ),
+    Setting(
+        "persisted_queries",
+        "FLOORGATE_PERSISTED_QUERIES",
+        PERSISTED_MODE,
+        "auto",
+        "Persisted queries: auto (Apollo's APQ), safelist (only listed documents run), off.",
+        'docs/graphql.md, "Persisted queries"; the list: `floorgate persisted-queries`.',
+    ),
+    Setting(
+        "persisted_queries_max_count",
+        "FLOORGATE_PERSISTED_QUERIES_MAX_COUNT",
+        WHOLE,
+        PERSISTED_QUERIES_MAX_COUNT,
+        "Persisted documents stored, over every process (least recently used evicted).",
+        check=MORE_THAN_ZERO,
+    ),
+    Setting(
+        "persisted_queries_max_bytes",
+        "FLOORGATE_PERSISTED_QUERIES_MAX_BYTES",
+        WHOLE,
+        PERSISTED_QUERIES_MAX_BYTES,
+        "Bytes of persisted documents stored, hashes included, over every process.",
         check=MORE_THAN_ZERO,
     ),
     # -- browsers --------------------------------------------------------------------------

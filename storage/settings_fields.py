@@ -182,6 +182,21 @@ LOG_FORMAT = Kind(
     "`text` or `json`", str, "`json` in any case; anything else is `text`.", _log_format
 )
 
+PERSISTED_QUERY_MODES = ("auto", "safelist", "off")
+
+
+def _persisted_mode(variable: str, text: str) -> str:
+    mode = text.strip().lower()
+    if mode not in PERSISTED_QUERY_MODES:
+        raise SettingsError(
+            f"{variable}: {text!r} is not one of {', '.join(PERSISTED_QUERY_MODES)}"
+        )
+    return mode
+
+
+PERSISTED_MODE = Kind(
+    "`auto`, `safelist` or `off`", str, "any case; anything else is refused.", _persisted_mode
+)
 
 # -- checks ---------------------------------------------------------------------------
 

@@ -166,6 +166,7 @@ SAMPLES: dict[fields.Kind, Any] = {
     fields.ORIGINS: lambda row: ("https://a.example/, *", ("https://a.example",)),
     fields.LOG_FORMAT: lambda row: ("JSON", "json"),
     fields.FRAME_SOURCES: lambda row: ("'SELF' https://x.example", ("'self'", "https://x.example")),
+    fields.PERSISTED_MODE: lambda row: (" SafeList ", "safelist"),
 }
 ROWS = {row.variable: row for row in SETTINGS}
 
@@ -292,6 +293,8 @@ def test_the_checked_rows_are_those_of_before():
         "FLOORGATE_GRAPHQL_MAX_COST_WITHOUT_KEY",
         "FLOORGATE_GRAPHQL_MAX_DOCUMENT_BYTES",
         "FLOORGATE_GRAPHQL_CACHE_MB",
+        "FLOORGATE_PERSISTED_QUERIES_MAX_COUNT",
+        "FLOORGATE_PERSISTED_QUERIES_MAX_BYTES",
     ]
     assert refusal({"FLOORGATE_PORT": "-1"}) == "FLOORGATE_PORT: -1 is not a TCP port (0 to 65535)"
     assert refusal({"FLOORGATE_VIEWER_FRAME_ANCESTORS": "'self'; script-src *"}) == (
@@ -360,3 +363,12 @@ def test_the_real_command_shows_it():
     )
     assert (result.returncode, result.stderr) == (0, "")
     assert all(f"\n  {row.variable} (" in result.stdout for row in SETTINGS)
+
+
+def test_the_persisted_queries_mode_is_one_of_three():
+    assert Settings.from_env({"FLOORGATE_PERSISTED_QUERIES": "OFF"}).persisted_queries == "off"
+    with pytest.raises(SettingsError) as refused:
+        Settings.from_env({"FLOORGATE_PERSISTED_QUERIES": "allowlist"})
+    assert str(refused.value) == (
+        "FLOORGATE_PERSISTED_QUERIES: 'allowlist' is not one of auto, safelist, off"
+    )
