@@ -103,6 +103,7 @@ def create_app(
                     "read_cache": cache,
                     "graphql_caches": cache_figures(schema),
                     "compressed_answers": ENCODED.figures(),
+                    "persisted_queries": graphql.persisted.figures(),
                 }
             )
         return error_of(ErrorCode.SERVICE_UNAVAILABLE, retry_after=settings.retry_after_seconds)

@@ -24,8 +24,9 @@ from resolvers.context import RequestContext, Services
 from resolvers.errors import ApiError, ErrorCode, classify
 from resolvers.limits import MAX_QUERY_BODY_BYTES, MAX_UNAUTHENTICATED_BODY_BYTES
 from rest.credentials import connection_credentials, repeated_key, request_context
-from rest.graphql_http.direct import charge_kept, operation_of
+from rest.graphql_http.direct import Operation, charge_kept, operation_of
 from rest.graphql_http.graphiql import PAGE_HEADERS, graphiql_html
+from rest.graphql_http.persisted import PersistedQueries
 from rest.ops.metrics import ROUTE
 from rest.responses import error_response, json_bytes, json_response
 from schema.execution.operation import run_operation
@@ -71,6 +72,7 @@ class GraphQLView(GraphQL):
         )
         self.services = services
         self.page = graphiql_html("/graphql")
+        self.persisted = PersistedQueries(services)  # docs/graphql.md, "Persisted queries"
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Strawberry answers malformed requests in plain text; ours are JSON like every error."""
@@ -132,17 +134,45 @@ class GraphQLView(GraphQL):
         """One plain query or mutation runs directly (`rest.graphql_http.direct`); a keyed
         query's kept answer is served after the checks and charge of its first run, and
         a query's answer without errors is kept while what it read holds. Anything else
-        is strawberry's."""
+        is strawberry's. A persisted query (`rest.graphql_http.persisted`) is resolved to
+        its document first, and its document stored once it ran."""
         context = getattr(request.state, "context", None)
         if context is None:  # not an operation: the IDE page
             return await self.run(request)
         cache = self.services.store.cache
+        asked = await self.persisted.asked(request, context)
+        if isinstance(asked, Response):
+            return asked
         try:
-            operation = await operation_of(request, context, self.schema.caches, cache.live)
+            if asked is None:
+                operation = await operation_of(request, context, self.schema.caches, cache.live)
+            else:
+                operation = await self.persisted.operation(
+                    asked, request, context, self.schema.caches, cache.live
+                )
         except ApiError as error:  # the document is too large: a request error (413)
             return error_response(error)
+        if isinstance(operation, Response):
+            return operation
         if operation is None:
             return await self.run(request)
+        content, ran, clean = await self.outcome(request, context, operation)
+        if asked is None or isinstance(content, Response):
+            return content if isinstance(content, Response) else self.json(content)
+        if ran:
+            await self.persisted.ran(asked)
+        return self.persisted.answer(asked, request, content, clean)
+
+    @staticmethod
+    def json(content: bytes) -> Response:
+        return Response(content, media_type="application/json")
+
+    async def outcome(
+        self, request: Request, context: RequestContext, operation: Operation
+    ) -> tuple[bytes | Response, bool, bool]:
+        """The answer's bytes (or a refusal), whether the operation ran (was not refused
+        before it executed) and whether its answer has no errors."""
+        cache = self.services.store.cache
         if operation.key is not None:
             kept = cache.answer(operation.key)
             if kept is not None:
@@ -150,8 +180,8 @@ class GraphQLView(GraphQL):
                 try:
                     await charge_kept(self.schema._schema, operation, context, int(cost))
                 except ApiError as error:
-                    return self.error_result(error)
-                return Response(content, media_type="application/json")
+                    return self.error_result(error), False, False
+                return content, True, True
         reads = None if operation.key is None else ReadLog(operation.key)
         token = READS.set(reads)
         try:
@@ -163,7 +193,8 @@ class GraphQLView(GraphQL):
         content = json_bytes(await self.process_result(request, result))
         if reads is not None and not result.errors and context.cost is not None:
             cache.keep_answer(reads, content, str(context.cost))
-        return Response(content, media_type="application/json")
+        executed = result.data is not None or any(e.path for e in result.errors or ())
+        return content, executed, not result.errors
 
     def error_result(self, error: ApiError) -> Response:
         """A GraphQL response carrying one error and no data, as after any failed check."""
@@ -203,6 +234,14 @@ class GraphQLView(GraphQL):
         WebSocket frames, which graphql-ws clients and browsers' `JSON.parse` refuse;
         our own HTTP answers are written by `json_bytes` directly."""
         return json_bytes(data).decode()
+
+    def should_render_graphql_ide(self, request: Any) -> bool:
+        """A GET with a persisted query's `extensions` (and no `query`) is an operation,
+        not a browser asking for the IDE (curl sends `Accept: */*`)."""
+        return (
+            super().should_render_graphql_ide(request)
+            and request.query_params.get("extensions") is None
+        )
 
     async def render_graphql_ide(self, request: Request) -> HTMLResponse:
         """The page holds an API key while in use: it gets its strict CSP and nosniff."""
