@@ -38,6 +38,9 @@ QUOTED = {
     ErrorCode.METHOD_NOT_ALLOWED: {},
     ErrorCode.BAD_REQUEST: {},
     ErrorCode.UNAUTHENTICATED: {},
+    ErrorCode.PERSISTED_QUERY_HASH_MISMATCH: {},
+    ErrorCode.PERSISTED_QUERY_VERSION: {},
+    ErrorCode.PERSISTED_QUERY_NOT_ALLOWED: {},
 }
 
 
@@ -93,3 +96,9 @@ def test_defaults_stated_are_the_defaults():
     ) == (32 * 1024, 128, 16, 32)
     assert (defaults.rate_limit_per_second, defaults.rate_limit_burst) == (200, 400)
     assert defaults.graphql_max_document_bytes == 1024 * 1024
+    assert (defaults.persisted_queries_max_count, defaults.persisted_queries_max_bytes) == (
+        10_000,
+        32 * 1024 * 1024,
+    )
+    assert storage.limits.PERSISTED_QUERY_CACHE_BYTES == 8 * 1024 * 1024
+    assert storage.limits.PERSISTED_QUERY_RECHECK_SECONDS == 30
