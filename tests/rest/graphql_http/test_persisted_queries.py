@@ -405,3 +405,25 @@ async def test_a_get_with_variables_that_are_no_json_object_is_refused(client, k
     params = {"extensions": json.dumps(extensions(sha)), "variables": "null"}
     got = await client.get("/graphql", params=params, headers={"API-Key": keys.full})
     assert got.status_code == 200 and got.json()["data"]["assets"]["data"]
+
+
+@pytest.mark.security
+async def test_no_flood_of_hashes_or_texts_grows_the_store_or_the_process(client, keys, store):
+    """Keyless texts with their hashes, unknown hashes and a hash hijack (another text
+    under a stored hash) store nothing, and unknown hashes keep nothing in memory."""
+    query = fresh_query()
+    sha = document_hash(query)
+    await post(client, keys.full, sha, query)
+    before = await count(store)
+    kept = (await client.get("/readyz")).json()["persisted_queries"]
+    assert kept["budget_bytes"] == 8 * 1024 * 1024 and kept["entries"] >= 1
+    for n in range(15):  # keyless requests spend the address's tokens (burst 50)
+        text = f"{{ __typename a{n}: __typename }}"
+        assert (await post(client, None, document_hash(text), text)).status_code == 200
+        unknown = document_hash(f"unknown {n}")
+        assert (await post(client, keys.full, unknown)).json() == NOT_FOUND
+    hijack = await post(client, keys.full, sha, "{ __typename }")
+    assert (hijack.status_code, hijack.json()) == (400, MISMATCH)
+    assert (await stored(store, sha))["document"] == query
+    assert await count(store) == before
+    assert (await client.get("/readyz")).json()["persisted_queries"]["entries"] == kept["entries"]
