@@ -427,3 +427,16 @@ async def test_no_flood_of_hashes_or_texts_grows_the_store_or_the_process(client
     assert (await stored(store, sha))["document"] == query
     assert await count(store) == before
     assert (await client.get("/readyz")).json()["persisted_queries"]["entries"] == kept["entries"]
+
+
+async def test_a_compressed_get_answer_revalidates_with_its_suffixed_tag(client, keys):
+    query = f"query Units{next(NUMBERS)} {{ units(perPage: 60) {{ data {{ id name assetId }} }} }}"
+    sha = document_hash(query)
+    await post(client, keys.full, sha, query)
+    coded = {"Accept-Encoding": "br"}
+    got = await get(client, keys.full, sha, headers=coded)
+    assert got.status_code == 200 and got.headers["content-encoding"] == "br"
+    etag = got.headers["etag"]
+    assert etag.endswith('-br"')
+    again = await get(client, keys.full, sha, headers={**coded, "If-None-Match": etag})
+    assert (again.status_code, again.headers["etag"]) == (304, etag)
