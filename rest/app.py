@@ -40,6 +40,7 @@ from rest.responses import error_of, json_response
 from rest.v1.dispatch import RestApi
 from rest.v1.openapi import openapi_document, openapi_routes
 from rest.v1.paging_urls import graphql_page_url
+from rest.v1.routes import ROUTES
 from schema.build import build_schema, cache_figures
 from storage.database import UNAVAILABLE_ERRORS, Store, connect
 from storage.settings import Settings
@@ -108,7 +109,7 @@ def create_app(
             )
         return error_of(ErrorCode.SERVICE_UNAVAILABLE, retry_after=settings.retry_after_seconds)
 
-    graphql = GraphQLView(schema, services)
+    graphql = GraphQLView(schema, services, [route.document for route in ROUTES])
     static = graphiql_routes()[0]
     assert isinstance(static, Mount)
     routes: list[BaseRoute] = [

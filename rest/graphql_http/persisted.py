@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,9 +114,9 @@ class PersistedQueries:
     """The persisted-query protocol of one app: its mode, the shared store, the process's
     kept documents and the REST table's."""
 
-    def __init__(self, services: Services) -> None:
-        from rest.v1.routes import ROUTES  # the table's documents, known by their hash
-
+    def __init__(self, services: Services, table_documents: Iterable[str] = ()) -> None:
+        """`table_documents`: what the REST table runs (rest/app.py passes them, so this
+        package does not reach into rest/v1), known by their hash in every mode."""
         settings = services.settings
         self.mode = settings.persisted_queries
         self.collection = services.store[PERSISTED_QUERIES]
@@ -125,8 +126,8 @@ class PersistedQueries:
         self.max_document_bytes = settings.graphql_max_document_bytes
         self.kept: ByteLRU[str, Known] = ByteLRU(PERSISTED_QUERY_CACHE_BYTES)
         self.table = {
-            document_hash(route.document): Known(route.document, True, float("inf"))
-            for route in ROUTES
+            document_hash(document): Known(document, True, float("inf"))
+            for document in table_documents
         }
 
     def figures(self) -> dict[str, int]:

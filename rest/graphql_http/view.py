@@ -3,6 +3,7 @@ and our offline GraphiQL page for browsers."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 
@@ -60,7 +61,9 @@ async def body_up_to(request: Request, limit: int) -> bytes | None:
 class GraphQLView(GraphQL):
     """Strawberry's ASGI view with our context, error codes and IDE page."""
 
-    def __init__(self, schema: Any, services: Services) -> None:
+    def __init__(
+        self, schema: Any, services: Services, table_documents: Iterable[str] = ()
+    ) -> None:
         # A WebSocket that sends no `connection_init` (so no key) is closed (4408) as a
         # connection that sends no request head is: it must not hold a slot for a minute.
         init_wait = timedelta(seconds=services.settings.header_timeout_seconds)
@@ -72,7 +75,8 @@ class GraphQLView(GraphQL):
         )
         self.services = services
         self.page = graphiql_html("/graphql")
-        self.persisted = PersistedQueries(services)  # docs/graphql.md, "Persisted queries"
+        # docs/graphql.md, "Persisted queries"; the REST table's documents run in every mode
+        self.persisted = PersistedQueries(services, table_documents)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Strawberry answers malformed requests in plain text; ours are JSON like every error."""
