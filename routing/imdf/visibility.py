@@ -10,10 +10,15 @@ other edge through a corner is never part of a shortest walk).
 - Few terminals (`EXACT_TERMINALS`): the union of the exact shortest paths between every
   pair of terminals on that visibility graph: routes through the unit are exact.
 - More (a corridor with many doors, a hall): a Yao graph, each node joined to the nearest
-  node it sees in each of `CONES` equal sectors around it (tangent at corners), plus the
-  shortest visible edges that join what is left apart. Routes are then within a few
-  percent of the shortest; the edges are bounded: at most `CONES` per node, plus fewer
-  than one per node to join.
+  node it sees in each of `CONES` equal sectors around it (tangent at corners), made a
+  `STRETCH` spanner: node by node, while a node it sees is further than STRETCH times
+  their distance along the edges so far, the shortest such edge is added (at most
+  `ADDED` per node). Routes are then within a few percent of the shortest.
+
+Bounds (the work of a big open hall): candidate edges are every pair up to `ALL_PAIRS`
+nodes, beyond that the pairs within `MAX_EDGE` (an STRtree query), each tested once
+against the prepared free space; a node owns at most CONES + ADDED = 22 edges; the
+spanner runs one Dijkstra per node and one per edge it adds (at most ADDED + 1 per node).
 
 Pure geometry, no I/O; the output is lines floorgate's walk-graph builder nodes.
 """
@@ -37,6 +42,8 @@ MAX_EDGE = 30.0  # ... only pairs up to this many metres apart
 SAME = 1e-6  # metres: points this close are one node
 TURN = 1e-12  # cross products below this are collinear
 STRETCH = 1.05  # the Yao graph's walks are made this close to the shortest (greedy)
+ADDED = 16  # at most this many edges added from one node (a node has at most CONES + ADDED
+# edges of its own: the bound of a huge hall, where the stretch may then stay above)
 
 
 def network(
@@ -153,7 +160,7 @@ def _spanner(
     """`chosen` plus the visible edges a walk needs: node by node, while some node it sees
     is more than STRETCH times their distance away along the edges so far (or not
     reachable), the shortest such edge is added (a greedy spanner: an edge is left out
-    when the others already give a walk within STRETCH of it)."""
+    when the others already give a walk within STRETCH of it), at most ADDED per node."""
     import igraph
 
     kept = set(chosen)
@@ -166,7 +173,7 @@ def _spanner(
         if len(mine) == 0:
             continue
         targets, reach = j[mine].tolist(), lengths[mine] * STRETCH + 1e-9
-        while True:
+        for _ in range(ADDED):
             far = np.asarray(graph.distances(source, targets, weights="w")[0]) > reach
             if not far.any():
                 break
