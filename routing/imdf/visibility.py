@@ -76,7 +76,7 @@ def network(
     i, j = i[seen], j[seen]
     lengths = np.hypot(*(xy[i] - xy[j]).T)
     if len(terminals) <= EXACT_TERMINALS and count <= EXACT_NODES:
-        chosen = _shortest_union(count, len(terminals), i, j, lengths)
+        chosen = _shortest_union(count, group[:first_corner].tolist(), i, j, lengths)
     else:
         chosen = _spanner(count, i, j, lengths, _yao(xy, i, j, lengths))
     # only the corners an edge uses, renumbered after the terminals
@@ -121,18 +121,20 @@ def _tangent(
 
 
 def _shortest_union(
-    count: int, terminals: int, i: np.ndarray, j: np.ndarray, lengths: np.ndarray
+    count: int, groups: list[int], i: np.ndarray, j: np.ndarray, lengths: np.ndarray
 ) -> list[int]:
-    """The edges of the shortest paths between every pair of terminals (Dijkstra)."""
+    """The edges of the shortest paths between every pair of terminals (Dijkstra), but
+    two of one group (no one walks from a wide door's point to another of its points)."""
     import igraph
 
     graph = igraph.Graph(n=count, edges=list(zip(i.tolist(), j.tolist(), strict=True)))
     weights = lengths.tolist()
     used: set[int] = set()
-    for source in range(terminals - 1):
-        paths = graph.get_shortest_paths(
-            source, to=list(range(source + 1, terminals)), weights=weights, output="epath"
-        )
+    for source, group in enumerate(groups):
+        targets = [t for t in range(source + 1, len(groups)) if group < 0 or groups[t] != group]
+        if not targets:
+            continue
+        paths = graph.get_shortest_paths(source, to=targets, weights=weights, output="epath")
         for path in paths:
             used.update(path)
     return sorted(used)

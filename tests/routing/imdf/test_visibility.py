@@ -7,9 +7,9 @@ import math
 import time
 
 import pytest
-from shapely import Polygon, box
+from shapely import LineString, Polygon, box
 
-from routing.imdf.paths import walk_network
+from routing.imdf.paths import Door, walk_network
 from routing.imdf.visibility import network
 from tests.routing.imdf.graphs import door, loaded, metres, room
 
@@ -112,7 +112,7 @@ def test_a_big_hall_stays_bounded_and_close() -> None:
     assert net.problems == [] and net.unreachable == []
     hall_lines = [line for line in net.lines if all(0 < y < 100 for _, y in line.points)]
     # 41 terminals and 400 pillar corners: 6.5 edges per node (the fan it replaces: 4,313
-    # lines, which crossed into 143,217 graph nodes; these into 27,706)
+    # lines, which crossed into 143,217 graph nodes; these 2,845 into 27,555)
     assert len(hall_lines) < 8 * 441
     graph = loaded(net)
     # door to door across the hall, between two columns of pillars (the straight edge is
@@ -123,3 +123,14 @@ def test_a_big_hall_stays_bounded_and_close() -> None:
     diagonal = metres(graph, (2.5, 0), (97.5, 100))
     beeline = 0.6 + math.dist((2.5, 0.3), (97.5, 99.7))
     assert diagonal is not None and beeline <= diagonal < 1.02 * beeline
+
+
+def test_lines_from_a_wide_revolving_doors_points_are_not_for_wheelchairs() -> None:
+    spaces = [room("west", box(0, 0, 6, 6), (1, 1)), room("east", box(6, 0, 12, 6), (11, 5.5))]
+    revolving = Door("wide", "L0", LineString([(6, 1.5), (6, 4.5)]), True, False)
+    net = walk_network(spaces, [revolving], [], ["L0"])
+    at_door = [line for line in net.lines if any(x == 6.0 for x, _ in line.points)]
+    rest = [line for line in net.lines if line not in at_door]
+    assert len(at_door) == 8 and len(rest) == 2  # 4 points, each joined into both rooms
+    assert not any(line.wheelchair for line in at_door)
+    assert all(line.wheelchair for line in rest)
