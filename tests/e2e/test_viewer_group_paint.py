@@ -11,6 +11,7 @@ fills and hit-tests it; a unit without holes stays a polygon."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -131,9 +132,11 @@ def test_the_demo_labels_layer_passes_its_paint_to_its_texts(site):
     assert found == ["sans-serif", "middle", "middle", None]
 
 
-def test_a_layers_paint_reaches_its_children(site):
+def drawn(site, document: dict, expression: str) -> Any:
+    """`expression` (JavaScript, with `svg` and `model` in scope) on `document` drawn by
+    the viewer's own map/drawing.js into an `<svg>` of a demo page, then removed."""
     session = open_viewer(site, map_id="map-b1-f1")
-    found = js(
+    return js(
         site,
         session,
         f"""(async () => {{
@@ -141,21 +144,30 @@ def test_a_layers_paint_reaches_its_children(site):
         const {{ drawDocument }} = await import(main.replace(/main\\.js$/, 'map/drawing.js'));
         const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
         document.body.append(svg);
-        drawDocument(svg, {json.dumps(DOCUMENT)});
+        const model = drawDocument(svg, {json.dumps(document)});
+        const result = {expression};
+        svg.remove();
+        return result; }})()""",
+    )
+
+
+def test_a_layers_paint_reaches_its_children(site):
+    found = drawn(
+        site,
+        DOCUMENT,
+        """(() => {
         const fill = (sel) => getComputedStyle(svg.querySelector(sel)).fill;
         const stroke = (sel) => getComputedStyle(svg.querySelector(sel)).stroke;
         const content = svg.querySelector('.level-drawing');
         const walls = svg.querySelector('g[data-layer="walls"]');
-        const result = {{
+        return {
           plain: fill('[data-unit-id="plain"]'), own: fill('[data-unit-id="own"]'),
           plainStroke: stroke('[data-unit-id="plain"]'),
           plainWidth: getComputedStyle(svg.querySelector('[data-unit-id="plain"]')).strokeWidth,
           wall: stroke('line'),
           level: [content.getAttribute('stroke'), content.getAttribute('transform')],
           walls: [walls.getAttribute('fill'), walls.getAttribute('x')],
-        }};
-        svg.remove();
-        return result; }})()""",
+        }; })()""",
     )
     assert found == {
         "plain": "rgb(214, 232, 251)",
@@ -169,29 +181,21 @@ def test_a_layers_paint_reaches_its_children(site):
 
 
 def test_a_unit_with_holes_is_a_path_filled_even_odd(site):
-    session = open_viewer(site, map_id="map-b1-f1")
-    found = js(
+    found = drawn(
         site,
-        session,
-        f"""(async () => {{
-        const main = document.querySelector('script[type="module"]').src;
-        const {{ drawDocument }} = await import(main.replace(/main\\.js$/, 'map/drawing.js'));
-        const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-        document.body.append(svg);
-        const model = drawDocument(svg, {json.dumps(HOLED_DOCUMENT)});
+        HOLED_DOCUMENT,
+        """(() => {
         const node = svg.querySelector('[data-unit-id="cloister"]');
         const plain = svg.querySelector('[data-unit-id="plain"]');
         const inFill = (x, y) => node.isPointInFill(new DOMPoint(x, y));
         const unit = model.units.get('cloister');
-        const result = {{
+        return {
           tag: node.tagName, rule: node.getAttribute('fill-rule'), d: node.getAttribute('d'),
           fill: node.getAttribute('fill'), cls: node.getAttribute('class'),
           wing: inFill(15, 45), court: inFill(45, 45),
           plain: [plain.tagName, plain.getAttribute('points')],
           holes: unit.holes, centroid: unit.centroid, points: unit.points.length,
-        }};
-        svg.remove();
-        return result; }})()""",
+        }; })()""",
     )
     assert found == {
         "tag": "path",
