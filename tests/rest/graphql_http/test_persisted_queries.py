@@ -24,49 +24,22 @@ from storage.persisted_queries import Bounds, document_hash, register
 from tests.streams import running_app
 
 NUMBERS = itertools.count()
-NOT_FOUND = {
-    "data": None,
-    "errors": [
-        {"message": "PersistedQueryNotFound", "extensions": {"code": "PERSISTED_QUERY_NOT_FOUND"}}
-    ],
-}
-MISMATCH = {
-    "data": None,
-    "errors": [
-        {
-            "message": "provided sha does not match query",
-            "extensions": {"code": "PERSISTED_QUERY_HASH_MISMATCH"},
-        }
-    ],
-}
-VERSION = {
-    "data": None,
-    "errors": [
-        {
-            "message": "Unsupported persisted query version",
-            "extensions": {"code": "PERSISTED_QUERY_VERSION"},
-        }
-    ],
-}
-NOT_ALLOWED = {
-    "data": None,
-    "errors": [
-        {
-            "message": "This GraphQL document is not on the server's safelist: register it "
-            "with floorgate persisted-queries add",
-            "extensions": {"code": "PERSISTED_QUERY_NOT_ALLOWED"},
-        }
-    ],
-}
-NOT_SUPPORTED = {
-    "data": None,
-    "errors": [
-        {
-            "message": "PersistedQueryNotSupported",
-            "extensions": {"code": "PERSISTED_QUERY_NOT_SUPPORTED"},
-        }
-    ],
-}
+
+
+def refused(message: str, code: str) -> dict:
+    """The body of a refusal: no data, one error with its code."""
+    return {"data": None, "errors": [{"message": message, "extensions": {"code": code}}]}
+
+
+NOT_FOUND = refused("PersistedQueryNotFound", "PERSISTED_QUERY_NOT_FOUND")
+MISMATCH = refused("provided sha does not match query", "PERSISTED_QUERY_HASH_MISMATCH")
+VERSION = refused("Unsupported persisted query version", "PERSISTED_QUERY_VERSION")
+NOT_ALLOWED = refused(
+    "This GraphQL document is not on the server's safelist: register it "
+    "with floorgate persisted-queries add",
+    "PERSISTED_QUERY_NOT_ALLOWED",
+)
+NOT_SUPPORTED = refused("PersistedQueryNotSupported", "PERSISTED_QUERY_NOT_SUPPORTED")
 APOLLO_NOT_KEPT = "private, no-cache, must-revalidate"
 
 
