@@ -4,7 +4,7 @@
 Quayside House (tests/viewer_buildings.py `office`, 7 levels of 60 m x 25 m).
 
 Each check prints what it measured when it fails. FLOORGATE_UPDATE_SCREENSHOTS=1 writes
-docs/screenshots/viewer-imdf-venue.png and viewer-office.png."""
+docs/screenshots/viewer-imdf-venue.png, viewer-office.png and imdf-generated-level.png."""
 
 from __future__ import annotations
 
@@ -480,3 +480,16 @@ def test_screenshots(site, name):
     if os.environ.get("FLOORGATE_UPDATE_SCREENSHOTS") == "1":
         SCREENSHOTS.mkdir(exist_ok=True)
         (SCREENSHOTS / f"{building.screenshot}.png").write_bytes(data)
+
+
+def test_screenshot_of_the_imdf_walk_paths(site):
+    """The README's picture of a generated level: the IMDF venue with its walk paths."""
+    building = BUILDINGS["imdf-venue"]
+    session = open_building(site, building, f"?level={building.level}&paths=1")
+    wait_until(site.browser, session, "document.fonts.status === 'loaded'", 5)
+    lines = js(site, session, "document.querySelectorAll('.level:not(.off) .paths-layer *').length")
+    assert lines > 0  # drawn once shown
+    data = screenshot(site, session)
+    assert png_size(data) == DESKTOP
+    if os.environ.get("FLOORGATE_UPDATE_SCREENSHOTS") == "1":
+        (SCREENSHOTS / "imdf-generated-level.png").write_bytes(data)
