@@ -8,7 +8,10 @@ openings. Measured, in one run on one embedded server:
 2. importing that dataset (`import_venue`: validation, the parser on every drawing,
    walk graphs, one transaction);
 3. the baseline: the same dataset and drawings written to a folder (`--out`) and
-   imported by `floorgate import`'s importer alone, into a fresh database.
+   imported by `floorgate import`'s importer alone, into a fresh database;
+4. issue 35's goals (point 7): the sample venue and the tower imported by `floorgate
+   import-imdf` in child processes (time, peak RSS) and E18 on the tower
+   (`imdf_goals.py`).
 
 Run with `make bench` or `python -m tests.benchmarks import_imdf`.
 """
@@ -27,6 +30,7 @@ from storage.imdf.venue import ImdfOptions
 from storage.imports.importer import import_dataset
 from storage.settings import Settings
 from tests.benchmarks.harness.database import on_embedded
+from tests.benchmarks.imports.imdf_goals import goals
 from tests.imdf_venues import office_tower, zip_bytes
 
 GOAL_SECONDS = 30.0
@@ -43,6 +47,8 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory() as folder:
         asyncio.run(bench(Path(folder)))
+        print(flush=True)
+        asyncio.run(goals(Path(folder) / "goals", MAX_DOCUMENTS))
 
 
 async def bench(folder: Path) -> None:
