@@ -173,7 +173,7 @@ def timing_matrix(results: Results) -> Iterator[None]:
         LoadedGraph.matrix = original  # type: ignore[method-assign]
 
 
-async def pairs_body(
+def pairs_body(
     by_level: dict[str, list[str]], rng: random.Random, shape: tuple[int, int]
 ) -> dict[str, Any]:
     """Sources and targets spread over the levels: each drawn from a level in turn."""
@@ -236,13 +236,13 @@ async def e18(
             assert reached == len(body["sources"]) * len(body["targets"]), response.text
             return seconds * 1000
 
-        results.cold_ms = await call(await pairs_body(by_level, rng, SHAPE))
-        bodies = [await pairs_body(by_level, rng, SHAPE) for _ in range(WARM_CALLS)]
+        results.cold_ms = await call(pairs_body(by_level, rng, SHAPE))
+        bodies = [pairs_body(by_level, rng, SHAPE) for _ in range(WARM_CALLS)]
         with timing_matrix(results):
             results.warm_ms = [await call(body) for body in bodies]
         results.kept_ms = [await call(bodies[0]) for _ in range(WARM_CALLS)]
         results.one_by_fifty_ms = [
-            await call(await pairs_body(by_level, rng, (1, 50))) for _ in range(WARM_CALLS)
+            await call(pairs_body(by_level, rng, (1, 50))) for _ in range(WARM_CALLS)
         ]
     await store.close()
 
