@@ -113,9 +113,12 @@ INTROSPECTION_ON_LOOP_COST = 1_000
 # nodes, so it is counted at its document's rough size.
 COMPILED_PLAN_BYTES = 16 * 1024 * 1024
 # graphql-core's OverlappingFieldsCanBeMergedRule compares fields that share a response
-# name pairwise (quadratic); ordinary documents spend nothing of this budget, a
-# comparison costs it 1 or 2. Past it, validation stops with an error (about 40 ms).
-OVERLAP_COMPARISON_BUDGET = 10_000
+# name pairwise (quadratic). graphql-core 3.3.2 charges the budget for every response
+# name of every field map it compares, so realistic 5,000-token frontend pages spend
+# 12,000-26,000 of it (10,000 refused 77 of 80 such pages; 40,000 refuses none). Past it,
+# validation stops with an error: the quadratic attacks of tests/schema stop after 57 ms
+# of CPU at most (35 ms at 10,000; graphql-core's own 500,000 took 0.3 to 1.7 s).
+OVERLAP_COMPARISON_BUDGET = 40_000
 # GraphQL documents whose compiled plans each process keeps (`schema.execution.compiled`), least
 # recently used dropped first; every persisted REST document is among them.
 COMPILED_PLANS = 512

@@ -122,8 +122,8 @@ def test_pages_with_mistakes_answer_the_same_errors():
 
 
 def test_large_pages_abort_alike_at_the_overlap_budget():
-    """Pages of about 5,000 tokens spend the overlap rule's budget: the abort, and every
-    error found before it, are the same."""
+    """Pages of about 5,000 tokens, which spend much of the overlap rule's budget: their
+    errors (an abort, had the budget run out, and every error before it) are the same."""
     for seed, shape in enumerate(SHAPES):
         text = page_document(SCHEMA, 9000 + seed, shape, 4900)
         assert_same(text)
