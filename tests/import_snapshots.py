@@ -180,8 +180,16 @@ def lease_held(uri: str, database: str, pid: int) -> bool:
     return lease is not None and lease.get("pid") == pid
 
 
-def wait_for_commit(uri: str, database: str, suffix: str, timeout: float = 60.0) -> float:
-    """Until the asset's name ends with `suffix` (an import committed); the time then."""
+def wait_for_commit(
+    uri: str,
+    database: str,
+    suffix: str,
+    timeout: float = 180.0,
+    process: subprocess.Popen[str] | None = None,
+) -> float:
+    """Until the asset's name ends with `suffix` (an import committed); the time then.
+    An import that ended without committing fails at once, with what it said. (The
+    write phase took over 60 s once, on a 2-core machine busy with the whole suite.)"""
     deadline = time.monotonic() + timeout
     with MongoClient(uri) as client:
         assets = client[database][col.ASSETS]
@@ -189,5 +197,7 @@ def wait_for_commit(uri: str, database: str, suffix: str, timeout: float = 60.0)
             asset = assets.find_one({"_id": ASSET_ID}) or {}
             if asset.get("name", "").endswith(suffix):
                 return time.monotonic()
+            if process is not None and process.poll() not in (None, 0):
+                raise AssertionError(f"the import failed: {process.communicate()}")
             time.sleep(0.005)
-    raise AssertionError("the import never committed")
+    raise AssertionError(f"the import never committed in {timeout:g} s")

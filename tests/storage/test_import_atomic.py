@@ -115,7 +115,9 @@ async def test_sigkill_anywhere_in_the_write_phase_changes_nothing(
     try:
         process = probe.run_import(v2)
         began = await asyncio.to_thread(wait_for_lease, probe.uri, probe.database, process)
-        committed = await asyncio.to_thread(wait_for_commit, probe.uri, probe.database, " v2")
+        committed = await asyncio.to_thread(
+            wait_for_commit, probe.uri, probe.database, " v2", process=process
+        )
         code, _, err = await asyncio.to_thread(finished, process)
         assert code == 0, err
         write_phase = committed - began
