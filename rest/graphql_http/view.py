@@ -28,6 +28,7 @@ from rest.credentials import connection_credentials, repeated_key, request_conte
 from rest.graphql_http.direct import Operation, charge_kept, operation_of
 from rest.graphql_http.graphiql import PAGE_HEADERS, graphiql_html
 from rest.graphql_http.persisted import PersistedQueries
+from rest.graphql_http.ws_handlers import QuietTransportWSHandler
 from rest.ops.metrics import ROUTE
 from rest.responses import error_response, json_bytes, json_response
 from schema.execution.operation import run_operation
@@ -60,6 +61,8 @@ async def body_up_to(request: Request, limit: int) -> bytes | None:
 
 class GraphQLView(GraphQL):
     """Strawberry's ASGI view with our context, error codes and IDE page."""
+
+    graphql_transport_ws_handler_class = QuietTransportWSHandler  # no traceback for gone clients
 
     def __init__(
         self, schema: Any, services: Services, table_documents: Iterable[str] = ()
