@@ -205,6 +205,26 @@ async def test_v1_answers_and_their_tags(demo):
     assert (again.status_code, body, again.headers["etag"]) == (304, b"", answer.headers["etag"])
 
 
+@pytest.mark.security
+async def test_a_keyed_answer_is_never_kept_compressed(demo):
+    """Only answers a shared cache may keep (`public`, `immutable`) are kept compressed:
+    a keyed, private answer (what one key may see) never enters the process's cache,
+    where another key's request for the same path could be served from it."""
+    from rest import compression
+
+    before = compression.ENCODED.figures()["entries"]
+    for _ in range(2):
+        answer, _ = await raw(
+            demo.client,
+            "/v1/units?per-page=100",
+            **demo.headers(*ALL_FLAGS),
+            **{"Accept-Encoding": "br"},
+        )
+        assert answer.headers["content-encoding"] == "br"
+        assert answer.headers["cache-control"] == "private, no-cache"
+    assert compression.ENCODED.figures()["entries"] == before
+
+
 @pytest.mark.parametrize("method", ["GET", "POST"])
 async def test_graphql_answers(demo, method):
     query = "{ units(perPage: 100) { data { id name assetId } } }"

@@ -413,3 +413,24 @@ async def test_a_compressed_get_answer_revalidates_with_its_suffixed_tag(client,
     assert etag.endswith('-br"')
     again = await get(client, keys.full, sha, headers={**coded, "If-None-Match": etag})
     assert (again.status_code, again.headers["etag"]) == (304, etag)
+
+
+@pytest.mark.security
+async def test_a_key_scoped_to_another_asset_sees_only_its_asset_by_hash(client, keys):
+    """A document registered by a full key runs, by its hash, under the caller's own
+    scope: the stored text carries no data and no access, and a GET's ETag is of the
+    caller's own answer, so the full key's tag never revalidates the scoped key's read."""
+    query = f"query Scoped{next(NUMBERS)} {{ assets(perPage: 100) {{ data {{ id }} }} }}"
+    sha = document_hash(query)
+    full = await post(client, keys.full, sha, query)
+    assert len(full.json()["data"]["assets"]["data"]) > 1
+    direct = await client.post("/graphql", json={"query": query}, headers={"API-Key": keys.scoped})
+    expected = {"data": {"assets": {"data": [{"id": "asset-2"}]}}}
+    assert direct.json() == expected
+    assert (await post(client, keys.scoped, sha)).json() == expected
+    full_get = await get(client, keys.full, sha)
+    scoped_get = await get(
+        client, keys.scoped, sha, headers={"If-None-Match": full_get.headers["etag"]}
+    )
+    assert (scoped_get.status_code, scoped_get.json()) == (200, expected)
+    assert scoped_get.headers["etag"] != full_get.headers["etag"]
