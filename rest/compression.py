@@ -200,8 +200,10 @@ class Compression:
                 k: v for k, v in scope["extensions"].items() if k != "http.response.pathsend"
             }
             scope = {**scope, "extensions": extensions}
-        answer = Answer(send, scope["method"], coding, identity_refused, ranged, if_none_match)
-        answer.path = scope.get("path", "")
+        path = scope.get("path", "")
+        answer = Answer(
+            send, scope["method"], path, coding, identity_refused, ranged, if_none_match
+        )
         await self.app(scope, receive, answer.send)
 
 
@@ -213,6 +215,7 @@ class Answer:
         self,
         send: Send,
         method: str,
+        path: str,
         coding: Coding | None,
         identity_refused: bool,
         ranged: bool,
@@ -220,13 +223,13 @@ class Answer:
     ) -> None:
         self.downstream = send
         self.method = method
+        self.path = path  # with the ETag, the key of a kept compressed body
         self.coding = coding
         self.min_bytes = 1 if identity_refused else MIN_BYTES
         self.ranged = ranged
         self.if_none_match = if_none_match
         self.start: Message | None = None  # held, while the body decides
-        self.kept_as: tuple[bytes, Coding] | None = None  # an immutable answer's cache key
-        self.path = ""
+        self.kept_as: tuple[bytes, Coding] | None = None  # a cacheable answer's cache key
         self.sent_kept = False  # a kept compressed body went out: the app's is dropped
         self.held = b""
         self.encoder: Encoder | None = None  # a stream being compressed
