@@ -257,7 +257,7 @@ export class Labels {
       return;
     }
     const upp = app.panzoom.upp;
-    const rect = app.panzoom.svg.getBoundingClientRect();
+    const rect = app.panzoom.box();
     const view = app.panzoom.view;
     const cx = view.x + view.w / 2;
     const cy = view.y + view.h / 2;

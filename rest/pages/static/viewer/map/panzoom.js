@@ -16,7 +16,11 @@ export class PanZoom {
     this.listeners = [];
     this.frame = null;
     this.upp = 1;
-    new ResizeObserver(() => this.scaled()).observe(svg);
+    this.rect = null; // the map's box on screen, read once per size (see box())
+    new ResizeObserver(() => {
+      this.rect = null;
+      this.scaled();
+    }).observe(svg);
     this.pointers = new Map();
     this.dragged = false;
     this.swallowClick = false;
@@ -49,7 +53,7 @@ export class PanZoom {
   // labels and markers keep their size on screen at any zoom without a script touching
   // each of them; then whoever listens (labels placed by collision) in the next frame.
   scaled() {
-    const rect = this.svg.getBoundingClientRect();
+    const rect = this.box();
     const scale = Math.min(rect.width / this.view.w, rect.height / this.view.h);
     this.upp = scale > 0 && Number.isFinite(scale) ? 1 / scale : 1;
     this.svg.style.setProperty("--upp", String(this.upp));
@@ -61,6 +65,16 @@ export class PanZoom {
         }
       });
     }
+  }
+
+  // The map's size on screen: read from the layout once, then kept until it is resized
+  // (a drag changes the view every frame; reading the layout after each change would
+  // make the browser lay the page out again each time).
+  box() {
+    if (!this.rect) {
+      this.rect = this.svg.getBoundingClientRect();
+    }
+    return this.rect;
   }
 
   // `listener(view, unitsPerPixel)` after each change of the view, once per frame.
