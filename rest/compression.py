@@ -63,6 +63,10 @@ ENTRY_OVERHEAD = 200  # bytes per entry beside its key and body (the tuple, the 
 # A streamed cacheable answer (a static file: GraphiQL's 3.5 MB bundle) is held whole up
 # to KEEP_WHOLE_BYTES, compressed once and kept; a longer one streams, compressed as it comes.
 ENCODED: ByteLRU[tuple[bytes, Coding], bytes] = ByteLRU(ENCODED_CACHE_BYTES)
+# Cache keys whose body one answer of this process is holding whole to compress: others
+# asking meanwhile stream theirs (compressed chunk by chunk), so that a burst of requests
+# for a cold 3.5 MB file holds one copy of it, not one per request.
+COMPRESSING: set[tuple[bytes, Coding]] = set()
 SUFFIXED = re.compile(r'"([^"]*)-(gzip|br)"')
 VARY = b"Accept-Encoding"
 
@@ -204,7 +208,10 @@ class Compression:
         answer = Answer(
             send, scope["method"], path, coding, identity_refused, ranged, if_none_match
         )
-        await self.app(scope, receive, answer.send)
+        try:
+            await self.app(scope, receive, answer.send)
+        finally:
+            answer.release_claim()
 
 
 class Answer:
@@ -230,6 +237,7 @@ class Answer:
         self.if_none_match = if_none_match
         self.start: Message | None = None  # held, while the body decides
         self.kept_as: tuple[bytes, Coding] | None = None  # a cacheable answer's cache key
+        self.claimed: tuple[bytes, Coding] | None = None  # its place in COMPRESSING
         self.sent_kept = False  # a kept compressed body went out: the app's is dropped
         self.held = b""
         self.encoder: Encoder | None = None  # a stream being compressed
@@ -293,6 +301,11 @@ class Answer:
                 await self.downstream({**start, "headers": self.encoded(headers, len(kept))})
                 await self.downstream({"type": "http.response.body", "body": kept})
                 self.sent_kept = True
+            elif self.kept_as in COMPRESSING:
+                self.kept_as = None  # another answer is compressing it: stream this one
+            else:
+                COMPRESSING.add(self.kept_as)
+                self.claimed = self.kept_as
 
     async def held_body(self, message: Message) -> None:
         assert self.start is not None and self.coding is not None
@@ -319,6 +332,12 @@ class Answer:
         body, self.held = self.held, b""
         out = await self.encoder.encode(body, last=False)
         await self.downstream({"type": "http.response.body", "body": out, "more_body": True})
+
+    def release_claim(self) -> None:
+        """The answer is done (or failed): another may compress its body again."""
+        if self.claimed is not None:
+            COMPRESSING.discard(self.claimed)
+            self.claimed = None
 
     async def whole(self, body: bytes) -> bytes:
         """A whole body compressed, and kept when it is cacheable (immutable or public,

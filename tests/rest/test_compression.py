@@ -469,3 +469,49 @@ async def test_an_immutable_answer_is_compressed_once_per_process(monkeypatch):
         assert decoded(response, body) == (first if path == "/a.json" else second)
     assert compression.ENCODED.figures()["entries"] == 4
     assert compression.ENCODED.bytes <= compression.ENCODED_CACHE_BYTES
+
+
+async def test_a_burst_for_a_cold_cacheable_file_holds_one_copy():
+    """While one answer holds a cacheable streamed file whole to compress it once, another
+    request for it streams its own (compressed chunk by chunk) instead of holding a
+    second copy; when both are done nothing stays claimed and the file is kept."""
+    from rest import compression
+
+    chunks = [orjson.dumps({"n": n, "text": "x" * 4000}) for n in range(8)]
+    gate = asyncio.Event()
+
+    async def body():
+        for index, chunk in enumerate(chunks):
+            if index == 2:
+                await gate.wait()  # the first answer is held here, mid-file
+            yield chunk
+
+    started: list[int] = []
+
+    async def streamed(request):
+        started.append(1)
+        return StreamingResponse(
+            body(),
+            media_type="application/json",
+            headers={"ETag": '"burst"', "Cache-Control": "public, max-age=86400"},
+        )
+
+    app = Compression(Starlette(routes=[Route("/burst.json", streamed)]))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as client:
+        first = asyncio.create_task(raw(client, "/burst.json", **{"Accept-Encoding": "br"}))
+        while not compression.COMPRESSING:
+            await asyncio.sleep(0.001)
+        second_task = asyncio.create_task(raw(client, "/burst.json", **{"Accept-Encoding": "br"}))
+        while len(started) < 2:
+            await asyncio.sleep(0.001)
+        for _ in range(20):  # its start goes through the middleware before the gate opens
+            await asyncio.sleep(0)
+        gate.set()
+        second, second_body = await second_task
+        held, held_body = await first
+    assert "content-length" not in second.headers  # streamed
+    assert held.headers["content-length"] == str(len(held_body))  # held whole, compressed once
+    assert decoded(second, second_body) == decoded(held, held_body) == b"".join(chunks)
+    assert not compression.COMPRESSING
+    assert len(compression.ENCODED.entries) >= 1
