@@ -139,15 +139,22 @@ def without_import_time(shot: dict[str, Any], latest: bytes) -> dict[str, Any]:
 
 
 def cli_import(
-    uri: str, database: str, path: Path, data_dir: Path, *extra: str
+    uri: str,
+    database: str,
+    path: Path,
+    data_dir: Path,
+    *extra: str,
+    settings: dict[str, str] | None = None,
 ) -> subprocess.Popen[str]:
-    """`floorgate import PATH` as its own process against `database`."""
+    """`floorgate import PATH` as its own process against `database`, with `settings`
+    (FLOORGATE_ variables) beside the database's."""
     env = {
         "PATH": "/usr/bin:/bin",
         "HOME": str(data_dir),
         "FLOORGATE_MONGODB_URI": uri,
         "FLOORGATE_DATABASE": database,
         "FLOORGATE_DATA_DIR": str(data_dir),
+        **(settings or {}),
     }
     return subprocess.Popen(
         [FLOORGATE, "import", str(path), *extra],

@@ -67,8 +67,12 @@ class World:
     async def shot(self) -> dict:
         return await snapshot(self.store, self.settings, self.key)
 
-    def run_import(self, path: Path, *extra: str) -> subprocess.Popen[str]:
-        return cli_import(self.uri, self.database, path, self.folder / "cli", *extra)
+    def run_import(
+        self, path: Path, *extra: str, settings: dict[str, str] | None = None
+    ) -> subprocess.Popen[str]:
+        return cli_import(
+            self.uri, self.database, path, self.folder / "cli", *extra, settings=settings
+        )
 
     async def close(self) -> None:
         await abort_leased_transactions(self.store)
@@ -113,7 +117,10 @@ async def test_sigkill_anywhere_in_the_write_phase_changes_nothing(
     probe = World(db_server.uri, settings, tmp_path / "probe")
     await probe.start()
     try:
-        process = probe.run_import(v2)
+        # The probe only measures the write phase: it may wait longer for a database
+        # server busy with the whole suite (the default 2 s ran out on loaded runs). The
+        # killed imports below keep the default, as users run them.
+        process = probe.run_import(v2, settings={"FLOORGATE_DB_TIMEOUT_MS": "10000"})
         began = await asyncio.to_thread(wait_for_lease, probe.uri, probe.database, process)
         committed = await asyncio.to_thread(
             wait_for_commit, probe.uri, probe.database, " v2", process=process
