@@ -21,6 +21,9 @@ IN_CHUNK = 100
 # whose writes near a fifth of its cache, and MongoDB aborts one older than 60 s.
 # Measured in docs/performance.md (`import_large`); FLOORGATE_IMPORT_MAX_DOCUMENTS.
 IMPORT_TRANSACTION_DOCUMENTS = 25_000
+# Operations per bulk write of an import, sent one after another in the same transaction:
+# the server gets bounded requests, and the importer holds one batch's request at a time.
+IMPORT_BATCH_OPERATIONS = 1_000
 
 # How long an import waits for another import of the same asset (`floorgate import
 # --wait`). Here, not in `storage.imports.importer`, so the CLI names it without importing the

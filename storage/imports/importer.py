@@ -16,7 +16,7 @@ plus at most files nothing names, which `floorgate gc` removes.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -202,14 +202,22 @@ def _assets_of(validated: Validated) -> Owners:
 
 
 def _weight(validated: Validated) -> Callable[[str, dict[str, Any]], int]:
-    """Documents a record writes: one, plus a map's level tags and derived locations."""
+    """Documents a record writes: one, plus a drawn map's level tags and the locations
+    derived for its units (a unit the file gives a location on that map derives none:
+    `Writer._unit_locations`). Locations the database gives only lower the true count."""
     drawings = validated.checked.drawings
+    given: defaultdict[str, set[str]] = defaultdict(set)
+    for _, location in validated.checked.records[col.LOCATIONS]:
+        given[location["unit_map_id"]].update(
+            tag["value"] for _, tag in location.get("tags", []) if tag["key"] == col.UNIT_ID_TAG
+        )
 
     def weight(section: str, record: dict[str, Any]) -> int:
         drawing = drawings.get(record["id"]) if section == col.UNIT_MAPS else None
         if drawing is None:
             return 1
-        return 1 + len(drawing.parsed.levels) + len(drawing.parsed.units)
+        derived = set() if drawing.graph is None else {u.id for u in drawing.parsed.units}
+        return 1 + len(drawing.parsed.levels) + len(derived - given[record["id"]])
 
     return weight
 

@@ -33,7 +33,7 @@ from storage.datasets.map_drawings import (
 )
 from storage.datasets.sections import MAP_DEFAULTS, REPORTED
 from storage.files import chunks, digest
-from storage.limits import IN_CHUNK, MAX_ID_LENGTH
+from storage.limits import IMPORT_BATCH_OPERATIONS, IN_CHUNK, MAX_ID_LENGTH
 from storage.transactions import Session
 
 
@@ -293,13 +293,16 @@ class Writer:
         return found
 
     async def _bulk(self, collection: str, operations: list[Any]) -> int:
-        """Run the operations in order; return how many documents they deleted."""
-        if not operations:
-            return 0
-        result = await self.store[collection].bulk_write(
-            operations, ordered=True, session=self.session
-        )
-        return result.deleted_count
+        """Run the operations in order, in batches of IMPORT_BATCH_OPERATIONS; return
+        how many documents they deleted."""
+        deleted = 0
+        for start in range(0, len(operations), IMPORT_BATCH_OPERATIONS):
+            batch = operations[start : start + IMPORT_BATCH_OPERATIONS]
+            result = await self.store[collection].bulk_write(
+                batch, ordered=True, session=self.session
+            )
+            deleted += result.deleted_count
+        return deleted
 
     def _unique(self, section: str) -> list[dict[str, Any]]:
         # Validation rejected duplicates, so these are one record per key.

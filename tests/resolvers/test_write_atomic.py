@@ -339,14 +339,14 @@ async def test_a_large_import_is_committed_per_asset(store, tmp_path, monkeypatc
 async def test_an_asset_too_large_for_one_transaction_is_refused_first(store, tmp_path):
     """Past the limit the import is split per asset; an asset past it alone is refused,
     naming it, its documents and the setting, before a file or a document is written."""
-    data = two_assets(tmp_path)  # a1: 15 documents (its map: 1 + 2 levels + 3 units)
+    data = two_assets(tmp_path)  # a1: 12 documents (its map: 1 + 2 levels, no walk paths)
     with pytest.raises(ImportTooLarge) as raised:
-        await import_data(store, data, tmp_path, max_documents=10)
+        await import_data(store, data, tmp_path, max_documents=11)
     assert str(raised.value) == (
-        "asset 'a1' writes 15 documents, more than one transaction may take (10: "
+        "asset 'a1' writes 12 documents, more than one transaction may take (11: "
         'FLOORGATE_IMPORT_MAX_DOCUMENTS; docs/dataset.md, "All or nothing")'
     )
     for name in (*sections.REPORTED, "fs.files", col.LEASES):
         assert await store[name].count_documents({}) == 0, name
-    report = await import_data(store, data, tmp_path, max_documents=15)
+    report = await import_data(store, data, tmp_path, max_documents=12)
     assert "units: 5 inserted, 0 updated" in report.lines()

@@ -19,6 +19,7 @@ from storage import collections as col
 from storage.database import Store, connect
 from storage.embedded.server import EmbeddedServer
 from storage.imports.importer import import_data
+from storage.limits import IMPORT_BATCH_OPERATIONS
 from storage.settings import Settings
 from tests._dbserver import fresh_store
 from tests.benchmarks.imports.import_demo import exclusive_dataset
@@ -124,11 +125,15 @@ async def reimport_commands(db_server, tmp_path, units: int) -> Counter[str]:
 async def test_reimport_commands_do_not_grow_with_records(db_server, tmp_path):
     small = await reimport_commands(db_server, tmp_path, 200)
     large = await reimport_commands(db_server, tmp_path, 2000)
-    # Writes: one bulk command per collection and kind, whatever the size: updates of
+    # Writes: one bulk command per collection and kind up to 1,000 operations: updates of
     # assets, floors, units, attribute_groups and assignments, and one delete; the
     # changes' events: one counter update (findAndModify) and one insert.
     writes = {"update": 5, "delete": 1, "findAndModify": 1, "insert": 1}
     assert dict(small) == {"find": 8, "getMore": 3, **writes}
     # Reads: the stored units are read by 100 ids ($in on the embedded server costs time
-    # quadratic in its length), 2 finds for 200 units and 20 for 2,000; nothing else grows.
-    assert dict(large) == {"find": 8 + 18, "getMore": 3, **writes}
+    # quadratic in its length), 2 finds for 200 units and 20 for 2,000. Writes go in
+    # batches of IMPORT_BATCH_OPERATIONS (1,000): the 2,000 units take two updates, the
+    # assignments' 20 deletes (by 100 ids), 1 update of `exclusive` and 2,000 upserts
+    # three (the deletes stay one command, in the first batch); nothing else grows.
+    assert IMPORT_BATCH_OPERATIONS == 1_000
+    assert dict(large) == {"find": 8 + 18, "getMore": 3, **writes, "update": 5 + 1 + 2}
