@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from resolvers.auth.keys import Caller, KeyCache, lookup_caller
 from resolvers.auth.ratelimit import RateLimiter, SharedLimiter
 from resolvers.errors import ApiError, ErrorCode
-from resolvers.limits import COST_PER_RATE_UNIT
+from resolvers.limits import COST_PER_RATE_UNIT, SIDE_CACHE_SHARE
 from resolvers.loaders import Loaders
-from resolvers.wayfinding.graph_cache import VersionedCache
+from resolvers.wayfinding.graph_cache import VersionedCache, waypoints_bytes
 from routing.matrix import LoadedGraph
 from storage.attributes.hub import EventHub
 from storage.attributes.subscriptions import Slots
@@ -23,6 +23,15 @@ from storage.settings import Settings
 
 if TYPE_CHECKING:  # imported with the first route (5-6 ms of a start otherwise)
     from routing.maneuvers import Places
+
+
+def graph_bytes(loaded: LoadedGraph) -> int:
+    return loaded.memory_bytes
+
+
+def places_bytes(places: Places) -> int:
+    return places.memory_bytes
+
 
 RATE_LIMITED_KEY = "rate_limited_key"  # scope state: (key id, its limit) the answer shows
 CHARGED_COST = "charged_cost"  # scope state: the operation's cost, once charged
@@ -50,9 +59,10 @@ class Services:
     def __post_init__(self) -> None:
         self.event_hub = EventHub(self.store)
         self.subscription_slots = Slots(self.store)
-        self.graph_cache = VersionedCache(self.settings.graph_cache_size)
-        self.waypoint_cache = VersionedCache(self.settings.graph_cache_size)
-        self.place_cache = VersionedCache(self.settings.graph_cache_size)
+        graphs = self.settings.graph_cache_mb * 1024 * 1024
+        self.graph_cache = VersionedCache(graphs, graph_bytes)
+        self.waypoint_cache = VersionedCache(graphs // SIDE_CACHE_SHARE, waypoints_bytes)
+        self.place_cache = VersionedCache(graphs // SIDE_CACHE_SHARE, places_bytes)
         # One budget per key for every process (FLOORGATE_RATE_LIMIT_SHARE is obsolete).
         self.rate_limiter = SharedLimiter(
             self.store[RATE_BUDGETS],

@@ -37,6 +37,9 @@ MAX_UNAUTHENTICATED_BODY_BYTES = 64 * 1024
 # connection's parser stops reading it (rest/ops/server.py). Bounds what a URL costs in every
 # place that copies or caches it (the access log, urllib's parse cache of 128 URLs).
 MAX_TARGET_BYTES = 8 * 1024
+# The waypoint and landmark caches of a process each hold this fraction of the bytes of
+# its graph cache (FLOORGATE_GRAPH_CACHE_MB; resolvers/wayfinding/graph_cache.py).
+SIDE_CACHE_SHARE = 8
 # Share of a request's time budget an operator write waits for an import of its asset.
 LEASE_WAIT_SHARE = 0.75
 

@@ -105,6 +105,9 @@ def create_app(
                     "graphql_caches": cache_figures(schema),
                     "compressed_answers": ENCODED.figures(),
                     "persisted_queries": graphql.persisted.figures(),
+                    "walk_graphs": services.graph_cache.figures(),
+                    "waypoints": services.waypoint_cache.figures(),
+                    "landmarks": services.place_cache.figures(),
                 }
             )
         return error_of(ErrorCode.SERVICE_UNAVAILABLE, retry_after=settings.retry_after_seconds)

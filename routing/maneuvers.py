@@ -59,6 +59,11 @@ class Place:
     y: float
 
 
+# What one Place holds in Places, besides its text: about 426 bytes measured with
+# tracemalloc (10,000 places), the cell lists included.
+PLACE_BYTES = 450
+
+
 class Places:
     """Named places by level, in square cells of `cell` canvas units, so that the few
     near a maneuver are found without looking at every place of a 1,000-unit floor."""
@@ -66,8 +71,11 @@ class Places:
     def __init__(self, places: Iterable[Place], cell: float) -> None:
         self.cell = cell
         self.cells: dict[tuple[int, int, int], list[Place]] = {}
+        self.memory_bytes = 0  # an estimate: PLACE_BYTES each, plus its text
         for place in places:
             self.cells.setdefault(self._key(place.level, place.x, place.y), []).append(place)
+            self.memory_bytes += PLACE_BYTES + len(place.location_id) + len(place.name)
+            self.memory_bytes += len(place.unit_id or "")
 
     def _key(self, level: int, x: float, y: float) -> tuple[int, int, int]:
         return (level, math.floor(x / self.cell), math.floor(y / self.cell))

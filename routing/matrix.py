@@ -348,6 +348,9 @@ def _solve(
     return [[found[(s, t)] for t in targets] for s in sources]
 
 
+LOADED_BYTES_PER_ELEMENT = 300  # see LoadedGraph.memory_bytes
+
+
 class LoadedGraph:
     """A walk graph ready for queries in both modes (built once per process). Spatial
     indexes of a level's segments are made on its first query, once for both modes
@@ -370,6 +373,12 @@ class LoadedGraph:
             found = _Segments(edges, self.graph.node_xy, self.graph.edge_u, self.graph.edge_v)
             self._segments[key] = found
         return found
+
+    @property
+    def memory_bytes(self) -> int:
+        """An upper estimate of what it holds once queried on every level: 143-229 bytes
+        per node and edge measured (RSS, generated graphs of 54,000-163,000 of them)."""
+        return LOADED_BYTES_PER_ELEMENT * (self.graph.node_count + self.graph.edge_count)
 
     @property
     def is_small(self) -> bool:

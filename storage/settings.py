@@ -454,11 +454,14 @@ SETTINGS: tuple[Setting, ...] = (
         at_least=0,
     ),
     Setting(
-        "graph_cache_size",
-        "FLOORGATE_GRAPH_CACHE_SIZE",
+        "graph_cache_mb",
+        "FLOORGATE_GRAPH_CACHE_MB",
         WHOLE,
-        32,
-        "Walk graphs (and their maps' waypoints and landmarks) kept loaded per process.",
+        256,
+        "MiB of walk graphs kept loaded per process; their maps' waypoints and landmarks "
+        "have an eighth of it each.",
+        'docs/limits.md, "Memory".',
+        at_least=1,
     ),
     # -- imports and drawings --------------------------------------------------------------
     Setting(

@@ -92,8 +92,8 @@ def test_defaults_stated_are_the_defaults():
         defaults.max_header_bytes,
         defaults.read_cache_mb,
         defaults.graphql_cache_mb,
-        defaults.graph_cache_size,
-    ) == (32 * 1024, 128, 16, 32)
+        defaults.graph_cache_mb,
+    ) == (32 * 1024, 128, 16, 256)
     assert (defaults.rate_limit_per_second, defaults.rate_limit_burst) == (200, 400)
     assert defaults.graphql_max_document_bytes == 1024 * 1024
     assert (defaults.persisted_queries_max_count, defaults.persisted_queries_max_bytes) == (

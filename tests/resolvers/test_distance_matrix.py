@@ -19,10 +19,16 @@ import pytest_asyncio
 
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ADMIN, DISTANCES_CALCULATE
+from resolvers.limits import SIDE_CACHE_SHARE
+from resolvers.wayfinding.graph_cache import KEY_BYTES, load_waypoints, waypoints_bytes
 from rest.app import create_app
+from routing.matrix import LOADED_BYTES_PER_ELEMENT
+from routing.model import graph_from_bytes
 from storage import collections as c
 from storage.demo.install import install_demo
+from storage.files import get_file
 from storage.imports.importer import import_data
+from storage.settings import Settings
 from tests._dbserver import fresh_store
 
 FLAGS = "distances, locations-resource"
@@ -1208,6 +1214,33 @@ async def test_graph_is_loaded_once_for_concurrent_requests(env, monkeypatch):
     assert {r.status_code for r in responses} == {200}
     assert len({r.text for r in responses}) == 1
     assert len(loads) == 1
+
+
+async def test_readyz_shows_the_bytes_of_the_loaded_graph_and_waypoints(env):
+    """The graph and waypoint caches count what they hold in bytes, keys included, and
+    `/readyz` shows it (docs/limits.md, "Memory")."""
+    services = env.app.services
+    services.graph_cache.clear()
+    services.waypoint_cache.clear()
+    pair = body(ids("map-b2:b2-101", "map-b2:b2-401"), ids("loc-b2-f1-mail@map-b2"))
+    assert (await post(env, "map-b2", pair)).status_code == 200
+    unit_map = await env.store["unit_maps"].find_one({"_id": "map-b2"})
+    graph = graph_from_bytes((await get_file(env.store, unit_map["graph_file"])).data)
+    elements = graph.node_count + graph.edge_count
+    waypoints = await load_waypoints(env.store, "map-b2")
+    ready = (await env.client.get("/readyz")).json()
+    budget = Settings().graph_cache_mb * 1024 * 1024
+    assert ready["walk_graphs"] == {
+        "entries": 1,
+        "bytes_used": LOADED_BYTES_PER_ELEMENT * elements + KEY_BYTES + len("map-b2"),
+        "budget_bytes": budget,
+    }
+    assert ready["waypoints"] == {
+        "entries": 1,
+        "bytes_used": waypoints_bytes(waypoints) + KEY_BYTES + len("map-b2"),
+        "budget_bytes": budget // SIDE_CACHE_SHARE,
+    }
+    assert len(waypoints) > 10 and ready["landmarks"]["entries"] == 0
 
 
 @pytest.mark.parametrize("small", [True, False])
