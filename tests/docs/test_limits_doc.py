@@ -6,12 +6,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import parsing.imdf.read
 import parsing.limits
 import resolvers.limits
 import rest.middleware
 import rest.ops.logs
 import storage.attributes.hub
 import storage.attributes.subscriptions
+import storage.imdf.venue
 import storage.limits
 from resolvers.errors import ERRORS, ErrorCode
 from storage.settings import SETTINGS, Settings
@@ -25,6 +27,8 @@ MODULES = (
     rest.middleware,
     storage.attributes.subscriptions,
     storage.attributes.hub,
+    storage.imdf.venue,
+    parsing.imdf.read,
 )
 # Refusals of a limit, with the values of the defaults, as a client reads them.
 QUOTED = {
