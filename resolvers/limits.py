@@ -40,6 +40,8 @@ MAX_TARGET_BYTES = 8 * 1024
 # The waypoint and landmark caches of a process each hold this fraction of the bytes of
 # its graph cache (FLOORGATE_GRAPH_CACHE_MB; resolvers/wayfinding/graph_cache.py).
 SIDE_CACHE_SHARE = 8
+# Characters of a client's value a refusal quotes (a word that is no choice: "not 'x...'").
+MAX_QUOTED_CHARS = 40
 # Share of a request's time budget an operator write waits for an import of its asset.
 LEASE_WAIT_SHARE = 0.75
 

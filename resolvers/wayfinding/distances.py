@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, invalid
-from resolvers.limits import MAX_COORDINATE, MAX_MATRIX_PAIRS
+from resolvers.limits import MAX_COORDINATE, MAX_MATRIX_PAIRS, MAX_QUOTED_CHARS
 from resolvers.paging import BY_ID
 from resolvers.reads import visible_map
 from resolvers.validation import check_id
@@ -47,9 +47,11 @@ class Request:
 def check_choice(
     errors: FieldErrors, name: str, value: str | None, allowed: tuple[str, ...]
 ) -> None:
-    """`value`, when given, is one of `allowed` (E18's options, the route's mode and units)."""
+    """`value`, when given, is one of `allowed` (E18's options, the route's mode and units);
+    the refusal quotes at most MAX_QUOTED_CHARS of it."""
     if value is not None and value not in allowed:
-        errors.add(name, f"must be one of {', '.join(allowed)}, not {value!r}")
+        quoted = value if len(value) <= MAX_QUOTED_CHARS else value[: MAX_QUOTED_CHARS - 3] + "..."
+        errors.add(name, f"must be one of {', '.join(allowed)}, not {quoted!r}")
 
 
 def _checked_input(map_id: str, data: dict[str, Any]) -> Request:

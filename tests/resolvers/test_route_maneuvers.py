@@ -565,8 +565,9 @@ def graphql_refusal(
 
 @pytest.mark.parametrize("units", ["x" * 200_000, "metric" * 10_000])
 async def test_a_huge_units_string_is_422(env, units):
-    """Refused as any other word (within the body's 256 KiB), never a 500."""
-    message = f"must be one of imperial, metric, not {units!r}"
+    """Refused as any other word (within the body's 256 KiB), never a 500, quoting only
+    its first 37 characters."""
+    message = f"must be one of imperial, metric, not {units[:37] + '...'!r}"
     body = {"from": {"id": "loc-b1-201"}, "to": {"id": "loc-b1-210"}, "units": units}
     response = await env.client.post(
         "/v1/unitmaps/map-b1-f2/route", json={"data": body}, headers=env.headers
