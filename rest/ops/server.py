@@ -40,6 +40,7 @@ from uvicorn.server import ServerState
 from resolvers.errors import ApiError, ErrorCode
 from resolvers.limits import MAX_QUERY_BODY_BYTES, MAX_TARGET_BYTES
 from rest.middleware import REFUSED_BY_PARSER
+from rest.ops.linger import CycleTransport, Linger
 from rest.ops.logs import ANSWER_CUT
 from rest.responses import error_of
 from storage.settings import Settings
@@ -224,7 +225,9 @@ class ConnectionGuards:
         self.send_timeout = settings.send_timeout_seconds
         self.send_timer: asyncio.TimerHandle | None = None
         self.max_header_bytes = settings.max_header_bytes
-        self.refused = False  # the parser refused what came: nothing more is read
+        self.max_body_bytes = settings.max_body_bytes
+        self.refused = False  # the parser refused what came: nothing more is parsed
+        self.lingering: Linger | None = None  # answered; what still arrives is dropped
         # uvicorn's own check answers in plain text; ours answers like the API.
         self.max_connections = self.limit_concurrency
         self.limit_concurrency = None
@@ -244,6 +247,8 @@ class ConnectionGuards:
     def connection_lost(self, exc: Exception | None) -> None:
         self.cancel_head_timer()
         self.cancel_send_timer()
+        if self.lingering is not None:
+            self.lingering.stop()
         for scope in self.answering.values():  # for their access lines
             scope.setdefault("state", {})[ANSWER_CUT] = True
         super().connection_lost(exc)  # type: ignore[misc]
@@ -272,6 +277,38 @@ class ConnectionGuards:
                 "%s: answer not read for %ss, connection dropped", self.client, self.send_timeout
             )
             self.transport.abort()
+
+    def linger(self) -> None:
+        """Close after an answer while the client may still be sending: drop what it
+        sends at a bounded rate first (`rest.ops.linger`)."""
+        if self.lingering is not None or self.transport is None or self.transport.is_closing():
+            return
+        self.cancel_head_timer()
+        self.lingering = Linger(self.loop, self.transport, self.max_body_bytes)
+
+    def lingered(self, data: bytes) -> bool:
+        """True when the connection lingers: `data` is dropped, not parsed."""
+        if self.lingering is None:
+            return False
+        self.lingering.take(data)
+        return True
+
+    def on_response_complete(self) -> None:
+        """uvicorn arms its keep-alive timer here, whose close would end the lingering
+        with a graceful TLS close (decrypting all that arrives): not while it lingers."""
+        super().on_response_complete()  # type: ignore[misc]
+        if self.lingering is not None:
+            timer = getattr(self, "timeout_keep_alive_task", None)
+            if timer is not None:
+                timer.cancel()
+                self.timeout_keep_alive_task = None
+
+    def watch_cycle(self) -> None:
+        """The current request's cycle closes through `CycleTransport`, which lingers
+        while the request's body is still arriving."""
+        cycle = getattr(self, "cycle", None)
+        if cycle is not None and not isinstance(cycle.transport, CycleTransport):
+            cycle.transport = CycleTransport(self.transport, self, cycle)
 
     def start_head_timer(self) -> None:
         """The first bytes of a later request: its head has the full timeout."""
@@ -360,7 +397,7 @@ class ConnectionGuards:
         finally:
             if self.transport is not None and not self.transport.is_closing():
                 self.transport.write(b"".join(parts))
-                self.transport.close()
+                self.linger()
 
     async def app_with_guards(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Over `max_connections` connections or running requests in this worker, 503
@@ -405,7 +442,7 @@ def _httptools_class() -> type[HttpToolsProtocol]:
         line_bytes = 0  # the unfinished line at the end of what was read
 
         def data_received(self, data: bytes) -> None:
-            if self.refused:
+            if self.lingered(data) or self.refused:
                 return
             self.last_read = data  # for send_400_response
             super().data_received(data)
@@ -459,6 +496,7 @@ def _httptools_class() -> type[HttpToolsProtocol]:
             self.in_head = False
             self.cancel_head_timer()
             super().on_headers_complete()
+            self.watch_cycle()
 
     return GuardedHttpToolsProtocol
 
@@ -473,7 +511,7 @@ def _h11_class() -> type[H11Protocol]:
         `max_header_bytes` of an unfinished head (`h11_max_incomplete_event_size`)."""
 
         def data_received(self, data: bytes) -> None:
-            if not self.refused:
+            if not self.lingered(data) and not self.refused:
                 super().data_received(data)
 
         def send_400_response(self, msg: str) -> None:
@@ -498,6 +536,7 @@ def _h11_class() -> type[H11Protocol]:
 
         def handle_events(self) -> None:
             super().handle_events()
+            self.watch_cycle()
             if self.conn.their_state is not h11.IDLE:
                 self.cancel_head_timer()  # a head arrived (or the connection is done)
             elif self.conn.trailing_data[0]:

@@ -10,6 +10,7 @@ import parsing.imdf.read
 import parsing.limits
 import resolvers.limits
 import rest.middleware
+import rest.ops.linger
 import rest.ops.logs
 import storage.attributes.hub
 import storage.attributes.subscriptions
@@ -25,6 +26,7 @@ MODULES = (
     parsing.limits,
     rest.ops.logs,
     rest.middleware,
+    rest.ops.linger,
     storage.attributes.subscriptions,
     storage.attributes.hub,
     storage.imdf.venue,
