@@ -9,7 +9,8 @@ nothing but the cores they use.
 
 The pool starts with the first call (no process at start-up: tests/e2e/test_cold_start.py),
 from a fork server, so a worker never inherits the serving process's threads and
-sockets. Arguments and results cross by pickle: a caller sends text and gets bytes or
+sockets; a thread starts it and its workers, since the fork server's first start (which
+imports the parser) held the event loop for 0.1-0.3 s. Arguments and results cross by pickle: a caller sends text and gets bytes or
 small objects back. A caller cancelled while its work runs sets that work's stop flag (a
 slot of shared memory the worker polls, like the `threading.Event` of `storage.cpu`),
 so the worker is free again at its next check.
@@ -35,6 +36,7 @@ WORKER_NICENESS = 10  # below the serving process's priority (0), above a batch 
 
 _flags: Any = None  # in a worker: the shared stop flags
 _lock = threading.Lock()
+_warm_lock = threading.Lock()  # one thread starts the workers; others wait for them
 _state: dict[str, Any] = {}  # the pool, its flags and free slots, made on first use
 
 
@@ -81,11 +83,34 @@ def _pool() -> tuple[ProcessPoolExecutor, Any, list[int]]:
         return _state["pool"], _state["flags"], _state["free"]
 
 
+def _warm() -> None:
+    """Make the pool and start all its workers (a thread's work: the first start of the
+    fork server imports the parser, 0.1-0.3 s, and a spawn waits for it). A pool's
+    executor starts a worker at a submit that finds none idle, on the caller's thread:
+    on the event loop that stalled every request of the process."""
+    with _warm_lock:
+        pool, _, _ = _pool()
+        if _state.get("warm") is pool:
+            return
+        for started in [pool.submit(len, "") for _ in range(CPU_THREADS)]:
+            started.result()
+        _state["warm"] = pool
+
+
+async def _warm_pool() -> tuple[ProcessPoolExecutor, Any, list[int]]:
+    """The pool, its workers started off the event loop the first time."""
+    pool = _state.get("pool")
+    if pool is None or _state.get("warm") is not pool:
+        await asyncio.to_thread(_warm)
+    return _pool()
+
+
 def _forget(pool: ProcessPoolExecutor) -> None:
     """A worker died (killed, out of memory): the next call makes a new pool."""
     with _lock:
         if _state.get("pool") is pool:
             _state.pop("pool")
+            _state.pop("warm", None)
     pool.shutdown(wait=False, cancel_futures=True)
 
 
@@ -94,7 +119,7 @@ async def run_isolated(target: str, *args: Any, stoppable: bool = False) -> Any:
     `stoppable`, also `stop=<a Stop>`, set when the awaiting request is cancelled. Its
     arguments and result must pickle. Raises BrokenProcessPool when a worker died (the
     pool is made anew)."""
-    pool, flags, free = _pool()
+    pool, flags, free = await _warm_pool()
     slot: int | None = None
     if stoppable:
         while not free:  # every slot busy: wait, as the CPU pool's queue would

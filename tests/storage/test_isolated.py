@@ -4,8 +4,12 @@ whole, a cancelled call stops its work, and a dead worker costs one call, not th
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import subprocess
+import sys
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 
 import pytest
 
@@ -54,3 +58,47 @@ async def test_a_dead_worker_costs_one_call():
     with pytest.raises(BrokenProcessPool):
         await run_isolated("os:_exit", 3)
     assert await run_isolated("os:getpid") != os.getpid()
+
+
+FIRST_CALLS = """
+import asyncio, json
+from storage.isolated import run_isolated
+
+async def main():
+    loop = asyncio.get_running_loop()
+    lags = []
+
+    async def tick():
+        while True:
+            start = loop.time()
+            await asyncio.sleep(0.002)
+            lags.append(loop.time() - start - 0.002)
+
+    ticker = asyncio.create_task(tick())
+    await asyncio.sleep(0.02)
+    answers = await asyncio.gather(*(run_isolated("os:getpid") for _ in range(3)))
+    ticker.cancel()
+    print(json.dumps({"workers": len(set(answers)), "lag": max(lags)}))
+
+if __name__ == "__main__":
+    asyncio.run(main())
+"""
+
+
+def test_the_first_calls_start_the_workers_off_the_event_loop(tmp_path):
+    """In a fresh process the first call starts the fork server (which imports the
+    parser) and the workers: 0.1-0.3 s, which a submit on the event loop held it for."""
+    script = tmp_path / "first_calls.py"
+    script.write_text(FIRST_CALLS, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        cwd=Path(__file__).parents[2],
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
+    )
+    answer = json.loads(done.stdout.strip().splitlines()[-1])
+    assert answer["workers"] >= 1
+    assert answer["lag"] < 0.06, answer
