@@ -250,13 +250,16 @@ class Writer:
         self.session = session
         self.report = ImportReport()
         self.named_before: dict[str, set[str]] = {}  # files of the touched maps, before
+        self.renamed: set[str] = set()  # stored units whose name this import changes
+        self.maps_of_renamed: list[str] = []  # maps drawing them: their GeoJSON names them
 
     async def run(self) -> ImportReport:
         # What the touched maps name now: the files to drop after the commit.
         self.named_before = await named_files(self.store, self.touched_maps(), self.session)
         await self._by_id(col.ASSETS, _asset)
         await self._by_id(col.FLOORS, _floor)
-        await self._by_id(col.UNITS, _unit)
+        await self._by_id(col.UNITS, _unit, watch="name")
+        await self._maps_of_renamed()
         await self._by_id(col.BACKGROUNDS, _background)
         await self._by_id(
             col.UNIT_MAPS,
@@ -276,7 +279,18 @@ class Writer:
         """The maps whose documents or GeoJSON this import rewrites."""
         map_ids = [record["id"] for record in self._unique(col.UNIT_MAPS)]
         map_ids += [record["unit_map_id"] for record in self._unique(col.LOCATIONS)]
-        return list(dict.fromkeys(map_ids))
+        return list(dict.fromkeys(map_ids + self.maps_of_renamed))
+
+    async def _maps_of_renamed(self) -> None:
+        """The stored maps that draw a unit this import renames: their GeoJSON names the
+        unit, so it is written again (`_geojson`), and its file before is dropped after
+        the commit like that of any touched map."""
+        found = await self._stored(col.UNIT_MAPS, "unit_ids", self.renamed, ["_id"])
+        known = set(self.touched_maps())
+        self.maps_of_renamed = sorted({doc["_id"] for doc in found} - known)
+        if self.maps_of_renamed:
+            extra = await named_files(self.store, self.maps_of_renamed, self.session)
+            self.named_before.update(extra)
 
     # -- helpers
 
@@ -308,14 +322,20 @@ class Writer:
         # Validation rejected duplicates, so these are one record per key.
         return [record for _, record in self.records[section]]
 
-    async def _by_id(self, section: str, build: _Build, stamped: bool = True) -> None:
-        """Replace each record's document by id, keeping a stored created_at."""
+    async def _by_id(
+        self, section: str, build: _Build, stamped: bool = True, watch: str | None = None
+    ) -> None:
+        """Replace each record's document by id, keeping a stored created_at. With
+        `watch`, stored documents whose `watch` field the record changes are `renamed`."""
         records = self._unique(section)
         ids = [record["id"] for record in records]
-        stored = {
-            doc["_id"]: doc.get("created_at")
-            for doc in await self._stored(section, "_id", ids, ["created_at"])
-        }
+        found = await self._stored(section, "_id", ids, ["created_at", *([watch] if watch else [])])
+        stored = {doc["_id"]: doc.get("created_at") for doc in found}
+        if watch is not None:
+            before = {doc["_id"]: doc.get(watch) for doc in found}
+            self.renamed = {
+                r["id"] for r in records if r["id"] in before and before[r["id"]] != r[watch]
+            }
         operations = []
         for record in records:
             created, updated = _stamps(record, stored.get(record["id"]), self.at)

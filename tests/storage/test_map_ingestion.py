@@ -357,6 +357,30 @@ async def test_geojson_follows_changed_locations(store, tmp_path):
     assert collection["features"][-1]["geometry"]["coordinates"][0] == LON0 + 0.0031
 
 
+async def test_geojson_follows_a_renamed_unit(store, tmp_path):
+    """An import of units alone that renames one rewrites the GeoJSON of the maps that
+    draw it (its features carry unit names); the file before is dropped."""
+    await import_data(store, dataset(tmp_path, georeference=georeference()), tmp_path)
+    first = (await store[col.UNIT_MAPS].find_one({"_id": "m1"}))["geojson_file"]
+    units_only = {"units": copy.deepcopy(dataset(tmp_path)["units"])}
+    units_only["units"][0]["name"] = "Lobby"
+    report = await import_data(store, units_only, tmp_path)
+    assert report.lines() == [
+        "units: 0 inserted, 4 updated",
+        "map files: 0 stored, 0 unchanged",
+        "m1: georeference: affine fit of 3 control points, residual RMS 0.00 m, max 0.00 m",
+    ]
+    second = (await store[col.UNIT_MAPS].find_one({"_id": "m1"}))["geojson_file"]
+    assert second != first
+    assert await get_file(store, first) is None
+    features = {f["id"]: f for f in json.loads((await get_file(store, second)).data)["features"]}
+    assert features["unit:u1"]["properties"]["name"] == "Lobby"
+    assert features["unit:u2"]["properties"]["name"] == "2"
+    # The same names again: nothing is renamed, the GeoJSON stays.
+    await import_data(store, units_only, tmp_path)
+    assert (await store[col.UNIT_MAPS].find_one({"_id": "m1"}))["geojson_file"] == second
+
+
 # ---------------------------------------------------------------- putUnitMap
 
 PUT = """mutation ($input: UnitMapInput!, $svg: String!) {
