@@ -10,10 +10,11 @@ nothing but the cores they use.
 The pool starts with the first call (no process at start-up: tests/e2e/test_cold_start.py),
 from a fork server, so a worker never inherits the serving process's threads and
 sockets; a thread starts it and its workers, since the fork server's first start (which
-imports the parser) held the event loop for 0.1-0.3 s. Arguments and results cross by pickle: a caller sends text and gets bytes or
-small objects back. A caller cancelled while its work runs sets that work's stop flag (a
-slot of shared memory the worker polls, like the `threading.Event` of `storage.cpu`),
-so the worker is free again at its next check.
+imports the parser) held the event loop for 0.1-0.3 s. Arguments and results cross by
+pickle: a caller sends text and gets bytes or small objects back. A caller cancelled
+while its work runs sets that work's stop flag (a slot of shared memory the worker
+polls, like the `threading.Event` of `storage.cpu`), so the worker is free again at its
+next check.
 """
 
 from __future__ import annotations

@@ -19,7 +19,8 @@ import shapely
 from pyproj import Transformer
 from shapely.geometry.base import BaseGeometry
 
-METRES_PER_FOOT = 0.3048
+from parsing.measures import METRES_PER_FOOT
+
 METRES_PER_UNIT = 0.05  # canvas scale: walk-graph joins (0.5 units) are 2.5 cm
 MARGIN_UNITS = 200  # empty canvas around the venue (10 m)
 

@@ -14,12 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from parsing.measures import METRES_PER_FOOT
+
 if TYPE_CHECKING:  # routing is imported by the functions that need it
     from routing.maneuvers import Maneuver
     from routing.route import Route
 
 UNITS = ("imperial", "metric")
-METRES_PER_FOOT = 0.3048
 TURNS = {
     "uturn": "make a U-turn",
     "sharp right": "turn sharply right",

@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from parsing.measures import METRES_PER_FOOT
 from storage.database import Store
 from storage.demo.drawings import (
     BUILDINGS,
@@ -272,7 +273,7 @@ def _georeference(building: int) -> dict[str, Any]:
     """Control points at the building's four corners, as a surveyor would give them:
     the buildings stand on the Seattle waterfront, turned 20 degrees from north, and
     one corner is measured 30 cm off (so the import reports a non-zero residual)."""
-    metres = FEET_PER_UNIT * 0.3048
+    metres = FEET_PER_UNIT * METRES_PER_FOOT
     turn = math.radians(20)
     lon0, lat0 = -122.3425 + 0.0016 * (building - 1), 47.6062
     points = []
