@@ -32,6 +32,7 @@ from rest.graphql_http.ws_handlers import QuietTransportWSHandler
 from rest.ops.metrics import ROUTE
 from rest.responses import error_response, json_bytes, json_response
 from schema.execution.operation import run_operation
+from schema.execution.operation_cost import answered_cost
 from storage.cache.read_cache import READS, ReadLog
 
 
@@ -197,6 +198,13 @@ class GraphQLView(GraphQL):
             )
         finally:
             READS.reset(token)
+        if result.data is not None and context.cost is not None:
+            # A key pays for what it got: a page shorter than asked for gives back the
+            # difference (`answered_cost`), kept answers are then charged that.
+            answered = answered_cost(
+                self.schema._schema, operation.definition, operation.variables, result.data
+            )
+            await context.settle(min(answered, context.cost))
         content = json_bytes(await self.process_result(request, result))
         if reads is not None and not result.errors and context.cost is not None:
             cache.keep_answer(reads, content, str(context.cost))

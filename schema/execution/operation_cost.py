@@ -335,6 +335,43 @@ def operation_cost(
     return pricing.selection_cost(operation.selection_set, root, fragments)
 
 
+def answered_cost(
+    schema: GraphQLSchema,
+    operation: OperationDefinitionNode,
+    variables: Mapping[str, Any] | None,
+    data: Mapping[str, Any],
+) -> int:
+    """What an operation's answer cost by the same model: 1 per field it holds, at any
+    depth (each item of a list counted, where the estimate took its page size or
+    LIST_ESTIMATES), plus the own cost of each root field it answered (FIELD_COSTS and
+    its input, as priced before it ran). The caller gives back what was charged above it
+    (`RequestContext.settle`), never more."""
+    root = schema.get_root_type(operation.operation)
+    pricing = Pricing(schema, operation, variables or {})
+    own = 0
+    for selection in operation.selection_set.selections:
+        if isinstance(selection, FieldNode):
+            key = selection.alias.value if selection.alias else selection.name.value
+            if key in data:
+                base, _, _ = pricing.field_terms(root, selection)
+                own += base - 1
+    return own + fields_in(data)
+
+
+def fields_in(value: Any) -> int:
+    """The fields an answer's data holds: its keys at every depth."""
+    count = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            count += len(item)
+            stack.extend(v for v in item.values() if isinstance(v, dict | list))
+        elif isinstance(item, list):
+            stack.extend(v for v in item if isinstance(v, dict | list))
+    return count
+
+
 def check_cost(cost: int, limit: int) -> None:
     """Refuse an operation over the limit, before anything runs."""
     if cost > limit:

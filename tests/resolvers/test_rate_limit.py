@@ -102,6 +102,32 @@ async def test_thirty_big_pages_of_twelve_maps_on_a_burst_of_60(demo):
     assert int(answers[-1].headers["ratelimit-remaining"]) >= 60 - 30
 
 
+@pytest.mark.security
+async def test_a_short_graphql_page_is_charged_what_it_holds(store, settings, keys):
+    """Finding 10 over `/graphql`: `units(perPage: 10000)` is priced 13 units before it
+    runs and charged what its answer holds (a dozen units of 3 fields: one unit), kept answers
+    too; the REST route and the document agree. Before, it kept the whole estimate."""
+    limited = replace(settings, rate_limit_per_second=0.01, rate_limit_burst=20)
+    app = create_app(limited, store)
+    transport = httpx.ASGITransport(app=app)
+    query = "{ units(perPage: 10000) { data { id name floorId } } }"
+    async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
+        headers = {"API-Key": keys.full}
+        answers = [
+            await client.post("/graphql", json={"query": query}, headers=headers) for _ in range(3)
+        ]
+        big = "{ assets { data { id units { id name floorId references { key value } } } } }"
+        deep = await client.post("/graphql", json={"query": big}, headers=headers)
+    assert [answer.status_code for answer in answers] == [200] * 3
+    units = await store["units"].count_documents({})
+    assert [len(answer.json()["data"]["units"]["data"]) for answer in answers] == [units] * 3
+    assert [answer.headers["ratelimit-remaining"] for answer in answers] == ["19", "18", "17"]
+    # Priced at a default page of assets of 200 units each with 3 references: 2 units
+    # (the first of them with the key's lookup); the answer holds fewer fields.
+    assert deep.status_code == 200
+    assert deep.headers["ratelimit-remaining"] == "16"
+
+
 def rate_headers(response: httpx.Response) -> tuple[str | None, ...]:
     return tuple(
         response.headers.get(f"ratelimit-{name}") for name in ("limit", "remaining", "reset")

@@ -240,7 +240,8 @@ async def test_introspection_passes_without_a_key(client):
 
 async def test_cost_is_charged_to_the_rate_limit(store, settings, keys):
     """One rate-limit unit per 10,000 of cost, at least one: a page of 10,000 units with
-    paging (cost 120,001) spends 13 of a burst of 20; a cheap query spends 1."""
+    paging (priced 120,001) needs 13 of a burst of 20 before it runs, and spends what its
+    answer holds (a dozen units: one unit); a cheap query spends 1."""
     limited = replace(settings, rate_limit_per_second=0.001, rate_limit_burst=20)
     app = create_app(limited, store)
     costly = (
@@ -251,14 +252,19 @@ async def test_cost_is_charged_to_the_rate_limit(store, settings, keys):
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app), base_url="https://t"
     ) as client:
-        first = await post(client, costly, keys.full)
-        assert "errors" not in first  # 20 - 13 = 7 left
-        second = await post(client, costly, keys.full)  # the lookup takes 1, 12 more refused
-        message, extensions = only_error(second)
+        first = await client.post(
+            "/graphql", json={"query": costly}, headers={"API-Key": keys.full}
+        )
+        assert "errors" not in first.json()
+        assert first.headers["RateLimit-Remaining"] == "19"  # 13 taken, 12 given back
+        for _ in range(8):  # 11 left
+            assert "errors" not in await post(client, cheap, keys.full)
+        refused = await post(client, costly, keys.full)  # the lookup takes 1, 12 more refused
+        message, extensions = only_error(refused)
         assert (message, extensions["code"]) == ("API rate limit exceeded", "RATE_LIMITED")
         assert set(extensions) == {"code", "retryAfter"}
-        assert 5990 < extensions["retryAfter"] <= 6000  # 6 units at 0.001 a second
-        for _ in range(6):  # the 6 units left: cheap queries spend one each
+        assert 1990 < extensions["retryAfter"] <= 2000  # 2 units missing at 0.001 a second
+        for _ in range(10):  # the 10 units left: cheap queries spend one each
             assert "errors" not in await post(client, cheap, keys.full)
         message, extensions = only_error(await post(client, cheap, keys.full))
         assert extensions["code"] == "RATE_LIMITED"

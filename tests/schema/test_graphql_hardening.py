@@ -34,7 +34,7 @@ from schema.execution.compiled import plans_of
 from schema.execution.executor import CompiledExecutor
 from schema.execution.guard import DocumentCaches, OperationGuard
 from schema.execution.operation import run_operation
-from schema.execution.operation_cost import operation_cost
+from schema.execution.operation_cost import fields_in, operation_cost
 from schema.execution.operation_limits import OperationLimits
 from schema.permissions import KeyRequired, requires
 from tests.schema.test_compiled_executor import strawberry_schema_of
@@ -115,11 +115,12 @@ async def test_graphiqls_introspection_works_with_and_without_a_key(client, keys
 
 
 async def test_keyed_introspection_is_charged_to_the_key(store, settings, client):
-    """Ten walks cost 11,580: two rate-limit units, like any query of that cost (it was
-    charged nothing: one unit for the key's lookup)."""
-    walks = "{ " + " ".join(f"a{i}: {DEEP}" for i in range(10)) + " }"
+    """Twenty walks are priced over 20,000 (three rate-limit units needed before they
+    run) and their answer holds over 10,000 fields: two units spent, like any query of
+    that size (it was charged nothing: one unit for the key's lookup)."""
+    walks = "{ " + " ".join(f"a{i}: {DEEP}" for i in range(20)) + " }"
     cost = cost_of(client, walks)
-    assert 10_000 < cost <= 20_000
+    assert 20_000 < cost <= 30_000
     limited = replace(settings, rate_limit_per_second=0.001, rate_limit_burst=20)
     key = (await create_key(store, "introspection charged", [], None)).secret
     async with httpx.AsyncClient(
@@ -130,6 +131,7 @@ async def test_keyed_introspection_is_charged_to_the_key(store, settings, client
         )
         assert response.status_code == 200
         assert "errors" not in response.json()
+        assert 10_000 < fields_in(response.json()["data"]) <= 20_000
         assert response.headers["RateLimit-Remaining"] == "18"
 
 

@@ -97,8 +97,9 @@ async def test_a_kept_answer_still_checks_access_first(client, keys, live):
 
 
 async def test_a_kept_answer_spends_the_rate_limit_units_of_its_cost(store, settings, keys, live):
-    """This query costs 50,001 (6 units), kept or not: 6 + 6 + 1 fit in 13, one more
-    unit does not (were the kept answer one unit, 8 would have been spent)."""
+    """This query is priced 50,001 (6 units needed before it runs) and its answer holds a
+    dozen units of four fields: one unit spent on its first run, and one when its kept
+    answer is served (were the kept answer free, 12 would be left after it)."""
     limited = replace(settings, rate_limit_per_second=0.01, rate_limit_burst=13)
     transport = httpx.ASGITransport(app=create_app(limited, store))
     async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
@@ -108,8 +109,13 @@ async def test_a_kept_answer_spends_the_rate_limit_units_of_its_cost(store, sett
         kept = await post(client, keys.full, big)
         assert live.answer_hits == hits + 1 and kept.content == first.content
         small = "{ units(perPage: 1) { data { id } } }"
-        assert "errors" not in (await post(client, keys.full, small)).json()
+        for _ in range(11):
+            assert "errors" not in (await post(client, keys.full, small)).json()
         refused = (await post(client, keys.full, small)).json()
+    assert [first.headers["RateLimit-Remaining"], kept.headers["RateLimit-Remaining"]] == [
+        "12",
+        "11",
+    ]
     assert refused["data"] is None
     assert refused["errors"][0]["extensions"]["code"] == "RATE_LIMITED"
 
