@@ -36,6 +36,7 @@ from resolvers.context import RequestContext
 from resolvers.errors import ApiError, ErrorCode, invalid
 from resolvers.limits import MAX_INPUT_ITEMS, PARSE_ON_LOOP_CHARS, VALIDATE_ON_LOOP_TOKENS
 from resolvers.validation import oversized_lists
+from schema.execution import fast_check
 from schema.execution.bounded import ByteLRU
 from schema.execution.operation_cost import check_cost, operation_cost
 from schema.execution.operation_limits import (
@@ -159,10 +160,14 @@ class DocumentCaches:
         entry = self.parsed(document)
         found = entry.validations.get(rules)
         if found is None:
+            # Under the guard's own rules, a document that one pass finds certainly valid
+            # is not validated again (`schema.execution.fast_check`); other rules, as ever.
+            known = rules == VALIDATION_RULES
+            validate = fast_check.validate_document if known else validate_document
             if entry.tokens > VALIDATE_ON_LOOP_TOKENS:
-                found = await run_cpu(validate_document, schema, document, rules)
+                found = await run_cpu(validate, schema, document, rules)
             else:
-                found = validate_document(schema, document, rules)
+                found = validate(schema, document, rules)
             entry.validations[rules] = found
         return found
 
