@@ -10,9 +10,14 @@ lexer. Each document is timed once (a new document each time, so nothing is cach
 
 - before: the guard's validation as it was (strawberry's `validate_document`: the
   guard's rules, then strawberry's two), errors checked equal to now's;
+- exact: the exact rules as the guard ran them before the fast path
+  (`schema.execution.validation.validate_document`), which it still runs for a document
+  the fast path does not accept;
 - guard: the validation a /graphql request runs for a new document now
-  (`DocumentCaches.validate`: `schema.execution.validation.validate_document`, on the
+  (`DocumentCaches.validate`: `schema.execution.fast_check.validate_document`, on the
   CPU pool as for any document over VALIDATE_ON_LOOP_TOKENS);
+- fast path: `schema.execution.fast_check.certainly_valid` alone, and how many documents
+  it accepts ("accepted");
 - request: the whole path before execution as `schema.execution.operation.run_operation`
   takes it on a fresh schema cache: the parse with its size and tokens, the figures
   (`DocumentCaches.problem`), the validation and the cost;
@@ -54,8 +59,9 @@ from graphql import (
 from strawberry.schema.schema import validate_document as strawberry_validate
 
 from schema.build import build_schema
+from schema.execution.fast_check import certainly_valid
 from schema.execution.guard import VALIDATION_RULES, DocumentCaches
-from schema.execution.validation import validate_fast
+from schema.execution.validation import validate_document, validate_fast
 from storage.settings import Settings
 from tests.benchmarks.harness.report import run_and_report
 
@@ -234,6 +240,7 @@ def mentions(text: str, word: str) -> bool:
 class Timings:
     tokens: list[int] = field(default_factory=list)
     refused: int = 0  # by the guard's validation (the overlap rule's budget)
+    accepted: int = 0  # by the fast path
     columns: dict[str, list[float]] = field(default_factory=dict)  # ms
 
     def add(self, column: str, seconds: float) -> None:
@@ -242,7 +249,9 @@ class Timings:
 
 COLUMNS = {
     "before": "guard's validation before (strawberry's `validate_document`)",
+    "exact": "exact path (`validation.validate_document`)",
     "guard": "guard's validation now",
+    "fast": "fast path (`certainly_valid`)",
     "request": "parse+figures+validation+cost now",
     "plain": "graphql-core `validate`, default rules",
     "plain_fast": "same rules, `validate_fast`",
@@ -282,17 +291,24 @@ async def time_shape(shape: str, runs: int, first_seed: int) -> Timings:
         before_errors, before = timed(
             partial(strawberry_validate, graphql_schema, document, VALIDATION_RULES)
         )
+        exact_errors, exact = timed(
+            partial(validate_document, graphql_schema, document, VALIDATION_RULES)
+        )
+        accepted, fast = timed(partial(certainly_valid, graphql_schema, document))
+        assert not (accepted and exact_errors), exact_errors[:3]  # never a wrong yes
         plain_errors, plain = timed(partial(validate, graphql_schema, document))
         fast_errors, plain_fast = timed(
             partial(validate_fast, graphql_schema, document, specified_rules)
         )
         assert not plain_errors and not fast_errors, plain_errors[:3]  # valid by the spec
         assert [e.formatted for e in before_errors] == [e.formatted for e in errors]
+        assert [e.formatted for e in exact_errors] == [e.formatted for e in errors]
         if index >= WARMUP:
             timings.refused += bool(errors)
+            timings.accepted += accepted
             timings.tokens.append(tokens_of(text))
             for column, seconds in zip(
-                COLUMNS, (before, guard, request, plain, plain_fast), strict=True
+                COLUMNS, (before, exact, guard, fast, request, plain, plain_fast), strict=True
             ):
                 timings.add(column, seconds)
     return timings
@@ -312,10 +328,10 @@ async def measure(_tmp: Path) -> dict[str, Timings]:
 def tables(results: dict[str, Timings]) -> list[list[str]]:
     """One table: per shape, the median and p95 of each column in ms."""
     lines = [
-        "| shape | tokens (median) | refused by the guard | "
+        "| shape | tokens (median) | refused by the guard | accepted by the fast path | "
         + " | ".join(f"{title}, ms median / p95" for title in COLUMNS.values())
         + " |",
-        "|---" * (3 + len(COLUMNS)) + "|",
+        "|---" * (4 + len(COLUMNS)) + "|",
     ]
     for shape, t in results.items():
         cells = [
@@ -323,8 +339,7 @@ def tables(results: dict[str, Timings]) -> list[list[str]]:
         ]
         lines.append(
             f"| {shape} | {statistics.median(t.tokens):.0f} | {t.refused}/{len(t.tokens)} | "
-            + " | ".join(cells)
-            + " |"
+            f"{t.accepted}/{len(t.tokens)} | " + " | ".join(cells) + " |"
         )
     return [lines]
 
