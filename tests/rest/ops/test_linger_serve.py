@@ -36,9 +36,17 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory, db_server, settings) -> Iterator[tuple[Served, ssl.SSLContext]]:
-    with serve_tls(tmp_path_factory.mktemp("linger"), db_server, settings) as served:
+@pytest.fixture(
+    scope="module",
+    params=[{}, {"FLOORGATE_LOOP": "asyncio", "FLOORGATE_HTTP": "h11"}],
+    ids=["uvloop-httptools", "asyncio-h11"],
+)
+def served(
+    request, tmp_path_factory, db_server, settings
+) -> Iterator[tuple[Served, ssl.SSLContext]]:
+    """Both event loops and parsers: each has its own TLS and its own protocol class."""
+    folder = tmp_path_factory.mktemp("linger")
+    with serve_tls(folder, db_server, settings, **request.param) as served:
         context = client_context(served)
         wait_until_ready(served, context)
         yield served, context
