@@ -175,6 +175,12 @@ class RequestContext:
                 raise ApiError(ErrorCode.RATE_LIMITED, retry_after=wait)
             self._units += extra
 
+    @property
+    def charged_units(self) -> int:
+        """Rate-limit units charged so far (the key's lookup is one): what `settle` may
+        give back down to one."""
+        return self._units
+
     async def settle(self, cost: int) -> None:
         """The answer of the one operation charged cost less than charged (a page shorter
         than asked for): give the difference back, so a key pays for what it got. Before

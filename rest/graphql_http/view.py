@@ -198,14 +198,18 @@ class GraphQLView(GraphQL):
             )
         finally:
             READS.reset(token)
-        if result.data is not None and context.cost is not None:
+        content = json_bytes(await self.process_result(request, result))
+        if result.data is not None and context.cost is not None and context.charged_units > 1:
             # A key pays for what it got: a page shorter than asked for gives back the
             # difference (`answered_cost`), kept answers are then charged that.
             answered = answered_cost(
-                self.schema._schema, operation.definition, operation.variables, result.data
+                self.schema._schema,
+                operation.definition,
+                operation.variables,
+                result.data,
+                content,
             )
             await context.settle(min(answered, context.cost))
-        content = json_bytes(await self.process_result(request, result))
         if reads is not None and not result.errors and context.cost is not None:
             cache.keep_answer(reads, content, str(context.cost))
         executed = result.data is not None or any(e.path for e in result.errors or ())

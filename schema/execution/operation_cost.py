@@ -340,11 +340,15 @@ def answered_cost(
     operation: OperationDefinitionNode,
     variables: Mapping[str, Any] | None,
     data: Mapping[str, Any],
+    answer: bytes,
 ) -> int:
     """What an operation's answer cost by the same model: 1 per field it holds, at any
     depth (each item of a list counted, where the estimate took its page size or
     LIST_ESTIMATES), plus the own cost of each root field it answered (FIELD_COSTS and
-    its input, as priced before it ran). The caller gives back what was charged above it
+    its input, as priced before it ran). The fields are counted in the answer's JSON
+    (`answer`), as the `":` that follow its keys: a C-speed count of a megabyte in well
+    under a millisecond, where walking 10,000 items' dicts took 30 ms. A string holding
+    `":` only counts more. The caller gives back what was charged above it
     (`RequestContext.settle`), never more."""
     root = schema.get_root_type(operation.operation)
     pricing = Pricing(schema, operation, variables or {})
@@ -355,21 +359,7 @@ def answered_cost(
             if key in data:
                 base, _, _ = pricing.field_terms(root, selection)
                 own += base - 1
-    return own + fields_in(data)
-
-
-def fields_in(value: Any) -> int:
-    """The fields an answer's data holds: its keys at every depth."""
-    count = 0
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            count += len(item)
-            stack.extend(v for v in item.values() if isinstance(v, dict | list))
-        elif isinstance(item, list):
-            stack.extend(v for v in item if isinstance(v, dict | list))
-    return count
+    return own + answer.count(b'":')
 
 
 def check_cost(cost: int, limit: int) -> None:

@@ -34,7 +34,7 @@ from schema.execution.compiled import plans_of
 from schema.execution.executor import CompiledExecutor
 from schema.execution.guard import DocumentCaches, OperationGuard
 from schema.execution.operation import run_operation
-from schema.execution.operation_cost import fields_in, operation_cost
+from schema.execution.operation_cost import operation_cost
 from schema.execution.operation_limits import OperationLimits
 from schema.permissions import KeyRequired, requires
 from tests.schema.test_compiled_executor import strawberry_schema_of
@@ -131,7 +131,7 @@ async def test_keyed_introspection_is_charged_to_the_key(store, settings, client
         )
         assert response.status_code == 200
         assert "errors" not in response.json()
-        assert 10_000 < fields_in(response.json()["data"]) <= 20_000
+        assert 10_000 < response.content.count(b'":') <= 20_000
         assert response.headers["RateLimit-Remaining"] == "18"
 
 
