@@ -654,7 +654,9 @@ def run(folder: Path) -> None:
             minimal(),
         )
         tls = ssl.create_default_context(cafile=str(certs.ca_cert))
-        headers = {"API-Key": key}
+        # The same bytes from both: floorgate compresses what a client accepts (docs/api.md,
+        # "Compression"), the minimal server never does, and httpx asks for gzip and br.
+        headers = {"API-Key": key, "Accept-Encoding": "identity"}
         for server in (servers.one, servers.bare, servers.two, servers.minimal):
             s.wait_for_200(server, ASSET_PATH, headers, tls)
             servers.clients[server.name] = httpx.Client(

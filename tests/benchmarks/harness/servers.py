@@ -309,7 +309,6 @@ def _wrk(url: str, key: str, connections: int, seconds: float, folder: Path) -> 
 
 def _asyncio(url: str, key: str, ca_file: Path, connections: int, seconds: float) -> Load:
     """The fallback, in a process of its own (this module run as a program)."""
-    root = Path(__file__).resolve().parents[2]
     done = subprocess.run(
         [
             sys.executable,
@@ -320,8 +319,8 @@ def _asyncio(url: str, key: str, ca_file: Path, connections: int, seconds: float
             str(connections),
             str(seconds),
         ],
-        env={**os.environ, KEY_VARIABLE: key, "PYTHONPATH": str(root)},
-        cwd=root,
+        env={**os.environ, KEY_VARIABLE: key, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=seconds + 120,
