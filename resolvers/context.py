@@ -6,6 +6,7 @@ import asyncio
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from resolvers.auth.keys import Caller, KeyCache, lookup_caller
@@ -24,13 +25,7 @@ from storage.settings import Settings
 if TYPE_CHECKING:  # imported with the first route (5-6 ms of a start otherwise)
     from routing.maneuvers import Places
 
-
-def graph_bytes(loaded: LoadedGraph) -> int:
-    return loaded.memory_bytes
-
-
-def places_bytes(places: Places) -> int:
-    return places.memory_bytes
+MEMORY_BYTES = attrgetter("memory_bytes")  # what a loaded graph or a map's places hold
 
 
 RATE_LIMITED_KEY = "rate_limited_key"  # scope state: (key id, its limit) the answer shows
@@ -60,9 +55,9 @@ class Services:
         self.event_hub = EventHub(self.store)
         self.subscription_slots = Slots(self.store)
         graphs = self.settings.graph_cache_mb * 1024 * 1024
-        self.graph_cache = VersionedCache(graphs, graph_bytes)
+        self.graph_cache = VersionedCache(graphs, MEMORY_BYTES)
         self.waypoint_cache = VersionedCache(graphs // SIDE_CACHE_SHARE, waypoints_bytes)
-        self.place_cache = VersionedCache(graphs // SIDE_CACHE_SHARE, places_bytes)
+        self.place_cache = VersionedCache(graphs // SIDE_CACHE_SHARE, MEMORY_BYTES)
         # One budget per key for every process (FLOORGATE_RATE_LIMIT_SHARE is obsolete).
         self.rate_limiter = SharedLimiter(
             self.store[RATE_BUDGETS],

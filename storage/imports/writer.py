@@ -250,16 +250,15 @@ class Writer:
         self.session = session
         self.report = ImportReport()
         self.named_before: dict[str, set[str]] = {}  # files of the touched maps, before
-        self.renamed: set[str] = set()  # stored units whose name this import changes
-        self.maps_of_renamed: list[str] = []  # maps drawing them: their GeoJSON names them
+        self.maps_of_renamed: list[str] = []  # maps drawing a renamed unit: GeoJSON names it
 
     async def run(self) -> ImportReport:
         # What the touched maps name now: the files to drop after the commit.
         self.named_before = await named_files(self.store, self.touched_maps(), self.session)
         await self._by_id(col.ASSETS, _asset)
         await self._by_id(col.FLOORS, _floor)
-        await self._by_id(col.UNITS, _unit, watch="name")
-        await self._maps_of_renamed()
+        units_before = await self._by_id(col.UNITS, _unit, also_read=("name",))
+        await self._maps_of_renamed(units_before)
         await self._by_id(col.BACKGROUNDS, _background)
         await self._by_id(
             col.UNIT_MAPS,
@@ -281,11 +280,13 @@ class Writer:
         map_ids += [record["unit_map_id"] for record in self._unique(col.LOCATIONS)]
         return list(dict.fromkeys(map_ids + self.maps_of_renamed))
 
-    async def _maps_of_renamed(self) -> None:
+    async def _maps_of_renamed(self, units_before: list[dict[str, Any]]) -> None:
         """The stored maps that draw a unit this import renames: their GeoJSON names the
         unit, so it is written again (`_geojson`), and its file before is dropped after
         the commit like that of any touched map."""
-        found = await self._stored(col.UNIT_MAPS, "unit_ids", self.renamed, ["_id"])
+        names = {record["id"]: record["name"] for record in self._unique(col.UNITS)}
+        renamed = {doc["_id"] for doc in units_before if doc.get("name") != names[doc["_id"]]}
+        found = await self._stored(col.UNIT_MAPS, "unit_ids", renamed, ["_id"])
         known = set(self.touched_maps())
         self.maps_of_renamed = sorted({doc["_id"] for doc in found} - known)
         if self.maps_of_renamed:
@@ -323,19 +324,14 @@ class Writer:
         return [record for _, record in self.records[section]]
 
     async def _by_id(
-        self, section: str, build: _Build, stamped: bool = True, watch: str | None = None
-    ) -> None:
-        """Replace each record's document by id, keeping a stored created_at. With
-        `watch`, stored documents whose `watch` field the record changes are `renamed`."""
+        self, section: str, build: _Build, stamped: bool = True, also_read: tuple[str, ...] = ()
+    ) -> list[dict[str, Any]]:
+        """Replace each record's document by id, keeping a stored created_at; return the
+        stored documents as they were (their created_at and the fields `also_read`)."""
         records = self._unique(section)
         ids = [record["id"] for record in records]
-        found = await self._stored(section, "_id", ids, ["created_at", *([watch] if watch else [])])
+        found = await self._stored(section, "_id", ids, ["created_at", *also_read])
         stored = {doc["_id"]: doc.get("created_at") for doc in found}
-        if watch is not None:
-            before = {doc["_id"]: doc.get(watch) for doc in found}
-            self.renamed = {
-                r["id"] for r in records if r["id"] in before and before[r["id"]] != r[watch]
-            }
         operations = []
         for record in records:
             created, updated = _stamps(record, stored.get(record["id"]), self.at)
@@ -347,6 +343,7 @@ class Writer:
         counts = self.report.counts[section]
         counts.updated += sum(1 for id_ in ids if id_ in stored)
         counts.inserted += sum(1 for id_ in ids if id_ not in stored)
+        return found
 
     # -- files, level tags, references, assignments
 

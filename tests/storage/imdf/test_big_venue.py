@@ -9,11 +9,12 @@ venue 25,042 and refused it at the default limit of 25,000."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from pymongo import MongoClient
 from pymongo.asynchronous.collection import AsyncCollection
 
@@ -21,7 +22,7 @@ import storage.imports.importer
 import storage.imports.writer
 from parsing.limits import SvgLimits
 from storage import collections as col
-from storage.database import connect
+from storage.database import Store, connect
 from storage.embedded.server import EmbeddedServer
 from storage.imdf.dataset import ImdfDataset, dataset_from_path, import_venue
 from storage.imdf.venue import ImdfOptions
@@ -48,10 +49,14 @@ def tower(tmp_path_factory: pytest.TempPathFactory) -> ImdfDataset:
     return dataset_from_path(folder, ImdfOptions())
 
 
-@pytest.fixture
-def database(db_server: EmbeddedServer) -> Iterator[str]:
+@pytest_asyncio.fixture(loop_scope="session")
+async def empty(db_server: EmbeddedServer, settings: Settings) -> AsyncIterator[Store]:
+    """A store on a database of its own, with its indexes and nothing else."""
     name = f"floorgate_big_{uuid.uuid4().hex[:8]}"
-    yield name
+    store = connect(db_server.uri, replace(settings, database_name=name))
+    await store.ensure_indexes()
+    yield store
+    await store.close()
     with MongoClient(db_server.uri) as client:
         client.drop_database(name)
 
@@ -63,9 +68,8 @@ def counts(uri: str, database: str) -> dict[str, int]:
 
 async def test_the_tower_imports_in_bounded_batches_in_one_transaction(
     tower: ImdfDataset,
-    database: str,
+    empty: Store,
     db_server: EmbeddedServer,
-    settings: Settings,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     assert len(tower.data["units"]) == UNITS
@@ -85,25 +89,19 @@ async def test_the_tower_imports_in_bounded_batches_in_one_transaction(
 
     monkeypatch.setattr(storage.imports.importer, "in_transaction", counted)
     monkeypatch.setattr(AsyncCollection, "bulk_write", batch)
-    store = connect(db_server.uri, replace(settings, database_name=database))
-    try:
-        await store.ensure_indexes()
-        report = await import_venue(store, tower, limits=SvgLimits())
-    finally:
-        await store.close()
+    report = await import_venue(empty, tower, limits=SvgLimits())
     assert report is not None
     assert {name: report.counts[name].inserted for name in WRITTEN} == WRITTEN
     assert sum(WRITTEN.values()) < IMPORT_TRANSACTION_DOCUMENTS
     assert transactions == [1]
     assert max(batches) == IMPORT_BATCH_OPERATIONS and sum(batches) >= sum(WRITTEN.values())
-    assert counts(db_server.uri, database) == WRITTEN
+    assert counts(db_server.uri, empty.db.name) == WRITTEN
 
 
 async def test_a_failure_at_the_end_of_the_tower_leaves_nothing(
     tower: ImdfDataset,
-    database: str,
+    empty: Store,
     db_server: EmbeddedServer,
-    settings: Settings,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Every document is written, then the last step (the maps' GeoJSON) fails: the
@@ -115,16 +113,11 @@ async def test_a_failure_at_the_end_of_the_tower_leaves_nothing(
         maps.append(map_id)
         if len(maps) == WRITTEN[col.UNIT_MAPS]:
             with MongoClient(db_server.uri) as client:  # a reader outside the transaction
-                seen = client[database][col.UNITS].count_documents({})
+                seen = client[empty.db.name][col.UNITS].count_documents({})
             raise RuntimeError(f"the last map fails; a reader saw {seen} units")
         return await refresh(store, map_id, *args)
 
     monkeypatch.setattr(storage.imports.writer, "refresh_geojson", failing_last)
-    store = connect(db_server.uri, replace(settings, database_name=database))
-    try:
-        await store.ensure_indexes()
-        with pytest.raises(RuntimeError, match=r"^the last map fails; a reader saw 0 units$"):
-            await import_venue(store, tower, limits=SvgLimits())
-    finally:
-        await store.close()
-    assert counts(db_server.uri, database) == dict.fromkeys(WRITTEN, 0)
+    with pytest.raises(RuntimeError, match=r"^the last map fails; a reader saw 0 units$"):
+        await import_venue(empty, tower, limits=SvgLimits())
+    assert counts(db_server.uri, empty.db.name) == dict.fromkeys(WRITTEN, 0)
