@@ -1244,6 +1244,23 @@ async def test_readyz_shows_the_bytes_of_the_loaded_graph_and_waypoints(env):
     assert len(waypoints) > 10 and ready["landmarks"]["entries"] == 0
 
 
+@pytest.mark.security
+async def test_a_key_scoped_to_another_asset_loads_and_keeps_nothing(env):
+    """A key of another asset asking for E18 on the demo's map is answered 404 before
+    the map's graph or waypoints are read: the per-process caches stay empty, so such a
+    key cannot fill them (or learn from their timing) with maps it may not see."""
+    services = env.app.services
+    services.graph_cache.clear()
+    services.waypoint_cache.clear()
+    env.store.cache.flush()
+    pair = body(ids("map-b2:b2-101", "map-b2:b2-401"), ids("loc-b2-f1-mail@map-b2"))
+    refused = await post(env, "map-b2", pair, key=env.other)
+    assert (refused.status_code, refused.json()) == (404, {"message": "Not found"})
+    ready = (await env.client.get("/readyz")).json()
+    assert (ready["walk_graphs"]["entries"], ready["walk_graphs"]["bytes_used"]) == (0, 0)
+    assert (ready["waypoints"]["entries"], ready["waypoints"]["bytes_used"]) == (0, 0)
+
+
 @pytest.mark.parametrize("small", [True, False])
 async def test_graph_work_runs_off_the_event_loop_on_a_large_graph(small):
     """`resolvers.wayfinding.distances.on_graph` (E18 and directions): a small graph answers on the

@@ -128,6 +128,26 @@ async def test_a_short_graphql_page_is_charged_what_it_holds(store, settings, ke
     assert deep.headers["ratelimit-remaining"] == "16"
 
 
+@pytest.mark.security
+async def test_a_scoped_key_pays_for_its_own_asset_only(store, settings, keys):
+    """The same `/graphql` page with a key scoped to asset-2: it holds asset-2's units
+    only, none of another asset's, and the key pays for what it holds (one unit), not
+    for the page of every asset that a full key's answer would have been."""
+    limited = replace(settings, rate_limit_per_second=0.01, rate_limit_burst=20)
+    app = create_app(limited, store)
+    transport = httpx.ASGITransport(app=app)
+    query = "{ units(perPage: 10000) { data { id assetId } } }"
+    async with httpx.AsyncClient(transport=transport, base_url="https://t") as client:
+        answer = await client.post(
+            "/graphql", json={"query": query}, headers={"API-Key": keys.scoped}
+        )
+    assert answer.status_code == 200
+    units = answer.json()["data"]["units"]["data"]
+    assert len(units) == await store["units"].count_documents({"asset_id": "asset-2"}) > 0
+    assert {unit["assetId"] for unit in units} == {"asset-2"}
+    assert answer.headers["ratelimit-remaining"] == "19"
+
+
 def rate_headers(response: httpx.Response) -> tuple[str | None, ...]:
     return tuple(
         response.headers.get(f"ratelimit-{name}") for name in ("limit", "remaining", "reset")
