@@ -11,7 +11,8 @@ The pool starts with the first call (no process at start-up: tests/e2e/test_cold
 from a fork server, so a worker never inherits the serving process's threads and
 sockets; a thread starts it and its workers, since the fork server's first start (which
 imports the parser) held the event loop for 0.1-0.3 s. Arguments and results cross by
-pickle: a caller sends text and gets bytes or small objects back. A caller cancelled
+pickle: a caller sends text and gets bytes or small objects back; text or bytes of a
+mebibyte or more cross by a private file (`Spooled`). A caller cancelled
 while its work runs sets that work's stop flag (a slot of shared memory the worker
 polls, like the `threading.Event` of `storage.cpu`), so the worker is free again at its
 next check.
@@ -24,9 +25,11 @@ import contextlib
 import importlib
 import multiprocessing
 import os
+import tempfile
 import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextvars import ContextVar
 from typing import Any
 
 from storage.cpu import CPU_THREADS
@@ -34,11 +37,17 @@ from storage.cpu import CPU_THREADS
 STOP_SLOTS = 256  # stoppable calls queued or running at once; more wait for a slot
 PRELOAD = ["parsing.svg"]
 WORKER_NICENESS = 10  # below the serving process's priority (0), above a batch job's (19)
+SPOOL_BYTES = 1 << 20  # an argument this large crosses by a file, not inside the pickle
+SPOOL_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None  # memory, where there is one
 
 _flags: Any = None  # in a worker: the shared stop flags
 _lock = threading.Lock()
 _warm_lock = threading.Lock()  # one thread starts the workers; others wait for them
 _state: dict[str, Any] = {}  # the pool, its flags and free slots, made on first use
+# A text of the current request whose UTF-8 bytes are at hand (`known_utf8`).
+_utf8: ContextVar[dict[int, tuple[str, bytes | bytearray]] | None] = ContextVar(
+    "floorgate_utf8", default=None
+)
 
 
 class SlotStop:
@@ -49,6 +58,90 @@ class SlotStop:
 
     def is_set(self) -> bool:
         return bool(_flags[self.slot])
+
+
+class Spooled:
+    """An argument written to a private file, read back (and removed) by the worker.
+
+    Pickling 8 MB of text held the interpreter for 8-10 ms in the pool's feeder thread,
+    and so the event loop (tests/e2e/test_attack_latency.py, attack 2); a file write
+    releases it, so only the encoding of text holds it (4 ms), and bytes not at all."""
+
+    def __init__(self, path: str, text: bool) -> None:
+        self.path = path
+        self.text = text
+
+    def load(self) -> str | bytes:
+        try:
+            with open(self.path, "rb") as file:
+                data = file.read()
+        finally:
+            self.remove()
+        return data.decode("utf-8", "surrogatepass") if self.text else data
+
+    def remove(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)
+
+
+def known_utf8(text: str, data: bytes | bytearray) -> None:
+    """`data` is `text` in UTF-8 (a request body just decoded): a worker called with
+    `text` in this request gets these bytes, not an encoding of it made again (4 ms
+    for 8 MB, holding the interpreter). They are let go once sent."""
+    _utf8.set({id(text): (text, data)})
+
+
+def _spooled(value: str | bytes | bytearray, known: dict[int, Any]) -> Spooled | None:
+    """`value` in a new file only its owner reads; None when it cannot be written (no
+    room, no folder): the value is then pickled as any other."""
+    text = isinstance(value, str)
+    if isinstance(value, str):
+        original, data = known.pop(id(value), (None, None))
+        if original is not value or data is None:
+            data = value.encode("utf-8", "surrogatepass")
+    else:
+        data = value
+    try:
+        handle, path = tempfile.mkstemp(prefix="floorgate-", dir=SPOOL_DIR)
+    except OSError:
+        return None
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+    except OSError:
+        Spooled(path, text).remove()
+        return None
+    return Spooled(path, text)
+
+
+def _spool(args: tuple[Any, ...], known: dict[int, Any]) -> tuple[Any, ...]:
+    """`args` with each large text or bytes replaced by its `Spooled` file."""
+    return tuple(
+        (_spooled(arg, known) or arg)
+        if isinstance(arg, str | bytes | bytearray) and len(arg) >= SPOOL_BYTES
+        else arg
+        for arg in args
+    )
+
+
+def _remove_spooled(args: tuple[Any, ...]) -> None:
+    """What the worker did not read (the call never ran) is removed by the caller."""
+    for arg in args:
+        if isinstance(arg, Spooled):
+            arg.remove()
+
+
+async def _spool_off_loop(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """`_spool` in a thread; a caller cancelled meanwhile leaves no file behind."""
+    known = _utf8.get() or {}
+    spooling = asyncio.ensure_future(asyncio.to_thread(_spool, args, known))
+    try:
+        return await asyncio.shield(spooling)
+    except asyncio.CancelledError:
+        spooling.add_done_callback(
+            lambda done: done.cancelled() or done.exception() or _remove_spooled(done.result())
+        )
+        raise
 
 
 def _adopt(flags: Any) -> None:
@@ -65,6 +158,7 @@ def _call(target: str, slot: int | None, *args: Any) -> Any:
     never imports the parser), with its stop flag when it has a slot."""
     module, _, name = target.partition(":")
     function = getattr(importlib.import_module(module), name)
+    args = tuple(arg.load() if isinstance(arg, Spooled) else arg for arg in args)
     return function(*args) if slot is None else function(*args, stop=SlotStop(slot))
 
 
@@ -121,6 +215,8 @@ async def run_isolated(target: str, *args: Any, stoppable: bool = False) -> Any:
     arguments and result must pickle. Raises BrokenProcessPool when a worker died (the
     pool is made anew)."""
     pool, flags, free = await _warm_pool()
+    if any(isinstance(arg, str | bytes | bytearray) and len(arg) >= SPOOL_BYTES for arg in args):
+        args = await _spool_off_loop(args)
     slot: int | None = None
     if stoppable:
         while not free:  # every slot busy: wait, as the CPU pool's queue would
@@ -131,9 +227,11 @@ async def run_isolated(target: str, *args: Any, stoppable: bool = False) -> Any:
         submitted: Future[Any] = pool.submit(_call, target, slot, *args)
     except BrokenProcessPool:
         _forget(pool)
+        _remove_spooled(args)
         if slot is not None:
             free.append(slot)
         raise
+    submitted.add_done_callback(lambda _: _remove_spooled(args))
     if slot is not None:
         submitted.add_done_callback(lambda _: free.append(slot))  # once it really ended
     try:

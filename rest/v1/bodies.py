@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import codecs
 import re
 
 from starlette.requests import Request
 
 from resolvers.errors import ApiError, ErrorCode, invalid
 from rest.v1.route_rows import Body
+from storage.isolated import SPOOL_BYTES, known_utf8
 from storage.settings import Settings
 
 # The encoding an XML declaration names, within the first bytes of the document.
@@ -29,7 +31,7 @@ def media_type_of(header: str | None) -> tuple[str, dict[str, str]]:
 
 async def read_body_bytes(
     body: Body, request: Request, settings: Settings
-) -> tuple[bytes, dict[str, str]]:
+) -> tuple[bytearray, dict[str, str]]:
     """The raw body and its media-type parameters, or an ApiError: 415 for another
     media type, 413 over the route's limit (else the global one)."""
     kind, params = media_type_of(request.headers.get("content-type"))
@@ -39,14 +41,14 @@ async def read_body_bytes(
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:  # refused before a byte is read
         raise ApiError(ErrorCode.PAYLOAD_TOO_LARGE)
-    chunks: list[bytes] = []
-    size = 0
+    # One buffer grown as chunks arrive: joining 8 MB of chunks at the end held the
+    # event loop 5 ms (fresh pages faulted in at once); here a few at each chunk.
+    buffer = bytearray()
     async for chunk in request.stream():  # counted as it arrives: chunked bodies too
-        size += len(chunk)
-        if size > limit:
+        if len(buffer) + len(chunk) > limit:
             raise ApiError(ErrorCode.PAYLOAD_TOO_LARGE)
-        chunks.append(chunk)
-    return b"".join(chunks), params
+        buffer += chunk
+    return buffer, params
 
 
 async def read_text_body(body: Body, request: Request, settings: Settings) -> str:
@@ -56,9 +58,12 @@ async def read_text_body(body: Body, request: Request, settings: Settings) -> st
     declared = XML_ENCODING.match(data[:256])
     encoding = params.get("charset") or (declared.group(1).decode() if declared else "utf-8")
     try:
-        return data.decode(encoding)
+        text = data.decode(encoding)
     except LookupError:
         raise invalid({body.name: [f"unknown character encoding {encoding!r}"]}) from None
     except UnicodeDecodeError as error:
         message = f"is not valid {encoding} text (byte {error.start})"
         raise invalid({body.name: [message]}) from None
+    if len(data) >= SPOOL_BYTES and codecs.lookup(encoding).name in ("utf-8", "ascii"):
+        known_utf8(text, data)  # a parse worker gets these bytes, not the text encoded again
+    return text

@@ -50,7 +50,7 @@ async def read_json_body(body: Body, request: Request, settings: Settings) -> An
     return decoded_body(body, data)
 
 
-def decoded_body(body: Body, data: bytes) -> Any:
+def decoded_body(body: Body, data: bytes | bytearray) -> Any:
     """`read_json_body`'s work on the bytes, wherever it runs."""
     try:
         document = orjson.loads(data)

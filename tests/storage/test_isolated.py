@@ -8,14 +8,16 @@ import json
 import os
 import subprocess
 import sys
+import time
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
 
+import storage.isolated as isolated
 from parsing.errors import SvgError
 from parsing.limits import SvgLimits
-from storage.isolated import run_isolated
+from storage.isolated import SPOOL_BYTES, known_utf8, run_isolated
 
 PARSE = "parsing.svg:parsed_document_json"
 RECT = '<rect width="1" height="1"/>'
@@ -62,7 +64,8 @@ async def test_a_dead_worker_costs_one_call():
 
 FIRST_CALLS = """
 import asyncio, json
-from storage.isolated import run_isolated
+import storage.isolated as isolated
+from storage.isolated import SPOOL_BYTES, known_utf8, run_isolated
 
 async def main():
     loop = asyncio.get_running_loop()
@@ -102,3 +105,77 @@ def test_the_first_calls_start_the_workers_off_the_event_loop(tmp_path):
     answer = json.loads(done.stdout.strip().splitlines()[-1])
     assert answer["workers"] >= 1
     assert answer["lag"] < 0.06, answer
+
+
+# Large arguments cross by a file (storage.isolated.Spooled), not inside the pickle.
+
+BIG = SPOOL_BYTES + 10
+
+
+def die(code: int, data: bytes) -> None:
+    """A worker's target: exits at once, as a crash would, with `data` unread."""
+    os._exit(code)
+
+
+def wait(seconds: float, data: bytes) -> int:
+    """A worker's target: busy for `seconds`, then the size of what it got."""
+    time.sleep(seconds)
+    return len(data)
+
+
+@pytest.fixture
+def spool_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setattr(isolated, "SPOOL_DIR", str(tmp_path))
+    return tmp_path
+
+
+def test_large_text_and_bytes_are_spooled_and_read_back_once(spool_dir: Path):
+    text = "é\udc80" + "x" * BIG  # not ASCII, and a lone surrogate (pickle keeps those)
+    data = bytes(range(256)) * (BIG // 256 + 1)
+    spooled = isolated._spool((text, 5, data, "small"), {})
+    assert [type(arg).__name__ for arg in spooled] == ["Spooled", "int", "Spooled", "str"]
+    assert spooled[1:4:2] == (5, "small")
+    assert len(list(spool_dir.iterdir())) == 2
+    assert all(oct(path.stat().st_mode & 0o777) == "0o600" for path in spool_dir.iterdir())
+    assert spooled[0].load() == text
+    assert spooled[2].load() == data
+    assert list(spool_dir.iterdir()) == []  # each file is removed as it is read
+
+
+async def test_a_worker_gets_a_spooled_text_whole_and_no_file_stays(spool_dir: Path):
+    text = "é" + "<rect/>" * (BIG // 7)
+    assert await run_isolated("builtins:str", text) == text
+    assert await run_isolated("builtins:len", text.encode()) == len(text.encode())
+    assert list(spool_dir.iterdir()) == []
+
+
+async def test_a_body_s_own_bytes_are_sent_for_its_text(spool_dir: Path):
+    """`known_utf8`: the text a request decoded crosses as the bytes it came from (here
+    other bytes, to see which crossed), and they are let go once sent."""
+    text = "a" * BIG
+    sent = ("b" * BIG).encode()
+    known_utf8(text, sent)
+    assert await run_isolated("builtins:str", text) == "b" * BIG
+    assert isolated._utf8.get() == {}
+    assert await run_isolated("builtins:str", text) == text  # encoded anew, as any text
+
+
+async def test_a_call_that_never_runs_or_dies_leaves_no_file(spool_dir: Path):
+    data = b"x" * BIG
+    with pytest.raises(BrokenProcessPool):
+        await run_isolated("tests.storage.test_isolated:die", 3, data)
+    assert list(spool_dir.iterdir()) == []
+    busy = [
+        asyncio.ensure_future(run_isolated("tests.storage.test_isolated:wait", 0.5, b""))
+        for _ in range(2)
+    ]
+    await asyncio.sleep(0.1)  # both workers busy: the next call waits in the queue
+    queued = asyncio.ensure_future(run_isolated("tests.storage.test_isolated:wait", 0, data))
+    while not list(spool_dir.iterdir()):
+        await asyncio.sleep(0.01)
+    queued.cancel()
+    assert await asyncio.gather(*busy) == [0, 0]
+    with pytest.raises(asyncio.CancelledError):
+        await queued
+    await asyncio.sleep(0.05)
+    assert list(spool_dir.iterdir()) == []
