@@ -24,7 +24,15 @@ from schema.execution.guard import VALIDATION_RULES, DocumentCaches
 from schema.execution.operation_limits import OVERLAP_ABORTED, BoundedOverlappingFieldsRule
 from schema.execution.validation import validate_document
 from storage.settings import Settings
-from tests.benchmarks.validate_new import RUNS, SHAPES, TARGET_TOKENS, WARMUP, page_document
+from tests.benchmarks.validate_new import (
+    RUNS,
+    SHAPES,
+    TARGET_TOKENS,
+    WARMUP,
+    lexer_tokens_of,
+    page_document,
+    tokens_of,
+)
 from tests.schema.test_validation_fast import mistaken
 
 SCHEMA = build_schema(Settings())._schema
@@ -356,3 +364,17 @@ def test_seeded_shuffles_of_valid_pages_stay_sound():
             sound(" ".join(words))
         except GraphQLError:  # no longer parses
             continue
+
+
+def test_the_generators_token_count_is_the_lexers():
+    """`tokens_of` (a regular expression) decides where the generated pages end; it
+    counts what graphql-core's lexer reads, on pages and on every kind of token."""
+    texts = [page_document(SCHEMA, seed, shape, 900) for seed, shape in enumerate(SHAPES)]
+    texts.append(
+        'query Q($a: [Int!] = [1, -2], $b: Float = -1.5e+3) @x(s: "q\\"u\\\\o", '
+        't: """block "" \\""" text""") { # a comment, { not a token\n'
+        "  ...F, ... on T { e: f(g: $a, h: {i: true, j: null, k: ENUM}) } | & = $b }"
+    )
+    for text in texts:
+        assert tokens_of(text) == lexer_tokens_of(text), text[:80]
+    assert tokens_of(texts[-1]) == 68
