@@ -27,6 +27,7 @@ import multiprocessing
 import os
 import tempfile
 import threading
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextvars import ContextVar
@@ -39,6 +40,8 @@ PRELOAD = ["parsing.svg"]
 WORKER_NICENESS = 10  # below the serving process's priority (0), above a batch job's (19)
 SPOOL_BYTES = 1 << 20  # an argument this large crosses by a file, not inside the pickle
 SPOOL_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None  # memory, where there is one
+SPOOL_PREFIX = "floorgate-spool-"
+STALE_SPOOL_SECONDS = 3600  # no call waits this long for its worker (the time budget)
 
 _flags: Any = None  # in a worker: the shared stop flags
 _lock = threading.Lock()
@@ -102,7 +105,7 @@ def _spooled(value: str | bytes | bytearray, known: dict[int, Any]) -> Spooled |
     else:
         data = value
     try:
-        handle, path = tempfile.mkstemp(prefix="floorgate-", dir=SPOOL_DIR)
+        handle, path = tempfile.mkstemp(prefix=SPOOL_PREFIX, dir=SPOOL_DIR)
     except OSError:
         return None
     try:
@@ -129,6 +132,24 @@ def _remove_spooled(args: tuple[Any, ...]) -> None:
     for arg in args:
         if isinstance(arg, Spooled):
             arg.remove()
+
+
+def remove_stale_spooled() -> int:
+    """Remove spool files older than STALE_SPOOL_SECONDS: what a process killed between
+    writing one and its worker reading it left behind (in `/dev/shm` they hold memory
+    until a reboot). Files of other users are not ours to remove. How many went."""
+    folder = SPOOL_DIR or tempfile.gettempdir()
+    cutoff = time.time() - STALE_SPOOL_SECONDS
+    removed = 0
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            if not entry.name.startswith(SPOOL_PREFIX):
+                continue
+            with contextlib.suppress(OSError):
+                if entry.stat().st_mtime < cutoff and entry.stat().st_uid == os.getuid():
+                    os.unlink(entry.path)
+                    removed += 1
+    return removed
 
 
 async def _spool_off_loop(args: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -187,6 +208,7 @@ def _warm() -> None:
         pool, _, _ = _pool()
         if _state.get("warm") is pool:
             return
+        remove_stale_spooled()
         for started in [pool.submit(len, "") for _ in range(CPU_THREADS)]:
             started.result()
         _state["warm"] = pool

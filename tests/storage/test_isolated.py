@@ -179,3 +179,17 @@ async def test_a_call_that_never_runs_or_dies_leaves_no_file(spool_dir: Path):
         await queued
     await asyncio.sleep(0.05)
     assert list(spool_dir.iterdir()) == []
+
+
+def test_spool_files_left_by_a_killed_process_go_after_an_hour(spool_dir: Path):
+    """A process killed between writing a file and its worker reading it leaves it; the
+    next pool start removes ours older than an hour, and nothing else."""
+    old, fresh = (spool_dir / f"{isolated.SPOOL_PREFIX}{name}" for name in ("old", "fresh"))
+    other = spool_dir / "someone-else"
+    for path in (old, fresh, other):
+        path.write_bytes(b"x")
+    hour_ago = time.time() - isolated.STALE_SPOOL_SECONDS - 60
+    os.utime(old, (hour_ago, hour_ago))
+    os.utime(other, (hour_ago, hour_ago))
+    assert isolated.remove_stale_spooled() == 1
+    assert sorted(path.name for path in spool_dir.iterdir()) == [fresh.name, other.name]
