@@ -116,20 +116,22 @@ def create_app(
     static = graphiql_routes()[0]
     assert isinstance(static, Mount)
     routes: list[BaseRoute] = [
-        Route("/healthz", healthz, methods=["GET"]),
-        Route("/readyz", readyz, methods=["GET"]),
+        # The API first (Starlette tries routes in order), its documents before its
+        # catch-all; then GraphQL, the pages and the rest.
+        *openapi_routes(partial(openapi_document, schema._schema, rest.requirements, settings)),
+        *reference_page_routes(),
+        Route("/v1", rest.handle, methods=ALL_METHODS),
+        Route("/v1/{rest:path}", rest.handle, methods=ALL_METHODS),
         Route("/graphql", graphql, methods=["GET", "POST"]),
         WebSocketRoute("/graphql", graphql),  # subscriptions (docs/graphql.md)
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
         *sdl_routes(schema),
         *landing_routes(settings),
         *viewer_routes(settings),
         *(metrics.routes() if metrics is not None else ()),
         Mount(GRAPHIQL_STATIC_PREFIX, app=static.app),  # compressed as every answer is
         Route("/files/{name:path}", files_endpoint(services), methods=["GET"]),
-        *openapi_routes(partial(openapi_document, schema._schema, rest.requirements, settings)),
-        *reference_page_routes(),
-        Route("/v1", rest.handle, methods=ALL_METHODS),
-        Route("/v1/{rest:path}", rest.handle, methods=ALL_METHODS),
     ]
 
     @contextlib.asynccontextmanager

@@ -26,6 +26,11 @@ class Router:
     def __init__(self, routes: tuple[RestRoute, ...]) -> None:
         # Most static segments first, left to right: /v1/units/references before /v1/units/{unit}.
         self.routes = sorted(routes, key=_specificity, reverse=True)
+        # By their number of segments, in that order: a path is tried against templates
+        # of its own length only (for /v1/assets/{asset}, 8 of the table's 45).
+        self.by_length: dict[int, list[RestRoute]] = {}
+        for route in self.routes:
+            self.by_length.setdefault(len(route.segments), []).append(route)
 
     def match(self, raw_path: str, method: str) -> tuple[Match | None, set[str]]:
         """The route for this path and method, and the methods the path allows (HEAD
@@ -38,7 +43,7 @@ class Router:
         allowed: set[str] = set()
         found: Match | None = None
         template: tuple[str, ...] | None = None
-        for route in self.routes:
+        for route in self.by_length.get(len(segments), ()):
             if template is not None and route.segments != template:
                 continue
             values = _bind(route.segments, segments)
