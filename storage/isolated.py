@@ -47,8 +47,8 @@ _flags: Any = None  # in a worker: the shared stop flags
 _lock = threading.Lock()
 _warm_lock = threading.Lock()  # one thread starts the workers; others wait for them
 _state: dict[str, Any] = {}  # the pool, its flags and free slots, made on first use
-# A text of the current request whose UTF-8 bytes are at hand (`known_utf8`).
-_utf8: ContextVar[dict[int, tuple[str, bytes | bytearray]] | None] = ContextVar(
+# The current request's large text and its UTF-8 bytes, while not yet sent (`known_utf8`).
+_utf8: ContextVar[list[tuple[str, bytes | bytearray]] | None] = ContextVar(
     "floorgate_utf8", default=None
 )
 
@@ -87,23 +87,30 @@ class Spooled:
             os.unlink(self.path)
 
 
+def _large(value: Any) -> bool:
+    """Text or bytes that cross to a worker by a file."""
+    return isinstance(value, str | bytes | bytearray) and len(value) >= SPOOL_BYTES
+
+
 def known_utf8(text: str, data: bytes | bytearray) -> None:
     """`data` is `text` in UTF-8 (a request body just decoded): a worker called with
     `text` in this request gets these bytes, not an encoding of it made again (4 ms
-    for 8 MB, holding the interpreter). They are let go once sent."""
-    _utf8.set({id(text): (text, data)})
+    for 8 MB, holding the interpreter). They are let go once sent. Small texts cross
+    inside the pickle: nothing is kept for them."""
+    if _large(data):
+        _utf8.set([(text, data)])
 
 
-def _spooled(value: str | bytes | bytearray, known: dict[int, Any]) -> Spooled | None:
+def _spooled(value: str | bytes | bytearray, known: list[Any]) -> Spooled | None:
     """`value` in a new file only its owner reads; None when it cannot be written (no
     room, no folder): the value is then pickled as any other."""
     text = isinstance(value, str)
-    if isinstance(value, str):
-        original, data = known.pop(id(value), (None, None))
-        if original is not value or data is None:
-            data = value.encode("utf-8", "surrogatepass")
-    else:
+    if not text:
         data = value
+    elif known and known[0][0] is value:
+        data = known.pop()[1]
+    else:
+        data = value.encode("utf-8", "surrogatepass")
     try:
         handle, path = tempfile.mkstemp(prefix=SPOOL_PREFIX, dir=SPOOL_DIR)
     except OSError:
@@ -117,14 +124,9 @@ def _spooled(value: str | bytes | bytearray, known: dict[int, Any]) -> Spooled |
     return Spooled(path, text)
 
 
-def _spool(args: tuple[Any, ...], known: dict[int, Any]) -> tuple[Any, ...]:
+def _spool(args: tuple[Any, ...], known: list[Any]) -> tuple[Any, ...]:
     """`args` with each large text or bytes replaced by its `Spooled` file."""
-    return tuple(
-        (_spooled(arg, known) or arg)
-        if isinstance(arg, str | bytes | bytearray) and len(arg) >= SPOOL_BYTES
-        else arg
-        for arg in args
-    )
+    return tuple((_spooled(arg, known) or arg) if _large(arg) else arg for arg in args)
 
 
 def _remove_spooled(args: tuple[Any, ...]) -> None:
@@ -146,7 +148,8 @@ def remove_stale_spooled() -> int:
             if not entry.name.startswith(SPOOL_PREFIX):
                 continue
             with contextlib.suppress(OSError):
-                if entry.stat().st_mtime < cutoff and entry.stat().st_uid == os.getuid():
+                found = entry.stat()
+                if found.st_mtime < cutoff and found.st_uid == os.getuid():
                     os.unlink(entry.path)
                     removed += 1
     return removed
@@ -154,7 +157,7 @@ def remove_stale_spooled() -> int:
 
 async def _spool_off_loop(args: tuple[Any, ...]) -> tuple[Any, ...]:
     """`_spool` in a thread; a caller cancelled meanwhile leaves no file behind."""
-    known = _utf8.get() or {}
+    known = _utf8.get() or []
     spooling = asyncio.ensure_future(asyncio.to_thread(_spool, args, known))
     try:
         return await asyncio.shield(spooling)
@@ -237,7 +240,7 @@ async def run_isolated(target: str, *args: Any, stoppable: bool = False) -> Any:
     arguments and result must pickle. Raises BrokenProcessPool when a worker died (the
     pool is made anew)."""
     pool, flags, free = await _warm_pool()
-    if any(isinstance(arg, str | bytes | bytearray) and len(arg) >= SPOOL_BYTES for arg in args):
+    if any(_large(arg) for arg in args):
         args = await _spool_off_loop(args)
     slot: int | None = None
     if stoppable:

@@ -9,7 +9,7 @@ from starlette.requests import Request
 
 from resolvers.errors import ApiError, ErrorCode, invalid
 from rest.v1.route_rows import Body
-from storage.isolated import SPOOL_BYTES, known_utf8
+from storage.isolated import known_utf8
 from storage.settings import Settings
 
 # The encoding an XML declaration names, within the first bytes of the document.
@@ -64,6 +64,6 @@ async def read_text_body(body: Body, request: Request, settings: Settings) -> st
     except UnicodeDecodeError as error:
         message = f"is not valid {encoding} text (byte {error.start})"
         raise invalid({body.name: [message]}) from None
-    if len(data) >= SPOOL_BYTES and codecs.lookup(encoding).name in ("utf-8", "ascii"):
+    if codecs.lookup(encoding).name in ("utf-8", "ascii"):
         known_utf8(text, data)  # a parse worker gets these bytes, not the text encoded again
     return text

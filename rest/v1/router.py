@@ -24,12 +24,11 @@ def _specificity(route: RestRoute) -> tuple[bool, ...]:
 
 class Router:
     def __init__(self, routes: tuple[RestRoute, ...]) -> None:
-        # Most static segments first, left to right: /v1/units/references before /v1/units/{unit}.
-        self.routes = sorted(routes, key=_specificity, reverse=True)
-        # By their number of segments, in that order: a path is tried against templates
-        # of its own length only (for /v1/assets/{asset}, 8 of the table's 45).
+        # By their number of segments (a path is tried against templates of its own
+        # length only: for /v1/assets/{asset}, 8 of the table's 45), each length's most
+        # static first, left to right: /v1/units/references before /v1/units/{unit}.
         self.by_length: dict[int, list[RestRoute]] = {}
-        for route in self.routes:
+        for route in sorted(routes, key=_specificity, reverse=True):
             self.by_length.setdefault(len(route.segments), []).append(route)
 
     def match(self, raw_path: str, method: str) -> tuple[Match | None, set[str]]:

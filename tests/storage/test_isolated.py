@@ -132,7 +132,7 @@ def spool_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_large_text_and_bytes_are_spooled_and_read_back_once(spool_dir: Path):
     text = "é\udc80" + "x" * BIG  # not ASCII, and a lone surrogate (pickle keeps those)
     data = bytes(range(256)) * (BIG // 256 + 1)
-    spooled = isolated._spool((text, 5, data, "small"), {})
+    spooled = isolated._spool((text, 5, data, "small"), [])
     assert [type(arg).__name__ for arg in spooled] == ["Spooled", "int", "Spooled", "str"]
     assert spooled[1:4:2] == (5, "small")
     assert len(list(spool_dir.iterdir())) == 2
@@ -156,7 +156,7 @@ async def test_a_body_s_own_bytes_are_sent_for_its_text(spool_dir: Path):
     sent = ("b" * BIG).encode()
     known_utf8(text, sent)
     assert await run_isolated("builtins:str", text) == "b" * BIG
-    assert isolated._utf8.get() == {}
+    assert isolated._utf8.get() == []
     assert await run_isolated("builtins:str", text) == text  # encoded anew, as any text
 
 
