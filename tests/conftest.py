@@ -25,10 +25,20 @@ PUBLIC_URL = "https://api.floorgate.test"
 
 @pytest.fixture(scope="session")
 def db_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer]:
-    server = EmbeddedServer(tmp_path_factory.mktemp("db"))
-    server.start()
-    yield server
-    server.stop()
+    with EmbeddedServer(tmp_path_factory.mktemp("db")) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def own_db_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer]:
+    """A database server for one module's tests alone. On the session's shared one, big
+    transactions (thousands of documents) and imports killed mid-transaction (left open
+    until the server reaps them, 60 s) slowed other tests' commands past the driver's
+    20 s socket timeout, and theirs: a drop timed out, a 5,000-unit import took five
+    times as long. A module whose fixtures ask for `db_server` overrides that with a
+    fixture returning this one."""
+    with EmbeddedServer(tmp_path_factory.mktemp("own_db")) as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,6 @@ import socket
 import subprocess
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -82,15 +81,9 @@ class World:
 
 
 @pytest.fixture(scope="module")
-def db_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer]:
-    """A database server of this module's own (for its tests, in place of the worker's):
-    the imports killed here leave transactions open until the server reaps them (60 s),
-    and on a shared server those slowed and held other tests' work (a drop timed out, a
-    big import took five times as long)."""
-    server = EmbeddedServer(tmp_path_factory.mktemp("atomic_db"))
-    server.start()
-    yield server
-    server.stop()
+def db_server(own_db_server: EmbeddedServer) -> EmbeddedServer:
+    """The imports killed here leave transactions open until the server reaps them."""
+    return own_db_server
 
 
 @pytest_asyncio.fixture(loop_scope="session")

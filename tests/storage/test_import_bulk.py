@@ -33,14 +33,9 @@ pytestmark = pytest.mark.serial
 
 
 @pytest.fixture(scope="module")
-def db_server(tmp_path_factory: pytest.TempPathFactory):
-    """A database server of this module's own: the session's serves every other test's
-    stores and their change streams, and a 2,000-unit re-import beside them was seen to
-    stall one command past the 20 s socket timeout."""
-    server = EmbeddedServer(tmp_path_factory.mktemp("bulk_db"))
-    server.start()
-    yield server
-    server.stop()
+def db_server(own_db_server: EmbeddedServer) -> EmbeddedServer:
+    """A 2,000-unit re-import on the shared server stalled one command past 20 s."""
+    return own_db_server
 
 
 def exclusive(units: int, attribute: str) -> dict[str, Any]:

@@ -16,7 +16,7 @@ idle cores, 10-15 s, the slowest command 0.5 s."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
 
@@ -56,25 +56,15 @@ def tower(tmp_path_factory: pytest.TempPathFactory) -> ImdfDataset:
     return dataset_from_path(folder, ImdfOptions())
 
 
-@pytest.fixture(scope="module")
-def own_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer]:
-    """A database server of the tests' own: what other tests left open or pending in the
-    shared one must not weigh on a 15,033-document transaction."""
-    server = EmbeddedServer(tmp_path_factory.mktemp("big_db"))
-    server.start()
-    yield server
-    server.stop()
-
-
 @pytest_asyncio.fixture(loop_scope="session")
-async def empty(own_server: EmbeddedServer, settings: Settings) -> AsyncIterator[Store]:
+async def empty(own_db_server: EmbeddedServer, settings: Settings) -> AsyncIterator[Store]:
     """A store on a database of its own, with its indexes and nothing else."""
     name = f"floorgate_big_{uuid.uuid4().hex[:8]}"
-    store = connect(own_server.uri, replace(settings, database_name=name))
+    store = connect(own_db_server.uri, replace(settings, database_name=name))
     await store.ensure_indexes()
     yield store
     await store.close()
-    with MongoClient(own_server.uri) as client:
+    with MongoClient(own_db_server.uri) as client:
         client.drop_database(name)
 
 
@@ -87,7 +77,7 @@ def counts(uri: str, database: str) -> dict[str, int]:
 async def test_the_tower_imports_in_bounded_batches_in_one_transaction(
     tower: ImdfDataset,
     empty: Store,
-    own_server: EmbeddedServer,
+    own_db_server: EmbeddedServer,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     assert len(tower.data["units"]) == UNITS
@@ -113,14 +103,14 @@ async def test_the_tower_imports_in_bounded_batches_in_one_transaction(
     assert sum(WRITTEN.values()) < IMPORT_TRANSACTION_DOCUMENTS
     assert transactions == [1]
     assert max(batches) == IMPORT_BATCH_OPERATIONS and sum(batches) >= sum(WRITTEN.values())
-    assert counts(own_server.uri, empty.db.name) == WRITTEN
+    assert counts(own_db_server.uri, empty.db.name) == WRITTEN
 
 
 @pytest.mark.serial  # as above
 async def test_a_failure_at_the_end_of_the_tower_leaves_nothing(
     tower: ImdfDataset,
     empty: Store,
-    own_server: EmbeddedServer,
+    own_db_server: EmbeddedServer,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Every document is written, then the last step (the maps' GeoJSON) fails: the
@@ -131,7 +121,7 @@ async def test_a_failure_at_the_end_of_the_tower_leaves_nothing(
     async def failing_last(store: Any, map_id: str, *args: Any) -> Any:
         maps.append(map_id)
         if len(maps) == WRITTEN[col.UNIT_MAPS]:
-            with MongoClient(own_server.uri) as client:  # a reader outside the transaction
+            with MongoClient(own_db_server.uri) as client:  # a reader outside the transaction
                 seen = client[empty.db.name][col.UNITS].count_documents({})
             raise RuntimeError(f"the last map fails; a reader saw {seen} units")
         return await refresh(store, map_id, *args)
@@ -139,4 +129,4 @@ async def test_a_failure_at_the_end_of_the_tower_leaves_nothing(
     monkeypatch.setattr(storage.imports.writer, "refresh_geojson", failing_last)
     with pytest.raises(RuntimeError, match=r"^the last map fails; a reader saw 0 units$"):
         await import_venue(empty, tower, limits=SvgLimits())
-    assert counts(own_server.uri, empty.db.name) == dict.fromkeys(WRITTEN, 0)
+    assert counts(own_db_server.uri, empty.db.name) == dict.fromkeys(WRITTEN, 0)
