@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from pathlib import Path
+
 import httpx
 import orjson
 import pytest
 
+import storage.isolated as isolated
 from parsing.limits import SvgLimits
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import UNIT_MAPS_PARSE
 from rest.app import create_app
 from storage.settings import Settings
 from tests.parsing.test_document import CONVENTIONS_EXAMPLE, EXAMPLE_SVG
@@ -177,3 +183,77 @@ async def test_parse_rejects_an_unknown_charset(client, full_headers):
         "message": "Resource validation failed",
         "fields": {"body": ["unknown character encoding 'klingon'"]},
     }
+
+
+# Bodies of 1 MiB or more reach the parse workers by a file (storage.isolated.Spooled).
+
+PADDING = 1_200_000  # bytes of white space: a body over SPOOL_BYTES that parses at once
+MISMATCH = "Opening and ending tag mismatch: g line 1 and svg"
+
+
+HEAD = '<svg xmlns="http://www.w3.org/2000/svg" width="7" height="5">'
+
+
+def padded(tail: str) -> bytes:
+    return (HEAD + " " * PADDING + tail).encode()
+
+
+@pytest.fixture
+def spooled(tmp_path, monkeypatch) -> tuple[Path, list[str]]:
+    """The spool folder (the test's own) and the files written to it."""
+    monkeypatch.setattr(isolated, "SPOOL_DIR", str(tmp_path))
+    written: list[str] = []
+    spool = isolated._spooled
+
+    def recording(value, known):
+        done = spool(value, known)
+        written.append("" if done is None else done.path)
+        return done
+
+    monkeypatch.setattr(isolated, "_spooled", recording)
+    return tmp_path, written
+
+
+async def test_a_large_body_without_the_permission_is_not_read(client, keys, spooled):
+    """403 before the body is read: the client's stream is not drawn on past its start
+    (or not at all), and no file is written."""
+    pulled = 0
+
+    async def body() -> AsyncIterator[bytes]:
+        nonlocal pulled
+        for _ in range(40):
+            pulled += 1
+            yield b" " * 65_536
+
+    response = await client.post(
+        "/v1/maps/parse", content=body(), headers={"API-Key": keys.plain, **MAP_XML}
+    )
+    assert (response.status_code, response.json()) == (
+        403,
+        {"message": "Access denied: missing permission service.unit-maps.parse"},
+    )
+    assert pulled <= 1
+    folder, written = spooled
+    assert written == [] and list(folder.iterdir()) == []
+
+
+async def test_a_key_scoped_to_another_asset_parses_by_a_file_that_is_removed(
+    client, store, spooled
+):
+    """E10 reads no asset: a key scoped to asset-2 with the permission parses as any key
+    would. Its large bodies cross by a file each, answered or refused, and none stays."""
+    key = (await create_key(store, "parse-scoped", [UNIT_MAPS_PARSE], ["asset-2"])).secret
+    headers = {"API-Key": key, **MAP_XML}
+    answered = await client.post("/v1/maps/parse", content=padded("</svg>"), headers=headers)
+    assert answered.status_code == 200
+    assert (answered.json()["width"], answered.json()["height"]) == (7, 5)
+    unclosed = "<g></svg>"
+    refused = await client.post("/v1/maps/parse", content=padded(unclosed), headers=headers)
+    assert refused.status_code == 422
+    column = len(HEAD) + PADDING + len(unclosed) + 1  # just past the document's end
+    assert refused.json()["fields"] == {
+        "body": [f"malformed XML: {MISMATCH} (line 1, column {column})"]
+    }
+    folder, written = spooled
+    assert len(written) == 2 and all(written)
+    assert list(folder.iterdir()) == []
