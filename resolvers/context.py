@@ -116,9 +116,24 @@ class RequestContext:
     async def caller(self) -> Caller:
         """The authenticated caller: 401 without a key, 403 for an unknown or disabled one
         (429 instead once the client's address has sent too many of those)."""
-        if self._caller is None:
-            self._caller = asyncio.ensure_future(self._lookup(self.api_key))
-        return await self._caller
+        found = self._caller
+        if found is not None:
+            return await found
+        # Looked up here, not in a task of its own (a task and the loop turn it waits for
+        # were a tenth of an uncached read's own CPU); root fields asking meanwhile share it.
+        found = self._caller = asyncio.get_running_loop().create_future()
+        try:
+            caller = await self._lookup(self.api_key)
+        except asyncio.CancelledError:
+            found.cancel()
+            self._caller = None
+            raise
+        except BaseException as error:
+            found.set_exception(error)
+            found.exception()  # retrieved: the later askers raise it, nobody logs it as lost
+            raise
+        found.set_result(caller)
+        return caller
 
     async def _lookup(self, secret: str | None) -> Caller:
         """Look the key up once per request and spend one token of its rate limit."""

@@ -85,6 +85,13 @@ def paged(
     }
 
 
+def tell_list(page: dict[str, Any], field: str, filters: dict[str, Any]) -> dict[str, Any]:
+    """The page, its paging told which list it is (the GraphQL root field and its
+    filters), so that `Paging.prevUrl`/`nextUrl` can name the same list's pages on REST."""
+    page["paging"]["list"] = (field, filters)
+    return page
+
+
 def empty_page(page: int, per_page: int) -> dict[str, Any]:
     """A list that nothing can fill (an `asset` filter out of the key's scope): no items,
     a count of 0, as for any filter that matches nothing."""

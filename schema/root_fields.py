@@ -18,11 +18,12 @@ from strawberry.types import Info
 from strawberry.types.field import StrawberryField
 from strawberry.utils.str_converters import to_camel_case
 
+from resolvers.paging import tell_list
 from schema.permissions import KeyRequired
 
 
 class Kind(StrEnum):
-    PAGE = "page"  # paged: `page`, `perPage`; the page is told which list it is (`listed`)
+    PAGE = "page"  # paged: `page`, `perPage`; the page is told which list it is (`tell_list`)
     ALL = "all"  # a plain list: `page`, `perPage`; all items, or one slice when given
     ONE = "one"  # one item by `id`
 
@@ -63,13 +64,6 @@ class RootField:
         return (*self.required, *optional, *self.filters)
 
 
-def listed(page: Any, info: Info, **filters: object) -> Any:
-    """The page, its paging told which list it is (the root field and its filters), so
-    that `Paging.prevUrl`/`nextUrl` can name the same list's pages on REST."""
-    page["paging"]["list"] = (info.field_name, filters)
-    return page
-
-
 def signature(row: RootField) -> inspect.Signature:
     """The generated resolver's signature, which strawberry reads as the field's
     arguments: `info`, the required arguments, then the rest defaulting to null."""
@@ -97,9 +91,10 @@ def root_field(row: RootField) -> StrawberryField:
         found = await call(info.context, *(given[name] for name in names))
         if not paged:
             return found
-        return listed(found, info, **{key: given[name] for key, name in filters})
+        return tell_list(found, info.field_name, {key: given[name] for key, name in filters})
 
     resolve.__name__ = resolve.__qualname__ = row.name
+    resolve.root_field = row  # type: ignore[attr-defined]  # its direct plan calls the row
     resolve.__signature__ = signature(row)  # type: ignore[attr-defined]
     resolve.__annotations__ = {
         "info": Info,

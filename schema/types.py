@@ -29,7 +29,7 @@ Document = dict[str, Any]
 
 
 def _page_address(info: Info, paging: Document, page: int | None) -> str | None:
-    """The REST address of `page` of the list `paging` belongs to (`schema.root_fields.listed`
+    """The REST address of `page` of the list `paging` belongs to (`resolvers.paging.tell_list`
     names it), as REST's paging links; None without a page or outside an HTTP request."""
     listing = paging.get("list")
     make = getattr(info.context, "services", None) and info.context.services.page_url

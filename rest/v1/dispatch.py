@@ -30,10 +30,11 @@ from rest.v1.paging_urls import with_urls
 from rest.v1.route_rows import RestRoute, Shape
 from rest.v1.router import Match, Router
 from rest.v1.routes import ROUTES
-from schema.execution.compiled import precompile
+from schema.execution.direct_plans import execute_directly
 from schema.execution.executor import CompiledExecutor
 from schema.execution.operation_cost import operation_cost
 from schema.execution.operation_limits import PER_PAGE
+from schema.execution.plans import precompile
 from schema.permissions import Requirement, field_requirement
 from storage.cache.read_cache import READS, ReadLog, kept_key
 
@@ -185,13 +186,19 @@ class RestApi:
             reads = ReadLog(answer_key)
         token = READS.set(reads)
         try:
-            outcome = execute(
-                self.schema,
-                route.parsed,
-                context_value=context,
-                variable_values=variables,
-                executor_class=CompiledExecutor,
-            )
+            outcome = None
+            if CompiledExecutor.runs_direct_plans:
+                outcome = await execute_directly(
+                    self.schema, route.parsed, route.definition, variables, context
+                )
+            if outcome is None:
+                outcome = execute(
+                    self.schema,
+                    route.parsed,
+                    context_value=context,
+                    variable_values=variables,
+                    executor_class=CompiledExecutor,
+                )
             if isawaitable(outcome):  # not when the variables do not coerce
                 outcome = await outcome
         finally:

@@ -10,7 +10,7 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Any
 
-from graphql import DocumentNode, parse
+from graphql import DocumentNode, OperationDefinitionNode, parse
 
 from rest.v1.documents import PAGING, query_document
 from rest.v1.names import rest_name
@@ -136,6 +136,14 @@ class RestRoute:
     def parsed(self) -> DocumentNode:
         """Parsed on first use, not at import: all of them take 15 ms of a cold start."""
         return parse(self.document)
+
+    @cached_property
+    def definition(self) -> OperationDefinitionNode:
+        """The document's one operation."""
+        (operation,) = (
+            d for d in self.parsed.definitions if isinstance(d, OperationDefinitionNode)
+        )
+        return operation
 
     @cached_property
     def reads(self) -> frozenset[str]:

@@ -22,12 +22,17 @@ from graphql.execution.executor import FieldDetailsList
 from graphql.pyutils import AwaitableOrValue, Path, RefMap, gather_with_cancel
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
-from schema.execution.compiled import Completer, Plan, plans_of
+from schema.execution.compiled import Completer, Plan
+from schema.execution.plans import plans_of
 
 SLICE = 500  # items completed between two yields to the event loop
 
 
 class YieldingExecutor(StrawberryGraphQLCoreExecutionContext):
+    # Whether a query may run on its direct plan instead (`schema.execution.direct_plans`):
+    # graphql-core's own executor (this class) never does, so tests compare against it.
+    runs_direct_plans = False
+
     def build_per_event_executor(self, payload: Any) -> Any:
         """A subscription event's executor with caches of its own. graphql-core 3.3.2
         copies the subscription's executor per event and shares its cache of sub-field
@@ -116,6 +121,7 @@ class CompiledExecutor(YieldingExecutor):
     runs them, in the same order."""
 
     plan: Plan | None = None
+    runs_direct_plans = True
 
     def execute_operation(self, serially: bool | None = None) -> Any:
         middleware = self.middleware_manager

@@ -31,6 +31,7 @@ from strawberry.types import ExecutionResult
 
 from resolvers.limits import INTROSPECTION_ON_LOOP_COST
 from schema.build import Schema
+from schema.execution.direct_plans import execute_directly
 from schema.execution.guard import VALIDATION_RULES, check_access, check_cost_of
 from schema.execution.operation_limits import root_field_names
 from storage.cpu import run_cpu
@@ -67,14 +68,20 @@ async def run_operation(
                 )
             )
         else:
-            result = execute(
-                graphql_schema,
-                document,
-                variable_values=variables,
-                operation_name=name,
-                context_value=context,
-                executor_class=schema.execution_context_class,
-            )
+            result = None
+            if getattr(schema.execution_context_class, "runs_direct_plans", False):
+                result = await execute_directly(
+                    graphql_schema, document, operation, variables, context
+                )
+            if result is None:
+                result = execute(
+                    graphql_schema,
+                    document,
+                    variable_values=variables,
+                    operation_name=name,
+                    context_value=context,
+                    executor_class=schema.execution_context_class,
+                )
         if isawaitable(result):
             result = await result
     except Exception as exc:  # as strawberry: any failure is the operation's one error

@@ -9,6 +9,7 @@ go to the database directly, never through these.
 from __future__ import annotations
 
 import hashlib
+from functools import partial
 from typing import Any
 
 import orjson
@@ -32,7 +33,9 @@ async def find_one(
     async def load() -> Document | None:
         return await store[collection].find_one(query, projection)
 
-    return await store.cache.read(_key("one", collection, query, projection), collection, load)
+    return await store.cache.read(
+        partial(_key, "one", collection, query, projection), collection, load
+    )
 
 
 async def find_list(
@@ -61,7 +64,7 @@ async def find_list(
             cursor = cursor.batch_size(batch_size)
         return await cursor.to_list()
 
-    key = _key("find", collection, query, sort, skip, limit, projection, hint)
+    key = partial(_key, "find", collection, query, sort, skip, limit, projection, hint)
     return await store.cache.read(key, collection, load)
 
 
@@ -72,7 +75,9 @@ async def count(store: Store, collection: str, query: Document, limit: int = 0) 
         options = {"limit": limit} if limit else {}  # `limit=0` would be an error
         return await store[collection].count_documents(query, **options)
 
-    return await store.cache.read(_key("count", collection, query, limit), collection, load)
+    return await store.cache.read(
+        partial(_key, "count", collection, query, limit), collection, load
+    )
 
 
 async def aggregate_collection(
@@ -85,7 +90,9 @@ async def aggregate_collection(
         cursor = await store[collection].aggregate(pipeline)
         return await cursor.to_list()
 
-    return await store.cache.read(_key("aggregate", collection, pipeline), collection, load)
+    return await store.cache.read(
+        partial(_key, "aggregate", collection, pipeline), collection, load
+    )
 
 
 async def aggregate_list(
@@ -98,4 +105,6 @@ async def aggregate_list(
         cursor = await store.db.aggregate(pipeline, batchSize=batch_size)
         return await cursor.to_list()
 
-    return await store.cache.read(_key("aggregate", collection, pipeline), collection, load)
+    return await store.cache.read(
+        partial(_key, "aggregate", collection, pipeline), collection, load
+    )

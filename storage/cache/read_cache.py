@@ -181,15 +181,19 @@ class ReadCache:
 
     # Reads
 
-    async def read(self, key: Hashable, collection: str, load: Callable[[], Awaitable[Any]]) -> Any:
-        """The result of `load()` for `key`, from the cache when still valid. Concurrent
-        readers of one key and version share one load."""
+    async def read(
+        self, key_of: Callable[[], Hashable], collection: str, load: Callable[[], Awaitable[Any]]
+    ) -> Any:
+        """The result of `load()` for the key `key_of()` makes (made only when the cache
+        serves), from the cache when still valid. Concurrent readers of one key and
+        version share one load."""
         log = READS.get()
         if not self.live or not self.enabled:
             self.bypassed += 1
             if log is not None:
                 log.complete = False
             return await load()
+        key = key_of()
         version = self.version(collection)
         if log is not None:
             log.note(collection, version)

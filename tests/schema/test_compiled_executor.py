@@ -56,8 +56,10 @@ import rest.v1.route_rows
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ALL_FLAGS, ALL_PERMISSIONS
 from schema.build import build_schema
-from schema.execution.compiled import MAX_GENERATED, plans_of, read_field
+from schema.execution.compiled import MAX_GENERATED, read_field
+from schema.execution.direct import DirectRoot
 from schema.execution.executor import SLICE, CompiledExecutor, YieldingExecutor
+from schema.execution.plans import plans_of
 from schema.scalars import Timestamp
 
 # -- recording resolver calls ------------------------------------------------------------
@@ -82,9 +84,20 @@ def recording(schema: GraphQLSchema) -> Iterator[list[tuple[Any, ...]]]:
 
             wrapped.append((field, original))
             field.resolve = resolve
+    direct = DirectRoot.resolve
+
+    async def resolve_directly(root: DirectRoot, context: Any, values: list[Any]) -> Any:
+        """A root field run on a direct plan calls its row's resolver: recorded as the same
+        call, with every argument by its schema name, as graphql-core passes them."""
+        given = sorted((a.name, value) for a, value in zip(root.arguments, values, strict=True))
+        calls.append((f"Query.{root.field}", (root.key,), repr(given)))
+        return await direct(root, context, values)
+
+    DirectRoot.resolve = resolve_directly  # type: ignore[method-assign]
     try:
         yield calls
     finally:
+        DirectRoot.resolve = direct  # type: ignore[method-assign]
         for field, original in wrapped:
             field.resolve = original
 

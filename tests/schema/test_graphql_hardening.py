@@ -30,12 +30,12 @@ from resolvers.auth.permissions import (
 from resolvers.context import RequestContext, Services
 from rest.app import create_app
 from schema.build import Schema, build_schema
-from schema.execution.compiled import plans_of
 from schema.execution.executor import CompiledExecutor
 from schema.execution.guard import DocumentCaches, OperationGuard
 from schema.execution.operation import run_operation
 from schema.execution.operation_cost import operation_cost
 from schema.execution.operation_limits import OperationLimits
+from schema.execution.plans import plans_of
 from schema.permissions import KeyRequired, requires
 from tests.schema.test_compiled_executor import strawberry_schema_of
 from tests.schema.test_graphql_guard import headers

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
+from functools import partial
 
 import bson
 import pytest
@@ -50,20 +51,20 @@ class Loads:
 async def test_serves_nothing_until_the_stream_is_up():
     cache = ReadCache(1 << 20)
     load = Loads([{"a": 1}], [{"a": 2}])
-    assert await cache.read(b"k", "units", load) == [{"a": 1}]
-    assert await cache.read(b"k", "units", load) == [{"a": 2}]
+    assert await cache.read(lambda: b"k", "units", load) == [{"a": 1}]
+    assert await cache.read(lambda: b"k", "units", load) == [{"a": 2}]
     assert (load.calls, cache.bypassed, cache.hits) == (2, 2, 0)
 
 
 async def test_a_hit_until_the_collection_changes():
     cache = live_cache()
     load = Loads([{"a": 1}], [{"a": 2}])
-    assert await cache.read(b"k", "units", load) == [{"a": 1}]
-    assert await cache.read(b"k", "units", load) == [{"a": 1}]
+    assert await cache.read(lambda: b"k", "units", load) == [{"a": 1}]
+    assert await cache.read(lambda: b"k", "units", load) == [{"a": 1}]
     cache.bump("floors")  # another collection: still valid
-    assert await cache.read(b"k", "units", load) == [{"a": 1}]
+    assert await cache.read(lambda: b"k", "units", load) == [{"a": 1}]
     cache.bump("units")
-    assert await cache.read(b"k", "units", load) == [{"a": 2}]
+    assert await cache.read(lambda: b"k", "units", load) == [{"a": 2}]
     assert (load.calls, cache.hits, cache.misses) == (2, 2, 2)
 
 
@@ -72,18 +73,18 @@ async def test_a_change_during_the_read_leaves_nothing_behind():
     means its result may be old, so it is returned once and never stored."""
     cache = live_cache()
     load = Loads("old", "new", delay=0.05)
-    reading = asyncio.create_task(cache.read(b"k", "units", load))
+    reading = asyncio.create_task(cache.read(lambda: b"k", "units", load))
     await asyncio.sleep(0.01)
     cache.bump("units")
     assert await reading == "old"
     assert cache.stats().entries == 0
-    assert await cache.read(b"k", "units", load) == "new"
+    assert await cache.read(lambda: b"k", "units", load) == "new"
 
 
 async def test_going_down_during_the_read_leaves_nothing_behind():
     cache = live_cache()
     load = Loads("old", "new", delay=0.05)
-    reading = asyncio.create_task(cache.read(b"k", "units", load))
+    reading = asyncio.create_task(cache.read(lambda: b"k", "units", load))
     await asyncio.sleep(0.01)
     cache.interrupted("test")
     assert cache.went_up(cache.interruptions)
@@ -103,11 +104,11 @@ async def test_a_stream_asked_for_before_a_failure_is_not_trusted():
 async def test_concurrent_readers_share_one_load_and_get_their_own_documents():
     cache = live_cache()
     load = Loads([{"a": 1}], delay=0.05)
-    results = await asyncio.gather(*(cache.read(b"k", "units", load) for _ in range(10)))
+    results = await asyncio.gather(*(cache.read(lambda: b"k", "units", load) for _ in range(10)))
     assert load.calls == 1
     assert results == [[{"a": 1}]] * 10
     results[0][0]["a"] = 99  # a caller changes its copy
-    assert await cache.read(b"k", "units", load) == [{"a": 1}]
+    assert await cache.read(lambda: b"k", "units", load) == [{"a": 1}]
     assert len({id(result) for result in results}) == 10
 
 
@@ -122,7 +123,7 @@ async def test_a_failed_load_is_not_kept():
 
     for _ in range(2):
         with pytest.raises(LookupError):
-            await cache.read(b"k", "units", failing)
+            await cache.read(lambda: b"k", "units", failing)
     assert calls == 2 and cache.stats().entries == 0
 
 
@@ -131,20 +132,20 @@ async def test_the_byte_budget_holds_and_the_oldest_go_first():
     size = len(bson.encode({"v": value})) + ENTRY_OVERHEAD
     cache = live_cache(budget=size * 10)
     for index in range(25):
-        await cache.read(index, "units", Loads(value))
+        await cache.read(partial(int, index), "units", Loads(value))
         assert cache.bytes_used <= cache.budget
     assert cache.stats().entries == 10
     load = Loads(value)
-    await cache.read(24, "units", load)  # the newest is still there
-    await cache.read(0, "units", load)  # the oldest is gone
+    await cache.read(lambda: 24, "units", load)  # the newest is still there
+    await cache.read(lambda: 0, "units", load)  # the oldest is gone
     assert load.calls == 1
 
 
 async def test_one_result_may_not_take_more_than_a_quarter_of_the_budget():
     cache = live_cache(budget=40_000)
     load = Loads(["x" * 20_000])
-    await cache.read(b"big", "units", load)
-    await cache.read(b"big", "units", load)
+    await cache.read(lambda: b"big", "units", load)
+    await cache.read(lambda: b"big", "units", load)
     assert load.calls == 2 and cache.bytes_used == 0
 
 
@@ -152,8 +153,8 @@ async def test_off_with_a_budget_of_zero():
     cache = ReadCache(0)
     assert cache.went_up(cache.interruptions)
     load = Loads(1)
-    await cache.read(b"k", "units", load)
-    await cache.read(b"k", "units", load)
+    await cache.read(lambda: b"k", "units", load)
+    await cache.read(lambda: b"k", "units", load)
     assert load.calls == 2 and cache.stats().stream == "off"
 
 
@@ -233,8 +234,8 @@ async def test_a_failed_connection_stops_the_cache_until_a_new_stream(fresh: Sto
     fresh.cache.interrupted("connection to the database failed")  # as the pool listener does
     assert fresh.cache.live is False
     load = Loads("x")
-    await fresh.cache.read(b"k", "units", load)
-    await fresh.cache.read(b"k", "units", load)
+    await fresh.cache.read(lambda: b"k", "units", load)
+    await fresh.cache.read(lambda: b"k", "units", load)
     assert load.calls == 2  # read through while down
     await until(lambda: fresh.cache.live, "a new stream")
     assert fresh.cache.stream_restarts == restarts + 1
@@ -265,9 +266,9 @@ async def test_a_disabled_key_stops_within_the_window(client, store: Store, db_s
 async def test_a_reader_that_goes_away_does_not_fail_those_sharing_its_load():
     cache = live_cache()
     load = Loads("value", delay=0.05)
-    first = asyncio.create_task(cache.read(b"k", "units", load))
+    first = asyncio.create_task(cache.read(lambda: b"k", "units", load))
     await asyncio.sleep(0.01)
-    second = asyncio.create_task(cache.read(b"k", "units", load))
+    second = asyncio.create_task(cache.read(lambda: b"k", "units", load))
     await asyncio.sleep(0.01)
     first.cancel()
     assert await second == "value"
