@@ -13,7 +13,6 @@ from resolvers.auth.keys import Caller, KeyCache, lookup_caller
 from resolvers.auth.ratelimit import RateLimiter, SharedLimiter
 from resolvers.errors import ApiError, ErrorCode
 from resolvers.limits import COST_PER_RATE_UNIT, SIDE_CACHE_SHARE
-from resolvers.loaders import Loaders
 from resolvers.wayfinding.graph_cache import VersionedCache, waypoints_bytes
 from routing.matrix import LoadedGraph
 from storage.attributes.hub import EventHub
@@ -23,6 +22,7 @@ from storage.database import UNAVAILABLE_ERRORS, Store
 from storage.settings import Settings
 
 if TYPE_CHECKING:  # imported with the first route (5-6 ms of a start otherwise)
+    from resolvers.loaders import Loaders
     from routing.maneuvers import Places
 
 MEMORY_BYTES = attrgetter("memory_bytes")  # what a loaded graph or a map's places hold
@@ -110,6 +110,10 @@ class RequestContext:
     def loaders(self) -> Loaders:
         """DataLoaders live per request (made on first use), so batching never mixes callers."""
         if self._loaders is None:
+            # With the first nested field: strawberry's DataLoader is not imported before
+            # a GraphQL operation runs (a REST route planned ahead answers without it).
+            from resolvers.loaders import Loaders
+
             self._loaders = Loaders(self.store)
         return self._loaders
 

@@ -2,17 +2,23 @@
 
 GraphQL clients see the code in `extensions.code` (and `extensions.fields` for
 invalid input); the REST layer turns the same code into its status and body.
+
+An `ApiError` is a plain exception, not a GraphQL error: GraphQL wraps it where it is
+raised (graphql-core's `located_error`, strawberry's error coercion), taking its message
+and extensions, so nothing of GraphQL is imported before a GraphQL operation runs (a
+REST route planned ahead of time answers before graphql-core is imported, issue 36).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
-
-from graphql import GraphQLError
+from typing import TYPE_CHECKING, Any
 
 from storage.database import UNAVAILABLE_ERRORS
+
+if TYPE_CHECKING:
+    from graphql import GraphQLError
 
 
 class ErrorCode(StrEnum):
@@ -112,8 +118,9 @@ ERRORS: dict[ErrorCode, ErrorKind] = {
 }
 
 
-class ApiError(GraphQLError):
-    """An error a client caused or must know about; carries its code and details."""
+class ApiError(Exception):
+    """An error a client caused or must know about; carries its code and details, and
+    its GraphQL form: `message`, `extensions` and `formatted`, as a GraphQL error has."""
 
     def __init__(
         self,
@@ -131,11 +138,20 @@ class ApiError(GraphQLError):
         if retry_after is not None:
             extensions["retryAfter"] = retry_after
         extensions.update(details or {})
-        super().__init__(kind.message.format(**message_args), extensions=extensions)
+        self.message = kind.message.format(**message_args)
+        super().__init__(self.message)
+        self.extensions = extensions
         self.code = code
         self.status = kind.status
         self.fields = fields
         self.retry_after = retry_after
+
+
+    @property
+    def formatted(self) -> dict[str, Any]:
+        """The error as a GraphQL answer lists it (no locations or path: it is not a
+        field's; a field's is wrapped by graphql-core, which adds both)."""
+        return {"message": self.message, "extensions": self.extensions}
 
 
 def invalid(fields: dict[str, list[str]]) -> ApiError:
@@ -164,12 +180,14 @@ class FieldErrors:
             raise invalid(self.fields)
 
 
-def classify(error: GraphQLError, retry_after: int) -> ApiError:
+def classify(error: GraphQLError | ApiError, retry_after: int) -> ApiError:
     """The API error behind any GraphQL error: ours as raised, the database being
     away as 503, a GraphQL document the client got wrong as 422, anything else 500."""
-    original = error.original_error
+    from graphql import GraphQLError  # a GraphQL error is classified: graphql-core is loaded
+
     if isinstance(error, ApiError):
         return error
+    original = error.original_error
     if isinstance(original, ApiError):
         return original
     if isinstance(original, UNAVAILABLE_ERRORS):

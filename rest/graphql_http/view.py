@@ -276,8 +276,10 @@ class GraphQLView(GraphQL):
             data["extensions"] = result.extensions
         return data
 
-    def format_error(self, error: GraphQLError) -> dict[str, Any]:
+    def format_error(self, error: GraphQLError | ApiError) -> dict[str, Any]:
         """Every error carries `extensions.code`; internal details never leave the server."""
+        if isinstance(error, ApiError):  # refused before any GraphQL ran
+            return error.formatted
         api_error = classify(error, self.services.settings.retry_after_seconds)
         formatted = error.formatted
         formatted["message"] = api_error.message if error.original_error else error.message

@@ -23,7 +23,6 @@ resolvers are executed by graphql-core as always (`schema.execution.executor`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any
@@ -61,13 +60,16 @@ from graphql.pyutils import Undefined
 
 from resolvers.limits import COMPILED_PLAN_BYTES
 from schema.execution.bounded import ByteLRU
-
-Completer = Callable[[Any], Any]
-INT_MIN, INT_MAX = -(2**31), 2**31 - 1
-# Generated functions of one plan. Compiling one takes about a millisecond: a document
-# of a thousand small selections (a few thousand tokens) must not buy a second of CPU.
-# REST's documents need at most five.
-MAX_GENERATED = 50
+from schema.execution.shapes import (
+    Completer,
+    Generator,
+    Leaf,
+    ListOf,
+    Member,
+    Obj,
+    Shape,
+    TooLarge,
+)
 
 
 def read_field(source: Any, name: str) -> Any:
@@ -85,10 +87,6 @@ class Slow(Exception):  # a signal, not an error
 SLOW = Slow  # raised as a class: a new instance each time, no traceback kept alive
 
 
-class TooLarge(Exception):
-    """The document's plan has MAX_GENERATED functions already: the rest is generic."""
-
-
 class Unsupported(Exception):
     """The document needs something plans do not do: graphql-core runs it all."""
 
@@ -102,6 +100,7 @@ class FastCompletion:
     field_type: GraphQLOutputType
     complete: Completer
     is_list: bool
+    shape: Shape  # what the completer was made from (REST's plans made ahead keep it)
 
 
 UNPLANNED: Any = object()  # a plan's direct plan not made yet
@@ -124,37 +123,19 @@ class Plan:
 # -- leaves ------------------------------------------------------------------------------
 
 
-def fast_test(leaf: GraphQLLeafType, value: str) -> str | None:
-    """A Python expression true when `value` is already its own coerced output (so
-    graphql-core would return it unchanged), or None when every value must be coerced."""
+def leaf_test(leaf: GraphQLLeafType) -> str | None:
+    """The inline check (`schema.execution.shapes.TESTS`) that a value is already its own
+    coerced output (so graphql-core would return it unchanged); None when every value
+    must be coerced."""
     if leaf is GraphQLString or leaf is GraphQLID or leaf.coerce_output_value is str:
-        return f"type({value}) is str"
+        return "str"
     if leaf is GraphQLBoolean:
-        return f"type({value}) is bool"
+        return "bool"
     if leaf is GraphQLInt:
-        return f"(type({value}) is int and {INT_MIN} <= {value} <= {INT_MAX})"
-    if leaf is GraphQLFloat:  # finite: inf - inf and nan - nan are nan
-        return f"(type({value}) is float and {value} - {value} == 0.0)"
+        return "int"
+    if leaf is GraphQLFloat:
+        return "float"
     return None
-
-
-def leaf_completer(leaf: GraphQLLeafType, nullable: bool) -> Completer:
-    """graphql-core's `complete_value` for a leaf, raising SLOW where it would fail."""
-    coerce = leaf.coerce_output_value
-
-    def complete(value: Any) -> Any:
-        if value is None or value is Undefined:
-            if nullable:
-                return None
-            raise SLOW
-        if isinstance(value, Exception):
-            raise SLOW
-        coerced = coerce(value)
-        if coerced is None or coerced is Undefined:
-            raise SLOW
-        return coerced
-
-    return complete
 
 
 # -- completers --------------------------------------------------------------------------
@@ -178,8 +159,7 @@ class Builder:
         self.hide_suggestions = hide_suggestions
         self.plan: Plan | None = None
         self.plain: dict[int, bool] = {}
-        self.completers: dict[tuple[int, int], Completer] = {}
-        self.generated = 0
+        self.generator = Generator(SLOW, Undefined, compiled_source)
 
     def build(self) -> Plan:
         root_type = self.schema.get_root_type(self.operation.operation)
@@ -282,162 +262,32 @@ class Builder:
 
     def completion(self, kind: GraphQLOutputType, details: FieldDetailsList) -> FastCompletion:
         inner = kind.of_type if is_non_null_type(kind) else kind
-        return FastCompletion(kind, self.completer(kind, details), is_list_type(inner))
+        shape = self.shape(kind, details)
+        return FastCompletion(kind, self.generator.completer(shape), is_list_type(inner), shape)
 
-    def completer(self, kind: GraphQLOutputType, details: FieldDetailsList) -> Completer:
-        """graphql-core's `complete_value` for `kind`, specialised to the selection; made
-        once per selection (an outer field's completer reuses its inner fields')."""
-        key = (id(kind), id(details))
-        found = self.completers.get(key)
-        if found is None:
-            found = self.completers[key] = self.make_completer(kind, details)
-        return found
-
-    def make_completer(self, kind: GraphQLOutputType, details: FieldDetailsList) -> Completer:
+    def shape(self, kind: GraphQLOutputType, details: FieldDetailsList) -> Shape:
+        """What a value of `kind` completes to under this selection."""
         nullable = not is_non_null_type(kind)
         if not nullable:
             kind = kind.of_type
         if is_list_type(kind):
-            return self.list_completer(kind, details, nullable)
+            return ListOf(self.shape(kind.of_type, details), nullable)
         if is_leaf_type(kind):
-            return leaf_completer(kind, nullable)
-        assert is_object_type(kind)
-        complete_object = self.object_completer(kind, details)
-        if not nullable:
-            return complete_object  # None or Undefined has no member: it raises
-
-        def complete(value: Any) -> Any:
-            if value is None or value is Undefined:
-                return None
-            return complete_object(value)
-
-        return complete
-
-    def list_completer(
-        self, kind: GraphQLList, details: FieldDetailsList, nullable: bool
-    ) -> Completer:
-        item_kind = kind.of_type
-        named = item_kind.of_type if is_non_null_type(item_kind) else item_kind
-        if is_object_type(named):  # one generated loop, no call per row
-            return self.object_completers(named, details, list_of=(nullable, item_kind))[1]
-        complete_item = self.completer(item_kind, details)
-
-        def complete(value: Any) -> Any:
-            if type(value) is list:
-                return [complete_item(item) for item in value]
-            if nullable and (value is None or value is Undefined):
-                return None
-            raise SLOW  # another iterable, an async iterable, an error: graphql-core's
-
-        return complete
-
-    def object_completer(self, kind: GraphQLObjectType, details: FieldDetailsList) -> Completer:
-        return self.object_completers(kind, details)[0]
-
-    def object_completers(
-        self,
-        kind: GraphQLObjectType,
-        details: FieldDetailsList,
-        list_of: tuple[bool, GraphQLOutputType] | None = None,
-    ) -> tuple[Completer, Completer]:
-        """Generated source: read every member (as `read_field` does), check each leaf's
-        type inline, complete the rest by their completers, build the dict in order.
-        `complete` does one object; `complete_list`, made when `list_of` gives the
-        list's and its items' nullability, a list of them in one loop."""
-        assert self.plan is not None
-        if self.generated >= MAX_GENERATED:
-            raise TooLarge
-        self.generated += 1
+            return Leaf(leaf_test(kind), nullable, kind.coerce_output_value)
+        assert is_object_type(kind) and self.plan is not None
         sub = self.plan.subfields[(kind, id(details))]
-        names: dict[str, Any] = {"SLOW": SLOW, "Undefined": Undefined}
-        dict_reads: list[str] = []
-        other_reads: list[str] = []
-        checks: list[str] = []
-        members: list[str] = []
-        for index, (response_name, sub_details) in enumerate(sub.grouped_field_set.items()):
-            value = f"v{index}"
-            members.append(f"{response_name!r}: {value}")
+        members = []
+        for response_name, sub_details in sub.grouped_field_set.items():
             field_name = sub_details[0].node.name.value
             if field_name == "__typename":
-                dict_reads.append(f"{value} = {kind.name!r}")
-                other_reads.append(f"{value} = {kind.name!r}")
+                members.append(Member(response_name, None, None))
                 continue
             sub_field = kind.fields[field_name]
             python_name = sub_field.extensions["strawberry-definition"].python_name
-            leaf = sub_field.type
-            nullable = not is_non_null_type(leaf)
-            if not nullable:
-                leaf = leaf.of_type
-            # A non-null member must be there: a missing one raises KeyError, and
-            # graphql-core then reports the null exactly. A nullable one may be absent.
-            read = f"source[{python_name!r}]" if not nullable else f"source.get({python_name!r})"
-            dict_reads.append(f"{value} = {read}")
-            other_reads.append(f"{value} = getattr(source, {python_name!r})")
-            test = fast_test(leaf, value) if is_leaf_type(leaf) else None
-            names[f"c{index}"] = self.completer(sub_field.type, sub_details)
-            if test is not None:
-                checks.append(f"if not {test}: {value} = c{index}({value})")
-            else:
-                checks.append(f"{value} = c{index}({value})")
-        built = f"{{{', '.join(members)}}}"
-        # Every name the bodies use is a default argument: a local (LOAD_FAST), not a
-        # global or builtin looked up on every row.
-        names.update(
-            type=type,
-            str=str,
-            int=int,
-            bool=bool,
-            list=list,
-            dict=dict,
-            getattr=getattr,
-            isinstance=isinstance,
-            Exception=Exception,
-        )
-        defaults = ", ".join(f"{name}={name}" for name in names)
-        lines = [
-            f"def complete(source, {defaults}):",
-            "    if type(source) is dict:",
-            *(f"        {line}" for line in dict_reads or ["pass"]),  # all skipped: {}
-            "    else:",
-            "        if isinstance(source, Exception): raise SLOW",
-            *(f"        {line}" for line in other_reads),
-            *(f"    {line}" for line in checks),
-            f"    return {built}",
-        ]
-        if list_of is not None:
-            list_nullable, item_kind = list_of
-            item_nullable = not is_non_null_type(item_kind)
-            lines += [
-                f"def complete_list(items, complete=complete, {defaults}):",
-                "    if type(items) is not list:",
-                *(
-                    ["        if items is None or items is Undefined: return None"]
-                    if list_nullable
-                    else []
-                ),
-                "        raise SLOW",
-                "    out = []",
-                "    append = out.append",
-                "    for source in items:",
-                "        if type(source) is not dict:",
-                *(
-                    [
-                        "            if source is None or source is Undefined:",
-                        "                append(None)",
-                        "                continue",
-                    ]
-                    if item_nullable
-                    else []
-                ),
-                "            append(complete(source))",
-                "            continue",
-                *(f"        {line}" for line in dict_reads),
-                *(f"        {line}" for line in checks),
-                f"        append({built})",
-                "    return out",
-            ]
-        exec(compiled_source("\n".join(lines), kind.name), names)
-        return names["complete"], names.get("complete_list", names["complete"])
+            members.append(
+                Member(response_name, python_name, self.shape(sub_field.type, sub_details))
+            )
+        return Obj(kind.name, tuple(members), nullable)
 
 
 COMPILED_CODE: ByteLRU[tuple[str, str], CodeType] = ByteLRU(COMPILED_PLAN_BYTES // 4)

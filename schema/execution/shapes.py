@@ -1,0 +1,242 @@
+"""What a plain selection completes to, as data (a shape), and the completers generated
+for it: Python source with one line per member, each value's type checked inline.
+
+A shape is made from graphql-core's types and a document's selection at run time
+(`schema.execution.compiled`), or written ahead of time for the REST table
+(`rest.v1.planned_routes`); either way the same code generator makes its completers,
+and this module imports nothing of GraphQL.
+
+A completer has no error handling: on anything unexpected (null in a non-null member, a
+value of another type, a missing member, an iterable that is not a list) it raises, and
+its caller has graphql-core complete the same value again, exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import CodeType
+from typing import Any
+
+Completer = Callable[[Any], Any]
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
+# Generated functions of one plan. Compiling one takes about a millisecond: a document
+# of a thousand small selections (a few thousand tokens) must not buy a second of CPU.
+# REST's documents need at most five.
+MAX_GENERATED = 50
+# The inline check that a leaf's value is already its own output, by the leaf's kind.
+TESTS = {
+    "str": "type({v}) is str",
+    "bool": "type({v}) is bool",
+    "int": f"(type({{v}}) is int and {INT_MIN} <= {{v}} <= {INT_MAX})",
+    "float": "(type({v}) is float and {v} - {v} == 0.0)",  # finite: inf - inf is nan
+}
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """A scalar or enum. `test` names the check a value passes when it is already its own
+    output (a key of TESTS; None: every value goes through `coerce`). `coerce` is the
+    type's own output coercion; None (a plan made ahead of time) steps aside instead."""
+
+    test: str | None
+    nullable: bool
+    coerce: Completer | None = None
+
+
+@dataclass(frozen=True)
+class ListOf:
+    item: Shape
+    nullable: bool
+
+
+@dataclass(frozen=True)
+class Member:
+    """One member of an object's answer: its response name, the stored member it reads
+    (None: `__typename`), and its shape."""
+
+    name: str
+    read: str | None
+    shape: Shape | None
+
+
+@dataclass(frozen=True)
+class Obj:
+    type_name: str
+    members: tuple[Member, ...]
+    nullable: bool
+
+
+Shape = Leaf | ListOf | Obj
+
+
+class TooLarge(Exception):
+    """The plan has MAX_GENERATED functions already: the rest is generic."""
+
+
+class Generator:
+    """Completers of shapes, made once per shape (a shape used twice shares them).
+    `undefined` is graphql-core's Undefined where it is loaded (a value no completer
+    accepts as null); `slow` the exception a completer raises when it gives up;
+    `compile_source` turns source into byte code (shared by equal sources)."""
+
+    def __init__(
+        self,
+        slow: type[Exception],
+        undefined: object,
+        compile_source: Callable[[str, str], CodeType],
+    ) -> None:
+        self.slow = slow
+        self.undefined = undefined
+        self.compile_source = compile_source
+        self.made: dict[tuple[Shape, bool], tuple[Completer, Completer]] = {}
+        self.generated = 0
+
+    def completer(self, shape: Shape) -> Completer:
+        """graphql-core's `complete_value` for `shape`; for a list of objects, one loop."""
+        if isinstance(shape, Leaf):
+            return self.leaf(shape)
+        if isinstance(shape, ListOf):
+            if isinstance(shape.item, Obj):
+                return self.objects(shape.item, shape)[1]
+            return self.items(shape)
+        complete = self.objects(shape)[0]
+        if not shape.nullable:
+            return complete  # None or Undefined has no member: it raises
+        undefined = self.undefined
+
+        def complete_nullable(value: Any) -> Any:
+            if value is None or value is undefined:
+                return None
+            return complete(value)
+
+        return complete_nullable
+
+    def leaf(self, leaf: Leaf) -> Completer:
+        """A leaf's value that failed its test (or has none): null where allowed, else
+        the type's coercion, raising where graphql-core would fail."""
+        coerce, nullable, slow, undefined = leaf.coerce, leaf.nullable, self.slow, self.undefined
+
+        def complete(value: Any) -> Any:
+            if value is None or value is undefined:
+                if nullable:
+                    return None
+                raise slow
+            if coerce is None or isinstance(value, Exception):
+                raise slow
+            coerced = coerce(value)
+            if coerced is None or coerced is undefined:
+                raise slow
+            return coerced
+
+        return complete
+
+    def items(self, shape: ListOf) -> Completer:
+        complete_item = self.completer(shape.item)
+        nullable, slow, undefined = shape.nullable, self.slow, self.undefined
+
+        def complete(value: Any) -> Any:
+            if type(value) is list:
+                return [complete_item(item) for item in value]
+            if nullable and (value is None or value is undefined):
+                return None
+            raise slow  # another iterable, an async iterable, an error: graphql-core's
+
+        return complete
+
+    def objects(self, shape: Obj, list_of: ListOf | None = None) -> tuple[Completer, Completer]:
+        """Generated source: read every member (as the default resolver does), check each
+        leaf's type inline, complete the rest by their completers, build the dict in
+        order. `complete` does one object; `complete_list`, made for `list_of`, a list of
+        them in one loop."""
+        key = (list_of or shape, list_of is not None)
+        found = self.made.get(key)
+        if found is not None:
+            return found
+        if self.generated >= MAX_GENERATED:
+            raise TooLarge
+        self.generated += 1
+        names: dict[str, Any] = {"SLOW": self.slow, "Undefined": self.undefined}
+        dict_reads: list[str] = []
+        other_reads: list[str] = []
+        checks: list[str] = []
+        members: list[str] = []
+        for index, member in enumerate(shape.members):
+            value = f"v{index}"
+            members.append(f"{member.name!r}: {value}")
+            if member.read is None or member.shape is None:  # __typename
+                dict_reads.append(f"{value} = {shape.type_name!r}")
+                other_reads.append(f"{value} = {shape.type_name!r}")
+                continue
+            # A non-null member must be there: a missing one raises KeyError, and
+            # graphql-core then reports the null exactly. A nullable one may be absent.
+            nullable = member.shape.nullable
+            read = f"source[{member.read!r}]" if not nullable else f"source.get({member.read!r})"
+            dict_reads.append(f"{value} = {read}")
+            other_reads.append(f"{value} = getattr(source, {member.read!r})")
+            names[f"c{index}"] = self.completer(member.shape)
+            test = member.shape.test if isinstance(member.shape, Leaf) else None
+            if test is not None:
+                checks.append(f"if not {TESTS[test].format(v=value)}: {value} = c{index}({value})")
+            else:
+                checks.append(f"{value} = c{index}({value})")
+        built = f"{{{', '.join(members)}}}"
+        # Every name the bodies use is a default argument: a local (LOAD_FAST), not a
+        # global or builtin looked up on every row.
+        names.update(
+            type=type,
+            str=str,
+            int=int,
+            bool=bool,
+            list=list,
+            dict=dict,
+            getattr=getattr,
+            isinstance=isinstance,
+            Exception=Exception,
+        )
+        defaults = ", ".join(f"{name}={name}" for name in names)
+        lines = [
+            f"def complete(source, {defaults}):",
+            "    if type(source) is dict:",
+            *(f"        {line}" for line in dict_reads or ["pass"]),  # all skipped: {}
+            "    else:",
+            "        if isinstance(source, Exception): raise SLOW",
+            *(f"        {line}" for line in other_reads),
+            *(f"    {line}" for line in checks),
+            f"    return {built}",
+        ]
+        if list_of is not None:
+            item_nullable = shape.nullable
+            lines += [
+                f"def complete_list(items, complete=complete, {defaults}):",
+                "    if type(items) is not list:",
+                *(
+                    ["        if items is None or items is Undefined: return None"]
+                    if list_of.nullable
+                    else []
+                ),
+                "        raise SLOW",
+                "    out = []",
+                "    append = out.append",
+                "    for source in items:",
+                "        if type(source) is not dict:",
+                *(
+                    [
+                        "            if source is None or source is Undefined:",
+                        "                append(None)",
+                        "                continue",
+                    ]
+                    if item_nullable
+                    else []
+                ),
+                "            append(complete(source))",
+                "            continue",
+                *(f"        {line}" for line in dict_reads),
+                *(f"        {line}" for line in checks),
+                f"        append({built})",
+                "    return out",
+            ]
+        exec(self.compile_source("\n".join(lines), shape.type_name), names)
+        made = names["complete"], names.get("complete_list", names["complete"])
+        self.made[key] = made
+        return made
