@@ -146,7 +146,6 @@ class ApiError(Exception):
         self.fields = fields
         self.retry_after = retry_after
 
-
     @property
     def formatted(self) -> dict[str, Any]:
         """The error as a GraphQL answer lists it (no locations or path: it is not a
@@ -180,6 +179,25 @@ class FieldErrors:
             raise invalid(self.fields)
 
 
+class OperationFailed(Exception):
+    """An operation failed: its first error as the API's, and whether nothing of it ran
+    (its input did not coerce, or a check before execution refused)."""
+
+    def __init__(self, error: ApiError, nothing_ran: bool) -> None:
+        super().__init__(error.message)
+        self.error, self.nothing_ran = error, nothing_ran
+
+
+def classify_raised(error: BaseException, retry_after: int) -> ApiError:
+    """The API error behind what a check or resolver raised: ours as raised, the
+    database being away as 503, anything else (a bug of ours) 500."""
+    if isinstance(error, ApiError):
+        return error
+    if isinstance(error, UNAVAILABLE_ERRORS):
+        return ApiError(ErrorCode.SERVICE_UNAVAILABLE, retry_after=retry_after)
+    return ApiError(ErrorCode.INTERNAL)
+
+
 def classify(error: GraphQLError | ApiError, retry_after: int) -> ApiError:
     """The API error behind any GraphQL error: ours as raised, the database being
     away as 503, a GraphQL document the client got wrong as 422, anything else 500."""
@@ -188,14 +206,10 @@ def classify(error: GraphQLError | ApiError, retry_after: int) -> ApiError:
     if isinstance(error, ApiError):
         return error
     original = error.original_error
-    if isinstance(original, ApiError):
-        return original
-    if isinstance(original, UNAVAILABLE_ERRORS):
-        return ApiError(ErrorCode.SERVICE_UNAVAILABLE, retry_after=retry_after)
     if original is None or isinstance(original, GraphQLError):
         # Parse, validation and variable errors (graphql-core wraps a scalar's own
         # error of a variable in another GraphQLError): the request itself is wrong.
         return invalid({"query": [error.message]})
-    # Anything else is a bug of ours, before execution (an extension) or in a resolver:
-    # its message stays in the log.
-    return ApiError(ErrorCode.INTERNAL)
+    # Ours as raised, the database away as 503; anything else is a bug of ours, before
+    # execution (an extension) or in a resolver: its message stays in the log.
+    return classify_raised(original, retry_after)

@@ -6,6 +6,7 @@ Limits of the data itself (id length, reference key pattern) are in `storage.lim
 from __future__ import annotations
 
 MAX_FILTER_LENGTH = 255
+PER_PAGE = "perPage"  # the GraphQL argument that sizes a page
 DEFAULT_PER_PAGE = 100
 MAX_PER_PAGE = 10000
 INT32_MAX = 2**31 - 1

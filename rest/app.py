@@ -23,9 +23,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from resolvers.context import Services
 from resolvers.errors import ErrorCode
 from rest.compression import ENCODED, Compression
+from rest.graphql_http.endpoint import GraphQLEndpoint
 from rest.graphql_http.graphiql import GRAPHIQL_STATIC_PREFIX, graphiql_routes
 from rest.graphql_http.sdl import sdl_routes
-from rest.graphql_http.view import GraphQLView
 from rest.middleware import BodyStalled, BodyTooLarge, Boundary
 from rest.ops.metrics import Metrics
 from rest.ops.metrics_folder import MetricsFolder
@@ -38,10 +38,10 @@ from rest.pages.reference_page import reference_page_routes
 from rest.pages.viewer import viewer_routes
 from rest.responses import error_of, json_response
 from rest.v1.dispatch import RestApi
-from rest.v1.openapi import openapi_document, openapi_routes
+from rest.v1.openapi_routes import openapi_routes
 from rest.v1.paging_urls import graphql_page_url
 from rest.v1.routes import ROUTES
-from schema.build import build_schema, cache_figures
+from schema.lazy import LazySchema
 from storage.database import UNAVAILABLE_ERRORS, Store, connect
 from storage.settings import Settings
 
@@ -87,8 +87,9 @@ def create_app(
         store=store, settings=settings, page_url=partial(graphql_page_url, settings.public_url)
     )
     metrics = Metrics(services, metrics_folder) if settings.metrics else None
-    schema = build_schema(settings)
-    rest = RestApi(schema._schema, services)
+    schemas = LazySchema(settings)  # built off the loop when first needed (schema/lazy.py)
+    rest = RestApi(services, schemas)
+    graphql = GraphQLEndpoint(schemas, services, [route.document for route in ROUTES])
 
     async def healthz(request: Request) -> Response:
         return json_response({"status": "ok"})
@@ -102,9 +103,9 @@ def create_app(
                 {
                     "status": "ready",
                     "read_cache": cache,
-                    "graphql_caches": cache_figures(schema),
+                    "graphql_caches": graphql.cache_figures(),
                     "compressed_answers": ENCODED.figures(),
-                    "persisted_queries": graphql.persisted.figures(),
+                    "persisted_queries": graphql.persisted_figures(),
                     "walk_graphs": services.graph_cache.figures(),
                     "waypoints": services.waypoint_cache.figures(),
                     "landmarks": services.place_cache.figures(),
@@ -112,13 +113,12 @@ def create_app(
             )
         return error_of(ErrorCode.SERVICE_UNAVAILABLE, retry_after=settings.retry_after_seconds)
 
-    graphql = GraphQLView(schema, services, [route.document for route in ROUTES])
     static = graphiql_routes()[0]
     assert isinstance(static, Mount)
     routes: list[BaseRoute] = [
         # The API first (Starlette tries routes in order), its documents before its
         # catch-all; then GraphQL, the pages and the rest.
-        *openapi_routes(partial(openapi_document, schema._schema, rest.requirements, settings)),
+        *openapi_routes(rest.graphql, settings),
         *reference_page_routes(),
         Route("/v1", rest.handle, methods=ALL_METHODS),
         Route("/v1/{rest:path}", rest.handle, methods=ALL_METHODS),
@@ -126,7 +126,7 @@ def create_app(
         WebSocketRoute("/graphql", graphql),  # subscriptions (docs/graphql.md)
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
-        *sdl_routes(schema),
+        *sdl_routes(schemas),
         *landing_routes(settings),
         *viewer_routes(settings),
         *(metrics.routes() if metrics is not None else ()),
@@ -136,7 +136,7 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        tasks = [asyncio.create_task(rest.prepare_all())]
+        tasks = [asyncio.create_task(rest.prepare_all(then=settle_again))]
         if ensure_indexes:
             tasks.append(asyncio.create_task(ensure_indexes_until_done(services.store)))
         if metrics is not None and metrics.folder is not None:
@@ -163,6 +163,7 @@ def create_app(
     app.add_exception_handler(404, _not_found)
     app.add_exception_handler(Exception, _server_error)
     app.state.services = services
+    app.state.schemas = schemas
     boundary = Boundary(Compression(app), settings)  # docs/api.md, "Compression"
     boundary.services = services
     boundary.metrics = metrics
@@ -245,6 +246,13 @@ def settle_heap() -> None:
     gc.set_threshold(*SERVING_GC_THRESHOLDS)
     return_large_blocks()
     sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
+
+
+def settle_again() -> None:
+    """The schema, built after start (`schema.lazy`), lives as long as the process too:
+    out of the collector's sight as well where start-up's objects were (`settle_heap`)."""
+    if gc.get_freeze_count():
+        gc.freeze()
 
 
 def return_large_blocks() -> None:

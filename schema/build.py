@@ -9,11 +9,12 @@ from strawberry.types.execution import ExecutionContext
 from strawberry.utils.logging import StrawberryLogger
 
 from resolvers.errors import ErrorCode, classify
-from schema.execution.compiled import COMPILED_CODE, read_field
+from schema.execution.compiled import read_field
 from schema.execution.executor import CompiledExecutor
 from schema.execution.guard import DocumentCaches, OperationGuard
 from schema.execution.operation_limits import OperationLimits
 from schema.execution.plans import plans_of
+from schema.execution.shapes import COMPILED_CODE
 from schema.mutations import Mutation
 from schema.queries import Query
 from schema.scalars import SCALARS

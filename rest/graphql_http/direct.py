@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass
-from hashlib import blake2b
 from typing import Any
 
 import orjson
@@ -40,7 +39,7 @@ from resolvers.context import RequestContext
 from resolvers.errors import ApiError
 from resolvers.limits import PARSE_ON_LOOP_CHARS
 from schema.execution.guard import DocumentCaches, root_requirements
-from storage.cache.read_cache import kept_key
+from storage.cache.read_cache import kept_key, variables_digest
 from storage.cpu import run_cpu
 
 
@@ -125,19 +124,6 @@ async def answer_key(params: dict[str, Any], context: RequestContext) -> bytes |
         return None
     caller = await context.caller()  # looked up already (`GraphQLView.refusal`)
     return kept_key("graphql", digest, caller.permissions, caller.assets, context.flags)
-
-
-def variables_digest(head: bytes, variables: dict[str, Any] | None) -> bytes | None:
-    """BLAKE2b-256 of `head` and the variables as sorted JSON: the part of a kept
-    answer's key that names its input (here and for REST bodies, `rest/v1/dispatch.py`).
-    None for variables nested past what orjson writes (such a request runs, is not kept)."""
-    try:
-        encoded = orjson.dumps(variables, option=orjson.OPT_SORT_KEYS)
-    except orjson.JSONEncodeError:
-        return None
-    digest = blake2b(head, digest_size=32)
-    digest.update(encoded)
-    return digest.digest()
 
 
 async def charge_kept(

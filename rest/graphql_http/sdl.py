@@ -9,6 +9,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from rest.etags import REVALIDATE, body_etag, etag_matches
+from schema.lazy import LazySchema
 
 SDL_PATH = "/graphql/schema.graphql"
 MEDIA_TYPE = "text/plain; charset=utf-8"  # SDL has no media type of its own; browsers show this
@@ -19,14 +20,14 @@ def sdl_text(schema: object) -> str:
     return str(schema).rstrip("\n") + "\n"
 
 
-def sdl_routes(schema: object) -> list[BaseRoute]:
+def sdl_routes(schemas: LazySchema) -> list[BaseRoute]:
     """GET and HEAD of the SDL, with an ETag: it changes only with a new release. Printed
-    on the first request for it, not at start (3 ms of a cold start)."""
+    on the first request for it, not at start (3 ms of a cold start, and the schema)."""
     printed: list[tuple[bytes, str, dict[str, str]]] = []
 
     async def endpoint(request: Request) -> Response:
         if not printed:
-            content = sdl_text(schema).encode()
+            content = sdl_text(await schemas.get()).encode()
             etag = body_etag(content)
             printed.append((content, etag, {"ETag": f'"{etag}"', "Cache-Control": REVALIDATE}))
         content, etag, headers = printed[0]

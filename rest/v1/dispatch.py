@@ -6,37 +6,33 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from inspect import isawaitable
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from graphql import ExecutionResult, GraphQLSchema, execute, validate
 from starlette.requests import Request
 from starlette.responses import Response
 
 from resolvers.auth.access import authorize
 from resolvers.context import RequestContext, Services
-from resolvers.errors import ApiError, ErrorCode, FieldErrors, classify
-from resolvers.limits import INT32_MAX, MAX_PER_PAGE
+from resolvers.errors import ApiError, ErrorCode, FieldErrors, OperationFailed, classify_raised
+from resolvers.limits import INT32_MAX, MAX_PER_PAGE, PER_PAGE
 from rest.credentials import query_flags, repeated_key, request_context
 from rest.etags import REVALIDATE, body_etag, etag_matches
-from rest.graphql_http.direct import variables_digest
 from rest.ops.metrics import ROUTE
 from rest.responses import error_of, error_response, json_bytes
-from rest.v1.bodies import read_text_body
 from rest.v1.documents import OMITTED_WHEN_NULL, without_nulls
-from rest.v1.event_stream import EventTexts, event_stream
-from rest.v1.json_body import body_problems, body_variables, read_json_body
 from rest.v1.paging_urls import with_urls
+from rest.v1.planned.plan import RESULT, PlannedRoute
+from rest.v1.planned.routes import PLANS
 from rest.v1.route_rows import RestRoute, Shape
 from rest.v1.router import Match, Router
 from rest.v1.routes import ROUTES
-from schema.execution.direct_plans import execute_directly
-from schema.execution.executor import CompiledExecutor
-from schema.execution.operation_cost import operation_cost
-from schema.execution.operation_limits import PER_PAGE
-from schema.execution.plans import precompile
-from schema.permissions import Requirement, field_requirement
-from storage.cache.read_cache import READS, ReadLog, kept_key
+from schema.execution.direct import StepAside, run_direct
+from schema.lazy import LazySchema
+from storage.cache.read_cache import READS, ReadLog, kept_key, variables_digest
+
+if TYPE_CHECKING:
+    from rest.v1.graphql_routes import GraphQLRoutes
 
 log = logging.getLogger("floorgate.rest")
 ACCESS_CODES = frozenset(
@@ -57,58 +53,46 @@ PREPARE_AFTER_SECONDS = 1.0
 IDLE_POLL_SECONDS = 0.05
 
 
-def requirement_of(schema: GraphQLSchema, route: RestRoute) -> Requirement:
-    """The permission and flag that the route's root field demands, so REST checks
-    access before it reads a body or anything else."""
-    roots = {
-        "query": schema.query_type,
-        "mutation": schema.mutation_type,
-        "subscription": schema.subscription_type,
-    }
-    root = roots[route.operation]
-    assert root is not None
-    return field_requirement(root.fields[route.graphql_field]) or (None, None)
-
-
 class RestApi:
-    """Serves every route of the table through the GraphQL schema."""
+    """Serves every route of the table: a planned route (`rest.v1.planned`) on its plan,
+    every other through the GraphQL schema, built when first needed (`schema.lazy`)."""
 
-    def __init__(self, graphql_schema: GraphQLSchema, services: Services) -> None:
-        self.schema = graphql_schema
+    def __init__(self, services: Services, schemas: LazySchema) -> None:
         self.services = services
+        self.schemas = schemas
         self.router = Router(ROUTES)
-        self.requirements = {
-            route.operation_id: requirement_of(graphql_schema, route) for route in ROUTES
-        }
-        self.prepared: set[str] = set()
         self.running = 0  # REST requests under way: routes are prepared while it is 0
         self.costs: dict[tuple[str, int | None], int] = {}
         self.answer_costs: dict[bytes, int] = {}  # kept answer -> what it cost
-        self.event_texts = EventTexts()  # each change's event, for every stream
+        self._graphql: GraphQLRoutes | None = None
 
-    def prepare(self, route: RestRoute) -> None:
-        """Validate the route's document and make its plan, once. Not at import or app
-        creation: validating every document takes 100 ms or more of a cold start."""
-        if route.operation_id in self.prepared:
-            return
-        problems = validate(self.schema, route.parsed)
-        if problems:
-            raise RuntimeError(f"route {route.path}: invalid document: {problems}")
-        if route.shape is not Shape.EVENTS and precompile(self.schema, route.parsed) is None:
-            log.debug("route %s runs on graphql-core alone", route.operation_id)
-        self.prepared.add(route.operation_id)
+    async def graphql(self) -> GraphQLRoutes:
+        """The routes over the schema, once it is built (imports GraphQL on first use)."""
+        if self._graphql is None:
+            schema = await self.schemas.get()
+            from rest.v1.graphql_routes import GraphQLRoutes
 
-    async def prepare_all(self, after: float = PREPARE_AFTER_SECONDS) -> None:
-        """Every route prepared after start, in idle moments: `after` seconds, then one
-        route at a time while no REST request runs. Preparing all takes about 110 ms of
-        CPU (up to 10 ms a route); begun at once, it ran between the first request's
-        steps and that answer came 45 ms later. A route asked for first is prepared then
-        (`run`)."""
+            if self._graphql is None:
+                self._graphql = GraphQLRoutes(schema._schema, self.schemas.settings)
+        return self._graphql
+
+    async def prepare_all(
+        self, after: float = PREPARE_AFTER_SECONDS, then: Callable[[], None] | None = None
+    ) -> None:
+        """The schema built (then `then()`) and every route prepared after start, in idle
+        moments: `after` seconds, then one route at a time while no REST request runs.
+        Preparing all takes about 110 ms of CPU (up to 10 ms a route); begun at once, it
+        ran between the first request's steps and that answer came 45 ms later. A route
+        asked for first is prepared then (`run`); a planned route's plan on its first
+        request."""
         await asyncio.sleep(after)
+        graphql = await self.graphql()
+        if then is not None:
+            then()
         for route in ROUTES:
             while self.running:
                 await asyncio.sleep(IDLE_POLL_SECONDS)
-            self.prepare(route)
+            graphql.prepare(route)
             await asyncio.sleep(0)
 
     async def handle(self, request: Request) -> Response:
@@ -136,31 +120,38 @@ class RestApi:
 
     async def run(self, request: Request, match: Match, raw_path: str) -> Response:
         route = match.route
+        plan = PLANS.get(route.operation_id)
         context = request_context(request, self.services)
         if route.shape is Shape.EVENTS and not context.flags:
             context.flags = query_flags(request)
         repeated = repeated_key(request)
         if repeated is not None:
             return error_response(repeated)
+        graphql = None if plan is not None else await self.graphql()
         # Access first, before the body is read or anything is validated: a caller who
         # may not call the route learns nothing else and costs nothing more.
-        permission, flag = self.requirements[route.operation_id]
+        if plan is not None:
+            permission, flag = plan.requirement
+        else:
+            assert graphql is not None
+            permission, flag = graphql.requirements[route.operation_id]
         try:
             await authorize(context, permission=permission, flag=flag)
         except ApiError as access_error:
             return error_response(access_error)
         variables, problems = variables_of(route, match.path_values, request)
         if route.shape is Shape.EVENTS:
+            assert graphql is not None
             if problems:
                 return error_response(ApiError(ErrorCode.BAD_USER_INPUT, fields=problems.fields))
-            self.prepare(route)
-            opened = await event_stream(
-                self.schema, route, context, variables, request, self.event_texts
-            )
-            return self.refusal(route, opened) if isinstance(opened, ExecutionResult) else opened
-        if route.body is not None:
             try:
-                variables.update(body_variables(route.body, await self.read_body(route, request)))
+                return await graphql.event_stream(route, context, variables, request)
+            except OperationFailed as failed:
+                return self.refusal(route, failed.error)
+        if route.body is not None:
+            assert graphql is not None
+            try:
+                variables.update(await graphql.body_variables(route, request))
             except ApiError as body_error:
                 return error_response(body_error)
         if not problems:
@@ -168,10 +159,9 @@ class RestApi:
             # its default page is one unit, per-page=10000 a few more, charged before it
             # runs; what a shorter page did not cost is given back after (`settle`).
             try:
-                await context.charge(self.cost(route, variables))
+                await context.charge(await self.cost(route, variables))
             except ApiError as rate_error:
                 return error_response(rate_error)
-        self.prepare(route)
         answer_key = await self.answer_key(route, context, raw_path, request, problems, variables)
         reads = None
         if answer_key is not None:
@@ -186,44 +176,14 @@ class RestApi:
             reads = ReadLog(answer_key)
         token = READS.set(reads)
         try:
-            outcome = None
-            if CompiledExecutor.runs_direct_plans:
-                outcome = await execute_directly(
-                    self.schema, route.parsed, route.definition, variables, context
-                )
-            if outcome is None:
-                outcome = execute(
-                    self.schema,
-                    route.parsed,
-                    context_value=context,
-                    variable_values=variables,
-                    executor_class=CompiledExecutor,
-                )
-            if isawaitable(outcome):  # not when the variables do not coerce
-                outcome = await outcome
+            result = await self.execute(route, plan, variables, context)
+        except OperationFailed as failed:
+            return await self.failure(route, failed, problems, variables)
         finally:
             READS.reset(token)
-        assert isinstance(outcome, ExecutionResult)
-        if outcome.errors and outcome.data is None:
-            # Nothing ran: the body did not coerce to its GraphQL type (named here, in
-            # REST words), or a check before execution refused.
-            body_fields = self.body_problems(route, variables)
-            if body_fields:
-                return error_response(ApiError(ErrorCode.BAD_USER_INPUT, fields=body_fields))
         if problems:
-            # Query syntax is input: it fails only after access (key, flag, permission)
-            # passed, together with every other problem of the input.
-            error = self.classify(outcome) if outcome.errors else None
-            if error is not None and error.code in ACCESS_CODES:
-                return error_response(error)
-            if error is not None:
-                for name, messages in self.rest_fields(route, error).items():
-                    problems.fields.setdefault(name, []).extend(messages)
             return error_response(ApiError(ErrorCode.BAD_USER_INPUT, fields=problems.fields))
-        if outcome.errors:
-            return self.refusal(route, outcome)
-        result = (outcome.data or {})["result"]
-        cost = self.answered_cost(route, variables, result)
+        cost = await self.answered_cost(route, variables, result)
         if cost is not None:
             await context.settle(cost)
             if answer_key is not None:
@@ -231,6 +191,56 @@ class RestApi:
                     self.answer_costs.clear()
                 self.answer_costs[answer_key] = cost
         return self.respond(route, result, request, raw_path, reads)
+
+    async def execute(
+        self,
+        route: RestRoute,
+        plan: PlannedRoute | None,
+        variables: dict[str, Any],
+        context: RequestContext,
+    ) -> Any:
+        """The route's result (`data.result`): on its plan, else (or when the plan steps
+        aside) through GraphQL. Raises OperationFailed with the operation's first error."""
+        if plan is not None:
+            try:
+                outcome = await run_direct(plan.direct(), context, variables)
+            except StepAside:
+                pass  # graphql-core answers it, exactly
+            else:
+                if not outcome.failures:
+                    assert outcome.data is not None
+                    return outcome.data[RESULT]
+                raised = outcome.failures[0][1]
+                error = classify_raised(raised, self.services.settings.retry_after_seconds)
+                if error.code is ErrorCode.INTERNAL:
+                    log.error("request failed: %s", raised, exc_info=raised)
+                raise OperationFailed(error, outcome.data is None)
+        graphql = await self.graphql()
+        return await graphql.execute(route, variables, context)
+
+    async def failure(
+        self,
+        route: RestRoute,
+        failed: OperationFailed,
+        problems: FieldErrors,
+        variables: dict[str, Any],
+    ) -> Response:
+        """The answer of a failed operation, with the input's own problems."""
+        if failed.nothing_ran and route.body is not None:
+            # Nothing ran: the body did not coerce to its GraphQL type (named here, in
+            # REST words), or a check before execution refused.
+            body_fields = (await self.graphql()).body_problems(route, variables)
+            if body_fields:
+                return error_response(ApiError(ErrorCode.BAD_USER_INPUT, fields=body_fields))
+        if problems:
+            # Query syntax is input: it fails only after access (key, flag, permission)
+            # passed, together with every other problem of the input.
+            if failed.error.code in ACCESS_CODES:
+                return error_response(failed.error)
+            for name, messages in self.rest_fields(route, failed.error).items():
+                problems.fields.setdefault(name, []).extend(messages)
+            return error_response(ApiError(ErrorCode.BAD_USER_INPUT, fields=problems.fields))
+        return self.refusal(route, failed.error)
 
     async def answer_key(
         self,
@@ -267,22 +277,28 @@ class RestApi:
             context.flags,
         )
 
-    def cost(self, route: RestRoute, variables: dict[str, Any]) -> int:
-        """The operation's cost. Without a body it depends on the page size alone (no
-        field of a bodiless route has a cost of its own that grows with its strings),
-        so it is priced once per route and page size."""
+    async def cost(self, route: RestRoute, variables: dict[str, Any]) -> int:
+        """The operation's cost: a planned route's by its formula; else, without a body it
+        depends on the page size alone (no field of a bodiless route has a cost of its own
+        that grows with its strings), so it is priced once per route and page size."""
+        plan = PLANS.get(route.operation_id)
+        if plan is not None:
+            return plan.price(variables)
+        graphql = await self.graphql()
         if route.body is not None:
-            return operation_cost(self.schema, route.parsed, variables)
+            return graphql.cost(route, variables)
         per_page = variables.get(PER_PAGE)
         key = (route.operation_id, None if per_page is None else min(per_page, MAX_PER_PAGE + 1))
         found = self.costs.get(key)
         if found is None:
-            found = operation_cost(self.schema, route.parsed, variables)
+            found = graphql.cost(route, variables)
             if len(self.costs) < MAX_PRICED:
                 self.costs[key] = found
         return found
 
-    def answered_cost(self, route: RestRoute, variables: dict[str, Any], result: Any) -> int | None:
+    async def answered_cost(
+        self, route: RestRoute, variables: dict[str, Any], result: Any
+    ) -> int | None:
         """What the answer cost when its page came out shorter than the `per-page` it was
         priced at: the cost of a page of the items it holds (at least one). None when it
         cost what was charged. `/v1/maps?per-page=10000` answering 12 maps is one unit,
@@ -293,26 +309,7 @@ class RestApi:
             return None
         if len(items) >= min(per_page, MAX_PER_PAGE):
             return None
-        return self.cost(route, {**variables, PER_PAGE: max(1, len(items))})
-
-    async def read_body(self, route: RestRoute, request: Request) -> Any:
-        """The body as the value of its GraphQL variable, or the ApiError it deserves."""
-        body = route.body
-        assert body is not None
-        settings = self.services.settings
-        if not body.json:
-            return await read_text_body(body, request, settings)
-        return await read_json_body(body, request, settings)
-
-    def body_problems(self, route: RestRoute, variables: dict[str, Any]) -> dict[str, list[str]]:
-        """Every way a JSON body does not fit its GraphQL input type, keyed by its REST
-        place. Asked only when an execution failed before anything ran: a body that fits
-        is coerced once, by the execution (for E18's 50 waypoints that halves the input
-        work), and one that does not is refused before any resolver runs all the same."""
-        body = route.body
-        if body is None or not body.json:
-            return {}
-        return body_problems(self.schema, body, variables)
+        return await self.cost(route, {**variables, PER_PAGE: max(1, len(items))})
 
     def respond(
         self,
@@ -346,22 +343,12 @@ class RestApi:
             self.services.store.cache.keep_answer(reads, content, etag)
         return conditional(content, etag, route.media_type, request)
 
-    def refusal(self, route: RestRoute, outcome: ExecutionResult) -> Response:
+    def refusal(self, route: RestRoute, error: ApiError) -> Response:
         """The REST answer of an operation that failed: its first error, in our format,
         `fields` named as the route names its inputs."""
-        error = self.classify(outcome)
         if error.fields:
             error = ApiError(ErrorCode.BAD_USER_INPUT, fields=self.rest_fields(route, error))
         return error_response(error)
-
-    def classify(self, outcome: ExecutionResult) -> ApiError:
-        assert outcome.errors
-        error = classify(outcome.errors[0], self.services.settings.retry_after_seconds)
-        if error.code is ErrorCode.INTERNAL:
-            log.error(
-                "request failed: %s", outcome.errors[0], exc_info=outcome.errors[0].original_error
-            )
-        return error
 
     @staticmethod
     def rest_fields(route: RestRoute, error: ApiError) -> dict[str, list[str]]:

@@ -11,11 +11,9 @@ its description.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import orjson
 from graphql import (
     FragmentDefinitionNode,
     GraphQLList,
@@ -26,9 +24,6 @@ from graphql import (
 from graphql import OperationDefinitionNode as Operation
 from graphql.language import parse_type
 from graphql.utilities import type_from_ast
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
 
 from resolvers.errors import ERRORS, ErrorCode
 from resolvers.limits import (
@@ -69,7 +64,6 @@ def as_yaml(document: dict[str, Any]) -> bytes:
 
 EXAMPLES_FILE = Path(__file__).with_name("openapi_examples.json")
 ROUTE_BY_ID = {route.operation_id: route for route in ROUTES}
-CACHE = {"Cache-Control": "public, max-age=300"}
 FLAGS_HEADER = "Experimental-Flags"
 
 TAGS = {  # by flag, else by the first segment after /v1
@@ -542,29 +536,3 @@ def openapi_document(
     schema: GraphQLSchema, requirements: dict[str, Requirement], settings: Settings
 ) -> dict[str, Any]:
     return DocumentBuilder(schema, requirements, settings, load_examples()).document()
-
-
-def openapi_routes(make_document: Callable[[], dict[str, Any]]) -> list[BaseRoute]:
-    """`/v1/openapi.json` and `/v1/openapi.yaml`: no key needed (docs/contract.md, Paths).
-    The document is made on the first request for it, not at start: it parses every
-    route's document (15 ms of a cold start)."""
-    made: dict[str, bytes] = {}
-
-    def rendered(kind: str) -> bytes:
-        if kind not in made:
-            document = make_document()
-            made["json"] = orjson.dumps(document, option=orjson.OPT_INDENT_2)
-            if kind == "yaml":  # tens of ms: only when asked for
-                made["yaml"] = as_yaml(document)
-        return made[kind]
-
-    async def json_endpoint(request: Request) -> Response:
-        return Response(rendered("json"), media_type="application/json", headers=CACHE)
-
-    async def yaml_endpoint(request: Request) -> Response:
-        return Response(rendered("yaml"), media_type="application/yaml", headers=CACHE)
-
-    return [
-        Route("/v1/openapi.json", json_endpoint, methods=["GET", "HEAD"]),
-        Route("/v1/openapi.yaml", yaml_endpoint, methods=["GET", "HEAD"]),
-    ]

@@ -8,13 +8,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import cached_property
-from typing import Any
-
-from graphql import DocumentNode, OperationDefinitionNode, parse
+from typing import TYPE_CHECKING, Any
 
 from rest.v1.documents import PAGING, query_document
 from rest.v1.names import rest_name
 from storage.settings import Settings
+
+if TYPE_CHECKING:
+    from graphql import DocumentNode, OperationDefinitionNode
 
 
 class Shape(StrEnum):
@@ -134,15 +135,19 @@ class RestRoute:
 
     @cached_property
     def parsed(self) -> DocumentNode:
-        """Parsed on first use, not at import: all of them take 15 ms of a cold start."""
+        """Parsed on first use, not at import: all of them take 15 ms of a cold start, and
+        a planned route (`rest.v1.planned`) answers without GraphQL imported."""
+        from graphql import parse
+
         return parse(self.document)
 
     @cached_property
     def definition(self) -> OperationDefinitionNode:
         """The document's one operation."""
-        (operation,) = (
-            d for d in self.parsed.definitions if isinstance(d, OperationDefinitionNode)
-        )
+        from graphql import OperationDefinitionNode
+
+        definitions = self.parsed.definitions
+        (operation,) = (d for d in definitions if isinstance(d, OperationDefinitionNode))
         return operation
 
     @cached_property

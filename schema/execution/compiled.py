@@ -24,7 +24,6 @@ resolvers are executed by graphql-core as always (`schema.execution.executor`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from types import CodeType
 from typing import Any
 
 from graphql import (
@@ -58,8 +57,6 @@ from graphql.execution.collect_fields import (
 from graphql.execution.values import VariableValues
 from graphql.pyutils import Undefined
 
-from resolvers.limits import COMPILED_PLAN_BYTES
-from schema.execution.bounded import ByteLRU
 from schema.execution.shapes import (
     Completer,
     Generator,
@@ -159,7 +156,7 @@ class Builder:
         self.hide_suggestions = hide_suggestions
         self.plan: Plan | None = None
         self.plain: dict[int, bool] = {}
-        self.generator = Generator(SLOW, Undefined, compiled_source)
+        self.generator = Generator(SLOW, Undefined)
 
     def build(self) -> Plan:
         root_type = self.schema.get_root_type(self.operation.operation)
@@ -288,19 +285,3 @@ class Builder:
                 Member(response_name, python_name, self.shape(sub_field.type, sub_details))
             )
         return Obj(kind.name, tuple(members), nullable)
-
-
-COMPILED_CODE: ByteLRU[tuple[str, str], CodeType] = ByteLRU(COMPILED_PLAN_BYTES // 4)
-
-
-def compiled_source(source: str, type_name: str) -> CodeType:
-    """Byte code of a completer's source: documents that select the same members of a
-    type (REST routes sharing a fragment, a client's variants of one query) share it.
-    Kept by its source within a byte budget (aliases are a client's, of any length):
-    the source counts twice, once as the key, once in the code's names and constants."""
-    key = (source, type_name)
-    code = COMPILED_CODE.get(key)
-    if code is None:
-        code = compile(source, f"<completer {type_name}>", "exec")
-        COMPILED_CODE.put(key, code, 3 * (len(source) + len(type_name)) + 2048)
-    return code

@@ -53,10 +53,10 @@ from resolvers.limits import (
     INPUT_CHARS_PER_COST,
     LIST_ESTIMATES,
     MAX_PER_PAGE,
+    PER_PAGE,
 )
 from schema.execution.operation_limits import (
     META_FIELDS,
-    PER_PAGE,
     dependency_order,
     fragments_of,
     spread_names,

@@ -47,7 +47,6 @@ from resolvers.limits import (
 )
 from storage.settings import Settings
 
-PER_PAGE = "perPage"
 META_FIELDS: dict[str, GraphQLField] = {"__schema": SchemaMetaFieldDef, "__type": TypeMetaFieldDef}
 Fragments = dict[str, FragmentDefinitionNode]
 

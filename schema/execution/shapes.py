@@ -18,6 +18,9 @@ from dataclasses import dataclass
 from types import CodeType
 from typing import Any
 
+from resolvers.limits import COMPILED_PLAN_BYTES
+from schema.execution.bounded import ByteLRU
+
 Completer = Callable[[Any], Any]
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 # Generated functions of one plan. Compiling one takes about a millisecond: a document
@@ -74,21 +77,52 @@ class TooLarge(Exception):
     """The plan has MAX_GENERATED functions already: the rest is generic."""
 
 
+COMPILED_CODE: ByteLRU[tuple[str, str], CodeType] = ByteLRU(COMPILED_PLAN_BYTES // 4)
+
+
+def compiled_source(source: str, type_name: str) -> CodeType:
+    """Byte code of a completer's source: documents that select the same members of a
+    type (REST routes sharing a fragment, a client's variants of one query) share it.
+    Kept by its source within a byte budget (aliases are a client's, of any length):
+    the source counts twice, once as the key, once in the code's names and constants."""
+    key = (source, type_name)
+    code = COMPILED_CODE.get(key)
+    if code is None:
+        code = compile(source, f"<completer {type_name}>", "exec")
+        COMPILED_CODE.put(key, code, 3 * (len(source) + len(type_name)) + 2048)
+    return code
+
+
+def step_aside(value: Any) -> Any:
+    """A plan made ahead has no GraphQL coercion: graphql-core completes this value."""
+    return None  # a completer gives up on None where a value is needed
+
+
+def float_of_int(value: Any) -> Any:
+    """GraphQL's Float of an `int` (a stored 40 for 40.0), as graphql-core coerces it: the
+    same float when it holds the integer exactly; else None (graphql-core's error)."""
+    if type(value) is not int:
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if int(number) == value else None
+
+
+# Coercions a plan made ahead of time does itself, exactly as graphql-core, by the leaf's
+# test: the cases stored data has (a whole number in a Float); every other value fails.
+AHEAD: dict[str, Completer] = {"float": float_of_int}
+
+
 class Generator:
     """Completers of shapes, made once per shape (a shape used twice shares them).
     `undefined` is graphql-core's Undefined where it is loaded (a value no completer
-    accepts as null); `slow` the exception a completer raises when it gives up;
-    `compile_source` turns source into byte code (shared by equal sources)."""
+    accepts as null); `slow` the exception a completer raises when it gives up."""
 
-    def __init__(
-        self,
-        slow: type[Exception],
-        undefined: object,
-        compile_source: Callable[[str, str], CodeType],
-    ) -> None:
+    def __init__(self, slow: type[Exception], undefined: object) -> None:
         self.slow = slow
         self.undefined = undefined
-        self.compile_source = compile_source
         self.made: dict[tuple[Shape, bool], tuple[Completer, Completer]] = {}
         self.generated = 0
 
@@ -116,6 +150,8 @@ class Generator:
         """A leaf's value that failed its test (or has none): null where allowed, else
         the type's coercion, raising where graphql-core would fail."""
         coerce, nullable, slow, undefined = leaf.coerce, leaf.nullable, self.slow, self.undefined
+        if coerce is None and leaf.test is not None:
+            coerce = AHEAD.get(leaf.test, step_aside)
 
         def complete(value: Any) -> Any:
             if value is None or value is undefined:
@@ -132,17 +168,33 @@ class Generator:
         return complete
 
     def items(self, shape: ListOf) -> Completer:
-        complete_item = self.completer(shape.item)
-        nullable, slow, undefined = shape.nullable, self.slow, self.undefined
-
-        def complete(value: Any) -> Any:
-            if type(value) is list:
-                return [complete_item(item) for item in value]
-            if nullable and (value is None or value is undefined):
-                return None
-            raise slow  # another iterable, an async iterable, an error: graphql-core's
-
-        return complete
+        """A list of leaves or lists: each item checked inline where its leaf has a test
+        (`["a", "b"]` costs no call per item), else completed by its completer."""
+        names = {
+            "complete_item": self.completer(shape.item),
+            "SLOW": self.slow,
+            "Undefined": self.undefined,
+            "type": type,
+        }
+        test = shape.item.test if isinstance(shape.item, Leaf) else None
+        item = (
+            "complete_item(v)"
+            if test is None
+            else f"v if {TESTS[test].format(v='v')} else complete_item(v)"
+        )
+        null = "value is None or value is Undefined" if shape.nullable else "False"
+        source = "\n".join(
+            [
+                f"def complete(value, {', '.join(f'{n}={n}' for n in names)}):",
+                "    if type(value) is list:",
+                f"        return [{item} for v in value]",
+                f"    if {null}:",
+                "        return None",
+                "    raise SLOW",  # another iterable, an async iterable, an error: graphql-core's
+            ]
+        )
+        exec(compiled_source(source, "list"), names)
+        return names["complete"]
 
     def objects(self, shape: Obj, list_of: ListOf | None = None) -> tuple[Completer, Completer]:
         """Generated source: read every member (as the default resolver does), check each
@@ -236,7 +288,7 @@ class Generator:
                 f"        append({built})",
                 "    return out",
             ]
-        exec(self.compile_source("\n".join(lines), shape.type_name), names)
+        exec(compiled_source("\n".join(lines), shape.type_name), names)
         made = names["complete"], names.get("complete_list", names["complete"])
         self.made[key] = made
         return made

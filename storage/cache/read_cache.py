@@ -296,3 +296,17 @@ class ReadCache:
             stream_restarts=self.stream_restarts,
             last_change_seconds_ago=None if last is None else round(time.monotonic() - last, 3),
         )
+
+
+def variables_digest(head: bytes, variables: dict[str, Any] | None) -> bytes | None:
+    """BLAKE2b-256 of `head` and the variables as sorted JSON: the part of a kept
+    answer's key that names its input (REST bodies, `rest/v1/dispatch.py`; /graphql variables,
+    `rest/graphql_http/direct.py`).
+    None for variables nested past what orjson writes (such a request runs, is not kept)."""
+    try:
+        encoded = orjson.dumps(variables, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:
+        return None
+    digest = hashlib.blake2b(head, digest_size=32)
+    digest.update(encoded)
+    return digest.digest()

@@ -20,7 +20,7 @@ import pytest_asyncio
 from resolvers.auth.permissions import ALL_FLAGS
 from rest.app import create_app
 from rest.browser_headers import EXPOSED_HEADERS
-from rest.v1.dispatch import requirement_of
+from rest.v1.graphql_routes import requirement_of
 from rest.v1.route_rows import RestRoute, Shape
 from rest.v1.routes import ROUTES
 from schema.build import build_schema

@@ -53,15 +53,16 @@ from hypothesis import strategies as st
 from strawberry.schema.config import StrawberryConfig
 
 import rest.v1.dispatch
+import rest.v1.graphql_routes
 import rest.v1.route_rows
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ALL_FLAGS, ALL_PERMISSIONS
-from schema.build import build_schema
 from schema.execution.compiled import read_field
 from schema.execution.direct import DirectRoot
 from schema.execution.executor import SLICE, CompiledExecutor, YieldingExecutor
 from schema.execution.plans import plans_of
 from schema.execution.shapes import MAX_GENERATED
+from schema.lazy import LazySchema
 from schema.scalars import Timestamp
 
 # -- recording resolver calls ------------------------------------------------------------
@@ -106,15 +107,19 @@ def recording(schema: GraphQLSchema) -> Iterator[list[tuple[Any, ...]]]:
 
 @contextmanager
 def generic_executor(strawberry_schema: Any) -> Iterator[None]:
-    """Both faces on graphql-core's executor for the duration."""
+    """Both faces on graphql-core's executor for the duration: no direct plans, no REST
+    route planned ahead of time."""
     before = strawberry_schema.execution_context_class
+    plans = rest.v1.dispatch.PLANS
     strawberry_schema.execution_context_class = YieldingExecutor
-    rest.v1.dispatch.CompiledExecutor = YieldingExecutor  # type: ignore[misc]
+    rest.v1.graphql_routes.CompiledExecutor = YieldingExecutor  # type: ignore[misc]
+    rest.v1.dispatch.PLANS = {}
     try:
         yield
     finally:
         strawberry_schema.execution_context_class = before
-        rest.v1.dispatch.CompiledExecutor = CompiledExecutor  # type: ignore[misc]
+        rest.v1.graphql_routes.CompiledExecutor = CompiledExecutor  # type: ignore[misc]
+        rest.v1.dispatch.PLANS = plans
 
 
 def outcome(result: graphql.ExecutionResult) -> tuple[Any, list[dict[str, Any]]]:
@@ -428,10 +433,10 @@ async def rest_outcome(demo, strawberry_schema, method, url, headers, body):
 
 
 def strawberry_schema_of(app) -> Any:
+    """The app's schema, built now if no request needed it yet (`schema.lazy`)."""
     while not hasattr(app, "routes"):  # through the middleware to the Starlette app
         app = app.app
-    graphql_routes = [route for route in app.routes if getattr(route, "path", "") == "/graphql"]
-    return graphql_routes[0].endpoint.schema
+    return app.state.schemas.now()
 
 
 async def test_every_rest_route_answers_alike_on_both_executors(demo):
@@ -647,11 +652,12 @@ async def test_named_fragments_and_directive_variables_answer_alike(demo, with_u
 def test_every_route_document_is_valid_and_planned(settings):
     """Routes are prepared after start (`RestApi.prepare_all`), not when the app is made:
     here all of them, as a started server does."""
-    schema = build_schema(settings)._schema
-    api = rest.v1.dispatch.RestApi(schema, None)  # type: ignore[arg-type]
-    assert api.prepared == set()
+    schemas = LazySchema(settings)
+    schema = schemas.now()._schema
+    api = rest.v1.dispatch.RestApi(None, schemas)  # type: ignore[arg-type]
     asyncio.run(api.prepare_all(after=0))
-    assert api.prepared == {route.operation_id for route in rest.v1.dispatch.ROUTES}
+    assert api._graphql is not None
+    assert api._graphql.prepared == {route.operation_id for route in rest.v1.dispatch.ROUTES}
     for route in rest.v1.dispatch.ROUTES:
         if route.shape is rest.v1.route_rows.Shape.EVENTS:  # run once per change, not compiled
             continue
@@ -670,14 +676,15 @@ def rest_api_of(app) -> rest.v1.dispatch.RestApi:
 async def test_routes_are_prepared_only_while_no_rest_request_runs(settings):
     """`prepare_all` waits while a REST request is under way (a cold start's first
     answers do not wait for it), and goes on when none is."""
-    api = rest.v1.dispatch.RestApi(build_schema(settings)._schema, None)  # type: ignore[arg-type]
+    api = rest.v1.dispatch.RestApi(None, LazySchema(settings))  # type: ignore[arg-type]
+    graphql = await api.graphql()
     api.running = 1
     task = asyncio.create_task(api.prepare_all(after=0))
     await asyncio.sleep(rest.v1.dispatch.IDLE_POLL_SECONDS * 4)
-    assert api.prepared == set()
+    assert graphql.prepared == set()
     api.running = 0
     await asyncio.wait_for(task, timeout=30)
-    assert api.prepared == {route.operation_id for route in rest.v1.dispatch.ROUTES}
+    assert graphql.prepared == {route.operation_id for route in rest.v1.dispatch.ROUTES}
 
 
 async def test_a_rest_request_counts_as_running_until_it_is_answered(demo):

@@ -158,7 +158,7 @@ async def test_a_known_hash_skips_parsing_and_validation_but_not_the_cost(
         async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as c:
             assert (await post(c, keys.full, sha, query, {"n": 1})).json()["data"] is not None
             view = next(r for r in app_routes(app) if getattr(r, "path", "") == "/graphql")
-            caches = view.endpoint.schema.caches
+            caches = view.endpoint.schemas.now().caches
             entry = caches.parsed(await caches.document(query))
             assert entry.validations and entry.costs  # validated and costed by the first run
             parses = entry.document

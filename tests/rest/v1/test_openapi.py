@@ -20,7 +20,7 @@ import pytest
 import yaml
 from openapi_spec_validator import validate as validate_openapi
 
-from rest.v1.dispatch import requirement_of
+from rest.v1.graphql_routes import requirement_of
 from rest.v1.openapi import EXAMPLES_FILE, FLAGS_HEADER, RELEASE_DATE
 from rest.v1.route_rows import RestRoute, Shape
 from rest.v1.routes import ROUTES
