@@ -29,7 +29,7 @@ from rest.graphql_http.sdl import sdl_routes
 from rest.middleware import BodyStalled, BodyTooLarge, Boundary
 from rest.ops.metrics import Metrics
 from rest.ops.metrics_folder import MetricsFolder
-from rest.ops.server import INDEXES_ENSURED, METRICS_FOLDER
+from rest.ops.server import METRICS_FOLDER
 from rest.ops.stop_signals import on_stop_signal
 from rest.ops.tracing import traced
 from rest.pages.files import files_endpoint
@@ -55,14 +55,20 @@ SERVING_GC_THRESHOLDS = (700, 10, 10)
 # the interpreter back: 5 ms by default, which a request pays at each of its steps.
 SWITCH_INTERVAL_SECONDS = 0.0005
 M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
+INDEXES_AFTER_SECONDS = 0.5  # the first answers go first
 LARGE_BLOCK = 128 * 1024  # glibc's default before it adapts
 
 
-async def ensure_indexes_until_done(store: Store, retry_seconds: float = 2.0) -> None:
-    """Indexes are created at start; if the database is away, keep trying in the background."""
+async def ensure_indexes_until_done(
+    store: Store, after: float = INDEXES_AFTER_SECONDS, retry_seconds: float = 2.0
+) -> None:
+    """The indexes, ensured in the background a moment after start (the first answers do
+    not wait for them; a write that needs them ensures them first, `Store.indexed`); if
+    the database is away, keep trying."""
+    await asyncio.sleep(after)
     while True:
         try:
-            await store.ensure_indexes()
+            await store.indexed()
             return
         except UNAVAILABLE_ERRORS as error:
             log.warning("database unreachable, indexes pending: %s", error)
@@ -225,7 +231,6 @@ def app_from_env() -> ASGIApp:
     folder = os.environ.get(METRICS_FOLDER)
     app = create_app(
         Settings.from_env(),
-        ensure_indexes=os.environ.get(INDEXES_ENSURED) != "1",
         metrics_folder=MetricsFolder(Path(folder)) if folder else None,
     )
     settle_heap()

@@ -49,6 +49,8 @@ class Store:
         self.cache = cache
         self.timings = CommandTimings()  # `connect` gives the one its client reports to
         self._watcher: asyncio.Task[None] | None = None
+        self.indexes_ensured = False
+        self._ensuring: asyncio.Future[None] | None = None
 
     def watch_changes(self) -> None:
         """Start the change stream behind the read cache, once (idempotent, cheap)."""
@@ -62,12 +64,28 @@ class Store:
 
     async def ensure_indexes(self) -> None:
         """Create every declared index; idempotent, so it runs at each start. One command
-        per collection: `floorgate serve` waits for this before it listens (issue 15)."""
+        per collection."""
         for collection in COLLECTIONS:
             if collection.indexes:
                 await self.db[collection.name].create_indexes(
                     [IndexModel(index.keys, **index.options()) for index in collection.indexes]
                 )
+        self.indexes_ensured = True
+
+    async def indexed(self) -> None:
+        """The indexes ensured, once per process: before the first write that relies on
+        a unique one (`storage.transactions`), or earlier in the background (`rest.app`).
+        Reads never wait for them: a process answers its first reads before it has sent
+        a single index command (issue 36, cold start)."""
+        if self.indexes_ensured:
+            return
+        ensuring = self._ensuring
+        failed = ensuring is not None and ensuring.done() and (
+            ensuring.cancelled() or ensuring.exception() is not None
+        )
+        if ensuring is None or failed:
+            ensuring = self._ensuring = asyncio.ensure_future(self.ensure_indexes())
+        await asyncio.shield(ensuring)
 
     async def ping(self) -> bool:
         try:

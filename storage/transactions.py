@@ -69,7 +69,10 @@ async def in_transaction(
     store: Store, work: Work, session: AsyncClientSession | None = None
 ) -> Any:
     """Run `work(session)` in one transaction and return what it returns. With `session`,
-    that session runs it (its id can then be named elsewhere, `storage.imports.leases`)."""
+    that session runs it (its id can then be named elsewhere, `storage.imports.leases`).
+    Every write of several documents comes here: the unique indexes it relies on are
+    ensured first (once per process, `Store.indexed`)."""
+    await store.indexed()
     if session is not None:
         return await _run(work, session)
     async with store.client.start_session() as own:
@@ -147,6 +150,7 @@ def _backoff(attempt: int) -> float:
 async def atomically(store: Store, work: Work) -> Any:
     """`work` in a transaction where the deployment has them, else `work(None)`: for
     the API's writes, which a standalone server still serves (in their idempotent order)."""
+    await store.indexed()
     if await has_transactions(store):
         return await in_transaction(store, work)
     return await work(None)

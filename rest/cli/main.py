@@ -55,10 +55,9 @@ def serve(settings: Settings, uri: str, workers: int = 1) -> None:
     import uvicorn
 
     from rest.ops.logs import log_config
-    from rest.ops.server import INDEXES_ENSURED, uvicorn_options
+    from rest.ops.server import uvicorn_options
 
     os.environ["FLOORGATE_MONGODB_URI"] = uri
-    os.environ[INDEXES_ENSURED] = "1"  # by `cmd_serve`, before this
     os.environ["FLOORGATE_PUBLIC_URL"] = settings.public_url
     os.environ["FLOORGATE_DATA_DIR"] = str(settings.data_dir)
     # Workers (and their protocol and event loop, rest/ops/server.py) time heads with this.
@@ -125,9 +124,8 @@ def _tls_loads(cert: Path, key: Path) -> bool:
 
 
 def _import_app_meanwhile() -> None:
-    """Import the app (most of a start) in a thread while this one finds the database
-    and ensures its indexes, which is mostly waiting (and starting the embedded server,
-    when there is none yet, is all waiting). uvicorn then finds `rest.app` imported. A
+    """Import the app (most of a start) in a thread while this one starts the embedded
+    database server, which is all waiting. uvicorn then finds `rest.app` imported. A
     failure is left for uvicorn's own import to report."""
 
     def run() -> None:
@@ -166,10 +164,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if port_taken(settings.host, settings.port):
         print(port_taken_message("serve", settings), file=sys.stderr)
         return 2
-    if args.workers == 1:  # with more, this process only supervises
+    if args.workers == 1 and not settings.mongodb_uri:  # an embedded server starts first
         _import_app_meanwhile()
-    with database_uri(settings) as uri:
-        with_store(settings, uri, lambda store: store.ensure_indexes())
+    with database_uri(settings) as uri:  # indexes: in the background (`rest.app`)
         serve(settings, uri, args.workers)
     return 0
 

@@ -61,10 +61,6 @@ NEEDS = {"uvloop": "uvloop", "asyncio": None, "httptools": "httptools", "h11": "
 FAST = {"loop": "uvloop", "http": "httptools"}
 FALLBACK = {"loop": "asyncio", "http": "h11"}
 SETTING = {"loop": "FLOORGATE_LOOP", "http": "FLOORGATE_HTTP"}
-# Set by `floorgate serve` for its workers: it ensured the indexes before it listened, so
-# a worker's start does not send every index command again while its first requests come
-# in (`rest.app.app_from_env`).
-INDEXES_ENSURED = "FLOORGATE_INDEXES_ENSURED"
 # Set by `floorgate serve --workers N` (N > 1) for its workers: the folder where each
 # writes its `/metrics` figures for the others' scrapes (`rest.ops.metrics_folder`).
 METRICS_FOLDER = "FLOORGATE_METRICS_FOLDER"

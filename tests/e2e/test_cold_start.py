@@ -24,6 +24,7 @@ from rest.app import create_app
 from rest.ops.tls import ensure_local_certificates
 from storage.collections import COLLECTIONS
 from storage.database import connect
+from storage.transactions import atomically
 
 HEAVY = [
     "numpy",
@@ -47,6 +48,7 @@ SCRIPT = """
 import asyncio, json, os, sys
 
 HEAVY = json.loads(sys.argv[1])
+GRAPHQL = ("graphql", "strawberry")
 loaded = lambda: [name for name in HEAVY if name in sys.modules]
 report = {}
 
@@ -74,6 +76,8 @@ async def requests():
     key = {"API-Key": os.environ["KEY"]}
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as client:
+        first = await client.get("/v1/assets/asset-1", headers=key)
+        report["planned"] = (first.status_code, [m for m in GRAPHQL if m in sys.modules])
         statuses = [
             (await client.get("/healthz")).status_code,
             (await client.get("/v1/assets?per-page=2", headers=key)).status_code,
@@ -142,6 +146,12 @@ def test_serve_checks_its_certificate_without_cryptography(cold):
     assert cold["cryptography"] is False
 
 
+def test_a_planned_route_answers_before_graphql_is_imported(cold):
+    """Issue 36: the first answer of a process waits for neither graphql-core nor
+    strawberry (`rest.v1.planned`, `schema.lazy`); the app is made without them too."""
+    assert cold["planned"] == [200, []]
+
+
 def test_ordinary_requests_import_no_heavy_module(cold):
     assert cold["statuses"] == [200, 200, 200, 200]
     assert cold["served"] == []
@@ -171,39 +181,59 @@ def test_the_type_modules_keep_their_annotations_as_objects():
     assert postponed == set()
 
 
-@pytest.mark.parametrize("ensure", [True, False])
-async def test_a_worker_ensures_indexes_unless_serve_did(db_server, settings, ensure):
-    """`floorgate serve` ensures the indexes before it listens and tells its workers
-    (`INDEXES_ENSURED`); a worker then sends no index command at its start."""
-    name = f"floorgate_start_indexes_{ensure}"
+async def indexes_of(store) -> dict[str, int]:
+    return {
+        collection.name: len(await store.db[collection.name].index_information())
+        for collection in COLLECTIONS
+        if collection.indexes
+    }
+
+
+async def test_a_worker_ensures_the_indexes_after_its_start(db_server, settings):
+    """Issue 36: no index command before the first answers; the lifespan sends them a
+    moment after start (`INDEXES_AFTER_SECONDS`), in the background."""
+    name = "floorgate_start_indexes"
     fresh = replace(settings, database_name=name)
     store = connect(db_server.uri, fresh)
     await store.client.drop_database(name)
-    app = create_app(fresh, store, ensure_indexes=ensure)
+    app = create_app(fresh, store)
     while not hasattr(app, "routes"):
         app = app.app  # through the middleware to the Starlette app
-    async with app.router.lifespan_context(app):
-        for _ in range(100):
-            made = [
-                (collection.name, await store.db[collection.name].index_information())
-                for collection in COLLECTIONS
-                if collection.indexes
-            ]
-            if not ensure or all(len(indexes) > 1 for _, indexes in made):
-                break
-            await asyncio.sleep(0.05)
-        await asyncio.sleep(0.2)  # time to send them, were they to be sent
-        made = [
-            (collection.name, await store.db[collection.name].index_information())
-            for collection in COLLECTIONS
-            if collection.indexes
-        ]
+    declared = {c.name: len(c.indexes) + 1 for c in COLLECTIONS if c.indexes}
+    try:
+        async with app.router.lifespan_context(app):
+            assert set((await indexes_of(store)).values()) == {0}  # none at start
+            for _ in range(200):
+                if await indexes_of(store) == declared:
+                    break
+                await asyncio.sleep(0.05)
+            assert await indexes_of(store) == declared
+            assert store.indexes_ensured
+    finally:
+        await store.client.drop_database(name)
+        await store.close()
+
+
+async def test_a_write_ensures_the_indexes_first(db_server, settings):
+    """Without the lifespan's (`ensure_indexes=False`): the first write that relies on a
+    unique index finds them all made before its work runs (`Store.indexed`)."""
+    name = "floorgate_write_indexes"
+    fresh = replace(settings, database_name=name)
+    store = connect(db_server.uri, fresh)
     await store.client.drop_database(name)
-    await store.close()
-    declared = {collection.name: len(collection.indexes) + 1 for collection in COLLECTIONS}
-    if ensure:
-        assert {name: len(indexes) for name, indexes in made} == {
-            name: declared[name] for name, _ in made
-        }
-    else:
-        assert all(indexes == {} for _, indexes in made)
+    seen: list[dict[str, int]] = []
+
+    async def work(session: object) -> None:
+        seen.append(await indexes_of(store))
+
+    try:
+        assert set((await indexes_of(store)).values()) == {0}
+        await atomically(store, work)
+        await atomically(store, work)  # ensured once: the second write sends none
+        sent = store.timings.by_command["createIndexes"].count
+    finally:
+        await store.client.drop_database(name)
+        await store.close()
+    declared = {c.name: len(c.indexes) + 1 for c in COLLECTIONS if c.indexes}
+    assert seen == [declared, declared]
+    assert sent == len(declared)  # one command per collection, once
