@@ -64,6 +64,9 @@ class LazySchema:
     def _build(self) -> None:
         made = self._made
         assert made is not None
+        # Running: no longer cancellable, so a request cancelled while it waits (its time
+        # budget) cannot cancel the build for every later one.
+        made.set_running_or_notify_cancel()
         try:
             with BUILDING:
                 from schema.build import build_schema

@@ -16,7 +16,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -135,6 +135,37 @@ def _import_app_meanwhile() -> None:
     threading.Thread(target=run, name="import-app", daemon=True).start()
 
 
+def _ping_meanwhile(uri: str, timeout_ms: int) -> Callable[[], None]:
+    """Ask the database for a ping in a thread; the function returned waits for the
+    answer and raises what the ping raised (an unreachable database is one line,
+    `main`). Sent while this thread imports the app, it costs a start nothing; no index
+    command is sent before the server listens (a worker ensures them after its start)."""
+    failed: list[BaseException] = []
+
+    def ping() -> None:
+        from pymongo import MongoClient
+
+        client: MongoClient = MongoClient(
+            uri, serverSelectionTimeoutMS=timeout_ms, connectTimeoutMS=timeout_ms
+        )
+        try:
+            client.admin.command("ping")
+        except Exception as error:  # for the caller to raise
+            failed.append(error)
+        finally:
+            client.close()
+
+    thread = threading.Thread(target=ping, name="ping-database", daemon=True)
+    thread.start()
+
+    def reachable() -> None:
+        thread.join()
+        if failed:
+            raise failed[0]
+
+    return reachable
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     gc.set_threshold(*START_UP_GC_THRESHOLDS)
     from rest.ops.server import implementations
@@ -167,6 +198,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.workers == 1 and not settings.mongodb_uri:  # an embedded server starts first
         _import_app_meanwhile()
     with database_uri(settings) as uri:  # indexes: in the background (`rest.app`)
+        reachable = _ping_meanwhile(uri, settings.db_timeout_ms)
+        if args.workers == 1:
+            importlib.import_module("rest.app")  # while the database answers the ping
+        reachable()
         serve(settings, uri, args.workers)
     return 0
 

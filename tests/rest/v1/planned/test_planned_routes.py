@@ -1,0 +1,141 @@
+"""The REST routes planned ahead of time (rest/v1/planned/) are the GraphQL operations
+they are made from: the files are current, each route's access rule and cost are the
+schema's, stored values a plan cannot complete are answered through GraphQL, and the
+answers are GraphQL's byte for byte (every route of the demo with its error paths:
+`tests/schema/test_compiled_executor.py::test_every_rest_route_answers_alike_on_both_executors`
+runs each with and without plans)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from graphql import GraphQLFloat
+
+import rest.v1.dispatch
+from rest.v1.graphql_routes import requirement_of
+from rest.v1.planned import write
+from rest.v1.planned.plan import PlannedRoute, page_size
+from rest.v1.planned.routes import PLANS
+from rest.v1.routes import ROUTES
+from schema.build import build_schema
+from schema.execution.operation_cost import operation_cost
+from schema.execution.shapes import float_of_int
+from storage.settings import Settings
+
+BY_ID = {route.operation_id: route for route in ROUTES}
+
+
+@pytest.fixture(scope="module")
+def schema() -> Any:
+    return build_schema(Settings())._schema
+
+
+def test_the_written_files_are_current():
+    """After a change of a route, a root field or a type: `python -m rest.v1.planned.write`."""
+    routes, shapes = write.sources()
+    assert write.ROUTES_FILE.read_text(encoding="utf-8") == routes
+    assert write.SHAPES_FILE.read_text(encoding="utf-8") == shapes
+
+
+def test_the_gets_of_table_rows_with_plain_answers_are_planned():
+    """What is planned and what is not, by kind: every GET of a table row whose answer is
+    plain; no write, body, event stream, hand-written field or resolver field (a map's
+    `url`)."""
+    planned = set(PLANS)
+    assert {"getAsset", "listAssets", "listUnits", "getUnit", "listFloors"} <= planned
+    for operation_id in planned:
+        route = BY_ID[operation_id]
+        assert (route.method, route.operation, route.body) == ("GET", "query", None)
+    for route in ROUTES:
+        if route.method != "GET" or route.graphql_field in ("locations", "unitMap", "unitMaps"):
+            assert route.operation_id not in planned, route.operation_id
+    assert len(planned) >= 25
+
+
+def test_each_plan_demands_what_its_root_field_demands(schema):
+    for operation_id, plan in PLANS.items():
+        assert plan.requirement == requirement_of(schema, BY_ID[operation_id]), operation_id
+
+
+@pytest.mark.parametrize("per_page", [None, 1, 2, 99, 100, 101, 9_999, 10_000, 10_001, 0, -5])
+def test_each_plan_costs_what_its_document_costs(schema, per_page):
+    for operation_id, plan in PLANS.items():
+        route = BY_ID[operation_id]
+        variables: dict[str, Any] = {
+            p.variable: "x" * 40 for p in route.params if not p.is_int and p.location == "path"
+        }
+        if per_page is not None:
+            variables["perPage"] = per_page
+        expected = operation_cost(schema, route.parsed, variables)
+        assert plan.price(variables) == expected, (operation_id, per_page)
+
+
+def test_page_size_counts_as_the_cost_model_does():
+    assert [page_size(v) for v in (None, 0, -1, 1, 50, 10_000, 10_001, True)] == [
+        100,
+        1,
+        1,
+        1,
+        50,
+        10_000,
+        10_000,
+        1,
+    ]
+
+
+@pytest.mark.parametrize(
+    "value", [0, 1, -1, 40, 2**31, 2**53, 2**53 + 1, -(2**53) - 1, 10**308, 10**400, True]
+)
+def test_a_whole_number_in_a_float_is_coerced_as_graphql_core_does(value):
+    """The one coercion a plan made ahead does itself: exactly graphql-core's, or none
+    (the plan then steps aside and graphql-core reports its own error)."""
+    try:
+        expected = GraphQLFloat.serialize(value)
+    except Exception:
+        expected = None
+    ours = float_of_int(value)
+    if type(value) is bool:
+        assert ours is None  # not an int to us: graphql-core completes it
+    else:
+        assert ours == expected and type(ours) is type(expected)
+
+
+async def test_a_stored_value_a_plan_cannot_complete_is_answered_through_graphql(
+    client, store, full_headers
+):
+    """A latitude stored as a whole number is completed by the plan (47 -> 47.0); a name
+    stored as a number is not (String's coercion is graphql-core's): the route steps aside
+    and answers exactly as without its plan."""
+    await store["assets"].insert_one(
+        {
+            "_id": "asset-odd",
+            "market": "multifamily",
+            "name": 1234,
+            "latitude": 47,
+            "created_at": "2026-01-15T09:00:00+00:00",
+            "updated_at": "2026-01-15T09:00:00+00:00",
+        }
+    )
+    try:
+        store.cache.flush()  # each answer computed, none kept from the other
+        planned = await client.get("/v1/assets/asset-odd", headers=full_headers)
+        plans = rest.v1.dispatch.PLANS
+        rest.v1.dispatch.PLANS = {}
+        try:
+            store.cache.flush()
+            through_graphql = await client.get("/v1/assets/asset-odd", headers=full_headers)
+        finally:
+            rest.v1.dispatch.PLANS = plans
+        await store["assets"].update_one({"_id": "asset-odd"}, {"$set": {"name": "Odd"}})
+        whole = await client.get("/v1/assets/asset-odd", headers=full_headers)
+    finally:
+        await store["assets"].delete_one({"_id": "asset-odd"})
+    assert (planned.status_code, planned.content) == (200, through_graphql.content)
+    assert planned.json()["name"] == "1234" and planned.json()["latitude"] == 47.0
+    assert whole.status_code == 200 and whole.json()["latitude"] == 47.0
+
+
+def test_a_plan_makes_its_completer_once():
+    plan: PlannedRoute = PLANS["getAsset"]
+    assert plan.direct() is plan.direct()
