@@ -80,8 +80,10 @@ class Store:
         if self.indexes_ensured:
             return
         ensuring = self._ensuring
-        failed = ensuring is not None and ensuring.done() and (
-            ensuring.cancelled() or ensuring.exception() is not None
+        failed = (
+            ensuring is not None
+            and ensuring.done()
+            and (ensuring.cancelled() or ensuring.exception() is not None)
         )
         if ensuring is None or failed:
             ensuring = self._ensuring = asyncio.ensure_future(self.ensure_indexes())
