@@ -102,6 +102,9 @@ class Store:
         if self._watcher is not None:
             self._watcher.cancel()
             await asyncio.wait({self._watcher}, timeout=WATCHER_STOP_SECONDS)
+        if self._ensuring is not None and not self._ensuring.done():
+            self._ensuring.cancel()  # shielded from its waiters: it would outlive the client
+            await asyncio.wait({self._ensuring}, timeout=WATCHER_STOP_SECONDS)
         self.cache.went_down("closed")
         await self.client.close()
 

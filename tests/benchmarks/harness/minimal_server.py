@@ -54,7 +54,22 @@ from starlette.routing import Route
 KEY_SECONDS = 5.0  # floorgate's KeyCache ttl
 MAX_PER_PAGE = 10_000
 UNIT_FIELDS = ("asset_id", "floor_id", "name", "created_at", "updated_at")
-ASSET_FIELDS = ("market", "name", "created_at", "updated_at")
+ASSET_FIELDS = (  # floorgate's AssetFields (rest/v1/documents.py), in its order
+    "market",
+    "name",
+    "display_name",
+    "address_line1",
+    "address_line2",
+    "address_city",
+    "address_state",
+    "address_postal_code",
+    "address_country",
+    "latitude",
+    "longitude",
+    "tags",
+    "created_at",
+    "updated_at",
+)
 EVENT_FIELDS = ("group_id", "attribute_id", "asset_id", "unit_id", "at")
 ATTRIBUTES_FLAG = "unit-attributes-resource"
 ATTRIBUTES_READ = "service.unit-attributes.read"
