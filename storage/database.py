@@ -114,12 +114,11 @@ def connect(uri: str, settings: Settings, **client_options: Any) -> Store:
     timeout = settings.db_timeout_ms
     cache = ReadCache(settings.read_cache_mb * 1024 * 1024)
     timings = CommandTimings()
-    listeners = [
-        WriteListener(cache),
-        PoolListener(cache),
-        timings,
-        *client_options.pop("event_listeners", ()),
-    ]
+    # The cache's listeners only where there is a cache: every command and every
+    # connection checkout of a client with a listener builds and hands out events (a tenth
+    # of an uncached read's CPU, docs/performance.md).
+    keeping = [WriteListener(cache), PoolListener(cache)] if cache.enabled else []
+    listeners = [*keeping, timings, *client_options.pop("event_listeners", ())]
     client: AsyncMongoClient = AsyncMongoClient(
         uri,
         serverSelectionTimeoutMS=timeout,

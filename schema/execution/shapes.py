@@ -115,6 +115,16 @@ def float_of_int(value: Any) -> Any:
 AHEAD: dict[str, Completer] = {"float": float_of_int}
 
 
+def inline_test(shape: Shape, value: str) -> str | None:
+    """The Python check, inline, that a leaf's value is already its output: its type, or
+    null where the leaf is nullable (a missing address costs no call). None for a shape
+    that is no tested leaf: every value goes to its completer."""
+    if not isinstance(shape, Leaf) or shape.test is None:
+        return None
+    test = TESTS[shape.test].format(v=value)
+    return f"({value} is None or {test})" if shape.nullable else test
+
+
 class Generator:
     """Completers of shapes, made once per shape (a shape used twice shares them).
     `undefined` is graphql-core's Undefined where it is loaded (a value no completer
@@ -176,12 +186,8 @@ class Generator:
             "Undefined": self.undefined,
             "type": type,
         }
-        test = shape.item.test if isinstance(shape.item, Leaf) else None
-        item = (
-            "complete_item(v)"
-            if test is None
-            else f"v if {TESTS[test].format(v='v')} else complete_item(v)"
-        )
+        test = inline_test(shape.item, "v")
+        item = "complete_item(v)" if test is None else f"v if {test} else complete_item(v)"
         null = "value is None or value is Undefined" if shape.nullable else "False"
         source = "\n".join(
             [
@@ -227,9 +233,9 @@ class Generator:
             dict_reads.append(f"{value} = {read}")
             other_reads.append(f"{value} = getattr(source, {member.read!r})")
             names[f"c{index}"] = self.completer(member.shape)
-            test = member.shape.test if isinstance(member.shape, Leaf) else None
-            if test is not None:
-                checks.append(f"if not {TESTS[test].format(v=value)}: {value} = c{index}({value})")
+            inline = inline_test(member.shape, value)
+            if inline is not None:
+                checks.append(f"if not {inline}: {value} = c{index}({value})")
             else:
                 checks.append(f"{value} = c{index}({value})")
         built = f"{{{', '.join(members)}}}"
