@@ -12,6 +12,7 @@ from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import AutoReconnect, ConnectionFailure, ServerSelectionTimeoutError
 
+from storage.cache.by_id import ReadsById
 from storage.cache.change_watch import PoolListener, WriteListener, watch_changes
 from storage.cache.read_cache import ReadCache
 from storage.collections import COLLECTIONS, FILES_BUCKET
@@ -44,6 +45,7 @@ class Store:
         self.event_retention_seconds = event_retention_seconds
         self.db: AsyncDatabase = client[database_name]
         self.files = AsyncGridFSBucket(self.db, bucket_name=FILES_BUCKET)
+        self.by_id = ReadsById(self.db)  # reads by id made together, sent together
         self.transactions: bool | None = None  # has multi-document transactions; asked once
         # Off unless `connect` made it: only its listeners see this client's writes.
         self.cache = cache

@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from storage.cache.by_id import plain_id
 from storage.database import Store
 
 Document = dict[str, Any]
@@ -31,6 +32,9 @@ async def find_one(
     store.watch_changes()
 
     async def load() -> Document | None:
+        document_id = plain_id(query)
+        if document_id is not None:  # with the other reads by id of this turn
+            return await store.by_id.find_one(collection, document_id, projection)
         return await store[collection].find_one(query, projection)
 
     return await store.cache.read(
