@@ -22,14 +22,51 @@ def _specificity(route: RestRoute) -> tuple[bool, ...]:
     return tuple(not segment.startswith("{") for segment in route.segments)
 
 
+class Template:
+    """The routes of one path template: each segment a static text to compare or an
+    id's name, found once, not on every request."""
+
+    __slots__ = ("methods", "parts", "routes", "segments")
+
+    def __init__(self, segments: tuple[str, ...]) -> None:
+        self.segments = segments
+        # (text, None) for a static segment; (None, name) for an id.
+        self.parts = tuple((None, s[1:-1]) if s.startswith("{") else (s, None) for s in segments)
+        self.routes: list[RestRoute] = []
+        self.methods: set[str] = set()
+
+    def bind(self, segments: list[str]) -> dict[str, str] | None:
+        """The ids of a path of this template's length, or None when it does not fit.
+        Left to right, as the template reads: an id that is not UTF-8 is an error
+        (UnicodeDecodeError) even where a later static segment would not fit."""
+        values: dict[str, str] = {}
+        for (expected, name), actual in zip(self.parts, segments, strict=True):
+            if name is None:
+                if actual != expected:
+                    return None
+                continue
+            value = unquote(actual, errors="strict")
+            if value == "":
+                return None
+            values[name] = value
+        return values
+
+
 class Router:
     def __init__(self, routes: tuple[RestRoute, ...]) -> None:
         # By their number of segments (a path is tried against templates of its own
-        # length only: for /v1/assets/{asset}, 8 of the table's 45), each length's most
-        # static first, left to right: /v1/units/references before /v1/units/{unit}.
-        self.by_length: dict[int, list[RestRoute]] = {}
+        # length only), each length's most static first, left to right:
+        # /v1/units/references before /v1/units/{unit}. One template holds every route
+        # that spells it (one per method).
+        self.by_length: dict[int, list[Template]] = {}
+        templates: dict[tuple[str, ...], Template] = {}
         for route in sorted(routes, key=_specificity, reverse=True):
-            self.by_length.setdefault(len(route.segments), []).append(route)
+            template = templates.get(route.segments)
+            if template is None:
+                template = templates[route.segments] = Template(route.segments)
+                self.by_length.setdefault(len(route.segments), []).append(template)
+            template.routes.append(route)
+            template.methods |= route.methods
 
     def match(self, raw_path: str, method: str) -> tuple[Match | None, set[str]]:
         """The route for this path and method, and the methods the path allows (HEAD
@@ -38,33 +75,14 @@ class Router:
         Only the most specific template that fits the path counts, so a static
         segment wins even for another method: GET /v1/maps/parse is 405, not E11.
         """
-        segments = raw_path.strip("/").split("/") if raw_path.strip("/") else []
-        allowed: set[str] = set()
-        found: Match | None = None
-        template: tuple[str, ...] | None = None
-        for route in self.by_length.get(len(segments), ()):
-            if template is not None and route.segments != template:
-                continue
-            values = _bind(route.segments, segments)
+        stripped = raw_path.strip("/")
+        segments = stripped.split("/") if stripped else []
+        for template in self.by_length.get(len(segments), ()):
+            values = template.bind(segments)
             if values is None:
                 continue
-            template = route.segments
-            allowed |= route.methods
-            if found is None and method in route.methods:
-                found = Match(route, values)
-        return found, allowed
-
-
-def _bind(template: tuple[str, ...], segments: list[str]) -> dict[str, str] | None:
-    if len(template) != len(segments):
-        return None
-    values: dict[str, str] = {}
-    for expected, actual in zip(template, segments, strict=True):
-        if expected.startswith("{"):
-            value = unquote(actual, errors="strict")
-            if value == "":
-                return None
-            values[expected[1:-1]] = value
-        elif actual != expected:
-            return None
-    return values
+            for route in template.routes:
+                if method in route.methods:
+                    return Match(route, values), template.methods
+            return None, template.methods
+        return None, set()
