@@ -58,8 +58,14 @@ async def find_page(
         hint=hint,
     )
     has_next = len(documents) > per_page
-    data = [as_resource(document) for document in documents[:per_page]]
-    return paged(data, page, per_page, has_next, end_count(data, page, per_page, has_next))
+    if has_next:
+        del documents[per_page:]  # the one extra document only said there is more
+    for document in documents:  # as_resource, inline: a page may hold 10,000
+        if "_id" in document:
+            document["id"] = document.pop("_id")
+    return paged(
+        documents, page, per_page, has_next, end_count(documents, page, per_page, has_next)
+    )
 
 
 def end_count(data: list[Any], page: int, per_page: int, has_next: bool) -> int | None:
