@@ -103,7 +103,7 @@ async def conditional(demo, url: str, if_none_match: str, method: str = "GET") -
 
 
 def body_tag(content: bytes) -> str:
-    return '"' + hashlib.blake2b(content, digest_size=16).hexdigest() + '"'
+    return '"' + hashlib.sha256(content).hexdigest()[:32] + '"'
 
 
 # ---------------------------------------------------------------- every GET route
