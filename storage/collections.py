@@ -32,6 +32,10 @@ ATTRIBUTE_EVENTS = "attribute_events"  # the log of assignment changes (storage.
 COUNTERS = "counters"  # numbers handed out in order, by name (the events' `seq`)
 SUBSCRIPTIONS = "subscriptions"  # open subscriptions' slots (storage.attributes.subscriptions)
 PERSISTED_QUERIES = "persisted_queries"  # GraphQL documents by SHA-256 (storage.persisted_queries)
+# A large import's operations, staged before they are applied (storage.imports.staging),
+# and the switch of each asset whose staged import is being applied (storage.imports.switches).
+IMPORT_BATCHES = "import_batches"
+SWITCHES = "switches"
 FILES_BUCKET = "fs"
 # The tag of a location that stands for a unit (derived from a drawing, or given): its
 # value is the unit id.
@@ -124,4 +128,10 @@ COLLECTIONS: tuple[Collection, ...] = (
     ),
     # Evicted least recently used first, automatic ones only.
     Collection(PERSISTED_QUERIES, [Index([("safelisted", 1), ("last_used", 1)])]),
+    # Applied in `seq` order; gc finds old ones by `created_at`.
+    Collection(
+        IMPORT_BATCHES,
+        [Index([("token", 1), ("seq", 1)], unique=True), Index([("created_at", 1)])],
+    ),
+    Collection(SWITCHES),  # `_id`: the asset; every process reads them all, often
 )

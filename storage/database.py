@@ -15,6 +15,7 @@ from pymongo.errors import AutoReconnect, ConnectionFailure, ServerSelectionTime
 from storage.cache.by_id import ReadsById
 from storage.cache.change_watch import PoolListener, WriteListener, watch_changes
 from storage.cache.read_cache import ReadCache
+from storage.cache.switch_gate import SwitchGate
 from storage.collections import COLLECTIONS, FILES_BUCKET
 from storage.command_timings import CommandTimings
 from storage.settings import Settings
@@ -39,16 +40,22 @@ class Store:
         database_name: str,
         cache: ReadCache,
         event_retention_seconds: float,
+        request_timeout_seconds: float,
     ) -> None:
         self.client = client
         # How long the log of assignment changes keeps an event (storage.attributes.events).
         self.event_retention_seconds = event_retention_seconds
+        # The readers' time budget, which a staged import's switch waits out
+        # (storage.imports.switches).
+        self.request_timeout_seconds = request_timeout_seconds
         self.db: AsyncDatabase = client[database_name]
         self.files = AsyncGridFSBucket(self.db, bucket_name=FILES_BUCKET)
         self.by_id = ReadsById(self.db)  # reads by id made together, sent together
         self.transactions: bool | None = None  # has multi-document transactions; asked once
         # Off unless `connect` made it: only its listeners see this client's writes.
         self.cache = cache
+        # The switches of staged imports in progress, which every read is checked against.
+        self.switches = SwitchGate(self.db, cache)
         self.timings = CommandTimings()  # `connect` gives the one its client reports to
         self._watcher: asyncio.Task[None] | None = None
         self.indexes_ensured = False
@@ -104,6 +111,7 @@ class Store:
         if self._watcher is not None:
             self._watcher.cancel()
             await asyncio.wait({self._watcher}, timeout=WATCHER_STOP_SECONDS)
+        await self.switches.stop()
         if self._ensuring is not None and not self._ensuring.done():
             self._ensuring.cancel()  # shielded from its waiters: it would outlive the client
             await asyncio.wait({self._ensuring}, timeout=WATCHER_STOP_SECONDS)
@@ -132,6 +140,12 @@ def connect(uri: str, settings: Settings, **client_options: Any) -> Store:
         **client_options,
     )
     cache.codec_options = client.codec_options
-    store = Store(client, settings.database_name, cache, settings.event_retention_seconds)
+    store = Store(
+        client,
+        settings.database_name,
+        cache,
+        settings.event_retention_seconds,
+        settings.request_timeout_seconds,
+    )
     store.timings = timings
     return store

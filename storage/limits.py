@@ -17,13 +17,22 @@ IN_CHUNK = 100
 
 # Documents one import writes in one transaction (records, plus each drawn map's levels
 # and units). A larger import is committed per asset; an asset larger than this is
-# refused before anything is written: the embedded server stalls on a transaction
-# whose writes near a fifth of its cache, and MongoDB aborts one older than 60 s.
-# Measured in docs/performance.md (`import_large`); FLOORGATE_IMPORT_MAX_DOCUMENTS.
+# staged and switched in (`storage.imports.switches`): the embedded server stalls on a
+# transaction whose writes near a fifth of its cache, and MongoDB aborts one older than
+# 60 s. Measured in docs/performance.md (`import_large`); FLOORGATE_IMPORT_MAX_DOCUMENTS.
 IMPORT_TRANSACTION_DOCUMENTS = 25_000
 # Operations per bulk write of an import, sent one after another in the same transaction:
 # the server gets bounded requests, and the importer holds one batch's request at a time.
 IMPORT_BATCH_OPERATIONS = 1_000
+# A staged import (an asset past IMPORT_TRANSACTION_DOCUMENTS) is applied in transactions
+# of at most this many operations and documents written (and STAGED_BATCH_BYTES of them):
+# 1,000 inserts commit in well under a second on the embedded server, whose other
+# transactions wait for each of its statements and for its commit.
+STAGED_BATCH_OPERATIONS = 1_000
+STAGED_BATCH_BYTES = 8 * 1024 * 1024  # one staged batch is one document: under its 16 MiB
+# How often each serving process reads the switches in progress (`storage.cache.switch_gate`);
+# an importer waits its request budget plus two of these after announcing a switch.
+SWITCH_POLL_SECONDS = 0.5
 
 # How long an import waits for another import of the same asset (`floorgate import
 # --wait`). Here, not in `storage.imports.importer`, so the CLI names it without importing the

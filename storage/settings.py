@@ -470,8 +470,9 @@ SETTINGS: tuple[Setting, ...] = (
         WHOLE,
         IMPORT_TRANSACTION_DOCUMENTS,
         "Documents one import writes in one transaction.",
-        "A larger import is committed per asset, and an asset larger than this is refused "
-        'before anything is written (docs/dataset.md, "All or nothing").',
+        "A larger import is committed per asset, and an asset larger than this is staged and "
+        "switched in, in transactions of at most 1,000 writes, behind a switch that readers "
+        'wait for (docs/dataset.md, "All or nothing").',
     ),
     Setting(
         "imdf_snap_metres",

@@ -1,24 +1,32 @@
-"""The reads of the API, through the read cache (`storage.cache.read_cache`).
+"""The reads of the API, through the read cache (`storage.cache.read_cache`) and the gate
+of staged imports' switches (`storage.cache.switch_gate`).
 
 Each function is the one driver call it names, keyed by everything that shapes its
 answer. Documents come back as the driver gives them (`_id` included), fresh for every
 caller, so a caller may change them. Reads inside a write (checks before a change)
 go to the database directly, never through these.
+
+With no switch in progress (and a fresh poll of them) a read is the cache's read and
+nothing else; otherwise its result is checked, and it may wait and read again.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
 from storage.cache.by_id import plain_id
+from storage.cache.switch_gate import SwitchGate
 from storage.database import Store
+from storage.imports.switches import settle_abandoned
 
 Document = dict[str, Any]
 Sort = list[tuple[str, int]]
+T = TypeVar("T")
 
 
 def _key(*parts: Any) -> bytes:
@@ -26,20 +34,50 @@ def _key(*parts: Any) -> bytes:
     return hashlib.blake2b(orjson.dumps(parts, default=repr), digest_size=16).digest()
 
 
+def _gate(store: Store) -> SwitchGate:
+    """The store's gate, able to finish a switch whose importer stopped."""
+    gate = store.switches
+    if gate.settle is None:
+        gate.settle = partial(settle_abandoned, store)
+    return gate
+
+
+def _through_cache(
+    store: Store,
+    key: Callable[[], bytes],
+    collection: str,
+    load: Callable[..., Awaitable[T]],
+    projection: Document | None = None,
+) -> Callable[[Document | None], Awaitable[T]]:
+    """The read for the gate: through the cache, unless the gate widened the projection
+    (then from the database: not the answer the key names)."""
+
+    def read(fields: Document | None) -> Awaitable[T]:
+        if fields is not projection:
+            return load(fields)
+        return store.cache.read(key, collection, load)
+
+    return read
+
+
 async def find_one(
     store: Store, collection: str, query: Document, projection: Document | None = None
 ) -> Document | None:
     store.watch_changes()
 
-    async def load() -> Document | None:
+    async def load(fields: Document | None = projection) -> Document | None:
         document_id = plain_id(query)
         if document_id is not None:  # with the other reads by id of this turn
-            return await store.by_id.find_one(collection, document_id, projection)
-        return await store[collection].find_one(query, projection)
+            return await store.by_id.find_one(collection, document_id, fields)
+        return await store[collection].find_one(query, fields)
 
-    return await store.cache.read(
-        partial(_key, "one", collection, query, projection), collection, load
-    )
+    key = partial(_key, "one", collection, query, projection)
+    if store.switches.clear():  # no switch in progress: no check (and no extra frame)
+        found = await store.cache.read(key, collection, load)
+        if store.switches.clear():
+            return found
+    read = _through_cache(store, key, collection, load, projection)
+    return await _gate(store).read(collection, query, read, projection)
 
 
 async def find_list(
@@ -56,8 +94,8 @@ async def find_list(
 ) -> list[Document]:
     store.watch_changes()
 
-    async def load() -> list[Document]:
-        cursor = store[collection].find(query, projection).sort(sort)
+    async def load(fields: Document | None = projection) -> list[Document]:
+        cursor = store[collection].find(query, fields).sort(sort)
         if skip:
             cursor = cursor.skip(skip)
         if limit:
@@ -69,7 +107,12 @@ async def find_list(
         return await cursor.to_list()
 
     key = partial(_key, "find", collection, query, sort, skip, limit, projection, hint)
-    return await store.cache.read(key, collection, load)
+    if store.switches.clear():
+        found = await store.cache.read(key, collection, load)
+        if store.switches.clear():
+            return found
+    read = _through_cache(store, key, collection, load, projection)
+    return await _gate(store).read(collection, query, read, projection)
 
 
 async def count(store: Store, collection: str, query: Document, limit: int = 0) -> int:
@@ -79,9 +122,12 @@ async def count(store: Store, collection: str, query: Document, limit: int = 0) 
         options = {"limit": limit} if limit else {}  # `limit=0` would be an error
         return await store[collection].count_documents(query, **options)
 
-    return await store.cache.read(
-        partial(_key, "count", collection, query, limit), collection, load
-    )
+    key = partial(_key, "count", collection, query, limit)
+    if store.switches.clear():
+        found = await store.cache.read(key, collection, load)
+        if store.switches.clear():
+            return found
+    return await _gate(store).read(collection, query, _through_cache(store, key, collection, load))
 
 
 async def aggregate_collection(
@@ -94,9 +140,14 @@ async def aggregate_collection(
         cursor = await store[collection].aggregate(pipeline)
         return await cursor.to_list()
 
-    return await store.cache.read(
-        partial(_key, "aggregate", collection, pipeline), collection, load
-    )
+    key = partial(_key, "aggregate", collection, pipeline)
+    if store.switches.clear():
+        found = await store.cache.read(key, collection, load)
+        if store.switches.clear():
+            return found
+    match = pipeline[0].get("$match") if pipeline else None
+    read = _through_cache(store, key, collection, load)
+    return await _gate(store).read(collection, match, read, nested=True)
 
 
 async def aggregate_list(
@@ -109,6 +160,10 @@ async def aggregate_list(
         cursor = await store.db.aggregate(pipeline, batchSize=batch_size)
         return await cursor.to_list()
 
-    return await store.cache.read(
-        partial(_key, "aggregate", collection, pipeline), collection, load
-    )
+    key = partial(_key, "aggregate", collection, pipeline)
+    if store.switches.clear():
+        found = await store.cache.read(key, collection, load)
+        if store.switches.clear():
+            return found
+    read = _through_cache(store, key, collection, load)
+    return await _gate(store).read(collection, None, read, nested=True)

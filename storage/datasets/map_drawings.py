@@ -9,7 +9,7 @@ can be cached for a year, and nobody can derive it from the map id alone.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -180,6 +180,28 @@ async def refresh_geojson(
         return None
     cursor = store[col.LOCATIONS].find({"unit_map_id": map_id}, session=session)
     locations = await cursor.sort("_id").to_list()
+
+    async def names(ids: list[str]) -> dict[str, Any]:
+        return await unit_names(store, ids, session)
+
+    changes, summary = await geojson_changes(store, unit_map, locations, document, names)
+    if changes:
+        await store[col.UNIT_MAPS].update_one({"_id": map_id}, {"$set": changes}, session=session)
+    return summary
+
+
+async def geojson_changes(
+    store: Store,
+    unit_map: dict[str, Any],
+    locations: list[dict[str, Any]],
+    document: dict[str, Any] | None,
+    names_of: Callable[[list[str]], Awaitable[dict[str, Any]]],
+) -> tuple[dict[str, Any], str | None]:
+    """What `refresh_geojson` sets on the map (nothing when it holds it already) and the
+    georeference summary, from the map, its locations in id order (changed here: `_id`
+    becomes `id`) and its units' names (`names_of`); a staged import gives what it
+    would have written (`storage.imports.writer`)."""
+    map_id = unit_map["_id"]
     for location in locations:
         location["id"] = location.pop("_id")
     version = digest(orjson.dumps(locations, option=orjson.OPT_SORT_KEYS))
@@ -192,16 +214,16 @@ async def refresh_geojson(
         document = orjson.loads(stored.data) if stored else None
     if reference and document is not None:
         fit = fit_affine(control_points(reference["control_points"]))
-        names = await unit_names(store, unit_map.get("unit_ids") or [], session)
+        names = await names_of(unit_map.get("unit_ids") or [])
         collection = map_geojson(document, fit, locations, map_id=map_id, unit_names=names)
         data = geojson_bytes(collection)
         geojson_name = content_name(map_id, data, ".geojson")
         await _put_unless_stored(store, geojson_name, data, GEOJSON_CONTENT_TYPE, immutable=True)
         summary = fit.summary()
     changes = {"geojson_file": geojson_name, "locations_version": version}
-    if any(unit_map.get(name) != value for name, value in changes.items()):
-        await store[col.UNIT_MAPS].update_one({"_id": map_id}, {"$set": changes}, session=session)
-    return summary
+    if all(unit_map.get(name) == value for name, value in changes.items()):
+        return {}, summary
+    return changes, summary
 
 
 async def named_files(

@@ -3,21 +3,28 @@
 1. Validate everything against the database (`storage.datasets.validation`); on a problem nothing
    is written.
 2. Take the lease of every asset the import writes (`storage.imports.leases`): two imports of
-   one asset never interleave.
+   one asset never interleave. Then finish what a killed staged import of those assets
+   left (`storage.imports.switches.settle`) before writing over it.
 3. Store the drawings' files (content-addressed: harmless until a document names them).
 4. Write every document in one transaction (`storage.imports.writer`). An import larger
    than `max_documents` is committed per asset, each asset in one transaction; records
-   of no asset (attribute groups) go with the first.
-5. After each commit, delete the files that the committed maps no longer name.
+   of no asset (attribute groups) go with the first. An asset larger than that alone is
+   staged and switched in, in transactions of a bounded size, behind a switch that
+   readers respect (`storage.imports.switches`).
+5. After each commit (or switch), delete the files that its maps no longer name.
 
 A process killed anywhere leaves the state before (or, after a commit, the state after),
-plus at most files nothing names, which `floorgate gc` removes.
+plus at most files nothing names, which `floorgate gc` removes; a switch it left half
+applied is rolled forward (by the next import of the asset, gc, or a serving process)
+and readers of the asset wait for it.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections import Counter, defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +36,9 @@ from storage.datasets.map_drawings import StoredDrawing, drop_replaced_files, st
 from storage.datasets.sections import SECTIONS
 from storage.datasets.structure import Inputs, load_dataset
 from storage.datasets.validation import Validated, validate_against
+from storage.imports import switches
 from storage.imports.leases import asset_leases
+from storage.imports.staging import StagedPlan, stage
 from storage.imports.writer import ImportReport, Records, Writer
 from storage.limits import IMPORT_TRANSACTION_DOCUMENTS, IMPORT_WAIT_SECONDS
 from storage.timestamps import now
@@ -39,7 +48,9 @@ Waiting = Callable[[str, dict[str, Any]], None]
 
 
 class ImportTooLarge(RuntimeError):
-    """One asset of the import writes more documents than one transaction may take."""
+    """One asset of the import writes more documents than one transaction may take. No
+    longer raised (such an asset is staged and switched in); `floorgate`'s list of
+    refusals (rest/cli/common.py) still names it."""
 
     def __init__(self, asset_id: str, documents: int, limit: int) -> None:
         super().__init__(
@@ -94,8 +105,8 @@ async def import_data(
     Without transactions (a standalone mongod) it raises NoTransactions, unless
     `require_transaction` is False: it then writes in the idempotent order, outside one.
     `wait` bounds the wait for another writer of the same assets (LeaseBusy after it).
-    More than `max_documents` are committed per asset; an asset past it is refused
-    (ImportTooLarge), before anything is written.
+    More than `max_documents` are committed per asset; an asset past it is staged and
+    switched in (`storage.imports.switches`).
     """
     inputs = Inputs(limits or SvgLimits(), dict(svg_sources or {}), assets)
     validated = await validate_against(store, data, base_dir, inputs)
@@ -117,13 +128,57 @@ async def import_data(
             waiting=waiting,
         ),
     ):
+        await _settle_switches(store, {a for a in owners.values() if a})
         files = await _store_files(store, validated, report)
         at = now()
         for part in parts:
-            writer = await _commit(store, validated, part, files, at, session if atomic else None)
+            if part.staged is not None and atomic:
+                writer = await _switch(store, validated, part, files, at)
+            else:
+                writer = await _commit(
+                    store, validated, part.records, files, at, session if atomic else None
+                )
             report.add(writer.report)
             await drop_replaced_files(store, writer.named_before)
     return report
+
+
+async def _settle_switches(store: Store, assets: set[str]) -> None:
+    """Finish the switches that killed imports of these assets left (this import holds
+    their leases now), before writing over them."""
+    query = {"_id": {"$in": sorted(assets)}}
+    for switch in await store[col.SWITCHES].find(query, {"_id": 1}).to_list():
+        await switches.settle(store, switch["_id"])
+
+
+async def _switch(
+    store: Store, validated: Validated, part: Part, files: dict[str, StoredDrawing], at: str
+) -> Writer:
+    """Stage the asset's writes (computed at once, reading the live state under the
+    lease, outside any transaction), then switch them in."""
+    assert part.staged is not None
+    plan = StagedPlan()
+    writer = _writer(store, validated, part.records, files, at, None, plan)
+    await writer.run()
+    batches = plan.batches()
+    staged = switches.Staged.of(uuid.uuid4().hex, part.staged, plan, batches)
+    await stage(store, staged.token, staged.asset_id, batches)
+    await switches.switch_in(store, staged, switches.switch_wait(store))
+    return writer
+
+
+def _writer(
+    store: Store,
+    validated: Validated,
+    records: Records,
+    files: dict[str, StoredDrawing],
+    at: str,
+    session: Session,
+    plan: StagedPlan | None = None,
+) -> Writer:
+    lookup = validated.lookup
+    drawings = validated.checked.drawings
+    return Writer(store, records, drawings, files, lookup.group_is_exclusive, at, session, plan)
 
 
 async def _commit(
@@ -138,15 +193,7 @@ async def _commit(
     the driver runs it again from the start on a transient error."""
 
     async def work(current: Session) -> Writer:
-        writer = Writer(
-            store,
-            records,
-            validated.checked.drawings,
-            files,
-            validated.lookup.group_is_exclusive,
-            at,
-            current,
-        )
+        writer = _writer(store, validated, records, files, at, current)
         await writer.run()
         return writer
 
@@ -222,15 +269,24 @@ def _weight(validated: Validated) -> Callable[[str, dict[str, Any]], int]:
     return weight
 
 
+@dataclass
+class Part:
+    """Records written together: in one transaction, or (`staged`: their asset) staged
+    and switched in."""
+
+    records: Records
+    staged: str | None = None
+
+
 def plan_transactions(
     records: Records,
     owners: Owners,
     max_documents: int,
     weight: Callable[[str, dict[str, Any]], int],
-) -> list[Records]:
+) -> list[Part]:
     """All records in one part when they weigh at most `max_documents`; else one part per
-    asset, in the order the file names them, records of no asset in the first part.
-    Raises ImportTooLarge for an asset that weighs more on its own."""
+    asset, in the order the file names them, records of no asset in the first part. An
+    asset that weighs more on its own is staged."""
     parts: dict[str | None, Records] = {None: {section: [] for section in SECTIONS}}
     weights: Counter[str | None] = Counter()
     for section in SECTIONS:
@@ -241,12 +297,12 @@ def plan_transactions(
             weights[owner] += weight(section, record)
     shared = parts.pop(None)
     if weights.total() <= max_documents or not parts:  # (only records of no asset)
-        return [records]
+        return [Part(records)]
     first = next(iter(parts))
     for section in SECTIONS:
         parts[first][section] = shared[section] + parts[first][section]
     weights[first] += weights.pop(None, 0)
-    for asset_id, documents in weights.items():
-        if documents > max_documents:
-            raise ImportTooLarge(str(asset_id), documents, max_documents)
-    return list(parts.values())
+    return [
+        Part(part, str(asset_id) if weights[asset_id] > max_documents else None)
+        for asset_id, part in parts.items()
+    ]

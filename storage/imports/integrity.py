@@ -7,6 +7,11 @@ they are older than a grace period (an import in progress may not have named the
 yet), and chunks without a files document. `find_dangling` reports documents that
 name something missing. Both read each collection once (ids and the fields that name
 other records) and compare sets, so their cost does not grow with per-record queries.
+
+A killed staged import (`storage.imports.switches`) leaves a switch or staged batches:
+gc finishes a switch whose importer has stopped (cancels it when announced, rolls it
+forward when applying) and removes batches of no switch older than the grace period;
+check reports both.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from storage import collections as col
 from storage.database import Store
 from storage.datasets.map_drawings import FILE_FIELDS  # every field that names a GridFS file
 from storage.files import chunks
+from storage.imports import switches
 from storage.limits import GC_GRACE
 
 DELETE_CHUNK = 1000  # ids per `$in`
@@ -40,6 +46,8 @@ class GcReport:
     files: list[str] = field(default_factory=list)  # names of the unnamed file versions
     chunks: int = 0  # chunks whose files document is missing
     recent: list[str] = field(default_factory=list)  # unnamed but inside the grace period
+    switches: list[str] = field(default_factory=list)  # switches finished, per asset
+    batches: int = 0  # staged batches of no switch
 
 
 async def _named_files(store: Store) -> set[str]:
@@ -70,6 +78,12 @@ async def collect_garbage(
     started before the cutoff too: an upload writes its chunks first)."""
     cutoff = (now or datetime.now(UTC)) - older_than
     report = GcReport(dry_run=dry_run)
+    if not dry_run:
+        report.switches = await switches.settle_all(store)
+    orphans = await switches.orphan_batches(store, cutoff)
+    report.batches = sum(orphans.values())
+    if not dry_run:
+        await switches.remove_batches(store, list(orphans))
     named = await _named_files(store)
     unnamed: list[Any] = []
     file_ids: set[Any] = set()
@@ -117,8 +131,11 @@ class Dangling:
     field: str
     value: str
     missing: str  # what is missing: a collection name, "file", "level of its map", ...
+    note: str = ""  # instead of the rest: what a killed staged import left
 
     def __str__(self) -> str:
+        if self.note:
+            return f"{self.collection} {self.id}: {self.note}"
         return f"{self.collection} {self.id}: {self.field} {self.value!r}: no such {self.missing}"
 
 
@@ -144,9 +161,25 @@ def _key(doc: dict[str, Any], fields: tuple[str, ...]) -> str:
     return "/".join(str(doc.get(name)) for name in fields)
 
 
+async def _staged_leftovers(store: Store, out: list[Dangling]) -> None:
+    """Switches in progress (or left by a killed import) and staged batches of no switch."""
+    async for doc in store[col.SWITCHES].find({}).sort("_id"):
+        state, applied, batches = doc.get("state"), doc.get("applied"), doc.get("batches")
+        note = (
+            f"a staged import {state}, {applied} of {batches} batches applied, since "
+            f"{doc.get('since')} (`floorgate gc` finishes it if its import has stopped)"
+        )
+        out.append(Dangling(col.SWITCHES, str(doc["_id"]), "state", str(state), "", note))
+    orphans = await switches.orphan_batches(store, datetime.now(UTC))
+    for token, count in sorted(orphans.items()):
+        note = f"{count} staged batch(es) of no switch (`floorgate gc` removes them once old)"
+        out.append(Dangling(col.IMPORT_BATCHES, token, "token", token, "", note))
+
+
 async def find_dangling(store: Store) -> CheckReport:
     """Every reference of the stored documents to a missing record or file, in the
-    order of the collections (storage/collections.py), then by id."""
+    order of the collections (storage/collections.py), then by id; then what killed
+    staged imports left."""
     assets = await _ids(store, col.ASSETS)
     floors = await _ids(store, col.FLOORS)
     units = await _ids(store, col.UNITS)
@@ -230,4 +263,5 @@ async def find_dangling(store: Store) -> CheckReport:
             need(col.LOCATIONS, id_, "floors.id", floor_id, floors, "floor")
             if levels and floor_id in floors:
                 need(col.LOCATIONS, id_, "floors.id", floor_id, levels, "level of its map")
+    await _staged_leftovers(store, out)
     return report

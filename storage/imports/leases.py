@@ -68,6 +68,13 @@ def _abandoned(holder: dict[str, Any], at: datetime) -> bool:
     return holder.get("host") == HOST and not (isinstance(pid, int) and alive(pid))
 
 
+async def writer_gone(store: Store, asset_id: str) -> bool:
+    """Whether nobody holds the asset's lease, or its holder has stopped (expired, or a
+    process of this host that no longer runs): what it left may be taken over."""
+    holder = await store[LEASES].find_one({"_id": lease_id(asset_id)})
+    return holder is None or _abandoned(holder, datetime.now(UTC))
+
+
 @dataclass
 class _Holder:
     owner: str

@@ -2,9 +2,13 @@
 change, in dependency order, every read and write in the caller's session (so that, in a
 transaction, readers see all of an import or none of it: storage/imports/importer.py).
 
-Documents are built here from validated records (storage/datasets/validation.py); the files they
+Documents are built from validated records by `storage.imports.documents`; the files they
 name were stored before (`store_drawing`), and `refresh_geojson` writes each touched
 map's GeoJSON from what this session sees.
+
+Given a `StagedPlan` (an asset too large for one transaction), the writer reads the live
+state and writes nothing: its operations go to the plan, which a switch applies later
+(`storage.imports.switches`), and its reads see what it wrote through the plan.
 """
 
 from __future__ import annotations
@@ -14,26 +18,25 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pymongo import DeleteMany, ReplaceOne, UpdateMany
+from pymongo import ReplaceOne, UpdateMany, UpdateOne
 
 from parsing.geometry.placement import label_point
-from routing.levels import level_records
 from storage import collections as col
 from storage.attributes import events
 from storage.database import Store
-from storage.datasets.fields import ASSET_DETAILS
 from storage.datasets.map_drawings import (
     Drawing,
     StoredDrawing,
-    map_tags,
+    geojson_changes,
     named_files,
     named_level_tags,
     refresh_geojson,
-    unit_ids,
 )
-from storage.datasets.sections import MAP_DEFAULTS, REPORTED
-from storage.files import chunks, digest
-from storage.limits import IMPORT_BATCH_OPERATIONS, IN_CHUNK, MAX_ID_LENGTH
+from storage.datasets.sections import REPORTED
+from storage.files import chunks
+from storage.imports import documents
+from storage.imports.staging import StagedPlan
+from storage.limits import IMPORT_BATCH_OPERATIONS, IN_CHUNK
 from storage.transactions import Session
 
 
@@ -78,147 +81,6 @@ class ImportReport:
         return rows
 
 
-def _stamps(record: dict[str, Any], previous: str | None, at: str) -> tuple[str, str]:
-    """created_at: given, else the stored one, else updated_at, else now; updated_at:
-    given, else now (never before created_at)."""
-    updated = record.get("updated_at")
-    created = record.get("created_at") or previous or updated or at
-    if updated is None:
-        updated = max(at, created)
-    elif "created_at" not in record and created > updated:
-        created = updated
-    return created, updated
-
-
-# ---------------------------------------------------------------- documents
-# Builders of the stored shapes of storage/collections.py, from a clean record and
-# its resolved created_at/updated_at (which `_Writer._by_id` adds to stamped ones).
-
-_Build = Callable[[dict[str, Any], str, str], dict[str, Any]]
-
-
-def _asset(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
-    details = {name: record[name] for name in ASSET_DETAILS if record.get(name) is not None}
-    return {"market": record["market"], "name": record["name"], **details}
-
-
-def _floor(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
-    return {
-        "asset_id": record["asset_id"],
-        "name": record["name"],
-        "label": record.get("label", record["name"]),
-        "short_label": record.get("short_label", record["name"]),
-        "sort": record["sort"],
-    }
-
-
-def _unit(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
-    return {"asset_id": record["asset_id"], "floor_id": record["floor_id"], "name": record["name"]}
-
-
-def _background(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
-    return {"unit_map_id": record["unit_map_id"], "name": record["name"]}
-
-
-def _asset_reference(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
-    return {"asset_id": record["asset_id"], "key": record["key"], "value": record["value"]}
-
-
-def _unit_map(
-    record: dict[str, Any], drawing: Drawing | None, files: StoredDrawing | None
-) -> dict[str, Any]:
-    """The stored map; with a drawing, its units and files come from the drawing."""
-    values = {**MAP_DEFAULTS, **record}
-    georeference = record.get("georeference")
-    return {
-        "asset_id": values["asset_id"],
-        "background_id": values["background_id"],
-        "name": values["name"],
-        "style": values["style"],
-        "style_type": values["style_type"],
-        "tags": map_tags(values["tags"], drawing),
-        "routing_tier": values["routing_tier"],
-        "unit_ids": unit_ids(drawing.parsed) if drawing else list(values["unit_ids"]),
-        "source_file": files.source_file if files else None,
-        # `url` and `geojson_url` are these files' addresses under {cdn_url}.
-        "parsed_file": files.parsed_file if files else None,
-        "geojson_file": None,  # written after the locations (refresh_geojson)
-        "feet_per_unit": drawing.parsed.feet_per_unit if drawing else None,
-        "floor_height_ft": record.get("floor_height_ft"),
-        # Levels lowest first (their floor ids place waypoints), and the walk graph.
-        "levels": level_records(drawing.parsed.levels) if drawing else [],
-        "graph_file": files.graph_file if files else None,
-        "georeference": None
-        if georeference is None
-        else {"control_points": [point for _, point in georeference["control_points"]]},
-    }
-
-
-def _group(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
-    return {
-        "group_name": record["group_name"],
-        "one_attribute_per_unit": record.get("one_attribute_per_unit", False),
-        "attributes": [
-            {
-                "attribute_id": attribute["attribute_id"],
-                "attribute_name": attribute["attribute_name"],
-                "attribute_key": attribute["attribute_key"],
-            }
-            for _, attribute in record["attributes"]
-        ],
-    }
-
-
-def _location(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
-    """Location tags without timestamps take the location's."""
-    return {
-        "asset_id": record["asset_id"],
-        "unit_map_id": record["unit_map_id"],
-        "name": record["name"],
-        "x": record["x"],
-        "y": record["y"],
-        "floors": [{"id": floor["id"]} for _, floor in record["floors"]],
-        "tags": [
-            {
-                "key": tag["key"],
-                "value": tag["value"],
-                "created_at": tag.get("created_at", created),
-                "updated_at": tag.get("updated_at", updated),
-            }
-            for _, tag in record.get("tags", [])
-        ],
-    }
-
-
-def derived_location_id(map_id: str, unit_id: str) -> str:
-    """`<map id>:<unit id>`, or a hash of both when that would pass the id limit."""
-    readable = f"{map_id}:{unit_id}"
-    if len(readable) <= MAX_ID_LENGTH:
-        return readable
-    return "unit-location-" + digest(f"{map_id}\0{unit_id}".encode())
-
-
-def _level_tag_values(
-    tag: dict[str, Any], previous: dict[str, Any] | None, created: str, updated: str
-) -> list[dict[str, Any]]:
-    """Values keep their stored created_at by value id; otherwise they take the tag's."""
-    old = {v.get("value"): v.get("created_at") for v in (previous or {}).get("values", [])}
-    return [
-        {
-            "name": value["name"],
-            "value": value["value"],
-            "created_at": value.get("created_at") or old.get(value["value"]) or created,
-            "updated_at": value.get("updated_at", updated),
-        }
-        for _, value in tag["values"]
-    ]
-
-
-def _deletes_by_id(ids: list[Any]) -> list[Any]:
-    """Deletes of these documents by `_id` (the index every server serves `$in` from)."""
-    return [DeleteMany({"_id": {"$in": chunk}}) for chunk in chunks(ids, IN_CHUNK)]
-
-
 Records = dict[str, list[tuple[int, dict[str, Any]]]]  # section -> (index in file, record)
 
 
@@ -229,6 +91,7 @@ class Writer:
 
     The files the maps name are stored already (`files`, by map id); `is_exclusive`
     tells a one-attribute-per-unit group by id (from the file, else the database).
+    With `plan`, nothing is written: the operations are kept there (see the module).
     """
 
     def __init__(
@@ -240,8 +103,10 @@ class Writer:
         is_exclusive: Callable[[str], bool],
         at: str,
         session: Session,
+        plan: StagedPlan | None = None,
     ) -> None:
         self.store = store
+        self.plan = plan
         self.records = records
         self.drawings = drawings
         self.files = files
@@ -255,21 +120,23 @@ class Writer:
     async def run(self) -> ImportReport:
         # What the touched maps name now: the files to drop after the commit.
         self.named_before = await named_files(self.store, self.touched_maps(), self.session)
-        await self._by_id(col.ASSETS, _asset)
-        await self._by_id(col.FLOORS, _floor)
-        units_before = await self._by_id(col.UNITS, _unit, also_read=("name",))
+        await self._by_id(col.ASSETS, documents.asset)
+        await self._by_id(col.FLOORS, documents.floor)
+        units_before = await self._by_id(col.UNITS, documents.unit, also_read=("name",))
         await self._maps_of_renamed(units_before)
-        await self._by_id(col.BACKGROUNDS, _background)
+        await self._by_id(col.BACKGROUNDS, documents.background)
         await self._by_id(
             col.UNIT_MAPS,
-            lambda r, *_: _unit_map(r, self.drawings.get(r["id"]), self.files.get(r["id"])),
+            lambda r, *_: documents.unit_map(
+                r, self.drawings.get(r["id"]), self.files.get(r["id"])
+            ),
         )
         await self._level_tags()
-        await self._by_id(col.ASSET_REFERENCES, _asset_reference)
+        await self._by_id(col.ASSET_REFERENCES, documents.asset_reference)
         await self._unit_references()
-        await self._by_id(col.ATTRIBUTE_GROUPS, _group, stamped=False)
+        await self._by_id(col.ATTRIBUTE_GROUPS, documents.group, stamped=False)
         await self._assignments()
-        await self._by_id(col.LOCATIONS, _location)
+        await self._by_id(col.LOCATIONS, documents.location)
         await self._unit_locations()
         await self._geojson()
         return self.report
@@ -296,20 +163,30 @@ class Writer:
     # -- helpers
 
     async def _stored(
-        self, collection: str, query_field: str, values: Iterable[Any], fields: Iterable[str]
+        self,
+        collection: str,
+        query_field: str,
+        values: Iterable[Any],
+        fields: Iterable[str] | None,
     ) -> list[dict[str, Any]]:
-        projection = {name: 1 for name in fields}
+        """Documents whose `query_field` is one of `values` (with `fields`; None: whole)."""
+        projection = None if fields is None else {name: 1 for name in fields}
+        values = set(values)
         found: list[dict[str, Any]] = []
-        for chunk in chunks(set(values), IN_CHUNK):
+        for chunk in chunks(values, IN_CHUNK):
             cursor = self.store[collection].find(
                 {query_field: {"$in": chunk}}, projection, session=self.session
             )
             found.extend([doc async for doc in cursor])
+        if self.plan is not None:
+            return self.plan.overlaid(collection, query_field, values, found)
         return found
 
     async def _bulk(self, collection: str, operations: list[Any]) -> int:
         """Run the operations in order, in batches of IMPORT_BATCH_OPERATIONS; return
-        how many documents they deleted."""
+        how many documents they deleted. Staged: keep them in the plan."""
+        if self.plan is not None:
+            return self.plan.add(collection, operations)
         deleted = 0
         for start in range(0, len(operations), IMPORT_BATCH_OPERATIONS):
             batch = operations[start : start + IMPORT_BATCH_OPERATIONS]
@@ -319,12 +196,29 @@ class Writer:
             deleted += result.deleted_count
         return deleted
 
+    async def _drop_and_replace(
+        self, collection: str, dropped: list[Any], replacements: list[Any]
+    ) -> int:
+        """Delete documents by `_id`, then replace others (never the same ones); return how
+        many were deleted. Staged, the deletes go after every other operation: between
+        two batches a reader then finds a list (a map's locations) whole in one version
+        or the other, or with both, never with neither."""
+        deletes = documents.deletes_by_id(dropped)
+        if self.plan is None:
+            return await self._bulk(collection, [*deletes, *replacements])
+        self.plan.add(collection, replacements)
+        return self.plan.add(collection, deletes, last=True)
+
     def _unique(self, section: str) -> list[dict[str, Any]]:
         # Validation rejected duplicates, so these are one record per key.
         return [record for _, record in self.records[section]]
 
     async def _by_id(
-        self, section: str, build: _Build, stamped: bool = True, also_read: tuple[str, ...] = ()
+        self,
+        section: str,
+        build: documents.Build,
+        stamped: bool = True,
+        also_read: tuple[str, ...] = (),
     ) -> list[dict[str, Any]]:
         """Replace each record's document by id, keeping a stored created_at; return the
         stored documents as they were (their created_at and the fields `also_read`)."""
@@ -334,7 +228,7 @@ class Writer:
         stored = {doc["_id"]: doc.get("created_at") for doc in found}
         operations = []
         for record in records:
-            created, updated = _stamps(record, stored.get(record["id"]), self.at)
+            created, updated = documents.stamps(record, stored.get(record["id"]), self.at)
             doc = {"_id": record["id"], **build(record, created, updated)}
             if stamped:
                 doc["created_at"], doc["updated_at"] = created, updated
@@ -353,9 +247,29 @@ class Writer:
         for map_id in self.touched_maps():
             drawing = self.drawings.get(map_id)
             document = drawing.parsed.document if drawing else None
-            summary = await refresh_geojson(self.store, map_id, document, self.session)
+            if self.plan is None:
+                summary = await refresh_geojson(self.store, map_id, document, self.session)
+            else:
+                summary = await self._staged_geojson(map_id, document)
             if summary is not None:
                 self.report.notes.append(f"{map_id}: {summary}")
+
+    async def _staged_geojson(self, map_id: str, document: dict[str, Any] | None) -> str | None:
+        """`refresh_geojson` on what the plan's transaction would see, its change kept."""
+        found = await self._stored(col.UNIT_MAPS, "_id", [map_id], None)
+        if not found:
+            return None
+        locations = await self._stored(col.LOCATIONS, "unit_map_id", [map_id], None)
+        locations.sort(key=lambda doc: doc["_id"])
+
+        async def names(ids: list[str]) -> dict[str, Any]:
+            units = await self._stored(col.UNITS, "_id", ids, ["name"])
+            return {doc["_id"]: doc.get("name") for doc in units}
+
+        changes, summary = await geojson_changes(self.store, found[0], locations, document, names)
+        if changes:
+            await self._bulk(col.UNIT_MAPS, [UpdateOne({"_id": map_id}, {"$set": changes})])
+        return summary
 
     async def _unit_locations(self) -> None:
         """Units of a drawing with walk paths (processed for pathfinding) become locations
@@ -394,7 +308,7 @@ class Writer:
             doc["_id"]: doc
             for doc in await self._stored(col.UNITS, "_id", drawn, ["name", "floor_id"])
         }
-        ids = [derived_location_id(m, u) for m, shapes in wanted.items() for u in shapes]
+        ids = [documents.derived_location_id(m, u) for m, shapes in wanted.items() for u in shapes]
         stored = {
             doc["_id"]: doc.get("created_at")
             for doc in await self._stored(col.LOCATIONS, "_id", ids, ["created_at"])
@@ -405,7 +319,7 @@ class Writer:
             map_id = unit_map["id"]
             floors = {level.uid: level.tags.get("floor") for level in drawing.parsed.levels}
             for unit_id, shape in wanted[map_id].items():
-                id_ = derived_location_id(map_id, unit_id)
+                id_ = documents.derived_location_id(map_id, unit_id)
                 keep.add((map_id, id_))
                 x, y = label_point(shape.points, shape.holes)
                 created = stored.get(id_) or self.at
@@ -438,11 +352,10 @@ class Writer:
                 }
                 replacements.append(ReplaceOne({"_id": id_}, doc, upsert=True))
         dropped = [id_ for map_id, id_ in derived if (map_id, id_) not in keep]
-        operations = _deletes_by_id(dropped)
         counts = self.report.counts[col.LOCATIONS]
         counts.inserted += sum(1 for _, id_ in keep if id_ not in stored)
         counts.updated += sum(1 for _, id_ in keep if id_ in stored)
-        counts.deleted += await self._bulk(col.LOCATIONS, [*operations, *replacements])
+        counts.deleted += await self._drop_and_replace(col.LOCATIONS, dropped, replacements)
 
     @staticmethod
     def _wanted_units(drawing: Drawing, given: set[str]) -> dict[str, Any]:
@@ -475,8 +388,10 @@ class Writer:
             kept.update((unit_map["id"], tag["key"]) for tag in tags)
             for tag in tags:
                 previous = stored.get((unit_map["id"], tag["key"]))
-                created, updated = _stamps(tag, previous and previous.get("created_at"), self.at)
-                values = _level_tag_values(tag, previous, created, updated)
+                created, updated = documents.stamps(
+                    tag, previous and previous.get("created_at"), self.at
+                )
+                values = documents.level_tag_values(tag, previous, created, updated)
                 doc = {
                     "unit_map_id": unit_map["id"],
                     "key": tag["key"],
@@ -494,8 +409,7 @@ class Writer:
                     counts.updated += 1
         # Tags a map no longer has go by `_id`, in one delete per chunk, before the rest.
         dropped = [doc["_id"] for key, doc in stored.items() if key not in kept]
-        operations = _deletes_by_id(dropped)
-        counts.deleted += await self._bulk(col.LEVEL_TAGS, [*operations, *replacements])
+        counts.deleted += await self._drop_and_replace(col.LEVEL_TAGS, dropped, replacements)
 
     async def _unit_references(self) -> None:
         """Unit references are keyed by (unit_id, key), the collection's unique index."""
@@ -513,7 +427,7 @@ class Writer:
         counts = self.report.counts[col.UNIT_REFERENCES]
         for record in records:
             pair = (record["unit_id"], record["key"])
-            created, updated = _stamps(record, stored.get(pair), self.at)
+            created, updated = documents.stamps(record, stored.get(pair), self.at)
             doc = {
                 "group_id": record.get("group_id", record["asset_id"]),
                 "asset_id": record["asset_id"],
@@ -560,7 +474,7 @@ class Writer:
             if wanted.get((doc["group_id"], doc["unit_id"]), doc["attribute_id"])
             != doc["attribute_id"]
         ]
-        operations: list[Any] = _deletes_by_id([doc["_id"] for doc in replaced])
+        operations: list[Any] = documents.deletes_by_id([doc["_id"] for doc in replaced])
         changes = [events.change(events.UNASSIGNED, doc) for doc in replaced]
         for group in groups:
             exclusive = group.get("one_attribute_per_unit", False)
@@ -593,4 +507,7 @@ class Writer:
                 counts.inserted += 1
                 changes.append(events.change(events.ASSIGNED, doc))
         counts.deleted += await self._bulk(col.ASSIGNMENTS, operations)
-        await events.record(self.store, changes, self.session)
+        if self.plan is not None:
+            self.plan.add_events(changes)
+        else:
+            await events.record(self.store, changes, self.session)

@@ -45,7 +45,8 @@ def map_units(map_no: int) -> list[dict[str, str]]:
 
 class Commands(monitoring.CommandListener):
     """What reached the database: (command, collection), the `$lookup`'s for an
-    aggregate; `getMore`s and the key lookup (cached per process) left out."""
+    aggregate; `getMore`s, the key lookup (cached per process) and the poll of staged
+    imports' switches (storage/cache/switch_gate.py) left out."""
 
     def __init__(self) -> None:
         self.seen: list[tuple[str, str]] = []
@@ -60,7 +61,7 @@ class Commands(monitoring.CommandListener):
                 for stage in event.command["pipeline"]
                 if "$lookup" in stage
             )
-        if target != "api_keys":
+        if target not in ("api_keys", "switches"):  # (switches: the process's poll)
             self.seen.append((event.command_name, target))
 
     def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:

@@ -24,7 +24,8 @@ from storage import collections as col
 from storage.database import Store, connect
 from storage.datasets import sections
 from storage.files import content_name
-from storage.imports.importer import ImportTooLarge, import_data
+from storage.imports import switches
+from storage.imports.importer import import_data
 from storage.imports.integrity import find_dangling
 from storage.imports.leases import HOST, LeaseBusy, asset_leases, lease_id
 from storage.settings import Settings
@@ -336,17 +337,18 @@ async def test_a_large_import_is_committed_per_asset(store, tmp_path, monkeypatc
     assert len(commits) == 1  # within the limit: one transaction
 
 
-async def test_an_asset_too_large_for_one_transaction_is_refused_first(store, tmp_path):
-    """Past the limit the import is split per asset; an asset past it alone is refused,
-    naming it, its documents and the setting, before a file or a document is written."""
+async def test_an_asset_too_large_for_one_transaction_is_staged_and_switched_in(
+    store, tmp_path, monkeypatch
+):
+    """Past the limit the import is split per asset; an asset past it alone is staged and
+    switched in (storage/imports/switches.py, tested in tests/storage/imports/): the same
+    documents as in one transaction, and no switch or staged batch left."""
+    monkeypatch.setattr(switches, "switch_wait", lambda store: 0.0)
     data = two_assets(tmp_path)  # a1: 12 documents (its map: 1 + 2 levels, no walk paths)
-    with pytest.raises(ImportTooLarge) as raised:
-        await import_data(store, data, tmp_path, max_documents=11)
-    assert str(raised.value) == (
-        "asset 'a1' writes 12 documents, more than one transaction may take (11: "
-        'FLOORGATE_IMPORT_MAX_DOCUMENTS; docs/dataset.md, "All or nothing")'
-    )
-    for name in (*sections.REPORTED, "fs.files", col.LEASES):
-        assert await store[name].count_documents({}) == 0, name
-    report = await import_data(store, data, tmp_path, max_documents=12)
+    report = await import_data(store, data, tmp_path, max_documents=11)
     assert "units: 5 inserted, 0 updated" in report.lines()
+    assert "assignments: 1 inserted, 0 updated" in report.lines()
+    for name in (col.SWITCHES, col.IMPORT_BATCHES, col.LEASES):
+        assert await store[name].count_documents({}) == 0, name
+    assert await store[col.UNITS].count_documents({"asset_id": "a1"}) == 4
+    assert (await find_dangling(store)).clean

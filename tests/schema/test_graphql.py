@@ -145,7 +145,9 @@ class CommandCounter(monitoring.CommandListener):
         self.commands: list[str] = []
 
     def started(self, event: monitoring.CommandStartedEvent) -> None:
-        if event.database_name == "floorgate_loaders":
+        # Not the process's poll of staged imports' switches (storage/cache/switch_gate.py).
+        target = event.command.get(event.command_name)
+        if event.database_name == "floorgate_loaders" and target != "switches":
             self.commands.append(event.command_name)
 
     def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:

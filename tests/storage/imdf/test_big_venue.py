@@ -11,18 +11,26 @@ Both tests are serial and have a database server of their own: the transaction s
 socket timeout (20 s). On the server shared with a worker's other tests, one read inside
 it once took longer than that (CI, 2026-11-25), and after the other serial tests the
 import took 63 s (the test's own process busy 5 s of it); on a server of its own and
-idle cores, 10-15 s, the slowest command 0.5 s."""
+idle cores, 10-15 s, the slowest command 0.5 s.
+
+The last test lowers the limit to 2,000 documents so that the tower goes the staged way
+(storage/imports/switches.py): imported, then re-imported changed, its documents are
+exactly those of one transaction per version, and no transaction writes more than a
+staged batch."""
 
 from __future__ import annotations
 
+import time
 import uuid
+from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
-from pymongo import MongoClient
+from pymongo import MongoClient, monitoring
 from pymongo.asynchronous.collection import AsyncCollection
 
 import storage.imports.importer
@@ -33,9 +41,15 @@ from storage.database import Store, connect
 from storage.embedded.server import EmbeddedServer
 from storage.imdf.dataset import ImdfDataset, dataset_from_path, import_venue
 from storage.imdf.venue import ImdfOptions
-from storage.limits import IMPORT_BATCH_OPERATIONS, IMPORT_TRANSACTION_DOCUMENTS
+from storage.imports import switches
+from storage.limits import (
+    IMPORT_BATCH_OPERATIONS,
+    IMPORT_TRANSACTION_DOCUMENTS,
+    STAGED_BATCH_OPERATIONS,
+)
 from storage.settings import Settings
-from tests.imdf_venues import office_tower
+from tests.imdf_venues import office_tower, stable_id
+from tests.storage.imports.staged import contents, leftovers
 
 LEVELS, UNITS = 10, 5_000
 WRITTEN = {
@@ -130,3 +144,121 @@ async def test_a_failure_at_the_end_of_the_tower_leaves_nothing(
     with pytest.raises(RuntimeError, match=r"^the last map fails; a reader saw 0 units$"):
         await import_venue(empty, tower, limits=SvgLimits())
     assert counts(own_db_server.uri, empty.db.name) == dict.fromkeys(WRITTEN, 0)
+
+
+# ---------------------------------------------------------------- staged (issue 35, point 6)
+# The tower past one transaction: FLOORGATE_IMPORT_MAX_DOCUMENTS lowered to 2,000 sends it
+# the staged way (storage/imports/switches.py), in transactions of at most 1,000 writes.
+
+STAGED_LIMIT = 2_000
+BUDGET = 0.5  # the stores' request budget: a switch waits it, plus two polls
+
+
+def tower_version(version: int, folder: Path) -> ImdfDataset:
+    """The tower without 20 offices (different ones per version); version 2 renames 100
+    others. So version 2 removes 20 units of version 1 and adds 20."""
+    venue = office_tower(levels=LEVELS)
+    dropped = {f"{n}-{row}-n{3 * version}" for n in range(LEVELS) for row in range(2)}
+    ids = {stable_id(f"{kind}:{key}") for key in dropped for kind in ("unit", "opening")}
+    for kind in ("unit", "opening"):
+        venue.features[kind] = [f for f in venue.features[kind] if f["id"] not in ids]
+    if version == 2:
+        renamed = {stable_id(f"unit:{n}-{row}-s5") for n in range(LEVELS) for row in range(10)}
+        for feature in venue.features["unit"]:
+            if feature["id"] in renamed:
+                feature["properties"]["name"] = {
+                    "en": "Suite " + feature["properties"]["name"]["en"]
+                }
+    folder.mkdir()
+    for name, data in venue.files().items():
+        (folder / name).write_bytes(data)
+    return dataset_from_path(folder, ImdfOptions())
+
+
+class Transactions(monitoring.CommandListener):
+    """Documents each transaction writes (a `$in` delete counts its ids)."""
+
+    def __init__(self) -> None:
+        self.written: Counter[tuple[bytes, int]] = Counter()
+
+    def started(self, event: monitoring.CommandStartedEvent) -> None:
+        command = event.command
+        if command.get("autocommit") is not False:
+            return
+        key = (bytes(command["lsid"]["id"]), command["txnNumber"])
+        name = event.command_name
+        if name == "insert":
+            self.written[key] += len(command["documents"])
+        elif name == "update":
+            self.written[key] += len(command["updates"])
+        elif name == "delete":
+            for delete in command["deletes"]:
+                ids = delete["q"].get("_id")
+                self.written[key] += len(ids["$in"]) if isinstance(ids, dict) else 1
+        elif name in ("findAndModify", "bulkWrite"):
+            self.written[key] += 1
+
+    def succeeded(self, event: monitoring.CommandSucceededEvent) -> None: ...
+    def failed(self, event: monitoring.CommandFailedEvent) -> None: ...
+
+
+@pytest.mark.serial  # 4 imports of the tower (2 staged, 2 in one transaction): idle cores
+async def test_the_tower_past_one_transaction_is_staged_and_switched_in_exactly(
+    own_db_server: EmbeddedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(storage.imports.importer, "now", lambda: "2026-11-30T12:00:00+00:00")
+    versions = {v: tower_version(v, tmp_path / f"v{v}") for v in (1, 2)}
+    applying: list[float] = []
+    apply_batches = switches.apply_batches
+
+    async def timed_apply(*args: Any) -> None:
+        start = time.perf_counter()
+        await apply_batches(*args)
+        applying.append(time.perf_counter() - start)
+
+    monkeypatch.setattr(switches, "apply_batches", timed_apply)
+    transactions = Transactions()
+    name = f"floorgate_staged_{uuid.uuid4().hex[:8]}"
+    settings = Settings(database_name=name, request_timeout_seconds=BUDGET)
+    staged = connect(own_db_server.uri, settings, event_listeners=[transactions])
+    one = connect(own_db_server.uri, replace(settings, database_name=name + "_one"))
+    timings: dict[str, float] = {}
+    try:
+        for store in (staged, one):
+            await store.ensure_indexes()
+        for version, dataset in versions.items():
+            start = time.perf_counter()
+            report = await import_venue(
+                staged, dataset, limits=SvgLimits(), max_documents=STAGED_LIMIT
+            )
+            timings[f"staged v{version}"] = time.perf_counter() - start
+            assert report is not None
+            assert await leftovers(staged) == {
+                col.SWITCHES: 0,
+                col.IMPORT_BATCHES: 0,
+                col.LEASES: 0,
+            }
+            if version == 1:
+                expected = {**WRITTEN, col.UNITS: UNITS - 20, col.LOCATIONS: 2 * (UNITS - 20)}
+                assert counts(own_db_server.uri, name) == expected
+                assert {n: report.counts[n].inserted for n in WRITTEN} == expected
+            start = time.perf_counter()
+            await import_venue(one, dataset, limits=SvgLimits())
+            timings[f"one transaction v{version}"] = time.perf_counter() - start
+        seen = await contents(staged)
+        assert seen == await contents(one)
+    finally:
+        for store in (staged, one):
+            await store.client.drop_database(store.db.name)
+            await store.close()
+    names = {unit["_id"]: unit["name"] for unit in seen[col.UNITS]}
+    assert sum(name.startswith("Suite ") for name in names.values()) == 100
+    assert len(names) == UNITS  # 20 removed from the drawings stay units; 20 added
+    largest = max(transactions.written.values())
+    assert largest <= STAGED_BATCH_OPERATIONS + 2  # a batch, its switch's progress, a counter
+    assert len(applying) == 2
+    applied = ", ".join(f"{seconds:.1f} s" for seconds in applying)
+    print(
+        f"\n{timings}; applied in {applied}; {len(transactions.written)} transactions, "
+        f"the largest {largest} writes"
+    )

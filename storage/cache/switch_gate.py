@@ -1,0 +1,310 @@
+"""The readers' side of a staged import's switch (`storage.imports.switches`): the switches
+in progress, known to each process by polling, and the check of every read of the API
+against them (`storage.cache.cached_reads`).
+
+While a switch applies its batches, a read whose result holds a document of its asset
+(`asset_id`, a map's `unit_map_id`, the asset or map itself by `_id`; nested documents
+of an aggregation too) waits until the switch is gone, then reads again; so does a read
+that finds nothing although its filter names the asset, and a count whose filter names
+it, or names no asset of a collection the switch writes. A request's wait ends with its
+time budget (503). A read that saw a switch end while it ran reads again at once.
+
+What makes that enough (docs/dataset.md, "All or nothing"): a read is checked against a
+poll at most FRESH_SECONDS old when it starts and when it ends (else it asks the database
+first). A switch changes nothing live until its importer has waited a request budget
+and two polls after announcing it, and two polls more after writing "applying"; so a
+read that started before its process knew of the switch, or was checked against an
+"announced" one, has ended before the first batch commits.
+
+With no switch known and a fresh poll, a read costs two clock readings more than before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, TypeVar
+
+from pymongo.asynchronous.database import AsyncDatabase
+
+from storage.cache.read_cache import ReadCache
+from storage.collections import ASSETS, SWITCHES, UNIT_MAPS
+from storage.limits import SWITCH_POLL_SECONDS
+
+log = logging.getLogger("floorgate.switches")
+
+FRESH_SECONDS = 2 * SWITCH_POLL_SECONDS  # an older poll is not trusted: ask the database
+STOP_SECONDS = 5.0
+KEYS = ("asset_id", "unit_map_id")  # fields that tell a document's asset or map
+POLLED = dict.fromkeys(("token", "state", "assets", "maps", "collections"), 1)
+T = TypeVar("T")
+_monotonic = time.monotonic
+Document = dict[str, Any]
+Settle = Callable[[str], Awaitable[Any]]  # finish an abandoned switch of this asset
+
+
+@dataclass(frozen=True, slots=True)
+class Switch:
+    token: str
+    asset_id: str
+    applying: bool
+    assets: frozenset[str]
+    maps: frozenset[str]
+    collections: frozenset[str]
+
+    @classmethod
+    def of(cls, doc: Document) -> Switch:
+        return cls(
+            doc["token"],
+            doc["_id"],
+            doc.get("state") == "applying",
+            frozenset(doc.get("assets") or [doc["_id"]]),
+            frozenset(doc.get("maps") or []),
+            frozenset(doc.get("collections") or []),
+        )
+
+    def holds(self, doc: Document, collection: str) -> bool:
+        """Whether `doc` is a document of this switch's asset."""
+        asset, unit_map = doc.get("asset_id"), doc.get("unit_map_id")
+        if (isinstance(asset, str) and asset in self.assets) or (
+            isinstance(unit_map, str) and unit_map in self.maps
+        ):
+            return True
+        id_ = doc.get("_id")
+        if not isinstance(id_, str):
+            return False
+        return (collection == ASSETS and id_ in self.assets) or (
+            collection == UNIT_MAPS and id_ in self.maps
+        )
+
+    def named(self, query: Document, collection: str) -> bool | None:
+        """Whether the filter names this switch's asset or maps: None when it names no
+        asset or map at all."""
+        names: list[tuple[Any, frozenset[str]]] = [
+            (query.get("asset_id"), self.assets),
+            (query.get("unit_map_id"), self.maps),
+        ]
+        if collection in (ASSETS, UNIT_MAPS):
+            names.append((query.get("_id"), self.assets if collection == ASSETS else self.maps))
+        said = None
+        for value, mine in names:
+            values = _values(value)
+            if values is not None:
+                said = said or bool(values & mine)
+        return said
+
+
+def _values(value: Any) -> set[str] | None:
+    """The ids a filter's condition on one field names: `x`, `{"$in": [...]}`,
+    `{"$eq": x}`; None for anything else."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict) and len(value) == 1:
+        inner = value.get("$in", value.get("$eq"))
+        if isinstance(inner, str):
+            return {inner}
+        if isinstance(inner, list):
+            return {item for item in inner if isinstance(item, str)}
+    return None
+
+
+def _nested(value: Any) -> Iterator[Document]:
+    """Every document inside an aggregation's result, outermost first."""
+    if isinstance(value, dict):
+        yield value
+        for inner in value.values():
+            yield from _nested(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _nested(inner)
+
+
+class Verdict(Enum):
+    PASS = "pass"
+    AGAIN = "again"  # a switch ended while the read ran: read again
+    WAIT = "wait"  # a switch holds the result: wait for it to end, then read again
+
+
+class SwitchGate:
+    """The switches in progress as this process knows them, and the gate of its reads."""
+
+    def __init__(self, db: AsyncDatabase, cache: ReadCache) -> None:
+        self.db = db
+        self.cache = cache
+        self.known: dict[str, Switch] = {}  # by token; replaced whole when it changes
+        self.polled_at = float("-inf")  # monotonic start of the last successful poll
+        self.clear_until = float("-inf")  # no switch known and the poll fresh until then
+        self.settle: Settle | None = None  # set by the reads (`cached_reads`)
+        self.polls = self.waits = self.again = 0
+        self.waited_seconds = 0.0
+        self._changed = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._polling: asyncio.Future[None] | None = None
+        self._settling: asyncio.Task[None] | None = None
+
+    def clear(self) -> bool:
+        """No switch is known, from a fresh poll: a read needs no check (the hot path)."""
+        return _monotonic() < self.clear_until
+
+    async def current(self) -> dict[str, Switch]:
+        """The switches, from a poll that started at most FRESH_SECONDS ago (polling
+        now when the last one is older: the poller is late or the database was away)."""
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._poll_forever())
+        await self._polled_since(time.monotonic() - FRESH_SECONDS)
+        return self.known
+
+    async def _polled_since(self, since: float) -> None:
+        """Until a poll that started at `since` or later has succeeded; one poll at a
+        time, shared by every reader that waits for it."""
+        while self.polled_at < since:
+            polling = self._polling
+            if polling is None or polling.done():
+                polling = self._polling = asyncio.ensure_future(self._poll())
+                polling.add_done_callback(_retrieved)
+            await asyncio.shield(polling)  # a cancelled reader does not cancel the poll
+
+    async def read(
+        self,
+        collection: str,
+        query: Document | None,
+        load: Callable[[Document | None], Awaitable[T]],
+        projection: Document | None = None,
+        *,
+        nested: bool = False,
+    ) -> T:
+        """`load(projection)` checked against the switches (see the module): its result
+        once no switch in progress holds it. A projection without the fields that tell
+        a document's asset gets them for the check (and the caller's result loses them)."""
+        while True:
+            before = await self.current()
+            fields, added = _widened(projection, before, collection)
+            result = await load(fields)
+            after = await self.current()
+            verdict, tokens = self._verdict(collection, query, result, before, after, nested)
+            if verdict is Verdict.PASS and _widened(projection, after, collection)[0] == fields:
+                if added:
+                    for doc in [result] if isinstance(result, dict) else result or []:
+                        for key in added:
+                            doc.pop(key, None)
+                return result
+            if verdict is Verdict.WAIT:
+                await self._until_gone(tokens)
+            else:  # a switch ended meanwhile, or began to write what this read left out
+                self.again += 1
+
+    def _verdict(
+        self,
+        collection: str,
+        query: Document | None,
+        result: Any,
+        before: dict[str, Switch],
+        after: dict[str, Switch],
+        nested: bool,
+    ) -> tuple[Verdict, set[str]]:
+        applying = [s for s in after.values() if s.applying and collection in s.collections]
+        ended = [s for t, s in before.items() if t not in after and collection in s.collections]
+        if not applying and not ended:
+            return Verdict.PASS, set()
+        switches = [*applying, *ended]
+        if isinstance(result, int):  # a count: its filter says whose documents it counts
+            holders = [s for s in switches if s.named(query or {}, collection) is not False]
+        else:
+            docs = [result] if isinstance(result, dict) else result or []
+            found = list(_nested(docs)) if nested else docs
+            holders = [s for s in switches if any(s.holds(d, collection) for d in found)]
+            if not docs and query:
+                holders += [s for s in switches if s.named(query, collection)]
+        waiting = {s.token for s in holders if s in applying}
+        if waiting:
+            return Verdict.WAIT, waiting
+        return (Verdict.AGAIN if holders else Verdict.PASS), set()
+
+    async def _until_gone(self, tokens: set[str]) -> None:
+        """Until none of these switches is in progress (bounded by the caller's budget)."""
+        self.waits += 1
+        start = time.monotonic()
+        try:
+            while tokens & (await self.current()).keys():
+                changed = self._changed
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(FRESH_SECONDS):
+                        await changed.wait()
+        finally:
+            self.waited_seconds += time.monotonic() - start
+
+    async def _poll(self) -> None:
+        started = time.monotonic()
+        found = await self.db[SWITCHES].find({}, POLLED).to_list()
+        known = {doc["token"]: Switch.of(doc) for doc in found}
+        if known != self.known:
+            for token, switch in self.known.items():
+                if token not in known:  # ended: what the cache kept during it is not served
+                    for collection in switch.collections:
+                        self.cache.bump(collection)
+            self.known = known
+            changed, self._changed = self._changed, asyncio.Event()
+            changed.set()
+        self.polled_at = max(self.polled_at, started)
+        self.clear_until = float("-inf") if known else self.polled_at + FRESH_SECONDS
+        self.polls += 1
+        if known and self.settle is not None and (self._settling is None or self._settling.done()):
+            self._settling = asyncio.get_running_loop().create_task(self._settle(known))
+
+    async def _settle(self, known: dict[str, Switch]) -> None:
+        """Finish the switches whose importer has stopped (`settle` checks its lease)."""
+        assert self.settle is not None
+        for switch in known.values():
+            try:
+                await self.settle(switch.asset_id)
+            except Exception as error:  # the next poll tries again
+                log.warning("could not finish the switch of %r: %r", switch.asset_id, error)
+
+    async def _poll_forever(self) -> None:
+        failing = False
+        while True:
+            try:
+                await self._polled_since(time.monotonic())
+                failing = False
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # reads poll for themselves meanwhile
+                if not failing:
+                    log.warning("cannot read the switches in progress: %r", error)
+                failing = True
+            await asyncio.sleep(SWITCH_POLL_SECONDS)
+
+    async def stop(self) -> None:
+        tasks = [t for t in (self._task, self._polling, self._settling) if t is not None]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=STOP_SECONDS)
+        self._task = self._polling = self._settling = None
+
+
+def _retrieved(polling: asyncio.Future[None]) -> None:
+    """A failed poll's error is its waiters' (or nobody's: the next read polls again)."""
+    if not polling.cancelled():
+        polling.exception()
+
+
+def _widened(
+    projection: Document | None, known: dict[str, Switch], collection: str
+) -> tuple[Document | None, tuple[str, ...]]:
+    """The projection with the fields that tell a document's asset, when a switch writes
+    this collection and the projection leaves them out, and the fields it added (for the
+    caller's documents to lose again)."""
+    if not projection or not any(collection in s.collections for s in known.values()):
+        return projection, ()
+    if any(value for name, value in projection.items() if name != "_id"):  # inclusion
+        added = tuple(key for key in KEYS if key not in projection)
+        return (dict(projection, **dict.fromkeys(added, 1)) if added else projection), added
+    added = tuple(key for key in KEYS if key in projection)  # exclusion
+    kept = {name: value for name, value in projection.items() if name not in added}
+    return (kept if added else projection), added

@@ -1,0 +1,71 @@
+"""Stores, contents and snapshots shared by the tests of staged imports and their switch."""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import orjson
+from bson import ObjectId
+
+from storage import collections as col
+from storage.database import Store, connect
+from storage.datasets import sections
+from storage.embedded.server import EmbeddedServer
+from storage.settings import Settings
+
+# The request budget of these tests' stores: a switch waits it, plus two polls (1 s).
+BUDGET = 0.5
+CONTENTS = (*sections.REPORTED, col.ATTRIBUTE_EVENTS, col.COUNTERS)
+
+
+def staging_settings(name: str, budget: float = BUDGET) -> Settings:
+    return Settings(database_name=name, request_timeout_seconds=budget, rate_limit_per_second=0)
+
+
+@contextlib.asynccontextmanager
+async def staging_store(server: EmbeddedServer, budget: float = BUDGET) -> AsyncIterator[Store]:
+    """A store on a new database with its indexes and a short request budget (so a
+    switch waits little), dropped afterwards."""
+    store = connect(server.uri, staging_settings(f"s_{uuid.uuid4().hex[:12]}", budget))
+    await store.ensure_indexes()
+    try:
+        yield store
+    finally:
+        await store.client.drop_database(store.db.name)
+        await store.close()
+
+
+def _plain(doc: dict[str, Any]) -> dict[str, Any]:
+    """A document without what differs between two equal imports: a generated `_id`,
+    and the time an event was logged."""
+    out = {k: v for k, v in doc.items() if k not in ("at", "expires_at")}
+    if isinstance(out.get("_id"), ObjectId):
+        del out["_id"]
+    return out
+
+
+def _canonical(doc: dict[str, Any]) -> bytes:
+    return orjson.dumps(doc, option=orjson.OPT_SORT_KEYS, default=str)
+
+
+async def contents(store: Store, files: bool = True) -> dict[str, Any]:
+    """Every document an import writes, comparable across databases, and (with `files`)
+    the names of the stored files: a stopped import leaves files no map names, which
+    `floorgate gc` removes."""
+    found: dict[str, Any] = {}
+    for name in CONTENTS:
+        docs = [_plain(doc) async for doc in store[name].find({})]
+        found[name] = sorted(docs, key=_canonical)
+    if files:
+        found["files"] = sorted(await store["fs.files"].distinct("filename"))
+    return found
+
+
+async def leftovers(store: Store) -> dict[str, int]:
+    return {
+        name: await store[name].count_documents({})
+        for name in (col.SWITCHES, col.IMPORT_BATCHES, col.LEASES)
+    }

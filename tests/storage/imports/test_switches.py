@@ -1,0 +1,222 @@
+"""Issue 35, point 6: a staged import stopped at any phase of its switch
+(storage/imports/switches.py) leaves the old version (staged, announced) or, once rolled
+forward by the next import of the asset, `floorgate gc` or a process that reads, exactly
+the new one; gc removes what is garbage and check reports it.
+
+The demo is imported (version 1), then version 2 is imported staged (the limit lowered,
+batches of 20 operations) and stopped: by an exception from the step after the phase,
+or by cancelling the import's task. Contents are compared with a database where the two
+versions were imported in one transaction each."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import timedelta
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+import storage.imports.importer as importer
+import storage.imports.staging as staging
+from storage import collections as col
+from storage.cache import cached_reads
+from storage.database import Store
+from storage.demo.install import ASSET_ID
+from storage.embedded.server import EmbeddedServer
+from storage.imports import switches
+from storage.imports.importer import import_dataset
+from storage.imports.integrity import collect_garbage, find_dangling
+from tests.import_snapshots import demo_version
+from tests.storage.imports.staged import contents, leftovers, staging_store
+
+AT = "2026-11-30T12:00:00+00:00"
+NONE_LEFT = {col.SWITCHES: 0, col.IMPORT_BATCHES: 0, col.LEASES: 0}
+SMALL = 10  # documents: the demo (about 1,000) goes the staged way
+
+
+class Stop(RuntimeError):
+    """The import stops here, as if its process died."""
+
+
+@pytest.fixture(autouse=True)
+def fixed_clock_and_small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(importer, "now", lambda: AT)
+    monkeypatch.setattr(staging, "STAGED_BATCH_OPERATIONS", 20)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def versions(
+    db_server: EmbeddedServer, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[dict[int, Any]]:
+    """Each version's dataset and the contents one transaction per version leaves."""
+    folder = tmp_path_factory.mktemp("versions")
+    found: dict[int, Any] = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(importer, "now", lambda: AT)
+        async with staging_store(db_server) as store:
+            for version in (1, 2):
+                path = demo_version(folder / str(version), version)
+                await import_dataset(store, path)
+                found[version] = (path, await contents(store))
+    yield found
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def store(db_server: EmbeddedServer, versions: dict[int, Any]) -> AsyncIterator[Store]:
+    """The demo, version 1."""
+    async with staging_store(db_server) as store:
+        await import_dataset(store, versions[1][0])
+        yield store
+
+
+def stop_at(
+    monkeypatch: pytest.MonkeyPatch, name: str, after: int = 0
+) -> Callable[..., Awaitable[Any]]:
+    """Make `switches.<name>` raise Stop on its call number `after` + 1."""
+    real = getattr(switches, name)
+    calls: list[int] = []
+
+    async def stopping(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) > after:
+            raise Stop(name)
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(switches, name, stopping)
+    return real
+
+
+async def old_version(store: Store, versions: dict[int, Any]) -> bool:
+    """The documents of version 1 (files of version 2 may be stored, named by nothing)."""
+    expected = {k: v for k, v in versions[1][1].items() if k != "files"}
+    dangling = [d for d in (await find_dangling(store)).dangling if not d.note]  # (leftovers)
+    return await contents(store, files=False) == expected and dangling == []
+
+
+async def staged_import(store: Store, versions: dict[int, Any]) -> None:
+    await import_dataset(store, versions[2][0], max_documents=SMALL)
+
+
+async def test_stopped_after_staging_nothing_changed_and_gc_removes_the_batches(
+    store: Store, versions: dict[int, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stop_at(monkeypatch, "switch_in")
+    with pytest.raises(Stop):
+        await staged_import(store, versions)
+    assert await old_version(store, versions)
+    left = await leftovers(store)
+    assert left[col.SWITCHES] == 0 and left[col.IMPORT_BATCHES] > 1
+    report = await find_dangling(store)
+    assert [str(d).split(": ", 1)[1] for d in report.dangling] == [
+        f"{left[col.IMPORT_BATCHES]} staged batch(es) of no switch (`floorgate gc` removes "
+        "them once old)"
+    ]
+    kept = await collect_garbage(store)  # younger than an hour: an import may be staging
+    assert kept.batches == 0 and (await leftovers(store))[col.IMPORT_BATCHES] > 1
+    removed = await collect_garbage(store, timedelta(0))
+    assert removed.batches == left[col.IMPORT_BATCHES]
+    assert await leftovers(store) == NONE_LEFT
+    assert (await find_dangling(store)).clean
+    assert await old_version(store, versions)
+
+
+async def test_stopped_after_announcing_nothing_changed_and_gc_cancels_it(
+    store: Store, versions: dict[int, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stop_at(monkeypatch, "start_applying")
+    with pytest.raises(Stop):
+        await staged_import(store, versions)
+    assert await old_version(store, versions)
+    switch = await store[col.SWITCHES].find_one({"_id": ASSET_ID})
+    assert switch is not None and switch["state"] == "announced"
+    report = await find_dangling(store)
+    assert str(report.dangling[0]).startswith(
+        f"switches {ASSET_ID}: a staged import announced, 0 of {switch['batches']} batches"
+    )
+    assert (await collect_garbage(store)).switches == [f"{ASSET_ID}: cancelled"]
+    assert await leftovers(store) == NONE_LEFT
+    assert await old_version(store, versions)
+
+
+@pytest.mark.parametrize("applied", [1, 7])
+async def test_stopped_while_applying_gc_rolls_it_forward(
+    store: Store, versions: dict[int, Any], monkeypatch: pytest.MonkeyPatch, applied: int
+) -> None:
+    real = stop_at(monkeypatch, "apply_batch", after=applied)
+    with pytest.raises(Stop):
+        await staged_import(store, versions)
+    switch = await store[col.SWITCHES].find_one({"_id": ASSET_ID})
+    assert switch is not None and (switch["state"], switch["applied"]) == ("applying", applied)
+    assert await contents(store) not in (versions[1][1], versions[2][1])  # half applied
+    monkeypatch.setattr(switches, "apply_batch", real)
+    done = (await collect_garbage(store, timedelta(0))).switches  # and the replaced files
+    assert done == [f"{ASSET_ID}: rolled forward from batch {applied} of {switch['batches']}"]
+    assert await leftovers(store) == NONE_LEFT
+    assert await contents(store) == versions[2][1]
+
+
+async def test_the_next_import_of_the_asset_rolls_it_forward_first(
+    store: Store, versions: dict[int, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = stop_at(monkeypatch, "apply_batch", after=3)
+    with pytest.raises(Stop):
+        await staged_import(store, versions)
+    monkeypatch.setattr(switches, "apply_batch", real)
+    settled: list[str | None] = []
+    settle = switches.settle
+
+    async def noted(store: Store, asset_id: str) -> str | None:
+        settled.append(await settle(store, asset_id))
+        return settled[-1]
+
+    monkeypatch.setattr(switches, "settle", noted)
+    await import_dataset(store, versions[2][0])  # in one transaction, after the roll-forward
+    assert settled == [f"rolled forward from batch 3 of {settled[0].split()[-1]}"]
+    assert await leftovers(store) == NONE_LEFT
+    await collect_garbage(store, timedelta(0))  # the files the switch replaced
+    assert await contents(store) == versions[2][1]
+
+
+async def test_a_process_that_reads_rolls_forward_a_cancelled_import(
+    store: Store, versions: dict[int, Any]
+) -> None:
+    """The import's task is cancelled mid-switch (its lease is released): a read of the
+    asset's units waits, while the reading process's poll rolls the switch forward, and
+    then answers the new version."""
+    task = asyncio.create_task(staged_import(store, versions))
+    while (switch := await store[col.SWITCHES].find_one({"_id": ASSET_ID})) is None or (
+        switch["applied"] < 3
+    ):
+        await asyncio.sleep(0.005)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    switch = await store[col.SWITCHES].find_one({"_id": ASSET_ID})
+    assert switch is not None and switch["state"] == "applying"
+    units = await cached_reads.find_list(store, col.UNITS, {"asset_id": ASSET_ID}, [("_id", 1)])
+    assert sorted(u["name"] for u in units) == sorted(d["name"] for d in versions[2][1][col.UNITS])
+    assert store.switches.waits >= 1
+    assert await leftovers(store) == NONE_LEFT
+    await collect_garbage(store, timedelta(0))  # the files the switch replaced
+    assert await contents(store) == versions[2][1]
+
+
+async def test_an_announced_switch_whose_import_stopped_blocks_no_reader(
+    store: Store, versions: dict[int, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing live changed: reads answer at once (the old version), and the reading
+    process cancels the switch."""
+    stop_at(monkeypatch, "start_applying")
+    with pytest.raises(Stop):
+        await staged_import(store, versions)
+    units = await cached_reads.find_list(store, col.UNITS, {"asset_id": ASSET_ID}, [("_id", 1)])
+    assert sorted(u["name"] for u in units) == sorted(d["name"] for d in versions[1][1][col.UNITS])
+    assert store.switches.waits == 0
+    for _ in range(200):
+        if await leftovers(store) == NONE_LEFT:
+            break
+        await asyncio.sleep(0.025)
+    assert await leftovers(store) == NONE_LEFT
+    assert await old_version(store, versions)
