@@ -3,23 +3,30 @@
 Puts run the importer on a one-record dataset, so the API and `floorgate import`
 share every rule (validation first, nothing written on a problem, timestamps,
 files, GeoJSON). Access was checked by the field's permission class.
+
+A put past FLOORGATE_IMPORT_MAX_DOCUMENTS is refused (413, WRITE_TOO_LARGE) before
+anything is written: the importer would stage it and switch it in, and a switch waits a
+whole request budget before it applies, so it could never answer within one. Puts and
+`deleteLocation` hold the asset's lease (storage/imports/leases.py), so they never
+interleave with an import of the asset, staged or not.
 """
 
 from __future__ import annotations
 
 import re
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from resolvers.auth.scope import check_target, in_scope
 from resolvers.context import RequestContext, unavailable
-from resolvers.errors import FieldErrors, invalid
+from resolvers.errors import ApiError, ErrorCode, FieldErrors, invalid
 from resolvers.limits import LEASE_WAIT_SHARE
 from resolvers.paging import as_resource
 from resolvers.validation import check_id
 from storage import collections as c
 from storage.datasets.fields import DatasetError, Problem
-from storage.imports.leases import LeaseBusy
+from storage.imports.leases import LeaseBusy, asset_leases
 from storage.transactions import Session, atomically
 
 # `storage.imports.importer` and `storage.datasets.map_drawings` pull in the SVG parser,
@@ -61,7 +68,7 @@ async def _put(
     problem becomes a 422 field."""
     caller = await context.caller()
     await check_target(context, caller, section, record)
-    from storage.imports.importer import import_data  # lazily, see the imports
+    from storage.imports.importer import NeedsStaging, import_data  # lazily, see the imports
 
     named = svg is not None and isinstance(record.get("id"), str)
     svg_sources = {record["id"]: svg} if named else {}
@@ -79,9 +86,19 @@ async def _put(
             # Another writer of the asset (an import) is waited for within most of the
             # request's time budget; then 503 with Retry-After, nothing written.
             wait=context.settings.request_timeout_seconds * LEASE_WAIT_SHARE,
+            max_documents=context.settings.import_max_documents,
+            may_stage=False,
         )
     except LeaseBusy:
         raise unavailable(context.settings) from None
+    except NeedsStaging as error:
+        raise ApiError(
+            ErrorCode.WRITE_TOO_LARGE,
+            details={"documents": error.documents, "limit": error.limit},
+            documents=f"{error.documents:,}",
+            asset=f'"{error.asset_id}"',
+            limit=f"{error.limit:,}",
+        ) from None
     except DatasetError as error:
         fields: dict[str, list[str]] = {}
         for problem in error.problems:
@@ -148,17 +165,25 @@ async def delete_unit_reference(context: RequestContext, unit_id: str, key: str)
 
 async def delete_location(context: RequestContext, location_id: str) -> bool:
     """Deletes the location and rewrites its map's GeoJSON without it, in one transaction;
-    the GeoJSON file it replaces goes after the commit."""
-    from storage.datasets.map_drawings import drop_replaced_files, named_files, refresh_geojson
+    the GeoJSON file it replaces goes after the commit.
+
+    It holds the asset's lease, as the puts do (waiting for an import of the asset within
+    most of the request's budget, then 503): a staged import computes its maps' GeoJSON
+    from the locations it read under that lease, and a delete between its plan and its
+    switch would leave the location in the GeoJSON it switches in."""
+    from storage.datasets.map_drawings import refresh_geojson
+    from storage.files import drop_replaced_files, named_files
 
     caller = await context.caller()
     _checked_ids(id=location_id)
     store = context.store
     named: dict[str, set[str]] = {}
+    wait = context.settings.request_timeout_seconds * LEASE_WAIT_SHARE
+    query = in_scope(caller, {"_id": location_id})
 
-    async def work(session: Session) -> bool:
+    async def work(session: Session, asset_id: str) -> bool:
         location = await store[c.LOCATIONS].find_one_and_delete(
-            in_scope(caller, {"_id": location_id}), session=session
+            {**query, "asset_id": asset_id}, session=session
         )
         if location is None:
             return False
@@ -167,6 +192,17 @@ async def delete_location(context: RequestContext, location_id: str) -> bool:
         await refresh_geojson(store, map_id, session=session)
         return True
 
-    deleted: bool = await atomically(store, work)
+    while True:  # again when an import moved the location to another asset meanwhile
+        found = await store[c.LOCATIONS].find_one(query, {"asset_id": 1})
+        if found is None:
+            return False
+        asset_id = found["asset_id"]
+        try:
+            async with asset_leases(store, [asset_id], wait=wait):
+                deleted: bool = await atomically(store, partial(work, asset_id=asset_id))
+        except LeaseBusy:
+            raise unavailable(context.settings) from None
+        if deleted:
+            break
     await drop_replaced_files(store, named)
     return deleted

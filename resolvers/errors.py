@@ -49,6 +49,7 @@ class ErrorCode(StrEnum):
     PERSISTED_QUERY_HASH_MISMATCH = "PERSISTED_QUERY_HASH_MISMATCH"
     PERSISTED_QUERY_VERSION = "PERSISTED_QUERY_VERSION"
     PERSISTED_QUERY_NOT_ALLOWED = "PERSISTED_QUERY_NOT_ALLOWED"
+    WRITE_TOO_LARGE = "WRITE_TOO_LARGE"
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,15 @@ ERRORS: dict[ErrorCode, ErrorKind] = {
         403,
         "This GraphQL document is not on the server's safelist: register it with "
         "floorgate persisted-queries add",
+    ),
+    # An operator write (a put that runs the importer) past FLOORGATE_IMPORT_MAX_DOCUMENTS:
+    # it would be staged and switched in, which waits a whole request budget before it
+    # applies (docs/dataset.md, "Larger assets"); refused before anything is written.
+    ErrorCode.WRITE_TOO_LARGE: ErrorKind(
+        413,
+        "This write would store {documents} documents of asset {asset}, more than one "
+        "transaction takes ({limit}: FLOORGATE_IMPORT_MAX_DOCUMENTS); nothing was written. "
+        "Import it with floorgate import, which stages and switches in a write this large",
     ),
 }
 

@@ -36,6 +36,8 @@ PERSISTED_QUERIES = "persisted_queries"  # GraphQL documents by SHA-256 (storage
 # and the switch of each asset whose staged import is being applied (storage.imports.switches).
 IMPORT_BATCHES = "import_batches"
 SWITCHES = "switches"
+# The request budget of each process that reads, which a switch waits out (switch_gate.py).
+READERS = "readers"
 FILES_BUCKET = "fs"
 # The tag of a location that stands for a unit (derived from a drawing, or given): its
 # value is the unit id.
@@ -134,4 +136,6 @@ COLLECTIONS: tuple[Collection, ...] = (
         [Index([("token", 1), ("seq", 1)], unique=True), Index([("created_at", 1)])],
     ),
     Collection(SWITCHES),  # `_id`: the asset; every process reads them all, often
+    # A process that stopped recording its budget is forgotten once `expires_at` passes.
+    Collection(READERS, [Index([("expires_at", 1)], expire_after_seconds=0)]),
 )

@@ -55,7 +55,7 @@ class Store:
         # Off unless `connect` made it: only its listeners see this client's writes.
         self.cache = cache
         # The switches of staged imports in progress, which every read is checked against.
-        self.switches = SwitchGate(self.db, cache)
+        self.switches = SwitchGate(self.db, cache, request_timeout_seconds)
         self.timings = CommandTimings()  # `connect` gives the one its client reports to
         self._watcher: asyncio.Task[None] | None = None
         self.indexes_ensured = False

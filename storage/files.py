@@ -22,9 +22,14 @@ from urllib.parse import quote, unquote
 
 from gridfs.errors import CorruptGridFile, NoFile
 
-from storage.collections import FILES_BUCKET
+from storage.collections import FILES_BUCKET, UNIT_MAPS
 from storage.database import Store
 from storage.limits import IN_CHUNK
+from storage.transactions import Session
+
+# The fields of a map that name its stored files.
+FILE_FIELDS = ("source_file", "parsed_file", "graph_file", "geojson_file")
+LEGACY_SOURCE = "source.svg"  # where databases older than content addresses keep it
 
 
 @dataclass(frozen=True)
@@ -127,10 +132,43 @@ def chunks(values: Iterable[Any], size: int) -> list[list[Any]]:
 
 
 async def delete_files(store: Store, names: Iterable[str]) -> int:
-    """Delete every stored version of these names; returns how many were deleted."""
+    """Delete every stored version of these names; returns how many were deleted (a
+    version another process deleted meanwhile is gone all the same)."""
     deleted = 0
     for chunk in chunks(names, IN_CHUNK):
         async for stored in store.files.find({"filename": {"$in": chunk}}):
-            await store.files.delete(stored._id)
+            try:
+                await store.files.delete(stored._id)
+            except NoFile:
+                continue
             deleted += 1
     return deleted
+
+
+async def named_files(
+    store: Store, map_ids: Iterable[str], session: Session = None
+) -> dict[str, set[str]]:
+    """The files each of these maps names (as `session` sees them)."""
+    named: dict[str, set[str]] = {map_id: set() for map_id in map_ids}
+    projection = dict.fromkeys(FILE_FIELDS, 1)
+    for chunk in chunks(named, IN_CHUNK):
+        cursor = store[UNIT_MAPS].find({"_id": {"$in": chunk}}, projection, session=session)
+        async for doc in cursor:
+            named[doc["_id"]] = {doc[f] for f in FILE_FIELDS if isinstance(doc.get(f), str)}
+    return named
+
+
+async def drop_replaced_files(store: Store, before: dict[str, set[str]]) -> int:
+    """After a commit: delete the files these maps named before it and name no more, and
+    a map's drawing at the guessable name of databases older than content addresses.
+
+    Only those: a file nobody names yet may be another writer's, stored before the
+    documents that will name it (`floorgate gc` removes the ones left behind)."""
+    after = await named_files(store, before)
+    gone = {name for map_id, names in before.items() for name in names - after[map_id]}
+    gone.update(
+        legacy
+        for map_id in before
+        if (legacy := map_file_name(map_id, LEGACY_SOURCE)) not in after[map_id]
+    )
+    return await delete_files(store, gone)

@@ -76,11 +76,13 @@ def one_line(text: str, limit: int) -> str:
 
 
 def import_refusals() -> tuple[type[Exception], ...]:
-    """What refuses an import before anything is written, said in one line: a server
-    without transactions, another import holding the asset, an asset too large for one
-    transaction. Imported when an import runs, not at every start."""
-    from storage.imports.importer import ImportTooLarge
+    """What ends an import with nothing of it written (or, for an asset of a larger
+    import, nothing of that asset), said in one line: a server without transactions,
+    another import holding the asset, a transaction the database refuses as too large, a
+    staged import's switch cancelled while it waited. Imported when an import runs, not
+    at every start."""
     from storage.imports.leases import LeaseBusy
+    from storage.imports.switches import SwitchCancelled
     from storage.transactions import NoTransactions, TransactionTooLarge
 
-    return NoTransactions, LeaseBusy, ImportTooLarge, TransactionTooLarge
+    return NoTransactions, LeaseBusy, TransactionTooLarge, SwitchCancelled

@@ -125,7 +125,7 @@ def cmd_import_imdf(args: argparse.Namespace) -> int:
             print(format_problems(error.problems), file=sys.stderr)
             problems = [str(p) for p in error.problems]
             return _reported(report, source, dataset, "refused", message, 1, problems)
-        except import_refusals() as error:  # a venue too large for one transaction, ...
+        except import_refusals() as error:  # another import holding an asset, ...
             print(f"Nothing was imported: {error}", file=sys.stderr)
             return _reported(report, source, dataset, "refused", str(error), 1)
     if imported is None:

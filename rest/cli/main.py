@@ -451,26 +451,38 @@ def parser() -> argparse.ArgumentParser:
 
     gc = commands.add_parser(
         "gc",
-        help="remove stored files that no document names and GridFS chunks without a file",
+        help="remove stored files that no document names and GridFS chunks without a file; "
+        "finish what stopped staged imports left",
         description="Remove stored files that no map names, and GridFS chunks whose files "
         "document is missing. An import stores a map's files before the documents that "
         "name them, so a file is removed only once it is older than --older-than "
-        "(default 1h); keep it longer than your longest import.",
+        "(default 1h); keep it longer than your longest import. Also finish the switches "
+        "of staged imports whose import has stopped (cancel an announced one, roll an "
+        "applying one forward) and remove staged batches of no switch older than "
+        "--older-than; print what was done.",
     )
     gc.add_argument(
         "--older-than",
         type=duration,
         default=GC_GRACE,
         metavar="AGE",
-        help="grace period for unnamed files, e.g. 30m, 1h, 2d (default 1h)",
+        help="grace period for unnamed files and staged batches, e.g. 30m, 1h, 2d (default 1h)",
     )
-    gc.add_argument("--dry-run", action="store_true", help="report, remove nothing")
-    gc.add_argument("--verbose", "-v", action="store_true", help="print every file's name")
+    gc.add_argument(
+        "--dry-run", action="store_true", help="report what would be done, change nothing"
+    )
+    gc.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="print every file's name and every staged import's token",
+    )
     gc.set_defaults(handler=cmd_gc)
 
     check = commands.add_parser(
         "check",
-        help="report dangling references, one line each (exit status 1 when any)",
+        help="report dangling references, and switches and staged batches that staged "
+        "imports left, one line each (exit status 1 when any)",
     )
     check.set_defaults(handler=cmd_check)
 

@@ -1,15 +1,21 @@
-"""`floorgate gc` and `floorgate check`: the file store's garbage and dangling references
-(storage/imports/integrity.py), and the durations `--older-than` takes."""
+"""`floorgate gc` and `floorgate check`: the file store's garbage and dangling references,
+and what staged imports left (storage/imports/integrity.py), and the durations
+`--older-than` takes."""
 
 from __future__ import annotations
 
 import argparse
+import logging
 import re
 import sys
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from rest.cli.common import settings_of, with_store
 from storage.embedded.runtime import database_uri
+
+if TYPE_CHECKING:
+    from storage.imports.integrity import GcReport
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -31,16 +37,52 @@ def age(value: timedelta) -> str:
     return f"{seconds:g}s"
 
 
+def _settled_lines(report: GcReport, verbose: bool) -> list[str]:
+    """What gc did (or would do) with each switch of a staged import, and with staged
+    batches of no switch; their tokens with `verbose`."""
+    lines = []
+    for switch in report.switches:
+        of = f"the switch of asset {switch.asset_id!r}"
+        token = f" (token {switch.token})" if verbose else ""
+        if switch.done is None:
+            lines.append(f"Left {of} to its import, which still runs{token}.")
+            continue
+        # "Rolled forward the switch of asset 'a' from batch 3 of 12.", "Would cancel ..."
+        done, _, since = switch.done.partition(" from ")
+        since = f" from {since}" if since else ""
+        if report.dry_run:
+            done = "Would " + done.replace("cancelled", "cancel").replace("rolled", "roll")
+        else:
+            done = done.capitalize()
+        lines.append(f"{done} {of}{since}{token}.")
+    if report.batches:
+        verb = "Would remove" if report.dry_run else "Removed"
+        count, imports = sum(report.batches.values()), len(report.batches)
+        lines.append(f"{verb} {count} staged batch(es) of {imports} import(s) with no switch.")
+        if verbose:
+            for token, batches in sorted(report.batches.items()):
+                lines.append(f"  {verb.lower()} {batches} batch(es) of token {token}")
+    return lines
+
+
 def cmd_gc(args: argparse.Namespace) -> int:
     from storage.imports.integrity import collect_garbage
 
     settings = settings_of(args)
-    with database_uri(settings) as uri:
-        report = with_store(
-            settings,
-            uri,
-            lambda store: collect_garbage(store, args.older_than, dry_run=args.dry_run),
-        )
+    # What it does with switches is printed below; their log lines (for serving
+    # processes) would say it again on stderr.
+    quiet = logging.getLogger("floorgate.switches")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        with database_uri(settings) as uri:
+            report = with_store(
+                settings,
+                uri,
+                lambda store: collect_garbage(store, args.older_than, dry_run=args.dry_run),
+            )
+    finally:
+        quiet.setLevel(level)
     verb = "Would remove" if args.dry_run else "Removed"
     print(f"{verb} {len(report.files)} unnamed file(s) and {report.chunks} orphan chunk(s).")
     if args.verbose:
@@ -54,6 +96,8 @@ def cmd_gc(args: argparse.Namespace) -> int:
         if args.verbose:
             for name in report.recent:
                 print(f"  kept {name}")
+    for line in _settled_lines(report, args.verbose):
+        print(line)
     return 0
 
 
@@ -65,8 +109,17 @@ def cmd_check(args: argparse.Namespace) -> int:
         report = with_store(settings, uri, find_dangling)
     for finding in report.dangling:
         print(finding)
+    for leftover in report.leftovers:
+        print(leftover)
     if report.clean:
         print("No dangling references.")
         return 0
-    print(f"{len(report.dangling)} dangling reference(s).", file=sys.stderr)
+    if report.dangling:
+        print(f"{len(report.dangling)} dangling reference(s).", file=sys.stderr)
+    if report.leftovers:
+        print(
+            f"{len(report.leftovers)} leftover(s) of staged imports: a switch in progress or "
+            "left by a stopped import, or staged batches of no switch (floorgate gc).",
+            file=sys.stderr,
+        )
     return 1

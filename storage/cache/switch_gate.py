@@ -14,7 +14,10 @@ poll at most FRESH_SECONDS old when it starts and when it ends (else it asks the
 first). A switch changes nothing live until its importer has waited a request budget
 and two polls after announcing it, and two polls more after writing "applying"; so a
 read that started before its process knew of the switch, or was checked against an
-"announced" one, has ended before the first batch commits.
+"announced" one, has ended before the first batch commits. The budget is the largest
+of the importer's and of every process that reads: each records its own in `readers`
+before its first poll, and again every RECORD_SECONDS (kept for EXPIRE_SECONDS), so an
+import run with a shorter FLOORGATE_REQUEST_TIMEOUT_SECONDS still waits the servers' out.
 
 With no switch known and a fresh poll, a read costs two clock readings more than before.
 """
@@ -24,22 +27,29 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import socket
 import time
+import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from enum import Enum
 from typing import Any, TypeVar
 
 from pymongo.asynchronous.database import AsyncDatabase
+from pymongo.errors import PyMongoError
 
 from storage.cache.read_cache import ReadCache
-from storage.collections import ASSETS, SWITCHES, UNIT_MAPS
+from storage.collections import ASSETS, READERS, SWITCHES, UNIT_MAPS
 from storage.limits import SWITCH_POLL_SECONDS
 
 log = logging.getLogger("floorgate.switches")
 
 FRESH_SECONDS = 2 * SWITCH_POLL_SECONDS  # an older poll is not trusted: ask the database
 STOP_SECONDS = 5.0
+RECORD_SECONDS = 60.0  # how often a process that reads records its request budget again
+EXPIRE_SECONDS = 3 * RECORD_SECONDS  # a record not renewed for this long is not counted
 KEYS = ("asset_id", "unit_map_id")  # fields that tell a document's asset or map
 POLLED = dict.fromkeys(("token", "state", "assets", "maps", "collections"), 1)
 T = TypeVar("T")
@@ -133,9 +143,12 @@ class Verdict(Enum):
 class SwitchGate:
     """The switches in progress as this process knows them, and the gate of its reads."""
 
-    def __init__(self, db: AsyncDatabase, cache: ReadCache) -> None:
+    def __init__(self, db: AsyncDatabase, cache: ReadCache, budget: float) -> None:
         self.db = db
         self.cache = cache
+        self.budget = budget  # the request budget of this process's reads
+        self.reader_id = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.recorded_at = float("-inf")  # monotonic: when the budget was last recorded
         self.known: dict[str, Switch] = {}  # by token; replaced whole when it changes
         self.polled_at = float("-inf")  # monotonic start of the last successful poll
         self.clear_until = float("-inf")  # no switch known and the poll fresh until then
@@ -238,8 +251,26 @@ class SwitchGate:
         finally:
             self.waited_seconds += time.monotonic() - start
 
+    async def _record_budget(self, now: float) -> None:
+        """Record this process's request budget for importers (`switches.switch_wait`),
+        before its first poll and every RECORD_SECONDS. A failure is tried again at the
+        next poll; the poll itself goes on (the database is then likely away for both)."""
+        if now - self.recorded_at < RECORD_SECONDS:
+            return
+        expires = datetime.now(UTC) + timedelta(seconds=EXPIRE_SECONDS)
+        record = {"budget": self.budget, "expires_at": expires}
+        try:
+            await self.db[READERS].update_one(
+                {"_id": self.reader_id}, {"$set": record}, upsert=True
+            )
+        except PyMongoError as error:
+            log.warning("cannot record this process's request budget: %r", error)
+            return
+        self.recorded_at = now
+
     async def _poll(self) -> None:
         started = time.monotonic()
+        await self._record_budget(started)
         found = await self.db[SWITCHES].find({}, POLLED).to_list()
         known = {doc["token"]: Switch.of(doc) for doc in found}
         if known != self.known:

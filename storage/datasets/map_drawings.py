@@ -25,11 +25,9 @@ from storage.database import Store
 from storage.files import (
     chunks,
     content_name,
-    delete_files,
     digest,
     get_file,
     is_stored,
-    map_file_name,
     put_file,
 )
 from storage.limits import IN_CHUNK
@@ -37,13 +35,10 @@ from storage.transactions import Session
 
 SVG_CONTENT_TYPE = "image/svg+xml"
 SOURCE_SUFFIX = ".source.svg"  # content-addressed like the rest: no guessable address
-LEGACY_SOURCE = "source.svg"  # where databases older than content addresses keep it
 MAP_JSON_CONTENT_TYPE = "application/vnd.map+json"
 GEOJSON_CONTENT_TYPE = "application/geo+json"
 GRAPH_CONTENT_TYPE = "application/vnd.floorgate.walk-graph+npz"
 PATHFINDING = "pathfinding"
-# The fields of a map that name its stored files.
-FILE_FIELDS = ("source_file", "parsed_file", "graph_file", "geojson_file")
 
 
 @dataclass
@@ -224,32 +219,3 @@ async def geojson_changes(
     if all(unit_map.get(name) == value for name, value in changes.items()):
         return {}, summary
     return changes, summary
-
-
-async def named_files(
-    store: Store, map_ids: Iterable[str], session: Session = None
-) -> dict[str, set[str]]:
-    """The files each of these maps names (as `session` sees them)."""
-    named: dict[str, set[str]] = {map_id: set() for map_id in map_ids}
-    projection = dict.fromkeys(FILE_FIELDS, 1)
-    for chunk in chunks(named, IN_CHUNK):
-        cursor = store[col.UNIT_MAPS].find({"_id": {"$in": chunk}}, projection, session=session)
-        async for doc in cursor:
-            named[doc["_id"]] = {doc[f] for f in FILE_FIELDS if isinstance(doc.get(f), str)}
-    return named
-
-
-async def drop_replaced_files(store: Store, before: dict[str, set[str]]) -> int:
-    """After a commit: delete the files these maps named before it and name no more, and
-    a map's drawing at the guessable name of databases older than content addresses.
-
-    Only those: a file nobody names yet may be another writer's, stored before the
-    documents that will name it (`floorgate gc` removes the ones left behind)."""
-    after = await named_files(store, before)
-    gone = {name for map_id, names in before.items() for name in names - after[map_id]}
-    gone.update(
-        legacy
-        for map_id in before
-        if (legacy := map_file_name(map_id, LEGACY_SOURCE)) not in after[map_id]
-    )
-    return await delete_files(store, gone)

@@ -10,7 +10,8 @@
    than `max_documents` is committed per asset, each asset in one transaction; records
    of no asset (attribute groups) go with the first. An asset larger than that alone is
    staged and switched in, in transactions of a bounded size, behind a switch that
-   readers respect (`storage.imports.switches`).
+   readers respect (`storage.imports.switches`); an API write may not stage
+   (`may_stage=False`) and is refused with NeedsStaging before step 2.
 5. After each commit (or switch), delete the files that its maps no longer name.
 
 A process killed anywhere leaves the state before (or, after a commit, the state after),
@@ -32,10 +33,11 @@ from parsing.limits import SvgLimits
 from storage import collections as col
 from storage.database import Store
 from storage.datasets.fields import DatasetError
-from storage.datasets.map_drawings import StoredDrawing, drop_replaced_files, store_drawing
+from storage.datasets.map_drawings import StoredDrawing, store_drawing
 from storage.datasets.sections import SECTIONS
 from storage.datasets.structure import Inputs, load_dataset
 from storage.datasets.validation import Validated, validate_against
+from storage.files import drop_replaced_files
 from storage.imports import switches
 from storage.imports.leases import asset_leases
 from storage.imports.staging import StagedPlan, stage
@@ -47,16 +49,17 @@ from storage.transactions import NoTransactions, Session, has_transactions, in_t
 Waiting = Callable[[str, dict[str, Any]], None]
 
 
-class ImportTooLarge(RuntimeError):
-    """One asset of the import writes more documents than one transaction may take. No
-    longer raised (such an asset is staged and switched in); `floorgate`'s list of
-    refusals (rest/cli/common.py) still names it."""
+class NeedsStaging(RuntimeError):
+    """An asset of the import writes more documents than one transaction may take, and
+    the caller may not stage it (an API write: its switch waits a whole request budget
+    before it applies, so it cannot finish within one). Raised before anything is
+    written."""
 
     def __init__(self, asset_id: str, documents: int, limit: int) -> None:
+        self.asset_id, self.documents, self.limit = asset_id, documents, limit
         super().__init__(
-            f"asset {asset_id!r} writes {documents:,} documents, more than one transaction "
-            f"may take ({limit:,}: FLOORGATE_IMPORT_MAX_DOCUMENTS; docs/dataset.md, "
-            '"All or nothing")'
+            f"asset {asset_id!r} would write {documents:,} documents, more than one "
+            f"transaction may take ({limit:,}: FLOORGATE_IMPORT_MAX_DOCUMENTS)"
         )
 
 
@@ -96,6 +99,7 @@ async def import_data(
     wait: float = IMPORT_WAIT_SECONDS,
     waiting: Waiting | None = None,
     max_documents: int = IMPORT_TRANSACTION_DOCUMENTS,
+    may_stage: bool = True,
 ) -> ImportReport:
     """Validate `data`; raise DatasetError and write nothing if anything is wrong,
     else upsert every record by id (relative SVG paths start at `base_dir`).
@@ -106,7 +110,8 @@ async def import_data(
     `require_transaction` is False: it then writes in the idempotent order, outside one.
     `wait` bounds the wait for another writer of the same assets (LeaseBusy after it).
     More than `max_documents` are committed per asset; an asset past it is staged and
-    switched in (`storage.imports.switches`).
+    switched in (`storage.imports.switches`), or, unless `may_stage`, refused with
+    NeedsStaging before anything is written.
     """
     inputs = Inputs(limits or SvgLimits(), dict(svg_sources or {}), assets)
     validated = await validate_against(store, data, base_dir, inputs)
@@ -117,6 +122,9 @@ async def import_data(
         raise NoTransactions()
     owners = _assets_of(validated)
     parts = plan_transactions(validated.checked.records, owners, max_documents, _weight(validated))
+    for part in parts:
+        if part.staged is not None and not may_stage:
+            raise NeedsStaging(part.staged, part.documents, max_documents)
     report = ImportReport()
     async with (
         store.client.start_session() as session,
@@ -161,9 +169,10 @@ async def _switch(
     writer = _writer(store, validated, part.records, files, at, None, plan)
     await writer.run()
     batches = plan.batches()
-    staged = switches.Staged.of(uuid.uuid4().hex, part.staged, plan, batches)
+    token = uuid.uuid4().hex
+    staged = switches.Staged.of(token, part.staged, plan, batches, writer.named_before)
     await stage(store, staged.token, staged.asset_id, batches)
-    await switches.switch_in(store, staged, switches.switch_wait(store))
+    await switches.switch_in(store, staged)
     return writer
 
 
@@ -272,10 +281,11 @@ def _weight(validated: Validated) -> Callable[[str, dict[str, Any]], int]:
 @dataclass
 class Part:
     """Records written together: in one transaction, or (`staged`: their asset) staged
-    and switched in."""
+    and switched in; `documents`: what they weigh."""
 
     records: Records
     staged: str | None = None
+    documents: int = 0
 
 
 def plan_transactions(
@@ -297,12 +307,16 @@ def plan_transactions(
             weights[owner] += weight(section, record)
     shared = parts.pop(None)
     if weights.total() <= max_documents or not parts:  # (only records of no asset)
-        return [Part(records)]
+        return [Part(records, documents=weights.total())]
     first = next(iter(parts))
     for section in SECTIONS:
         parts[first][section] = shared[section] + parts[first][section]
     weights[first] += weights.pop(None, 0)
     return [
-        Part(part, str(asset_id) if weights[asset_id] > max_documents else None)
+        Part(
+            part,
+            str(asset_id) if weights[asset_id] > max_documents else None,
+            weights[asset_id],
+        )
         for asset_id, part in parts.items()
     ]

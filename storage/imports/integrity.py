@@ -11,7 +11,7 @@ other records) and compare sets, so their cost does not grow with per-record que
 A killed staged import (`storage.imports.switches`) leaves a switch or staged batches:
 gc finishes a switch whose importer has stopped (cancels it when announced, rolls it
 forward when applying) and removes batches of no switch older than the grace period;
-check reports both.
+check reports both, apart from the dangling references (`CheckReport.leftovers`).
 """
 
 from __future__ import annotations
@@ -25,8 +25,7 @@ from bson import ObjectId
 
 from storage import collections as col
 from storage.database import Store
-from storage.datasets.map_drawings import FILE_FIELDS  # every field that names a GridFS file
-from storage.files import chunks
+from storage.files import FILE_FIELDS, chunks  # FILE_FIELDS: every field naming a file
 from storage.imports import switches
 from storage.limits import GC_GRACE
 
@@ -46,8 +45,9 @@ class GcReport:
     files: list[str] = field(default_factory=list)  # names of the unnamed file versions
     chunks: int = 0  # chunks whose files document is missing
     recent: list[str] = field(default_factory=list)  # unnamed but inside the grace period
-    switches: list[str] = field(default_factory=list)  # switches finished, per asset
-    batches: int = 0  # staged batches of no switch
+    # Every switch, and what was (would be) done with it: None, left to its running import.
+    switches: list[switches.Settled] = field(default_factory=list)
+    batches: dict[str, int] = field(default_factory=dict)  # staged batches of no switch, by token
 
 
 async def _named_files(store: Store) -> set[str]:
@@ -78,12 +78,10 @@ async def collect_garbage(
     started before the cutoff too: an upload writes its chunks first)."""
     cutoff = (now or datetime.now(UTC)) - older_than
     report = GcReport(dry_run=dry_run)
+    report.switches = await switches.settle_all(store, dry_run=dry_run)
+    report.batches = await switches.orphan_batches(store, cutoff)
     if not dry_run:
-        report.switches = await switches.settle_all(store)
-    orphans = await switches.orphan_batches(store, cutoff)
-    report.batches = sum(orphans.values())
-    if not dry_run:
-        await switches.remove_batches(store, list(orphans))
+        await switches.remove_batches(store, list(report.batches))
     named = await _named_files(store)
     unnamed: list[Any] = []
     file_ids: set[Any] = set()
@@ -131,21 +129,31 @@ class Dangling:
     field: str
     value: str
     missing: str  # what is missing: a collection name, "file", "level of its map", ...
-    note: str = ""  # instead of the rest: what a killed staged import left
 
     def __str__(self) -> str:
-        if self.note:
-            return f"{self.collection} {self.id}: {self.note}"
         return f"{self.collection} {self.id}: {self.field} {self.value!r}: no such {self.missing}"
+
+
+@dataclass(frozen=True)
+class Leftover:
+    """A switch in progress (or left by a stopped import), or staged batches of no switch."""
+
+    kind: str  # "switch" or "staged batches"
+    id: str  # the switch's asset, or the batches' token
+    note: str
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.id}: {self.note}"
 
 
 @dataclass
 class CheckReport:
     dangling: list[Dangling] = field(default_factory=list)
+    leftovers: list[Leftover] = field(default_factory=list)  # of staged imports
 
     @property
     def clean(self) -> bool:
-        return not self.dangling
+        return not self.dangling and not self.leftovers
 
 
 async def _ids(store: Store, collection: str) -> set[Any]:
@@ -161,25 +169,28 @@ def _key(doc: dict[str, Any], fields: tuple[str, ...]) -> str:
     return "/".join(str(doc.get(name)) for name in fields)
 
 
-async def _staged_leftovers(store: Store, out: list[Dangling]) -> None:
+async def _staged_leftovers(store: Store, out: list[Leftover]) -> None:
     """Switches in progress (or left by a killed import) and staged batches of no switch."""
     async for doc in store[col.SWITCHES].find({}).sort("_id"):
         state, applied, batches = doc.get("state"), doc.get("applied"), doc.get("batches")
+        since = doc.get("since")
+        since = since.isoformat(timespec="seconds") if isinstance(since, datetime) else since
         note = (
             f"a staged import {state}, {applied} of {batches} batches applied, since "
-            f"{doc.get('since')} (`floorgate gc` finishes it if its import has stopped)"
+            f"{since}, token {doc.get('token')} (`floorgate gc` finishes it if its import "
+            "has stopped)"
         )
-        out.append(Dangling(col.SWITCHES, str(doc["_id"]), "state", str(state), "", note))
+        out.append(Leftover("switch", str(doc["_id"]), note))
     orphans = await switches.orphan_batches(store, datetime.now(UTC))
     for token, count in sorted(orphans.items()):
-        note = f"{count} staged batch(es) of no switch (`floorgate gc` removes them once old)"
-        out.append(Dangling(col.IMPORT_BATCHES, token, "token", token, "", note))
+        note = f"{count} of no switch (`floorgate gc` removes them once older than --older-than)"
+        out.append(Leftover("staged batches", token, note))
 
 
 async def find_dangling(store: Store) -> CheckReport:
     """Every reference of the stored documents to a missing record or file, in the
-    order of the collections (storage/collections.py), then by id; then what killed
-    staged imports left."""
+    order of the collections (storage/collections.py), then by id; and, apart, what
+    staged imports in progress or stopped left."""
     assets = await _ids(store, col.ASSETS)
     floors = await _ids(store, col.FLOORS)
     units = await _ids(store, col.UNITS)
@@ -263,5 +274,5 @@ async def find_dangling(store: Store) -> CheckReport:
             need(col.LOCATIONS, id_, "floors.id", floor_id, floors, "floor")
             if levels and floor_id in floors:
                 need(col.LOCATIONS, id_, "floors.id", floor_id, levels, "level of its map")
-    await _staged_leftovers(store, out)
+    await _staged_leftovers(store, report.leftovers)
     return report

@@ -7,6 +7,12 @@ documents its operations replace (by `_id`) on what the database returns, exactl
 writer's transaction would see them. A collection written by other keys (level tags,
 references, assignments) cannot be overlaid: reading it after writing it is an error here,
 not a silent difference between the two paths.
+
+Assignments are not kept as plain writes but as what the import wants (`Assign`,
+`Exclusive`): `storage.imports.staged_assignments` applies them against what the
+collection holds when their batch commits, and logs the changes they make then. So an
+assignment written meanwhile through the API (E21 and E22 take no lease) never makes a
+batch fail, and a unit's replaced attribute goes in the same transaction as its new one.
 """
 
 from __future__ import annotations
@@ -26,13 +32,35 @@ from storage.database import Store
 from storage.limits import STAGED_BATCH_BYTES, STAGED_BATCH_OPERATIONS
 
 Document = dict[str, Any]
-EVENTS = "events"  # an entry that numbers and logs assignment changes (storage.attributes.events)
+
+
+@dataclass(frozen=True)
+class Assign:
+    """The import's assignment `doc` (group_id, attribute_id, asset_id, unit_id, exclusive):
+    upserted by its three ids; with `exclusive`, the unit's other attributes of the group
+    go first. `documents`: what it writes at most (itself and the attributes it replaces,
+    as read when planned, and an event for each)."""
+
+    doc: Document
+    documents: int = 1
+
+
+@dataclass(frozen=True)
+class Exclusive:
+    """Every assignment of the group gets `exclusive` (the import changes the group's rule)."""
+
+    group_id: str
+    exclusive: bool
+
+
+Operation = ReplaceOne | UpdateOne | UpdateMany | DeleteMany | Assign | Exclusive
 
 
 @dataclass
 class Entry:
     """One operation, encoded: kind `k`, filter `f`, document or update `d`, upsert `u`
-    (or the events `e`), with the documents it writes at most."""
+    (an `Assign`: `d` and `n`; an `Exclusive`: group `g` and flag `x`), with the
+    documents it writes at most."""
 
     collection: str
     data: bytes
@@ -50,13 +78,20 @@ class Batch:
 
 
 def _encoded(operation: Any) -> tuple[Document, int]:
-    """A pymongo operation as data, and the documents it writes at most. pymongo keeps its
-    arguments in slots (`_filter`, `_doc`, `_upsert`); the writer uses these four kinds."""
+    """An operation as data, and the documents it writes at most. pymongo keeps its
+    arguments in slots (`_filter`, `_doc`, `_upsert`); the writer uses these four kinds,
+    and `Assign` and `Exclusive` for assignments."""
+    if isinstance(operation, Assign):
+        entry = {"k": "assign", "f": {}, "d": operation.doc, "n": operation.documents}
+        return entry, operation.documents
+    if isinstance(operation, Exclusive):
+        # Counted as one: it flips the flag of a group's assignments, which the import of
+        # that group's rule writes anyway.
+        return {"k": "exclusive", "f": {}, "g": operation.group_id, "x": operation.exclusive}, 1
     if isinstance(operation, ReplaceOne | UpdateOne | UpdateMany):
         kind = {ReplaceOne: "replace", UpdateOne: "update_one", UpdateMany: "update_many"}
         data = {"f": operation._filter, "d": operation._doc, "u": bool(operation._upsert)}
-        # An UpdateMany of the writer sets `exclusive` on a group's assignments whose group
-        # changes it: counted as one, it is what an import of that group writes anyway.
+        # An UpdateMany counts as one: kept for what the writer may plan (it stages none).
         return {"k": kind[type(operation)], **data}, 1
     if isinstance(operation, DeleteMany):
         ids = operation._filter.get("_id")
@@ -65,18 +100,20 @@ def _encoded(operation: Any) -> tuple[Document, int]:
     raise TypeError(f"a staged import cannot keep {type(operation).__name__}")
 
 
-def decoded(data: bytes, codec_options: CodecOptions) -> tuple[str, Any]:
-    """An entry as the operation to run: ("events", changes) or ("write", pymongo op)."""
+def decoded(data: bytes, codec_options: CodecOptions) -> Operation:
+    """An entry as the operation to run."""
     entry = bson.decode(data, codec_options)
     kind = entry["k"]
-    if kind == EVENTS:
-        return EVENTS, entry["e"]
+    if kind == "assign":
+        return Assign(entry["d"], entry["n"])
+    if kind == "exclusive":
+        return Exclusive(entry["g"], entry["x"])
     if kind == "delete_many":
-        return "write", DeleteMany(entry["f"])
+        return DeleteMany(entry["f"])
     if kind == "replace":
-        return "write", ReplaceOne(entry["f"], entry["d"], upsert=entry["u"])
+        return ReplaceOne(entry["f"], entry["d"], upsert=entry["u"])
     write = {"update_one": UpdateOne, "update_many": UpdateMany}[kind]
-    return "write", write(entry["f"], entry["d"], upsert=entry["u"])
+    return write(entry["f"], entry["d"], upsert=entry["u"])
 
 
 def _matches(doc: Document, name: str, wanted: set[Any]) -> bool:
@@ -113,13 +150,6 @@ class StagedPlan:
             deleted += documents if entry["k"] == "delete_many" else 0
         return deleted
 
-    def add_events(self, changes: list[Document]) -> None:
-        """Assignment changes to number and log, in the transactions that apply them."""
-        for start in range(0, len(changes), STAGED_BATCH_OPERATIONS):
-            part = changes[start : start + STAGED_BATCH_OPERATIONS]
-            data = bson.encode({"k": EVENTS, "e": part})
-            self.entries.append(Entry(col.ATTRIBUTE_EVENTS, data, len(part)))
-
     def _overlay(self, collection: str, entry: Document, last: bool) -> None:
         """What the operation leaves, as the writer's later reads must see it."""
         id_ = entry["f"].get("_id")
@@ -147,7 +177,7 @@ class StagedPlan:
                 self.dropped[collection].add(one)
         else:
             self.opaque.add(collection)
-            self._note_keys(collection, entry["d"] if kind == "replace" else {})
+            self._note_keys(collection, entry["d"] if kind in ("replace", "assign") else {})
 
     def _note_keys(self, collection: str, doc: Document) -> None:
         if collection == col.ASSETS:
@@ -183,7 +213,11 @@ class StagedPlan:
 
     @property
     def collections(self) -> list[str]:
-        return sorted({entry.collection for entry in [*self.entries, *self.last]})
+        """What the switch writes; assignment batches log their changes too."""
+        written = {entry.collection for entry in [*self.entries, *self.last]}
+        if col.ASSIGNMENTS in written:
+            written.add(col.ATTRIBUTE_EVENTS)
+        return sorted(written)
 
     def batches(self) -> list[Batch]:
         """The entries in order, cut where the collection changes or a batch would pass

@@ -4,16 +4,24 @@ readers all at once (docs/dataset.md, "All or nothing").
 1. **Staged** (`storage.imports.staging`): the import's operations in `import_batches`;
    nothing live has changed.
 2. **Announced**: a record `{_id: asset, token, state: "announced", batches, applied: 0,
-   since, assets, maps, collections}` in `switches`. Every process that reads polls the
-   switches (`storage.cache.switch_gate`); the importer waits `switch_wait` (the request
-   budget and two polls), so every read that began before its process knew of the switch
-   has ended before anything live changes.
+   since, assets, maps, collections, named}` in `switches`. Every process that reads polls
+   the switches (`storage.cache.switch_gate`); the importer waits `switch_wait` (the
+   largest request budget of the importer and of the processes that read, as they
+   recorded it in `readers`, and two polls), so every read that began before its process
+   knew of the switch has ended before anything live changes.
 3. **Applying**: the state says so; after APPLY_GRACE_SECONDS (a read that saw
    "announced" on a fresh poll has ended by then) each batch is applied in a transaction
    of its own that also moves `applied`, so a crash resumes exactly where it stopped and
    a batch is never applied twice; the last one removes the record. Meanwhile a read
    whose result holds a document of the asset waits for the record to go.
-4. The staged batches are deleted.
+4. The staged batches are deleted, then the files the import's maps named before and
+   name no more (`named`, recorded with the announcement: whoever rolls the switch
+   forward drops them, as the importer does after a commit).
+
+A batch of assignments is applied against what the collection holds when it commits
+(`storage.imports.staged_assignments`): E21 and E22 take no lease, and what they wrote
+meanwhile never makes a batch fail, so a switch always finishes. `deleteLocation` takes
+the asset's lease, as the puts do.
 
 What a killed import leaves, and who finishes it: batches with no switch are garbage for
 `floorgate gc`; an announced switch changed nothing and is cancelled; an applying one is
@@ -31,10 +39,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from storage import collections as col
-from storage.attributes import events
 from storage.database import Store
+from storage.files import drop_replaced_files
+from storage.imports import staged_assignments
 from storage.imports.leases import LeaseBusy, asset_leases, writer_gone
-from storage.imports.staging import EVENTS, Batch, StagedPlan, decoded
+from storage.imports.staging import Batch, StagedPlan, decoded
 from storage.limits import SWITCH_POLL_SECONDS
 from storage.transactions import Session, in_transaction
 
@@ -62,10 +71,21 @@ class _Superseded(Exception):
     """Another process applied this batch first."""
 
 
-def switch_wait(store: Store) -> float:
-    """How long an announced switch waits before it changes anything live: the request
-    budget of the store's settings, plus two polls of every reading process."""
-    return store.request_timeout_seconds + 2 * SWITCH_POLL_SECONDS
+async def readers_budget(store: Store) -> float:
+    """The largest request budget a process that reads this database has recorded
+    (`storage.cache.switch_gate`, before its first read and every minute); 0 for none."""
+    live = {"expires_at": {"$gt": datetime.now(UTC)}}
+    found = await store[col.READERS].find_one(live, {"budget": 1}, sort=[("budget", -1)])
+    return float(found["budget"]) if found else 0.0
+
+
+async def switch_wait(store: Store) -> float:
+    """How long an announced switch waits before it changes anything live: the largest
+    request budget of this process and of every process that reads, plus two polls.
+    Asked after the announcement: a process that recorded its budget later polled after
+    it too, so knew of the switch before its first read."""
+    budget = max(store.request_timeout_seconds, await readers_budget(store))
+    return budget + 2 * SWITCH_POLL_SECONDS
 
 
 @dataclass(frozen=True)
@@ -78,9 +98,17 @@ class Staged:
     assets: list[str]
     maps: list[str]
     collections: list[str]
+    named: dict[str, set[str]]  # the files of the maps it touches, before it
 
     @classmethod
-    def of(cls, token: str, asset_id: str, plan: StagedPlan, batches: list[Batch]) -> Staged:
+    def of(
+        cls,
+        token: str,
+        asset_id: str,
+        plan: StagedPlan,
+        batches: list[Batch],
+        named: dict[str, set[str]],
+    ) -> Staged:
         return cls(
             token,
             asset_id,
@@ -88,13 +116,15 @@ class Staged:
             sorted(plan.assets | {asset_id}),
             sorted(plan.maps),
             plan.collections,
+            named,
         )
 
 
-async def switch_in(store: Store, staged: Staged, wait: float) -> None:
-    """Announce, wait, apply every batch, then delete the batches (see the module)."""
+async def switch_in(store: Store, staged: Staged) -> None:
+    """Announce, wait, apply every batch, then delete the batches (see the module). The
+    importer drops the replaced files itself, after its other parts."""
     await announce(store, staged)
-    await asyncio.sleep(wait)
+    await asyncio.sleep(await switch_wait(store))
     await start_applying(store, staged)
     await asyncio.sleep(APPLY_GRACE_SECONDS)
     await apply_batches(store, staged.asset_id, staged.token)
@@ -112,6 +142,10 @@ async def announce(store: Store, staged: Staged) -> None:
             "assets": staged.assets,
             "maps": staged.maps,
             "collections": staged.collections,
+            "named": [
+                {"map_id": map_id, "files": sorted(files)}
+                for map_id, files in sorted(staged.named.items())
+            ],
         }
     )
 
@@ -149,9 +183,8 @@ async def apply_batch(store: Store, switch: dict[str, Any], batch: dict[str, Any
     seq = batch["seq"]
     mine = {"_id": switch["_id"], "token": switch["token"], "state": APPLYING, "applied": seq}
     codec_options = store.client.codec_options
-    entries = [decoded(data, codec_options) for data in batch["operations"]]
-    writes = [operation for kind, operation in entries if kind != EVENTS]
-    changes = [operation for kind, operation in entries if kind == EVENTS]
+    operations = [decoded(data, codec_options) for data in batch["operations"]]
+    collection = batch["collection"]
 
     async def work(session: Session) -> None:
         switches = store[col.SWITCHES]
@@ -162,10 +195,10 @@ async def apply_batch(store: Store, switch: dict[str, Any], batch: dict[str, Any
             moved = (await switches.update_one(mine, progress, session=session)).modified_count
         if not moved:
             raise _Superseded()
-        if writes:
-            await store[batch["collection"]].bulk_write(writes, ordered=True, session=session)
-        for part in changes:
-            await events.record(store, part, session)
+        if collection == col.ASSIGNMENTS:  # against what is there now (see the module)
+            await staged_assignments.apply(store, operations, session)
+        elif operations:
+            await store[collection].bulk_write(operations, ordered=True, session=session)
 
     await in_transaction(store, work)
 
@@ -180,25 +213,38 @@ async def cancel(store: Store, asset_id: str, token: str) -> bool:
     return bool(removed)
 
 
+def _named(switch: dict[str, Any]) -> dict[str, set[str]]:
+    """The files the switch's maps named before it, as `announce` recorded them."""
+    return {item["map_id"]: set(item["files"]) for item in switch.get("named") or []}
+
+
+def _outcome(switch: dict[str, Any]) -> str:
+    if switch["state"] == ANNOUNCED:
+        return "cancelled"
+    return f"rolled forward from batch {switch['applied']} of {switch['batches']}"
+
+
 async def settle(store: Store, asset_id: str) -> str | None:
     """Finish what a switch of the asset left: cancel it when announced, roll it forward
-    when applying. The caller holds the asset's lease. Says what it did, or None."""
+    when applying, then drop the files it replaced. The caller holds the asset's lease.
+    Says what it did, or None."""
     switch = await store[col.SWITCHES].find_one({"_id": asset_id})
     if switch is None:
         return None
     token = switch["token"]
     if switch["state"] == ANNOUNCED and await cancel(store, asset_id, token):
         log.warning("cancelled the announced switch of asset %r (its import stopped)", asset_id)
-        return "cancelled"
-    applied = switch["applied"]
+        return _outcome(switch)
+    switch["state"] = APPLYING
     await apply_batches(store, asset_id, token)
+    await drop_replaced_files(store, _named(switch))
     log.warning(
         "rolled forward the switch of asset %r (its import stopped after %d of %d batches)",
         asset_id,
-        applied,
+        switch["applied"],
         switch["batches"],
     )
-    return f"rolled forward from batch {applied} of {switch['batches']}"
+    return _outcome(switch)
 
 
 async def settle_abandoned(store: Store, asset_id: str) -> str | None:
@@ -214,14 +260,29 @@ async def settle_abandoned(store: Store, asset_id: str) -> str | None:
         return None
 
 
-async def settle_all(store: Store) -> list[str]:
-    """`settle_abandoned` every switch (`floorgate gc`); what was done, per asset."""
-    done = []
-    for switch in await store[col.SWITCHES].find({}, {"_id": 1}).to_list():
-        outcome = await settle_abandoned(store, switch["_id"])
-        if outcome is not None:
-            done.append(f"{switch['_id']}: {outcome}")
-    return done
+@dataclass(frozen=True)
+class Settled:
+    """What became of a switch (`floorgate gc`), or would become of it in a dry run:
+    `done` says "cancelled" or "rolled forward from batch 3 of 12"; None when its
+    import still runs (or another process settles it), and it is left alone."""
+
+    asset_id: str
+    token: str
+    done: str | None
+
+
+async def settle_all(store: Store, *, dry_run: bool = False) -> list[Settled]:
+    """`settle_abandoned` every switch (`floorgate gc`), by asset; with `dry_run`, only
+    say what would be done."""
+    found = []
+    for switch in await store[col.SWITCHES].find({}).sort("_id").to_list():
+        asset_id = switch["_id"]
+        if dry_run:
+            done = _outcome(switch) if await writer_gone(store, asset_id) else None
+        else:
+            done = await settle_abandoned(store, asset_id)
+        found.append(Settled(asset_id, switch["token"], done))
+    return found
 
 
 async def orphan_batches(store: Store, before: datetime) -> dict[str, int]:

@@ -28,14 +28,13 @@ from storage.datasets.map_drawings import (
     Drawing,
     StoredDrawing,
     geojson_changes,
-    named_files,
     named_level_tags,
     refresh_geojson,
 )
 from storage.datasets.sections import REPORTED
-from storage.files import chunks
+from storage.files import chunks, named_files
 from storage.imports import documents
-from storage.imports.staging import StagedPlan
+from storage.imports.staging import Assign, Exclusive, StagedPlan
 from storage.limits import IMPORT_BATCH_OPERATIONS, IN_CHUNK
 from storage.transactions import Session
 
@@ -453,7 +452,12 @@ class Writer:
 
         The replaced assignments are found in the stored ones (read by group, indexed)
         and deleted by `_id` in one bulk: a delete per unit filtered on the attribute
-        is not served by an index and scans the collection on some servers."""
+        is not served by an index and scans the collection on some servers.
+
+        The changes are logged per record, in the file's order: the unit's replaced
+        attributes, then its new one. Staged, the plan keeps each record as an `Assign`
+        and each group's rule as an `Exclusive`, which their batch applies and logs
+        against what the database holds then (`storage.imports.staged_assignments`)."""
         records = self._unique(col.ASSIGNMENTS)
         groups = self._unique(col.ATTRIBUTE_GROUPS)
         found = await self._stored(
@@ -468,23 +472,16 @@ class Writer:
             for r in records
             if self.is_exclusive(r["group_id"])
         }
-        replaced = [
-            doc
-            for doc in found
-            if wanted.get((doc["group_id"], doc["unit_id"]), doc["attribute_id"])
-            != doc["attribute_id"]
-        ]
-        operations: list[Any] = documents.deletes_by_id([doc["_id"] for doc in replaced])
-        changes = [events.change(events.UNASSIGNED, doc) for doc in replaced]
-        for group in groups:
-            exclusive = group.get("one_attribute_per_unit", False)
-            operations.append(
-                UpdateMany(
-                    {"group_id": group["id"], "exclusive": {"$ne": exclusive}},
-                    {"$set": {"exclusive": exclusive}},
-                )
-            )
+        replaced: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        for doc in sorted(found, key=lambda doc: doc["_id"]):
+            pair = (doc["group_id"], doc["unit_id"])
+            if wanted.get(pair, doc["attribute_id"]) != doc["attribute_id"]:
+                replaced[pair].append(doc)
         counts = self.report.counts[col.ASSIGNMENTS]
+        counts.deleted += sum(len(docs) for docs in replaced.values())
+        staged: list[Any] = []
+        operations: list[Any] = []
+        changes: list[dict[str, Any]] = []
         for record in records:
             key = (record["group_id"], record["unit_id"], record["attribute_id"])
             doc = {
@@ -494,6 +491,8 @@ class Writer:
                 "unit_id": key[1],
                 "exclusive": self.is_exclusive(key[0]),
             }
+            gone = replaced.get(key[:2], [])
+            staged.append(Assign(doc, 2 * (1 + len(gone))))  # and their events
             operations.append(
                 ReplaceOne(
                     {"group_id": key[0], "unit_id": key[1], "attribute_id": key[2]},
@@ -501,13 +500,20 @@ class Writer:
                     upsert=True,
                 )
             )
+            changes += [events.change(events.UNASSIGNED, old) for old in gone]
             if key in stored:
                 counts.updated += 1
             else:
                 counts.inserted += 1
                 changes.append(events.change(events.ASSIGNED, doc))
-        counts.deleted += await self._bulk(col.ASSIGNMENTS, operations)
+        rules = [(group["id"], group.get("one_attribute_per_unit", False)) for group in groups]
         if self.plan is not None:
-            self.plan.add_events(changes)
-        else:
-            await events.record(self.store, changes, self.session)
+            self.plan.add(col.ASSIGNMENTS, [*staged, *(Exclusive(g, x) for g, x in rules)])
+            return
+        dropped = [doc["_id"] for docs in replaced.values() for doc in docs]
+        flags = [
+            UpdateMany({"group_id": g, "exclusive": {"$ne": x}}, {"$set": {"exclusive": x}})
+            for g, x in rules
+        ]
+        await self._bulk(col.ASSIGNMENTS, [*documents.deletes_by_id(dropped), *flags, *operations])
+        await events.record(self.store, changes, self.session)

@@ -47,6 +47,11 @@ QUOTED = {
     ErrorCode.PERSISTED_QUERY_HASH_MISMATCH: {},
     ErrorCode.PERSISTED_QUERY_VERSION: {},
     ErrorCode.PERSISTED_QUERY_NOT_ALLOWED: {},
+    ErrorCode.WRITE_TOO_LARGE: {
+        "documents": "N",
+        "asset": '"a"',
+        "limit": f"{Settings().import_max_documents:,}",
+    },
 }
 
 

@@ -46,7 +46,8 @@ def map_units(map_no: int) -> list[dict[str, str]]:
 class Commands(monitoring.CommandListener):
     """What reached the database: (command, collection), the `$lookup`'s for an
     aggregate; `getMore`s, the key lookup (cached per process) and the poll of staged
-    imports' switches (storage/cache/switch_gate.py) left out."""
+    imports' switches (storage/cache/switch_gate.py, with the record of the process's
+    request budget before it) left out."""
 
     def __init__(self) -> None:
         self.seen: list[tuple[str, str]] = []
@@ -61,7 +62,7 @@ class Commands(monitoring.CommandListener):
                 for stage in event.command["pipeline"]
                 if "$lookup" in stage
             )
-        if target not in ("api_keys", "switches"):  # (switches: the process's poll)
+        if target not in ("api_keys", "switches", "readers"):  # (the process's poll)
             self.seen.append((event.command_name, target))
 
     def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:

@@ -343,7 +343,11 @@ async def test_an_asset_too_large_for_one_transaction_is_staged_and_switched_in(
     """Past the limit the import is split per asset; an asset past it alone is staged and
     switched in (storage/imports/switches.py, tested in tests/storage/imports/): the same
     documents as in one transaction, and no switch or staged batch left."""
-    monkeypatch.setattr(switches, "switch_wait", lambda store: 0.0)
+
+    async def no_wait(store: Store) -> float:
+        return 0.0
+
+    monkeypatch.setattr(switches, "switch_wait", no_wait)
     data = two_assets(tmp_path)  # a1: 12 documents (its map: 1 + 2 levels, no walk paths)
     report = await import_data(store, data, tmp_path, max_documents=11)
     assert "units: 5 inserted, 0 updated" in report.lines()

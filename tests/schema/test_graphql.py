@@ -145,9 +145,10 @@ class CommandCounter(monitoring.CommandListener):
         self.commands: list[str] = []
 
     def started(self, event: monitoring.CommandStartedEvent) -> None:
-        # Not the process's poll of staged imports' switches (storage/cache/switch_gate.py).
+        # Not the process's poll of staged imports' switches (storage/cache/switch_gate.py),
+        # nor its record of its request budget before it.
         target = event.command.get(event.command_name)
-        if event.database_name == "floorgate_loaders" and target != "switches":
+        if event.database_name == "floorgate_loaders" and target not in ("switches", "readers"):
             self.commands.append(event.command_name)
 
     def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:

@@ -317,3 +317,47 @@ def test_every_command_and_option_has_help():
 
     walk(parser(), "floorgate")
     assert missing == []
+
+
+def test_a_switch_cancelled_while_its_import_waits_is_one_line(tmp_path, db_server):
+    """A staged import (the limit lowered) whose announced switch another process cancels
+    while the import waits (as `floorgate gc` or a serving process does once the import's
+    lease looks abandoned) ends with one line, and nothing of it is written."""
+    database = "floorgate_cli_cancelled"
+    env = clean_env(
+        tmp_path,
+        FLOORGATE_MONGODB_URI=db_server.uri,
+        FLOORGATE_DATABASE=database,
+        FLOORGATE_IMPORT_MAX_DOCUMENTS="3",  # of 7: staged
+        FLOORGATE_REQUEST_TIMEOUT_SECONDS="3",  # the switch waits it, and two polls
+    )
+    path = write_dataset(tmp_path / "dataset", units=5)
+    process = subprocess.Popen(
+        [FLOORGATE, "import", str(path)],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    with MongoClient(db_server.uri) as client:
+        db = client[database]
+        deadline = time.monotonic() + 60
+        while (switch := db["switches"].find_one({"state": "announced"})) is None:
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        db["switches"].delete_one({"_id": switch["_id"], "token": switch["token"]})
+        db["import_batches"].delete_many({"token": switch["token"]})
+        stdout, stderr = process.communicate(timeout=60)
+        units = db["units"].count_documents({})
+        client.drop_database(database)
+    result = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+    line = assert_one_line(result, 0.0, 1)  # (it waited for its switch on purpose)
+    assert line == (
+        "Nothing was imported: the switch of asset 'err-asset' was cancelled by another "
+        "process while it waited (this import lost its lease); nothing was changed: import "
+        "it again"
+    )
+    assert result.stdout == ""
+    assert units == 0

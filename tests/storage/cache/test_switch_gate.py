@@ -119,6 +119,24 @@ async def test_a_read_with_no_switch_costs_no_round_trip(
     assert seen[("find", col.UNITS)] == 50 and seen[("aggregate", col.UNITS)] == 50
 
 
+async def test_a_process_records_its_request_budget_before_its_first_read(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """For the importers' wait (storage/imports/switches.py `switch_wait`): recorded
+    before the first poll, renewed every RECORD_SECONDS, and not again in between."""
+    assert await store[col.READERS].count_documents({}) == 0
+    await cached_reads.find_one(store, col.UNITS, {"_id": "u1"})
+    [record] = await store[col.READERS].find({}).to_list()
+    assert (record["_id"], record["budget"]) == (store.switches.reader_id, 0.5)
+    await store.switches._polled_since(time.monotonic())  # within a minute: not again
+    assert await store[col.READERS].find_one({}) == record
+    monkeypatch.setattr(switch_gate, "RECORD_SECONDS", 0.0)
+    await asyncio.sleep(0.01)  # (times are kept to the millisecond)
+    await store.switches._polled_since(time.monotonic())
+    [renewed] = await store[col.READERS].find({}).to_list()
+    assert renewed["expires_at"] > record["expires_at"]
+
+
 async def test_reads_of_the_switching_asset_wait_for_its_end_and_others_do_not(
     store: Store,
 ) -> None:

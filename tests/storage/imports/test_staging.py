@@ -19,7 +19,7 @@ from storage import collections as col
 from storage.embedded.server import EmbeddedServer
 from storage.imports import switches
 from storage.imports.importer import import_dataset
-from storage.imports.staging import StagedPlan, decoded
+from storage.imports.staging import Assign, Exclusive, StagedPlan, decoded
 from tests.import_snapshots import demo_version
 from tests.storage.imports.staged import contents, leftovers, staging_store
 
@@ -33,9 +33,9 @@ async def test_a_staged_import_writes_what_one_transaction_writes(
     switched: list[int] = []
     switch_in = switches.switch_in
 
-    async def counted(store: Any, staged: switches.Staged, wait: float) -> None:
+    async def counted(store: Any, staged: switches.Staged) -> None:
         switched.append(staged.batches)
-        await switch_in(store, staged, wait)
+        await switch_in(store, staged)
 
     monkeypatch.setattr(switches, "switch_in", counted)
     async with staging_store(db_server) as one, staging_store(db_server) as staged:
@@ -100,21 +100,23 @@ def test_batches_are_bounded_in_operations_and_documents_and_keep_the_order(
     plan.add(col.LOCATIONS, deletes, last=True)  # after everything, though added first
     plan.add(col.LOCATIONS, replaces)
     plan.add(col.UNITS, replaces[:1])
-    plan.add_events([{"change": "assigned"}] * 5)
+    assign = {"group_id": "g", "attribute_id": "a", "asset_id": "x", "unit_id": "u"}
+    plan.add(col.ASSIGNMENTS, [Assign(assign, 2), Assign(assign, 3), Exclusive("g", True)])
     batches = plan.batches()
     codec = staging.CodecOptions()
     shape = [
-        (b.collection, [decoded(data, codec)[0] for data in b.operations], b.documents)
+        (b.collection, [type(decoded(data, codec)).__name__ for data in b.operations], b.documents)
         for b in batches
     ]
     assert shape == [
-        (col.LOCATIONS, ["write"] * 4, 4),
-        (col.LOCATIONS, ["write"] * 2, 2),
-        (col.UNITS, ["write"], 1),
-        (col.ATTRIBUTE_EVENTS, ["events"], 4),
-        (col.ATTRIBUTE_EVENTS, ["events"], 1),
-        (col.LOCATIONS, ["write"], 3),  # 3 + 2 documents would pass 4: cut
-        (col.LOCATIONS, ["write"], 2),
+        (col.LOCATIONS, ["ReplaceOne"] * 4, 4),
+        (col.LOCATIONS, ["ReplaceOne"] * 2, 2),
+        (col.UNITS, ["ReplaceOne"], 1),
+        (col.ASSIGNMENTS, ["Assign"], 2),  # 2 + 3 documents would pass 4: cut
+        (col.ASSIGNMENTS, ["Assign", "Exclusive"], 4),
+        (col.LOCATIONS, ["DeleteMany"], 3),  # 3 + 2 documents would pass 4: cut
+        (col.LOCATIONS, ["DeleteMany"], 2),
     ]
-    _, operation = decoded(batches[0].operations[0], codec)
-    assert operation == replaces[0]
+    assert decoded(batches[0].operations[0], codec) == replaces[0]
+    assert decoded(batches[4].operations[0], codec) == Assign(assign, 3)
+    assert plan.collections == [col.ASSIGNMENTS, col.ATTRIBUTE_EVENTS, col.LOCATIONS, col.UNITS]

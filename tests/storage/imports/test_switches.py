@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -22,14 +22,14 @@ import storage.imports.importer as importer
 import storage.imports.staging as staging
 from storage import collections as col
 from storage.cache import cached_reads
-from storage.database import Store
+from storage.database import Store, connect
 from storage.demo.install import ASSET_ID
 from storage.embedded.server import EmbeddedServer
 from storage.imports import switches
 from storage.imports.importer import import_dataset
 from storage.imports.integrity import collect_garbage, find_dangling
 from tests.import_snapshots import demo_version
-from tests.storage.imports.staged import contents, leftovers, staging_store
+from tests.storage.imports.staged import contents, leftovers, staging_settings, staging_store
 
 AT = "2026-11-30T12:00:00+00:00"
 NONE_LEFT = {col.SWITCHES: 0, col.IMPORT_BATCHES: 0, col.LEASES: 0}
@@ -91,7 +91,7 @@ def stop_at(
 async def old_version(store: Store, versions: dict[int, Any]) -> bool:
     """The documents of version 1 (files of version 2 may be stored, named by nothing)."""
     expected = {k: v for k, v in versions[1][1].items() if k != "files"}
-    dangling = [d for d in (await find_dangling(store)).dangling if not d.note]  # (leftovers)
+    dangling = (await find_dangling(store)).dangling  # (leftovers of the switch are apart)
     return await contents(store, files=False) == expected and dangling == []
 
 
@@ -109,14 +109,15 @@ async def test_stopped_after_staging_nothing_changed_and_gc_removes_the_batches(
     left = await leftovers(store)
     assert left[col.SWITCHES] == 0 and left[col.IMPORT_BATCHES] > 1
     report = await find_dangling(store)
-    assert [str(d).split(": ", 1)[1] for d in report.dangling] == [
-        f"{left[col.IMPORT_BATCHES]} staged batch(es) of no switch (`floorgate gc` removes "
-        "them once old)"
+    assert report.dangling == [] and not report.clean
+    assert [str(leftover).split(": ", 1)[1] for leftover in report.leftovers] == [
+        f"{left[col.IMPORT_BATCHES]} of no switch (`floorgate gc` removes them once older "
+        "than --older-than)"
     ]
     kept = await collect_garbage(store)  # younger than an hour: an import may be staging
-    assert kept.batches == 0 and (await leftovers(store))[col.IMPORT_BATCHES] > 1
+    assert kept.batches == {} and (await leftovers(store))[col.IMPORT_BATCHES] > 1
     removed = await collect_garbage(store, timedelta(0))
-    assert removed.batches == left[col.IMPORT_BATCHES]
+    assert list(removed.batches.values()) == [left[col.IMPORT_BATCHES]]
     assert await leftovers(store) == NONE_LEFT
     assert (await find_dangling(store)).clean
     assert await old_version(store, versions)
@@ -132,10 +133,15 @@ async def test_stopped_after_announcing_nothing_changed_and_gc_cancels_it(
     switch = await store[col.SWITCHES].find_one({"_id": ASSET_ID})
     assert switch is not None and switch["state"] == "announced"
     report = await find_dangling(store)
-    assert str(report.dangling[0]).startswith(
-        f"switches {ASSET_ID}: a staged import announced, 0 of {switch['batches']} batches"
+    assert report.dangling == []
+    assert str(report.leftovers[0]).startswith(
+        f"switch {ASSET_ID}: a staged import announced, 0 of {switch['batches']} batches"
     )
-    assert (await collect_garbage(store)).switches == [f"{ASSET_ID}: cancelled"]
+    dry = await collect_garbage(store, dry_run=True)
+    assert dry.switches == [switches.Settled(ASSET_ID, switch["token"], "cancelled")]
+    assert (await leftovers(store))[col.SWITCHES] == 1
+    done = await collect_garbage(store)
+    assert done.switches == [switches.Settled(ASSET_ID, switch["token"], "cancelled")]
     assert await leftovers(store) == NONE_LEFT
     assert await old_version(store, versions)
 
@@ -151,8 +157,13 @@ async def test_stopped_while_applying_gc_rolls_it_forward(
     assert switch is not None and (switch["state"], switch["applied"]) == ("applying", applied)
     assert await contents(store) not in (versions[1][1], versions[2][1])  # half applied
     monkeypatch.setattr(switches, "apply_batch", real)
-    done = (await collect_garbage(store, timedelta(0))).switches  # and the replaced files
-    assert done == [f"{ASSET_ID}: rolled forward from batch {applied} of {switch['batches']}"]
+    rolled = f"rolled forward from batch {applied} of {switch['batches']}"
+    dry = (await collect_garbage(store, dry_run=True)).switches
+    assert dry == [switches.Settled(ASSET_ID, switch["token"], rolled)]
+    assert (await store[col.SWITCHES].find_one({"_id": ASSET_ID}))["applied"] == applied
+    # Files younger than an hour are kept by gc: the roll-forward dropped the replaced ones.
+    done = (await collect_garbage(store)).switches
+    assert done == [switches.Settled(ASSET_ID, switch["token"], rolled)]
     assert await leftovers(store) == NONE_LEFT
     assert await contents(store) == versions[2][1]
 
@@ -175,8 +186,7 @@ async def test_the_next_import_of_the_asset_rolls_it_forward_first(
     await import_dataset(store, versions[2][0])  # in one transaction, after the roll-forward
     assert settled == [f"rolled forward from batch 3 of {settled[0].split()[-1]}"]
     assert await leftovers(store) == NONE_LEFT
-    await collect_garbage(store, timedelta(0))  # the files the switch replaced
-    assert await contents(store) == versions[2][1]
+    assert await contents(store) == versions[2][1]  # the replaced files dropped too
 
 
 async def test_a_process_that_reads_rolls_forward_a_cancelled_import(
@@ -184,7 +194,8 @@ async def test_a_process_that_reads_rolls_forward_a_cancelled_import(
 ) -> None:
     """The import's task is cancelled mid-switch (its lease is released): a read of the
     asset's units waits, while the reading process's poll rolls the switch forward, and
-    then answers the new version."""
+    then answers the new version; the files the switch replaced are dropped with it, as
+    the importer drops them (not left to `floorgate gc`)."""
     task = asyncio.create_task(staged_import(store, versions))
     while (switch := await store[col.SWITCHES].find_one({"_id": ASSET_ID})) is None or (
         switch["applied"] < 3
@@ -198,8 +209,11 @@ async def test_a_process_that_reads_rolls_forward_a_cancelled_import(
     units = await cached_reads.find_list(store, col.UNITS, {"asset_id": ASSET_ID}, [("_id", 1)])
     assert sorted(u["name"] for u in units) == sorted(d["name"] for d in versions[2][1][col.UNITS])
     assert store.switches.waits >= 1
+    for _ in range(200):  # the roll-forward drops the files after the switch, then its lease
+        if await leftovers(store) == NONE_LEFT:
+            break
+        await asyncio.sleep(0.025)
     assert await leftovers(store) == NONE_LEFT
-    await collect_garbage(store, timedelta(0))  # the files the switch replaced
     assert await contents(store) == versions[2][1]
 
 
@@ -220,3 +234,22 @@ async def test_an_announced_switch_whose_import_stopped_blocks_no_reader(
         await asyncio.sleep(0.025)
     assert await leftovers(store) == NONE_LEFT
     assert await old_version(store, versions)
+
+
+async def test_a_switch_waits_the_largest_request_budget_of_the_processes_that_read(
+    db_server: EmbeddedServer,
+) -> None:
+    """An import run with a shorter FLOORGATE_REQUEST_TIMEOUT_SECONDS than the servers'
+    still waits theirs: each process that reads records its budget before its first read
+    (storage/cache/switch_gate.py); a record not renewed for three minutes is not counted."""
+    async with staging_store(db_server) as importing:  # budget 0.5 s
+        assert await switches.switch_wait(importing) == 0.5 + 1.0  # and two polls
+        reader = connect(db_server.uri, staging_settings(importing.db.name, budget=7.0))
+        try:
+            await cached_reads.find_list(reader, col.UNITS, {}, [("_id", 1)])
+            assert await switches.switch_wait(importing) == 7.0 + 1.0
+            past = datetime.now(UTC) - timedelta(seconds=1)
+            await importing[col.READERS].update_many({}, {"$set": {"expires_at": past}})
+            assert await switches.switch_wait(importing) == 0.5 + 1.0
+        finally:
+            await reader.close()
