@@ -4,6 +4,7 @@ mutation or an answer with errors; access and the rate limit still apply."""
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import replace
 
 import httpx
@@ -17,8 +18,22 @@ UNITS = "query Units($n: Int) { units(perPage: $n) { data { id name assetId } } 
 
 @pytest.fixture
 async def live(store):
+    """The cache serving, and every change an earlier test made already seen: a late
+    change event of another test's write would drop an answer these tests count on."""
     store.watch_changes()
     await until(lambda: store.cache.live, "the change stream is up")
+    moved: list[str] = []
+    bump = store.cache.bump
+
+    def counting(collection: str) -> None:
+        moved.append(collection)
+        bump(collection)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(store.cache, "bump", counting)
+        await store["probes"].insert_one({"_id": uuid.uuid4().hex})
+        # once by the write's acknowledgement, once by its change event: the last in line
+        await until(lambda: moved.count("probes") == 2, "the stream caught up")
     return store.cache
 
 

@@ -190,17 +190,24 @@ async def test_the_next_import_of_the_asset_rolls_it_forward_first(
 
 
 async def test_a_process_that_reads_rolls_forward_a_cancelled_import(
-    store: Store, versions: dict[int, Any]
+    store: Store, versions: dict[int, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The import's task is cancelled mid-switch (its lease is released): a read of the
-    asset's units waits, while the reading process's poll rolls the switch forward, and
-    then answers the new version; the files the switch replaced are dropped with it, as
-    the importer drops them (not left to `floorgate gc`)."""
+    """The import's task is cancelled mid-switch, before its fourth batch (its lease is
+    released): a read of the asset's units waits, while the reading process's poll rolls
+    the switch forward, and then answers the new version; the files the switch replaced
+    are dropped with it, as the importer drops them (not left to `floorgate gc`)."""
+    real = switches.apply_batch
+    paused = asyncio.Event()
+
+    async def pausing(store: Store, switch: dict[str, Any], batch: dict[str, Any]) -> None:
+        if batch["seq"] == 3 and not paused.is_set():  # the importer's call, not the reader's
+            paused.set()
+            await asyncio.Event().wait()  # until cancelled
+        await real(store, switch, batch)
+
+    monkeypatch.setattr(switches, "apply_batch", pausing)
     task = asyncio.create_task(staged_import(store, versions))
-    while (switch := await store[col.SWITCHES].find_one({"_id": ASSET_ID})) is None or (
-        switch["applied"] < 3
-    ):
-        await asyncio.sleep(0.005)
+    await asyncio.wait_for(paused.wait(), 60)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
