@@ -4,6 +4,7 @@ mutation or an answer with errors; access and the rate limit still apply."""
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from dataclasses import replace
 
@@ -31,9 +32,15 @@ async def live(store):
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(store.cache, "bump", counting)
-        await store["probes"].insert_one({"_id": uuid.uuid4().hex})
-        # once by the write's acknowledgement, once by its change event: the last in line
-        await until(lambda: moved.count("probes") == 2, "the stream caught up")
+        for attempt in range(10):  # a stream that restarted meanwhile never sees a probe
+            probe = f"probes_{attempt}"
+            await store[probe].insert_one({"_id": uuid.uuid4().hex})
+            # once by the write's acknowledgement, once by its change event: the last in line
+            with contextlib.suppress(AssertionError):
+                await until(lambda p=probe: moved.count(p) == 2 and store.cache.live, "seen", 1.0)
+                break
+        else:
+            raise AssertionError("the change stream did not catch up in 10 s")
     return store.cache
 
 
