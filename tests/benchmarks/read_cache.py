@@ -62,13 +62,12 @@ from storage.settings import Settings
 from tests.benchmarks import units_list
 from tests.benchmarks.harness import servers as s
 from tests.benchmarks.harness.report import Phases, run_and_report
+from tests.benchmarks.harness.versus_report import NOISE, median
 from tests.benchmarks.versus_minimal import (
     FLOORGATE_ENV,
-    NOISE,
     PUBLIC_URL,
     commit,
     load_average,
-    median,
     minimal_stack,
 )
 

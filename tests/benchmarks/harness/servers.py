@@ -1,7 +1,7 @@
 """Processes of `versus_minimal`: the servers it starts, their CPU time, the load generators.
 
 Everything here runs other programs and reads `/proc`; the measurements and the report
-are in `versus_minimal.py`.
+are in `side_by_side.py`, `versus_report.py` and `versus_minimal.py`.
 """
 
 from __future__ import annotations
