@@ -26,7 +26,7 @@ deployed: repeated reads are kept answers) and off (the same work as the minimal
 
 The machine has 2 cores: the load generator, the database and the servers share them.
 
-Run with `make bench` or `python -m tests.benchmarks versus_minimal` (8 to 10 minutes).
+Run with `make bench` or `python -m tests.benchmarks versus_minimal` (5 to 6 minutes).
 """
 
 from __future__ import annotations
