@@ -5,20 +5,56 @@ from __future__ import annotations
 import contextlib
 import uuid
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 from bson import ObjectId
 
+import storage.imports.importer as importer
+import storage.imports.staging as staging
 from storage import collections as col
 from storage.database import Store, connect
 from storage.datasets import sections
 from storage.embedded.server import EmbeddedServer
+from storage.imports.importer import import_dataset
 from storage.settings import Settings
+from tests.import_snapshots import demo_version
 
 # The request budget of these tests' stores: a switch waits it, plus two polls (1 s).
 BUDGET = 0.5
 CONTENTS = (*sections.REPORTED, col.ATTRIBUTE_EVENTS, col.COUNTERS)
+AT = "2026-11-30T12:00:00+00:00"  # the imports' clock: two imports of one file compare
+BATCH_OPERATIONS = 20  # small batches: the demo's switch has dozens
+Versions = dict[int, tuple[Path, dict[str, Any]]]
+
+
+def fix_clock_and_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(importer, "now", lambda: AT)
+    monkeypatch.setattr(staging, "STAGED_BATCH_OPERATIONS", BATCH_OPERATIONS)
+
+
+async def demo_versions(server: EmbeddedServer, folder: Path) -> Versions:
+    """The demo (version 1) and a version 2 that changes everything: each one's dataset
+    and the contents one transaction per version leaves."""
+    found: Versions = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(importer, "now", lambda: AT)
+        async with staging_store(server) as store:
+            for version in (1, 2):
+                path = demo_version(folder / str(version), version)
+                await import_dataset(store, path)
+                found[version] = (path, await contents(store))
+    return found
+
+
+@contextlib.asynccontextmanager
+async def version_one(server: EmbeddedServer, versions: Versions) -> AsyncIterator[Store]:
+    """A staging store with the demo, version 1, imported."""
+    async with staging_store(server) as store:
+        await import_dataset(store, versions[1][0])
+        yield store
 
 
 def staging_settings(name: str, budget: float = BUDGET) -> Settings:

@@ -20,8 +20,6 @@ import httpx
 import pytest
 import pytest_asyncio
 
-import storage.imports.importer as importer
-import storage.imports.staging as staging
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ALL_PERMISSIONS
 from rest.app import create_app
@@ -32,10 +30,17 @@ from storage.embedded.server import EmbeddedServer
 from storage.imports import switches
 from storage.imports.importer import import_data, import_dataset
 from tests.conftest import with_schema
-from tests.import_snapshots import demo_version
-from tests.storage.imports.staged import contents, leftovers, staging_settings, staging_store
+from tests.storage.imports.staged import (
+    Versions,
+    contents,
+    demo_versions,
+    fix_clock_and_batches,
+    leftovers,
+    staging_settings,
+    staging_store,
+    version_one,
+)
 
-AT = "2026-11-30T12:00:00+00:00"
 NONE_LEFT = {col.SWITCHES: 0, col.IMPORT_BATCHES: 0, col.LEASES: 0}
 SMALL = 10  # documents: the demo goes the staged way
 FLAG = {"Experimental-Flags": "unit-attributes-resource"}
@@ -44,32 +49,17 @@ LOGGED = (col.ATTRIBUTE_EVENTS, col.COUNTERS)  # differ when E21/E22 wrote meanw
 
 @pytest.fixture(autouse=True)
 def fixed_clock_and_small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(importer, "now", lambda: AT)
-    monkeypatch.setattr(staging, "STAGED_BATCH_OPERATIONS", 20)
+    fix_clock_and_batches(monkeypatch)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def versions(
-    db_server: EmbeddedServer, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[dict[int, Any]]:
-    """Each version's dataset and what one transaction per version leaves."""
-    folder = tmp_path_factory.mktemp("versions")
-    found: dict[int, Any] = {}
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(importer, "now", lambda: AT)
-        async with staging_store(db_server) as store:
-            for version in (1, 2):
-                path = demo_version(folder / str(version), version)
-                await import_dataset(store, path)
-                found[version] = (path, await contents(store))
-    yield found
+async def versions(db_server: EmbeddedServer, tmp_path_factory: pytest.TempPathFactory) -> Versions:
+    return await demo_versions(db_server, tmp_path_factory.mktemp("versions"))
 
 
 @pytest_asyncio.fixture(loop_scope="session")
-async def store(db_server: EmbeddedServer, versions: dict[int, Any]) -> AsyncIterator[Store]:
-    """The demo, version 1."""
-    async with staging_store(db_server) as store:
-        await import_dataset(store, versions[1][0])
+async def store(db_server: EmbeddedServer, versions: Versions) -> AsyncIterator[Store]:
+    async with version_one(db_server, versions) as store:
         yield store
 
 

@@ -18,8 +18,6 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-import storage.imports.importer as importer
-import storage.imports.staging as staging
 from storage import collections as col
 from storage.cache import cached_reads
 from storage.database import Store, connect
@@ -28,10 +26,17 @@ from storage.embedded.server import EmbeddedServer
 from storage.imports import switches
 from storage.imports.importer import import_dataset
 from storage.imports.integrity import collect_garbage, find_dangling
-from tests.import_snapshots import demo_version
-from tests.storage.imports.staged import contents, leftovers, staging_settings, staging_store
+from tests.storage.imports.staged import (
+    Versions,
+    contents,
+    demo_versions,
+    fix_clock_and_batches,
+    leftovers,
+    staging_settings,
+    staging_store,
+    version_one,
+)
 
-AT = "2026-11-30T12:00:00+00:00"
 NONE_LEFT = {col.SWITCHES: 0, col.IMPORT_BATCHES: 0, col.LEASES: 0}
 SMALL = 10  # documents: the demo (about 1,000) goes the staged way
 
@@ -42,32 +47,17 @@ class Stop(RuntimeError):
 
 @pytest.fixture(autouse=True)
 def fixed_clock_and_small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(importer, "now", lambda: AT)
-    monkeypatch.setattr(staging, "STAGED_BATCH_OPERATIONS", 20)
+    fix_clock_and_batches(monkeypatch)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def versions(
-    db_server: EmbeddedServer, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[dict[int, Any]]:
-    """Each version's dataset and the contents one transaction per version leaves."""
-    folder = tmp_path_factory.mktemp("versions")
-    found: dict[int, Any] = {}
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(importer, "now", lambda: AT)
-        async with staging_store(db_server) as store:
-            for version in (1, 2):
-                path = demo_version(folder / str(version), version)
-                await import_dataset(store, path)
-                found[version] = (path, await contents(store))
-    yield found
+async def versions(db_server: EmbeddedServer, tmp_path_factory: pytest.TempPathFactory) -> Versions:
+    return await demo_versions(db_server, tmp_path_factory.mktemp("versions"))
 
 
 @pytest_asyncio.fixture(loop_scope="session")
-async def store(db_server: EmbeddedServer, versions: dict[int, Any]) -> AsyncIterator[Store]:
-    """The demo, version 1."""
-    async with staging_store(db_server) as store:
-        await import_dataset(store, versions[1][0])
+async def store(db_server: EmbeddedServer, versions: Versions) -> AsyncIterator[Store]:
+    async with version_one(db_server, versions) as store:
         yield store
 
 
