@@ -13,8 +13,7 @@ from resolvers.auth.keys import Caller, KeyCache, lookup_caller
 from resolvers.auth.ratelimit import RateLimiter, SharedLimiter
 from resolvers.errors import ApiError, ErrorCode
 from resolvers.limits import COST_PER_RATE_UNIT, SIDE_CACHE_SHARE
-from resolvers.wayfinding.graph_cache import VersionedCache, waypoints_bytes
-from routing.matrix import LoadedGraph
+from resolvers.wayfinding.versioned_cache import VersionedCache, waypoints_bytes
 from storage.attributes.hub import EventHub
 from storage.attributes.subscriptions import Slots
 from storage.collections import RATE_BUDGETS
@@ -24,6 +23,7 @@ from storage.settings import Settings
 if TYPE_CHECKING:  # imported with the first route (5-6 ms of a start otherwise)
     from resolvers.loaders import Loaders
     from routing.maneuvers import Places
+    from routing.matrix import LoadedGraph
 
 MEMORY_BYTES = attrgetter("memory_bytes")  # what a loaded graph or a map's places hold
 

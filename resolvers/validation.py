@@ -10,6 +10,7 @@ from resolvers.limits import (
     DEFAULT_PER_PAGE,
     INT32_MAX,
     MAX_FILTER_LENGTH,
+    MAX_MATRIX_PAIRS,
     MAX_PER_PAGE,
     MAX_WRITE_ITEMS,
 )
@@ -85,3 +86,23 @@ def item_count_problems(limit: int = MAX_WRITE_ITEMS) -> Callable[[Any], list[st
         return []
 
     return problems
+
+
+SIDES = ("sources", "targets")  # the two lists of a distance matrix's input (E18)
+
+
+def pair_count_problems(data: Any) -> list[str]:
+    """The pair limit, from the lengths of the two lists alone: REST checks it before
+    any waypoint is validated, so 150,000 waypoints are refused without a walk."""
+    if not isinstance(data, dict):
+        return []
+    sources, targets = (data.get(side) for side in SIDES)
+    pairs = (len(sources) if isinstance(sources, list) else 0) * (
+        len(targets) if isinstance(targets, list) else 0
+    )
+    if pairs <= MAX_MATRIX_PAIRS:
+        return []
+    return [
+        f"at most {MAX_MATRIX_PAIRS} source-target pairs (sources x targets) per request, "
+        f"not {pairs}"
+    ]

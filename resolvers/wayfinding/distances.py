@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, invalid
-from resolvers.limits import MAX_COORDINATE, MAX_MATRIX_PAIRS, MAX_QUOTED_CHARS
+from resolvers.limits import MAX_COORDINATE, MAX_QUOTED_CHARS
 from resolvers.paging import BY_ID
 from resolvers.reads import visible_map
-from resolvers.validation import check_id
+from resolvers.validation import SIDES, check_id, pair_count_problems
 from resolvers.wayfinding.graph_cache import LOCATION_FIELDS, load_graph, load_waypoints
 from storage import collections as c
 from storage.cache import cached_reads
@@ -31,7 +31,6 @@ T = TypeVar("T")
 
 COSTINGS = ("pedestrian",)
 METHODS = ("default", "pathfinding", "euclidean")
-SIDES = ("sources", "targets")
 ECHOED = ("id", "name", "x", "y", "floor_id")  # the request's waypoint fields
 Waypoint = dict[str, Any]
 
@@ -81,23 +80,6 @@ def _checked_input(map_id: str, data: dict[str, Any]) -> Request:
         mode=MODES.get(mode or "foot", FOOT),
         method=method or "default",
     )
-
-
-def pair_count_problems(data: Any) -> list[str]:
-    """The pair limit, from the lengths of the two lists alone: REST checks it before
-    any waypoint is validated, so 150,000 waypoints are refused without a walk."""
-    if not isinstance(data, dict):
-        return []
-    sources, targets = (data.get(side) for side in SIDES)
-    pairs = (len(sources) if isinstance(sources, list) else 0) * (
-        len(targets) if isinstance(targets, list) else 0
-    )
-    if pairs <= MAX_MATRIX_PAIRS:
-        return []
-    return [
-        f"at most {MAX_MATRIX_PAIRS} source-target pairs (sources x targets) per request, "
-        f"not {pairs}"
-    ]
 
 
 def check_waypoint(errors: FieldErrors, place: str, waypoint: Waypoint) -> None:

@@ -8,8 +8,7 @@ and the OpenAPI document is generated from it. What a row is made of is
 from __future__ import annotations
 
 from resolvers.limits import MAX_QUERY_BODY_BYTES, MAX_WRITE_BODY_BYTES
-from resolvers.validation import item_count_problems
-from resolvers.wayfinding.distances import pair_count_problems
+from resolvers.validation import item_count_problems, pair_count_problems
 from rest.v1.route_rows import Body, Param, RestRoute, Shape, path, with_market_aliases
 
 MAP_XML = "application/vnd.map+xml"

@@ -22,7 +22,6 @@ import orjson
 from storage.cache.by_id import plain_id
 from storage.cache.switch_gate import SwitchGate
 from storage.database import Store
-from storage.imports.switches import settle_abandoned
 
 Document = dict[str, Any]
 Sort = list[tuple[str, int]]
@@ -38,8 +37,16 @@ def _gate(store: Store) -> SwitchGate:
     """The store's gate, able to finish a switch whose importer stopped."""
     gate = store.switches
     if gate.settle is None:
-        gate.settle = partial(settle_abandoned, store)
+        gate.settle = partial(_settle_abandoned, store)
     return gate
+
+
+async def _settle_abandoned(store: Store, asset_id: str) -> str | None:
+    """`storage.imports.switches.settle_abandoned`, imported with the first switch in
+    progress that a poll finds, not with the first read (issue 36, cold start)."""
+    from storage.imports.switches import settle_abandoned
+
+    return await settle_abandoned(store, asset_id)
 
 
 def _through_cache(

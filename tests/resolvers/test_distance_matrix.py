@@ -20,7 +20,8 @@ import pytest_asyncio
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ADMIN, DISTANCES_CALCULATE
 from resolvers.limits import SIDE_CACHE_SHARE
-from resolvers.wayfinding.graph_cache import KEY_BYTES, load_waypoints, waypoints_bytes
+from resolvers.wayfinding.graph_cache import load_waypoints
+from resolvers.wayfinding.versioned_cache import KEY_BYTES, waypoints_bytes
 from rest.app import create_app
 from routing.matrix import LOADED_BYTES_PER_ELEMENT
 from routing.model import graph_from_bytes

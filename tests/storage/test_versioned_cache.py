@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from resolvers.wayfinding.graph_cache import KEY_BYTES, VersionedCache
+from resolvers.wayfinding.versioned_cache import KEY_BYTES, VersionedCache
 
 ENTRY = 1000  # what each value of these tests counts, besides its key
 
