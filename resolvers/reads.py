@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from resolvers.auth.keys import Caller
+from resolvers.auth.scope import in_scope
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, not_found
 from resolvers.markets import check_market, check_owner
@@ -24,6 +25,10 @@ Page = dict[str, Any]
 
 
 async def _one(context: RequestContext, name: str, query: dict[str, Any]) -> dict[str, Any]:
+    """The document `query` finds, or 404. A read by id of a resource of any asset names
+    the caller's scope in `query` (`in_scope`): a document out of scope is never read, so
+    a key of another asset neither waits for that asset's switch in progress
+    (`storage.cache.switch_gate`) nor learns from the time whether the id exists."""
     document = await cached_reads.find_one(context.store, name, query)
     if document is None:
         raise not_found()
@@ -55,10 +60,8 @@ async def visible_map(
     context: RequestContext, caller: Caller, map_id: str, asset_id: str | None = None
 ) -> dict[str, Any]:
     """A unit map the caller may see (of `asset_id`, when one is named), or 404."""
-    unit_map = check_owner(await _one(context, c.UNIT_MAPS, {"_id": map_id}), asset_id)
-    if not caller.may_see(unit_map.get("asset_id")):
-        raise not_found()
-    return unit_map
+    unit_map = await _one(context, c.UNIT_MAPS, in_scope(caller, {"_id": map_id}))
+    return check_owner(unit_map, asset_id)
 
 
 # Assets (E1, E2)
@@ -127,10 +130,7 @@ async def get_unit(
     context: RequestContext, unit_id: str, asset_id: str | None = None, market: str | None = None
 ) -> dict[str, Any]:
     caller, _, _ = await begin(context, None, market, assetId=asset_id, id=unit_id)
-    unit = check_owner(await _one(context, c.UNITS, {"_id": unit_id}), asset_id)
-    if not caller.may_see(unit.get("asset_id")):
-        raise not_found()
-    return unit
+    return check_owner(await _one(context, c.UNITS, in_scope(caller, {"_id": unit_id})), asset_id)
 
 
 # Unit maps (E9, E11)

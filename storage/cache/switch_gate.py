@@ -94,7 +94,13 @@ class Switch:
 
     def named(self, query: Document, collection: str) -> bool | None:
         """Whether the filter names this switch's asset or maps: None when it names no
-        asset or map at all."""
+        asset or map at all. A filter that keeps only other assets (a key's scope, an
+        `asset` filter) names none of this switch's documents, whatever else it names:
+        its conditions all hold at once, and every document the switch writes carries
+        one of its assets or none."""
+        assets = _values(query.get("asset_id"))
+        if assets is not None and not assets & self.assets:
+            return False
         names: list[tuple[Any, frozenset[str]]] = [
             (query.get("asset_id"), self.assets),
             (query.get("unit_map_id"), self.maps),

@@ -34,6 +34,7 @@ PUT_REFERENCE = """mutation ($input: AssetReferenceInput!) {
   putAssetReference(input: $input) { id value }
 }"""
 DELETE_LOCATION = "mutation ($id: ID!) { deleteLocation(id: $id) }"
+SCOPE_REFUSAL = "BAD_USER_INPUT"  # out of the key's scope, an asset is unknown (422 field)
 LIMIT = 2  # documents: a map drawn on two levels writes 3 (itself and its two level tags)
 
 
@@ -44,9 +45,12 @@ async def store(db_server) -> AsyncIterator[Store]:
 
 
 @contextlib.asynccontextmanager
-async def api(store: Store, **settings: Any) -> AsyncIterator[httpx.AsyncClient]:
-    """The real app on the store, with `settings`, and an operator's key."""
-    key = (await create_key(store, "ops", list(ALL_PERMISSIONS), None)).secret
+async def api(
+    store: Store, assets: list[str] | None = None, **settings: Any
+) -> AsyncIterator[httpx.AsyncClient]:
+    """The real app on the store, with `settings`, and an operator's key (of `assets`
+    only, when given)."""
+    key = (await create_key(store, "ops", list(ALL_PERMISSIONS), assets)).secret
     config = Settings(public_url=PUBLIC, rate_limit_per_second=0, **settings)
     transport = httpx.ASGITransport(app=with_schema(create_app(config, store)))
     async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as client:
@@ -116,3 +120,39 @@ async def test_delete_location_waits_for_an_import_of_its_asset_then_answers_503
     assert again.json() == {"data": {"deleteLocation": False}}
     assert await store[col.LOCATIONS].count_documents({"_id": "loc-pool"}) == 0
     assert await store[col.LEASES].count_documents({}) == 0
+
+
+async def test_a_key_of_another_asset_is_refused_its_scope_before_the_size(
+    store: Store, tmp_path: Path
+) -> None:
+    """The put past the limit, by a key of another asset: the scope's answer, not
+    WRITE_TOO_LARGE (which would tell what the write would store), nothing written."""
+    data = dataset(tmp_path)
+    data["unit_maps"], data["locations"] = [], []
+    await import_data(store, data, tmp_path)
+    before = await documents(store)
+    new_map = {"id": "m-big", "assetId": "a1", "name": "Big"}
+    async with api(store, assets=["other-asset"], import_max_documents=LIMIT) as client:
+        refused = await graphql(client, PUT_MAP, input=new_map, svg=drawing())
+    errors = refused.json()["errors"]
+    assert [error["extensions"]["code"] for error in errors] == [SCOPE_REFUSAL]
+    assert errors[0]["extensions"]["fields"]["input.assetId"] == ['unknown asset "a1"']
+    assert await documents(store) == before
+    for name in (col.SWITCHES, col.IMPORT_BATCHES, col.LEASES):
+        assert await store[name].count_documents({}) == 0, name
+
+
+async def test_delete_location_of_another_asset_answers_at_once_while_it_is_imported(
+    store: Store, tmp_path: Path
+) -> None:
+    """A key of another asset learns nothing of an import in progress: its delete of a
+    location out of scope is `false` at once (no wait for the lease, no 503)."""
+    await import_data(store, dataset(tmp_path), tmp_path)
+    scoped = api(store, assets=["other-asset"], request_timeout_seconds=2.0)
+    async with scoped as client, asset_leases(store, ["a1"], wait=0):
+        started = asyncio.get_running_loop().time()
+        answer = await graphql(client, DELETE_LOCATION, id="loc-pool")
+        waited = asyncio.get_running_loop().time() - started
+    assert answer.json() == {"data": {"deleteLocation": False}}
+    assert waited < 0.5
+    assert await store[col.LOCATIONS].count_documents({"_id": "loc-pool"}) == 1

@@ -118,3 +118,28 @@ async def test_concurrent_gets_share_queries_and_answer_alike(client, store, ful
     )
     assert {(a.status_code, a.content) for a in answers} == {(200, alone.content)}
     assert store.by_id.queries - reads_before < 32
+
+
+async def test_a_key_of_another_asset_shares_the_query_but_not_the_answer(client, store, keys):
+    """A key scoped to asset-2 asking for asset-1 in the same turns as a full key: the
+    reads share their queries, and the scoped key still gets its lone answer, 404."""
+    store.cache.flush()
+    full, scoped = {"API-Key": keys.full}, {"API-Key": keys.scoped}
+    alone = {
+        name: await client.get("/v1/assets/asset-1", headers=headers)
+        for name, headers in (("full", full), ("scoped", scoped))
+    }
+    assert [alone["full"].status_code, alone["scoped"].status_code] == [200, 404]
+    reads_before = store.by_id.queries
+    answers = await asyncio.gather(
+        *(client.get("/v1/assets/asset-1", headers=(full, scoped)[n % 2]) for n in range(32))
+    )
+    expected = {(a.status_code, a.content) for a in alone.values()}
+    assert {(a.status_code, a.content) for a in answers[0::2]} == {
+        (alone["full"].status_code, alone["full"].content)
+    }
+    assert {(a.status_code, a.content) for a in answers[1::2]} == {
+        (alone["scoped"].status_code, alone["scoped"].content)
+    }
+    assert {(a.status_code, a.content) for a in answers} == expected
+    assert store.by_id.queries - reads_before < 32

@@ -31,13 +31,15 @@ from storage.demo.install import ASSET_ID
 from storage.embedded.server import EmbeddedServer
 from storage.imports import switches
 from storage.imports.importer import import_dataset
+from tests.conftest import with_schema
 from tests.import_snapshots import demo_version
 from tests.storage.imports.staged import staging_settings, staging_store
 
+STAMPS = {"created_at": "2026-11-01T00:00:00+00:00", "updated_at": "2026-11-02T00:00:00+00:00"}
 DATA = {
     col.ASSETS: [{"_id": "a1", "name": "One"}, {"_id": "a2", "name": "Two"}],
     col.UNITS: [
-        {"_id": "u1", "asset_id": "a1", "floor_id": "f1", "name": "U1"},
+        {"_id": "u1", "asset_id": "a1", "floor_id": "f1", "name": "U1", **STAMPS},
         {"_id": "u2", "asset_id": "a2", "floor_id": "f2", "name": "U2"},
     ],
     col.LOCATIONS: [
@@ -45,9 +47,17 @@ DATA = {
         {"_id": "l2", "asset_id": "a2", "unit_map_id": "m2", "name": "L2", "x": 2},
     ],
     col.LEVEL_TAGS: [{"_id": "t1", "unit_map_id": "m1", "key": "floor"}],
+    col.UNIT_MAPS: [{"_id": "m1", "asset_id": "a1", "name": "M1"}],
     col.UNIT_REFERENCES: [{"_id": "r1", "asset_id": "a1", "unit_id": "u1", "group_id": "g"}],
 }
-SWITCHED = [col.ASSETS, col.UNITS, col.LOCATIONS, col.LEVEL_TAGS, col.UNIT_REFERENCES]
+SWITCHED = [
+    col.ASSETS,
+    col.UNITS,
+    col.UNIT_MAPS,
+    col.LOCATIONS,
+    col.LEVEL_TAGS,
+    col.UNIT_REFERENCES,
+]
 HELD = 0.4  # how long a test's switch applies
 ASSET = {"asset_id": ASSET_ID}
 PUBLIC = "https://api.floorgate.test"
@@ -178,6 +188,33 @@ async def test_reads_of_the_switching_asset_wait_for_its_end_and_others_do_not(
         [{"_id": {"asset_id": "a1"}}],
     ]
     assert store.switches.waits >= len(cases)
+
+
+async def test_a_key_of_another_asset_never_waits_for_a_switch(store: Store) -> None:
+    """A unit of the switching asset asked for by id: a key of another asset gets its
+    404 at once (the read names its scope, so it never reads that unit), as it would with
+    no switch; a key of every asset waits for the switch, then reads the unit."""
+    await switch(store)
+    settings = staging_settings(store.db.name, budget=3.0)  # the full key's wait fits
+    keys = {
+        "other": (await create_key(store, "other", [], ["a2"])).secret,
+        "every": (await create_key(store, "every", [], None)).secret,
+    }
+    transport = httpx.ASGITransport(app=with_schema(create_app(settings, store)))
+    async with httpx.AsyncClient(transport=transport, base_url=PUBLIC) as client:
+
+        async def get(key: str, path: str) -> tuple[int, float]:
+            answer, took = await timed(client.get(path, headers={"API-Key": keys[key]}))
+            return answer.status_code, took
+
+        ending = asyncio.create_task(ended_after(store, HELD))
+        other_unit, other_map, every_unit = await asyncio.gather(
+            get("other", "/v1/units/u1"), get("other", "/v1/maps/m1"), get("every", "/v1/units/u1")
+        )
+        await ending
+    assert [other_unit[0], other_map[0], every_unit[0]] == [404, 404, 200]
+    assert other_unit[1] < HELD and other_map[1] < HELD, (other_unit, other_map)
+    assert every_unit[1] >= HELD
 
 
 async def test_an_announced_switch_holds_no_read(store: Store) -> None:
