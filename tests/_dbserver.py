@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 from storage.database import Store, connect
 from storage.embedded.server import EmbeddedServer
@@ -12,10 +12,15 @@ from storage.settings import Settings
 
 
 @contextlib.asynccontextmanager
-async def fresh_store(server: EmbeddedServer) -> AsyncIterator[Store]:
+async def fresh_store(
+    server: EmbeddedServer, settings: Callable[[str], Settings] | None = None
+) -> AsyncIterator[Store]:
     """A store on a new database with its indexes, dropped afterwards, so tests never see
-    each other's documents."""
-    store = connect(server.uri, Settings(database_name=f"t_{uuid.uuid4().hex[:12]}"))
+    each other's documents. `settings` makes the store's settings from the database's
+    name (the defaults without it)."""
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    config = Settings(database_name=name) if settings is None else settings(name)
+    store = connect(server.uri, config)
     await store.ensure_indexes()
     try:
         yield store

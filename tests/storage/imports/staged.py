@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-import uuid
 from collections.abc import AsyncIterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +15,12 @@ from bson import ObjectId
 import storage.imports.importer as importer
 import storage.imports.staging as staging
 from storage import collections as col
-from storage.database import Store, connect
+from storage.database import Store
 from storage.datasets import sections
 from storage.embedded.server import EmbeddedServer
 from storage.imports.importer import import_dataset
 from storage.settings import Settings
+from tests._dbserver import fresh_store
 from tests.import_snapshots import demo_version
 
 # The request budget of these tests' stores: a switch waits it, plus two polls (1 s).
@@ -65,13 +66,8 @@ def staging_settings(name: str, budget: float = BUDGET) -> Settings:
 async def staging_store(server: EmbeddedServer, budget: float = BUDGET) -> AsyncIterator[Store]:
     """A store on a new database with its indexes and a short request budget (so a
     switch waits little), dropped afterwards."""
-    store = connect(server.uri, staging_settings(f"s_{uuid.uuid4().hex[:12]}", budget))
-    await store.ensure_indexes()
-    try:
+    async with fresh_store(server, partial(staging_settings, budget=budget)) as store:
         yield store
-    finally:
-        await store.client.drop_database(store.db.name)
-        await store.close()
 
 
 def _plain(doc: dict[str, Any]) -> dict[str, Any]:
