@@ -99,6 +99,9 @@ class RequestContext:
         self._units = 0  # rate-limit units charged to the key so far
         self._charged = False  # an operation's cost was charged (the lookup's unit is spent)
         self._loaders: Loaders | None = None
+        # A direct plan completes the page it asked for from stored documents: its items
+        # keep `_id` (`resolvers.paging.find_page`; `schema.execution.direct`).
+        self.stored_ids = False
 
     @property
     def cost(self) -> int | None:

@@ -65,6 +65,9 @@ class DirectRoot:
     nullable: bool  # a failure leaves null at `key`; else the whole data is null
     filters: tuple[int, ...] | None  # a page's filters (argument positions); else None
     error_nodes: Any = None  # what a failure's error points at (graphql-core's field nodes)
+    # Its completer reads a page's items as stored (`shapes.with_stored_ids`): the row's
+    # resolver is told so (`RequestContext.stored_ids`) and leaves their `_id` as it is.
+    stored_ids: bool = False
 
     def values(self, variables: dict[str, Any]) -> list[Any]:
         values = []
@@ -80,7 +83,14 @@ class DirectRoot:
     async def resolve(self, context: Any, values: list[Any]) -> Any:
         """The field's value before completion; raises what the field fails with."""
         await authorize(context, *self.requirement)
-        found = await self.call(context, *values)
+        if self.stored_ids:
+            context.stored_ids = True
+            try:
+                found = await self.call(context, *values)
+            finally:
+                context.stored_ids = False
+        else:
+            found = await self.call(context, *values)
         if self.filters is not None:
             filters = {self.arguments[at].name: values[at] for at in self.filters}
             tell_list(found, self.field, filters)

@@ -72,6 +72,31 @@ class Obj:
 
 Shape = Leaf | ListOf | Obj
 
+# The read of an item's `id` in a page of stored documents (`resolvers.paging.find_page`
+# with `stored_ids`): `_id` as stored, else `id` (a page a resolver made of API objects).
+# The completer renames it as it builds the item: no pass over the page does it first.
+STORED_ID = "_id"
+
+
+def with_stored_ids(page: Obj) -> Obj:
+    """A page's shape whose items (the members of its `data` list) read their id as
+    stored; any other shape as it is."""
+    members = []
+    for member in page.members:
+        listed = member.shape
+        if member.read == "data" and isinstance(listed, ListOf) and isinstance(listed.item, Obj):
+            item = listed.item
+            reads = tuple(
+                Member(m.name, STORED_ID, m.shape) if m.read == "id" else m for m in item.members
+            )
+            member = Member(
+                member.name,
+                member.read,
+                ListOf(Obj(item.type_name, reads, item.nullable), listed.nullable),
+            )
+        members.append(member)
+    return Obj(page.type_name, tuple(members), page.nullable)
+
 
 class TooLarge(Exception):
     """The plan has MAX_GENERATED functions already: the rest is generic."""
@@ -113,6 +138,15 @@ def float_of_int(value: Any) -> Any:
 # Coercions a plan made ahead of time does itself, exactly as graphql-core, by the leaf's
 # test: the cases stored data has (a whole number in a Float); every other value fails.
 AHEAD: dict[str, Completer] = {"float": float_of_int}
+
+
+def dict_read(read: str, nullable: bool) -> str:
+    """The expression that reads a member of a dict: a missing non-null one raises
+    KeyError (graphql-core then reports the null exactly); a nullable one may be absent."""
+    if read == STORED_ID:
+        fallback = 'source["id"]' if not nullable else 'source.get("id")'
+        return f'(source["_id"] if "_id" in source else {fallback})'
+    return f"source[{read!r}]" if not nullable else f"source.get({read!r})"
 
 
 def inline_test(shape: Shape, value: str) -> str | None:
@@ -226,12 +260,9 @@ class Generator:
                 dict_reads.append(f"{value} = {shape.type_name!r}")
                 other_reads.append(f"{value} = {shape.type_name!r}")
                 continue
-            # A non-null member must be there: a missing one raises KeyError, and
-            # graphql-core then reports the null exactly. A nullable one may be absent.
-            nullable = member.shape.nullable
-            read = f"source[{member.read!r}]" if not nullable else f"source.get({member.read!r})"
-            dict_reads.append(f"{value} = {read}")
-            other_reads.append(f"{value} = getattr(source, {member.read!r})")
+            dict_reads.append(f"{value} = {dict_read(member.read, member.shape.nullable)}")
+            attribute = "id" if member.read == STORED_ID else member.read
+            other_reads.append(f"{value} = getattr(source, {attribute!r})")
             names[f"c{index}"] = self.completer(member.shape)
             inline = inline_test(member.shape, value)
             if inline is not None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from resolvers.limits import DEFAULT_PER_PAGE, MAX_PER_PAGE, PER_PAGE
 from schema.execution.direct import STEP_ASIDE, Argument, DirectPlan, DirectRoot, Requirement
-from schema.execution.shapes import Generator, Shape
+from schema.execution.shapes import Generator, Obj, Shape, with_stored_ids
 
 RESULT = "result"  # the response key of every REST document's root field
 NEVER = object()  # no value a resolver returns is graphql-core's Undefined
@@ -40,7 +40,9 @@ class PlannedRoute:
     def direct(self) -> DirectPlan:
         """The direct plan, its completer generated on first use (about a millisecond)."""
         if not self.made:
-            complete = Generator(STEP_ASIDE, NEVER).completer(self.shape)
+            page = self.filters is not None and isinstance(self.shape, Obj)
+            shape = with_stored_ids(self.shape) if page else self.shape
+            complete = Generator(STEP_ASIDE, NEVER).completer(shape)
             root = DirectRoot(
                 RESULT,
                 self.field,
@@ -50,6 +52,7 @@ class PlannedRoute:
                 complete,
                 self.nullable,
                 self.filters,
+                stored_ids=page,
             )
             self.made.append(DirectPlan((root,)))
         return self.made[0]

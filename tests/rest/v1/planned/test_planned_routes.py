@@ -7,12 +7,15 @@ runs each with and without plans)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from graphql import GraphQLFloat
 
 import rest.v1.dispatch
+from resolvers.context import RequestContext, Services
+from resolvers.reads import list_units
 from rest.v1.graphql_routes import requirement_of
 from rest.v1.planned import write
 from rest.v1.planned.plan import PlannedRoute, page_size
@@ -139,3 +142,49 @@ async def test_a_stored_value_a_plan_cannot_complete_is_answered_through_graphql
 def test_a_plan_makes_its_completer_once():
     plan: PlannedRoute = PLANS["getAsset"]
     assert plan.direct() is plan.direct()
+
+
+def test_a_planned_page_completes_its_items_as_stored():
+    """A page's items come as stored (`_id`): its completer renames each as it builds it
+    (no pass over the page first), and completes a page of API objects (`id`) alike.
+    A single object is read as an API object, as before."""
+    root = PLANS["listUnits"].direct().roots[0]
+    assert root.stored_ids is True
+    assert PLANS["getUnit"].direct().roots[0].stored_ids is False
+    unit = {
+        "asset_id": "asset-1",
+        "floor_id": "floor-1",
+        "name": "101",
+        "created_at": "2026-01-15T09:00:00+00:00",
+        "updated_at": "2026-01-15T09:00:00+00:00",
+    }
+    paging = {"per_page": 2, "current_page": 1, "prev_page": None, "next_page": None}
+    stored = {"paging": {**paging, "total_count": 1}, "data": [{"_id": "u-1", **unit}]}
+    renamed = {"paging": {**paging, "total_count": 1}, "data": [{"id": "u-1", **unit}]}
+    answer = root.complete(stored)
+    assert answer == root.complete(renamed)
+    assert answer["data"] == [{"id": "u-1", **unit}]
+    assert next(iter(answer["data"][0])) == "id"  # in the schema's order, not as stored
+    with pytest.raises(KeyError):  # neither: graphql-core answers (the route steps aside)
+        root.complete({"paging": stored["paging"], "data": [unit]})
+
+
+async def test_a_planned_page_reads_stored_documents_for_its_call_only(store, settings, keys):
+    """The row's resolver reads the page as stored while the planned route calls it, and
+    as API objects once it returned (graphql-core, stepping in, gets those)."""
+    context = RequestContext(Services(store, settings), keys.full, frozenset())
+    root = PLANS["listUnits"].direct().roots[0]
+    seen: list[bool] = []
+
+    async def call(context: RequestContext, *values: Any) -> Any:
+        seen.append(context.stored_ids)
+        return await list_units(context, *values)
+
+    planned = replace(root, call=call)
+    values = planned.values({"perPage": 3})
+    stored = await planned.resolve(context, values)
+    after = await list_units(context, *values)
+    assert seen == [True] and context.stored_ids is False
+    assert [item["_id"] for item in stored["data"]] == [item["id"] for item in after["data"]]
+    assert len(after["data"]) == 3 and all("_id" not in item for item in after["data"])
+    assert planned.complete(stored) == root.complete(after)
