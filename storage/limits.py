@@ -30,8 +30,9 @@ IMPORT_BATCH_OPERATIONS = 1_000
 # transactions wait for each of its statements and for its commit.
 STAGED_BATCH_OPERATIONS = 1_000
 STAGED_BATCH_BYTES = 8 * 1024 * 1024  # one staged batch is one document: under its 16 MiB
-# How often each serving process reads the switches in progress (`storage.cache.switch_gate`);
-# an importer waits its request budget plus two of these after announcing a switch.
+# The period of the switches in progress (`storage.cache.switch_gate`): a read trusts a
+# poll at most two of these old (a process polls every one and a half); an importer waits
+# its request budget plus two of these after announcing a switch.
 SWITCH_POLL_SECONDS = 0.5
 
 # How long an import waits for another import of the same asset (`floorgate import

@@ -47,6 +47,9 @@ from storage.limits import SWITCH_POLL_SECONDS
 log = logging.getLogger("floorgate.switches")
 
 FRESH_SECONDS = 2 * SWITCH_POLL_SECONDS  # an older poll is not trusted: ask the database
+# The poller polls again this long before its last poll goes stale (a poll is a round
+# trip): every FRESH_SECONDS - POLL_AHEAD_SECONDS, and reads still never find it stale.
+POLL_AHEAD_SECONDS = SWITCH_POLL_SECONDS / 2
 STOP_SECONDS = 5.0
 RECORD_SECONDS = 60.0  # how often a process that reads records its request budget again
 EXPIRE_SECONDS = 3 * RECORD_SECONDS  # a record not renewed for this long is not counted
@@ -303,8 +306,14 @@ class SwitchGate:
                 log.warning("could not finish the switch of %r: %r", switch.asset_id, error)
 
     async def _poll_forever(self) -> None:
+        """Poll when the last poll is about to go stale (a read may have polled since);
+        after a failure, every SWITCH_POLL_SECONDS."""
         failing = False
         while True:
+            due = self.polled_at + FRESH_SECONDS - POLL_AHEAD_SECONDS - time.monotonic()
+            if due > 0 and not failing:
+                await asyncio.sleep(due)
+                continue
             try:
                 await self._polled_since(time.monotonic())
                 failing = False
@@ -314,7 +323,7 @@ class SwitchGate:
                 if not failing:
                     log.warning("cannot read the switches in progress: %r", error)
                 failing = True
-            await asyncio.sleep(SWITCH_POLL_SECONDS)
+                await asyncio.sleep(SWITCH_POLL_SECONDS)
 
     async def stop(self) -> None:
         tasks = [t for t in (self._task, self._polling, self._settling) if t is not None]

@@ -129,6 +129,28 @@ async def test_a_read_with_no_switch_costs_no_round_trip(
     assert seen[("find", col.UNITS)] == 50 and seen[("aggregate", col.UNITS)] == 50
 
 
+async def test_the_poller_polls_just_before_its_poll_goes_stale(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under steady reads the poller polls every FRESH_SECONDS - POLL_AHEAD_SECONDS (here
+    0.6 s, where polling every poll period would be 0.4 s), and the reads still find a
+    fresh poll: none asks the database itself."""
+    monkeypatch.setattr(switch_gate, "SWITCH_POLL_SECONDS", 0.4)
+    monkeypatch.setattr(switch_gate, "FRESH_SECONDS", 0.8)
+    monkeypatch.setattr(switch_gate, "POLL_AHEAD_SECONDS", 0.2)
+    gate = store.switches
+    await cached_reads.find_one(store, col.UNITS, {"_id": "u1"})  # starts the poller
+    polls, stale = gate.polls, 0
+    start = time.monotonic()
+    while time.monotonic() - start < 3.0:
+        stale += not gate.clear()
+        await cached_reads.find_one(store, col.UNITS, {"_id": "u1"})
+        await asyncio.sleep(0.02)
+    polled = gate.polls - polls
+    assert 3 <= polled <= 6, polled  # 5 on time; every 0.4 s would be 7 or 8
+    assert stale == 0
+
+
 async def test_a_process_records_its_request_budget_before_its_first_read(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
