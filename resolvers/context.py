@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -99,15 +100,29 @@ class RequestContext:
         self._units = 0  # rate-limit units charged to the key so far
         self._charged = False  # an operation's cost was charged (the lookup's unit is spent)
         self._loaders: Loaders | None = None
-        # A direct plan completes the page it asked for from stored documents: its items
-        # keep `_id` (`resolvers.paging.find_page`; `schema.execution.direct`).
-        self.stored_ids = False
+        self._stored_pages = 0  # direct plans' page roots reading now (`reading_stored`)
 
     @property
     def cost(self) -> int | None:
         """The operation's cost, once charged (kept in the request's state, where
         /metrics reads it too)."""
         return None if self.state is None else self.state.get(CHARGED_COST)
+
+    @property
+    def stored_ids(self) -> bool:
+        """Pages are read with their items as stored (`_id` kept: `find_page`), for a
+        direct plan's completer that renames each item as it builds it."""
+        return self._stored_pages > 0
+
+    @contextlib.contextmanager
+    def reading_stored(self) -> Iterator[None]:
+        """While a direct plan's page root runs its resolver (root fields run at once: a
+        count, so one that ends does not end another's)."""
+        self._stored_pages += 1
+        try:
+            yield
+        finally:
+            self._stored_pages -= 1
 
     @property
     def loaders(self) -> Loaders:

@@ -84,11 +84,8 @@ class DirectRoot:
         """The field's value before completion; raises what the field fails with."""
         await authorize(context, *self.requirement)
         if self.stored_ids:
-            context.stored_ids = True
-            try:
+            with context.reading_stored():
                 found = await self.call(context, *values)
-            finally:
-                context.stored_ids = False
         else:
             found = await self.call(context, *values)
         if self.filters is not None:

@@ -31,9 +31,10 @@ from graphql.execution.values import get_variable_values
 from graphql.pyutils import Undefined
 from strawberry.permission import PermissionExtension
 
-from schema.execution.compiled import UNPLANNED, Plan
+from schema.execution.compiled import SLOW, UNPLANNED, Plan
 from schema.execution.direct import Argument, DirectPlan, DirectRoot, StepAside, run_direct
 from schema.execution.plans import plans_of
+from schema.execution.shapes import Generator, Obj, with_stored_ids
 from schema.root_fields import PAGING, Kind, RootField
 
 PAGING_NAMES = frozenset(arg.name for arg in PAGING)
@@ -63,6 +64,7 @@ def direct_plan(
     if operation.operation is not OperationType.QUERY or operation.directives or root_type is None:
         return None
     roots = []
+    stored = Generator(SLOW, Undefined)  # completers of pages read as stored, if any
     for key, details in plan.root.grouped_field_set.items():
         node = details[0].node
         field = root_type.fields.get(node.name.value)
@@ -92,6 +94,12 @@ def direct_plan(
                 arguments.append(Argument(name, None, literal, required))
             if arg.name not in PAGING_NAMES:
                 filters.append(position)
+        # A page's items are read as stored (`shapes.with_stored_ids`): graphql-core's
+        # completion of the same field, when it runs, keeps reading them as API objects.
+        page = row.kind is Kind.PAGE and isinstance(completion.shape, Obj)
+        complete = (
+            stored.completer(with_stored_ids(completion.shape)) if page else completion.complete
+        )
         roots.append(
             DirectRoot(
                 key,
@@ -99,10 +107,11 @@ def direct_plan(
                 row.resolver,
                 tuple(arguments),
                 (row.permission.required_permission, row.permission.required_flag),
-                completion.complete,
+                complete,
                 not is_non_null_type(field.type),
                 tuple(filters) if row.kind is Kind.PAGE else None,
                 [d.node for d in details],  # a list: graphql-core takes a tuple for one node
+                stored_ids=page,
             )
         )
     return DirectPlan(tuple(roots)) if roots else None

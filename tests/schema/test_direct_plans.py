@@ -71,6 +71,19 @@ def test_arguments_come_from_literals_variables_and_defaults(demo):
     assert root.filters == (2, 3)  # assetId, market: what the page is told of its list
 
 
+def test_a_page_is_completed_as_stored_and_one_object_as_an_api_object(demo):
+    """A page's items keep `_id` for a direct plan (`find_page`'s `stored_ids`), which
+    its own completer renames; graphql-core's completion of the field reads `id`."""
+    schema = strawberry_schema_of(demo.app)._schema
+    plan = planned(schema, '{ a: asset(id: "a") { id } u: units { data { id i: id } } }')
+    asset, units = plan.roots
+    assert (asset.stored_ids, units.stored_ids) == (False, True)
+    paging = {"per_page": 1, "current_page": 1, "prev_page": None, "next_page": None}
+    page = {"paging": paging, "data": [{"_id": "u-1"}]}
+    assert units.complete(page) == {"data": [{"id": "u-1", "i": "u-1"}]}
+    assert units.complete({**page, "data": [{"id": "u-1"}]}) == units.complete(page)
+
+
 CASES = [
     ('{ asset(id: "no-such-asset") { id name } }', {}),  # nullable: null and an error
     ('{ a: asset(id: "no-such-asset") { id } b: assets(perPage: 2) { data { id } } }', {}),

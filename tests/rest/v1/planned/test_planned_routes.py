@@ -188,3 +188,8 @@ async def test_a_planned_page_reads_stored_documents_for_its_call_only(store, se
     assert [item["_id"] for item in stored["data"]] == [item["id"] for item in after["data"]]
     assert len(after["data"]) == 3 and all("_id" not in item for item in after["data"])
     assert planned.complete(stored) == root.complete(after)
+    with context.reading_stored():  # root fields run at once: one ending ends only itself
+        with context.reading_stored():
+            pass
+        assert context.stored_ids is True
+    assert context.stored_ids is False
