@@ -12,8 +12,8 @@ import pytest
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ALL_PERMISSIONS
 from rest.v1.routes import ROUTES
+from tests.caught_up import caught_up
 from tests.conftest import Demo
-from tests.storage.test_read_cache import until
 
 MAP = "map-b1"
 MATRIX = f"/v1/unitmaps/{MAP}/distance-matrix"
@@ -21,8 +21,7 @@ ROUTE = f"/v1/maps/{MAP}/route"
 
 
 async def live(demo: Demo) -> None:
-    demo.store.watch_changes()
-    await until(lambda: demo.store.cache.live, "the change stream is up")
+    await caught_up(demo.store)
 
 
 async def location_ids(demo: Demo) -> list[str]:

@@ -4,44 +4,21 @@ mutation or an answer with errors; access and the rate limit still apply."""
 
 from __future__ import annotations
 
-import contextlib
-import uuid
 from dataclasses import replace
 
 import httpx
 import pytest
 
 from rest.app import create_app
-from tests.storage.test_read_cache import until
+from tests.caught_up import caught_up
 
 UNITS = "query Units($n: Int) { units(perPage: $n) { data { id name assetId } } }"
 
 
 @pytest.fixture
 async def live(store):
-    """The cache serving, and every change an earlier test made already seen: a late
-    change event of another test's write would drop an answer these tests count on."""
-    store.watch_changes()
-    await until(lambda: store.cache.live, "the change stream is up")
-    moved: list[str] = []
-    bump = store.cache.bump
-
-    def counting(collection: str) -> None:
-        moved.append(collection)
-        bump(collection)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(store.cache, "bump", counting)
-        for attempt in range(10):  # a stream that restarted meanwhile never sees a probe
-            probe = f"probes_{attempt}"
-            await store[probe].insert_one({"_id": uuid.uuid4().hex})
-            # once by the write's acknowledgement, once by its change event: the last in line
-            with contextlib.suppress(AssertionError):
-                await until(lambda p=probe: moved.count(p) == 2 and store.cache.live, "seen", 1.0)
-                break
-        else:
-            raise AssertionError("the change stream did not catch up in 10 s")
-    return store.cache
+    """The cache serving, and every change an earlier test made already seen."""
+    return await caught_up(store)
 
 
 async def post(client, key: str | None, query: str, variables=None, name=None, flags=None):
