@@ -15,7 +15,6 @@ Run with `make bench` or `python -m tests.benchmarks cold_start` (about a minute
 from __future__ import annotations
 
 import asyncio
-import os
 import ssl
 import statistics
 import tempfile
@@ -28,12 +27,12 @@ from tests.benchmarks.harness import servers as s
 from tests.benchmarks.harness.report import machine
 from tests.benchmarks.versus_minimal import (
     DATABASE,
-    FLOORGATE_ENV,
     PUBLIC_URL,
     cold_starts,
     commit,
     first_200,
     prepare,
+    served_env,
 )
 
 STARTS = 9
@@ -61,13 +60,7 @@ def run(folder: Path) -> None:
     try:
         key, _ = asyncio.run(prepare(database.uri, folder))
         certs = ensure_local_certificates(folder / "tls")
-        env = {
-            **os.environ,
-            **FLOORGATE_ENV,
-            "FLOORGATE_MONGODB_URI": database.uri,
-            "FLOORGATE_DATABASE": DATABASE,
-            "FLOORGATE_DATA_DIR": str(folder / "floorgate"),
-        }
+        env = served_env(database.uri, folder)
         logs = folder / "logs"
         logs.mkdir()
 

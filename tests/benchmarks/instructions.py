@@ -21,7 +21,6 @@ Run with `make bench` or `python -m tests.benchmarks instructions` (about 5 minu
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import ssl
 import subprocess
@@ -41,10 +40,10 @@ from tests.benchmarks.harness.report import machine
 from tests.benchmarks.versus_minimal import (
     ASSET_PATH,
     DATABASE,
-    FLOORGATE_ENV,
     PUBLIC_URL,
     commit,
     prepare,
+    served_env,
 )
 
 REQUESTS = {100: 10, 1000: 5}  # page size -> requests counted in a round
@@ -162,14 +161,7 @@ def run(folder: Path) -> dict[str, Result]:
     try:
         key, _ = asyncio.run(prepare(database.uri, folder))
         certs = ensure_local_certificates(folder / "tls")
-        env = {
-            **os.environ,
-            **FLOORGATE_ENV,
-            "FLOORGATE_MONGODB_URI": database.uri,
-            "FLOORGATE_DATABASE": DATABASE,
-            "FLOORGATE_DATA_DIR": str(folder / "floorgate"),
-            "FLOORGATE_READ_CACHE_MB": "0",
-        }
+        env = served_env(database.uri, folder, FLOORGATE_READ_CACHE_MB="0")
         logs = folder / "logs"
         logs.mkdir()
         tls = ssl.create_default_context(cafile=str(certs.ca_cert))

@@ -109,6 +109,19 @@ FLOORGATE_ENV = {
 }
 
 
+def served_env(uri: str, folder: Path, **settings: str) -> dict[str, str]:
+    """The environment the benchmarks' servers start with: this process's, floorgate's
+    settings for a benchmark, the database, a data folder, and `settings` on top."""
+    return {
+        **os.environ,
+        **FLOORGATE_ENV,
+        "FLOORGATE_MONGODB_URI": uri,
+        "FLOORGATE_DATABASE": DATABASE,
+        "FLOORGATE_DATA_DIR": str(folder / "floorgate"),
+        **settings,
+    }
+
+
 # -- data -------------------------------------------------------------------------------
 
 
@@ -385,13 +398,7 @@ def run(folder: Path) -> None:
     try:
         key, case = asyncio.run(prepare(database.uri, folder))
         certs = ensure_local_certificates(folder / "tls")
-        env = {
-            **os.environ,
-            **FLOORGATE_ENV,
-            "FLOORGATE_MONGODB_URI": database.uri,
-            "FLOORGATE_DATABASE": DATABASE,
-            "FLOORGATE_DATA_DIR": str(folder / "floorgate"),
-        }
+        env = served_env(database.uri, folder)
         logs = folder / "logs"
         logs.mkdir()
 
