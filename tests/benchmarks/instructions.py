@@ -51,8 +51,9 @@ ROUNDS = 3  # of each size, alternating; a round with other work in it stands ou
 WARM_UP = 3  # requests of each size before counting
 IDLE_SECONDS = 5.0  # counted with no request: the process's own work per second
 # After warm-up, before counting: what start-up left running ends meanwhile (a process
-# runs about 50 times slower under callgrind; counted earlier, floorgate did 4 M more
-# instructions per request for a while after its schema was built).
+# runs about 50 times slower under callgrind; floorgate prepares its GraphQL routes
+# between requests after start, `RestApi.prepare_all`: 4 M more instructions per
+# request for a while when counted at once).
 SETTLE_SECONDS = 60.0
 START_SECONDS = 600.0  # a server's start under callgrind (about 20 s here)
 CALLGRIND = ["valgrind", "--tool=callgrind", "--cache-sim=yes", "--dump-instr=no"]
