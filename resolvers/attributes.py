@@ -83,14 +83,7 @@ async def list_assignments(
         return paged([], page_no, size, False)
     query = {"group_id": group_id, **scope}
     return await find_page(
-        context.store,
-        c.ASSIGNMENTS,
-        query,
-        page_no,
-        size,
-        ASSIGNMENT_ORDER,
-        ASSIGNMENT_FIELDS,
-        stored_ids=context.stored_ids,
+        context, c.ASSIGNMENTS, query, page_no, size, ASSIGNMENT_ORDER, ASSIGNMENT_FIELDS
     )
 
 

@@ -5,12 +5,24 @@ it; other pages leave it out (docs/api.md, Paging)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from storage.cache import cached_reads
 from storage.database import Store
 
 Sort = list[tuple[str, int]]
+
+
+class PageReader(Protocol):
+    """What `find_page` needs of the request's context (`RequestContext`)."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def stored_ids(self) -> bool: ...
+
+
 BY_ID: Sort = [("_id", 1)]
 ID_INDEX = "_id_"
 
@@ -34,24 +46,24 @@ async def find_all(
 
 
 async def find_page(
-    store: Store,
+    context: PageReader,
     collection: str,
     query: dict[str, Any],
     page: int,
     per_page: int,
     sort: Sort = BY_ID,
     projection: dict[str, Any] | None = None,
-    stored_ids: bool = False,
 ) -> dict[str, Any]:
     """One page and its paging object (`prev_page`/`next_page` are numbers or None).
-    Its items are API objects (`id`), or with `stored_ids` as stored (`_id`) for a
-    completer that renames each as it builds it (a pass less over a page of 10,000)."""
+    Its items are API objects (`id`), or as stored (`_id`) while the context reads
+    pages so (`context.stored_ids`: a direct plan's completer renames each item as it
+    builds it, a pass less over a page of 10,000)."""
     # An unfiltered list in id order walks the _id index. MongoDB's planner picks it
     # anyway; the embedded server would otherwise scan and sort the whole collection
     # (see docs/performance.md).
     hint = ID_INDEX if not query and sort == BY_ID else None
     documents = await cached_reads.find_list(
-        store,
+        context.store,
         collection,
         query,
         sort,
@@ -63,7 +75,7 @@ async def find_page(
     has_next = len(documents) > per_page
     if has_next:
         del documents[per_page:]  # the one extra document only said there is more
-    if not stored_ids:
+    if not context.stored_ids:
         for document in documents:  # as_resource, inline: a page may hold 10,000
             if "_id" in document:
                 document["id"] = document.pop("_id")

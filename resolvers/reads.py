@@ -70,9 +70,7 @@ async def visible_map(
 async def list_assets(context: RequestContext, page: int | None, per_page: int | None) -> Page:
     caller, page_no, size = await begin(context, (page, per_page))
     query = {} if caller.assets is None else {"_id": {"$in": sorted(caller.assets)}}
-    return await find_page(
-        context.store, c.ASSETS, query, page_no, size, stored_ids=context.stored_ids
-    )
+    return await find_page(context, c.ASSETS, query, page_no, size)
 
 
 async def get_asset(context: RequestContext, asset_id: str) -> dict[str, Any]:
@@ -98,9 +96,7 @@ async def list_floors(
     if await cached_reads.count(context.store, c.ASSETS, {"_id": asset_id}, limit=1) == 0:
         raise not_found()
     query = {"asset_id": asset_id}
-    return await find_page(
-        context.store, c.FLOORS, query, page_no, size, FLOOR_ORDER, stored_ids=context.stored_ids
-    )
+    return await find_page(context, c.FLOORS, query, page_no, size, FLOOR_ORDER)
 
 
 async def get_floor(
@@ -127,9 +123,7 @@ async def list_units(
     query = caller.asset_filter(asset_id)
     if query is None:
         return empty_page(page_no, size)
-    return await find_page(
-        context.store, c.UNITS, query, page_no, size, stored_ids=context.stored_ids
-    )
+    return await find_page(context, c.UNITS, query, page_no, size)
 
 
 async def get_unit(
@@ -160,9 +154,7 @@ async def list_unit_maps(
         return empty_page(page_no, size)
     if wanted_tags:
         query["tags"] = {"$all": wanted_tags}
-    return await find_page(
-        context.store, c.UNIT_MAPS, query, page_no, size, stored_ids=context.stored_ids
-    )
+    return await find_page(context, c.UNIT_MAPS, query, page_no, size)
 
 
 async def get_unit_map(
@@ -188,9 +180,7 @@ async def list_backgrounds(
     )
     await visible_map(context, caller, map_id, asset_id)
     query = {"unit_map_id": map_id}
-    return await find_page(
-        context.store, c.BACKGROUNDS, query, page_no, size, stored_ids=context.stored_ids
-    )
+    return await find_page(context, c.BACKGROUNDS, query, page_no, size)
 
 
 async def get_background(
@@ -239,9 +229,7 @@ async def list_map_units(
     )
     unit_map = await visible_map(context, caller, map_id, asset_id)
     query = {"_id": {"$in": unit_map.get("unit_ids", [])}, "asset_id": unit_map["asset_id"]}
-    return await find_page(
-        context.store, c.UNITS, query, page_no, size, BY_ID, stored_ids=context.stored_ids
-    )
+    return await find_page(context, c.UNITS, query, page_no, size, BY_ID)
 
 
 async def get_map_unit(

@@ -58,16 +58,7 @@ async def _list(
             raise not_found()
     if key is not None:
         query["key"] = key
-    return await find_page(
-        context.store,
-        collection,
-        query,
-        page_no,
-        size,
-        sort,
-        projection,
-        stored_ids=context.stored_ids,
-    )
+    return await find_page(context, collection, query, page_no, size, sort, projection)
 
 
 async def list_asset_references(

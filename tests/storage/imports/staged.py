@@ -96,8 +96,10 @@ async def contents(store: Store, files: bool = True) -> dict[str, Any]:
     return found
 
 
+# What a staged import keeps while it runs, and nothing of it once it ended.
+IN_PROGRESS = (col.SWITCHES, col.IMPORT_BATCHES, col.LEASES)
+NONE_LEFT = dict.fromkeys(IN_PROGRESS, 0)
+
+
 async def leftovers(store: Store) -> dict[str, int]:
-    return {
-        name: await store[name].count_documents({})
-        for name in (col.SWITCHES, col.IMPORT_BATCHES, col.LEASES)
-    }
+    return {name: await store[name].count_documents({}) for name in IN_PROGRESS}

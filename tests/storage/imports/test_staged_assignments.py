@@ -31,6 +31,7 @@ from storage.imports import switches
 from storage.imports.importer import import_data, import_dataset
 from tests.conftest import with_schema
 from tests.storage.imports.staged import (
+    NONE_LEFT,
     Versions,
     contents,
     demo_versions,
@@ -41,7 +42,6 @@ from tests.storage.imports.staged import (
     version_one,
 )
 
-NONE_LEFT = {col.SWITCHES: 0, col.IMPORT_BATCHES: 0, col.LEASES: 0}
 SMALL = 10  # documents: the demo goes the staged way
 FLAG = {"Experimental-Flags": "unit-attributes-resource"}
 LOGGED = (col.ATTRIBUTE_EVENTS, col.COUNTERS)  # differ when E21/E22 wrote meanwhile

@@ -27,6 +27,7 @@ from storage.imports import switches
 from storage.imports.importer import import_dataset
 from storage.imports.integrity import collect_garbage, find_dangling
 from tests.storage.imports.staged import (
+    NONE_LEFT,
     Versions,
     contents,
     demo_versions,
@@ -37,7 +38,6 @@ from tests.storage.imports.staged import (
     version_one,
 )
 
-NONE_LEFT = {col.SWITCHES: 0, col.IMPORT_BATCHES: 0, col.LEASES: 0}
 SMALL = 10  # documents: the demo (about 1,000) goes the staged way
 
 
