@@ -34,7 +34,7 @@ from strawberry.permission import PermissionExtension
 from schema.execution.compiled import SLOW, UNPLANNED, Plan
 from schema.execution.direct import Argument, DirectPlan, DirectRoot, StepAside, run_direct
 from schema.execution.plans import plans_of
-from schema.execution.shapes import Generator, Obj, with_stored_ids
+from schema.execution.shapes import Generator, Obj, TooLarge, with_stored_ids
 from schema.root_fields import PAGING, Kind, RootField
 
 PAGING_NAMES = frozenset(arg.name for arg in PAGING)
@@ -97,9 +97,12 @@ def direct_plan(
         # A page's items are read as stored (`shapes.with_stored_ids`): graphql-core's
         # completion of the same field, when it runs, keeps reading them as API objects.
         page = row.kind is Kind.PAGE and isinstance(completion.shape, Obj)
-        complete = (
-            stored.completer(with_stored_ids(completion.shape)) if page else completion.complete
-        )
+        complete = completion.complete
+        if page:
+            try:
+                complete = stored.completer(with_stored_ids(completion.shape))
+            except TooLarge:  # its own bound on generated code: API objects, as before
+                page = False
         roots.append(
             DirectRoot(
                 key,

@@ -13,6 +13,7 @@ from graphql import OperationDefinitionNode, parse
 from graphql.execution.values import get_variable_values
 
 from resolvers.auth.permissions import ALL_FLAGS
+from schema.execution import shapes
 from schema.execution.direct import DirectPlan
 from schema.execution.direct_plans import direct_plan, fragments_of
 from schema.execution.plans import plans_of
@@ -82,6 +83,21 @@ def test_a_page_is_completed_as_stored_and_one_object_as_an_api_object(demo):
     page = {"paging": paging, "data": [{"_id": "u-1"}]}
     assert units.complete(page) == {"data": [{"id": "u-1", "i": "u-1"}]}
     assert units.complete({**page, "data": [{"id": "u-1"}]}) == units.complete(page)
+
+
+def test_a_page_past_the_bound_on_generated_code_is_read_as_api_objects(demo, monkeypatch):
+    """The completers of pages read as stored are generated within MAX_GENERATED too;
+    past it the page root keeps the plan's own completer and reads API objects."""
+    schema = strawberry_schema_of(demo.app)._schema
+    text = "{ units { data { id } } }"
+    document = parse(text)
+    operation = next(d for d in document.definitions if isinstance(d, OperationDefinitionNode))
+    coerced = get_variable_values(schema, (), {})
+    plan = plans_of(schema).get(schema, operation, fragments_of(document), coerced, False)
+    monkeypatch.setattr(shapes, "MAX_GENERATED", 0)
+    (root,) = direct_plan(schema, operation, plan).roots
+    completion = plan.completions[id(plan.root.grouped_field_set["units"])]
+    assert root.stored_ids is False and root.complete is completion.complete
 
 
 CASES = [
