@@ -193,3 +193,28 @@ async def test_a_planned_page_reads_stored_documents_for_its_call_only(store, se
             pass
         assert context.stored_ids is True
     assert context.stored_ids is False
+
+
+async def test_a_key_of_another_asset_lists_only_its_own_units_on_both_faces(
+    client, store, keys, full_headers
+):
+    """The pages read as stored keep the scope rule: a key of asset-2 listing units (REST's
+    planned route, /graphql's direct plan) gets asset-2's units, each with its stored
+    `_id` as `id`, and asking for asset-1's is an empty page, as for any scope."""
+    mine = await store["units"].find({"asset_id": "asset-2"}).sort("_id", 1).to_list()
+    assert mine  # the fixture data has units of the scoped key's asset
+    expected = [unit["_id"] for unit in mine]
+    scoped = {"API-Key": keys.scoped}
+    rest = await client.get("/v1/units", params={"per-page": 1000}, headers=scoped)
+    assert rest.status_code == 200
+    assert [unit["id"] for unit in rest.json()["data"]] == expected
+    assert {unit["asset_id"] for unit in rest.json()["data"]} == {"asset-2"}
+    query = "{ units(perPage: 1000) { data { id assetId } } }"
+    graphql = await client.post("/graphql", json={"query": query}, headers=scoped)
+    assert graphql.status_code == 200 and "errors" not in graphql.json()
+    units = graphql.json()["data"]["units"]["data"]
+    assert [unit["id"] for unit in units] == expected
+    other = await client.get("/v1/units", params={"asset": "asset-1"}, headers=scoped)
+    assert (other.status_code, other.json()["data"]) == (200, [])
+    everyone = await client.get("/v1/units", params={"per-page": 1000}, headers=full_headers)
+    assert len(everyone.json()["data"]) > len(expected)  # the full key sees more
