@@ -85,6 +85,7 @@ def test_a_page_is_completed_as_stored_and_one_object_as_an_api_object(demo):
     assert units.complete({**page, "data": [{"id": "u-1"}]}) == units.complete(page)
 
 
+@pytest.mark.security
 def test_a_page_past_the_bound_on_generated_code_is_read_as_api_objects(demo, monkeypatch):
     """The completers of pages read as stored are generated within MAX_GENERATED too;
     past it the page root keeps the plan's own completer and reads API objects."""

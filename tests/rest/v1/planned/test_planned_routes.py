@@ -195,6 +195,7 @@ async def test_a_planned_page_reads_stored_documents_for_its_call_only(store, se
     assert context.stored_ids is False
 
 
+@pytest.mark.security
 async def test_a_key_of_another_asset_lists_only_its_own_units_on_both_faces(
     client, store, keys, full_headers
 ):
