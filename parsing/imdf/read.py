@@ -87,6 +87,23 @@ EXAMPLE_CHARS = 240  # one example of the report, with the file or key it names
 # Feature types that IMDF gives a geometry and without which the map is wrong: a
 # level, unit or opening without one is an error, not a skip (docs/imdf.md).
 GEOMETRY_REQUIRED = ("level", "unit", "opening")
+# Feature types the import reads (with the manifest): the asset, floors, units,
+# drawings, walk paths and connectors, names and locations are made of them. A file (or
+# a single document's collection) of one of them that cannot be read refuses the venue:
+# skipped, it would import the venue without its units or doors, say, and replace the
+# stored maps with maps of nothing (issue 45). Files of the other types (building,
+# footprint, fixture, ...) are read by nothing of the import and are still skipped.
+REQUIRED = (
+    "venue",
+    "level",
+    "unit",
+    "opening",
+    "relationship",
+    "amenity",
+    "anchor",
+    "occupant",
+    "address",
+)
 
 
 class ImdfError(ValueError):
@@ -177,17 +194,23 @@ def feature_type_of(name: str) -> str | None:
     return PLURALS.get(stem)
 
 
-def read_archive(files: Mapping[str, bytes], form: str = "IMDF files") -> Archive:
-    """The features of every recognised file, and the report of what was departed from."""
+def read_archive(files: Mapping[str, bytes], form: str = "IMDF files", source: str = "") -> Archive:
+    """The features of every recognised file, and the report of what was departed from.
+    The manifest or a file of a REQUIRED type that cannot be read is an ImdfError that
+    names it (after `source`, the archive's path); any other file is skipped, and
+    reported."""
     report = Report()
     features: dict[str, list[Feature]] = {}
     manifest: dict[str, Any] = {}
     seen: dict[str, str] = {}
     for name in sorted(files):
         base = _base_name(name)
+        where = f"{source}: {shown(name)}" if source else shown(name)
         if is_manifest(name):
-            found = _json(files[name], name, report)
-            manifest = found if isinstance(found, dict) else {}
+            found = parsed(files[name], where)
+            if not isinstance(found, dict):
+                raise ImdfError(f"{where}: JSON, but {_a(found)}, not the manifest's object")
+            manifest = found
             continue
         kind = feature_type_of(name)
         if kind is None:
@@ -199,8 +222,11 @@ def read_archive(files: Mapping[str, bytes], form: str = "IMDF files") -> Archiv
         if kind in seen:
             report.add("feature type in two files, both read", f"{seen[kind]} and {name}")
         seen[kind] = name
-        document = _json(files[name], name, report)
-        for raw in _raw_features(document, name, report):
+        if kind in REQUIRED:
+            raws = _raw_features(parsed(files[name], where), name, report, where)
+        else:
+            raws = _raw_features(_json(files[name], name, report), name, report)
+        for raw in raws:
             feature = _feature(raw, kind, name, report)
             if feature is not None:
                 features.setdefault(kind, []).append(feature)
@@ -208,7 +234,29 @@ def read_archive(files: Mapping[str, bytes], form: str = "IMDF files") -> Archiv
     return Archive(features, manifest, report, form)
 
 
+def parsed(data: bytes, name: str) -> Any:
+    """The JSON document `name` (a single document, or a file the import needs), or an
+    ImdfError naming it: not JSON, or nested past MAX_NESTING."""
+    try:
+        document = orjson.loads(data)
+    except orjson.JSONDecodeError as error:
+        raise ImdfError(f"{name}: not JSON ({error})") from None
+    if nested_deeper(document):
+        raise ImdfError(
+            f"{name}: arrays and objects nested deeper than {MAX_NESTING} levels, "
+            "far more than an IMDF venue needs"
+        )
+    return document
+
+
+def _a(document: Any) -> str:
+    """What a JSON value is, for a message: `a list`, `an int`."""
+    kind = "null" if document is None else type(document).__name__
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+
+
 def _json(data: bytes, name: str, report: Report) -> Any:
+    """A file no part of the import reads: None, and a remark, when it cannot be read."""
     try:
         document = orjson.loads(data)
     except orjson.JSONDecodeError as error:
@@ -220,16 +268,29 @@ def _json(data: bytes, name: str, report: Report) -> Any:
     return document
 
 
-def _raw_features(document: Any, name: str, report: Report) -> list[Any]:
+def _raw_features(
+    document: Any, name: str, report: Report, required: str | None = None
+) -> list[Any]:
+    """The features of a file's document. A document that holds none is skipped with a
+    remark, or, when the import needs it (`required`: the name to give), an ImdfError."""
     if isinstance(document, dict) and document.get("type") == "FeatureCollection":
         found = document.get("features")
-        return found if isinstance(found, list) else []
+        if isinstance(found, list):
+            return found
+        if required is not None:
+            raise ImdfError(f"{required}: a FeatureCollection without a `features` array")
+        return []
     if isinstance(document, list):
         report.add("array in place of a FeatureCollection", name)
         return document
     if isinstance(document, dict) and document.get("type") == "Feature":
         report.add("one Feature in place of a FeatureCollection", name)
         return [document]
+    if required is not None:
+        raise ImdfError(
+            f"{required}: JSON, but {_a(document)} that is not a FeatureCollection, "
+            "an array of features or one Feature"
+        )
     if document is not None:
         report.add("file is not a FeatureCollection, skipped", name)
     return []
@@ -365,15 +426,7 @@ def read_document(data: bytes, name: str) -> Archive:
     collections as keys (at the top or under one wrapper key), or one FeatureCollection
     (or bare array) whose features carry `feature_type`. Anything else is an ImdfError
     naming it."""
-    try:
-        document = orjson.loads(data)
-    except orjson.JSONDecodeError as error:
-        raise ImdfError(f"{name}: not JSON ({error})") from None
-    if nested_deeper(document):
-        raise ImdfError(
-            f"{name}: arrays and objects nested deeper than {MAX_NESTING} levels, "
-            "far more than an IMDF venue needs"
-        )
+    document = parsed(data, name)
     report = Report()
     if isinstance(document, list) or (
         isinstance(document, dict) and document.get("type") == "FeatureCollection"
@@ -475,8 +528,14 @@ def _collections(holder: dict[str, Any], name: str, report: Report) -> dict[str,
         if isinstance(value, dict) and value.get("type") == "FeatureCollection":
             raw = value.get("features")
             raws = raw if isinstance(raw, list) else []
+            if not isinstance(raw, list) and kind in REQUIRED:
+                raise ImdfError(f"{where}: a FeatureCollection without a `features` array")
         elif isinstance(value, list):
             raws = value  # a bare array: this form's usual way, not a departure
+        elif kind in REQUIRED:  # as a file of a folder that cannot be read
+            raise ImdfError(
+                f"{where}: {_a(value)}, neither a FeatureCollection nor an array of features"
+            )
         else:
             report.add("collection neither a FeatureCollection nor an array, skipped", where)
             continue

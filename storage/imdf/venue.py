@@ -8,6 +8,7 @@ the venue walk paths and drawings, `storage/imdf/places.py` its locations, and
 
 from __future__ import annotations
 
+import copy
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,6 +65,8 @@ DRAWN_ONLY = frozenset(
 MAX_ARCHIVE_FILES = 1_000
 
 MAX_ARCHIVE_BYTES = 512 * 1024 * 1024
+# A zip member is inflated this much at a time, counted against its header and the bound.
+ZIP_READ_CHUNK = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,7 @@ def _read_form(path: Path) -> Archive:
         archive = read_document(files[others[0]], f"{path}: {shown(others[0])}")
         archive.form = f"{archive.form}, the only JSON file of a {where}"
         return archive
-    return read_archive(files, f"{where} of IMDF GeoJSON files")
+    return read_archive(files, f"{where} of IMDF GeoJSON files", str(path))
 
 
 def read_files(path: Path) -> dict[str, bytes]:
@@ -121,17 +124,45 @@ def read_files(path: Path) -> dict[str, bytes]:
                 if not i.is_dir() and i.filename.lower().endswith((".json", ".geojson"))
             ]
             _check_bounds(len(infos), sum(i.file_size for i in infos), path)
-            files = {}
+            files, budget = {}, MAX_ARCHIVE_BYTES
             for info in infos:
-                with archive.open(info) as member:
-                    data = member.read(MAX_ARCHIVE_BYTES + 1)  # the header's size may lie
-                if len(data) > info.file_size:
-                    name = shown(info.filename)
-                    raise ImdfError(f"{path}: {name} is larger than its header says")
-                files[info.filename] = data
+                files[info.filename] = data = _member(archive, info, budget, path)
+                budget -= len(data)
             return files
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError) as error:
         raise ImdfError(f"{path}: not a readable zip archive ({error})") from None
+
+
+def _member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: int, path: Path) -> bytes:
+    """A zip member's bytes, inflated ZIP_READ_CHUNK at a time and counted as they come:
+    refused once past the size its header declares or past `budget`, so that a member
+    whose header lies is inflated at most a chunk beyond it, never whole.
+
+    zipfile cuts a member at its declared size and then fails its CRC, which would hide
+    the lie behind a CRC error: the member is opened as if declared two chunks larger,
+    so the count sees it first. An honest member ends where its header says, and
+    zipfile checks its CRC there. Only stored and deflated members are read: zipfile
+    inflates bzip2 and LZMA a whole read of packed bytes at once, without a bound."""
+    name = shown(info.filename)
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        raise ImdfError(
+            f"{path}: {name} is compressed with method {info.compress_type}; "
+            "only stored and deflated members are read"
+        )
+    declared = info.file_size
+    opened = copy.copy(info)
+    opened.file_size = declared + 2 * ZIP_READ_CHUNK
+    chunks: list[bytes] = []
+    count = 0
+    with archive.open(opened) as member:
+        while chunk := member.read(ZIP_READ_CHUNK):
+            count += len(chunk)
+            if count > declared:
+                raise ImdfError(f"{path}: {name} is larger than its header says")
+            if count > budget:
+                raise ImdfError(f"{path}: grew past {MAX_ARCHIVE_BYTES} bytes of JSON while read")
+            chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _read_within(path: Path, budget: int) -> bytes:

@@ -8,7 +8,7 @@ import orjson
 import pytest
 
 from parsing.imdf.projection import Canvas, LocalPlane
-from parsing.imdf.read import Report, feature_type_of, label, read_archive
+from parsing.imdf.read import ImdfError, Report, feature_type_of, label, read_archive
 
 
 @pytest.mark.parametrize(
@@ -47,7 +47,7 @@ def test_departures_are_read_and_counted():
     }
     files = {
         "a/Units.json": orjson.dumps([unit, {**unit}, {"type": "Feature", "properties": {}}]),
-        "level.geojson": b"{not json",
+        "fixture.geojson": b"{not json",  # a file no part of the import reads
         "extra.json": b"{}",
     }
     archive = read_archive(files)
@@ -65,6 +65,24 @@ def test_departures_are_read_and_counted():
         "file not an IMDF feature type, skipped": 1,
     }
     assert archive.report.lines()[0].startswith("property spelled otherwise, read: 4 (e.g. ")
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "why"),
+    [
+        ("unit.geojson", b"[1, NaN]", "not JSON (unexpected character, expected a JSON value"),
+        ("IMDF/Openings.json", b"[" * 65 + b"]" * 65, "arrays and objects nested deeper than 64"),
+        ("level.geojson", b'"levels"', "JSON, but a str that is not a FeatureCollection, an"),
+        ("anchor.geojson", b'{"type": "FeatureCollection"}', "a FeatureCollection without a"),
+        ("manifest.json", b"[]", "JSON, but a list, not the manifest's object"),
+    ],
+)
+def test_a_file_the_import_needs_that_cannot_be_read_is_an_error(name, data, why):
+    """Skipped, such a file once imported the venue without its units (issue 45)."""
+    files = {"venue.geojson": b'{"type": "FeatureCollection", "features": []}', name: data}
+    with pytest.raises(ImdfError) as refused:
+        read_archive(files, source="/data/venue")
+    assert str(refused.value).startswith(f"/data/venue: {name}: {why}")
 
 
 def test_the_plane_is_metres_and_the_canvas_goes_back():

@@ -120,9 +120,16 @@ def hostile(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     )
     add(
         "wrapped-scalars.json",
-        dumps({"data": {"unit": 5, "level": "x", "venue": None}}),
+        dumps({"data": {"fixture": 5, "kiosk": "x", "section": None}}),
         "{path}: one JSON document with IMDF collections as keys, under the wrapper key "
         "'data', but not one feature in it could be read",
+    )
+    # A collection the import needs that holds no features: refused, not skipped (issue
+    # 45: skipped, it imported the venue without its units).
+    add(
+        "wrapped-unit-scalar.json",
+        dumps({"data": {**collections(venue()), "unit": 5}}),
+        "{path}#unit: an int, neither a FeatureCollection nor an array of features",
     )
     return found
 
