@@ -39,6 +39,10 @@ SWITCH_POLL_SECONDS = 0.5
 # --wait`). Here, not in `storage.imports.importer`, so the CLI names it without importing the
 # importer (and the SVG parser, numpy, shapely) at every start (issue 15, cold start).
 IMPORT_WAIT_SECONDS = 600.0
+# An import keeps at least this share of a stored map's units (`storage.imports.shrink`):
+# a map with units that would have none, or lose more than half, refuses the import
+# unless `--allow-shrink` is given (one unreadable file once emptied a venue's maps).
+MAP_UNITS_KEPT_SHARE = 0.5
 # `floorgate gc` keeps unnamed files younger than this (`--older-than`): an import stores
 # a map's files before the documents that name them.
 GC_GRACE = timedelta(hours=1)

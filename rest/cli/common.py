@@ -75,14 +75,22 @@ def one_line(text: str, limit: int) -> str:
     return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
+ALLOW_SHRINK_HELP = (
+    "import even when a stored map would be left with no units or fewer than half of "
+    "them (refused without it: docs/dataset.md)"
+)
+
+
 def import_refusals() -> tuple[type[Exception], ...]:
     """What ends an import with nothing of it written (or, for an asset of a larger
     import, nothing of that asset), said in one line: a server without transactions,
     another import holding the asset, a transaction the database refuses as too large, a
-    staged import's switch cancelled while it waited. Imported when an import runs, not
-    at every start."""
+    staged import's switch cancelled while it waited, stored maps it would take below
+    half their units (`--allow-shrink`). Imported when an import runs, not at every
+    start."""
     from storage.imports.leases import LeaseBusy
+    from storage.imports.shrink import MapsShrink
     from storage.imports.switches import SwitchCancelled
     from storage.transactions import NoTransactions, TransactionTooLarge
 
-    return NoTransactions, LeaseBusy, TransactionTooLarge, SwitchCancelled
+    return NoTransactions, LeaseBusy, TransactionTooLarge, SwitchCancelled, MapsShrink

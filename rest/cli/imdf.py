@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rest.cli.common import import_refusals, one_line, settings_of, with_store
+from rest.cli.common import ALLOW_SHRINK_HELP, import_refusals, one_line, settings_of, with_store
 from storage.embedded.runtime import database_uri
 
 if TYPE_CHECKING:
@@ -50,6 +50,7 @@ def add_import_imdf(commands: Any) -> None:
     imdf.add_argument(
         "--dry-run", action="store_true", help="validate against the database, write nothing"
     )
+    imdf.add_argument("--allow-shrink", action="store_true", help=ALLOW_SHRINK_HELP)
     imdf.add_argument(
         "--out",
         metavar="DIR",
@@ -117,6 +118,7 @@ def cmd_import_imdf(args: argparse.Namespace) -> int:
                     limits=settings.svg_limits,
                     dry_run=args.dry_run,
                     max_documents=settings.import_max_documents,
+                    allow_shrink=args.allow_shrink,
                 ),
             )
         except DatasetError as error:

@@ -23,6 +23,7 @@ from typing import Any
 
 from resolvers.auth.permissions import ALL_PERMISSIONS
 from rest.cli.common import (
+    ALLOW_SHRINK_HELP,
     end_with_environment,
     import_refusals,
     one_line,
@@ -349,6 +350,7 @@ def cmd_import(args: argparse.Namespace) -> int:
                     wait=args.wait,
                     waiting=waiting,
                     max_documents=settings.import_max_documents,
+                    allow_shrink=args.allow_shrink,
                 ),
             )
         except DatasetError as error:
@@ -445,6 +447,7 @@ def parser() -> argparse.ArgumentParser:
         help="on a standalone mongod (no transactions): write anyway, "
         "in the idempotent order; readers may see a half-written import",
     )
+    importer.add_argument("--allow-shrink", action="store_true", help=ALLOW_SHRINK_HELP)
     importer.set_defaults(handler=cmd_import)
 
     add_import_imdf(commands)

@@ -33,6 +33,7 @@ from storage.imdf.reachability import Reachability, reachability
 from storage.imdf.venue import ImdfOptions, Venue, read_venue
 from storage.imdf.walks import build_network, draw_levels, read_doors, venue_bounds
 from storage.imports.importer import import_data
+from storage.imports.shrink import refuse_shrinking
 from storage.imports.writer import ImportReport
 from storage.limits import IMPORT_TRANSACTION_DOCUMENTS
 
@@ -210,14 +211,19 @@ async def import_venue(
     limits: SvgLimits,
     dry_run: bool = False,
     max_documents: int = IMPORT_TRANSACTION_DOCUMENTS,
+    allow_shrink: bool = False,
 ) -> ImportReport | None:
     """Import the venue's dataset all or nothing (DatasetError lists every problem and
-    nothing is written); with `dry_run`, validate it against the database only."""
+    nothing is written; MapsShrink names the stored maps it would take below half their
+    units, unless `allow_shrink`); with `dry_run`, check the same against the database
+    only."""
     if dry_run:
         inputs = Inputs(limits, dict(dataset.svgs))
         validated = await validate_against(store, dataset.data, Path.cwd(), inputs)
         if validated.problems:
             raise DatasetError(validated.problems)
+        if not allow_shrink:
+            await refuse_shrinking(store, validated)
         return None
     return await import_data(
         store,
@@ -226,4 +232,5 @@ async def import_venue(
         limits=limits,
         svg_sources=dataset.svgs,
         max_documents=max_documents,
+        allow_shrink=allow_shrink,
     )

@@ -4,7 +4,9 @@
    is written.
 2. Take the lease of every asset the import writes (`storage.imports.leases`): two imports of
    one asset never interleave. Then finish what a killed staged import of those assets
-   left (`storage.imports.switches.settle`) before writing over it.
+   left (`storage.imports.switches.settle`) before writing over it. Unless allowed, refuse
+   an import that would leave a stored map with fewer than half its units
+   (`storage.imports.shrink`), still with nothing written.
 3. Store the drawings' files (content-addressed: harmless until a document names them).
 4. Write every document in one transaction (`storage.imports.writer`). An import larger
    than `max_documents` is committed per asset, each asset in one transaction; records
@@ -40,6 +42,7 @@ from storage.datasets.validation import Validated, validate_against
 from storage.files import drop_replaced_files
 from storage.imports import switches
 from storage.imports.leases import asset_leases
+from storage.imports.shrink import refuse_shrinking
 from storage.imports.staging import StagedPlan, stage
 from storage.imports.writer import ImportReport, Records, Writer
 from storage.limits import IMPORT_TRANSACTION_DOCUMENTS, IMPORT_WAIT_SECONDS
@@ -72,6 +75,7 @@ async def import_dataset(
     wait: float = IMPORT_WAIT_SECONDS,
     waiting: Waiting | None = None,
     max_documents: int = IMPORT_TRANSACTION_DOCUMENTS,
+    allow_shrink: bool = True,
 ) -> ImportReport:
     """`floorgate import PATH`: load, validate against the database, then write."""
     data, base_dir = load_dataset(path)
@@ -84,6 +88,7 @@ async def import_dataset(
         wait=wait,
         waiting=waiting,
         max_documents=max_documents,
+        allow_shrink=allow_shrink,
     )
 
 
@@ -100,6 +105,7 @@ async def import_data(
     waiting: Waiting | None = None,
     max_documents: int = IMPORT_TRANSACTION_DOCUMENTS,
     may_stage: bool = True,
+    allow_shrink: bool = True,
 ) -> ImportReport:
     """Validate `data`; raise DatasetError and write nothing if anything is wrong,
     else upsert every record by id (relative SVG paths start at `base_dir`).
@@ -111,7 +117,10 @@ async def import_data(
     `wait` bounds the wait for another writer of the same assets (LeaseBusy after it).
     More than `max_documents` are committed per asset; an asset past it is staged and
     switched in (`storage.imports.switches`), or, unless `may_stage`, refused with
-    NeedsStaging before anything is written.
+    NeedsStaging before anything is written. Unless `allow_shrink` (the commands ask
+    for it; an API put replaces the map it names), an import that would leave a stored
+    map with fewer than half its units raises MapsShrink, before anything is written
+    (`storage.imports.shrink`).
     """
     inputs = Inputs(limits or SvgLimits(), dict(svg_sources or {}), assets)
     validated = await validate_against(store, data, base_dir, inputs)
@@ -137,6 +146,8 @@ async def import_data(
         ),
     ):
         await _settle_switches(store, {a for a in owners.values() if a})
+        if not allow_shrink:  # under the leases: what no other import changes meanwhile
+            await refuse_shrinking(store, validated)
         files = await _store_files(store, validated, report)
         at = now()
         for part in parts:
