@@ -32,6 +32,8 @@ ATTRIBUTE_EVENTS = "attribute_events"  # the log of assignment changes (storage.
 COUNTERS = "counters"  # numbers handed out in order, by name (the events' `seq`)
 SUBSCRIPTIONS = "subscriptions"  # open subscriptions' slots (storage.attributes.subscriptions)
 PERSISTED_QUERIES = "persisted_queries"  # GraphQL documents by SHA-256 (storage.persisted_queries)
+# The persisted documents' totals and the clock of their use (storage.persisted_queries).
+PERSISTED_QUERY_TOTALS = "persisted_query_totals"
 # A large import's operations, staged before they are applied (storage.imports.staging),
 # and the switch of each asset whose staged import is being applied (storage.imports.switches).
 IMPORT_BATCHES = "import_batches"
@@ -128,8 +130,10 @@ COLLECTIONS: tuple[Collection, ...] = (
             Index([("expires_at", 1)], expire_after_seconds=0),
         ],
     ),
-    # Evicted least recently used first, automatic ones only.
-    Collection(PERSISTED_QUERIES, [Index([("safelisted", 1), ("last_used", 1)])]),
+    # Evicted least recently used (lowest `seq`) first, automatic ones only, a window of
+    # `seq` at a time.
+    Collection(PERSISTED_QUERIES, [Index([("safelisted", 1), ("seq", 1)])]),
+    Collection(PERSISTED_QUERY_TOTALS),  # two documents: `totals` and `clock`
     # Applied in `seq` order; gc finds old ones by `created_at`.
     Collection(
         IMPORT_BATCHES,

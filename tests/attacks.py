@@ -7,15 +7,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import itertools
+import json
+import os
+import resource
 import socket
 import ssl
 import sys
+import threading
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+import websockets
 
 SVG_NS = "http://www.w3.org/2000/svg"
 RECT = '<rect width="1" height="1"/>'
@@ -29,6 +37,9 @@ CONCURRENCY = {
     "junk-parameters": 8,
     "long-queries": 8,
     "big-headers": 8,
+    "big-headers-40": 40,  # issue 45, point 5: threads, each reconnecting
+    "socket-flood": 50,  # issue 45, point 2: upgrades under way at once
+    "persisted-registration": 4,  # issue 45, point 10: clients registering at once
 }
 MAX_REQUESTS = 5000  # per attack run, whatever its time
 
@@ -84,6 +95,52 @@ def long_queries(number: int) -> dict:
     return {"method": "GET", "url": f"/v1/assets?q{number}={'q' * 64_000}"}
 
 
+# Issue 45, point 10: automatic persisted queries stored before the attack registers more
+# (the measuring test stores them: `stored_persisted_queries`), and this run's own mark, so
+# that each run's documents are new.
+PERSISTED_STORED = 1_400
+RUN_MARK = f"{os.getpid()}_{time.time_ns()}"
+
+
+def persisted_text(mark: str, number: int, padding: int = 250) -> str:
+    """A GraphQL document of its own (~300 bytes, or `padding` more)."""
+    return f"query Registered_{mark}_{number} {{ __typename }}" + " " * padding
+
+
+def stored_persisted_queries() -> list[dict]:
+    """PERSISTED_STORED automatic documents as `storage.persisted_queries` stores them
+    (before `seq`: their totals and order are counted at the first registration)."""
+    now = datetime.now(UTC)
+    rows = []
+    for number in range(PERSISTED_STORED):
+        text = persisted_text("stored", number, 2000)  # documents of 2 KB, 2.8 MB in all
+        rows.append(
+            {
+                "_id": hashlib.sha256(text.encode()).hexdigest(),
+                "document": text,
+                "bytes": len(text.encode()) + 64,
+                "safelisted": False,
+                "registered_at": now,
+                "last_used": now,
+            }
+        )
+    return rows
+
+
+def persisted_registration(number: int) -> dict:
+    """Point 10: a new automatic persisted query, its text and hash, with the attacker's
+    key: each one is stored (registered) once it ran."""
+    text = persisted_text(RUN_MARK, number)
+    sha = hashlib.sha256(text.encode()).hexdigest()
+    extensions = {"persistedQuery": {"version": 1, "sha256Hash": sha}}
+    return {
+        "method": "POST",
+        "url": "/graphql",
+        "json": {"query": text, "extensions": extensions},
+        "keyed": True,
+    }
+
+
 ATTACKS: dict[str, Callable[[int], dict]] = {
     "introspection": introspection,
     "refused-parse": refused_parse,
@@ -91,6 +148,7 @@ ATTACKS: dict[str, Callable[[int], dict]] = {
     "big-body": big_body,
     "junk-parameters": junk_parameters,
     "long-queries": long_queries,
+    "persisted-registration": persisted_registration,
 }
 
 
@@ -150,6 +208,267 @@ def big_headers(base: str, ca: str, seconds: float) -> int:
     return sent
 
 
+def big_heads_reconnecting(base: str, ca: str, seconds: float) -> int:
+    """Issue 45, point 5: 1 MB request heads from 40 threads, each on a new connection
+    that reads its answer's head (431) and closes at once, without waiting for the server
+    to drain and close: refused connections pile up on the server, lingering."""
+    parts = urlsplit(base)
+    context = ssl.create_default_context(cafile=ca)
+    deadline = time.monotonic() + seconds
+    sent = 0
+
+    def one() -> None:
+        with (
+            socket.create_connection((parts.hostname, parts.port), timeout=10) as raw,
+            context.wrap_socket(raw, server_hostname=parts.hostname) as sock,
+        ):
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: ")
+            for _ in range(16):
+                sock.sendall(b"b" * 65536)
+            answer = b""
+            while b"\r\n\r\n" not in answer and (chunk := sock.recv(65536)):
+                answer += chunk
+
+    def thread() -> None:
+        nonlocal sent
+        while time.monotonic() < deadline and sent < MAX_REQUESTS:
+            sent += 1
+            with contextlib.suppress(OSError):  # reset: refusals
+                one()
+
+    threads = [threading.Thread(target=thread) for _ in range(CONCURRENCY["big-headers-40"])]
+    for started in threads:
+        started.start()
+    for started in threads:
+        started.join()
+    return sent
+
+
+SOCKETS_HELD = 1_100  # at most, at once: more than a worker's connection limit
+
+
+async def socket_flood(base: str, ca: str, seconds: float) -> int:
+    """Issue 45, point 2: keyless graphql-transport-ws upgrades from one address, each
+    held open without a `connection_init` until the server closes it, then opened again;
+    up to SOCKETS_HELD at once, CONCURRENCY["socket-flood"] upgrades under way."""
+    context = ssl.create_default_context(cafile=ca)
+    url = base.replace("https://", "wss://") + "/graphql"
+    deadline = time.monotonic() + seconds
+    held = asyncio.Semaphore(SOCKETS_HELD)
+    opened = 0
+    holding: set[asyncio.Task] = set()
+
+    async def hold(live: Any) -> None:
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(live.wait_closed(), max(0.0, deadline - time.monotonic()))
+            await live.close()
+        finally:
+            held.release()
+
+    async def opener() -> None:
+        nonlocal opened
+        while time.monotonic() < deadline and opened < MAX_REQUESTS:
+            await held.acquire()
+            opened += 1
+            try:
+                live = await websockets.connect(
+                    url,
+                    ssl=context,
+                    subprotocols=[websockets.Subprotocol("graphql-transport-ws")],
+                    open_timeout=10,
+                )
+            except (OSError, websockets.WebSocketException, TimeoutError):
+                held.release()
+                await asyncio.sleep(0.1)  # refused (503, 429): again in a moment
+                continue
+            task = asyncio.create_task(hold(live))
+            holding.add(task)
+            task.add_done_callback(holding.discard)
+
+    await asyncio.gather(*(opener() for _ in range(CONCURRENCY["socket-flood"])))
+    await asyncio.gather(*holding)
+    return opened
+
+
+# -- live changes (issue 45, points 4, 8 and 10) ---------------------------------------
+# The group the attacker writes and subscribes to: the measuring test stores it
+# (`live_group`), the attacker's writes leave it as they found it (every item assigned is
+# removed again). Ten attributes on the ten units of asset-1: 100 events per write.
+LIVE_GROUP = "attack-live"
+LIVE_FLAGS = {"Experimental-Flags": "unit-attributes-resource"}
+LIVE_UNITS = [f"u-{n:03d}" for n in range(1, 11)]
+LIVE_ATTRIBUTES = [f"{LIVE_GROUP}-a{n}" for n in range(10)]
+LIVE_CHANGES = f"/v1/units/attribute-groups/{LIVE_GROUP}/units/changes"
+LIVE_WRITE = f"/v1/units/attribute-groups/{LIVE_GROUP}/units"
+LIVE_SUBSCRIPTION = (
+    "subscription ($group: ID!) { unitAttributeAssignmentChanges(groupId: $group) "
+    "{ change at cursor assignment { groupId attributeId assetId unitId } } }"
+)
+READY = "ready"  # an attack that sets up first says so: the measuring waits for it
+SETS_UP = ("replay-from-zero", "subscriber-fanout")
+REPLAY_SEEDED = 3_000  # events the replay attack logs before it starts (at least)
+REPLAY_STREAMS = 20
+FANOUT_SOCKETS, FANOUT_PER_SOCKET = 10, 10  # 100 subscriptions of the attacker's key
+CHURN_SOCKETS = 4
+
+
+def live_group() -> dict:
+    """The attack's attribute group, as stored (not one attribute per unit)."""
+    return {
+        "_id": LIVE_GROUP,
+        "group_name": "Attack",
+        "one_attribute_per_unit": False,
+        "attributes": [
+            {"attribute_id": attribute, "attribute_name": attribute, "attribute_key": attribute}
+            for attribute in LIVE_ATTRIBUTES
+        ],
+    }
+
+
+LIVE_ITEMS = [
+    {"group_id": LIVE_GROUP, "attribute_id": attribute, "asset_id": "asset-1", "unit_id": unit}
+    for attribute in LIVE_ATTRIBUTES
+    for unit in LIVE_UNITS
+]
+
+
+async def write_live_changes(client: httpx.AsyncClient, key: str) -> int:
+    """One round of E21 then E22 over the whole group: 200 events, nothing left changed."""
+    headers = {"API-Key": key, **LIVE_FLAGS}
+    written = 0
+    for path in (LIVE_WRITE, f"{LIVE_WRITE}/remove"):
+        response = await client.put(path, json={"data": LIVE_ITEMS}, headers=headers)
+        written += len(LIVE_ITEMS) if response.status_code in (200, 204) else 0
+    return written
+
+
+def websocket_url(base: str) -> str:
+    return base.replace("https://", "wss://") + "/graphql"
+
+
+async def live_socket(base: str, context: ssl.SSLContext, key: str) -> Any:
+    """An acknowledged graphql-transport-ws socket of `key`."""
+    live = await websockets.connect(
+        websocket_url(base),
+        ssl=context,
+        subprotocols=[websockets.Subprotocol("graphql-transport-ws")],
+        open_timeout=10,
+    )
+    init = {"type": "connection_init", "payload": {"API-Key": key, **LIVE_FLAGS}}
+    await live.send(json.dumps(init))
+    await asyncio.wait_for(live.recv(), 10)  # connection_ack
+    return live
+
+
+def subscribe_message(number: int) -> str:
+    payload = {"query": LIVE_SUBSCRIPTION, "variables": {"group": LIVE_GROUP}}
+    return json.dumps({"id": str(number), "type": "subscribe", "payload": payload})
+
+
+async def replay_from_zero(base: str, ca: str, key: str, seconds: float) -> int:
+    """Point 10: REPLAY_STREAMS event streams resuming from cursor 0 after thousands of
+    events are logged, each opened again once it has read the replay."""
+    context = ssl.create_default_context(cafile=ca)
+    deadline = time.monotonic() + seconds
+    opened = 0
+    limits = httpx.Limits(max_connections=REPLAY_STREAMS + 2)
+    async with httpx.AsyncClient(
+        base_url=base, verify=context, timeout=30, limits=limits
+    ) as client:
+        seeded = 0
+        while seeded < REPLAY_SEEDED:
+            seeded += await write_live_changes(client, key)
+        print(READY, flush=True)
+        headers = {"API-Key": key, **LIVE_FLAGS}
+
+        async def reader() -> None:
+            nonlocal opened
+            while time.monotonic() < deadline:
+                opened += 1
+                events = 0
+                with contextlib.suppress(httpx.HTTPError):
+                    async with client.stream(
+                        "GET", f"{LIVE_CHANGES}?after=0", headers=headers
+                    ) as stream:
+                        async for line in stream.aiter_lines():
+                            events += line.startswith("id: ")
+                            if events >= seeded or time.monotonic() > deadline:
+                                break
+                        if stream.status_code != 200:
+                            await asyncio.sleep(0.5)
+
+        await asyncio.gather(*(reader() for _ in range(REPLAY_STREAMS)))
+    return opened
+
+
+async def subscriber_fanout(base: str, ca: str, key: str, seconds: float) -> int:
+    """Point 8: 100 subscriptions of the attacker's key, read as they come, while the
+    attacker writes changes with E21 and E22."""
+    context = ssl.create_default_context(cafile=ca)
+    deadline = time.monotonic() + seconds
+    sockets = [await live_socket(base, context, key) for _ in range(FANOUT_SOCKETS)]
+    for live in sockets:
+        for number in range(FANOUT_PER_SOCKET):
+            await live.send(subscribe_message(number))
+    print(READY, flush=True)
+
+    async def drain(live: Any) -> None:
+        with contextlib.suppress(websockets.ConnectionClosed, TimeoutError):
+            while time.monotonic() < deadline:
+                await asyncio.wait_for(live.recv(), max(0.1, deadline - time.monotonic()))
+
+    written = 0
+
+    async def write() -> None:
+        nonlocal written
+        async with httpx.AsyncClient(base_url=base, verify=context, timeout=30) as client:
+            while time.monotonic() < deadline:
+                with contextlib.suppress(httpx.HTTPError):
+                    written += await write_live_changes(client, key)
+
+    await asyncio.gather(write(), *(drain(live) for live in sockets))
+    for live in sockets:
+        await live.close()
+    return written
+
+
+async def subscribe_churn(base: str, ca: str, key: str, seconds: float) -> int:
+    """Point 4: `subscribe` then `complete`, as fast as the socket takes them, on
+    CHURN_SOCKETS sockets; a socket closed for it is opened again."""
+    context = ssl.create_default_context(cafile=ca)
+    deadline = time.monotonic() + seconds
+    sent = 0
+
+    async def churn() -> None:
+        nonlocal sent
+        while time.monotonic() < deadline:
+            try:
+                live = await live_socket(base, context, key)
+            except (OSError, websockets.WebSocketException, TimeoutError):
+                await asyncio.sleep(0.5)
+                continue
+            with contextlib.suppress(websockets.ConnectionClosed):
+                for number in itertools.count():
+                    if time.monotonic() > deadline:
+                        break
+                    await live.send(subscribe_message(number))
+                    await live.send(json.dumps({"id": str(number), "type": "complete"}))
+                    sent += 2
+                    await asyncio.sleep(0)
+            await live.close()
+
+    await asyncio.gather(*(churn() for _ in range(CHURN_SOCKETS)))
+    return sent
+
+
+LIVE_ATTACKS = {
+    "replay-from-zero": replay_from_zero,
+    "subscriber-fanout": subscriber_fanout,
+    "subscribe-churn": subscribe_churn,
+}
+
+
 def main(argv: list[str]) -> None:
     name, base, ca, key, seconds = argv
     if name == "burn":  # no request: CPU alone, what the machine's noise is
@@ -159,6 +478,15 @@ def main(argv: list[str]) -> None:
         return
     if name == "big-headers":
         sent = big_headers(base, ca, float(seconds))
+    elif name == "big-headers-40":
+        sent = big_heads_reconnecting(base, ca, float(seconds))
+    elif name == "socket-flood":
+        with contextlib.suppress(ValueError, OSError):  # a socket is a file: 1,100 of them
+            soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4096)), hard))
+        sent = asyncio.run(socket_flood(base, ca, float(seconds)))
+    elif name in LIVE_ATTACKS:
+        sent = asyncio.run(LIVE_ATTACKS[name](base, ca, key, float(seconds)))
     else:
         sent = asyncio.run(flood(name, base, ca, key, float(seconds)))
     print(f"{name}: {sent} requests", flush=True)

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from rest.cli.common import settings_of, with_store
-from storage.collections import PERSISTED_QUERIES
 from storage.database import Store
 from storage.embedded.runtime import database_uri
 from storage.limits import PERSISTED_QUERY_RECHECK_SECONDS
@@ -97,9 +96,8 @@ def cmd_persisted(args: argparse.Namespace) -> int:
             return 2
 
         async def add(store: Store) -> list[tuple[str, str, bool]]:
-            collection = store[PERSISTED_QUERIES]
             return [
-                (name, sha, await register(collection, sha, text, bounds, safelisted=True))
+                (name, sha, await register(store, sha, text, bounds, safelisted=True))
                 for name, sha, text in documents
             ]
 
@@ -120,13 +118,12 @@ def cmd_persisted(args: argparse.Namespace) -> int:
         return 1 if full else 0
     with database_uri(settings) as uri:
         if args.persisted_command == "list":
-            rows = with_store(settings, uri, lambda store: listing(store[PERSISTED_QUERIES]))
+            rows = with_store(settings, uri, listing)
             print("\n".join(table(rows)))
             return 0
 
         async def drop(store: Store) -> list[tuple[str, bool]]:
-            collection = store[PERSISTED_QUERIES]
-            return [(sha, await remove(collection, sha)) for sha in args.hashes]
+            return [(sha, await remove(store, sha)) for sha in args.hashes]
 
         dropped = with_store(settings, uri, drop)
     missing = False

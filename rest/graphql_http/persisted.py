@@ -45,7 +45,6 @@ from rest.graphql_http.direct import ALLOWED, Operation, answer_key
 from rest.responses import error_response, json_response
 from schema.execution.bounded import ByteLRU
 from schema.execution.guard import DocumentCaches
-from storage.collections import PERSISTED_QUERIES
 from storage.cpu import run_cpu
 from storage.limits import PERSISTED_QUERY_CACHE_BYTES, PERSISTED_QUERY_RECHECK_SECONDS
 from storage.persisted_queries import Bounds, document_hash, find, register, stored_bytes
@@ -119,7 +118,7 @@ class PersistedQueries:
         package does not reach into rest/v1), known by their hash in every mode."""
         settings = services.settings
         self.mode = settings.persisted_queries
-        self.collection = services.store[PERSISTED_QUERIES]
+        self.store = services.store
         self.bounds = Bounds(
             settings.persisted_queries_max_count, settings.persisted_queries_max_bytes
         )
@@ -232,7 +231,7 @@ class PersistedQueries:
         known = self.table.get(sha) or self.kept.get(sha)
         if known is not None and time.monotonic() - known.checked < PERSISTED_QUERY_RECHECK_SECONDS:
             return known
-        row = await find(self.collection, sha)
+        row = await find(self.store, sha)
         if row is None:
             self.kept.pop(sha)
             return None
@@ -288,7 +287,7 @@ class PersistedQueries:
             return
         text = asked.params["query"]
         try:
-            stored = await register(self.collection, asked.sha, text, self.bounds)
+            stored = await register(self.store, asked.sha, text, self.bounds)
         except PyMongoError as error:  # the answer stands; the next request tries again
             log.warning("persisted query %s not stored: %s", asked.sha, error)
             return

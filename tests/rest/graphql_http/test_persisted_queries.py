@@ -19,8 +19,8 @@ import pytest
 
 from rest.app import create_app
 from rest.v1.routes import ROUTES
-from storage.collections import PERSISTED_QUERIES
-from storage.persisted_queries import Bounds, document_hash, register
+from storage.collections import PERSISTED_QUERIES, PERSISTED_QUERY_TOTALS
+from storage.persisted_queries import Bounds, document_hash, register, remove
 from tests.streams import running_app
 
 NUMBERS = itertools.count()
@@ -92,6 +92,13 @@ async def stored(store, sha: str) -> dict[str, Any] | None:
 
 async def count(store) -> int:
     return await store[PERSISTED_QUERIES].count_documents({})
+
+
+async def empty(store) -> None:
+    """No document stored, emptied behind the store's back: its totals go too (they are
+    counted again from what is stored)."""
+    await store[PERSISTED_QUERIES].delete_many({})
+    await store[PERSISTED_QUERY_TOTALS].delete_many({"_id": "totals"})
 
 
 @asynccontextmanager
@@ -230,12 +237,12 @@ async def test_a_mutation_by_hash_over_get_is_refused(client, keys, store):
     mutation = 'mutation Drop { deleteLocation(unitMapId: "none", id: "none") }'
     sha = document_hash(mutation)
     bounds = Bounds(1000, 10**7)
-    assert await register(store[PERSISTED_QUERIES], sha, mutation, bounds, safelisted=True)
+    assert await register(store, sha, mutation, bounds, safelisted=True)
     try:
         got = await get(client, keys.full, sha)
         assert (got.status_code, got.json()) == (405, {"message": "Method not allowed"})
     finally:
-        await store[PERSISTED_QUERIES].delete_one({"_id": sha})
+        assert await remove(store, sha)
 
 
 async def test_two_apps_on_one_database_share_the_store(db_server, settings, keys):
@@ -257,9 +264,9 @@ async def test_a_full_store_evicts_the_least_recently_used_automatic_documents(
     db_server, settings, keys, store
 ):
     collection = store[PERSISTED_QUERIES]
-    await collection.delete_many({})
+    await empty(store)
     listed = fresh_query()
-    await register(collection, document_hash(listed), listed, Bounds(10, 10**6), safelisted=True)
+    await register(store, document_hash(listed), listed, Bounds(10, 10**6), safelisted=True)
     a, b, c = fresh_query(), fresh_query(), fresh_query()
     async with (
         app_client(db_server, settings, persisted_queries_max_count=3) as first,
@@ -276,16 +283,15 @@ async def test_a_full_store_evicts_the_least_recently_used_automatic_documents(
         assert ids == {document_hash(listed), document_hash(a), document_hash(c)}
         gone = await post(second, keys.full, document_hash(b))
         assert gone.json() == NOT_FOUND
-    await collection.delete_many({})
+    await empty(store)
 
 
 async def test_a_store_full_of_safelisted_documents_stores_nothing_more(
     db_server, settings, keys, store
 ):
-    collection = store[PERSISTED_QUERIES]
-    await collection.delete_many({})
+    await empty(store)
     listed = fresh_query()
-    await register(collection, document_hash(listed), listed, Bounds(10, 10**6), safelisted=True)
+    await register(store, document_hash(listed), listed, Bounds(10, 10**6), safelisted=True)
     query = fresh_query()
     limits = {"persisted_queries_max_count": 1}
     async with app_client(db_server, settings, **limits) as one:
@@ -295,17 +301,16 @@ async def test_a_store_full_of_safelisted_documents_stores_nothing_more(
     assert await stored(store, document_hash(listed)) is not None
     tiny = {"persisted_queries_max_bytes": len(query) + 10}  # the text fits, its hash not
     async with app_client(db_server, settings, **tiny) as small:
-        await collection.delete_many({})
+        await empty(store)
         assert (await post(small, keys.full, document_hash(query), query)).status_code == 200
     assert await count(store) == 0
 
 
 async def test_safelist_mode_runs_only_listed_documents(db_server, settings, keys, store):
     listed, unlisted = fresh_query(), fresh_query()
-    collection = store[PERSISTED_QUERIES]
-    await register(collection, document_hash(listed), listed, Bounds(1000, 10**7), safelisted=True)
+    await register(store, document_hash(listed), listed, Bounds(1000, 10**7), safelisted=True)
     automatic = fresh_query()  # registered automatically before: not on the list
-    await register(collection, document_hash(automatic), automatic, Bounds(1000, 10**7))
+    await register(store, document_hash(automatic), automatic, Bounds(1000, 10**7))
     before = await count(store)
     async with app_client(db_server, settings, persisted_queries="safelist") as safe:
         by_hash = await post(safe, keys.plain, document_hash(listed), variables={"n": 1})
@@ -338,9 +343,8 @@ async def test_safelist_mode_runs_only_listed_documents(db_server, settings, key
         table = await post(safe, keys.plain, document_hash(route.document))
         assert table.status_code == 200 and "errors" not in table.json()
     assert await count(store) == before  # safelist mode registers nothing
-    await collection.delete_many(
-        {"_id": {"$in": [document_hash(listed), document_hash(automatic)]}}
-    )
+    for sha in (document_hash(listed), document_hash(automatic)):
+        assert await remove(store, sha)
 
 
 async def test_off_mode_answers_apollos_not_supported(db_server, settings, keys):
