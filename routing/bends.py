@@ -12,8 +12,14 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from routing.stopping import Stop, checked
+
+if TYPE_CHECKING:  # numpy is imported by the first leg scanned (issue 15, cold start)
+    import numpy as np
 
 XY = tuple[float, float]
 
@@ -23,6 +29,7 @@ FORCE_DEG = 60  # a change this large is always a turn
 MIN_CHORD_FT = 0.01  # a shorter chord has no direction (float noise at joins)
 NEAR_TURN_FT = 15.0  # every place changing by FORCE_DEG or more has a turn this close
 PROBE_FT = 0.5  # the step at which a leg's places are looked at for such changes
+PROBE_BATCH = 1 << 16  # probes computed at once (about 10 arrays of 8 bytes each)
 FORCE_SCAN_DEG = FORCE_DEG - 0.5  # what that look forces (slack for a check's rounding)
 
 
@@ -106,7 +113,7 @@ class Bends:
     forced: list[tuple[float, float]]
 
 
-def find_bends(line: Line, end: int | None = None) -> Bends:
+def find_bends(line: Line, end: int | None = None, stop: Stop | None = None) -> Bends:
     """The bends of one leg before vertex `end` (its last by default), windows cut at the
     leg's start and at `end`, before the neighbouring maneuvers are known.
 
@@ -123,14 +130,17 @@ def find_bends(line: Line, end: int | None = None) -> Bends:
     a bend drawn as several vertices can change the 10 ft direction most between them."""
     end = len(line.points) - 1 if end is None else end
     hi = line.at[end]
-    changes, forced = _scan(line, end)
+    changes, forced = _scan(line, end, stop)
+    checked(stop)
     found = [
         (i, change)
         for i, change in enumerate(changes[1:end], start=1)
         if change is not None and abs(change) >= MERGE_DEG
     ]
     groups: list[list[tuple[int, float]]] = []
-    for i, change in found:
+    for number, (i, change) in enumerate(found):
+        if number % PROBE_BATCH == 0:
+            checked(stop)
         if groups and line.at[i] - line.at[groups[-1][-1][0]] < WINDOW_FT:
             groups[-1].append((i, change))
         else:
@@ -139,6 +149,7 @@ def find_bends(line: Line, end: int | None = None) -> Bends:
     for group in groups:
         picked: list[tuple[int, float]] = []
         for i, change in sorted(group, key=lambda item: (-abs(item[1]), item[0])):
+            checked(stop)
             if abs(change) >= FORCE_DEG and not any(
                 abs(line.at[i] - line.at[j]) < WINDOW_FT
                 and abs(_net(line, min(i, j), max(i, j), hi)) >= max(abs(change), abs(other))
@@ -151,42 +162,90 @@ def find_bends(line: Line, end: int | None = None) -> Bends:
     return Bends(sorted(turns), forced)
 
 
-def _scan(line: Line, end: int) -> tuple[list[float | None], list[tuple[float, float]]]:
+def _scan(
+    line: Line, end: int, stop: Stop | None = None
+) -> tuple[list[float | None], list[tuple[float, float]]]:
     """`Line.change` (windows kept before vertex `end`) at every vertex up to `end`, and
     the places (feet along the line) that change direction by FORCE_SCAN_DEG or more,
-    every vertex and every PROBE_FT (whole feet among them) looked at: one pass of numpy
-    over all of them, the same windows and chords (None where a chord is too short)."""
+    every vertex and every PROBE_FT (whole feet among them) looked at: numpy over all of
+    them, the same windows and chords (None where a chord is too short).
+
+    Only the probes within a window of an inner vertex can change direction (elsewhere
+    both windows lie on one segment), so only those are looked at: the work grows with
+    the vertices (at most 2 x WINDOW_FT / PROBE_FT + 1 probes each), not with the
+    length of the leg, and runs in batches of PROBE_BATCH, so that neither does memory;
+    `stop` is checked between batches. A straight 10-million-foot leg is its two ends."""
     import numpy as np
 
     hi = line.at[end]
-    at = np.asarray(line.at[: end + 1])
     if hi <= 0:
         return [None] * (end + 1), []
+    at = np.asarray(line.at[: end + 1])
     xs = np.asarray([p[0] for p in line.points[: end + 1]])
     ys = np.asarray([p[1] for p in line.points[: end + 1]])
-    places = np.union1d(np.arange(0.0, hi, PROBE_FT), at)
 
-    def point(where: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return np.interp(where, at, xs), np.interp(where, at, ys)
+    def changes(places: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The change of direction at each place, and whether both chords are long
+        enough to have a direction."""
+        behind = np.maximum(places - WINDOW_FT, 0.0)
+        x0, y0 = np.interp(behind, at, xs), np.interp(behind, at, ys)
+        x1, y1 = np.interp(places, at, xs), np.interp(places, at, ys)
+        ahead = np.minimum(places + WINDOW_FT, hi)
+        x2, y2 = np.interp(ahead, at, xs), np.interp(ahead, at, ys)
+        ok = (np.hypot(x1 - x0, y1 - y0) * line.fpu >= MIN_CHORD_FT) & (
+            np.hypot(x2 - x1, y2 - y1) * line.fpu >= MIN_CHORD_FT
+        )
+        before = np.degrees(np.arctan2(x1 - x0, y0 - y1))
+        after = np.degrees(np.arctan2(x2 - x1, y1 - y2))
+        return (after - before + 180.0) % 360.0 - 180.0, ok
 
-    x0, y0 = point(np.maximum(places - WINDOW_FT, 0.0))
-    x1, y1 = point(places)
-    x2, y2 = point(np.minimum(places + WINDOW_FT, hi))
-    ok = (np.hypot(x1 - x0, y1 - y0) * line.fpu >= MIN_CHORD_FT) & (
-        np.hypot(x2 - x1, y2 - y1) * line.fpu >= MIN_CHORD_FT
-    )
-    before = np.degrees(np.arctan2(x1 - x0, y0 - y1))
-    after = np.degrees(np.arctan2(x2 - x1, y1 - y2))
-    change = (after - before + 180.0) % 360.0 - 180.0
-    at_vertex = np.searchsorted(places, at)
-    vertex = [
-        c if good else None
-        for c, good in zip(change[at_vertex].tolist(), ok[at_vertex].tolist(), strict=True)
-    ]
-    strong = np.flatnonzero(ok & (np.abs(change) >= FORCE_SCAN_DEG))
-    strong = strong[np.argsort(-np.abs(change[strong]), kind="stable")]
-    forced = list(zip(places[strong].tolist(), change[strong].tolist(), strict=True))
-    return vertex, forced
+    change, ok = changes(at)
+    vertex = [c if good else None for c, good in zip(change.tolist(), ok.tolist(), strict=True)]
+    strong = ok & (np.abs(change) >= FORCE_SCAN_DEG)
+    found_at, found_change = [at[strong]], [change[strong]]
+    for places in _probes(at[1:end], hi, stop):
+        change, ok = changes(places)
+        strong = ok & (np.abs(change) >= FORCE_SCAN_DEG)
+        found_at.append(places[strong])
+        found_change.append(change[strong])
+    # A vertex on a probe is one place (its change computed from the same numbers twice).
+    places, first = np.unique(np.concatenate(found_at), return_index=True)
+    change = np.concatenate(found_change)[first]
+    order = np.argsort(-np.abs(change), kind="stable")
+    return vertex, list(zip(places[order].tolist(), change[order].tolist(), strict=True))
+
+
+def _probes(inner: np.ndarray, hi: float, stop: Stop | None) -> Iterator[np.ndarray]:
+    """The probes (multiples of PROBE_FT from 0 up to, not at, `hi`) within WINDOW_FT of
+    the inner vertices at `inner` (feet, ascending), in ascending batches of at most
+    PROBE_BATCH; `Stopped` once `stop` is set."""
+    import numpy as np
+
+    if len(inner) == 0:
+        return
+    last = math.ceil(hi / PROBE_FT) - 1  # np.arange(0, hi, PROBE_FT) ends there
+    first = np.maximum(np.ceil((inner - WINDOW_FT) / PROBE_FT), 0).astype(np.int64)
+    final = np.minimum(np.floor((inner + WINDOW_FT) / PROBE_FT), last).astype(np.int64)
+    # Merge the overlapping ranges of neighbouring vertices: a run starts where a range
+    # begins after every earlier one ended.
+    reach = np.maximum.accumulate(final)
+    starts = np.flatnonzero(np.concatenate([[True], first[1:] > reach[:-1] + 1]))
+    ends = np.concatenate([starts[1:], [len(first)]]) - 1
+    batch: list[np.ndarray] = []
+    size = 0
+    for low, high in zip(first[starts].tolist(), reach[ends].tolist(), strict=True):
+        while low <= high:
+            take = min(high - low + 1, PROBE_BATCH - size)
+            batch.append(np.arange(low, low + take, dtype=np.int64))
+            size += take
+            low += take
+            if size == PROBE_BATCH:
+                checked(stop)
+                yield np.concatenate(batch) * PROBE_FT
+                batch, size = [], 0
+    if batch:
+        checked(stop)
+        yield np.concatenate(batch) * PROBE_FT
 
 
 def _net(line: Line, first: int, last: int, hi: float) -> float:

@@ -34,7 +34,8 @@ from routing.bends import (
     whole,
 )
 from routing.matrix import LoadedGraph, Point
-from routing.route import Route, Unreachable, find_route
+from routing.route import CHECK_EVERY, Route, Unreachable, find_route
+from routing.stopping import Stop, checked
 
 LANDMARK_FT = 30.0  # a named place this close to a maneuver may name it
 ARRIVAL_FT = 30.0  # a destination this close beside the last turn is arrived at there
@@ -129,9 +130,10 @@ class _Stop:
 class _Plan:
     """The stops of one route while they are found."""
 
-    def __init__(self, route: Route, lines: list[Line]) -> None:
+    def __init__(self, route: Route, lines: list[Line], stop: Stop | None = None) -> None:
         self.lines = lines
-        self.bends = [find_bends(line) for line in lines]
+        self.halt = stop  # the request's `stop` event (its `_Stop`s are `stops`)
+        self.bends = [find_bends(line, stop=stop) for line in lines]
         self.stops = [_Stop(DEPART, 0, 0)]
         for leg, line in enumerate(lines):
             self.stops += [_Stop(TURN, leg, i) for i in self.bends[leg].turns]
@@ -154,6 +156,7 @@ class _Plan:
         """Measure; drop the turn that windows cut at its neighbours straighten most
         (whole bearings under 20 degrees apart), and measure again."""
         while True:
+            checked(self.halt)
             self._measure()
             weak = [
                 (abs(signed(s.after - s.before)), k)
@@ -175,6 +178,7 @@ class _Plan:
             stops = [line.at[s.index] for s in self.stops if s.leg == leg]
             turns = sorted(line.at[s.index] for s in self.stops if s.leg == leg and s.type == TURN)
             for place, _ in bends.forced:
+                checked(self.halt)
                 k = bisect.bisect_left(turns, place - NEAR_TURN_FT)
                 if k < len(turns) and turns[k] <= place + NEAR_TURN_FT:
                     continue
@@ -190,6 +194,8 @@ class _Plan:
         connector's window after is on the next leg, from where the connector is left."""
         stops, lines = self.stops, self.lines
         for k, stop in enumerate(stops):
+            if k % CHECK_EVERY == CHECK_EVERY - 1:
+                checked(self.halt)
             line = lines[stop.leg]
             lo = line.at[stops[k - 1].index] if k and stops[k - 1].leg == stop.leg else 0.0
             nxt = stops[k + 1] if k + 1 < len(stops) else None
@@ -222,7 +228,7 @@ class _Plan:
         off = signed(toward - turn.before)
         if not BESIDE_DEG[0] <= abs(off) <= BESIDE_DEG[1]:
             return
-        self.bends[turn.leg] = find_bends(line, turn.index)
+        self.bends[turn.leg] = find_bends(line, turn.index, self.halt)
         kept = [s for s in self.stops[:-2] if s.leg != turn.leg or s.type != TURN]
         again = [_Stop(TURN, turn.leg, i) for i in self.bends[turn.leg].turns]
         arrive = _Stop(ARRIVE, turn.leg, turn.index, side="right" if off > 0 else "left")
@@ -235,7 +241,10 @@ def _vertex_for(line: Line, place: float, end: int, stops: list[float]) -> int |
     most, its windows cut at the stops around it (`stops`: feet along the leg), as they
     will be measured: a vertex that its neighbours straighten would be dropped again."""
     best: tuple[float, float, int] | None = None
-    for i in range(1, end):
+    slack = 1e-9 * max(1.0, abs(place))  # the test below decides; bisect only narrows
+    first = max(bisect.bisect_left(line.at, place - WINDOW_FT - slack), 1)
+    last = min(bisect.bisect_right(line.at, place + WINDOW_FT + slack), end)
+    for i in range(first, last):
         here = line.at[i]
         if abs(here - place) > WINDOW_FT or here in stops:
             continue
@@ -254,14 +263,16 @@ def plan_maneuvers(
     feet_per_unit: float,
     places: Places | None = None,
     skip: frozenset[str] = frozenset(),
+    stop: Stop | None = None,
 ) -> list[Maneuver]:
     """The route's maneuvers in walking order: depart, turns and connectors, arrive.
-    `places` name the turns' landmarks, never those whose location id is in `skip`."""
+    `places` name the turns' landmarks, never those whose location id is in `skip`.
+    Ends with `Stopped` soon after `stop` is set."""
     lines = [Line(leg.points, feet_per_unit) for leg in route.legs]
-    plan = _Plan(route, lines)
+    plan = _Plan(route, lines, stop)
     plan.settle()
     plan.arrive_beside()
-    return _finish(route, plan.stops, lines, places, skip)
+    return _finish(route, plan.stops, lines, places, skip, stop)
 
 
 def route_with_maneuvers(
@@ -271,13 +282,14 @@ def route_with_maneuvers(
     end: Point,
     places: Places | None = None,
     skip: frozenset[str] = frozenset(),
+    stop: Stop | None = None,
 ) -> tuple[Route, list[Maneuver]] | Unreachable:
     """`find_route` and its maneuvers, as one piece of work (off the event loop on a
-    large graph)."""
-    found = find_route(loaded, mode, start, end)
+    large graph, where `stop` ends it once its request is over its time budget)."""
+    found = find_route(loaded, mode, start, end, stop)
     if isinstance(found, Unreachable):
         return found
-    return found, plan_maneuvers(found, loaded.graph.feet_per_unit, places, skip)
+    return found, plan_maneuvers(found, loaded.graph.feet_per_unit, places, skip, stop)
 
 
 def _finish(
@@ -286,6 +298,7 @@ def _finish(
     lines: list[Line],
     places: Places | None,
     skip: frozenset[str],
+    halt: Stop | None,
 ) -> list[Maneuver]:
     """Distances, times and landmarks of the planned stops."""
     feet_at, seconds_at = _along(route, lines, stops)
@@ -296,6 +309,8 @@ def _finish(
     distances, times = apportion(feet, route.feet), apportion(seconds, route.seconds)
     maneuvers = []
     for k, stop in enumerate(stops):
+        if k % CHECK_EVERY == 0:
+            checked(halt)
         walked = 0.0
         if k:
             ride = stops[k - 1].ride

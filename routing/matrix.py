@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from routing.costs import Costs, edge_lengths, edge_times
 from routing.model import ESCALATOR, FOOT, LINK, RAMP, WALK, WHEELCHAIR, WalkGraph
+from routing.stopping import Stop, checked
 
 if TYPE_CHECKING:  # igraph, numpy and shapely are imported by the first graph loaded, not
     # at start: `Point` and `euclidean_matrix` are on the request path (issue 15, cold start)
@@ -34,6 +35,7 @@ warnings.filterwarnings("ignore", message="Couldn't reach some vertices", catego
 
 PROPORTIONAL = (WALK, LINK, RAMP, ESCALATOR)  # time = length / speed: may be contracted
 SMALL_GRAPH_EDGES = 5000
+TRACE_CHECK_NODES = 4096  # nodes of a chain walked between two looks at `stop`
 
 
 @dataclass(frozen=True)
@@ -186,9 +188,9 @@ class ModeGraph:
         self.through_of[nodes_sorted[0::2]] = np.arange(len(through))
         self.through = kept[through]
 
-    def _walk(self, edge: int, node: int) -> tuple[int, float]:
+    def _walk(self, edge: int, node: int, stop: Stop | None) -> tuple[int, float]:
         """From `edge`'s end `node` along the chain to its end node: (node, feet)."""
-        nodes, edges = self._trace(edge, node)
+        nodes, edges = self._trace(edge, node, stop)
         length = self.loaded.length
         return nodes[-1], sum(float(length[e]) for e in edges)
 
@@ -222,7 +224,7 @@ class ModeGraph:
                 found[i] = (edge, along, gap)
         return found
 
-    def joins(self, points: Sequence[Point]) -> list[Join | None]:
+    def joins(self, points: Sequence[Point], stop: Stop | None = None) -> list[Join | None]:
         """Where each point joins this mode's contracted graph: its segment's chain."""
         graph = self.loaded.graph
         result: list[Join | None] = []
@@ -232,8 +234,8 @@ class ModeGraph:
                 continue
             edge, t, gap = nearest
             length = float(self.loaded.length[edge])
-            end_a, feet_a = self._walk(edge, int(graph.edge_u[edge]))
-            end_b, feet_b = self._walk(edge, int(graph.edge_v[edge]))
+            end_a, feet_a = self._walk(edge, int(graph.edge_u[edge]), stop)
+            end_b, feet_b = self._walk(edge, int(graph.edge_v[edge]), stop)
             chain = int(self.edge_chain[edge])
             along = (feet_a + t * length, feet_b + (1 - t) * length)
             if (end_a, end_b) != (int(self.chain_a[chain]), int(self.chain_b[chain])):
@@ -241,14 +243,19 @@ class ModeGraph:
             result.append(Join(chain, (end_a, end_b), along, gap, edge, t))
         return result
 
-    def augmented(self, points: Sequence[Point], pairs: Sequence[tuple[Point, Point]]) -> Augmented:
+    def augmented(
+        self,
+        points: Sequence[Point],
+        pairs: Sequence[tuple[Point, Point]],
+        stop: Stop | None = None,
+    ) -> Augmented:
         """A copy of the contracted graph with `points` (distinct) as vertices, each
         joined to its chain's two ends, and a direct edge for each of `pairs` on the
         same chain. The cached graph is never changed, so requests may run in threads."""
         import numpy as np
 
         vertex = {point: self.graph.vcount() + index for index, point in enumerate(points)}
-        joins = dict(zip(points, self.joins(points), strict=True))
+        joins = dict(zip(points, self.joins(points, stop), strict=True))
         extra: list[tuple[int, int]] = []
         extra_length: list[float] = []
         for point, join in joins.items():
@@ -270,10 +277,12 @@ class ModeGraph:
         time_list = self.time_list + (extra_feet / self.speed).tolist()
         return Augmented(graph, lengths, times, time_list, vertex, joins, extra)
 
-    def matrix(self, sources: Sequence[Point], targets: Sequence[Point]) -> list[list[Cell]]:
+    def matrix(
+        self, sources: Sequence[Point], targets: Sequence[Point], stop: Stop | None = None
+    ) -> list[list[Cell]]:
         points = list(dict.fromkeys([*sources, *targets]))
         pairs = [(s, t) for s in dict.fromkeys(sources) for t in dict.fromkeys(targets)]
-        found = self.augmented(points, pairs)
+        found = self.augmented(points, pairs, stop)
         vertex = found.vertex
         unjoined = {vertex[point] for point, join in found.joins.items() if join is None}
         return _solve(
@@ -284,15 +293,17 @@ class ModeGraph:
             unjoined,
             [vertex[p] for p in sources],
             [vertex[p] for p in targets],
+            stop,
         )
 
-    def chain_path(self, chain: int) -> tuple[list[int], list[int]]:
+    def chain_path(self, chain: int, stop: Stop | None = None) -> tuple[list[int], list[int]]:
         """A chain's nodes and edges in order from its first end to its second:
         `edges[i]` joins `nodes[i]` and `nodes[i + 1]`."""
         graph = self.loaded.graph
         edge = int(self.chain_edge[chain])
         u, v = int(graph.edge_u[edge]), int(graph.edge_v[edge])
-        (left, left_edges), (right, right_edges) = self._trace(edge, u), self._trace(edge, v)
+        left, left_edges = self._trace(edge, u, stop)
+        right, right_edges = self._trace(edge, v, stop)
         nodes = [*reversed(left), *right]
         edges = [*reversed(left_edges), edge, *right_edges]
         if nodes[0] != int(self.chain_a[chain]):
@@ -300,12 +311,14 @@ class ModeGraph:
             edges.reverse()
         return nodes, edges
 
-    def _trace(self, edge: int, node: int) -> tuple[list[int], list[int]]:
+    def _trace(self, edge: int, node: int, stop: Stop | None) -> tuple[list[int], list[int]]:
         """From `edge`'s end `node` along the chain to its end: the nodes passed and
         the edges between them."""
         graph = self.loaded.graph
         nodes, edges = [node], []
         while self.inner[node]:
+            if len(nodes) % TRACE_CHECK_NODES == 0:
+                checked(stop)
             first, second = self.through[self.through_of[node]]
             edge = int(second if first == edge else first)
             a, b = int(graph.edge_u[edge]), int(graph.edge_v[edge])
@@ -323,14 +336,17 @@ def _solve(
     unjoined: set[int],
     sources: list[int],
     targets: list[int],
+    stop: Stop | None = None,
 ) -> list[list[Cell]]:
     """One Dijkstra per distinct source (or target, when fewer); routes by time.
-    A waypoint that could not join the graph is in no route, not even to itself."""
+    A waypoint that could not join the graph is in no route, not even to itself.
+    `stop` is looked at before each Dijkstra."""
     flip = len(set(targets)) < len(set(sources))
     starts, ends = (targets, sources) if flip else (sources, targets)
     found: dict[tuple[int, int], Cell] = {}
     distinct_ends = list(dict.fromkeys(ends))
     for start in dict.fromkeys(starts):
+        checked(stop)
         if start in unjoined:
             found.update({((start, end) if not flip else (end, start)): None for end in ends})
             continue
@@ -362,6 +378,7 @@ class LoadedGraph:
         self.length = edge_lengths(graph, costs, floor_height)
         self._segments: dict[bytes, _Segments] = {}
         self.modes = {mode: ModeGraph(self, mode) for mode in (FOOT, WHEELCHAIR)}
+        self.level_boxes = _level_boxes(graph)
 
     def segments(self, mode: ModeGraph, level: int) -> _Segments | None:
         edges = mode.walk_by_level.get(level)
@@ -386,9 +403,31 @@ class LoadedGraph:
         return self.graph.edge_count < SMALL_GRAPH_EDGES
 
     def matrix(
-        self, mode: int, sources: Sequence[Point], targets: Sequence[Point]
+        self,
+        mode: int,
+        sources: Sequence[Point],
+        targets: Sequence[Point],
+        stop: Stop | None = None,
     ) -> list[list[Cell]]:
-        return self.modes[mode].matrix(sources, targets)
+        """The cells of `sources` x `targets`; ends with `Stopped` soon after `stop` is
+        set (a request past its time budget)."""
+        return self.modes[mode].matrix(sources, targets, stop)
+
+
+Box = tuple[float, float, float, float]  # min x, min y, max x, max y (canvas units)
+
+
+def _level_boxes(graph: WalkGraph) -> dict[int, Box]:
+    """The box around each level's nodes (its walk paths, their joins and connector
+    stops), for the levels that have any: where a waypoint of that level can be."""
+    import numpy as np
+
+    boxes: dict[int, Box] = {}
+    for level in np.unique(graph.node_level).tolist():
+        xy = graph.node_xy[graph.node_level == level]
+        (x0, y0), (x1, y1) = xy.min(axis=0).tolist(), xy.max(axis=0).tolist()
+        boxes[int(level)] = (x0, y0, x1, y1)
+    return boxes
 
 
 def euclidean_matrix(

@@ -17,8 +17,10 @@ from enum import StrEnum
 
 from routing.matrix import Augmented, Join, LoadedGraph, ModeGraph, Point
 from routing.model import ELEVATOR, ESCALATOR, RAMP, STAIRS, WALK
+from routing.stopping import Stop, checked
 
 RIDES = (STAIRS, ELEVATOR, RAMP, ESCALATOR)
+CHECK_EVERY = 4096  # steps made between two looks at the `stop` event
 XY = tuple[float, float]
 
 
@@ -91,11 +93,14 @@ class _Step:
         )
 
 
-def find_route(loaded: LoadedGraph, mode: int, start: Point, end: Point) -> Route | Unreachable:
-    """The quickest route from `start` to `end` in `mode`, or why there is none."""
+def find_route(
+    loaded: LoadedGraph, mode: int, start: Point, end: Point, stop: Stop | None = None
+) -> Route | Unreachable:
+    """The quickest route from `start` to `end` in `mode`, or why there is none; ends with
+    `Stopped` soon after `stop` is set."""
     graph = loaded.modes[mode]
     points = list(dict.fromkeys([start, end]))
-    found = graph.augmented(points, [(start, end)])
+    found = graph.augmented(points, [(start, end)], stop)
     a, b = found.joins[start], found.joins[end]
     if a is None:
         return Unreachable.START_OFF_GRAPH
@@ -109,14 +114,21 @@ def find_route(loaded: LoadedGraph, mode: int, start: Point, end: Point) -> Rout
     )[0]
     if not path:
         return Unreachable.DISCONNECTED
-    steps = _steps(graph, found, path, begin, start, end)
-    route = _legs(loaded, start, steps)
+    checked(stop)
+    steps = _steps(graph, found, path, begin, start, end, stop)
+    route = _legs(loaded, start, steps, stop)
     total = (float(found.lengths[path].sum()), float(found.times[path].sum()))
     return Route(*total, *route)
 
 
 def _steps(
-    mode: ModeGraph, found: Augmented, path: list[int], begin: int, start: Point, end: Point
+    mode: ModeGraph,
+    found: Augmented,
+    path: list[int],
+    begin: int,
+    start: Point,
+    end: Point,
+    stop: Stop | None,
 ) -> list[_Step]:
     """The path's edges of the augmented graph, unfolded into straight steps."""
     chains = len(mode.chain_length)
@@ -124,45 +136,50 @@ def _steps(
     steps: list[_Step] = []
     at = begin
     for edge in path:
+        checked(stop)
         if edge < chains:
-            nodes, edges = mode.chain_path(edge)
+            nodes, edges = mode.chain_path(edge, stop)
             forward = int(mode.vertex_of[nodes[0]]) == at
             last = float(len(edges))
-            steps += _span(mode, nodes, edges, *((0.0, last) if forward else (last, 0.0)))
+            ends = (0.0, last) if forward else (last, 0.0)
+            steps += _span(mode, nodes, edges, *ends, stop)
             at = int(mode.vertex_of[nodes[-1] if forward else nodes[0]])
             continue
         u, v = found.extra[edge - chains]
         here, there = (u, v) if u == at else (v, u)
         if here in waypoint and there in waypoint:  # along one chain, foot to foot
-            steps += _between_waypoints(mode, found, waypoint[here], waypoint[there])
+            steps += _between_waypoints(mode, found, waypoint[here], waypoint[there], stop)
         elif here in waypoint:
-            steps += _to_end(mode, found, waypoint[here], there)
+            steps += _to_end(mode, found, waypoint[here], there, stop)
         else:
-            steps += [
-                step.reversed() for step in reversed(_to_end(mode, found, waypoint[there], here))
-            ]
+            away = _to_end(mode, found, waypoint[there], here, stop)
+            steps += [step.reversed() for step in reversed(away)]
         at = there
     return steps
 
 
-def _to_end(mode: ModeGraph, found: Augmented, point: Point, vertex: int) -> list[_Step]:
+def _to_end(
+    mode: ModeGraph, found: Augmented, point: Point, vertex: int, stop: Stop | None
+) -> list[_Step]:
     """From a waypoint to its foot, then along its chain to the end at `vertex`."""
     join = found.joins[point]
     assert join is not None
-    nodes, edges = mode.chain_path(join.chain)
+    nodes, edges = mode.chain_path(join.chain, stop)
     goal = 0.0 if int(mode.vertex_of[nodes[0]]) == vertex else float(len(edges))
     here = _position(mode, join, nodes, edges)
-    return [_gap(mode, point, join, here, nodes), *_span(mode, nodes, edges, here, goal)]
+    return [_gap(mode, point, join, here, nodes), *_span(mode, nodes, edges, here, goal, stop)]
 
 
-def _between_waypoints(mode: ModeGraph, found: Augmented, a: Point, b: Point) -> list[_Step]:
+def _between_waypoints(
+    mode: ModeGraph, found: Augmented, a: Point, b: Point, stop: Stop | None
+) -> list[_Step]:
     join_a, join_b = found.joins[a], found.joins[b]
     assert join_a is not None and join_b is not None
-    nodes, edges = mode.chain_path(join_a.chain)
+    nodes, edges = mode.chain_path(join_a.chain, stop)
     here, there = (_position(mode, join, nodes, edges) for join in (join_a, join_b))
     return [
         _gap(mode, a, join_a, here, nodes),
-        *_span(mode, nodes, edges, here, there),
+        *_span(mode, nodes, edges, here, there, stop),
         _gap(mode, b, join_b, there, nodes).reversed(),
     ]
 
@@ -181,20 +198,27 @@ def _gap(mode: ModeGraph, point: Point, join: Join, position: float, nodes: list
 
 
 def _span(
-    mode: ModeGraph, nodes: list[int], edges: list[int], start: float, stop: float
+    mode: ModeGraph,
+    nodes: list[int],
+    edges: list[int],
+    start: float,
+    goal: float,
+    stop: Stop | None = None,
 ) -> list[_Step]:
-    """Along a chain from position `start` to `stop` (node index plus the fraction of
+    """Along a chain from position `start` to `goal` (node index plus the fraction of
     the next edge), one step per edge or part of an edge."""
     walk = mode.loaded.graph
     steps: list[_Step] = []
     here = start
-    while here != stop:
-        if stop > here:
+    while here != goal:
+        if len(steps) % CHECK_EVERY == CHECK_EVERY - 1:
+            checked(stop)
+        if goal > here:
             index = math.floor(here)
-            there = min(index + 1.0, stop)
+            there = min(index + 1.0, goal)
         else:
             index = math.ceil(here) - 1
-            there = max(float(index), stop)
+            there = max(float(index), goal)
         edge = edges[index]
         part = abs(there - here)
         a, b = _node_at(nodes, here), _node_at(nodes, there)
@@ -239,14 +263,18 @@ def _at(mode: ModeGraph, nodes: list[int], position: float) -> XY:
     return (ax + t * (bx - ax), ay + t * (by - ay))
 
 
-def _legs(loaded: LoadedGraph, start: Point, steps: list[_Step]) -> tuple[list[Leg], list[Ride]]:
+def _legs(
+    loaded: LoadedGraph, start: Point, steps: list[_Step], stop: Stop | None
+) -> tuple[list[Leg], list[Ride]]:
     """Steps cut into legs at rides; consecutive rides on one connector are one ride."""
     walk = loaded.graph
     legs: list[Leg] = []
     rides: list[Ride] = []
     points: list[XY] = [_point(start)]
     level, feet, seconds = start.level, 0.0, 0.0
-    for step in steps:
+    for number, step in enumerate(steps):
+        if number % CHECK_EVERY == CHECK_EVERY - 1:
+            checked(stop)
         if step.kind not in RIDES:
             if points[-1] != step.b:
                 points.append(step.b)
