@@ -166,6 +166,7 @@ def test_a_file_the_import_needs_that_cannot_be_read_refuses_it(
         done = run_cli(["import-imdf", str(folder), *dry_run], imported.env)
         assert (done.returncode, done.stdout, done.stderr) == (1, "", line), dry_run
     assert stored(imported.uri, imported.database) == before
+    assert maps(imported.uri, imported.database) == expected_maps(imported.venue)
 
 
 def test_a_file_the_import_does_not_read_is_still_skipped(
