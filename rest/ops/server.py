@@ -199,7 +199,7 @@ class ConnectionGuards:
     loop: asyncio.AbstractEventLoop
     transport: asyncio.Transport
     client: tuple[str, int] | None
-    app: Any
+    inner_app: Any  # uvicorn's `self.app = ...` lands here (the `app` property)
     limit_concurrency: int | None
     connections: set[Any]
     tasks: set[asyncio.Task[None]]
@@ -227,11 +227,20 @@ class ConnectionGuards:
         # uvicorn's own check answers in plain text; ours answers like the API.
         self.max_connections = self.limit_concurrency
         self.limit_concurrency = None
-        self.inner_app = self.app
-        self.app = self.app_with_guards
         # Requests whose app runs: if the connection ends meanwhile, their answers are
         # cut (uvicorn's `cycle` is the last request parsed, pipelined ones included).
         self.answering: dict[int, Scope] = {}  # by id: scopes are dicts
+
+    @property
+    def app(self) -> Any:
+        """What uvicorn runs for a request: the app behind the guards. A property: the
+        bound method kept in an attribute would tie every protocol into a reference cycle
+        (see `connection_lost`)."""
+        return self.app_with_guards
+
+    @app.setter
+    def app(self, app: Any) -> None:
+        self.inner_app = app
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         send_without_delay(transport)
@@ -248,6 +257,16 @@ class ConnectionGuards:
         for scope in self.answering.values():  # for their access lines
             scope.setdefault("state", {})[ANSWER_CUT] = True
         super().connection_lost(exc)  # type: ignore[misc]
+        # The last references that tie the protocol into cycles (its request cycles hold
+        # its bound methods; `CycleTransport` holds it): nothing reads them once the
+        # connection is lost (a request still running keeps its own cycle). Left, the
+        # protocol, its transport and the transport's TLS buffers (256 KiB and more a
+        # connection) wait for a full collection, which an idle process never runs:
+        # 1.8 GB stayed after a flood of refused heads (issue 45).
+        self.cycle = None
+        pipelined = getattr(self, "pipeline", None)  # httptools' queue of (cycle, app)
+        if pipelined:
+            pipelined.clear()
 
     def pause_writing(self) -> None:
         """The client reads slower than the answer is written: it has this long to catch up."""
@@ -276,10 +295,13 @@ class ConnectionGuards:
 
     def linger(self) -> None:
         """Close after an answer while the client may still be sending: drop what it
-        sends at a bounded rate first (`rest.ops.linger`)."""
+        sends at a bounded rate first (`rest.ops.linger`, which bounds how many linger).
+        Answered, the connection no longer counts against `max_connections`: refused
+        heads draining there made honest requests 503 (issue 45)."""
         if self.lingering is not None or self.transport is None or self.transport.is_closing():
             return
         self.cancel_head_timer()
+        self.connections.discard(self)
         self.lingering = Linger(self.loop, self.transport, self.max_body_bytes)
 
     def lingered(self, data: bytes) -> bool:
@@ -347,6 +369,7 @@ class ConnectionGuards:
             self.transport.close()
             return
         self.transport.pause_reading()
+        self.forget_head()
         path, _, query = target.partition(b"?")
         scope: Scope = {
             "type": "http",
@@ -366,6 +389,11 @@ class ConnectionGuards:
         task = self.loop.create_task(self.answer_refusal(scope))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+
+    def forget_head(self) -> None:
+        """Drop what the parser kept of a refused head (a 1 MB header line: all of it
+        that arrived), at once rather than when the connection ends; nothing is parsed
+        on this connection any more. Each protocol class knows its parser."""
 
     async def answer_refusal(self, scope: Scope) -> None:
         """Runs the app for a refused request, writing its answer straight to the transport
@@ -395,13 +423,37 @@ class ConnectionGuards:
                 self.transport.write(b"".join(parts))
                 self.linger()
 
+    def over_limit(self) -> bool:
+        """More than `max_connections` connections (this one included: open WebSockets
+        count until they close, lingering ones not) or running requests in this worker."""
+        limit = self.max_connections
+        if limit is None or (len(self.connections) <= limit and len(self.tasks) <= limit):
+            return False
+        log.warning("over the connection limit of %d: 503", limit)
+        return True
+
+    def handle_websocket_upgrade(self, *request: Any) -> None:
+        """An upgrade is a connection like any: over the limit it is refused with the
+        API's 503 (JSON, `Retry-After`, `Connection: close`) before the WebSocket
+        handshake, and the connection closes; else uvicorn's WebSocket protocol takes
+        the connection over and stays in the same set of connections until it closes.
+        uvicorn checks the limit for HTTP requests only: 1,500 sockets were accepted
+        with a limit of 1,000 (issue 45)."""
+        if self.over_limit():
+            error = ApiError(ErrorCode.SERVICE_UNAVAILABLE, retry_after=self.retry_after)
+            self.refuse(error, *self.upgrade_request(*request))
+            return
+        super().handle_websocket_upgrade(*request)  # type: ignore[misc]
+
+    def upgrade_request(self, *request: Any) -> tuple[str, bytes]:
+        """The method and target of an upgrade request (for the access line)."""
+        raise NotImplementedError  # each protocol class reads its parser's
+
     async def app_with_guards(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Over `max_connections` connections or running requests in this worker, 503
         (both sets include this connection and this request's task); else the app, with
         the request in `answering` while it runs."""
-        limit = self.max_connections
-        if limit is not None and (len(self.connections) > limit or len(self.tasks) > limit):
-            log.warning("over the connection limit of %d: 503", limit)
+        if self.over_limit():
             refusal = error_of(
                 ErrorCode.SERVICE_UNAVAILABLE,
                 headers={"Connection": "close"},
@@ -467,6 +519,14 @@ def _httptools_class() -> type[HttpToolsProtocol]:
             else:
                 self.refuse(ApiError(ErrorCode.BAD_REQUEST))
 
+        def upgrade_request(self) -> tuple[str, bytes]:
+            return self.scope["method"], self.url
+
+        def forget_head(self) -> None:
+            """httptools keeps an unfinished header line whole in its parser."""
+            self.parser = None  # as uvicorn's `connection_lost` leaves it
+            self.url, self.headers = b"", []
+
         def on_message_begin(self) -> None:
             super().on_message_begin()
             self.in_head, self.head_bytes, self.line_bytes = True, 0, 0
@@ -529,6 +589,14 @@ def _h11_class() -> type[H11Protocol]:
                     )
             else:
                 self.refuse(ApiError(ErrorCode.BAD_REQUEST))
+
+        def upgrade_request(self, request: h11.Request) -> tuple[str, bytes]:
+            return request.method.decode("latin-1"), request.target
+
+        def forget_head(self) -> None:
+            """h11 keeps what it has not parsed in its connection's buffer. A fresh one
+            is idle: uvicorn's `connection_lost` can still tell it the connection closed."""
+            self.conn = h11.Connection(h11.SERVER)
 
         def handle_events(self) -> None:
             super().handle_events()

@@ -92,3 +92,30 @@ async def test_a_client_still_sending_at_the_deadline_is_aborted(quick: Any) -> 
         lingering.take(b"x" * 10)
         await asyncio.sleep(0.01)
     assert transport.calls == ["resume", "abort"]
+
+
+async def test_past_the_bound_the_oldest_lingering_connection_is_reset(
+    quick: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At most MAX_LINGERING connections linger in a process: the next one resets the one
+    that has lingered longest (it has had the most time to read its answer), so a flood
+    of refused requests holds a bounded number of connections and their buffers."""
+    monkeypatch.setattr(linger, "MAX_LINGERING", 3)
+    monkeypatch.setattr(linger, "LINGERING", {})
+    loop = asyncio.get_running_loop()
+    transports = [Transport() for _ in range(5)]
+    lingering = [Linger(loop, transport, max_bytes=100_000) for transport in transports]  # type: ignore[arg-type]
+    assert list(linger.LINGERING) == lingering[2:]
+    assert [transport.calls for transport in transports] == [
+        ["resume", "abort"],
+        ["resume", "abort"],
+        ["resume"],
+        ["resume"],
+        ["resume"],
+    ]
+    lingering[3].stop()  # its connection ended: it makes room
+    Linger(loop, Transport(), max_bytes=100_000)  # type: ignore[arg-type]
+    assert transports[2].calls == ["resume"]
+    await asyncio.sleep(0.3)  # quiet: each closed gracefully, and gone from the bound
+    assert [transport.calls[-1] for transport in transports[2:]] == ["close", "resume", "close"]
+    assert linger.LINGERING == {}

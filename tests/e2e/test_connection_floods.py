@@ -1,0 +1,201 @@
+"""Issue 45, point 5 and the connection limit of point 2: floods of connections against
+`floorgate serve` over TLS, on both HTTP paths (uvloop and httptools, asyncio and h11).
+
+- 1 MB request heads from 40 reconnecting threads (`tests/attacks.py big-headers-40`):
+  each is answered 431, and its connection lingers while it drains (rest/ops/linger.py).
+  Lingering connections counted against FLOORGATE_MAX_CONNECTIONS, so honest requests
+  were answered 503, and each held its TLS buffers in a reference cycle that only a full
+  collection freed: RSS 151 -> 1,837 MB, kept after the flood. Now an answered connection
+  stops counting, at most MAX_LINGERING linger, and a closed connection is freed at once.
+- WebSocket upgrades passed the limit (uvicorn checks it for HTTP requests only): now an
+  upgrade over it is refused with the API's 503 before the handshake, and an open
+  WebSocket counts until it closes."""
+
+from __future__ import annotations
+
+import contextlib
+import ssl
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import orjson
+import pytest
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import ClientConnection
+from websockets.sync.client import connect as websocket_connect
+
+from tests.e2e.test_connections import IMPLEMENTATIONS, client_context, wait_until_ready
+from tests.servers import Served, serve_tls
+
+pytestmark = [pytest.mark.e2e, pytest.mark.security]
+
+ATTACK_SECONDS = 5.0
+AFTER_SECONDS = 5.0
+# Above the attack's 40 threads, each counted while its head is read and answered; the
+# connections that linger after their 431 piled up far past it before the fix.
+HEADS_LIMIT = 60
+# What the flood may add to the server's RSS while it runs: the connections under way
+# and the lingering ones each hold their TLS buffers (uvloop's 256 KiB read buffer, up
+# to 512 KiB of what arrived still encrypted). Measured: 40-50 MB. Before: 1.6 GB.
+DURING_BOUND_MB = 150
+# And 5 s after it: what still lingers (at most MAX_LINGERING, draining at 8 MiB/s for
+# the process) and what the allocator keeps. Measured: 10-40 MB.
+AFTER_BOUND_MB = 64
+SOCKETS_LIMIT = 20
+REFUSED_SOCKETS = 5
+UNAVAILABLE = {"message": "Service unavailable"}
+
+
+@pytest.fixture(params=IMPLEMENTATIONS)
+def implementation(request) -> dict[str, str]:
+    """The environment that picks the event loop and HTTP parser (rest/ops/server.py)."""
+    if request.param == "uvloop-httptools":
+        pytest.importorskip("uvloop")
+        pytest.importorskip("httptools")
+    return IMPLEMENTATIONS[request.param]
+
+
+def rss_mb(pid: int) -> float:
+    """The resident memory of process `pid`, in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError(f"no VmRSS for {pid}")
+
+
+def honest_get(served: Served, context: ssl.SSLContext, key: str) -> int:
+    """A keyed GET on a connection of its own, as a client arriving now: its status."""
+    with httpx.Client(verify=context, base_url=served.base, timeout=30) as client:
+        return client.get("/v1/assets?per-page=1", headers={"API-Key": key}).status_code
+
+
+@contextlib.contextmanager
+def attack(served: Served, name: str, seconds: float) -> Iterator[subprocess.Popen]:
+    """`tests/attacks.py NAME` from a process of its own, for `seconds`."""
+    command = [
+        sys.executable,
+        "-m",
+        "tests.attacks",
+        name,
+        served.base,
+        str(served.certs.ca_cert),
+        "-",
+        str(seconds),
+    ]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        yield process
+    finally:
+        process.kill()
+        process.wait(10)
+
+
+def test_refused_heads_in_a_loop_neither_refuse_honest_requests_nor_keep_memory(
+    tmp_path, db_server, settings, keys, implementation, capsys
+):
+    with serve_tls(
+        tmp_path,
+        db_server,
+        settings,
+        FLOORGATE_MAX_CONNECTIONS=str(HEADS_LIMIT),
+        **implementation,
+    ) as served:
+        context = client_context(served)
+        wait_until_ready(served, context)
+        time.sleep(2)  # the schema is built a second after start (schema.lazy)
+        for _ in range(10):  # warm: caches, plans
+            assert honest_get(served, context, keys.full) == 200
+        pid = served.process.pid
+        started = rss_mb(pid)
+        during: list[int] = []
+        peak = started
+        with attack(served, "big-headers-40", ATTACK_SECONDS) as flood:
+            while flood.poll() is None:
+                during.append(honest_get(served, context, keys.full))
+                peak = max(peak, rss_mb(pid))
+                time.sleep(0.05)
+            output = flood.stdout.read() if flood.stdout else ""
+        ended = time.monotonic()
+        after: list[int] = []
+        while time.monotonic() < ended + AFTER_SECONDS:
+            after.append(honest_get(served, context, keys.full))
+            time.sleep(0.1)
+        left = rss_mb(pid)
+        log = served.log.read_text()
+    sent = int(output.rsplit(": ", 1)[1].split()[0])
+    with capsys.disabled():
+        print(
+            f"\n{sent} heads in {ATTACK_SECONDS} s; RSS {started:.0f} MB, peak {peak:.0f}, "
+            f"{AFTER_SECONDS} s after {left:.0f}; honest GETs {len(during)} during"
+        )
+    assert sent >= 100, output  # the flood was one: hundreds of refused heads
+    assert log.count("status=431 ") >= 100
+    assert len(during) >= 10
+    assert set(during) == {200}, during
+    assert set(after) == {200}, after
+    assert peak - started < DURING_BOUND_MB, (started, peak)
+    assert left - started < AFTER_BOUND_MB, (started, left)
+
+
+def open_socket(
+    sockets: contextlib.ExitStack, served: Served, context: ssl.SSLContext, key: str
+) -> ClientConnection:
+    """An acknowledged graphql-transport-ws socket of `key` (sent with the upgrade and in
+    `connection_init`), closed with `sockets`."""
+    socket = sockets.enter_context(
+        websocket_connect(
+            served.base.replace("https://", "wss://") + "/graphql",
+            ssl=context,
+            subprotocols=["graphql-transport-ws"],  # type: ignore[list-item]
+            additional_headers={"API-Key": key},
+            proxy=None,
+            open_timeout=10,
+        )
+    )
+    socket.send(orjson.dumps({"type": "connection_init", "payload": {"API-Key": key}}).decode())
+    assert orjson.loads(socket.recv(timeout=10)) == {"type": "connection_ack"}
+    return socket
+
+
+def test_websocket_upgrades_count_against_the_connection_limit(
+    tmp_path, db_server, settings, keys, implementation
+):
+    """With a limit of 20: 20 sockets are acknowledged, the next upgrades are refused with
+    the API's 503 before the handshake, and while the 20 are open an honest GET is 503
+    too; once they close, the GET is 200 again."""
+    with serve_tls(
+        tmp_path,
+        db_server,
+        settings,
+        FLOORGATE_MAX_CONNECTIONS=str(SOCKETS_LIMIT),
+        **implementation,
+    ) as served:
+        context = client_context(served)
+        wait_until_ready(served, context)
+        accepted: list[ClientConnection] = []
+        refusals: list[InvalidStatus] = []
+        with contextlib.ExitStack() as sockets:
+            for _ in range(SOCKETS_LIMIT + REFUSED_SOCKETS):
+                try:
+                    accepted.append(open_socket(sockets, served, context, keys.full))
+                except InvalidStatus as refused:
+                    refusals.append(refused)
+            while_open = honest_get(served, context, keys.full)
+        deadline = time.monotonic() + 5
+        while (status := honest_get(served, context, keys.full)) != 200:
+            assert time.monotonic() < deadline, status  # the server has seen every close
+            time.sleep(0.1)
+    assert len(accepted) == SOCKETS_LIMIT
+    assert len(refusals) == REFUSED_SOCKETS
+    for refused in refusals:
+        response = refused.response
+        assert response.status_code == 503
+        assert orjson.loads(response.body) == UNAVAILABLE
+        assert response.headers["Content-Type"] == "application/json"
+        assert response.headers["Retry-After"] == "5"
+        assert response.headers["Connection"] == "close"
+    assert while_open == 503
