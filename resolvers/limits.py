@@ -28,6 +28,13 @@ MAX_QUERY_BODY_BYTES = 256 * 1024
 # |x| and |y| of a waypoint, in drawing units: far beyond any drawing, small enough that
 # squared distances stay finite.
 MAX_COORDINATE = 1e9
+# An ad-hoc waypoint (x, y and a floor, no location id) of a route or of an E18 on the
+# walk graph lies on its level's drawing: within the box around the level's walk paths
+# and connectors, widened on every side by the larger of these (units beyond a corridor,
+# a drawing's margin), in whole canvas units; else 422 on the waypoint. A point a billion
+# units away once made a route's leg that long (issue 45).
+WAYPOINT_MARGIN_FT = 300.0
+WAYPOINT_MARGIN_SHARE = 0.25  # of the box's larger side
 # Rate-limit units of one operation: one per this much GraphQL cost, at least one
 # (docs/api.md, Limits). Every REST route at the default page size costs one unit.
 COST_PER_RATE_UNIT = 10_000

@@ -22,6 +22,7 @@ from resolvers.wayfinding.distances import (
     ECHOED,
     Waypoint,
     check_choice,
+    check_on_drawing,
     check_waypoint,
     map_graph,
     on_graph,
@@ -73,7 +74,8 @@ async def directions(
     start, end = dict(start), dict(end)
     mode_name, units_name = _checked(map_id, start, end, mode, units)
     unit_map = await visible_map(context, caller, map_id)
-    points = await place_waypoints(context, unit_map, [("from", start), ("to", end)])
+    named = [("from", start), ("to", end)]
+    points = await place_waypoints(context, unit_map, named)
     answer: dict[str, Any] = {
         "mode": mode_name,
         "from_": _echo(start),
@@ -85,10 +87,18 @@ async def directions(
         answer["reason"] = "this map has no walk paths (it is not processed for pathfinding)"
         return answer
     loaded = await map_graph(context, unit_map)
+    check_on_drawing(loaded, named, points)
     places = await map_places(context, unit_map, loaded)
     skip = frozenset(str(w["id"]) for w in (start, end) if w.get("id") is not None)
     found = await on_graph(
-        loaded, route_with_maneuvers, loaded, MODES[mode_name], *points, places, skip
+        loaded,
+        route_with_maneuvers,
+        loaded,
+        MODES[mode_name],
+        *points,
+        places,
+        skip,
+        stoppable=True,
     )
     if isinstance(found, Unreachable):
         answer["reason"] = _reason(found, mode_name)

@@ -15,7 +15,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, invalid
-from resolvers.limits import MAX_COORDINATE, MAX_QUOTED_CHARS
+from resolvers.limits import (
+    MAX_COORDINATE,
+    MAX_QUOTED_CHARS,
+    WAYPOINT_MARGIN_FT,
+    WAYPOINT_MARGIN_SHARE,
+)
 from resolvers.paging import BY_ID
 from resolvers.reads import visible_map
 from resolvers.validation import SIDES, check_id, pair_count_problems
@@ -102,18 +107,20 @@ def _same(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-6)
 
 
+def _named(request: Request) -> list[tuple[str, Waypoint]]:
+    """Every waypoint with its place in the input, sources first."""
+    return [
+        (f"input.{side}.{index}", waypoint)
+        for side in SIDES
+        for index, waypoint in enumerate(getattr(request, side))
+    ]
+
+
 async def _placed(
     context: RequestContext, unit_map: dict[str, Any], request: Request
-) -> dict[str, list[Point]]:
-    named = {
-        side: [
-            (f"input.{side}.{index}", waypoint)
-            for index, waypoint in enumerate(getattr(request, side))
-        ]
-        for side in SIDES
-    }
-    points = await place_waypoints(context, unit_map, [*named["sources"], *named["targets"]])
-    return {"sources": points[: len(request.sources)], "targets": points[len(request.sources) :]}
+) -> list[Point]:
+    """The sources' points, then the targets'."""
+    return await place_waypoints(context, unit_map, _named(request))
 
 
 async def place_waypoints(
@@ -150,6 +157,49 @@ async def place_waypoints(
         placed.append(Point(float(waypoint["x"]), float(waypoint["y"]), level))
     errors.raise_if_any()
     return placed
+
+
+def check_on_drawing(
+    loaded: LoadedGraph, named: list[tuple[str, Waypoint]], points: list[Point]
+) -> None:
+    """Each ad-hoc waypoint (no location id) lies on its level's drawing (`drawn_box`),
+    else 422 on the waypoint: a route is walked from it to its foot on the nearest walk
+    line, and a point a billion units away made that leg a billion units long (issue 45).
+    A waypoint of a level without walk paths joins nothing: it needs no bound."""
+    errors = FieldErrors()
+    for (place, waypoint), point in zip(named, points, strict=True):
+        box = drawn_box(loaded, point.level)
+        if waypoint.get("id") is not None or box is None:
+            continue
+        x0, y0, x1, y1 = box
+        if not (x0 <= point.x <= x1 and y0 <= point.y <= y1):
+            floor = waypoint.get("floor_id")
+            errors.add(
+                place,
+                f"({point.x:g}, {point.y:g}) is off the drawing of floor {floor!r}: x must be "
+                f"from {x0} to {x1} and y from {y0} to {y1}",
+            )
+    errors.raise_if_any()
+
+
+def drawn_box(loaded: LoadedGraph, level: int) -> tuple[int, int, int, int] | None:
+    """Where a waypoint of `level` may be, in whole canvas units: the box around the
+    level's walk paths and connectors, widened by WAYPOINT_MARGIN_FT or by
+    WAYPOINT_MARGIN_SHARE of its larger side, whichever is more; None without them."""
+    box = loaded.level_boxes.get(level)
+    if box is None:
+        return None
+    x0, y0, x1, y1 = box
+    margin = max(
+        WAYPOINT_MARGIN_FT / loaded.graph.feet_per_unit,
+        WAYPOINT_MARGIN_SHARE * max(x1 - x0, y1 - y0),
+    )
+    return (
+        math.floor(x0 - margin),
+        math.floor(y0 - margin),
+        math.ceil(x1 + margin),
+        math.ceil(y1 + margin),
+    )
 
 
 async def _waypoints(
@@ -214,16 +264,18 @@ async def distance_matrix(
             }
         )
     points = await _placed(context, unit_map, request)
+    sources, targets = points[: len(request.sources)], points[len(request.sources) :]
     use_graph = graph_file is not None and request.method != "euclidean"
     if use_graph:
         loaded = await map_graph(context, unit_map)
+        check_on_drawing(loaded, _named(request), points)
         cells = await on_graph(
-            loaded, loaded.matrix, request.mode, points["sources"], points["targets"]
+            loaded, loaded.matrix, request.mode, sources, targets, stoppable=True
         )
     else:
         cells = euclidean_matrix(
-            points["sources"],
-            points["targets"],
+            sources,
+            targets,
             unit_map.get("feet_per_unit") or 1.0,
             floor_height_of(context, unit_map),
             context.settings.routing_costs.speed(request.mode),
@@ -242,12 +294,15 @@ async def map_graph(context: RequestContext, unit_map: dict[str, Any]) -> Loaded
     )
 
 
-async def on_graph(loaded: LoadedGraph, work: Callable[..., T], *args: Any) -> T:
+async def on_graph(
+    loaded: LoadedGraph, work: Callable[..., T], *args: Any, stoppable: bool = False
+) -> T:
     """`work(*args)` on a loaded graph: at once on a small one, else off the event loop
-    (CPU work, `storage.cpu`)."""
+    (CPU work, `storage.cpu`); a `stoppable` work takes `stop=`, set when its request is
+    cancelled (past its time budget), and ends soon after instead of computing on."""
     if loaded.is_small:
         return work(*args)
-    return await run_cpu(work, *args)
+    return await run_cpu(work, *args, stoppable=stoppable)
 
 
 def floor_height_of(context: RequestContext, unit_map: dict[str, Any]) -> float:

@@ -525,9 +525,9 @@ async def test_landmarks_are_built_where_the_route_is_computed(env, scoped, monk
     threads: dict[str, int] = {}
 
     def recorded(name: str, work: Any) -> Any:
-        def run(*args: Any) -> Any:
+        def run(*args: Any, **kwargs: Any) -> Any:  # the plan takes `stop=` on the pool
             threads[name] = threading.get_ident()
-            return work(*args)
+            return work(*args, **kwargs)
 
         return run
 
