@@ -36,7 +36,8 @@ MAX_COORDINATE = 1e9
 WAYPOINT_MARGIN_FT = 300.0
 WAYPOINT_MARGIN_SHARE = 0.25  # of the box's larger side
 # Rate-limit units of one operation: one per this much GraphQL cost, at least one
-# (docs/api.md, Limits). Every REST route at the default page size costs one unit.
+# (docs/api.md, Limits). Every REST route at the default page size costs one unit, but
+# an E18 of several searches (PATH_SEARCH_COST below).
 COST_PER_RATE_UNIT = 10_000
 # A request without a key can only introspect the GraphQL schema: its body is refused
 # unread (401) above this size.
@@ -91,6 +92,17 @@ LIST_ESTIMATES: dict[str, int] = {
     "Mutation.assignUnitAttributes": 100,
     "Mutation.unassignUnitAttributes": 100,
 }
+# A search of a map's walk graph: a Dijkstra over the whole graph and, for `route`, its
+# path unfolded and its maneuvers planned (issue 45: one document of 30 aliased routes
+# put an honest GET's p95 at 27x idle). `route` costs one; E18 (`distanceMatrix`) one
+# per source, or per target when there are fewer (one Dijkstra each), plus
+# MATRIX_PAIR_COST per source-target pair, both read from its input's lists before
+# anything runs (a straight-line matrix, `distanceMethod: "euclidean"`, only its pairs;
+# one of more than MAX_MATRIX_PAIRS, refused before any work, as 1 x 1). A route and a
+# 1 x 50 E18 stay at one or two rate units, a 7 x 7 E18 at seven; 28 aliased routes are
+# past the cost limit (26 with REST's selection), so 30 are refused before they run.
+PATH_SEARCH_COST = 9_000
+MATRIX_PAIR_COST = 100
 # Fields that spend CPU of their own, beyond the fields they return; they also pay one
 # unit per INPUT_CHARS_PER_COST characters of their arguments' strings (an SVG above
 # all). A parse costs just under one rate-limit unit, so E10 stays at one unit for a
@@ -98,8 +110,8 @@ LIST_ESTIMATES: dict[str, int] = {
 FIELD_COSTS: dict[str, int] = {
     "Query.parseUnitMap": 9_000,  # parses the SVG (parsing.svg)
     "Mutation.putUnitMap": 9_000,  # parses the SVG, derives units, writes files
-    "Query.distanceMatrix": 5_000,  # builds or loads the walk graph, up to 50 paths
-    "Query.route": 5_000,  # loads the walk graph as E18 does, one path unfolded
+    "Query.distanceMatrix": 0,  # its searches and pairs, above
+    "Query.route": PATH_SEARCH_COST,  # a search, its path unfolded, its maneuvers
     "Mutation.putLocation": 1_000,  # rewrites the map's GeoJSON
     "Mutation.deleteLocation": 1_000,  # rewrites the map's GeoJSON
 }

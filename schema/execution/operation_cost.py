@@ -14,6 +14,7 @@ from typing import Any
 
 from graphql import (
     DocumentNode,
+    EnumValueNode,
     FieldNode,
     FragmentSpreadNode,
     GraphQLArgument,
@@ -52,7 +53,10 @@ from resolvers.limits import (
     FIELD_COSTS,
     INPUT_CHARS_PER_COST,
     LIST_ESTIMATES,
+    MATRIX_PAIR_COST,
+    MAX_MATRIX_PAIRS,
     MAX_PER_PAGE,
+    PATH_SEARCH_COST,
     PER_PAGE,
 )
 from schema.execution.operation_limits import (
@@ -61,6 +65,9 @@ from schema.execution.operation_limits import (
     fragments_of,
     spread_names,
 )
+
+MATRIX_FIELD = "Query.distanceMatrix"  # priced by its input (`Pricing.matrix_cost`)
+INPUT = "input"  # its argument holding sources and targets
 
 
 @lru_cache(maxsize=8)
@@ -225,7 +232,54 @@ class Pricing:
         own = FIELD_COSTS.get(key)
         if own is not None:
             base += own + self.input_chars(node) // INPUT_CHARS_PER_COST
+        if key == MATRIX_FIELD:
+            base += self.matrix_cost(node)
         return base, self.multiplier(parent, definition, node, key), child
+
+    def matrix_cost(self, node: FieldNode) -> int:
+        """E18's searches and pairs, from the lengths of its input's `sources` and
+        `targets` (literals or variables): PATH_SEARCH_COST per source, or per target when
+        there are fewer, none for straight lines, and MATRIX_PAIR_COST per pair. An input
+        the resolver refuses before any work (no pairs, more than MAX_MATRIX_PAIRS)
+        counts as 1 x 1."""
+        given = next(
+            (argument.value for argument in node.arguments or () if argument.name.value == INPUT),
+            None,
+        )
+        sources = self.items(self.member(given, "sources"))
+        targets = self.items(self.member(given, "targets"))
+        if not 0 < sources * targets <= MAX_MATRIX_PAIRS:
+            sources = targets = 1
+        method = self.resolved(self.member(given, "distanceMethod"))
+        straight = method == "euclidean" or (
+            isinstance(method, EnumValueNode | StringValueNode) and method.value == "euclidean"
+        )
+        searches = 0 if straight else min(sources, targets)
+        return PATH_SEARCH_COST * searches + MATRIX_PAIR_COST * sources * targets
+
+    def resolved(self, value: Any) -> Any:
+        """A variable's value as sent (JSON), or its default (a node); else the node."""
+        if isinstance(value, VariableNode):
+            name = value.name.value
+            return self.variables[name] if name in self.variables else self.defaults.get(name)
+        return value
+
+    def member(self, value: Any, name: str) -> Any:
+        """A member of an input object, literal (a node) or sent (a dict); None if none."""
+        value = self.resolved(value)
+        if isinstance(value, ObjectValueNode):
+            return next((f.value for f in value.fields or () if f.name.value == name), None)
+        return value.get(name) if isinstance(value, dict) else None
+
+    def items(self, value: Any) -> int:
+        """Items of a list argument: a literal's or a sent list's length; one for a single
+        item (GraphQL coerces it to a list of one); none when absent or null."""
+        value = self.resolved(value)
+        if isinstance(value, ListValueNode):
+            return len(value.values or ())
+        if isinstance(value, list):
+            return len(value)
+        return 0 if value is None or isinstance(value, NullValueNode) else 1
 
     def multiplier(
         self, parent: GraphQLNamedType, definition: GraphQLField, node: FieldNode, key: str

@@ -107,7 +107,7 @@ def doubling(fragments: int, leaf: str = "__typename") -> str:
         (
             '{ distanceMatrix(unitMapId: "m", input: {sources: [{id: "a"}], targets: [{id: "b"}]}) '
             "{ distanceMethod } }",
-            5002,
+            9102,  # 1 + one search (9,000) + one pair (100) + distanceMethod
         ),
         (
             'mutation { putLocation(input: {id: "l", assetId: "a", unitMapId: "m", name: "n", '
@@ -145,16 +145,16 @@ def test_cost_with_variables():
 
 
 def test_cost_of_a_route_with_maneuvers_and_units():
-    """The route's own 5,000, its maneuvers as a list of 10, and `units` by its length."""
+    """The route's own 9,000, its maneuvers as a list of 10, and `units` by its length."""
     selection = (
         "{ route { steps maneuvers { type instruction landmark { name } connector { kind } } } }"
     )
     fixed = '{ route(unitMapId: "m", from: {id: "a"}, to: {id: "b"}, units: "metric") ' + selection
-    # 1 + 5,000 + 9 characters // 100; route 1, steps 1, maneuvers 1 + 10 x (1 + 1 + 2 + 2)
-    assert cost(fixed + " }") == 5064
+    # 1 + 9,000 + 9 characters // 100; route 1, steps 1, maneuvers 1 + 10 x (1 + 1 + 2 + 2)
+    assert cost(fixed + " }") == 9064
     given = 'query ($u: String) { route(unitMapId: "m", from: {id: "a"}, to: {id: "b"}, units: $u) '
-    assert cost(given + selection + " }", {"u": "metric"}) == 5064
-    assert cost(given + selection + " }", {"u": "x" * 200_000}) == 5064 + 2_000
+    assert cost(given + selection + " }", {"u": "metric"}) == 9064
+    assert cost(given + selection + " }", {"u": "x" * 200_000}) == 9064 + 2_000
 
 
 def test_cost_of_the_chosen_operation():
@@ -253,10 +253,10 @@ ROUTE_COSTS = {  # operation id: (per-page 10000, default page size); aliases as
     "listGroupUnitReferences": (140_001, 1_401),
     "listLocations": (210_001, 2_101),
     "listUnitMapLocations": (210_001, 2_101),
-    "distanceMatrix": (5_444, 5_444),
-    "unitMapDistanceMatrix": (5_444, 5_444),
-    "route": (5_661, 5_661),
-    "unitMapRoute": (5_661, 5_661),
+    "distanceMatrix": (9_544, 9_544),  # without its body: as 1 x 1
+    "unitMapDistanceMatrix": (9_544, 9_544),
+    "route": (9_661, 9_661),
+    "unitMapRoute": (9_661, 9_661),
     "listAttributeGroups": (220_001, 2_201),
     "listAttributeAssignments": (110_001, 1_101),
     "assignUnitAttributes": (401, 401),
