@@ -193,16 +193,51 @@ def _check_references(checked: Checked, lookup: _Lookup, out: Problems) -> None:
 
     _check_assignments(checked, lookup, out, asset, unit_of)
 
+    def levels_of(record: dict[str, Any], known_asset: bool) -> set[str]:
+        """The floors the levels of the record's map are on, when the map is the record's
+        asset's (a map without levels on floors places its locations on any floor)."""
+        map_id = record.get("unit_map_id")
+        unit_map = lookup.get(col.UNIT_MAPS, map_id)
+        if unit_map is None or (known_asset and unit_map.get("asset_id") != record["asset_id"]):
+            return set()
+        if map_id in checked.defined[col.UNIT_MAPS]:  # its levels are those it is given now
+            drawing = checked.drawings.get(map_id)
+            levels = drawing.parsed.levels if drawing is not None else []
+            return {level.tags["floor"] for level in levels if "floor" in level.tags}
+        return {level.get("floor_id") for level in unit_map.get("levels") or []} - {None}
+
     for index, record in records[col.LOCATIONS]:
         path = f"$.locations[{index}]"
         known = asset(record, path)
         if "unit_map_id" in record:
             where = f"{path}.unit_map_id"
             owned(record, col.UNIT_MAPS, "unit map", record["unit_map_id"], where, known)
+        levels = levels_of(record, known)
         for floor_index, floor_ref in record.get("floors", []):
             if "id" in floor_ref:
                 where = f"{path}.floors[{floor_index}].id"
                 owned(record, col.FLOORS, "floor", floor_ref["id"], where, known)
+                floor = lookup.get(col.FLOORS, floor_ref["id"])
+                ours = floor is not None and (
+                    not known or floor.get("asset_id") == record["asset_id"]
+                )
+                # `floorgate check` holds a location to its map's levels, as routes do.
+                if levels and ours and floor_ref["id"] not in levels:
+                    out.add(where, not_a_level(floor_ref["id"], record["unit_map_id"], levels))
+
+
+LEVELS_NAMED = 10  # the levels a refusal names, at most
+
+
+def not_a_level(floor_id: str, map_id: str, levels: set[str]) -> str:
+    """A location's floor that no level of its map is on, and the floors they are on."""
+    named = sorted(levels)
+    shown = ", ".join(show(level) for level in named[:LEVELS_NAMED])
+    more = f" and {len(named) - LEVELS_NAMED} more" if len(named) > LEVELS_NAMED else ""
+    return (
+        f"floor {show(floor_id)} is not a level of unit map {show(map_id)} "
+        f"(its levels are on {shown}{more})"
+    )
 
 
 def _check_level_tag_names(
@@ -367,7 +402,7 @@ _PROJECTIONS: dict[str, dict[str, int]] = {
     col.ASSETS: {"_id": 1},
     col.FLOORS: {"asset_id": 1},
     col.UNITS: {"asset_id": 1},
-    col.UNIT_MAPS: {"asset_id": 1},
+    col.UNIT_MAPS: {"asset_id": 1, "levels.floor_id": 1},
     col.BACKGROUNDS: {"unit_map_id": 1},
     col.ATTRIBUTE_GROUPS: {"one_attribute_per_unit": 1, "attributes": 1},
 }

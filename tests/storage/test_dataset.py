@@ -660,6 +660,26 @@ async def test_ids_up_to_255_characters_of_any_kind_round_trip(store, tmp_path):
     ]
 
 
+async def test_a_location_goes_on_a_floor_a_level_of_its_map_is_on(store, tmp_path, clock):
+    """Issue 45, point 11: in the file (the map's drawing has one level, on f1) and against
+    a stored map; `floorgate check` holds a location to its map's levels."""
+    data = small(tmp_path)
+    data["locations"][0]["floors"] = [{"id": "f1"}, {"id": "f2"}]
+    not_a_level = 'floor "f2" is not a level of unit map "m1" (its levels are on "f1")'
+    assert validate_dataset(data, tmp_path) == [Problem("$.locations[0].floors[1].id", not_a_level)]
+    await import_data(store, small(tmp_path), tmp_path)
+    before = await snapshot(store)
+    location = {**data["locations"][0], "id": "l2"}
+    assert await validate(store, {"locations": [location]}, tmp_path) == [
+        Problem("$.locations[0].floors[1].id", not_a_level)
+    ]
+    with pytest.raises(DatasetError):
+        await import_data(store, {"locations": [location]}, tmp_path)
+    assert await snapshot(store) == before
+    location["floors"] = [{"id": "f1"}]
+    assert await validate(store, {"locations": [location]}, tmp_path) == []
+
+
 # ---------------------------------------------------------------- files and pure validation
 
 
