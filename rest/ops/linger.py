@@ -19,14 +19,16 @@ lingering close does the same).
 A lingering connection is answered: it no longer counts against the connection limit
 (`rest.ops.server`), and at most MAX_LINGERING linger at once in a process, the longest
 lingering one reset to make room for the next. Each holds its TLS buffers while it
-lingers (uvloop's 256 KiB read buffer, up to 512 KiB of what arrived still encrypted):
-1 MB heads from 40 reconnecting threads kept 1,200 connections lingering, counted
-against the limit of 1,000 (honest requests answered 503) and 1.6 GB of RSS (issue 45).
+lingers (uvloop's 256 KiB read buffer, and what arrived still encrypted, at most
+LINGER_READ_BUFFER): 1 MB heads from 40 reconnecting threads kept 1,200 connections
+lingering, counted against the limit of 1,000 (honest requests answered 503), and 1.6
+GB of RSS (issue 45).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import weakref
 from typing import Any, Protocol
@@ -40,10 +42,14 @@ DRAIN_BYTES_PER_SECOND = 8 * 1024 * 1024
 # it reads its answer then, and closes first, well before.
 LINGER_SECONDS = 10.0
 QUIET_SECONDS = 1.0
-# Connections lingering at once per process: at most about 50 MB of TLS buffers. A flood
-# of refused requests rotates through them (each lingers while this many newer ones
-# come); a client that sent everything reads its answer within a few milliseconds.
-MAX_LINGERING = 64
+# Connections lingering at once per process: at most about 20 MB of TLS buffers (about
+# 0.5 MiB each, measured). A flood of refused requests rotates through them (each lingers
+# while this many newer ones come); a client that sent everything has its answer already.
+MAX_LINGERING = 32
+# What a lingering TLS connection keeps of what arrived, still encrypted (high and low
+# water marks): 512 KiB by default (256 KiB, and a read of up to 256 KiB more). The low
+# mark holds more than a TLS record (16 KiB), so that a partial one never stalls reading.
+LINGER_READ_BUFFER = (64 * 1024, 32 * 1024)
 
 
 class DrainBudget:
@@ -121,6 +127,8 @@ class Linger:
         self.last_data = loop.time()
         self.resume: asyncio.TimerHandle | None = None
         self.timer = loop.call_later(QUIET_SECONDS, self.check)
+        with contextlib.suppress(AttributeError):  # a TLS transport's; plain TCP has none
+            transport.set_read_buffer_limits(*LINGER_READ_BUFFER)  # type: ignore[attr-defined]
         transport.resume_reading()  # flow control (or a refusal) may have paused it
 
     def take(self, data: bytes) -> None:

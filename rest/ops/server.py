@@ -257,12 +257,15 @@ class ConnectionGuards:
         for scope in self.answering.values():  # for their access lines
             scope.setdefault("state", {})[ANSWER_CUT] = True
         super().connection_lost(exc)  # type: ignore[misc]
-        # The last references that tie the protocol into cycles (its request cycles hold
-        # its bound methods; `CycleTransport` holds it): nothing reads them once the
-        # connection is lost (a request still running keeps its own cycle). Left, the
-        # protocol, its transport and the transport's TLS buffers (256 KiB and more a
-        # connection) wait for a full collection, which an idle process never runs:
-        # 1.8 GB stayed after a flood of refused heads (issue 45).
+        self.forget_requests()
+
+    def forget_requests(self) -> None:
+        """Drop the last references that tie the protocol into cycles (its request cycles
+        hold its bound methods; `CycleTransport` holds it): nothing reads them once the
+        connection is lost or handed over (a request still running keeps its own cycle).
+        Left, the protocol, its transport and the transport's TLS buffers (256 KiB and
+        more a connection) wait for a full collection, which an idle process never runs:
+        1.6 GB stayed after a flood of refused heads (issue 45)."""
         self.cycle = None
         pipelined = getattr(self, "pipeline", None)  # httptools' queue of (cycle, app)
         if pipelined:
@@ -391,9 +394,10 @@ class ConnectionGuards:
         task.add_done_callback(self.tasks.discard)
 
     def forget_head(self) -> None:
-        """Drop what the parser kept of a refused head (a 1 MB header line: all of it
-        that arrived), at once rather than when the connection ends; nothing is parsed
-        on this connection any more. Each protocol class knows its parser."""
+        """Drop what the parser kept: of a refused head (a 1 MB header line: all of it
+        that arrived), at once rather than when the connection ends; of a connection
+        handed to a WebSocket, the parser itself (httptools' holds this protocol's
+        callbacks: a cycle). Nothing is parsed here any more. Each class knows its parser."""
 
     async def answer_refusal(self, scope: Scope) -> None:
         """Runs the app for a refused request, writing its answer straight to the transport
@@ -444,6 +448,12 @@ class ConnectionGuards:
             self.refuse(error, *self.upgrade_request(*request))
             return
         super().handle_websocket_upgrade(*request)  # type: ignore[misc]
+        # This protocol hears nothing more (not even `connection_lost`): what would tie
+        # it into cycles, with the transport it holds, goes now.
+        self.cancel_head_timer()
+        self.cancel_send_timer()
+        self.forget_requests()
+        self.forget_head()
 
     def upgrade_request(self, *request: Any) -> tuple[str, bytes]:
         """The method and target of an upgrade request (for the access line)."""

@@ -27,8 +27,21 @@ REQUEST = b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"
 BIG_HEAD = b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: " + b"b" * 200_000
 
 
+UPGRADE = (
+    b"GET /graphql HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\n"
+    b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+    b"Sec-WebSocket-Version: 13\r\n\r\n"
+)
+
+
 async def answer(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    """The app: 200, or the status of the error a parser refused the request with."""
+    """The app: 200, or the status of the error a parser refused the request with; a
+    WebSocket is accepted and held until it closes."""
+    if scope["type"] == "websocket":
+        await receive()  # websocket.connect
+        await send({"type": "websocket.accept"})
+        await receive()  # websocket.disconnect
+        return
     refused = scope.get("state", {}).get(REFUSED_BY_PARSER)
     status = refused.status if refused is not None else 200
     await send({"type": "http.response.start", "status": status, "headers": []})
@@ -70,6 +83,9 @@ class Transport(asyncio.Transport):
     def get_write_buffer_size(self) -> int:
         return 0
 
+    def set_protocol(self, protocol: asyncio.BaseProtocol) -> None:
+        self.protocol = protocol
+
 
 @pytest.fixture(params=["httptools", "h11"])
 def protocol_class(request: pytest.FixtureRequest) -> type:
@@ -89,8 +105,8 @@ def no_collection() -> Iterator[None]:
         gc.enable()
 
 
-def config() -> Config:
-    made = Config(app=answer, limit_concurrency=1000, lifespan="off", ws="none")
+def config(limit: int = 1000) -> Config:
+    made = Config(app=answer, limit_concurrency=limit, lifespan="off", ws="websockets-sansio")
     made.load()
     return made
 
@@ -152,3 +168,50 @@ def head_kept(protocol: Any) -> int:
     if hasattr(protocol, "conn"):
         return len(protocol.conn.trailing_data[0])
     return 0 if protocol.parser is None else len(BIG_HEAD)
+
+
+async def test_a_connection_handed_to_a_websocket_leaves_its_http_protocol_free(
+    protocol_class, no_collection
+) -> None:
+    """After the upgrade, uvicorn's WebSocket protocol owns the connection and the HTTP
+    protocol hears nothing more, not even `connection_lost`: it must not stay in a cycle
+    (httptools' parser holds its callbacks) with the transport it holds."""
+    state = ServerState()
+    protocol = protocol_class(config(), state, {}, asyncio.get_running_loop())
+    transport = Transport()
+    protocol.connection_made(transport)
+    protocol.data_received(UPGRADE)
+    await settle()
+    assert bytes(transport.written).startswith(b"HTTP/1.1 101 Switching Protocols\r\n")
+    websocket = transport.protocol
+    assert state.connections == {websocket}  # the WebSocket counts, as one connection
+    gone = weakref.ref(protocol)
+    del protocol
+    assert gone() is None
+    websocket.connection_lost(None)
+    await settle()
+    assert state.connections == set()
+
+
+async def test_an_upgrade_over_the_limit_is_refused_before_the_handshake(
+    protocol_class, no_collection
+) -> None:
+    """With the limit reached (one WebSocket open, a limit of one), an upgrade is answered
+    503 through the app (which writes the API's JSON) and never becomes a WebSocket."""
+    state = ServerState()
+    loop = asyncio.get_running_loop()
+    held = protocol_class(config(limit=1), state, {}, loop)
+    held.connection_made(Transport())
+    held.data_received(UPGRADE)
+    await settle()
+    protocol = protocol_class(config(limit=1), state, {}, loop)
+    transport = Transport()
+    protocol.connection_made(transport)
+    protocol.data_received(UPGRADE)
+    await settle()
+    assert bytes(transport.written).startswith(b"HTTP/1.1 503 Service Unavailable\r\n")
+    assert b"\r\nconnection: close\r\n" in bytes(transport.written)
+    assert not hasattr(transport, "protocol")  # no WebSocket protocol took it over
+    assert len(state.connections) == 1  # the open WebSocket; the refused one lingers
+    protocol.connection_lost(None)
+    await settle()
