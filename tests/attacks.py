@@ -40,6 +40,7 @@ CONCURRENCY = {
     "big-headers-40": 40,  # issue 45, point 5: threads, each reconnecting
     "socket-flood": 50,  # issue 45, point 2: upgrades under way at once
     "persisted-registration": 4,  # issue 45, point 10: clients registering at once
+    "aliased-routes": 4,  # issue 45, point 9: clients posting 30 aliased routes each
 }
 MAX_REQUESTS = 5000  # per attack run, whatever its time
 
@@ -141,6 +142,70 @@ def persisted_registration(number: int) -> dict:
     }
 
 
+# Issue 45, point 9: documents of 30 aliased `route` fields on the demo's four-level
+# building map, which the measuring test stores as ROUTE_MAP (`route_map`).
+ROUTE_MAP = "attack-routes"
+ROUTE_ALIASES = 30
+
+
+def aliased_routes(number: int) -> dict:
+    """Point 9: 30 routes across the building in one document, one of three documents
+    (to each of three floors), each route from a point of its own sent as a variable: a
+    document parsed once, its answer never one kept before."""
+    floor = number % 3 + 1
+    names = [f"f{i}" for i in range(ROUTE_ALIASES)]
+    fields = " ".join(
+        f'r{i}: route(unitMapId: "{ROUTE_MAP}", mode: "wheelchair", from: ${name}, '
+        f'to: {{x: 1296, y: 256, floorId: "b1-f{floor}"}}) {{ reason route {{ distance steps }} }}'
+        for i, name in enumerate(names)
+    )
+    declared = ", ".join(f"${name}: WaypointInput!" for name in names)
+    variables = {
+        name: {"x": 104 + (number * ROUTE_ALIASES + i) % 1192, "y": 256, "floorId": "b1-f4"}
+        for i, name in enumerate(names)
+    }
+    return {
+        "method": "POST",
+        "url": "/graphql",
+        "json": {"query": f"query ({declared}) {{ {fields} }}", "variables": variables},
+        "keyed": True,
+        "headers": {"Experimental-Flags": "directions"},
+    }
+
+
+def route_map() -> tuple[dict, bytes]:
+    """The map `aliased_routes` asks for: the demo's building 1 (four levels, one per
+    floor, with stairs and an elevator), as a unit map of the fixtures' asset-1, and its
+    walk graph's file."""
+    from parsing.svg import parse_unit_map
+    from routing.build import build_walk_graph
+    from routing.levels import level_records
+    from routing.model import graph_bytes
+    from storage.demo.drawings import FLOORS, building_svg, floor_plan
+    from tests.fixtures import stamp
+
+    parsed = parse_unit_map(building_svg([floor_plan(1, floor) for floor in FLOORS], "B1"))
+    graph = build_walk_graph(parsed)
+    assert graph is not None
+    unit_map = stamp(
+        {
+            "_id": ROUTE_MAP,
+            "asset_id": "asset-1",
+            "background_id": None,
+            "name": "Routes under attack",
+            "style": "a",
+            "style_type": "floor_plate",
+            "tags": ["pathfinding"],
+            "routing_tier": "basic",
+            "unit_ids": [],
+            "feet_per_unit": parsed.feet_per_unit,
+            "levels": level_records(parsed.levels),
+            "graph_file": f"maps/{ROUTE_MAP}/walk.npz",
+        }
+    )
+    return unit_map, graph_bytes(graph)
+
+
 ATTACKS: dict[str, Callable[[int], dict]] = {
     "introspection": introspection,
     "refused-parse": refused_parse,
@@ -149,6 +214,7 @@ ATTACKS: dict[str, Callable[[int], dict]] = {
     "junk-parameters": junk_parameters,
     "long-queries": long_queries,
     "persisted-registration": persisted_registration,
+    "aliased-routes": aliased_routes,
 }
 
 
