@@ -194,6 +194,7 @@ def drawn_box(loaded: LoadedGraph, level: int) -> tuple[int, int, int, int] | No
         WAYPOINT_MARGIN_FT / loaded.graph.feet_per_unit,
         WAYPOINT_MARGIN_SHARE * max(x1 - x0, y1 - y0),
     )
+    margin = min(margin, 2 * MAX_COORDINATE)  # no waypoint is farther: a finite box
     return (
         math.floor(x0 - margin),
         math.floor(y0 - margin),

@@ -15,9 +15,14 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+import numpy as np
 import pytest_asyncio
 
 from resolvers.limits import WAYPOINT_MARGIN_FT
+from resolvers.wayfinding.distances import drawn_box
+from routing.costs import Costs
+from routing.matrix import LoadedGraph
+from routing.model import BOTH, WALK, WalkGraph
 from tests.resolvers.test_distance_matrix import body, demo_env
 from tests.resolvers.test_distance_matrix import post as post_e18
 from tests.resolvers.test_route import FAILED, GYM, RouteEnv, gql, post
@@ -127,6 +132,39 @@ async def test_straight_lines_and_locations_take_any_point_in_range(env):
         env, B1, {"from": {"id": GYM}, "to": {"x": 600, "y": 256, "floor_id": "b1-f4"}}
     )
     assert located.status_code == 200, located.text
+
+
+def walk_graph(feet_per_unit: float, lines: dict[int, list[tuple[float, float]]]) -> LoadedGraph:
+    """A graph of one straight walk line per level (its two ends), loaded."""
+    xy = np.array([end for level in sorted(lines) for end in lines[level]], dtype=np.float64)
+    count = len(xy) // 2
+    u = np.arange(0, 2 * count, 2, dtype=np.int32)
+    graph = WalkGraph(
+        feet_per_unit=feet_per_unit,
+        level_uids=tuple(f"L{level}" for level in sorted(lines)),
+        level_floors=tuple(f"f{level}" for level in sorted(lines)),
+        node_xy=xy,
+        node_level=np.repeat(np.arange(count, dtype=np.int32), 2),
+        edge_u=u,
+        edge_v=u + 1,
+        edge_length=np.hypot(*(xy[u + 1] - xy[u]).T) * feet_per_unit,
+        edge_kind=np.full(count, WALK, dtype=np.uint8),
+        edge_steps=np.zeros(count, dtype=np.int32),
+        edge_modes=np.full(count, BOTH, dtype=np.uint8),
+    )
+    return LoadedGraph(graph, Costs(), 10.0)
+
+
+def test_the_margin_is_the_larger_of_300_feet_and_a_quarter_of_the_level():
+    """A short corridor gets 300 ft around it, a 10,000-unit concourse a quarter of its
+    length; each level its own box, in whole units rounded outward; no walk line, no box;
+    a scale so small that 300 ft would overflow is held at twice the coordinates' range."""
+    loaded = walk_graph(0.5, {0: [(10.5, 20.0), (110.0, 20.0)], 1: [(0.0, 0.0), (10_000.0, 0.0)]})
+    assert drawn_box(loaded, 0) == (10 - 600, 20 - 600, 110 + 600, 20 + 600)
+    assert drawn_box(loaded, 1) == (-2500, -2500, 12_500, 2500)
+    assert drawn_box(loaded, 2) is None
+    tiny = walk_graph(1e-320, {0: [(0.0, 0.0), (10.0, 0.0)]})
+    assert drawn_box(tiny, 0) == (-2 * 10**9, -2 * 10**9, 2 * 10**9 + 10, 2 * 10**9)
 
 
 def camel(waypoint: dict[str, Any]) -> dict[str, Any]:
