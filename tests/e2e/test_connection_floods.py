@@ -46,9 +46,11 @@ DURING_BOUND_MB = 100
 # And 5 s after it: what still lingers (draining at 8 MiB/s for the process) and what
 # the allocator keeps. Measured: 3-35 MB. Before the fix: all of it, for good.
 AFTER_BOUND_MB = 48
-# Once no connection can linger any more (LINGER_SECONDS after the flood), what the
-# allocator keeps. Measured: 3-10 MB.
-SETTLED_BOUND_MB = 20
+# Once no connection can linger any more (LINGER_SECONDS after the flood): heap the C
+# allocator keeps for the next connections (glibc gives it back on `malloc_trim` only).
+# Measured: 4-12 MB on uvloop, 16-26 MB on asyncio, hardly growing with more floods
+# (asyncio, three floods of 12 s in a row: RSS 77, 84, 86 MB after each).
+SETTLED_BOUND_MB = 32
 SOCKETS_LIMIT = 20
 REFUSED_SOCKETS = 5
 UNAVAILABLE = {"message": "Service unavailable"}
@@ -142,14 +144,14 @@ def test_refused_heads_in_a_loop_neither_refuse_honest_requests_nor_keep_memory(
             after.append(honest_get(served, context, keys.full))
             time.sleep(0.1)
         left = rss_mb(pid)
-        time.sleep(max(0.0, ended + LINGER_SECONDS + 1 - time.monotonic()))
+        time.sleep(max(0.0, ended + LINGER_SECONDS + 2 - time.monotonic()))
         settled = rss_mb(pid)
         log = served.log.read_text()
     sent = int(output.rsplit(": ", 1)[1].split()[0])
     with capsys.disabled():
         print(
             f"\n{sent} heads in {ATTACK_SECONDS} s; RSS {started:.0f} MB, peak {peak:.0f}, "
-            f"{AFTER_SECONDS} s after {left:.0f}, {LINGER_SECONDS + 1} s after {settled:.0f}; "
+            f"{AFTER_SECONDS} s after {left:.0f}, {LINGER_SECONDS + 2} s after {settled:.0f}; "
             f"honest GETs {len(during)} during"
         )
     assert sent >= 100, output  # the flood was one: hundreds of refused heads
