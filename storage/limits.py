@@ -58,3 +58,8 @@ PERSISTED_QUERIES_MAX_BYTES = 32 * 1024 * 1024
 # within it; each read also moves the document's `last_used`).
 PERSISTED_QUERY_CACHE_BYTES = 8 * 1024 * 1024
 PERSISTED_QUERY_RECHECK_SECONDS = 30.0
+
+# A parse worker (`storage.isolated`) still this large after giving memory back (a full
+# collection and glibc's trim, after each task that grew it) is replaced, with its pool:
+# an idle one is 40-60 MB, and one is back there after a 16 MiB drawing.
+PARSE_WORKER_MAX_RSS_BYTES = 256 * 1024 * 1024
