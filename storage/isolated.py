@@ -12,28 +12,44 @@ from a fork server, so a worker never inherits the serving process's threads and
 sockets; a thread starts it and its workers, since the fork server's first start (which
 imports the parser) held the event loop for 0.1-0.3 s. Arguments and results cross by
 pickle: a caller sends text and gets bytes or small objects back; text or bytes of a
-mebibyte or more cross by a private file (`Spooled`). A caller cancelled
+mebibyte or more cross by a private file (`Spooled`), both ways. A caller cancelled
 while its work runs sets that work's stop flag (a slot of shared memory the worker
 polls, like the `threading.Event` of `storage.cpu`), so the worker is free again at its
 next check.
+
+A task that grew its worker by `GIVE_BACK_BYTES` is followed by a full collection and
+glibc's `malloc_trim` (`_give_back`): libxml2 frees a tree into the C heap, and glibc
+kept it there (after one 8.6 MB drawing, 216 MB free in a 221 MB heap, 5 MB in use).
+A worker still above `PARSE_WORKER_MAX_RSS_BYTES` after that sets the pool's retire
+flag: a new pool, started at once, takes the next calls, and the old one ends when its
+work is done. (Issue 45: ten refused 8.6 MB drawings took each worker to 1.1 GB, most
+of it trees a reference cycle kept, see `parsing.safety._discard`.) Workers ignore
+SIGINT: a terminal's Ctrl-C reaches every process of its group, and each printed a
+`KeyboardInterrupt` traceback; the serving process stops them as it exits.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import importlib
 import multiprocessing
 import os
+import signal
+import sys
 import tempfile
 import threading
 import time
+import traceback
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextvars import ContextVar
 from typing import Any
 
 from storage.cpu import CPU_THREADS
+from storage.limits import PARSE_WORKER_MAX_RSS_BYTES
 
 STOP_SLOTS = 256  # stoppable calls queued or running at once; more wait for a slot
 PRELOAD = ["parsing.svg"]
@@ -42,8 +58,13 @@ SPOOL_BYTES = 1 << 20  # an argument this large crosses by a file, not inside th
 SPOOL_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None  # memory, where there is one
 SPOOL_PREFIX = "floorgate-spool-"
 STALE_SPOOL_SECONDS = 3600  # no call waits this long for its worker (the time budget)
+RETIRE = STOP_SLOTS  # the flag after the stop slots: a worker stayed over its memory bound
+# A task that left its worker this much larger than after the last give-back is followed
+# by one (a collection and a trim: 10-40 ms after a big parse, nothing after a small one).
+GIVE_BACK_BYTES = 16 * 1024 * 1024
 
 _flags: Any = None  # in a worker: the shared stop flags
+_worker: dict[str, Any] = {}  # in a worker: its memory bound, its trim, its settled size
 _lock = threading.Lock()
 _warm_lock = threading.Lock()  # one thread starts the workers; others wait for them
 _state: dict[str, Any] = {}  # the pool, its flags and free slots, made on first use
@@ -168,22 +189,79 @@ async def _spool_off_loop(args: tuple[Any, ...]) -> tuple[Any, ...]:
         raise
 
 
-def _adopt(flags: Any) -> None:
-    """A worker's initializer: keep the shared stop flags, and yield the cores to the
-    serving process whenever it has work (requests first, parses in the gaps)."""
+def _adopt(flags: Any, max_rss: int) -> None:
+    """A worker's initializer: keep the shared flags, yield the cores to the serving
+    process whenever it has work (requests first, parses in the gaps), leave SIGINT to
+    the serving process, and learn how to give memory back."""
     global _flags
     _flags = flags
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError, AttributeError):  # not everywhere
         os.nice(WORKER_NICENESS)
+    _worker.update(max_rss=max_rss, trim=_malloc_trim(), settled=_resident())
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's `malloc_trim`, or None elsewhere (musl, macOS): there the bound on a
+    worker's size is what gives its memory back."""
+    import ctypes  # a worker's import only
+
+    try:
+        trim = ctypes.CDLL(None).malloc_trim  # the symbols the interpreter sees
+    except (OSError, AttributeError):
+        return None
+    trim.argtypes = [ctypes.c_size_t]
+    return trim
+
+
+def _resident() -> int:
+    """This process's resident memory in bytes; where /proc is missing, its peak."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        import resource  # a worker's import only
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if sys.platform == "darwin" else peak * 1024
+
+
+def _give_back() -> None:
+    """After a task that grew the worker: free what cycles hold, return the C heap's free
+    pages, and set the retire flag if the worker is still over its bound."""
+    if "settled" not in _worker or _resident() - _worker["settled"] < GIVE_BACK_BYTES:
+        return
+    gc.collect()
+    if _worker["trim"]:
+        _worker["trim"](0)
+    _worker["settled"] = _resident()
+    if _worker["settled"] > _worker["max_rss"]:
+        _flags[RETIRE] = 1
 
 
 def _call(target: str, slot: int | None, *args: Any) -> Any:
-    """In a worker: the function named `module:name`, imported there (the serving process
-    never imports the parser), with its stop flag when it has a slot."""
+    """In a worker: `_outcome`, then memory given back. An error's traceback (which the
+    pool formats, then drops) has its frames cleared first: they hold the input."""
+    try:
+        return _outcome(target, slot, args)
+    except BaseException as error:
+        traceback.clear_frames(error.__traceback__)
+        raise
+    finally:
+        _give_back()
+
+
+def _outcome(target: str, slot: int | None, args: tuple[Any, ...]) -> Any:
+    """The function named `module:name`, imported here (the serving process never imports
+    the parser), called with its stop flag when it has a slot. A large result goes back
+    by a file, as large arguments come: pickled, it grew a buffer in steps through the
+    C heap just given back (60 MB of a worker's after a 14 MB document), and the serving
+    process read it in 64 KB pieces."""
     module, _, name = target.partition(":")
     function = getattr(importlib.import_module(module), name)
-    args = tuple(arg.load() if isinstance(arg, Spooled) else arg for arg in args)
-    return function(*args) if slot is None else function(*args, stop=SlotStop(slot))
+    loaded = [arg.load() if isinstance(arg, Spooled) else arg for arg in args]
+    result = function(*loaded) if slot is None else function(*loaded, stop=SlotStop(slot))
+    return (_spooled(result, []) or result) if _large(result) else result
 
 
 def _pool() -> tuple[ProcessPoolExecutor, Any, list[int]]:
@@ -193,11 +271,14 @@ def _pool() -> tuple[ProcessPoolExecutor, Any, list[int]]:
             # Workers fork from a server that imported the parser once: a new worker
             # answers at once instead of importing lxml and svgelements first.
             context.set_forkserver_preload(PRELOAD)
-            flags = context.RawArray("b", STOP_SLOTS)
+            flags = context.RawArray("b", STOP_SLOTS + 1)  # and RETIRE
             _state["flags"] = flags
             _state["free"] = list(range(STOP_SLOTS))
             _state["pool"] = ProcessPoolExecutor(
-                CPU_THREADS, mp_context=context, initializer=_adopt, initargs=(flags,)
+                CPU_THREADS,
+                mp_context=context,
+                initializer=_adopt,
+                initargs=(flags, PARSE_WORKER_MAX_RSS_BYTES),
             )
         return _state["pool"], _state["flags"], _state["free"]
 
@@ -234,11 +315,24 @@ def _forget(pool: ProcessPoolExecutor) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
 
 
+def _retire(pool: ProcessPoolExecutor) -> None:
+    """A worker stayed over its memory bound: a new pool takes the next calls, its
+    workers started at once in a thread (forked from the fork server, which has the
+    parser); this one ends once the work it has is done."""
+    with _lock:
+        if _state.get("pool") is not pool:
+            return
+        _state.pop("pool")
+        _state.pop("warm", None)
+    pool.shutdown(wait=False)
+    threading.Thread(target=_warm, name="floorgate-parse-workers", daemon=True).start()
+
+
 async def run_isolated(target: str, *args: Any, stoppable: bool = False) -> Any:
     """The function `target` (`module:name`) called with `args` in a worker process; with
     `stoppable`, also `stop=<a Stop>`, set when the awaiting request is cancelled. Its
-    arguments and result must pickle. Raises BrokenProcessPool when a worker died (the
-    pool is made anew)."""
+    arguments and result must pickle; large ones cross by a file. Raises BrokenProcessPool
+    when a worker died (the pool is made anew)."""
     pool, flags, free = await _warm_pool()
     if any(_large(arg) for arg in args):
         args = await _spool_off_loop(args)
@@ -257,14 +351,25 @@ async def run_isolated(target: str, *args: Any, stoppable: bool = False) -> Any:
             free.append(slot)
         raise
     submitted.add_done_callback(lambda _: _remove_spooled(args))
+    submitted.add_done_callback(lambda _: flags[RETIRE] and _retire(pool))
     if slot is not None:
         submitted.add_done_callback(lambda _: free.append(slot))  # once it really ended
     try:
-        return await asyncio.wrap_future(submitted)
+        result = await asyncio.wrap_future(submitted)
     except asyncio.CancelledError:
         if slot is not None:
             flags[slot] = 1
+        submitted.add_done_callback(_remove_result)
         raise
     except BrokenProcessPool:
         _forget(pool)
         raise
+    if isinstance(result, Spooled):  # a thread reads it: the loop would wait 3-5 ms
+        return await asyncio.to_thread(result.load)
+    return result
+
+
+def _remove_result(done: Future[Any]) -> None:
+    """The file of a result no caller reads (it was cancelled) is removed."""
+    if not done.cancelled() and done.exception() is None:
+        _remove_spooled((done.result(),))
