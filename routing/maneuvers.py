@@ -198,7 +198,7 @@ class _Plan:
         for leg, bends in enumerate(self.bends):
             line = self.lines[leg]
             end = arrive.index if leg == arrive.leg else len(line.points) - 1
-            stops = [line.at[s.index] for s in self.stops if s.leg == leg]
+            stops = sorted(line.at[s.index] for s in self.stops if s.leg == leg)
             turns = sorted(line.at[s.index] for s in self.stops if s.leg == leg and s.type == TURN)
             for place, _ in bends.forced:
                 checked(self.halt)
@@ -209,7 +209,7 @@ class _Plan:
                 if index is not None:
                     added.append(_Stop(TURN, leg, index))
                     bisect.insort(turns, line.at[index])
-                    stops.append(line.at[index])
+                    bisect.insort(stops, line.at[index])
         return added
 
     def _measure(self) -> None:
@@ -277,18 +277,21 @@ def _weakness(stop: _Stop) -> float:
 
 def _vertex_for(line: Line, place: float, end: int, stops: list[float]) -> int | None:
     """The inner vertex before `end` within a window of `place` that changes direction
-    most, its windows cut at the stops around it (`stops`: feet along the leg), as they
-    will be measured: a vertex that its neighbours straighten would be dropped again."""
+    most, its windows cut at the stops around it (`stops`: feet along the leg, ascending),
+    as they will be measured: a vertex that its neighbours straighten would be dropped
+    again. Vertices and stops are found by bisection: a leg's length of them costs none."""
     best: tuple[float, float, int] | None = None
     slack = 1e-9 * max(1.0, abs(place))  # the test below decides; bisect only narrows
     first = max(bisect.bisect_left(line.at, place - WINDOW_FT - slack), 1)
     last = min(bisect.bisect_right(line.at, place + WINDOW_FT + slack), end)
     for i in range(first, last):
         here = line.at[i]
-        if abs(here - place) > WINDOW_FT or here in stops:
+        at = bisect.bisect_left(stops, here)
+        if abs(here - place) > WINDOW_FT or (at < len(stops) and stops[at] == here):
             continue
-        lo = max((at for at in stops if at < here), default=0.0)
-        hi = min((at for at in stops if at > here), default=line.at[end])
+        lo = stops[at - 1] if at else 0.0  # the last stop before, the first one after
+        beyond = bisect.bisect_right(stops, here)
+        hi = stops[beyond] if beyond < len(stops) else line.at[end]
         before, after = line.windows(here, lo, hi)
         if before is None or after is None:
             continue
