@@ -66,7 +66,9 @@ class Store:
         task = self._watcher
         if not self.cache.enabled or (task is not None and not task.done()):
             return
-        self._watcher = asyncio.get_running_loop().create_task(watch_changes(self.db, self.cache))
+        self._watcher = asyncio.get_running_loop().create_task(
+            watch_changes(self.db, self.cache, self.switches)  # the gate hears it too
+        )
 
     def __getitem__(self, name: str) -> AsyncCollection:
         return self.db[name]

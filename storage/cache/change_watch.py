@@ -6,21 +6,26 @@
 - `PoolListener`: a failed connection takes the cache down at once.
 - `watch_changes`: one change stream on the database. Each change moves the version of
   its collection. While the stream is down the cache serves nothing; a new stream
-  flushes it before it serves again (resuming could miss what happened meanwhile).
+  flushes it before it serves again (resuming could miss what happened meanwhile). It
+  also tells a `StreamWatcher` (the switch gate, `storage.cache.switch_gate`) when it is
+  up, each empty answer and when it sent that getMore, each change of `switches`, and
+  when it is down: the gate takes its freshness from that instead of polling.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+import time
+from typing import Any, Protocol
 
 from pymongo import monitoring
+from pymongo.asynchronous.change_stream import AsyncChangeStream
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import PyMongoError
 
 from storage.cache.read_cache import ALL, ReadCache
-from storage.collections import RATE_BUDGETS
+from storage.collections import RATE_BUDGETS, SWITCHES
 
 log = logging.getLogger("floorgate.cache")
 
@@ -33,9 +38,12 @@ DATABASE_WRITES = frozenset(
 # Change events that name one collection; any other kind (drop, rename, dropDatabase,
 # invalidate) flushes everything.
 DOCUMENT_EVENTS = frozenset({"insert", "update", "replace", "delete"})
-# One getMore of the stream waits this long for a change; it also bounds how long a
-# connection failure goes unnoticed by the watcher itself (the pool listener is faster).
-STREAM_WAIT_MS = 500
+# One getMore of the stream waits this long for a change (a change ends the wait): each
+# empty answer is what the switch gate takes its freshness from (two of these must stay
+# under its FRESH_SECONDS), and the only per-second work of an idle process (issue 45:
+# about a millisecond of CPU per round trip). It also bounds how long a connection
+# failure goes unnoticed by the watcher itself (the pool listener is faster).
+STREAM_WAIT_MS = 1300
 RETRY_SECONDS = (0.1, 0.25, 0.5, 1.0, 2.0)
 # Changes the stream leaves out: the rate-limit buckets change with every few requests of
 # every key and no read of the API reads them (`storage.rate_budgets`).
@@ -103,6 +111,15 @@ class PoolListener(monitoring.ConnectionPoolListener):
     def connection_checked_in(self, event: monitoring.ConnectionCheckedInEvent) -> None: ...
 
 
+class StreamWatcher(Protocol):
+    """Who is told what the stream says (the switch gate); times are `time.monotonic()`."""
+
+    def stream_up(self, opened: float) -> None: ...
+    def stream_quiet(self, asked: float) -> None: ...
+    def stream_changed(self) -> None: ...
+    def stream_down(self) -> None: ...
+
+
 def apply_change(cache: ReadCache, change: dict[str, Any]) -> bool:
     """Move what `change` touched; False when the stream ends with it (invalidate)."""
     cache.stream_events += 1
@@ -115,8 +132,11 @@ def apply_change(cache: ReadCache, change: dict[str, Any]) -> bool:
     return kind != "invalidate"
 
 
-async def watch_changes(db: AsyncDatabase, cache: ReadCache) -> None:
-    """Keep one change stream on `db` open for as long as the task runs."""
+async def watch_changes(
+    db: AsyncDatabase, cache: ReadCache, watcher: StreamWatcher | None = None
+) -> None:
+    """Keep one change stream on `db` open for as long as the task runs, and tell
+    `watcher` what it says."""
     failures = 0
     while True:
         before = cache.interruptions
@@ -126,17 +146,22 @@ async def watch_changes(db: AsyncDatabase, cache: ReadCache) -> None:
                     if failures:
                         log.warning("change stream is back; the read cache serves again")
                     failures = 0
-                    while cache.interruptions == before and stream.alive:
-                        change = await stream.try_next()
-                        if change is not None and not apply_change(cache, change):
-                            break
+                    if watcher is not None:
+                        watcher.stream_up(time.monotonic())
+                    await follow(stream, cache, before, watcher)
                 cache.went_down("restarting the change stream")
+                if watcher is not None:
+                    watcher.stream_down()
             await asyncio.sleep(RETRY_SECONDS[0])
         except asyncio.CancelledError:
             cache.went_down("stopped")
+            if watcher is not None:
+                watcher.stream_down()
             raise
         except Exception as error:  # whatever it was: stop serving, then try again
             cache.went_down(type(error).__name__)
+            if watcher is not None:
+                watcher.stream_down()
             if failures == 0:
                 unexpected = not isinstance(error, PyMongoError)
                 log.warning(
@@ -146,3 +171,22 @@ async def watch_changes(db: AsyncDatabase, cache: ReadCache) -> None:
                 )
             await asyncio.sleep(RETRY_SECONDS[min(failures, len(RETRY_SECONDS) - 1)])
             failures += 1
+
+
+async def follow(
+    stream: AsyncChangeStream[Any], cache: ReadCache, before: int, watcher: StreamWatcher | None
+) -> None:
+    """Apply each change until the stream ends or a connection failed. An empty answer
+    is a getMore sent after `asked` (`try_next` sends at most one, and only when it has
+    nothing left of the last batch): every change committed before it is applied."""
+    while cache.interruptions == before and stream.alive:
+        asked = time.monotonic()
+        change = await stream.try_next()
+        if change is None:
+            if watcher is not None and stream.alive and cache.interruptions == before:
+                watcher.stream_quiet(asked)
+            continue
+        if not apply_change(cache, change):
+            return
+        if watcher is not None and (change.get("ns") or {}).get("coll") in (SWITCHES, None):
+            watcher.stream_changed()

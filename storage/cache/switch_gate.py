@@ -1,6 +1,6 @@
 """The readers' side of a staged import's switch (`storage.imports.switches`): the switches
-in progress, known to each process by polling, and the check of every read of the API
-against them (`storage.cache.cached_reads`).
+in progress, known to each process by polling and by its change stream, and the check of
+every read of the API against them (`storage.cache.cached_reads`).
 
 While a switch applies its batches, a read whose result holds a document of its asset
 (`asset_id`, a map's `unit_map_id`, the asset or map itself by `_id`; nested documents
@@ -9,17 +9,29 @@ that finds nothing although its filter names the asset, and a count whose filter
 it, or names no asset of a collection the switch writes. A request's wait ends with its
 time budget (503). A read that saw a switch end while it ran reads again at once.
 
-What makes that enough (docs/dataset.md, "All or nothing"): a read is checked against a
-poll at most FRESH_SECONDS old when it starts and when it ends (else it asks the database
-first). A switch changes nothing live until its importer has waited a request budget
-and two polls after announcing it, and two polls more after writing "applying"; so a
-read that started before its process knew of the switch, or was checked against an
-"announced" one, has ended before the first batch commits. The budget is the largest
-of the importer's and of every process that reads: each records its own in `readers`
-before its first poll, and again every RECORD_SECONDS (kept for EXPIRE_SECONDS), so an
-import run with a shorter FLOORGATE_REQUEST_TIMEOUT_SECONDS still waits the servers' out.
+What makes that enough (docs/dataset.md, "All or nothing"): a read is checked against
+what the process knew of `switches` at most FRESH_SECONDS ago when it starts and when it
+ends (else it asks the database first). A switch changes nothing live until its importer
+has waited a request budget and two polls after announcing it, and two polls more after
+writing "applying"; so a read that started before its process knew of the switch, or was
+checked against an "announced" one, has ended before the first batch commits. The budget
+is the largest of the importer's and of every process that reads: each records its own
+in `readers` before its first poll, and again every RECORD_SECONDS (kept for
+EXPIRE_SECONDS), so an import run with a shorter FLOORGATE_REQUEST_TIMEOUT_SECONDS still
+waits the servers' out.
 
-With no switch known and a fresh poll, a read costs two clock readings more than before.
+What the process knows is exact as of a moment: the start of its last poll, or, while
+its change stream (`storage.cache.change_watch`) is up and no switch is known, later.
+The stream reports each getMore that came back empty, with the moment it was sent: every
+change committed before then has been delivered (in that batch or an earlier one), and a
+switch is announced, moved and ended by writes to `switches`, which the stream carries.
+So when the stream was open before the last poll started and has carried no change of
+`switches` since, the process knows them exactly as of that getMore's sending (issue 45:
+an idle process polled every 0.75 s beside the stream's own getMores). A change of
+`switches` on the stream makes it poll at once; while a switch is known, or the stream is
+down or not running (no read cache), it polls as before.
+
+With no switch known and fresh knowledge, a read costs two clock readings more than before.
 """
 
 from __future__ import annotations
@@ -50,6 +62,11 @@ FRESH_SECONDS = 2 * SWITCH_POLL_SECONDS  # an older poll is not trusted: ask the
 # The poller polls again this long before its last poll goes stale (a poll is a round
 # trip): every FRESH_SECONDS - POLL_AHEAD_SECONDS, and reads still never find it stale.
 POLL_AHEAD_SECONDS = SWITCH_POLL_SECONDS / 2
+# While the stream vouches, the poller polls only this long before its word goes stale.
+# An answer comes every STREAM_WAIT_MS (and a round trip) and vouches for the moment its
+# getMore was sent, so the word is two waits old when the next one renews it: that must
+# come before the poller would poll (tests/storage/cache/test_switch_stream.py).
+STREAM_AHEAD_SECONDS = 0.1
 STOP_SECONDS = 5.0
 RECORD_SECONDS = 60.0  # how often a process that reads records its request budget again
 EXPIRE_SECONDS = 3 * RECORD_SECONDS  # a record not renewed for this long is not counted
@@ -168,18 +185,83 @@ class SwitchGate:
         self._task: asyncio.Task[None] | None = None
         self._polling: asyncio.Future[None] | None = None
         self._settling: asyncio.Task[None] | None = None
+        # What the change stream said (monotonic; `change_watch` reports it here).
+        self.stream_opened_at = float("inf")  # the stream up now was open by then
+        self.stream_quiet_at = float("-inf")  # every change before then is delivered
+        self.stream_changed_at = float("-inf")  # it last carried a change of `switches`
+        self._wanted = float("-inf")  # a poll that starts after this is wanted now
+        self._nudging: asyncio.Task[None] | None = None
 
     def clear(self) -> bool:
-        """No switch is known, from a fresh poll: a read needs no check (the hot path)."""
+        """No switch is known, and the knowledge is fresh: a read needs no check (the hot
+        path)."""
         return _monotonic() < self.clear_until
 
+    def vouched(self) -> bool:
+        """Whether the stream carries every change of `switches` since the last poll: it
+        was open before that poll started and has carried none of them since; and no
+        switch is known (while one is, the process polls, which also finishes abandoned
+        switches)."""
+        return (
+            not self.known
+            and self.stream_opened_at <= self.polled_at
+            and self.stream_changed_at < self.polled_at
+        )
+
+    def fresh_at(self) -> float:
+        """The moment `known` is exact as of: the last poll's start, or the stream's word."""
+        if self.vouched():
+            return max(self.polled_at, self.stream_quiet_at)
+        return self.polled_at
+
     async def current(self) -> dict[str, Switch]:
-        """The switches, from a poll that started at most FRESH_SECONDS ago (polling
-        now when the last one is older: the poller is late or the database was away)."""
+        """The switches, as known at most FRESH_SECONDS ago (polling now when that is
+        older: the poller is late, the stream silent or the database away)."""
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(self._poll_forever())
-        await self._polled_since(time.monotonic() - FRESH_SECONDS)
+        since = time.monotonic() - FRESH_SECONDS
+        if self.fresh_at() < since:
+            await self._polled_since(since)
         return self.known
+
+    # The change stream's word (`storage.cache.change_watch.StreamWatcher`).
+
+    def stream_up(self, opened: float) -> None:
+        """A stream opened by `opened`: it vouches from the first poll after that."""
+        self.stream_opened_at = opened
+        self.stream_quiet_at = float("-inf")
+        self._nudge()
+
+    def stream_down(self) -> None:
+        """The stream ended: what it said before stays true, it says nothing more."""
+        self.stream_opened_at = float("inf")
+        self.stream_quiet_at = float("-inf")
+
+    def stream_quiet(self, asked: float) -> None:
+        """A getMore sent at `asked` came back empty: every change committed before it
+        has been delivered."""
+        self.stream_quiet_at = max(self.stream_quiet_at, asked)
+        if self.vouched():
+            self.clear_until = max(self.clear_until, self.stream_quiet_at + FRESH_SECONDS)
+
+    def stream_changed(self) -> None:
+        """The stream carried a change of `switches`: poll now (until then it vouches for
+        nothing, and what was known stays true as of when it was known)."""
+        self.stream_changed_at = time.monotonic()
+        self._nudge()
+
+    def _nudge(self) -> None:
+        """A poll that starts from now, in the background (one at a time)."""
+        self._wanted = time.monotonic()
+        if self._nudging is None or self._nudging.done():
+            self._nudging = asyncio.get_running_loop().create_task(self._poll_wanted())
+
+    async def _poll_wanted(self) -> None:
+        try:
+            while self.polled_at < self._wanted:
+                await self._polled_since(self._wanted)
+        except Exception as error:  # reads and the poller poll for themselves
+            log.info("could not read the switches after a change: %r", error)
 
     async def _polled_since(self, since: float) -> None:
         """Until a poll that started at `since` or later has succeeded; one poll at a
@@ -291,7 +373,7 @@ class SwitchGate:
             changed, self._changed = self._changed, asyncio.Event()
             changed.set()
         self.polled_at = max(self.polled_at, started)
-        self.clear_until = float("-inf") if known else self.polled_at + FRESH_SECONDS
+        self.clear_until = float("-inf") if known else self.fresh_at() + FRESH_SECONDS
         self.polls += 1
         if known and self.settle is not None and (self._settling is None or self._settling.done()):
             self._settling = asyncio.get_running_loop().create_task(self._settle(known))
@@ -306,13 +388,17 @@ class SwitchGate:
                 log.warning("could not finish the switch of %r: %r", switch.asset_id, error)
 
     async def _poll_forever(self) -> None:
-        """Poll when the last poll is about to go stale (a read may have polled since);
-        after a failure, every SWITCH_POLL_SECONDS."""
+        """Poll when what is known is about to go stale (a read may have polled since,
+        the stream may have spoken); after a failure, every SWITCH_POLL_SECONDS. The
+        request budget is recorded on time whether or not it polls."""
         failing = False
         while True:
-            due = self.polled_at + FRESH_SECONDS - POLL_AHEAD_SECONDS - time.monotonic()
+            now = time.monotonic()
+            await self._record_budget(now)
+            ahead = STREAM_AHEAD_SECONDS if self.vouched() else POLL_AHEAD_SECONDS
+            due = self.fresh_at() + FRESH_SECONDS - ahead - now
             if due > 0 and not failing:
-                await asyncio.sleep(due)
+                await asyncio.sleep(min(due, RECORD_SECONDS))
                 continue
             try:
                 await self._polled_since(time.monotonic())
@@ -326,12 +412,13 @@ class SwitchGate:
                 await asyncio.sleep(SWITCH_POLL_SECONDS)
 
     async def stop(self) -> None:
-        tasks = [t for t in (self._task, self._polling, self._settling) if t is not None]
+        running = (self._task, self._polling, self._settling, self._nudging)
+        tasks = [t for t in running if t is not None]
         for task in tasks:
             task.cancel()
         if tasks:
             await asyncio.wait(tasks, timeout=STOP_SECONDS)
-        self._task = self._polling = self._settling = None
+        self._task = self._polling = self._settling = self._nudging = None
 
 
 def _retrieved(polling: asyncio.Future[None]) -> None:

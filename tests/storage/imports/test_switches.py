@@ -26,6 +26,7 @@ from storage.embedded.server import EmbeddedServer
 from storage.imports import switches
 from storage.imports.importer import import_dataset
 from storage.imports.integrity import collect_garbage, find_dangling
+from storage.limits import SWITCH_POLL_SECONDS
 from tests.storage.imports.staged import (
     NONE_LEFT,
     Versions,
@@ -239,14 +240,15 @@ async def test_a_switch_waits_the_largest_request_budget_of_the_processes_that_r
     """An import run with a shorter FLOORGATE_REQUEST_TIMEOUT_SECONDS than the servers'
     still waits theirs: each process that reads records its budget before its first read
     (storage/cache/switch_gate.py); a record not renewed for three minutes is not counted."""
+    polls = 2 * SWITCH_POLL_SECONDS  # two polls: what a reader's knowledge may lag
     async with staging_store(db_server) as importing:  # budget 0.5 s
-        assert await switches.switch_wait(importing) == 0.5 + 1.0  # and two polls
+        assert await switches.switch_wait(importing) == 0.5 + polls
         reader = connect(db_server.uri, staging_settings(importing.db.name, budget=7.0))
         try:
             await cached_reads.find_list(reader, col.UNITS, {}, [("_id", 1)])
-            assert await switches.switch_wait(importing) == 7.0 + 1.0
+            assert await switches.switch_wait(importing) == 7.0 + polls
             past = datetime.now(UTC) - timedelta(seconds=1)
             await importing[col.READERS].update_many({}, {"$set": {"expires_at": past}})
-            assert await switches.switch_wait(importing) == 0.5 + 1.0
+            assert await switches.switch_wait(importing) == 0.5 + polls
         finally:
             await reader.close()
