@@ -13,24 +13,27 @@ is refused (410): resuming from it would skip changes silently.
 
 Each open subscription holds one of its key's slots (FLOORGATE_MAX_SUBSCRIPTIONS_PER_KEY,
 counted over every process: `storage.attributes.subscriptions`); the last check takes
-it, and the stream gives it back when it ends, however it ends.
+it, and it is given back when the stream ends or when the request (a WebSocket's
+operation, an event stream) ends, whichever comes first: a subscription completed before
+its stream started holds nothing. A change of the key (disabled, its permission taken
+away, its scope narrowed) reaches the stream as soon as the process hears of it
+(`storage.attributes.hub`). A replay from a cursor is charged like a page (`Sight.pay`).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from functools import partial
 from typing import Any
 
-from bson import ObjectId
-
 from resolvers.attributes import group_of
-from resolvers.auth.keys import Caller, lookup_caller
+from resolvers.auth.keys import Caller
 from resolvers.auth.permissions import UNIT_ATTRIBUTES_READ
-from resolvers.context import RequestContext
+from resolvers.context import RequestContext, units_of
 from resolvers.errors import ApiError, ErrorCode, FieldErrors
 from resolvers.validation import check_id
 from storage.attributes.events import EVENT_FIELDS, Event, latest, resumable
-from storage.attributes.hub import Accept, StillWanted
 from storage.database import UNAVAILABLE_ERRORS
 
 MAX_CURSOR = 2**63 - 1
@@ -68,6 +71,8 @@ async def assignment_changes(
     context: RequestContext, group_id: str, asset_id: str | None, after: str | None
 ) -> AsyncIterator[dict[str, Any]]:
     """The checks, awaited now; then the stream of changes, for as long as it is read."""
+    services = context.services
+    checked = services.event_hub.key_changes  # a change of the key from now on is heard
     caller = await context.caller()
     errors = FieldErrors()
     check_id(errors, "groupId", group_id)
@@ -78,16 +83,15 @@ async def assignment_changes(
     if position is not None:
         await check_resumable(context, position)
     else:  # "from now" is from this answer: a write after it is never missed
-        position = await latest(context.services.store)
+        position = await latest(services.store)
     sight = Sight(context, caller, asset_id)
-    services = context.services
     limit = services.settings.max_subscriptions_per_key
     slot = await services.subscription_slots.take(caller.key_id, limit)
     if slot is None:
         raise ApiError(ErrorCode.TOO_MANY_SUBSCRIPTIONS, limit=str(limit))
-    changes = stream(context, group_id, sight.accept, sight.still_wanted, position, slot)
-    services.subscription_slots.hold(slot, changes)
-    return changes
+    free = partial(services.subscription_slots.free, slot)
+    context.on_release(free)  # the request ends: the slot is free, the stream run or not
+    return stream(context, group_id, sight, position, checked, free)
 
 
 class Sight:
@@ -109,18 +113,30 @@ class Sight:
         return self.visible and self.caller.may_see(event["asset_id"])
 
     async def still_wanted(self) -> bool:
-        """The key is still enabled and may still read assignments (asked by the hub
-        every few seconds, without spending the key's rate limit)."""
+        """The key is still enabled and may still read assignments (asked when the key
+        changes, without spending its rate limit): read from the database, since the
+        key cache may not have seen the change yet."""
         services = self.context.services
-        secret = self.context.api_key or ""
         try:
-            found = await lookup_caller(services.store, secret, services.key_cache, False)
-        except UNAVAILABLE_ERRORS:  # the database is away: the hub waits for it too
+            found = await services.key_cache.current(services.store, self.caller.key_id)
+        except UNAVAILABLE_ERRORS:  # the database is away: asked again once it is back
             return True
         if found is None or UNIT_ATTRIBUTES_READ not in found.permissions:
             return False
         self.see(found)
         return True
+
+    async def pay(self, count: int) -> None:
+        """`count` events replayed from the log are charged like a page of that many:
+        `count` times the subscription's cost (what one event of it costs), one rate-limit
+        unit per COST_PER_RATE_UNIT. Out of tokens, the replay waits for them."""
+        context = self.context
+        units = units_of(count * (context.cost or 1))
+        limiter = context.services.rate_limiter
+        while (
+            wait := await limiter.take(self.caller.key_id, units, self.caller.limit)
+        ) is not None:
+            await asyncio.sleep(wait)
 
 
 async def check_resumable(context: RequestContext, position: int) -> None:
@@ -136,14 +152,23 @@ async def check_resumable(context: RequestContext, position: int) -> None:
 async def stream(
     context: RequestContext,
     group_id: str,
-    accept: Accept,
-    still_wanted: StillWanted,
+    sight: Sight,
     position: int,
-    slot: ObjectId,
+    checked: int,
+    free: Callable[[], None],
 ) -> AsyncIterator[dict[str, Any]]:
     hub = context.services.event_hub
+    changes = hub.changes(
+        group_id,
+        sight.accept,
+        position,
+        sight.still_wanted,
+        sight.caller.key_id,
+        sight.pay,
+        checked,
+    )
     try:
-        async for event in hub.changes(group_id, accept, position, still_wanted):
+        async for event in changes:
             yield as_change(event)
     finally:
-        context.services.subscription_slots.free(slot)
+        free()

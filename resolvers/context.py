@@ -54,6 +54,7 @@ class Services:
 
     def __post_init__(self) -> None:
         self.event_hub = EventHub(self.store)
+        self.event_hub.key_listeners.append(self.key_cache.changed)  # first: before rechecks
         self.subscription_slots = Slots(self.store)
         graphs = self.settings.graph_cache_mb * 1024 * 1024
         self.graph_cache = VersionedCache(graphs, MEMORY_BYTES)
@@ -101,6 +102,33 @@ class RequestContext:
         self._charged = False  # an operation's cost was charged (the lookup's unit is spent)
         self._loaders: Loaders | None = None
         self._stored_pages = 0  # direct plans' page roots reading now (`reading_stored`)
+        self._releases: list[Callable[[], None]] | None = []  # None: released
+
+    def renewed(self) -> RequestContext:
+        """A context of the same credentials and client for one more request on the same
+        connection (each operation of a WebSocket): its key is looked up and charged
+        afresh, as each HTTP request's is."""
+        context = RequestContext(
+            self.services, self.api_key, self.flags, self.request_id, self.client, {}
+        )
+        context.over_websocket = self.over_websocket
+        return context
+
+    def on_release(self, release: Callable[[], None]) -> None:
+        """Call `release` when the request ends (`release`), or now if it has: what a
+        request holds beyond its answer (a subscription's slot) is given back however it
+        ends, before or after its stream started."""
+        if self._releases is None:
+            release()
+        else:
+            self._releases.append(release)
+
+    def release(self) -> None:
+        """The request is over: give back what it holds (once; later holds are given
+        back as they are taken)."""
+        releases, self._releases = self._releases or [], None
+        for release in releases:
+            release()
 
     @property
     def cost(self) -> int | None:

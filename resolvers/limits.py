@@ -157,3 +157,19 @@ MAX_KEY_BURST = 10_000_000
 # cacheable answer is held whole to be compressed once.
 ENCODED_CACHE_BYTES = 32 * 1024 * 1024
 KEEP_WHOLE_BYTES = 8 * 1024 * 1024
+
+# Live changes over WebSocket (docs/graphql.md, "Subscriptions"; issue 45). Messages a
+# client may send on one socket: a token bucket of this rate and burst (a client
+# subscribing to its key's 100 subscriptions at once fits); past it the socket is closed
+# (4429). Subscribe then complete in a loop once took 44,028 slots in 5 s.
+WS_MESSAGES_PER_SECOND = 10.0
+WS_MESSAGE_BURST = 200
+# Messages waiting to be sent on one socket: past it its subscriptions wait (and fall
+# behind in the events hub, which ends them past MAX_QUEUED: the socket closes, 1013).
+WS_OUTBOX_MESSAGES = 256
+# Characters of a subscription's `id`, which every message for it repeats.
+MAX_OPERATION_ID_CHARS = 128
+# A subscription's result for one event, made once per process for every subscriber of
+# the same document, variables and scope (`schema.event_results`): the latest kept, in
+# bytes, keys included.
+EVENT_RESULT_BYTES = 1024 * 1024

@@ -287,6 +287,16 @@ SETTINGS: tuple[Setting, ...] = (
         check=MORE_THAN_ZERO,
     ),
     Setting(
+        "max_sockets_per_key",
+        "FLOORGATE_MAX_SOCKETS_PER_KEY",
+        WHOLE,
+        100,
+        "Open WebSockets of one key at /graphql, over every worker and machine (past it a "
+        "socket is closed with 4429 instead of its `connection_ack`).",
+        "Counted in the database with the subscriptions (`storage/attributes/subscriptions.py`).",
+        check=MORE_THAN_ZERO,
+    ),
+    Setting(
         "event_retention_seconds",
         "FLOORGATE_EVENT_RETENTION_SECONDS",
         NUMBER,

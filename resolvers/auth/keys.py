@@ -7,6 +7,7 @@ slow down); lookup goes by the hash, and the stored hash is compared again with
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import math
@@ -14,6 +15,7 @@ import secrets
 import time
 from collections.abc import Hashable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from resolvers.auth.permissions import ALL_PERMISSIONS
@@ -112,6 +114,7 @@ class KeyCache:
         self._unknown: dict[str, tuple[float, Hashable]] = {}
         # (expiry, version, hashes of enabled keys; None: too many to keep)
         self._valid: tuple[float, Hashable, frozenset[str] | None] | None = None
+        self._current: dict[str, asyncio.Future[Caller | None]] = {}  # reads by id under way
 
     def get(self, key_hash: str, version: Hashable = None) -> tuple[bool, Caller | None]:
         now = time.monotonic()
@@ -138,6 +141,37 @@ class KeyCache:
         self._unknown.clear()
         self._valid = None
 
+    def changed(self, key_id: str | None) -> None:
+        """The change stream says key `key_id` changed (None: any may have): what this
+        cache holds of it is dropped at once, before the read cache's own stream may
+        have moved its version, and a read of it under way is not shared any more."""
+        if key_id is None:
+            self.clear()
+            self._current.clear()
+            return
+        self._current.pop(key_id, None)
+        for key_hash, (_, _, caller) in list(self._known.items()):
+            if caller.key_id == key_id:
+                del self._known[key_hash]
+
+    async def current(self, store: Store, key_id: str) -> Caller | None:
+        """The key `key_id` as stored now (None: disabled or gone), read from the database,
+        not from this cache: asked when a change of the key arrives (a revocation,
+        `storage.attributes.hub`). Everyone asking about one key until it changes again
+        (its sockets, its subscriptions) shares one read."""
+        pending = self._current.get(key_id)
+        if pending is None:
+            pending = asyncio.ensure_future(stored_caller(store, key_id))
+            self._current[key_id] = pending
+            pending.add_done_callback(partial(self._read, key_id))
+        return await asyncio.shield(pending)
+
+    def _read(self, key_id: str, done: asyncio.Future[Caller | None]) -> None:
+        if self._current.get(key_id) is done:
+            del self._current[key_id]
+        if not done.cancelled():
+            done.exception()  # retrieved: its askers raise it, nobody logs it as lost
+
     async def could_be_valid(self, store: Store, key_hash: str, version: Hashable) -> bool:
         """Whether `key_hash` is among the enabled keys' hashes, read at most once per
         version of the keys collection (or per `unversioned_ttl` without one); True when
@@ -155,6 +189,14 @@ class KeyCache:
             ttl = self.ttl if version is not None else self.unversioned_ttl
             valid = self._valid = (now + ttl, version, hashes)
         return valid[2] is None or key_hash in valid[2]
+
+
+async def stored_caller(store: Store, key_id: str) -> Caller | None:
+    """The caller of key `key_id` as stored, None when it is disabled or gone."""
+    document = await store[API_KEYS].find_one({"_id": key_id})
+    if document is None or document.get("disabled", False):
+        return None
+    return _caller(document)
 
 
 async def lookup_caller(

@@ -15,22 +15,23 @@ from starlette.responses import HTMLResponse, Response
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
-from strawberry.exceptions import ConnectionRejectionError
 from strawberry.http import GraphQLHTTPResponse
+from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult
-from strawberry.types.unset import UNSET, UnsetType
 
 from resolvers.auth.permissions import ADMIN
 from resolvers.context import RequestContext, Services
 from resolvers.errors import ApiError, ErrorCode, classify
 from resolvers.limits import MAX_QUERY_BODY_BYTES, MAX_UNAUTHENTICATED_BODY_BYTES
-from rest.credentials import connection_credentials, repeated_key, request_context
+from rest.credentials import repeated_key, request_context
 from rest.graphql_http.direct import Operation, charge_kept, operation_of
 from rest.graphql_http.graphiql import PAGE_HEADERS, graphiql_html
 from rest.graphql_http.persisted import PersistedQueries
-from rest.graphql_http.ws_handlers import QuietTransportWSHandler
+from rest.graphql_http.sockets import Sockets
+from rest.graphql_http.ws_handlers import SubscriptionSocket, close_code, reason_of
 from rest.ops.metrics import ROUTE
 from rest.responses import error_response, json_bytes, json_response
+from schema.event_results import EventResults
 from schema.execution.operation import run_operation
 from schema.execution.operation_cost import answered_cost
 from storage.cache.read_cache import READS, ReadLog
@@ -63,27 +64,38 @@ async def body_up_to(request: Request, limit: int) -> bytes | None:
 class GraphQLView(GraphQL):
     """Strawberry's ASGI view with our context, error codes and IDE page."""
 
-    graphql_transport_ws_handler_class = QuietTransportWSHandler  # no traceback for gone clients
+    graphql_transport_ws_handler_class = SubscriptionSocket  # our guards (ws_handlers.py)
 
     def __init__(
         self, schema: Any, services: Services, table_documents: Iterable[str] = ()
     ) -> None:
         # A WebSocket that sends no `connection_init` (so no key) is closed (4408) as a
         # connection that sends no request head is: it must not hold a slot for a minute.
+        # Only graphql-transport-ws: the older graphql-ws (subscriptions-transport-ws,
+        # unmaintained) had none of its guards; an upgrade offering only it is closed
+        # with 4406 (docs/graphql.md, "Subscriptions"). A key's subscriptions are capped
+        # per key, not per socket (FLOORGATE_MAX_SUBSCRIPTIONS_PER_KEY).
         init_wait = timedelta(seconds=services.settings.header_timeout_seconds)
         super().__init__(
             schema,
             graphql_ide="graphiql",
             allow_queries_via_get=True,
+            subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
             connection_init_wait_timeout=init_wait,
+            max_subscriptions_per_connection=None,
         )
         self.services = services
+        self.sockets = Sockets(services)  # the process's sockets by key
+        self.event_results = EventResults()  # each event's `next` payload, shared
         self.page = graphiql_html("/graphql")
         # docs/graphql.md, "Persisted queries"; the REST table's documents run in every mode
         self.persisted = PersistedQueries(services, table_documents)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Strawberry answers malformed requests in plain text; ours are JSON like every error."""
+        if scope["type"] == "websocket":
+            await self.upgrade(WebSocket(scope, receive=receive, send=send))
+            return
         if scope["type"] != "http":
             await super().__call__(scope, receive, send)
             return
@@ -94,6 +106,34 @@ class GraphQLView(GraphQL):
         except HTTPException as error:
             response = error_response(request_error(error.status_code, error.reason))
         await response(scope, receive, send)
+
+    async def upgrade(self, websocket: WebSocket) -> None:
+        """A WebSocket upgrade is a request like any other: one without a valid key in its
+        headers (a browser's, whose key comes in `connection_init`) spends a token of its
+        address's limit on requests without a key, as keyless HTTP requests do, and one
+        with an invalid key is refused: one address cannot open hundreds of sockets that
+        hold a connection each until their init timeout. A refused upgrade is accepted
+        and closed at once with the protocol's code and our message (4429 `API rate limit
+        exceeded`, 4403, 4400): a browser learns nothing of a refused handshake, but
+        reads a close's code and reason."""
+        refusal = repeated_key(websocket)
+        context = request_context(websocket, self.services)
+        context.over_websocket = True
+        websocket.state.context = context
+        if refusal is None:
+            try:
+                if context.api_key is not None:
+                    await context.caller()
+                else:
+                    context.spend_address_token()
+            except ApiError as error:
+                refusal = error
+        if refusal is None:
+            await self.run(websocket)
+            return
+        offered = GRAPHQL_TRANSPORT_WS_PROTOCOL in websocket.scope.get("subprotocols", ())
+        await websocket.accept(subprotocol=GRAPHQL_TRANSPORT_WS_PROTOCOL if offered else None)
+        await websocket.close(close_code(refusal), reason_of(refusal.message))
 
     async def refusal(self, request: Request) -> Response | None:
         """Access before work: the key is checked before the body is read. Without a key
@@ -228,19 +268,6 @@ class GraphQLView(GraphQL):
             context = request_context(request, self.services)
             context.over_websocket = isinstance(request, WebSocket)
         return context
-
-    async def on_ws_connect(self, context: RequestContext) -> UnsetType:
-        """A WebSocket is acknowledged only with a valid key (from its `connection_init`
-        payload or its upgrade request's headers); else it is closed with 4403 and no
-        `connection_ack` (the older graphql-ws: a `connection_error` with our error's
-        message, then close 1011, as strawberry's handler of it does). Flags and
-        permissions are checked per subscription."""
-        connection_credentials(context, context.connection_params)
-        try:
-            await context.caller()
-        except ApiError as error:
-            raise ConnectionRejectionError({"message": error.message}) from None
-        return UNSET  # a `connection_ack` without payload
 
     def decode_json(self, data: str | bytes) -> object:
         """orjson: fast, and nesting beyond its limit (1024) is a JSON error (422), not a

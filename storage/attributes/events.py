@@ -74,25 +74,27 @@ async def latest(store: Store) -> int:
     return int(counter["seq"]) if counter else 0
 
 
-async def since(store: Store, after: int, limit: int, group_id: str | None = None) -> list[Event]:
-    """The events numbered above `after` (of one group when given), oldest first, at
-    most `limit`."""
-    query: dict[str, Any] = {"_id": {"$gt": after}}
-    if group_id is not None:
-        query["group_id"] = group_id
-    cursor = store[c.ATTRIBUTE_EVENTS].find(query).sort("_id", 1).limit(limit)
-    return await cursor.to_list()
+async def between(store: Store, after: int, upto: int, group_id: str) -> list[Event]:
+    """The group's events numbered above `after` and up to `upto`, oldest first: at most
+    `upto - after` of them, however many the log holds. Read by the (group, number) index
+    with both bounds: the embedded server sorts whatever a query matches before it
+    limits it, and reads a range of `_id` alone by scanning the whole log (a batch of 500
+    from cursor 0 took 0.6 s at 8,000 events and grew with them, issue 45), so a read is
+    bounded by its numbers, never by a `limit`."""
+    query = {"group_id": group_id, "_id": {"$gt": after, "$lte": upto}}
+    return await store[c.ATTRIBUTE_EVENTS].find(query).sort("_id", 1).to_list()
 
 
 async def resumable(store: Store, after: int) -> bool | None:
     """Whether a subscriber that saw every event up to number `after` can resume from the
     log: True when the next event is still kept (or not yet written), False when it has
     expired, None when `after` is past the last event recorded (no cursor of this
-    database)."""
+    database). Numbers have no gaps and the oldest expire first, so the next event alone
+    tells (looked up by `_id`: finding the oldest sorted the whole log)."""
     last = await latest(store)
     if after > last:
         return None
     if after == last:
         return True
-    oldest = await store[c.ATTRIBUTE_EVENTS].find_one({}, {"_id": 1}, sort=[("_id", 1)])
-    return oldest is not None and oldest["_id"] <= after + 1
+    found = await store[c.ATTRIBUTE_EVENTS].find_one({"_id": after + 1}, {"_id": 1})
+    return found is not None

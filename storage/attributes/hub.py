@@ -1,12 +1,24 @@
 """Live changes of assignments, fanned out in memory: one change stream per process,
 however many subscribers it has (GraphQL subscriptions, REST event streams).
 
-The stream watches inserts into the events log (`storage.attributes.events`) and starts
-with the first subscriber. Each subscriber has a bounded queue: one that does not keep
-up is cut off (`Overflowed`), and nobody else waits for it. When the stream fails (the
-database restarts, a connection drops), the hub opens it again and reads what it missed
-from the log, so subscribers lose nothing and see nothing twice: events carry their
-number, and each subscriber passes on only numbers above the last it passed on.
+The stream watches inserts into the events log (`storage.attributes.events`) and every
+change of an API key, and starts with the first subscriber or socket. Each subscriber
+has a bounded queue: one that does not keep up is cut off (`Overflowed`), and nobody else
+waits for it. When the stream fails (the database restarts, a connection drops), the hub
+opens it again and reads what it missed from the log, so subscribers lose nothing and see
+nothing twice: events carry their number, and each subscriber passes on only numbers
+above the last it passed on.
+
+A change of a key (disabled, deleted, its permissions or scope changed) is passed on at
+once to whoever listens (`key_listeners`: the key cache, the WebSockets of the process)
+and each subscription of that key is asked whether it is still wanted; when the stream
+(re)opens, every one is asked, since a change may have come while it was down. Nothing
+polls: a disabled key's streams end as soon as the change reaches the process.
+
+A subscriber that resumes from a cursor reads what followed from the log CATCH_UP_BATCH
+event numbers at a time (`events.between`: each read bounded by its numbers, whatever
+the log holds); its `pay` is awaited with each read's count of events before they are
+passed on (the subscription charges its key for them, as for a page of that many).
 """
 
 from __future__ import annotations
@@ -14,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
+from operator import itemgetter
 
 from pymongo.errors import PyMongoError
 
@@ -29,11 +42,22 @@ CATCH_UP_BATCH = 500  # events read from the log at a time
 STREAM_WAIT_MS = 500
 RETRY_SECONDS = (0.1, 0.25, 0.5, 1.0, 2.0)
 CLOSE_SECONDS = 2.0
-INSERTS = [{"$match": {"operationType": "insert"}}]
+# What the stream passes on: new events, and any change of a key.
+WATCHED = [
+    {
+        "$match": {
+            "$or": [
+                {"ns.coll": c.ATTRIBUTE_EVENTS, "operationType": "insert"},
+                {"ns.coll": c.API_KEYS},
+            ]
+        }
+    }
+]
 
 Accept = Callable[[Event], bool]
 StillWanted = Callable[[], Awaitable[bool]]
-RECHECK_SECONDS = 5.0  # how often each subscription is asked whether it is still wanted
+Pay = Callable[[int], Awaitable[None]]  # events about to be replayed from the log
+KeyListener = Callable[[str | None], None]  # a key's id, or None: any key may have changed
 
 
 class Overflowed(Exception):
@@ -44,10 +68,17 @@ class Overflowed(Exception):
 class Subscriber:
     """One subscription's queue of the group's events it may see."""
 
-    def __init__(self, group_id: str, accept: Accept, still_wanted: StillWanted | None) -> None:
+    def __init__(
+        self,
+        group_id: str,
+        accept: Accept,
+        still_wanted: StillWanted | None,
+        key_id: str | None,
+    ) -> None:
         self.group_id = group_id
         self.accept = accept
         self.still_wanted = still_wanted
+        self.key_id = key_id
         self.queue: asyncio.Queue[Event] = asyncio.Queue(MAX_QUEUED)
         self.overflowed = False
         self.ended = False
@@ -73,17 +104,20 @@ class Subscriber:
 
 
 class EventHub:
-    """The events of one process's subscribers, from one change stream."""
+    """The events of one process's subscribers, and its keys' changes, from one change
+    stream."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self.subscribers: set[Subscriber] = set()
+        self.key_listeners: list[KeyListener] = []
+        self.key_changes = 0  # key changes passed on so far (and stream openings)
         self.last = 0  # the highest event number passed on
         self.started = asyncio.Event()  # the stream is open and the log caught up
         self.failures = 0
         self.stopping = False  # the process is stopping: no subscription lasts
         self._task: asyncio.Task[None] | None = None
-        self._rechecks: asyncio.Task[None] | None = None
+        self._rechecks: set[asyncio.Task[None]] = set()
 
     async def changes(
         self,
@@ -91,26 +125,35 @@ class EventHub:
         accept: Accept,
         after: int | None,
         still_wanted: StillWanted | None = None,
+        key_id: str | None = None,
+        pay: Pay | None = None,
+        checked: int | None = None,
     ) -> AsyncIterator[Event]:
         """The group's events that `accept` lets through, numbered above `after` (from
-        now when None), in order, for as long as the caller iterates and, asked every
-        RECHECK_SECONDS, `still_wanted` says yes (a key disabled meanwhile)."""
+        now when None), in order, for as long as the caller iterates and `still_wanted`
+        says yes when its key (`key_id`) changes (asked now if it changed since the
+        `key_changes` the caller `checked` it at). What the log holds past `after` is
+        read CATCH_UP_BATCH at a time, each batch paid for (`pay`) before it is passed on."""
         if self.stopping:
             return
-        subscriber = Subscriber(group_id, accept, still_wanted)
+        subscriber = Subscriber(group_id, accept, still_wanted, key_id)
         self.subscribers.add(subscriber)  # before the log is read: nothing falls between
-        self._start()
+        self.start()
+        if checked is not None and checked != self.key_changes:
+            self._ask(subscriber)
         try:
             await self.started.wait()
-            last = await log_of.latest(self.store) if after is None else after
-            while True:  # what the log holds past the cursor
-                batch = await log_of.since(self.store, last, CATCH_UP_BATCH, group_id)
+            top = await log_of.latest(self.store)  # later events come through the queue
+            last = top if after is None else after
+            while last < top and not subscriber.ended:  # what the log holds past the cursor
+                upto = min(last + CATCH_UP_BATCH, top)
+                batch = await log_of.between(self.store, last, upto, group_id)
+                if pay is not None:
+                    await pay(len(batch))
                 for event in batch:
-                    last = event["_id"]
                     if accept(event):
                         yield event
-                if len(batch) < CATCH_UP_BATCH:
-                    break
+                last = upto
             while True:
                 event = await subscriber.queue.get()
                 if subscriber.ended:
@@ -123,24 +166,35 @@ class EventHub:
         finally:
             self.subscribers.discard(subscriber)
 
-    def _start(self) -> None:
-        loop = asyncio.get_running_loop()
+    def start(self) -> None:
+        """Open the stream if it is not open (a subscriber, or a socket that must hear of
+        its key's changes, needs it)."""
         if self._task is None or self._task.done():
             self.started.clear()
-            self._task = loop.create_task(self._watch())
-        if self._rechecks is None or self._rechecks.done():
-            self._rechecks = loop.create_task(self._recheck())
+            self._task = asyncio.get_running_loop().create_task(self._watch())
 
-    async def _recheck(self) -> None:
-        """Every RECHECK_SECONDS, each subscription that can be asked whether it is still
-        wanted is; one that is not is ended. Off the path of the events: one loop for
-        the process, not a timer per subscription and event."""
-        while self.subscribers:
-            await asyncio.sleep(RECHECK_SECONDS)
-            for subscriber in list(self.subscribers):
-                wanted = subscriber.still_wanted
-                if wanted is not None and not subscriber.ended and not await wanted():
-                    subscriber.end()
+    def key_changed(self, key_id: str | None) -> None:
+        """Key `key_id` changed (None: any may have, the stream was down): the listeners
+        hear of it, and each subscription of the key is asked whether it still holds."""
+        self.key_changes += 1
+        for listener in list(self.key_listeners):
+            listener(key_id)
+        for subscriber in list(self.subscribers):
+            if key_id in (None, subscriber.key_id):
+                self._ask(subscriber)
+
+    def _ask(self, subscriber: Subscriber) -> None:
+        """Whether `subscriber` is still wanted, asked in a task of its own."""
+        if subscriber.still_wanted is None:
+            return
+        task = asyncio.get_running_loop().create_task(self._recheck(subscriber))
+        self._rechecks.add(task)
+        task.add_done_callback(self._rechecks.discard)
+
+    async def _recheck(self, subscriber: Subscriber) -> None:
+        wanted = subscriber.still_wanted
+        if wanted is not None and not subscriber.ended and not await wanted():
+            subscriber.end()
 
     def end_all(self) -> None:
         """The process stops: every subscription ends now, and none starts, so that the
@@ -153,8 +207,8 @@ class EventHub:
         """Stop the stream. Its cancellation waits at most CLOSE_SECONDS: closing a
         change stream whose connection died with a restarted server was seen to take
         minutes inside the driver."""
-        if self._rechecks is not None:
-            self._rechecks.cancel()
+        for task in list(self._rechecks):
+            task.cancel()
         if self._task is not None:
             self._task.cancel()
             await asyncio.wait({self._task}, timeout=CLOSE_SECONDS)
@@ -166,34 +220,52 @@ class EventHub:
         for subscriber in list(self.subscribers):
             subscriber.offer(event)
 
+    def _apply(self, change: dict) -> None:
+        """One change of the stream: an event to pass on, or a key that changed."""
+        if (change.get("ns") or {}).get("coll") == c.ATTRIBUTE_EVENTS:
+            self._deliver(change["fullDocument"])
+            return
+        key_id = (change.get("documentKey") or {}).get("_id")
+        self.key_changed(key_id if isinstance(key_id, str) else None)
+
     async def _catch_up(self) -> None:
         """What the log holds past the last event passed on (a gap while the stream was
-        down, or before it opened)."""
-        while True:
-            batch = await log_of.since(self.store, self.last, CATCH_UP_BATCH)
-            for event in batch:
+        down, or before it opened), for the groups of the subscribers, CATCH_UP_BATCH
+        numbers at a time."""
+        top = await log_of.latest(self.store)
+        while self.last < top:
+            upto = min(self.last + CATCH_UP_BATCH, top)
+            found = [
+                event
+                for group_id in sorted({each.group_id for each in self.subscribers})
+                for event in await log_of.between(self.store, self.last, upto, group_id)
+            ]
+            for event in sorted(found, key=itemgetter("_id")):
                 self._deliver(event)
-            if len(batch) < CATCH_UP_BATCH:
-                return
+            self.last = upto
 
     async def _watch(self) -> None:
         if self.last == 0:
             self.last = await log_of.latest(self.store)
-        collection = self.store[c.ATTRIBUTE_EVENTS]
         while True:
             try:
-                async with await collection.watch(
-                    INSERTS, max_await_time_ms=STREAM_WAIT_MS
+                async with await self.store.db.watch(
+                    WATCHED, max_await_time_ms=STREAM_WAIT_MS
                 ) as stream:
                     await self._catch_up()
                     self.started.set()
                     if self.failures:
                         log.warning("event stream is back; missed events read from the log")
                     self.failures = 0
+                    self.key_changed(None)  # a key may have changed before the stream opened
                     while stream.alive:
                         change = await stream.try_next()
                         if change is not None:
-                            self._deliver(change["fullDocument"])
+                            self._apply(change)
+                            # A write's hundreds of changes come in one batch, each offered
+                            # to every subscriber: one a step, so requests get through.
+                            await asyncio.sleep(0)
+                await asyncio.sleep(RETRY_SECONDS[0])  # it ended (invalidated): open it again
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # the database went away: open it again

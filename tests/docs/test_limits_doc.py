@@ -9,6 +9,7 @@ from pathlib import Path
 import parsing.imdf.read
 import parsing.limits
 import resolvers.limits
+import rest.graphql_http.sockets
 import rest.middleware
 import rest.ops.linger
 import rest.ops.logs
@@ -29,6 +30,7 @@ MODULES = (
     rest.ops.linger,
     storage.attributes.subscriptions,
     storage.attributes.hub,
+    rest.graphql_http.sockets,
     storage.imdf.venue,
     parsing.imdf.read,
 )
@@ -47,6 +49,11 @@ QUOTED = {
     ErrorCode.PERSISTED_QUERY_HASH_MISMATCH: {},
     ErrorCode.PERSISTED_QUERY_VERSION: {},
     ErrorCode.PERSISTED_QUERY_NOT_ALLOWED: {},
+    ErrorCode.TOO_MANY_SOCKETS: {"limit": Settings().max_sockets_per_key},
+    ErrorCode.TOO_MANY_MESSAGES: {
+        "rate": f"{resolvers.limits.WS_MESSAGES_PER_SECOND:g}",
+        "burst": resolvers.limits.WS_MESSAGE_BURST,
+    },
     ErrorCode.WRITE_TOO_LARGE: {
         "documents": "N",
         "asset": '"a"',
@@ -80,6 +87,14 @@ def test_every_constant_named_exists():
     assert Settings().event_retention_seconds == 7 * 24 * 3600  # "7 days"
     assert Settings().max_subscriptions_per_key == 100
     assert storage.attributes.subscriptions.SLOT_SECONDS == 60
+    assert storage.attributes.hub.CATCH_UP_BATCH == 500
+    assert Settings().max_sockets_per_key == 100
+    assert (resolvers.limits.WS_MESSAGES_PER_SECOND, resolvers.limits.WS_MESSAGE_BURST) == (10, 200)
+    assert resolvers.limits.WS_OUTBOX_MESSAGES == 256
+    assert resolvers.limits.MAX_OPERATION_ID_CHARS == 128
+    assert resolvers.limits.EVENT_RESULT_BYTES == 1024 * 1024  # "1 MiB"
+    assert rest.graphql_http.sockets.GIVE_BACK_AFTER_SOCKETS == 256
+    assert rest.graphql_http.sockets.GIVE_BACK_SECONDS == 5
     assert rest.middleware.SERVED_METHODS == (
         "GET",
         "HEAD",

@@ -269,42 +269,15 @@ async def test_over_the_keys_open_subscriptions_the_subscribe_is_an_error(
     ]
 
 
-async def test_the_older_graphql_ws_protocol_works_too(app, client, keys, live_group):
-    """Clients of the older `graphql-ws` (subscriptions-transport-ws): `start`, `data`."""
+async def test_the_older_graphql_ws_protocol_is_not_served(app, keys):
+    """Only graphql-transport-ws: an upgrade offering only the older `graphql-ws`
+    (subscriptions-transport-ws) is closed with 4406 before any message is read, key
+    or not (docs/graphql.md, "Subscriptions")."""
     credentials = {"API-Key": keys.full, "Experimental-Flags": FLAG}
     async with websocket(app, protocol="graphql-ws") as socket:
         await socket.send({"type": "connection_init", "payload": credentials})
-        assert (await socket.receive())["type"] == "connection_ack"
-        await socket.send(
-            {
-                "id": "1",
-                "type": "start",
-                "payload": {"query": CHANGES, "variables": {"group": GROUP}},
-            }
-        )
-        await asyncio.sleep(0.3)
-        await write(client, keys.full, [item("city", "u-004")])
-        message = await socket.receive()
-        while message["type"] == "ka":  # keep-alive
-            message = await socket.receive()
-    assert message["type"] == "data", message
-    assert short(message["payload"]["data"]["unitAttributeAssignmentChanges"]) == (
-        "assigned",
-        f"{GROUP}-city",
-        "asset-1",
-        "u-004",
-    )
-
-
-async def test_a_bad_key_on_graphql_ws_is_a_connection_error(app):
-    """graphql-ws has no 4403: its `connection_error` names why, then the socket closes."""
-    async with websocket(app, protocol="graphql-ws") as socket:
-        await socket.send({"type": "connection_init", "payload": {"API-Key": "not-a-key"}})
-        answers = [await socket.receive(), await socket.receive()]
-    assert answers == [
-        {"type": "connection_error", "payload": {"message": "Invalid authentication credentials"}},
-        {"type": "__closed__", "code": 1011},
-    ]
+        assert await socket.receive() == {"type": "__closed__", "code": 4406}
+    assert socket.closed == (4406, "Subprotocol not acceptable")
 
 
 MUTATION = """mutation ($group: ID!, $data: [UnitAttributeAssignmentInput!]!) {

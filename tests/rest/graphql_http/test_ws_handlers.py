@@ -11,12 +11,12 @@ from strawberry.http.exceptions import WebSocketDisconnected
 from uvicorn.protocols.utils import ClientDisconnected
 
 from rest.graphql_http.view import GraphQLView
-from rest.graphql_http.ws_handlers import QuietTransportWSHandler
+from rest.graphql_http.ws_handlers import SubscriptionSocket
 
 
-def handler() -> QuietTransportWSHandler:
+def handler() -> SubscriptionSocket:
     """A handler with nothing behind it: only its error path runs."""
-    return QuietTransportWSHandler.__new__(QuietTransportWSHandler)
+    return SubscriptionSocket.__new__(SubscriptionSocket)
 
 
 @pytest.mark.parametrize(
@@ -46,4 +46,4 @@ async def test_any_other_error_is_logged_with_its_traceback(caplog):
 
 
 def test_the_view_uses_it():
-    assert GraphQLView.graphql_transport_ws_handler_class is QuietTransportWSHandler
+    assert GraphQLView.graphql_transport_ws_handler_class is SubscriptionSocket

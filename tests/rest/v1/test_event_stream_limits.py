@@ -15,8 +15,8 @@ import pytest_asyncio
 from resolvers.auth.keys import create_key, disable_key
 from resolvers.auth.permissions import UNIT_ATTRIBUTES_READ
 from storage import collections as c
-from storage.attributes import hub
 from storage.attributes.events import latest
+from storage.attributes.subscriptions import SOCKET, SUBSCRIPTION
 from tests.rest.graphql_http.test_subscriptions import (
     FLAG,
     GROUP,
@@ -49,8 +49,9 @@ async def two_workers(db_server, settings) -> AsyncIterator[tuple[object, object
         yield first, second
 
 
-async def slots_of(store, key_id: str) -> int:
-    return await store[c.SUBSCRIPTIONS].count_documents({"key": key_id})
+async def slots_of(store, key_id: str, kind: str = SUBSCRIPTION) -> int:
+    """The key's slots of `kind` held in the database (expired or not)."""
+    return await store[c.SUBSCRIPTIONS].count_documents({"key": key_id, "kind": kind})
 
 
 async def test_open_streams_per_key_are_counted_across_workers(two_workers, store, live_group):
@@ -173,14 +174,11 @@ async def test_an_event_source_sends_key_and_flag_in_the_query(app, keys, live_g
     assert answer.status == 404
 
 
-async def test_a_key_disabled_mid_stream_ends_its_streams(
-    db_server, settings, store, live_group, monkeypatch
-):
-    """Every RECHECK_SECONDS each subscription is asked whether its key still holds: once
-    the key is disabled, the event stream ends (its reconnect is 403) and the WebSocket
-    subscription completes; the slots are given back. (An app of its own: its hub's
-    rechecks start with the patched period.)"""
-    monkeypatch.setattr(hub, "RECHECK_SECONDS", 0.1)
+async def test_a_key_disabled_mid_stream_ends_its_streams(db_server, settings, store, live_group):
+    """Once the key is disabled, the change reaches the app through its change stream
+    (nothing polls): the event stream ends (its reconnect is 403), the WebSocket closes
+    with 4403, and every slot is given back. (An app of its own, with a client of its
+    own: the disable comes from another client, as `floorgate keys disable` does.)"""
     key = await create_key(store, "sse-revoked", [UNIT_ATTRIBUTES_READ], None)
     headers = {"API-Key": key.secret, "Experimental-Flags": FLAG}
     async with running_app(db_server.uri, settings) as app:
@@ -188,18 +186,22 @@ async def test_a_key_disabled_mid_stream_ends_its_streams(
             await opened(socket, headers)
             await subscribe(socket)
             assert await stream.event() == b"retry: 2000"
-            await asyncio.sleep(0.3)  # both run, each past a recheck
+            await asyncio.sleep(0.3)  # both run
             assert await slots_of(store, key.key_id) == 2
+            assert await slots_of(store, key.key_id, SOCKET) == 1
+            started = asyncio.get_running_loop().time()
             await disable_key(store, key.key_id)
             assert await stream.body(timeout=3.0) == b""  # the stream ended
-            assert await socket.receive(timeout=3.0) == {"id": "1", "type": "complete"}
+            assert await socket.receive(timeout=3.0) == {"type": "__closed__", "code": 4403}
+            assert asyncio.get_running_loop().time() - started < 3.0
+        assert socket.closed == (4403, "Invalid authentication credentials")
         async with event_stream(app, PATH, headers) as again:
             assert (again.status, orjson.loads(await again.body())) == (
                 403,
                 {"message": "Invalid authentication credentials"},
             )
     for _ in range(50):
-        if await slots_of(store, key.key_id) == 0:
+        if await slots_of(store, key.key_id) + await slots_of(store, key.key_id, SOCKET) == 0:
             break
         await asyncio.sleep(0.02)
-    assert await slots_of(store, key.key_id) == 0
+    assert (await slots_of(store, key.key_id), await slots_of(store, key.key_id, SOCKET)) == (0, 0)

@@ -1,9 +1,10 @@
 """A change's event text is made once per route and change, whatever the number of
-streams, and the texts kept are bounded."""
+streams, and the texts kept are bounded in bytes."""
 
 from __future__ import annotations
 
 from rest.v1.event_stream import EventTexts
+from schema.event_results import ENTRY_BYTES
 from schema.execution.executor import CompiledExecutor
 from tests.schema.test_subscription_events import SCHEMA, STREAM, change
 
@@ -17,7 +18,9 @@ class Counting(CompiledExecutor):
 
 
 async def test_each_change_is_executed_once_and_the_texts_are_bounded():
-    texts = EventTexts(limit=2)
+    # Room for two events: each is its text, its cursor and ENTRY_BYTES beside its route.
+    size = 128 + 1 + ENTRY_BYTES + len(STREAM.operation_id)
+    texts = EventTexts(max_bytes=2 * size + size // 2)
     executors = [
         Counting.build(SCHEMA, STREAM.parsed, raw_variable_values={"groupId": "g"})
         for _ in range(3)  # three streams of the route
@@ -29,4 +32,10 @@ async def test_each_change_is_executed_once_and_the_texts_are_bounded():
         b'id: 1\nevent: assigned\ndata: {"group_id":"g","attribute_id":"a","asset_id":"s",'
         b'"unit_id":"u1","at":"2026-11-25T00:00:00+00:00"}\n\n'
     )
-    assert list(texts.kept) == [(STREAM.operation_id, "2"), (STREAM.operation_id, "3")]
+    assert len(written[0][0]) == 128
+    assert list(texts.results.kept.entries) == [
+        (STREAM.operation_id, "2"),
+        (STREAM.operation_id, "3"),
+    ]
+    assert texts.results.kept.bytes == 2 * size
+    assert (texts.results.executed, texts.results.shared) == (3, 6)

@@ -1,0 +1,165 @@
+"""The acknowledged WebSockets of one process, by key (docs/graphql.md, "Subscriptions").
+
+- A key's open sockets are capped over every worker and machine
+  (FLOORGATE_MAX_SOCKETS_PER_KEY): each acknowledged socket holds a slot of kind `socket`
+  in the database (`storage.attributes.subscriptions`), taken before its
+  `connection_ack` and given back when it closes. One key without any permission once
+  held 1,020 sockets open (issue 45).
+- A key disabled or deleted closes its sockets with 4403 on every worker, as soon as the
+  change reaches the process (the events hub's change stream passes on every change of
+  a key, `storage.attributes.hub`): each socket of the key hears of it, its key is read
+  again from the database (one read for all of them), and if it no longer holds, the
+  sockets close. Nothing polls.
+
+`MessageBudget` is a socket's own limit on what its client sends (WS_MESSAGES_PER_SECOND,
+WS_MESSAGE_BURST): `subscribe` then `complete` in a loop is otherwise free for the
+client and costs the server a slot's write and delete each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import functools
+import gc
+import logging
+import time
+from collections.abc import Callable
+from typing import Protocol
+
+from bson import ObjectId
+
+from resolvers.auth.keys import Caller
+from resolvers.context import Services
+from resolvers.limits import WS_MESSAGE_BURST, WS_MESSAGES_PER_SECOND
+from storage.attributes.subscriptions import SOCKET
+from storage.database import UNAVAILABLE_ERRORS
+
+log = logging.getLogger("floorgate.events")
+
+# After this many sockets closed, the process gives the memory they held back to the
+# system (`give_back`): GIVE_BACK_DELAY after the count is reached, at most every
+# GIVE_BACK_SECONDS (a full collection takes 50-150 ms).
+GIVE_BACK_AFTER_SOCKETS = 256
+GIVE_BACK_DELAY = 1.0
+GIVE_BACK_SECONDS = 5.0
+
+
+class Socket(Protocol):
+    """What the registry needs of a socket (`rest.graphql_http.ws_handlers`)."""
+
+    def revoke(self) -> None:
+        """Its key no longer holds: close it (4403)."""
+
+
+class MessageBudget:
+    """A token bucket of one socket's incoming messages."""
+
+    def __init__(
+        self, per_second: float = WS_MESSAGES_PER_SECOND, burst: int = WS_MESSAGE_BURST
+    ) -> None:
+        self.per_second, self.burst = per_second, burst
+        self.tokens = float(burst)
+        self.at = time.monotonic()
+
+    def take(self) -> bool:
+        """One message's token; False when none is left."""
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.per_second)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+class Sockets:
+    """The process's acknowledged sockets by key id, each holding its slot."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self.by_key: dict[str, set[Socket]] = {}
+        self._rechecks: set[asyncio.Task[None]] = set()
+        self.closed = 0  # sockets closed since memory was last given back
+        self.given_back = float("-inf")  # when (the loop's clock)
+        self._giving_back: asyncio.TimerHandle | None = None
+        services.event_hub.key_listeners.append(self.key_changed)
+
+    async def admit(self, socket: Socket, caller: Caller, checked: int) -> ObjectId | None:
+        """A slot for one more socket of `caller`'s key, and the socket registered to hear
+        of the key's changes; None when the key holds its limit of open sockets. `checked`
+        is the hub's count of key changes when the key was looked up: one since then
+        (before this socket could hear of it) is checked now."""
+        services = self.services
+        slots = services.subscription_slots
+        slot = await slots.take(caller.key_id, services.settings.max_sockets_per_key, SOCKET)
+        if slot is None:
+            return None
+        self.by_key.setdefault(caller.key_id, set()).add(socket)
+        hub = services.event_hub
+        hub.start()  # the change stream that tells of the key's changes
+        if hub.key_changes != checked:
+            self.key_changed(caller.key_id)
+        return slot
+
+    def leave(self, socket: Socket, caller: Caller, slot: ObjectId) -> None:
+        """The socket closed: its slot is free, it hears of nothing more."""
+        self.services.subscription_slots.free(slot)
+        sockets = self.by_key.get(caller.key_id)
+        if sockets is not None:
+            sockets.discard(socket)
+            if not sockets:
+                del self.by_key[caller.key_id]
+        self.closed += 1
+        if self.closed >= GIVE_BACK_AFTER_SOCKETS and self._giving_back is None:
+            # a little later, so that the rest of a mass close is given back too
+            loop = asyncio.get_running_loop()
+            at = max(loop.time() + GIVE_BACK_DELAY, self.given_back + GIVE_BACK_SECONDS)
+            self._giving_back = loop.call_at(at, self._give_back)
+
+    def _give_back(self) -> None:
+        self.closed, self.given_back, self._giving_back = 0, asyncio.get_running_loop().time(), None
+        give_back()
+
+    def key_changed(self, key_id: str | None) -> None:
+        """A key changed (None: any may have): its sockets ask whether it still holds."""
+        for each in list(self.by_key) if key_id is None else [key_id]:
+            if each in self.by_key:
+                task = asyncio.get_running_loop().create_task(self._recheck(each))
+                self._rechecks.add(task)
+                task.add_done_callback(self._rechecks.discard)
+
+    async def _recheck(self, key_id: str) -> None:
+        services = self.services
+        try:
+            found = await services.key_cache.current(services.store, key_id)
+        except UNAVAILABLE_ERRORS:  # asked again when the hub's stream is back
+            return
+        if found is None:
+            for socket in list(self.by_key.get(key_id, ())):
+                socket.revoke()
+
+
+def give_back() -> None:
+    """A full collection, then glibc's `malloc_trim`. A closed socket's connection
+    objects (uvicorn's protocol, its TLS and compression buffers) sit in reference cycles
+    that the serving process's rare full collections reach late (`rest.app.settle_heap`),
+    and glibc keeps what they freed: RSS grew 60 MB with 500 sockets and stayed there
+    after they closed; with this, it came back within 25 MB (the heap the next sockets
+    reuse). The collection walks only what requests left (start-up's objects are
+    frozen): 50-150 ms for 500 sockets' garbage, once per GIVE_BACK_AFTER_SOCKETS closed."""
+    gc.collect()
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's `malloc_trim`, or None elsewhere (musl, macOS)."""
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
+    trim.argtypes = [ctypes.c_size_t]
+    return trim  # type: ignore[no-any-return]

@@ -1,0 +1,154 @@
+"""One `subscribe` over the WebSocket, run as /graphql runs an HTTP operation directly
+(`schema.execution.operation`), with the same checks in the same order and the same
+errors, then its events, each executed once per process for every subscriber alike
+(`schema.event_results`).
+
+Before any event: the document's size and tokens (the cached parse), the operation (a
+subscription: a query or mutation is `SUBSCRIPTIONS_ONLY`), the key looked up afresh
+and the root fields' access (`check_access`), the document's figures, validation, the
+variables' lists and the cost, charged to the key (`check_cost_of`), the variables'
+coercion, then the resolver's own checks (`create_source_event_stream`). Any refusal is
+the subscription's `error`, its payload the errors HTTP answers for the same document
+(message and `extensions.code`, formatted by `GraphQLView.format_error`), and nothing
+runs. (Strawberry's pipeline let some of them escape as an exception: the client got a
+bare `complete`, and the log a traceback; issue 45.)
+
+Each event is the payload of a `next`, rendered once per process for every subscription
+of the same document, variables and scope; the message around it (the subscription's
+`id`) is added per subscriber.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from inspect import isawaitable
+from typing import Any, Protocol
+
+import orjson
+from graphql import ExecutionResult, GraphQLError, OperationType, get_operation_ast
+from graphql.execution.execute import create_source_event_stream
+
+from resolvers.context import RequestContext, Services
+from resolvers.errors import ApiError, ErrorCode
+from schema.build import Schema
+from schema.event_results import EventResults, share_key
+from schema.execution.executor import CompiledExecutor
+from schema.execution.guard import VALIDATION_RULES, check_access, check_cost_of
+from storage.attributes.hub import Overflowed
+
+NEXT_HEAD = b'{"id":'
+NEXT_MIDDLE = b',"type":"next","payload":'
+
+
+class SocketView(Protocol):
+    """What a socket needs of /graphql's view (`rest.graphql_http.view.GraphQLView`)."""
+
+    schema: Schema
+    services: Services
+    event_results: EventResults
+
+    def format_error(self, error: GraphQLError | ApiError) -> dict[str, Any]: ...
+
+
+class Outlet(Protocol):
+    """Where a subscription's messages go (`rest.graphql_http.ws_handlers`)."""
+
+    view: SocketView
+
+    async def post(self, text: str) -> None: ...
+    async def finish(self, operation_id: str, message: dict[str, Any]) -> None: ...
+    def fell_behind(self) -> None: ...
+
+
+async def run_subscription(
+    socket: Outlet, context: RequestContext, operation_id: str, payload: dict[str, Any]
+) -> None:
+    """Refuse the subscription with its `error`, or send its events until it ends, then
+    `complete`. Cancelled when the client completes it or the socket closes."""
+    opened = await subscribed(socket, context, payload)
+    if isinstance(opened, list):
+        socket.view.schema.process_errors([e for e in opened if isinstance(e, GraphQLError)])
+        errors = [socket.view.format_error(error) for error in opened]
+        await socket.finish(operation_id, {"id": operation_id, "type": "error", "payload": errors})
+        return
+    executor, source = opened
+    view = socket.view
+    results = view.event_results
+    caller = await context.caller()  # looked up already: the checks need it
+    share = share_key(
+        payload["query"],
+        payload.get("operationName"),
+        payload.get("variables"),
+        caller,
+        context.flags,
+    )
+    head = NEXT_HEAD + orjson.dumps(operation_id) + NEXT_MIDDLE
+
+    def render(result: ExecutionResult) -> bytes:
+        data: dict[str, Any] = {"data": result.data}
+        if result.errors:
+            view.schema.process_errors(result.errors)
+            data["errors"] = [view.format_error(error) for error in result.errors]
+        return orjson.dumps(data)
+
+    try:
+        async for event in source:
+            rendered = await results.result(share, executor, event, render)
+            await socket.post((head + (rendered or b"null") + b"}").decode())
+            await asyncio.sleep(0)  # one event a step: a write's hundred events do not hold
+            # the loop for every subscriber at once (issue 45: honest requests wait)
+    except Overflowed:  # more than MAX_QUEUED events behind: as its socket falling behind
+        socket.fell_behind()
+        return
+    finally:
+        aclose = getattr(source, "aclose", None)
+        if aclose is not None:
+            await aclose()
+    await socket.finish(operation_id, {"id": operation_id, "type": "complete"})
+
+
+async def subscribed(
+    socket: Outlet, context: RequestContext, payload: dict[str, Any]
+) -> tuple[CompiledExecutor, Any] | list[GraphQLError | ApiError]:
+    """The executor and the stream of events, or the errors that refuse them."""
+    schema = socket.view.schema
+    graphql_schema = schema._schema
+    caches = schema.caches
+    name = payload.get("operationName")
+    variables = payload.get("variables")
+    try:
+        document = await caches.document(payload["query"])
+        operation = get_operation_ast(document, name)
+        if operation is None:
+            return [GraphQLError(missing_operation(name))]
+        if operation.operation is not OperationType.SUBSCRIPTION:
+            raise ApiError(ErrorCode.SUBSCRIPTIONS_ONLY)  # HTTP bounds a query's time
+        keyed = await check_access(caches, graphql_schema, document, operation, context)
+        errors = await caches.validate(graphql_schema, document, VALIDATION_RULES)
+        if errors:
+            return list(errors)
+        await check_cost_of(caches, graphql_schema, document, name, variables, context, keyed)
+    except (ApiError, GraphQLError) as error:
+        return [error]
+    executor = CompiledExecutor.build(
+        graphql_schema,
+        document,
+        context_value=context,
+        raw_variable_values=variables,
+        operation_name=name,
+    )
+    if isinstance(executor, list):  # the variables do not coerce
+        return list(executor)
+    source = create_source_event_stream(executor)
+    if isawaitable(source):
+        source = await source
+    if isinstance(source, ExecutionResult):  # the resolver refused (its checks, its slot)
+        return list(source.errors or ())
+    return executor, source
+
+
+def missing_operation(name: str | None) -> str:
+    """graphql-core's words for a document without the operation asked for."""
+    if name is None:
+        return "Must provide operation name if query contains multiple operations."
+    return f"Unknown operation named '{name}'."
