@@ -133,7 +133,7 @@ COLLECTIONS: tuple[Collection, ...] = (
     # Evicted least recently used (lowest `seq`) first, automatic ones only, a window of
     # `seq` at a time.
     Collection(PERSISTED_QUERIES, [Index([("safelisted", 1), ("seq", 1)])]),
-    Collection(PERSISTED_QUERY_TOTALS),  # two documents: `totals` and `clock`
+    Collection(PERSISTED_QUERY_TOTALS),  # one document, `totals`, with the clock
     # Applied in `seq` order; gc finds old ones by `created_at`.
     Collection(
         IMPORT_BATCHES,

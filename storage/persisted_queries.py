@@ -12,8 +12,11 @@ millisecond) that processes move when they read a document, at most once per
 
 A registration costs the same whatever the store holds (issue 45: a scan of every
 document cost 90-305 ms at 1,400 of them). The store's totals are one document
-(`persisted_query_totals`), changed in the same transaction as the documents they count;
-and each automatic document carries `seq`, a number drawn from a shared clock when it is
+(`persisted_query_totals`): an automatic registration takes its room there by one
+conditional update before its insert (no transaction: a commit empties the process's
+read cache), and whatever evicts, removes or lists a document changes them in one
+transaction with it, so the bounds hold exactly however many register at once. Each
+automatic document carries `seq`, a number drawn from a shared clock when it is
 registered and again each time its use is recorded, so the least recently used are those
 of the lowest `seq`. The database reads them through the index on (`safelisted`, `seq`) a
 window of numbers at a time, from `floor`, the totals' lower bound of every automatic
@@ -38,8 +41,8 @@ from storage.database import Store
 from storage.transactions import Session, atomically
 
 HASH_CHARS = 64  # SHA-256 in lowercase hex
-TOTALS = "totals"  # the totals' document in PERSISTED_QUERY_TOTALS
-CLOCK = "clock"  # the clock `seq` is drawn from, in the same collection
+TOTALS = "totals"  # the totals' document in PERSISTED_QUERY_TOTALS (`next`: the clock)
+COUNTED = ("count", "bytes", "auto_count", "auto_bytes")
 # Numbers of `seq` one read of automatic documents covers at first; a read that finds
 # none doubles it, up to WINDOW_MAX. Numbers are unique, so a read decodes at most that
 # many documents.
@@ -95,15 +98,15 @@ class NoRoom(Exception):
 async def draw(store: Store) -> int:
     """The next number of the clock, higher than every one drawn before."""
     row = await store[PERSISTED_QUERY_TOTALS].find_one_and_update(
-        {"_id": CLOCK}, {"$inc": {"next": 1}}, upsert=True, return_document=ReturnDocument.AFTER
+        {"_id": TOTALS}, {"$inc": {"next": 1}}, upsert=True, return_document=ReturnDocument.AFTER
     )
     return int(row["next"])
 
 
 async def drawn(store: Store, session: Session) -> int:
     """The highest number drawn so far (0 before the first)."""
-    row = await store[PERSISTED_QUERY_TOTALS].find_one({"_id": CLOCK}, session=session)
-    return int(row["next"]) if row else 0
+    row = await store[PERSISTED_QUERY_TOTALS].find_one({"_id": TOTALS}, session=session)
+    return int(row.get("next", 0)) if row else 0
 
 
 async def find(store: Store, sha: str) -> dict[str, Any] | None:
@@ -138,6 +141,7 @@ async def counted(store: Store, session: Session) -> Totals:
         "auto_count": {"$sum": automatic},
         "auto_bytes": {"$sum": {"$cond": ["$safelisted", 0, "$bytes"]}},
         "floor": {"$min": {"$cond": ["$safelisted", None, "$seq"]}},
+        "top": {"$max": "$seq"},
     }
     rows = await (await collection.aggregate([{"$group": group}], session=session)).to_list()
     row = rows[0] if rows else {}
@@ -150,16 +154,20 @@ async def counted(store: Store, session: Session) -> Totals:
         # No automatic document: each one stored from now on draws a higher number.
         int(floor) if floor is not None else await drawn(store, session),
     )
-    await store[PERSISTED_QUERY_TOTALS].replace_one(
-        {"_id": TOTALS}, {"_id": TOTALS, **vars(totals)}, upsert=True, session=session
+    await store[PERSISTED_QUERY_TOTALS].update_one(  # the clock goes on, past every `seq`
+        {"_id": TOTALS},
+        {"$set": vars(totals), "$max": {"next": int(row.get("top") or 0)}},
+        upsert=True,
+        session=session,
     )
     return totals
 
 
 async def current(store: Store, session: Session) -> Totals:
-    """The totals as written down (counted first when there are none yet)."""
+    """The totals as written down (counted first when there are none yet: the clock
+    alone, drawn by a use, is no totals)."""
     row = await store[PERSISTED_QUERY_TOTALS].find_one({"_id": TOTALS}, session=session)
-    return Totals.of(row) if row is not None else await counted(store, session)
+    return Totals.of(row) if row is not None and "count" in row else await counted(store, session)
 
 
 async def change(store: Store, session: Session, floor: int | None = None, **by: int) -> None:
@@ -291,15 +299,63 @@ async def make_room(
     return totals, chosen
 
 
+async def reserve(store: Store, size: int, bounds: Bounds) -> int | None:
+    """Room for one more automatic document of `size`, taken on the totals at once when
+    there is some, with its `seq` drawn: one conditional update, so registrations at the
+    same moment never pass the bounds, and no transaction (a commit moves every version
+    of this process's read cache, `storage.cache.change_watch`: each registration would
+    empty it). Its `seq` (never under `floor`), or None: the store is full (or its totals
+    are not written yet)."""
+    row = await store[PERSISTED_QUERY_TOTALS].find_one_and_update(
+        {
+            "_id": TOTALS,
+            "count": {"$lte": bounds.max_count - 1},
+            "bytes": {"$lte": bounds.max_bytes - size},
+        },
+        {"$inc": {"count": 1, "bytes": size, "auto_count": 1, "auto_bytes": size, "next": 1}},
+        projection={"floor": 1, "next": 1},
+        return_document=ReturnDocument.AFTER,
+    )
+    return None if row is None else max(int(row["next"]), int(row["floor"]))
+
+
+def stored_row(sha: str, text: str, safelisted: bool, seq: int | None) -> dict[str, Any]:
+    """The document as stored (`seq` for an automatic one)."""
+    moment = datetime.now(UTC)
+    row: dict[str, Any] = {
+        "_id": sha,
+        "document": text,
+        "bytes": stored_bytes(text),
+        "safelisted": safelisted,
+        "registered_at": moment,
+        "last_used": moment,
+    }
+    if seq is not None:
+        row["seq"] = seq
+    return row
+
+
 async def register(
     store: Store, sha: str, text: str, bounds: Bounds, safelisted: bool = False
 ) -> bool:
     """Store `text` under `sha` (the caller checked that it is its hash and within the
-    size limit), and the totals with it in one transaction. An automatic registration of
-    a hash already stored changes nothing; a safelisted one marks it safelisted. False
-    when the store is full of documents it may not evict."""
+    size limit), and count it in the totals. An automatic registration of a hash already
+    stored changes nothing; a safelisted one marks it safelisted. False when the store is
+    full of documents it may not evict.
+
+    An automatic document reserves its room on the totals, then is inserted (a hash
+    stored meanwhile gives the room back). A safelisted one, or one that needs room made,
+    is registered in one transaction with the totals and what it evicts."""
     size = stored_bytes(text)
     collection = store[PERSISTED_QUERIES]
+    if not safelisted:
+        seq = await reserve(store, size, bounds)
+        if seq is not None:
+            try:
+                await collection.insert_one(stored_row(sha, text, False, seq))
+            except DuplicateKeyError:  # stored already: the room goes back
+                await change(store, None, count=-1, bytes=-size, auto_count=-1, auto_bytes=-size)
+            return True
     drawn_seq = None if safelisted else await draw(store)
 
     async def work(session: Session) -> bool:
@@ -315,18 +371,8 @@ async def register(
                 await change(store, session, auto_count=-1, auto_bytes=-int(found["bytes"]))
             return True
         totals, evicted = await make_room(store, session, size, bounds)
-        moment = datetime.now(UTC)
-        row: dict[str, Any] = {
-            "_id": sha,
-            "document": text,
-            "bytes": size,
-            "safelisted": safelisted,
-            "registered_at": moment,
-            "last_used": moment,
-        }
-        if drawn_seq is not None:
-            # Never under `floor`: an eviction that committed since it was drawn read past it.
-            row["seq"] = max(drawn_seq, totals.floor)
+        seq = None if drawn_seq is None else max(drawn_seq, totals.floor)
+        row = stored_row(sha, text, safelisted, seq)
         await collection.insert_one(row, session=session)  # first: a duplicate changes nothing
         gone = evicted or Eviction([], 0, 0, totals.floor)
         if gone.ids:

@@ -205,8 +205,13 @@ class PersistedQueries:
             return refusal(ErrorCode.PERSISTED_QUERY_HASH_MISMATCH)
         if self.mode == "safelist" and not await self.may_run(await self.lookup(sha), context):
             return refusal(ErrorCode.PERSISTED_QUERY_NOT_ALLOWED)
+        # Not asked of the database: `register` takes a hash stored already as it is, and
+        # an Apollo client sends the text only after its hash alone was not found.
         fresh = (
-            self.mode == "auto" and context.api_key is not None and await self.lookup(sha) is None
+            self.mode == "auto"
+            and context.api_key is not None
+            and sha not in self.table
+            and self.kept.get(sha) is None
         )
         return Asked(
             sha, {"query": query, "variables": variables, "operationName": name}, True, fresh

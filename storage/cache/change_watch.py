@@ -25,7 +25,12 @@ from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import PyMongoError
 
 from storage.cache.read_cache import ALL, ReadCache
-from storage.collections import RATE_BUDGETS, SWITCHES
+from storage.collections import (
+    PERSISTED_QUERIES,
+    PERSISTED_QUERY_TOTALS,
+    RATE_BUDGETS,
+    SWITCHES,
+)
 
 log = logging.getLogger("floorgate.cache")
 
@@ -44,10 +49,18 @@ DOCUMENT_EVENTS = frozenset({"insert", "update", "replace", "delete"})
 # about a millisecond of CPU per round trip). It also bounds how long a connection
 # failure goes unnoticed by the watcher itself (the pool listener is faster).
 STREAM_WAIT_MS = 1300
+# The embedded server answers a waiting getMore at any write, one the stream leaves out
+# too (a rate-limit bucket, a persisted document): after an early empty answer the watcher
+# asks again only this much later, so a burst of such writes costs a few round trips, not
+# one each (a change meanwhile is delivered by the next getMore, that much later).
+EARLY_PAUSE_SECONDS = 0.05
 RETRY_SECONDS = (0.1, 0.25, 0.5, 1.0, 2.0)
 # Changes the stream leaves out: the rate-limit buckets change with every few requests of
-# every key and no read of the API reads them (`storage.rate_budgets`).
-UNWATCHED = [{"$match": {"ns.coll": {"$ne": RATE_BUDGETS}}}]
+# every key, persisted documents and their totals with every registration, and no read
+# through the cache reads them (`storage.rate_budgets`, `storage.persisted_queries`).
+UNWATCHED = [
+    {"$match": {"ns.coll": {"$nin": [RATE_BUDGETS, PERSISTED_QUERIES, PERSISTED_QUERY_TOTALS]}}}
+]
 MAX_PENDING_WRITES = 10_000
 
 
@@ -185,6 +198,8 @@ async def follow(
         if change is None:
             if watcher is not None and stream.alive and cache.interruptions == before:
                 watcher.stream_quiet(asked)
+            if time.monotonic() - asked < STREAM_WAIT_MS / 2000:  # woken early, for nothing
+                await asyncio.sleep(EARLY_PAUSE_SECONDS)
             continue
         if not apply_change(cache, change):
             return

@@ -69,7 +69,7 @@ async def seed(store: Store, numbers: range) -> None:
     ]
     await store[PERSISTED_QUERIES].insert_many(rows)
     clock = {"$max": {"next": numbers.stop}}
-    await store[PERSISTED_QUERY_TOTALS].update_one({"_id": "clock"}, clock, upsert=True)
+    await store[PERSISTED_QUERY_TOTALS].update_one({"_id": "totals"}, clock, upsert=True)
     await atomically(store, lambda session: counted(store, session))
 
 
@@ -124,7 +124,8 @@ async def test_a_registration_does_the_same_work_with_2000_documents_as_with_100
     commands_2000, time_2000 = await work_of_registering(store, range(20_000, 20_007), large)
     assert commands_2000 == commands_100
     assert ("delete" in commands_100) is full and "aggregate" not in commands_100
-    assert time_2000 < 2 * time_100 + 0.005, (time_100, time_2000)
+    # Generous for a loaded machine: the least of seven; the scan took 40-70 ms at 2,000.
+    assert time_2000 < 3 * time_100 + 0.010, (time_100, time_2000)
     assert await store[PERSISTED_QUERIES].count_documents({}) == (2000 if full else 2014)
 
 
@@ -158,7 +159,7 @@ async def test_eviction_finds_the_oldest_past_numbers_drawn_by_many_uses(store):
     # ~3,000 numbers drawn by uses of other documents (drawn at once: one by one, they
     # took minutes on a loaded machine), then 1-4 used in that order.
     await store[PERSISTED_QUERY_TOTALS].update_one(
-        {"_id": "clock"}, {"$inc": {"next": 3 * WINDOW_MAX}}
+        {"_id": "totals"}, {"$inc": {"next": 3 * WINDOW_MAX}}
     )
     for n in range(1, 5):
         assert await find(store, document_hash(text(n))) is not None
