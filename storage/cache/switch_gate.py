@@ -227,10 +227,11 @@ class SwitchGate:
     # The change stream's word (`storage.cache.change_watch.StreamWatcher`).
 
     def stream_up(self, opened: float) -> None:
-        """A stream opened by `opened`: it vouches from the first poll after that."""
+        """A stream opened by `opened`: it vouches from the first poll after that (the
+        poller's next, or a read's: none at start, which sends nothing before the first
+        answers)."""
         self.stream_opened_at = opened
         self.stream_quiet_at = float("-inf")
-        self._nudge()
 
     def stream_down(self) -> None:
         """The stream ended: what it said before stays true, it says nothing more."""

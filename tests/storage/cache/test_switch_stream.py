@@ -134,7 +134,7 @@ async def test_with_the_stream_down_the_poller_takes_over(
     await asyncio.wait({watcher})
     gate = store.switches
     assert not gate.vouched() and gate.stream_opened_at == float("inf")
-    polls, stale = await idle_for(store, 5.0)  # every 2.25 s, ahead of going stale
+    polls, stale = await idle_for(store, 6.5)  # every 2.25 s, ahead of going stale
     assert polls >= 2 and stale == 0, (polls, stale)
     changed = gate.stream_changed_at
     await other[store.db.name][col.SWITCHES].insert_one(SWITCH)
