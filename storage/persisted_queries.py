@@ -42,7 +42,6 @@ from storage.transactions import Session, atomically
 
 HASH_CHARS = 64  # SHA-256 in lowercase hex
 TOTALS = "totals"  # the totals' document in PERSISTED_QUERY_TOTALS (`next`: the clock)
-COUNTED = ("count", "bytes", "auto_count", "auto_bytes")
 # Numbers of `seq` one read of automatic documents covers at first; a read that finds
 # none doubles it, up to WINDOW_MAX. Numbers are unique, so a read decodes at most that
 # many documents.
