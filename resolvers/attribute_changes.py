@@ -162,10 +162,10 @@ async def stream(
         group_id,
         sight.accept,
         position,
-        sight.still_wanted,
-        sight.caller.key_id,
-        sight.pay,
-        checked,
+        still_wanted=sight.still_wanted,
+        key_id=sight.caller.key_id,
+        pay=sight.pay,
+        checked=checked,
     )
     try:
         async for event in changes:

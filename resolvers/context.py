@@ -123,6 +123,11 @@ class RequestContext:
         else:
             self._releases.append(release)
 
+    @property
+    def released(self) -> bool:
+        """The request is over (`release`): whatever still runs for it stops."""
+        return self._releases is None
+
     def release(self) -> None:
         """The request is over: give back what it holds (once; later holds are given
         back as they are taken)."""

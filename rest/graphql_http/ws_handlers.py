@@ -61,7 +61,7 @@ from resolvers.limits import (
 from rest.credentials import connection_credentials
 from rest.graphql_http.sockets import MessageBudget, Sockets
 from rest.graphql_http.ws_subscriptions import SocketView, run_subscription
-from storage.attributes.hub import MAX_QUEUED
+from storage.attributes.hub import MAX_QUEUED, stop
 from storage.database import UNAVAILABLE_ERRORS
 
 log = logging.getLogger(__name__)
@@ -112,6 +112,24 @@ def subscribe_problem(message: dict[str, Any]) -> str | None:
     return None
 
 
+class Running:
+    """A subscription under way: its request's context and its task. Ended, it gives
+    back what it holds at once and its task is cancelled. The cancellation alone is not
+    enough: pymongo's async API swallows one that arrives while it waits for the
+    database (the task goes on as if never cancelled: churn left slots held that way),
+    so the subscription also stops once its context is released
+    (`rest.graphql_http.ws_subscriptions`)."""
+
+    def __init__(self, context: RequestContext) -> None:
+        self.context = context
+        self.task: asyncio.Task[None] | None = None
+
+    def end(self) -> None:
+        self.context.release()
+        if self.task is not None:
+            self.task.cancel()
+
+
 class SocketsView(SocketView, Protocol):
     """The view, with its registry of sockets."""
 
@@ -129,7 +147,7 @@ class SubscriptionSocket(BaseGraphQLTransportWSHandler):  # type: ignore[type-ar
         self.budget = MessageBudget(WS_MESSAGES_PER_SECOND, WS_MESSAGE_BURST)
         self.outbox: asyncio.Queue[str] = asyncio.Queue(WS_OUTBOX_MESSAGES)
         self.writer: asyncio.Task[None] | None = None
-        self.tasks: dict[str, asyncio.Task[None]] = {}  # the subscriptions running
+        self.tasks: dict[str, Running] = {}  # the subscriptions running
         self.caller: Caller | None = None
         self.slot: ObjectId | None = None
         self.closed = False
@@ -146,14 +164,14 @@ class SubscriptionSocket(BaseGraphQLTransportWSHandler):  # type: ignore[type-ar
         their tasks end), its own slot is given back, the writer stops."""
         self.closed = True
         await super().shutdown()  # the init timer
-        tasks = [*self.tasks.values(), self.writer, self.closing]
+        self.end_subscriptions()
+        tasks = [*(running.task for running in self.tasks.values()), self.writer, self.closing]
         for task in tasks:
             if task is not None:
                 task.cancel()
         for task in tasks:
             if task is not None:
-                with contextlib.suppress(Exception, asyncio.CancelledError):
-                    await task
+                await stop(task)  # cancelled again if pymongo swallowed it
         if self.caller is not None and self.slot is not None:
             self.view.sockets.leave(self, self.caller, self.slot)
             self.slot = None
@@ -187,8 +205,8 @@ class SubscriptionSocket(BaseGraphQLTransportWSHandler):  # type: ignore[type-ar
             self.closing = asyncio.create_task(self.close(code, reason))
 
     def end_subscriptions(self) -> None:
-        for task in self.tasks.values():
-            task.cancel()
+        for running in self.tasks.values():
+            running.end()
 
     async def handle_connection_init_timeout(self) -> None:
         delay = self.connection_init_wait_timeout.total_seconds()
@@ -277,19 +295,25 @@ class SubscriptionSocket(BaseGraphQLTransportWSHandler):  # type: ignore[type-ar
         if operation_id in self.tasks:
             await self.close(4409, f"Subscriber for {operation_id} already exists")
             return
-        task = asyncio.create_task(self.run_subscription(operation_id, message["payload"]))
-        self.tasks[operation_id] = task
+        context = self.context.renewed()
+        running = Running(context)
+        self.tasks[operation_id] = running
+        running.task = asyncio.create_task(
+            self.run_subscription(operation_id, message["payload"], running)
+        )
 
     async def handle_complete(self, message: CompleteMessage) -> None:
-        task = self.tasks.pop(message["id"], None) if isinstance(message.get("id"), str) else None
-        if task is not None:
-            task.cancel()  # its slot is given back as it ends, whatever it was doing
+        operation_id = message.get("id")
+        running = self.tasks.pop(operation_id, None) if isinstance(operation_id, str) else None
+        if running is not None:
+            running.end()  # its slot is given back now, whatever it was doing
 
-    async def run_subscription(self, operation_id: str, payload: dict[str, Any]) -> None:
+    async def run_subscription(
+        self, operation_id: str, payload: dict[str, Any], running: Running
+    ) -> None:
         """One subscription, a request of its own; what it holds is given back when it
         ends, however it ends."""
-        context = self.context.renewed()
-        task = asyncio.current_task()
+        context = running.context
         try:
             await run_subscription(self, context, operation_id, payload)
         except asyncio.CancelledError:
@@ -299,7 +323,7 @@ class SubscriptionSocket(BaseGraphQLTransportWSHandler):  # type: ignore[type-ar
             await self.finish(operation_id, {"id": operation_id, "type": "complete"})
         finally:
             context.release()
-            if self.tasks.get(operation_id) is task:
+            if self.tasks.get(operation_id) is running:
                 del self.tasks[operation_id]
 
     # -- what the server sends ---------------------------------------------------------
@@ -307,8 +331,8 @@ class SubscriptionSocket(BaseGraphQLTransportWSHandler):  # type: ignore[type-ar
     async def finish(self, operation_id: str, message: dict[str, Any]) -> None:
         """A subscription's last message (`error` or `complete`): its id is free again
         before the client can read it, as the protocol wants."""
-        task = self.tasks.get(operation_id)
-        if task is not None and task is asyncio.current_task():
+        running = self.tasks.get(operation_id)
+        if running is not None and running.task is asyncio.current_task():
             del self.tasks[operation_id]
         await self.post(orjson.dumps(message).decode())
 

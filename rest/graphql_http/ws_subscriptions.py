@@ -64,14 +64,20 @@ async def run_subscription(
     socket: Outlet, context: RequestContext, operation_id: str, payload: dict[str, Any]
 ) -> None:
     """Refuse the subscription with its `error`, or send its events until it ends, then
-    `complete`. Cancelled when the client completes it or the socket closes."""
+    `complete`. Ended when the client completes it or the socket closes: its context is
+    released and its task cancelled; it stops at whichever it meets first."""
     opened = await subscribed(socket, context, payload)
     if isinstance(opened, list):
         socket.view.schema.process_errors([e for e in opened if isinstance(e, GraphQLError)])
-        errors = [socket.view.format_error(error) for error in opened]
-        await socket.finish(operation_id, {"id": operation_id, "type": "error", "payload": errors})
+        if not context.released:  # (else ended meanwhile: nothing to say)
+            errors = [socket.view.format_error(error) for error in opened]
+            message = {"id": operation_id, "type": "error", "payload": errors}
+            await socket.finish(operation_id, message)
         return
     executor, source = opened
+    if context.released:  # ended meanwhile (a cancellation pymongo swallowed): stop now
+        await close_source(source)
+        return
     view = socket.view
     results = view.event_results
     caller = await context.caller()  # looked up already: the checks need it
@@ -93,6 +99,8 @@ async def run_subscription(
 
     try:
         async for event in source:
+            if context.released:
+                return
             rendered = await results.result(share, executor, event, render)
             await socket.post((head + (rendered or b"null") + b"}").decode())
             await asyncio.sleep(0)  # one event a step: a write's hundred events do not hold
@@ -101,10 +109,16 @@ async def run_subscription(
         socket.fell_behind()
         return
     finally:
-        aclose = getattr(source, "aclose", None)
-        if aclose is not None:
-            await aclose()
-    await socket.finish(operation_id, {"id": operation_id, "type": "complete"})
+        await close_source(source)
+    if not context.released:
+        await socket.finish(operation_id, {"id": operation_id, "type": "complete"})
+
+
+async def close_source(source: Any) -> None:
+    """End the subscription's stream (its resolver's generator gives its slot back)."""
+    aclose = getattr(source, "aclose", None)
+    if aclose is not None:
+        await aclose()
 
 
 async def subscribed(

@@ -44,6 +44,7 @@ from rest.v1.route_rows import RestRoute
 from schema.event_results import EventResults
 from schema.execution.executor import CompiledExecutor
 from schema.execution.operation_cost import operation_cost
+from storage.attributes.hub import stop
 
 HEARTBEAT_SECONDS = 15.0
 RETRY_MS = 2_000
@@ -197,11 +198,13 @@ async def stream(changes: AsyncIterable[dict[str, Any]], text: Text) -> AsyncIte
     on the loop, not a task per event as `asyncio.wait_for` made."""
     queue: asyncio.Queue[bytes | None] = asyncio.Queue(1)
 
+    stopped = False
+
     async def pump() -> None:
         with contextlib.suppress(Exception):  # the subscription ended: the stream ends
             async for change in changes:
                 written = await text(change)
-                if written is None:
+                if written is None or stopped:
                     break
                 await queue.put(written)
         await queue.put(None)  # (not when cancelled: the stream is gone already)
@@ -220,8 +223,14 @@ async def stream(changes: AsyncIterable[dict[str, Any]], text: Text) -> AsyncIte
                 return
             yield written
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await task
+        # The pump is told to stop and cancelled until it has (`hub.stop`: pymongo may
+        # swallow a cancellation); what it queued is dropped, so it never waits for room.
+        stopped = True
+
+        def unblock() -> None:
+            while not queue.empty():
+                queue.get_nowait()
+
+        await stop(task, unblock)
         with contextlib.suppress(Exception):
             await changes.aclose()  # type: ignore[attr-defined]

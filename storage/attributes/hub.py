@@ -17,8 +17,9 @@ polls: a disabled key's streams end as soon as the change reaches the process.
 
 A subscriber that resumes from a cursor reads what followed from the log CATCH_UP_BATCH
 event numbers at a time (`events.between`: each read bounded by its numbers, whatever
-the log holds); its `pay` is awaited with each read's count of events before they are
-passed on (the subscription charges its key for them, as for a page of that many).
+the log holds; subscribers reading the same numbers at once share one read); its `pay`
+is awaited with each read's count of events before they are passed on (the
+subscription charges its key for them, as for a page of that many).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import partial
 from operator import itemgetter
 
 from pymongo.errors import PyMongoError
@@ -42,6 +44,7 @@ CATCH_UP_BATCH = 500  # events read from the log at a time
 STREAM_WAIT_MS = 500
 RETRY_SECONDS = (0.1, 0.25, 0.5, 1.0, 2.0)
 CLOSE_SECONDS = 2.0
+STOP_SECONDS = 0.25  # how long `stop` waits before it cancels a task again
 # What the stream passes on: new events, and any change of a key.
 WATCHED = [
     {
@@ -118,6 +121,7 @@ class EventHub:
         self.stopping = False  # the process is stopping: no subscription lasts
         self._task: asyncio.Task[None] | None = None
         self._rechecks: set[asyncio.Task[None]] = set()
+        self._reads: dict[tuple[str, int, int], asyncio.Future[list[Event]]] = {}
 
     async def changes(
         self,
@@ -147,7 +151,7 @@ class EventHub:
             last = top if after is None else after
             while last < top and not subscriber.ended:  # what the log holds past the cursor
                 upto = min(last + CATCH_UP_BATCH, top)
-                batch = await log_of.between(self.store, last, upto, group_id)
+                batch = await self._between(last, upto, group_id)
                 if pay is not None:
                     await pay(len(batch))
                 for event in batch:
@@ -165,6 +169,23 @@ class EventHub:
                     yield event
         finally:
             self.subscribers.discard(subscriber)
+
+    async def _between(self, after: int, upto: int, group_id: str) -> list[Event]:
+        """`events.between`, one read for every subscriber asking for the same numbers at
+        once (streams resuming from one cursor: 20 from cursor 0 read the log once)."""
+        key = (group_id, after, upto)
+        pending = self._reads.get(key)
+        if pending is None:
+            pending = asyncio.ensure_future(log_of.between(self.store, after, upto, group_id))
+            self._reads[key] = pending
+            pending.add_done_callback(partial(self._read, key))
+        return await asyncio.shield(pending)
+
+    def _read(self, key: tuple[str, int, int], done: asyncio.Future[list[Event]]) -> None:
+        if self._reads.get(key) is done:
+            del self._reads[key]
+        if not done.cancelled():
+            done.exception()  # retrieved: its askers raise it, nobody logs it as lost
 
     def start(self) -> None:
         """Open the stream if it is not open (a subscriber, or a socket that must hear of
@@ -278,3 +299,17 @@ class EventHub:
                     )
                 self.failures += 1
                 await asyncio.sleep(delay)
+
+
+async def stop(task: asyncio.Task[None], unblock: Callable[[], None] | None = None) -> None:
+    """Cancel `task` and wait until it has ended. pymongo's async API swallows a
+    cancellation that arrives while it waits for the database (the task goes on as if
+    never cancelled), so the task is cancelled again until it ends; `unblock` (if
+    given) frees what it may wait for meanwhile, as room in a full queue."""
+    while not task.done():
+        task.cancel()
+        if unblock is not None:
+            unblock()
+        await asyncio.wait({task}, timeout=STOP_SECONDS)
+    if not task.cancelled():
+        task.exception()  # retrieved: whatever it raised, it is over

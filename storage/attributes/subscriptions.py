@@ -48,7 +48,24 @@ class Slots:
 
     async def take(self, key_id: str, limit: int, kind: str = SUBSCRIPTION) -> ObjectId | None:
         """A slot of `kind` for `key_id`, or None when the key holds `limit` of them. A
-        cancellation on the way gives back what may have been written."""
+        caller cancelled meanwhile (a subscription completed at once) does not cancel the
+        write: a cancelled insert may still land on the server after the delete meant to
+        undo it, and the slot would stay for SLOT_SECONDS (churn left 5 that way). The
+        slot is given back as soon as its insert is acknowledged."""
+        taking = asyncio.ensure_future(self._take(key_id, limit, kind))
+        try:
+            return await asyncio.shield(taking)
+        except asyncio.CancelledError:
+            taking.add_done_callback(self._taken_for_nobody)
+            raise
+
+    def _taken_for_nobody(self, taking: asyncio.Future[ObjectId | None]) -> None:
+        if not taking.cancelled() and taking.exception() is None:
+            slot = taking.result()
+            if slot is not None:
+                self.free(slot)
+
+    async def _take(self, key_id: str, limit: int, kind: str) -> ObjectId | None:
         collection = self.store[c.SUBSCRIPTIONS]
         now = datetime.now(UTC)
         slot = ObjectId()

@@ -144,5 +144,6 @@ async def slots_held(store: Store, key_id: str) -> dict[str, int]:
     """The key's slots in the database, by kind (subscriptions, sockets)."""
     found: dict[str, int] = {}
     async for slot in store[c.SUBSCRIPTIONS].find({"key": key_id}):
-        found[slot["kind"]] = found.get(slot["kind"], 0) + 1
+        kind = slot.get("kind", "subscription")  # (before issue 45, slots had no kind)
+        found[kind] = found.get(kind, 0) + 1
     return found

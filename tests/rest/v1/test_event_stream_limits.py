@@ -9,14 +9,16 @@ import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
+import httpx
 import orjson
 import pytest_asyncio
 
 from resolvers.auth.keys import create_key, disable_key
 from resolvers.auth.permissions import UNIT_ATTRIBUTES_READ
 from storage import collections as c
-from storage.attributes.events import latest
+from storage.attributes.events import change, latest, record
 from storage.attributes.subscriptions import SOCKET, SUBSCRIPTION
+from storage.transactions import atomically
 from tests.rest.graphql_http.test_subscriptions import (
     FLAG,
     GROUP,
@@ -205,3 +207,39 @@ async def test_a_key_disabled_mid_stream_ends_its_streams(db_server, settings, s
             break
         await asyncio.sleep(0.02)
     assert (await slots_of(store, key.key_id), await slots_of(store, key.key_id, SOCKET)) == (0, 0)
+
+
+async def test_a_replay_is_charged_to_the_key_like_pages(db_server, settings, store, live_group):
+    """Issue 45, point 10: each read of the log during a replay (500 event numbers at
+    most) is charged like a page of the events it returned, at least one rate-limit unit.
+    A key of 6 tokens (and hardly any refill) replays 1,200 logged events in three reads:
+    with its lookup, 4 tokens; 2 are left for other requests (5 uncharged)."""
+    limited = replace(settings, rate_limit_per_second=200.0)  # on, as served
+    key = await create_key(store, "sse-replay", [UNIT_ATTRIBUTES_READ], None, limit=(0.001, 6))
+    before = await latest(store)
+    changes = [
+        record_change(GROUP, f"{GROUP}-city", "asset-1", f"r-{number}") for number in range(1200)
+    ]
+    await atomically(store, lambda session: record(store, changes, session))
+    headers = {"API-Key": key.secret, "Experimental-Flags": FLAG}
+    async with running_app(db_server.uri, limited) as app:
+        async with event_stream(app, f"{PATH}?after={before}", headers) as stream:
+            assert await stream.event() == b"retry: 2000"
+            cursors = [int(parsed_id(await stream.event(timeout=10))) for _ in range(1200)]
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as client:
+            statuses = [
+                (await client.get("/v1/assets", headers={"API-Key": key.secret})).status_code
+                for _ in range(4)
+            ]
+    assert cursors == list(range(before + 1, before + 1201))
+    assert statuses == [200, 200, 429, 429]
+
+
+def record_change(group: str, attribute: str, asset: str, unit: str) -> dict:
+    assignment = {"group_id": group, "attribute_id": attribute, "asset_id": asset, "unit_id": unit}
+    return change("assigned", assignment)
+
+
+def parsed_id(block: bytes) -> str:
+    return block.decode().split("\n", 1)[0].removeprefix("id: ")
