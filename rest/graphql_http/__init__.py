@@ -1,3 +1,3 @@
 """GraphQL over HTTP at /graphql: the endpoint, the direct path of one operation, GraphiQL and the
-SDL.
+SDL; and its subscriptions over WebSocket (the sockets, their guards and their fan-out).
 """

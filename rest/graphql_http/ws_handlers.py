@@ -61,7 +61,7 @@ from resolvers.limits import (
 from rest.credentials import connection_credentials
 from rest.graphql_http.sockets import MessageBudget, Sockets
 from rest.graphql_http.ws_subscriptions import SocketView, run_subscription
-from storage.attributes.hub import MAX_QUEUED, stop
+from storage.attributes.hub import FAN_OUT, MAX_QUEUED, stop
 from storage.database import UNAVAILABLE_ERRORS
 
 log = logging.getLogger(__name__)
@@ -360,6 +360,9 @@ class SubscriptionSocket(BaseGraphQLTransportWSHandler):  # type: ignore[type-ar
         socket = self.websocket.ws  # type: ignore[attr-defined]
         with contextlib.suppress(RuntimeError, *GONE):  # closed: nothing more goes out
             while True:
-                for _ in range(SENT_PER_STEP):
-                    await socket.send_text(await self.outbox.get())
-                await asyncio.sleep(0)
+                text = await self.outbox.get()
+                began = asyncio.get_running_loop().time()
+                await socket.send_text(text)
+                for _ in range(min(SENT_PER_STEP - 1, self.outbox.qsize())):
+                    await socket.send_text(self.outbox.get_nowait())
+                await FAN_OUT.give_way(began)

@@ -34,7 +34,7 @@ from schema.build import Schema
 from schema.event_results import EventResults, share_key
 from schema.execution.executor import CompiledExecutor
 from schema.execution.guard import VALIDATION_RULES, check_access, check_cost_of
-from storage.attributes.hub import Overflowed
+from storage.attributes.hub import FAN_OUT, Overflowed
 
 NEXT_HEAD = b'{"id":'
 NEXT_MIDDLE = b',"type":"next","payload":'
@@ -101,10 +101,10 @@ async def run_subscription(
         async for event in source:
             if context.released:
                 return
+            began = asyncio.get_running_loop().time()
             rendered = await results.result(share, executor, event, render)
             await socket.post((head + (rendered or b"null") + b"}").decode())
-            await asyncio.sleep(0)  # one event a step: a write's hundred events do not hold
-            # the loop for every subscriber at once (issue 45: honest requests wait)
+            await FAN_OUT.give_way(began)  # one event a step, a share of the loop
     except Overflowed:  # more than MAX_QUEUED events behind: as its socket falling behind
         socket.fell_behind()
         return

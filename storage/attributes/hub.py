@@ -45,6 +45,9 @@ STREAM_WAIT_MS = 500
 RETRY_SECONDS = (0.1, 0.25, 0.5, 1.0, 2.0)
 CLOSE_SECONDS = 2.0
 STOP_SECONDS = 0.25  # how long `stop` waits before it cancels a task again
+# Live changes take at most this share of the event loop's time, per window (`FanOut`).
+FAN_OUT_SHARE = 0.3
+FAN_OUT_WINDOW = 0.02
 # What the stream passes on: new events, and any change of a key.
 WATCHED = [
     {
@@ -282,10 +285,11 @@ class EventHub:
                     while stream.alive:
                         change = await stream.try_next()
                         if change is not None:
+                            began = asyncio.get_running_loop().time()
                             self._apply(change)
                             # A write's hundreds of changes come in one batch, each offered
                             # to every subscriber: one a step, so requests get through.
-                            await asyncio.sleep(0)
+                            await FAN_OUT.give_way(began)
                 await asyncio.sleep(RETRY_SECONDS[0])  # it ended (invalidated): open it again
             except asyncio.CancelledError:
                 raise
@@ -313,3 +317,39 @@ async def stop(task: asyncio.Task[None], unblock: Callable[[], None] | None = No
         await asyncio.wait({task}, timeout=STOP_SECONDS)
     if not task.cancelled():
         task.exception()  # retrieved: whatever it raised, it is over
+
+
+class FanOut:
+    """The share of the event loop's time that passing live changes on may take, for the
+    whole process: at most FAN_OUT_SHARE of every FAN_OUT_WINDOW. Each step of it (a
+    change offered to the subscribers, a change rendered and queued for a socket, a few
+    messages sent) ends with `give_way`, which counts the step's time and, once the
+    window's share is spent, pauses every step until the window ends: the requests
+    queued meanwhile are served. With a hundred subscribers a write's changes are tens of
+    thousands of messages, and an honest GET waited behind them (issue 45, point 8: p95
+    7.6 s); now the subscribers fall behind instead, and past MAX_QUEUED changes they are
+    cut off (their clients resume from their cursors)."""
+
+    def __init__(self, share: float = FAN_OUT_SHARE, window: float = FAN_OUT_WINDOW) -> None:
+        self.share, self.window = share, window
+        self.began = 0.0  # the window's start (the loop's clock)
+        self.spent = 0.0  # seconds of fan-out work in it
+        self.paused = 0  # pauses so far (tests)
+
+    async def give_way(self, step_began: float) -> float:
+        """Count a step that began at `step_began`, let others run, and pause when the
+        window's share is spent; the loop's time when the next step may begin."""
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if now - self.began >= self.window:
+            self.began, self.spent = now, 0.0
+        self.spent += now - step_began
+        if self.spent >= self.share * self.window:
+            self.paused += 1
+            await asyncio.sleep(self.began + self.window - now)
+        else:
+            await asyncio.sleep(0)
+        return loop.time()
+
+
+FAN_OUT = FanOut()

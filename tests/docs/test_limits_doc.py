@@ -88,6 +88,8 @@ def test_every_constant_named_exists():
     assert Settings().max_subscriptions_per_key == 100
     assert storage.attributes.subscriptions.SLOT_SECONDS == 60
     assert storage.attributes.hub.CATCH_UP_BATCH == 500
+    assert storage.attributes.hub.FAN_OUT_SHARE == 0.3  # "30%"
+    assert storage.attributes.hub.FAN_OUT_WINDOW == 0.02  # "20 ms"
     assert Settings().max_sockets_per_key == 100
     assert (resolvers.limits.WS_MESSAGES_PER_SECOND, resolvers.limits.WS_MESSAGE_BURST) == (10, 200)
     assert resolvers.limits.WS_OUTBOX_MESSAGES == 256
