@@ -414,11 +414,13 @@ def websocket_url(base: str) -> str:
 
 
 async def live_socket(base: str, context: ssl.SSLContext, key: str) -> Any:
-    """An acknowledged graphql-transport-ws socket of `key`."""
+    """An acknowledged graphql-transport-ws socket of `key` (in the upgrade's headers too:
+    a keyless upgrade spends its address's budget, which the attacks would exhaust)."""
     live = await websockets.connect(
         websocket_url(base),
         ssl=context,
         subprotocols=[websockets.Subprotocol("graphql-transport-ws")],
+        additional_headers={"API-Key": key},
         open_timeout=10,
     )
     init = {"type": "connection_init", "payload": {"API-Key": key, **LIVE_FLAGS}}
