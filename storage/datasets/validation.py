@@ -203,7 +203,11 @@ def _check_references(checked: Checked, lookup: _Lookup, out: Problems) -> None:
         if map_id in checked.defined[col.UNIT_MAPS]:  # its levels are those it is given now
             drawing = checked.drawings.get(map_id)
             levels = drawing.parsed.levels if drawing is not None else []
-            return {level.tags["floor"] for level in levels if "floor" in level.tags}
+            floors = {level.tags["floor"] for level in levels if "floor" in level.tags}
+            # A level on an unknown floor is the drawing's own problem, reported once.
+            if any(lookup.get(col.FLOORS, floor) is None for floor in floors):
+                return set()
+            return floors
         return {level.get("floor_id") for level in unit_map.get("levels") or []} - {None}
 
     for index, record in records[col.LOCATIONS]:
