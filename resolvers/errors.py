@@ -44,7 +44,6 @@ class ErrorCode(StrEnum):
     CURSOR_EXPIRED = "CURSOR_EXPIRED"
     TOO_MANY_SUBSCRIPTIONS = "TOO_MANY_SUBSCRIPTIONS"
     TOO_MANY_SOCKETS = "TOO_MANY_SOCKETS"
-    TOO_MANY_MESSAGES = "TOO_MANY_MESSAGES"
     SOCKET_BEHIND = "SOCKET_BEHIND"
     SUBSCRIPTIONS_ONLY = "SUBSCRIPTIONS_ONLY"
     PERSISTED_QUERY_NOT_FOUND = "PERSISTED_QUERY_NOT_FOUND"
@@ -102,12 +101,9 @@ ERRORS: dict[ErrorCode, ErrorKind] = {
         429, "Too many open subscriptions for this key: at most {limit}"
     ),
     # A WebSocket's close reason (at most 123 bytes): its key's open sockets (close 4429),
-    # its client's messages (4429), its changes its client did not read in time (1013).
+    # its changes its client did not read in time (1013).
     ErrorCode.TOO_MANY_SOCKETS: ErrorKind(
         429, "Too many open sockets for this key: at most {limit}"
-    ),
-    ErrorCode.TOO_MANY_MESSAGES: ErrorKind(
-        429, "Too many messages on this socket: at most {rate} a second, {burst} at once"
     ),
     ErrorCode.SOCKET_BEHIND: ErrorKind(
         429, "More than {limit} changes unread: reconnect and resume after the last cursor"

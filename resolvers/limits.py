@@ -158,10 +158,11 @@ MAX_KEY_BURST = 10_000_000
 ENCODED_CACHE_BYTES = 32 * 1024 * 1024
 KEEP_WHOLE_BYTES = 8 * 1024 * 1024
 
-# Live changes over WebSocket (docs/graphql.md, "Subscriptions"; issue 45). Messages a
-# client may send on one socket: a token bucket of this rate and burst (a client
-# subscribing to its key's 100 subscriptions at once fits); past it the socket is closed
-# (4429). Subscribe then complete in a loop once took 44,028 slots in 5 s.
+# Live changes over WebSocket (docs/graphql.md, "Subscriptions"; issue 45). The pace of
+# the messages a client sends on one socket: this burst (a client subscribing to its
+# key's 100 subscriptions at once fits), then this rate; past it the socket is read more
+# slowly (rest.graphql_http.sockets.MessageBudget). Subscribe then complete in a loop
+# once took 44,028 slots in 5 s.
 WS_MESSAGES_PER_SECOND = 10.0
 WS_MESSAGE_BURST = 200
 # Messages waiting to be sent on one socket: past it its subscriptions wait (and fall

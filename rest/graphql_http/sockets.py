@@ -11,9 +11,11 @@
   again from the database (one read for all of them), and if it no longer holds, the
   sockets close. Nothing polls.
 
-`MessageBudget` is a socket's own limit on what its client sends (WS_MESSAGES_PER_SECOND,
-WS_MESSAGE_BURST): `subscribe` then `complete` in a loop is otherwise free for the
-client and costs the server a slot's write and delete each.
+`MessageBudget` is a socket's own pace of what its client sends (WS_MESSAGES_PER_SECOND
+after WS_MESSAGE_BURST): `subscribe` then `complete` in a loop is otherwise free for the
+client and costs the server a slot's write and delete each. Past it the socket is read
+more slowly, not closed: closed, a churning client came back at once with a new burst,
+and what it still sent after the close was read and thrown away (issue 45, point 4).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from bson import ObjectId
 from resolvers.auth.keys import Caller
 from resolvers.context import Services
 from resolvers.limits import WS_MESSAGE_BURST, WS_MESSAGES_PER_SECOND
+from storage.attributes.pacing import Pace
 from storage.attributes.subscriptions import SOCKET
 from storage.database import UNAVAILABLE_ERRORS
 
@@ -53,24 +56,24 @@ class Socket(Protocol):
 
 
 class MessageBudget:
-    """A token bucket of one socket's incoming messages."""
+    """The pace of one socket's incoming messages: WS_MESSAGE_BURST at once, then
+    WS_MESSAGES_PER_SECOND. A message past it waits for its turn before it is read,
+    and so does everything the client sends after it: uvicorn reads a socket's next
+    message only once the last one was taken, so the client's writes wait in the
+    network's buffers and cost the server nothing."""
 
     def __init__(
         self, per_second: float = WS_MESSAGES_PER_SECOND, burst: int = WS_MESSAGE_BURST
     ) -> None:
-        self.per_second, self.burst = per_second, burst
-        self.tokens = float(burst)
-        self.at = time.monotonic()
+        self.pace = Pace(per_second, burst, time.monotonic())
+        self.waited = 0  # messages that waited for their turn (tests)
 
-    def take(self) -> bool:
-        """One message's token; False when none is left."""
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.per_second)
-        self.at = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
+    async def take(self) -> None:
+        """The next message's turn."""
+        wait = self.pace.turn(time.monotonic())
+        if wait > 0:
+            self.waited += 1
+            await asyncio.sleep(wait)
 
 
 class Sockets:

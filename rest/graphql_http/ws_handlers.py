@@ -9,8 +9,9 @@ changes"). The older `graphql-ws` is not served (`rest.graphql_http.view`).
   (FLOORGATE_MAX_SOCKETS_PER_KEY, over every process) with 4429. Else `connection_ack`,
   and the socket holds its slot until it closes. A key disabled meanwhile closes it with
   4403 (`rest.graphql_http.sockets`).
-- Each message the client sends spends a token of the socket's budget
-  (WS_MESSAGES_PER_SECOND, WS_MESSAGE_BURST): past it the socket is closed with 4429.
+- Each message the client sends takes a turn of the socket's pace (WS_MESSAGE_BURST,
+  then WS_MESSAGES_PER_SECOND): past the burst it waits for its turn, and the socket is
+  not read meanwhile (`rest.graphql_http.sockets.MessageBudget`).
   A message that is not a JSON object of the protocol closes it with 4400.
 - Each `subscribe` is a request of its own (`RequestContext.renewed`): its key looked up
   through the key cache and charged, its document checked as over HTTP, its answer an
@@ -61,7 +62,8 @@ from resolvers.limits import (
 from rest.credentials import connection_credentials
 from rest.graphql_http.sockets import MessageBudget, Sockets
 from rest.graphql_http.ws_subscriptions import SocketView, run_subscription
-from storage.attributes.hub import FAN_OUT, MAX_QUEUED, stop
+from storage.attributes.hub import MAX_QUEUED, stop
+from storage.attributes.pacing import FAN_OUT
 from storage.database import UNAVAILABLE_ERRORS
 
 log = logging.getLogger(__name__)
@@ -73,7 +75,7 @@ ClientDisconnected, or the transport's connection errors."""
 # Close codes (the graphql-transport-ws protocol's, and RFC 6455's 1013).
 BAD_REQUEST = 4400
 FORBIDDEN = 4403
-TOO_MANY = 4429  # too many sockets of the key, or messages on this socket
+TOO_MANY = 4429  # too many sockets of the key, or a keyless upgrade over its budget
 TRY_AGAIN_LATER = 1013  # the client reads too slowly: reconnect and resume
 MAX_REASON_BYTES = 123  # of a close frame's reason (RFC 6455)
 SENT_PER_STEP = 8  # messages the writer sends before it lets the event loop serve others
@@ -229,14 +231,8 @@ class SubscriptionSocket(BaseGraphQLTransportWSHandler):  # type: ignore[type-ar
     async def handle_message(self, message: Message) -> None:
         if self.closed:
             return
-        if not self.budget.take():
-            error = ApiError(
-                ErrorCode.TOO_MANY_MESSAGES,
-                rate=f"{WS_MESSAGES_PER_SECOND:g}",
-                burst=str(WS_MESSAGE_BURST),
-            )
-            self.end_subscriptions()
-            await self.close(TOO_MANY, error.message)
+        await self.budget.take()  # past the socket's pace, its turn (the reads wait)
+        if self.closed:
             return
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
             await self.handle_invalid_message("Invalid message: a JSON object with a type")

@@ -34,7 +34,8 @@ from schema.build import Schema
 from schema.event_results import EventResults, share_key
 from schema.execution.executor import CompiledExecutor
 from schema.execution.guard import VALIDATION_RULES, check_access, check_cost_of
-from storage.attributes.hub import FAN_OUT, Overflowed
+from storage.attributes.hub import Overflowed
+from storage.attributes.pacing import FAN_OUT
 
 NEXT_HEAD = b'{"id":'
 NEXT_MIDDLE = b',"type":"next","payload":'

@@ -35,6 +35,7 @@ from pymongo.errors import PyMongoError
 from storage import collections as c
 from storage.attributes import events as log_of
 from storage.attributes.events import Event
+from storage.attributes.pacing import FAN_OUT, KeyShares
 from storage.database import Store
 
 log = logging.getLogger("floorgate.events")
@@ -45,9 +46,6 @@ STREAM_WAIT_MS = 500
 RETRY_SECONDS = (0.1, 0.25, 0.5, 1.0, 2.0)
 CLOSE_SECONDS = 2.0
 STOP_SECONDS = 0.25  # how long `stop` waits before it cancels a task again
-# Live changes take at most this share of the event loop's time, per window (`FanOut`).
-FAN_OUT_SHARE = 0.3
-FAN_OUT_WINDOW = 0.02
 # What the stream passes on: new events, and any change of a key.
 WATCHED = [
     {
@@ -125,6 +123,7 @@ class EventHub:
         self._task: asyncio.Task[None] | None = None
         self._rechecks: set[asyncio.Task[None]] = set()
         self._reads: dict[tuple[str, int, int], asyncio.Future[list[Event]]] = {}
+        self.shares = KeyShares()  # how fast each key's live subscriptions get events
 
     async def changes(
         self,
@@ -145,6 +144,8 @@ class EventHub:
             return
         subscriber = Subscriber(group_id, accept, still_wanted, key_id)
         self.subscribers.add(subscriber)  # before the log is read: nothing falls between
+        if key_id is not None:
+            self.shares.join(key_id)
         self.start()
         if checked is not None and checked != self.key_changes:
             self._ask(subscriber)
@@ -169,9 +170,13 @@ class EventHub:
                     raise Overflowed
                 if event["_id"] > last:
                     last = event["_id"]
+                    if key_id is not None:  # the key's share (its queue fills meanwhile)
+                        await self.shares.take(key_id)
                     yield event
         finally:
             self.subscribers.discard(subscriber)
+            if key_id is not None:
+                self.shares.leave(key_id)
 
     async def _between(self, after: int, upto: int, group_id: str) -> list[Event]:
         """`events.between`, one read for every subscriber asking for the same numbers at
@@ -317,39 +322,3 @@ async def stop(task: asyncio.Task[None], unblock: Callable[[], None] | None = No
         await asyncio.wait({task}, timeout=STOP_SECONDS)
     if not task.cancelled():
         task.exception()  # retrieved: whatever it raised, it is over
-
-
-class FanOut:
-    """The share of the event loop's time that passing live changes on may take, for the
-    whole process: at most FAN_OUT_SHARE of every FAN_OUT_WINDOW. Each step of it (a
-    change offered to the subscribers, a change rendered and queued for a socket, a few
-    messages sent) ends with `give_way`, which counts the step's time and, once the
-    window's share is spent, pauses every step until the window ends: the requests
-    queued meanwhile are served. With a hundred subscribers a write's changes are tens of
-    thousands of messages, and an honest GET waited behind them (issue 45, point 8: p95
-    7.6 s); now the subscribers fall behind instead, and past MAX_QUEUED changes they are
-    cut off (their clients resume from their cursors)."""
-
-    def __init__(self, share: float = FAN_OUT_SHARE, window: float = FAN_OUT_WINDOW) -> None:
-        self.share, self.window = share, window
-        self.began = 0.0  # the window's start (the loop's clock)
-        self.spent = 0.0  # seconds of fan-out work in it
-        self.paused = 0  # pauses so far (tests)
-
-    async def give_way(self, step_began: float) -> float:
-        """Count a step that began at `step_began`, let others run, and pause when the
-        window's share is spent; the loop's time when the next step may begin."""
-        loop = asyncio.get_running_loop()
-        now = loop.time()
-        if now - self.began >= self.window:
-            self.began, self.spent = now, 0.0
-        self.spent += now - step_began
-        if self.spent >= self.share * self.window:
-            self.paused += 1
-            await asyncio.sleep(self.began + self.window - now)
-        else:
-            await asyncio.sleep(0)
-        return loop.time()
-
-
-FAN_OUT = FanOut()

@@ -14,6 +14,7 @@ import rest.middleware
 import rest.ops.linger
 import rest.ops.logs
 import storage.attributes.hub
+import storage.attributes.pacing
 import storage.attributes.subscriptions
 import storage.imdf.venue
 import storage.limits
@@ -30,6 +31,7 @@ MODULES = (
     rest.ops.linger,
     storage.attributes.subscriptions,
     storage.attributes.hub,
+    storage.attributes.pacing,
     rest.graphql_http.sockets,
     storage.imdf.venue,
     parsing.imdf.read,
@@ -50,10 +52,6 @@ QUOTED = {
     ErrorCode.PERSISTED_QUERY_VERSION: {},
     ErrorCode.PERSISTED_QUERY_NOT_ALLOWED: {},
     ErrorCode.TOO_MANY_SOCKETS: {"limit": Settings().max_sockets_per_key},
-    ErrorCode.TOO_MANY_MESSAGES: {
-        "rate": f"{resolvers.limits.WS_MESSAGES_PER_SECOND:g}",
-        "burst": resolvers.limits.WS_MESSAGE_BURST,
-    },
     ErrorCode.WRITE_TOO_LARGE: {
         "documents": "N",
         "asset": '"a"',
@@ -88,8 +86,10 @@ def test_every_constant_named_exists():
     assert Settings().max_subscriptions_per_key == 100
     assert storage.attributes.subscriptions.SLOT_SECONDS == 60
     assert storage.attributes.hub.CATCH_UP_BATCH == 500
-    assert storage.attributes.hub.FAN_OUT_SHARE == 0.3  # "30%"
-    assert storage.attributes.hub.FAN_OUT_WINDOW == 0.02  # "20 ms"
+    assert storage.attributes.pacing.FAN_OUT_SHARE == 0.3  # "30%"
+    assert storage.attributes.pacing.FAN_OUT_WINDOW == 0.02  # "20 ms"
+    assert storage.attributes.pacing.KEY_EVENTS_BURST == 2_000
+    assert storage.attributes.pacing.KEY_EVENTS_PER_SECOND == 2_000
     assert Settings().max_sockets_per_key == 100
     assert (resolvers.limits.WS_MESSAGES_PER_SECOND, resolvers.limits.WS_MESSAGE_BURST) == (10, 200)
     assert resolvers.limits.WS_OUTBOX_MESSAGES == 256
