@@ -96,6 +96,8 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         # A WebSocket message (a subscription's document and variables, connection_init)
         # is bounded as a keyed /graphql body is, before it is read whole.
         "ws_max_size": settings.graphql_max_document_bytes + MAX_QUERY_BODY_BYTES,
+        # uvicorn's WebSocket protocol, which stops reading a socket soon after its close.
+        "ws": "rest.ops.websocket_protocol:ClosingWebSockets",
     }
 
 
