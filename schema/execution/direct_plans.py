@@ -142,6 +142,8 @@ async def execute_directly(
     """The result graphql-core's `execute` gives for a valid `operation`, run on its
     direct plan; None when it has none or steps aside (nothing changed: the caller
     executes it through graphql-core)."""
+    if operation.operation is not OperationType.QUERY:  # no direct plan: coerced once, there
+        return None
     coerced = get_variable_values(
         schema, operation.variable_definitions or (), variables or {}, max_errors=50
     )
