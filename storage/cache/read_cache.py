@@ -209,8 +209,9 @@ class ReadCache:
             try:
                 data = await asyncio.shield(pending)
             except asyncio.CancelledError:
-                if not pending.cancelled():
-                    raise  # this reader was cancelled
+                ours = asyncio.current_task()
+                if not pending.cancelled() or (ours is not None and ours.cancelling()):
+                    raise  # this reader was cancelled (perhaps with the first one)
                 data = None  # the first reader went away: load for ourselves
             return bson.decode(data, self.codec_options)["v"] if data is not None else await load()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()

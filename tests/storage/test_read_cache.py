@@ -112,6 +112,22 @@ async def test_concurrent_readers_share_one_load_and_get_their_own_documents():
     assert len({id(result) for result in results}) == 10
 
 
+async def test_a_sharer_cancelled_with_the_first_reader_stays_cancelled():
+    """When the reader that loads and one that shares its load are cancelled together,
+    the sharer ends cancelled too: it does not start a load of its own."""
+    cache = live_cache()
+    load = Loads([{"a": 1}], delay=1.0)
+    first = asyncio.create_task(cache.read(lambda: b"k", "units", load))
+    await asyncio.sleep(0)
+    sharer = asyncio.create_task(cache.read(lambda: b"k", "units", load))
+    await asyncio.sleep(0.01)
+    first.cancel()
+    sharer.cancel()
+    results = await asyncio.gather(first, sharer, return_exceptions=True)
+    assert [type(result) for result in results] == [asyncio.CancelledError] * 2
+    assert load.calls == 1
+
+
 async def test_a_failed_load_is_not_kept():
     cache = live_cache()
     calls = 0
