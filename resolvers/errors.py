@@ -46,6 +46,7 @@ class ErrorCode(StrEnum):
     TOO_MANY_SOCKETS = "TOO_MANY_SOCKETS"
     SOCKET_BEHIND = "SOCKET_BEHIND"
     SUBSCRIPTIONS_ONLY = "SUBSCRIPTIONS_ONLY"
+    NO_SUBSCRIPTIONS_OVER_HTTP = "NO_SUBSCRIPTIONS_OVER_HTTP"
     PERSISTED_QUERY_NOT_FOUND = "PERSISTED_QUERY_NOT_FOUND"
     PERSISTED_QUERY_NOT_SUPPORTED = "PERSISTED_QUERY_NOT_SUPPORTED"
     PERSISTED_QUERY_HASH_MISMATCH = "PERSISTED_QUERY_HASH_MISMATCH"
@@ -113,6 +114,13 @@ ERRORS: dict[ErrorCode, ErrorKind] = {
         400,
         "Only subscriptions are served over WebSocket: send queries and mutations to "
         "/graphql over HTTP",
+    ),
+    # A subscription sent over HTTP: it has no answer there (it ran as a query, and its
+    # stream's null was an INTERNAL error with a traceback).
+    ErrorCode.NO_SUBSCRIPTIONS_OVER_HTTP: ErrorKind(
+        400,
+        "Subscriptions are served over WebSocket at /graphql (graphql-transport-ws): "
+        "send queries and mutations over HTTP",
     ),
     # Persisted queries (docs/graphql.md): Apollo Server's messages and statuses, so Apollo
     # Client's persisted-query link sends the document after a 200 NOT_FOUND, and stops

@@ -26,9 +26,17 @@ from functools import partial
 from inspect import isawaitable
 from typing import Any
 
-from graphql import DocumentNode, GraphQLError, OperationDefinitionNode, execute, execute_sync
+from graphql import (
+    DocumentNode,
+    GraphQLError,
+    OperationDefinitionNode,
+    OperationType,
+    execute,
+    execute_sync,
+)
 from strawberry.types import ExecutionResult
 
+from resolvers.errors import ApiError, ErrorCode
 from resolvers.limits import INTROSPECTION_ON_LOOP_COST
 from schema.build import Schema
 from schema.execution.direct_plans import execute_directly
@@ -49,6 +57,8 @@ async def run_operation(
     caches = schema.caches
     name = operation.name.value if operation.name else None
     try:
+        if operation.operation is OperationType.SUBSCRIPTION:
+            raise ApiError(ErrorCode.NO_SUBSCRIPTIONS_OVER_HTTP)
         keyed = await check_access(caches, graphql_schema, document, operation, context)
         errors = await caches.validate(graphql_schema, document, VALIDATION_RULES)
         if errors:

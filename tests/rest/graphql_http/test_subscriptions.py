@@ -341,3 +341,29 @@ async def test_queries_and_mutations_are_refused_over_the_websocket(app, keys, l
             {"code": "SUBSCRIPTIONS_ONLY"},
         )
     ]
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+async def test_a_subscription_over_http_is_refused_in_words(client, keys, method, caplog):
+    """A subscription has no answer over HTTP: it is refused before it runs, not run as a
+    query whose stream is a null (which was an INTERNAL error and a traceback)."""
+    document = 'subscription { unitAttributeAssignmentChanges(groupId: "g") { change } }'
+    headers = {"API-Key": keys.full, "Experimental-Flags": FLAG}
+    if method == "GET":
+        response = await client.get("/graphql", params={"query": document}, headers=headers)
+    else:
+        response = await client.post("/graphql", json={"query": document}, headers=headers)
+    assert (response.status_code, response.json()) == (
+        200,
+        {
+            "data": None,
+            "errors": [
+                {
+                    "message": "Subscriptions are served over WebSocket at /graphql "
+                    "(graphql-transport-ws): send queries and mutations over HTTP",
+                    "extensions": {"code": "NO_SUBSCRIPTIONS_OVER_HTTP"},
+                }
+            ],
+        },
+    )
+    assert [r for r in caplog.records if r.levelname == "ERROR"] == []
