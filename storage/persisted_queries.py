@@ -94,12 +94,23 @@ class NoRoom(Exception):
     """The store is full of documents a registration may not evict: nothing is written."""
 
 
+DRAW_TRIES = 5
+
+
 async def draw(store: Store) -> int:
-    """The next number of the clock, higher than every one drawn before."""
-    row = await store[PERSISTED_QUERY_TOTALS].find_one_and_update(
-        {"_id": TOTALS}, {"$inc": {"next": 1}}, upsert=True, return_document=ReturnDocument.AFTER
-    )
-    return int(row["next"])
+    """The next number of the clock, higher than every one drawn before. Of first draws
+    racing to create the clock, the embedded server answers a losing upsert with nothing
+    (its number was drawn all the same): that one draws again, leaving a gap."""
+    for _ in range(DRAW_TRIES):
+        row = await store[PERSISTED_QUERY_TOTALS].find_one_and_update(
+            {"_id": TOTALS},
+            {"$inc": {"next": 1}},
+            upsert=True,
+            return_document=ReturnDocument.AFTER,
+        )
+        if row is not None:
+            return int(row["next"])
+    raise RuntimeError(f"the persisted queries' clock gave no number in {DRAW_TRIES} draws")
 
 
 async def drawn(store: Store, session: Session) -> int:
