@@ -28,7 +28,9 @@ are counted again, once, when they would make a registration evict or refuse.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import weakref
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -178,6 +180,27 @@ async def current(store: Store, session: Session) -> Totals:
     alone, drawn by a use, is no totals)."""
     row = await store[PERSISTED_QUERY_TOTALS].find_one({"_id": TOTALS}, session=session)
     return Totals.of(row) if row is not None and "count" in row else await counted(store, session)
+
+
+_COUNTING: weakref.WeakKeyDictionary[Store, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+async def count_once(store: Store) -> bool:
+    """Write the totals down if they are missing (after an upgrade, or emptied), counted
+    by one registration of this process at a time; True when they were missing. Every
+    registration counting in a transaction of its own, racing the others' (each one
+    rewriting the same documents), stalled the embedded server for 20 s and more:
+    requests that never touch persisted queries waited with them (issue 45's
+    attack-latency run)."""
+    totals = store[PERSISTED_QUERY_TOTALS]
+    written = {"_id": TOTALS, "count": {"$exists": True}}
+    if await totals.find_one(written, {"_id": 1}) is not None:
+        return False
+    lock = _COUNTING.setdefault(store, asyncio.Lock())
+    async with lock:
+        if await totals.find_one(written, {"_id": 1}) is None:
+            await atomically(store, lambda session: counted(store, session))
+    return True
 
 
 async def change(store: Store, session: Session, floor: int | None = None, **by: int) -> None:
@@ -360,6 +383,8 @@ async def register(
     collection = store[PERSISTED_QUERIES]
     if not safelisted:
         seq = await reserve(store, size, bounds)
+        if seq is None and await count_once(store):  # not full: its totals were missing
+            seq = await reserve(store, size, bounds)
         if seq is not None:
             try:
                 await collection.insert_one(stored_row(sha, text, False, seq))
