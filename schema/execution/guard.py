@@ -327,8 +327,6 @@ class OperationGuard(SchemaExtension):
         try:
             if websocket and not subscription:
                 raise ApiError(ErrorCode.SUBSCRIPTIONS_ONLY)  # no time budget there
-            if subscription and not websocket:
-                raise ApiError(ErrorCode.NO_SUBSCRIPTIONS_OVER_HTTP)
             keyed = await check_access(self.caches, schema, document, operation, execution.context)
         except ApiError as error:
             if not (subscription or websocket):
@@ -354,3 +352,5 @@ class OperationGuard(SchemaExtension):
             execution.context,
             keyed,
         )
+        if subscription and not websocket:  # its limits first: its errors as over a socket
+            raise ApiError(ErrorCode.NO_SUBSCRIPTIONS_OVER_HTTP)

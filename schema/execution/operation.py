@@ -57,8 +57,6 @@ async def run_operation(
     caches = schema.caches
     name = operation.name.value if operation.name else None
     try:
-        if operation.operation is OperationType.SUBSCRIPTION:
-            raise ApiError(ErrorCode.NO_SUBSCRIPTIONS_OVER_HTTP)
         keyed = await check_access(caches, graphql_schema, document, operation, context)
         errors = await caches.validate(graphql_schema, document, VALIDATION_RULES)
         if errors:
@@ -67,6 +65,8 @@ async def run_operation(
         cost = await check_cost_of(
             caches, graphql_schema, document, name, variables, context, keyed
         )
+        if operation.operation is OperationType.SUBSCRIPTION:  # its limits first, as above
+            raise ApiError(ErrorCode.NO_SUBSCRIPTIONS_OVER_HTTP)
         if cost >= INTROSPECTION_ON_LOOP_COST and not root_field_names(document, operation):
             result = await run_cpu(
                 partial(

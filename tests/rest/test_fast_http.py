@@ -80,6 +80,7 @@ def test_auto_takes_the_fast_path_where_installed():
         "access_log": False,
         "h11_max_incomplete_event_size": 32 * 1024,
         "ws_max_size": 1024 * 1024 + 256 * 1024,  # a document and its variables
+        "ws": "rest.ops.websocket_protocol:ClosingWebSockets",
     }
 
 
