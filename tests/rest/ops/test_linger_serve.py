@@ -27,7 +27,10 @@ pytestmark = [pytest.mark.e2e, pytest.mark.security]
 FLOOD_SECONDS = 4.0
 # 8 MiB a second drained costs 2-6 ms of CPU a MiB (decrypting, dropping): 2-5 % of a
 # core; the handshakes, heads and answers of the refused requests come on top.
-MAX_CPU_SHARE = 0.2
+# 8.5 % measured when the drain was written (0.41 s in 4.8 s, 2026-11-25); on
+# 2026-11-26's machine 21-25 %, with the code of then as with today's (issue 45 changed
+# nothing here): the bound sits between that and the 37 % of a graceful TLS close.
+MAX_CPU_SHARE = 0.3
 
 
 def cpu_seconds(pid: int) -> float:
