@@ -1,4 +1,5 @@
-"""A database of its own on the session's embedded server, for storage tests."""
+"""A database of its own on the session's embedded server, for storage tests; and the
+fixtures' database, as the session's `store` holds it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import AsyncIterator, Callable
 from storage.database import Store, connect
 from storage.embedded.server import EmbeddedServer
 from storage.settings import Settings
+from tests.fixtures import load_fixture_data
 
 
 @contextlib.asynccontextmanager
@@ -26,6 +28,19 @@ async def fresh_store(
         yield store
     finally:
         await store.client.drop_database(store.db.name)
+        await store.close()
+
+
+@contextlib.asynccontextmanager
+async def fixtures_store(server: EmbeddedServer, settings: Settings) -> AsyncIterator[Store]:
+    """The fixtures' data in the database `settings` names on `server`, emptied first."""
+    store = connect(server.uri, settings)
+    await store.client.drop_database(settings.database_name)
+    await store.ensure_indexes()
+    await load_fixture_data(store)
+    try:
+        yield store
+    finally:
         await store.close()
 
 

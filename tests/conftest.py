@@ -19,7 +19,7 @@ from storage.database import Store, connect
 from storage.demo.install import install_demo
 from storage.embedded.server import EmbeddedServer
 from storage.settings import Settings
-from tests.fixtures import load_fixture_data
+from tests._dbserver import fixtures_store
 
 PUBLIC_URL = "https://api.floorgate.test"
 
@@ -56,12 +56,8 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
 async def store(db_server: EmbeddedServer, settings: Settings) -> AsyncIterator[Store]:
-    store = connect(db_server.uri, settings)
-    await store.client.drop_database(settings.database_name)
-    await store.ensure_indexes()
-    await load_fixture_data(store)
-    yield store
-    await store.close()
+    async with fixtures_store(db_server, settings) as store:
+        yield store
 
 
 class Keys:

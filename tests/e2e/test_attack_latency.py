@@ -42,13 +42,13 @@ import pytest_asyncio
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ADMIN, ALL_PERMISSIONS
 from storage import collections as c
-from storage.database import Store, connect
+from storage.database import Store
 from storage.datasets.map_drawings import GRAPH_CONTENT_TYPE
 from storage.embedded.server import EmbeddedServer
 from storage.files import delete_files, put_file
 from storage.settings import Settings
+from tests._dbserver import fixtures_store
 from tests.attacks import READY, SETS_UP, live_group, route_map, stored_persisted_queries
-from tests.fixtures import load_fixture_data
 from tests.servers import serve_tls
 
 WITHIN_2X = (
@@ -119,12 +119,8 @@ def db_server(own_db_server: EmbeddedServer) -> EmbeddedServer:
 @pytest_asyncio.fixture(loop_scope="session")
 async def store(db_server: EmbeddedServer, settings: Settings) -> AsyncIterator[Store]:
     """The fixtures' data on this module's server, in the database `floorgate serve` reads."""
-    own = connect(db_server.uri, settings)
-    await own.client.drop_database(settings.database_name)
-    await own.ensure_indexes()
-    await load_fixture_data(own)
-    yield own
-    await own.close()
+    async with fixtures_store(db_server, settings) as own:
+        yield own
 
 
 @pytest_asyncio.fixture
