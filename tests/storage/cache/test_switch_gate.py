@@ -284,6 +284,17 @@ async def read_during(
             seen[name].append(await read())
             await asyncio.sleep(0.01)
 
+    async def settled(read: Any) -> Any:
+        """An answer from a cold (or busy, under a parallel suite) reader: a 503 before
+        the switch starts is the 0.5 s budget meeting a cold start, so try again."""
+        for _ in range(20):
+            answer = await read()
+            if answer != 503:
+                return answer
+        return answer
+
+    for name, read in (("units", units), ("locations", locations), ("rest", rest)):
+        seen[name].append(await settled(read))  # surely the old version
     readers = [
         asyncio.create_task(keep_reading(name, read))
         for name, read in (("units", units), ("locations", locations), ("rest", rest))
@@ -295,7 +306,7 @@ async def read_during(
         done.set()
         await asyncio.gather(*readers)
     for name, read in (("units", units), ("locations", locations), ("rest", rest)):
-        seen[name].append(await read())  # surely the new version
+        seen[name].append(await settled(read))  # surely the new version
     return seen
 
 
