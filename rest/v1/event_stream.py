@@ -193,8 +193,8 @@ async def stream(changes: AsyncIterable[dict[str, Any]], text: Text) -> AsyncIte
     """The events, a heartbeat comment while none comes; ends when the subscription does
     (a client cut off for lagging resumes with its last id). One event at a time, each
     step short, so that a replay of thousands lets every other request through between
-    two of its events (20 streams replaying 3,000 events each: an honest request's p95
-    within 1.5x of idle; written 256 at a time, 10x). The heartbeat's wait is a timeout
+    two of its events (written 256 at a time, an honest request's p95 was 10x idle; one at
+    a time, and paced per key by the hub, within 2x). The heartbeat's wait is a timeout
     on the loop, not a task per event as `asyncio.wait_for` made."""
     queue: asyncio.Queue[bytes | None] = asyncio.Queue(1)
 

@@ -19,7 +19,10 @@ A subscriber that resumes from a cursor reads what followed from the log CATCH_U
 event numbers at a time (`events.between`: each read bounded by its numbers, whatever
 the log holds; subscribers reading the same numbers at once share one read); its `pay`
 is awaited with each read's count of events before they are passed on (the
-subscription charges its key for them, as for a page of that many).
+subscription charges its key for them, as for a page of that many), and each event it
+passes on takes a turn of its key's pace, as a live one does (`pacing.KeyShares`): 20
+streams of one key replaying from cursor 0 took the whole event loop (an honest GET's
+p95 16 -> 44 ms, and 3.3 s once in a full run of the attacks).
 """
 
 from __future__ import annotations
@@ -160,6 +163,8 @@ class EventHub:
                     await pay(len(batch))
                 for event in batch:
                     if accept(event):
+                        if key_id is not None:  # a replay takes its key's turns too
+                            await self.shares.take(key_id)
                         yield event
                 last = upto
             while True:

@@ -9,7 +9,9 @@ subscriptions, and the share is measured per step (the task switches around each
 are not counted: a 30% share was seen to take half the loop). So a key's subscriptions
 together get a budget of events a second too: a key that subscribes a hundred times to a
 busy group falls behind, and past `MAX_QUEUED` events its subscriptions are cut off (its
-clients resume from their cursors, the replay charged to the key like pages)."""
+clients resume from their cursors, the replay charged to the key like pages). A replay
+takes its key's turns too: 20 streams of a key resuming from cursor 0 at once, unpaced,
+took the whole loop (issue 45, point 10)."""
 
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ import asyncio
 # Live changes take at most this share of the event loop's time, per window (`FanOut`).
 FAN_OUT_SHARE = 0.3
 FAN_OUT_WINDOW = 0.02
-# Events passed to the live subscriptions of one key, together, per process (`KeyShares`).
+# Events passed to the subscriptions of one key, live or replayed, together, per process
+# (`KeyShares`).
 KEY_EVENTS_PER_SECOND = 2_000
 KEY_EVENTS_BURST = 2_000
 
@@ -73,10 +76,10 @@ class Pace:
 
 
 class KeyShares:
-    """A `Pace` per key with live subscriptions in this process: each event passed to
-    one of them takes a turn of its key; a subscription waits for its turn (and its
-    queue fills meanwhile). A key's pace is kept while it has subscriptions here: the
-    table holds no more keys than there are subscriptions."""
+    """A `Pace` per key with subscriptions in this process: each event passed to one of
+    them (live or replayed) takes a turn of its key; a subscription waits for its turn
+    (and its queue fills meanwhile). A key's pace is kept while it has subscriptions
+    here: the table holds no more keys than there are subscriptions."""
 
     def __init__(
         self, rate: float = KEY_EVENTS_PER_SECOND, burst: float = KEY_EVENTS_BURST

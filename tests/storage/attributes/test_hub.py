@@ -1,7 +1,7 @@
 """The events hub's replay and its keys (issue 45, points 3 and 10): what follows a cursor
 is read CATCH_UP_BATCH event numbers at a time, each read paid for before its events are
-passed on; a change of a key reaches the listeners and the key's subscriptions through
-the change stream, and nobody else's."""
+passed on, each event at its key's pace; a change of a key reaches the listeners and the
+key's subscriptions through the change stream, and nobody else's."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import asyncio
 from storage import collections as c
 from storage.attributes import events
 from storage.attributes.hub import CATCH_UP_BATCH, EventHub
+from storage.attributes.pacing import KeyShares
 from storage.transactions import atomically
 from tests._dbserver import fresh_store
 
@@ -52,6 +53,38 @@ async def test_a_replay_reads_bounded_windows_and_pays_for_each(db_server) -> No
     assert CATCH_UP_BATCH == 500
     assert paid == [(250, 0), (250, 250), (100, 500)]
     assert seen == [*range(1, 1200, 2), 1201]
+
+
+async def test_a_replay_takes_its_keys_turns_as_live_events_do(db_server) -> None:
+    """A key's replay passes its events on at the key's pace (`KeyShares`): 300 events at
+    1,000 a second after a burst of 100 take 0.2 s, and two of the key's replays together
+    take 0.5 s (one pace for both); a replay without a key is not paced."""
+    async with fresh_store(db_server) as store:
+        await record(store, [change("g", f"u{n}") for n in range(1, 301)])
+        hub = EventHub(store)
+        hub.shares = KeyShares(rate=1_000, burst=100)
+        loop = asyncio.get_running_loop()
+
+        async def replay(key_id: str | None) -> float:
+            began = loop.time()
+            seen = 0
+            async for _ in hub.changes("g", lambda e: True, 0, key_id=key_id):
+                seen += 1
+                if seen == 300:
+                    return loop.time() - began
+            raise AssertionError("the replay ended early")
+
+        alone = await replay("k")
+        together = await asyncio.gather(replay("k"), replay("k"))
+        waited = hub.shares.waits
+        await replay(None)
+        await hub.close()
+    # Never faster than the pace (a busy machine may make either slower: no upper bound
+    # but a generous one).
+    assert 0.19 <= alone < 3
+    assert 0.49 <= max(together) < 5
+    assert waited >= 1 and hub.shares.waits == waited  # the keyless replay never waited
+    assert hub.shares.paces == {}  # every replay left: the key's pace is forgotten
 
 
 async def test_a_change_of_a_key_asks_only_its_subscriptions(db_server) -> None:
