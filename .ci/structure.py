@@ -25,6 +25,9 @@ TESTS = ROOT / "tests"
 TEST_FOLDERS_OF_THEIR_OWN = {"e2e", "docs", "benchmarks"}
 MAX_MODULES_PER_FOLDER = 16
 MAX_LINES = 600
+# Modules that are one table, naturally longer than code (issue 46, point 7: raise the
+# soft limit where a concept is bigger, rather than cut it): a row per setting.
+LONGER_TABLES = {"storage/settings.py": 800}
 MAX_FORMAT_MARKERS = 10
 MAX_TOP_TEST_FILES = 10
 FORMAT_MARKER = re.compile(r"#\s*fmt:\s*(skip|off|on)\b")
@@ -162,7 +165,7 @@ def long_modules() -> Row:
     over = [
         f"{path.relative_to(ROOT)} {lines}"
         for path, lines in sorted(lengths.items())
-        if lines > MAX_LINES
+        if lines > LONGER_TABLES.get(path.relative_to(ROOT).as_posix(), MAX_LINES)
     ]
     return Row(f"modules over {MAX_LINES} lines (.py and the viewer's .js)", len(over), 0, over)
 

@@ -179,6 +179,25 @@ SETTINGS: tuple[Setting, ...] = (
         check=MORE_THAN_ZERO,
     ),
     Setting(
+        "new_connections_per_second",
+        "FLOORGATE_NEW_CONNECTIONS_PER_SECOND",
+        NUMBER,
+        20.0,
+        "New TLS connections per second from one client address, per worker, after its "
+        "burst; 0: no pace.",
+        "A connection past its address's pace waits for its turn before its TLS handshake "
+        "(3 s at most, then it is closed): a client that keeps its connections alive never "
+        "meets it (docs/limits.md).",
+    ),
+    Setting(
+        "new_connections_burst",
+        "FLOORGATE_NEW_CONNECTIONS_BURST",
+        WHOLE,
+        100,
+        "New TLS connections one client address may open at once, per worker.",
+        check=MORE_THAN_ZERO,
+    ),
+    Setting(
         "request_timeout_seconds",
         "FLOORGATE_REQUEST_TIMEOUT_SECONDS",
         NUMBER,

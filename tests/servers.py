@@ -104,6 +104,14 @@ def serve_tls(data_dir: Path, db_server, settings, **env: str) -> Iterator[Serve
         yield served
 
 
+# Every test's client is 127.0.0.1, and many tests open hundreds of connections on
+# purpose (the connection limit, floods of refused heads): the pace of new connections
+# per address (rest/ops/tls_gate.py) would slow those down, so a served test instance
+# runs without it unless the test asks (`FLOORGATE_NEW_CONNECTIONS_PER_SECOND=""` is
+# the default pace: the attack-latency test measures the server as it ships).
+UNPACED = {"FLOORGATE_NEW_CONNECTIONS_PER_SECOND": "0"}
+
+
 @contextlib.contextmanager
 def serve_tls_with_args(
     data_dir: Path, db_server, settings, args: Sequence[str], **env: str
@@ -127,7 +135,7 @@ def serve_tls_with_args(
                 f"https://localhost:{port}",
                 *args,
             ],
-            env={**cli_env(db_server, settings, data_dir), **env},
+            env={**cli_env(db_server, settings, data_dir), **UNPACED, **env},
             stdout=log,
             stderr=subprocess.STDOUT,
             text=True,

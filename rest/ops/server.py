@@ -4,9 +4,10 @@ and the connection limit.
 uvicorn alone keeps a connection that never finishes its TLS handshake for asyncio's
 60 s, and one that sends half a request head for ever. Here:
 
-- the event loop (uvicorn's `loop=`: `new_uvloop`, or `new_asyncio_loop`) gives every
-  TLS listener a handshake timeout and a bound on the wait for the client's close_notify
-  (both loops take `ssl_handshake_timeout`/`ssl_shutdown_timeout` in `create_server`);
+- the event loop (uvicorn's `loop=`: `new_uvloop`, or `new_asyncio_loop`) makes every
+  TLS listener start each connection's TLS in its address's turn (`rest.ops.tls_gate`),
+  with a handshake timeout and a bound on the wait for the client's close_notify (the
+  TLS protocols of both loops take `ssl_handshake_timeout`/`ssl_shutdown_timeout`);
 - the HTTP protocol (uvicorn's `http=`: `GuardedHttpToolsProtocol`, or
   `GuardedH11Protocol`) closes a connection whose request head is not complete in time,
   drops one whose client stops reading an answer (the send timeout), answers over
@@ -25,6 +26,7 @@ the environment, like `rest.app:app_from_env`. The h11 protocol is defined on fi
 from __future__ import annotations
 
 import asyncio
+import asyncio.sslproto
 import functools
 import importlib.util
 import sys
@@ -33,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from resolvers.errors import ApiError, ErrorCode
 from resolvers.limits import MAX_QUERY_BODY_BYTES, MAX_TARGET_BYTES
 from rest.ops.guards import ConnectionGuards, worker_settings
+from rest.ops.tls_gate import Gate, ProtocolFactory, gated
 from storage.settings import Settings
 
 if TYPE_CHECKING:
@@ -104,24 +107,41 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
 # -- the event loops -------------------------------------------------------------------
 
 
+@functools.cache
+def process_gate() -> Gate:
+    """The process's pace of new TLS connections per address (`rest.ops.tls_gate`)."""
+    settings = worker_settings()
+    return Gate(settings.new_connections_per_second, settings.new_connections_burst)
+
+
 class TlsTimeouts:
-    """A loop mixin: TLS servers get our handshake timeout and close_notify wait.
+    """A loop mixin: TLS listeners start each connection's TLS themselves, in its
+    address's turn (`rest.ops.tls_gate`), with our handshake timeout and close_notify
+    wait.
 
-    uvicorn calls `create_server(..., ssl=context)` without a handshake timeout, so the
-    loop's default of 60 s applies; a subclass is the one place to give it ours."""
+    uvicorn calls `create_server(..., ssl=context)`: the loop would do every handshake
+    at once, with its default timeout of 60 s; a subclass is the one place to change
+    that. A closed TLS connection waits for the peer's close_notify (30 s by default): a
+    client that never sends it must not keep the socket that long either."""
 
-    async def create_server(self, *args: Any, **kwargs: Any) -> asyncio.Server:
-        if kwargs.get("ssl") is not None:
+    ssl_protocol: type[Any]  # the loop's own TLS protocol, the one `ssl=` would use
+
+    async def create_server(
+        self, protocol_factory: ProtocolFactory, *args: Any, **kwargs: Any
+    ) -> asyncio.Server:
+        context = kwargs.pop("ssl", None)
+        if context is not None:
             seconds = worker_settings().header_timeout_seconds
-            kwargs.setdefault("ssl_handshake_timeout", seconds)
-            # A closed TLS connection waits for the peer's close_notify (30 s by default);
-            # a client that never sends it must not keep the socket that long.
-            kwargs.setdefault("ssl_shutdown_timeout", seconds)
-        return await super().create_server(*args, **kwargs)  # type: ignore[misc]
+            protocol_factory = gated(
+                protocol_factory, context, process_gate(), seconds, self.ssl_protocol
+            )
+        return await super().create_server(protocol_factory, *args, **kwargs)  # type: ignore[misc]
 
 
 class GuardedEventLoop(TlsTimeouts, asyncio.SelectorEventLoop):
     """asyncio's loop (the fallback), with the TLS timeouts."""
+
+    ssl_protocol = asyncio.sslproto.SSLProtocol
 
 
 def new_asyncio_loop() -> asyncio.AbstractEventLoop:
@@ -134,7 +154,9 @@ def _uvloop_class() -> type[asyncio.AbstractEventLoop]:
     import uvloop
 
     class GuardedUvloop(TlsTimeouts, uvloop.Loop):  # type: ignore[misc]
-        """uvloop's loop, with the TLS timeouts (uvloop's `create_server` takes both)."""
+        """uvloop's loop, with the TLS timeouts (its TLS protocol takes both)."""
+
+        ssl_protocol = uvloop.loop.SSLProtocol
 
     return GuardedUvloop
 

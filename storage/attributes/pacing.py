@@ -68,6 +68,10 @@ class Pace:
         self.tolerance = (burst - 1) / rate  # how far ahead of its rate it may be
         self.due = now  # when the next turn is due at the rate
 
+    def wait(self, now: float) -> float:
+        """The seconds until the next turn would come (0: now), without reserving it."""
+        return max(0.0, max(self.due, now) - self.tolerance - now)
+
     def turn(self, now: float) -> float:
         """Reserve the next turn: the seconds until it comes (0: now)."""
         due = max(self.due, now)

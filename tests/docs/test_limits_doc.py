@@ -13,6 +13,7 @@ import rest.graphql_http.sockets
 import rest.middleware
 import rest.ops.linger
 import rest.ops.logs
+import rest.ops.tls_gate
 import storage.attributes.hub
 import storage.attributes.pacing
 import storage.attributes.subscriptions
@@ -29,6 +30,7 @@ MODULES = (
     rest.ops.logs,
     rest.middleware,
     rest.ops.linger,
+    rest.ops.tls_gate,
     storage.attributes.subscriptions,
     storage.attributes.hub,
     storage.attributes.pacing,
@@ -82,6 +84,7 @@ def test_every_constant_named_exists():
     assert resolvers.limits.ENCODED_CACHE_BYTES == 32 * 1024 * 1024  # "32 MiB"
     assert resolvers.limits.KEEP_WHOLE_BYTES == 8 * 1024 * 1024  # "8 MiB"
     assert storage.attributes.hub.MAX_QUEUED == 1_000
+    assert (rest.ops.tls_gate.MAX_WAIT_SECONDS, rest.ops.tls_gate.MAX_WAITING) == (3.0, 1_000)
     assert Settings().event_retention_seconds == 7 * 24 * 3600  # "7 days"
     assert Settings().max_subscriptions_per_key == 100
     assert storage.attributes.subscriptions.SLOT_SECONDS == 60

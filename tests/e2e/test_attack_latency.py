@@ -14,12 +14,13 @@ in threads) and their 8 MB cross to them by a file, not a pickle (storage/isolat
 
 Issue 45 adds its attacks: subscribe/complete churn (4), event streams replaying from
 cursor 0 and persisted-query registrations beside 1,400 stored (10), 30 aliased routes a
-document (9), all within 2x. Not yet within 2x on this 2-core machine, held to idle
-plus 120 ms (as attack 2 was before its fix): two reconnection storms from one address,
-where each connection costs the server a TLS handshake before anything can refuse it,
-big heads from 40 reconnecting threads (5: 27-34 ms against 9-16 idle) and keyless
-WebSockets, each accepted and closed at once past the address's budget (2: 26-40 ms
-against 9-15); and 100 subscriptions of the attacker's key beside its writes (8: with
+document (9), and two reconnection storms from one address, big heads from 40
+reconnecting threads (5) and keyless WebSockets accepted and closed past the address's
+budget (2), all within 2x; the storms since each address's new connections are paced
+before their TLS handshake (rest/ops/tls_gate.py: 27-40 ms against 9-16 idle before).
+The server runs with that pace as shipped (tests/servers.py turns it off for other
+tests). Not yet within 2x on this 2-core machine, held to idle plus 120 ms (as attack 2
+was before its fix): 100 subscriptions of the attacker's key beside its writes (8: with
 the fan-out paced, 15-49 ms against 8-15; what is left is the writes, which alone take
 the embedded database a core: writes without any subscriber measured 28-48 ms against
 12-16)."""
@@ -64,12 +65,10 @@ WITHIN_2X = (
     "replay-from-zero",
     "persisted-registration",  # issue 45, point 10: registering beside 1,400 stored
     "aliased-routes",  # issue 45, point 9: 30 routes a document, refused by their cost
-)
-NOT_YET = (
     "big-headers-40",  # issue 45, point 5: 40 threads reconnecting
     "socket-flood",  # issue 45, point 2: keyless WebSockets held open
-    "subscriber-fanout",  # issue 45, point 8: 100 subscriptions beside the key's writes
 )
+NOT_YET = ("subscriber-fanout",)  # issue 45, point 8: 100 subscriptions beside the writes
 NOT_YET_SLACK_SECONDS = 0.120
 SAMPLES = 80
 PAUSE = 0.02  # between two measured GETs
@@ -103,7 +102,7 @@ async def keyed_latencies(client: httpx.AsyncClient, key: str) -> list[float]:
         started = time.perf_counter()
         response = await client.get("/v1/assets", headers={"API-Key": key})
         latencies.append(time.perf_counter() - started)
-        assert response.status_code == 200
+        assert response.status_code == 200, response.text
         await asyncio.sleep(PAUSE)
     return latencies
 
@@ -153,7 +152,9 @@ async def test_a_keyed_get_keeps_its_latency_while_each_attack_runs(
     await store[c.PERSISTED_QUERIES].insert_many(stored)
     await store[c.PERSISTED_QUERY_TOTALS].delete_many({"_id": "totals"})
 
-    with serve_tls(tmp_path, db_server, settings) as served:
+    # The pace of new connections per address as shipped (tests/servers.py turns it off).
+    paced = {"FLOORGATE_NEW_CONNECTIONS_PER_SECOND": ""}
+    with serve_tls(tmp_path, db_server, settings, **paced) as served:
         context = ssl.create_default_context(cafile=str(served.certs.ca_cert))
         async with httpx.AsyncClient(base_url=served.base, verify=context, timeout=30) as client:
             for _ in range(20):  # warm: TLS, the key cache, plans

@@ -21,6 +21,16 @@ def test_a_pace_gives_its_burst_at_once_then_one_turn_per_interval():
     assert round(pace.turn(110.0), 6) == 0.1
 
 
+def test_a_pace_says_its_next_wait_without_reserving_it():
+    pace = Pace(rate=10, burst=2, now=0.0)
+    assert pace.wait(0.0) == 0.0
+    pace.turn(0.0)
+    pace.turn(0.0)
+    assert round(pace.wait(0.0), 6) == round(pace.wait(0.0), 6) == 0.1  # asked twice
+    assert round(pace.turn(0.0), 6) == 0.1  # the turn it said
+    assert pace.wait(1.0) == 0.0
+
+
 async def test_a_key_beyond_its_share_waits_and_another_key_does_not():
     shares = KeyShares(rate=100, burst=5)
     shares.join("busy")
