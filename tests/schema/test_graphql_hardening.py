@@ -155,10 +155,10 @@ def served_client(served, **kwargs) -> httpx.AsyncClient:
     return httpx.AsyncClient(base_url=served.base, verify=context, timeout=30, **kwargs)
 
 
-@pytest.mark.serial  # refusals to 1 s, other clients' latency to 1.5 s: measured on idle cores
+@pytest.mark.serial  # refusals to 2 s, other clients' latency to 1.5 s: measured on idle cores
 def test_keyed_clients_are_served_while_12_keyless_walks_run(tmp_path, db_server, settings, keys):
     """A real server: 12 keyless walks at once on connections of their own, first the 30
-    walks (each refused in under a second), then 17 (just under the ceiling: they run, on
+    walks (each refused in under two seconds), then 17 (just under the ceiling: they run, on
     the CPU pool); a keyed GET /v1/assets on another connection answers within 1.5 s every
     time. On main the 30 walks ran, 0.9 s of CPU each (16 saturated two workers); run on
     the event loop, the 17 held it 3.2 s."""
@@ -209,7 +209,10 @@ def test_keyed_clients_are_served_while_12_keyless_walks_run(tmp_path, db_server
 
     with serve_tls(tmp_path, db_server, settings) as served:
         refusals, answers, latencies = asyncio.run(scenario(served))
-    assert max(refusals) < 1.0, refusals
+    # Refused, 12 at once on new TLS connections (the client in this process): under 1 s
+    # when written, 0.83-1.03 s on 2026-11-27's slower machine (whether new connections
+    # were paced or not). Twelve that ran would take 5 s and more (0.9 s of CPU each).
+    assert max(refusals) < 2.0, refusals
     assert max(answers) < 10.0, answers  # 12 x 0.15 s of CPU on a pool of two threads
     assert len(latencies) > 3 and max(latencies) < 1.5, latencies
 

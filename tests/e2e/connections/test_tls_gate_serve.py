@@ -15,17 +15,18 @@ from urllib.parse import urlsplit
 import pytest
 
 from rest.ops.tls_gate import MAX_WAIT_SECONDS
-from tests.e2e.test_connections import client_context, read_response, wait_until_ready
+from tests.e2e.test_connections import (
+    IMPLEMENTATIONS,
+    client_context,
+    read_response,
+    wait_until_ready,
+)
 from tests.servers import Served, serve_tls
 
 pytestmark = [pytest.mark.e2e, pytest.mark.security]
 
 RATE, BURST = 5, 5
 STORM = 40  # connections opened at once from 127.0.0.1
-IMPLEMENTATIONS = {
-    "uvloop-httptools": {"FLOORGATE_LOOP": "uvloop", "FLOORGATE_HTTP": "httptools"},
-    "asyncio-h11": {"FLOORGATE_LOOP": "asyncio", "FLOORGATE_HTTP": "h11"},
-}
 
 
 @pytest.fixture(scope="module", params=IMPLEMENTATIONS)
