@@ -22,7 +22,7 @@ Document = dict[str, Any]
 # Values of one `$lookup` in `find_in`. The embedded server matches `$in` in time
 # quadratic in its length (2,000 unit ids in one `$in`: 5.7 s), and one index lookup
 # per value costs it more than a short list; 25 measured best (2,000 ids: about
-# 0.26 s of server time at 10, 25 or 50, 0.4 s at 100). See docs/performance.md.
+# 0.26 s of server time at 10, 25 or 50, 0.4 s at 100). See docs/performance-history.md.
 LOOKUP_CHUNK = 25
 # Documents of one reply: a loader reads all it asked for, so the whole answer comes in
 # one reply (up to the server's 16 MB) instead of a first batch of 101 and a getMore.

@@ -60,7 +60,7 @@ async def find_page(
     builds it, a pass less over a page of 10,000)."""
     # An unfiltered list in id order walks the _id index. MongoDB's planner picks it
     # anyway; the embedded server would otherwise scan and sort the whole collection
-    # (see docs/performance.md).
+    # (see docs/performance-history.md).
     hint = ID_INDEX if not query and sort == BY_ID else None
     documents = await cached_reads.find_list(
         context.store,

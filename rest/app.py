@@ -49,7 +49,8 @@ log = logging.getLogger("floorgate")
 ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 # The collector while serving: CPython's defaults, once start-up's objects are frozen
 # (`settle_heap`). Larger young generations were measured too and only made each pause
-# longer (20,000: 23 ms pauses, no less time in all; docs/performance.md, issue 15).
+# longer (20,000: 23 ms pauses, no less time in all; docs/performance-history.md,
+# "The collector").
 SERVING_GC_THRESHOLDS = (700, 10, 10)
 # How long a thread of the CPU pool (a parse) may run Python before the event loop gets
 # the interpreter back: 5 ms by default, which a request pays at each of its steps.
@@ -265,9 +266,10 @@ def return_large_blocks() -> None:
     them back when freed. By default the threshold rises with the largest block freed,
     and large answers and cached results then come from the heap, which fragments: with
     the read cache evicting pages of 1,000 units, RSS grew about 10 MiB past its byte
-    budget (docs/performance.md, "Read cache"). Only with a read cache: without one there
-    is no budget to hold, and every large answer would pay its pages anew (fresh pages
-    are faulted in and zeroed: server CPU for `GET /v1/units?per-page=1000` about 1.4x
-    the minimal server's with it, 1.2x without, issue 36). Nothing on other C libraries."""
+    budget (docs/performance-history.md, "Read cache"). Only with a read cache: without
+    one there is no budget to hold, and every large answer would pay its pages anew
+    (fresh pages are faulted in and zeroed: server CPU for `GET /v1/units?per-page=1000`
+    about 1.4x the minimal server's with it, 1.2x without, issue 36). Nothing on other C
+    libraries."""
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None).mallopt(M_MMAP_THRESHOLD, LARGE_BLOCK)  # the process's own libc

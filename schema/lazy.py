@@ -1,7 +1,7 @@
 """The schema of one process, built once, in a thread of its own, when first needed.
 
 Importing strawberry and graphql-core and building the schema is most of a start's CPU
-(docs/performance.md, "Cold start"). The REST routes planned ahead of time
+(docs/performance-history.md, "Cold start"). The REST routes planned ahead of time
 (`rest.v1.planned`) answer without it, so a process serves its first requests while it
 is built: on the first request that needs it (`/graphql`, a route not planned, the
 OpenAPI document, the SDL), or in an idle moment after start (`rest.app`). The thread

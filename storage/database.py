@@ -128,7 +128,7 @@ def connect(uri: str, settings: Settings, **client_options: Any) -> Store:
     timings = CommandTimings()
     # The cache's listeners only where there is a cache: every command and every
     # connection checkout of a client with a listener builds and hands out events (a tenth
-    # of an uncached read's CPU, docs/performance.md).
+    # of an uncached read's CPU, docs/performance-history.md).
     keeping = [WriteListener(cache), PoolListener(cache)] if cache.enabled else []
     listeners = [*keeping, timings, *client_options.pop("event_listeners", ())]
     client: AsyncMongoClient = AsyncMongoClient(

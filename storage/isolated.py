@@ -4,8 +4,8 @@ processes, not in a thread of the serving one.
 A thread of the CPU pool (`storage.cpu`) keeps the event loop free between its steps,
 but it shares the interpreter: libxml2 holds it while it reads, and a request waits for
 it at every step. Two 8 MB parses in threads raised a GET's p95 from 5 to 60-100 ms on
-2 cores (docs/performance.md, "Under attack"); in processes of their own they cost it
-nothing but the cores they use.
+2 cores (docs/performance-history.md, "Under attack"); in processes of their own they
+cost it nothing but the cores they use.
 
 The pool starts with the first call (no process at start-up: tests/e2e/test_cold_start.py),
 from a fork server, so a worker never inherits the serving process's threads and

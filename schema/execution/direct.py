@@ -6,7 +6,8 @@ variables, the permission class (`schema.permissions.requires`: `authorize`), th
 row's resolver with the context and the arguments in the row's order, a page told its
 list (`resolvers.paging.tell_list`), and the completion of the value. A direct plan
 does exactly these steps, and nothing else: no execution context, no info object, no
-resolver wrappers (about half of an uncached one-object read's CPU, docs/performance.md).
+resolver wrappers (about half of an uncached one-object read's CPU,
+docs/performance-history.md).
 
 What a direct plan does not do itself, it hands back (`STEP_ASIDE`) before it runs
 anything or after it ran only reads: a null in a non-null argument, a completer that

@@ -1,6 +1,6 @@
 """The validation of a document the server has not seen before, faster than graphql-core's
-`validate` and with exactly its errors (issue 36; docs/performance.md, "Validating new
-documents").
+`validate` and with exactly its errors (issue 36; docs/performance-history.md,
+"Validating new documents").
 
 graphql-core 3.3 keys the validation context's caches (fragment spreads of a selection
 set, variable usages of an operation or fragment) by AST node, and its nodes are frozen

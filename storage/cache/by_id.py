@@ -44,7 +44,7 @@ class ReadsById:
     def __init__(self, db: AsyncDatabase) -> None:
         self.db = db
         self.batches: dict[Hashable, Waiting] = {}  # open for joining until the turn ends
-        self.queries = 0  # sent to the database (tests, docs/performance.md)
+        self.queries = 0  # sent to the database (tests, docs/performance-history.md)
 
     async def find_one(
         self, collection: str, document_id: str | int, projection: Document | None = None

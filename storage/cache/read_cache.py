@@ -92,7 +92,7 @@ def kept_key(*parts: Any) -> bytes:
 
 @dataclass
 class CacheStats:
-    """What `/readyz` shows of the cache (docs/performance.md "Read cache")."""
+    """What `/readyz` shows of the cache (docs/performance-history.md "Read cache")."""
 
     enabled: bool
     live: bool

@@ -3,10 +3,10 @@ by valgrind's callgrind: the work each server does for `GET /v1/units`, without 
 spread of CPU time.
 
 CPU time per request varies by about a third from one process to the next for the same
-code (docs/performance.md, issue 36), so a ratio of two processes' CPU times moves by
-0.05 or more between runs. Instruction counts repeat exactly for the same inputs,
-whatever else the machine does. callgrind also simulates the first-level caches: their
-misses per request tell a server that does the same work in more cycles (a larger
+code (docs/performance-history.md, issue 36), so a ratio of two processes' CPU times
+moves by 0.05 or more between runs. Instruction counts repeat exactly for the same
+inputs, whatever else the machine does. callgrind also simulates the first-level caches:
+their misses per request tell a server that does the same work in more cycles (a larger
 footprint) from one that does more work.
 
 Each server runs under callgrind alone, one after the other (about 50 times slower).

@@ -5,7 +5,7 @@ beside it on the same database, measured in the same window.
 Before, it polled the switches in progress every 0.75 s beside its change stream's own
 getMores every 0.5 s: 4.3 against 2.3 ms of CPU per second. Now the switch gate takes its
 freshness from the stream's empty answers (storage/cache/switch_gate.py), which come
-every 1.3 s, and nothing else runs per second (docs/performance.md, "Idle")."""
+every 1.3 s, and nothing else runs per second (docs/performance-history.md, "Idle")."""
 
 from __future__ import annotations
 
