@@ -139,13 +139,19 @@ def serve_tls_with_args(
             stdout=log,
             stderr=subprocess.STDOUT,
             text=True,
+            start_new_session=True,  # its group, parse workers included, can be killed
         )
         try:
             wait_for_port(port, process, log=log_path)
             yield Served(f"https://localhost:{port}", port, certs, process, log_path)
         finally:
             process.send_signal(signal.SIGINT)
-            process.wait(timeout=20)
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:  # fails the test, and leaves no orphan (nor
+                os.killpg(process.pid, signal.SIGKILL)  # parse worker) to load the machine
+                process.wait()
+                raise
 
 
 @contextlib.asynccontextmanager
