@@ -101,21 +101,39 @@ async def test_a_full_e21_body_for_one_unit_is_written_in_under_a_second(
     )
 
 
+def commands(store) -> dict[str, int]:
+    """The store's inserts and deletes so far (the app's store is the test's; a process's
+    request budget is recorded by an `update` every minute, storage/cache/switch_gate.py)."""
+    names = ("insert", "delete")
+    return {name: getattr(store.timings.by_command.get(name), "count", 0) for name in names}
+
+
+def sent(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    return {name: after[name] - before[name] for name in after if after[name] != before[name]}
+
+
 @pytest.mark.security
-@pytest.mark.serial  # held to 2 s: measured on idle cores
+@pytest.mark.serial  # held to 3 s: measured on idle cores
 async def test_a_thousand_distinct_assignments_are_written_in_batches(
     client, keys, store, bulk_group
 ):
-    """Every item a write of its own: the embedded server takes about 0.5 ms per written
-    document, so 1000 of them in batches take well under the 2 s allowed here."""
+    """Every item a write of its own, sent in batches: one insert of the assignments and
+    one of their events; one delete of the 1,000 and one insert of their events. The
+    time is the embedded server's: about 0.7 ms per deleted document and 0.4 ms per
+    logged event (1.0-1.9 s for the removal on idle cores, 2.16 s in a CI run; item by
+    item, 10,000 took 8.5 s), so the bound is 3 s."""
     body = items(count=ATTRIBUTES)
+    before = commands(store)
     response, seconds = await timed_put(client, URL, keys.full, body)
     assert response.status_code == 200
+    assert sent(before, commands(store)) == {"insert": 2}
     assert await store[c.ASSIGNMENTS].count_documents({"group_id": GROUP}) == ATTRIBUTES
+    before = commands(store)
     removed, remove_seconds = await timed_put(client, f"{URL}/remove", keys.full, body)
     assert removed.status_code == 204
+    assert sent(before, commands(store)) == {"delete": 1, "insert": 1}
     assert await store[c.ASSIGNMENTS].count_documents({"group_id": GROUP}) == 0
-    assert max(seconds, remove_seconds) < 2.0, (seconds, remove_seconds)
+    assert max(seconds, remove_seconds) < 3.0, (seconds, remove_seconds)
 
 
 @pytest.mark.security
