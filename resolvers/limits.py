@@ -165,6 +165,13 @@ KEEP_WHOLE_BYTES = 8 * 1024 * 1024
 # once took 44,028 slots in 5 s.
 WS_MESSAGES_PER_SECOND = 10.0
 WS_MESSAGE_BURST = 200
+# The same messages counted per key over all its sockets in a process: the burst is the
+# key's, not each socket's (4 sockets of one key churning their 200 each took a keyed
+# GET from 13 to 56 ms). A subscribe/complete pair costs the server about 10 ms of CPU
+# (and the database three writes), so a key's sockets together get 10 pairs a second:
+# 100 sockets of one key may each subscribe or ping every 5 s.
+WS_KEY_MESSAGES_PER_SECOND = 20.0
+WS_KEY_MESSAGE_BURST = 200
 # Messages waiting to be sent on one socket: past it its subscriptions wait (and fall
 # behind in the events hub, which ends them past MAX_QUEUED: the socket closes, 1013).
 WS_OUTBOX_MESSAGES = 256

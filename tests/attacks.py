@@ -445,7 +445,10 @@ async def replay_from_zero(base: str, ca: str, key: str, seconds: float) -> int:
     ) as client:
         seeded = 0
         while seeded < REPLAY_SEEDED:
-            seeded += await write_live_changes(client, key)
+            written = await write_live_changes(client, key)
+            seeded += written
+            if written < 2 * len(LIVE_ITEMS):  # refused: the setup waits for its budget
+                await asyncio.sleep(1)
         print(READY, flush=True)
         deadline = time.monotonic() + seconds  # the setup is not the attack's time
         headers = {"API-Key": key, **LIVE_FLAGS}

@@ -16,6 +16,10 @@ after WS_MESSAGE_BURST): `subscribe` then `complete` in a loop is otherwise free
 client and costs the server a slot's write and delete each. Past it the socket is read
 more slowly, not closed: closed, a churning client came back at once with a new burst,
 and what it still sent after the close was read and thrown away (issue 45, point 4).
+Once acknowledged, each message also takes a turn of its key's pace in this process
+(WS_KEY_MESSAGES_PER_SECOND after WS_KEY_MESSAGE_BURST), shared by the key's sockets:
+a key's burst does not grow with the sockets it opens. A key's pace is kept while it
+has sockets here or is still past its burst (reconnecting brings no new burst).
 """
 
 from __future__ import annotations
@@ -33,7 +37,12 @@ from bson import ObjectId
 
 from resolvers.auth.keys import Caller
 from resolvers.context import Services
-from resolvers.limits import WS_MESSAGE_BURST, WS_MESSAGES_PER_SECOND
+from resolvers.limits import (
+    WS_KEY_MESSAGE_BURST,
+    WS_KEY_MESSAGES_PER_SECOND,
+    WS_MESSAGE_BURST,
+    WS_MESSAGES_PER_SECOND,
+)
 from storage.attributes.pacing import Pace
 from storage.attributes.subscriptions import SOCKET
 from storage.database import UNAVAILABLE_ERRORS
@@ -66,11 +75,15 @@ class MessageBudget:
         self, per_second: float = WS_MESSAGES_PER_SECOND, burst: int = WS_MESSAGE_BURST
     ) -> None:
         self.pace = Pace(per_second, burst, time.monotonic())
+        self.shared: Pace | None = None  # its key's, once the socket is acknowledged
         self.waited = 0  # messages that waited for their turn (tests)
 
     async def take(self) -> None:
-        """The next message's turn."""
-        wait = self.pace.turn(time.monotonic())
+        """The next message's turn: the socket's, and its key's."""
+        now = time.monotonic()
+        wait = self.pace.turn(now)
+        if self.shared is not None:
+            wait = max(wait, self.shared.turn(now))
         if wait > 0:
             self.waited += 1
             await asyncio.sleep(wait)
@@ -82,6 +95,7 @@ class Sockets:
     def __init__(self, services: Services) -> None:
         self.services = services
         self.by_key: dict[str, set[Socket]] = {}
+        self.paces: dict[str, Pace] = {}  # each key's messages (`MessageBudget.shared`)
         self._rechecks: set[asyncio.Task[None]] = set()
         self.closed = 0  # sockets closed since memory was last given back
         self.given_back = float("-inf")  # when (the loop's clock)
@@ -99,11 +113,28 @@ class Sockets:
         if slot is None:
             return None
         self.by_key.setdefault(caller.key_id, set()).add(socket)
+        self._forget_rested_paces()
         hub = services.event_hub
         hub.start()  # the change stream that tells of the key's changes
         if hub.key_changes != checked:
             self.key_changed(caller.key_id)
         return slot
+
+    def pace_of(self, key_id: str) -> Pace:
+        """The pace of the messages of `key_id`'s sockets here."""
+        pace = self.paces.get(key_id)
+        if pace is None:
+            rate, burst = WS_KEY_MESSAGES_PER_SECOND, WS_KEY_MESSAGE_BURST
+            pace = self.paces[key_id] = Pace(rate, burst, time.monotonic())
+        return pace
+
+    def _forget_rested_paces(self) -> None:
+        """Drop the paces of keys without sockets here that are within their burst again:
+        the table holds the keys with sockets, and those that just left in debt."""
+        now = time.monotonic()
+        for key_id in [k for k, pace in self.paces.items() if k not in self.by_key]:
+            if self.paces[key_id].due <= now:
+                del self.paces[key_id]
 
     def leave(self, socket: Socket, caller: Caller, slot: ObjectId) -> None:
         """The socket closed: its slot is free, it hears of nothing more."""

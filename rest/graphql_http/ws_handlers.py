@@ -10,8 +10,10 @@ changes"). The older `graphql-ws` is not served (`rest.graphql_http.view`).
   and the socket holds its slot until it closes. A key disabled meanwhile closes it with
   4403 (`rest.graphql_http.sockets`).
 - Each message the client sends takes a turn of the socket's pace (WS_MESSAGE_BURST,
-  then WS_MESSAGES_PER_SECOND): past the burst it waits for its turn, and the socket is
-  not read meanwhile (`rest.graphql_http.sockets.MessageBudget`).
+  then WS_MESSAGES_PER_SECOND) and, once acknowledged, of its key's in this process
+  (WS_KEY_MESSAGE_BURST, then WS_KEY_MESSAGES_PER_SECOND, shared by the key's sockets):
+  past either it waits for its turn, and the socket is not read meanwhile
+  (`rest.graphql_http.sockets.MessageBudget`).
   A message that is not a JSON object of the protocol closes it with 4400.
 - Each `subscribe` is a request of its own (`RequestContext.renewed`): its key looked up
   through the key cache and charged, its document checked as over HTTP, its answer an
@@ -274,6 +276,7 @@ class SubscriptionSocket(BaseGraphQLTransportWSHandler):  # type: ignore[type-ar
             )
             return
         self.caller, self.slot, self.context = caller, slot, context
+        self.budget.shared = self.view.sockets.pace_of(caller.key_id)
         if self.closed:  # closed meanwhile (the client left): `shutdown` gives it back
             return
         self.connection_acknowledged = True

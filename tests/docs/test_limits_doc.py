@@ -95,6 +95,8 @@ def test_every_constant_named_exists():
     assert storage.attributes.pacing.KEY_EVENTS_PER_SECOND == 2_000
     assert Settings().max_sockets_per_key == 100
     assert (resolvers.limits.WS_MESSAGES_PER_SECOND, resolvers.limits.WS_MESSAGE_BURST) == (10, 200)
+    key_pace = (resolvers.limits.WS_KEY_MESSAGES_PER_SECOND, resolvers.limits.WS_KEY_MESSAGE_BURST)
+    assert key_pace == (20, 200)
     assert resolvers.limits.WS_OUTBOX_MESSAGES == 256
     assert resolvers.limits.MAX_OPERATION_ID_CHARS == 128
     assert resolvers.limits.EVENT_RESULT_BYTES == 1024 * 1024  # "1 MiB"

@@ -148,7 +148,12 @@ async def test_a_keyed_get_keeps_its_latency_while_each_attack_runs(
     measurer = (await create_key(store, "measurer", [], None)).secret
     # Every permission but the operator's, whose writes may carry bodies of 16 MiB.
     permissions = [name for name in ALL_PERMISSIONS if name != ADMIN]
-    attacker = (await create_key(store, "attacker", permissions, None)).secret
+    # A key of its own for each attack: one attack's spent budget (the burn's, the
+    # churn's) would otherwise refuse the next one's setup, which then never ends.
+    attackers = {
+        name: (await create_key(store, f"attacker-{name}", permissions, None)).secret
+        for name in chosen_attacks()
+    }
     group = live_group()  # what the live-changes attacks write and subscribe to
     await store[c.ATTRIBUTE_GROUPS].replace_one({"_id": group["_id"]}, group, upsert=True)
     # What the persisted-registration attack registers beside (their totals counted anew).
@@ -169,7 +174,7 @@ async def test_a_keyed_get_keeps_its_latency_while_each_attack_runs(
                 # Two windows at most: one hiccup of a shared 2-core machine is not the
                 # attack's doing; a slowdown it causes shows in both.
                 for _ in range(WINDOWS):
-                    results[name] = await measured(client, served, name, measurer, attacker)
+                    results[name] = await measured(client, served, name, measurer, attackers[name])
                     if not too_slow(name, *results[name]):
                         break
         assert served.process.poll() is None  # the server survived every attack
@@ -213,7 +218,11 @@ async def measured(
     try:
         if name in SETS_UP:  # its setup (seeding the events log, subscribing) is not measured
             assert attack.stdout is not None
-            line = await asyncio.wait_for(asyncio.to_thread(attack.stdout.readline), 60)
+            try:
+                line = await asyncio.wait_for(asyncio.to_thread(attack.stdout.readline), 120)
+            except TimeoutError:
+                attack.terminate()
+                pytest.fail(f"{name} not set up in 120 s: {attack.stdout.read()[-2000:]}")
             assert line.strip() == READY, line + attack.stdout.read()
         await asyncio.sleep(RAMP)
         assert attack.poll() is None, attack.stdout.read() if attack.stdout else ""
