@@ -1,0 +1,49 @@
+"""A key's sockets share one message pace per process (rest/graphql_http/sockets.py):
+kept while the key has sockets here or is past its burst, so that reconnecting brings
+no new burst; forgotten once the key has neither."""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+from typing import Any
+
+from resolvers.limits import WS_KEY_MESSAGE_BURST, WS_KEY_MESSAGES_PER_SECOND
+from rest.graphql_http.sockets import MessageBudget, Sockets
+
+
+def registry() -> Sockets:
+    services: Any = SimpleNamespace(event_hub=SimpleNamespace(key_listeners=[]))
+    return Sockets(services)
+
+
+def test_one_pace_per_key():
+    sockets = registry()
+    assert sockets.pace_of("k1") is sockets.pace_of("k1")
+    assert sockets.pace_of("k1") is not sockets.pace_of("k2")
+
+
+def test_a_key_without_sockets_is_forgotten_once_within_its_burst():
+    sockets = registry()
+    spent, rested = sockets.pace_of("spent"), sockets.pace_of("rested")
+    now = time.monotonic()
+    for _ in range(WS_KEY_MESSAGE_BURST + 10):  # 10 turns past the burst
+        spent.turn(now)
+    sockets.by_key["held"] = set()  # a key with a socket here is kept, spent or not
+    held = sockets.pace_of("held")
+    sockets._forget_rested_paces()
+    assert set(sockets.paces) == {"spent", "held"}
+    assert sockets.paces["spent"] is spent and sockets.paces["held"] is held
+    assert rested.wait(now) == 0
+
+
+async def test_a_message_waits_for_its_keys_turn_too():
+    budget = MessageBudget()  # its own burst is far from spent
+    budget.shared = shared = registry().pace_of("k")
+    now = time.monotonic()
+    for _ in range(WS_KEY_MESSAGE_BURST):
+        shared.turn(now)  # the key's other sockets spent its burst
+    started = time.monotonic()
+    await budget.take()
+    assert budget.waited == 1
+    assert time.monotonic() - started >= 0.9 / WS_KEY_MESSAGES_PER_SECOND
