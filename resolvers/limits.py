@@ -169,7 +169,9 @@ WS_MESSAGE_BURST = 200
 # key's, not each socket's (4 sockets of one key churning their 200 each took a keyed
 # GET from 13 to 56 ms). A subscribe/complete pair costs the server about 10 ms of CPU
 # (and the database three writes), so a key's sockets together get 10 pairs a second:
-# 100 sockets of one key may each subscribe or ping every 5 s.
+# 100 sockets of one key may each subscribe or ping every 5 s. The burst is at least
+# FLOORGATE_MAX_SOCKETS_PER_KEY: each socket a key may open sends a message at once (400
+# sockets subscribing at once waited 15 s for their turns, and held their memory).
 WS_KEY_MESSAGES_PER_SECOND = 20.0
 WS_KEY_MESSAGE_BURST = 200
 # Messages waiting to be sent on one socket: past it its subscriptions wait (and fall

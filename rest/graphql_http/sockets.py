@@ -17,7 +17,8 @@ client and costs the server a slot's write and delete each. Past it the socket i
 more slowly, not closed: closed, a churning client came back at once with a new burst,
 and what it still sent after the close was read and thrown away (issue 45, point 4).
 Once acknowledged, each message also takes a turn of its key's pace in this process
-(WS_KEY_MESSAGES_PER_SECOND after WS_KEY_MESSAGE_BURST), shared by the key's sockets:
+(WS_KEY_MESSAGES_PER_SECOND after WS_KEY_MESSAGE_BURST, or one message for each socket
+the key may open, FLOORGATE_MAX_SOCKETS_PER_KEY, if more), shared by the key's sockets:
 a key's burst does not grow with the sockets it opens. A key's pace is kept while it
 has sockets here or is still past its burst (reconnecting brings no new burst).
 """
@@ -121,11 +122,12 @@ class Sockets:
         return slot
 
     def pace_of(self, key_id: str) -> Pace:
-        """The pace of the messages of `key_id`'s sockets here."""
+        """The pace of the messages of `key_id`'s sockets here: its burst lets every socket
+        the key may open send a message at once (a reconnecting client's subscribes)."""
         pace = self.paces.get(key_id)
         if pace is None:
-            rate, burst = WS_KEY_MESSAGES_PER_SECOND, WS_KEY_MESSAGE_BURST
-            pace = self.paces[key_id] = Pace(rate, burst, time.monotonic())
+            burst = max(WS_KEY_MESSAGE_BURST, self.services.settings.max_sockets_per_key)
+            pace = self.paces[key_id] = Pace(WS_KEY_MESSAGES_PER_SECOND, burst, time.monotonic())
         return pace
 
     def _forget_rested_paces(self) -> None:

@@ -12,8 +12,11 @@ from resolvers.limits import WS_KEY_MESSAGE_BURST, WS_KEY_MESSAGES_PER_SECOND
 from rest.graphql_http.sockets import MessageBudget, Sockets
 
 
-def registry() -> Sockets:
-    services: Any = SimpleNamespace(event_hub=SimpleNamespace(key_listeners=[]))
+def registry(max_sockets_per_key: int = 100) -> Sockets:
+    services: Any = SimpleNamespace(
+        event_hub=SimpleNamespace(key_listeners=[]),
+        settings=SimpleNamespace(max_sockets_per_key=max_sockets_per_key),
+    )
     return Sockets(services)
 
 
@@ -47,3 +50,16 @@ async def test_a_message_waits_for_its_keys_turn_too():
     await budget.take()
     assert budget.waited == 1
     assert time.monotonic() - started >= 0.9 / WS_KEY_MESSAGES_PER_SECOND
+
+
+def bursts(pace) -> int:
+    """Turns `pace` gives at once."""
+    now, given = time.monotonic(), 0
+    while pace.turn(now) == 0:
+        given += 1
+    return given
+
+
+def test_the_keys_burst_covers_every_socket_it_may_open():
+    assert bursts(registry(100).pace_of("k")) == WS_KEY_MESSAGE_BURST == 200
+    assert bursts(registry(1000).pace_of("k")) == 1000
