@@ -31,7 +31,9 @@ DURATION_BUCKETS = (
 COST_BUCKETS = (1, 10, 100, 1_000, 10_000, 50_000, 100_000, 250_000)
 
 
-RATE_LIMITS = ("key", "address")  # the `limit` label of refusals
+# The `limit` label of refusals: a key's or a keyless address's requests (429), and new
+# TLS connections of an address closed before their handshake (rest/ops/tls_gate.py).
+RATE_LIMITS = ("key", "address", "connection")
 CACHE_COUNTS = {
     "hits": "Reads answered from the read cache",
     "misses": "Reads that went to the database and were kept",

@@ -40,6 +40,7 @@ from rest.ops.figures import (
     Figures,
     add_timings,
 )
+from rest.ops.tls_gate import Gate
 from rest.responses import error_response
 from storage.command_timings import Timing
 
@@ -111,7 +112,11 @@ class Metrics:
             rate_limited=dict(
                 zip(
                     RATE_LIMITS,
-                    (services.rate_limiter.refusals, services.address_limiter.refusals),
+                    (
+                        services.rate_limiter.refusals,
+                        services.address_limiter.refusals,
+                        Gate.closed_in_process,
+                    ),
                     strict=True,
                 )
             ),
@@ -189,7 +194,8 @@ class _Collector:
         yield costs
         refused = CounterMetricFamily(
             "floorgate_rate_limited",
-            "Requests refused by a rate limit (429 or RATE_LIMITED)",
+            "Requests refused by a rate limit (429 or RATE_LIMITED), and new TLS connections "
+            "closed before their handshake by their address's pace (limit=connection)",
             labels=["limit"],
         )
         for limit, count in sorted(figures.rate_limited.items()):

@@ -47,6 +47,10 @@ ProtocolFactory = Callable[[], asyncio.BaseProtocol]
 class Gate:
     """Each address's pace of new connections, and the connections waiting for it."""
 
+    # Connections any gate of this process closed before their handshake: `/metrics`
+    # (`floorgate_rate_limited_total{limit="connection"}`) counts them per process.
+    closed_in_process = 0
+
     def __init__(self, per_second: float, burst: int) -> None:
         self.per_second, self.burst = per_second, max(1, burst)
         self.paces: dict[str, Pace] = {}
@@ -66,6 +70,7 @@ class Gate:
         wait = pace.wait(now)
         if wait > MAX_WAIT_SECONDS + 1e-9 or (wait > 0 and self.waiting >= MAX_WAITING):
             self.closed += 1
+            Gate.closed_in_process += 1
             return None
         return pace.turn(now)
 

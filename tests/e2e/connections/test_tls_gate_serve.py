@@ -95,3 +95,15 @@ def test_a_storm_of_new_connections_gets_its_burst_then_its_rate(paced):
     assert served_at[-1] >= MAX_WAIT_SECONDS - 0.5  # the rest at the rate
     assert served_at[-1] < MAX_WAIT_SECONDS + 1.5
     assert refused_at[-1] < 1.0  # refused at once, not after a handshake's timeout
+    # /metrics counts them (from loopback, no key needed), on a connection of its own.
+    time.sleep(BURST / RATE)
+    with (
+        socket.create_connection((host, served.port), timeout=10) as raw,
+        context.wrap_socket(raw, server_hostname=host) as sock,
+    ):
+        sock.sendall(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        status, _, body = read_response(sock)
+    assert status == 200
+    counted = 'floorgate_rate_limited_total{limit="connection"} '
+    lines = [line for line in body.decode().splitlines() if line.startswith(counted)]
+    assert lines == [f"{counted}{float(len(refused_at))}"], lines
