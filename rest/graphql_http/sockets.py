@@ -20,7 +20,8 @@ Once acknowledged, each message also takes a turn of its key's pace in this proc
 (WS_KEY_MESSAGES_PER_SECOND after WS_KEY_MESSAGE_BURST, or one message for each socket
 the key may open, FLOORGATE_MAX_SOCKETS_PER_KEY, if more), shared by the key's sockets:
 a key's burst does not grow with the sockets it opens. A key's pace is kept while it
-has sockets here or is still past its burst (reconnecting brings no new burst).
+has sockets here and, after its last one closes, until its burst is whole again
+(reconnecting brings no new burst).
 """
 
 from __future__ import annotations
@@ -114,7 +115,6 @@ class Sockets:
         if slot is None:
             return None
         self.by_key.setdefault(caller.key_id, set()).add(socket)
-        self._forget_rested_paces()
         hub = services.event_hub
         hub.start()  # the change stream that tells of the key's changes
         if hub.key_changes != checked:
@@ -130,13 +130,18 @@ class Sockets:
             pace = self.paces[key_id] = Pace(WS_KEY_MESSAGES_PER_SECOND, burst, time.monotonic())
         return pace
 
-    def _forget_rested_paces(self) -> None:
-        """Drop the paces of keys without sockets here that are within their burst again:
-        the table holds the keys with sockets, and those that just left in debt."""
-        now = time.monotonic()
-        for key_id in [k for k, pace in self.paces.items() if k not in self.by_key]:
-            if self.paces[key_id].due <= now:
-                del self.paces[key_id]
+    def forget_pace(self, key_id: str) -> None:
+        """The key has no socket here: its pace goes once it is within its burst again
+        (a timer, no scan), so the table holds the keys with sockets and those that just
+        left in debt; a socket of the key opened meanwhile keeps it."""
+        pace = self.paces.get(key_id)
+        if pace is None or key_id in self.by_key:
+            return
+        rest = pace.due - time.monotonic()
+        if rest <= 0:
+            del self.paces[key_id]
+        else:
+            asyncio.get_running_loop().call_later(rest, self.forget_pace, key_id)
 
     def leave(self, socket: Socket, caller: Caller, slot: ObjectId) -> None:
         """The socket closed: its slot is free, it hears of nothing more."""
@@ -146,6 +151,7 @@ class Sockets:
             sockets.discard(socket)
             if not sockets:
                 del self.by_key[caller.key_id]
+                self.forget_pace(caller.key_id)
         self.closed += 1
         if self.closed >= GIVE_BACK_AFTER_SOCKETS and self._giving_back is None:
             # a little later, so that the rest of a mass close is given back too

@@ -46,10 +46,14 @@ def paced(
         yield served, context
 
 
+def get(sock: ssl.SSLSocket, path: str) -> tuple[int, bytes]:
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n".encode())
+    status, _, body = read_response(sock)
+    return status, body
+
+
 def get_healthz(sock: ssl.SSLSocket) -> int:
-    sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
-    status, _, _ = read_response(sock)
-    return status
+    return get(sock, "/healthz")[0]
 
 
 def test_a_storm_of_new_connections_gets_its_burst_then_its_rate(paced):
@@ -101,8 +105,7 @@ def test_a_storm_of_new_connections_gets_its_burst_then_its_rate(paced):
         socket.create_connection((host, served.port), timeout=10) as raw,
         context.wrap_socket(raw, server_hostname=host) as sock,
     ):
-        sock.sendall(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n")
-        status, _, body = read_response(sock)
+        status, body = get(sock, "/metrics")
     assert status == 200
     counted = 'floorgate_rate_limited_total{limit="connection"} '
     lines = [line for line in body.decode().splitlines() if line.startswith(counted)]

@@ -1,9 +1,10 @@
 """A key's sockets share one message pace per process (rest/graphql_http/sockets.py):
-kept while the key has sockets here or is past its burst, so that reconnecting brings
-no new burst; forgotten once the key has neither."""
+kept while the key has sockets here and, after its last one closes, until its burst is
+whole again, so that reconnecting brings no new burst; then forgotten."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from types import SimpleNamespace
 from typing import Any
@@ -26,18 +27,21 @@ def test_one_pace_per_key():
     assert sockets.pace_of("k1") is not sockets.pace_of("k2")
 
 
-def test_a_key_without_sockets_is_forgotten_once_within_its_burst():
+async def test_a_key_without_sockets_is_forgotten_once_within_its_burst():
     sockets = registry()
     spent, rested = sockets.pace_of("spent"), sockets.pace_of("rested")
     now = time.monotonic()
-    for _ in range(WS_KEY_MESSAGE_BURST + 10):  # 10 turns past the burst
+    for _ in range(10):  # ten turns: not a fresh burst again for 10 / rate seconds
         spent.turn(now)
     sockets.by_key["held"] = set()  # a key with a socket here is kept, spent or not
     held = sockets.pace_of("held")
-    sockets._forget_rested_paces()
+    for key_id in ("spent", "rested", "held"):  # as `leave` does for a key's last socket
+        sockets.forget_pace(key_id)
     assert set(sockets.paces) == {"spent", "held"}
     assert sockets.paces["spent"] is spent and sockets.paces["held"] is held
     assert rested.wait(now) == 0
+    await asyncio.sleep(spent.due - time.monotonic() + 0.05)  # its turns have come back
+    assert set(sockets.paces) == {"held"}
 
 
 async def test_a_message_waits_for_its_keys_turn_too():
