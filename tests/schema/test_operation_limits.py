@@ -587,13 +587,26 @@ def measure(query: str, variables: dict | None) -> float:
     return min(times)
 
 
+# A busy machine (the other test workers, a virtual machine's stolen time) can stretch
+# every run of one measurement, even in thread CPU time (CI: 26 ms for 17 tokens, under
+# its bound when Hypothesis ran it again): one over its bound is measured again a little
+# later, up to this many times. Work that grows faster than the document is over its
+# bound every time.
+REMEASURES = 5
+
+
 def check_linear(query: str, variables: dict | None) -> None:
     count = tokens(query)
     if count > SETTINGS.graphql_max_tokens:
         return
+    bound = min(0.05, 0.005 + 80e-6 * count)
     elapsed = measure(query, variables)
-    assert elapsed < 0.05, (count, elapsed)
-    assert elapsed < 0.005 + 80e-6 * count, (count, elapsed)
+    for _ in range(REMEASURES):
+        if elapsed < bound:
+            break
+        time.sleep(0.2)
+        elapsed = min(elapsed, measure(query, variables))
+    assert elapsed < bound, (count, elapsed)
 
 
 def strawberry_figures(query: str) -> tuple[int, list[int]]:
