@@ -32,10 +32,9 @@ STAGED_BATCH_OPERATIONS = 1_000
 STAGED_BATCH_BYTES = 8 * 1024 * 1024  # one staged batch is one document: under its 16 MiB
 # The period of the switches in progress (`storage.cache.switch_gate`): a read trusts what
 # its process knows of them at most two of these old (from a poll, every one and a half
-# when the change stream is not up; else from the stream's empty answers, which come every
-# 1.3 s and vouch for when they were asked: two of them must fit in two of these); an
-# importer waits its request budget plus two of these after announcing a switch. 0.5 s
-# until issue 45, when an idle process polled every 0.75 s beside the stream's answers.
+# while reads come, or from an early empty answer of its change stream); an importer
+# waits its request budget plus two of these after announcing a switch. 0.5 s until
+# issue 45, when an idle process polled every 0.75 s beside the stream's answers.
 SWITCH_POLL_SECONDS = 1.5
 
 # How long an import waits for another import of the same asset (`floorgate import

@@ -43,12 +43,13 @@ DATABASE_WRITES = frozenset(
 # Change events that name one collection; any other kind (drop, rename, dropDatabase,
 # invalidate) flushes everything.
 DOCUMENT_EVENTS = frozenset({"insert", "update", "replace", "delete"})
-# One getMore of the stream waits this long for a change (a change ends the wait): each
-# empty answer is what the switch gate takes its freshness from (two of these must stay
-# under its FRESH_SECONDS), and the only per-second work of an idle process (issue 45:
-# about a millisecond of CPU per round trip). It also bounds how long a connection
-# failure goes unnoticed by the watcher itself (the pool listener is faster).
-STREAM_WAIT_MS = 1300
+# One getMore of the stream waits this long for a change (a change ends the wait): the
+# only per-second work of an idle process (issue 45: about a millisecond and a half of
+# CPU per round trip; at 1.3 s, an idle process cost 1.4-1.7x the minimal server's CPU).
+# An early empty answer still vouches for the switch gate (`storage.cache.switch_gate`),
+# which otherwise polls while reads come. It also bounds how long the cache stays down
+# after another connection of the pool failed (the stream's own failure ends its wait).
+STREAM_WAIT_MS = 5000
 # The embedded server answers a waiting getMore at any write, one the stream leaves out
 # too (a rate-limit bucket, a persisted document): after an early empty answer the watcher
 # asks again only this much later, so a burst of such writes costs a few round trips, not

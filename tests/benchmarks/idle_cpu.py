@@ -27,6 +27,7 @@ from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ALL_PERMISSIONS
 from rest.cli.main import DEMO_KEY_FILE
 from rest.ops.tls import CA_FILE, ensure_local_certificates
+from storage.cache.switch_gate import FRESH_SECONDS, QUIET_SECONDS
 from storage.database import connect
 from storage.demo.install import install_demo
 from storage.embedded.server import EmbeddedServer
@@ -38,7 +39,9 @@ DATABASE = "floorgate_idle_cpu"
 PUBLIC_URL = "https://bench.local"
 ASSET_PATH = "/v1/assets/harbor-view"  # a demo asset: both servers answer it
 SECONDS = float(os.environ.get("IDLE_CPU_SECONDS", "60"))
-SETTLE_SECONDS = 5.0  # after the first answer: the schema is built a second after start
+# After the first answer: the schema is built a second after start, and the switch gate
+# polls until its process has read nothing for QUIET_SECONDS (and one poll more).
+SETTLE_SECONDS = QUIET_SECONDS + FRESH_SECONDS
 
 
 @dataclass(frozen=True)
