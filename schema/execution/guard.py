@@ -38,7 +38,7 @@ from resolvers.limits import MAX_INPUT_ITEMS, PARSE_ON_LOOP_CHARS, VALIDATE_ON_L
 from resolvers.validation import oversized_lists
 from schema.execution import fast_check
 from schema.execution.bounded import ByteLRU
-from schema.execution.operation_cost import check_cost, operation_cost
+from schema.execution.operation_cost import check_cost, operation_cost, priced_digest
 from schema.execution.operation_limits import (
     OperationLimits,
     bounded_rules,
@@ -74,7 +74,7 @@ def root_requirements(
     return list(requirements)
 
 
-COSTS_PER_DOCUMENT = 16  # costs kept per document for different small variables
+COSTS_PER_DOCUMENT = 16  # costs kept per document for different variables
 ENTRY_BYTES = 1024  # an entry's own objects, beyond its document (a rough figure)
 UNSET: Any = object()
 
@@ -178,12 +178,14 @@ class DocumentCaches:
         variables: dict[str, Any] | None,
         operation_name: str | None,
     ) -> int:
-        """`operation_cost`, kept per document, operation and variables when the variables
-        are a few short scalars (a page size, an id); computed every time otherwise."""
+        """`operation_cost`, kept per document, operation and variables: the variables
+        themselves when they are a few short scalars (a page size, an id), else a digest
+        of what the price reads of them (`priced_digest`: 30 routes of one document, each
+        from a point of its own, are priced once)."""
         compute = partial(operation_cost, schema, document, variables, operation_name)
         key = scalar_key(variables)
         if key is None:
-            return compute()
+            key = priced_digest(variables or {})
         costs = self.parsed(document).costs
         found = costs.get((operation_name, key))
         if found is None:

@@ -10,8 +10,10 @@ import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from hashlib import blake2b
 from typing import Any
 
+import orjson
 from graphql import (
     DocumentNode,
     EnumValueNode,
@@ -362,6 +364,49 @@ def string_chars(value: Any) -> int:
         elif isinstance(item, list | tuple):
             stack.extend(item)
     return chars
+
+
+def priced_digest(variables: Mapping[str, Any]) -> bytes:
+    """A digest of what `Pricing` reads of the variables, so that requests whose variables
+    differ only in numbers inside objects and lists share one price (a route's `from`
+    point, 30 aliased routes each with one of its own: issue 45, point 9). A top-level
+    value counts whole (a page size); below it, each object's member names, each list's
+    length, each string whole (an enum such as `distanceMethod`, its characters for the
+    input's cost), and of a number or a boolean only its kind: `page_size` reads only a
+    top-level value, `member`, `items` and `input_chars` read nothing else.
+
+    The tokens are the nodes in order (members as sent: another order is priced again),
+    each object and list with its size, so no two shapes give the same tokens; walked
+    without recursion (the depth is the client's)."""
+    tokens: list[Any] = []
+    add = tokens.append
+    for name, value in variables.items():
+        add(name)
+        if not isinstance(value, dict | list):
+            add(("=", value))  # True, 1 and 1.0 are three
+            continue
+        stack: list[Any] = [value]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                add(item)
+            elif isinstance(item, dict):
+                add(("{", len(item)))
+                for member, inner in reversed(item.items()):
+                    stack.append(inner)
+                    stack.append(member)
+            elif isinstance(item, list):
+                add(("[", len(item)))
+                stack.extend(reversed(item))
+            elif item is None:
+                add(None)
+            else:  # an integer or a float alike: nothing prices a number below the top
+                add(isinstance(item, bool))
+    try:
+        text = orjson.dumps(tokens)
+    except orjson.JSONEncodeError:  # a lone surrogate, an integer past 64 bits
+        text = repr(tokens).encode("utf-8", "backslashreplace")
+    return blake2b(text, digest_size=16).digest()
 
 
 def operation_cost(
