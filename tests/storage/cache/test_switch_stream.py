@@ -40,6 +40,13 @@ SWITCH = {
 HELD = 0.5  # how long the other client's switch applies
 
 
+@pytest.fixture(scope="module")
+def db_server(own_db_server: EmbeddedServer) -> EmbeddedServer:
+    """The embedded server ends a waiting getMore at any write, to any database: on the
+    shared one, other tests' writes woke this module's idle stream (4 getMores in 7 s)."""
+    return own_db_server
+
+
 @pytest_asyncio.fixture(loop_scope="session")
 async def store(db_server: EmbeddedServer) -> AsyncIterator[Store]:
     """A store with its read cache (so its change stream), a unit of asset a1, its
