@@ -187,6 +187,26 @@ async def watch_changes(
             failures += 1
 
 
+async def answered(stream: AsyncChangeStream[Any]) -> Any:
+    """`stream.try_next()`, given up at once when the caller is cancelled (a shutdown):
+    pymongo's async API swallows a cancellation that arrives while it waits for the
+    database, so a getMore waiting STREAM_WAIT_MS held `Store.close` that long. The
+    abandoned getMore ends with its wait or its connection."""
+    asked = asyncio.ensure_future(stream.try_next())
+    asked.add_done_callback(_retrieved)
+    try:
+        return await asyncio.shield(asked)
+    except asyncio.CancelledError:
+        asked.cancel()
+        raise
+
+
+def _retrieved(asked: asyncio.Future[Any]) -> None:
+    """An abandoned getMore's error is nobody's (the stream is closed behind it)."""
+    if not asked.cancelled():
+        asked.exception()
+
+
 async def follow(
     stream: AsyncChangeStream[Any], cache: ReadCache, before: int, watcher: StreamWatcher | None
 ) -> None:
@@ -195,7 +215,7 @@ async def follow(
     nothing left of the last batch): every change committed before it is applied."""
     while cache.interruptions == before and stream.alive:
         asked = time.monotonic()
-        change = await stream.try_next()
+        change = await answered(stream)
         if change is None:
             if watcher is not None and stream.alive and cache.interruptions == before:
                 watcher.stream_quiet(asked)
