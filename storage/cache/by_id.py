@@ -24,6 +24,7 @@ from typing import Any
 
 from pymongo.asynchronous.database import AsyncDatabase
 
+from storage.cache.background import retrieved
 from storage.limits import IN_CHUNK
 
 Document = dict[str, Any]
@@ -71,7 +72,7 @@ class ReadsById:
                 task = asyncio.get_running_loop().create_task(
                     self._answer(collection, waiting, projection)
                 )
-                task.add_done_callback(_retrieved)
+                task.add_done_callback(retrieved)
             raise
         except BaseException as error:
             _fail(waiting, error)
@@ -127,9 +128,3 @@ def _fail(waiting: Waiting, error: BaseException) -> None:
         else:
             waiter.set_exception(error)
             waiter.exception()  # retrieved here: a caller cancelled meanwhile raises nothing
-
-
-def _retrieved(task: asyncio.Task[None]) -> None:
-    """The query's error reached its callers; the task itself logs nothing."""
-    if not task.cancelled():
-        task.exception()

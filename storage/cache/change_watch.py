@@ -24,6 +24,7 @@ from pymongo.asynchronous.change_stream import AsyncChangeStream
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import PyMongoError
 
+from storage.cache.background import retrieved
 from storage.cache.read_cache import ALL, ReadCache
 from storage.collections import (
     PERSISTED_QUERIES,
@@ -193,18 +194,12 @@ async def answered(stream: AsyncChangeStream[Any]) -> Any:
     database, so a getMore waiting STREAM_WAIT_MS held `Store.close` that long. The
     abandoned getMore ends with its wait or its connection."""
     asked = asyncio.ensure_future(stream.try_next())
-    asked.add_done_callback(_retrieved)
+    asked.add_done_callback(retrieved)
     try:
         return await asyncio.shield(asked)
     except asyncio.CancelledError:
         asked.cancel()
         raise
-
-
-def _retrieved(asked: asyncio.Future[Any]) -> None:
-    """An abandoned getMore's error is nobody's (the stream is closed behind it)."""
-    if not asked.cancelled():
-        asked.exception()
 
 
 async def follow(

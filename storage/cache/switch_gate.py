@@ -58,6 +58,7 @@ from typing import Any, TypeVar
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import PyMongoError
 
+from storage.cache.background import retrieved
 from storage.cache.read_cache import ReadCache
 from storage.collections import ASSETS, READERS, SWITCHES, UNIT_MAPS
 from storage.limits import SWITCH_POLL_SECONDS
@@ -279,7 +280,7 @@ class SwitchGate:
             polling = self._polling
             if polling is None or polling.done():
                 polling = self._polling = asyncio.ensure_future(self._poll())
-                polling.add_done_callback(_retrieved)
+                polling.add_done_callback(retrieved)
             await asyncio.shield(polling)  # a cancelled reader does not cancel the poll
 
     async def read(
@@ -434,12 +435,6 @@ class SwitchGate:
         if tasks:
             await asyncio.wait(tasks, timeout=STOP_SECONDS)
         self._task = self._polling = self._settling = self._nudging = None
-
-
-def _retrieved(polling: asyncio.Future[None]) -> None:
-    """A failed poll's error is its waiters' (or nobody's: the next read polls again)."""
-    if not polling.cancelled():
-        polling.exception()
 
 
 def _widened(
