@@ -7,7 +7,6 @@ slow down); lookup goes by the hash, and the stored hash is compared again with
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import hmac
 import math
@@ -22,6 +21,7 @@ from resolvers.auth.permissions import ALL_PERMISSIONS
 from resolvers.auth.ratelimit import Limit
 from resolvers.errors import FieldErrors
 from resolvers.limits import MAX_KEY_BURST, MAX_KEY_RATE
+from storage.cache.background import Pending, shared
 from storage.collections import API_KEYS, ASSETS
 from storage.database import Store
 from storage.timestamps import now
@@ -114,7 +114,8 @@ class KeyCache:
         self._unknown: dict[str, tuple[float, Hashable]] = {}
         # (expiry, version, hashes of enabled keys; None: too many to keep)
         self._valid: tuple[float, Hashable, frozenset[str] | None] | None = None
-        self._current: dict[str, asyncio.Future[Caller | None]] = {}  # reads by id under way
+        self._current: Pending = {}  # reads by id under way
+        self._looking: Pending = {}  # lookups by hash under way, by (hash, version)
 
     def get(self, key_hash: str, version: Hashable = None) -> tuple[bool, Caller | None]:
         now = time.monotonic()
@@ -145,6 +146,7 @@ class KeyCache:
         """The change stream says key `key_id` changed (None: any may have): what this
         cache holds of it is dropped at once, before the read cache's own stream may
         have moved its version, and a read of it under way is not shared any more."""
+        self._looking.clear()  # a lookup under way may predate the change
         if key_id is None:
             self.clear()
             self._current.clear()
@@ -159,18 +161,20 @@ class KeyCache:
         not from this cache: asked when a change of the key arrives (a revocation,
         `storage.attributes.hub`). Everyone asking about one key until it changes again
         (its sockets, its subscriptions) shares one read."""
-        pending = self._current.get(key_id)
-        if pending is None:
-            pending = asyncio.ensure_future(stored_caller(store, key_id))
-            self._current[key_id] = pending
-            pending.add_done_callback(partial(self._read, key_id))
-        return await asyncio.shield(pending)
+        return await shared(self._current, key_id, partial(stored_caller, store, key_id))
 
-    def _read(self, key_id: str, done: asyncio.Future[Caller | None]) -> None:
-        if self._current.get(key_id) is done:
-            del self._current[key_id]
-        if not done.cancelled():
-            done.exception()  # retrieved: its askers raise it, nobody logs it as lost
+    async def looked_up(self, store: Store, key_hash: str, version: Hashable) -> Caller | None:
+        """The caller of `key_hash` read from the database and kept: the requests of one
+        key that miss together (its entry expired, the keys changed) share one read, where
+        each made its own (a herd of 20 on a busy database, waiting behind each other)."""
+        return await shared(
+            self._looking, (key_hash, version), partial(self._look_up, store, key_hash, version)
+        )
+
+    async def _look_up(self, store: Store, key_hash: str, version: Hashable) -> Caller | None:
+        caller = await stored_caller_of_hash(store, key_hash)
+        self.put(key_hash, caller, version)
+        return caller
 
     async def could_be_valid(self, store: Store, key_hash: str, version: Hashable) -> bool:
         """Whether `key_hash` is among the enabled keys' hashes, read at most once per
@@ -214,17 +218,20 @@ async def lookup_caller(
             return caller
         if suspect and not await cache.could_be_valid(store, key_hash, version):
             return None
+        return await cache.looked_up(store, key_hash, version)
+    return await stored_caller_of_hash(store, key_hash)
+
+
+async def stored_caller_of_hash(store: Store, key_hash: str) -> Caller | None:
+    """The caller of the enabled key whose secret hashes to `key_hash`, as stored."""
     document = await store[API_KEYS].find_one({"hash": key_hash})
-    caller = None
     if (
         document is not None
         and hmac.compare_digest(document["hash"], key_hash)
         and not document.get("disabled", False)
     ):
-        caller = _caller(document)
-    if cache is not None:
-        cache.put(key_hash, caller, version)
-    return caller
+        return _caller(document)
+    return None
 
 
 def check_key_request(permissions: list[str], assets: list[str] | None, name: str) -> None:

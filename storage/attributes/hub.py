@@ -39,6 +39,7 @@ from storage import collections as c
 from storage.attributes import events as log_of
 from storage.attributes.events import Event
 from storage.attributes.pacing import FAN_OUT, KeyShares
+from storage.cache.background import shared
 from storage.database import Store
 
 log = logging.getLogger("floorgate.events")
@@ -186,19 +187,11 @@ class EventHub:
     async def _between(self, after: int, upto: int, group_id: str) -> list[Event]:
         """`events.between`, one read for every subscriber asking for the same numbers at
         once (streams resuming from one cursor: 20 from cursor 0 read the log once)."""
-        key = (group_id, after, upto)
-        pending = self._reads.get(key)
-        if pending is None:
-            pending = asyncio.ensure_future(log_of.between(self.store, after, upto, group_id))
-            self._reads[key] = pending
-            pending.add_done_callback(partial(self._read, key))
-        return await asyncio.shield(pending)
-
-    def _read(self, key: tuple[str, int, int], done: asyncio.Future[list[Event]]) -> None:
-        if self._reads.get(key) is done:
-            del self._reads[key]
-        if not done.cancelled():
-            done.exception()  # retrieved: its askers raise it, nobody logs it as lost
+        return await shared(
+            self._reads,
+            (group_id, after, upto),
+            partial(log_of.between, self.store, after, upto, group_id),
+        )
 
     def start(self) -> None:
         """Open the stream if it is not open (a subscriber, or a socket that must hear of
