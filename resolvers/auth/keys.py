@@ -7,6 +7,7 @@ slow down); lookup goes by the hash, and the stored hash is compared again with
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import math
@@ -21,7 +22,7 @@ from resolvers.auth.permissions import ALL_PERMISSIONS
 from resolvers.auth.ratelimit import Limit
 from resolvers.errors import FieldErrors
 from resolvers.limits import MAX_KEY_BURST, MAX_KEY_RATE
-from storage.cache.background import Pending, shared
+from storage.cache.background import shared
 from storage.collections import API_KEYS, ASSETS
 from storage.database import Store
 from storage.timestamps import now
@@ -114,8 +115,9 @@ class KeyCache:
         self._unknown: dict[str, tuple[float, Hashable]] = {}
         # (expiry, version, hashes of enabled keys; None: too many to keep)
         self._valid: tuple[float, Hashable, frozenset[str] | None] | None = None
-        self._current: Pending = {}  # reads by id under way
-        self._looking: Pending = {}  # lookups by hash under way, by (hash, version)
+        self._current: dict[str, asyncio.Future[Caller | None]] = {}  # reads by id under way
+        # lookups by hash under way, by (hash, version)
+        self._looking: dict[tuple[str, Hashable], asyncio.Future[Caller | None]] = {}
 
     def get(self, key_hash: str, version: Hashable = None) -> tuple[bool, Caller | None]:
         now = time.monotonic()

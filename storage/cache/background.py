@@ -8,8 +8,8 @@ from collections.abc import Awaitable, Callable, Hashable
 from functools import partial
 from typing import Any, TypeVar
 
+K = TypeVar("K", bound=Hashable)
 T = TypeVar("T")
-Pending = dict[Any, asyncio.Future[Any]]
 
 
 def retrieved(done: asyncio.Future[Any]) -> None:
@@ -19,7 +19,9 @@ def retrieved(done: asyncio.Future[Any]) -> None:
         done.exception()
 
 
-def shared(pending: Pending, key: Hashable, start: Callable[[], Awaitable[T]]) -> Awaitable[T]:
+def shared(
+    pending: dict[K, asyncio.Future[T]], key: K, start: Callable[[], Awaitable[T]]
+) -> Awaitable[T]:
     """What `start()` answers, run once for everyone asking for `key` while it runs (a
     herd of requests of one key reads it once). `pending` holds only the runs under way,
     so it is bounded by the askers; a waiter cancelled leaves the run to the others, and
@@ -32,7 +34,7 @@ def shared(pending: Pending, key: Hashable, start: Callable[[], Awaitable[T]]) -
     return asyncio.shield(future)
 
 
-def _settled(pending: Pending, key: Hashable, done: asyncio.Future[Any]) -> None:
+def _settled(pending: dict[K, asyncio.Future[T]], key: K, done: asyncio.Future[T]) -> None:
     if pending.get(key) is done:
         del pending[key]
     retrieved(done)
