@@ -1,6 +1,6 @@
 """docs/configuration.md and the environment part of `floorgate serve --help`, written
-from the settings table (`SETTINGS` in `storage/settings.py`), so that neither is ever
-kept by hand.
+from the settings table (`SETTINGS`, derived from `Settings` in `storage/settings.py`), so
+that neither is ever kept by hand.
 
     .venv/bin/python -m storage.settings_doc           # rewrite docs/configuration.md
     .venv/bin/python -m storage.settings_doc --check   # exit 1 when it is not current
@@ -85,7 +85,7 @@ def configuration_doc(rows: Sequence[Setting] = SETTINGS) -> str:
         "# Configuration",
         "",
         "<!-- Written by `.venv/bin/python -m storage.settings_doc` from the settings table",
-        "(`SETTINGS` in storage/settings.py): change the table, not this page. -->",
+        "(`Settings` in storage/settings.py): change the attribute, not this page. -->",
         "",
         *_wrap(intro[0], DOC_WIDTH),
         "",

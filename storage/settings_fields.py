@@ -1,20 +1,21 @@
 """How a table of settings works: the kinds of value a FLOORGATE_* variable takes (how
 its text is read, what the docs call it), the checks a value must pass, the row, and
-`settings_class`, which makes the settings' dataclass and its `from_env` from the rows.
+`setting`, which declares a field of the settings' dataclass together with its row.
 
-The table itself, `SETTINGS`, and `Settings` are in `storage/settings.py`; kept apart from
-this so that it reads as a list of settings, one row each.
+The settings themselves, `Settings`, and their table `SETTINGS` are in
+`storage/settings.py`; kept apart from this so that it reads as a list of settings.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, make_dataclass
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Generic, TypeVar, overload
+
+T = TypeVar("T")
 
 
 class SettingsError(ValueError):
@@ -22,17 +23,17 @@ class SettingsError(ValueError):
 
 
 @dataclass(frozen=True)
-class Kind:
+class Kind(Generic[T]):
     """How the text of a variable becomes a value. `parse(variable, text)` gets a
     non-empty text and returns the value, or None for "no value: the default", or raises
     SettingsError naming the variable. `name` and `explained` are what docs/configuration.md
     says of it; `show` writes a default as an operator would type it."""
 
     name: str
-    type: Any  # the type of the Settings attribute
+    type: Any  # the type of the Settings attribute, for the test that compares them
     explained: str
-    parse: Callable[[str, str], Any]
-    show: Callable[[Any], str] = str
+    parse: Callable[[str, str], T | None]
+    show: Callable[[T], str] = str
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ class Setting:
 
     name: str
     variable: str
-    kind: Kind
+    kind: Kind[Any]
     default: Any
     help: str
     detail: str = ""
@@ -278,7 +279,86 @@ def _frame_sources(variable: str, value: tuple[str, ...]) -> None:
 FRAME_CHECK = Check("no `;`, `,`, other quotes or line breaks", _frame_sources)
 
 
-# -- the settings' dataclass ------------------------------------------------------------
+# -- the settings' dataclass: its fields carry their rows ------------------------------
+
+# The keys of a field's metadata: its row, or a composite's class and part rows.
+ROW = "floorgate.setting"
+PARTS = "floorgate.parts"
+COMPOSITE = "floorgate.composite"
+
+
+@overload
+def setting(
+    variable: str,
+    kind: Kind[T],
+    default: None,
+    help: str,
+    detail: str = "",
+    *,
+    check: Check | None = None,
+    at_least: float | None = None,
+    option: str = "",
+) -> T | None: ...
+@overload
+def setting(
+    variable: str,
+    kind: Kind[T],
+    default: T,
+    help: str,
+    detail: str = "",
+    *,
+    check: Check | None = None,
+    at_least: float | None = None,
+    option: str = "",
+) -> T: ...
+def setting(
+    variable: str,
+    kind: Kind[T],
+    default: T | None,
+    help: str,
+    detail: str = "",
+    *,
+    check: Check | None = None,
+    at_least: float | None = None,
+    option: str = "",
+) -> T | None:
+    """A field of the settings' dataclass with its row (named after the field by
+    `rows_of`). Typed as its value, so that `port: int = setting(..., WHOLE, 8443, ...)`
+    is checked: the kind, the default and the attribute's type must agree."""
+    row = Setting("", variable, kind, default, help, detail, check, at_least, option)
+    return field(default=default, metadata={ROW: row})
+
+
+def composite(kind: type[T], *parts: Setting) -> T:
+    """A field made of several variables (`svg_limits`): `kind` built from its `parts`,
+    each row named after `kind`'s argument it fills."""
+    return field(default_factory=kind, metadata={PARTS: parts, COMPOSITE: kind})
+
+
+def rows_of(table: type) -> tuple[Setting, ...]:
+    """The settings table: a row per field of the dataclass `table`, in order, a composite's
+    parts named `field.part`."""
+    rows: list[Setting] = []
+    for each in fields(table):
+        if ROW in each.metadata:
+            rows.append(replace(each.metadata[ROW], name=each.name))
+        rows.extend(
+            replace(part, name=f"{each.name}.{part.name}") for part in each.metadata.get(PARTS, ())
+        )
+    return tuple(rows)
+
+
+def read_environment(table: type, environ: Mapping[str, str]) -> dict[str, Any]:
+    """The keyword arguments of `table` that `environ` gives: every row's value (its
+    default when unset), a composite's built from its parts."""
+    values: dict[str, Any] = {}
+    for each in fields(table):
+        if ROW in each.metadata:
+            values[each.name] = each.metadata[ROW].read(environ)
+        elif PARTS in each.metadata:
+            parts = {part.name: part.read(environ) for part in each.metadata[PARTS]}
+            values[each.name] = each.metadata[COMPOSITE](**parts)
+    return values
 
 
 def value_at(settings: object, name: str) -> Any:
@@ -289,51 +369,9 @@ def value_at(settings: object, name: str) -> Any:
     return value
 
 
-def settings_class(
-    name: str,
-    rows: Sequence[Setting],
-    composites: Mapping[str, type],
-    *,
-    base: type = object,
-    module: str,
-    doc: str,
-) -> type:
-    """A frozen dataclass with an attribute per row (`name`, of the row's type and
-    default) and per composite (made of its rows; its own class's defaults), whose
-    instances are checked by every row's check, with `from_env` reading every row."""
-
-    class Table(base):
-        def __post_init__(self) -> None:
-            """Settings built in code (tests, tools) are checked like the environment's."""
-            for row in rows:
-                if row.check is not None:
-                    row.check.run(row.variable, value_at(self, row.name))
-
-        @classmethod
-        def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Self:
-            """Every row read from the environment (`os.environ` unless given), then
-            `overrides` (command-line options) on top."""
-            environ = os.environ if environ is None else environ
-            values: dict[str, object] = {}
-            parts: dict[str, dict[str, object]] = {attribute: {} for attribute in composites}
-            for row in rows:
-                attribute, _, part = row.name.partition(".")
-                if part:
-                    parts[attribute][part] = row.read(environ)
-                else:
-                    values[attribute] = row.read(environ)
-            for attribute, kind in composites.items():
-                values[attribute] = kind(**parts[attribute])
-            values.update(overrides)
-            return cls(**values)
-
-    fields: dict[str, tuple[str, Any, Any]] = {}
+def check_values(settings: object, rows: Sequence[Setting]) -> None:
+    """Every row's check on made settings: those built in code (tests, tools) are checked
+    like the environment's."""
     for row in rows:
-        attribute, _, part = row.name.partition(".")
-        if not part:
-            fields[attribute] = (attribute, row.attribute_type, field(default=row.default))
-        elif attribute not in fields:
-            kind = composites[attribute]
-            fields[attribute] = (attribute, kind, field(default_factory=kind))
-    namespace = {"__module__": module, "__doc__": doc}
-    return make_dataclass(name, fields.values(), bases=(Table,), namespace=namespace, frozen=True)
+        if row.check is not None:
+            row.check.run(row.variable, value_at(settings, row.name))

@@ -4,8 +4,10 @@ is what `Settings.from_env` reads and what `floorgate serve --help` shows."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -183,6 +185,20 @@ def test_the_table_names_each_variable_and_attribute_once():
     assert len({row.name for row in SETTINGS}) == len(SETTINGS)
     assert all(row.variable.startswith("FLOORGATE_") for row in SETTINGS)
     assert all("\n" not in row.help and row.help.endswith(".") for row in SETTINGS)
+
+
+def test_each_attribute_is_declared_with_its_row_and_its_kinds_type():
+    """`Settings` is written out, so its annotations must say what the kinds read (a type
+    checker says so too; this holds without one). Every field has a row or parts."""
+    hints = typing.get_type_hints(Settings)
+    declared = {row.name: row.attribute_type for row in SETTINGS if "." not in row.name}
+    assert {name: hints[name] for name in declared} == declared
+    composites = {row.name.partition(".")[0] for row in SETTINGS if "." in row.name}
+    assert composites == {"svg_limits", "routing_costs"}
+    assert set(hints) == set(declared) | composites
+    for name in composites:
+        parts = {row.name.partition(".")[2] for row in SETTINGS if row.name.startswith(name)}
+        assert parts == {each.name for each in dataclasses.fields(hints[name])}
 
 
 def test_the_defaults_of_settings_are_the_tables():
