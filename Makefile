@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 # so 3 workers keep a 2-core machine busy.
 TEST_WORKERS ?= 3
 
-.PHONY: run reset test bench lint fmt clean
+.PHONY: run reset test bench lint typecheck fmt clean
 
 $(STAMP): pyproject.toml setup.py parsing/_kernels.pyx
 	@$(PYTHON) -c 'import sys; sys.exit(0 if (3, 11) <= sys.version_info < (3, 14) else "floorgate needs Python 3.11, 3.12 or 3.13 (pyproject.toml)")'
@@ -58,6 +58,10 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
+## make typecheck: mypy over the packages ([tool.mypy] in pyproject.toml), as CI runs it
+typecheck: $(STAMP)
+	$(PY) -m mypy
+
 ## make fmt: format the tree with ruff and apply ruff's safe fixes
 fmt: $(STAMP)
 	$(VENV)/bin/ruff format .
@@ -65,4 +69,4 @@ fmt: $(STAMP)
 
 ## make clean: remove .venv and caches; your data, key and local CA in .floorgate/ stay
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache
