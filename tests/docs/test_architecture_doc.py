@@ -84,3 +84,21 @@ def test_imports_against_the_floors_and_long_modules_are_found(tmp_path, monkeyp
     assert (against.value, against.offenders) == (1, ["parsing.low imports rest.high"])
     long = structure.long_modules()
     assert (long.value, long.offenders) == (1, ["rest/high.py 601"])
+
+
+def test_a_type_ignore_without_its_code_or_reason_is_found(tmp_path, monkeypatch):
+    structure = ci_module("structure")
+    (tmp_path / "rest").mkdir()
+    (tmp_path / "rest" / "a.py").write_text(
+        "x = f()  # type: ignore\n"
+        "y = g()  # type: ignore[attr-defined]\n"
+        "z = h()  # type: ignore[attr-defined, misc]  # uvicorn's transport has abort()\n"
+    )
+    monkeypatch.setattr(structure, "ROOT", tmp_path)
+    monkeypatch.setattr(structure, "FLOORS", ("rest",))
+    row = structure.type_ignores()
+    assert (row.value, row.met, row.offenders) == (
+        3,
+        False,
+        ["rest/a.py:1 has no code or reason", "rest/a.py:2 has no code or reason"],
+    )
