@@ -137,11 +137,12 @@ class MapReader:
         """Add what `el` becomes to `at.out`: nothing, one element, or a group's content."""
         if self.stop is not None and self.stop.is_set():
             raise Stopped
-        kind = KINDS.get(el.tag)  # type: ignore[arg-type]
+        kind = KINDS.get(el.tag)
         scope, via = at.scope, at.via
         if kind is None or (kind == "symbol" and via is None):
             self._skip(el, scope)  # unknown, foreign, or only drawn through a use
             return
+        attributes: dict[str, str] | None
         if scope is self.source:
             attributes = dict(el.items())  # `_written`, its common case inline
             if "style" in attributes or "{" in "".join(attributes):
@@ -151,7 +152,7 @@ class MapReader:
             if href is not None and not is_local_reference(href):
                 raise external(el, href)
         else:  # drawn by a use: the same elements, many times
-            attributes = self._drawn.get(el)  # type: ignore[assignment]
+            attributes = self._drawn.get(el)
             if attributes is None:
                 attributes = self._drawn[el] = self._written(el)
             if via is not None:
@@ -229,6 +230,7 @@ class MapReader:
             flat: list[float] = []
             self._collect_geometry(el, m, flat, at.depth)
             self._connector(uid, attributes, flat, level_uid)
+        node: dict[str, Any] | None
         if role in (UNITS, HIT_AREAS):
             if is_level:
                 raise SvgError(f"a level cannot be inside a {role} layer")
@@ -374,7 +376,7 @@ class MapReader:
                 styling = self._styling[names] = tuple(
                     key for key in names if key not in NOT_SHAPE_STYLE and key[:5] != "data-"
                 )
-            shape = {"type": TYPE_NAMES[kind]}
+            shape: dict[str, Any] = {"type": TYPE_NAMES[kind]}
             for key in styling:
                 shape[key] = attributes[key]
             shape["points"] = format_points(flat)
@@ -477,7 +479,7 @@ class MapReader:
     ) -> None:
         """Canvas points of everything a group draws: a group connector's box."""
         for child in el:
-            kind = KINDS.get(child.tag)  # type: ignore[arg-type]
+            kind = KINDS.get(child.tag)
             if kind is None or kind == "symbol":
                 continue
             if depth + 1 > self.max_depth:
@@ -516,7 +518,7 @@ class MapReader:
         x = parse_length(attributes.get("x"), "x")
         y = parse_length(attributes.get("y"), "y")
         m = multiply(m, translation(x, y))
-        kind = KINDS.get(target.tag)  # type: ignore[arg-type]
+        kind = KINDS.get(target.tag)
         if kind is None:
             return
         self._expanding.append(target)

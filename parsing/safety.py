@@ -88,6 +88,7 @@ def parse_xml(data: bytes | str, limits: SvgLimits) -> tuple[etree._Element, int
     SvgError naming what is wrong."""
     raw, as_text = to_bytes(data, limits)
     del data
+    failure: SvgError | None
     try:
         root, count = _read_tree(raw, as_text, limits)
     except etree.XMLSyntaxError as error:

@@ -26,6 +26,7 @@ DOCUMENT_VERSION = "1.2"
 CONNECTOR_KINDS = ("stairs", "elevator", "ramp", "escalator")
 
 # Element kinds the walk knows, by tag (SVG namespace or none); anything else is skipped.
+_KNOWN: tuple[str, ...]  # grows below
 _KNOWN = ("g", "use", "symbol", "rect", "circle", "ellipse", "line", "polyline", "polygon")
 _KNOWN += ("path", "text", "image")
 KINDS: dict[str, str] = {tag: tag for tag in _KNOWN} | {f"{{{SVG_NS}}}{tag}": tag for tag in _KNOWN}

@@ -71,7 +71,7 @@ async def _put(
     from storage.imports.importer import NeedsStaging, import_data  # lazily, see the imports
 
     named = svg is not None and isinstance(record.get("id"), str)
-    svg_sources = {record["id"]: svg} if named else {}
+    svg_sources = {record["id"]: svg} if svg is not None and named else {}
     try:
         await import_data(
             context.store,

@@ -21,7 +21,7 @@ def _skip_pyopenssl_when_absent() -> None:
     if importlib.util.find_spec("OpenSSL") is None or (
         importlib.util.find_spec("service_identity") is None
     ):
-        sys.modules[name] = None  # type: ignore[assignment]
+        sys.modules[name] = None  # type: ignore[assignment]  # typeshed: modules only
 
 
 _skip_pyopenssl_when_absent()

@@ -127,7 +127,7 @@ def _spooled(value: str | bytes | bytearray, known: list[Any]) -> Spooled | None
     """`value` in a new file only its owner reads; None when it cannot be written (no
     room, no folder): the value is then pickled as any other."""
     text = isinstance(value, str)
-    if not text:
+    if not isinstance(value, str):  # not text
         data = value
     elif known and known[0][0] is value:
         data = known.pop()[1]
@@ -184,9 +184,12 @@ async def _spool_off_loop(args: tuple[Any, ...]) -> tuple[Any, ...]:
     try:
         return await asyncio.shield(spooling)
     except asyncio.CancelledError:
-        spooling.add_done_callback(
-            lambda done: done.cancelled() or done.exception() or _remove_spooled(done.result())
-        )
+
+        def remove_unread(done: asyncio.Future[tuple[Any, ...]]) -> None:
+            if not done.cancelled() and not done.exception():
+                _remove_spooled(done.result())
+
+        spooling.add_done_callback(remove_unread)
         raise
 
 
@@ -352,7 +355,12 @@ async def run_isolated(target: str, *args: Any, stoppable: bool = False) -> Any:
             free.append(slot)
         raise
     submitted.add_done_callback(lambda _: _remove_spooled(args))
-    submitted.add_done_callback(lambda _: flags[RETIRE] and _retire(pool))
+
+    def retire_if_asked(_: Future[Any]) -> None:
+        if flags[RETIRE]:
+            _retire(pool)
+
+    submitted.add_done_callback(retire_if_asked)
     if slot is not None:
         submitted.add_done_callback(lambda _: free.append(slot))  # once it really ended
     try:

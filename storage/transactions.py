@@ -16,7 +16,7 @@ import itertools
 import random
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from pymongo.asynchronous.client_session import AsyncClientSession
 from pymongo.errors import DuplicateKeyError, PyMongoError
@@ -25,6 +25,7 @@ from storage.database import UNAVAILABLE_ERRORS, Store
 
 Session = AsyncClientSession | None  # None: no transaction (a standalone server)
 Work = Callable[[Session], Awaitable[Any]]
+T = TypeVar("T")
 DUPLICATE_KEY_ATTEMPTS = 20
 RETRY_SECONDS = 120.0  # how long write conflicts are retried (the driver's figure)
 
@@ -66,8 +67,10 @@ async def has_transactions(store: Store) -> bool:
 
 
 async def in_transaction(
-    store: Store, work: Work, session: AsyncClientSession | None = None
-) -> Any:
+    store: Store,
+    work: Callable[[Session], Awaitable[T]],
+    session: AsyncClientSession | None = None,
+) -> T:
     """Run `work(session)` in one transaction and return what it returns. With `session`,
     that session runs it (its id can then be named elsewhere, `storage.imports.leases`).
     Every write of several documents comes here: the unique indexes it relies on are
@@ -79,7 +82,7 @@ async def in_transaction(
         return await _run(work, own)
 
 
-async def _run(work: Work, session: AsyncClientSession) -> Any:
+async def _run(work: Callable[[Session], Awaitable[T]], session: AsyncClientSession) -> T:
     """Like the driver's `with_transaction`, but a database that went away fails at once
     (the driver would retry that for two minutes) and a unique-index race lost to a
     concurrent writer is run again: it then sees, and replaces, the winner's document."""
@@ -147,7 +150,7 @@ def _backoff(attempt: int) -> float:
     return random.uniform(0, min(1.0, 0.01 * 2**attempt))
 
 
-async def atomically(store: Store, work: Work) -> Any:
+async def atomically(store: Store, work: Callable[[Session], Awaitable[T]]) -> T:
     """`work` in a transaction where the deployment has them, else `work(None)`: for
     the API's writes, which a standalone server still serves (in their idempotent order)."""
     await store.indexed()

@@ -57,18 +57,18 @@ class DrawnReader:
     def area(self, element: dict[str, Any]) -> tuple[list[XY], list[list[XY]]] | None:
         """A space's outline and holes, by the rules of unit shapes (docs/svg-parsing.md,
         "Holes"); None for another kind of element or unreadable geometry."""
-        kind = AREAS.get(element.get("type"))  # type: ignore[arg-type]
+        kind = AREAS.get(element.get("type"))  # type: ignore[arg-type]  # None: no kind
         polylines = self._polylines(element, kind) if kind is not None else None
         if not polylines:
             return None
-        flat = ring(polylines, kind)  # type: ignore[arg-type]
+        flat = ring(polylines, kind)  # type: ignore[arg-type]  # polylines: kind is known
         fill_rule = element.get("fill-rule")
         holes = holes_of(polylines, flat, fill_rule if isinstance(fill_rule, str) else None)
         return _pairs(flat), [_pairs(hole) for hole in holes]
 
     def line(self, element: dict[str, Any]) -> list[XY] | None:
         """An opening's line (a polyline or line element), else None."""
-        kind = LINES.get(element.get("type"))  # type: ignore[arg-type]
+        kind = LINES.get(element.get("type"))  # type: ignore[arg-type]  # None: no kind
         polylines = self._polylines(element, kind) if kind is not None else None
         if not polylines:
             return None

@@ -15,7 +15,7 @@ from parsing.errors import SvgError
 try:  # the compiled loops (parsing/_kernels.pyx); the pure-Python ones below otherwise
     from parsing import _kernels
 except ImportError:  # pragma: no cover - a build without the extension
-    _kernels = None
+    _kernels = None  # type: ignore[assignment]  # an optional module: mypy has no Module | None
 
 # SVG's number grammar (no "inf", "nan", "1_000" or hex, which Python's float() accepts).
 NUMBER = r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"

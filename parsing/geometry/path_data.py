@@ -24,7 +24,7 @@ from parsing.geometry.transform import Matrix, max_scale
 try:  # compiled twin of _parse_path_fast (parsing/_kernels.pyx)
     from parsing import _kernels
 except ImportError:  # pragma: no cover - a build without the extension
-    _kernels = None
+    _kernels = None  # type: ignore[assignment]  # an optional module: mypy has no Module | None
 
 
 TOLERANCE = 0.25  # canvas units between a curve and its flattened outline, at most
@@ -245,7 +245,7 @@ def parse_path_svgelements(d: str) -> list[Subpath]:
         raise SvgError(f"path data (d) is invalid near character {lexer.pos + 1}") from None
     if lexer.pos < len(d) and d[lexer.pos :].strip(_SEPARATORS):
         raise SvgError(f"path data (d) is invalid near character {lexer.pos + 1}")
-    return [(s[0], s[1], s[2], s[3]) for s in builder.subpaths]  # type: ignore[misc]
+    return [(s[0], s[1], s[2], s[3]) for s in builder.subpaths]  # type: ignore[misc]  # Subpaths
 
 
 # ---------------------------------------------------------------- fast path data
@@ -474,7 +474,7 @@ def flatten(subpaths: list[Subpath], m: Matrix, budget: PointBudget) -> list[Pol
     when built (same points: `flatten_py` is the reference).
     """
     if _kernels is not None:
-        return _kernels.flatten(subpaths, m, budget, math.hypot)  # type: ignore[no-any-return]
+        return _kernels.flatten(subpaths, m, budget, math.hypot)
     return flatten_py(subpaths, m, budget)
 
 

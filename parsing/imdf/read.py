@@ -445,6 +445,7 @@ def _typed_document(
 ) -> tuple[dict[str, list[Feature]], str, Any]:
     """The features, form and manifest of one FeatureCollection or bare array whose
     features carry `feature_type`."""
+    raws: object  # JSON: a list, or whatever the FeatureCollection holds (checked below)
     if isinstance(document, list):
         raws, form, manifest = document, "one array of features that carry feature_type", None
         holder = "array"

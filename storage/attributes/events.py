@@ -54,6 +54,7 @@ async def record(store: Store, changes: list[Event], session: Session) -> None:
         return_document=ReturnDocument.AFTER,
         session=session,
     )
+    assert counter is not None  # upsert=True with ReturnDocument.AFTER: always the document
     first = counter["seq"] - len(changes) + 1
     moment = datetime.now(UTC)
     at = format_timestamp(moment)

@@ -126,7 +126,7 @@ async def count(store: Store, collection: str, query: Document, limit: int = 0) 
     store.watch_changes()
 
     async def load() -> int:
-        options = {"limit": limit} if limit else {}  # `limit=0` would be an error
+        options: dict[str, Any] = {"limit": limit} if limit else {}  # `limit=0` would be an error
         return await store[collection].count_documents(query, **options)
 
     key = partial(_key, "count", collection, query, limit)

@@ -29,7 +29,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import bson
 import orjson
@@ -45,6 +45,7 @@ ALL = "*"  # what `bump` of every collection reports
 
 
 Version = tuple[int, int]
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -182,8 +183,8 @@ class ReadCache:
     # Reads
 
     async def read(
-        self, key_of: Callable[[], Hashable], collection: str, load: Callable[[], Awaitable[Any]]
-    ) -> Any:
+        self, key_of: Callable[[], Hashable], collection: str, load: Callable[[], Awaitable[T]]
+    ) -> T:
         """The result of `load()` for the key `key_of()` makes (made only when the cache
         serves), from the cache when still valid. Concurrent readers of one key and
         version share one load."""
@@ -201,7 +202,7 @@ class ReadCache:
         if entry is not None and entry.version == version:
             self.hits += 1
             self._entries.move_to_end(key)
-            return bson.decode(entry.data, self.codec_options)["v"]
+            return cast(T, bson.decode(entry.data, self.codec_options)["v"])  # load()'s, kept
         self.misses += 1
         loading_key = (key, version)
         pending = self._loading.get(loading_key)
@@ -213,7 +214,9 @@ class ReadCache:
                 if not pending.cancelled() or (ours is not None and ours.cancelling()):
                     raise  # this reader was cancelled (perhaps with the first one)
                 data = None  # the first reader went away: load for ourselves
-            return bson.decode(data, self.codec_options)["v"] if data is not None else await load()
+            if data is not None:  # the first reader's load(), encoded
+                return cast(T, bson.decode(data, self.codec_options)["v"])
+            return await load()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._loading[loading_key] = future
         try:
@@ -248,7 +251,7 @@ class ReadCache:
     def answer(self, key: Hashable) -> tuple[bytes, str] | None:
         """A kept answer (its bytes and tag) while every collection it read is unchanged."""
         entry = self._entries.get(key) if self.live else None
-        if entry is None or not all(self.version(c) == v for c, v in entry.version):  # type: ignore[misc]
+        if entry is None or not all(self.version(c) == v for c, v in entry.version):  # type: ignore[misc]  # an answer's: (collection, version) pairs
             return None
         self.answer_hits += 1
         self._entries.move_to_end(key)

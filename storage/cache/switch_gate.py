@@ -53,7 +53,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import PyMongoError
@@ -303,7 +303,9 @@ class SwitchGate:
             verdict, tokens = self._verdict(collection, query, result, before, after, nested)
             if verdict is Verdict.PASS and _widened(projection, after, collection)[0] == fields:
                 if added:
-                    for doc in [result] if isinstance(result, dict) else result or []:
+                    # fields are added only to documents: one, None or a list of them
+                    docs = [result] if isinstance(result, dict) else result or []
+                    for doc in cast("list[Document]", docs):
                         for key in added:
                             doc.pop(key, None)
                 return result

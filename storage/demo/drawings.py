@@ -242,12 +242,19 @@ class _Svg:
         return element
 
     def rect(self, parent: etree._Element, rect: Rect, **attrs: str | float) -> etree._Element:
+        # mypy matches **attrs against `text` too; attrs are attributes, never "text"
         return self.add(
-            parent, "rect", x=rect.x, y=rect.y, width=rect.width, height=rect.height, **attrs
+            parent,
+            "rect",
+            x=rect.x,
+            y=rect.y,
+            width=rect.width,
+            height=rect.height,
+            **attrs,  # type: ignore[arg-type]  # attrs never holds "text" (see above)
         )
 
     def text(self) -> str:
-        body = etree.tostring(self.root, encoding="unicode", pretty_print=True)
+        body: str = etree.tostring(self.root, encoding="unicode", pretty_print=True)
         return '<?xml version="1.0" encoding="UTF-8"?>\n' + body
 
 
@@ -364,9 +371,10 @@ def _draw_level(svg: _Svg, plan: FloorPlan) -> None:
             attrs["data_access"] = path.access
         if len(path.points) == 2:
             (x1, y1), (x2, y2) = path.points
-            svg.add(paths, "line", x1=x1, y1=y1, x2=x2, y2=y2, **attrs)
+            # mypy matches **attrs against `text` too; attrs are attributes, never "text"
+            svg.add(paths, "line", x1=x1, y1=y1, x2=x2, y2=y2, **attrs)  # type: ignore[arg-type]  # no "text" in attrs
         else:
-            svg.add(paths, "polyline", points=_points(path.points), **attrs)
+            svg.add(paths, "polyline", points=_points(path.points), **attrs)  # type: ignore[arg-type]  # no "text" in attrs
 
     core = svg.add(level, "g", id="core")
     elevator, stairs = plan.room("elevator"), plan.room("stairs")

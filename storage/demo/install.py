@@ -359,6 +359,7 @@ def _add_references(
     `<unit id>_<unit space id>`; its `-unit-ids` key holds the unit id alone."""
     pms_property = rng.randrange(100_000, 1_000_000)
     space_property = rng.randrange(1_000_000, 10_000_000)
+    value: int | str  # a property number here, a reference's text below
     for key, value in ((PMS_KEY, pms_property), (SPACE_KEY, space_property)):
         data["asset_references"].append(
             {

@@ -15,6 +15,7 @@ import fcntl
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from pymongo import MongoClient
 from pymongo.errors import PyMongoError
@@ -37,6 +38,7 @@ def running_embedded_uri(data_dir: Path) -> str | None:
         uri = _uri_file(data_dir).read_text(encoding="utf-8").strip()
     except OSError:
         return None
+    client: MongoClient[dict[str, Any]]
     try:
         with MongoClient(uri, serverSelectionTimeoutMS=500) as client:
             client.admin.command("ping")

@@ -35,7 +35,7 @@ import sys
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 from pymongo import MongoClient
 from pymongo.errors import PyMongoError
@@ -395,6 +395,7 @@ def _tcp_connects(port: int) -> bool:
 
 
 def _pings(uri: str) -> bool:
+    client: MongoClient[dict[str, Any]]
     try:
         with MongoClient(uri, serverSelectionTimeoutMS=500, connectTimeoutMS=500) as client:
             client.admin.command("ping")

@@ -123,5 +123,6 @@ def _names_inside(venue: Venue) -> dict[str, str]:
         for feature in venue.archive.of(kind):
             name = label(feature.properties.get("name"), venue.languages)
             for unit in venue.units_of(feature) if name else []:
+                assert name is not None  # the loop runs only for a name
                 found[unit.feature.id][rank].add(name)
     return {unit_id: min(ranks[min(ranks)]) for unit_id, ranks in found.items()}

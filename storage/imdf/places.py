@@ -45,7 +45,7 @@ def read_places(venue: Venue, unnamed: dict[str, str]) -> list[Place]:
     for feature in venue.archive.of("amenity"):
         where = _amenity_place(venue, feature)
         if where is not None:
-            tags = (
+            tags: tuple[tuple[str, str], ...] = (
                 ("svc:amenity", "yes"),
                 ("imdf:feature", "amenity"),
                 ("imdf:category", feature.category),

@@ -112,7 +112,7 @@ def reachability(
         if door_id in exterior and open_units:
             entrances.append((open_units[0], door))
         if len(open_units) == 2:
-            graph.join(*open_units, _Via("opening", door_id, door.wheelchair))
+            graph.join(open_units[0], open_units[1], _Via("opening", door_id, door.wheelchair))
     stands = _stop_units(venue, network, spaces, walked)
     by_connector: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for stop, unit in stands:
@@ -164,10 +164,10 @@ def reachability(
             reason, detail = explain.by_wheelchair(unit_id, chair_roots)
         else:
             continue
-        unit, level = venue.units[unit_id], venue.levels[venue.units[unit_id].level]
+        info, level = venue.units[unit_id], venue.levels[venue.units[unit_id].level]
         found.append(
             Unreachable(
-                unit_id, unit.name, unit.level, level.name, unit.category, modes, reason, detail
+                unit_id, info.name, info.level, level.name, info.category, modes, reason, detail
             )
         )
     return Reachability(roots, sorted(d.id for _, d in entrances), found)
@@ -341,9 +341,9 @@ class _Explain:
                 "(beside the unit, or farther than the snap tolerance)"
             )
         number = self.foot_parts[unit_id]
-        closed = self._once(("closed", number), lambda: self._closed_around(number))
-        if closed is not None:
-            return closed
+        around = self._once(("closed", number), lambda: self._closed_around(number))
+        if around is not None:
+            return around
         level = self.venue.units[unit_id].level
         if level not in self.foot_levels:
             return "level-cut-off", (

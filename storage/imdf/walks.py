@@ -4,6 +4,8 @@ the walk paths of `routing.imdf.paths`, drawn per level by `parsing.imdf.drawing
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import shapely
 from shapely.geometry import LineString, MultiLineString
 
@@ -98,7 +100,10 @@ def read_doors(venue: Venue) -> list[Door]:
         access = properties.get("access_control") or []
         category = str(properties.get("category") or "").lower()
         restriction = str(properties.get("restriction") or "").lower()
-        door = properties.get("door") if isinstance(properties.get("door"), dict) else {}
+        door = cast(  # JSON: the door object, {} when it is not one
+            "dict[str, Any]",
+            properties.get("door") if isinstance(properties.get("door"), dict) else {},
+        )
         walkable = not access and category not in CLOSED_OPENINGS and restriction not in RESTRICTED
         wheelchair = str(door.get("type") or "").lower() not in NO_WHEELCHAIR_DOORS
         doors.append(Door(feature.id, level, line, walkable, wheelchair))
@@ -130,13 +135,16 @@ def _traversals(venue: Venue) -> list[Traversal]:
             *(properties.get("intermediary") or []),
             properties.get("destination"),
         ]
-        unit_ids = [
-            end.get("id")
-            for end in ends
-            if isinstance(end, dict)
-            and end.get("feature_type", "unit") == "unit"
-            and end.get("id") in venue.units
-        ]
+        unit_ids = cast(  # ids of venue.units (its keys are str)
+            "list[str]",
+            [
+                end.get("id")
+                for end in ends
+                if isinstance(end, dict)
+                and end.get("feature_type", "unit") == "unit"
+                and end.get("id") in venue.units
+            ],
+        )
         kind = RELATIONSHIP_KIND.get(category)
         if kind is None and category.startswith("traversal") and unit_ids:
             kind = CONNECTOR_KIND.get(venue.units[unit_ids[0]].category)

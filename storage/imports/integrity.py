@@ -236,7 +236,7 @@ async def find_dangling(store: Store) -> CheckReport:
             need(col.UNIT_MAPS, map_id, "unit_ids", unit_id, units, "unit")
     for doc in await _docs(store, col.BACKGROUNDS, ["unit_map_id"]):
         need(col.BACKGROUNDS, doc["_id"], "unit_map_id", doc.get("unit_map_id"), maps, "map")
-    key = ("unit_map_id", "key")
+    key: tuple[str, ...] = ("unit_map_id", "key")
     for doc in await _docs(store, col.LEVEL_TAGS, key):
         need(col.LEVEL_TAGS, _key(doc, key), "unit_map_id", doc.get("unit_map_id"), maps, "map")
     for doc in await _docs(store, col.ASSET_REFERENCES, ["asset_id"]):

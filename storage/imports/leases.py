@@ -20,7 +20,7 @@ import logging
 import os
 import socket
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -78,7 +78,7 @@ async def writer_gone(store: Store, asset_id: str) -> bool:
 @dataclass
 class _Holder:
     owner: str
-    session_id: dict[str, Any] | None
+    session_id: Mapping[str, Any] | None
 
     def document(self, at: datetime) -> dict[str, Any]:
         return {
@@ -110,7 +110,7 @@ async def _try_take(store: Store, name: str, me: _Holder) -> dict[str, Any] | No
         return None
     except DuplicateKeyError:
         pass
-    holder = await leases.find_one({"_id": name})
+    holder: dict[str, Any] | None = await leases.find_one({"_id": name})
     if holder is None:
         return {}  # released in between: try again
     if holder.get("owner") == me.owner:
@@ -148,7 +148,7 @@ async def asset_leases(
     assets: Iterable[str],
     *,
     wait: float,
-    session_id: dict[str, Any] | None = None,
+    session_id: Mapping[str, Any] | None = None,
     waiting: Callable[[str, dict[str, Any]], None] | None = None,
 ) -> AsyncIterator[None]:
     """Hold the lease of every asset in `assets` (taken in sorted order, so two writers

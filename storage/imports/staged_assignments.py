@@ -29,7 +29,7 @@ it had committed after them:
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import Any, cast
 
 from pymongo import DeleteMany, ReplaceOne
 
@@ -109,7 +109,9 @@ async def _assign(store: Store, assigns: list[Assign], session: Session) -> list
     result = await store[col.ASSIGNMENTS].bulk_write(
         [*deletes, *upserts], ordered=True, session=session
     )
-    inserted = {index - len(deletes) for index in result.upserted_ids}
+    # an acknowledged bulk's result is never empty, so its upserted_ids is never None
+    upserted = cast("dict[int, Any]", result.upserted_ids)
+    inserted = {index - len(deletes) for index in upserted}
     changes: list[events.Event] = []
     for index, assign in enumerate(assigns):
         if assign.doc.get("exclusive"):

@@ -112,7 +112,7 @@ def decoded(data: bytes, codec_options: CodecOptions) -> Operation:
         return DeleteMany(entry["f"])
     if kind == "replace":
         return ReplaceOne(entry["f"], entry["d"], upsert=entry["u"])
-    write = {"update_one": UpdateOne, "update_many": UpdateMany}[kind]
+    write: type[UpdateOne | UpdateMany] = {"update_one": UpdateOne, "update_many": UpdateMany}[kind]
     return write(entry["f"], entry["d"], upsert=entry["u"])
 
 

@@ -36,7 +36,7 @@ import asyncio
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from storage import collections as col
 from storage.database import Store
@@ -52,6 +52,9 @@ APPLYING = "applying"
 # After "applying" is written: a read checked against a poll (at most two polls old) that
 # still said "announced" has ended before the first batch commits.
 APPLY_GRACE_SECONDS = 3 * SWITCH_POLL_SECONDS
+
+if TYPE_CHECKING:
+    from pymongo import DeleteMany, ReplaceOne, UpdateMany, UpdateOne
 
 log = logging.getLogger("floorgate.switches")
 
@@ -198,7 +201,9 @@ async def apply_batch(store: Store, switch: dict[str, Any], batch: dict[str, Any
         if collection == col.ASSIGNMENTS:  # against what is there now (see the module)
             await staged_assignments.apply(store, operations, session)
         elif operations:
-            await store[collection].bulk_write(operations, ordered=True, session=session)
+            # Assign and Exclusive are staged for the assignments only: driver operations here
+            writes = cast("list[ReplaceOne[Any] | UpdateOne | UpdateMany | DeleteMany]", operations)
+            await store[collection].bulk_write(writes, ordered=True, session=session)
 
     await in_transaction(store, work)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from pymongo import ReplaceOne, UpdateMany, UpdateOne
 
@@ -387,8 +387,9 @@ class Writer:
             kept.update((unit_map["id"], tag["key"]) for tag in tags)
             for tag in tags:
                 previous = stored.get((unit_map["id"], tag["key"]))
+                # a stored document is never empty (it has its _id): None or its created_at
                 created, updated = documents.stamps(
-                    tag, previous and previous.get("created_at"), self.at
+                    tag, cast("str | None", previous and previous.get("created_at")), self.at
                 )
                 values = documents.level_tag_values(tag, previous, created, updated)
                 doc = {
