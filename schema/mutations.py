@@ -120,7 +120,7 @@ class Mutation:
         "GeoJSON when georeferenced. Needs service.admin.",
     )
     async def put_unit_map(self, info: Info, input: UnitMapInput, svg: str) -> UnitMap:
-        return await admin.put_unit_map(info.context, as_record(input), svg)
+        return await admin.put_unit_map(info.context, as_record(input), svg)  # type: ignore[return-value]  # a dict: strawberry reads it by key
 
     @strawberry.mutation(
         permission_classes=[requires(UNIT_ATTRIBUTES_WRITE, FLAG_UNIT_ATTRIBUTES)],
@@ -130,7 +130,7 @@ class Mutation:
     async def assign_unit_attributes(
         self, info: Info, group_id: strawberry.ID, data: list[UnitAttributeAssignmentInput]
     ) -> list[UnitAttributeAssignment]:
-        return await attributes.assign(info.context, group_id, as_record(data))
+        return await attributes.assign(info.context, group_id, as_record(data))  # type: ignore[return-value]  # dicts: strawberry reads them by key
 
     @strawberry.mutation(
         permission_classes=[requires(UNIT_ATTRIBUTES_WRITE, FLAG_UNIT_ATTRIBUTES)],
@@ -140,14 +140,14 @@ class Mutation:
     async def unassign_unit_attributes(
         self, info: Info, group_id: strawberry.ID, data: list[UnitAttributeAssignmentInput]
     ) -> list[UnitAttributeAssignment]:
-        return await attributes.unassign(info.context, group_id, as_record(data))
+        return await attributes.unassign(info.context, group_id, as_record(data))  # type: ignore[return-value]  # dicts: strawberry reads them by key
 
     @strawberry.mutation(
         permission_classes=[requires(ADMIN)],
         description="Create or replace an asset reference by id. Needs service.admin.",
     )
     async def put_asset_reference(self, info: Info, input: AssetReferenceInput) -> AssetReference:
-        return await admin.put_asset_reference(info.context, as_record(input))
+        return await admin.put_asset_reference(info.context, as_record(input))  # type: ignore[return-value]  # a dict: strawberry reads it by key
 
     @strawberry.mutation(
         permission_classes=[requires(ADMIN)],
@@ -161,7 +161,7 @@ class Mutation:
         description="Create or replace the unit's reference for `key`. Needs service.admin.",
     )
     async def put_unit_reference(self, info: Info, input: UnitReferenceInput) -> UnitReference:
-        return await admin.put_unit_reference(info.context, as_record(input))
+        return await admin.put_unit_reference(info.context, as_record(input))  # type: ignore[return-value]  # a dict: strawberry reads it by key
 
     @strawberry.mutation(
         permission_classes=[requires(ADMIN)],
@@ -177,7 +177,7 @@ class Mutation:
         "ETag change with it. Needs service.admin.",
     )
     async def put_location(self, info: Info, input: LocationInput) -> Location:
-        return await admin.put_location(info.context, as_record(input))
+        return await admin.put_location(info.context, as_record(input))  # type: ignore[return-value]  # a dict: strawberry reads it by key
 
     @strawberry.mutation(
         permission_classes=[requires(ADMIN)],

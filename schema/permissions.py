@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from graphql import GraphQLField
 from strawberry.permission import BasePermission
@@ -13,10 +13,17 @@ from resolvers.auth.access import authorize
 Requirement = tuple[str | None, str | None]  # (permission, flag); (None, None): a key
 
 
-def requires(permission: str | None = None, flag: str | None = None) -> type[BasePermission]:
+class RequiresAccess(BasePermission):
+    """The base of the classes `requires` makes: each names the permission and flag it demands."""
+
+    required_permission: ClassVar[str | None]
+    required_flag: ClassVar[str | None]
+
+
+def requires(permission: str | None = None, flag: str | None = None) -> type[RequiresAccess]:
     """A permission class for a key (always), an experimental flag and a permission name."""
 
-    class Requires(BasePermission):
+    class Requires(RequiresAccess):
         # Read by `field_requirement`, so access is checked before anything else.
         required_permission = permission
         required_flag = flag

@@ -227,7 +227,7 @@ class HandWritten:
         "as E10 does. Needs the permission service.unit-maps.parse.",
     )
     async def parse_unit_map(self, info: Info, svg: str) -> JSON:
-        return await parse_svg(info.context, svg)
+        return JSON(await parse_svg(info.context, svg))
 
     # Its `tags` filter comes before the paging arguments in the published schema, where a
     # row puts every filter after them.
@@ -247,7 +247,7 @@ class HandWritten:
         asset_id: AssetId = None,
         market: Market = None,
     ) -> LocationList:
-        return await locations.list_locations(
+        return await locations.list_locations(  # type: ignore[return-value]  # a dict: strawberry reads it by key
             info.context, unit_map_id, tags, page, per_page, asset_id, market
         )
 
@@ -260,7 +260,7 @@ class HandWritten:
     async def distance_matrix(
         self, info: Info, unit_map_id: strawberry.ID, input: DistanceMatrixInput
     ) -> DistanceMatrix:
-        return await distances.distance_matrix(info.context, unit_map_id, as_record(input))
+        return await distances.distance_matrix(info.context, unit_map_id, as_record(input))  # type: ignore[return-value]  # a dict: strawberry reads it by key
 
     # Likewise, and `from` is a Python keyword (`from_`).
     @strawberry.field(
@@ -287,7 +287,7 @@ class HandWritten:
             ),
         ] = None,
     ) -> Directions:
-        return await directions.directions(
+        return await directions.directions(  # type: ignore[return-value]  # a dict: strawberry reads it by key
             info.context, unit_map_id, as_record(from_), as_record(to), mode, units
         )
 

@@ -43,7 +43,7 @@ def record_input(cls: T) -> T:
     graphql-core has coerced every scalar already, and strawberry passes those on as
     they are too. Anything else is refused (TypeError) on the first conversion.
     """
-    definition: StrawberryObjectDefinition = cls.__strawberry_definition__
+    definition: StrawberryObjectDefinition = cls.__strawberry_definition__  # type: ignore[attr-defined]  # set by @strawberry.input
     assert definition.is_input, f"{cls.__name__} is not an input"
     built: list[tuple[object, Convert]] = []
 

@@ -10,16 +10,15 @@ import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, cast
 
 import strawberry
-from strawberry.permission import BasePermission
 from strawberry.types import Info
 from strawberry.types.field import StrawberryField
 from strawberry.utils.str_converters import to_camel_case
 
 from resolvers.paging import tell_list
-from schema.permissions import KeyRequired
+from schema.permissions import KeyRequired, RequiresAccess
 
 
 class Kind(StrEnum):
@@ -51,7 +50,7 @@ class RootField:
     parents: tuple[Arg, ...] = ()  # required ids, before `id` or paging
     filters: tuple[Arg, ...] = ()  # optional (null by default), after them
     description: str | None = None
-    permission: type[BasePermission] = KeyRequired  # access, checked before anything else
+    permission: type[RequiresAccess] = KeyRequired  # access, checked before anything else
 
     @property
     def required(self) -> tuple[Arg, ...]:
@@ -95,14 +94,18 @@ def root_field(row: RootField) -> StrawberryField:
 
     resolve.__name__ = resolve.__qualname__ = row.name
     resolve.root_field = row  # type: ignore[attr-defined]  # its direct plan calls the row
-    resolve.__signature__ = signature(row)  # type: ignore[attr-defined]
+    resolve.__signature__ = signature(row)  # type: ignore[attr-defined]  # strawberry reads it
     resolve.__annotations__ = {
         "info": Info,
         **{arg.name: arg.annotation for arg in row.arguments},
         "return": row.returns,
     }
-    return strawberry.field(
-        resolver=resolve, description=row.description, permission_classes=[row.permission]
+    # A StrawberryField: `strawberry.field` is typed as the resolver's return, for class bodies.
+    return cast(
+        StrawberryField,
+        strawberry.field(
+            resolver=resolve, description=row.description, permission_classes=[row.permission]
+        ),
     )
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import NewType
+from typing import TYPE_CHECKING, NewType
 
 import strawberry
 
+if TYPE_CHECKING:
+    from strawberry.types.scalar import ScalarDefinition
+
 Timestamp = NewType("Timestamp", str)
 
-SCALARS = {
+SCALARS: dict[object, ScalarDefinition] = {
     Timestamp: strawberry.scalar(
         name="Timestamp",
         description="ISO 8601 timestamp in the form YYYY-MM-DDTHH:MM:SS+00:00.",

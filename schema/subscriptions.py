@@ -48,4 +48,4 @@ class Subscription:
     ) -> AsyncIterator[UnitAttributeAssignmentChange]:
         # Awaited, not a generator: the checks run when the client subscribes, so a
         # refusal is the subscription's error (REST's status) before any event.
-        return await assignment_changes(info.context, group_id, asset_id, after)
+        return await assignment_changes(info.context, group_id, asset_id, after)  # type: ignore[return-value]  # a stream of dicts: strawberry reads them by key

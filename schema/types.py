@@ -1,6 +1,7 @@
 """GraphQL object types. Plain fields resolve straight from the stored dicts
 (no resolver method); relations go through the request's DataLoaders."""
 
+from collections.abc import Callable
 from typing import Any
 
 import strawberry
@@ -32,7 +33,9 @@ def _page_address(info: Info, paging: Document, page: int | None) -> str | None:
     """The REST address of `page` of the list `paging` belongs to (`resolvers.paging.tell_list`
     names it), as REST's paging links; None without a page or outside an HTTP request."""
     listing = paging.get("list")
-    make = getattr(info.context, "services", None) and info.context.services.page_url
+    make: Callable[[str, dict[str, Any], int, int], str | None] | None = (
+        getattr(info.context, "services", None) and info.context.services.page_url
+    )  # `Services.page_url`
     if page is None or listing is None or make is None:
         return None
     return make(listing[0], listing[1], page, paging["per_page"])
@@ -81,7 +84,7 @@ class Unit:
     async def references(
         self, info: Info, root: strawberry.Parent[Document]
     ) -> list[UnitReference]:
-        return await info.context.loaders.unit_references_by_unit.load(root["id"])
+        return await info.context.loaders.unit_references_by_unit.load(root["id"])  # type: ignore[no-any-return]  # stored dicts: strawberry reads them by key
 
 
 @strawberry.type(description="A floor of an asset.")
@@ -97,7 +100,7 @@ class Floor:
 
     @strawberry.field(description="Units on this floor, by id.")
     async def units(self, info: Info, root: strawberry.Parent[Document]) -> list[Unit]:
-        return await info.context.loaders.units_by_floor.load(root["id"])
+        return await info.context.loaders.units_by_floor.load(root["id"])  # type: ignore[no-any-return]  # stored dicts: strawberry reads them by key
 
 
 @strawberry.type(description="A background image of a unit map.")
@@ -160,15 +163,15 @@ class UnitMap:
 
     @strawberry.field(description="Units drawn on this map, by id.")
     async def units(self, info: Info, root: strawberry.Parent[Document]) -> list[Unit]:
-        return await units_of_map(info.context.loaders, root)
+        return await units_of_map(info.context.loaders, root)  # type: ignore[return-value]  # stored dicts: strawberry reads them by key
 
     @strawberry.field(description="Backgrounds of this map, by id.")
     async def backgrounds(self, info: Info, root: strawberry.Parent[Document]) -> list[Background]:
-        return await info.context.loaders.backgrounds_by_map.load(root["id"])
+        return await info.context.loaders.backgrounds_by_map.load(root["id"])  # type: ignore[no-any-return]  # stored dicts: strawberry reads them by key
 
     @strawberry.field(description="Level tags of this map, by key.")
     async def level_tags(self, info: Info, root: strawberry.Parent[Document]) -> list[LevelTag]:
-        return await info.context.loaders.level_tags_by_map.load(root["id"])
+        return await info.context.loaders.level_tags_by_map.load(root["id"])  # type: ignore[no-any-return]  # stored dicts: strawberry reads them by key
 
     @strawberry.field(
         permission_classes=[requires(flag=FLAG_LOCATIONS)],
@@ -179,7 +182,7 @@ class UnitMap:
         self, info: Info, root: strawberry.Parent[Document], tags: str | None = None
     ) -> list[Location]:
         terms = parse_tags(tags)
-        return filtered(await info.context.loaders.locations_by_map.load(root["id"]), terms)
+        return filtered(await info.context.loaders.locations_by_map.load(root["id"]), terms)  # type: ignore[return-value]  # stored dicts: strawberry reads them by key
 
 
 @strawberry.type(description="A property (an asset) with its floors, units and maps.")
@@ -202,15 +205,15 @@ class Asset:
 
     @strawberry.field(description="Floors of this asset, by sort position then id.")
     async def floors(self, info: Info, root: strawberry.Parent[Document]) -> list[Floor]:
-        return await info.context.loaders.floors_by_asset.load(root["id"])
+        return await info.context.loaders.floors_by_asset.load(root["id"])  # type: ignore[no-any-return]  # stored dicts: strawberry reads them by key
 
     @strawberry.field(description="Units of this asset, by id.")
     async def units(self, info: Info, root: strawberry.Parent[Document]) -> list[Unit]:
-        return await info.context.loaders.units_by_asset.load(root["id"])
+        return await info.context.loaders.units_by_asset.load(root["id"])  # type: ignore[no-any-return]  # stored dicts: strawberry reads them by key
 
     @strawberry.field(description="Unit maps of this asset, by id.")
     async def unit_maps(self, info: Info, root: strawberry.Parent[Document]) -> list[UnitMap]:
-        return await info.context.loaders.maps_by_asset.load(root["id"])
+        return await info.context.loaders.maps_by_asset.load(root["id"])  # type: ignore[no-any-return]  # stored dicts: strawberry reads them by key
 
     @strawberry.field(
         permission_classes=[requires(ASSET_REFERENCES_READ, FLAG_REFERENCES)],
@@ -220,7 +223,7 @@ class Asset:
     async def references(
         self, info: Info, root: strawberry.Parent[Document]
     ) -> list[AssetReference]:
-        return await info.context.loaders.asset_references_by_asset.load(root["id"])
+        return await info.context.loaders.asset_references_by_asset.load(root["id"])  # type: ignore[no-any-return]  # stored dicts: strawberry reads them by key
 
 
 @strawberry.type

@@ -264,9 +264,9 @@ class Builder:
 
     def shape(self, kind: GraphQLOutputType, details: FieldDetailsList) -> Shape:
         """What a value of `kind` completes to under this selection."""
-        nullable = not is_non_null_type(kind)
-        if not nullable:
-            kind = kind.of_type
+        nullable = True
+        if is_non_null_type(kind):
+            kind, nullable = kind.of_type, False
         if is_list_type(kind):
             return ListOf(self.shape(kind.of_type, details), nullable)
         if is_leaf_type(kind):

@@ -11,7 +11,7 @@ any request the plan steps aside from, is executed by graphql-core.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from graphql import (
     DocumentNode,
@@ -48,6 +48,7 @@ def row_of(field: GraphQLField) -> RootField | None:
     row = getattr(getattr(resolver, "wrapped_func", None), "root_field", None)
     if not isinstance(row, RootField):
         return None
+    assert definition is not None  # the row was found through it
     extensions = list(getattr(definition, "extensions", None) or ())
     if len(extensions) != 1 or not isinstance(extensions[0], PermissionExtension):
         return None
@@ -99,8 +100,8 @@ def direct_plan(
         page = row.kind is Kind.PAGE and isinstance(completion.shape, Obj)
         complete = completion.complete
         if page:
-            try:
-                complete = stored.completer(with_stored_ids(completion.shape))
+            try:  # `page`: its shape is an Obj
+                complete = stored.completer(with_stored_ids(cast(Obj, completion.shape)))
             except TooLarge:  # its own bound on generated code: API objects, as before
                 page = False
         roots.append(

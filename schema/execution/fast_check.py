@@ -20,7 +20,7 @@ and without mistakes, and on hand-written invalid documents.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from graphql import (
     BooleanValueNode,
@@ -235,7 +235,7 @@ class Walk:
             elif node.selection_set is None:
                 raise Bail
             else:
-                sub = self.selection_set(node.selection_set, named, owner, depth + 1)  # type: ignore[arg-type]
+                sub = self.selection_set(node.selection_set, named, owner, depth + 1)
             entry = Entry(node, parent, definition.type, args, sub)
         collected.add(node.alias.value if node.alias is not None else name, entry)
 
@@ -281,7 +281,8 @@ class Walk:
                 raise Bail
             seen.add(name)
             argument = arguments[0]
-            definition = directive.args.get(argument.name.value)  # type: ignore[union-attr]
+            assert directive is not None  # one of CONDITIONS
+            definition = directive.args.get(argument.name.value)
             if definition is None:
                 raise Bail
             value = argument.value
@@ -330,7 +331,7 @@ def variables_of(schema: GraphQLSchema, operation: OperationDefinitionNode) -> d
         if type_ is None or not is_input_type(type_):
             raise Bail
         if definition.default_value is not None:
-            check_literal(definition.default_value, type_)  # type: ignore[arg-type]
+            check_literal(definition.default_value, type_)
         defined[name] = (type_, definition.default_value)
     return defined
 
@@ -437,7 +438,9 @@ def check_document(schema: GraphQLSchema, document: DocumentNode) -> int:
         node = fragment_nodes.get(name)
         if node is None:
             raise Bail
-        if not do_types_overlap(schema, schema.get_type(node.type_condition.name.value), parent):
+        # Composite: every fragment's type condition was checked in the first loop.
+        condition = cast(GraphQLCompositeType, schema.get_type(node.type_condition.name.value))
+        if not do_types_overlap(schema, condition, parent):
             raise Bail
     depths = fragment_depths(fragments)
     used: set[str] = set()

@@ -20,7 +20,7 @@ step adds at least one unit, so the work here stays within the cap it is given.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from graphql import (
     FieldNode,
@@ -94,7 +94,9 @@ def type_units(type1: GraphQLOutputType | None, type2: GraphQLOutputType | None)
     while type1 is not type2 and type1 is not None and type2 is not None:
         units += 1
         if isinstance(type1, GraphQLList | GraphQLNonNull):
-            type1, type2 = type1.of_type, type2.of_type  # type: ignore[union-attr]
+            # type2 prints as type1 does (the caller checks): a list or non-null as well.
+            wrapper = cast("GraphQLList[Any] | GraphQLNonNull[Any]", type2)
+            type1, type2 = type1.of_type, wrapper.of_type
         else:
             break
     return units

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from functools import partial
 from inspect import isawaitable
-from typing import Any
+from typing import Any, cast
 
 from graphql import (
     DocumentNode,
@@ -34,6 +34,8 @@ from graphql import (
     execute,
     execute_sync,
 )
+from graphql import ExecutionResult as CoreResult
+from graphql.pyutils import AwaitableOrValue
 from strawberry.types import ExecutionResult
 
 from resolvers.errors import ApiError, ErrorCode
@@ -68,7 +70,7 @@ async def run_operation(
         if operation.operation is OperationType.SUBSCRIPTION:  # its limits first, as above
             raise ApiError(ErrorCode.NO_SUBSCRIPTIONS_OVER_HTTP)
         if cost >= INTROSPECTION_ON_LOOP_COST and not root_field_names(document, operation):
-            result = await run_cpu(
+            result: AwaitableOrValue[CoreResult] | None = await run_cpu(
                 partial(
                     execute_sync,
                     graphql_schema,
@@ -94,6 +96,8 @@ async def run_operation(
                 )
         if isawaitable(result):
             result = await result
+        # Awaited; and not None: `execute` ran when nothing before it answered.
+        result = cast(CoreResult, result)
     except Exception as exc:  # as strawberry: any failure is the operation's one error
         error = exc if isinstance(exc, GraphQLError) else GraphQLError(str(exc), original_error=exc)
         schema.process_errors([error])

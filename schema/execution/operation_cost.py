@@ -11,7 +11,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from hashlib import blake2b
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from graphql import (
@@ -23,6 +23,7 @@ from graphql import (
     GraphQLError,
     GraphQLField,
     GraphQLNamedType,
+    GraphQLScalarType,
     GraphQLSchema,
     InlineFragmentNode,
     IntValueNode,
@@ -313,7 +314,10 @@ class Pricing:
                 if raw is not None and not is_scalar_type(scalar):
                     return 1
                 try:
-                    value = None if raw is None else scalar.parse_value(raw)  # Int's coercion
+                    # Int's coercion; with `raw` set, `scalar` is a scalar type (checked above).
+                    value = (
+                        None if raw is None else cast(GraphQLScalarType, scalar).parse_value(raw)
+                    )
                 except (GraphQLError, TypeError, ValueError, ArithmeticError):
                     return 1
             else:

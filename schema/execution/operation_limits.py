@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from graphql import (
     ASTValidationRule,
@@ -34,6 +34,7 @@ from graphql import (
     SchemaMetaFieldDef,
     SelectionNode,
     SelectionSetNode,
+    Token,
     TokenKind,
     TypeMetaFieldDef,
     ValidationContext,
@@ -120,8 +121,10 @@ def spread_names(selection_set: SelectionSetNode) -> list[str]:
             stack.pop()
         elif isinstance(selection, FragmentSpreadNode):
             names.append(selection.name.value)
-        elif selection.selection_set is not None:  # a field or an inline fragment
-            stack.append(iter(selection.selection_set.selections))
+        else:  # a field or an inline fragment
+            below = cast("FieldNode | InlineFragmentNode", selection).selection_set
+            if below is not None:
+                stack.append(iter(below.selections))
     return names
 
 
@@ -287,9 +290,10 @@ def rough_size(node: Node) -> int:
     if node.loc is None:
         return BYTES_PER_TOKEN
     size = sys.getsizeof(node.loc.source.body)
-    token = node.loc.start_token
-    while token.prev is not None:
-        token = token.prev
+    first = node.loc.start_token
+    while first.prev is not None:
+        first = first.prev
+    token: Token | None = first
     while token is not None:
         size += BYTES_PER_TOKEN + (0 if token.value is None else sys.getsizeof(token.value))
         token = token.next

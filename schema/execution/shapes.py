@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import CodeType
-from typing import Any
+from typing import Any, cast
 
 from resolvers.limits import COMPILED_PLAN_BYTES
 from schema.execution.bounded import ByteLRU
@@ -234,7 +234,7 @@ class Generator:
             ]
         )
         exec(compiled_source(source, "list"), names)
-        return names["complete"]
+        return cast(Completer, names["complete"])  # the `def complete` of the source
 
     def objects(self, shape: Obj, list_of: ListOf | None = None) -> tuple[Completer, Completer]:
         """Generated source: read every member (as the default resolver does), check each

@@ -129,9 +129,11 @@ class FastValidationContext(ValidationContext):
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
-        self._fragment_spreads = ByIdentity()
-        self._variable_usages = ByIdentity()
-        self._recursive_variable_usages = ByIdentity()
+        # graphql-core types these as dicts keyed by node and only gets and sets items,
+        # which ByIdentity does by the node's identity.
+        self._fragment_spreads = ByIdentity()  # type: ignore[assignment]  # see above
+        self._variable_usages = ByIdentity()  # type: ignore[assignment]  # see above
+        self._recursive_variable_usages = ByIdentity()  # type: ignore[assignment]  # see above
         self.dollars: list[int] | None = None  # where each `$` of the text is
 
     def get_variable_usages(self, node: NodeWithSelectionSet) -> list[VariableUsage]:
