@@ -148,8 +148,10 @@ class Encoder:
 
     def chunk(self, data: bytes, last: bool) -> bytes:
         if self.brotli is not None:
-            out = self.brotli.process(data)
-            return out + (self.brotli.finish() if last else self.brotli.flush())
+            # brotli has no type information: its coder returns bytes.
+            out: bytes = self.brotli.process(data)
+            end: bytes = self.brotli.finish() if last else self.brotli.flush()
+            return out + end
         assert self.zlib is not None
         out = self.zlib.compress(data)
         return out + self.zlib.flush(zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH)

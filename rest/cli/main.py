@@ -189,9 +189,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not settings.behind_proxy and cert and key and not _tls_loads(cert, key):
         from rest.ops.tls import tls_problem
 
-        problem = tls_problem(cert, key)
-        if problem is not None:  # before the database starts, once, not in every worker
-            print(f"floorgate serve: {problem}", file=sys.stderr)
+        tls_error = tls_problem(cert, key)
+        if tls_error is not None:  # before the database starts, once, not in every worker
+            print(f"floorgate serve: {tls_error}", file=sys.stderr)
             return 2
     if port_taken(settings.host, settings.port):
         print(port_taken_message("serve", settings), file=sys.stderr)

@@ -28,7 +28,7 @@ import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from graphql import GraphQLError, OperationType, get_operation_ast
@@ -83,7 +83,7 @@ class Asked:
 def refusal(code: ErrorCode, **message_args: str) -> Response:
     """A persisted-query error as a GraphQL answer (`data` null, one error), with its
     status; Apollo's not-found and not-supported are 200 and never kept."""
-    error = ApiError(code, **message_args)
+    error = ApiError(code, **cast("dict[str, Any]", message_args))  # message words only
     kept = NOT_KEPT if error.status == 200 else None
     return json_response({"data": None, "errors": [error.formatted]}, error.status, kept)
 

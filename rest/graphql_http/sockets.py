@@ -204,4 +204,4 @@ def _malloc_trim() -> Callable[[int], int] | None:
     except (OSError, AttributeError):
         return None
     trim.argtypes = [ctypes.c_size_t]
-    return trim  # type: ignore[no-any-return]
+    return trim

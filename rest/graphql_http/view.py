@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from cross_web import HTTPException
@@ -31,6 +31,7 @@ from rest.graphql_http.sockets import Sockets
 from rest.graphql_http.ws_handlers import SubscriptionSocket, close_code, reason_of
 from rest.ops.metrics import ROUTE
 from rest.responses import error_response, json_bytes, json_response
+from schema.build import Schema
 from schema.event_results import EventResults
 from schema.execution.operation import run_operation
 from schema.execution.operation_cost import answered_cost
@@ -61,9 +62,10 @@ async def body_up_to(request: Request, limit: int) -> bytes | None:
     return b"".join(chunks)
 
 
-class GraphQLView(GraphQL):
+class GraphQLView(GraphQL[RequestContext, None]):
     """Strawberry's ASGI view with our context, error codes and IDE page."""
 
+    schema: Schema  # built by `schema.build.build_schema` (`rest.graphql_http.endpoint`)
     graphql_transport_ws_handler_class = SubscriptionSocket  # our guards (ws_handlers.py)
 
     def __init__(
@@ -171,7 +173,9 @@ class GraphQLView(GraphQL):
                 body = await body_up_to(request, MAX_UNAUTHENTICATED_BODY_BYTES)
                 if body is None:
                     await context.caller()  # refuses: 401
-                request._body = body  # Starlette's cache: strawberry reads it from there
+                # Starlette's cache: strawberry reads it from there. Not None: without a
+                # key, `caller()` refused (401) above.
+                request._body = cast(bytes, body)
             elif len(query_string) > MAX_UNAUTHENTICATED_BODY_BYTES:
                 await context.caller()  # refuses: 401, as a POST's body
         except ApiError as error:
@@ -191,6 +195,7 @@ class GraphQLView(GraphQL):
         asked = await self.persisted.asked(request, context)
         if isinstance(asked, Response):
             return asked
+        operation: Operation | Response | None
         try:
             if asked is None:
                 operation = await operation_of(request, context, self.schema.caches, cache.live)

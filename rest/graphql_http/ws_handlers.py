@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 import orjson
@@ -100,7 +101,7 @@ def close_code(error: ApiError) -> int:
     return FORBIDDEN
 
 
-def subscribe_problem(message: dict[str, Any]) -> str | None:
+def subscribe_problem(message: Mapping[str, Any]) -> str | None:
     """What makes a `subscribe` message unreadable, if anything (closed with 4400)."""
     operation_id, payload = message.get("id"), message.get("payload")
     if not isinstance(operation_id, str) or not operation_id:
@@ -140,10 +141,12 @@ class SocketsView(SocketView, Protocol):
     sockets: Sockets
 
 
-class SubscriptionSocket(BaseGraphQLTransportWSHandler):  # type: ignore[type-arg]
+class SubscriptionSocket(BaseGraphQLTransportWSHandler[RequestContext, None]):
     """One socket: strawberry's protocol handling, our guards."""
 
-    view: SocketsView
+    # strawberry's view, here /graphql's (`rest.graphql_http.view.GraphQLView`, which imports
+    # this module): both a strawberry view and a SocketsView, which no type here can say.
+    view: SocketsView  # type: ignore[assignment]  # GraphQLView: strawberry's and ours
     context: RequestContext
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -286,7 +289,7 @@ class SubscriptionSocket(BaseGraphQLTransportWSHandler):  # type: ignore[type-ar
         if not self.connection_acknowledged:
             await self.close(4401, "Unauthorized")
             return
-        problem = subscribe_problem(message)  # type: ignore[arg-type]
+        problem = subscribe_problem(message)
         if problem is not None:
             await self.close(BAD_REQUEST, problem)
             return
@@ -308,7 +311,7 @@ class SubscriptionSocket(BaseGraphQLTransportWSHandler):  # type: ignore[type-ar
             running.end()  # its slot is given back now, whatever it was doing
 
     async def run_subscription(
-        self, operation_id: str, payload: dict[str, Any], running: Running
+        self, operation_id: str, payload: Mapping[str, Any], running: Running
     ) -> None:
         """One subscription, a request of its own; what it holds is given back when it
         ends, however it ends."""
@@ -356,7 +359,7 @@ class SubscriptionSocket(BaseGraphQLTransportWSHandler):  # type: ignore[type-ar
     async def _write(self) -> None:
         """Send what is queued, in order; a few messages a step, so that a socket with
         hundreds queued does not hold the event loop while it encrypts them all."""
-        socket = self.websocket.ws  # type: ignore[attr-defined]
+        socket = self.websocket.ws  # type: ignore[attr-defined]  # Starlette adapter's socket
         with contextlib.suppress(RuntimeError, *GONE):  # closed: nothing more goes out
             while True:
                 text = await self.outbox.get()

@@ -21,8 +21,9 @@ of the same document, variables and scope; the message around it (the subscripti
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from inspect import isawaitable
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import orjson
 from graphql import ExecutionResult, GraphQLError, OperationType, get_operation_ast
@@ -54,7 +55,8 @@ class SocketView(Protocol):
 class Outlet(Protocol):
     """Where a subscription's messages go (`rest.graphql_http.ws_handlers`)."""
 
-    view: SocketView
+    @property
+    def view(self) -> SocketView: ...  # read only: a socket's may be more (SocketsView)
 
     async def post(self, text: str) -> None: ...
     async def finish(self, operation_id: str, message: dict[str, Any]) -> None: ...
@@ -62,7 +64,7 @@ class Outlet(Protocol):
 
 
 async def run_subscription(
-    socket: Outlet, context: RequestContext, operation_id: str, payload: dict[str, Any]
+    socket: Outlet, context: RequestContext, operation_id: str, payload: Mapping[str, Any]
 ) -> None:
     """Refuse the subscription with its `error`, or send its events until it ends, then
     `complete`. Ended when the client completes it or the socket closes: its context is
@@ -123,7 +125,7 @@ async def close_source(source: Any) -> None:
 
 
 async def subscribed(
-    socket: Outlet, context: RequestContext, payload: dict[str, Any]
+    socket: Outlet, context: RequestContext, payload: Mapping[str, Any]
 ) -> tuple[CompiledExecutor, Any] | list[GraphQLError | ApiError]:
     """The executor and the stream of events, or the errors that refuse them."""
     schema = socket.view.schema
@@ -145,12 +147,16 @@ async def subscribed(
         await check_cost_of(caches, graphql_schema, document, name, variables, context, keyed)
     except (ApiError, GraphQLError) as error:
         return [error]
-    executor = CompiledExecutor.build(
-        graphql_schema,
-        document,
-        context_value=context,
-        raw_variable_values=variables,
-        operation_name=name,
+    # `build` is a classmethod that returns `cls(...)`: the executor is a CompiledExecutor.
+    executor = cast(
+        "list[GraphQLError] | CompiledExecutor",
+        CompiledExecutor.build(
+            graphql_schema,
+            document,
+            context_value=context,
+            raw_variable_values=variables,
+            operation_name=name,
+        ),
     )
     if isinstance(executor, list):  # the variables do not coerce
         return list(executor)

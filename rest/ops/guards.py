@@ -13,7 +13,7 @@ import functools
 import logging
 import socket
 from http import HTTPStatus
-from typing import Any
+from typing import Any, Literal
 
 from starlette.types import Receive, Scope, Send
 from uvicorn.config import Config
@@ -75,6 +75,13 @@ class ConnectionGuards:
     limit_concurrency: int | None
     connections: set[Any]
     tasks: set[asyncio.Task[None]]
+    scheme: Literal["http", "https"] | None
+    server: tuple[str, int | None] | None
+    app_state: dict[str, Any]
+    timeout_keep_alive_task: asyncio.TimerHandle | None
+    # uvicorn's current RequestResponseCycle (each parser's module has its own class),
+    # None once forgotten: only Any fits both protocols' declarations.
+    cycle: Any
 
     def __init__(
         self,
@@ -83,7 +90,7 @@ class ConnectionGuards:
         app_state: dict[str, Any],
         _loop: asyncio.AbstractEventLoop | None = None,
     ) -> None:
-        super().__init__(config, server_state, app_state, _loop)  # type: ignore[call-arg]
+        super().__init__(config, server_state, app_state, _loop)  # type: ignore[call-arg]  # mixin
         settings = worker_settings()
         self.header_timeout = settings.header_timeout_seconds
         self.retry_after = settings.retry_after_seconds
@@ -114,9 +121,9 @@ class ConnectionGuards:
     def app(self, app: Any) -> None:
         self.inner_app = app
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
         send_without_delay(transport)
-        super().connection_made(transport)  # type: ignore[misc]
+        super().connection_made(transport)  # type: ignore[misc]  # mixin: uvicorn's
         if self.head_deadline is not None:
             self.head_timer = self.loop.call_at(self.head_deadline, self.head_timed_out)
             self.head_deadline = None
@@ -128,7 +135,7 @@ class ConnectionGuards:
             self.lingering.stop()
         for scope in self.answering.values():  # for their access lines
             scope.setdefault("state", {})[ANSWER_CUT] = True
-        super().connection_lost(exc)  # type: ignore[misc]
+        super().connection_lost(exc)  # type: ignore[misc]  # mixin: uvicorn's
         self.forget_requests()
 
     def forget_requests(self) -> None:
@@ -145,13 +152,13 @@ class ConnectionGuards:
 
     def pause_writing(self) -> None:
         """The client reads slower than the answer is written: it has this long to catch up."""
-        super().pause_writing()  # type: ignore[misc]
+        super().pause_writing()  # type: ignore[misc]  # mixin: uvicorn's
         if self.send_timer is None:
             self.send_timer = self.loop.call_later(self.send_timeout, self.send_timed_out)
 
     def resume_writing(self) -> None:
         self.cancel_send_timer()
-        super().resume_writing()  # type: ignore[misc]
+        super().resume_writing()  # type: ignore[misc]  # mixin: uvicorn's
 
     def cancel_send_timer(self) -> None:
         if self.send_timer is not None:
@@ -189,7 +196,7 @@ class ConnectionGuards:
     def on_response_complete(self) -> None:
         """uvicorn arms its keep-alive timer here, whose close would end the lingering
         with a graceful TLS close (decrypting all that arrives): not while it lingers."""
-        super().on_response_complete()  # type: ignore[misc]
+        super().on_response_complete()  # type: ignore[misc]  # mixin: uvicorn's
         if self.lingering is not None:
             timer = getattr(self, "timeout_keep_alive_task", None)
             if timer is not None:
@@ -319,7 +326,7 @@ class ConnectionGuards:
             error = ApiError(ErrorCode.SERVICE_UNAVAILABLE, retry_after=self.retry_after)
             self.refuse(error, *self.upgrade_request(*request))
             return
-        super().handle_websocket_upgrade(*request)  # type: ignore[misc]
+        super().handle_websocket_upgrade(*request)  # type: ignore[misc]  # mixin: uvicorn's
         # This protocol hears nothing more (not even `connection_lost`): what would tie
         # it into cycles, with the transport it holds, goes now.
         self.cancel_head_timer()

@@ -128,7 +128,7 @@ class Linger:
         self.resume: asyncio.TimerHandle | None = None
         self.timer = loop.call_later(QUIET_SECONDS, self.check)
         with contextlib.suppress(AttributeError):  # a TLS transport's; plain TCP has none
-            transport.set_read_buffer_limits(*LINGER_READ_BUFFER)  # type: ignore[attr-defined]
+            transport.set_read_buffer_limits(*LINGER_READ_BUFFER)  # type: ignore[attr-defined]  # TLS's
         transport.resume_reading()  # flow control (or a refusal) may have paused it
 
     def take(self, data: bytes) -> None:

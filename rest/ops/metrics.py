@@ -19,7 +19,7 @@ reaches one of them: it adds up the figures every worker writes to a shared fold
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from ipaddress import ip_address
 from typing import TYPE_CHECKING, Any
 
@@ -71,7 +71,7 @@ def is_loopback(host: str | None) -> bool:
         return False
 
 
-def route_label(scope: dict[str, Any]) -> str:
+def route_label(scope: Mapping[str, Any]) -> str:
     """The route template a request answered under, from a bounded set."""
     named = scope.get("state", {}).get(ROUTE)
     if isinstance(named, str):
@@ -91,7 +91,7 @@ class Metrics:
         self.counted = Figures()  # what requests add; the rest is read at scrape time
 
     def observe(
-        self, scope: dict[str, Any], status: int | None, seconds: float, cost: int | None
+        self, scope: Mapping[str, Any], status: int | None, seconds: float, cost: int | None
     ) -> None:
         counted = self.counted
         route = route_label(scope)

@@ -135,7 +135,11 @@ class TlsTimeouts:
             protocol_factory = gated(
                 protocol_factory, context, process_gate(), seconds, self.ssl_protocol
             )
-        return await super().create_server(protocol_factory, *args, **kwargs)  # type: ignore[misc]
+        # a mixin: the loop class it is mixed into has `create_server`
+        server: asyncio.Server = await super().create_server(  # type: ignore[misc]  # mixin
+            protocol_factory, *args, **kwargs
+        )
+        return server
 
 
 class GuardedEventLoop(TlsTimeouts, asyncio.SelectorEventLoop):
@@ -153,10 +157,10 @@ def new_asyncio_loop() -> asyncio.AbstractEventLoop:
 def _uvloop_class() -> type[asyncio.AbstractEventLoop]:
     import uvloop
 
-    class GuardedUvloop(TlsTimeouts, uvloop.Loop):  # type: ignore[misc]
+    class GuardedUvloop(TlsTimeouts, uvloop.Loop):  # type: ignore[misc]  # uvloop's stubs differ
         """uvloop's loop, with the TLS timeouts (its TLS protocol takes both)."""
 
-        ssl_protocol = uvloop.loop.SSLProtocol
+        ssl_protocol = uvloop.loop.SSLProtocol  # type: ignore[attr-defined]  # not in its loop.pyi
 
     return GuardedUvloop
 
@@ -225,7 +229,7 @@ def _httptools_class() -> type[HttpToolsProtocol]:
 
         def forget_head(self) -> None:
             """httptools keeps an unfinished header line whole in its parser."""
-            self.parser = None  # as uvicorn's `connection_lost` leaves it
+            self.parser = None  # type: ignore[assignment]  # as uvicorn's connection_lost does
             self.url, self.headers = b"", []
 
         def on_message_begin(self) -> None:

@@ -108,7 +108,7 @@ class GatedConnection(asyncio.Protocol):
         address = str(peer[0]) if isinstance(peer, tuple) and peer else "-"
         wait = self.gate.turn(address, loop.time())
         if wait is None:
-            transport.abort()
+            self.transport.abort()
         elif wait > 0:
             self.gate.waiting += 1
             self.timer = loop.call_later(wait, self.start)

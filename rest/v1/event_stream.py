@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from inspect import isawaitable
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from graphql import ExecutionResult, GraphQLError, GraphQLSchema
@@ -162,8 +162,12 @@ async def event_stream(
     resume = request.headers.get(RESUME_HEADER)
     if resume:  # an EventSource reconnecting: its URL may still hold the first `after`
         variables[RESUME_VARIABLE] = resume
-    executor = CompiledExecutor.build(
-        schema, route.parsed, context_value=context, raw_variable_values=variables
+    # `build` is a classmethod that returns `cls(...)`: the executor is a CompiledExecutor.
+    executor = cast(
+        "list[GraphQLError] | CompiledExecutor",
+        CompiledExecutor.build(
+            schema, route.parsed, context_value=context, raw_variable_values=variables
+        ),
     )
     if isinstance(executor, list):  # the variables do not coerce
         return ExecutionResult(None, executor)
@@ -233,4 +237,4 @@ async def stream(changes: AsyncIterable[dict[str, Any]], text: Text) -> AsyncIte
 
         await stop(task, unblock)
         with contextlib.suppress(Exception):
-            await changes.aclose()  # type: ignore[attr-defined]
+            await changes.aclose()  # type: ignore[attr-defined]  # if it has one (else suppressed)

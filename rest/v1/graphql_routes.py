@@ -11,6 +11,7 @@ from inspect import isawaitable
 from typing import Any
 
 from graphql import ExecutionResult, GraphQLSchema, execute, validate
+from graphql.pyutils import AwaitableOrValue
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -74,7 +75,7 @@ class GraphQLRoutes:
     ) -> Any:
         """The route's result (`data.result`); raises OperationFailed with its first error."""
         self.prepare(route)
-        outcome = None
+        outcome: AwaitableOrValue[ExecutionResult] | None = None
         if CompiledExecutor.runs_direct_plans:
             outcome = await execute_directly(
                 self.schema, route.parsed, route.definition, variables, context

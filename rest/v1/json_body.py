@@ -9,10 +9,10 @@ REST words and at its REST place (`data.3.unit_id`). A body that fits is coerced
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 import orjson
-from graphql import GraphQLError, GraphQLSchema, Undefined
+from graphql import GraphQLError, GraphQLInputType, GraphQLSchema, Undefined
 from graphql.language import parse_type
 from graphql.utilities import coerce_input_value, type_from_ast, validate_input_value
 from starlette.requests import Request
@@ -123,9 +123,10 @@ def input_problems(
     its validation (0.25 against 0.5 ms for 50 waypoints), so the validation runs, as
     graphql-core does for variables, only to name the problems of a value that does not.
     """
-    input_type = type_from_ast(schema, parse_type(graphql_type))
+    # a route's body type: GraphQL validation holds a variable's type to an input type
+    input_type = cast("GraphQLInputType | None", type_from_ast(schema, parse_type(graphql_type)))
     assert input_type is not None, f"unknown GraphQL type {graphql_type}"
-    if coerce_input_value(value, input_type) is not Undefined:  # type: ignore[arg-type]
+    if coerce_input_value(value, input_type) is not Undefined:
         return {}
     fields: dict[str, list[str]] = {}
 
@@ -146,5 +147,5 @@ def input_problems(
             message = SCALAR_WORDS[found.group(1)]
         fields.setdefault(rest_name(".".join(place)), []).append(message)
 
-    validate_input_value(value, input_type, on_error, hide_suggestions=True)  # type: ignore[arg-type]
+    validate_input_value(value, input_type, on_error, hide_suggestions=True)
     return fields

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from graphql import (
     FragmentDefinitionNode,
+    GraphQLInputType,
     GraphQLList,
     GraphQLNonNull,
     GraphQLSchema,
@@ -54,11 +55,12 @@ def as_yaml(document: dict[str, Any]) -> bytes:
 
     safe_dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml when there
 
-    class YamlDumper(safe_dumper):  # type: ignore[misc,valid-type]
+    class YamlDumper(safe_dumper):  # type: ignore[misc,valid-type]  # chosen at run time
         def ignore_aliases(self, data: Any) -> bool:
             return True
 
-    text = yaml.dump(document, Dumper=YamlDumper, sort_keys=False, allow_unicode=True)
+    # PyYAML has no type information: without a stream, `dump` returns the text.
+    text: str = yaml.dump(document, Dumper=YamlDumper, sort_keys=False, allow_unicode=True)
     return text.encode()
 
 
@@ -192,7 +194,8 @@ def load_examples() -> dict[str, dict[str, Any]]:
     checks them)."""
     if not EXAMPLES_FILE.exists():
         return {}
-    return json.loads(EXAMPLES_FILE.read_text(encoding="utf-8"))
+    examples: dict[str, dict[str, Any]] = json.loads(EXAMPLES_FILE.read_text(encoding="utf-8"))
+    return examples
 
 
 class DocumentBuilder:
@@ -391,7 +394,8 @@ class DocumentBuilder:
     def input_type_schema(self, graphql_type: str) -> Schema:
         kind = type_from_ast(self.schema, parse_type(graphql_type))
         assert kind is not None, f"unknown GraphQL type {graphql_type}"
-        return input_schema(kind)
+        # a variable's type, which GraphQL validation holds to an input type
+        return input_schema(cast(GraphQLInputType, kind))
 
     def responses(
         self, route: RestRoute, flag: str | None, example: dict[str, Any]
@@ -455,7 +459,9 @@ class DocumentBuilder:
     def error_responses(self) -> dict[str, Any]:
         responses = {}
         for status, (description, codes) in ERROR_RESPONSES.items():
-            examples = {code.value: {"value": {"message": self.message_of(code)}} for code in codes}
+            examples: dict[str, dict[str, dict[str, Any]]] = {
+                code.value: {"value": {"message": self.message_of(code)}} for code in codes
+            }
             if status == "422":
                 examples[codes[0].value]["value"]["fields"] = {"per-page": ["must be an integer"]}
             response: dict[str, Any] = {

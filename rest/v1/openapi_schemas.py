@@ -171,6 +171,7 @@ def input_schema(kind: GraphQLInputType) -> Schema:
 def _not_null(schema: Schema) -> Schema:
     """Undo `nullable` at the top of a schema."""
     if "anyOf" in schema and {"type": "null"} in schema["anyOf"]:
+        inner: Schema
         (inner,) = [s for s in schema["anyOf"] if s != {"type": "null"}]
         return inner
     kind = schema.get("type")

@@ -9,9 +9,10 @@ runs through GraphQL as every route not planned does (`rest.v1.dispatch`).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, cast
 
 from resolvers.limits import DEFAULT_PER_PAGE, MAX_PER_PAGE, PER_PAGE
 from schema.execution.direct import STEP_ASIDE, Argument, DirectPlan, DirectRoot, Requirement
@@ -35,13 +36,14 @@ class PlannedRoute:
     filters: tuple[int, ...] | None
     shape: Shape
     cost: tuple[int, int]
-    made: list[DirectPlan] = field(default_factory=list, compare=False, repr=False)
+    # dataclasses.field: the `field` attribute above hides the bare name from mypy
+    made: list[DirectPlan] = dataclasses.field(default_factory=list, compare=False, repr=False)
 
     def direct(self) -> DirectPlan:
         """The direct plan, its completer generated on first use (about a millisecond)."""
         if not self.made:
             page = self.filters is not None and isinstance(self.shape, Obj)
-            shape = with_stored_ids(self.shape) if page else self.shape
+            shape = with_stored_ids(cast(Obj, self.shape)) if page else self.shape  # page: an Obj
             complete = Generator(STEP_ASIDE, NEVER).completer(shape)
             root = DirectRoot(
                 RESULT,
