@@ -16,7 +16,7 @@ import itertools
 import random
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from pymongo.asynchronous.client_session import AsyncClientSession
 from pymongo.errors import DuplicateKeyError, PyMongoError
@@ -24,7 +24,6 @@ from pymongo.errors import DuplicateKeyError, PyMongoError
 from storage.database import UNAVAILABLE_ERRORS, Store
 
 Session = AsyncClientSession | None  # None: no transaction (a standalone server)
-Work = Callable[[Session], Awaitable[Any]]
 T = TypeVar("T")
 DUPLICATE_KEY_ATTEMPTS = 20
 RETRY_SECONDS = 120.0  # how long write conflicts are retried (the driver's figure)
