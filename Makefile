@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 # so 3 workers keep a 2-core machine busy.
 TEST_WORKERS ?= 3
 
-.PHONY: run reset test bench lint typecheck fmt clean
+.PHONY: run reset test bench lint typecheck generate fmt clean
 
 $(STAMP): pyproject.toml setup.py parsing/_kernels.pyx
 	@$(PYTHON) -c 'import sys; sys.exit(0 if (3, 11) <= sys.version_info < (3, 14) else "floorgate needs Python 3.11, 3.12 or 3.13 (pyproject.toml)")'
@@ -61,6 +61,15 @@ lint: $(STAMP)
 ## make typecheck: mypy over the packages ([tool.mypy] in pyproject.toml), as CI runs it
 typecheck: $(STAMP)
 	$(PY) -m mypy
+
+## make generate: rewrite every file written from the code (.ci/generate.py's table), with
+## the two recorded from the demo between two passes (the OpenAPI document embeds its examples)
+generate: $(STAMP)
+	$(PY) .ci/generate.py
+	FLOORGATE_RECORD_EXAMPLES=1 FLOORGATE_UPDATE_ROUTING_PICTURE=1 $(PY) -m pytest -q \
+		-p no:cacheprovider tests/rest/v1/test_openapi.py::test_examples_are_what_the_demo_answers \
+		tests/docs/test_routing_picture.py
+	$(PY) .ci/generate.py
 
 ## make fmt: format the tree with ruff and apply ruff's safe fixes
 fmt: $(STAMP)

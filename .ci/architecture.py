@@ -1,12 +1,9 @@
 """The picture of docs/architecture.md, drawn from the code: floors, wings, modules, and
-which wing imports which.
-
-    .venv/bin/python .ci/architecture.py            # exit 1 when docs/architecture.md is stale
-    .venv/bin/python .ci/architecture.py --write    # redraw it
+which wing imports which. `make generate` redraws it (.ci/generate.py), and
+tests/docs/test_generated_files.py fails while it is stale.
 
 Each floor and wing is described by its package docstring's first sentence, so the
-picture stays true as long as the docstrings do. tests/docs/test_architecture_doc.py runs
-the check in `make test`.
+picture stays true as long as the docstrings do.
 """
 
 from __future__ import annotations
@@ -109,20 +106,3 @@ def picture() -> str:
 def drawn(text: str) -> str:
     start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
     return f"{text[:start]}\n{picture()}\n{text[end:]}"
-
-
-def main() -> int:
-    text = DOC.read_text(encoding="utf-8")
-    new = drawn(text)
-    if "--write" in sys.argv[1:]:
-        DOC.write_text(new, encoding="utf-8")
-        return 0
-    if new != text:
-        print("docs/architecture.md is stale: redraw it with")
-        print("    .venv/bin/python .ci/architecture.py --write")
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

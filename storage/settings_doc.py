@@ -1,16 +1,11 @@
 """docs/configuration.md and the environment part of `floorgate serve --help`, written
 from the settings table (`SETTINGS`, derived from `Settings` in `storage/settings.py`), so
-that neither is ever kept by hand.
-
-    .venv/bin/python -m storage.settings_doc           # rewrite docs/configuration.md
-    .venv/bin/python -m storage.settings_doc --check   # exit 1 when it is not current
-
-`tests/docs/test_configuration_doc.py` fails when the committed page is not current.
+that neither is ever kept by hand: `make generate` writes the page (.ci/generate.py), and
+tests/docs/test_generated_files.py fails while it is stale.
 """
 
 from __future__ import annotations
 
-import sys
 import textwrap
 from collections.abc import Collection, Sequence
 from pathlib import Path
@@ -84,7 +79,7 @@ def configuration_doc(rows: Sequence[Setting] = SETTINGS) -> str:
     lines = [
         "# Configuration",
         "",
-        "<!-- Written by `.venv/bin/python -m storage.settings_doc` from the settings table",
+        "<!-- Written by `make generate` from the settings table",
         "(`Settings` in storage/settings.py): change the attribute, not this page. -->",
         "",
         *_wrap(intro[0], DOC_WIDTH),
@@ -111,21 +106,3 @@ def configuration_doc(rows: Sequence[Setting] = SETTINGS) -> str:
             f"| {_cell(row.rule())} | {_cell(meaning)} |"
         )
     return "\n".join(lines) + "\n"
-
-
-def main(argv: Sequence[str] = ()) -> int:
-    """Rewrite the page, or with `--check` say whether it is current."""
-    text = configuration_doc()
-    if "--check" in argv:
-        if DOC.exists() and DOC.read_text(encoding="utf-8") == text:
-            return 0
-        print(
-            f"{DOC} is not current: run .venv/bin/python -m storage.settings_doc", file=sys.stderr
-        )
-        return 1
-    DOC.write_text(text, encoding="utf-8")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -1,32 +1,15 @@
-"""docs/architecture.md's picture is the code's (drawn by .ci/architecture.py), and the
-structure report of .ci/structure.py measures what it claims to: a cycle through an
+"""The structure report of .ci/structure.py measures what it claims to: a cycle through an
 import inside a function, an import against the floors, a module too long."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
+
+from tests.docs.ci_scripts import ci_module
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def ci_module(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, ROOT / ".ci" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_the_picture_is_current():
-    result = subprocess.run(
-        [sys.executable, str(ROOT / ".ci" / "architecture.py")], capture_output=True, text=True
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_the_structure_meets_every_goal():

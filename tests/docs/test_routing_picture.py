@@ -220,7 +220,5 @@ async def test_the_picture_is_drawn_from_a_real_route_and_is_current(demo):
     if os.environ.get("FLOORGATE_UPDATE_ROUTING_PICTURE") == "1":
         PICTURE.write_text(drawn, encoding="utf-8")
     assert PICTURE.read_text(encoding="utf-8") == drawn, (
-        "docs/routing-maneuvers.svg is not the route's picture: redraw it with "
-        "FLOORGATE_UPDATE_ROUTING_PICTURE=1 .venv/bin/python -m pytest "
-        "tests/docs/test_routing_picture.py"
+        "docs/routing-maneuvers.svg is not the route's picture: run `make generate`"
     )

@@ -1,6 +1,6 @@
 """The REST table's planned routes, by operation id (`rest.v1.planned.plan`)."""
 
-# Written by `python -m rest.v1.planned.write`: do not edit.
+# Written by `make generate`: do not edit.
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """What the planned routes' answers complete to (`schema.execution.shapes`)."""
 
-# Written by `python -m rest.v1.planned.write`: do not edit.
+# Written by `make generate`: do not edit.
 
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
-"""Write the REST table's planned routes (`rest/v1/planned/routes.py` and `shapes.py`)
-from the schema and the route table:
-
-    .venv/bin/python -m rest.v1.planned.write
-
-after changing a route, a root field, a resolver's name or a type a route selects.
-`tests/rest/v1/planned/test_planned_routes.py` fails while the files are stale.
+"""The text of the REST table's planned routes (`rest/v1/planned/routes.py` and
+`shapes.py`) from the schema and the route table: `make generate` writes them
+(.ci/generate.py) after a change of a route, a root field, a resolver's name or a type a
+route selects, and tests/docs/test_generated_files.py fails while they are stale.
 
 A route is planned when it is a GET of a query whose one root field has a direct plan
 (`schema.execution.direct_plans`), whose every leaf has an inline check (builtin
@@ -35,7 +32,7 @@ from storage.settings import Settings
 FOLDER = Path(__file__).parent
 ROUTES_FILE = FOLDER / "routes.py"
 SHAPES_FILE = FOLDER / "shapes.py"
-HEADER = "# Written by `python -m rest.v1.planned.write`: do not edit.\n"
+HEADER = "# Written by `make generate`: do not edit.\n"
 PAGE_SIZES = (None, 1, 2, 37, 10_000, 10_005, 0, -3)  # checked against the cost's formula
 TEXT_LENGTHS = (1, 3_000)
 
@@ -201,14 +198,3 @@ def sources() -> tuple[str, str]:
         + "\n"
     )
     return formatted(routes), formatted(shapes)
-
-
-def main() -> None:
-    routes, shapes = sources()
-    ROUTES_FILE.write_text(routes, encoding="utf-8")
-    SHAPES_FILE.write_text(shapes, encoding="utf-8")
-    print(f"wrote {ROUTES_FILE} and {SHAPES_FILE}")
-
-
-if __name__ == "__main__":
-    main()

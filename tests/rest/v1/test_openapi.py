@@ -2,7 +2,8 @@
 and each operation's example is what the demo property answers to it.
 
 `FLOORGATE_RECORD_EXAMPLES=1 pytest tests/rest/v1/test_openapi.py` records the examples anew
-into `rest/v1/openapi_examples.json` (after a change to the demo or to a response).
+into `rest/v1/openapi_examples.json` (after a change to the demo or to a response); `make
+generate` does, and writes the document that embeds them.
 """
 
 from __future__ import annotations
@@ -349,12 +350,8 @@ COMMITTED_OPENAPI = Path(__file__).parents[3] / "docs" / "openapi.json"
 
 async def test_the_committed_openapi_document_is_current(demo):
     """docs/openapi.json is the served document byte for byte: a restructuring of the
-    code must not change it (regenerate after a deliberate change with
-    FLOORGATE_UPDATE_OPENAPI=1 .venv/bin/python -m pytest tests -k committed_openapi)."""
+    code must not change it (`make generate` writes it after a deliberate change)."""
     served = (await demo.client.get("/v1/openapi.json")).content
-    if os.environ.get("FLOORGATE_UPDATE_OPENAPI") == "1":
-        COMMITTED_OPENAPI.write_bytes(served)
     assert COMMITTED_OPENAPI.read_bytes() == served, (
-        "docs/openapi.json is not the served document: regenerate it with "
-        "FLOORGATE_UPDATE_OPENAPI=1 .venv/bin/python -m pytest tests -k committed_openapi"
+        "docs/openapi.json is not the served document: run `make generate`"
     )

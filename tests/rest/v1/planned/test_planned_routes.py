@@ -17,7 +17,6 @@ import rest.v1.dispatch
 from resolvers.context import RequestContext, Services
 from resolvers.reads import list_units
 from rest.v1.graphql_routes import requirement_of
-from rest.v1.planned import write
 from rest.v1.planned.plan import PlannedRoute, page_size
 from rest.v1.planned.routes import PLANS
 from rest.v1.routes import ROUTES
@@ -32,13 +31,6 @@ BY_ID = {route.operation_id: route for route in ROUTES}
 @pytest.fixture(scope="module")
 def schema() -> Any:
     return build_schema(Settings())._schema
-
-
-def test_the_written_files_are_current():
-    """After a change of a route, a root field or a type: `python -m rest.v1.planned.write`."""
-    routes, shapes = write.sources()
-    assert write.ROUTES_FILE.read_text(encoding="utf-8") == routes
-    assert write.SHAPES_FILE.read_text(encoding="utf-8") == shapes
 
 
 def test_the_gets_of_table_rows_with_plain_answers_are_planned():
