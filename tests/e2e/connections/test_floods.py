@@ -24,7 +24,7 @@ from pathlib import Path
 import httpx
 import orjson
 import pytest
-from websockets.exceptions import InvalidStatus
+from websockets.exceptions import InvalidMessage, InvalidStatus
 from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as websocket_connect
 
@@ -206,11 +206,18 @@ def test_websocket_upgrades_count_against_the_connection_limit(
         accepted: list[ClientConnection] = []
         refusals: list[InvalidStatus] = []
         with contextlib.ExitStack() as sockets:
-            for _ in range(SOCKETS_LIMIT + REFUSED_SOCKETS):
+            for number in range(SOCKETS_LIMIT + REFUSED_SOCKETS):
+                started = time.monotonic()
                 try:
                     accepted.append(open_socket(sockets, served, context, keys.full))
                 except InvalidStatus as refused:
                     refusals.append(refused)
+                except InvalidMessage as cut:  # seen twice in make test, never alone: say more
+                    raise AssertionError(
+                        f"upgrade {number + 1} closed without an answer after "
+                        f"{time.monotonic() - started:.2f} s ({cut.__cause__!r}); the server's "
+                        f"log ends:\n{served.log.read_text()[-3000:]}"
+                    ) from cut
             while_open = honest_get(served, context, keys.full)
         deadline = time.monotonic() + 5
         while (status := honest_get(served, context, keys.full)) != 200:
