@@ -43,7 +43,6 @@ def unit_of(module: str) -> str:
 def floor_block(floor: str) -> list[str]:
     root = ROOT / floor
     modules = sorted(p.stem for p in root.glob("*.py") if p.stem != "__init__")
-    wings = sorted(p for p in root.iterdir() if (p / "__init__.py").exists())
     lines = textwrap.wrap(f"{floor}/  {first_sentence(root)}", WIDTH, subsequent_indent="│   ")
     lines += textwrap.wrap(
         "modules: " + ", ".join(f"{m}.py" for m in modules),
@@ -51,21 +50,34 @@ def floor_block(floor: str) -> list[str]:
         initial_indent="│   ",
         subsequent_indent="│   ",
     )
+    wings = _wings(root)
     for index, wing in enumerate(wings):
-        last = index == len(wings) - 1
-        inner = sorted(p.stem for p in wing.glob("*.py") if p.stem != "__init__")
-        rail = " " if last else "│"
-        lines += textwrap.wrap(
-            f"{'└' if last else '├'}── {wing.name}/  {first_sentence(wing)}",
-            WIDTH,
-            subsequent_indent=f"{rail}       ",
-        )
-        lines += textwrap.wrap(
-            "modules: " + ", ".join(f"{m}.py" for m in inner),
-            WIDTH,
-            initial_indent=f"{rail}       ",
-            subsequent_indent=f"{rail}       ",
-        )
+        lines += wing_block(wing, "", index == len(wings) - 1)
+    return lines
+
+
+def _wings(package: Path) -> list[Path]:
+    return sorted(p for p in package.iterdir() if (p / "__init__.py").exists())
+
+
+def wing_block(wing: Path, indent: str, last: bool) -> list[str]:
+    """A wing, its modules, then its own wings (`rest/v1/planned/`), one step further in."""
+    inner = sorted(p.stem for p in wing.glob("*.py") if p.stem != "__init__")
+    rail = f"{indent}{' ' if last else '│'}       "
+    lines = textwrap.wrap(
+        f"{indent}{'└' if last else '├'}── {wing.name}/  {first_sentence(wing)}",
+        WIDTH,
+        subsequent_indent=rail,
+    )
+    lines += textwrap.wrap(
+        "modules: " + ", ".join(f"{m}.py" for m in inner),
+        WIDTH,
+        initial_indent=rail,
+        subsequent_indent=rail,
+    )
+    wings = _wings(wing)
+    for index, each in enumerate(wings):
+        lines += wing_block(each, rail, index == len(wings) - 1)
     return lines
 
 
