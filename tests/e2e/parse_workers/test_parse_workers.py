@@ -30,7 +30,11 @@ REFUSAL = {
     "message": "Resource validation failed",
     "fields": {"body": ["the SVG has 200604 or more elements; the limit is 200000"]},
 }
-GROWTH_BOUND_MB = 100  # the tree after the parses, over its figure after warm-up
+# The tree after the parses, over its figure after warm-up. Measured 2026-11-27: +86 to
+# +94 MB alone (the serving process keeps ~80 MB after ten 8.6 MB bodies: not free heap,
+# malloc_trim after each body gave nothing back), +108 once in a whole run; the same with
+# the code of the day before. 100 left no room; what this guards against is +2,600 MB.
+GROWTH_BOUND_MB = 130
 
 
 def drawing(elements: int, size: str = SIZED) -> bytes:
@@ -84,7 +88,7 @@ async def test_big_parses_leave_the_process_tree_within_100_mb(db_server, settin
     """Ten refused drawings and ten accepted ones (just under the element limit), two at a
     time as the attack sent them: the tree within 100 MB of its size after warm-up (one
     small parse, so both workers exist). Before the fix: 202 MB, then 2,363 after the
-    refused ones and 2,834 after all; now 240-290."""
+    refused ones and 2,834 after all; now 240-300."""
     budget = {"FLOORGATE_REQUEST_TIMEOUT_SECONDS": "300"}  # a loaded machine parses slowly
     with serve_tls(tmp_path, db_server, settings, **budget) as served:
         tls = ssl.create_default_context(cafile=str(served.certs.ca_cert))
