@@ -10,6 +10,7 @@ Debian's nginx when it runs as root; elsewhere this test is skipped with a messa
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import os
 import re
@@ -19,12 +20,13 @@ import ssl
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import brotli
 import httpx
 import orjson
 import pytest
-from websockets.sync.client import connect as websocket_connect
+from websockets.asyncio.client import connect as websocket_connect
 
 from rest.ops.tls import ensure_local_certificates
 from tests.servers import FLOORGATE, cli_env, free_port, own_demo_database, wait_for_port
@@ -153,7 +155,7 @@ def test_the_documented_nginx_config_serves_the_demo(tmp_path, db_server, demo_d
             assert graphql.json() == {"data": {"assets": {"data": [{"id": "harbor-view"}]}}}
             assert client.get("/metrics").status_code == 404  # not through the proxy
             map_json_arrives_compressed(client, public)
-            live_changes_pass_through(client, public, tls, key)
+            live_changes_pass_through(public, tls, key)
         # Straight to floorgate, not through nginx: no X-Forwarded-Proto, plain HTTP.
         direct = httpx.get(
             f"http://127.0.0.1:{floorgate_port}/v1/assets", headers={"API-Key": key}, timeout=10
@@ -193,31 +195,12 @@ def map_json_arrives_compressed(client: httpx.Client, public: str) -> None:
     assert (again.status_code, again.headers["etag"]) == (304, tag)
 
 
-def live_changes_pass_through(
-    client: httpx.Client, public: str, tls: ssl.SSLContext, key: str
-) -> None:
+def live_changes_pass_through(public: str, tls: ssl.SSLContext, key: str) -> None:
     """One write of E21 reaches an event stream and a WebSocket subscription, both
-    through nginx (its upgrade and its unbuffered answers)."""
-    flagged = {"Experimental-Flags": FLAG}
-    assert client.put(f"{FEATURES}/remove", json=BALCONY, headers=flagged).status_code == 204
-    with websocket_connect(
-        public.replace("https://", "wss://") + "/graphql",
-        ssl=tls,
-        subprotocols=["graphql-transport-ws"],  # type: ignore[list-item]
-    ) as socket:
-        init = {"type": "connection_init", "payload": {"API-Key": key, **flagged}}
-        socket.send(orjson.dumps(init).decode())
-        assert orjson.loads(socket.recv(timeout=5)) == {"type": "connection_ack"}
-        subscribe = {"id": "1", "type": "subscribe", "payload": {"query": SUBSCRIPTION}}
-        socket.send(orjson.dumps(subscribe).decode())
-        with client.stream("GET", f"{FEATURES}/changes", headers=flagged, timeout=5) as stream:
-            assert stream.status_code == 200
-            lines = stream.iter_lines()
-            assert next(lines) == "retry: 2000"
-            time.sleep(0.3)  # both subscriptions are in place
-            assert client.put(FEATURES, json=BALCONY, headers=flagged).status_code == 200
-            event = [next(lines) for _ in range(4)][1:]  # the blank line after `retry:`
-        message = orjson.loads(socket.recv(timeout=5))
+    through nginx (its upgrade and its unbuffered answers). With websockets' asyncio
+    client: its threaded one reads in a thread while the test writes on the same TLS
+    socket, which Python's ssl does not allow (it lost upgrades in the flood test)."""
+    event, message = asyncio.run(_live_changes(public, tls, key))
     identifier, kind, data = event
     assert (identifier[:4], kind, data[:6]) == ("id: ", "event: assigned", "data: ")
     assert orjson.loads(data[6:]) == {**BALCONY["data"][0], "at": orjson.loads(data[6:])["at"]}
@@ -226,3 +209,38 @@ def live_changes_pass_through(
         "type": "next",
         "payload": {"data": {"unitAttributeAssignmentChanges": {"change": "assigned"}}},
     }
+
+
+async def _live_changes(
+    public: str, tls: ssl.SSLContext, key: str
+) -> tuple[list[str], dict[str, Any]]:
+    """The event stream's lines of one write, and the socket's message of it."""
+    flagged = {"Experimental-Flags": FLAG}
+    async with httpx.AsyncClient(
+        base_url=public, verify=tls, timeout=10, headers={"API-Key": key}
+    ) as client:
+        removed = await client.put(f"{FEATURES}/remove", json=BALCONY, headers=flagged)
+        assert removed.status_code == 204
+        async with websocket_connect(
+            public.replace("https://", "wss://") + "/graphql",
+            ssl=tls,
+            subprotocols=["graphql-transport-ws"],  # type: ignore[list-item]
+        ) as socket:
+            init = {"type": "connection_init", "payload": {"API-Key": key, **flagged}}
+            await socket.send(orjson.dumps(init).decode())
+            acked = orjson.loads(await asyncio.wait_for(socket.recv(), 5))
+            assert acked == {"type": "connection_ack"}
+            subscribe = {"id": "1", "type": "subscribe", "payload": {"query": SUBSCRIPTION}}
+            await socket.send(orjson.dumps(subscribe).decode())
+            async with client.stream(
+                "GET", f"{FEATURES}/changes", headers=flagged, timeout=5
+            ) as stream:
+                assert stream.status_code == 200
+                lines = stream.aiter_lines()
+                assert await anext(lines) == "retry: 2000"
+                await asyncio.sleep(0.3)  # both subscriptions are in place
+                written = await client.put(FEATURES, json=BALCONY, headers=flagged)
+                assert written.status_code == 200
+                event = [await anext(lines) for _ in range(4)][1:]  # the blank line first
+            message = orjson.loads(await asyncio.wait_for(socket.recv(), 5))
+    return event, message
