@@ -70,8 +70,9 @@ async def _put(
     await check_target(context, caller, section, record)
     from storage.imports.importer import NeedsStaging, import_data  # lazily, see the imports
 
-    named = svg is not None and isinstance(record.get("id"), str)
-    svg_sources = {record["id"]: svg} if svg is not None and named else {}
+    svg_sources = (
+        {record["id"]: svg} if svg is not None and isinstance(record.get("id"), str) else {}
+    )
     try:
         await import_data(
             context.store,

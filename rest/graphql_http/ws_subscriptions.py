@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from inspect import isawaitable
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 import orjson
 from graphql import ExecutionResult, GraphQLError, OperationType, get_operation_ast
@@ -147,16 +147,12 @@ async def subscribed(
         await check_cost_of(caches, graphql_schema, document, name, variables, context, keyed)
     except (ApiError, GraphQLError) as error:
         return [error]
-    # `build` is a classmethod that returns `cls(...)`: the executor is a CompiledExecutor.
-    executor = cast(
-        "list[GraphQLError] | CompiledExecutor",
-        CompiledExecutor.build(
-            graphql_schema,
-            document,
-            context_value=context,
-            raw_variable_values=variables,
-            operation_name=name,
-        ),
+    executor = CompiledExecutor.build(
+        graphql_schema,
+        document,
+        context_value=context,
+        raw_variable_values=variables,
+        operation_name=name,
     )
     if isinstance(executor, list):  # the variables do not coerce
         return list(executor)

@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from inspect import isawaitable
-from typing import Any, cast
+from typing import Any
 
 import orjson
 from graphql import ExecutionResult, GraphQLError, GraphQLSchema
@@ -162,12 +162,8 @@ async def event_stream(
     resume = request.headers.get(RESUME_HEADER)
     if resume:  # an EventSource reconnecting: its URL may still hold the first `after`
         variables[RESUME_VARIABLE] = resume
-    # `build` is a classmethod that returns `cls(...)`: the executor is a CompiledExecutor.
-    executor = cast(
-        "list[GraphQLError] | CompiledExecutor",
-        CompiledExecutor.build(
-            schema, route.parsed, context_value=context, raw_variable_values=variables
-        ),
+    executor = CompiledExecutor.build(
+        schema, route.parsed, context_value=context, raw_variable_values=variables
     )
     if isinstance(executor, list):  # the variables do not coerce
         return ExecutionResult(None, executor)

@@ -14,9 +14,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Self, cast
 
-from graphql import GraphQLList, GraphQLObjectType, GraphQLOutputType, GraphQLResolveInfo
+from graphql import (
+    GraphQLError,
+    GraphQLList,
+    GraphQLObjectType,
+    GraphQLOutputType,
+    GraphQLResolveInfo,
+)
 from graphql.execution.collect_fields import CollectedFields, DeferUsage, GroupedFieldSet
 from graphql.execution.executor import FieldDetailsList
 from graphql.pyutils import AwaitableOrValue, Path, RefMap, gather_with_cancel
@@ -122,6 +128,12 @@ class CompiledExecutor(YieldingExecutor):
 
     plan: Plan | None = None
     runs_direct_plans = True
+
+    @classmethod
+    def build(cls, *args: Any, **kwargs: Any) -> list[GraphQLError] | Self:
+        """graphql-core's `build`, typed as what it makes: `cls(...)`, or the errors of
+        variables that do not coerce (its own annotation says the base class)."""
+        return cast("list[GraphQLError] | Self", super().build(*args, **kwargs))
 
     def execute_operation(self, serially: bool | None = None) -> Any:
         middleware = self.middleware_manager

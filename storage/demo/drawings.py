@@ -208,6 +208,11 @@ def _num(value: float) -> str:
     return "0" if text == "-0" else text
 
 
+def _text(value: str | float) -> str:
+    """A string as it is, a number as `_num` writes it."""
+    return value if isinstance(value, str) else _num(value)
+
+
 def _points(points: Iterable[Point]) -> str:
     return " ".join(f"{_num(x)},{_num(y)}" for x, y in points)
 
@@ -230,27 +235,21 @@ class _Svg:
 
     @staticmethod
     def add(
-        parent: etree._Element, tag: str, text: str | None = None, **attrs: str | float
+        parent: etree._Element, tag: str, text: str | float | None = None, **attrs: str | float
     ) -> etree._Element:
-        """Add a child; attribute names use `_` for `-` (data_unit_id -> data-unit-id)."""
+        """Add a child; attribute names use `_` for `-` (data_unit_id -> data-unit-id).
+        `text` and attributes alike take a string or a number, so that attributes spread
+        from a `dict[str, str | float]` type-check."""
         element = etree.SubElement(parent, f"{{{SVG_NS}}}{tag}")
         for name, value in attrs.items():
-            text_value = value if isinstance(value, str) else _num(value)
-            element.set(name.rstrip("_").replace("_", "-"), text_value)
+            element.set(name.rstrip("_").replace("_", "-"), _text(value))
         if text is not None:
-            element.text = text
+            element.text = _text(text)
         return element
 
     def rect(self, parent: etree._Element, rect: Rect, **attrs: str | float) -> etree._Element:
-        # mypy matches **attrs against `text` too; attrs are attributes, never "text"
         return self.add(
-            parent,
-            "rect",
-            x=rect.x,
-            y=rect.y,
-            width=rect.width,
-            height=rect.height,
-            **attrs,  # type: ignore[arg-type]  # attrs never holds "text" (see above)
+            parent, "rect", x=rect.x, y=rect.y, width=rect.width, height=rect.height, **attrs
         )
 
     def text(self) -> str:
@@ -371,10 +370,9 @@ def _draw_level(svg: _Svg, plan: FloorPlan) -> None:
             attrs["data_access"] = path.access
         if len(path.points) == 2:
             (x1, y1), (x2, y2) = path.points
-            # mypy matches **attrs against `text` too; attrs are attributes, never "text"
-            svg.add(paths, "line", x1=x1, y1=y1, x2=x2, y2=y2, **attrs)  # type: ignore[arg-type]  # no "text" in attrs
+            svg.add(paths, "line", x1=x1, y1=y1, x2=x2, y2=y2, **attrs)
         else:
-            svg.add(paths, "polyline", points=_points(path.points), **attrs)  # type: ignore[arg-type]  # no "text" in attrs
+            svg.add(paths, "polyline", points=_points(path.points), **attrs)
 
     core = svg.add(level, "g", id="core")
     elevator, stairs = plan.room("elevator"), plan.room("stairs")
