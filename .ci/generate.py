@@ -78,6 +78,13 @@ def architecture_md() -> str:
     return drawn(ARCHITECTURE_DOC.read_text(encoding="utf-8"))
 
 
+def limits_md() -> str:
+    """docs/limits.md with its tables written from the table of limits (its prose kept)."""
+    from rest.limits.doc import DOC, limits_doc
+
+    return limits_doc(DOC.read_text(encoding="utf-8"))
+
+
 @functools.cache
 def _planned() -> tuple[str, str]:
     from rest.v1.planned.write import sources
@@ -100,6 +107,7 @@ GENERATED: tuple[Generated, ...] = (
     Generated("docs/openapi.json", openapi_json),
     Generated("docs/configuration.md", configuration_md),
     Generated("docs/architecture.md", architecture_md),
+    Generated("docs/limits.md", limits_md),
 )
 
 # Recorded from the demo by a test run with its flag (`make generate` runs them).

@@ -1,8 +1,12 @@
 """docs/limits.md stays true: every setting it names is read, every constant it names
-exists with the value it states, and every refusal it quotes is the service's message."""
+exists, every plain default its tables state is the code's value, and every refusal it
+quotes is the service's message. The tables are written from `rest/limits/`
+(tests/rest/limits checks the table; tests/docs/test_generated_files.py that the page is
+current): these read the page itself, as a client does."""
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 
@@ -14,13 +18,17 @@ import rest.middleware
 import rest.ops.linger
 import rest.ops.logs
 import rest.ops.tls_gate
+import routing.matrix
 import storage.attributes.hub
 import storage.attributes.pacing
 import storage.attributes.subscriptions
+import storage.cache.change_watch
+import storage.cache.switch_gate
 import storage.imdf.venue
 import storage.limits
 from resolvers.errors import ERRORS, ErrorCode
 from storage.settings import SETTINGS, Settings
+from storage.settings_fields import value_at
 
 PAGE = (Path(__file__).parents[2] / "docs" / "limits.md").read_text(encoding="utf-8")
 MODULES = (
@@ -37,6 +45,17 @@ MODULES = (
     rest.graphql_http.sockets,
     storage.imdf.venue,
     parsing.imdf.read,
+    storage.cache.change_watch,
+    storage.cache.switch_gate,
+    routing.matrix,
+)
+UNITS = {"": 1, "KiB": 1024, "MiB": 1024 * 1024, "s": 1, "characters": 1}
+# A table row whose Setting cell is one name (and maybe its module), and whose Default is
+# one quantity: `| 8 KiB | `MAX_TARGET_BYTES` |`.
+PLAIN = re.compile(
+    r"^\| [^|]+ \| (?P<number>[\d,.]+)(?: (?P<unit>KiB|MiB|s|characters))?(?: per \w+)? "
+    r"\| `(?P<name>[A-Z][A-Z_]+)`(?: \(`(?P<module>[a-z/_]+)\.py`\))? \|",
+    re.MULTILINE,
 )
 # Refusals of a limit, with the values of the defaults, as a client reads them.
 QUOTED = {
@@ -78,39 +97,6 @@ def test_every_constant_named_exists():
     found = {name for name in named if any(hasattr(module, name) for module in MODULES)}
     codes = {name for name in named if name in ErrorCode.__members__}
     assert named - found - codes == set()
-    assert resolvers.limits.MAX_WRITE_BODY_BYTES == 2 * 1024 * 1024  # "2 MiB"
-    assert resolvers.limits.MAX_QUERY_BODY_BYTES == 256 * 1024  # "256 KiB"
-    assert resolvers.limits.MAX_TARGET_BYTES == 8 * 1024
-    assert resolvers.limits.ENCODED_CACHE_BYTES == 32 * 1024 * 1024  # "32 MiB"
-    assert resolvers.limits.KEEP_WHOLE_BYTES == 8 * 1024 * 1024  # "8 MiB"
-    assert storage.attributes.hub.MAX_QUEUED == 1_000
-    assert (rest.ops.tls_gate.MAX_WAIT_SECONDS, rest.ops.tls_gate.MAX_WAITING) == (3.0, 1_000)
-    assert Settings().event_retention_seconds == 7 * 24 * 3600  # "7 days"
-    assert Settings().max_subscriptions_per_key == 100
-    assert storage.attributes.subscriptions.SLOT_SECONDS == 60
-    assert storage.attributes.hub.CATCH_UP_BATCH == 500
-    assert storage.attributes.pacing.FAN_OUT_SHARE == 0.3  # "30%"
-    assert storage.attributes.pacing.FAN_OUT_WINDOW == 0.02  # "20 ms"
-    assert storage.attributes.pacing.KEY_EVENTS_BURST == 2_000
-    assert storage.attributes.pacing.KEY_EVENTS_PER_SECOND == 2_000
-    assert Settings().max_sockets_per_key == 100
-    assert (resolvers.limits.WS_MESSAGES_PER_SECOND, resolvers.limits.WS_MESSAGE_BURST) == (10, 200)
-    key_pace = (resolvers.limits.WS_KEY_MESSAGES_PER_SECOND, resolvers.limits.WS_KEY_MESSAGE_BURST)
-    assert key_pace == (20, 200)
-    assert resolvers.limits.WS_OUTBOX_MESSAGES == 256
-    assert resolvers.limits.MAX_OPERATION_ID_CHARS == 128
-    assert resolvers.limits.EVENT_RESULT_BYTES == 1024 * 1024  # "1 MiB"
-    assert rest.graphql_http.sockets.GIVE_BACK_AFTER_SOCKETS == 256
-    assert rest.graphql_http.sockets.GIVE_BACK_SECONDS == 5
-    assert rest.middleware.SERVED_METHODS == (
-        "GET",
-        "HEAD",
-        "POST",
-        "PUT",
-        "PATCH",
-        "DELETE",
-        "OPTIONS",
-    )
 
 
 def test_every_refusal_quoted_is_the_services():
@@ -119,19 +105,32 @@ def test_every_refusal_quoted_is_the_services():
         assert f"{ERRORS[code].status} `{message}`" in PAGE, message
 
 
-def test_defaults_stated_are_the_defaults():
-    defaults = Settings()
-    assert (
-        defaults.max_header_bytes,
-        defaults.read_cache_mb,
-        defaults.graphql_cache_mb,
-        defaults.graph_cache_mb,
-    ) == (32 * 1024, 128, 16, 256)
-    assert (defaults.rate_limit_per_second, defaults.rate_limit_burst) == (200, 400)
-    assert defaults.graphql_max_document_bytes == 1024 * 1024
-    assert (defaults.persisted_queries_max_count, defaults.persisted_queries_max_bytes) == (
-        10_000,
-        32 * 1024 * 1024,
-    )
-    assert storage.limits.PERSISTED_QUERY_CACHE_BYTES == 8 * 1024 * 1024
-    assert storage.limits.PERSISTED_QUERY_RECHECK_SECONDS == 30
+def code_value(name: str, module: str | None) -> float:
+    """A setting's default (in bytes for a `_MB` one), or the constant of that name in its
+    module (else in MODULES, which must agree on it)."""
+    if name.startswith("FLOORGATE_"):
+        row = next(row for row in SETTINGS if row.variable == name)
+        value: float = value_at(Settings(), row.name)
+        return value * 1024 * 1024 if name.endswith("_MB") else value
+    if module is not None:
+        return getattr(importlib.import_module(module.replace("/", ".")), name)
+    values = {getattr(each, name) for each in MODULES if hasattr(each, name)}
+    assert len(values) == 1, (name, values)
+    return values.pop()
+
+
+def test_plain_defaults_stated_are_the_codes():
+    stated = [
+        (
+            match["name"],
+            float(match["number"].replace(",", "")) * UNITS[match["unit"] or ""],
+            code_value(match["name"], match["module"]),
+        )
+        for match in PLAIN.finditer(PAGE)
+    ]
+    assert len(stated) >= 35
+    assert [each for each in stated if each[1] != each[2]] == []
+
+
+def test_the_methods_stated_are_the_served_ones():
+    assert f"| Methods | {', '.join(rest.middleware.SERVED_METHODS)} |" in PAGE

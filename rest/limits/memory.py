@@ -1,0 +1,147 @@
+"""Rows of docs/limits.md's "Memory": every cache of a process with its budget and key, and
+the parse workers' memory."""
+
+from __future__ import annotations
+
+from rest.limits.rows import (
+    MIB,
+    Limit,
+    Section,
+    count,
+    names,
+    part,
+    seconds,
+    size,
+)
+from rest.limits.values import (
+    COMPILED_BYTES,
+    COMPILED_PLANS,
+    ENCODED,
+    GRAPH_CACHE,
+    GRAPH_ELEMENT,
+    GRAPHQL_CACHE,
+    KEEP_WHOLE,
+    KEY_LOOKUPS,
+    LOG_LINE,
+    LOGGED_FIELD,
+    PERSISTED_CACHE,
+    PERSISTED_RECHECK,
+    RATE_BUCKETS,
+    READ_CACHE,
+    SIDE_SHARE,
+    WAYPOINT,
+    WORKER_RSS,
+)
+
+CACHES = Section("caches", ("Cache", "Budget", "Setting", "Key"))
+PARSE_WORKERS = Section("parse-workers")
+
+CACHES_ROWS: tuple[Limit, ...] = (
+    Limit(
+        CACHES,
+        "Read cache: query results and whole answers",
+        size(READ_CACHE.value * MIB),
+        READ_CACHE.code,
+        "16-byte digest of the query, or of what an answer depends on; a REST query with a "
+        "parameter its route does not read is answered but not kept",
+        (READ_CACHE,),
+    ),
+    Limit(
+        CACHES,
+        "Parsed GraphQL documents, with their validations and costs",
+        size(GRAPHQL_CACHE.value * MIB),
+        GRAPHQL_CACHE.code,
+        "16-byte digest of the text",
+        (GRAPHQL_CACHE,),
+    ),
+    Limit(
+        CACHES,
+        "Persisted documents a process keeps in front of the shared store (read again after "
+        f"{seconds(PERSISTED_RECHECK.value)}: {PERSISTED_RECHECK.code})",
+        size(PERSISTED_CACHE.value),
+        PERSISTED_CACHE.code,
+        "the document's SHA-256 (64 characters)",
+        (PERSISTED_CACHE, PERSISTED_RECHECK),
+    ),
+    Limit(
+        CACHES,
+        "Compiled plans of documents",
+        f"{size(COMPILED_BYTES.value)}, {count(COMPILED_PLANS.value)} documents",
+        names(COMPILED_BYTES, COMPILED_PLANS),
+        "the parsed document (kept, and counted, with the plan)",
+        (COMPILED_BYTES, COMPILED_PLANS),
+    ),
+    Limit(
+        CACHES,
+        "Generated completer code",
+        # schema/execution/shapes.py: COMPILED_CODE = ByteLRU(COMPILED_PLAN_BYTES // 4)
+        size(COMPILED_BYTES.value // 4),
+        f"`{COMPILED_BYTES.name} / 4`",
+        "the generated source",
+        (COMPILED_BYTES,),
+    ),
+    Limit(
+        CACHES,
+        f"Walk graphs of maps, loaded ({count(GRAPH_ELEMENT.value)} bytes per node and edge "
+        "counted: 143-229 measured once queried on every level)",
+        size(GRAPH_CACHE.value * MIB),
+        GRAPH_CACHE.code,
+        "map id and its graph file",
+        (GRAPH_CACHE, GRAPH_ELEMENT),
+    ),
+    Limit(
+        CACHES,
+        f"Each map's waypoints ({count(WAYPOINT.value)} bytes each plus their id and name "
+        "counted), and its named places for route landmarks (450 bytes each plus their "
+        "text)",
+        f"{part(SIDE_SHARE.value)} of the graphs' budget each "
+        f"({size(GRAPH_CACHE.value * MIB / SIDE_SHARE.value)})",
+        names(GRAPH_CACHE, SIDE_SHARE),
+        "map id and its `locations_version` (landmarks: with its graph file)",
+        (GRAPH_CACHE, SIDE_SHARE, WAYPOINT),
+    ),
+    Limit(
+        CACHES,
+        "Compressed bodies of cacheable answers (`/files`, the viewer's and GraphiQL's files)",
+        f"{size(ENCODED.value)}; a streamed one held whole up to {size(KEEP_WHOLE.value)}",
+        f"{names(ENCODED, KEEP_WHOLE)} ({ENCODED.path})",
+        "SHA-256 of the path and ETag, and the coding",
+        (ENCODED, KEEP_WHOLE),
+    ),
+    Limit(
+        CACHES,
+        "Key lookups",
+        f"{count(KEY_LOOKUPS.value)} known, {count(KEY_LOOKUPS.value)} unknown",
+        KEY_LOOKUPS.code,
+        "SHA-256 of the key",
+        (KEY_LOOKUPS,),
+    ),
+    Limit(
+        CACHES,
+        "Rate buckets kept in a process",
+        count(RATE_BUCKETS.value),
+        RATE_BUCKETS.code,
+        "key id or client address",
+        (RATE_BUCKETS,),
+    ),
+    Limit(
+        CACHES,
+        "Access and log lines",
+        f"{count(LOGGED_FIELD.value)} characters of a target, {size(LOG_LINE.value)} a line",
+        f"{names(LOGGED_FIELD, LOG_LINE)} ({LOGGED_FIELD.path})",
+        "-",
+        (LOGGED_FIELD, LOG_LINE),
+    ),
+)
+
+PARSE_WORKERS_ROWS: tuple[Limit, ...] = (
+    Limit(
+        PARSE_WORKERS,
+        "A parse worker's resident memory once it gave memory back",
+        size(WORKER_RSS.value),
+        f"{WORKER_RSS.code} ({WORKER_RSS.path})",
+        "the workers are replaced: a new pool, started at once, takes the next parses; those "
+        "under way finish in the old one, which then ends. No answer changes",
+        (WORKER_RSS,),
+    ),
+)
