@@ -85,6 +85,12 @@ def limits_md() -> str:
     return limits_doc(DOC.read_text(encoding="utf-8"))
 
 
+def viewer_vocabulary() -> str:
+    from routing.vocabulary import viewer_icons
+
+    return orjson.dumps(viewer_icons(), option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
 @functools.cache
 def _planned() -> tuple[str, str]:
     from rest.v1.planned.write import sources
@@ -108,6 +114,7 @@ GENERATED: tuple[Generated, ...] = (
     Generated("docs/configuration.md", configuration_md),
     Generated("docs/architecture.md", architecture_md),
     Generated("docs/limits.md", limits_md),
+    Generated("rest/pages/static/viewer/route/vocabulary.json", viewer_vocabulary),
 )
 
 # Recorded from the demo by a test run with its flag (`make generate` runs them).

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from routing.stopping import Stop, checked
+from routing.vocabulary import MERGE_DEG, Modifier, modifier_of
 
 if TYPE_CHECKING:  # numpy is imported by the first leg scanned (issue 15, cold start)
     import numpy as np
@@ -24,7 +25,6 @@ if TYPE_CHECKING:  # numpy is imported by the first leg scanned (issue 15, cold 
 XY = tuple[float, float]
 
 WINDOW_FT = 10.0  # a direction is measured over this much route
-MERGE_DEG = 20  # a smaller change is no maneuver (bends merge)
 FORCE_DEG = 60  # a change this large is always a turn
 MIN_CHORD_FT = 0.01  # a shorter chord has no direction (float noise at joins)
 NEAR_TURN_FT = 15.0  # every place changing by FORCE_DEG or more has a turn this close
@@ -86,21 +86,10 @@ def signed(change: float) -> float:
     return 180.0 if change == -180.0 else change
 
 
-def modifier(before: int, after: int) -> str | None:
-    """The turn rule on whole bearings: under 20 none, to 60 slight, to 120 plain, to
-    170 sharp, beyond that a U-turn."""
-    change = signed(after - before)
-    size = abs(change)
-    if size < MERGE_DEG:
-        return None
-    if size > 170:
-        return "uturn"
-    side = "right" if change > 0 else "left"
-    if size < 60:
-        return f"slight {side}"
-    if size < 120:
-        return side
-    return f"sharp {side}"
+def modifier(before: int, after: int) -> Modifier | None:
+    """The turn rule on whole bearings (`routing.vocabulary.TURNS`: under 20 none, to 60
+    slight, to 120 plain, to 170 sharp, beyond that a U-turn)."""
+    return modifier_of(signed(after - before))
 
 
 @dataclass(frozen=True)

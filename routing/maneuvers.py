@@ -1,8 +1,9 @@
 """Maneuvers of a route: where the walker starts, turns, takes a connector and arrives.
 
 Pure geometry over a `Route`'s leg polylines (canvas units, `feet_per_unit`), no I/O.
-The vocabulary is OSRM's (`type`, `modifier`, `bearing_before`, `bearing_after`); the
-rules are docs/routing.md, "Maneuvers", and the bends come from `routing.bends`:
+The vocabulary is OSRM's (`type`, `modifier`, `bearing_before`, `bearing_after`), its
+words `routing.vocabulary`'s; the rules are docs/routing.md, "Maneuvers", and the bends
+come from `routing.bends`:
 
 - Bearings are whole degrees measured over windows cut at the neighbouring maneuvers,
   and a turn's modifier comes from them, so a client can check one against the other; a
@@ -37,16 +38,18 @@ from routing.bends import (
 from routing.matrix import LoadedGraph, Point
 from routing.route import CHECK_EVERY, Route, Unreachable, find_route
 from routing.stopping import Stop, checked
+from routing.vocabulary import ManeuverType, Modifier, Side
 
 LANDMARK_FT = 30.0  # a named place this close to a maneuver may name it
 ARRIVAL_FT = 30.0  # a destination this close beside the last turn is arrived at there
 BESIDE_DEG = (45.0, 135.0)  # "on your left/right": off the walking direction by this much
 ROUNDS = 6  # of dropping straightened turns and restoring forced ones (2 are typical)
 
-DEPART, TURN, CONNECTOR, ARRIVE = "depart", "turn", "connector", "arrive"
-TYPES = (DEPART, TURN, CONNECTOR, ARRIVE)
-RANK = {DEPART: 0, TURN: 1, CONNECTOR: 2, ARRIVE: 3}  # of stops at one vertex
-MODIFIERS = ("uturn", "sharp right", "right", "slight right", "slight left", "left", "sharp left")
+# Short names of the types (the words are routing.vocabulary's), and their rank among the
+# stops at one vertex.
+DEPART, TURN = ManeuverType.DEPART, ManeuverType.TURN
+CONNECTOR, ARRIVE = ManeuverType.CONNECTOR, ManeuverType.ARRIVE
+RANK = {DEPART: 0, TURN: 1, CONNECTOR: 2, ARRIVE: 3}
 
 
 @dataclass(frozen=True)
@@ -97,8 +100,8 @@ class Places:
 
 @dataclass(frozen=True)
 class Maneuver:
-    type: str  # one of TYPES
-    modifier: str | None  # turns only, one of MODIFIERS
+    type: ManeuverType
+    modifier: Modifier | None  # turns only
     bearing_before: int  # 0-359 clockwise from canvas up; 0 where nothing was walked
     bearing_after: int
     leg_index: int
@@ -108,7 +111,7 @@ class Maneuver:
     time: float  # seconds, likewise
     walked: float  # feet walked from the previous maneuver to here, rides left out
     landmark: Place | None = None
-    side: str | None = None  # arrive only: "left" or "right" when the destination is beside
+    side: Side | None = None  # arrive only: when the destination is beside
     ride: int | None = None  # connector only: its index in route.rides
 
 
@@ -116,13 +119,13 @@ class Maneuver:
 class _Stop:
     """A maneuver being planned: its kind and place, and its bearings once measured."""
 
-    type: str
+    type: ManeuverType
     leg: int
     index: int
     ride: int | None = None
     before: int = 0
     after: int = 0
-    side: str | None = None
+    side: Side | None = None
 
     def key(self) -> tuple[int, int, int]:
         return (self.leg, self.index, RANK[self.type])
@@ -260,7 +263,7 @@ class _Plan:
         self.bends[turn.leg] = find_bends(line, turn.index, self.halt)
         kept = [s for s in self.stops[:-2] if s.leg != turn.leg or s.type != TURN]
         again = [_Stop(TURN, turn.leg, i) for i in self.bends[turn.leg].turns]
-        arrive = _Stop(ARRIVE, turn.leg, turn.index, side="right" if off > 0 else "left")
+        arrive = _Stop(ARRIVE, turn.leg, turn.index, side=Side.RIGHT if off > 0 else Side.LEFT)
         self.stops = [*kept, *again, arrive]
         self.settle()
 

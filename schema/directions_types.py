@@ -1,9 +1,45 @@
 """GraphQL types of directions (`route`, experimental flag `directions`).
 
 Plain fields resolve straight from the dicts `resolvers.wayfinding.directions` returns.
+The descriptions of a maneuver's words are written from their table, `routing.vocabulary`.
 """
 
 import strawberry
+
+from routing.vocabulary import TURNS, TYPES, ManeuverType, Side
+
+
+def listed(items: list[str]) -> str:
+    """Words as a description names them: "a, b or c"."""
+    return f"{', '.join(items[:-1])} or {items[-1]}" if len(items) > 1 else items[0]
+
+
+def quoted(words: list[str]) -> list[str]:
+    """Each word as code."""
+    return [f"`{word}`" for word in words]
+
+
+def types_description() -> str:
+    """Each type, with what its row notes of it."""
+    noted = [f"`{kind}` ({row.note})" if row.note else f"`{kind}`" for kind, row in TYPES.items()]
+    return listed(noted) + "."
+
+
+def modifier_description() -> str:
+    """The modifiers, and the turn rule's bands by size, from the rows turning right or
+    about: "20-60 slight, ..., beyond U-turn"."""
+    bands = sorted(
+        ((found, row.band) for row in TURNS.values() for found in row.changes if found.low >= 0),
+        key=lambda band: band[0].low,
+    )
+    sized = [
+        f"beyond {band}" if found.high == 180 else f"{found.low:g}-{found.high:g} {band}"
+        for found, band in bands
+    ]
+    return (
+        f"For a turn: {listed(quoted(list(TURNS)))}, from d = bearingAfter - bearingBefore in "
+        f"(-180, 180], positive right: {', '.join(sized)}. Null for the other types."
+    )
 
 
 @strawberry.type(description="A waypoint of a route as requested (filled from its location).")
@@ -71,16 +107,8 @@ class RouteLandmark:
     "docs/routing.md, Maneuvers)."
 )
 class RouteManeuver:
-    type: str = strawberry.field(
-        description="`depart` (first), `turn`, `connector` (one per connector taken, where "
-        "it is entered) or `arrive` (last)."
-    )
-    modifier: str | None = strawberry.field(
-        description="For a turn: `uturn`, `sharp right`, `right`, `slight right`, "
-        "`slight left`, `left` or `sharp left`, from d = bearingAfter - bearingBefore in "
-        "(-180, 180], positive right: 20-60 slight, 60-120 plain, 120-170 sharp, beyond "
-        "U-turn. Null for the other types."
-    )
+    type: str = strawberry.field(description=types_description())
+    modifier: str | None = strawberry.field(description=modifier_description())
     bearing_before: int = strawberry.field(
         description="Degrees 0-359 clockwise from canvas up (-y) of the walk just before: "
         "the chord of the 10 ft of route (map scale) before the maneuver, or back to the "
@@ -108,8 +136,8 @@ class RouteManeuver:
         "ahead at the turn, else the nearest one the route passes; else null."
     )
     side: str | None = strawberry.field(
-        description="For `arrive`: `left` or `right` when the destination lies beside the "
-        "walk; else null."
+        description=f"For `{ManeuverType.ARRIVE}`: {listed(quoted(list(Side)))} when the "
+        "destination lies beside the walk; else null."
     )
     connector: RouteConnector | None = strawberry.field(
         description="For `connector`: the connector taken (its leg's `connector`)."

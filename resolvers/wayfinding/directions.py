@@ -187,9 +187,11 @@ def _maneuver(
     maneuver: Maneuver, route: Route, legs: list[dict[str, Any]], words: Words
 ) -> dict[str, Any]:
     landmark = maneuver.landmark
+    side = maneuver.side
+    # The words as plain `str` (not their enums): what the executors pass on unchanged.
     return {
-        "type": maneuver.type,
-        "modifier": maneuver.modifier,
+        "type": maneuver.type.value,
+        "modifier": None if maneuver.modifier is None else maneuver.modifier.value,
         "bearing_before": maneuver.bearing_before,
         "bearing_after": maneuver.bearing_after,
         "location": {"x": maneuver.location[0], "y": maneuver.location[1]},
@@ -204,7 +206,7 @@ def _maneuver(
             "location_id": landmark.location_id,
             "name": landmark.name,
         },
-        "side": maneuver.side,
+        "side": None if side is None else side.value,
         "connector": None if maneuver.ride is None else legs[maneuver.ride]["connector"],
         "instruction": instruction(maneuver, route, words),
     }

@@ -5,7 +5,8 @@ slightly right", "Take the elevator up to Floor 3", "Arrive at Unit 307 on your 
 Lengths are written in feet (`imperial`, the default) or metres (`metric`), whole
 numbers; a walk that rounds to nothing is left out. The numbers of the answer stay in
 feet whatever the texts say. A connector is named by its kind, so a wheelchair route
-never says stairs: the walk graph gives it none to take.
+never says stairs: the walk graph gives it none to take. The templates and phrases are a
+`routing.vocabulary.Language` (English by default); this module picks which one says what.
 """
 
 from __future__ import annotations
@@ -15,21 +16,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from parsing.measures import METRES_PER_FOOT
+from routing.vocabulary import ENGLISH, Language, ManeuverType
 
-if TYPE_CHECKING:  # routing is imported by the functions that need it
+if TYPE_CHECKING:  # the rest of routing is imported by the functions that need it
     from routing.maneuvers import Maneuver
     from routing.route import Route
 
 UNITS = ("imperial", "metric")
-TURNS = {
-    "uturn": "make a U-turn",
-    "sharp right": "turn sharply right",
-    "right": "turn right",
-    "slight right": "turn slightly right",
-    "slight left": "turn slightly left",
-    "left": "turn left",
-    "sharp left": "turn sharply left",
-}
 
 
 @dataclass(frozen=True)
@@ -51,32 +44,40 @@ def length(feet: float, units: str) -> str | None:
     return f"{whole} ft" if whole else None
 
 
-def instruction(maneuver: Maneuver, route: Route, words: Words) -> str:
+def instruction(maneuver: Maneuver, route: Route, words: Words, says: Language = ENGLISH) -> str:
     """One maneuver's sentence: "Walk <length>, then <action>", or the action alone."""
-    action = _action(maneuver, route, words)
-    walked = length(maneuver.walked, words.units) if maneuver.type != "depart" else None
+    action = _action(maneuver, route, words, says)
+    walked = None if maneuver.type == ManeuverType.DEPART else length(maneuver.walked, words.units)
     if walked is None:
         return action[0].upper() + action[1:]
-    return f"Walk {walked}, then {action}"
+    return says.walked.format(length=walked, action=action)
 
 
-def _action(maneuver: Maneuver, route: Route, words: Words) -> str:
+def _action(maneuver: Maneuver, route: Route, words: Words, says: Language) -> str:
+    """What to do at the maneuver: the language's template for its type and case."""
     from routing.model import CONNECTOR_NAMES
 
-    if maneuver.type == "depart":
-        return f"start at {words.start}" if words.start else "start at your location"
-    if maneuver.type == "turn":
+    if maneuver.type == ManeuverType.DEPART:
+        return says.depart.format(start=words.start) if words.start else says.depart_unnamed
+    if maneuver.type == ManeuverType.TURN:
         assert maneuver.modifier is not None
-        at = f" at {maneuver.landmark.name}" if maneuver.landmark is not None else ""
-        return TURNS[maneuver.modifier] + at
-    if maneuver.type == "connector":
+        turn = says.turns[maneuver.modifier]
+        if maneuver.landmark is None:
+            return turn
+        return says.turn_at.format(turn=turn, landmark=maneuver.landmark.name)
+    if maneuver.type == ManeuverType.CONNECTOR:
         assert maneuver.ride is not None
         ride = route.rides[maneuver.ride]
-        way = "up" if ride.to_level > ride.from_level else "down"
-        kind = CONNECTOR_NAMES[ride.kind]
-        return f"take the {kind} {way} to {words.level_name(ride.to_level)}"
-    side = f"on your {maneuver.side}" if maneuver.side else ""
+        way = says.up if ride.to_level > ride.from_level else says.down
+        return way.format(
+            connector=CONNECTOR_NAMES[ride.kind], floor=words.level_name(ride.to_level)
+        )
+    side = says.sides[maneuver.side] if maneuver.side else None
     if words.end:
-        return f"arrive at {words.end} {side}".rstrip()
+        if side is None:  # trailing blanks of the name dropped, as ever
+            return says.arrive.format(end=words.end).rstrip()
+        return says.arrive_beside.format(end=words.end, side=side)
     floor = words.level_name(route.legs[-1].level)
-    return f"arrive at your destination on {floor}" + (f", {side}" if side else "")
+    if side is None:
+        return says.arrive_unnamed.format(floor=floor)
+    return says.arrive_unnamed_beside.format(floor=floor, side=side)

@@ -22,7 +22,12 @@ POLICY = (
     "connect-src 'self' https://api.floorgate.test; base-uri 'none'; "
     "form-action 'none'"
 )
-TYPES = {".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml"}
+TYPES = {
+    ".js": "text/javascript",
+    ".css": "text/css",
+    ".svg": "image/svg+xml",
+    ".json": "application/json",
+}
 
 
 class _Refs(HTMLParser):
@@ -99,6 +104,7 @@ async def test_every_file_of_the_page_is_ours_with_its_media_type(client):
         "route/icons.js",
         "route/measure.js",
         "route/steps.js",
+        "route/vocabulary.json",
         "roving.js",
         "session.js",
         "units/attributes.js",

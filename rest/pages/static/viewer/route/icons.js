@@ -1,15 +1,19 @@
 // One small picture per maneuver of a route (issue 33's vocabulary): depart, arrive, a turn
-// by its modifier, a connector by its kind. Drawn with SVG elements (no image files, no
-// inline style: the page's CSP), 24 units square, in the text's colour (viewer.css).
+// by its modifier, a connector by its kind. Which icon a type or a modifier has is
+// vocabulary.json's, written from the table of words (routing/vocabulary.py, `make
+// generate`); this module draws each icon by its name. Drawn with SVG elements (no image
+// files, no inline style: the page's CSP), 24 units square, in the text's colour
+// (viewer.css).
 
 import { s } from "../dom.js";
+import VOCABULARY from "./vocabulary.json" with { type: "json" };
 
 // Arrows drawn turning right, walking up from the bottom; left ones are their mirror.
 const ARROWS = {
   straight: [[12, 21], [12, 4]],
-  "slight right": [[9, 21], [9, 13], [17, 5]],
-  right: [[7, 21], [7, 11], [19, 11]],
-  "sharp right": [[8, 21], [8, 5], [18, 15]],
+  slight: [[9, 21], [9, 13], [17, 5]],
+  plain: [[7, 21], [7, 11], [19, 11]],
+  sharp: [[8, 21], [8, 5], [18, 15]],
 }; // prettier-ignore
 
 const HEAD = 5; // arrowhead length
@@ -48,30 +52,13 @@ function uturn() {
   return [path, head];
 }
 
-function turnIcon(modifier) {
-  if (modifier === "uturn") {
-    return uturn();
-  }
-  const side = (modifier || "").endsWith("left") ? "left" : "right";
-  const key = (modifier || "straight").replace("left", "right");
-  const points = ARROWS[key] || ARROWS.straight;
-  return arrow(side === "left" ? mirrored(points) : points);
-}
-
-const CONNECTORS = {
-  stairs: () => [s("polyline", { points: "3,20 8,20 8,15 13,15 13,10 18,10 18,5 22,5" })],
-  elevator: () => [
+function elevator() {
+  return [
     s("rect", { x: "5", y: "3", width: "14", height: "18", rx: "2" }),
     s("polygon", { class: "head", points: "12,6 15,10 9,10" }),
     s("polygon", { class: "head", points: "12,18 15,14 9,14" }),
-  ],
-  escalator: () => [
-    s("polyline", { points: "2,20 7,20 17,8 22,8" }),
-    s("line", { x1: "9", y1: "17", x2: "9", y2: "20" }),
-    s("line", { x1: "13", y1: "12.5", x2: "13", y2: "20" }),
-  ],
-  ramp: () => [s("polygon", { points: "3,20 21,20 21,8" })],
-};
+  ];
+}
 
 function departIcon() {
   return [
@@ -88,16 +75,45 @@ function arriveIcon() {
   ];
 }
 
-// The icon's name: `depart`, `arrive`, `turn-<modifier>` or `connector-<kind>`.
+// Every icon by its name: the vocabulary's (tests/routing/test_vocabulary.py checks that
+// each is drawn here) and `connector-<kind>` for each kind of connector.
+const ICONS = {
+  depart: departIcon,
+  arrive: arriveIcon,
+  "turn-straight": () => arrow(ARROWS.straight),
+  "turn-slight-right": () => arrow(ARROWS.slight),
+  "turn-right": () => arrow(ARROWS.plain),
+  "turn-sharp-right": () => arrow(ARROWS.sharp),
+  "turn-slight-left": () => arrow(mirrored(ARROWS.slight)),
+  "turn-left": () => arrow(mirrored(ARROWS.plain)),
+  "turn-sharp-left": () => arrow(mirrored(ARROWS.sharp)),
+  "turn-uturn": uturn,
+  "connector-stairs": () => [
+    s("polyline", { points: "3,20 8,20 8,15 13,15 13,10 18,10 18,5 22,5" }),
+  ],
+  "connector-elevator": elevator,
+  "connector-escalator": () => [
+    s("polyline", { points: "2,20 7,20 17,8 22,8" }),
+    s("line", { x1: "9", y1: "17", x2: "9", y2: "20" }),
+    s("line", { x1: "13", y1: "12.5", x2: "13", y2: "20" }),
+  ],
+  "connector-ramp": () => [s("polygon", { points: "3,20 21,20 21,8" })],
+  "connector-other": elevator, // a kind without an icon of its own
+};
+
+// `table[key]` when the table has it as its own (never an Object.prototype member).
+function own(table, key) {
+  return typeof key === "string" && Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
+// The icon's name: the vocabulary's for the maneuver's modifier (only a turn has one),
+// else its connector's kind's (only a connector has one), else the vocabulary's for its
+// type; for an unknown type a turn's without a modifier.
 export function iconName(maneuver) {
-  if (maneuver.type === "turn") {
-    return `turn-${(maneuver.modifier || "straight").replace(" ", "-")}`;
-  }
-  if (maneuver.type === "connector") {
-    const kind = maneuver.connector && maneuver.connector.kind;
-    return `connector-${CONNECTORS[kind] ? kind : "other"}`;
-  }
-  return maneuver.type === "arrive" ? "arrive" : maneuver.type === "depart" ? "depart" : "turn-straight";
+  const { types, modifiers } = VOCABULARY;
+  const kind = maneuver.connector && maneuver.connector.kind;
+  const connector = own(ICONS, `connector-${kind}`) ? `connector-${kind}` : undefined;
+  return own(modifiers, maneuver.modifier) || connector || own(types, maneuver.type) || types.turn;
 }
 
 // The <svg> for a maneuver (decorative: the step's text says the same).
@@ -105,19 +121,6 @@ export function maneuverIcon(maneuver) {
   const name = iconName(maneuver);
   const icon = s("svg", { class: "step-icon", viewBox: "0 0 24 24", "aria-hidden": "true",
     focusable: "false", "data-icon": name }); // prettier-ignore
-  let parts;
-  if (maneuver.type === "turn") {
-    parts = turnIcon(maneuver.modifier);
-  } else if (maneuver.type === "connector") {
-    const kind = maneuver.connector && maneuver.connector.kind;
-    parts = (CONNECTORS[kind] || CONNECTORS.elevator)();
-  } else if (maneuver.type === "arrive") {
-    parts = arriveIcon();
-  } else if (maneuver.type === "depart") {
-    parts = departIcon();
-  } else {
-    parts = turnIcon("straight");
-  }
-  icon.append(...parts);
+  icon.append(...(own(ICONS, name) || ICONS[VOCABULARY.types.turn])());
   return icon;
 }
