@@ -215,6 +215,59 @@ def type_ignores() -> Row:
     return row
 
 
+# What only the runner (`schema/execution/running/runner.py`) may call (issue 46): the
+# executors, the answer cache, the rate limit. A face imports none of these names (a type
+# named under `if TYPE_CHECKING:` is not a call; a plan's data is not an executor) and
+# calls no method of these names.
+RUNNER_ONLY_NAMES = {
+    "schema.execution.direct": {"run_direct"},
+    "schema.execution.direct_plans": {"execute_directly"},
+    "schema.execution.executor": {"CompiledExecutor", "YieldingExecutor"},
+    "schema.execution.running.strategies": {"execute_document"},
+    "graphql": {"execute", "execute_sync", "subscribe", "graphql", "graphql_sync"},
+    "graphql.execution.execute": {"execute", "create_source_event_stream", "subscribe"},
+    "storage.cache.read_cache": {"READS", "ReadLog"},
+}
+RUNNER_ONLY_CALLS = {"charge", "settle", "keep_answer", "spend_address_token"}
+LIMITERS = ("rate_limiter", "address_limiter")  # their `take` is the runner's too
+FACES = ("rest",)
+
+
+def runtime_nodes(tree: ast.Module) -> Iterator[ast.AST]:
+    """Every node of a module but those under `if TYPE_CHECKING:`."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            stack.extend(node.orelse)
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def past_the_runner(root: Path = ROOT) -> Row:
+    """Calls of an executor, the answer cache or the rate limit from a face, not through
+    the runner."""
+    offenders = []
+    for face in FACES:
+        for path in sorted((root / face).rglob("*.py")):
+            where = path.relative_to(root)
+            for node in runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.module:
+                    banned = RUNNER_ONLY_NAMES.get(node.module, set())
+                    offenders += [
+                        f"{where}:{node.lineno} imports {node.module}.{alias.name}"
+                        for alias in node.names
+                        if alias.name in banned
+                    ]
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                    called, on = node.func.attr, node.func.value
+                    limiter = isinstance(on, ast.Attribute) and on.attr in LIMITERS
+                    if called in RUNNER_ONLY_CALLS or (called == "take" and limiter):
+                        offenders.append(f"{where}:{node.lineno} calls .{called}()")
+    return Row("calls past the runner from rest/", len(offenders), 0, offenders)
+
+
 def top_test_files() -> Row:
     top = sorted(path.name for path in TESTS.glob("test_*.py"))
     strays = [
@@ -240,6 +293,7 @@ def table() -> list[Row]:
         long_modules(),
         format_markers(),
         type_ignores(),
+        past_the_runner(),
         top_test_files(),
     ]
 

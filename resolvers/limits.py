@@ -132,7 +132,7 @@ PARSE_ON_LOOP_CHARS = 16 * 1024
 VALIDATE_ON_LOOP_TOKENS = 500
 # An operation of introspection alone from this cost up (GraphiQL's schema query costs
 # about 13,000 and 40 ms) executes on the CPU pool, not on the event loop
-# (`schema.execution.operation`): introspection resolves about 7 us a unit of cost.
+# (`schema.execution.running.document`): introspection resolves about 7 us a unit of cost.
 INTROSPECTION_ON_LOOP_COST = 1_000
 # Byte budget of the compiled plans (`schema.execution.compiled`): a plan holds its document's
 # nodes, so it is counted at its document's rough size.

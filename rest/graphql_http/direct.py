@@ -2,19 +2,20 @@
 kept when it is a query (docs/api.md, "Read cache").
 
 A request that is plainly one query or mutation (a JSON POST or a GET, whose document
-parses and names one operation the method allows) runs through
-`schema.execution.operation.run_operation`: the same checks and execution as strawberry's pipeline,
-without its per-operation machinery. Anything else (a batch, a malformed body, a
-document that does not parse, a mutation over GET) goes to strawberry, which answers it
-as before.
+parses and names one operation the method allows) runs through the runner
+(`schema.execution.running.runner`) as a `schema.execution.running.document.DocumentOperation`: the
+same checks and execution as strawberry's pipeline, without its per-operation machinery.
+Anything else (a batch, a malformed body, a document that does not parse, a mutation
+over GET) goes to strawberry, which answers it as before.
 
 A query's answer depends on its document, operation name and variables, on who asks
 (permissions, assets, flags) and on what it read. It is kept under a digest of the
 first three and the caller's permissions, assets and flags, with the versions of the
 collections it read, and served while those hold. Before a kept answer is served, the
 key has been looked up (`GraphQLView.refusal`), the root fields' access is checked
-again and the operation's cost is charged, as on its first run; only parsing,
-validation, execution and encoding are skipped.
+again, the operation priced and the cost its first run settled at charged, as on its
+first run (cached parse, validation and price); only execution and encoding are
+skipped.
 """
 
 from __future__ import annotations
@@ -27,18 +28,16 @@ import orjson
 from graphql import (
     DocumentNode,
     GraphQLError,
-    GraphQLSchema,
     OperationDefinitionNode,
     OperationType,
     get_operation_ast,
 )
 from starlette.requests import Request
 
-from resolvers.auth.access import authorize
 from resolvers.context import RequestContext
 from resolvers.errors import ApiError
 from resolvers.limits import PARSE_ON_LOOP_CHARS
-from schema.execution.guard import DocumentCaches, root_requirements
+from schema.execution.guard import DocumentCaches
 from storage.cache.read_cache import kept_key, variables_digest
 from storage.cpu import run_cpu
 
@@ -124,15 +123,3 @@ async def answer_key(params: dict[str, Any], context: RequestContext) -> bytes |
         return None
     caller = await context.caller()  # looked up already (`GraphQLView.refusal`)
     return kept_key("graphql", digest, caller.permissions, caller.assets, context.flags)
-
-
-async def charge_kept(
-    schema: GraphQLSchema, operation: Operation, context: RequestContext, cost: int
-) -> None:
-    """What serving a kept answer still costs the caller, as on its first run: the root
-    fields' access (ApiError if refused; the key holds permissions and flags, so this
-    refuses only what could not have been kept for this caller) and the operation's cost
-    against the rate limit."""
-    for permission, flag in root_requirements(schema, operation.document, operation.definition):
-        await authorize(context, permission=permission, flag=flag)
-    await context.charge(cost)

@@ -24,7 +24,7 @@ from resolvers.context import RequestContext, Services
 from resolvers.errors import ApiError, ErrorCode, classify
 from resolvers.limits import MAX_QUERY_BODY_BYTES, MAX_UNAUTHENTICATED_BODY_BYTES
 from rest.credentials import repeated_key, request_context
-from rest.graphql_http.direct import Operation, charge_kept, operation_of
+from rest.graphql_http.direct import Operation, operation_of
 from rest.graphql_http.graphiql import PAGE_HEADERS, graphiql_html
 from rest.graphql_http.persisted import PersistedQueries
 from rest.graphql_http.sockets import Sockets
@@ -33,9 +33,8 @@ from rest.ops.metrics import ROUTE
 from rest.responses import error_response, json_bytes, json_response
 from schema.build import Schema
 from schema.event_results import EventResults
-from schema.execution.operation import run_operation
-from schema.execution.operation_cost import answered_cost
-from storage.cache.read_cache import READS, ReadLog
+from schema.execution.running.document import DocumentOperation
+from schema.execution.running.runner import Encoded, OperationCall, OperationRunner
 
 
 def request_error(status: int, reason: str) -> ApiError:
@@ -87,6 +86,7 @@ class GraphQLView(GraphQL[RequestContext, None]):
             max_subscriptions_per_connection=None,
         )
         self.services = services
+        self.runner = OperationRunner(services.store.cache)
         self.sockets = Sockets(services)  # the process's sockets by key
         self.event_results = EventResults()  # each event's `next` payload, shared
         self.page = graphiql_html("/graphql")
@@ -124,10 +124,7 @@ class GraphQLView(GraphQL[RequestContext, None]):
         websocket.state.context = context
         if refusal is None:
             try:
-                if context.api_key is not None:
-                    await context.caller()
-                else:
-                    context.spend_address_token()
+                await self.runner.admit(context, keyless=True)
             except ApiError as error:
                 refusal = error
         if refusal is None:
@@ -157,8 +154,9 @@ class GraphQLView(GraphQL[RequestContext, None]):
         context = request_context(request, self.services)
         request.state.context = context
         try:
+            await self.runner.admit(context, keyless=True)  # keyless: introspection alone
             if context.api_key is not None:
-                caller = await context.caller()
+                caller = await context.caller()  # looked up by `admit`
                 if request.method == "POST" and ADMIN not in caller.permissions:
                     # Only the operator's writes carry large variables (a map's SVG):
                     # anyone else's body is a document and small variables, refused unread
@@ -168,7 +166,6 @@ class GraphQLView(GraphQL[RequestContext, None]):
                         return error_response(ApiError(ErrorCode.PAYLOAD_TOO_LARGE))
                     request._body = body
                 return None
-            context.spend_address_token()  # keyless introspection is limited per address
             if request.method == "POST":
                 body = await body_up_to(request, MAX_UNAUTHENTICATED_BODY_BYTES)
                 if body is None:
@@ -224,41 +221,26 @@ class GraphQLView(GraphQL[RequestContext, None]):
         self, request: Request, context: RequestContext, operation: Operation
     ) -> tuple[bytes | Response, bool, bool]:
         """The answer's bytes (or a refusal), whether the operation ran (was not refused
-        before it executed) and whether its answer has no errors."""
-        cache = self.services.store.cache
-        if operation.key is not None:
-            kept = cache.answer(operation.key)
-            if kept is not None:
-                content, cost = kept
-                try:
-                    await charge_kept(self.schema._schema, operation, context, int(cost))
-                except ApiError as error:
-                    return self.error_result(error), False, False
-                return content, True, True
-        reads = None if operation.key is None else ReadLog(operation.key)
-        token = READS.set(reads)
+        before it executed) and whether its answer has no errors. The runner
+        (`schema.execution.running.runner`) checks, prices, serves a kept answer or charges and
+        executes, settles and keeps."""
+        priced = DocumentOperation(
+            self.schema, operation.document, operation.definition, operation.variables, context
+        )
+        call = OperationCall(context, priced, self.encode, operation.key)
         try:
-            result = await run_operation(
-                self.schema, operation.document, operation.definition, operation.variables, context
-            )
-        finally:
-            READS.reset(token)
-        content = json_bytes(await self.process_result(request, result))
-        if result.data is not None and context.cost is not None and context.charged_units > 1:
-            # A key pays for what it got: a page shorter than asked for gives back the
-            # difference (`answered_cost`), kept answers are then charged that.
-            answered = answered_cost(
-                self.schema._schema,
-                operation.definition,
-                operation.variables,
-                result.data,
-                content,
-            )
-            await context.settle(min(answered, context.cost))
-        if reads is not None and not result.errors and context.cost is not None:
-            cache.keep_answer(reads, content, str(context.cost))
+            ran = await self.runner.run(call)
+        except ApiError as error:  # the charge refused
+            return self.error_result(error), False, False
+        result = ran.result
+        if result is None:  # a kept answer
+            return ran.content, True, True
         executed = result.data is not None or any(e.path for e in result.errors or ())
-        return content, executed, not result.errors
+        return ran.content, executed, not result.errors
+
+    def encode(self, result: ExecutionResult) -> Encoded:
+        """The answer's JSON; kept only without errors."""
+        return Encoded(json_bytes(self.response_of(result)), keep=not result.errors)
 
     def error_result(self, error: ApiError) -> Response:
         """A GraphQL response carrying one error and no data, as after any failed check."""
@@ -301,6 +283,9 @@ class GraphQLView(GraphQL[RequestContext, None]):
     async def process_result(
         self, request: Request, result: ExecutionResult
     ) -> GraphQLHTTPResponse:
+        return self.response_of(result)
+
+    def response_of(self, result: ExecutionResult) -> GraphQLHTTPResponse:
         data: GraphQLHTTPResponse = {"data": result.data}
         if result.errors:
             data["errors"] = [self.format_error(error) for error in result.errors]

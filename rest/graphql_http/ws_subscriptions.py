@@ -1,13 +1,14 @@
 """One `subscribe` over the WebSocket, run as /graphql runs an HTTP operation directly
-(`schema.execution.operation`), with the same checks in the same order and the same
+(`schema.execution.running.document`), with the same checks in the same order and the same
 errors, then its events, each executed once per process for every subscriber alike
 (`schema.event_results`).
 
-Before any event: the document's size and tokens (the cached parse), the operation (a
-subscription: a query or mutation is `SUBSCRIPTIONS_ONLY`), the key looked up afresh
-and the root fields' access (`check_access`), the document's figures, validation, the
-variables' lists and the cost, charged to the key (`check_cost_of`), the variables'
-coercion, then the resolver's own checks (`create_source_event_stream`). Any refusal is
+Before any event: the document's size and tokens (the cached parse), then the runner
+opens it (`schema.execution.running.subscription`): the operation (a subscription: a
+query or mutation is `SUBSCRIPTIONS_ONLY`), the key looked up afresh and the root
+fields' access (`check_access`), the document's figures, validation, the variables'
+lists and the cost, charged to the key, the variables' coercion, then the resolver's
+own checks (`create_source_event_stream`). Any refusal is
 the subscription's `error`, its payload the errors HTTP answers for the same document
 (message and `extensions.code`, formatted by `GraphQLView.format_error`), and nothing
 runs. (Strawberry's pipeline let some of them escape as an exception: the client got a
@@ -22,19 +23,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from inspect import isawaitable
 from typing import Any, Protocol
 
 import orjson
-from graphql import ExecutionResult, GraphQLError, OperationType, get_operation_ast
-from graphql.execution.execute import create_source_event_stream
+from graphql import ExecutionResult, GraphQLError, get_operation_ast
 
 from resolvers.context import RequestContext, Services
-from resolvers.errors import ApiError, ErrorCode
+from resolvers.errors import ApiError
 from schema.build import Schema
 from schema.event_results import EventResults, share_key
-from schema.execution.executor import CompiledExecutor
-from schema.execution.guard import VALIDATION_RULES, check_access, check_cost_of
+from schema.execution.running.runner import OperationRunner
+from schema.execution.running.subscription import Opened, Refusal, SubscriptionOperation
 from storage.attributes.hub import Overflowed
 from storage.attributes.pacing import FAN_OUT
 
@@ -126,42 +125,22 @@ async def close_source(source: Any) -> None:
 
 async def subscribed(
     socket: Outlet, context: RequestContext, payload: Mapping[str, Any]
-) -> tuple[CompiledExecutor, Any] | list[GraphQLError | ApiError]:
-    """The executor and the stream of events, or the errors that refuse them."""
+) -> Opened | Refusal:
+    """The executor and the stream of events, or the errors that refuse them: the
+    document parsed (cached), its operation found, then opened by the runner."""
     schema = socket.view.schema
-    graphql_schema = schema._schema
-    caches = schema.caches
     name = payload.get("operationName")
-    variables = payload.get("variables")
     try:
-        document = await caches.document(payload["query"])
+        document = await schema.caches.document(payload["query"])
         operation = get_operation_ast(document, name)
         if operation is None:
             return [GraphQLError(missing_operation(name))]
-        if operation.operation is not OperationType.SUBSCRIPTION:
-            raise ApiError(ErrorCode.SUBSCRIPTIONS_ONLY)  # HTTP bounds a query's time
-        keyed = await check_access(caches, graphql_schema, document, operation, context)
-        errors = await caches.validate(graphql_schema, document, VALIDATION_RULES)
-        if errors:
-            return list(errors)
-        await check_cost_of(caches, graphql_schema, document, name, variables, context, keyed)
+        opening = SubscriptionOperation.for_socket(
+            schema, document, operation, payload.get("variables"), context
+        )
+        return await OperationRunner.open(context, opening)
     except (ApiError, GraphQLError) as error:
         return [error]
-    executor = CompiledExecutor.build(
-        graphql_schema,
-        document,
-        context_value=context,
-        raw_variable_values=variables,
-        operation_name=name,
-    )
-    if isinstance(executor, list):  # the variables do not coerce
-        return list(executor)
-    source = create_source_event_stream(executor)
-    if isawaitable(source):
-        source = await source
-    if isinstance(source, ExecutionResult):  # the resolver refused (its checks, its slot)
-        return list(source.errors or ())
-    return executor, source
 
 
 def missing_operation(name: str | None) -> str:

@@ -1,40 +1,41 @@
-"""The REST face: match a route, turn the request into GraphQL variables, run the
-persisted document in-process, and turn the result into the REST response."""
+"""The REST face: match a route, turn the request into the variables of its operation,
+hand that to the runner (`schema.execution.running.runner`: access, price, cache, charge,
+execute on the route's plan or its GraphQL document, settle, keep), and turn the answer
+into the REST response."""
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import re
 from collections.abc import Callable
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from resolvers.auth.access import authorize
 from resolvers.context import RequestContext, Services
-from resolvers.errors import ApiError, ErrorCode, FieldErrors, OperationFailed, classify_raised
-from resolvers.limits import INT32_MAX, MAX_PER_PAGE, PER_PAGE
+from resolvers.errors import ApiError, ErrorCode, FieldErrors, OperationFailed
+from resolvers.limits import INT32_MAX
 from rest.credentials import query_flags, repeated_key, request_context
 from rest.etags import REVALIDATE, body_etag, etag_matches
 from rest.ops.metrics import ROUTE
 from rest.responses import error_of, error_response, json_bytes
 from rest.v1.documents import OMITTED_WHEN_NULL, without_nulls
 from rest.v1.paging_urls import with_urls
-from rest.v1.planned.plan import RESULT, PlannedRoute
 from rest.v1.planned.routes import PLANS
 from rest.v1.route_rows import RestRoute, Shape
 from rest.v1.router import Match, Router
 from rest.v1.routes import ROUTES
-from schema.execution.direct import StepAside, run_direct
+from schema.execution.running.route import RouteOperation
+from schema.execution.running.runner import Encoded, OperationCall, OperationRunner, Ran
 from schema.lazy import LazySchema
-from storage.cache.read_cache import READS, ReadLog, kept_key, variables_digest
+from storage.cache.read_cache import kept_key, variables_digest
 
 if TYPE_CHECKING:
     from rest.v1.graphql_routes import GraphQLRoutes
+    from schema.execution.running.route_documents import RouteDocuments
 
-log = logging.getLogger("floorgate.rest")
 ACCESS_CODES = frozenset(
     {
         ErrorCode.UNAUTHENTICATED,
@@ -47,7 +48,6 @@ ACCESS_CODES = frozenset(
 )
 INTEGER = re.compile(r"^[+-]?[0-9]+$")  # ASCII digits only: a fullwidth one is not 1
 INT32_DIGITS = len(str(INT32_MAX))
-MAX_PRICED = 4096  # (route, page size) costs remembered; the rest priced every time
 # Routes are prepared after start while no REST request runs (`RestApi.prepare_all`).
 PREPARE_AFTER_SECONDS = 1.0
 IDLE_POLL_SECONDS = 0.05
@@ -62,9 +62,11 @@ class RestApi:
         self.schemas = schemas
         self.router = Router(ROUTES)
         self.running = 0  # REST requests under way: routes are prepared while it is 0
-        self.costs: dict[tuple[str, int | None], int] = {}
-        self.answer_costs: dict[bytes, int] = {}  # kept answer -> what it cost
         self._graphql: GraphQLRoutes | None = None
+
+    @cached_property
+    def runner(self) -> OperationRunner:
+        return OperationRunner(self.services.store.cache)
 
     async def graphql(self) -> GraphQLRoutes:
         """The routes over the schema, once it is built (imports GraphQL on first use)."""
@@ -128,15 +130,15 @@ class RestApi:
         if repeated is not None:
             return error_response(repeated)
         graphql = None if plan is not None else await self.graphql()
-        # Access first, before the body is read or anything is validated: a caller who
-        # may not call the route learns nothing else and costs nothing more.
         if plan is not None:
-            permission, flag = plan.requirement
+            requirement = plan.requirement
         else:
             assert graphql is not None
-            permission, flag = graphql.requirements[route.operation_id]
+            requirement = graphql.requirements[route.operation_id]
+        # Access first, before the body is read or anything is validated: a caller who
+        # may not call the route learns nothing else and costs nothing more.
         try:
-            await authorize(context, permission=permission, flag=flag)
+            await self.runner.admit(context, (requirement,))
         except ApiError as access_error:
             return error_response(access_error)
         variables, problems = variables_of(route, match.path_values, request)
@@ -154,69 +156,30 @@ class RestApi:
                 variables.update(await graphql.body_variables(route, request))
             except ApiError as body_error:
                 return error_response(body_error)
-        if not problems:
-            # One rate-limit unit per COST_PER_RATE_UNIT of cost, like GraphQL: a route at
-            # its default page is one unit, per-page=10000 a few more, charged before it
-            # runs; what a shorter page did not cost is given back after (`settle`).
-            try:
-                await context.charge(await self.cost(route, variables))
-            except ApiError as rate_error:
-                return error_response(rate_error)
-        answer_key = await self.answer_key(route, context, raw_path, request, problems, variables)
-        reads = None
-        if answer_key is not None:
-            kept = self.services.store.cache.answer(answer_key)
-            if kept is not None:  # access and rate limit were checked above, as always
-                cost = self.answer_costs.get(answer_key)
-                if cost is not None:
-                    await context.settle(cost)
-                if route.method != "GET":
-                    return Response(kept[0], media_type=route.media_type)
-                return conditional(*kept, route.media_type, request)
-            reads = ReadLog(answer_key)
-        token = READS.set(reads)
+        # One rate-limit unit per COST_PER_RATE_UNIT of cost, like GraphQL: a route at its
+        # default page is one unit, per-page=10000 a few more, charged before it runs;
+        # what a shorter page did not cost is given back after. Input with problems is
+        # run for its other problems, not charged.
+        call = OperationCall(
+            context,
+            RouteOperation(route, plan, self.documents, variables, context),
+            partial(self.encode, route, request, raw_path),
+            await self.answer_key(route, context, raw_path, request, problems, variables),
+            charged=not problems,
+        )
         try:
-            result = await self.execute(route, plan, variables, context)
+            ran = await self.runner.run(call)
+        except ApiError as refusal:
+            return error_response(refusal)
         except OperationFailed as failed:
             return await self.failure(route, failed, problems, variables)
-        finally:
-            READS.reset(token)
         if problems:
             return error_response(ApiError(ErrorCode.BAD_USER_INPUT, fields=problems.fields))
-        cost = await self.answered_cost(route, variables, result)
-        if cost is not None:
-            await context.settle(cost)
-            if answer_key is not None:
-                if len(self.answer_costs) >= MAX_PRICED:
-                    self.answer_costs.clear()
-                self.answer_costs[answer_key] = cost
-        return self.respond(route, result, request, raw_path, reads)
+        return self.respond(route, ran, request)
 
-    async def execute(
-        self,
-        route: RestRoute,
-        plan: PlannedRoute | None,
-        variables: dict[str, Any],
-        context: RequestContext,
-    ) -> Any:
-        """The route's result (`data.result`): on its plan, else (or when the plan steps
-        aside) through GraphQL. Raises OperationFailed with the operation's first error."""
-        if plan is not None:
-            try:
-                outcome = await run_direct(plan.direct(), context, variables)
-            except StepAside:
-                pass  # graphql-core answers it, exactly
-            else:
-                if not outcome.failures:
-                    assert outcome.data is not None
-                    return outcome.data[RESULT]
-                raised = outcome.failures[0][1]
-                error = classify_raised(raised, self.services.settings.retry_after_seconds)
-                if error.code is ErrorCode.INTERNAL:
-                    log.error("request failed: %s", raised, exc_info=raised)
-                raise OperationFailed(error, outcome.data is None)
-        graphql = await self.graphql()
-        return await graphql.execute(route, variables, context)
+    async def documents(self) -> RouteDocuments:
+        """The routes' documents over the schema (built on first need)."""
+        return (await self.graphql()).documents
 
     async def failure(
         self,
@@ -277,52 +240,10 @@ class RestApi:
             context.flags,
         )
 
-    async def cost(self, route: RestRoute, variables: dict[str, Any]) -> int:
-        """The operation's cost: a planned route's by its formula; else, without a body it
-        depends on the page size alone (no field of a bodiless route has a cost of its own
-        that grows with its strings), so it is priced once per route and page size."""
-        plan = PLANS.get(route.operation_id)
-        if plan is not None:
-            return plan.price(variables)
-        graphql = await self.graphql()
-        if route.body is not None:
-            return graphql.cost(route, variables)
-        per_page = variables.get(PER_PAGE)
-        key = (route.operation_id, None if per_page is None else min(per_page, MAX_PER_PAGE + 1))
-        found = self.costs.get(key)
-        if found is None:
-            found = graphql.cost(route, variables)
-            if len(self.costs) < MAX_PRICED:
-                self.costs[key] = found
-        return found
-
-    async def answered_cost(
-        self, route: RestRoute, variables: dict[str, Any], result: Any
-    ) -> int | None:
-        """What the answer cost when its page came out shorter than the `per-page` it was
-        priced at: the cost of a page of the items it holds (at least one). None when it
-        cost what was charged. `/v1/maps?per-page=10000` answering 12 maps is one unit,
-        not 13."""
-        per_page = variables.get(PER_PAGE)
-        items = result.get("data") if isinstance(result, dict) else result
-        if route.body is not None or per_page is None or not isinstance(items, list):
-            return None
-        if len(items) >= min(per_page, MAX_PER_PAGE):
-            return None
-        return await self.cost(route, {**variables, PER_PAGE: max(1, len(items))})
-
-    def respond(
-        self,
-        route: RestRoute,
-        body: Any,
-        request: Request,
-        raw_path: str,
-        reads: ReadLog | None = None,
-    ) -> Response:
-        """The REST response of a successful operation, in the route's shape; a kept
-        answer (`reads` names its key) is kept while the data it read holds."""
+    def encode(self, route: RestRoute, request: Request, raw_path: str, body: Any) -> Encoded:
+        """A successful operation's answer in the route's shape, with a GET's tag."""
         if route.shape is Shape.NO_CONTENT:
-            return Response(status_code=204)
+            return Encoded(b"", keep=False)
         if route.fragment in OMITTED_WHEN_NULL:
             without_nulls(route.fragment, body["data"] if route.shape is Shape.PAGED else [body])
         if route.shape is Shape.PAGED:
@@ -331,17 +252,19 @@ class RestApi:
         elif route.shape is Shape.DATA:
             body = {"data": body}
         if route.shape is Shape.VERSIONED:  # E17 keeps its own tag (also in GraphQL)
-            content, etag = json_bytes({"data": body["data"]}), body["etag"]
-        else:
-            content = json_bytes(body)
-            if route.method != "GET":  # a POST's answer is not revalidated: no tag
-                if reads is not None:
-                    self.services.store.cache.keep_answer(reads, content, "")
-                return Response(content, media_type=route.media_type)
-            etag = body_etag(content)
-        if reads is not None:
-            self.services.store.cache.keep_answer(reads, content, etag)
-        return conditional(content, etag, route.media_type, request)
+            return Encoded(json_bytes({"data": body["data"]}), body["etag"])
+        content = json_bytes(body)
+        # A POST's answer is not revalidated: no tag.
+        return Encoded(content, body_etag(content) if route.method == "GET" else "")
+
+    @staticmethod
+    def respond(route: RestRoute, ran: Ran[Any], request: Request) -> Response:
+        """The REST response of a successful operation (run, or kept)."""
+        if route.shape is Shape.NO_CONTENT:
+            return Response(status_code=204)
+        if route.method != "GET":
+            return Response(ran.content, media_type=route.media_type)
+        return conditional(ran.content, ran.tag, route.media_type, request)
 
     def refusal(self, route: RestRoute, error: ApiError) -> Response:
         """The REST answer of an operation that failed: its first error, in our format,

@@ -26,12 +26,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
-from inspect import isawaitable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from graphql import ExecutionResult, GraphQLError, GraphQLSchema
-from graphql.execution.execute import create_source_event_stream
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
@@ -42,9 +40,12 @@ from resolvers.limits import EVENT_RESULT_BYTES
 from rest.v1.openapi_schemas import ID_SCHEMA, Schema
 from rest.v1.route_rows import RestRoute
 from schema.event_results import EventResults
-from schema.execution.executor import CompiledExecutor
-from schema.execution.operation_cost import operation_cost
+from schema.execution.running.runner import OperationRunner
+from schema.execution.running.subscription import SubscriptionOperation
 from storage.attributes.hub import stop
+
+if TYPE_CHECKING:
+    from schema.execution.executor import CompiledExecutor
 
 HEARTBEAT_SECONDS = 15.0
 RETRY_MS = 2_000
@@ -162,20 +163,15 @@ async def event_stream(
     resume = request.headers.get(RESUME_HEADER)
     if resume:  # an EventSource reconnecting: its URL may still hold the first `after`
         variables[RESUME_VARIABLE] = resume
-    executor = CompiledExecutor.build(
-        schema, route.parsed, context_value=context, raw_variable_values=variables
-    )
-    if isinstance(executor, list):  # the variables do not coerce
-        return ExecutionResult(None, executor)
-    try:  # like any route: the key pays for its operation (and a replay, per event)
-        await context.charge(operation_cost(schema, route.parsed, variables))
+    # Like any route: the key pays for its operation (and a replay, per event).
+    opening = SubscriptionOperation.for_route(schema, route.parsed, variables, context)
+    try:
+        opened = await OperationRunner.open(context, opening)
     except ApiError as error:
         return ExecutionResult(None, [GraphQLError(error.message, original_error=error)])
-    source = create_source_event_stream(executor)
-    if isawaitable(source):
-        source = await source
-    if isinstance(source, ExecutionResult):  # refused before any event
-        return source
+    if isinstance(opened, list):  # refused before any event (the variables, the resolver)
+        return ExecutionResult(None, [e for e in opened if isinstance(e, GraphQLError)])
+    executor, source = opened
     changes: AsyncIterable[dict[str, Any]] = source
 
     async def text(change: dict[str, Any]) -> bytes | None:

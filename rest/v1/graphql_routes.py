@@ -1,35 +1,27 @@
-"""REST routes run through GraphQL: every route the table has not planned ahead of time
-(`rest.v1.planned`), and a planned one whose plan steps aside. Made once the schema is
-built (`schema.lazy`): validating each route's document, its plan, its access rule and
-its cost, the execution and the answer of a failed operation.
+"""What REST needs of the schema, once it is built (`schema.lazy`): each route's access
+rule, its documents (`schema.execution.running.route_documents.RouteDocuments`: validated,
+priced and run by the runner), the body's variables and problems in REST words, and the
+event streams.
 """
 
 from __future__ import annotations
 
-import logging
-from inspect import isawaitable
 from typing import Any
 
-from graphql import ExecutionResult, GraphQLSchema, execute, validate
-from graphql.pyutils import AwaitableOrValue
+from graphql import ExecutionResult, GraphQLSchema
 from starlette.requests import Request
 from starlette.responses import Response
 
 from resolvers.context import RequestContext
-from resolvers.errors import ApiError, ErrorCode, OperationFailed, classify
+from resolvers.errors import OperationFailed
 from rest.v1.bodies import read_text_body
 from rest.v1.event_stream import EventTexts, event_stream
 from rest.v1.json_body import body_problems, body_variables, read_json_body
 from rest.v1.route_rows import RestRoute, Shape
 from rest.v1.routes import ROUTES
-from schema.execution.direct_plans import execute_directly
-from schema.execution.executor import CompiledExecutor
-from schema.execution.operation_cost import operation_cost
-from schema.execution.plans import precompile
+from schema.execution.running.route_documents import RouteDocuments
 from schema.permissions import Requirement, field_requirement
 from storage.settings import Settings
-
-log = logging.getLogger("floorgate.rest")
 
 
 def requirement_of(schema: GraphQLSchema, route: RestRoute) -> Requirement:
@@ -52,57 +44,12 @@ class GraphQLRoutes:
         self.schema = schema
         self.settings = settings
         self.requirements = {route.operation_id: requirement_of(schema, route) for route in ROUTES}
-        self.prepared: set[str] = set()
+        self.documents = RouteDocuments(schema, settings.retry_after_seconds)
         self.event_texts = EventTexts()  # each change's event, for every stream
 
     def prepare(self, route: RestRoute) -> None:
-        """Validate the route's document and make its plan, once. Not at import or app
-        creation: validating every document takes 100 ms or more of a cold start."""
-        if route.operation_id in self.prepared:
-            return
-        problems = validate(self.schema, route.parsed)
-        if problems:
-            raise RuntimeError(f"route {route.path}: invalid document: {problems}")
-        if route.shape is not Shape.EVENTS and precompile(self.schema, route.parsed) is None:
-            log.debug("route %s runs on graphql-core alone", route.operation_id)
-        self.prepared.add(route.operation_id)
-
-    def cost(self, route: RestRoute, variables: dict[str, Any]) -> int:
-        return operation_cost(self.schema, route.parsed, variables)
-
-    async def execute(
-        self, route: RestRoute, variables: dict[str, Any], context: RequestContext
-    ) -> Any:
-        """The route's result (`data.result`); raises OperationFailed with its first error."""
-        self.prepare(route)
-        outcome: AwaitableOrValue[ExecutionResult] | None = None
-        if CompiledExecutor.runs_direct_plans:
-            outcome = await execute_directly(
-                self.schema, route.parsed, route.definition, variables, context
-            )
-        if outcome is None:
-            outcome = execute(
-                self.schema,
-                route.parsed,
-                context_value=context,
-                variable_values=variables,
-                executor_class=CompiledExecutor,
-            )
-        if isawaitable(outcome):  # not when the variables do not coerce
-            outcome = await outcome
-        assert isinstance(outcome, ExecutionResult)
-        if outcome.errors:
-            raise OperationFailed(self.classify(outcome), outcome.data is None)
-        return (outcome.data or {})["result"]
-
-    def classify(self, outcome: ExecutionResult) -> ApiError:
-        assert outcome.errors
-        error = classify(outcome.errors[0], self.settings.retry_after_seconds)
-        if error.code is ErrorCode.INTERNAL:
-            log.error(
-                "request failed: %s", outcome.errors[0], exc_info=outcome.errors[0].original_error
-            )
-        return error
+        """Validate the route's document and make its plan, once (`RouteDocuments`)."""
+        self.documents.prepare(route, compile_plan=route.shape is not Shape.EVENTS)
 
     def body_problems(self, route: RestRoute, variables: dict[str, Any]) -> dict[str, list[str]]:
         """Every way a JSON body does not fit its GraphQL input type, keyed by its REST
@@ -137,5 +84,5 @@ class GraphQLRoutes:
             self.schema, route, context, variables, request, self.event_texts
         )
         if isinstance(opened, ExecutionResult):
-            raise OperationFailed(self.classify(opened), True)
+            raise OperationFailed(self.documents.classify(opened), True)
         return opened

@@ -277,12 +277,11 @@ async def check_cost_of(
     operation_name: str | None,
     variables: dict[str, Any] | None,
     context: object,
-    keyed: bool,
 ) -> int:
     """After a valid document, before anything walks the variables (the cost, coercion):
     a huge list costs nothing to refuse; then the cost against the ceiling (the keyless
-    one without a key), charged to the key's rate limit. Raises the refusal; else the
-    cost."""
+    one without a key). Raises the refusal; else the cost, which the caller charges (the
+    runner, `schema.execution.running.runner`; strawberry's pipeline, `OperationGuard`)."""
     oversized = [
         where
         for name, value in (variables or {}).items()
@@ -294,9 +293,6 @@ async def check_cost_of(
         )
     cost = caches.cost(schema, document, variables, operation_name)
     check_cost(cost, caches.limits.cost_limit(keyless(context)))
-    if keyed:
-        assert isinstance(context, RequestContext)
-        await context.charge(cost)
     return cost
 
 
@@ -305,8 +301,8 @@ class OperationGuard(SchemaExtension):
     the cached parse, then `check_access` before the cached validation, then `check_cost_of`.
     One extension instead of four (strawberry's MaxTokensLimiter, ParserCache and
     ValidationCache did the same) halves strawberry's hook work per operation, about
-    0.3 ms of a small request. (`schema.execution.operation.run_operation` runs the same checks
-    without strawberry's pipeline.)"""
+    0.3 ms of a small request. (`schema.execution.running.document.DocumentOperation`
+    runs the same checks without strawberry's pipeline.)"""
 
     def __init__(self, caches: DocumentCaches) -> None:
         self.caches = caches
@@ -345,14 +341,16 @@ class OperationGuard(SchemaExtension):
         yield
         if execution.pre_execution_errors or operation is None:
             return  # nothing runs
-        await check_cost_of(
+        cost = await check_cost_of(
             self.caches,
             schema,
             document,
             execution.operation_name,
             execution.variables,
             execution.context,
-            keyed,
         )
+        if keyed:  # strawberry's pipeline has no runner: it charges here
+            assert isinstance(execution.context, RequestContext)
+            await execution.context.charge(cost)
         if subscription and not websocket:  # its limits first: its errors as over a socket
             raise ApiError(ErrorCode.NO_SUBSCRIPTIONS_OVER_HTTP)

@@ -29,7 +29,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, cast
+from typing import Any, NamedTuple, TypeVar, cast
 
 import bson
 import orjson
@@ -53,7 +53,16 @@ class Entry:
     version: Version | tuple[tuple[str, Version], ...]  # an answer's: every collection's
     data: bytes
     size: int
-    tag: str = ""  # what an answer's owner keeps beside it: REST its ETag, /graphql its cost
+    tag: str = ""  # an answer's ETag (REST GETs), else ""
+    cost: int = 0  # an answer's cost, as its first run settled it: each serving is charged it
+
+
+class KeptAnswer(NamedTuple):
+    """A kept answer: its bytes, its tag and the cost each serving is charged."""
+
+    data: bytes
+    tag: str
+    cost: int
 
 
 @dataclass
@@ -248,16 +257,16 @@ class ReadCache:
 
     # Whole answers
 
-    def answer(self, key: Hashable) -> tuple[bytes, str] | None:
-        """A kept answer (its bytes and tag) while every collection it read is unchanged."""
+    def answer(self, key: Hashable) -> KeptAnswer | None:
+        """A kept answer while every collection it read is unchanged."""
         entry = self._entries.get(key) if self.live else None
         if entry is None or not all(self.version(c) == v for c, v in entry.version):  # type: ignore[misc]  # an answer's: (collection, version) pairs
             return None
         self.answer_hits += 1
         self._entries.move_to_end(key)
-        return entry.data, entry.tag
+        return KeptAnswer(entry.data, entry.tag, entry.cost)
 
-    def keep_answer(self, log: ReadLog, data: bytes, tag: str) -> None:
+    def keep_answer(self, log: ReadLog, data: bytes, tag: str, cost: int) -> None:
         """Keep an answer built from `log`'s reads under its key, if they all still hold."""
         versions = tuple(sorted(log.versions.items()))
         if (
@@ -268,14 +277,16 @@ class ReadCache:
             or any(self.version(c) != v for c, v in versions)
         ):
             return
-        self._store(log.key, versions, data, tag)
+        self._store(log.key, versions, data, tag, cost)
 
-    def _store(self, key: Hashable, version: Any, data: bytes, tag: str = "") -> None:
+    def _store(
+        self, key: Hashable, version: Any, data: bytes, tag: str = "", cost: int = 0
+    ) -> None:
         old = self._entries.pop(key, None)
         if old is not None:
             self.bytes_used -= old.size
         size = len(data) + len(tag) + ENTRY_OVERHEAD
-        self._entries[key] = Entry(version, data, size, tag)
+        self._entries[key] = Entry(version, data, size, tag, cost)
         self.bytes_used += size
         while self.bytes_used > self.budget and self._entries:
             _, evicted = self._entries.popitem(last=False)

@@ -18,7 +18,7 @@ lexer. Each document is timed once (a new document each time, so nothing is cach
   CPU pool as for any document over VALIDATE_ON_LOOP_TOKENS);
 - fast path: `schema.execution.fast_check.certainly_valid` alone, and how many documents
   it accepts ("accepted");
-- request: the whole path before execution as `schema.execution.operation.run_operation`
+- request: the whole path before execution as `schema.execution.running.document.run_operation`
   takes it on a fresh schema cache: the parse with its size and tokens, the figures
   (`DocumentCaches.problem`), the validation and the cost;
 - plain: graphql-core's own `validate` with its default rules on the same document (every

@@ -25,6 +25,7 @@ def test_the_structure_meets_every_goal():
         "modules over 600 lines (.py and the viewer's .js)",
         "`fmt: skip` / `fmt: off` markers",
         "`type: ignore` (each with its code and reason)",
+        "calls past the runner from rest/",
         "test files directly in tests/",
     ]
     assert "MISSED" not in result.stdout
@@ -86,3 +87,42 @@ def test_a_type_ignore_without_its_code_or_reason_is_found(tmp_path, monkeypatch
         False,
         ["rest/a.py:1 has no code or reason", "rest/a.py:2 has no code or reason"],
     )
+
+
+def test_a_face_calling_past_the_runner_is_found(tmp_path):
+    """rest/ reaches the executors, the answer cache and the rate limit only through the
+    runner (issue 46): each way around it is named; a type under TYPE_CHECKING and a
+    plan's data are not calls."""
+    structure = ci_module("structure")
+    face = tmp_path / "rest"
+    face.mkdir()
+    (face / "bad.py").write_text(
+        "from graphql import execute, parse\n"
+        "from schema.execution.direct import Argument, run_direct\n"
+        "from storage.cache.read_cache import READS, kept_key\n"
+        "async def go(context, cache, services):\n"
+        "    await context.charge(3)\n"
+        "    await context.settle(1)\n"
+        "    cache.keep_answer(None, b'', '', 0)\n"
+        "    context.spend_address_token()\n"
+        "    await services.rate_limiter.take('k')\n"
+        "    queue.take()\n"
+    )
+    (face / "fine.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from schema.execution.executor import CompiledExecutor\n"
+        "from schema.execution.running.runner import OperationRunner\n"
+    )
+    row = structure.past_the_runner(tmp_path)
+    assert sorted(row.offenders) == [
+        "rest/bad.py:1 imports graphql.execute",
+        "rest/bad.py:2 imports schema.execution.direct.run_direct",
+        "rest/bad.py:3 imports storage.cache.read_cache.READS",
+        "rest/bad.py:5 calls .charge()",
+        "rest/bad.py:6 calls .settle()",
+        "rest/bad.py:7 calls .keep_answer()",
+        "rest/bad.py:8 calls .spend_address_token()",
+        "rest/bad.py:9 calls .take()",
+    ]
+    assert not row.met

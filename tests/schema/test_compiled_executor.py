@@ -53,7 +53,6 @@ from hypothesis import strategies as st
 from strawberry.schema.config import StrawberryConfig
 
 import rest.v1.dispatch
-import rest.v1.graphql_routes
 import rest.v1.route_rows
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ALL_FLAGS, ALL_PERMISSIONS
@@ -61,6 +60,7 @@ from schema.execution.compiled import read_field
 from schema.execution.direct import DirectRoot
 from schema.execution.executor import SLICE, CompiledExecutor, YieldingExecutor
 from schema.execution.plans import plans_of
+from schema.execution.running import route_documents
 from schema.execution.shapes import MAX_GENERATED
 from schema.lazy import LazySchema
 from schema.scalars import Timestamp
@@ -112,13 +112,13 @@ def generic_executor(strawberry_schema: Any) -> Iterator[None]:
     before = strawberry_schema.execution_context_class
     plans = rest.v1.dispatch.PLANS
     strawberry_schema.execution_context_class = YieldingExecutor
-    rest.v1.graphql_routes.CompiledExecutor = YieldingExecutor  # type: ignore[misc]
+    route_documents.CompiledExecutor = YieldingExecutor  # type: ignore[misc]
     rest.v1.dispatch.PLANS = {}
     try:
         yield
     finally:
         strawberry_schema.execution_context_class = before
-        rest.v1.graphql_routes.CompiledExecutor = CompiledExecutor  # type: ignore[misc]
+        route_documents.CompiledExecutor = CompiledExecutor  # type: ignore[misc]
         rest.v1.dispatch.PLANS = plans
 
 
@@ -657,7 +657,8 @@ def test_every_route_document_is_valid_and_planned(settings):
     api = rest.v1.dispatch.RestApi(None, schemas)  # type: ignore[arg-type]
     asyncio.run(api.prepare_all(after=0))
     assert api._graphql is not None
-    assert api._graphql.prepared == {route.operation_id for route in rest.v1.dispatch.ROUTES}
+    every = {route.operation_id for route in rest.v1.dispatch.ROUTES}
+    assert api._graphql.documents.prepared == every
     for route in rest.v1.dispatch.ROUTES:
         if route.shape is rest.v1.route_rows.Shape.EVENTS:  # run once per change, not compiled
             continue
@@ -681,10 +682,10 @@ async def test_routes_are_prepared_only_while_no_rest_request_runs(settings):
     api.running = 1
     task = asyncio.create_task(api.prepare_all(after=0))
     await asyncio.sleep(rest.v1.dispatch.IDLE_POLL_SECONDS * 4)
-    assert graphql.prepared == set()
+    assert graphql.documents.prepared == set()
     api.running = 0
     await asyncio.wait_for(task, timeout=30)
-    assert graphql.prepared == {route.operation_id for route in rest.v1.dispatch.ROUTES}
+    assert graphql.documents.prepared == {route.operation_id for route in rest.v1.dispatch.ROUTES}
 
 
 async def test_a_rest_request_counts_as_running_until_it_is_answered(demo):

@@ -19,7 +19,7 @@ from graphql import get_introspection_query, parse
 
 import rest.graphql_http.direct
 import schema.execution.guard
-import schema.execution.operation
+import schema.execution.running.strategies
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import (
     ADMIN,
@@ -32,10 +32,10 @@ from rest.app import create_app
 from schema.build import Schema, build_schema
 from schema.execution.executor import CompiledExecutor
 from schema.execution.guard import DocumentCaches, OperationGuard
-from schema.execution.operation import run_operation
 from schema.execution.operation_cost import operation_cost
 from schema.execution.operation_limits import OperationLimits
 from schema.execution.plans import plans_of
+from schema.execution.running.document import run_operation
 from schema.permissions import KeyRequired, requires
 from tests.schema.test_compiled_executor import strawberry_schema_of
 from tests.schema.test_graphql_guard import headers
@@ -221,13 +221,13 @@ async def test_costly_introspection_alone_executes_on_the_cpu_pool(client, keys,
     """GraphiQL's schema query (40 ms), keyed or not, runs off the event loop; a cheap
     one, or one that also asks for data, runs in place."""
     threads: list[str] = []
-    run_cpu = schema.execution.operation.run_cpu
+    run_cpu = schema.execution.running.strategies.run_cpu
 
     async def recorded(function, *args):
         threads.append("pool")
         return await run_cpu(function, *args)
 
-    monkeypatch.setattr(schema.execution.operation, "run_cpu", recorded)
+    monkeypatch.setattr(schema.execution.running.strategies, "run_cpu", recorded)
     for query, key, expected in [
         (GRAPHIQL_QUERIES[1], None, ["pool"]),
         (GRAPHIQL_QUERIES[0], keys.full, ["pool"]),

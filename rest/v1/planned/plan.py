@@ -4,7 +4,8 @@ operation's cost, without anything of GraphQL.
 
 The completer is generated from the shape on the route's first request
 (`schema.execution.shapes`); a value it does not handle steps aside, and the route then
-runs through GraphQL as every route not planned does (`rest.v1.dispatch`).
+runs through GraphQL as every route not planned does
+(`schema.execution.running.route`).
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from typing import Any, cast
 
 from resolvers.limits import DEFAULT_PER_PAGE, MAX_PER_PAGE, PER_PAGE
 from schema.execution.direct import STEP_ASIDE, Argument, DirectPlan, DirectRoot, Requirement
+from schema.execution.running.route import RESULT
 from schema.execution.shapes import Generator, Obj, Shape, with_stored_ids
 
-RESULT = "result"  # the response key of every REST document's root field
 NEVER = object()  # no value a resolver returns is graphql-core's Undefined
 
 

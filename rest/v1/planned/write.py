@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from resolvers.limits import PER_PAGE
-from rest.v1.planned.plan import RESULT, page_size
+from rest.v1.planned.plan import page_size
 from rest.v1.route_rows import RestRoute
 from rest.v1.routes import ROUTES
 from schema.build import build_schema
@@ -26,6 +26,7 @@ from schema.execution.direct import Argument, DirectRoot
 from schema.execution.direct_plans import direct_plan
 from schema.execution.operation_cost import operation_cost
 from schema.execution.plans import precompile
+from schema.execution.running.route import RESULT
 from schema.execution.shapes import Leaf, ListOf, Member, Obj, Shape
 from storage.settings import Settings
 

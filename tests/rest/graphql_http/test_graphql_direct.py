@@ -1,4 +1,4 @@
-"""`/graphql` runs a plain query or mutation directly (`schema.execution.operation.run_operation`),
+"""`/graphql` runs a plain query or mutation directly (`schema.execution.running.document`),
 without strawberry's per-operation pipeline: it must answer exactly as strawberry's path
 does. Every case runs twice through the real app, directly and with the direct path
 switched off, the read cache flushed before each, and compares status, body (errors
@@ -256,13 +256,13 @@ async def test_generated_documents_answer_alike_on_both_paths(demo, monkeypatch)
 async def test_the_direct_path_is_taken(demo, monkeypatch):
     """The cases above would pass vacuously if every request went to strawberry."""
     taken: list[str] = []
-    real = rest.graphql_http.view.run_operation
+    real = rest.graphql_http.view.DocumentOperation.execute
 
-    async def counting(*args: Any) -> Any:
+    async def counting(self: Any) -> Any:
         taken.append("direct")
-        return await real(*args)
+        return await real(self)
 
-    monkeypatch.setattr(rest.graphql_http.view, "run_operation", counting)
+    monkeypatch.setattr(rest.graphql_http.view.DocumentOperation, "execute", counting)
     demo.store.cache.flush()
     response = await demo.client.post(
         "/graphql", json={"query": UNITS, "variables": {"n": 2}}, headers=demo.headers()
