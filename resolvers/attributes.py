@@ -13,7 +13,7 @@ from typing import Any
 from resolvers.auth.keys import Caller
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, not_found
-from resolvers.paging import BY_ID, Sort, find_all, find_page, paged, slice_list
+from resolvers.paging import BY_ID, Page, Sort, find_all, find_page, paged, slice_list
 from resolvers.validation import check_id, check_paging, item_count_problems
 from storage import collections as c
 from storage.attributes import assignments as writes
@@ -69,7 +69,7 @@ async def list_assignments(
     page: int | None,
     per_page: int | None,
     asset_id: str | None,
-) -> dict[str, Any]:
+) -> Page:
     """Assignments of a group whose asset the key may see, by unit then attribute."""
     caller = await context.caller()
     errors = FieldErrors()

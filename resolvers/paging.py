@@ -5,7 +5,7 @@ it; other pages leave it out (docs/api.md, Paging)."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, NotRequired, Protocol, TypedDict
 
 from storage.cache import cached_reads
 from storage.database import Store
@@ -53,7 +53,7 @@ async def find_page(
     per_page: int,
     sort: Sort = BY_ID,
     projection: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> Page:
     """One page and its paging object (`prev_page`/`next_page` are numbers or None).
     Its items are API objects (`id`), or as stored (`_id`) while the context reads
     pages so (`context.stored_ids`: a direct plan's completer renames each item as it
@@ -92,9 +92,27 @@ def end_count(data: list[Any], page: int, per_page: int, has_next: bool) -> int 
     return (page - 1) * per_page + len(data)
 
 
+class Paging(TypedDict):
+    """A page's numbers (the spec's `paging`; REST turns the page numbers into URLs)."""
+
+    per_page: int
+    current_page: int
+    prev_page: int | None
+    next_page: int | None
+    total_count: int | None
+    list: NotRequired[tuple[str, dict[str, Any]]]  # told by `tell_list`, for those URLs
+
+
+class Page(TypedDict):
+    """A page of a list: its numbers and its items."""
+
+    paging: Paging
+    data: list[Any]
+
+
 def paged(
     data: list[Any], page: int, per_page: int, has_next: bool, total: int | None = None
-) -> dict[str, Any]:
+) -> Page:
     return {
         "paging": {
             "per_page": per_page,
@@ -107,14 +125,14 @@ def paged(
     }
 
 
-def tell_list(page: dict[str, Any], field: str, filters: dict[str, Any]) -> dict[str, Any]:
+def tell_list(page: Page, field: str, filters: dict[str, Any]) -> Page:
     """The page, its paging told which list it is (the GraphQL root field and its
     filters), so that `Paging.prevUrl`/`nextUrl` can name the same list's pages on REST."""
     page["paging"]["list"] = (field, filters)
     return page
 
 
-def empty_page(page: int, per_page: int) -> dict[str, Any]:
+def empty_page(page: int, per_page: int) -> Page:
     """A list that nothing can fill (an `asset` filter out of the key's scope): no items,
     a count of 0, as for any filter that matches nothing."""
     return paged([], page, per_page, False, total=0)

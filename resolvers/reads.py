@@ -15,13 +15,20 @@ from resolvers.auth.scope import in_scope
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, not_found
 from resolvers.markets import check_market, check_owner
-from resolvers.paging import BY_ID, as_resource, empty_page, find_all, find_page, slice_list
+from resolvers.paging import (
+    BY_ID,
+    Page,
+    as_resource,
+    empty_page,
+    find_all,
+    find_page,
+    slice_list,
+)
 from resolvers.validation import check_filter, check_id, check_paging, split_list
 from storage import collections as c
 from storage.cache import cached_reads
 
 FLOOR_ORDER = [("sort", 1), ("_id", 1)]
-Page = dict[str, Any]
 
 
 async def _one(context: RequestContext, name: str, query: dict[str, Any]) -> dict[str, Any]:

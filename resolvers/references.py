@@ -14,7 +14,7 @@ from typing import Any
 
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, not_found
-from resolvers.paging import BY_ID, Sort, empty_page, end_count, find_page, paged
+from resolvers.paging import BY_ID, Page, Sort, empty_page, end_count, find_page, paged
 from resolvers.reads import begin
 from storage import collections as c
 from storage.cache import cached_reads
@@ -41,7 +41,7 @@ async def _list(
     projection: dict[str, Any] | None = None,
     market: str | None = None,
     group_id: str | None = None,
-) -> dict[str, Any]:
+) -> Page:
     errors = FieldErrors()
     check_reference_key(errors, "key", key)
     caller, page_no, size = await begin(
@@ -68,7 +68,7 @@ async def list_asset_references(
     asset_id: str | None,
     key: str | None,
     market: str | None = None,
-) -> dict[str, Any]:
+) -> Page:
     return await _list(
         context, c.ASSET_REFERENCES, BY_ID, page, per_page, asset_id, key, market=market
     )
@@ -82,7 +82,7 @@ async def list_unit_references(
     key: str | None,
     market: str | None = None,
     group_id: str | None = None,
-) -> dict[str, Any]:
+) -> Page:
     return await _list(
         context,
         c.UNIT_REFERENCES,
@@ -103,7 +103,7 @@ async def list_unit_reference_groups(
     per_page: int | None,
     asset_id: str | None,
     market: str | None = None,
-) -> dict[str, Any]:
+) -> Page:
     """The groups of the unit references the key may see (of one asset when given), by id."""
     caller, page_no, size = await begin(context, (page, per_page), market, assetId=asset_id)
     query = caller.asset_filter(asset_id)

@@ -18,6 +18,8 @@ from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors
 from resolvers.reads import visible_map
 from resolvers.validation import check_id
+from resolvers.wayfinding.answers import Directions, LegConnector, RouteLeg, RouteManeuver
+from resolvers.wayfinding.answers import Route as RouteAnswer
 from resolvers.wayfinding.distances import (
     ECHOED,
     Waypoint,
@@ -65,7 +67,7 @@ async def directions(
     end: Waypoint,
     mode: str | None,
     units: str | None = None,
-) -> dict[str, Any]:
+) -> Directions:
     from routing.maneuvers import route_with_maneuvers
     from routing.model import MODES
     from routing.route import Unreachable
@@ -76,7 +78,7 @@ async def directions(
     unit_map = await visible_map(context, caller, map_id)
     named = [("from", start), ("to", end)]
     points = await place_waypoints(context, unit_map, named)
-    answer: dict[str, Any] = {
+    answer: Directions = {
         "mode": mode_name,
         "from_": _echo(start),
         "to": _echo(end),
@@ -142,14 +144,28 @@ async def _floor_names(context: RequestContext, unit_map: dict[str, Any]) -> dic
 
 def _route(
     loaded: LoadedGraph, route: Route, maneuvers: list[Maneuver], words: Words
-) -> dict[str, Any]:
+) -> RouteAnswer:
     from routing.model import CONNECTOR_NAMES
 
     graph = loaded.graph
     uids, floor_ids = graph.level_uids, graph.level_floors
-    legs = []
+    legs: list[RouteLeg] = []
     for index, leg in enumerate(route.legs):
         ride = route.rides[index] if index < len(route.rides) else None
+        connector: LegConnector | None = None
+        if ride is not None:
+            connector = {
+                "id": ride.connector_id,
+                "kind": CONNECTOR_NAMES[ride.kind],
+                "x": ride.at[0],
+                "y": ride.at[1],
+                "from_level_uid": uids[ride.from_level],
+                "to_level_uid": uids[ride.to_level],
+                "from_floor_id": floor_ids[ride.from_level],
+                "to_floor_id": floor_ids[ride.to_level],
+                "distance": rounded(ride.feet),
+                "time": rounded(ride.seconds),
+            }
         legs.append(
             {
                 "level_uid": uids[leg.level],
@@ -157,20 +173,7 @@ def _route(
                 "points": [{"x": x, "y": y} for x, y in leg.points],
                 "distance": rounded(leg.feet),
                 "time": rounded(leg.seconds),
-                "connector": None
-                if ride is None
-                else {
-                    "id": ride.connector_id,
-                    "kind": CONNECTOR_NAMES[ride.kind],
-                    "x": ride.at[0],
-                    "y": ride.at[1],
-                    "from_level_uid": uids[ride.from_level],
-                    "to_level_uid": uids[ride.to_level],
-                    "from_floor_id": floor_ids[ride.from_level],
-                    "to_floor_id": floor_ids[ride.to_level],
-                    "distance": rounded(ride.feet),
-                    "time": rounded(ride.seconds),
-                },
+                "connector": connector,
             }
         )
     told = [_maneuver(m, route, legs, words) for m in maneuvers]
@@ -184,8 +187,8 @@ def _route(
 
 
 def _maneuver(
-    maneuver: Maneuver, route: Route, legs: list[dict[str, Any]], words: Words
-) -> dict[str, Any]:
+    maneuver: Maneuver, route: Route, legs: list[RouteLeg], words: Words
+) -> RouteManeuver:
     landmark = maneuver.landmark
     side = maneuver.side
     # The words as plain `str` (not their enums): what the executors pass on unchanged.
