@@ -3,9 +3,9 @@
 Paths, parameters, bodies and the access each route needs come from `rest.v1.routes`
 (and the permission classes of its GraphQL field); schemas from the GraphQL schema
 through the route's persisted document (`rest.v1.openapi_schemas`); error responses
-from `resolvers.errors`; examples from `openapi_examples.json`, recorded from the
-demo property and checked against it by the tests. A route cannot exist without
-its description.
+from `resolvers.errors`; examples from `openapi_examples.json`, the demo property's
+answers to each row's example request, recorded and checked by the tests. A route
+cannot exist without its description.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """The kinds a row of the REST route table is made of (`rest.v1.routes`): a route, its
-parameters and body, the shape of its answer, and the vendor paths' aliases of a row.
+parameters and body, the shape of its answer, its example request, and the vendor paths'
+aliases of a row.
 """
 
 from __future__ import annotations
@@ -85,6 +86,23 @@ class Body:
 
 
 @dataclass(frozen=True)
+class Example:
+    """A request of the route on the demo property: its path values, query and body. The
+    OpenAPI document shows it with the demo's answer, which `make generate` records
+    (tests/rest/v1/test_openapi.py), so a new row brings its example with it."""
+
+    path: dict[str, str] = field(default_factory=dict)
+    query: dict[str, Any] = field(default_factory=dict)
+    body: Any = None
+
+    def under_market(self, market: dict[str, str]) -> Example:
+        """This request at its vendor path: `market` (the asset and its market) fills the
+        path, so the query's `asset` filter goes."""
+        query = {name: value for name, value in self.query.items() if name != "asset"}
+        return Example({**self.path, **market}, query, self.body)
+
+
+@dataclass(frozen=True)
 class RestRoute:
     method: str
     path: str
@@ -102,6 +120,9 @@ class RestRoute:
     # Variables the document declares but this spelling never fills (its alias's path
     # does), so that a route and its alias run one and the same document.
     unset: tuple[Param, ...] = ()
+    # A request on the demo (keyword, required): no answer depends on it; the OpenAPI
+    # document shows it with the demo's answer.
+    example: Example = field(kw_only=True, compare=False)
     document: str = field(init=False)
     segments: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
@@ -197,10 +218,13 @@ MARKET_PREFIX = "/v1/assets/{asset}/{market}/"
 MARKET = Param("market", "market", "String", "path")
 
 
-def under_market(flat: RestRoute, tail: str, operation_id: str) -> RestRoute:
+def under_market(
+    flat: RestRoute, tail: str, operation_id: str, example_market: dict[str, str]
+) -> RestRoute:
     """`flat` at `/v1/assets/{asset}/{market}/<tail>`: the same field, fragment, shape and
     document; the path's asset fills `assetId` (the flat route's `asset` filter goes) and
-    its market `market`, which the resolvers hold to the asset's (else 404)."""
+    its market `market`, which the resolvers hold to the asset's (else 404). Its example is
+    the flat route's at `example_market` (path values of `asset` and `market`)."""
     asset_type = next((p.graphql_type for p in flat.params if p.variable == "assetId"), "ID")
     params = (
         Param("asset", "assetId", asset_type, "path"),
@@ -215,15 +239,19 @@ def under_market(flat: RestRoute, tail: str, operation_id: str) -> RestRoute:
         summary=summary,
         params=params,
         alias_of=flat.operation_id,
+        example=flat.example.under_market(example_market),
     )
 
 
 def with_market_aliases(
-    flat_routes: tuple[RestRoute, ...], aliases: dict[str, tuple[str, str]]
+    flat_routes: tuple[RestRoute, ...],
+    aliases: dict[str, tuple[str, str]],
+    example_market: dict[str, str],
 ) -> tuple[RestRoute, ...]:
     """The flat routes, each declaring its alias's variables too (`unset`), then the
-    aliases (`aliases`: flat operation id to the alias's path tail and operation id).
-    Flat rows come first, so a GraphQL list names its flat REST address."""
+    aliases (`aliases`: flat operation id to the alias's path tail and operation id; their
+    examples at `example_market`). Flat rows come first, so a GraphQL list names its flat
+    REST address."""
     flat_rows: list[RestRoute] = []
     alias_rows: list[RestRoute] = []
     for route in flat_routes:
@@ -231,7 +259,7 @@ def with_market_aliases(
         if spelled is None:
             flat_rows.append(route)
             continue
-        alias = under_market(route, *spelled)
+        alias = under_market(route, *spelled, example_market)
         own = {param.variable for param in route.params}
         unset = tuple(param for param in alias.params if param.variable not in own)
         flat_rows.append(replace(route, unset=unset))

@@ -1,15 +1,16 @@
 """The REST routes of /v1 as a table: each row is a persisted GraphQL document.
 
 The table is the single description of the REST surface: the router serves it,
-and the OpenAPI document is generated from it. What a row is made of is
-`rest.v1.route_rows`.
+and the OpenAPI document is generated from it, with each row's example request and the
+demo's recorded answer to it. What a row is made of is `rest.v1.route_rows`; a new row
+needs nothing else but `make generate` (docs/architecture.md, "Where to add").
 """
 
 from __future__ import annotations
 
 from resolvers.limits import MAX_QUERY_BODY_BYTES, MAX_WRITE_BODY_BYTES
 from resolvers.validation import item_count_problems, pair_count_problems
-from rest.v1.route_rows import Body, Param, RestRoute, Shape, path, with_market_aliases
+from rest.v1.route_rows import Body, Example, Param, RestRoute, Shape, path, with_market_aliases
 
 MAP_XML = "application/vnd.map+xml"
 MAP_JSON = "application/vnd.map+json"
@@ -53,6 +54,40 @@ ASSIGNMENTS = Body(
     counts=item_count_problems(),
 )
 
+# Example requests on the demo property (`make run`'s data): each row's `example`.
+HARBOR = {"asset": "harbor-view"}
+FLOOR_MAP = {"map": "map-b1-f1"}
+EXAMPLE_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" width="400" height="200" '
+    'data-feet-per-unit="0.25">'
+    '<g id="L1" data-level="Level 1" data-tag-floor="b1-f1">'
+    '<g data-layer="units"><rect data-unit-id="b1-101" x="10" y="10" width="120" '
+    'height="80"/></g>'
+    '<g data-layer="paths"><line x1="10" y1="120" x2="390" y2="120"/></g>'
+    "</g></svg>"
+)
+MATRIX_REQUEST = {
+    "data": {
+        "sources": [{"id": "loc-b1-101"}],
+        "targets": [{"id": "loc-b1-f1-gym"}, {"id": "loc-b1-f1-mail"}],
+        "costing": "pedestrian",
+        "costing_options": {"pedestrian": {"mode": "wheelchair"}},
+    }
+}
+ROUTE_REQUEST = {
+    "data": {
+        "from": {"id": "map-b1:b1-201"},
+        "to": {"id": "loc-b1-f1-gym@map-b1"},
+        "mode": "wheelchair",
+    }
+}
+ASSIGNMENT = {
+    "group_id": "view",
+    "attribute_id": "view-pool",
+    "asset_id": "harbor-view",
+    "unit_id": "b1-101",
+}
+
 FLAT_ROUTES: tuple[RestRoute, ...] = (
     RestRoute(
         "GET",
@@ -63,6 +98,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         "AssetFields",
         Shape.PAGED,
         PAGE,
+        example=Example(query={"per-page": 2}),
     ),
     RestRoute(
         "GET",
@@ -73,6 +109,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         "AssetFields",
         Shape.SINGLE,
         (path("asset", "id"),),
+        example=Example(HARBOR),
     ),
     RestRoute(
         "GET",
@@ -83,6 +120,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         "FloorFields",
         Shape.PAGED,
         (path("asset", "assetId"), *PAGE),
+        example=Example(HARBOR, {"per-page": 2}),
     ),
     RestRoute(
         "GET",
@@ -93,6 +131,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         "FloorFields",
         Shape.SINGLE,
         (path("asset", "assetId"), path("floor", "id")),
+        example=Example({**HARBOR, "floor": "b1-f1"}),
     ),
     RestRoute(
         "GET",
@@ -103,6 +142,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         "UnitFields",
         Shape.PAGED,
         (*PAGE, ASSET),
+        example=Example(query={"per-page": 2}),
     ),
     RestRoute(
         "GET",
@@ -113,6 +153,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         "UnitFields",
         Shape.SINGLE,
         (path("unit", "id"),),
+        example=Example({"unit": "b1-101"}),
     ),
     RestRoute(
         "GET",
@@ -123,6 +164,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         "UnitMapFields",
         Shape.PAGED,
         (*PAGE, Param("tags", "tags", "String"), Param("asset", "assetId", "ID")),
+        example=Example(query={"asset": "harbor-view", "tags": "pathfinding", "per-page": 2}),
     ),
     RestRoute(
         "POST",
@@ -139,6 +181,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
             lambda settings: settings.svg_limits.max_bytes,
         ),
         media_type=MAP_JSON,
+        example=Example(body=EXAMPLE_SVG),
     ),
     RestRoute(
         "GET",
@@ -149,6 +192,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         "UnitMapFields",
         Shape.SINGLE,
         (path("map", "id"),),
+        example=Example(FLOOR_MAP),
     ),
     RestRoute(
         "GET",
@@ -159,6 +203,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         "BackgroundFields",
         Shape.PAGED,
         (path("map", "unitMapId"), *PAGE),
+        example=Example(FLOOR_MAP, {"per-page": 2}),
     ),
     RestRoute(
         "GET",
@@ -169,6 +214,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         "BackgroundFields",
         Shape.SINGLE,
         (path("map", "unitMapId"), path("background", "id")),
+        example=Example({**FLOOR_MAP, "background": "map-b1-f1-plan"}),
     ),
     RestRoute(
         "GET",
@@ -179,6 +225,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         "LevelTagFields",
         Shape.DATA,
         (path("map", "unitMapId"), *PAGE),
+        example=Example(FLOOR_MAP),
     ),
     RestRoute(
         "GET",
@@ -189,6 +236,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         "ReducedUnitFields",
         Shape.PAGED,
         (path("map", "unitMapId"), *PAGE),
+        example=Example(FLOOR_MAP, {"per-page": 2}),
     ),
     RestRoute(
         "GET",
@@ -199,6 +247,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         "ReducedUnitFields",
         Shape.SINGLE,
         (path("map", "unitMapId"), path("unit", "id")),
+        example=Example({**FLOOR_MAP, "unit": "b1-101"}),
     ),
     # Experimental resources (each needs its Experimental-Flags name).
     RestRoute(
@@ -210,6 +259,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         "AssetReferenceFields",
         Shape.PAGED,
         (*PAGE, ASSET, Param("key", "key", "String")),
+        example=Example(query={"asset": "harbor-view", "per-page": 2}),
     ),
     RestRoute(
         "GET",
@@ -220,6 +270,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         "UnitReferenceFields",
         Shape.PAGED,
         (*PAGE, ASSET, Param("key", "key", "String")),
+        example=Example(query={"key": "realpage", "per-page": 2}),
     ),
     RestRoute(
         "GET",
@@ -230,6 +281,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         "UnitReferenceGroupFields",
         Shape.PAGED,
         (*PAGE, ASSET),
+        example=Example(query={"asset": "harbor-view"}),
     ),
     RestRoute(
         "GET",
@@ -240,6 +292,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         "UnitReferenceFields",
         Shape.PAGED,
         (path("group", "groupId"), *PAGE, ASSET, Param("key", "key", "String")),
+        example=Example({"group": "harbor-view"}, {"key": "acme-pms", "per-page": 2}),
     ),
     RestRoute(
         "GET",
@@ -250,6 +303,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         "LocationFields",
         Shape.VERSIONED,
         (path("unitMapId", "unitMapId"), *PAGE, Param("tags", "tags", "String")),
+        example=Example({"unitMapId": "map-b1-f1"}, {"tags": "svc:amenity==yes,-amenity"}),
     ),
     RestRoute(
         "GET",
@@ -260,6 +314,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         "LocationFields",
         Shape.VERSIONED,
         (path("map", "unitMapId"), *PAGE, Param("tags", "tags", "String")),
+        example=Example(FLOOR_MAP, {"tags": "svc:id==b1-101"}),
     ),
     RestRoute(
         "POST",
@@ -271,6 +326,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         Shape.DATA,
         (path("unitMapId", "unitMapId"),),
         body=MATRIX,
+        example=Example({"unitMapId": "map-b1-f1"}, body=MATRIX_REQUEST),
     ),
     RestRoute(
         "POST",
@@ -282,6 +338,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         Shape.DATA,
         (path("map", "unitMapId"),),
         body=MATRIX,
+        example=Example(FLOOR_MAP, body=MATRIX_REQUEST),
     ),
     RestRoute(
         "POST",
@@ -293,6 +350,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         Shape.SINGLE,
         (path("unitMapId", "unitMapId"),),
         body=ROUTE,
+        example=Example({"unitMapId": "map-b1"}, body=ROUTE_REQUEST),
     ),
     RestRoute(
         "POST",
@@ -304,6 +362,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         Shape.SINGLE,
         (path("map", "unitMapId"),),
         body=ROUTE,
+        example=Example({"map": "map-b1"}, body=ROUTE_REQUEST),
     ),
     RestRoute(
         "GET",
@@ -314,6 +373,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         "AttributeGroupFields",
         Shape.DATA,
         PAGE,
+        example=Example(),
     ),
     RestRoute(
         "GET",
@@ -324,6 +384,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         "AssignmentFields",
         Shape.PAGED,
         (GROUP, *PAGE, ASSET),
+        example=Example({"group-id": "view"}, {"per-page": 2}),
     ),
     RestRoute(
         "PUT",
@@ -336,6 +397,8 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         (GROUP,),
         body=ASSIGNMENTS,
         mutation=True,
+        # b1-101's view from city to pool; the next row's takes it away (the test restores it).
+        example=Example({"group-id": "view"}, body={"data": [ASSIGNMENT]}),
     ),
     RestRoute(
         "PUT",
@@ -348,6 +411,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         (GROUP,),
         body=ASSIGNMENTS,
         mutation=True,
+        example=Example({"group-id": "view"}, body={"data": [ASSIGNMENT]}),
     ),
     RestRoute(
         "GET",
@@ -359,6 +423,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         Shape.EVENTS,
         (GROUP, ASSET, AFTER),
         media_type="text/event-stream",
+        example=Example({"group-id": "view"}, {"asset": "harbor-view"}),
     ),
 )
 
@@ -384,4 +449,6 @@ MARKET_ALIASES: dict[str, tuple[str, str]] = {
         "listMarketGroupUnitReferences",
     ),
 }
-ROUTES: tuple[RestRoute, ...] = with_market_aliases(FLAT_ROUTES, MARKET_ALIASES)
+# A vendor path's example is its flat route's under the demo's asset and market.
+EXAMPLE_MARKET = {**HARBOR, "market": "multifamily"}
+ROUTES: tuple[RestRoute, ...] = with_market_aliases(FLAT_ROUTES, MARKET_ALIASES, EXAMPLE_MARKET)

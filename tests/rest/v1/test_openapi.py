@@ -1,5 +1,6 @@
 """The OpenAPI document: it describes exactly the served routes, it is valid OpenAPI 3.1,
-and each operation's example is what the demo property answers to it.
+and each operation's example is what the demo property answers to its row's `example`
+request (`rest/v1/routes.py`).
 
 `FLOORGATE_RECORD_EXAMPLES=1 pytest tests/rest/v1/test_openapi.py` records the examples anew
 into `rest/v1/openapi_examples.json` (after a change to the demo or to a response); `make
@@ -11,7 +12,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -23,8 +23,8 @@ from openapi_spec_validator import validate as validate_openapi
 
 from rest.v1.graphql_routes import requirement_of
 from rest.v1.openapi import EXAMPLES_FILE, FLAGS_HEADER, RELEASE_DATE
-from rest.v1.route_rows import RestRoute, Shape
-from rest.v1.routes import ROUTES
+from rest.v1.route_rows import Example, RestRoute, Shape
+from rest.v1.routes import ASSIGNMENT, ROUTES
 from schema.build import build_schema
 from storage.settings import Settings
 from tests.streams import event_stream
@@ -32,91 +32,6 @@ from tests.streams import event_stream
 RECORD = os.environ.get("FLOORGATE_RECORD_EXAMPLES") == "1"
 SCHEMA = build_schema(Settings())._schema
 REQUIREMENTS = {route.operation_id: requirement_of(SCHEMA, route) for route in ROUTES}
-EXAMPLE_SVG = (
-    '<svg xmlns="http://www.w3.org/2000/svg" width="400" height="200" '
-    'data-feet-per-unit="0.25">'
-    '<g id="L1" data-level="Level 1" data-tag-floor="b1-f1">'
-    '<g data-layer="units"><rect data-unit-id="b1-101" x="10" y="10" width="120" '
-    'height="80"/></g>'
-    '<g data-layer="paths"><line x1="10" y1="120" x2="390" y2="120"/></g>'
-    "</g></svg>"
-)
-
-
-@dataclass(frozen=True)
-class Example:
-    """One request of an operation on the demo property."""
-
-    path: dict[str, str] = field(default_factory=dict)
-    query: dict[str, Any] = field(default_factory=dict)
-    body: Any = None
-
-
-HARBOR = {"asset": "harbor-view"}
-FLOOR_MAP = {"map": "map-b1-f1"}
-ASSIGNMENT = {
-    "group_id": "view",
-    "attribute_id": "view-pool",
-    "asset_id": "harbor-view",
-    "unit_id": "b1-101",
-}
-ROUTE = {
-    "data": {
-        "from": {"id": "map-b1:b1-201"},
-        "to": {"id": "loc-b1-f1-gym@map-b1"},
-        "mode": "wheelchair",
-    }
-}
-MATRIX = {
-    "data": {
-        "sources": [{"id": "loc-b1-101"}],
-        "targets": [{"id": "loc-b1-f1-gym"}, {"id": "loc-b1-f1-mail"}],
-        "costing": "pedestrian",
-        "costing_options": {"pedestrian": {"mode": "wheelchair"}},
-    }
-}
-EXAMPLES: dict[str, Example] = {
-    "listAssets": Example(query={"per-page": 2}),
-    "getAsset": Example(HARBOR),
-    "listFloors": Example(HARBOR, {"per-page": 2}),
-    "getFloor": Example({**HARBOR, "floor": "b1-f1"}),
-    "listUnits": Example(query={"per-page": 2}),
-    "getUnit": Example({"unit": "b1-101"}),
-    "listUnitMaps": Example(query={"asset": "harbor-view", "tags": "pathfinding", "per-page": 2}),
-    "parseUnitMap": Example(body=EXAMPLE_SVG),
-    "getUnitMap": Example(FLOOR_MAP),
-    "listBackgrounds": Example(FLOOR_MAP, {"per-page": 2}),
-    "getBackground": Example({**FLOOR_MAP, "background": "map-b1-f1-plan"}),
-    "listLevelTags": Example(FLOOR_MAP),
-    "listUnitMapUnits": Example(FLOOR_MAP, {"per-page": 2}),
-    "getUnitMapUnit": Example({**FLOOR_MAP, "unit": "b1-101"}),
-    "listAssetReferences": Example(query={"asset": "harbor-view", "per-page": 2}),
-    "listUnitReferences": Example(query={"key": "realpage", "per-page": 2}),
-    "listLocations": Example({"unitMapId": "map-b1-f1"}, {"tags": "svc:amenity==yes,-amenity"}),
-    "listUnitMapLocations": Example(FLOOR_MAP, {"tags": "svc:id==b1-101"}),
-    "distanceMatrix": Example({"unitMapId": "map-b1-f1"}, body=MATRIX),
-    "unitMapDistanceMatrix": Example(FLOOR_MAP, body=MATRIX),
-    "route": Example({"unitMapId": "map-b1"}, body=ROUTE),
-    "unitMapRoute": Example({"map": "map-b1"}, body=ROUTE),
-    "listAttributeGroups": Example(),
-    "listAttributeAssignments": Example({"group-id": "view"}, {"per-page": 2}),
-    # Changes b1-101's view from city to pool, then takes it away; restored afterwards.
-    "assignUnitAttributes": Example({"group-id": "view"}, body={"data": [ASSIGNMENT]}),
-    "unassignUnitAttributes": Example({"group-id": "view"}, body={"data": [ASSIGNMENT]}),
-    "streamAttributeAssignmentChanges": Example({"group-id": "view"}, {"asset": "harbor-view"}),
-    "listUnitReferenceGroups": Example(query={"asset": "harbor-view"}),
-    "listGroupUnitReferences": Example(
-        {"group": "harbor-view"}, {"key": "acme-pms", "per-page": 2}
-    ),
-}
-# Vendor paths: the flat route's example under /v1/assets/harbor-view/multifamily/.
-MARKET = {"asset": "harbor-view", "market": "multifamily"}
-for _route in ROUTES:
-    if _route.alias_of is not None:
-        _flat = EXAMPLES[_route.alias_of]
-        EXAMPLES[_route.operation_id] = Example(
-            {**_flat.path, **MARKET}, {k: v for k, v in _flat.query.items() if k != "asset"}
-        )
 RESTORE = {"data": [{**ASSIGNMENT, "attribute_id": "view-city"}]}
 
 
@@ -242,10 +157,6 @@ def test_limits_and_security_schemes(document):
     }
 
 
-def test_every_operation_has_an_example():
-    assert set(EXAMPLES) == {route.operation_id for route in ROUTES}
-
-
 async def test_examples_are_what_the_demo_answers(demo, document):
     """Each example, sent to the demo, gets exactly the recorded answer, and that
     answer fits the documented schema."""
@@ -275,7 +186,7 @@ async def test_examples_are_what_the_demo_answers(demo, document):
 
 
 async def answer(demo, document: dict[str, Any], route: RestRoute) -> dict[str, Any]:
-    example = EXAMPLES[route.operation_id]
+    example = route.example  # its row's (a vendor path's: its flat route's, under the market)
     flag = REQUIREMENTS[route.operation_id][1]
     headers = demo.headers(*([flag] if flag else []))
     parameters: dict[str, Any] = {**example.path, **example.query}
