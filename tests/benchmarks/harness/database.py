@@ -49,7 +49,7 @@ class DemoApp:
 @asynccontextmanager
 async def demo_app(folder: Path, database: str, flags: str) -> AsyncIterator[DemoApp]:
     """The demo property on an embedded server, served by the app in-process, without
-    rate limits; the server stopped whatever happens."""
+    rate limits; the store closed and the server stopped whatever happens."""
     server = EmbeddedServer(folder / "db")
     server.start()
     try:
@@ -65,7 +65,12 @@ async def demo_app(folder: Path, database: str, flags: str) -> AsyncIterator[Dem
         key = (await create_key(store, "bench", list(ALL_PERMISSIONS), None)).secret
         headers = {"API-Key": key, "Experimental-Flags": flags}
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="https://bench") as client:
-            yield DemoApp(client, headers, services, store, settings)
+        try:
+            async with httpx.AsyncClient(transport=transport, base_url="https://bench") as client:
+                yield DemoApp(client, headers, services, store, settings)
+        finally:
+            # The change stream stopped before its server: left running, its task met a
+            # closed connection at the loop's shutdown and the process never ended.
+            await store.close()
     finally:
         server.stop()
