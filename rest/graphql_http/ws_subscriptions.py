@@ -33,7 +33,7 @@ from resolvers.errors import ApiError
 from schema.build import Schema
 from schema.event_results import EventResults, share_key
 from schema.execution.running.runner import OperationRunner
-from schema.execution.running.subscription import Opened, Refusal, SubscriptionOperation
+from schema.execution.running.subscription import Opened, Refusal, SocketSubscription
 from storage.attributes.hub import Overflowed
 from storage.attributes.pacing import FAN_OUT
 
@@ -135,9 +135,7 @@ async def subscribed(
         operation = get_operation_ast(document, name)
         if operation is None:
             return [GraphQLError(missing_operation(name))]
-        opening = SubscriptionOperation.for_socket(
-            schema, document, operation, payload.get("variables"), context
-        )
+        opening = SocketSubscription(schema, document, operation, payload.get("variables"), context)
         return await OperationRunner.open(context, opening)
     except (ApiError, GraphQLError) as error:
         return [error]

@@ -164,7 +164,7 @@ async def event_stream(
     if resume:  # an EventSource reconnecting: its URL may still hold the first `after`
         variables[RESUME_VARIABLE] = resume
     # Like any route: the key pays for its operation (and a replay, per event).
-    opening = SubscriptionOperation.for_route(schema, route.parsed, variables, context)
+    opening = SubscriptionOperation(schema, route.parsed, None, variables, context)
     try:
         opened = await OperationRunner.open(context, opening)
     except ApiError as error:

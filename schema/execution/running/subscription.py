@@ -1,13 +1,12 @@
-"""A subscription's opening, for the runner (`OperationRunner.open`): the WebSocket's
-`subscribe` (`for_socket`, with /graphql's checks) or a REST event stream's route
-(`for_route`, its access checked by the runner's `admit`). Priced and charged once when
-it opens; its events are executed once per process for every subscriber alike
-(`schema.event_results`), each replayed one paid by the hub's pace.
+"""A subscription's opening, for the runner (`OperationRunner.open`): a REST event
+stream's route (`SubscriptionOperation`, its access checked by the runner's `admit`) or
+the WebSocket's `subscribe` (`SocketSubscription`, with /graphql's checks). Priced and
+charged once when it opens; its events are executed once per process for every
+subscriber alike (`schema.event_results`), each replayed one paid by the hub's pace.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from inspect import isawaitable
 from typing import Any
 
@@ -33,8 +32,9 @@ Opened = tuple[CompiledExecutor, Any]  # the executor of each event, the stream 
 
 
 class SubscriptionOperation:
-    """One subscription to open (`Priced`): `execute` gives the executor and the source
-    stream, or the errors that refuse it (nothing then runs)."""
+    """A REST event stream's subscription to open (`Priced`): its route's document,
+    priced as every route is. `execute` gives the executor and the source stream, or
+    the errors that refuse it (nothing then runs)."""
 
     def __init__(
         self,
@@ -43,67 +43,26 @@ class SubscriptionOperation:
         operation_name: str | None,
         variables: dict[str, Any] | None,
         context: RequestContext,
-        checks: Callable[[], Awaitable[int | None]],
     ) -> None:
         self.schema = schema
         self.document = document
         self.operation_name = operation_name
         self.variables = variables
         self.context = context
-        self.checks = checks
         self.refusal: Refusal = []
 
-    @classmethod
-    def for_socket(
-        cls,
-        schema: Schema,
-        document: DocumentNode,
-        operation: OperationDefinitionNode,
-        variables: dict[str, Any] | None,
-        context: RequestContext,
-    ) -> SubscriptionOperation:
-        """A `subscribe` over the WebSocket, checked as /graphql checks an operation: its
-        type (a query or mutation is `SUBSCRIPTIONS_ONLY`: HTTP bounds a query's time),
-        the key afresh and the root fields' access, the document's figures, validation,
-        the variables' lists and the cost."""
-        graphql_schema, caches = schema._schema, schema.caches
-        name = operation.name.value if operation.name else None
-
-        async def checks() -> int | None:
-            if operation.operation is not OperationType.SUBSCRIPTION:
-                raise ApiError(ErrorCode.SUBSCRIPTIONS_ONLY)
-            keyed = await check_access(caches, graphql_schema, document, operation, context)
-            errors = await caches.validate(graphql_schema, document, VALIDATION_RULES)
-            if errors:
-                opening.refusal = list(errors)
-                return None
-            cost = await check_cost_of(caches, graphql_schema, document, name, variables, context)
-            return cost if keyed else None
-
-        opening = cls(graphql_schema, document, name, variables, context, checks)
-        return opening
-
-    @classmethod
-    def for_route(
-        cls,
-        schema: GraphQLSchema,
-        document: DocumentNode,
-        variables: dict[str, Any],
-        context: RequestContext,
-    ) -> SubscriptionOperation:
-        """A REST event stream: its route's document, priced as every route is."""
-
-        async def checks() -> int:
-            return operation_cost(schema, document, variables)
-
-        return cls(schema, document, None, variables, context, checks)
+    async def checks(self) -> int | None:
+        """Its cost, after whatever must hold before it (ApiError or GraphQLError refuse;
+        errors put in `refusal` refuse too)."""
+        return operation_cost(self.schema, self.document, self.variables)
 
     async def price(self) -> int | None:
         try:
-            return await self.checks()
+            cost = await self.checks()
         except (ApiError, GraphQLError) as error:
             self.refusal = [error]
             return None
+        return None if self.refusal else cost
 
     async def execute(self) -> Opened | Refusal:
         if self.refusal:
@@ -126,3 +85,37 @@ class SubscriptionOperation:
 
     def answered(self, content: bytes) -> int | None:
         return None  # a stream is charged when it opens; its replay per event
+
+
+class SocketSubscription(SubscriptionOperation):
+    """A `subscribe` over the WebSocket, checked as /graphql checks an operation: its type
+    (a query or mutation is `SUBSCRIPTIONS_ONLY`: HTTP bounds a query's time), the key
+    afresh and the root fields' access, the document's figures, validation, the
+    variables' lists and the cost (charged only with a key)."""
+
+    def __init__(
+        self,
+        schema: Schema,
+        document: DocumentNode,
+        operation: OperationDefinitionNode,
+        variables: dict[str, Any] | None,
+        context: RequestContext,
+    ) -> None:
+        name = operation.name.value if operation.name else None
+        super().__init__(schema._schema, document, name, variables, context)
+        self.caches = schema.caches
+        self.operation = operation
+
+    async def checks(self) -> int | None:
+        if self.operation.operation is not OperationType.SUBSCRIPTION:
+            raise ApiError(ErrorCode.SUBSCRIPTIONS_ONLY)
+        schema, document, caches = self.schema, self.document, self.caches
+        keyed = await check_access(caches, schema, document, self.operation, self.context)
+        errors = await caches.validate(schema, document, VALIDATION_RULES)
+        if errors:
+            self.refusal = list(errors)
+            return None
+        cost = await check_cost_of(
+            caches, schema, document, self.operation_name, self.variables, self.context
+        )
+        return cost if keyed else None
