@@ -150,3 +150,20 @@ async def test_admit_checks_the_key_then_each_requirement(store, settings, keys)
     with pytest.raises(ApiError) as refused:
         await OperationRunner.admit(wrong, keyless=True)
     assert refused.value.code is ErrorCode.INVALID_KEY
+
+
+async def test_a_kept_answer_is_served_only_after_its_charge(store, settings, keys, live_cache):
+    """A key out of tokens gets its refusal, not the answer another request of its own
+    left kept: the kept cost is charged before anything is served."""
+    runner = OperationRunner(live_cache)
+    key = kept_key("runner-test", "charged")
+    first = Recorded(cost=10**12)  # the suite's rate limit is off: charged, not refused
+    await runner.run(OperationCall(context_of(store, settings, keys.full), first, encoded, key))
+    kept = live_cache.answer(key)
+    assert kept is not None and kept.cost == 10**12
+    limited = dataclasses.replace(settings, rate_limit_per_second=5)
+    again = Recorded(cost=1)
+    with pytest.raises(ApiError) as refused:
+        await runner.run(OperationCall(context_of(store, limited, keys.full), again, encoded, key))
+    assert refused.value.code is ErrorCode.RATE_LIMITED
+    assert again.steps == ["price"]
