@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import time
+import tracemalloc
 from collections.abc import AsyncIterator
 from functools import partial
 
 import bson
+import orjson
 import pytest
 import pytest_asyncio
 from pymongo import AsyncMongoClient
@@ -16,7 +18,7 @@ from pymongo import AsyncMongoClient
 from resolvers.auth.keys import create_key, disable_key
 from storage.cache import cached_reads
 from storage.cache.change_watch import STREAM_WAIT_MS, apply_change
-from storage.cache.read_cache import ENTRY_OVERHEAD, ReadCache
+from storage.cache.read_cache import ENTRY_OVERHEAD, ReadCache, ReadLog
 from storage.database import Store, connect
 from storage.embedded.server import EmbeddedServer
 from storage.settings import Settings
@@ -155,6 +157,23 @@ async def test_the_byte_budget_holds_and_the_oldest_go_first():
     await cache.read(lambda: 24, "units", load)  # the newest is still there
     await cache.read(lambda: 0, "units", load)  # the oldest is gone
     assert load.calls == 1
+
+
+def test_a_kept_answer_holds_about_what_it_counts():
+    """orjson's bytes keep the buffer they were written in (4 KiB for a 300-byte page):
+    kept as they came, 1,000 small answers held 4 MiB while the budget counted 0.6."""
+    cache = live_cache()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for number in range(1000):
+            log = ReadLog(key=number, versions={"units": cache.version("units")})
+            cache.keep_answer(log, orjson.dumps({"data": [], "page": number}), "", 1)
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert cache.stats().entries == 1000
+    assert held <= 1.5 * cache.bytes_used, (held, cache.bytes_used)
 
 
 async def test_one_result_may_not_take_more_than_a_quarter_of_the_budget():
