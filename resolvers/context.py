@@ -23,10 +23,12 @@ from storage.settings import Settings
 
 if TYPE_CHECKING:  # imported with the first route (5-6 ms of a start otherwise)
     from resolvers.loaders import Loaders
+    from resolvers.search.index import SearchIndex
     from routing.maneuvers import Places
     from routing.matrix import LoadedGraph
 
 MEMORY_BYTES = attrgetter("memory_bytes")  # what a loaded graph or a map's places hold
+INDEX_BYTES = attrgetter("bytes")  # what an asset's search index holds
 
 
 RATE_LIMITED_KEY = "rate_limited_key"  # scope state: (key id, its limit) the answer shows
@@ -51,6 +53,7 @@ class Services:
     subscription_slots: Slots = field(init=False)  # open subscriptions per key, shared
     waypoint_cache: VersionedCache[dict[str, dict[str, Any]]] = field(init=False)
     place_cache: VersionedCache[Places] = field(init=False)  # landmarks of maneuvers
+    search_indexes: VersionedCache[SearchIndex] = field(init=False)  # by asset
 
     def __post_init__(self) -> None:
         self.event_hub = EventHub(self.store)
@@ -60,6 +63,8 @@ class Services:
         self.graph_cache = VersionedCache(graphs, MEMORY_BYTES)
         self.waypoint_cache = VersionedCache(graphs // SIDE_CACHE_SHARE, waypoints_bytes)
         self.place_cache = VersionedCache(graphs // SIDE_CACHE_SHARE, MEMORY_BYTES)
+        indexes = self.settings.search_cache_mb * 1024 * 1024
+        self.search_indexes = VersionedCache(indexes, INDEX_BYTES)
         # One budget per key for every process (FLOORGATE_RATE_LIMIT_SHARE is obsolete).
         self.rate_limiter = SharedLimiter(
             self.store[RATE_BUDGETS],

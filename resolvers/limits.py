@@ -11,6 +11,16 @@ DEFAULT_PER_PAGE = 100
 MAX_PER_PAGE = 10000
 INT32_MAX = 2**31 - 1
 MAX_MATRIX_PAIRS = 50  # sources x targets of one distance matrix (E18)
+# Location ids a route's `to.nearest.ids` may name (issue 47): one search measures them
+# all, but each is looked up and joined to the walk graph; 500 ids of 255 characters
+# fit a route's body (MAX_QUERY_BODY_BYTES) twice over.
+MAX_NEAREST_IDS = 500
+# Characters of a search text (issue 47): a route's `to.nearest.q`.
+MAX_SEARCH_CHARS = 100
+# A page of search results (`search`, `GET /v1/search`): its size when not asked, and
+# at most (a larger `per-page` is clamped, as for every list).
+DEFAULT_SEARCH_PER_PAGE = 10
+MAX_SEARCH_PER_PAGE = 50
 MAX_INPUT_ITEMS = 10000  # items of any one list in a request body or GraphQL variables
 # JSON request bodies longer than this are parsed and checked on the CPU pool
 # (`storage.cpu`), not on the event loop (rest/v1/json_body.py).
@@ -103,6 +113,14 @@ LIST_ESTIMATES: dict[str, int] = {
 # past the cost limit (26 with REST's selection), so 30 are refused before they run.
 PATH_SEARCH_COST = 9_000
 MATRIX_PAIR_COST = 100
+# Page sizes of the lists whose own differ from DEFAULT_PER_PAGE and MAX_PER_PAGE, by
+# "Type.field": (when absent, at most); their cost counts the same.
+PAGE_SIZES: dict[str, tuple[int, int]] = {
+    "Query.search": (DEFAULT_SEARCH_PER_PAGE, MAX_SEARCH_PER_PAGE),
+}
+# A search of places (`search`): its terms looked up in an asset's index, its matches
+# ordered; with `near`, also one search of the map's walk graph (PATH_SEARCH_COST).
+SEARCH_COST = 1_000
 # Fields that spend CPU of their own, beyond the fields they return; they also pay one
 # unit per INPUT_CHARS_PER_COST characters of their arguments' strings (an SVG above
 # all). A parse costs just under one rate-limit unit, so E10 stays at one unit for a
@@ -111,7 +129,10 @@ FIELD_COSTS: dict[str, int] = {
     "Query.parseUnitMap": 9_000,  # parses the SVG (parsing.svg)
     "Mutation.putUnitMap": 9_000,  # parses the SVG, derives units, writes files
     "Query.distanceMatrix": 0,  # its searches and pairs, above
-    "Query.route": PATH_SEARCH_COST,  # a search, its path unfolded, its maneuvers
+    # a search, its path unfolded, its maneuvers; `to: {nearest}` adds the candidates' search
+    "Query.route": PATH_SEARCH_COST,
+    # the asset's index asked (built on first use); `near` adds a PATH_SEARCH_COST
+    "Query.search": SEARCH_COST,
     "Mutation.putLocation": 1_000,  # rewrites the map's GeoJSON
     "Mutation.deleteLocation": 1_000,  # rewrites the map's GeoJSON
 }

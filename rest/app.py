@@ -116,6 +116,7 @@ def create_app(
                     "walk_graphs": services.graph_cache.figures(),
                     "waypoints": services.waypoint_cache.figures(),
                     "landmarks": services.place_cache.figures(),
+                    "search_indexes": services.search_indexes.figures(),
                 }
             )
         return error_of(ErrorCode.SERVICE_UNAVAILABLE, retry_after=settings.retry_after_seconds)

@@ -5,6 +5,7 @@ Plain fields resolve straight from the stored dicts, like every other type.
 
 import strawberry
 
+from resolvers.limits import MAX_NEAREST_IDS, MAX_SEARCH_CHARS
 from schema.records import record_input
 from schema.scalars import Timestamp
 from storage.limits import REFERENCE_KEY_PATTERN
@@ -118,8 +119,30 @@ class LocationList:
 
 
 @strawberry.input(
-    description="A point of a distance matrix: a location of the map by `id` (other fields "
-    "filled from it, and must agree with it when given), or `x`, `y` and `floorId`."
+    description="The candidates of a route's destination: exactly one of `q`, `tags` or "
+    "`ids`. The route goes to the candidate reached in the least time in the route's mode "
+    "(ties: distance, then location id), measured by one search from `from`."
+)
+class NearestInput:
+    q: str | None = strawberry.field(
+        default=None,
+        description=f"A search text ({MAX_SEARCH_CHARS} characters at most): every place of "
+        "the map it finds.",
+    )
+    tags: str | None = strawberry.field(
+        default=None,
+        description="The locations of the map that pass this tag filter, as `locations(tags:)` "
+        "reads it (`svc:amenity==yes`).",
+    )
+    ids: list[strawberry.ID] | None = strawberry.field(
+        default=None, description=f"Location ids of the map, at most {MAX_NEAREST_IDS}."
+    )
+
+
+@strawberry.input(
+    description="A point of a distance matrix or a route: a location of the map by `id` "
+    "(other fields filled from it, and must agree with it when given), or `x`, `y` and "
+    "`floorId`; or, alone and only as a route's `to`, `nearest`."
 )
 class WaypointInput:
     id: strawberry.ID | None = None
@@ -127,6 +150,11 @@ class WaypointInput:
     x: float | None = None
     y: float | None = None
     floor_id: strawberry.ID | None = None
+    nearest: NearestInput | None = strawberry.field(
+        default=None,
+        description="Only a route's `to`, with no other field: the route goes to the nearest "
+        "of these candidates, which the answer's `to` names.",
+    )
 
 
 @strawberry.input

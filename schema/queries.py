@@ -16,12 +16,14 @@ from resolvers.auth.permissions import (
     FLAG_DISTANCES,
     FLAG_LOCATIONS,
     FLAG_REFERENCES,
+    FLAG_SEARCH,
     FLAG_UNIT_ATTRIBUTES,
     UNIT_ATTRIBUTES_READ,
     UNIT_MAPS_PARSE,
     UNIT_REFERENCES_READ,
 )
 from resolvers.parse import parse_svg
+from resolvers.search import search
 from resolvers.wayfinding import directions, distances
 from schema.directions_types import Directions
 from schema.experimental_types import (
@@ -34,6 +36,7 @@ from schema.experimental_types import (
 from schema.permissions import requires
 from schema.records import as_record
 from schema.root_fields import Arg, Kind, RootField, query_type
+from schema.search_types import SearchPage
 from schema.types import (
     Asset,
     AssetPage,
@@ -82,6 +85,27 @@ KEY = Arg("key", str | None)
 OF_GROUP = Arg(
     "group_id",
     Annotated[strawberry.ID | None, strawberry.argument(description="Only of this group.")],
+)
+
+
+def described(name: str, annotation: object, description: str) -> Arg:
+    return Arg(name, Annotated[annotation, strawberry.argument(description=description)])
+
+
+# `search`'s text, then its filters.
+SEARCH_TEXT = described(
+    "q", str, "What to find: 1 to 100 characters, case and accents ignored, typos forgiven."
+)
+SEARCH_FILTERS = (
+    described("asset", strawberry.ID | None, "Only of this asset."),
+    described("unit_map_id", strawberry.ID | None, "Only places drawn on this map."),
+    described("floor_id", strawberry.ID | None, "Only places on this floor."),
+    described(
+        "near",
+        strawberry.ID | None,
+        "A location of `unitMapId`: each tier's results ranked by walking time from it.",
+    ),
+    described("mode", str | None, "`foot` (default) or `wheelchair`, for `near`."),
 )
 
 # Every root field, in the schema's order: a row, or the name of a hand-written field
@@ -214,6 +238,19 @@ ROOT_FIELDS: tuple[RootField | str, ...] = (
     "locations",
     "distance_matrix",
     "route",
+    RootField(
+        "search",
+        search.search,
+        SearchPage,
+        PAGE,
+        parents=(SEARCH_TEXT,),
+        filters=SEARCH_FILTERS,
+        description="Places of the assets the key may see that `q` finds (issue 47): by "
+        "exact name, word prefixes, typos, category words and tags, in that order; then by "
+        "walking time from `near`, then name. One result per place; 10 per page, at most "
+        "50. Flag `search`, any key.",
+        permission=requires(flag=FLAG_SEARCH),
+    ),
 )
 
 
@@ -267,8 +304,9 @@ class HandWritten:
         permission_classes=[requires(DISTANCES_CALCULATE, FLAG_DIRECTIONS)],
         description="The route from one waypoint to another: legs per level with their "
         "polylines, the connectors taken, maneuvers (turns, landmarks, instructions), steps, "
-        "distance (feet) and time (seconds), equal to E18 pathfinding's. Flag `directions`, "
-        "permission service.distances.calculate.",
+        "distance (feet) and time (seconds), equal to E18 pathfinding's. `to: {nearest: ...}` "
+        "goes to the nearest of several candidates. Flag `directions`, permission "
+        "service.distances.calculate.",
     )
     async def route(
         self,

@@ -108,7 +108,11 @@ COLLECTIONS: tuple[Collection, ...] = (
             Index([("group_id", 1), ("asset_id", 1), ("unit_id", 1)]),
         ],
     ),
-    Collection(LOCATIONS, [Index([("unit_map_id", 1), ("_id", 1)])]),
+    Collection(
+        LOCATIONS,
+        # by asset: the places of its search index (resolvers/search/indexes.py)
+        [Index([("unit_map_id", 1), ("_id", 1)]), Index([("asset_id", 1), ("_id", 1)])],
+    ),
     Collection(API_KEYS, [Index([("hash", 1)], unique=True)]),
     Collection(LEASES),
     # A bucket whose `expires_at` has passed is full again: the same as no document.

@@ -453,6 +453,14 @@ class Settings:
         'docs/limits.md, "Memory".',
         at_least=1,
     )
+    search_cache_mb: int = setting(
+        "FLOORGATE_SEARCH_CACHE_MB",
+        WHOLE,
+        64,
+        "MiB of search indexes kept per process (one per asset searched).",
+        'docs/api.md, "Search"; docs/limits.md, "Memory".',
+        at_least=1,
+    )
     # -- imports and drawings --------------------------------------------------------------
     import_max_documents: int = setting(
         "FLOORGATE_IMPORT_MAX_DOCUMENTS",

@@ -25,6 +25,7 @@ FLAG_UNIT_ATTRIBUTES = "unit-attributes-resource"
 FLAG_DISTANCES = "distances"
 FLAG_LOCATIONS = "locations-resource"
 FLAG_DIRECTIONS = "directions"
+FLAG_SEARCH = "search"
 
 ALL_FLAGS: tuple[str, ...] = (
     FLAG_REFERENCES,
@@ -32,6 +33,7 @@ ALL_FLAGS: tuple[str, ...] = (
     FLAG_DISTANCES,
     FLAG_LOCATIONS,
     FLAG_DIRECTIONS,
+    FLAG_SEARCH,
 )
 
 

@@ -7,7 +7,8 @@ Access (flag `directions`, permission `service.distances.calculate`) was checked
 the field's permission class. Then the order of E18: input (422), the map (404), the
 waypoints against the map (422), then the answer. A pair that no walk path joins is
 an answer, not an error: `route` is null and `reason` says why. The route is the one
-E18 measures (`routing.route`), so its distance and time equal E18's.
+E18 measures (`routing.route`), so its distance and time equal E18's. A `to` that names
+candidates (`nearest`) is first made the chosen one's id (`nearest.choose`).
 """
 
 from __future__ import annotations
@@ -33,31 +34,35 @@ from resolvers.wayfinding.distances import (
 )
 from resolvers.wayfinding.instructions import UNITS, Words, instruction
 from resolvers.wayfinding.landmarks import map_places
+from resolvers.wayfinding.nearest import Choice, Wanted, check_nearest, choose
 
 if TYPE_CHECKING:  # routing is imported by the functions that need it
     from routing.maneuvers import Maneuver
     from routing.matrix import LoadedGraph
     from routing.route import Route
 
-ENDS = ("from", "to")
 MODE_WORDS = {"foot": "on foot", "wheelchair": "by wheelchair"}
 
 
 def _checked(
     map_id: str, start: Waypoint, end: Waypoint, mode: str | None, units: str | None
-) -> tuple[str, str]:
+) -> tuple[str, str, Wanted | None]:
     """Everything that can be checked without the database; the mode's and the length
-    unit's names."""
+    unit's names, and the candidates `to` names, if it does."""
     from routing.model import MODES
 
     errors = FieldErrors()
     check_id(errors, "unitMapId", map_id)
-    for place, waypoint in zip(ENDS, (start, end), strict=True):
-        check_waypoint(errors, place, waypoint)
+    check_waypoint(errors, "from", start)
+    wanted = None
+    if end.get("nearest") is not None:
+        wanted = check_nearest(errors, end)
+    else:
+        check_waypoint(errors, "to", end)
     check_choice(errors, "mode", mode, tuple(MODES))
     check_choice(errors, "units", units, UNITS)
     errors.raise_if_any()
-    return mode or "foot", units or "imperial"
+    return mode or "foot", units or "imperial", wanted
 
 
 async def directions(
@@ -74,8 +79,12 @@ async def directions(
 
     caller = await context.caller()
     start, end = dict(start), dict(end)
-    mode_name, units_name = _checked(map_id, start, end, mode, units)
+    mode_name, units_name, wanted = _checked(map_id, start, end, mode, units)
     unit_map = await visible_map(context, caller, map_id)
+    choice = None
+    if wanted is not None:
+        choice = await choose(context, unit_map, start, wanted, mode_name)
+        end = {"id": choice.location_id}  # as if the client had asked for it
     named = [("from", start), ("to", end)]
     points = await place_waypoints(context, unit_map, named)
     answer: Directions = {
@@ -90,6 +99,9 @@ async def directions(
         return answer
     loaded = await map_graph(context, unit_map)
     check_on_drawing(loaded, named, points)
+    if choice is not None and not choice.reachable:
+        answer["reason"] = _unchosen(choice, mode_name)
+        return answer
     places = await map_places(context, unit_map, loaded)
     skip = frozenset(str(w["id"]) for w in (start, end) if w.get("id") is not None)
     found = await on_graph(
@@ -131,6 +143,15 @@ def _reason(why: Any, mode_name: str) -> str:
         Unreachable.END_OFF_GRAPH: f"no walk path usable {how} on the destination's level",
         Unreachable.DISCONNECTED: f"no walk path usable {how} joins the start and the destination",
     }[why]
+
+
+def _unchosen(choice: Choice, mode_name: str) -> str:
+    """Why no candidate has a route: the start joins no walk path, or none leads to one."""
+    from routing.route import Unreachable
+
+    if not choice.start_joins:
+        return _reason(Unreachable.START_OFF_GRAPH, mode_name)
+    return f"no candidate is reachable {MODE_WORDS[mode_name]} from the start"
 
 
 async def _floor_names(context: RequestContext, unit_map: dict[str, Any]) -> dict[str, str]:

@@ -88,6 +88,11 @@ def _checked_input(map_id: str, data: dict[str, Any]) -> Request:
 
 
 def check_waypoint(errors: FieldErrors, place: str, waypoint: Waypoint) -> None:
+    """One waypoint of E18 or a route's `from`: a location id, or x, y and a floor.
+    Candidates (`nearest`) are only a route's `to` (`nearest.check_nearest`)."""
+    if waypoint.get("nearest") is not None:
+        errors.add(f"{place}.nearest", "is accepted only in a route's to")
+        return
     check_id(errors, f"{place}.id", waypoint.get("id"))
     check_id(errors, f"{place}.floorId", waypoint.get("floor_id"))
     if waypoint.get("id") is None:
@@ -124,39 +129,49 @@ async def _placed(
 
 
 async def place_waypoints(
-    context: RequestContext, unit_map: dict[str, Any], named: list[tuple[str, Waypoint]]
+    context: RequestContext,
+    unit_map: dict[str, Any],
+    named: list[tuple[str, Waypoint]],
+    errors: FieldErrors | None = None,
 ) -> list[Point]:
     """Each waypoint (with its place in the input, for errors) filled from its location
     and placed on a level; every waypoint that is not on the map, or disagrees with its
-    location, is reported."""
+    location, is reported: raised, or added to `errors` when given (the caller raises
+    them with its own)."""
     from routing.matrix import Point
 
     ids = {w["id"] for _, w in named if w.get("id") is not None}
-    locations = await _waypoints(context, unit_map, ids)
-    levels = [level.get("floor_id") for level in unit_map.get("levels") or []]
-    position = {floor: index for index, floor in enumerate(levels) if floor is not None}
-    single_untagged = levels == [None]  # one level without a floor tag: every floor is it
-    errors = FieldErrors()
+    locations = await map_waypoints(context, unit_map, ids)
+    level_of = level_finder(unit_map)
+    problems = FieldErrors() if errors is None else errors
     placed: list[Point] = []
     for place, waypoint in named:
         location = None
         if waypoint.get("id") is not None:
             location = locations.get(waypoint["id"])
             if location is None:
-                errors.add(f"{place}.id", f"no location {waypoint['id']!r} on this map")
+                problems.add(f"{place}.id", f"no location {waypoint['id']!r} on this map")
                 continue
-            _fill(errors, place, waypoint, location)
+            _fill(problems, place, waypoint, location)
         floor = waypoint.get("floor_id")
-        if single_untagged:
-            level = 0
-        elif floor in position:
-            level = position[floor]
-        else:
-            errors.add(f"{place}.floorId", f"floor {floor!r} is not a level of this map")
+        level = level_of(floor)
+        if level is None:
+            problems.add(f"{place}.floorId", f"floor {floor!r} is not a level of this map")
             continue
         placed.append(Point(float(waypoint["x"]), float(waypoint["y"]), level))
-    errors.raise_if_any()
+    if errors is None:
+        problems.raise_if_any()
     return placed
+
+
+def level_finder(unit_map: dict[str, Any]) -> Callable[[Any], int | None]:
+    """A floor id's level on the map (its position, lowest 0), None when it is none of
+    them; on a map of one level without a floor tag, every floor is that level."""
+    levels = [level.get("floor_id") for level in unit_map.get("levels") or []]
+    position = {floor: index for index, floor in enumerate(levels) if floor is not None}
+    if levels == [None]:
+        return lambda floor: 0
+    return lambda floor: position.get(floor) if floor is not None else None
 
 
 def check_on_drawing(
@@ -203,12 +218,12 @@ def drawn_box(loaded: LoadedGraph, level: int) -> tuple[int, int, int, int] | No
     )
 
 
-async def _waypoints(
-    context: RequestContext, unit_map: dict[str, Any], ids: set[str]
+async def map_waypoints(
+    context: RequestContext, unit_map: dict[str, Any], ids: set[str] | None
 ) -> dict[str, dict[str, Any]]:
-    """The map's locations that the request names, by id: from the per-process cache
-    when the map has a `locations_version`, else from the database."""
-    if not ids:
+    """The map's locations that the request names (every one for None), by id: from the
+    per-process cache when the map has a `locations_version`, else from the database."""
+    if ids is not None and not ids:
         return {}
     map_id = unit_map["id"]
     version = unit_map.get("locations_version")
@@ -216,8 +231,11 @@ async def _waypoints(
         cached = await context.services.waypoint_cache.get(
             map_id, version, lambda: load_waypoints(context.store, map_id)
         )
-        return {id_: cached[id_] | {"_id": id_} for id_ in ids if id_ in cached}
-    query = {"_id": {"$in": sorted(ids)}, "unit_map_id": map_id}
+        wanted = cached if ids is None else ids
+        return {id_: cached[id_] | {"_id": id_} for id_ in wanted if id_ in cached}
+    query: dict[str, Any] = {"unit_map_id": map_id}
+    if ids is not None:
+        query["_id"] = {"$in": sorted(ids)}
     found = await cached_reads.find_list(
         context.store, c.LOCATIONS, query, BY_ID, projection=LOCATION_FIELDS
     )

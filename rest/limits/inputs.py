@@ -42,6 +42,7 @@ from rest.limits.values import (
     MATRIX_PAIRS,
     MAX_COST,
     MAX_PAGE,
+    NEAREST_IDS,
     NESTING,
     NUMBER_CHARS,
     PAIR_COST,
@@ -54,6 +55,9 @@ from rest.limits.values import (
     RECORD,
     REQUEST_TIME,
     REQUIRED,
+    SEARCH_CHARS,
+    SEARCH_MAX_PAGE,
+    SEARCH_PAGE,
     SPREADS,
     STAGED_BYTES,
     STAGED_OPERATIONS,
@@ -210,6 +214,16 @@ REST_INPUTS_ROWS: tuple[Limit, ...] = (
     ),
     Limit(
         REST_INPUTS,
+        "A search (`GET /v1/search`): its text `q`, and `per-page`",
+        f"{count(SEARCH_CHARS.value)} characters; {count(SEARCH_PAGE.value)} results by "
+        f"default, at most {count(SEARCH_MAX_PAGE.value)}",
+        names(SEARCH_CHARS, SEARCH_PAGE, SEARCH_MAX_PAGE),
+        f"422 on `q`: `must be from 1 to {whole(SEARCH_CHARS.value)} characters`; `per-page` "
+        f"clamped to {whole(SEARCH_MAX_PAGE.value)}",
+        (SEARCH_CHARS, SEARCH_PAGE, SEARCH_MAX_PAGE),
+    ),
+    Limit(
+        REST_INPUTS,
         "`page`, `per-page`",
         "int32",
         "-",
@@ -224,6 +238,15 @@ REST_INPUTS_ROWS: tuple[Limit, ...] = (
         f"422 on `data`: `at most {whole(MATRIX_PAIRS.value)} source-target pairs (sources "
         "x targets) per request, not N`",
         (MATRIX_PAIRS,),
+    ),
+    Limit(
+        REST_INPUTS,
+        "Candidates of a route's `to.nearest` (issue 47): `ids`, the search text `q`",
+        f"{count(NEAREST_IDS.value)} ids; {count(SEARCH_CHARS.value)} characters",
+        names(NEAREST_IDS, SEARCH_CHARS),
+        f"422 on `data.to.nearest.ids`: `must have at most {whole(NEAREST_IDS.value)} items`; "
+        f"on `data.to.nearest.q`: `must be from 1 to {whole(SEARCH_CHARS.value)} characters`",
+        (NEAREST_IDS, SEARCH_CHARS),
     ),
     Limit(
         REST_INPUTS,

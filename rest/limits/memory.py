@@ -28,6 +28,8 @@ from rest.limits.values import (
     PERSISTED_RECHECK,
     RATE_BUCKETS,
     READ_CACHE,
+    SEARCH_CACHE,
+    SEARCH_PLACE,
     SIDE_SHARE,
     WAYPOINT,
     WORKER_RSS,
@@ -99,6 +101,15 @@ CACHES_ROWS: tuple[Limit, ...] = (
         names(GRAPH_CACHE, SIDE_SHARE),
         "map id and its `locations_version` (landmarks: with its graph file)",
         (GRAPH_CACHE, SIDE_SHARE, WAYPOINT),
+    ),
+    Limit(
+        CACHES,
+        f"Search indexes of assets ({count(SEARCH_PLACE.value)} bytes per place plus twice "
+        "its text counted)",
+        size(SEARCH_CACHE.value * MIB),
+        SEARCH_CACHE.code,
+        "asset id and the versions of its units and locations",
+        (SEARCH_CACHE, SEARCH_PLACE),
     ),
     Limit(
         CACHES,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import parsing.imdf.read
 import resolvers.limits
+import resolvers.search.index
 import resolvers.wayfinding.versioned_cache
 import rest.graphql_http.sockets
 import rest.middleware
@@ -54,6 +55,8 @@ PERSISTED_BYTES = setting("FLOORGATE_PERSISTED_QUERIES_MAX_BYTES")
 READ_CACHE = setting("FLOORGATE_READ_CACHE_MB")
 GRAPHQL_CACHE = setting("FLOORGATE_GRAPHQL_CACHE_MB")
 GRAPH_CACHE = setting("FLOORGATE_GRAPH_CACHE_MB")
+SEARCH_CACHE = setting("FLOORGATE_SEARCH_CACHE_MB")
+SEARCH_PLACE = constant(resolvers.search.index, "PLACE_BYTES")
 IMPORT_DOCUMENTS = setting("FLOORGATE_IMPORT_MAX_DOCUMENTS")
 SVG_BYTES = setting("FLOORGATE_SVG_MAX_BYTES")
 SVG_ELEMENTS = setting("FLOORGATE_SVG_MAX_ELEMENTS")
@@ -74,6 +77,10 @@ DEFAULT_PAGE = constant(resolvers.limits, "DEFAULT_PER_PAGE")
 MAX_PAGE = constant(resolvers.limits, "MAX_PER_PAGE")
 INT32 = constant(resolvers.limits, "INT32_MAX")
 MATRIX_PAIRS = constant(resolvers.limits, "MAX_MATRIX_PAIRS")
+NEAREST_IDS = constant(resolvers.limits, "MAX_NEAREST_IDS")
+SEARCH_CHARS = constant(resolvers.limits, "MAX_SEARCH_CHARS")
+SEARCH_PAGE = constant(resolvers.limits, "DEFAULT_SEARCH_PER_PAGE")
+SEARCH_MAX_PAGE = constant(resolvers.limits, "MAX_SEARCH_PER_PAGE")
 MARGIN_FT = constant(resolvers.limits, "WAYPOINT_MARGIN_FT")
 MARGIN_SHARE = constant(resolvers.limits, "WAYPOINT_MARGIN_SHARE")
 WRITE_ITEMS = constant(resolvers.limits, "MAX_WRITE_ITEMS")

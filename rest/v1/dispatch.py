@@ -142,6 +142,9 @@ class RestApi:
         except ApiError as access_error:
             return error_response(access_error)
         variables, problems = variables_of(route, match.path_values, request)
+        if any(param.required and param.variable not in variables for param in route.params):
+            # a required query parameter is missing (`q`): nothing can run
+            return error_response(ApiError(ErrorCode.BAD_USER_INPUT, fields=problems.fields))
         if route.shape is Shape.EVENTS:
             assert graphql is not None
             if problems:
@@ -291,6 +294,8 @@ def variables_of(
             continue
         given = [value for name in param.spellings for value in request.query_params.getlist(name)]
         if not given:
+            if param.required:
+                problems.add(param.name, "is required")
             continue
         if len(given) > 1:
             problems.add(param.name, "must be given once")

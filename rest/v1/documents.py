@@ -66,6 +66,9 @@ FRAGMENTS = {
     "location { x y } leg_index: legIndex point_index: pointIndex distance time "
     f"landmark {{ unit_id: unitId location_id: locationId name }} side {ROUTE_CONNECTOR} "
     "instruction } } reason }",
+    "SearchResultFields": "fragment SearchResultFields on SearchResult { kind id name "
+    "asset_id: assetId floor_id: floorId map_id: mapId location_id: locationId category "
+    "score matched distance time }",
     "LocationFields": "fragment LocationFields on Location { id asset_id: assetId "
     "unit_map_id: unitMapId name x y floors { id } "
     "tags { key value created_at: createdAt updated_at: updatedAt } "

@@ -29,9 +29,12 @@ from graphql.utilities import type_from_ast
 from resolvers.errors import ERRORS, ErrorCode
 from resolvers.limits import (
     DEFAULT_PER_PAGE,
+    DEFAULT_SEARCH_PER_PAGE,
     INT32_MAX,
     MAX_FILTER_LENGTH,
     MAX_PER_PAGE,
+    MAX_SEARCH_CHARS,
+    MAX_SEARCH_PER_PAGE,
     MAX_TARGET_BYTES,
 )
 from rest.etags import REVALIDATE
@@ -73,6 +76,7 @@ TAGS = {  # by flag, else by the first segment after /v1
     "locations-resource": "Locations (experimental)",
     "distances": "Distances (experimental)",
     "directions": "Directions (experimental)",
+    "search": "Search (experimental)",
     "unit-attributes-resource": "Unit attributes (experimental)",
     "assets": "Assets",
     "units": "Units",
@@ -100,12 +104,37 @@ PARAMETER_DOCS: dict[str, tuple[str, Schema]] = {
         "Comma-separated tags; a map must have all of them.",
         {"type": "string", "maxLength": MAX_FILTER_LENGTH},
     ),
+    "q": (
+        f"What to find: 1 to {MAX_SEARCH_CHARS} characters; case and accents are ignored, "
+        "word prefixes and typos found (docs/api.md, Search).",
+        {"type": "string", "minLength": 1, "maxLength": MAX_SEARCH_CHARS},
+    ),
+    "map": ("Only places drawn on this unit map (`near` needs it).", ID_SCHEMA),
+    "floor": ("Only places on this floor.", ID_SCHEMA),
+    "near": (
+        "A location id on `map`: the results of each tier ranked by walking time from it "
+        "(`distance`, `time`), unreachable last.",
+        ID_SCHEMA,
+    ),
+    "mode": (
+        "How `near`'s walks go: `foot` (default) or `wheelchair`.",
+        {"type": "string", "enum": ["foot", "wheelchair"]},
+    ),
     "after": (
         "Resume after this event (an earlier event's `id`); without it, from now. The "
         "`Last-Event-ID` header wins when both are sent.",
         {"type": "string", "pattern": "^[0-9]{1,19}$"},
     ),
 }
+SEARCH_PER_PAGE: tuple[str, Schema] = (
+    f"Results per page. Larger values are clamped to {MAX_SEARCH_PER_PAGE}.",
+    {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": MAX_SEARCH_PER_PAGE,
+        "default": DEFAULT_SEARCH_PER_PAGE,
+    },
+)
 LOCATION_TAGS_DOC = (
     "Comma-separated terms, all of which must hold: `key` (tag present), `-key` (absent), "
     "`key==value`, `key!=value` (absent or different). Keys may contain `:`; matching is "
@@ -346,10 +375,12 @@ class DocumentBuilder:
             description, schema = PARAMETER_DOCS[param.name]
             if param.name == "tags" and route.shape is Shape.VERSIONED:
                 description = LOCATION_TAGS_DOC
+            if param.name == "per-page" and route.graphql_field == "search":
+                description, schema = SEARCH_PER_PAGE
         return {
             "name": param.name,
             "in": param.location,
-            "required": param.location == "path",
+            "required": param.required,
             "description": description,
             "schema": schema,
         }

@@ -46,6 +46,11 @@ class Param:
     location: str = "query"  # "query", "path", or "body" (a member of a JSON body)
 
     @property
+    def required(self) -> bool:
+        """A path segment, or a query parameter whose variable is non-null (`q`)."""
+        return self.location == "path" or self.graphql_type.endswith("!")
+
+    @property
     def is_int(self) -> bool:
         return self.graphql_type.startswith("Int")
 

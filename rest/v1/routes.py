@@ -425,6 +425,25 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         media_type="text/event-stream",
         example=Example({"group-id": "view"}, {"asset": "harbor-view"}),
     ),
+    RestRoute(
+        "GET",
+        "/v1/search",
+        "search",
+        "Search places: names, typos, categories; nearest first from a location",
+        "search",
+        "SearchResultFields",
+        Shape.PAGED,
+        (
+            Param("q", "q", "String!"),
+            *PAGE,
+            Param("asset", "asset", "ID"),
+            Param("map", "unitMapId", "ID"),
+            Param("floor", "floorId", "ID"),
+            Param("near", "near", "ID"),
+            Param("mode", "mode", "String"),
+        ),
+        example=Example(query={"q": "gym", "map": "map-b1", "near": "map-b1:b1-201"}),
+    ),
 )
 
 # Flat operation id: (path under /v1/assets/{asset}/{market}/, the alias's operation id).

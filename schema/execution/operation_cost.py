@@ -59,6 +59,7 @@ from resolvers.limits import (
     MATRIX_PAIR_COST,
     MAX_MATRIX_PAIRS,
     MAX_PER_PAGE,
+    PAGE_SIZES,
     PATH_SEARCH_COST,
     PER_PAGE,
 )
@@ -70,6 +71,9 @@ from schema.execution.operation_limits import (
 )
 
 MATRIX_FIELD = "Query.distanceMatrix"  # priced by its input (`Pricing.matrix_cost`)
+SEARCH_FIELD = "Query.search"  # with `near`, a search of the walk graph too
+NEAR = "near"
+ROUTE_FIELD = "Query.route"  # with `to: {nearest}`, two searches of the walk graph
 INPUT = "input"  # its argument holding sources and targets
 
 
@@ -237,6 +241,10 @@ class Pricing:
             base += own + self.input_chars(node) // INPUT_CHARS_PER_COST
         if key == MATRIX_FIELD:
             base += self.matrix_cost(node)
+        elif key == SEARCH_FIELD and self.given(node, NEAR):
+            base += PATH_SEARCH_COST
+        elif key == ROUTE_FIELD and self.nearest(node):
+            base += PATH_SEARCH_COST  # the candidates' search, then the route's
         return base, self.multiplier(parent, definition, node, key), child
 
     def matrix_cost(self, node: FieldNode) -> int:
@@ -259,6 +267,24 @@ class Pricing:
         )
         searches = 0 if straight else min(sources, targets)
         return PATH_SEARCH_COST * searches + MATRIX_PAIR_COST * sources * targets
+
+    def given(self, node: FieldNode, name: str) -> bool:
+        """Whether the field's argument `name` is given, not null (literal or variable)."""
+        value = next(
+            (argument.value for argument in node.arguments or () if argument.name.value == name),
+            None,
+        )
+        value = self.resolved(value)
+        return value is not None and not isinstance(value, NullValueNode | VariableNode)
+
+    def nearest(self, node: FieldNode) -> bool:
+        """Whether a route's `to` names candidates (`{nearest: ...}`), literal or sent."""
+        to = next(
+            (argument.value for argument in node.arguments or () if argument.name.value == "to"),
+            None,
+        )
+        found = self.resolved(self.member(to, "nearest"))
+        return found is not None and not isinstance(found, NullValueNode)
 
     def resolved(self, value: Any) -> Any:
         """A variable's value as sent (JSON), or its default (a node); else the node."""
@@ -289,7 +315,8 @@ class Pricing:
     ) -> int:
         argument = definition.args.get(PER_PAGE)
         if argument is not None:
-            return self.page_size(node, argument)
+            default, most = PAGE_SIZES.get(key, (DEFAULT_PER_PAGE, MAX_PER_PAGE))
+            return min(self.page_size(node, argument, default), most)
         returned = get_nullable_type(definition.type)
         if is_list_type(returned) and is_composite_type(get_named_type(returned)):
             if parent.name in self.envelopes:
@@ -297,7 +324,7 @@ class Pricing:
             return LIST_ESTIMATES.get(key, DEFAULT_LIST_ESTIMATE)
         return 1
 
-    def page_size(self, node: FieldNode, argument: GraphQLArgument) -> int:
+    def page_size(self, node: FieldNode, argument: GraphQLArgument, default: int) -> int:
         """The page size the resolver will use: absent or null is the default, more than
         the maximum is clamped; a value that is no integer or below 1 counts 1 (the
         request fails before or in the resolver)."""
@@ -327,7 +354,7 @@ class Pricing:
         elif value_node is not None and not isinstance(value_node, (VariableNode, NullValueNode)):
             return 1
         if value is None:
-            return DEFAULT_PER_PAGE
+            return default
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             return 1
         return min(value, MAX_PER_PAGE)

@@ -14,7 +14,7 @@ QUERIES = re.findall(r"```graphql\n(.*?)```", GUIDE.read_text(encoding="utf-8"),
 
 
 def test_the_guide_has_its_worked_examples():
-    assert len(QUERIES) == 5
+    assert len(QUERIES) == 6
 
 
 def filled(value: object) -> bool:

@@ -261,6 +261,7 @@ FIELD_COSTS = {
     "assignUnitAttributes": (401, 401),
     "unassignUnitAttributes": (401, 401),
     "unitAttributeAssignmentChanges": (9, 9),  # one rate unit, when it subscribes
+    "search": (1_951, 1_191),  # at most 50 per page, 10 by default; `near` adds a search
 }
 
 

@@ -81,12 +81,14 @@ def affine_cost(schema: Any, route: RestRoute) -> tuple[int, int] | None:
     paged = any(param.variable == PER_PAGE for param in route.params)
 
     def priced(per_page: int | None, length: int) -> int:
-        variables: dict[str, Any] = {name: "x" * length for name in texts}
+        variables: dict[str, Any] = {name: "x" * length for name in texts if length}
         if per_page is not None:
             variables[PER_PAGE] = per_page
         return operation_cost(schema, route.parsed, variables)
 
     one = priced(1 if paged else None, 1)
+    if texts and priced(1 if paged else None, 0) != one:
+        return None  # an input's presence prices work of its own (`search`'s `near`)
     per_item = priced(2, 1) - one if paged else 0
     base = one - per_item
     for per_page in PAGE_SIZES if paged else (None,):

@@ -22,7 +22,8 @@ from storage.settings import Settings
 
 RECORD_INPUTS = (DistanceMatrixInput, UnitAttributeAssignmentInput)
 
-# The SDL of the inputs and the fields that take them, as before record inputs.
+# The SDL of the inputs and the fields that take them, as before record inputs (and a
+# waypoint's `nearest`, issue 47).
 SDL = [
     "input CostingOptionsInput {\n  pedestrian: PedestrianOptionsInput = null\n}",
     '"""At most 50 source-target pairs (sources x targets)."""\n'
@@ -37,7 +38,9 @@ SDL = [
     "input UnitAttributeAssignmentInput {\n  groupId: ID!\n  attributeId: ID!\n"
     "  assetId: ID!\n  unitId: ID!\n}",
     "input WaypointInput {\n  id: ID = null\n  name: String = null\n  x: Float = null\n"
-    "  y: Float = null\n  floorId: ID = null\n}",
+    "  y: Float = null\n  floorId: ID = null\n\n"
+    '  """\n  Only a route\'s `to`, with no other field: the route goes to the nearest of these '
+    'candidates, which the answer\'s `to` names.\n  """\n  nearest: NearestInput = null\n}',
     "  distanceMatrix(unitMapId: ID!, input: DistanceMatrixInput!): DistanceMatrix!\n",
     "  assignUnitAttributes(groupId: ID!, data: [UnitAttributeAssignmentInput!]!): "
     "[UnitAttributeAssignment!]!\n",

@@ -100,7 +100,7 @@ def test_every_route_and_nothing_else(document):
 def test_parameters_are_the_routes(document, route):
     operation = document["paths"][route.path][route.method.lower()]
     names = [(p["name"], p["in"], p["required"]) for p in operation["parameters"]]
-    expected = [(p.name, p.location, p.location == "path") for p in route.params]
+    expected = [(p.name, p.location, p.required) for p in route.params]
     permission, flag = REQUIREMENTS[route.operation_id]
     if flag:
         expected.append((FLAGS_HEADER, "header", route.shape is not Shape.EVENTS))

@@ -1,0 +1,284 @@
+"""One asset's places, ready to be searched (issue 47): built once from its stored units
+and locations (`places.collect`), kept per process until that data changes
+(`storage_cache`), and asked by `find`.
+
+A query is folded and cut into terms (`text`); a place matches when every term meets one
+of its words: the word itself, a word it begins (autocomplete: "conf" meets
+"conference"), or a word a typo or two away (`text.allowed_edits`, optimal string
+alignment: a swap of two letters is one edit). Words are looked up in one sorted
+vocabulary (prefixes by bisection, typos by rapidfuzz over it), never by a scan of the
+places. The whole query may also be a typo or two away from a whole name with the same
+numbers ("jurasic tabel" meets "Jurassic Table"; "unit 102" never meets "Unit 101").
+Tiers, best first: the exact name, word prefixes, typos, a category, a tag (`Tier`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+import sys
+from array import array
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import NamedTuple
+
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
+from resolvers.search.categories import CATEGORY_ROWS, VALUE_KIND
+from resolvers.search.text import allowed_edits, fold, phrase
+
+
+class Field(IntEnum):
+    """What of a place a word comes from, in the order `matched` prefers them."""
+
+    NAME = 0
+    ALT_NAME = 1
+    ID = 2
+    CATEGORY = 3
+    TAG = 4
+
+
+MATCHED = {
+    Field.NAME: "name",
+    Field.ALT_NAME: "alt_name",
+    Field.ID: "id",
+    Field.CATEGORY: "category",
+    Field.TAG: "tag",
+}
+TEXT_FIELDS = (Field.NAME, Field.ALT_NAME, Field.ID)
+
+
+class Tier(IntEnum):
+    """How a place matched, best first: the order of results before walking time."""
+
+    EXACT = 0
+    PREFIX = 1
+    FUZZY = 2
+    CATEGORY = 3
+    TAG = 4
+
+
+class Quality(IntEnum):
+    """How one term met one word."""
+
+    WORD = 0
+    PREFIX = 1
+    TYPO = 2
+
+
+SCORES = {Tier.EXACT: 1.0, Tier.PREFIX: 0.8, Tier.FUZZY: 0.6, Tier.CATEGORY: 0.4, Tier.TAG: 0.2}
+# Bytes one place costs the index beyond its text, measured with tracemalloc on the
+# benchmark's venue of 10,000 places (tests/benchmarks/test_search.py): its record, its
+# postings and its share of the vocabulary.
+PLACE_BYTES = 1_200
+
+
+@dataclass(slots=True)
+class Place:
+    """One result: a unit with the locations that stand for it, or a location alone."""
+
+    kind: str  # "unit" or "location"
+    id: str
+    name: str | None
+    asset_id: str
+    floor_id: str | None
+    category: str | None
+    # (map id, location id) of every location that stands for it, in that order.
+    locations: list[tuple[str, str]] = field(default_factory=list)
+    floors: tuple[str, ...] = ()
+    # What finds it, while it is indexed (then dropped): (field, text), the name first;
+    # and the kinds it is of (rows of `categories.CATEGORIES`, by name, and its category).
+    texts: list[tuple[Field, str]] = field(default_factory=list)
+    kinds: tuple[str, ...] = ()
+    sort_name: str = ""  # its name folded: the order of a tier's results
+    name_length: int = 0  # characters of its name's phrase: how much a query covers
+
+    def location_on(self, map_id: str | None) -> tuple[str, str] | None:
+        """(map id, location id) on `map_id`, or the first when none is asked."""
+        for found in self.locations:
+            if map_id is None or found[0] == map_id:
+                return found
+        return None
+
+
+class Match(NamedTuple):
+    place: int  # its index in `SearchIndex.places`
+    tier: Tier
+    matched: Field
+
+
+DIGITS = re.compile(r"\d+")
+FIELD_BITS = 3  # a posting is place << FIELD_BITS | field: one 8-byte slot of an array
+
+
+class SearchIndex:
+    """The places of one asset and the words that find them. Postings are arrays of
+    `place << FIELD_BITS | field`; the words of a kind of place (category words: 15 say
+    "restroom") point to the kind, and the kind to its places, not each place itself."""
+
+    def __init__(self, places: list[Place]) -> None:
+        self.places = places
+        postings: dict[str, list[int]] = {}  # a word -> who has it
+        phrases: dict[str, list[int]] = {}  # a whole name, id or other name -> who has it
+        kinds: dict[str, list[int]] = {}  # a kind -> its places
+        said_of: dict[str, str] = {}  # each distinct text's phrase, folded once
+        for index, place in enumerate(places):
+            for kind, text in place.texts:
+                said = said_of.get(text)
+                if said is None:
+                    said = said_of[text] = phrase(text)
+                if not said:
+                    continue
+                code = index << FIELD_BITS | kind
+                if kind in TEXT_FIELDS:
+                    phrases.setdefault(said, []).append(code)
+                for word in dict.fromkeys(said.split()):
+                    postings.setdefault(sys.intern(word), []).append(code)
+            for kind_name in place.kinds:
+                kinds.setdefault(kind_name, []).append(index)
+            place.sort_name = fold(place.name or "")
+            place.name_length = len(said_of.get(place.name or "", ""))
+            place.texts = []  # indexed: no longer needed
+        self._postings = {word: array("q", codes) for word, codes in postings.items()}
+        self._kind_places = [array("q", found) for found in kinds.values()]
+        self._kind_words: dict[str, list[int]] = {}  # a category word -> its kinds
+        for position, kind_name in enumerate(kinds):
+            for word in dict.fromkeys(phrase(" ".join(kind_words(kind_name))).split()):
+                self._kind_words.setdefault(sys.intern(word), []).append(position)
+        self._vocabulary = sorted({*self._postings, *self._kind_words})
+        self._phrases = {said: array("q", codes) for said, codes in phrases.items()}
+        # Whole names and other names (not ids), for typos over a whole text.
+        self._full_texts = [
+            said
+            for said, codes in self._phrases.items()
+            if any(code & FIELD_MASK != Field.ID for code in codes)
+        ]
+        self.bytes = self._measure(said_of)
+
+    def _measure(self, said_of: dict[str, str]) -> int:
+        """An estimate of what the index holds (the cache's budget counts it)."""
+        text = sum(len(said) for said in said_of.values())
+        ids = sum(
+            len(place.id) + sum(len(loc) for _, loc in place.locations) for place in self.places
+        )
+        return PLACE_BYTES * len(self.places) + 2 * (text + ids)
+
+    def find(self, query: str) -> list[Match]:
+        """Every place `query` matches, once, with its best tier (unordered)."""
+        said = phrase(query)
+        terms = said.split()
+        if not terms:
+            return []
+        best = self._by_terms(terms)
+
+        def offer(place: int, tier: Tier, matched: Field) -> None:
+            if place not in best or (tier, matched) < best[place]:
+                best[place] = (tier, matched)
+
+        for code in self._phrases.get(said, ()):
+            offer(code >> FIELD_BITS, Tier.EXACT, Field(code & FIELD_MASK))
+        edits = allowed_edits(said)
+        if edits:
+            digits = DIGITS.findall(said)
+            for text, _, _ in process.extract(
+                said, self._full_texts, scorer=OSA.distance, score_cutoff=edits, limit=None
+            ):
+                if DIGITS.findall(text) != digits:
+                    continue  # "unit 102" is another unit than "unit 101", not a typo of it
+                for code in self._phrases[text]:
+                    if code & FIELD_MASK != Field.ID:
+                        offer(code >> FIELD_BITS, Tier.FUZZY, Field(code & FIELD_MASK))
+        return [Match(place, tier, matched) for place, (tier, matched) in best.items()]
+
+    def _met(self, term: str) -> dict[int, int]:
+        """Each place one term meets, with its best meeting as a rank (`_rank`)."""
+        met: dict[int, int] = {}
+        for word, quality in self._words(term):
+            for code in self._postings.get(word, ()):
+                field_ = code & FIELD_MASK
+                rank = _rank(field_, quality)
+                place = code >> FIELD_BITS
+                if rank < met.get(place, NO_RANK):
+                    met[place] = rank
+            rank = _rank(Field.CATEGORY, quality)
+            for position in self._kind_words.get(word, ()):
+                for place in self._kind_places[position]:
+                    if rank < met.get(place, NO_RANK):
+                        met[place] = rank
+        return met
+
+    def _by_terms(self, terms: list[str]) -> dict[int, tuple[Tier, Field]]:
+        """Places every term meets, with the tier the worst of those meetings gives and
+        the field the first term met."""
+        found: dict[int, tuple[int, int]] = {}  # place -> (worst rank, first rank)
+        for position, term in enumerate(terms):
+            met = self._met(term)
+            if position == 0:
+                found = {place: (rank, rank) for place, rank in met.items()}
+            else:
+                found = {
+                    place: (max(worst, met[place]), first)
+                    for place, (worst, first) in found.items()
+                    if place in met
+                }
+            if not found:
+                return {}
+        return {place: _tier(worst, first) for place, (worst, first) in found.items()}
+
+    def _words(self, term: str) -> list[tuple[str, Quality]]:
+        """The vocabulary's words `term` meets, and how."""
+        met: dict[str, Quality] = {}
+        start = bisect.bisect_left(self._vocabulary, term)
+        for word in itertools.islice(self._vocabulary, start, None):
+            if not word.startswith(term):
+                break
+            met[word] = Quality.WORD if word == term else Quality.PREFIX
+        edits = allowed_edits(term)
+        if edits:
+            digits = DIGITS.findall(term)
+            for word, _, _ in process.extract(
+                term, self._vocabulary, scorer=OSA.distance, score_cutoff=edits, limit=None
+            ):
+                if DIGITS.findall(word) == digits:  # numbers are never typos of others
+                    met.setdefault(word, Quality.TYPO)
+        return list(met.items())
+
+    def score(self, match: Match, query: str) -> float:
+        """In (0, 1]: the tier's, less up to a quarter for the share of the name the query
+        does not cover (asked for the results shown, not for every match)."""
+        length = self.places[match.place].name_length
+        said = len(phrase(query))
+        covered = min(1.0, said / length) if length else 1.0
+        return round(SCORES[match.tier] * (0.75 + 0.25 * covered), 4)
+
+
+FIELD_MASK = (1 << FIELD_BITS) - 1
+# A term's meeting with a word of a place, as one comparable number: the field's class
+# (0 for a name, an id or another name, else the field), then how the word was met, then
+# the field. The worst of a place's terms gives its tier; less is better.
+NO_RANK = 1 << 16
+
+
+def _rank(field_: int, quality: int) -> int:
+    kind = 0 if field_ in TEXT_FIELDS else field_
+    return kind << 6 | quality << 3 | field_
+
+
+def _tier(worst: int, first: int) -> tuple[Tier, Field]:
+    kind, quality = worst >> 6, (worst >> 3) & 7
+    if kind == 0:  # every term met a name, an alternative name or the id
+        return (Tier.PREFIX if quality <= Quality.PREFIX else Tier.FUZZY), Field(first & 7)
+    if kind == Field.CATEGORY:
+        return Tier.CATEGORY, Field.CATEGORY
+    return Tier.TAG, Field.TAG
+
+
+def kind_words(kind_name: str) -> tuple[str, ...]:
+    """The words that find a kind: a row's of `CATEGORIES`, or a category value's own
+    (`fitness_centre` is found by "fitness centre")."""
+    row = CATEGORY_ROWS.get(kind_name)
+    if row is not None:
+        return row.words
+    return (kind_name.removeprefix(VALUE_KIND).replace(".", " ").replace("_", " "),)

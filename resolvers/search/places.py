@@ -1,0 +1,146 @@
+"""An asset's places from its stored units and locations: one place per thing a visitor
+means (issue 47, "one result per place").
+
+- A unit is a place; every location that stands for it (tag `svc:id`, the unit's id:
+  a drawing's unit, an IMDF unit on each map of its level) is one of its locations.
+- A location that stands for no unit is a place of its own; its copies on other maps of
+  the same level (`<id>@<map id>`, IMDF's stacked maps) are the same place.
+- A location that shares its floor and its name with exactly one unit place is that
+  unit's twin (an IMDF occupant or anchor inside it): the unit's location.
+- A place's other names (a twin's, a location's that differs from its unit's, tags
+  `alt_name`, `short_name`, `name:<lang>`...) find it as alternative names.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from resolvers.search.categories import VALUE_KIND, category_of, category_rows
+from resolvers.search.index import Field, Place
+from resolvers.search.text import phrase
+from storage.collections import UNIT_ID_TAG
+
+# Tags whose value is another name of the place.
+NAME_KEYS = frozenset(
+    {"alt_name", "short_name", "old_name", "official_name", "loc_name", "svc:alt_name"}
+)
+# Tags that say nothing a visitor types (ours, IMDF's bookkeeping, layout words).
+QUIET_KEYS = frozenset({"indoor", "level", "repeat_on", "access", "door", "svc:type"})
+REF_KEY = "ref"  # a unit's number, found as an id
+
+
+def collect(
+    asset_id: str, units: list[dict[str, Any]], locations: list[dict[str, Any]]
+) -> list[Place]:
+    """The asset's places, in a stable order (units, then locations, each by id)."""
+    places: dict[tuple[str, str], Place] = {}
+    tags_of: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+    for unit in units:
+        key = ("unit", str(unit["_id"]))
+        place = Place(
+            "unit", key[1], unit.get("name") or None, asset_id, unit.get("floor_id"), None
+        )
+        if place.floor_id:
+            place.floors = (place.floor_id,)
+        places[key] = place
+    loose: list[tuple[tuple[str, str], dict[str, Any]]] = []
+    for location in locations:
+        tags = [
+            (str(t.get("key", "")), str(t.get("value", ""))) for t in location.get("tags") or ()
+        ]
+        unit_id = next((value for key, value in tags if key == UNIT_ID_TAG), None)
+        if unit_id is not None and ("unit", unit_id) in places:
+            key = ("unit", unit_id)
+        else:
+            key = ("location", _base_id(location))
+            loose.append((key, location))
+        if key not in places:
+            places[key] = Place("location", key[1], None, asset_id, None, None)
+        _add_location(places[key], location)
+        tags_of[key].extend(tags)
+    _join_twins(places, tags_of, loose)
+    for key, place in places.items():
+        _describe(place, tags_of.get(key, []))
+    return list(places.values())
+
+
+def _base_id(location: dict[str, Any]) -> str:
+    """A location's id without the `@<map id>` of a copy on a stacked map."""
+    location_id = str(location["_id"])
+    suffix = f"@{location.get('unit_map_id')}"
+    return location_id[: -len(suffix)] if location_id.endswith(suffix) else location_id
+
+
+def _add_location(place: Place, location: dict[str, Any]) -> None:
+    map_id = location.get("unit_map_id")
+    if map_id is not None:
+        place.locations.append((str(map_id), str(location["_id"])))
+        place.locations.sort()
+    floors = [str(floor["id"]) for floor in location.get("floors") or () if floor.get("id")]
+    place.floors = tuple(dict.fromkeys((*place.floors, *floors)))
+    if place.floor_id is None and floors:
+        place.floor_id = floors[0]
+    name = location.get("name")
+    if name:
+        if place.name is None:
+            place.name = str(name)
+        elif phrase(str(name)) != phrase(place.name):
+            place.texts.append((Field.ALT_NAME, str(name)))
+
+
+def _join_twins(
+    places: dict[tuple[str, str], Place],
+    tags_of: dict[tuple[str, str], list[tuple[str, str]]],
+    loose: list[tuple[tuple[str, str], dict[str, Any]]],
+) -> None:
+    """Each location place that shares its floor and name with exactly one unit place
+    becomes that unit's location (an IMDF occupant or anchor and its unit)."""
+    units: dict[tuple[str, str], list[Place]] = defaultdict(list)
+    for place in places.values():
+        if place.kind == "unit" and place.name and place.floor_id:
+            units[(place.floor_id, phrase(place.name))].append(place)
+    for key in dict.fromkeys(key for key, _ in loose):
+        place = places[key]
+        if place.name is None or place.floor_id is None:
+            continue
+        twins = units.get((place.floor_id, phrase(place.name)), [])
+        if len(twins) != 1:
+            continue
+        unit = twins[0]
+        unit.locations = sorted({*unit.locations, *place.locations})
+        unit.floors = tuple(dict.fromkeys((*unit.floors, *place.floors)))
+        unit.texts.extend(text for text in place.texts if text[0] is Field.ALT_NAME)
+        tags_of[("unit", unit.id)].extend(tags_of.pop(key, []))
+        del places[key]
+
+
+def _describe(place: Place, tags: list[tuple[str, str]]) -> None:
+    """The place's category, the kinds it is of, and every other text that finds it,
+    its name first."""
+    found = category_of(tags)
+    own: list[tuple[Field, str]] = []
+    if place.name:
+        own.append((Field.NAME, place.name))
+    own.append((Field.ID, place.id))
+    own.extend(place.texts)
+    place.texts = own
+    if found is not None:
+        key, value = found
+        place.category = value
+        rows = category_rows(key, value)
+        place.kinds = (VALUE_KIND + value.lower(), *(row.name for row in rows))
+    for key, value in dict.fromkeys(tags):
+        lowered = key.lower()
+        if lowered in NAME_KEYS or lowered.startswith("name:"):
+            place.texts.append((Field.ALT_NAME, value))
+        elif lowered == REF_KEY:
+            place.texts.append((Field.ID, value))
+        elif (
+            value.lower() not in ("yes", "no", "")
+            and lowered not in QUIET_KEYS
+            and ":" not in lowered
+            and (found is None or lowered != found[0])
+        ):
+            place.texts.append((Field.TAG, value.replace("_", " ")))
+    place.texts = list(dict.fromkeys(place.texts))

@@ -1,0 +1,196 @@
+"""Search (`search`, `GET /v1/search`, issue 47): the places of the assets a key may
+see that a text finds, best first, paged.
+
+Access (flag `search`, any key) was checked by the field's permission class. Then input
+(422), then the map (404) when one is named, then `near` on it (422). Order: the match's
+tier (exact name, word prefixes, typos, category, tag: `index.Tier`), then walking time
+from `near` in `mode` (unreachable places last), then name, asset and id. Semantics in
+docs/api.md, "Search".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, TypedDict
+
+from resolvers.auth.keys import Caller
+from resolvers.context import RequestContext
+from resolvers.errors import FieldErrors
+from resolvers.limits import DEFAULT_SEARCH_PER_PAGE, MAX_SEARCH_PER_PAGE
+from resolvers.paging import Page, paged
+from resolvers.reads import visible_map
+from resolvers.search.index import MATCHED, Match, Place, SearchIndex
+from resolvers.search.indexes import asset_index
+from resolvers.search.text import check_text
+from resolvers.validation import check_id, check_paging
+from resolvers.wayfinding.distances import (
+    check_choice,
+    map_graph,
+    map_waypoints,
+    on_graph,
+    place_waypoints,
+    rounded,
+)
+from storage import collections as c
+from storage.cache import cached_reads
+
+if TYPE_CHECKING:
+    from routing.matrix import Cell
+
+
+class SearchResult(TypedDict):
+    """One item of a search (the spec's shape, issue 47)."""
+
+    kind: str
+    id: str
+    name: str | None
+    asset_id: str
+    floor_id: str | None
+    map_id: str | None
+    location_id: str | None
+    category: str | None
+    score: float
+    matched: str
+    distance: float | None
+    time: float | None
+
+
+@dataclass(frozen=True)
+class Found:
+    """A match with its place and, from `near`, its walk."""
+
+    index: SearchIndex
+    place: Place
+    match: Match
+    cell: Cell = None
+
+
+async def search(
+    context: RequestContext,
+    q: str,
+    page: int | None,
+    per_page: int | None,
+    asset: str | None = None,
+    unit_map_id: str | None = None,
+    floor_id: str | None = None,
+    near: str | None = None,
+    mode: str | None = None,
+) -> Page:
+    from routing.model import MODES
+
+    caller = await context.caller()
+    errors = FieldErrors()
+    check_text(errors, "q", q)
+    for name, value in (
+        ("asset", asset),
+        ("unitMapId", unit_map_id),
+        ("floorId", floor_id),
+        ("near", near),
+    ):
+        check_id(errors, name, value)
+    check_choice(errors, "mode", mode, tuple(MODES))
+    if near is not None and unit_map_id is None:
+        errors.add("near", "needs `unitMapId` (REST: `map`), the map the location is on")
+    page_no, size = check_paging(
+        errors, page, DEFAULT_SEARCH_PER_PAGE if per_page is None else per_page
+    )
+    errors.raise_if_any()
+    size = min(size, MAX_SEARCH_PER_PAGE)
+    unit_map = None
+    if unit_map_id is not None:
+        unit_map = await visible_map(context, caller, unit_map_id)
+    assets = await _assets(context, caller, asset, unit_map)
+    found: list[Found] = []
+    for asset_id in assets:
+        index = await asset_index(context.store, context.services.search_indexes, asset_id)
+        found.extend(_filtered(index, index.find(q), unit_map_id, floor_id))
+    if unit_map is not None and near is not None:
+        found = await _walked(context, unit_map, near, MODES[mode or "foot"], found)
+    found.sort(key=_order)
+    start = (page_no - 1) * size
+    items = [_item(one, q, unit_map_id) for one in found[start : start + size]]
+    return paged(items, page_no, size, start + size < len(found), len(found))
+
+
+async def _assets(
+    context: RequestContext, caller: Caller, asset: str | None, unit_map: dict[str, Any] | None
+) -> list[str]:
+    """The assets searched: the map's, else the one named, else all the key may see."""
+    if unit_map is not None:
+        owner = unit_map.get("asset_id")
+        return [owner] if owner and asset in (None, owner) else []
+    if asset is not None:
+        return [asset] if caller.may_see(asset) else []
+    found = await cached_reads.find_list(
+        context.store, c.ASSETS, caller.scope_filter("_id"), [("_id", 1)], projection={"_id": 1}
+    )
+    return [str(doc["_id"]) for doc in found]
+
+
+def _filtered(
+    index: SearchIndex, matches: list[Match], map_id: str | None, floor_id: str | None
+) -> list[Found]:
+    found = []
+    for match in matches:
+        place = index.places[match.place]
+        if floor_id is not None and floor_id not in place.floors:
+            continue
+        if map_id is not None and place.location_on(map_id) is None:
+            continue
+        found.append(Found(index, place, match))
+    return found
+
+
+async def _walked(
+    context: RequestContext, unit_map: dict[str, Any], near: str, mode: int, found: list[Found]
+) -> list[Found]:
+    """Each result with its walk from `near` (one search from it to them all)."""
+    waypoints = await map_waypoints(context, unit_map, None)
+    if near not in waypoints:
+        errors = FieldErrors()
+        errors.add("near", f"no location {near!r} on map {unit_map['id']!r}")
+        errors.raise_if_any()
+    if not unit_map.get("graph_file") or not found:
+        return found
+    levels = {level.get("floor_id") for level in unit_map.get("levels") or []}
+    targets: list[tuple[int, str]] = []  # (position in `found`, location id)
+    for position, one in enumerate(found):
+        spot = one.place.location_on(unit_map["id"])
+        if spot is None:
+            continue
+        floors = [floor.get("id") for floor in waypoints.get(spot[1], {}).get("floors", [])]
+        if levels == {None} or (floors and floors[0] in levels):  # else it cannot be placed
+            targets.append((position, spot[1]))
+    named = [("near", {"id": near}), *((f"near.{i}", {"id": loc}) for i, loc in targets)]
+    points = await place_waypoints(context, unit_map, named)
+    loaded = await map_graph(context, unit_map)
+    cells = await on_graph(loaded, loaded.matrix, mode, points[:1], points[1:], stoppable=True)
+    walked = list(found)
+    for (position, _), cell in zip(targets, cells[0], strict=True):
+        walked[position] = replace(found[position], cell=cell)
+    return walked
+
+
+def _order(one: Found) -> tuple[Any, ...]:
+    time = math.inf if one.cell is None else one.cell[1]
+    return (one.match.tier, time, one.place.sort_name, one.place.asset_id, one.place.id)
+
+
+def _item(one: Found, q: str, map_id: str | None) -> SearchResult:
+    place, cell = one.place, one.cell
+    spot = place.location_on(map_id)
+    return {
+        "kind": place.kind,
+        "id": place.id,
+        "name": place.name,
+        "asset_id": place.asset_id,
+        "floor_id": place.floor_id,
+        "map_id": None if spot is None else spot[0],
+        "location_id": None if spot is None else spot[1],
+        "category": place.category,
+        "score": one.index.score(one.match, q),
+        "matched": MATCHED[one.match.matched],
+        "distance": None if cell is None else rounded(cell[0]),
+        "time": None if cell is None else rounded(cell[1]),
+    }

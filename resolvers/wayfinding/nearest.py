@@ -1,0 +1,212 @@
+"""Nearest in one call (issue 47, point 4): a route's `to` may name candidates instead of
+one place (`nearest`: a search text `q`, E17's tag filter `tags`, or location `ids`),
+and the route goes to the one reached first.
+
+All candidates are measured by one multi-target search from the start (E18's 1 x N
+matrix on the walk graph: one Dijkstra, E18's numbers). The least time wins, then the
+least distance, then the least id, compared as E18 answers them (rounded to 2 decimals),
+so a client can check the choice with E18. `directions` then routes to the chosen place
+as to `{"id": chosen}`: the same answer as a plain route there, byte for byte.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from resolvers.context import RequestContext
+from resolvers.errors import FieldErrors
+from resolvers.limits import MAX_NEAREST_IDS, MAX_QUOTED_CHARS, MAX_SEARCH_CHARS
+from resolvers.paging import BY_ID
+from resolvers.tag_filter import Term, matches, parse_filter
+from resolvers.validation import check_id
+from resolvers.wayfinding.distances import (
+    Waypoint,
+    check_on_drawing,
+    floor_height_of,
+    level_finder,
+    map_graph,
+    map_waypoints,
+    on_graph,
+    place_waypoints,
+    rounded,
+)
+from storage import collections as c
+from storage.cache import cached_reads
+
+if TYPE_CHECKING:  # routing is imported by the functions that need it
+    from routing.matrix import Point
+
+FORMS = ("q", "tags", "ids")  # exactly one of them
+ALONE = ("id", "name", "x", "y", "floor_id")  # what a `nearest` waypoint may not have
+PLACE = "to.nearest"
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """A checked `nearest`: its form and what it holds."""
+
+    form: str  # one of FORMS
+    text: str = ""  # `q` or `tags` as given
+    terms: tuple[Term, ...] = ()
+    ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The candidate a route goes to. When none is reachable, the one nearest in a
+    straight line (E18's `euclidean`), so that the answer's `to` still names a place."""
+
+    location_id: str
+    reachable: bool
+    start_joins: bool  # whether the start joins the walk graph in the mode
+
+
+def check_nearest(errors: FieldErrors, waypoint: Waypoint) -> Wanted | None:
+    """What can be checked of a route's `to.nearest` without the database."""
+    nearest = waypoint["nearest"]
+    if any(waypoint.get(key) is not None for key in ALONE):
+        errors.add(PLACE, "must be alone in its waypoint: no id, name, x, y or floor with it")
+    given = [form for form in FORMS if nearest.get(form) is not None]
+    if len(given) != 1:
+        errors.add(PLACE, "must have exactly one of q, tags or ids")
+        return None
+    (form,) = given
+    if form == "q":
+        q = nearest["q"]
+        if not 1 <= len(q) <= MAX_SEARCH_CHARS:
+            errors.add(f"{PLACE}.q", f"must be from 1 to {MAX_SEARCH_CHARS} characters")
+        return Wanted(form, text=q)
+    if form == "tags":
+        tags = nearest["tags"]
+        if tags.strip() == "":
+            errors.add(f"{PLACE}.tags", "must have at least one term")
+        terms = parse_filter(errors, f"{PLACE}.tags", tags)
+        return Wanted(form, text=tags, terms=tuple(terms))
+    ids = list(nearest["ids"])
+    if len(ids) > MAX_NEAREST_IDS:
+        errors.add(f"{PLACE}.ids", f"must have at most {MAX_NEAREST_IDS} items")
+        return None
+    for index, id_ in enumerate(ids):
+        check_id(errors, f"{PLACE}.ids.{index}", id_)
+    return Wanted(form, ids=tuple(ids))
+
+
+async def choose(
+    context: RequestContext,
+    unit_map: dict[str, Any],
+    start: Waypoint,
+    wanted: Wanted,
+    mode_name: str,
+) -> Choice:
+    """The candidate with the least time from `start` in the mode (ties: distance, then
+    id). 422 for a start or a candidate not on the map, or no candidate at all."""
+    from routing.model import MODES
+
+    errors = FieldErrors()
+    start = dict(start)  # filled here for the search only; `directions` places it again
+    placed = await place_waypoints(context, unit_map, [("from", start)], errors)
+    found = await _candidates(context, unit_map, wanted, errors)
+    errors.raise_if_any()
+    (origin,) = placed
+    ids, points = list(found), list(found.values())
+    if unit_map.get("graph_file"):
+        loaded = await map_graph(context, unit_map)
+        check_on_drawing(loaded, [("from", start)], placed)
+        # The start among the targets: its own cell is (0, 0) when it joins the graph, None
+        # when it does not (a waypoint off the graph is in no route, not even to itself).
+        (cells,) = await on_graph(
+            loaded, loaded.matrix, MODES[mode_name], [origin], [origin, *points], stoppable=True
+        )
+        reached = [
+            (rounded(cell[1]), rounded(cell[0]), id_)
+            for id_, cell in zip(ids, cells[1:], strict=True)
+            if cell is not None
+        ]
+        if reached:
+            return Choice(min(reached)[2], reachable=True, start_joins=True)
+        return Choice(_by_line(context, unit_map, origin, found), False, cells[0] is not None)
+    return Choice(_by_line(context, unit_map, origin, found), reachable=False, start_joins=False)
+
+
+def _by_line(
+    context: RequestContext, unit_map: dict[str, Any], origin: Point, found: dict[str, Point]
+) -> str:
+    """The candidate nearest in a straight line (ties: id), as E18's `euclidean` measures."""
+    from routing.matrix import euclidean_matrix
+
+    feet_per_unit = unit_map.get("feet_per_unit") or 1.0
+    floor_height = floor_height_of(context, unit_map)
+    (cells,) = euclidean_matrix([origin], list(found.values()), feet_per_unit, floor_height, 1.0)
+    return min((rounded(cell[0]), id_) for id_, cell in zip(found, cells, strict=True) if cell)[1]
+
+
+async def _candidates(
+    context: RequestContext, unit_map: dict[str, Any], wanted: Wanted, errors: FieldErrors
+) -> dict[str, Point]:
+    """The candidates' points by location id, in id order. `ids` not on the map are
+    reported on their place; a search or filter that finds none, or no ids, on `to.nearest`."""
+    from routing.matrix import Point
+
+    if wanted.form == "ids":
+        ids: list[str] | tuple[str, ...] = wanted.ids
+    elif wanted.form == "tags":
+        ids = await _tagged(context, unit_map, wanted.terms)
+    else:
+        ids = await _searched(context, unit_map, wanted.text)
+    locations = await map_waypoints(context, unit_map, set(ids))
+    level_of = level_finder(unit_map)
+    own = FieldErrors()
+    found: dict[str, Point] = {}
+    for id_, location in sorted(locations.items()):
+        floors = location.get("floors") or [{}]
+        level = level_of(floors[0].get("id"))
+        if level is not None:
+            found[id_] = Point(float(location["x"]), float(location["y"]), level)
+    for index, id_ in enumerate(wanted.ids):
+        if id_ not in locations:
+            own.add(f"{PLACE}.ids.{index}", f"no location {id_!r} on this map")
+        elif id_ not in found:
+            floor = (locations[id_].get("floors") or [{}])[0].get("id")
+            own.add(
+                f"{PLACE}.ids.{index}",
+                f"location {id_!r} is on floor {floor!r}, which is not a level of this map",
+            )
+    if not found and not own:
+        own.add(PLACE, _none_found(wanted))
+    for name, messages in own.fields.items():
+        for message in messages:
+            errors.add(name, message)
+    return found
+
+
+def _none_found(wanted: Wanted) -> str:
+    """Why there is no candidate: an empty `ids`, or a text that finds nothing here."""
+    if wanted.form == "ids":
+        return "has no candidate: ids is empty"
+    text = wanted.text
+    quoted = text if len(text) <= MAX_QUOTED_CHARS else text[: MAX_QUOTED_CHARS - 3] + "..."
+    return f"has no candidate: no location of this map matches {wanted.form} {quoted!r}"
+
+
+TAG_FIELDS = {"tags.key": 1, "tags.value": 1}  # what the filter reads (no timestamps)
+
+
+async def _tagged(
+    context: RequestContext, unit_map: dict[str, Any], terms: tuple[Term, ...]
+) -> list[str]:
+    """The ids of the map's locations that pass E17's tag filter (its own rule:
+    `tag_filter.matches`): one read of the map's locations' tags."""
+    query = {"unit_map_id": unit_map["id"]}
+    found = await cached_reads.find_list(
+        context.store, c.LOCATIONS, query, BY_ID, projection=TAG_FIELDS
+    )
+    wanted = list(terms)
+    return [doc["_id"] for doc in found if matches(wanted, doc.get("tags", ()))]
+
+
+async def _searched(context: RequestContext, unit_map: dict[str, Any], q: str) -> list[str]:
+    """The location ids on the map of every place the search index finds for `q`."""
+    from resolvers.search.lookup import map_location_ids
+
+    return await map_location_ids(context, unit_map, q)
