@@ -36,6 +36,16 @@ warnings.filterwarnings("ignore", message="Couldn't reach some vertices", catego
 PROPORTIONAL = (WALK, LINK, RAMP, ESCALATOR)  # time = length / speed: may be contracted
 SMALL_GRAPH_EDGES = 5000
 TRACE_CHECK_NODES = 4096  # nodes of a chain walked between two looks at `stop`
+# Seconds past the least time within which `closest` measures a target's path: two
+# times that round to the same hundredth differ by less than 0.01 (and floating sums of
+# one path in another order by far less).
+CLOSEST_SLACK = 0.02
+# Joins of nearest routes' candidates kept per mode of a loaded graph (`ModeGraph.joins`):
+# its node count, within these; each is about JOIN_BYTES (counted in
+# `LoadedGraph.memory_bytes`, as if all were kept).
+MIN_JOINS_KEPT = 64
+MAX_JOINS_KEPT = 4096
+JOIN_BYTES = 400
 
 
 @dataclass(frozen=True)
@@ -132,6 +142,9 @@ class ModeGraph:
             edges=_pairs(self.vertex_of[self.chain_a], self.vertex_of[self.chain_b]),
         )
         self.time_list: list[float] = self.chain_time.tolist()
+        # Joins of candidates, kept (`joins`): as many as the graph has nodes, within bounds.
+        self.joins_kept = min(MAX_JOINS_KEPT, max(MIN_JOINS_KEPT, graph.node_count))
+        self._joined: dict[Point, Join | None] = {}
         walk = kept[graph.edge_kind[kept] == WALK]
         self.walk_by_level = {
             int(level): walk[graph.node_level[graph.edge_u[walk]] == level]
@@ -224,8 +237,25 @@ class ModeGraph:
                 found[i] = (edge, along, gap)
         return found
 
-    def joins(self, points: Sequence[Point], stop: Stop | None = None) -> list[Join | None]:
-        """Where each point joins this mode's contracted graph: its segment's chain."""
+    def joins(
+        self, points: Sequence[Point], stop: Stop | None = None, keep: Sequence[Point] = ()
+    ) -> list[Join | None]:
+        """Where each point joins this mode's contracted graph: its segment's chain. The
+        joins of `keep` (a nearest route's candidates: a map's locations, asked again and
+        again) are kept, at most `joins_kept` of them, all dropped when full."""
+        kept = self._joined  # another thread may start a new dict meanwhile
+        known = {point: kept[point] for point in points if point in kept}
+        missing = [point for point in dict.fromkeys(points) if point not in known]
+        if missing:
+            known.update(zip(missing, self._joins(missing, stop), strict=True))
+            new = [point for point in dict.fromkeys(keep) if point in known and point not in kept]
+            if len(kept) + len(new) > self.joins_kept:
+                kept = self._joined = {}
+            if len(new) <= self.joins_kept:
+                kept.update((point, known[point]) for point in new)
+        return [known[point] for point in points]
+
+    def _joins(self, points: Sequence[Point], stop: Stop | None) -> list[Join | None]:
         graph = self.loaded.graph
         result: list[Join | None] = []
         for nearest in self.nearest_segments(points):
@@ -248,6 +278,7 @@ class ModeGraph:
         points: Sequence[Point],
         pairs: Sequence[tuple[Point, Point]],
         stop: Stop | None = None,
+        keep: Sequence[Point] = (),
     ) -> Augmented:
         """A copy of the contracted graph with `points` (distinct) as vertices, each
         joined to its chain's two ends, and a direct edge for each of `pairs` on the
@@ -255,7 +286,7 @@ class ModeGraph:
         import numpy as np
 
         vertex = {point: self.graph.vcount() + index for index, point in enumerate(points)}
-        joins = dict(zip(points, self.joins(points, stop), strict=True))
+        joins = dict(zip(points, self.joins(points, stop, keep), strict=True))
         extra: list[tuple[int, int]] = []
         extra_length: list[float] = []
         for point, join in joins.items():
@@ -295,6 +326,49 @@ class ModeGraph:
             [vertex[p] for p in targets],
             stop,
         )
+
+    def closest(
+        self, source: Point, targets: Sequence[Point], stop: Stop | None = None
+    ) -> list[tuple[int, Cell]] | None:
+        """The targets reached first from `source` (their positions in `targets`), each with
+        its cell as `matrix` measures it; [] when none is reachable, None when `source`
+        joins no walk line. One Dijkstra gives every target's time; only those within
+        CLOSEST_SLACK of the least (ties once rounded to hundredths) are measured along
+        their paths, so a nearest route pays for one search, not for N paths."""
+        points = list(dict.fromkeys([source, *targets]))
+        found = self.augmented(points, [(source, target) for target in targets], stop, targets)
+        if found.joins[source] is None:
+            return None
+        vertex = found.vertex
+        begin = vertex[source]
+        ends = [vertex[target] for target in targets]
+        distinct = list(dict.fromkeys(ends))  # igraph refuses a target twice
+        checked(stop)
+        time_of = dict(
+            zip(distinct, found.graph.distances(begin, distinct, weights=found.time_list)[0])
+        )
+        reached = [
+            (time_of[end], index)
+            for index, end in enumerate(ends)
+            if math.isfinite(time_of[end]) and found.joins[targets[index]] is not None
+        ]
+        if not reached:
+            return []
+        least = min(reached)[0]
+        near = [index for time, index in reached if time <= least + CLOSEST_SLACK]
+        unjoined = {vertex[point] for point, join in found.joins.items() if join is None}
+        picked = [ends[index] for index in near]
+        (cells,) = _solve(
+            found.graph,
+            found.lengths,
+            found.times,
+            found.time_list,
+            unjoined,
+            [begin],
+            picked,
+            stop,
+        )
+        return list(zip(near, cells, strict=True))
 
     def chain_path(self, chain: int, stop: Stop | None = None) -> tuple[list[int], list[int]]:
         """A chain's nodes and edges in order from its first end to its second:
@@ -394,13 +468,21 @@ class LoadedGraph:
     @property
     def memory_bytes(self) -> int:
         """An upper estimate of what it holds once queried on every level: 143-229 bytes
-        per node and edge measured (RSS, generated graphs of 54,000-163,000 of them)."""
-        return LOADED_BYTES_PER_ELEMENT * (self.graph.node_count + self.graph.edge_count)
+        per node and edge measured (RSS, generated graphs of 54,000-163,000 of them),
+        and its kept joins."""
+        joins = sum(mode.joins_kept for mode in self.modes.values()) * JOIN_BYTES
+        return LOADED_BYTES_PER_ELEMENT * (self.graph.node_count + self.graph.edge_count) + joins
 
     @property
     def is_small(self) -> bool:
         """Small enough to answer on the event loop (a thread hand-off costs more)."""
         return self.graph.edge_count < SMALL_GRAPH_EDGES
+
+    def closest(
+        self, mode: int, source: Point, targets: Sequence[Point], stop: Stop | None = None
+    ) -> list[tuple[int, Cell]] | None:
+        """`ModeGraph.closest` in `mode`."""
+        return self.modes[mode].closest(source, targets, stop)
 
     def matrix(
         self,

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors
-from resolvers.limits import MAX_NEAREST_IDS, MAX_QUOTED_CHARS, MAX_SEARCH_CHARS
+from resolvers.limits import MAX_NEAREST_IDS, MAX_QUOTED_CHARS
 from resolvers.paging import BY_ID
+from resolvers.search.text import check_text
 from resolvers.tag_filter import Term, matches, parse_filter
 from resolvers.validation import check_id
 from resolvers.wayfinding.distances import (
@@ -73,10 +74,8 @@ def check_nearest(errors: FieldErrors, waypoint: Waypoint) -> Wanted | None:
         return None
     (form,) = given
     if form == "q":
-        q = nearest["q"]
-        if not 1 <= len(q) <= MAX_SEARCH_CHARS:
-            errors.add(f"{PLACE}.q", f"must be from 1 to {MAX_SEARCH_CHARS} characters")
-        return Wanted(form, text=q)
+        check_text(errors, f"{PLACE}.q", nearest["q"])
+        return Wanted(form, text=nearest["q"])
     if form == "tags":
         tags = nearest["tags"]
         if tags.strip() == "":
@@ -113,19 +112,19 @@ async def choose(
     if unit_map.get("graph_file"):
         loaded = await map_graph(context, unit_map)
         check_on_drawing(loaded, [("from", start)], placed)
-        # The start among the targets: its own cell is (0, 0) when it joins the graph, None
-        # when it does not (a waypoint off the graph is in no route, not even to itself).
-        (cells,) = await on_graph(
-            loaded, loaded.matrix, MODES[mode_name], [origin], [origin, *points], stoppable=True
+        # One search gives every candidate's time; only the first ones are measured along
+        # their paths (`closest`), as E18 would measure them.
+        closest = await on_graph(
+            loaded, loaded.closest, MODES[mode_name], origin, points, stoppable=True
         )
         reached = [
-            (rounded(cell[1]), rounded(cell[0]), id_)
-            for id_, cell in zip(ids, cells[1:], strict=True)
+            (rounded(cell[1]), rounded(cell[0]), ids[index])
+            for index, cell in closest or ()
             if cell is not None
         ]
         if reached:
             return Choice(min(reached)[2], reachable=True, start_joins=True)
-        return Choice(_by_line(context, unit_map, origin, found), False, cells[0] is not None)
+        return Choice(_by_line(context, unit_map, origin, found), False, closest is not None)
     return Choice(_by_line(context, unit_map, origin, found), reachable=False, start_joins=False)
 
 

@@ -20,6 +20,9 @@ from rest.limits.values import (
     GRAPH_CACHE,
     GRAPH_ELEMENT,
     GRAPHQL_CACHE,
+    JOIN_SIZE,
+    JOINS_MAX,
+    JOINS_MIN,
     KEEP_WHOLE,
     KEY_LOOKUPS,
     LOG_LINE,
@@ -85,11 +88,13 @@ CACHES_ROWS: tuple[Limit, ...] = (
     Limit(
         CACHES,
         f"Walk graphs of maps, loaded ({count(GRAPH_ELEMENT.value)} bytes per node and edge "
-        "counted: 143-229 measured once queried on every level)",
+        "counted: 143-229 measured once queried on every level; and, per mode, the joins of "
+        f"nearest routes' candidates, as many as its nodes from {count(JOINS_MIN.value)} to "
+        f"{count(JOINS_MAX.value)}, {count(JOIN_SIZE.value)} bytes each)",
         size(GRAPH_CACHE.value * MIB),
         GRAPH_CACHE.code,
         "map id and its graph file",
-        (GRAPH_CACHE, GRAPH_ELEMENT),
+        (GRAPH_CACHE, GRAPH_ELEMENT, JOINS_MIN, JOINS_MAX, JOIN_SIZE),
     ),
     Limit(
         CACHES,

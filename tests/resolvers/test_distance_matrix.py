@@ -23,7 +23,12 @@ from resolvers.limits import SIDE_CACHE_SHARE
 from resolvers.wayfinding.graph_cache import load_waypoints
 from resolvers.wayfinding.versioned_cache import KEY_BYTES, waypoints_bytes
 from rest.app import create_app
-from routing.matrix import LOADED_BYTES_PER_ELEMENT
+from routing.matrix import (
+    JOIN_BYTES,
+    LOADED_BYTES_PER_ELEMENT,
+    MAX_JOINS_KEPT,
+    MIN_JOINS_KEPT,
+)
 from routing.model import graph_from_bytes
 from storage import collections as c
 from storage.demo.install import install_demo
@@ -1234,7 +1239,10 @@ async def test_readyz_shows_the_bytes_of_the_loaded_graph_and_waypoints(env):
     budget = Settings().graph_cache_mb * 1024 * 1024
     assert ready["walk_graphs"] == {
         "entries": 1,
-        "bytes_used": LOADED_BYTES_PER_ELEMENT * elements + KEY_BYTES + len("map-b2"),
+        "bytes_used": LOADED_BYTES_PER_ELEMENT * elements
+        + 2 * min(MAX_JOINS_KEPT, max(MIN_JOINS_KEPT, graph.node_count)) * JOIN_BYTES
+        + KEY_BYTES
+        + len("map-b2"),
         "budget_bytes": budget,
     }
     assert ready["waypoints"] == {

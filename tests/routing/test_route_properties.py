@@ -128,3 +128,37 @@ def test_a_leg_ends_exactly_where_its_connector_stands():
         assert [ride.at for ride in found.rides] == [(0.1, 0.0)]
         assert found.legs[0].points[-1] == (0.1, 0.0)
         check_route(found, start, end, graph.feet_per_unit, FOOT)
+
+
+@SETTINGS
+@given(st.data())
+def test_the_closest_targets_are_the_matrix_rows_least(data):
+    """`closest` (one search, paths only for the first) names exactly the targets whose
+    time is the least of the matrix's row, with the matrix's cells; the joins it keeps
+    answer as fresh ones do, even once the kept ones overflow (issue 47, nearest)."""
+    network = data.draw(any_networks())
+    points = data.draw(free_points(len(network.walks)))
+    source, targets = points[0], points[1:] or points
+    _, loaded = build(network)
+    for mode in MODES:
+        (row,) = loaded.matrix(mode, [source], targets)
+        found = loaded.closest(mode, source, targets)
+        if loaded.matrix(mode, [source], [source])[0][0] is None:
+            assert found is None
+            continue
+        assert found is not None
+        times = [cell[1] for cell in row if cell is not None]
+        if not times:
+            assert found == []
+            continue
+        least = min(times)
+        first = {index for index, cell in enumerate(row) if cell and close(cell[1], least)}
+        assert first <= {index for index, _ in found}
+        for index, cell in found:
+            assert cell is not None and row[index] is not None
+            assert close(cell[0], row[index][0]) and close(cell[1], row[index][1])
+            assert cell[1] <= least + 0.02
+        graph = loaded.modes[mode]
+        graph.joins_kept = 2  # every later call overflows it
+        assert graph.joins(targets, keep=targets) == graph._joins(targets, None)
+        assert graph.joins(targets, keep=targets) == graph._joins(targets, None)
