@@ -158,6 +158,13 @@ _PAGE = """<!doctype html>
             <span>To</span> <output id="to-name">not set</output>
             <button type="button" id="pick-to">Pick on map</button>
           </div>
+          <div id="nearest" class="nearest" role="group" aria-labelledby="nearest-title"
+               data-state="loading" hidden>
+            <span id="nearest-title">To the nearest</span>
+            <span id="nearest-buttons" class="nearest-buttons"></span>
+            <p id="nearest-hint" class="muted">Set From first: the nearest is counted from
+            there.</p>
+          </div>
           <div class="row">
             <label><input type="checkbox" id="wheelchair"> Wheelchair</label>
             <button type="button" id="swap-route">Swap</button>
@@ -180,7 +187,11 @@ _PAGE = """<!doctype html>
           <h2 id="locations-title">Locations</h2>
           <label>Tag filter <input type="text" id="tag-filter" spellcheck="false"
                  placeholder="svc:amenity==yes" autocomplete="off"></label>
-          <label>Search <input type="search" id="location-search" autocomplete="off"></label>
+          <label>Search <input type="search" id="location-search" autocomplete="off"
+                 maxlength="100" placeholder="Name, number or kind (restroom)"
+                 aria-describedby="search-status"></label>
+          <p id="search-status" class="muted" role="status" aria-live="polite"></p>
+          <p id="search-problem" class="problem" hidden></p>
           <p id="locations-problem" class="problem" hidden></p>
           <ul id="location-list" class="location-list" aria-label="Locations"></ul>
         </section>

@@ -106,6 +106,8 @@ async def test_every_file_of_the_page_is_ours_with_its_media_type(client):
         "route/steps.js",
         "route/vocabulary.json",
         "roving.js",
+        "search/nearest.js",
+        "search/places.js",
         "session.js",
         "units/attributes.js",
         "units/colours.js",
@@ -163,7 +165,7 @@ async def test_nothing_names_another_host(client):
 
 def test_imports_of_the_modules_are_relative_files_that_exist():
     modules = list(VIEWER_STATIC_DIR.rglob("*.js"))
-    assert len(modules) == 19
+    assert len(modules) == 21
     for path in modules:
         for target in re.findall(r'from "([^"]+)"', path.read_text(encoding="utf-8")):
             assert target.startswith(("./", "../")), (path, target)

@@ -7,6 +7,7 @@ export const FLAGS = [
   "locations-resource",
   "distances",
   "directions",
+  "search",
 ].join(", ");
 
 // Codes after which the key itself is the problem: ask for another one.
@@ -29,7 +30,9 @@ function problemsOf(fields) {
   return parts.length ? `: ${parts.join("; ")}` : "";
 }
 
-export async function graphql(key, query, variables) {
+// `signal` (optional, an AbortController's) drops a request a newer one made stale: the
+// search box asks once per pause in typing, and only the last answer counts.
+export async function graphql(key, query, variables, signal = null) {
   let response;
   try {
     response = await fetch("/graphql", {
@@ -43,14 +46,21 @@ export async function graphql(key, query, variables) {
       credentials: "omit",
       cache: "no-store",
       referrerPolicy: "no-referrer",
+      signal,
     });
   } catch (error) {
+    if (signal && signal.aborted) {
+      throw new ApiError("Replaced by a newer request", "ABORTED");
+    }
     throw new ApiError(`The server could not be reached (${error.message})`, "NETWORK");
   }
   let body;
   try {
     body = await response.json();
   } catch {
+    if (signal && signal.aborted) {
+      throw new ApiError("Replaced by a newer request", "ABORTED");
+    }
     throw new ApiError(`The server answered ${response.status} without JSON`, "HTTP");
   }
   if (Array.isArray(body.errors) && body.errors.length) {

@@ -10,9 +10,11 @@ import { drawDocument, drawHidden } from "./map/drawing.js";
 import { Labels } from "./map/labels.js";
 import { buildLegend } from "./units/legend.js";
 import { buildLevelSwitcher, markLevel } from "./map/levels.js";
-import { loadLocations, renderLocations, wireLocationList } from "./map/locations.js";
+import { loadLocations, wireLocationList } from "./map/locations.js";
 import { PanZoom } from "./map/panzoom.js";
 import { restop, rove } from "./roving.js";
+import { loadNearest, placeOf } from "./search/nearest.js";
+import { searchTyped, showPlaces } from "./search/places.js";
 import { forgetKey, readView, storedKey, storeKey, takeKeyFromFragment, writeView } from "./session.js";
 import { closeUnitPanel, openUnitPanel } from "./units/unit-panel.js";
 
@@ -321,7 +323,8 @@ function wireControls() {
     updateRoute(app);
   };
   byId("swap-route").onclick = () => {
-    [app.view.from, app.view.to] = [app.view.to, app.view.from];
+    // "The nearest" is no start: the place it chose is (or nothing, before an answer).
+    [app.view.from, app.view.to] = [placeOf(app, app.view.to), app.view.from];
     app.save();
     updateRoute(app);
   };
@@ -339,7 +342,7 @@ function wireControls() {
     pending = setTimeout(() => {
       app.view.tags = filter.value;
       app.save();
-      loadLocations(app);
+      loadLocations(app).then(() => showPlaces(app));
     }, 400);
   };
   const search = byId("location-search");
@@ -347,7 +350,7 @@ function wireControls() {
   search.oninput = () => {
     app.view.q = search.value;
     app.save();
-    renderLocations(app);
+    searchTyped(app);
   };
   wireLocationList();
   byId("forget-key").onclick = () => {
@@ -449,7 +452,9 @@ async function load() {
   // Then what the key may or may not see: each fails alone.
   loadOtherMaps();
   buildLegend(app);
+  loadNearest(app);
   await loadLocations(app);
+  await showPlaces(app);
   if (selected) {
     app.selectUnit(selected.id);
   }

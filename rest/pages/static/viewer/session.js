@@ -57,13 +57,17 @@ export function takeKeyFromFragment() {
   }
 }
 
-// A waypoint in the URL: `loc:<location id>` or `pt:<x>,<y>,<floor id>`.
+// A waypoint in the URL: `loc:<location id>`, `pt:<x>,<y>,<floor id>`, or (only as
+// `to`) `near:<search text>`, the nearest place the text finds (search/nearest.js).
 export function parseWaypoint(text) {
   if (!text) {
     return null;
   }
   if (text.startsWith("loc:") && text.length > 4) {
     return { kind: "location", id: text.slice(4) };
+  }
+  if (text.startsWith("near:") && text.slice(5).trim()) {
+    return { kind: "nearest", q: text.slice(5).trim() };
   }
   if (text.startsWith("pt:")) {
     const [x, y, ...floor] = text.slice(3).split(",");
@@ -87,6 +91,9 @@ export function waypointText(waypoint) {
   }
   if (waypoint.kind === "location") {
     return `loc:${waypoint.id}`;
+  }
+  if (waypoint.kind === "nearest") {
+    return `near:${waypoint.q}`;
   }
   return `pt:${rounded(waypoint.x, 3)},${rounded(waypoint.y, 3)},${waypoint.floorId || ""}`;
 }
@@ -112,6 +119,12 @@ export function boxText(box) {
   return [box.x, box.y, box.w, box.h].map((value) => rounded(value, 2)).join(",");
 }
 
+// A route starts at a place: "the nearest" is a destination only (the API refuses it as
+// `from`), so a link with `from=near:...` has no start.
+function startOf(waypoint) {
+  return waypoint && waypoint.kind === "nearest" ? null : waypoint;
+}
+
 // The view in the query string, in this order; defaults are left out.
 const FIELDS = ["level", "unit", "from", "to", "mode", "units", "group", "tags", "q", "paths", "box"];
 
@@ -120,7 +133,7 @@ export function readView() {
   return {
     level: query.get("level"),
     unit: query.get("unit"),
-    from: parseWaypoint(query.get("from")),
+    from: startOf(parseWaypoint(query.get("from"))),
     to: parseWaypoint(query.get("to")),
     mode: query.get("mode") === "wheelchair" ? "wheelchair" : "foot",
     units: ["m", "ft"].includes(query.get("units")) ? query.get("units") : null, // null: the locale's

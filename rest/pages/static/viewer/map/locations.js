@@ -1,6 +1,7 @@
 // The location list: the map's locations (E17, flag locations-resource) filtered on
 // the server by the tag filter (the same terms as E17: `key`, `-key`, `key==value`,
-// `key!=value`, comma-separated), and by name on the page.
+// `key!=value`, comma-separated). What the search box finds is listed by
+// search/places.js instead; without search, names are filtered here.
 
 import { graphql } from "../api.js";
 import { byId, clear, h, s, show } from "../dom.js";
@@ -30,8 +31,6 @@ export async function loadLocations(app) {
     app.knownLocations.set(location.id, location);
   }
   labelLocations(app);
-  renderLocations(app);
-  list.dataset.state = "ready";
 }
 
 export function floorOf(location) {
@@ -71,9 +70,10 @@ function nameOf(location) {
   return unitId ? `Unit ${unitId} (no name)` : `${location.id} (no name)`;
 }
 
-export function renderLocations(app) {
+// The list, filtered by `text` in names and ids when given (where search is not available).
+export function renderLocations(app, text = "") {
   const list = clear(byId("location-list"));
-  const needle = app.view.q.trim().toLowerCase();
+  const needle = text.trim().toLowerCase();
   const order = new Map(app.model.levels.map((level, index) => [level.floorId, index]));
   const shown = app.locations
     .filter((l) => !needle || l.name.toLowerCase().includes(needle) || l.id.toLowerCase().includes(needle))
@@ -96,6 +96,8 @@ export function renderLocations(app) {
     list.append(h("li", { class: "muted" }, app.locations.length ? "No match" : "No locations"));
   }
   list.dataset.count = String(shown.length);
+  list.dataset.source = "locations";
+  list.dataset.state = "ready";
 }
 
 // The list is one tab stop: up and down move between rows in the same column, left and

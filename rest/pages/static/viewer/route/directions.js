@@ -1,12 +1,14 @@
 // Directions: the `route` query (flag directions, permission
 // service.distances.calculate) between two waypoints, drawn leg by leg on the levels,
 // with its maneuvers as steps (steps.js). A new trip opens on the origin's level with
-// the first leg fitted into view (docs/viewer.md, "Directions").
+// the first leg fitted into view (docs/viewer.md, "Directions"). To may be "the nearest"
+// of a kind of place (search/nearest.js): the API chooses it, and its answer names it.
 
 import { graphql } from "../api.js";
 import { byId, clear, formatSeconds, h, s, show } from "../dom.js";
 import { formatDistance, shownUnits } from "./measure.js";
 import { waypointText } from "../session.js";
+import { keepChosen, markNearest, nearestName } from "../search/nearest.js";
 import { clearSteps, routeMarker, showSteps } from "./steps.js";
 
 const ROUTE = `query ViewerRoute($map: ID!, $from: WaypointInput!, $to: WaypointInput!,
@@ -37,6 +39,9 @@ const MIN_FIT_FEET = 30; // the smallest area a first leg is fitted into, each w
 const FIT_MARGIN = 0.15; // around the first leg, as a share of its larger side
 
 function waypointInput(waypoint) {
+  if (waypoint.kind === "nearest") {
+    return { nearest: { q: waypoint.q } };
+  }
   return waypoint.kind === "location"
     ? { id: waypoint.id }
     : { x: waypoint.x, y: waypoint.y, floorId: waypoint.floorId || null };
@@ -49,6 +54,9 @@ export function waypointName(app, waypoint) {
   if (waypoint.kind === "location") {
     const known = app.knownLocations.get(waypoint.id);
     return known ? known.name : waypoint.id;
+  }
+  if (waypoint.kind === "nearest") {
+    return nearestName(app, waypoint);
   }
   const where = waypoint.floorId ? ` on ${app.floorName(waypoint.floorId)}` : "";
   return `Point ${Math.round(waypoint.x)}, ${Math.round(waypoint.y)}${where}`;
@@ -237,6 +245,7 @@ export async function updateRoute(app) {
     app.placedTrip = app.linkedPlace ? tripOf(app.view) : null; // the link's view is kept
   }
   wireUnits(app);
+  markNearest(app);
   const units = shownUnits(app);
   showUnitsButton(units);
   byId("from-name").textContent = waypointName(app, app.view.from);
@@ -284,9 +293,12 @@ export async function updateRoute(app) {
   }
   for (const end of ["from", "to"]) {
     const given = answer[end];
-    if (given && given.id && given.name) {
+    if (given && given.id && given.name && !app.knownLocations.has(given.id)) {
       app.knownLocations.set(given.id, { id: given.id, name: given.name });
     }
+  }
+  if (app.view.to.kind === "nearest") {
+    keepChosen(app, answer.to);
   }
   byId("from-name").textContent = waypointName(app, app.view.from);
   byId("to-name").textContent = waypointName(app, app.view.to);
