@@ -110,6 +110,7 @@ class Match(NamedTuple):
 
 
 DIGITS = re.compile(r"\d+")
+MAX_TERMS = 12  # words of a query matched one by one; the whole query is compared too
 FIELD_BITS = 3  # a posting is place << FIELD_BITS | field: one 8-byte slot of an array
 
 
@@ -168,7 +169,9 @@ class SearchIndex:
     def find(self, query: str) -> list[Match]:
         """Every place `query` matches, once, with its best tier (unordered)."""
         said = phrase(query)
-        terms = said.split()
+        # Each term once, the first MAX_TERMS of them: every term is a pass over the
+        # postings of the words it meets ("r r r ... r", 50 times, took 185 ms).
+        terms = list(dict.fromkeys(said.split()))[:MAX_TERMS]
         if not terms:
             return []
         best = self._by_terms(terms)
