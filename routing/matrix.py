@@ -344,9 +344,8 @@ class ModeGraph:
         ends = [vertex[target] for target in targets]
         distinct = list(dict.fromkeys(ends))  # igraph refuses a target twice
         checked(stop)
-        time_of = dict(
-            zip(distinct, found.graph.distances(begin, distinct, weights=found.time_list)[0])
-        )
+        (times,) = found.graph.distances(begin, distinct, weights=found.time_list)
+        time_of = dict(zip(distinct, times, strict=True))
         reached = [
             (time_of[end], index)
             for index, end in enumerate(ends)

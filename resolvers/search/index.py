@@ -69,10 +69,10 @@ class Quality(IntEnum):
 
 
 SCORES = {Tier.EXACT: 1.0, Tier.PREFIX: 0.8, Tier.FUZZY: 0.6, Tier.CATEGORY: 0.4, Tier.TAG: 0.2}
-# Bytes one place costs the index beyond its text, measured with tracemalloc on the
-# benchmark's venue of 10,000 places (tests/benchmarks/test_search.py): its record, its
-# postings and its share of the vocabulary.
-PLACE_BYTES = 1_200
+# Bytes one place costs the index beyond its text: its record, its postings and its share
+# of the vocabulary. The benchmark's 10,000 places (tests/benchmarks/search.py) hold
+# 1,352 bytes each (tracemalloc); this and twice their text's characters make as much.
+PLACE_BYTES = 1_270
 
 
 @dataclass(slots=True)
@@ -110,6 +110,14 @@ class Match(NamedTuple):
 
 
 DIGITS = re.compile(r"\d+")
+
+
+def numbers(text: str) -> str:
+    """The digits of a text, in order: what a typo may not change ("b1 7h1" keeps
+    "b1 71"'s 171; "unit 102" is not "unit 101")."""
+    return "".join(DIGITS.findall(text))
+
+
 MAX_TERMS = 12  # words of a query matched one by one; the whole query is compared too
 FIELD_BITS = 3  # a posting is place << FIELD_BITS | field: one 8-byte slot of an array
 
@@ -184,11 +192,11 @@ class SearchIndex:
             offer(code >> FIELD_BITS, Tier.EXACT, Field(code & FIELD_MASK))
         edits = allowed_edits(said)
         if edits:
-            digits = DIGITS.findall(said)
+            digits = numbers(said)
             for text, _, _ in process.extract(
                 said, self._full_texts, scorer=OSA.distance, score_cutoff=edits, limit=None
             ):
-                if DIGITS.findall(text) != digits:
+                if numbers(text) != digits:
                     continue  # "unit 102" is another unit than "unit 101", not a typo of it
                 for code in self._phrases[text]:
                     if code & FIELD_MASK != Field.ID:
@@ -201,6 +209,8 @@ class SearchIndex:
         for word, quality in self._words(term):
             for code in self._postings.get(word, ()):
                 field_ = code & FIELD_MASK
+                if field_ == Field.ID and quality != Quality.WORD:
+                    continue  # an id's words are met whole: "9" is no beginning of "9f3c2a1e"
                 rank = _rank(field_, quality)
                 place = code >> FIELD_BITS
                 if rank < met.get(place, NO_RANK):
@@ -240,11 +250,11 @@ class SearchIndex:
             met[word] = Quality.WORD if word == term else Quality.PREFIX
         edits = allowed_edits(term)
         if edits:
-            digits = DIGITS.findall(term)
+            digits = numbers(term)
             for word, _, _ in process.extract(
                 term, self._vocabulary, scorer=OSA.distance, score_cutoff=edits, limit=None
             ):
-                if DIGITS.findall(word) == digits:  # numbers are never typos of others
+                if numbers(word) == digits:  # numbers are never typos of others
                     met.setdefault(word, Quality.TYPO)
         return list(met.items())
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from resolvers.search.categories import VALUE_KIND, category_of, category_rows
+from resolvers.search.categories import CATEGORIES, VALUE_KIND, category_of, category_rows
 from resolvers.search.index import Field, Place
 from resolvers.search.text import phrase
 from storage.collections import UNIT_ID_TAG
@@ -115,6 +115,13 @@ def _join_twins(
         del places[key]
 
 
+def named_kinds(name: str) -> tuple[str, ...]:
+    """The kinds an untagged place's name says it is: a name that is a category's word,
+    less its numbers ("WC", "Toilets 2", "Lift B" is not), as drawings name them."""
+    said = " ".join(word for word in phrase(name).split() if not word.isdigit())
+    return tuple(row.name for row in CATEGORIES if said in row.words)
+
+
 def _describe(place: Place, tags: list[tuple[str, str]]) -> None:
     """The place's category, the kinds it is of, and every other text that finds it,
     its name first."""
@@ -130,6 +137,8 @@ def _describe(place: Place, tags: list[tuple[str, str]]) -> None:
         place.category = value
         rows = category_rows(key, value)
         place.kinds = (VALUE_KIND + value.lower(), *(row.name for row in rows))
+    elif place.name:
+        place.kinds = named_kinds(place.name)
     for key, value in dict.fromkeys(tags):
         lowered = key.lower()
         if lowered in NAME_KEYS or lowered.startswith("name:"):

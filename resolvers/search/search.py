@@ -10,6 +10,7 @@ docs/api.md, "Search".
 
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypedDict
@@ -37,6 +38,9 @@ from storage.cache import cached_reads
 
 if TYPE_CHECKING:
     from routing.matrix import Cell
+
+
+PARTIAL_SHARE = 8  # a page within the first eighth of the matches is sorted partially
 
 
 class SearchResult(TypedDict):
@@ -107,9 +111,8 @@ async def search(
         found.extend(_filtered(index, index.find(q), unit_map_id, floor_id))
     if unit_map is not None and near is not None:
         found = await _walked(context, unit_map, near, MODES[mode or "foot"], found)
-    found.sort(key=_order)
     start = (page_no - 1) * size
-    items = [_item(one, q, unit_map_id) for one in found[start : start + size]]
+    items = [_item(one, q, unit_map_id) for one in _ranked(found, start + size)[start:]]
     return paged(items, page_no, size, start + size < len(found), len(found))
 
 
@@ -170,6 +173,14 @@ async def _walked(
     for (position, _), cell in zip(targets, cells[0], strict=True):
         walked[position] = replace(found[position], cell=cell)
     return walked
+
+
+def _ranked(found: list[Found], count: int) -> list[Found]:
+    """The first `count` in order: a partial sort when they are few of many ("room" with
+    a typo meets 4,578 places of 10,000, for a page of 10)."""
+    if count < len(found) // PARTIAL_SHARE:
+        return heapq.nsmallest(count, found, key=_order)
+    return sorted(found, key=_order)
 
 
 def _order(one: Found) -> tuple[Any, ...]:

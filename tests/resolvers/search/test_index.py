@@ -74,7 +74,11 @@ def test_a_repeated_term_counts_once_and_terms_past_the_limit_are_not_asked():
     assert found(many) == []
     prefixes = ["conference"[:n] for n in range(1, 11)] + ["r", "ro"]
     assert len(prefixes) == MAX_TERMS
-    assert found(" ".join([*prefixes, "nowhere"])) == found(" ".join(prefixes)) == [
-        ("u-1", Tier.PREFIX, Field.NAME),
-        ("u-2", Tier.PREFIX, Field.NAME),
-    ]
+    assert (
+        found(" ".join([*prefixes, "nowhere"]))
+        == found(" ".join(prefixes))
+        == [
+            ("u-1", Tier.PREFIX, Field.NAME),
+            ("u-2", Tier.PREFIX, Field.NAME),
+        ]
+    )
