@@ -1,5 +1,6 @@
-"""The venue's locations: listed units, amenities, occupants at their anchors and
-anchors no occupant names, each placed on every map of its level.
+"""The venue's locations: listed units, the units of elevators, stairs and escalators,
+amenities, occupants at their anchors and anchors no occupant names, each placed on every
+map of its level.
 """
 
 from __future__ import annotations
@@ -12,6 +13,15 @@ from shapely.geometry import Point
 from parsing.imdf.projection import Canvas
 from parsing.imdf.read import Feature
 from storage.imdf.venue import Venue
+
+# IMDF unit categories of the ways between levels (ramps too: a wheelchair's).
+CONNECTOR_CATEGORIES = frozenset(
+    {"elevator", "escalator", "stairs", "steps", "ramp", "movingwalkway"}
+)
+
+
+def _connector_tags(category: str) -> tuple[tuple[str, str], ...]:
+    return (("imdf:feature", "unit"), ("imdf:category", category), ("svc:connector", "yes"))
 
 
 @dataclass(frozen=True)
@@ -41,6 +51,13 @@ def read_places(venue: Venue, unnamed: dict[str, str]) -> list[Place]:
         )
         for unit_id, unit in venue.units.items()
         if unit.listed
+    ]
+    # Elevators, stairs and escalators are drawn, not listed as units (venue.DRAWN_ONLY),
+    # yet they are what "the nearest lift" looks for: each is a location.
+    found += [
+        Place(unit_id, unit.name, unit.level, unit.point, _connector_tags(unit.category))
+        for unit_id, unit in venue.units.items()
+        if not unit.listed and unit.category.partition(".")[0] in CONNECTOR_CATEGORIES
     ]
     for feature in venue.archive.of("amenity"):
         where = _amenity_place(venue, feature)

@@ -187,7 +187,15 @@ async def test_locations_of_units_amenities_and_occupants(env):
         "svc:id": env.venue.units["A0"],
         "imdf:category": "room",
     }
-    assert len(found) == 6 + 2
+    # Elevators and stairs are drawn, not units, yet places people look for (issue 47).
+    lift = by_id[f"{env.venue.units['E0']}@{stack}"]
+    assert (lift["name"], lift["floors"]) == ("Room E0", [{"id": env.venue.levels[0]}])
+    assert {t["key"]: t["value"] for t in lift["tags"]} == {
+        "imdf:feature": "unit",
+        "imdf:category": "elevator",
+        "svc:connector": "yes",
+    }
+    assert len(found) == 6 + 2 + 4  # rooms, amenity and occupant, elevators and stairs
 
 
 async def test_geojson_gives_back_the_archive_coordinates(env):

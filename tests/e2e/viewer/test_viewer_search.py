@@ -460,8 +460,9 @@ def venue(db_server, venue_key, tmp_path_factory) -> Iterator[Site]:
 
 
 def test_on_an_imdf_venue_restrooms_of_every_level_and_the_nearest_one(venue):
-    """Harbourside Exchange has restrooms on each of its four levels and a café: the
-    buttons are those two kinds; "washroom" lists all eight restrooms with their floors;
+    """Harbourside Exchange has restrooms on each of its four levels, lifts and a café:
+    the buttons are those three kinds (its lifts are drawn, not units, yet places);
+    "washroom" lists all eight restrooms with their floors;
     "Restroom" from the First Floor's open-plan office goes to one on that floor."""
     start = api(venue, SEARCH, q="open plan", map=VENUE)["search"]["data"]
     assert [(one["name"], one["floorId"]) for one in start] == [("Open Plan", FIRST_FLOOR)]
@@ -470,6 +471,7 @@ def test_on_an_imdf_venue_restrooms_of_every_level_and_the_nearest_one(venue):
     wait_until_loaded(venue, session)
     assert [(b["text"], b["label"], b["disabled"]) for b in js(venue, session, NEAREST)] == [
         ("Restroom", "Nearest restroom", False),
+        ("Elevator", "Nearest elevator", False),
         ("Food", "Nearest food", False),
     ]
 
