@@ -18,7 +18,12 @@ so that the ratio between the two is floorgate's own overhead:
   a bounded queue per subscriber (the group, the key's assets and `?asset=` filtered),
   `retry:` first, a heartbeat comment every 15 s, the events as floorgate writes them.
   No resume (`Last-Event-ID`: a fresh subscription reads nothing from the log, in
-  floorgate neither but for one query) and no per-key cap on open streams.
+  floorgate neither but for one query) and no per-key cap on open streams;
+- `GET /v1/search?q=&asset=&page=&per-page=` (`search`): the key, the `search` flag, the
+  asset scope, then one `find` on `locations`: every word of `q` the beginning of a word
+  of the name (a case-insensitive `$regex` per word, no typos, no accents folded, no
+  index), sorted by name, skip, limit N + 1; each location as floorgate's item (a unit's
+  by its `svc:id` tag), the paging object as E6's.
 
 No GraphQL, rate limit, request id, security headers, time budget or input checks
 beyond what the query needs. Served by uvicorn with its defaults (one worker; uvloop and
@@ -37,6 +42,7 @@ import asyncio
 import contextlib
 import hashlib
 import hmac
+import re
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -73,6 +79,10 @@ ASSET_FIELDS = (  # floorgate's AssetFields (rest/v1/documents.py), in its order
 EVENT_FIELDS = ("group_id", "attribute_id", "asset_id", "unit_id", "at")
 ATTRIBUTES_FLAG = "unit-attributes-resource"
 ATTRIBUTES_READ = "service.unit-attributes.read"
+SEARCH_FLAG = "search"
+SEARCH_PER_PAGE, SEARCH_MAX_PER_PAGE = 10, 50  # floorgate's default and limit
+SEARCH_FIELDS = {"name": 1, "unit_map_id": 1, "floors": 1, "tags": 1, "asset_id": 1}
+CATEGORY_KEYS = ("imdf:category", "svc:category", "amenity", "shop", "leisure")
 MAX_QUEUED = 1_000  # floorgate's: a subscriber further behind is cut off
 HEARTBEAT_SECONDS = 15.0
 
@@ -236,17 +246,67 @@ class Server:
             return error(404, "Not found")
         return json({"id": document["_id"], **{name: document.get(name) for name in ASSET_FIELDS}})
 
+    async def search(self, request: Request) -> Response:
+        """Places whose name has a word beginning with each word of `q`, by name."""
+        key = await self.key(request)
+        if isinstance(key, Response):
+            return key
+        if SEARCH_FLAG not in flags_of(request):
+            return error(404, "Not found")
+        q = request.query_params.get("q", "")
+        terms = re.findall(r"\w+", q)
+        try:
+            page = int(request.query_params.get("page", "1"))
+            per_page = int(request.query_params.get("per-page", str(SEARCH_PER_PAGE)))
+        except ValueError:
+            return error(422, "Resource validation failed")
+        if not terms or len(q) > 100 or page < 1 or per_page < 1:
+            return error(422, "Resource validation failed")
+        per_page = min(per_page, SEARCH_MAX_PER_PAGE)
+        query: dict[str, Any] = {
+            "$and": [
+                {"name": {"$regex": f"\\b{re.escape(term)}", "$options": "i"}} for term in terms
+            ]
+        }
+        asset = request.query_params.get("asset")
+        assets = key.get("assets")
+        if asset is not None:
+            if assets is not None and asset not in assets:
+                return json({"paging": self.paging(request, page, per_page, False), "data": []})
+            query["asset_id"] = asset
+        elif assets is not None:
+            query["asset_id"] = {"$in": sorted(assets)}
+        assert self.db is not None
+        cursor = (
+            self.db["locations"]
+            .find(query, SEARCH_FIELDS)
+            .sort([("name", 1), ("_id", 1)])
+            .skip((page - 1) * per_page)
+            .limit(per_page + 1)
+        )
+        documents = await cursor.to_list()
+        data = [search_item(document) for document in documents[:per_page]]
+        paging = self.paging(request, page, per_page, len(documents) > per_page)
+        return json({"paging": paging, "data": data})
+
+    def paging(self, request: Request, page: int, per_page: int, more: bool) -> dict[str, Any]:
+        raw_path = request.scope["raw_path"].decode("latin-1")
+        query_items = request.query_params.multi_items()
+        return {
+            "per_page": per_page,
+            "current_page": page,
+            "prev_url": self.page_url(
+                raw_path, query_items, page - 1 if page > 1 else None, per_page
+            ),
+            "next_url": self.page_url(raw_path, query_items, page + 1 if more else None, per_page),
+        }
+
     async def changes(self, request: Request) -> Response:
         """Live changes of a group's assignments as Server-Sent Events."""
         key = await self.key(request)
         if isinstance(key, Response):
             return key
-        flags = {
-            flag.strip()
-            for line in request.headers.getlist("experimental-flags")
-            for flag in line.split(",")
-        }
-        if ATTRIBUTES_FLAG not in flags:
+        if ATTRIBUTES_FLAG not in flags_of(request):
             return error(404, "Not found")
         if ATTRIBUTES_READ not in key.get("permissions", []):
             return error(403, "Forbidden")
@@ -282,6 +342,35 @@ class Server:
             self.hub.subscribers.discard(subscriber)
 
 
+def flags_of(request: Request) -> set[str]:
+    return {
+        flag.strip()
+        for line in request.headers.getlist("experimental-flags")
+        for flag in line.split(",")
+    }
+
+
+def search_item(location: dict[str, Any]) -> dict[str, Any]:
+    """A location as floorgate's search item: the unit it stands for, if any."""
+    tags = {tag.get("key"): tag.get("value") for tag in location.get("tags") or ()}
+    unit = tags.get("svc:id")
+    floors = location.get("floors") or [{}]
+    return {
+        "kind": "unit" if unit else "location",
+        "id": unit or location["_id"],
+        "name": location.get("name"),
+        "asset_id": location.get("asset_id"),
+        "floor_id": floors[0].get("id"),
+        "map_id": location.get("unit_map_id"),
+        "location_id": location["_id"],
+        "category": next((tags[k] for k in CATEGORY_KEYS if tags.get(k)), None),
+        "score": 1.0,
+        "matched": "name",
+        "distance": None,
+        "time": None,
+    }
+
+
 def json(body: Any, status: int = 200) -> Response:
     return Response(orjson.dumps(body), status, media_type="application/json")
 
@@ -295,6 +384,7 @@ def create_app(uri: str, database: str, public_url: str) -> Starlette:
     routes = [
         Route("/v1/units", server.list_units, methods=["GET"]),
         Route("/v1/assets/{asset}", server.get_asset, methods=["GET"]),
+        Route("/v1/search", server.search, methods=["GET"]),
         Route("/v1/units/attribute-groups/{group}/units/changes", server.changes, methods=["GET"]),
     ]
     return Starlette(routes=routes, lifespan=server.lifespan)
