@@ -21,6 +21,9 @@ MAX_SEARCH_CHARS = 100
 # at most (a larger `per-page` is clamped, as for every list).
 DEFAULT_SEARCH_PER_PAGE = 10
 MAX_SEARCH_PER_PAGE = 50
+# Assets one search covers without `asset` or `map`: each is an index to build and ask
+# (422 on `asset` past it, for a key that may see more).
+MAX_SEARCH_ASSETS = 100
 MAX_INPUT_ITEMS = 10000  # items of any one list in a request body or GraphQL variables
 # JSON request bodies longer than this are parsed and checked on the CPU pool
 # (`storage.cpu`), not on the event loop (rest/v1/json_body.py).

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from resolvers.auth.keys import Caller
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors
-from resolvers.limits import DEFAULT_SEARCH_PER_PAGE, MAX_SEARCH_PER_PAGE
+from resolvers.limits import DEFAULT_SEARCH_PER_PAGE, MAX_SEARCH_ASSETS, MAX_SEARCH_PER_PAGE
 from resolvers.paging import Page, paged
 from resolvers.reads import visible_map
 from resolvers.search.index import MATCHED, Match, Place, SearchIndex
@@ -126,8 +126,22 @@ async def _assets(
     if asset is not None:
         return [asset] if caller.may_see(asset) else []
     found = await cached_reads.find_list(
-        context.store, c.ASSETS, caller.scope_filter("_id"), [("_id", 1)], projection={"_id": 1}
+        context.store,
+        c.ASSETS,
+        caller.scope_filter("_id"),
+        [("_id", 1)],
+        limit=MAX_SEARCH_ASSETS + 1,
+        projection={"_id": 1},
     )
+    if len(found) > MAX_SEARCH_ASSETS:
+        # Each asset is an index built and asked: past a few, a search must name its asset.
+        errors = FieldErrors()
+        errors.add(
+            "asset",
+            f"is required when the key may see more than {MAX_SEARCH_ASSETS} assets "
+            "(or `unitMapId`, REST `map`)",
+        )
+        errors.raise_if_any()
     return [str(doc["_id"]) for doc in found]
 
 

@@ -55,6 +55,7 @@ from rest.limits.values import (
     RECORD,
     REQUEST_TIME,
     REQUIRED,
+    SEARCH_ASSETS,
     SEARCH_CHARS,
     SEARCH_MAX_PAGE,
     SEARCH_PAGE,
@@ -214,13 +215,15 @@ REST_INPUTS_ROWS: tuple[Limit, ...] = (
     ),
     Limit(
         REST_INPUTS,
-        "A search (`GET /v1/search`): its text `q`, and `per-page`",
+        "A search (`GET /v1/search`): its text `q`, `per-page`, and the assets it covers "
+        "without `asset` or `map`",
         f"{count(SEARCH_CHARS.value)} characters; {count(SEARCH_PAGE.value)} results by "
-        f"default, at most {count(SEARCH_MAX_PAGE.value)}",
-        names(SEARCH_CHARS, SEARCH_PAGE, SEARCH_MAX_PAGE),
+        f"default, at most {count(SEARCH_MAX_PAGE.value)}; {count(SEARCH_ASSETS.value)} assets",
+        names(SEARCH_CHARS, SEARCH_PAGE, SEARCH_MAX_PAGE, SEARCH_ASSETS),
         f"422 on `q`: `must be from 1 to {whole(SEARCH_CHARS.value)} characters`; `per-page` "
-        f"clamped to {whole(SEARCH_MAX_PAGE.value)}",
-        (SEARCH_CHARS, SEARCH_PAGE, SEARCH_MAX_PAGE),
+        f"clamped to {whole(SEARCH_MAX_PAGE.value)}; 422 on `asset`: `is required when the "
+        f"key may see more than {whole(SEARCH_ASSETS.value)} assets`",
+        (SEARCH_CHARS, SEARCH_PAGE, SEARCH_MAX_PAGE, SEARCH_ASSETS),
     ),
     Limit(
         REST_INPUTS,

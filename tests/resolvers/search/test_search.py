@@ -310,3 +310,28 @@ async def test_readyz_reports_the_search_indexes(demo):
     figures = (await demo.client.get("/readyz")).json()["search_indexes"]
     assert figures["entries"] >= 1
     assert 0 < figures["bytes_used"] <= figures["budget_bytes"] == 64 * 1024 * 1024
+
+
+@pytest.mark.security
+async def test_a_key_of_many_assets_names_the_one_it_searches(client, keys, monkeypatch):
+    """Each asset searched is an index built and asked: a key that may see more than
+    MAX_SEARCH_ASSETS must name one (or a map); the fixture's key sees three."""
+    monkeypatch.setattr("resolvers.search.search.MAX_SEARCH_ASSETS", 2)
+    headers = {"API-Key": keys.full, "Experimental-Flags": FLAG}
+    response = await client.get("/v1/search", params={"q": "101"}, headers=headers)
+    assert (response.status_code, response.json()) == (
+        422,
+        {
+            "message": "Resource validation failed",
+            "fields": {
+                "asset": [
+                    "is required when the key may see more than 2 assets "
+                    "(or `unitMapId`, REST `map`)"
+                ]
+            },
+        },
+    )
+    response = await client.get(
+        "/v1/search", params={"q": "101", "asset": "asset-1"}, headers=headers
+    )
+    assert [(i["asset_id"], i["id"]) for i in response.json()["data"]] == [("asset-1", "u-001")]
