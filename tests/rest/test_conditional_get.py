@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from typing import Any
+from urllib.parse import urlencode
 
 import httpx
 import pytest
@@ -80,12 +81,23 @@ async def ids(demo) -> dict[str, str]:
 
 
 def url_of(route: RestRoute, ids: dict[str, str], missing: str | None = None) -> str:
-    """The route's path with its parameters filled (every one `missing` when given)."""
+    """The route's path with its parameters filled (every one `missing` when given), and
+    its required query parameters (`q`) as its example gives them."""
     path = route.path
     for param in route.params:
         if param.location == "path":
             path = path.replace("{" + param.name + "}", missing or ids[param.name])
-    return path
+    required = {
+        param.name: route.example.query[param.name]
+        for param in route.params
+        if param.location == "query" and param.required
+    }
+    return f"{path}?{urlencode(required)}" if required else path
+
+
+def with_query(url: str, query: str) -> str:
+    """`url` with more query parameters."""
+    return f"{url}{'&' if '?' in url else '?'}{query}"
 
 
 async def tagged(demo, url: str, **headers: str) -> httpx.Response:
@@ -215,19 +227,23 @@ async def test_each_page_has_its_own_tag(demo, ids):
         if route.shape is not Shape.PAGED:
             continue
         url = url_of(route, ids)
-        one = await tagged(demo, f"{url}?per-page=1")
+        one = await tagged(demo, with_query(url, "per-page=1"))
         if one.json()["paging"]["next_url"] is None:
             continue  # a single item: no second page
         paged += 1
-        two = await tagged(demo, f"{url}?page=2&per-page=1")
+        two = await tagged(demo, with_query(url, "page=2&per-page=1"))
         assert one.json()["data"] != two.json()["data"]
         assert one.headers["etag"] != two.headers["etag"], route.operation_id
-        page_one = await tagged(demo, f"{url}?page=1&per-page=1")
+        page_one = await tagged(demo, with_query(url, "page=1&per-page=1"))
         assert page_one.headers["etag"] == one.headers["etag"]
-        response = await conditional(demo, f"{url}?page=2&per-page=1", one.headers["etag"])
+        response = await conditional(
+            demo, with_query(url, "page=2&per-page=1"), one.headers["etag"]
+        )
         assert response.status_code == 200
         assert response.content == two.content
-        response = await conditional(demo, f"{url}?page=2&per-page=1", two.headers["etag"])
+        response = await conditional(
+            demo, with_query(url, "page=2&per-page=1"), two.headers["etag"]
+        )
         assert response.status_code == 304
     assert paged >= 5, paged
 
@@ -317,7 +333,7 @@ async def test_an_error_stays_an_error_without_a_tag(demo, ids, route):
     if any(param.name == "page" for param in route.params):
         cases.append(
             (
-                f"{url}?page=0",
+                with_query(url, "page=0"),
                 demo.headers(*ALL_FLAGS),
                 422,
                 {

@@ -126,7 +126,7 @@ async def test_headers_editor_prefilled_with_api_key(client: httpx.AsyncClient) 
     assert json.loads(config["defaultHeaders"]) == {
         "API-Key": "",
         "Experimental-Flags": "references, unit-attributes-resource, distances, "
-        "locations-resource, directions",
+        "locations-resource, directions, search",
     }
     assert config["endpoint"] == "/graphql"
     script = (GRAPHIQL_STATIC_DIR / "floorgate-graphiql.js").read_text(encoding="utf-8")
