@@ -442,7 +442,7 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
             Param("near", "near", "ID"),
             Param("mode", "mode", "String"),
         ),
-        example=Example(query={"q": "gym", "map": "map-b1", "near": "map-b1:b1-201"}),
+        example=Example(query={"q": "mail", "map": "map-b1", "near": "map-b1:b1-201"}),
     ),
 )
 
