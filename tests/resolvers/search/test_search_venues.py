@@ -5,9 +5,10 @@ and a category word finds every place of that kind once, through the real app
 
 Venues: Harbourside Exchange (tests/imdf_venues.py, 4 IMDF levels) imported as
 `floorgate import-imdf` does (its lifts and stairs drawn, not units, each a location),
-and again with its lifts, stairs and car park listed as units (`--units`); Quayside House (tests/viewer_buildings.py, 7 drawn levels); Westport
-House, a real 7-level office (`westport_house.py` here: Westport House indoor map data
-(c) WRLD / eeGeo, CC BY 4.0); and the demo.
+and again with its lifts, stairs and car park listed as units (`--units`); Quayside
+House (tests/viewer_buildings.py, 7 drawn levels); Westport House, a real 7-level office
+(`westport_house.py` here: Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0);
+and the demo.
 
 The rules, over EVERY named place (a unit with a name; a location standing for no unit,
 by its id less `@<map>`, with a name), each to hold for at least 98% of them:
