@@ -27,10 +27,10 @@ from resolvers.search.text import check_text
 from resolvers.validation import check_id, check_paging
 from resolvers.wayfinding.distances import (
     check_choice,
+    location_points,
     map_graph,
     map_waypoints,
     on_graph,
-    place_waypoints,
     rounded,
 )
 from storage import collections as c
@@ -163,28 +163,28 @@ async def _walked(
     context: RequestContext, unit_map: dict[str, Any], near: str, mode: int, found: list[Found]
 ) -> list[Found]:
     """Each result with its walk from `near` (one search from it to them all)."""
-    waypoints = await map_waypoints(context, unit_map, None)
-    if near not in waypoints:
+    map_id = unit_map["id"]
+    spots = {position: one.place.location_on(map_id) for position, one in enumerate(found)}
+    wanted = {near, *(spot[1] for spot in spots.values() if spot is not None)}
+    points = location_points(unit_map, await map_waypoints(context, unit_map, wanted))
+    if near not in points:
         errors = FieldErrors()
-        errors.add("near", f"no location {near!r} on map {unit_map['id']!r}")
+        errors.add("near", f"no location {near!r} on map {map_id!r}")
         errors.raise_if_any()
     if not unit_map.get("graph_file") or not found:
         return found
-    levels = {level.get("floor_id") for level in unit_map.get("levels") or []}
-    targets: list[tuple[int, str]] = []  # (position in `found`, location id)
-    for position, one in enumerate(found):
-        spot = one.place.location_on(unit_map["id"])
-        if spot is None:
-            continue
-        floors = [floor.get("id") for floor in waypoints.get(spot[1], {}).get("floors", [])]
-        if levels == {None} or (floors and floors[0] in levels):  # else it cannot be placed
-            targets.append((position, spot[1]))
-    named = [("near", {"id": near}), *((f"near.{i}", {"id": loc}) for i, loc in targets)]
-    points = await place_waypoints(context, unit_map, named)
+    # (position in `found`, its point): a place whose location is on no level is not walked
+    targets = [
+        (position, points[spot[1]])
+        for position, spot in spots.items()
+        if spot is not None and spot[1] in points
+    ]
     loaded = await map_graph(context, unit_map)
-    cells = await on_graph(loaded, loaded.matrix, mode, points[:1], points[1:], stoppable=True)
+    (cells,) = await on_graph(
+        loaded, loaded.matrix, mode, [points[near]], [point for _, point in targets], stoppable=True
+    )
     walked = list(found)
-    for (position, _), cell in zip(targets, cells[0], strict=True):
+    for (position, _), cell in zip(targets, cells, strict=True):
         walked[position] = replace(found[position], cell=cell)
     return walked
 

@@ -174,6 +174,22 @@ def level_finder(unit_map: dict[str, Any]) -> Callable[[Any], int | None]:
     return lambda floor: position.get(floor) if floor is not None else None
 
 
+def location_points(
+    unit_map: dict[str, Any], locations: dict[str, dict[str, Any]]
+) -> dict[str, Point]:
+    """Each location (`map_waypoints`) at its point on its first floor's level, by id, in
+    the given order; one whose floor is no level of the map is left out."""
+    from routing.matrix import Point
+
+    level_of = level_finder(unit_map)
+    found: dict[str, Point] = {}
+    for id_, location in locations.items():
+        level = level_of((location.get("floors") or [{}])[0].get("id"))
+        if level is not None:
+            found[id_] = Point(float(location["x"]), float(location["y"]), level)
+    return found
+
+
 def check_on_drawing(
     loaded: LoadedGraph, named: list[tuple[str, Waypoint]], points: list[Point]
 ) -> None:

@@ -25,7 +25,7 @@ from resolvers.wayfinding.distances import (
     Waypoint,
     check_on_drawing,
     floor_height_of,
-    level_finder,
+    location_points,
     map_graph,
     map_waypoints,
     on_graph,
@@ -145,8 +145,6 @@ async def _candidates(
 ) -> dict[str, Point]:
     """The candidates' points by location id, in id order. `ids` not on the map are
     reported on their place; a search or filter that finds none, or no ids, on `to.nearest`."""
-    from routing.matrix import Point
-
     if wanted.form == "ids":
         ids: list[str] | tuple[str, ...] = wanted.ids
     elif wanted.form == "tags":
@@ -154,14 +152,8 @@ async def _candidates(
     else:
         ids = await _searched(context, unit_map, wanted.text)
     locations = await map_waypoints(context, unit_map, set(ids))
-    level_of = level_finder(unit_map)
+    found = location_points(unit_map, dict(sorted(locations.items())))
     own = FieldErrors()
-    found: dict[str, Point] = {}
-    for id_, location in sorted(locations.items()):
-        floors = location.get("floors") or [{}]
-        level = level_of(floors[0].get("id"))
-        if level is not None:
-            found[id_] = Point(float(location["x"]), float(location["y"]), level)
     for index, id_ in enumerate(wanted.ids):
         if id_ not in locations:
             own.add(f"{PLACE}.ids.{index}", f"no location {id_!r} on this map")

@@ -296,6 +296,37 @@ async def check_cost_of(
     return cost
 
 
+@dataclass(frozen=True)
+class Checked:
+    """What `check_operation` found: whether a key pays, validation's errors (nothing was
+    priced then), the cost."""
+
+    keyed: bool
+    errors: list[GraphQLError]
+    cost: int
+
+
+async def check_operation(
+    caches: DocumentCaches,
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    variables: dict[str, Any] | None,
+    context: object,
+) -> Checked:
+    """/graphql's checks of one operation without strawberry's pipeline, in their order:
+    access (`check_access`), validation, the cost (`check_cost_of`). Refusals are raised;
+    validation's errors are returned, unpriced. (`DocumentOperation` and the WebSocket's
+    `SocketSubscription` run them.)"""
+    keyed = await check_access(caches, schema, document, operation, context)
+    errors = await caches.validate(schema, document, VALIDATION_RULES)
+    if errors:
+        return Checked(keyed, errors, 0)
+    name = operation.name.value if operation.name else None
+    cost = await check_cost_of(caches, schema, document, name, variables, context)
+    return Checked(keyed, [], cost)
+
+
 class OperationGuard(SchemaExtension):
     """The one extension of every operation strawberry runs: the size and token limits and
     the cached parse, then `check_access` before the cached validation, then `check_cost_of`.

@@ -253,10 +253,7 @@ class Pricing:
         there are fewer, none for straight lines, and MATRIX_PAIR_COST per pair. An input
         the resolver refuses before any work (no pairs, more than MAX_MATRIX_PAIRS)
         counts as 1 x 1."""
-        given = next(
-            (argument.value for argument in node.arguments or () if argument.name.value == INPUT),
-            None,
-        )
+        given = argument_of(node, INPUT)
         sources = self.items(self.member(given, "sources"))
         targets = self.items(self.member(given, "targets"))
         if not 0 < sources * targets <= MAX_MATRIX_PAIRS:
@@ -270,20 +267,12 @@ class Pricing:
 
     def given(self, node: FieldNode, name: str) -> bool:
         """Whether the field's argument `name` is given, not null (literal or variable)."""
-        value = next(
-            (argument.value for argument in node.arguments or () if argument.name.value == name),
-            None,
-        )
-        value = self.resolved(value)
+        value = self.resolved(argument_of(node, name))
         return value is not None and not isinstance(value, NullValueNode | VariableNode)
 
     def nearest(self, node: FieldNode) -> bool:
         """Whether a route's `to` names candidates (`{nearest: ...}`), literal or sent."""
-        to = next(
-            (argument.value for argument in node.arguments or () if argument.name.value == "to"),
-            None,
-        )
-        found = self.resolved(self.member(to, "nearest"))
+        found = self.resolved(self.member(argument_of(node, "to"), "nearest"))
         return found is not None and not isinstance(found, NullValueNode)
 
     def resolved(self, value: Any) -> Any:
@@ -328,10 +317,7 @@ class Pricing:
         """The page size the resolver will use: absent or null is the default, more than
         the maximum is clamped; a value that is no integer or below 1 counts 1 (the
         request fails before or in the resolver)."""
-        value_node = next(
-            (given.value for given in node.arguments or () if given.name.value == PER_PAGE),
-            None,
-        )
+        value_node = argument_of(node, PER_PAGE)
         value: Any = None
         if isinstance(value_node, VariableNode):
             name = value_node.name.value
@@ -501,3 +487,8 @@ def check_cost(cost: int, limit: int) -> None:
             cost=str(cost),
             limit=str(limit),
         )
+
+
+def argument_of(node: FieldNode, name: str) -> ValueNode | None:
+    """The value a field's argument `name` is given in the document, None when absent."""
+    return next((given.value for given in node.arguments or () if given.name.value == name), None)

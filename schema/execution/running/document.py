@@ -8,7 +8,7 @@ against what the transport allows, the guard's checks before validation, validat
 (cached), the guard's checks after it, graphql-core's execution with our executor, then
 `process_errors` on any error. An exception on the way is the operation's one error
 (data null). `price` does the checks and validation with the same functions
-(`schema.execution.guard.check_access`, `check_cost_of`, the shared `DocumentCaches`),
+(`schema.execution.guard.check_operation`, the shared `DocumentCaches`),
 `execute` the execution (`schema.execution.running.strategies`), so both paths answer alike
 (`tests/rest/graphql_http/test_graphql_direct.py` compares them); the charge between
 them is the runner's (`schema.execution.running.runner`). What this skips is strawberry's
@@ -32,7 +32,7 @@ from resolvers.context import RequestContext
 from resolvers.errors import ApiError, ErrorCode
 from resolvers.limits import INTROSPECTION_ON_LOOP_COST
 from schema.build import Schema
-from schema.execution.guard import VALIDATION_RULES, check_access, check_cost_of
+from schema.execution.guard import check_operation
 from schema.execution.operation_cost import answered_cost
 from schema.execution.operation_limits import root_field_names
 from schema.execution.running.runner import Encoded, OperationCall, OperationRunner
@@ -62,29 +62,29 @@ class DocumentOperation:
     async def price(self) -> int | None:
         """The checks before and after validation; the cost when a key pays it, else None.
         A refusal is the operation's one error, answered by `execute`."""
-        graphql_schema = self.schema._schema
-        caches = self.schema.caches
         document, operation = self.document, self.operation
-        name = operation.name.value if operation.name else None
         try:
-            keyed = await check_access(caches, graphql_schema, document, operation, self.context)
-            errors = await caches.validate(graphql_schema, document, VALIDATION_RULES)
-            if errors:
-                self.schema.process_errors(errors)
-                self.failed = ExecutionResult(data=None, errors=errors)
-                return None
-            cost = await check_cost_of(
-                caches, graphql_schema, document, name, self.variables, self.context
+            checked = await check_operation(
+                self.schema.caches,
+                self.schema._schema,
+                document,
+                operation,
+                self.variables,
+                self.context,
             )
+            if checked.errors:
+                self.schema.process_errors(checked.errors)
+                self.failed = ExecutionResult(data=None, errors=checked.errors)
+                return None
             if operation.operation is OperationType.SUBSCRIPTION:  # its limits first
                 raise ApiError(ErrorCode.NO_SUBSCRIPTIONS_OVER_HTTP)
         except Exception as exc:  # as strawberry: any failure is the operation's one error
             self.failed = self.failure(exc)
             return None
-        self.on_cpu = cost >= INTROSPECTION_ON_LOOP_COST and not root_field_names(
+        self.on_cpu = checked.cost >= INTROSPECTION_ON_LOOP_COST and not root_field_names(
             document, operation
         )
-        return cost if keyed else None
+        return checked.cost if checked.keyed else None
 
     async def execute(self) -> ExecutionResult:
         if self.failed is not None:

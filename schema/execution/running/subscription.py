@@ -24,7 +24,7 @@ from resolvers.context import RequestContext
 from resolvers.errors import ApiError, ErrorCode
 from schema.build import Schema
 from schema.execution.executor import CompiledExecutor
-from schema.execution.guard import VALIDATION_RULES, check_access, check_cost_of
+from schema.execution.guard import check_operation
 from schema.execution.operation_cost import operation_cost
 
 Refusal = list[GraphQLError | ApiError]
@@ -109,13 +109,10 @@ class SocketSubscription(SubscriptionOperation):
     async def checks(self) -> int | None:
         if self.operation.operation is not OperationType.SUBSCRIPTION:
             raise ApiError(ErrorCode.SUBSCRIPTIONS_ONLY)
-        schema, document, caches = self.schema, self.document, self.caches
-        keyed = await check_access(caches, schema, document, self.operation, self.context)
-        errors = await caches.validate(schema, document, VALIDATION_RULES)
-        if errors:
-            self.refusal = list(errors)
-            return None
-        cost = await check_cost_of(
-            caches, schema, document, self.operation_name, self.variables, self.context
+        checked = await check_operation(
+            self.caches, self.schema, self.document, self.operation, self.variables, self.context
         )
-        return cost if keyed else None
+        if checked.errors:
+            self.refusal = list(checked.errors)
+            return None
+        return checked.cost if checked.keyed else None
