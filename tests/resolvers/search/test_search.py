@@ -335,3 +335,18 @@ async def test_a_key_of_many_assets_names_the_one_it_searches(client, keys, monk
         "/v1/search", params={"q": "101", "asset": "asset-1"}, headers=headers
     )
     assert [(i["asset_id"], i["id"]) for i in response.json()["data"]] == [("asset-1", "u-001")]
+
+
+@pytest.mark.security
+async def test_a_key_of_another_asset_builds_no_index_of_this_one(client, keys, app):
+    """Asked for a map or an asset it may not see, a search answers before any index is
+    built: a scoped key cannot make the process index (or time) another asset's places."""
+    app.services.search_indexes.clear()
+    headers = {"API-Key": keys.scoped, "Experimental-Flags": FLAG}  # asset-2 only
+    for query in ({"q": "101", "map": "map-1"}, {"q": "101", "asset": "asset-1"}):
+        await client.get("/v1/search", params=query, headers=headers)
+    assert len(app.services.search_indexes) == 0
+    # A text no other test asks: its answer cannot be a kept one, so the index is built.
+    response = await client.get("/v1/search", params={"q": "slash"}, headers=headers)
+    assert [(i["asset_id"], i["id"]) for i in response.json()["data"]] == [("asset-2", "a/b c")]
+    assert len(app.services.search_indexes) == 1  # asset-2's own

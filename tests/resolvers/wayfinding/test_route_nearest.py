@@ -622,3 +622,24 @@ async def test_from_and_e18_refuse_nearest(env):
             "data.targets.1.nearest": [ONLY_TO],
         }
     )
+
+
+@pytest.mark.security
+@pytest.mark.parametrize(
+    "to",
+    [nearest(q="mail"), nearest(tags="svc:amenity==yes"), nearest(ids=["loc-b2-f1-mail@map-b2"])],
+)
+async def test_a_key_of_another_asset_chooses_nothing_and_loads_nothing(env, to):
+    """A key scoped to another asset asking the demo's map for the nearest place is 404
+    before any candidate is looked for: no walk graph, waypoint or search index is built,
+    so such a key cannot fill the caches (or learn from their timing) with places it may
+    not see."""
+    services = env.app.services
+    for cache in (services.graph_cache, services.waypoint_cache, services.search_indexes):
+        cache.clear()
+    env.store.cache.flush()
+    refused = await post(env, B2, {"from": {"id": "map-b2:b2-101"}, "to": to}, key=env.other)
+    assert (refused.status_code, refused.json()) == (404, {"message": "Not found"})
+    ready = (await env.client.get("/readyz")).json()
+    for cache in ("walk_graphs", "waypoints", "search_indexes"):
+        assert (ready[cache]["entries"], ready[cache]["bytes_used"]) == (0, 0), cache
