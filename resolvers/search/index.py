@@ -258,12 +258,12 @@ class SearchIndex:
                     met.setdefault(word, Quality.TYPO)
         return list(met.items())
 
-    def score(self, match: Match, query: str) -> float:
+    def score(self, match: Match, asked: int) -> float:
         """In (0, 1]: the tier's, less up to a quarter for the share of the name the query
-        does not cover (asked for the results shown, not for every match)."""
+        (`asked`: its phrase's characters) does not cover; asked for the results shown,
+        not for every match."""
         length = self.places[match.place].name_length
-        said = len(phrase(query))
-        covered = min(1.0, said / length) if length else 1.0
+        covered = min(1.0, asked / length) if length else 1.0
         return round(SCORES[match.tier] * (0.75 + 0.25 * covered), 4)
 
 

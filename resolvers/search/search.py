@@ -23,7 +23,7 @@ from resolvers.paging import Page, paged
 from resolvers.reads import visible_map
 from resolvers.search.index import MATCHED, Match, Place, SearchIndex
 from resolvers.search.indexes import asset_index
-from resolvers.search.text import check_text
+from resolvers.search.text import check_text, phrase
 from resolvers.validation import check_id, check_paging
 from resolvers.wayfinding.distances import (
     check_choice,
@@ -112,7 +112,8 @@ async def search(
     if unit_map is not None and near is not None:
         found = await _walked(context, unit_map, near, MODES[mode or "foot"], found)
     start = (page_no - 1) * size
-    items = [_item(one, q, unit_map_id) for one in _ranked(found, start + size)[start:]]
+    asked = len(phrase(q))
+    items = [_item(one, asked, unit_map_id) for one in _ranked(found, start + size)[start:]]
     return paged(items, page_no, size, start + size < len(found), len(found))
 
 
@@ -202,7 +203,7 @@ def _order(one: Found) -> tuple[Any, ...]:
     return (one.match.tier, time, one.place.sort_name, one.place.asset_id, one.place.id)
 
 
-def _item(one: Found, q: str, map_id: str | None) -> SearchResult:
+def _item(one: Found, asked: int, map_id: str | None) -> SearchResult:
     place, cell = one.place, one.cell
     spot = place.location_on(map_id)
     return {
@@ -214,7 +215,7 @@ def _item(one: Found, q: str, map_id: str | None) -> SearchResult:
         "map_id": None if spot is None else spot[0],
         "location_id": None if spot is None else spot[1],
         "category": place.category,
-        "score": one.index.score(one.match, q),
+        "score": one.index.score(one.match, asked),
         "matched": MATCHED[one.match.matched],
         "distance": None if cell is None else rounded(cell[0]),
         "time": None if cell is None else rounded(cell[1]),
