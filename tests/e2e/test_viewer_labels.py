@@ -1,9 +1,10 @@
 """Where the viewer writes a unit's name (issue 34 point 2), in headless Chromium.
 
 `map/labels.js` puts a label at its unit's pole of inaccessibility, not at the centroid
-(which an L-shaped room does not contain), and shows a label only where it fits inside
-its unit and meets no other shown label. The pole is held to shapely's `polylabel`, the
-placement to the unit shapes the page drew."""
+(which an L-shaped room does not contain), inside its unit where it fits there, else
+beside a small marker at the pole (issue 48, point 4), and never over another shown
+label. The pole is held to shapely's `polylabel`, the placement to the unit shapes the
+page drew."""
 
 from __future__ import annotations
 
@@ -46,18 +47,21 @@ POLES = """(async () => {
   return found;
 })()"""
 
-# Every shown label of the shown level: its anchor, its box and its unit's outline.
+# Every shown label of the shown level: its anchor (its place's), how it is placed
+# (`inside` its unit, or beside a marker), its box and its unit's outline.
 SHOWN = """Array.from(document.querySelectorAll(
     '.level:not(.off) .unit-labels text[data-unit-label]'))
-  .filter(t => getComputedStyle(t).display !== 'none')
+  .filter(t => !t.closest('.off'))
   .map(t => {
+    const place = t.closest('.place');
+    const anchor = place.getAttribute('transform').match(/-?[0-9.]+/g).map(Number);
     const unit = document.querySelector(
       `.level:not(.off) .unit[data-unit-id="${CSS.escape(t.dataset.unitLabel)}"]`);
     const box = t.getBoundingClientRect();
     const matrix = unit.getScreenCTM();
     const corners = Array.from(unit.points, p => new DOMPoint(p.x, p.y).matrixTransform(matrix));
     return {unit: t.dataset.unitLabel, text: t.textContent,
-      anchor: [Number(t.getAttribute('x')), Number(t.getAttribute('y'))],
+      anchor, mode: place.dataset.mode,
       points: Array.from(unit.points, p => [p.x, p.y]),
       box: [box.left, box.top, box.right, box.bottom],
       screen: corners.map(p => [p.x, p.y])};
@@ -85,18 +89,22 @@ def test_the_pole_is_shapelys_polylabel_and_not_the_centroid(site):
     assert radius == pytest.approx(wall, abs=1e-6)
 
 
-def test_every_shown_label_sits_inside_its_unit_and_meets_no_other(site):
+def test_every_shown_label_sits_inside_its_unit_or_beside_its_marker_and_meets_no_other(site):
     session = open_viewer(site, map_id="map-b1")
+    site.browser.drain(0.3)  # placed in the next frame
     shown = js(site, session, SHOWN)
     assert len(shown) >= 10, shown
+    assert {label["mode"] for label in shown} <= {"inside", "dot", "icon"}, shown
     boxes = []
     for label in shown:
         unit = Polygon(label["points"])
+        # The label's anchor (its marker, when beside one) is inside its unit.
         assert unit.contains(Point(label["anchor"])), label["unit"]
-        # The text's screen box inside the unit's outline on screen (0.5 px for rounding).
         left, top, right, bottom = label["box"]
         text_box = Polygon([(left, top), (right, top), (right, bottom), (left, bottom)])
-        assert Polygon(label["screen"]).buffer(0.5).contains(text_box), label["unit"]
+        if label["mode"] == "inside":
+            # The text's screen box inside the unit's outline on screen (0.5 px for rounding).
+            assert Polygon(label["screen"]).buffer(0.5).contains(text_box), label["unit"]
         boxes.append(text_box)
     for n, box in enumerate(boxes):
         for other in boxes[n + 1 :]:

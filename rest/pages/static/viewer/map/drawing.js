@@ -264,6 +264,7 @@ function drawUnit(element, parent, level, model) {
     centroid: holes.length ? insidePoint(rings, middle) : middle,
     box: bounds(points),
     fill: node.getAttribute("fill"),
+    category: typeof shape.class === "string" ? shape.class : "", // `imdf-<category>`
   };
   level.units.push(unit);
   if (!model.units.has(element.id)) {
@@ -278,10 +279,53 @@ function fillOf(element, inherited) {
   return own && PAINT.test(own) ? own.toLowerCase() : inherited;
 }
 
+const CONNECTOR_KINDS = new Set(["stairs", "elevator", "ramp", "escalator"]);
+const number = (value) => (PLAIN_NUMBER.test(String(value ?? "").trim()) ? Number(value) : null);
+
+// The box of a graphic read from its own attributes (no layout), else null.
+function ownBox(element) {
+  if (element.type === "Rect") {
+    const [x, y, width, height] = ["x", "y", "width", "height"].map((n) => number(element[n] ?? 0));
+    return [x, y, width, height].includes(null) ? null : { x, y, width, height };
+  }
+  if (element.type === "Circle" || element.type === "Ellipse") {
+    const [cx, cy] = [number(element.cx ?? 0), number(element.cy ?? 0)];
+    const rx = number(element.type === "Circle" ? element.r : element.rx);
+    const ry = number(element.type === "Circle" ? element.r : element.ry);
+    return [cx, cy, rx, ry].includes(null) ? null : { x: cx - rx, y: cy - ry, width: 2 * rx, height: 2 * ry };
+  }
+  const points = element.type === "Line"
+    ? [[number(element.x1), number(element.y1)], [number(element.x2), number(element.y2)]]
+    : parsePoints(element.points); // prettier-ignore
+  return points && points.length && !points.flat().includes(null) ? bounds(points) : null;
+}
+
+// A drawn connector (`data-connector`, `data-connector-id`: docs/unit-map-svg.md) is shown
+// as an icon in screen pixels (map/icons.js): its centre and box go on the level. A disc
+// (a circle or an ellipse, as IMDF drawings mark a stop) is a marker, not the connector's
+// shape, so it is not drawn in canvas units: the icon replaces it. Other shapes (a stair
+// core's outline) are drawn as well. True when the element is not to be drawn.
+function takeConnector(element, level) {
+  const kind = typeof element["data-connector"] === "string" ? element["data-connector"] : "";
+  if (!CONNECTOR_KINDS.has(kind) || typeof element["data-connector-id"] !== "string") {
+    return false;
+  }
+  const box = ownBox(element);
+  if (box) {
+    const x = box.x + box.width / 2;
+    const y = box.y + box.height / 2;
+    level.connectors.push({ id: element["data-connector-id"], kind, x, y, box });
+  }
+  return Boolean(box) && (element.type === "Circle" || element.type === "Ellipse");
+}
+
 function drawChildren(elements, parent, level, model, inLayer, inherited) {
   const strokes = new Strokes(parent);
   for (const element of Array.isArray(elements) ? elements : []) {
     if (!element || typeof element !== "object") {
+      continue;
+    }
+    if (takeConnector(element, level)) {
       continue;
     }
     if (strokes.take(element, inherited)) {
@@ -344,6 +388,7 @@ export function drawDocument(svg, documentJson) {
       floorId: typeof tags.floor === "string" ? tags.floor : null,
       group,
       units: [],
+      connectors: [], // drawn connectors: {id, kind, x, y, box}, shown as icons
     };
     level.content = s("g", { class: "level-drawing" }); // what "fit" shows
     copyChecked(element, level.content, NOT_GROUP_PAINT);

@@ -1,125 +1,34 @@
-// Unit and location labels that a person can read on any building at any zoom.
+// The names and icons of a level's places, readable on any building at any zoom (issue
+// 48, points 3, 4 and 6; docs/viewer.md, "Labels, icons and markers").
 //
-// A label is written at its unit's pole of inaccessibility (the inside point farthest
-// from the walls: an L-shaped room's centroid may lie outside it), in screen pixels (the
-// stylesheet scales the font by `--upp`, canvas units per CSS pixel, which panzoom.js
-// keeps up to date), and shown only where it fits inside its unit and does not collide
-// with a label already shown. Labels are placed by priority: the selected unit, the
-// route's ends, named units, then the rest (names of places that are not units); within
-// each, bigger units first. A unit without a name has no label.
-// Placement runs once per frame after the view changes, on the shown level only.
+// Each place is one group at its anchor (a unit's pole of inaccessibility, a location's
+// point, a drawn connector's centre) whose body is drawn in CSS pixels and scaled by
+// `--upp` (canvas units per CSS pixel, kept by panzoom.js), so text, dots and icons keep
+// their size on screen. Once a frame after the view changes, on the shown level only,
+// the places are placed in order of importance (`rank`): a label inside its unit where it
+// fits, else beside a small dot (or its icon, or the route's A or B marker when the
+// place is a route's end) on the first free side, else not until the view is zoomed in.
+// No two shown labels overlap, nor a label and a marker. Icons (map/icons.js) are
+// always drawn; their label only where the name says more than the icon.
 
 import { s } from "../dom.js";
+import { ICON_RADIUS, ICONS, iconNode, kindOfCategory, kindOfName, kindOfTags, saysMore } from "./icons.js";
+import { centredBox, discBox, DOT_RADIUS, FONT_PX, freeSide, Grid, LINE_PX, GAP_PX, sideOffset } from "./placement.js";
+import { fits, poleOf } from "./pole.js";
 
-export const FONT_PX = 12; // label text size on screen (viewer.css: .unit-labels)
-const LINE_PX = FONT_PX * 1.3; // the box a line of text takes
-const GAP_PX = 2; // space kept between two labels
-const CELL_PX = 48; // collision grid cell
+export { FONT_PX, poleOf };
+
 const FONT = `${FONT_PX}px system-ui, sans-serif`;
+const MARKER_RADIUS = 11; // the route's markers (route/steps.js): 22 px across
+const AROUND_PX = 40; // places this far outside the map's box are not placed
+const TIMINGS = 60; // the last placements' times kept (ms), for tests and benchmarks
 
-const PRIORITY = { selected: 0, route: 1, unit: 2, location: 3 };
+// Importance, first placed first (docs/viewer.md): the selected unit, the route's ends,
+// places with an icon, public amenities, named places (bigger first), generated names.
+const RANK = { selected: 0, route: 1, icon: 2, amenity: 3, named: 4, generated: 5 };
 
-// Signed distance from (x, y) to the edges of `rings` (an outline, then its holes):
-// positive inside the shape (inside the outline, outside every hole).
-function edgeDistance(x, y, rings) {
-  let inside = false;
-  let best = Infinity;
-  for (const ring of rings) {
-    for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
-      const [ax, ay] = ring[i];
-      const [bx, by] = ring[j];
-      if (ay > y !== by > y && x < ((bx - ax) * (y - ay)) / (by - ay) + ax) {
-        inside = !inside; // even-odd over every ring: a hole's inside is outside
-      }
-      const dx = bx - ax;
-      const dy = by - ay;
-      const length = dx * dx + dy * dy;
-      const t = length ? Math.max(0, Math.min(1, ((x - ax) * dx + (y - ay) * dy) / length)) : 0;
-      best = Math.min(best, Math.hypot(x - (ax + t * dx), y - (ay + t * dy)));
-    }
-  }
-  return inside ? best : -best;
-}
-
-function inside(x, y, rings) {
-  return edgeDistance(x, y, rings) >= 0;
-}
-
-// The pole of inaccessibility of a ring (less its `holes`: courtyards, shafts), to
-// within `precision` canvas units (the quadtree search of Mapbox's polylabel, written
-// anew): {x, y, radius}.
-export function poleOf(ring, precision, holes = []) {
-  const rings = [ring, ...holes];
-  let minX = Infinity;
-  let minY = Infinity;
-  let maxX = -Infinity;
-  let maxY = -Infinity;
-  for (const [x, y] of ring) {
-    minX = Math.min(minX, x);
-    minY = Math.min(minY, y);
-    maxX = Math.max(maxX, x);
-    maxY = Math.max(maxY, y);
-  }
-  const size = Math.min(maxX - minX, maxY - minY);
-  if (!(size > 0)) {
-    return { x: (minX + maxX) / 2, y: (minY + maxY) / 2, radius: 0 };
-  }
-  const cell = (x, y, half) => {
-    const d = edgeDistance(x, y, rings);
-    return { x, y, half, d, max: d + half * Math.SQRT2 };
-  };
-  const queue = [];
-  for (let x = minX; x < maxX; x += size) {
-    for (let y = minY; y < maxY; y += size) {
-      queue.push(cell(x + size / 2, y + size / 2, size / 2));
-    }
-  }
-  let best = cell((minX + maxX) / 2, (minY + maxY) / 2, 0);
-  for (let rounds = 0; queue.length && rounds < 4000; rounds++) {
-    let top = 0;
-    for (let i = 1; i < queue.length; i++) {
-      if (queue[i].max > queue[top].max) {
-        top = i;
-      }
-    }
-    const current = queue[top];
-    queue[top] = queue[queue.length - 1];
-    queue.pop();
-    if (current.d > best.d) {
-      best = current;
-    }
-    if (current.max - best.d <= precision) {
-      continue;
-    }
-    const half = current.half / 2;
-    queue.push(
-      cell(current.x - half, current.y - half, half),
-      cell(current.x + half, current.y - half, half),
-      cell(current.x - half, current.y + half, half),
-      cell(current.x + half, current.y + half, half),
-    );
-  }
-  return { x: best.x, y: best.y, radius: Math.max(best.d, 0) };
-}
-
-// Whether a box of half sizes (hw, hh) around the pole lies inside the ring.
-function fits(item, hw, hh) {
-  if (Math.hypot(hw, hh) <= item.radius) {
-    return true; // inside the pole's circle
-  }
-  const { x, y, rings } = item;
-  const corners = [
-    [x - hw, y - hh],
-    [x + hw, y - hh],
-    [x + hw, y + hh],
-    [x - hw, y + hh],
-  ];
-  if (!corners.every(([cx, cy]) => inside(cx, cy, rings))) {
-    return false;
-  }
-  const within = ([px, py]) => px > x - hw && px < x + hw && py > y - hh && py < y + hh;
-  return !rings.some((ring) => ring.some(within));
-}
+// Names a machine gave: "Room 12", "Unit 3", "Non-public area 16", "Restroom (female) 2".
+const GENERATED = /^(room|unit|area|space|non-public area|open to below|walkway|corridor|storage|structure|office|shop|restroom|unit space)( \([^)]*\))? \d+$/i;
 
 let measure = null;
 
@@ -131,124 +40,182 @@ function textWidth(text) {
   return measure.measureText(text).width;
 }
 
-class Grid {
-  constructor() {
-    this.cells = new Map();
-  }
+function tagOf(tags, key) {
+  const found = (tags || []).find((tag) => tag.key === key);
+  return found ? found.value : null;
+}
 
-  keys(box) {
-    const keys = [];
-    for (let cx = Math.floor(box.left / CELL_PX); cx <= Math.floor(box.right / CELL_PX); cx++) {
-      for (let cy = Math.floor(box.top / CELL_PX); cy <= Math.floor(box.bottom / CELL_PX); cy++) {
-        keys.push(`${cx},${cy}`);
-      }
-    }
-    return keys;
-  }
-
-  hits(box) {
-    return this.keys(box).some((key) =>
-      (this.cells.get(key) || []).some(
-        (other) => box.left < other.right && other.left < box.right && box.top < other.bottom && other.top < box.bottom,
-      ),
-    );
-  }
-
-  add(box) {
-    for (const key of this.keys(box)) {
-      const cell = this.cells.get(key);
-      if (cell) {
-        cell.push(box);
-      } else {
-        this.cells.set(key, [box]);
-      }
+// A name as shown on `level`'s map: without the floor it is on ("Restroom 4, Concourse").
+function shownName(name, floorNames) {
+  let text = String(name || "").trim();
+  for (const floor of floorNames) {
+    if (floor && text.toLowerCase().endsWith(`, ${floor.toLowerCase()}`)) {
+      text = text.slice(0, text.length - floor.length - 2).trim();
     }
   }
+  return text;
 }
 
 // The labels of a drawn model; `place()` decides which show for the current view.
 export class Labels {
   constructor(app) {
     this.app = app;
-    this.items = new Map(); // level uid -> label items
+    this.items = new Map(); // level uid -> places
+    this.timings = []; // ms per placement, the latest last
   }
 
-  // A label for each named unit of each level (`nameOf(unitId)`: its name or null).
+  floorNames(level) {
+    return [this.app.levelName(level), level.name, this.app.floorName(level.floorId)];
+  }
+
+  // A place on `level`: its group, body, dot and text; `render` fills them.
+  add(level, fields) {
+    const item = { shown: null, area: 0, rings: null, radius: Infinity, kind: null, ...fields };
+    item.node = s("g", { class: "place", transform: `translate(${item.x.toFixed(2)} ${item.y.toFixed(2)})`,
+      "data-place": item.type }); // prettier-ignore
+    item.body = s("g", { class: "marker-body" });
+    item.dot = s("circle", { class: "place-dot off", r: String(DOT_RADIUS) });
+    item.text = s("text", { class: item.type === "location" ? "location-label off" : "off" });
+    if (item.unitId) {
+      item.text.setAttribute("data-unit-label", item.unitId);
+    } else if (item.locationId) {
+      item.text.setAttribute("data-location-id", item.locationId);
+    }
+    item.body.append(item.dot, item.text);
+    item.node.append(item.body);
+    level.labels.append(item.node);
+    this.render(item);
+    return item;
+  }
+
+  // The item's name, icon and rank, after its name or kind changed.
+  render(item) {
+    item.text.textContent = item.name || "";
+    item.width = textWidth(item.name || "");
+    if (item.icon) {
+      item.icon.remove();
+      item.icon = null;
+    }
+    if (item.kind && ICONS[item.kind]) {
+      const name = item.name || ICONS[item.kind].name;
+      item.icon = iconNode(item.kind, name);
+      if (item.unitId) {
+        item.icon.setAttribute("data-place-unit", item.unitId);
+      }
+      if (item.connectorId) {
+        item.icon.setAttribute("data-connector-id", item.connectorId);
+      }
+      if (item.locationId) {
+        item.icon.setAttribute("data-location-id", item.locationId);
+      }
+      item.body.prepend(item.icon);
+    }
+    item.useful = Boolean(item.name) && (!item.icon || saysMore(item.name, item.kind));
+    item.tier = item.icon
+      ? RANK.icon
+      : item.amenity
+        ? RANK.amenity
+        : item.generated || GENERATED.test(item.name || "")
+          ? RANK.generated
+          : RANK.named;
+    item.shown = null; // placed anew
+  }
+
+  // A place for each named unit (and each unit of a kind with an icon) and each drawn
+  // connector of each level; `nameOf(unitId)`: the unit's name or null.
   build(model, nameOf) {
     for (const level of model.levels) {
       level.labels.replaceChildren();
       const items = [];
+      const floors = this.floorNames(level);
       for (const unit of level.units) {
-        const name = nameOf(unit.id);
-        if (!name) {
+        const name = shownName(nameOf(unit.id), floors) || null;
+        const kind = kindOfCategory(unit.category) || kindOfName(name);
+        if (!name && !kind) {
           continue;
         }
         const size = Math.max(unit.box.width, unit.box.height);
         const holes = unit.holes || [];
         const pole = poleOf(unit.points, Math.max(size / 64, 0.05), holes);
-        const node = s("text", {
-          x: pole.x.toFixed(2),
-          y: pole.y.toFixed(2),
-          "data-unit-label": unit.id,
-        });
-        node.textContent = name;
-        level.labels.append(node);
-        items.push({
-          node,
-          unitId: unit.id,
-          x: pole.x,
-          y: pole.y,
-          radius: pole.radius,
-          rings: [unit.points, ...holes],
-          width: textWidth(name),
-          kind: "unit",
-          area: unit.box.width * unit.box.height,
-          shown: true,
-        });
+        items.push(this.add(level, { type: "unit", unitId: unit.id, name, kind, x: pole.x, y: pole.y,
+          radius: pole.radius, rings: [unit.points, ...holes], area: unit.box.width * unit.box.height,
+          categoryKind: kind })); // prettier-ignore
+      }
+      for (const connector of level.connectors || []) {
+        items.push(this.add(level, { type: "connector", connectorId: connector.id, name: null,
+          kind: connector.kind, x: connector.x, y: connector.y, box: connector.box })); // prettier-ignore
       }
       this.items.set(level.uid, items);
     }
     this.place();
   }
 
-  // Labels of points that are not units (named locations), on `level`.
-  addPoints(level, points) {
-    const items = (this.items.get(level.uid) || []).filter((item) => item.kind !== "location");
-    for (const item of this.items.get(level.uid) || []) {
-      if (item.kind === "location") {
-        item.node.remove();
-      }
+  // The map's locations on `level` ({id, name, x, y, tags, unitId}): a unit's location
+  // gives the unit the kind its tags name; another becomes a place of its own, unless it
+  // is a drawn connector's (the connector takes its name) or a unit's of the same kind.
+  addLocations(level, locations) {
+    const all = this.items.get(level.uid) || [];
+    for (const item of all.filter((candidate) => candidate.type === "location")) {
+      item.node.remove();
     }
-    for (const point of points.filter((candidate) => candidate.name && candidate.name.trim())) {
-      const node = s("text", { class: "location-label", x: point.x, y: point.y,
-        "data-location-id": point.id }); // prettier-ignore
-      node.textContent = point.name;
-      level.labels.append(node);
-      items.push({ node, x: point.x, y: point.y, radius: Infinity, rings: null,
-        width: textWidth(point.name), kind: "location", area: 0, shown: true }); // prettier-ignore
+    const items = all.filter((item) => item.type !== "location");
+    const units = new Map(items.filter((item) => item.unitId).map((item) => [item.unitId, item]));
+    const floors = this.floorNames(level);
+    for (const location of locations) {
+      const name = shownName(location.name, floors) || null;
+      const kind = kindOfTags(location.tags) || kindOfName(name);
+      const generated = tagOf(location.tags, "svc:name") === "generated";
+      const amenity = tagOf(location.tags, "svc:amenity") === "yes";
+      if (location.unitId) {
+        const unit = units.get(location.unitId);
+        if (unit && (kind !== unit.kind || generated !== Boolean(unit.generated))) {
+          Object.assign(unit, { kind: kind || unit.categoryKind, generated, amenity });
+          this.render(unit);
+        }
+        continue;
+      }
+      if (!name && !kind) {
+        continue;
+      }
+      const [x, y] = [Number(location.x), Number(location.y)];
+      const connector = kind && items.find((item) => item.type === "connector" && item.kind === kind
+        && !item.name && near(item.box, x, y)); // prettier-ignore
+      if (connector) {
+        connector.name = name;
+        connector.locationId = location.id;
+        this.render(connector);
+        continue;
+      }
+      const host = items.find((item) => item.rings && inRings(item.rings, x, y));
+      if (kind && host && host.kind === kind) {
+        continue; // the unit's icon stands for it (an amenity in its restroom)
+      }
+      items.push(this.add(level, { type: "location", locationId: location.id, name, kind, x, y,
+        area: host ? host.area : 0, generated, amenity })); // prettier-ignore
     }
     this.items.set(level.uid, items);
   }
 
-  priority(item, ends) {
-    if (item.unitId && item.unitId === this.app.view.unit) {
-      return PRIORITY.selected;
-    }
-    return item.unitId && ends.has(item.unitId) ? PRIORITY.route : PRIORITY[item.kind];
-  }
-
-  // Units at the route's ends (`<map id>:<unit id>` locations).
+  // Units at the route's ends (`<map id>:<unit id>` locations), by end.
   routeEnds() {
-    const ends = new Set();
-    for (const end of [this.app.view.from, this.app.view.to]) {
-      if (end && end.kind === "location" && end.id.startsWith(`${this.app.mapId}:`)) {
-        ends.add(end.id.slice(this.app.mapId.length + 1));
+    const ends = new Map();
+    for (const end of ["from", "to"]) {
+      const waypoint = this.app.view[end];
+      if (waypoint && waypoint.kind === "location" && waypoint.id.startsWith(`${this.app.mapId}:`)) {
+        ends.set(end, waypoint.id.slice(this.app.mapId.length + 1));
       }
     }
     return ends;
   }
 
-  // Show the labels that fit in their unit and collide with no label of higher priority.
+  rank(item, endUnits) {
+    if (item.unitId && item.unitId === this.app.view.unit) {
+      return RANK.selected;
+    }
+    return item.unitId && endUnits.has(item.unitId) ? RANK.route : item.tier;
+  }
+
+  // Show each place's label where it is free (module comment), in order of importance.
   place() {
     const app = this.app;
     const level = app.model && app.currentLevel();
@@ -256,36 +223,150 @@ export class Labels {
     if (!items || !app.panzoom) {
       return;
     }
+    const started = performance.now();
     const upp = app.panzoom.upp;
     const rect = app.panzoom.box();
     const view = app.panzoom.view;
-    const cx = view.x + view.w / 2;
-    const cy = view.y + view.h / 2;
-    const seen = { left: cx - (rect.width * upp) / 2, right: cx + (rect.width * upp) / 2,
-      top: cy - (rect.height * upp) / 2, bottom: cy + (rect.height * upp) / 2 }; // prettier-ignore
-    const ends = this.routeEnds();
-    const order = items
-      .map((item) => ({ item, rank: this.priority(item, ends) }))
-      .sort((a, b) => a.rank - b.rank || b.item.area - a.item.area);
+    const [cx, cy] = [(view.x + view.w / 2) / upp, (view.y + view.h / 2) / upp];
+    const seen = { left: cx - rect.width / 2, right: cx + rect.width / 2,
+      top: cy - rect.height / 2, bottom: cy + rect.height / 2 }; // prettier-ignore
     const grid = new Grid();
-    for (const { item, rank } of order) {
-      const hw = ((item.width + GAP_PX) * upp) / 2;
-      const hh = ((LINE_PX + GAP_PX) * upp) / 2;
-      let show = item.x + hw > seen.left && item.x - hw < seen.right;
-      show = show && item.y + hh > seen.top && item.y - hh < seen.bottom;
-      show = show && (rank <= PRIORITY.route || !item.rings || fits(item, hw, hh));
-      if (show) {
-        const box = { left: (item.x - hw) / upp, right: (item.x + hw) / upp,
-          top: (item.y - hh) / upp, bottom: (item.y + hh) / upp }; // prettier-ignore
-        show = !grid.hits(box);
-        if (show) {
+    // The route's markers first: no label goes under them; a route end's unit is
+    // labelled beside its A or B when its own place is taken.
+    const ends = this.routeEnds();
+    const markerOf = new Map();
+    for (const marker of level.markers.querySelectorAll(".route-marker")) {
+      const [mx, my] = [Number(marker.dataset.x) / upp, Number(marker.dataset.y) / upp];
+      grid.add(discBox(mx, my, MARKER_RADIUS));
+      const unitId = ends.get(marker.dataset.end);
+      if (unitId) {
+        markerOf.set(unitId, { sx: mx, sy: my });
+      }
+    }
+    // Icons are always drawn: no label goes under any of them.
+    for (const item of items) {
+      if (item.icon) {
+        grid.add(discBox(item.x / upp, item.y / upp, ICON_RADIUS));
+      }
+    }
+    const endUnits = new Set(ends.values());
+    const order = items
+      .map((item) => ({ item, rank: this.rank(item, endUnits) }))
+      .sort((a, b) => a.rank - b.rank || b.item.area - a.item.area);
+    // The route's ends and the selected unit first, wherever they fit; then every name
+    // that fits inside its unit (a room's name in the room reads best); then the others
+    // beside their markers, in the same order.
+    const spots = new Map();
+    const take = (item, spot) => {
+      spots.set(item, spot);
+      for (const box of [spot && spot.box, spot && spot.dot]) {
+        if (box) {
           grid.add(box);
         }
       }
-      if (show !== item.shown) {
-        item.shown = show;
-        item.node.classList.toggle("off", !show);
+    };
+    const inView = order.filter(({ item }) => {
+      const [sx, sy] = [item.x / upp, item.y / upp];
+      return sx > seen.left - AROUND_PX && sx < seen.right + AROUND_PX &&
+        sy > seen.top - AROUND_PX && sy < seen.bottom + AROUND_PX; // prettier-ignore
+    });
+    for (const { item, rank } of inView) {
+      if (rank <= RANK.route) {
+        take(item, this.inside(item, grid, upp) || this.beside(item, rank, grid, seen, markerOf.get(item.unitId), upp));
+      }
+    }
+    for (const { item, rank } of inView) {
+      if (rank > RANK.route && item.useful && !item.icon) {
+        const spot = this.inside(item, grid, upp);
+        if (spot) {
+          take(item, spot);
+        }
+      }
+    }
+    for (const { item, rank } of inView) {
+      if (!spots.has(item)) {
+        take(item, item.useful ? this.beside(item, rank, grid, seen, null, upp) : null);
+      }
+    }
+    for (const item of items) {
+      this.show(item, spots.get(item) || null, spots.has(item));
+    }
+    this.timings.push(performance.now() - started);
+    if (this.timings.length > TIMINGS) {
+      this.timings.shift();
+    }
+  }
+
+  // The label inside its unit (or on its point), where it fits and meets nothing placed.
+  inside(item, grid, upp) {
+    if (item.icon || !item.name) {
+      return null;
+    }
+    const box = centredBox(item.x / upp, item.y / upp, item.width);
+    const hw = ((item.width + GAP_PX) * upp) / 2;
+    const hh = ((LINE_PX + GAP_PX) * upp) / 2;
+    const fitting = (!item.rings || fits(item, hw, hh)) && !grid.hits(box);
+    return fitting ? { mode: "inside", box, dx: 0, dy: 0, anchor: "middle" } : null;
+  }
+
+  // The label beside its icon, its route marker (A or B) or a dot of its own, on the
+  // first free side; the selected unit and the route's ends are never left out.
+  beside(item, rank, grid, seen, marker, upp) {
+    const [sx, sy] = [item.x / upp, item.y / upp];
+    if (item.icon) {
+      const free = freeSide(grid, sx, sy, item.width, ICON_RADIUS, seen);
+      return free && { mode: "icon", ...free, ...sideOffset(free.side, ICON_RADIUS) };
+    }
+    if (marker) {
+      const free = freeSide(grid, marker.sx, marker.sy, item.width, MARKER_RADIUS, seen);
+      if (free) {
+        const offset = sideOffset(free.side, MARKER_RADIUS);
+        return { mode: "marker", ...free, ...offset, dx: offset.dx + marker.sx - sx, dy: offset.dy + marker.sy - sy };
+      }
+    }
+    const dot = discBox(sx, sy, DOT_RADIUS);
+    const free = !grid.hits(dot) && freeSide(grid, sx, sy, item.width, DOT_RADIUS, seen);
+    if (free) {
+      return { mode: "dot", dot, ...free, ...sideOffset(free.side, DOT_RADIUS) };
+    }
+    return rank <= RANK.route ? { mode: "inside", box: null, dx: 0, dy: 0, anchor: "middle" } : null;
+  }
+
+  // Write what changed since the last placement (nothing, mostly, when panning).
+  show(item, spot, inView) {
+    const key = spot ? `${spot.mode} ${spot.dx.toFixed(1)} ${spot.dy.toFixed(1)} ${spot.anchor}` : inView ? "icon" : "";
+    if (key === item.shown) {
+      return;
+    }
+    item.shown = key;
+    item.node.classList.toggle("off", !spot && !(inView && item.icon));
+    item.text.classList.toggle("off", !spot);
+    item.dot.classList.toggle("off", !spot || spot.mode !== "dot");
+    item.node.dataset.mode = spot ? spot.mode : "";
+    if (spot) {
+      item.text.setAttribute("x", spot.dx.toFixed(1));
+      item.text.setAttribute("y", spot.dy.toFixed(1));
+      item.text.setAttribute("text-anchor", spot.anchor);
+    }
+  }
+}
+
+// Whether (x, y) lies in a drawn connector's box, or as near it as its size.
+function near(box, x, y) {
+  const pad = Math.max(box.width, box.height, 2) / 2;
+  return x >= box.x - pad && x <= box.x + box.width + pad && y >= box.y - pad && y <= box.y + box.height + pad;
+}
+
+function inRings(rings, x, y) {
+  let inside = false;
+  for (const ring of rings) {
+    for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+      const [ax, ay] = ring[i];
+      const [bx, by] = ring[j];
+      if (ay > y !== by > y && x < ((bx - ax) * (y - ay)) / (by - ay) + ax) {
+        inside = !inside;
       }
     }
   }
+  return inside;
 }

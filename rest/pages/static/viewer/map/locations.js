@@ -47,14 +47,14 @@ export function unitOf(location) {
   return tagValue(location, "svc:type") === "unit" ? tagValue(location, "svc:id") : null;
 }
 
-// Names of the listed locations that are not units (units carry their own labels),
-// placed with the units' labels (labels.js).
+// The listed locations of each level, for its labels and icons (labels.js): a unit's
+// location tells its unit's kind, another is a place of its own.
 function labelLocations(app) {
   for (const level of app.model.levels) {
-    const points = app.locations.filter(
-      (location) => !unitOf(location) && app.levelOfFloor(floorOf(location)) === level,
-    );
-    app.labels.addPoints(level, points);
+    const here = app.locations
+      .filter((location) => app.levelOfFloor(floorOf(location)) === level)
+      .map((location) => ({ ...location, unitId: unitOf(location) }));
+    app.labels.addLocations(level, here);
   }
   app.labels.place();
 }

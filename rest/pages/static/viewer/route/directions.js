@@ -69,6 +69,7 @@ export function clearRouteDrawing(app) {
   for (const marker of document.querySelectorAll(".route-marker")) {
     marker.remove();
   }
+  app.labels.place(); // labels that made way for the markers come back
 }
 
 function drawRoute(app, route) {
@@ -116,6 +117,7 @@ function drawRoute(app, route) {
     const p = last.points[last.points.length - 1];
     routeMarker(app.levelByUid(last.levelUid), p.x, p.y, "B", { "data-end": "to" });
   }
+  app.labels.place(); // no label under a marker; the ends' names beside their A and B
 }
 
 function polylineLength(points) {
