@@ -8,7 +8,14 @@ means (issue 47, "one result per place").
 - A location that shares its floor and its name with exactly one unit place is that
   unit's twin (an IMDF occupant or anchor inside it): the unit's location.
 - A place's other names (a twin's, a location's that differs from its unit's, tags
-  `alt_name`, `short_name`, `name:<lang>`...) find it as alternative names.
+  `alt_name`, `short_name`, `name:<lang>`..., each value split at `;` as OpenStreetMap
+  separates several) find it as alternative names.
+- A place of several kinds (an IMDF unit whose occupant is a cafe: `imdf:category`
+  `retail`, `svc:category` `restaurant`) is found by the words of each; its category is
+  the first (`resolvers/search/categories.py`).
+
+Venues imported from IMDF before issue 48 hold twins (an occupant's location beside
+its unit's); an import never deletes a location, so the twins are still joined here.
 """
 
 from __future__ import annotations
@@ -16,7 +23,14 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from resolvers.search.categories import CATEGORIES, VALUE_KIND, category_of, category_rows
+from resolvers.search.categories import (
+    CATEGORIES,
+    CATEGORY_KEYS,
+    NOT_A_KIND,
+    VALUE_KIND,
+    category_of,
+    category_rows,
+)
 from resolvers.search.index import Field, Place
 from resolvers.search.text import phrase
 from storage.collections import UNIT_ID_TAG
@@ -115,6 +129,16 @@ def _join_twins(
         del places[key]
 
 
+def _other_kinds(tags: list[tuple[str, str]], found: tuple[str, str]) -> list[tuple[str, str]]:
+    """The kinds a place's other category tags name, besides its category `found`."""
+    keys = {key.lower() for key in CATEGORY_KEYS} - {found[0].lower()}
+    return [
+        (key, value.strip())
+        for key, value in tags
+        if key.lower() in keys and value.strip().lower() not in NOT_A_KIND
+    ]
+
+
 def named_kinds(name: str) -> tuple[str, ...]:
     """The kinds an untagged place's name says it is: a name that is a category's word,
     less its numbers ("WC", "Toilets 2", "Lift B" is not), as drawings name them."""
@@ -135,14 +159,17 @@ def _describe(place: Place, tags: list[tuple[str, str]]) -> None:
     if found is not None:
         key, value = found
         place.category = value
-        rows = category_rows(key, value)
-        place.kinds = (VALUE_KIND + value.lower(), *(row.name for row in rows))
+        kinds: list[str] = []
+        for other_key, other in [found, *_other_kinds(tags, found)]:
+            rows = category_rows(other_key, other)
+            kinds += [VALUE_KIND + other.lower(), *(row.name for row in rows)]
+        place.kinds = tuple(dict.fromkeys(kinds))
     elif place.name:
         place.kinds = named_kinds(place.name)
     for key, value in dict.fromkeys(tags):
         lowered = key.lower()
         if lowered in NAME_KEYS or lowered.startswith("name:"):
-            place.texts.append((Field.ALT_NAME, value))
+            place.texts += [(Field.ALT_NAME, n.strip()) for n in value.split(";") if n.strip()]
         elif lowered == REF_KEY:
             place.texts.append((Field.ID, value))
         elif (

@@ -32,7 +32,22 @@ def add_import_imdf(commands: Any) -> None:
         help="the IMDF venue: a .zip or folder of its .geojson files, or one JSON "
         "document (collections as keys, or a FeatureCollection with feature_type)",
     )
-    imdf.add_argument("--asset-id", help="the asset's id (default: the venue's id)")
+    imdf.add_argument(
+        "--asset-id", help="the asset's id (default: the --id-prefix, else the venue's id)"
+    )
+    imdf.add_argument(
+        "--market",
+        help="the asset's market, the segment of the vendor paths "
+        "/v1/assets/{asset}/{market}/... (default: imdf; vendor clients may expect "
+        "multifamily)",
+    )
+    imdf.add_argument(
+        "--id-prefix",
+        metavar="PREFIX",
+        help="readable ids instead of the archive's: the asset PREFIX, the maps "
+        "PREFIX-stack and PREFIX-level-<short name or ordinal>, the same at every "
+        "import of the venue (docs/imdf.md, Import options)",
+    )
     imdf.add_argument(
         "--language",
         action="append",
@@ -70,14 +85,19 @@ def add_import_imdf(commands: Any) -> None:
 def cmd_import_imdf(args: argparse.Namespace) -> int:
     from storage.datasets.fields import DatasetError, format_problems
     from storage.imdf import dataset as imdf_dataset
+    from storage.imdf.ids import prefix_problem
     from storage.imdf.report import report_path_problem, unreachable_lines
-    from storage.imdf.venue import ImdfError, ImdfOptions
+    from storage.imdf.venue import IMDF_MARKET, ImdfError, ImdfOptions
 
     source = Path(args.path)
     report = Path(args.report) if args.report is not None else None
     if report is not None and (problem := report_path_problem(report, source)) is not None:
         print(f"Nothing was imported: {one_line(problem, PROBLEM_CHARS)}", file=sys.stderr)
         return 1
+    prefix = args.id_prefix
+    if prefix is not None and (problem := prefix_problem(prefix)) is not None:
+        print(f"Nothing was imported: {problem}", file=sys.stderr)
+        return _reported(report, source, None, "refused", problem, 1)
     settings = settings_of(args)
     units = (
         frozenset(c.strip().lower() for c in args.units.split(",") if c.strip())
@@ -85,7 +105,12 @@ def cmd_import_imdf(args: argparse.Namespace) -> int:
         else None
     )
     options = ImdfOptions(
-        args.asset_id, tuple(args.language or ()), units, settings.imdf_snap_metres
+        args.asset_id,
+        tuple(args.language or ()),
+        units,
+        settings.imdf_snap_metres,
+        market=IMDF_MARKET if args.market is None else args.market,
+        id_prefix=prefix,
     )
     try:
         dataset = imdf_dataset.dataset_from_path(source, options)
@@ -136,7 +161,19 @@ def cmd_import_imdf(args: argparse.Namespace) -> int:
     print(f"Imported {args.path}:")
     for line in imported.lines():
         print(f"  {line}")
+    print(f"View it: {viewer_url(settings.public_url, dataset.stack_map)}")
+    print("  (the stack map: every level of the venue on one map, routes between floors)")
     return _reported(report, source, dataset, "imported", "; ".join(imported.lines()), 0)
+
+
+def viewer_url(public_url: str, map_id: str) -> str:
+    """The viewer's address of a map on this server (docs/viewer.md, "The URL"): the
+    public URL (`FLOORGATE_PUBLIC_URL`, else https://localhost and the port)."""
+    from urllib.parse import quote
+
+    from rest.pages.landing import VIEWER_TEMPLATE
+
+    return public_url.rstrip("/") + VIEWER_TEMPLATE.format(map_id=quote(map_id, safe=""))
 
 
 def _reported(

@@ -27,6 +27,8 @@ from storage.database import Store
 from storage.datasets.fields import DatasetError
 from storage.datasets.structure import Inputs
 from storage.datasets.validation import validate_against
+from storage.imdf.contents import unit_contents
+from storage.imdf.ids import venue_ids
 from storage.imdf.names import name_units
 from storage.imdf.places import map_locations, read_places
 from storage.imdf.reachability import Reachability, reachability
@@ -49,23 +51,29 @@ class ImdfDataset:
     form: str = ""  # the input form the venue was read as (parsing.imdf.read.Archive.form)
     reachability: Reachability | None = None  # the units a mode cannot reach, and why
     counts: dict[str, Any] = field(default_factory=dict)  # the summary line's numbers
+    stack_map: str = ""  # the id of the map of every level, which routes between floors
 
 
 def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
     """The dataset and drawings of the archive's venue (pure: no I/O)."""
     venue = Venue(archive, options)
-    unnamed = name_units(venue)
+    contents = unit_contents(venue)
+    naming = name_units(venue, contents)
     doors = read_doors(venue)
     network = build_network(venue, doors, options)
     reached = reachability(venue, doors, network, options.snap_tolerance)
     canvas = Canvas.around(venue_bounds(venue))
     draw_levels(venue, doors, network)
-    places = read_places(venue, unnamed)
+    ids = venue_ids(venue, options.id_prefix)
+    for level_id, level in venue.levels.items():
+        if level.drawn is not None:
+            level.drawn.id = ids.floor(level_id)  # the drawing's floor tag names the floor
+    places = read_places(venue, contents, naming)
     venue_name = venue.text(venue.venue.properties.get("name")) if venue.venue else None
     asset = {
-        "id": venue.asset_id,
-        "market": "imdf",
-        "name": venue_name or venue.asset_id,
+        "id": ids.asset,
+        "market": options.market,
+        "name": venue_name or ids.asset,
         **_venue_details(venue),
     }
     data: dict[str, Any] = {
@@ -73,8 +81,8 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
         "assets": [asset],
         "floors": [
             {
-                "id": level_id,
-                "asset_id": venue.asset_id,
+                "id": ids.floor(level_id),
+                "asset_id": ids.asset,
                 "name": level.name,
                 "label": level.name,
                 "short_label": level.short,
@@ -83,7 +91,12 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
             for level_id, level in venue.levels.items()
         ],
         "units": [
-            {"id": unit_id, "asset_id": venue.asset_id, "floor_id": unit.level, "name": unit.name}
+            {
+                "id": unit_id,
+                "asset_id": ids.asset,
+                "floor_id": ids.floor(unit.level),
+                "name": unit.name,
+            }
             for unit_id, unit in venue.units.items()
             if unit.listed
         ],
@@ -91,11 +104,10 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
         "locations": [],
     }
     svgs: dict[str, str] = {}
-    stack_id = venue.venue.id if venue.venue else f"{venue.asset_id}-stack"
     levels = list(venue.levels.values())
     for map_id, shown, style in [
-        *((lv.feature.id, [lv], "floor_plate") for lv in levels),
-        (stack_id, levels, "building"),
+        *((ids.floor(lv.feature.id), [lv], "floor_plate") for lv in levels),
+        (ids.stack, levels, "building"),
     ]:
         drawn = [level.drawn for level in shown if level.drawn is not None]
         name = shown[0].name if len(shown) == 1 else f"{asset['name']} (all levels)"
@@ -103,7 +115,7 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
         data["unit_maps"].append(
             {
                 "id": map_id,
-                "asset_id": venue.asset_id,
+                "asset_id": ids.asset,
                 "name": name,
                 "style_type": style,
                 "tags": ["imdf"],
@@ -113,15 +125,17 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
                     {
                         "key": "floor",
                         "name": "Floor",
-                        "values": [{"value": lv.feature.id, "name": lv.name} for lv in shown],
+                        "values": [
+                            {"value": ids.floor(lv.feature.id), "name": lv.name} for lv in shown
+                        ],
                     }
                 ],
             }
         )
         on_map = {level.feature.id for level in shown}
-        data["locations"] += map_locations(venue, canvas, places, map_id, stack_id, on_map)
+        data["locations"] += map_locations(venue, canvas, places, map_id, ids, on_map)
     counts = {
-        "id": venue.asset_id,
+        "id": ids.asset,
         "name": asset["name"],
         "levels": len(venue.levels),
         "units": len(venue.units),
@@ -135,7 +149,9 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
         f"({len(data['units'])} listed), {len(data['locations'])} locations, "
         f"{len(network.lines)} walk lines, {len(network.stops)} connector stops",
     ]
-    return ImdfDataset(data, svgs, venue.report, summary, archive.form, reached, counts)
+    return ImdfDataset(
+        data, svgs, venue.report, summary, archive.form, reached, counts, stack_map=ids.stack
+    )
 
 
 def _venue_details(venue: Venue) -> dict[str, Any]:

@@ -1,6 +1,7 @@
-"""The venue's locations: listed units, the units of elevators, stairs and escalators,
-amenities, occupants at their anchors and anchors no occupant names, each placed on every
-map of its level.
+"""The venue's locations, one per place (issue 48, point 2; docs/imdf.md, "Places and
+locations"): listed units and the units of elevators, stairs and escalators, each with
+what it takes in (storage/imdf/contents.py); the amenities, occupants and anchors that
+are places of their own; each placed on every map of its level.
 """
 
 from __future__ import annotations
@@ -11,63 +12,56 @@ from typing import Any
 from shapely.geometry import Point
 
 from parsing.imdf.projection import Canvas
-from parsing.imdf.read import Feature
-from storage.imdf.venue import Venue
+from parsing.imdf.read import Feature, label
+from storage.imdf.contents import Contents, has_location
+from storage.imdf.ids import VenueIds
+from storage.imdf.names import Naming
+from storage.imdf.venue import Unit, Venue
 
-# IMDF unit categories of the ways between levels (ramps too: a wheelchair's).
-CONNECTOR_CATEGORIES = frozenset(
-    {"elevator", "escalator", "stairs", "steps", "ramp", "movingwalkway"}
-)
-
-
-def _connector_tags(category: str) -> tuple[tuple[str, str], ...]:
-    return (("imdf:feature", "unit"), ("imdf:category", category), ("svc:connector", "yes"))
+Tags = tuple[tuple[str, str], ...]
+GENERATED: Tags = (("svc:name", "generated"),)  # a name made of a category and a number
+ALT_NAME = "alt_name"  # other names, `;`-separated as OpenStreetMap writes them
+TAKEN_IN = (("occupant", "imdf:occupant"), ("amenity", "imdf:amenity"), ("anchor", "imdf:anchor"))
 
 
 @dataclass(frozen=True)
 class Place:
-    """A location to give every map of its level: a listed unit at its point, an
-    amenity, an occupant at its anchor, or an anchor no occupant names."""
+    """A location to give every map of its level: a unit at its point (with what it takes
+    in), an amenity, an occupant at its anchor, or an anchor in a unit without one."""
 
     id: str  # the feature's (for a unit: the unit's)
     name: str
     level: str
     point: tuple[float, float]
-    tags: tuple[tuple[str, str], ...]
-    unit: bool = False
+    tags: Tags
+    unit: bool = False  # a listed unit: its location's id is `<map id>:<unit id>`
 
 
-def read_places(venue: Venue, unnamed: dict[str, str]) -> list[Place]:
-    """Every location of the venue, read once for all its maps; `unnamed`: the names of
-    amenities and occupants that have none (storage.imdf.names.name_units)."""
+def read_places(venue: Venue, contents: dict[str, Contents], naming: Naming) -> list[Place]:
+    """Every location of the venue, read once for all its maps. `contents`: what each
+    unit takes in; `naming`: the names given to amenities and occupants that have none,
+    and which names are generated (storage.imdf.names.name_units)."""
+    texts = {
+        feature.id: venue.text(feature.properties.get("name"))
+        for kind in ("amenity", "occupant")
+        for feature in venue.archive.of(kind)
+    }
+    merged = {key for inside in contents.values() for key in inside.merged}
     found = [
-        Place(
-            unit_id,
-            unit.name,
-            unit.level,
-            unit.point,
-            (("svc:type", "unit"), ("svc:id", unit_id), ("imdf:category", unit.category)),
-            unit=True,
-        )
+        _unit_place(venue, unit_id, unit, contents.get(unit_id, Contents()), texts, naming)
         for unit_id, unit in venue.units.items()
-        if unit.listed
-    ]
-    # Elevators, stairs and escalators are drawn, not listed as units (venue.DRAWN_ONLY),
-    # yet they are what "the nearest lift" looks for: each is a location.
-    found += [
-        Place(unit_id, unit.name, unit.level, unit.point, _connector_tags(unit.category))
-        for unit_id, unit in venue.units.items()
-        if not unit.listed and unit.category.partition(".")[0] in CONNECTOR_CATEGORIES
+        if has_location(unit)
     ]
     for feature in venue.archive.of("amenity"):
-        where = _amenity_place(venue, feature)
+        where = None if feature.id in merged else _amenity_place(venue, feature)
         if where is not None:
-            tags: tuple[tuple[str, str], ...] = (
+            tags: Tags = (
                 ("svc:amenity", "yes"),
                 ("imdf:feature", "amenity"),
                 ("imdf:category", feature.category),
             )
-            found.append(Place(feature.id, _name(venue, feature, unnamed), *where, tags))
+            name = texts[feature.id] or naming.places.get(feature.id, "")
+            found.append(Place(feature.id, name, *where, _marked(tags, feature.id, naming)))
     anchors = {}  # anchor id -> its unit and point, for those that have both
     for anchor_id, anchor in venue.anchors.items():
         point, units = venue.shape(anchor, (Point,)), venue.units_of(anchor)
@@ -76,24 +70,93 @@ def read_places(venue: Venue, unnamed: dict[str, str]) -> list[Place]:
     used: set[str] = set()
     for feature in venue.archive.of("occupant"):
         anchor_id = str(feature.properties.get("anchor_id"))
+        used.add(anchor_id)
+        if feature.id in merged:
+            continue
         if anchor_id not in anchors:
             venue.report.add("occupant without a usable anchor, skipped", feature.id)
             continue
-        used.add(anchor_id)
         unit, point = anchors[anchor_id]
         tags = (("imdf:feature", "occupant"), ("imdf:category", feature.category))
-        found.append(Place(feature.id, _name(venue, feature, unnamed), unit.level, point, tags))
+        name = texts[feature.id] or naming.places.get(feature.id, "")
+        found.append(Place(feature.id, name, unit.level, point, _marked(tags, feature.id, naming)))
     for anchor_id, (unit, point) in anchors.items():
-        if anchor_id not in used:
-            found.append(
-                Place(anchor_id, unit.name, unit.level, point, (("imdf:feature", "anchor"),))
-            )
+        if anchor_id not in used and anchor_id not in merged:
+            tags = (("imdf:feature", "anchor"), ("imdf:category", unit.category))
+            marked = _marked(tags, unit.feature.id, naming)
+            found.append(Place(anchor_id, unit.name, unit.level, point, marked))
     return found
 
 
-def _name(venue: Venue, feature: Feature, unnamed: dict[str, str]) -> str:
-    """An amenity's or occupant's own name, else the one `name_units` gave it."""
-    return venue.text(feature.properties.get("name")) or unnamed.get(feature.id, "")
+def _unit_place(
+    venue: Venue,
+    unit_id: str,
+    unit: Unit,
+    inside: Contents,
+    texts: dict[str, str | None],
+    naming: Naming,
+) -> Place:
+    """A unit's location: its tags, the ids of what it takes in, and their names and its
+    own as alternative names."""
+    if unit.listed:
+        tags: Tags = (("svc:type", "unit"), ("svc:id", unit_id), ("imdf:category", unit.category))
+    else:  # elevators, stairs, escalators: drawn, not listed, yet what "the lift" finds
+        tags = (
+            ("imdf:feature", "unit"),
+            ("imdf:category", unit.category),
+            ("svc:connector", "yes"),
+        )
+    kinds = {
+        "occupant": inside.occupants,
+        "amenity": inside.amenities,
+        "anchor": inside.anchors,
+    }
+    names: list[str | None] = []
+    for kind, key in TAKEN_IN:
+        taken = [f for f in kinds[kind] if f.id in inside.merged]
+        if taken:
+            tags += ((key, ";".join(f.id for f in taken)),)
+            names += [_name_of(venue, f, texts) for f in taken]
+    occupant = [f for f in inside.occupants if f.id in inside.merged]
+    if occupant and occupant[0].category != unit.category:
+        tags += (("svc:category", occupant[0].category),)  # found as what it is: a cafe
+    properties = unit.feature.properties
+    names += [label(properties.get(key), venue.languages) for key in ("name", "alt_name")]
+    others = _other_names(unit.name, names)
+    if others:
+        tags += ((ALT_NAME, ";".join(others)),)
+    return Place(
+        unit_id, unit.name, unit.level, unit.point, _marked(tags, unit_id, naming), unit.listed
+    )
+
+
+def _name_of(venue: Venue, feature: Feature, texts: dict[str, str | None]) -> str | None:
+    """An amenity's or occupant's name as read once; an anchor's (not standard) read
+    quietly."""
+    if feature.id in texts:
+        return texts[feature.id]
+    return label(feature.properties.get("name"), venue.languages)
+
+
+def _other_names(name: str, names: list[str | None]) -> list[str]:
+    """The names that differ from `name` and from each other (case and spacing aside),
+    in the order found; `;` in a name (the separator) becomes `,`."""
+    seen = {_folded(name)}
+    found = []
+    for other in names:
+        if other and _folded(other) not in seen:
+            seen.add(_folded(other))
+            found.append(other.replace(";", ","))
+    return found
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def _marked(tags: Tags, key: str, naming: Naming) -> Tags:
+    """The tags, and `svc:name=generated` when the name of `key` is generated."""
+    return tags + GENERATED if key in naming.generated else tags
 
 
 def map_locations(
@@ -101,13 +164,13 @@ def map_locations(
     canvas: Canvas,
     places: list[Place],
     map_id: str,
-    stack_id: str,
+    ids: VenueIds,
     levels: set[str],
 ) -> list[dict[str, Any]]:
     """The places on this map's levels as location records: a unit's id is
     `<map id>:<unit id>`; others keep their id on a level's map, `<id>@<map id>` on the
     stack."""
-    suffix = f"@{map_id}" if map_id == stack_id else ""
+    suffix = f"@{map_id}" if map_id == ids.stack else ""
     found = []
     for place in places:
         if place.level not in levels:
@@ -116,12 +179,12 @@ def map_locations(
         found.append(
             {
                 "id": f"{map_id}:{place.id}" if place.unit else place.id + suffix,
-                "asset_id": venue.asset_id,
+                "asset_id": ids.asset,
                 "unit_map_id": map_id,
                 "name": place.name,
                 "x": round(x, 3),
                 "y": round(y, 3),
-                "floors": [{"id": place.level}],
+                "floors": [{"id": ids.floor(place.level)}],
                 "tags": [{"key": k, "value": v} for k, v in place.tags],
             }
         )

@@ -69,12 +69,18 @@ MAX_ARCHIVE_BYTES = 512 * 1024 * 1024
 ZIP_READ_CHUNK = 1024 * 1024
 
 
+# The asset's market unless --market says another (a vendor path's segment: docs/api.md).
+IMDF_MARKET = "imdf"
+
+
 @dataclass(frozen=True)
 class ImdfOptions:
-    asset_id: str | None = None  # default: the venue's id
+    asset_id: str | None = None  # default: the id prefix, else the venue's id
     languages: tuple[str, ...] = ()  # label fallback: these, the manifest's, `en`, any
     units: frozenset[str] | None = None  # categories listed as API units (None: not DRAWN_ONLY)
     snap_tolerance: float = 0.5  # metres
+    market: str = IMDF_MARKET
+    id_prefix: str | None = None  # readable ids (storage/imdf/ids.py); None: the archive's
 
 
 def read_venue(path: Path) -> Archive:
@@ -225,9 +231,10 @@ class Venue:
         if len(venues) > 1:
             self.report.add("several venues, the first imported", ", ".join(v.id for v in venues))
         self.venue = venues[0] if venues else None
-        if self.venue is None and options.asset_id is None:
+        if self.venue is None and options.asset_id is None and options.id_prefix is None:
             raise ImdfError("the archive has no venue: give --asset-id")
-        self.asset_id = options.asset_id or (self.venue.id if self.venue else "")
+        given = options.asset_id or options.id_prefix
+        self.asset_id = given or (self.venue.id if self.venue else "")
         geometries = [
             f.geometry
             for kind in ("venue", "level", "unit")

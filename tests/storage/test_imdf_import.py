@@ -161,6 +161,7 @@ async def test_asset_floors_units_and_maps(env):
     units = (await get(env, "/v1/units?per-page=100"))["data"]
     # Rooms and stairs/elevators: only rooms are API units by default (docs/imdf.md).
     expected = {env.venue.units[f"{k}{n}"]: f"Room {k}{n}" for k in "ABC" for n in (0, 1)}
+    expected[env.venue.units["A1"]] = "Café"  # named by its one occupant (docs/imdf.md)
     assert {u["id"]: u["name"] for u in units} == expected
     maps = (await get(env, f"/v1/maps?asset={venue_id(env)}"))["data"]
     assert sorted(m["id"] for m in maps) == sorted([levels[0], levels[1], venue_id(env)])
@@ -179,8 +180,18 @@ async def test_locations_of_units_amenities_and_occupants(env):
         "imdf:category": "restroom",
     }
     assert amenity["floors"] == [{"id": env.venue.levels[0]}]
-    cafe = by_id[f"{env.venue.occupant}@{stack}"]
+    # The café is room A1's one occupant: one place, the room's location (issue 48).
+    cafe = by_id[f"{stack}:{env.venue.units['A1']}"]
     assert (cafe["name"], cafe["floors"]) == ("Café", [{"id": env.venue.levels[1]}])
+    assert {t["key"]: t["value"] for t in cafe["tags"]} == {
+        "svc:type": "unit",
+        "svc:id": env.venue.units["A1"],
+        "imdf:category": "room",
+        "imdf:occupant": env.venue.occupant,
+        "svc:category": "restaurant",
+        "alt_name": "Room A1",
+    }
+    assert f"{env.venue.occupant}@{stack}" not in by_id
     room = by_id[f"{stack}:{env.venue.units['A0']}"]
     assert {t["key"]: t["value"] for t in room["tags"]} == {
         "svc:type": "unit",
@@ -195,7 +206,7 @@ async def test_locations_of_units_amenities_and_occupants(env):
         "imdf:category": "elevator",
         "svc:connector": "yes",
     }
-    assert len(found) == 6 + 2 + 4  # rooms, amenity and occupant, elevators and stairs
+    assert len(found) == 6 + 1 + 4  # rooms (the café in A1), the amenity, elevators, stairs
 
 
 async def test_geojson_gives_back_the_archive_coordinates(env):

@@ -115,13 +115,22 @@ def base_id(location: dict[str, Any]) -> str:
 
 async def named_places(store: Store, asset: str) -> list[Place]:
     """Every named place of the asset, from what is stored: its units with a name, and
-    each location standing for no unit (tag `svc:id`) with a name, once per base id."""
+    each location standing for no unit (tag `svc:id`) with a name, once per base id.
+    Names the import generated (`svc:name=generated`, "Room 5") are left out: the venue
+    gave no name, and such a name is unique on its floor only (issue 48, point 3), so a
+    search of the whole venue by it finds one place per floor."""
+    generated: set[str] = set()
+    async for location in store[c.LOCATIONS].find(
+        {"asset_id": asset, "tags": {"$elemMatch": {"key": "svc:name", "value": "generated"}}}
+    ):
+        tags = {tag["key"]: tag["value"] for tag in location.get("tags") or ()}
+        generated.add(tags.get("svc:id") or base_id(location))
     places = [
         Place("unit", unit["_id"], unit["name"])
         async for unit in store[c.UNITS].find({"asset_id": asset}).sort("_id", 1)
-        if words(unit.get("name") or "")
+        if words(unit.get("name") or "") and unit["_id"] not in generated
     ]
-    seen: set[str] = set()
+    seen: set[str] = set(generated)
     async for location in store[c.LOCATIONS].find({"asset_id": asset}).sort("_id", 1):
         tags = {tag["key"] for tag in location.get("tags") or ()}
         key = base_id(location)
@@ -171,7 +180,8 @@ async def sites(db_server, settings, demo, tmp_path_factory) -> AsyncIterator[di
         client, key = await stack.enter_async_context(served(store, settings))
         asset = str(built.venue.features["venue"][0]["id"])  # the asset's id (docs/imdf.md)
         restrooms = of_kind(built, "restroom")
-        cafe = [f"location:{built.venue.features['occupant'][0]['id']}"]
+        # The café is its shop's one occupant: one place, the shop (issue 48).
+        cafe = [f"unit:{next(u for u, kind, _ in built.units['G'] if kind == 'retail')}"]
         found["exchange"] = Site(
             client,
             headers(key),

@@ -1,6 +1,7 @@
-"""Names a person can read (issue 35, point 3): own name or alt_name in the venue's
-language, then what is inside the unit, then "<category> <n>, <floor>"; never an id;
-unique on a floor."""
+"""Names a person can read (issue 35, point 3; issue 48, point 3): its one occupant's
+name, its own name or alt_name in the venue's language, then what is inside the unit,
+then "<category> <n>" (the floor is no part of a name, and the name is marked
+generated); never an id; unique on a floor."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections import Counter
 from typing import Any
 
 from parsing.imdf.read import read_document
+from storage.imdf.contents import unit_contents
 from storage.imdf.dataset import ImdfDataset, venue_dataset
 from storage.imdf.names import category_label, name_units, unique_names
 from storage.imdf.venue import ImdfOptions, Venue
@@ -18,19 +20,20 @@ from tests.storage.imdf.old_market import collections, dumps, manifest, old_mark
 GROUND_EN = {
     "hall": "Hall",
     "S1": "Bakery",  # its occupant
-    "S2": "Atlas Maps",  # the first of its two occupants
+    "S2": "Retail 1",  # two occupants: each a place of its own, the unit by its category
     "S3": "Cash Point",  # its amenity
     "S4": "Info Desk",  # its anchor's name
     "S5": "Back Room",  # its alt_name
-    "R1": "Restroom 1, Ground Floor",
-    "R2": "Restroom 3, Ground Floor",  # 2: the unnamed restroom amenity inside R1
-    "R3": "Restroom (female) 1, Ground Floor",
-    "N1": "Non-public area 1, Ground Floor",
-    "N2": "Non-public area 2, Ground Floor",  # open plan, no door: named all the same
+    "R1": "Restroom 1",  # the unnamed restroom amenity inside is R1 itself
+    "R2": "Restroom 2",
+    "R3": "Restroom (female) 1",
+    "N1": "Non-public area 1",
+    "N2": "Non-public area 2",  # open plan, no door: named all the same
     "D1": "Shop 1",  # two rooms named "Shop", west to east
     "D2": "Shop 2",
-    "R1@1": "Restroom 1, Level 1",
+    "R1@1": "Restroom 1",  # the floor is no part of a name: unique per floor
 }
+GENERATED = {"S2", "R1", "R2", "R3", "N1", "N2", "R1@1"}
 
 
 def dataset(
@@ -54,12 +57,19 @@ def unit_names(found: ImdfDataset, units: dict[str, str]) -> dict[str, str]:
 def test_names_in_order_of_what_the_venue_gives():
     found, units = dataset()
     assert unit_names(found, units) == GROUND_EN
-    places = {
+    # Both amenities are their units (the ATM names its shop, the restroom is of its
+    # room's kind): no location of their own.
+    assert not [
         loc["name"]
         for loc in found.data["locations"]
         if {"key": "imdf:feature", "value": "amenity"} in loc["tags"]
+    ]
+    generated = {
+        loc["tags"][1]["value"]
+        for loc in found.data["locations"]
+        if {"key": "svc:name", "value": "generated"} in loc["tags"]
     }
-    assert places == {"Cash Point", "Restroom 2, Ground Floor"}
+    assert generated == {units[key] for key in GENERATED}
 
 
 def test_never_an_id_and_unique_on_a_floor():
@@ -76,15 +86,17 @@ def test_never_an_id_and_unique_on_a_floor():
 def test_drawn_only_units_are_named_too():
     venue, units = old_market()
     built = Venue(read_document(dumps(collections(venue)), "v.json"), ImdfOptions())
-    assert name_units(built) == {venue.features["amenity"][1]["id"]: "Restroom 2, Rez-de-chaussée"}
-    assert built.units[units["gallery"]].name == "Walkway 1, Level 1"
+    naming = name_units(built, unit_contents(built))
+    assert naming.places == {}  # the unnamed restroom amenity is its restroom
+    assert built.units[units["gallery"]].name == "Walkway 1"
+    assert units["gallery"] in naming.generated
 
 
 def test_the_venue_language_then_the_first_language_present():
     # No manifest language: the first language present (the venue's name: French).
     french, units = dataset(language=None)
     assert unit_names(french, units)["hall"] == "Halle"
-    assert unit_names(french, units)["R1"] == "Restroom 1, Rez-de-chaussée"
+    assert unit_names(french, units)["R1"] == "Restroom 1"
     # The manifest's language wins over the first present.
     assert unit_names(dataset(language="en")[0], units)["hall"] == "Hall"
     assert unit_names(dataset({"en": "Old Market"}, language="fr")[0], units)["hall"] == "Halle"
@@ -107,19 +119,22 @@ def test_numbers_skip_names_taken_and_follow_reading_order():
         ("a", None, "restroom"),
         ("b", None, "restroom"),
         ("c", None, "restroom"),
-        ("d", "Restroom 2, L1", "room"),
+        ("d", "Restroom 2", "room"),
     ]
-    assert unique_names(found, points, "L1") == {
-        "c": "Restroom 1, L1",  # north first
-        "a": "Restroom 3, L1",  # 2 is taken by a unit named so
-        "b": "Restroom 4, L1",
-        "d": "Restroom 2, L1",
-    }
+    assert unique_names(found, points) == (
+        {
+            "c": "Restroom 1",  # north first
+            "a": "Restroom 3",  # 2 is taken by a unit named so
+            "b": "Restroom 4",
+            "d": "Restroom 2",  # given by the venue: not generated
+        },
+        {"a", "b", "c"},
+    )
 
 
 def test_a_unit_named_by_a_number_is_found_as_places_find_it():
     """An id written as a number (`12`, read as "12") names its unit for the amenity
-    inside as it places the amenity there."""
+    inside, which is that unit's place (its id kept in the unit's location's tags)."""
     venue, units = old_market()
     document: dict[str, Any] = collections(venue)
     for unit in document["unit"]["features"]:
@@ -129,8 +144,11 @@ def test_a_unit_named_by_a_number_is_found_as_places_find_it():
     cash["properties"]["unit_ids"] = [12]
     found = venue_dataset(read_document(dumps(document), "v.json"), ImdfOptions())
     assert {u["id"]: u["name"] for u in found.data["units"]}["12"] == "Cash Point"
-    location = next(loc for loc in found.data["locations"] if loc["id"] == cash["id"])
-    assert location["floors"] == [{"id": venue.features["level"][0]["id"]}]
+    level = venue.features["level"][0]["id"]
+    location = next(loc for loc in found.data["locations"] if loc["id"] == f"{level}:12")
+    assert {"key": "imdf:amenity", "value": cash["id"]} in location["tags"]
+    assert (location["name"], location["floors"]) == ("Cash Point", [{"id": level}])
+    assert not [loc for loc in found.data["locations"] if loc["id"] == cash["id"]]
 
 
 def test_a_name_of_spaces_is_no_name():
@@ -151,8 +169,8 @@ def test_a_name_of_spaces_is_no_name():
     assert (names["D1"], names["D2"], names["hall"]) == (
         "Deli",
         "Épicerie",
-        "Lobby 1, Ground Floor",
+        "Lobby 1",
     )
-    assert names["S3"] == "Retail 1, Ground Floor"  # its amenity has no name now
+    assert names["S3"] == "Retail 2"  # its amenity has no name now (S2 is Retail 1)
     location = next(loc for loc in found.data["locations"] if loc["id"] == cash["id"])
-    assert location["name"] == "ATM 1, Ground Floor"
+    assert location["name"] == "ATM 1"  # another kind than its shop: a place of its own

@@ -165,7 +165,7 @@ def test_openings_across_the_wall_join_and_thick_walls_are_no_entrance():
     assert dataset.reachability is not None
     assert (dataset.reachability.roots, dataset.reachability.entrances) == ("largest-part", [])
     assert entries(dataset) == [
-        ("Walkway 1, Ground", "Ground", BOTH, "opening-not-joined"),
+        ("Walkway 1", "Ground", BOTH, "opening-not-joined"),
         ("Yard", "Ground", BOTH, "no-opening"),
     ]
 

@@ -1,0 +1,101 @@
+"""What stands in each unit (its occupants, amenities and anchors) and which of them are
+the unit itself: one place, one location (issue 48, point 2; docs/imdf.md, "Places and
+locations").
+
+A unit that has a location (listed, or a way between levels) takes in, as one place:
+its occupant when it holds exactly one; the amenities of its own kind (a restroom
+amenity in a restroom) and the amenity it is named after; the anchors no occupant names.
+A unit holding several occupants (a food court) takes in none of them: each is a place
+of its own at its anchor, and the unit is named by its own name, else by what else is
+in it, else by its category. What a unit takes in keeps its id in the unit's location's
+tags and its name as an alternative name (storage/imdf/places.py).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from parsing.imdf.read import Feature, label
+from storage.imdf.venue import Unit, Venue
+
+# IMDF unit categories of the ways between levels (ramps too: a wheelchair's).
+CONNECTOR_CATEGORIES = frozenset(
+    {"elevator", "escalator", "stairs", "steps", "ramp", "movingwalkway"}
+)
+
+
+def has_location(unit: Unit) -> bool:
+    """Listed units, and the elevators, stairs and escalators drawn but not listed (what
+    "the nearest lift" looks for), are locations."""
+    return unit.listed or kind_of(unit.category) in CONNECTOR_CATEGORIES
+
+
+def kind_of(category: str) -> str:
+    """A category's kind: its part before the first dot (`restroom.female` -> restroom)."""
+    return category.strip().lower().partition(".")[0]
+
+
+@dataclass
+class Contents:
+    """One unit's occupants, amenities and free anchors, the name it takes from them
+    (None: its own, else its category's) and the ids of those it takes in."""
+
+    occupants: list[Feature] = field(default_factory=list)
+    amenities: list[Feature] = field(default_factory=list)
+    anchors: list[Feature] = field(default_factory=list)  # no occupant names them
+    name: str | None = None  # from inside it (docs/imdf.md, "Names", rule 1 and 3)
+    occupant_first: bool = False  # its one occupant's name goes before its own
+    merged: set[str] = field(default_factory=set)  # feature ids that are the unit itself
+
+
+def unit_contents(venue: Venue) -> dict[str, Contents]:
+    """Every unit's contents (units with nothing inside are left out). Names are read
+    without remarks: storage/imdf/places.py reads each once, with them."""
+    found: dict[str, Contents] = defaultdict(Contents)
+    occupied = set()
+    for occupant in venue.archive.of("occupant"):
+        occupied.add(str(occupant.properties.get("anchor_id")))
+        for unit in venue.units_of(occupant)[:1]:
+            found[unit.feature.id].occupants.append(occupant)
+    for amenity in venue.archive.of("amenity"):
+        for unit in venue.units_of(amenity)[:1]:  # placed on its first unit's level too
+            found[unit.feature.id].amenities.append(amenity)
+    for anchor_id, anchor in venue.anchors.items():
+        for unit in venue.units_of(anchor)[:1] if anchor_id not in occupied else []:
+            found[unit.feature.id].anchors.append(anchor)
+    for unit_id, inside in found.items():
+        _decide(venue, venue.units[unit_id], inside)
+    return dict(found)
+
+
+def _decide(venue: Venue, unit: Unit, inside: Contents) -> None:
+    """The name the unit takes from inside it, and what it takes in."""
+
+    def named(features: list[Feature]) -> list[tuple[str, str]]:
+        return sorted(
+            (text, f.id)
+            for f in features
+            if (text := label(f.properties.get("name"), venue.languages))
+        )
+
+    properties = unit.feature.properties
+    own = label(properties.get("name"), venue.languages) or label(
+        properties.get("alt_name"), venue.languages
+    )
+    own_kind = [a for a in inside.amenities if kind_of(a.category) == kind_of(unit.category)]
+    others = [a for a in inside.amenities if a not in own_kind]
+    if len(inside.occupants) == 1:
+        inside.merged.add(inside.occupants[0].id)
+        single = named(inside.occupants)
+        if single:
+            inside.name, inside.occupant_first = single[0][0], True
+    # Several occupants name none of them: each is a place of its own (a food court).
+    for candidates in (named(own_kind), named(others), named(inside.anchors)):
+        if inside.name is None and own is None and candidates:
+            inside.name = candidates[0][0]
+            inside.merged.add(candidates[0][1])
+    inside.merged.update(a.id for a in own_kind)
+    inside.merged.update(a.id for a in inside.anchors)
+    if not has_location(unit):
+        inside.merged.clear()  # nothing to take them in: each keeps its own location
