@@ -23,7 +23,7 @@ from parsing.geometry.transform import Matrix
 from parsing.uids import UidScope
 
 DOCUMENT_VERSION = "1.2"
-CONNECTOR_KINDS = ("stairs", "elevator", "ramp", "escalator")
+CONNECTOR_KINDS = ("stairs", "elevator", "ramp", "escalator", "door")
 
 # Element kinds the walk knows, by tag (SVG namespace or none); anything else is skipped.
 _KNOWN: tuple[str, ...]  # grows below

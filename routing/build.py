@@ -36,6 +36,7 @@ from routing.model import (
     CONNECTOR_KINDS,
     CONNECTOR_MODES,
     FOOT,
+    LEVEL_DOORS,
     LINK,
     WALK,
     WHEELCHAIR,
@@ -110,7 +111,7 @@ def build_walk_graph(parsed: ParsedMap) -> WalkGraph | None:
             parsed.feet_per_unit,
             stops,
         )
-    _join_levels(out, stops)
+    _join_levels(out, stops, parsed.feet_per_unit)
     stop_ids = {node: name for name, found in stops.items() for _, node, _ in found}
     return _finish(out, parsed.feet_per_unit, levels, stop_ids)
 
@@ -390,9 +391,11 @@ def _links(
     return links, nodes_xy, seg_u, seg_v, seg_ok
 
 
-def _join_levels(out: _Edges, stops: dict[str, list[tuple[int, int, int]]]) -> None:
-    """Connectors with one id join their levels: stairs, ramps and escalators each
-    pair of stops next to each other in level order, elevators every pair."""
+def _join_levels(out: _Edges, stops: dict[str, list[tuple[int, int, int]]], scale: float) -> None:
+    """Connectors with one id join their levels: stairs, ramps, escalators and doors each
+    pair of stops next to each other in level order, elevators every pair. A door climbs
+    no floor: zero steps, its length the drawn distance between its stops."""
+    xy = np.concatenate(out.xy) if out.xy else np.zeros((0, 2))
     for connector_id in sorted(stops):
         by_level = sorted(stops[connector_id])
         kind = by_level[0][2]
@@ -402,13 +405,14 @@ def _join_levels(out: _Edges, stops: dict[str, list[tuple[int, int, int]]]) -> N
             pairs = [(a, b) for i, a in enumerate(by_level) for b in by_level[i + 1 :]]
         for (level_a, node_a, _), (level_b, node_b, _) in pairs:
             if level_a != level_b:
+                door = kind in LEVEL_DOORS
                 out.add_edges(
                     [node_a],
                     [node_b],
                     kind,
                     CONNECTOR_MODES[kind],
-                    [0.0],
-                    steps=abs(level_b - level_a),
+                    [float(np.hypot(*(xy[node_a] - xy[node_b]))) * scale if door else 0.0],
+                    steps=0 if door else abs(level_b - level_a),
                 )
 
 

@@ -22,12 +22,20 @@ BOTH = FOOT | WHEELCHAIR
 MODES = {"foot": FOOT, "wheelchair": WHEELCHAIR}
 
 # Edge kinds. WALK edges come from the paths layers and are what waypoints join;
-# LINK edges join a connector to its level's graph.
-WALK, LINK, STAIRS, ELEVATOR, RAMP, ESCALATOR = range(6)
-CONNECTOR_KINDS = {"stairs": STAIRS, "elevator": ELEVATOR, "ramp": RAMP, "escalator": ESCALATOR}
+# LINK edges join a connector to its level's graph. A DOOR joins two levels of one
+# height (IMDF levels sharing an ordinal, issue 48): no floor step, its length as drawn.
+WALK, LINK, STAIRS, ELEVATOR, RAMP, ESCALATOR, DOOR = range(7)
+CONNECTOR_KINDS = {
+    "stairs": STAIRS,
+    "elevator": ELEVATOR,
+    "ramp": RAMP,
+    "escalator": ESCALATOR,
+    "door": DOOR,
+}
 CONNECTOR_NAMES = {kind: name for name, kind in CONNECTOR_KINDS.items()}
-CONNECTOR_MODES = {STAIRS: FOOT, ELEVATOR: BOTH, RAMP: BOTH, ESCALATOR: FOOT}
-ADJACENT_ONLY = frozenset({STAIRS, RAMP, ESCALATOR})  # elevators join every pair of stops
+CONNECTOR_MODES = {STAIRS: FOOT, ELEVATOR: BOTH, RAMP: BOTH, ESCALATOR: FOOT, DOOR: BOTH}
+ADJACENT_ONLY = frozenset({STAIRS, RAMP, ESCALATOR, DOOR})  # elevators join every pair
+LEVEL_DOORS = frozenset({DOOR})  # connectors that climb no floor: zero steps
 
 FORMAT = 2  # 2 added `stop_ids`; format 1 graphs still load, their connectors unnamed
 READABLE_FORMATS = (1, 2)

@@ -73,6 +73,8 @@ class WalkNetwork:
     snaps: list[tuple[str, str, float]] = field(default_factory=list)
     unreachable: list[str] = field(default_factory=list)
     problems: list[tuple[str, str]] = field(default_factory=list)
+    # Ways between levels of one height (routing.imdf.level_doors): (id, unit, unit).
+    level_joins: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 def unit_point(space: Space) -> XY:

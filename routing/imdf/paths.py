@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import shapely
 
-from routing.imdf import visibility
+from routing.imdf import level_doors, visibility
 from routing.imdf.connectors import connectors
 from routing.imdf.doors import SNAP_REPORTED, End, ends_of, match_doors
 from routing.imdf.model import (
@@ -77,15 +77,39 @@ def walk_network(
     *,
     snap_tolerance: float = 0.5,
     margin: float = 0.3,
+    ordinals: Mapping[str, float] | None = None,
 ) -> WalkNetwork:
-    """Lines inside walkable units joined at walkable doors, and connector stops.
+    """Lines inside walkable units joined at walkable doors, and connector stops; levels
+    of one height (`ordinals`) joined where they meet (`routing.imdf.level_doors`).
     Deterministic: inputs are taken sorted by id."""
     net = WalkNetwork()
     spaces = sorted(spaces, key=lambda s: s.id)
     walkable = [s for s in spaces if s.walkable]
     ends: dict[str, list[End]] = defaultdict(list)
     door_lines: list[WalkLine] = []
-    for door, found in match_doors(walkable, sorted(doors, key=lambda d: d.id), snap_tolerance):
+    height = level_doors.heights(level_order, ordinals)
+    matched = level_doors.match_across(
+        walkable,
+        match_doors(walkable, sorted(doors, key=lambda d: d.id), snap_tolerance),
+        height,
+        snap_tolerance,
+    )
+    joined = {
+        frozenset(s.level for s, _, _ in found)
+        for door, found in matched
+        if door.walkable and len({s.level for s, _, _ in found}) == 2
+    }
+    seams, problems = level_doors.seams(walkable, joined, height, snap_tolerance)
+    net.problems.extend(problems)
+    matched += [
+        (door, found)
+        for door, found in level_doors.match_across(
+            walkable, match_doors(walkable, seams, snap_tolerance), height, snap_tolerance
+        )
+        if len({space.level for space, _, _ in found}) == 2
+    ]
+    level_stops: list[Stop] = []
+    for door, found in matched:
         if not found:
             net.problems.append(
                 (
@@ -96,16 +120,23 @@ def walk_network(
             continue
         if not door.walkable:
             continue  # a locked door is simply absent
+        usable = door.wheelchair and all(space.wheelchair for space, _, _ in found)
+        between = len({space.level for space, _, _ in found}) == 2  # levels of one height
+        if between and not usable:
+            net.problems.append(level_doors.not_step_free(door, found))
+            continue
         sides = ends_of(door, found, margin)
         for (space, _, moved), end in zip(found, sides, strict=True):
             ends[space.id].append(end)
             if moved > SNAP_REPORTED:
                 net.snaps.append((door.id, space.id, moved))
-        if len(sides) == 2:
-            usable = door.wheelchair and all(space.wheelchair for space, _, _ in found)
+        if between:
+            level_stops += level_doors.crossing(door, found, sides)
+            net.level_joins.append((door.id, found[0][0].id, found[1][0].id))
+        elif len(sides) == 2:
             for a, b in zip(sides[0].points, sides[1].points, strict=True):
                 if _distance(a, b) > SAME:
-                    door_lines.append(WalkLine(door.level, (a, b), usable))
+                    door_lines.append(WalkLine(found[0][0].level, (a, b), usable))
     for space in walkable:
         if not ends[space.id]:
             net.unreachable.append(space.id)
@@ -120,8 +151,13 @@ def walk_network(
         for line in net.lines
     ]
     net.snaps.sort()
-    net.stops, problems = connectors(walkable, spaces, traversals, level_order)
+    stops, problems = connectors(walkable, spaces, traversals, level_order, ordinals)
     net.problems.extend(problems)
+    rank = {level: i for i, level in enumerate(level_order)}
+    net.stops = sorted(
+        [*stops, *level_stops],
+        key=lambda s: (s.connector_id, rank.get(s.level, len(rank)), s.level, s.point),
+    )
     return net
 
 

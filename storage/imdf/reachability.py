@@ -21,8 +21,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import shapely
+from shapely.geometry.base import BaseGeometry
 
+from routing.imdf.level_doors import DOOR_KIND
 from routing.imdf.model import Door, Space, Stop, WalkNetwork
+from storage.imdf.levels_joined import UnjoinedLevel, unjoined_levels
 from storage.imdf.venue import Venue
 from storage.imdf.walks import CLOSED_OPENINGS, RESTRICTED, spaces_of
 
@@ -67,6 +70,7 @@ class Reachability:
     roots: str  # "entrances" or "largest-part"
     entrances: list[str] = field(default_factory=list)  # opening ids
     unreachable: list[Unreachable] = field(default_factory=list)
+    levels: list[UnjoinedLevel] = field(default_factory=list)  # no connector reaches them
 
 
 @dataclass(frozen=True)
@@ -97,6 +101,7 @@ def reachability(
     walked = {i for i, s in spaces.items() if s.walkable}
     chair_units = {i for i in walked if spaces[i].wheelchair}
     sides, exterior = _sides(venue, doors, snap_tolerance)
+    exterior -= _toward_levels_of_one_height(venue, doors, exterior, network, snap_tolerance)
     by_door = {door.id: door for door in doors}
     apart = set(network.unreachable)  # no walkable opening reaches them in the network
     touching: dict[str, list[str]] = defaultdict(list)  # unit -> openings on it
@@ -116,10 +121,14 @@ def reachability(
     stands = _stop_units(venue, network, spaces, walked)
     by_connector: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for stop, unit in stands:
-        by_connector[stop.connector_id].append((unit, stop.kind))
+        if stop.kind != DOOR_KIND:  # doors between levels: their units, below
+            by_connector[stop.connector_id].append((unit, stop.kind))
     for connector_id, members in sorted(by_connector.items()):
         for (a, kind), (b, _) in itertools.pairwise(members):
             graph.join(a, b, _Via("connector", connector_id, kind in STEP_FREE_CONNECTORS, kind))
+    for join_id, a, b in network.level_joins:  # only doors a wheelchair passes are joined
+        if a in walked and b in walked:
+            graph.join(a, b, _Via("connector", join_id, True, DOOR_KIND))
     with_stop = {unit for _, unit in stands}
 
     def chair_ok(a: str, b: str, via: _Via) -> bool:
@@ -170,7 +179,37 @@ def reachability(
                 unit_id, info.name, info.level, level.name, info.category, modes, reason, detail
             )
         )
-    return Reachability(roots, sorted(d.id for _, d in entrances), found)
+    joins = [
+        (a, b, via.wheelchair)
+        for a, around in sorted(graph.adjacent.items())
+        for b, via in around
+        if via.kind == "connector"
+    ]
+    levels = unjoined_levels(venue, walked, chair_units, joins)
+    return Reachability(roots, sorted(d.id for _, d in entrances), found, levels)
+
+
+def _toward_levels_of_one_height(
+    venue: Venue, doors: list[Door], exterior: set[str], network: WalkNetwork, tolerance: float
+) -> set[str]:
+    """The openings that look exterior on their own level but lead to another level of
+    the same ordinal (issue 48): those the network joined across, and those within the
+    snap tolerance of a unit of such a level. They are no entrance of the venue."""
+    joined = {join_id for join_id, _, _ in network.level_joins}
+    found = exterior & joined
+    shapes: dict[float, list[tuple[str, BaseGeometry]]] = defaultdict(list)
+    for unit in venue.units.values():
+        shapes[venue.levels[unit.level].ordinal].append((unit.level, unit.shape))
+    for door in doors:
+        if door.id not in exterior or door.id in joined:
+            continue
+        middle = door.line.interpolate(0.5, normalized=True)
+        if any(
+            level != door.level and shape.distance(middle) <= tolerance
+            for level, shape in shapes[venue.levels[door.level].ordinal]
+        ):
+            found.add(door.id)
+    return found
 
 
 def _sides(

@@ -106,6 +106,17 @@ def report_document(
             }
             for u in reach.unreachable
         ]
+        document["unreachable_levels"] = [
+            {
+                "level": level.level,
+                "level_name": level.level_name,
+                "ordinal": level.ordinal,
+                "mode": list(level.modes),
+                "reason": level.reason,
+                "detail": level.detail,
+            }
+            for level in reach.levels
+        ]
     return document
 
 
@@ -138,10 +149,14 @@ def write_report(path: Path, document: dict[str, Any]) -> None:
 
 
 def unreachable_lines(reach: Reachability | None, report: Path | None) -> list[str]:
-    """The terminal's summary: counts by mode, one line per reason and modes with its
-    count and first example, and where the full list is."""
-    if reach is None or not reach.unreachable:
+    """The terminal's summary: the levels no connector or opening reaches, one line each;
+    then the units, by mode, one line per reason and modes with its count and first
+    example, and where the full list is."""
+    if reach is None:
         return []
+    lines = level_lines(reach)
+    if not reach.unreachable:
+        return lines
     entries = reach.unreachable
     foot = sum(FOOT in u.modes for u in entries)
     chair = sum(WHEELCHAIR in u.modes for u in entries)
@@ -150,7 +165,7 @@ def unreachable_lines(reach: Reachability | None, report: Path | None) -> list[s
         if reach.roots == "entrances"
         else "from the venue's largest connected part (it has no entrance)"
     )
-    lines = [f"Unreachable {start}: {foot} unit(s) on foot, {chair} by wheelchair:"]
+    lines.append(f"Unreachable {start}: {foot} unit(s) on foot, {chair} by wheelchair:")
     groups = Counter((u.reason, u.modes) for u in entries)
     order = sorted(groups, key=lambda g: (REASONS.index(g[0]), -len(g[1]), g[1]))
     for reason, modes in order[:SHOWN_GROUPS]:
@@ -164,4 +179,20 @@ def unreachable_lines(reach: Reachability | None, report: Path | None) -> list[s
         lines.append(f"  see {report} for all {len(entries)}")
     elif cut:
         lines.append(f"  give --report FILE for all {len(entries)} with their reasons")
+    return lines
+
+
+def level_lines(reach: Reachability) -> list[str]:
+    """The levels no connector or opening joins to the others, one line each (a venue
+    has few levels): reason, modes, the level's name and ordinal, the sentence."""
+    if not reach.levels:
+        return []
+    foot = sum(FOOT in level.modes for level in reach.levels)
+    chair = sum(WHEELCHAIR in level.modes for level in reach.levels)
+    lines = [f"Levels no connector or opening reaches: {foot} on foot, {chair} by wheelchair:"]
+    for level in reach.levels:
+        lines.append(
+            f"  {level.reason} ({', '.join(level.modes)}): {level.level_name!r} "
+            f"(ordinal {level.ordinal:g}): {level.detail}"
+        )
     return lines

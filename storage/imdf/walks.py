@@ -117,6 +117,7 @@ def build_network(venue: Venue, doors: list[Door], options: ImdfOptions) -> Walk
         _traversals(venue),
         list(venue.levels),
         snap_tolerance=options.snap_tolerance,
+        ordinals={level_id: level.ordinal for level_id, level in venue.levels.items()},
     )
     for door_id, unit_id, moved in network.snaps:
         venue.report.add("opening snapped onto its unit", f"{door_id} to {unit_id}: {moved:.2f} m")
