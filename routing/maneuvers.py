@@ -10,7 +10,11 @@ come from `routing.bends`:
   turn they straighten (under 20 degrees) is dropped.
 - Every vertex whose direction changes by 60 degrees or more keeps a turn within one
   window of it, whatever else was dropped.
+- A turn within CONNECTOR_TURN_FT before a connector is told with it ("take the stairs
+  up"), not as a step of its own a few feet earlier.
 - A destination just off to one side of the last turn is arrived at there, with its side.
+- A landmark is a public place; a generated name only where no other is within reach;
+  two turns in a row never name the same one.
 - Distances and times are hundredths that add up to the route's exactly (largest
   remainder), since a client sums what it is shown.
 """
@@ -42,6 +46,7 @@ from routing.vocabulary import ManeuverType, Modifier, Side
 
 LANDMARK_FT = 30.0  # a named place this close to a maneuver may name it
 ARRIVAL_FT = 30.0  # a destination this close beside the last turn is arrived at there
+CONNECTOR_TURN_FT = 15.0  # a turn this close before a connector is told with it
 BESIDE_DEG = (45.0, 135.0)  # "on your left/right": off the walking direction by this much
 ROUNDS = 6  # of dropping straightened turns and restoring forced ones (2 are typical)
 
@@ -62,6 +67,7 @@ class Place:
     level: int
     x: float
     y: float
+    generated: bool = False  # a made-up name ("Room 12"): named only if no other is near
 
 
 # What one Place holds in Places, besides its text: about 426 bytes measured with
@@ -139,8 +145,14 @@ class _Plan:
         self.halt = stop  # the request's `stop` event (its `_Stop`s are `stops`)
         self.bends = [find_bends(line, stop=stop) for line in lines]
         self.stops = [_Stop(DEPART, 0, 0)]
+        # Feet along each leg from which a turn is told with the connector ending it.
+        self.told_with = [
+            line.length - CONNECTOR_TURN_FT if leg < len(route.rides) else math.inf
+            for leg, line in enumerate(lines)
+        ]
         for leg, line in enumerate(lines):
-            self.stops += [_Stop(TURN, leg, i) for i in self.bends[leg].turns]
+            turns = self.bends[leg].turns
+            self.stops += [_Stop(TURN, leg, i) for i in turns if line.at[i] < self.told_with[leg]]
             if leg < len(route.rides):
                 self.stops.append(_Stop(CONNECTOR, leg, len(line.points) - 1, ride=leg))
         self.stops.append(_Stop(ARRIVE, len(lines) - 1, len(lines[-1].points) - 1))
@@ -195,7 +207,9 @@ class _Plan:
 
     def _uncovered(self) -> list[_Stop]:
         """Turns for the forced places with no turn within NEAR_TURN_FT, the strongest
-        first (`_vertex_for` says where)."""
+        first (`_vertex_for` says where). A connector within CONNECTOR_TURN_FT after a
+        place stands for its turn, and a turn is never put within that of a connector: a
+        place whose vertices all lie there is told with the connector too."""
         added: list[_Stop] = []
         arrive = self.stops[-1]
         for leg, bends in enumerate(self.bends):
@@ -203,12 +217,13 @@ class _Plan:
             end = arrive.index if leg == arrive.leg else len(line.points) - 1
             stops = sorted(line.at[s.index] for s in self.stops if s.leg == leg)
             turns = sorted(line.at[s.index] for s in self.stops if s.leg == leg and s.type == TURN)
+            until = self.told_with[leg]
             for place, _ in bends.forced:
                 checked(self.halt)
                 k = bisect.bisect_left(turns, place - NEAR_TURN_FT)
-                if k < len(turns) and turns[k] <= place + NEAR_TURN_FT:
+                if place >= until or (k < len(turns) and turns[k] <= place + NEAR_TURN_FT):
                     continue
-                index = _vertex_for(line, place, end, stops)
+                index = _vertex_for(line, place, end, stops, until)
                 if index is not None:
                     added.append(_Stop(TURN, leg, index))
                     bisect.insort(turns, line.at[index])
@@ -278,17 +293,22 @@ def _weakness(stop: _Stop) -> float:
     return abs(signed(stop.after - stop.before))
 
 
-def _vertex_for(line: Line, place: float, end: int, stops: list[float]) -> int | None:
-    """The inner vertex before `end` within a window of `place` that changes direction
-    most, its windows cut at the stops around it (`stops`: feet along the leg, ascending),
-    as they will be measured: a vertex that its neighbours straighten would be dropped
-    again. Vertices and stops are found by bisection: a leg's length of them costs none."""
+def _vertex_for(
+    line: Line, place: float, end: int, stops: list[float], until: float = math.inf
+) -> int | None:
+    """The inner vertex before `end` (and `until` feet along) within a window of `place`
+    that changes direction most, its windows cut at the stops around it (`stops`: feet
+    along the leg, ascending), as they will be measured: a vertex that its neighbours
+    straighten would be dropped again. Vertices and stops are found by bisection: a leg's
+    length of them costs none."""
     best: tuple[float, float, int] | None = None
     slack = 1e-9 * max(1.0, abs(place))  # the test below decides; bisect only narrows
     first = max(bisect.bisect_left(line.at, place - WINDOW_FT - slack), 1)
     last = min(bisect.bisect_right(line.at, place + WINDOW_FT + slack), end)
     for i in range(first, last):
         here = line.at[i]
+        if here >= until:
+            break  # told with the connector from here on
         at = bisect.bisect_left(stops, here)
         if abs(here - place) > WINDOW_FT or (at < len(stops) and stops[at] == here):
             continue
@@ -352,7 +372,7 @@ def _finish(
     feet = [max(b - a, 0.0) for a, b in itertools.pairwise(feet_at)]
     seconds = [max(b - a, 0.0) for a, b in itertools.pairwise(seconds_at)]
     distances, times = apportion(feet, route.feet), apportion(seconds, route.seconds)
-    maneuvers = []
+    maneuvers: list[Maneuver] = []
     for k, stop in enumerate(stops):
         if k % CHECK_EVERY == 0:
             checked(halt)
@@ -364,7 +384,11 @@ def _finish(
         at = leg.points[stop.index]
         landmark = None
         if stop.type == TURN and places is not None:
-            landmark = _landmark(stop, leg.level, at, places, skip, lines[stop.leg].fpu)
+            # the turn just before names another place, if any: "at Stairs 103" twice in a
+            # row tells nothing the second time
+            named = maneuvers[-1].landmark if maneuvers else None
+            avoid = skip if named is None else skip | {named.location_id}
+            landmark = _landmark(stop, leg.level, at, places, avoid, lines[stop.leg].fpu)
         maneuvers.append(
             Maneuver(
                 type=stop.type,
@@ -407,17 +431,20 @@ def _landmark(
 ) -> Place | None:
     """The place a person would name at a turn: the nearest one ahead of the walker as
     the turn is reached (the unit at the turn), else the nearest one beside the route
-    (the one it passes); the route's own start and destination are never landmarks."""
+    (the one it passes); a generated name ("Room 12") only where no other is within
+    reach. The route's own start and destination are never landmarks (`skip`); places
+    a visitor cannot see (non-public areas) are not among `places` at all."""
     found = [
         place
         for place in places.near(level, at, LANDMARK_FT / fpu)
         if place.location_id not in skip and place.name
     ]
 
-    def rank(place: Place) -> tuple[int, float, str]:
+    def rank(place: Place) -> tuple[bool, int, float, str]:
         toward = chord_bearing(at, (place.x, place.y), fpu)
         ahead = toward is not None and abs(signed(toward - stop.before)) < 90
-        return (0 if ahead else 1, math.dist(at, (place.x, place.y)), place.location_id)
+        near = math.dist(at, (place.x, place.y))
+        return (place.generated, 0 if ahead else 1, near, place.location_id)
 
     return min(found, key=rank, default=None)
 

@@ -16,11 +16,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from routing.matrix import Augmented, Join, LoadedGraph, ModeGraph, Point
-from routing.model import ELEVATOR, ESCALATOR, RAMP, STAIRS, WALK
+from routing.model import DOOR, ELEVATOR, ESCALATOR, LEVEL_DOORS, RAMP, STAIRS, WALK
 from routing.stopping import Stop, checked
 
-RIDES = (STAIRS, ELEVATOR, RAMP, ESCALATOR)
+RIDES = (STAIRS, ELEVATOR, RAMP, ESCALATOR, DOOR)  # DOOR: between levels of one height
 CHECK_EVERY = 4096  # steps made between two looks at the `stop` event
+# Rides of one kind and way this close are one: a step across a landing, which no text
+# in feet (0.5 ft) or metres (1.64 ft) tells; a longer walk is told in both.
+RIDE_GAP_FT = 2.0
 XY = tuple[float, float]
 
 
@@ -45,15 +48,22 @@ class Leg:
 @dataclass(frozen=True)
 class Ride:
     """A connector taken between two legs (consecutive edges of one connector are one
-    ride: the stairs from the first floor to the third)."""
+    ride: the stairs from the first floor to the third; so are connectors of one kind and
+    way met where the last is left, `_goes_on`). Its id and `at` are the first one's."""
 
-    kind: int  # STAIRS, ELEVATOR, RAMP or ESCALATOR
+    kind: int  # STAIRS, ELEVATOR, RAMP, ESCALATOR or DOOR
     connector_id: str | None  # None in graphs stored before connectors were named
     at: XY  # where it is entered, canvas coordinates
     from_level: int
     to_level: int
     feet: float
     seconds: float
+
+    @property
+    def floors(self) -> int:
+        """Floors climbed or gone down: the levels apart in level order, the floor steps
+        `routing.build` gives a connector; none through a door to a level of one height."""
+        return 0 if self.kind in LEVEL_DOORS else abs(self.to_level - self.from_level)
 
 
 @dataclass(frozen=True)
@@ -266,7 +276,8 @@ def _at(mode: ModeGraph, nodes: list[int], position: float) -> XY:
 def _legs(
     loaded: LoadedGraph, start: Point, steps: list[_Step], stop: Stop | None
 ) -> tuple[list[Leg], list[Ride]]:
-    """Steps cut into legs at rides; consecutive rides on one connector are one ride."""
+    """Steps cut into legs at rides; consecutive rides that go on from each other are
+    one ride (`_goes_on`), the few feet walked between them counted in it."""
     walk = loaded.graph
     legs: list[Leg] = []
     rides: list[Ride] = []
@@ -283,21 +294,15 @@ def _legs(
             continue
         name = walk.stop_ids.get(step.node_a)
         last = rides[-1] if rides else None
-        if (
-            last is not None
-            and len(points) == 1
-            and last.connector_id == name
-            and last.kind == step.kind
-            and last.to_level == step.level_a
-        ):
+        if last is not None and _goes_on(last, step, name, len(points), feet):
             rides[-1] = Ride(
                 last.kind,
-                name,
+                last.connector_id,
                 last.at,
                 last.from_level,
                 step.level_b,
-                last.feet + step.feet,
-                last.seconds + step.seconds,
+                last.feet + feet + step.feet,
+                last.seconds + seconds + step.seconds,
             )
         else:
             legs.append(Leg(level, points, feet, seconds))
@@ -307,6 +312,21 @@ def _legs(
         points, level, feet, seconds = [step.b], step.level_b, 0.0, 0.0
     legs.append(Leg(level, points, feet, seconds))
     return legs, rides
+
+
+def _goes_on(last: Ride, step: _Step, name: str | None, points: int, feet: float) -> bool:
+    """Whether the connector `step` goes on with the ride `last`, as one ride: the same
+    connector with nothing walked between (the stairs from the first floor to the third),
+    or one of the same kind going the same way (up or down) entered under RIDE_GAP_FT
+    from where the last one was left: stairs drawn as one connector per pair of floors
+    (IMDF relationships often are) meet at one point, or a step apart. A door between
+    levels of one height goes no way: only the same door goes on."""
+    if last.kind != step.kind or last.to_level != step.level_a:
+        return False
+    if last.connector_id == name and points == 1:
+        return True
+    way = (step.level_b - step.level_a) * (last.to_level - last.from_level)
+    return step.kind not in LEVEL_DOORS and way > 0 and feet < RIDE_GAP_FT
 
 
 def _xy(loaded: LoadedGraph, node: int) -> XY:

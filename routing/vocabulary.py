@@ -120,8 +120,11 @@ class Language:
     depart_unnamed: str  # an ad-hoc start
     turns: Mapping[Modifier, str]
     turn_at: str  # {turn} (a phrase of `turns`) at {landmark}
-    up: str  # {connector} (its kind's name) up to {floor}
+    up: str  # {connector} (its kind's name) up to {floor}, one floor
     down: str
+    up_floors: str  # likewise, {floors} floors (2 or more) in one ride
+    down_floors: str
+    through: str  # a door to {floor}, a level of the same height (issue 48)
     arrive: str  # {end}: the destination's name
     arrive_beside: str  # {end}, {side} (a phrase of `sides`)
     arrive_unnamed: str  # an ad-hoc destination, on {floor}
@@ -145,6 +148,9 @@ ENGLISH = Language(
     turn_at="{turn} at {landmark}",
     up="take the {connector} up to {floor}",
     down="take the {connector} down to {floor}",
+    up_floors="take the {connector} up {floors} floors to {floor}",
+    down_floors="take the {connector} down {floors} floors to {floor}",
+    through="go through the door to {floor}",
     arrive="arrive at {end}",
     arrive_beside="arrive at {end} {side}",
     arrive_unnamed="arrive at your destination on {floor}",

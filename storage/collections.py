@@ -44,6 +44,11 @@ FILES_BUCKET = "fs"
 # The tag of a location that stands for a unit (derived from a drawing, or given): its
 # value is the unit id.
 UNIT_ID_TAG = "svc:id"
+# The tag of a location whose name floorgate made of a category and a number ("Restroom
+# 2"): an IMDF import writes it, maneuvers name such a place only when no other is near.
+GENERATED_NAME_TAG = ("svc:name", "generated")
+# The tag of an IMDF import's location saying its unit's, amenity's or occupant's category.
+IMDF_CATEGORY_TAG = "imdf:category"
 
 
 @dataclass(frozen=True)

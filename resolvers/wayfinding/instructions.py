@@ -1,6 +1,7 @@
 """The sentences of a route's maneuvers, in the manner of Valhalla's narrative: each one
 says the walk since the previous maneuver, then what to do ("Walk 40 ft, then turn
-slightly right", "Take the elevator up to Floor 3", "Arrive at Unit 307 on your right").
+slightly right", "Take the stairs up 2 floors to Floor 3", "Arrive at Unit 307 on your
+right").
 
 Lengths are written in feet (`imperial`, the default) or metres (`metric`), whole
 numbers; a walk that rounds to nothing is left out. The numbers of the answer stay in
@@ -55,7 +56,7 @@ def instruction(maneuver: Maneuver, route: Route, words: Words, says: Language =
 
 def _action(maneuver: Maneuver, route: Route, words: Words, says: Language) -> str:
     """What to do at the maneuver: the language's template for its type and case."""
-    from routing.model import CONNECTOR_NAMES
+    from routing.model import CONNECTOR_NAMES, LEVEL_DOORS
 
     if maneuver.type == ManeuverType.DEPART:
         return says.depart.format(start=words.start) if words.start else says.depart_unnamed
@@ -68,9 +69,17 @@ def _action(maneuver: Maneuver, route: Route, words: Words, says: Language) -> s
     if maneuver.type == ManeuverType.CONNECTOR:
         assert maneuver.ride is not None
         ride = route.rides[maneuver.ride]
-        way = says.up if ride.to_level > ride.from_level else says.down
+        if ride.kind in LEVEL_DOORS:  # no floor climbed: neither up nor down
+            return says.through.format(floor=words.level_name(ride.to_level))
+        up = ride.to_level > ride.from_level
+        if ride.floors > 1:  # one ride over several floors is one step
+            way = says.up_floors if up else says.down_floors
+        else:
+            way = says.up if up else says.down
         return way.format(
-            connector=CONNECTOR_NAMES[ride.kind], floor=words.level_name(ride.to_level)
+            connector=CONNECTOR_NAMES[ride.kind],
+            floors=ride.floors,
+            floor=words.level_name(ride.to_level),
         )
     side = says.sides[maneuver.side] if maneuver.side else None
     if words.end:

@@ -7,10 +7,16 @@ name is the one a client shows for that place. The grid is kept per process, key
 the map's `locations_version` and graph file, like the waypoints (`graph_cache`), and
 built where the route is computed (`on_graph`: off the event loop for a large graph,
 whose map can hold thousands of locations).
+
+A landmark is a place a visitor can see and read (issue 48): never a non-public area
+(`imdf:category` `nonpublic...`), and a generated name ("Restroom 2", "Unit 12") only
+where no other place is within reach (`Place.generated`; docs/routing.md, "At
+connectors, and landmarks").
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from resolvers.context import RequestContext
@@ -18,12 +24,17 @@ from resolvers.wayfinding.distances import on_graph
 from storage import collections as c
 from storage.cache import cached_reads
 from storage.database import Store
+from storage.imdf.categories import category_label
 
 if TYPE_CHECKING:  # routing is imported by the functions that need it
     from routing.maneuvers import Places
     from routing.matrix import LoadedGraph
 
 PLACE_FIELDS = {"name": 1, "x": 1, "y": 1, "floors": 1, "tags": 1}
+NON_PUBLIC = "nonpublic"  # the IMDF categories of places a visitor does not enter
+# A name that says only what a place is and its number, as a drawing's units are named
+# when nobody named them: "Unit 12", "Area 3", "Room 7".
+NUMBERED = re.compile(r"(?:Unit|Area|Room) \d+")
 
 
 async def map_places(
@@ -56,8 +67,9 @@ async def _locations(store: Store, map_id: str) -> list[dict[str, Any]]:
 def places_of(
     locations: list[dict[str, Any]], levels: list[str | None], feet_per_unit: float
 ) -> Places:
-    """Each named location on each level its floors name (every location on the only
-    level of a map whose one level has no floor tag, as waypoints are placed)."""
+    """Each named public location on each level its floors name (every location on the
+    only level of a map whose one level has no floor tag, as waypoints are placed), with
+    whether its name is generated."""
     from routing.maneuvers import LANDMARK_FT, Place, Places
 
     position = {floor: index for index, floor in enumerate(levels) if floor is not None}
@@ -67,14 +79,15 @@ def places_of(
         name = location.get("name")
         if not name:
             continue
-        unit_id = next(
-            (
-                tag.get("value")
-                for tag in location.get("tags") or []
-                if tag.get("key") == c.UNIT_ID_TAG
-            ),
-            None,
-        )
+        tags = {
+            tag.get("key"): tag.get("value")
+            for tag in location.get("tags") or []
+            if isinstance(tag, dict)
+        }
+        category = tags.get(c.IMDF_CATEGORY_TAG)
+        if isinstance(category, str) and category.startswith(NON_PUBLIC):
+            continue  # a visitor cannot see it from the route, nor go in
+        unit_id, made_up = tags.get(c.UNIT_ID_TAG), generated(name, tags)
         floors = [floor.get("id") for floor in location.get("floors") or []]
         on = [0] if single_untagged else sorted({position[f] for f in floors if f in position})
         for level in on:
@@ -86,6 +99,22 @@ def places_of(
                     level,
                     float(location["x"]),
                     float(location["y"]),
+                    made_up,
                 )
             )
     return Places(places, LANDMARK_FT / feet_per_unit)
+
+
+def generated(name: str, tags: dict[Any, Any]) -> bool:
+    """Whether a location's name was made up for it rather than given: tagged so by the
+    IMDF import (`GENERATED_NAME_TAG`), in the form the import wrote before that tag ("<category
+    label> <n>, <floor>", storage/imdf/names.py), or a kind and a number alone
+    ("Unit 12", `NUMBERED`)."""
+    key, value = c.GENERATED_NAME_TAG
+    if tags.get(key) == value or NUMBERED.fullmatch(name):
+        return True
+    category = tags.get(c.IMDF_CATEGORY_TAG)
+    if not isinstance(category, str) or ", " not in name:
+        return False
+    # the form an IMDF import wrote before the tag: "<category label> <n>, <floor>"
+    return re.fullmatch(rf"{re.escape(category_label(category))} \d+, .+", name) is not None

@@ -15,35 +15,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from parsing.imdf.read import label
+from storage.imdf.categories import category_label
 from storage.imdf.contents import Contents
 from storage.imdf.venue import Venue
 
-# Category words IMDF writes run together, as a person writes them.
-CATEGORY_WORDS = {
-    "nonpublic": "Non-public area",
-    "opentobelow": "Open to below",
-    "movingwalkway": "Moving walkway",
-    "foodservice": "Food service",
-    "firstaid": "First aid",
-    "mothersroom": "Mothers' room",
-    "lostandfound": "Lost and found",
-    "unspecified": "Space",
-    "fieldofplay": "Field of play",
-    "privatelounge": "Private lounge",
-    "checkin": "Check-in",
-    "baggageclaim": "Baggage claim",
-    "unenclosedarea": "Unenclosed area",
-    "atm": "ATM",
-}
 XY = tuple[float, float]
-
-
-def category_label(category: str) -> str:
-    """`restroom.female` -> "Restroom (female)", `nonpublic` -> "Non-public area"."""
-    head, _, rest = category.strip().lower().partition(".")
-    word = CATEGORY_WORDS.get(head, head.replace("_", " ").replace("-", " ").capitalize())
-    detail = rest.replace(".", " ").replace("_", " ")
-    return f"{word or 'Space'} ({detail})" if detail else word or "Space"
 
 
 @dataclass

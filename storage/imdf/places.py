@@ -13,13 +13,14 @@ from shapely.geometry import Point
 
 from parsing.imdf.projection import Canvas
 from parsing.imdf.read import Feature, label
+from storage import collections as c
 from storage.imdf.contents import Contents, has_location
 from storage.imdf.ids import VenueIds
 from storage.imdf.names import Naming
 from storage.imdf.venue import Unit, Venue
 
 Tags = tuple[tuple[str, str], ...]
-GENERATED: Tags = (("svc:name", "generated"),)  # a name made of a category and a number
+GENERATED: Tags = (c.GENERATED_NAME_TAG,)  # a name made of a category and a number
 ALT_NAME = "alt_name"  # other names, `;`-separated as OpenStreetMap writes them
 TAKEN_IN = (("occupant", "imdf:occupant"), ("amenity", "imdf:amenity"), ("anchor", "imdf:anchor"))
 
@@ -58,7 +59,7 @@ def read_places(venue: Venue, contents: dict[str, Contents], naming: Naming) -> 
             tags: Tags = (
                 ("svc:amenity", "yes"),
                 ("imdf:feature", "amenity"),
-                ("imdf:category", feature.category),
+                (c.IMDF_CATEGORY_TAG, feature.category),
             )
             name = texts[feature.id] or naming.places.get(feature.id, "")
             found.append(Place(feature.id, name, *where, _marked(tags, feature.id, naming)))
@@ -77,12 +78,12 @@ def read_places(venue: Venue, contents: dict[str, Contents], naming: Naming) -> 
             venue.report.add("occupant without a usable anchor, skipped", feature.id)
             continue
         unit, point = anchors[anchor_id]
-        tags = (("imdf:feature", "occupant"), ("imdf:category", feature.category))
+        tags = (("imdf:feature", "occupant"), (c.IMDF_CATEGORY_TAG, feature.category))
         name = texts[feature.id] or naming.places.get(feature.id, "")
         found.append(Place(feature.id, name, unit.level, point, _marked(tags, feature.id, naming)))
     for anchor_id, (unit, point) in anchors.items():
         if anchor_id not in used and anchor_id not in merged:
-            tags = (("imdf:feature", "anchor"), ("imdf:category", unit.category))
+            tags = (("imdf:feature", "anchor"), (c.IMDF_CATEGORY_TAG, unit.category))
             marked = _marked(tags, unit.feature.id, naming)
             found.append(Place(anchor_id, unit.name, unit.level, point, marked))
     return found
@@ -99,11 +100,15 @@ def _unit_place(
     """A unit's location: its tags, the ids of what it takes in, and their names and its
     own as alternative names."""
     if unit.listed:
-        tags: Tags = (("svc:type", "unit"), ("svc:id", unit_id), ("imdf:category", unit.category))
+        tags: Tags = (
+            ("svc:type", "unit"),
+            ("svc:id", unit_id),
+            (c.IMDF_CATEGORY_TAG, unit.category),
+        )
     else:  # elevators, stairs, escalators: drawn, not listed, yet what "the lift" finds
         tags = (
             ("imdf:feature", "unit"),
-            ("imdf:category", unit.category),
+            (c.IMDF_CATEGORY_TAG, unit.category),
             ("svc:connector", "yes"),
         )
     kinds = {

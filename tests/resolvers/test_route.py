@@ -523,7 +523,7 @@ async def test_across_floors_by_elevator_in_a_wheelchair(env):
             assert rides[0]["id"] == "b1-elevator"
             assert (rides[0]["from_floor_id"], rides[0]["to_floor_id"]) == ("b1-f4", "b1-f1")
             assert re.fullmatch(
-                r"Walk \d+ ft, then take the elevator down to Floor 1", route["steps"][-3]
+                r"Walk \d+ ft, then take the elevator down 3 floors to Floor 1", route["steps"][-3]
             )
         assert re.fullmatch(
             r"Walk \d+ ft, then arrive at Fitness Center on your right", route["steps"][-1]

@@ -1,12 +1,14 @@
 """Maneuvers of `route` through the real app (issue 33).
 
 On many routes of every demo map with walk paths, of the Old Mill (tests/resolvers/
-old_mill.py, a building drawn the way real ones are) and of an IMDF venue
-(tests/imdf_venues.py), sampled with a fixed seed, on foot and by wheelchair: the rules
-of tests/routing/maneuver_rules.py (vocabulary, order, location = leg point, bearings
-recomputed, modifiers, a turn near every bend of 60 degrees, connectors, sums), the
-texts in feet and in metres, landmarks and arrival sides against the map's locations,
-and REST = GraphQL. Then exact answers on the demo and the errors of `units`.
+old_mill.py, a building drawn the way real ones are) and of two IMDF venues
+(tests/imdf_venues.py: two levels, and the four of `exchange()`), sampled with a fixed
+seed, on foot and by wheelchair: the rules of tests/routing/maneuver_rules.py
+(vocabulary, order, location = leg point, bearings recomputed, modifiers, a turn near
+every bend of 60 degrees, connectors, sums, and issue 48's at connectors), the texts in
+feet and in metres (one step per ride, with its floors), landmarks (public places, a
+generated name only where no other is in reach) and arrival sides against the map's
+locations, and REST = GraphQL. Then exact answers on the demo and the errors of `units`.
 """
 
 from __future__ import annotations
@@ -29,11 +31,12 @@ from resolvers.auth.permissions import DISTANCES_CALCULATE
 from rest.app import create_app
 from storage.demo import install as demo
 from storage.demo.drawings import BUILDINGS, FLOORS
+from storage.imdf.categories import category_label
 from storage.imdf.dataset import dataset_from_path, import_venue
 from storage.imdf.venue import ImdfOptions
 from storage.imports.importer import import_data
 from tests._dbserver import fresh_store
-from tests.imdf_venues import two_levels, zip_bytes
+from tests.imdf_venues import exchange, two_levels, zip_bytes
 from tests.resolvers import old_mill
 from tests.routing.maneuver_rules import bearing, check_route
 
@@ -70,6 +73,7 @@ QUERY = (
 class MapFacts:
     feet_per_unit: float
     level_floors: list[str | None]  # lowest first
+    level_uids: list[str]  # lowest first
     floor_names: dict[str, str]
     locations: dict[str, dict[str, Any]]
 
@@ -91,26 +95,27 @@ class Env:
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def env(db_server, settings, tmp_path_factory) -> AsyncIterator[Env]:
     tmp: Path = tmp_path_factory.mktemp("maneuvers")
-    venue = two_levels()
-    archive = tmp / "venue.zip"
-    archive.write_bytes(zip_bytes(venue.venue.files()))
-    venue_map = venue.venue.features["venue"][0]["id"]
+    venues = {"venue": two_levels().venue, "exchange": exchange().venue}
+    for name, venue in venues.items():
+        (tmp / f"{name}.zip").write_bytes(zip_bytes(venue.files()))
+    venue_maps = [venue.features["venue"][0]["id"] for venue in venues.values()]
     async with fresh_store(db_server) as store:
         await demo.install_demo(store, tmp)
         data, svgs = old_mill.old_mill()
         await import_data(store, data, tmp, svg_sources=svgs)
-        await import_venue(
-            store, dataset_from_path(archive, ImdfOptions()), limits=settings.svg_limits
-        )
+        for name in venues:
+            archive = dataset_from_path(tmp / f"{name}.zip", ImdfOptions())
+            await import_venue(store, archive, limits=settings.svg_limits)
         key = (await create_key(store, "maneuvers", [DISTANCES_CALCULATE], None)).secret
         maps = {}
-        for map_id in [*DEMO_MAPS, old_mill.MAP, venue_map]:
+        for map_id in [*DEMO_MAPS, old_mill.MAP, *venue_maps]:
             unit_map = await store["unit_maps"].find_one({"_id": map_id})
             floors = store["floors"].find({"asset_id": unit_map["asset_id"]})
             found = store["locations"].find({"unit_map_id": map_id})
             maps[map_id] = MapFacts(
                 unit_map["feet_per_unit"],
                 [level.get("floor_id") for level in unit_map["levels"]],
+                [level["uid"] for level in unit_map["levels"]],
                 {f["_id"]: f["name"] async for f in floors},
                 {loc["_id"]: loc async for loc in found},
             )
@@ -222,13 +227,11 @@ def expected_action(
         return TURN_WORDS[m["modifier"]] + at
     if m["type"] == "connector":
         ride = m["connector"]
-        order = facts.level_floors
-        way = (
-            "up"
-            if order.index(ride["to_floor_id"]) > order.index(ride["from_floor_id"])
-            else "down"
-        )
-        return f"take the {ride['kind']} {way} to {facts.floor_names[ride['to_floor_id']]}"
+        order = facts.level_uids
+        climbed = order.index(ride["to_level_uid"]) - order.index(ride["from_level_uid"])
+        way = "up" if climbed > 0 else "down"
+        floors = f" {abs(climbed)} floors" if abs(climbed) > 1 else ""
+        return f"take the {ride['kind']} {way}{floors} to {facts.floor_names[ride['to_floor_id']]}"
     side = f"on your {m['side']}" if m["side"] else ""
     if end["name"]:
         return f"arrive at {end['name']} {side}".rstrip()
@@ -236,24 +239,63 @@ def expected_action(
     return f"arrive at your destination on {floor}" + (f", {side}" if side else "")
 
 
+def tag_values(location: dict[str, Any]) -> dict[str, Any]:
+    return {tag["key"]: tag["value"] for tag in location.get("tags", [])}
+
+
+def non_public(location: dict[str, Any]) -> bool:
+    """An IMDF non-public area: a place a visitor does not see from the route."""
+    return str(tag_values(location).get("imdf:category", "")).startswith("nonpublic")
+
+
+def made_up(location: dict[str, Any]) -> bool:
+    """A generated name, written apart from resolvers/wayfinding/landmarks.py: tagged
+    `svc:name=generated`, "<IMDF category label> <n>, <floor>" as the import wrote it
+    before that tag, or "Unit/Area/Room <n>" alone."""
+    tags, name = tag_values(location), location["name"]
+    if tags.get("svc:name") == "generated" or re.fullmatch(r"(Unit|Area|Room) [0-9]+", name):
+        return True
+    category = tags.get("imdf:category")
+    label = category_label(category) if category else None
+    return label is not None and re.fullmatch(rf"{re.escape(label)} [0-9]+, .+", name) is not None
+
+
 def check_places(answer: dict[str, Any], facts: MapFacts) -> None:
-    """Landmarks: locations of the map on the maneuver's level within 30 ft, never the
-    route's own ends. An arrival side: the destination within 30 ft, off to that side of
-    the walk before it (45 to 135 degrees, give or take a whole bearing's degree)."""
+    """Landmarks: public locations of the map on the maneuver's level within 30 ft, never
+    the route's own ends, nor the landmark of the turn just before; a generated name only
+    where no other such place is. An arrival side: the destination within 30 ft, off to
+    that side of the walk before it (45 to 135 degrees, give or take a whole bearing's
+    degree)."""
     route, fpu = answer["route"], facts.feet_per_unit
     ends = {answer["from"]["id"], answer["to"]["id"]}
+    previous: str | None = None  # the landmark of the maneuver just before
     for m in route["maneuvers"]:
         at = (m["location"]["x"], m["location"]["y"])
         landmark = m["landmark"]
+        floor = route["legs"][m["leg_index"]]["floor_id"]
         if landmark is not None:
             location = facts.locations[landmark["location_id"]]
             assert landmark["location_id"] not in ends
             assert landmark["name"] == location["name"]
             unit = [t["value"] for t in location.get("tags", []) if t["key"] == "svc:id"]
             assert landmark["unit_id"] == (unit[0] if unit else None)
-            floor = route["legs"][m["leg_index"]]["floor_id"]
             assert floor in [f["id"] for f in location["floors"]]
             assert math.dist(at, (location["x"], location["y"])) * fpu <= 30 + 1e-9
+            assert not non_public(location), landmark
+            if made_up(location):
+                named = [
+                    other["name"]
+                    for key, other in facts.locations.items()
+                    if other.get("name")
+                    and key not in ends
+                    and key != previous
+                    and floor in [f["id"] for f in other["floors"]]
+                    and math.dist(at, (other["x"], other["y"])) * fpu < 30 - 1e-6
+                    and not non_public(other)
+                    and not made_up(other)
+                ]
+                assert not named, (landmark, named)
+        previous = None if landmark is None else landmark["location_id"]
         if m["side"] is not None:
             end = (answer["to"]["x"], answer["to"]["y"])
             assert math.dist(at, end) * fpu <= 30 + 1e-9
@@ -263,7 +305,7 @@ def check_places(answer: dict[str, Any], facts: MapFacts) -> None:
             assert 44 <= abs(off) <= 136 and (off > 0) == (m["side"] == "right"), (m, off)
 
 
-@pytest.mark.parametrize("map_index", range(len(DEMO_MAPS) + 2))
+@pytest.mark.parametrize("map_index", range(len(DEMO_MAPS) + 3))
 async def test_the_rules_on_sampled_routes(env, map_index):
     map_id = list(env.maps)[map_index]
     facts = env.maps[map_id]
@@ -278,7 +320,7 @@ async def test_the_rules_on_sampled_routes(env, map_index):
                 assert answer["reason"]
                 continue
             routes += 1
-            check_route(answer["route"], facts.feet_per_unit)
+            check_route(answer["route"], facts.feet_per_unit, facts.level_uids)
             metric = await rest(env, map_id, {**body, "units": "metric"})
             as_graphql = await graphql(env, {**variables, "units": "metric"})
             assert camel(metric["route"]) == as_graphql["route"]
@@ -338,7 +380,7 @@ async def test_along_a_demo_corridor_exactly_in_feet_and_in_metres(env):
 async def test_by_wheelchair_up_the_elevator_exactly(env):
     """map-b1, the Fitness Center (floor 1) to unit 301 (floor 3): out of the gym, left
     along the corridor, right into the elevator's spur (the trash room ahead), up two
-    floors, out, left, and 301's door opens to the right. The building map's unit
+    floors in one step, out, left, and 301's door opens to the right. The building map's unit
     locations are named as the units are (`301`)."""
     body = {"from": {"id": "loc-b1-f1-gym@map-b1"}, "to": {"id": "map-b1:b1-301"}}
     route = (await rest(env, "map-b1", {**body, "mode": "wheelchair"}))["route"]
@@ -346,7 +388,7 @@ async def test_by_wheelchair_up_the_elevator_exactly(env):
         "Start at Fitness Center",
         "Walk 22 ft, then turn left at 109",
         "Walk 86 ft, then turn right at Trash Room",
-        "Walk 22 ft, then take the elevator up to Floor 3",
+        "Walk 22 ft, then take the elevator up 2 floors to Floor 3",
         "Walk 22 ft, then turn left at 304",
         "Walk 106 ft, then arrive at 301 on your right",
     ]

@@ -2,12 +2,16 @@
 (REST's snake_case dict), written apart from routing/maneuvers.py: its own bearings,
 windows and turn rule, so that a mistake there is not repeated here.
 
-`check_route(route, feet_per_unit)` asserts: the vocabulary; walking order; location =
-leg point; each bearing recomputed from the polyline (10 ft windows, cut at the leg's ends
-and the neighbouring maneuvers) within 10 degrees; modifiers against the bearings; every
-place where the walk's direction over 10 ft windows changes by 60 degrees or more has a
-turn within 15 ft; one connector per connector taken; distances and times adding up to
-the route's in hundredths.
+`check_route(route, feet_per_unit, levels)` asserts: the vocabulary; walking order;
+location = leg point; each bearing recomputed from the polyline (10 ft windows, cut at the
+leg's ends and the neighbouring maneuvers) within 10 degrees; modifiers against the
+bearings; every place where the walk's direction over 10 ft windows changes by 60 degrees
+or more has a turn within 15 ft; one connector per connector taken; distances and times
+adding up to the route's in hundredths. And the rules of issue 48 at connectors and
+landmarks: no turn within 15 ft before a connector (it is told with the connector, which
+then stands for the turns of the places before it); no leg under 2 ft between two
+rides of one kind going one way (one ride over several floors is one step); no step says
+"Walk 0 ft"; no two turns in a row name the same landmark.
 """
 
 from __future__ import annotations
@@ -15,10 +19,14 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
+import re
+from collections.abc import Sequence
 from typing import Any
 
 WINDOW = 10.0
 NEAR_TURN = 15.0
+NEAR_CONNECTOR = 15.0  # a turn this close before a connector is told with it
+RIDE_GAP = 2.0  # feet: rides of one kind and way closer than this are one
 TOLERANCE = 10.0
 TYPES = {"depart", "turn", "connector", "arrive"}
 TURN_NAMES = {"uturn", "sharp right", "right", "slight right", "slight left", "left", "sharp left"}
@@ -73,7 +81,9 @@ class Polyline:
         )
 
 
-def check_route(route: dict[str, Any], fpu: float) -> None:
+def check_route(route: dict[str, Any], fpu: float, levels: Sequence[str] | None = None) -> None:
+    """The rules on a route as REST answers it; `levels`: the map's level uids, lowest
+    first (which way a ride goes), when known."""
     legs, maneuvers = route["legs"], route["maneuvers"]
     lines = [Polyline(leg["points"], fpu) for leg in legs]
     assert maneuvers[0]["type"] == "depart" and maneuvers[-1]["type"] == "arrive"
@@ -93,8 +103,12 @@ def check_route(route: dict[str, Any], fpu: float) -> None:
     assert places == sorted(places), "maneuvers out of walking order"
     assert maneuvers[0]["leg_index"] == 0 and maneuvers[0]["point_index"] == 0
     _check_connectors(legs, maneuvers)
+    _check_rides(legs, levels)
     _check_bearings(lines, maneuvers, places)
     _check_bends(lines, maneuvers, places)
+    _check_before_connectors(lines, legs, maneuvers, places)
+    _check_landmarks(maneuvers)
+    assert not any(re.match(r"Walk 0 (ft|m)\b", step) for step in route["steps"]), route["steps"]
     for name in ("distance", "time"):
         assert all(m[name] >= 0 for m in maneuvers)
         assert sum(round(m[name] * 100) for m in maneuvers) == round(route[name] * 100), name
@@ -107,6 +121,49 @@ def _check_connectors(legs: list[dict[str, Any]], maneuvers: list[dict[str, Any]
     for (index, connector), m in zip(taken, told, strict=True):
         assert m["connector"] == connector
         assert (m["leg_index"], m["point_index"]) == (index, len(legs[index]["points"]) - 1)
+
+
+def _check_rides(legs: list[dict[str, Any]], levels: Sequence[str] | None) -> None:
+    """No leg under RIDE_GAP between two rides of one kind going one way: they are one
+    ride, told as one step ("up 2 floors"). Without the level order, a way is told by
+    not coming back to the level the first ride left."""
+    for before, between in itertools.pairwise(legs):
+        first, second = before["connector"], between["connector"]
+        if first is None or second is None or first["kind"] != second["kind"]:
+            continue
+        if levels is None:
+            same_way = second["to_level_uid"] != first["from_level_uid"]
+        else:
+            rank = {uid: k for k, uid in enumerate(levels)}
+            up = rank[first["to_level_uid"]] > rank[first["from_level_uid"]]
+            same_way = up == (rank[second["to_level_uid"]] > rank[second["from_level_uid"]])
+        if same_way and first["kind"] != "door":
+            assert between["distance"] >= RIDE_GAP, ("a ride told as two", first, second)
+
+
+def _check_before_connectors(
+    lines: list[Polyline],
+    legs: list[dict[str, Any]],
+    maneuvers: list[dict[str, Any]],
+    places: list[tuple[int, float]],
+) -> None:
+    """No turn within NEAR_CONNECTOR before the connector that ends its leg."""
+    for k, m in enumerate(maneuvers):
+        leg, at = places[k]
+        if m["type"] == "turn" and legs[leg]["connector"] is not None:
+            left = lines[leg].at[-1] - at
+            assert left > NEAR_CONNECTOR - 1e-9, f"a turn {left:.2f} ft before a connector"
+
+
+def _check_landmarks(maneuvers: list[dict[str, Any]]) -> None:
+    """No two turns in a row name the same landmark."""
+    for one, other in itertools.pairwise(maneuvers):
+        if one["type"] == other["type"] == "turn" and one["landmark"] and other["landmark"]:
+            assert one["landmark"]["location_id"] != other["landmark"]["location_id"], (
+                "two turns in a row at the same landmark",
+                one,
+                other,
+            )
 
 
 def _check_bearings(
@@ -139,16 +196,22 @@ def _check_bends(
     lines: list[Polyline], maneuvers: list[dict[str, Any]], places: list[tuple[int, float]]
 ) -> None:
     """Sampled every foot and at every vertex of the walk that is told (up to the arrive
-    maneuver): a change of 60 degrees or more has a turn within 15 ft on its leg."""
+    maneuver): a change of 60 degrees or more has a turn within 15 ft on its leg, unless
+    the leg's connector may stand for it: within 15 ft after it, or within 15 ft and a
+    window, where the vertices that make the change may all lie within 15 ft of the
+    connector (where no turn stands) or turn too little once cut there."""
     turns = [places[k] for k, m in enumerate(maneuvers) if m["type"] == "turn"]
     end_leg, end_at = places[-1]
     for leg, line in enumerate(lines[: end_leg + 1]):
         hi = end_at if leg == end_leg else line.at[-1]
+        told_with = math.inf if leg == end_leg else line.at[-1] - NEAR_CONNECTOR
         samples = {*(a for a in line.at if a <= hi), *(float(s) for s in range(int(hi) + 1))}
         for s in sorted(samples):
             before, after = line.windows(s, 0.0, hi)
             if before is None or after is None or apart(before, after) < 60:
                 continue
+            if s >= told_with - WINDOW:
+                continue  # perhaps no vertex more than 15 ft before the connector turns
             assert any(t_leg == leg and abs(t_at - s) <= NEAR_TURN for t_leg, t_at in turns), (
                 f"a bend of {apart(before, after):.0f} degrees at {s:.1f} ft of leg {leg} "
                 "has no turn within 15 ft"

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from routing.bends import modifier
 from routing.maneuvers import Maneuver, Place, Places, apportion, plan_maneuvers
-from routing.model import ELEVATOR, STAIRS
+from routing.model import CONNECTOR_NAMES, ELEVATOR, STAIRS
 from routing.route import XY, Leg, Ride, Route
 from tests.routing.maneuver_rules import check_route
 
@@ -364,11 +364,19 @@ def test_distances_and_times_add_up_to_the_routes():
 
 
 def answer(found: Route, maneuvers: list[Maneuver]) -> dict[str, Any]:
-    """The route as REST answers it, for the rules' check."""
+    """The route as REST answers it, for the rules' check (level uids `L<position>`)."""
     legs = [
         {
             "points": [{"x": x, "y": y} for x, y in leg.points],
-            "connector": {"id": f"c{i}"} if i < len(found.rides) else None,
+            "distance": round(leg.feet, 2),
+            "connector": None
+            if i >= len(found.rides)
+            else {
+                "id": f"c{i}",
+                "kind": CONNECTOR_NAMES[found.rides[i].kind],
+                "from_level_uid": f"L{found.rides[i].from_level}",
+                "to_level_uid": f"L{found.rides[i].to_level}",
+            },
         }
         for i, leg in enumerate(found.legs)
     ]
@@ -384,7 +392,7 @@ def answer(found: Route, maneuvers: list[Maneuver]) -> dict[str, Any]:
             "distance": m.distance,
             "time": m.time,
             "side": m.side,
-            "landmark": m.landmark,
+            "landmark": None if m.landmark is None else {"location_id": m.landmark.location_id},
             "connector": None if m.ride is None else legs[m.ride]["connector"],
             "instruction": str(k),
         }
@@ -402,7 +410,9 @@ def answer(found: Route, maneuvers: list[Maneuver]) -> dict[str, Any]:
 @st.composite
 def routes(draw: st.DrawFn) -> tuple[Route, float]:
     """1-3 legs of 1-20 segments: lengths from a hundredth of a foot to 60 ft, turned by
-    nothing, a little, a right angle or anything."""
+    nothing, a little, a right angle or anything; up the stairs or the elevator between
+    them, as routing.route gives them (never two rides of one kind with a leg under 2 ft
+    between: they would be one)."""
     fpu = draw(st.sampled_from([1.0, 0.5, 0.25]))
     legs: list[Leg] = []
     rides: list[Ride] = []
@@ -423,9 +433,12 @@ def routes(draw: st.DrawFn) -> tuple[Route, float]:
             x, y = heading((x, y), bearing, feet / fpu)
             if (x, y) != points[-1]:
                 points.append((x, y))
-        legs.append(leg(points, level, fpu))
         if level:
-            rides.append(Ride(STAIRS, "s", legs[-2].points[-1], level - 1, level, 15.0, 12.0))
+            kind = draw(st.sampled_from([STAIRS, ELEVATOR]))
+            if len(legs) > 1 and legs[-1].feet < 2.0 and rides[-1].kind == kind:
+                kind = ELEVATOR if kind == STAIRS else STAIRS
+            rides.append(Ride(kind, "s", legs[-1].points[-1], level - 1, level, 15.0, 12.0))
+        legs.append(leg(points, level, fpu))
     return route(*legs, rides=tuple(rides)), fpu
 
 
@@ -433,7 +446,7 @@ def routes(draw: st.DrawFn) -> tuple[Route, float]:
 @given(routes())
 def test_the_rules_hold_on_random_routes(drawn):
     found, fpu = drawn
-    check_route(answer(found, plan_maneuvers(found, fpu)), fpu)
+    check_route(answer(found, plan_maneuvers(found, fpu)), fpu, ["L0", "L1", "L2"])
 
 
 def drop_every_measure(plan: Any) -> None:

@@ -3,7 +3,8 @@
 For any pair of points and either mode, the route is the route E18 measures and its
 geometry adds up: its distance and time equal the distance matrix's cell, each leg's
 polyline is as long as the leg's distance, legs and rides sum to the whole, legs meet
-the rides between them, and the route starts and ends at the waypoints.
+the rides between them, and the route starts and ends at the waypoints. Its maneuvers
+keep the rules of tests/routing/maneuver_rules.py.
 """
 
 from __future__ import annotations
@@ -13,9 +14,13 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
+from resolvers.wayfinding.directions import _route
+from resolvers.wayfinding.instructions import Words
+from routing.maneuvers import route_with_maneuvers
 from routing.matrix import Point
 from routing.model import ELEVATOR, FOOT, RAMP, STAIRS, WHEELCHAIR
 from routing.route import Route, Unreachable, find_route, polyline_feet
+from tests.routing.maneuver_rules import check_route as check_rules
 from tests.routing.test_properties import (
     MODES,
     SETTINGS,
@@ -89,6 +94,33 @@ def test_routes_between_floors_name_their_connectors(data):
                     assert ride.connector_id is not None
                     if ride.kind == STAIRS:
                         assert mode == FOOT
+
+
+@SETTINGS
+@given(st.data())
+def test_maneuvers_keep_the_rules_on_generated_maps(data):
+    """On the generated maps of every connector kind, often between levels, both modes:
+    the route as REST answers it keeps the rules of tests/routing/maneuver_rules.py,
+    those at connectors included (no leg under 2 ft between rides of one kind and way,
+    no turn within 15 ft before a connector), and says each ride's floors in one step."""
+    network = data.draw(networks())
+    points = data.draw(points_on_network(network))
+    graph, loaded = build(network)
+    words = Words(None, None, lambda level: f"Floor {level}")
+    for mode in MODES:
+        for start in points:
+            for end in points:
+                found = route_with_maneuvers(loaded, mode, start, end)
+                if isinstance(found, Unreachable):
+                    continue
+                route, maneuvers = found
+                answer = _route(loaded, route, maneuvers, words)
+                check_rules(answer, graph.feet_per_unit, graph.level_uids)
+                assert all(ride.floors >= 1 for ride in route.rides)
+                rides = [m for m in answer["maneuvers"] if m["type"] == "connector"]
+                for m, ride in zip(rides, route.rides, strict=True):
+                    floors = f"{ride.floors} floors " if ride.floors > 1 else ""
+                    assert m["instruction"].endswith(f" {floors}to Floor {ride.to_level}")
 
 
 def test_why_there_is_no_route():

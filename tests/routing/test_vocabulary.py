@@ -19,6 +19,8 @@ from strawberry.types import get_object_definition
 from resolvers.wayfinding.instructions import Words, instruction
 from routing.bends import MERGE_DEG, modifier
 from routing.maneuvers import Maneuver, Place
+from routing.model import ELEVATOR, ESCALATOR, STAIRS
+from routing.route import Ride
 from routing.vocabulary import (
     ENGLISH,
     LANGUAGES,
@@ -130,7 +132,7 @@ def a_maneuver(kind: ManeuverType, **facts: Any) -> Maneuver:
 WORDS = Words("Unit 101", "Unit 307", lambda level: f"Floor {level + 1}")
 ROUTE_OF_TWO_FLOORS = SimpleNamespace(
     legs=[SimpleNamespace(level=0), SimpleNamespace(level=1)],
-    rides=[SimpleNamespace(kind=3, from_level=0, to_level=2)],  # the elevator up
+    rides=[Ride(ELEVATOR, "e", (0.0, 0.0), 0, 2, 20.0, 40.0)],  # the elevator up 2 floors
 )
 
 
@@ -146,7 +148,18 @@ def test_the_sentences_are_the_tables_templates_filled():
     assert instruction(depart, route, WORDS) == "Start at Unit 101"
     connector = a_maneuver(ManeuverType.CONNECTOR, ride=0)
     assert (
-        instruction(connector, route, WORDS) == "Walk 40 ft, then take the elevator up to Floor 3"
+        instruction(connector, route, WORDS)
+        == "Walk 40 ft, then take the elevator up 2 floors to Floor 3"
+    )
+    one_floor = SimpleNamespace(rides=[Ride(STAIRS, "s", (0.0, 0.0), 2, 1, 15.0, 12.0)])
+    assert (
+        instruction(connector, one_floor, WORDS)
+        == "Walk 40 ft, then take the stairs down to Floor 2"
+    )
+    three = SimpleNamespace(rides=[Ride(ESCALATOR, "s", (0.0, 0.0), 3, 0, 45.0, 36.0)])
+    assert (
+        instruction(connector, three, WORDS)
+        == "Walk 40 ft, then take the escalator down 3 floors to Floor 1"
     )
     for side, phrase in ENGLISH.sides.items():
         arrive = a_maneuver(ManeuverType.ARRIVE, side=side)

@@ -10,9 +10,10 @@ from collections import Counter
 from typing import Any
 
 from parsing.imdf.read import read_document
+from storage.imdf.categories import category_label
 from storage.imdf.contents import unit_contents
 from storage.imdf.dataset import ImdfDataset, venue_dataset
-from storage.imdf.names import category_label, name_units, unique_names
+from storage.imdf.names import name_units, unique_names
 from storage.imdf.venue import ImdfOptions, Venue
 from tests.imdf_venues import stable_id
 from tests.storage.imdf.old_market import collections, dumps, manifest, old_market

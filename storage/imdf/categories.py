@@ -1,0 +1,31 @@
+"""IMDF categories as a person reads them ("Non-public area", "Restroom (female)"): the
+words of generated names (storage/imdf/names.py), also read where a route names its
+landmarks, so this module imports nothing heavy (no shapely, no pyproj)."""
+
+from __future__ import annotations
+
+# Category words IMDF writes run together, as a person writes them.
+CATEGORY_WORDS = {
+    "nonpublic": "Non-public area",
+    "opentobelow": "Open to below",
+    "movingwalkway": "Moving walkway",
+    "foodservice": "Food service",
+    "firstaid": "First aid",
+    "mothersroom": "Mothers' room",
+    "lostandfound": "Lost and found",
+    "unspecified": "Space",
+    "fieldofplay": "Field of play",
+    "privatelounge": "Private lounge",
+    "checkin": "Check-in",
+    "baggageclaim": "Baggage claim",
+    "unenclosedarea": "Unenclosed area",
+    "atm": "ATM",
+}
+
+
+def category_label(category: str) -> str:
+    """`restroom.female` -> "Restroom (female)", `nonpublic` -> "Non-public area"."""
+    head, _, rest = category.strip().lower().partition(".")
+    word = CATEGORY_WORDS.get(head, head.replace("_", " ").replace("-", " ").capitalize())
+    detail = rest.replace(".", " ").replace("_", " ")
+    return f"{word or 'Space'} ({detail})" if detail else word or "Space"
