@@ -307,6 +307,11 @@ function ownBox(element) {
 // core's outline) are drawn as well. True when the element is not to be drawn.
 function takeConnector(element, level) {
   const kind = typeof element["data-connector"] === "string" ? element["data-connector"] : "";
+  if (kind === "door") {
+    // a door between two levels of one height (docs/imdf.md): the opening is drawn, its
+    // stop's disc is not, and it has no icon of its own
+    return element.type === "Circle" || element.type === "Ellipse";
+  }
   if (!CONNECTOR_KINDS.has(kind) || typeof element["data-connector-id"] !== "string") {
     return false;
   }

@@ -34,7 +34,7 @@ const ROUTE = `query ViewerRoute($map: ID!, $from: WaypointInput!, $to: Waypoint
   }
 }`;
 
-const CONNECTOR_LETTERS = { elevator: "E", stairs: "S", ramp: "R", escalator: "X" };
+const CONNECTOR_LETTERS = { elevator: "E", stairs: "S", ramp: "R", escalator: "X", door: "D" };
 const MIN_FIT_FEET = 30; // the smallest area a first leg is fitted into, each way
 const FIT_MARGIN = 0.15; // around the first leg, as a share of its larger side
 

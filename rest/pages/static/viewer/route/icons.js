@@ -98,6 +98,10 @@ const ICONS = {
     s("line", { x1: "13", y1: "12.5", x2: "13", y2: "20" }),
   ],
   "connector-ramp": () => [s("polygon", { points: "3,20 21,20 21,8" })],
+  "connector-door": () => [
+    s("rect", { x: "6", y: "3", width: "12", height: "18" }),
+    s("circle", { class: "head", cx: "15", cy: "12", r: "1.3" }),
+  ],
   "connector-other": elevator, // a kind without an icon of its own
 };
 
