@@ -59,14 +59,15 @@ class RoutePoint:
 
 @strawberry.type(
     description="A connector taken between two legs: stairs, elevator, ramp or "
-    "escalator, from one level to another (several floors in one ride)."
+    "escalator, from one level to another (several floors in one ride), or a door "
+    "between two levels of one height (an IMDF venue's levels sharing an ordinal)."
 )
 class RouteConnector:
     id: str | None = strawberry.field(
         description="Its `data-connector-id`; null for a map "
         "processed before connectors were named."
     )
-    kind: str = strawberry.field(description="`stairs`, `elevator`, `ramp` or `escalator`.")
+    kind: str = strawberry.field(description="`stairs`, `elevator`, `ramp`, `escalator` or `door`.")
     x: float = strawberry.field(description="Where it is entered, canvas x.")
     y: float = strawberry.field(description="Where it is entered, canvas y.")
     from_level_uid: str
