@@ -89,15 +89,15 @@ class WriteListener(monitoring.CommandListener):
         self._pending[event.request_id] = collection
 
     def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
-        self._finished(event.request_id)
+        collection = self._pending.pop(event.request_id, None)
+        if collection is not None:
+            at = event.reply.get("operationTime") if isinstance(event.reply, dict) else None
+            self.cache.acknowledged(collection, at)
 
     def failed(self, event: monitoring.CommandFailedEvent) -> None:
-        self._finished(event.request_id)
-
-    def _finished(self, request_id: int) -> None:
-        collection = self._pending.pop(request_id, None)
+        collection = self._pending.pop(event.request_id, None)
         if collection is not None:
-            self.cache.bump(collection)
+            self.cache.bump(collection)  # what it did is unknown: no time vouches for it
 
 
 class PoolListener(monitoring.ConnectionPoolListener):
@@ -141,7 +141,10 @@ def apply_change(cache: ReadCache, change: dict[str, Any]) -> bool:
     kind = change.get("operationType")
     collection = (change.get("ns") or {}).get("coll")
     if kind in DOCUMENT_EVENTS and isinstance(collection, str):
-        cache.bump(collection)
+        if cache.already_moved(collection, change.get("clusterTime")):
+            cache.stream_echoes += 1  # this process's own write, moved when acknowledged
+        else:
+            cache.bump(collection)
     else:
         cache.bump(ALL)
     return kind != "invalidate"

@@ -6,7 +6,10 @@ write that races a read can never leave a stale entry behind. Versions move when
 
 - this process writes (`storage.cache.change_watch.WriteListener`, when the write is
   acknowledged), so a client always reads its own writes;
-- the change stream reports a change made by anyone (`storage.cache.change_watch.ChangeWatcher`);
+- the change stream reports a change made by anyone (`storage.cache.change_watch.ChangeWatcher`),
+  except this process's own write whose acknowledgement already moved it (its "echo": the
+  change is no newer than the write's `operationTime`, `already_moved`), which would
+  otherwise cost every kept result a second miss;
 - the stream goes down or comes back: then every version moves and the cache flushes.
 
 The cache serves nothing while the change stream is not known to be up ("live"):
@@ -33,6 +36,7 @@ from typing import Any, NamedTuple, TypeVar, cast
 
 import bson
 import orjson
+from bson import Timestamp
 from bson.codec_options import CodecOptions
 from bson.errors import BSONError
 
@@ -118,6 +122,7 @@ class CacheStats:
     flushes: int
     stream_events: int
     stream_restarts: int
+    stream_echoes: int  # changes of this process's own writes, moved at their ack
     last_change_seconds_ago: float | None
 
 
@@ -138,8 +143,13 @@ class ReadCache:
         self.interruptions = 0  # connection failures seen; a stream older than one is not trusted
         self.hits = self.misses = self.bypassed = self.answer_hits = 0
         self.invalidations = self.flushes = 0
-        self.stream_events = self.stream_restarts = 0
+        self.stream_events = self.stream_restarts = self.stream_echoes = 0
         self._last_change: float | None = None
+        # Per collection (`ALL`: every one), the database time of this process's latest
+        # acknowledged write whose bump moved the version: a read begun after that bump
+        # sees every change made up to that time, so the stream's report of such a change
+        # (the write's own echo) need not move the version again (`already_moved`).
+        self._acked: dict[str, Timestamp] = {}
 
     @property
     def enabled(self) -> bool:
@@ -158,6 +168,23 @@ class ReadCache:
         self._versions[collection] = next(self._clock)
         self.invalidations += 1
         self._last_change = time.monotonic()
+
+    def acknowledged(self, collection: str, at: Timestamp | None) -> None:
+        """This process's write to `collection` (`ALL`: any) was acknowledged at the
+        database time `at` (None when the reply gave none): the version moves now."""
+        self.bump(collection)
+        if isinstance(at, Timestamp) and (
+            collection not in self._acked or self._acked[collection] < at
+        ):
+            self._acked[collection] = at
+
+    def already_moved(self, collection: str, at: Timestamp | None) -> bool:
+        """Whether a change to `collection` made at the database time `at` is one every
+        read begun since the last bump already sees: no newer than an acknowledged write
+        of this process whose bump came after it."""
+        if not isinstance(at, Timestamp):
+            return False
+        return any(key in self._acked and at <= self._acked[key] for key in (collection, ALL))
 
     def flush(self) -> None:
         """Every version moves and every entry goes."""
@@ -312,6 +339,7 @@ class ReadCache:
             flushes=self.flushes,
             stream_events=self.stream_events,
             stream_restarts=self.stream_restarts,
+            stream_echoes=self.stream_echoes,
             last_change_seconds_ago=None if last is None else round(time.monotonic() - last, 3),
         )
 

@@ -204,6 +204,31 @@ async def test_change_events_move_their_collection_or_everything():
     assert apply_change(cache, {"operationType": "invalidate"}) is False
 
 
+def test_the_echo_of_an_acknowledged_write_moves_nothing_again():
+    """A change no newer than this process's acknowledged write to its collection (or
+    to everything) was seen by every read begun since that ack: no second miss."""
+    cache = live_cache()
+    acked = bson.Timestamp(1_800_000_000, 5)
+    cache.acknowledged("units", acked)
+    units, floors = cache.version("units"), cache.version("floors")
+
+    def change(coll: str, at: bson.Timestamp | None) -> dict[str, object]:
+        return {"operationType": "update", "ns": {"db": "d", "coll": coll}, "clusterTime": at}
+
+    assert apply_change(cache, change("units", bson.Timestamp(1_800_000_000, 4)))
+    assert apply_change(cache, change("units", acked))
+    assert (cache.version("units"), cache.stream_echoes) == (units, 2)
+    assert apply_change(cache, change("floors", acked))  # another collection: moved
+    assert cache.version("floors") != floors
+    assert apply_change(cache, change("units", None))  # no time: moved
+    assert apply_change(cache, change("units", bson.Timestamp(1_800_000_000, 6)))  # newer
+    assert cache.stream_echoes == 2
+    cache.acknowledged("*", bson.Timestamp(1_800_000_001, 1))  # a commit: every collection
+    floors = cache.version("floors")
+    assert apply_change(cache, change("floors", bson.Timestamp(1_800_000_001, 1)))
+    assert (cache.version("floors"), cache.stream_echoes) == (floors, 3)
+
+
 # With the embedded database
 
 
@@ -237,6 +262,30 @@ async def test_own_writes_move_the_version_when_acknowledged(fresh: Store):
     await fresh["units"].update_one(query, {"$set": {"name": "two"}})
     assert fresh.cache.version("units") != version  # at once, not when the stream says so
     assert (await cached_reads.find_one(fresh, "units", query))["name"] == "two"
+
+
+async def test_an_own_write_moves_its_version_once(fresh: Store, db_server: EmbeddedServer):
+    """The stream's report of this process's write (its echo) arrives after the ack has
+    moved the version: the result read in between stays a hit. Another client's write
+    made after it is reported after it (the stream is in order), so once that one has
+    moved its collection, the echo has been seen."""
+    query = {"_id": "u1"}
+    echoes = fresh.cache.stream_echoes
+    await fresh["units"].update_one(query, {"$set": {"name": "echoed"}})
+    moved = fresh.cache.version("units")
+    assert (await cached_reads.find_one(fresh, "units", query))["name"] == "echoed"
+    other = AsyncMongoClient(db_server.uri)
+    before = fresh.cache.version("floors")
+    try:
+        await other[fresh.db.name]["floors"].insert_one({"_id": "marker"})
+        await until(lambda: fresh.cache.version("floors") != before, "the marker arrives")
+    finally:
+        await other.close()
+    assert fresh.cache.version("units") == moved
+    assert fresh.cache.stream_echoes > echoes
+    hits = fresh.cache.hits
+    assert (await cached_reads.find_one(fresh, "units", query))["name"] == "echoed"
+    assert fresh.cache.hits == hits + 1
 
 
 async def test_a_commit_moves_every_version(fresh: Store):
