@@ -44,7 +44,7 @@ from tests.e2e.viewer.map_reading import (
     overlaps,
     wanted_labels,
 )
-from tests.e2e.viewer_site import (
+from tests.e2e.viewer.viewer_site import (
     DESKTOP,
     SCREENSHOTS,
     Site,

@@ -18,7 +18,7 @@ from tests.chromium import (
     CHROMIUM,
     MISSING,
 )
-from tests.e2e.viewer_site import (
+from tests.e2e.viewer.viewer_site import (
     ASSIGNMENTS,
     DESKTOP,
     MAP,

@@ -15,7 +15,7 @@ from shapely import Point, Polygon
 from shapely.ops import polylabel
 
 from tests.chromium import CHROMIUM, MISSING
-from tests.e2e.viewer_site import demo_site, js, open_viewer
+from tests.e2e.viewer.viewer_site import demo_site, js, open_viewer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=MISSING)]
 

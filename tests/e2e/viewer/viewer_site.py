@@ -30,7 +30,7 @@ from tests.servers import own_demo_database, serve_tls
 BROWSER_SECONDS = 240  # the whole module's browser, start to close
 MAP = "map-b1"
 FLAGS = "references, unit-attributes-resource, locations-resource, distances, directions"
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SCREENSHOTS = Path(__file__).resolve().parents[3] / "docs" / "screenshots"
 DESKTOP = (1280, 800)
 PHONE = (375, 667)
 
@@ -80,7 +80,7 @@ def demo_site(name: str):
 @contextlib.contextmanager
 def running_site(db_server, settings, key: str, tmp_path_factory) -> Iterator[Site]:
     """`floorgate serve` over TLS on the demo database of `settings`, and one browser
-    (also for tests/e2e/test_viewer_live.py)."""
+    (also for tests/e2e/viewer/test_viewer_live.py)."""
     deadline = time.monotonic() + BROWSER_SECONDS
     with serve_tls(
         settings.data_dir, db_server, settings, FLOORGATE_RATE_LIMIT_PER_SECOND="0"

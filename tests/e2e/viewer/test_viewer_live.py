@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.chromium import CHROMIUM, MISSING, wait_until
-from tests.e2e.viewer_site import (
+from tests.e2e.viewer.viewer_site import (
     MAP,
     Site,
     demo_site,

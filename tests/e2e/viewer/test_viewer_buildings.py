@@ -26,7 +26,7 @@ from resolvers.auth.permissions import ALL_PERMISSIONS
 from storage.database import connect
 from storage.settings import Settings
 from tests.chromium import CHROMIUM, MISSING, wait_until
-from tests.e2e.viewer_site import (
+from tests.e2e.viewer.viewer_site import (
     DESKTOP,
     SCREENSHOTS,
     Site,

@@ -15,7 +15,7 @@ from urllib.parse import quote
 import pytest
 
 from tests.chromium import CHROMIUM, MISSING, open_tab, wait_until
-from tests.e2e.viewer_site import (
+from tests.e2e.viewer.viewer_site import (
     ASSIGNMENTS,
     DESKTOP,
     MAP,

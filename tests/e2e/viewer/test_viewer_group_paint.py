@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.chromium import CHROMIUM, MISSING
-from tests.e2e.viewer_site import demo_site, js, open_viewer
+from tests.e2e.viewer.viewer_site import demo_site, js, open_viewer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=MISSING)]
 
