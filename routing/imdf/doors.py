@@ -23,6 +23,10 @@ WIDE_DOOR = 2.0  # metres: wider doors are crossed at several points
 DOOR_SPACING = 1.0  # metres: at most this far between the points of a wide door
 SNAP_REPORTED = 0.01  # metres: door points moved further than this are reported
 SAME = 1e-6  # metres: points this close are one node
+PROBE = 0.05  # metres: a unit on a door's line is sided by its area this deep either side
+PROBE_ALONG = 0.25  # metres: ... along this much of the door either side of its middle
+DOMINANT = 2.0  # ... the side holding more than this many times the other's area
+SLIVER = 0.001  # metres: ... and on average deeper than this (a spike of a unit's ring is none)
 
 
 @dataclass(frozen=True)
@@ -103,7 +107,9 @@ def _one_per_side(
     door: Door, mid: XY, candidates: list[tuple[float, str, Space, XY]]
 ) -> list[tuple[Space, XY, float]]:
     """The nearest candidate on each side of the door line (two nearest when the door
-    has no direction)."""
+    has no direction). A unit further than SNAP_REPORTED is on the side of its nearest
+    point (the other side when the door's middle lies inside it), a nearer one on the
+    side holding its area (`_side_by_area`)."""
     (x0, y0), (x1, y1) = door.line.coords[0], door.line.coords[-1]
     length = math.hypot(x1 - x0, y1 - y0)
     if length < SAME:
@@ -114,23 +120,43 @@ def _one_per_side(
     for moved, _, space, point in candidates:
         if moved > SNAP_REPORTED:
             along = ((point[0] - mid[0]) * normal[0] + (point[1] - mid[1]) * normal[1]) / moved
+            if space.shape.contains(shapely.Point(mid)):
+                along = -along  # the door drawn inside the unit: it lies away from its edge
             side = 0 if abs(along) < 0.5 else (1 if along > 0 else -1)
         else:
-            probe = min(0.05, length / 2)
-            side = 0
-            for sign in (1, -1):
-                inside = shapely.Point(
-                    mid[0] + sign * probe * normal[0], mid[1] + sign * probe * normal[1]
-                )
-                if space.shape.contains(inside):
-                    side = sign
-                    break
+            side = _side_by_area(space, mid, normal, length)
         if side and side not in chosen:
             chosen[side] = (space, point, moved)
         elif not side and moved <= SNAP_REPORTED:
             unsided.append((space, point, moved))  # e.g. a door drawn across the wall
     found = [chosen[side] for side in (1, -1) if side in chosen]
     return found + unsided[: max(0, 2 - len(found))]
+
+
+def _side_by_area(space: Space, mid: XY, normal: XY, length: float) -> int:
+    """The side of the door line holding the unit's area by its middle: the side of the
+    one of two points `PROBE` out that it holds, else its share of a strip that deep on
+    each side, along the door's middle `PROBE_ALONG` either way.
+    Area, not a point: a unit whose sliver along the door is thinner than the probe (a
+    lobby opening onto stairs, drawn 1 cm off their side) is still on its side. 0 when
+    neither side holds clearly more (a door drawn across the wall) or only a sliver."""
+    depth, half = min(PROBE, length / 2), min(PROBE_ALONG, length / 2)
+    probes = [(mid[0] + k * depth * normal[0], mid[1] + k * depth * normal[1]) for k in (1, -1)]
+    inside = shapely.contains_xy(space.shape, *zip(*probes, strict=True)).tolist()
+    if inside[0] != inside[1]:  # the usual door: the unit holds one probe (fast)
+        return 1 if inside[0] else -1
+    tangent = (normal[1], -normal[0])
+    areas = []
+    for sign in (1, -1):
+        nx, ny = sign * depth * normal[0], sign * depth * normal[1]
+        a = (mid[0] - half * tangent[0], mid[1] - half * tangent[1])
+        b = (mid[0] + half * tangent[0], mid[1] + half * tangent[1])
+        strip = shapely.Polygon([a, b, (b[0] + nx, b[1] + ny), (a[0] + nx, a[1] + ny)])
+        areas.append(float(shapely.intersection(space.shape, strip).area))
+    plus, minus = areas
+    if max(plus, minus) <= max(DOMINANT * min(plus, minus), SLIVER * 2 * half):
+        return 0
+    return 1 if plus > minus else -1
 
 
 def _xy(coords: Sequence[float]) -> XY:

@@ -78,9 +78,13 @@ def walk_network(
     snap_tolerance: float = 0.5,
     margin: float = 0.3,
     ordinals: Mapping[str, float] | None = None,
+    places: Mapping[str, Sequence[XY]] | None = None,
 ) -> WalkNetwork:
     """Lines inside walkable units joined at walkable doors, and connector stops; levels
     of one height (`ordinals`) joined where they meet (`routing.imdf.level_doors`).
+    `places`: by unit id, other points where locations stand (amenities, occupants'
+    anchors), reached by the unit's lines as its own point is (a location off the lines
+    joins the nearest one, often leading away: issue 48, point 7).
     Deterministic: inputs are taken sorted by id."""
     net = WalkNetwork()
     spaces = sorted(spaces, key=lambda s: s.id)
@@ -140,7 +144,8 @@ def walk_network(
     for space in walkable:
         if not ends[space.id]:
             net.unreachable.append(space.id)
-        lines, problems = _unit_lines(space, ends[space.id], margin)
+        spots = (places or {}).get(space.id, ())
+        lines, problems = _unit_lines(space, ends[space.id], margin, spots)
         net.lines.extend(lines)
         net.problems.extend(problems)
     net.lines.extend(door_lines)
@@ -165,11 +170,12 @@ def walk_network(
 
 
 def _unit_lines(
-    space: Space, ends: list[End], margin: float
+    space: Space, ends: list[End], margin: float, spots: Sequence[XY] = ()
 ) -> tuple[list[WalkLine], list[tuple[str, str]]]:
     """The lines inside one walkable unit: per part, its free space (the part shrunk by
     the margin, opened onto its wide doors' mouths) and in each piece of it the
-    visibility network of its door points, the unit's point and its corners."""
+    visibility network of its door points, the unit's point, the other points where
+    its locations stand (`spots`, those inside it) and its corners."""
     lines: list[WalkLine] = []
     problems: list[tuple[str, str]] = []
     if space.point is not None and not space.shape.buffer(COVER).covers(shapely.Point(space.point)):
@@ -183,6 +189,11 @@ def _unit_lines(
     pieces = parts(space.shape)
     owner = [_nearest_part(pieces, end.point) for end in ends]
     centre_part = _nearest_part(pieces, centre)
+    inside = space.shape.buffer(COVER)
+    placed = sorted(
+        {p for p in spots if _distance(p, centre) > SAME and inside.covers(shapely.Point(p))}
+    )
+    placed_part = [_nearest_part(pieces, p) for p in placed]
     for index, part in enumerate(pieces):
         mine = [end for end, o in zip(ends, owner, strict=True) if o == index]
         terminals = [
@@ -192,6 +203,11 @@ def _unit_lines(
         ]
         if index == centre_part:
             terminals.append(_Terminal(centre, None, False))
+        terminals += [
+            _Terminal(p, None, False)
+            for p, o in zip(placed, placed_part, strict=True)
+            if o == index
+        ]
         if not terminals:
             continue
         inset, used = _inset(part, [t.point for t in terminals], margin)

@@ -4,10 +4,11 @@ the walk paths of `routing.imdf.paths`, drawn per level by `parsing.imdf.drawing
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any, cast
 
 import shapely
-from shapely.geometry import LineString, MultiLineString
+from shapely.geometry import LineString, MultiLineString, Point
 
 from parsing.imdf.drawing import DrawnLevel
 from routing.imdf.paths import Door, Space, Traversal, WalkNetwork, walk_network
@@ -118,12 +119,31 @@ def build_network(venue: Venue, doors: list[Door], options: ImdfOptions) -> Walk
         list(venue.levels),
         snap_tolerance=options.snap_tolerance,
         ordinals={level_id: level.ordinal for level_id, level in venue.levels.items()},
+        places=place_points(venue),
     )
     for door_id, unit_id, moved in network.snaps:
         venue.report.add("opening snapped onto its unit", f"{door_id} to {unit_id}: {moved:.2f} m")
     for kind, message in network.problems:
         venue.report.add(kind, message)
     return network
+
+
+def place_points(venue: Venue) -> dict[str, list[tuple[float, float]]]:
+    """Where amenities and anchors (occupants') stand, by the unit they are in: their
+    locations (storage.imdf.places) stand there, so the unit's walk lines reach there
+    (routing.imdf.paths). Unreadable points are skipped here; the places report them."""
+    found: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for feature in [*venue.archive.of("amenity"), *venue.anchors.values()]:
+        if feature.geometry is None:
+            continue
+        try:
+            point = venue.plane.to_plane(feature.geometry)
+        except (ValueError, TypeError, AttributeError, shapely.errors.ShapelyError):
+            continue
+        if isinstance(point, Point):
+            for unit in venue.units_of(feature):
+                found[unit.feature.id].append((point.x, point.y))
+    return dict(found)
 
 
 def _traversals(venue: Venue) -> list[Traversal]:

@@ -32,8 +32,22 @@ def free_space(
     units: Sequence[shapely.Polygon], doors: Sequence[tuple[XY, XY]], clearance: float = CLEARANCE
 ) -> shapely.Polygon:
     """The walkable units shrunk by `clearance`, joined by their doors' passages."""
+    union = free_spaces(units, [(a, b, 0.0) for a, b in doors], clearance)
+    assert isinstance(union, shapely.Polygon), "the reference venue is one free space"
+    return union
+
+
+def free_spaces(
+    units: Sequence[shapely.Polygon],
+    doors: Sequence[tuple[XY, XY, float]],
+    clearance: float = CLEARANCE,
+) -> shapely.Polygon | shapely.MultiPolygon:
+    """The walkable units shrunk by `clearance`, joined by their doors' passages; each
+    door (a, b, off) with its units up to `off` metres from its line (a door in the
+    middle of a wall of thickness 2 x off): its passage runs straight across the wall and
+    the clearance on both sides. Pieces nothing joins stay apart (a MultiPolygon)."""
     pieces = [shapely.buffer(u, -clearance, join_style="mitre") for u in units]
-    for (x0, y0), (x1, y1) in doors:
+    for (x0, y0), (x1, y1), off in doors:
         width = math.hypot(x1 - x0, y1 - y0)
         tx, ty = (x1 - x0) / width, (y1 - y0) / width
         if width > WIDE:
@@ -43,7 +57,7 @@ def free_space(
             mx, my = (x0 + x1) / 2, (y0 + y1) / 2
             half = NARROW_PASSAGE / 2
             a, b = (mx - half * tx, my - half * ty), (mx + half * tx, my + half * ty)
-        depth = clearance + REACH
+        depth = off + clearance + REACH
         nx, ny = -ty * depth, tx * depth
         pieces.append(
             shapely.Polygon(
@@ -56,7 +70,7 @@ def free_space(
             )
         )
     union = shapely.union_all(pieces)
-    assert isinstance(union, shapely.Polygon), "the reference venue is one free space"
+    assert isinstance(union, shapely.Polygon | shapely.MultiPolygon)
     return union
 
 
