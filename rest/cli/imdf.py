@@ -155,15 +155,25 @@ def cmd_import_imdf(args: argparse.Namespace) -> int:
         except import_refusals() as error:  # another import holding an asset, ...
             print(f"Nothing was imported: {error}", file=sys.stderr)
             return _reported(report, source, dataset, "refused", str(error), 1)
-    if imported is None:
+    if isinstance(imported, imdf_dataset.DryRun):
+        removal = f"it would remove {_stale(imported.removed_locations)}"
         print(f"Dry run: {args.path} would import without problems; nothing was written")
-        return _reported(report, source, dataset, "dry-run", "would import without problems", 0)
+        print(f"  {removal}")
+        message = f"would import without problems; {removal}"
+        return _reported(report, source, dataset, "dry-run", message, 0)
     print(f"Imported {args.path}:")
-    for line in imported.lines():
+    lines = [*imported.lines(), f"removed {_stale(imported.removed_locations)}"]
+    for line in lines:
         print(f"  {line}")
     print(f"View it: {viewer_url(settings.public_url, dataset.stack_map)}")
     print("  (the stack map: every level of the venue on one map, routes between floors)")
-    return _reported(report, source, dataset, "imported", "; ".join(imported.lines()), 0)
+    return _reported(report, source, dataset, "imported", "; ".join(lines), 0)
+
+
+def _stale(count: int) -> str:
+    """The summary's count of the stored locations of the venue's maps that the venue
+    no longer gives, which the import removes (docs/imdf.md, "Places and locations")."""
+    return f"{count:,} location{'' if count == 1 else 's'} the venue no longer has"
 
 
 def viewer_url(public_url: str, map_id: str) -> str:

@@ -35,6 +35,7 @@ from storage.imdf.reachability import Reachability, reachability
 from storage.imdf.venue import ImdfOptions, Venue, read_venue
 from storage.imdf.walks import build_network, draw_levels, read_doors, venue_bounds
 from storage.imports.importer import import_data
+from storage.imports.replaced import removed_by_map
 from storage.imports.shrink import refuse_shrinking
 from storage.imports.writer import ImportReport
 from storage.limits import IMPORT_TRANSACTION_DOCUMENTS
@@ -154,6 +155,14 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
     )
 
 
+@dataclass(frozen=True)
+class DryRun:
+    """What `--dry-run` found the import would do beyond its checks: the stored locations
+    of the venue's maps that the venue no longer has, which it would remove."""
+
+    removed_locations: int
+
+
 def _venue_details(venue: Venue) -> dict[str, Any]:
     """The asset's display name, address and position from the venue: its `alt_name`, its
     `address` feature (`address_id`) and its display point (WGS84). What the venue does
@@ -228,11 +237,16 @@ async def import_venue(
     dry_run: bool = False,
     max_documents: int = IMPORT_TRANSACTION_DOCUMENTS,
     allow_shrink: bool = False,
-) -> ImportReport | None:
+) -> ImportReport | DryRun:
     """Import the venue's dataset all or nothing (DatasetError lists every problem and
     nothing is written; MapsShrink names the stored maps it would take below half their
     units, unless `allow_shrink`); with `dry_run`, check the same against the database
-    only."""
+    only, and count what it would remove.
+
+    The venue's maps keep only the locations the venue gives them now: every location of
+    a venue is generated, so a place that left it (an occupant that moved out, the
+    twins of a venue imported before issue 48) is removed by the same import
+    (`replace_locations`, docs/imdf.md "Places and locations")."""
     if dry_run:
         inputs = Inputs(limits, dict(dataset.svgs))
         validated = await validate_against(store, dataset.data, Path.cwd(), inputs)
@@ -240,7 +254,8 @@ async def import_venue(
             raise DatasetError(validated.problems)
         if not allow_shrink:
             await refuse_shrinking(store, validated)
-        return None
+        removed = await removed_by_map(store, validated.checked.records)
+        return DryRun(sum(len(ids) for ids in removed.values()))
     return await import_data(
         store,
         dataset.data,
@@ -249,4 +264,5 @@ async def import_venue(
         svg_sources=dataset.svgs,
         max_documents=max_documents,
         allow_shrink=allow_shrink,
+        replace_locations=True,
     )

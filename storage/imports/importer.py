@@ -42,6 +42,7 @@ from storage.datasets.validation import Validated, validate_against
 from storage.files import drop_replaced_files
 from storage.imports import switches
 from storage.imports.leases import asset_leases
+from storage.imports.replaced import removed_by_map
 from storage.imports.shrink import refuse_shrinking
 from storage.imports.staging import StagedPlan, stage
 from storage.imports.writer import ImportReport, Records, Writer
@@ -106,6 +107,7 @@ async def import_data(
     max_documents: int = IMPORT_TRANSACTION_DOCUMENTS,
     may_stage: bool = True,
     allow_shrink: bool = True,
+    replace_locations: bool = False,
 ) -> ImportReport:
     """Validate `data`; raise DatasetError and write nothing if anything is wrong,
     else upsert every record by id (relative SVG paths start at `base_dir`).
@@ -120,7 +122,11 @@ async def import_data(
     NeedsStaging before anything is written. Unless `allow_shrink` (the commands ask
     for it; an API put replaces the map it names), an import that would leave a stored
     map with fewer than half its units raises MapsShrink, before anything is written
-    (`storage.imports.shrink`).
+    (`storage.imports.shrink`). With `replace_locations` (`floorgate import-imdf`: a
+    venue's locations are all generated), each map of the file keeps only the locations
+    the file gives it (and its derived ones): the others are deleted by the same
+    transaction or switch, counted in `ImportReport.removed_locations`
+    (`storage.imports.replaced`); without it no location is ever deleted.
     """
     inputs = Inputs(limits or SvgLimits(), dict(svg_sources or {}), assets)
     validated = await validate_against(store, data, base_dir, inputs)
@@ -130,7 +136,9 @@ async def import_data(
     if not atomic and require_transaction:
         raise NoTransactions()
     owners = _assets_of(validated)
-    parts = plan_transactions(validated.checked.records, owners, max_documents, _weight(validated))
+    records = validated.checked.records
+    removed = await removed_by_map(store, records) if replace_locations else {}
+    parts = plan_transactions(records, owners, max_documents, _weight(validated, removed))
     for part in parts:
         if part.staged is not None and not may_stage:
             raise NeedsStaging(part.staged, part.documents, max_documents)
@@ -152,10 +160,11 @@ async def import_data(
         at = now()
         for part in parts:
             if part.staged is not None and atomic:
-                writer = await _switch(store, validated, part, files, at)
+                writer = await _switch(store, validated, part, files, at, replace_locations)
             else:
+                current = session if atomic else None
                 writer = await _commit(
-                    store, validated, part.records, files, at, session if atomic else None
+                    store, validated, part.records, files, at, current, replace_locations
                 )
             report.add(writer.report)
             await drop_replaced_files(store, writer.named_before)
@@ -171,13 +180,18 @@ async def _settle_switches(store: Store, assets: set[str]) -> None:
 
 
 async def _switch(
-    store: Store, validated: Validated, part: Part, files: dict[str, StoredDrawing], at: str
+    store: Store,
+    validated: Validated,
+    part: Part,
+    files: dict[str, StoredDrawing],
+    at: str,
+    replace_locations: bool,
 ) -> Writer:
     """Stage the asset's writes (computed at once, reading the live state under the
     lease, outside any transaction), then switch them in."""
     assert part.staged is not None
     plan = StagedPlan()
-    writer = _writer(store, validated, part.records, files, at, None, plan)
+    writer = _writer(store, validated, part.records, files, at, None, replace_locations, plan)
     await writer.run()
     batches = plan.batches()
     token = uuid.uuid4().hex
@@ -194,11 +208,13 @@ def _writer(
     files: dict[str, StoredDrawing],
     at: str,
     session: Session,
+    replace_locations: bool,
     plan: StagedPlan | None = None,
 ) -> Writer:
     lookup = validated.lookup
     drawings = validated.checked.drawings
-    return Writer(store, records, drawings, files, lookup.group_is_exclusive, at, session, plan)
+    exclusive = lookup.group_is_exclusive
+    return Writer(store, records, drawings, files, exclusive, at, session, plan, replace_locations)
 
 
 async def _commit(
@@ -208,12 +224,13 @@ async def _commit(
     files: dict[str, StoredDrawing],
     at: str,
     session: Session,
+    replace_locations: bool,
 ) -> Writer:
     """Write `records` in one transaction of `session` (or without one, given None);
     the driver runs it again from the start on a transient error."""
 
     async def work(current: Session) -> Writer:
-        writer = _writer(store, validated, records, files, at, current)
+        writer = _writer(store, validated, records, files, at, current, replace_locations)
         await writer.run()
         return writer
 
@@ -268,10 +285,14 @@ def _assets_of(validated: Validated) -> Owners:
     return owners
 
 
-def _weight(validated: Validated) -> Callable[[str, dict[str, Any]], int]:
+def _weight(
+    validated: Validated, removed: dict[str, list[Any]]
+) -> Callable[[str, dict[str, Any]], int]:
     """Documents a record writes: one, plus a drawn map's level tags and the locations
     derived for its units (a unit the file gives a location on that map derives none:
-    `Writer._unit_locations`). Locations the database gives only lower the true count."""
+    `Writer._unit_locations`), plus the locations it removes from a map whose locations
+    the file replaces (`removed`, by map id). Locations the database gives only lower
+    the true count."""
     drawings = validated.checked.drawings
     given: defaultdict[str, set[str]] = defaultdict(set)
     for _, location in validated.checked.records[col.LOCATIONS]:
@@ -280,11 +301,14 @@ def _weight(validated: Validated) -> Callable[[str, dict[str, Any]], int]:
         )
 
     def weight(section: str, record: dict[str, Any]) -> int:
-        drawing = drawings.get(record["id"]) if section == col.UNIT_MAPS else None
-        if drawing is None:
+        if section != col.UNIT_MAPS:
             return 1
+        gone = len(removed.get(record["id"], ()))
+        drawing = drawings.get(record["id"])
+        if drawing is None:
+            return 1 + gone
         derived = set() if drawing.graph is None else {u.id for u in drawing.parsed.units}
-        return 1 + len(drawing.parsed.levels) + len(derived - given[record["id"]])
+        return 1 + gone + len(drawing.parsed.levels) + len(derived - given[record["id"]])
 
     return weight
 

@@ -34,6 +34,7 @@ from storage.datasets.map_drawings import (
 from storage.datasets.sections import REPORTED
 from storage.files import chunks, named_files
 from storage.imports import documents
+from storage.imports.replaced import FIELDS, given_locations, removed, replaced_maps
 from storage.imports.staging import Assign, Exclusive, StagedPlan
 from storage.limits import IMPORT_BATCH_OPERATIONS, IN_CHUNK
 from storage.transactions import Session
@@ -56,6 +57,7 @@ class ImportReport:
     files_stored: int = 0
     files_unchanged: int = 0
     notes: list[str] = field(default_factory=list)  # per map: the georeference fit
+    removed_locations: int = 0  # of those deleted: no longer in their map (`replace_locations`)
 
     def add(self, other: ImportReport) -> None:
         """Count `other` (one transaction of an import committed per asset) in this one."""
@@ -67,6 +69,7 @@ class ImportReport:
         self.files_stored += other.files_stored
         self.files_unchanged += other.files_unchanged
         self.notes.extend(other.notes)
+        self.removed_locations += other.removed_locations
 
     def lines(self) -> list[str]:
         rows = [
@@ -91,6 +94,8 @@ class Writer:
     The files the maps name are stored already (`files`, by map id); `is_exclusive`
     tells a one-attribute-per-unit group by id (from the file, else the database).
     With `plan`, nothing is written: the operations are kept there (see the module).
+    With `replace_locations`, the file's maps keep only the locations it gives them
+    (and their derived ones: `storage.imports.replaced`).
     """
 
     def __init__(
@@ -103,9 +108,11 @@ class Writer:
         at: str,
         session: Session,
         plan: StagedPlan | None = None,
+        replace_locations: bool = False,
     ) -> None:
         self.store = store
         self.plan = plan
+        self.replace_locations = replace_locations
         self.records = records
         self.drawings = drawings
         self.files = files
@@ -274,24 +281,30 @@ class Writer:
         """Units of a drawing with walk paths (processed for pathfinding) become locations
         of its map (`derived: true`) unless the file or the database gives the map a
         location for them (`svc:id` = unit id). Derived locations of units that left
-        the drawing, or are now given, go. One query per collection and one bulk for
-        every map of the file."""
+        the drawing, or are now given, go. With `replace_locations`, so do the stored
+        locations of the file's maps that it does not give (`storage.imports.replaced`),
+        in the same bulk, before the derived ones are chosen (one of them no longer
+        stands for its unit). One query per collection and one bulk for every map of
+        the file."""
         maps = [
             (unit_map, drawing)
             for unit_map in self._unique(col.UNIT_MAPS)
             if (drawing := self.drawings.get(unit_map["id"])) is not None
             and drawing.graph is not None
         ]
-        if not maps:
+        replaced = replaced_maps(self.records) if self.replace_locations else set()
+        if not maps and not replaced:
             return
+        routed = {m["id"] for m, _ in maps}
+        found = await self._stored(
+            col.LOCATIONS, "unit_map_id", routed | replaced, [*FIELDS, "tags"]
+        )
+        gone = set(removed(found, replaced, given_locations(self.records)))
         given: dict[str, set[str]] = defaultdict(set)
         derived: list[tuple[str, Any]] = []  # (map id, _id) of stored derived locations
-        for doc in await self._stored(
-            col.LOCATIONS,
-            "unit_map_id",
-            (m["id"] for m, _ in maps),
-            ["unit_map_id", "derived", "tags"],
-        ):
+        for doc in found:
+            if doc["_id"] in gone or doc["unit_map_id"] not in routed:
+                continue
             if doc.get("derived") is True:
                 derived.append((doc["unit_map_id"], doc["_id"]))
             else:
@@ -351,6 +364,10 @@ class Writer:
                 }
                 replacements.append(ReplaceOne({"_id": id_}, doc, upsert=True))
         dropped = [id_ for map_id, id_ in derived if (map_id, id_) not in keep]
+        kept = {id_ for _, id_ in keep}  # a removed one a derived one replaces stays
+        stale = [id_ for id_ in sorted(gone, key=repr) if id_ not in kept]
+        self.report.removed_locations += len(stale)
+        dropped += stale
         counts = self.report.counts[col.LOCATIONS]
         counts.inserted += sum(1 for _, id_ in keep if id_ not in stored)
         counts.updated += sum(1 for _, id_ in keep if id_ in stored)
