@@ -47,6 +47,7 @@ from parsing.svg_elements import (
     At,
     Via,
     external,
+    level_height,
     level_index,
     merge,
     ring,
@@ -250,6 +251,7 @@ class MapReader:
                 },
                 index=level_index(attributes.get("data-level-index")),
                 line=(via.instance if via is not None else el).sourceline,
+                height=level_height(attributes.get("data-level-height")),
             )
             self.levels.append(level)
             children = []

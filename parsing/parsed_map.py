@@ -14,13 +14,15 @@ MEDIA_TYPE = "application/vnd.map+json"
 
 @dataclass(frozen=True, slots=True)
 class LevelInfo:
-    """A level of the map: its uid, name, `data-tag-*` tags and `data-level-index`."""
+    """A level of the map: its uid, name, `data-tag-*` tags, `data-level-index` and
+    `data-level-height` (its height in floors, docs/svg-parsing.md)."""
 
     uid: str
     name: str
     tags: dict[str, str]
     index: int | None  # data-level-index if an integer
     line: int | None  # source line of the level's <g> (None for the implicit level)
+    height: int | None = None  # data-level-height if an integer
 
 
 @dataclass(frozen=True, slots=True)

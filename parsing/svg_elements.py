@@ -62,6 +62,9 @@ NOT_GRAPHIC = RESERVED_KEYS | {"id"}
 # Attributes of a `use` that place or name the use itself: not passed to what it draws.
 USE_OWN = frozenset(("x", "y", "width", "height", "href", "transform", "id"))
 INTEGER = re.compile(r"\s*[-+]?[0-9]{1,18}\s*")
+# A level's height in floors (`data-level-height`, docs/svg-parsing.md) is read within
+# this many floors of 0: more is no building, and a connector's steps stay small numbers.
+MAX_LEVEL_HEIGHT = 1000
 
 
 class Via:
@@ -174,9 +177,17 @@ def ring_area(flat: list[float]) -> float:
 
 
 def level_index(text: str | None) -> int | None:
+    """`data-level-index`: a plain integer (at most 18 digits, blanks around it allowed),
+    else None."""
     if text is None or INTEGER.fullmatch(text) is None:
         return None
     return int(text)
+
+
+def level_height(text: str | None) -> int | None:
+    """`data-level-height`: a plain integer within MAX_LEVEL_HEIGHT of 0, else None."""
+    height = level_index(text)
+    return height if height is not None and abs(height) <= MAX_LEVEL_HEIGHT else None
 
 
 def text_content(el: etree._Element) -> str:

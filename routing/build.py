@@ -29,7 +29,7 @@ import numpy as np
 import shapely
 
 from parsing.parsed_map import Connector, ParsedMap, WalkLine
-from routing.levels import FLOOR_TAG, ordered_levels
+from routing.levels import FLOOR_TAG, level_heights, ordered_levels
 from routing.model import (
     ADJACENT_ONLY,
     BOTH,
@@ -93,6 +93,7 @@ def build_walk_graph(parsed: ParsedMap) -> WalkGraph | None:
     if not parsed.walk_lines:
         return None
     levels = ordered_levels(parsed.levels)
+    heights = level_heights(levels)
     position = {level.uid: index for index, level in enumerate(levels)}
     out = _Edges()
     lines_by_level: dict[int, list[WalkLine]] = defaultdict(list)
@@ -111,9 +112,9 @@ def build_walk_graph(parsed: ParsedMap) -> WalkGraph | None:
             parsed.feet_per_unit,
             stops,
         )
-    _join_levels(out, stops, parsed.feet_per_unit)
+    _join_levels(out, stops, parsed.feet_per_unit, heights)
     stop_ids = {node: name for name, found in stops.items() for _, node, _ in found}
-    return _finish(out, parsed.feet_per_unit, levels, stop_ids)
+    return _finish(out, parsed.feet_per_unit, levels, heights, stop_ids)
 
 
 # ------------------------------------------------------------------ one level
@@ -391,10 +392,17 @@ def _links(
     return links, nodes_xy, seg_u, seg_v, seg_ok
 
 
-def _join_levels(out: _Edges, stops: dict[str, list[tuple[int, int, int]]], scale: float) -> None:
+def _join_levels(
+    out: _Edges,
+    stops: dict[str, list[tuple[int, int, int]]],
+    scale: float,
+    heights: Sequence[int],
+) -> None:
     """Connectors with one id join their levels: stairs, ramps, escalators and doors each
-    pair of stops next to each other in level order, elevators every pair. A door climbs
-    no floor: zero steps, its length the drawn distance between its stops."""
+    pair of stops next to each other in level order, elevators every pair. An edge's
+    steps are the floors between its levels' heights (`routing.levels`: their positions
+    unless the drawing gives heights). A door climbs no floor: zero steps, its length the
+    drawn distance between its stops."""
     xy = np.concatenate(out.xy) if out.xy else np.zeros((0, 2))
     for connector_id in sorted(stops):
         by_level = sorted(stops[connector_id])
@@ -412,11 +420,17 @@ def _join_levels(out: _Edges, stops: dict[str, list[tuple[int, int, int]]], scal
                     kind,
                     CONNECTOR_MODES[kind],
                     [float(np.hypot(*(xy[node_a] - xy[node_b]))) * scale if door else 0.0],
-                    steps=0 if door else abs(level_b - level_a),
+                    steps=0 if door else abs(heights[level_b] - heights[level_a]),
                 )
 
 
-def _finish(out: _Edges, scale: float, levels: Sequence, stop_ids: dict[int, str]) -> WalkGraph:
+def _finish(
+    out: _Edges,
+    scale: float,
+    levels: Sequence,
+    heights: Sequence[int],
+    stop_ids: dict[int, str],
+) -> WalkGraph:
     def joined(blocks: list[np.ndarray], dtype: type, width: int | None = None) -> np.ndarray:
         if blocks:
             return np.concatenate(blocks).astype(dtype)
@@ -435,4 +449,5 @@ def _finish(out: _Edges, scale: float, levels: Sequence, stop_ids: dict[int, str
         edge_steps=joined(out.steps, np.int32),
         edge_modes=joined(out.modes, np.uint8),
         stop_ids=stop_ids,
+        level_heights=tuple(heights),
     )

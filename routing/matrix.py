@@ -517,13 +517,17 @@ def euclidean_matrix(
     feet_per_unit: float,
     floor_height: float,
     speed: float,
+    heights: Sequence[int] | None = None,
 ) -> list[list[Cell]]:
     """Straight lines, ignoring walls; between levels the 3-D line with `floor_height`
-    per floor step."""
+    per floor step: the levels' `heights` apart (by position; None: the positions)."""
+
+    def height(level: int) -> int:
+        return level if heights is None else heights[level]
 
     def cell(a: Point, b: Point) -> Cell:
         flat = math.hypot(a.x - b.x, a.y - b.y) * feet_per_unit
-        feet = math.hypot(flat, floor_height * abs(a.level - b.level))
+        feet = math.hypot(flat, floor_height * abs(height(a.level) - height(b.level)))
         return (feet, feet / speed)
 
     return [[cell(source, target) for target in targets] for source in sources]

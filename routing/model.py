@@ -1,8 +1,9 @@
 """The walk graph of a map as plain arrays: what is stored, and what every worker loads.
 
 Only geometry and topology are stored (node positions, edges with their kind, steps,
-modes and walk length in feet); costs that are settings (walking speeds, stairs and
-elevator times, floor height) are applied when a graph is loaded (`routing.costs`).
+modes and walk length in feet, each level's height in floors); costs that are settings
+(walking speeds, stairs and elevator times, floor height) are applied when a graph is
+loaded (`routing.costs`).
 """
 
 from __future__ import annotations
@@ -37,8 +38,11 @@ CONNECTOR_MODES = {STAIRS: FOOT, ELEVATOR: BOTH, RAMP: BOTH, ESCALATOR: FOOT, DO
 ADJACENT_ONLY = frozenset({STAIRS, RAMP, ESCALATOR, DOOR})  # elevators join every pair
 LEVEL_DOORS = frozenset({DOOR})  # connectors that climb no floor: zero steps
 
-FORMAT = 2  # 2 added `stop_ids`; format 1 graphs still load, their connectors unnamed
-READABLE_FORMATS = (1, 2)
+# 2 added `stop_ids`; format 1 graphs still load, their connectors unnamed. 3 added
+# `level_heights`; graphs of formats 1 and 2 load with each level's position as its
+# height, which is what their connectors' steps were counted by.
+FORMAT = 3
+READABLE_FORMATS = (1, 2, 3)
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,6 +63,13 @@ class WalkGraph:
     # The `data-connector-id` of each connector stop node, so that directions can name
     # the stairs or elevator taken.
     stop_ids: dict[int, str] = field(default_factory=dict)
+    # Each level's height in floors, by position (`routing.levels`): what a connector's
+    # steps and a ride's floors count. None: the positions (graphs stored before heights).
+    level_heights: tuple[int, ...] | None = None
+
+    def height(self, level: int) -> int:
+        """The height in floors of the level at this position."""
+        return level if self.level_heights is None else self.level_heights[level]
 
     @property
     def node_count(self) -> int:
@@ -82,6 +93,7 @@ def graph_bytes(graph: WalkGraph) -> bytes:
         "level_uids": list(graph.level_uids),
         "level_floors": list(graph.level_floors),
         "stop_ids": {str(node): name for node, name in sorted(graph.stop_ids.items())},
+        "level_heights": [graph.height(level) for level in range(len(graph.level_uids))],
     }
     buffer = io.BytesIO()
     arrays = {name: getattr(graph, name) for name in ARRAYS}
@@ -104,5 +116,16 @@ def graph_from_bytes(data: bytes) -> WalkGraph:
         level_uids=tuple(meta["level_uids"]),
         level_floors=tuple(meta["level_floors"]),
         stop_ids={int(node): name for node, name in meta.get("stop_ids", {}).items()},
+        level_heights=_heights(meta, len(meta["level_uids"])),
         **arrays,
     )
+
+
+def _heights(meta: dict, levels: int) -> tuple[int, ...] | None:
+    """The stored heights; None (the positions) in a graph stored before them."""
+    heights = meta.get("level_heights")
+    if heights is None:
+        return None
+    if len(heights) != levels or not all(type(h) is int for h in heights):
+        raise ValueError(f"walk graph level_heights {heights!r} are not one integer per level")
+    return tuple(heights)

@@ -58,12 +58,21 @@ class Ride:
     to_level: int
     feet: float
     seconds: float
+    # Floors climbed (negative: gone down) by the levels' heights (`WalkGraph.height`),
+    # as `routing.build` counts a connector's steps; None: the positions apart.
+    climb: int | None = None
+
+    @property
+    def rise(self) -> int:
+        """Floors climbed, negative when going down: the heights apart."""
+        return self.to_level - self.from_level if self.climb is None else self.climb
 
     @property
     def floors(self) -> int:
-        """Floors climbed or gone down: the levels apart in level order, the floor steps
-        `routing.build` gives a connector; none through a door to a level of one height."""
-        return 0 if self.kind in LEVEL_DOORS else abs(self.to_level - self.from_level)
+        """Floors climbed or gone down: the floor steps `routing.build` gives a connector
+        (the levels' heights apart: two levels of one IMDF ordinal are one height); none
+        through a door to a level of one height."""
+        return 0 if self.kind in LEVEL_DOORS else abs(self.rise)
 
 
 @dataclass(frozen=True)
@@ -294,7 +303,8 @@ def _legs(
             continue
         name = walk.stop_ids.get(step.node_a)
         last = rides[-1] if rides else None
-        if last is not None and _goes_on(last, step, name, len(points), feet):
+        climb = walk.height(step.level_b) - walk.height(step.level_a)
+        if last is not None and _goes_on(last, step, climb, name, len(points), feet):
             rides[-1] = Ride(
                 last.kind,
                 last.connector_id,
@@ -303,29 +313,42 @@ def _legs(
                 step.level_b,
                 last.feet + feet + step.feet,
                 last.seconds + seconds + step.seconds,
+                walk.height(step.level_b) - walk.height(last.from_level),
             )
         else:
             legs.append(Leg(level, points, feet, seconds))
             rides.append(
-                Ride(step.kind, name, step.a, step.level_a, step.level_b, step.feet, step.seconds)
+                Ride(
+                    step.kind,
+                    name,
+                    step.a,
+                    step.level_a,
+                    step.level_b,
+                    step.feet,
+                    step.seconds,
+                    climb,
+                )
             )
         points, level, feet, seconds = [step.b], step.level_b, 0.0, 0.0
     legs.append(Leg(level, points, feet, seconds))
     return legs, rides
 
 
-def _goes_on(last: Ride, step: _Step, name: str | None, points: int, feet: float) -> bool:
-    """Whether the connector `step` goes on with the ride `last`, as one ride: the same
-    connector with nothing walked between (the stairs from the first floor to the third),
-    or one of the same kind going the same way (up or down) entered under RIDE_GAP_FT
-    from where the last one was left: stairs drawn as one connector per pair of floors
-    (IMDF relationships often are) meet at one point, or a step apart. A door between
-    levels of one height goes no way: only the same door goes on."""
+def _goes_on(
+    last: Ride, step: _Step, climb: int, name: str | None, points: int, feet: float
+) -> bool:
+    """Whether the connector `step` (climbing `climb` floors) goes on with the ride
+    `last`, as one ride: the same connector with nothing walked between (the stairs from
+    the first floor to the third), or one of the same kind going the same way (up or
+    down, by height) entered under RIDE_GAP_FT from where the last one was left: stairs
+    drawn as one connector per pair of floors (IMDF relationships often are) meet at one
+    point, or a step apart. A door between levels of one height goes no way: only the
+    same door goes on."""
     if last.kind != step.kind or last.to_level != step.level_a:
         return False
     if last.connector_id == name and points == 1:
         return True
-    way = (step.level_b - step.level_a) * (last.to_level - last.from_level)
+    way = climb * last.rise
     return step.kind not in LEVEL_DOORS and way > 0 and feet < RIDE_GAP_FT
 
 

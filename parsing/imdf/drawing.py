@@ -1,6 +1,8 @@
 """Unit-map SVG drawn from an IMDF venue, in floorgate's conventions (docs/unit-map-svg.md).
 
-Each level is a `<g data-level=... data-tag-floor=... data-level-index=...>` holding,
+Each level is a `<g data-level=... data-tag-floor=... data-level-index=...
+data-level-height=...>` (index and height on a drawing of several levels: the height is
+the level's IMDF ordinal, so that two levels of one ordinal are one floor) holding,
 bottom to top: the level's outline, the spaces that are only drawn (walkways, stairs,
 structure), the UnitLayer (units that are API units), the walls (every space's
 boundary), the openings (a light gap, then a thin door line), the `paths` layer of
@@ -21,6 +23,7 @@ from shapely.geometry.base import BaseGeometry
 
 from parsing.imdf import palette as p
 from parsing.imdf.projection import Canvas
+from parsing.svg_elements import MAX_LEVEL_HEIGHT
 
 STOP_RADIUS = 10.0  # canvas units (0.5 m)
 XY = tuple[float, float]
@@ -41,6 +44,7 @@ class DrawnLevel:
     paths: list[tuple[Sequence[XY], bool]] = field(default_factory=list)  # (points, wheelchair)
     stops: list[tuple[str, str, XY]] = field(default_factory=list)  # (connector id, kind, point)
     labels: list[tuple[str, XY]] = field(default_factory=list)
+    ordinal: float | None = None  # IMDF's, from which its height in floors is drawn
 
 
 def _num(value: float) -> str:
@@ -81,9 +85,29 @@ def _outline_lines(canvas: Canvas, shape: BaseGeometry) -> list[str]:
     return lines
 
 
-def level_svg(canvas: Canvas, level: DrawnLevel, *, with_index: bool) -> str:
+def level_heights(levels: Sequence[DrawnLevel]) -> list[int] | None:
+    """Each level's height in floors (`data-level-height`): its ordinal, when every
+    ordinal is a whole number within MAX_LEVEL_HEIGHT of 0 (IMDF's are integers);
+    else the rank of its ordinal among the venue's distinct ones (1.5 between 1 and 2
+    is a floor of its own, as by position), so that levels of one ordinal are one
+    height either way. None when a level has no ordinal."""
+    ordinals = [level.ordinal for level in levels]
+    if any(ordinal is None for ordinal in ordinals):
+        return None
+    known = [float(ordinal) for ordinal in ordinals if ordinal is not None]
+    if all(o.is_integer() and abs(o) <= MAX_LEVEL_HEIGHT for o in known):
+        return [int(o) for o in known]
+    rank = {ordinal: index for index, ordinal in enumerate(sorted(set(known)))}
+    return [rank[o] for o in known]
+
+
+def level_svg(
+    canvas: Canvas, level: DrawnLevel, *, with_index: bool, height: int | None = None
+) -> str:
     """One level's `<g>`."""
     index = f' data-level-index="{level.index}"' if with_index else ""
+    if height is not None:
+        index += f' data-level-height="{height}"'
     out = [
         f"<g id={quoteattr('level-' + level.id)} data-level={quoteattr(level.name)} "
         f"data-tag-floor={quoteattr(level.id)}{index}>"
@@ -154,7 +178,12 @@ def level_svg(canvas: Canvas, level: DrawnLevel, *, with_index: bool) -> str:
 
 def venue_svg(canvas: Canvas, levels: Sequence[DrawnLevel], title: str) -> str:
     """A drawing of the given levels (one for a level's map, all for the stack)."""
-    body = "".join(level_svg(canvas, level, with_index=len(levels) > 1) for level in levels)
+    several = len(levels) > 1
+    heights = level_heights(levels) if several else None
+    body = "".join(
+        level_svg(canvas, level, with_index=several, height=None if heights is None else heights[i])
+        for i, level in enumerate(levels)
+    )
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{canvas.width}" '
         f'height="{canvas.height}" viewBox="0 0 {canvas.width} {canvas.height}" '

@@ -284,6 +284,7 @@ def _fill(errors: FieldErrors, place: str, waypoint: Waypoint, location: dict[st
 async def distance_matrix(
     context: RequestContext, map_id: str, data: dict[str, Any]
 ) -> dict[str, Any]:
+    from routing.levels import stored_heights
     from routing.matrix import euclidean_matrix
 
     caller = await context.caller()
@@ -314,6 +315,7 @@ async def distance_matrix(
             unit_map.get("feet_per_unit") or 1.0,
             floor_height_of(context, unit_map),
             context.settings.routing_costs.speed(request.mode),
+            stored_heights(unit_map.get("levels") or []),
         )
     return _answer("pathfinding" if use_graph else "euclidean", request, cells)
 

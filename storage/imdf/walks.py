@@ -180,7 +180,9 @@ def _traversals(venue: Venue) -> list[Traversal]:
 
 def draw_levels(venue: Venue, doors: list[Door], network: WalkNetwork) -> None:
     for level_id, level in venue.levels.items():
-        level.drawn = DrawnLevel(level_id, level.name, level.index, level.outline)
+        level.drawn = DrawnLevel(
+            level_id, level.name, level.index, level.outline, ordinal=level.ordinal
+        )
     for unit_id, unit in venue.units.items():
         drawn = venue.levels[unit.level].drawn
         assert drawn is not None

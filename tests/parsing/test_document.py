@@ -156,6 +156,36 @@ def test_level_from_data_level_with_tags_and_index() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "height"),
+    [
+        ("2", 2),
+        (" -1 ", -1),  # a basement; blanks around it, as data-level-index allows
+        ("+1000", 1000),
+        ("-1000", -1000),
+        ("1001", None),  # beyond MAX_LEVEL_HEIGHT floors: no height
+        ("1.5", None),
+        ("x", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_level_height_is_a_whole_number_of_floors(text: str | None, height: int | None) -> None:
+    """`data-level-height` (docs/svg-parsing.md, "Level heights"): the level's height in
+    floors, read like `data-level-index` within 1000 floors of 0; not in the document."""
+    attribute = "" if text is None else f' data-level-height="{text}"'
+    parsed = parse_unit_map(svg(f'<g id="L" data-level="L" data-level-index="4"{attribute}/>'))
+    [level] = parsed.levels
+    assert (level.index, level.height) == (4, height)
+    assert parsed.document["elements"][0] == {
+        "type": "Level",
+        "uid": "L",
+        "name": "L",
+        "tags": {},
+        "elements": [],
+    }
+
+
+@pytest.mark.parametrize(
     "group",
     [
         '<g id="level-7"/>',

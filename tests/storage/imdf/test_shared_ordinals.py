@@ -20,14 +20,16 @@ import orjson
 import pytest
 import pytest_asyncio
 
+from parsing.svg import parse_unit_map
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import DISTANCES_CALCULATE
 from rest.app import create_app
 from rest.cli.main import parser
+from routing.build import build_walk_graph
 from storage.imdf.dataset import dataset_from_path, import_venue
 from storage.imdf.venue import ImdfOptions
 from tests._dbserver import fresh_store
-from tests.imdf_shared_ordinals import ROOMS, SharedOrdinals, harbour_station
+from tests.imdf_shared_ordinals import LEVELS, ROOMS, SharedOrdinals, harbour_station
 from tests.imdf_venues import zip_bytes
 
 FLAGS = "distances, directions, locations-resource"
@@ -82,6 +84,40 @@ async def route(
     found = response.json()["route"]
     assert found is not None, response.text
     return dict(found)
+
+
+async def matrix(
+    http: httpx.AsyncClient,
+    venue: SharedOrdinals,
+    headers: dict[str, str],
+    sources: list[dict[str, Any]],
+    targets: list[dict[str, Any]],
+    mode: str,
+    method: str = "default",
+) -> list[dict[str, Any]]:
+    """E18's cells from one source (a waypoint's `id` is a unit key here)."""
+
+    def placed(waypoint: dict[str, Any]) -> dict[str, Any]:
+        if "id" not in waypoint:
+            return waypoint
+        return {"id": f"{venue.stack}:{venue.units[waypoint['id']]}"}
+
+    response = await http.post(
+        f"/v1/unitmaps/{venue.stack}/distance-matrix",
+        headers=headers,
+        json={
+            "data": {
+                "sources": [placed(w) for w in sources],
+                "targets": [placed(w) for w in targets],
+                "costing": "pedestrian",
+                "costing_options": {"pedestrian": {"mode": mode}},
+                "distance_method": method,
+            }
+        },
+    )
+    assert response.status_code == 200, response.text
+    [row] = response.json()["data"]["sources"]
+    return list(row["targets"])
 
 
 def rides(found: dict[str, Any]) -> list[tuple[str, str | None]]:
@@ -143,27 +179,68 @@ async def test_the_wheelchair_takes_the_elevator_to_the_terrace_and_feet_the_sta
     lifts = [venue.units[f"{level}:lift-east"] for level in ("lower", "terrace", "deck")]
     assert chair["legs"][0]["connector"]["id"] == min(lifts)  # one stack, three levels
     assert not any("stairs" in step or "escalator" in step for step in chair["steps"])
-    # On foot the escalator (1.5 x 10 ft a floor at walking pace, 3.4 s) and the door
-    # beat the stairs beside the shop (12 s a floor): up to the Concourse, then across.
+    # On foot the stairs beside the shop climb one floor to the Terrace (ordinal 0 to 1:
+    # 15 ft, 12 s). Counted by position they were two floors (30 ft, 24 s), and the
+    # escalator to the Concourse and the door across beat them.
     foot = await route(http, venue, headers, "lower:shop", "terrace:kiosk", "foot")
-    assert rides(foot) == [("escalator", venue.levels["concourse"]), ("door", terrace)]
+    assert rides(foot) == [("stairs", terrace)]
+    connector = foot["legs"][0]["connector"]
+    assert (connector["distance"], connector["time"]) == (15.0, 12.0)
+    assert (foot["distance"], foot["time"]) == (86.05, 28.15)
     actions = [step.split(", then ")[-1] for step in foot["steps"]]
     rides_told = [a for a in actions if a.startswith(("take the", "go through", "Take", "Go"))]
-    assert rides_told == [
-        "take the escalator up to Concourse",
-        "go through the door to Sun Terrace",
-    ]
+    assert rides_told == ["take the stairs up to Sun Terrace"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a floor step is a step in the stack map's level order (unit-map-svg.md), so "
-    "the Lower Level and the second ordinal-1 level are 2 floors apart: 'up 2 floors'",
-)
 async def test_a_ride_to_the_second_level_of_an_ordinal_climbs_one_floor(station):
+    """The stack map draws each level's ordinal as its height (`data-level-height`), so
+    the Lower Level (ordinal 0) and the Sun Terrace (the second level of ordinal 1, two
+    positions above it) are one floor apart: the elevator climbs one floor, and costs
+    one floor's ride, as E18 measures it too."""
     http, venue, headers = station
     chair = await route(http, venue, headers, "lower:shop", "terrace:kiosk", "wheelchair")
     assert any(s.endswith("take the elevator up to Sun Terrace") for s in chair["steps"])
+    assert not any("floors" in s for s in chair["steps"])
+    lift = chair["legs"][0]["connector"]
+    assert (lift["kind"], lift["distance"], lift["time"]) == ("elevator", 10.0, 35.0)
+    shop, kiosk = [{"id": "lower:shop"}], [{"id": "terrace:kiosk"}]
+    [cell] = await matrix(http, venue, headers, shop, kiosk, "wheelchair")
+    assert (cell["distance"], cell["time"]) == (chair["distance"], chair["time"])
+
+
+def test_the_stack_map_draws_each_level_at_its_ordinal(tmp_path):
+    """`data-level-height` on the stack map's levels is the IMDF ordinal (0, 1, 1, 2, 2),
+    read back by the parser and kept by the stored walk graph; a level's own map (one
+    level) has no height, as it has no index."""
+    venue = harbour_station()
+    archive = tmp_path / "station.zip"
+    archive.write_bytes(zip_bytes(venue.venue.files()))
+    dataset = dataset_from_path(archive, ImdfOptions())
+    stack = parse_unit_map(dataset.svgs[venue.stack])
+    by_floor = {level.tags["floor"]: level for level in stack.levels}
+    assert {key: by_floor[venue.levels[key]].height for key in LEVELS} == {
+        key: ordinal for key, (ordinal, *_) in LEVELS.items()
+    }
+    graph = build_walk_graph(stack)
+    assert graph is not None and graph.level_heights == (0, 1, 1, 2, 2)
+    own = parse_unit_map(dataset.svgs[venue.levels["terrace"]])
+    assert [(level.index, level.height) for level in own.levels] == [(None, None)]
+
+
+async def test_straight_lines_between_levels_climb_their_heights(station):
+    """E18's straight lines (`euclidean`) climb one floor height (10 ft) per floor of the
+    levels' heights: from a point of the Lower Level to the same point of either
+    ordinal-1 level 10 ft, of either ordinal-2 level 20 ft (by position, the Terrace was
+    20 ft and the Deck 40 ft)."""
+    http, venue, headers = station
+    here = {"x": 700, "y": 300}
+    source = [{**here, "floor_id": venue.levels["lower"]}]
+    targets = [
+        {**here, "floor_id": venue.levels[level]}
+        for level in ("lower", "concourse", "terrace", "parkway", "deck")
+    ]
+    cells = await matrix(http, venue, headers, source, targets, "foot", "euclidean")
+    assert [cell["distance"] for cell in cells] == [0, 10.0, 10.0, 20.0, 20.0]
 
 
 async def test_the_door_between_levels_of_one_height_reads_as_a_door(station):
