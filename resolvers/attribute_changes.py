@@ -84,6 +84,9 @@ async def assignment_changes(
         await check_resumable(context, position)
     else:  # "from now" is from this answer: a write after it is never missed
         position = await latest(services.store)
+    if (reason := await services.event_hub.unavailable()) is not None:
+        retry = services.settings.retry_after_seconds
+        raise ApiError(ErrorCode.LIVE_UNAVAILABLE, reason=reason, retry_after=retry)
     sight = Sight(context, caller, asset_id)
     limit = services.settings.max_subscriptions_per_key
     slot = await services.subscription_slots.take(caller.key_id, limit)

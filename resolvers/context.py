@@ -11,9 +11,15 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from resolvers.auth.keys import Caller, KeyCache, lookup_caller
+from resolvers.auth.permissions import BEYOND_METRICS, reads_metrics_only
 from resolvers.auth.ratelimit import RateLimiter, SharedLimiter
 from resolvers.errors import ApiError, ErrorCode
-from resolvers.limits import COST_PER_RATE_UNIT, SIDE_CACHE_SHARE
+from resolvers.limits import (
+    COST_PER_RATE_UNIT,
+    SIDE_CACHE_SHARE,
+    TILE_CACHE_BYTES,
+    TILE_INDEX_BYTES,
+)
 from resolvers.wayfinding.versioned_cache import VersionedCache, waypoints_bytes
 from storage.attributes.hub import EventHub
 from storage.attributes.subscriptions import Slots
@@ -22,6 +28,8 @@ from storage.database import UNAVAILABLE_ERRORS, Store
 from storage.settings import Settings
 
 if TYPE_CHECKING:  # imported with the first route (5-6 ms of a start otherwise)
+    from parsing.geo.map_frame import MapFrame
+    from parsing.geo.tiles import EncodedTile, TileIndex
     from resolvers.loaders import Loaders
     from resolvers.search.index import SearchIndex
     from routing.maneuvers import Places
@@ -29,6 +37,7 @@ if TYPE_CHECKING:  # imported with the first route (5-6 ms of a start otherwise)
 
 MEMORY_BYTES = attrgetter("memory_bytes")  # what a loaded graph or a map's places hold
 INDEX_BYTES = attrgetter("bytes")  # what an asset's search index holds
+SIZE = attrgetter("size")  # what an asset's tile index, or an encoded tile, holds
 
 
 RATE_LIMITED_KEY = "rate_limited_key"  # scope state: (key id, its limit) the answer shows
@@ -53,7 +62,10 @@ class Services:
     subscription_slots: Slots = field(init=False)  # open subscriptions per key, shared
     waypoint_cache: VersionedCache[dict[str, dict[str, Any]]] = field(init=False)
     place_cache: VersionedCache[Places] = field(init=False)  # landmarks of maneuvers
+    frame_cache: VersionedCache[MapFrame] = field(init=False)  # WGS84 waypoints, GeoJSON
     search_indexes: VersionedCache[SearchIndex] = field(init=False)  # by asset
+    tile_indexes: VersionedCache[TileIndex] = field(init=False)  # by asset (resolvers/tiles)
+    tile_cache: VersionedCache[EncodedTile] = field(init=False)  # by asset and z/x/y
 
     def __post_init__(self) -> None:
         self.event_hub = EventHub(self.store)
@@ -63,8 +75,11 @@ class Services:
         self.graph_cache = VersionedCache(graphs, MEMORY_BYTES)
         self.waypoint_cache = VersionedCache(graphs // SIDE_CACHE_SHARE, waypoints_bytes)
         self.place_cache = VersionedCache(graphs // SIDE_CACHE_SHARE, MEMORY_BYTES)
+        self.frame_cache = VersionedCache(graphs // SIDE_CACHE_SHARE, MEMORY_BYTES)
         indexes = self.settings.search_cache_mb * 1024 * 1024
         self.search_indexes = VersionedCache(indexes, INDEX_BYTES)
+        self.tile_indexes = VersionedCache(TILE_INDEX_BYTES, SIZE)
+        self.tile_cache = VersionedCache(TILE_CACHE_BYTES, SIZE)
         # One budget per key for every process (FLOORGATE_RATE_LIMIT_SHARE is obsolete).
         self.rate_limiter = SharedLimiter(
             self.store[RATE_BUDGETS],
@@ -101,6 +116,7 @@ class RequestContext:
         self.request_id = request_id
         self.client = client  # the client's address, for limits on unauthenticated traffic
         self.state = state  # the request's scope state: `RATE_LIMITED_KEY` goes there
+        self.reads_metrics = False  # the /metrics route: a metrics-only key is served
         self._caller: asyncio.Future[Caller] | None = None
         self._address_charged = False
         self._units = 0  # rate-limit units charged to the key so far
@@ -208,6 +224,8 @@ class RequestContext:
             raise unavailable(self.settings) from error
         if caller is None:
             self._refuse(ErrorCode.INVALID_KEY)
+        if reads_metrics_only(caller.permissions) and not self.reads_metrics:
+            raise ApiError(ErrorCode.FORBIDDEN, permission=BEYOND_METRICS)
         if self.state is not None:  # the answer then carries the key's RateLimit-* headers
             self.state[RATE_LIMITED_KEY] = (caller.key_id, caller.limit)
         wait = await self.services.rate_limiter.take(caller.key_id, limit=caller.limit)

@@ -34,6 +34,8 @@ class ErrorCode(StrEnum):
     RATE_LIMITED = "RATE_LIMITED"
     INTERNAL = "INTERNAL"
     SERVICE_UNAVAILABLE = "SERVICE_UNAVAILABLE"
+    NOT_READY = "NOT_READY"
+    LIVE_UNAVAILABLE = "LIVE_UNAVAILABLE"
     HTTPS_REQUIRED = "HTTPS_REQUIRED"
     COST_LIMIT = "COST_LIMIT"
     REQUEST_TIMEOUT = "REQUEST_TIMEOUT"
@@ -78,6 +80,10 @@ ERRORS: dict[ErrorCode, ErrorKind] = {
     ErrorCode.RATE_LIMITED: ErrorKind(429, "API rate limit exceeded"),
     ErrorCode.INTERNAL: ErrorKind(500, "Server error"),
     ErrorCode.SERVICE_UNAVAILABLE: ErrorKind(503, "Service unavailable"),
+    # `/readyz` while the process cannot serve correctly, or drains (docs/deploy.md).
+    ErrorCode.NOT_READY: ErrorKind(503, "Not ready: {reason}"),
+    # Live changes where the database refuses change streams (docs/deploy.md).
+    ErrorCode.LIVE_UNAVAILABLE: ErrorKind(503, "Live changes are unavailable: {reason}"),
     ErrorCode.HTTPS_REQUIRED: ErrorKind(403, "HTTPS is required"),
     # GraphQL only (REST routes stay under the limit by construction); 422 if ever mapped.
     ErrorCode.COST_LIMIT: ErrorKind(

@@ -21,7 +21,7 @@ from starlette.routing import BaseRoute, Match, Mount, Route, Router, WebSocketR
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from resolvers.context import Services
-from resolvers.errors import ErrorCode
+from resolvers.errors import ApiError, ErrorCode
 from rest.compression import ENCODED, Compression
 from rest.graphql_http.endpoint import GraphQLEndpoint
 from rest.graphql_http.graphiql import GRAPHIQL_STATIC_PREFIX, graphiql_routes
@@ -29,14 +29,16 @@ from rest.graphql_http.sdl import sdl_routes
 from rest.middleware import BodyStalled, BodyTooLarge, Boundary
 from rest.ops.metrics import Metrics
 from rest.ops.metrics_folder import MetricsFolder
+from rest.ops.readiness import Readiness
 from rest.ops.server import METRICS_FOLDER
 from rest.ops.stop_signals import on_stop_signal
 from rest.ops.tracing import traced
 from rest.pages.files import files_endpoint
 from rest.pages.landing import landing_routes
+from rest.pages.maplibre_page import maplibre_page_routes
 from rest.pages.reference_page import reference_page_routes
 from rest.pages.viewer import viewer_routes
-from rest.responses import error_of, json_response
+from rest.responses import error_of, error_response, json_response
 from rest.v1.dispatch import RestApi
 from rest.v1.openapi_routes import openapi_routes
 from rest.v1.paging_urls import graphql_page_url
@@ -101,25 +103,37 @@ def create_app(
     async def healthz(request: Request) -> Response:
         return json_response({"status": "ok"})
 
+    readiness = Readiness(services.store, services.event_hub)
+
     async def readyz(request: Request) -> Response:
-        """Ready when the database answers; with the figures of the process's caches, each
-        bounded in bytes, keys included (docs/api.md, docs/limits.md)."""
-        if await services.store.ping():
-            cache = asdict(services.store.cache.stats())
-            return json_response(
-                {
-                    "status": "ready",
-                    "read_cache": cache,
-                    "graphql_caches": graphql.cache_figures(),
-                    "compressed_answers": ENCODED.figures(),
-                    "persisted_queries": graphql.persisted_figures(),
-                    "walk_graphs": services.graph_cache.figures(),
-                    "waypoints": services.waypoint_cache.figures(),
-                    "landmarks": services.place_cache.figures(),
-                    "search_indexes": services.search_indexes.figures(),
-                }
+        """Ready when the process can serve correctly (`rest.ops.readiness`, answered
+        within READY_SECONDS); with the figures of the process's caches, each bounded in
+        bytes, keys included (docs/api.md, docs/limits.md)."""
+        reasons = await readiness.reasons()
+        if reasons:
+            error = ApiError(
+                ErrorCode.NOT_READY,
+                reason="; ".join(reasons),
+                retry_after=settings.retry_after_seconds,
             )
-        return error_of(ErrorCode.SERVICE_UNAVAILABLE, retry_after=settings.retry_after_seconds)
+            return error_response(error)
+        cache = asdict(services.store.cache.stats())
+        return json_response(
+            {
+                "status": "ready",
+                "change_streams": readiness.change_streams(),
+                "read_cache": cache,
+                "graphql_caches": graphql.cache_figures(),
+                "compressed_answers": ENCODED.figures(),
+                "persisted_queries": graphql.persisted_figures(),
+                "walk_graphs": services.graph_cache.figures(),
+                "waypoints": services.waypoint_cache.figures(),
+                "landmarks": services.place_cache.figures(),
+                "search_indexes": services.search_indexes.figures(),
+                "tile_indexes": services.tile_indexes.figures(),
+                "vector_tiles": services.tile_cache.figures(),
+            }
+        )
 
     static = graphiql_routes()[0]
     assert isinstance(static, Mount)
@@ -137,6 +151,7 @@ def create_app(
         *sdl_routes(schemas),
         *landing_routes(settings),
         *viewer_routes(settings),
+        *maplibre_page_routes(settings),
         *(metrics.routes() if metrics is not None else ()),
         Mount(GRAPHIQL_STATIC_PREFIX, app=static.app),  # compressed as every answer is
         Route("/files/{name:path}", files_endpoint(services), methods=["GET"]),
@@ -151,7 +166,9 @@ def create_app(
             tasks.append(asyncio.create_task(metrics.folder.keep_written(metrics.figures)))
         services.store.watch_changes()
         try:
-            with on_stop_signal(services.event_hub.end_all):
+            with on_stop_signal(
+                services.event_hub.end_all, settings.drain_seconds, readiness.drain
+            ):
                 yield
         finally:
             for task in tasks:

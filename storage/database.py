@@ -15,6 +15,7 @@ from pymongo.errors import AutoReconnect, ConnectionFailure, ServerSelectionTime
 from storage.cache.by_id import ReadsById
 from storage.cache.change_watch import PoolListener, WriteListener, watch_changes
 from storage.cache.read_cache import ReadCache
+from storage.cache.stream_support import StreamSupport
 from storage.cache.switch_gate import SwitchGate
 from storage.collections import COLLECTIONS, FILES_BUCKET
 from storage.command_timings import CommandTimings
@@ -56,6 +57,7 @@ class Store:
         self.cache = cache
         # The switches of staged imports in progress, which every read is checked against.
         self.switches = SwitchGate(self.db, cache, request_timeout_seconds)
+        self.streams = StreamSupport()  # whether the database refuses change streams
         self.timings = CommandTimings()  # `connect` gives the one its client reports to
         self._watcher: asyncio.Task[None] | None = None
         self.indexes_ensured = False
@@ -67,8 +69,13 @@ class Store:
         if not self.cache.enabled or (task is not None and not task.done()):
             return
         self._watcher = asyncio.get_running_loop().create_task(
-            watch_changes(self.db, self.cache, self.switches)  # the gate hears it too
+            watch_changes(self.db, self.cache, self.switches, self.streams)  # the gate too
         )
+
+    @property
+    def watching(self) -> bool:
+        """Whether the change stream behind the read cache runs (`watch_changes`)."""
+        return self._watcher is not None and not self._watcher.done()
 
     def __getitem__(self, name: str) -> AsyncCollection:
         return self.db[name]

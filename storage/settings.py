@@ -29,12 +29,14 @@ from storage.settings_fields import (
     FRAME_CHECK,
     FRAME_SOURCES,
     LIST,
+    LISTEN_PORT,
     LOG_FORMAT,
     MORE_THAN_ZERO,
     NUMBER,
     ORIGINS,
     PATH,
     PERSISTED_MODE,
+    PROXIES,
     SWITCH,
     TCP_PORT,
     TEXT,
@@ -134,8 +136,14 @@ class Settings:
         "FLOORGATE_PROXY_ADDRESSES",
         LIST,
         ("127.0.0.1",),
-        "Proxy addresses whose X-Forwarded-Proto and X-Forwarded-For are trusted.",
+        "Proxies whose X-Forwarded-Proto and X-Forwarded-For are trusted: addresses, "
+        "networks (`10.0.0.0/8`), or `*`.",
+        "Only with `--behind-proxy`. `*` trusts any peer, so any client could set its own "
+        "address and scheme: only on a private network that nothing else reaches (docs/deploy.md, "
+        '"Proxies by network"). Anything but an IP address, a network or `*` alone is refused '
+        "at start.",
         option="--proxy-address",
+        check=PROXIES,
     )
     event_loop: str = setting(
         "FLOORGATE_LOOP",
@@ -238,6 +246,14 @@ class Settings:
     )
     retry_after_seconds: int = setting(
         "FLOORGATE_RETRY_AFTER_SECONDS", WHOLE, 5, "Retry-After of a 503."
+    )
+    drain_seconds: float = setting(
+        "FLOORGATE_DRAIN_SECONDS",
+        NUMBER,
+        5.0,
+        "After SIGTERM, `/readyz` answers 503 this long while everything else is served; "
+        "then the listener closes and live streams end (0: at once, as SIGINT does).",
+        'docs/deploy.md, "Readiness and drain".',
     )
     # -- who asks, and how often -----------------------------------------------------------
     rate_limit_per_second: float = setting(
@@ -425,8 +441,26 @@ class Settings:
         "FLOORGATE_METRICS",
         SWITCH,
         True,
-        "/metrics: on loopback without a key, elsewhere with service.admin; off removes it.",
+        "/metrics: on loopback without a key, elsewhere with service.metrics or "
+        "service.admin; off removes it.",
         'Prometheus\' format (docs/api.md, "Metrics").',
+    )
+    metrics_host: str = setting(
+        "FLOORGATE_METRICS_HOST",
+        TEXT,
+        "127.0.0.1",
+        "Address the metrics port listens on (FLOORGATE_METRICS_PORT).",
+        "`0.0.0.0` or a pod's address lets a cluster's Prometheus scrape it: anyone who "
+        "reaches it reads the figures.",
+    )
+    metrics_port: int | None = setting(
+        "FLOORGATE_METRICS_PORT",
+        WHOLE,
+        None,
+        "Port of a plain-HTTP listener of /metrics alone, without TLS or key; unset: none.",
+        "The figures of every worker, as /metrics gives them (each worker's at most 1 s "
+        'old); docs/deploy.md, "Metrics in a cluster".',
+        check=LISTEN_PORT,
     )
     tracing: bool = setting(
         "FLOORGATE_TRACING",

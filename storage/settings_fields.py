@@ -12,6 +12,7 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+from ipaddress import ip_address, ip_network
 from pathlib import Path
 from typing import Any, Generic, TypeVar, overload
 
@@ -214,8 +215,35 @@ def _tcp_port(variable: str, value: int) -> None:
         raise SettingsError(f"{variable}: {value} is not a TCP port (0 to {MAX_PORT})")
 
 
+def _listen_port(variable: str, value: int | None) -> None:
+    if value is not None and not 1 <= value <= MAX_PORT:  # 0 (any free port) finds no scraper
+        raise SettingsError(f"{variable}: {value} is not a TCP port to listen on (1 to {MAX_PORT})")
+
+
+def _proxies(variable: str, value: tuple[str, ...]) -> None:
+    """Each item an IP address or network, or `*` alone: uvicorn takes anything else as
+    a name that no client address ever equals, so a typo would trust nobody, silently."""
+    if "*" in value and len(value) > 1:
+        raise SettingsError(f"{variable}: `*` trusts every address; give it alone")
+    for item in value:
+        if item == "*":
+            continue
+        try:
+            if "/" in item:
+                ip_network(item)
+            else:
+                ip_address(item)
+        except ValueError as error:
+            raise SettingsError(
+                f"{variable}: {item!r} is not an IP address or network such as 10.0.0.5, "
+                f"10.0.0.0/8 or fd00::/8 ({error})"
+            ) from None
+
+
 MORE_THAN_ZERO = Check("more than 0", _more_than_zero)
 TCP_PORT = Check(f"0 to {MAX_PORT}", _tcp_port)
+LISTEN_PORT = Check(f"1 to {MAX_PORT}", _listen_port)
+PROXIES = Check("IP addresses and networks (`10.0.0.0/8`, `fd00::/8`), or `*` alone", _proxies)
 
 
 # -- Content-Security-Policy frame-ancestors sources ---------------------------------------

@@ -30,9 +30,12 @@ from rest.cli.common import (
     settings_of,
     with_store,
 )
-from rest.cli.imdf import PROBLEM_CHARS as PROBLEM_CHARS  # the tests' bound of a refusal line
 from rest.cli.imdf import add_import_imdf
 from rest.cli.maintenance import cmd_check, cmd_gc, duration
+from rest.cli.osm import add_import_osm
+from rest.cli.venue_import import (
+    PROBLEM_CHARS as PROBLEM_CHARS,  # the tests' bound of a refusal line
+)
 from storage.collections import ASSETS
 from storage.database import UNAVAILABLE_ERRORS, Store
 from storage.embedded.runtime import database_uri
@@ -56,7 +59,8 @@ def serve(settings: Settings, uri: str, workers: int = 1) -> None:
     import uvicorn
 
     from rest.ops.logs import log_config
-    from rest.ops.server import uvicorn_options
+    from rest.ops.metrics_listener import metrics_listener
+    from rest.ops.server import forwarding_options, uvicorn_options
 
     os.environ["FLOORGATE_MONGODB_URI"] = uri
     os.environ["FLOORGATE_PUBLIC_URL"] = settings.public_url
@@ -65,15 +69,12 @@ def serve(settings: Settings, uri: str, workers: int = 1) -> None:
     os.environ["FLOORGATE_HEADER_TIMEOUT_SECONDS"] = str(settings.header_timeout_seconds)
     if settings.cdn_url:
         os.environ["FLOORGATE_CDN_URL"] = settings.cdn_url
-    options: dict[str, Any] = uvicorn_options(settings)
-    if settings.behind_proxy:
-        options["proxy_headers"] = True
-        options["forwarded_allow_ips"] = ",".join(settings.proxy_addresses)
-    else:
+    options: dict[str, Any] = uvicorn_options(settings) | forwarding_options(settings)
+    if not settings.behind_proxy:
         options["ssl_certfile"] = str(settings.tls_cert)
         options["ssl_keyfile"] = str(settings.tls_key)
-        options["proxy_headers"] = False
-    with _metrics_folder(workers):
+    shared = workers > 1 or settings.metrics_port is not None
+    with _metrics_folder(shared) as folder, metrics_listener(settings, folder):
         uvicorn.run(
             "rest.app:app_from_env",
             factory=True,
@@ -88,14 +89,15 @@ def serve(settings: Settings, uri: str, workers: int = 1) -> None:
 
 
 @contextlib.contextmanager
-def _metrics_folder(workers: int) -> Iterator[None]:
-    """For more than one worker, a folder of this run (private to its user) where each
-    worker writes its `/metrics` figures for the others (`rest.ops.metrics_folder`); removed
-    when the run ends. If none can be made, each worker answers for itself, as one does."""
+def _metrics_folder(shared: bool) -> Iterator[Path | None]:
+    """For more than one worker, or a metrics port (`FLOORGATE_METRICS_PORT`), a folder of
+    this run (private to its user) where each worker writes its `/metrics` figures for the
+    others and the metrics port (`rest.ops.metrics_folder`); removed when the run ends. If
+    none can be made, each worker answers for itself, as one does."""
     from rest.ops.server import METRICS_FOLDER
 
-    if workers == 1:
-        yield
+    if not shared:
+        yield None
         return
     try:
         folder = tempfile.mkdtemp(prefix="floorgate-metrics-")
@@ -104,11 +106,11 @@ def _metrics_folder(workers: int) -> Iterator[None]:
             f"floorgate serve: /metrics will show one worker's figures per scrape: {error}",
             file=sys.stderr,
         )
-        yield
+        yield None
         return
     os.environ[METRICS_FOLDER] = folder
     try:
-        yield
+        yield Path(folder)
     finally:
         os.environ.pop(METRICS_FOLDER, None)
         shutil.rmtree(folder, ignore_errors=True)
@@ -196,6 +198,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if port_taken(settings.host, settings.port):
         print(port_taken_message("serve", settings), file=sys.stderr)
         return 2
+    port_problem = _metrics_port_problem(settings)
+    if port_problem is not None:
+        print(f"floorgate serve: {port_problem}", file=sys.stderr)
+        return 2
     if args.workers == 1 and not settings.mongodb_uri:  # an embedded server starts first
         _import_app_meanwhile()
     with database_uri(settings) as uri:  # indexes: in the background (`rest.app`)
@@ -205,6 +211,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
         reachable()
         serve(settings, uri, args.workers)
     return 0
+
+
+def _metrics_port_problem(settings: Settings) -> str | None:
+    """What stops the metrics port (`FLOORGATE_METRICS_PORT`), before anything starts."""
+    from rest.ops.metrics_listener import listener_problem
+
+    problem = listener_problem(settings)
+    port = settings.metrics_port
+    if problem is None and port is not None and port_taken(settings.metrics_host, port):
+        problem = f"FLOORGATE_METRICS_PORT: port {port} on {settings.metrics_host} is in use"
+    return problem
 
 
 async def _demo_key(store: Store, settings: Settings) -> str:
@@ -399,8 +416,8 @@ def parser() -> argparse.ArgumentParser:
     serve_cmd.add_argument(
         "--proxy-address",
         action="append",
-        help="address of a trusted proxy (repeatable; default 127.0.0.1; "
-        "FLOORGATE_PROXY_ADDRESSES)",
+        help="address or network (10.0.0.0/8) of trusted proxies, or * for any peer "
+        "(repeatable; default 127.0.0.1; FLOORGATE_PROXY_ADDRESSES)",
     )
     serve_cmd.add_argument(
         "--public-url",
@@ -451,6 +468,7 @@ def parser() -> argparse.ArgumentParser:
     importer.set_defaults(handler=cmd_import)
 
     add_import_imdf(commands)
+    add_import_osm(commands)
 
     gc = commands.add_parser(
         "gc",

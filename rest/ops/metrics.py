@@ -11,10 +11,13 @@ Counting is plain Python on the request path; prometheus-client is imported by t
 first scrape and renders the figures then (it costs tens of ms to import: not at start).
 
 Who may read it (`FLOORGATE_METRICS`, on by default): a client on the loopback address
-without a key (also over plain HTTP: a scraper beside the worker), anyone else with a
-key holding `service.admin`. The workers of one `--workers N` share a port, so a scrape
-reaches one of them: it adds up the figures every worker writes to a shared folder
-(`rest/ops/metrics_folder.py`; docs/api.md, Metrics).
+without a key (also over plain HTTP: a scraper beside the worker), anyone else over HTTPS
+with a key holding `service.metrics` (a scraper's key, which reads nothing else) or
+`service.admin`; and, when `FLOORGATE_METRICS_PORT` is set, anyone who reaches that port
+(`rest/ops/metrics_listener.py`: plain HTTP, no key, where the operator binds it). The
+workers of one `--workers N` share a port, so a scrape reaches one of them: it adds up
+the figures every worker writes to a shared folder (`rest/ops/metrics_folder.py`;
+docs/api.md, Metrics).
 """
 
 from __future__ import annotations
@@ -28,9 +31,9 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from resolvers.auth.access import authorize
-from resolvers.auth.permissions import ADMIN
+from resolvers.auth.permissions import METRICS, METRICS_READERS
 from resolvers.context import Services
-from resolvers.errors import ApiError
+from resolvers.errors import ApiError, ErrorCode
 from rest.credentials import request_context
 from rest.ops.figures import (
     CACHE_COUNTS,
@@ -134,27 +137,37 @@ class Metrics:
     def exposition(self) -> tuple[bytes, str]:
         """The text format and its media type: every worker's figures where they share a
         folder, else this one's."""
-        from prometheus_client import CollectorRegistry
-        from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
-
         figures = self.figures()
         if self.folder is not None:
             self.folder.add_others(figures)
-        registry = CollectorRegistry(auto_describe=False)
-        registry.register(_Collector(figures))
-        return generate_latest(registry), CONTENT_TYPE_LATEST
+        return render(figures)
 
     def routes(self) -> list[BaseRoute]:
         async def endpoint(request: Request) -> Response:
             if not is_loopback(request.client.host if request.client else None):
+                context = request_context(request, self.services)
+                context.reads_metrics = True  # a key of service.metrics alone is served here
                 try:
-                    await authorize(request_context(request, self.services), permission=ADMIN)
+                    caller = await authorize(context)
+                    if not caller.permissions & METRICS_READERS:
+                        raise ApiError(ErrorCode.FORBIDDEN, permission=METRICS)
                 except ApiError as error:
                     return error_response(error)
             content, media_type = self.exposition()
             return Response(content, media_type=media_type)
 
         return [Route(METRICS_PATH, endpoint, methods=["GET"])]
+
+
+def render(figures: Figures) -> tuple[bytes, str]:
+    """Figures in Prometheus' text format, and its media type (prometheus-client is
+    imported here, by the first scrape)."""
+    from prometheus_client import CollectorRegistry
+    from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
+
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_Collector(figures))
+    return generate_latest(registry), CONTENT_TYPE_LATEST
 
 
 class _Collector:

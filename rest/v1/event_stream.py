@@ -177,21 +177,28 @@ async def event_stream(
     async def text(change: dict[str, Any]) -> bytes | None:
         return await texts.text(route, executor, change)
 
+    hub = context.services.event_hub
     return EventResponse(
-        stream(changes, text),
+        stream(changes, text, lambda: hub.stopping),
         context,
         media_type=route.media_type,
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
 
 
-async def stream(changes: AsyncIterable[dict[str, Any]], text: Text) -> AsyncIterator[bytes]:
+async def stream(
+    changes: AsyncIterable[dict[str, Any]],
+    text: Text,
+    stopping: Callable[[], bool] = lambda: False,
+) -> AsyncIterator[bytes]:
     """The events, a heartbeat comment while none comes; ends when the subscription does
-    (a client cut off for lagging resumes with its last id). One event at a time, each
-    step short, so that a replay of thousands lets every other request through between
-    two of its events (written 256 at a time, an honest request's p95 was 10x idle; one at
-    a time, and paced per key by the hub, within 2x). The heartbeat's wait is a timeout
-    on the loop, not a task per event as `asyncio.wait_for` made."""
+    (a client cut off for lagging resumes with its last id; when the server stops, the
+    `retry:` advice comes again last, so the reconnect to another instance is paced).
+    One event at a time, each step short, so that a replay of thousands lets every other
+    request through between two of its events (written 256 at a time, an honest
+    request's p95 was 10x idle; one at a time, and paced per key by the hub, within 2x).
+    The heartbeat's wait is a timeout on the loop, not a task per event as
+    `asyncio.wait_for` made."""
     queue: asyncio.Queue[bytes | None] = asyncio.Queue(1)
 
     stopped = False
@@ -216,6 +223,8 @@ async def stream(changes: AsyncIterable[dict[str, Any]], text: Text) -> AsyncIte
                 yield b": heartbeat\n\n"
                 continue
             if written is None:
+                if stopping():
+                    yield f"retry: {RETRY_MS}\n\n".encode()
                 return
             yield written
     finally:

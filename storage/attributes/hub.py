@@ -40,6 +40,7 @@ from storage.attributes import events as log_of
 from storage.attributes.events import Event
 from storage.attributes.pacing import FAN_OUT, KeyShares
 from storage.cache.background import shared
+from storage.cache.stream_support import refusal
 from storage.database import Store
 
 log = logging.getLogger("floorgate.events")
@@ -50,6 +51,10 @@ STREAM_WAIT_MS = 500
 RETRY_SECONDS = (0.1, 0.25, 0.5, 1.0, 2.0)
 CLOSE_SECONDS = 2.0
 STOP_SECONDS = 0.25  # how long `stop` waits before it cancels a task again
+# A new subscription waits at most this long for the stream to open or be refused
+# (`unavailable`); a database that does not answer meanwhile is an outage: it waits on.
+OPEN_WAIT_SECONDS = 2.0
+STREAM_NAME = "live changes"
 # What the stream passes on: new events, and any change of a key.
 WATCHED = [
     {
@@ -200,6 +205,19 @@ class EventHub:
             self.started.clear()
             self._task = asyncio.get_running_loop().create_task(self._watch())
 
+    async def unavailable(self) -> str | None:
+        """Why live changes cannot be delivered: the database refuses change streams
+        (`storage.cache.stream_support`), as this stream or the read cache's learnt. The
+        stream is opened if it is not, and given OPEN_WAIT_SECONDS to open or be refused."""
+        self.start()
+        support = self.store.streams
+        deadline = asyncio.get_running_loop().time() + OPEN_WAIT_SECONDS
+        while not self.started.is_set() and support.refused is None:
+            if asyncio.get_running_loop().time() >= deadline:
+                break
+            await asyncio.sleep(0.02)
+        return None if self.started.is_set() else support.refused
+
     def key_changed(self, key_id: str | None) -> None:
         """Key `key_id` changed (None: any may have, the stream was down): the listeners
         hear of it, and each subscription of the key is asked whether it still holds."""
@@ -279,6 +297,7 @@ class EventHub:
                 async with await self.store.db.watch(
                     WATCHED, max_await_time_ms=STREAM_WAIT_MS
                 ) as stream:
+                    self.store.streams.opened(STREAM_NAME)
                     await self._catch_up()
                     self.started.set()
                     if self.failures:
@@ -298,6 +317,11 @@ class EventHub:
                 raise
             except Exception as error:  # the database went away: open it again
                 delay = RETRY_SECONDS[min(self.failures, len(RETRY_SECONDS) - 1)]
+                refused = refusal(error)
+                if refused is not None:  # no stream here: subscribers are refused (503)
+                    self.store.streams.refuse(STREAM_NAME, refused)
+                    for subscriber in list(self.subscribers):
+                        subscriber.end()
                 if self.failures == 0:
                     log.warning(
                         "event stream failed, opening it again: %s",

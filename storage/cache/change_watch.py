@@ -26,6 +26,7 @@ from pymongo.errors import PyMongoError
 
 from storage.cache.background import retrieved
 from storage.cache.read_cache import ALL, ReadCache
+from storage.cache.stream_support import StreamSupport, refusal
 from storage.collections import (
     PERSISTED_QUERIES,
     PERSISTED_QUERY_TOTALS,
@@ -64,6 +65,11 @@ UNWATCHED = [
     {"$match": {"ns.coll": {"$nin": [RATE_BUDGETS, PERSISTED_QUERIES, PERSISTED_QUERY_TOTALS]}}}
 ]
 MAX_PENDING_WRITES = 10_000
+# While the database refuses change streams (`storage.cache.stream_support`), the stream
+# is asked for again this often: a refusal lasts until the deployment changes (a free
+# stream on a hosted tier), and each attempt is a command that fails.
+REFUSED_RETRY_SECONDS = 10.0
+STREAM_NAME = "read cache"
 
 
 class WriteListener(monitoring.CommandListener):
@@ -151,15 +157,20 @@ def apply_change(cache: ReadCache, change: dict[str, Any]) -> bool:
 
 
 async def watch_changes(
-    db: AsyncDatabase, cache: ReadCache, watcher: StreamWatcher | None = None
+    db: AsyncDatabase,
+    cache: ReadCache,
+    watcher: StreamWatcher | None = None,
+    support: StreamSupport | None = None,
 ) -> None:
     """Keep one change stream on `db` open for as long as the task runs, and tell
-    `watcher` what it says."""
+    `watcher` what it says (and `support` whether the database refuses streams)."""
     failures = 0
     while True:
         before = cache.interruptions
         try:
             async with await db.watch(UNWATCHED, max_await_time_ms=STREAM_WAIT_MS) as stream:
+                if support is not None:
+                    support.opened(STREAM_NAME)
                 if cache.went_up(before):
                     if failures:
                         log.warning("change stream is back; the read cache serves again")
@@ -177,6 +188,20 @@ async def watch_changes(
                 watcher.stream_down()
             raise
         except Exception as error:  # whatever it was: stop serving, then try again
+            refused = refusal(error)
+            if refused is not None:  # not an outage: the cache stays off, reads stay true
+                if support is not None:
+                    support.refuse(STREAM_NAME, refused)
+                cache.went_down(f"change streams unavailable: {refused}")
+                if watcher is not None:
+                    watcher.stream_down()
+                if failures == 0:
+                    log.warning(
+                        "the database refuses change streams, the read cache is off: %s", refused
+                    )
+                failures += 1
+                await asyncio.sleep(REFUSED_RETRY_SECONDS)
+                continue
             cache.went_down(type(error).__name__)
             if watcher is not None:
                 watcher.stream_down()

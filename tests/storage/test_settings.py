@@ -157,7 +157,7 @@ def test_serve_says_which_variable_it_cannot_use(tmp_path):
 
 # For each kind: a valid text and the value it must give, unlike the row's default.
 SAMPLES: dict[fields.Kind, Any] = {
-    fields.WHOLE: lambda row: (str(row.default + 3), row.default + 3),
+    fields.WHOLE: lambda row: (str((row.default or 0) + 3), (row.default or 0) + 3),
     fields.NUMBER: lambda row: (repr(row.default + 0.25), row.default + 0.25),
     fields.SWITCH: lambda row: ("Off", False) if row.default else ("ON", True),
     fields.TEXT: lambda row: ("elsewhere", "elsewhere"),

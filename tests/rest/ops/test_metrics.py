@@ -1,5 +1,5 @@
 """/metrics: scraped after traffic it finds the counters; loopback needs no key,
-anyone else a key with service.admin; labels stay within bounded sets."""
+anyone else a key with service.metrics or service.admin; labels stay within bounded sets."""
 
 from __future__ import annotations
 
@@ -92,10 +92,10 @@ async def test_who_may_scrape(store, settings, keys):
         plain = await remote.get("/metrics", headers={"API-Key": keys.plain})
         assert (plain.status_code, plain.json()["message"]) == (
             403,
-            "Access denied: missing permission service.admin",
+            "Access denied: missing permission service.metrics",
         )
         scoped = await remote.get("/metrics", headers={"API-Key": keys.scoped})
-        assert scoped.status_code == 403  # a key of another asset, without service.admin
+        assert scoped.status_code == 403  # a key of another asset, without service.metrics
         admin = await remote.get("/metrics", headers={"API-Key": keys.full})
         assert admin.status_code == 200 and "floorgate_requests_total" in admin.text
     async with client_of(app, "127.0.0.1", scheme="http") as local_http:
