@@ -48,6 +48,11 @@ MAX_COORDINATE = 1e9
 # units away once made a route's leg that long (issue 45).
 WAYPOINT_MARGIN_FT = 300.0
 WAYPOINT_MARGIN_SHARE = 0.25  # of the box's larger side
+# A WGS84 waypoint (lon, lat and a floor or `level`, issue 49) lies within this many
+# metres of its level's outline (the box around the level's units, as the map's GeoJSON
+# draws it), measured on the earth; else 422 on the waypoint. A phone's position indoors
+# is often a few metres off: a visitor at the door is still on the map.
+WGS84_WAYPOINT_MARGIN_M = 5.0
 # Rate-limit units of one operation: one per this much GraphQL cost, at least one
 # (docs/api.md, Limits). Every REST route at the default page size costs one unit, but
 # an E18 of several searches (PATH_SEARCH_COST below).
@@ -207,3 +212,18 @@ MAX_OPERATION_ID_CHARS = 128
 # the same document, variables and scope (`schema.event_results`): the latest kept, in
 # bytes, keys included.
 EVENT_RESULT_BYTES = 1024 * 1024
+
+# Vector tiles (docs/tiles.md). Zoom levels served: below 14 a building is a few pixels
+# (and a tile would hold every venue of a city); past 22 a tile is 10 cm across.
+MIN_TILE_ZOOM = 14
+MAX_TILE_ZOOM = 22
+# One tile: at most this many features and this many bytes encoded; beyond either the
+# last features in layer order (locations, then openings...) are left out. The busiest
+# z14 tile of the test venues holds 848 features in 62 KB.
+MAX_TILE_FEATURES = 20_000
+MAX_TILE_BYTES = 2 * 1024 * 1024
+# Encoded tiles kept per process, by (asset, data version, z, x, y), and the assets'
+# feature indexes they are cut from, in bytes, keys included (/readyz `vector_tiles`,
+# `tile_indexes`).
+TILE_CACHE_BYTES = 64 * 1024 * 1024
+TILE_INDEX_BYTES = 64 * 1024 * 1024

@@ -51,6 +51,7 @@ TYPES = frozenset(
         "application/yaml",
         "application/graphql",
         "application/x-ndjson",
+        "application/vnd.mapbox-vector-tile",  # protobuf of repeated keys: a third of it
     }
 )
 NO_BODY_STATUSES = frozenset({204, 206, 304})

@@ -5,10 +5,25 @@ REST answer's bytes."""
 from __future__ import annotations
 
 import xxhash
+from starlette.requests import HTTPConnection
 
 REVALIDATE = "private, no-cache"
 """`Cache-Control` of every REST GET answer: a client may keep it but must revalidate it
 (the answer depends on the key, so no shared cache keeps it)."""
+
+
+TILE_WITH_QUERY_KEY = "public, max-age=300, s-maxage=600"
+TILE_WITH_HEADER_KEY = "private, max-age=300"
+
+
+def tile_caching(request: HTTPConnection) -> str:
+    """`Cache-Control` of a vector tile (docs/tiles.md, "Caching"): a tile is the same for
+    every key of its asset, but only its address may tell a shared cache whose it is. With
+    the key in the query (`?api-key=`), the address is the key's own: a CDN may keep it
+    (10 minutes); with the key in a header, only the browser (5 minutes, then `ETag`)."""
+    if request.query_params.get("api-key") and not request.headers.get("api-key"):
+        return TILE_WITH_QUERY_KEY
+    return TILE_WITH_HEADER_KEY
 
 
 def body_etag(body: bytes) -> str:

@@ -4,7 +4,10 @@ Plain fields resolve straight from the dicts `resolvers.wayfinding.directions` r
 The descriptions of a maneuver's words are written from their table, `routing.vocabulary`.
 """
 
+from typing import Any
+
 import strawberry
+from strawberry.scalars import JSON
 
 from routing.vocabulary import TURNS, TYPES, ManeuverType, Side
 
@@ -159,6 +162,17 @@ class Route:
         description="Depart, turns, connectors and arrive, in walking order."
     )
     steps: list[str] = strawberry.field(description="The maneuvers' instructions, in order.")
+
+    @strawberry.field(
+        description='With `geometry: "geojson"` on a georeferenced map: the route as an '
+        "RFC 7946 FeatureCollection in WGS84, one LineString per leg (`leg_index`, `floor_id`, "
+        "`level`, `distance`, `time`), one Point per connector and per maneuver (`type`, "
+        "`modifier`, `instruction`), 7 decimals; the fit's residuals in `floorgate` "
+        "(docs/geojson.md). Made only when selected; null without `geometry`."
+    )
+    def geojson(self, root: strawberry.Parent[dict[str, Any]]) -> JSON | None:
+        make = root.get("geojson_of")
+        return None if make is None else JSON(make())
 
 
 @strawberry.type(description="Directions between two waypoints of a map (experimental).")

@@ -5,7 +5,7 @@ Plain fields resolve straight from the stored dicts, like every other type.
 
 import strawberry
 
-from resolvers.limits import MAX_NEAREST_IDS, MAX_SEARCH_CHARS
+from resolvers.limits import MAX_NEAREST_IDS, MAX_SEARCH_CHARS, WGS84_WAYPOINT_MARGIN_M
 from schema.records import record_input
 from schema.scalars import Timestamp
 from storage.limits import REFERENCE_KEY_PATTERN
@@ -142,7 +142,8 @@ class NearestInput:
 @strawberry.input(
     description="A point of a distance matrix or a route: a location of the map by `id` "
     "(other fields filled from it, and must agree with it when given), or `x`, `y` and "
-    "`floorId`; or, alone and only as a route's `to`, `nearest`."
+    "`floorId`, or, on a georeferenced map, `lon`, `lat` and `floorId` or `level`; or, "
+    "alone and only as a route's `to`, `nearest`."
 )
 class WaypointInput:
     id: strawberry.ID | None = None
@@ -150,6 +151,18 @@ class WaypointInput:
     x: float | None = None
     y: float | None = None
     floor_id: strawberry.ID | None = None
+    lon: float | None = strawberry.field(
+        default=None,
+        description="WGS84 longitude, with `lat` (not with `x`, `y` or `id`): placed on the "
+        "map by the inverse of its georeference, within "
+        f"{WGS84_WAYPOINT_MARGIN_M:g} m of its level's outline.",
+    )
+    lat: float | None = strawberry.field(default=None, description="WGS84 latitude, with `lon`.")
+    level: str | None = strawberry.field(
+        default=None,
+        description="With `lon` and `lat`, instead of `floorId`: the level as the map's "
+        'GeoJSON and tiles name it (its ordinal as a string, "0", "1", "-1").',
+    )
     nearest: NearestInput | None = strawberry.field(
         default=None,
         description="Only a route's `to`, with no other field: the route goes to the nearest "

@@ -24,6 +24,7 @@ from resolvers.auth.permissions import (
 )
 from resolvers.parse import parse_svg
 from resolvers.search import search
+from resolvers.tiles import tiles
 from resolvers.wayfinding import directions, distances
 from schema.directions_types import Directions
 from schema.experimental_types import (
@@ -33,10 +34,11 @@ from schema.experimental_types import (
     UnitAttributeGroup,
     WaypointInput,
 )
-from schema.permissions import requires
+from schema.permissions import KeyRequired, requires
 from schema.records import as_record
 from schema.root_fields import Arg, Kind, RootField, query_type
 from schema.search_types import SearchPage
+from schema.tile_types import VectorTile
 from schema.types import (
     Asset,
     AssetPage,
@@ -251,6 +253,9 @@ ROOT_FIELDS: tuple[RootField | str, ...] = (
         "50. Flag `search`, any key.",
         permission=requires(flag=FLAG_SEARCH),
     ),
+    "vector_tile",
+    "tile_json",
+    "map_style",
 )
 
 
@@ -324,10 +329,46 @@ class HandWritten:
                 "`metric` (metres). Numeric fields are feet either way."
             ),
         ] = None,
+        geometry: Annotated[
+            str | None,
+            strawberry.argument(
+                description="`geojson`: `route.geojson` holds the route in WGS84 (a GeoJSON "
+                "FeatureCollection; the map must be georeferenced), made only when selected."
+            ),
+        ] = None,
     ) -> Directions:
         return await directions.directions(  # type: ignore[return-value]  # a dict: strawberry reads it by key
-            info.context, unit_map_id, as_record(from_), as_record(to), mode, units
+            info.context, unit_map_id, as_record(from_), as_record(to), mode, units, geometry
         )
+
+    # Vector tiles (docs/tiles.md): a tile's address is z/x/y, not an id or a page; the
+    # TileJSON and the style are documents of their own formats (JSON).
+    @strawberry.field(
+        permission_classes=[KeyRequired],
+        description="One vector tile (Mapbox Vector Tile 2.1) of an asset's georeferenced "
+        "maps: layers outline, spaces, units, openings and locations, each feature with its "
+        "`level`. z from 14 to 22, x and y within the grid of z. Any key of the asset.",
+    )
+    async def vector_tile(
+        self, info: Info, asset_id: strawberry.ID, z: int, x: int, y: int
+    ) -> VectorTile:
+        return VectorTile(**await tiles.vector_tile(info.context, asset_id, z, x, y))
+
+    @strawberry.field(
+        permission_classes=[KeyRequired],
+        description="TileJSON 3.0.0 of an asset's vector tiles: their address, bounds, "
+        "zooms and layers with their fields; `levels` and `default_level` besides.",
+    )
+    async def tile_json(self, info: Info, asset_id: strawberry.ID) -> JSON:
+        return JSON(await tiles.tile_json(info.context, asset_id))
+
+    @strawberry.field(
+        permission_classes=[KeyRequired],
+        description="A MapLibre style (version 8) of an asset's vector tiles, each layer "
+        "filtered to the default level (`metadata` lists the levels).",
+    )
+    async def map_style(self, info: Info, asset_id: strawberry.ID) -> JSON:
+        return JSON(await tiles.map_style(info.context, asset_id))
 
 
 Query = query_type(ROOT_FIELDS, HandWritten)

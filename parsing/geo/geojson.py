@@ -34,6 +34,7 @@ class _Level:
     name: Any
     tags: dict[str, Any]
     ordinal: int
+    level: str  # the indoor= `level`: its height when the document gives one, else `ordinal`
     points: list[Grid] = field(default_factory=list)
 
 
@@ -68,6 +69,7 @@ def map_geojson(
     *,
     map_id: str,
     unit_names: Mapping[str, Any] | None = None,
+    level_heights: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
     """Levels, then units, then drawn spaces, then openings, then locations, each in
     document (or given) order. `unit_names`: the API name of each unit id.
@@ -75,14 +77,19 @@ def map_geojson(
     Raises GeoreferenceError when the transform puts a point outside WGS84 range
     (control points that do not fit this map), ValueError for malformed points.
     """
-    levels, units, drawn = _collect(document, georeference)
+    levels, units, drawn = _collect(document, georeference, level_heights or {})
     names = unit_names or {}
     ids = _FeatureIds()
     features = [feature for level in levels if (feature := _level_feature(level, ids))]
     features += [feature for unit in units if (feature := _unit_feature(unit, names, ids))]
     for kind in ("space", "opening"):
         features += [f for d in drawn if d.kind == kind and (f := _drawn_feature(d, ids))]
-    features += [_location_feature(location, georeference, ids) for location in locations]
+    floor_levels: dict[Any, list[str]] = {}
+    for level in levels:
+        floor_levels.setdefault(level.tags.get("floor"), []).append(level.level)
+    features += [
+        _location_feature(location, georeference, ids, floor_levels) for location in locations
+    ]
     collection: dict[str, Any] = {"type": "FeatureCollection", "features": features}
     if bbox := _collection_bbox(features):
         collection["bbox"] = bbox
@@ -92,6 +99,22 @@ def map_geojson(
         "max_residual_m": round(georeference.max_residual_m, 3),
     }
     return collection
+
+
+def level_value(height: object, ordinal: int) -> str:
+    """A Level's indoor= `level` (docs/geojson.md, "level"): its height in floors when
+    the drawing gives one (`data-level-height`, kept on the stored map's levels: an IMDF
+    venue's ordinal), else its position in the document's level order, lowest 0."""
+    if isinstance(height, int) and not isinstance(height, bool):
+        return str(height)
+    return str(ordinal)
+
+
+def joined_levels(levels: Sequence[str]) -> str | None:
+    """Several levels as indoor= writes them: distinct, in numeric order, `;`-joined
+    (`"0;1"`); None for none."""
+    distinct = sorted(set(levels), key=lambda text: (float(text), text))
+    return ";".join(distinct) if distinct else None
 
 
 def geojson_bytes(collection: dict[str, Any]) -> bytes:
@@ -128,10 +151,10 @@ def _walk(elements: list[Any]) -> Iterator[tuple[dict[str, Any], _Parent, _Paren
 
 
 def _collect(
-    document: dict[str, Any], georeference: Georeference
+    document: dict[str, Any], georeference: Georeference, heights: Mapping[str, int]
 ) -> tuple[list[_Level], list[_Unit], list[_Drawn]]:
-    """One pass: levels (with the points of their units and hit areas), units, and the
-    drawn spaces and openings."""
+    """One pass: levels (with the points of their units and hit areas, and their height
+    by uid where `heights` gives one), units, and the drawn spaces and openings."""
     levels: dict[int, _Level] = {}
     units: list[_Unit] = []
     drawn: list[_Drawn] = []
@@ -140,8 +163,13 @@ def _collect(
         kind = element.get("type")
         if kind == "Level":
             tags = element.get("tags")
+            ordinal = len(levels)
             levels[id(element)] = _Level(
-                element.get("uid"), element.get("name"), dict(tags or {}), len(levels)
+                element.get("uid"),
+                element.get("name"),
+                dict(tags or {}),
+                ordinal,
+                level_value(heights.get(str(element.get("uid"))), ordinal),
             )
             continue
         level = levels[id(parent)] if parent is not None else None
@@ -364,6 +392,7 @@ def _level_feature(level: _Level, ids: _FeatureIds) -> dict[str, Any] | None:
         "name": level.name,
         "tags": level.tags,
         "ordinal": level.ordinal,
+        "level": level.level,
     }
     return _feature(ids(f"level:{level.uid}"), _polygon(ring), properties)
 
@@ -371,12 +400,19 @@ def _level_feature(level: _Level, ids: _FeatureIds) -> dict[str, Any] | None:
 def _level_properties(level: _Level | None) -> dict[str, Any]:
     """Which level a unit, space or opening is on (all null outside every level)."""
     if level is None:
-        return {"level_uid": None, "level_name": None, "level_ordinal": None, "floor_id": None}
+        return {
+            "level_uid": None,
+            "level_name": None,
+            "level_ordinal": None,
+            "floor_id": None,
+            "level": None,
+        }
     return {
         "level_uid": level.uid,
         "level_name": level.name,
         "level_ordinal": level.ordinal,
         "floor_id": level.tags.get("floor"),
+        "level": level.level,
     }
 
 
@@ -417,20 +453,32 @@ def _drawn_feature(drawn: _Drawn, ids: _FeatureIds) -> dict[str, Any] | None:
 
 
 def _location_feature(
-    location: dict[str, Any], georeference: Georeference, ids: _FeatureIds
+    location: dict[str, Any],
+    georeference: Georeference,
+    ids: _FeatureIds,
+    floor_levels: Mapping[Any, list[str]],
 ) -> dict[str, Any]:
-    """A point at the location's canvas position."""
+    """A point at the location's canvas position; its `level` that of the map's levels
+    of its floors (`"0;1"` for a location on two), null when none is drawn here."""
     location_id = location.get("id")
     x, y = location.get("x"), location.get("y")
     geometry = None
     if x is not None and y is not None:
         point = _to_grid(*georeference.apply(x, y), f"location {location_id!r}")
         geometry = {"type": "Point", "coordinates": _position(point)}
+    floor_ids = [floor.get("id") for floor in location.get("floors") or []]
+    found = [
+        level
+        for floor_id in floor_ids
+        if isinstance(floor_id, str)
+        for level in floor_levels.get(floor_id, ())
+    ]
     properties = {
         "feature_type": "location",
         "location_id": location_id,
         "name": location.get("name"),
-        "floor_ids": [floor.get("id") for floor in location.get("floors") or []],
+        "floor_ids": floor_ids,
+        "level": joined_levels(found),
         "tags": {tag.get("key"): tag.get("value") for tag in location.get("tags") or []},
     }
     return _feature(ids(f"location:{location_id}"), geometry, properties)

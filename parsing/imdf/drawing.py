@@ -179,7 +179,7 @@ def level_svg(
 def venue_svg(canvas: Canvas, levels: Sequence[DrawnLevel], title: str) -> str:
     """A drawing of the given levels (one for a level's map, all for the stack)."""
     several = len(levels) > 1
-    heights = level_heights(levels) if several else None
+    heights = level_heights(levels)  # a level's own map too: its GeoJSON `level` is its ordinal
     body = "".join(
         level_svg(canvas, level, with_index=several, height=None if heights is None else heights[i])
         for i, level in enumerate(levels)

@@ -5,7 +5,8 @@ schema's `directions_types` describes the same fields to clients."""
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from collections.abc import Callable
+from typing import Any, NotRequired, TypedDict
 
 
 class Point(TypedDict):
@@ -69,6 +70,8 @@ class Route(TypedDict):
     legs: list[RouteLeg]
     maneuvers: list[RouteManeuver]
     steps: list[str]
+    # Asked for (`geometry: "geojson"`): makes the route's GeoJSON when selected.
+    geojson_of: NotRequired[Callable[[], dict[str, Any]]]
 
 
 class Directions(TypedDict):

@@ -13,6 +13,7 @@ candidates (`nearest`) is first made the chosen one's id (`nearest.choose`).
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from resolvers.context import RequestContext
@@ -27,6 +28,7 @@ from resolvers.wayfinding.distances import (
     check_choice,
     check_on_drawing,
     check_waypoint,
+    georeferenced,
     map_graph,
     on_graph,
     place_waypoints,
@@ -35,6 +37,8 @@ from resolvers.wayfinding.distances import (
 from resolvers.wayfinding.instructions import UNITS, Words, instruction
 from resolvers.wayfinding.landmarks import map_places
 from resolvers.wayfinding.nearest import Choice, Wanted, check_nearest, choose
+from resolvers.wayfinding.route_geojson import route_geojson
+from resolvers.wayfinding.world import NOT_GEOREFERENCED
 
 if TYPE_CHECKING:  # routing is imported by the functions that need it
     from routing.maneuvers import Maneuver
@@ -42,10 +46,16 @@ if TYPE_CHECKING:  # routing is imported by the functions that need it
     from routing.route import Route
 
 MODE_WORDS = {"foot": "on foot", "wheelchair": "by wheelchair"}
+GEOMETRIES = ("geojson",)  # what `geometry` may ask the route as, besides its canvas legs
 
 
 def _checked(
-    map_id: str, start: Waypoint, end: Waypoint, mode: str | None, units: str | None
+    map_id: str,
+    start: Waypoint,
+    end: Waypoint,
+    mode: str | None,
+    units: str | None,
+    geometry: str | None,
 ) -> tuple[str, str, Wanted | None]:
     """Everything that can be checked without the database; the mode's and the length
     unit's names, and the candidates `to` names, if it does."""
@@ -61,6 +71,7 @@ def _checked(
         check_waypoint(errors, "to", end)
     check_choice(errors, "mode", mode, tuple(MODES))
     check_choice(errors, "units", units, UNITS)
+    check_choice(errors, "geometry", geometry, GEOMETRIES)
     errors.raise_if_any()
     return mode or "foot", units or "imperial", wanted
 
@@ -72,6 +83,7 @@ async def directions(
     end: Waypoint,
     mode: str | None,
     units: str | None = None,
+    geometry: str | None = None,
 ) -> Directions:
     from routing.maneuvers import route_with_maneuvers
     from routing.model import MODES
@@ -79,14 +91,19 @@ async def directions(
 
     caller = await context.caller()
     start, end = dict(start), dict(end)
-    mode_name, units_name, wanted = _checked(map_id, start, end, mode, units)
+    mode_name, units_name, wanted = _checked(map_id, start, end, mode, units, geometry)
     unit_map = await visible_map(context, caller, map_id)
+    problems = FieldErrors()
+    frame = await georeferenced(context, unit_map) if geometry is not None else None
+    if geometry is not None and frame is None:
+        problems.add("geometry", NOT_GEOREFERENCED)
     choice = None
     if wanted is not None:
         choice = await choose(context, unit_map, start, wanted, mode_name)
         end = {"id": choice.location_id}  # as if the client had asked for it
     named = [("from", start), ("to", end)]
-    points = await place_waypoints(context, unit_map, named)
+    points = await place_waypoints(context, unit_map, named, problems)
+    problems.raise_if_any()
     answer: Directions = {
         "mode": mode_name,
         "from_": _echo(start),
@@ -126,7 +143,10 @@ async def directions(
         return floors.get(floor_id or "", floor_id or graph.level_uids[level])
 
     words = Words(start.get("name"), end.get("name"), level_name, units_name)
-    answer["route"] = _route(loaded, route, maneuvers, words)
+    made = _route(loaded, route, maneuvers, words)
+    if frame is not None:  # asked for: made when `geojson` is selected (schema Route)
+        made["geojson_of"] = partial(route_geojson, made, frame, unit_map["id"])
+    answer["route"] = made
     return answer
 
 

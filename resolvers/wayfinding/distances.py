@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from parsing.geo.map_frame import MapFrame
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors, invalid
 from resolvers.limits import (
@@ -25,6 +26,7 @@ from resolvers.paging import BY_ID
 from resolvers.reads import visible_map
 from resolvers.validation import SIDES, check_id, pair_count_problems
 from resolvers.wayfinding.graph_cache import LOCATION_FIELDS, load_graph, load_waypoints
+from resolvers.wayfinding.world import check_wgs84, is_wgs84, map_frame, place_wgs84
 from storage import collections as c
 from storage.cache import cached_reads
 from storage.cpu import run_cpu
@@ -88,14 +90,17 @@ def _checked_input(map_id: str, data: dict[str, Any]) -> Request:
 
 
 def check_waypoint(errors: FieldErrors, place: str, waypoint: Waypoint) -> None:
-    """One waypoint of E18 or a route's `from`: a location id, or x, y and a floor.
-    Candidates (`nearest`) are only a route's `to` (`nearest.check_nearest`)."""
+    """One waypoint of E18 or a route's `from`: a location id, or x, y and a floor, or
+    lon, lat and a floor or `level` (`check_wgs84`). Candidates (`nearest`) are only a
+    route's `to` (`nearest.check_nearest`)."""
     if waypoint.get("nearest") is not None:
         errors.add(f"{place}.nearest", "is accepted only in a route's to")
         return
     check_id(errors, f"{place}.id", waypoint.get("id"))
     check_id(errors, f"{place}.floorId", waypoint.get("floor_id"))
-    if waypoint.get("id") is None:
+    if is_wgs84(waypoint) or waypoint.get("level") is not None:
+        check_wgs84(errors, place, waypoint)
+    elif waypoint.get("id") is None:
         for name, key in (("x", "x"), ("y", "y"), ("floorId", "floor_id")):
             if waypoint.get(key) is None:
                 errors.add(f"{place}.{name}", "is required for a waypoint without an id")
@@ -144,8 +149,15 @@ async def place_waypoints(
     locations = await map_waypoints(context, unit_map, ids)
     level_of = level_finder(unit_map)
     problems = FieldErrors() if errors is None else errors
+    wgs84 = any(is_wgs84(w) for _, w in named)
+    frame = await georeferenced(context, unit_map) if wgs84 else None
     placed: list[Point] = []
     for place, waypoint in named:
+        if is_wgs84(waypoint):
+            found = place_wgs84(problems, place, waypoint, frame, level_of)
+            if found is not None:
+                placed.append(Point(float(waypoint["x"]), float(waypoint["y"]), found))
+            continue
         location = None
         if waypoint.get("id") is not None:
             location = locations.get(waypoint["id"])
@@ -162,6 +174,11 @@ async def place_waypoints(
     if errors is None:
         problems.raise_if_any()
     return placed
+
+
+async def georeferenced(context: RequestContext, unit_map: dict[str, Any]) -> MapFrame | None:
+    """The map's WGS84 frame (`world.map_frame`), None when it is not georeferenced."""
+    return await map_frame(context, unit_map, lambda: map_waypoints(context, unit_map, None))
 
 
 def level_finder(unit_map: dict[str, Any]) -> Callable[[Any], int | None]:

@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # routing is imported by the functions that need it
     from routing.matrix import Point
 
 FORMS = ("q", "tags", "ids")  # exactly one of them
-ALONE = ("id", "name", "x", "y", "floor_id")  # what a `nearest` waypoint may not have
+ALONE = ("id", "name", "x", "y", "floor_id", "lon", "lat", "level")  # not with `nearest`
 PLACE = "to.nearest"
 
 
@@ -67,7 +67,10 @@ def check_nearest(errors: FieldErrors, waypoint: Waypoint) -> Wanted | None:
     """What can be checked of a route's `to.nearest` without the database."""
     nearest = waypoint["nearest"]
     if any(waypoint.get(key) is not None for key in ALONE):
-        errors.add(PLACE, "must be alone in its waypoint: no id, name, x, y or floor with it")
+        errors.add(
+            PLACE,
+            "must be alone in its waypoint: no id, name, x, y, lon, lat, floor or level with it",
+        )
     given = [form for form in FORMS if nearest.get(form) is not None]
     if len(given) != 1:
         errors.add(PLACE, "must have exactly one of q, tags or ids")

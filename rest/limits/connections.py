@@ -28,6 +28,7 @@ from rest.limits.values import (
     NEW_PER_SECOND,
     QUERY_BODY,
     RATE,
+    READY,
     REQUEST_TIME,
     SEND_TIME,
     SERVED_METHODS,
@@ -195,6 +196,16 @@ HTTP_ROWS: tuple[Limit, ...] = (
         "(a route's or distance matrix's on the CPU pool stops at its next check: each "
         "Dijkstra, 4,096 steps, a batch of 65,536 bend probes; docs/routing.md)",
         (REQUEST_TIME,),
+    ),
+    Limit(
+        HTTP,
+        "`/readyz`'s answer, whatever the database does",
+        f"within {seconds(READY.value)}",
+        f"{READY.code} ({READY.path})",
+        "503 `Not ready: the database does not answer` with `Retry-After` (also while the "
+        "change stream is down, a switch cannot be read, or the server drains: "
+        'docs/deploy.md, "Readiness and drain")',
+        (READY,),
     ),
 )
 

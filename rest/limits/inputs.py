@@ -45,6 +45,10 @@ from rest.limits.values import (
     NEAREST_IDS,
     NESTING,
     NUMBER_CHARS,
+    OSM_BYTES,
+    OSM_DEPTH,
+    OSM_ELEMENTS,
+    OSM_FEATURES,
     PAIR_COST,
     PATH_SEARCH,
     PERSISTED_BYTES,
@@ -68,8 +72,13 @@ from rest.limits.values import (
     SVG_ELEMENTS,
     SVG_POINTS,
     SWITCH_POLL,
+    TILE_BYTES,
+    TILE_FEATURES,
+    TILE_MAX_ZOOM,
+    TILE_MIN_ZOOM,
     TOKENS,
     UNITS_KEPT,
+    WGS84_MARGIN,
     WRITE_ITEMS,
     ZIP_CHUNK,
 )
@@ -77,6 +86,7 @@ from rest.limits.values import (
 GRAPHQL = Section("graphql")
 REST_INPUTS = Section("rest-inputs")
 IMPORT_IMDF = Section("import-imdf")
+IMPORT_OSM = Section("import-osm")
 
 GRAPHQL_ROWS: tuple[Limit, ...] = (
     Limit(
@@ -264,6 +274,34 @@ REST_INPUTS_ROWS: tuple[Limit, ...] = (
     ),
     Limit(
         REST_INPUTS,
+        "A WGS84 waypoint (`lon`, `lat` and `floor_id` or `level`, issue 49) on a "
+        "georeferenced map",
+        f"within {WGS84_MARGIN.value:g} m of its level's outline (the box around the "
+        "level's units and locations), on the earth",
+        WGS84_MARGIN.code,
+        "422 on the waypoint (`data.from`, `data.sources.0`), e.g. `(-122.35, 47.6062) is "
+        "562.8 m outside the outline of level '0': at most 5 m`",
+        (WGS84_MARGIN,),
+    ),
+    Limit(
+        REST_INPUTS,
+        "A vector tile's address (`/v1/assets/{asset}/tiles/{z}/{x}/{y}.mvt`, docs/tiles.md)",
+        f"z {whole(TILE_MIN_ZOOM.value)} to {whole(TILE_MAX_ZOOM.value)}; x and y within the "
+        "grid of z",
+        names(TILE_MIN_ZOOM, TILE_MAX_ZOOM),
+        "422 naming each bad field: `must be from 14 to 22`, `must be from 0 to N at zoom z`",
+        (TILE_MIN_ZOOM, TILE_MAX_ZOOM),
+    ),
+    Limit(
+        REST_INPUTS,
+        "One vector tile: features, and bytes encoded",
+        f"{count(TILE_FEATURES.value)}; {size(TILE_BYTES.value)}",
+        names(TILE_FEATURES, TILE_BYTES),
+        "the last features in layer order are left out, the tile is served",
+        (TILE_FEATURES, TILE_BYTES),
+    ),
+    Limit(
+        REST_INPUTS,
         "Items of one E21/E22 body, or of `assignUnitAttributes`/`unassignUnitAttributes`",
         count(WRITE_ITEMS.value),
         WRITE_ITEMS.code,
@@ -426,5 +464,52 @@ IMPORT_IMDF_ROWS: tuple[Limit, ...] = (
         "as above (staged past it); a 10-level, 5,000-unit venue writes 15,033 "
         '(docs/imdf.md, "Size")',
         (IMPORT_DOCUMENTS,),
+    ),
+)
+
+# `floorgate import-osm` (docs/osm.md): every refusal is one line, `Nothing was imported:
+# PATH: ...`, exit 1, the dry run too; nothing written. What it makes is an IMDF venue.
+IMPORT_OSM_ROWS: tuple[Limit, ...] = (
+    Limit(
+        IMPORT_OSM,
+        "Bytes of the file",
+        size(OSM_BYTES.value),
+        f"{OSM_BYTES.code} ({OSM_BYTES.path})",
+        f"`PATH: N bytes, at most {whole(OSM_BYTES.value)}`, from the file's size, before a "
+        "byte is read",
+        (OSM_BYTES,),
+    ),
+    Limit(
+        IMPORT_OSM,
+        "XML elements (node, way, nd, tag, member, ...), counted while read 32 KiB at a time",
+        count(OSM_ELEMENTS.value),
+        OSM_ELEMENTS.code,
+        f"`PATH: more than {whole(OSM_ELEMENTS.value)} XML elements`",
+        (OSM_ELEMENTS,),
+    ),
+    Limit(
+        IMPORT_OSM,
+        "XML nesting; entities and DTDs (none is loaded or expanded, nothing fetched)",
+        f"{count(OSM_DEPTH.value)}; none",
+        OSM_DEPTH.code,
+        f"`PATH: elements nested more than {whole(OSM_DEPTH.value)} levels deep`; "
+        "`PATH: XML entities are not allowed (...)`",
+        (OSM_DEPTH,),
+    ),
+    Limit(
+        IMPORT_OSM,
+        "GeoJSON features; nesting of arrays and objects",
+        f"{count(OSM_FEATURES.value)}; {count(NESTING.value)}",
+        names(OSM_FEATURES, NESTING),
+        f"`PATH: N features, at most {whole(OSM_FEATURES.value)}`; `PATH: arrays and objects "
+        f"nested deeper than {whole(NESTING.value)} levels`",
+        (OSM_FEATURES, NESTING),
+    ),
+    Limit(
+        IMPORT_OSM,
+        "The venue made of it",
+        "as `import-imdf` above",
+        "-",
+        "as above",
     ),
 )

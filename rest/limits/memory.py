@@ -34,6 +34,8 @@ from rest.limits.values import (
     SEARCH_CACHE,
     SEARCH_PLACE,
     SIDE_SHARE,
+    TILE_CACHE,
+    TILE_INDEX,
     WAYPOINT,
     WORKER_RSS,
 )
@@ -115,6 +117,15 @@ CACHES_ROWS: tuple[Limit, ...] = (
         SEARCH_CACHE.code,
         "asset id and the versions of its units and locations",
         (SEARCH_CACHE, SEARCH_PLACE),
+    ),
+    Limit(
+        CACHES,
+        "Vector tiles: the feature index of an asset (`/readyz` `tile_indexes`); encoded "
+        "tiles (`vector_tiles`)",
+        f"{size(TILE_INDEX.value)}; {size(TILE_CACHE.value)}",
+        names(TILE_INDEX, TILE_CACHE),
+        "asset id and a digest of its georeferenced maps' GeoJSON files; with z/x/y",
+        (TILE_INDEX, TILE_CACHE),
     ),
     Limit(
         CACHES,

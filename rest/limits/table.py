@@ -11,6 +11,8 @@ from rest.limits.inputs import (
     GRAPHQL_ROWS,
     IMPORT_IMDF,
     IMPORT_IMDF_ROWS,
+    IMPORT_OSM,
+    IMPORT_OSM_ROWS,
     REST_INPUTS,
     REST_INPUTS_ROWS,
 )
@@ -25,6 +27,7 @@ SECTIONS: tuple[Section, ...] = (
     GRAPHQL,
     REST_INPUTS,
     IMPORT_IMDF,
+    IMPORT_OSM,
     CACHES,
     PARSE_WORKERS,
 )
@@ -35,6 +38,7 @@ LIMITS: tuple[Limit, ...] = (
     *GRAPHQL_ROWS,
     *REST_INPUTS_ROWS,
     *IMPORT_IMDF_ROWS,
+    *IMPORT_OSM_ROWS,
     *CACHES_ROWS,
     *PARSE_WORKERS_ROWS,
 )

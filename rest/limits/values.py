@@ -6,6 +6,7 @@ settings' rows (`storage/settings.py`) and the constants of every floor. The row
 from __future__ import annotations
 
 import parsing.imdf.read
+import parsing.osm.limits
 import resolvers.limits
 import resolvers.search.index
 import resolvers.wayfinding.versioned_cache
@@ -13,6 +14,7 @@ import rest.graphql_http.sockets
 import rest.middleware
 import rest.ops.linger
 import rest.ops.logs
+import rest.ops.readiness
 import rest.ops.tls_gate
 import routing.matrix
 import storage.attributes.hub
@@ -84,6 +86,18 @@ SEARCH_MAX_PAGE = constant(resolvers.limits, "MAX_SEARCH_PER_PAGE")
 SEARCH_ASSETS = constant(resolvers.limits, "MAX_SEARCH_ASSETS")
 MARGIN_FT = constant(resolvers.limits, "WAYPOINT_MARGIN_FT")
 MARGIN_SHARE = constant(resolvers.limits, "WAYPOINT_MARGIN_SHARE")
+WGS84_MARGIN = constant(resolvers.limits, "WGS84_WAYPOINT_MARGIN_M")
+TILE_MIN_ZOOM = constant(resolvers.limits, "MIN_TILE_ZOOM")
+TILE_MAX_ZOOM = constant(resolvers.limits, "MAX_TILE_ZOOM")
+TILE_FEATURES = constant(resolvers.limits, "MAX_TILE_FEATURES")
+TILE_BYTES = constant(resolvers.limits, "MAX_TILE_BYTES")
+TILE_CACHE = constant(resolvers.limits, "TILE_CACHE_BYTES")
+TILE_INDEX = constant(resolvers.limits, "TILE_INDEX_BYTES")
+OSM_BYTES = constant(parsing.osm.limits, "MAX_OSM_BYTES")
+OSM_ELEMENTS = constant(parsing.osm.limits, "MAX_OSM_ELEMENTS")
+OSM_DEPTH = constant(parsing.osm.limits, "MAX_OSM_DEPTH")
+OSM_FEATURES = constant(parsing.osm.limits, "MAX_OSM_FEATURES")
+READY = constant(rest.ops.readiness, "READY_SECONDS")
 WRITE_ITEMS = constant(resolvers.limits, "MAX_WRITE_ITEMS")
 MESSAGES_PER_SECOND = constant(resolvers.limits, "WS_MESSAGES_PER_SECOND")
 MESSAGE_BURST = constant(resolvers.limits, "WS_MESSAGE_BURST")

@@ -6,6 +6,7 @@ into the REST response."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import re
 from collections.abc import Callable
 from functools import cached_property, partial
@@ -18,13 +19,13 @@ from resolvers.context import RequestContext, Services
 from resolvers.errors import ApiError, ErrorCode, FieldErrors, OperationFailed
 from resolvers.limits import INT32_MAX
 from rest.credentials import query_flags, repeated_key, request_context
-from rest.etags import REVALIDATE, body_etag, etag_matches
+from rest.etags import REVALIDATE, body_etag, etag_matches, tile_caching
 from rest.ops.metrics import ROUTE
 from rest.responses import error_of, error_response, json_bytes
 from rest.v1.documents import OMITTED_WHEN_NULL, without_nulls
 from rest.v1.paging_urls import with_urls
 from rest.v1.planned.routes import PLANS
-from rest.v1.route_rows import RestRoute, Shape
+from rest.v1.route_rows import TILE_TYPE, RestRoute, Shape
 from rest.v1.router import Match, Router
 from rest.v1.routes import ROUTES
 from schema.execution.running.route import RouteOperation
@@ -254,6 +255,8 @@ class RestApi:
             body = with_urls(body, public, raw_path, request.query_params.multi_items())
         elif route.shape is Shape.DATA:
             body = {"data": body}
+        if route.shape is Shape.TILE:  # the bytes themselves, tagged by data version
+            return Encoded(base64.b64decode(body["data"]), body["etag"])
         if route.shape is Shape.VERSIONED:  # E17 keeps its own tag (also in GraphQL)
             return Encoded(json_bytes({"data": body["data"]}), body["etag"])
         content = json_bytes(body)
@@ -267,6 +270,8 @@ class RestApi:
             return Response(status_code=204)
         if route.method != "GET":
             return Response(ran.content, media_type=route.media_type)
+        if route.shape is Shape.TILE:
+            return conditional(ran.content, ran.tag, TILE_TYPE, request, tile_caching(request))
         return conditional(ran.content, ran.tag, route.media_type, request)
 
     def refusal(self, route: RestRoute, error: ApiError) -> Response:
@@ -290,9 +295,9 @@ def variables_of(
     problems = FieldErrors()
     for param in route.params:
         if param.location == "path":
-            variables[param.variable] = path_values[param.name]
-            continue
-        given = [value for name in param.spellings for value in request.query_params.getlist(name)]
+            given = [path_values[param.name]]
+        else:
+            given = [v for name in param.spellings for v in request.query_params.getlist(name)]
         if not given:
             if param.required:
                 problems.add(param.name, "is required")
@@ -325,10 +330,12 @@ def int32_of(raw: str) -> int | str:
     return -int(digits) if text[0] == "-" else int(digits)
 
 
-def conditional(content: bytes, etag: str, media_type: str, request: Request) -> Response:
+def conditional(
+    content: bytes, etag: str, media_type: str, request: Request, caching: str = REVALIDATE
+) -> Response:
     """A GET's 200 with its tag, or 304 when `If-None-Match` names it. Only a success
     gets here, so an error is never turned into a 304 and never carries a tag."""
-    headers = {"ETag": f'"{etag}"', "Cache-Control": REVALIDATE}
+    headers = {"ETag": f'"{etag}"', "Cache-Control": caching}
     if etag_matches(request.headers.get("if-none-match"), etag):
         return Response(status_code=304, headers=headers)
     return Response(content, headers=headers, media_type=media_type)

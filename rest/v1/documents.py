@@ -60,7 +60,7 @@ FRAGMENTS = {
     "targets { id name x y floor_id: floorId index distance time } } }",
     "RouteFields": "fragment RouteFields on Directions { mode "
     "from { id name x y floor_id: floorId } to { id name x y floor_id: floorId } "
-    "route { distance time steps legs { level_uid: levelUid floor_id: floorId "
+    "route { distance time steps geometry: geojson legs { level_uid: levelUid floor_id: floorId "
     f"points {{ x y }} distance time {ROUTE_CONNECTOR} }} "
     "maneuvers { type modifier bearing_before: bearingBefore bearing_after: bearingAfter "
     "location { x y } leg_index: legIndex point_index: pointIndex distance time "
@@ -69,6 +69,7 @@ FRAGMENTS = {
     "SearchResultFields": "fragment SearchResultFields on SearchResult { kind id name "
     "asset_id: assetId floor_id: floorId map_id: mapId location_id: locationId category "
     "score matched distance time }",
+    "VectorTileFields": "fragment VectorTileFields on VectorTile { etag data features }",
     "LocationFields": "fragment LocationFields on Location { id asset_id: assetId "
     "unit_map_id: unitMapId name x y floors { id } "
     "tags { key value created_at: createdAt updated_at: updatedAt } "

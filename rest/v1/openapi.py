@@ -37,7 +37,7 @@ from resolvers.limits import (
     MAX_SEARCH_PER_PAGE,
     MAX_TARGET_BYTES,
 )
-from rest.etags import REVALIDATE
+from rest.etags import REVALIDATE, TILE_WITH_HEADER_KEY, TILE_WITH_QUERY_KEY
 from rest.v1.event_stream import EVENT_SCHEMA, EVENTS_DOC, EVENTS_EXAMPLE
 from rest.v1.openapi_schemas import ID_SCHEMA, Schema, SelectionSchemas, input_schema, nullable
 from rest.v1.route_rows import MARKET, Body, Param, RestRoute, Shape
@@ -439,6 +439,8 @@ class DocumentBuilder:
             responses["200"] = {"description": EVENTS_DOC, "content": {route.media_type: stream}}
         else:
             content: dict[str, Any] = {"schema": self.body_schema(route)}
+            if route.shape is Shape.TILE:
+                content = {"schema": {"type": "string", "format": "binary"}}
             if "response" in example:
                 content["example"] = example["response"]
             ok: dict[str, Any] = {"description": "OK", "content": {route.media_type: content}}
@@ -459,17 +461,26 @@ class DocumentBuilder:
         changes = (
             "A hash of the map document and of exactly the locations returned."
             if route.shape is Shape.VERSIONED
+            else "A hash of the asset's data version and the tile's address."
+            if route.shape is Shape.TILE
             else "A hash of the exact body: the same in every process, new when the body changes."
         )
+        caching: dict[str, Any] = {
+            "description": "Always `private, no-cache`: keep, but revalidate.",
+            "schema": {"type": "string", "const": REVALIDATE},
+        }
+        if route.shape is Shape.TILE:
+            caching = {
+                "description": "`public, max-age=300, s-maxage=600` when the key came in "
+                "the query only, else `private, max-age=300` (docs/tiles.md).",
+                "schema": {"type": "string", "enum": [TILE_WITH_QUERY_KEY, TILE_WITH_HEADER_KEY]},
+            }
         return {
             "ETag": {
                 "description": f"Strong entity tag, quoted. {changes}",
                 "schema": {"type": "string"},
             },
-            "Cache-Control": {
-                "description": "Always `private, no-cache`: keep, but revalidate.",
-                "schema": {"type": "string", "const": REVALIDATE},
-            },
+            "Cache-Control": caching,
         }
 
     def error_statuses(self, route: RestRoute, flag: str | None) -> list[str]:

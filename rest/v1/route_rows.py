@@ -26,9 +26,13 @@ class Shape(StrEnum):
     VERSIONED = "versioned"  # {data: [...]} with an ETag (If-None-Match answers 304)
     NO_CONTENT = "no-content"  # 204 without a body
     EVENTS = "events"  # a subscription's results as Server-Sent Events (rest/v1/event_stream.py)
+    TILE = (
+        "tile"  # a vector tile's bytes (`data`, base64 in GraphQL) with its `etag` (docs/tiles.md)
+    )
 
 
 WRAPPERS = {Shape.PAGED: PAGING, Shape.VERSIONED: "etag"}
+TILE_TYPE = "application/vnd.mapbox-vector-tile"
 
 
 # Spellings of query parameters seen in real clients, accepted for the spec's names

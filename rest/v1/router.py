@@ -1,7 +1,8 @@
 """Matches request paths against the route table on the raw (still encoded) path.
 
 Ids may hold any character, `/` included when percent-encoded, so segments are
-split before they are decoded. Static segments win over ids.
+split before they are decoded. Static segments win over ids. An id may end in a static
+suffix (`{y}.mvt`): the segment must end so, and the id is what comes before it.
 """
 
 from __future__ import annotations
@@ -26,12 +27,15 @@ class Template:
     """The routes of one path template: each segment a static text to compare or an
     id's name, found once, not on every request."""
 
-    __slots__ = ("methods", "parts", "routes", "segments")
+    __slots__ = ("methods", "parts", "routes", "segments", "suffixes")
 
     def __init__(self, segments: tuple[str, ...]) -> None:
         self.segments = segments
         # (text, None) for a static segment; (None, name) for an id.
-        self.parts = tuple((None, s[1:-1]) if s.startswith("{") else (s, None) for s in segments)
+        self.parts = tuple(
+            (None, s[1 : s.index("}")]) if s.startswith("{") else (s, None) for s in segments
+        )
+        self.suffixes = tuple(s[s.index("}") + 1 :] if s.startswith("{") else "" for s in segments)
         self.routes: list[RestRoute] = []
         self.methods: set[str] = set()
 
@@ -40,11 +44,17 @@ class Template:
         Left to right, as the template reads: an id that is not UTF-8 is an error
         (UnicodeDecodeError) even where a later static segment would not fit."""
         values: dict[str, str] = {}
-        for (expected, name), actual in zip(self.parts, segments, strict=True):
+        for (expected, name), suffix, actual in zip(
+            self.parts, self.suffixes, segments, strict=True
+        ):
             if name is None:
                 if actual != expected:
                     return None
                 continue
+            if suffix:
+                if not actual.endswith(suffix):
+                    return None
+                actual = actual[: -len(suffix)]
             value = unquote(actual, errors="strict")
             if value == "":
                 return None

@@ -10,7 +10,16 @@ from __future__ import annotations
 
 from resolvers.limits import MAX_QUERY_BODY_BYTES, MAX_WRITE_BODY_BYTES
 from resolvers.validation import item_count_problems, pair_count_problems
-from rest.v1.route_rows import Body, Example, Param, RestRoute, Shape, path, with_market_aliases
+from rest.v1.route_rows import (
+    TILE_TYPE,
+    Body,
+    Example,
+    Param,
+    RestRoute,
+    Shape,
+    path,
+    with_market_aliases,
+)
 
 MAP_XML = "application/vnd.map+xml"
 MAP_JSON = "application/vnd.map+json"
@@ -21,6 +30,7 @@ ASSET = Param("asset", "assetId", "ID")
 # An event stream's resume position; the `Last-Event-ID` header, when sent, wins.
 AFTER = Param("after", "after", "String")
 GROUP = path("group-id", "groupId")
+TILE_XYZ = tuple(Param(name, name, "Int!", "path") for name in ("z", "x", "y"))
 MATRIX = Body(
     "input",
     "DistanceMatrixInput!",
@@ -42,6 +52,7 @@ ROUTE = Body(
         Param("to", "to", "WaypointInput!", "body"),
         Param("mode", "mode", "String", "body"),
         Param("units", "units", "String", "body"),
+        Param("geometry", "geometry", "String", "body"),
     ),
 )
 ASSIGNMENTS = Body(
@@ -443,6 +454,41 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
             Param("mode", "mode", "String"),
         ),
         example=Example(query={"q": "mail", "map": "map-b1", "near": "map-b1:b1-201"}),
+    ),
+    # Vector tiles of an asset's georeferenced maps (docs/tiles.md).
+    RestRoute(
+        "GET",
+        "/v1/assets/{asset}/tiles/{z}/{x}/{y}.mvt",
+        "getVectorTile",
+        "Get a vector tile of an asset (Mapbox Vector Tile 2.1)",
+        "vectorTile",
+        "VectorTileFields",
+        Shape.TILE,
+        (path("asset", "assetId"), *TILE_XYZ),
+        media_type=TILE_TYPE,
+        example=Example({**HARBOR, "z": "18", "x": "41985", "y": "91551"}),
+    ),
+    RestRoute(
+        "GET",
+        "/v1/assets/{asset}/tiles.json",
+        "getTileJson",
+        "Get the TileJSON 3.0.0 of an asset's vector tiles",
+        "tileJson",
+        None,
+        Shape.SINGLE,
+        (path("asset", "assetId"),),
+        example=Example(HARBOR),
+    ),
+    RestRoute(
+        "GET",
+        "/v1/assets/{asset}/style.json",
+        "getMapStyle",
+        "Get a MapLibre style of an asset's vector tiles",
+        "mapStyle",
+        None,
+        Shape.SINGLE,
+        (path("asset", "assetId"),),
+        example=Example(HARBOR),
     ),
 )
 

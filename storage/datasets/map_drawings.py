@@ -210,7 +210,14 @@ async def geojson_changes(
     if reference and document is not None:
         fit = fit_affine(control_points(reference["control_points"]))
         names = await names_of(unit_map.get("unit_ids") or [])
-        collection = map_geojson(document, fit, locations, map_id=map_id, unit_names=names)
+        heights = {
+            str(level.get("uid")): level["height"]
+            for level in unit_map.get("levels") or []
+            if isinstance(level.get("height"), int)
+        }
+        collection = map_geojson(
+            document, fit, locations, map_id=map_id, unit_names=names, level_heights=heights
+        )
         data = geojson_bytes(collection)
         geojson_name = content_name(map_id, data, ".geojson")
         await _put_unless_stored(store, geojson_name, data, GEOJSON_CONTENT_TYPE, immutable=True)

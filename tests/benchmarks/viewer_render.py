@@ -19,7 +19,7 @@ The maps measured: the largest parsed document (a building map: 4 levels) and, w
 another, the map with the most units (the stacking plan).
 
 Then the slow phone of issue 34 (point 8): the IMDF venue Harbourside Exchange
-(tests/imdf_venues.py `exchange`: 4 levels, 284 units, imported as `floorgate
+(tests/venues/imdf_venues.py `exchange`: 4 levels, 284 units, imported as `floorgate
 import-imdf` imports it; its stack map, all levels) with the CPU throttled 4x
 (`Emulation.setCPUThrottlingRate`), `THROTTLED_ROUNDS` page loads in a fresh browser
 (the first cold), "navigation to units drawn" (`rendered`) as their median; the goal is
@@ -45,7 +45,7 @@ from storage.settings import Settings
 from tests.benchmarks.harness.report import run_and_report
 from tests.chromium import CHROMIUM, MISSING, Chromium, evaluate, offline_browser, wait_until
 from tests.servers import own_demo_database, serve_tls
-from tests.viewer_buildings import install_exchange
+from tests.venues.viewer_buildings import install_exchange
 
 DATABASE = "floorgate_bench_viewer"
 ROUNDS = 11  # the first cold, then warm

@@ -12,11 +12,13 @@ from pathlib import Path
 
 import parsing.imdf.read
 import parsing.limits
+import parsing.osm.limits
 import resolvers.limits
 import rest.graphql_http.sockets
 import rest.middleware
 import rest.ops.linger
 import rest.ops.logs
+import rest.ops.readiness
 import rest.ops.tls_gate
 import routing.matrix
 import storage.attributes.hub
@@ -45,6 +47,8 @@ MODULES = (
     rest.graphql_http.sockets,
     storage.imdf.venue,
     parsing.imdf.read,
+    parsing.osm.limits,
+    rest.ops.readiness,
     storage.cache.change_watch,
     storage.cache.switch_gate,
     routing.matrix,

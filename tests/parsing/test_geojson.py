@@ -257,6 +257,7 @@ def test_unit_properties() -> None:
         "level_name": "Level 1",
         "level_ordinal": 0,
         "floor_id": "f1",
+        "level": "0",
         "name": "Pool Hall",
         "category": None,  # no imdf-<category> class
     }
@@ -273,6 +274,7 @@ def test_unit_properties() -> None:
         "level_name": None,
         "level_ordinal": None,
         "floor_id": None,
+        "level": None,
         "name": "Lobby",
         "category": None,
     }
@@ -300,6 +302,7 @@ def test_levels_are_the_bounding_box_of_their_units_and_hit_areas() -> None:
         "name": "Level 1",
         "tags": {"building": "b1", "floor": "f1"},
         "ordinal": 0,
+        "level": "0",
     }
     assert ring_of(features["level:L3"]) == [
         [13.403, 52.4982],
@@ -315,6 +318,7 @@ def test_levels_are_the_bounding_box_of_their_units_and_hit_areas() -> None:
         "name": "Level 3",
         "tags": {"floor": "f3"},
         "ordinal": 2,
+        "level": "2",
     }
 
 
@@ -340,6 +344,7 @@ def test_locations() -> None:
             "location_id": "loc-1",
             "name": "Pool",
             "floor_ids": ["b1-f1", "b1-f2"],
+            "level": None,  # neither floor is a level of this drawing
             "tags": {"svc:amenity": "yes", "hours": "6-22"},
         },
     }
@@ -481,8 +486,8 @@ def test_bytes_are_sorted_compact_json() -> None:
     assert geojson_bytes(collection) == (
         b'{"bbox":[13.400005,52.4999975,13.400005,52.4999975],"features":[{"geometry":'
         b'{"coordinates":[13.400005,52.4999975],"type":"Point"},"id":"location:loc-2",'
-        b'"properties":{"feature_type":"location","floor_ids":["b1-f1"],"location_id":"loc-2",'
-        b'"name":"Gym","tags":{}},"type":"Feature"}],"floorgate":{"map_id":"m1",'
+        b'"properties":{"feature_type":"location","floor_ids":["b1-f1"],"level":null,'
+        b'"location_id":"loc-2","name":"Gym","tags":{}},"type":"Feature"}],"floorgate":{"map_id":"m1",'
         b'"max_residual_m":0.568,"rms_residual_m":0.123},"type":"FeatureCollection"}'
     )
 
@@ -544,3 +549,30 @@ def test_every_polygon_is_closed_and_counterclockwise(
             assert west <= lon <= east and south <= lat <= north
     units = [f for f in collection["features"] if f["properties"]["feature_type"] == "unit"]
     assert len(units) <= len(polygons)
+
+
+def test_level_is_the_height_when_given_else_the_position_and_joined_for_locations() -> None:
+    """`level` (docs/geojson.md): a Level's `height` when the document carries a whole
+    one, else its position; a location on two floors drawn here gets both, `;`-joined
+    in numeric order."""
+    square = "0,0 10,0 10,10 0,10"
+    document = {
+        "elements": [
+            {
+                "type": "Level",
+                "uid": f"L{n}",
+                "name": f"Level {n}",
+                "tags": {"floor": f"f{n}"},
+                **({"height": height} if height is not None else {}),
+                "elements": [
+                    {"type": "Unit", "uid": f"e{n}", "id": f"u{n}", "shape": {"points": square}}
+                ],
+            }
+            for n, height in ((0, -1), (1, None), (2, True))
+        ]
+    }
+    location = {"id": "stairs", "x": 5, "y": 5, "floors": [{"id": "f1"}, {"id": "f0"}]}
+    features = features_by_id(map_geojson(document, NORTH_UP, [location], map_id="m1"))
+    assert [features[f"level:L{n}"]["properties"]["level"] for n in range(3)] == ["-1", "1", "2"]
+    assert [features[f"unit:u{n}"]["properties"]["level"] for n in range(3)] == ["-1", "1", "2"]
+    assert features["location:stairs"]["properties"]["level"] == "-1;1"

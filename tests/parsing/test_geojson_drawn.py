@@ -166,6 +166,7 @@ def test_unit_name_category_and_level() -> None:
         "level_name": "Ground",
         "level_ordinal": 0,
         "floor_id": "G",
+        "level": "0",
         "name": "Cloister",
         "category": "room",
     }
@@ -183,6 +184,7 @@ def test_spaces_are_polygons_with_their_category_and_holes() -> None:
         "level_name": "Ground",
         "level_ordinal": 0,
         "floor_id": "G",
+        "level": "0",
         "category": "walkway",
     }
     stairs = found["space:e4"]
@@ -209,6 +211,7 @@ def test_openings_are_lines_and_count_in_the_bbox() -> None:
         "level_name": "Ground",
         "level_ordinal": 0,
         "floor_id": "G",
+        "level": "0",
     }
     assert found["opening:e10"]["geometry"]["coordinates"] == [
         [13.4024, 52.4999],

@@ -579,10 +579,10 @@ CASES: list[tuple[str, str, Any, dict[str, list[str]]]] = [
     (
         "wrong types and unknown fields",
         B1,
-        body([{"id": U401, "x": "200"}], [{"id": U401, "level": 3}], costing=7),
+        body([{"id": U401, "x": "200"}], [{"id": U401, "storey": 3}], costing=7),
         {
             "data.sources.0.x": ["must be a number"],
-            "data.targets.0.level": ["is not a known field"],
+            "data.targets.0.storey": ["is not a known field"],
             "data.costing": ["must be a string"],
         },
     ),

@@ -2,7 +2,7 @@
 
 On many routes of every demo map with walk paths, of the Old Mill (tests/resolvers/
 old_mill.py, a building drawn the way real ones are) and of two IMDF venues
-(tests/imdf_venues.py: two levels, and the four of `exchange()`), sampled with a fixed
+(tests/venues/imdf_venues.py: two levels, and the four of `exchange()`), sampled with a fixed
 seed, on foot and by wheelchair: the rules of tests/routing/maneuver_rules.py
 (vocabulary, order, location = leg point, bearings recomputed, modifiers, a turn near
 every bend of 60 degrees, connectors, sums, and issue 48's at connectors), the texts in
@@ -36,9 +36,9 @@ from storage.imdf.dataset import dataset_from_path, import_venue
 from storage.imdf.venue import ImdfOptions
 from storage.imports.importer import import_data
 from tests._dbserver import fresh_store
-from tests.imdf_venues import exchange, two_levels, zip_bytes
 from tests.resolvers import old_mill
 from tests.routing.maneuver_rules import bearing, check_route
+from tests.venues.imdf_venues import exchange, two_levels, zip_bytes
 
 FLAGS = "directions, distances, locations-resource"
 DEMO_MAPS = [
@@ -62,8 +62,9 @@ CONNECTOR = "connector { id kind x y fromLevelUid toLevelUid fromFloorId toFloor
 QUERY = (
     "query ($map: ID!, $from: WaypointInput!, $to: WaypointInput!, $mode: String, "
     "$units: String) { route(unitMapId: $map, from: $from, to: $to, mode: $mode, "
-    "units: $units) { mode reason route { distance time steps legs { levelUid floorId "
-    f"points {{ x y }} distance time {CONNECTOR} }} maneuvers {{ type modifier "
+    "units: $units) { mode reason route { distance time steps geometry: geojson "
+    f"legs {{ levelUid floorId points {{ x y }} distance time {CONNECTOR} }} "
+    "maneuvers { type modifier "
     "bearingBefore bearingAfter location { x y } legIndex pointIndex distance time "
     f"landmark {{ unitId locationId name }} side {CONNECTOR} instruction }} }} }} }}"
 )

@@ -27,7 +27,12 @@ from rest.v1.routes import ROUTES
 from schema.build import build_schema
 
 # Every GET that answers a document; an event stream is never revalidated (it resumes).
-GETS = [route for route in ROUTES if route.method == "GET" and route.shape is not Shape.EVENTS]
+# A tile's tag and caching are its own (tests/resolvers/tiles/test_tiles.py, docs/tiles.md).
+GETS = [
+    route
+    for route in ROUTES
+    if route.method == "GET" and route.shape not in (Shape.EVENTS, Shape.TILE)
+]
 WRITES = [route for route in ROUTES if route.method != "GET"]
 TAG = re.compile(r'^"[0-9a-f]{32}"$')
 REVALIDATE = "private, no-cache"

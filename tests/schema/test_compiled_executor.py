@@ -353,6 +353,7 @@ async def demo_ids(demo) -> dict[str, str]:
     ids["group-id"] = group["group_id"]
     ids["attribute"] = group["attributes"][0]["attribute_id"]
     ids["location"] = await first(f"/v1/maps/{ids['map']}/locations")
+    ids.update(z="18", x="0", y="0")  # a vector tile's address: a valid one, empty
     return ids
 
 

@@ -262,6 +262,9 @@ FIELD_COSTS = {
     "unassignUnitAttributes": (401, 401),
     "unitAttributeAssignmentChanges": (9, 9),  # one rate unit, when it subscribes
     "search": (1_951, 1_191),  # at most 50 per page, 10 by default; `near` adds a search
+    "vectorTile": (4, 4),  # one tile: a few leaves (docs/tiles.md)
+    "tileJson": (1, 1),
+    "mapStyle": (1, 1),
 }
 
 

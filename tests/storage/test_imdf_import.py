@@ -1,6 +1,6 @@
 """IMDF venues imported end to end (issue 19): floors, units, locations, GeoJSON back to
 the archive's coordinates, and walking distances (E18, directions) against paths
-computed by hand on the test venue's plan (tests/imdf_venues.py).
+computed by hand on the test venue's plan (tests/venues/imdf_venues.py).
 
 The hand computation follows docs/imdf.md's rules: every door has a 0.3 m stub into each
 unit it joins, and inside a unit lines keep 0.3 m from its walls, going around a
@@ -32,7 +32,7 @@ from storage.datasets.fields import DatasetError
 from storage.imdf.dataset import dataset_from_path, import_venue, venue_dataset
 from storage.imdf.venue import ImdfError, ImdfOptions, read_files
 from tests._dbserver import fresh_store
-from tests.imdf_venues import DISPLAY, TwoLevels, stable_id, two_levels, zip_bytes
+from tests.venues.imdf_venues import DISPLAY, TwoLevels, stable_id, two_levels, zip_bytes
 
 FLAGS = "distances, directions, locations-resource"
 FEET = 0.3048

@@ -1,5 +1,5 @@
 """An IMDF venue with two levels per ordinal (issue 48, point 1), built with the helpers
-of tests/imdf_venues.py: Harbour Station.
+of tests/venues/imdf_venues.py: Harbour Station.
 
 Five levels, 40 m x 10 m of rooms north of a 4 m hall, connector units south of it:
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tests.imdf_venues import Venue, rect
+from tests.venues.imdf_venues import Venue, rect
 
 Box = tuple[float, float, float, float]
 OUTLINE = [(-1.0, -5.0), (41.0, -5.0), (41.0, 11.0), (-1.0, 11.0)]

@@ -405,7 +405,7 @@ def room_widths(
     rng: random.Random, length: float, choices: tuple[float, ...], merge_under: float = 2.5
 ) -> list[float]:
     """Room widths filling `length` metres: random choices, a remainder under
-    `merge_under` merged into the last room (also for tests/viewer_buildings.py)."""
+    `merge_under` merged into the last room (also for tests/venues/viewer_buildings.py)."""
     widths: list[float] = []
     while length > 1e-9:
         width = min(rng.choice(choices), length)

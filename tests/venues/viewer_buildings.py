@@ -7,7 +7,7 @@ from a seed, so the same seed gives the same bytes (our own data, no licence nee
   around a core (stairs, two lifts, toilets, risers). Its floors have E3 names ("Ground
   floor", "1st floor"...) that are neither the SVG's level names ("L00"...) nor its
   `floor` tags (floor ids). About one room in seven has no name.
-- `install_exchange()`: the IMDF venue of tests/imdf_venues.py `exchange()`, imported
+- `install_exchange()`: the IMDF venue of tests/venues/imdf_venues.py `exchange()`, imported
   as `floorgate import-imdf` imports it, with an attribute group to colour it by.
 """
 
@@ -23,7 +23,7 @@ from storage.imdf.dataset import dataset_from_path, import_venue
 from storage.imdf.venue import ImdfOptions
 from storage.imports.importer import import_data
 from storage.settings import Settings
-from tests.imdf_venues import Exchange, exchange, room_widths, zip_bytes
+from tests.venues.imdf_venues import Exchange, exchange, room_widths, zip_bytes
 
 ASSET = "quayside-house"
 MAP = "quayside-house-map"

@@ -5,7 +5,7 @@ Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0 (../shared/data/READM
 
 WRLD's files (`examples/westport-house/`) are a FeatureCollection of polygons per level
 (`main.json` lists them). They become, in local metres (a transverse Mercator at the
-building's point, as tests/imdf_venues.py writes venues):
+building's point, as tests/venues/imdf_venues.py writes venues):
 
 - rooms, bathrooms, stairs, elevators and `no_geometry` areas (WRLD's named spaces drawn
   flat): units (`room`, `restroom`, `stairs`, `elevator`, `room`), named by `name`, else
@@ -46,10 +46,10 @@ import shapely
 from pyproj import Transformer
 from shapely.geometry import shape
 
-from tests.imdf_venues import Venue, stable_id, zip_bytes
+from tests.venues.imdf_venues import Venue, stable_id, zip_bytes
 
 FOLDER = (
-    Path(__file__).resolve().parents[1].parent
+    Path(__file__).resolve().parents[2].parent
     / "shared"
     / "data"
     / "wrld-westport-house"

@@ -1,6 +1,6 @@
 """Issue 35's goals for the IMDF import (point 7), part of the `import_imdf` benchmark.
 
-1. The sample venue (`tests.imdf_venues.exchange()`, Harbourside Exchange, 4 levels)
+1. The sample venue (`tests.venues.imdf_venues.exchange()`, Harbourside Exchange, 4 levels)
    imported by `floorgate import-imdf` itself: goal < 5 s.
 2. The 10-level, 5,000-unit `office_tower()` imported the same way: goal < 60 s with a
    peak RSS < 1 GB.
@@ -40,7 +40,7 @@ from storage import collections as c
 from storage.embedded.server import EmbeddedServer
 from storage.settings import Settings
 from tests.benchmarks.harness.report import machine
-from tests.imdf_venues import Venue, exchange, office_tower
+from tests.venues.imdf_venues import Venue, exchange, office_tower
 
 SAMPLE_SECONDS = 5.0
 TOWER_SECONDS = 60.0

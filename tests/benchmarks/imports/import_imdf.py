@@ -1,6 +1,6 @@
 """IMDF import of a large venue (issue 19 goal: 10 levels x 500 units in under 30 s).
 
-The venue is `tests.imdf_venues.office_tower()`: 10 levels, each with 500 offices along
+The venue is `tests.venues.imdf_venues.office_tower()`: 10 levels, each with 500 offices along
 10 corridors, a spine corridor, an elevator and stairs; about 5,200 units and 5,200
 openings. Measured, in one run on one embedded server:
 
@@ -32,7 +32,7 @@ from storage.limits import IMPORT_TRANSACTION_DOCUMENTS
 from storage.settings import Settings
 from tests.benchmarks.harness.database import on_embedded
 from tests.benchmarks.imports.imdf_goals import goals
-from tests.imdf_venues import office_tower, zip_bytes
+from tests.venues.imdf_venues import office_tower, zip_bytes
 
 GOAL_SECONDS = 30.0
 # The tower writes 15,033 documents (10,000 of them the units' locations on the level

@@ -9,7 +9,7 @@ Measured per route, on routes already found:
    places, distances shared out), and plan + sentences (`instructions.instruction` for
    each maneuver), on every demo map with walk paths: 20 pairs of locations per map, on
    foot and by wheelchair, places as the service builds them from the map's locations;
-2. the same on one level of 1,000 offices (`tests.imdf_venues.office_tower`, 20 corridors
+2. the same on one level of 1,000 offices (`tests.venues.imdf_venues.office_tower`, 20 corridors
    of 2 x 25 rooms off a spine, walk paths made by the IMDF import: door stubs, paths
    kept off the walls) between random offices;
 3. for reference, whole REST routes on map-b1 beside E18 1 x 1 for the same pairs, each
@@ -45,7 +45,7 @@ from storage.imdf.dataset import dataset_from_path
 from storage.imdf.venue import ImdfOptions
 from tests.benchmarks.harness.database import demo_app
 from tests.benchmarks.harness.report import machine
-from tests.imdf_venues import office_tower, zip_bytes
+from tests.venues.imdf_venues import office_tower, zip_bytes
 
 PAIRS = 20
 ROUNDS = 15

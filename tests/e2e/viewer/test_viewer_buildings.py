@@ -1,7 +1,7 @@
 """The viewer on real buildings (issue 34, "Done when"), in headless Chromium against
-`floorgate serve` over TLS: the IMDF venue Harbourside Exchange (tests/imdf_venues.py
+`floorgate serve` over TLS: the IMDF venue Harbourside Exchange (tests/venues/imdf_venues.py
 `exchange`, imported as `floorgate import-imdf` imports it) and the real-scale office
-Quayside House (tests/viewer_buildings.py `office`, 7 levels of 60 m x 25 m).
+Quayside House (tests/venues/viewer_buildings.py `office`, 7 levels of 60 m x 25 m).
 
 Each check prints what it measured when it fails. FLOORGATE_UPDATE_SCREENSHOTS=1 writes
 docs/screenshots/viewer-imdf-venue.png, viewer-office.png and imdf-generated-level.png."""
@@ -37,9 +37,9 @@ from tests.e2e.viewer.viewer_site import (
     shown_level,
     wait_for,
 )
-from tests.imdf_venues import stable_id
 from tests.png_image import colour_clusters, dark_share, png_size, read_png
-from tests.viewer_buildings import GROUP, MAP, install_exchange, install_office
+from tests.venues.imdf_venues import stable_id
+from tests.venues.viewer_buildings import GROUP, MAP, install_exchange, install_office
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=MISSING)]
 

@@ -1,7 +1,7 @@
 """The viewer reads like a map (issue 48, points 3, 4 and 6), in headless Chromium against
-`floorgate serve` over TLS, on the office Quayside House (tests/viewer_buildings.py
+`floorgate serve` over TLS, on the office Quayside House (tests/venues/viewer_buildings.py
 `office`), a dense college floor of 152 rooms (tests/e2e/viewer/dense_floor.py) and the real
-Westport House, Dundee, converted to IMDF (tests/westport_imdf.py) and imported as
+Westport House, Dundee, converted to IMDF (tests/venues/westport_imdf.py) and imported as
 `floorgate import-imdf` imports it, opened on its stack map. Westport House indoor map
 data (c) WRLD / eeGeo, CC BY 4.0 (skipped where ../shared/data is not here).
 
@@ -54,10 +54,10 @@ from tests.e2e.viewer.viewer_site import (
     view_box,
     wait_for,
 )
-from tests.viewer_buildings import MAP as OFFICE_MAP
-from tests.viewer_buildings import floor_id, install_office
-from tests.westport_imdf import ATTRIBUTION, westport, westport_zip
-from tests.westport_imdf import available as westport_available
+from tests.venues.viewer_buildings import MAP as OFFICE_MAP
+from tests.venues.viewer_buildings import floor_id, install_office
+from tests.venues.westport_imdf import ATTRIBUTION, westport, westport_zip
+from tests.venues.westport_imdf import available as westport_available
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=MISSING)]
 WESTPORT_ATTRIBUTION = ATTRIBUTION  # kept wherever its data is used

@@ -35,8 +35,8 @@ from tests.e2e.viewer.viewer_site import (
     shown_level,
     wait_for,
 )
-from tests.imdf_venues import stable_id
-from tests.viewer_buildings import install_exchange
+from tests.venues.imdf_venues import stable_id
+from tests.venues.viewer_buildings import install_exchange
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=MISSING)]
 
@@ -436,7 +436,7 @@ FIRST_FLOOR = stable_id("level:ex-L1")  # its floor id; its level's uid is "leve
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def venue_key(db_server, tmp_path_factory):
-    """Harbourside Exchange (tests/imdf_venues.py), imported as `floorgate import-imdf`
+    """Harbourside Exchange (tests/venues/imdf_venues.py), imported as `floorgate import-imdf`
     imports it, in a database of this module's own, and a key for it."""
     folder = Path(tmp_path_factory.mktemp("viewer-search-venue"))
     settings = Settings(data_dir=folder, database_name=VENUE_DATABASE)

@@ -3,10 +3,10 @@ by its full name, by its name with one typo and by the beginning of one of its w
 and a category word finds every place of that kind once, through the real app
 (`GET /v1/search?q=...&asset=...&per-page=50`) on real databases.
 
-Venues: Harbourside Exchange (tests/imdf_venues.py, 4 IMDF levels) imported as
+Venues: Harbourside Exchange (tests/venues/imdf_venues.py, 4 IMDF levels) imported as
 `floorgate import-imdf` does (its lifts and stairs drawn, not units, each a location),
 and again with its lifts, stairs and car park listed as units (`--units`); Quayside
-House (tests/viewer_buildings.py, 7 drawn levels); Westport House, a real 7-level office
+House (tests/venues/viewer_buildings.py, 7 drawn levels); Westport House, a real 7-level office
 (`westport_house.py` here: Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0);
 and the demo.
 
@@ -52,9 +52,9 @@ from storage.imdf.venue import ImdfOptions
 from storage.imports.importer import import_data
 from tests._dbserver import fresh_store
 from tests.conftest import with_schema
-from tests.imdf_venues import Exchange, exchange, zip_bytes
 from tests.resolvers.search import westport_house
-from tests.viewer_buildings import install_exchange, install_office
+from tests.venues.imdf_venues import Exchange, exchange, zip_bytes
+from tests.venues.viewer_buildings import install_exchange, install_office
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

@@ -486,7 +486,7 @@ async def test_graphql_refusals_are_bad_user_input_on_the_field(env):
 # ---------------------------------------------------------------- refusals
 
 EXACTLY_ONE = "must have exactly one of q, tags or ids"
-ALONE = "must be alone in its waypoint: no id, name, x, y or floor with it"
+ALONE = "must be alone in its waypoint: no id, name, x, y, lon, lat, floor or level with it"
 ONLY_TO = "is accepted only in a route's to"
 FROM = {"id": "dm-a"}
 

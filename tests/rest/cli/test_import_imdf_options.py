@@ -22,9 +22,9 @@ from rest.app import create_app
 from storage.database import connect
 from storage.embedded.server import EmbeddedServer
 from storage.settings import Settings
-from tests.imdf_venues import zip_bytes
 from tests.rest.cli.test_cli_errors import clean_env, run
 from tests.storage.imdf.food_hall import food_hall
+from tests.venues.imdf_venues import zip_bytes
 
 PREFIX = "food-hall"
 COLLECTIONS = ("assets", "floors", "units", "unit_maps", "locations")

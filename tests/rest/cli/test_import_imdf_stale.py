@@ -13,9 +13,9 @@ import orjson
 from pymongo import MongoClient
 
 from storage.embedded.server import EmbeddedServer
-from tests.imdf_venues import zip_bytes
 from tests.rest.cli.test_cli_errors import clean_env, run
 from tests.storage.imdf.food_hall import food_hall
+from tests.venues.imdf_venues import zip_bytes
 
 PREFIX = "food-hall"
 GROUND = f"{PREFIX}-level-g"

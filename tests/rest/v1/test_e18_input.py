@@ -39,6 +39,12 @@ SDL = [
     "  assetId: ID!\n  unitId: ID!\n}",
     "input WaypointInput {\n  id: ID = null\n  name: String = null\n  x: Float = null\n"
     "  y: Float = null\n  floorId: ID = null\n\n"
+    '  """\n  WGS84 longitude, with `lat` (not with `x`, `y` or `id`): placed on the map by '
+    'the inverse of its georeference, within 5 m of its level\'s outline.\n  """\n'
+    "  lon: Float = null\n\n"
+    '  """WGS84 latitude, with `lon`."""\n  lat: Float = null\n\n'
+    '  """\n  With `lon` and `lat`, instead of `floorId`: the level as the map\'s GeoJSON and '
+    'tiles name it (its ordinal as a string, "0", "1", "-1").\n  """\n  level: String = null\n\n'
     '  """\n  Only a route\'s `to`, with no other field: the route goes to the nearest of these '
     'candidates, which the answer\'s `to` names.\n  """\n  nearest: NearestInput = null\n}',
     "  distanceMatrix(unitMapId: ID!, input: DistanceMatrixInput!): DistanceMatrix!\n",

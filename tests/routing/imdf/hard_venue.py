@@ -21,8 +21,8 @@ import math
 
 import shapely
 
-from tests.imdf_venues import Venue, rect, stable_id
 from tests.routing.imdf.free_space import free_spaces, shortest_walks
+from tests.venues.imdf_venues import Venue, rect, stable_id
 
 XY = tuple[float, float]
 WALLS = (0.1, 0.2, 0.3)  # wall thickness of the rooms, in turn

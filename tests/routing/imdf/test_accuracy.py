@@ -17,11 +17,11 @@ from parsing.imdf.read import read_archive
 from routing.imdf.paths import MIN_MARGIN
 from storage.imdf.dataset import venue_dataset
 from storage.imdf.venue import ImdfOptions, Venue
-from tests.imdf_venues import stable_id
 from tests.routing.imdf import hard_venue
 from tests.routing.imdf.accuracy import GOALS, Pair, figures, report, spots, walked
 from tests.routing.imdf.westport_walks import westport_pairs
-from tests.westport_imdf import available
+from tests.venues.imdf_venues import stable_id
+from tests.venues.westport_imdf import available
 
 
 def hard_pairs() -> list[Pair]:

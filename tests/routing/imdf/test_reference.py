@@ -26,8 +26,8 @@ from routing.matrix import LoadedGraph, Point
 from routing.model import FOOT
 from storage.imdf.dataset import dataset_from_path
 from storage.imdf.venue import ImdfOptions
-from tests.imdf_venues import Venue, rect, stable_id, zip_bytes
 from tests.routing.imdf.free_space import free_space, shortest_walks
+from tests.venues.imdf_venues import Venue, rect, stable_id, zip_bytes
 
 FEET = 0.3048
 XY = tuple[float, float]

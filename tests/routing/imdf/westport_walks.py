@@ -6,7 +6,7 @@ Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0 (../shared/data/READM
 
 The reference (tests/routing/imdf/free_space.py) takes the venue as the archive gives
 it (units and openings read by the importer's readers, in its metres) and the units
-each opening joins as the converter wrote them (tests/westport_imdf.py), never the
+each opening joins as the converter wrote them (tests/venues/westport_imdf.py), never the
 walk network judged. Within levels only: the reference knows no stairs nor lifts, and
 E18's time for a ride is no length to compare with.
 """
@@ -24,7 +24,7 @@ from storage.imdf.venue import ImdfOptions, Venue
 from storage.imdf.walks import read_doors, spaces_of
 from tests.routing.imdf.accuracy import Pair, Spot, spots, walked
 from tests.routing.imdf.free_space import CLEARANCE, free_spaces, shortest_walks
-from tests.westport_imdf import westport
+from tests.venues.westport_imdf import westport
 
 XY = tuple[float, float]
 

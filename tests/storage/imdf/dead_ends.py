@@ -3,7 +3,7 @@ reason `storage/imdf/reachability.py` gives, drawn in metres (x east, y north)."
 
 from __future__ import annotations
 
-from tests.imdf_venues import Venue, rect
+from tests.venues.imdf_venues import Venue, rect
 
 OUTLINE = [(-1, -11), (31, -11), (31, 13), (-1, 13)]
 

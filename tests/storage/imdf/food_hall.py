@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tests.imdf_venues import Venue, rect, stable_id
+from tests.venues.imdf_venues import Venue, rect, stable_id
 
 NORTH = {  # key -> x0, x1, category, name
     "U1": (0, 6, "retail", None),

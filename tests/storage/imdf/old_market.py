@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from tests.imdf_venues import Venue, rect, stable_id
+from tests.venues.imdf_venues import Venue, rect, stable_id
 
 HALL = (0.0, 0.0, 40.0, 30.0)
 COURTYARD = (15.0, 10.0, 25.0, 20.0)

@@ -48,8 +48,8 @@ from storage.limits import (
     STAGED_BATCH_OPERATIONS,
 )
 from storage.settings import Settings
-from tests.imdf_venues import office_tower, stable_id
 from tests.storage.imports.staged import contents, leftovers
+from tests.venues.imdf_venues import office_tower, stable_id
 
 LEVELS, UNITS = 10, 5_000
 CONNECTORS = 2 * LEVELS  # an elevator and stairs a level: locations, not units

@@ -21,7 +21,7 @@ from rest.app import create_app
 from storage.imdf.dataset import dataset_from_path, import_venue
 from storage.imdf.venue import ImdfOptions
 from tests._dbserver import fresh_store
-from tests.imdf_venues import Cloister, cloister, zip_bytes
+from tests.venues.imdf_venues import Cloister, cloister, zip_bytes
 
 DEGREES = 1e-6  # how far a position may come back from the archive's
 GEOD = Geod(ellps="WGS84")

@@ -17,10 +17,10 @@ from pymongo import MongoClient
 from rest.cli.main import parser
 from storage.imdf.dataset import dataset_from_path
 from storage.imdf.venue import ImdfError, ImdfOptions
-from tests.imdf_venues import Venue
 from tests.storage.imdf.old_market import collections, dumps, feature_collection, manifest
 from tests.storage.imdf.old_market import old_market as market
 from tests.storage.test_imdf_import import run_cli
+from tests.venues.imdf_venues import Venue
 
 ENGLISH_FIRST = {"en": "Old Market", "fr": "Vieux Marché"}  # the first language: en
 

@@ -15,8 +15,8 @@ from storage.imdf.contents import unit_contents
 from storage.imdf.dataset import ImdfDataset, venue_dataset
 from storage.imdf.names import name_units, unique_names
 from storage.imdf.venue import ImdfOptions, Venue
-from tests.imdf_venues import stable_id
 from tests.storage.imdf.old_market import collections, dumps, manifest, old_market
+from tests.venues.imdf_venues import stable_id
 
 GROUND_EN = {
     "hall": "Hall",

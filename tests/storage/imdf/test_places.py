@@ -27,19 +27,19 @@ from resolvers.auth.permissions import ALL_PERMISSIONS
 from rest.app import create_app
 from storage.imdf.dataset import ImdfDataset, import_venue, venue_dataset
 from storage.imdf.venue import ImdfOptions
-from tests.imdf_venues import Venue, cloister, exchange, office_tower, two_levels
 from tests.storage.imdf.food_hall import FOOD_COURT, food_hall
 from tests.storage.imdf.old_market import old_market
+from tests.venues.imdf_venues import Venue, cloister, exchange, office_tower, two_levels
 
 ROOT = Path(__file__).resolve().parents[3]
 FLAGS = "locations-resource, search"
 # Venues other engineers write (issue 48), looped over when they are there.
-OTHER_VENUES = ("tests.imdf_shared_ordinals", "tests.westport_imdf")
+OTHER_VENUES = ("tests.venues.imdf_shared_ordinals", "tests.venues.westport_imdf")
 GENERATED = {"key": "svc:name", "value": "generated"}
 
 
 def venues() -> dict[str, Venue]:
-    """Every test venue: tests/imdf_venues.py's (the tower at 2 levels of 2 x 2 x 4
+    """Every test venue: tests/venues/imdf_venues.py's (the tower at 2 levels of 2 x 2 x 4
     offices, not the benchmark's 5,000), Old Market, the Food Hall, and every venue of
     OTHER_VENUES whose file exists."""
     found = {

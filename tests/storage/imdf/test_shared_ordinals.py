@@ -1,5 +1,5 @@
 """Levels sharing an ordinal are joined (issue 48, point 1), on Harbour Station
-(tests/imdf_shared_ordinals.py: ordinals 0, 1, 1, 2, 2), imported as `floorgate
+(tests/venues/imdf_shared_ordinals.py: ordinals 0, 1, 1, 2, 2), imported as `floorgate
 import-imdf` imports it: every pair of named units is routed on the stack map on foot
 and by wheelchair; a door between the two ordinal-1 levels is a door, not stairs; a
 level that no connector or opening reaches is named by the import report.
@@ -29,8 +29,8 @@ from routing.build import build_walk_graph
 from storage.imdf.dataset import dataset_from_path, import_venue
 from storage.imdf.venue import ImdfOptions
 from tests._dbserver import fresh_store
-from tests.imdf_shared_ordinals import LEVELS, ROOMS, SharedOrdinals, harbour_station
-from tests.imdf_venues import zip_bytes
+from tests.venues.imdf_shared_ordinals import LEVELS, ROOMS, SharedOrdinals, harbour_station
+from tests.venues.imdf_venues import zip_bytes
 
 FLAGS = "distances, directions, locations-resource"
 MODES = ("foot", "wheelchair")
@@ -211,7 +211,7 @@ async def test_a_ride_to_the_second_level_of_an_ordinal_climbs_one_floor(station
 def test_the_stack_map_draws_each_level_at_its_ordinal(tmp_path):
     """`data-level-height` on the stack map's levels is the IMDF ordinal (0, 1, 1, 2, 2),
     read back by the parser and kept by the stored walk graph; a level's own map (one
-    level) has no height, as it has no index."""
+    level, no index) has its ordinal too: its GeoJSON `level` (docs/geojson.md)."""
     venue = harbour_station()
     archive = tmp_path / "station.zip"
     archive.write_bytes(zip_bytes(venue.venue.files()))
@@ -224,7 +224,7 @@ def test_the_stack_map_draws_each_level_at_its_ordinal(tmp_path):
     graph = build_walk_graph(stack)
     assert graph is not None and graph.level_heights == (0, 1, 1, 2, 2)
     own = parse_unit_map(dataset.svgs[venue.levels["terrace"]])
-    assert [(level.index, level.height) for level in own.levels] == [(None, None)]
+    assert [(level.index, level.height) for level in own.levels] == [(None, 1)]
 
 
 async def test_straight_lines_between_levels_climb_their_heights(station):

@@ -30,8 +30,8 @@ from routing.imdf.model import Space, Traversal
 from storage.imdf.dataset import ImdfDataset, import_venue, venue_dataset
 from storage.imdf.venue import ImdfOptions
 from tests._dbserver import fresh_store
-from tests.imdf_venues import Venue, rect, two_levels
 from tests.storage.imdf.dead_ends import dead_ends, odd_corners
+from tests.venues.imdf_venues import Venue, rect, two_levels
 
 BOTH, FOOT, CHAIR = ("foot", "wheelchair"), ("foot",), ("wheelchair",)
 FLAGS = "distances, directions, locations-resource"

@@ -1,7 +1,7 @@
 """Issue 45, point 6: one bad file of an IMDF folder no longer wipes the venue's maps.
 
 `floorgate import-imdf` runs as a process of its own on Harbourside Exchange
-(tests/imdf_venues.py: four levels of 60-150 units, five maps with walk paths),
+(tests/venues/imdf_venues.py: four levels of 60-150 units, five maps with walk paths),
 imported first. Then one file the import needs is replaced by one that cannot be read
 (nested 100,000 deep; `NaN` literals, as Python's `json.dumps` writes them): the dry run
 and the import refuse with one line naming the file, exit 1, and the database is the
@@ -29,8 +29,8 @@ from pymongo import MongoClient
 
 from parsing.imdf.read import MAX_NESTING
 from storage.imdf.venue import DRAWN_ONLY
-from tests.imdf_venues import Exchange, exchange
 from tests.storage.test_imdf_import import run_cli
+from tests.venues.imdf_venues import Exchange, exchange
 
 pytestmark = [pytest.mark.security, pytest.mark.e2e]
 

@@ -4,7 +4,7 @@ floor's entrance on Bash Street.
 
 Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0 (../shared/data/README.md).
 
-What the data gives (tests/westport_imdf.py): the 13 named places are all on the second
+What the data gives (tests/venues/westport_imdf.py): the 13 named places are all on the second
 floor. Six are drawn on top of the tenant area around them (Kitchen, Meeting Room
 Large, Meeting Room Small, Server room, Storage Cupboard, Balcony) with neither door nor
 wall: cut out of it, they open onto it along their sides. All 13 are walked up the
@@ -33,7 +33,7 @@ from storage.imdf.dataset import ImdfDataset, import_venue, venue_dataset
 from storage.imdf.venue import ImdfOptions
 from storage.imports.writer import ImportReport
 from tests._dbserver import fresh_store
-from tests.westport_imdf import ATTRIBUTION, Westport, available, westport
+from tests.venues.westport_imdf import ATTRIBUTION, Westport, available, westport
 
 pytestmark = pytest.mark.skipif(not available(), reason="the shared Westport House data")
 

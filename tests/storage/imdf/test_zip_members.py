@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from storage.imdf.venue import ImdfError, read_files
-from tests.imdf_venues import two_levels, zip_bytes
 from tests.storage.test_imdf_import import run_cli
+from tests.venues.imdf_venues import two_levels, zip_bytes
 
 MIB = 1024 * 1024
 INFLATED = 600 * MIB

@@ -1,0 +1,157 @@
+"""Mapbox Vector Tiles (2.1) of an asset's features (docs/tiles.md): the tile grid in
+Web Mercator, the index of features built once per data version, and one tile clipped,
+simplified and encoded by `mapbox-vector-tile` (never protobuf of our own)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import mapbox_vector_tile
+import numpy as np
+import shapely
+from shapely import STRtree
+from shapely.geometry.base import BaseGeometry
+
+from parsing.geo.tile_features import EARTH_RADIUS, LAYERS, TileFeature
+
+EXTENT = 4096  # tile units across a tile (MVT 2.1's default)
+BUFFER = 64  # tile units drawn past each edge, so strokes meet across tiles
+SIMPLIFY = 0.5  # tile units: below what a renderer can show
+WORLD = 2 * math.pi * EARTH_RADIUS
+POLYGONAL = frozenset({"Polygon", "MultiPolygon"})
+LINEAR = frozenset({"LineString", "MultiLineString"})
+
+
+@dataclass(frozen=True)
+class TileIndex:
+    """An asset's features and their spatial index; its bounds in degrees and levels."""
+
+    features: tuple[TileFeature, ...]
+    tree: STRtree
+    bounds: tuple[float, float, float, float] | None  # west, south, east, north
+    levels: tuple[str, ...]  # every level drawn, in numeric order
+
+    @property
+    def size(self) -> int:
+        """Bytes it holds, roughly: 48 per coordinate, 400 per feature and its properties."""
+        coordinates = sum(shapely.get_num_coordinates(f.geometry) for f in self.features)
+        return 48 * int(coordinates) + 400 * len(self.features)
+
+
+@dataclass(frozen=True)
+class EncodedTile:
+    data: bytes
+    features: int  # features written
+    left_out: int  # features of the tile beyond the limits
+
+    @property
+    def size(self) -> int:
+        """Bytes it holds kept: its data and the object around them."""
+        return len(self.data) + 100
+
+
+def build_index(features: Sequence[TileFeature]) -> TileIndex:
+    """The index of `tile_features`: built once per data version, read by every tile."""
+    geometries = [feature.geometry for feature in features]
+    tree = STRtree(geometries)
+    bounds = None
+    if geometries:
+        west, south, east, north = shapely.total_bounds(geometries)
+        corners = np.array([[west, south], [east, north]], dtype=float)
+        lon = np.degrees(corners[:, 0] / EARTH_RADIUS)
+        lat = np.degrees(2 * np.arctan(np.exp(corners[:, 1] / EARTH_RADIUS)) - math.pi / 2)
+        bounds = (float(lon[0]), float(lat[0]), float(lon[1]), float(lat[1]))
+    levels = {level for f in features for level in f.properties["level"].split(";")}
+    ordered = tuple(sorted(levels, key=lambda text: (float(text), text)))
+    return TileIndex(tuple(features), tree, bounds, ordered)
+
+
+def tile_bounds(z: int, x: int, y: int) -> tuple[float, float, float, float]:
+    """The tile's (minx, miny, maxx, maxy) in Web Mercator metres (XYZ: y down from north)."""
+    size = WORLD / (1 << z)
+    west = -WORLD / 2 + x * size
+    north = WORLD / 2 - y * size
+    return west, north - size, west + size, north
+
+
+def tile_features_at(index: TileIndex, z: int, x: int, y: int) -> list[TileFeature]:
+    """The features whose geometry meets the tile's inside (touching its edge is not
+    enough), in layer order."""
+    box = shapely.box(*tile_bounds(z, x, y))
+    shapely.prepare(box)
+    found = sorted(int(i) for i in index.tree.query(box, predicate="intersects"))
+    kept = []
+    for i in found:
+        feature = index.features[i]
+        if shapely.touches(box, feature.geometry):
+            continue
+        kept.append(feature)
+    return kept
+
+
+def encode_tile(
+    index: TileIndex, z: int, x: int, y: int, max_features: int, max_bytes: int
+) -> EncodedTile:
+    """The tile's MVT bytes: each feature clipped to the tile and its buffer, in tile
+    units (y down), simplified by half a unit. Beyond `max_features`, or past `max_bytes`
+    encoded, the last features in layer order are left out (halving until it fits)."""
+    features = tile_features_at(index, z, x, y)
+    minx, _, maxx, maxy = tile_bounds(z, x, y)
+    scale = EXTENT / (maxx - minx)
+    # metres to tile units, y down: x' = (x - minx) * scale, y' = (maxy - y) * scale
+    matrix = [scale, 0.0, 0.0, -scale, -minx * scale, maxy * scale]
+    clip = shapely.box(-BUFFER, -BUFFER, EXTENT + BUFFER, EXTENT + BUFFER)
+    drawn: list[tuple[str, BaseGeometry, dict[str, str]]] = []
+    for feature in features:
+        local = shapely.affinity.affine_transform(feature.geometry, matrix)
+        shape = _clipped(local, clip)
+        if shape is not None:
+            drawn.append((feature.layer, shape, feature.properties))
+    total = len(drawn)
+    count = min(total, max_features)
+    while True:
+        data = _encode(drawn[:count])
+        if len(data) <= max_bytes or count == 0:
+            return EncodedTile(data, count, total - count)
+        count //= 2
+
+
+def _clipped(shape: BaseGeometry, clip: BaseGeometry) -> BaseGeometry | None:
+    """The shape within `clip`, simplified, of its own kind (a polygon cut along an edge
+    stays polygonal); None when nothing of it is left."""
+    kind = shape.geom_type
+    if kind != "Point":
+        shape = shapely.intersection(shape, clip)
+        shape = shapely.simplify(shape, SIMPLIFY, preserve_topology=True)
+    if shape.is_empty:
+        return None
+    if shape.geom_type == "GeometryCollection":
+        wanted = POLYGONAL if kind in POLYGONAL else LINEAR
+        parts = [part for part in shape.geoms if part.geom_type in wanted]
+        if not parts:
+            return None
+        shape = shapely.union_all(parts)
+    return shape
+
+
+def _encode(drawn: Sequence[tuple[str, BaseGeometry, dict[str, str]]]) -> bytes:
+    layers = [
+        {
+            "name": layer,
+            "features": [
+                {"geometry": shape, "properties": properties}
+                for name, shape, properties in drawn
+                if name == layer
+            ],
+        }
+        for layer in LAYERS
+    ]
+    layers = [layer for layer in layers if layer["features"]]
+    options = {
+        "extents": EXTENT,
+        "y_coord_down": True,
+        "on_invalid_geometry": mapbox_vector_tile.encoder.on_invalid_geometry_make_valid,
+    }
+    return bytes(mapbox_vector_tile.encode(layers, default_options=options))

@@ -1,0 +1,309 @@
+"""OSM features sorted into what an indoor place is made of (docs/osm.md, "Mapping"):
+units on each of their levels, connectors between levels with their feet carved out of
+the units they stand in, doors and points of interest. Every feature left out is
+counted in the report by its reason. Data (c) OpenStreetMap contributors, ODbL."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import shapely
+from shapely.geometry import LineString, MultiLineString, MultiPolygon, Point, Polygon, box
+from shapely.geometry.base import BaseGeometry
+from shapely.ops import nearest_points, unary_union
+
+from parsing.imdf.projection import LocalPlane, plane_for
+from parsing.imdf.read import Report
+from parsing.osm.levels import level_text, levels_of
+from parsing.osm.model import OsmData, OsmError, OsmFeature
+from storage.osm.model import Connector, Place, Space, element_id
+from storage.osm.tags import (
+    LEFT_OUT_INDOOR,
+    OPEN_CATEGORIES,
+    connector_kind,
+    is_door,
+    is_point_of_interest,
+    is_space,
+    is_walkway_area,
+    is_walkway_line,
+    unit_category,
+)
+from storage.osm.walkways import Drawn, add_walkways
+
+DEFAULT_LEVEL = 0.0  # a feature without `level` (docs/osm.md, "Decisions")
+END_METRES = 2.0  # the side of a connector's foot made from a node or a line's end
+END_REACH = 1.0  # how far a connector's end may lie outside the unit it opens into
+LINK_REACH = 3.0  # how far from a walkway a connector's end in no unit is joined to it
+NOT_CONTAINERS = frozenset({"column"})
+
+
+@dataclass
+class Marker:
+    """A door or a point of interest: a node on one level, in metres."""
+
+    id: str
+    level: float
+    point: Point
+    tags: dict[str, str]
+    source: str
+
+
+@dataclass
+class Sorted:
+    place: Place
+    plane: LocalPlane
+    doors: list[Marker] = field(default_factory=list)
+    points: list[Marker] = field(default_factory=list)
+
+
+def sort_features(data: OsmData, asset: str) -> Sorted:
+    """The place made of the file's features, or an OsmError when it has no indoor unit."""
+    report = data.report
+    spaces = [f for f in data.features if _is_area(f) and is_space(f.tags)]
+    if not spaces:
+        raise OsmError(
+            "no indoor features: not one area tagged indoor=room, area or corridor "
+            "(Simple Indoor Tagging), nothing to import"
+        )
+    plane = plane_for([f.geometry for f in spaces if f.geometry is not None])
+    found = Sorted(Place(asset), plane)
+    space_ids = {id(feature) for feature in spaces}
+    ends: list[tuple[OsmFeature, str, list[tuple[float, Point]]]] = []
+    lines: list[Drawn] = []
+    areas: list[Drawn] = []
+    for feature in data.features:
+        assert feature.geometry is not None  # the readers keep only features with one
+        levels = _levels(feature, report)
+        shape = plane.to_plane(feature.geometry)
+        tags = feature.tags
+        walkway = "level" in tags and bool(levels)  # a walkway must say its level
+        if id(feature) in space_ids and levels:
+            _add_spaces(found.place, feature, shape, levels, report)
+        elif _is_area(feature) and walkway and is_walkway_area(tags):
+            areas += _drawn(feature, shape, levels)
+        elif _is_area(feature):
+            _left_out(feature, report)
+        elif isinstance(shape, LineString | MultiLineString) and (
+            walkway and len(levels) == 1 and is_walkway_line(tags)
+        ):
+            lines += _drawn(feature, shape, levels)
+        elif isinstance(shape, LineString | MultiLineString):
+            line_ends = _line_ends(feature, shape, levels, report)
+            if line_ends:
+                ends.append((feature, str(connector_kind(tags)), line_ends))
+        elif isinstance(shape, Point) and levels:
+            kind = connector_kind(tags)
+            if is_door(tags):
+                found.doors += [_marker(asset, feature, shape, lv, levels) for lv in levels]
+            elif kind == "elevator" and len(levels) > 1:
+                ends.append((feature, kind, [(level, shape) for level in levels]))
+            elif is_point_of_interest(tags):
+                found.points += [_marker(asset, feature, shape, lv, levels) for lv in levels]
+    add_walkways(found.place, lines, areas, report)
+    for feature, kind, feet in ends:
+        _add_connector(found.place, feature, kind, feet, report)
+    found.place.levels |= {space.level for space in found.place.spaces}
+    return found
+
+
+def _drawn(feature: OsmFeature, shape: BaseGeometry, levels: tuple[float, ...]) -> list[Drawn]:
+    several = len(levels) > 1
+    return [Drawn(feature.id, level, shape, feature.tags, several) for level in levels]
+
+
+def _is_area(feature: OsmFeature) -> bool:
+    return feature.geometry is not None and feature.geometry["type"] in ("Polygon", "MultiPolygon")
+
+
+def _levels(feature: OsmFeature, report: Report) -> tuple[float, ...]:
+    """Its levels; DEFAULT_LEVEL (reported) for an indoor feature without `level`; none
+    (reported) for a `level` that names no level."""
+    levels = levels_of(feature.tags)
+    if levels is not None:
+        return levels
+    if "level" in feature.tags:
+        report.add("level that cannot be read, skipped", f"{feature.id}: {feature.tags['level']}")
+        return ()
+    indoor = "indoor" in feature.tags or is_door(feature.tags)
+    if indoor and feature.tags.get("indoor") not in LEFT_OUT_INDOOR:
+        report.add(f"indoor feature without level, taken as level {DEFAULT_LEVEL:g}", feature.id)
+        return (DEFAULT_LEVEL,)
+    return ()
+
+
+def _left_out(feature: OsmFeature, report: Report) -> None:
+    indoor = feature.tags.get("indoor")
+    if indoor in LEFT_OUT_INDOOR:
+        report.add(f"indoor={indoor} left out (the units around it draw it)", feature.id)
+    else:
+        report.add("not an indoor feature, skipped", feature.id)
+
+
+def _add_spaces(
+    place: Place,
+    feature: OsmFeature,
+    shape: BaseGeometry,
+    levels: tuple[float, ...],
+    report: Report,
+) -> None:
+    if not shape.is_valid:
+        report.add("invalid polygon, repaired", feature.id)
+        shape = _areas(shapely.make_valid(shape))
+    if shape is None or shape.is_empty:
+        report.add("area without a surface, skipped", feature.id)
+        return
+    several = len(levels) > 1
+    category = unit_category(feature.tags)
+    ids = []
+    for level in levels:
+        unit_id = element_id(place.asset, feature.id, level if several else None)
+        place.spaces.append(Space(unit_id, level, shape, category, feature.tags, feature.id))
+        ids.append(unit_id)
+    kind = connector_kind(feature.tags)
+    if several and kind in ("stairs", "elevator", "escalator"):
+        place.connectors.append(
+            Connector(element_id(place.asset, feature.id), kind, ids, feature.id)
+        )
+    elif several:
+        report.add("room on several levels: a unit on each, no connector", feature.id)
+
+
+def _areas(shape: BaseGeometry) -> BaseGeometry | None:
+    polygons = [g for g in getattr(shape, "geoms", [shape]) if isinstance(g, Polygon)]
+    if not polygons:
+        return None
+    return polygons[0] if len(polygons) == 1 else MultiPolygon(polygons)
+
+
+def _line_ends(
+    feature: OsmFeature, shape: BaseGeometry, levels: tuple[float, ...], report: Report
+) -> list[tuple[float, Point]]:
+    """The two ends of a line that climbs between levels: the first point on the lowest
+    level and the last on the highest (`incline=down` the other way round)."""
+    tags = feature.tags
+    if tags.get("indoor") == "wall":
+        report.add("indoor=wall left out (the units around it draw it)", feature.id)
+        return []
+    kind = connector_kind(tags)
+    if kind is None or not levels:
+        report.add("not an indoor feature, skipped", feature.id)
+        return []
+    if len(levels) < 2:
+        report.add("line on one level, not read (walk paths are made from the units)", feature.id)
+        return []
+    line = shape if isinstance(shape, LineString) else max(shape.geoms, key=lambda g: g.length)
+    first, last = Point(line.coords[0]), Point(line.coords[-1])
+    if tags.get("incline", "").startswith("down") or tags.get("incline", "").startswith("-"):
+        first, last = last, first
+    return [(levels[0], first), (levels[-1], last)]
+
+
+def _marker(
+    asset: str, feature: OsmFeature, point: Point, level: float, levels: tuple[float, ...]
+) -> Marker:
+    unit_id = element_id(asset, feature.id, level if len(levels) > 1 else None)
+    return Marker(unit_id, level, point, feature.tags, feature.id)
+
+
+def _add_connector(
+    place: Place,
+    feature: OsmFeature,
+    kind: str,
+    feet: list[tuple[float, Point]],
+    report: Report,
+) -> None:
+    """A connector's foot on each level: a square of END_METRES cut out of the unit it
+    stands in (that unit keeps the rest), joined to it later by a door (storage/osm/
+    openings.py). A foot in no unit but within LINK_REACH of an open space is joined to
+    it by a strip END_METRES wide; a foot beyond stands alone, drawn but left out of the
+    connector (nobody can walk to it, so it joins no level), and is reported. Two
+    connectors that meet at one point (steps 0;1 going on as steps 1;2) share the foot
+    there; a foot is cut by the feet drawn before it, so that each meets the unit."""
+    units = []
+    name = feature.tags.get("name")
+    for level, point in feet:
+        where = f"{feature.id} on level {level_text(level)}"
+        feet_here = [s for s in place.on_level(level) if s.connector_end]
+        shared = next((s for s in feet_here if s.shape.covers(point)), None)
+        if shared is not None:
+            if shared.id in place.walkable_feet:
+                units.append(shared.id)
+            else:
+                report.add("connector end in no unit of its level, stands alone", where)
+            continue
+        square = box(
+            point.x - END_METRES / 2,
+            point.y - END_METRES / 2,
+            point.x + END_METRES / 2,
+            point.y + END_METRES / 2,
+        )
+        square = _areas(square.difference(unary_union([s.shape for s in feet_here]))) or square
+        container = _container(place, level, point)
+        if container is None:
+            container = _linked(place, level, point)
+            if container is not None:
+                report.add(f"connector end joined to an open space within {LINK_REACH:g} m", where)
+        if container is None:
+            report.add("connector end in no unit of its level, stands alone", where)
+        else:
+            rest = _areas(container.shape.difference(square))
+            if rest is not None:
+                container.shape = rest
+        unit_id = element_id(place.asset, feature.id, level)
+        tags = {"name": name} if name else {}
+        place.spaces.append(Space(unit_id, level, square, kind, tags, feature.id, True))
+        if container is not None:
+            units.append(unit_id)
+            place.walkable_feet.add(unit_id)
+    if len(units) < 2:
+        report.add(
+            "connector with fewer than two ends where people walk, joins no level", feature.id
+        )
+        return
+    place.connectors.append(Connector(element_id(place.asset, feature.id), kind, units, feature.id))
+
+
+def _linked(place: Place, level: float, point: Point) -> Space | None:
+    """The nearest open space (walkway, hall) of `level` within LINK_REACH of a connector's
+    end, grown by a strip END_METRES wide from its edge to the end (where no other unit
+    lies); None when there is none."""
+    near = [
+        (space.shape.distance(point), space.id, space)
+        for space in place.on_level(level)
+        if space.category in OPEN_CATEGORIES and not space.connector_end
+    ]
+    near = [entry for entry in near if entry[0] <= LINK_REACH]
+    if not near:
+        return None
+    _, _, space = min(near, key=lambda entry: entry[:2])
+    edge = nearest_points(space.shape, point)[0]
+    others = [s.shape for s in place.on_level(level) if s is not space and not s.connector_end]
+    strip = LineString([edge, point]).buffer(END_METRES / 2).difference(unary_union(others))
+    grown = _areas(unary_union([space.shape, strip]))
+    if grown is None:
+        return None
+    space.shape = grown
+    return space
+
+
+def _container(place: Place, level: float, point: Point) -> Space | None:
+    """The unit of `level` a connector's end stands in, else the nearest within END_REACH."""
+    best: tuple[float, Space] | None = None
+    for space in place.on_level(level):
+        if space.connector_end or space.category in NOT_CONTAINERS:
+            continue
+        distance = space.shape.distance(point)
+        if distance <= END_REACH and (best is None or distance < best[0]):
+            best = (distance, space)
+    return best[1] if best is not None else None
+
+
+def as_geojson(shape: BaseGeometry, plane: LocalPlane) -> dict[str, Any]:
+    """A shape of the plane as a GeoJSON geometry in WGS84 (lon, lat)."""
+    import numpy as np
+
+    def back(xy: Any) -> Any:
+        return np.array([plane.lon_lat(float(x), float(y)) for x, y in xy])
+
+    return dict(shapely.geometry.mapping(shapely.transform(shape, back)))
