@@ -19,6 +19,7 @@ import orjson
 
 from parsing.geo.drawn import OPENINGS, XY, DrawnReader, category_of
 from parsing.geo.georeference import Georeference, GeoreferenceError
+from parsing.geo.indoor_levels import joined_levels, level_value
 
 GRID = 10_000_000  # grid steps per degree: 7 decimal places
 Grid = tuple[int, int]  # (lon, lat) in 1e-7 degrees
@@ -99,22 +100,6 @@ def map_geojson(
         "max_residual_m": round(georeference.max_residual_m, 3),
     }
     return collection
-
-
-def level_value(height: object, ordinal: int) -> str:
-    """A Level's indoor= `level` (docs/geojson.md, "level"): its height in floors when
-    the drawing gives one (`data-level-height`, kept on the stored map's levels: an IMDF
-    venue's ordinal), else its position in the document's level order, lowest 0."""
-    if isinstance(height, int) and not isinstance(height, bool):
-        return str(height)
-    return str(ordinal)
-
-
-def joined_levels(levels: Sequence[str]) -> str | None:
-    """Several levels as indoor= writes them: distinct, in numeric order, `;`-joined
-    (`"0;1"`); None for none."""
-    distinct = sorted(set(levels), key=lambda text: (float(text), text))
-    return ";".join(distinct) if distinct else None
 
 
 def geojson_bytes(collection: dict[str, Any]) -> bytes:

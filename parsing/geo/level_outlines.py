@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from parsing.geo.geojson import level_value
+from parsing.geo.indoor_levels import level_value
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1, canvas units
 OUTLINED = ("Unit", "HitArea")
@@ -26,7 +26,7 @@ class LevelOutline:
     """One Level of the document, in document order."""
 
     uid: str
-    level: str  # the indoor= `level` (`geojson.level_value`)
+    level: str  # the indoor= `level` (`indoor_levels.level_value`)
     box: Box | None  # None for a level without units or hit areas
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from parsing.geo.geojson import joined_levels
+from parsing.geo.indoor_levels import joined_levels
 
 if TYPE_CHECKING:
     from parsing.geo.map_frame import MapFrame

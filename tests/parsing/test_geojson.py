@@ -552,9 +552,9 @@ def test_every_polygon_is_closed_and_counterclockwise(
 
 
 def test_level_is_the_height_when_given_else_the_position_and_joined_for_locations() -> None:
-    """`level` (docs/geojson.md): a Level's `height` when the document carries a whole
-    one, else its position; a location on two floors drawn here gets both, `;`-joined
-    in numeric order."""
+    """`level` (docs/geojson.md): a Level's height where the stored map gives a whole one
+    (`level_heights`, by uid: the drawing's `data-level-height`), else its position; a
+    location on two floors drawn here gets both, `;`-joined in numeric order."""
     square = "0,0 10,0 10,10 0,10"
     document = {
         "elements": [
@@ -563,16 +563,17 @@ def test_level_is_the_height_when_given_else_the_position_and_joined_for_locatio
                 "uid": f"L{n}",
                 "name": f"Level {n}",
                 "tags": {"floor": f"f{n}"},
-                **({"height": height} if height is not None else {}),
                 "elements": [
                     {"type": "Unit", "uid": f"e{n}", "id": f"u{n}", "shape": {"points": square}}
                 ],
             }
-            for n, height in ((0, -1), (1, None), (2, True))
+            for n in range(3)
         ]
     }
     location = {"id": "stairs", "x": 5, "y": 5, "floors": [{"id": "f1"}, {"id": "f0"}]}
-    features = features_by_id(map_geojson(document, NORTH_UP, [location], map_id="m1"))
+    heights: dict[str, Any] = {"L0": -1, "L2": True}  # a bool is no height: L2 by position
+    collection = map_geojson(document, NORTH_UP, [location], map_id="m1", level_heights=heights)
+    features = features_by_id(collection)
     assert [features[f"level:L{n}"]["properties"]["level"] for n in range(3)] == ["-1", "1", "2"]
     assert [features[f"unit:u{n}"]["properties"]["level"] for n in range(3)] == ["-1", "1", "2"]
     assert features["location:stairs"]["properties"]["level"] == "-1;1"

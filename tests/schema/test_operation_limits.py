@@ -255,7 +255,7 @@ FIELD_COSTS = {
     "unitReferenceGroups": (120_001, 1_201),
     "locations": (210_001, 2_101),
     "distanceMatrix": (9_544, 9_544),  # without its body: as 1 x 1
-    "route": (9_661, 9_661),
+    "route": (9_662, 9_662),  # + the GeoJSON member (issue 49)
     "unitAttributeGroups": (220_001, 2_201),
     "unitAttributeAssignments": (110_001, 1_101),
     "assignUnitAttributes": (401, 401),

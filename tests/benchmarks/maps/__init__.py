@@ -1,0 +1,1 @@
+"""Benchmarks of what web maps fetch: vector tiles (`python -m tests.benchmarks tiles`)."""
