@@ -40,7 +40,9 @@ class _RefuseExternal(etree.Resolver):
         return self.resolve_string("", context)
 
 
-def _parser(utf8: bool) -> etree.XMLPullParser:
+def pull_parser(utf8: bool = False) -> etree.XMLPullParser:
+    """A pull parser that loads no DTD, expands no entity and fetches nothing (the SVG
+    reader's, also the OSM XML reader's: parsing/osm/xml.py)."""
     parser = etree.XMLPullParser(
         events=("start",),
         encoding="utf-8" if utf8 else None,
@@ -107,14 +109,14 @@ def parse_xml(data: bytes | str, limits: SvgLimits) -> tuple[etree._Element, int
 
 def _read_tree(raw: bytes, as_text: bool, limits: SvgLimits) -> tuple[etree._Element, int]:
     """The parsed tree and its number of elements, counted as they are read."""
-    parser = _parser(as_text)
+    parser = pull_parser(as_text)
     count = 0
     try:
         for start in range(0, max(len(raw), 1), CHUNK_BYTES):  # b"" too: "Document is empty"
             parser.feed(raw[start : start + CHUNK_BYTES])
             count += sum(1 for _ in parser.read_events())
             if count > limits.max_elements:
-                _discard(parser)
+                discard(parser)
                 more = "" if start + CHUNK_BYTES >= len(raw) else " or more"
                 raise SvgError(
                     f"the SVG has {count}{more} elements; the limit is {limits.max_elements}"
@@ -132,7 +134,7 @@ def _read_tree(raw: bytes, as_text: bool, limits: SvgLimits) -> tuple[etree._Ele
     return root, count
 
 
-def _discard(parser: etree.XMLPullParser) -> None:
+def discard(parser: etree.XMLPullParser) -> None:
     """Free the part of a tree read so far, now: the parser sits in a reference cycle,
     which only a full collection would free (parses join the oldest generation,
     parsing/gcpause.py), and libxml2's memory is not what starts one.

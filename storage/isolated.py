@@ -23,7 +23,7 @@ kept it there (after one 8.6 MB drawing, 216 MB free in a 221 MB heap, 5 MB in u
 A worker still above `PARSE_WORKER_MAX_RSS_BYTES` after that sets the pool's retire
 flag: a new pool, started at once, takes the next calls, and the old one ends when its
 work is done. (Issue 45: ten refused 8.6 MB drawings took each worker to 1.1 GB, most
-of it trees a reference cycle kept, see `parsing.safety._discard`.) Workers ignore
+of it trees a reference cycle kept, see `parsing.safety.discard`.) Workers ignore
 SIGINT: a terminal's Ctrl-C reaches every process of its group, and each printed a
 `KeyboardInterrupt` traceback; the serving process stops them as it exits.
 """

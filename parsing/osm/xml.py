@@ -11,7 +11,6 @@ made of its outer and inner member ways.
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 import shapely
@@ -22,6 +21,7 @@ from shapely.ops import polygonize, unary_union
 from parsing.imdf.read import shown
 from parsing.osm.limits import MAX_OSM_DEPTH, MAX_OSM_ELEMENTS
 from parsing.osm.model import OsmData, OsmError, OsmFeature
+from parsing.safety import discard, pull_parser
 
 CHUNK_BYTES = 32 * 1024
 FORM = "OSM XML (Simple Indoor Tagging)"
@@ -49,25 +49,14 @@ def read_osm_xml(data: bytes, name: str) -> OsmData:
 
 
 def _parsed(data: bytes, name: str) -> Any:
-    parser = etree.XMLPullParser(
-        events=("start",),
-        resolve_entities=False,
-        load_dtd=False,
-        dtd_validation=False,
-        attribute_defaults=False,
-        no_network=True,
-        huge_tree=False,
-        remove_comments=True,
-        remove_pis=True,
-        collect_ids=False,
-    )
+    parser = pull_parser()
     count = 0
     try:
         for start in range(0, max(len(data), 1), CHUNK_BYTES):
             parser.feed(data[start : start + CHUNK_BYTES])
             count += sum(1 for _ in parser.read_events())
             if count > MAX_OSM_ELEMENTS:
-                _discard(parser)
+                discard(parser)
                 raise OsmError(f"{name}: more than {MAX_OSM_ELEMENTS} XML elements")
         root = parser.close()
     except etree.XMLSyntaxError as error:
@@ -88,15 +77,6 @@ def _parsed(data: bytes, name: str) -> Any:
     if etree.XPath("(" + "/*" * (MAX_OSM_DEPTH + 1) + ")[1]")(root):
         raise OsmError(f"{name}: elements nested more than {MAX_OSM_DEPTH} levels deep")
     return root
-
-
-def _discard(parser: etree.XMLPullParser) -> None:
-    """Free what was read of a refused document now (see parsing/safety.py _discard)."""
-    with contextlib.suppress(etree.LxmlError):
-        parser.close()
-    with contextlib.suppress(etree.LxmlError):
-        for _ in parser.read_events():
-            pass
 
 
 def _tags(element: Any) -> dict[str, str]:
