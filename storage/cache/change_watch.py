@@ -202,14 +202,14 @@ async def watch_changes(
                 failures += 1
                 await asyncio.sleep(REFUSED_RETRY_SECONDS)
                 continue
-            cache.went_down(type(error).__name__)
+            cache.went_down(_named(error))
             if watcher is not None:
                 watcher.stream_down()
             if failures == 0:
                 unexpected = not isinstance(error, PyMongoError)
                 log.warning(
                     "change stream failed, the read cache is off until it is back: %s",
-                    type(error).__name__,
+                    _named(error),
                     exc_info=unexpected,
                 )
             await asyncio.sleep(RETRY_SECONDS[min(failures, len(RETRY_SECONDS) - 1)])
@@ -249,3 +249,11 @@ async def follow(
             return
         if watcher is not None and (change.get("ns") or {}).get("coll") in (SWITCHES, None):
             watcher.stream_changed()
+
+
+def _named(error: BaseException) -> str:
+    """What /readyz and the log say of a stream's failure: its kind, and the server's
+    error code when it gave one (`OperationFailure 280`); never its message, which may
+    quote data."""
+    code = getattr(error, "code", None)
+    return f"{type(error).__name__} {code}" if isinstance(code, int) else type(error).__name__

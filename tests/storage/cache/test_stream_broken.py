@@ -32,7 +32,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.serial]
 APP_NAME = "floorgate-stream-broken"  # the served process's client; the failpoint's scope
 ASSET = "/v1/assets/asset-1"
 WAKE = "stream_wake"  # a collection the stream watches: its insert ends the waiting getMore
-DOWN = {"message": "Not ready: the read cache's change stream is down: OperationFailure"}
+DOWN = {"message": "Not ready: the read cache's change stream is down: OperationFailure 280"}
 
 
 class FailPointServer(EmbeddedServer):
