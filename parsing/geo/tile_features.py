@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import orjson
 import shapely
 from shapely.geometry.base import BaseGeometry
 
@@ -97,11 +98,19 @@ def tile_features(collections: Sequence[dict[str, Any]]) -> list[TileFeature]:
     """Every feature the tiles of these collections draw (each from its floor's source
     map, `owners`), in layer order; a feature without a `level` is left out (a style
     filters by level, so it could never be shown)."""
-    found: list[TileFeature] = []
+    found: list[tuple[str, dict[str, Any], dict[str, str]]] = []
     for collection, owned in zip(collections, owners(collections), strict=True):
         found += _features_of(collection["features"], owned)
     order = {layer: n for n, layer in enumerate(LAYERS)}
-    return sorted(found, key=lambda feature: order[feature.layer])
+    found.sort(key=lambda row: order[row[0]])
+    # Read by GEOS and projected all at once: per feature, Python's calls cost more than
+    # the work (the same geometries as `shapely.geometry.shape` and a transform each).
+    shapes = shapely.from_geojson([orjson.dumps(row[1]) for row in found])
+    projected = shapely.transform(shapes, mercator)
+    return [
+        TileFeature(layer, shape, properties)
+        for (layer, _, properties), shape in zip(found, projected, strict=True)
+    ]
 
 
 def _kind(feature: dict[str, Any]) -> str:
@@ -116,7 +125,10 @@ def _floor(feature: dict[str, Any]) -> Any:
     return properties.get("floor_id")
 
 
-def _features_of(features: Iterable[dict[str, Any]], owned: set[Any]) -> list[TileFeature]:
+def _features_of(
+    features: Iterable[dict[str, Any]], owned: set[Any]
+) -> list[tuple[str, dict[str, Any], dict[str, str]]]:
+    """(layer, GeoJSON geometry, properties) of the features drawn from these."""
     kept = []
     for feature in features:
         properties = feature.get("properties") or {}
@@ -153,16 +165,10 @@ def _features_of(features: Iterable[dict[str, Any]], owned: set[Any]) -> list[Ti
             continue
         fields = LAYER_FIELDS[layer]
         kept.append(
-            TileFeature(
+            (
                 layer,
-                _projected(geometry),
+                geometry,
                 {k: str(v) for k, v in values.items() if k in fields and v is not None},
             )
         )
     return kept
-
-
-def _projected(geometry: dict[str, Any]) -> BaseGeometry:
-    """A GeoJSON geometry (Point, LineString, Polygon) in Web Mercator metres."""
-    shape = shapely.geometry.shape(geometry)
-    return shapely.transform(shape, mercator)

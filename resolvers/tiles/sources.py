@@ -4,8 +4,9 @@ per-process caches of indexes and encoded tiles (counted in /readyz)."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import xxhash
@@ -38,26 +39,52 @@ async def asset_tiles(context: RequestContext, asset_id: str) -> AssetTiles:
     """The asset's feature index at its current data version (the asset exists and the
     caller may see it: checked before). 422 on `assetId` without a georeferenced map."""
     maps = await find_all(
-        context.store, c.UNIT_MAPS, {"asset_id": asset_id}, BY_ID, {"geojson_file": 1, "tags": 1}
+        context.store,
+        c.UNIT_MAPS,
+        {"asset_id": asset_id},
+        BY_ID,
+        {"geojson_file": 1, "tags": 1, "levels": 1},
     )
-    files = [(m["id"], m["geojson_file"]) for m in maps if m.get("geojson_file")]
+    maps = [m for m in maps if m.get("geojson_file")]
+    files = [(m["id"], m["geojson_file"]) for m in maps]
     if not files:
         errors = FieldErrors()
         errors.add("assetId", NOT_GEOREFERENCED)
         errors.raise_if_any()
     version = xxhash.xxh3_128_hexdigest(orjson.dumps([TILE_FORMAT, files]))
 
+    sources = drawing_maps(maps)
+
     async def load() -> TileIndex:
-        collections = []
-        for _, name in files:
-            stored = await get_file(context.store, name)
-            if stored is not None:
-                collections.append(stored.data)
-        return await run_cpu(_index, collections)
+        read = await asyncio.gather(*(get_file(context.store, m["geojson_file"]) for m in sources))
+        return await run_cpu(_index, [stored.data for stored in read if stored is not None])
 
     index = await context.services.tile_indexes.get(asset_id, version, load)
-    licensed = any(LICENCE_TAG in (m.get("tags") or []) for m in maps if m.get("geojson_file"))
+    licensed = any(LICENCE_TAG in (m.get("tags") or []) for m in maps)
     return AssetTiles(version, index, OSM_ATTRIBUTION if licensed else None)
+
+
+def drawing_maps(maps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The maps whose GeoJSON the tiles read: a map each of whose floors another map of
+    more levels draws too is left unread, as the tiles would take none of its features
+    (each floor comes from the map drawing the most levels: parsing.geo.tile_features
+    `owners`). An IMDF venue's level maps repeat its stack map: half the parse saved."""
+    drawn = [
+        (m, {level.get("floor_id") for level in m.get("levels") or []}, len(m.get("levels") or []))
+        for m in maps
+    ]
+
+    def covered(floors: set[Any], count: int, me: dict[str, Any]) -> bool:
+        return (
+            bool(floors)
+            and None not in floors
+            and all(
+                any(floor in theirs and more > count for m, theirs, more in drawn if m is not me)
+                for floor in floors
+            )
+        )
+
+    return [m for m, floors, count in drawn if not covered(floors, count, m)]
 
 
 def _index(collections: list[bytes]) -> TileIndex:

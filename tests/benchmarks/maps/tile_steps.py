@@ -61,7 +61,7 @@ def tile_steps(
 ) -> tuple[float, float, float, float, float]:
     """CPU seconds of one tile's steps: select, clip, encode; whole; the minimal's whole."""
     select, chosen = least_cpu(lambda: geo_tiles.tile_features_at(index, Z, x, y))
-    clip, drawn = least_cpu(lambda: clipped(index, x, y, chosen))
+    clip, drawn = least_cpu(lambda: clipped(x, y, chosen))
     encode, _ = least_cpu(lambda: geo_tiles._encode(drawn))
     whole, _ = least_cpu(
         lambda: geo_tiles.encode_tile(index, Z, x, y, MAX_TILE_FEATURES, MAX_TILE_BYTES)
@@ -70,17 +70,12 @@ def tile_steps(
     return select, clip, encode, whole, minimal
 
 
-def clipped(index: geo_tiles.TileIndex, x: int, y: int, chosen: list[Any]) -> list[Any]:
-    """`encode_tile`'s middle step alone: each feature moved to tile units and clipped."""
-    minx, _, maxx, maxy = geo_tiles.tile_bounds(Z, x, y)
-    scale = geo_tiles.EXTENT / (maxx - minx)
-    matrix = [scale, 0.0, 0.0, -scale, -minx * scale, maxy * scale]
-    edge = geo_tiles.EXTENT + geo_tiles.BUFFER
-    box = geo_tiles.shapely.box(-geo_tiles.BUFFER, -geo_tiles.BUFFER, edge, edge)
+def clipped(x: int, y: int, chosen: list[Any]) -> list[Any]:
+    """`encode_tile`'s middle step alone: the features moved to tile units, clipped and
+    simplified (`_local`), each kept of its own kind (`_kept`)."""
     drawn = []
-    for feature in chosen:
-        local = geo_tiles.shapely.affinity.affine_transform(feature.geometry, matrix)
-        shape = geo_tiles._clipped(local, box)
-        if shape is not None:
-            drawn.append((feature.layer, shape, feature.properties))
+    for feature, shape in zip(chosen, geo_tiles._local(chosen, Z, x, y), strict=True):
+        kept = geo_tiles._kept(feature.geometry.geom_type, shape)
+        if kept is not None:
+            drawn.append((feature.layer, kept, feature.properties))
     return drawn
