@@ -22,6 +22,8 @@ from parsing.geo.map_frame import MapFrame, frame_of
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors
 from resolvers.limits import WGS84_WAYPOINT_MARGIN_M
+from resolvers.validation import check_id
+from storage.cpu import run_cpu
 from storage.files import get_file
 
 NOT_GEOREFERENCED = "this map is not georeferenced"
@@ -59,6 +61,8 @@ def check_wgs84(errors: FieldErrors, place: str, waypoint: dict[str, Any]) -> No
         errors.add(f"{place}.level", "a floor id or a level is required with lon and lat")
     elif level is not None and not level.strip():
         errors.add(f"{place}.level", "must not be empty")
+    elif level is not None:
+        check_id(errors, f"{place}.level", level)  # a level names like an id: 255 at most
 
 
 async def map_frame(
@@ -81,19 +85,24 @@ async def map_frame(
 
     async def load() -> MapFrame:
         stored = await get_file(context.store, parsed_file)
-        document = orjson.loads(stored.data) if stored is not None else {}
         placed = [
             (floor.get("id"), float(found["x"]), float(found["y"]))
             for found in (await load_locations()).values()
             for floor in found.get("floors") or []
         ]
-        return frame_of(document, points, levels, placed)
+        data = stored.data if stored is not None else b"{}"
+        # a parsed document runs to megabytes: read and walked on the CPU pool
+        return await run_cpu(_frame, data, points, levels, placed)
 
     version = unit_map.get("locations_version")
     if version is None:  # a map stored before versions: read anew
         return await load()
     key = (parsed_file, points, levels, version)
     return await context.services.frame_cache.get(unit_map["id"], key, load)
+
+
+def _frame(data: bytes, *args: Any) -> MapFrame:
+    return frame_of(orjson.loads(data), *args)
 
 
 def place_wgs84(

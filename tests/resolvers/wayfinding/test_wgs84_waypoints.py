@@ -253,3 +253,36 @@ async def test_the_documented_example_of_the_limit(env):
             ]
         }
     )
+
+
+async def test_a_level_past_an_ids_length_is_refused_without_echoing_it(env):
+    long = "9" * 256
+    response = await post(
+        env,
+        B1,
+        {"from": {"lon": LON, "lat": LAT, "level": long}, "to": {"id": "loc-b1-f1-gym@map-b1"}},
+    )
+    assert (response.status_code, response.json()) == refused(
+        {"data.from.level": ["must be at most 255 characters"]}
+    )
+
+
+async def test_a_key_of_another_asset_gets_404_and_builds_no_frame(env):
+    """A lon/lat route with GeoJSON asked by a key scoped to another asset is answered
+    404 before the map's frame (its parsed document read) or graph is built."""
+    services = env.app.services
+    services.frame_cache.clear()
+    services.graph_cache.clear()
+    data = {
+        "from": {"lon": LON, "lat": LAT, "level": "0"},
+        "to": {"id": "loc-b1-f1-gym@map-b1"},
+        "geometry": "geojson",
+    }
+    response = await post(env, B1, data, key=env.other)
+    assert (response.status_code, response.json()) == (404, {"message": "Not found"})
+    assert services.frame_cache.figures()["entries"] == 0
+    assert services.graph_cache.figures()["entries"] == 0
+    allowed = await post(env, B1, data)
+    assert allowed.status_code == 200
+    assert allowed.json()["route"]["geometry"]["type"] == "FeatureCollection"
+    assert services.frame_cache.figures()["entries"] == 1
