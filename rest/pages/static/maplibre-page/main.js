@@ -13,7 +13,7 @@ import {
 
 const SOURCE = "floorgate"; // the style's vector source (parsing/geo/tile_style.py)
 const MAPS_QUERY = `query($asset: ID!) { unitMaps(assetId: $asset, perPage: 100) {
-  data { id tags geojsonUrl units { floorId } } } }`;
+  data { id geojsonUrl levelTags { key values { value } } } } }`;
 const $ = (id) => document.getElementById(id);
 const assetId = document.body.dataset.assetId;
 const page = { map: null, level: null, levels: [], routeMap: null, from: null, to: null };
@@ -53,7 +53,8 @@ function routeMapOf(maps) {
   if (chosen) {
     return georeferenced.find((m) => m.id === chosen) || null;
   }
-  const floors = (m) => new Set(m.units.map((u) => u.floorId)).size;
+  // its floors as its levels' `floor` tags name them (not its units: a tower has thousands)
+  const floors = (m) => m.levelTags.find((t) => t.key === "floor")?.values.length ?? 0;
   georeferenced.sort((a, b) => floors(b) - floors(a) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return georeferenced[0] || null;
 }
