@@ -27,12 +27,8 @@ has sockets here and, after its last one closes, until its burst is whole again
 from __future__ import annotations
 
 import asyncio
-import ctypes
-import functools
-import gc
 import logging
 import time
-from collections.abc import Callable
 from typing import Protocol
 
 from bson import ObjectId
@@ -45,6 +41,7 @@ from resolvers.limits import (
     WS_MESSAGE_BURST,
     WS_MESSAGES_PER_SECOND,
 )
+from rest.ops.heap import GiveBack
 from storage.attributes.pacing import Pace
 from storage.attributes.subscriptions import SOCKET
 from storage.database import UNAVAILABLE_ERRORS
@@ -52,11 +49,8 @@ from storage.database import UNAVAILABLE_ERRORS
 log = logging.getLogger("floorgate.events")
 
 # After this many sockets closed, the process gives the memory they held back to the
-# system (`give_back`): GIVE_BACK_DELAY after the count is reached, at most every
-# GIVE_BACK_SECONDS (a full collection takes 50-150 ms).
+# system (`rest.ops.heap`).
 GIVE_BACK_AFTER_SOCKETS = 256
-GIVE_BACK_DELAY = 1.0
-GIVE_BACK_SECONDS = 5.0
 
 
 class Socket(Protocol):
@@ -99,9 +93,7 @@ class Sockets:
         self.by_key: dict[str, set[Socket]] = {}
         self.paces: dict[str, Pace] = {}  # each key's messages (`MessageBudget.shared`)
         self._rechecks: set[asyncio.Task[None]] = set()
-        self.closed = 0  # sockets closed since memory was last given back
-        self.given_back = float("-inf")  # when (the loop's clock)
-        self._giving_back: asyncio.TimerHandle | None = None
+        self.heap = GiveBack(GIVE_BACK_AFTER_SOCKETS)
         services.event_hub.key_listeners.append(self.key_changed)
 
     async def admit(self, socket: Socket, caller: Caller, checked: int) -> ObjectId | None:
@@ -152,16 +144,7 @@ class Sockets:
             if not sockets:
                 del self.by_key[caller.key_id]
                 self.forget_pace(caller.key_id)
-        self.closed += 1
-        if self.closed >= GIVE_BACK_AFTER_SOCKETS and self._giving_back is None:
-            # a little later, so that the rest of a mass close is given back too
-            loop = asyncio.get_running_loop()
-            at = max(loop.time() + GIVE_BACK_DELAY, self.given_back + GIVE_BACK_SECONDS)
-            self._giving_back = loop.call_at(at, self._give_back)
-
-    def _give_back(self) -> None:
-        self.closed, self.given_back, self._giving_back = 0, asyncio.get_running_loop().time(), None
-        give_back()
+        self.heap.count()
 
     def key_changed(self, key_id: str | None) -> None:
         """A key changed (None: any may have): its sockets ask whether it still holds."""
@@ -180,28 +163,3 @@ class Sockets:
         if found is None:
             for socket in list(self.by_key.get(key_id, ())):
                 socket.revoke()
-
-
-def give_back() -> None:
-    """A full collection, then glibc's `malloc_trim`. A closed socket's connection
-    objects (uvicorn's protocol, its TLS and compression buffers) sit in reference cycles
-    that the serving process's rare full collections reach late (`rest.app.settle_heap`),
-    and glibc keeps what they freed: RSS grew 60 MB with 500 sockets and stayed there
-    after they closed; with this, it came back within 25 MB (the heap the next sockets
-    reuse). The collection walks only what requests left (start-up's objects are
-    frozen): 50-150 ms for 500 sockets' garbage, once per GIVE_BACK_AFTER_SOCKETS closed."""
-    gc.collect()
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
-
-
-@functools.cache
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's `malloc_trim`, or None elsewhere (musl, macOS)."""
-    try:
-        trim = ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):
-        return None
-    trim.argtypes = [ctypes.c_size_t]
-    return trim

@@ -28,6 +28,7 @@ from rest.limits.values import (
     FAN_OUT_WINDOW,
     GIVE_BACK_AFTER,
     GIVE_BACK_EVERY,
+    GIVE_BACK_LINGERED,
     HEADER_TIME,
     KEY_EVENTS_BURST,
     KEY_EVENTS_PER_SECOND,
@@ -267,12 +268,14 @@ LIVE_ROWS: tuple[Limit, ...] = (
     ),
     Limit(
         LIVE,
-        "Memory of closed WebSockets",
-        f"given back after {count(GIVE_BACK_AFTER.value)} closes (a full collection, then "
-        f"`malloc_trim`), at most {every(GIVE_BACK_EVERY.value)}",
-        f"{GIVE_BACK_AFTER.code} ({GIVE_BACK_AFTER.path})",
+        "Memory of closed WebSockets and of refused connections",
+        f"given back after {count(GIVE_BACK_AFTER.value)} closed sockets or "
+        f"{count(GIVE_BACK_LINGERED.value)} ended lingering connections (a full collection, "
+        f"then `malloc_trim`), at most {every(GIVE_BACK_EVERY.value)}",
+        f"{GIVE_BACK_AFTER.code} ({GIVE_BACK_AFTER.path}), {GIVE_BACK_LINGERED.code} "
+        f"({GIVE_BACK_LINGERED.path})",
         "-",
-        (GIVE_BACK_AFTER, GIVE_BACK_EVERY),
+        (GIVE_BACK_AFTER, GIVE_BACK_LINGERED, GIVE_BACK_EVERY),
     ),
     Limit(
         LIVE,

@@ -12,6 +12,7 @@ import resolvers.search.index
 import resolvers.wayfinding.versioned_cache
 import rest.graphql_http.sockets
 import rest.middleware
+import rest.ops.heap
 import rest.ops.linger
 import rest.ops.logs
 import rest.ops.readiness
@@ -146,7 +147,8 @@ LINGER_BUFFER = constant(rest.ops.linger, "LINGER_READ_BUFFER", item=0)
 LOGGED_FIELD = constant(rest.ops.logs, "MAX_LOGGED_FIELD")
 LOG_LINE = constant(rest.ops.logs, "MAX_LOG_LINE")
 GIVE_BACK_AFTER = constant(rest.graphql_http.sockets, "GIVE_BACK_AFTER_SOCKETS")
-GIVE_BACK_EVERY = constant(rest.graphql_http.sockets, "GIVE_BACK_SECONDS")
+GIVE_BACK_LINGERED = constant(rest.ops.linger, "GIVE_BACK_AFTER_LINGERED")
+GIVE_BACK_EVERY = constant(rest.ops.heap, "GIVE_BACK_SECONDS")
 WAYPOINT = constant(resolvers.wayfinding.versioned_cache, "WAYPOINT_BYTES")
 GRAPH_ELEMENT = constant(routing.matrix, "LOADED_BYTES_PER_ELEMENT")
 JOINS_MIN = constant(routing.matrix, "MIN_JOINS_KEPT")

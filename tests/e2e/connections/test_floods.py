@@ -47,11 +47,11 @@ DURING_BOUND_MB = 100
 # And 5 s after it: what still lingers (draining at 8 MiB/s for the process) and what
 # the allocator keeps. Measured: 3-35 MB. Before the fix: all of it, for good.
 AFTER_BOUND_MB = 48
-# Once no connection can linger any more (LINGER_SECONDS after the flood): heap the C
-# allocator keeps for the next connections (glibc gives it back on `malloc_trim` only).
-# Measured: 4-12 MB on uvloop, 16-26 MB on asyncio, hardly growing with more floods
-# (asyncio, three floods of 12 s in a row: RSS 77, 84, 86 MB after each).
-SETTLED_BOUND_MB = 32
+# Once no connection can linger any more (LINGER_SECONDS after the flood): the heap
+# the C allocator keeps for the next connections, once the ended lingering connections
+# had the process give memory back (`rest.ops.heap`). Measured: 4-7 MB on both paths;
+# without the give-back 4-12 MB on uvloop and 16-33 MB on asyncio (one CI run: 32.5).
+SETTLED_BOUND_MB = 24
 SOCKETS_LIMIT = 20
 REFUSED_SOCKETS = 5
 UNAVAILABLE = {"message": "Service unavailable"}

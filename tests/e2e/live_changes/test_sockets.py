@@ -23,7 +23,7 @@ import httpx
 import pytest
 
 from resolvers.auth.keys import create_key
-from rest.graphql_http.sockets import GIVE_BACK_DELAY, GIVE_BACK_SECONDS
+from rest.ops.heap import GIVE_BACK_DELAY, GIVE_BACK_SECONDS
 from tests.e2e.live_changes.clients import (
     FLAG,
     acked,
