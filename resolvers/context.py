@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # imported with the first route (5-6 ms of a start otherwise)
     from parsing.geo.tiles import EncodedTile, TileIndex
     from resolvers.loaders import Loaders
     from resolvers.search.index import SearchIndex
+    from routing.closures import ClosedEdges
     from routing.maneuvers import Places
     from routing.matrix import LoadedGraph
 
@@ -66,6 +67,7 @@ class Services:
     search_indexes: VersionedCache[SearchIndex] = field(init=False)  # by asset
     tile_indexes: VersionedCache[TileIndex] = field(init=False)  # by asset (resolvers/tiles)
     tile_cache: VersionedCache[EncodedTile] = field(init=False)  # by asset and z/x/y
+    closure_cache: VersionedCache[ClosedEdges] = field(init=False)  # wayfinding/closures.py
 
     def __post_init__(self) -> None:
         self.event_hub = EventHub(self.store)
@@ -76,6 +78,7 @@ class Services:
         self.waypoint_cache = VersionedCache(graphs // SIDE_CACHE_SHARE, waypoints_bytes)
         self.place_cache = VersionedCache(graphs // SIDE_CACHE_SHARE, MEMORY_BYTES)
         self.frame_cache = VersionedCache(graphs // SIDE_CACHE_SHARE, MEMORY_BYTES)
+        self.closure_cache = VersionedCache(graphs // SIDE_CACHE_SHARE, MEMORY_BYTES)
         indexes = self.settings.search_cache_mb * 1024 * 1024
         self.search_indexes = VersionedCache(indexes, INDEX_BYTES)
         self.tile_indexes = VersionedCache(TILE_INDEX_BYTES, SIZE)

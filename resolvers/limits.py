@@ -227,3 +227,7 @@ MAX_TILE_BYTES = 2 * 1024 * 1024
 # `tile_indexes`).
 TILE_CACHE_BYTES = 64 * 1024 * 1024
 TILE_INDEX_BYTES = 64 * 1024 * 1024
+# A closure (issue 50, docs/routing.md "Closures"): its reason's characters, and how far
+# ahead its `until` may be (a closure meant to last longer lasts until reopened).
+MAX_CLOSURE_REASON_CHARS = 200
+MAX_CLOSURE_DAYS = 365

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from routing.model import ELEVATOR, ESCALATOR, FOOT, RAMP, STAIRS, WalkGraph
+from routing.profile import Profile
 
 if TYPE_CHECKING:  # numpy is imported when a graph is loaded: settings hold `Costs`, and
     import numpy as np  # every process reads settings at start (issue 15, cold start)
@@ -45,9 +46,31 @@ def edge_lengths(graph: WalkGraph, costs: Costs, floor_height: float) -> np.ndar
 def edge_times(graph: WalkGraph, length: np.ndarray, costs: Costs, mode: int) -> np.ndarray:
     """Seconds per edge in a mode: length / walking speed, except stairs (per step) and
     elevators (the wait plus per step)."""
+    return _times(graph, length, costs, costs.speed(mode))
+
+
+def profile_times(
+    graph: WalkGraph, length: np.ndarray, costs: Costs, profile: Profile
+) -> np.ndarray:
+    """Seconds per edge in a profile (issue 50): `edge_times` at the profile's walking
+    speed (stairs and elevators stay per step: the speed scales what is walked), plus
+    each penalised kind's seconds on each of its edges, one use each (a flight between
+    two floors, an elevator ride between two stops)."""
+    time = _times(graph, length, costs, profile_speed(costs, profile))
+    for kind, seconds in profile.penalties:
+        time[graph.edge_kind == kind] += seconds
+    return time
+
+
+def profile_speed(costs: Costs, profile: Profile) -> float:
+    """Feet per second walked in a profile: its own, else its mode's."""
+    return costs.speed(profile.mode) if profile.speed is None else profile.speed
+
+
+def _times(graph: WalkGraph, length: np.ndarray, costs: Costs, speed: float) -> np.ndarray:
     import numpy as np
 
-    time = length / costs.speed(mode)
+    time = length / speed
     steps = graph.edge_steps.astype(np.float64)
     stairs = graph.edge_kind == STAIRS
     time[stairs] = costs.stairs_seconds_per_step * steps[stairs]

@@ -40,6 +40,7 @@ from routing.bends import (
     whole,
 )
 from routing.matrix import LoadedGraph, Point
+from routing.profile import Profile
 from routing.route import CHECK_EVERY, Route, Unreachable, find_route
 from routing.stopping import Stop, checked
 from routing.vocabulary import ManeuverType, Modifier, Side
@@ -342,7 +343,7 @@ def plan_maneuvers(
 
 def route_with_maneuvers(
     loaded: LoadedGraph,
-    mode: int,
+    profile: Profile,
     start: Point,
     end: Point,
     places: Places | None = None,
@@ -351,7 +352,7 @@ def route_with_maneuvers(
 ) -> tuple[Route, list[Maneuver]] | Unreachable:
     """`find_route` and its maneuvers, as one piece of work (off the event loop on a
     large graph, where `stop` ends it once its request is over its time budget)."""
-    found = find_route(loaded, mode, start, end, stop)
+    found = find_route(loaded, profile, start, end, stop)
     if isinstance(found, Unreachable):
         return found
     return found, plan_maneuvers(found, loaded.graph.feet_per_unit, places, skip, stop)

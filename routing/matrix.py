@@ -1,13 +1,18 @@
 """Distance matrices on a loaded walk graph, and straight-line ones.
 
-Routes run on a contracted graph: per mode, every chain of edges through nodes that
+Routes run on a contracted graph: per profile (`routing.profile`: a mode, and the
+costing options and closures of a request), every chain of edges through nodes that
 join exactly two walk edges becomes one edge (its length and time the sums), so
 Dijkstra sees junctions, not every vertex of a flattened curve. Waypoints still join
 the drawn segments: a waypoint joins the nearest point of a walk segment of its level
 that the mode may use (the straight segment to it counts; docs/unit-map-svg.md), and from
 there follows its chain to the chain's two ends.
 
-Per request the waypoints are added as vertices to a copy of the mode's contracted
+The two plain profiles (foot, wheelchair) are built when a graph is loaded; any other
+on its first use (inside the work already sent off the event loop), and at most
+MAX_PROFILES_KEPT of them are kept per graph, least recently used first out.
+
+Per request the waypoints are added as vertices to a copy of the profile's contracted
 graph (the cached graph is never changed, so requests may run in threads), then one
 Dijkstra runs per distinct source, or per distinct target when there are fewer (the
 graph is undirected). Routes minimise time; the distance reported is that route's length.
@@ -16,13 +21,16 @@ graph is undirected). Routes minimise time; the distance reported is that route'
 from __future__ import annotations
 
 import math
+import threading
 import warnings
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from routing.costs import Costs, edge_lengths, edge_times
+from routing.costs import Costs, edge_lengths, profile_speed, profile_times
 from routing.model import ESCALATOR, FOOT, LINK, RAMP, WALK, WHEELCHAIR, WalkGraph
+from routing.profile import Profile, usable_edges
 from routing.stopping import Stop, checked
 
 if TYPE_CHECKING:  # igraph, numpy and shapely are imported by the first graph loaded, not
@@ -46,6 +54,11 @@ CLOSEST_SLACK = 0.02
 MIN_JOINS_KEPT = 64
 MAX_JOINS_KEPT = 4096
 JOIN_BYTES = 400
+# Graphs of profiles other than the two plain ones (costing options, closures) kept per
+# loaded graph, least recently used first out; each counted in `LoadedGraph.memory_bytes`
+# as PROFILE_BYTES_PER_ELEMENT per node and edge and its joins, as if all were kept.
+MAX_PROFILES_KEPT = 4
+PROFILE_BYTES_PER_ELEMENT = 100
 
 
 @dataclass(frozen=True)
@@ -117,20 +130,26 @@ class _Segments:
 
 
 class ModeGraph:
-    """One mode's part of a walk graph: the contracted igraph Graph and its costs."""
+    """One profile's part of a walk graph (its mode's edges, less those it excludes or
+    closes), the contracted igraph Graph and its costs."""
 
-    def __init__(self, loaded: LoadedGraph, mode: int) -> None:
+    def __init__(self, loaded: LoadedGraph, profile: Profile) -> None:
         import igraph
         import numpy as np
 
         graph = loaded.graph
         self.loaded = loaded
-        self.mode = mode
-        self.speed = loaded.costs.speed(mode)
-        kept = np.flatnonzero(graph.edge_modes & mode)
+        self.profile = profile
+        self.mode = profile.mode
+        self.speed = profile_speed(loaded.costs, profile)
+        kept = usable_edges(graph, profile)
         self.kept = kept
-        times = edge_times(graph, loaded.length, loaded.costs, mode)
+        times = profile_times(graph, loaded.length, loaded.costs, profile)
         self.edge_time = times
+        # A penalised kind's edges are not contracted: a chain's part is timed as its
+        # length / speed (a waypoint's join), which would miss a penalty inside it.
+        self.proportional = tuple(kind for kind in PROPORTIONAL if not profile.penalty(kind))
+        self.own_segments: dict[int, _Segments] = {}  # `LoadedGraph.segments`
         self._contract(graph, kept, times)
         # Vertices are the chains' ends only (junctions), numbered compactly: Dijkstra's
         # work per run grows with the vertex count too.
@@ -160,7 +179,7 @@ class ModeGraph:
         u, v = graph.edge_u[kept], graph.edge_v[kept]
         ends = np.concatenate([u, v])
         degree = np.bincount(ends, minlength=graph.node_count)
-        fixed = ~np.isin(graph.edge_kind[kept], PROPORTIONAL)
+        fixed = ~np.isin(graph.edge_kind[kept], self.proportional)
         pinned = np.bincount(np.concatenate([u[fixed], v[fixed]]), minlength=graph.node_count)
         inner = (degree == 2) & (pinned == 0)
         local = np.concatenate([np.arange(len(kept)), np.arange(len(kept))])
@@ -441,17 +460,41 @@ LOADED_BYTES_PER_ELEMENT = 300  # see LoadedGraph.memory_bytes
 
 
 class LoadedGraph:
-    """A walk graph ready for queries in both modes (built once per process). Spatial
-    indexes of a level's segments are made on its first query, once for both modes
-    when they may use the same segments."""
+    """A walk graph ready for queries in any profile (built once per process): the two
+    plain ones at once, others on first use (`mode_graph`). Spatial indexes of a level's
+    segments are made on its first query, once for the plain graphs when they may use
+    the same segments; another profile's are its own unless they are the same as a
+    plain graph's (dropped with it: the shared ones stay bounded)."""
 
     def __init__(self, graph: WalkGraph, costs: Costs, floor_height: float) -> None:
         self.graph = graph
         self.costs = costs
         self.length = edge_lengths(graph, costs, floor_height)
         self._segments: dict[bytes, _Segments] = {}
-        self.modes = {mode: ModeGraph(self, mode) for mode in (FOOT, WHEELCHAIR)}
+        self.modes = {mode: ModeGraph(self, Profile(mode)) for mode in (FOOT, WHEELCHAIR)}
+        self._profiles: OrderedDict[Profile, ModeGraph] = OrderedDict()
+        self._lock = threading.Lock()  # requests may run in threads (`storage.cpu`)
         self.level_boxes = _level_boxes(graph)
+
+    def mode_graph(self, profile: Profile) -> ModeGraph:
+        """The graph of `profile`: a plain one, or one kept (least recently used first
+        out, at most MAX_PROFILES_KEPT), or one built now (CPU work: callers run it off
+        the event loop on a large graph, as they run the query)."""
+        plain = self.modes.get(profile.mode)
+        if plain is not None and profile.is_plain:
+            return plain
+        with self._lock:
+            found = self._profiles.get(profile)
+            if found is not None:
+                self._profiles.move_to_end(profile)
+                return found
+        built = ModeGraph(self, profile)
+        with self._lock:
+            found = self._profiles.setdefault(profile, built)  # another thread's, if first
+            self._profiles.move_to_end(profile)
+            while len(self._profiles) > MAX_PROFILES_KEPT:
+                self._profiles.popitem(last=False)
+        return found
 
     def segments(self, mode: ModeGraph, level: int) -> _Segments | None:
         edges = mode.walk_by_level.get(level)
@@ -459,18 +502,32 @@ class LoadedGraph:
             return None
         key = edges.tobytes()
         found = self._segments.get(key)
-        if found is None:
-            found = _Segments(edges, self.graph.node_xy, self.graph.edge_u, self.graph.edge_v)
-            self._segments[key] = found
+        if found is not None:
+            return found
+        if not mode.profile.is_plain:
+            own = mode.own_segments.get(level)
+            if own is None:
+                own = mode.own_segments[level] = _Segments(
+                    edges, self.graph.node_xy, self.graph.edge_u, self.graph.edge_v
+                )
+            return own
+        found = _Segments(edges, self.graph.node_xy, self.graph.edge_u, self.graph.edge_v)
+        self._segments[key] = found
         return found
 
     @property
     def memory_bytes(self) -> int:
         """An upper estimate of what it holds once queried on every level: 143-229 bytes
         per node and edge measured (RSS, generated graphs of 54,000-163,000 of them),
-        and its kept joins."""
+        and its kept joins; and MAX_PROFILES_KEPT other profiles' graphs, as if all were
+        kept, each PROFILE_BYTES_PER_ELEMENT per node and edge and its joins."""
+        elements = self.graph.node_count + self.graph.edge_count
+        joins_kept = self.modes[FOOT].joins_kept
         joins = sum(mode.joins_kept for mode in self.modes.values()) * JOIN_BYTES
-        return LOADED_BYTES_PER_ELEMENT * (self.graph.node_count + self.graph.edge_count) + joins
+        profiles = MAX_PROFILES_KEPT * (
+            PROFILE_BYTES_PER_ELEMENT * elements + joins_kept * JOIN_BYTES
+        )
+        return LOADED_BYTES_PER_ELEMENT * elements + joins + profiles
 
     @property
     def is_small(self) -> bool:
@@ -478,21 +535,21 @@ class LoadedGraph:
         return self.graph.edge_count < SMALL_GRAPH_EDGES
 
     def closest(
-        self, mode: int, source: Point, targets: Sequence[Point], stop: Stop | None = None
+        self, profile: Profile, source: Point, targets: Sequence[Point], stop: Stop | None = None
     ) -> list[tuple[int, Cell]] | None:
-        """`ModeGraph.closest` in `mode`."""
-        return self.modes[mode].closest(source, targets, stop)
+        """`ModeGraph.closest` in `profile`."""
+        return self.mode_graph(profile).closest(source, targets, stop)
 
     def matrix(
         self,
-        mode: int,
+        profile: Profile,
         sources: Sequence[Point],
         targets: Sequence[Point],
         stop: Stop | None = None,
     ) -> list[list[Cell]]:
-        """The cells of `sources` x `targets`; ends with `Stopped` soon after `stop` is
-        set (a request past its time budget)."""
-        return self.modes[mode].matrix(sources, targets, stop)
+        """The cells of `sources` x `targets` in `profile`; ends with `Stopped` soon after
+        `stop` is set (a request past its time budget)."""
+        return self.mode_graph(profile).matrix(sources, targets, stop)
 
 
 Box = tuple[float, float, float, float]  # min x, min y, max x, max y (canvas units)

@@ -2,10 +2,10 @@
 
 The route is the one E18 measures: the same augmented graph (`ModeGraph.augmented`),
 the same Dijkstra by time, and its distance summed the same way, so a route's
-`distance` and `time` equal E18's for the same pair and mode. It is then unfolded:
-each contracted chain back into the drawn nodes it passes, each waypoint's join into
-the straight segment to its foot on the walk line, and the whole cut into legs, one
-stretch per level, with the connector rides between them.
+`distance` and `time` equal E18's for the same pair and profile (`routing.profile`). It
+is then unfolded: each contracted chain back into the drawn nodes it passes, each
+waypoint's join into the straight segment to its foot on the walk line, and the whole
+cut into legs, one stretch per level, with the connector rides between them.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from enum import StrEnum
 
 from routing.matrix import Augmented, Join, LoadedGraph, ModeGraph, Point
 from routing.model import DOOR, ELEVATOR, ESCALATOR, LEVEL_DOORS, RAMP, STAIRS, WALK
+from routing.profile import Profile
 from routing.stopping import Stop, checked
 
 RIDES = (STAIRS, ELEVATOR, RAMP, ESCALATOR, DOOR)  # DOOR: between levels of one height
@@ -113,11 +114,11 @@ class _Step:
 
 
 def find_route(
-    loaded: LoadedGraph, mode: int, start: Point, end: Point, stop: Stop | None = None
+    loaded: LoadedGraph, profile: Profile, start: Point, end: Point, stop: Stop | None = None
 ) -> Route | Unreachable:
-    """The quickest route from `start` to `end` in `mode`, or why there is none; ends with
-    `Stopped` soon after `stop` is set."""
-    graph = loaded.modes[mode]
+    """The quickest route from `start` to `end` in `profile`, or why there is none; ends
+    with `Stopped` soon after `stop` is set."""
+    graph = loaded.mode_graph(profile)
     points = list(dict.fromkeys([start, end]))
     found = graph.augmented(points, [(start, end)], stop)
     a, b = found.joins[start], found.joins[end]

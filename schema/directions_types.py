@@ -10,6 +10,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from routing.vocabulary import TURNS, TYPES, ManeuverType, Side
+from schema.scalars import Timestamp
 
 
 def listed(items: list[str]) -> str:
@@ -146,6 +147,10 @@ class RouteManeuver:
     connector: RouteConnector | None = strawberry.field(
         description="For `connector`: the connector taken (its leg's `connector`)."
     )
+    via_index: int | None = strawberry.field(
+        description="For the `arrive` at a stop of a route with `via`: the stop's index in "
+        "`via` (a `depart` follows); null elsewhere."
+    )
     instruction: str = strawberry.field(
         description='The sentence: "Walk 40 ft, then turn slightly right", "Turn left at '
         'Fitness Center", "Take the elevator up to Floor 3", "Arrive at Unit 307 on your '
@@ -184,3 +189,42 @@ class Directions:
         description="Null when no walk path usable in the mode joins the two waypoints."
     )
     reason: str | None = strawberry.field(description="Why `route` is null; null when it is not.")
+    via: list[RouteWaypoint] | None = strawberry.field(
+        description="The stops as asked (`via`), in the request's order; null without stops."
+    )
+    visit_order: list[int] | None = strawberry.field(
+        description="The stops' indexes in `via`, in the order the route visits them (the "
+        "given order unless `optimize`); null without stops."
+    )
+    optimized: str | None = strawberry.field(
+        description="With `optimize`: `exact` (the least total time of every order, up to 8 "
+        "stops) or `heuristic` (beyond); null otherwise."
+    )
+
+
+# Closures (issue 50, docs/routing.md "Closures"): a connector or unit of a map that no
+# route, E18 answer or `nearest` uses while it is in force; fields resolve straight from
+# the dicts `resolvers.wayfinding.closure_fields` returns.
+@strawberry.type(
+    description="A closed connector or unit of a map: no route passes it until `until` "
+    "(or until reopened). Only closures in force are listed."
+)
+class Closure:
+    unit_map_id: strawberry.ID
+    kind: str = strawberry.field(description="`connector` or `unit`.")
+    connector_id: strawberry.ID | None = strawberry.field(
+        description="The connector's `data-connector-id` (kind `connector`), else null."
+    )
+    unit_id: strawberry.ID | None = strawberry.field(
+        description="The unit's id (kind `unit`), else null."
+    )
+    connector_kind: str | None = strawberry.field(
+        description="`elevator`, `stairs`, `escalator`, `ramp` or `door` (kind `connector`)."
+    )
+    name: str | None = strawberry.field(
+        description="The unit's name, or the name of the place a connector stands for, when known."
+    )
+    until: Timestamp | None = strawberry.field(
+        description="When it ends by itself (UTC, whole seconds); null: until reopened."
+    )
+    reason: str | None = strawberry.field(description="Why, as the operator wrote it.")

@@ -3,9 +3,12 @@
 Plain fields resolve straight from the stored dicts, like every other type.
 """
 
+from typing import Any
+
 import strawberry
 
 from resolvers.limits import MAX_NEAREST_IDS, MAX_SEARCH_CHARS, WGS84_WAYPOINT_MARGIN_M
+from resolvers.wayfinding.costing import EXCLUDE_WORDS, PENALTY_SECONDS, WALKING_SPEED_KMH
 from schema.records import record_input
 from schema.scalars import Timestamp
 from storage.limits import REFERENCE_KEY_PATTERN
@@ -170,10 +173,38 @@ class WaypointInput:
     )
 
 
-@strawberry.input
+def _penalty(use: str) -> Any:
+    """A penalty field: seconds added to a route's time per use (its distance unchanged)."""
+    low, high = PENALTY_SECONDS
+    return strawberry.field(
+        default=None,
+        description=f"Seconds added for {use}, from {low:g} to {high:g} (default 0): the "
+        "route avoids it unless the detour costs more. Time only; distance is unchanged.",
+    )
+
+
+@strawberry.input(
+    description="Valhalla's pedestrian costing options (docs/routing.md, Costing options)."
+)
 class PedestrianOptionsInput:
     mode: str | None = strawberry.field(
-        default=None, description="`foot` (default) or `wheelchair`."
+        default=None,
+        description="`foot` (default) or `wheelchair` (never uses stairs or escalators).",
+    )
+    walking_speed: float | None = strawberry.field(
+        default=None,
+        description=f"Walking speed in km/h, from {WALKING_SPEED_KMH[0]:g} to "
+        f"{WALKING_SPEED_KMH[1]:g}; default the server's setting for the mode. Scales the "
+        "time of everything walked; stairs and elevators keep their times per floor.",
+    )
+    step_penalty: float | None = _penalty("each flight of stairs taken (between two floors)")
+    elevator_penalty: float | None = _penalty("each elevator ride")
+    escalator_penalty: float | None = _penalty("each escalator taken (between two floors)")
+    ramp_penalty: float | None = _penalty("each ramp taken (between two floors)")
+    exclude: list[str] | None = strawberry.field(
+        default=None,
+        description=f"Connector kinds never used: any of {', '.join(EXCLUDE_WORDS)} (a "
+        "kind given twice counts once).",
     )
 
 

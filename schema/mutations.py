@@ -1,10 +1,20 @@
 """Root mutations: operator writes, each behind its permission."""
 
+from typing import Annotated
+
 import strawberry
 from strawberry.types import Info
 
 from resolvers import admin, attributes
-from resolvers.auth.permissions import ADMIN, FLAG_UNIT_ATTRIBUTES, UNIT_ATTRIBUTES_WRITE
+from resolvers.auth.permissions import (
+    ADMIN,
+    FLAG_DIRECTIONS,
+    FLAG_UNIT_ATTRIBUTES,
+    UNIT_ATTRIBUTES_WRITE,
+)
+from resolvers.limits import MAX_CLOSURE_DAYS, MAX_CLOSURE_REASON_CHARS
+from resolvers.wayfinding import closure_fields
+from schema.directions_types import Closure
 from schema.experimental_types import (
     AssetReference,
     Location,
@@ -111,6 +121,25 @@ class LocationInput:
     updated_at: Timestamp | None = None
 
 
+Until = Annotated[
+    Timestamp | None,
+    strawberry.argument(
+        description="When the closure ends by itself: in the future, at most "
+        f"{MAX_CLOSURE_DAYS} days ahead (whole seconds); null: until reopened."
+    ),
+]
+Reason = Annotated[
+    str | None,
+    strawberry.argument(
+        description=f"Why: at most {MAX_CLOSURE_REASON_CHARS} characters, one line."
+    ),
+]
+CLOSE = (
+    "Routes, E18 answers and `nearest` on every process avoid it within a second. "
+    "Closing it again replaces its closure. Flag `directions`, needs service.admin."
+)
+
+
 @strawberry.type
 class Mutation:
     @strawberry.mutation(
@@ -185,3 +214,69 @@ class Mutation:
     )
     async def delete_location(self, info: Info, id: strawberry.ID) -> bool:
         return await admin.delete_location(info.context, id)
+
+    # Closures (issue 50, docs/routing.md "Closures").
+    @strawberry.mutation(
+        permission_classes=[requires(ADMIN, FLAG_DIRECTIONS)],
+        description="Close a connector of a map (its stops' rides and links). " + CLOSE,
+    )
+    async def close_connector(
+        self,
+        info: Info,
+        unit_map_id: strawberry.ID,
+        connector_id: strawberry.ID,
+        until: Until = None,
+        reason: Reason = None,
+    ) -> Closure:
+        found = await closure_fields.close(
+            info.context, unit_map_id, connector_id, None, until, reason
+        )
+        return Closure(**found)
+
+    @strawberry.mutation(
+        permission_classes=[requires(ADMIN, FLAG_DIRECTIONS)],
+        description="Close a unit of a map: no walk passes through it or into it. " + CLOSE,
+    )
+    async def close_unit(
+        self,
+        info: Info,
+        unit_map_id: strawberry.ID,
+        unit_id: strawberry.ID,
+        until: Until = None,
+        reason: Reason = None,
+    ) -> Closure:
+        found = await closure_fields.close(info.context, unit_map_id, None, unit_id, until, reason)
+        return Closure(**found)
+
+    @strawberry.mutation(
+        permission_classes=[requires(ADMIN, FLAG_DIRECTIONS)],
+        description="Close a connector or a unit of a map, exactly one of `connectorId` "
+        "and `unitId` (`PUT /v1/unitmaps/{unitMapId}/closures`). " + CLOSE,
+    )
+    async def close(
+        self,
+        info: Info,
+        unit_map_id: strawberry.ID,
+        connector_id: strawberry.ID | None = None,
+        unit_id: strawberry.ID | None = None,
+        until: Until = None,
+        reason: Reason = None,
+    ) -> Closure:
+        found = await closure_fields.close(
+            info.context, unit_map_id, connector_id, unit_id, until, reason
+        )
+        return Closure(**found)
+
+    @strawberry.mutation(
+        permission_classes=[requires(ADMIN, FLAG_DIRECTIONS)],
+        description="Reopen a closed connector or unit, exactly one of `connectorId` and "
+        "`unitId`; false when it was not closed. Flag `directions`, needs service.admin.",
+    )
+    async def reopen(
+        self,
+        info: Info,
+        unit_map_id: strawberry.ID,
+        connector_id: strawberry.ID | None = None,
+        unit_id: strawberry.ID | None = None,
+    ) -> bool:
+        return await closure_fields.reopen(info.context, unit_map_id, connector_id, unit_id)

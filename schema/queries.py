@@ -25,9 +25,11 @@ from resolvers.auth.permissions import (
 from resolvers.parse import parse_svg
 from resolvers.search import search
 from resolvers.tiles import tiles
-from resolvers.wayfinding import directions, distances
-from schema.directions_types import Directions
+from resolvers.wayfinding import closure_fields, directions, distances
+from resolvers.wayfinding.via import MAX_VIA
+from schema.directions_types import Closure, Directions
 from schema.experimental_types import (
+    CostingOptionsInput,
     DistanceMatrix,
     DistanceMatrixInput,
     LocationList,
@@ -241,6 +243,17 @@ ROOT_FIELDS: tuple[RootField | str, ...] = (
     "distance_matrix",
     "route",
     RootField(
+        "closures",
+        closure_fields.list_closures,
+        list[Closure],
+        ALL,
+        parents=(UNIT_MAP_ID,),
+        description="Closures in force on a map (issue 50), by kind then target id: all, "
+        "or one slice when paging arguments are given. Flag `directions`, any key that "
+        "may see the map.",
+        permission=requires(flag=FLAG_DIRECTIONS),
+    ),
+    RootField(
         "search",
         search.search,
         SearchPage,
@@ -310,8 +323,8 @@ class HandWritten:
         description="The route from one waypoint to another: legs per level with their "
         "polylines, the connectors taken, maneuvers (turns, landmarks, instructions), steps, "
         "distance (feet) and time (seconds), equal to E18 pathfinding's. `to: {nearest: ...}` "
-        "goes to the nearest of several candidates. Flag `directions`, permission "
-        "service.distances.calculate.",
+        "goes to the nearest of several candidates; `costingOptions` costs it as E18's do. "
+        "Flag `directions`, permission service.distances.calculate.",
     )
     async def route(
         self,
@@ -336,9 +349,40 @@ class HandWritten:
                 "FeatureCollection; the map must be georeferenced), made only when selected."
             ),
         ] = None,
+        costing_options: Annotated[
+            CostingOptionsInput | None,
+            strawberry.argument(
+                description="E18's costing options: walking speed, penalties per use of a "
+                "connector kind, kinds excluded (`pedestrian.mode`, when given with `mode`, "
+                "must equal it)."
+            ),
+        ] = None,
+        via: Annotated[
+            list[WaypointInput] | None,
+            strawberry.argument(
+                description=f"Stops between `from` and `to` (at most {MAX_VIA}), visited in "
+                "this order, or in the order of least total time with `optimize`."
+            ),
+        ] = None,
+        optimize: Annotated[
+            bool | None,
+            strawberry.argument(
+                description="Visit the stops in the order of least total time (`from` and "
+                "`to` stay first and last): exact up to 8 stops, a heuristic beyond."
+            ),
+        ] = None,
     ) -> Directions:
         return await directions.directions(  # type: ignore[return-value]  # a dict: strawberry reads it by key
-            info.context, unit_map_id, as_record(from_), as_record(to), mode, units, geometry
+            info.context,
+            unit_map_id,
+            as_record(from_),
+            as_record(to),
+            mode,
+            units,
+            geometry,
+            as_record(costing_options),
+            None if via is None else [as_record(stop) for stop in via],
+            optimize,
         )
 
     # Vector tiles (docs/tiles.md): a tile's address is z/x/y, not an id or a page; the

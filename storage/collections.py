@@ -40,6 +40,8 @@ IMPORT_BATCHES = "import_batches"
 SWITCHES = "switches"
 # The request budget of each process that reads, which a switch waits out (switch_gate.py).
 READERS = "readers"
+# Closed connectors and units of a map, one per (map, kind, target) (storage.closures).
+CLOSURES = "closures"
 FILES_BUCKET = "fs"
 # The tag of a location that stands for a unit (derived from a drawing, or given): its
 # value is the unit id.
@@ -151,4 +153,13 @@ COLLECTIONS: tuple[Collection, ...] = (
     Collection(SWITCHES),  # `_id`: the asset; every process reads them all, often
     # A process that stopped recording its budget is forgotten once `expires_at` passes.
     Collection(READERS, [Index([("expires_at", 1)], expire_after_seconds=0)]),
+    # Closing a target again replaces its closure: one per map, kind and target. An
+    # ended one is removed by the database (`expires_at`, its `until`); readers skip it.
+    Collection(
+        CLOSURES,
+        [
+            Index([("unit_map_id", 1), ("kind", 1), ("target_id", 1)], unique=True),
+            Index([("expires_at", 1)], expire_after_seconds=0),
+        ],
+    ),
 )

@@ -38,6 +38,7 @@ from storage.cache import cached_reads
 
 if TYPE_CHECKING:
     from routing.matrix import Cell
+    from routing.profile import Profile
 
 
 PARTIAL_SHARE = 8  # a page within the first eighth of the matches is sorted partially
@@ -82,6 +83,7 @@ async def search(
     mode: str | None = None,
 ) -> Page:
     from routing.model import MODES
+    from routing.profile import Profile
 
     caller = await context.caller()
     errors = FieldErrors()
@@ -110,7 +112,7 @@ async def search(
         index = await asset_index(context.store, context.services.search_indexes, asset_id)
         found.extend(_filtered(index, index.find(q), unit_map_id, floor_id))
     if unit_map is not None and near is not None:
-        found = await _walked(context, unit_map, near, MODES[mode or "foot"], found)
+        found = await _walked(context, unit_map, near, Profile(MODES[mode or "foot"]), found)
     start = (page_no - 1) * size
     asked = len(phrase(q))
     items = [_item(one, asked, unit_map_id) for one in _ranked(found, start + size)[start:]]
@@ -161,7 +163,11 @@ def _filtered(
 
 
 async def _walked(
-    context: RequestContext, unit_map: dict[str, Any], near: str, mode: int, found: list[Found]
+    context: RequestContext,
+    unit_map: dict[str, Any],
+    near: str,
+    profile: Profile,
+    found: list[Found],
 ) -> list[Found]:
     """Each result with its walk from `near` (one search from it to them all)."""
     map_id = unit_map["id"]
@@ -182,7 +188,12 @@ async def _walked(
     ]
     loaded = await map_graph(context, unit_map)
     (cells,) = await on_graph(
-        loaded, loaded.matrix, mode, [points[near]], [point for _, point in targets], stoppable=True
+        loaded,
+        loaded.matrix,
+        profile,
+        [points[near]],
+        [point for _, point in targets],
+        stoppable=True,
     )
     walked = list(found)
     for (position, _), cell in zip(targets, cells, strict=True):

@@ -61,6 +61,7 @@ class RouteManeuver(TypedDict):
     landmark: Landmark | None
     side: str | None
     connector: LegConnector | None
+    via_index: int | None  # the stop an intermediate `arrive` reaches (`via`)
     instruction: str
 
 
@@ -82,3 +83,6 @@ class Directions(TypedDict):
     to: dict[str, Any]
     route: Route | None
     reason: str | None
+    via: list[dict[str, Any]] | None  # the stops as asked
+    visit_order: list[int] | None
+    optimized: str | None

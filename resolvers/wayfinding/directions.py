@@ -6,9 +6,11 @@ the `steps`.
 Access (flag `directions`, permission `service.distances.calculate`) was checked by
 the field's permission class. Then the order of E18: input (422), the map (404), the
 waypoints against the map (422), then the answer. A pair that no walk path joins is
-an answer, not an error: `route` is null and `reason` says why. The route is the one
-E18 measures (`routing.route`), so its distance and time equal E18's. A `to` that names
-candidates (`nearest`) is first made the chosen one's id (`nearest.choose`).
+an answer, not an error: `route` is null and `reason` says why (naming the connector
+kinds `exclude` forbids when the route would exist without them). The route is the one
+E18 measures (`routing.route`) in the same costing options (`costing`), so its distance
+and time equal E18's. A `to` that names candidates (`nearest`) is first made the chosen
+one's id (`nearest.choose`), chosen in the same options.
 """
 
 from __future__ import annotations
@@ -22,6 +24,13 @@ from resolvers.reads import visible_map
 from resolvers.validation import check_id
 from resolvers.wayfinding.answers import Directions, LegConnector, RouteLeg, RouteManeuver
 from resolvers.wayfinding.answers import Route as RouteAnswer
+from resolvers.wayfinding.closures import (
+    Closed,
+    closure_words,
+    closures_in_the_way,
+    profile_closed,
+)
+from resolvers.wayfinding.costing import Costing, avoided_words, check_costing
 from resolvers.wayfinding.distances import (
     ECHOED,
     Waypoint,
@@ -38,14 +47,25 @@ from resolvers.wayfinding.instructions import UNITS, Words, instruction
 from resolvers.wayfinding.landmarks import map_places
 from resolvers.wayfinding.nearest import Choice, Wanted, check_nearest, choose
 from resolvers.wayfinding.route_geojson import route_geojson
+from resolvers.wayfinding.via import check_via, joined, visit_order
 from resolvers.wayfinding.world import NOT_GEOREFERENCED
 
 if TYPE_CHECKING:  # routing is imported by the functions that need it
     from routing.maneuvers import Maneuver
-    from routing.matrix import LoadedGraph
+    from routing.matrix import LoadedGraph, Point
+    from routing.profile import Profile
     from routing.route import Route
 
 MODE_WORDS = {"foot": "on foot", "wheelchair": "by wheelchair"}
+# Why there is no route (`routing.route.Unreachable`'s values), `how`: MODE_WORDS; a
+# DISCONNECTED pair that the excluded kinds part ends with " without " and their words.
+REASONS = {
+    "start-off-graph": "no walk path usable {how} on the start's level",
+    "end-off-graph": "no walk path usable {how} on the destination's level",
+    "disconnected": "no walk path usable {how} joins the start and the destination",
+    "no-candidate": "no candidate is reachable {how} from the start",
+}
+WITHOUT = " without {kinds}"
 GEOMETRIES = ("geojson",)  # what `geometry` may ask the route as, besides its canvas legs
 
 
@@ -56,9 +76,13 @@ def _checked(
     mode: str | None,
     units: str | None,
     geometry: str | None,
-) -> tuple[str, str, Wanted | None]:
-    """Everything that can be checked without the database; the mode's and the length
-    unit's names, and the candidates `to` names, if it does."""
+    costing_options: dict[str, Any] | None,
+    via: list[Waypoint] | None = None,
+    optimize: bool | None = None,
+) -> tuple[Costing, str, Wanted | None]:
+    """Everything that can be checked without the database; the costing options (the
+    mode's among them: `mode`, else the options' own), the length unit's name, and the
+    candidates `to` names, if it does."""
     from routing.model import MODES
 
     errors = FieldErrors()
@@ -72,8 +96,11 @@ def _checked(
     check_choice(errors, "mode", mode, tuple(MODES))
     check_choice(errors, "units", units, UNITS)
     check_choice(errors, "geometry", geometry, GEOMETRIES)
+    pedestrian = (costing_options or {}).get("pedestrian")
+    costing = check_costing(errors, "costingOptions.pedestrian", pedestrian, mode)
+    check_via(errors, via, optimize)
     errors.raise_if_any()
-    return mode or "foot", units or "imperial", wanted
+    return costing, units or "imperial", wanted
 
 
 async def directions(
@@ -84,14 +111,20 @@ async def directions(
     mode: str | None,
     units: str | None = None,
     geometry: str | None = None,
+    costing_options: dict[str, Any] | None = None,
+    via: list[Waypoint] | None = None,
+    optimize: bool | None = None,
 ) -> Directions:
-    from routing.maneuvers import route_with_maneuvers
-    from routing.model import MODES
-    from routing.route import Unreachable
+    from routing.trip import Broken, plan_trip
 
     caller = await context.caller()
     start, end = dict(start), dict(end)
-    mode_name, units_name, wanted = _checked(map_id, start, end, mode, units, geometry)
+    stops = None if via is None else [dict(stop) for stop in via]
+    costing, units_name, wanted = _checked(
+        map_id, start, end, mode, units, geometry, costing_options, stops, optimize
+    )
+    mode_name = costing.mode
+    profile = costing.profile()
     unit_map = await visible_map(context, caller, map_id)
     problems = FieldErrors()
     frame = await georeferenced(context, unit_map) if geometry is not None else None
@@ -99,9 +132,13 @@ async def directions(
         problems.add("geometry", NOT_GEOREFERENCED)
     choice = None
     if wanted is not None:
-        choice = await choose(context, unit_map, start, wanted, mode_name)
+        choice = await choose(context, unit_map, start, wanted, profile)
         end = {"id": choice.location_id}  # as if the client had asked for it
-    named = [("from", start), ("to", end)]
+    named = [
+        ("from", start),
+        *((f"via.{i}", stop) for i, stop in enumerate(stops or ())),
+        ("to", end),
+    ]
     points = await place_waypoints(context, unit_map, named, problems)
     problems.raise_if_any()
     answer: Directions = {
@@ -110,6 +147,9 @@ async def directions(
         "to": _echo(end),
         "route": None,
         "reason": None,
+        "via": None if stops is None else [_echo(stop) for stop in stops],
+        "visit_order": None,
+        "optimized": None,
     }
     if not unit_map.get("graph_file"):
         answer["reason"] = "this map has no walk paths (it is not processed for pathfinding)"
@@ -119,22 +159,25 @@ async def directions(
     if choice is not None and not choice.reachable:
         answer["reason"] = _unchosen(choice, mode_name)
         return answer
+    profile, closed = await profile_closed(context, unit_map, loaded, profile)
     places = await map_places(context, unit_map, loaded)
-    skip = frozenset(str(w["id"]) for w in (start, end) if w.get("id") is not None)
+    waypoints = [waypoint for _, waypoint in named]
+    skip = frozenset(str(w["id"]) for w in waypoints if w.get("id") is not None)
     found = await on_graph(
-        loaded,
-        route_with_maneuvers,
-        loaded,
-        MODES[mode_name],
-        *points,
-        places,
-        skip,
-        stoppable=True,
+        loaded, plan_trip, loaded, profile, points, bool(optimize), places, skip, stoppable=True
     )
-    if isinstance(found, Unreachable):
-        answer["reason"] = _reason(found, mode_name)
+    if isinstance(found, Broken):
+        a, b = found.order[found.part], found.order[found.part + 1]
+        excluded = await _in_the_way(loaded, profile, found.why, [points[a], points[b]])
+        reason = _reason(found.why, mode_name, excluded)
+        if not excluded and closed.closures:
+            reason = await _closed_reason(
+                loaded, profile, closed, found.why, [points[a], points[b]], reason
+            )
+        if stops is not None:
+            reason += f" (between {_named_point(named, a)} and {_named_point(named, b)})"
+        answer["reason"] = reason
         return answer
-    route, maneuvers = found
     floors = await _floor_names(context, unit_map)
     graph = loaded.graph
 
@@ -142,27 +185,76 @@ async def directions(
         floor_id = graph.level_floors[level]
         return floors.get(floor_id or "", floor_id or graph.level_uids[level])
 
-    words = Words(start.get("name"), end.get("name"), level_name, units_name)
-    made = _route(loaded, route, maneuvers, words)
+    parts = []
+    for number, (route, maneuvers) in enumerate(found.parts):
+        a, b = found.order[number], found.order[number + 1]
+        words = Words(waypoints[a].get("name"), waypoints[b].get("name"), level_name, units_name)
+        parts.append(_route(loaded, route, maneuvers, words))
+    if stops is None:
+        made = parts[0]
+    else:
+        visited = visit_order(found)
+        answer["visit_order"], answer["optimized"] = visited, found.optimized
+        made = joined(parts, visited)
     if frame is not None:  # asked for: made when `geojson` is selected (schema Route)
         made["geojson_of"] = partial(route_geojson, made, frame, unit_map["id"])
     answer["route"] = made
     return answer
 
 
+def _named_point(named: list[tuple[str, Waypoint]], index: int) -> str:
+    """A point of a trip as the request names it: `from`, `via.2`, `to`."""
+    return named[index][0]
+
+
+async def _closed_reason(
+    loaded: LoadedGraph,
+    profile: Profile,
+    closed: Closed,
+    why: Any,
+    points: list[Point],
+    told: str,
+) -> str:
+    """When only closures stand in the way (a route joins the pair without them), the
+    reason names them: "... : the elevator Lift A is closed until 14:00 UTC"."""
+    from routing.route import Unreachable, find_route
+
+    if why != Unreachable.DISCONNECTED:
+        return told
+    found = await on_graph(
+        loaded, find_route, loaded, profile.without(closed=True), *points, stoppable=True
+    )
+    if isinstance(found, Unreachable):
+        return told
+    named = "; ".join(closure_words(each) for each in closures_in_the_way(closed, found))
+    return f"{told}: {named}"
+
+
 def _echo(waypoint: Waypoint) -> dict[str, Any]:
     return {key: waypoint.get(key) for key in ECHOED}
 
 
-def _reason(why: Any, mode_name: str) -> str:
-    from routing.route import Unreachable
+def _reason(why: Any, mode_name: str, excluded: frozenset[int] = frozenset()) -> str:
+    """Why there is no route in words (REASONS), naming the `excluded` kinds that alone
+    stand in its way."""
+    told = REASONS[str(why)].format(how=MODE_WORDS[mode_name])
+    return told + WITHOUT.format(kinds=avoided_words(excluded)) if excluded else told
 
-    how = MODE_WORDS[mode_name]
-    return {
-        Unreachable.START_OFF_GRAPH: f"no walk path usable {how} on the start's level",
-        Unreachable.END_OFF_GRAPH: f"no walk path usable {how} on the destination's level",
-        Unreachable.DISCONNECTED: f"no walk path usable {how} joins the start and the destination",
-    }[why]
+
+async def _in_the_way(
+    loaded: LoadedGraph, profile: Profile, why: Any, points: list[Point]
+) -> frozenset[int]:
+    """The kinds the options exclude when the pair is disconnected only by them (a route
+    in the same mode joins it when they are allowed), else none. The mode's own (stairs
+    and escalators by wheelchair) are told by the mode's words."""
+    from routing.route import Unreachable, find_route
+
+    if why != Unreachable.DISCONNECTED or not profile.excluded:
+        return frozenset()
+    found = await on_graph(
+        loaded, find_route, loaded, profile.without(profile.excluded), *points, stoppable=True
+    )
+    return frozenset() if isinstance(found, Unreachable) else profile.excluded
 
 
 def _unchosen(choice: Choice, mode_name: str) -> str:
@@ -171,7 +263,7 @@ def _unchosen(choice: Choice, mode_name: str) -> str:
 
     if not choice.start_joins:
         return _reason(Unreachable.START_OFF_GRAPH, mode_name)
-    return f"no candidate is reachable {MODE_WORDS[mode_name]} from the start"
+    return REASONS["no-candidate"].format(how=MODE_WORDS[mode_name])
 
 
 async def _floor_names(context: RequestContext, unit_map: dict[str, Any]) -> dict[str, str]:
@@ -252,5 +344,6 @@ def _maneuver(
         },
         "side": None if side is None else side.value,
         "connector": None if maneuver.ride is None else legs[maneuver.ride]["connector"],
+        "via_index": None,
         "instruction": instruction(maneuver, route, words),
     }

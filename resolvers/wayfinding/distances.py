@@ -25,11 +25,12 @@ from resolvers.limits import (
 from resolvers.paging import BY_ID
 from resolvers.reads import visible_map
 from resolvers.validation import SIDES, check_id, pair_count_problems
-from resolvers.wayfinding.graph_cache import LOCATION_FIELDS, load_graph, load_waypoints
+from resolvers.wayfinding.closures import closed_edges
+from resolvers.wayfinding.costing import Costing, check_costing
+from resolvers.wayfinding.graph_cache import LOCATION_FIELDS, load_graph, load_waypoints, on_graph
 from resolvers.wayfinding.world import check_wgs84, is_wgs84, map_frame, place_wgs84
 from storage import collections as c
 from storage.cache import cached_reads
-from storage.cpu import run_cpu
 
 if TYPE_CHECKING:  # routing is imported by the functions that need it
     from routing.matrix import Cell, LoadedGraph, Point
@@ -46,7 +47,7 @@ Waypoint = dict[str, Any]
 class Request:
     sources: list[Waypoint]
     targets: list[Waypoint]
-    mode: int
+    costing: Costing  # `costing_options.pedestrian`
     method: str
 
 
@@ -62,8 +63,6 @@ def check_choice(
 
 def _checked_input(map_id: str, data: dict[str, Any]) -> Request:
     """Everything that can be checked without the database."""
-    from routing.model import FOOT, MODES
-
     errors = FieldErrors()
     check_id(errors, "unitMapId", map_id)
     for side in SIDES:
@@ -75,16 +74,15 @@ def _checked_input(map_id: str, data: dict[str, Any]) -> Request:
     for message in pair_count_problems(data):
         errors.add("input", message)
     check_choice(errors, "input.costing", data.get("costing"), COSTINGS)
-    pedestrian = (data.get("costing_options") or {}).get("pedestrian") or {}
-    mode = pedestrian.get("mode")
-    check_choice(errors, "input.costingOptions.pedestrian.mode", mode, tuple(MODES))
+    pedestrian = (data.get("costing_options") or {}).get("pedestrian")
+    costing = check_costing(errors, "input.costingOptions.pedestrian", pedestrian)
     method = data.get("distance_method")
     check_choice(errors, "input.distanceMethod", method, METHODS)
     errors.raise_if_any()
     return Request(
         sources=[dict(w) for w in data["sources"]],
         targets=[dict(w) for w in data["targets"]],
-        mode=MODES.get(mode or "foot", FOOT),
+        costing=costing,
         method=method or "default",
     )
 
@@ -301,6 +299,7 @@ def _fill(errors: FieldErrors, place: str, waypoint: Waypoint, location: dict[st
 async def distance_matrix(
     context: RequestContext, map_id: str, data: dict[str, Any]
 ) -> dict[str, Any]:
+    from routing.costs import profile_speed
     from routing.levels import stored_heights
     from routing.matrix import euclidean_matrix
 
@@ -319,19 +318,19 @@ async def distance_matrix(
     points = await _placed(context, unit_map, request)
     sources, targets = points[: len(request.sources)], points[len(request.sources) :]
     use_graph = graph_file is not None and request.method != "euclidean"
+    profile = request.costing.profile()
     if use_graph:
         loaded = await map_graph(context, unit_map)
         check_on_drawing(loaded, _named(request), points)
-        cells = await on_graph(
-            loaded, loaded.matrix, request.mode, sources, targets, stoppable=True
-        )
+        profile = request.costing.profile((await closed_edges(context, unit_map, loaded)).edges)
+        cells = await on_graph(loaded, loaded.matrix, profile, sources, targets, stoppable=True)
     else:
         cells = euclidean_matrix(
             sources,
             targets,
             unit_map.get("feet_per_unit") or 1.0,
             floor_height_of(context, unit_map),
-            context.settings.routing_costs.speed(request.mode),
+            profile_speed(context.settings.routing_costs, profile),
             stored_heights(unit_map.get("levels") or []),
         )
     return _answer("pathfinding" if use_graph else "euclidean", request, cells)
@@ -346,17 +345,6 @@ async def map_graph(context: RequestContext, unit_map: dict[str, Any]) -> Loaded
         (graph_file, floor_height),
         lambda: load_graph(context.store, context.settings, graph_file, floor_height),
     )
-
-
-async def on_graph(
-    loaded: LoadedGraph, work: Callable[..., T], *args: Any, stoppable: bool = False
-) -> T:
-    """`work(*args)` on a loaded graph: at once on a small one, else off the event loop
-    (CPU work, `storage.cpu`); a `stoppable` work takes `stop=`, set when its request is
-    cancelled (past its time budget), and ends soon after instead of computing on."""
-    if loaded.is_small:
-        return work(*args)
-    return await run_cpu(work, *args, stoppable=stoppable)
 
 
 def floor_height_of(context: RequestContext, unit_map: dict[str, Any]) -> float:

@@ -10,7 +10,8 @@ the old one; a value is loaded once even when many requests ask for it at the sa
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from routing.matrix import LoadedGraph
 from routing.model import graph_from_bytes
@@ -20,6 +21,8 @@ from storage.cpu import run_cpu
 from storage.database import Store
 from storage.files import get_file
 from storage.settings import Settings
+
+T = TypeVar("T")
 
 
 async def load_graph(
@@ -43,3 +46,14 @@ async def load_waypoints(store: Store, map_id: str) -> dict[str, dict[str, Any]]
         store, c.LOCATIONS, query, [("_id", 1)], projection=LOCATION_FIELDS
     )
     return {doc.pop("_id"): doc for doc in found}
+
+
+async def on_graph(
+    loaded: LoadedGraph, work: Callable[..., T], *args: Any, stoppable: bool = False
+) -> T:
+    """`work(*args)` on a loaded graph: at once on a small one, else off the event loop
+    (CPU work, `storage.cpu`); a `stoppable` work takes `stop=`, set when its request is
+    cancelled (past its time budget), and ends soon after instead of computing on."""
+    if loaded.is_small:
+        return work(*args)
+    return await run_cpu(work, *args, stoppable=stoppable)

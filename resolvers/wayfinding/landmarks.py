@@ -20,7 +20,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from resolvers.context import RequestContext
-from resolvers.wayfinding.distances import on_graph
+from resolvers.wayfinding.graph_cache import on_graph
 from storage import collections as c
 from storage.cache import cached_reads
 from storage.database import Store

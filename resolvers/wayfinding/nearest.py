@@ -21,6 +21,7 @@ from resolvers.paging import BY_ID
 from resolvers.search.text import check_text
 from resolvers.tag_filter import Term, matches, parse_filter
 from resolvers.validation import check_id
+from resolvers.wayfinding.closures import profile_closed
 from resolvers.wayfinding.distances import (
     Waypoint,
     check_on_drawing,
@@ -37,6 +38,7 @@ from storage.cache import cached_reads
 
 if TYPE_CHECKING:  # routing is imported by the functions that need it
     from routing.matrix import Point
+    from routing.profile import Profile
 
 FORMS = ("q", "tags", "ids")  # exactly one of them
 ALONE = ("id", "name", "x", "y", "floor_id", "lon", "lat", "level")  # not with `nearest`
@@ -99,12 +101,11 @@ async def choose(
     unit_map: dict[str, Any],
     start: Waypoint,
     wanted: Wanted,
-    mode_name: str,
+    profile: Profile,
 ) -> Choice:
-    """The candidate with the least time from `start` in the mode (ties: distance, then
-    id). 422 for a start or a candidate not on the map, or no candidate at all."""
-    from routing.model import MODES
-
+    """The candidate with the least time from `start` in the route's profile (its mode,
+    costing options and closures; ties: distance, then id). 422 for a start or a
+    candidate not on the map, or no candidate at all."""
     errors = FieldErrors()
     start = dict(start)  # filled here for the search only; `directions` places it again
     placed = await place_waypoints(context, unit_map, [("from", start)], errors)
@@ -115,11 +116,10 @@ async def choose(
     if unit_map.get("graph_file"):
         loaded = await map_graph(context, unit_map)
         check_on_drawing(loaded, [("from", start)], placed)
+        profile, _ = await profile_closed(context, unit_map, loaded, profile)
         # One search gives every candidate's time; only the first ones are measured along
         # their paths (`closest`), as E18 would measure them.
-        closest = await on_graph(
-            loaded, loaded.closest, MODES[mode_name], origin, points, stoppable=True
-        )
+        closest = await on_graph(loaded, loaded.closest, profile, origin, points, stoppable=True)
         reached = [
             (rounded(cell[1]), rounded(cell[0]), ids[index])
             for index, cell in closest or ()

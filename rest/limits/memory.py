@@ -29,6 +29,8 @@ from rest.limits.values import (
     LOGGED_FIELD,
     PERSISTED_CACHE,
     PERSISTED_RECHECK,
+    PROFILE_ELEMENT,
+    PROFILES,
     RATE_BUCKETS,
     READ_CACHE,
     SEARCH_CACHE,
@@ -97,6 +99,17 @@ CACHES_ROWS: tuple[Limit, ...] = (
         GRAPH_CACHE.code,
         "map id and its graph file",
         (GRAPH_CACHE, GRAPH_ELEMENT, JOINS_MIN, JOINS_MAX, JOIN_SIZE),
+    ),
+    Limit(
+        CACHES,
+        "Costed graphs of a loaded walk graph: profiles other than plain foot and wheelchair "
+        "(costing options, closures), built on first use, least recently used first out "
+        f"(each counted in its walk graph's bytes, as if all were kept: "
+        f"{count(PROFILE_ELEMENT.value)} bytes per node and edge and its joins)",
+        f"{count(PROFILES.value)} per walk graph",
+        f"{PROFILES.code} ({PROFILES.path})",
+        "the profile: mode, walking speed, penalties, kinds excluded, edges closed",
+        (PROFILES, PROFILE_ELEMENT, GRAPH_CACHE),
     ),
     Limit(
         CACHES,

@@ -154,6 +154,8 @@ GRAPH_ELEMENT = constant(routing.matrix, "LOADED_BYTES_PER_ELEMENT")
 JOINS_MIN = constant(routing.matrix, "MIN_JOINS_KEPT")
 JOINS_MAX = constant(routing.matrix, "MAX_JOINS_KEPT")
 JOIN_SIZE = constant(routing.matrix, "JOIN_BYTES")
+PROFILES = constant(routing.matrix, "MAX_PROFILES_KEPT")
+PROFILE_ELEMENT = constant(routing.matrix, "PROFILE_BYTES_PER_ELEMENT")
 KEY_LOOKUPS = default_of(KeyCache, "max_entries")
 RATE_BUCKETS = default_of(RateLimiter, "max_keys")
 

@@ -65,7 +65,11 @@ FRAGMENTS = {
     "maneuvers { type modifier bearing_before: bearingBefore bearing_after: bearingAfter "
     "location { x y } leg_index: legIndex point_index: pointIndex distance time "
     f"landmark {{ unit_id: unitId location_id: locationId name }} side {ROUTE_CONNECTOR} "
-    "instruction } } reason }",
+    "via_index: viaIndex instruction } } reason via { id name x y floor_id: floorId } "
+    "visit_order: visitOrder optimized }",
+    "ClosureFields": "fragment ClosureFields on Closure { unit_map_id: unitMapId kind "
+    "connector_id: connectorId unit_id: unitId connector_kind: connectorKind name until "
+    "reason }",
     "SearchResultFields": "fragment SearchResultFields on SearchResult { kind id name "
     "asset_id: assetId floor_id: floorId map_id: mapId location_id: locationId category "
     "score matched distance time }",

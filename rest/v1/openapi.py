@@ -120,6 +120,9 @@ PARAMETER_DOCS: dict[str, tuple[str, Schema]] = {
         "How `near`'s walks go: `foot` (default) or `wheelchair`.",
         {"type": "string", "enum": ["foot", "wheelchair"]},
     ),
+    # Closures (issue 50): what `DELETE /v1/unitmaps/{unitMapId}/closures` reopens.
+    "connector": ("The connector to reopen (its `data-connector-id`); or `unit`.", ID_SCHEMA),
+    "unit": ("The unit to reopen; or `connector`.", ID_SCHEMA),
     "after": (
         "Resume after this event (an earlier event's `id`); without it, from now. The "
         "`Last-Event-ID` header wins when both are sent.",

@@ -53,8 +53,27 @@ ROUTE = Body(
         Param("mode", "mode", "String", "body"),
         Param("units", "units", "String", "body"),
         Param("geometry", "geometry", "String", "body"),
+        Param("via", "via", "[WaypointInput!]", "body"),
+        Param("optimize", "optimize", "Boolean", "body"),
+        Param("costing_options", "costingOptions", "CostingOptionsInput", "body"),
     ),
 )
+# A closure (issue 50): `{"data": {"connector_id" | "unit_id", "until", "reason"}}`.
+CLOSURE = Body(
+    "closure",
+    "",
+    ("application/json",),
+    lambda settings: MAX_QUERY_BODY_BYTES,
+    name="data",
+    json=True,
+    members=(
+        Param("connector_id", "connectorId", "ID", "body"),
+        Param("unit_id", "unitId", "ID", "body"),
+        Param("until", "until", "Timestamp", "body"),
+        Param("reason", "reason", "String", "body"),
+    ),
+)
+CLOSURES_PATH = "/v1/unitmaps/{unitMapId}/closures"
 ASSIGNMENTS = Body(
     "data",
     "[UnitAttributeAssignmentInput!]!",
@@ -374,6 +393,51 @@ FLAT_ROUTES: tuple[RestRoute, ...] = (
         (path("map", "unitMapId"),),
         body=ROUTE,
         example=Example({"map": "map-b1"}, body=ROUTE_REQUEST),
+    ),
+    # Closures (issue 50): the PUT's example closes the demo's elevator, the GET lists it,
+    # the DELETE reopens it (the rows run in this order: the demo is as before).
+    RestRoute(
+        "PUT",
+        CLOSURES_PATH,
+        "closeOnUnitMap",
+        "Close a connector or a unit of a unit map (closures)",
+        "close",
+        "ClosureFields",
+        Shape.SINGLE,
+        (path("unitMapId", "unitMapId"),),
+        body=CLOSURE,
+        mutation=True,
+        example=Example(
+            {"unitMapId": "map-b1"},
+            body={"data": {"connector_id": "b1-elevator", "reason": "Maintenance"}},
+        ),
+    ),
+    RestRoute(
+        "GET",
+        CLOSURES_PATH,
+        "listClosures",
+        "List the closures in force on a unit map (closures)",
+        "closures",
+        "ClosureFields",
+        Shape.DATA,
+        (path("unitMapId", "unitMapId"),),
+        example=Example({"unitMapId": "map-b1"}),
+    ),
+    RestRoute(
+        "DELETE",
+        CLOSURES_PATH,
+        "reopenOnUnitMap",
+        "Reopen a closed connector or unit of a unit map (closures)",
+        "reopen",
+        None,
+        Shape.NO_CONTENT,
+        (
+            path("unitMapId", "unitMapId"),
+            Param("connector", "connectorId", "ID"),
+            Param("unit", "unitId", "ID"),
+        ),
+        mutation=True,
+        example=Example({"unitMapId": "map-b1"}, {"connector": "b1-elevator"}),
     ),
     RestRoute(
         "GET",

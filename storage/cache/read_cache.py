@@ -19,7 +19,8 @@ byte budget exactly and hands every reader its own fresh documents.
 Whole answers can be kept too (`answer`, `keep_answer`): a request that runs with a
 `ReadLog` in `READS` notes the version of every collection it read, and its answer is
 valid while all of those versions hold (REST GETs, `rest/v1/dispatch.py`; /graphql queries,
-`rest/graphql_http/direct.py`).
+`rest/graphql_http/direct.py`), and until the earliest moment a read said its result
+changes by itself (`ReadLog.expires`: a closure's `until`, storage/closures.py).
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ class Entry:
     size: int
     tag: str = ""  # an answer's ETag (REST GETs), else ""
     cost: int = 0  # an answer's cost, as its first run settled it: each serving is charged it
+    until: float | None = None  # an answer's end (epoch seconds), else it lasts while it holds
 
 
 class KeptAnswer(NamedTuple):
@@ -78,10 +80,17 @@ class ReadLog:
     key: Hashable
     versions: dict[str, Version] = field(default_factory=dict)
     complete: bool = True
+    until: float | None = None  # epoch seconds: the answer is not served from then on
 
     def note(self, collection: str, version: Version) -> None:
         if self.versions.setdefault(collection, version) != version:
             self.complete = False
+
+    def expires(self, at: float) -> None:
+        """Something read changes by itself at `at` (epoch seconds) with no write (a
+        closure ends): the answer is served no later."""
+        if self.until is None or at < self.until:
+            self.until = at
 
 
 READS: ContextVar[ReadLog | None] = ContextVar("floorgate_reads", default=None)
@@ -289,6 +298,8 @@ class ReadCache:
         entry = self._entries.get(key) if self.live else None
         if entry is None or not all(self.version(c) == v for c, v in entry.version):  # type: ignore[misc]  # an answer's: (collection, version) pairs
             return None
+        if entry.until is not None and time.time() >= entry.until:
+            return None
         self.answer_hits += 1
         self._entries.move_to_end(key)
         return KeptAnswer(entry.data, entry.tag, entry.cost)
@@ -302,21 +313,28 @@ class ReadCache:
             or not versions
             or not self._fits(data)
             or any(self.version(c) != v for c, v in versions)
+            or (log.until is not None and time.time() >= log.until)
         ):
             return
         # A copy of exactly its length: orjson's bytes keep the buffer they were written
         # in (4 KiB for a 300-byte page, 519 KiB for 50 KB), so a kept answer held ten
         # times what the budget counted (issue 47, measured with tracemalloc).
-        self._store(log.key, versions, bytes(memoryview(data)), tag, cost)
+        self._store(log.key, versions, bytes(memoryview(data)), tag, cost, log.until)
 
     def _store(
-        self, key: Hashable, version: Any, data: bytes, tag: str = "", cost: int = 0
+        self,
+        key: Hashable,
+        version: Any,
+        data: bytes,
+        tag: str = "",
+        cost: int = 0,
+        until: float | None = None,
     ) -> None:
         old = self._entries.pop(key, None)
         if old is not None:
             self.bytes_used -= old.size
         size = len(data) + len(tag) + ENTRY_OVERHEAD
-        self._entries[key] = Entry(version, data, size, tag, cost)
+        self._entries[key] = Entry(version, data, size, tag, cost, until)
         self.bytes_used += size
         while self.bytes_used > self.budget and self._entries:
             _, evicted = self._entries.popitem(last=False)

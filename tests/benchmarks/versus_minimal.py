@@ -51,6 +51,7 @@ from resolvers.wayfinding.graph_cache import load_graph
 from rest.ops.tls import LocalCertificates, ensure_local_certificates
 from routing.matrix import LoadedGraph, Point
 from routing.model import FOOT
+from routing.profile import Profile
 from storage import collections as c
 from storage.database import connect
 from storage.demo.install import install_demo
@@ -266,7 +267,7 @@ def measure_e18(servers: Servers, case: E18Case) -> dict[str, float]:
     path = f"/v1/unitmaps/{E18_MAP}/distance-matrix"
     alone_times = [
         cell and round(cell[1], 2)
-        for cell in case.loaded.matrix(FOOT, case.sources, case.targets)[0]
+        for cell in case.loaded.matrix(Profile(FOOT), case.sources, case.targets)[0]
     ]
     for server in (servers.one, servers.bare):
         answer = servers.client(server).post(path, json=case.body, headers=headers)
@@ -293,7 +294,7 @@ def measure_e18(servers: Servers, case: E18Case) -> dict[str, float]:
             samples[cpu].append(s.cpu_seconds(server.pid) - before)
             assert response.status_code == 200, response.text
         start = time.perf_counter()
-        case.loaded.matrix(FOOT, case.sources, case.targets)
+        case.loaded.matrix(Profile(FOOT), case.sources, case.targets)
         samples["alone"].append(time.perf_counter() - start)
     return {name: median(values) * 1000 for name, values in samples.items()}
 

@@ -27,7 +27,9 @@ from routing.matrix import (
     JOIN_BYTES,
     LOADED_BYTES_PER_ELEMENT,
     MAX_JOINS_KEPT,
+    MAX_PROFILES_KEPT,
     MIN_JOINS_KEPT,
+    PROFILE_BYTES_PER_ELEMENT,
 )
 from routing.model import graph_from_bytes
 from storage import collections as c
@@ -1237,10 +1239,13 @@ async def test_readyz_shows_the_bytes_of_the_loaded_graph_and_waypoints(env):
     waypoints = await load_waypoints(env.store, "map-b2")
     ready = (await env.client.get("/readyz")).json()
     budget = Settings().graph_cache_mb * 1024 * 1024
+    joins = min(MAX_JOINS_KEPT, max(MIN_JOINS_KEPT, graph.node_count)) * JOIN_BYTES
+    profiles = MAX_PROFILES_KEPT * (PROFILE_BYTES_PER_ELEMENT * elements + joins)
     assert ready["walk_graphs"] == {
         "entries": 1,
         "bytes_used": LOADED_BYTES_PER_ELEMENT * elements
-        + 2 * min(MAX_JOINS_KEPT, max(MIN_JOINS_KEPT, graph.node_count)) * JOIN_BYTES
+        + 2 * joins
+        + profiles
         + KEY_BYTES
         + len("map-b2"),
         "budget_bytes": budget,

@@ -184,6 +184,7 @@ async def test_a_straight_route_exactly(env):
                     "landmark": None,
                     "side": None,
                     "connector": None,
+                    "via_index": None,
                     "instruction": "Start at dm-a",
                 },
                 {
@@ -199,11 +200,15 @@ async def test_a_straight_route_exactly(env):
                     "landmark": None,
                     "side": None,
                     "connector": None,
+                    "via_index": None,
                     "instruction": "Walk 100 ft, then arrive at dm-b",
                 },
             ],
         },
         "reason": None,
+        "via": None,
+        "visit_order": None,
+        "optimized": None,
     }
     alias = await post(env, ROUTE_MAP, VALID, alias=True)
     assert alias.status_code == 200 and alias.json() == response.json()
@@ -451,8 +456,8 @@ async def test_scope_unknown_map_and_map_of_another_asset(env):
         ),
         ({"from": {"id": "dm-a"}}, {"data.to": ["is required"]}),
         (
-            {"from": {"id": "dm-a"}, "to": {"id": "dm-b"}, "via": []},
-            {"data.via": ["is not a known field"]},
+            {"from": {"id": "dm-a"}, "to": {"id": "dm-b"}, "stops": []},
+            {"data.stops": ["is not a known field"]},
         ),
         (
             {"from": {"x": "west", "y": 0, "floor_id": "dm-f1"}, "to": {"id": "dm-b"}},

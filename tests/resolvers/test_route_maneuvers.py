@@ -66,7 +66,7 @@ QUERY = (
     f"legs {{ levelUid floorId points {{ x y }} distance time {CONNECTOR} }} "
     "maneuvers { type modifier "
     "bearingBefore bearingAfter location { x y } legIndex pointIndex distance time "
-    f"landmark {{ unitId locationId name }} side {CONNECTOR} instruction }} }} }} }}"
+    f"landmark {{ unitId locationId name }} side {CONNECTOR} viaIndex instruction }} }} }} }}"
 )
 
 
@@ -563,7 +563,7 @@ async def test_landmarks_are_built_where_the_route_is_computed(env, scoped, monk
     """The grid of a map's places and the plan run with the route: on the event loop for
     a small graph, on the CPU pool for a large one (a map of thousands of locations)."""
     from resolvers.wayfinding import landmarks
-    from routing import maneuvers, matrix
+    from routing import matrix, trip
 
     threads: dict[str, int] = {}
 
@@ -575,9 +575,7 @@ async def test_landmarks_are_built_where_the_route_is_computed(env, scoped, monk
         return run
 
     monkeypatch.setattr(landmarks, "places_of", recorded("places", landmarks.places_of))
-    monkeypatch.setattr(
-        maneuvers, "route_with_maneuvers", recorded("plan", maneuvers.route_with_maneuvers)
-    )
+    monkeypatch.setattr(trip, "plan_trip", recorded("plan", trip.plan_trip))
     body = {"from": {"id": "lm-b-start"}, "to": {"id": "lm-b-end"}}
     loop = threading.get_ident()
     for large, units in ((False, "imperial"), (True, "metric")):

@@ -412,4 +412,4 @@ async def test_writes_carry_no_tag_and_ignore_if_none_match(demo, ids):
         assert response.content
         assert "etag" not in response.headers
         assert "cache-control" not in response.headers
-    assert {route.method for route in WRITES} == {"POST", "PUT"}
+    assert {route.method for route in WRITES} == {"POST", "PUT", "DELETE"}

@@ -23,6 +23,7 @@ from routing.maneuvers import CONNECTOR_TURN_FT, Place, Places, plan_maneuvers
 from routing.maneuvers import route_with_maneuvers as planned
 from routing.matrix import LoadedGraph, Point
 from routing.model import FOOT, STAIRS, WHEELCHAIR
+from routing.profile import Profile
 from routing.route import RIDE_GAP_FT, Leg, Ride, Route, Unreachable
 from tests.routing.maneuver_rules import check_route
 from tests.routing.test_fixture_maps import connector, level, loaded, paths, polyline, svg
@@ -53,12 +54,12 @@ def tower(stairs: list[str], *, gap: float = 0.0) -> str:
 
 def told(graph: LoadedGraph, mode: int, start: Point, end: Point) -> dict[str, Any]:
     """The route as REST answers it (directions._route), its rules checked."""
-    found = planned(graph, mode, start, end)
+    found = planned(graph, Profile(mode), start, end)
     assert not isinstance(found, Unreachable), found
     route, maneuvers = found
     answer = dict(_route(graph, route, maneuvers, WORDS))
     check_route(answer, graph.graph.feet_per_unit, graph.graph.level_uids)
-    cell = graph.matrix(mode, [start], [end])[0][0]
+    cell = graph.matrix(Profile(mode), [start], [end])[0][0]
     assert cell is not None
     assert (answer["distance"], answer["time"]) == (rounded(cell[0]), rounded(cell[1]))
     return answer
@@ -151,7 +152,7 @@ def test_stairs_a_walk_apart_are_two_rides():
         "Walk 100 ft, then take the stairs up to Level 1",
         "Walk 2 ft, then take the stairs up to Level 2",
     ]
-    found = planned(graph, FOOT, Point(0, 0, 0), Point(0, 0, 2))
+    found = planned(graph, Profile(FOOT), Point(0, 0, 0), Point(0, 0, 2))
     assert not isinstance(found, Unreachable)
     metres = Words(None, None, WORDS.level_name, "metric")
     second = instruction(found[1][2], found[0], metres)
@@ -225,7 +226,7 @@ def test_the_issues_stairs_read_as_two_steps():
     graph = loaded(svg(*(floor(index) for index in range(3)), fpu=1))
     stairs_103 = Place("loc-103", "u-103", "Stairs 103", 0, 77, -14)
     places = Places([stairs_103, Place("loc-a", None, "Atrium", 2, 100, -14)], 30.0)
-    found = planned(graph, FOOT, Point(0, 0, 0), Point(121, -8, 2), places)
+    found = planned(graph, Profile(FOOT), Point(0, 0, 0), Point(121, -8, 2), places)
     assert not isinstance(found, Unreachable)
     route, maneuvers = found
     assert [instruction(m, route, WORDS) for m in maneuvers] == [

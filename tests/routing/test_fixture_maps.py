@@ -28,6 +28,7 @@ from routing.model import (
     graph_bytes,
     graph_from_bytes,
 )
+from routing.profile import Profile
 
 FOOT_SPEED = 4.4  # ft/s
 CHAIR_SPEED = 3.5  # ft/s
@@ -86,7 +87,7 @@ def loaded(text: str, floor_height: float = FLOOR) -> LoadedGraph:
 
 
 def one(graph: LoadedGraph, mode: int, a: Point, b: Point) -> tuple[float, float] | None:
-    return graph.matrix(mode, [a], [b])[0][0]
+    return graph.matrix(Profile(mode), [a], [b])[0][0]
 
 
 def approx(cell: tuple[float, float]) -> object:
@@ -161,7 +162,7 @@ def test_results_are_in_request_order():
     feet.update({(b, a): value for (a, b), value in feet.items()})
     feet.update({(p, p): 0.0 for p in (A, B, C, D)})
     sources, targets = [D, A, C, A], [C, A, B, D, D]
-    result = graph.matrix(FOOT, sources, targets)
+    result = graph.matrix(Profile(FOOT), sources, targets)
     assert len(result) == len(sources)
     for row, source in zip(result, sources, strict=True):
         assert len(row) == len(targets)
@@ -174,8 +175,8 @@ def test_corridor_drawn_as_one_line_or_as_pieces_gives_the_same():
     drawn_once, in_pieces = loaded(CORRIDOR), loaded(pieces)
     points = [A, B, C, D, E]
     for mode in (FOOT, WHEELCHAIR):
-        expected = drawn_once.matrix(mode, points, points)
-        got = in_pieces.matrix(mode, points, points)
+        expected = drawn_once.matrix(Profile(mode), points, points)
+        got = in_pieces.matrix(Profile(mode), points, points)
         for row_expected, row_got in zip(expected, got, strict=True):
             for cell_expected, cell_got in zip(row_expected, row_got, strict=True):
                 assert cell_got == approx(cell_expected)
@@ -448,8 +449,8 @@ def test_wheelchair_has_no_way_when_steps_are_the_only_way():
 def test_level_with_only_steps_has_no_wheelchair_waypoints():
     graph = loaded(svg(level("L1", 1, paths(line(0, 0, 10, 0, access="no-wheelchair")))))
     p, q = Point(1, 0, 0), Point(9, 0, 0)
-    assert graph.matrix(WHEELCHAIR, [p, q], [p, q]) == [[None, None], [None, None]]
-    assert graph.matrix(FOOT, [p], [p, q]) == [[(0.0, 0.0), approx(walk(4.0))]]
+    assert graph.matrix(Profile(WHEELCHAIR), [p, q], [p, q]) == [[None, None], [None, None]]
+    assert graph.matrix(Profile(FOOT), [p], [p, q]) == [[(0.0, 0.0), approx(walk(4.0))]]
 
 
 def test_connectors_link_to_the_nearest_edge_each_mode_may_use():
@@ -506,7 +507,7 @@ def test_disconnected_wing_and_level_without_paths():
     z = Point(10, 0, 1)  # a level without walk paths
     points = [p, q, r, s, z]
     for mode, speed in ((FOOT, FOOT_SPEED), (WHEELCHAIR, CHAIR_SPEED)):
-        result = graph.matrix(mode, points, points)
+        result = graph.matrix(Profile(mode), points, points)
         expected = [
             [(0.0, 0.0), walk(30.0, speed), None, None, None],
             [walk(30.0, speed), (0.0, 0.0), None, None, None],
@@ -517,13 +518,13 @@ def test_disconnected_wing_and_level_without_paths():
         assert result == [[c if c is None else approx(c) for c in row] for row in expected]
     # between the wings, 24 units from (100, 0) and 26 from (50, 0): it joins the east wing
     m = Point(76, 0, 0)
-    assert graph.matrix(FOOT, [m], [p, s]) == [[None, approx(walk(24 + 40))]]
+    assert graph.matrix(Profile(FOOT), [m], [p, s]) == [[None, approx(walk(24 + 40))]]
 
 
 def test_waypoint_on_a_level_that_does_not_exist_gives_none():
     graph = loaded(CORRIDOR)
     far = Point(10, 0, 3)
-    assert graph.matrix(FOOT, [far, A], [far, A]) == [[None, None], [None, (0.0, 0.0)]]
+    assert graph.matrix(Profile(FOOT), [far, A], [far, A]) == [[None, None], [None, (0.0, 0.0)]]
 
 
 def test_map_without_walk_paths_has_no_graph():
@@ -679,9 +680,9 @@ def test_graph_bytes_round_trip_and_determinism():
     assert graph_bytes(back) == data
     points = [Point(300, 0, 0), Point(100, 0, 2), Point(50, 3, 1)]
     for mode in (FOOT, WHEELCHAIR):
-        assert LoadedGraph(back, Costs(), FLOOR).matrix(mode, points, points) == LoadedGraph(
-            graph, Costs(), FLOOR
-        ).matrix(mode, points, points)
+        assert LoadedGraph(back, Costs(), FLOOR).matrix(
+            Profile(mode), points, points
+        ) == LoadedGraph(graph, Costs(), FLOOR).matrix(Profile(mode), points, points)
 
 
 # ---------------------------------------------------------------- level order

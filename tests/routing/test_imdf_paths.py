@@ -31,6 +31,7 @@ from routing.imdf.paths import (
 )
 from routing.matrix import LoadedGraph, Point
 from routing.model import FOOT, WHEELCHAIR
+from routing.profile import Profile
 
 SCALE = 20.0  # canvas units per metre (0.05 m per unit, as the importer draws)
 FOOT_M = 0.3048
@@ -91,7 +92,7 @@ def at(x: float, y: float, level: int = 0) -> Point:
 
 
 def metres(graph: LoadedGraph, a: Point, b: Point, mode: int = FOOT) -> float | None:
-    cell = graph.matrix(mode, [a], [b])[0][0]
+    cell = graph.matrix(Profile(mode), [a], [b])[0][0]
     return None if cell is None else cell[0] * FOOT_M
 
 
@@ -392,7 +393,7 @@ def test_500_door_corridor_is_sparse_and_close_to_shortest(width: float) -> None
     graph = loaded(net, ["L0"])
     points = [(2 * i + 1.0, width) for i in range(250)] + [(2 * i + 1.0, 0.0) for i in range(250)]
     chosen = random.Random(19).sample(points, 40)
-    cells = graph.matrix(FOOT, [at(*p) for p in chosen], [at(*p) for p in chosen])
+    cells = graph.matrix(Profile(FOOT), [at(*p) for p in chosen], [at(*p) for p in chosen])
     worst = 0.0
     for a, p in enumerate(chosen):
         for b, q in enumerate(chosen):
@@ -415,7 +416,7 @@ def test_many_doors_stay_connected_and_inside() -> None:
     for line in net.lines:
         assert owner(line, spaces) is not None
     graph = loaded(net, ["L0"])
-    row = graph.matrix(FOOT, [at(1, 0)], [at(2 * i + 1, 3) for i in range(30)])[0]
+    row = graph.matrix(Profile(FOOT), [at(1, 0)], [at(2 * i + 1, 3) for i in range(30)])[0]
     assert all(cell is not None for cell in row)
     assert_apart(net, spaces, doors)
 

@@ -35,6 +35,7 @@ from routing.model import (
     graph_bytes,
     graph_from_bytes,
 )
+from routing.profile import Profile
 from routing.route import Route, find_route
 from tests.routing.test_fixture_maps import (
     BOTH_MODES,
@@ -82,7 +83,7 @@ def station(heights: tuple[int | None, ...] = (0, 1, 1, 2)) -> str:
 
 def route(graph: LoadedGraph, mode: int, start: Point, end: Point) -> tuple[Route, list[str]]:
     """The route, and its steps as the service tells them."""
-    found = route_with_maneuvers(graph, mode, start, end)
+    found = route_with_maneuvers(graph, Profile(mode), start, end)
     assert isinstance(found, tuple), found
     answer = _route(graph, *found, WORDS)
     return found[0], answer["steps"]
@@ -171,7 +172,7 @@ def test_a_map_without_heights_routes_exactly_as_before():
     assert one(graph, FOOT, Point(50, 0, 0), Point(50, 0, 2)) == approx(
         (110.0, 80 / FOOT_SPEED + 24)
     )
-    found = find_route(graph, WHEELCHAIR, a, b)
+    found = find_route(graph, Profile(WHEELCHAIR), a, b)
     assert isinstance(found, Route)
     assert [(r.from_level, r.to_level, r.climb, r.floors) for r in found.rides] == [(0, 2, 2, 2)]
     heights = three_floors().replace(
@@ -185,8 +186,8 @@ def test_a_map_without_heights_routes_exactly_as_before():
         assert np.array_equal(getattr(drawn, name), getattr(plain, name)), name
     points = [a, b, Point(50, 0, 1)]
     for mode in (FOOT, WHEELCHAIR):
-        assert LoadedGraph(drawn, Costs(), FLOOR).matrix(mode, points, points) == (
-            graph.matrix(mode, points, points)
+        assert LoadedGraph(drawn, Costs(), FLOOR).matrix(Profile(mode), points, points) == (
+            graph.matrix(Profile(mode), points, points)
         )
 
 
@@ -217,10 +218,10 @@ def test_a_graph_stored_in_format_2_loads_and_routes_as_before():
     assert [old.height(position) for position in range(3)] == [0, 1, 2]
     points = [Point(300, 0, 0), Point(100, 0, 2), Point(50, 0, 1), Point(50, 0, 2)]
     for mode in (FOOT, WHEELCHAIR):
-        assert LoadedGraph(old, Costs(), FLOOR).matrix(mode, points, points) == LoadedGraph(
-            built, Costs(), FLOOR
-        ).matrix(mode, points, points)
-    found = find_route(LoadedGraph(old, Costs(), FLOOR), FOOT, points[0], points[1])
+        assert LoadedGraph(old, Costs(), FLOOR).matrix(
+            Profile(mode), points, points
+        ) == LoadedGraph(built, Costs(), FLOOR).matrix(Profile(mode), points, points)
+    found = find_route(LoadedGraph(old, Costs(), FLOOR), Profile(FOOT), points[0], points[1])
     assert isinstance(found, Route)
     assert [(r.climb, r.floors) for r in found.rides] == [(2, 2)]
     # Stored again, it is written in the current format, positions as its heights.

@@ -44,6 +44,7 @@ from routing.model import (
     graph_bytes,
     graph_from_bytes,
 )
+from routing.profile import Profile
 
 # FLOORGATE_ROUTING_EXAMPLES=3000 for a longer hunt.
 EXAMPLES = int(os.environ.get("FLOORGATE_ROUTING_EXAMPLES", "120"))
@@ -496,7 +497,10 @@ def test_matches_a_plain_dijkstra_on_the_whole_graph(data):
     for mode in MODES:
         expected, ambiguous = reference_matrix(graph, mode, points)
         assert_same_cells(
-            loaded.matrix(mode, points, points), expected, ambiguous, (mode, points, network.svg())
+            loaded.matrix(Profile(mode), points, points),
+            expected,
+            ambiguous,
+            (mode, points, network.svg()),
         )
 
 
@@ -560,7 +564,7 @@ def test_a_stretch_drawn_twice_through_a_join_is_one_edge_through_its_crossing()
     units = 0.2 + math.dist(joined, crossing) + math.dist(crossing, q) + math.dist(q, b)
     feet = units * DOUBLED_BACK.fpu
     for mode in MODES:
-        got = loaded.matrix(mode, points, points)
+        got = loaded.matrix(Profile(mode), points, points)
         expected, ambiguous = reference_matrix(graph, mode, points)
         assert ambiguous == set()
         assert got[0][1] == pytest.approx(
@@ -610,7 +614,10 @@ def test_grid_maps_route_on_the_drawn_arrangement(data):
     for mode in MODES:
         expected = arrangement_matrix(network, mode, points)
         assert_same_cells(
-            loaded.matrix(mode, points, points), expected, set(), (mode, points, network.svg())
+            loaded.matrix(Profile(mode), points, points),
+            expected,
+            set(),
+            (mode, points, network.svg()),
         )
 
 
@@ -622,7 +629,7 @@ def test_never_shorter_than_the_straight_line(data):
     _, loaded = build(network)
     straight = euclidean_matrix(points, points, network.fpu, FLOOR, 1.0)
     for mode in MODES:
-        for i, row in enumerate(loaded.matrix(mode, points, points)):
+        for i, row in enumerate(loaded.matrix(Profile(mode), points, points)):
             for j, cell in enumerate(row):
                 if cell is not None:
                     feet = straight[i][j][0]
@@ -639,7 +646,7 @@ def test_symmetric(data):
     points = data.draw(free_points(len(network.walks)))
     _, loaded = build(network)
     for mode in MODES:
-        matrix = loaded.matrix(mode, points, points)
+        matrix = loaded.matrix(Profile(mode), points, points)
         for i in range(len(points)):
             for j in range(len(points)):
                 there, back = matrix[i][j], matrix[j][i]
@@ -658,10 +665,10 @@ def test_same_answers_whatever_the_request_shape(data):
     points = data.draw(free_points(len(network.walks)))
     _, loaded = build(network)
     for mode in MODES:
-        full = loaded.matrix(mode, points, points)
+        full = loaded.matrix(Profile(mode), points, points)
         for i, source in enumerate(points):
-            row = loaded.matrix(mode, [source], points)[0]
-            column = [cell[0] for cell in loaded.matrix(mode, points, [source])]
+            row = loaded.matrix(Profile(mode), [source], points)[0]
+            column = [cell[0] for cell in loaded.matrix(Profile(mode), points, [source])]
             for j in range(len(points)):
                 for cell, reference in ((row[j], full[i][j]), (column[j], full[j][i])):
                     if reference is None:
@@ -678,7 +685,7 @@ def test_triangle_inequality_on_time(data):
     points = data.draw(free_points(len(network.walks)))
     _, loaded = build(network)
     for mode in MODES:
-        matrix = loaded.matrix(mode, points, points)
+        matrix = loaded.matrix(Profile(mode), points, points)
         n = len(points)
         for a in range(n):
             for b in range(n):
@@ -703,7 +710,7 @@ def test_a_waypoint_to_itself(data):
             if graph.edge_kind[e] == WALK and graph.edge_modes[e] & mode
         }
         for point in points:
-            cell = loaded.matrix(mode, [point], [point])[0][0]
+            cell = loaded.matrix(Profile(mode), [point], [point])[0][0]
             assert cell == ((0.0, 0.0) if point.level in levels_with_walks else None)
 
 
@@ -713,8 +720,8 @@ def test_wheelchair_reach_implies_foot_reach_and_foot_is_faster(data):
     network = data.draw(networks())
     points = data.draw(points_on_network(network))
     _, loaded = build(network)
-    foot = loaded.matrix(FOOT, points, points)
-    wheelchair = loaded.matrix(WHEELCHAIR, points, points)
+    foot = loaded.matrix(Profile(FOOT), points, points)
+    wheelchair = loaded.matrix(Profile(WHEELCHAIR), points, points)
     for i in range(len(points)):
         for j in range(len(points)):
             if wheelchair[i][j] is not None:
@@ -733,8 +740,8 @@ def test_adding_a_line_never_makes_a_route_slower(data):
     _, before = build(network)
     _, after = build(network.with_extra(position, extra))
     for mode in MODES:
-        old = before.matrix(mode, points, points)
-        new = after.matrix(mode, points, points)
+        old = before.matrix(Profile(mode), points, points)
+        new = after.matrix(Profile(mode), points, points)
         for i in range(len(points)):
             for j in range(len(points)):
                 if old[i][j] is not None:

@@ -19,6 +19,7 @@ from resolvers.wayfinding.instructions import Words
 from routing.maneuvers import route_with_maneuvers
 from routing.matrix import Point
 from routing.model import ELEVATOR, FOOT, RAMP, STAIRS, WHEELCHAIR
+from routing.profile import Profile
 from routing.route import Route, Unreachable, find_route, polyline_feet
 from tests.routing.maneuver_rules import check_route as check_rules
 from tests.routing.test_properties import (
@@ -64,10 +65,10 @@ def test_a_route_is_what_the_matrix_measures(data):
     points = data.draw(free_points(len(network.walks)))
     graph, loaded = build(network)
     for mode in MODES:
-        cells = loaded.matrix(mode, points, points)
+        cells = loaded.matrix(Profile(mode), points, points)
         for i, start in enumerate(points):
             for j, end in enumerate(points):
-                found = find_route(loaded, mode, start, end)
+                found = find_route(loaded, Profile(mode), start, end)
                 cell = cells[i][j]
                 if cell is None:
                     assert isinstance(found, Unreachable), (found, network.svg())
@@ -86,7 +87,7 @@ def test_routes_between_floors_name_their_connectors(data):
     for mode in MODES:
         for start in points:
             for end in points:
-                found = find_route(loaded, mode, start, end)
+                found = find_route(loaded, Profile(mode), start, end)
                 if isinstance(found, Unreachable):
                     continue
                 check_route(found, start, end, graph.feet_per_unit, mode)
@@ -110,7 +111,7 @@ def test_maneuvers_keep_the_rules_on_generated_maps(data):
     for mode in MODES:
         for start in points:
             for end in points:
-                found = route_with_maneuvers(loaded, mode, start, end)
+                found = route_with_maneuvers(loaded, Profile(mode), start, end)
                 if isinstance(found, Unreachable):
                     continue
                 route, maneuvers = found
@@ -126,9 +127,9 @@ def test_maneuvers_keep_the_rules_on_generated_maps(data):
 def test_why_there_is_no_route():
     _, loaded = build(_two_levels_without_connector())
     on_0, on_1 = Point(1, 1, 0), Point(1, 1, 1)
-    assert find_route(loaded, FOOT, on_0, on_1) is Unreachable.DISCONNECTED
-    assert find_route(loaded, FOOT, Point(1, 1, 2), on_1) is Unreachable.START_OFF_GRAPH
-    assert find_route(loaded, FOOT, on_0, Point(1, 1, 2)) is Unreachable.END_OFF_GRAPH
+    assert find_route(loaded, Profile(FOOT), on_0, on_1) is Unreachable.DISCONNECTED
+    assert find_route(loaded, Profile(FOOT), Point(1, 1, 2), on_1) is Unreachable.START_OFF_GRAPH
+    assert find_route(loaded, Profile(FOOT), on_0, Point(1, 1, 2)) is Unreachable.END_OFF_GRAPH
 
 
 def _two_levels_without_connector() -> Network:
@@ -155,7 +156,7 @@ def test_a_leg_ends_exactly_where_its_connector_stands():
     graph, loaded = build(network)
     one, two = Point(0.0, 0.0, 1), Point(0.0, 0.0, 2)
     for start, end in ((one, two), (two, one)):
-        found = find_route(loaded, FOOT, start, end)
+        found = find_route(loaded, Profile(FOOT), start, end)
         assert isinstance(found, Route)
         assert [ride.at for ride in found.rides] == [(0.1, 0.0)]
         assert found.legs[0].points[-1] == (0.1, 0.0)
@@ -173,9 +174,9 @@ def test_the_closest_targets_are_the_matrix_rows_least(data):
     source, targets = points[0], points[1:] or points
     _, loaded = build(network)
     for mode in MODES:
-        (row,) = loaded.matrix(mode, [source], targets)
-        found = loaded.closest(mode, source, targets)
-        if loaded.matrix(mode, [source], [source])[0][0] is None:
+        (row,) = loaded.matrix(Profile(mode), [source], targets)
+        found = loaded.closest(Profile(mode), source, targets)
+        if loaded.matrix(Profile(mode), [source], [source])[0][0] is None:
             assert found is None
             continue
         assert found is not None

@@ -23,6 +23,7 @@ from routing.costs import Costs
 from routing.maneuvers import route_with_maneuvers
 from routing.matrix import LoadedGraph, Point
 from routing.model import BOTH, FOOT, WALK, WalkGraph
+from routing.profile import Profile
 from routing.stopping import Stopped
 
 VERTICES = 50_000
@@ -89,7 +90,9 @@ def test_a_route_ends_soon_after_its_stop_is_set(loaded):
     end = Point((VERTICES - 1) * STEP, STEP * ((VERTICES - 1) % 2), 0)
 
     def work(stop: threading.Event) -> Any:
-        return route_with_maneuvers(loaded, FOOT, Point(0, 0, 0), end, None, frozenset(), stop)
+        return route_with_maneuvers(
+            loaded, Profile(FOOT), Point(0, 0, 0), end, None, frozenset(), stop
+        )
 
     raised, after = cpu_after_stop(work)
     assert isinstance(raised, Stopped)
@@ -102,7 +105,7 @@ def test_a_matrix_ends_soon_after_its_stop_is_set(loaded):
     targets = [Point(STEP * k, 0, 0) for k in range(0, VERTICES, VERTICES // 50)]
 
     def work(stop: threading.Event) -> Any:
-        return loaded.matrix(FOOT, [Point(0, 0, 0)], targets, stop)
+        return loaded.matrix(Profile(FOOT), [Point(0, 0, 0)], targets, stop)
 
     raised, after = cpu_after_stop(work)
     assert isinstance(raised, Stopped)
@@ -113,6 +116,10 @@ def test_an_unset_stop_changes_no_answer(loaded):
     """Given an event nobody sets, a route and a matrix answer as without one."""
     near = [Point(STEP * k, 0, 0) for k in (0, 10, 20)]
     unset = threading.Event()
-    assert loaded.matrix(FOOT, near, near, unset) == loaded.matrix(FOOT, near, near)
-    with_event = route_with_maneuvers(loaded, FOOT, near[0], near[2], None, frozenset(), unset)
-    assert with_event == route_with_maneuvers(loaded, FOOT, near[0], near[2])
+    assert loaded.matrix(Profile(FOOT), near, near, unset) == loaded.matrix(
+        Profile(FOOT), near, near
+    )
+    with_event = route_with_maneuvers(
+        loaded, Profile(FOOT), near[0], near[2], None, frozenset(), unset
+    )
+    assert with_event == route_with_maneuvers(loaded, Profile(FOOT), near[0], near[2])

@@ -17,6 +17,7 @@ from hypothesis_graphql import queries
 from strawberry.schema.schema import validate_document as strawberry_validate
 
 import schema.execution.fast_check as fast_check
+from resolvers.auth.permissions import ALL_FLAGS
 from resolvers.limits import OVERLAP_COMPARISON_BUDGET
 from schema.build import build_schema
 from schema.execution.fast_check import certainly_valid, check_document
@@ -344,7 +345,12 @@ async def test_invalid_documents_get_the_same_errors_through_graphql(client, key
         response = await client.post(
             "/graphql",
             json={"query": text},
-            headers={"Accept": "application/json", "API-Key": keys.full},
+            # every flag: a seeded page may ask for any root field, and access comes first
+            headers={
+                "Accept": "application/json",
+                "API-Key": keys.full,
+                "Experimental-Flags": ", ".join(ALL_FLAGS),
+            },
         )
         body = response.json()
         expected = validate_document(SCHEMA, parse(text), VALIDATION_RULES)

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from resolvers import attributes, reads, references
+from resolvers.wayfinding import closure_fields
 from rest.v1.planned.plan import PlannedRoute
 from rest.v1.planned.shapes import (
     ASSET_OR_NULL,
@@ -12,6 +13,7 @@ from rest.v1.planned.shapes import (
     ASSET_REFERENCE_PAGE,
     BACKGROUND_OR_NULL,
     BACKGROUND_PAGE,
+    CLOSURE,
     FLOOR_OR_NULL,
     FLOOR_PAGE,
     LEVEL_TAG,
@@ -251,6 +253,20 @@ PLANS: dict[str, PlannedRoute] = {
         (2, 3, 4, 5),
         UNIT_REFERENCE_PAGE,
         (1, 14),
+    ),
+    "listClosures": PlannedRoute(
+        "closures",
+        closure_fields.list_closures,
+        (
+            Argument("unitMapId", "unitMapId", None, True),
+            Argument("page", None, None, False),
+            Argument("perPage", None, None, False),
+        ),
+        (None, "directions"),
+        False,
+        None,
+        ListOf(CLOSURE, False),
+        (801, 0),
     ),
     "listAttributeGroups": PlannedRoute(
         "unitAttributeGroups",

@@ -274,6 +274,20 @@ UNIT_REFERENCE_GROUP_PAGE = Obj(
     ),
     False,
 )
+CLOSURE = Obj(
+    "Closure",
+    (
+        Member("unit_map_id", "unit_map_id", Leaf("str", False)),
+        Member("kind", "kind", Leaf("str", False)),
+        Member("connector_id", "connector_id", Leaf("str", True)),
+        Member("unit_id", "unit_id", Leaf("str", True)),
+        Member("connector_kind", "connector_kind", Leaf("str", True)),
+        Member("name", "name", Leaf("str", True)),
+        Member("until", "until", Leaf("str", True)),
+        Member("reason", "reason", Leaf("str", True)),
+    ),
+    False,
+)
 UNIT_ATTRIBUTE = Obj(
     "UnitAttribute",
     (

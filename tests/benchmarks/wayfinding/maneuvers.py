@@ -38,6 +38,7 @@ from routing.costs import Costs
 from routing.maneuvers import Maneuver, Places, plan_maneuvers
 from routing.matrix import LoadedGraph, Point
 from routing.model import FOOT, WHEELCHAIR
+from routing.profile import Profile
 from routing.route import Route, find_route
 from storage.demo import install as demo
 from storage.demo.drawings import BUILDINGS, FLOORS
@@ -115,7 +116,7 @@ async def demo_part(folder: Path) -> None:
                         Point(loc["x"], loc["y"], levels.index(loc["floors"][0]["id"]))
                         for loc in (a, b)
                     )
-                    route = find_route(loaded, mode, start, end)
+                    route = find_route(loaded, Profile(mode), start, end)
                     if isinstance(route, Route):
                         words = Words(a["name"], b["name"], names(loaded.graph.level_floors))
                         cases.append((route, fpu, places, frozenset({a["_id"], b["_id"]}), words))
@@ -182,7 +183,9 @@ def thousand_units_part(folder: Path) -> None:
     while len(cases) < 2 * PAIRS:
         a, b = rng.sample(units, 2)
         mode = FOOT if len(cases) % 2 == 0 else WHEELCHAIR
-        route = find_route(loaded, mode, Point(a["x"], a["y"], 0), Point(b["x"], b["y"], 0))
+        route = find_route(
+            loaded, Profile(mode), Point(a["x"], a["y"], 0), Point(b["x"], b["y"], 0)
+        )
         if isinstance(route, Route):
             words = Words(a["name"], b["name"], names(graph.level_floors))
             cases.append((route, fpu, places, frozenset({a["_id"], b["_id"]}), words))

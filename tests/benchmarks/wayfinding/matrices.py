@@ -38,6 +38,7 @@ from routing.build import build_walk_graph
 from routing.costs import Costs
 from routing.matrix import LoadedGraph, ModeGraph, Point
 from routing.model import FOOT, graph_bytes
+from routing.profile import Profile
 from storage.files import put_file
 from storage.imports.importer import import_data
 from tests.benchmarks.harness.database import demo_app
@@ -295,9 +296,9 @@ async def generated_part(
         sources = generated_points(count_s, seed=count_s)
         targets = generated_points(count_t, seed=100 + count_t)
         src, tgt = as_points(sources), as_points(targets)
-        direct = sync_timed(lambda src=src, tgt=tgt: loaded.matrix(FOOT, src, tgt))
+        direct = sync_timed(lambda src=src, tgt=tgt: loaded.matrix(Profile(FOOT), src, tgt))
         baseline = sync_timed(lambda src=src, tgt=tgt: networkx_matrix(mode, src, tgt), rounds=3)
-        ours = loaded.matrix(FOOT, src, tgt)
+        ours = loaded.matrix(Profile(FOOT), src, tgt)
         theirs = networkx_matrix(mode, src, tgt)
         assert all(
             (a is None and b is None) or (abs(a[1] - b[1]) < 1e-6 and abs(a[0] - b[0]) < 1e-6)

@@ -7,6 +7,10 @@ most 2x an E18 1x1 call).
 2. The same pairs on the loaded graph alone: `find_route` beside `matrix` 1x1.
 3. The generated 8-level map of the routing benchmark (about 100k path edges):
    `find_route` beside `matrix` 1x1 on the loaded graph, for far-apart points.
+4. Costing options (issue 50, goal: options add <= 5% to a plain route once the
+   profile's graph is built): on both loaded graphs, `find_route` with options that
+   leave the routes as they are beside the plain route, interleaved (and options that
+   change them, for their cost); and the first-use build of each profile's graph.
 
 Run with `make bench` or `python -m tests.benchmarks route`.
 """
@@ -28,7 +32,8 @@ from resolvers.wayfinding.graph_cache import load_graph
 from routing.build import build_walk_graph
 from routing.costs import Costs
 from routing.matrix import LoadedGraph, Point
-from routing.model import FOOT, WHEELCHAIR
+from routing.model import ELEVATOR, ESCALATOR, FOOT, RAMP, STAIRS, WHEELCHAIR
+from routing.profile import Profile
 from routing.route import Route, find_route
 from tests.benchmarks.harness.database import demo_app
 from tests.benchmarks.wayfinding.matrices import (
@@ -107,16 +112,18 @@ async def bench(folder: Path) -> None:
             loc["id"]: Point(loc["x"], loc["y"], int(loc["floors"][0]["id"][-1]) - 1)
             for loc in locations
         }
-        on_graph(loaded, [(by_id[a], by_id[b]) for a, b in pairs], "demo loaded graph")
+        demo_pairs = [(by_id[a], by_id[b]) for a, b in pairs]
+        on_graph(loaded, demo_pairs, "demo loaded graph")
+        with_options(loaded, demo_pairs, "demo loaded graph")
 
 
 def on_graph(loaded: LoadedGraph, points: list[tuple[Point, Point]], label: str) -> None:
     for mode, name in ((FOOT, "foot"), (WHEELCHAIR, "wheelchair")):
         routes = sync_timed(
-            lambda m=mode: [find_route(loaded, m, a, b) for a, b in points], rounds=5
+            lambda m=mode: [find_route(loaded, Profile(m), a, b) for a, b in points], rounds=5
         )
         matrices = sync_timed(
-            lambda m=mode: [loaded.matrix(m, [a], [b]) for a, b in points], rounds=5
+            lambda m=mode: [loaded.matrix(Profile(m), [a], [b]) for a, b in points], rounds=5
         )
         count = len(points)
         ratio_row(
@@ -125,7 +132,7 @@ def on_graph(loaded: LoadedGraph, points: list[tuple[Point, Point]], label: str)
             [t / count for t in matrices],
             "",
         )
-        found = [find_route(loaded, mode, a, b) for a, b in points]
+        found = [find_route(loaded, Profile(mode), a, b) for a, b in points]
         legs = [len(route.legs) for route in found if isinstance(route, Route)]
         if legs:
             print(f"{'':<40} {len(legs)} routes, up to {max(legs)} legs", flush=True)
@@ -139,6 +146,43 @@ def generated_part() -> None:
     sources = as_points(generated_points(10, seed=1))
     targets = as_points(generated_points(10, seed=2))
     on_graph(loaded, list(zip(sources, targets, strict=True)), "generated loaded graph")
+    with_options(loaded, list(zip(sources, targets, strict=True)), "generated loaded graph")
+
+
+# Every option set, on kinds neither graph has (no escalator, no ramp) and at the foot
+# speed: the same routes as plain ones, so the difference is what options cost.
+SAME_ROUTES = Profile(FOOT, 4.4, ((ESCALATOR, 60.0), (RAMP, 30.0)), frozenset({ESCALATOR}))
+# Options that change every edge's time (speed), the graph's edges (an exclusion) and
+# keep a kind out of the contraction (a penalty): other routes, shown for their cost.
+OTHER_ROUTES = Profile(FOOT, 5.0, ((STAIRS, 60.0), (ELEVATOR, 30.0)), frozenset({RAMP}))
+
+
+def with_options(loaded: LoadedGraph, points: list[tuple[Point, Point]], label: str) -> None:
+    """The first use of each profile (its graph built), then its routes beside plain
+    ones, interleaved round by round."""
+    for name, profile in (("same routes", SAME_ROUTES), ("other routes", OTHER_ROUTES)):
+        start = time.perf_counter()
+        loaded.mode_graph(profile)
+        built = (time.perf_counter() - start) * 1000
+        print(f"{label}: first use of options ({name}) builds its graph in {built:.1f} ms")
+        plain: list[float] = []
+        costed: list[float] = []
+        for _ in range(ROUNDS):
+            for each, times in ((Profile(FOOT), plain), (profile, costed)):
+                start = time.perf_counter()
+                for a, b in points:
+                    find_route(loaded, each, a, b)
+                times.append((time.perf_counter() - start) / len(points))
+        if profile is SAME_ROUTES:
+            for a, b in points:
+                assert find_route(loaded, profile, a, b) == find_route(loaded, Profile(FOOT), a, b)
+        ours, base = median_ms(costed), median_ms(plain)
+        goal = "(goal: <= 1.05x)" if profile is SAME_ROUTES else ""
+        print(
+            f"{label + ', ' + name + ' (per pair)':<40} route {ours:7.2f} ms | plain "
+            f"{base:7.2f} ms | {ours / base:4.2f}x  {goal}",
+            flush=True,
+        )
 
 
 def main() -> None:

@@ -374,6 +374,9 @@ async def test_no_candidate_reachable_is_a_null_route_and_a_reason(env):
         "to": {"id": "nr-s2b", "name": "Place nr-s2b", "x": 60.0, "y": 10.0, "floor_id": "nr-f2"},
         "route": None,
         "reason": "no candidate is reachable by wheelchair from the start",
+        "via": None,
+        "visit_order": None,
+        "optimized": None,
     }
     # A candidate on a level without walk paths is never reached; on foot the other is.
     mixed = nearest(ids=["nr-s3", "nr-s2b"])

@@ -32,8 +32,59 @@ SDL = [
     "  costingOptions: CostingOptionsInput = null\n\n"
     '  """\n  `default` (pathfinding when the map has walk paths, else euclidean), '
     '`pathfinding` or `euclidean`.\n  """\n  distanceMethod: String = null\n}',
-    'input PedestrianOptionsInput {\n  """`foot` (default) or `wheelchair`."""\n'
-    "  mode: String = null\n}",
+    # with the costing options of issue 50, point 1
+    (
+        '"""\n'
+        "Valhalla's pedestrian costing options (docs/routing.md, Costing "
+        "options).\n"
+        '"""\n'
+        "input PedestrianOptionsInput {\n"
+        '  """`foot` (default) or `wheelchair` (never uses stairs or '
+        'escalators)."""\n'
+        "  mode: String = null\n"
+        "\n"
+        '  """\n'
+        "  Walking speed in km/h, from 0.5 to 25; default the server's setting "
+        "for the mode. Scales the time of everything walked; stairs and "
+        "elevators keep their times per floor.\n"
+        '  """\n'
+        "  walkingSpeed: Float = null\n"
+        "\n"
+        '  """\n'
+        "  Seconds added for each flight of stairs taken (between two floors), "
+        "from 0 to 3600 (default 0): the route avoids it unless the detour "
+        "costs more. Time only; distance is unchanged.\n"
+        '  """\n'
+        "  stepPenalty: Float = null\n"
+        "\n"
+        '  """\n'
+        "  Seconds added for each elevator ride, from 0 to 3600 (default 0): "
+        "the route avoids it unless the detour costs more. Time only; distance "
+        "is unchanged.\n"
+        '  """\n'
+        "  elevatorPenalty: Float = null\n"
+        "\n"
+        '  """\n'
+        "  Seconds added for each escalator taken (between two floors), from 0 "
+        "to 3600 (default 0): the route avoids it unless the detour costs "
+        "more. Time only; distance is unchanged.\n"
+        '  """\n'
+        "  escalatorPenalty: Float = null\n"
+        "\n"
+        '  """\n'
+        "  Seconds added for each ramp taken (between two floors), from 0 to "
+        "3600 (default 0): the route avoids it unless the detour costs more. "
+        "Time only; distance is unchanged.\n"
+        '  """\n'
+        "  rampPenalty: Float = null\n"
+        "\n"
+        '  """\n'
+        "  Connector kinds never used: any of stairs, escalator, elevator, "
+        "ramp (a kind given twice counts once).\n"
+        '  """\n'
+        "  exclude: [String!] = null\n"
+        "}"
+    ),
     '"""A unit-to-attribute assignment to add or remove."""\n'
     "input UnitAttributeAssignmentInput {\n  groupId: ID!\n  attributeId: ID!\n"
     "  assetId: ID!\n  unitId: ID!\n}",

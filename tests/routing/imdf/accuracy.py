@@ -20,6 +20,7 @@ from routing.build import build_walk_graph
 from routing.costs import Costs
 from routing.matrix import LoadedGraph, Point
 from routing.model import FOOT
+from routing.profile import Profile
 from storage.imdf.dataset import ImdfDataset
 from storage.imdf.venue import Venue
 from storage.imdf.walks import venue_bounds
@@ -94,5 +95,5 @@ def walked(svg: str, points: list[XY]) -> list[list[float | None]]:
     assert graph is not None
     loaded = LoadedGraph(graph, Costs(), 10.0)
     at = [Point(x, y, 0) for x, y in points]
-    cells = loaded.matrix(FOOT, at, at)
+    cells = loaded.matrix(Profile(FOOT), at, at)
     return [[None if cell is None else cell[0] * FEET for cell in row] for row in cells]

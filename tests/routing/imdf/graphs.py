@@ -12,6 +12,7 @@ from routing.costs import Costs
 from routing.imdf.model import Door, Space, WalkNetwork
 from routing.matrix import LoadedGraph, Point
 from routing.model import FOOT
+from routing.profile import Profile
 
 SCALE = 20.0  # canvas units per metre
 FOOT_M = 0.3048
@@ -44,6 +45,8 @@ def loaded(net: WalkNetwork) -> LoadedGraph:
 
 def metres(graph: LoadedGraph, a: tuple[float, float], b: tuple[float, float]) -> float | None:
     cell = graph.matrix(
-        FOOT, [Point(a[0] * SCALE, a[1] * SCALE, 0)], [Point(b[0] * SCALE, b[1] * SCALE, 0)]
+        Profile(FOOT),
+        [Point(a[0] * SCALE, a[1] * SCALE, 0)],
+        [Point(b[0] * SCALE, b[1] * SCALE, 0)],
     )[0][0]
     return None if cell is None else cell[0] * FOOT_M

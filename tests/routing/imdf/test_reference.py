@@ -24,6 +24,7 @@ from routing.build import build_walk_graph
 from routing.costs import Costs
 from routing.matrix import LoadedGraph, Point
 from routing.model import FOOT
+from routing.profile import Profile
 from storage.imdf.dataset import dataset_from_path
 from storage.imdf.venue import ImdfOptions
 from tests.routing.imdf.free_space import free_space, shortest_walks
@@ -108,7 +109,7 @@ def imported(tmp_path: Path) -> list[list[float | None]]:
         if loc["unit_map_id"] == level
     }
     points = [where[f"{level}:{stable_id(f'unit:{key}')}"] for key in UNITS]
-    cells = loaded.matrix(FOOT, points, points)
+    cells = loaded.matrix(Profile(FOOT), points, points)
     return [[None if cell is None else cell[0] * FEET for cell in row] for row in cells]
 
 

@@ -1,0 +1,197 @@
+"""What a map's closures close now (issue 50): the walk graph's closed edges and the
+closures in force, for a route, E18 answer or `nearest` to route around and to name
+(`closed_edges`, `closure_words`).
+
+Read per request: the map's closures through the read cache (a dict lookup while the
+collection's version holds), kept only while they are in force (`storage.closures`), so
+a closure applies at once and ends by itself at its `until`. The edge set is computed
+once per process for each (map, walk graph, parsed drawing, closures in force) and kept
+in `Services.closure_cache`, bounded in bytes; a unit's closure reads the parsed
+drawing (its outline) only then. A map without closures costs one cached read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from resolvers.context import RequestContext
+from resolvers.wayfinding.graph_cache import on_graph
+from storage import collections as c
+from storage.cache import cached_reads
+from storage.closures import CONNECTOR, UNIT, Closure, active_closures, ends_at
+from storage.files import get_file
+
+if TYPE_CHECKING:  # routing is imported by the functions that need it
+    from routing.closures import ClosedEdges
+    from routing.matrix import LoadedGraph
+    from routing.model import WalkGraph
+    from routing.profile import Profile
+    from routing.route import Route
+
+BY_ID = [("_id", 1)]
+
+
+@dataclass(frozen=True)
+class ActiveClosure:
+    """A closure in force, as a route's `reason` and the closures list name it."""
+
+    kind: str  # `connector` or `unit`
+    target_id: str  # the connector's `data-connector-id`, or the unit's id
+    name: str | None  # the unit's name, or the name of the connector's place, if known
+    connector_kind: str | None  # `elevator`, `stairs`, ... (a connector's)
+    until: str | None  # a timestamp; None: until reopened
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class Closed:
+    """The edges closed now (`Profile.closed`) and the closures that close them."""
+
+    edges: frozenset[int]
+    closures: tuple[ActiveClosure, ...]
+    # Each closure's own edges, by (kind, target id): which of them a path would need.
+    by_target: dict[tuple[str, str], frozenset[int]] = field(default_factory=dict)
+
+    def needed_by(self, path_edges: Iterable[int]) -> tuple[ActiveClosure, ...]:
+        """The closures that close an edge of `path_edges` (a route found without them),
+        in their order: what a route's `reason` names when only they stand in its way."""
+        used = set(path_edges)
+        return tuple(
+            each
+            for each in self.closures
+            if not used.isdisjoint(self.by_target.get((each.kind, each.target_id), ()))
+        )
+
+
+NOTHING_CLOSED = Closed(frozenset(), ())
+
+
+async def closed_edges(
+    context: RequestContext, unit_map: dict[str, Any], loaded: LoadedGraph
+) -> Closed:
+    """The edges of the map's walk graph (`loaded`) closed now, and the closures in
+    force; a kept answer that calls this ends when the first of them does."""
+    found = await active_closures(context.store, unit_map["id"])
+    if not found:
+        return NOTHING_CLOSED
+    edges = await _edges(context, unit_map, loaded, found)
+    closures = await active_list(context, unit_map, found)
+    return Closed(edges.edges, tuple(closures), edges.by_target)
+
+
+async def _edges(
+    context: RequestContext, unit_map: dict[str, Any], loaded: LoadedGraph, found: list[Closure]
+) -> ClosedEdges:
+    connectors = sorted(each["target_id"] for each in found if each["kind"] == CONNECTOR)
+    units = sorted(each["target_id"] for each in found if each["kind"] == UNIT)
+    parsed_file = unit_map.get("parsed_file")
+
+    async def load() -> ClosedEdges:
+        data = None
+        if units and parsed_file:
+            stored = await get_file(context.store, parsed_file)
+            data = None if stored is None else stored.data
+        return await on_graph(loaded, _compute, loaded.graph, connectors, units, data)
+
+    key = (unit_map.get("graph_file"), parsed_file, tuple(connectors), tuple(units))
+    return await context.services.closure_cache.get(unit_map["id"], key, load)
+
+
+def _compute(
+    graph: WalkGraph, connectors: list[str], units: list[str], parsed: bytes | None
+) -> ClosedEdges:
+    """The closed edges (on the CPU pool for a large graph: the drawing is parsed JSON)."""
+    from routing.closures import closed_edges, unit_outlines
+
+    outlines = unit_outlines(orjson.loads(parsed), units) if parsed else []
+    return closed_edges(graph, connectors, outlines)
+
+
+async def active_list(
+    context: RequestContext, unit_map: dict[str, Any], found: list[Closure]
+) -> list[ActiveClosure]:
+    """The closures `found` with the names of what they close, in their order."""
+    names = await target_names(context, unit_map, found)
+    return [
+        ActiveClosure(
+            each["kind"],
+            each["target_id"],
+            names.get((each["kind"], each["target_id"])),
+            each.get("connector_kind"),
+            each.get("until"),
+            each.get("reason"),
+        )
+        for each in found
+    ]
+
+
+async def target_names(
+    context: RequestContext, unit_map: dict[str, Any], found: list[Closure]
+) -> dict[tuple[str, str], str]:
+    """A closed unit's name (its stored unit's), a closed connector's (the name of the
+    map's location standing for a unit of that id, as an IMDF venue's lift is both); a
+    target without one is left out."""
+    store, names = context.store, {}
+    units = sorted({each["target_id"] for each in found if each["kind"] == UNIT})
+    connectors = sorted({each["target_id"] for each in found if each["kind"] == CONNECTOR})
+    if units:
+        query = {"_id": {"$in": units}, "asset_id": unit_map.get("asset_id")}
+        for unit in await cached_reads.find_list(
+            store, c.UNITS, query, BY_ID, projection={"name": 1}
+        ):
+            if unit.get("name"):
+                names[(UNIT, unit["_id"])] = unit["name"]
+    if connectors:
+        tagged = {"key": c.UNIT_ID_TAG, "value": {"$in": connectors}}
+        query = {"unit_map_id": unit_map["id"], "tags": {"$elemMatch": tagged}}
+        fields = {"name": 1, "tags": 1}
+        for place in await cached_reads.find_list(
+            store, c.LOCATIONS, query, BY_ID, projection=fields
+        ):
+            for tag in place.get("tags") or []:
+                key = (CONNECTOR, tag.get("value"))
+                if tag.get("key") == c.UNIT_ID_TAG and place.get("name") and key[1] in connectors:
+                    names.setdefault(key, place["name"])
+    return names
+
+
+def closure_words(closure: ActiveClosure, moment: datetime | None = None) -> str:
+    """One closure in words, for a route's `reason`: "the elevator Lift A is closed until
+    14:00 UTC" (the day too when it is not today's, in UTC); "unit 1.04 is closed"."""
+    if closure.kind == CONNECTOR:
+        named = f"the {closure.connector_kind or 'connector'} {closure.name or closure.target_id}"
+    else:
+        named = closure.name or f"unit {closure.target_id}"
+    end = ends_at({"until": closure.until})
+    if end is None:
+        return f"{named} is closed"
+    today = (moment or datetime.now(UTC)).astimezone(UTC).date()
+    shown = end.astimezone(UTC)
+    when = shown.strftime("%H:%M") if shown.date() == today else shown.strftime("%Y-%m-%d %H:%M")
+    return f"{named} is closed until {when} UTC"
+
+
+async def profile_closed(
+    context: RequestContext, unit_map: dict[str, Any], loaded: LoadedGraph, profile: Profile
+) -> tuple[Profile, Closed]:
+    """`profile` with the edges closed now (what every route, E18 answer and `nearest`
+    walks), and the closures in force."""
+    import dataclasses
+
+    closed = await closed_edges(context, unit_map, loaded)
+    return dataclasses.replace(profile, closed=closed.edges), closed
+
+
+def closures_in_the_way(closed: Closed, route: Route) -> tuple[ActiveClosure, ...]:
+    """The closures a route found without them would need: the closed connectors it
+    rides, else (a unit's closure, or edges the rides do not show) every closure in force."""
+    ridden = {ride.connector_id for ride in route.rides}
+    named = tuple(
+        each for each in closed.closures if each.kind == CONNECTOR and each.target_id in ridden
+    )
+    return named or closed.closures
