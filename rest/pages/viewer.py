@@ -145,6 +145,7 @@ _PAGE = """<!doctype html>
           <div class="row">
             <button type="button" id="unit-from">Directions from here</button>
             <button type="button" id="unit-to">Directions to here</button>
+            <button type="button" id="unit-stop">Add as stop</button>
           </div>
         </section>
         <section id="directions" class="card" aria-labelledby="directions-title"
@@ -154,6 +155,8 @@ _PAGE = """<!doctype html>
             <span>From</span> <output id="from-name">not set</output>
             <button type="button" id="pick-from">Pick on map</button>
           </div>
+          <ol id="route-stops" class="stops" aria-label="Stops" hidden></ol>
+          <p id="stops-full" class="muted" hidden></p>
           <div class="waypoint">
             <span>To</span> <output id="to-name">not set</output>
             <button type="button" id="pick-to">Pick on map</button>
@@ -165,14 +168,21 @@ _PAGE = """<!doctype html>
             <p id="nearest-hint" class="muted">Set From first: the nearest is counted from
             there.</p>
           </div>
+          <div class="row" role="group" aria-label="Route options">
+            <label><input type="checkbox" id="wheelchair"> Step-free</label>
+            <label><input type="checkbox" id="avoid-stairs"> Avoid stairs</label>
+            <label><input type="checkbox" id="avoid-escalators"> Avoid escalators</label>
+            <label hidden><input type="checkbox" id="optimize-stops"> Optimise order</label>
+          </div>
+          <p id="stops-order" class="muted" role="status" hidden></p>
           <div class="row">
-            <label><input type="checkbox" id="wheelchair"> Wheelchair</label>
             <button type="button" id="swap-route">Swap</button>
             <button type="button" id="clear-route">Clear</button>
             <button type="button" id="route-units" class="small">ft</button>
           </div>
           <p id="route-summary"></p>
           <p id="route-reason" class="problem" hidden></p>
+          <ul id="route-closures" class="closures" aria-label="Closed on the way" hidden></ul>
           <ol id="route-legs" class="legs" aria-label="Legs"></ol>
           <ol id="route-steps" class="steps" aria-label="Steps"></ol>
         </section>

@@ -202,6 +202,7 @@ def test_a_typo_finds_a_place_on_another_level_and_shows_its_floor(site):
     assert actions == [
         ["from", "From here", "Directions from Fitness Center"],
         ["to", "To here", "Directions to Fitness Center"],
+        ["stop", "Add stop", "Add Fitness Center as a stop"],  # issue 50: several stops
     ]
     assert js(site, session, f"document.querySelector('{row} .location-name').ariaExpanded") == (
         "true"

@@ -5,6 +5,8 @@
 import { fetchDocument, graphql, KEY_PROBLEMS } from "./api.js";
 import { Attributes } from "./units/attributes.js";
 import { updateRoute } from "./route/directions.js";
+import { wireShaping } from "./route/shaping.js";
+import { refreshClosures } from "./map/closures.js";
 import { byId, h, s, show } from "./dom.js";
 import { drawDocument, drawHidden } from "./map/drawing.js";
 import { Labels } from "./map/labels.js";
@@ -15,7 +17,7 @@ import { PanZoom } from "./map/panzoom.js";
 import { restop, rove } from "./roving.js";
 import { loadNearest, placeOf } from "./search/nearest.js";
 import { searchTyped, showPlaces } from "./search/places.js";
-import { forgetKey, readView, storedKey, storeKey, takeKeyFromFragment, writeView } from "./session.js";
+import { forgetKey, MAX_STOPS, readView, storedKey, storeKey, takeKeyFromFragment, writeView } from "./session.js";
 import { closeUnitPanel, openUnitPanel } from "./units/unit-panel.js";
 
 takeKeyFromFragment(); // first of all: the key leaves the address bar at once
@@ -128,6 +130,25 @@ app.setWaypoint = (end, waypoint) => {
   app.save();
   setPick(null);
   app.labels.place();
+  updateRoute(app);
+};
+
+// A stop between From and To (route/stops.js), at most MAX_STOPS; and one taken out.
+app.addStop = (waypoint) => {
+  if (app.view.via.length >= MAX_STOPS) {
+    return;
+  }
+  app.view.via = [...app.view.via, waypoint];
+  app.save();
+  updateRoute(app);
+};
+
+app.removeStop = (index) => {
+  app.view.via = app.view.via.filter((_, at) => at !== index);
+  if (app.view.via.length < 2) {
+    app.view.optimize = false; // nothing to order
+  }
+  app.save();
   updateRoute(app);
 };
 
@@ -317,20 +338,20 @@ function wireControls() {
   byId("unit-to").onclick = () => app.setWaypoint("to", unitWaypoint(app.view.unit));
   byId("pick-from").onclick = () => setPick(app.pick === "from" ? null : "from");
   byId("pick-to").onclick = () => setPick(app.pick === "to" ? null : "to");
-  byId("wheelchair").onchange = (event) => {
-    app.view.mode = event.target.checked ? "wheelchair" : "foot";
-    app.save();
-    updateRoute(app);
-  };
+  byId("unit-stop").onclick = () => app.addStop(unitWaypoint(app.view.unit));
+  wireShaping(app, () => updateRoute(app));
   byId("swap-route").onclick = () => {
     // "The nearest" is no start: the place it chose is (or nothing, before an answer).
     [app.view.from, app.view.to] = [placeOf(app, app.view.to), app.view.from];
+    app.view.via = [...app.view.via].reverse(); // the same stops, the other way
     app.save();
     updateRoute(app);
   };
   byId("clear-route").onclick = () => {
     app.view.from = null;
     app.view.to = null;
+    app.view.via = [];
+    app.view.optimize = false;
     app.save();
     updateRoute(app);
   };
@@ -453,6 +474,9 @@ async function load() {
   loadOtherMaps();
   buildLegend(app);
   loadNearest(app);
+  if (!app.view.from || !app.view.to) {
+    refreshClosures(app); // else read with the route, below
+  }
   await loadLocations(app);
   await showPlaces(app);
   if (selected) {

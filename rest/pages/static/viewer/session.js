@@ -125,8 +125,25 @@ function startOf(waypoint) {
   return waypoint && waypoint.kind === "nearest" ? null : waypoint;
 }
 
-// The view in the query string, in this order; defaults are left out.
-const FIELDS = ["level", "unit", "from", "to", "mode", "units", "group", "tags", "q", "paths", "box"];
+// How a route is shaped (docs/viewer.md, "Shaping a route"): the kinds of connector
+// never taken (`avoid=stairs,escalator`), the stops between From and To (`via`, repeated,
+// in the order listed, at most MAX_STOPS) and whether the API orders them (`optimize=1`).
+export const AVOIDABLE = ["stairs", "escalator"];
+export const MAX_STOPS = 25; // the API's limit of `via` waypoints (resolvers/wayfinding/via.py)
+
+function parseAvoid(text) {
+  const words = new Set((text || "").split(",").map((word) => word.trim()));
+  return AVOIDABLE.filter((word) => words.has(word)); // known words, in one order
+}
+
+// Stops are places or points; "the nearest" is a destination only.
+function parseStops(texts) {
+  return texts.map(parseWaypoint).filter((stop) => stop && stop.kind !== "nearest").slice(0, MAX_STOPS);
+}
+
+// The view in the query string, in this order; defaults are left out. `via` may repeat.
+const FIELDS = ["level", "unit", "from", "via", "to", "optimize", "mode", "avoid", "units", "group", "tags", "q",
+  "paths", "box"]; // prettier-ignore
 
 export function readView() {
   const query = new URLSearchParams(window.location.search);
@@ -135,7 +152,10 @@ export function readView() {
     unit: query.get("unit"),
     from: startOf(parseWaypoint(query.get("from"))),
     to: parseWaypoint(query.get("to")),
+    via: parseStops(query.getAll("via")),
+    optimize: query.get("optimize") === "1",
     mode: query.get("mode") === "wheelchair" ? "wheelchair" : "foot",
+    avoid: parseAvoid(query.get("avoid")),
     units: ["m", "ft"].includes(query.get("units")) ? query.get("units") : null, // null: the locale's
     group: query.get("group"),
     tags: query.get("tags") || "",
@@ -151,7 +171,10 @@ export function writeView(view) {
     unit: view.unit,
     from: waypointText(view.from),
     to: waypointText(view.to),
+    via: view.via.map(waypointText),
+    optimize: view.optimize && view.via.length ? "1" : null,
     mode: view.mode === "wheelchair" ? "wheelchair" : null,
+    avoid: view.avoid.join(","),
     units: view.units,
     group: view.group,
     tags: view.tags,
@@ -161,8 +184,10 @@ export function writeView(view) {
   };
   const query = new URLSearchParams();
   for (const field of FIELDS) {
-    if (values[field]) {
-      query.set(field, values[field]);
+    for (const value of Array.isArray(values[field]) ? values[field] : [values[field]]) {
+      if (value) {
+        query.append(field, value);
+      }
     }
   }
   const text = query.toString();

@@ -6,6 +6,7 @@
 import { graphql } from "../api.js";
 import { byId, clear, h, s, show } from "../dom.js";
 import { restop, rove } from "../roving.js";
+import { stopButton } from "../route/stops.js";
 
 const LOCATIONS = `query ViewerLocations($map: ID!, $tags: String) {
   locations(unitMapId: $map, tags: $tags) {
@@ -89,7 +90,8 @@ export function renderLocations(app, text = "") {
       "aria-label": `Directions to ${nameOf(location)}` }, "To"); // prettier-ignore
     from.addEventListener("click", () => app.setWaypoint("from", { kind: "location", id: location.id }));
     to.addEventListener("click", () => app.setWaypoint("to", { kind: "location", id: location.id }));
-    list.append(h("li", { "data-location-id": location.id }, name, from, to));
+    const stop = stopButton(app, nameOf(location), { kind: "location", id: location.id });
+    list.append(h("li", { "data-location-id": location.id }, name, from, to, stop));
   }
   restop(list, "button");
   if (!shown.length) {

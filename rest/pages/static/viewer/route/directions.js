@@ -3,6 +3,7 @@
 // with its maneuvers as steps (steps.js). A new trip opens on the origin's level with
 // the first leg fitted into view (docs/viewer.md, "Directions"). To may be "the nearest"
 // of a kind of place (search/nearest.js): the API chooses it, and its answer names it.
+// Step-free, the avoid toggles and the stops shape the request (shaping.js, stops.js).
 
 import { graphql } from "../api.js";
 import { byId, clear, formatSeconds, h, s, show } from "../dom.js";
@@ -10,13 +11,19 @@ import { formatDistance, shownUnits } from "./measure.js";
 import { waypointText } from "../session.js";
 import { keepChosen, markNearest, nearestName } from "../search/nearest.js";
 import { clearSteps, routeMarker, showSteps } from "./steps.js";
+import { shapedRequest, showShaping } from "./shaping.js";
+import { drawStops, showStops, withStop } from "./stops.js";
+import { namedClosures, refreshClosures, showNamedClosures } from "../map/closures.js";
 
-const ROUTE = `query ViewerRoute($map: ID!, $from: WaypointInput!, $to: WaypointInput!,
-    $mode: String, $units: String) {
-  route(unitMapId: $map, from: $from, to: $to, mode: $mode, units: $units) {
+// The route query. What shapes a route (route/shaping.js) adds its variables and
+// fields only when used, so a plain route asks exactly what it always asked.
+function routeQuery(shaped) {
+  return `query ViewerRoute($map: ID!, $from: WaypointInput!, $to: WaypointInput!,
+    $mode: String, $units: String${shaped.variables}) {
+  route(unitMapId: $map, from: $from, to: $to, mode: $mode, units: $units${shaped.arguments}) {
     mode reason
     from { id name x y floorId }
-    to { id name x y floorId }
+    to { id name x y floorId }${shaped.fields}
     route {
       distance time steps
       legs {
@@ -26,19 +33,20 @@ const ROUTE = `query ViewerRoute($map: ID!, $from: WaypointInput!, $to: Waypoint
       }
       maneuvers {
         type modifier bearingBefore bearingAfter location { x y } legIndex pointIndex
-        distance time instruction side
+        distance time instruction side${shaped.maneuverFields}
         landmark { unitId locationId name }
         connector { id kind fromLevelUid toLevelUid }
       }
     }
   }
 }`;
+}
 
 const CONNECTOR_LETTERS = { elevator: "E", stairs: "S", ramp: "R", escalator: "X", door: "D" };
 const MIN_FIT_FEET = 30; // the smallest area a first leg is fitted into, each way
 const FIT_MARGIN = 0.15; // around the first leg, as a share of its larger side
 
-function waypointInput(waypoint) {
+export function waypointInput(waypoint) {
   if (waypoint.kind === "nearest") {
     return { nearest: { q: waypoint.q } };
   }
@@ -72,7 +80,8 @@ export function clearRouteDrawing(app) {
   app.labels.place(); // labels that made way for the markers come back
 }
 
-function drawRoute(app, route) {
+function drawRoute(app, answer) {
+  const route = answer.route;
   clearRouteDrawing(app);
   route.legs.forEach((leg, index) => {
     const level = app.levelByUid(leg.levelUid);
@@ -117,6 +126,7 @@ function drawRoute(app, route) {
     const p = last.points[last.points.length - 1];
     routeMarker(app.levelByUid(last.levelUid), p.x, p.y, "B", { "data-end": "to" });
   }
+  drawStops(app, answer);
   app.labels.place(); // no label under a marker; the ends' names beside their A and B
 }
 
@@ -198,6 +208,7 @@ function showRoute(app, answer, units) {
   clearSteps();
   panel.dataset.mode = answer.mode;
   panel.dataset.units = units;
+  showNamedClosures(app, namedClosures(app, answer.reason));
   if (!answer.route) {
     app.shownRoute = null;
     clearRouteDrawing(app);
@@ -209,9 +220,11 @@ function showRoute(app, answer, units) {
   }
   const route = answer.route;
   app.shownRoute = route;
-  show(reason, false);
+  // A route may come with a reason too (a closed connector it went around, say).
+  reason.textContent = answer.reason || "";
+  show(reason, Boolean(answer.reason));
   summary.textContent = `${formatDistance(route.distance, units)} · ${formatSeconds(route.time)}` +
-    (answer.mode === "wheelchair" ? " · wheelchair" : " · on foot"); // prettier-ignore
+    (answer.mode === "wheelchair" ? " · step-free" : " · on foot"); // prettier-ignore
   summary.dataset.distance = String(route.distance);
   summary.dataset.time = String(route.time);
   route.legs.forEach((leg, index) => {
@@ -220,8 +233,11 @@ function showRoute(app, answer, units) {
     button.addEventListener("click", () => app.showLevel(leg.levelUid));
     legs.append(h("li", {}, button));
   });
-  drawRoute(app, route);
-  showSteps(app, route, units);
+  drawRoute(app, answer);
+  showSteps(app, route, units, (maneuver) =>
+    maneuver.viaIndex === null || maneuver.viaIndex === undefined
+      ? maneuver.instruction
+      : withStop(maneuver.instruction, maneuver.viaIndex));
   placeRoute(app, route);
   panel.dataset.state = "ready";
 }
@@ -252,7 +268,8 @@ export async function updateRoute(app) {
   showUnitsButton(units);
   byId("from-name").textContent = waypointName(app, app.view.from);
   byId("to-name").textContent = waypointName(app, app.view.to);
-  byId("wheelchair").checked = app.view.mode === "wheelchair";
+  showShaping(app);
+  showStops(app, (waypoint) => waypointName(app, waypoint));
   const ticket = (app.routeTicket = (app.routeTicket || 0) + 1);
   if (!app.view.from || !app.view.to) {
     app.shownRoute = null;
@@ -261,21 +278,26 @@ export async function updateRoute(app) {
     clearSteps();
     byId("route-summary").textContent = "";
     show(byId("route-reason"), false);
+    showNamedClosures(app, []);
     panel.dataset.state = "idle";
     panel.dataset.units = units;
     return;
   }
   panel.dataset.state = "loading";
   byId("route-summary").textContent = "Finding the way...";
+  const shaped = shapedRequest(app.view, waypointInput);
   let answer;
   try {
-    const data = await graphql(app.key, ROUTE, {
+    const asked = graphql(app.key, routeQuery(shaped), {
       map: app.mapId,
       from: waypointInput(app.view.from),
       to: waypointInput(app.view.to),
       mode: app.view.mode,
       units: units === "m" ? "metric" : "imperial",
+      ...shaped.values,
     });
+    // The closures drawn are read again with each route: the route avoids what is closed now.
+    const [data] = await Promise.all([asked, refreshClosures(app)]);
     answer = data.route;
   } catch (error) {
     if (ticket !== app.routeTicket) {
@@ -285,6 +307,7 @@ export async function updateRoute(app) {
     clearRouteDrawing(app);
     clearSteps();
     byId("route-summary").textContent = "";
+    showNamedClosures(app, []);
     byId("route-reason").textContent = `Directions not available: ${error.message}`;
     show(byId("route-reason"), true);
     panel.dataset.state = "error";
@@ -293,8 +316,7 @@ export async function updateRoute(app) {
   if (ticket !== app.routeTicket) {
     return; // a newer request is on its way
   }
-  for (const end of ["from", "to"]) {
-    const given = answer[end];
+  for (const given of [answer.from, answer.to, ...(answer.via || [])]) {
     if (given && given.id && given.name && !app.knownLocations.has(given.id)) {
       app.knownLocations.set(given.id, { id: given.id, name: given.name });
     }
@@ -304,5 +326,6 @@ export async function updateRoute(app) {
   }
   byId("from-name").textContent = waypointName(app, app.view.from);
   byId("to-name").textContent = waypointName(app, app.view.to);
+  showStops(app, (waypoint) => waypointName(app, waypoint), answer);
   showRoute(app, answer, units);
 }

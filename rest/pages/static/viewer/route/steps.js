@@ -87,8 +87,9 @@ export function clearSteps() {
   removeStepMarker();
 }
 
-// The route's maneuvers as the steps list, distances in `units` ("ft" or "m").
-export function showSteps(app, route, units) {
+// The route's maneuvers as the steps list, distances in `units` ("ft" or "m"); `textOf`
+// gives a step's sentence (the arrival at a stop names it: route/stops.js).
+export function showSteps(app, route, units, textOf = (maneuver) => maneuver.instruction) {
   const list = byId("route-steps");
   wire(app, list);
   clearSteps();
@@ -105,9 +106,10 @@ export function showSteps(app, route, units) {
         "data-modifier": maneuver.modifier,
         "data-level-uid": levelUidOf(route, maneuver),
         "data-distance": maneuver.distance,
+        "data-via-index": maneuver.viaIndex ?? null,
       },
       maneuverIcon(maneuver),
-      h("span", { class: "step-text" }, maneuver.instruction),
+      h("span", { class: "step-text" }, textOf(maneuver)),
       distance.startsWith("0 ") ? null : h("span", { class: "step-distance" }, distance),
     );
     list.append(h("li", { "data-maneuver": index }, button));

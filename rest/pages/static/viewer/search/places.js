@@ -9,6 +9,7 @@ import { graphql } from "../api.js";
 import { byId, h, show } from "../dom.js";
 import { goToLocation, renderLocations } from "../map/locations.js";
 import { restop } from "../roving.js";
+import { stopButton } from "../route/stops.js";
 
 const SEARCH = `query ViewerSearch($q: String!, $map: ID!, $perPage: Int) {
   search(q: $q, unitMapId: $map, perPage: $perPage) {
@@ -164,6 +165,7 @@ async function choose(app, row, found) {
     });
     actions.append(button);
   }
+  actions.append(stopButton(app, name, { kind: "location", id: found.locationId }, () => remember(app, found, name)));
   row.querySelector('[data-role="show"]').setAttribute("aria-expanded", "true");
   row.append(actions);
   restop(list, "button", row.querySelector('[data-role="show"]'));
