@@ -16,11 +16,11 @@ belongs to its innermost enclosing Level, whose uid is the graph's `level_uids` 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from parsing.geo.level_outlines import parsed_points
 from routing.model import CONNECTOR_KINDS, CONNECTOR_NAMES, LINK, WALK, WalkGraph
 
 if TYPE_CHECKING:  # numpy and shapely are imported by the first closure computed
@@ -184,15 +184,4 @@ def _elements(
 
 def _ring(points: Any) -> Ring:
     """`x,y x,y ...` as the parser writes it; a malformed or non-finite pair is skipped."""
-    if not isinstance(points, str):
-        return ()
-    ring: list[tuple[float, float]] = []
-    for pair in points.split():
-        x, comma, y = pair.partition(",")
-        try:
-            xy = float(x), float(y)
-        except ValueError:
-            continue
-        if comma and math.isfinite(xy[0]) and math.isfinite(xy[1]):
-            ring.append(xy)
-    return tuple(ring)
+    return tuple(parsed_points(points))

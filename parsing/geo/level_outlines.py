@@ -79,13 +79,13 @@ def _points(level: dict[str, Any]) -> Iterator[tuple[float, float]]:
             continue
         shape = element.get("shape")
         if element.get("type") in OUTLINED and isinstance(shape, dict):
-            yield from _parsed(shape.get("points"))
+            yield from parsed_points(shape.get("points"))
         nested = element.get("elements")
         if isinstance(nested, list):
             stack.append(iter(nested))
 
 
-def _parsed(points: Any) -> Iterator[tuple[float, float]]:
+def parsed_points(points: Any) -> Iterator[tuple[float, float]]:
     """`x,y x,y ...` as the parser writes it; a malformed or non-finite pair is skipped
     (the GeoJSON refuses such a document: it never gets a georeference)."""
     if not isinstance(points, str):
