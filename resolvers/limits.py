@@ -120,6 +120,9 @@ LIST_ESTIMATES: dict[str, int] = {
 # 1 x 50 E18 stay at one or two rate units, a 7 x 7 E18 at seven; 28 aliased routes are
 # past the cost limit (26 with REST's selection), so 30 are refused before they run.
 PATH_SEARCH_COST = 9_000
+# The stops one route may visit between its start and its destination (`via`, issue 50;
+# `routing.stops` orders at most MAX_STOPS).
+MAX_VIA = 25
 MATRIX_PAIR_COST = 100
 # Page sizes of the lists whose own differ from DEFAULT_PER_PAGE and MAX_PER_PAGE, by
 # "Type.field": (when absent, at most); their cost counts the same.

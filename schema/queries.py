@@ -22,11 +22,11 @@ from resolvers.auth.permissions import (
     UNIT_MAPS_PARSE,
     UNIT_REFERENCES_READ,
 )
+from resolvers.limits import MAX_VIA
 from resolvers.parse import parse_svg
 from resolvers.search import search
 from resolvers.tiles import tiles
 from resolvers.wayfinding import closure_fields, directions, distances
-from resolvers.wayfinding.via import MAX_VIA
 from schema.directions_types import Closure, Directions
 from schema.experimental_types import (
     CostingOptionsInput,

@@ -23,7 +23,6 @@ from resolvers.paging import slice_list
 from resolvers.reads import begin, visible_map
 from resolvers.validation import check_id
 from resolvers.wayfinding.closures import ActiveClosure, active_list
-from resolvers.wayfinding.distances import map_graph
 from storage.closures import (
     CONNECTOR,
     UNIT,
@@ -177,6 +176,8 @@ async def _target_on_map(
         return None
     kinds = {}
     if unit_map.get("graph_file"):
+        from resolvers.wayfinding.distances import map_graph  # walk graphs load when used
+
         kinds = connector_kinds((await map_graph(context, unit_map)).graph)
     if target_id not in kinds:
         raise invalid({IDS[CONNECTOR]: [f"no connector {target_id!r} on this map's walk graph"]})

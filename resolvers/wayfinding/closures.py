@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from resolvers.context import RequestContext
-from resolvers.wayfinding.graph_cache import on_graph
 from storage import collections as c
 from storage.cache import cached_reads
 from storage.closures import CONNECTOR, UNIT, Closure, active_closures, ends_at
@@ -96,6 +95,8 @@ async def _edges(
         if units and parsed_file:
             stored = await get_file(context.store, parsed_file)
             data = None if stored is None else stored.data
+        from resolvers.wayfinding.graph_cache import on_graph  # not at start (cold start)
+
         return await on_graph(loaded, _compute, loaded.graph, connectors, units, data)
 
     key = (unit_map.get("graph_file"), parsed_file, tuple(connectors), tuple(units))

@@ -11,15 +11,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from resolvers.errors import FieldErrors
+from resolvers.limits import MAX_VIA
 from resolvers.wayfinding.answers import Route
 from resolvers.wayfinding.distances import Waypoint, check_waypoint, rounded
 
 if TYPE_CHECKING:
     from routing.trip import Trip
-
-# The stops one route may visit between its start and its destination (`routing.stops`
-# solves the order of at most that many).
-MAX_VIA = 25
 
 
 def check_via(errors: FieldErrors, via: list[Waypoint] | None, optimize: bool | None) -> None:

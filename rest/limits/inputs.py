@@ -78,6 +78,7 @@ from rest.limits.values import (
     TILE_MIN_ZOOM,
     TOKENS,
     UNITS_KEPT,
+    VIA,
     WGS84_MARGIN,
     WRITE_ITEMS,
     ZIP_CHUNK,
@@ -260,6 +261,15 @@ REST_INPUTS_ROWS: tuple[Limit, ...] = (
         f"422 on `data.to.nearest.ids`: `must have at most {whole(NEAREST_IDS.value)} items`; "
         f"on `data.to.nearest.q`: `must be from 1 to {whole(SEARCH_CHARS.value)} characters`",
         (NEAREST_IDS, SEARCH_CHARS),
+    ),
+    Limit(
+        REST_INPUTS,
+        "Stops of a route (`via`, issue 50), visited in the order given or, with `optimize`, "
+        "in the order of least total time",
+        f"{count(VIA.value)} waypoints",
+        VIA.code,
+        f"422 on `data.via`: `must hold at most {whole(VIA.value)} waypoints, not N`",
+        (VIA,),
     ),
     Limit(
         REST_INPUTS,

@@ -59,11 +59,11 @@ from resolvers.limits import (
     MATRIX_PAIR_COST,
     MAX_MATRIX_PAIRS,
     MAX_PER_PAGE,
+    MAX_VIA,
     PAGE_SIZES,
     PATH_SEARCH_COST,
     PER_PAGE,
 )
-from resolvers.wayfinding.via import MAX_VIA
 from schema.execution.operation_limits import (
     META_FIELDS,
     dependency_order,

@@ -16,7 +16,7 @@ from urllib.parse import quote
 import pytest
 import pytest_asyncio
 
-from resolvers.wayfinding.via import MAX_VIA
+from resolvers.limits import MAX_VIA
 from storage.database import connect
 from storage.imdf.dataset import dataset_from_path, import_venue
 from storage.imdf.venue import ImdfOptions
