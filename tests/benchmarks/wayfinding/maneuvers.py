@@ -156,7 +156,9 @@ async def rest_reference(app: Any, seed: int = 18) -> None:
     )
 
 
-def thousand_units_part(folder: Path) -> None:
+def thousand_unit_floor(folder: Path) -> tuple[LoadedGraph, list[dict[str, Any]]]:
+    """One level of 1,000 offices as the IMDF import draws it: its walk graph, loaded,
+    and its locations (also the `stops` benchmark's floor)."""
     venue = office_tower(levels=1, rows=20, rooms_per_side=25)
     archive = folder / "floor.zip"
     archive.write_bytes(zip_bytes(venue.files()))
@@ -164,13 +166,18 @@ def thousand_units_part(folder: Path) -> None:
     level_map = venue.features["level"][0]["id"]
     graph = build_walk_graph(parse_unit_map(dataset.svgs[level_map]))
     assert graph is not None
-    loaded = LoadedGraph(graph, Costs(), 10.0)
-    fpu = graph.feet_per_unit
     locations = [
         {**loc, "_id": loc["id"]}
         for loc in dataset.data["locations"]
         if loc["unit_map_id"] == level_map
     ]
+    return LoadedGraph(graph, Costs(), 10.0), locations
+
+
+def thousand_units_part(folder: Path) -> None:
+    loaded, locations = thousand_unit_floor(folder)
+    graph = loaded.graph
+    fpu = graph.feet_per_unit
     units = [loc for loc in locations if any(t[0] == "svc:id" for t in _tags(loc))]
     places = places_of(locations, [graph.level_floors[0]], fpu)
     print(

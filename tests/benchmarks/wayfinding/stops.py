@@ -20,18 +20,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from parsing.svg import parse_unit_map
 from resolvers.wayfinding.landmarks import places_of
-from routing.build import build_walk_graph
-from routing.costs import Costs
 from routing.matrix import LoadedGraph, Point
 from routing.model import ELEVATOR, FOOT
 from routing.profile import Profile
 from routing.trip import Trip, plan_trip
-from storage.imdf.dataset import dataset_from_path
-from storage.imdf.venue import ImdfOptions
 from tests.benchmarks.harness.report import machine
-from tests.venues.imdf_venues import office_tower, zip_bytes
+from tests.benchmarks.wayfinding.maneuvers import thousand_unit_floor
 
 TRIPS = 20
 STOPS = 8
@@ -40,19 +35,8 @@ GOAL_MS = 100.0
 
 def floor(folder: Path) -> tuple[LoadedGraph, list[Point], Any]:
     """The 1,000-unit floor's graph, its offices' points and its places."""
-    venue = office_tower(levels=1, rows=20, rooms_per_side=25)
-    archive = folder / "floor.zip"
-    archive.write_bytes(zip_bytes(venue.files()))
-    dataset = dataset_from_path(archive, ImdfOptions())
-    level_map = venue.features["level"][0]["id"]
-    graph = build_walk_graph(parse_unit_map(dataset.svgs[level_map]))
-    assert graph is not None
-    loaded = LoadedGraph(graph, Costs(), 10.0)
-    locations = [
-        {**loc, "_id": loc["id"]}
-        for loc in dataset.data["locations"]
-        if loc["unit_map_id"] == level_map
-    ]
+    loaded, locations = thousand_unit_floor(folder)
+    graph = loaded.graph
     points = [Point(loc["x"], loc["y"], 0) for loc in locations]
     places = places_of(locations, [graph.level_floors[0]], graph.feet_per_unit)
     print(f"1,000-unit floor: {graph.node_count} nodes, {graph.edge_count} edges", flush=True)
