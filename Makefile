@@ -63,12 +63,12 @@ typecheck: $(STAMP)
 	$(PY) -m mypy
 
 ## make generate: rewrite every file written from the code (.ci/generate.py's table), with
-## the two recorded from the demo between two passes (the OpenAPI document embeds its examples)
+## those recorded from the demo between two passes (the OpenAPI document embeds its examples)
 generate: $(STAMP)
 	$(PY) .ci/generate.py
 	FLOORGATE_RECORD_EXAMPLES=1 FLOORGATE_UPDATE_ROUTING_PICTURE=1 $(PY) -m pytest -q \
 		-p no:cacheprovider tests/rest/v1/test_openapi.py::test_examples_are_what_the_demo_answers \
-		tests/docs/test_routing_picture.py
+		tests/docs/pictures/test_routing_picture.py tests/docs/pictures/test_option_pictures.py
 	$(PY) .ci/generate.py
 
 ## make fmt: format the tree with ruff and apply ruff's safe fixes

@@ -7,7 +7,7 @@
 route table, the schema, the settings, the import graph). tests/docs/test_generated_files.py
 fails while any of them is stale and names it with the command that fixes it.
 
-Two files are recorded from the demo instead, by their tests with a flag, since they need
+Some files are recorded from the demo instead, by their tests with a flag, since they need
 a running database (`RECORDED`; `make generate` runs them between two passes of this
 script, because the OpenAPI document embeds the recorded examples). Not generated: the
 parser's golden files and the screenshots, which are expectations a person looks at
@@ -121,6 +121,11 @@ GENERATED: tuple[Generated, ...] = (
 RECORDED: dict[str, str] = {
     "rest/v1/openapi_examples.json": "FLOORGATE_RECORD_EXAMPLES",
     "docs/routing-maneuvers.svg": "FLOORGATE_UPDATE_ROUTING_PICTURE",
+    "docs/routing-exclude.svg": "FLOORGATE_UPDATE_ROUTING_PICTURE",
+    "docs/routing-penalty.svg": "FLOORGATE_UPDATE_ROUTING_PICTURE",
+    "docs/routing-walking-speed.svg": "FLOORGATE_UPDATE_ROUTING_PICTURE",
+    "docs/routing-closure.svg": "FLOORGATE_UPDATE_ROUTING_PICTURE",
+    "docs/routing-stops.svg": "FLOORGATE_UPDATE_ROUTING_PICTURE",
 }
 
 

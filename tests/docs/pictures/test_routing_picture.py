@@ -6,37 +6,31 @@ and after it, cut at the neighbouring maneuvers) that its bearings are measured 
 turn is drawn again four times larger.
 
 Redraw after a change of the rules or of the demo with
-`FLOORGATE_UPDATE_ROUTING_PICTURE=1 .venv/bin/python -m pytest tests/docs/test_routing_picture.py`.
+`FLOORGATE_UPDATE_ROUTING_PICTURE=1 .venv/bin/python -m pytest tests/docs/pictures/test_routing_picture.py`.
 """
 
 from __future__ import annotations
 
 import os
-from html import escape
 from pathlib import Path
 from typing import Any
 
 from resolvers.auth.permissions import ALL_FLAGS
-from storage.demo.drawings import CORRIDOR_Y, FEET_PER_UNIT, floor_plan
+from storage.demo.drawings import FEET_PER_UNIT
+from tests.docs.pictures.route_drawing import CROP, Panel, document, num, text_line
 from tests.routing.maneuver_rules import Polyline
 
-PICTURE = Path(__file__).parents[2] / "docs" / "routing-maneuvers.svg"
+PICTURE = Path(__file__).parents[3] / "docs" / "routing-maneuvers.svg"
 REQUEST = {
     "from": {"id": "map-b1:b1-301"},
     "to": {"id": "loc-b1-f1-gym@map-b1"},
     "mode": "wheelchair",
 }
-CROP = (80.0, 80.0, 1320.0, 430.0)  # x0, y0, x1, y1 of the floor plate, canvas units
 SCALE = 0.6
 PANEL_GAP = 34.0
 ZOOM = 4.0 * SCALE
 ZOOMED = 1  # the maneuver drawn again, larger
 BEFORE, AFTER, ROUTE = "#2563eb", "#16a34a", "#f97316"
-
-
-def num(value: float) -> str:
-    text = f"{value:.1f}".rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
 
 
 def windows(route: dict[str, Any], index: int) -> tuple[Any, Any, Any]:
@@ -66,59 +60,20 @@ def arrow(a: Any, b: Any, colour: str, to_xy: Any, width: float = 3.0) -> str:
     )
 
 
-def panel(route: dict[str, Any], leg_indexes: list[int], floor: int, top: float) -> list[str]:
-    x0, y0, x1, y1 = CROP
-
-    def to_xy(point: Any) -> tuple[float, float]:
-        x, y = (point["x"], point["y"]) if isinstance(point, dict) else point
-        return ((x - x0) * SCALE + 10, (y - y0) * SCALE + top)
-
-    out = [
-        f'<text x="10" y="{num(top - 8)}" class="title">Floor {floor}</text>',
-        f'<rect x="10" y="{num(top)}" width="{num((x1 - x0) * SCALE)}" '
-        f'height="{num((y1 - y0) * SCALE)}" fill="#f9fafb" stroke="#d1d5db"/>',
-    ]
-    plan = floor_plan(1, floor)
-    for room in plan.rooms:
-        if room.row == "outside":
-            continue
-        (rx, ry), (rx2, ry2) = (
-            to_xy((room.rect.x, room.rect.y)),
-            to_xy((room.rect.x + room.rect.width, room.rect.y + room.rect.height)),
-        )
-        cx, cy = to_xy(room.rect.centre)
-        size = "room" if room.rect.width >= 100 else "room narrow"
-        out.append(
-            f'<rect x="{num(rx)}" y="{num(ry)}" width="{num(rx2 - rx)}" height="{num(ry2 - ry)}" '
-            'fill="#ffffff" stroke="#9ca3af"/>'
-            f'<text x="{num(cx)}" y="{num(cy + 4)}" class="{size}">{escape(room.name)}</text>'
-        )
-    a, b = to_xy((104.0, CORRIDOR_Y)), to_xy((1296.0, CORRIDOR_Y))
-    out.append(
-        f'<line x1="{num(a[0])}" y1="{num(a[1])}" x2="{num(b[0])}" y2="{num(b[1])}" '
-        'stroke="#fed7aa" stroke-width="2"/>'
-    )
-    for index in leg_indexes:
-        points = " ".join(
-            f"{num(x)},{num(y)}" for x, y in map(to_xy, route["legs"][index]["points"])
-        )
-        out.append(
-            f'<polyline points="{points}" fill="none" stroke="{ROUTE}" stroke-width="4" '
-            'stroke-opacity="0.55"/>'
-        )
+def panel(route: dict[str, Any], floor: int, top: float) -> list[str]:
+    """A floor of the route with its maneuvers, each with its two windows."""
+    plate = Panel(1, floor, top, SCALE)
+    out = [*plate.plate(f"Floor {floor}"), *plate.legs(route, ROUTE)]
+    legs = route["legs"]
     for k, m in enumerate(route["maneuvers"]):
-        if m["leg_index"] not in leg_indexes:
+        if legs[m["leg_index"]]["floor_id"] != plate.floor_id():
             continue
         start, here, end = windows(route, k)
         if start is not None:
-            out.append(arrow(start, here, BEFORE, to_xy))
+            out.append(arrow(start, here, BEFORE, plate.to_xy))
         if end is not None:
-            out.append(arrow(here, end, AFTER, to_xy))
-        x, y = to_xy(m["location"])
-        out.append(
-            f'<circle cx="{num(x)}" cy="{num(y)}" r="8" fill="#111827"/>'
-            f'<text x="{num(x)}" y="{num(y + 4)}" class="mark">{k + 1}</text>'
-        )
+            out.append(arrow(here, end, AFTER, plate.to_xy))
+        out.append(plate.mark(m["location"], str(k + 1)))
     return out
 
 
@@ -166,13 +121,17 @@ def picture(answer: dict[str, Any]) -> str:
     legend = second + height + 30
     steps = route["steps"]
     body = [
-        *panel(route, [0], 3, first),
-        *panel(route, [1], 1, second),
+        text_line(
+            10,
+            18,
+            f"map-b1 by wheelchair: {answer['from']['name']} (floor 3) to "
+            f"{answer['to']['name']} (floor 1)",
+            "title",
+        ),
+        *panel(route, 3, first),
+        *panel(route, 1, second),
         *zoom(route, legend + 8, width - 230),
-    ]
-    lines = [
-        f'<text x="10" y="{num(legend + 18 * (k + 1))}" class="step">{k + 1}. {escape(step)}</text>'
-        for k, step in enumerate(steps)
+        *(text_line(10, legend + 18 * (k + 1), f"{k + 1}. {step}") for k, step in enumerate(steps)),
     ]
     total = legend + max(18 * len(steps) + 20, 300)
     heads = "".join(
@@ -180,24 +139,7 @@ def picture(answer: dict[str, Any]) -> str:
         f'markerHeight="4" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="{colour}"/></marker>'
         for colour in (BEFORE, AFTER)
     )
-    style = (
-        "text{font-family:sans-serif;fill:#111827}.title{font-size:14px;font-weight:bold}"
-        ".room{font-size:9px;text-anchor:middle;fill:#6b7280}.narrow{font-size:6px}"
-        ".mark{font-size:10px;"
-        "text-anchor:middle;fill:#ffffff;font-weight:bold}.step{font-size:12px}"
-        ".note{font-size:11px}"
-    )
-    header = (
-        f'<text x="10" y="18" class="title">map-b1 by wheelchair: {escape(answer["from"]["name"])}'
-        f" (floor 3) to {escape(answer['to']['name'])} (floor 1)</text>"
-    )
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{num(width)}" height="{num(total)}" '
-        f'viewBox="0 0 {num(width)} {num(total)}"><defs>{heads}</defs><style>{style}</style>'
-        f'<rect width="100%" height="100%" fill="#ffffff"/>{header}'
-        + "".join(body + lines)
-        + "</svg>\n"
-    )
+    return document(width, total, body, heads)
 
 
 async def test_the_picture_is_drawn_from_a_real_route_and_is_current(demo):
