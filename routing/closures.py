@@ -16,7 +16,7 @@ belongs to its innermost enclosing Level, whose uid is the graph's `level_uids` 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +27,10 @@ if TYPE_CHECKING:  # numpy and shapely are imported by the first closure compute
     import numpy as np
 
 Ring = tuple[tuple[float, float], ...]
+XY = tuple[float, float]
+# A route's point within this of an edge (canvas units) is on it: legs are drawn through
+# the graph's node points, so a walked edge holds its pieces' middles up to rounding.
+ON_EDGE_UNITS = 0.01
 # What a `ClosedEdges` holds (tracemalloc: 137 bytes per edge of 5,000, 3.9 kB for 20).
 EDGE_BYTES = 140
 CLOSED_BASE_BYTES = 4000
@@ -133,6 +137,35 @@ def unit_edges(graph: WalkGraph, outline: UnitOutline) -> frozenset[int]:
     )
     entering = through | inside
     return frozenset(edges[candidates[entering]].tolist())
+
+
+def walked_edges(
+    graph: WalkGraph, legs: Iterable[tuple[int, Sequence[XY]]], edges: Iterable[int]
+) -> frozenset[int]:
+    """Of `edges` (walk and link edges), those a route walks along: the middle of a
+    piece of one of its `legs` (level, canvas points) lies on the edge, on its level.
+    What a route found without the closures would need of a unit's closed edges (a
+    route's legs keep their points, not the graph's edges)."""
+    import numpy as np
+    import shapely
+
+    wanted = np.fromiter(sorted(set(edges)), dtype=np.int64)
+    if not len(wanted):
+        return frozenset()
+    u, v = graph.edge_u[wanted], graph.edge_v[wanted]
+    levels = graph.node_level[u]
+    lines = shapely.linestrings(np.stack([graph.node_xy[u], graph.node_xy[v]], axis=1))
+    found: set[int] = set()
+    for level, points in legs:
+        on = np.flatnonzero(levels == level)
+        if len(points) < 2 or not len(on):
+            continue
+        xy = np.asarray(points, dtype=np.float64)
+        middles = shapely.points((xy[:-1] + xy[1:]) / 2)
+        tree = shapely.STRtree(lines[on])
+        _, hits = tree.query(middles, predicate="dwithin", distance=ON_EDGE_UNITS)
+        found.update(wanted[on[hits]].tolist())
+    return frozenset(found)
 
 
 def _level_edges(graph: WalkGraph, level: int) -> np.ndarray:

@@ -70,3 +70,13 @@ def usable_edges(graph: WalkGraph, profile: Profile) -> np.ndarray:
         closed = np.fromiter(profile.closed, dtype=np.int64, count=len(profile.closed))
         usable[closed[(closed >= 0) & (closed < graph.edge_count)]] = False
     return np.flatnonzero(usable)
+
+
+def usable_kinds(graph: WalkGraph, profile: Profile, kinds: Iterable[int]) -> frozenset[int]:
+    """Of `kinds`, those with an edge the profile's mode could use (were they not
+    excluded): what excluding them takes away. Stairs by wheelchair, or escalators in a
+    building without any, take nothing away."""
+    import numpy as np
+
+    of_mode = graph.edge_kind[(graph.edge_modes & profile.mode) != 0]
+    return frozenset(kind for kind in kinds if np.any(of_mode == kind))

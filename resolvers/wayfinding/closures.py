@@ -188,11 +188,25 @@ async def profile_closed(
     return dataclasses.replace(profile, closed=closed.edges), closed
 
 
-def closures_in_the_way(closed: Closed, route: Route) -> tuple[ActiveClosure, ...]:
+def closures_in_the_way(
+    closed: Closed, route: Route, graph: WalkGraph
+) -> tuple[ActiveClosure, ...]:
     """The closures a route found without them would need: the closed connectors it
-    rides, else (a unit's closure, or edges the rides do not show) every closure in force."""
+    rides and the closed units whose edges it walks (`routing.closures.walked_edges`);
+    every closure in force when it needs none of them (it cannot: it was found only
+    without them)."""
+    from routing.closures import walked_edges
+
     ridden = {ride.connector_id for ride in route.rides}
+    units = [each for each in closed.closures if each.kind == UNIT]
+    legs = [(leg.level, leg.points) for leg in route.legs]
+    walked = walked_edges(
+        graph, legs, (e for each in units for e in closed.by_target.get((UNIT, each.target_id), ()))
+    )
+    needed = set(closed.needed_by(walked))
     named = tuple(
-        each for each in closed.closures if each.kind == CONNECTOR and each.target_id in ridden
+        each
+        for each in closed.closures
+        if each in needed or (each.kind == CONNECTOR and each.target_id in ridden)
     )
     return named or closed.closures

@@ -156,10 +156,10 @@ async def directions(
         return answer
     loaded = await map_graph(context, unit_map)
     check_on_drawing(loaded, named, points)
-    if choice is not None and not choice.reachable:
-        answer["reason"] = _unchosen(choice, mode_name)
-        return answer
     profile, closed = await profile_closed(context, unit_map, loaded, profile)
+    if choice is not None and not choice.reachable:
+        answer["reason"] = await _unchosen(loaded, profile, closed, choice, mode_name, points[0])
+        return answer
     places = await map_places(context, unit_map, loaded)
     waypoints = [waypoint for _, waypoint in named]
     skip = frozenset(str(w["id"]) for w in waypoints if w.get("id") is not None)
@@ -168,12 +168,8 @@ async def directions(
     )
     if isinstance(found, Broken):
         a, b = found.order[found.part], found.order[found.part + 1]
-        excluded = await _in_the_way(loaded, profile, found.why, [points[a], points[b]])
-        reason = _reason(found.why, mode_name, excluded)
-        if not excluded and closed.closures:
-            reason = await _closed_reason(
-                loaded, profile, closed, found.why, [points[a], points[b]], reason
-            )
+        told = REASONS[str(found.why)].format(how=MODE_WORDS[mode_name])
+        reason = await _why_not(loaded, profile, closed, found.why, [points[a], points[b]], told)
         if stops is not None:
             reason += f" (between {_named_point(named, a)} and {_named_point(named, b)})"
         answer["reason"] = reason
@@ -207,7 +203,11 @@ def _named_point(named: list[tuple[str, Waypoint]], index: int) -> str:
     return named[index][0]
 
 
-async def _closed_reason(
+def _echo(waypoint: Waypoint) -> dict[str, Any]:
+    return {key: waypoint.get(key) for key in ECHOED}
+
+
+async def _why_not(
     loaded: LoadedGraph,
     profile: Profile,
     closed: Closed,
@@ -215,55 +215,52 @@ async def _closed_reason(
     points: list[Point],
     told: str,
 ) -> str:
-    """When only closures stand in the way (a route joins the pair without them), the
-    reason names them: "... : the elevator Lift A is closed until 14:00 UTC"."""
+    """Why there is no route between `points` (`told`), with what alone stands in its way
+    when a route in the same mode joins them without it: the excluded kinds of which the
+    mode could use an edge ("... without stairs and elevators": not escalators in a
+    building without any, nor stairs by wheelchair, which the mode's words tell), else
+    the closures that a route found without closures needs ("...: the elevator Lift A is
+    closed until 14:00 UTC")."""
+    from routing.profile import usable_kinds
     from routing.route import Unreachable, find_route
 
     if why != Unreachable.DISCONNECTED:
         return told
-    found = await on_graph(
-        loaded, find_route, loaded, profile.without(closed=True), *points, stoppable=True
-    )
-    if isinstance(found, Unreachable):
-        return told
-    named = "; ".join(closure_words(each) for each in closures_in_the_way(closed, found))
-    return f"{told}: {named}"
+    if profile.excluded:
+        free = profile.without(profile.excluded)
+        found = await on_graph(loaded, find_route, loaded, free, *points, stoppable=True)
+        if not isinstance(found, Unreachable):
+            kinds = usable_kinds(loaded.graph, profile, profile.excluded)
+            return told + WITHOUT.format(kinds=avoided_words(kinds or profile.excluded))
+    if closed.closures:
+        free = profile.without(closed=True)
+        found = await on_graph(loaded, find_route, loaded, free, *points, stoppable=True)
+        if not isinstance(found, Unreachable):
+            needed = closures_in_the_way(closed, found, loaded.graph)
+            return f"{told}: " + "; ".join(closure_words(each) for each in needed)
+    return told
 
 
-def _echo(waypoint: Waypoint) -> dict[str, Any]:
-    return {key: waypoint.get(key) for key in ECHOED}
-
-
-def _reason(why: Any, mode_name: str, excluded: frozenset[int] = frozenset()) -> str:
-    """Why there is no route in words (REASONS), naming the `excluded` kinds that alone
-    stand in its way."""
-    told = REASONS[str(why)].format(how=MODE_WORDS[mode_name])
-    return told + WITHOUT.format(kinds=avoided_words(excluded)) if excluded else told
-
-
-async def _in_the_way(
-    loaded: LoadedGraph, profile: Profile, why: Any, points: list[Point]
-) -> frozenset[int]:
-    """The kinds the options exclude when the pair is disconnected only by them (a route
-    in the same mode joins it when they are allowed), else none. The mode's own (stairs
-    and escalators by wheelchair) are told by the mode's words."""
-    from routing.route import Unreachable, find_route
-
-    if why != Unreachable.DISCONNECTED or not profile.excluded:
-        return frozenset()
-    found = await on_graph(
-        loaded, find_route, loaded, profile.without(profile.excluded), *points, stoppable=True
-    )
-    return frozenset() if isinstance(found, Unreachable) else profile.excluded
-
-
-def _unchosen(choice: Choice, mode_name: str) -> str:
-    """Why no candidate has a route: the start joins no walk path, or none leads to one."""
+async def _unchosen(
+    loaded: LoadedGraph,
+    profile: Profile,
+    closed: Closed,
+    choice: Choice,
+    mode_name: str,
+    start: Point,
+) -> str:
+    """Why no candidate has a route: the start joins no walk path, or none leads to one
+    (naming what stands in the way of the one that would be quickest without it)."""
     from routing.route import Unreachable
 
+    how = MODE_WORDS[mode_name]
     if not choice.start_joins:
-        return _reason(Unreachable.START_OFF_GRAPH, mode_name)
-    return REASONS["no-candidate"].format(how=MODE_WORDS[mode_name])
+        return REASONS[str(Unreachable.START_OFF_GRAPH)].format(how=how)
+    told = REASONS["no-candidate"].format(how=how)
+    if choice.freed is None:
+        return told
+    pair = [start, choice.freed]
+    return await _why_not(loaded, profile, closed, Unreachable.DISCONNECTED, pair, told)
 
 
 async def _floor_names(context: RequestContext, unit_map: dict[str, Any]) -> dict[str, str]:

@@ -37,7 +37,7 @@ from storage import collections as c
 from storage.cache import cached_reads
 
 if TYPE_CHECKING:  # routing is imported by the functions that need it
-    from routing.matrix import Point
+    from routing.matrix import Cell, Point
     from routing.profile import Profile
 
 FORMS = ("q", "tags", "ids")  # exactly one of them
@@ -63,6 +63,9 @@ class Choice:
     location_id: str
     reachable: bool
     start_joins: bool  # whether the start joins the walk graph in the mode
+    # None reachable: the point of the one that would be quickest without the excluded
+    # kinds and the closures, if one would be (what the `reason` names stands in its way).
+    freed: Point | None = None
 
 
 def check_nearest(errors: FieldErrors, waypoint: Waypoint) -> Wanted | None:
@@ -120,15 +123,29 @@ async def choose(
         # One search gives every candidate's time; only the first ones are measured along
         # their paths (`closest`), as E18 would measure them.
         closest = await on_graph(loaded, loaded.closest, profile, origin, points, stoppable=True)
-        reached = [
-            (rounded(cell[1]), rounded(cell[0]), ids[index])
-            for index, cell in closest or ()
-            if cell is not None
-        ]
+        reached = _reached(closest, ids)
         if reached:
-            return Choice(min(reached)[2], reachable=True, start_joins=True)
-        return Choice(_by_line(context, unit_map, origin, found), False, closest is not None)
+            return Choice(reached, reachable=True, start_joins=True)
+        freed = None
+        if closest is not None and (profile.excluded or profile.closed):
+            free = profile.without(profile.excluded, closed=True)
+            unblocked = await on_graph(loaded, loaded.closest, free, origin, points, stoppable=True)
+            freed_id = _reached(unblocked, ids)
+            freed = None if freed_id is None else found[freed_id]
+        by_line = _by_line(context, unit_map, origin, found)
+        return Choice(by_line, reachable=False, start_joins=closest is not None, freed=freed)
     return Choice(_by_line(context, unit_map, origin, found), reachable=False, start_joins=False)
+
+
+def _reached(closest: list[tuple[int, Cell]] | None, ids: list[str]) -> str | None:
+    """The candidate of least time in `LoadedGraph.closest`'s answer (ties: distance, then
+    id), None when none is reached."""
+    reached = [
+        (rounded(cell[1]), rounded(cell[0]), ids[index])
+        for index, cell in closest or ()
+        if cell is not None
+    ]
+    return min(reached)[2] if reached else None
 
 
 def _by_line(

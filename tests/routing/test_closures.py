@@ -20,6 +20,7 @@ from routing.closures import (
     connector_kinds,
     unit_edges,
     unit_outlines,
+    walked_edges,
 )
 from routing.model import ELEVATOR, LINK, STAIRS, WALK, WalkGraph
 from storage.demo.drawings import FLOORS, building_svg, floor_plan
@@ -198,3 +199,23 @@ def test_on_a_real_looking_venue_units_close_what_enters_them(tmp_path: Path):
         assert found == _oracle(graph, polygon, level), outline.unit_id
         closing += bool(found)
     assert closing >= len(outlines) // 2, (closing, len(outlines), level_id)
+
+
+def test_the_edges_a_route_walks(court):
+    """`walked_edges`: of a unit's closed edges, those a route's pieces lie on, on their
+    level; a spur it passes is not walked."""
+    graph, document = court
+    outlines = {each.unit_id: each for each in unit_outlines(document, ["cl-lobby", "cl-shop"])}
+    lobby, shop = (unit_edges(graph, outlines[unit]) for unit in ("cl-lobby", "cl-shop"))
+    along = [(0, [(50.0, 50.0), (130.0, 50.0), (250.0, 50.0)])]  # past the lobby and spur
+    walked = walked_edges(graph, along, lobby | shop)
+    assert walked and walked <= lobby and walked.isdisjoint(shop)
+    middles = [(90.0, 50.0), (190.0, 50.0)]
+    for edge in walked:  # each walked edge holds a middle of the route's pieces
+        (x1, y1), (x2, y2) = graph.node_xy[graph.edge_u[edge]], graph.node_xy[graph.edge_v[edge]]
+        assert any(min(x1, x2) <= x <= max(x1, x2) and y1 == y2 == y for x, y in middles)
+    assert walked_edges(graph, [(1, along[0][1])], lobby | shop) == frozenset()  # upstairs
+    assert walked_edges(graph, along, frozenset()) == frozenset()
+    up_the_spur = [(0, [(230.0, 50.0), (230.0, 15.0)])]
+    spur = walked_edges(graph, up_the_spur, lobby | shop)
+    assert spur and spur <= shop

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from resolvers.wayfinding.costing import kmh_to_feet_per_second
+from resolvers.wayfinding.costing import EXCLUDE_WORDS, kmh_to_feet_per_second
 from tests.resolvers.test_distance_matrix import (
     FOOT,
     ROUTE_MAP,
@@ -142,6 +142,9 @@ async def test_the_reason_names_the_excluded_kinds_that_alone_stand_in_the_way(e
         None,
         "no walk path usable on foot joins the start and the destination without stairs",
     )
+    # of several kinds excluded, those a route would ride: here only stairs exist
+    every = await routed(env, STAIRS_MAP, HERE, THERE, options(exclude=list(EXCLUDE_WORDS)))
+    assert every["reason"] == answer["reason"]
     assert await matrix(env, STAIRS_MAP, [HERE], [THERE], no_stairs) == [[(None, None)]]
     # on one level the exclusion changes nothing
     same_floor = await routed(env, STAIRS_MAP, HERE, {**HERE, "x": 110}, no_stairs)
@@ -160,7 +163,7 @@ async def test_the_reason_names_the_excluded_kinds_that_alone_stand_in_the_way(e
         "wheelchair",
         None,
         "no walk path usable by wheelchair joins the start and the destination without "
-        "stairs and elevators",
+        "elevators",  # not stairs: a wheelchair would not take them anyway
     )
     on_foot = await routed(env, B1, start, end, options(exclude=["elevator", "stairs"]))
     assert on_foot["reason"] == (

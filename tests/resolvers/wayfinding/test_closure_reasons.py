@@ -1,0 +1,96 @@
+"""A route that only closures block says which of them stand in its way (issue 50): the
+closures a route found without them would need, not every closure in force; the same
+for `to: {nearest}` when no candidate is reachable. Through the real app, on the
+closures' map of our own (a corridor through the Lobby, a Lift A, stairs at the west
+end) and the demo."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from storage import collections as c
+from tests.resolvers.wayfinding.closure_env import MAP, Env, closure_env
+
+WEST = {"x": 50, "y": 50, "floor_id": "cl-f1"}  # on the corridor, west of the Lobby
+EAST = {"x": 200, "y": 50, "floor_id": "cl-f1"}  # on the corridor, east of the Lobby
+UPSTAIRS = {"x": 200, "y": 50, "floor_id": "cl-f2"}
+# East of the shop's spur: off the corridor's edge that enters the Lobby (a closed unit
+# closes the whole edges that enter it, EAST's included).
+BY_THE_LIFT = {"x": 250, "y": 50, "floor_id": "cl-f1"}
+FOOT, WHEELS = "no walk path usable on foot", "no walk path usable by wheelchair"
+JOINS = "joins the start and the destination"
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def env(db_server, settings, tmp_path_factory) -> AsyncIterator[Env]:
+    async with closure_env(db_server, settings, tmp_path_factory.mktemp("reasons")) as made:
+        yield made
+
+
+@pytest.fixture(autouse=True)
+async def no_closures(env: Env) -> AsyncIterator[None]:
+    await env.store[c.CLOSURES].delete_many({})
+    yield
+    await env.store[c.CLOSURES].delete_many({})
+
+
+async def close(env: Env, map_id: str, **target: str) -> None:
+    response = await env.client.put(
+        f"/v1/unitmaps/{map_id}/closures", json={"data": target}, headers=env.headers()
+    )
+    assert response.status_code == 200, response.text
+
+
+async def route(env: Env, map_id: str, data: dict[str, Any]) -> dict[str, Any]:
+    response = await env.client.post(
+        f"/v1/maps/{map_id}/route", json={"data": data}, headers=env.headers(env.reader)
+    )
+    assert response.status_code == 200, response.text
+    answer: dict[str, Any] = response.json()
+    return answer
+
+
+async def test_only_the_closures_in_the_way_are_named(env: Env):
+    open_way = await route(env, MAP, {"from": WEST, "to": EAST})
+    assert (open_way["route"]["distance"], open_way["reason"]) == (150.0, None)
+    # The Lobby closed alone: round by the stairs, the upper corridor and the lift.
+    await close(env, MAP, unit_id="cl-lobby")
+    detour = await route(env, MAP, {"from": WEST, "to": EAST})
+    assert [m["connector"]["id"] for m in detour["route"]["maneuvers"] if m["connector"]] == [
+        "cl-stairs",
+        "cl-lift",
+    ]
+    # The lift and the shop closed too: no way; the way without closures walks through
+    # the Lobby only, so the Lobby alone is named.
+    await close(env, MAP, connector_id="cl-lift")
+    await close(env, MAP, unit_id="cl-shop")
+    blocked = await route(env, MAP, {"from": WEST, "to": EAST})
+    assert (blocked["route"], blocked["reason"]) == (None, f"{FOOT} {JOINS}: Lobby is closed")
+    # By wheelchair upstairs: the lift alone (its stairs were never usable).
+    lifted = await route(env, MAP, {"from": BY_THE_LIFT, "to": UPSTAIRS, "mode": "wheelchair"})
+    assert lifted["reason"] == f"{WHEELS} {JOINS}: the elevator Lift A is closed"
+
+
+async def test_nearest_names_what_stands_in_the_way_of_every_candidate(env: Env):
+    gym, mail = "loc-b1-f1-gym@map-b1", "loc-b1-f1-mail@map-b1"
+    trip = {"from": {"id": "map-b1:b1-301"}, "to": {"nearest": {"ids": [gym, mail]}}}
+    reached = await route(env, "map-b1", trip | {"mode": "wheelchair"})
+    assert (reached["to"]["id"], reached["reason"]) == (mail, None)
+    await close(env, "map-b1", connector_id="b1-elevator")
+    stuck = await route(env, "map-b1", trip | {"mode": "wheelchair"})
+    assert (stuck["route"], stuck["reason"]) == (
+        None,
+        "no candidate is reachable by wheelchair from the start: "
+        "the elevator b1-elevator is closed",
+    )
+    on_foot = await route(env, "map-b1", trip)  # the stairs are open
+    assert (on_foot["to"]["id"], on_foot["reason"]) == (mail, None)
+    excluded = {"costing_options": {"pedestrian": {"exclude": ["stairs", "escalator"]}}}
+    none_left = await route(env, "map-b1", trip | excluded)
+    assert none_left["reason"] == (
+        "no candidate is reachable on foot from the start without stairs"
+    )
