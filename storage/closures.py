@@ -19,7 +19,6 @@ from storage.cache import cached_reads
 from storage.cache.read_cache import READS
 from storage.database import Store
 from storage.timestamps import format_timestamp
-from storage.transactions import Session
 
 CONNECTOR = "connector"
 UNIT = "unit"
@@ -75,12 +74,6 @@ async def delete_closure(store: Store, map_id: str, kind: str, target_id: str) -
     """Reopen: True when there was a closure (ended or not) to remove."""
     result = await store[c.CLOSURES].delete_one(_key(map_id, kind, target_id))
     return result.deleted_count == 1
-
-
-async def delete_map_closures(store: Store, map_id: str, session: Session = None) -> int:
-    """Every closure of a map, for the delete of the map (in its transaction if given)."""
-    result = await store[c.CLOSURES].delete_many({"unit_map_id": map_id}, session=session)
-    return result.deleted_count
 
 
 async def map_closures(store: Store, map_id: str) -> list[Closure]:

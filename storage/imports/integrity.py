@@ -274,5 +274,14 @@ async def find_dangling(store: Store) -> CheckReport:
             need(col.LOCATIONS, id_, "floors.id", floor_id, floors, "floor")
             if levels and floor_id in floors:
                 need(col.LOCATIONS, id_, "floors.id", floor_id, levels, "level of its map")
+    # A closure outlives a drawing that lost its target (it can still be reopened), but
+    # not its map or asset: imports never delete a map, so this finds a hand-made mess.
+    key = ("unit_map_id", "kind", "target_id")
+    for doc in sorted(
+        await _docs(store, col.CLOSURES, ["asset_id", *key]), key=lambda d: _key(d, key)
+    ):
+        id_ = _key(doc, key)
+        need(col.CLOSURES, id_, "asset_id", doc.get("asset_id"), assets, "asset")
+        need(col.CLOSURES, id_, "unit_map_id", doc.get("unit_map_id"), maps, "map")
     await _staged_leftovers(store, report.leftovers)
     return report

@@ -19,6 +19,7 @@ import pytest_asyncio
 from bson import ObjectId
 
 from storage import collections as col
+from storage.closures import put_closure
 from storage.files import get_file, is_stored
 from storage.imports.importer import import_data
 from storage.imports.integrity import collect_garbage, find_dangling
@@ -228,6 +229,8 @@ async def test_check_reports_every_dangling_reference(store, tmp_path):
             },
         ]
     )
+    await put_closure(store, "m1", "a1", "unit", "u1", None, None)  # in order
+    await put_closure(store, "m9", "a9", "connector", "lift", None, "Service")
 
     report = await find_dangling(store)
     assert [str(finding) for finding in report.dangling] == [
@@ -245,6 +248,8 @@ async def test_check_reports_every_dangling_reference(store, tmp_path):
         "locations loc-lost: unit_map_id 'm9': no such map",
         "locations loc-lost: floors.id 'f9': no such floor",
         "locations loc-off: floors.id 'f7': no such level of its map",
+        "closures m9/connector/lift: asset_id 'a9': no such asset",
+        "closures m9/connector/lift: unit_map_id 'm9': no such map",
     ]
     assert not report.clean
 
