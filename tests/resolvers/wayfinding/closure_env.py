@@ -1,6 +1,9 @@
 """The closures' tests' world: the demo and a map of our own (the drawing of
 tests/routing/test_closures.py, two levels with a lobby, a shop and a lift) in a fresh
-database, keys of every kind the fields tell apart, and a client of the app."""
+database, keys of every kind the fields tell apart, and a client of the app.
+
+Each closures test module makes its fixtures here: `env = world()`, and
+`no_closures = cleared()` where each test must start and end with none."""
 
 from __future__ import annotations
 
@@ -11,10 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
+import pytest_asyncio
 
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ADMIN, DISTANCES_CALCULATE
 from rest.app import create_app
+from storage import collections as c
 from storage.demo.install import install_demo
 from storage.imports.importer import import_data
 from storage.settings import Settings
@@ -100,3 +106,27 @@ async def closure_env(db_server: Any, settings: Settings, tmp: Path) -> AsyncIte
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as client:
             yield Env(client, app, store, admin, ours, reader)
+
+
+def world() -> Any:
+    """A module's `env` fixture (`env = world()`): one world per test module."""
+
+    @pytest_asyncio.fixture(scope="module", loop_scope="session")
+    async def env(db_server: Any, settings: Settings, tmp_path_factory: Any) -> AsyncIterator[Env]:
+        async with closure_env(db_server, settings, tmp_path_factory.mktemp("closures")) as made:
+            yield made
+
+    return env
+
+
+def cleared() -> Any:
+    """A module's autouse fixture (`no_closures = cleared()`): each test starts and ends
+    with no closure stored."""
+
+    @pytest.fixture(autouse=True)
+    async def no_closures(env: Env) -> AsyncIterator[None]:
+        await env.store[c.CLOSURES].delete_many({})
+        yield
+        await env.store[c.CLOSURES].delete_many({})
+
+    return no_closures

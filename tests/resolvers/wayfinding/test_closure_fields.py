@@ -7,16 +7,17 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
-import pytest_asyncio
 
 from resolvers.limits import MAX_CLOSURE_DAYS, MAX_CLOSURE_REASON_CHARS
 from storage import collections as c
 from storage.timestamps import format_timestamp
-from tests.resolvers.wayfinding.closure_env import MAP, Env, closure_env
+from tests.resolvers.wayfinding.closure_env import MAP, Env, cleared, world
+
+env = world()
+no_closures = cleared()
 
 PATH = f"/v1/unitmaps/{MAP}/closures"
 CLOSE = """mutation ($m: ID!, $c: ID, $u: ID, $until: Timestamp, $r: String) {
@@ -41,19 +42,6 @@ LIFT = {
 LOBBY = {**LIFT, "kind": "unit", "connector_id": None, "unit_id": "cl-lobby"}
 LOBBY.update(connector_kind=None, name="Lobby", reason=None)
 UNPROCESSABLE = "Resource validation failed"
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def env(db_server, settings, tmp_path_factory) -> AsyncIterator[Env]:
-    async with closure_env(db_server, settings, tmp_path_factory.mktemp("closures")) as made:
-        yield made
-
-
-@pytest.fixture(autouse=True)
-async def no_closures(env: Env) -> AsyncIterator[None]:
-    await env.store[c.CLOSURES].delete_many({})
-    yield
-    await env.store[c.CLOSURES].delete_many({})
 
 
 def ahead(seconds: float) -> str:

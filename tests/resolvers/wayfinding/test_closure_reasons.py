@@ -6,14 +6,12 @@ end) and the demo."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
-import pytest
-import pytest_asyncio
+from tests.resolvers.wayfinding.closure_env import MAP, Env, cleared, world
 
-from storage import collections as c
-from tests.resolvers.wayfinding.closure_env import MAP, Env, closure_env
+env = world()
+no_closures = cleared()
 
 WEST = {"x": 50, "y": 50, "floor_id": "cl-f1"}  # on the corridor, west of the Lobby
 EAST = {"x": 200, "y": 50, "floor_id": "cl-f1"}  # on the corridor, east of the Lobby
@@ -23,19 +21,6 @@ UPSTAIRS = {"x": 200, "y": 50, "floor_id": "cl-f2"}
 BY_THE_LIFT = {"x": 250, "y": 50, "floor_id": "cl-f1"}
 FOOT, WHEELS = "no walk path usable on foot", "no walk path usable by wheelchair"
 JOINS = "joins the start and the destination"
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def env(db_server, settings, tmp_path_factory) -> AsyncIterator[Env]:
-    async with closure_env(db_server, settings, tmp_path_factory.mktemp("reasons")) as made:
-        yield made
-
-
-@pytest.fixture(autouse=True)
-async def no_closures(env: Env) -> AsyncIterator[None]:
-    await env.store[c.CLOSURES].delete_many({})
-    yield
-    await env.store[c.CLOSURES].delete_many({})
 
 
 async def close(env: Env, map_id: str, **target: str) -> None:

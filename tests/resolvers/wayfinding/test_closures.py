@@ -9,7 +9,6 @@ from datetime import UTC, datetime, timedelta
 
 import orjson
 import pytest
-import pytest_asyncio
 
 from resolvers.context import RequestContext, Services
 from resolvers.reads import visible_map
@@ -29,13 +28,9 @@ from storage.cache.read_cache import READS, ReadLog
 from storage.closures import put_closure
 from storage.files import get_file
 from storage.timestamps import format_timestamp
-from tests.resolvers.wayfinding.closure_env import ASSET, MAP, Env, closure_env
+from tests.resolvers.wayfinding.closure_env import ASSET, MAP, Env, world
 
-
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def env(db_server, settings, tmp_path_factory) -> AsyncIterator[Env]:
-    async with closure_env(db_server, settings, tmp_path_factory.mktemp("closed")) as made:
-        yield made
+env = world()
 
 
 @pytest.fixture
