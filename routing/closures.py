@@ -16,10 +16,11 @@ belongs to its innermost enclosing Level, whose uid is the graph's `level_uids` 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from parsing.geo.document_walk import walk_levels
 from parsing.geo.level_outlines import parsed_points
 from routing.model import CONNECTOR_KINDS, CONNECTOR_NAMES, LINK, WALK, WalkGraph
 
@@ -182,7 +183,8 @@ def unit_outlines(document: dict[str, Any], unit_ids: Iterable[str]) -> list[Uni
     on two levels, has two); a unit the document does not draw has none."""
     wanted = set(unit_ids)
     found: list[UnitOutline] = []
-    for element, level_uid in _elements(document.get("elements") or [], None):
+    for element, level, _ in walk_levels(document.get("elements") or []):
+        level_uid = None if level is None else str(level.get("uid"))
         unit_id = element.get("id")
         if element.get("type") != "Unit" or unit_id not in wanted:
             continue
@@ -193,26 +195,6 @@ def unit_outlines(document: dict[str, Any], unit_ids: Iterable[str]) -> list[Uni
         holes = tuple(_ring(hole) for hole in shape.get("holes") or ())
         found.append(UnitOutline(str(unit_id), level_uid, points, holes))
     return found
-
-
-def _elements(
-    elements: list[Any], level_uid: str | None
-) -> Iterator[tuple[dict[str, Any], str | None]]:
-    """Every element with the uid of its innermost enclosing Level."""
-    stack: list[tuple[Iterator[Any], str | None]] = [(iter(elements), level_uid)]
-    while stack:
-        children, level = stack[-1]
-        element = next(children, None)
-        if element is None:
-            stack.pop()
-            continue
-        if not isinstance(element, dict):
-            continue
-        yield element, level
-        nested = element.get("elements")
-        if isinstance(nested, list):
-            inner = str(element.get("uid")) if element.get("type") == "Level" else level
-            stack.append((iter(nested), inner))
 
 
 def _ring(points: Any) -> Ring:

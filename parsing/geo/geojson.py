@@ -11,19 +11,19 @@ that grid with exact integer arithmetic, so they hold for the numbers written.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import orjson
 
+from parsing.geo.document_walk import Parent, walk_levels
 from parsing.geo.drawn import OPENINGS, XY, DrawnReader, category_of
 from parsing.geo.georeference import Georeference, GeoreferenceError
 from parsing.geo.indoor_levels import joined_levels, level_value
 
 GRID = 10_000_000  # grid steps per degree: 7 decimal places
 Grid = tuple[int, int]  # (lon, lat) in 1e-7 degrees
-_END = object()
 _N = TypeVar("_N", int, float)
 
 
@@ -110,31 +110,6 @@ def geojson_bytes(collection: dict[str, Any]) -> bytes:
 # --- walking the parsed document -------------------------------------------------------
 
 
-_Parent = dict[str, Any] | None
-
-
-def _walk(elements: list[Any]) -> Iterator[tuple[dict[str, Any], _Parent, _Parent]]:
-    """Every element in document order with its innermost enclosing Level and Layer
-    (a Layer inside that Level; no recursion)."""
-    stack: list[tuple[Iterator[Any], _Parent, _Parent]] = [(iter(elements), None, None)]
-    while stack:
-        children, level, layer = stack[-1]
-        element = next(children, _END)
-        if element is _END:
-            stack.pop()
-            continue
-        if not isinstance(element, dict):
-            continue
-        yield element, level, layer
-        nested = element.get("elements")
-        if isinstance(nested, list) and nested:
-            kind = element.get("type")
-            if kind == "Level":
-                stack.append((iter(nested), element, None))
-            else:
-                stack.append((iter(nested), level, element if kind == "Layer" else layer))
-
-
 def _collect(
     document: dict[str, Any], georeference: Georeference, heights: Mapping[str, int]
 ) -> tuple[list[_Level], list[_Unit], list[_Drawn]]:
@@ -144,7 +119,7 @@ def _collect(
     units: list[_Unit] = []
     drawn: list[_Drawn] = []
     reader = DrawnReader()
-    for element, parent, layer in _walk(document.get("elements") or []):
+    for element, parent, layer in walk_levels(document.get("elements") or []):
         kind = element.get("type")
         if kind == "Level":
             tags = element.get("tags")
@@ -192,7 +167,7 @@ def _shape_rings(
 
 def _drawn(
     element: dict[str, Any],
-    layer: _Parent,
+    layer: Parent,
     level: _Level | None,
     reader: DrawnReader,
     georeference: Georeference,
