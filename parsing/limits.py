@@ -1,4 +1,5 @@
-"""Limits of the SVG parser. Defaults follow docs/unit-map-svg.md; Settings overrides them."""
+"""Limits of the parsers: the SVG parser's (defaults follow docs/unit-map-svg.md; Settings
+overrides them) and a language tag's length."""
 
 from __future__ import annotations
 
@@ -15,3 +16,8 @@ class SvgLimits:
     max_elements: int = 200_000
     max_depth: int = 256
     max_points: int = 1_000_000
+
+
+# A language tag floorgate reads (`parsing.language_tags`, issue 51): RFC 5646's advice
+# for the longest tag a system must keep.
+MAX_TAG_CHARS = 35

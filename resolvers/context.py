@@ -14,6 +14,7 @@ from resolvers.auth.keys import Caller, KeyCache, lookup_caller
 from resolvers.auth.permissions import BEYOND_METRICS, reads_metrics_only
 from resolvers.auth.ratelimit import RateLimiter, SharedLimiter
 from resolvers.errors import ApiError, ErrorCode
+from resolvers.language import Language
 from resolvers.limits import (
     COST_PER_RATE_UNIT,
     SIDE_CACHE_SHARE,
@@ -118,6 +119,8 @@ class RequestContext:
         self.over_websocket = False  # subscriptions only, there (schema.execution.guard)
         self.request_id = request_id
         self.client = client  # the client's address, for limits on unauthenticated traffic
+        # The language the answer is in (issue 51), set by the face; None: names as stored.
+        self.language: Language | None = None
         self.state = state  # the request's scope state: `RATE_LIMITED_KEY` goes there
         self.reads_metrics = False  # the /metrics route: a metrics-only key is served
         self._caller: asyncio.Future[Caller] | None = None

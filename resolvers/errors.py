@@ -42,6 +42,7 @@ class ErrorCode(StrEnum):
     BAD_REQUEST = "BAD_REQUEST"
     URI_TOO_LONG = "URI_TOO_LONG"
     HEADERS_TOO_LARGE = "HEADERS_TOO_LARGE"
+    HEADER_TOO_LARGE = "HEADER_TOO_LARGE"
     DOCUMENT_TOO_LARGE = "DOCUMENT_TOO_LARGE"
     CURSOR_EXPIRED = "CURSOR_EXPIRED"
     TOO_MANY_SUBSCRIPTIONS = "TOO_MANY_SUBSCRIPTIONS"
@@ -94,6 +95,8 @@ ERRORS: dict[ErrorCode, ErrorKind] = {
     ErrorCode.BAD_REQUEST: ErrorKind(400, "Invalid HTTP request"),
     ErrorCode.URI_TOO_LONG: ErrorKind(414, "Request target longer than {limit} bytes"),
     ErrorCode.HEADERS_TOO_LARGE: ErrorKind(431, "Request head larger than {limit} bytes"),
+    # One header past what its reader takes (`Accept-Language`: resolvers/language.py).
+    ErrorCode.HEADER_TOO_LARGE: ErrorKind(431, "{header} header larger than {limit} bytes"),
     # A /graphql document (or a GET's query string) over FLOORGATE_GRAPHQL_MAX_DOCUMENT_BYTES.
     ErrorCode.DOCUMENT_TOO_LARGE: ErrorKind(
         413, "GraphQL document too large: at most {limit} bytes"

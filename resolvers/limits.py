@@ -123,6 +123,10 @@ PATH_SEARCH_COST = 9_000
 # The stops one route may visit between its start and its destination (`via`, issue 50;
 # `routing.stops` orders at most MAX_STOPS).
 MAX_VIA = 25
+# A request's `Accept-Language` (issue 51): a browser sends a few dozen bytes and a few
+# ranges; a longer header is 431, ranges past the count are not read.
+MAX_ACCEPT_LANGUAGE_BYTES = 1024
+MAX_ACCEPT_LANGUAGE_RANGES = 32
 MATRIX_PAIR_COST = 100
 # Page sizes of the lists whose own differ from DEFAULT_PER_PAGE and MAX_PER_PAGE, by
 # "Type.field": (when absent, at most); their cost counts the same.
@@ -212,7 +216,7 @@ WS_OUTBOX_MESSAGES = 256
 # Characters of a subscription's `id`, which every message for it repeats.
 MAX_OPERATION_ID_CHARS = 128
 # A subscription's result for one event, made once per process for every subscriber of
-# the same document, variables and scope (`schema.event_results`): the latest kept, in
+# the same document, variables and scope (`schema.execution.event_results`): the latest kept, in
 # bytes, keys included.
 EVENT_RESULT_BYTES = 1024 * 1024
 

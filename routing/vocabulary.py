@@ -5,8 +5,9 @@ and what the viewer draws cannot drift apart.
 A row per maneuver type and per turn modifier: the changes of bearing a modifier stands
 for and the viewer's icon of each (`viewer_icons`, written to the viewer's
 `route/vocabulary.json` by `make generate`). The sentences are one `Language` each,
-templates with named placeholders, so that a language is one more of them (issue 51).
-docs/routing.md, "The words", says how to add a word or a language.
+templates with named placeholders, so that a language is one more of them (issue 51):
+English, Traditional and Simplified Chinese, French, German and Spanish, each in its own
+idiom. docs/routing.md, "The words", says how to add a word or a language.
 """
 
 from __future__ import annotations
@@ -112,17 +113,21 @@ TURNS: dict[Modifier, TurnWord] = {
 @dataclass(frozen=True)
 class Language:
     """The sentences of one language: templates with named placeholders, a phrase per
-    turn modifier and per side. `instructions` picks the template; the template orders
-    the words, so a language never has to follow English's order."""
+    turn modifier and per side, a name per connector kind. `instructions` picks the
+    template; the template orders the words, so a language never has to follow English's
+    order. What English never needed is here too: the connectors' names in the form the
+    templates need (an article and case, a verb), the floor counts by plural category,
+    whether a sentence begins with a capital."""
 
+    tag: str  # BCP 47; Babel's locale: plural rules, number and unit formats
     walked: str  # {length} walked since the previous maneuver, then its {action}
     depart: str  # {start}: the start's name
     depart_unnamed: str  # an ad-hoc start
     turns: Mapping[Modifier, str]
     turn_at: str  # {turn} (a phrase of `turns`) at {landmark}
-    up: str  # {connector} (its kind's name) up to {floor}, one floor
+    up: str  # {connector} (a name of `connectors`) up to {floor}, one floor
     down: str
-    up_floors: str  # likewise, {floors} floors (2 or more) in one ride
+    up_floors: str  # likewise, {floors} (a form of `floors`) in one ride
     down_floors: str
     through: str  # a door to {floor}, a level of the same height (issue 48)
     arrive: str  # {end}: the destination's name
@@ -130,9 +135,20 @@ class Language:
     arrive_unnamed: str  # an ad-hoc destination, on {floor}
     arrive_unnamed_beside: str  # likewise, {side}
     sides: Mapping[Side, str]
+    # By kind word (`routing.model.CONNECTOR_KINDS`), as {connector} says it: German's
+    # with its article in the accusative, Chinese's with the verb of taking it.
+    connectors: Mapping[str, str]
+    # "{count} floors" by CLDR plural category (Babel's `Locale.plural_form`): one form
+    # for each category the language has, "other" always.
+    floors: Mapping[str, str]
+    capitalised: bool = True  # a sentence begins with a capital (not in Chinese)
+    # The pattern of a number (Babel's `format`) where not the locale's own: English keeps
+    # the ungrouped "1200 ft" it always wrote.
+    number_format: str | None = None
 
 
 ENGLISH = Language(
+    tag="en",
     walked="Walk {length}, then {action}",
     depart="start at {start}",
     depart_unnamed="start at your location",
@@ -148,16 +164,227 @@ ENGLISH = Language(
     turn_at="{turn} at {landmark}",
     up="take the {connector} up to {floor}",
     down="take the {connector} down to {floor}",
-    up_floors="take the {connector} up {floors} floors to {floor}",
-    down_floors="take the {connector} down {floors} floors to {floor}",
+    up_floors="take the {connector} up {floors} to {floor}",
+    down_floors="take the {connector} down {floors} to {floor}",
     through="go through the door to {floor}",
     arrive="arrive at {end}",
     arrive_beside="arrive at {end} {side}",
     arrive_unnamed="arrive at your destination on {floor}",
     arrive_unnamed_beside="arrive at your destination on {floor}, {side}",
     sides={Side.LEFT: "on your left", Side.RIGHT: "on your right"},
+    connectors={
+        "stairs": "stairs",
+        "elevator": "elevator",
+        "ramp": "ramp",
+        "escalator": "escalator",
+        "door": "door",
+    },
+    floors={"one": "{count} floor", "other": "{count} floors"},
+    number_format="0",
 )
-LANGUAGES: dict[str, Language] = {"en": ENGLISH}  # by BCP 47 tag
+
+# Taiwan's usage: 公尺 as Babel writes metres, 樓 for floors, 您 and 目前位置.
+TRADITIONAL_CHINESE = Language(
+    tag="zh-Hant",
+    walked="步行 {length}後{action}",
+    depart="從{start}出發",
+    depart_unnamed="從目前位置出發",
+    turns={
+        Modifier.UTURN: "迴轉",
+        Modifier.SHARP_RIGHT: "向右急轉",
+        Modifier.RIGHT: "右轉",
+        Modifier.SLIGHT_RIGHT: "稍微右轉",
+        Modifier.SLIGHT_LEFT: "稍微左轉",
+        Modifier.LEFT: "左轉",
+        Modifier.SHARP_LEFT: "向左急轉",
+    },
+    turn_at="在{landmark}{turn}",
+    up="{connector}上樓到{floor}",
+    down="{connector}下樓到{floor}",
+    up_floors="{connector}上 {floors}到{floor}",
+    down_floors="{connector}下 {floors}到{floor}",
+    through="穿過門前往{floor}",
+    arrive="抵達{end}",
+    arrive_beside="抵達位於{side}的{end}",
+    arrive_unnamed="抵達位於{floor}的目的地",
+    arrive_unnamed_beside="抵達位於{floor}{side}的目的地",
+    sides={Side.LEFT: "左側", Side.RIGHT: "右側"},
+    connectors={
+        "stairs": "走樓梯",
+        "elevator": "搭電梯",
+        "ramp": "走坡道",
+        "escalator": "搭手扶梯",
+        "door": "穿過門",
+    },
+    floors={"other": "{count} 層樓"},
+    capitalised=False,
+)
+
+# Mainland usage: 米 as Babel writes metres (no space, as Babel's "12米"), 层 for floors.
+SIMPLIFIED_CHINESE = Language(
+    tag="zh-Hans",
+    walked="步行{length}后{action}",
+    depart="从{start}出发",
+    depart_unnamed="从当前位置出发",
+    turns={
+        Modifier.UTURN: "掉头",
+        Modifier.SHARP_RIGHT: "向右急转",
+        Modifier.RIGHT: "右转",
+        Modifier.SLIGHT_RIGHT: "稍向右转",
+        Modifier.SLIGHT_LEFT: "稍向左转",
+        Modifier.LEFT: "左转",
+        Modifier.SHARP_LEFT: "向左急转",
+    },
+    turn_at="在{landmark}{turn}",
+    up="{connector}上楼到{floor}",
+    down="{connector}下楼到{floor}",
+    up_floors="{connector}上{floors}到{floor}",
+    down_floors="{connector}下{floors}到{floor}",
+    through="穿过门前往{floor}",
+    arrive="到达{end}",
+    arrive_beside="到达位于{side}的{end}",
+    arrive_unnamed="到达位于{floor}的目的地",
+    arrive_unnamed_beside="到达位于{floor}{side}的目的地",
+    sides={Side.LEFT: "左侧", Side.RIGHT: "右侧"},
+    connectors={
+        "stairs": "走楼梯",
+        "elevator": "乘电梯",
+        "ramp": "走坡道",
+        "escalator": "乘自动扶梯",
+        "door": "穿过门",
+    },
+    floors={"other": "{count}层楼"},
+    capitalised=False,
+)
+
+# "au niveau B2": a floor's name after "niveau", so that no "à"/"de" has to contract or
+# elide before a name ("au", "d'"); likewise "devant" and "depuis" before places.
+FRENCH = Language(
+    tag="fr",
+    walked="Marchez {length}, puis {action}",
+    depart="partez depuis {start}",
+    depart_unnamed="partez depuis votre position",
+    turns={
+        Modifier.UTURN: "faites demi-tour",
+        Modifier.SHARP_RIGHT: "tournez franchement à droite",
+        Modifier.RIGHT: "tournez à droite",
+        Modifier.SLIGHT_RIGHT: "tournez légèrement à droite",
+        Modifier.SLIGHT_LEFT: "tournez légèrement à gauche",
+        Modifier.LEFT: "tournez à gauche",
+        Modifier.SHARP_LEFT: "tournez franchement à gauche",
+    },
+    turn_at="{turn} devant {landmark}",
+    up="prenez {connector} pour monter au niveau {floor}",
+    down="prenez {connector} pour descendre au niveau {floor}",
+    up_floors="prenez {connector} pour monter de {floors} jusqu'au niveau {floor}",
+    down_floors="prenez {connector} pour descendre de {floors} jusqu'au niveau {floor}",
+    through="passez la porte vers le niveau {floor}",
+    arrive="vous arrivez à {end}",
+    arrive_beside="vous arrivez à {end}, {side}",
+    arrive_unnamed="vous atteignez votre point d'arrivée au niveau {floor}",
+    arrive_unnamed_beside="vous atteignez votre point d'arrivée au niveau {floor}, {side}",
+    sides={Side.LEFT: "sur votre gauche", Side.RIGHT: "sur votre droite"},
+    connectors={
+        "stairs": "l'escalier",
+        "elevator": "l'ascenseur",
+        "ramp": "la rampe",
+        "escalator": "l'escalier mécanique",
+        "door": "la porte",
+    },
+    floors={"one": "{count} étage", "many": "{count} étages", "other": "{count} étages"},
+)
+
+# The infinitive of German directions ("links abbiegen"): the place of a turn goes before
+# the verb ("bei X links abbiegen"), where the imperative would have to split around it.
+GERMAN = Language(
+    tag="de",
+    walked="{length} gehen, dann {action}",
+    depart="bei {start} starten",
+    depart_unnamed="an Ihrem Standort starten",
+    turns={
+        Modifier.UTURN: "umkehren",
+        Modifier.SHARP_RIGHT: "scharf rechts abbiegen",
+        Modifier.RIGHT: "rechts abbiegen",
+        Modifier.SLIGHT_RIGHT: "leicht rechts abbiegen",
+        Modifier.SLIGHT_LEFT: "leicht links abbiegen",
+        Modifier.LEFT: "links abbiegen",
+        Modifier.SHARP_LEFT: "scharf links abbiegen",
+    },
+    turn_at="bei {landmark} {turn}",
+    up="{connector} nach oben bis {floor} nehmen",
+    down="{connector} nach unten bis {floor} nehmen",
+    up_floors="{connector} {floors} nach oben bis {floor} nehmen",
+    down_floors="{connector} {floors} nach unten bis {floor} nehmen",
+    through="durch die Tür zu {floor} gehen",
+    arrive="{end} erreichen",
+    arrive_beside="{end} {side} erreichen",
+    arrive_unnamed="das Ziel auf {floor} erreichen",
+    arrive_unnamed_beside="das Ziel auf {floor} {side} erreichen",
+    sides={Side.LEFT: "auf der linken Seite", Side.RIGHT: "auf der rechten Seite"},
+    connectors={
+        "stairs": "die Treppe",
+        "elevator": "den Aufzug",
+        "ramp": "die Rampe",
+        "escalator": "die Rolltreppe",
+        "door": "die Tür",
+    },
+    floors={"one": "{count} Etage", "other": "{count} Etagen"},
+)
+
+SPANISH = Language(
+    tag="es",
+    walked="Camine {length} y luego {action}",
+    depart="comience en {start}",
+    depart_unnamed="comience en su ubicación",
+    turns={
+        Modifier.UTURN: "dé media vuelta",
+        Modifier.SHARP_RIGHT: "gire bruscamente a la derecha",
+        Modifier.RIGHT: "gire a la derecha",
+        Modifier.SLIGHT_RIGHT: "gire ligeramente a la derecha",
+        Modifier.SLIGHT_LEFT: "gire ligeramente a la izquierda",
+        Modifier.LEFT: "gire a la izquierda",
+        Modifier.SHARP_LEFT: "gire bruscamente a la izquierda",
+    },
+    turn_at="{turn} en {landmark}",
+    up="tome {connector} para subir hasta {floor}",
+    down="tome {connector} para bajar hasta {floor}",
+    up_floors="tome {connector} para subir {floors} hasta {floor}",
+    down_floors="tome {connector} para bajar {floors} hasta {floor}",
+    through="cruce la puerta hacia {floor}",
+    arrive="llegará a {end}",
+    arrive_beside="llegará a {end}, {side}",
+    arrive_unnamed="llegará a su destino en {floor}",
+    arrive_unnamed_beside="llegará a su destino en {floor}, {side}",
+    sides={Side.LEFT: "a su izquierda", Side.RIGHT: "a su derecha"},
+    connectors={
+        "stairs": "la escalera",
+        "elevator": "el ascensor",
+        "ramp": "la rampa",
+        "escalator": "la escalera mecánica",
+        "door": "la puerta",
+    },
+    floors={"one": "{count} piso", "many": "{count} pisos", "other": "{count} pisos"},
+)
+
+LANGUAGES: dict[str, Language] = {
+    language.tag: language
+    for language in (
+        ENGLISH,
+        TRADITIONAL_CHINESE,
+        SIMPLIFIED_CHINESE,
+        FRENCH,
+        GERMAN,
+        SPANISH,
+    )
+}  # by BCP 47 tag
+SUPPORTED = tuple(LANGUAGES)
+_BY_FOLDED_TAG = {tag.casefold(): language for tag, language in LANGUAGES.items()}
+
+
+def language_of(tag: str) -> Language:
+    """The Language of a supported tag (BCP 47 tags are case-insensitive: "zh-hant" is
+    "zh-Hant"), else English: the choice among what a visitor accepts is made before."""
+    return _BY_FOLDED_TAG.get(tag.casefold(), ENGLISH)
 
 
 def _lookup(spans: list[tuple[Range, Modifier | None]]) -> Callable[[float], Modifier | None]:

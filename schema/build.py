@@ -15,6 +15,7 @@ from schema.execution.guard import DocumentCaches, OperationGuard
 from schema.execution.operation_limits import OperationLimits
 from schema.execution.plans import plans_of
 from schema.execution.shapes import COMPILED_CODE
+from schema.language import lang
 from schema.mutations import Mutation
 from schema.queries import Query
 from schema.scalars import SCALARS
@@ -58,6 +59,7 @@ def build_schema(settings: Settings) -> Schema:
         config=StrawberryConfig(default_resolver=read_field, scalar_map=SCALARS),
         execution_context_class=CompiledExecutor,
         extensions=[lambda: OperationGuard(caches)],
+        directives=[lang],
     )
     schema.caches = caches
     return schema

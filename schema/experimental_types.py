@@ -9,6 +9,7 @@ import strawberry
 
 from resolvers.limits import MAX_NEAREST_IDS, MAX_SEARCH_CHARS, WGS84_WAYPOINT_MARGIN_M
 from resolvers.wayfinding.costing import EXCLUDE_WORDS, PENALTY_SECONDS, WALKING_SPEED_KMH
+from schema.language import NAMES_FIELD, Name
 from schema.records import record_input
 from schema.scalars import Timestamp
 from storage.limits import REFERENCE_KEY_PATTERN
@@ -110,6 +111,7 @@ class Location:
     tags: list[LocationTag]
     created_at: Timestamp
     updated_at: Timestamp
+    names: list[Name] = NAMES_FIELD
 
 
 @strawberry.type(description="The locations of a map and a validator of exactly this answer.")

@@ -5,7 +5,8 @@ from typing import Annotated
 import strawberry
 from strawberry.types import Info
 
-from resolvers import admin, attributes
+from resolvers import admin
+from resolvers.attributes import assignments
 from resolvers.auth.permissions import (
     ADMIN,
     FLAG_DIRECTIONS,
@@ -159,7 +160,7 @@ class Mutation:
     async def assign_unit_attributes(
         self, info: Info, group_id: strawberry.ID, data: list[UnitAttributeAssignmentInput]
     ) -> list[UnitAttributeAssignment]:
-        return await attributes.assign(info.context, group_id, as_record(data))  # type: ignore[return-value]  # dicts: strawberry reads them by key
+        return await assignments.assign(info.context, group_id, as_record(data))  # type: ignore[return-value]  # dicts: strawberry reads them by key
 
     @strawberry.mutation(
         permission_classes=[requires(UNIT_ATTRIBUTES_WRITE, FLAG_UNIT_ATTRIBUTES)],
@@ -169,7 +170,7 @@ class Mutation:
     async def unassign_unit_attributes(
         self, info: Info, group_id: strawberry.ID, data: list[UnitAttributeAssignmentInput]
     ) -> list[UnitAttributeAssignment]:
-        return await attributes.unassign(info.context, group_id, as_record(data))  # type: ignore[return-value]  # dicts: strawberry reads them by key
+        return await assignments.unassign(info.context, group_id, as_record(data))  # type: ignore[return-value]  # dicts: strawberry reads them by key
 
     @strawberry.mutation(
         permission_classes=[requires(ADMIN)],

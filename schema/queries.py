@@ -8,7 +8,8 @@ import strawberry
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
-from resolvers import attributes, locations, reads, references
+from resolvers import locations, reads, references
+from resolvers.attributes import assignments
 from resolvers.auth.permissions import (
     ASSET_REFERENCES_READ,
     DISTANCES_CALCULATE,
@@ -221,7 +222,7 @@ ROOT_FIELDS: tuple[RootField | str, ...] = (
     ),
     RootField(
         "unit_attribute_groups",
-        attributes.list_groups,
+        assignments.list_groups,
         list[UnitAttributeGroup],
         ALL,
         description="Attribute groups with their attributes, by id (E19): all, or one slice "
@@ -230,7 +231,7 @@ ROOT_FIELDS: tuple[RootField | str, ...] = (
     ),
     RootField(
         "unit_attribute_assignments",
-        attributes.list_assignments,
+        assignments.list_assignments,
         UnitAttributeAssignmentPage,
         PAGE,
         parents=(GROUP_ID,),

@@ -10,7 +10,7 @@ from typing import Annotated
 import strawberry
 from strawberry.types import Info
 
-from resolvers.attribute_changes import assignment_changes
+from resolvers.attributes.changes import assignment_changes
 from resolvers.auth.permissions import FLAG_UNIT_ATTRIBUTES, UNIT_ATTRIBUTES_READ
 from schema.experimental_types import UnitAttributeAssignment
 from schema.permissions import requires

@@ -22,6 +22,7 @@ from schema.experimental_types import (
     UnitReference,
     UnitReferenceGroup,
 )
+from schema.language import NAMES_FIELD, Name
 from schema.permissions import requires
 from schema.scalars import Timestamp
 from storage.files import file_url
@@ -75,6 +76,7 @@ class Unit:
     name: str
     created_at: Timestamp
     updated_at: Timestamp
+    names: list[Name] = NAMES_FIELD
 
     @strawberry.field(
         permission_classes=[requires(UNIT_REFERENCES_READ, FLAG_REFERENCES)],
@@ -97,6 +99,7 @@ class Floor:
     sort: int
     created_at: Timestamp
     updated_at: Timestamp
+    names: list[Name] = NAMES_FIELD
 
     @strawberry.field(description="Units on this floor, by id.")
     async def units(self, info: Info, root: strawberry.Parent[Document]) -> list[Unit]:
@@ -110,6 +113,7 @@ class Background:
     name: str
     created_at: Timestamp
     updated_at: Timestamp
+    names: list[Name] = NAMES_FIELD
 
 
 @strawberry.type(description="One value of a level tag.")
@@ -146,6 +150,7 @@ class UnitMap:
     routing_tier: str
     created_at: Timestamp
     updated_at: Timestamp
+    names: list[Name] = NAMES_FIELD
 
     @strawberry.field(
         description="Address of the parsed map document (application/vnd.map+json) under "
@@ -202,6 +207,7 @@ class Asset:
     tags: list[str] | None = strawberry.field(description="Tags of the asset; null if none.")
     created_at: Timestamp
     updated_at: Timestamp
+    names: list[Name] = NAMES_FIELD
 
     @strawberry.field(description="Floors of this asset, by sort position then id.")
     async def floors(self, info: Info, root: strawberry.Parent[Document]) -> list[Floor]:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from parsing.limits import SvgLimits
 from routing.costs import Costs
+from routing.vocabulary import LANGUAGES
 from storage.limits import (
     IMPORT_TRANSACTION_DOCUMENTS,
     PERSISTED_QUERIES_MAX_BYTES,
@@ -28,6 +29,7 @@ from storage.limits import (
 from storage.settings_fields import (
     FRAME_CHECK,
     FRAME_SOURCES,
+    LANGUAGE,
     LIST,
     LISTEN_PORT,
     LOG_FORMAT,
@@ -43,6 +45,7 @@ from storage.settings_fields import (
     URL,
     WHOLE,
     WORD,
+    Check,
     Setting,
     SettingsError,
     check_values,
@@ -54,6 +57,15 @@ from storage.settings_fields import (
 )
 
 __all__ = ["SETTINGS", "Setting", "Settings", "SettingsError", "frame_ancestors"]
+
+
+def _spoken(variable: str, value: str) -> None:
+    if value not in LANGUAGES:
+        raise SettingsError(f"{variable}: {value!r} is not one of {', '.join(LANGUAGES)}")
+
+
+# The languages answers are written in: those of the directions (routing/vocabulary.py).
+SPOKEN_LANGUAGE = Check(f"one of {', '.join(LANGUAGES)}", _spoken)
 
 
 @dataclass(frozen=True)
@@ -504,6 +516,14 @@ class Settings:
         "A larger import is committed per asset, and an asset larger than this is staged and "
         "switched in, in transactions of at most 1,000 writes, behind a switch that readers "
         'wait for (docs/dataset.md, "All or nothing").',
+    )
+    default_language: str = setting(
+        "FLOORGATE_DEFAULT_LANGUAGE",
+        LANGUAGE,
+        "en",
+        "The language of answers that ask for none, or for none floorgate speaks.",
+        'One of the directions\' languages (docs/api.md, "Languages").',
+        check=SPOKEN_LANGUAGE,
     )
     imdf_snap_metres: float = setting(
         "FLOORGATE_IMDF_SNAP_METRES",

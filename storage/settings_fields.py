@@ -16,6 +16,8 @@ from ipaddress import ip_address, ip_network
 from pathlib import Path
 from typing import Any, Generic, TypeVar, overload
 
+from parsing.language_tags import canonical_tag
+
 T = TypeVar("T")
 
 
@@ -196,6 +198,19 @@ def _persisted_mode(variable: str, text: str) -> str:
     return mode
 
 
+def _language(variable: str, text: str) -> str:
+    tag = canonical_tag(text.strip())
+    if tag is None:
+        raise SettingsError(f"{variable}: {text!r} is not a BCP 47 language tag")
+    return tag
+
+
+LANGUAGE = Kind(
+    "language tag",
+    str,
+    "a BCP 47 tag in any case, such as `zh-hant`; read in its canonical case (`zh-Hant`).",
+    _language,
+)
 PERSISTED_MODE = Kind(
     "`auto`, `safelist` or `off`", str, "any case; anything else is refused.", _persisted_mode
 )

@@ -2,7 +2,7 @@
 outside it behaves exactly like one that does not exist.
 
 Every operator write (`resolvers.admin`) goes through here; assignments
-(`resolvers.attributes`) check each unit's asset the same way. Three parts:
+(`resolvers.attributes.assignments`) check each unit's asset the same way. Three parts:
 
 - the stored record a write would replace or delete, found by its key, must be in
   scope: a put over one outside it is 404 (ids are global, so this one answer says

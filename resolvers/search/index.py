@@ -88,6 +88,9 @@ class Place:
     # (map id, location id) of every location that stands for it, in that order.
     locations: list[tuple[str, str]] = field(default_factory=list)
     floors: tuple[str, ...] = ()
+    # Its name in every language the data has (issue 51), by tag: the answer gives the one
+    # asked for (`storage.cache.names.local_name`); every one finds it.
+    names: dict[str, str] = field(default_factory=dict)
     # What finds it, while it is indexed (then dropped): (field, text), the name first;
     # and the kinds it is of (rows of `categories.CATEGORIES`, by name, and its category).
     texts: list[tuple[Field, str]] = field(default_factory=list)

@@ -19,13 +19,14 @@ from resolvers.search.places import collect
 from resolvers.wayfinding.versioned_cache import VersionedCache
 from storage import collections as c
 from storage.cache import cached_reads
+from storage.cache.names import READ_LANGUAGE
 from storage.cache.read_cache import READS
 from storage.cpu import run_cpu
 from storage.database import Store
 
 INDEXED = (c.UNITS, c.LOCATIONS)  # what an index is built from: their versions key it
-UNIT_FIELDS = {"name": 1, "floor_id": 1}
-LOCATION_FIELDS = {"unit_map_id": 1, "name": 1, "floors": 1, "tags": 1}
+UNIT_FIELDS = {"name": 1, "names": 1, "floor_id": 1}
+LOCATION_FIELDS = {"unit_map_id": 1, "name": 1, "names": 1, "floors": 1, "tags": 1}
 Document = dict[str, Any]
 # Places built on the event loop; more are built on the CPU pool (storage.cpu).
 ON_LOOP_PLACES = 500
@@ -47,12 +48,19 @@ async def asset_index(
 
 
 async def build(store: Store, asset_id: str) -> SearchIndex:
-    """Read the asset's units and locations and index them (off the loop when large)."""
+    """Read the asset's units and locations and index them (off the loop when large),
+    with their names as stored: an index serves every language (issue 51)."""
     query = {"asset_id": asset_id}
-    units, locations = await asyncio.gather(  # two reads at once: 0.8 s became 0.56 s
-        cached_reads.find_list(store, c.UNITS, query, [("_id", 1)], projection=UNIT_FIELDS),
-        cached_reads.find_list(store, c.LOCATIONS, query, [("_id", 1)], projection=LOCATION_FIELDS),
-    )
+    token = READ_LANGUAGE.set(None)
+    try:
+        units, locations = await asyncio.gather(  # two reads at once: 0.8 s became 0.56 s
+            cached_reads.find_list(store, c.UNITS, query, [("_id", 1)], projection=UNIT_FIELDS),
+            cached_reads.find_list(
+                store, c.LOCATIONS, query, [("_id", 1)], projection=LOCATION_FIELDS
+            ),
+        )
+    finally:
+        READ_LANGUAGE.reset(token)
     if len(units) + len(locations) <= ON_LOOP_PLACES:
         return _index(asset_id, units, locations)
     return await run_cpu(_index, asset_id, units, locations)

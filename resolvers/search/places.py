@@ -7,6 +7,7 @@ means (issue 47, "one result per place").
   the same level (`<id>@<map id>`, IMDF's stacked maps) are the same place.
 - A location that shares its floor and its name with exactly one unit place is that
   unit's twin (an IMDF occupant or anchor inside it): the unit's location.
+- A place's name in every language the data has is its name (issue 51): each finds it.
 - A place's other names (a twin's, a location's that differs from its unit's, tags
   `alt_name`, `short_name`, `name:<lang>`..., each value split at `;` as OpenStreetMap
   separates several) find it as alternative names.
@@ -55,6 +56,7 @@ def collect(
         place = Place(
             "unit", key[1], unit.get("name") or None, asset_id, unit.get("floor_id"), None
         )
+        place.names = dict(unit.get("names") or {})
         if place.floor_id:
             place.floors = (place.floor_id,)
         places[key] = place
@@ -99,6 +101,7 @@ def _add_location(place: Place, location: dict[str, Any]) -> None:
     if name:
         if place.name is None:
             place.name = str(name)
+            place.names = dict(location.get("names") or {})
         elif phrase(str(name)) != phrase(place.name):
             place.texts.append((Field.ALT_NAME, str(name)))
 
@@ -153,6 +156,7 @@ def _describe(place: Place, tags: list[tuple[str, str]]) -> None:
     own: list[tuple[Field, str]] = []
     if place.name:
         own.append((Field.NAME, place.name))
+    own += [(Field.NAME, text) for text in place.names.values() if text and text != place.name]
     own.append((Field.ID, place.id))
     own.extend(place.texts)
     place.texts = own

@@ -35,6 +35,7 @@ from resolvers.wayfinding.distances import (
 )
 from storage import collections as c
 from storage.cache import cached_reads
+from storage.cache.names import READ_LANGUAGE, local_name
 
 if TYPE_CHECKING:
     from routing.matrix import Cell
@@ -220,7 +221,7 @@ def _item(one: Found, asked: int, map_id: str | None) -> SearchResult:
     return {
         "kind": place.kind,
         "id": place.id,
-        "name": place.name,
+        "name": _name_of(place),
         "asset_id": place.asset_id,
         "floor_id": place.floor_id,
         "map_id": None if spot is None else spot[0],
@@ -231,3 +232,11 @@ def _item(one: Found, asked: int, map_id: str | None) -> SearchResult:
         "distance": None if cell is None else rounded(cell[0]),
         "time": None if cell is None else rounded(cell[1]),
     }
+
+
+def _name_of(place: Place) -> str | None:
+    """The place's name in the request's language where it has one (issue 51)."""
+    wanted = READ_LANGUAGE.get()
+    if wanted is None or not place.names:
+        return place.name
+    return local_name(place.names, wanted) or place.name

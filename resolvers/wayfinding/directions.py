@@ -49,6 +49,7 @@ from resolvers.wayfinding.nearest import Choice, Wanted, check_nearest, choose
 from resolvers.wayfinding.route_geojson import route_geojson
 from resolvers.wayfinding.via import check_via, joined, visit_order
 from resolvers.wayfinding.world import NOT_GEOREFERENCED
+from routing.vocabulary import ENGLISH, Language, language_of
 
 if TYPE_CHECKING:  # routing is imported by the functions that need it
     from routing.maneuvers import Maneuver
@@ -79,7 +80,7 @@ def _checked(
     costing_options: dict[str, Any] | None,
     via: list[Waypoint] | None = None,
     optimize: bool | None = None,
-) -> tuple[Costing, str, Wanted | None]:
+) -> tuple[Costing, str | None, Wanted | None]:
     """Everything that can be checked without the database; the costing options (the
     mode's among them: `mode`, else the options' own), the length unit's name, and the
     candidates `to` names, if it does."""
@@ -100,7 +101,7 @@ def _checked(
     costing = check_costing(errors, "costingOptions.pedestrian", pedestrian, mode)
     check_via(errors, via, optimize)
     errors.raise_if_any()
-    return costing, units or "imperial", wanted
+    return costing, units, wanted
 
 
 async def directions(
@@ -120,9 +121,13 @@ async def directions(
     caller = await context.caller()
     start, end = dict(start), dict(end)
     stops = None if via is None else [dict(stop) for stop in via]
-    costing, units_name, wanted = _checked(
+    costing, units, wanted = _checked(
         map_id, start, end, mode, units, geometry, costing_options, stops, optimize
     )
+    # The request's language (issue 51): its sentences, and its length unit unless asked.
+    language = context.language
+    says = language_of(language.tag) if language is not None else ENGLISH
+    units_name = units or ("metric" if language is not None and language.metric else "imperial")
     mode_name = costing.mode
     profile = costing.profile()
     unit_map = await visible_map(context, caller, map_id)
@@ -185,7 +190,7 @@ async def directions(
     for number, (route, maneuvers) in enumerate(found.parts):
         a, b = found.order[number], found.order[number + 1]
         words = Words(waypoints[a].get("name"), waypoints[b].get("name"), level_name, units_name)
-        parts.append(_route(loaded, route, maneuvers, words))
+        parts.append(_route(loaded, route, maneuvers, words, says))
     if stops is None:
         made = parts[0]
     else:
@@ -273,7 +278,11 @@ async def _floor_names(context: RequestContext, unit_map: dict[str, Any]) -> dic
 
 
 def _route(
-    loaded: LoadedGraph, route: Route, maneuvers: list[Maneuver], words: Words
+    loaded: LoadedGraph,
+    route: Route,
+    maneuvers: list[Maneuver],
+    words: Words,
+    says: Language = ENGLISH,
 ) -> RouteAnswer:
     from routing.model import CONNECTOR_NAMES
 
@@ -306,7 +315,7 @@ def _route(
                 "connector": connector,
             }
         )
-    told = [_maneuver(m, route, legs, words) for m in maneuvers]
+    told = [_maneuver(m, route, legs, words, says) for m in maneuvers]
     return {
         "distance": rounded(route.feet),
         "time": rounded(route.seconds),
@@ -317,7 +326,7 @@ def _route(
 
 
 def _maneuver(
-    maneuver: Maneuver, route: Route, legs: list[RouteLeg], words: Words
+    maneuver: Maneuver, route: Route, legs: list[RouteLeg], words: Words, says: Language
 ) -> RouteManeuver:
     landmark = maneuver.landmark
     side = maneuver.side
@@ -342,5 +351,5 @@ def _maneuver(
         "side": None if side is None else side.value,
         "connector": None if maneuver.ride is None else legs[maneuver.ride]["connector"],
         "via_index": None,
-        "instruction": instruction(maneuver, route, words),
+        "instruction": instruction(maneuver, route, words, says),
     }

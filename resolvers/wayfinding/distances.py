@@ -31,6 +31,7 @@ from resolvers.wayfinding.graph_cache import LOCATION_FIELDS, load_graph, load_w
 from resolvers.wayfinding.world import check_wgs84, is_wgs84, map_frame, place_wgs84
 from storage import collections as c
 from storage.cache import cached_reads
+from storage.cache.names import names_key
 
 if TYPE_CHECKING:  # routing is imported by the functions that need it
     from routing.matrix import Cell, LoadedGraph, Point
@@ -259,8 +260,10 @@ async def map_waypoints(
     map_id = unit_map["id"]
     version = unit_map.get("locations_version")
     if version is not None:
+        # One entry per map and language (issue 51): a new version drops the map's older
+        # ones in that language, never the other languages' current ones.
         cached = await context.services.waypoint_cache.get(
-            map_id, version, lambda: load_waypoints(context.store, map_id)
+            f"{map_id}\0{names_key()}", version, lambda: load_waypoints(context.store, map_id)
         )
         wanted = cached if ids is None else ids
         return {id_: cached[id_] | {"_id": id_} for id_ in wanted if id_ in cached}

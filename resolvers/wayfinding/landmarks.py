@@ -23,6 +23,7 @@ from resolvers.context import RequestContext
 from resolvers.wayfinding.graph_cache import on_graph
 from storage import collections as c
 from storage.cache import cached_reads
+from storage.cache.names import names_key
 from storage.database import Store
 from storage.imdf.categories import category_label
 
@@ -54,7 +55,8 @@ async def map_places(
     if version is None:
         return await load()
     key = (version, unit_map.get("graph_file"), tuple(levels), feet_per_unit)
-    return await context.services.place_cache.get(map_id, key, load)
+    # one entry per map and language (issue 51), as `map_waypoints` keeps its waypoints
+    return await context.services.place_cache.get(f"{map_id}\0{names_key()}", key, load)
 
 
 async def _locations(store: Store, map_id: str) -> list[dict[str, Any]]:

@@ -35,9 +35,11 @@ from graphql import (
 from starlette.requests import Request
 
 from resolvers.context import RequestContext
-from resolvers.errors import ApiError
+from resolvers.errors import ApiError, ErrorCode
+from resolvers.language import checked_lang, choose
 from resolvers.limits import PARSE_ON_LOOP_CHARS
 from schema.execution.guard import DocumentCaches
+from schema.language import operation_tag
 from storage.cache.read_cache import kept_key, variables_digest
 from storage.cpu import run_cpu
 
@@ -107,6 +109,12 @@ async def operation_of(
     definition = get_operation_ast(document, params["operationName"])
     if definition is None or definition.operation not in ALLOWED.get(request.method, ()):
         return None
+    asked = operation_tag(definition, params["variables"])
+    if asked is not None:  # `@lang` comes before `?lang=` and Accept-Language (issue 51)
+        wrong = checked_lang(asked)
+        if wrong is not None:
+            raise ApiError(ErrorCode.BAD_USER_INPUT, fields={"@lang.tag": [wrong]})
+        context.language = choose([asked], context.settings.default_language)
     key = None
     if keep and context.api_key is not None and definition.operation is OperationType.QUERY:
         key = await answer_key(params, context)
@@ -122,4 +130,5 @@ async def answer_key(params: dict[str, Any], context: RequestContext) -> bytes |
     if digest is None:
         return None
     caller = await context.caller()  # looked up already (`GraphQLView.refusal`)
-    return kept_key("graphql", digest, caller.permissions, caller.assets, context.flags)
+    language = None if context.language is None else context.language.key
+    return kept_key("graphql", digest, caller.permissions, caller.assets, context.flags, language)

@@ -21,7 +21,7 @@ from strawberry.types import ExecutionResult
 
 from resolvers.auth.permissions import ADMIN
 from resolvers.context import RequestContext, Services
-from resolvers.errors import ApiError, ErrorCode, classify
+from resolvers.errors import ApiError, ErrorCode, FieldErrors, classify
 from resolvers.limits import MAX_QUERY_BODY_BYTES, MAX_UNAUTHENTICATED_BODY_BYTES
 from rest.credentials import repeated_key, request_context
 from rest.graphql_http.direct import Operation, operation_of
@@ -29,10 +29,11 @@ from rest.graphql_http.graphiql import PAGE_HEADERS, graphiql_html
 from rest.graphql_http.persisted import PersistedQueries
 from rest.graphql_http.sockets import Sockets
 from rest.graphql_http.ws_handlers import SubscriptionSocket, close_code, reason_of
+from rest.language import language_headers, request_language
 from rest.ops.metrics import ROUTE
 from rest.responses import error_response, json_bytes, json_response
 from schema.build import Schema
-from schema.event_results import EventResults
+from schema.execution.event_results import EventResults
 from schema.execution.running.document import DocumentOperation
 from schema.execution.running.runner import Encoded, OperationCall, OperationRunner
 
@@ -155,6 +156,10 @@ class GraphQLView(GraphQL[RequestContext, None]):
         request.state.context = context
         try:
             await self.runner.admit(context, keyless=True)  # keyless: introspection alone
+            problems = FieldErrors()  # the answer's language: `?lang=`, Accept-Language
+            default = self.services.settings.default_language
+            context.language = request_language(request, default, problems)
+            problems.raise_if_any()
             if context.api_key is not None:
                 caller = await context.caller()  # looked up by `admit`
                 if request.method == "POST" and ADMIN not in caller.permissions:
@@ -208,14 +213,16 @@ class GraphQLView(GraphQL[RequestContext, None]):
             return await self.run(request)
         content, ran, clean = await self.outcome(request, context, operation)
         if asked is None or isinstance(content, Response):
-            return content if isinstance(content, Response) else self.json(content)
+            if isinstance(content, Response):
+                return content
+            return self.json(content, language_headers(context.language))
         if ran:
             await self.persisted.ran(asked)
         return self.persisted.answer(asked, request, content, clean)
 
     @staticmethod
-    def json(content: bytes) -> Response:
-        return Response(content, media_type="application/json")
+    def json(content: bytes, headers: dict[str, str] | None = None) -> Response:
+        return Response(content, media_type="application/json", headers=headers)
 
     async def outcome(
         self, request: Request, context: RequestContext, operation: Operation

@@ -1,7 +1,7 @@
 """One `subscribe` over the WebSocket, run as /graphql runs an HTTP operation directly
 (`schema.execution.running.document`), with the same checks in the same order and the same
 errors, then its events, each executed once per process for every subscriber alike
-(`schema.event_results`).
+(`schema.execution.event_results`).
 
 Before any event: the document's size and tokens (the cached parse), then the runner
 opens it (`schema.execution.running.subscription`): the operation (a subscription: a
@@ -31,7 +31,7 @@ from graphql import ExecutionResult, GraphQLError, get_operation_ast
 from resolvers.context import RequestContext, Services
 from resolvers.errors import ApiError
 from schema.build import Schema
-from schema.event_results import EventResults, share_key
+from schema.execution.event_results import EventResults, share_key
 from schema.execution.running.runner import OperationRunner
 from schema.execution.running.subscription import Opened, Refusal, SocketSubscription
 from storage.attributes.hub import Overflowed

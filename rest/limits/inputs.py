@@ -22,6 +22,8 @@ from rest.limits.rows import (
     whole,
 )
 from rest.limits.values import (
+    ACCEPT_LANGUAGE_BYTES,
+    ACCEPT_LANGUAGE_RANGES,
     ALIASES,
     ARCHIVE_BYTES,
     ARCHIVE_FILES,
@@ -42,6 +44,7 @@ from rest.limits.values import (
     MATRIX_PAIRS,
     MAX_COST,
     MAX_PAGE,
+    NAME_LANGUAGES,
     NEAREST_IDS,
     NESTING,
     NUMBER_CHARS,
@@ -72,6 +75,7 @@ from rest.limits.values import (
     SVG_ELEMENTS,
     SVG_POINTS,
     SWITCH_POLL,
+    TAG_CHARS,
     TILE_BYTES,
     TILE_FEATURES,
     TILE_MAX_ZOOM,
@@ -270,6 +274,32 @@ REST_INPUTS_ROWS: tuple[Limit, ...] = (
         VIA.code,
         f"422 on `data.via`: `must hold at most {whole(VIA.value)} waypoints, not N`",
         (VIA,),
+    ),
+    Limit(
+        REST_INPUTS,
+        "`Accept-Language` of a request (issue 51), on every route and /graphql",
+        f"{size(ACCEPT_LANGUAGE_BYTES.value)}; its first {count(ACCEPT_LANGUAGE_RANGES.value)} "
+        "ranges are read",
+        names(ACCEPT_LANGUAGE_BYTES, ACCEPT_LANGUAGE_RANGES),
+        f"431 `Accept-Language header larger than {whole(ACCEPT_LANGUAGE_BYTES.value)} bytes`",
+        (ACCEPT_LANGUAGE_BYTES, ACCEPT_LANGUAGE_RANGES),
+    ),
+    Limit(
+        REST_INPUTS,
+        "A language tag: `lang=`, `@lang(tag:)`, a key of a dataset's name object",
+        f"{count(TAG_CHARS.value)} characters, a well-formed BCP 47 tag",
+        TAG_CHARS.code,
+        "422 on `lang` (`@lang.tag`): `must be a BCP 47 language tag, such as en, zh-Hant "
+        "or de-CH`; in a dataset the import fails: `'x!' is not a BCP 47 language tag`",
+        (TAG_CHARS,),
+    ),
+    Limit(
+        REST_INPUTS,
+        "Languages of one name in a dataset (`name` as an object of language tags)",
+        f"{count(NAME_LANGUAGES.value)} languages",
+        NAME_LANGUAGES.code,
+        f"the import fails: `must have at most {whole(NAME_LANGUAGES.value)} languages (has N)`",
+        (NAME_LANGUAGES,),
     ),
     Limit(
         REST_INPUTS,

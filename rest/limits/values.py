@@ -6,6 +6,7 @@ settings' rows (`storage/settings.py`) and the constants of every floor. The row
 from __future__ import annotations
 
 import parsing.imdf.read
+import parsing.limits
 import parsing.osm.limits
 import resolvers.limits
 import resolvers.search.index
@@ -82,6 +83,10 @@ INT32 = constant(resolvers.limits, "INT32_MAX")
 MATRIX_PAIRS = constant(resolvers.limits, "MAX_MATRIX_PAIRS")
 NEAREST_IDS = constant(resolvers.limits, "MAX_NEAREST_IDS")
 VIA = constant(resolvers.limits, "MAX_VIA")
+ACCEPT_LANGUAGE_BYTES = constant(resolvers.limits, "MAX_ACCEPT_LANGUAGE_BYTES")
+ACCEPT_LANGUAGE_RANGES = constant(resolvers.limits, "MAX_ACCEPT_LANGUAGE_RANGES")
+TAG_CHARS = constant(parsing.limits, "MAX_TAG_CHARS")
+NAME_LANGUAGES = constant(storage.limits, "MAX_NAME_LANGUAGES")
 SEARCH_CHARS = constant(resolvers.limits, "MAX_SEARCH_CHARS")
 SEARCH_PAGE = constant(resolvers.limits, "DEFAULT_SEARCH_PER_PAGE")
 SEARCH_MAX_PAGE = constant(resolvers.limits, "MAX_SEARCH_PER_PAGE")

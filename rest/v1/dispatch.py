@@ -17,9 +17,11 @@ from starlette.responses import Response
 
 from resolvers.context import RequestContext, Services
 from resolvers.errors import ApiError, ErrorCode, FieldErrors, OperationFailed
+from resolvers.language import Language
 from resolvers.limits import INT32_MAX
 from rest.credentials import query_flags, repeated_key, request_context
-from rest.etags import REVALIDATE, body_etag, etag_matches, tile_caching
+from rest.etags import REVALIDATE, body_etag, etag_matches, language_tag, tile_caching
+from rest.language import LANG, language_headers, request_language
 from rest.ops.metrics import ROUTE
 from rest.responses import error_of, error_response, json_bytes
 from rest.v1.documents import OMITTED_WHEN_NULL, without_nulls
@@ -143,6 +145,12 @@ class RestApi:
         except ApiError as access_error:
             return error_response(access_error)
         variables, problems = variables_of(route, match.path_values, request)
+        try:  # the language to answer in: `lang=`, else Accept-Language (issue 51)
+            context.language = request_language(
+                request, self.services.settings.default_language, problems
+            )
+        except ApiError as too_long:
+            return error_response(too_long)
         if any(param.required and param.variable not in variables for param in route.params):
             # a required query parameter is missing (`q`): nothing can run
             return error_response(ApiError(ErrorCode.BAD_USER_INPUT, fields=problems.fields))
@@ -167,7 +175,7 @@ class RestApi:
         call = OperationCall(
             context,
             RouteOperation(route, plan, self.documents, variables, context),
-            partial(self.encode, route, request, raw_path),
+            partial(self.encode, route, request, raw_path, context.language),
             await self.answer_key(route, context, raw_path, request, problems, variables),
             charged=not problems,
         )
@@ -179,7 +187,7 @@ class RestApi:
             return await self.failure(route, failed, problems, variables)
         if problems:
             return error_response(ApiError(ErrorCode.BAD_USER_INPUT, fields=problems.fields))
-        return self.respond(route, ran, request)
+        return self.respond(route, ran, request, language_headers(context.language))
 
     async def documents(self) -> RouteDocuments:
         """The routes' documents over the schema (built on first need)."""
@@ -226,7 +234,7 @@ class RestApi:
         fill the cache with copies of one answer)."""
         if not route.keeps_answers or problems or not self.services.store.cache.live:
             return None
-        if any(name not in route.reads for name in request.query_params):
+        if any(name not in route.reads and name != LANG for name in request.query_params):
             return None
         body = b"" if route.body is None else variables_digest(b"", variables)
         if body is None:  # nested past what orjson writes: runs, is not kept
@@ -242,10 +250,19 @@ class RestApi:
             caller.permissions,
             caller.assets,
             context.flags,
+            None if context.language is None else context.language.key,
         )
 
-    def encode(self, route: RestRoute, request: Request, raw_path: str, body: Any) -> Encoded:
-        """A successful operation's answer in the route's shape, with a GET's tag."""
+    def encode(
+        self,
+        route: RestRoute,
+        request: Request,
+        raw_path: str,
+        language: Language | None,
+        body: Any,
+    ) -> Encoded:
+        """A successful operation's answer in the route's shape, with a GET's tag (one per
+        language: the same data told in two languages is two answers)."""
         if route.shape is Shape.NO_CONTENT:
             return Encoded(b"", keep=False)
         if route.fragment in OMITTED_WHEN_NULL:
@@ -256,23 +273,30 @@ class RestApi:
         elif route.shape is Shape.DATA:
             body = {"data": body}
         if route.shape is Shape.TILE:  # the bytes themselves, tagged by data version
-            return Encoded(base64.b64decode(body["data"]), body["etag"])
+            return Encoded(base64.b64decode(body["data"]), language_tag(body["etag"], language))
         if route.shape is Shape.VERSIONED:  # E17 keeps its own tag (also in GraphQL)
-            return Encoded(json_bytes({"data": body["data"]}), body["etag"])
+            content = json_bytes({"data": body["data"]})
+            return Encoded(content, language_tag(body["etag"], language))
         content = json_bytes(body)
         # A POST's answer is not revalidated: no tag.
-        return Encoded(content, body_etag(content) if route.method == "GET" else "")
+        if route.method != "GET":
+            return Encoded(content)
+        return Encoded(content, language_tag(body_etag(content), language))
 
     @staticmethod
-    def respond(route: RestRoute, ran: Ran[Any], request: Request) -> Response:
-        """The REST response of a successful operation (run, or kept)."""
+    def respond(
+        route: RestRoute, ran: Ran[Any], request: Request, headers: dict[str, str]
+    ) -> Response:
+        """The REST response of a successful operation (run, or kept), with `headers` (its
+        language's)."""
         if route.shape is Shape.NO_CONTENT:
-            return Response(status_code=204)
+            return Response(status_code=204, headers=headers)
         if route.method != "GET":
-            return Response(ran.content, media_type=route.media_type)
+            return Response(ran.content, media_type=route.media_type, headers=headers)
         if route.shape is Shape.TILE:
-            return conditional(ran.content, ran.tag, TILE_TYPE, request, tile_caching(request))
-        return conditional(ran.content, ran.tag, route.media_type, request)
+            caching = tile_caching(request)
+            return conditional(ran.content, ran.tag, TILE_TYPE, request, caching, headers)
+        return conditional(ran.content, ran.tag, route.media_type, request, headers=headers)
 
     def refusal(self, route: RestRoute, error: ApiError) -> Response:
         """The REST answer of an operation that failed: its first error, in our format,
@@ -331,11 +355,16 @@ def int32_of(raw: str) -> int | str:
 
 
 def conditional(
-    content: bytes, etag: str, media_type: str, request: Request, caching: str = REVALIDATE
+    content: bytes,
+    etag: str,
+    media_type: str,
+    request: Request,
+    caching: str = REVALIDATE,
+    headers: dict[str, str] | None = None,
 ) -> Response:
     """A GET's 200 with its tag, or 304 when `If-None-Match` names it. Only a success
     gets here, so an error is never turned into a 304 and never carries a tag."""
-    headers = {"ETag": f'"{etag}"', "Cache-Control": caching}
+    headers = {**(headers or {}), "ETag": f'"{etag}"', "Cache-Control": caching}
     if etag_matches(request.headers.get("if-none-match"), etag):
         return Response(status_code=304, headers=headers)
     return Response(content, headers=headers, media_type=media_type)

@@ -14,10 +14,10 @@ every HEARTBEAT_SECONDS so that proxies keep the connection open. A client resum
 
 A change is executed through the route's document once per process, not once per
 stream: the selection of a change reads nothing but the change, so every stream of the
-route writes the same bytes for it (`EventTexts`, `schema.event_results`). With 1,000
+route writes the same bytes for it (`EventTexts`, `schema.execution.event_results`). With 1,000
 streams open that was most of the work of each event. The stream is charged its
 operation's cost, as every route is; a replay from a cursor is charged per event, like a
-page of that many (`resolvers.attribute_changes`), and the subscription's slot is given
+page of that many (`resolvers.attributes.changes`), and the subscription's slot is given
 back when the answer ends, however it ends (`EventResponse`).
 """
 
@@ -39,7 +39,7 @@ from resolvers.errors import ApiError
 from resolvers.limits import EVENT_RESULT_BYTES
 from rest.v1.openapi_schemas import ID_SCHEMA, Schema
 from rest.v1.route_rows import RestRoute
-from schema.event_results import EventResults
+from schema.execution.event_results import EventResults
 from schema.execution.running.runner import OperationRunner
 from schema.execution.running.subscription import SubscriptionOperation
 from storage.attributes.hub import stop
@@ -119,7 +119,7 @@ def rendered_event(result: ExecutionResult) -> bytes | None:
 
 class EventTexts:
     """Each change's event as a stream writes it, made once per route and change by the
-    first stream that meets it (`schema.event_results`): a route's selection is fixed
+    first stream that meets it (`schema.execution.event_results`): a route's selection is fixed
     and reads nothing but the change, so every stream of the route writes the same
     bytes for it, whoever opened it."""
 

@@ -27,10 +27,12 @@ from graphql.language import parse_type
 from graphql.utilities import type_from_ast
 
 from resolvers.errors import ERRORS, ErrorCode
+from resolvers.language import ACCEPT_LANGUAGE
 from resolvers.limits import (
     DEFAULT_PER_PAGE,
     DEFAULT_SEARCH_PER_PAGE,
     INT32_MAX,
+    MAX_ACCEPT_LANGUAGE_BYTES,
     MAX_FILTER_LENGTH,
     MAX_PER_PAGE,
     MAX_SEARCH_CHARS,
@@ -38,6 +40,7 @@ from resolvers.limits import (
     MAX_TARGET_BYTES,
 )
 from rest.etags import REVALIDATE, TILE_WITH_HEADER_KEY, TILE_WITH_QUERY_KEY
+from rest.language import LANGUAGE_HEADERS, LANGUAGE_PARAMETERS
 from rest.v1.event_stream import EVENT_SCHEMA, EVENTS_DOC, EVENTS_EXAMPLE
 from rest.v1.openapi_schemas import ID_SCHEMA, Schema, SelectionSchemas, input_schema, nullable
 from rest.v1.route_rows import MARKET, Body, Param, RestRoute, Shape
@@ -173,8 +176,9 @@ ERROR_RESPONSES: dict[str, tuple[str, list[ErrorCode]]] = {
         [ErrorCode.BAD_USER_INPUT],
     ),
     "431": (
-        "The request head (request line and headers) is over its limit.",
-        [ErrorCode.HEADERS_TOO_LARGE],
+        "The request head (request line and headers) is over its limit, or one header "
+        "over its own (`Accept-Language`).",
+        [ErrorCode.HEADERS_TOO_LARGE, ErrorCode.HEADER_TOO_LARGE],
     ),
     "429": (
         "Over the key's rate limit, retry after `Retry-After` seconds; or, for an event "
@@ -351,7 +355,9 @@ class DocumentBuilder:
                     "schema": PARAMETER_DOCS["after"][1],
                 }
             )
-        elif route.method == "GET":
+        if not events:  # the answer's language (docs/api.md, "Languages")
+            parameters += LANGUAGE_PARAMETERS
+        if not events and route.method == "GET":
             parameters.append(
                 {
                     "name": "If-None-Match",
@@ -448,11 +454,12 @@ class DocumentBuilder:
                 content["example"] = example["response"]
             ok: dict[str, Any] = {"description": "OK", "content": {route.media_type: content}}
             responses["200"] = ok
+            ok["headers"] = dict(LANGUAGE_HEADERS)
             if route.method == "GET":  # every GET revalidates (docs/api.md, Conditional GETs)
-                ok["headers"] = self.revalidation_headers(route)
+                ok["headers"].update(self.revalidation_headers(route))
                 responses["304"] = {
                     "description": "Not modified since the `If-None-Match` tag; no body.",
-                    "headers": self.revalidation_headers(route),
+                    "headers": {**LANGUAGE_HEADERS, **self.revalidation_headers(route)},
                 }
         for status in self.error_statuses(route, flag):
             responses[status] = {"$ref": f"#/components/responses/{status}"}
@@ -529,9 +536,12 @@ class DocumentBuilder:
             ErrorCode.URI_TOO_LONG: MAX_TARGET_BYTES,
             ErrorCode.HEADERS_TOO_LARGE: self.settings.max_header_bytes,
             ErrorCode.TOO_MANY_SUBSCRIPTIONS: self.settings.max_subscriptions_per_key,
+            ErrorCode.HEADER_TOO_LARGE: MAX_ACCEPT_LANGUAGE_BYTES,
         }
         message = ERRORS[code].message
-        return message.format(limit=limits[code]) if code in limits else message
+        if code not in limits:
+            return message
+        return message.format(limit=limits[code], header=ACCEPT_LANGUAGE)
 
     def body_schema(self, route: RestRoute) -> Schema:
         """The 200 body: the route's selection in the route's envelope."""

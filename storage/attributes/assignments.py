@@ -46,7 +46,7 @@ async def _stored(
 
 async def assign(store: Store, group_id: str, exclusive: bool, items: list[Assignment]) -> None:
     """Add the assignments; in an exclusive group each replaces the unit's other one
-    (the items name each unit once there: `resolvers.attributes`). Assigning what is
+    (the items name each unit once there: `resolvers.attributes.assignments`). Assigning what is
     assigned already changes nothing."""
     assignments = store[c.ASSIGNMENTS]
     wanted = _distinct(items)

@@ -3,8 +3,9 @@ of staged imports' switches (`storage.cache.switch_gate`).
 
 Each function is the one driver call it names, keyed by everything that shapes its
 answer. Documents come back as the driver gives them (`_id` included), fresh for every
-caller, so a caller may change them. Reads inside a write (checks before a change)
-go to the database directly, never through these.
+caller, so a caller may change them; a record named in several languages with its
+`name` in the language of the request (`storage.cache.names`, issue 51). Reads inside a
+write (checks before a change) go to the database directly, never through these.
 
 With no switch in progress (and a fresh poll of them) a read is the cache's read and
 nothing else; otherwise its result is checked, and it may wait and read again.
@@ -20,6 +21,7 @@ from typing import Any, TypeVar
 import orjson
 
 from storage.cache.by_id import plain_id
+from storage.cache.names import NAMES, READ_LANGUAGE, localize, with_names
 from storage.cache.switch_gate import SwitchGate
 from storage.database import Store
 
@@ -70,6 +72,14 @@ def _through_cache(
 async def find_one(
     store: Store, collection: str, query: Document, projection: Document | None = None
 ) -> Document | None:
+    """The document `query` finds, its `name` in the read language (`storage.cache.names`)."""
+    found = await _find_one(store, collection, query, with_names(projection))
+    return found if found is None or READ_LANGUAGE.get() is None else localize(found)
+
+
+async def _find_one(
+    store: Store, collection: str, query: Document, projection: Document | None
+) -> Document | None:
     store.watch_changes()
 
     async def load(fields: Document | None = projection) -> Document | None:
@@ -98,6 +108,28 @@ async def find_list(
     projection: Document | None = None,
     hint: str | None = None,
     batch_size: int | None = None,
+) -> list[Document]:
+    """The documents `query` finds, each `name` in the read language (`storage.cache.names`)."""
+    found = await _find_list(
+        store, collection, query, sort, skip, limit, with_names(projection), hint, batch_size
+    )
+    if READ_LANGUAGE.get() is not None:
+        for document in found:
+            if NAMES in document:
+                localize(document)
+    return found
+
+
+async def _find_list(
+    store: Store,
+    collection: str,
+    query: Document,
+    sort: Sort,
+    skip: int,
+    limit: int,
+    projection: Document | None,
+    hint: str | None,
+    batch_size: int | None,
 ) -> list[Document]:
     store.watch_changes()
 

@@ -11,9 +11,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from parsing.language_tags import canonical_tag
 from storage import collections as col
 from storage.datasets.sections import SECTIONS
-from storage.limits import MAX_ID_LENGTH, REFERENCE_KEY, REFERENCE_KEY_PATTERN
+from storage.limits import MAX_ID_LENGTH, MAX_NAME_LANGUAGES, REFERENCE_KEY, REFERENCE_KEY_PATTERN
 from storage.timestamps import normalize_timestamp
 
 # ---------------------------------------------------------------- problems
@@ -126,6 +127,47 @@ def _text(value: Any, path: str, out: Problems) -> Any:
         out.add(path, f"must be a string, not {type_name(value)}")
         return _INVALID
     return value
+
+
+def _name(value: Any, path: str, out: Problems) -> Any:
+    """A name: a string (in the dataset's `language`), or an object of BCP 47 tags and
+    the name in each (issue 51), its tags in canonical case (`zh-hant` -> `zh-Hant`).
+    `split_names` makes a record's stored `name` and `names` of it."""
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, dict):
+        out.add(path, f"must be a string or an object of language tags, not {type_name(value)}")
+        return _INVALID
+    if not value:
+        out.add(path, "must name at least one language")
+        return _INVALID
+    if len(value) > MAX_NAME_LANGUAGES:
+        out.add(path, f"must have at most {MAX_NAME_LANGUAGES} languages (has {len(value)})")
+        return _INVALID
+    clean: dict[str, str] = {}
+    for tag, text in value.items():
+        canonical = canonical_tag(tag)
+        if canonical is None:
+            out.add(field_path(path, tag), f"{show(tag)} is not a BCP 47 language tag")
+        elif canonical in clean:
+            out.add(field_path(path, tag), f"repeats the language {show(canonical)}")
+        elif not isinstance(text, str):
+            out.add(field_path(path, tag), f"must be a string, not {type_name(text)}")
+        else:
+            clean[canonical] = text
+    return clean if len(clean) == len(value) else _INVALID
+
+
+def split_names(record: dict[str, Any], language: str) -> None:
+    """A record whose `name` is an object of languages: `name` becomes the text in
+    `language` (the dataset's), else in its first language; `names` all of them, that
+    one first (in place)."""
+    given = record.get("name")
+    if not isinstance(given, dict):
+        return
+    first = language if language in given else next(iter(given))
+    record["name"] = given[first]
+    record["names"] = {first: given[first], **given}
 
 
 def _short_text(value: Any, path: str, out: Problems) -> Any:
@@ -328,14 +370,14 @@ SPECS: dict[str, Spec] = {
     col.ASSETS: {
         "id": (_id, True),
         "market": (_short_text, True),
-        "name": (_text, True),
+        "name": (_name, True),
         **ASSET_DETAILS,
         **_STAMPS,
     },
     col.FLOORS: {
         "id": (_id, True),
         "asset_id": (_id, True),
-        "name": (_text, True),
+        "name": (_name, True),
         "label": (_text, False),
         "short_label": (_text, False),
         "sort": (_integer, True),
@@ -345,14 +387,14 @@ SPECS: dict[str, Spec] = {
         "id": (_id, True),
         "asset_id": (_id, True),
         "floor_id": (_id, True),
-        "name": (_text, True),
+        "name": (_name, True),
         **_STAMPS,
     },
     col.UNIT_MAPS: {
         "id": (_id, True),
         "asset_id": (_id, True),
         "background_id": (_nullable_id, False),
-        "name": (_text, True),
+        "name": (_name, True),
         "style": (_text, False),
         "style_type": (_text, False),
         "tags": (_list_of(_map_tag, unique=True), False),
@@ -367,7 +409,7 @@ SPECS: dict[str, Spec] = {
     col.BACKGROUNDS: {
         "id": (_id, True),
         "unit_map_id": (_id, True),
-        "name": (_text, True),
+        "name": (_name, True),
         **_STAMPS,
     },
     col.ASSET_REFERENCES: {
@@ -402,7 +444,7 @@ SPECS: dict[str, Spec] = {
         "id": (_id, True),
         "asset_id": (_id, True),
         "unit_map_id": (_id, True),
-        "name": (_text, True),
+        "name": (_name, True),
         "x": (_number, True),
         "y": (_number, True),
         "floors": (_records(LOCATION_FLOOR), True),

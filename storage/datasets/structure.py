@@ -12,6 +12,7 @@ from typing import Any
 
 from parsing.errors import SvgError
 from parsing.geo.georeference import GeoreferenceError, fit_affine
+from parsing.language_tags import canonical_tag
 from parsing.limits import SvgLimits
 from parsing.svg import parse_unit_map
 from storage import collections as col
@@ -23,6 +24,7 @@ from storage.datasets.fields import (
     check_record,
     field_path,
     show,
+    split_names,
     type_name,
 )
 from storage.datasets.map_drawings import (
@@ -30,6 +32,7 @@ from storage.datasets.map_drawings import (
     control_points,
 )
 from storage.datasets.sections import ID_SECTIONS, SECTIONS
+from storage.limits import DATASET_LANGUAGE
 
 FORMAT_VERSION = 1
 
@@ -110,10 +113,17 @@ def check_structure(data: Any, base_dir: Path, inputs: Inputs) -> Checked:
     if not isinstance(data, dict):
         out.add("$", f"must be an object, not {type_name(data)}")
         return checked
+    language = DATASET_LANGUAGE
     for key, value in data.items():
         if key == "version":
             if value != FORMAT_VERSION or isinstance(value, bool):
                 out.add("$.version", f"must be {FORMAT_VERSION}")
+        elif key == "language":
+            tag = canonical_tag(value) if isinstance(value, str) else None
+            if tag is None:
+                out.add("$.language", f"{show(value)} is not a BCP 47 language tag")
+            else:
+                language = tag
         elif key not in SECTIONS:
             out.add(field_path("$", key), f"unknown section (known: {', '.join(SECTIONS)})")
         elif not isinstance(value, list):
@@ -123,6 +133,9 @@ def check_structure(data: Any, base_dir: Path, inputs: Inputs) -> Checked:
                 record = check_record(item, SPECS[key], f"$.{key}[{index}]", out)
                 if record is not None:
                     records[key].append((index, record))
+    for listed in records.values():  # names given in several languages (issue 51)
+        for _, record in listed:
+            split_names(record, language)
     for section in ID_SECTIONS:
         first: dict[str, int] = {}
         for index, record in records[section]:

@@ -36,15 +36,22 @@ def stamps(record: dict[str, Any], previous: str | None, at: str) -> tuple[str, 
 Build = Callable[[dict[str, Any], str, str], dict[str, Any]]
 
 
+def named(record: dict[str, Any]) -> dict[str, Any]:
+    """A record's `name`, and its `names` when it is named in several languages
+    (`storage.cache.names`; `storage.datasets.fields.split_names` made them)."""
+    names = record.get("names")
+    return {"name": record["name"]} if names is None else {"name": record["name"], "names": names}
+
+
 def asset(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
     details = {name: record[name] for name in ASSET_DETAILS if record.get(name) is not None}
-    return {"market": record["market"], "name": record["name"], **details}
+    return {"market": record["market"], **named(record), **details}
 
 
 def floor(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
     return {
         "asset_id": record["asset_id"],
-        "name": record["name"],
+        **named(record),
         "label": record.get("label", record["name"]),
         "short_label": record.get("short_label", record["name"]),
         "sort": record["sort"],
@@ -52,11 +59,11 @@ def floor(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
 
 
 def unit(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
-    return {"asset_id": record["asset_id"], "floor_id": record["floor_id"], "name": record["name"]}
+    return {"asset_id": record["asset_id"], "floor_id": record["floor_id"], **named(record)}
 
 
 def background(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
-    return {"unit_map_id": record["unit_map_id"], "name": record["name"]}
+    return {"unit_map_id": record["unit_map_id"], **named(record)}
 
 
 def asset_reference(record: dict[str, Any], created: str, updated: str) -> dict[str, Any]:
@@ -72,7 +79,7 @@ def unit_map(
     return {
         "asset_id": values["asset_id"],
         "background_id": values["background_id"],
-        "name": values["name"],
+        **named(values),
         "style": values["style"],
         "style_type": values["style_type"],
         "tags": map_tags(values["tags"], drawing),
@@ -113,7 +120,7 @@ def location(record: dict[str, Any], created: str, updated: str) -> dict[str, An
     return {
         "asset_id": record["asset_id"],
         "unit_map_id": record["unit_map_id"],
-        "name": record["name"],
+        **named(record),
         "x": record["x"],
         "y": record["y"],
         "floors": [{"id": floor["id"]} for _, floor in record["floors"]],

@@ -144,6 +144,8 @@ async def test_one_row_and_make_generate_serve_a_new_get_route(tmp_path, db_serv
         ("unitMapId", "path"),
         ("page", "query"),
         ("per-page", "query"),
+        ("lang", "query"),
+        ("Accept-Language", "header"),
         ("If-None-Match", "header"),
     ]
     assert schema_of(operation) == schema_of(twin)

@@ -14,7 +14,7 @@ QUERIES = re.findall(r"```graphql\n(.*?)```", GUIDE.read_text(encoding="utf-8"),
 
 
 def test_the_guide_has_its_worked_examples():
-    assert len(QUERIES) == 6
+    assert len(QUERIES) == 7
 
 
 def filled(value: object) -> bool:

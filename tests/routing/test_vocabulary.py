@@ -14,12 +14,13 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from babel import Locale
 from strawberry.types import get_object_definition
 
 from resolvers.wayfinding.instructions import Words, instruction
 from routing.bends import MERGE_DEG, modifier
 from routing.maneuvers import Maneuver, Place
-from routing.model import ELEVATOR, ESCALATOR, STAIRS
+from routing.model import CONNECTOR_KINDS, ELEVATOR, ESCALATOR, STAIRS
 from routing.route import Ride
 from routing.vocabulary import (
     ENGLISH,
@@ -32,6 +33,7 @@ from routing.vocabulary import (
     Modifier,
     Range,
     Side,
+    language_of,
     modifier_of,
     viewer_icons,
 )
@@ -58,23 +60,54 @@ def test_every_type_and_modifier_has_a_row_an_icon_and_a_sentence_in_every_langu
     for language in LANGUAGES.values():
         assert set(language.turns) == set(Modifier) and all(language.turns.values())
         assert set(language.sides) == set(Side) and all(language.sides.values())
+        assert set(language.connectors) == set(CONNECTOR_KINDS)
+        assert all(language.connectors.values())
 
 
 def placeholders(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
 
 
+NOT_TEMPLATES = {"tag", "capitalised", "number_format"}  # what the templates are said by
+TEMPLATES = [f.name for f in fields(Language) if f.type == "str" and f.name not in NOT_TEMPLATES]
+
+
+def test_the_templates_are_every_other_field_of_text():
+    assert len(TEMPLATES) == 13
+    assert {field.name for field in fields(Language)} - set(TEMPLATES) == NOT_TEMPLATES | {
+        "turns",
+        "sides",
+        "connectors",
+        "floors",
+    }
+
+
 @pytest.mark.parametrize("tag", sorted(LANGUAGES))
 def test_every_language_fills_the_same_placeholders_as_english(tag):
     """A template of another language may order its words as it likes, but names the
-    same things: `instructions` fills exactly these."""
+    same things: `instructions` fills exactly these. The phrases fill none, the floor
+    counts only {count}."""
     language = LANGUAGES[tag]
-    for field in fields(Language):
-        ours, english = getattr(language, field.name), getattr(ENGLISH, field.name)
-        if isinstance(english, str):
-            assert placeholders(ours) == placeholders(english), (tag, field.name)
+    for name in TEMPLATES:
+        ours, english = getattr(language, name), getattr(ENGLISH, name)
+        assert placeholders(ours) == placeholders(english), (tag, name)
     assert placeholders(ENGLISH.walked) == {"length", "action"}
     assert placeholders(ENGLISH.turn_at) == {"turn", "landmark"}
+    assert placeholders(ENGLISH.up_floors) == {"connector", "floors", "floor"}
+    for phrase in [*language.turns.values(), *language.sides.values()]:
+        assert placeholders(phrase) == set(), (tag, phrase)
+    assert all(placeholders(name) == set() for name in language.connectors.values())
+    assert all(placeholders(form) == {"count"} for form in language.floors.values())
+
+
+@pytest.mark.parametrize("tag", sorted(LANGUAGES))
+def test_every_language_has_a_floor_count_for_each_of_its_plural_categories(tag):
+    """Babel's rule for the language picks the form (`instructions.floors`): one for
+    each category CLDR gives it, and no other."""
+    language = LANGUAGES[tag]
+    categories = Locale.parse(tag, sep="-").plural_form.tags | {"other"}
+    assert set(language.floors) == categories
+    assert language.tag == tag and language_of(tag) is language
 
 
 def test_the_ranges_tile_every_change_of_bearing():

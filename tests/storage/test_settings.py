@@ -169,6 +169,7 @@ SAMPLES: dict[fields.Kind, Any] = {
     fields.LOG_FORMAT: lambda row: ("JSON", "json"),
     fields.FRAME_SOURCES: lambda row: ("'SELF' https://x.example", ("'self'", "https://x.example")),
     fields.PERSISTED_MODE: lambda row: (" SafeList ", "safelist"),
+    fields.LANGUAGE: lambda row: ("ZH-hant", "zh-Hant"),
 }
 ROWS = {row.variable: row for row in SETTINGS}
 

@@ -4,7 +4,8 @@
 
 from __future__ import annotations
 
-from resolvers import attributes, reads, references
+from resolvers import reads, references
+from resolvers.attributes import assignments
 from resolvers.wayfinding import closure_fields
 from rest.v1.planned.plan import PlannedRoute
 from rest.v1.planned.shapes import (
@@ -270,7 +271,7 @@ PLANS: dict[str, PlannedRoute] = {
     ),
     "listAttributeGroups": PlannedRoute(
         "unitAttributeGroups",
-        attributes.list_groups,
+        assignments.list_groups,
         (
             Argument("page", "page", None, False),
             Argument("perPage", "perPage", None, False),
@@ -283,7 +284,7 @@ PLANS: dict[str, PlannedRoute] = {
     ),
     "listAttributeAssignments": PlannedRoute(
         "unitAttributeAssignments",
-        attributes.list_assignments,
+        assignments.list_assignments,
         (
             Argument("groupId", "groupId", None, True),
             Argument("page", "page", None, False),

@@ -17,7 +17,8 @@ It translates the `Ran` answer back into HTTP. What the runner owns:
    encoding are skipped;
 4. **charge**: the cost against the key's rate limit (a kept answer: what its first run
    settled at, kept beside it; one cost store, the read cache's entry);
-5. **execute**: the operation's strategy (a REST route's plan, a direct plan, the
+5. **execute**: in the request's language (its reads give names in it, `storage.cache.names`),
+   the operation's strategy (a REST route's plan, a direct plan, the
    compiled executor, graphql-core; `schema.execution.running.strategies`);
 6. **settle**: a page shorter than priced gives back what it did not cost;
 7. **keep**: an answer without errors is kept while what it read holds.
@@ -31,6 +32,7 @@ from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from resolvers.auth.access import authorize
 from resolvers.context import RequestContext
+from storage.cache.names import READ_LANGUAGE
 from storage.cache.read_cache import READS, ReadCache, ReadLog
 
 if TYPE_CHECKING:  # not imported: a planned REST route runs before GraphQL is imported
@@ -123,9 +125,11 @@ class OperationRunner:
             await context.charge(cost)
         reads = None if key is None else ReadLog(key)
         token = READS.set(reads)
+        language = READ_LANGUAGE.set(None if context.language is None else context.language.reading)
         try:
             result = await operation.execute()
         finally:
+            READ_LANGUAGE.reset(language)
             READS.reset(token)
         encoded = call.encode(result)
         if cost is not None and call.charged:

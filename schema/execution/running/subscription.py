@@ -2,7 +2,7 @@
 stream's route (`SubscriptionOperation`, its access checked by the runner's `admit`) or
 the WebSocket's `subscribe` (`SocketSubscription`, with /graphql's checks). Priced and
 charged once when it opens; its events are executed once per process for every
-subscriber alike (`schema.event_results`), each replayed one paid by the hub's pace.
+subscriber alike (`schema.execution.event_results`), each replayed one paid by the hub's pace.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@ the routes the demo answers (map-b1) for one option: the same trip with and with
 
 Each test asserts what its picture shows (which connector each route takes, the times),
 so a change of the rules fails here before the picture is wrong, then that the
-committed picture is what it draws. Redraw with `make generate` (or
-`FLOORGATE_UPDATE_ROUTING_PICTURE=1 .venv/bin/python -m pytest tests/docs/pictures/test_option_pictures.py`).
+committed picture is what it draws. Redraw with `make generate` (or with
+`FLOORGATE_UPDATE_ROUTING_PICTURE=1` set, run this module with pytest).
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ rooms; each maneuver is numbered, with the chords of its two windows (the 10 ft 
 and after it, cut at the neighbouring maneuvers) that its bearings are measured on; one
 turn is drawn again four times larger.
 
-Redraw after a change of the rules or of the demo with
-`FLOORGATE_UPDATE_ROUTING_PICTURE=1 .venv/bin/python -m pytest tests/docs/pictures/test_routing_picture.py`.
+Redraw after a change of the rules or of the demo with `make generate` (or with
+`FLOORGATE_UPDATE_ROUTING_PICTURE=1` set, run this module with pytest).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ open, writing 2,400 changes took 42.5 s instead of 4.4 s, each subscriber execut
 selection on each event (and an honest GET waited up to 7.6 s).
 
 Now subscribers alike (document, variables, permissions, assets, flags) share one
-execution per event and process (`schema.event_results`), each socket sends through its
+execution per event and process (`schema.execution.event_results`), each socket sends through its
 own bounded queue, passing changes on takes a bounded share of the event loop, and the
 live subscriptions of one key together get at most KEY_EVENTS_PER_SECOND events a
 second after a burst of KEY_EVENTS_BURST (`storage.attributes.pacing`): the key that

@@ -4,7 +4,7 @@ streams, and the texts kept are bounded in bytes."""
 from __future__ import annotations
 
 from rest.v1.event_stream import EventTexts
-from schema.event_results import ENTRY_BYTES
+from schema.execution.event_results import ENTRY_BYTES
 from schema.execution.executor import CompiledExecutor
 from tests.schema.test_subscription_events import SCHEMA, STREAM, change
 

@@ -112,13 +112,19 @@ def test_parameters_are_the_routes(document, route):
         expected.append(("Last-Event-ID", "header", False))
         assert "304" not in operation["responses"]
         assert "410" in operation["responses"]
+    else:  # every answer says its language (docs/api.md, Languages)
+        expected += [("lang", "query", False), ("Accept-Language", "header", False)]
+    language = {"Content-Language", "Vary"}
+    if route.shape is Shape.EVENTS:
+        pass
     elif route.method == "GET":  # every GET revalidates (docs/api.md, Conditional GETs)
         expected.append(("If-None-Match", "header", False))
-        assert set(operation["responses"]["304"]["headers"]) == {"ETag", "Cache-Control"}
-        assert set(operation["responses"]["200"]["headers"]) == {"ETag", "Cache-Control"}
+        headers = language | {"ETag", "Cache-Control"}
+        assert set(operation["responses"]["304"]["headers"]) == headers
+        assert set(operation["responses"]["200"]["headers"]) == headers
     else:
         assert "304" not in operation["responses"]
-        assert "headers" not in operation["responses"].get("200", {})
+        assert set(operation["responses"].get("200", {}).get("headers", language)) == language
     assert names == expected
     assert ("requestBody" in operation) == (route.body is not None)
     assert document["security"] == [{"ApiKeyHeader": []}, {"ApiKeyQuery": []}]

@@ -27,7 +27,7 @@ from collections.abc import AsyncIterator, Callable
 from functools import partial
 from typing import Any
 
-from resolvers.attributes import group_of
+from resolvers.attributes.assignments import group_of
 from resolvers.auth.keys import Caller
 from resolvers.auth.permissions import UNIT_ATTRIBUTES_READ
 from resolvers.context import RequestContext, units_of

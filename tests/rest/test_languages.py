@@ -1,0 +1,183 @@
+"""The visitor's language on both faces (issue 51): a dataset named in English and
+Traditional Chinese answers each name in the language asked (`lang=`, Accept-Language,
+`@lang`), the default where a record lacks it, says which in `Content-Language`, varies
+and tags its answers by language, keeps one answer per language, and refuses what it
+cannot read: a malformed `lang=`, a 10 KB Accept-Language."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest_asyncio
+
+from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import ALL_FLAGS, ALL_PERMISSIONS
+from rest.app import create_app
+from storage.imports.importer import import_data
+from tests._dbserver import fresh_store
+
+ASSET = "hk-clinic"
+STAMP = "2026-01-01T00:00:00+00:00"
+DATASET: dict[str, Any] = {
+    "version": 1,
+    "language": "en",
+    "assets": [
+        {
+            "id": ASSET,
+            "market": "healthcare",
+            "name": {"en": "Harbour Clinic", "zh-Hant": "海港診所"},
+        }
+    ],
+    "floors": [
+        {"id": "hk-g", "asset_id": ASSET, "name": {"en": "Ground", "zh-hant": "地下"}, "sort": 0},
+        {"id": "hk-1", "asset_id": ASSET, "name": "Level 1", "sort": 1},  # English only
+    ],
+    "units": [
+        {
+            "id": "hk-waiting",
+            "asset_id": ASSET,
+            "floor_id": "hk-g",
+            "name": {"en": "Waiting Hall", "zh-Hant": "候診大堂", "zh-Hans": "候诊大堂"},
+        },
+        {
+            "id": "hk-pharmacy",
+            "asset_id": ASSET,
+            "floor_id": "hk-g",
+            # the dataset's language last: still the default (stored `name`)
+            "name": {"zh-HK": "藥房", "en": "Pharmacy"},
+        },
+        {"id": "hk-store", "asset_id": ASSET, "floor_id": "hk-1", "name": "Store Room"},
+    ],
+}
+
+
+@dataclass
+class Site:
+    client: httpx.AsyncClient
+    key: str
+
+    def headers(self, **more: str) -> dict[str, str]:
+        return {"API-Key": self.key, "Experimental-Flags": ",".join(ALL_FLAGS), **more}
+
+    async def units(self, query: str = "", **headers: str) -> httpx.Response:
+        path = f"/v1/units?asset_id={ASSET}{query.replace('?', '&')}"
+        return await self.client.get(path, headers=self.headers(**headers))
+
+    async def graphql(self, query: str, url: str = "/graphql", **headers: str) -> httpx.Response:
+        return await self.client.post(url, json={"query": query}, headers=self.headers(**headers))
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def site(db_server, settings, tmp_path_factory) -> AsyncIterator[Site]:
+    async with fresh_store(db_server) as store:
+        await import_data(store, DATASET, tmp_path_factory.mktemp("languages"))
+        key = (await create_key(store, "languages", list(ALL_PERMISSIONS), None)).secret
+        app = create_app(settings, store)
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as client:
+            yield Site(client, key)
+
+
+def names(response: httpx.Response) -> dict[str, str]:
+    assert response.status_code == 200, response.text
+    return {unit["id"]: unit["name"] for unit in response.json()["data"]}
+
+
+ENGLISH = {"hk-pharmacy": "Pharmacy", "hk-store": "Store Room", "hk-waiting": "Waiting Hall"}
+CHINESE = {"hk-pharmacy": "藥房", "hk-store": "Store Room", "hk-waiting": "候診大堂"}
+
+
+async def test_names_follow_lang_and_fall_back_to_the_default(site: Site):
+    plain = await site.units()
+    assert (names(plain), plain.headers["content-language"]) == (ENGLISH, "en")
+    chinese = await site.units("?lang=zh-Hant")
+    assert (names(chinese), chinese.headers["content-language"]) == (CHINESE, "zh-Hant")
+    simplified = await site.units("?lang=zh-CN")  # Hans: only the hall has it
+    assert names(simplified) == {**ENGLISH, "hk-waiting": "候诊大堂"}
+    assert simplified.headers["content-language"] == "zh-Hans"
+    assert "accept-language" in plain.headers["vary"].lower()
+
+
+async def test_accept_language_with_qualities_and_fallbacks(site: Site):
+    hong_kong = await site.units(**{"Accept-Language": "zh-HK, en;q=0.8"})
+    assert (names(hong_kong), hong_kong.headers["content-language"]) == (CHINESE, "zh-Hant")
+    ranked = await site.units(**{"Accept-Language": "en;q=0.2, zh-TW;q=0.9"})
+    assert ranked.headers["content-language"] == "zh-Hant"
+    unspoken = await site.units(**{"Accept-Language": "ja, ko;q=0.5"})
+    assert (names(unspoken), unspoken.headers["content-language"]) == (ENGLISH, "en")
+    # `lang=` wins over the header
+    asked = await site.units("?lang=en", **{"Accept-Language": "zh-HK"})
+    assert (names(asked), asked.headers["content-language"]) == (ENGLISH, "en")
+
+
+async def test_tags_and_kept_answers_differ_per_language(site: Site):
+    english, chinese = await site.units("?lang=en"), await site.units("?lang=zh-Hant")
+    assert english.headers["etag"] != chinese.headers["etag"]
+    again = await site.units("?lang=zh-Hant")  # kept: the same bytes and tag
+    assert (again.content, again.headers["etag"]) == (chinese.content, chinese.headers["etag"])
+    revalidated = await site.units("?lang=zh-Hant", **{"If-None-Match": chinese.headers["etag"]})
+    assert revalidated.status_code == 304
+    stale = await site.units("?lang=en", **{"If-None-Match": chinese.headers["etag"]})
+    assert stale.status_code == 200
+    # a floor named in one language: the same text in both, tagged apart
+    path = f"/v1/assets/{ASSET}/floors/hk-1"
+    one = await site.client.get(path + "?lang=en", headers=site.headers())
+    other = await site.client.get(path + "?lang=zh-Hant", headers=site.headers())
+    assert one.json()["name"] == other.json()["name"] == "Level 1"
+    assert one.headers["etag"] != other.headers["etag"]
+
+
+async def test_what_cannot_be_read_is_refused(site: Site):
+    bad = await site.units("?lang=not%20a%20tag")
+    assert (bad.status_code, bad.json()) == (
+        422,
+        {
+            "message": "Resource validation failed",
+            "fields": {"lang": ["must be a BCP 47 language tag, such as en, zh-Hant or de-CH"]},
+        },
+    )
+    twice = await site.units("?lang=en&lang=de")
+    assert twice.json()["fields"] == {"lang": ["must be given once"]}
+    huge = await site.units(**{"Accept-Language": "en-GB;q=0.5, " * 700})
+    assert (huge.status_code, huge.json()) == (
+        431,
+        {"message": "Accept-Language header larger than 1024 bytes"},
+    )
+    garbage = await site.units(**{"Accept-Language": ";;;q=x, 12345, *;q=nope"})
+    assert (names(garbage), garbage.headers["content-language"]) == (ENGLISH, "en")
+
+
+UNITS = '{ asset(id: "hk-clinic") { name units { id name names { language text } } } }'
+
+
+async def test_graphql_answers_in_the_language_asked(site: Site):
+    plain = await site.graphql(UNITS)
+    assert plain.headers["content-language"] == "en"
+    asset = plain.json()["data"]["asset"]
+    assert asset["name"] == "Harbour Clinic"
+    assert asset["units"][1] == {
+        "id": "hk-store",
+        "name": "Store Room",
+        "names": [{"language": None, "text": "Store Room"}],
+    }
+    assert asset["units"][2]["names"] == [
+        {"language": "en", "text": "Waiting Hall"},
+        {"language": "zh-Hant", "text": "候診大堂"},
+        {"language": "zh-Hans", "text": "候诊大堂"},
+    ]
+    directed = await site.graphql('query @lang(tag: "zh-HK") ' + UNITS)
+    chinese = directed.json()["data"]["asset"]
+    assert (chinese["name"], directed.headers["content-language"]) == ("海港診所", "zh-Hant")
+    assert [unit["name"] for unit in chinese["units"]] == ["藥房", "Store Room", "候診大堂"]
+    header = await site.graphql(UNITS, **{"Accept-Language": "zh-TW"})
+    assert header.json()["data"] == directed.json()["data"]
+    by_url = await site.graphql(UNITS, url="/graphql?lang=zh-Hant")
+    assert by_url.json()["data"] == directed.json()["data"]
+    wrong = await site.graphql('query @lang(tag: "!!") ' + UNITS)
+    assert (wrong.status_code, wrong.json()["fields"]) == (
+        422,
+        {"@lang.tag": ["must be a BCP 47 language tag, such as en, zh-Hant or de-CH"]},
+    )
