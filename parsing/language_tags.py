@@ -34,6 +34,11 @@ class LanguageTag:
     region: str | None
     text: str  # the canonical spelling, as given parts were (`zh-HK`, not `zh-Hant-HK`)
 
+    def __hash__(self) -> int:
+        """The spelling's (a string keeps its hash): a tag is a key of caches asked once
+        per record of a page (`storage.cache.names`)."""
+        return hash(self.text)
+
 
 def canonical_tag(text: str) -> str | None:
     """The tag in its canonical case (`zh-hant-hk` -> `zh-Hant-HK`), None when it is not a

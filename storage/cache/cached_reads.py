@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 import orjson
 
 from storage.cache.by_id import plain_id
-from storage.cache.names import NAMES, READ_LANGUAGE, localize, with_names
+from storage.cache.names import READ_LANGUAGE, localize, localize_all, with_names
 from storage.cache.switch_gate import SwitchGate
 from storage.database import Store
 
@@ -113,10 +113,9 @@ async def find_list(
     found = await _find_list(
         store, collection, query, sort, skip, limit, with_names(projection), hint, batch_size
     )
-    if READ_LANGUAGE.get() is not None:
-        for document in found:
-            if NAMES in document:
-                localize(document)
+    wanted = READ_LANGUAGE.get()
+    if wanted is not None:
+        localize_all(found, wanted)
     return found
 
 
