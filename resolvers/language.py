@@ -136,3 +136,10 @@ def checked_lang(value: str) -> str | None:
     if value == "*" or canonical_tag(value) is not None:
         return None
     return "must be a BCP 47 language tag, such as en, zh-Hant or de-CH"
+
+
+def language_etag(etag: str, language: Language | None) -> str:
+    """A tag told apart by the language the visitor asked for: the same data answered in
+    two languages is two answers, though their bytes may be equal (a record named once).
+    An answer in the default, asked for by nobody, keeps the tag it always had."""
+    return etag if language is None or not language.asked else f"{etag}.{language.tag}"

@@ -14,6 +14,7 @@ import orjson
 
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors
+from resolvers.language import language_etag
 from resolvers.markets import check_market
 from resolvers.paging import BY_ID, find_all, slice_list
 from resolvers.reads import visible_map
@@ -65,4 +66,4 @@ async def list_locations(
     data = filtered(locations, terms)
     if page is not None or per_page is not None:
         data = slice_list(data, page_no, size)
-    return {"etag": version_of(unit_map, data), "data": data}
+    return {"etag": language_etag(version_of(unit_map, data), context.language), "data": data}

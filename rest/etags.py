@@ -7,8 +7,6 @@ from __future__ import annotations
 import xxhash
 from starlette.requests import HTTPConnection
 
-from resolvers.language import Language
-
 REVALIDATE = "private, no-cache"
 """`Cache-Control` of every REST GET answer: a client may keep it but must revalidate it
 (the answer depends on the key, so no shared cache keeps it)."""
@@ -47,9 +45,3 @@ def etag_matches(header: str | None, etag: str) -> bool:
         return True
     tags = [tag.strip().removeprefix("W/") for tag in header.split(",")]
     return f'"{etag}"' in tags
-
-
-def language_tag(etag: str, language: Language | None) -> str:
-    """A tag told apart by the language the answer is in (issue 51): the same data in two
-    languages is two answers, though their bytes may be equal (a record with one name)."""
-    return etag if language is None else f"{etag}.{language.tag}"

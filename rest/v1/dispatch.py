@@ -17,10 +17,10 @@ from starlette.responses import Response
 
 from resolvers.context import RequestContext, Services
 from resolvers.errors import ApiError, ErrorCode, FieldErrors, OperationFailed
-from resolvers.language import Language
+from resolvers.language import Language, language_etag
 from resolvers.limits import INT32_MAX
 from rest.credentials import query_flags, repeated_key, request_context
-from rest.etags import REVALIDATE, body_etag, etag_matches, language_tag, tile_caching
+from rest.etags import REVALIDATE, body_etag, etag_matches, tile_caching
 from rest.language import LANG, language_headers, request_language
 from rest.ops.metrics import ROUTE
 from rest.responses import error_of, error_response, json_bytes
@@ -273,15 +273,14 @@ class RestApi:
         elif route.shape is Shape.DATA:
             body = {"data": body}
         if route.shape is Shape.TILE:  # the bytes themselves, tagged by data version
-            return Encoded(base64.b64decode(body["data"]), language_tag(body["etag"], language))
+            return Encoded(base64.b64decode(body["data"]), language_etag(body["etag"], language))
         if route.shape is Shape.VERSIONED:  # E17 keeps its own tag (also in GraphQL)
-            content = json_bytes({"data": body["data"]})
-            return Encoded(content, language_tag(body["etag"], language))
+            return Encoded(json_bytes({"data": body["data"]}), body["etag"])  # per language
         content = json_bytes(body)
         # A POST's answer is not revalidated: no tag.
         if route.method != "GET":
             return Encoded(content)
-        return Encoded(content, language_tag(body_etag(content), language))
+        return Encoded(content, language_etag(body_etag(content), language))
 
     @staticmethod
     def respond(

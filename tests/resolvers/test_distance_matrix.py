@@ -1252,7 +1252,8 @@ async def test_readyz_shows_the_bytes_of_the_loaded_graph_and_waypoints(env):
     }
     assert ready["waypoints"] == {
         "entries": 1,
-        "bytes_used": waypoints_bytes(waypoints) + KEY_BYTES + len("map-b2"),
+        # keyed by map and language (issue 51): "map-b2\0en"
+        "bytes_used": waypoints_bytes(waypoints) + KEY_BYTES + len("map-b2\0en"),
         "budget_bytes": budget // SIDE_CACHE_SHARE,
     }
     assert len(waypoints) > 10 and ready["landmarks"]["entries"] == 0

@@ -192,7 +192,7 @@ async def test_v1_answers_and_their_tags(demo):
     assert plain.status_code == 200 and len(plain_body) > MIN_BYTES
     answer, body = await raw(demo.client, url, **headers, **{"Accept-Encoding": "gzip"})
     assert answer.headers["content-encoding"] == "gzip"
-    assert answer.headers["vary"] == "Accept-Encoding"
+    assert answer.headers["vary"] == "Accept-Language, Accept-Encoding"
     assert answer.headers["cache-control"] == "private, no-cache"
     assert answer.headers["etag"] == plain.headers["etag"][:-1] + '-gzip"'
     assert decoded(answer, body) == plain_body
@@ -239,7 +239,7 @@ async def test_graphql_answers(demo, method):
     plain, compressed = answers["identity"], answers["br"]
     assert "content-encoding" not in plain.headers
     assert compressed.headers["content-encoding"] == "br"
-    assert compressed.headers["vary"] == "Accept-Encoding"
+    assert compressed.headers["vary"] == "Accept-Language, Accept-Encoding"
     assert int(compressed.headers["content-length"]) < len(plain.content) / 4
     assert compressed.content == plain.content  # httpx decoded it
     assert len(orjson.loads(plain.content)["data"]["units"]["data"]) == 100
