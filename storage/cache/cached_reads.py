@@ -191,7 +191,18 @@ async def aggregate_collection(
 async def aggregate_list(
     store: Store, collection: str, pipeline: list[Document], batch_size: int
 ) -> list[Document]:
-    """A database-level aggregate (`$documents` first) that reads only `collection`."""
+    """A database-level aggregate (`$documents` first) that reads only `collection`;
+    each `name` in the read language (`storage.cache.names`)."""
+    found = await _aggregate_list(store, collection, pipeline, batch_size)
+    wanted = READ_LANGUAGE.get()
+    if wanted is not None:
+        localize_all(found, wanted)
+    return found
+
+
+async def _aggregate_list(
+    store: Store, collection: str, pipeline: list[Document], batch_size: int
+) -> list[Document]:
     store.watch_changes()
 
     async def load() -> list[Document]:

@@ -318,7 +318,7 @@ class Writer:
         drawn = {unit_id for shapes in wanted.values() for unit_id in shapes}
         units = {
             doc["_id"]: doc
-            for doc in await self._stored(col.UNITS, "_id", drawn, ["name", "floor_id"])
+            for doc in await self._stored(col.UNITS, "_id", drawn, ["name", "names", "floor_id"])
         }
         ids = [documents.derived_location_id(m, u) for m, shapes in wanted.items() for u in shapes]
         stored = {
@@ -341,6 +341,7 @@ class Writer:
                     "asset_id": unit_map["asset_id"],
                     "unit_map_id": map_id,
                     "name": units[unit_id]["name"],
+                    **({"names": units[unit_id]["names"]} if "names" in units[unit_id] else {}),
                     "x": x,
                     "y": y,
                     "floors": [{"id": floor}],
