@@ -8,6 +8,11 @@ never from the uploaded SVG, with DOM calls only, so nothing of a drawing can ru
 the Content-Security-Policy makes the browser refuse anything inline or from another
 host besides. Who may frame the page is the setting `FLOORGATE_VIEWER_FRAME_ANCESTORS`.
 
+The page's words are English; its script puts them in the visitor's language (`lang=` in
+the URL, else the browser's), from tables of its own (`static/viewer/i18n/`), and sets
+`<html lang dir>`: the page itself is the same for everyone, so no cache need tell
+languages apart.
+
 The script and styles are served under an address of their release,
 `/viewer/static/<digest of every file>/...`: their modules import each other by relative
 paths, so a browser never mixes two releases' modules, and may keep them for a year.
@@ -93,7 +98,7 @@ def viewer_headers(settings: Settings) -> dict[str, str]:
 
 
 _PAGE = """<!doctype html>
-<html lang="en">
+<html lang="en" dir="ltr">
   <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -105,118 +110,145 @@ _PAGE = """<!doctype html>
   </head>
   <body data-map-id="@MAP_ID@" data-state="loading">
     <header class="bar">
-      <h1 id="map-title">@MAP_ID@</h1>
-      <label class="map-pick">Map
-        <select id="map-select" aria-label="Other maps of this key"></select>
+      <h1 id="map-title" dir="auto">@MAP_ID@</h1>
+      <label class="map-pick"><span data-i18n="bar.map">Map</span>
+        <select id="map-select" aria-label="Other maps of this key"
+                data-i18n-aria-label="bar.otherMaps"></select>
       </label>
-      <button type="button" id="forget-key" hidden>Forget key</button>
+      <button type="button" id="forget-key" data-i18n="bar.forgetKey" hidden>Forget key</button>
     </header>
     <main class="layout">
-      <section class="stage" aria-label="Map">
-        <nav id="levels" class="levels" aria-label="Levels"></nav>
+      <section class="stage" aria-label="Map" data-i18n-aria-label="stage.label">
+        <nav id="levels" class="levels" aria-label="Levels"
+             data-i18n-aria-label="levels.label"></nav>
         <svg id="map" tabindex="0" role="application" aria-roledescription="floor plan"
+             data-i18n-aria-roledescription="map.roleDescription" data-i18n-aria-label="map.label"
              aria-label="Floor plan. Drag to pan, wheel or pinch to zoom, plus and minus keys
  zoom. Tab and arrow keys move between units, Enter selects."></svg>
-        <div class="tools" role="toolbar" aria-label="Map tools">
-          <button type="button" id="zoom-in" aria-label="Zoom in">+</button>
-          <button type="button" id="zoom-out" aria-label="Zoom out">&minus;</button>
-          <button type="button" id="fit" aria-label="Fit to screen">Fit</button>
-          <label><input type="checkbox" id="show-paths"> Paths</label>
-          <label><input type="checkbox" id="show-labels" checked> Labels</label>
-          <label><input type="checkbox" id="show-text"> Drawing text</label>
+        <div class="tools" role="toolbar" aria-label="Map tools" data-i18n-aria-label="tools.label">
+          <button type="button" id="zoom-in" aria-label="Zoom in"
+                  data-i18n-aria-label="tools.zoomIn">+</button>
+          <button type="button" id="zoom-out" aria-label="Zoom out"
+                  data-i18n-aria-label="tools.zoomOut">&minus;</button>
+          <button type="button" id="fit" aria-label="Fit to screen"
+                  data-i18n-aria-label="tools.fitLabel" data-i18n="tools.fit">Fit</button>
+          <label><input type="checkbox" id="show-paths">
+            <span data-i18n="tools.paths">Paths</span></label>
+          <label><input type="checkbox" id="show-labels" checked>
+            <span data-i18n="tools.labels">Labels</span></label>
+          <label><input type="checkbox" id="show-text">
+            <span data-i18n="tools.drawingText">Drawing text</span></label>
         </div>
         <p id="pick-hint" class="hint" hidden></p>
       </section>
       <aside class="side">
-        <p id="status" role="status" aria-live="polite">Loading...</p>
+        <p id="status" role="status" aria-live="polite" data-i18n="status.loading">Loading...</p>
         <section id="unit-panel" class="card" aria-labelledby="unit-name" hidden>
           <div class="card-head">
-            <h2 id="unit-name"></h2>
-            <button type="button" id="close-panel" aria-label="Close unit details">&times;</button>
+            <h2 id="unit-name" dir="auto"></h2>
+            <button type="button" id="close-panel" aria-label="Close unit details"
+                    data-i18n-aria-label="unit.close">&times;</button>
           </div>
           <dl>
-            <dt>Floor</dt><dd id="unit-floor"></dd>
-            <dt>Unit id</dt><dd id="unit-id"></dd>
+            <dt data-i18n="unit.floor">Floor</dt><dd id="unit-floor" dir="auto"></dd>
+            <dt data-i18n="unit.id">Unit id</dt><dd id="unit-id"></dd>
           </dl>
-          <h3>Attributes</h3>
+          <h3 data-i18n="unit.attributes">Attributes</h3>
           <div id="unit-attributes"></div>
-          <h3>References</h3>
+          <h3 data-i18n="unit.references">References</h3>
           <div id="unit-references"></div>
           <div class="row">
-            <button type="button" id="unit-from">Directions from here</button>
-            <button type="button" id="unit-to">Directions to here</button>
-            <button type="button" id="unit-stop">Add as stop</button>
+            <button type="button" id="unit-from" data-i18n="unit.from">Directions from here</button>
+            <button type="button" id="unit-to" data-i18n="unit.to">Directions to here</button>
+            <button type="button" id="unit-stop" data-i18n="unit.stop">Add as stop</button>
           </div>
         </section>
         <section id="directions" class="card" aria-labelledby="directions-title"
                  data-state="idle">
-          <h2 id="directions-title">Directions</h2>
+          <h2 id="directions-title" data-i18n="directions.title">Directions</h2>
           <div class="waypoint">
-            <span>From</span> <output id="from-name">not set</output>
-            <button type="button" id="pick-from">Pick on map</button>
+            <span data-i18n="directions.from">From</span>
+            <output id="from-name" dir="auto">not set</output>
+            <button type="button" id="pick-from" data-i18n="directions.pick">Pick on map</button>
           </div>
-          <ol id="route-stops" class="stops" aria-label="Stops" hidden></ol>
+          <ol id="route-stops" class="stops" aria-label="Stops"
+              data-i18n-aria-label="directions.stops" hidden></ol>
           <p id="stops-full" class="muted" hidden></p>
           <div class="waypoint">
-            <span>To</span> <output id="to-name">not set</output>
-            <button type="button" id="pick-to">Pick on map</button>
+            <span data-i18n="directions.to">To</span>
+            <output id="to-name" dir="auto">not set</output>
+            <button type="button" id="pick-to" data-i18n="directions.pick">Pick on map</button>
           </div>
           <div id="nearest" class="nearest" role="group" aria-labelledby="nearest-title"
                data-state="loading" hidden>
-            <span id="nearest-title">To the nearest</span>
+            <span id="nearest-title" data-i18n="nearest.title">To the nearest</span>
             <span id="nearest-buttons" class="nearest-buttons"></span>
-            <p id="nearest-hint" class="muted">Set From first: the nearest is counted from
-            there.</p>
+            <p id="nearest-hint" class="muted" data-i18n="nearest.hint">Set From first: the nearest
+            is counted from there.</p>
           </div>
-          <div class="row" role="group" aria-label="Route options">
-            <label><input type="checkbox" id="wheelchair"> Step-free</label>
-            <label><input type="checkbox" id="avoid-stairs"> Avoid stairs</label>
-            <label><input type="checkbox" id="avoid-escalators"> Avoid escalators</label>
-            <label hidden><input type="checkbox" id="optimize-stops"> Optimise order</label>
+          <div class="row" role="group" aria-label="Route options"
+               data-i18n-aria-label="shaping.label">
+            <label><input type="checkbox" id="wheelchair">
+              <span data-i18n="shaping.stepFree">Step-free</span></label>
+            <label><input type="checkbox" id="avoid-stairs">
+              <span data-i18n="shaping.avoidStairs">Avoid stairs</span></label>
+            <label><input type="checkbox" id="avoid-escalators">
+              <span data-i18n="shaping.avoidEscalators">Avoid escalators</span></label>
+            <label hidden><input type="checkbox" id="optimize-stops">
+              <span data-i18n="shaping.optimise">Optimise order</span></label>
           </div>
           <p id="stops-order" class="muted" role="status" hidden></p>
           <div class="row">
-            <button type="button" id="swap-route">Swap</button>
-            <button type="button" id="clear-route">Clear</button>
+            <button type="button" id="swap-route" data-i18n="directions.swap">Swap</button>
+            <button type="button" id="clear-route" data-i18n="directions.clear">Clear</button>
             <button type="button" id="route-units" class="small">ft</button>
           </div>
           <p id="route-summary"></p>
           <p id="route-reason" class="problem" hidden></p>
-          <ul id="route-closures" class="closures" aria-label="Closed on the way" hidden></ul>
-          <ol id="route-legs" class="legs" aria-label="Legs"></ol>
-          <ol id="route-steps" class="steps" aria-label="Steps"></ol>
+          <ul id="route-closures" class="closures" aria-label="Closed on the way"
+              data-i18n-aria-label="directions.closures" hidden></ul>
+          <ol id="route-legs" class="legs" aria-label="Legs"
+              data-i18n-aria-label="directions.legs"></ol>
+          <ol id="route-steps" class="steps" aria-label="Steps"
+              data-i18n-aria-label="directions.steps"></ol>
         </section>
         <section id="legend" class="card" aria-labelledby="legend-title">
-          <h2 id="legend-title">Colour units by</h2>
-          <select id="legend-group" aria-label="Attribute group">
-            <option value="">(none)</option>
+          <h2 id="legend-title" data-i18n="legend.title">Colour units by</h2>
+          <select id="legend-group" aria-label="Attribute group"
+                  data-i18n-aria-label="legend.group">
+            <option value="" data-i18n="legend.noGroup">(none)</option>
           </select>
           <ul id="legend-items" class="legend-items"></ul>
         </section>
         <section id="locations" class="card" aria-labelledby="locations-title">
-          <h2 id="locations-title">Locations</h2>
-          <label>Tag filter <input type="text" id="tag-filter" spellcheck="false"
+          <h2 id="locations-title" data-i18n="locations.title">Locations</h2>
+          <label><span data-i18n="locations.tagFilter">Tag filter</span>
+            <input type="text" id="tag-filter" spellcheck="false"
                  placeholder="svc:amenity==yes" autocomplete="off"></label>
-          <label>Search <input type="search" id="location-search" autocomplete="off"
+          <label><span data-i18n="locations.search">Search</span>
+            <input type="search" id="location-search" autocomplete="off"
                  maxlength="100" placeholder="Name, number or kind (restroom)"
+                 data-i18n-placeholder="locations.searchPlaceholder"
                  aria-describedby="search-status"></label>
           <p id="search-status" class="muted" role="status" aria-live="polite"></p>
           <p id="search-problem" class="problem" hidden></p>
           <p id="locations-problem" class="problem" hidden></p>
-          <ul id="location-list" class="location-list" aria-label="Locations"></ul>
+          <ul id="location-list" class="location-list" aria-label="Locations"
+              data-i18n-aria-label="locations.list"></ul>
         </section>
       </aside>
     </main>
     <div id="key-dialog" class="overlay" hidden>
       <form id="key-form" class="card" aria-labelledby="key-title">
-        <h2 id="key-title">API key</h2>
-        <p>The viewer calls this server's GraphQL API with your key. It is kept in this
-        tab only (sessionStorage) and sent only in the <code>API-Key</code> header.
-        Running the demo? The key is in <code>.floorgate/demo-key</code>.</p>
+        <h2 id="key-title" data-i18n="key.title">API key</h2>
+        <p data-i18n="key.explain">The viewer calls this server's GraphQL API with your key. It
+        is kept in this tab only (sessionStorage) and sent only in the
+        <code data-i18n-part="header">API-Key</code> header. Running the demo? The key is in
+        <code data-i18n-part="file">.floorgate/demo-key</code>.</p>
         <p id="key-problem" class="problem" hidden></p>
-        <label for="key-input">Key</label>
+        <label for="key-input" data-i18n="key.label">Key</label>
         <input type="password" id="key-input" autocomplete="off" spellcheck="false" required>
-        <button type="submit">Open map</button>
+        <button type="submit" data-i18n="key.open">Open map</button>
       </form>
     </div>
   </body>

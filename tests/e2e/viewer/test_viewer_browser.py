@@ -90,7 +90,7 @@ def test_the_map_draws_every_level_and_its_units(site):
         assert site.key not in request["url"] and site.key not in request.get("postData", "")
         assert request["headers"].get("Referer", "") == ""  # no-referrer
     posts = [r for r in requests if r["method"] == "POST"]
-    assert posts and {r["url"] for r in posts} == {f"{site.base}/graphql"}
+    assert posts and {r["url"] for r in posts} == {f"{site.base}/graphql?lang=en"}
     assert all(r["headers"]["API-Key"] == site.key for r in posts)
 
 

@@ -56,11 +56,15 @@ demo_key, site = demo_site("viewer-directions")
 # ---------------------------------------------------------------- helpers
 
 
-def route_of(site: Site, start: str, end: str, units: str = "imperial") -> dict[str, Any]:
-    answer = site.graphql(
-        ROUTE, **{"from": {"id": start}, "to": {"id": end}, "mode": "foot", "units": units}
-    )
-    return answer["route"]["route"]
+def route_of(
+    site: Site, start: str, end: str, units: str = "imperial", lang: str = "en"
+) -> dict[str, Any]:
+    """The route as the viewer asks it: in `units`, in the page's language `lang`."""
+    variables = {"from": {"id": start}, "to": {"id": end}, "mode": "foot", "units": units}
+    answer = site.api.post(f"/graphql?lang={lang}", json={"query": ROUTE, "variables": variables})
+    body = answer.json()
+    assert "errors" not in body, body
+    return body["data"]["route"]["route"]
 
 
 def whole(value: float) -> int:
@@ -287,8 +291,8 @@ def test_the_units_toggle_switches_feet_and_metres(site):
 
 
 def test_a_metric_locale_opens_in_metres(site):
-    imperial = route_of(site, START, END)
-    metric = route_of(site, START, END, "metric")
+    imperial = route_of(site, START, END, lang="de")  # a German browser: a German page
+    metric = route_of(site, START, END, "metric", lang="de")
     session = open_in_locale(site, TRIP, "de-DE")
     wait_for(site, session, READY)
     assert js(site, session, "navigator.language") == "de-DE"

@@ -281,7 +281,7 @@ def test_a_stale_answer_is_dropped(site):
     wait_until_loaded(site, session)
     site.browser.call(
         "Fetch.enable",
-        {"patterns": [{"urlPattern": "*/graphql", "requestStage": "Request"}]},
+        {"patterns": [{"urlPattern": "*/graphql*", "requestStage": "Request"}]},
         session=session,
     )
     seen = len(site.browser.events)

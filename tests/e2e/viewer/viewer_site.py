@@ -104,9 +104,13 @@ def open_viewer(
     key: bool = True,
     map_id: str = MAP,
     base: str | None = None,
+    language: str | None = None,
 ) -> str:
     """A new tab of `size` on the viewer of MAP (the key in the fragment), at the
-    server's public URL unless `base` says another; its session once the map is drawn."""
+    server's public URL unless `base` says another; its session once the map is drawn.
+    `language` (tags, most wanted first: "de-DE,de"; no `;q=`, which Chromium would keep
+    in navigator.languages) is the tab's browser language: navigator.language(s), Intl's
+    default locale and the Accept-Language its requests send."""
     session = open_tab(site.browser)
     width, height = size
     site.browser.call(
@@ -114,6 +118,15 @@ def open_viewer(
         {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600},
         session=session,
     )
+    if language:
+        first = language.split(",")[0].strip()
+        site.browser.call("Emulation.setLocaleOverride", {"locale": first}, session=session)
+        user_agent = evaluate(site.browser, session, "navigator.userAgent")
+        site.browser.call(
+            "Emulation.setUserAgentOverride",
+            {"userAgent": user_agent, "acceptLanguage": language},
+            session=session,
+        )
     fragment = f"#key={quote(site.key)}" if key else ""
     url = f"{base or site.base}/viewer/maps/{map_id}{query}{fragment}"
     site.browser.call("Page.navigate", {"url": url}, session=session)

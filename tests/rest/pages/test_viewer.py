@@ -63,7 +63,7 @@ async def test_the_page_needs_no_key_and_has_a_strict_policy(client):
     assert response.headers["referrer-policy"] == "no-referrer"
     assert response.headers["x-frame-options"] == "DENY"
     assert '<body data-map-id="map-1" data-state="loading">' in response.text
-    assert '<h1 id="map-title">map-1</h1>' in response.text
+    assert '<h1 id="map-title" dir="auto">map-1</h1>' in response.text
     head = await client.head("/viewer/maps/map-1")
     assert (head.status_code, head.content) == (200, b"")
     assert (await client.post("/viewer/maps/map-1")).status_code == 405
@@ -94,6 +94,13 @@ async def test_every_file_of_the_page_is_ours_with_its_media_type(client):
     assert files == [
         "api.js",
         "dom.js",
+        "i18n.js",
+        "i18n/de.json",
+        "i18n/en.json",
+        "i18n/es.json",
+        "i18n/fr.json",
+        "i18n/zh-Hans.json",
+        "i18n/zh-Hant.json",
         "main.js",
         "map/closures.js",
         "map/drawing.js",
@@ -171,7 +178,7 @@ async def test_nothing_names_another_host(client):
 
 def test_imports_of_the_modules_are_relative_files_that_exist():
     modules = list(VIEWER_STATIC_DIR.rglob("*.js"))
-    assert len(modules) == 27  # every .js of the file list above
+    assert len(modules) == 28  # every .js of the file list above
     for path in modules:
         for target in re.findall(r'from "([^"]+)"', path.read_text(encoding="utf-8")):
             assert target.startswith(("./", "../")), (path, target)

@@ -1,5 +1,8 @@
 // The GraphQL API of this server, as any frontend calls it: POST JSON to /graphql with
-// the key in the API-Key header. The key never goes into a URL.
+// the key in the API-Key header. The key never goes into a URL; the page's language does
+// (`lang=`), so names, labels and steps come back in it (i18n.js).
+
+import { language, t } from "./i18n.js";
 
 export const FLAGS = [
   "references",
@@ -30,12 +33,18 @@ function problemsOf(fields) {
   return parts.length ? `: ${parts.join("; ")}` : "";
 }
 
+// Where every request of the viewer goes: /graphql in the page's language. (The live
+// colours' WebSocket, units/live.js, carries ids only: no names to translate.)
+export function apiAddress() {
+  return `/graphql?lang=${encodeURIComponent(language())}`;
+}
+
 // `signal` (optional, an AbortController's) drops a request a newer one made stale: the
 // search box asks once per pause in typing, and only the last answer counts.
 export async function graphql(key, query, variables, signal = null) {
   let response;
   try {
-    response = await fetch("/graphql", {
+    response = await fetch(apiAddress(), {
       method: "POST",
       headers: {
         "Content-Type": "application/json",
@@ -50,18 +59,18 @@ export async function graphql(key, query, variables, signal = null) {
     });
   } catch (error) {
     if (signal && signal.aborted) {
-      throw new ApiError("Replaced by a newer request", "ABORTED");
+      throw new ApiError(t("api.replaced"), "ABORTED");
     }
-    throw new ApiError(`The server could not be reached (${error.message})`, "NETWORK");
+    throw new ApiError(t("api.unreachable", { message: error.message }), "NETWORK");
   }
   let body;
   try {
     body = await response.json();
   } catch {
     if (signal && signal.aborted) {
-      throw new ApiError("Replaced by a newer request", "ABORTED");
+      throw new ApiError(t("api.replaced"), "ABORTED");
     }
-    throw new ApiError(`The server answered ${response.status} without JSON`, "HTTP");
+    throw new ApiError(t("api.notJson", { status: String(response.status) }), "HTTP");
   }
   if (Array.isArray(body.errors) && body.errors.length) {
     const first = body.errors[0];
@@ -69,7 +78,7 @@ export async function graphql(key, query, variables, signal = null) {
     throw new ApiError(first.message + problemsOf(extensions.fields), extensions.code);
   }
   if (!response.ok || !body.data) {
-    throw new ApiError(body.message || `The server answered ${response.status}`, "HTTP");
+    throw new ApiError(body.message || t("api.status", { status: String(response.status) }), "HTTP");
   }
   return body.data;
 }
@@ -81,7 +90,7 @@ export async function fetchDocument(url) {
     referrerPolicy: "no-referrer",
   });
   if (!response.ok) {
-    throw new ApiError(`The map document answered ${response.status}`, "HTTP");
+    throw new ApiError(t("api.document", { status: String(response.status) }), "HTTP");
   }
   return response.json();
 }

@@ -2,6 +2,8 @@
 // textContent and attributes through setAttribute, never as HTML, because map
 // documents, names and tags are data someone else wrote.
 
+import { t } from "./i18n.js";
+
 const SVG_NS = document.getElementById("map").namespaceURI;
 
 function withAttributes(node, attributes) {
@@ -25,6 +27,12 @@ export function s(tag, attributes) {
   return withAttributes(document.createElementNS(SVG_NS, tag), attributes);
 }
 
+// A name from the data in an element of its own direction (`dir="auto"`): an Arabic or
+// Hebrew name reads right to left inside a page laid out left to right, and the reverse.
+export function named(text, tag = "span", attributes = {}) {
+  return h(tag, { ...attributes, dir: "auto" }, text);
+}
+
 export function byId(id) {
   return document.getElementById(id);
 }
@@ -38,12 +46,13 @@ export function show(node, visible) {
   node.hidden = !visible;
 }
 
+// "4 min 5 s" in the page's language.
 export function formatSeconds(seconds) {
   const total = Math.round(seconds);
   if (total < 60) {
-    return `${total} s`;
+    return t("time.seconds", { seconds: total });
   }
   const minutes = Math.floor(total / 60);
   const rest = total % 60;
-  return rest ? `${minutes} min ${rest} s` : `${minutes} min`;
+  return rest ? t("time.minutesSeconds", { minutes, seconds: rest }) : t("time.minutes", { minutes });
 }

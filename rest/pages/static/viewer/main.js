@@ -1,6 +1,6 @@
 // floorgate map viewer (docs/viewer.md): a frontend of this server's GraphQL API.
 // The page is static; this script asks for a key, loads the map and its parsed
-// document, draws it, and keeps the view in the URL.
+// document, draws it, and keeps the view in the URL, in the visitor's language (i18n.js).
 
 import { fetchDocument, graphql, KEY_PROBLEMS } from "./api.js";
 import { Attributes } from "./units/attributes.js";
@@ -8,6 +8,7 @@ import { updateRoute } from "./route/directions.js";
 import { wireShaping } from "./route/shaping.js";
 import { refreshClosures } from "./map/closures.js";
 import { byId, h, s, show } from "./dom.js";
+import { chooseLanguage, setLanguage, t, translatePage } from "./i18n.js";
 import { drawDocument, drawHidden } from "./map/drawing.js";
 import { Labels } from "./map/labels.js";
 import { buildLegend } from "./units/legend.js";
@@ -55,6 +56,10 @@ const app = {
   floorOrder: new Map(), // floor id -> E3 sort position
 };
 app.linkedPlace = Boolean(app.view.level || app.view.box);
+// The page's language before any word is shown: the link's `lang=`, else the browser's.
+const browserLanguages = navigator.languages?.length ? navigator.languages : [navigator.language];
+setLanguage(chooseLanguage(app.view.lang, browserLanguages));
+translatePage();
 app.attributes = new Attributes(app);
 app.labels = new Labels(app);
 window.floorgateViewer = { app }; // for tests and the render benchmark
@@ -171,7 +176,7 @@ function setPick(end) {
   app.pick = end;
   svg.classList.toggle("picking", Boolean(end));
   const hint = byId("pick-hint");
-  hint.textContent = end ? `Click the map to set where to go ${end}. Esc cancels.` : "";
+  hint.textContent = end ? t(end === "from" ? "pick.from" : "pick.to") : "";
   show(hint, Boolean(end));
   byId("pick-from").setAttribute("aria-pressed", String(end === "from"));
   byId("pick-to").setAttribute("aria-pressed", String(end === "to"));
@@ -384,7 +389,9 @@ async function loadOtherMaps() {
   const select = byId("map-select");
   try {
     const maps = (await graphql(app.key, MAPS)).unitMaps.data;
-    select.replaceChildren(...maps.map((map) => h("option", { value: map.id }, `${map.name} (${map.id})`)));
+    const option = (map) =>
+      h("option", { value: map.id, dir: "auto" }, t("bar.mapOption", { name: map.name, id: map.id }));
+    select.replaceChildren(...maps.map(option));
     select.value = app.mapId;
     select.onchange = () => {
       window.location.assign(`/viewer/maps/${encodeURIComponent(select.value)}`);
@@ -416,16 +423,16 @@ function orderLevels(model) {
 }
 
 async function load() {
-  setStatus("Loading the map...");
+  setStatus(t("status.loadingMap"));
   const data = await graphql(app.key, MAP, { id: app.mapId });
   const map = data.unitMap;
   if (!map) {
     document.body.dataset.state = "missing";
-    setStatus(`No map "${app.mapId}" for this key.`);
+    setStatus(t("status.noMap", { map: app.mapId }));
     return;
   }
   app.map = map;
-  document.title = `${map.name} · floorgate map viewer`;
+  document.title = t("page.title", { map: map.name });
   byId("map-title").textContent = map.name;
   for (const tag of map.levelTags.filter((candidate) => candidate.key === "floor")) {
     for (const value of tag.values) {
@@ -437,7 +444,7 @@ async function load() {
   }
   if (!map.url) {
     document.body.dataset.state = "empty";
-    setStatus(`${map.name} has no drawing.`);
+    setStatus(t("status.noDrawing", { map: map.name }));
     return;
   }
   const [parsed] = await Promise.all([fetchDocument(map.url), loadFloors(map.assetId)]);
@@ -451,7 +458,8 @@ async function load() {
   };
   for (const level of app.model.levels) {
     for (const unit of level.units) {
-      unit.node.setAttribute("aria-label", `Unit ${nameOf(unit.id) || unit.id}, ${app.levelName(level)}`);
+      const label = t("unit.label", { name: nameOf(unit.id) || unit.id, level: app.levelName(level) });
+      unit.node.setAttribute("aria-label", label);
     }
   }
   app.panzoom = new PanZoom(svg, app.model, keepBox);
@@ -468,7 +476,9 @@ async function load() {
   app.labels.build(app.model, nameOf);
   app.panzoom.onScale(() => app.labels.place());
   const units = app.model.levels.reduce((sum, level) => sum + level.units.length, 0);
-  setStatus(`${map.name}: ${app.model.levels.length} levels, ${units} units.`);
+  const levels = app.model.levels.length;
+  setStatus(t("status.ready", { map: map.name, levels: t("count.levels", { count: levels }),
+    units: t("count.units", { count: units }) })); // prettier-ignore
   show(byId("forget-key"), true);
   // Then what the key may or may not see: each fails alone.
   loadOtherMaps();
@@ -492,7 +502,7 @@ function askForKey(problem) {
   show(message, Boolean(problem));
   show(dialog, true);
   document.body.dataset.state = "key";
-  setStatus("An API key is needed.");
+  setStatus(t("status.keyNeeded"));
   const input = byId("key-input");
   input.value = "";
   input.focus();
@@ -520,11 +530,11 @@ async function start() {
   } catch (error) {
     if (KEY_PROBLEMS.has(error.code)) {
       forgetKey();
-      askForKey(`The server refused the key: ${error.message}`);
+      askForKey(t("status.keyRefused", { message: error.message }));
       return;
     }
     document.body.dataset.state = "error";
-    setStatus(`The map could not be loaded: ${error.message}`);
+    setStatus(t("status.failed", { message: error.message }));
   }
 }
 

@@ -142,12 +142,14 @@ function parseStops(texts) {
 }
 
 // The view in the query string, in this order; defaults are left out. `via` may repeat.
-const FIELDS = ["level", "unit", "from", "via", "to", "optimize", "mode", "avoid", "units", "group", "tags", "q",
-  "paths", "box"]; // prettier-ignore
+// `lang` is the page's language as the link asked for it (i18n.js; absent: the browser's).
+const FIELDS = ["lang", "level", "unit", "from", "via", "to", "optimize", "mode", "avoid", "units", "group",
+  "tags", "q", "paths", "box"]; // prettier-ignore
 
 export function readView() {
   const query = new URLSearchParams(window.location.search);
   return {
+    lang: query.get("lang"),
     level: query.get("level"),
     unit: query.get("unit"),
     from: startOf(parseWaypoint(query.get("from"))),
@@ -167,6 +169,7 @@ export function readView() {
 
 export function writeView(view) {
   const values = {
+    lang: view.lang,
     level: view.level,
     unit: view.unit,
     from: waypointText(view.from),

@@ -7,7 +7,9 @@
 // permission), or a server without them, draws none and says nothing.
 
 import { graphql } from "../api.js";
-import { byId, clear, h, s, show } from "../dom.js";
+import { byId, clear, h, named, s, show } from "../dom.js";
+import { formattingLocale, t, tNodes } from "../i18n.js";
+import { kindName } from "./icons.js";
 
 // Those in force (flag `directions`, any key that may see the map; docs/routing.md).
 const CLOSURES = `query ViewerClosures($map: ID!) {
@@ -29,27 +31,50 @@ function closuresOf(data) {
     .filter((closure) => closure.id);
 }
 
-// "14:00" today, "3 Dec, 14:00" another day, in the browser's language.
+// "until 14:00" today, "until 3 Dec, 14:00" another day, in the page's language.
 export function untilText(until) {
   const at = until ? new Date(until) : null;
   if (!at || Number.isNaN(at.getTime())) {
-    return "until reopened";
+    return t("closure.reopened");
   }
-  const time = at.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-  const today = at.toDateString() === new Date().toDateString();
-  const day = at.toLocaleDateString([], { day: "numeric", month: "short" });
-  return `until ${today ? time : `${day}, ${time}`}`;
+  const locale = formattingLocale();
+  const time = at.toLocaleTimeString(locale, { hour: "2-digit", minute: "2-digit" });
+  if (at.toDateString() === new Date().toDateString()) {
+    return t("closure.until", { time });
+  }
+  const day = at.toLocaleDateString(locale, { day: "numeric", month: "short" });
+  return t("closure.untilDay", { day, time });
+}
+
+// The closed thing's name and the words around it: "Unit {name}", "{kind} {name}".
+function closureParts(app, closure) {
+  if (closure.kind === "unit") {
+    return { id: "closure.unit", params: { name: closure.name || unitName(app, closure.id) } };
+  }
+  const { kind, name } = connectorOf(app, closure);
+  return { id: "closure.connector", params: { kind: kind ? kindName(kind) : t("closure.anyConnector"), name } };
 }
 
 // "Elevator Lift A closed until 14:00: maintenance".
 function closureText(app, closure) {
-  const what = closure.kind === "unit" ? `Unit ${closure.name || unitName(app, closure.id)}` : connectorName(app, closure);
-  return `${what} ${closedText(closure)}`;
+  const { id, params } = closureParts(app, closure);
+  return t("closure.text", { what: t(id, params), closed: closedText(closure) });
+}
+
+// The same as nodes, the name in an element of its own direction (the directions card).
+function closureNodes(app, closure) {
+  const { id, params } = closureParts(app, closure);
+  const what = h("span", {}, ...tNodes(id, { ...params, name: named(params.name) }));
+  return tNodes("closure.text", { what, closed: closedText(closure) });
 }
 
 // "closed until 14:00: maintenance".
 function closedText(closure) {
-  return `closed ${untilText(closure.until)}${closure.reason ? `: ${closure.reason}` : ""}`;
+  const until = untilText(closure.until);
+  if (!closure.reason) {
+    return t("closure.closed", { until });
+  }
+  return t("closure.closedBecause", { until, reason: closure.reason });
 }
 
 function unitName(app, unitId) {
@@ -59,7 +84,7 @@ function unitName(app, unitId) {
 
 // What a connector is called: its kind and its name (the API's, else its place's on the
 // map: labels.js names a drawn connector by its location), else its id.
-function connectorName(app, closure) {
+function connectorOf(app, closure) {
   let [kind, name] = [closure.connectorKind, closure.name];
   for (const items of app.labels.items.values()) {
     const item = items.find((candidate) => candidate.connectorId === closure.id);
@@ -68,8 +93,7 @@ function connectorName(app, closure) {
       name = name || item.name;
     }
   }
-  const word = kind ? kind[0].toUpperCase() + kind.slice(1) : "Connector";
-  return `${word} ${name || closure.id}`;
+  return { kind: kind || null, name: name || closure.id };
 }
 
 // Read the map's closures and draw them; a failure keeps none drawn.
@@ -122,7 +146,7 @@ function drawUnit(app, closure, text) {
   const node = unit.node;
   node.classList.add("closed");
   node.dataset.openLabel = node.getAttribute("aria-label") || "";
-  node.setAttribute("aria-label", `${node.dataset.openLabel}, ${closedText(closure)}`);
+  node.setAttribute("aria-label", `${node.dataset.openLabel}${t("closure.join")}${closedText(closure)}`);
   const title = s("title", { class: "closure-title" });
   title.textContent = text;
   node.prepend(title);
@@ -175,7 +199,7 @@ export function namedClosures(app, reason) {
     if (closure.kind === "unit") {
       names.push(unitName(app, closure.id));
     } else {
-      names.push(connectorName(app, closure).replace(/^\S+ /, ""));
+      names.push(connectorOf(app, closure).name);
     }
     return names.some((name) => name && said.includes(name.toLowerCase()));
   });
@@ -185,7 +209,9 @@ export function namedClosures(app, reason) {
 export function showNamedClosures(app, closures) {
   const list = clear(byId("route-closures"));
   for (const closure of closures) {
-    list.append(h("li", { "data-closure-kind": closure.kind, "data-closure-id": closure.id }, closureText(app, closure)));
+    const item = h("li", { "data-closure-kind": closure.kind, "data-closure-id": closure.id });
+    item.append(...closureNodes(app, closure));
+    list.append(item);
   }
   show(list, closures.length > 0);
 }

@@ -11,39 +11,41 @@
 // table from those values to an icon.
 
 import { s } from "../dom.js";
+import { TABLES, t } from "../i18n.js";
 
 export const ICON_PX = 22; // an icon's disc across, on screen
 export const ICON_RADIUS = ICON_PX / 2;
 
-// kind -> its name (an unnamed place's accessible name), the disc's colour and the glyph.
+// kind -> the disc's colour and the glyph. Its name (an unnamed place's accessible name)
+// is the message `icon.<kind>` of the page's language (kindName).
 export const ICONS = {
-  restroom: { name: "Restroom", colour: "#0e7490", filled: true,
+  restroom: { colour: "#0e7490", filled: true,
     d: "M7 2.6a1.9 1.9 0 1 0 .01 0zM4.6 8h4.8v6.5H8.4V21H5.6v-6.5h-1zM17 2.6a1.9 1.9 0 1 0 .01 0z" +
       "M17 8l3.4 8.5h-2V21h-2.8v-4.5h-2zM12 3v18" },
-  elevator: { name: "Elevator", colour: "#6d28d9",
+  elevator: { colour: "#6d28d9",
     d: "M5 3h14v18H5zM9 10l3-3.5 3 3.5zM9 14l3 3.5 3-3.5z" },
-  stairs: { name: "Stairs", colour: "#6d28d9", d: "M4 20h5v-5h5v-5h5V5h2" },
-  escalator: { name: "Escalator", colour: "#6d28d9",
+  stairs: { colour: "#6d28d9", d: "M4 20h5v-5h5v-5h5V5h2" },
+  escalator: { colour: "#6d28d9",
     d: "M3 19h4l9-10h5M5 15l9-10h4M16.5 3.5a1.3 1.3 0 1 0 .01 0" },
-  ramp: { name: "Ramp", colour: "#6d28d9", d: "M3 19h18V8zM8 19v-2" },
-  entrance: { name: "Entrance", colour: "#1d4ed8",
+  ramp: { colour: "#6d28d9", d: "M3 19h18V8zM8 19v-2" },
+  entrance: { colour: "#1d4ed8",
     d: "M13 4h6v16h-6M3 12h11M10 8l4 4-4 4" },
-  exit: { name: "Exit", colour: "#15803d", d: "M11 4H5v16h6M10 12h11M17 8l4 4-4 4" },
-  information: { name: "Information", colour: "#1d4ed8",
+  exit: { colour: "#15803d", d: "M11 4H5v16h6M10 12h11M17 8l4 4-4 4" },
+  information: { colour: "#1d4ed8",
     d: "M12 6.5a.8.8 0 1 0 .01 0M12 10.5V18M10 18h4M10 10.5h2" },
-  parking: { name: "Parking", colour: "#1d4ed8", d: "M8 20V4h5a4 4 0 0 1 0 8H8" },
-  food: { name: "Food", colour: "#c2410c",
+  parking: { colour: "#1d4ed8", d: "M8 20V4h5a4 4 0 0 1 0 8H8" },
+  food: { colour: "#c2410c",
     d: "M7 3v18M4.5 3v5a2.5 2.5 0 0 0 5 0V3M17 21V3c-2.5 1.5-3 5-3 9h3" },
-  atm: { name: "Cash machine", colour: "#374151",
+  atm: { colour: "#374151",
     d: "M3 7h18v10H3zM12 9.5a2.5 2.5 0 1 0 .01 0M6 10v4M18 10v4" },
-  firstAid: { name: "First aid", colour: "#b91c1c", d: "M12 5v14M5 12h14" },
-  shop: { name: "Shop", colour: "#a21caf", d: "M5 8h14l-1 12H6zM9 8V6a3 3 0 0 1 6 0v2" },
-  gym: { name: "Gym", colour: "#374151", d: "M3 12h18M6 8v8M9 9v6M18 8v8M15 9v6" },
-  pool: { name: "Pool", colour: "#0369a1",
+  firstAid: { colour: "#b91c1c", d: "M12 5v14M5 12h14" },
+  shop: { colour: "#a21caf", d: "M5 8h14l-1 12H6zM9 8V6a3 3 0 0 1 6 0v2" },
+  gym: { colour: "#374151", d: "M3 12h18M6 8v8M9 9v6M18 8v8M15 9v6" },
+  pool: { colour: "#0369a1",
     d: "M3 16c2-1.5 3-1.5 4.5 0s3 1.5 4.5 0 3-1.5 4.5 0 2.5 1.5 4.5 0M3 11c2-1.5 3-1.5 4.5 0" +
       "s3 1.5 4.5 0 3-1.5 4.5 0 2.5 1.5 4.5 0" },
-  mail: { name: "Mail room", colour: "#374151", d: "M3 6h18v12H3zM3 6l9 7 9-7" },
-  waste: { name: "Waste", colour: "#374151", d: "M5 7h14M10 7V4h4v3M6.5 7l1 13h9l1-13" },
+  mail: { colour: "#374151", d: "M3 6h18v12H3zM3 6l9 7 9-7" },
+  waste: { colour: "#374151", d: "M5 7h14M10 7V4h4v3M6.5 7l1 13h9l1-13" },
 }; // prettier-ignore
 
 // Category values (the part before the first ".": `restroom.female` is `restroom`) and
@@ -145,10 +147,19 @@ export function kindOfName(name) {
   return null;
 }
 
+// What a kind of place is called in the page's language ("Elevator", "Aufzug"); a kind
+// the tables do not know, as its word ("Door").
+export function kindName(kind) {
+  const id = `icon.${kind}`;
+  const name = t(id);
+  return name === id ? kind[0].toUpperCase() + kind.slice(1) : name;
+}
+
 // Whether a name says more than its icon: "Restroom 4", "WC", "Lift B" do not; "Main
-// entrance", "Women's restroom", "Concierge" do.
+// entrance", "Women's restroom", "Concierge" do (nor "Aufzug 2" on a German page).
 export function saysMore(name, kind) {
-  const generic = new Set([...(NAME_WORDS[kind] || []).flatMap(words), ...words(ICONS[kind].name)]);
+  const known = [TABLES.en[`icon.${kind}`], kindName(kind)];
+  const generic = new Set([...(NAME_WORDS[kind] || []), ...known].flatMap(words));
   return words(name).some((word) => !generic.has(word) && !FILLER.has(word) && !DESIGNATOR.test(word));
 }
 

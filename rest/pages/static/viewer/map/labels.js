@@ -9,10 +9,13 @@
 // fits, else beside a small dot (or its icon, or the route's A or B marker when the
 // place is a route's end) on the first free side, else not until the view is zoomed in.
 // No two shown labels overlap, nor a label and a marker. Icons (map/icons.js) are
-// always drawn; their label only where the name says more than the icon.
+// always drawn; their label only where the name says more than the icon. A name written
+// right to left (Arabic, Hebrew) is laid out so, anchored on the side it reads from
+// (`direction`: SVG text has no `dir="auto"`; the map itself is left to right, viewer.css).
 
 import { s } from "../dom.js";
-import { ICON_RADIUS, ICONS, iconNode, kindOfCategory, kindOfName, kindOfTags, saysMore } from "./icons.js";
+import { ICON_RADIUS, ICONS, iconNode, kindName, kindOfCategory, kindOfName, kindOfTags, saysMore } from "./icons.js";
+import { textDirection } from "../i18n.js";
 import { centredBox, discBox, DOT_RADIUS, FONT_PX, freeSide, Grid, LINE_PX, GAP_PX, sideOffset } from "./placement.js";
 import { fits, poleOf } from "./pole.js";
 
@@ -56,6 +59,10 @@ function shownName(name, floorNames) {
   return text;
 }
 
+// A label's text-anchor for its direction: a right-to-left name starts at its right end,
+// so the side "start" meant (text reading on from the marker) is its "end".
+const MIRRORED = { start: "end", end: "start", middle: "middle" };
+
 // The labels of a drawn model; `place()` decides which show for the current view.
 export class Labels {
   constructor(app) {
@@ -92,12 +99,18 @@ export class Labels {
   render(item) {
     item.text.textContent = item.name || "";
     item.width = textWidth(item.name || "");
+    item.rtl = textDirection(item.name) === "rtl";
+    if (item.rtl) {
+      item.text.setAttribute("direction", "rtl");
+    } else {
+      item.text.removeAttribute("direction");
+    }
     if (item.icon) {
       item.icon.remove();
       item.icon = null;
     }
     if (item.kind && ICONS[item.kind]) {
-      const name = item.name || ICONS[item.kind].name;
+      const name = item.name || kindName(item.kind);
       item.icon = iconNode(item.kind, name);
       if (item.unitId) {
         item.icon.setAttribute("data-place-unit", item.unitId);
@@ -346,7 +359,7 @@ export class Labels {
     if (spot) {
       item.text.setAttribute("x", spot.dx.toFixed(1));
       item.text.setAttribute("y", spot.dy.toFixed(1));
-      item.text.setAttribute("text-anchor", spot.anchor);
+      item.text.setAttribute("text-anchor", item.rtl ? MIRRORED[spot.anchor] : spot.anchor);
     }
   }
 }

@@ -13,7 +13,7 @@ export function buildLevelSwitcher(app) {
   for (const level of app.model.levels) {
     const button = h(
       "button",
-      { type: "button", "data-level-uid": level.uid, "aria-pressed": "false" },
+      { type: "button", "data-level-uid": level.uid, "aria-pressed": "false", dir: "auto" },
       app.levelName(level),
     );
     button.addEventListener("click", () => app.showLevel(level.uid));

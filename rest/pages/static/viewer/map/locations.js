@@ -4,7 +4,8 @@
 // search/places.js instead; without search, names are filtered here.
 
 import { graphql } from "../api.js";
-import { byId, clear, h, s, show } from "../dom.js";
+import { byId, clear, h, named, s, show } from "../dom.js";
+import { t } from "../i18n.js";
 import { restop, rove } from "../roving.js";
 import { stopButton } from "../route/stops.js";
 
@@ -25,7 +26,7 @@ export async function loadLocations(app) {
     show(problem, false);
   } catch (error) {
     app.locations = [];
-    problem.textContent = `Not available: ${error.message}`;
+    problem.textContent = t("locations.unavailable", { message: error.message });
     show(problem, true);
   }
   for (const location of app.locations) {
@@ -68,7 +69,7 @@ function nameOf(location) {
     return name;
   }
   const unitId = unitOf(location);
-  return unitId ? `Unit ${unitId} (no name)` : `${location.id} (no name)`;
+  return unitId ? t("place.unitNoName", { id: unitId }) : t("place.noName", { id: location.id });
 }
 
 // The list, filtered by `text` in names and ids when given (where search is not available).
@@ -82,12 +83,12 @@ export function renderLocations(app, text = "") {
       || a.name.localeCompare(b.name) || a.id.localeCompare(b.id)); // prettier-ignore
   for (const location of shown) {
     const name = h("button", { type: "button", class: "location-name", "data-location-id": location.id },
-      nameOf(location), h("small", {}, ` ${app.floorName(floorOf(location))}`)); // prettier-ignore
+      named(nameOf(location)), named(` ${app.floorName(floorOf(location))}`, "small")); // prettier-ignore
     name.addEventListener("click", () => goToLocation(app, location));
     const from = h("button", { type: "button", class: "small", "data-role": "from",
-      "aria-label": `Directions from ${nameOf(location)}` }, "From"); // prettier-ignore
+      "aria-label": t("place.fromLabel", { name: nameOf(location) }) }, t("place.from")); // prettier-ignore
     const to = h("button", { type: "button", class: "small", "data-role": "to",
-      "aria-label": `Directions to ${nameOf(location)}` }, "To"); // prettier-ignore
+      "aria-label": t("place.toLabel", { name: nameOf(location) }) }, t("place.to")); // prettier-ignore
     from.addEventListener("click", () => app.setWaypoint("from", { kind: "location", id: location.id }));
     to.addEventListener("click", () => app.setWaypoint("to", { kind: "location", id: location.id }));
     const stop = stopButton(app, nameOf(location), { kind: "location", id: location.id });
@@ -95,7 +96,7 @@ export function renderLocations(app, text = "") {
   }
   restop(list, "button");
   if (!shown.length) {
-    list.append(h("li", { class: "muted" }, app.locations.length ? "No match" : "No locations"));
+    list.append(h("li", { class: "muted" }, t(app.locations.length ? "locations.noMatch" : "locations.none")));
   }
   list.dataset.count = String(shown.length);
   list.dataset.source = "locations";

@@ -7,6 +7,7 @@
 
 import { graphql } from "../api.js";
 import { byId, clear, formatSeconds, h, s, show } from "../dom.js";
+import { t } from "../i18n.js";
 import { formatDistance, shownUnits } from "./measure.js";
 import { waypointText } from "../session.js";
 import { keepChosen, markNearest, nearestName } from "../search/nearest.js";
@@ -57,7 +58,7 @@ export function waypointInput(waypoint) {
 
 export function waypointName(app, waypoint) {
   if (!waypoint) {
-    return "not set";
+    return t("directions.notSet");
   }
   if (waypoint.kind === "location") {
     const known = app.knownLocations.get(waypoint.id);
@@ -66,8 +67,10 @@ export function waypointName(app, waypoint) {
   if (waypoint.kind === "nearest") {
     return nearestName(app, waypoint);
   }
-  const where = waypoint.floorId ? ` on ${app.floorName(waypoint.floorId)}` : "";
-  return `Point ${Math.round(waypoint.x)}, ${Math.round(waypoint.y)}${where}`;
+  const [x, y] = [Math.round(waypoint.x), Math.round(waypoint.y)];
+  return waypoint.floorId
+    ? t("waypoint.pointOn", { x, y, floor: app.floorName(waypoint.floorId) })
+    : t("waypoint.point", { x, y });
 }
 
 export function clearRouteDrawing(app) {
@@ -182,20 +185,30 @@ function placeRoute(app, route) {
   }
 }
 
+// A connector's kind as a leg's text says it ("then stairs to Floor 3"); a kind the
+// tables do not know, as the API gives it.
+function connectorWord(kind) {
+  const id = `connector.${kind}`;
+  const word = t(id);
+  return word === id ? kind : word;
+}
+
 function legText(app, leg, units) {
   const level = app.levelByUid(leg.levelUid);
   const where = level ? app.levelName(level) : leg.floorId || leg.levelUid;
-  const then = leg.connector
-    ? `, then ${leg.connector.kind} to ${app.floorName(leg.connector.toFloorId) || leg.connector.toLevelUid}`
-    : "";
-  return `${where}: ${formatDistance(leg.distance, units)}${then}`;
+  const distance = formatDistance(leg.distance, units);
+  if (!leg.connector) {
+    return t("leg.text", { level: where, distance });
+  }
+  const floor = app.floorName(leg.connector.toFloorId) || leg.connector.toLevelUid;
+  return t("leg.then", { level: where, distance, connector: connectorWord(leg.connector.kind), floor });
 }
 
 function showUnitsButton(units) {
   const button = byId("route-units");
-  button.textContent = units;
+  button.textContent = t(units === "m" ? "units.m" : "units.ft");
   button.dataset.units = units;
-  const label = units === "m" ? "Distances in metres: show feet" : "Distances in feet: show metres";
+  const label = t(units === "m" ? "units.showFeet" : "units.showMetres");
   button.setAttribute("aria-label", label);
   button.title = label;
 }
@@ -213,7 +226,7 @@ function showRoute(app, answer, units) {
     app.shownRoute = null;
     clearRouteDrawing(app);
     summary.textContent = "";
-    reason.textContent = `No route: ${answer.reason || "unreachable"}`;
+    reason.textContent = t("route.none", { reason: answer.reason || t("route.unreachable") });
     show(reason, true);
     panel.dataset.state = "unreachable";
     return;
@@ -223,8 +236,10 @@ function showRoute(app, answer, units) {
   // A route may come with a reason too (a closed connector it went around, say).
   reason.textContent = answer.reason || "";
   show(reason, Boolean(answer.reason));
-  summary.textContent = `${formatDistance(route.distance, units)} · ${formatSeconds(route.time)}` +
-    (answer.mode === "wheelchair" ? " · step-free" : " · on foot"); // prettier-ignore
+  summary.textContent = t(answer.mode === "wheelchair" ? "route.stepFree" : "route.onFoot", {
+    distance: formatDistance(route.distance, units),
+    time: formatSeconds(route.time),
+  });
   summary.dataset.distance = String(route.distance);
   summary.dataset.time = String(route.time);
   route.legs.forEach((leg, index) => {
@@ -284,7 +299,7 @@ export async function updateRoute(app) {
     return;
   }
   panel.dataset.state = "loading";
-  byId("route-summary").textContent = "Finding the way...";
+  byId("route-summary").textContent = t("route.finding");
   const shaped = shapedRequest(app.view, waypointInput);
   let answer;
   try {
@@ -308,7 +323,7 @@ export async function updateRoute(app) {
     clearSteps();
     byId("route-summary").textContent = "";
     showNamedClosures(app, []);
-    byId("route-reason").textContent = `Directions not available: ${error.message}`;
+    byId("route-reason").textContent = t("route.unavailable", { message: error.message });
     show(byId("route-reason"), true);
     panel.dataset.state = "error";
     return;

@@ -1,7 +1,10 @@
 // Distances as the viewer writes them: in feet or in metres, one place for both. The API's
 // numbers are feet always; the browser's locale picks the unit shown (metres but where
 // the United States' customary units are used: US, LR, MM), and a toggle overrides it
-// (`units` in the URL: docs/viewer.md, "Steps").
+// (`units` in the URL: docs/viewer.md, "Steps"). Numbers and the unit's word are the
+// page's language's (i18n.js).
+
+import { t } from "../i18n.js";
 
 export const METRES_PER_FOOT = 0.3048; // exact, as the route's sentences use it
 
@@ -44,7 +47,7 @@ export function distanceNumber(feet, units) {
   return wholeHalfEven(units === "m" ? feet * METRES_PER_FOOT : feet);
 }
 
-// "1,234 ft" or "376 m" (digits grouped as the rest of the page, in English).
+// "1,234 ft" or "376 m" ("1.234 ft" in German, "376 米" in Chinese).
 export function formatDistance(feet, units) {
-  return `${distanceNumber(feet, units).toLocaleString("en-US")} ${units === "m" ? "m" : "ft"}`;
+  return t(units === "m" ? "distance.m" : "distance.ft", { number: distanceNumber(feet, units) });
 }

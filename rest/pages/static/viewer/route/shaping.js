@@ -6,6 +6,7 @@
 // exactly what it asked before, of any server.
 
 import { byId } from "../dom.js";
+import { t } from "../i18n.js";
 import { AVOIDABLE } from "../session.js";
 
 // The toggles' ids, by the word of `exclude` each sends.
@@ -50,7 +51,7 @@ export function showShaping(app) {
     const implied = stepFree && STEP_FREE_EXCLUDES.has(word);
     toggle.checked = implied || app.view.avoid.includes(word);
     toggle.disabled = implied;
-    toggle.title = implied ? "Step-free routes never take these" : "";
+    toggle.title = implied ? t("shaping.implied") : "";
   }
   const panel = byId("directions");
   panel.dataset.avoid = excluded(app.view).join(" ");

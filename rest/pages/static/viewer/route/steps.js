@@ -6,7 +6,7 @@
 
 import { byId, clear, h, s } from "../dom.js";
 import { maneuverIcon } from "./icons.js";
-import { formatDistance } from "./measure.js";
+import { distanceNumber, formatDistance } from "./measure.js";
 import { restop, rove } from "../roving.js";
 
 const STEP = "button.step";
@@ -110,7 +110,7 @@ export function showSteps(app, route, units, textOf = (maneuver) => maneuver.ins
       },
       maneuverIcon(maneuver),
       h("span", { class: "step-text" }, textOf(maneuver)),
-      distance.startsWith("0 ") ? null : h("span", { class: "step-distance" }, distance),
+      distanceNumber(maneuver.distance, units) === 0 ? null : h("span", { class: "step-distance" }, distance),
     );
     list.append(h("li", { "data-maneuver": index }, button));
   });

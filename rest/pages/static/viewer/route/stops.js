@@ -6,6 +6,7 @@
 // in the steps, the arrival at a stop says which ("... arrive at 205 (stop 2)").
 
 import { byId, clear, h, show } from "../dom.js";
+import { formatNumber, t } from "../i18n.js";
 import { restop, rove } from "../roving.js";
 import { MAX_STOPS, waypointText } from "../session.js";
 import { routeMarker } from "./steps.js";
@@ -20,10 +21,15 @@ export function stopNumber(viaIndex) {
 }
 
 // A step's sentence with the stop it arrives at: "Walk 15 ft, then arrive at 205 (stop 2)"
-// (before a full stop, if the sentence has one).
+// (before a full stop, if the sentence has one: "." or the Chinese "。", which takes the
+// note without a space, as its own brackets are full width).
 export function withStop(instruction, viaIndex) {
-  const note = `(stop ${stopNumber(viaIndex)})`;
-  return /\.$/.test(instruction) ? `${instruction.slice(0, -1)} ${note}.` : `${instruction} ${note}`;
+  const note = t("stop.note", { number: stopNumber(viaIndex) });
+  const end = /[.。]$/.exec(instruction)?.[0];
+  if (!end) {
+    return `${instruction} ${note}`;
+  }
+  return end === "。" ? `${instruction.slice(0, -1)}${note}${end}` : `${instruction.slice(0, -1)} ${note}${end}`;
 }
 
 function full(app) {
@@ -40,14 +46,14 @@ export function markAdders(app) {
     } else {
       button.setAttribute("aria-disabled", String(isFull));
     }
-    button.title = isFull ? `At most ${MAX_STOPS} stops` : "";
+    button.title = isFull ? t("stop.most", { count: MAX_STOPS }) : "";
   }
 }
 
 // An "add as a stop" button for a list's row (locations, search results).
 export function stopButton(app, name, waypoint, remember = () => {}) {
   const button = h("button", { type: "button", class: "small", "data-role": "stop",
-    "aria-label": `Add ${name} as a stop`, "aria-disabled": String(full(app)) }, "Add stop"); // prettier-ignore
+    "aria-label": t("stop.addLabel", { name }), "aria-disabled": String(full(app)) }, t("stop.add")); // prettier-ignore
   button.addEventListener("click", () => {
     if (button.getAttribute("aria-disabled") !== "true") {
       remember();
@@ -62,8 +68,10 @@ function orderText(answer) {
   if (!answer || !answer.optimized || !Array.isArray(answer.visitOrder)) {
     return "";
   }
-  const order = answer.visitOrder.map((index) => stopNumber(index)).join(", ");
-  return `Best order (${answer.optimized}): stops ${order}`;
+  const order = answer.visitOrder.map((index) => formatNumber(stopNumber(index))).join(t("stop.orderJoin"));
+  const id = `optimized.${answer.optimized}`;
+  const how = t(id) === id ? answer.optimized : t(id); // a word the tables do not know, as sent
+  return t("stop.order", { how, order });
 }
 
 // The list of stops in the directions card, the optimise toggle and the add buttons.
@@ -80,7 +88,7 @@ export function showStops(app, nameOf, answer = null) {
   }
   app.view.via.forEach((stop, index) => {
     const name = nameOf(stop);
-    const label = `Remove stop ${stopNumber(index)}, ${name}`;
+    const label = t("stop.remove", { number: stopNumber(index), name });
     if (same) {
       rows[index].querySelector("output").textContent = name;
       rows[index].querySelector(REMOVE).setAttribute("aria-label", label);
@@ -91,7 +99,7 @@ export function showStops(app, nameOf, answer = null) {
     list.append(
       h("li", { class: "stop", "data-via-index": index, "data-waypoint": texts[index] },
         h("span", { class: "stop-number", "aria-hidden": "true" }, String(stopNumber(index))),
-        h("output", {}, name), remove), // prettier-ignore
+        h("output", { dir: "auto" }, name), remove), // prettier-ignore
     );
   });
   restop(list, REMOVE);
@@ -103,7 +111,7 @@ export function showStops(app, nameOf, answer = null) {
   order.textContent = orderText(answer);
   show(order, Boolean(order.textContent));
   const note = byId("stops-full");
-  note.textContent = `${MAX_STOPS} stops: the most a route may have.`;
+  note.textContent = t("stop.full", { count: MAX_STOPS });
   show(note, full(app));
   byId("directions").dataset.stops = String(app.view.via.length);
   markAdders(app);

@@ -8,22 +8,25 @@
 
 import { graphql } from "../api.js";
 import { byId, clear, h, show } from "../dom.js";
+import { t } from "../i18n.js";
 import { restop, rove } from "../roving.js";
 import { waypointText } from "../session.js";
 
 // The words asked, in the buttons' order: category words of the API (docs/api.md,
-// "Search": "restroom" also finds toilets and WCs, "elevator" lifts, "trash" waste rooms).
+// "Search": "restroom" also finds toilets and WCs, "elevator" lifts, "trash" waste rooms),
+// asked in English whatever the page's language. Each has its button's word and its
+// name ("Nearest mail room") in the tables: `nearest.<q>.button`, `nearest.<q>.name`.
 export const KINDS = [
-  { q: "restroom", label: "Restroom" },
-  { q: "elevator", label: "Elevator" },
-  { q: "exit", label: "Exit" },
-  { q: "entrance", label: "Entrance" },
-  { q: "information", label: "Information" },
-  { q: "food", label: "Food" },
-  { q: "parking", label: "Parking" },
-  { q: "gym", label: "Gym" },
-  { q: "mail", label: "Mail room" },
-  { q: "trash", label: "Trash room" },
+  { q: "restroom" },
+  { q: "elevator" },
+  { q: "exit" },
+  { q: "entrance" },
+  { q: "information" },
+  { q: "food" },
+  { q: "parking" },
+  { q: "gym" },
+  { q: "mail" },
+  { q: "trash" },
 ];
 
 const BUTTON = "button[data-nearest]";
@@ -47,16 +50,16 @@ function hasKind(page) {
   return page.data.some((found) => found.score > NAMED_OVER || found.matched === "category");
 }
 
+// "Nearest mail room" for the word `q` (a link may name one of no button: "Nearest cafe").
 export function nearestLabel(q) {
-  const kind = KINDS.find((candidate) => candidate.q === q);
-  return kind ? kind.label.toLowerCase() : q;
+  return KINDS.some((kind) => kind.q === q) ? t(`nearest.${q}.name`) : t("nearest.other.name", { q });
 }
 
 // What the To line says: "Nearest mail room" until the answer names the place it chose,
 // then "Mail Room (nearest)" (the line is narrow; the pressed button says which kind).
 export function nearestName(app, waypoint) {
   const chosen = chosenFor(app);
-  return chosen ? `${chosen.name || chosen.id} (nearest)` : `Nearest ${nearestLabel(waypoint.q)}`;
+  return chosen ? t("nearest.chosen", { name: chosen.name || chosen.id }) : nearestLabel(waypoint.q);
 }
 
 function tripOf(app) {
@@ -120,8 +123,8 @@ export async function loadNearest(app) {
   }
   for (const kind of found) {
     const button = h("button", { type: "button", class: "small", "data-nearest": kind.q,
-      "aria-label": `Nearest ${kind.label.toLowerCase()}`, "aria-describedby": "nearest-hint",
-      "aria-pressed": "false" }, kind.label); // prettier-ignore
+      "aria-label": nearestLabel(kind.q), "aria-describedby": "nearest-hint",
+      "aria-pressed": "false" }, t(`nearest.${kind.q}.button`)); // prettier-ignore
     button.addEventListener("click", () => app.setWaypoint("to", { kind: "nearest", q: kind.q }));
     buttons.append(button);
   }

@@ -6,7 +6,8 @@
 // "To here". When the key may not search, names are filtered on the page as before.
 
 import { graphql } from "../api.js";
-import { byId, h, show } from "../dom.js";
+import { byId, h, named, show } from "../dom.js";
+import { t } from "../i18n.js";
 import { goToLocation, renderLocations } from "../map/locations.js";
 import { restop } from "../roving.js";
 import { stopButton } from "../route/stops.js";
@@ -47,7 +48,7 @@ function nameOf(found) {
   if (kind) {
     return kind[0].toUpperCase() + kind.slice(1);
   }
-  return found.kind === "unit" ? `Unit ${found.id} (no name)` : `${found.id} (no name)`;
+  return found.kind === "unit" ? t("place.unitNoName", { id: found.id }) : t("place.noName", { id: found.id });
 }
 
 function stopAsking() {
@@ -79,7 +80,7 @@ export async function showPlaces(app) {
   const list = byId("location-list");
   if (!q) {
     show(problem, false);
-    list.setAttribute("aria-label", "Locations");
+    list.setAttribute("aria-label", t("locations.list"));
     renderLocations(app);
     setStatus("");
     return;
@@ -97,9 +98,9 @@ export async function showPlaces(app) {
       return; // a newer search, or an emptied box, took over
     }
     asking = null;
-    problem.textContent = `Search not available (${error.message}): names filtered here.`;
+    problem.textContent = t("search.unavailable", { message: error.message });
     show(problem, true);
-    list.setAttribute("aria-label", "Locations");
+    list.setAttribute("aria-label", t("locations.list"));
     renderLocations(app, q);
     setStatus("");
     return;
@@ -118,13 +119,13 @@ function setStatus(text) {
 function renderResults(app, q, found, more) {
   const list = byId("location-list");
   list.replaceChildren();
-  list.setAttribute("aria-label", `Places found for ${q}`);
+  list.setAttribute("aria-label", t("search.found", { q }));
   for (const one of found) {
     const name = nameOf(one);
-    const named = Boolean(one.name && one.name.trim()); // else the kind is its name already
-    const where = [app.floorName(one.floorId), named && kindOf(one)].filter(Boolean).join(" · ");
+    const hasName = Boolean(one.name && one.name.trim()); // else the kind is its name already
+    const where = [app.floorName(one.floorId), hasName && kindOf(one)].filter(Boolean).join(" · ");
     const button = h("button", { type: "button", class: "location-name", "aria-expanded": "false",
-      "data-role": "show" }, name, h("small", {}, ` ${where}`)); // prettier-ignore
+      "data-role": "show" }, named(name), named(` ${where}`, "small")); // prettier-ignore
     const row = h("li", { class: "place-row", "data-location-id": one.locationId, "data-place-id": one.id,
       "data-kind": one.kind, "data-floor-id": one.floorId || "", "data-category": one.category || "",
       "data-matched": one.matched, "data-name": name }, button); // prettier-ignore
@@ -132,16 +133,16 @@ function renderResults(app, q, found, more) {
     list.append(row);
   }
   if (!found.length) {
-    list.append(h("li", { class: "muted" }, "No place matches"));
+    list.append(h("li", { class: "muted" }, t("search.noMatch")));
   } else if (more) {
-    list.append(h("li", { class: "muted", "data-role": "more" }, "More places match: type more of the name"));
+    list.append(h("li", { class: "muted", "data-role": "more" }, t("search.more")));
   }
   restop(list, "button");
   list.dataset.count = String(found.length);
   list.dataset.source = "search";
   list.dataset.state = "ready";
-  const count = found.length === 1 ? "1 place" : `${found.length}${more ? "+" : ""} places`;
-  setStatus(found.length ? `${count} found on this map` : "No place found on this map");
+  const count = { count: found.length };
+  setStatus(found.length ? t(more ? "search.countMore" : "search.count", count) : t("search.none"));
 }
 
 // A result chosen: its "From here" and "To here" (only its own row has them), its level
@@ -155,10 +156,11 @@ async function choose(app, row, found) {
     other.setAttribute("aria-expanded", "false");
   }
   const name = row.dataset.name;
-  const actions = h("div", { class: "place-actions", role: "group", "aria-label": `Directions with ${name}` });
-  for (const [end, text] of [["from", "From here"], ["to", "To here"]]) {
+  const actions = h("div", { class: "place-actions", role: "group", "aria-label": t("search.with", { name }) });
+  const ends = [["from", "search.fromHere", "place.fromLabel"], ["to", "search.toHere", "place.toLabel"]];
+  for (const [end, text, label] of ends) {
     const button = h("button", { type: "button", class: "small", "data-role": end,
-      "aria-label": `Directions ${end} ${name}` }, text); // prettier-ignore
+      "aria-label": t(label, { name }) }, t(text)); // prettier-ignore
     button.addEventListener("click", () => {
       remember(app, found, name);
       app.setWaypoint(end, { kind: "location", id: found.locationId });

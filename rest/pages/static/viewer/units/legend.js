@@ -2,7 +2,8 @@
 // The colours follow the group's changes live (live.js), unit by unit.
 
 import { attributeColours, NONE, swatch } from "./colours.js";
-import { byId, clear, h } from "../dom.js";
+import { byId, clear, h, named } from "../dom.js";
+import { t } from "../i18n.js";
 import { Live } from "./live.js";
 import { refreshUnitAttributes } from "./unit-panel.js";
 
@@ -11,11 +12,11 @@ export async function buildLegend(app) {
   const groups = await app.attributes.loadGroups();
   if (groups instanceof Error) {
     select.disabled = true;
-    select.replaceChildren(h("option", { value: "" }, "not available"));
+    select.replaceChildren(h("option", { value: "" }, t("legend.unavailable")));
     return;
   }
   for (const group of groups) {
-    select.append(h("option", { value: group.groupId }, group.groupName));
+    select.append(h("option", { value: group.groupId, dir: "auto" }, group.groupName));
   }
   const changed = (groupId, byUnit, unitId) => {
     recolourUnit(app, groupId, byUnit, unitId);
@@ -50,7 +51,7 @@ function paintUnit(unit, byUnit) {
 }
 
 function showCount(attributeId) {
-  shown.countNodes.get(attributeId).textContent = `(${shown.counts.get(attributeId) || 0})`;
+  shown.countNodes.get(attributeId).textContent = t("legend.count", { count: shown.counts.get(attributeId) || 0 });
 }
 
 // One unit's assignments changed (live.js): its colour, and the counts it moves between.
@@ -104,7 +105,7 @@ export async function colourUnits(app) {
   try {
     byUnit = await app.attributes.loadAssignments(group.groupId);
   } catch (error) {
-    items.append(h("li", { class: "problem" }, `Not available (${error.message})`));
+    items.append(h("li", { class: "problem" }, t("common.notAvailable", { message: error.message })));
     legend.dataset.state = "error";
     return;
   }
@@ -118,13 +119,13 @@ export async function colourUnits(app) {
     shown.counts.set(id, (shown.counts.get(id) || 0) + 1);
     shown.unitsById.set(unit.id, [...(shown.unitsById.get(unit.id) || []), unit]);
   }
-  const rows = [...group.attributes.map((a) => [a.attributeId, a.attributeName]), ["", "none"]];
+  const rows = [...group.attributes.map((a) => [a.attributeId, a.attributeName]), ["", t("legend.without")]];
   for (const [attributeId, name] of rows) {
     const count = h("span", { class: "muted" });
     shown.countNodes.set(attributeId, count);
     showCount(attributeId);
     items.append(h("li", { "data-attribute-id": attributeId },
-      swatch(attributeId ? colours.get(attributeId) : NONE), ` ${name} `, count)); // prettier-ignore
+      swatch(attributeId ? colours.get(attributeId) : NONE), " ", named(name), " ", count)); // prettier-ignore
   }
   legend.dataset.groupId = groupId;
   legend.dataset.state = "ready";

@@ -5,14 +5,15 @@
 
 import { graphql } from "../api.js";
 import { attributeColours, swatch } from "./colours.js";
-import { byId, clear, h, show } from "../dom.js";
+import { byId, clear, h, named, show } from "../dom.js";
+import { t } from "../i18n.js";
 
 const REFERENCES = `query ViewerUnitReferences($id: ID!) {
   unit(id: $id) { id references { key value } }
 }`;
 
 function notAvailable(error) {
-  return h("p", { class: "muted", "data-available": "false" }, `Not available (${error.message})`);
+  return h("p", { class: "muted", "data-available": "false" }, t("common.notAvailable", { message: error.message }));
 }
 
 async function attributesOf(app, unitId) {
@@ -38,15 +39,15 @@ async function attributesOf(app, unitId) {
       dd.append(
         index ? " " : "",
         h("span", { class: "attribute-value", "data-attribute-id": attribute.attributeId,
-          "data-colour": colour }, swatch(colour), attribute.attributeName + comma), // prettier-ignore
+          "data-colour": colour }, swatch(colour), named(attribute.attributeName), comma), // prettier-ignore
       );
     });
     if (!held.length) {
-      dd.append("none");
+      dd.append(t("unit.none"));
     }
-    list.append(h("dt", { "data-group-id": group.groupId }, group.groupName), dd);
+    list.append(h("dt", { "data-group-id": group.groupId, dir: "auto" }, group.groupName), dd);
   }
-  return groups.length ? list : h("p", { class: "muted" }, "No attribute groups");
+  return groups.length ? list : h("p", { class: "muted" }, t("unit.noGroups"));
 }
 
 async function referencesOf(app, unitId) {
@@ -57,7 +58,7 @@ async function referencesOf(app, unitId) {
     return notAvailable(error);
   }
   if (!unit || !unit.references.length) {
-    return h("p", { class: "muted" }, unit ? "none" : "Not available (unit not found)");
+    return h("p", { class: "muted" }, unit ? t("unit.none") : t("unit.notFound"));
   }
   return h(
     "ul",
@@ -89,8 +90,8 @@ export async function openUnitPanel(app, unitId) {
       : "";
   const attributes = clear(byId("unit-attributes"));
   const references = clear(byId("unit-references"));
-  attributes.append(h("p", { class: "muted" }, "Loading..."));
-  references.append(h("p", { class: "muted" }, "Loading..."));
+  attributes.append(h("p", { class: "muted" }, t("status.loading")));
+  references.append(h("p", { class: "muted" }, t("status.loading")));
   show(panel, true);
   const [attributeList, referenceList] = await Promise.all([
     attributesOf(app, unitId),
