@@ -1,1 +1,2 @@
-"""Tests of parsing/geo/: the georeference's inverse and the levels a WGS84 point finds."""
+"""Tests of parsing/geo/: the GeoJSON of a map, its georeference and inverse, and the
+levels a WGS84 point finds."""

@@ -1,0 +1,1 @@
+"""Tests of resolvers/attributes/: unit attributes, their assignments and changes."""
