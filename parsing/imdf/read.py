@@ -9,7 +9,7 @@ kind with a count and a few examples, never silently:
 - a plain array of features, or one feature, in place of a FeatureCollection;
 - 3-D coordinates (the third value is dropped);
 - properties spelled in camelCase or with known misspellings (`levelId`, `displayPoint`);
-- labels given as a plain string in place of a language map.
+- labels as a plain string, not a language map, or under keys of no language (issue 51).
 
 A venue also comes as one JSON document (issue 35): an object whose keys are the
 collections (`{"unit": {...FeatureCollection}, "level": [...features]}`, at the top or
@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+
+from parsing.language_tags import canonical_tag, parse_tag, suits
 
 FEATURE_TYPES = (
     "address",
@@ -84,6 +86,8 @@ MAX_NESTING = 64
 MAX_LABEL_CHARS = 255
 SHOWN_CHARS = 80  # an id, key or name quoted in a message
 EXAMPLE_CHARS = 240  # one example of the report, with the file or key it names
+UNDETERMINED = "und"  # BCP 47's "language not said": a label key of no language
+DEFAULT_LANGUAGE = "en"  # of a plain label when `languages` names no language
 # Feature types that IMDF gives a geometry and without which the map is wrong: a
 # level, unit or opening without one is an error, not a skip (docs/imdf.md).
 GEOMETRY_REQUIRED = ("level", "unit", "opening")
@@ -373,35 +377,62 @@ def _drop_repeated_ids(features: dict[str, list[Feature]], report: Report) -> No
 
 
 def label(value: Any, languages: tuple[str, ...], report: Report | None = None) -> str | None:
-    """An IMDF label (`{"en": "Lobby"}`) in the first of `languages` it has, else its
-    first language; a plain string is taken as it is (and reported). Spaces around a
-    text are dropped: a text of spaces alone is none."""
-    text = _text_of(value, languages, report)
-    if text and len(text) > MAX_LABEL_CHARS:
-        if report is not None:
-            report.add(f"label longer than {MAX_LABEL_CHARS} characters, cut", text)
-        return text[:MAX_LABEL_CHARS]
-    return text or None
+    """An IMDF label's text in its default language (`label_texts`), None without one."""
+    return next(iter(label_texts(value, languages, report).values()), None)
 
 
-def _text_of(value: Any, languages: tuple[str, ...], report: Report | None) -> str | None:
+def label_texts(
+    value: Any, languages: tuple[str, ...], report: Report | None = None
+) -> dict[str, str]:
+    """Every language of a label (`{"en": "Lobby", "zh-hant": "大堂"}`) by canonical tag,
+    the default first: the first of `languages` it has (else the best-suited tag: `en`
+    finds `en-US`), else its first. A plain string, or the text of a key of no language
+    (`english`, `und`) when none is in it, is in the venue's language (`languages[0]`);
+    departures are reported. Texts are stripped (spaces alone are none) and cut."""
+    venue_language = next(filter(None, map(name_language, languages)), DEFAULT_LANGUAGE)
+    remarks = report if report is not None else Report()  # a quiet read's go nowhere
     if isinstance(value, str):
-        if report is not None:
-            report.add("label is a plain string, not a language map", value[:40])
-        return value.strip()
-    if not isinstance(value, dict) or not value:
-        return None
-    lowered = {
-        str(key).lower(): text.strip() for key, text in value.items() if isinstance(text, str)
-    }
-    for language in languages:
-        language = language.lower()
-        if lowered.get(language):
-            return lowered[language]
-        for key, text in lowered.items():  # `en` finds `en-US`
-            if key.split("-")[0] == language.split("-")[0] and text:
-                return text
-    return next((text for text in lowered.values() if text), None)
+        remarks.add("label is a plain string, not a language map", value[:40])
+        value = {venue_language: value}
+    known: dict[str, str] = {}
+    unknown: list[tuple[str, str]] = []
+    for key, text in value.items() if isinstance(value, dict) else ():
+        if not isinstance(text, str) or not text.strip():
+            continue
+        tag = name_language(str(key))
+        if tag is None:
+            unknown.append((str(key), text.strip()))
+        elif tag not in known:
+            known[tag] = text.strip()
+        else:
+            remarks.add("label language given twice, the first kept", f"{key}: {text[:40]}")
+    for number, (key, text) in enumerate(unknown):  # a name is never lost for its key
+        read = number == 0 and venue_language not in known
+        known |= {venue_language: text} if read else {}
+        what = "read as the venue's language" if read else "skipped"
+        remarks.add(f"label key that is no language tag, {what}", f"{key}: {text[:40]}")
+    first = _chosen(known, languages)
+    texts = {first: known[first], **known} if first is not None else {}
+    for text in (text for text in texts.values() if len(text) > MAX_LABEL_CHARS):
+        remarks.add(f"label longer than {MAX_LABEL_CHARS} characters, cut", text)
+    return {tag: text[:MAX_LABEL_CHARS] for tag, text in texts.items()}
+
+
+def name_language(text: str) -> str | None:
+    """A label key's (or `--language`'s) language, a canonical tag; None for none, `und`."""
+    return None if (tag := canonical_tag(text)) == UNDETERMINED else tag
+
+
+def _chosen(texts: dict[str, str], languages: tuple[str, ...]) -> str | None:
+    """The default of `texts` for `languages` (`label_texts`; equals: the first)."""
+    for wanted in filter(None, map(parse_tag, languages)):
+        if wanted.text in texts:
+            return wanted.text
+        scores = {tag: suits(wanted, given) for tag in texts if (given := parse_tag(tag))}
+        fitting = [tag for tag, score in scores.items() if score is not None]
+        if fitting:
+            return max(fitting, key=lambda tag: scores[tag] or 0)
+    return next(iter(texts), None)
 
 
 def require_geometry(archive: Archive, name: str) -> None:

@@ -4,6 +4,9 @@ landmarks, so this module imports nothing heavy (no shapely, no pyproj)."""
 
 from __future__ import annotations
 
+# The language of the words below, and so of every name made of them ("Restroom 2",
+# "Level 1"): such a name exists in this language only (issue 51; docs/imdf.md, "Names").
+CATEGORY_LANGUAGE = "en"
 # Category words IMDF writes run together, as a person writes them.
 CATEGORY_WORDS = {
     "nonpublic": "Non-public area",

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from parsing.imdf.read import Feature, label
+from parsing.imdf.read import Feature, label_texts
 from storage.imdf.venue import Unit, Venue
 
 # IMDF unit categories of the ways between levels (ramps too: a wheelchair's).
@@ -38,13 +38,15 @@ def kind_of(category: str) -> str:
 
 @dataclass
 class Contents:
-    """One unit's occupants, amenities and free anchors, the name it takes from them
-    (None: its own, else its category's) and the ids of those it takes in."""
+    """One unit's occupants, amenities and free anchors, the name it takes from them in
+    every language (empty: its own, else its category's) and the ids of those it takes
+    in."""
 
     occupants: list[Feature] = field(default_factory=list)
     amenities: list[Feature] = field(default_factory=list)
     anchors: list[Feature] = field(default_factory=list)  # no occupant names them
-    name: str | None = None  # from inside it (docs/imdf.md, "Names", rule 1 and 3)
+    names: dict[str, str] = field(default_factory=dict)  # from inside it (docs/imdf.md,
+    # "Names", rules 1 and 3): by language, the venue's first
     occupant_first: bool = False  # its one occupant's name goes before its own
     merged: set[str] = field(default_factory=set)  # feature ids that are the unit itself
 
@@ -72,15 +74,14 @@ def unit_contents(venue: Venue) -> dict[str, Contents]:
 def _decide(venue: Venue, unit: Unit, inside: Contents) -> None:
     """The name the unit takes from inside it, and what it takes in."""
 
-    def named(features: list[Feature]) -> list[tuple[str, str]]:
-        return sorted(
-            (text, f.id)
-            for f in features
-            if (text := label(f.properties.get("name"), venue.languages))
-        )
+    def named(features: list[Feature]) -> list[tuple[str, str, dict[str, str]]]:
+        """(text, id, every language) of those named, by the text in the venue's language."""
+        found = [(f.id, label_texts(f.properties.get("name"), venue.languages)) for f in features]
+        named = [(next(iter(texts.values())), id_, texts) for id_, texts in found if texts]
+        return sorted(named, key=lambda entry: entry[:2])
 
     properties = unit.feature.properties
-    own = label(properties.get("name"), venue.languages) or label(
+    own = label_texts(properties.get("name"), venue.languages) or label_texts(
         properties.get("alt_name"), venue.languages
     )
     own_kind = [a for a in inside.amenities if kind_of(a.category) == kind_of(unit.category)]
@@ -89,11 +90,11 @@ def _decide(venue: Venue, unit: Unit, inside: Contents) -> None:
         inside.merged.add(inside.occupants[0].id)
         single = named(inside.occupants)
         if single:
-            inside.name, inside.occupant_first = single[0][0], True
+            inside.names, inside.occupant_first = single[0][2], True
     # Several occupants name none of them: each is a place of its own (a food court).
     for candidates in (named(own_kind), named(others), named(inside.anchors)):
-        if inside.name is None and own is None and candidates:
-            inside.name = candidates[0][0]
+        if not inside.names and not own and candidates:
+            inside.names = candidates[0][2]
             inside.merged.add(candidates[0][1])
     inside.merged.update(a.id for a in own_kind)
     inside.merged.update(a.id for a in inside.anchors)

@@ -29,7 +29,7 @@ from storage.datasets.structure import Inputs
 from storage.datasets.validation import validate_against
 from storage.imdf.contents import unit_contents
 from storage.imdf.ids import venue_ids
-from storage.imdf.names import name_units
+from storage.imdf.names import dataset_name, name_units
 from storage.imdf.places import map_locations, read_places
 from storage.imdf.reachability import Reachability, reachability
 from storage.imdf.venue import ImdfOptions, Venue, read_venue
@@ -70,21 +70,23 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
         if level.drawn is not None:
             level.drawn.id = ids.floor(level_id)  # the drawing's floor tag names the floor
     places = read_places(venue, contents, naming)
-    venue_name = venue.text(venue.venue.properties.get("name")) if venue.venue else None
+    venue_names = venue.texts(venue.venue.properties.get("name")) if venue.venue else {}
+    venue_name = next(iter(venue_names.values()), ids.asset)  # in the venue's language
     asset = {
         "id": ids.asset,
         "market": options.market,
-        "name": venue_name or ids.asset,
+        "name": dataset_name(venue_names) if venue_names else ids.asset,
         **_venue_details(venue),
     }
     data: dict[str, Any] = {
         "version": 1,
+        "language": venue.language,  # of plain names, and the default of name objects
         "assets": [asset],
         "floors": [
             {
                 "id": ids.floor(level_id),
                 "asset_id": ids.asset,
-                "name": level.name,
+                "name": dataset_name(level.names),
                 "label": level.name,
                 "short_label": level.short,
                 "sort": level.index,
@@ -96,7 +98,7 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
                 "id": unit_id,
                 "asset_id": ids.asset,
                 "floor_id": ids.floor(unit.level),
-                "name": unit.name,
+                "name": dataset_name(unit.names),
             }
             for unit_id, unit in venue.units.items()
             if unit.listed
@@ -111,13 +113,14 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
         (ids.stack, levels, "building"),
     ]:
         drawn = [level.drawn for level in shown if level.drawn is not None]
-        name = shown[0].name if len(shown) == 1 else f"{asset['name']} (all levels)"
+        name = shown[0].name if len(shown) == 1 else f"{venue_name} (all levels)"
         svgs[map_id] = venue_svg(canvas, drawn, name)
         data["unit_maps"].append(
             {
                 "id": map_id,
                 "asset_id": ids.asset,
-                "name": name,
+                # a level's map in its level's languages; the stack's words are English
+                "name": dataset_name(shown[0].names) if len(shown) == 1 else name,
                 "style_type": style,
                 "tags": ["imdf"],
                 "routing_tier": "basic",
@@ -137,7 +140,7 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
         data["locations"] += map_locations(venue, canvas, places, map_id, ids, on_map)
     counts = {
         "id": ids.asset,
-        "name": asset["name"],
+        "name": venue_name,
         "levels": len(venue.levels),
         "units": len(venue.units),
         "listed_units": len(data["units"]),
@@ -146,7 +149,7 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
         "connector_stops": len(network.stops),
     }
     summary = [
-        f"venue {asset['name']!r}: {len(venue.levels)} levels, {len(venue.units)} units "
+        f"venue {venue_name!r}: {len(venue.levels)} levels, {len(venue.units)} units "
         f"({len(data['units'])} listed), {len(data['locations'])} locations, "
         f"{len(network.lines)} walk lines, {len(network.stops)} connector stops",
     ]

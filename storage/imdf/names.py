@@ -1,25 +1,31 @@
-"""Names a person can read for the venue's units (issues 35 and 48, docs/imdf.md "Names").
+"""Names a person can read for the venue's units (issues 35 and 48, docs/imdf.md "Names"),
+in every language the venue gives them (issue 51).
 
 A unit is named, in this order: the name of its one occupant; its own `name`, else its
-`alt_name` (in the venue's language); else the name of an amenity or anchor inside it
-(storage/imdf/contents.py); else a category label with a number unique on its floor
-("Restroom 2": the floor is no part of a name, which is shown on its floor's map; such
-a name is marked generated). Names repeated on one floor are numbered ("Shop 1",
-"Shop 2"), so no two units of a floor share a name and no name is ever made of an id.
+`alt_name`; else the name of an amenity or anchor inside it (storage/imdf/contents.py);
+else a category label with a number unique on its floor ("Restroom 2": the floor is no
+part of a name, which is shown on its floor's map; such a name is marked generated).
+The source is chosen once; the unit is named in each language that source has. Names
+repeated on one floor are numbered ("Shop 1", "Shop 2"; "商店 1", "商店 2"), language by
+language in the same reading order, so no two units of a floor share a name in any
+language and no name is ever made of an id. Generated names exist in the language of
+the category labels only (storage.imdf.categories.CATEGORY_LANGUAGE).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 from dataclasses import dataclass, field
 
 from parsing.imdf.read import label
-from storage.imdf.categories import category_label
+from storage.imdf.categories import CATEGORY_LANGUAGE, category_label
 from storage.imdf.contents import Contents
 from storage.imdf.venue import Venue
 
 XY = tuple[float, float]
+Names = dict[str, str]  # BCP 47 tag -> the name in it, the default language's first
+Named = tuple[str, Names, str]  # (key, the source's names or {} when none, category)
 
 
 @dataclass
@@ -28,39 +34,40 @@ class Naming:
     occupants that have none and are places of their own, and which names (of units and
     of those) are generated from a category, not given by the venue."""
 
-    places: dict[str, str] = field(default_factory=dict)  # by feature id
+    places: dict[str, Names] = field(default_factory=dict)  # by feature id
     generated: set[str] = field(default_factory=set)  # unit and feature ids
 
 
 def name_units(venue: Venue, contents: dict[str, Contents]) -> Naming:
-    """Give every unit its name (the order in the module's docstring), unique on its floor;
-    name the amenities and occupants that have none and are places of their own,
-    numbered together with the unnamed units ("Restroom 3"), so that no two labels of a
-    floor meet. An amenity or occupant that is its unit's place (`contents`) takes the
-    unit's name."""
-    by_level: dict[str, list[tuple[str, str | None, str]]] = defaultdict(list)
+    """Give every unit its names (the order in the module's docstring), unique on its
+    floor in every language; name the amenities and occupants that have none and are
+    places of their own, numbered together with the unnamed units ("Restroom 3"), so
+    that no two labels of a floor meet. An amenity or occupant that is its unit's place
+    (`contents`) takes the unit's name."""
+    by_level: dict[str, list[Named]] = defaultdict(list)
     points: dict[str, XY] = {}
     for unit_id, unit in venue.units.items():
         properties = unit.feature.properties
-        own = venue.text(properties.get("name")) or venue.text(properties.get("alt_name"))
+        own = venue.texts(properties.get("name")) or venue.texts(properties.get("alt_name"))
         inside = contents.get(unit_id, Contents())
-        name = inside.name if inside.occupant_first else own or inside.name
-        by_level[unit.level].append((unit_id, name, unit.category))
+        names = inside.names if inside.occupant_first else own or inside.names
+        by_level[unit.level].append((unit_id, names, unit.category))
         centre = unit.shape.centroid  # the reading order: a room's middle, not its label
         points[unit_id] = (centre.x, centre.y)
     merged = {key for inside in contents.values() for key in inside.merged}
     for key, level, point, category in _unnamed_places(venue, merged):
-        by_level[level].append((key, None, category))
+        by_level[level].append((key, {}, category))
         points[key] = point
     naming = Naming()
     for found in by_level.values():
-        names, generated = unique_names(found, points)
+        floor, generated = floor_names(found, points)
         naming.generated |= {k if k in venue.units else k.split(":", 1)[1] for k in generated}
-        for key, name in names.items():
+        for key, given in floor.items():
             if key in venue.units:
-                venue.units[key].name = name
+                venue.units[key].names = given
+                venue.units[key].name = next(iter(given.values()))
             else:
-                naming.places[key.split(":", 1)[1]] = name
+                naming.places[key.split(":", 1)[1]] = given
     return naming
 
 
@@ -83,21 +90,52 @@ def _unnamed_places(venue: Venue, merged: set[str]) -> list[tuple[str, str, XY, 
     return found
 
 
+def floor_names(found: list[Named], points: dict[str, XY]) -> tuple[dict[str, Names], set[str]]:
+    """The names of one floor's units and places in every language, and the keys whose
+    name is generated. Each is first named in its default language (its source's first,
+    `unique_names`: the unnamed get a category label, in CATEGORY_LANGUAGE only); then,
+    language by language, those whose source has that language besides its default are
+    numbered among themselves in the same reading order, skipping the names the others
+    show a reader of it (their default, which they keep)."""
+    default, generated = unique_names(
+        ((key, next(iter(given.values()), None), category) for key, given, category in found),
+        points,
+    )
+    result = {key: {next(iter(given), CATEGORY_LANGUAGE): default[key]} for key, given, _ in found}
+    languages = dict.fromkeys(tag for _, given, _ in found for tag in list(given)[1:])
+    for language in languages:
+        wanted = {key for key, given, _ in found if language in list(given)[1:]}
+        shown = {default[key] for key, _, _ in found if key not in wanted}
+        named = [(key, given[language], "") for key, given, _ in found if key in wanted]
+        for key, name in unique_names(named, points, shown)[0].items():
+            result[key][language] = name
+    return result, generated
+
+
 def unique_names(
-    found: Iterable[tuple[str, str | None, str]], points: dict[str, XY]
+    found: Iterable[tuple[str, str | None, str]],
+    points: dict[str, XY],
+    reserved: Set[str] = frozenset(),
 ) -> tuple[dict[str, str], set[str]]:
     """Names for (id, name or None, category) on one floor, and the ids whose name is
     generated: the unnamed get "<category label> <n>", repeated names get " <n>";
     numbers run in reading order (north to south, then west to east) and skip any name
-    already taken. The floor is no part of a name: a name is shown on its floor."""
+    already taken or `reserved` (a name given elsewhere that these must not meet: one
+    named so is numbered too). The floor is no part of a name: a name is shown on its
+    floor."""
     groups: dict[tuple[str, bool], list[str]] = defaultdict(list)
     for key, name, category in found:
         groups[(name, True) if name else (category_label(category), False)].append(key)
-    taken = {name for (name, named), keys in groups.items() if named and len(keys) == 1}
+    kept = {
+        name
+        for (name, named), keys in groups.items()
+        if named and len(keys) == 1 and name not in reserved
+    }
+    taken = kept | set(reserved)
     result: dict[str, str] = {}
     generated: set[str] = set()
     for (base, named), keys in sorted(groups.items()):
-        if named and len(keys) == 1:
+        if named and base in kept:
             result[keys[0]] = base
             continue
         number = 0
@@ -112,3 +150,12 @@ def unique_names(
             if not named:
                 generated.add(key)
     return result, generated
+
+
+def dataset_name(names: Names) -> str | dict[str, str]:
+    """A record's `name` in the dataset (docs/dataset.md): the plain text when it is in one
+    language (a venue in one language imports as it did before issue 51, and stores no
+    `names`), else the object of its languages, the default first."""
+    if len(names) > 1:
+        return dict(names)
+    return next(iter(names.values()), "")

@@ -16,7 +16,7 @@ from parsing.imdf.read import Feature, label
 from storage import collections as c
 from storage.imdf.contents import Contents, has_location
 from storage.imdf.ids import VenueIds
-from storage.imdf.names import Naming
+from storage.imdf.names import Names, Naming, dataset_name
 from storage.imdf.venue import Unit, Venue
 
 Tags = tuple[tuple[str, str], ...]
@@ -31,7 +31,7 @@ class Place:
     in), an amenity, an occupant at its anchor, or an anchor in a unit without one."""
 
     id: str  # the feature's (for a unit: the unit's)
-    name: str
+    names: Names  # every language, the default first ({}: none)
     level: str
     point: tuple[float, float]
     tags: Tags
@@ -43,7 +43,7 @@ def read_places(venue: Venue, contents: dict[str, Contents], naming: Naming) -> 
     unit takes in; `naming`: the names given to amenities and occupants that have none,
     and which names are generated (storage.imdf.names.name_units)."""
     texts = {
-        feature.id: venue.text(feature.properties.get("name"))
+        feature.id: venue.texts(feature.properties.get("name"))
         for kind in ("amenity", "occupant")
         for feature in venue.archive.of(kind)
     }
@@ -61,8 +61,8 @@ def read_places(venue: Venue, contents: dict[str, Contents], naming: Naming) -> 
                 ("imdf:feature", "amenity"),
                 (c.IMDF_CATEGORY_TAG, feature.category),
             )
-            name = texts[feature.id] or naming.places.get(feature.id, "")
-            found.append(Place(feature.id, name, *where, _marked(tags, feature.id, naming)))
+            names = texts[feature.id] or naming.places.get(feature.id, {})
+            found.append(Place(feature.id, names, *where, _marked(tags, feature.id, naming)))
     anchors = {}  # anchor id -> its unit and point, for those that have both
     for anchor_id, anchor in venue.anchors.items():
         point, units = venue.shape(anchor, (Point,)), venue.units_of(anchor)
@@ -79,13 +79,14 @@ def read_places(venue: Venue, contents: dict[str, Contents], naming: Naming) -> 
             continue
         unit, point = anchors[anchor_id]
         tags = (("imdf:feature", "occupant"), (c.IMDF_CATEGORY_TAG, feature.category))
-        name = texts[feature.id] or naming.places.get(feature.id, "")
-        found.append(Place(feature.id, name, unit.level, point, _marked(tags, feature.id, naming)))
+        names = texts[feature.id] or naming.places.get(feature.id, {})
+        marked = _marked(tags, feature.id, naming)
+        found.append(Place(feature.id, names, unit.level, point, marked))
     for anchor_id, (unit, point) in anchors.items():
         if anchor_id not in used and anchor_id not in merged:
             tags = (("imdf:feature", "anchor"), (c.IMDF_CATEGORY_TAG, unit.category))
             marked = _marked(tags, unit.feature.id, naming)
-            found.append(Place(anchor_id, unit.name, unit.level, point, marked))
+            found.append(Place(anchor_id, unit.names, unit.level, point, marked))
     return found
 
 
@@ -94,7 +95,7 @@ def _unit_place(
     unit_id: str,
     unit: Unit,
     inside: Contents,
-    texts: dict[str, str | None],
+    texts: dict[str, Names],
     naming: Naming,
 ) -> Place:
     """A unit's location: its tags, the ids of what it takes in, and their names and its
@@ -131,15 +132,15 @@ def _unit_place(
     if others:
         tags += ((ALT_NAME, ";".join(others)),)
     return Place(
-        unit_id, unit.name, unit.level, unit.point, _marked(tags, unit_id, naming), unit.listed
+        unit_id, unit.names, unit.level, unit.point, _marked(tags, unit_id, naming), unit.listed
     )
 
 
-def _name_of(venue: Venue, feature: Feature, texts: dict[str, str | None]) -> str | None:
-    """An amenity's or occupant's name as read once; an anchor's (not standard) read
-    quietly."""
+def _name_of(venue: Venue, feature: Feature, texts: dict[str, Names]) -> str | None:
+    """An amenity's or occupant's name (in the venue's language) as read once; an
+    anchor's (not standard) read quietly."""
     if feature.id in texts:
-        return texts[feature.id]
+        return next(iter(texts[feature.id].values()), None)
     return label(feature.properties.get("name"), venue.languages)
 
 
@@ -186,7 +187,7 @@ def map_locations(
                 "id": f"{map_id}:{place.id}" if place.unit else place.id + suffix,
                 "asset_id": ids.asset,
                 "unit_map_id": map_id,
-                "name": place.name,
+                "name": dataset_name(place.names),
                 "x": round(x, 3),
                 "y": round(y, 3),
                 "floors": [{"id": ids.floor(place.level)}],

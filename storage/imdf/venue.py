@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +27,15 @@ from parsing.imdf.read import (
     ImdfError,
     feature_type_of,
     is_manifest,
-    label,
+    label_texts,
+    name_language,
     read_archive,
     read_document,
     require_geometry,
     shown,
 )
+from storage.imdf.categories import CATEGORY_LANGUAGE
+from storage.limits import MAX_NAME_LANGUAGES
 
 # Unit categories drawn but not listed as API units (a configurable choice: --units).
 DRAWN_ONLY = frozenset(
@@ -194,12 +197,13 @@ def _check_bounds(count: int, size: int, path: Path) -> None:
 @dataclass
 class Level:
     feature: Feature
-    name: str
+    name: str  # in the venue's language (else the label's first): drawings, reports
     short: str
     ordinal: float
     outline: BaseGeometry | None
     index: int = 0
     drawn: DrawnLevel | None = None
+    names: dict[str, str] = field(default_factory=dict)  # every language, `name`'s first
 
 
 @dataclass
@@ -211,6 +215,7 @@ class Unit:
     name: str  # given by storage.imdf.names.name_units once every unit is read
     point: tuple[float, float]
     listed: bool
+    names: dict[str, str] = field(default_factory=dict)  # every language, `name`'s first
 
 
 class Venue:
@@ -222,11 +227,11 @@ class Venue:
         manifest_language = archive.manifest.get("language")
         if not isinstance(manifest_language, str) or not manifest_language:
             manifest_language = first_language(archive)
-        self.languages = (
-            *options.languages,
-            *([manifest_language] if manifest_language else []),
-            "en",
-        )
+        chain = (*options.languages, *([manifest_language] if manifest_language else []), "en")
+        # Labels are read in these languages, in order; the first is the venue's language
+        # (the dataset's `language`, issue 51): tags that are not well formed are dropped.
+        self.languages = tuple(dict.fromkeys(filter(None, map(name_language, chain))))
+        self.language = self.languages[0]
         venues = archive.of("venue")
         if len(venues) > 1:
             self.report.add("several venues, the first imported", ", ".join(v.id for v in venues))
@@ -265,7 +270,21 @@ class Venue:
         return [self.units[str(i)] for i in ids if str(i) in self.units]
 
     def text(self, value: Any) -> str | None:
-        return label(value, self.languages, self.report)
+        """A label's text in the venue's language (else its first), read with remarks."""
+        return next(iter(self.texts(value).values()), None)
+
+    def texts(self, value: Any) -> dict[str, str]:
+        """Every language of a label, read with remarks, the one `text` gives first; at
+        most MAX_NAME_LANGUAGES, as a dataset's name holds (the rest reported)."""
+        found = label_texts(value, self.languages, self.report)
+        if len(found) > MAX_NAME_LANGUAGES:
+            kept = list(found)[:MAX_NAME_LANGUAGES]
+            self.report.add(
+                f"label in more than {MAX_NAME_LANGUAGES} languages, the first kept",
+                ", ".join(list(found)[MAX_NAME_LANGUAGES:]),
+            )
+            found = {tag: found[tag] for tag in kept}
+        return found
 
     def shape(self, feature: Feature, kinds: tuple[type, ...]) -> BaseGeometry | None:
         if feature.geometry is None:
@@ -307,10 +326,13 @@ class Venue:
             if not isinstance(ordinal, int | float) or isinstance(ordinal, bool):
                 self.report.add("level without a numeric ordinal, taken as 0", feature.id)
                 ordinal = 0
-            name = self.text(feature.properties.get("name")) or f"Level {ordinal:g}"
+            names = self.texts(feature.properties.get("name")) or {
+                CATEGORY_LANGUAGE: f"Level {ordinal:g}"
+            }
+            name = next(iter(names.values()))
             short = self.text(feature.properties.get("short_name")) or name
             outline = self.shape(feature, (Polygon, shapely.MultiPolygon))
-            found.append(Level(feature, name, short, float(ordinal), outline))
+            found.append(Level(feature, name, short, float(ordinal), outline, names=names))
         found.sort(key=lambda level: (level.ordinal, level.feature.id))
         for index, level in enumerate(found):
             level.index = index

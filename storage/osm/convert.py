@@ -221,7 +221,6 @@ def _add_connector(
     connectors that meet at one point (steps 0;1 going on as steps 1;2) share the foot
     there; a foot is cut by the feet drawn before it, so that each meets the unit."""
     units = []
-    name = feature.tags.get("name")
     for level, point in feet:
         where = f"{feature.id} on level {level_text(level)}"
         feet_here = [s for s in place.on_level(level) if s.connector_end]
@@ -251,7 +250,7 @@ def _add_connector(
             if rest is not None:
                 container.shape = rest
         unit_id = element_id(place.asset, feature.id, level)
-        tags = {"name": name} if name else {}
+        tags = {k: v for k, v in feature.tags.items() if k == "name" or k.startswith("name:")}
         place.spaces.append(Space(unit_id, level, square, kind, tags, feature.id, True))
         if container is not None:
             units.append(unit_id)

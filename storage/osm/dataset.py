@@ -30,7 +30,7 @@ def osm_dataset(path: Path, options: ImdfOptions) -> ImdfDataset:
     asset = options.asset_id or options.id_prefix or slug(path.stem) or "osm"
     data = read_osm(path)
     try:
-        archive = osm_archive(data, asset, path.stem)
+        archive = osm_archive(data, asset, path.stem, options.languages)
     except OsmError as error:  # what the place lacks, said of the file
         raise OsmError(f"{path}: {error}") from None
     dataset = venue_dataset(archive, replace(options, asset_id=asset))

@@ -310,13 +310,21 @@ def test_non_standard_archives_are_read_and_reported(tmp_path):
     assert [u.name for u in dataset.reachability.unreachable] == ["Room C0", "Room C1"]
     assert len(dataset.data["units"]) == 6
     standard = venue_dataset(read_archive(venue.venue.files()), ImdfOptions())
-    assert dataset.data["floors"] == standard.data["floors"]
+    # The wild archive's labels are plain strings (English only); the standard one names
+    # its levels in English and French, and every language is kept (issue 51).
+    assert dataset.data["floors"] == [
+        {**floor, "name": floor["name"]["en"]} for floor in standard.data["floors"]
+    ]
 
 
 def test_language_option_and_unit_categories():
     venue = two_levels()
     french = venue_dataset(read_archive(venue.venue.files()), ImdfOptions(languages=("fr",)))
-    assert [f["name"] for f in french.data["floors"]] == ["Niveau 0", "Niveau 1"]
+    assert french.data["language"] == "fr"
+    assert [f["name"] for f in french.data["floors"]] == [
+        {"fr": "Niveau 0", "en": "Level 0"},
+        {"fr": "Niveau 1", "en": "Level 1"},
+    ]
     rooms_and_stairs = ImdfOptions(units=frozenset({"room", "stairs"}))
     listed = venue_dataset(read_archive(venue.venue.files()), rooms_and_stairs)
     assert len(listed.data["units"]) == 8

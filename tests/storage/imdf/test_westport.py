@@ -102,7 +102,7 @@ def test_the_archive_holds_every_level_and_what_a_person_walks(
     venue, dataset = built
     assert ATTRIBUTION == "Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0"
     assert list(venue.level_names.values()) == LEVELS
-    assert [f["name"] for f in dataset.data["floors"]] == LEVELS
+    assert [f["name"]["en"] for f in dataset.data["floors"]] == LEVELS  # and `fr`: Niveau n
     named = {u.name for u in venue.units if u.name}
     assert named == NAMED
     per_level = {
