@@ -181,3 +181,18 @@ async def test_graphql_answers_in_the_language_asked(site: Site):
         422,
         {"@lang.tag": ["must be a BCP 47 language tag, such as en, zh-Hant or de-CH"]},
     )
+
+
+async def test_search_finds_every_language_and_answers_in_the_one_asked(site: Site):
+    async def found(q: str, lang: str = "") -> list[tuple[str, str, str]]:
+        path = f"/v1/search?q={q}&asset={ASSET}{'&lang=' + lang if lang else ''}"
+        response = await site.client.get(path, headers=site.headers())
+        assert response.status_code == 200, response.text
+        return [(i["id"], i["name"], i["matched"]) for i in response.json()["data"]]
+
+    # a Chinese word prefix finds the hall; the answer's name is in the language asked
+    assert await found("候診", "zh-Hant") == [("hk-waiting", "候診大堂", "name")]
+    assert await found("候診") == [("hk-waiting", "Waiting Hall", "name")]
+    assert await found("候诊", "zh-Hans") == [("hk-waiting", "候诊大堂", "name")]
+    assert await found("pharm", "zh-HK") == [("hk-pharmacy", "藥房", "name")]
+    assert await found("store", "zh-Hant") == [("hk-store", "Store Room", "name")]
