@@ -273,7 +273,8 @@ class RestApi:
         elif route.shape is Shape.DATA:
             body = {"data": body}
         if route.shape is Shape.TILE:  # the bytes themselves, tagged by data version
-            return Encoded(base64.b64decode(body["data"]), language_etag(body["etag"], language))
+            # the same in every language: its features carry their default names
+            return Encoded(base64.b64decode(body["data"]), body["etag"])
         if route.shape is Shape.VERSIONED:  # E17 keeps its own tag (also in GraphQL)
             return Encoded(json_bytes({"data": body["data"]}), body["etag"])  # per language
         content = json_bytes(body)
@@ -292,9 +293,8 @@ class RestApi:
             return Response(status_code=204, headers=headers)
         if route.method != "GET":
             return Response(ran.content, media_type=route.media_type, headers=headers)
-        if route.shape is Shape.TILE:
-            caching = tile_caching(request)
-            return conditional(ran.content, ran.tag, TILE_TYPE, request, caching, headers)
+        if route.shape is Shape.TILE:  # no language (above): no Content-Language, no Vary
+            return conditional(ran.content, ran.tag, TILE_TYPE, request, tile_caching(request))
         return conditional(ran.content, ran.tag, route.media_type, request, headers=headers)
 
     def refusal(self, route: RestRoute, error: ApiError) -> Response:

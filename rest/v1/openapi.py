@@ -355,7 +355,7 @@ class DocumentBuilder:
                     "schema": PARAMETER_DOCS["after"][1],
                 }
             )
-        if not events:  # the answer's language (docs/api.md, "Languages")
+        if not events and route.shape is not Shape.TILE:  # docs/api.md, "Languages"
             parameters += LANGUAGE_PARAMETERS
         if not events and route.method == "GET":
             parameters.append(
@@ -454,12 +454,13 @@ class DocumentBuilder:
                 content["example"] = example["response"]
             ok: dict[str, Any] = {"description": "OK", "content": {route.media_type: content}}
             responses["200"] = ok
-            ok["headers"] = dict(LANGUAGE_HEADERS)
+            language = LANGUAGE_HEADERS if route.shape is not Shape.TILE else {}
+            ok["headers"] = dict(language)
             if route.method == "GET":  # every GET revalidates (docs/api.md, Conditional GETs)
                 ok["headers"].update(self.revalidation_headers(route))
                 responses["304"] = {
                     "description": "Not modified since the `If-None-Match` tag; no body.",
-                    "headers": {**LANGUAGE_HEADERS, **self.revalidation_headers(route)},
+                    "headers": {**language, **self.revalidation_headers(route)},
                 }
         for status in self.error_statuses(route, flag):
             responses[status] = {"$ref": f"#/components/responses/{status}"}

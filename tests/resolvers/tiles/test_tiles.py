@@ -226,6 +226,11 @@ async def test_etag_304_and_caching_by_where_the_key_is(venue: Venue) -> None:
     assert gzipped.headers["content-encoding"] == "gzip"
     assert gzipped.headers["etag"] == tag[:-1] + '-gzip"'
     assert gzipped.content == first.content  # httpx decodes it
+    # a tile is the same answer in every language (its features' default names)
+    german = await venue.client.get(url + "?lang=de", headers={**plain, "Accept-Language": "fr"})
+    assert (german.content, german.headers["etag"]) == (first.content, tag)
+    assert "content-language" not in german.headers
+    assert "Accept-Language" not in german.headers.get("vary", "")
 
 
 async def test_tile_json_and_style_are_what_maplibre_reads_on_our_addresses(venue: Venue) -> None:
