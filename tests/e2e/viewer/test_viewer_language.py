@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
-import pytest_asyncio
 
 from rest.pages.viewer import VIEWER_STATIC_DIR, viewer_html
 from storage.database import connect
@@ -27,14 +25,13 @@ from tests.chromium import CHROMIUM, MISSING
 from tests.e2e.viewer.viewer_site import (
     MAP,
     Site,
+    demo_site,
     js,
     open_viewer,
     page_events,
     problems,
-    running_site,
     wait_for,
 )
-from tests.servers import own_demo_database
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=MISSING)]
 
@@ -78,26 +75,17 @@ def bilingual_dataset() -> tuple[dict[str, Any], dict[str, str]]:
     return {**dataset, "unit_maps": [unit_map]}, {MAP: demo.svgs[drawn["svg"]]}
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def demo_key(db_server, tmp_path_factory):
-    """The demo and the bilingual dataset over it, in a database of the module's own."""
-    folder = Path(tmp_path_factory.mktemp("viewer-language"))
-    async with own_demo_database(db_server, folder, "floorgate_viewer_language") as demo:
-        settings, _ = demo
-        store = connect(db_server.uri, settings)
-        try:
-            dataset, drawings = bilingual_dataset()
-            await import_data(store, dataset, folder, svg_sources=drawings)
-        finally:
-            await store.close()
-        yield demo
+async def with_bilingual_names(db_server: Any, settings: Any, folder: Path) -> None:
+    """The bilingual dataset imported over the demo (`demo_site`'s `then`)."""
+    store = connect(db_server.uri, settings)
+    try:
+        dataset, drawings = bilingual_dataset()
+        await import_data(store, dataset, folder, svg_sources=drawings)
+    finally:
+        await store.close()
 
 
-@pytest.fixture(scope="module")
-def site(db_server, demo_key, tmp_path_factory) -> Iterator[Site]:
-    settings, key = demo_key
-    with running_site(db_server, settings, key, tmp_path_factory) as running:
-        yield running
+demo_key, site = demo_site("viewer-language", with_bilingual_names)
 
 
 # ---------------------------------------------------------------- helpers

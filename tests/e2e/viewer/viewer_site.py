@@ -8,7 +8,7 @@ import contextlib
 import json
 import ssl
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -56,9 +56,10 @@ ASSIGNMENTS = """query($group: ID!, $asset: ID) {
     data { unitId attributeId } } }"""
 
 
-def demo_site(name: str):
+def demo_site(name: str, then: Callable[[Any, Any, Path], Awaitable[None]] | None = None):
     """The module's `demo_key` (a demo database of its own, `floorgate_<name>`) and `site`
-    fixtures: `demo_key, site = demo_site("viewer-live")` in a test module."""
+    fixtures: `demo_key, site = demo_site("viewer-live")` in a test module; `then(db_server,
+    settings, folder)` adds what the module needs to the demo before the site starts."""
 
     @pytest_asyncio.fixture(scope="module", loop_scope="session")
     async def demo_key(db_server, tmp_path_factory):
@@ -66,6 +67,8 @@ def demo_site(name: str):
         async with own_demo_database(
             db_server, folder, "floorgate_" + name.replace("-", "_")
         ) as demo:
+            if then is not None:
+                await then(db_server, demo[0], folder)
             yield demo
 
     @pytest.fixture(scope="module")
