@@ -43,6 +43,7 @@ NAME_KEYS = frozenset(
 # Tags that say nothing a visitor types (ours, IMDF's bookkeeping, layout words).
 QUIET_KEYS = frozenset({"indoor", "level", "repeat_on", "access", "door", "svc:type"})
 REF_KEY = "ref"  # a unit's number, found as an id
+LOWER_CATEGORY_KEYS = frozenset(key.lower() for key in CATEGORY_KEYS)
 
 
 def collect(
@@ -134,11 +135,13 @@ def _join_twins(
 
 def _other_kinds(tags: list[tuple[str, str]], found: tuple[str, str]) -> list[tuple[str, str]]:
     """The kinds a place's other category tags name, besides its category `found`."""
-    keys = {key.lower() for key in CATEGORY_KEYS} - {found[0].lower()}
+    own = found[0].lower()
     return [
         (key, value.strip())
         for key, value in tags
-        if key.lower() in keys and value.strip().lower() not in NOT_A_KIND
+        if (lowered := key.lower()) in LOWER_CATEGORY_KEYS
+        and lowered != own
+        and value.strip().lower() not in NOT_A_KIND
     ]
 
 

@@ -1,8 +1,9 @@
 """What keeps the read cache (`storage.cache.read_cache`) true.
 
 - `WriteListener`: every write this process's client makes moves the version of its
-  collection when the server acknowledges it (a transaction's commit moves them all),
-  so a client reads its own writes without waiting for the change stream.
+  collection when the server acknowledges it (a transaction's commit moves again those
+  its writes named), so a client reads its own writes without waiting for the change
+  stream.
 - `PoolListener`: a failed connection takes the cache down at once.
 - `watch_changes`: one change stream on the database. Each change moves the version of
   its collection. While the stream is down the cache serves nothing; a new stream
@@ -39,9 +40,11 @@ log = logging.getLogger("floorgate.cache")
 # Commands that change documents of the collection they name.
 COLLECTION_WRITES = frozenset({"insert", "update", "delete", "findAndModify", "drop"})
 # Commands that may change anything.
-DATABASE_WRITES = frozenset(
-    {"commitTransaction", "bulkWrite", "dropDatabase", "renameCollection", "applyOps"}
-)
+DATABASE_WRITES = frozenset({"bulkWrite", "dropDatabase", "renameCollection", "applyOps"})
+# Commands that end a transaction: a commit moves what its writes named.
+TRANSACTION_ENDS = frozenset({"commitTransaction", "abortTransaction"})
+# What one acknowledged command moves: a collection (or ALL), or a commit's collections.
+Written = str | frozenset[str]
 # Change events that name one collection; any other kind (drop, rename, dropDatabase,
 # invalidate) flushes everything.
 DOCUMENT_EVENTS = frozenset({"insert", "update", "replace", "delete"})
@@ -74,17 +77,31 @@ STREAM_NAME = "read cache"
 
 class WriteListener(monitoring.CommandListener):
     """Moves a collection's version when a write to it is acknowledged (or fails: then
-    what it did is unknown)."""
+    what it did is unknown). A transaction's commit moves the collections its writes
+    named (each write's command carries its session and transaction number), not every
+    collection: an import of one location flushed every cached read and kept answer of
+    every asset, and the search index of the asset read its units again (issue 47's
+    rebuild after a write). A commit of a transaction whose writes were not all seen
+    moves everything, as before."""
 
     def __init__(self, cache: ReadCache) -> None:
         self.cache = cache
-        self._pending: dict[int, str] = {}
+        self._pending: dict[int, Written] = {}
+        # Collections written by each open transaction, by (session id, txn number).
+        self._transactions: dict[tuple[bytes, int], set[str]] = {}
 
     def started(self, event: monitoring.CommandStartedEvent) -> None:
         name = event.command_name
         if name in COLLECTION_WRITES:
             target = event.command.get(name)
-            collection = target if isinstance(target, str) else ALL
+            written = target if isinstance(target, str) else ALL
+            self._in_transaction(event.command, written)
+            collection: Written = written
+        elif name in TRANSACTION_ENDS:
+            named = self._transactions.pop(_transaction(event.command) or (b"", -1), None)
+            if name != "commitTransaction":
+                return  # aborted: its writes' own acknowledgements moved their versions
+            collection = ALL if named is None or ALL in named else frozenset(named)
         elif name in DATABASE_WRITES:
             collection = ALL
         else:
@@ -94,16 +111,37 @@ class WriteListener(monitoring.CommandListener):
             self.cache.bump(ALL)
         self._pending[event.request_id] = collection
 
+    def _in_transaction(self, command: Any, collection: str) -> None:
+        """Note a write of an open transaction, for its commit."""
+        key = _transaction(command)
+        if key is None:
+            return
+        if key not in self._transactions and len(self._transactions) >= MAX_PENDING_WRITES:
+            self._transactions.clear()  # forgotten: their commits move everything
+        self._transactions.setdefault(key, set()).add(collection)
+
     def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
         collection = self._pending.pop(event.request_id, None)
         if collection is not None:
             at = event.reply.get("operationTime") if isinstance(event.reply, dict) else None
-            self.cache.acknowledged(collection, at)
+            for each in (collection,) if isinstance(collection, str) else sorted(collection):
+                self.cache.acknowledged(each, at)
 
     def failed(self, event: monitoring.CommandFailedEvent) -> None:
         collection = self._pending.pop(event.request_id, None)
-        if collection is not None:
-            self.cache.bump(collection)  # what it did is unknown: no time vouches for it
+        if collection is not None:  # what it did is unknown: no time vouches for it
+            for each in (collection,) if isinstance(collection, str) else sorted(collection):
+                self.cache.bump(each)
+
+
+def _transaction(command: Any) -> tuple[bytes, int] | None:
+    """(session id, transaction number) of a command sent in a transaction, else None (a
+    retryable write outside one carries a number too, but not `autocommit: false`)."""
+    session, number = command.get("lsid"), command.get("txnNumber")
+    if not isinstance(session, dict) or number is None or command.get("autocommit") is not False:
+        return None
+    identity = session.get("id")
+    return None if identity is None else (bytes(identity), int(number))
 
 
 class PoolListener(monitoring.ConnectionPoolListener):

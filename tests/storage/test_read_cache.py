@@ -8,6 +8,7 @@ import time
 import tracemalloc
 from collections.abc import AsyncIterator
 from functools import partial
+from types import SimpleNamespace
 
 import bson
 import orjson
@@ -17,7 +18,7 @@ from pymongo import AsyncMongoClient
 
 from resolvers.auth.keys import create_key, disable_key
 from storage.cache import cached_reads
-from storage.cache.change_watch import STREAM_WAIT_MS, apply_change
+from storage.cache.change_watch import STREAM_WAIT_MS, WriteListener, apply_change
 from storage.cache.read_cache import ENTRY_OVERHEAD, ReadCache, ReadLog
 from storage.database import Store, connect
 from storage.embedded.server import EmbeddedServer
@@ -288,11 +289,51 @@ async def test_an_own_write_moves_its_version_once(fresh: Store, db_server: Embe
     assert fresh.cache.hits == hits + 1
 
 
-async def test_a_commit_moves_every_version(fresh: Store):
-    before = fresh.cache.version("floors")
+async def test_a_commit_moves_what_its_writes_named(fresh: Store):
+    """A transaction's commit moves the collections its writes named, and nothing else:
+    a cached read of another collection stays a hit (an import of one location used to
+    flush every cached read of every asset)."""
+    await fresh["floors"].insert_one({"_id": "f1", "name": "Ground"})
+    assert (await cached_reads.find_one(fresh, "floors", {"_id": "f1"}))["name"] == "Ground"
+    floors, units = fresh.cache.version("floors"), fresh.cache.version("units")
     async with fresh.client.start_session() as session, await session.start_transaction():
         await fresh["units"].insert_one({"_id": "u2"}, session=session)
-    assert fresh.cache.version("floors") != before
+        inside = fresh.cache.version("units")  # the write's own acknowledgement
+    assert inside != units and fresh.cache.version("units") != inside  # and the commit's
+    assert fresh.cache.version("floors") == floors
+    hits = fresh.cache.hits
+    assert (await cached_reads.find_one(fresh, "floors", {"_id": "f1"}))["name"] == "Ground"
+    assert fresh.cache.hits == hits + 1
+    assert (await cached_reads.find_one(fresh, "units", {"_id": "u2"})) == {"_id": "u2"}
+
+
+def command(request_id: int, name: str, **fields: object) -> SimpleNamespace:
+    return SimpleNamespace(command_name=name, command={name: 1, **fields}, request_id=request_id)
+
+
+def test_a_commit_whose_writes_were_not_seen_moves_everything():
+    cache = ReadCache(1 << 20)
+    cache.live = True
+    listener = WriteListener(cache)
+    session = {"lsid": {"id": b"s1"}, "txnNumber": 7, "autocommit": False}
+    before = cache.version("floors")
+    listener.started(command(1, "commitTransaction", **session))
+    listener.succeeded(SimpleNamespace(request_id=1, reply={}))
+    assert cache.version("floors") != before  # flushed: the epoch moved
+    # seen: only what it wrote moves
+    listener.started(command(2, "insert", **{**session, "insert": "units"}))
+    listener.succeeded(SimpleNamespace(request_id=2, reply={}))
+    floors, units = cache.version("floors"), cache.version("units")
+    listener.started(command(3, "commitTransaction", **session))
+    listener.succeeded(SimpleNamespace(request_id=3, reply={}))
+    assert (cache.version("floors"), cache.version("units") != units) == (floors, True)
+    # a retryable write outside a transaction carries a number, not `autocommit: false`
+    listener.started(command(4, "update", update="units", lsid={"id": b"s2"}, txnNumber=1))
+    assert listener._transactions == {}
+    # an aborted transaction is forgotten without moving anything more
+    listener.started(command(5, "insert", **{**session, "txnNumber": 8, "insert": "floors"}))
+    listener.started(command(6, "abortTransaction", **{**session, "txnNumber": 8}))
+    assert listener._transactions == {}
 
 
 async def test_writes_of_another_client_arrive_by_the_change_stream(
