@@ -16,6 +16,10 @@ from dataclasses import dataclass
 
 from parsing.limits import MAX_TAG_CHARS
 
+# Keys of CLDR's likely subtags looked up: a language and a region parsed from a tag, so
+# at most a few hundred of at most 8 characters.
+LIKELY_KEPT = 1024
+
 _TAG = re.compile(
     r"(?P<language>[A-Za-z]{2,3})"
     r"(?:-(?P<script>[A-Za-z]{4}))?"
@@ -48,10 +52,9 @@ def canonical_tag(text: str) -> str | None:
     return None if parsed is None else parsed.text
 
 
-@functools.lru_cache(maxsize=512)
 def parse_tag(text: str) -> LanguageTag | None:
-    """The parts of a tag (cached: a handful of tags are read again and again), None when
-    it is not well formed."""
+    """The parts of a tag, None when it is not well formed. Not cached: a client's text
+    is never a cache key (the CLDR lookups below are keyed by parsed parts)."""
     if len(text) > MAX_TAG_CHARS:
         return None
     match = _TAG.fullmatch(text.replace("_", "-"))
@@ -65,19 +68,27 @@ def parse_tag(text: str) -> LanguageTag | None:
     return LanguageTag(language, script or likely_script(language, region), region, spelled)
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=LIKELY_KEPT)
+def _likely(key: str) -> tuple[str, str | None, str | None]:
+    """CLDR's likely subtags of `zh_HK`, `und_HK` or `zh` (through Babel, imported with the
+    first tag that needs it) as (language, script, region); ("", None, None) unknown."""
+    from babel.core import get_global
+
+    parts = str(get_global("likely_subtags").get(key) or "").split("_")
+    script = next((part for part in parts[1:] if len(part) == 4), None)
+    region = next((part for part in parts[1:] if len(part) == 2 or part.isdigit()), None)
+    return parts[0], script, region
+
+
 def likely_script(language: str, region: str | None) -> str | None:
-    """The script a language is written in where a region is named (CLDR's likely
-    subtags, through Babel), None without a region or when CLDR does not say."""
+    """The script a language is written in where a region is named, None without a
+    region or when CLDR does not say."""
     if region is None:
         return None
-    from babel.core import get_global  # imported with the first tag that needs it
-
-    table = get_global("likely_subtags")
     for key in (f"{language}_{region}", f"und_{region}"):
-        parts = str(table.get(key) or "").split("_")
-        if len(parts) > 1 and parts[0] == language and len(parts[1]) == 4:
-            return parts[1]
+        found, script, _ = _likely(key)
+        if found == language and script is not None:
+            return script
     return None
 
 
@@ -93,13 +104,9 @@ def suits(wanted: LanguageTag, given: LanguageTag) -> int | None:
     return 2 * same_script + (given.region is not None and given.region == wanted.region)
 
 
-@functools.lru_cache(maxsize=512)
 def likely_region(language: str) -> str | None:
     """The region a bare language most likely means (CLDR: `en` -> US, `de` -> DE)."""
-    from babel.core import get_global
-
-    parts = str(get_global("likely_subtags").get(language) or "").split("_")
-    return next((part for part in parts[1:] if len(part) == 2 or part.isdigit()), None)
+    return _likely(language)[2]
 
 
 def reader(tag: LanguageTag) -> LanguageTag:
@@ -107,8 +114,4 @@ def reader(tag: LanguageTag) -> LanguageTag:
     Hant): what a language floorgate speaks is matched against."""
     if tag.script is not None:
         return tag
-    from babel.core import get_global
-
-    parts = str(get_global("likely_subtags").get(tag.language) or "").split("_")
-    script = next((part for part in parts[1:] if len(part) == 4), None)
-    return LanguageTag(tag.language, script, tag.region, tag.text)
+    return LanguageTag(tag.language, _likely(tag.language)[1], tag.region, tag.text)

@@ -14,6 +14,7 @@ likely one (`en` -> US).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -27,9 +28,8 @@ from parsing.language_tags import (
 )
 from resolvers.errors import ApiError, ErrorCode
 from resolvers.limits import MAX_ACCEPT_LANGUAGE_BYTES, MAX_ACCEPT_LANGUAGE_RANGES
-from routing.vocabulary import LANGUAGES
+from routing.vocabulary import SUPPORTED as SPOKEN
 
-SPOKEN: tuple[str, ...] = tuple(LANGUAGES)
 FEET_REGIONS = frozenset({"US", "LR", "MM"})  # where lengths are told in feet
 ACCEPT_LANGUAGE = "Accept-Language"
 
@@ -115,12 +115,19 @@ def choose(wishes: list[str], default: str) -> Language:
 def _spoken(wanted: LanguageTag) -> str | None:
     """The spoken tag that best suits a reader of `wanted` (ties: SPOKEN's order)."""
     best, best_score = None, -1
-    for tag in SPOKEN:
-        spoken = parse_tag(tag)
-        score = None if spoken is None else suits(wanted, reader(spoken))
+    for tag, spoken in _spoken_readers():
+        score = suits(wanted, spoken)
         if score is not None and score > best_score:
             best, best_score = tag, score
     return best
+
+
+@functools.cache
+def _spoken_readers() -> tuple[tuple[str, LanguageTag], ...]:
+    """Each spoken tag with its reader's parts, made once (on the first wish: Babel's
+    tables are not read at start)."""
+    parsed = [(tag, parse_tag(tag)) for tag in SPOKEN]
+    return tuple((tag, reader(found)) for tag, found in parsed if found is not None)
 
 
 def _metric(tag: LanguageTag | None) -> bool:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from parsing.limits import SvgLimits
 from routing.costs import Costs
-from routing.vocabulary import LANGUAGES
+from routing.vocabulary import SUPPORTED
 from storage.limits import (
     IMPORT_TRANSACTION_DOCUMENTS,
     PERSISTED_QUERIES_MAX_BYTES,
@@ -60,12 +60,12 @@ __all__ = ["SETTINGS", "Setting", "Settings", "SettingsError", "frame_ancestors"
 
 
 def _spoken(variable: str, value: str) -> None:
-    if value not in LANGUAGES:
-        raise SettingsError(f"{variable}: {value!r} is not one of {', '.join(LANGUAGES)}")
+    if value not in SUPPORTED:
+        raise SettingsError(f"{variable}: {value!r} is not one of {', '.join(SUPPORTED)}")
 
 
 # The languages answers are written in: those of the directions (routing/vocabulary.py).
-SPOKEN_LANGUAGE = Check(f"one of {', '.join(LANGUAGES)}", _spoken)
+SPOKEN_LANGUAGE = Check(f"one of {', '.join(SUPPORTED)}", _spoken)
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,7 @@ DATASET: dict[str, Any] = {
 class Site:
     client: httpx.AsyncClient
     key: str
+    elsewhere: str  # every permission, scoped to another asset
 
     def headers(self, **more: str) -> dict[str, str]:
         return {"API-Key": self.key, "Experimental-Flags": ",".join(ALL_FLAGS), **more}
@@ -75,10 +76,11 @@ async def site(db_server, settings, tmp_path_factory) -> AsyncIterator[Site]:
     async with fresh_store(db_server) as store:
         await import_data(store, DATASET, tmp_path_factory.mktemp("languages"))
         key = (await create_key(store, "languages", list(ALL_PERMISSIONS), None)).secret
+        other = await create_key(store, "elsewhere", list(ALL_PERMISSIONS), ["hk-other"])
         app = create_app(settings, store)
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as client:
-            yield Site(client, key)
+            yield Site(client, key, other.secret)
 
 
 def names(response: httpx.Response) -> dict[str, str]:
@@ -196,3 +198,32 @@ async def test_search_finds_every_language_and_answers_in_the_one_asked(site: Si
     assert await found("候诊", "zh-Hans") == [("hk-waiting", "候诊大堂", "name")]
     assert await found("pharm", "zh-HK") == [("hk-pharmacy", "藥房", "name")]
     assert await found("store", "zh-Hant") == [("hk-store", "Store Room", "name")]
+
+
+async def test_a_language_opens_nothing_a_key_may_not_see(site: Site):
+    """A key scoped to another asset asks in Chinese: the asset is 404, its units and
+    search find nothing, in every language and from a kept answer too."""
+    await site.units("?lang=zh-Hant")  # kept for the full key
+    theirs = {**site.headers(), "API-Key": site.elsewhere, "Accept-Language": "zh-HK"}
+    asset = await site.client.get(f"/v1/assets/{ASSET}?lang=zh-Hant", headers=theirs)
+    assert (asset.status_code, asset.json()) == (404, {"message": "Not found"})
+    units = await site.client.get(f"/v1/units?asset_id={ASSET}&lang=zh-Hant", headers=theirs)
+    assert (units.status_code, units.json()["data"]) == (200, [])
+    found = await site.client.get("/v1/search?q=候診&lang=zh-Hant", headers=theirs)
+    assert (found.status_code, found.json()["data"]) == (200, [])
+    query = 'query @lang(tag: "zh-Hant") { asset(id: "hk-clinic") { name names { text } } }'
+    answer = await site.client.post("/graphql", json={"query": query}, headers=theirs)
+    assert answer.json()["data"] == {"asset": None}
+    assert answer.json()["errors"][0]["extensions"]["code"] == "NOT_FOUND"
+
+
+async def test_language_inputs_past_their_bounds(site: Site):
+    too_long = await site.units("?lang=" + "a" * 8 + "-b" * 14)  # 36 characters
+    assert too_long.json()["fields"] == {
+        "lang": ["must be a BCP 47 language tag, such as en, zh-Hant or de-CH"]
+    }
+    # ranges past the 32nd are not read: Chinese as the 33rd is never chosen
+    many = ", ".join(["ja"] * 32 + ["zh-Hant"])
+    ranged = await site.units(**{"Accept-Language": many})
+    assert (names(ranged), ranged.headers["content-language"]) == (ENGLISH, "en")
+    assert "zh" not in ranged.headers["etag"]
