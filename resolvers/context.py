@@ -20,6 +20,7 @@ from resolvers.limits import (
     SIDE_CACHE_SHARE,
     TILE_CACHE_BYTES,
     TILE_INDEX_BYTES,
+    WRITTEN_DOCUMENTS_PER_RATE_UNIT,
 )
 from resolvers.wayfinding.versioned_cache import VersionedCache, waypoints_bytes
 from storage.attributes.hub import EventHub
@@ -127,6 +128,7 @@ class RequestContext:
         self._address_charged = False
         self._units = 0  # rate-limit units charged to the key so far
         self._charged = False  # an operation's cost was charged (the lookup's unit is spent)
+        self._written = 0  # documents written by the operation, not charged yet
         self._loaders: Loaders | None = None
         self._stored_pages = 0  # direct plans' page roots reading now (`reading_stored`)
         self._releases: list[Callable[[], None]] | None = []  # None: released
@@ -288,6 +290,21 @@ class RequestContext:
         if units < self._units:
             self.services.rate_limiter.give_back(caller.key_id, self._units - units, caller.limit)
             self._units = units
+
+    def wrote(self, documents: int) -> None:
+        """The operation wrote `documents` (a bulk write: known only once it ran)."""
+        self._written += documents
+
+    async def charge_written(self) -> None:
+        """Spend what the operation's writes cost the database, after them: one unit per
+        WRITTEN_DOCUMENTS_PER_RATE_UNIT documents, never refused (the work is done), so
+        the key's next requests wait until its bucket has refilled. Not given back."""
+        written, self._written = self._written, 0
+        units = written / WRITTEN_DOCUMENTS_PER_RATE_UNIT
+        if units <= 0 or self._caller is None:
+            return
+        caller = await self.caller()
+        await self.services.rate_limiter.owe(caller.key_id, units, caller.limit)
 
 
 def units_of(cost: int) -> int:

@@ -57,6 +57,16 @@ WGS84_WAYPOINT_MARGIN_M = 5.0
 # (docs/api.md, Limits). Every REST route at the default page size costs one unit, but
 # an E18 of several searches (PATH_SEARCH_COST below).
 COST_PER_RATE_UNIT = 10_000
+# What a bulk write (E21/E22) costs the database is known once it ran: the documents it
+# wrote (each assignment added, changed or removed, and each change's event). They are
+# charged after the write, one rate-limit unit per this many, never refused (the write
+# is done): the key's next requests wait until its bucket has refilled. An E21 of 100 new
+# assignments writes 200 documents in about 80 ms of the server's and the database's
+# time, where a unit elsewhere buys a route or a page (1-2 ms): 40 units. One key writing
+# without pause held the embedded database at a core (issue 45, point 8); at the default
+# rate a key writes about 500 new assignments a second. Writing what is already there
+# writes nothing and costs its request's unit only.
+WRITTEN_DOCUMENTS_PER_RATE_UNIT = 5
 # A request without a key can only introspect the GraphQL schema: its body is refused
 # unread (401) above this size.
 MAX_UNAUTHENTICATED_BODY_BYTES = 64 * 1024

@@ -35,7 +35,7 @@ async def spend(
     were granted and the bucket's `tat` after the spend (granted) or as found (refused).
     `full` says which update to try first: a caller that last saw the bucket full."""
     cost = tokens * interval
-    expires = datetime.fromtimestamp(now + capacity + EXPIRY_MARGIN_SECONDS, UTC)
+    expires = _expiry(now + capacity)
     projection = {"_id": 0, "tat": 1}
 
     async def while_not_full() -> dict[str, Any] | None:
@@ -64,3 +64,46 @@ async def spend(
             return True, float(found["tat"])
     found = await collection.find_one({"_id": bucket}, projection)
     return False, now if found is None else float(found["tat"])
+
+
+OWE_ATTEMPTS = 4  # rounds of the two updates below (each fails only to a concurrent one)
+
+
+async def owe(
+    collection: AsyncCollection, bucket: str, tokens: float, interval: float, now: float
+) -> float | None:
+    """Spend `tokens` of `bucket` whatever it holds: work already done whose size was known
+    only once it ran (the documents a write wrote). The bucket may go past its capacity:
+    the key's next spends are refused until it has refilled. Atomic like `spend` (`$inc`
+    on a bucket not full, `$set` on a full or new one); returns the bucket's `tat` after,
+    None if concurrent spends kept both updates from matching."""
+    cost = tokens * interval
+    projection = {"_id": 0, "tat": 1}
+    for _ in range(OWE_ATTEMPTS):
+        found = await collection.find_one_and_update(
+            {"_id": bucket, "tat": {"$gte": now}},
+            {"$inc": {"tat": cost}},
+            projection=projection,
+            return_document=ReturnDocument.AFTER,
+        )
+        if found is None:
+            try:
+                found = await collection.find_one_and_update(
+                    {"_id": bucket, "tat": {"$lt": now}},
+                    {"$set": {"tat": now + cost}},
+                    projection=projection,
+                    upsert=True,
+                    return_document=ReturnDocument.AFTER,
+                )
+            except DuplicateKeyError:  # it exists and is not full: the `$inc` then
+                continue
+        if found is not None:
+            tat = float(found["tat"])
+            await collection.update_one({"_id": bucket}, {"$max": {"expires_at": _expiry(tat)}})
+            return tat
+    return None
+
+
+def _expiry(tat: float) -> datetime:
+    """When a bucket at `tat` is full again, and a margin: its document may go then."""
+    return datetime.fromtimestamp(tat + EXPIRY_MARGIN_SECONDS, UTC)

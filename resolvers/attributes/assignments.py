@@ -158,11 +158,14 @@ async def _validated(
 async def assign(context: RequestContext, group_id: str, items: list[Item]) -> list[Item]:
     """E21: all items or none. Echoes the assignments given."""
     group = await _validated(context, group_id, items, assigning=True)
-    await writes.assign(context.store, group_id, bool(group.get("one_attribute_per_unit")), items)
+    exclusive = bool(group.get("one_attribute_per_unit"))
+    context.wrote(await writes.assign(context.store, group_id, exclusive, items))
     return items
 
 
 async def unassign(context: RequestContext, group_id: str, items: list[Item]) -> list[Item]:
     """E22: removes what is assigned; returns what was removed (the rest is no error)."""
     await _validated(context, group_id, items, assigning=False)
-    return await writes.unassign(context.store, group_id, items)
+    removed = await writes.unassign(context.store, group_id, items)
+    context.wrote(removed.written)
+    return removed.items

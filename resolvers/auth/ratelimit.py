@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.errors import PyMongoError
 
-from storage.rate_budgets import spend
+from storage.rate_budgets import owe, spend
 
 Limit = tuple[float, int]  # (tokens per second, bucket size) of one key
 
@@ -80,6 +80,17 @@ class RateLimiter:
             min(float(burst), self._tokens(key_id, now, per_second, burst) + units),
             now,
         )
+
+    def owe(self, key_id: str, units: float, limit: Limit | None = None) -> None:
+        """Spend `units` whatever the bucket holds (work done before its size was known):
+        it may go below empty, and the key waits until it has refilled."""
+        if not self.enabled or units <= 0:
+            return
+        per_second, burst = limit or (self.per_second, self.burst)
+        now = time.monotonic()
+        if len(self._buckets) >= self.max_keys and key_id not in self._buckets:
+            self._buckets.clear()
+        self._buckets[key_id] = (self._tokens(key_id, now, per_second, burst) - units, now)
 
     def would_refuse(self, key_id: str) -> int | None:
         """The wait `take` would answer for one token, without spending it."""
@@ -201,6 +212,40 @@ class SharedLimiter:
                 seen.allowance = 0.0
             seen.allowance = min(float(burst), seen.allowance + units)
             seen.allowance_until = self._held_until(capacity)
+
+    async def owe(self, key_id: str, units: float, limit: Limit | None = None) -> None:
+        """Spend `units` whatever the shared bucket holds (work done before its size was
+        known: the documents a write wrote), this process's allowance first; the key's
+        next requests wait until the bucket has refilled."""
+        if not self.enabled or units <= 0:
+            return
+        if time.monotonic() < self._local_until:
+            self.fallback.owe(key_id, units, limit)
+            return
+        bucket, _, interval, _ = self._limit(key_id, limit)
+        seen = self._seen_of(bucket)
+        if time.monotonic() > seen.allowance_until:
+            seen.allowance = 0.0
+        spent = min(seen.allowance, units)
+        seen.allowance -= spent
+        units -= spent
+        if units <= 0:
+            return
+        async with seen.lock:
+            try:
+                tat = await owe(self.collection, bucket, units, interval, time.time())
+            except PyMongoError as error:
+                log.warning(
+                    "rate limits: the database failed (%s); each process limits "
+                    "keys on its own for %.0f s",
+                    type(error).__name__,
+                    FALLBACK_SECONDS,
+                )
+                self._local_until = time.monotonic() + FALLBACK_SECONDS
+                self.fallback.owe(key_id, units, limit)
+                return
+            if tat is not None:
+                seen.tat = max(seen.tat, tat)
 
     def status(self, key_id: str, limit: Limit | None = None) -> tuple[int, int, int] | None:
         """(limit, remaining, reset) for the `RateLimit-*` headers, as this process last

@@ -37,6 +37,7 @@ from rest.limits.values import (
     WAIT,
     WAITING,
     WRITE_BODY,
+    WRITTEN_PER_UNIT,
 )
 
 HTTP = Section("http")
@@ -229,6 +230,17 @@ CALLERS_ROWS: tuple[Limit, ...] = (
         COST_PER_UNIT.code,
         "as above",
         (COST_PER_UNIT,),
+    ),
+    Limit(
+        CALLERS,
+        "What a bulk write (E21, E22 and their mutations) spends once it ran",
+        f"1 unit per {count(WRITTEN_PER_UNIT.value)} documents it wrote (an assignment "
+        "added, changed or removed, and its change's event): 40 for 100 new assignments, "
+        "none for assigning what is assigned",
+        WRITTEN_PER_UNIT.code,
+        "never refused (the write is done): the key's next requests get 429 until its "
+        "bucket has refilled",
+        (WRITTEN_PER_UNIT,),
     ),
     Limit(
         CALLERS,

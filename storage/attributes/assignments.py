@@ -17,7 +17,7 @@ matched value by value on some servers.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from pymongo import DeleteOne, UpdateOne
 
@@ -28,6 +28,13 @@ from storage.transactions import Session, atomically
 
 Assignment = dict[str, Any]  # group_id, attribute_id, asset_id, unit_id
 Pair = tuple[str, str]  # (unit id, attribute id)
+
+
+class Removed(NamedTuple):
+    """What an E22 removed (as the API shows it) and the documents it wrote."""
+
+    items: list[Assignment]
+    written: int
 
 
 def _distinct(items: list[Assignment]) -> dict[Pair, Assignment]:
@@ -44,14 +51,15 @@ async def _stored(
     return await store[c.ASSIGNMENTS].find(query, session=session).to_list()
 
 
-async def assign(store: Store, group_id: str, exclusive: bool, items: list[Assignment]) -> None:
+async def assign(store: Store, group_id: str, exclusive: bool, items: list[Assignment]) -> int:
     """Add the assignments; in an exclusive group each replaces the unit's other one
     (the items name each unit once there: `resolvers.attributes.assignments`). Assigning what is
-    assigned already changes nothing."""
+    assigned already changes nothing. Returns the documents written (assignments and
+    events): what the write is charged by."""
     assignments = store[c.ASSIGNMENTS]
     wanted = _distinct(items)
 
-    async def work(session: Session) -> None:
+    async def work(session: Session) -> int:
         stored = await _stored(store, group_id, wanted, session)
         present = {(doc["unit_id"], doc["attribute_id"]): doc for doc in stored}
         changes: list[DeleteOne | UpdateOne] = [
@@ -90,12 +98,15 @@ async def assign(store: Store, group_id: str, exclusive: bool, items: list[Assig
             await assignments.insert_many(new, session=session)
         added = [events.change(events.ASSIGNED, doc) for doc in new]
         await events.record(store, replaced + added, session)
+        return len(changes) + len(new) + len(replaced) + len(added)
 
-    await atomically(store, work)
+    written: int = await atomically(store, work)
+    return written
 
 
-async def unassign(store: Store, group_id: str, items: list[Assignment]) -> list[Assignment]:
-    """Remove the assignments; returns those that were assigned (the others are no error)."""
+async def unassign(store: Store, group_id: str, items: list[Assignment]) -> Removed:
+    """Remove the assignments; returns those that were assigned (the others are no error)
+    and the documents written (each removal and its event)."""
     assignments = store[c.ASSIGNMENTS]
     wanted = _distinct(items)
 
@@ -116,7 +127,8 @@ async def unassign(store: Store, group_id: str, items: list[Assignment]) -> list
 
     removed: list[Assignment] = await atomically(store, work)
     fields = ("group_id", "attribute_id", "asset_id", "unit_id")
-    return sorted(
+    shown = sorted(
         ({name: doc[name] for name in fields} for doc in removed),
         key=lambda doc: (doc["unit_id"], doc["attribute_id"]),
     )
+    return Removed(shown, 2 * len(removed))
