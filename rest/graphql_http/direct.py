@@ -74,8 +74,10 @@ def operation_params(request: Request, body: bytes | None) -> dict[str, Any] | N
             params = orjson.loads(body)
         except orjson.JSONDecodeError:
             return None
-    if not isinstance(params, dict):
-        return None
+    if isinstance(params, list):
+        return None  # a batch: strawberry refuses it ("Batching is not enabled")
+    if not isinstance(params, dict):  # strawberry's reading of it failed: a 500
+        raise ApiError(ErrorCode.BAD_USER_INPUT, fields={"body": [NOT_AN_OBJECT]})
     query, variables, name = (params.get(k) for k in ("query", "variables", "operationName"))
     if not isinstance(query, str) or not isinstance(name, str | None):
         return None
@@ -84,6 +86,9 @@ def operation_params(request: Request, body: bytes | None) -> dict[str, Any] | N
     return {"query": query, "variables": variables, "operationName": name}
 
 
+NOT_AN_OBJECT = "The GraphQL request must be a JSON object."
+NAME = "operationName"
+UNNAMED = "Must provide operation name if query contains multiple operations."
 ALLOWED = {"GET": (OperationType.QUERY,), "POST": (OperationType.QUERY, OperationType.MUTATION)}
 
 
@@ -92,7 +97,8 @@ async def operation_of(
 ) -> Operation | None:
     """The request's one operation, with its answer's key when `keep` and it is a keyed
     query; None for anything else (strawberry answers it). ApiError for a document over
-    the size limit (`DocumentCaches.too_large`)."""
+    the size limit (`DocumentCaches.too_large`), a body that is JSON but no object, and
+    several operations without a name."""
     body = await request.body() if request.method == "POST" else None
     if body is not None and len(body) > PARSE_ON_LOOP_CHARS:  # JSON of many small objects
         params = await run_cpu(operation_params, request, body)  # decodes ~60 MB/s
@@ -107,6 +113,9 @@ async def operation_of(
     except GraphQLError:
         return None  # strawberry answers it (a failed parse is not cached: parsed again)
     definition = get_operation_ast(document, params["operationName"])
+    if definition is None and params["operationName"] is None and several_operations(document):
+        # The GraphQL spec's error; strawberry ran the first operation instead.
+        raise ApiError(ErrorCode.BAD_USER_INPUT, fields={NAME: [UNNAMED]})
     if definition is None or definition.operation not in ALLOWED.get(request.method, ()):
         return None
     asked = operation_tag(definition, params["variables"])
@@ -119,6 +128,10 @@ async def operation_of(
     if keep and context.api_key is not None and definition.operation is OperationType.QUERY:
         key = await answer_key(params, context)
     return Operation(document, definition, params["variables"], key)
+
+
+def several_operations(document: DocumentNode) -> bool:
+    return sum(isinstance(node, OperationDefinitionNode) for node in document.definitions) > 1
 
 
 async def answer_key(params: dict[str, Any], context: RequestContext) -> bytes | None:

@@ -41,7 +41,14 @@ from resolvers.context import RequestContext, Services
 from resolvers.errors import ApiError, ErrorCode, invalid
 from resolvers.limits import PARSE_ON_LOOP_CHARS
 from rest.etags import REVALIDATE, body_etag, etag_matches
-from rest.graphql_http.direct import ALLOWED, Operation, answer_key
+from rest.graphql_http.direct import (
+    ALLOWED,
+    NAME,
+    UNNAMED,
+    Operation,
+    answer_key,
+    several_operations,
+)
 from rest.responses import error_response, json_response
 from schema.execution.bounded import ByteLRU
 from schema.execution.guard import DocumentCaches
@@ -264,18 +271,16 @@ class PersistedQueries:
             raise  # too large: nothing is parsed
         except GraphQLError as error:  # strawberry answers a text sent now
             return None if asked.sent_text else error_response(invalid({"query": [error.message]}))
-        definition = get_operation_ast(document, params["operationName"])
+        name = params["operationName"]
+        definition = get_operation_ast(document, name)
+        if definition is None and name is None and several_operations(document):
+            return error_response(ApiError(ErrorCode.BAD_USER_INPUT, fields={NAME: [UNNAMED]}))
         if definition is None or definition.operation not in ALLOWED[request.method]:
             if asked.sent_text:
                 return None
             if definition is not None and request.method == "GET":
                 return error_response(ApiError(ErrorCode.METHOD_NOT_ALLOWED))  # a mutation
-            name = params["operationName"]
-            problem = (
-                f"Unknown operation named '{name}'."
-                if name
-                else "Must provide operation name if query contains multiple operations."
-            )
+            problem = f"Unknown operation named '{name}'."
             return json_response(
                 {"data": None, "errors": [invalid({"query": [problem]}).formatted]}
             )

@@ -205,7 +205,7 @@ class GraphQLView(GraphQL[RequestContext, None]):
                 operation = await self.persisted.operation(
                     asked, request, context, self.schema.caches, cache.live
                 )
-        except ApiError as error:  # the document is too large: a request error (413)
+        except ApiError as error:  # a request error: too large (413), unreadable (422)
             return error_response(error)
         if isinstance(operation, Response):
             return operation

@@ -141,6 +141,22 @@ SYNTAX = "Syntax Error: Expected Name, found <EOF>."
 MALFORMED = {
     b"{": refused("Unable to parse request body as JSON"),
     b"[]": refused("Batching is not enabled"),
+    # JSON that is no object: strawberry's reading of it failed, a 500
+    b"5": refused("The GraphQL request must be a JSON object."),
+    b"null": refused("The GraphQL request must be a JSON object."),
+    b'"{ units { data { id } } }"': refused("The GraphQL request must be a JSON object."),
+    # the GraphQL spec's request error; strawberry ran the first operation
+    b'{"query": "query A { __typename } query B { __typename }"}': (
+        422,
+        {
+            "message": "Resource validation failed",
+            "fields": {
+                "operationName": [
+                    "Must provide operation name if query contains multiple operations."
+                ]
+            },
+        },
+    ),
     b'{"query": 5}': refused(
         "The GraphQL operation's `query` must be a string or null, if provided."
     ),

@@ -152,12 +152,6 @@ CASES: dict[str, tuple[str, dict, str, int]] = {
         200,
     ),
     "an unknown operation name": ("POST", {"query": UNITS, "operationName": "Nope"}, "full", 422),
-    "two operations, none named": (
-        "POST",
-        {"query": "query A { __typename } query B { __typename }"},
-        "full",
-        200,
-    ),
     "a syntax error": ("POST", {"query": "{ units { data { id } }"}, "full", 200),
     "a mutation": (
         "POST",

@@ -438,3 +438,22 @@ async def test_a_key_scoped_to_another_asset_sees_only_its_asset_by_hash(client,
     )
     assert (scoped_get.status_code, scoped_get.json()) == (200, expected)
     assert scoped_get.headers["etag"] != full_get.headers["etag"]
+
+
+async def test_several_operations_without_a_name_are_refused_and_never_stored(client, keys, store):
+    """The GraphQL spec's request error, sent with its text or by its hash alone: 422 on
+    `operationName`, nothing run and nothing stored (strawberry ran the first one)."""
+    query = f"query A{next(NUMBERS)} {{ __typename }} query B {{ __typename }}"
+    sha = document_hash(query)
+    before = await count(store)
+    refusal = {
+        "message": "Resource validation failed",
+        "fields": {
+            "operationName": ["Must provide operation name if query contains multiple operations."]
+        },
+    }
+    sent = await post(client, keys.full, sha, query)
+    assert (sent.status_code, sent.json()) == (422, refusal)
+    assert await count(store) == before
+    plain = await client.post("/graphql", json={"query": query}, headers={"API-Key": keys.full})
+    assert (plain.status_code, plain.json()) == (422, refusal)
