@@ -183,13 +183,7 @@ class SharedLimiter:
                         self.collection, bucket, batch, interval, capacity, now, seen.tat < now
                     )
             except PyMongoError as error:
-                log.warning(
-                    "rate limits: the database failed (%s); each process limits "
-                    "keys on its own for %.0f s",
-                    type(error).__name__,
-                    FALLBACK_SECONDS,
-                )
-                self._local_until = time.monotonic() + FALLBACK_SECONDS
+                self._database_failed(error)
                 return self._refused(self.fallback.take(key_id, units, limit))
             if not granted:
                 return self._refused(self._wait(seen.tat, need, interval, capacity, now))
@@ -235,13 +229,7 @@ class SharedLimiter:
             try:
                 tat = await owe(self.collection, bucket, units, interval, time.time())
             except PyMongoError as error:
-                log.warning(
-                    "rate limits: the database failed (%s); each process limits "
-                    "keys on its own for %.0f s",
-                    type(error).__name__,
-                    FALLBACK_SECONDS,
-                )
-                self._local_until = time.monotonic() + FALLBACK_SECONDS
+                self._database_failed(error)
                 self.fallback.owe(key_id, units, limit)
                 return
             if tat is not None:
@@ -267,6 +255,15 @@ class SharedLimiter:
         """When allowance taken now is dropped unspent: after the bucket's refill time."""
         low, high = ALLOWANCE_SECONDS
         return time.monotonic() + min(max(capacity, low), high)
+
+    def _database_failed(self, error: PyMongoError) -> None:
+        """Each process limits keys on its own for a few seconds, then asks again."""
+        log.warning(
+            "rate limits: the database failed (%s); each process limits keys on its own for %.0f s",
+            type(error).__name__,
+            FALLBACK_SECONDS,
+        )
+        self._local_until = time.monotonic() + FALLBACK_SECONDS
 
     def _seen_of(self, bucket: str) -> Seen:
         seen = self._seen.get(bucket)
