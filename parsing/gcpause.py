@@ -18,16 +18,21 @@ from contextlib import contextmanager
 
 
 @contextmanager
-def gc_paused() -> Iterator[None]:
+def gc_paused(settle: bool = True) -> Iterator[None]:
     """No automatic collection inside the block; re-enabled after it only if it was on
-    (a caller that turned it off keeps it off)."""
+    (a caller that turned it off keeps it off). `settle=False` leaves the generations as
+    they are: a serving process keeps start-up's objects frozen (`rest.app.settle_heap`),
+    and `gc.unfreeze()` would give every full collection those 80,000 objects to walk
+    again (the p99 of 50 searches a second went from 22 ms to 50-56 ms)."""
     was_enabled = gc.isenabled()
     if was_enabled:
         gc.disable()
     try:
         yield
     finally:
-        if was_enabled:
+        if was_enabled and not settle:
+            gc.enable()
+        elif was_enabled:
             # What the parse allocated joins the oldest generation as it is (two list
             # splices): re-enabled with a full young generation, the collector would
             # otherwise walk every object of the parse at the next allocation, ~10% of

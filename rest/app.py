@@ -22,6 +22,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from resolvers.context import Services
 from resolvers.errors import ApiError, ErrorCode
+from resolvers.search.builds import BUILDS
 from rest.compression import ENCODED, Compression
 from rest.graphql_http.endpoint import GraphQLEndpoint
 from rest.graphql_http.graphiql import GRAPHIQL_STATIC_PREFIX, graphiql_routes
@@ -129,7 +130,7 @@ def create_app(
                 "walk_graphs": services.graph_cache.figures(),
                 "waypoints": services.waypoint_cache.figures(),
                 "landmarks": services.place_cache.figures(),
-                "search_indexes": services.search_indexes.figures(),
+                "search_indexes": {**services.search_indexes.figures(), **BUILDS.figures()},
                 "tile_indexes": services.tile_indexes.figures(),
                 "vector_tiles": services.tile_cache.figures(),
             }

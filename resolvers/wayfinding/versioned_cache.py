@@ -50,6 +50,14 @@ class VersionedCache(Generic[T]):
         self._values.pop(key, None)
         self.bytes -= self._sizes.pop(key, 0)
 
+    def kept(self, map_id: str) -> T | None:
+        """The value kept for `map_id` under any version (loaded, not failed), or None:
+        what a loader of a newer version may start from (`get` drops it first)."""
+        for key in reversed(self._values):
+            if key[0] == map_id and key in self._sizes:
+                return self._values[key].result()
+        return None
+
     async def get(self, map_id: str, version: Hashable, load: Callable[[], Awaitable[T]]) -> T:
         key = (map_id, version)
         future = self._values.get(key)

@@ -23,6 +23,8 @@ from rest.limits.values import (
     JOIN_SIZE,
     JOINS_MAX,
     JOINS_MIN,
+    JOURNAL_BYTES,
+    JOURNAL_EVENTS,
     KEEP_WHOLE,
     KEY_LOOKUPS,
     LOG_LINE,
@@ -125,11 +127,23 @@ CACHES_ROWS: tuple[Limit, ...] = (
     Limit(
         CACHES,
         f"Search indexes of assets ({count(SEARCH_PLACE.value)} bytes per place plus twice "
-        "its text counted)",
+        "its text counted, and the documents each keeps to update itself: compressed "
+        "BSON, 8 bytes of id hash each)",
         size(SEARCH_CACHE.value * MIB),
         SEARCH_CACHE.code,
         "asset id and the versions of its units and locations",
         (SEARCH_CACHE, SEARCH_PLACE),
+    ),
+    Limit(
+        CACHES,
+        "Ids of changed units and locations the search indexes update from "
+        "(`/readyz` `read_cache` `journal_events`, `journal_bytes`)",
+        f"{count(JOURNAL_EVENTS.value)} ids, {size(JOURNAL_BYTES.value)} "
+        "(128 bytes each with the id's)",
+        f"{names(JOURNAL_EVENTS, JOURNAL_BYTES)} ({JOURNAL_EVENTS.path})",
+        "collection and document id, in the change stream's order (the oldest go first; "
+        "an index older than them is built from everything)",
+        (JOURNAL_EVENTS, JOURNAL_BYTES),
     ),
     Limit(
         CACHES,

@@ -22,6 +22,7 @@ import routing.matrix
 import storage.attributes.hub
 import storage.attributes.pacing
 import storage.attributes.subscriptions
+import storage.cache.change_journal
 import storage.cache.change_watch
 import storage.cache.switch_gate
 import storage.imdf.venue
@@ -61,6 +62,8 @@ GRAPHQL_CACHE = setting("FLOORGATE_GRAPHQL_CACHE_MB")
 GRAPH_CACHE = setting("FLOORGATE_GRAPH_CACHE_MB")
 SEARCH_CACHE = setting("FLOORGATE_SEARCH_CACHE_MB")
 SEARCH_PLACE = constant(resolvers.search.index, "PLACE_BYTES")
+JOURNAL_EVENTS = constant(storage.cache.change_journal, "MAX_JOURNAL_IDS")
+JOURNAL_BYTES = constant(storage.cache.change_journal, "MAX_JOURNAL_BYTES")
 IMPORT_DOCUMENTS = setting("FLOORGATE_IMPORT_MAX_DOCUMENTS")
 SVG_BYTES = setting("FLOORGATE_SVG_MAX_BYTES")
 SVG_ELEMENTS = setting("FLOORGATE_SVG_MAX_ELEMENTS")

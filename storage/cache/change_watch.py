@@ -6,11 +6,13 @@
   stream.
 - `PoolListener`: a failed connection takes the cache down at once.
 - `watch_changes`: one change stream on the database. Each change moves the version of
-  its collection. While the stream is down the cache serves nothing; a new stream
-  flushes it before it serves again (resuming could miss what happened meanwhile). It
-  also tells a `StreamWatcher` (the switch gate, `storage.cache.switch_gate`) when it is
-  up, each empty answer and when it sent that getMore, each change of `switches`, and
-  when it is down: the gate takes its freshness from that instead of polling.
+  its collection, and its document's id goes to the cache's journal
+  (`storage.cache.change_journal`), as does each empty answer. While the stream is down
+  the cache serves nothing; a new stream flushes it before it serves again (resuming
+  could miss what happened meanwhile). It also tells a `StreamWatcher` (the switch gate,
+  `storage.cache.switch_gate`) when it is up, each empty answer and when it sent that
+  getMore, each change of `switches`, and when it is down: the gate takes its freshness
+  from that instead of polling.
 """
 
 from __future__ import annotations
@@ -185,7 +187,10 @@ def apply_change(cache: ReadCache, change: dict[str, Any]) -> bool:
     kind = change.get("operationType")
     collection = (change.get("ns") or {}).get("coll")
     if kind in DOCUMENT_EVENTS and isinstance(collection, str):
-        if cache.already_moved(collection, change.get("clusterTime")):
+        at = change.get("clusterTime")
+        document_id = (change.get("documentKey") or {}).get("_id")
+        cache.journal.note(collection, at, document_id, "txnNumber" in change)
+        if cache.already_moved(collection, at):
             cache.stream_echoes += 1  # this process's own write, moved when acknowledged
         else:
             cache.bump(collection)
@@ -278,8 +283,10 @@ async def follow(
         asked = time.monotonic()
         change = await answered(stream)
         if change is None:
-            if watcher is not None and stream.alive and cache.interruptions == before:
-                watcher.stream_quiet(asked)
+            if stream.alive and cache.interruptions == before:
+                cache.journal.quiet(asked)
+                if watcher is not None:
+                    watcher.stream_quiet(asked)
             if time.monotonic() - asked < STREAM_WAIT_MS / 2000:  # woken early, for nothing
                 await asyncio.sleep(EARLY_PAUSE_SECONDS)
             continue

@@ -12,6 +12,11 @@ write that races a read can never leave a stale entry behind. Versions move when
   otherwise cost every kept result a second miss;
 - the stream goes down or comes back: then every version moves and the cache flushes.
 
+Beside the versions, which say only that a collection changed, the journal
+(`storage.cache.change_journal`) keeps which documents the stream said changed, bounded,
+for what derives a value from many documents and would rather read again only those
+(the search index of an asset, issue 47); a flush makes it incomplete.
+
 The cache serves nothing while the change stream is not known to be up ("live"):
 correctness before speed. Results are kept as BSON bytes, which bounds memory by a
 byte budget exactly and hands every reader its own fresh documents.
@@ -40,6 +45,8 @@ import orjson
 from bson import Timestamp
 from bson.codec_options import CodecOptions
 from bson.errors import BSONError
+
+from storage.cache.change_journal import ChangeJournal
 
 # Bytes counted for an entry beyond its value: the key, the entry and the dict slot.
 ENTRY_OVERHEAD = 300
@@ -133,6 +140,8 @@ class CacheStats:
     stream_restarts: int
     stream_echoes: int  # changes of this process's own writes, moved at their ack
     last_change_seconds_ago: float | None
+    journal_events: int  # ids of changed documents kept (`storage.cache.change_journal`)
+    journal_bytes: int
 
 
 class ReadCache:
@@ -159,6 +168,7 @@ class ReadCache:
         # sees every change made up to that time, so the stream's report of such a change
         # (the write's own echo) need not move the version again (`already_moved`).
         self._acked: dict[str, Timestamp] = {}
+        self.journal = ChangeJournal()  # which documents changed, as the stream said
 
     @property
     def enabled(self) -> bool:
@@ -195,11 +205,19 @@ class ReadCache:
             return False
         return any(key in self._acked and at <= self._acked[key] for key in (collection, ALL))
 
+    def acked_at(self, collections: tuple[str, ...]) -> Timestamp | None:
+        """The database time of this process's latest acknowledged write to any of
+        `collections` (or to any collection): every change it made is at that time or
+        before (`ChangeJournal.reached`)."""
+        times = [self._acked[key] for key in (*collections, ALL) if key in self._acked]
+        return max(times) if times else None
+
     def flush(self) -> None:
         """Every version moves and every entry goes."""
         self._epoch = next(self._clock)
         self._entries.clear()
         self.bytes_used = 0
+        self.journal.reset()
         self.flushes += 1
         self._last_change = time.monotonic()
 
@@ -359,6 +377,8 @@ class ReadCache:
             stream_restarts=self.stream_restarts,
             stream_echoes=self.stream_echoes,
             last_change_seconds_ago=None if last is None else round(time.monotonic() - last, 3),
+            journal_events=len(self.journal),
+            journal_bytes=self.journal.bytes,
         )
 
 

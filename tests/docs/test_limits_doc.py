@@ -24,6 +24,7 @@ import routing.matrix
 import storage.attributes.hub
 import storage.attributes.pacing
 import storage.attributes.subscriptions
+import storage.cache.change_journal
 import storage.cache.change_watch
 import storage.cache.switch_gate
 import storage.imdf.venue
@@ -49,6 +50,7 @@ MODULES = (
     parsing.imdf.read,
     parsing.osm.limits,
     rest.ops.readiness,
+    storage.cache.change_journal,
     storage.cache.change_watch,
     storage.cache.switch_gate,
     routing.matrix,
