@@ -17,7 +17,7 @@ from parsing.imdf.projection import LocalPlane, plane_for
 from parsing.imdf.read import Report
 from parsing.osm.levels import level_text, levels_of
 from parsing.osm.model import OsmData, OsmError, OsmFeature
-from storage.osm.model import Connector, Place, Space, element_id
+from storage.osm.model import Connector, Place, Space, element_id, polygons
 from storage.osm.tags import (
     LEFT_OUT_INDOOR,
     OPEN_CATEGORIES,
@@ -29,13 +29,15 @@ from storage.osm.tags import (
     is_walkway_line,
     unit_category,
 )
-from storage.osm.walkways import Drawn, add_walkways
+from storage.osm.walkways import MIN_AREA, MIN_WIDTH, Drawn, add_walkways
 
 DEFAULT_LEVEL = 0.0  # a feature without `level` (docs/osm.md, "Decisions")
 END_METRES = 2.0  # the side of a connector's foot made from a node or a line's end
 END_REACH = 1.0  # how far a connector's end may lie outside the unit it opens into
 LINK_REACH = 3.0  # how far from a walkway a connector's end in no unit is joined to it
 NOT_CONTAINERS = frozenset({"column"})
+SLIVER_REACH = 1e-6  # metres: a sliver of a cut this near the foot lies along it
+HAIR_METRES = 0.01  # a sliver of a unit of the data narrower than this is drawing noise
 
 
 @dataclass
@@ -246,9 +248,7 @@ def _add_connector(
         if container is None:
             report.add("connector end in no unit of its level, stands alone", where)
         else:
-            rest = _areas(container.shape.difference(square))
-            if rest is not None:
-                container.shape = rest
+            _cut(place, container, square, report, where)
         unit_id = element_id(place.asset, feature.id, level)
         tags = {k: v for k, v in feature.tags.items() if k == "name" or k.startswith("name:")}
         place.spaces.append(Space(unit_id, level, square, kind, tags, feature.id, True))
@@ -261,6 +261,38 @@ def _add_connector(
         )
         return
     place.connectors.append(Connector(element_id(place.asset, feature.id), kind, units, feature.id))
+
+
+def _cut(place: Place, container: Space, foot: BaseGeometry, report: Report, where: str) -> None:
+    """`container` less a connector's foot, without the slivers that the cut leaves
+    along the foot, which would join the pieces on each side of it where nobody walks:
+    an edge a hair outside the foot's side (HAIR_METRES, the drawing's noise), or for a
+    walkway made of the data's footways and areas (walkways.py) a strip narrower than
+    MIN_WIDTH (a footway 2 m wide through a foot 2 m wide, a few centimetres askew).
+    Such a walkway also drops crumbs under MIN_AREA, and one left with nothing is the
+    foot's floor: it is left out; a unit of the data left with nothing keeps its shape.
+    A unit the foot cuts in pieces stays one unit, each piece meeting the foot by its
+    own door (storage/osm/openings.py): people walk across the foot; reported."""
+    rest = container.shape.difference(foot)
+    half = (MIN_WIDTH if container.walkway else HAIR_METRES) / 2
+    opened = rest.buffer(-half, join_style="mitre").buffer(half, join_style="mitre")
+    thin = rest.difference(opened)
+    slivers = [g for g in polygons(thin) if g.distance(foot) <= SLIVER_REACH]
+    if slivers:
+        rest = rest.difference(unary_union(slivers))
+    pieces = [g for g in polygons(rest) if g.area >= MIN_AREA or not container.walkway]
+    if not pieces:
+        if container.walkway:
+            place.spaces.remove(container)
+            report.add("walkway under a connector's foot, left out", container.id)
+        return
+    before = len(polygons(container.shape))
+    if len(pieces) > before:
+        report.add(
+            "unit cut in pieces by a connector's foot, each piece joined to it",
+            f"{container.id} by {where}",
+        )
+    container.shape = pieces[0] if len(pieces) == 1 else MultiPolygon(pieces)
 
 
 def _linked(place: Place, level: float, point: Point) -> Space | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
 from parsing.osm.levels import level_text
@@ -22,6 +23,7 @@ class Space:
     tags: dict[str, str]
     source: str  # the OSM element, `way/123`
     connector_end: bool = False  # the foot of a connector made from a node or a line
+    walkway: bool = False  # made by storage/osm/walkways.py: a cut keeps its walkway rule
 
 
 @dataclass
@@ -55,3 +57,9 @@ def element_id(asset: str, source: str, level: float | None = None) -> str:
     free of `/` so that it fits a URL path."""
     base = f"{asset}-{source.replace('/', '-')}"
     return base if level is None else f"{base}-level-{level_text(level)}"
+
+
+def polygons(shape: BaseGeometry) -> list[Polygon]:
+    """The non-empty polygons of a Polygon, a MultiPolygon or a collection."""
+    found = getattr(shape, "geoms", [shape])
+    return [g for g in found if isinstance(g, Polygon) and not g.is_empty]

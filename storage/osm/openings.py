@@ -2,21 +2,23 @@
 edges of the units they touch, and doors derived where the data draws none: two open
 spaces (corridors, areas, stairs) that meet are joined along their whole shared edge;
 a room, a lift or a connector's foot meets an open space by a door of DOOR_METRES at the
-middle of their longest shared edge, unless the mapper drew a door on that room. Data
-(c) OpenStreetMap contributors, ODbL."""
+middle of their longest shared edge, unless the mapper drew a door on that room; a foot
+meets each piece of a unit it cut in pieces by a door of its own. Data (c) OpenStreetMap
+contributors, ODbL."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from shapely.geometry import LineString, MultiLineString, Point
+from shapely.geometry.base import BaseGeometry
 from shapely.ops import linemerge, substring
 from shapely.strtree import STRtree
 
 from parsing.imdf.read import Report
 from parsing.osm.levels import level_text
 from storage.osm.convert import Marker
-from storage.osm.model import Place, Space
+from storage.osm.model import Place, Space, polygons
 from storage.osm.tags import OPEN_CATEGORIES, door_properties
 
 DOOR_METRES = 1.0  # a door node's width, and a derived door's between a room and a hall
@@ -86,18 +88,35 @@ def _derived(spaces: list[Space], with_doors: set[str], report: Report) -> list[
             room = b if open_a else a  # the closed one, when only one is open
             if not edge and (not (open_a or open_b) or room.id in with_doors):
                 continue  # two rooms (walls), or a room whose doors are drawn
-            stretch = _shared(a, b)
-            if stretch is None:
-                continue
-            if not (open_a and open_b):
-                middle = stretch.length / 2
-                stretch = substring(stretch, middle - DOOR_METRES / 2, middle + DOOR_METRES / 2)
-            elif stretch.is_ring:
-                stretch = substring(stretch, 0, stretch.length / 2)
-            report.add("door derived where units meet", f"{a.source} and {b.source}")
-            found.append(
-                Opening(f"{a.id}~{b.id}", a.level, stretch, {"category": "pedestrian"}, True)
-            )
+            for number, stretch in enumerate(_stretches(a, b), 1):
+                if not (open_a and open_b):
+                    middle = stretch.length / 2
+                    start, end = middle - DOOR_METRES / 2, middle + DOOR_METRES / 2
+                    stretch = substring(stretch, start, end)
+                elif stretch.is_ring:
+                    stretch = substring(stretch, 0, stretch.length / 2)
+                else:  # within GAP_METRES of `b` runs GAP_METRES past where they meet
+                    stretch = substring(stretch, GAP_METRES, stretch.length - GAP_METRES)
+                report.add("door derived where units meet", f"{a.source} and {b.source}")
+                door_id = f"{a.id}~{b.id}" if number == 1 else f"{a.id}~{b.id}~{number}"
+                found.append(Opening(door_id, a.level, stretch, {"category": "pedestrian"}, True))
+    return found
+
+
+def _stretches(a: Space, b: Space) -> list[LineString]:
+    """Where a door between `a` and `b` goes: their longest shared edge; with a
+    connector's foot, the longest shared edge of each pair of their pieces, so that a
+    unit the foot cut in pieces (or a piece only the foot reaches) keeps a way to each
+    (docs/osm.md, "Decisions": people walk across the foot)."""
+    if not (a.connector_end or b.connector_end):
+        one = _shared(a.shape, b.shape)
+        return [] if one is None else [one]
+    found = []
+    for piece_a in polygons(a.shape):
+        for piece_b in polygons(b.shape):
+            stretch = _shared(piece_a, piece_b)
+            if stretch is not None:
+                found.append(stretch)
     return found
 
 
@@ -105,9 +124,9 @@ def _is_open(space: Space) -> bool:
     return space.category in OPEN_CATEGORIES and not space.connector_end
 
 
-def _shared(a: Space, b: Space) -> LineString | None:
+def _shared(a: BaseGeometry, b: BaseGeometry) -> LineString | None:
     """The longest stretch of `a`'s edge within GAP_METRES of `b`, if long enough."""
-    near = a.shape.boundary.intersection(b.shape.buffer(GAP_METRES))
+    near = a.boundary.intersection(b.buffer(GAP_METRES))
     parts = [g for g in getattr(near, "geoms", [near]) if isinstance(g, LineString)]
     if not parts:
         return None

@@ -53,7 +53,9 @@ def add_walkways(place: Place, lines: list[Drawn], areas: list[Drawn], report: R
         base = element_id(place.asset, area.source, area.level if area.several else None)
         for number, piece in enumerate(pieces, 1):
             unit_id = base if len(pieces) == 1 else f"{base}-{number}"
-            place.spaces.append(Space(unit_id, area.level, piece, WALKWAY, area.tags, area.source))
+            place.spaces.append(
+                Space(unit_id, area.level, piece, WALKWAY, area.tags, area.source, walkway=True)
+            )
             by_level[area.level].append(piece)
     strips: dict[float, list[BaseGeometry]] = defaultdict(list)
     for line in lines:
@@ -67,7 +69,7 @@ def add_walkways(place: Place, lines: list[Drawn], areas: list[Drawn], report: R
         shape = unary_union(strips[level]).difference(unary_union(by_level[level]))
         for number, piece in enumerate(_pieces(shape), 1):
             unit_id = f"{place.asset}-footways-level-{level_text(level)}-{number}"
-            place.spaces.append(Space(unit_id, level, piece, WALKWAY, {}, "footways"))
+            place.spaces.append(Space(unit_id, level, piece, WALKWAY, {}, "footways", walkway=True))
 
 
 def _inside(drawn: Drawn, extent: BaseGeometry) -> BaseGeometry:

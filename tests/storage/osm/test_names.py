@@ -15,7 +15,7 @@ from storage.imdf.dataset import ImdfDataset, import_venue
 from storage.imdf.venue import ImdfOptions
 from storage.osm.dataset import osm_dataset
 from tests._dbserver import fresh_store
-from tests.storage.osm.test_walkways import _area, _node
+from tests.venues.osm_station import area, node
 
 ROOMS: list[tuple[str, dict[str, str], tuple[float, float, float, float]]] = [
     (
@@ -46,11 +46,11 @@ ROOMS: list[tuple[str, dict[str, str], tuple[float, float, float, float]]] = [
 def place(folder: Path) -> Path:
     """A corridor on level 0 with five named shops along it (ROOMS) and an information
     node named in English and Chinese in the corridor."""
-    features = [_area({"id": "way/9", "indoor": "corridor", "level": "0"}, 0, 0, 30, 10)]
+    features = [area({"id": "way/9", "indoor": "corridor", "level": "0"}, 0, 0, 30, 10)]
     for source, names, box in ROOMS:
-        features.append(_area({"id": source, "indoor": "room", "level": "0", **names}, *box))
+        features.append(area({"id": source, "indoor": "room", "level": "0", **names}, *box))
     info = {"id": "node/8", "amenity": "information", "level": "0"}
-    features.append(_node({**info, "name:en": "Information", "name:zh-Hant": "詢問處"}, 25, 5))
+    features.append(node({**info, "name:en": "Information", "name:zh-Hant": "詢問處"}, 25, 5))
     path = folder / "galerie.geojson"
     path.write_bytes(orjson.dumps({"type": "FeatureCollection", "features": features}))
     return path
@@ -101,9 +101,9 @@ def test_language_names_the_language_of_name(tmp_path: Path) -> None:
 
 def test_a_place_without_name_xx_is_english_and_plain(tmp_path: Path) -> None:
     features = [
-        _area({"id": "way/9", "indoor": "corridor", "level": "0"}, 0, 0, 30, 10),
-        _area({"id": "way/1", "indoor": "room", "level": "0", "name": "Shop A"}, 0, 10, 10, 20),
-        _area({"id": "way/2", "indoor": "room", "level": "0", "name": "Shop A"}, 10, 10, 20, 20),
+        area({"id": "way/9", "indoor": "corridor", "level": "0"}, 0, 0, 30, 10),
+        area({"id": "way/1", "indoor": "room", "level": "0", "name": "Shop A"}, 0, 10, 10, 20),
+        area({"id": "way/2", "indoor": "room", "level": "0", "name": "Shop A"}, 10, 10, 20, 20),
     ]
     path = tmp_path / "plain.geojson"
     path.write_bytes(orjson.dumps({"type": "FeatureCollection", "features": features}))

@@ -20,7 +20,9 @@ from resolvers.auth.permissions import DISTANCES_CALCULATE
 from rest.app import create_app
 from storage.imdf.dataset import ImdfDataset, import_venue
 from storage.imdf.venue import ImdfOptions
+from storage.osm.archive import osm_archive
 from storage.osm.dataset import osm_dataset
+from storage.osm.files import read_osm
 from tests._dbserver import fresh_store
 from tests.storage.osm.places import CASERNE, CASERNE_XML, MALL, STATION, named_rooms
 
@@ -121,14 +123,18 @@ async def routed(
     dataset: ImdfDataset,
     sources: list[dict[str, Any]],
     targets: list[dict[str, Any]],
+    mode: str = "foot",
 ) -> bool:
     """Whether E18 on the stack map finds a way from one of `sources` to one of `targets`
-    (a source a request: E18 takes at most 50 pairs)."""
+    (a source a request: E18 takes at most 50 pairs), on foot or by `wheelchair`."""
+    request: dict[str, Any] = {"targets": targets, "costing": "pedestrian"}
+    if mode == "wheelchair":
+        request["costing_options"] = {"pedestrian": {"mode": "wheelchair"}}
     for source in sources:
         response = await http.post(
             f"/v1/unitmaps/{dataset.stack_map}/distance-matrix",
             headers=headers,
-            json={"data": {"sources": [source], "targets": targets, "costing": "pedestrian"}},
+            json={"data": {"sources": [source], **request}},
         )
         assert response.status_code == 200, response.text
         [row] = response.json()["data"]["sources"]
@@ -141,20 +147,23 @@ async def routed(
 
 @pytest.mark.asyncio(loop_scope="session")
 @pytest.mark.parametrize(
-    ("name", "rooms", "walkable", "not_joined"),
+    ("name", "rooms", "walkable", "step_free", "not_joined"),
     [
         # the data draws no stairs, lift or escalator
-        ("station", [], [], {"0": ("foot", "wheelchair")}),
+        ("station", [], [], [], {"0": ("foot", "wheelchair")}),
         # on foot: three steps 0;1 from the ground floor's footways and platforms to the
-        # mall's, one steps 1;2 up to level 2's footway; its two lifts (0;2) land on
-        # level 2 where nobody walks, so no level but the ground floor is step-free
+        # mall's and to a landing, one steps 1;2 from the landing's middle up to level
+        # 2's footway (across the landing its foot cuts in two: 0/2); its two lifts
+        # (0;2) land on level 2 where nobody walks, so no level but the ground floor is
+        # step-free
         (
             "mall",
             [],
-            [("0", "1"), ("1", "2")],
+            [("0", "1"), ("0", "2"), ("1", "2")],
+            [],
             {"1": ("wheelchair",), "2": ("wheelchair",)},
         ),
-        ("caserne", *[[("-1", "0"), ("-1", "1"), ("0", "1")]] * 2, {}),
+        ("caserne", *[[("-1", "0"), ("-1", "1"), ("0", "1")]] * 3, {}),
     ],
 )
 async def test_routes_between_floors_where_the_data_joins_them(
@@ -162,11 +171,13 @@ async def test_routes_between_floors_where_the_data_joins_them(
     name: str,
     rooms: list[tuple[str, str]],
     walkable: list[tuple[str, str]],
+    step_free: list[tuple[str, str]],
     not_joined: dict[str, tuple[str, ...]],
 ) -> None:
     """`rooms`: the pairs of levels where a listed unit that the import reaches routes to
     one on the other (the first by id of each level); `walkable`: the pairs where any
-    listed unit or connector stop routes to one of the other level."""
+    listed unit or connector stop routes to one of the other level, on foot; `step_free`
+    the same by wheelchair."""
     http, headers, datasets = imported
     dataset = datasets[name]
     levels = level_of(dataset)
@@ -180,11 +191,12 @@ async def test_routes_between_floors_where_the_data_joins_them(
             found.append((low, high))
     assert found == rooms
     places = {levels[floor]: points for floor, points in waypoints(dataset).items()}
-    found = []
-    for low, high in itertools.combinations(sorted(places, key=float), 2):
-        if await routed(http, headers, dataset, places[low], places[high]):
-            found.append((low, high))
-    assert found == walkable
+    for mode, expected in (("foot", walkable), ("wheelchair", step_free)):
+        found = []
+        for low, high in itertools.combinations(sorted(places, key=float), 2):
+            if await routed(http, headers, dataset, places[low], places[high], mode):
+                found.append((low, high))
+        assert (mode, found) == (mode, expected)
 
 
 def test_the_report_names_the_connector_ends_that_stand_in_no_unit() -> None:
@@ -197,6 +209,34 @@ def test_the_report_names_the_connector_ends_that_stand_in_no_unit() -> None:
     assert dataset.report.examples[kind][0] == "way/241045176 on level 1"
     joined_none = "connector with fewer than two ends where people walk, joins no level"
     assert dataset.report.counts[joined_none] == 9
+
+
+def test_the_landing_cut_in_two_by_a_foot_meets_it_by_a_door_on_each_piece() -> None:
+    """The 6 m landing (way/493461473, 2 m wide) between the steps from the tram
+    platforms: the foot of steps 493461474 (1;2) at its middle cuts it in two pieces,
+    each of which meets that foot by a door; what the feet leave of two footways of
+    level 0 is left out (under 1 m2)."""
+    archive = osm_archive(read_osm(MALL), "grand-place", "grand-place")
+    report = archive.report
+    landing = "grand-place-footways-level-1-4"
+    assert report.examples["unit cut in pieces by a connector's foot, each piece joined to it"] == [
+        f"{landing} by way/493461474 on level 1"
+    ]
+    assert report.examples["walkway under a connector's foot, left out"] == [
+        "grand-place-footways-level-0-18",
+        "grand-place-footways-level-0-21",
+    ]
+    [unit] = [u for u in archive.of("unit") if u.id == landing]
+    assert unit.geometry is not None and unit.geometry["type"] == "MultiPolygon"
+    assert len(unit.geometry["coordinates"]) == 2
+    foot = "grand-place-way-493461474-level-1"
+    doors = sorted(o.id for o in archive.of("opening") if o.id.startswith(landing))
+    assert doors == [
+        f"{landing}~grand-place-way-493461469-level-1",
+        f"{landing}~grand-place-way-493461471-level-1",
+        f"{landing}~{foot}",
+        f"{landing}~{foot}~2",
+    ]
 
 
 def _unjoined(dataset: ImdfDataset) -> dict[str, tuple[str, ...]]:

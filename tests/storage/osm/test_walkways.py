@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import orjson
 import pytest
 
 from resolvers.auth.keys import create_key
@@ -21,39 +20,7 @@ from storage.osm.dataset import osm_dataset
 from storage.osm.walkways import WALKWAY_METRES
 from tests._dbserver import fresh_store
 from tests.storage.osm.test_places import FLAGS, level_of, routed
-
-LON, LAT = 5.0, 45.0
-METRE_LON, METRE_LAT = 1 / 78_847, 1 / 111_132  # degrees per metre at 45 degrees north
-
-
-def _at(x: float, y: float) -> list[float]:
-    return [LON + x * METRE_LON, LAT + y * METRE_LAT]
-
-
-def _area(tags: dict[str, str], x0: float, y0: float, x1: float, y1: float) -> dict[str, Any]:
-    ring = [_at(x0, y0), _at(x1, y0), _at(x1, y1), _at(x0, y1), _at(x0, y0)]
-    return {
-        "type": "Feature",
-        "properties": tags,
-        "geometry": {"type": "Polygon", "coordinates": [ring]},
-    }
-
-
-def _line(tags: dict[str, str], *points: tuple[float, float]) -> dict[str, Any]:
-    coordinates = [_at(x, y) for x, y in points]
-    return {
-        "type": "Feature",
-        "properties": tags,
-        "geometry": {"type": "LineString", "coordinates": coordinates},
-    }
-
-
-def _node(tags: dict[str, str], x: float, y: float) -> dict[str, Any]:
-    return {
-        "type": "Feature",
-        "properties": tags,
-        "geometry": {"type": "Point", "coordinates": _at(x, y)},
-    }
+from tests.venues.osm_station import area, line, node, write_place
 
 
 def place(folder: Path) -> Path:
@@ -61,19 +28,17 @@ def place(folder: Path) -> Path:
     level 1 beside shop B; shop C on level 2 is served only by a lift whose two ends
     stand 25 m from anything walked."""
     features = [
-        _area({"id": "way/1", "indoor": "room", "level": "0", "name": "Shop A"}, 0, 0, 10, 10),
-        _line({"id": "way/2", "highway": "footway", "level": "0"}, (10, 5), (30, 5)),
-        _line(
+        area({"id": "way/1", "indoor": "room", "level": "0", "name": "Shop A"}, 0, 0, 10, 10),
+        line({"id": "way/2", "highway": "footway", "level": "0"}, (10, 5), (30, 5)),
+        line(
             {"id": "way/3", "highway": "steps", "level": "0;1", "incline": "up"}, (30, 5), (38, 5)
         ),
-        _area({"id": "way/4", "indoor": "corridor", "level": "1"}, 36, 0, 60, 10),
-        _area({"id": "way/5", "indoor": "room", "level": "1", "name": "Shop B"}, 60, 0, 70, 10),
-        _area({"id": "way/6", "indoor": "room", "level": "2", "name": "Shop C"}, 100, 0, 110, 10),
-        _node({"id": "node/7", "highway": "elevator", "level": "0;2"}, 20, 30),
+        area({"id": "way/4", "indoor": "corridor", "level": "1"}, 36, 0, 60, 10),
+        area({"id": "way/5", "indoor": "room", "level": "1", "name": "Shop B"}, 60, 0, 70, 10),
+        area({"id": "way/6", "indoor": "room", "level": "2", "name": "Shop C"}, 100, 0, 110, 10),
+        node({"id": "node/7", "highway": "elevator", "level": "0;2"}, 20, 30),
     ]
-    path = folder / "small-place.geojson"
-    path.write_bytes(orjson.dumps({"type": "FeatureCollection", "features": features}))
-    return path
+    return write_place(folder / "small-place.geojson", features)
 
 
 def test_the_footway_is_a_walkway_unit_cut_by_the_room(tmp_path: Path) -> None:
