@@ -128,7 +128,7 @@ class RequestContext:
         self._address_charged = False
         self._units = 0  # rate-limit units charged to the key so far
         self._charged = False  # an operation's cost was charged (the lookup's unit is spent)
-        self._written = 0  # documents written by the operation, not charged yet
+        self._after = 0  # cost of work the operation did beyond its price, not charged yet
         self._loaders: Loaders | None = None
         self._stored_pages = 0  # direct plans' page roots reading now (`reading_stored`)
         self._releases: list[Callable[[], None]] | None = []  # None: released
@@ -291,16 +291,22 @@ class RequestContext:
             self.services.rate_limiter.give_back(caller.key_id, self._units - units, caller.limit)
             self._units = units
 
+    def worked(self, cost: int) -> None:
+        """The operation did work its price could not know before it ran (a search that
+        only a failure needs, to say what stands in a route's way): charged after it."""
+        self._after += cost
+
     def wrote(self, documents: int) -> None:
         """The operation wrote `documents` (a bulk write: known only once it ran)."""
-        self._written += documents
+        self.worked(documents * COST_PER_RATE_UNIT // WRITTEN_DOCUMENTS_PER_RATE_UNIT)
 
-    async def charge_written(self) -> None:
-        """Spend what the operation's writes cost the database, after them: one unit per
-        WRITTEN_DOCUMENTS_PER_RATE_UNIT documents, never refused (the work is done), so
-        the key's next requests wait until its bucket has refilled. Not given back."""
-        written, self._written = self._written, 0
-        units = written / WRITTEN_DOCUMENTS_PER_RATE_UNIT
+    async def charge_after(self) -> None:
+        """Spend what the operation did beyond its price, once it ran (`worked`, `wrote`):
+        one unit per COST_PER_RATE_UNIT, fractions kept in the bucket, never refused (the
+        work is done), so the key's next requests wait until its bucket has refilled.
+        Not given back."""
+        cost, self._after = self._after, 0
+        units = cost / COST_PER_RATE_UNIT
         if units <= 0 or self._caller is None:
             return
         caller = await self.caller()

@@ -20,8 +20,9 @@ It translates the `Ran` answer back into HTTP. What the runner owns:
 5. **execute**: in the request's language (its reads give names in it, `storage.cache.names`),
    the operation's strategy (a REST route's plan, a direct plan, the
    compiled executor, graphql-core; `schema.execution.running.strategies`);
-6. **settle**: a page shorter than priced gives back what it did not cost; what a
-   bulk write wrote is charged once it ran (`RequestContext.charge_written`);
+6. **settle**: a page shorter than priced gives back what it did not cost; what it
+   did beyond its price (a bulk write's documents, the searches that explain a route
+   that does not exist) is charged once it ran (`RequestContext.charge_after`);
 7. **keep**: an answer without errors is kept while what it read holds.
 """
 
@@ -132,7 +133,7 @@ class OperationRunner:
         finally:
             READ_LANGUAGE.reset(language)
             READS.reset(token)
-            await context.charge_written()
+            await context.charge_after()
         encoded = call.encode(result)
         if cost is not None and call.charged:
             answered = operation.answered(encoded.content)
