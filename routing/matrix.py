@@ -16,6 +16,7 @@ Per request the waypoints are added as vertices to a copy of the profile's contr
 graph (the cached graph is never changed, so requests may run in threads), then one
 Dijkstra runs per distinct source, or per distinct target when there are fewer (the
 graph is undirected). Routes minimise time; the distance reported is that route's length.
+The nearest of many targets needs no copy (`routing.closest`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import math
 import threading
 import warnings
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -44,16 +45,18 @@ warnings.filterwarnings("ignore", message="Couldn't reach some vertices", catego
 PROPORTIONAL = (WALK, LINK, RAMP, ESCALATOR)  # time = length / speed: may be contracted
 SMALL_GRAPH_EDGES = 5000
 TRACE_CHECK_NODES = 4096  # nodes of a chain walked between two looks at `stop`
-# Seconds past the least time within which `closest` measures a target's path: two
-# times that round to the same hundredth differ by less than 0.01 (and floating sums of
-# one path in another order by far less).
-CLOSEST_SLACK = 0.02
 # Joins of nearest routes' candidates kept per mode of a loaded graph (`ModeGraph.joins`):
-# its node count, within these; each is about JOIN_BYTES (counted in
-# `LoadedGraph.memory_bytes`, as if all were kept).
+# its node count, within these; each is about JOIN_BYTES (524 measured, slotted; counted
+# in `LoadedGraph.memory_bytes`, as if all were kept). The candidate sets kept with a
+# graph (`routing.closest.keep_targets`) hold as many points in all, KEPT_TARGET_BYTES
+# each with both plain modes' preparations (tracemalloc: 460 for 1,000 points).
 MIN_JOINS_KEPT = 64
 MAX_JOINS_KEPT = 4096
-JOIN_BYTES = 400
+JOIN_BYTES = 540
+KEPT_TARGET_BYTES = 480
+# Joins of nearest routes' starts waiting for the route of their request (`ModeGraph.joins`,
+# `hand_over`), per mode; the oldest dropped past this (a request that ended first).
+HANDED_OVER = 16
 # Graphs of profiles other than the two plain ones (costing options, closures) kept per
 # loaded graph, least recently used first out; each counted in `LoadedGraph.memory_bytes`
 # as PROFILE_BYTES_PER_ELEMENT per node and edge and its joins, as if all were kept.
@@ -61,9 +64,10 @@ MAX_PROFILES_KEPT = 4
 PROFILE_BYTES_PER_ELEMENT = 100
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Point:
-    """A waypoint on the map: canvas x, y and the level's position (lowest 0)."""
+    """A waypoint on the map: canvas x, y and the level's position (lowest 0). Slotted:
+    a graph keeps thousands as keys of its candidates' joins."""
 
     x: float
     y: float
@@ -73,9 +77,9 @@ class Point:
 Cell = tuple[float, float] | None  # (feet, seconds), None when unreachable
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Join:
-    """Where a point joins a mode's contracted graph."""
+    """Where a point joins a mode's contracted graph (slotted: kept by the thousand)."""
 
     chain: int  # contracted edge
     ends: tuple[int, int]  # the chain's end nodes, in the chain's own order
@@ -83,6 +87,9 @@ class Join:
     gap: float  # feet from the point to the segment
     edge: int  # the walk segment joined (global edge id)
     t: float  # where on it, from its first node (0) to its second (1)
+
+
+_UNKNOWN = Join(-1, (-1, -1), (0.0, 0.0), 0.0, -1, 0.0)  # `ModeGraph.joins`: not kept yet
 
 
 @dataclass(frozen=True)
@@ -164,6 +171,8 @@ class ModeGraph:
         # Joins of candidates, kept (`joins`): as many as the graph has nodes, within bounds.
         self.joins_kept = min(MAX_JOINS_KEPT, max(MIN_JOINS_KEPT, graph.node_count))
         self._joined: dict[Point, Join | None] = {}
+        self._handed: dict[Point, Join | None] = {}  # `joins`' `hand_over`, oldest first
+        self._handed_lock = threading.Lock()
         walk = kept[graph.edge_kind[kept] == WALK]
         self.walk_by_level = {
             int(level): walk[graph.node_level[graph.edge_u[walk]] == level]
@@ -257,22 +266,58 @@ class ModeGraph:
         return found
 
     def joins(
-        self, points: Sequence[Point], stop: Stop | None = None, keep: Sequence[Point] = ()
+        self,
+        points: Sequence[Point],
+        stop: Stop | None = None,
+        keep: Sequence[Point] = (),
+        hand_over: Sequence[Point] = (),
     ) -> list[Join | None]:
         """Where each point joins this mode's contracted graph: its segment's chain. The
         joins of `keep` (a nearest route's candidates: a map's locations, asked again and
-        again) are kept, at most `joins_kept` of them, all dropped when full."""
+        again) are kept, at most `joins_kept` of them, all dropped when full; a point is
+        hashed once when its join is kept (a candidate set's 500 points, each request).
+        Those of `hand_over` (a nearest route's start, an ad-hoc point: not kept) wait
+        for the next call that asks for them, the route that follows the choice in the
+        same request, which takes them (at most HANDED_OVER wait, oldest out first)."""
         kept = self._joined  # another thread may start a new dict meanwhile
-        known = {point: kept[point] for point in points if point in kept}
-        missing = [point for point in dict.fromkeys(points) if point not in known]
-        if missing:
-            known.update(zip(missing, self._joins(missing, stop), strict=True))
-            new = [point for point in dict.fromkeys(keep) if point in known and point not in kept]
-            if len(kept) + len(new) > self.joins_kept:
-                kept = self._joined = {}
-            if len(new) <= self.joins_kept:
-                kept.update((point, known[point]) for point in new)
-        return [known[point] for point in points]
+        found = [kept.get(point, _UNKNOWN) for point in points]
+        missing = [point for point, join in zip(points, found, strict=True) if join is _UNKNOWN]
+        if not missing:
+            return found
+        distinct = list(dict.fromkeys(missing))
+        fresh = self._taken(distinct)
+        computing = [point for point in distinct if point not in fresh] if fresh else distinct
+        if computing:
+            fresh.update(zip(computing, self._joins(computing, stop), strict=True))
+        new = [point for point in dict.fromkeys(keep) if point in fresh]
+        if len(kept) + len(new) > self.joins_kept:
+            kept = self._joined = {}
+        if len(new) <= self.joins_kept:
+            kept.update((point, fresh[point]) for point in new)
+        if hand_over:
+            self._hand_over({point: fresh[point] for point in hand_over if point in fresh})
+        return [
+            fresh[point] if join is _UNKNOWN else join
+            for point, join in zip(points, found, strict=True)
+        ]
+
+    def _taken(self, points: Iterable[Point]) -> dict[Point, Join | None]:
+        """The joins handed over (`joins`) of `points`, taken: each is given once."""
+        if not self._handed:
+            return {}
+        taken = {}
+        with self._handed_lock:
+            for point in points:
+                join = self._handed.pop(point, _UNKNOWN)
+                if join is not _UNKNOWN:
+                    taken[point] = join
+        return taken
+
+    def _hand_over(self, joins: dict[Point, Join | None]) -> None:
+        with self._handed_lock:
+            self._handed.update(joins)
+            while len(self._handed) > HANDED_OVER:
+                del self._handed[next(iter(self._handed))]
 
     def _joins(self, points: Sequence[Point], stop: Stop | None) -> list[Join | None]:
         graph = self.loaded.graph
@@ -298,14 +343,16 @@ class ModeGraph:
         pairs: Sequence[tuple[Point, Point]],
         stop: Stop | None = None,
         keep: Sequence[Point] = (),
+        joined: dict[Point, Join | None] | None = None,
     ) -> Augmented:
         """A copy of the contracted graph with `points` (distinct) as vertices, each
-        joined to its chain's two ends, and a direct edge for each of `pairs` on the
-        same chain. The cached graph is never changed, so requests may run in threads."""
+        joined to its chain's two ends (`joined`: the points' joins, when known), and a
+        direct edge for each of `pairs` on the same chain. The cached graph is never
+        changed, so requests may run in threads."""
         import numpy as np
 
         vertex = {point: self.graph.vcount() + index for index, point in enumerate(points)}
-        joins = dict(zip(points, self.joins(points, stop, keep), strict=True))
+        joins = joined or dict(zip(points, self.joins(points, stop, keep), strict=True))
         extra: list[tuple[int, int]] = []
         extra_length: list[float] = []
         for point, join in joins.items():
@@ -335,7 +382,7 @@ class ModeGraph:
         found = self.augmented(points, pairs, stop)
         vertex = found.vertex
         unjoined = {vertex[point] for point, join in found.joins.items() if join is None}
-        return _solve(
+        return solve(
             found.graph,
             found.lengths,
             found.times,
@@ -345,48 +392,6 @@ class ModeGraph:
             [vertex[p] for p in targets],
             stop,
         )
-
-    def closest(
-        self, source: Point, targets: Sequence[Point], stop: Stop | None = None
-    ) -> list[tuple[int, Cell]] | None:
-        """The targets reached first from `source` (their positions in `targets`), each with
-        its cell as `matrix` measures it; [] when none is reachable, None when `source`
-        joins no walk line. One Dijkstra gives every target's time; only those within
-        CLOSEST_SLACK of the least (ties once rounded to hundredths) are measured along
-        their paths, so a nearest route pays for one search, not for N paths."""
-        points = list(dict.fromkeys([source, *targets]))
-        found = self.augmented(points, [(source, target) for target in targets], stop, targets)
-        if found.joins[source] is None:
-            return None
-        vertex = found.vertex
-        begin = vertex[source]
-        ends = [vertex[target] for target in targets]
-        distinct = list(dict.fromkeys(ends))  # igraph refuses a target twice
-        checked(stop)
-        (times,) = found.graph.distances(begin, distinct, weights=found.time_list)
-        time_of = dict(zip(distinct, times, strict=True))
-        reached = [
-            (time_of[end], index)
-            for index, end in enumerate(ends)
-            if math.isfinite(time_of[end]) and found.joins[targets[index]] is not None
-        ]
-        if not reached:
-            return []
-        least = min(reached)[0]
-        near = [index for time, index in reached if time <= least + CLOSEST_SLACK]
-        unjoined = {vertex[point] for point, join in found.joins.items() if join is None}
-        picked = [ends[index] for index in near]
-        (cells,) = _solve(
-            found.graph,
-            found.lengths,
-            found.times,
-            found.time_list,
-            unjoined,
-            [begin],
-            picked,
-            stop,
-        )
-        return list(zip(near, cells, strict=True))
 
     def chain_path(self, chain: int, stop: Stop | None = None) -> tuple[list[int], list[int]]:
         """A chain's nodes and edges in order from its first end to its second:
@@ -420,7 +425,7 @@ class ModeGraph:
         return nodes, edges
 
 
-def _solve(
+def solve(
     graph: igraph.Graph,
     lengths: np.ndarray,
     times: np.ndarray,
@@ -519,26 +524,22 @@ class LoadedGraph:
     def memory_bytes(self) -> int:
         """An upper estimate of what it holds once queried on every level: 143-229 bytes
         per node and edge measured (RSS, generated graphs of 54,000-163,000 of them),
-        and its kept joins; and MAX_PROFILES_KEPT other profiles' graphs, as if all were
-        kept, each PROFILE_BYTES_PER_ELEMENT per node and edge and its joins."""
+        its kept joins and kept candidate sets; and MAX_PROFILES_KEPT other profiles'
+        graphs, as if all were kept, each PROFILE_BYTES_PER_ELEMENT per node and edge and
+        its joins."""
         elements = self.graph.node_count + self.graph.edge_count
         joins_kept = self.modes[FOOT].joins_kept
         joins = sum(mode.joins_kept for mode in self.modes.values()) * JOIN_BYTES
+        targets = joins_kept * KEPT_TARGET_BYTES
         profiles = MAX_PROFILES_KEPT * (
             PROFILE_BYTES_PER_ELEMENT * elements + joins_kept * JOIN_BYTES
         )
-        return LOADED_BYTES_PER_ELEMENT * elements + joins + profiles
+        return LOADED_BYTES_PER_ELEMENT * elements + joins + targets + profiles
 
     @property
     def is_small(self) -> bool:
         """Small enough to answer on the event loop (a thread hand-off costs more)."""
         return self.graph.edge_count < SMALL_GRAPH_EDGES
-
-    def closest(
-        self, profile: Profile, source: Point, targets: Sequence[Point], stop: Stop | None = None
-    ) -> list[tuple[int, Cell]] | None:
-        """`ModeGraph.closest` in `profile`."""
-        return self.mode_graph(profile).closest(source, targets, stop)
 
     def matrix(
         self,

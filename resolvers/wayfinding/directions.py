@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors
+from resolvers.limits import PATH_SEARCH_COST
 from resolvers.reads import visible_map
 from resolvers.validation import check_id
 from resolvers.wayfinding.answers import Directions, LegConnector, RouteLeg, RouteManeuver
@@ -159,11 +160,17 @@ async def directions(
     if not unit_map.get("graph_file"):
         answer["reason"] = "this map has no walk paths (it is not processed for pathfinding)"
         return answer
-    loaded = await map_graph(context, unit_map)
+    walked = None if choice is None else choice.walked  # the choice's graph and closures
+    loaded = await map_graph(context, unit_map) if walked is None else walked.loaded
     check_on_drawing(loaded, named, points)
-    profile, closed = await profile_closed(context, unit_map, loaded, profile)
+    if walked is None:
+        profile, closed = await profile_closed(context, unit_map, loaded, profile)
+    else:
+        profile, closed = walked.profile, walked.closed
     if choice is not None and not choice.reachable:
-        answer["reason"] = await _unchosen(loaded, profile, closed, choice, mode_name, points[0])
+        answer["reason"] = await _unchosen(
+            context, loaded, profile, closed, choice, mode_name, points[0]
+        )
         return answer
     places = await map_places(context, unit_map, loaded)
     waypoints = [waypoint for _, waypoint in named]
@@ -174,7 +181,8 @@ async def directions(
     if isinstance(found, Broken):
         a, b = found.order[found.part], found.order[found.part + 1]
         told = REASONS[str(found.why)].format(how=MODE_WORDS[mode_name])
-        reason = await _why_not(loaded, profile, closed, found.why, [points[a], points[b]], told)
+        pair = [points[a], points[b]]
+        reason = await _why_not(context, loaded, profile, closed, found.why, pair, told)
         if stops is not None:
             reason += f" (between {_named_point(named, a)} and {_named_point(named, b)})"
         answer["reason"] = reason
@@ -213,6 +221,7 @@ def _echo(waypoint: Waypoint) -> dict[str, Any]:
 
 
 async def _why_not(
+    context: RequestContext,
     loaded: LoadedGraph,
     profile: Profile,
     closed: Closed,
@@ -225,7 +234,7 @@ async def _why_not(
     mode could use an edge ("... without stairs and elevators": not escalators in a
     building without any, nor stairs by wheelchair, which the mode's words tell), else
     the closures that a route found without closures needs ("...: the elevator Lift A is
-    closed until 14:00 UTC")."""
+    closed until 14:00 UTC"). Each such search is charged after it ran (`worked`)."""
     from routing.profile import usable_kinds
     from routing.route import Unreachable, find_route
 
@@ -233,12 +242,14 @@ async def _why_not(
         return told
     if profile.excluded:
         free = profile.without(profile.excluded)
+        context.worked(PATH_SEARCH_COST)
         found = await on_graph(loaded, find_route, loaded, free, *points, stoppable=True)
         if not isinstance(found, Unreachable):
             kinds = usable_kinds(loaded.graph, profile, profile.excluded)
             return told + WITHOUT.format(kinds=avoided_words(kinds or profile.excluded))
     if closed.closures:
         free = profile.without(closed=True)
+        context.worked(PATH_SEARCH_COST)
         found = await on_graph(loaded, find_route, loaded, free, *points, stoppable=True)
         if not isinstance(found, Unreachable):
             needed = closures_in_the_way(closed, found, loaded.graph)
@@ -247,6 +258,7 @@ async def _why_not(
 
 
 async def _unchosen(
+    context: RequestContext,
     loaded: LoadedGraph,
     profile: Profile,
     closed: Closed,
@@ -265,7 +277,7 @@ async def _unchosen(
     if choice.freed is None:
         return told
     pair = [start, choice.freed]
-    return await _why_not(loaded, profile, closed, Unreachable.DISCONNECTED, pair, told)
+    return await _why_not(context, loaded, profile, closed, Unreachable.DISCONNECTED, pair, told)
 
 
 async def _floor_names(context: RequestContext, unit_map: dict[str, Any]) -> dict[str, str]:

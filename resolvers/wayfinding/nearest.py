@@ -2,11 +2,15 @@
 one place (`nearest`: a search text `q`, E17's tag filter `tags`, or location `ids`),
 and the route goes to the one reached first.
 
-All candidates are measured by one multi-target search from the start (E18's 1 x N
-matrix on the walk graph: one Dijkstra, E18's numbers). The least time wins, then the
-least distance, then the least id, compared as E18 answers them (rounded to 2 decimals),
-so a client can check the choice with E18. `directions` then routes to the chosen place
-as to `{"id": chosen}`: the same answer as a plain route there, byte for byte.
+All candidates are measured by one multi-target search from the start (`closest`: one
+Dijkstra on the walk graph, E18's times; those that may tie measured as E18 measures
+them). The least time wins, then the least distance, then the least id, compared as E18
+answers them (rounded to 2 decimals), so a client can check the choice with E18.
+`directions` then routes to the chosen place as to `{"id": chosen}`: the same answer as
+a plain route there, byte for byte, on the graph, profile and closures the choice used
+(`Walked`), and with the start's join the choice made (issue 47: a nearest route costs
+at most 1.2x that plain route). The candidates of `ids` and `tags` are kept with the
+map's walk graph while its locations stay as they are (`_targets`).
 """
 
 from __future__ import annotations
@@ -16,12 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors
-from resolvers.limits import MAX_NEAREST_IDS, MAX_QUOTED_CHARS
+from resolvers.limits import MAX_NEAREST_IDS, MAX_QUOTED_CHARS, PATH_SEARCH_COST
 from resolvers.paging import BY_ID
 from resolvers.search.text import check_text
 from resolvers.tag_filter import Term, matches, parse_filter
 from resolvers.validation import check_id
-from resolvers.wayfinding.closures import profile_closed
+from resolvers.wayfinding.closures import Closed, profile_closed
 from resolvers.wayfinding.distances import (
     Waypoint,
     check_on_drawing,
@@ -35,9 +39,11 @@ from resolvers.wayfinding.distances import (
 )
 from storage import collections as c
 from storage.cache import cached_reads
+from storage.cache.read_cache import kept_key
 
 if TYPE_CHECKING:  # routing is imported by the functions that need it
-    from routing.matrix import Cell, Point
+    from routing.closest import Closest, Targets
+    from routing.matrix import LoadedGraph, Point
     from routing.profile import Profile
 
 FORMS = ("q", "tags", "ids")  # exactly one of them
@@ -56,6 +62,16 @@ class Wanted:
 
 
 @dataclass(frozen=True)
+class Walked:
+    """What a choice walked on, which the route to it walks again: the map's walk graph,
+    and the route's profile with the edges closed now and the closures in force."""
+
+    loaded: LoadedGraph
+    profile: Profile
+    closed: Closed
+
+
+@dataclass(frozen=True)
 class Choice:
     """The candidate a route goes to. When none is reachable, the one nearest in a
     straight line (E18's `euclidean`), so that the answer's `to` still names a place."""
@@ -66,6 +82,7 @@ class Choice:
     # None reachable: the point of the one that would be quickest without the excluded
     # kinds and the closures, if one would be (what the `reason` names stands in its way).
     freed: Point | None = None
+    walked: Walked | None = None  # None on a map without walk paths
 
 
 def check_nearest(errors: FieldErrors, waypoint: Waypoint) -> Wanted | None:
@@ -109,40 +126,85 @@ async def choose(
     """The candidate with the least time from `start` in the route's profile (its mode,
     costing options and closures; ties: distance, then id). 422 for a start or a
     candidate not on the map, or no candidate at all."""
+    from routing.closest import closest as search
+
     errors = FieldErrors()
     start = dict(start)  # filled here for the search only; `directions` places it again
     placed = await place_waypoints(context, unit_map, [("from", start)], errors)
-    found = await _candidates(context, unit_map, wanted, errors)
+    if not unit_map.get("graph_file"):
+        found = await _candidates(context, unit_map, wanted, errors)
+        errors.raise_if_any()
+        (origin,) = placed
+        by_line = _by_line(context, unit_map, origin, found)
+        return Choice(by_line, reachable=False, start_joins=False)
+    loaded = await map_graph(context, unit_map)
+    targets = await _targets(context, unit_map, loaded, wanted, errors)
     errors.raise_if_any()
     (origin,) = placed
-    ids, points = list(found), list(found.values())
-    if unit_map.get("graph_file"):
-        loaded = await map_graph(context, unit_map)
-        check_on_drawing(loaded, [("from", start)], placed)
-        profile, _ = await profile_closed(context, unit_map, loaded, profile)
-        # One search gives every candidate's time; only the first ones are measured along
-        # their paths (`closest`), as E18 would measure them.
-        closest = await on_graph(loaded, loaded.closest, profile, origin, points, stoppable=True)
-        reached = _reached(closest, ids)
-        if reached:
-            return Choice(reached, reachable=True, start_joins=True)
-        freed = None
-        if closest is not None and (profile.excluded or profile.closed):
-            free = profile.without(profile.excluded, closed=True)
-            unblocked = await on_graph(loaded, loaded.closest, free, origin, points, stoppable=True)
-            freed_id = _reached(unblocked, ids)
-            freed = None if freed_id is None else found[freed_id]
-        by_line = _by_line(context, unit_map, origin, found)
-        return Choice(by_line, reachable=False, start_joins=closest is not None, freed=freed)
-    return Choice(_by_line(context, unit_map, origin, found), reachable=False, start_joins=False)
+    check_on_drawing(loaded, [("from", start)], placed)
+    profile, closed = await profile_closed(context, unit_map, loaded, profile)
+    walked = Walked(loaded, profile, closed)
+    # One search gives every candidate's time; only those that may tie are measured
+    # along their paths (`closest`), as E18 would measure them.
+    closest = await on_graph(loaded, search, loaded, profile, origin, targets, stoppable=True)
+    reached = _reached(closest, targets.names)
+    if reached:
+        return Choice(reached, reachable=True, start_joins=True, walked=walked)
+    freed = None
+    if closest is not None and (profile.excluded or profile.closed):
+        free = profile.without(profile.excluded, closed=True)
+        context.worked(PATH_SEARCH_COST)  # only a failure pays it: charged after it ran
+        unblocked = await on_graph(loaded, search, loaded, free, origin, targets, stoppable=True)
+        freed_id = _reached(unblocked, targets.names)
+        freed = None if freed_id is None else targets.points[targets.names.index(freed_id)]
+    found = dict(zip(targets.names, targets.points, strict=True))
+    by_line = _by_line(context, unit_map, origin, found)
+    start_joins = closest is not None
+    return Choice(by_line, reachable=False, start_joins=start_joins, freed=freed, walked=walked)
 
 
-def _reached(closest: list[tuple[int, Cell]] | None, ids: list[str]) -> str | None:
-    """The candidate of least time in `LoadedGraph.closest`'s answer (ties: distance, then
-    id), None when none is reached."""
+async def _targets(
+    context: RequestContext,
+    unit_map: dict[str, Any],
+    loaded: LoadedGraph,
+    wanted: Wanted,
+    errors: FieldErrors,
+) -> Targets:
+    """The candidates (`_candidates`), kept with the map's walk graph while the map's
+    locations stay as they are (`locations_version`: their ids, points and tags), for
+    `ids` and `tags`; a search's (`q`) follow its index, and are looked up each time."""
+    from routing.closest import Targets, keep_targets, kept_targets
+
+    version = unit_map.get("locations_version")
+    key = None
+    if version is not None and wanted.form != "q":
+        # A digest, not the client's text: a filter may be long (the key's bytes count)
+        key = (version, kept_key("nearest", wanted.form, wanted.text, wanted.ids))
+        kept = kept_targets(loaded, key)
+        if kept is not None:
+            return kept
+    own = FieldErrors()
+    found = await _candidates(context, unit_map, wanted, own)
+    targets = Targets(tuple(found), tuple(found.values()))
+    if key is not None and not own:
+        keep_targets(loaded, key, targets)
+    for name, messages in own.fields.items():
+        for message in messages:
+            errors.add(name, message)
+    return targets
+
+
+def _reached(closest: Closest | None, ids: tuple[str, ...]) -> str | None:
+    """The candidate of least time in `closest`'s answer (ties: distance, then
+    id, as E18 rounds them), None when none is reached."""
+    if closest is None or not closest.first:
+        return None
+    if not closest.cells:  # a sole one
+        (index,) = closest.first
+        return ids[index]
     reached = [
         (rounded(cell[1]), rounded(cell[0]), ids[index])
-        for index, cell in closest or ()
+        for index, cell in zip(closest.first, closest.cells, strict=True)
         if cell is not None
     ]
     return min(reached)[2] if reached else None

@@ -26,6 +26,7 @@ from rest.limits.values import (
     JOURNAL_BYTES,
     JOURNAL_EVENTS,
     KEEP_WHOLE,
+    KEPT_TARGET,
     KEY_LOOKUPS,
     LOG_LINE,
     LOGGED_FIELD,
@@ -96,11 +97,13 @@ CACHES_ROWS: tuple[Limit, ...] = (
         f"Walk graphs of maps, loaded ({count(GRAPH_ELEMENT.value)} bytes per node and edge "
         "counted: 143-229 measured once queried on every level; and, per mode, the joins of "
         f"nearest routes' candidates, as many as its nodes from {count(JOINS_MIN.value)} to "
-        f"{count(JOINS_MAX.value)}, {count(JOIN_SIZE.value)} bytes each)",
+        f"{count(JOINS_MAX.value)}, {count(JOIN_SIZE.value)} bytes each; and as many points "
+        f"of kept candidate sets, {count(KEPT_TARGET.value)} bytes each, keyed by the "
+        "map's locations version and a digest of the request's candidates)",
         size(GRAPH_CACHE.value * MIB),
         GRAPH_CACHE.code,
         "map id and its graph file",
-        (GRAPH_CACHE, GRAPH_ELEMENT, JOINS_MIN, JOINS_MAX, JOIN_SIZE),
+        (GRAPH_CACHE, GRAPH_ELEMENT, JOINS_MIN, JOINS_MAX, JOIN_SIZE, KEPT_TARGET),
     ),
     Limit(
         CACHES,

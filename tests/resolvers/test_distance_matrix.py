@@ -25,6 +25,7 @@ from resolvers.wayfinding.versioned_cache import KEY_BYTES, waypoints_bytes
 from rest.app import create_app
 from routing.matrix import (
     JOIN_BYTES,
+    KEPT_TARGET_BYTES,
     LOADED_BYTES_PER_ELEMENT,
     MAX_JOINS_KEPT,
     MAX_PROFILES_KEPT,
@@ -1239,12 +1240,14 @@ async def test_readyz_shows_the_bytes_of_the_loaded_graph_and_waypoints(env):
     waypoints = await load_waypoints(env.store, "map-b2")
     ready = (await env.client.get("/readyz")).json()
     budget = Settings().graph_cache_mb * 1024 * 1024
-    joins = min(MAX_JOINS_KEPT, max(MIN_JOINS_KEPT, graph.node_count)) * JOIN_BYTES
+    kept = min(MAX_JOINS_KEPT, max(MIN_JOINS_KEPT, graph.node_count))
+    joins = kept * JOIN_BYTES
     profiles = MAX_PROFILES_KEPT * (PROFILE_BYTES_PER_ELEMENT * elements + joins)
     assert ready["walk_graphs"] == {
         "entries": 1,
         "bytes_used": LOADED_BYTES_PER_ELEMENT * elements
         + 2 * joins
+        + kept * KEPT_TARGET_BYTES
         + profiles
         + KEY_BYTES
         + len("map-b2"),

@@ -5,6 +5,7 @@ change of semantics shows up here, not only a change of numbers."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -12,9 +13,18 @@ import pytest
 from parsing.parsed_map import LevelInfo
 from parsing.svg import parse_unit_map
 from routing.build import build_walk_graph
+from routing.closest import (
+    Targets,
+    closest,
+    first_times,
+    keep_targets,
+    kept_targets,
+    prepared,
+    targets_kept,
+)
 from routing.costs import Costs
 from routing.levels import ordered_levels
-from routing.matrix import LoadedGraph, Point, euclidean_matrix
+from routing.matrix import HANDED_OVER, Join, LoadedGraph, ModeGraph, Point, euclidean_matrix
 from routing.model import (
     ELEVATOR,
     ESCALATOR,
@@ -29,6 +39,7 @@ from routing.model import (
     graph_from_bytes,
 )
 from routing.profile import Profile
+from routing.route import Route, find_route
 
 FOOT_SPEED = 4.4  # ft/s
 CHAIR_SPEED = 3.5  # ft/s
@@ -719,3 +730,128 @@ def test_shared_level_index_falls_back_to_document_order_in_the_graph():
     assert one(LoadedGraph(graph, Costs(), FLOOR), FOOT, Point(80, 0, 1), Point(0, 0, 1)) == (
         approx(walk(80.0))
     )
+
+
+# ---------------------------------------------------------------- 7. the nearest of many
+# `routing.closest`, the search behind a nearest route (issue 47): which targets it names
+# and when it measures them, the candidate sets a loaded graph keeps, and the start's
+# join it hands to the route that follows. The map: one level, 0.5 ft per unit, a
+# corridor from (0, 0) to (200, 0) and a branch from its middle up to (100, 100): three
+# chains meeting at (100, 0).
+
+SOURCE = Point(10.0, 0.0, 0)
+ALONG = Point(30.0, 0.0, 0)  # on the source's chain: 20 units, 10 ft, straight along it
+BRANCH = Point(100.0, 50.0, 0)  # 90 + 50 units: 70 ft
+FAR_END = Point(150.0, 0.0, 0)  # 140 units: 70 ft, a tie with BRANCH
+
+
+@pytest.fixture
+def corridor() -> LoadedGraph:
+    return loaded(svg(level("L", 0, paths(line(0, 0, 200, 0), line(100, 0, 100, 100)))))
+
+
+def candidates(*points: Point) -> Targets:
+    return Targets(tuple(f"t{index}" for index in range(len(points))), points)
+
+
+def test_a_sole_first_target_is_named_unmeasured(corridor):
+    """The search's times: straight along the source's chain to ALONG (10 ft, not the 20
+    by the chain's end), by the junction to the others."""
+    targets = candidates(BRANCH, FAR_END, ALONG)
+    found = closest(corridor, Profile(FOOT), SOURCE, targets)
+    assert found is not None
+    assert (found.first, found.cells) == ([2], [])
+    mode = corridor.modes[FOOT]
+    (start,) = mode.joins([SOURCE])
+    assert start is not None
+    ready = prepared(mode, targets)
+    times = first_times(mode, SOURCE, start, targets, ready).tolist()
+    assert ready.joined.tolist() == [0, 1, 2]
+    expected = [walk(70.0)[1], walk(70.0)[1], walk(10.0)[1]]
+    assert times == pytest.approx(expected, rel=1e-12)
+
+
+def test_targets_that_may_tie_are_measured_as_the_matrix_measures_them(corridor):
+    found = closest(corridor, Profile(FOOT), SOURCE, candidates(BRANCH, FAR_END))
+    assert found is not None
+    assert found.first == [0, 1]
+    assert found.cells == [approx(walk(70.0)), approx(walk(70.0))]
+    assert found.cells == corridor.matrix(Profile(FOOT), [SOURCE], [BRANCH, FAR_END])[0]
+
+
+def test_the_source_itself_is_first_at_no_time(corridor):
+    found = closest(corridor, Profile(FOOT), SOURCE, candidates(ALONG, SOURCE, BRANCH))
+    assert found is not None
+    assert (found.first, found.cells) == ([1], [])
+
+
+def test_a_source_off_every_walk_line_and_targets_off_them(corridor):
+    nowhere = Point(10.0, 0.0, 3)  # no such level: joins nothing
+    assert closest(corridor, Profile(FOOT), nowhere, candidates(ALONG)) is None
+    off = candidates(nowhere, Point(0.0, 0.0, 5))
+    found = closest(corridor, Profile(FOOT), SOURCE, off)
+    assert found is not None
+    assert (found.first, found.cells) == ([], [])
+
+
+def test_kept_sets_are_bounded_by_their_points_least_recently_used_out(corridor):
+    bound = targets_kept(corridor)
+    assert bound == corridor.modes[FOOT].joins_kept == 64  # 5 nodes: the least kept
+    half, other, third = (
+        candidates(*(Point(float(x), y, 0) for x in range(bound // 2))) for y in (0.0, 1.0, 2.0)
+    )
+    keep_targets(corridor, "half", half)
+    keep_targets(corridor, "other", other)
+    assert kept_targets(corridor, "half") is half  # now the most recently used
+    keep_targets(corridor, "third", third)  # over the bound: "other" goes
+    assert kept_targets(corridor, "other") is None
+    assert (kept_targets(corridor, "half"), kept_targets(corridor, "third")) == (half, third)
+    too_many = candidates(*(Point(float(x), 3.0, 0) for x in range(bound + 1)))
+    keep_targets(corridor, "too many", too_many)  # larger than the bound: not kept
+    assert kept_targets(corridor, "too many") is None
+    assert kept_targets(corridor, "half") is half
+    keep_targets(corridor, "half", third)  # kept anew under its key: its old set's points go
+    keep_targets(corridor, "other", other)  # "third" goes, least recently used
+    kept = [kept_targets(corridor, key) for key in ("half", "third", "other")]
+    assert kept == [third, None, other]
+    assert kept_targets(loaded(svg(level("L", 0, paths(line(0, 0, 9, 0))))), "half") is None
+
+
+def joined_afresh(mode: ModeGraph, monkeypatch: pytest.MonkeyPatch) -> list[Point]:
+    """The points `mode` joins afresh from now on (not kept, not handed over)."""
+    joined: list[Point] = []
+    fresh = mode._joins
+
+    def joins(points: Sequence[Point], stop: object) -> list[Join | None]:
+        joined.extend(points)
+        return fresh(points, None)
+
+    monkeypatch.setattr(mode, "_joins", joins)
+    return joined
+
+
+def test_the_start_is_joined_once_for_the_choice_and_its_route(corridor, monkeypatch):
+    """The route after a choice takes the start's join the choice made (a nearest route
+    joins its start once, as a plain route does); it is handed over once, not kept."""
+    targets = candidates(BRANCH, FAR_END, ALONG)
+    closest(corridor, Profile(FOOT), SOURCE, targets)  # the candidates' joins now kept
+    joined = joined_afresh(corridor.modes[FOOT], monkeypatch)
+    start = Point(20.0, 0.0, 0)
+    found = closest(corridor, Profile(FOOT), start, targets)
+    assert found is not None and found.first == [2]
+    assert joined == [start]
+    route = find_route(corridor, Profile(FOOT), start, ALONG)
+    assert isinstance(route, Route) and route.feet == pytest.approx(5.0, rel=1e-12)
+    assert joined == [start]  # the route took it, and the candidate's was kept
+    find_route(corridor, Profile(FOOT), start, ALONG)
+    assert joined == [start, start]  # given once: an ad-hoc point is not kept
+
+
+def test_at_most_a_few_joins_wait_for_their_route(corridor, monkeypatch):
+    starts = [Point(float(x), 0.0, 0) for x in range(40, 40 + HANDED_OVER + 2)]
+    for start in starts:
+        closest(corridor, Profile(FOOT), start, candidates(ALONG))
+    mode = corridor.modes[FOOT]
+    joined = joined_afresh(mode, monkeypatch)
+    mode.joins(starts)
+    assert joined == starts[:2]  # the two oldest went; the others waited

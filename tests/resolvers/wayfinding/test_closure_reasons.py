@@ -6,8 +6,14 @@ end) and the demo."""
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
 from typing import Any
 
+import httpx
+
+from rest.app import create_app
+from storage import collections as c
 from tests.resolvers.wayfinding.closure_env import MAP, Env, cleared, world
 
 env = world()
@@ -79,3 +85,27 @@ async def test_nearest_names_what_stands_in_the_way_of_every_candidate(env: Env)
     assert none_left["reason"] == (
         "no candidate is reachable on foot from the start without stairs"
     )
+
+
+async def test_the_search_that_names_a_closure_is_paid_after_it_ran(env: Env, settings):
+    """A route only closures block searches once more, without them, to name the ones in
+    its way: work its price could not know, charged once it ran (PATH_SEARCH_COST, 0.9
+    of a rate unit). A route that exists pays its price alone."""
+    limited = replace(settings, rate_limit_per_second=0.01, rate_limit_burst=400)
+    transport = httpx.ASGITransport(app=create_app(limited, env.store))
+    await env.store[c.RATE_BUDGETS].delete_many({})
+    headers = env.headers(env.reader)
+    body = {"data": {"from": WEST, "to": EAST}}
+    async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as client:
+        url = f"/v1/maps/{MAP}/route"
+        first = await client.post(url, json=body, headers=headers)
+        again = await client.post(url, json=body, headers=headers)  # a kept answer
+        for target in ({"unit_id": "cl-lobby"}, {"connector_id": "cl-lift"}):
+            await close(env, MAP, **target)
+        await close(env, MAP, unit_id="cl-shop")
+        blocked = await client.post(url, json=body, headers=headers)
+    assert blocked.json()["reason"] == f"{FOOT} {JOINS}: Lobby is closed"
+    remaining = [int(r.headers["ratelimit-remaining"]) for r in (first, again, blocked)]
+    price = remaining[0] - remaining[1]  # what a route costs, in whole units
+    assert (400 - remaining[0], price) == (price, price)
+    assert remaining[2] == math.floor(400 - 3 * price - 0.9)
