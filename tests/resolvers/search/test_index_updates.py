@@ -36,6 +36,7 @@ from resolvers.search.indexes import (
 from resolvers.search.places import collect
 from resolvers.wayfinding.versioned_cache import KEY_BYTES, VersionedCache
 from storage import collections as c
+from storage.cache.read_cache import ReadCache
 from storage.cache.switch_gate import Switch
 from storage.database import Store
 from storage.embedded.server import EmbeddedServer
@@ -135,6 +136,7 @@ async def tower(db_server: EmbeddedServer, tmp_path: Path) -> AsyncIterator[Towe
     async with fresh_store(db_server) as store:
         await import_data(store, dataset(), tmp_path)
         store.watch_changes()
+        STREAM[:] = [store.cache]
         await until(lambda: store.cache.live, "the change stream comes up")
         other: AsyncMongoClient[Any] = AsyncMongoClient(db_server.uri)
         try:
@@ -157,13 +159,30 @@ async def delivered(tower: Tower, writer: str, write: Callable[[], Any], *names:
         )
 
 
+FLUSHES = "flushes"
+STREAM: list[ReadCache] = []  # the tower's read cache (its fixture sets it)
+
+
 def counts() -> dict[str, int]:
-    return BUILDS.figures()
+    """The builds so far, and the read cache's flushes (a stream that restarted)."""
+    return {**BUILDS.figures(), FLUSHES: STREAM[0].flushes if STREAM else 0}
 
 
 def since(before: dict[str, int]) -> dict[str, int]:
     """What was built since `before`, by how."""
-    return {name: value - before[name] for name, value in counts().items() if value != before[name]}
+    now = counts()
+    changed = (name for name in now if name != FLUSHES and now[name] != before[name])
+    return {name: now[name] - before[name] for name in changed}
+
+
+def assert_updated(before: dict[str, int], updates: int = 1) -> None:
+    """`updates` updates since `before`; unless the change stream restarted meanwhile (the
+    embedded database timing out under a loaded test run): the journal then vouches for
+    nothing, and building from everything is the right answer."""
+    if counts()[FLUSHES] != before[FLUSHES]:
+        assert since(before).get("full_builds", 0) >= 1
+    else:
+        assert since(before) == {"updates": updates}
 
 
 async def from_database(store: Store, asset: str) -> tuple[list[Any], list[Any]]:
@@ -212,7 +231,7 @@ async def test_a_rename_is_an_update(tower: Tower, writer: str):
         tower, writer, lambda: locations.update_one({"_id": "loc-t-1-03"}, rename), c.LOCATIONS
     )
     index = await tower.index()
-    assert since(before) == {"updates": 1}
+    assert_updated(before)
     assert found(index, "zephyr annex") == ["t-1-03"]
     await assert_fresh(tower, index)
 
@@ -232,7 +251,7 @@ async def test_an_insert_is_an_update(tower: Tower, writer: str, monkeypatch):
 
     await delivered(tower, writer, write, c.UNITS, c.LOCATIONS)
     index = await tower.index()
-    assert since(before) == {"updates": 1}
+    assert_updated(before)
     assert found(index, "quiet library") == ["t-2-77"]  # the unit, named by its location
     await assert_fresh(tower, index)
 
@@ -249,7 +268,7 @@ async def test_a_delete_is_an_update(tower: Tower, writer: str):
 
     await delivered(tower, writer, write, c.UNITS, c.LOCATIONS)
     index = await tower.index()
-    assert since(before) == {"updates": 1}
+    assert_updated(before)
     assert found(index, "lift a 103") == []
     await assert_fresh(tower, index)
 
@@ -265,7 +284,7 @@ async def test_a_move_to_another_asset_is_an_update_of_both(tower: Tower, writer
         tower, writer, lambda: locations.update_one({"_id": "loc-t-2-05"}, moved), c.LOCATIONS
     )
     tower_index, annex_index = await tower.index(), await tower.index(ANNEX)
-    assert since(before) == {"updates": 2}
+    assert_updated(before, 2)
     # The tower's unit stays, named as stored; the annex has the location, a place alone.
     assert found(tower_index, "moved kiosk") == []
     assert found(annex_index, "moved kiosk") == ["loc-t-2-05"]
@@ -309,7 +328,7 @@ async def test_an_import_transaction_is_an_update(tower: Tower):
     before = counts()
     await import_data(tower.store, data, tower.folder)
     index = await tower.index()
-    assert since(before) == {"updates": 1}
+    assert_updated(before)
     assert found(index, "harbor lounge") == ["t-1-04"]
     assert found(index, "night pharmacy") == ["t-1-90"]
     await assert_fresh(tower, index)
@@ -362,7 +381,7 @@ async def test_more_than_a_quarter_changed_builds_from_everything(tower: Tower):
     fewer = {"$set": {"name": "Fewer"}}
     await tower.store[c.LOCATIONS].update_many({"_id": {"$in": ids[:20]}}, fewer)
     await assert_fresh(tower, await tower.index())
-    assert since(before) == {"updates": 1}  # a quarter is still an update
+    assert_updated(before)  # a quarter is still an update
 
 
 async def test_while_an_import_switches_it_builds_from_everything(tower, monkeypatch):
