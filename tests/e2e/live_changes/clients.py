@@ -18,7 +18,7 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 
 from resolvers.auth.keys import create_key
-from resolvers.auth.permissions import UNIT_ATTRIBUTES_READ
+from resolvers.auth.permissions import UNIT_ATTRIBUTES_READ, UNIT_ATTRIBUTES_WRITE
 from storage import collections as c
 from storage.database import Store, connect
 from tests.servers import Served, own_demo_database
@@ -31,13 +31,14 @@ CHANGES = (
     "groupId: $group, after: $after) { change cursor assignment { attributeId unitId } } }"
 )
 PROTOCOL = [websockets.Subprotocol("graphql-transport-ws")]
+WRITER = (1000.0, 100_000)  # the writer's own rate limit: tokens a second, burst
 
 
 @dataclass
 class Live:
     """A served process's database: its store (another client, as the CLI is), the
-    operator's key, a key that may read assignments, and the units of the group's
-    writes."""
+    operator's key, a key that may read assignments, the units of the group's writes,
+    and the key that writes them."""
 
     settings: Any
     store: Store
@@ -45,6 +46,7 @@ class Live:
     reader: str
     reader_id: str
     units: list[str]
+    writer: str
 
     def items(self) -> list[dict[str, str]]:
         return [
@@ -73,7 +75,14 @@ async def live_database(db_server: Any, tmp_path: Path, name: str) -> AsyncItera
             )
             units = await store[c.UNITS].distinct("_id", {"asset_id": "harbor-view"})
             reader = await create_key(store, "reader", [UNIT_ATTRIBUTES_READ], None)
-            yield Live(settings, store, admin, reader.secret, reader.key_id, sorted(units)[:10])
+            # A bulk writer with a limit of its own (`keys create --rate-limit`): a round
+            # of 200 changes spends 81 tokens (docs/api.md, "Rate limits"), and the tests
+            # write thousands of changes as fast as the server takes them.
+            writer = await create_key(store, "writer", [UNIT_ATTRIBUTES_WRITE], None, WRITER)
+            units_written = sorted(units)[:10]
+            yield Live(
+                settings, store, admin, reader.secret, reader.key_id, units_written, writer.secret
+            )
         finally:
             await store.close()
 
@@ -132,7 +141,7 @@ async def closed_with(socket: ClientConnection, timeout: float = 10.0) -> tuple[
 
 async def write_rounds(client: httpx.AsyncClient, live: Live, rounds: int) -> None:
     """`rounds` times: assign every item of the group, then remove them (200 events)."""
-    headers = {"API-Key": live.admin, "Experimental-Flags": FLAG}
+    headers = {"API-Key": live.writer, "Experimental-Flags": FLAG}
     path = f"/v1/units/attribute-groups/{GROUP}/units"
     for _ in range(rounds):
         for target, status in ((path, 200), (f"{path}/remove", 204)):
