@@ -104,7 +104,9 @@ async def test_an_idle_floorgate_costs_at_most_one_and_a_half_the_minimal_server
                     break
         finally:
             s.stop(minimal)
-    # What it does idle, whatever the machine's load: the stream's getMores, no poll.
-    assert {k for k, v in ran.items() if v} == {"getMore"}, ran
+    # What it does idle, whatever the machine's load: the stream's getMores, no poll (and
+    # once a minute the record of its request budget, which a second window may meet).
+    assert {k for k, v in ran.items() if v} <= {"getMore", "update"}, ran
+    assert ran.get("update", 0) <= 1, ran
     assert ran["getMore"] <= IDLE_SECONDS / (STREAM_WAIT_MS / 1000) + 2, ran
     assert figures["floorgate"] <= RATIO * figures["minimal"], shown
