@@ -142,3 +142,21 @@ async def test_debts_on_one_bucket_are_all_counted(store):
     assert stored is not None
     assert stored["tat"] == pytest.approx(now + 10.0)
     assert stored["expires_at"].timestamp() == pytest.approx(now + 10.0 + 60.0, abs=0.01)
+
+
+@pytest.mark.security
+async def test_a_write_refused_by_scope_writes_and_owes_nothing(store, settings, charged_group):
+    """A key scoped to another asset writing this asset's units: refused before anything
+    is written, charged its request's one token only."""
+    from resolvers.auth.keys import create_key
+    from resolvers.auth.permissions import UNIT_ATTRIBUTES_WRITE
+
+    other = (await create_key(store, "w-other", [UNIT_ATTRIBUTES_WRITE], ["asset-2"])).secret
+    async with limited_client(store, settings, burst=400) as client:
+        refused = await client.put(
+            URL, json={"data": items(100)}, headers={"API-Key": other, **FLAG}
+        )
+    assert refused.status_code == 422, refused.text  # the units do not exist for this key
+    assert refused.json()["fields"]["data.0.unit_id"] == ["no unit 'u-001' in asset 'asset-1'"]
+    assert remaining(refused) == 399
+    assert await store[c.ASSIGNMENTS].count_documents({"group_id": GROUP}) == 0
