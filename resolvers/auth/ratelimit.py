@@ -126,6 +126,11 @@ class Seen:
     tat: float = 0.0  # the bucket's arrival time as last seen: at most the real one
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one round trip at a time
 
+    def drop_stale(self) -> None:
+        """Allowance unspent past its time goes: the shared bucket has refilled meanwhile."""
+        if time.monotonic() > self.allowance_until:
+            self.allowance = 0.0
+
 
 class SharedLimiter:
     """One token bucket per key for every process, in `collection`."""
@@ -202,8 +207,7 @@ class SharedLimiter:
         bucket, burst, _, capacity = self._limit(key_id, limit)
         seen = self._seen.get(bucket)
         if seen is not None:
-            if time.monotonic() > seen.allowance_until:
-                seen.allowance = 0.0
+            seen.drop_stale()
             seen.allowance = min(float(burst), seen.allowance + units)
             seen.allowance_until = self._held_until(capacity)
 
@@ -218,8 +222,7 @@ class SharedLimiter:
             return
         bucket, _, interval, _ = self._limit(key_id, limit)
         seen = self._seen_of(bucket)
-        if time.monotonic() > seen.allowance_until:
-            seen.allowance = 0.0
+        seen.drop_stale()
         spent = min(seen.allowance, units)
         seen.allowance -= spent
         units -= spent
@@ -276,8 +279,7 @@ class SharedLimiter:
     @staticmethod
     def _from_allowance(seen: Seen, units: float) -> bool:
         """Spend `units` of the allowance if it holds them (dropped once too old)."""
-        if time.monotonic() > seen.allowance_until:
-            seen.allowance = 0.0
+        seen.drop_stale()
         if seen.allowance >= units:
             seen.allowance -= units
             return True
