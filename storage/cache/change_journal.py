@@ -3,9 +3,9 @@ of the read cache, so that a value derived from many documents (an asset's searc
 can read again only those that changed instead of all of them.
 
 Each document event (insert, update, replace, delete) of a followed collection is noted
-with its document's `_id` at the next position (positions count noted events and never
-go back). The journal is complete from `start`: every change the stream delivered from
-that position on is in it. A value read while the stream was up, after taking
+with its document's `_id` at the next position (positions count noted events and resets,
+and never go back). The journal is complete from `start`: every change the stream
+delivered from that position on is in it. A value read while the stream was up, after taking
 `position`, holds every change noted before that position (the stream delivers a
 change only once it is committed, and a read begun after it sees it); every later one is
 in `since(position)`, for as long as that stays complete.
@@ -101,10 +101,10 @@ class ChangeJournal:
         if name is None:
             return  # not followed
         size = _id_bytes(document_id)
-        self.position += 1
         if size is None or size > MAX_ID_BYTES:
-            self.reset()  # not kept: nothing before it is known complete
+            self.reset()  # not kept (its position is the reset's): nothing before is known
             return
+        self.position += 1
         entry = Entry(name, document_id, ENTRY_BYTES + size)
         self._entries.append(entry)
         self.bytes += entry.size
@@ -114,9 +114,12 @@ class ChangeJournal:
 
     def reset(self) -> None:
         """Everything noted so far is incomplete (events may have been missed), and no
-        waiter's echo is coming: they are answered False at once."""
+        waiter's echo is coming: they are answered False at once. The reset takes a
+        position of its own: one taken before it, even with no event noted since, is no
+        longer complete (the changes made while the stream was down are in no journal)."""
         self._entries.clear()
         self.bytes = 0
+        self.position += 1
         self.start = self.position
         self.resets += 1
         waiters, self._waiters = self._waiters, []

@@ -81,14 +81,29 @@ def test_an_id_it_cannot_keep_makes_everything_before_incomplete():
     assert journal.since(4, ["units"]) == {"units": {"u5"}}
 
 
+def test_a_reset_with_nothing_noted_since_makes_a_position_incomplete():
+    """A value read at a position, the stream down (changes made meanwhile are in no
+    journal) and up again before any event: that position must not read as complete."""
+    journal = ChangeJournal()
+    journal.follow(["units"])
+    taken = journal.position
+    journal.reset()
+    assert (journal.start, journal.position, len(journal)) == (1, 1, 0)
+    assert journal.since(taken, ["units"]) is None
+    assert journal.since(journal.position, ["units"]) == {"units": set()}
+    journal.note("units", at(1), "u1")
+    assert journal.since(1, ["units"]) == {"units": {"u1"}}
+
+
 def test_a_flush_of_the_read_cache_makes_it_incomplete():
     cache = ReadCache(1 << 20)
     assert cache.went_up(cache.interruptions)
     cache.journal.follow(["units"])
+    up = cache.journal.position  # the flush of going up took one
     apply_change(cache, change("update", "units", at(1), "u1"))
-    assert cache.journal.since(0, ["units"]) == {"units": {"u1"}}
+    assert cache.journal.since(up, ["units"]) == {"units": {"u1"}}
     apply_change(cache, {"operationType": "drop", "ns": {"db": "d", "coll": "units"}})
-    assert cache.journal.since(0, ["units"]) is None
+    assert cache.journal.since(up, ["units"]) is None
     mark = cache.journal.position
     for kind in ("insert", "replace", "delete"):
         apply_change(cache, change(kind, "units", at(2), f"{kind}d"))
@@ -104,12 +119,13 @@ def test_the_echo_of_an_own_write_is_noted_too():
     cache = ReadCache(1 << 20)
     assert cache.went_up(cache.interruptions)
     cache.journal.follow(["units"])
+    up = cache.journal.position
     cache.acknowledged("units", at(5))
     assert cache.acked_at(("units", "locations")) == at(5)
     version = cache.version("units")
     apply_change(cache, change("update", "units", at(5), "mine"))
     assert (cache.version("units"), cache.stream_echoes) == (version, 1)
-    assert cache.journal.since(0, ["units"]) == {"units": {"mine"}}
+    assert cache.journal.since(up, ["units"]) == {"units": {"mine"}}
     assert (cache.stats().journal_events, cache.stats().journal_bytes) == (1, ENTRY_BYTES + 4)
 
 
