@@ -62,7 +62,7 @@ LANGUAGE_HEADERS: dict[str, Any] = {
 def request_language(request: Request, default: str, problems: FieldErrors) -> Language:
     """The language `request` asks for: `lang=` (one well-formed tag or `*`; a problem of
     the input otherwise), else `Accept-Language` (431 when too long: ApiError)."""
-    given = request.query_params.getlist(LANG)
+    given = request.query_params.getlist(LANG) if request.scope.get("query_string") else ()
     if given:
         if len(given) > 1:
             problems.add(LANG, "must be given once")

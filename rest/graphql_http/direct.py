@@ -12,10 +12,9 @@ A query's answer depends on its document, operation name and variables, on who a
 (permissions, assets, flags) and on what it read. It is kept under a digest of the
 first three and the caller's permissions, assets and flags, with the versions of the
 collections it read, and served while those hold. Before a kept answer is served, the
-key has been looked up (`GraphQLView.refusal`), the root fields' access is checked
-again, the operation priced and the cost its first run settled at charged, as on its
-first run (cached parse, validation and price); only execution and encoding are
-skipped.
+key has been looked up (`GraphQLView.refusal`) and the cost its first run settled at is
+charged; the root fields' access, validation and the price are not done again: the key
+holds everything they read (`schema.execution.running.runner`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The REST face: match a route, turn the request into the variables of its operation,
-hand that to the runner (`schema.execution.running.runner`: access, price, cache, charge,
+hand that to the runner (`schema.execution.running.runner`: access, cache, price, charge,
 execute on the route's plan or its GraphQL document, settle, keep), and turn the answer
 into the REST response."""
 

@@ -1,4 +1,4 @@
-"""The one runner of every operation, from either face: access, price, cache, charge,
+"""The one runner of every operation, from either face: access, cache, price, charge,
 execute, settle, keep, in this order and only here.
 
 A face (REST's `rest.v1.dispatch`, `/graphql`'s `rest.graphql_http.view`) translates its
@@ -11,10 +11,13 @@ It translates the `Ran` answer back into HTTP. What the runner owns:
 1. **access**: `admit` checks the key, flag and permission a route names before its
    face reads a body (a /graphql document's root fields are checked by its `price`, once
    parsed: its body is the document);
-2. **price**: the operation's cost before anything runs (refused over the limit);
-3. **cache**: an answer kept for the same input and caller, while the data it read
-   holds, is served after access and charge, as on its first run: only execution and
-   encoding are skipped;
+2. **cache**: an answer kept for the same input and caller, while the data it read
+   holds, is served after access, charged what its first run settled at. Its key holds
+   everything the price and a document's checks read (the document, operation and
+   variables, or the route and query; the caller's permissions, assets and flags; the
+   language), so they would find what they found then and are not done again (a
+   /graphql kept answer spent a fifth of its CPU on them);
+3. **price**: the operation's cost before anything runs (refused over the limit);
 4. **charge**: the cost against the key's rate limit (a kept answer: what its first run
    settled at, kept beside it; one cost store, the read cache's entry);
 5. **execute**: in the request's language (its reads give names in it, `storage.cache.names`),
@@ -113,16 +116,15 @@ class OperationRunner:
             await authorize(context, permission=permission, flag=flag)
 
     async def run(self, call: OperationCall[R]) -> Ran[R]:
-        """Price, cache, charge, execute, settle, keep (ApiError refuses)."""
+        """Cache, price, charge, execute, settle, keep (ApiError refuses)."""
         context, operation = call.context, call.operation
-        cost = await operation.price()
-        key = call.key if self.cache is not None and cost is not None else None
-        if key is not None:
-            assert self.cache is not None
-            kept = self.cache.answer(key)
+        if call.key is not None and self.cache is not None:
+            kept = self.cache.answer(call.key)
             if kept is not None:
                 await context.charge(kept.cost)
                 return Ran(kept.data, kept.tag, None)
+        cost = await operation.price()
+        key = call.key if self.cache is not None and cost is not None else None
         if cost is not None and call.charged:
             await context.charge(cost)
         reads = None if key is None else ReadLog(key)

@@ -93,7 +93,7 @@ async def test_an_answer_is_kept_and_served_at_what_it_settled(store, settings, 
     context = context_of(store, settings, keys.full)
     served = await runner.run(OperationCall(context, again, encoded, key))
     assert (served.content, served.tag, served.result) == (ran.content, "tag", None)
-    assert again.steps == ["price"]  # priced (its checks ran), not executed
+    assert again.steps == []  # neither priced (its key holds what that read) nor executed
     assert context.cost == 7  # charged what the first run settled at
 
 
@@ -166,4 +166,4 @@ async def test_a_kept_answer_is_served_only_after_its_charge(store, settings, ke
     with pytest.raises(ApiError) as refused:
         await runner.run(OperationCall(context_of(store, limited, keys.full), again, encoded, key))
     assert refused.value.code is ErrorCode.RATE_LIMITED
-    assert again.steps == ["price"]
+    assert again.steps == []
