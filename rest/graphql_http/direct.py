@@ -1,12 +1,16 @@
 """One GraphQL operation read from a `/graphql` request, run directly, and its answer
 kept when it is a query (docs/api.md, "Read cache").
 
-A request that is plainly one query or mutation (a JSON POST or a GET, whose document
-parses and names one operation the method allows) runs through the runner
-(`schema.execution.running.runner`) as a `schema.execution.running.document.DocumentOperation`: the
-same checks and execution as strawberry's pipeline, without its per-operation machinery.
-Anything else (a batch, a malformed body, a document that does not parse, a mutation
-over GET) goes to strawberry, which answers it as before.
+Every operation of a `/graphql` request (a JSON POST or a GET) runs through the runner
+(`schema.execution.running.runner`) as a `schema.execution.running.document.DocumentOperation`:
+the same checks and execution as strawberry's pipeline, without its per-operation
+machinery. Anything that is not plainly one operation the method allows is refused here,
+in our error format, with the words strawberry's HTTP view used (`operation_params`,
+`chosen_operation`): a body that is not JSON, a batch, members of the wrong type, an
+unknown operation name, a mutation over GET (422 on `body`), a body that is not
+`application/json` (415); a document that does not parse is answered 200 with its one
+GraphQL error (`ParseFailed`), as GraphQL over HTTP's `application/json` answers are.
+Strawberry's view serves only the IDE page and the WebSocket.
 
 A query's answer depends on its document, operation name and variables, on who asks
 (permissions, assets, flags) and on what it read. It is kept under a digest of the
@@ -54,69 +58,117 @@ class Operation:
     key: Hashable | None
 
 
-def operation_params(request: Request, body: bytes | None) -> dict[str, Any] | None:
-    """`query`, `variables` and `operationName` of a GET or of a JSON POST's body, when
-    the request is plainly one operation; else None (strawberry then reads it as before)."""
+def operation_params(request: Request, body: bytes | None) -> dict[str, Any]:
+    """`query`, `variables` and `operationName` of a GET or of a JSON POST's body; ApiError
+    when they are not plainly one operation's."""
     if request.method == "GET":
         params: dict[str, Any] = dict(request.query_params)
         raw = params.get("variables")
         try:
             params["variables"] = orjson.loads(raw) if raw else None
         except orjson.JSONDecodeError:
-            return None
+            raise body_problem(NOT_JSON) from None
     else:
-        if body is None or request.headers.get("content-type", "").split(";")[0].strip() != (
-            "application/json"
-        ):
-            return None
+        media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if body is None or media_type != "application/json":
+            raise ApiError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, content_type="application/json")
         try:
             params = orjson.loads(body)
         except orjson.JSONDecodeError:
-            return None
+            raise body_problem(NOT_JSON) from None
     if isinstance(params, list):
-        return None  # a batch: strawberry refuses it ("Batching is not enabled")
-    if not isinstance(params, dict):  # strawberry's reading of it failed: a 500
-        raise ApiError(ErrorCode.BAD_USER_INPUT, fields={"body": [NOT_AN_OBJECT]})
+        raise body_problem(BATCH)
+    if not isinstance(params, dict):
+        raise body_problem(NOT_AN_OBJECT)
     query, variables, name = (params.get(k) for k in ("query", "variables", "operationName"))
-    if not isinstance(query, str) or not isinstance(name, str | None):
-        return None
+    if query is None:
+        raise body_problem(NO_QUERY)
+    if not isinstance(query, str):
+        raise body_problem(QUERY_TYPE)
     if not isinstance(variables, dict | None):
-        return None
+        raise body_problem(VARIABLES_TYPE)
+    if not isinstance(name, str | None):
+        raise body_problem(NAME_TYPE)
     return {"query": query, "variables": variables, "operationName": name}
 
 
+def body_problem(reason: str) -> ApiError:
+    """A request that is not plainly one operation: 422 on `body`."""
+    return ApiError(ErrorCode.BAD_USER_INPUT, fields={"body": [reason]})
+
+
+class ParseFailed(Exception):
+    """A document that does not parse: answered 200 with its one GraphQL error."""
+
+    def __init__(self, error: GraphQLError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+# The words of strawberry's HTTP view (and of the GraphQL spec, for UNNAMED), kept.
+NOT_JSON = "Unable to parse request body as JSON"
+BATCH = "Batching is not enabled"
 NOT_AN_OBJECT = "The GraphQL request must be a JSON object."
+NO_QUERY = "No GraphQL query found in the request"
+QUERY_TYPE = "The GraphQL operation's `query` must be a string or null, if provided."
+VARIABLES_TYPE = "The GraphQL operation's `variables` must be an object or null, if provided."
+NAME_TYPE = "The GraphQL operation's `operationName` must be a string or null, if provided."
+NO_OPERATION = "Can't get GraphQL operation type"
+MUTATION_OVER_GET = "mutations are not allowed when using GET"
 NAME = "operationName"
 UNNAMED = "Must provide operation name if query contains multiple operations."
-ALLOWED = {"GET": (OperationType.QUERY,), "POST": (OperationType.QUERY, OperationType.MUTATION)}
+
+
+def chosen_operation(
+    document: DocumentNode, name: str | None, method: str
+) -> OperationDefinitionNode:
+    """The operation `name` picks in `document`, if `method` may run it; ApiError if not.
+    A subscription is chosen: its checks run, then it is refused (`DocumentOperation`)."""
+    definition = get_operation_ast(document, name)
+    if definition is None:
+        if name is not None:
+            raise body_problem(f'Unknown operation named "{name}".')
+        if several_operations(document):  # the GraphQL spec's error
+            raise ApiError(ErrorCode.BAD_USER_INPUT, fields={NAME: [UNNAMED]})
+        raise body_problem(NO_OPERATION)
+    if method == "GET" and definition.operation is OperationType.MUTATION:
+        raise body_problem(MUTATION_OVER_GET)
+    return definition
+
+
+async def parsed(caches: DocumentCaches, query: str) -> DocumentNode:
+    """The cached parse; ApiError for a document over the size limit (nothing is parsed),
+    ParseFailed for one that does not parse (not cached: parsed again)."""
+    try:
+        return await caches.document(query)
+    except GraphQLError as error:
+        raise ParseFailed(error) from None
 
 
 async def operation_of(
     request: Request, context: RequestContext, caches: DocumentCaches, keep: bool
-) -> Operation | None:
+) -> Operation:
     """The request's one operation, with its answer's key when `keep` and it is a keyed
-    query; None for anything else (strawberry answers it). ApiError for a document over
-    the size limit (`DocumentCaches.too_large`), a body that is JSON but no object, and
-    several operations without a name."""
+    query. ApiError or ParseFailed for anything else (see the module)."""
     body = await request.body() if request.method == "POST" else None
     if body is not None and len(body) > PARSE_ON_LOOP_CHARS:  # JSON of many small objects
         params = await run_cpu(operation_params, request, body)  # decodes ~60 MB/s
     else:
         params = operation_params(request, body)
-    if params is None:
-        return None
-    try:
-        document = await caches.document(params["query"])
-    except ApiError:
-        raise  # too large: nothing is parsed, by either path
-    except GraphQLError:
-        return None  # strawberry answers it (a failed parse is not cached: parsed again)
-    definition = get_operation_ast(document, params["operationName"])
-    if definition is None and params["operationName"] is None and several_operations(document):
-        # The GraphQL spec's error; strawberry ran the first operation instead.
-        raise ApiError(ErrorCode.BAD_USER_INPUT, fields={NAME: [UNNAMED]})
-    if definition is None or definition.operation not in ALLOWED.get(request.method, ()):
-        return None
+    document = await parsed(caches, params["query"])
+    definition = chosen_operation(document, params["operationName"], request.method)
+    return await prepared(document, definition, params, context, keep)
+
+
+async def prepared(
+    document: DocumentNode,
+    definition: OperationDefinitionNode,
+    params: dict[str, Any],
+    context: RequestContext,
+    keep: bool,
+) -> Operation:
+    """The operation chosen, in the language its `@lang` asks for, with its answer's key
+    when `keep` and it is a keyed query (also for a persisted query's document)."""
     asked = operation_tag(definition, params["variables"])
     if asked is not None:  # `@lang` comes before `?lang=` and Accept-Language (issue 51)
         wrong = checked_lang(asked)

@@ -42,11 +42,12 @@ from resolvers.errors import ApiError, ErrorCode, invalid
 from resolvers.limits import PARSE_ON_LOOP_CHARS
 from rest.etags import REVALIDATE, body_etag, etag_matches
 from rest.graphql_http.direct import (
-    ALLOWED,
     NAME,
     UNNAMED,
     Operation,
-    answer_key,
+    chosen_operation,
+    parsed,
+    prepared,
     several_operations,
 )
 from rest.responses import error_response, json_response
@@ -204,7 +205,7 @@ class PersistedQueries:
                 False,
             )
         if not isinstance(query, str):
-            return None  # strawberry answers it as before
+            return None  # not a text: `operation_of` refuses it
         limit = self.max_document_bytes
         if len(query) > limit or len(query.encode("utf-8", "surrogatepass")) > limit:
             return error_response(ApiError(ErrorCode.DOCUMENT_TOO_LARGE, limit=str(limit)))
@@ -258,36 +259,37 @@ class PersistedQueries:
         context: RequestContext,
         caches: DocumentCaches,
         keep: bool,
-    ) -> Operation | Response | None:
+    ) -> Operation | Response:
         """The request's operation, as `rest.graphql_http.direct.operation_of` reads one:
         through the cached parse of the text (a known hash skips parsing and validation).
-        None when the text came with the request and is not plainly one operation the
-        method allows (strawberry answers it from the request, as before); for a hash
-        alone, the answer strawberry would give."""
+        A text that came with the request and is not plainly one operation the method
+        allows is refused as `operation_of` refuses it (ApiError, ParseFailed); for a hash
+        alone, the answer strawberry gave."""
         params = asked.params
+        name = params["operationName"]
+        if asked.sent_text:
+            sent = await parsed(caches, params["query"])
+            chosen = chosen_operation(sent, name, request.method)
+            return await prepared(sent, chosen, params, context, keep)
         try:
             document = await caches.document(params["query"])
         except ApiError:
             raise  # too large: nothing is parsed
-        except GraphQLError as error:  # strawberry answers a text sent now
-            return None if asked.sent_text else error_response(invalid({"query": [error.message]}))
-        name = params["operationName"]
+        except GraphQLError as error:
+            return error_response(invalid({"query": [error.message]}))
         definition = get_operation_ast(document, name)
         if definition is None and name is None and several_operations(document):
             return error_response(ApiError(ErrorCode.BAD_USER_INPUT, fields={NAME: [UNNAMED]}))
-        if definition is None or definition.operation not in ALLOWED[request.method]:
-            if asked.sent_text:
-                return None
-            if definition is not None and request.method == "GET":
+        if definition is None or (
+            request.method == "GET" and definition.operation is OperationType.MUTATION
+        ):
+            if definition is not None:
                 return error_response(ApiError(ErrorCode.METHOD_NOT_ALLOWED))  # a mutation
             problem = f"Unknown operation named '{name}'."
             return json_response(
                 {"data": None, "errors": [invalid({"query": [problem]}).formatted]}
             )
-        key = None
-        if keep and context.api_key is not None and definition.operation is OperationType.QUERY:
-            key = await answer_key(params, context)
-        return Operation(document, definition, params["variables"], key)
+        return await prepared(document, definition, params, context, keep)
 
     async def ran(self, asked: Asked) -> None:
         """After the operation ran (not refused): store a document a keyed client sent in

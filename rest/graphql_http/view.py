@@ -24,7 +24,7 @@ from resolvers.context import RequestContext, Services
 from resolvers.errors import ApiError, ErrorCode, FieldErrors, classify
 from resolvers.limits import MAX_QUERY_BODY_BYTES, MAX_UNAUTHENTICATED_BODY_BYTES
 from rest.credentials import repeated_key, request_context
-from rest.graphql_http.direct import Operation, operation_of
+from rest.graphql_http.direct import Operation, ParseFailed, operation_of
 from rest.graphql_http.graphiql import PAGE_HEADERS, graphiql_html
 from rest.graphql_http.persisted import PersistedQueries
 from rest.graphql_http.sockets import Sockets
@@ -185,10 +185,11 @@ class GraphQLView(GraphQL[RequestContext, None]):
         return None
 
     async def answer(self, request: Request) -> Response:
-        """One plain query or mutation runs directly (`rest.graphql_http.direct`); a keyed
-        query's kept answer is served after the checks and charge of its first run, and
-        a query's answer without errors is kept while what it read holds. Anything else
-        is strawberry's. A persisted query (`rest.graphql_http.persisted`) is resolved to
+        """Every operation runs through the runner (`rest.graphql_http.direct`); a keyed
+        query's kept answer is served after the charge of its first run, and a query's
+        answer without errors is kept while what it read holds. A request that is not
+        plainly one operation is refused here; strawberry's view serves only the IDE page
+        (and the WebSocket). A persisted query (`rest.graphql_http.persisted`) is resolved to
         its document first, and its document stored once it ran."""
         context = getattr(request.state, "context", None)
         if context is None:  # not an operation: the IDE page
@@ -197,7 +198,7 @@ class GraphQLView(GraphQL[RequestContext, None]):
         asked = await self.persisted.asked(request, context)
         if isinstance(asked, Response):
             return asked
-        operation: Operation | Response | None
+        operation: Operation | Response
         try:
             if asked is None:
                 operation = await operation_of(request, context, self.schema.caches, cache.live)
@@ -205,12 +206,12 @@ class GraphQLView(GraphQL[RequestContext, None]):
                 operation = await self.persisted.operation(
                     asked, request, context, self.schema.caches, cache.live
                 )
-        except ApiError as error:  # a request error: too large (413), unreadable (422)
+        except ApiError as error:  # not plainly one operation: 413, 415, 422
             return error_response(error)
+        except ParseFailed as failed:  # the document's one error, as GraphQL answers it
+            return json_response({"data": None, "errors": [self.format_error(failed.error)]})
         if isinstance(operation, Response):
             return operation
-        if operation is None:
-            return await self.run(request)
         content, ran, clean = await self.outcome(request, context, operation)
         if asked is None or isinstance(content, Response):
             if isinstance(content, Response):

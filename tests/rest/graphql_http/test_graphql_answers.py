@@ -157,6 +157,15 @@ MALFORMED = {
             },
         },
     ),
+    b"{}": refused("No GraphQL query found in the request"),
+    b'{"query": null}': refused("No GraphQL query found in the request"),
+    b'{"query": "{ __typename }", "operationName": 5}': refused(
+        "The GraphQL operation's `operationName` must be a string or null, if provided."
+    ),
+    b'{"query": "query A { __typename }", "operationName": "B"}': refused(
+        'Unknown operation named "B".'
+    ),
+    b'{"query": "fragment F on Query { __typename }"}': refused("Can't get GraphQL operation type"),
     b'{"query": 5}': refused(
         "The GraphQL operation's `query` must be a string or null, if provided."
     ),
@@ -181,8 +190,38 @@ MALFORMED = {
 
 @pytest.mark.parametrize("body", list(MALFORMED))
 async def test_malformed_requests_are_answered_as_before(client, keys, live, body):
-    """Not plainly one operation: strawberry reads it, as without kept answers."""
+    """Not plainly one operation: refused by the view, in strawberry's words, twice the
+    same (nothing of it is kept)."""
     headers = {"API-Key": keys.full, "Content-Type": "application/json"}
     for _ in range(2):
         answer = await client.post("/graphql", content=body, headers=headers)
         assert (answer.status_code, answer.json()) == MALFORMED[body]
+
+
+MALFORMED_GETS = {
+    "query=mutation%20%7B__typename%7D": refused("mutations are not allowed when using GET"),
+    "query=%7B__typename%7D&variables=%7B": refused("Unable to parse request body as JSON"),
+    "query=%7B__typename%7D&variables=5": refused(
+        "The GraphQL operation's `variables` must be an object or null, if provided."
+    ),
+    "variables=%7B%7D&operationName=A": refused("No GraphQL query found in the request"),
+}
+
+
+@pytest.mark.parametrize("query", list(MALFORMED_GETS))
+async def test_malformed_gets_are_refused_in_the_same_words(client, keys, live, query):
+    headers = {"API-Key": keys.full, "Accept": "application/json"}
+    answer = await client.get(f"/graphql?{query}", headers=headers)
+    assert (answer.status_code, answer.json()) == MALFORMED_GETS[query]
+
+
+@pytest.mark.parametrize(
+    "content_type", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data", None]
+)
+async def test_a_body_that_is_not_json_is_415(client, keys, live, content_type):
+    headers = {"API-Key": keys.full} | ({"Content-Type": content_type} if content_type else {})
+    answer = await client.post("/graphql", content=b'{"query": "{ __typename }"}', headers=headers)
+    assert (answer.status_code, answer.json()) == (
+        415,
+        {"message": "Content type must be application/json"},
+    )

@@ -1,8 +1,9 @@
-"""`/graphql` runs a plain query or mutation directly (`schema.execution.running.document`),
-without strawberry's per-operation pipeline: it must answer exactly as strawberry's path
-does. Every case runs twice through the real app, directly and with the direct path
-switched off, the read cache flushed before each, and compares status, body (errors
-sorted: sibling resolvers run concurrently) and resolver calls."""
+"""`/graphql` runs every operation directly (`schema.execution.running.document`), without
+strawberry's per-operation pipeline: it must answer exactly as strawberry's pipeline
+(with the guard as its extension) does. Every case runs twice through the real app,
+directly and with the view's `answer` replaced by strawberry's pipeline, the read cache
+flushed before each, and compares status, body (errors sorted: sibling resolvers run
+concurrently) and resolver calls."""
 
 from __future__ import annotations
 
@@ -11,15 +12,20 @@ from typing import Any
 import orjson
 import pytest
 from graphql import get_introspection_query
+from starlette.requests import Request
+from starlette.responses import Response
 
-import rest.graphql_http.view
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ALL_FLAGS, ALL_PERMISSIONS
+from rest.graphql_http.view import GraphQLView
+from schema.execution.running.document import DocumentOperation
 from tests.schema.test_compiled_executor import generated_cases, recording, strawberry_schema_of
 
 
-async def strawberry_only(*_: Any) -> None:
-    return None  # `operation_of` finding nothing: strawberry's path
+async def strawberry_only(view: GraphQLView, request: Request) -> Response:
+    """The view's `answer` as strawberry's pipeline, with the guard as its extension: the
+    reference the direct path must match (it no longer falls back to it)."""
+    return await view.run(request)
 
 
 async def answered(demo, schema, method: str, body: dict, headers: dict) -> tuple:
@@ -50,7 +56,7 @@ async def both_paths(demo, method: str, body: dict, headers: dict, monkeypatch) 
     schema = strawberry_schema_of(demo.app)
     direct = await answered(demo, schema, method, body, headers)
     with monkeypatch.context() as patch:
-        patch.setattr(rest.graphql_http.view, "operation_of", strawberry_only)
+        patch.setattr(GraphQLView, "answer", strawberry_only)
         strawberry = await answered(demo, schema, method, body, headers)
     assert direct == strawberry, (method, body)
     return direct
@@ -250,13 +256,13 @@ async def test_generated_documents_answer_alike_on_both_paths(demo, monkeypatch)
 async def test_the_direct_path_is_taken(demo, monkeypatch):
     """The cases above would pass vacuously if every request went to strawberry."""
     taken: list[str] = []
-    real = rest.graphql_http.view.DocumentOperation.execute
+    real = DocumentOperation.execute
 
     async def counting(self: Any) -> Any:
         taken.append("direct")
         return await real(self)
 
-    monkeypatch.setattr(rest.graphql_http.view.DocumentOperation, "execute", counting)
+    monkeypatch.setattr(DocumentOperation, "execute", counting)
     demo.store.cache.flush()
     response = await demo.client.post(
         "/graphql", json={"query": UNITS, "variables": {"n": 2}}, headers=demo.headers()
