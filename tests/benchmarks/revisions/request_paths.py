@@ -6,7 +6,7 @@ the interpreter's CPU per request, the client's share included and the same on b
 sides of a comparison.
 
 `python -m tests.benchmarks request_paths` prints the table and a `RESULT` line of JSON
-(`python -m tests.benchmarks.request_paths --rounds N` sets the rounds, 3 by default).
+(`python -m tests.benchmarks.revisions.request_paths --rounds N` sets the rounds, 3 by default).
 To compare two revisions in one run, run this module from each one's tree in turn
 (`--rounds 1` each time, alternating; docs/performance-history.md, "One runner"): each
 is its own process, the machine's state shared by both.
