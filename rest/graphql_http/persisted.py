@@ -96,11 +96,11 @@ def refusal(code: ErrorCode, **message_args: str) -> Response:
     return json_response({"data": None, "errors": [error.formatted]}, error.status, kept)
 
 
-def conditional(content: bytes, request: Request) -> Response:
+def conditional(content: bytes, request: Request, more: dict[str, str]) -> Response:
     """A GET's successful answer with its tag, or 304 when `If-None-Match` names it
-    (`rest/etags.py`, as REST's GETs)."""
+    (`rest/etags.py`, as REST's GETs); `more` headers on both (its language's)."""
     etag = body_etag(content)
-    headers = {"ETag": f'"{etag}"', "Cache-Control": REVALIDATE}
+    headers = {"ETag": f'"{etag}"', "Cache-Control": REVALIDATE, **more}
     if etag_matches(request.headers.get("if-none-match"), etag):
         return Response(status_code=304, headers=headers)
     return Response(content, headers=headers, media_type="application/json")
@@ -314,9 +314,11 @@ class PersistedQueries:
             )
 
     @staticmethod
-    def answer(asked: Asked, request: Request, content: bytes, clean: bool) -> Response:
+    def answer(
+        asked: Asked, request: Request, content: bytes, clean: bool, headers: dict[str, str]
+    ) -> Response:
         """A GET's answer without errors carries its ETag (304 on `If-None-Match`); any
-        other answer is the plain JSON."""
+        other answer is the plain JSON; both with `headers` (the answer's language)."""
         if request.method == "GET" and clean:
-            return conditional(content, request)
-        return Response(content, media_type="application/json")
+            return conditional(content, request, headers)
+        return Response(content, media_type="application/json", headers=headers)

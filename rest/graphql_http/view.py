@@ -219,7 +219,8 @@ class GraphQLView(GraphQL[RequestContext, None]):
             return self.json(content, language_headers(context.language))
         if ran:
             await self.persisted.ran(asked)
-        return self.persisted.answer(asked, request, content, clean)
+        headers = language_headers(context.language)
+        return self.persisted.answer(asked, request, content, clean, headers)
 
     @staticmethod
     def json(content: bytes, headers: dict[str, str] | None = None) -> Response:

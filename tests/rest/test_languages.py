@@ -11,12 +11,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+import orjson
 import pytest_asyncio
 
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ALL_FLAGS, ALL_PERMISSIONS
 from rest.app import create_app
 from storage.imports.importer import import_data
+from storage.persisted_queries import document_hash
 from tests._dbserver import fresh_store
 
 ASSET = "hk-clinic"
@@ -183,6 +185,24 @@ async def test_graphql_answers_in_the_language_asked(site: Site):
         422,
         {"@lang.tag": ["must be a BCP 47 language tag, such as en, zh-Hant or de-CH"]},
     )
+
+
+async def test_a_persisted_query_answers_in_the_language_its_document_asks(site: Site):
+    """`@lang` holds for a persisted document too: sent with its hash, then by the hash
+    alone (which skips parsing)."""
+    document = 'query InChinese @lang(tag: "zh-HK") { asset(id: "hk-clinic") { name } }'
+    persisted = {"persistedQuery": {"version": 1, "sha256Hash": document_hash(document)}}
+    for body in ({"query": document, "extensions": persisted}, {"extensions": persisted}):
+        answer = await site.client.post("/graphql", json=body, headers=site.headers())
+        assert (answer.status_code, answer.json(), answer.headers["content-language"]) == (
+            200,
+            {"data": {"asset": {"name": "海港診所"}}},
+            "zh-Hant",
+        )
+    params = {"extensions": orjson.dumps(persisted).decode()}
+    got = await site.client.get("/graphql", params=params, headers=site.headers())
+    assert (got.json(), got.headers["content-language"]) == (answer.json(), "zh-Hant")
+    assert "Accept-Language" in got.headers["vary"] and got.headers["etag"]
 
 
 async def test_search_finds_every_language_and_answers_in_the_one_asked(site: Site):
