@@ -14,15 +14,12 @@ Run with `make bench` or `python -m tests.benchmarks cold_start` (about a minute
 
 from __future__ import annotations
 
-import asyncio
 import ssl
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
-from rest.ops.tls import ensure_local_certificates
-from storage.embedded.server import EmbeddedServer
 from tests.benchmarks.harness import servers as s
 from tests.benchmarks.harness.report import machine
 from tests.benchmarks.versus_minimal import (
@@ -31,8 +28,7 @@ from tests.benchmarks.versus_minimal import (
     cold_starts,
     commit,
     first_200,
-    prepare,
-    served_env,
+    seeded,
 )
 
 STARTS = 9
@@ -55,14 +51,8 @@ LIBRARIES = (
 
 
 def run(folder: Path) -> None:
-    database = EmbeddedServer(folder / "db")
-    database.start()
-    try:
-        key, _ = asyncio.run(prepare(database.uri, folder))
-        certs = ensure_local_certificates(folder / "tls")
-        env = served_env(database.uri, folder)
-        logs = folder / "logs"
-        logs.mkdir()
+    with seeded(folder) as seed:
+        database, key, certs, env, logs = seed.database, seed.key, seed.certs, seed.env, seed.logs
 
         def floorgate() -> s.Spawned:
             port = s.free_port()
@@ -82,8 +72,6 @@ def run(folder: Path) -> None:
         }
         cold_starts(measures, 1)  # one of each first, to warm the file cache
         samples = cold_starts(measures, STARTS)
-    finally:
-        database.stop()
     print(f"- commit: {commit()}")
     print("\n".join(f"- {line}" for line in machine()))
     print()

@@ -20,7 +20,6 @@ Run with `make bench` or `python -m tests.benchmarks instructions` (about 5 minu
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 import ssl
 import subprocess
@@ -33,8 +32,6 @@ from pathlib import Path
 
 import httpx
 
-from rest.ops.tls import ensure_local_certificates
-from storage.embedded.server import EmbeddedServer
 from tests.benchmarks.harness import servers as s
 from tests.benchmarks.harness.report import machine
 from tests.benchmarks.versus_minimal import (
@@ -42,8 +39,7 @@ from tests.benchmarks.versus_minimal import (
     DATABASE,
     PUBLIC_URL,
     commit,
-    prepare,
-    served_env,
+    seeded,
 )
 
 REQUESTS = {100: 10, 1000: 5}  # page size -> requests counted in a round
@@ -157,14 +153,8 @@ def count(server: s.Spawned, out: Path, key: str, tls: ssl.SSLContext) -> Result
 
 
 def run(folder: Path) -> dict[str, Result]:
-    database = EmbeddedServer(folder / "db")
-    database.start()
-    try:
-        key, _ = asyncio.run(prepare(database.uri, folder))
-        certs = ensure_local_certificates(folder / "tls")
-        env = served_env(database.uri, folder, FLOORGATE_READ_CACHE_MB="0")
-        logs = folder / "logs"
-        logs.mkdir()
+    with seeded(folder, FLOORGATE_READ_CACHE_MB="0") as seed:
+        database, key, certs, env, logs = seed.database, seed.key, seed.certs, seed.env, seed.logs
         tls = ssl.create_default_context(cafile=str(certs.ca_cert))
         results: dict[str, Result] = {}
         for name in ("minimal", "floorgate"):
@@ -185,8 +175,6 @@ def run(folder: Path) -> dict[str, Result]:
             finally:
                 s.stop(spawned)
         return results
-    finally:
-        database.stop()
 
 
 def table(results: dict[str, Result]) -> list[str]:

@@ -38,7 +38,8 @@ import ssl
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -174,6 +175,36 @@ async def prepare(uri: str, folder: Path) -> tuple[str, E18Case]:
     }
     case = E18Case(body, loaded, [placed(x) for x in sources], [placed(x) for x in targets])
     return key.secret, case
+
+
+@dataclass
+class Seeded:
+    """An embedded database seeded by `prepare`, and what its servers start with."""
+
+    database: EmbeddedServer
+    key: str
+    case: E18Case
+    certs: LocalCertificates
+    env: dict[str, str]
+    logs: Path
+
+
+@contextmanager
+def seeded(folder: Path, **settings: str) -> Iterator[Seeded]:
+    """Start a database under `folder`, seed it, make the certificates, the servers'
+    environment (`served_env` with `settings`) and their log folder; the database is
+    stopped whatever happens."""
+    database = EmbeddedServer(folder / "db")
+    database.start()
+    try:
+        key, case = asyncio.run(prepare(database.uri, folder))
+        certs = ensure_local_certificates(folder / "tls")
+        env = served_env(database.uri, folder, **settings)
+        logs = folder / "logs"
+        logs.mkdir()
+        yield Seeded(database, key, case, certs, env, logs)
+    finally:
+        database.stop()
 
 
 # -- measuring --------------------------------------------------------------------------
@@ -393,94 +424,102 @@ def run(folder: Path) -> None:
     load_before = load_average()
     done = Phases().done
 
-    database = EmbeddedServer(folder / "db")
-    database.start()
     started: list[s.Spawned] = []
-    try:
-        key, case = asyncio.run(prepare(database.uri, folder))
-        certs = ensure_local_certificates(folder / "tls")
-        env = served_env(database.uri, folder)
-        logs = folder / "logs"
-        logs.mkdir()
-
-        def floorgate(workers: int = 1, name: str = "floorgate", **extra: str) -> s.Spawned:
-            port = s.free_port()
-            args = s.floorgate_args(port, certs.cert, certs.key, PUBLIC_URL, workers)
-            server = s.spawn(name, args, {**env, **extra}, logs, port)
-            started.append(server)
-            return server
-
-        def minimal() -> s.Spawned:
-            port = s.free_port()
-            args = s.minimal_args(port, certs.cert, certs.key, PUBLIC_URL, database.uri, DATABASE)
-            server = s.spawn("minimal", args, env, logs, port)
-            started.append(server)
-            return server
-
-        servers = Servers(
-            floorgate(),
-            floorgate(1, BARE, FLOORGATE_READ_CACHE_MB="0"),
-            floorgate(2, "floorgate-2w"),
-            minimal(),
+    with seeded(folder) as seed:
+        database, key, case, certs, env, logs = (
+            seed.database,
+            seed.key,
+            seed.case,
+            seed.certs,
+            seed.env,
+            seed.logs,
         )
-        tls = ssl.create_default_context(cafile=str(certs.ca_cert))
-        # The same bytes from both: floorgate compresses what a client accepts (docs/api.md,
-        # "Compression"), the minimal server never does, and httpx asks for gzip and br.
-        headers = {"API-Key": key, "Accept-Encoding": "identity"}
-        for server in (servers.one, servers.bare, servers.two, servers.minimal):
-            s.wait_for_200(server, ASSET_PATH, headers, tls)
-            servers.clients[server.name] = httpx.Client(
-                base_url=server.base, verify=tls, headers=headers, timeout=60.0
-            )
-        done("seeded, servers up")
-        print(f"  load generator: {s.load_tool()}; minimal server: {minimal_stack()}", flush=True)
-        for note in same_bodies(servers):
-            print(f"  {note}", flush=True)
-        cpu = measure_cpu(servers)
-        done("CPU per request")
-        throughput = measure_throughput(servers, database.pid or 0, key, certs, folder)
-        done("throughput")
-        pairs = [ratios_of(cpu, throughput)]
+        try:
 
-        def pair_load(pair: list[s.Spawned]) -> dict[str, Throughput]:
-            return throughput_rounds(
-                pair, ASSET_PATH, key, certs.ca_cert, folder, database.pid or 0
-            )
+            def floorgate(workers: int = 1, name: str = "floorgate", **extra: str) -> s.Spawned:
+                port = s.free_port()
+                args = s.floorgate_args(port, certs.cert, certs.key, PUBLIC_URL, workers)
+                server = s.spawn(name, args, {**env, **extra}, logs, port)
+                started.append(server)
+                return server
 
-        while len(pairs) < FRESH_PAIRS:
-            pairs.append(
-                fresh_pair(
-                    lambda: floorgate(1, BARE, FLOORGATE_READ_CACHE_MB="0"),
-                    minimal,
-                    headers,
-                    tls,
-                    pair_load,
+            def minimal() -> s.Spawned:
+                port = s.free_port()
+                args = s.minimal_args(
+                    port, certs.cert, certs.key, PUBLIC_URL, database.uri, DATABASE
                 )
+                server = s.spawn("minimal", args, env, logs, port)
+                started.append(server)
+                return server
+
+            servers = Servers(
+                floorgate(),
+                floorgate(1, BARE, FLOORGATE_READ_CACHE_MB="0"),
+                floorgate(2, "floorgate-2w"),
+                minimal(),
             )
-            print(f"  pair {len(pairs)}: {pairs[-1]}", flush=True)
-        done("fresh pairs")
-        latency = measure_latency(servers)
-        e18 = measure_e18(servers, case)
-        print(
-            f"  E18: REST {e18['rest']:.2f} ms, read cache off {e18['bare']:.2f} ms, "
-            f"algorithm {e18['alone']:.2f} ms",
-            flush=True,
-        )
-        for client in servers.clients.values():
-            client.close()
-        done("latency, E18")
-        starts = cold_starts(
-            {"floorgate": first_200(floorgate, key, tls), "minimal": first_200(minimal, key, tls)}
-        )
-        cold = {name: median(values) for name, values in starts.items()}
-        done("cold starts")
-        validation = asyncio.run(validation_ms())
-        done("validation")
-        rows = rows_of(cpu, throughput, latency, e18, cold, validation, pairs)
-    finally:
-        for server in started:
-            s.stop(server)
-        database.stop()
+            tls = ssl.create_default_context(cafile=str(certs.ca_cert))
+            # The same bytes from both: floorgate compresses what a client accepts (docs/api.md,
+            # "Compression"), the minimal server never does, and httpx asks for gzip and br.
+            headers = {"API-Key": key, "Accept-Encoding": "identity"}
+            for server in (servers.one, servers.bare, servers.two, servers.minimal):
+                s.wait_for_200(server, ASSET_PATH, headers, tls)
+                servers.clients[server.name] = httpx.Client(
+                    base_url=server.base, verify=tls, headers=headers, timeout=60.0
+                )
+            done("seeded, servers up")
+            print(
+                f"  load generator: {s.load_tool()}; minimal server: {minimal_stack()}", flush=True
+            )
+            for note in same_bodies(servers):
+                print(f"  {note}", flush=True)
+            cpu = measure_cpu(servers)
+            done("CPU per request")
+            throughput = measure_throughput(servers, database.pid or 0, key, certs, folder)
+            done("throughput")
+            pairs = [ratios_of(cpu, throughput)]
+
+            def pair_load(pair: list[s.Spawned]) -> dict[str, Throughput]:
+                return throughput_rounds(
+                    pair, ASSET_PATH, key, certs.ca_cert, folder, database.pid or 0
+                )
+
+            while len(pairs) < FRESH_PAIRS:
+                pairs.append(
+                    fresh_pair(
+                        lambda: floorgate(1, BARE, FLOORGATE_READ_CACHE_MB="0"),
+                        minimal,
+                        headers,
+                        tls,
+                        pair_load,
+                    )
+                )
+                print(f"  pair {len(pairs)}: {pairs[-1]}", flush=True)
+            done("fresh pairs")
+            latency = measure_latency(servers)
+            e18 = measure_e18(servers, case)
+            print(
+                f"  E18: REST {e18['rest']:.2f} ms, read cache off {e18['bare']:.2f} ms, "
+                f"algorithm {e18['alone']:.2f} ms",
+                flush=True,
+            )
+            for client in servers.clients.values():
+                client.close()
+            done("latency, E18")
+            starts = cold_starts(
+                {
+                    "floorgate": first_200(floorgate, key, tls),
+                    "minimal": first_200(minimal, key, tls),
+                }
+            )
+            cold = {name: median(values) for name, values in starts.items()}
+            done("cold starts")
+            validation = asyncio.run(validation_ms())
+            done("validation")
+            rows = rows_of(cpu, throughput, latency, e18, cold, validation, pairs)
+        finally:
+            for server in started:
+                s.stop(server)
     print()
     print(f"- commit: {commit()}")
     print("\n".join(f"- {line}" for line in machine()))

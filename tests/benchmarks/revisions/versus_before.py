@@ -31,7 +31,6 @@ runs every benchmark).
 
 from __future__ import annotations
 
-import asyncio
 import os
 import ssl
 import statistics
@@ -43,8 +42,6 @@ from pathlib import Path
 
 import httpx
 
-from rest.ops.tls import ensure_local_certificates
-from storage.embedded.server import EmbeddedServer
 from tests.benchmarks.harness import servers as s
 from tests.benchmarks.harness.report import Phases, machine
 from tests.benchmarks.harness.side_by_side import (
@@ -55,7 +52,7 @@ from tests.benchmarks.harness.side_by_side import (
     rest_units,
     throughput_rounds,
 )
-from tests.benchmarks.versus_minimal import ASSET_PATH, PUBLIC_URL, prepare, served_env
+from tests.benchmarks.versus_minimal import ASSET_PATH, PUBLIC_URL, seeded
 
 BEFORE_VARIABLE = "FLOORGATE_BEFORE"
 PAIRS = 4  # fresh sets of processes; the goal holds on the median of their ratios
@@ -149,14 +146,8 @@ def run(before_tree: Path, folder: Path) -> bool:
     done = Phases().done
     trees = {"after": Path.cwd(), "before": before_tree}
     executables = {"after": s.FLOORGATE, "before": str(before_tree / ".venv/bin/floorgate")}
-    database = EmbeddedServer(folder / "db")
-    database.start()
-    try:
-        key, _ = asyncio.run(prepare(database.uri, folder))
-        certs = ensure_local_certificates(folder / "tls")
-        env = served_env(database.uri, folder)
-        logs = folder / "logs"
-        logs.mkdir()
+    with seeded(folder) as seed:
+        database, key, certs, env, logs = seed.database, seed.key, seed.certs, seed.env, seed.logs
 
         def spawn(tree: str, name: str, extra: dict[str, str]) -> s.Spawned:
             port = s.free_port()
@@ -174,8 +165,6 @@ def run(before_tree: Path, folder: Path) -> bool:
         for number in range(PAIRS):
             sets.append(one_set(spawn, headers, tls, load, number))
             done(f"set {number + 1} of {PAIRS}")
-    finally:
-        database.stop()
     print()
     print(f"- after: {rev(trees['after'])} ({trees['after']}); before: {rev(before_tree)}")
     print("\n".join(f"- {line}" for line in machine()))
