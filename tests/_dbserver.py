@@ -7,10 +7,14 @@ import contextlib
 import uuid
 from collections.abc import AsyncIterator, Callable
 
+import pymongo
+
 from storage.database import Store, connect
 from storage.embedded.server import EmbeddedServer
 from storage.settings import Settings
 from tests.fixtures import load_fixture_data
+
+DROP_SECONDS = 120.0
 
 
 @contextlib.asynccontextmanager
@@ -27,7 +31,11 @@ async def fresh_store(
     try:
         yield store
     finally:
-        await store.client.drop_database(store.db.name)
+        # The embedded server was seen to answer nothing for over the driver's 20 s
+        # socket timeout under a loaded parallel run (CI, 2026-11-28: a module's drop at
+        # its end, an error of a test that had passed): cleanup waits such a stall out.
+        with pymongo.timeout(DROP_SECONDS):
+            await store.client.drop_database(store.db.name)
         await store.close()
 
 
