@@ -144,5 +144,6 @@ async def demo(
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url=settings.public_url) as client:
         yield Demo(settings, store, app, client, key)
-    await store.client.drop_database(settings.database_name)
+    # Not dropped: the session's server stops next, and a drop at the session's end was
+    # cancelled mid-way once (CI-like run, 2026-11-28), an error after every test passed.
     await store.close()
