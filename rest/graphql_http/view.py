@@ -209,7 +209,7 @@ class GraphQLView(GraphQL[RequestContext, None]):
         except ApiError as error:  # not plainly one operation: 413, 415, 422
             return error_response(error)
         except ParseFailed as failed:  # the document's one error, as GraphQL answers it
-            return json_response({"data": None, "errors": [self.format_error(failed.error)]})
+            return self.error_result(failed.error)
         if isinstance(operation, Response):
             return operation
         content, ran, clean = await self.outcome(request, context, operation)
@@ -251,9 +251,11 @@ class GraphQLView(GraphQL[RequestContext, None]):
         """The answer's JSON; kept only without errors."""
         return Encoded(json_bytes(self.response_of(result)), keep=not result.errors)
 
-    def error_result(self, error: ApiError) -> Response:
-        """A GraphQL response carrying one error and no data, as after any failed check."""
-        headers = {"Retry-After": str(error.retry_after)} if error.retry_after else None
+    def error_result(self, error: ApiError | GraphQLError) -> Response:
+        """A GraphQL response carrying one error and no data, as after any failed check or
+        a document that does not parse."""
+        wait = error.retry_after if isinstance(error, ApiError) else None
+        headers = {"Retry-After": str(wait)} if wait else None
         return json_response({"data": None, "errors": [self.format_error(error)]}, headers=headers)
 
     async def get_context(
