@@ -68,7 +68,7 @@ MARKER_PX = 22.0
 KINDS = ("restroom", "elevator", "stairs", "escalator")
 ROUTED = "document.getElementById('directions').dataset.state === 'ready'"
 PLACE_MS = 4.0  # median time of one placement on the dense floor (2-CPU test machine)
-PLACE_P90_MS = 8.0  # 18 of 20 within half a frame (the shared CPUs pause a run now and then)
+PLACE_P90_MS = 8.0  # 36 of 40 within half a frame (a run is paused now and then)
 
 
 @dataclass(frozen=True)
@@ -298,7 +298,8 @@ ZOOMS = """(async () => {
   const app = window.floorgateViewer.app;
   const frame = () => new Promise((done) => requestAnimationFrame(() => done()));
   app.labels.timings.length = 0;
-  for (const factor of [1.25, 1.25, 1.25, 1.25, 0.8, 0.8, 0.8, 0.8, 1.25, 0.8]) {
+  const factors = [1.25, 1.25, 1.25, 1.25, 0.8, 0.8, 0.8, 0.8, 1.25, 0.8];
+  for (const factor of [...factors, ...factors]) {
     app.panzoom.zoomCentre(factor); await frame(); await frame();
     app.panzoom.panBy(15, -10); await frame(); await frame();
   }
@@ -306,6 +307,7 @@ ZOOMS = """(async () => {
 })()"""
 
 
+@pytest.mark.serial  # a p90 of milliseconds: measured on idle cores, not beside the suite
 def test_placement_takes_a_few_ms_on_the_dense_floor(site, floors):
     session = open_floor(site, floors["dense"])
     timings = js(site, session, ZOOMS)
@@ -313,7 +315,7 @@ def test_placement_takes_a_few_ms_on_the_dense_floor(site, floors):
         f"placement on the dense floor: {len(timings)} runs, median "
         f"{statistics.median(timings):.2f} ms, max {max(timings):.2f} ms"
     )
-    assert len(timings) >= 20
+    assert len(timings) >= 40
     assert statistics.median(timings) <= PLACE_MS
     assert sorted(timings)[int(0.9 * len(timings)) - 1] <= PLACE_P90_MS
 
