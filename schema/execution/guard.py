@@ -12,7 +12,7 @@ here is the operation's one error (data null).
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Hashable
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from functools import partial
 from hashlib import blake2b
@@ -24,12 +24,10 @@ from graphql import (
     GraphQLSchema,
     OperationDefinitionNode,
     OperationType,
-    get_operation_ast,
     parse,
     specified_rules,
 )
 from graphql.validation import ASTValidationRule
-from strawberry.extensions import SchemaExtension
 
 from resolvers.auth.access import authorize
 from resolvers.context import RequestContext
@@ -281,7 +279,7 @@ async def check_cost_of(
     """After a valid document, before anything walks the variables (the cost, coercion):
     a huge list costs nothing to refuse; then the cost against the ceiling (the keyless
     one without a key). Raises the refusal; else the cost, which the caller charges (the
-    runner, `schema.execution.running.runner`; strawberry's pipeline, `OperationGuard`)."""
+    runner, `schema.execution.running.runner`)."""
     oversized = [
         where
         for name, value in (variables or {}).items()
@@ -325,63 +323,3 @@ async def check_operation(
     name = operation.name.value if operation.name else None
     cost = await check_cost_of(caches, schema, document, name, variables, context)
     return Checked(keyed, [], cost)
-
-
-class OperationGuard(SchemaExtension):
-    """The one extension of every operation strawberry runs: the size and token limits and
-    the cached parse, then `check_access` before the cached validation, then `check_cost_of`.
-    One extension instead of four (strawberry's MaxTokensLimiter, ParserCache and
-    ValidationCache did the same) halves strawberry's hook work per operation, about
-    0.3 ms of a small request. (`schema.execution.running.document.DocumentOperation`
-    runs the same checks without strawberry's pipeline.)"""
-
-    def __init__(self, caches: DocumentCaches) -> None:
-        self.caches = caches
-
-    async def on_parse(self) -> AsyncIterator[None]:
-        """The cached parse, within the size and token limits (a long text off the loop)."""
-        execution = self.execution_context
-        assert execution.query is not None, "strawberry parses only a query it was given"
-        execution.graphql_document = await self.caches.document(execution.query)
-        yield
-
-    async def on_validate(self) -> AsyncIterator[None]:
-        execution = self.execution_context
-        document = execution.graphql_document
-        assert document is not None, "validation follows a successful parse"
-        schema = execution.schema._schema
-        operation = get_operation_ast(document, execution.operation_name)
-        subscription = operation is not None and operation.operation is OperationType.SUBSCRIPTION
-        websocket = getattr(execution.context, "over_websocket", False)
-        try:
-            if websocket and not subscription:
-                raise ApiError(ErrorCode.SUBSCRIPTIONS_ONLY)  # no time budget there
-            keyed = await check_access(self.caches, schema, document, operation, execution.context)
-        except ApiError as error:
-            if not (subscription or websocket):
-                raise  # strawberry's execution answers it as the operation's one error
-            # Strawberry's stream lets an exception of this hook escape: the operation
-            # ended without a word. As an error before execution, the client is told.
-            execution.pre_execution_errors = [GraphQLError(str(error), original_error=error)]
-            yield
-            return
-        execution.validation_rules = bounded_rules(execution.validation_rules)
-        execution.pre_execution_errors = await self.caches.validate(
-            schema, document, execution.validation_rules
-        )
-        yield
-        if execution.pre_execution_errors or operation is None:
-            return  # nothing runs
-        cost = await check_cost_of(
-            self.caches,
-            schema,
-            document,
-            execution.operation_name,
-            execution.variables,
-            execution.context,
-        )
-        if keyed:  # strawberry's pipeline has no runner: it charges here
-            assert isinstance(execution.context, RequestContext)
-            await execution.context.charge(cost)
-        if subscription and not websocket:  # its limits first: its errors as over a socket
-            raise ApiError(ErrorCode.NO_SUBSCRIPTIONS_OVER_HTTP)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 import pytest_asyncio
 from pymongo import monitoring
 
@@ -115,14 +116,39 @@ async def test_token_limit(client, keys):
     )
 
 
-async def test_depth_limit():
+async def test_depth_limit(store, keys):
+    from resolvers.context import RequestContext, Services
+    from schema.build import build_schema
+    from schema.execution.running.document import run_operation
+    from storage.settings import Settings
+
+    settings = Settings(graphql_max_depth=3)
+    schema = build_schema(settings)
+    query = "{ assets { data { floors { units { id } } } } }"
+    context = RequestContext(Services(store, settings), keys.full, frozenset())
+    document = await schema.caches.document(query)
+    result = await run_operation(schema, document, document.definitions[0], None, context)
+    assert result.data is None
+    assert [error.message for error in result.errors] == [
+        "'anonymous' exceeds maximum operation depth of 3"
+    ]
+
+
+async def test_strawberry_pipeline_runs_nothing():
+    """Every operation goes through the runner: strawberry's own `execute` on the
+    service's schema answers an error, its `subscribe` raises; neither runs anything."""
     from schema.build import build_schema
     from storage.settings import Settings
 
-    schema = build_schema(Settings(graphql_max_depth=3))
-    result = await schema.execute("{ assets { data { floors { units { id } } } } }")
-    assert result.errors is not None
-    assert result.errors[0].message == "'anonymous' exceeds maximum operation depth of 3"
+    schema = build_schema(Settings())
+    refused = "an operation ran outside floorgate's runner"
+    result = await schema.execute("{ __typename }")
+    assert (result.data, [error.message for error in result.errors]) == (None, [refused])
+    result = schema.execute_sync("{ __typename }")
+    assert (result.data, [error.message for error in result.errors]) == (None, [refused])
+    stream = await schema.subscribe("subscription { __typename }")
+    with pytest.raises(RuntimeError, match=refused):
+        await anext(stream)
 
 
 async def test_syntax_error_is_bad_input(client, keys):

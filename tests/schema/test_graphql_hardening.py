@@ -31,12 +31,13 @@ from resolvers.context import RequestContext, Services
 from rest.app import create_app
 from schema.build import Schema, build_schema
 from schema.execution.executor import CompiledExecutor
-from schema.execution.guard import DocumentCaches, OperationGuard
+from schema.execution.guard import DocumentCaches
 from schema.execution.operation_cost import operation_cost
 from schema.execution.operation_limits import OperationLimits
 from schema.execution.plans import plans_of
 from schema.execution.running.document import run_operation
 from schema.permissions import KeyRequired, requires
+from tests.schema.strawberry_pipeline import OperationGuard
 from tests.schema.test_compiled_executor import strawberry_schema_of
 from tests.schema.test_graphql_guard import headers
 from tests.servers import serve_tls

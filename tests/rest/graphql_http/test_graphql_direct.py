@@ -19,6 +19,7 @@ from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ALL_FLAGS, ALL_PERMISSIONS
 from rest.graphql_http.view import GraphQLView
 from schema.execution.running.document import DocumentOperation
+from tests.schema.strawberry_pipeline import guarded
 from tests.schema.test_compiled_executor import generated_cases, recording, strawberry_schema_of
 
 
@@ -57,6 +58,7 @@ async def both_paths(demo, method: str, body: dict, headers: dict, monkeypatch) 
     direct = await answered(demo, schema, method, body, headers)
     with monkeypatch.context() as patch:
         patch.setattr(GraphQLView, "answer", strawberry_only)
+        patch.setattr(schema, "extensions", guarded(schema))
         strawberry = await answered(demo, schema, method, body, headers)
     assert direct == strawberry, (method, body)
     return direct
