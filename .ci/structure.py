@@ -3,7 +3,8 @@
     .venv/bin/python .ci/structure.py          # the table; exit 1 when a row misses its goal
 
 `make test` runs it before the suite, so a crowded folder, an import cycle, a long module,
-a hand-formatting marker or a test file left at the top of tests/ fails the build.
+a hand-formatting marker, words naming a module or a file that is gone or a test file
+left at the top of tests/ fails the build.
 Imports are read with `ast`, every one of them: at the top, inside functions and under
 `if TYPE_CHECKING:` alike (a cycle through a function-level import is still a cycle).
 """
@@ -269,6 +270,68 @@ def past_the_runner(root: Path = ROOT) -> Row:
     return Row("calls past the runner from rest/", len(offenders), 0, offenders)
 
 
+PACKAGES = (*FLOORS, "tests")
+DOTTED_NAME = re.compile(r"`((?:{})(?:\.[A-Za-z_]\w*)+)".format("|".join(PACKAGES)))
+FILE_PATH = re.compile(r"`((?:{})/[\w/]+\.py)\b(?![ix])".format("|".join(PACKAGES)))
+HISTORY = {"docs/performance-history.md"}  # names what was, by design
+
+
+def defined_names(path: Path) -> set[str]:
+    """Module-level names of a module: what `module.name` may refer to."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return names
+
+
+def names_something(dotted: str, root: Path, known: dict[Path, set[str]]) -> bool:
+    """Whether `dotted` is a module, or a module and a name it defines (the longest
+    module prefix decides)."""
+    parts = dotted.split(".")
+    for end in range(len(parts), 0, -1):
+        base = root.joinpath(*parts[:end])
+        module = (
+            base.with_suffix(".py") if base.with_suffix(".py").exists() else base / "__init__.py"
+        )
+        if not module.exists():
+            continue
+        if end == len(parts):
+            return True
+        if module not in known:
+            known[module] = defined_names(module)
+        return parts[end] in known[module]
+    return False
+
+
+def stale_references(root: Path = ROOT) -> Row:
+    """Docstrings, comments and docs that name a module, a module's name or a file in
+    backticks (`storage.cache.read_cache`, `rest/v1/routes.py`) that does not exist: a
+    rename or a move the words did not follow."""
+    texts = [path for package in PACKAGES for path in sorted((root / package).rglob("*.py"))]
+    texts += [*sorted((root / "docs").glob("*.md")), root / "README.md", root / "DEVELOPERS.md"]
+    known: dict[Path, set[str]] = {}
+    stale = []
+    for path in texts:
+        where = path.relative_to(root).as_posix()
+        if where in HISTORY or not path.exists():
+            continue
+        text = path.read_text(encoding="utf-8")
+        for match in DOTTED_NAME.finditer(text):
+            if not names_something(match.group(1), root, known):
+                stale.append(f"{where}: `{match.group(1)}`")
+        for match in FILE_PATH.finditer(text):
+            if not (root / match.group(1)).exists():
+                stale.append(f"{where}: `{match.group(1)}`")
+    return Row("stale names of modules and files in words", len(stale), 0, sorted(set(stale)))
+
+
 def top_test_files() -> Row:
     top = sorted(path.name for path in TESTS.glob("test_*.py"))
     strays = [
@@ -295,6 +358,7 @@ def table() -> list[Row]:
         format_markers(),
         type_ignores(),
         past_the_runner(),
+        stale_references(),
         top_test_files(),
     ]
 

@@ -6,7 +6,7 @@ write that races a read can never leave a stale entry behind. Versions move when
 
 - this process writes (`storage.cache.change_watch.WriteListener`, when the write is
   acknowledged), so a client always reads its own writes;
-- the change stream reports a change made by anyone (`storage.cache.change_watch.ChangeWatcher`),
+- the change stream reports a change made by anyone (`storage.cache.change_watch.watch_changes`),
   except this process's own write whose acknowledgement already moved it (its "echo": the
   change is no newer than the write's `operationTime`, `already_moved`), which would
   otherwise cost every kept result a second miss;

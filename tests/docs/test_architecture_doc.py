@@ -26,6 +26,7 @@ def test_the_structure_meets_every_goal():
         "`fmt: skip` / `fmt: off` markers",
         "`type: ignore` (each with its code and reason)",
         "calls past the runner from rest/",
+        "stale names of modules and files in words",
         "test files directly in tests/",
     ]
     assert "MISSED" not in result.stdout
@@ -87,6 +88,41 @@ def test_a_type_ignore_without_its_code_or_reason_is_found(tmp_path, monkeypatch
         False,
         ["rest/a.py:1 has no code or reason", "rest/a.py:2 has no code or reason"],
     )
+
+
+def test_words_naming_a_module_or_file_that_is_gone_are_found(tmp_path):
+    """A docstring or a doc naming a module, a module's name or a file that does not
+    exist (a rename the words did not follow) is named; what exists is not, nor a
+    Cython file beside a module, nor the history of performance."""
+    structure = ci_module("structure")
+
+    def write(path: Path, text: str) -> None:  # | for a backtick: not a name in this file
+        path.write_text(text.replace("|", "`"))
+
+    (tmp_path / "storage" / "cache").mkdir(parents=True)
+    (tmp_path / "storage" / "cache" / "__init__.py").write_text("")
+    write(
+        tmp_path / "storage" / "cache" / "journal.py",
+        '"""Kept by |storage.cache.journal.Journal|, fed by |storage.cache.watch.Watcher|."""\n'
+        "import os\n"
+        "class Journal: ...\n"
+        "LIMIT: int = 3\n",
+    )
+    (tmp_path / "docs").mkdir()
+    write(
+        tmp_path / "docs" / "api.md",
+        "See |storage/cache/journal.py|, |storage/cache/gone.py|, |storage.cache.journal.LIMIT|,\n"
+        "|storage.cache.journal.os|, |storage.cache.journal.missing| and |storage/_k.pyx|.\n",
+    )
+    write(tmp_path / "docs" / "performance-history.md", "Once |storage.old|.\n")
+    write(tmp_path / "README.md", "|storage.cache| and |storage.cache.journal|.\n")
+    row = structure.stale_references(tmp_path)
+    assert [offender.replace("`", "|") for offender in row.offenders] == [
+        "docs/api.md: |storage.cache.journal.missing|",
+        "docs/api.md: |storage/cache/gone.py|",
+        "storage/cache/journal.py: |storage.cache.watch.Watcher|",
+    ]
+    assert not row.met
 
 
 def test_a_face_calling_past_the_runner_is_found(tmp_path):
