@@ -61,7 +61,8 @@ def _wings(package: Path) -> list[Path]:
 
 
 def wing_block(wing: Path, indent: str, last: bool) -> list[str]:
-    """A wing, its modules, then its own wings (`rest/v1/planned/`), one step further in."""
+    """A wing, its modules, then its own wings (`schema/execution/running/planned/`), one
+    step further in."""
     inner = sorted(p.stem for p in wing.glob("*.py") if p.stem != "__init__")
     rail = f"{indent}{' ' if last else '│'}       "
     lines = textwrap.wrap(

@@ -93,7 +93,7 @@ def viewer_vocabulary() -> str:
 
 @functools.cache
 def _planned() -> tuple[str, str]:
-    from rest.v1.planned.write import sources
+    from rest.v1.write_plans import sources
 
     return sources()
 
@@ -107,8 +107,8 @@ def planned_shapes() -> str:
 
 
 GENERATED: tuple[Generated, ...] = (
-    Generated("rest/v1/planned/routes.py", planned_routes),
-    Generated("rest/v1/planned/shapes.py", planned_shapes),
+    Generated("schema/execution/running/planned/routes.py", planned_routes),
+    Generated("schema/execution/running/planned/shapes.py", planned_shapes),
     Generated("docs/schema.graphql", schema_sdl),
     Generated("docs/openapi.json", openapi_json),
     Generated("docs/configuration.md", configuration_md),

@@ -2,9 +2,9 @@
 
 Importing strawberry and graphql-core and building the schema is most of a start's CPU
 (docs/performance-history.md, "Cold start"). The REST routes planned ahead of time
-(`rest.v1.planned`) answer without it, so a process serves its first requests while it
-is built: on the first request that needs it (`/graphql`, a route not planned, the
-OpenAPI document, the SDL), or in an idle moment after start (`rest.app`). The thread
+(`schema.execution.running.planned`) answer without it, so a process serves its first
+requests while it is built: on the first request that needs it (`/graphql`, a route not
+planned, the OpenAPI document, the SDL), or in an idle moment after start (`rest.app`). The thread
 holds the interpreter only between switches (`rest.app.SWITCH_INTERVAL_SECONDS`), so the
 event loop keeps answering meanwhile.
 """

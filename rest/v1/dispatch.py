@@ -26,7 +26,6 @@ from rest.ops.metrics import ROUTE
 from rest.responses import error_of, error_response, json_bytes
 from rest.v1.documents import OMITTED_WHEN_NULL, without_nulls
 from rest.v1.paging_urls import with_urls
-from rest.v1.planned.routes import PLANS
 from rest.v1.route_rows import TILE_TYPE, RestRoute, Shape
 from rest.v1.router import Match, Router
 from rest.v1.routes import ROUTES
@@ -57,8 +56,9 @@ IDLE_POLL_SECONDS = 0.05
 
 
 class RestApi:
-    """Serves every route of the table: a planned route (`rest.v1.planned`) on its plan,
-    every other through the GraphQL schema, built when first needed (`schema.lazy`)."""
+    """Serves every route of the table through the runner: a planned route
+    (`schema.execution.running.planned`) on its plan, every other through the GraphQL
+    schema, built when first needed (`schema.lazy`)."""
 
     def __init__(self, services: Services, schemas: LazySchema) -> None:
         self.services = services
@@ -125,23 +125,17 @@ class RestApi:
 
     async def run(self, request: Request, match: Match, raw_path: str) -> Response:
         route = match.route
-        plan = PLANS.get(route.operation_id)
         context = request_context(request, self.services)
         if route.shape is Shape.EVENTS and not context.flags:
             context.flags = query_flags(request)
         repeated = repeated_key(request)
         if repeated is not None:
             return error_response(repeated)
-        graphql = None if plan is not None else await self.graphql()
-        if plan is not None:
-            requirement = plan.requirement
-        else:
-            assert graphql is not None
-            requirement = graphql.requirements[route.operation_id]
+        operation = RouteOperation(route, self.documents, context)
         # Access first, before the body is read or anything is validated: a caller who
         # may not call the route learns nothing else and costs nothing more.
         try:
-            await self.runner.admit(context, (requirement,))
+            await self.runner.admit(context, (await operation.requirement(),))
         except ApiError as access_error:
             return error_response(access_error)
         variables, problems = variables_of(route, match.path_values, request)
@@ -155,7 +149,7 @@ class RestApi:
             # a required query parameter is missing (`q`): nothing can run
             return error_response(ApiError(ErrorCode.BAD_USER_INPUT, fields=problems.fields))
         if route.shape is Shape.EVENTS:
-            assert graphql is not None
+            graphql = await self.graphql()
             if problems:
                 return error_response(ApiError(ErrorCode.BAD_USER_INPUT, fields=problems.fields))
             try:
@@ -163,7 +157,7 @@ class RestApi:
             except OperationFailed as failed:
                 return self.refusal(route, failed.error)
         if route.body is not None:
-            assert graphql is not None
+            graphql = await self.graphql()
             try:
                 variables.update(await graphql.body_variables(route, request))
             except ApiError as body_error:
@@ -172,9 +166,10 @@ class RestApi:
         # default page is one unit, per-page=10000 a few more, charged before it runs;
         # what a shorter page did not cost is given back after. Input with problems is
         # run for its other problems, not charged.
+        operation.variables = variables
         call = OperationCall(
             context,
-            RouteOperation(route, plan, self.documents, variables, context),
+            operation,
             partial(self.encode, route, request, raw_path, context.language),
             await self.answer_key(route, context, raw_path, request, problems, variables),
             charged=not problems,

@@ -19,22 +19,8 @@ from rest.v1.event_stream import EventTexts, event_stream
 from rest.v1.json_body import body_problems, body_variables, read_json_body
 from rest.v1.route_rows import RestRoute, Shape
 from rest.v1.routes import ROUTES
-from schema.execution.running.route_documents import RouteDocuments
-from schema.permissions import Requirement, field_requirement
+from schema.execution.running.route_documents import RouteDocuments, requirement_of
 from storage.settings import Settings
-
-
-def requirement_of(schema: GraphQLSchema, route: RestRoute) -> Requirement:
-    """The permission and flag that the route's root field demands, so REST checks
-    access before it reads a body or anything else."""
-    roots = {
-        "query": schema.query_type,
-        "mutation": schema.mutation_type,
-        "subscription": schema.subscription_type,
-    }
-    root = roots[route.operation]
-    assert root is not None
-    return field_requirement(root.fields[route.graphql_field]) or (None, None)
 
 
 class GraphQLRoutes:

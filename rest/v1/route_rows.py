@@ -166,7 +166,7 @@ class RestRoute:
     @cached_property
     def parsed(self) -> DocumentNode:
         """Parsed on first use, not at import: all of them take 15 ms of a cold start, and
-        a planned route (`rest.v1.planned`) answers without GraphQL imported."""
+        a planned route (`schema.execution.running.planned`) answers without GraphQL imported."""
         from graphql import parse
 
         return parse(self.document)

@@ -17,7 +17,7 @@ resolvers only read, so running one again changes nothing. A root field that fai
 (its access check, its resolver) is one error at its path, as graphql-core reports it.
 
 This module imports nothing of GraphQL: the REST table's plans made ahead of time run
-before graphql-core and strawberry are imported (`rest.v1.planned`).
+before graphql-core and strawberry are imported (`schema.execution.running.planned`).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@ for it: Python source with one line per member, each value's type checked inline
 
 A shape is made from graphql-core's types and a document's selection at run time
 (`schema.execution.compiled`), or written ahead of time for the REST table
-(`rest.v1.planned.routes`); either way the same code generator makes its completers,
-and this module imports nothing of GraphQL.
+(`schema.execution.running.planned.routes`); either way the same code generator makes
+its completers, and this module imports nothing of GraphQL.
 
 A completer has no error handling: on anything unexpected (null in a non-null member, a
 value of another type, a missing member, an iterable that is not a list) it raises, and

@@ -47,7 +47,7 @@ from pathlib import Path
 import httpx
 import rest
 from rest.app import create_app
-from rest.v1.planned.routes import PLANS
+from schema.execution.running.planned.routes import PLANS
 from storage.database import connect
 from storage.settings import Settings
 
@@ -128,12 +128,12 @@ async def test_one_row_and_make_generate_serve_a_new_get_route(tmp_path, db_serv
     stale = run(copy, *GENERATE, "--check")
     assert (stale.returncode, stale.stdout) == (
         1,
-        f"rest/v1/planned/routes.py {STALE}\ndocs/openapi.json {STALE}\n",
+        f"schema/execution/running/planned/routes.py {STALE}\ndocs/openapi.json {STALE}\n",
     ), stale.stderr
     written = run(copy, *GENERATE)
     assert (written.returncode, written.stdout) == (
         0,
-        "wrote rest/v1/planned/routes.py\nwrote docs/openapi.json\n",
+        "wrote schema/execution/running/planned/routes.py\nwrote docs/openapi.json\n",
     ), written.stderr
     assert run(copy, *GENERATE, "--check").returncode == 0
 
@@ -149,7 +149,9 @@ async def test_one_row_and_make_generate_serve_a_new_get_route(tmp_path, db_serv
         ("If-None-Match", "header"),
     ]
     assert schema_of(operation) == schema_of(twin)
-    planned = (copy / "rest" / "v1" / "planned" / "routes.py").read_text(encoding="utf-8")
+    planned = (copy / "schema" / "execution" / "running" / "planned" / "routes.py").read_text(
+        encoding="utf-8"
+    )
     assert f'"{NEW[1]}": PlannedRoute(' in planned
 
     existing = await demo.client.get("/v1/maps/map-b1-f1/units?per-page=2", headers=demo.headers())

@@ -1,6 +1,6 @@
 """docs/architecture.md's picture (drawn by .ci/architecture.py, kept current by `make
 generate`) names every package and module of the floors where it is, wings in wings
-included (`rest/v1/planned/`), and nothing else."""
+included (`schema/execution/running/planned/`), and nothing else."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ HEADER = re.compile(r"^(?P<rails>[│ ]*)(?:[├└]── )?(?P<name>[a-z0-9_]+
 
 
 def tree() -> dict[str, set[str]]:
-    """Each package of the floors (`rest/v1/planned`) with its modules."""
+    """Each package of the floors (`schema/execution/running/planned`) with its modules."""
     found: dict[str, set[str]] = {}
     for floor in FLOORS:
         for init in sorted((ROOT / floor).rglob("__init__.py")):
@@ -46,7 +46,7 @@ def pictured(doc: str) -> dict[str, set[str]]:
 def test_the_picture_names_every_package_and_module_where_it_is():
     doc = ci_module("architecture").DOC.read_text(encoding="utf-8")
     assert pictured(doc) == tree()
-    assert "rest/v1/planned" in pictured(doc)
+    assert "schema/execution/running/planned" in pictured(doc)
 
 
 def test_a_module_missing_from_the_picture_is_seen():

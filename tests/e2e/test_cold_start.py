@@ -151,7 +151,8 @@ def test_serve_checks_its_certificate_without_cryptography(cold):
 
 def test_a_planned_route_answers_before_graphql_is_imported(cold):
     """Issue 36: the first answer of a process waits for neither graphql-core nor
-    strawberry (`rest.v1.planned`, `schema.lazy`); the app is made without them too."""
+    strawberry (`schema.execution.running.planned`, `schema.lazy`); the app is made
+    without them too."""
     assert cold["planned"] == [200, []]
 
 

@@ -60,6 +60,7 @@ from schema.execution.compiled import read_field
 from schema.execution.direct import DirectRoot
 from schema.execution.executor import SLICE, CompiledExecutor, YieldingExecutor
 from schema.execution.plans import plans_of
+from schema.execution.running import route as running_route
 from schema.execution.running import route_documents
 from schema.execution.shapes import MAX_GENERATED
 from schema.lazy import LazySchema
@@ -110,16 +111,16 @@ def generic_executor(strawberry_schema: Any) -> Iterator[None]:
     """Both faces on graphql-core's executor for the duration: no direct plans, no REST
     route planned ahead of time."""
     before = strawberry_schema.execution_context_class
-    plans = rest.v1.dispatch.PLANS
+    plans = running_route.PLANS
     strawberry_schema.execution_context_class = YieldingExecutor
     route_documents.CompiledExecutor = YieldingExecutor  # type: ignore[misc]
-    rest.v1.dispatch.PLANS = {}
+    running_route.PLANS = {}
     try:
         yield
     finally:
         strawberry_schema.execution_context_class = before
         route_documents.CompiledExecutor = CompiledExecutor  # type: ignore[misc]
-        rest.v1.dispatch.PLANS = plans
+        running_route.PLANS = plans
 
 
 def outcome(result: graphql.ExecutionResult) -> tuple[Any, list[dict[str, Any]]]:

@@ -1,9 +1,10 @@
 """A REST route's operation, for the runner (`schema.execution.running.runner`): its persisted
-document over the schema, or its plan made ahead of time (`rest.v1.planned`) when it has
-one. The REST face only translates: the route's variables in, its `RouteOperation` to
-the runner, the result (or `OperationFailed`) out in the route's shape.
+document over the schema, or its plan made ahead of time
+(`schema.execution.running.planned`) when it has one. The REST face only translates: the
+route in, its access requirement out, its variables in, the `RouteOperation` to the
+runner, the result (or `OperationFailed`) out in the route's shape.
 
-The strategy is picked per request: a planned route runs on its plan before anything of
+The strategy is picked here, per request: a planned route runs on its plan before anything of
 GraphQL is built; a value its plan does not handle steps aside (`StepAside`), and the
 route then runs through GraphQL exactly as every route not planned does
 (`schema.execution.running.route_documents`). This module imports nothing of GraphQL: a planned
@@ -20,7 +21,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from resolvers.context import RequestContext
 from resolvers.errors import ErrorCode, OperationFailed, classify_raised
 from resolvers.limits import MAX_PER_PAGE, PER_PAGE
-from schema.execution.direct import DirectPlan, StepAside, run_direct
+from schema.execution.direct import Requirement, StepAside, run_direct
+from schema.execution.running.planned.routes import PLANS
 
 if TYPE_CHECKING:  # not imported: a planned route runs before GraphQL is imported
     from graphql import DocumentNode, OperationDefinitionNode
@@ -45,16 +47,10 @@ class RouteDocument(Protocol):
     def body(self) -> object | None: ...
 
 
-class Plan(Protocol):
-    """A route planned ahead of time (`rest.v1.planned.plan.PlannedRoute`)."""
-
-    def direct(self) -> DirectPlan: ...
-
-    def price(self, variables: dict[str, Any]) -> int: ...
-
-
 class Documents(Protocol):
     """The routes' documents over the schema (`route_documents.RouteDocuments`)."""
+
+    def requirement(self, route: RouteDocument) -> Requirement: ...
 
     def cost(self, route: RouteDocument, variables: dict[str, Any]) -> int: ...
 
@@ -64,24 +60,30 @@ class Documents(Protocol):
 
 
 class RouteOperation:
-    """One request of a route (`Priced`): its plan's or its document's price, execution
-    and answered cost."""
+    """One request of a route (`Priced`): its access requirement, then (its variables
+    read) its plan's or its document's price, execution and answered cost."""
 
     def __init__(
         self,
         route: RouteDocument,
-        plan: Plan | None,
         documents: Callable[[], Awaitable[Documents]],
-        variables: dict[str, Any],
         context: RequestContext,
     ) -> None:
         self.route = route
-        self.plan = plan
+        self.plan = PLANS.get(route.operation_id)
         self.documents = documents  # built on first need: a planned route needs none
-        self.variables = variables
         self.context = context
+        self.variables: dict[str, Any] = {}  # the face's, once access is granted
         self.built: Documents | None = None
         self.result: Any = None
+
+    async def requirement(self) -> Requirement:
+        """The permission and flag the route's root field demands, known before its body
+        is read or its variables checked: from its plan, else from the schema."""
+        if self.plan is not None:
+            return self.plan.requirement
+        self.built = await self.documents()
+        return self.built.requirement(self.route)
 
     async def price(self) -> int:
         if self.plan is not None:
@@ -94,7 +96,7 @@ class RouteOperation:
         aside) through GraphQL. Raises OperationFailed with the operation's first error."""
         if self.plan is not None:
             try:
-                outcome = await run_direct(self.plan.direct(), self.context, self.variables)
+                outcome = await run_direct(self.plan.direct(RESULT), self.context, self.variables)
             except StepAside:
                 pass  # graphql-core answers it, exactly
             else:

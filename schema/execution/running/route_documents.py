@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from graphql import ExecutionResult, GraphQLSchema, validate
+from graphql import ExecutionResult, FieldNode, GraphQLSchema, validate
 
 from resolvers.context import RequestContext
 from resolvers.errors import ApiError, ErrorCode, OperationFailed, classify
@@ -18,9 +18,20 @@ from schema.execution.operation_cost import operation_cost
 from schema.execution.plans import precompile
 from schema.execution.running.route import RESULT, RouteDocument
 from schema.execution.running.strategies import execute_document
+from schema.permissions import Requirement, field_requirement
 
 log = logging.getLogger("floorgate.rest")
 MAX_PRICED = 4096  # (route, page size) costs remembered; the rest priced every time
+
+
+def requirement_of(schema: GraphQLSchema, route: RouteDocument) -> Requirement:
+    """The permission and flag that the route's one root field demands, so REST checks
+    access before it reads a body or anything else."""
+    definition = route.definition
+    root = schema.get_root_type(definition.operation)
+    (field,) = definition.selection_set.selections
+    assert root is not None and isinstance(field, FieldNode)
+    return field_requirement(root.fields[field.name.value]) or (None, None)
 
 
 class RouteDocuments:
@@ -32,6 +43,13 @@ class RouteDocuments:
         self.retry_after = retry_after
         self.prepared: set[str] = set()
         self.costs: dict[tuple[str, int | None], int] = {}
+        self.requirements: dict[str, Requirement] = {}
+
+    def requirement(self, route: RouteDocument) -> Requirement:
+        found = self.requirements.get(route.operation_id)
+        if found is None:
+            found = self.requirements[route.operation_id] = requirement_of(self.schema, route)
+        return found
 
     def prepare(self, route: RouteDocument, compile_plan: bool = True) -> None:
         """Validate the route's document and make its plan, once. Not at import or app

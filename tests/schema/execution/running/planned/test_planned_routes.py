@@ -1,7 +1,8 @@
-"""The REST routes planned ahead of time (rest/v1/planned/) are the GraphQL operations
-they are made from: the files are current, each route's access rule and cost are the
-schema's, stored values a plan cannot complete are answered through GraphQL, and the
-answers are GraphQL's byte for byte (every route of the demo with its error paths:
+"""The REST routes planned ahead of time (schema/execution/running/planned/) are the
+GraphQL operations they are made from: the files are current, each route's access rule
+and cost are the schema's, stored values a plan cannot complete are answered through
+GraphQL, and the answers are GraphQL's byte for byte (every route of the demo with its
+error paths:
 `tests/schema/test_compiled_executor.py::test_every_rest_route_answers_alike_on_both_executors`
 runs each with and without plans)."""
 
@@ -13,15 +14,16 @@ from typing import Any
 import pytest
 from graphql import GraphQLFloat
 
-import rest.v1.dispatch
+import schema.execution.running.route as running_route
 from resolvers.context import RequestContext, Services
 from resolvers.reads import list_units
-from rest.v1.graphql_routes import requirement_of
-from rest.v1.planned.plan import PlannedRoute, page_size
-from rest.v1.planned.routes import PLANS
 from rest.v1.routes import ROUTES
 from schema.build import build_schema
 from schema.execution.operation_cost import operation_cost
+from schema.execution.running.planned.plan import PlannedRoute, page_size
+from schema.execution.running.planned.routes import PLANS
+from schema.execution.running.route import RESULT
+from schema.execution.running.route_documents import requirement_of
 from schema.execution.shapes import float_of_int
 from storage.settings import Settings
 
@@ -115,13 +117,13 @@ async def test_a_stored_value_a_plan_cannot_complete_is_answered_through_graphql
     try:
         store.cache.flush()  # each answer computed, none kept from the other
         planned = await client.get("/v1/assets/asset-odd", headers=full_headers)
-        plans = rest.v1.dispatch.PLANS
-        rest.v1.dispatch.PLANS = {}
+        plans = running_route.PLANS
+        running_route.PLANS = {}
         try:
             store.cache.flush()
             through_graphql = await client.get("/v1/assets/asset-odd", headers=full_headers)
         finally:
-            rest.v1.dispatch.PLANS = plans
+            running_route.PLANS = plans
         await store["assets"].update_one({"_id": "asset-odd"}, {"$set": {"name": "Odd"}})
         whole = await client.get("/v1/assets/asset-odd", headers=full_headers)
     finally:
@@ -133,16 +135,16 @@ async def test_a_stored_value_a_plan_cannot_complete_is_answered_through_graphql
 
 def test_a_plan_makes_its_completer_once():
     plan: PlannedRoute = PLANS["getAsset"]
-    assert plan.direct() is plan.direct()
+    assert plan.direct(RESULT) is plan.direct(RESULT)
 
 
 def test_a_planned_page_completes_its_items_as_stored():
     """A page's items come as stored (`_id`): its completer renames each as it builds it
     (no pass over the page first), and completes a page of API objects (`id`) alike.
     A single object is read as an API object, as before."""
-    root = PLANS["listUnits"].direct().roots[0]
+    root = PLANS["listUnits"].direct(RESULT).roots[0]
     assert root.stored_ids is True
-    assert PLANS["getUnit"].direct().roots[0].stored_ids is False
+    assert PLANS["getUnit"].direct(RESULT).roots[0].stored_ids is False
     unit = {
         "asset_id": "asset-1",
         "floor_id": "floor-1",
@@ -165,7 +167,7 @@ async def test_a_planned_page_reads_stored_documents_for_its_call_only(store, se
     """The row's resolver reads the page as stored while the planned route calls it, and
     as API objects once it returned (graphql-core, stepping in, gets those)."""
     context = RequestContext(Services(store, settings), keys.full, frozenset())
-    root = PLANS["listUnits"].direct().roots[0]
+    root = PLANS["listUnits"].direct(RESULT).roots[0]
     seen: list[bool] = []
 
     async def call(context: RequestContext, *values: Any) -> Any:

@@ -1,5 +1,5 @@
-"""The text of the REST table's planned routes (`rest/v1/planned/routes.py` and
-`shapes.py`) from the schema and the route table: `make generate` writes them
+"""The text of the REST table's planned routes (`schema/execution/running/planned/routes.py`
+and `shapes.py`) from the schema and the route table: `make generate` writes them
 (.ci/generate.py) after a change of a route, a root field, a resolver's name or a type a
 route selects, and tests/docs/test_generated_files.py fails while they are stale.
 
@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from resolvers.limits import PER_PAGE
-from rest.v1.planned.plan import page_size
 from rest.v1.route_rows import RestRoute
 from rest.v1.routes import ROUTES
 from schema.build import build_schema
@@ -26,6 +25,7 @@ from schema.execution.direct import Argument, DirectRoot
 from schema.execution.direct_plans import direct_plan
 from schema.execution.operation_cost import operation_cost
 from schema.execution.plans import precompile
+from schema.execution.running.planned.plan import page_size
 from schema.execution.running.route import RESULT
 from schema.execution.shapes import Leaf, ListOf, Member, Obj, Shape
 from storage.settings import Settings
@@ -184,11 +184,11 @@ def sources() -> tuple[str, str]:
         f"from {package} import {', '.join(names)}" for package, names in sorted(packages.items())
     )
     routes = (
-        f'"""The REST table\'s planned routes, by operation id (`rest.v1.planned.plan`)."""\n\n'
+        f'"""The REST table\'s planned routes by operation id (`plan.PlannedRoute`)."""\n\n'
         f"{HEADER}\nfrom __future__ import annotations\n\n{imports}\n"
-        "from rest.v1.planned.plan import PlannedRoute\n"
-        f"from rest.v1.planned.shapes import {shape_names}\n"
         "from schema.execution.direct import Argument\n"
+        "from schema.execution.running.planned.plan import PlannedRoute\n"
+        f"from schema.execution.running.planned.shapes import {shape_names}\n"
         + (f"from schema.execution.shapes import {shape_kinds}\n" if shape_kinds else "")
         + "\n"
         "PLANS: dict[str, PlannedRoute] = {\n" + "\n".join(lines) + "\n}\n"

@@ -1,4 +1,4 @@
-"""The REST table's planned routes, by operation id (`rest.v1.planned.plan`)."""
+"""The REST table's planned routes by operation id (`plan.PlannedRoute`)."""
 
 # Written by `make generate`: do not edit.
 
@@ -7,8 +7,9 @@ from __future__ import annotations
 from resolvers import reads, references
 from resolvers.attributes import assignments
 from resolvers.wayfinding import closure_fields
-from rest.v1.planned.plan import PlannedRoute
-from rest.v1.planned.shapes import (
+from schema.execution.direct import Argument
+from schema.execution.running.planned.plan import PlannedRoute
+from schema.execution.running.planned.shapes import (
     ASSET_OR_NULL,
     ASSET_PAGE,
     ASSET_REFERENCE_PAGE,
@@ -27,7 +28,6 @@ from rest.v1.planned.shapes import (
     UNIT_REFERENCE_GROUP_PAGE,
     UNIT_REFERENCE_PAGE,
 )
-from schema.execution.direct import Argument
 from schema.execution.shapes import ListOf
 
 PLANS: dict[str, PlannedRoute] = {

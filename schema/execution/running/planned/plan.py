@@ -17,7 +17,6 @@ from typing import Any, cast
 
 from resolvers.limits import DEFAULT_PER_PAGE, MAX_PER_PAGE, PER_PAGE
 from schema.execution.direct import STEP_ASIDE, Argument, DirectPlan, DirectRoot, Requirement
-from schema.execution.running.route import RESULT
 from schema.execution.shapes import Generator, Obj, Shape, with_stored_ids
 
 NEVER = object()  # no value a resolver returns is graphql-core's Undefined
@@ -40,14 +39,15 @@ class PlannedRoute:
     # dataclasses.field: the `field` attribute above hides the bare name from mypy
     made: list[DirectPlan] = dataclasses.field(default_factory=list, compare=False, repr=False)
 
-    def direct(self) -> DirectPlan:
-        """The direct plan, its completer generated on first use (about a millisecond)."""
+    def direct(self, key: str) -> DirectPlan:
+        """The direct plan answering under response key `key` (every REST document's
+        `result`), its completer generated on first use (about a millisecond)."""
         if not self.made:
             page = self.filters is not None and isinstance(self.shape, Obj)
             shape = with_stored_ids(cast(Obj, self.shape)) if page else self.shape  # page: an Obj
             complete = Generator(STEP_ASIDE, NEVER).completer(shape)
             root = DirectRoot(
-                RESULT,
+                key,
                 self.field,
                 self.call,
                 self.arguments,
