@@ -28,13 +28,15 @@ NEAR_TURN = 15.0
 NEAR_CONNECTOR = 15.0  # a turn this close before a connector is told with it
 RIDE_GAP = 2.0  # feet: rides of one kind and way closer than this are one
 TOLERANCE = 10.0
+MIN_CHORD = 0.01  # feet: a shorter chord has no direction (routing.bends.MIN_CHORD_FT)
+HAIR = 1e-9  # relative: a chord this close to MIN_CHORD may fall either side in floats
 TYPES = {"depart", "turn", "connector", "arrive"}
 TURN_NAMES = {"uturn", "sharp right", "right", "slight right", "slight left", "left", "sharp left"}
 XY = tuple[float, float]
 
 
 def bearing(a: XY, b: XY, fpu: float) -> float | None:
-    if math.dist(a, b) * fpu < 0.01:
+    if math.dist(a, b) * fpu < MIN_CHORD:
         return None
     return math.degrees(math.atan2(b[0] - a[0], a[1] - b[1])) % 360
 
@@ -78,6 +80,15 @@ class Polyline:
         return (
             bearing(self.point(max(s - WINDOW, lo)), here, self.fpu),
             bearing(here, self.point(min(s + WINDOW, hi)), self.fpu),
+        )
+
+    def at_the_limit(self, s: float, lo: float, hi: float) -> bool:
+        """Whether a window's chord is MIN_CHORD long to a hair: numpy's hypot and
+        math.dist can differ by an ulp there, so whether it has a direction is a coin."""
+        here = self.point(s)
+        chords = (self.point(max(s - WINDOW, lo)), self.point(min(s + WINDOW, hi)))
+        return any(
+            abs(math.dist(here, end) * self.fpu - MIN_CHORD) <= MIN_CHORD * HAIR for end in chords
         )
 
 
@@ -210,6 +221,8 @@ def _check_bends(
             before, after = line.windows(s, 0.0, hi)
             if before is None or after is None or apart(before, after) < 60:
                 continue
+            if line.at_the_limit(s, 0.0, hi):
+                continue  # a chord of 0.01 ft: the planner may see no direction there
             if s >= told_with - WINDOW:
                 continue  # perhaps no vertex more than 15 ft before the connector turns
             assert any(t_leg == leg and abs(t_at - s) <= NEAR_TURN for t_leg, t_at in turns), (

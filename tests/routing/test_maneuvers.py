@@ -449,6 +449,22 @@ def test_the_rules_hold_on_random_routes(drawn):
     check_route(answer(found, plan_maneuvers(found, fpu)), fpu, ["L0", "L1", "L2"])
 
 
+def test_a_chord_of_the_minimum_length_to_a_hair_needs_no_turn():
+    """Found by the rules above: a reversal whose after-chord is 0.01 ft (the shortest with
+    a direction) by math.dist, an ulp shorter by numpy's hypot. The planner sees no
+    direction there, and the rules leave such a chord alone rather than fail on an ulp."""
+    points = [
+        (0.0, 0.0),
+        (0.005217630587225042, -0.014728100897782228),
+        (0.00855691416304907, -0.024154085472362856),
+        (0.0037649939148377215, -0.015376984565185015),
+    ]
+    found = route(leg(points))
+    maneuvers = plan_maneuvers(found, 1.0)
+    assert [m.type.value for m in maneuvers] == ["depart", "arrive"]
+    check_route(answer(found, maneuvers), 1.0, ["L0", "L1", "L2"])
+
+
 def drop_every_measure(plan: Any) -> None:
     """How `_drop_straightened` worked before issue 45: every stop measured again after
     each drop (quadratic in a leg's turns), kept here as the reference."""
