@@ -16,6 +16,11 @@ from dataclasses import dataclass
 
 from parsing.limits import MAX_TAG_CHARS
 
+# The language of a name the data does not tag, when the import is not told it
+# (`--language`): IMDF's plain-string label, OpenStreetMap's plain `name` (docs/imdf.md,
+# docs/osm.md, "Names in several languages").
+UNSAID_LANGUAGE = "en"
+
 # Keys of CLDR's likely subtags looked up: a language and a region parsed from a tag, so
 # at most a few hundred of at most 8 characters.
 LIKELY_KEPT = 1024

@@ -9,7 +9,8 @@ kind with a count and a few examples, never silently:
 - a plain array of features, or one feature, in place of a FeatureCollection;
 - 3-D coordinates (the third value is dropped);
 - properties spelled in camelCase or with known misspellings (`levelId`, `displayPoint`);
-- labels as a plain string, not a language map, or under keys of no language (issue 51).
+- labels as a plain string, not a language map, or under keys of no language (issue 51:
+  `parsing.imdf.labels`).
 
 A venue also comes as one JSON document (issue 35): an object whose keys are the
 collections (`{"unit": {...FeatureCollection}, "level": [...features]}`, at the top or
@@ -30,8 +31,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
-
-from parsing.language_tags import canonical_tag, parse_tag, suits
 
 FEATURE_TYPES = (
     "address",
@@ -80,14 +79,13 @@ OWN_PROPERTIES = {"address": frozenset({"address", "unit"})}
 EXAMPLES_KEPT = 3
 # Bounds on what is read from a document, beside the archive's (storage.imdf.venue):
 # arrays and objects nested deeper than any venue needs (about 12 levels) are refused
-# before a feature is read, so nothing after recurses out of Python's stack; a label is
-# cut to a name's length; input quoted in a message or a report example is cut too.
+# before a feature is read, so nothing after recurses out of Python's stack; a label
+# (`parsing.imdf.labels`) or a category is cut to a name's length; input quoted in a
+# message or a report example is cut too.
 MAX_NESTING = 64
 MAX_LABEL_CHARS = 255
 SHOWN_CHARS = 80  # an id, key or name quoted in a message
 EXAMPLE_CHARS = 240  # one example of the report, with the file or key it names
-UNDETERMINED = "und"  # BCP 47's "language not said": a label key of no language
-DEFAULT_LANGUAGE = "en"  # of a plain label when `languages` names no language
 # Feature types that IMDF gives a geometry and without which the map is wrong: a
 # level, unit or opening without one is an error, not a skip (docs/imdf.md).
 GEOMETRY_REQUIRED = ("level", "unit", "opening")
@@ -374,65 +372,6 @@ def _drop_repeated_ids(features: dict[str, list[Feature]], report: Report) -> No
             seen.add(feature.id)
             kept.append(feature)
         features[kind] = kept
-
-
-def label(value: Any, languages: tuple[str, ...], report: Report | None = None) -> str | None:
-    """An IMDF label's text in its default language (`label_texts`), None without one."""
-    return next(iter(label_texts(value, languages, report).values()), None)
-
-
-def label_texts(
-    value: Any, languages: tuple[str, ...], report: Report | None = None
-) -> dict[str, str]:
-    """Every language of a label (`{"en": "Lobby", "zh-hant": "大堂"}`) by canonical tag,
-    the default first: the first of `languages` it has (else the best-suited tag: `en`
-    finds `en-US`), else its first. A plain string, or the text of a key of no language
-    (`english`, `und`) when none is in it, is in the venue's language (`languages[0]`);
-    departures are reported. Texts are stripped (spaces alone are none) and cut."""
-    venue_language = next(filter(None, map(name_language, languages)), DEFAULT_LANGUAGE)
-    remarks = report if report is not None else Report()  # a quiet read's go nowhere
-    if isinstance(value, str):
-        remarks.add("label is a plain string, not a language map", value[:40])
-        value = {venue_language: value}
-    known: dict[str, str] = {}
-    unknown: list[tuple[str, str]] = []
-    for key, text in value.items() if isinstance(value, dict) else ():
-        if not isinstance(text, str) or not text.strip():
-            continue
-        tag = name_language(str(key))
-        if tag is None:
-            unknown.append((str(key), text.strip()))
-        elif tag not in known:
-            known[tag] = text.strip()
-        else:
-            remarks.add("label language given twice, the first kept", f"{key}: {text[:40]}")
-    for number, (key, text) in enumerate(unknown):  # a name is never lost for its key
-        read = number == 0 and venue_language not in known
-        known |= {venue_language: text} if read else {}
-        what = "read as the venue's language" if read else "skipped"
-        remarks.add(f"label key that is no language tag, {what}", f"{key}: {text[:40]}")
-    first = _chosen(known, languages)
-    texts = {first: known[first], **known} if first is not None else {}
-    for text in (text for text in texts.values() if len(text) > MAX_LABEL_CHARS):
-        remarks.add(f"label longer than {MAX_LABEL_CHARS} characters, cut", text)
-    return {tag: text[:MAX_LABEL_CHARS] for tag, text in texts.items()}
-
-
-def name_language(text: str) -> str | None:
-    """A label key's (or `--language`'s) language, a canonical tag; None for none, `und`."""
-    return None if (tag := canonical_tag(text)) == UNDETERMINED else tag
-
-
-def _chosen(texts: dict[str, str], languages: tuple[str, ...]) -> str | None:
-    """The default of `texts` for `languages` (`label_texts`; equals: the first)."""
-    for wanted in filter(None, map(parse_tag, languages)):
-        if wanted.text in texts:
-            return wanted.text
-        scores = {tag: suits(wanted, given) for tag in texts if (given := parse_tag(tag))}
-        fitting = [tag for tag, score in scores.items() if score is not None]
-        if fitting:
-            return max(fitting, key=lambda tag: scores[tag] or 0)
-    return next(iter(texts), None)
 
 
 def require_geometry(archive: Archive, name: str) -> None:

@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from parsing.imdf.read import Feature, label_texts
+from parsing.imdf.labels import label_texts
+from parsing.imdf.read import Feature
 from storage.imdf.venue import Unit, Venue
 
 # IMDF unit categories of the ways between levels (ramps too: a wheelchair's).

@@ -15,7 +15,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from parsing.imdf.read import label
+from parsing.imdf.labels import label
 from storage.imdf.venue import Venue
 
 PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")

@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Set
 from dataclasses import dataclass, field
 
-from parsing.imdf.read import label
+from parsing.imdf.labels import label
 from storage.imdf.categories import CATEGORY_LANGUAGE, category_label
 from storage.imdf.contents import Contents
 from storage.imdf.venue import Venue

@@ -11,8 +11,9 @@ from typing import Any
 
 from shapely.geometry import Point
 
+from parsing.imdf.labels import label
 from parsing.imdf.projection import Canvas
-from parsing.imdf.read import Feature, label
+from parsing.imdf.read import Feature
 from storage import collections as c
 from storage.imdf.contents import Contents, has_location
 from storage.imdf.ids import VenueIds

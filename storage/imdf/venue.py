@@ -20,6 +20,7 @@ from shapely.geometry.base import BaseGeometry
 from shapely.ops import polylabel
 
 from parsing.imdf.drawing import DrawnLevel
+from parsing.imdf.labels import label_texts, name_language
 from parsing.imdf.projection import LocalPlane, plane_for
 from parsing.imdf.read import (
     Archive,
@@ -27,8 +28,6 @@ from parsing.imdf.read import (
     ImdfError,
     feature_type_of,
     is_manifest,
-    label_texts,
-    name_language,
     read_archive,
     read_document,
     require_geometry,

@@ -11,7 +11,9 @@ from typing import Any
 from shapely.geometry import Point
 from shapely.ops import unary_union
 
-from parsing.imdf.read import Archive, Feature, Report, name_language
+from parsing.imdf.labels import name_language
+from parsing.imdf.read import Archive, Feature, Report
+from parsing.language_tags import UNSAID_LANGUAGE
 from parsing.osm.levels import level_text
 from parsing.osm.model import ATTRIBUTION, OsmData, OsmFeature
 from storage.imdf.categories import CATEGORY_LANGUAGE
@@ -20,9 +22,6 @@ from storage.osm.convert import Sorted, as_geojson, sort_features
 from storage.osm.openings import openings
 from storage.osm.tags import point_category
 
-# The language of OSM's plain `name` (OSM does not say it) when neither --language nor
-# a `name:xx` equal to it does (docs/osm.md, "Names in several languages").
-DEFAULT_LANGUAGE = "en"
 VENUE_TAGS = (("shop", "mall"), ("railway", "station"), ("public_transport", "station"))
 FORM_NOTE = f"data {ATTRIBUTION}"
 
@@ -84,7 +83,7 @@ def osm_archive(
 def venue_language(data: OsmData, languages: tuple[str, ...]) -> str:
     """The language of the file's plain `name` tags: the first `--language`, else the `xx`
     whose `name:xx` equals `name` on the most features (ties: the first in alphabetical
-    order), else DEFAULT_LANGUAGE."""
+    order), else UNSAID_LANGUAGE."""
     given = next(filter(None, map(name_language, languages)), None)
     if given is not None:
         return given
@@ -95,7 +94,7 @@ def venue_language(data: OsmData, languages: tuple[str, ...]) -> str:
             tag = name_language(key[5:]) if key.startswith("name:") and value == name else None
             if tag is not None:
                 counts[tag] += 1
-    return min(counts, key=lambda tag: (-counts[tag], tag)) if counts else DEFAULT_LANGUAGE
+    return min(counts, key=lambda tag: (-counts[tag], tag)) if counts else UNSAID_LANGUAGE
 
 
 def _labels(tags: dict[str, str], language: str, report: Report, source: str) -> dict[str, Any]:

@@ -7,8 +7,9 @@ import math
 import orjson
 import pytest
 
+from parsing.imdf.labels import label
 from parsing.imdf.projection import Canvas, LocalPlane
-from parsing.imdf.read import ImdfError, Report, feature_type_of, label, read_archive
+from parsing.imdf.read import ImdfError, Report, feature_type_of, read_archive
 
 
 @pytest.mark.parametrize(

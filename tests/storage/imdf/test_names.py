@@ -22,7 +22,8 @@ import httpx
 import orjson
 import pytest_asyncio
 
-from parsing.imdf.read import Report, label_texts, read_archive, read_document
+from parsing.imdf.labels import label_texts
+from parsing.imdf.read import Report, read_archive, read_document
 from parsing.language_tags import parse_tag
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ALL_FLAGS, ALL_PERMISSIONS
