@@ -69,9 +69,15 @@ def in_two_hours() -> str:
 
 
 def until_shown(site: Site, session: str, until: str) -> str:
-    """The end as the page writes it: the time in the browser's language (today)."""
-    expression = f"""new Date({json.dumps(until)}).toLocaleTimeString([],
-        {{hour: '2-digit', minute: '2-digit'}})"""
+    """The end as the page writes it, in the browser's language: the time when it is
+    today in the browser's time zone, else the day and the time (two hours from now
+    is tomorrow after 22:00)."""
+    expression = f"""(() => {{
+        const at = new Date({json.dumps(until)});
+        const time = at.toLocaleTimeString([], {{hour: '2-digit', minute: '2-digit'}});
+        if (at.toDateString() === new Date().toDateString()) return time;
+        return at.toLocaleDateString([], {{day: 'numeric', month: 'short'}}) + ', ' + time;
+    }})()"""
     return f"until {js(site, session, expression)}"
 
 
