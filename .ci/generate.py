@@ -57,9 +57,9 @@ def schema_sdl() -> str:
 
 
 def openapi_json() -> str:
-    from rest.v1.graphql_routes import requirement_of
     from rest.v1.openapi import openapi_document
     from rest.v1.routes import ROUTES
+    from schema.execution.running.route_documents import requirement_of
     from storage.settings import Settings
 
     schema = _schema()._schema  # graphql-core's, under strawberry's

@@ -1,5 +1,5 @@
-"""What REST needs of the schema, once it is built (`schema.lazy`): each route's access
-rule, its documents (`schema.execution.running.route_documents.RouteDocuments`: validated,
+"""What REST needs of the schema, once it is built (`schema.lazy`): the routes' documents
+(`schema.execution.running.route_documents.RouteDocuments`: their access rules, validated,
 priced and run by the runner), the body's variables and problems in REST words, and the
 event streams.
 """
@@ -18,8 +18,7 @@ from rest.v1.bodies import read_text_body
 from rest.v1.event_stream import EventTexts, event_stream
 from rest.v1.json_body import body_problems, body_variables, read_json_body
 from rest.v1.route_rows import RestRoute, Shape
-from rest.v1.routes import ROUTES
-from schema.execution.running.route_documents import RouteDocuments, requirement_of
+from schema.execution.running.route_documents import RouteDocuments
 from storage.settings import Settings
 
 
@@ -29,7 +28,6 @@ class GraphQLRoutes:
     def __init__(self, schema: GraphQLSchema, settings: Settings) -> None:
         self.schema = schema
         self.settings = settings
-        self.requirements = {route.operation_id: requirement_of(schema, route) for route in ROUTES}
         self.documents = RouteDocuments(schema, settings.retry_after_seconds)
         self.event_texts = EventTexts()  # each change's event, for every stream
 

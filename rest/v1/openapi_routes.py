@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from rest.v1.routes import ROUTES
 from storage.settings import Settings
 
 if TYPE_CHECKING:
@@ -31,7 +32,8 @@ def openapi_routes(
             routes = await graphql()
             from rest.v1.openapi import as_yaml, openapi_document
 
-            document = openapi_document(routes.schema, routes.requirements, settings)
+            requirements = {r.operation_id: routes.documents.requirement(r) for r in ROUTES}
+            document = openapi_document(routes.schema, requirements, settings)
             made["json"] = orjson.dumps(document, option=orjson.OPT_INDENT_2)
             if kind == "yaml":  # tens of ms: only when asked for
                 made["yaml"] = as_yaml(document)

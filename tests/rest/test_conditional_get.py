@@ -21,10 +21,10 @@ import xxhash
 from resolvers.auth.permissions import ALL_FLAGS
 from rest.app import create_app
 from rest.browser_headers import EXPOSED_HEADERS
-from rest.v1.graphql_routes import requirement_of
 from rest.v1.route_rows import RestRoute, Shape
 from rest.v1.routes import ROUTES
 from schema.build import build_schema
+from schema.execution.running.route_documents import requirement_of
 
 # Every GET that answers a document; an event stream is never revalidated (it resumes).
 # A tile's tag and caching are its own (tests/resolvers/tiles/test_tiles.py, docs/tiles.md).

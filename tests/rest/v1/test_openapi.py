@@ -21,11 +21,11 @@ import pytest
 import yaml
 from openapi_spec_validator import validate as validate_openapi
 
-from rest.v1.graphql_routes import requirement_of
 from rest.v1.openapi import EXAMPLES_FILE, FLAGS_HEADER, RELEASE_DATE
 from rest.v1.route_rows import Example, RestRoute, Shape
 from rest.v1.routes import ASSIGNMENT, ROUTES
 from schema.build import build_schema
+from schema.execution.running.route_documents import requirement_of
 from storage.settings import Settings
 from tests.streams import event_stream
 
