@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from resolvers.auth.keys import Caller, KeyCache, lookup_caller
 from resolvers.auth.permissions import BEYOND_METRICS, reads_metrics_only
 from resolvers.auth.ratelimit import RateLimiter, SharedLimiter
-from resolvers.errors import ApiError, ErrorCode
+from resolvers.errors import ApiError, ErrorCode, database_away
 from resolvers.language import Language
 from resolvers.limits import (
     COST_PER_RATE_UNIT,
@@ -229,7 +229,7 @@ class RequestContext:
         try:
             caller = await lookup_caller(self.store, secret, self.services.key_cache, suspect)
         except UNAVAILABLE_ERRORS as error:
-            raise unavailable(self.settings) from error
+            raise database_away(error, self.settings.retry_after_seconds) from error
         if caller is None:
             self._refuse(ErrorCode.INVALID_KEY)
         if reads_metrics_only(caller.permissions) and not self.reads_metrics:

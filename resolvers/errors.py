@@ -11,6 +11,7 @@ REST route planned ahead of time answers before graphql-core is imported, issue 
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,8 @@ from storage.database import UNAVAILABLE_ERRORS
 
 if TYPE_CHECKING:
     from graphql import GraphQLError
+
+log = logging.getLogger("floorgate")
 
 
 class ErrorCode(StrEnum):
@@ -231,8 +234,15 @@ def classify_raised(error: BaseException, retry_after: int) -> ApiError:
     if isinstance(error, ApiError):
         return error
     if isinstance(error, UNAVAILABLE_ERRORS):
-        return ApiError(ErrorCode.SERVICE_UNAVAILABLE, retry_after=retry_after)
+        return database_away(error, retry_after)
     return ApiError(ErrorCode.INTERNAL)
+
+
+def database_away(error: BaseException, retry_after: int) -> ApiError:
+    """The 503 of a database that did not answer, logged with the driver's class (no
+    server selected, a socket timed out): a 503 nobody can explain cannot be mended."""
+    log.warning("database unavailable (%s): answered 503", type(error).__name__)
+    return ApiError(ErrorCode.SERVICE_UNAVAILABLE, retry_after=retry_after)
 
 
 def classify(error: GraphQLError | ApiError, retry_after: int) -> ApiError:
