@@ -1,2 +1,3 @@
-"""Tests of resolvers/wayfinding/: waypoints against a map's drawing, and the time budget
-of route and distance-matrix work (issue 45)."""
+"""Tests of resolvers/wayfinding/: routes and the distance matrix (E18) through the real
+app, maneuvers, waypoints against a map's drawing and on the earth, nearest, costing,
+landmarks, and the time budget of route work (issue 45)."""

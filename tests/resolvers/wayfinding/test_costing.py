@@ -22,14 +22,14 @@ import pytest
 import pytest_asyncio
 
 from resolvers.wayfinding.costing import EXCLUDE_WORDS, kmh_to_feet_per_second
-from tests.resolvers.test_distance_matrix import (
+from tests.resolvers.wayfinding.test_distance_matrix import (
     FOOT,
     ROUTE_MAP,
     STAIRS_MAP,
     STAIRS_STEP,
     demo_env,
 )
-from tests.resolvers.test_route import FAILED, RouteEnv, locations, post
+from tests.resolvers.wayfinding.test_route import FAILED, RouteEnv, locations, post
 
 B1, B2 = "map-b1", "map-b2"
 PAIRS = 24  # random pairs per demo map and options

@@ -23,9 +23,9 @@ from resolvers.wayfinding.distances import drawn_box
 from routing.costs import Costs
 from routing.matrix import LoadedGraph
 from routing.model import BOTH, WALK, WalkGraph
-from tests.resolvers.test_distance_matrix import body, demo_env
-from tests.resolvers.test_distance_matrix import post as post_e18
-from tests.resolvers.test_route import FAILED, GYM, RouteEnv, gql, post
+from tests.resolvers.wayfinding.test_distance_matrix import body, demo_env
+from tests.resolvers.wayfinding.test_distance_matrix import post as post_e18
+from tests.resolvers.wayfinding.test_route import FAILED, GYM, RouteEnv, gql, post
 
 B1 = "map-b1"
 FAR = {"x": 1e9, "y": -1e9, "floor_id": "b1-f4"}

@@ -19,8 +19,8 @@ from resolvers.wayfinding.distances import map_graph
 from routing.closest import _KEPT
 from routing.matrix import LoadedGraph
 from storage.imports.importer import import_data
-from tests.resolvers.test_distance_matrix import demo_env
-from tests.resolvers.test_route import RouteEnv, post
+from tests.resolvers.wayfinding.test_distance_matrix import demo_env
+from tests.resolvers.wayfinding.test_route import RouteEnv, post
 
 ASSET, MAP, FLOOR = "nk-asset", "nk-map", "nk-f1"
 SVG = (

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from tests.resolvers.test_distance_matrix import demo_env
-from tests.resolvers.test_route import FAILED, RouteEnv, locations, post
 from tests.resolvers.wayfinding.on_the_earth import METRES_PER_FOOT, fit_of, line_length_m
+from tests.resolvers.wayfinding.test_distance_matrix import demo_env
+from tests.resolvers.wayfinding.test_route import FAILED, RouteEnv, locations, post
 
 MAPS = ["map-b1", "map-b1-f1", "map-b1-f3", "map-b2", "map-b2-f2"]
 PAIRS_PER_MAP = 20

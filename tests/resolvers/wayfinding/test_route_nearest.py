@@ -23,9 +23,9 @@ import pytest_asyncio
 
 from resolvers.limits import MAX_NEAREST_IDS, MAX_SEARCH_CHARS
 from storage.imports.importer import import_data
-from tests.resolvers.test_distance_matrix import ROUTE_MAP, demo_env
-from tests.resolvers.test_distance_matrix import post as post_e18
-from tests.resolvers.test_route import (
+from tests.resolvers.wayfinding.test_distance_matrix import ROUTE_MAP, demo_env
+from tests.resolvers.wayfinding.test_distance_matrix import post as post_e18
+from tests.resolvers.wayfinding.test_route import (
     DEMO_MAPS,
     FAILED,
     FLAGS,

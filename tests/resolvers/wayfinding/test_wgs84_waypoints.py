@@ -19,10 +19,17 @@ from parsing.geo.georeference import distance_m
 from parsing.geo.level_outlines import level_outlines
 from storage import collections as col
 from storage.files import get_file
-from tests.resolvers.test_distance_matrix import body, demo_env
-from tests.resolvers.test_distance_matrix import post as post_e18
-from tests.resolvers.test_route import FAILED, ROUTE_QUERY, RouteEnv, gql, locations, post
 from tests.resolvers.wayfinding.on_the_earth import fit_of, location_levels
+from tests.resolvers.wayfinding.test_distance_matrix import body, demo_env
+from tests.resolvers.wayfinding.test_distance_matrix import post as post_e18
+from tests.resolvers.wayfinding.test_route import (
+    FAILED,
+    ROUTE_QUERY,
+    RouteEnv,
+    gql,
+    locations,
+    post,
+)
 
 B1 = "map-b1"
 MAPS = ["map-b1", "map-b1-f2", "map-b2"]

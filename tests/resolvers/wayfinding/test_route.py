@@ -22,7 +22,7 @@ import pytest_asyncio
 from storage import collections as col
 from storage.demo import install as demo
 from storage.demo.drawings import BUILDINGS, FLOORS
-from tests.resolvers.test_distance_matrix import (
+from tests.resolvers.wayfinding.test_distance_matrix import (
     FLAT_MAP,
     FOOT,
     ROUTE_MAP,

@@ -14,7 +14,7 @@ import pytest
 from resolvers.limits import MAX_CLOSURE_DAYS, MAX_CLOSURE_REASON_CHARS
 from storage import collections as c
 from storage.timestamps import format_timestamp
-from tests.resolvers.wayfinding.closure_env import MAP, Env, cleared, world
+from tests.resolvers.wayfinding.closures.closure_env import MAP, Env, cleared, world
 
 env = world()
 no_closures = cleared()

@@ -14,7 +14,7 @@ import httpx
 
 from rest.app import create_app
 from storage import collections as c
-from tests.resolvers.wayfinding.closure_env import MAP, Env, cleared, world
+from tests.resolvers.wayfinding.closures.closure_env import MAP, Env, cleared, world
 
 env = world()
 no_closures = cleared()

@@ -1,7 +1,7 @@
 """Maneuvers of `route` through the real app (issue 33).
 
-On many routes of every demo map with walk paths, of the Old Mill (tests/resolvers/
-old_mill.py, a building drawn the way real ones are) and of two IMDF venues
+On many routes of every demo map with walk paths, of the Old Mill (old_mill.py
+here, a building drawn the way real ones are) and of two IMDF venues
 (tests/venues/imdf_venues.py: two levels, and the four of `exchange()`), sampled with a fixed
 seed, on foot and by wheelchair: the rules of tests/routing/maneuver_rules.py
 (vocabulary, order, location = leg point, bearings recomputed, modifiers, a turn near
@@ -36,7 +36,7 @@ from storage.imdf.dataset import dataset_from_path, import_venue
 from storage.imdf.venue import ImdfOptions
 from storage.imports.importer import import_data
 from tests._dbserver import fresh_store
-from tests.resolvers import old_mill
+from tests.resolvers.wayfinding import old_mill
 from tests.routing.maneuver_rules import bearing, check_route
 from tests.venues.imdf_venues import exchange, two_levels, zip_bytes
 

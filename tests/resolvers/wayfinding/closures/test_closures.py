@@ -28,7 +28,7 @@ from storage.cache.read_cache import READS, ReadLog
 from storage.closures import put_closure
 from storage.files import get_file
 from storage.timestamps import format_timestamp
-from tests.resolvers.wayfinding.closure_env import ASSET, MAP, Env, world
+from tests.resolvers.wayfinding.closures.closure_env import ASSET, MAP, Env, world
 
 env = world()
 
