@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 # so 3 workers keep a 2-core machine busy.
 TEST_WORKERS ?= 3
 
-.PHONY: run reset test bench lint typecheck generate fmt clean
+.PHONY: run reset test explore bench lint typecheck generate fmt clean
 
 $(STAMP): pyproject.toml setup.py parsing/_kernels.pyx
 	@$(PYTHON) -c 'import sys; sys.exit(0 if (3, 11) <= sys.version_info < (3, 14) else "floorgate needs Python 3.11, 3.12 or 3.13 (pyproject.toml)")'
@@ -48,6 +48,12 @@ test: $(STAMP)
 	echo '$(PY) -m pytest -m serial'; \
 	$(PY) -m pytest -m serial || status=1; \
 	exit $$status
+
+## make explore: the property tests (hypothesis) with new random examples on each run;
+## make test draws the same ones every time (tests/conftest.py)
+explore: $(STAMP)
+	HYPOTHESIS_PROFILE=explore $(PY) -m pytest -n $(TEST_WORKERS) -m "not serial" \
+		$$(grep -rlE '^(from|import) hypothesis' tests --include='test_*.py')
 
 ## make bench: the benchmarks under tests/benchmarks (not part of make test)
 bench: $(STAMP)
