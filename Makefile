@@ -28,7 +28,8 @@ reset: $(STAMP)
 ## cycles, long modules, format markers, stray test files; a missed goal fails), and run the
 ## whole test suite against a real embedded database: the tests not marked serial on
 ## TEST_WORKERS pytest-xdist workers at once (each with its own database server), then the
-## serial ones (timings measured on idle cores) alone; both runs run, either failing fails
+## serial ones (timings measured on idle cores) alone, a failed one measured once more; both
+## runs run, either failing fails
 ## (as root on Debian it first installs chromium for the browser tests and nginx for
 ## tests/e2e/test_nginx.py; the nginx package's own service is stopped again)
 test: $(STAMP)
@@ -46,7 +47,9 @@ test: $(STAMP)
 	echo '$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not serial"'; \
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not serial" || status=1; \
 	echo '$(PY) -m pytest -m serial'; \
-	$(PY) -m pytest -m serial || status=1; \
+	$(PY) -m pytest -m serial || { \
+		echo 'Measuring the failed ones once more, alone (a failure twice over fails):'; \
+		$(PY) -m pytest -m serial --last-failed --last-failed-no-failures none; } || status=1; \
 	exit $$status
 
 ## make explore: the property tests (hypothesis) with new random examples on each run;
