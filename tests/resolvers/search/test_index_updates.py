@@ -36,6 +36,7 @@ from resolvers.search.indexes import (
 from resolvers.search.places import collect
 from resolvers.wayfinding.versioned_cache import KEY_BYTES, VersionedCache
 from storage import collections as c
+from storage.cache.change_watch import STREAM_WAIT_MS
 from storage.cache.read_cache import ReadCache
 from storage.cache.switch_gate import Switch
 from storage.database import Store
@@ -139,8 +140,11 @@ def db_server(own_db_server: EmbeddedServer) -> EmbeddedServer:
 def patient(monkeypatch):
     """The tests that expect an update would see a full build if the stream took more
     than ECHO_WAIT_SECONDS to echo a write, as it may under a loaded test run; the one
-    test of that fallback sets its own wait."""
-    monkeypatch.setattr(indexes, "ECHO_WAIT_SECONDS", 5.0)
+    test of that fallback sets its own wait. Two of the stream's waits and a second: an
+    echo vouched for only by an empty answer (a cluster time moved by a write elsewhere
+    on the server, see `db_server`) comes with the getMore sent after the write, up to
+    two waits later (CI, 2026-11-29: a kept index built anew after 5 s)."""
+    monkeypatch.setattr(indexes, "ECHO_WAIT_SECONDS", 2 * STREAM_WAIT_MS / 1000 + 1)
 
 
 @pytest_asyncio.fixture(loop_scope="session")
@@ -195,6 +199,15 @@ def assert_updated(before: dict[str, int], updates: int = 1) -> None:
         assert since(before).get("full_builds", 0) >= 1
     else:
         assert since(before) == {"updates": updates}
+
+
+def assert_kept(before: dict[str, int], index: Any, again: Any) -> None:
+    """The index kept as it was (one `unchanged`); unless the change stream restarted
+    meanwhile, as in `assert_updated`: then built from everything."""
+    if counts()[FLUSHES] != before[FLUSHES]:
+        assert since(before).get("full_builds", 0) >= 1
+    else:
+        assert (since(before), again is index) == ({"unchanged": 1}, True)
 
 
 async def from_database(store: Store, asset: str) -> tuple[list[Any], list[Any]]:
@@ -308,8 +321,7 @@ async def test_a_write_to_another_asset_keeps_the_index(tower: Tower):
     index = await tower.index()
     before = counts()
     await tower.store[c.LOCATIONS].update_one({"_id": "loc-a-1-01"}, {"$set": {"name": "Kiosk"}})
-    assert await tower.index() is index  # none of the changed documents is the tower's
-    assert since(before) == {"unchanged": 1}
+    assert_kept(before, index, await tower.index())  # none of the changed ones is the tower's
     assert tower.cache.figures()["entries"] == 1
     await assert_fresh(tower, index)
 
@@ -318,8 +330,7 @@ async def test_a_write_of_what_the_index_does_not_read_keeps_it(tower: Tower):
     index = await tower.index()
     before = counts()
     await tower.store[c.LOCATIONS].update_one({"_id": "loc-t-1-02"}, {"$set": {"x": 5.0}})
-    assert await tower.index() is index  # read again, and as it was
-    assert since(before) == {"unchanged": 1}
+    assert_kept(before, index, await tower.index())  # read again, and as it was
     await assert_fresh(tower, index)
 
 
