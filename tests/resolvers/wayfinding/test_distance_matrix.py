@@ -310,33 +310,39 @@ FAILED = "Resource validation failed"
 # ---------------------------------------------------------------- access
 
 
+async def assert_access_in_order(
+    env: Env, path: str, payload: Any, flag: str, other_flags: str
+) -> None:
+    """Whatever the body: 401 without a key, 403 for an unknown one, 404 without `flag`
+    (also beside `other_flags`, and for a key that lacks the permission too: the flag
+    comes first), then 403 for that key with the flag, before the body is read."""
+    flags_alone = {"Experimental-Flags": env.headers()["Experimental-Flags"]}
+    no_key = await env.client.post(path, json=payload, headers=flags_alone)
+    assert (no_key.status_code, no_key.json()) == (401, {"message": "No API key found in request"})
+    bad_key = await env.client.post(path, json=payload, headers=env.headers("fg_nope"))
+    assert (bad_key.status_code, bad_key.json()) == (
+        403,
+        {"message": "Invalid authentication credentials"},
+    )
+    no_flag = {"message": flag_message(flag)}
+    for flags in (None, other_flags):
+        answer = await env.client.post(path, json=payload, headers=env.headers(flags=flags))
+        assert (answer.status_code, answer.json()) == (404, no_flag)
+    both = await env.client.post(path, json=payload, headers=env.headers(env.plain, None))
+    assert (both.status_code, both.json()) == (404, no_flag)
+    denied = await env.client.post(path, json=payload, headers=env.headers(env.plain))
+    assert (denied.status_code, denied.json()) == (
+        403,
+        {"message": "Access denied: missing permission service.distances.calculate"},
+    )
+
+
 @pytest.mark.parametrize("alias", [False, True], ids=["unitmaps", "maps"])
 async def test_access_in_order(env, alias):
     path = path_of("map-b1-f1", alias)
     for payload in (VALID, BAD):
-        no_key = await env.client.post(path, json=payload, headers={"Experimental-Flags": FLAGS})
-        assert (no_key.status_code, no_key.json()) == (
-            401,
-            {"message": "No API key found in request"},
-        )
-        bad_key = await env.client.post(path, json=payload, headers=env.headers("fg_nope"))
-        assert (bad_key.status_code, bad_key.json()) == (
-            403,
-            {"message": "Invalid authentication credentials"},
-        )
-        for flags in (None, "locations-resource, distance"):
-            no_flag = await env.client.post(path, json=payload, headers=env.headers(flags=flags))
-            assert (no_flag.status_code, no_flag.json()) == (
-                404,
-                {"message": flag_message("distances")},
-            )
-        # The flag comes before the permission; then the permission before the body.
-        both = await env.client.post(path, json=payload, headers=env.headers(env.plain, None))
-        assert (both.status_code, both.json()) == (404, {"message": flag_message("distances")})
-        denied = await env.client.post(path, json=payload, headers=env.headers(env.plain))
-        assert (denied.status_code, denied.json()) == (
-            403,
-            {"message": "Access denied: missing permission service.distances.calculate"},
+        await assert_access_in_order(
+            env, path, payload, "distances", "locations-resource, distance"
         )
 
 

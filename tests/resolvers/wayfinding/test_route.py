@@ -30,7 +30,9 @@ from tests.resolvers.wayfinding.test_distance_matrix import (
     STAIRS_STEP,
     WHEELCHAIR,
     Env,
+    assert_access_in_order,
     demo_env,
+    flag_message,
 )
 
 FLAGS = "directions, distances, locations-resource"
@@ -123,13 +125,6 @@ async def locations(env: RouteEnv, map_id: str) -> list[dict[str, Any]]:
     response = await env.client.get(f"/v1/maps/{map_id}/locations", headers=env.headers())
     assert response.status_code == 200
     return response.json()["data"]
-
-
-def flag_message(flag: str) -> str:
-    return (
-        "Not found: this experimental resource requires the Experimental-Flags header "
-        f'to include "{flag}"'
-    )
 
 
 def polyline_feet(points: list[dict[str, float]], feet_per_unit: float) -> float:
@@ -359,27 +354,9 @@ async def test_access_in_order(env, alias):
     path = rest_path(ROUTE_MAP, alias)
     bad_units = {"data": {**VALID, "units": "x" * 100_000}}
     for payload in ({"data": VALID}, {"data": {}}, bad_units):
-        no_key = await env.client.post(path, json=payload, headers={"Experimental-Flags": FLAGS})
-        assert (no_key.status_code, no_key.json()) == (
-            401,
-            {"message": "No API key found in request"},
-        )
-        bad_key = await env.client.post(path, json=payload, headers=env.headers("fg_nope"))
-        assert (bad_key.status_code, bad_key.json()) == (
-            403,
-            {"message": "Invalid authentication credentials"},
-        )
         # `distances` alone does not open directions.
-        for flags in (None, "distances, locations-resource"):
-            no_flag = await env.client.post(path, json=payload, headers=env.headers(flags=flags))
-            assert (no_flag.status_code, no_flag.json()) == (
-                404,
-                {"message": flag_message("directions")},
-            )
-        denied = await env.client.post(path, json=payload, headers=env.headers(env.plain))
-        assert (denied.status_code, denied.json()) == (
-            403,
-            {"message": "Access denied: missing permission service.distances.calculate"},
+        await assert_access_in_order(
+            env, path, payload, "directions", "distances, locations-resource"
         )
 
 
