@@ -191,23 +191,26 @@ def since(before: dict[str, int]) -> dict[str, int]:
     return {name: now[name] - before[name] for name in changed}
 
 
-def assert_updated(before: dict[str, int], updates: int = 1) -> None:
-    """`updates` updates since `before`; unless the change stream restarted meanwhile (the
-    embedded database timing out under a loaded test run): the journal then vouches for
-    nothing, and building from everything is the right answer."""
+def assert_built(before: dict[str, int], expected: dict[str, int]) -> bool:
+    """`expected` since `before` (builds by kind); unless the change stream restarted
+    meanwhile (the embedded database timing out under a loaded test run): the journal
+    then vouches for nothing, and building from everything is the right answer. True
+    when the stream held."""
     if counts()[FLUSHES] != before[FLUSHES]:
         assert since(before).get("full_builds", 0) >= 1
-    else:
-        assert since(before) == {"updates": updates}
+        return False
+    assert since(before) == expected
+    return True
+
+
+def assert_updated(before: dict[str, int], updates: int = 1) -> None:
+    assert_built(before, {"updates": updates})
 
 
 def assert_kept(before: dict[str, int], index: Any, again: Any) -> None:
-    """The index kept as it was (one `unchanged`); unless the change stream restarted
-    meanwhile, as in `assert_updated`: then built from everything."""
-    if counts()[FLUSHES] != before[FLUSHES]:
-        assert since(before).get("full_builds", 0) >= 1
-    else:
-        assert (since(before), again is index) == ({"unchanged": 1}, True)
+    """The index kept as it was (one `unchanged`, the same object)."""
+    if assert_built(before, {"unchanged": 1}):
+        assert again is index
 
 
 async def from_database(store: Store, asset: str) -> tuple[list[Any], list[Any]]:
