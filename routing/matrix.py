@@ -39,8 +39,21 @@ if TYPE_CHECKING:  # igraph, numpy and shapely are imported by the first graph l
     import igraph
     import numpy as np
 
-# An unreachable target is an answer (null distance), not something to warn about.
-warnings.filterwarnings("ignore", message="Couldn't reach some vertices", category=RuntimeWarning)
+# An unreachable target is an answer (null distance, no route), not something to warn
+# about: igraph's Dijkstra warns of it (`Couldn't reach some vertices`) to stderr.
+UNREACHED = "Couldn't reach some vertices"
+
+
+def quiet_unreached() -> None:
+    """Ignore igraph's unreachable warning; called before each shortest-path search.
+    Once at import is not enough: `warnings.catch_warnings` (shapely's `is_valid` uses it
+    on another thread) puts back the filters it saw, dropping one added meanwhile, and
+    each time it ends the default "once per place" is forgotten (issue 63: 514 lines)."""
+    if not any(rule[1] is not None and rule[1].pattern == UNREACHED for rule in warnings.filters):
+        warnings.filterwarnings("ignore", message=UNREACHED, category=RuntimeWarning)
+
+
+quiet_unreached()
 
 PROPORTIONAL = (WALK, LINK, RAMP, ESCALATOR)  # time = length / speed: may be contracted
 SMALL_GRAPH_EDGES = 5000
@@ -447,6 +460,7 @@ def solve(
         if start in unjoined:
             found.update({((start, end) if not flip else (end, start)): None for end in ends})
             continue
+        quiet_unreached()
         paths = graph.get_shortest_paths(start, to=distinct_ends, weights=time_list, output="epath")
         for end, path in zip(distinct_ends, paths, strict=True):
             if end in unjoined:

@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 from enum import StrEnum
 
-from routing.matrix import Augmented, Join, LoadedGraph, ModeGraph, Point
+from routing.matrix import Augmented, Join, LoadedGraph, ModeGraph, Point, quiet_unreached
 from routing.model import DOOR, ELEVATOR, ESCALATOR, LEVEL_DOORS, RAMP, STAIRS, WALK
 from routing.profile import Profile
 from routing.stopping import Stop, checked
@@ -129,6 +129,7 @@ def find_route(
     if start == end:
         return Route(0.0, 0.0, [Leg(start.level, [_point(start)], 0.0, 0.0)], [])
     begin, finish = found.vertex[start], found.vertex[end]
+    quiet_unreached()
     path = found.graph.get_shortest_paths(
         begin, to=[finish], weights=found.time_list, output="epath"
     )[0]

@@ -33,6 +33,7 @@ import shapely
 from shapely.geometry.polygon import orient
 
 from routing.imdf.model import COVER, XY
+from routing.matrix import quiet_unreached
 
 EXACT_TERMINALS = 12  # more terminals: the Yao graph (the union would cross too much)
 EXACT_NODES = 200  # more nodes (terminals and corners): the Yao graph too
@@ -134,6 +135,7 @@ def _shortest_union(
         targets = [t for t in range(source + 1, len(groups)) if group < 0 or groups[t] != group]
         if not targets:
             continue
+        quiet_unreached()
         paths = graph.get_shortest_paths(source, to=targets, weights=weights, output="epath")
         for path in paths:
             used.update(path)

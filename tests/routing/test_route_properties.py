@@ -10,6 +10,7 @@ keep the rules of tests/routing/maneuver_rules.py.
 from __future__ import annotations
 
 import math
+import warnings
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -18,7 +19,7 @@ from resolvers.wayfinding.directions import _route
 from resolvers.wayfinding.instructions import Words
 from routing.closest import CLOSEST_SLACK, Closest, Targets, closest, first_times, prepared
 from routing.maneuvers import route_with_maneuvers
-from routing.matrix import Point
+from routing.matrix import UNREACHED, Point
 from routing.model import ELEVATOR, FOOT, RAMP, STAIRS, WHEELCHAIR
 from routing.profile import Profile
 from routing.route import Route, Unreachable, find_route, polyline_feet
@@ -129,6 +130,21 @@ def test_why_there_is_no_route():
     _, loaded = build(_two_levels_without_connector())
     on_0, on_1 = Point(1, 1, 0), Point(1, 1, 1)
     assert find_route(loaded, Profile(FOOT), on_0, on_1) is Unreachable.DISCONNECTED
+
+
+def test_no_route_warns_of_nothing_even_after_the_filters_were_put_back():
+    """igraph warns `Couldn't reach some vertices` for a target it cannot reach: an answer
+    (no route), not news for the server's output (issue 63: 514 lines in one run). A
+    `warnings.catch_warnings` ending on another thread (shapely's `is_valid`) puts back the
+    filters it saw, without ours; the next search installs it again."""
+    _, loaded = build(_two_levels_without_connector())
+    on_0, on_1 = Point(1, 1, 0), Point(1, 1, 1)
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.resetwarnings()  # no filter left, not pytest's either
+        warnings.simplefilter("always")
+        for _ in range(3):
+            assert find_route(loaded, Profile(FOOT), on_0, on_1) is Unreachable.DISCONNECTED
+    assert [str(w.message) for w in shown if UNREACHED in str(w.message)] == []
     assert find_route(loaded, Profile(FOOT), Point(1, 1, 2), on_1) is Unreachable.START_OFF_GRAPH
     assert find_route(loaded, Profile(FOOT), on_0, Point(1, 1, 2)) is Unreachable.END_OFF_GRAPH
 
