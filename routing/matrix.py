@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 import threading
-import warnings
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -32,28 +31,12 @@ from typing import TYPE_CHECKING
 from routing.costs import Costs, edge_lengths, profile_speed, profile_times
 from routing.model import ESCALATOR, FOOT, LINK, RAMP, WALK, WHEELCHAIR, WalkGraph
 from routing.profile import Profile, usable_edges
-from routing.stopping import Stop, checked
+from routing.stopping import Stop, checked, quiet_unreached
 
 if TYPE_CHECKING:  # igraph, numpy and shapely are imported by the first graph loaded, not
     # at start: `Point` and `euclidean_matrix` are on the request path (issue 15, cold start)
     import igraph
     import numpy as np
-
-# An unreachable target is an answer (null distance, no route), not something to warn
-# about: igraph's Dijkstra warns of it (`Couldn't reach some vertices`) to stderr.
-UNREACHED = "Couldn't reach some vertices"
-
-
-def quiet_unreached() -> None:
-    """Ignore igraph's unreachable warning; called before each shortest-path search.
-    Once at import is not enough: `warnings.catch_warnings` (shapely's `is_valid` uses it
-    on another thread) puts back the filters it saw, dropping one added meanwhile, and
-    each time it ends the default "once per place" is forgotten (issue 63: 514 lines)."""
-    if not any(rule[1] is not None and rule[1].pattern == UNREACHED for rule in warnings.filters):
-        warnings.filterwarnings("ignore", message=UNREACHED, category=RuntimeWarning)
-
-
-quiet_unreached()
 
 PROPORTIONAL = (WALK, LINK, RAMP, ESCALATOR)  # time = length / speed: may be contracted
 SMALL_GRAPH_EDGES = 5000

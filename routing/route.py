@@ -15,10 +15,10 @@ import math
 from dataclasses import dataclass
 from enum import StrEnum
 
-from routing.matrix import Augmented, Join, LoadedGraph, ModeGraph, Point, quiet_unreached
+from routing.matrix import Augmented, Join, LoadedGraph, ModeGraph, Point
 from routing.model import DOOR, ELEVATOR, ESCALATOR, LEVEL_DOORS, RAMP, STAIRS, WALK
 from routing.profile import Profile
-from routing.stopping import Stop, checked
+from routing.stopping import Stop, checked, quiet_unreached
 
 RIDES = (STAIRS, ELEVATOR, RAMP, ESCALATOR, DOOR)  # DOOR: between levels of one height
 CHECK_EVERY = 4096  # steps made between two looks at the `stop` event

@@ -33,7 +33,7 @@ import shapely
 from shapely.geometry.polygon import orient
 
 from routing.imdf.model import COVER, XY
-from routing.matrix import quiet_unreached
+from routing.stopping import quiet_unreached
 
 EXACT_TERMINALS = 12  # more terminals: the Yao graph (the union would cross too much)
 EXACT_NODES = 200  # more nodes (terminals and corners): the Yao graph too

@@ -19,10 +19,11 @@ from resolvers.wayfinding.directions import _route
 from resolvers.wayfinding.instructions import Words
 from routing.closest import CLOSEST_SLACK, Closest, Targets, closest, first_times, prepared
 from routing.maneuvers import route_with_maneuvers
-from routing.matrix import UNREACHED, Point
+from routing.matrix import Point
 from routing.model import ELEVATOR, FOOT, RAMP, STAIRS, WHEELCHAIR
 from routing.profile import Profile
 from routing.route import Route, Unreachable, find_route, polyline_feet
+from routing.stopping import UNREACHED
 from tests.routing.maneuver_rules import check_route as check_rules
 from tests.routing.test_properties import (
     MODES,
