@@ -76,7 +76,7 @@ typecheck: $(STAMP)
 generate: $(STAMP)
 	$(PY) .ci/generate.py
 	FLOORGATE_RECORD_EXAMPLES=1 FLOORGATE_UPDATE_ROUTING_PICTURE=1 $(PY) -m pytest -q \
-		-p no:cacheprovider tests/rest/v1/test_openapi.py::test_examples_are_what_the_demo_answers \
+		-p no:cacheprovider tests/rest/v1/openapi/test_document.py::test_examples_are_what_the_demo_answers \
 		tests/docs/pictures/test_routing_picture.py tests/docs/pictures/test_option_pictures.py
 	$(PY) .ci/generate.py
 

@@ -57,7 +57,7 @@ def schema_sdl() -> str:
 
 
 def openapi_json() -> str:
-    from rest.v1.openapi import openapi_document
+    from rest.v1.openapi.document import openapi_document
     from rest.v1.routes import ROUTES
     from schema.execution.running.route_documents import requirement_of
     from storage.settings import Settings
@@ -119,7 +119,7 @@ GENERATED: tuple[Generated, ...] = (
 
 # Recorded from the demo by a test run with its flag (`make generate` runs them).
 RECORDED: dict[str, str] = {
-    "rest/v1/openapi_examples.json": "FLOORGATE_RECORD_EXAMPLES",
+    "rest/v1/openapi/examples.json": "FLOORGATE_RECORD_EXAMPLES",
     "docs/routing-maneuvers.svg": "FLOORGATE_UPDATE_ROUTING_PICTURE",
     "docs/routing-exclude.svg": "FLOORGATE_UPDATE_ROUTING_PICTURE",
     "docs/routing-penalty.svg": "FLOORGATE_UPDATE_ROUTING_PICTURE",

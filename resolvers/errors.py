@@ -202,6 +202,18 @@ def not_found() -> ApiError:
     return ApiError(ErrorCode.NOT_FOUND)
 
 
+def check_cost(cost: int, limit: int) -> None:
+    """Refuse an operation over the ceiling, before anything runs: one ceiling for
+    /graphql and REST (the runner holds every operation to it)."""
+    if cost > limit:
+        raise ApiError(
+            ErrorCode.COST_LIMIT,
+            details={"cost": cost, "limit": limit},
+            cost=str(cost),
+            limit=str(limit),
+        )
+
+
 class FieldErrors:
     """Collects every problem of one input before failing, so a client sees them all."""
 

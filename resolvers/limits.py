@@ -130,9 +130,24 @@ LIST_ESTIMATES: dict[str, int] = {
 # 1 x 50 E18 stay at one or two rate units, a 7 x 7 E18 at seven; 28 aliased routes are
 # past the cost limit (26 with REST's selection), so 30 are refused before they run.
 PATH_SEARCH_COST = 9_000
+# What `to: {nearest}` adds to a route beyond the candidates' search (issue 63, finding
+# 3): each candidate is looked up, joined to the walk graph and made a target of that
+# search, so it is priced per candidate: its `ids` counted from the input before
+# anything runs, a `tags` or `q` (which find theirs as they run) as
+# NEAREST_UNLISTED_CANDIDATES, the candidates found beyond them charged after it ran.
+# 13 aliased routes to 400 ids each fit the ceiling at 18,000 a route (four clients put
+# an honest GET's p95 at 66x idle); at 58,000 four fit.
+NEAREST_CANDIDATE_COST = 100
+NEAREST_UNLISTED_CANDIDATES = 100
 # The stops one route may visit between its start and its destination (`via`, issue 50;
 # `routing.stops` orders at most MAX_STOPS).
 MAX_VIA = 25
+# ... and with `optimize`, whose stops' time matrix costs a search per point more (a route
+# of n stops: 2n + 3 searches): the most whose price stays within the default ceiling
+# (FLOORGATE_GRAPHQL_MAX_COST, 27 searches), so one heavy route is the most walk-graph
+# work one operation may do, on either face (issue 63, finding 4: 25 optimised stops ran
+# on REST for 1.0-1.6 s where /graphql refused them). More is 422 on `via` before any work.
+MAX_OPTIMIZED_VIA = 12
 # A request's `Accept-Language` (issue 51): a browser sends a few dozen bytes and a few
 # ranges; a longer header is 431, ranges past the count are not read.
 MAX_ACCEPT_LANGUAGE_BYTES = 1024
@@ -176,6 +191,23 @@ PARSE_ON_LOOP_CHARS = 16 * 1024
 # GraphQL documents of more tokens are validated on the CPU pool: graphql-core's rules
 # take 15-40 us a token (5,000 tokens: up to 0.2 s), this many under 20 ms.
 VALIDATE_ON_LOOP_TOKENS = 500
+# Validating a document the process has not validated yet is charged to the caller's rate
+# limit before it starts (issue 63), by its tokens (comments left out): one unit per this
+# many beyond the first VALIDATION_FREE_TOKENS, which the request's own unit pays. Measured
+# on a 2-core Xeon (graphql-core 3.3.2): 8-20 us a token for wide or wrong documents, up to
+# 80 us for fragments spread side by side (450: 256 ms, 300 of a list each: 360 ms), so a
+# unit buys at most 2 ms of validation, as it buys a route or a page elsewhere. A document
+# validated once is not charged again while it is kept.
+VALIDATION_TOKENS_PER_RATE_UNIT = 25
+VALIDATION_FREE_TOKENS = 200
+# Parsed documents seen once are kept in a segment of their own, this share of
+# FLOORGATE_GRAPHQL_CACHE_MB: a flood of new documents (each refused, or run once) evicts
+# only there, never the documents asked again, which move to the rest on their second sight.
+NEW_DOCUMENTS_SHARE = 0.25
+# Digests of documents seen once (16 bytes each, counted at SEEN_KEY_BYTES with their
+# entry): a document asked again after its parse left the new segment is kept at once.
+SEEN_DOCUMENTS_BYTES = 256 * 1024
+SEEN_KEY_BYTES = 128
 # An operation of introspection alone from this cost up (GraphiQL's schema query costs
 # about 13,000 and 40 ms) executes on the CPU pool, not on the event loop
 # (`schema.execution.running.document`): introspection resolves about 7 us a unit of cost.

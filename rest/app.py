@@ -41,7 +41,7 @@ from rest.pages.reference_page import reference_page_routes
 from rest.pages.viewer import viewer_routes
 from rest.responses import error_of, error_response, json_response
 from rest.v1.dispatch import RestApi
-from rest.v1.openapi_routes import openapi_routes
+from rest.v1.openapi.serving import openapi_routes
 from rest.v1.paging_urls import graphql_page_url
 from rest.v1.routes import ROUTES
 from schema.lazy import LazySchema

@@ -41,6 +41,9 @@ CONCURRENCY = {
     "socket-flood": 50,  # issue 45, point 2: upgrades under way at once
     "persisted-registration": 4,  # issue 45, point 10: clients registering at once
     "aliased-routes": 4,  # issue 45, point 9: clients posting 30 aliased routes each
+    "near-searches": 4,  # issue 63, finding 2: 24 aliased `near` searches, no permission
+    "nearest-routes": 4,  # issue 63, finding 3: 13 aliased routes to 400 candidates each
+    "optimized-via": 4,  # issue 63, finding 4: REST routes of 25 optimised stops
 }
 MAX_REQUESTS = 5000  # per attack run, whatever its time
 
@@ -173,6 +176,61 @@ def aliased_routes(number: int) -> dict:
     }
 
 
+NEAR_ALIASES = 24
+NEAREST_ALIASES = 13
+NEAREST_IDS = 400
+VIA_STOPS = 25
+
+
+def near_searches(number: int) -> dict:
+    """Issue 63, finding 2: 24 aliased searches with `near` in one new document, from a
+    key without the distances permission (the test gives this attack such a key)."""
+    fields = " ".join(
+        f's{i}: search(q: "room {number}", unitMapId: "{ROUTE_MAP}", near: "n{number}-{i}") '
+        "{ data { id distance } }"
+        for i in range(NEAR_ALIASES)
+    )
+    return {
+        "method": "POST",
+        "url": "/graphql",
+        "json": {"query": f"{{ {fields} }}"},
+        "keyed": True,
+        "headers": {"Experimental-Flags": "search"},
+    }
+
+
+def nearest_routes(number: int) -> dict:
+    """Issue 63, finding 3: 13 aliased routes, each to the nearest of 400 location ids
+    (sent once, as a variable), in a new document each time."""
+    fields = " ".join(
+        f'r{i}: route(unitMapId: "{ROUTE_MAP}", from: {{x: {104 + number % 1000}, y: 256, '
+        'floorId: "b1-f4"}, to: {nearest: {ids: $ids}}) { reason route { distance } }'
+        for i in range(NEAREST_ALIASES)
+    )
+    ids = [f"loc-{number}-{k}" for k in range(NEAREST_IDS)]
+    return {
+        "method": "POST",
+        "url": "/graphql",
+        "json": {"query": f"query ($ids: [ID!]) {{ {fields} }}", "variables": {"ids": ids}},
+        "keyed": True,
+        "headers": {"Experimental-Flags": "directions"},
+    }
+
+
+def optimized_via(number: int) -> dict:
+    """Issue 63, finding 4: `POST /v1/maps/{id}/route` through 25 stops, optimised."""
+    point = {"x": 104 + number % 1000, "y": 256, "floor_id": "b1-f4"}
+    via = [{"x": 104 + (number + k * 40) % 1192, "y": 256, "floor_id": "b1-f4"} for k in range(25)]
+    data = {"from": point, "to": {**point, "floor_id": "b1-f1"}, "via": via, "optimize": True}
+    return {
+        "method": "POST",
+        "url": f"/v1/maps/{ROUTE_MAP}/route",
+        "json": {"data": data},
+        "keyed": True,
+        "headers": {"Experimental-Flags": "directions"},
+    }
+
+
 def route_map() -> tuple[dict, bytes]:
     """The map `aliased_routes` asks for: the demo's building 1 (four levels, one per
     floor, with stairs and an elevator), as a unit map of the fixtures' asset-1, and its
@@ -215,6 +273,9 @@ ATTACKS: dict[str, Callable[[int], dict]] = {
     "long-queries": long_queries,
     "persisted-registration": persisted_registration,
     "aliased-routes": aliased_routes,
+    "near-searches": near_searches,
+    "nearest-routes": nearest_routes,
+    "optimized-via": optimized_via,
 }
 
 

@@ -1,8 +1,11 @@
 """Search (`search`, `GET /v1/search`, issue 47): the places of the assets a key may
 see that a text finds, best first, paged.
 
-Access (flag `search`, any key) was checked by the field's permission class. Then input
-(422), then the map (404) when one is named, then `near` on it (422). Order: the match's
+Access (flag `search`, any key) was checked by the field's permission class; `near`
+also needs `service.distances.calculate` (403), the permission of every search of the walk
+graph (route, E18): it measures a walk from the place to every match, and 24 aliased
+searches of a key without that permission held an honest GET at 16x its p95 (issue 63).
+Then input (422), then the map (404) when one is named, then `near` on it (422). Order: the match's
 tier (exact name, word prefixes, typos, category, tag: `index.Tier`), then walking time
 from `near` in `mode` (unreachable places last), then name, asset and id. Semantics in
 docs/api.md, "Search".
@@ -15,7 +18,9 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from resolvers.auth.access import authorize
 from resolvers.auth.keys import Caller
+from resolvers.auth.permissions import DISTANCES_CALCULATE
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors
 from resolvers.limits import DEFAULT_SEARCH_PER_PAGE, MAX_SEARCH_ASSETS, MAX_SEARCH_PER_PAGE
@@ -87,6 +92,8 @@ async def search(
     from routing.profile import Profile
 
     caller = await context.caller()
+    if near is not None:  # a walk-graph search, as a route's (issue 63, finding 2)
+        await authorize(context, permission=DISTANCES_CALCULATE)
     errors = FieldErrors()
     check_text(errors, "q", q)
     for name, value in (

@@ -20,7 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors
-from resolvers.limits import MAX_NEAREST_IDS, MAX_QUOTED_CHARS, PATH_SEARCH_COST
+from resolvers.limits import (
+    MAX_NEAREST_IDS,
+    MAX_QUOTED_CHARS,
+    NEAREST_CANDIDATE_COST,
+    NEAREST_UNLISTED_CANDIDATES,
+    PATH_SEARCH_COST,
+)
 from resolvers.paging import BY_ID
 from resolvers.search.text import check_text
 from resolvers.tag_filter import Term, matches, parse_filter
@@ -140,6 +146,9 @@ async def choose(
     loaded = await map_graph(context, unit_map)
     targets = await _targets(context, unit_map, loaded, wanted, errors)
     errors.raise_if_any()
+    if wanted.form != "ids":  # priced as NEAREST_UNLISTED_CANDIDATES: the rest after it ran
+        beyond = len(targets.names) - NEAREST_UNLISTED_CANDIDATES
+        context.worked(NEAREST_CANDIDATE_COST * max(0, beyond))
     (origin,) = placed
     check_on_drawing(loaded, [("from", start)], placed)
     profile, closed = await profile_closed(context, unit_map, loaded, profile)

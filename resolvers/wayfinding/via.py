@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from resolvers.errors import FieldErrors
-from resolvers.limits import MAX_VIA
+from resolvers.limits import MAX_OPTIMIZED_VIA, MAX_VIA
 from resolvers.wayfinding.answers import Route
 from resolvers.wayfinding.distances import Waypoint, check_waypoint, rounded
 
@@ -20,16 +20,23 @@ if TYPE_CHECKING:
 
 
 def check_via(errors: FieldErrors, via: list[Waypoint] | None, optimize: bool | None) -> None:
-    """At most MAX_VIA stops, each a waypoint as `from` is; `optimize` needs stops."""
+    """At most MAX_VIA stops (MAX_OPTIMIZED_VIA with `optimize`), each a waypoint as
+    `from` is; `optimize` needs stops."""
     from routing.stops import MAX_STOPS
 
-    assert MAX_VIA <= MAX_STOPS
+    assert MAX_OPTIMIZED_VIA <= MAX_VIA <= MAX_STOPS
     if via is None:
         if optimize:
             errors.add("optimize", "needs stops to order (via)")
         return
     if len(via) > MAX_VIA:
         errors.add("via", f"must hold at most {MAX_VIA} waypoints, not {len(via)}")
+        return
+    if optimize and len(via) > MAX_OPTIMIZED_VIA:
+        errors.add(
+            "via",
+            f"must hold at most {MAX_OPTIMIZED_VIA} waypoints with optimize, not {len(via)}",
+        )
         return
     for index, waypoint in enumerate(via):
         check_waypoint(errors, f"via.{index}", waypoint)

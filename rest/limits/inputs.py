@@ -5,6 +5,7 @@ operations, the inputs of the REST routes (writes and imports among them), and
 from __future__ import annotations
 
 from resolvers.errors import ErrorCode
+from rest.limits.prices import OPTIMIZED_VIA
 from rest.limits.rows import (
     Limit,
     Section,
@@ -52,8 +53,6 @@ from rest.limits.values import (
     OSM_DEPTH,
     OSM_ELEMENTS,
     OSM_FEATURES,
-    PAIR_COST,
-    PATH_SEARCH,
     PERSISTED_BYTES,
     PERSISTED_COUNT,
     PERSISTED_MODE,
@@ -124,7 +123,8 @@ GRAPHQL_ROWS: tuple[Limit, ...] = (
         "Cost of one operation, with a key",
         count(MAX_COST.value),
         MAX_COST.code,
-        f"`COST_LIMIT`: {said(ErrorCode.COST_LIMIT, cost='N', limit=whole(MAX_COST.value))}",
+        f"`COST_LIMIT`: {said(ErrorCode.COST_LIMIT, cost='N', limit=whole(MAX_COST.value))}; "
+        "REST routes are held to it too (the prices: the table below)",
         (MAX_COST,),
     ),
     Limit(
@@ -135,18 +135,6 @@ GRAPHQL_ROWS: tuple[Limit, ...] = (
         f"`COST_LIMIT`, as above with {whole(KEYLESS_COST.value)}; introspection costs what "
         "it walks (docs/graphql.md)",
         (KEYLESS_COST,),
-    ),
-    Limit(
-        GRAPHQL,
-        "Cost of `route` and of E18 (`distanceMatrix`): path searches of the walk graph",
-        f"a route {count(PATH_SEARCH.value)}; E18 {count(PATH_SEARCH.value)} per source, or "
-        "per target when fewer (none for straight lines), plus "
-        f"{count(PAIR_COST.value)} per source-target pair",
-        names(PATH_SEARCH, PAIR_COST),
-        "counted in the operation's cost: 30 aliased routes are `COST_LIMIT` "
-        f"({said(ErrorCode.COST_LIMIT, cost=270120, limit=whole(MAX_COST.value))}); a "
-        "route (REST or one field) is one rate unit, a 7 x 7 E18 seven",
-        (PATH_SEARCH, PAIR_COST, MAX_COST),
     ),
     Limit(
         GRAPHQL,
@@ -270,10 +258,12 @@ REST_INPUTS_ROWS: tuple[Limit, ...] = (
         REST_INPUTS,
         "Stops of a route (`via`, issue 50), visited in the order given or, with `optimize`, "
         "in the order of least total time",
-        f"{count(VIA.value)} waypoints",
-        VIA.code,
-        f"422 on `data.via`: `must hold at most {whole(VIA.value)} waypoints, not N`",
-        (VIA,),
+        f"{count(VIA.value)} waypoints, {count(OPTIMIZED_VIA.value)} with `optimize` "
+        "(issue 63: what fits the cost ceiling)",
+        f"{VIA.code}, {OPTIMIZED_VIA.code}",
+        f"422 on `data.via`: `must hold at most {whole(VIA.value)} waypoints, not N`; "
+        f"`must hold at most {whole(OPTIMIZED_VIA.value)} waypoints with optimize, not N`",
+        (VIA, OPTIMIZED_VIA),
     ),
     Limit(
         REST_INPUTS,

@@ -1,6 +1,6 @@
 """The one table of limits: every row of docs/limits.md's tables, section by section in
 the page's order. A new limit is a row in its section's module (`connections.py`,
-`live.py`, `inputs.py`, `memory.py`), then `make generate`.
+`live.py`, `inputs.py`, `prices.py`, `memory.py`), then `make generate`.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from rest.limits.inputs import (
 )
 from rest.limits.live import LIVE, LIVE_ROWS
 from rest.limits.memory import CACHES, CACHES_ROWS, PARSE_WORKERS, PARSE_WORKERS_ROWS
+from rest.limits.prices import PRICES, PRICES_ROWS
 from rest.limits.rows import Limit, Section
 
 SECTIONS: tuple[Section, ...] = (
@@ -25,6 +26,7 @@ SECTIONS: tuple[Section, ...] = (
     CALLERS,
     LIVE,
     GRAPHQL,
+    PRICES,
     REST_INPUTS,
     IMPORT_IMDF,
     IMPORT_OSM,
@@ -36,6 +38,7 @@ LIMITS: tuple[Limit, ...] = (
     *CALLERS_ROWS,
     *LIVE_ROWS,
     *GRAPHQL_ROWS,
+    *PRICES_ROWS,
     *REST_INPUTS_ROWS,
     *IMPORT_IMDF_ROWS,
     *IMPORT_OSM_ROWS,

@@ -37,7 +37,7 @@ from starlette.types import Receive, Scope, Send
 from resolvers.context import RequestContext
 from resolvers.errors import ApiError
 from resolvers.limits import EVENT_RESULT_BYTES
-from rest.v1.openapi_schemas import ID_SCHEMA, Schema
+from rest.v1.openapi.schemas import ID_SCHEMA, Schema
 from rest.v1.route_rows import RestRoute
 from schema.execution.event_results import EventResults
 from schema.execution.running.runner import OperationRunner
@@ -52,7 +52,7 @@ RETRY_MS = 2_000
 RESUME_HEADER = "last-event-id"
 RESUME_VARIABLE = "after"
 
-# -- the events as the OpenAPI document describes them (rest/v1/openapi.py) -------------
+# -- the events as the OpenAPI document describes them (rest/v1/openapi/document.py) -------------
 
 EVENTS_DOC = (
     "Server-Sent Events: first `retry:` (milliseconds before a reconnect), then per change "

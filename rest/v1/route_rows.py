@@ -98,7 +98,7 @@ class Body:
 class Example:
     """A request of the route on the demo property: its path values, query and body. The
     OpenAPI document shows it with the demo's answer, which `make generate` records
-    (tests/rest/v1/test_openapi.py), so a new row brings its example with it."""
+    (tests/rest/v1/openapi/test_document.py), so a new row brings its example with it."""
 
     path: dict[str, str] = field(default_factory=dict)
     query: dict[str, Any] = field(default_factory=dict)

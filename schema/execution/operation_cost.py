@@ -15,6 +15,7 @@ from typing import Any, cast
 
 import orjson
 from graphql import (
+    BooleanValueNode,
     DocumentNode,
     EnumValueNode,
     FieldNode,
@@ -49,7 +50,7 @@ from graphql import (
     is_scalar_type,
 )
 
-from resolvers.errors import ApiError, ErrorCode
+from resolvers.errors import check_cost as check_cost  # the guard's, with the runner's
 from resolvers.limits import (
     DEFAULT_LIST_ESTIMATE,
     DEFAULT_PER_PAGE,
@@ -58,8 +59,12 @@ from resolvers.limits import (
     LIST_ESTIMATES,
     MATRIX_PAIR_COST,
     MAX_MATRIX_PAIRS,
+    MAX_NEAREST_IDS,
+    MAX_OPTIMIZED_VIA,
     MAX_PER_PAGE,
     MAX_VIA,
+    NEAREST_CANDIDATE_COST,
+    NEAREST_UNLISTED_CANDIDATES,
     PAGE_SIZES,
     PATH_SEARCH_COST,
     PER_PAGE,
@@ -74,7 +79,7 @@ from schema.execution.operation_limits import (
 MATRIX_FIELD = "Query.distanceMatrix"  # priced by its input (`Pricing.matrix_cost`)
 SEARCH_FIELD = "Query.search"  # with `near`, a search of the walk graph too
 NEAR = "near"
-ROUTE_FIELD = "Query.route"  # with `to: {nearest}`, two searches of the walk graph
+ROUTE_FIELD = "Query.route"  # with `to: {nearest}`, two searches and its candidates
 INPUT = "input"  # its argument holding sources and targets
 
 
@@ -251,10 +256,15 @@ class Pricing:
             base += PATH_SEARCH_COST
         elif key == ROUTE_FIELD:
             if self.nearest(node):
-                base += PATH_SEARCH_COST  # the candidates' search, then the route's
+                # the candidates' search, then the route's; and each candidate joined
+                base += PATH_SEARCH_COST + NEAREST_CANDIDATE_COST * self.candidates(node)
             # A route per stop more; with `optimize`, the searches of the stops' matrix.
-            stops = min(self.items(argument_of(node, "via")), MAX_VIA)
-            searches = stops + (stops + 2 if stops and self.given(node, "optimize") else 0)
+            stops = self.items(argument_of(node, "via"))
+            optimize = stops > 0 and self.true(argument_of(node, "optimize"))
+            if stops > (MAX_OPTIMIZED_VIA if optimize else MAX_VIA):
+                stops = 0  # refused (422) before any work
+            # (one stop has one order: no matrix, `routing.trip.plan_trip`)
+            searches = stops + (stops + 2 if optimize and stops > 1 else 0)
             base += PATH_SEARCH_COST * searches
         return base, self.multiplier(parent, definition, node, key), child
 
@@ -276,10 +286,25 @@ class Pricing:
         searches = 0 if straight else min(sources, targets)
         return PATH_SEARCH_COST * searches + MATRIX_PAIR_COST * sources * targets
 
+    def true(self, value: Any) -> bool:
+        """Whether a Boolean argument is true, literal or sent (`optimize: false` is not)."""
+        value = self.resolved(value)
+        return value is True or (isinstance(value, BooleanValueNode) and value.value)
+
     def given(self, node: FieldNode, name: str) -> bool:
         """Whether the field's argument `name` is given, not null (literal or variable)."""
         value = self.resolved(argument_of(node, name))
         return value is not None and not isinstance(value, NullValueNode | VariableNode)
+
+    def candidates(self, node: FieldNode) -> int:
+        """The candidates a route's `nearest` names: its `ids` (at most MAX_NEAREST_IDS,
+        past which it is refused before any work), else NEAREST_UNLISTED_CANDIDATES for a
+        `tags` or `q`, which find theirs as they run (the rest is charged after)."""
+        nearest = self.member(argument_of(node, "to"), "nearest")
+        ids = self.member(nearest, "ids")
+        if ids is None or isinstance(self.resolved(ids), NullValueNode):
+            return NEAREST_UNLISTED_CANDIDATES
+        return min(self.items(ids), MAX_NEAREST_IDS)
 
     def nearest(self, node: FieldNode) -> bool:
         """Whether a route's `to` names candidates (`{nearest: ...}`), literal or sent."""
@@ -400,7 +425,7 @@ def priced_digest(variables: Mapping[str, Any]) -> bytes:
     point, 30 aliased routes each with one of its own: issue 45, point 9). A top-level
     value counts whole (a page size); below it, each object's member names, each list's
     length, each string whole (an enum such as `distanceMethod`, its characters for the
-    input's cost), and of a number or a boolean only its kind: `page_size` reads only a
+    input's cost), each boolean whole, and of a number only its kind: `page_size` reads only a
     top-level value, `member`, `items` and `input_chars` read nothing else.
 
     The tokens are the nodes in order (members as sent: another order is priced again),
@@ -428,8 +453,10 @@ def priced_digest(variables: Mapping[str, Any]) -> bytes:
                 stack.extend(reversed(item))
             elif item is None:
                 add(None)
+            elif isinstance(item, bool):  # `true` prices what `false` does not (`Pricing.true`)
+                add(item)
             else:  # an integer or a float alike: nothing prices a number below the top
-                add(isinstance(item, bool))
+                add(("#",))
     try:
         text = orjson.dumps(tokens)
     except orjson.JSONEncodeError:  # a lone surrogate, an integer past 64 bits
@@ -487,17 +514,6 @@ def answered_cost(
                 base, _, _ = pricing.field_terms(root, selection)
                 own += base - 1
     return own + answer.count(b'":')
-
-
-def check_cost(cost: int, limit: int) -> None:
-    """Refuse an operation over the limit, before anything runs."""
-    if cost > limit:
-        raise ApiError(
-            ErrorCode.COST_LIMIT,
-            details={"cost": cost, "limit": limit},
-            cost=str(cost),
-            limit=str(limit),
-        )
 
 
 def argument_of(node: FieldNode, name: str) -> ValueNode | None:

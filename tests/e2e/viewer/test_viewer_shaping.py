@@ -16,7 +16,7 @@ from urllib.parse import quote
 import pytest
 import pytest_asyncio
 
-from resolvers.limits import MAX_VIA
+from resolvers.limits import MAX_OPTIMIZED_VIA, MAX_VIA
 from storage.database import connect
 from storage.imdf.dataset import dataset_from_path, import_venue
 from storage.imdf.venue import ImdfOptions
@@ -355,6 +355,26 @@ def test_optimise_orders_the_stops(site):
     assert js(site, linked, "document.getElementById('optimize-stops').checked") is True
     assert unordered(js(site, linked, DRAWN)) == unordered(expected_drawing(best, DEMO_LEVELS))
     assert problems(site, session) == [] and problems(site, linked) == []
+
+
+def test_optimise_is_offered_up_to_the_number_the_api_orders(site):
+    """Issue 63: the API orders at most MAX_OPTIMIZED_VIA stops (more is 422 on `via`).
+    A link of one stop more with `optimize=1` hides the toggle and asks the route in the
+    order listed, which is drawn; one stop less offers it again and asks it ordered."""
+    points = [f"pt%3A{100 + 10 * n}%2C300%2Cb1-f1" for n in range(MAX_OPTIMIZED_VIA + 1)]
+    session = open_viewer(site, TRIP + "".join(f"&via={p}" for p in points) + "&optimize=1")
+    settled(site, session, 1)
+    label = "document.getElementById('optimize-stops').closest('label').hidden"
+    assert js(site, session, label) is True
+    sent = routes_sent(site, session)[-1]
+    assert len(sent["via"]) == MAX_OPTIMIZED_VIA + 1 and sent["optimize"] is False
+    assert js(site, session, "document.getElementById('stops-order').hidden")
+    js(site, session, "document.querySelector('#route-stops button').click()")  # one less
+    settled(site, session, 2)
+    assert js(site, session, label) is False
+    sent = routes_sent(site, session)[-1]
+    assert len(sent["via"]) == MAX_OPTIMIZED_VIA and sent["optimize"] is True
+    assert problems(site, session) == []
 
 
 def test_at_most_the_apis_number_of_stops(site):

@@ -130,6 +130,13 @@ function startOf(waypoint) {
 // in the order listed, at most MAX_STOPS) and whether the API orders them (`optimize=1`).
 export const AVOIDABLE = ["stairs", "escalator"];
 export const MAX_STOPS = 25; // the API's limit of `via` waypoints (resolvers/wayfinding/via.py)
+// ... and of those it orders (`optimize`): MAX_OPTIMIZED_VIA in resolvers/limits.py.
+export const MAX_OPTIMIZED_STOPS = 12;
+
+// Whether the API can order the stops: from two, up to MAX_OPTIMIZED_STOPS.
+export function orderable(view) {
+  return view.via.length > 1 && view.via.length <= MAX_OPTIMIZED_STOPS;
+}
 
 function parseAvoid(text) {
   const words = new Set((text || "").split(",").map((word) => word.trim()));

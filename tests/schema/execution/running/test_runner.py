@@ -126,13 +126,44 @@ async def test_uncharged_input_is_run_but_neither_charged_nor_settled(
 
 async def test_a_refused_charge_runs_nothing(store, settings, keys, live_cache):
     runner = OperationRunner(live_cache)
-    limited = dataclasses.replace(settings, rate_limit_per_second=5)  # the suite's is off
+    # The suite's rate limit is off; the ceiling is raised past the price (the next test).
+    limited = dataclasses.replace(settings, rate_limit_per_second=5, graphql_max_cost=10**13)
     context = context_of(store, limited, keys.full)
     operation = Recorded(cost=10**12)  # more units than any key's limit holds
     with pytest.raises(ApiError) as refused:
         await runner.run(OperationCall(context, operation, encoded, kept_key("runner", "big")))
     assert refused.value.code is ErrorCode.RATE_LIMITED
     assert operation.steps == ["price"]
+
+
+@pytest.mark.security
+async def test_an_operation_over_the_ceiling_is_refused_whatever_its_face(
+    store, settings, keys, live_cache
+):
+    """Issue 63, finding 4: the runner holds every priced operation to the one ceiling
+    (FLOORGATE_GRAPHQL_MAX_COST), a REST route's as a /graphql document's: refused with
+    COST_LIMIT after its price, nothing charged, run or kept; at the ceiling it runs."""
+    runner = OperationRunner(live_cache)
+    limit = settings.graphql_max_cost
+    context = context_of(store, settings, keys.full)
+    over = Recorded(cost=limit + 1)
+    key = kept_key("runner", "over the ceiling")
+    with pytest.raises(ApiError) as refused:
+        await runner.run(OperationCall(context, over, encoded, key))
+    assert refused.value.code is ErrorCode.COST_LIMIT
+    assert refused.value.message == (
+        f"Query cost {limit + 1} exceeds the limit of {limit}: ask for smaller pages or "
+        "fewer fields"
+    )
+    assert over.steps == ["price"]
+    assert context.cost is None and live_cache.answer(key) is None
+    at = Recorded(cost=limit)
+    await runner.run(OperationCall(context_of(store, settings, keys.full), at, encoded))
+    assert at.steps == ["price", "execute", "answered"]
+    opened = Recorded(cost=limit + 1)  # a subscription's opening, likewise
+    with pytest.raises(ApiError) as refused:
+        await runner.open(context_of(store, settings, keys.full), opened)
+    assert refused.value.code is ErrorCode.COST_LIMIT and opened.steps == ["price"]
 
 
 async def test_admit_checks_the_key_then_each_requirement(store, settings, keys):
@@ -158,7 +189,8 @@ async def test_a_kept_answer_is_served_only_after_its_charge(store, settings, ke
     runner = OperationRunner(live_cache)
     key = kept_key("runner-test", "charged")
     first = Recorded(cost=10**12)  # the suite's rate limit is off: charged, not refused
-    await runner.run(OperationCall(context_of(store, settings, keys.full), first, encoded, key))
+    past = dataclasses.replace(settings, graphql_max_cost=10**13)  # the ceiling above it
+    await runner.run(OperationCall(context_of(store, past, keys.full), first, encoded, key))
     kept = live_cache.answer(key)
     assert kept is not None and kept.cost == 10**12
     limited = dataclasses.replace(settings, rate_limit_per_second=5)

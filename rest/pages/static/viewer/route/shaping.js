@@ -7,7 +7,7 @@
 
 import { byId } from "../dom.js";
 import { t } from "../i18n.js";
-import { AVOIDABLE } from "../session.js";
+import { AVOIDABLE, orderable } from "../session.js";
 
 // The toggles' ids, by the word of `exclude` each sends.
 const AVOID_TOGGLES = { stairs: "avoid-stairs", escalator: "avoid-escalators" };
@@ -37,7 +37,7 @@ export function shapedRequest(view, waypointInput) {
     shaped.fields += "\n    via { id name x y floorId }\n    visitOrder optimized";
     shaped.maneuverFields += " viaIndex";
     shaped.values.via = view.via.map(waypointInput);
-    shaped.values.optimize = Boolean(view.optimize);
+    shaped.values.optimize = Boolean(view.optimize) && orderable(view);
   }
   return shaped;
 }

@@ -8,7 +8,7 @@
 import { byId, clear, h, show } from "../dom.js";
 import { formatNumber, t } from "../i18n.js";
 import { restop, rove } from "../roving.js";
-import { MAX_STOPS, waypointText } from "../session.js";
+import { MAX_STOPS, orderable, waypointText } from "../session.js";
 import { routeMarker } from "./steps.js";
 
 const REMOVE = "button[data-remove-stop]";
@@ -106,7 +106,7 @@ export function showStops(app, nameOf, answer = null) {
   show(list, app.view.via.length > 0);
   const optimise = byId("optimize-stops");
   optimise.checked = Boolean(app.view.optimize);
-  show(optimise.closest("label"), app.view.via.length > 1);
+  show(optimise.closest("label"), orderable(app.view));
   const order = byId("stops-order");
   order.textContent = orderText(answer);
   show(order, Boolean(order.textContent));

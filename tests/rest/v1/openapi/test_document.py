@@ -2,8 +2,8 @@
 and each operation's example is what the demo property answers to its row's `example`
 request (`rest/v1/routes.py`).
 
-`FLOORGATE_RECORD_EXAMPLES=1 pytest tests/rest/v1/test_openapi.py` records the examples anew
-into `rest/v1/openapi_examples.json` (after a change to the demo or to a response); `make
+`FLOORGATE_RECORD_EXAMPLES=1 pytest tests/rest/v1/openapi/test_document.py` records the examples anew
+into `rest/v1/openapi/examples.json` (after a change to the demo or to a response); `make
 generate` does, and writes the document that embeds them.
 """
 
@@ -21,7 +21,7 @@ import pytest
 import yaml
 from openapi_spec_validator import validate as validate_openapi
 
-from rest.v1.openapi import EXAMPLES_FILE, FLAGS_HEADER, RELEASE_DATE
+from rest.v1.openapi.document import EXAMPLES_FILE, FLAGS_HEADER, RELEASE_DATE
 from rest.v1.route_rows import Example, RestRoute, Shape
 from rest.v1.routes import ASSIGNMENT, ROUTES
 from schema.build import build_schema
@@ -265,7 +265,7 @@ def test_unit_map_url_is_an_optional_string(document):
         assert "#/components/schemas/UnitMap" in json.dumps(content), operation_id
 
 
-COMMITTED_OPENAPI = Path(__file__).parents[3] / "docs" / "openapi.json"
+COMMITTED_OPENAPI = Path(__file__).parents[4] / "docs" / "openapi.json"
 
 
 async def test_the_committed_openapi_document_is_current(demo):

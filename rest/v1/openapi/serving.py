@@ -30,7 +30,7 @@ def openapi_routes(
     async def rendered(kind: str) -> bytes:
         if kind not in made:
             routes = await graphql()
-            from rest.v1.openapi import as_yaml, openapi_document
+            from rest.v1.openapi.document import as_yaml, openapi_document
 
             requirements = {r.operation_id: routes.documents.requirement(r) for r in ROUTES}
             document = openapi_document(routes.schema, requirements, settings)
