@@ -17,6 +17,7 @@ from resolvers.context import CHARGED_COST, RATE_LIMITED_KEY, Services, unavaila
 from resolvers.errors import ApiError, ErrorCode
 from resolvers.limits import MAX_TARGET_BYTES
 from rest.browser_headers import BrowserHeaders
+from rest.forwarding import Forwarding
 from rest.ops.logs import ACCESS, ANSWER_CUT, AccessLine, write_access
 from rest.ops.metrics import METRICS_PATH, Metrics, is_loopback, route_label
 from rest.responses import error_response
@@ -55,8 +56,12 @@ class Boundary:
         self.services: Services | None = None  # set by create_app: rate limits, tests, tools
         self.metrics: Metrics | None = None  # set by create_app when /metrics is on
         self.access_log = settings.access_log
+        # Behind a proxy: the client's address and scheme from its headers (rest/forwarding.py).
+        self.forwarding = Forwarding(settings.proxy_addresses) if settings.behind_proxy else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.forwarding is not None and scope["type"] != "lifespan":
+            self.forwarding.apply(scope)
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return

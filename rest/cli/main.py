@@ -67,6 +67,9 @@ def serve(settings: Settings, uri: str, workers: int = 1) -> None:
     os.environ["FLOORGATE_DATA_DIR"] = str(settings.data_dir)
     # Workers (and their protocol and event loop, rest/ops/server.py) time heads with this.
     os.environ["FLOORGATE_HEADER_TIMEOUT_SECONDS"] = str(settings.header_timeout_seconds)
+    # Workers read the client's address behind a proxy themselves (rest/forwarding.py).
+    os.environ["FLOORGATE_BEHIND_PROXY"] = "on" if settings.behind_proxy else "off"
+    os.environ["FLOORGATE_PROXY_ADDRESSES"] = ",".join(settings.proxy_addresses)
     if settings.cdn_url:
         os.environ["FLOORGATE_CDN_URL"] = settings.cdn_url
     options: dict[str, Any] = uvicorn_options(settings) | forwarding_options(settings)

@@ -178,7 +178,8 @@ CACHES_ROWS: tuple[Limit, ...] = (
         "Rate buckets kept in a process",
         count(RATE_BUCKETS.value),
         RATE_BUCKETS.code,
-        "key id or client address",
+        "key id, or client address: an IP address, 39 characters at most (behind a proxy, "
+        "only one in X-Forwarded-For counts); about 23 MB when full of IPv6 addresses",
         (RATE_BUCKETS,),
     ),
     Limit(

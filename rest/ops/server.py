@@ -105,14 +105,14 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
 
 
 def forwarding_options(settings: Settings) -> dict[str, Any]:
-    """Whose X-Forwarded-For and X-Forwarded-Proto count (`--behind-proxy`): uvicorn's
-    proxy headers, trusted from the addresses and networks of `proxy_addresses` (checked
-    at start: `storage.settings_fields.PROXIES`), or from anyone for `*`. A peer outside
-    them sets neither the client's address nor its scheme; the answer then sees the
-    proxy's own address, and plain HTTP (403 HTTPS_REQUIRED but for the probes)."""
-    if not settings.behind_proxy:
-        return {"proxy_headers": False}
-    return {"proxy_headers": True, "forwarded_allow_ips": ",".join(settings.proxy_addresses)}
+    """uvicorn's proxy headers stay off: they took any text of X-Forwarded-For as the
+    client's address. With `--behind-proxy` the app reads X-Forwarded-For and
+    X-Forwarded-Proto itself, from the addresses and networks of `proxy_addresses`
+    (checked at start: `storage.settings_fields.PROXIES`), or from anyone for `*`, and
+    takes only an IP address (`rest.forwarding`). A peer outside them sets neither the
+    client's address nor its scheme; the answer then sees the proxy's own address, and
+    plain HTTP (403 HTTPS_REQUIRED but for the probes)."""
+    return {"proxy_headers": False}
 
 
 # -- the event loops -------------------------------------------------------------------

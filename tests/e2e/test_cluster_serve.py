@@ -95,6 +95,10 @@ async def test_proxies_by_network_set_the_client_and_scheme_only_from_inside(db_
                 async with httpx.AsyncClient(transport=transport, timeout=10) as client:
                     url = f"http://127.0.0.1:{served.port}{path}"
                     answers[source] = await client.get(url, headers=forwarded)
+                    if source == "127.0.0.1":  # a proxy passing on what is no address
+                        junk = {**forwarded, "X-Forwarded-For": "x" * 2000}
+                        url = f"http://127.0.0.1:{served.port}/v1/maps"
+                        answers["junk"] = await client.get(url, headers=junk)
             log = served.log.read_text()
     assert answers["127.0.0.1"].status_code == 200 and answers["127.0.0.1"].json()["data"]
     assert (answers["127.0.0.5"].status_code, answers["127.0.0.5"].json()) == (
@@ -103,6 +107,9 @@ async def test_proxies_by_network_set_the_client_and_scheme_only_from_inside(db_
     )
     assert logged_clients(log, "/v1/assets") == [("200", "203.0.113.7")]
     assert logged_clients(log, "/v1/units") == [("403", "127.0.0.5")]
+    # Issue 63, finding 9: the proxy's own address, not 2,000 characters of text.
+    assert answers["junk"].status_code == 200
+    assert logged_clients(log, "/v1/maps") == [("200", "127.0.0.1")]
 
 
 @pytest.mark.parametrize(
