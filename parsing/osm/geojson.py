@@ -4,12 +4,13 @@ FeatureCollection whose features carry OSM tags as properties and an `id` such a
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import orjson
 
 from parsing.imdf.read import MAX_NESTING, nested_deeper, shown
-from parsing.osm.limits import MAX_OSM_FEATURES
+from parsing.osm.limits import MAX_OSM_FEATURES, MAX_OSM_TAG_CHARS, MAX_OSM_TAGS
 from parsing.osm.model import OsmData, OsmError, OsmFeature
 
 # Properties that are an OSM element's metadata or a renderer's style, not its tags.
@@ -55,13 +56,13 @@ def read_osm_geojson(data: bytes, name: str) -> OsmData:
         raise OsmError(f"{name}: {len(raws)} features, at most {MAX_OSM_FEATURES}")
     result = OsmData([], FORM)
     for index, raw in enumerate(raws):
-        feature = _feature(raw, index, result)
+        feature = _feature(raw, index, result, name)
         if feature is not None:
             result.features.append(feature)
     return result
 
 
-def _feature(raw: Any, index: int, result: OsmData) -> OsmFeature | None:
+def _feature(raw: Any, index: int, result: OsmData, name: str) -> OsmFeature | None:
     if not isinstance(raw, dict) or raw.get("type") != "Feature":
         result.report.add("not a GeoJSON Feature, skipped", f"feature {index}")
         return None
@@ -69,18 +70,29 @@ def _feature(raw: Any, index: int, result: OsmData) -> OsmFeature | None:
     properties = properties if isinstance(properties, dict) else {}
     given = raw.get("id", properties.get("id", properties.get("@id")))
     id_ = str(given) if isinstance(given, str | int) and str(given) else f"feature/{index}"
+    where = f"{name}: feature {shown(id_[:60])}"
+    if len(properties) > MAX_OSM_TAGS + len(NOT_TAGS):
+        raise OsmError(f"{where}: more than {MAX_OSM_TAGS} tags")
     tags = {
         str(key): _tag_value(value)
         for key, value in properties.items()
         if key not in NOT_TAGS and value is not None and not isinstance(value, dict | list)
     }
+    if len(tags) > MAX_OSM_TAGS:
+        raise OsmError(f"{where}: more than {MAX_OSM_TAGS} tags")
+    for key, value in tags.items():
+        if len(key) > MAX_OSM_TAG_CHARS or len(value) > MAX_OSM_TAG_CHARS:
+            raise OsmError(
+                f"{where}: tag {shown(key[:40])!r} longer than {MAX_OSM_TAG_CHARS} "
+                "characters (key or value)"
+            )
     geometry = raw.get("geometry")
     if not isinstance(geometry, dict) or geometry.get("type") not in GEOMETRY_TYPES:
         result.report.add("feature without a geometry, skipped", shown(id_))
         return None
-    if not _positions_ok(geometry.get("coordinates")):
-        result.report.add("geometry with positions that are not numbers, skipped", shown(id_))
-        return None
+    problem = _shape_problem(geometry["type"], geometry.get("coordinates"))
+    if problem is not None:
+        raise OsmError(f"{where}: its {geometry['type']} {problem}")
     return OsmFeature(id_, tags, {"type": geometry["type"], "coordinates": geometry["coordinates"]})
 
 
@@ -90,8 +102,44 @@ def _tag_value(value: Any) -> str:
     return str(value)
 
 
-def _positions_ok(value: Any) -> bool:
-    """Whether nested lists end in positions of at least two finite numbers."""
-    if isinstance(value, list) and value and all(isinstance(v, int | float) for v in value):
-        return len(value) >= 2 and all(abs(float(v)) <= 360 for v in value[:2])
-    return isinstance(value, list) and bool(value) and all(_positions_ok(v) for v in value)
+def _shape_problem(kind: str, value: Any) -> str | None:
+    """What keeps coordinates from being a geometry of `kind` (GeoJSON, RFC 7946), in
+    words; None when they are one. Checked here so that no shape library ever sees them."""
+    if kind == "Point":
+        return _position_problem(value)
+    if kind in ("LineString", "MultiPoint"):
+        least = 2 if kind == "LineString" else 1
+        return _list_problem(value, least, _position_problem, "positions")
+    if kind == "Polygon":
+        return _list_problem(value, 1, _ring_problem, "rings")
+    part = "LineString" if kind == "MultiLineString" else "Polygon"
+    return _list_problem(value, 1, lambda item: _shape_problem(part, item), "parts")
+
+
+def _list_problem(value: Any, least: int, check: Any, what: str) -> str | None:
+    if not isinstance(value, list) or len(value) < least:
+        return f"has fewer than {least} {what}"
+    return next(filter(None, map(check, value)), None)
+
+
+def _ring_problem(value: Any) -> str | None:
+    problem = _list_problem(value, 4, _position_problem, "positions in a ring")
+    if problem is None and value[0][:2] != value[-1][:2]:
+        return "has a ring that is not closed (its first and last positions differ)"
+    return problem
+
+
+def _position_problem(value: Any) -> str | None:
+    """Why `value` is no WGS84 position: a list of finite numbers, longitude within
+    +-180 and latitude within +-90."""
+    if not isinstance(value, list) or len(value) < 2:
+        return "has a position that is not a list of two numbers"
+    numbers = value[:2]
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in numbers):
+        return "has a position that is not a list of two numbers"
+    lon, lat = (float(v) for v in numbers)
+    if not (math.isfinite(lon) and abs(lon) <= 180 and math.isfinite(lat) and abs(lat) <= 90):
+        return (
+            f"has a position {shown(str(value[:2]))} outside longitude -180..180, latitude -90..90"
+        )
+    return None
