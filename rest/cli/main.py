@@ -36,6 +36,7 @@ from rest.cli.osm import add_import_osm
 from rest.cli.venue_import import (
     PROBLEM_CHARS as PROBLEM_CHARS,  # the tests' bound of a refusal line
 )
+from rest.ops.stop_signals import Terminated, sigterm_unwinds
 from storage.collections import ASSETS
 from storage.database import UNAVAILABLE_ERRORS, Store
 from storage.embedded.runtime import database_uri
@@ -77,7 +78,7 @@ def serve(settings: Settings, uri: str, workers: int = 1) -> None:
         options["ssl_certfile"] = str(settings.tls_cert)
         options["ssl_keyfile"] = str(settings.tls_key)
     shared = workers > 1 or settings.metrics_port is not None
-    with _metrics_folder(shared) as folder, metrics_listener(settings, folder):
+    with sigterm_unwinds(), _metrics_folder(shared) as folder, metrics_listener(settings, folder):
         uvicorn.run(
             "rest.app:app_from_env",
             factory=True,
@@ -566,6 +567,10 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGHUP, _hang_up)
     try:
         return int(args.handler(args))
+    except Terminated:  # everything was left cleanly: end as SIGTERM would have
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.raise_signal(signal.SIGTERM)
+        return 128 + signal.SIGTERM
     except UNAVAILABLE_ERRORS as error:  # an operator's problem to fix, not a program's bug
         command = " ".join(filter(None, (args.command, getattr(args, "keys_command", None))))
         print(

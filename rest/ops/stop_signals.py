@@ -79,3 +79,29 @@ def on_stop_signal(
         for sig, prior in previous.items():
             if signal.getsignal(sig) is handler:
                 signal.signal(sig, prior)
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised again by uvicorn once it has shut down, where the default action
+    ends the process on the spot: what `floorgate serve` runs within (the embedded
+    database of `storage.embedded.runtime.database_uri`, the metrics folder) was never
+    left, and the database child ran on (issue 63, finding 11). Raised instead, it unwinds
+    them; the command then ends by the signal, as before (`rest.cli.main.main`)."""
+
+
+def _terminated(signum: int, frame: FrameType | None) -> None:
+    raise Terminated
+
+
+@contextlib.contextmanager
+def sigterm_unwinds() -> Iterator[None]:
+    """Within: SIGTERM raises `Terminated` (uvicorn's own handler sits in front while it
+    serves, and puts this one back before it raises the signal again)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -408,6 +408,8 @@ def _terminate(process: subprocess.Popen[bytes], timeout: float) -> None:
     if process.poll() is None:
         with contextlib.suppress(ProcessLookupError):
             process.terminate()
+            # A paused server (SIGSTOP) handles SIGTERM only once it runs again.
+            process.send_signal(signal.SIGCONT)
         try:
             process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -447,9 +449,11 @@ def _process_info(pid: int) -> tuple[int, str] | None:
 
 
 def _kill_pid(pid: int, timeout: float) -> None:
-    """SIGTERM a process that is not our child, wait, then SIGKILL."""
+    """SIGTERM a process that is not our child (and SIGCONT, should it be paused), wait,
+    then SIGKILL."""
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGTERM)
+        os.kill(pid, signal.SIGCONT)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if _process_info(pid) is None:
