@@ -219,7 +219,7 @@ class _Reader:
             self.result.features.append(OsmFeature(f"node/{id_}", tags, geometry))
 
     def refs(self, element: Any, where: str, child: str, limit: int, what: str) -> list[Any]:
-        found = []
+        found: list[Any] = []
         for ref in element.iterchildren(child):
             if len(found) >= limit:
                 raise self.refuse(where, f"more than {limit} {what}")

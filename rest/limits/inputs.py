@@ -53,6 +53,16 @@ from rest.limits.values import (
     OSM_DEPTH,
     OSM_ELEMENTS,
     OSM_FEATURES,
+    OSM_LEVEL_UNITS,
+    OSM_LEVELS,
+    OSM_MEMBERS,
+    OSM_NODES,
+    OSM_RELATIONS,
+    OSM_TAG_CHARS,
+    OSM_TAGS,
+    OSM_UNITS,
+    OSM_WAY_NODES,
+    OSM_WAYS,
     PERSISTED_BYTES,
     PERSISTED_COUNT,
     PERSISTED_MODE,
@@ -525,6 +535,44 @@ IMPORT_OSM_ROWS: tuple[Limit, ...] = (
         f"`PATH: elements nested more than {whole(OSM_DEPTH.value)} levels deep`; "
         "`PATH: XML entities are not allowed (...)`",
         (OSM_DEPTH,),
+    ),
+    Limit(
+        IMPORT_OSM,
+        "Nodes, ways, relations of one file, each counted as it is read",
+        ", ".join(count(each.value) for each in (OSM_NODES, OSM_WAYS, OSM_RELATIONS)),
+        names(OSM_NODES, OSM_WAYS, OSM_RELATIONS),
+        f"`PATH: node N: more than {whole(OSM_NODES.value)} nodes in one file` (ways, "
+        "relations alike)",
+        (OSM_NODES, OSM_WAYS, OSM_RELATIONS),
+    ),
+    Limit(
+        IMPORT_OSM,
+        "Nodes of a way, members of a relation, counted before the element is whole",
+        f"{count(OSM_WAY_NODES.value)}, {count(OSM_MEMBERS.value)}",
+        names(OSM_WAY_NODES, OSM_MEMBERS),
+        f"`PATH: way N: more than {whole(OSM_WAY_NODES.value)} nodes (<nd>)`; `PATH: "
+        f"relation N: more than {whole(OSM_MEMBERS.value)} members`",
+        (OSM_WAY_NODES, OSM_MEMBERS),
+    ),
+    Limit(
+        IMPORT_OSM,
+        "Tags of an element or GeoJSON feature; characters of a tag's key or value",
+        f"{count(OSM_TAGS.value)}; {count(OSM_TAG_CHARS.value)}",
+        names(OSM_TAGS, OSM_TAG_CHARS),
+        f"`PATH: way N: more than {whole(OSM_TAGS.value)} tags`; `PATH: way N: tag 'K' "
+        f"longer than {whole(OSM_TAG_CHARS.value)} characters (key or value)` (GeoJSON: "
+        "`feature ID`)",
+        (OSM_TAGS, OSM_TAG_CHARS),
+    ),
+    Limit(
+        IMPORT_OSM,
+        "Indoor areas (units) of the file, on one level; levels; before any shape is built",
+        f"{count(OSM_UNITS.value)}, {count(OSM_LEVEL_UNITS.value)}; {count(OSM_LEVELS.value)}",
+        names(OSM_UNITS, OSM_LEVEL_UNITS, OSM_LEVELS),
+        f"`PATH: way/N: more than {whole(OSM_UNITS.value)} indoor areas (units) in one file`; "
+        f"`PATH: way/N: more than {whole(OSM_LEVEL_UNITS.value)} indoor areas (units) on "
+        f"level L`; `PATH: way/N: more than {whole(OSM_LEVELS.value)} levels in one file`",
+        (OSM_UNITS, OSM_LEVEL_UNITS, OSM_LEVELS),
     ),
     Limit(
         IMPORT_OSM,

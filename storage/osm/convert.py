@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import shapely
+import shapely.errors
 from shapely.geometry import LineString, MultiLineString, MultiPolygon, Point, Polygon, box
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import nearest_points, unary_union
@@ -16,6 +17,7 @@ from shapely.ops import nearest_points, unary_union
 from parsing.imdf.projection import LocalPlane, plane_for
 from parsing.imdf.read import Report
 from parsing.osm.levels import level_text, levels_of
+from parsing.osm.limits import MAX_OSM_LEVEL_UNITS, MAX_OSM_LEVELS, MAX_OSM_UNITS
 from parsing.osm.model import OsmData, OsmError, OsmFeature
 from storage.osm.model import Connector, Place, Space, element_id, polygons
 from storage.osm.tags import (
@@ -68,6 +70,7 @@ def sort_features(data: OsmData, asset: str) -> Sorted:
             "no indoor features: not one area tagged indoor=room, area or corridor "
             "(Simple Indoor Tagging), nothing to import"
         )
+    _count_units(data.features)
     plane = plane_for([f.geometry for f in spaces if f.geometry is not None])
     found = Sorted(Place(asset), plane)
     space_ids = {id(feature) for feature in spaces}
@@ -77,7 +80,10 @@ def sort_features(data: OsmData, asset: str) -> Sorted:
     for feature in data.features:
         assert feature.geometry is not None  # the readers keep only features with one
         levels = _levels(feature, report)
-        shape = plane.to_plane(feature.geometry)
+        try:
+            shape = plane.to_plane(feature.geometry)
+        except (shapely.errors.GEOSException, ValueError, TypeError):
+            raise OsmError(f"{feature.id}: its geometry is no shape (GeoJSON)") from None
         tags = feature.tags
         walkway = "level" in tags and bool(levels)  # a walkway must say its level
         if id(feature) in space_ids and levels:
@@ -107,6 +113,31 @@ def sort_features(data: OsmData, asset: str) -> Sorted:
         _add_connector(found.place, feature, kind, feet, report)
     found.place.levels |= {space.level for space in found.place.spaces}
     return found
+
+
+def _count_units(features: list[OsmFeature]) -> None:
+    """Refused before any shape is built: more indoor areas (rooms, areas, corridors,
+    walkway areas: each a unit on each of its levels) than MAX_OSM_UNITS in the file or
+    MAX_OSM_LEVEL_UNITS on one level, or more than MAX_OSM_LEVELS levels."""
+    per_level: dict[float, int] = {}
+    total = 0
+    for feature in features:
+        if not _is_area(feature) or not (is_space(feature.tags) or is_walkway_area(feature.tags)):
+            continue
+        for level in levels_of(feature.tags) or (DEFAULT_LEVEL,):
+            total += 1
+            per_level[level] = per_level.get(level, 0) + 1
+            if total > MAX_OSM_UNITS:
+                raise OsmError(
+                    f"{feature.id}: more than {MAX_OSM_UNITS} indoor areas (units) in one file"
+                )
+            if per_level[level] > MAX_OSM_LEVEL_UNITS:
+                raise OsmError(
+                    f"{feature.id}: more than {MAX_OSM_LEVEL_UNITS} indoor areas (units) on "
+                    f"level {level_text(level)}"
+                )
+            if len(per_level) > MAX_OSM_LEVELS:
+                raise OsmError(f"{feature.id}: more than {MAX_OSM_LEVELS} levels in one file")
 
 
 def _drawn(feature: OsmFeature, shape: BaseGeometry, levels: tuple[float, ...]) -> list[Drawn]:

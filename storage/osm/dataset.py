@@ -12,6 +12,8 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+from shapely.errors import GEOSException
+
 from parsing.osm.model import ATTRIBUTION, LICENCE_TAG, OsmError
 from storage.imdf.dataset import ImdfDataset, venue_dataset
 from storage.imdf.ids import slug
@@ -33,6 +35,8 @@ def osm_dataset(path: Path, options: ImdfOptions) -> ImdfDataset:
         archive = osm_archive(data, asset, path.stem, options.languages)
     except OsmError as error:  # what the place lacks, said of the file
         raise OsmError(f"{path}: {error}") from None
+    except GEOSException:  # the readers check every shape; a fault of ours, said as such
+        raise OsmError(f"{path}: a shape of the place could not be built (please report)") from None
     dataset = venue_dataset(archive, replace(options, asset_id=asset))
     for record in dataset.data["unit_maps"]:
         record["tags"] = [*record["tags"], *MAP_TAGS]

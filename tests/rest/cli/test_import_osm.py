@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 from pymongo import MongoClient
 
-from parsing.osm.limits import MAX_OSM_BYTES
+from parsing.osm.limits import MAX_OSM_BYTES, MAX_OSM_DEPTH, MAX_OSM_LEVEL_UNITS, MAX_OSM_TAGS
 from storage.embedded.server import EmbeddedServer
 from tests.rest.cli.test_cli_errors import clean_env, run
 from tests.rest.cli.test_import_imdf_options import COLLECTIONS, counts
 from tests.storage.osm.places import CASERNE_XML, STATION
+from tests.storage.osm.test_bounds import rooms
 
 
 def env_for(tmp_path: Path, db_server: EmbeddedServer) -> tuple[dict[str, str], str]:
@@ -96,6 +97,10 @@ NOT_INDOOR = (
     b'"properties": {"highway": "service"}, "geometry": {"type": "LineString", '
     b'"coordinates": [[5, 45], [5.001, 45]]}}]}'
 )
+OSM = b"<?xml version='1.0'?><osm version='0.6'>"
+NAN = OSM + b"<node id='17' lat='NaN' lon='5'/></osm>"  # was GEOS's `LinearRing` error
+DEEP = OSM + b"<a>" * 300 + b"</a>" * 300 + b"</osm>"  # was libxml2's `Excessive depth`
+TAGS = OSM + b"<way id='3'>" + b"<tag k='k' v='v'/>" * 100_000 + b"</way></osm>"
 
 
 @pytest.mark.parametrize(
@@ -105,8 +110,21 @@ NOT_INDOOR = (
         ("bomb.osm", BOMB, "XML entities are not allowed ("),
         ("roads.geojson", NOT_INDOOR, "no indoor features: not one area tagged indoor=room"),
         ("big.geojson", None, f"bytes, at most {MAX_OSM_BYTES}"),
+        *(
+            pytest.param(*case, marks=pytest.mark.security)
+            for case in [
+                ("nan.osm", NAN, "node 17: lat='NaN' is not a latitude (a number from -90 to 90)"),
+                ("deep.osm", DEEP, f"elements nested more than {MAX_OSM_DEPTH} levels deep"),
+                ("tags.osm", TAGS, f"way 3: more than {MAX_OSM_TAGS} tags"),
+                (
+                    "rooms.osm",
+                    rooms(["0"] * (MAX_OSM_LEVEL_UNITS + 1)),
+                    f"more than {MAX_OSM_LEVEL_UNITS} indoor areas (units) on level 0",
+                ),
+            ]
+        ),
     ],
-    ids=["broken-xml", "entity-bomb", "no-indoor", "too-large"],
+    ids=["broken-xml", "entity-bomb", "no-indoor", "too-large", "nan", "deep", "tags", "rooms"],
 )
 def test_bad_input_is_one_line_and_writes_nothing(
     tmp_path: Path, db_server: EmbeddedServer, name: str, data: bytes | None, problem: str
