@@ -271,6 +271,26 @@ class RequestContext:
                 raise ApiError(ErrorCode.RATE_LIMITED, retry_after=wait)
             self._units += extra
 
+    async def spend(self, units: int, owed: float = 0) -> None:
+        """Spend `units` of the caller's rate limit for work before an operation is priced
+        (validating a new document, `schema.execution.guard`): the key's, else its
+        address's (a request without a key). Refused (429) when the bucket is short, and
+        then `owed` is spent whatever the bucket holds (work already done: the parse), so
+        the next requests wait. Not part of the operation's charge: never given back."""
+        if self.api_key is None:
+            limiter = self.services.address_limiter
+            wait = limiter.take(self.client, units)
+            if wait is not None:
+                limiter.owe(self.client, owed)
+        else:
+            caller = await self.caller()
+            shared = self.services.rate_limiter
+            wait = await shared.take(caller.key_id, units, caller.limit)
+            if wait is not None:
+                await shared.owe(caller.key_id, owed, caller.limit)
+        if wait is not None:
+            raise ApiError(ErrorCode.RATE_LIMITED, retry_after=wait)
+
     @property
     def charged_units(self) -> int:
         """Rate-limit units charged so far (the key's lookup is one): what `settle` may

@@ -200,6 +200,11 @@ VALIDATE_ON_LOOP_TOKENS = 500
 # validated once is not charged again while it is kept.
 VALIDATION_TOKENS_PER_RATE_UNIT = 25
 VALIDATION_FREE_TOKENS = 200
+# ... and when the bucket cannot pay it, the request is refused (429) before validation,
+# but its parse is done (4-8 us a token, comments and all): it is spent anyway, one unit
+# per this many tokens, so a key whose bucket is empty cannot have documents parsed for
+# the one unit of their requests.
+PARSE_TOKENS_PER_RATE_UNIT = 250
 # Parsed documents seen once are kept in a segment of their own, this share of
 # FLOORGATE_GRAPHQL_CACHE_MB: a flood of new documents (each refused, or run once) evicts
 # only there, never the documents asked again, which move to the rest on their second sight.

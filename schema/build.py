@@ -84,7 +84,7 @@ def cache_figures(schema: Schema) -> dict[str, dict[str, int]]:
     """The GraphQL caches of a schema, each bounded in bytes (`schema.execution.bounded`): parsed
     documents with their validations and costs, compiled plans, generated code."""
     return {
-        "documents": schema.caches.entries.figures(),
+        "documents": schema.caches.figures(),
         "plans": plans_of(schema._schema).documents.figures(),
         "generated_code": COMPILED_CODE.figures(),
     }

@@ -53,6 +53,13 @@ class ByteLRU(Generic[K, V]):
             oldest = next(iter(self.entries))
             self.pop(oldest)
 
+    def take(self, key: K) -> tuple[V, int] | None:
+        """The entry and its size, removed without calling `evicted` (it moves elsewhere)."""
+        found = self.entries.pop(key, None)
+        if found is not None:
+            self.bytes -= found[1]
+        return found
+
     def pop(self, key: K) -> None:
         found = self.entries.pop(key, None)
         if found is not None:

@@ -7,6 +7,12 @@ document's depth, aliases and fragment spreads, each measured in linear time. Af
 valid document: the length of the variables' lists, then the operation's cost under the
 request's variables against the limit, charged to the key's rate limit. A refusal raised
 here is the operation's one error (data null).
+
+Validating a document not validated yet is charged to the caller's rate limit before it
+starts, by its tokens (`validation_units`; the key's bucket, or the address's without a
+key), and a new document's parse waits in a segment of its own until it is asked again,
+so a flood of new documents pays for its work and cannot evict the documents in use
+(issue 63; docs/limits.md, "What work costs").
 """
 
 from __future__ import annotations
@@ -32,7 +38,17 @@ from graphql.validation import ASTValidationRule
 from resolvers.auth.access import authorize
 from resolvers.context import RequestContext
 from resolvers.errors import ApiError, ErrorCode, invalid
-from resolvers.limits import MAX_INPUT_ITEMS, PARSE_ON_LOOP_CHARS, VALIDATE_ON_LOOP_TOKENS
+from resolvers.limits import (
+    MAX_INPUT_ITEMS,
+    NEW_DOCUMENTS_SHARE,
+    PARSE_ON_LOOP_CHARS,
+    PARSE_TOKENS_PER_RATE_UNIT,
+    SEEN_DOCUMENTS_BYTES,
+    SEEN_KEY_BYTES,
+    VALIDATE_ON_LOOP_TOKENS,
+    VALIDATION_FREE_TOKENS,
+    VALIDATION_TOKENS_PER_RATE_UNIT,
+)
 from resolvers.validation import oversized_lists
 from schema.execution import fast_check
 from schema.execution.bounded import ByteLRU
@@ -45,7 +61,7 @@ from schema.execution.operation_limits import (
     number_problem,
     root_field_names,
     rough_size,
-    token_count,
+    token_counts,
 )
 from schema.execution.validation import validate_document
 from schema.permissions import Requirement, field_requirement
@@ -85,6 +101,7 @@ class Parsed:
 
     document: DocumentNode
     tokens: int = 0  # comments included
+    words: int = 0  # tokens without comments: what validation walks, and is charged by
     problem: GraphQLError | None = UNSET
     validations: dict[Hashable, list[GraphQLError]] = field(default_factory=dict)
     costs: OrderedDict[Hashable, int] = field(default_factory=OrderedDict)
@@ -94,7 +111,12 @@ class DocumentCaches:
     """What each document costs once, shared by every operation of one schema: its
     parse, then its figures, validation and costs under small variables, all in one
     entry per text. Entries are keyed by a digest of the text (not the text: a key may
-    be a megabyte) and bounded in bytes, each counted at its document's rough size."""
+    be a megabyte) and bounded in bytes, each counted at its document's rough size.
+
+    Two segments share the budget: a document seen once waits in `new` (a quarter), and
+    moves to `entries` when it is asked again (or was seen before its entry left `new`:
+    `seen` keeps digests). So documents asked once, refused or run, evict only each other,
+    never the documents in use."""
 
     def __init__(
         self, limits: OperationLimits, max_bytes: int, max_tokens: int, max_document_bytes: int
@@ -102,8 +124,20 @@ class DocumentCaches:
         self.limits = limits
         self.max_tokens = max_tokens
         self.max_document_bytes = max_document_bytes
-        self.entries: ByteLRU[bytes, Parsed] = ByteLRU(max_bytes, self.forget)
+        new_bytes = int(max_bytes * NEW_DOCUMENTS_SHARE)
+        self.entries: ByteLRU[bytes, Parsed] = ByteLRU(max_bytes - new_bytes, self.forget)
+        self.new: ByteLRU[bytes, Parsed] = ByteLRU(new_bytes, self.forget)
+        self.seen: ByteLRU[bytes, None] = ByteLRU(SEEN_DOCUMENTS_BYTES)
         self.by_document: dict[int, Parsed] = {}  # id(document): its entry, while kept
+
+    def figures(self) -> dict[str, int]:
+        """What `/readyz` shows: both segments as one cache (the digests of documents
+        seen are counted apart, `seen`)."""
+        return {
+            "entries": len(self.entries) + len(self.new),
+            "bytes_used": self.entries.bytes + self.new.bytes,
+            "budget_bytes": self.entries.max_bytes + self.new.max_bytes,
+        }
 
     def forget(self, entry: Parsed) -> None:
         self.by_document.pop(id(entry.document), None)
@@ -121,13 +155,25 @@ class DocumentCaches:
         entry = self.entries.get(key)
         if entry is not None:
             return entry.document
+        again = self.new.take(key)
+        if again is not None:  # asked a second time: kept with the documents in use
+            self.entries.put(key, *again)
+            if key not in self.entries:
+                self.forget(again[0])
+            return again[0].document
         if len(query) > PARSE_ON_LOOP_CHARS:
-            document, size, tokens = await run_cpu(parse_and_size, query, self.max_tokens)
+            document, size, tokens, words = await run_cpu(parse_and_size, query, self.max_tokens)
         else:
-            document, size, tokens = parse_and_size(query, self.max_tokens)
-        entry = Parsed(document, tokens)
-        self.entries.put(key, entry, len(key) + ENTRY_BYTES + size)
-        if key in self.entries:
+            document, size, tokens, words = parse_and_size(query, self.max_tokens)
+        entry = Parsed(document, tokens, words)
+        seen = key in self.seen
+        segment = self.entries if seen else self.new
+        segment.put(key, entry, len(key) + ENTRY_BYTES + size)
+        if seen:
+            self.seen.pop(key)
+        else:
+            self.seen.put(key, None, SEEN_KEY_BYTES)
+        if key in segment:
             self.by_document[id(document)] = entry
         return document
 
@@ -135,7 +181,20 @@ class DocumentCaches:
         """The document's entry, or a fresh one that nothing keeps (a document parsed
         elsewhere, or already dropped)."""
         entry = self.by_document.get(id(document))
-        return entry if entry is not None and entry.document is document else Parsed(document)
+        if entry is not None and entry.document is document:
+            return entry
+        return Parsed(document, *token_counts(document))
+
+    def validation_units(
+        self, document: DocumentNode, rules: tuple[type[ASTValidationRule], ...]
+    ) -> int:
+        """The rate-limit units validating `document` under `rules` costs before it starts:
+        none once validated (kept), else by its tokens without comments, one unit per
+        VALIDATION_TOKENS_PER_RATE_UNIT beyond VALIDATION_FREE_TOKENS."""
+        entry = self.parsed(document)
+        if rules in entry.validations:
+            return 0
+        return validation_price(entry.words)
 
     def problem(self, document: DocumentNode) -> GraphQLError | None:
         """A number literal too long, else `figure_problem` of the document; once."""
@@ -193,11 +252,16 @@ class DocumentCaches:
         return found
 
 
-def parse_and_size(query: str, max_tokens: int) -> tuple[DocumentNode, int, int]:
-    """The parse, its rough size and its tokens, together (on the CPU pool for a long
-    text)."""
+def parse_and_size(query: str, max_tokens: int) -> tuple[DocumentNode, int, int, int]:
+    """The parse, its rough size and its tokens with and without comments, together (on
+    the CPU pool for a long text)."""
     document = parse(query, max_tokens=max_tokens)
-    return document, rough_size(document), token_count(document)
+    return document, rough_size(document), *token_counts(document)
+
+
+def validation_price(words: int) -> int:
+    """Rate-limit units of validating a document of `words` tokens (comments left out)."""
+    return -(-max(0, words - VALIDATION_FREE_TOKENS) // VALIDATION_TOKENS_PER_RATE_UNIT)
 
 
 def scalar_key(variables: dict[str, Any] | None) -> Hashable | None:
@@ -313,10 +377,15 @@ async def check_operation(
     context: object,
 ) -> Checked:
     """/graphql's checks of one operation without strawberry's pipeline, in their order:
-    access (`check_access`), validation, the cost (`check_cost_of`). Refusals are raised;
-    validation's errors are returned, unpriced. (`DocumentOperation` and the WebSocket's
+    access (`check_access`), the price of validating a document not validated yet
+    (`validation_units`; refused 429 past the rate limit, its parse then owed), validation,
+    the cost (`check_cost_of`). Refusals are raised; validation's errors are returned,
+    unpriced. (`DocumentOperation` and the WebSocket's
     `SocketSubscription` run them.)"""
     keyed = await check_access(caches, schema, document, operation, context)
+    units = caches.validation_units(document, VALIDATION_RULES)
+    if units and isinstance(context, RequestContext):
+        await context.spend(units, caches.parsed(document).tokens / PARSE_TOKENS_PER_RATE_UNIT)
     errors = await caches.validate(schema, document, VALIDATION_RULES)
     if errors:
         return Checked(keyed, errors, 0)

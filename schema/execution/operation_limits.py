@@ -282,6 +282,18 @@ def token_count(document: DocumentNode) -> int:
     return count
 
 
+def token_counts(document: DocumentNode) -> tuple[int, int]:
+    """(tokens, words): the document's tokens with comments, and without (what its
+    validation walks, and what a new document's validation is charged by)."""
+    count = words = 0
+    token = document.loc.start_token if document.loc is not None else None
+    while token is not None:
+        count += 1
+        words += token.kind is not TokenKind.COMMENT
+        token = token.next
+    return count, words
+
+
 def rough_size(node: Node) -> int:
     """Bytes the parsed document of `node` keeps alive, roughly: its text, the values of
     its tokens (strings and comments are copied) and BYTES_PER_TOKEN for each token with

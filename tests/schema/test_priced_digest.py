@@ -114,7 +114,8 @@ def test_a_lone_surrogate_and_a_huge_integer_are_digested():
 
 
 async def test_the_guard_prices_a_document_once_for_points_of_their_own(monkeypatch):
-    caches = DocumentCaches(LIMITS, 1 << 20, SETTINGS.graphql_max_tokens, 1 << 20)
+    # 4 MiB: its new documents' quarter holds the document of 30 routes (300 KB parsed)
+    caches = DocumentCaches(LIMITS, 4 << 20, SETTINGS.graphql_max_tokens, 1 << 20)
     priced: list[int] = []
 
     def counted(*args: Any) -> int:

@@ -79,6 +79,8 @@ class DocumentOperation:
             if operation.operation is OperationType.SUBSCRIPTION:  # its limits first
                 raise ApiError(ErrorCode.NO_SUBSCRIPTIONS_OVER_HTTP)
         except Exception as exc:  # as strawberry: any failure is the operation's one error
+            if isinstance(exc, ApiError) and exc.code is ErrorCode.RATE_LIMITED:
+                raise  # the price of validating it refused: answered as a refused charge
             self.failed = self.failure(exc)
             return None
         self.on_cpu = checked.cost >= INTROSPECTION_ON_LOOP_COST and not root_field_names(

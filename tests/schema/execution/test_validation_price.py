@@ -1,0 +1,171 @@
+"""Validating a new document is priced before it starts, and new documents cannot evict
+the documents in use (issue 63, finding 1), through the real app.
+
+A key without any permission sent documents each new (a random number in them), refused
+in validation or run once: each cost 25-384 ms of validation for one rate unit, and their
+parses (2.6 MB each) evicted everyone's from the 16 MiB cache. Now a document not yet
+validated spends one unit per VALIDATION_TOKENS_PER_RATE_UNIT tokens beyond the first
+VALIDATION_FREE_TOKENS from the key's bucket (or, without a key, its address's) before
+validation, and waits in the new-documents segment until it is asked again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import replace
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from resolvers.auth.keys import create_key
+from resolvers.limits import (
+    PARSE_TOKENS_PER_RATE_UNIT,
+    VALIDATION_FREE_TOKENS,
+    VALIDATION_TOKENS_PER_RATE_UNIT,
+)
+from rest.app import create_app
+from schema.execution.guard import DocumentCaches, validation_price
+from tests.schema.test_compiled_executor import strawberry_schema_of
+from tests.schema.test_graphql_guard import headers
+
+pytestmark = pytest.mark.security
+
+BURST = 400  # FLOORGATE_RATE_LIMIT_BURST's default
+ADDRESS_BURST = 50  # FLOORGATE_UNAUTHENTICATED_BURST's default
+
+
+def operations(number: int, count: int) -> str:
+    """A valid document of 5 x `count` + 2 tokens (`count` operations `query Q<n>_<i> {
+    __typename }`, and the start and end of the text), new for each `number`; its first
+    operation is asked (`first`)."""
+    return " ".join(f"query Q{number}_{i} {{ __typename }}" for i in range(count))
+
+
+def first(number: int) -> str:
+    return f"Q{number}_0"
+
+
+def unknown_fields(number: int, count: int) -> str:
+    """A document refused in validation (fields the schema does not have), new per number."""
+    return f"query Q{number} {{ " + " ".join(f"x{i}" for i in range(count)) + " }"
+
+
+@pytest_asyncio.fixture
+async def limited(store, settings) -> AsyncIterator[httpx.AsyncClient]:
+    """The app with the product's rate limits, refilled too slowly to count in a test."""
+    limits = replace(
+        settings,
+        rate_limit_per_second=0.001,
+        rate_limit_burst=BURST,
+        unauthenticated_rate_per_second=0.001,
+        unauthenticated_burst=ADDRESS_BURST,
+    )
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=create_app(limits, store)), base_url="https://t"
+    ) as client:
+        yield client
+
+
+def test_the_price_grows_with_the_tokens_beyond_the_free_ones():
+    assert (VALIDATION_FREE_TOKENS, VALIDATION_TOKENS_PER_RATE_UNIT) == (200, 25)
+    assert [validation_price(words) for words in (0, 200, 201, 225, 226, 5000)] == [
+        0,
+        0,
+        1,
+        1,
+        2,
+        192,
+    ]
+
+
+async def test_a_new_document_pays_its_validation_once_before_it_starts(store, limited):
+    """442 tokens: 10 units for its validation and the request's one; asked again (kept,
+    validated) only the request's one. A document refused in validation pays the same."""
+    key = (await create_key(store, "no permission, new documents", [], None)).secret
+    body = {"query": operations(1, 88), "operationName": first(1)}  # 442 tokens: 10 units
+    new = await limited.post("/graphql", json=body, headers=headers(key))
+    assert new.json() == {"data": {"__typename": "Query"}}
+    assert new.headers["RateLimit-Remaining"] == str(BURST - 1 - 10)
+    again = await limited.post("/graphql", json=body, headers=headers(key))
+    assert again.json() == {"data": {"__typename": "Query"}}
+    assert again.headers["RateLimit-Remaining"] == str(BURST - 1 - 10 - 1)
+    over_get = await limited.get("/graphql", params=body, headers=headers(key))
+    assert over_get.json() == {"data": {"__typename": "Query"}}
+    assert over_get.headers["RateLimit-Remaining"] == str(BURST - 1 - 10 - 2)
+
+    refused = unknown_fields(2, 1000)  # 1,006 tokens: 33 units, refused in validation
+    for spent in (1 + 33, 1):
+        before = int(over_get.headers["RateLimit-Remaining"])
+        answer = await limited.post("/graphql", json={"query": refused}, headers=headers(key))
+        body = answer.json()
+        assert body["data"] is None
+        assert body["errors"][0]["message"] == "Cannot query field 'x0' on type 'Query'."
+        assert answer.headers["RateLimit-Remaining"] == str(before - spent)
+        over_get = answer
+
+
+async def test_new_documents_past_the_bucket_are_refused_before_validation(store, limited):
+    """A key that floods new documents of 4,990 tokens (192 units each) is refused on its
+    third, before anything validates it, as a refused charge is (Retry-After); the parse
+    it made is owed, so the key's next request waits."""
+    key = (await create_key(store, "no permission, flood", [], None)).secret
+    codes = []
+    for number in range(3):
+        answer = await limited.post(
+            "/graphql", json={"query": unknown_fields(100 + number, 4984)}, headers=headers(key)
+        )
+        codes.append(answer.json()["errors"][0].get("extensions", {}).get("code"))
+    assert codes == ["BAD_USER_INPUT"] * 2 + ["RATE_LIMITED"], codes
+    assert answer.status_code == 200
+    # 13 left after its lookup, not enough: refused, its parse owed (4,990 / 250 units)
+    assert BURST - 2 * (1 + 192) - 1 - 4990 / PARSE_TOKENS_PER_RATE_UNIT < 0
+    assert answer.headers["RateLimit-Remaining"] == "0"
+    assert int(answer.headers["Retry-After"]) > 0
+    small = await limited.post("/graphql", json={"query": "{ __typename }"}, headers=headers(key))
+    # The next request waits for the owed units to refill: about 8 s at 1 unit a second,
+    # 8,000 s at this test's 0.001 (/graphql answers a refusal as its one error).
+    assert small.json()["errors"][0]["extensions"]["code"] == "RATE_LIMITED"
+    assert int(small.headers["Retry-After"]) > 7000
+
+
+async def test_a_keyless_new_document_pays_from_its_address(limited):
+    """Without a key only introspection runs, and its new documents spend the address's
+    bucket (50): each of 442 tokens costs 11 units with the request's; four fit, and
+    one asked again costs its request's token only."""
+    statuses = []
+    for number in (10, 11, 12, 10, 13, 14):
+        body = {"query": operations(number, 88), "operationName": first(number)}
+        answer = await limited.post("/graphql", json=body, headers=headers(None))
+        statuses.append((answer.status_code, "errors" in answer.json()))
+    assert statuses == [(200, False)] * 5 + [(200, True)], statuses
+    assert answer.json()["errors"][0]["extensions"]["code"] == "RATE_LIMITED"
+    assert int(answer.headers["Retry-After"]) > 0
+
+
+async def test_refused_big_documents_do_not_evict_a_document_in_use(client, keys):
+    """20 refused documents of 4,990 tokens (about 3 MB parsed each, 60 MB in all) pass
+    through the new-documents segment; the document asked twice stays."""
+    caches: DocumentCaches = strawberry_schema_of(client._transport.app).caches
+    hot = "query Hot { assets(perPage: 1) { data { id } } }"
+    for _ in range(2):
+        answer = await client.post("/graphql", json={"query": hot}, headers=headers(keys.full))
+        assert answer.json()["data"]["assets"]["data"], answer.json()
+    [kept] = [key for key, (entry, _) in caches.entries.entries.items() if is_hot(entry)]
+    for number in range(20):
+        answer = await client.post(
+            "/graphql",
+            json={"query": unknown_fields(1000 + number, 4984)},
+            headers=headers(keys.plain),
+        )
+        assert answer.json()["errors"][0]["message"] == "Cannot query field 'x0' on type 'Query'."
+    assert kept in caches.entries
+    assert not any(is_hot(entry) for entry, _ in caches.new.entries.values())
+    big = [entry for entry, _ in caches.new.entries.values() if entry.words > 4000]
+    assert 1 <= len(big) <= 2  # a quarter of 16 MiB holds one or two of them
+    assert not any(entry.words > 4000 for entry, _ in caches.entries.entries.values())
+    assert caches.figures()["budget_bytes"] == 16 * 1024 * 1024
+
+
+def is_hot(entry) -> bool:
+    return entry.document.loc.source.body.startswith("query Hot ")
