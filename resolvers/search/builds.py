@@ -15,6 +15,7 @@ class Builds:
     updated: int = 0  # from the kept documents, the changed ones read again
     unchanged: int = 0  # none of the asset's documents changed: the index kept
     fallbacks: int = 0  # an update that could not be made, then built from everything
+    stale: int = 0  # searches answered from an index older than the data (being updated)
 
     def figures(self) -> dict[str, int]:
         return {
@@ -22,6 +23,7 @@ class Builds:
             "updates": self.updated,
             "unchanged": self.unchanged,
             "fallbacks": self.fallbacks,
+            "stale_answers": self.stale,
         }
 
 

@@ -19,6 +19,7 @@ import itertools
 import re
 import sys
 from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import NamedTuple
@@ -121,6 +122,7 @@ def numbers(text: str) -> str:
     return "".join(DIGITS.findall(text))
 
 
+STEP = 64  # places indexed between two pauses of `SearchIndex.building`
 MAX_TERMS = 12  # words of a query matched one by one; the whole query is compared too
 FIELD_BITS = 3  # a posting is place << FIELD_BITS | field: one 8-byte slot of an array
 
@@ -131,12 +133,20 @@ class SearchIndex:
     "restroom") point to the kind, and the kind to its places, not each place itself."""
 
     def __init__(self, places: list[Place]) -> None:
+        for _ in self.building(places):
+            pass
+
+    def building(self, places: list[Place]) -> Iterator[None]:
+        """Index `places`, pausing every STEP of them: an index made on the event loop
+        in slices (issue 63, finding 5) lets other requests run between them."""
         self.places = places
         postings: dict[str, list[int]] = {}  # a word -> who has it
         phrases: dict[str, list[int]] = {}  # a whole name, id or other name -> who has it
         kinds: dict[str, list[int]] = {}  # a kind -> its places
         said_of: dict[str, str] = {}  # each distinct text's phrase, folded once
         for index, place in enumerate(places):
+            if index % STEP == 0:
+                yield
             for kind, text in place.texts:
                 said = said_of.get(text)
                 if said is None:
@@ -153,14 +163,18 @@ class SearchIndex:
             place.sort_name = fold(place.name or "")
             place.name_length = len(said_of.get(place.name or "", ""))
             place.texts = []  # indexed: no longer needed
+        yield
         self._postings = {word: array("q", codes) for word, codes in postings.items()}
+        yield
         self._kind_places = [array("q", found) for found in kinds.values()]
         self._kind_words: dict[str, list[int]] = {}  # a category word -> its kinds
         for position, kind_name in enumerate(kinds):
             for word in dict.fromkeys(phrase(" ".join(kind_words(kind_name))).split()):
                 self._kind_words.setdefault(sys.intern(word), []).append(position)
         self._vocabulary = sorted({*self._postings, *self._kind_words})
+        yield
         self._phrases = {said: array("q", codes) for said, codes in phrases.items()}
+        yield
         # Whole names and other names (not ids), for typos over a whole text.
         self._full_texts = [
             said

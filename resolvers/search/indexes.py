@@ -27,18 +27,36 @@ read log, so an answer kept from it (REST GETs, /graphql queries) goes stale wit
 While the change stream is down the read cache serves nothing, and neither does this:
 every search then builds its index afresh (and its answer is not kept, nor its
 documents).
+
+During writes (issue 63, finding 5: two writers and two searchers held searches at
+0.75-1 s and the worker's other requests at 8x): an asset's index is made by one task at
+a time (`Making`), whatever versions its searches see; a write arriving meanwhile is
+taken in by the next. An index of more than WAIT_PLACES documents is brought up to date
+in the background: a search that finds it out of date starts its update and is answered
+at once from it (the answer is not kept), as is every search until the update is done;
+it is made on the event loop in slices of SLICE_SECONDS (on the CPU pool, its thread
+held the interpreter from the loop, and an honest GET's p95 went to 5x), and the next
+update starts no sooner than UPDATE_REST times the last one's time after its end
+(`AssetIndex.rests_until`), so updates take at most a third of the loop. A smaller index
+is updated while its searches wait (a few milliseconds), so a write is found by the next
+search there; in a larger one, by the searches after the update that the first search
+after it starts.
 """
 
 from __future__ import annotations
 
 import asyncio
 import bisect
+import contextvars
+import logging
 import struct
+import time
 import zlib
 from array import array
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
+from weakref import WeakKeyDictionary
 
 import bson
 from bson.codec_options import CodecOptions
@@ -46,13 +64,12 @@ from bson.codec_options import CodecOptions
 from parsing.gcpause import gc_paused
 from resolvers.search.builds import BUILDS
 from resolvers.search.index import Place, SearchIndex
-from resolvers.search.places import collect
+from resolvers.search.places import STEP, collecting
 from resolvers.wayfinding.versioned_cache import VersionedCache
 from storage import collections as c
 from storage.cache import cached_reads
 from storage.cache.names import READ_LANGUAGE
 from storage.cache.read_cache import READS
-from storage.cpu import run_cpu
 from storage.database import Store
 
 INDEXED = (c.UNITS, c.LOCATIONS)  # what an index is built from: their versions key it
@@ -60,12 +77,27 @@ UNIT_FIELDS = {"name": 1, "names": 1, "floor_id": 1}
 LOCATION_FIELDS = {"unit_map_id": 1, "name": 1, "names": 1, "floors": 1, "tags": 1}
 FIELDS = (UNIT_FIELDS, LOCATION_FIELDS)
 Document = dict[str, Any]
-# Places built on the event loop; more are built on the CPU pool (storage.cpu).
+Version = tuple[Any, ...]  # the versions of units and locations an index is of
+# Places built at once; more are built in slices that let other requests run (`_run`).
 ON_LOOP_PLACES = 500
 # How long an update waits for the stream to deliver this process's acknowledged writes
 # (a few milliseconds when the stream is up) before it builds from everything instead.
 ECHO_WAIT_SECONDS = 0.3
 CHANGED_SHARE = 4  # more changed documents than a quarter of them: build from everything
+# An index of more units and locations is updated in the background while searches are
+# answered from it (an update of 10,000 places takes 0.3 s); one of fewer, while they wait.
+WAIT_PLACES = 500
+# The next update of a large index starts no sooner than this many times the last one's
+# time after its end: updates take at most a third of the event loop's time.
+UPDATE_REST = 2.0
+# How often a search that found its index being made waits for the next one (a write
+# arriving each time): then it is answered from the one it waited for, not kept.
+MAX_WAITS = 3
+LOG = logging.getLogger("floorgate.search")
+# A large index is made on the event loop in slices of this much CPU time, the loop's other
+# work run between them (an update of 10,000 places is about 0.3 s of them).
+SLICE_SECONDS = 0.004
+T = TypeVar("T")
 # zlib's fastest level: the benchmark's 10,000 locations, 2.6 MB of BSON, are 227 KB,
 # compressed in 8 ms and read back in 5. Kept so, with their ids' hashes, its 10,000
 # places' 20,000 documents hold 504 KB (tracemalloc), 50 bytes a place; as dicts they
@@ -89,9 +121,18 @@ class Kept:
 
     @classmethod
     def of(cls, documents: list[Document]) -> Kept:
-        data = b"".join(bson.encode(document) for document in documents)
+        return _finished(cls.keeping(documents))
+
+    @classmethod
+    def keeping(cls, documents: list[Document]) -> Steps[Kept]:
+        """`of`, STEP documents at a time."""
+        pieces: list[bytes | memoryview] = []
+        for at, document in enumerate(documents):
+            if at % STEP == 0:
+                yield
+            pieces.append(bson.encode(document))
         hashes = array("q", sorted(hash(document["_id"]) for document in documents))
-        return cls(zlib.compress(data, LEVEL), len(documents), hashes)
+        return cls((yield from _compressed(pieces)), len(documents), hashes)
 
     def holds_any(self, ids: Iterable[Any]) -> bool:
         """Whether one of `ids` may be one of the documents (a hash may collide: then
@@ -122,51 +163,159 @@ class Sources:
 
 class AssetIndex(SearchIndex):
     """An asset's index with the documents it was built from (None when it keeps none),
-    which its bytes count."""
+    which its bytes count; the versions of units and locations it is of (when kept), and
+    when the next update of it may start."""
 
     def __init__(self, places: list[Place], sources: Sources | None) -> None:
         super().__init__(places)
+        self._keep(sources)
+
+    @classmethod
+    def making(cls, places: list[Place], sources: Sources | None) -> Steps[AssetIndex]:
+        """The index, made in slices (`SearchIndex.building`)."""
+        index = cls.__new__(cls)
+        yield from index.building(places)
+        index._keep(sources)
+        return index
+
+    def _keep(self, sources: Sources | None) -> None:
         self.sources = sources
         if sources is not None:
             self.bytes += sources.bytes
+        self.version: Version | None = None
+        self.rests_until = 0.0  # time.monotonic(): no update of it starts before
+
+    @property
+    def large(self) -> bool:
+        """Updated in the background, searches answered from it meanwhile."""
+        if self.sources is None:
+            return False
+        return sum(kept.count for kept in self.sources.documents) > WAIT_PLACES
+
+
+@dataclass(frozen=True, slots=True)
+class Making:
+    """The one index of an asset being made (built, or updated from `previous`)."""
+
+    version: Version
+    previous: AssetIndex | None
+    task: asyncio.Task[SearchIndex]
+
+
+# Per cache of indexes (a process has one; tests make their own): what each asset's is
+# being made. An entry lives while its task runs.
+_MAKING: WeakKeyDictionary[VersionedCache[SearchIndex], dict[str, Making]] = WeakKeyDictionary()
 
 
 async def asset_index(
     store: Store, cache: VersionedCache[SearchIndex], asset_id: str
 ) -> SearchIndex:
-    """The search index of `asset_id`, as its stored data is now."""
+    """The search index of `asset_id`, as its stored data is now; or, while an update
+    of a large one is made, as it was (see the module)."""
     reads = store.cache
     if not (reads.live and reads.enabled):
         return await build(store, asset_id, keep=False)
     reads.journal.follow(INDEXED)
+    making = _MAKING.setdefault(cache, {})
     version = tuple(reads.version(name) for name in INDEXED)
+    waited: SearchIndex | None = None
+    for _ in range(MAX_WAITS):
+        kept = cache.kept(asset_id)
+        if isinstance(kept, AssetIndex) and kept.version == version:
+            _note(version)
+            return await cache.get(asset_id, version, _never)  # kept: its LRU place moves
+        now = making.get(asset_id)
+        previous = now.previous if now is not None else kept
+        if isinstance(previous, AssetIndex) and previous.large:
+            if now is None and time.monotonic() >= previous.rests_until:
+                _make(store, cache, making, asset_id, version, previous)
+            return _stale(previous)
+        if now is None:
+            now = _make(store, cache, making, asset_id, version, previous)
+        waited = await asyncio.shield(now.task)
+        if now.version == version:
+            _note(version)
+            return waited
+    assert waited is not None
+    return _stale(waited)
+
+
+def _note(version: Version) -> None:
+    """The request's answer holds while these versions of units and locations do."""
     log = READS.get()
     if log is not None:
         for name, noted in zip(INDEXED, version, strict=True):
             log.note(name, noted)
-    previous = cache.kept(asset_id)  # before `get` drops it for the new version
+
+
+def _stale(index: SearchIndex) -> SearchIndex:
+    """`index`, older than the data: the request's answer is not kept."""
+    BUILDS.stale += 1
+    log = READS.get()
+    if log is not None:
+        log.complete = False
+    return index
+
+
+async def _never() -> SearchIndex:
+    raise AssertionError("asked only for an index kept")
+
+
+def _make(
+    store: Store,
+    cache: VersionedCache[SearchIndex],
+    making: dict[str, Making],
+    asset_id: str,
+    version: Version,
+    previous: SearchIndex | None,
+) -> Making:
+    """Start making the asset's index of `version`, updated from `previous` when it
+    can be: its task, which nobody need await (its failure is logged)."""
+    previous = previous if isinstance(previous, AssetIndex) else None
 
     async def load() -> SearchIndex:
-        if isinstance(previous, AssetIndex) and previous.sources is not None:
-            updated = await update(store, asset_id, previous, previous.sources)
-            if updated is not None:
-                return updated
-            BUILDS.fallbacks += 1
-        return await build(store, asset_id, keep=True)
+        started = time.monotonic()
+        made: AssetIndex | None = None
+        if previous is not None and previous.sources is not None:
+            made = await update(store, asset_id, previous, previous.sources)
+            if made is None:
+                BUILDS.fallbacks += 1
+        if made is None:
+            made = await build(store, asset_id, keep=True)
+        ended = time.monotonic()
+        made.version, made.rests_until = version, ended + UPDATE_REST * (ended - started)
+        return made
 
-    return await cache.get(asset_id, version, load)
+    async def run() -> SearchIndex:
+        try:
+            return await cache.get(asset_id, version, load)
+        finally:
+            if making.get(asset_id) is entry:
+                del making[asset_id]
+
+    # A context of its own: the task is no one request's (its reads are noted in none).
+    task = asyncio.get_running_loop().create_task(run(), context=contextvars.Context())
+    entry = Making(version, previous, task)
+    entry.task.add_done_callback(_logged)
+    making[asset_id] = entry
+    return entry
+
+
+def _logged(task: asyncio.Task[SearchIndex]) -> None:
+    """A failed update nobody waited for is logged (a search waiting got it too)."""
+    if not task.cancelled() and task.exception() is not None:
+        LOG.warning("a search index was not made: %r", task.exception())
 
 
 async def build(store: Store, asset_id: str, keep: bool) -> AssetIndex:
-    """Read the asset's units and locations and index them (off the loop when large),
+    """Read the asset's units and locations and index them (in slices when large),
     with their names as stored: an index serves every language (issue 51). With `keep`,
     the index keeps them, with the journal's position taken before the reads."""
     BUILDS.full += 1
     since = store.cache.journal.position
     units, locations = await _read(store, ({"asset_id": asset_id}, {"asset_id": asset_id}))
-    if len(units) + len(locations) <= ON_LOOP_PLACES:
-        return _index(asset_id, units, locations, since if keep else None)
-    return await run_cpu(_index, asset_id, units, locations, since if keep else None)
+    steps = _index(asset_id, units, locations, since if keep else None)
+    return await _run(steps, len(units) + len(locations) > ON_LOOP_PLACES)
 
 
 async def update(
@@ -202,10 +351,7 @@ async def update(
         return previous
     codec = reads.codec_options
     changes = tuple(zip(ids, found, strict=True))
-    if total <= ON_LOOP_PLACES:
-        updated = _rebuild(asset_id, since, sources, changes, codec)
-    else:
-        updated = await run_cpu(_rebuild, asset_id, since, sources, changes, codec)
+    updated = await _run(_rebuild(asset_id, since, sources, changes, codec), total > ON_LOOP_PLACES)
     if updated is None:
         BUILDS.unchanged += 1  # the asset's changed documents are as they were read
         previous.sources = replace(sources, since=since)
@@ -238,9 +384,41 @@ async def _read(
         READ_LANGUAGE.reset(token)
 
 
+Steps = Generator[None, None, T]  # work done in slices: None between two, then its value
+
+
+def _finished(steps: Steps[T]) -> T:
+    """The value of `steps`, all done at once."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            value: T = done.value  # a generator's return value
+            return value
+
+
+async def _run(steps: Steps[T], sliced: bool) -> T:
+    """The value of `steps`: at once, or in slices of SLICE_SECONDS with the event loop's
+    other work run between them (issue 63, finding 5: on the CPU pool, an update of
+    10,000 places held the interpreter from the loop and took an honest GET's p95 to 5x)."""
+    try:
+        deadline = time.perf_counter() + SLICE_SECONDS
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                value: T = done.value  # a generator's return value
+                return value
+            if sliced and time.perf_counter() >= deadline:
+                await asyncio.sleep(0)
+                deadline = time.perf_counter() + SLICE_SECONDS
+    finally:
+        steps.close()  # cancelled between slices: its `gc_paused` ends
+
+
 def _index(
     asset_id: str, units: list[Document], locations: list[Document], since: int | None
-) -> AssetIndex:
+) -> Steps[AssetIndex]:
     """The index of these documents, keeping them when `since` is given and every id is
     text (the order of others among them would not be the database's); garbage
     collection paused: what a build allocates lives on in the index, and the collections
@@ -250,8 +428,11 @@ def _index(
         if since is not None and all(
             isinstance(document["_id"], str) for document in (*units, *locations)
         ):
-            sources = Sources(since, (Kept.of(units), Kept.of(locations)))
-        return AssetIndex(collect(asset_id, units, locations), sources)
+            unit_kept = yield from Kept.keeping(units)
+            sources = Sources(since, (unit_kept, (yield from Kept.keeping(locations))))
+        places: list[Place] = []
+        yield from collecting(asset_id, units, locations, places)
+        return (yield from AssetIndex.making(places, sources))
 
 
 Changes = tuple[tuple[list[Any], list[Document]], ...]  # per collection: (ids, found)
@@ -259,27 +440,57 @@ Changes = tuple[tuple[list[Any], list[Document]], ...]  # per collection: (ids, 
 
 def _rebuild(
     asset_id: str, since: int, sources: Sources, changes: Changes, codec: CodecOptions
-) -> AssetIndex | None:
+) -> Steps[AssetIndex | None]:
     """The index of the kept documents with the changed ones as found again, or None
     when none of them differs from what was kept (collection paused, as `_index`)."""
     with gc_paused(settle=False):
-        (units, unit_kept), (locations, location_kept) = (
-            _patched(*each, codec) for each in zip(sources.documents, changes, strict=True)
-        )
+        unit_kept, location_kept = sources.documents
+        units, unit_kept = yield from _patched(unit_kept, changes[0], codec)
+        locations, location_kept = yield from _patched(location_kept, changes[1], codec)
         documents = (unit_kept, location_kept)
         if documents == sources.documents:
             return None
-        return AssetIndex(collect(asset_id, units, locations), Sources(since, documents))
+        places: list[Place] = []
+        yield from collecting(asset_id, units, locations, places)
+        return (yield from AssetIndex.making(places, Sources(since, documents)))
+
+
+def _decoded(data: bytes, codec: CodecOptions) -> Steps[list[Document]]:
+    """The BSON documents of `data`, decoded STEP at a time."""
+    documents: list[Document] = []
+    start = 0
+    while start < len(data):
+        end = start
+        for _ in range(STEP):
+            if end >= len(data):
+                break
+            end += _LENGTH.unpack_from(data, end)[0]
+        documents += bson.decode_all(data[start:end], codec)
+        start = end
+        yield
+    return documents
+
+
+def _compressed(pieces: list[bytes | memoryview]) -> Steps[bytes]:
+    """`pieces` joined and compressed at LEVEL, STEP at a time."""
+    squeeze = zlib.compressobj(LEVEL)
+    out: list[bytes] = []
+    for at in range(0, len(pieces), STEP):
+        out.append(squeeze.compress(b"".join(pieces[at : at + STEP])))
+        yield
+    out.append(squeeze.flush())
+    return b"".join(out)
 
 
 def _patched(
     kept: Kept, change: tuple[list[Any], list[Document]], codec: CodecOptions
-) -> tuple[list[Document], Kept]:
+) -> Steps[tuple[list[Document], Kept]]:
     """The kept documents with those of the changed ids as found (those not found gone,
     new ones in id order), and them kept; `kept` itself when none differs from it."""
     ids, found = change
     data = zlib.decompress(kept.blob)
-    documents = bson.decode_all(data, codec)
+    yield
+    documents = yield from _decoded(data, codec)
     if not ids:
         return documents, kept
     view, start = memoryview(data), 0
@@ -288,7 +499,9 @@ def _patched(
     moved = gone = False
     out: list[Document] = []
     pieces: list[bytes | memoryview] = []
-    for document in documents:
+    for at, document in enumerate(documents):
+        if at % STEP == 0:
+            yield
         end = start + _LENGTH.unpack_from(data, start)[0]
         key = document["_id"]
         if key not in changed:
@@ -314,4 +527,4 @@ def _patched(
     hashes = kept.hashes
     if gone or len(out) != kept.count:  # the same ids: the same hashes
         hashes = array("q", sorted(hash(document["_id"]) for document in out))
-    return out, Kept(zlib.compress(b"".join(pieces), LEVEL), len(out), hashes)
+    return out, Kept((yield from _compressed(pieces)), len(out), hashes)

@@ -22,6 +22,7 @@ its unit's); an import never deletes a location, so the twins are still joined h
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 from typing import Any
 
 from resolvers.search.categories import (
@@ -46,13 +47,32 @@ REF_KEY = "ref"  # a unit's number, found as an id
 LOWER_CATEGORY_KEYS = frozenset(key.lower() for key in CATEGORY_KEYS)
 
 
+STEP = 64  # places or documents between two pauses of `collecting`
+
+
 def collect(
     asset_id: str, units: list[dict[str, Any]], locations: list[dict[str, Any]]
 ) -> list[Place]:
     """The asset's places, in a stable order (units, then locations, each by id)."""
+    places: list[Place] = []
+    for _ in collecting(asset_id, units, locations, places):
+        pass
+    return places
+
+
+def collecting(
+    asset_id: str,
+    units: list[dict[str, Any]],
+    locations: list[dict[str, Any]],
+    out: list[Place],
+) -> Iterator[None]:
+    """`collect` into `out`, pausing every STEP documents or places: an index made on the
+    event loop in slices (issue 63, finding 5) lets other requests run between them."""
     places: dict[tuple[str, str], Place] = {}
     tags_of: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
-    for unit in units:
+    for count, unit in enumerate(units):
+        if count % STEP == 0:
+            yield
         key = ("unit", str(unit["_id"]))
         place = Place(
             "unit", key[1], unit.get("name") or None, asset_id, unit.get("floor_id"), None
@@ -62,7 +82,9 @@ def collect(
             place.floors = (place.floor_id,)
         places[key] = place
     loose: list[tuple[tuple[str, str], dict[str, Any]]] = []
-    for location in locations:
+    for count, location in enumerate(locations):
+        if count % STEP == 0:
+            yield
         tags = [
             (str(t.get("key", "")), str(t.get("value", ""))) for t in location.get("tags") or ()
         ]
@@ -76,10 +98,12 @@ def collect(
             places[key] = Place("location", key[1], None, asset_id, None, None)
         _add_location(places[key], location)
         tags_of[key].extend(tags)
-    _join_twins(places, tags_of, loose)
-    for key, place in places.items():
+    yield from _join_twins(places, tags_of, loose)
+    for count, (key, place) in enumerate(places.items()):
+        if count % STEP == 0:
+            yield
         _describe(place, tags_of.get(key, []))
-    return list(places.values())
+    out.extend(places.values())
 
 
 def _base_id(location: dict[str, Any]) -> str:
@@ -111,14 +135,18 @@ def _join_twins(
     places: dict[tuple[str, str], Place],
     tags_of: dict[tuple[str, str], list[tuple[str, str]]],
     loose: list[tuple[tuple[str, str], dict[str, Any]]],
-) -> None:
+) -> Iterator[None]:
     """Each location place that shares its floor and name with exactly one unit place
     becomes that unit's location (an IMDF occupant or anchor and its unit)."""
     units: dict[tuple[str, str], list[Place]] = defaultdict(list)
-    for place in places.values():
+    for count, place in enumerate(places.values()):
+        if count % STEP == 0:
+            yield
         if place.kind == "unit" and place.name and place.floor_id:
             units[(place.floor_id, phrase(place.name))].append(place)
-    for key in dict.fromkeys(key for key, _ in loose):
+    for count, key in enumerate(dict.fromkeys(key for key, _ in loose)):
+        if count % STEP == 0:
+            yield
         place = places[key]
         if place.name is None or place.floor_id is None:
             continue
