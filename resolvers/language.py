@@ -31,6 +31,9 @@ from resolvers.limits import MAX_ACCEPT_LANGUAGE_BYTES, MAX_ACCEPT_LANGUAGE_RANG
 from routing.vocabulary import SUPPORTED as SPOKEN
 
 FEET_REGIONS = frozenset({"US", "LR", "MM"})  # where lengths are told in feet
+# The region a canonical tag names when its unit is not its language's likely one:
+# `en-001` (English, the world: metres), `de-US` (German in feet).
+METRIC_REGION, FEET_REGION = "001", "US"
 ACCEPT_LANGUAGE = "Accept-Language"
 
 
@@ -51,8 +54,19 @@ class Language:
 
     @property
     def key(self) -> str:
-        """What a kept answer and its tag are told apart by."""
-        return f"{self.tag};{'m' if self.metric else 'ft'}"
+        """What a kept answer and its tag are told apart by: the language chosen, never
+        the text asked (issue 63: `de-x-aaaa`, `de-x-aaab`... are one answer)."""
+        return f"{self.canonical};{'asked' if self.asked else 'default'}"
+
+    @cached_property
+    def canonical(self) -> str:
+        """The tag that, asked again as `lang=`, chooses this language and unit: the
+        spoken tag, with a region where the unit is not its language's likely one
+        (`en-GB` -> `en-001`, `en-US` -> `en`, `de-CH` -> `de`). What REST's paging links
+        echo of `lang=`, so the next page is in the first one's language."""
+        if _metric(parse_tag(self.tag)) == self.metric:
+            return self.tag
+        return f"{self.tag}-{METRIC_REGION if self.metric else FEET_REGION}"
 
 
 @functools.lru_cache(maxsize=8)

@@ -76,6 +76,16 @@ def request_language(request: Request, default: str, problems: FieldErrors) -> L
     return choose(accepted(header), default) if header else default_language(default)
 
 
+def echoed_query(items: list[tuple[str, str]], language: Language | None) -> list[tuple[str, str]]:
+    """The query as an answer repeats it (REST's paging links) and as its kept copy is
+    keyed: `lang=` as the canonical tag of the language chosen (`Language.canonical`),
+    not the text asked. Every spelling of one language (`de-x-abcdefgh`, `DE`, `de-AT`)
+    is then one answer, kept once (issue 63), and `next` asks for that language again."""
+    if language is None:
+        return items
+    return [(name, language.canonical if name == LANG else value) for name, value in items]
+
+
 def language_headers(language: Language | None) -> dict[str, str]:
     """The headers of an answer in `language` (none without one)."""
     if language is None:

@@ -42,7 +42,7 @@ from resolvers.errors import ApiError, ErrorCode
 from resolvers.language import checked_lang, choose
 from resolvers.limits import PARSE_ON_LOOP_CHARS
 from schema.execution.guard import DocumentCaches
-from schema.language import operation_tag
+from schema.language import keyed_variables, operation_tag
 from storage.cache.read_cache import kept_key, variables_digest
 from storage.cpu import run_cpu
 
@@ -177,7 +177,12 @@ async def prepared(
         context.language = choose([asked], context.settings.default_language)
     key = None
     if keep and context.api_key is not None and definition.operation is OperationType.QUERY:
-        key = await answer_key(params, context)
+        keyed = params
+        if context.language is not None:  # `$tag` of `@lang` keyed by the language chosen
+            canonical = context.language.canonical
+            variables = keyed_variables(document, definition, params["variables"], canonical)
+            keyed = {**params, "variables": variables}
+        key = await answer_key(keyed, context)
     return Operation(document, definition, params["variables"], key)
 
 

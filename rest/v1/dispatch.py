@@ -21,7 +21,7 @@ from resolvers.language import Language, language_etag
 from resolvers.limits import INT32_MAX
 from rest.credentials import query_flags, repeated_key, request_context
 from rest.etags import REVALIDATE, body_etag, etag_matches, tile_caching
-from rest.language import LANG, language_headers, request_language
+from rest.language import LANG, echoed_query, language_headers, request_language
 from rest.ops.metrics import ROUTE
 from rest.responses import error_of, error_response, json_bytes
 from rest.v1.documents import OMITTED_WHEN_NULL, without_nulls
@@ -235,7 +235,9 @@ class RestApi:
         if body is None:  # nested past what orjson writes: runs, is not kept
             return None
         caller = await context.caller()
-        query = request.scope.get("query_string", b"")
+        # decoded, as the route and its paging links read it; `lang=` as the language
+        # chosen: 2,000 spellings of German kept one answer each (issue 63)
+        query = echoed_query(request.query_params.multi_items(), context.language)
         return kept_key(
             "answer",
             route.operation_id,
@@ -264,7 +266,8 @@ class RestApi:
             without_nulls(route.fragment, body["data"] if route.shape is Shape.PAGED else [body])
         if route.shape is Shape.PAGED:
             public = self.services.settings.public_url
-            body = with_urls(body, public, raw_path, request.query_params.multi_items())
+            query = echoed_query(request.query_params.multi_items(), language)
+            body = with_urls(body, public, raw_path, query)
         elif route.shape is Shape.DATA:
             body = {"data": body}
         if route.shape is Shape.TILE:  # the bytes themselves, tagged by data version

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from resolvers.errors import ApiError
-from resolvers.language import Language, accepted, checked_lang, choose, default_language
+from resolvers.language import SPOKEN, Language, accepted, checked_lang, choose, default_language
 
 
 def test_ranges_by_quality_then_as_written():
@@ -49,4 +49,16 @@ def test_the_default_and_what_lang_may_be():
     assert checked_lang("not a tag") == (
         "must be a BCP 47 language tag, such as en, zh-Hant or de-CH"
     )
-    assert Language("de", metric=True).key == "de;m"
+    assert Language("de", metric=True).key == "de;asked"
+    assert Language("de", metric=False).key == "de-US;asked"
+    assert default_language("en").key == "en;default"  # its tag is not the asker's
+
+
+@pytest.mark.parametrize("tag", SPOKEN)
+@pytest.mark.parametrize("metric", [True, False])
+def test_a_canonical_tag_chooses_its_language_again(tag: str, metric: bool):
+    """What a paging link echoes of `lang=` (issue 63) is answered in the same language
+    and unit as the page that links it."""
+    language = Language(tag, metric=metric)
+    assert checked_lang(language.canonical) is None
+    assert choose([language.canonical], "en") == language

@@ -2,7 +2,8 @@
 Traditional Chinese answers each name in the language asked (`lang=`, Accept-Language,
 `@lang`), the default where a record lacks it, says which in `Content-Language`, varies
 and tags its answers by language, keeps one answer per language, and refuses what it
-cannot read: a malformed `lang=`, a 10 KB Accept-Language."""
+cannot read: a malformed `lang=`, a 10 KB Accept-Language; keeps one answer for every
+spelling of one language (issue 63)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,14 @@ from typing import Any
 
 import httpx
 import orjson
+import pytest
 import pytest_asyncio
 
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ALL_FLAGS, ALL_PERMISSIONS
 from rest.app import create_app
+from storage.cache.read_cache import ENTRY_OVERHEAD
+from storage.database import Store
 from storage.imports.importer import import_data
 from storage.persisted_queries import document_hash
 from tests._dbserver import fresh_store
@@ -49,7 +53,7 @@ DATASET: dict[str, Any] = {
             "asset_id": ASSET,
             "floor_id": "hk-g",
             # the dataset's language last: still the default (stored `name`)
-            "name": {"zh-HK": "藥房", "en": "Pharmacy"},
+            "name": {"zh-HK": "藥房", "de": "Apotheke", "en": "Pharmacy"},
         },
         {"id": "hk-store", "asset_id": ASSET, "floor_id": "hk-1", "name": "Store Room"},
     ],
@@ -61,6 +65,7 @@ class Site:
     client: httpx.AsyncClient
     key: str
     elsewhere: str  # every permission, scoped to another asset
+    store: Store
 
     def headers(self, **more: str) -> dict[str, str]:
         return {"API-Key": self.key, "Experimental-Flags": ",".join(ALL_FLAGS), **more}
@@ -82,7 +87,7 @@ async def site(db_server, settings, tmp_path_factory) -> AsyncIterator[Site]:
         app = create_app(settings, store)
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as client:
-            yield Site(client, key, other.secret)
+            yield Site(client, key, other.secret, store)
 
 
 def names(response: httpx.Response) -> dict[str, str]:
@@ -247,3 +252,75 @@ async def test_language_inputs_past_their_bounds(site: Site):
     ranged = await site.units(**{"Accept-Language": many})
     assert (names(ranged), ranged.headers["content-language"]) == (ENGLISH, "en")
     assert "zh" not in ranged.headers["etag"]
+
+
+SPELLINGS = 400  # distinct `lang=` texts of German (the attack sent 2,000: 2.7 -> 48.6 MB)
+
+
+def german(n: int) -> str:
+    """The n-th spelling of German: private-use subtags, regions, cases."""
+    return ("de-x-{:08x}", "DE-AT-x-{:06x}", "de-CH-{:05d}", "De-Latn-x-{:04x}")[n % 4].format(n)
+
+
+@pytest.mark.security
+async def test_every_spelling_of_a_language_keeps_one_answer(site: Site):
+    """Issue 63, finding 7: distinct `lang=` texts that choose one language are one kept
+    answer (keyed by the language chosen), their `next` link asks for its canonical tag,
+    and body, tag and `Content-Language` are the same for every one of them."""
+    cache = site.store.cache
+    path = f"/v1/units?asset_id={ASSET}&per-page=1&lang="
+    first = await site.client.get(path + "de", headers=site.headers())
+    assert (first.status_code, first.headers["content-language"]) == (200, "de")
+    assert first.json()["data"] == [{**first.json()["data"][0], "name": "Apotheke"}]
+    next_url = first.json()["paging"]["next_url"]
+    assert next_url.endswith(f"/v1/units?asset={ASSET}&lang=de&page=2&per-page=1")
+    before = cache.stats()
+    for n in range(SPELLINGS):
+        answer = await site.client.get(path + german(n), headers=site.headers())
+        assert (answer.status_code, answer.headers["content-language"]) == (200, "de")
+        assert (answer.content, answer.headers["etag"]) == (first.content, first.headers["etag"])
+    after = cache.stats()
+    assert after.answer_hits - before.answer_hits == SPELLINGS  # every one served kept
+    assert after.entries == before.entries
+    assert after.bytes_used - before.bytes_used <= len(first.content) + ENTRY_OVERHEAD
+    # following `next` stays in German, though the visitor's header says Chinese
+    second = await site.client.get(next_url, headers=site.headers(**{"Accept-Language": "zh"}))
+    assert second.headers["content-language"] == "de"
+    assert "lang=de&" in second.json()["paging"]["prev_url"]
+
+
+async def test_other_languages_and_units_keep_their_own_answers(site: Site):
+    """Two spoken languages are two answers (German names differ from English); one
+    language in two units (en-GB: metres, en-US: feet) is two answers too, and each
+    `next` link names a tag that chooses its unit again (`en-001`, `en`)."""
+    path = f"/v1/units?asset_id={ASSET}&lang="
+    entries = site.store.cache.stats().entries
+    answers = {lang: await site.units(f"?lang={lang}") for lang in ("de-AT", "en-AU")}
+    assert names(answers["de-AT"])["hk-pharmacy"] == "Apotheke"
+    assert names(answers["en-AU"])["hk-pharmacy"] == "Pharmacy"
+    assert site.store.cache.stats().entries == entries + 2
+    links = {}
+    for lang in ("en-GB", "en-US", "en-x-one", "*"):
+        paged = await site.client.get(f"{path}{lang}&per-page=1", headers=site.headers())
+        assert paged.headers["content-language"] == "en"
+        links[lang] = paged.json()["paging"]["next_url"].split("&lang=")[1].split("&")[0]
+    assert links == {"en-GB": "en-001", "en-US": "en", "en-x-one": "en", "*": "en"}
+
+
+@pytest.mark.security
+async def test_graphql_spellings_of_a_language_keep_one_answer(site: Site):
+    """/graphql the same: `?lang=` texts, and `@lang(tag: $tag)` values where nothing
+    else reads `$tag`, are keyed by the language chosen."""
+    cache = site.store.cache
+    query = 'query Named($tag: String!) @lang(tag: $tag) { asset(id: "hk-clinic") { name } }'
+    answers = set()
+    entries = cache.stats().entries
+    for n in range(40):
+        by_url = await site.graphql(UNITS, url=f"/graphql?lang={german(n)}")
+        body = {"query": query, "variables": {"tag": german(n)}}
+        directed = await site.client.post("/graphql", json=body, headers=site.headers())
+        for answer in (by_url, directed):
+            assert (answer.status_code, answer.headers["content-language"]) == (200, "de")
+            answers.add(answer.content)
+    assert len(answers) == 2
+    assert cache.stats().entries - entries <= 2
