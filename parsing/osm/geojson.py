@@ -10,7 +10,13 @@ from typing import Any
 import orjson
 
 from parsing.imdf.read import MAX_NESTING, nested_deeper, shown
-from parsing.osm.limits import MAX_OSM_FEATURES, MAX_OSM_TAG_CHARS, MAX_OSM_TAGS
+from parsing.osm.limits import (
+    MAX_OSM_FEATURES,
+    MAX_OSM_GEOJSON_BYTES,
+    MAX_OSM_POSITIONS,
+    MAX_OSM_TAG_CHARS,
+    MAX_OSM_TAGS,
+)
 from parsing.osm.model import OsmData, OsmError, OsmFeature
 
 # Properties that are an OSM element's metadata or a renderer's style, not its tags.
@@ -39,7 +45,10 @@ FORM = "OSM GeoJSON (Simple Indoor Tagging)"
 
 def read_osm_geojson(data: bytes, name: str) -> OsmData:
     """The features of one GeoJSON FeatureCollection (or array of features), or an
-    OsmError naming `name` and the problem."""
+    OsmError naming `name` and the problem. Read whole, JSON takes about 12 times its
+    bytes, hence a byte bound of its own (MAX_OSM_GEOJSON_BYTES) below the file's."""
+    if len(data) > MAX_OSM_GEOJSON_BYTES:
+        raise OsmError(f"{name}: {len(data)} bytes of GeoJSON, at most {MAX_OSM_GEOJSON_BYTES}")
     try:
         document = orjson.loads(data)
     except orjson.JSONDecodeError as error:
@@ -90,6 +99,8 @@ def _feature(raw: Any, index: int, result: OsmData, name: str) -> OsmFeature | N
     if not isinstance(geometry, dict) or geometry.get("type") not in GEOMETRY_TYPES:
         result.report.add("feature without a geometry, skipped", shown(id_))
         return None
+    if _positions(geometry.get("coordinates"), MAX_OSM_POSITIONS) > MAX_OSM_POSITIONS:
+        raise OsmError(f"{where}: more than {MAX_OSM_POSITIONS} positions")
     problem = _shape_problem(geometry["type"], geometry.get("coordinates"))
     if problem is not None:
         raise OsmError(f"{where}: its {geometry['type']} {problem}")
@@ -100,6 +111,18 @@ def _tag_value(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     return str(value)
+
+
+def _positions(value: Any, limit: int) -> int:
+    """How many positions nested lists end in, counted up to one past `limit`."""
+    if not isinstance(value, list) or not value or not isinstance(value[0], list):
+        return 1
+    total = 0
+    for item in value:
+        total += _positions(item, limit - total)
+        if total > limit:
+            break
+    return total
 
 
 def _shape_problem(kind: str, value: Any) -> str | None:

@@ -49,20 +49,6 @@ from rest.limits.values import (
     NEAREST_IDS,
     NESTING,
     NUMBER_CHARS,
-    OSM_BYTES,
-    OSM_DEPTH,
-    OSM_ELEMENTS,
-    OSM_FEATURES,
-    OSM_LEVEL_UNITS,
-    OSM_LEVELS,
-    OSM_MEMBERS,
-    OSM_NODES,
-    OSM_RELATIONS,
-    OSM_TAG_CHARS,
-    OSM_TAGS,
-    OSM_UNITS,
-    OSM_WAY_NODES,
-    OSM_WAYS,
     PERSISTED_BYTES,
     PERSISTED_COUNT,
     PERSISTED_MODE,
@@ -100,7 +86,6 @@ from rest.limits.values import (
 GRAPHQL = Section("graphql")
 REST_INPUTS = Section("rest-inputs")
 IMPORT_IMDF = Section("import-imdf")
-IMPORT_OSM = Section("import-osm")
 
 GRAPHQL_ROWS: tuple[Limit, ...] = (
     Limit(
@@ -504,90 +489,5 @@ IMPORT_IMDF_ROWS: tuple[Limit, ...] = (
         "as above (staged past it); a 10-level, 5,000-unit venue writes 15,033 "
         '(docs/imdf.md, "Size")',
         (IMPORT_DOCUMENTS,),
-    ),
-)
-
-# `floorgate import-osm` (docs/osm.md): every refusal is one line, `Nothing was imported:
-# PATH: ...`, exit 1, the dry run too; nothing written. What it makes is an IMDF venue.
-IMPORT_OSM_ROWS: tuple[Limit, ...] = (
-    Limit(
-        IMPORT_OSM,
-        "Bytes of the file",
-        size(OSM_BYTES.value),
-        f"{OSM_BYTES.code} ({OSM_BYTES.path})",
-        f"`PATH: N bytes, at most {whole(OSM_BYTES.value)}`, from the file's size, before a "
-        "byte is read",
-        (OSM_BYTES,),
-    ),
-    Limit(
-        IMPORT_OSM,
-        "XML elements (node, way, nd, tag, member, ...), counted while read 32 KiB at a time",
-        count(OSM_ELEMENTS.value),
-        OSM_ELEMENTS.code,
-        f"`PATH: more than {whole(OSM_ELEMENTS.value)} XML elements`",
-        (OSM_ELEMENTS,),
-    ),
-    Limit(
-        IMPORT_OSM,
-        "XML nesting; entities and DTDs (none is loaded or expanded, nothing fetched)",
-        f"{count(OSM_DEPTH.value)}; none",
-        OSM_DEPTH.code,
-        f"`PATH: elements nested more than {whole(OSM_DEPTH.value)} levels deep`; "
-        "`PATH: XML entities are not allowed (...)`",
-        (OSM_DEPTH,),
-    ),
-    Limit(
-        IMPORT_OSM,
-        "Nodes, ways, relations of one file, each counted as it is read",
-        ", ".join(count(each.value) for each in (OSM_NODES, OSM_WAYS, OSM_RELATIONS)),
-        names(OSM_NODES, OSM_WAYS, OSM_RELATIONS),
-        f"`PATH: node N: more than {whole(OSM_NODES.value)} nodes in one file` (ways, "
-        "relations alike)",
-        (OSM_NODES, OSM_WAYS, OSM_RELATIONS),
-    ),
-    Limit(
-        IMPORT_OSM,
-        "Nodes of a way, members of a relation, counted before the element is whole",
-        f"{count(OSM_WAY_NODES.value)}, {count(OSM_MEMBERS.value)}",
-        names(OSM_WAY_NODES, OSM_MEMBERS),
-        f"`PATH: way N: more than {whole(OSM_WAY_NODES.value)} nodes (<nd>)`; `PATH: "
-        f"relation N: more than {whole(OSM_MEMBERS.value)} members`",
-        (OSM_WAY_NODES, OSM_MEMBERS),
-    ),
-    Limit(
-        IMPORT_OSM,
-        "Tags of an element or GeoJSON feature; characters of a tag's key or value",
-        f"{count(OSM_TAGS.value)}; {count(OSM_TAG_CHARS.value)}",
-        names(OSM_TAGS, OSM_TAG_CHARS),
-        f"`PATH: way N: more than {whole(OSM_TAGS.value)} tags`; `PATH: way N: tag 'K' "
-        f"longer than {whole(OSM_TAG_CHARS.value)} characters (key or value)` (GeoJSON: "
-        "`feature ID`)",
-        (OSM_TAGS, OSM_TAG_CHARS),
-    ),
-    Limit(
-        IMPORT_OSM,
-        "Indoor areas (units) of the file, on one level; levels; before any shape is built",
-        f"{count(OSM_UNITS.value)}, {count(OSM_LEVEL_UNITS.value)}; {count(OSM_LEVELS.value)}",
-        names(OSM_UNITS, OSM_LEVEL_UNITS, OSM_LEVELS),
-        f"`PATH: way/N: more than {whole(OSM_UNITS.value)} indoor areas (units) in one file`; "
-        f"`PATH: way/N: more than {whole(OSM_LEVEL_UNITS.value)} indoor areas (units) on "
-        f"level L`; `PATH: way/N: more than {whole(OSM_LEVELS.value)} levels in one file`",
-        (OSM_UNITS, OSM_LEVEL_UNITS, OSM_LEVELS),
-    ),
-    Limit(
-        IMPORT_OSM,
-        "GeoJSON features; nesting of arrays and objects",
-        f"{count(OSM_FEATURES.value)}; {count(NESTING.value)}",
-        names(OSM_FEATURES, NESTING),
-        f"`PATH: N features, at most {whole(OSM_FEATURES.value)}`; `PATH: arrays and objects "
-        f"nested deeper than {whole(NESTING.value)} levels`",
-        (OSM_FEATURES, NESTING),
-    ),
-    Limit(
-        IMPORT_OSM,
-        "The venue made of it",
-        "as `import-imdf` above",
-        "-",
-        "as above",
     ),
 )

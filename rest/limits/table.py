@@ -1,6 +1,6 @@
 """The one table of limits: every row of docs/limits.md's tables, section by section in
 the page's order. A new limit is a row in its section's module (`connections.py`,
-`live.py`, `inputs.py`, `prices.py`, `memory.py`), then `make generate`.
+`live.py`, `inputs.py`, `osm.py`, `prices.py`, `memory.py`), then `make generate`.
 """
 
 from __future__ import annotations
@@ -11,13 +11,12 @@ from rest.limits.inputs import (
     GRAPHQL_ROWS,
     IMPORT_IMDF,
     IMPORT_IMDF_ROWS,
-    IMPORT_OSM,
-    IMPORT_OSM_ROWS,
     REST_INPUTS,
     REST_INPUTS_ROWS,
 )
 from rest.limits.live import LIVE, LIVE_ROWS
 from rest.limits.memory import CACHES, CACHES_ROWS, PARSE_WORKERS, PARSE_WORKERS_ROWS
+from rest.limits.osm import IMPORT_OSM, IMPORT_OSM_ROWS
 from rest.limits.prices import PRICES, PRICES_ROWS
 from rest.limits.rows import Limit, Section
 

@@ -17,7 +17,12 @@ from shapely.ops import nearest_points, unary_union
 from parsing.imdf.projection import LocalPlane, plane_for
 from parsing.imdf.read import Report
 from parsing.osm.levels import level_text, levels_of
-from parsing.osm.limits import MAX_OSM_LEVEL_UNITS, MAX_OSM_LEVELS, MAX_OSM_UNITS
+from parsing.osm.limits import (
+    MAX_OSM_LEVEL_UNITS,
+    MAX_OSM_LEVELS,
+    MAX_OSM_UNIT_POSITIONS,
+    MAX_OSM_UNITS,
+)
 from parsing.osm.model import OsmData, OsmError, OsmFeature
 from storage.osm.model import Connector, Place, Space, element_id, polygons
 from storage.osm.tags import (
@@ -118,14 +123,22 @@ def sort_features(data: OsmData, asset: str) -> Sorted:
 def _count_units(features: list[OsmFeature]) -> None:
     """Refused before any shape is built: more indoor areas (rooms, areas, corridors,
     walkway areas: each a unit on each of its levels) than MAX_OSM_UNITS in the file or
-    MAX_OSM_LEVEL_UNITS on one level, or more than MAX_OSM_LEVELS levels."""
+    MAX_OSM_LEVEL_UNITS on one level, more than MAX_OSM_LEVELS levels, or outlines of
+    more than MAX_OSM_UNIT_POSITIONS positions in all: every later step (walk paths,
+    drawings) costs by the position."""
     per_level: dict[float, int] = {}
-    total = 0
+    total = positions = 0
     for feature in features:
         if not _is_area(feature) or not (is_space(feature.tags) or is_walkway_area(feature.tags)):
             continue
         for level in levels_of(feature.tags) or (DEFAULT_LEVEL,):
             total += 1
+            positions += _outline_positions(feature)
+            if positions > MAX_OSM_UNIT_POSITIONS:
+                raise OsmError(
+                    f"{feature.id}: units outlined by more than {MAX_OSM_UNIT_POSITIONS} "
+                    "positions in one file"
+                )
             per_level[level] = per_level.get(level, 0) + 1
             if total > MAX_OSM_UNITS:
                 raise OsmError(
@@ -138,6 +151,14 @@ def _count_units(features: list[OsmFeature]) -> None:
                 )
             if len(per_level) > MAX_OSM_LEVELS:
                 raise OsmError(f"{feature.id}: more than {MAX_OSM_LEVELS} levels in one file")
+
+
+def _outline_positions(feature: OsmFeature) -> int:
+    geometry = feature.geometry or {}
+    polygons = (
+        [geometry["coordinates"]] if geometry["type"] == "Polygon" else geometry["coordinates"]
+    )
+    return sum(len(ring) for polygon in polygons for ring in polygon)
 
 
 def _drawn(feature: OsmFeature, shape: BaseGeometry, levels: tuple[float, ...]) -> list[Drawn]:

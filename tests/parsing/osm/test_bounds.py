@@ -16,8 +16,10 @@ from parsing.osm.geojson import read_osm_geojson
 from parsing.osm.limits import (
     MAX_OSM_DEPTH,
     MAX_OSM_ELEMENTS,
+    MAX_OSM_GEOJSON_BYTES,
     MAX_OSM_MEMBERS,
     MAX_OSM_NODES,
+    MAX_OSM_POSITIONS,
     MAX_OSM_RELATIONS,
     MAX_OSM_TAG_CHARS,
     MAX_OSM_TAGS,
@@ -261,6 +263,28 @@ def test_a_geojson_feature_that_is_no_shape_is_refused_by_name(data: bytes, mess
     with pytest.raises(OsmError) as refused:
         read_osm_geojson(data, "t.geojson")
     assert str(refused.value).startswith(f"t.geojson: feature way/4: {message}")
+
+
+def test_geojson_past_its_own_byte_bound_is_refused_before_it_is_parsed() -> None:
+    """JSON read whole takes about 12 times its bytes (a 59 MB line took 715 MB): GeoJSON
+    has a bound below the file's, checked before orjson sees a byte."""
+    data = b" " * (MAX_OSM_GEOJSON_BYTES + 1)
+    with pytest.raises(OsmError) as refused:
+        read_osm_geojson(data, "t.geojson")
+    assert str(refused.value) == (
+        f"t.geojson: {MAX_OSM_GEOJSON_BYTES + 1} bytes of GeoJSON, at most {MAX_OSM_GEOJSON_BYTES}"
+    )
+
+
+def test_a_feature_of_too_many_positions_is_refused() -> None:
+    line = b",".join(b"[5, 45]" for _ in range(MAX_OSM_POSITIONS + 1))
+    with pytest.raises(OsmError) as refused:
+        read_osm_geojson(
+            feature(b'{"type": "MultiLineString", "coordinates": [[' + line + b"]]}"), "t.geojson"
+        )
+    assert str(refused.value) == (
+        f"t.geojson: feature way/4: more than {MAX_OSM_POSITIONS} positions"
+    )
 
 
 MEASURE = """
