@@ -64,9 +64,16 @@ def read_osm_geojson(data: bytes, name: str) -> OsmData:
     if len(raws) > MAX_OSM_FEATURES:
         raise OsmError(f"{name}: {len(raws)} features, at most {MAX_OSM_FEATURES}")
     result = OsmData([], FORM)
+    seen: set[str] = set()
     for index, raw in enumerate(raws):
         feature = _feature(raw, index, result, name)
         if feature is not None:
+            if feature.id in seen:
+                raise OsmError(
+                    f"{name}: feature {shown(feature.id[:60])}: appears twice in the file "
+                    "(each element once)"
+                )
+            seen.add(feature.id)
             result.features.append(feature)
     return result
 

@@ -15,7 +15,7 @@ from shapely.geometry.base import BaseGeometry
 from shapely.ops import nearest_points, unary_union
 
 from parsing.imdf.projection import LocalPlane, plane_for
-from parsing.imdf.read import Report
+from parsing.imdf.read import Report, shown
 from parsing.osm.levels import level_text, levels_of
 from parsing.osm.limits import (
     MAX_OSM_LEVEL_UNITS,
@@ -117,6 +117,13 @@ def sort_features(data: OsmData, asset: str) -> Sorted:
     for feature, kind, feet in ends:
         _add_connector(found.place, feature, kind, feet, report)
     found.place.levels |= {space.level for space in found.place.spaces}
+    if not found.place.spaces:  # each area's `level` names no level (`roof`, `0;nan`)...
+        first, level = spaces[0], spaces[0].tags.get("level")
+        unread = level is not None and levels_of(first.tags) is None
+        rule = f"level={shown(level or '')!r} names no level" if unread else "no surface"
+        raise OsmError(
+            f"{first.id}: {rule}, and no other indoor area makes a unit either: nothing to import"
+        )
     return found
 
 

@@ -265,6 +265,17 @@ def test_a_geojson_feature_that_is_no_shape_is_refused_by_name(data: bytes, mess
     assert str(refused.value).startswith(f"t.geojson: feature way/4: {message}")
 
 
+def test_a_geojson_id_twice_is_refused() -> None:
+    """Two features of one id made one unit, the other dropped without a word."""
+    one = feature(b'{"type": "Point", "coordinates": [5, 45]}')
+    twice = one.replace(b"}]}", b"}, " + one[one.index(b'{"type": "Feature"') :])
+    with pytest.raises(OsmError) as refused:
+        read_osm_geojson(twice, "t.geojson")
+    assert str(refused.value) == (
+        "t.geojson: feature way/4: appears twice in the file (each element once)"
+    )
+
+
 def test_geojson_past_its_own_byte_bound_is_refused_before_it_is_parsed() -> None:
     """JSON read whole takes about 12 times its bytes (a 59 MB line took 715 MB): GeoJSON
     has a bound below the file's, checked before orjson sees a byte."""

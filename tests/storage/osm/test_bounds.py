@@ -110,6 +110,19 @@ def test_outlines_past_the_bound_of_positions(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize("level", ["0;nan", "roof", "1e308"])
+def test_areas_whose_level_names_none_are_refused_by_name(tmp_path: Path, level: str) -> None:
+    """Was `the archive has no level`, from the IMDF pipeline, naming nothing."""
+    path = tmp_path / "levels.osm"
+    path.write_bytes(rooms([level, level]))
+    with pytest.raises(OsmError) as refused:
+        osm_dataset(path, ImdfOptions())
+    assert str(refused.value) == (
+        f"{path}: way/1: level={level!r} names no level, and no other indoor area makes a "
+        "unit either: nothing to import"
+    )
+
+
 def test_a_place_within_the_bounds_is_imported(tmp_path: Path) -> None:
     path = tmp_path / "few.osm"
     path.write_bytes(rooms(["0", "0", "1"]))
