@@ -101,8 +101,9 @@ def _depth(element: Any) -> int:
     return depth
 
 
-def _too_deep(name: str) -> str:
-    return f"{name}: elements nested more than {MAX_OSM_DEPTH} levels deep"
+def _too_deep(name: str, line: int | None) -> str:
+    where = f" (line {line})" if line else ""
+    return f"{name}: elements nested more than {MAX_OSM_DEPTH} levels deep{where}"
 
 
 def _xml_problem(name: str, error: etree.XMLSyntaxError) -> str:
@@ -110,7 +111,7 @@ def _xml_problem(name: str, error: etree.XMLSyntaxError) -> str:
     last = error.error_log.last_error if error.msg == "no element found" else None
     message = (last.message if last is not None else str(error.msg or error)).strip()
     if "depth" in message.lower():  # libxml2's own bound, past ours
-        return _too_deep(name)
+        return _too_deep(name, error.lineno)
     if "amplification" in message or "ntity" in message:
         return f"{name}: XML entities are not allowed ({message})"
     return f"{name}: malformed XML ({message})"
@@ -136,7 +137,10 @@ class _Reader:
         for _, element in events:
             self.count += 1
             if self.count > MAX_OSM_ELEMENTS:
-                raise OsmError(f"{self.name}: more than {MAX_OSM_ELEMENTS} XML elements")
+                raise OsmError(
+                    f"{self.name}: more than {MAX_OSM_ELEMENTS} XML elements "
+                    f"(line {element.sourceline})"
+                )
             parent = element.getparent()
             if parent is None:
                 self.root = _root(element, self.name)
@@ -149,7 +153,7 @@ class _Reader:
             elif parent is self.pending:
                 self.child(element.tag)
             elif _depth(element) > MAX_OSM_DEPTH:
-                raise OsmError(_too_deep(self.name))
+                raise OsmError(_too_deep(self.name, element.sourceline))
 
     def child(self, tag: Any) -> None:
         """One more `<tag>`, `<nd>` or `<member>` of the element being read: refused the

@@ -44,7 +44,7 @@ IMPORT_OSM_ROWS: tuple[Limit, ...] = (
         "XML elements (node, way, nd, tag, member, ...), counted while read 32 KiB at a time",
         count(OSM_ELEMENTS.value),
         OSM_ELEMENTS.code,
-        f"`PATH: more than {whole(OSM_ELEMENTS.value)} XML elements`",
+        f"`PATH: more than {whole(OSM_ELEMENTS.value)} XML elements (line L)`",
         (OSM_ELEMENTS,),
     ),
     Limit(
@@ -52,7 +52,7 @@ IMPORT_OSM_ROWS: tuple[Limit, ...] = (
         "XML nesting; entities and DTDs (none is loaded or expanded, nothing fetched)",
         f"{count(OSM_DEPTH.value)}; none",
         OSM_DEPTH.code,
-        f"`PATH: elements nested more than {whole(OSM_DEPTH.value)} levels deep`; "
+        f"`PATH: elements nested more than {whole(OSM_DEPTH.value)} levels deep (line L)`; "
         "`PATH: XML entities are not allowed (...)`",
         (OSM_DEPTH,),
     ),

@@ -92,7 +92,10 @@ def tags(count: int) -> bytes:
             osm(b"<node id='3' lat='0' lon='0'><tag k='name' v='%s'/></node>" % (b"x" * 256)),
             f"node 3: tag 'name' longer than {MAX_OSM_TAG_CHARS} characters (key or value)",
         ),
-        (osm(b"<bounds/>" * MAX_OSM_ELEMENTS), f"more than {MAX_OSM_ELEMENTS} XML elements"),
+        (
+            osm(b"<bounds/>" * MAX_OSM_ELEMENTS),
+            f"more than {MAX_OSM_ELEMENTS} XML elements (line 3)",
+        ),
     ],
     ids=["nodes", "ways", "relations", "way-nodes", "members", "tags", "tag-chars", "elements"],
 )
