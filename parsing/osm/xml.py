@@ -44,6 +44,7 @@ AREA_INDOOR = frozenset({"room", "area", "corridor", "column", "level", "yes"})
 KINDS = {"node": MAX_OSM_NODES, "way": MAX_OSM_WAYS, "relation": MAX_OSM_RELATIONS}
 ID = re.compile(r"-?[0-9]{1,19}\Z")  # OSM ids are 64-bit; JOSM's new ones are negative
 MAX_ID = 2**63 - 1
+DECIMAL = re.compile(r"[-+]?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?\Z|[-+]?\.[0-9]+\Z")
 CHILDREN = {  # what an element may hold: its tags, a way's nodes, a relation's members
     "tag": (MAX_OSM_TAGS, "tags"),
     "nd": (MAX_OSM_WAY_NODES, "nodes (<nd>)"),
@@ -292,11 +293,9 @@ def _long_tag(key: str) -> str:
 
 
 def _coordinate(reader: _Reader, where: str, axis: str, raw: str, bound: int) -> float:
-    """A latitude or longitude: a finite number within +-bound, else the node is refused."""
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
+    """A latitude or longitude: a decimal number (not `NaN`, `inf`, `1_0` or ` 4 `, which
+    Python's float reads) within +-bound, else the node is refused."""
+    value = float(raw) if DECIMAL.match(raw) else math.nan
     if not math.isfinite(value) or abs(value) > bound:
         rule = (
             f"{axis}='{shown(raw[:40])}' is not a {AXES[axis]} (a number from -{bound} to {bound})"

@@ -120,6 +120,7 @@ def test_a_million_tags_on_one_way_are_refused_at_the_first_too_many() -> None:
         (b"<node id='1' lat='91' lon='5'/>", "node 1: lat='91' is not a latitude"),
         (b"<node id='1' lat='45' lon='-180.5'/>", "node 1: lon='-180.5' is not a longitude"),
         (b"<node id='1' lat='north' lon='5'/>", "node 1: lat='north' is not a latitude"),
+        (b"<node id='1' lat='4_5' lon='5'/>", "node 1: lat='4_5' is not a latitude"),
         (b"<node id='x1' lat='1' lon='5'/>", "node x1: its id is not an OSM id (an integer)"),
         (b"<node id='9' lat='1' lon='5'/>" * 2, "node 9: appears twice in the file"),
         (
@@ -140,6 +141,7 @@ def test_a_million_tags_on_one_way_are_refused_at_the_first_too_many() -> None:
         "lat-range",
         "lon-range",
         "word",
+        "underscore",
         "bad-id",
         "duplicate-node",
         "duplicate-way",
