@@ -5,11 +5,12 @@ connection of its own; then two admin writers renaming random locations through
 `putLocation` (each about 1.75 writes a second, 3.5 in all) and two searchers asking
 distinct queries, each the next when its last is answered, 10 a second at most.
 
-Phases of `SECONDS` each: idle (the GET alone), writes alone, the storm (writes and
-searches). Reported: the GET's p50 / p95 per phase, the searches' p50 / p95 / max, and
+Phases of `SECONDS` each: idle (the GET alone), writes alone, searches alone, the storm
+(writes and searches). Reported: the GET's p50 / p95 per phase, the searches' p50 / p95 / max, and
 what `/readyz`'s `search_indexes` counted over the storm (full builds, updates, ...).
 
 Run with `python -m tests.benchmarks search_storm` (about 2 minutes at 10,000 places).
+`STORM_SECONDS` sets a phase's seconds.
 """
 
 from __future__ import annotations
@@ -106,16 +107,17 @@ async def storm(server: s.Spawned, key: str, tls: ssl.SSLContext, data: dict[str
     try:
         await searchers[0].get("/v1/search", params={"q": "lift", "asset": bench.ASSET})
         phases: dict[str, list[float]] = {}
-        for phase in ("idle", "writes", "storm"):
+        for phase in ("idle", "writes", "searches", "storm"):
             until = time.perf_counter() + SECONDS
             gets: list[float] = []
             found: list[float] = []
             count = [0]
             tasks = [honest(get, until, gets)]
-            if phase != "idle":
+            if phase in ("writes", "storm"):
                 tasks += [writer(w, data, n, until, count) for n, w in enumerate(writers)]
             before = await figures(get)
-            if phase == "storm":
+            if phase in ("searches", "storm"):
+                asked = asked[len(asked) // 2 :] if phase == "storm" else asked
                 half = len(asked) // 2
                 tasks += [
                     searcher(each, asked[n * half : (n + 1) * half], until, found)
@@ -134,7 +136,7 @@ async def storm(server: s.Spawned, key: str, tls: ssl.SSLContext, data: dict[str
             )
             await asyncio.sleep(1.0)
         idle = ms(phases["idle"], 0.95)
-        for phase in ("writes", "storm"):
+        for phase in ("writes", "searches", "storm"):
             print(f"- GET p95 {phase} / idle: {ms(phases[phase], 0.95) / idle:.1f}x")
         print(f"- GET median idle {statistics.median(phases['idle']) * 1000:.1f} ms")
     finally:
