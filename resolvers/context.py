@@ -274,18 +274,22 @@ class RequestContext:
     async def spend(self, units: int, owed: float = 0) -> None:
         """Spend `units` of the caller's rate limit for work before an operation is priced
         (validating a new document, `schema.execution.guard`): the key's, else its
-        address's (a request without a key). Refused (429) when the bucket is short, and
+        address's (a request without a key), at most a full bucket less the request's own
+        unit. Refused (429) when the bucket is short, and
         then `owed` is spent whatever the bucket holds (work already done: the parse), so
         the next requests wait. Not part of the operation's charge: never given back."""
+        # At most what a full bucket holds beside the request's own unit, so that any
+        # document within the token limit can be validated after a pause.
         if self.api_key is None:
             limiter = self.services.address_limiter
-            wait = limiter.take(self.client, units)
+            wait = limiter.take(self.client, min(units, limiter.burst - 1))
             if wait is not None:
                 limiter.owe(self.client, owed)
         else:
             caller = await self.caller()
             shared = self.services.rate_limiter
-            wait = await shared.take(caller.key_id, units, caller.limit)
+            burst = caller.limit[1] if caller.limit else shared.burst
+            wait = await shared.take(caller.key_id, min(units, burst - 1), caller.limit)
             if wait is not None:
                 await shared.owe(caller.key_id, owed, caller.limit)
         if wait is not None:

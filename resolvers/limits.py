@@ -192,19 +192,23 @@ PARSE_ON_LOOP_CHARS = 16 * 1024
 # take 15-40 us a token (5,000 tokens: up to 0.2 s), this many under 20 ms.
 VALIDATE_ON_LOOP_TOKENS = 500
 # Validating a document the process has not validated yet is charged to the caller's rate
-# limit before it starts (issue 63), by its tokens (comments left out): one unit per this
-# many beyond the first VALIDATION_FREE_TOKENS, which the request's own unit pays. Measured
-# on a 2-core Xeon (graphql-core 3.3.2): 8-20 us a token for wide or wrong documents, up to
-# 80 us for fragments spread side by side (450: 256 ms, 300 of a list each: 360 ms), so a
-# unit buys at most 2 ms of validation, as it buys a route or a page elsewhere. A document
-# validated once is not charged again while it is kept.
-VALIDATION_TOKENS_PER_RATE_UNIT = 25
+# limit before it starts (issue 63, finding 1), by its tokens (comments left out): one
+# unit per this many beyond the first VALIDATION_FREE_TOKENS, which the request's own unit
+# pays; at most a full bucket less that unit. Measured on a 2-core Xeon (graphql-core
+# 3.3.2): 8-20 us a token for wide or wrong documents, up to 80 us for fragments spread
+# side by side (450: 256 ms). Validation and parse run in threads that hold the
+# interpreter against the event loop, so a unit buys at most 0.6 ms of them, not the 1-2
+# ms it buys elsewhere: at 25 tokens a unit (2 ms), four clients of new documents still
+# put an honest GET's p95 at 10 -> 195 ms; at 8, within 2x. A key at the default rate
+# (200 units a second) then holds at most about an eighth of a core with new documents.
+# A document validated once is not charged again while it is kept.
+VALIDATION_TOKENS_PER_RATE_UNIT = 8
 VALIDATION_FREE_TOKENS = 200
 # ... and when the bucket cannot pay it, the request is refused (429) before validation,
-# but its parse is done (4-8 us a token, comments and all): it is spent anyway, one unit
+# but its parse is done (6-13 us a token, comments and all): it is spent anyway, one unit
 # per this many tokens, so a key whose bucket is empty cannot have documents parsed for
 # the one unit of their requests.
-PARSE_TOKENS_PER_RATE_UNIT = 250
+PARSE_TOKENS_PER_RATE_UNIT = 25
 # Parsed documents seen once are kept in a segment of their own, this share of
 # FLOORGATE_GRAPHQL_CACHE_MB: a flood of new documents (each refused, or run once) evicts
 # only there, never the documents asked again, which move to the rest on their second sight.

@@ -3,13 +3,16 @@ the parse workers' memory."""
 
 from __future__ import annotations
 
+import resolvers.limits
 from rest.limits.rows import (
     MIB,
     Limit,
     Section,
+    constant,
     count,
     names,
     part,
+    percent,
     seconds,
     size,
 )
@@ -48,6 +51,9 @@ from rest.limits.values import (
 CACHES = Section("caches", ("Cache", "Budget", "Setting", "Key"))
 PARSE_WORKERS = Section("parse-workers")
 
+NEW_DOCUMENTS = constant(resolvers.limits, "NEW_DOCUMENTS_SHARE")
+SEEN_DOCUMENTS = constant(resolvers.limits, "SEEN_DOCUMENTS_BYTES")
+
 CACHES_ROWS: tuple[Limit, ...] = (
     Limit(
         CACHES,
@@ -60,11 +66,15 @@ CACHES_ROWS: tuple[Limit, ...] = (
     ),
     Limit(
         CACHES,
-        "Parsed GraphQL documents, with their validations and costs",
+        "Parsed GraphQL documents, with their validations and costs; documents seen once "
+        f"wait in {percent(NEW_DOCUMENTS.value)} of it ({NEW_DOCUMENTS.code}) and move "
+        "to the rest when asked again, so a flood of new documents evicts only its own; "
+        f"the digests of documents seen take {size(SEEN_DOCUMENTS.value)} of it "
+        f"({SEEN_DOCUMENTS.code})",
         size(GRAPHQL_CACHE.value * MIB),
         GRAPHQL_CACHE.code,
         "16-byte digest of the text",
-        (GRAPHQL_CACHE,),
+        (GRAPHQL_CACHE, NEW_DOCUMENTS, SEEN_DOCUMENTS),
     ),
     Limit(
         CACHES,

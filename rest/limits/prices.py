@@ -18,6 +18,14 @@ CANDIDATE = constant(resolvers.limits, "NEAREST_CANDIDATE_COST")
 UNLISTED = constant(resolvers.limits, "NEAREST_UNLISTED_CANDIDATES")
 NEAREST_IDS = constant(resolvers.limits, "MAX_NEAREST_IDS")
 SEARCH = constant(resolvers.limits, "SEARCH_COST")
+VALIDATION_TOKENS = constant(resolvers.limits, "VALIDATION_TOKENS_PER_RATE_UNIT")
+VALIDATION_FREE = constant(resolvers.limits, "VALIDATION_FREE_TOKENS")
+PARSE_TOKENS = constant(resolvers.limits, "PARSE_TOKENS_PER_RATE_UNIT")
+
+
+def validation_units(tokens: int) -> int:
+    """Rate-limit units of validating a new document of `tokens` (as the guard charges)."""
+    return -(-max(0, tokens - int(VALIDATION_FREE.value)) // int(VALIDATION_TOKENS.value))
 
 
 def searches_within(ceiling: float) -> int:
@@ -103,6 +111,21 @@ PRICES_ROWS: tuple[Limit, ...] = (
         "`near` without the permission is 403 `Access denied: missing permission "
         "service.distances.calculate` before anything else is checked",
         (SEARCH, PATH_SEARCH),
+    ),
+    Limit(
+        PRICES,
+        "Validating a `/graphql` document (POST, GET or a WebSocket `subscribe`) the process "
+        "has not validated yet",
+        f"rate units, not cost: one per {count(VALIDATION_TOKENS.value)} tokens beyond "
+        f"{count(VALIDATION_FREE.value)} (comments left out): {validation_units(442)} for "
+        f"442 tokens, {validation_units(5000)} for 5,000, at most a full bucket less the "
+        "request's unit",
+        f"{VALIDATION_TOKENS.code}, {VALIDATION_FREE.code}, {PARSE_TOKENS.code}",
+        "before validation, from the key's bucket (without a key, its address's); a document "
+        "kept validated is not charged again. Past the bucket "
+        f"{said(ErrorCode.RATE_LIMITED)} (`RATE_LIMITED`, Retry-After) before validation, its "
+        f"parse owed: one unit per {count(PARSE_TOKENS.value)} tokens",
+        (VALIDATION_TOKENS, VALIDATION_FREE, PARSE_TOKENS),
     ),
 )
 

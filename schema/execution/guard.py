@@ -115,8 +115,8 @@ class DocumentCaches:
 
     Two segments share the budget: a document seen once waits in `new` (a quarter), and
     moves to `entries` when it is asked again (or was seen before its entry left `new`:
-    `seen` keeps digests). So documents asked once, refused or run, evict only each other,
-    never the documents in use."""
+    `seen` keeps digests, within SEEN_DOCUMENTS_BYTES of the budget). So documents asked
+    once, refused or run, evict only each other, never the documents in use."""
 
     def __init__(
         self, limits: OperationLimits, max_bytes: int, max_tokens: int, max_document_bytes: int
@@ -125,18 +125,21 @@ class DocumentCaches:
         self.max_tokens = max_tokens
         self.max_document_bytes = max_document_bytes
         new_bytes = int(max_bytes * NEW_DOCUMENTS_SHARE)
-        self.entries: ByteLRU[bytes, Parsed] = ByteLRU(max_bytes - new_bytes, self.forget)
+        seen_bytes = min(SEEN_DOCUMENTS_BYTES, max_bytes // 16)
+        kept_bytes = max_bytes - new_bytes - seen_bytes
+        self.entries: ByteLRU[bytes, Parsed] = ByteLRU(kept_bytes, self.forget)
         self.new: ByteLRU[bytes, Parsed] = ByteLRU(new_bytes, self.forget)
-        self.seen: ByteLRU[bytes, None] = ByteLRU(SEEN_DOCUMENTS_BYTES)
+        self.seen: ByteLRU[bytes, None] = ByteLRU(seen_bytes)
         self.by_document: dict[int, Parsed] = {}  # id(document): its entry, while kept
 
     def figures(self) -> dict[str, int]:
-        """What `/readyz` shows: both segments as one cache (the digests of documents
-        seen are counted apart, `seen`)."""
+        """What `/readyz` shows: both segments and the digests of documents seen, as one
+        cache within FLOORGATE_GRAPHQL_CACHE_MB (its entries: parsed documents)."""
+        parts = (self.entries, self.new, self.seen)
         return {
             "entries": len(self.entries) + len(self.new),
-            "bytes_used": self.entries.bytes + self.new.bytes,
-            "budget_bytes": self.entries.max_bytes + self.new.max_bytes,
+            "bytes_used": sum(part.bytes for part in parts),
+            "budget_bytes": sum(part.max_bytes for part in parts),
         }
 
     def forget(self, entry: Parsed) -> None:

@@ -68,34 +68,30 @@ async def limited(store, settings) -> AsyncIterator[httpx.AsyncClient]:
 
 
 def test_the_price_grows_with_the_tokens_beyond_the_free_ones():
-    assert (VALIDATION_FREE_TOKENS, VALIDATION_TOKENS_PER_RATE_UNIT) == (200, 25)
-    assert [validation_price(words) for words in (0, 200, 201, 225, 226, 5000)] == [
-        0,
-        0,
-        1,
-        1,
-        2,
-        192,
-    ]
+    assert (VALIDATION_FREE_TOKENS, VALIDATION_TOKENS_PER_RATE_UNIT) == (200, 8)
+    assert PARSE_TOKENS_PER_RATE_UNIT == 25
+    prices = [validation_price(words) for words in (0, 200, 201, 208, 209, 442, 5000)]
+    assert prices == [0, 0, 1, 1, 2, 31, 600]
 
 
 async def test_a_new_document_pays_its_validation_once_before_it_starts(store, limited):
-    """442 tokens: 10 units for its validation and the request's one; asked again (kept,
-    validated) only the request's one. A document refused in validation pays the same."""
+    """442 tokens: 31 units for its validation and the request's one; asked again (kept,
+    validated) only the request's one, over POST or GET. A document refused in validation
+    pays the same."""
     key = (await create_key(store, "no permission, new documents", [], None)).secret
-    body = {"query": operations(1, 88), "operationName": first(1)}  # 442 tokens: 10 units
+    body = {"query": operations(1, 88), "operationName": first(1)}  # 442 tokens: 31 units
     new = await limited.post("/graphql", json=body, headers=headers(key))
     assert new.json() == {"data": {"__typename": "Query"}}
-    assert new.headers["RateLimit-Remaining"] == str(BURST - 1 - 10)
+    assert new.headers["RateLimit-Remaining"] == str(BURST - 1 - 31)
     again = await limited.post("/graphql", json=body, headers=headers(key))
     assert again.json() == {"data": {"__typename": "Query"}}
-    assert again.headers["RateLimit-Remaining"] == str(BURST - 1 - 10 - 1)
+    assert again.headers["RateLimit-Remaining"] == str(BURST - 1 - 31 - 1)
     over_get = await limited.get("/graphql", params=body, headers=headers(key))
     assert over_get.json() == {"data": {"__typename": "Query"}}
-    assert over_get.headers["RateLimit-Remaining"] == str(BURST - 1 - 10 - 2)
+    assert over_get.headers["RateLimit-Remaining"] == str(BURST - 1 - 31 - 2)
 
-    refused = unknown_fields(2, 1000)  # 1,006 tokens: 33 units, refused in validation
-    for spent in (1 + 33, 1):
+    refused = unknown_fields(2, 1000)  # 1,006 tokens: 101 units, refused in validation
+    for spent in (1 + 101, 1):
         before = int(over_get.headers["RateLimit-Remaining"])
         answer = await limited.post("/graphql", json={"query": refused}, headers=headers(key))
         body = answer.json()
@@ -106,41 +102,46 @@ async def test_a_new_document_pays_its_validation_once_before_it_starts(store, l
 
 
 async def test_new_documents_past_the_bucket_are_refused_before_validation(store, limited):
-    """A key that floods new documents of 4,990 tokens (192 units each) is refused on its
-    third, before anything validates it, as a refused charge is (Retry-After); the parse
-    it made is owed, so the key's next request waits."""
+    """A key that floods new documents of 2,006 tokens (226 units each) is refused on its
+    second, before anything validates it, as a refused charge is (Retry-After); the parse
+    it made is owed (2,006 / 25 units)."""
     key = (await create_key(store, "no permission, flood", [], None)).secret
-    codes = []
-    for number in range(3):
+    codes, remaining = [], []
+    for number in range(2):
         answer = await limited.post(
-            "/graphql", json={"query": unknown_fields(100 + number, 4984)}, headers=headers(key)
+            "/graphql", json={"query": unknown_fields(100 + number, 2000)}, headers=headers(key)
         )
         codes.append(answer.json()["errors"][0].get("extensions", {}).get("code"))
-    assert codes == ["BAD_USER_INPUT"] * 2 + ["RATE_LIMITED"], codes
-    assert answer.status_code == 200
-    # 13 left after its lookup, not enough: refused, its parse owed (4,990 / 250 units)
-    assert BURST - 2 * (1 + 192) - 1 - 4990 / PARSE_TOKENS_PER_RATE_UNIT < 0
-    assert answer.headers["RateLimit-Remaining"] == "0"
+        remaining.append(int(answer.headers["RateLimit-Remaining"]))
+    assert codes == ["BAD_USER_INPUT", "RATE_LIMITED"], codes
+    assert answer.status_code == 200  # /graphql answers a refusal as its one error
     assert int(answer.headers["Retry-After"]) > 0
-    small = await limited.post("/graphql", json={"query": "{ __typename }"}, headers=headers(key))
-    # The next request waits for the owed units to refill: about 8 s at 1 unit a second,
-    # 8,000 s at this test's 0.001 (/graphql answers a refusal as its one error).
-    assert small.json()["errors"][0]["extensions"]["code"] == "RATE_LIMITED"
-    assert int(small.headers["Retry-After"]) > 7000
+    after_first = BURST - 1 - 226
+    assert remaining == [after_first, int(after_first - 1 - 2006 / PARSE_TOKENS_PER_RATE_UNIT)]
+
+
+async def test_a_document_of_the_most_tokens_is_validated_from_a_full_bucket(store, limited):
+    """4,990 tokens would cost 599 units: a key pays at most its full bucket less the
+    request's own unit, so any document within the token limit is validated, after a
+    pause."""
+    key = (await create_key(store, "no permission, largest", [], None)).secret
+    query = unknown_fields(200, 4984)
+    answer = await limited.post("/graphql", json={"query": query}, headers=headers(key))
+    assert answer.json()["errors"][0]["message"] == "Cannot query field 'x0' on type 'Query'."
+    assert answer.headers["RateLimit-Remaining"] == "0"
 
 
 async def test_a_keyless_new_document_pays_from_its_address(limited):
     """Without a key only introspection runs, and its new documents spend the address's
-    bucket (50): each of 442 tokens costs 11 units with the request's; four fit, and
-    one asked again costs its request's token only."""
-    statuses = []
-    for number in (10, 11, 12, 10, 13, 14):
+    bucket (50): one of 442 tokens costs 31 units beside the request's; asked again only
+    the request's; another new one finds 17 and is refused."""
+    answers = []
+    for number in (10, 10, 11):
         body = {"query": operations(number, 88), "operationName": first(number)}
-        answer = await limited.post("/graphql", json=body, headers=headers(None))
-        statuses.append((answer.status_code, "errors" in answer.json()))
-    assert statuses == [(200, False)] * 5 + [(200, True)], statuses
-    assert answer.json()["errors"][0]["extensions"]["code"] == "RATE_LIMITED"
-    assert int(answer.headers["Retry-After"]) > 0
+        answers.append(await limited.post("/graphql", json=body, headers=headers(None)))
+    assert [answer.json() for answer in answers[:2]] == [{"data": {"__typename": "Query"}}] * 2
+    assert answers[2].json()["errors"][0]["extensions"]["code"] == "RATE_LIMITED"
+    assert int(answers[2].headers["Retry-After"]) > 0
 
 
 async def test_refused_big_documents_do_not_evict_a_document_in_use(client, keys):
