@@ -6,19 +6,22 @@ in validation or run once: each cost 25-384 ms of validation for one rate unit, 
 parses (2.6 MB each) evicted everyone's from the 16 MiB cache. Now a document not yet
 validated spends one unit per VALIDATION_TOKENS_PER_RATE_UNIT tokens beyond the first
 VALIDATION_FREE_TOKENS from the key's bucket (or, without a key, its address's) before
-validation, and waits in the new-documents segment until it is asked again.
+validation, and waits in the new-documents segment until it is asked again. POST, GET
+and the WebSocket's `subscribe` go through the same guard.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import replace
+from typing import Any
 
 import httpx
 import pytest
 import pytest_asyncio
 
 from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import ALL_PERMISSIONS
 from resolvers.limits import (
     PARSE_TOKENS_PER_RATE_UNIT,
     VALIDATION_FREE_TOKENS,
@@ -28,6 +31,7 @@ from rest.app import create_app
 from schema.execution.guard import DocumentCaches, validation_price
 from tests.schema.test_compiled_executor import strawberry_schema_of
 from tests.schema.test_graphql_guard import headers
+from tests.streams import websocket
 
 pytestmark = pytest.mark.security
 
@@ -51,8 +55,8 @@ def unknown_fields(number: int, count: int) -> str:
     return f"query Q{number} {{ " + " ".join(f"x{i}" for i in range(count)) + " }"
 
 
-@pytest_asyncio.fixture
-async def limited(store, settings) -> AsyncIterator[httpx.AsyncClient]:
+@pytest.fixture
+def limited_app(store, settings) -> Any:
     """The app with the product's rate limits, refilled too slowly to count in a test."""
     limits = replace(
         settings,
@@ -61,8 +65,13 @@ async def limited(store, settings) -> AsyncIterator[httpx.AsyncClient]:
         unauthenticated_rate_per_second=0.001,
         unauthenticated_burst=ADDRESS_BURST,
     )
+    return create_app(limits, store)
+
+
+@pytest_asyncio.fixture
+async def limited(limited_app) -> AsyncIterator[httpx.AsyncClient]:
     async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=create_app(limits, store)), base_url="https://t"
+        transport=httpx.ASGITransport(app=limited_app), base_url="https://t"
     ) as client:
         yield client
 
@@ -170,3 +179,29 @@ async def test_refused_big_documents_do_not_evict_a_document_in_use(client, keys
 
 def is_hot(entry) -> bool:
     return entry.document.loc.source.body.startswith("query Hot ")
+
+
+async def test_a_new_document_over_the_websocket_pays_the_same(store, limited_app):
+    """A `subscribe` goes through the same guard: a new subscription document of 1,014
+    tokens refused in validation spends 102 units of the key's bucket beside its lookup's,
+    asked again only its lookup's; an HTTP request after it shows the bucket."""
+    key = (await create_key(store, "subscriber", list(ALL_PERMISSIONS), None)).secret
+    fields = " ".join(f"x{i}" for i in range(1000))
+    query = f'subscription S {{ unitAttributeAssignmentChanges(groupId: "g") {{ {fields} }} }}'
+    payload = {"API-Key": key, "Experimental-Flags": "unit-attributes-resource"}
+    async with websocket(limited_app) as socket:
+        await socket.send({"type": "connection_init", "payload": payload})
+        assert await socket.receive() == {"type": "connection_ack"}
+        for number in ("1", "2"):
+            await socket.send({"id": number, "type": "subscribe", "payload": {"query": query}})
+            message = await socket.receive()
+            assert (message["type"], message["id"]) == ("error", number), message
+            assert message["payload"][0]["message"] == (
+                "Cannot query field 'x0' on type 'UnitAttributeAssignmentChange'."
+            )
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=limited_app), base_url="https://t"
+    ) as client:
+        answer = await client.get("/v1/assets", headers={"API-Key": key})
+    # the socket's own lookup, two subscribes' lookups, one validation, this GET's unit
+    assert answer.headers["RateLimit-Remaining"] == str(BURST - 1 - 2 - 102 - 1)
