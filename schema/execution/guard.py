@@ -17,6 +17,7 @@ so a flood of new documents pays for its work and cannot evict the documents in 
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
 from collections.abc import Hashable
 from dataclasses import dataclass, field
@@ -104,6 +105,8 @@ class Parsed:
     words: int = 0  # tokens without comments: what validation walks, and is charged by
     problem: GraphQLError | None = UNSET
     validations: dict[Hashable, list[GraphQLError]] = field(default_factory=dict)
+    # Validations under way, by rules: a request of the same document waits for it.
+    validating: dict[Hashable, asyncio.Future[None]] = field(default_factory=dict)
     costs: OrderedDict[Hashable, int] = field(default_factory=OrderedDict)
 
 
@@ -361,6 +364,36 @@ async def check_cost_of(
     return cost
 
 
+async def paid_validation(
+    caches: DocumentCaches, schema: GraphQLSchema, document: DocumentNode, context: object
+) -> list[GraphQLError]:
+    """The document's validation under the guard's rules, paid once: a request that finds
+    it done takes it; one that finds it under way waits for it (twelve requests of a new
+    document at once pay for one validation, not twelve); else this one claims it, pays
+    its price (refused 429 when short, its parse then owed: the claim is given up and a
+    waiter claims it in turn, paying its own) and validates."""
+    entry = caches.parsed(document)
+    while True:
+        found = entry.validations.get(VALIDATION_RULES)
+        if found is not None:
+            return found
+        under_way = entry.validating.get(VALIDATION_RULES)
+        if under_way is None:
+            break
+        await asyncio.shield(under_way)  # done, or given up: look again
+    claim: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    entry.validating[VALIDATION_RULES] = claim
+    try:
+        units = caches.validation_units(document, VALIDATION_RULES)
+        if units and isinstance(context, RequestContext):
+            owed = entry.tokens / PARSE_TOKENS_PER_RATE_UNIT
+            await context.spend(units, owed)
+        return await caches.validate(schema, document, VALIDATION_RULES)
+    finally:
+        del entry.validating[VALIDATION_RULES]
+        claim.set_result(None)
+
+
 @dataclass(frozen=True)
 class Checked:
     """What `check_operation` found: whether a key pays, validation's errors (nothing was
@@ -381,15 +414,13 @@ async def check_operation(
 ) -> Checked:
     """/graphql's checks of one operation without strawberry's pipeline, in their order:
     access (`check_access`), the price of validating a document not validated yet
-    (`validation_units`; refused 429 past the rate limit, its parse then owed), validation,
+    (`validation_units`; refused 429 past the rate limit, its parse then owed) and its
+    validation, once for requests of it at once (`paid_validation`),
     the cost (`check_cost_of`). Refusals are raised; validation's errors are returned,
     unpriced. (`DocumentOperation` and the WebSocket's
     `SocketSubscription` run them.)"""
     keyed = await check_access(caches, schema, document, operation, context)
-    units = caches.validation_units(document, VALIDATION_RULES)
-    if units and isinstance(context, RequestContext):
-        await context.spend(units, caches.parsed(document).tokens / PARSE_TOKENS_PER_RATE_UNIT)
-    errors = await caches.validate(schema, document, VALIDATION_RULES)
+    errors = await paid_validation(caches, schema, document, context)
     if errors:
         return Checked(keyed, errors, 0)
     name = operation.name.value if operation.name else None

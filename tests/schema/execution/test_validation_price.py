@@ -12,6 +12,7 @@ and the WebSocket's `subscribe` go through the same guard.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
@@ -108,6 +109,22 @@ async def test_a_new_document_pays_its_validation_once_before_it_starts(store, l
         assert body["errors"][0]["message"] == "Cannot query field 'x0' on type 'Query'."
         assert answer.headers["RateLimit-Remaining"] == str(before - spent)
         over_get = answer
+
+
+async def test_requests_of_a_new_document_at_once_pay_one_validation(store, limited):
+    """Twelve requests of one new document of 442 tokens at once: the first claims its
+    validation and pays its 31 units, the others wait for it and pay their own unit only
+    (twelve validations paid once took a page's twelve requests 372 units)."""
+    key = (await create_key(store, "no permission, at once", [], None)).secret
+    body = {"query": operations(3, 88), "operationName": first(3)}
+
+    async def one() -> httpx.Response:
+        return await limited.post("/graphql", json=body, headers=headers(key))
+
+    answers = await asyncio.gather(*(one() for _ in range(12)))
+    assert [answer.json() for answer in answers] == [{"data": {"__typename": "Query"}}] * 12
+    spent = BURST - min(int(answer.headers["RateLimit-Remaining"]) for answer in answers)
+    assert spent == 12 + 31
 
 
 async def test_new_documents_past_the_bucket_are_refused_before_validation(store, limited):
