@@ -4,10 +4,15 @@ the read cache with the change stream that keeps it true."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
+import weakref
+from collections.abc import Iterator
 from typing import Any
 
+import pymongo
 from gridfs import AsyncGridFSBucket
-from pymongo import AsyncMongoClient, IndexModel
+from pymongo import AsyncMongoClient, IndexModel, monitoring
 from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import AutoReconnect, ConnectionFailure, ServerSelectionTimeoutError
@@ -27,6 +32,65 @@ UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
     AutoReconnect,
     ConnectionFailure,
 )
+# How often the driver's monitor asks each server whether it is there (pymongo's least;
+# its default is 10 s): how soon a server that stopped answering, or came back, is known.
+HEARTBEAT_MS = 500
+
+
+class DatabaseAway(ServerSelectionTimeoutError):
+    """Refused at once: the driver last found no server there (`database_away`)."""
+
+
+class Answers(monitoring.ServerHeartbeatListener):
+    """When a server last answered the driver's monitor, and when a bounded command
+    (`bounded`) last went unanswered: a paused server takes connections and answers
+    nothing, and the monitor gives up on it only after its own timeout, twice."""
+
+    def __init__(self) -> None:
+        self.answered = 0.0  # time.monotonic()
+        self.unanswered = -1.0
+
+    def started(self, event: monitoring.ServerHeartbeatStartedEvent) -> None:
+        pass
+
+    def succeeded(self, event: monitoring.ServerHeartbeatSucceededEvent) -> None:
+        self.answered = time.monotonic()
+
+    def failed(self, event: monitoring.ServerHeartbeatFailedEvent) -> None:
+        pass
+
+
+_ANSWERS: weakref.WeakKeyDictionary[AsyncMongoClient, Answers] = weakref.WeakKeyDictionary()
+
+
+def database_away(client: AsyncMongoClient) -> bool:
+    """Every server the driver knows failed its last check or an operation, and none has
+    answered since (the monitor asks every HEARTBEAT_MS); or a bounded command went
+    unanswered since a server last answered. Each database call of a request waited the
+    whole selection timeout again: a key lookup, the rate limit, each read, so a request
+    waited 5-9 s for its 503, not FLOORGATE_DB_TIMEOUT_MS (issue 63, finding 10). A
+    server not checked yet (at start) is not away."""
+    answers = _ANSWERS.get(client)
+    if answers is not None and answers.unanswered > answers.answered:
+        return True
+    servers = client.topology_description.server_descriptions().values()
+    return bool(servers) and all(server.error is not None for server in servers)
+
+
+@contextlib.contextmanager
+def bounded(client: AsyncMongoClient) -> Iterator[None]:
+    """A small command a request needs before its work (its key's lookup, its rate
+    limit): FLOORGATE_DB_TIMEOUT_MS in all, also on a server that takes connections and
+    never answers, where the socket would wait until the monitor gave up on it; one that
+    goes unanswered makes the database away (`database_away`) until a server answers."""
+    try:
+        with pymongo.timeout(client.options.server_selection_timeout):
+            yield
+    except UNAVAILABLE_ERRORS:
+        answers = _ANSWERS.get(client)
+        if answers is not None:
+            answers.unanswered = time.monotonic()
+        raise
 
 
 WATCHER_STOP_SECONDS = 5.0
@@ -79,6 +143,21 @@ class Store:
 
     def __getitem__(self, name: str) -> AsyncCollection:
         return self.db[name]
+
+    def check_reachable(self) -> None:
+        """Before an API read or a key lookup: `DatabaseAway` (503) at once while the
+        database is away, rather than another wait of the selection timeout."""
+        if database_away(self.client):
+            raise DatabaseAway("no server answered the driver's last check")
+
+    def bounded(self) -> contextlib.AbstractContextManager[None]:
+        """`bounded` for this store's client."""
+        return bounded(self.client)
+
+    def before_read(self) -> None:
+        """What every read of the API does first (`storage.cache.cached_reads`)."""
+        self.check_reachable()
+        self.watch_changes()
 
     async def ensure_indexes(self) -> None:
         """Create every declared index; idempotent, so it runs at each start. One command
@@ -137,11 +216,13 @@ def connect(uri: str, settings: Settings, **client_options: Any) -> Store:
     # connection checkout of a client with a listener builds and hands out events (a tenth
     # of an uncached read's CPU, docs/performance-history.md).
     keeping = [WriteListener(cache), PoolListener(cache)] if cache.enabled else []
-    listeners = [*keeping, timings, *client_options.pop("event_listeners", ())]
+    answers = Answers()
+    listeners = [*keeping, timings, answers, *client_options.pop("event_listeners", ())]
     client: AsyncMongoClient = AsyncMongoClient(
         uri,
         serverSelectionTimeoutMS=timeout,
-        connectTimeoutMS=timeout,
+        connectTimeoutMS=timeout,  # also the monitor's wait for a server's answer
+        heartbeatFrequencyMS=HEARTBEAT_MS,
         socketTimeoutMS=max(timeout * 10, 20000),
         retryWrites=True,
         tz_aware=True,
@@ -149,6 +230,7 @@ def connect(uri: str, settings: Settings, **client_options: Any) -> Store:
         **client_options,
     )
     cache.codec_options = client.codec_options
+    _ANSWERS[client] = answers
     store = Store(
         client,
         settings.database_name,

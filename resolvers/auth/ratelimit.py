@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.errors import PyMongoError
 
+from storage.database import DatabaseAway, bounded, database_away
 from storage.rate_budgets import owe, spend
 
 Limit = tuple[float, int]  # (tokens per second, bucket size) of one key
@@ -171,7 +172,7 @@ class SharedLimiter:
         async with seen.lock:  # a concurrent request of this key may have taken a batch
             if self._from_allowance(seen, units):
                 return None
-            if time.monotonic() < self._local_until:  # the database failed meanwhile
+            if time.monotonic() < self._local_until or self._away():  # failed meanwhile
                 return self._refused(self.fallback.take(key_id, units, limit))
             need = units - seen.allowance
             now = time.time()
@@ -179,14 +180,19 @@ class SharedLimiter:
                 return self._refused(self._wait(seen.tat, need, interval, capacity, now))
             batch = min(float(burst), need + burst // ALLOWANCE_SHARE)
             try:
-                granted, seen.tat = await spend(
-                    self.collection, bucket, batch, interval, capacity, now, seen.tat < now
-                )
-                if not granted and batch > need and seen.tat - now <= capacity - need * interval:
-                    batch = need
+                with bounded(self.collection.database.client):  # the timeout in all
                     granted, seen.tat = await spend(
                         self.collection, bucket, batch, interval, capacity, now, seen.tat < now
                     )
+                    if (
+                        not granted
+                        and batch > need
+                        and seen.tat - now <= capacity - need * interval
+                    ):
+                        batch = need
+                        granted, seen.tat = await spend(
+                            self.collection, bucket, batch, interval, capacity, now, seen.tat < now
+                        )
             except PyMongoError as error:
                 self._database_failed(error)
                 return self._refused(self.fallback.take(key_id, units, limit))
@@ -228,9 +234,13 @@ class SharedLimiter:
         units -= spent
         if units <= 0:
             return
+        if self._away():
+            self.fallback.owe(key_id, units, limit)
+            return
         async with seen.lock:
             try:
-                tat = await owe(self.collection, bucket, units, interval, time.time())
+                with bounded(self.collection.database.client):
+                    tat = await owe(self.collection, bucket, units, interval, time.time())
             except PyMongoError as error:
                 self._database_failed(error)
                 self.fallback.owe(key_id, units, limit)
@@ -258,6 +268,15 @@ class SharedLimiter:
         """When allowance taken now is dropped unspent: after the bucket's refill time."""
         low, high = ALLOWANCE_SECONDS
         return time.monotonic() + min(max(capacity, low), high)
+
+    def _away(self) -> bool:
+        """The database is away (`storage.database.database_away`): the local buckets
+        decide at once, as after a failure, rather than a request waiting the whole
+        selection timeout for the round trip to fail."""
+        if not database_away(self.collection.database.client):
+            return False
+        self._database_failed(DatabaseAway("no server answered the driver's last check"))
+        return True
 
     def _database_failed(self, error: PyMongoError) -> None:
         """Each process limits keys on its own for a few seconds, then asks again."""
