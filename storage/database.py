@@ -35,6 +35,7 @@ UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
 # How often the driver's monitor asks each server whether it is there (pymongo's least;
 # its default is 10 s): how soon a server that stopped answering, or came back, is known.
 HEARTBEAT_MS = 500
+PROBE_SECONDS = 0.5  # a ping that confirms the database away (`Store.check_reachable`)
 
 
 class DatabaseAway(ServerSelectionTimeoutError):
@@ -60,7 +61,19 @@ class Answers(monitoring.ServerHeartbeatListener):
         pass
 
 
-_ANSWERS: weakref.WeakKeyDictionary[AsyncMongoClient, Answers] = weakref.WeakKeyDictionary()
+# Each client's `Answers`, by identity: clients of one address compare equal (and hash
+# alike), so a dictionary keyed by the client gave one client another's answers.
+_ANSWERS: dict[int, tuple[weakref.ref[AsyncMongoClient], Answers]] = {}
+
+
+def _answers_of(client: AsyncMongoClient) -> Answers | None:
+    found = _ANSWERS.get(id(client))
+    return found[1] if found is not None and found[0]() is client else None
+
+
+def _keep_answers(client: AsyncMongoClient, answers: Answers) -> None:
+    key = id(client)
+    _ANSWERS[key] = (weakref.ref(client, lambda _: _ANSWERS.pop(key, None)), answers)
 
 
 def database_away(client: AsyncMongoClient) -> bool:
@@ -70,11 +83,16 @@ def database_away(client: AsyncMongoClient) -> bool:
     whole selection timeout again: a key lookup, the rate limit, each read, so a request
     waited 5-9 s for its 503, not FLOORGATE_DB_TIMEOUT_MS (issue 63, finding 10). A
     server not checked yet (at start) is not away."""
-    answers = _ANSWERS.get(client)
-    if answers is not None and answers.unanswered > answers.answered:
+    if unanswered(client):
         return True
     servers = client.topology_description.server_descriptions().values()
     return bool(servers) and all(server.error is not None for server in servers)
+
+
+def unanswered(client: AsyncMongoClient) -> bool:
+    """A bounded command (`bounded`) went unanswered since a server last answered."""
+    answers = _answers_of(client)
+    return answers is not None and answers.unanswered > answers.answered
 
 
 @contextlib.contextmanager
@@ -87,7 +105,7 @@ def bounded(client: AsyncMongoClient) -> Iterator[None]:
         with pymongo.timeout(client.options.server_selection_timeout):
             yield
     except UNAVAILABLE_ERRORS:
-        answers = _ANSWERS.get(client)
+        answers = _answers_of(client)
         if answers is not None:
             answers.unanswered = time.monotonic()
         raise
@@ -126,6 +144,7 @@ class Store:
         self._watcher: asyncio.Task[None] | None = None
         self.indexes_ensured = False
         self._ensuring: asyncio.Future[None] | None = None
+        self._probed: tuple[float, bool] | None = None  # (when, answered): `check_reachable`
 
     def watch_changes(self) -> None:
         """Start the change stream behind the read cache, once (idempotent, cheap)."""
@@ -144,19 +163,36 @@ class Store:
     def __getitem__(self, name: str) -> AsyncCollection:
         return self.db[name]
 
-    def check_reachable(self) -> None:
-        """Before an API read or a key lookup: `DatabaseAway` (503) at once while the
-        database is away, rather than another wait of the selection timeout."""
-        if database_away(self.client):
-            raise DatabaseAway("no server answered the driver's last check")
+    async def check_reachable(self) -> None:
+        """Before an API read or a key lookup: `DatabaseAway` (503) within PROBE_SECONDS
+        while the database is away, rather than another wait of the selection timeout.
+        Away is confirmed by one ping of at most PROBE_SECONDS (its answer kept as long
+        for the other requests): a monitor's check that timed out while the event loop
+        was held says nothing of the server, and a ping wakes the monitor at once."""
+        if not database_away(self.client):
+            return
+        now = time.monotonic()
+        if self._probed is None or now - self._probed[0] >= PROBE_SECONDS:
+            try:
+                with pymongo.timeout(PROBE_SECONDS):
+                    await self.client.admin.command("ping")
+            except UNAVAILABLE_ERRORS:
+                self._probed = (time.monotonic(), False)
+            else:
+                self._probed = (time.monotonic(), True)
+                answers = _answers_of(self.client)
+                if answers is not None:
+                    answers.answered = time.monotonic()
+        if not self._probed[1]:
+            raise DatabaseAway("no server answered the driver's last check or a ping")
 
     def bounded(self) -> contextlib.AbstractContextManager[None]:
         """`bounded` for this store's client."""
         return bounded(self.client)
 
-    def before_read(self) -> None:
+    async def before_read(self) -> None:
         """What every read of the API does first (`storage.cache.cached_reads`)."""
-        self.check_reachable()
+        await self.check_reachable()
         self.watch_changes()
 
     async def ensure_indexes(self) -> None:
@@ -230,7 +266,7 @@ def connect(uri: str, settings: Settings, **client_options: Any) -> Store:
         **client_options,
     )
     cache.codec_options = client.codec_options
-    _ANSWERS[client] = answers
+    _keep_answers(client, answers)
     store = Store(
         client,
         settings.database_name,

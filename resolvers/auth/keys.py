@@ -218,12 +218,12 @@ async def lookup_caller(
         hit, caller = cache.get(key_hash, version)
         if hit:
             return caller
-        store.check_reachable()  # no lookup while the database is away: 503 at once
+        await store.check_reachable()  # no lookup while the database is away: 503 at once
         with store.bounded():
             if suspect and not await cache.could_be_valid(store, key_hash, version):
                 return None
             return await cache.looked_up(store, key_hash, version)
-    store.check_reachable()
+    await store.check_reachable()
     with store.bounded():
         return await stored_caller_of_hash(store, key_hash)
 

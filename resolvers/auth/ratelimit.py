@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.errors import PyMongoError
 
-from storage.database import DatabaseAway, bounded, database_away
+from storage.database import DatabaseAway, bounded, unanswered
 from storage.rate_budgets import owe, spend
 
 Limit = tuple[float, int]  # (tokens per second, bucket size) of one key
@@ -270,10 +270,10 @@ class SharedLimiter:
         return time.monotonic() + min(max(capacity, low), high)
 
     def _away(self) -> bool:
-        """The database is away (`storage.database.database_away`): the local buckets
-        decide at once, as after a failure, rather than a request waiting the whole
-        selection timeout for the round trip to fail."""
-        if not database_away(self.collection.database.client):
+        """A bounded command went unanswered (`storage.database.unanswered`): the local
+        buckets decide at once, as after a failure, rather than a request waiting the
+        whole selection timeout for the round trip to fail."""
+        if not unanswered(self.collection.database.client):
             return False
         self._database_failed(DatabaseAway("no server answered the driver's last check"))
         return True

@@ -80,7 +80,7 @@ async def find_one(
 async def _find_one(
     store: Store, collection: str, query: Document, projection: Document | None
 ) -> Document | None:
-    store.before_read()  # 503 at once while the database is away
+    await store.before_read()  # 503 at once while the database is away
 
     async def load(fields: Document | None = projection) -> Document | None:
         document_id = plain_id(query)
@@ -130,7 +130,7 @@ async def _find_list(
     hint: str | None,
     batch_size: int | None,
 ) -> list[Document]:
-    store.before_read()  # 503 at once while the database is away
+    await store.before_read()  # 503 at once while the database is away
 
     async def load(fields: Document | None = projection) -> list[Document]:
         cursor = store[collection].find(query, fields).sort(sort)
@@ -154,7 +154,7 @@ async def _find_list(
 
 
 async def count(store: Store, collection: str, query: Document, limit: int = 0) -> int:
-    store.before_read()  # 503 at once while the database is away
+    await store.before_read()  # 503 at once while the database is away
 
     async def load() -> int:
         options: dict[str, Any] = {"limit": limit} if limit else {}  # `limit=0` would be an error
@@ -172,7 +172,7 @@ async def aggregate_collection(
     store: Store, collection: str, pipeline: list[Document]
 ) -> list[Document]:
     """An aggregation of one collection (`$match` first, so it uses the indexes)."""
-    store.before_read()  # 503 at once while the database is away
+    await store.before_read()  # 503 at once while the database is away
 
     async def load() -> list[Document]:
         cursor = await store[collection].aggregate(pipeline)
@@ -203,7 +203,7 @@ async def aggregate_list(
 async def _aggregate_list(
     store: Store, collection: str, pipeline: list[Document], batch_size: int
 ) -> list[Document]:
-    store.before_read()  # 503 at once while the database is away
+    await store.before_read()  # 503 at once while the database is away
 
     async def load() -> list[Document]:
         cursor = await store.db.aggregate(pipeline, batchSize=batch_size)
