@@ -122,7 +122,8 @@ PRICES_ROWS: tuple[Limit, ...] = (
         "request's unit",
         f"{VALIDATION_TOKENS.code}, {VALIDATION_FREE.code}, {PARSE_TOKENS.code}",
         "before validation, from the key's bucket (without a key, its address's); a document "
-        "kept validated is not charged again. Past the bucket "
+        "kept validated is not charged again, and requests of it at once wait for the one "
+        "that pays. Past the bucket "
         f"{said(ErrorCode.RATE_LIMITED)} (`RATE_LIMITED`, Retry-After) before validation, its "
         f"parse owed: one unit per {count(PARSE_TOKENS.value)} tokens",
         (VALIDATION_TOKENS, VALIDATION_FREE, PARSE_TOKENS),

@@ -3,7 +3,8 @@
 copy of the code: the row below goes into the copy's table, the copy's `.ci/generate.py`
 writes the copy's planned routes and OpenAPI document, and the copy's app, on the demo
 database, answers the new path with the planned plan (`make generate`'s second step, the
-demo's recorded answer for the document's example, is left to tests/rest/v1/openapi/test_document.py).
+demo's recorded answer for the document's example, is left to
+tests/rest/v1/openapi/test_document.py).
 """
 
 from __future__ import annotations

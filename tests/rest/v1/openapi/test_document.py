@@ -2,9 +2,9 @@
 and each operation's example is what the demo property answers to its row's `example`
 request (`rest/v1/routes.py`).
 
-`FLOORGATE_RECORD_EXAMPLES=1 pytest tests/rest/v1/openapi/test_document.py` records the examples anew
-into `rest/v1/openapi/examples.json` (after a change to the demo or to a response); `make
-generate` does, and writes the document that embeds them.
+`FLOORGATE_RECORD_EXAMPLES=1 pytest tests/rest/v1/openapi/test_document.py` records the
+examples anew into `rest/v1/openapi/examples.json` (after a change to the demo or to a
+response); `make generate` does, and writes the document that embeds them.
 """
 
 from __future__ import annotations
