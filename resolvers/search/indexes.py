@@ -390,11 +390,19 @@ Steps = Generator[None, None, T]  # work done in slices: None between two, then 
 def _finished(steps: Steps[T]) -> T:
     """The value of `steps`, all done at once."""
     while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            value: T = done.value  # a generator's return value
-            return value
+        done = _step(steps)
+        if done is not None:
+            return done[0]
+
+
+def _step(steps: Steps[T]) -> tuple[T] | None:
+    """One slice of `steps`: its value (in a tuple) once it is done, else None."""
+    try:
+        next(steps)
+    except StopIteration as done:
+        value: T = done.value  # a generator's return value
+        return (value,)
+    return None
 
 
 async def _run(steps: Steps[T], sliced: bool) -> T:
@@ -404,11 +412,9 @@ async def _run(steps: Steps[T], sliced: bool) -> T:
     try:
         deadline = time.perf_counter() + SLICE_SECONDS
         while True:
-            try:
-                next(steps)
-            except StopIteration as done:
-                value: T = done.value  # a generator's return value
-                return value
+            done = _step(steps)
+            if done is not None:
+                return done[0]
             if sliced and time.perf_counter() >= deadline:
                 await asyncio.sleep(0)
                 deadline = time.perf_counter() + SLICE_SECONDS

@@ -82,9 +82,15 @@ def place(asset: str, level: int, n: int) -> tuple[dict[str, Any], dict[str, Any
 
 def dataset() -> dict[str, Any]:
     """The tower: 2 levels of 20 places (40 units, 40 locations); the annex: 1 of 4."""
+    return asset_levels(((TOWER, 2, 20), (ANNEX, 1, 4)))
+
+
+def asset_levels(assets: tuple[tuple[str, int, int], ...]) -> dict[str, Any]:
+    """A dataset of (asset, levels, places per level): each place a unit and its
+    location, each level a floor and a unit map."""
     data: dict[str, Any] = {"version": 1, "assets": [], "floors": [], "units": []}
     data |= {"unit_maps": [], "locations": []}
-    for asset, levels, per_level in ((TOWER, 2, 20), (ANNEX, 1, 4)):
+    for asset, levels, per_level in assets:
         data["assets"].append({"id": asset, "market": "office", "name": asset.title()})
         for level in range(1, levels + 1):
             floor = f"{asset}-f{level}"

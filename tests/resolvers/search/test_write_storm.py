@@ -37,7 +37,7 @@ from storage.embedded.server import EmbeddedServer
 from storage.imports.importer import import_data
 from tests._dbserver import fresh_store
 from tests.conftest import with_schema
-from tests.resolvers.search.test_index_updates import assert_fresh, found, place
+from tests.resolvers.search.test_index_updates import assert_fresh, asset_levels, found
 from tests.storage.test_read_cache import until
 
 ASSET = "storm"
@@ -50,23 +50,7 @@ FOUND_WITHIN_SECONDS = 5.0
 
 def dataset(levels: int = LEVELS, per_level: int = PER_LEVEL) -> dict[str, Any]:
     """One asset of `levels` levels of `per_level` places (a unit and its location)."""
-    data: dict[str, Any] = {"version": 1, "floors": [], "units": [], "locations": []}
-    data |= {"assets": [{"id": ASSET, "market": "office", "name": "Storm"}], "unit_maps": []}
-    for level in range(1, levels + 1):
-        data["floors"].append(
-            {"id": f"{ASSET}-f{level}", "asset_id": ASSET, "name": f"L{level}", "sort": level}
-        )
-        units = []
-        for n in range(per_level):
-            unit, location = place(ASSET, level, n)
-            units.append(unit["id"])
-            data["units"].append(unit)
-            data["locations"].append(location)
-        data["unit_maps"].append(
-            {"id": f"{ASSET}-map-{level}", "asset_id": ASSET, "name": f"L{level}"}
-            | {"unit_ids": units}
-        )
-    return data
+    return asset_levels(((ASSET, levels, per_level),))
 
 
 def location_id(level: int, n: int) -> str:
