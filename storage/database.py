@@ -32,9 +32,13 @@ UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
     AutoReconnect,
     ConnectionFailure,
 )
-# How often the driver's monitor asks each server whether it is there (pymongo's least;
-# its default is 10 s): how soon a server that stopped answering, or came back, is known.
-HEARTBEAT_MS = 500
+# How often the driver's monitor asks each server whether it is there (pymongo's default
+# is 10 s, its least 0.5 s): how soon a server that came back is known to the driver
+# (a request after a restart waited for it past 10 s at the default). Twice a second
+# doubled an idle process's CPU (tests/e2e/idle: 6.3 against the minimal server's 3.1
+# ms/s); an operation that fails marks its server at once, and a bounded command that
+# goes unanswered makes the database away, so a look every 2 s is enough.
+HEARTBEAT_MS = 2_000
 PROBE_SECONDS = 0.5  # how long a ping's answer stands for later requests (`check_reachable`)
 
 
@@ -78,7 +82,7 @@ def _keep_answers(client: AsyncMongoClient, answers: Answers) -> None:
 
 def database_away(client: AsyncMongoClient) -> bool:
     """Every server the driver knows failed its last check or an operation, and none has
-    answered since (the monitor asks every HEARTBEAT_MS); or a bounded command went
+    answered since (the monitor's look, every HEARTBEAT_MS, or a ping); or a bounded command went
     unanswered since a server last answered. Each database call of a request waited the
     whole selection timeout again: a key lookup, the rate limit, each read, so a request
     waited 5-9 s for its 503, not FLOORGATE_DB_TIMEOUT_MS (issue 63, finding 10). A
