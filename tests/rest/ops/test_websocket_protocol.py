@@ -8,6 +8,8 @@ import asyncio
 
 from uvicorn.config import Config
 from uvicorn.server import ServerState
+from websockets.frames import Close, Frame, Opcode
+from websockets.protocol import State
 
 from rest.ops.server import uvicorn_options
 from rest.ops.websocket_protocol import (
@@ -79,3 +81,68 @@ def test_serve_gives_uvicorn_this_protocol():
     config = Config(app=app, **options)
     config.load()
     assert config.ws_protocol_class is ClosingWebSockets
+
+
+class Recording(Transport):
+    """A transport that records what is written and whether it was closed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.written: list[bytes] = []
+        self.closed = False
+
+    def get_extra_info(self, name: str, default: object = None) -> object:
+        return default
+
+    def write(self, data: bytes) -> None:
+        self.written.append(data)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+async def accepting(scope, receive, send) -> None:
+    """An app that accepts the socket and waits for its end."""
+    assert (await receive())["type"] == "websocket.connect"
+    await send({"type": "websocket.accept"})
+    while (await receive())["type"] != "websocket.disconnect":
+        pass
+
+
+async def open_socket() -> tuple[ClosingWebSockets, Recording]:
+    """A socket after its handshake, nothing closed yet."""
+    config = Config(app=accepting, **uvicorn_options(Settings()))
+    config.load()
+    protocol = ClosingWebSockets(config=config, server_state=ServerState(), app_state={})
+    transport = Recording()
+    protocol.connection_made(transport)
+    protocol.data_received(
+        b"GET /graphql HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    for _ in range(100):
+        if protocol.handshake_complete:
+            break
+        await asyncio.sleep(0.01)
+    assert protocol.conn.state is State.OPEN and transport.written[0].startswith(b"HTTP/1.1 101")
+    return protocol, transport
+
+
+async def test_a_server_stopping_as_its_client_closes_lets_the_socket_go():
+    """The CI race (test_churn): the client's close is in and answered, the TLS close not
+    done, the server stops. uvicorn's own shutdown raised `InvalidState` here."""
+    protocol, transport = await open_socket()
+    close = Frame(Opcode.CLOSE, Close(1000, "bye").serialize())
+    protocol.data_received(close.serialize(mask=True))
+    assert protocol.conn.state is State.CLOSING and transport.closed
+    answered = len(transport.written)
+    protocol.shutdown()  # raised InvalidState in uvicorn's
+    assert len(transport.written) == answered  # nothing sent again
+
+
+async def test_a_server_stopping_closes_an_open_socket_with_1012():
+    protocol, transport = await open_socket()
+    shaken = len(transport.written)
+    protocol.shutdown()
+    assert transport.closed and protocol.conn.state is State.CLOSING
+    assert transport.written[shaken][:4] == b"\x88\x02\x03\xf4"  # close, 2 bytes, 1012
