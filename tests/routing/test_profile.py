@@ -3,12 +3,12 @@
 Hand-drawn maps with every time worked out (a penalty per flight and per ride, once per
 edge crossed even where the contraction would chain it; the walking speed; exclusion),
 generated maps (hypothesis, tests/routing/test_properties.py) and real-looking venues
-(Harbour Station, the Exchange, the demo's two buildings; Westport House when its data is
-there): with a kind excluded no route takes it, a penalty never makes a route quicker and
+(Harbour Station, the Exchange, the demo's two buildings; Westport House, its data in
+tests/data): with a kind excluded no route takes it, a penalty never makes a route quicker and
 moves it off the kind where another way exists, the walking speed scales exactly what is
 walked, and E18's cell is the route's distance and time in every profile.
 
-Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0 (../shared/data/README.md).
+Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0 (tests/data/README.md).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from tests.routing.test_fixture_maps import (
 from tests.routing.test_properties import SETTINGS, build, networks, points_on_network
 from tests.venues.imdf_shared_ordinals import harbour_station
 from tests.venues.imdf_venues import exchange
-from tests.venues.westport_imdf import available, westport
+from tests.venues.westport_imdf import westport
 
 KINDS = (STAIRS, ESCALATOR, ELEVATOR, RAMP)
 FLOOR = 10.0
@@ -267,15 +267,13 @@ def _demo(building: int) -> tuple[LoadedGraph, list[Point]]:
 
 @cache
 def venues() -> dict[str, tuple[LoadedGraph, list[Point]]]:
-    found = {
+    return {
         "Harbour Station": _imdf(harbour_station().venue.files()),
         "the Exchange": _imdf(exchange().venue.files()),
         "demo building 1": _demo(1),
         "demo building 2": _demo(2),
+        "Westport House": _imdf(westport().venue.files()),
     }
-    if available():
-        found["Westport House"] = _imdf(westport().venue.files())
-    return found
 
 
 @pytest.mark.parametrize("name", ["Harbour Station", "the Exchange", "demo building 1"])

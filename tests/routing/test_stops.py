@@ -8,7 +8,7 @@ buildings), the heuristic is within 10% of the best of 100 random orders, never 
 than the order given, and its gap to the exact order (Held-Karp at 9-11 stops) is
 printed (`pytest -s`) and bounded. docs/routing.md, "Several stops", records the figures.
 
-Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0 (../shared/data/README.md).
+Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0 (tests/data/README.md).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from storage.imdf.dataset import venue_dataset
 from storage.imdf.venue import ImdfOptions
 from tests.venues.imdf_shared_ordinals import harbour_station
 from tests.venues.imdf_venues import exchange
-from tests.venues.westport_imdf import available, westport
+from tests.venues.westport_imdf import westport
 
 Times = list[list[float | None]]
 FLOOR_FEET = 10.0
@@ -243,15 +243,13 @@ def demo_building(building: int) -> Venue:
 
 @cache
 def venues() -> list[Venue]:
-    found = [
+    return [
         imdf_venue("Harbour Station", harbour_station().venue.files()),
         imdf_venue("the Exchange", exchange().venue.files()),
         demo_building(1),
         demo_building(2),
+        imdf_venue("Westport House", westport().venue.files()),
     ]
-    if available():
-        found.append(imdf_venue("Westport House", westport().venue.files()))
-    return found
 
 
 def instances(venue: Venue, sizes: tuple[int, ...]) -> list[tuple[int, Times]]:

@@ -1,7 +1,7 @@
 """Westport House (Dundee), a real 7-level office, as an IMDF archive (issue 48): the
 walkable space a person uses, for the import, routing and viewer tests.
 
-Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0 (../shared/data/README.md).
+Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0 (tests/data/README.md).
 
 WRLD's files (`examples/westport-house/`) are a FeatureCollection of polygons per level
 (`main.json` lists them). They become, in local metres (a transverse Mercator at the
@@ -38,7 +38,6 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -46,16 +45,10 @@ import shapely
 from pyproj import Transformer
 from shapely.geometry import shape
 
+from tests.venues.data import WESTPORT_HOUSE
 from tests.venues.imdf_venues import Venue, stable_id, zip_bytes
 
-FOLDER = (
-    Path(__file__).resolve().parents[2].parent
-    / "shared"
-    / "data"
-    / "wrld-westport-house"
-    / "examples"
-    / "westport-house"
-)
+FOLDER = WESTPORT_HOUSE
 ATTRIBUTION = "Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0"
 CATEGORY = {  # WRLD type -> IMDF unit category
     "room": "room",
@@ -123,18 +116,13 @@ class Westport:
     outside: list[Unit] = field(default_factory=list)  # free space outside the walls, left out
 
 
-def available() -> bool:
-    """Whether the shared data is here (tests skip without it)."""
-    return (FOLDER / "main.json").is_file()
-
-
 def westport_zip() -> bytes:
     """The IMDF archive of Westport House, as `floorgate import-imdf` takes it."""
     return zip_bytes(westport().venue.files())
 
 
 def westport() -> Westport:
-    """Westport House as an IMDF venue, read from the shared data."""
+    """Westport House as an IMDF venue, read from WRLD's files (tests/data/)."""
     main = orjson.loads((FOLDER / "main.json").read_bytes())
     lon0, lat0 = main["location"]["coordinates"]
     venue = Venue(main["name"], origin=(lon0, lat0))

@@ -3,7 +3,7 @@
 `office`), a dense college floor of 152 rooms (tests/e2e/viewer/dense_floor.py) and the real
 Westport House, Dundee, converted to IMDF (tests/venues/westport_imdf.py) and imported as
 `floorgate import-imdf` imports it, opened on its stack map. Westport House indoor map
-data (c) WRLD / eeGeo, CC BY 4.0 (skipped where ../shared/data is not here).
+data (c) WRLD / eeGeo, CC BY 4.0 (tests/data/README.md).
 
 At the fitted view of each level: at least 10 labels or half of the named units (the
 smaller), no two label boxes overlapping, each 9-28 px tall; an icon for every restroom,
@@ -57,7 +57,6 @@ from tests.e2e.viewer.viewer_site import (
 from tests.venues.viewer_buildings import MAP as OFFICE_MAP
 from tests.venues.viewer_buildings import floor_id, install_office
 from tests.venues.westport_imdf import ATTRIBUTION, westport, westport_zip
-from tests.venues.westport_imdf import available as westport_available
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=MISSING)]
 WESTPORT_ATTRIBUTION = ATTRIBUTION  # kept wherever its data is used
@@ -107,8 +106,7 @@ async def floors_key(db_server, tmp_path_factory):
         )
         for level in levels
     }
-    if westport_available():
-        floors |= await install_westport(store, settings, folder)
+    floors |= await install_westport(store, settings, folder)
     counts = dense.icons()
     floors["dense"] = Floor(
         DENSE_MAP, DENSE_LEVEL, DENSE_FLOOR, len(dense.named), counts, "viewer-labels-dense"

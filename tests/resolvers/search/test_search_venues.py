@@ -174,9 +174,8 @@ async def sites(db_server, settings, demo, tmp_path_factory) -> AsyncIterator[di
         store = await stack.enter_async_context(fresh_store(db_server))
         built = await install_exchange(store, settings, folder)
         levels = await install_office(store, folder)
-        wrld = westport_house.westport() if westport_house.available() else None
-        if wrld is not None:
-            await import_data(store, wrld.dataset, folder)
+        wrld = westport_house.westport()
+        await import_data(store, wrld.dataset, folder)
         client, key = await stack.enter_async_context(served(store, settings))
         asset = str(built.venue.features["venue"][0]["id"])  # the asset's id (docs/imdf.md)
         restrooms = of_kind(built, "restroom")
@@ -204,19 +203,18 @@ async def sites(db_server, settings, demo, tmp_path_factory) -> AsyncIterator[di
             await named_places(store, "quayside-house"),
             dict.fromkeys(RESTROOM_WORDS, wcs),
         )
-        if wrld is not None:
-            kinds = wrld.by_type
-            found["westport"] = Site(
-                client,
-                headers(key),
-                westport_house.ASSET,
-                await named_places(store, westport_house.ASSET),
-                {
-                    **dict.fromkeys(RESTROOM_WORDS, kinds["bathroom"]),
-                    **dict.fromkeys(("elevator", "lift"), kinds["elevator"]),
-                    "stairs": kinds["stairs"],
-                },
-            )
+        kinds = wrld.by_type
+        found["westport"] = Site(
+            client,
+            headers(key),
+            westport_house.ASSET,
+            await named_places(store, westport_house.ASSET),
+            {
+                **dict.fromkeys(RESTROOM_WORDS, kinds["bathroom"]),
+                **dict.fromkeys(("elevator", "lift"), kinds["elevator"]),
+                "stairs": kinds["stairs"],
+            },
+        )
         listed_store = await stack.enter_async_context(fresh_store(db_server))
         listed = exchange()
         archive = folder / "listed.zip"
@@ -399,8 +397,6 @@ VENUES = ("exchange", "exchange-listed", "quayside", "westport", "demo")
 @pytest.mark.parametrize("venue", VENUES)
 async def test_every_named_place_is_found(sites, venue, rule):
     """At least 98% of the venue's named places found by the rule (module docstring)."""
-    if venue not in sites:
-        pytest.skip(f"{westport_house.FOLDER} is not beside the project")
     tally = await measure(sites[venue], venue, rule)
     print(f"\n{tally.line(venue, rule)}")
     for miss in tally.misses:
@@ -449,8 +445,6 @@ async def test_a_category_word_finds_every_place_of_its_kind_once(sites, venue, 
     """Exactly the places the venue was built with of that kind, each once: IMDF
     categories, Westport's WRLD types, the demo's amenity tags, and Quayside House's
     rooms drawn as toilets, which have no tag but their name ("WC")."""
-    if venue not in sites:
-        pytest.skip(f"{westport_house.FOLDER} is not beside the project")
     site = sites[venue]
     expected = sorted(site.categories[q])
     assert len(expected) == count  # as the venue was built
@@ -462,8 +456,6 @@ async def test_a_category_word_finds_every_place_of_its_kind_once(sites, venue, 
 
 async def test_the_westport_data_is_what_the_dataset_was_made_of():
     """The counts the category cases expect, read from WRLD's files themselves."""
-    if not westport_house.available():
-        pytest.skip(f"{westport_house.FOLDER} is not beside the project")
     built = westport_house.westport()
     assert {kind: len(keys) for kind, keys in built.by_type.items()} == {
         "stairs": 28,

@@ -1,7 +1,7 @@
 """Westport House (Dundee), a real 7-level office, as a floorgate dataset for the search
 tests: its rooms as units and locations on one map without a drawing.
 
-Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0 (../shared/data/README.md).
+Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0 (tests/data/README.md).
 
 WRLD's files (`examples/westport-house/`) are a FeatureCollection per level of polygons
 whose `properties.type` says what they are. Every room, bathroom, stairs, elevator and
@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import orjson
 from shapely.geometry import shape
 
-ROOT = Path(__file__).resolve().parents[3]
-FOLDER = ROOT.parent / "shared" / "data" / "wrld-westport-house" / "examples" / "westport-house"
+from tests.venues.data import WESTPORT_HOUSE
+
+FOLDER = WESTPORT_HOUSE
 ASSET = "westport-house"
 MAP = "westport-house-map"
 ATTRIBUTION = "Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0"
@@ -43,12 +43,8 @@ class Westport:
     named: list[tuple[str, str, str]] = field(default_factory=list)
 
 
-def available() -> bool:
-    return (FOLDER / "main.json").is_file()
-
-
 def westport() -> Westport:
-    """The dataset of Westport House, read from the shared data."""
+    """The dataset of Westport House, read from WRLD's files (tests/data/)."""
     main = orjson.loads((FOLDER / "main.json").read_bytes())
     lon0, lat0 = main["location"]["coordinates"]
     scale_x = METRES_PER_DEGREE * math.cos(math.radians(lat0))

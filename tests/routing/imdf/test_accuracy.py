@@ -6,12 +6,10 @@ angle, many short pairs) and on Westport House, level by level
 (tests/routing/imdf/westport_walks.py). The figures and worst pairs are printed
 (`pytest -s`); docs/routing.md, "Accuracy on real venues", records them.
 
-Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0 (../shared/data/README.md).
+Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0 (tests/data/README.md).
 """
 
 from __future__ import annotations
-
-import pytest
 
 from parsing.imdf.read import read_archive
 from routing.imdf.paths import MIN_MARGIN
@@ -21,7 +19,6 @@ from tests.routing.imdf import hard_venue
 from tests.routing.imdf.accuracy import GOALS, Pair, figures, report, spots, walked
 from tests.routing.imdf.westport_walks import westport_pairs
 from tests.venues.imdf_venues import stable_id
-from tests.venues.westport_imdf import available
 
 
 def hard_pairs() -> list[Pair]:
@@ -61,7 +58,6 @@ def test_hard_rooms_are_walked_as_short_as_a_person_walks() -> None:
     assert median <= GOALS[0] and p90 <= GOALS[1] and top <= GOALS[2]
 
 
-@pytest.mark.skipif(not available(), reason="the shared Westport House data")
 def test_westport_house_is_walked_as_short_as_a_person_walks() -> None:
     """Every level, every pair of walked units whose locations stand in the free space
     (the reference keeps 0.3 m from walls; 27 locations are nearer a wall, left out).

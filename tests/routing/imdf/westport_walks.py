@@ -2,7 +2,7 @@
 48, point 7): every pair of walked units of one level whose locations stand in that
 level's free space and are joined in it.
 
-Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0 (../shared/data/README.md).
+Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0 (tests/data/README.md).
 
 The reference (tests/routing/imdf/free_space.py) takes the venue as the archive gives
 it (units and openings read by the importer's readers, in its metres) and the units

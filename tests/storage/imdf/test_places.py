@@ -62,10 +62,7 @@ def venues() -> dict[str, Venue]:
 
 def _venues_of(module: Any) -> dict[str, Venue]:
     """The venues a module builds: each public function of it that takes no argument and
-    returns a Venue, or a dataclass holding one as `venue` (none when its `available()`
-    says its data is missing)."""
-    if not getattr(module, "available", lambda: True)():
-        return {}
+    returns a Venue, or a dataclass holding one as `venue`."""
     found = {}
     for name, function in inspect.getmembers(module, inspect.isfunction):
         signature = inspect.signature(function)

@@ -2,7 +2,7 @@
 embedded database with every level, and every named room walked from the ground
 floor's entrance on Bash Street.
 
-Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0 (../shared/data/README.md).
+Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0 (tests/data/README.md).
 
 What the data gives (tests/venues/westport_imdf.py): the 13 named places are all on the second
 floor. Six are drawn on top of the tenant area around them (Kitchen, Meeting Room
@@ -33,9 +33,7 @@ from storage.imdf.dataset import ImdfDataset, import_venue, venue_dataset
 from storage.imdf.venue import ImdfOptions
 from storage.imports.writer import ImportReport
 from tests._dbserver import fresh_store
-from tests.venues.westport_imdf import ATTRIBUTION, Westport, available, westport
-
-pytestmark = pytest.mark.skipif(not available(), reason="the shared Westport House data")
+from tests.venues.westport_imdf import ATTRIBUTION, Westport, westport
 
 FLAGS = "distances, directions, locations-resource"
 LEVELS = [

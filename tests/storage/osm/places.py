@@ -1,4 +1,4 @@
-"""The three OpenStreetMap indoor places of ../shared/data/osm-indoor-map-gl-indoor/
+"""The three OpenStreetMap indoor places of tests/data/osm-indoor-map-gl-indoor/
 (map-gl-indoor's examples, commit ba88bac8c3df), and what a test counts in them straight
 from the file, without the importer's code. Data (c) OpenStreetMap contributors, ODbL."""
 
@@ -10,8 +10,9 @@ from typing import Any
 
 import orjson
 
-MAPS = Path(__file__).resolve().parents[3] / ".." / "shared" / "data"
-MAPS = MAPS.resolve() / "osm-indoor-map-gl-indoor" / "examples" / "maps"
+from tests.venues.data import OSM_INDOOR
+
+MAPS = OSM_INDOOR
 STATION = MAPS / "gare-de-l-est.geojson"
 MALL = MAPS / "grand-place.geojson"
 CASERNE = MAPS / "caserne.geojson"
