@@ -8,7 +8,7 @@ import re
 from starlette.requests import Request
 
 from resolvers.errors import ApiError, ErrorCode, invalid
-from rest.v1.route_rows import Body
+from rest.v1.routes.rows import Body
 from storage.isolated import known_utf8
 from storage.settings import Settings
 

@@ -26,9 +26,9 @@ from rest.ops.metrics import ROUTE
 from rest.responses import error_of, error_response, json_bytes
 from rest.v1.documents import OMITTED_WHEN_NULL, without_nulls
 from rest.v1.paging_urls import with_urls
-from rest.v1.route_rows import TILE_TYPE, RestRoute, Shape
 from rest.v1.router import Match, Router
 from rest.v1.routes import ROUTES
+from rest.v1.routes.rows import TILE_TYPE, RestRoute, Shape
 from schema.execution.running.route import RouteOperation
 from schema.execution.running.runner import Encoded, OperationCall, OperationRunner, Ran
 from schema.lazy import LazySchema

@@ -38,7 +38,7 @@ from resolvers.context import RequestContext
 from resolvers.errors import ApiError
 from resolvers.limits import EVENT_RESULT_BYTES
 from rest.v1.openapi.schemas import ID_SCHEMA, Schema
-from rest.v1.route_rows import RestRoute
+from rest.v1.routes.rows import RestRoute
 from schema.execution.event_results import EventResults
 from schema.execution.running.runner import OperationRunner
 from schema.execution.running.subscription import SubscriptionOperation

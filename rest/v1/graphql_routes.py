@@ -17,7 +17,7 @@ from resolvers.errors import OperationFailed
 from rest.v1.bodies import read_text_body
 from rest.v1.event_stream import EventTexts, event_stream
 from rest.v1.json_body import body_problems, body_variables, read_json_body
-from rest.v1.route_rows import RestRoute, Shape
+from rest.v1.routes.rows import RestRoute, Shape
 from schema.execution.running.route_documents import RouteDocuments
 from storage.settings import Settings
 

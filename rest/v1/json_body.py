@@ -22,7 +22,7 @@ from resolvers.limits import JSON_ON_LOOP_BYTES, MAX_INPUT_ITEMS
 from resolvers.validation import oversized_lists
 from rest.v1.bodies import read_body_bytes
 from rest.v1.names import SameField, camelized, rest_name
-from rest.v1.route_rows import Body
+from rest.v1.routes.rows import Body
 from storage.cpu import run_cpu
 from storage.settings import Settings
 

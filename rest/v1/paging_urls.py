@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from rest.v1.route_rows import SYNONYMS, RestRoute, Shape
 from rest.v1.routes import ROUTES
+from rest.v1.routes.rows import SYNONYMS, RestRoute, Shape
 
 
 def page_url(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from rest.v1.route_rows import RestRoute
+from rest.v1.routes.rows import RestRoute
 
 
 @dataclass(frozen=True)

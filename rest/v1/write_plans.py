@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from resolvers.limits import PER_PAGE
-from rest.v1.route_rows import RestRoute
 from rest.v1.routes import ROUTES
+from rest.v1.routes.rows import RestRoute
 from schema.build import build_schema
 from schema.execution.direct import Argument, DirectRoot
 from schema.execution.direct_plans import direct_plan

@@ -34,8 +34,8 @@ from resolvers.auth.keys import create_key
 from resolvers.context import RequestContext, Services
 from resolvers.paging import BY_ID, ID_INDEX
 from rest.app import create_app
-from rest.v1.route_rows import RestRoute
 from rest.v1.routes import ROUTES
+from rest.v1.routes.rows import RestRoute
 from schema.build import build_schema
 from schema.execution.executor import CompiledExecutor
 from storage import collections as c

@@ -1,10 +1,11 @@
-"""Adding a GET route is one row of `rest/v1/routes.py` and `make generate`
-(docs/architecture.md, "Where to add"; DEVELOPERS.md, "Adding a REST route"), proved on a
-copy of the code: the row below goes into the copy's table, the copy's `.ci/generate.py`
-writes the copy's planned routes and OpenAPI document, and the copy's app, on the demo
-database, answers the new path with the planned plan (`make generate`'s second step, the
-demo's recorded answer for the document's example, is left to
-tests/rest/v1/openapi/test_document.py).
+"""Adding a GET route is one row of its area's table in `rest/v1/routes/` and `make
+generate` (docs/architecture.md, "Where to add"; DEVELOPERS.md, "Adding a REST route"),
+proved on a copy of the code: two rows below go into two areas' tables of the copy (a
+read in `rest/v1/routes/reads.py`, a wayfinding route in `rest/v1/routes/wayfinding.py`),
+the copy's `.ci/generate.py` writes the copy's planned routes and OpenAPI document, and
+the copy's app, on the demo database, answers both new paths with their planned plans
+(`make generate`'s second step, the demo's recorded answer for the document's example, is
+left to tests/rest/v1/openapi/test_document.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,14 +36,69 @@ ROW = """\
         example=Example({"unitMapId": "map-b1-f1"}, {"per-page": 2}),
     ),
 """
-NEW = ("/v1/unitmaps/{unitMapId}/units", "listUnitmapUnits")
-TWIN = ("/v1/maps/{map}/units", "listUnitMapUnits")  # the route it spells again
+# A second, in another area: the closures of a unit map at the `/v1/maps/` spelling the
+# locations, distance matrices and routes have too.
+CLOSURES_ROW = """\
+    RestRoute(
+        "GET",
+        "/v1/maps/{map}/closures",
+        "listUnitMapClosures",
+        "List the closures in force on a unit map (closures, alias)",
+        "closures",
+        "ClosureFields",
+        Shape.DATA,
+        (path("map", "unitMapId"),),
+        example=Example({"map": "map-b1"}),
+    ),
+"""
+
+
+@dataclass(frozen=True)
+class Added:
+    """A row added to an area's table, and the route it spells again (its twin)."""
+
+    area: str  # the module of `rest/v1/routes/`
+    table: str
+    row: str
+    path: str
+    operation_id: str
+    twin_path: str
+    twin_operation_id: str
+    url: str  # a request of the new path on the demo
+    twin_url: str
+    flags: tuple[str, ...] = ()
+
+
+UNITS = Added(
+    "reads",
+    "READS",
+    ROW,
+    "/v1/unitmaps/{unitMapId}/units",
+    "listUnitmapUnits",
+    "/v1/maps/{map}/units",
+    "listUnitMapUnits",
+    "/v1/unitmaps/map-b1-f1/units?per-page=2",
+    "/v1/maps/map-b1-f1/units?per-page=2",
+)
+CLOSURES = Added(
+    "wayfinding",
+    "WAYFINDING",
+    CLOSURES_ROW,
+    "/v1/maps/{map}/closures",
+    "listUnitMapClosures",
+    "/v1/unitmaps/{unitMapId}/closures",
+    "listClosures",
+    "/v1/maps/map-b1/closures",
+    "/v1/unitmaps/map-b1/closures",
+    ("directions",),
+)
+ADDED = (UNITS, CLOSURES)
 DOCS = (ROOT / "docs" / "architecture.md", ROOT / "DEVELOPERS.md")
 PACKAGES = ("parsing", "routing", "storage", "resolvers", "schema", "rest")
 GENERATE = (sys.executable, ".ci/generate.py")
 STALE = "is stale: run `make generate`"
 
-# Run in the copy: the copy's app on the demo's database answers the new path once.
+# Run in the copy: the copy's app on the demo's database answers each new path once.
 SERVE = """
 import asyncio, json, sys
 from pathlib import Path
@@ -52,22 +109,26 @@ from schema.execution.running.planned.routes import PLANS
 from storage.database import connect
 from storage.settings import Settings
 
-async def main(uri, database, data_dir, key, url, new, twin):
+async def main(uri, database, data_dir, key, asked):
     settings = Settings(data_dir=Path(data_dir), database_name=database, rate_limit_per_second=0)
     store = connect(uri, settings)
     app = create_app(settings, store, ensure_indexes=False)
     transport = httpx.ASGITransport(app=app)
+    answers = []
     async with httpx.AsyncClient(transport=transport, base_url=settings.public_url) as client:
-        response = await client.get(url, headers={"API-Key": key})
+        for url, new, twin, flags in json.loads(asked):
+            headers = {"API-Key": key, **({"Experimental-Flags": flags} if flags else {})}
+            response = await client.get(url, headers=headers)
+            plan, other = PLANS[new], PLANS[twin]
+            same = (plan.call, plan.shape, plan.cost) == (other.call, other.shape, other.cost)
+            answers.append({
+                "planned": same,
+                "plan_ran": bool(plan.made),
+                "status": response.status_code,
+                "body": response.json(),
+            })
     await store.close()
-    plan, other = PLANS[new], PLANS[twin]
-    print(json.dumps({
-        "code": rest.__file__,
-        "planned": (plan.call, plan.shape, plan.cost) == (other.call, other.shape, other.cost),
-        "plan_ran": bool(plan.made),
-        "status": response.status_code,
-        "body": response.json(),
-    }))
+    print(json.dumps({"code": rest.__file__, "answers": answers}))
 
 asyncio.run(main(*sys.argv[1:]))
 """
@@ -87,9 +148,9 @@ def copy_of_the_code(to: Path) -> Path:
     return to
 
 
-def with_row(routes: str, row: str) -> str:
-    """The table's text with `row` added as the last of its flat routes."""
-    start = routes.index("FLAT_ROUTES: tuple[RestRoute, ...] = (\n")
+def with_row(routes: str, table: str, row: str) -> str:
+    """An area's text with `row` added as the last of its table `table`."""
+    start = routes.index(f"{table}: tuple[RestRoute, ...] = (\n")
     end = routes.index("\n)\n", start) + 1
     return routes[:end] + row + routes[end:]
 
@@ -118,13 +179,14 @@ def test_the_docs_show_the_row_this_test_adds():
         assert "make generate" in doc.read_text(encoding="utf-8")
 
 
-async def test_one_row_and_make_generate_serve_a_new_get_route(tmp_path, db_server, demo):
+async def test_two_rows_and_make_generate_serve_two_new_get_routes(tmp_path, db_server, demo):
     copy = copy_of_the_code(tmp_path / "floorgate")
-    routes = copy / "rest" / "v1" / "routes.py"
-    before = routes.read_text(encoding="utf-8")
-    routes.write_text(with_row(before, ROW), encoding="utf-8")
-    rows = routes.read_text(encoding="utf-8").count("RestRoute(\n")
-    assert rows == before.count("RestRoute(\n") + 1
+    for added in ADDED:
+        area = copy / "rest" / "v1" / "routes" / f"{added.area}.py"
+        before = area.read_text(encoding="utf-8")
+        area.write_text(with_row(before, added.table, added.row), encoding="utf-8")
+        rows = area.read_text(encoding="utf-8").count("RestRoute(\n")
+        assert rows == before.count("RestRoute(\n") + 1
 
     stale = run(copy, *GENERATE, "--check")
     assert (stale.returncode, stale.stdout) == (
@@ -139,9 +201,17 @@ async def test_one_row_and_make_generate_serve_a_new_get_route(tmp_path, db_serv
     assert run(copy, *GENERATE, "--check").returncode == 0
 
     document = json.loads((copy / "docs" / "openapi.json").read_text(encoding="utf-8"))
-    operation, twin = document["paths"][NEW[0]]["get"], document["paths"][TWIN[0]]["get"]
-    assert operation["operationId"] == NEW[1]
-    assert [(p["name"], p["in"]) for p in operation["parameters"]] == [
+    planned = (copy / "schema" / "execution" / "running" / "planned" / "routes.py").read_text(
+        encoding="utf-8"
+    )
+    for added in ADDED:
+        operation = document["paths"][added.path]["get"]
+        twin = document["paths"][added.twin_path]["get"]
+        assert operation["operationId"] == added.operation_id
+        assert schema_of(operation) == schema_of(twin)
+        assert f'"{added.operation_id}": PlannedRoute(' in planned
+    units = document["paths"][UNITS.path]["get"]
+    assert [(p["name"], p["in"]) for p in units["parameters"]] == [
         ("unitMapId", "path"),
         ("page", "query"),
         ("per-page", "query"),
@@ -149,21 +219,30 @@ async def test_one_row_and_make_generate_serve_a_new_get_route(tmp_path, db_serv
         ("Accept-Language", "header"),
         ("If-None-Match", "header"),
     ]
-    assert schema_of(operation) == schema_of(twin)
-    planned = (copy / "schema" / "execution" / "running" / "planned" / "routes.py").read_text(
-        encoding="utf-8"
-    )
-    assert f'"{NEW[1]}": PlannedRoute(' in planned
+    closures = document["paths"][CLOSURES.path]["get"]
+    twin_closures = document["paths"][CLOSURES.twin_path]["get"]
+    assert [(p["name"], p["in"]) for p in closures["parameters"]] == [
+        ("map" if p["name"] == "unitMapId" else p["name"], p["in"])
+        for p in twin_closures["parameters"]
+    ]
 
-    existing = await demo.client.get("/v1/maps/map-b1-f1/units?per-page=2", headers=demo.headers())
-    assert existing.status_code == 200
-    expected, public = existing.json(), demo.settings.public_url
-    paging = expected["paging"]  # the same page but for its link, which names its own path
+    expected = []
+    for added in ADDED:
+        headers = demo.headers(*added.flags)
+        existing = await demo.client.get(added.twin_url, headers=headers)
+        assert existing.status_code == 200, existing.text
+        expected.append(existing.json())
+    public = demo.settings.public_url
+    paging = expected[0]["paging"]  # the same page but for its link, which names its own path
     assert paging["next_url"] == f"{public}/v1/maps/map-b1-f1/units?page=2&per-page=2"
     paging["next_url"] = f"{public}/v1/unitmaps/map-b1-f1/units?page=2&per-page=2"
 
     data = tmp_path / "data"
     data.mkdir()
+    asked = [
+        [added.url, added.operation_id, added.twin_operation_id, ", ".join(added.flags)]
+        for added in ADDED
+    ]
     served = run(
         copy,
         sys.executable,
@@ -173,15 +252,12 @@ async def test_one_row_and_make_generate_serve_a_new_get_route(tmp_path, db_serv
         demo.settings.database_name,
         str(data),
         demo.key,
-        "/v1/unitmaps/map-b1-f1/units?per-page=2",
-        NEW[1],
-        TWIN[1],
+        json.dumps(asked),
     )
     assert served.returncode == 0, served.stderr
     assert json.loads(served.stdout) == {
         "code": str(copy / "rest" / "__init__.py"),
-        "planned": True,
-        "plan_ran": True,
-        "status": 200,
-        "body": expected,
+        "answers": [
+            {"planned": True, "plan_ran": True, "status": 200, "body": body} for body in expected
+        ],
     }

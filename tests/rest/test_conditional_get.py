@@ -21,8 +21,8 @@ import xxhash
 from resolvers.auth.permissions import ALL_FLAGS
 from rest.app import create_app
 from rest.browser_headers import EXPOSED_HEADERS
-from rest.v1.route_rows import RestRoute, Shape
 from rest.v1.routes import ROUTES
+from rest.v1.routes.rows import RestRoute, Shape
 from schema.build import build_schema
 from schema.execution.running.route_documents import requirement_of
 

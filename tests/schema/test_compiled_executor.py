@@ -53,7 +53,7 @@ from hypothesis import strategies as st
 from strawberry.schema.config import StrawberryConfig
 
 import rest.v1.dispatch
-import rest.v1.route_rows
+import rest.v1.routes.rows
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ALL_FLAGS, ALL_PERMISSIONS
 from schema.execution.compiled import read_field
@@ -368,7 +368,7 @@ def rest_requests(
     all_flags = {"API-Key": key, "Experimental-Flags": flags}
     requests: list[tuple[str, str, dict, Any]] = []
     for route in rest.v1.dispatch.ROUTES:
-        if route.shape is rest.v1.route_rows.Shape.EVENTS:  # endless: test_event_stream*
+        if route.shape is rest.v1.routes.rows.Shape.EVENTS:  # endless: test_event_stream*
             continue
         path = route.path
         missing = path
@@ -662,7 +662,7 @@ def test_every_route_document_is_valid_and_planned(settings):
     every = {route.operation_id for route in rest.v1.dispatch.ROUTES}
     assert api._graphql.documents.prepared == every
     for route in rest.v1.dispatch.ROUTES:
-        if route.shape is rest.v1.route_rows.Shape.EVENTS:  # run once per change, not compiled
+        if route.shape is rest.v1.routes.rows.Shape.EVENTS:  # run once per change, not compiled
             continue
         document_plans = plans_for(schema, route.document, None)
         (plan,) = document_plans.values()

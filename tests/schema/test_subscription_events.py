@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from graphql.execution.execute import execute_subscription_event
 
-from rest.v1.route_rows import Shape
 from rest.v1.routes import ROUTES
+from rest.v1.routes.rows import Shape
 from schema.build import build_schema
 from schema.execution.executor import CompiledExecutor
 from storage.settings import Settings

@@ -46,8 +46,8 @@ from rest.v1.openapi.vocabulary import (
     SEARCH_PER_PAGE,
     TAGS,
 )
-from rest.v1.route_rows import MARKET, Body, Param, RestRoute, Shape
 from rest.v1.routes import ROUTES
+from rest.v1.routes.rows import MARKET, Body, Param, RestRoute, Shape
 from schema.permissions import Requirement
 from storage.settings import Settings
 

@@ -32,7 +32,7 @@ RESULT = "result"  # the response key of every REST document's root field
 
 
 class RouteDocument(Protocol):
-    """What the runner needs of a REST route (`rest.v1.route_rows.RestRoute`)."""
+    """What the runner needs of a REST route (`rest.v1.routes.rows.RestRoute`)."""
 
     @property
     def operation_id(self) -> str: ...

@@ -33,8 +33,8 @@ import pytest
 import pytest_asyncio
 
 from resolvers.auth.permissions import ALL_FLAGS
-from rest.v1.route_rows import Shape
 from rest.v1.routes import ROUTES
+from rest.v1.routes.rows import Shape
 from storage.settings import Settings
 from tests.servers import own_demo_database, serve_tls
 

@@ -1,6 +1,6 @@
 """The OpenAPI document: it describes exactly the served routes, it is valid OpenAPI 3.1,
 and each operation's example is what the demo property answers to its row's `example`
-request (`rest/v1/routes.py`).
+request (`rest/v1/routes/`).
 
 `FLOORGATE_RECORD_EXAMPLES=1 pytest tests/rest/v1/openapi/test_document.py` records the
 examples anew into `rest/v1/openapi/examples.json` (after a change to the demo or to a
@@ -22,8 +22,9 @@ import yaml
 from openapi_spec_validator import validate as validate_openapi
 
 from rest.v1.openapi.document import EXAMPLES_FILE, FLAGS_HEADER, RELEASE_DATE
-from rest.v1.route_rows import Example, RestRoute, Shape
-from rest.v1.routes import ASSIGNMENT, ROUTES
+from rest.v1.routes import ROUTES
+from rest.v1.routes.rows import Example, RestRoute, Shape
+from rest.v1.routes.writes import ASSIGNMENT
 from schema.build import build_schema
 from schema.execution.running.route_documents import requirement_of
 from storage.settings import Settings
