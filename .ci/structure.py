@@ -1,10 +1,18 @@
-"""The structure of the code, measured from its own files and imports (issue 31).
+"""The structure of the code, measured from its own files and imports (issues 31, 64).
 
-    .venv/bin/python .ci/structure.py          # the table; exit 1 when a row misses its goal
+    .venv/bin/python .ci/structure.py          # the table; exit 1 when a rule is broken
 
-`make test` runs it before the suite, so a crowded folder, an import cycle, a long module,
-a hand-formatting marker, words naming a module or a file that is gone or a test file
-left at the top of tests/ fails the build.
+`make test` runs it before the suite. Two kinds of rows (docs/architecture.md, "Rules of
+the structure"):
+
+- Rules, which fail the build: an import cycle, an import against the floors, a module
+  holding two concepts (`CONCEPT_RULES`: a test on its imports and calls), words naming a
+  module or a file that is gone, a `type: ignore` or a `fmt:` marker without its reason,
+  a call past the runner, a test folder that mirrors no package.
+- Signals, counts that never fail: modules in a folder, lines in a module, `fmt:`
+  markers, test files at the top of tests/. Each names its largest rooms, and warns past
+  the mark it once had as a cap: a count says where to look, not a reason to move code.
+
 Imports are read with `ast`, every one of them: at the top, inside functions and under
 `if TYPE_CHECKING:` alike (a cycle through a function-level import is still a cycle).
 """
@@ -15,16 +23,18 @@ import ast
 import re
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FLOORS = ("rest", "schema", "resolvers", "storage", "routing", "parsing")  # top down
+PURE = ("routing", "parsing")  # pure functions, no I/O
 VIEWER_SCRIPTS = ROOT / "rest" / "pages" / "static" / "viewer"
 TESTS = ROOT / "tests"
 # Test folders that are not a package of the code: whole processes, the docs, benchmarks.
 # venues: the buildings tests of every floor route through (tests/venues/__init__.py)
 TEST_FOLDERS_OF_THEIR_OWN = {"e2e", "docs", "benchmarks", "venues"}
+# The marks of the signals: past them a count warns, never fails (the caps they were).
 MAX_MODULES_PER_FOLDER = 16
 MAX_LINES = 600
 # Modules that are one table, naturally longer than code (issue 46, point 7: raise the
@@ -32,6 +42,7 @@ MAX_LINES = 600
 LONGER_TABLES = {"storage/settings.py": 800}
 MAX_FORMAT_MARKERS = 10
 MAX_TOP_TEST_FILES = 10
+LARGEST = 5  # the rooms a signal names
 FORMAT_MARKER = re.compile(r"#\s*fmt:\s*(skip|off|on)\b")
 TYPE_IGNORE = re.compile(r"#\s*type:\s*ignore\b")
 # An explained ignore: its error codes, then a comment saying why.
@@ -40,16 +51,24 @@ EXPLAINED_IGNORE = re.compile(r"#\s*type:\s*ignore\[[a-z-]+(?:,\s*[a-z-]+)*\]\s+
 
 @dataclass
 class Row:
-    """One line of the table: what is measured, its value, the goal, and the offenders."""
+    """One line of the table: what is measured, its value, the goal, and the offenders.
+    A signal's goal is a mark: past it the row warns, and names its largest rooms."""
 
     name: str
     value: int
     goal: int
     offenders: list[str]
+    signal: bool = False
+    largest: list[str] = field(default_factory=list)
 
     @property
     def met(self) -> bool:
         return self.value <= self.goal
+
+    @property
+    def fails(self) -> bool:
+        """A broken rule fails the build; a signal past its mark only warns."""
+        return not self.met and not self.signal
 
 
 def code_files() -> Iterator[Path]:
@@ -76,7 +95,10 @@ def crowded_folders() -> Row:
         for folder, count in sorted(counts.items())
         if count > MAX_MODULES_PER_FOLDER
     ]
-    return Row("modules directly in one folder (most)", worst, MAX_MODULES_PER_FOLDER, over)
+    fullest = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:LARGEST]
+    largest = [f"{folder.relative_to(ROOT)}/ {count}" for folder, count in fullest]
+    name = "modules directly in one folder (most)"
+    return Row(name, worst, MAX_MODULES_PER_FOLDER, over, signal=True, largest=largest)
 
 
 def imports_of(path: Path, modules: set[str]) -> set[str]:
@@ -172,14 +194,19 @@ def long_modules() -> Row:
         for path, lines in sorted(lengths.items())
         if lines > LONGER_TABLES.get(path.relative_to(ROOT).as_posix(), MAX_LINES)
     ]
-    return Row(f"modules over {MAX_LINES} lines (.py and the viewer's .js)", len(over), 0, over)
+    longest = sorted(lengths.items(), key=lambda item: (-item[1], item[0]))[:LARGEST]
+    largest = [f"{path.relative_to(ROOT)} {lines}" for path, lines in longest]
+    name = f"modules over {MAX_LINES} lines (.py and the viewer's .js)"
+    return Row(name, len(over), 0, over, signal=True, largest=largest)
 
 
-def format_markers() -> Row:
-    """`fmt: skip/off/on` markers anywhere in the repository's Python; each needs a reason:
-    a comment on the line before it (or on its own line, after the marker)."""
+def format_markers() -> tuple[Row, Row]:
+    """`fmt: skip/off/on` markers anywhere in the repository's Python: their count (a
+    signal), and those without a reason (a rule): each needs a comment on the line before
+    it (or on its own line, after the marker)."""
     count = 0
     unexplained = []
+    per_file: dict[str, int] = {}
     for path in sorted(ROOT.rglob("*.py")):
         relative = path.relative_to(ROOT)
         if relative.parts[0].startswith(".") or "egg-info" in relative.parts[0]:
@@ -190,14 +217,17 @@ def format_markers() -> Row:
             if not marker:
                 continue
             count += 1
+            per_file[relative.as_posix()] = per_file.get(relative.as_posix(), 0) + 1
             before = lines[number - 1].strip() if number else ""
             reason = before.startswith("#") or line[marker.end() :].strip().startswith("#")
             if marker.group(1) != "on" and not reason:
                 unexplained.append(f"{relative}:{number + 1} has no reason")
-    row = Row("`fmt: skip` / `fmt: off` markers", count, MAX_FORMAT_MARKERS, unexplained)
-    if unexplained:
-        row.goal = -1  # a marker without its reason misses the goal whatever the count
-    return row
+    most = sorted(per_file.items(), key=lambda item: (-item[1], item[0]))[:LARGEST]
+    largest = [f"{where} {markers}" for where, markers in most]
+    counted = Row("`fmt: skip` / `fmt: off` markers", count, MAX_FORMAT_MARKERS, [])
+    counted.signal, counted.largest = True, largest
+    reasons = Row("`fmt:` markers without their reason", len(unexplained), 0, unexplained)
+    return counted, reasons
 
 
 def type_ignores() -> Row:
@@ -270,6 +300,83 @@ def past_the_runner(root: Path = ROOT) -> Row:
     return Row("calls past the runner from rest/", len(offenders), 0, offenders)
 
 
+@dataclass(frozen=True)
+class ConceptRule:
+    """Two concepts in one module, by a test on what the module imports and calls: a
+    module of `floors` (all when empty) that imports from both `one` and `other`, or, with
+    no `other`, that imports from `one` or calls what `calls` names (`open()`, a Path's
+    `read_text`...)."""
+
+    name: str
+    one: frozenset[str]
+    other: frozenset[str] = frozenset()
+    floors: tuple[str, ...] = ()
+    calls: frozenset[str] = frozenset()
+
+
+DATABASE = frozenset({"pymongo", "bson", "gridfs", "motor"})
+GEOMETRY = frozenset({"shapely", "pyproj"})
+HTTP = frozenset({"starlette", "httpx", "uvicorn", "websockets", "h11"})
+GRAPHQL = frozenset({"graphql", "strawberry"})
+# What a pure floor does not do: a driver, the network, processes, files.
+IO = DATABASE | HTTP | {"socket", "subprocess", "urllib", "requests", "aiofiles"}
+FILE_CALLS = frozenset({"open", "read_text", "read_bytes", "write_text", "write_bytes"})
+CONCEPT_RULES = (
+    # Storage keeps documents, the geometry is computed from them: never both at once.
+    ConceptRule("imports the database driver and geometry", DATABASE, GEOMETRY),
+    # parsing/ and routing/ are pure functions of their inputs (the floors' contract).
+    ConceptRule("does I/O in a pure floor", IO, floors=("parsing", "routing"), calls=FILE_CALLS),
+    # HTTP is the face's (rest/): below it a request is arguments, an answer a value.
+    ConceptRule(
+        "speaks HTTP below the face", HTTP, floors=("schema", "resolvers", "storage", *PURE)
+    ),
+    # GraphQL is schema/'s and resolvers'; the data and the pure floors know nothing of it.
+    ConceptRule("speaks GraphQL below the resolvers", GRAPHQL, floors=("storage", *PURE)),
+)
+# A module that breaks a rule on purpose: its path and why (none today; a row here is
+# named in docs/architecture.md, "Rules of the structure", too).
+TWO_CONCEPTS_ALLOWED: dict[str, str] = {}
+
+
+def libraries_and_calls(tree: ast.Module) -> tuple[set[str], set[str]]:
+    """The top-level names of the libraries a module imports (absolute imports only), and
+    the names of the functions and methods it calls."""
+    libraries: set[str] = set()
+    calls: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            libraries.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            libraries.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name):
+                calls.add(node.func.id)
+            elif isinstance(node.func, ast.Attribute):
+                calls.add(node.func.attr)
+    return libraries, calls
+
+
+def two_concepts(root: Path = ROOT) -> Row:
+    """Modules that hold two concepts by a rule of `CONCEPT_RULES`, each with its rule."""
+    offenders = []
+    for floor in FLOORS:
+        for path in sorted((root / floor).rglob("*.py")):
+            where = path.relative_to(root).as_posix()
+            if where in TWO_CONCEPTS_ALLOWED:
+                continue
+            libraries, calls = libraries_and_calls(ast.parse(path.read_text(encoding="utf-8")))
+            for rule in CONCEPT_RULES:
+                if rule.floors and floor not in rule.floors:
+                    continue
+                if rule.other:
+                    broken = bool(libraries & rule.one) and bool(libraries & rule.other)
+                else:
+                    broken = bool(libraries & rule.one) or bool(calls & rule.calls)
+                if broken:
+                    offenders.append(f"{where} {rule.name}")
+    return Row("modules holding two concepts", len(offenders), 0, offenders)
+
+
 PACKAGES = (*FLOORS, "tests")
 DOTTED_NAME = re.compile(r"`((?:{})(?:\.[A-Za-z_]\w*)+)".format("|".join(PACKAGES)))
 FILE_PATH = re.compile(r"`((?:{})/[\w/]+\.py)\b(?![ix])".format("|".join(PACKAGES)))
@@ -312,7 +419,7 @@ def names_something(dotted: str, root: Path, known: dict[Path, set[str]]) -> boo
 
 def stale_references(root: Path = ROOT) -> Row:
     """Docstrings, comments and docs that name a module, a module's name or a file in
-    backticks (`storage.cache.read_cache`, `rest/v1/routes.py`) that does not exist: a
+    backticks (`storage.cache.read_cache`, `rest/v1/router.py`) that does not exist: a
     rename or a move the words did not follow."""
     texts = [path for package in PACKAGES for path in sorted((root / package).rglob("*.py"))]
     texts += [*sorted((root / "docs").glob("*.md")), root / "README.md", root / "DEVELOPERS.md"]
@@ -332,47 +439,64 @@ def stale_references(root: Path = ROOT) -> Row:
     return Row("stale names of modules and files in words", len(stale), 0, sorted(set(stale)))
 
 
-def top_test_files() -> Row:
-    top = sorted(path.name for path in TESTS.glob("test_*.py"))
+def top_test_files() -> tuple[Row, Row]:
+    """Test files at the top of tests/ (a signal) and test folders that mirror no package
+    of the code (a rule: tests mirror the code, `tests/<floor>/<wing>/`)."""
+    tests = ROOT / "tests"
+    top = sorted(path.name for path in tests.glob("test_*.py"))
     strays = [
         f"tests/{folder.name}/ mirrors no package of the code"
-        for folder in sorted(TESTS.iterdir())
+        for folder in sorted(tests.iterdir())
         if folder.is_dir()
         and (folder / "__init__.py").exists()
         and folder.name not in TEST_FOLDERS_OF_THEIR_OWN
         and folder.name not in FLOORS
     ]
-    row = Row("test files directly in tests/", len(top), MAX_TOP_TEST_FILES, top + strays)
-    if strays:
-        row.goal = -1
-    return row
+    counted = Row("test files directly in tests/", len(top), MAX_TOP_TEST_FILES, top)
+    counted.signal, counted.largest = True, top[:LARGEST]
+    mirrored = Row("test folders mirroring no package", len(strays), 0, strays)
+    return counted, mirrored
 
 
 def table() -> list[Row]:
+    """The rules first, then the signals."""
     graph = import_graph()
+    markers, unexplained_markers = format_markers()
+    top_tests, stray_test_folders = top_test_files()
     return [
-        crowded_folders(),
         cycle_row(graph),
         upward_imports(graph),
-        long_modules(),
-        format_markers(),
+        two_concepts(ROOT),
+        stale_references(ROOT),
         type_ignores(),
-        past_the_runner(),
-        stale_references(),
-        top_test_files(),
+        unexplained_markers,
+        past_the_runner(ROOT),
+        stray_test_folders,
+        crowded_folders(),
+        long_modules(),
+        markers,
+        top_tests,
     ]
 
 
 def main() -> int:
+    """Print the table; 1 when a rule is broken (a signal past its mark only warns)."""
     rows = table()
     width = max(len(row.name) for row in rows)
     print(f"{'':{width}}  now  goal")
-    for row in rows:
-        goal = "-" if row.goal < 0 else f"<= {row.goal}"
-        print(f"{row.name:{width}}  {row.value:>3}  {goal}  {'ok' if row.met else 'MISSED'}")
+    for number, row in enumerate(rows):
+        if row.signal and (number == 0 or not rows[number - 1].signal):
+            print("signals: counts that name where to look; past the mark they warn, never fail")
+        if row.signal:
+            goal, verdict = f"~ {row.goal}", "ok" if row.met else "WARNING"
+        else:
+            goal, verdict = f"<= {row.goal}", "ok" if row.met else "MISSED"
+        print(f"{row.name:{width}}  {row.value:>3}  {goal}  {verdict}")
         for offender in row.offenders if not row.met else []:
             print(f"    {offender}")
-    return 0 if all(row.met for row in rows) else 1
+        if row.signal and row.largest:
+            print(f"    largest: {', '.join(row.largest)}")
+    return 1 if any(row.fails for row in rows) else 0
 
 
 if __name__ == "__main__":
