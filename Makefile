@@ -7,6 +7,8 @@ STAMP := $(VENV)/.installed-stamp
 # in pytest's own process). Most of a test's time is waiting (processes starting, timeouts),
 # so 3 workers keep a 2-core machine busy.
 TEST_WORKERS ?= 3
+# Each phase of make test ends with its 15 slowest tests: where the suite's time goes.
+SLOWEST := --durations=15 --durations-min=1
 
 .PHONY: run reset test explore bench lint typecheck generate fmt clean
 
@@ -44,10 +46,10 @@ test: $(STAMP)
 		|| echo "nginx could not be installed: the proxy test will be skipped"
 	$(PY) .ci/structure.py
 	@status=0; \
-	echo '$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not serial"'; \
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not serial" || status=1; \
-	echo '$(PY) -m pytest -m serial'; \
-	$(PY) -m pytest -m serial || { \
+	echo '$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not serial" $(SLOWEST)'; \
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not serial" $(SLOWEST) || status=1; \
+	echo '$(PY) -m pytest -m serial $(SLOWEST)'; \
+	$(PY) -m pytest -m serial $(SLOWEST) || { \
 		echo 'Measuring the failed ones once more, alone (a failure twice over fails):'; \
 		$(PY) -m pytest -m serial --last-failed --last-failed-no-failures none; } || status=1; \
 	exit $$status
