@@ -54,6 +54,7 @@ from storage.settings_fields import (
     read_environment,
     rows_of,
     setting,
+    written_environment,
 )
 
 __all__ = ["SETTINGS", "Setting", "Settings", "SettingsError", "frame_ancestors"]
@@ -629,6 +630,12 @@ class Settings:
         `overrides` (command-line options) on top."""
         values = read_environment(cls, os.environ if environ is None else environ)
         return cls(**(values | overrides))
+
+    def environment(self) -> dict[str, str]:
+        """These settings as FLOORGATE_* variables, every row: what `from_env` reads back
+        to them. `floorgate serve` hands its settings (command-line options included) to
+        its worker processes so, which read their own from the environment."""
+        return written_environment(self, SETTINGS)
 
     @property
     def files_url(self) -> str:

@@ -37,6 +37,11 @@ class Kind(Generic[T]):
     explained: str
     parse: Callable[[str, str], T | None]
     show: Callable[[T], str] = str
+    spell: Callable[[T], str] | None = None  # as `parse` reads it back; `show` if None
+
+    def written(self, value: T) -> str:
+        """`value` as the text `parse` reads back to it (`show` may round a number)."""
+        return (self.spell or self.show)(value)
 
 
 @dataclass(frozen=True)
@@ -159,6 +164,7 @@ NUMBER = Kind(
     "a decimal number such as `2.5`; `nan` and `inf` are refused.",
     _number,
     _number_text,
+    repr,
 )
 SWITCH = Kind(
     "switch",
@@ -402,6 +408,16 @@ def read_environment(table: type, environ: Mapping[str, str]) -> dict[str, Any]:
             parts = {part.name: part.read(environ) for part in each.metadata[PARTS]}
             values[each.name] = each.metadata[COMPOSITE](**parts)
     return values
+
+
+def written_environment(settings: object, rows: Sequence[Setting]) -> dict[str, str]:
+    """Made settings as the environment that `read_environment` reads back to them: a row
+    without a value is empty (its default)."""
+    written: dict[str, str] = {}
+    for row in rows:
+        value = value_at(settings, row.name)
+        written[row.variable] = "" if value is None else row.kind.written(value)
+    return written
 
 
 def value_at(settings: object, name: str) -> Any:

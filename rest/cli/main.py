@@ -63,16 +63,9 @@ def serve(settings: Settings, uri: str, workers: int = 1) -> None:
     from rest.ops.metrics_listener import metrics_listener
     from rest.ops.server import forwarding_options, uvicorn_options
 
-    os.environ["FLOORGATE_MONGODB_URI"] = uri
-    os.environ["FLOORGATE_PUBLIC_URL"] = settings.public_url
-    os.environ["FLOORGATE_DATA_DIR"] = str(settings.data_dir)
-    # Workers (and their protocol and event loop, rest/ops/server.py) time heads with this.
-    os.environ["FLOORGATE_HEADER_TIMEOUT_SECONDS"] = str(settings.header_timeout_seconds)
-    # Workers read the client's address behind a proxy themselves (rest/forwarding.py).
-    os.environ["FLOORGATE_BEHIND_PROXY"] = "on" if settings.behind_proxy else "off"
-    os.environ["FLOORGATE_PROXY_ADDRESSES"] = ",".join(settings.proxy_addresses)
-    if settings.cdn_url:
-        os.environ["FLOORGATE_CDN_URL"] = settings.cdn_url
+    # Workers (uvicorn's processes) read their settings from the environment: all of them,
+    # the command line's and the database started here included.
+    os.environ.update(replace(settings, mongodb_uri=uri).environment())
     options: dict[str, Any] = uvicorn_options(settings) | forwarding_options(settings)
     if not settings.behind_proxy:
         options["ssl_certfile"] = str(settings.tls_cert)

@@ -391,3 +391,31 @@ def test_the_persisted_queries_mode_is_one_of_three():
     assert str(refused.value) == (
         "FLOORGATE_PERSISTED_QUERIES: 'allowlist' is not one of auto, safelist, off"
     )
+
+
+def test_settings_written_as_the_environment_read_back_to_themselves():
+    """`floorgate serve` hands its settings to its workers as the environment
+    (`Settings.environment`): every row, read back unchanged, numbers to the last digit."""
+    assert Settings.from_env(Settings().environment()) == Settings()
+    made = dataclasses.replace(
+        Settings(),
+        data_dir=Path("some/where"),
+        mongodb_uri="mongodb://db.example:27017/?replicaSet=rs0",
+        public_url="https://maps.example.org",
+        cdn_url="https://cdn.example.org/files",
+        port=9443,
+        behind_proxy=True,
+        proxy_addresses=("10.0.0.0/8", "fd00::/8"),
+        header_timeout_seconds=2.718281828459045,
+        cors_origins=("https://a.example", "https://b.example"),
+        viewer_frame_ancestors=("'self'", "https://*.example.org"),
+        log_format="json",
+        metrics_port=9100,
+        default_language="zh-Hant",
+        imdf_snap_metres=0.125,
+    )
+    environment = made.environment()
+    assert {row.variable for row in SETTINGS} == environment.keys()
+    assert environment["FLOORGATE_HEADER_TIMEOUT_SECONDS"] == "2.718281828459045"
+    assert environment["FLOORGATE_BEHIND_PROXY"] == "on"
+    assert Settings.from_env(environment) == made
