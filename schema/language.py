@@ -1,6 +1,6 @@
 """Languages on the GraphQL face (issue 51): a record's `names` in every language it has,
 and the operation directive `@lang(tag:)` that asks for one (before `Accept-Language`
-and `/graphql?lang=`; `rest/graphql_http/direct.py` reads it with the document)."""
+and `/graphql?lang=`; `schema/execution/running/request.py` reads it with the document)."""
 
 from typing import Any
 

@@ -41,7 +41,10 @@ from resolvers.context import RequestContext, Services
 from resolvers.errors import ApiError, ErrorCode, invalid
 from resolvers.limits import PARSE_ON_LOOP_CHARS
 from rest.etags import REVALIDATE, body_etag, etag_matches
-from rest.graphql_http.direct import (
+from rest.responses import error_response, json_response
+from schema.execution.bounded import ByteLRU
+from schema.execution.guard import DocumentCaches
+from schema.execution.running.request import (
     NAME,
     UNNAMED,
     Operation,
@@ -50,9 +53,6 @@ from rest.graphql_http.direct import (
     prepared,
     several_operations,
 )
-from rest.responses import error_response, json_response
-from schema.execution.bounded import ByteLRU
-from schema.execution.guard import DocumentCaches
 from storage.cpu import run_cpu
 from storage.limits import PERSISTED_QUERY_CACHE_BYTES, PERSISTED_QUERY_RECHECK_SECONDS
 from storage.persisted_queries import Bounds, document_hash, find, register, stored_bytes
@@ -79,7 +79,7 @@ class Known:
 @dataclass(frozen=True)
 class Asked:
     """A request with `extensions.persistedQuery`, resolved to its document: `params` as
-    `rest.graphql_http.direct` reads them, whether the request carried the text, and
+    `schema.execution.running.request` reads them, whether the request carried the text, and
     whether the text is stored once it ran."""
 
     sha: str
@@ -260,7 +260,7 @@ class PersistedQueries:
         caches: DocumentCaches,
         keep: bool,
     ) -> Operation | Response:
-        """The request's operation, as `rest.graphql_http.direct.operation_of` reads one:
+        """The request's operation, as `schema.execution.running.request.operation_of` reads one:
         through the cached parse of the text (a known hash skips parsing and validation).
         A text that came with the request and is not plainly one operation the method
         allows is refused as `operation_of` refuses it (ApiError, ParseFailed); for a hash

@@ -24,7 +24,6 @@ from resolvers.context import RequestContext, Services
 from resolvers.errors import ApiError, ErrorCode, FieldErrors, classify
 from resolvers.limits import MAX_QUERY_BODY_BYTES, MAX_UNAUTHENTICATED_BODY_BYTES
 from rest.credentials import repeated_key, request_context
-from rest.graphql_http.direct import Operation, ParseFailed, operation_of
 from rest.graphql_http.graphiql import PAGE_HEADERS, graphiql_html
 from rest.graphql_http.persisted import PersistedQueries
 from rest.graphql_http.sockets import Sockets
@@ -34,8 +33,31 @@ from rest.ops.metrics import ROUTE
 from rest.responses import error_response, json_bytes, json_response
 from schema.build import Schema
 from schema.execution.event_results import EventResults
-from schema.execution.running.document import DocumentOperation
-from schema.execution.running.runner import Encoded, OperationCall, OperationRunner
+from schema.execution.running.request import (
+    GraphQLRequest,
+    NotOneOperation,
+    ParseFailed,
+    run_chosen,
+    run_request,
+)
+from schema.execution.running.runner import Encoded, OperationRunner, Ran
+
+
+async def graphql_request(request: Request) -> GraphQLRequest:
+    """What the runner needs of a `/graphql` request, as plain values."""
+    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    body = await request.body() if request.method == "POST" else None
+    return GraphQLRequest(request.method, media_type, request.query_params, body)
+
+
+def outcome(ran: Ran[ExecutionResult]) -> tuple[bool, bool]:
+    """Whether the operation ran (was not refused before it executed) and whether its
+    answer has no errors; a kept answer is both."""
+    result = ran.result
+    if result is None:
+        return True, True
+    executed = result.data is not None or any(error.path for error in result.errors or ())
+    return executed, not result.errors
 
 
 def request_error(status: int, reason: str) -> ApiError:
@@ -185,67 +207,49 @@ class GraphQLView(GraphQL[RequestContext, None]):
         return None
 
     async def answer(self, request: Request) -> Response:
-        """Every operation runs through the runner (`rest.graphql_http.direct`); a keyed
-        query's kept answer is served after the charge of its first run, and a query's
-        answer without errors is kept while what it read holds. A request that is not
-        plainly one operation is refused here; strawberry's view serves only the IDE page
-        (and the WebSocket). A persisted query (`rest.graphql_http.persisted`) is resolved to
-        its document first, and its document stored once it ran."""
+        """Every operation runs through the runner: the request goes down once, as plain
+        values (`schema.execution.running.request`), which reads, parses, chooses and keys
+        its one operation and runs it; a keyed query's kept answer is served after the
+        charge of its first run, and a query's answer without errors is kept while what it
+        read holds. A request that is not plainly one operation is refused there;
+        strawberry's view serves only the IDE page (and the WebSocket). A persisted query
+        (`rest.graphql_http.persisted`) is resolved to its document first, and its document
+        stored once it ran."""
         context = getattr(request.state, "context", None)
         if context is None:  # not an operation: the IDE page
             return await self.run(request)
-        cache = self.services.store.cache
         asked = await self.persisted.asked(request, context)
         if isinstance(asked, Response):
             return asked
-        operation: Operation | Response
         try:
             if asked is None:
-                operation = await operation_of(request, context, self.schema.caches, cache.live)
-            else:
+                plain = await graphql_request(request)
+                ran = await run_request(self.runner, self.schema, plain, context, self.encode)
+                return self.json(ran.content, language_headers(context.language))
+            try:
                 operation = await self.persisted.operation(
-                    asked, request, context, self.schema.caches, cache.live
+                    asked, request, context, self.schema.caches, self.services.store.cache.live
                 )
-        except ApiError as error:  # not plainly one operation: 413, 415, 422
-            return error_response(error)
+            except ApiError as error:
+                raise NotOneOperation(error) from None
+            if isinstance(operation, Response):
+                return operation
+            ran = await run_chosen(self.runner, self.schema, operation, context, self.encode)
+        except NotOneOperation as refused:  # 413, 415, 422
+            return error_response(refused.error)
         except ParseFailed as failed:  # the document's one error, as GraphQL answers it
             return self.error_result(failed.error)
-        if isinstance(operation, Response):
-            return operation
-        content, ran, clean = await self.outcome(request, context, operation)
-        if asked is None or isinstance(content, Response):
-            if isinstance(content, Response):
-                return content
-            return self.json(content, language_headers(context.language))
-        if ran:
+        except ApiError as error:  # the charge refused
+            return self.error_result(error)
+        executed, clean = outcome(ran)
+        if executed:
             await self.persisted.ran(asked)
         headers = language_headers(context.language)
-        return self.persisted.answer(asked, request, content, clean, headers)
+        return self.persisted.answer(asked, request, ran.content, clean, headers)
 
     @staticmethod
     def json(content: bytes, headers: dict[str, str] | None = None) -> Response:
         return Response(content, media_type="application/json", headers=headers)
-
-    async def outcome(
-        self, request: Request, context: RequestContext, operation: Operation
-    ) -> tuple[bytes | Response, bool, bool]:
-        """The answer's bytes (or a refusal), whether the operation ran (was not refused
-        before it executed) and whether its answer has no errors. The runner
-        (`schema.execution.running.runner`) checks, prices, serves a kept answer or charges and
-        executes, settles and keeps."""
-        priced = DocumentOperation(
-            self.schema, operation.document, operation.definition, operation.variables, context
-        )
-        call = OperationCall(context, priced, self.encode, operation.key)
-        try:
-            ran = await self.runner.run(call)
-        except ApiError as error:  # the charge refused
-            return self.error_result(error), False, False
-        result = ran.result
-        if result is None:  # a kept answer
-            return ran.content, True, True
-        executed = result.data is not None or any(e.path for e in result.errors or ())
-        return ran.content, executed, not result.errors
 
     def encode(self, result: ExecutionResult) -> Encoded:
         """The answer's JSON; kept only without errors."""

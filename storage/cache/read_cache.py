@@ -24,7 +24,7 @@ byte budget exactly and hands every reader its own fresh documents.
 Whole answers can be kept too (`answer`, `keep_answer`): a request that runs with a
 `ReadLog` in `READS` notes the version of every collection it read, and its answer is
 valid while all of those versions hold (REST GETs, `rest/v1/dispatch.py`; /graphql queries,
-`rest/graphql_http/direct.py`), and until the earliest moment a read said its result
+`schema/execution/running/request.py`), and until the earliest moment a read said its result
 changes by itself (`ReadLog.expires`: a closure's `until`, storage/closures.py).
 """
 
@@ -385,7 +385,7 @@ class ReadCache:
 def variables_digest(head: bytes, variables: dict[str, Any] | None) -> bytes | None:
     """BLAKE2b-256 of `head` and the variables as sorted JSON: the part of a kept
     answer's key that names its input (REST bodies, `rest/v1/dispatch.py`; /graphql variables,
-    `rest/graphql_http/direct.py`).
+    `schema/execution/running/request.py`).
     None for variables nested past what orjson writes (such a request runs, is not kept)."""
     try:
         encoded = orjson.dumps(variables, option=orjson.OPT_SORT_KEYS)

@@ -17,8 +17,8 @@ import pytest
 import strawberry
 from graphql import get_introspection_query, parse
 
-import rest.graphql_http.direct
 import schema.execution.guard
+import schema.execution.running.request
 import schema.execution.running.strategies
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import (
@@ -360,18 +360,18 @@ async def test_a_long_document_is_parsed_off_the_event_loop(client, keys, monkey
     threads: list[tuple[int, str]] = []
     decoded: list[tuple[int, str]] = []
     parse_and_size = schema.execution.guard.parse_and_size
-    operation_params = rest.graphql_http.direct.operation_params
+    operation_params = schema.execution.running.request.operation_params
 
     def recorded(query: str, max_tokens: int):
         threads.append((len(query), threading.current_thread().name))
         return parse_and_size(query, max_tokens)
 
-    def recorded_params(request, body):
-        decoded.append((len(body or b""), threading.current_thread().name))
-        return operation_params(request, body)
+    def recorded_params(request):
+        decoded.append((len(request.body or b""), threading.current_thread().name))
+        return operation_params(request)
 
     monkeypatch.setattr(schema.execution.guard, "parse_and_size", recorded)
-    monkeypatch.setattr(rest.graphql_http.direct, "operation_params", recorded_params)
+    monkeypatch.setattr(schema.execution.running.request, "operation_params", recorded_params)
     long_one = big_document(1000, "string")
     for query in (long_one, "{ assets(perPage: 2) { data { id } } }"):
         response = await client.post("/graphql", json={"query": query}, headers=headers(keys.full))

@@ -1,7 +1,8 @@
 """One parsed /graphql operation, priced and run as strawberry's `Schema.execute` runs it,
-without its extension machinery: `/graphql` hands every request that is plainly one query
-or mutation (`rest.graphql_http.direct`) to the runner as a `DocumentOperation`;
-strawberry's own pipeline takes everything else.
+without its extension machinery: every `/graphql` operation over HTTP (read by
+`schema.execution.running.request`) runs through the runner as a `DocumentOperation`
+(a subscription: `schema.execution.running.subscription`); strawberry's own pipeline runs
+nothing (`schema/build.py`).
 
 Strawberry's pipeline for one operation is: parse (our cached parse), the operation type
 against what the transport allows, the guard's checks before validation, validation
@@ -17,8 +18,7 @@ per-operation objects and hooks, about 0.3-0.5 ms of a small request.
 An operation of introspection alone that costs INTROSPECTION_ON_LOOP_COST or more runs on
 the CPU pool, by graphql-core's own executor: a walk of the schema takes about 7
 microseconds a unit of cost, and 12 keyless requests just under their ceiling held the
-event loop 3 s. (Strawberry's pipeline, which takes only requests that do not plainly
-name one operation, runs it in place.)
+event loop 3 s.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Whole answers of /graphql queries are kept like REST GETs' (rest/graphql_http/direct.py):
+"""Whole answers of /graphql queries are kept like REST GETs' (schema/execution/running/request.py):
 per document, operation, variables and caller; dropped by a write; never for a
 mutation or an answer with errors; access and the rate limit still apply."""
 

@@ -1,5 +1,6 @@
-"""One GraphQL operation read from a `/graphql` request, run directly, and its answer
-kept when it is a query (docs/api.md, "Read cache").
+"""A `/graphql` request's one operation, read, parsed, chosen and keyed in one place, then
+run by the runner (docs/api.md, "Read cache"). The /graphql face (`rest.graphql_http.view`)
+hands the request down once, as plain values (`GraphQLRequest`), and gets its answer.
 
 Every operation of a `/graphql` request (a JSON POST or a GET) runs through the runner
 (`schema.execution.running.runner`) as a `schema.execution.running.document.DocumentOperation`:
@@ -23,7 +24,7 @@ holds everything they read (`schema.execution.running.runner`).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,16 +36,30 @@ from graphql import (
     OperationType,
     get_operation_ast,
 )
-from starlette.requests import Request
+from strawberry.types import ExecutionResult
 
 from resolvers.context import RequestContext
 from resolvers.errors import ApiError, ErrorCode
 from resolvers.language import checked_lang, choose
 from resolvers.limits import PARSE_ON_LOOP_CHARS
+from schema.build import Schema
 from schema.execution.guard import DocumentCaches
+from schema.execution.running.document import DocumentOperation
+from schema.execution.running.runner import Encoded, OperationCall, OperationRunner, Ran
 from schema.language import keyed_variables, operation_tag
 from storage.cache.read_cache import kept_key, variables_digest
 from storage.cpu import run_cpu
+
+
+@dataclass(frozen=True)
+class GraphQLRequest:
+    """What the face read of a `/graphql` request: its method, its media type (lower
+    case, without parameters), its query-string parameters and, for a POST, its body."""
+
+    method: str
+    media_type: str
+    query: Mapping[str, str]
+    body: bytes | None
 
 
 @dataclass(frozen=True)
@@ -58,22 +73,21 @@ class Operation:
     key: Hashable | None
 
 
-def operation_params(request: Request, body: bytes | None) -> dict[str, Any]:
+def operation_params(request: GraphQLRequest) -> dict[str, Any]:
     """`query`, `variables` and `operationName` of a GET or of a JSON POST's body; ApiError
     when they are not plainly one operation's."""
     if request.method == "GET":
-        params: dict[str, Any] = dict(request.query_params)
+        params: dict[str, Any] = dict(request.query)
         raw = params.get("variables")
         try:
             params["variables"] = orjson.loads(raw) if raw else None
         except orjson.JSONDecodeError:
             raise body_problem(NOT_JSON) from None
     else:
-        media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if body is None or media_type != "application/json":
+        if request.body is None or request.media_type != "application/json":
             raise ApiError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, content_type="application/json")
         try:
-            params = orjson.loads(body)
+            params = orjson.loads(request.body)
         except orjson.JSONDecodeError:
             raise body_problem(NOT_JSON) from None
     if isinstance(params, list):
@@ -95,6 +109,15 @@ def operation_params(request: Request, body: bytes | None) -> dict[str, Any]:
 def body_problem(reason: str) -> ApiError:
     """A request that is not plainly one operation: 422 on `body`."""
     return ApiError(ErrorCode.BAD_USER_INPUT, fields={"body": [reason]})
+
+
+class NotOneOperation(Exception):
+    """A request that is not plainly one operation the method allows (413, 415, 422), told
+    apart from a refusal of the runner (the charge: a GraphQL answer)."""
+
+    def __init__(self, error: ApiError) -> None:
+        super().__init__(error.message)
+        self.error = error
 
 
 class ParseFailed(Exception):
@@ -146,15 +169,15 @@ async def parsed(caches: DocumentCaches, query: str) -> DocumentNode:
 
 
 async def operation_of(
-    request: Request, context: RequestContext, caches: DocumentCaches, keep: bool
+    request: GraphQLRequest, context: RequestContext, caches: DocumentCaches, keep: bool
 ) -> Operation:
     """The request's one operation, with its answer's key when `keep` and it is a keyed
     query. ApiError or ParseFailed for anything else (see the module)."""
-    body = await request.body() if request.method == "POST" else None
+    body = request.body
     if body is not None and len(body) > PARSE_ON_LOOP_CHARS:  # JSON of many small objects
-        params = await run_cpu(operation_params, request, body)  # decodes ~60 MB/s
+        params = await run_cpu(operation_params, request)  # decodes ~60 MB/s
     else:
-        params = operation_params(request, body)
+        params = operation_params(request)
     document = await parsed(caches, params["query"])
     definition = chosen_operation(document, params["operationName"], request.method)
     return await prepared(document, definition, params, context, keep)
@@ -201,3 +224,40 @@ async def answer_key(params: dict[str, Any], context: RequestContext) -> bytes |
     caller = await context.caller()  # looked up already (`GraphQLView.refusal`)
     language = None if context.language is None else context.language.key
     return kept_key("graphql", digest, caller.permissions, caller.assets, context.flags, language)
+
+
+Encode = Callable[[ExecutionResult], Encoded]
+
+
+async def run_request(
+    runner: OperationRunner,
+    schema: Schema,
+    request: GraphQLRequest,
+    context: RequestContext,
+    encode: Encode,
+) -> Ran[ExecutionResult]:
+    """The request's one operation read (`operation_of`; its answer kept when the runner's
+    cache is live) and run: NotOneOperation or ParseFailed for a request that is not
+    plainly one operation, ApiError for a charge refused."""
+    cache = runner.cache
+    keep = cache is not None and cache.live
+    try:
+        operation = await operation_of(request, context, schema.caches, keep)
+    except ApiError as error:
+        raise NotOneOperation(error) from None
+    return await run_chosen(runner, schema, operation, context, encode)
+
+
+async def run_chosen(
+    runner: OperationRunner,
+    schema: Schema,
+    operation: Operation,
+    context: RequestContext,
+    encode: Encode,
+) -> Ran[ExecutionResult]:
+    """An operation read already (a persisted query's) run by the runner: checked, priced,
+    a kept answer served or the operation charged and executed, settled and kept."""
+    priced = DocumentOperation(
+        schema, operation.document, operation.definition, operation.variables, context
+    )
+    return await runner.run(OperationCall(context, priced, encode, operation.key))
