@@ -98,6 +98,29 @@ async def test_near_needs_the_permission_of_walk_graph_searches(demo):
     assert all(item["distance"] is not None for item in walked.json()["data"])
 
 
+@pytest.mark.security
+async def test_near_from_a_key_of_another_asset_is_a_map_that_does_not_exist(demo):
+    """A key with the permission, scoped to another asset, searching `near` a place of the
+    demo's map: answered word for word as a map that does not exist, on both faces (the
+    asset scope's one rule, docs/api.md), never a walk of the demo's graph."""
+    scoped = await create_key(demo.store, "near elsewhere", [DISTANCES_CALCULATE], ["asset-x"])
+    headers = {"API-Key": scoped.secret, "Experimental-Flags": FLAGS}
+    answers = []
+    for map_id in (B1, "map-none"):
+        rest = await demo.client.get(
+            f"/v1/search?q=unit&map={map_id}&near={START}", headers=headers
+        )
+        graphql = await demo.client.post(
+            "/graphql", json={"query": near_searches(2, START).replace(B1, map_id)}, headers=headers
+        )
+        answers.append((rest.status_code, rest.json(), graphql.status_code, graphql.json()))
+    assert answers[0] == answers[1]
+    status, body, _, graphql_body = answers[0]
+    assert (status, body) == (404, {"message": "Not found"})
+    assert graphql_body["data"] is None
+    assert {e["extensions"]["code"] for e in graphql_body["errors"]} == {"NOT_FOUND"}
+
+
 def nearest_routes(count: int, ids: list[str] | None = None) -> str:
     """`count` aliased routes to the nearest of `ids` (a literal list), else of `$ids`."""
     listed = "$ids" if ids is None else "[" + ", ".join(f'"{id_}"' for id_ in ids) + "]"
