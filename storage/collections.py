@@ -14,6 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from parsing.imdf.categories import GENERATED_NAME_TAG as GENERATED_NAME_TAG
+from parsing.imdf.categories import IMDF_CATEGORY_TAG as IMDF_CATEGORY_TAG
+
 ASSETS = "assets"
 FLOORS = "floors"
 UNITS = "units"
@@ -46,11 +49,8 @@ FILES_BUCKET = "fs"
 # The tag of a location that stands for a unit (derived from a drawing, or given): its
 # value is the unit id.
 UNIT_ID_TAG = "svc:id"
-# The tag of a location whose name floorgate made of a category and a number ("Restroom
-# 2"): an IMDF import writes it, maneuvers name such a place only when no other is near.
-GENERATED_NAME_TAG = ("svc:name", "generated")
-# The tag of an IMDF import's location saying its unit's, amenity's or occupant's category.
-IMDF_CATEGORY_TAG = "imdf:category"
+# GENERATED_NAME_TAG and IMDF_CATEGORY_TAG, the tags an IMDF import writes on its
+# locations, are defined with the import's other words (parsing/imdf/categories.py).
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,6 @@ import re
 from datetime import timedelta
 
 MAX_ID_LENGTH = 255
-# Languages one name may be given in (issue 51: `name` as an object of BCP 47 tags).
-MAX_NAME_LANGUAGES = 32
 # The language of a dataset's plain names, and the default of its name objects, when the
 # dataset does not say (`language`): the service's own default (FLOORGATE_DEFAULT_LANGUAGE).
 DATASET_LANGUAGE = "en"

@@ -18,7 +18,7 @@ under one wrapper key such as `data`), or one FeatureCollection whose features c
 `feature_type` (`read_document`). Every form ends in the same `Archive`, which says the
 form it was read as.
 
-Pure: the caller hands in the files' bytes (`storage.imdf.venue` reads zips and folders).
+Pure: the caller hands in the files' bytes (`storage.imdf.files` reads zips and folders).
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ ALIASES = {
 # `unit`), never read as the aliases above.
 OWN_PROPERTIES = {"address": frozenset({"address", "unit"})}
 EXAMPLES_KEPT = 3
-# Bounds on what is read from a document, beside the archive's (storage.imdf.venue):
+# Bounds on what is read from a document, beside the archive's (storage.imdf.files):
 # arrays and objects nested deeper than any venue needs (about 12 levels) are refused
 # before a feature is read, so nothing after recurses out of Python's stack; a label
 # (`parsing.imdf.labels`) or a category is cut to a name's length; input quoted in a

@@ -19,13 +19,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from parsing.imdf.categories import category_label
 from resolvers.context import RequestContext
 from resolvers.wayfinding.graph_cache import on_graph
 from storage import collections as c
 from storage.cache import cached_reads
 from storage.cache.names import names_key
 from storage.database import Store
-from storage.imdf.categories import category_label
 
 if TYPE_CHECKING:  # routing is imported by the functions that need it
     from routing.maneuvers import Places
@@ -110,7 +110,7 @@ def places_of(
 def generated(name: str, tags: dict[Any, Any]) -> bool:
     """Whether a location's name was made up for it rather than given: tagged so by the
     IMDF import (`GENERATED_NAME_TAG`), in the form the import wrote before that tag ("<category
-    label> <n>, <floor>", storage/imdf/names.py), or a kind and a number alone
+    label> <n>, <floor>", parsing/imdf/names.py), or a kind and a number alone
     ("Unit 12", `NUMBERED`)."""
     key, value = c.GENERATED_NAME_TAG
     if tags.get(key) == value or NUMBERED.fullmatch(name):

@@ -76,7 +76,7 @@ def add_import_imdf(commands: Any) -> None:
 
 
 def cmd_import_imdf(args: argparse.Namespace) -> int:
+    from parsing.imdf.venue import IMDF_MARKET
     from storage.imdf.dataset import dataset_from_path
-    from storage.imdf.venue import IMDF_MARKET
 
     return run_venue_import(args, dataset_from_path, IMDF_MARKET)

@@ -17,8 +17,8 @@ from rest.cli.common import import_refusals, one_line, settings_of, with_store
 from storage.embedded.runtime import database_uri
 
 if TYPE_CHECKING:
+    from parsing.imdf.venue import ImdfOptions
     from storage.imdf.dataset import ImdfDataset
-    from storage.imdf.venue import ImdfOptions
 
 PROBLEM_CHARS = 2_000  # an import's refusal line, at most (it may quote the input)
 
@@ -32,11 +32,12 @@ def run_venue_import(
 ) -> int:
     """Read `args.path` with `read` (its `errors` and ImdfError name a problem of the
     file), then report, write out, dry-run or import it as the options say."""
+    from parsing.imdf.ids import prefix_problem
+    from parsing.imdf.read import ImdfError
+    from parsing.imdf.venue import ImdfOptions
     from storage.datasets.fields import DatasetError, format_problems
     from storage.imdf import dataset as imdf_dataset
-    from storage.imdf.ids import prefix_problem
     from storage.imdf.report import report_path_problem, unreachable_lines
-    from storage.imdf.venue import ImdfError, ImdfOptions
 
     source = Path(args.path)
     report = Path(args.report) if args.report is not None else None

@@ -25,7 +25,7 @@ import storage.attributes.subscriptions
 import storage.cache.change_journal
 import storage.cache.change_watch
 import storage.cache.switch_gate
-import storage.imdf.venue
+import storage.imdf.files
 import storage.limits
 from resolvers.auth.keys import KeyCache
 from resolvers.auth.ratelimit import RateLimiter
@@ -90,7 +90,7 @@ VIA = constant(resolvers.limits, "MAX_VIA")
 ACCEPT_LANGUAGE_BYTES = constant(resolvers.limits, "MAX_ACCEPT_LANGUAGE_BYTES")
 ACCEPT_LANGUAGE_RANGES = constant(resolvers.limits, "MAX_ACCEPT_LANGUAGE_RANGES")
 TAG_CHARS = constant(parsing.limits, "MAX_TAG_CHARS")
-NAME_LANGUAGES = constant(storage.limits, "MAX_NAME_LANGUAGES")
+NAME_LANGUAGES = constant(parsing.limits, "MAX_NAME_LANGUAGES")
 SEARCH_CHARS = constant(resolvers.limits, "MAX_SEARCH_CHARS")
 SEARCH_PAGE = constant(resolvers.limits, "DEFAULT_SEARCH_PER_PAGE")
 SEARCH_MAX_PAGE = constant(resolvers.limits, "MAX_SEARCH_PER_PAGE")
@@ -156,9 +156,9 @@ FAN_OUT_WINDOW = constant(storage.attributes.pacing, "FAN_OUT_WINDOW")
 KEY_EVENTS_BURST = constant(storage.attributes.pacing, "KEY_EVENTS_BURST")
 KEY_EVENTS_PER_SECOND = constant(storage.attributes.pacing, "KEY_EVENTS_PER_SECOND")
 SLOT = constant(storage.attributes.subscriptions, "SLOT_SECONDS")
-ARCHIVE_FILES = constant(storage.imdf.venue, "MAX_ARCHIVE_FILES")
-ARCHIVE_BYTES = constant(storage.imdf.venue, "MAX_ARCHIVE_BYTES")
-ZIP_CHUNK = constant(storage.imdf.venue, "ZIP_READ_CHUNK")
+ARCHIVE_FILES = constant(storage.imdf.files, "MAX_ARCHIVE_FILES")
+ARCHIVE_BYTES = constant(storage.imdf.files, "MAX_ARCHIVE_BYTES")
+ZIP_CHUNK = constant(storage.imdf.files, "ZIP_READ_CHUNK")
 NESTING = constant(parsing.imdf.read, "MAX_NESTING")
 LABEL = constant(parsing.imdf.read, "MAX_LABEL_CHARS")
 WAIT = constant(rest.ops.tls_gate, "MAX_WAIT_SECONDS")

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from parsing.language_tags import canonical_tag
+from parsing.limits import MAX_NAME_LANGUAGES
 from storage import collections as col
 from storage.datasets.sections import SECTIONS
-from storage.limits import MAX_ID_LENGTH, MAX_NAME_LANGUAGES, REFERENCE_KEY, REFERENCE_KEY_PATTERN
+from storage.limits import MAX_ID_LENGTH, REFERENCE_KEY, REFERENCE_KEY_PATTERN
 from storage.timestamps import normalize_timestamp
 
 # ---------------------------------------------------------------- problems

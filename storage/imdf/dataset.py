@@ -1,9 +1,9 @@
 """`floorgate import-imdf PATH`: an IMDF venue as a floorgate asset (issue 19, docs/imdf.md).
 
 The archive (a `.zip`, or a folder of its GeoJSON files) is read leniently
-(`parsing.imdf.read`, `storage/imdf/venue.py`), projected to a local plane
+(`parsing.imdf.read`, `storage/imdf/files.py`), projected to a local plane
 (`parsing.imdf.projection`), given walk paths generated from its rooms and doors
-(`storage/imdf/walks.py`) and locations (`storage/imdf/places.py`), and drawn in floorgate's
+(`storage/imdf/walks.py`) and locations (`parsing/imdf/places.py`), and drawn in floorgate's
 SVG conventions. The result is an ordinary dataset (docs/dataset.md) plus drawings,
 imported by the dataset importer with its all-or-nothing guarantee, or written to a
 folder for review (`--out`).
@@ -19,20 +19,21 @@ from urllib.parse import quote
 
 import orjson
 
+from parsing.imdf.contents import unit_contents
 from parsing.imdf.drawing import venue_svg
+from parsing.imdf.ids import venue_ids
+from parsing.imdf.names import dataset_name, name_units
+from parsing.imdf.places import map_locations, read_places
 from parsing.imdf.projection import Canvas
 from parsing.imdf.read import Archive, Report
+from parsing.imdf.venue import ImdfOptions, Venue
 from parsing.limits import SvgLimits
 from storage.database import Store
 from storage.datasets.fields import DatasetError
 from storage.datasets.structure import Inputs
 from storage.datasets.validation import validate_against
-from storage.imdf.contents import unit_contents
-from storage.imdf.ids import venue_ids
-from storage.imdf.names import dataset_name, name_units
-from storage.imdf.places import map_locations, read_places
+from storage.imdf.files import read_venue
 from storage.imdf.reachability import Reachability, reachability
-from storage.imdf.venue import ImdfOptions, Venue, read_venue
 from storage.imdf.walks import build_network, draw_levels, read_doors, venue_bounds
 from storage.imports.importer import import_data
 from storage.imports.replaced import removed_by_map

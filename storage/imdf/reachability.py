@@ -23,10 +23,10 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from parsing.imdf.levels_joined import UnjoinedLevel, unjoined_levels
+from parsing.imdf.venue import Venue
 from routing.imdf.level_doors import DOOR_KIND
 from routing.imdf.model import Door, Space, Stop, WalkNetwork
-from storage.imdf.levels_joined import UnjoinedLevel, unjoined_levels
-from storage.imdf.venue import Venue
 from storage.imdf.walks import CLOSED_OPENINGS, RESTRICTED, spaces_of
 
 FOOT, WHEELCHAIR = "foot", "wheelchair"

@@ -11,8 +11,8 @@ import shapely
 from shapely.geometry import LineString, MultiLineString, Point
 
 from parsing.imdf.drawing import DrawnLevel
+from parsing.imdf.venue import ImdfOptions, Venue
 from routing.imdf.paths import Door, Space, Traversal, WalkNetwork, walk_network
-from storage.imdf.venue import ImdfOptions, Venue
 
 NOT_WALKABLE = frozenset(
     {
@@ -130,7 +130,7 @@ def build_network(venue: Venue, doors: list[Door], options: ImdfOptions) -> Walk
 
 def place_points(venue: Venue) -> dict[str, list[tuple[float, float]]]:
     """Where amenities and anchors (occupants') stand, by the unit they are in: their
-    locations (storage.imdf.places) stand there, so the unit's walk lines reach there
+    locations (parsing.imdf.places) stand there, so the unit's walk lines reach there
     (routing.imdf.paths). Unreadable points are skipped here; the places report them."""
     found: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for feature in [*venue.archive.of("amenity"), *venue.anchors.values()]:

@@ -11,13 +11,13 @@ from typing import Any
 from shapely.geometry import Point
 from shapely.ops import unary_union
 
+from parsing.imdf.categories import CATEGORY_LANGUAGE
+from parsing.imdf.ids import ordinal_text
 from parsing.imdf.labels import name_language
 from parsing.imdf.read import Archive, Feature, Report
 from parsing.language_tags import UNSAID_LANGUAGE
 from parsing.osm.levels import level_text
 from parsing.osm.model import ATTRIBUTION, OsmData, OsmFeature
-from storage.imdf.categories import CATEGORY_LANGUAGE
-from storage.imdf.ids import ordinal_text
 from storage.osm.convert import Sorted, as_geojson, sort_features
 from storage.osm.openings import openings
 from storage.osm.tags import point_category

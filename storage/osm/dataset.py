@@ -14,10 +14,10 @@ from pathlib import Path
 
 from shapely.errors import GEOSException
 
+from parsing.imdf.ids import slug
+from parsing.imdf.venue import ImdfOptions
 from parsing.osm.model import ATTRIBUTION, LICENCE_TAG, OsmError
 from storage.imdf.dataset import ImdfDataset, venue_dataset
-from storage.imdf.ids import slug
-from storage.imdf.venue import ImdfOptions
 from storage.osm.archive import osm_archive
 from storage.osm.files import read_osm
 

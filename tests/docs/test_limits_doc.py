@@ -27,7 +27,7 @@ import storage.attributes.subscriptions
 import storage.cache.change_journal
 import storage.cache.change_watch
 import storage.cache.switch_gate
-import storage.imdf.venue
+import storage.imdf.files
 import storage.limits
 from resolvers.errors import ERRORS, ErrorCode
 from storage.settings import SETTINGS, Settings
@@ -46,7 +46,7 @@ MODULES = (
     storage.attributes.hub,
     storage.attributes.pacing,
     rest.graphql_http.sockets,
-    storage.imdf.venue,
+    storage.imdf.files,
     parsing.imdf.read,
     parsing.osm.limits,
     rest.ops.readiness,

@@ -23,6 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from parsing.imdf.read import read_archive
+from parsing.imdf.venue import ImdfOptions
 from parsing.svg import parse_unit_map
 from routing.build import build_walk_graph
 from routing.costs import Costs
@@ -32,7 +33,6 @@ from routing.profile import Profile
 from routing.route import Route, Unreachable, find_route
 from storage.demo.install import demo_dataset
 from storage.imdf.dataset import venue_dataset
-from storage.imdf.venue import ImdfOptions
 from tests.routing.test_fixture_maps import (
     CHAIR_SPEED,
     FOOT_SPEED,

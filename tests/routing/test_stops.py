@@ -27,6 +27,7 @@ import numpy as np
 import pytest
 
 from parsing.imdf.read import read_archive
+from parsing.imdf.venue import ImdfOptions
 from parsing.svg import parse_unit_map
 from routing.build import build_walk_graph
 from routing.costs import Costs
@@ -37,7 +38,6 @@ from routing.stopping import Stopped
 from routing.stops import EXACT_STOPS, MAX_STOPS, best_order, exact_order, heuristic_order
 from storage.demo.install import demo_dataset
 from storage.imdf.dataset import venue_dataset
-from storage.imdf.venue import ImdfOptions
 from tests.venues.imdf_shared_ordinals import harbour_station
 from tests.venues.imdf_venues import exchange
 from tests.venues.westport_imdf import westport

@@ -23,14 +23,15 @@ import pytest
 import pytest_asyncio
 from pymongo import MongoClient
 
-from parsing.imdf.read import Report, read_archive
+from parsing.imdf.read import ImdfError, Report, read_archive
+from parsing.imdf.venue import ImdfOptions
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import DISTANCES_CALCULATE
 from rest.app import create_app
 from storage import collections as c
 from storage.datasets.fields import DatasetError
 from storage.imdf.dataset import dataset_from_path, import_venue, venue_dataset
-from storage.imdf.venue import ImdfError, ImdfOptions, read_files
+from storage.imdf.files import read_files
 from tests._dbserver import fresh_store
 from tests.venues.imdf_venues import DISPLAY, TwoLevels, stable_id, two_levels, zip_bytes
 
@@ -347,7 +348,7 @@ def test_a_zip_bomb_is_refused_before_it_is_inflated(tmp_path, monkeypatch):
     """Bounds come from the zip's directory: 2 MiB of zeros packs to a few KiB and is
     refused under a 1 MiB bound (512 MiB in use) without being read; so is a zip of
     more files than the bound."""
-    from storage.imdf import venue as imdf_import
+    from storage.imdf import files as imdf_import
 
     monkeypatch.setattr(imdf_import, "MAX_ARCHIVE_BYTES", 1024 * 1024)
     bomb = tmp_path / "bomb.zip"

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from parsing.imdf.venue import ImdfOptions
 from storage.database import Store
 from storage.imdf.dataset import dataset_from_path, import_venue
-from storage.imdf.venue import ImdfOptions
 from storage.imports.importer import import_data
 from storage.settings import Settings
 from tests.venues.imdf_venues import Exchange, exchange, room_widths, zip_bytes

@@ -24,9 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from parsing.imdf.venue import ImdfOptions
 from storage.database import Store
 from storage.imdf.dataset import dataset_from_path, import_venue, write_out
-from storage.imdf.venue import ImdfOptions
 from storage.imports.importer import import_dataset
 from storage.limits import IMPORT_TRANSACTION_DOCUMENTS
 from storage.settings import Settings

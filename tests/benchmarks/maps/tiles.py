@@ -46,6 +46,7 @@ import httpx
 import mapbox_vector_tile
 import orjson
 
+from parsing.imdf.venue import ImdfOptions
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ALL_PERMISSIONS
 from rest.ops.tls import ensure_local_certificates
@@ -54,7 +55,6 @@ from storage.database import connect
 from storage.embedded.server import EmbeddedServer
 from storage.files import get_file
 from storage.imdf.dataset import dataset_from_path, import_venue
-from storage.imdf.venue import ImdfOptions
 from storage.settings import Settings
 from tests.benchmarks.harness import servers as s
 from tests.benchmarks.harness.report import Phases, machine

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from parsing.imdf.venue import ImdfOptions
 from parsing.svg import parse_unit_map
 from resolvers.wayfinding.graph_cache import load_graph
 from resolvers.wayfinding.instructions import Words, instruction
@@ -43,7 +44,6 @@ from routing.route import Route, find_route
 from storage.demo import install as demo
 from storage.demo.drawings import BUILDINGS, FLOORS
 from storage.imdf.dataset import dataset_from_path
-from storage.imdf.venue import ImdfOptions
 from tests.benchmarks.harness.database import demo_app
 from tests.benchmarks.harness.report import machine
 from tests.venues.imdf_venues import office_tower, zip_bytes

@@ -16,11 +16,11 @@ from urllib.parse import quote, urlsplit
 import pytest
 import pytest_asyncio
 
+from parsing.imdf.venue import ImdfOptions
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ALL_PERMISSIONS
 from storage.database import connect
 from storage.imdf.dataset import import_venue
-from storage.imdf.venue import ImdfOptions
 from storage.osm.dataset import osm_dataset
 from storage.settings import Settings
 from tests.chromium import CHROMIUM, MISSING, evaluate, open_tab, wait_until

@@ -26,11 +26,11 @@ from urllib.parse import quote
 import pytest
 import pytest_asyncio
 
+from parsing.imdf.venue import ImdfOptions
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ALL_PERMISSIONS
 from storage.database import connect
 from storage.imdf.dataset import dataset_from_path, import_venue
-from storage.imdf.venue import ImdfOptions
 from storage.settings import Settings
 from tests.chromium import CHROMIUM, MISSING
 from tests.e2e.viewer.dense_floor import FLOOR as DENSE_FLOOR

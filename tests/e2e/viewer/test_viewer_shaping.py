@@ -16,10 +16,10 @@ from urllib.parse import quote
 import pytest
 import pytest_asyncio
 
+from parsing.imdf.venue import ImdfOptions
 from resolvers.limits import MAX_OPTIMIZED_VIA, MAX_VIA
 from storage.database import connect
 from storage.imdf.dataset import dataset_from_path, import_venue
-from storage.imdf.venue import ImdfOptions
 from tests.chromium import CHROMIUM, MISSING
 from tests.e2e.viewer.viewer_site import (
     MAP,

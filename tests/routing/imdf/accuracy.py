@@ -15,6 +15,7 @@ import statistics
 from dataclasses import dataclass
 
 from parsing.imdf.projection import Canvas
+from parsing.imdf.venue import Venue
 from parsing.svg import parse_unit_map
 from routing.build import build_walk_graph
 from routing.costs import Costs
@@ -22,7 +23,6 @@ from routing.matrix import LoadedGraph, Point
 from routing.model import FOOT
 from routing.profile import Profile
 from storage.imdf.dataset import ImdfDataset
-from storage.imdf.venue import Venue
 from storage.imdf.walks import venue_bounds
 
 FEET = 0.3048

@@ -12,9 +12,9 @@ Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0 (tests/data/README.md
 from __future__ import annotations
 
 from parsing.imdf.read import read_archive
+from parsing.imdf.venue import ImdfOptions, Venue
 from routing.imdf.paths import MIN_MARGIN
 from storage.imdf.dataset import venue_dataset
-from storage.imdf.venue import ImdfOptions, Venue
 from tests.routing.imdf import hard_venue
 from tests.routing.imdf.accuracy import GOALS, Pair, figures, report, spots, walked
 from tests.routing.imdf.westport_walks import westport_pairs

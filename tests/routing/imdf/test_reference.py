@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import shapely
 
+from parsing.imdf.venue import ImdfOptions
 from parsing.svg import parse_unit_map
 from routing.build import build_walk_graph
 from routing.costs import Costs
@@ -26,7 +27,6 @@ from routing.matrix import LoadedGraph, Point
 from routing.model import FOOT
 from routing.profile import Profile
 from storage.imdf.dataset import dataset_from_path
-from storage.imdf.venue import ImdfOptions
 from tests.routing.imdf.free_space import free_space, shortest_walks
 from tests.venues.imdf_venues import Venue, rect, stable_id, zip_bytes
 

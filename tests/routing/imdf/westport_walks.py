@@ -19,8 +19,8 @@ from collections import defaultdict
 import shapely
 
 from parsing.imdf.read import read_archive
+from parsing.imdf.venue import ImdfOptions, Venue
 from storage.imdf.dataset import venue_dataset
-from storage.imdf.venue import ImdfOptions, Venue
 from storage.imdf.walks import read_doors, spaces_of
 from tests.routing.imdf.accuracy import Pair, Spot, spots, walked
 from tests.routing.imdf.free_space import CLEARANCE, free_spaces, shortest_walks

@@ -35,12 +35,12 @@ from pymongo.asynchronous.collection import AsyncCollection
 
 import storage.imports.importer
 import storage.imports.writer
+from parsing.imdf.venue import ImdfOptions
 from parsing.limits import SvgLimits
 from storage import collections as col
 from storage.database import Store, connect
 from storage.embedded.server import EmbeddedServer
 from storage.imdf.dataset import ImdfDataset, dataset_from_path, import_venue
-from storage.imdf.venue import ImdfOptions
 from storage.imports import switches
 from storage.limits import (
     IMPORT_BATCH_OPERATIONS,

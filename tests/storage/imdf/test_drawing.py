@@ -11,9 +11,9 @@ import pytest
 
 from parsing.imdf import palette
 from parsing.imdf.read import read_document
+from parsing.imdf.venue import ImdfOptions
 from parsing.svg import parse_unit_map
 from storage.imdf.dataset import venue_dataset
-from storage.imdf.venue import ImdfOptions
 from tests.storage.imdf.old_market import collections, dumps, manifest, old_market
 
 

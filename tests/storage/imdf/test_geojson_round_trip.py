@@ -15,11 +15,11 @@ import pytest_asyncio
 from pyproj import Geod
 from shapely.geometry import Polygon, shape
 
+from parsing.imdf.venue import ImdfOptions
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import DISTANCES_CALCULATE
 from rest.app import create_app
 from storage.imdf.dataset import dataset_from_path, import_venue
-from storage.imdf.venue import ImdfOptions
 from tests._dbserver import fresh_store
 from tests.venues.imdf_venues import Cloister, cloister, zip_bytes
 

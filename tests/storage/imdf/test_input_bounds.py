@@ -16,11 +16,11 @@ import pytest
 from pymongo import MongoClient
 
 import storage.imdf.dataset
-import storage.imdf.venue
+import storage.imdf.files
 from parsing.imdf.read import MAX_LABEL_CHARS, MAX_NESTING
+from parsing.imdf.venue import ImdfOptions
 from rest.cli.main import PROBLEM_CHARS, parser
 from storage.imdf.dataset import dataset_from_path
-from storage.imdf.venue import ImdfOptions
 from tests.storage.imdf.old_market import collections, dumps, feature_collection, manifest
 from tests.storage.imdf.test_input_forms import venue
 from tests.storage.test_imdf_import import run_cli
@@ -135,7 +135,7 @@ def hostile(tmp_path: Path) -> dict[str, tuple[Path, str]]:
 
 
 def test_each_bound_is_one_line(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(storage.imdf.venue, "MAX_ARCHIVE_BYTES", MIB)
+    monkeypatch.setattr(storage.imdf.files, "MAX_ARCHIVE_BYTES", MIB)
     for name, (path, message) in hostile(tmp_path).items():
         assert refused(path, capsys) == message, name
 
@@ -143,8 +143,8 @@ def test_each_bound_is_one_line(tmp_path, monkeypatch, capsys):
 def test_a_document_is_read_no_further_than_the_bound(tmp_path, monkeypatch, capsys):
     """The size checked first may be stale (the file grows, or is a stream): the read
     itself stops past the bound."""
-    monkeypatch.setattr(storage.imdf.venue, "MAX_ARCHIVE_BYTES", MIB)
-    monkeypatch.setattr(storage.imdf.venue, "_check_bounds", lambda *args: None)
+    monkeypatch.setattr(storage.imdf.files, "MAX_ARCHIVE_BYTES", MIB)
+    monkeypatch.setattr(storage.imdf.files, "_check_bounds", lambda *args: None)
     path, _ = hostile(tmp_path)["big.json"]
     assert refused(path, capsys) == f"{path}: grew past 1048576 bytes of JSON while read"
 
@@ -224,7 +224,7 @@ def test_hostile_input_leaves_the_database_as_it_was_and_a_long_name_is_cut(
         before = state(client[database])
     label = "N" + "n" * (MAX_LABEL_CHARS - 1)  # the category, as category_label writes it
     assert {"N" * MAX_LABEL_CHARS, f"{label} 1"} <= set(before["names"])
-    monkeypatch.setattr(storage.imdf.venue, "MAX_ARCHIVE_BYTES", MIB)
+    monkeypatch.setattr(storage.imdf.files, "MAX_ARCHIVE_BYTES", MIB)
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     for name, (path, message) in hostile(tmp_path).items():

@@ -14,9 +14,10 @@ import orjson
 import pytest
 from pymongo import MongoClient
 
+from parsing.imdf.read import ImdfError
+from parsing.imdf.venue import ImdfOptions
 from rest.cli.main import parser
 from storage.imdf.dataset import dataset_from_path
-from storage.imdf.venue import ImdfError, ImdfOptions
 from tests.storage.imdf.old_market import collections, dumps, feature_collection, manifest
 from tests.storage.imdf.old_market import old_market as market
 from tests.storage.test_imdf_import import run_cli

@@ -22,8 +22,12 @@ import httpx
 import orjson
 import pytest_asyncio
 
+from parsing.imdf.categories import category_label
+from parsing.imdf.contents import unit_contents
 from parsing.imdf.labels import label_texts
+from parsing.imdf.names import floor_names, name_units, unique_names
 from parsing.imdf.read import Report, read_archive, read_document
+from parsing.imdf.venue import ImdfOptions, Venue
 from parsing.language_tags import parse_tag
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ALL_FLAGS, ALL_PERMISSIONS
@@ -31,11 +35,7 @@ from rest.app import create_app
 from storage import collections as col
 from storage.cache.names import local_name
 from storage.database import Store
-from storage.imdf.categories import category_label
-from storage.imdf.contents import unit_contents
 from storage.imdf.dataset import ImdfDataset, dataset_from_path, import_venue, venue_dataset
-from storage.imdf.names import floor_names, name_units, unique_names
-from storage.imdf.venue import ImdfOptions, Venue
 from tests._dbserver import fresh_store
 from tests.storage.imdf.old_market import collections, dumps, manifest, old_market
 from tests.venues.bilingual_clinic import bilingual_clinic, manifest_language

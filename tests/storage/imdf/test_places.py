@@ -22,11 +22,11 @@ import httpx
 import pytest_asyncio
 
 from parsing.imdf.read import read_archive
+from parsing.imdf.venue import ImdfOptions
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ALL_PERMISSIONS
 from rest.app import create_app
 from storage.imdf.dataset import ImdfDataset, import_venue, venue_dataset
-from storage.imdf.venue import ImdfOptions
 from tests.storage.imdf.food_hall import FOOD_COURT, food_hall
 from tests.storage.imdf.old_market import old_market
 from tests.venues.imdf_venues import Venue, cloister, exchange, office_tower, two_levels

@@ -20,6 +20,7 @@ import orjson
 import pytest
 import pytest_asyncio
 
+from parsing.imdf.venue import ImdfOptions
 from parsing.svg import parse_unit_map
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import DISTANCES_CALCULATE
@@ -27,7 +28,6 @@ from rest.app import create_app
 from rest.cli.main import parser
 from routing.build import build_walk_graph
 from storage.imdf.dataset import dataset_from_path, import_venue
-from storage.imdf.venue import ImdfOptions
 from tests._dbserver import fresh_store
 from tests.venues.imdf_shared_ordinals import LEVELS, ROOMS, SharedOrdinals, harbour_station
 from tests.venues.imdf_venues import zip_bytes

@@ -21,6 +21,7 @@ from pymongo import MongoClient
 from shapely import box
 
 from parsing.imdf.read import read_archive
+from parsing.imdf.venue import ImdfOptions
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import DISTANCES_CALCULATE
 from rest.app import create_app
@@ -28,7 +29,6 @@ from rest.cli.main import parser
 from routing.imdf.connectors import connectors
 from routing.imdf.model import Space, Traversal
 from storage.imdf.dataset import ImdfDataset, import_venue, venue_dataset
-from storage.imdf.venue import ImdfOptions
 from tests._dbserver import fresh_store
 from tests.storage.imdf.dead_ends import dead_ends, odd_corners
 from tests.venues.imdf_venues import Venue, rect, two_levels

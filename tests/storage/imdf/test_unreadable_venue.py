@@ -28,7 +28,7 @@ import pytest
 from pymongo import MongoClient
 
 from parsing.imdf.read import MAX_NESTING
-from storage.imdf.venue import DRAWN_ONLY
+from parsing.imdf.venue import DRAWN_ONLY
 from tests.storage.test_imdf_import import run_cli
 from tests.venues.imdf_venues import Exchange, exchange
 

@@ -26,11 +26,11 @@ import pytest
 import pytest_asyncio
 
 from parsing.imdf.read import read_archive
+from parsing.imdf.venue import ImdfOptions
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import DISTANCES_CALCULATE
 from rest.app import create_app
 from storage.imdf.dataset import ImdfDataset, import_venue, venue_dataset
-from storage.imdf.venue import ImdfOptions
 from storage.imports.writer import ImportReport
 from tests._dbserver import fresh_store
 from tests.venues.westport_imdf import ATTRIBUTION, Westport, westport

@@ -1,5 +1,5 @@
 """Issue 45, point 11: a zip member whose header declares a small size but that inflates
-to 600 MB of zeros is refused as it is read (storage/imdf/venue.py `_member`), with the
+to 600 MB of zeros is refused as it is read (storage/imdf/files.py `_member`), with the
 memory of a few chunks, not of what it inflates to. Before, the whole read was asked of
 zipfile at once: 1.1 GB of RSS, then a CRC error."""
 
@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from storage.imdf.venue import ImdfError, read_files
+from parsing.imdf.read import ImdfError
+from storage.imdf.files import read_files
 from tests.storage.test_imdf_import import run_cli
 from tests.venues.imdf_venues import two_levels, zip_bytes
 

@@ -21,6 +21,7 @@ import httpx
 import pytest
 
 from parsing.imdf.read import read_archive
+from parsing.imdf.venue import ImdfOptions
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ALL_PERMISSIONS
 from rest.app import create_app
@@ -28,7 +29,6 @@ from storage import collections as col
 from storage.database import Store
 from storage.embedded.server import EmbeddedServer
 from storage.imdf.dataset import DryRun, ImdfDataset, import_venue, venue_dataset
-from storage.imdf.venue import ImdfOptions
 from storage.imports import switches
 from storage.imports.importer import import_data
 from storage.imports.writer import ImportReport

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from parsing.imdf.venue import ImdfOptions
 from parsing.osm.limits import (
     MAX_OSM_LEVEL_UNITS,
     MAX_OSM_LEVELS,
@@ -18,7 +19,6 @@ from parsing.osm.limits import (
     MAX_OSM_UNITS,
 )
 from parsing.osm.model import OsmError
-from storage.imdf.venue import ImdfOptions
 from storage.osm.dataset import osm_dataset
 
 pytestmark = pytest.mark.security

@@ -13,11 +13,11 @@ from typing import Any
 import httpx
 import pytest
 
+from parsing.imdf.venue import ImdfOptions
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import DISTANCES_CALCULATE
 from rest.app import create_app
 from storage.imdf.dataset import import_venue
-from storage.imdf.venue import ImdfOptions
 from storage.osm.archive import osm_archive
 from storage.osm.dataset import osm_dataset
 from storage.osm.files import read_osm

@@ -10,9 +10,9 @@ from typing import Any
 
 import orjson
 
+from parsing.imdf.venue import ImdfOptions
 from storage import collections as col
 from storage.imdf.dataset import ImdfDataset, import_venue
-from storage.imdf.venue import ImdfOptions
 from storage.osm.dataset import osm_dataset
 from tests._dbserver import fresh_store
 from tests.venues.osm_station import area, node

@@ -14,11 +14,11 @@ import httpx
 import pytest
 import pytest_asyncio
 
+from parsing.imdf.venue import ImdfOptions
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import DISTANCES_CALCULATE
 from rest.app import create_app
 from storage.imdf.dataset import ImdfDataset, import_venue
-from storage.imdf.venue import ImdfOptions
 from storage.osm.dataset import osm_dataset
 from tests._dbserver import fresh_store
 from tests.storage.osm.places import named_rooms

@@ -11,11 +11,11 @@ from typing import Any
 import httpx
 import pytest
 
+from parsing.imdf.venue import ImdfOptions
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import DISTANCES_CALCULATE
 from rest.app import create_app
 from storage.imdf.dataset import ImdfDataset, import_venue
-from storage.imdf.venue import ImdfOptions
 from storage.osm.dataset import osm_dataset
 from storage.osm.walkways import WALKWAY_METRES
 from tests._dbserver import fresh_store

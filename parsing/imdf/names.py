@@ -2,14 +2,14 @@
 in every language the venue gives them (issue 51).
 
 A unit is named, in this order: the name of its one occupant; its own `name`, else its
-`alt_name`; else the name of an amenity or anchor inside it (storage/imdf/contents.py);
+`alt_name`; else the name of an amenity or anchor inside it (parsing/imdf/contents.py);
 else a category label with a number unique on its floor ("Restroom 2": the floor is no
 part of a name, which is shown on its floor's map; such a name is marked generated).
 The source is chosen once; the unit is named in each language that source has. Names
 repeated on one floor are numbered ("Shop 1", "Shop 2"; "商店 1", "商店 2"), language by
 language in the same reading order, so no two units of a floor share a name in any
 language and no name is ever made of an id. Generated names exist in the language of
-the category labels only (storage.imdf.categories.CATEGORY_LANGUAGE).
+the category labels only (parsing.imdf.categories.CATEGORY_LANGUAGE).
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from collections import defaultdict
 from collections.abc import Iterable, Set
 from dataclasses import dataclass, field
 
+from parsing.imdf.categories import CATEGORY_LANGUAGE, category_label
+from parsing.imdf.contents import Contents
 from parsing.imdf.labels import label
-from storage.imdf.categories import CATEGORY_LANGUAGE, category_label
-from storage.imdf.contents import Contents
-from storage.imdf.venue import Venue
+from parsing.imdf.venue import Venue
 
 XY = tuple[float, float]
 Names = dict[str, str]  # BCP 47 tag -> the name in it, the default language's first

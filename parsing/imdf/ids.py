@@ -16,7 +16,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from parsing.imdf.labels import label
-from storage.imdf.venue import Venue
+from parsing.imdf.venue import Venue
 
 PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 MAX_PREFIX_CHARS = 100  # ids stay well under 255 with the level's slug

@@ -8,7 +8,7 @@ amenity in a restroom) and the amenity it is named after; the anchors no occupan
 A unit holding several occupants (a food court) takes in none of them: each is a place
 of its own at its anchor, and the unit is named by its own name, else by what else is
 in it, else by its category. What a unit takes in keeps its id in the unit's location's
-tags and its name as an alternative name (storage/imdf/places.py).
+tags and its name as an alternative name (parsing/imdf/places.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from parsing.imdf.labels import label_texts
 from parsing.imdf.read import Feature
-from storage.imdf.venue import Unit, Venue
+from parsing.imdf.venue import Unit, Venue
 
 # IMDF unit categories of the ways between levels (ramps too: a wheelchair's).
 CONNECTOR_CATEGORIES = frozenset(
@@ -54,7 +54,7 @@ class Contents:
 
 def unit_contents(venue: Venue) -> dict[str, Contents]:
     """Every unit's contents (units with nothing inside are left out). Names are read
-    without remarks: storage/imdf/places.py reads each once, with them."""
+    without remarks: parsing/imdf/places.py reads each once, with them."""
     found: dict[str, Contents] = defaultdict(Contents)
     occupied = set()
     for occupant in venue.archive.of("occupant"):

@@ -1,5 +1,5 @@
 """IMDF categories as a person reads them ("Non-public area", "Restroom (female)"): the
-words of generated names (storage/imdf/names.py), also read where a route names its
+words of generated names (parsing/imdf/names.py), also read where a route names its
 landmarks, so this module imports nothing heavy (no shapely, no pyproj)."""
 
 from __future__ import annotations
@@ -7,6 +7,11 @@ from __future__ import annotations
 # The language of the words below, and so of every name made of them ("Restroom 2",
 # "Level 1"): such a name exists in this language only (issue 51; docs/imdf.md, "Names").
 CATEGORY_LANGUAGE = "en"
+# The tag of a location whose name floorgate made of a category and a number ("Restroom
+# 2"): an IMDF import writes it, maneuvers name such a place only when no other is near.
+GENERATED_NAME_TAG = ("svc:name", "generated")
+# The tag of an IMDF import's location saying its unit's, amenity's or occupant's category.
+IMDF_CATEGORY_TAG = "imdf:category"
 # Category words IMDF writes run together, as a person writes them.
 CATEGORY_WORDS = {
     "nonpublic": "Non-public area",

@@ -1,6 +1,6 @@
 """The venue's locations, one per place (issue 48, point 2; docs/imdf.md, "Places and
 locations"): listed units and the units of elevators, stairs and escalators, each with
-what it takes in (storage/imdf/contents.py); the amenities, occupants and anchors that
+what it takes in (parsing/imdf/contents.py); the amenities, occupants and anchors that
 are places of their own; each placed on every map of its level.
 """
 
@@ -11,14 +11,14 @@ from typing import Any
 
 from shapely.geometry import Point
 
+from parsing.imdf import categories as c
+from parsing.imdf.contents import Contents, has_location
+from parsing.imdf.ids import VenueIds
 from parsing.imdf.labels import label
+from parsing.imdf.names import Names, Naming, dataset_name
 from parsing.imdf.projection import Canvas
 from parsing.imdf.read import Feature
-from storage import collections as c
-from storage.imdf.contents import Contents, has_location
-from storage.imdf.ids import VenueIds
-from storage.imdf.names import Names, Naming, dataset_name
-from storage.imdf.venue import Unit, Venue
+from parsing.imdf.venue import Unit, Venue
 
 Tags = tuple[tuple[str, str], ...]
 GENERATED: Tags = (c.GENERATED_NAME_TAG,)  # a name made of a category and a number
@@ -42,7 +42,7 @@ class Place:
 def read_places(venue: Venue, contents: dict[str, Contents], naming: Naming) -> list[Place]:
     """Every location of the venue, read once for all its maps. `contents`: what each
     unit takes in; `naming`: the names given to amenities and occupants that have none,
-    and which names are generated (storage.imdf.names.name_units)."""
+    and which names are generated (parsing.imdf.names.name_units)."""
     texts = {
         feature.id: venue.texts(feature.properties.get("name"))
         for kind in ("amenity", "occupant")

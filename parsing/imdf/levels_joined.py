@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from storage.imdf.venue import Venue
+from parsing.imdf.venue import Venue
 
 LEVEL_REASON = "level-not-joined"
 FOOT, WHEELCHAIR = "foot", "wheelchair"
