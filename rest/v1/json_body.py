@@ -66,7 +66,7 @@ def decoded_body(body: Body, data: bytes | bytearray) -> Any:
     # Counts before anything walks the items: a huge list costs nothing to refuse.
     counts = body.counts(value) if body.counts else []
     if counts:
-        raise invalid({member: counts})
+        raise invalid({f"{member}.{body.counted}" if body.counted else member: counts})
     oversized = oversized_lists(value, MAX_INPUT_ITEMS, member)
     if oversized:
         raise invalid(

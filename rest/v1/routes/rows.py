@@ -81,8 +81,10 @@ class Body:
     max_bytes: Callable[[Settings], int] | None = None
     name: str = "body"  # the REST name in 422 `fields`; the member of a JSON body
     json: bool = False
-    # Counts checked before any item is validated (messages under `name`), e.g. E18's pairs.
+    # Counts checked before any item is validated (messages under `name`, or under
+    # `name.counted` when given), e.g. E18's pairs, a route's stops.
     counts: Callable[[Any], list[str]] | None = None
+    counted: str = ""
     # When given, the `name` member is an object whose members fill one variable each
     # (`{"data": {"from": ..., "to": ...}}` for `route(from:, to:)`); `variable` is unused.
     members: tuple[Param, ...] = ()

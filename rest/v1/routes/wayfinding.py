@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from resolvers.limits import MAX_QUERY_BODY_BYTES
 from resolvers.validation import pair_count_problems
+from resolvers.wayfinding.via import route_body_problems
 from rest.v1.routes.params import FLOOR_MAP, PAGE
 from rest.v1.routes.rows import Body, Example, Param, RestRoute, Shape, path
 
@@ -34,6 +35,8 @@ ROUTE = Body(
         Param("optimize", "optimize", "Boolean", "body"),
         Param("costing_options", "costingOptions", "CostingOptionsInput", "body"),
     ),
+    counts=route_body_problems,
+    counted="via",
 )
 # A closure (issue 50): `{"data": {"connector_id" | "unit_id", "until", "reason"}}`.
 CLOSURE = Body(
