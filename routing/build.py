@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import shapely
 
-from parsing.parsed_map import Connector, ParsedMap, WalkLine
+from parsing.parsed_map import Connector, LevelInfo, ParsedMap, WalkLine
 from routing.levels import FLOOR_TAG, level_heights, ordered_levels
 from routing.model import (
     ADJACENT_ONLY,
@@ -427,7 +427,7 @@ def _join_levels(
 def _finish(
     out: _Edges,
     scale: float,
-    levels: Sequence,
+    levels: Sequence[LevelInfo],
     heights: Sequence[int],
     stop_ids: dict[int, str],
 ) -> WalkGraph:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import pairwise
+from typing import Any
 
 from parsing.parsed_map import LevelInfo
 
@@ -58,7 +59,7 @@ def level_records(levels: Sequence[LevelInfo]) -> list[dict[str, str | int | Non
     return records
 
 
-def stored_heights(records: Sequence[dict]) -> list[int] | None:
+def stored_heights(records: Sequence[dict[str, Any]]) -> list[int] | None:
     """The heights a stored map's `levels` (`level_records`) keep, by position; None when
     they keep none (a drawing without heights, or a map stored before them)."""
     heights = [record.get("height") for record in records]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -121,7 +121,7 @@ def graph_from_bytes(data: bytes) -> WalkGraph:
     )
 
 
-def _heights(meta: dict, levels: int) -> tuple[int, ...] | None:
+def _heights(meta: dict[str, Any], levels: int) -> tuple[int, ...] | None:
     """The stored heights; None (the positions) in a graph stored before them."""
     heights = meta.get("level_heights")
     if heights is None:

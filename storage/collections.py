@@ -14,8 +14,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pymongo import AsyncMongoClient
+from pymongo.asynchronous.collection import AsyncCollection
+from pymongo.asynchronous.database import AsyncDatabase
+
 from parsing.imdf.categories import GENERATED_NAME_TAG as GENERATED_NAME_TAG
 from parsing.imdf.categories import IMDF_CATEGORY_TAG as IMDF_CATEGORY_TAG
+
+# A stored document as the driver hands it over, and the driver's handles typed by it:
+# pymongo's classes are generic in the document type, and strict mypy wants it said.
+Document = dict[str, Any]
+Client = AsyncMongoClient[Document]
+Database = AsyncDatabase[Document]
+CollectionHandle = AsyncCollection[Document]
 
 ASSETS = "assets"
 FLOORS = "floors"

@@ -13,8 +13,6 @@ from typing import Any
 import pymongo
 from gridfs import AsyncGridFSBucket
 from pymongo import AsyncMongoClient, IndexModel, monitoring
-from pymongo.asynchronous.collection import AsyncCollection
-from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import AutoReconnect, ConnectionFailure, ServerSelectionTimeoutError
 
 from storage.cache.by_id import ReadsById
@@ -22,7 +20,7 @@ from storage.cache.change_watch import PoolListener, WriteListener, watch_change
 from storage.cache.read_cache import ReadCache
 from storage.cache.stream_support import StreamSupport
 from storage.cache.switch_gate import SwitchGate
-from storage.collections import COLLECTIONS, FILES_BUCKET
+from storage.collections import COLLECTIONS, FILES_BUCKET, Client, CollectionHandle, Database
 from storage.command_timings import CommandTimings
 from storage.settings import Settings
 
@@ -67,20 +65,20 @@ class Answers(monitoring.ServerHeartbeatListener):
 
 # Each client's `Answers`, by identity: clients of one address compare equal (and hash
 # alike), so a dictionary keyed by the client gave one client another's answers.
-_ANSWERS: dict[int, tuple[weakref.ref[AsyncMongoClient], Answers]] = {}
+_ANSWERS: dict[int, tuple[weakref.ref[Client], Answers]] = {}
 
 
-def _answers_of(client: AsyncMongoClient) -> Answers | None:
+def _answers_of(client: Client) -> Answers | None:
     found = _ANSWERS.get(id(client))
     return found[1] if found is not None and found[0]() is client else None
 
 
-def _keep_answers(client: AsyncMongoClient, answers: Answers) -> None:
+def _keep_answers(client: Client, answers: Answers) -> None:
     key = id(client)
     _ANSWERS[key] = (weakref.ref(client, lambda _: _ANSWERS.pop(key, None)), answers)
 
 
-def database_away(client: AsyncMongoClient) -> bool:
+def database_away(client: Client) -> bool:
     """Every server the driver knows failed its last check or an operation, and none has
     answered since (the monitor's look, every HEARTBEAT_MS, or a ping); or a bounded command went
     unanswered since a server last answered. Each database call of a request waited the
@@ -93,14 +91,14 @@ def database_away(client: AsyncMongoClient) -> bool:
     return bool(servers) and all(server.error is not None for server in servers)
 
 
-def unanswered(client: AsyncMongoClient) -> bool:
+def unanswered(client: Client) -> bool:
     """A bounded command (`bounded`) went unanswered since a server last answered."""
     answers = _answers_of(client)
     return answers is not None and answers.unanswered > answers.answered
 
 
 @contextlib.contextmanager
-def bounded(client: AsyncMongoClient) -> Iterator[None]:
+def bounded(client: Client) -> Iterator[None]:
     """A small command a request needs before its work (its key's lookup, its rate
     limit): FLOORGATE_DB_TIMEOUT_MS in all, also on a server that takes connections and
     never answers, where the socket would wait until the monitor gave up on it; one that
@@ -123,7 +121,7 @@ class Store:
 
     def __init__(
         self,
-        client: AsyncMongoClient,
+        client: Client,
         database_name: str,
         cache: ReadCache,
         event_retention_seconds: float,
@@ -135,7 +133,7 @@ class Store:
         # The readers' time budget, which a staged import's switch waits out
         # (storage.imports.switches).
         self.request_timeout_seconds = request_timeout_seconds
-        self.db: AsyncDatabase = client[database_name]
+        self.db: Database = client[database_name]
         self.files = AsyncGridFSBucket(self.db, bucket_name=FILES_BUCKET)
         self.by_id = ReadsById(self.db)  # reads by id made together, sent together
         self.transactions: bool | None = None  # has multi-document transactions; asked once
@@ -165,7 +163,7 @@ class Store:
         """Whether the change stream behind the read cache runs (`watch_changes`)."""
         return self._watcher is not None and not self._watcher.done()
 
-    def __getitem__(self, name: str) -> AsyncCollection:
+    def __getitem__(self, name: str) -> CollectionHandle:
         return self.db[name]
 
     async def check_reachable(self) -> None:
@@ -267,7 +265,7 @@ def connect(uri: str, settings: Settings, **client_options: Any) -> Store:
     keeping = [WriteListener(cache), PoolListener(cache)] if cache.enabled else []
     answers = Answers()
     listeners = [*keeping, timings, answers, *client_options.pop("event_listeners", ())]
-    client: AsyncMongoClient = AsyncMongoClient(
+    client: Client = AsyncMongoClient(
         uri,
         serverSelectionTimeoutMS=timeout,
         connectTimeoutMS=timeout,  # also the monitor's wait for a server's answer

@@ -16,14 +16,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pymongo import ReturnDocument
-from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.errors import DuplicateKeyError
+
+from storage.collections import CollectionHandle
 
 EXPIRY_MARGIN_SECONDS = 60.0  # kept this long after the bucket is full (clock skew)
 
 
 async def spend(
-    collection: AsyncCollection,
+    collection: CollectionHandle,
     bucket: str,
     tokens: float,
     interval: float,
@@ -70,7 +71,7 @@ OWE_ATTEMPTS = 4  # rounds of the two updates below (each fails only to a concur
 
 
 async def owe(
-    collection: AsyncCollection, bucket: str, tokens: float, interval: float, now: float
+    collection: CollectionHandle, bucket: str, tokens: float, interval: float, now: float
 ) -> float | None:
     """Spend `tokens` of `bucket` whatever it holds: work already done whose size was known
     only once it ran (the documents a write wrote). The bucket may go past its capacity:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Collection, Sequence
 from pathlib import Path
+from typing import Any
 
 from storage.settings import SETTINGS
 from storage.settings_fields import WHOLE, Kind, Setting, SettingsError
@@ -63,7 +64,7 @@ def _example_refusal() -> str:
 
 def configuration_doc(rows: Sequence[Setting] = SETTINGS) -> str:
     """The text of docs/configuration.md."""
-    kinds: dict[str, Kind] = {}
+    kinds: dict[str, Kind[Any]] = {}
     for row in rows:
         kinds.setdefault(row.kind.name, row.kind)
     options = ", ".join(f"`{row.option}`" for row in rows if row.option)

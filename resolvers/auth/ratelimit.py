@@ -23,9 +23,9 @@ import math
 import time
 from dataclasses import dataclass, field
 
-from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.errors import PyMongoError
 
+from storage.collections import CollectionHandle
 from storage.database import DatabaseAway, bounded, unanswered
 from storage.rate_budgets import owe, spend
 
@@ -137,7 +137,7 @@ class SharedLimiter:
     """One token bucket per key for every process, in `collection`."""
 
     def __init__(
-        self, collection: AsyncCollection, per_second: float, burst: int, max_keys: int = 100000
+        self, collection: CollectionHandle, per_second: float, burst: int, max_keys: int = 100000
     ) -> None:
         self.collection = collection
         self.per_second, self.burst = per_second, max(1, burst)

@@ -37,7 +37,7 @@ from rest.cli.venue_import import (
     PROBLEM_CHARS as PROBLEM_CHARS,  # the tests' bound of a refusal line
 )
 from rest.ops.stop_signals import Terminated, sigterm_unwinds
-from storage.collections import ASSETS
+from storage.collections import ASSETS, Document
 from storage.database import UNAVAILABLE_ERRORS, Store
 from storage.embedded.runtime import database_uri
 from storage.limits import GC_GRACE, IMPORT_WAIT_SECONDS
@@ -145,7 +145,7 @@ def _ping_meanwhile(uri: str, timeout_ms: int) -> Callable[[], None]:
     def ping() -> None:
         from pymongo import MongoClient
 
-        client: MongoClient = MongoClient(
+        client: MongoClient[Document] = MongoClient(
             uri, serverSelectionTimeoutMS=timeout_ms, connectTimeoutMS=timeout_ms
         )
         try:

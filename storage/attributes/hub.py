@@ -32,6 +32,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
 from operator import itemgetter
+from typing import Any
 
 from pymongo.errors import PyMongoError
 
@@ -265,7 +266,7 @@ class EventHub:
         for subscriber in list(self.subscribers):
             subscriber.offer(event)
 
-    def _apply(self, change: dict) -> None:
+    def _apply(self, change: dict[str, Any]) -> None:
         """One change of the stream: an event to pass on, or a key that changed."""
         if (change.get("ns") or {}).get("coll") == c.ATTRIBUTE_EVENTS:
             self._deliver(change["fullDocument"])

@@ -20,14 +20,11 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections.abc import Hashable
-from typing import Any
-
-from pymongo.asynchronous.database import AsyncDatabase
 
 from storage.cache.background import retrieved
+from storage.collections import Database, Document
 from storage.limits import IN_CHUNK
 
-Document = dict[str, Any]
 Waiting = list[tuple[str | int, asyncio.Future[Document | None]]]
 
 
@@ -42,7 +39,7 @@ def plain_id(query: Document) -> str | int | None:
 class ReadsById:
     """The process's coalesced reads by id, on one database."""
 
-    def __init__(self, db: AsyncDatabase) -> None:
+    def __init__(self, db: Database) -> None:
         self.db = db
         self.batches: dict[Hashable, Waiting] = {}  # open for joining until the turn ends
         self.queries = 0  # sent to the database (tests, docs/performance-history.md)

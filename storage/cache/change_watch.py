@@ -24,7 +24,6 @@ from typing import Any, Protocol
 
 from pymongo import monitoring
 from pymongo.asynchronous.change_stream import AsyncChangeStream
-from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import PyMongoError
 
 from storage.cache.background import retrieved
@@ -35,6 +34,7 @@ from storage.collections import (
     PERSISTED_QUERY_TOTALS,
     RATE_BUDGETS,
     SWITCHES,
+    Database,
 )
 
 log = logging.getLogger("floorgate.cache")
@@ -200,7 +200,7 @@ def apply_change(cache: ReadCache, change: dict[str, Any]) -> bool:
 
 
 async def watch_changes(
-    db: AsyncDatabase,
+    db: Database,
     cache: ReadCache,
     watcher: StreamWatcher | None = None,
     support: StreamSupport | None = None,

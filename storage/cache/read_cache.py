@@ -47,6 +47,7 @@ from bson.codec_options import CodecOptions
 from bson.errors import BSONError
 
 from storage.cache.change_journal import ChangeJournal
+from storage.collections import Document
 
 # Bytes counted for an entry beyond its value: the key, the entry and the dict slot.
 ENTRY_OVERHEAD = 300
@@ -147,7 +148,9 @@ class CacheStats:
 class ReadCache:
     """Query results keyed by collection and query, valid for one collection version."""
 
-    def __init__(self, budget_bytes: int, codec_options: CodecOptions | None = None) -> None:
+    def __init__(
+        self, budget_bytes: int, codec_options: CodecOptions[Document] | None = None
+    ) -> None:
         self.budget = max(0, budget_bytes)
         self.codec_options = codec_options or CodecOptions(tz_aware=True)
         self._clock = itertools.count(1)

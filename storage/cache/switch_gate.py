@@ -55,12 +55,11 @@ from datetime import UTC, datetime, timedelta
 from enum import Enum
 from typing import Any, TypeVar, cast
 
-from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import PyMongoError
 
 from storage.cache.background import retrieved
 from storage.cache.read_cache import ReadCache
-from storage.collections import ASSETS, READERS, SWITCHES, UNIT_MAPS
+from storage.collections import ASSETS, READERS, SWITCHES, UNIT_MAPS, Database, Document
 from storage.limits import SWITCH_POLL_SECONDS
 
 log = logging.getLogger("floorgate.switches")
@@ -78,7 +77,6 @@ KEYS = ("asset_id", "unit_map_id")  # fields that tell a document's asset or map
 POLLED = dict.fromkeys(("token", "state", "assets", "maps", "collections"), 1)
 T = TypeVar("T")
 _monotonic = time.monotonic
-Document = dict[str, Any]
 Settle = Callable[[str], Awaitable[Any]]  # finish an abandoned switch of this asset
 
 
@@ -173,7 +171,7 @@ class Verdict(Enum):
 class SwitchGate:
     """The switches in progress as this process knows them, and the gate of its reads."""
 
-    def __init__(self, db: AsyncDatabase, cache: ReadCache, budget: float) -> None:
+    def __init__(self, db: Database, cache: ReadCache, budget: float) -> None:
         self.db = db
         self.cache = cache
         self.budget = budget  # the request budget of this process's reads

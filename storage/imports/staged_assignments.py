@@ -68,7 +68,9 @@ async def apply(store: Store, operations: list[Any], session: Session) -> None:
     await events.record(store, changes, session)
 
 
-async def _others(store: Store, wanted: dict[Pair, str], session: Session) -> dict[Pair, list]:
+async def _others(
+    store: Store, wanted: dict[Pair, str], session: Session
+) -> dict[Pair, list[Document]]:
     """The assignments of these units in these groups whose attribute is not the wanted
     one, by (group, unit), oldest first."""
     found: dict[Pair, list[Document]] = defaultdict(list)

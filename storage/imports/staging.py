@@ -28,10 +28,9 @@ from bson.codec_options import CodecOptions
 from pymongo import DeleteMany, ReplaceOne, UpdateMany, UpdateOne
 
 from storage import collections as col
+from storage.collections import Document
 from storage.database import Store
 from storage.limits import STAGED_BATCH_BYTES, STAGED_BATCH_OPERATIONS
-
-Document = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -53,7 +52,7 @@ class Exclusive:
     exclusive: bool
 
 
-Operation = ReplaceOne | UpdateOne | UpdateMany | DeleteMany | Assign | Exclusive
+Operation = ReplaceOne[Document] | UpdateOne | UpdateMany | DeleteMany | Assign | Exclusive
 
 
 @dataclass
@@ -100,7 +99,7 @@ def _encoded(operation: Any) -> tuple[Document, int]:
     raise TypeError(f"a staged import cannot keep {type(operation).__name__}")
 
 
-def decoded(data: bytes, codec_options: CodecOptions) -> Operation:
+def decoded(data: bytes, codec_options: CodecOptions[Document]) -> Operation:
     """An entry as the operation to run."""
     entry = bson.decode(data, codec_options)
     kind = entry["k"]
