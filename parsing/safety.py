@@ -33,7 +33,7 @@ CHUNK_BYTES = 32 * 1024
 _POSITION_SUFFIX = re.compile(r",? line \d+, column \d+\s*$")
 
 
-class _RefuseExternal(etree.Resolver):
+class _RefuseExternal(etree.Resolver):  # type: ignore[misc]  # lxml ships no types: Resolver is Any
     """Belt and braces: should libxml2 ever ask for an external resource, give it nothing."""
 
     def resolve(self, system_url: str | None, public_id: str | None, context: object) -> object:

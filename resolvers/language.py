@@ -28,7 +28,10 @@ from parsing.language_tags import (
 )
 from resolvers.errors import ApiError, ErrorCode
 from resolvers.limits import MAX_ACCEPT_LANGUAGE_BYTES, MAX_ACCEPT_LANGUAGE_RANGES
-from routing.vocabulary import SUPPORTED as SPOKEN
+from routing.vocabulary import SUPPORTED
+
+# The languages answers are told in: the vocabulary's (rest/ reads them here, the one name).
+SPOKEN = SUPPORTED
 
 FEET_REGIONS = frozenset({"US", "LR", "MM"})  # where lengths are told in feet
 # The region a canonical tag names when its unit is not its language's likely one:

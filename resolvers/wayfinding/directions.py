@@ -40,10 +40,10 @@ from resolvers.wayfinding.distances import (
     check_waypoint,
     georeferenced,
     map_graph,
-    on_graph,
     place_waypoints,
     rounded,
 )
+from resolvers.wayfinding.graph_cache import on_graph
 from resolvers.wayfinding.instructions import UNITS, Words, instruction
 from resolvers.wayfinding.landmarks import map_places
 from resolvers.wayfinding.nearest import Choice, Wanted, check_nearest, choose

@@ -39,10 +39,10 @@ from resolvers.wayfinding.distances import (
     location_points,
     map_graph,
     map_waypoints,
-    on_graph,
     place_waypoints,
     rounded,
 )
+from resolvers.wayfinding.graph_cache import on_graph
 from storage import collections as c
 from storage.cache import cached_reads
 from storage.cache.read_cache import kept_key

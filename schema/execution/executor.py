@@ -23,13 +23,18 @@ from graphql import (
     GraphQLOutputType,
     GraphQLResolveInfo,
 )
-from graphql.execution.collect_fields import CollectedFields, DeferUsage, GroupedFieldSet
-from graphql.execution.executor import FieldDetailsList
+from graphql.execution.collect_fields import (
+    CollectedFields,
+    DeferUsage,
+    FieldDetailsList,
+    GroupedFieldSet,
+)
 from graphql.pyutils import AwaitableOrValue, Path, RefMap, gather_with_cancel
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
-from schema.execution.compiled import Completer, Plan
+from schema.execution.compiled import Plan
 from schema.execution.plans import plans_of
+from schema.execution.shapes import Completer
 
 SLICE = 500  # items completed between two yields to the event loop
 
@@ -53,7 +58,7 @@ class YieldingExecutor(StrawberryGraphQLCoreExecutionContext):
         self,
         return_type: GraphQLList[GraphQLOutputType],
         field_details_list: FieldDetailsList,
-        info: GraphQLResolveInfo,
+        info: GraphQLResolveInfo[Any],
         path: Path,
         result: Any,
         position_context: Any,
@@ -74,7 +79,7 @@ class YieldingExecutor(StrawberryGraphQLCoreExecutionContext):
         self,
         item_type: GraphQLOutputType,
         field_details_list: FieldDetailsList,
-        info: GraphQLResolveInfo,
+        info: GraphQLResolveInfo[Any],
         path: Path,
         items: list[Any],
         position_context: Any,
@@ -175,7 +180,7 @@ class CompiledExecutor(YieldingExecutor):
         self,
         return_type: GraphQLOutputType,
         field_details_list: FieldDetailsList,
-        info: GraphQLResolveInfo,
+        info: GraphQLResolveInfo[Any],
         path: Path,
         result: Any,
         position_context: Any,
@@ -200,7 +205,7 @@ class CompiledExecutor(YieldingExecutor):
         complete_list: Completer,
         return_type: GraphQLOutputType,
         field_details_list: FieldDetailsList,
-        info: GraphQLResolveInfo,
+        info: GraphQLResolveInfo[Any],
         path: Path,
         items: list[Any],
     ) -> Any:
