@@ -1,3 +1,3 @@
 """OpenStreetMap indoor places imported as floorgate assets (`floorgate import-osm`,
-docs/osm.md): Simple Indoor Tagging turned into an IMDF venue in memory, then imported
-by the IMDF venue pipeline. Data (c) OpenStreetMap contributors, ODbL."""
+docs/osm.md): the file read within its bound, the IMDF venue `parsing/osm/` makes of it
+imported by the IMDF venue pipeline. Data (c) OpenStreetMap contributors, ODbL."""

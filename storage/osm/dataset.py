@@ -1,6 +1,6 @@
 """`floorgate import-osm FILE`: an OpenStreetMap indoor place as a floorgate asset
 (docs/osm.md). The file is read (storage/osm/files.py), turned into an IMDF venue in
-memory (storage/osm/archive.py) and handed to the IMDF venue pipeline
+memory (parsing/osm/archive.py) and handed to the IMDF venue pipeline
 (storage/imdf/dataset.py venue_dataset), so an OSM place gets the same floors, units,
 maps, locations, walk paths, report and all-or-nothing import as an IMDF venue. Every
 drawing and the summary carry OSM's attribution. Data (c) OpenStreetMap contributors,
@@ -12,13 +12,11 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from shapely.errors import GEOSException
-
 from parsing.imdf.ids import slug
 from parsing.imdf.venue import ImdfOptions
+from parsing.osm.archive import osm_archive
 from parsing.osm.model import ATTRIBUTION, LICENCE_TAG, OsmError
 from storage.imdf.dataset import ImdfDataset, venue_dataset
-from storage.osm.archive import osm_archive
 from storage.osm.files import read_osm
 
 OSM_MARKET = "osm"  # the asset's market unless --market says another
@@ -35,8 +33,6 @@ def osm_dataset(path: Path, options: ImdfOptions) -> ImdfDataset:
         archive = osm_archive(data, asset, path.stem, options.languages)
     except OsmError as error:  # what the place lacks, said of the file
         raise OsmError(f"{path}: {error}") from None
-    except GEOSException:  # the readers check every shape; a fault of ours, said as such
-        raise OsmError(f"{path}: a shape of the place could not be built (please report)") from None
     dataset = venue_dataset(archive, replace(options, asset_id=asset))
     for record in dataset.data["unit_maps"]:
         record["tags"] = [*record["tags"], *MAP_TAGS]

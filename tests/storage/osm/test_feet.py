@@ -14,11 +14,11 @@ import httpx
 import pytest
 
 from parsing.imdf.venue import ImdfOptions
+from parsing.osm.archive import osm_archive
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import DISTANCES_CALCULATE
 from rest.app import create_app
 from storage.imdf.dataset import import_venue
-from storage.osm.archive import osm_archive
 from storage.osm.dataset import osm_dataset
 from storage.osm.files import read_osm
 from tests._dbserver import fresh_store

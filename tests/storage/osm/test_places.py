@@ -16,11 +16,11 @@ import pytest
 import pytest_asyncio
 
 from parsing.imdf.venue import ImdfOptions
+from parsing.osm.archive import osm_archive
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import DISTANCES_CALCULATE
 from rest.app import create_app
 from storage.imdf.dataset import ImdfDataset, import_venue
-from storage.osm.archive import osm_archive
 from storage.osm.dataset import osm_dataset
 from storage.osm.files import read_osm
 from tests._dbserver import fresh_store

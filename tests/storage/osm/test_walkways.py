@@ -12,12 +12,12 @@ import httpx
 import pytest
 
 from parsing.imdf.venue import ImdfOptions
+from parsing.osm.walkways import WALKWAY_METRES
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import DISTANCES_CALCULATE
 from rest.app import create_app
 from storage.imdf.dataset import ImdfDataset, import_venue
 from storage.osm.dataset import osm_dataset
-from storage.osm.walkways import WALKWAY_METRES
 from tests._dbserver import fresh_store
 from tests.storage.osm.test_places import FLAGS, level_of, routed
 from tests.venues.osm_station import area, line, node, write_place

@@ -16,10 +16,10 @@ from shapely.ops import linemerge, substring
 from shapely.strtree import STRtree
 
 from parsing.imdf.read import Report
+from parsing.osm.convert import Marker
 from parsing.osm.levels import level_text
-from storage.osm.convert import Marker
-from storage.osm.model import Place, Space, polygons
-from storage.osm.tags import OPEN_CATEGORIES, door_properties
+from parsing.osm.place import Place, Space, polygons
+from parsing.osm.tags import OPEN_CATEGORIES, door_properties
 
 DOOR_METRES = 1.0  # a door node's width, and a derived door's between a room and a hall
 DOOR_REACH = 0.5  # how far a door node may lie from a unit's edge and still open it

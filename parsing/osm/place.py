@@ -23,7 +23,7 @@ class Space:
     tags: dict[str, str]
     source: str  # the OSM element, `way/123`
     connector_end: bool = False  # the foot of a connector made from a node or a line
-    walkway: bool = False  # made by storage/osm/walkways.py: a cut keeps its walkway rule
+    walkway: bool = False  # made by parsing/osm/walkways.py: a cut keeps its walkway rule
 
 
 @dataclass

@@ -24,8 +24,8 @@ from parsing.osm.limits import (
     MAX_OSM_UNITS,
 )
 from parsing.osm.model import OsmData, OsmError, OsmFeature
-from storage.osm.model import Connector, Place, Space, element_id, polygons
-from storage.osm.tags import (
+from parsing.osm.place import Connector, Place, Space, element_id, polygons
+from parsing.osm.tags import (
     LEFT_OUT_INDOOR,
     OPEN_CATEGORIES,
     connector_kind,
@@ -36,7 +36,7 @@ from storage.osm.tags import (
     is_walkway_line,
     unit_category,
 )
-from storage.osm.walkways import MIN_AREA, MIN_WIDTH, Drawn, add_walkways
+from parsing.osm.walkways import MIN_AREA, MIN_WIDTH, Drawn, add_walkways
 
 DEFAULT_LEVEL = 0.0  # a feature without `level` (docs/osm.md, "Decisions")
 END_METRES = 2.0  # the side of a connector's foot made from a node or a line's end
@@ -275,7 +275,7 @@ def _add_connector(
     report: Report,
 ) -> None:
     """A connector's foot on each level: a square of END_METRES cut out of the unit it
-    stands in (that unit keeps the rest), joined to it later by a door (storage/osm/
+    stands in (that unit keeps the rest), joined to it later by a door (parsing/osm/
     openings.py). A foot in no unit but within LINK_REACH of an open space is joined to
     it by a strip END_METRES wide; a foot beyond stands alone, drawn but left out of the
     connector (nobody can walk to it, so it joins no level), and is reported. Two
@@ -331,7 +331,7 @@ def _cut(place: Place, container: Space, foot: BaseGeometry, report: Report, whe
     Such a walkway also drops crumbs under MIN_AREA, and one left with nothing is the
     foot's floor: it is left out; a unit of the data left with nothing keeps its shape.
     A unit the foot cuts in pieces stays one unit, each piece meeting the foot by its
-    own door (storage/osm/openings.py): people walk across the foot; reported."""
+    own door (parsing/osm/openings.py): people walk across the foot; reported."""
     rest = container.shape.difference(foot)
     half = (MIN_WIDTH if container.walkway else HAIR_METRES) / 2
     opened = rest.buffer(-half, join_style="mitre").buffer(half, join_style="mitre")

@@ -16,7 +16,7 @@ from shapely.ops import unary_union
 
 from parsing.imdf.read import Report
 from parsing.osm.levels import level_text
-from storage.osm.model import Place, Space, element_id
+from parsing.osm.place import Place, Space, element_id
 
 WALKWAY_METRES = 2.0  # the width of the walkway made of a footway line
 MIN_WIDTH = 0.5  # metres: a strip narrower than this, left between units, is no walkway

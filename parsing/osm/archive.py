@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from shapely.errors import GEOSException
 from shapely.geometry import Point
 from shapely.ops import unary_union
 
@@ -16,11 +17,11 @@ from parsing.imdf.ids import ordinal_text
 from parsing.imdf.labels import name_language
 from parsing.imdf.read import Archive, Feature, Report
 from parsing.language_tags import UNSAID_LANGUAGE
+from parsing.osm.convert import Sorted, as_geojson, sort_features
 from parsing.osm.levels import level_text
-from parsing.osm.model import ATTRIBUTION, OsmData, OsmFeature
-from storage.osm.convert import Sorted, as_geojson, sort_features
-from storage.osm.openings import openings
-from storage.osm.tags import point_category
+from parsing.osm.model import ATTRIBUTION, OsmData, OsmError, OsmFeature
+from parsing.osm.openings import openings
+from parsing.osm.tags import point_category
 
 VENUE_TAGS = (("shop", "mall"), ("railway", "station"), ("public_transport", "station"))
 FORM_NOTE = f"data {ATTRIBUTION}"
@@ -30,7 +31,16 @@ def osm_archive(
     data: OsmData, asset: str, fallback_name: str, languages: tuple[str, ...] = ()
 ) -> Archive:
     """The IMDF archive of the OSM file's indoor place, its report being the file's; its
-    manifest's `language` is that of the plain `name` tags (`venue_language`)."""
+    manifest's `language` is that of the plain `name` tags (`venue_language`). A shape
+    GEOS cannot build is an OsmError: the readers check every shape, so it is a fault
+    of ours, said as such."""
+    try:
+        return _archive(data, asset, fallback_name, languages)
+    except GEOSException:
+        raise OsmError("a shape of the place could not be built (please report)") from None
+
+
+def _archive(data: OsmData, asset: str, fallback_name: str, languages: tuple[str, ...]) -> Archive:
     found = sort_features(data, asset)
     place, plane = found.place, found.plane
     report = data.report
