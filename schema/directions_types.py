@@ -10,7 +10,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from routing.vocabulary import TURNS, TYPES, ManeuverType, Side
-from schema.scalars import Timestamp
+from schema.scalars import Timestamp, field
 
 
 def listed(items: list[str]) -> str:
@@ -168,7 +168,7 @@ class Route:
     )
     steps: list[str] = strawberry.field(description="The maneuvers' instructions, in order.")
 
-    @strawberry.field(
+    @field(
         description='With `geometry: "geojson"` on a georeferenced map: the route as an '
         "RFC 7946 FeatureCollection in WGS84, one LineString per leg (`leg_index`, `floor_id`, "
         "`level`, `distance`, `time`), one Point per connector and per maneuver (`type`, "

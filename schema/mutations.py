@@ -25,7 +25,7 @@ from schema.experimental_types import (
 )
 from schema.permissions import requires
 from schema.records import as_record
-from schema.scalars import Timestamp
+from schema.scalars import Timestamp, mutation
 from schema.types import UnitMap
 
 
@@ -143,7 +143,7 @@ CLOSE = (
 
 @strawberry.type
 class Mutation:
-    @strawberry.mutation(
+    @mutation(
         permission_classes=[requires(ADMIN)],
         description="Create or replace a unit map with its SVG drawing: stores the source "
         "and the parsed document, derives the map's units and level tags, and writes the "
@@ -152,7 +152,7 @@ class Mutation:
     async def put_unit_map(self, info: Info, input: UnitMapInput, svg: str) -> UnitMap:
         return await admin.put_unit_map(info.context, as_record(input), svg)  # type: ignore[return-value]  # a dict: strawberry reads it by key
 
-    @strawberry.mutation(
+    @mutation(
         permission_classes=[requires(UNIT_ATTRIBUTES_WRITE, FLAG_UNIT_ATTRIBUTES)],
         description="Assign attributes to units (E21), all or none. In a group with "
         "oneAttributePerUnit, an assignment replaces the unit's earlier one. Echoes `data`.",
@@ -162,7 +162,7 @@ class Mutation:
     ) -> list[UnitAttributeAssignment]:
         return await assignments.assign(info.context, group_id, as_record(data))  # type: ignore[return-value]  # dicts: strawberry reads them by key
 
-    @strawberry.mutation(
+    @mutation(
         permission_classes=[requires(UNIT_ATTRIBUTES_WRITE, FLAG_UNIT_ATTRIBUTES)],
         description="Remove assignments (E22), all or none. Returns those that were "
         "assigned; removing what is not assigned is not an error.",
@@ -172,28 +172,28 @@ class Mutation:
     ) -> list[UnitAttributeAssignment]:
         return await assignments.unassign(info.context, group_id, as_record(data))  # type: ignore[return-value]  # dicts: strawberry reads them by key
 
-    @strawberry.mutation(
+    @mutation(
         permission_classes=[requires(ADMIN)],
         description="Create or replace an asset reference by id. Needs service.admin.",
     )
     async def put_asset_reference(self, info: Info, input: AssetReferenceInput) -> AssetReference:
         return await admin.put_asset_reference(info.context, as_record(input))  # type: ignore[return-value]  # a dict: strawberry reads it by key
 
-    @strawberry.mutation(
+    @mutation(
         permission_classes=[requires(ADMIN)],
         description="Delete an asset reference; false when there was none. Needs service.admin.",
     )
     async def delete_asset_reference(self, info: Info, id: strawberry.ID) -> bool:
         return await admin.delete_asset_reference(info.context, id)
 
-    @strawberry.mutation(
+    @mutation(
         permission_classes=[requires(ADMIN)],
         description="Create or replace the unit's reference for `key`. Needs service.admin.",
     )
     async def put_unit_reference(self, info: Info, input: UnitReferenceInput) -> UnitReference:
         return await admin.put_unit_reference(info.context, as_record(input))  # type: ignore[return-value]  # a dict: strawberry reads it by key
 
-    @strawberry.mutation(
+    @mutation(
         permission_classes=[requires(ADMIN)],
         description="Delete the unit's reference for `key`; false when there was none. "
         "Needs service.admin.",
@@ -201,7 +201,7 @@ class Mutation:
     async def delete_unit_reference(self, info: Info, unit_id: strawberry.ID, key: str) -> bool:
         return await admin.delete_unit_reference(info.context, unit_id, key)
 
-    @strawberry.mutation(
+    @mutation(
         permission_classes=[requires(ADMIN)],
         description="Create or replace a location by id; its map's GeoJSON and the E17 "
         "ETag change with it. Needs service.admin.",
@@ -209,7 +209,7 @@ class Mutation:
     async def put_location(self, info: Info, input: LocationInput) -> Location:
         return await admin.put_location(info.context, as_record(input))  # type: ignore[return-value]  # a dict: strawberry reads it by key
 
-    @strawberry.mutation(
+    @mutation(
         permission_classes=[requires(ADMIN)],
         description="Delete a location; false when there was none. Needs service.admin.",
     )
@@ -217,7 +217,7 @@ class Mutation:
         return await admin.delete_location(info.context, id)
 
     # Closures (issue 50, docs/routing.md "Closures").
-    @strawberry.mutation(
+    @mutation(
         permission_classes=[requires(ADMIN, FLAG_DIRECTIONS)],
         description="Close a connector of a map (its stops' rides and links). " + CLOSE,
     )
@@ -234,7 +234,7 @@ class Mutation:
         )
         return Closure(**found)
 
-    @strawberry.mutation(
+    @mutation(
         permission_classes=[requires(ADMIN, FLAG_DIRECTIONS)],
         description="Close a unit of a map: no walk passes through it or into it. " + CLOSE,
     )
@@ -249,7 +249,7 @@ class Mutation:
         found = await closure_fields.close(info.context, unit_map_id, None, unit_id, until, reason)
         return Closure(**found)
 
-    @strawberry.mutation(
+    @mutation(
         permission_classes=[requires(ADMIN, FLAG_DIRECTIONS)],
         description="Close a connector or a unit of a map, exactly one of `connectorId` "
         "and `unitId` (`PUT /v1/unitmaps/{unitMapId}/closures`). " + CLOSE,
@@ -268,7 +268,7 @@ class Mutation:
         )
         return Closure(**found)
 
-    @strawberry.mutation(
+    @mutation(
         permission_classes=[requires(ADMIN, FLAG_DIRECTIONS)],
         description="Reopen a closed connector or unit, exactly one of `connectorId` and "
         "`unitId`; false when it was not closed. Flag `directions`, needs service.admin.",

@@ -40,6 +40,7 @@ from schema.experimental_types import (
 from schema.permissions import KeyRequired, requires
 from schema.records import as_record
 from schema.root_fields import Arg, Kind, RootField, query_type
+from schema.scalars import field
 from schema.search_types import SearchPage
 from schema.tile_types import VectorTile
 from schema.types import (
@@ -277,7 +278,7 @@ class HandWritten:
     """Root fields no row describes, each for the reason above it; the table places them."""
 
     # Not a read of a resource: SVG text in, the parsed document (JSON) out.
-    @strawberry.field(
+    @field(
         permission_classes=[requires(UNIT_MAPS_PARSE)],
         description="Parse unit-map SVG into the parsed document (application/vnd.map+json), "
         "as E10 does. Needs the permission service.unit-maps.parse.",
@@ -287,7 +288,7 @@ class HandWritten:
 
     # Its `tags` filter comes before the paging arguments in the published schema, where a
     # row puts every filter after them.
-    @strawberry.field(
+    @field(
         permission_classes=[requires(flag=FLAG_LOCATIONS)],
         description="Locations of a map, by id (E17), filtered by `tags`: comma-separated "
         "terms `key`, `-key`, `key==value`, `key!=value`, all must hold, case-insensitive. "
@@ -308,7 +309,7 @@ class HandWritten:
         )
 
     # Input objects, handed over as records (`as_record`), and no paging nor `id`.
-    @strawberry.field(
+    @field(
         permission_classes=[requires(DISTANCES_CALCULATE, FLAG_DISTANCES)],
         description="Walking distances (feet) and times (seconds) from every source to every "
         "target (E18). Flag `distances`, permission service.distances.calculate.",
@@ -319,7 +320,7 @@ class HandWritten:
         return await distances.distance_matrix(info.context, unit_map_id, as_record(input))  # type: ignore[return-value]  # a dict: strawberry reads it by key
 
     # Likewise, and `from` is a Python keyword (`from_`).
-    @strawberry.field(
+    @field(
         permission_classes=[requires(DISTANCES_CALCULATE, FLAG_DIRECTIONS)],
         description="The route from one waypoint to another: legs per level with their "
         "polylines, the connectors taken, maneuvers (turns, landmarks, instructions), steps, "
@@ -388,7 +389,7 @@ class HandWritten:
 
     # Vector tiles (docs/tiles.md): a tile's address is z/x/y, not an id or a page; the
     # TileJSON and the style are documents of their own formats (JSON).
-    @strawberry.field(
+    @field(
         permission_classes=[KeyRequired],
         description="One vector tile (Mapbox Vector Tile 2.1) of an asset's georeferenced "
         "maps: layers outline, spaces, units, openings and locations, each feature with its "
@@ -399,7 +400,7 @@ class HandWritten:
     ) -> VectorTile:
         return VectorTile(**await tiles.vector_tile(info.context, asset_id, z, x, y))
 
-    @strawberry.field(
+    @field(
         permission_classes=[KeyRequired],
         description="TileJSON 3.0.0 of an asset's vector tiles: their address, bounds, "
         "zooms and layers with their fields; `levels` and `default_level` besides.",
@@ -407,7 +408,7 @@ class HandWritten:
     async def tile_json(self, info: Info, asset_id: strawberry.ID) -> JSON:
         return JSON(await tiles.tile_json(info.context, asset_id))
 
-    @strawberry.field(
+    @field(
         permission_classes=[KeyRequired],
         description="A MapLibre style (version 8) of an asset's vector tiles, each layer "
         "filtered to the default level (`metadata` lists the levels).",

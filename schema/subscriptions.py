@@ -14,6 +14,7 @@ from resolvers.attributes.changes import assignment_changes
 from resolvers.auth.permissions import FLAG_UNIT_ATTRIBUTES, UNIT_ATTRIBUTES_READ
 from schema.experimental_types import UnitAttributeAssignment
 from schema.permissions import requires
+from schema.scalars import subscription
 
 
 @strawberry.type(description="One change of a group's assignments.")
@@ -28,7 +29,7 @@ class UnitAttributeAssignmentChange:
 
 @strawberry.type
 class Subscription:
-    @strawberry.subscription(
+    @subscription(
         permission_classes=[requires(UNIT_ATTRIBUTES_READ, FLAG_UNIT_ATTRIBUTES)],
         description="Changes of a group's assignments whose asset the key may see, as they "
         "are written (E21, E22, the mutations, imports); from now, or after `after`. Flag "

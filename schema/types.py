@@ -24,7 +24,7 @@ from schema.experimental_types import (
 )
 from schema.language import NAMES_FIELD, Name
 from schema.permissions import requires
-from schema.scalars import Timestamp
+from schema.scalars import Timestamp, field
 from storage.files import file_url
 
 Document = dict[str, Any]
@@ -53,14 +53,14 @@ class Paging:
         "of it: on the page that reaches the list's end; else null (docs/api.md, Paging)."
     )
 
-    @strawberry.field(
+    @field(
         description="REST address of the previous page of the same list (REST's "
         "`prev_url`), null on page 1."
     )
     def prev_url(self, info: Info, root: strawberry.Parent[Document]) -> str | None:
         return _page_address(info, root, root.get("prev_page"))
 
-    @strawberry.field(
+    @field(
         description="REST address of the next page of the same list (REST's "
         "`next_url`), null on the last."
     )
@@ -78,7 +78,7 @@ class Unit:
     updated_at: Timestamp
     names: list[Name] = NAMES_FIELD
 
-    @strawberry.field(
+    @field(
         permission_classes=[requires(UNIT_REFERENCES_READ, FLAG_REFERENCES)],
         description="The unit's ids in third-party systems, by key (experimental: flag "
         "`references`, permission service.unit-references.read).",
@@ -101,7 +101,7 @@ class Floor:
     updated_at: Timestamp
     names: list[Name] = NAMES_FIELD
 
-    @strawberry.field(description="Units on this floor, by id.")
+    @field(description="Units on this floor, by id.")
     async def units(self, info: Info, root: strawberry.Parent[Document]) -> list[Unit]:
         return await info.context.loaders.units_by_floor.load(root["id"])  # type: ignore[no-any-return]  # stored dicts: strawberry reads them by key
 
@@ -152,7 +152,7 @@ class UnitMap:
     updated_at: Timestamp
     names: list[Name] = NAMES_FIELD
 
-    @strawberry.field(
+    @field(
         description="Address of the parsed map document (application/vnd.map+json) under "
         "the file store; null for a map without a drawing. Content-addressed: a changed "
         "drawing gets a new address."
@@ -160,25 +160,23 @@ class UnitMap:
     def url(self, info: Info, root: strawberry.Parent[Document]) -> str | None:
         return _file_address(info, root.get("parsed_file"))
 
-    @strawberry.field(
-        description="Address of the map's GeoJSON (RFC 7946, WGS84) when it is georeferenced."
-    )
+    @field(description="Address of the map's GeoJSON (RFC 7946, WGS84) when it is georeferenced.")
     def geojson_url(self, info: Info, root: strawberry.Parent[Document]) -> str | None:
         return _file_address(info, root.get("geojson_file"))
 
-    @strawberry.field(description="Units drawn on this map, by id.")
+    @field(description="Units drawn on this map, by id.")
     async def units(self, info: Info, root: strawberry.Parent[Document]) -> list[Unit]:
         return await units_of_map(info.context.loaders, root)  # type: ignore[return-value]  # stored dicts: strawberry reads them by key
 
-    @strawberry.field(description="Backgrounds of this map, by id.")
+    @field(description="Backgrounds of this map, by id.")
     async def backgrounds(self, info: Info, root: strawberry.Parent[Document]) -> list[Background]:
         return await info.context.loaders.backgrounds_by_map.load(root["id"])  # type: ignore[no-any-return]  # stored dicts: strawberry reads them by key
 
-    @strawberry.field(description="Level tags of this map, by key.")
+    @field(description="Level tags of this map, by key.")
     async def level_tags(self, info: Info, root: strawberry.Parent[Document]) -> list[LevelTag]:
         return await info.context.loaders.level_tags_by_map.load(root["id"])  # type: ignore[no-any-return]  # stored dicts: strawberry reads them by key
 
-    @strawberry.field(
+    @field(
         permission_classes=[requires(flag=FLAG_LOCATIONS)],
         description="Locations on this map, by id, filtered by `tags` as E17 "
         "(experimental: flag `locations-resource`).",
@@ -209,19 +207,19 @@ class Asset:
     updated_at: Timestamp
     names: list[Name] = NAMES_FIELD
 
-    @strawberry.field(description="Floors of this asset, by sort position then id.")
+    @field(description="Floors of this asset, by sort position then id.")
     async def floors(self, info: Info, root: strawberry.Parent[Document]) -> list[Floor]:
         return await info.context.loaders.floors_by_asset.load(root["id"])  # type: ignore[no-any-return]  # stored dicts: strawberry reads them by key
 
-    @strawberry.field(description="Units of this asset, by id.")
+    @field(description="Units of this asset, by id.")
     async def units(self, info: Info, root: strawberry.Parent[Document]) -> list[Unit]:
         return await info.context.loaders.units_by_asset.load(root["id"])  # type: ignore[no-any-return]  # stored dicts: strawberry reads them by key
 
-    @strawberry.field(description="Unit maps of this asset, by id.")
+    @field(description="Unit maps of this asset, by id.")
     async def unit_maps(self, info: Info, root: strawberry.Parent[Document]) -> list[UnitMap]:
         return await info.context.loaders.maps_by_asset.load(root["id"])  # type: ignore[no-any-return]  # stored dicts: strawberry reads them by key
 
-    @strawberry.field(
+    @field(
         permission_classes=[requires(ASSET_REFERENCES_READ, FLAG_REFERENCES)],
         description="The asset's ids in third-party systems, by id (experimental: flag "
         "`references`, permission service.asset-references.read).",
