@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from resolvers.errors import FieldErrors
 from resolvers.limits import MAX_OPTIMIZED_VIA, MAX_VIA
-from resolvers.wayfinding.answers import Route
+from resolvers.wayfinding.answers import Route, RouteLeg, RouteManeuver
 from resolvers.wayfinding.distances import Waypoint, check_waypoint, rounded
 
 if TYPE_CHECKING:
@@ -67,12 +67,12 @@ def joined(parts: list[Route], visited: list[int]) -> Route:
     turn, maneuvers with their leg indexes moved on, each part's `arrive` but the last
     one's carrying the index in `via` of the stop it reaches. Distance and time are the
     parts' sums (each part's equal to E18's)."""
-    legs: list = []
-    maneuvers: list = []
+    legs: list[RouteLeg] = []
+    maneuvers: list[RouteManeuver] = []
     for number, part in enumerate(parts):
         stop = visited[number] if number < len(visited) else None
         for maneuver in part["maneuvers"]:
-            moved = {**maneuver, "leg_index": maneuver["leg_index"] + len(legs)}
+            moved: RouteManeuver = {**maneuver, "leg_index": maneuver["leg_index"] + len(legs)}
             moved["via_index"] = stop if maneuver["type"] == "arrive" else None
             maneuvers.append(moved)
         legs.extend(part["legs"])
