@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import marshal
 import re
 import sys
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
@@ -72,13 +73,15 @@ class Quality(IntEnum):
 SCORES = {Tier.EXACT: 1.0, Tier.PREFIX: 0.8, Tier.FUZZY: 0.6, Tier.CATEGORY: 0.4, Tier.TAG: 0.2}
 # Bytes one place costs the index beyond its text: its record, its postings and its share
 # of the vocabulary. The benchmark's 10,000 places (tests/benchmarks/search.py) hold
-# 1,352 bytes each (tracemalloc); this and twice their text's characters make as much.
-PLACE_BYTES = 1_270
+# 622 bytes each (tracemalloc, as `index_bytes` measures; 1,258 as objects, before
+# `Places`); this and twice their text's characters make 625.
+PLACE_BYTES = 540
 
 
 @dataclass(slots=True)
 class Place:
-    """One result: a unit with the locations that stand for it, or a location alone."""
+    """One place as collected (`places.collect`): a unit with the locations that stand
+    for it, or a location alone. An index keeps it as an `Entry`."""
 
     kind: str  # "unit" or "location"
     id: str
@@ -99,6 +102,38 @@ class Place:
     sort_name: str = ""  # its name folded: the order of a tier's results
     name_length: int = 0  # characters of its name's phrase: how much a query covers
 
+
+class Entry(NamedTuple):
+    """One place as an index gives it (`Places`): what `Place` became once indexed."""
+
+    kind: str
+    id: str
+    name: str | None
+    asset_id: str
+    floor_id: str | None
+    category: str | None
+    locations: tuple[tuple[str, str], ...]
+    floors: tuple[str, ...]
+    names: tuple[tuple[str, str], ...]  # (tag, text), as `Place.names`
+    sort_name: str
+    name_length: int
+
+    @classmethod
+    def of(cls, place: Place) -> Entry:
+        return cls(
+            place.kind,
+            place.id,
+            place.name,
+            place.asset_id,
+            place.floor_id,
+            place.category,
+            tuple(place.locations),
+            place.floors,
+            tuple((tag, text) for tag, text in place.names.items() if isinstance(text, str)),
+            place.sort_name,
+            place.name_length,
+        )
+
     def location_on(self, map_id: str | None) -> tuple[str, str] | None:
         """(map id, location id) on `map_id`, or the first when none is asked."""
         for found in self.locations:
@@ -107,8 +142,44 @@ class Place:
         return None
 
 
+class Places:
+    """An index's places, each kept as one `bytes` (its `Entry`, marshalled) and given as
+    an `Entry` when asked, in tuples of them: what the cyclic garbage collector walks.
+    As objects (a `Place` with its lists and tuples each), the 10,000 places of an index
+    were 52,000 objects the collector walked after every update of it: pauses of 30 to
+    100 ms of the event loop, an honest GET's p95 at 8-10x idle during writes (issue 63,
+    finding 5). A tuple of nothing but text and bytes is walked once, then no more
+    (CPython stops tracking it); a list of them is walked by every full collection.
+    What the order of results needs of every match is kept apart, as text."""
+
+    __slots__ = ("_rows", "asset_ids", "ids", "sort_names")
+
+    def __init__(self, places: list[Place]) -> None:
+        self._rows = tuple(marshal.dumps(tuple(Entry.of(place))) for place in places)
+        self.ids = tuple(place.id for place in places)
+        self.sort_names = tuple(place.sort_name for place in places)
+        self.asset_ids = tuple(place.asset_id for place in places)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, number: int) -> Entry:
+        return Entry._make(marshal.loads(self._rows[number]))
+
+    def __iter__(self) -> Iterator[Entry]:
+        return (self[number] for number in range(len(self._rows)))
+
+    def __eq__(self, other: object) -> bool:
+        """The same places in the same order (an update gives what a build would)."""
+        if not isinstance(other, Places):
+            return NotImplemented
+        return self._rows == other._rows and self.ids == other.ids
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 class Match(NamedTuple):
-    place: int  # its index in `SearchIndex.places`
+    place: int  # its number in `SearchIndex.places`
     tier: Tier
     matched: Field
 
@@ -124,13 +195,28 @@ def numbers(text: str) -> str:
 
 STEP = 64  # places indexed between two pauses of `SearchIndex.building`
 MAX_TERMS = 12  # words of a query matched one by one; the whole query is compared too
-FIELD_BITS = 3  # a posting is place << FIELD_BITS | field: one 8-byte slot of an array
+FIELD_BITS = 3  # a posting is place << FIELD_BITS | field: one 4-byte slot of an array
+CODE: Final = "i"  # the array type of postings, kept as their bytes
+NONE = memoryview(b"").cast(CODE)
+
+
+def packed(codes: list[int]) -> bytes:
+    """Postings as bytes: a dict of them, unlike one of arrays, is nothing the collector
+    walks (`Places`)."""
+    return array(CODE, codes).tobytes()
+
+
+def unpacked(data: bytes) -> memoryview:
+    """The numbers of `packed` bytes."""
+    return memoryview(data).cast(CODE)
 
 
 class SearchIndex:
     """The places of one asset and the words that find them. Postings are arrays of
-    `place << FIELD_BITS | field`; the words of a kind of place (category words: 15 say
-    "restroom") point to the kind, and the kind to its places, not each place itself."""
+    `place << FIELD_BITS | field` (as bytes, `packed`); the words of a kind of place
+    (category words: 15 say "restroom") point to the kind, and the kind to its places,
+    not each place itself. Nothing it holds is walked by the cyclic garbage collector
+    but a few containers (`Places`)."""
 
     def __init__(self, places: list[Place]) -> None:
         for _ in self.building(places):
@@ -139,7 +225,6 @@ class SearchIndex:
     def building(self, places: list[Place]) -> Iterator[None]:
         """Index `places`, pausing every STEP of them: an index made on the event loop
         in slices (issue 63, finding 5) lets other requests run between them."""
-        self.places = places
         postings: dict[str, list[int]] = {}  # a word -> who has it
         phrases: dict[str, list[int]] = {}  # a whole name, id or other name -> who has it
         kinds: dict[str, list[int]] = {}  # a kind -> its places
@@ -164,32 +249,34 @@ class SearchIndex:
             place.name_length = len(said_of.get(place.name or "", ""))
             place.texts = []  # indexed: no longer needed
         yield
-        self._postings = {word: array("q", codes) for word, codes in postings.items()}
+        self._postings = {word: packed(codes) for word, codes in postings.items()}
         yield
-        self._kind_places = [array("q", found) for found in kinds.values()]
-        self._kind_words: dict[str, list[int]] = {}  # a category word -> its kinds
+        self._kind_places = tuple(packed(found) for found in kinds.values())
+        kind_words_of: dict[str, list[int]] = {}  # a category word -> its kinds
         for position, kind_name in enumerate(kinds):
             for word in dict.fromkeys(phrase(" ".join(kind_words(kind_name))).split()):
-                self._kind_words.setdefault(sys.intern(word), []).append(position)
-        self._vocabulary = sorted({*self._postings, *self._kind_words})
+                kind_words_of.setdefault(sys.intern(word), []).append(position)
+        self._kind_words = {word: packed(found) for word, found in kind_words_of.items()}
+        self._vocabulary = tuple(sorted({*self._postings, *self._kind_words}))
         yield
-        self._phrases = {said: array("q", codes) for said, codes in phrases.items()}
+        self._phrases = {said: packed(codes) for said, codes in phrases.items()}
         yield
         # Whole names and other names (not ids), for typos over a whole text.
-        self._full_texts = [
+        self._full_texts = tuple(
             said
-            for said, codes in self._phrases.items()
+            for said, codes in phrases.items()
             if any(code & FIELD_MASK != Field.ID for code in codes)
-        ]
-        self.bytes = self._measure(said_of)
+        )
+        yield
+        self.places = Places(places)
+        self.bytes = self._measure(places, said_of)
 
-    def _measure(self, said_of: dict[str, str]) -> int:
+    @staticmethod
+    def _measure(places: list[Place], said_of: dict[str, str]) -> int:
         """An estimate of what the index holds (the cache's budget counts it)."""
         text = sum(len(said) for said in said_of.values())
-        ids = sum(
-            len(place.id) + sum(len(loc) for _, loc in place.locations) for place in self.places
-        )
-        return PLACE_BYTES * len(self.places) + 2 * (text + ids)
+        ids = sum(len(place.id) + sum(len(loc) for _, loc in place.locations) for place in places)
+        return PLACE_BYTES * len(places) + 2 * (text + ids)
 
     def find(self, query: str) -> list[Match]:
         """Every place `query` matches, once, with its best tier (unordered)."""
@@ -205,7 +292,7 @@ class SearchIndex:
             if place not in best or (tier, matched) < best[place]:
                 best[place] = (tier, matched)
 
-        for code in self._phrases.get(said, ()):
+        for code in unpacked(self._phrases.get(said, b"")):
             offer(code >> FIELD_BITS, Tier.EXACT, Field(code & FIELD_MASK))
         edits = allowed_edits(said)
         if edits:
@@ -215,7 +302,7 @@ class SearchIndex:
             ):
                 if numbers(text) != digits:
                     continue  # "unit 102" is another unit than "unit 101", not a typo of it
-                for code in self._phrases[text]:
+                for code in unpacked(self._phrases[text]):
                     if code & FIELD_MASK != Field.ID:
                         offer(code >> FIELD_BITS, Tier.FUZZY, Field(code & FIELD_MASK))
         return [Match(place, tier, matched) for place, (tier, matched) in best.items()]
@@ -224,7 +311,8 @@ class SearchIndex:
         """Each place one term meets, with its best meeting as a rank (`_rank`)."""
         met: dict[int, int] = {}
         for word, quality in self._words(term):
-            for code in self._postings.get(word, ()):
+            postings = self._postings.get(word)
+            for code in NONE if postings is None else unpacked(postings):
                 field_ = code & FIELD_MASK
                 if field_ == Field.ID and quality != Quality.WORD:
                     continue  # an id's words are met whole: "9" is no beginning of "9f3c2a1e"
@@ -233,8 +321,9 @@ class SearchIndex:
                 if rank < met.get(place, NO_RANK):
                     met[place] = rank
             rank = _rank(Field.CATEGORY, quality)
-            for position in self._kind_words.get(word, ()):
-                for place in self._kind_places[position]:
+            positions = self._kind_words.get(word)
+            for position in NONE if positions is None else unpacked(positions):
+                for place in unpacked(self._kind_places[position]):
                     if rank < met.get(place, NO_RANK):
                         met[place] = rank
         return met

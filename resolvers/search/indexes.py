@@ -314,8 +314,10 @@ async def build(store: Store, asset_id: str, keep: bool) -> AssetIndex:
     BUILDS.full += 1
     since = store.cache.journal.position
     units, locations = await _read(store, ({"asset_id": asset_id}, {"asset_id": asset_id}))
-    steps = _index(asset_id, units, locations, since if keep else None)
-    return await _run(steps, len(units) + len(locations) > ON_LOOP_PLACES)
+    sliced = len(units) + len(locations) > ON_LOOP_PLACES
+    steps = _paused(_index(asset_id, units, locations, since if keep else None))
+    del units, locations  # the steps': dropped as they end (`_paused`)
+    return await _run(steps, sliced)
 
 
 async def update(
@@ -351,7 +353,8 @@ async def update(
         return previous
     codec = reads.codec_options
     changes = tuple(zip(ids, found, strict=True))
-    updated = await _run(_rebuild(asset_id, since, sources, changes, codec), total > ON_LOOP_PLACES)
+    steps = _paused(_rebuild(asset_id, since, sources, changes, codec))
+    updated = await _run(steps, total > ON_LOOP_PLACES)
     if updated is None:
         BUILDS.unchanged += 1  # the asset's changed documents are as they were read
         previous.sources = replace(sources, since=since)
@@ -419,26 +422,35 @@ async def _run(steps: Steps[T], sliced: bool) -> T:
                 await asyncio.sleep(0)
                 deadline = time.perf_counter() + SLICE_SECONDS
     finally:
-        steps.close()  # cancelled between slices: its `gc_paused` ends
+        steps.close()  # cancelled between slices: its `gc_paused` ends (`_paused`)
+
+
+def _paused(steps: Steps[T]) -> Steps[T]:
+    """`steps` with garbage collection paused. What a build allocates lives on in the
+    index (atoms the collector does not walk: `index.Places`) or is dropped as it ends
+    (documents, drafts of places), and collections that walked it were half of a build
+    of 10,000 places (0.43 s, 0.23 s without). Collection resumes once `steps` are done
+    and their frame is cleared: resumed while it still held the documents, the first
+    collection walked them all, 40-70 ms of the event loop after every update (issue
+    63, finding 5)."""
+    with gc_paused(settle=False):
+        return (yield from steps)
 
 
 def _index(
     asset_id: str, units: list[Document], locations: list[Document], since: int | None
 ) -> Steps[AssetIndex]:
     """The index of these documents, keeping them when `since` is given and every id is
-    text (the order of others among them would not be the database's); garbage
-    collection paused: what a build allocates lives on in the index, and the collections
-    that walked it were half of a build of 10,000 places (0.43 s, 0.23 s without)."""
-    with gc_paused(settle=False):
-        sources = None
-        if since is not None and all(
-            isinstance(document["_id"], str) for document in (*units, *locations)
-        ):
-            unit_kept = yield from Kept.keeping(units)
-            sources = Sources(since, (unit_kept, (yield from Kept.keeping(locations))))
-        places: list[Place] = []
-        yield from collecting(asset_id, units, locations, places)
-        return (yield from AssetIndex.making(places, sources))
+    text (the order of others among them would not be the database's). Run `_paused`."""
+    sources = None
+    if since is not None and all(
+        isinstance(document["_id"], str) for document in (*units, *locations)
+    ):
+        unit_kept = yield from Kept.keeping(units)
+        sources = Sources(since, (unit_kept, (yield from Kept.keeping(locations))))
+    places: list[Place] = []
+    yield from collecting(asset_id, units, locations, places)
+    return (yield from AssetIndex.making(places, sources))
 
 
 Changes = tuple[tuple[list[Any], list[Document]], ...]  # per collection: (ids, found)
@@ -448,17 +460,16 @@ def _rebuild(
     asset_id: str, since: int, sources: Sources, changes: Changes, codec: CodecOptions
 ) -> Steps[AssetIndex | None]:
     """The index of the kept documents with the changed ones as found again, or None
-    when none of them differs from what was kept (collection paused, as `_index`)."""
-    with gc_paused(settle=False):
-        unit_kept, location_kept = sources.documents
-        units, unit_kept = yield from _patched(unit_kept, changes[0], codec)
-        locations, location_kept = yield from _patched(location_kept, changes[1], codec)
-        documents = (unit_kept, location_kept)
-        if documents == sources.documents:
-            return None
-        places: list[Place] = []
-        yield from collecting(asset_id, units, locations, places)
-        return (yield from AssetIndex.making(places, Sources(since, documents)))
+    when none of them differs from what was kept. Run `_paused`."""
+    unit_kept, location_kept = sources.documents
+    units, unit_kept = yield from _patched(unit_kept, changes[0], codec)
+    locations, location_kept = yield from _patched(location_kept, changes[1], codec)
+    documents = (unit_kept, location_kept)
+    if documents == sources.documents:
+        return None
+    places: list[Place] = []
+    yield from collecting(asset_id, units, locations, places)
+    return (yield from AssetIndex.making(places, Sources(since, documents)))
 
 
 def _decoded(data: bytes, codec: CodecOptions) -> Steps[list[Document]]:

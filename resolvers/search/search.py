@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from parsing.gcpause import gc_paused
 from resolvers.auth.access import authorize
 from resolvers.auth.keys import Caller
 from resolvers.auth.permissions import DISTANCES_CALCULATE
@@ -26,7 +27,7 @@ from resolvers.errors import FieldErrors
 from resolvers.limits import DEFAULT_SEARCH_PER_PAGE, MAX_SEARCH_ASSETS, MAX_SEARCH_PER_PAGE
 from resolvers.paging import Page, paged
 from resolvers.reads import visible_map
-from resolvers.search.index import MATCHED, Match, Place, SearchIndex
+from resolvers.search.index import MATCHED, Entry, Match, SearchIndex
 from resolvers.search.indexes import asset_index
 from resolvers.search.text import check_text, phrase
 from resolvers.validation import check_id, check_paging
@@ -69,12 +70,17 @@ class SearchResult(TypedDict):
 
 @dataclass(frozen=True)
 class Found:
-    """A match with its place and, from `near`, its walk."""
+    """A match with, from `near`, its walk."""
 
     index: SearchIndex
-    place: Place
     match: Match
     cell: Cell = None
+
+    @property
+    def place(self) -> Entry:
+        """Its place, read from the index (`index.Places`): asked of the results shown
+        and of those a map, a floor or a walk filters, not of every match."""
+        return self.index.places[self.match.place]
 
 
 async def search(
@@ -115,15 +121,36 @@ async def search(
     if unit_map_id is not None:
         unit_map = await visible_map(context, caller, unit_map_id)
     assets = await _assets(context, caller, asset, unit_map)
-    found: list[Found] = []
-    for asset_id in assets:
-        index = await asset_index(context.store, context.services.search_indexes, asset_id)
-        found.extend(_filtered(index, index.find(q), unit_map_id, floor_id))
-    if unit_map is not None and near is not None:
-        found = await _walked(context, unit_map, near, Profile(MODES[mode or "foot"]), found)
+    indexes = [
+        await asset_index(context.store, context.services.search_indexes, asset_id)
+        for asset_id in assets
+    ]
+    if unit_map is None or near is None:
+        # Garbage collection paused: a search of many matches (4,578 of 10,000 places)
+        # makes as many objects, which young collections during it moved to the oldest
+        # generation, where they soon died: full collections came every few seconds
+        # beside searches, 25-35 ms each (issue 63, finding 5). Nothing awaited: they
+        # are all dropped, by reference counting, as `_page` returns (held by no name
+        # here: collection resumes after).
+        with gc_paused(settle=False):
+            return _page(_found(indexes, q, unit_map_id, floor_id), q, page_no, size, unit_map_id)
+    found = _found(indexes, q, unit_map_id, floor_id)
+    found = await _walked(context, unit_map, near, Profile(MODES[mode or "foot"]), found)
+    return _page(found, q, page_no, size, unit_map_id)
+
+
+def _found(
+    indexes: list[SearchIndex], q: str, map_id: str | None, floor_id: str | None
+) -> list[Found]:
+    """The matches of `q` in every index, filtered."""
+    return [one for index in indexes for one in _filtered(index, index.find(q), map_id, floor_id)]
+
+
+def _page(found: list[Found], q: str, page_no: int, size: int, map_id: str | None) -> Page:
+    """Page `page_no` of the results, best first."""
     start = (page_no - 1) * size
     asked = len(phrase(q))
-    items = [_item(one, asked, unit_map_id) for one in _ranked(found, start + size)[start:]]
+    items = [_item(one, asked, map_id) for one in _ranked(found, start + size)[start:]]
     return paged(items, page_no, size, start + size < len(found), len(found))
 
 
@@ -159,6 +186,8 @@ async def _assets(
 def _filtered(
     index: SearchIndex, matches: list[Match], map_id: str | None, floor_id: str | None
 ) -> list[Found]:
+    if floor_id is None and map_id is None:
+        return [Found(index, match) for match in matches]
     found = []
     for match in matches:
         place = index.places[match.place]
@@ -166,7 +195,7 @@ def _filtered(
             continue
         if map_id is not None and place.location_on(map_id) is None:
             continue
-        found.append(Found(index, place, match))
+        found.append(Found(index, match))
     return found
 
 
@@ -219,7 +248,14 @@ def _ranked(found: list[Found], count: int) -> list[Found]:
 
 def _order(one: Found) -> tuple[Any, ...]:
     time = math.inf if one.cell is None else one.cell[1]
-    return (one.match.tier, time, one.place.sort_name, one.place.asset_id, one.place.id)
+    places, number = one.index.places, one.match.place
+    return (
+        one.match.tier,
+        time,
+        places.sort_names[number],
+        places.asset_ids[number],
+        places.ids[number],
+    )
 
 
 def _item(one: Found, asked: int, map_id: str | None) -> SearchResult:
@@ -241,9 +277,9 @@ def _item(one: Found, asked: int, map_id: str | None) -> SearchResult:
     }
 
 
-def _name_of(place: Place) -> str | None:
+def _name_of(place: Entry) -> str | None:
     """The place's name in the request's language where it has one (issue 51)."""
     wanted = READ_LANGUAGE.get()
     if wanted is None or not place.names:
         return place.name
-    return local_name(place.names, wanted) or place.name
+    return local_name(dict(place.names), wanted) or place.name
