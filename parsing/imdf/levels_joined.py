@@ -3,7 +3,7 @@ sharing an ordinal"): the venue's levels taken as a graph whose edges are the
 connectors and the openings between levels of one height, on foot and step-free. A
 level outside the part that holds most levels is listed with the reason
 `level-not-joined` and a sentence; the units on it are listed as ever
-(`storage/imdf/reachability.py`, `level-cut-off`).
+(`routing/imdf/reachability.py`, `level-cut-off`).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ repaired. Pure: the archive comes read (`storage/imdf/files.py` reads a folder, 
 a document within bounds).
 
 `floorgate import-imdf` (docs/imdf.md): read (`parsing/imdf/`), walked and analysed
-(`storage/imdf/walks.py`, `storage/imdf/reachability.py`), written
+(`routing/imdf/walks.py`, `routing/imdf/reachability.py`), written
 (`storage/imdf/dataset.py`).
 """
 

@@ -1,1 +1,3 @@
-"""Walk paths generated from IMDF rooms and doors, and the connectors between levels."""
+"""Walk paths generated from IMDF rooms and doors, the connectors between levels, a
+venue's walk network and drawn levels, and what each place can reach on foot or by
+wheelchair: pure functions, no I/O."""

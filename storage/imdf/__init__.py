@@ -1,3 +1,4 @@
 """IMDF venues imported as floorgate assets (`floorgate import-imdf`, docs/imdf.md): the
-archive read, its walks and drawings, its places, and the dataset made of them.
+files read from disk within bounds, the dataset made of the venue (`parsing/imdf/`) and
+its walks (`routing/imdf/`) and imported, and the import report written.
 """

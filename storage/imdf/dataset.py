@@ -3,7 +3,7 @@
 The archive (a `.zip`, or a folder of its GeoJSON files) is read leniently
 (`parsing.imdf.read`, `storage/imdf/files.py`), projected to a local plane
 (`parsing.imdf.projection`), given walk paths generated from its rooms and doors
-(`storage/imdf/walks.py`) and locations (`parsing/imdf/places.py`), and drawn in floorgate's
+(`routing/imdf/walks.py`) and locations (`parsing/imdf/places.py`), and drawn in floorgate's
 SVG conventions. The result is an ordinary dataset (docs/dataset.md) plus drawings,
 imported by the dataset importer with its all-or-nothing guarantee, or written to a
 folder for review (`--out`).
@@ -28,13 +28,13 @@ from parsing.imdf.projection import Canvas
 from parsing.imdf.read import Archive, Report
 from parsing.imdf.venue import ImdfOptions, Venue
 from parsing.limits import SvgLimits
+from routing.imdf.reachability import Reachability, reachability
+from routing.imdf.walks import build_network, draw_levels, read_doors, venue_bounds
 from storage.database import Store
 from storage.datasets.fields import DatasetError
 from storage.datasets.structure import Inputs
 from storage.datasets.validation import validate_against
 from storage.imdf.files import read_venue
-from storage.imdf.reachability import Reachability, reachability
-from storage.imdf.walks import build_network, draw_levels, read_doors, venue_bounds
 from storage.imports.importer import import_data
 from storage.imports.replaced import removed_by_map
 from storage.imports.shrink import refuse_shrinking

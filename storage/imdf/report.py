@@ -18,8 +18,8 @@ from typing import Any
 
 import orjson
 
+from routing.imdf.reachability import FOOT, REASONS, WHEELCHAIR, Reachability
 from storage.imdf.dataset import ImdfDataset
-from storage.imdf.reachability import FOOT, REASONS, WHEELCHAIR, Reachability
 
 REPORT_KIND = "floorgate import-imdf"  # the report's own mark: only such a file is replaced
 REPORT_FORMAT = 1

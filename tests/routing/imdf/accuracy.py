@@ -19,11 +19,11 @@ from parsing.imdf.venue import Venue
 from parsing.svg import parse_unit_map
 from routing.build import build_walk_graph
 from routing.costs import Costs
+from routing.imdf.walks import venue_bounds
 from routing.matrix import LoadedGraph, Point
 from routing.model import FOOT
 from routing.profile import Profile
 from storage.imdf.dataset import ImdfDataset
-from storage.imdf.walks import venue_bounds
 
 FEET = 0.3048
 XY = tuple[float, float]

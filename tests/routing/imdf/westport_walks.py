@@ -20,8 +20,8 @@ import shapely
 
 from parsing.imdf.read import read_archive
 from parsing.imdf.venue import ImdfOptions, Venue
+from routing.imdf.walks import read_doors, spaces_of
 from storage.imdf.dataset import venue_dataset
-from storage.imdf.walks import read_doors, spaces_of
 from tests.routing.imdf.accuracy import Pair, Spot, spots, walked
 from tests.routing.imdf.free_space import CLEARANCE, free_spaces, shortest_walks
 from tests.venues.westport_imdf import westport

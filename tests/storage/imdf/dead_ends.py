@@ -1,5 +1,5 @@
 """Venues of our own with units a person cannot reach (issue 35, point 4), one of each
-reason `storage/imdf/reachability.py` gives, drawn in metres (x east, y north)."""
+reason `routing/imdf/reachability.py` gives, drawn in metres (x east, y north)."""
 
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ from parsing.imdf.levels_joined import UnjoinedLevel, unjoined_levels
 from parsing.imdf.venue import Venue
 from routing.imdf.level_doors import DOOR_KIND
 from routing.imdf.model import Door, Space, Stop, WalkNetwork
-from storage.imdf.walks import CLOSED_OPENINGS, RESTRICTED, spaces_of
+from routing.imdf.walks import CLOSED_OPENINGS, RESTRICTED, spaces_of
 
 FOOT, WHEELCHAIR = "foot", "wheelchair"
 PROBE_STEP = 0.05  # metres between the probes straight through an opening's middle
