@@ -224,11 +224,11 @@ def route_map() -> tuple[dict, bytes]:
     """The map `aliased_routes` asks for: the demo's building 1 (four levels, one per
     floor, with stairs and an elevator), as a unit map of the fixtures' asset-1, and its
     walk graph's file."""
+    from parsing.demo.drawings import FLOORS, building_svg, floor_plan
     from parsing.svg import parse_unit_map
     from routing.build import build_walk_graph
     from routing.levels import level_records
     from routing.model import graph_bytes
-    from storage.demo.drawings import FLOORS, building_svg, floor_plan
     from tests.fixtures import stamp
 
     parsed = parse_unit_map(building_svg([floor_plan(1, floor) for floor in FLOORS], "B1"))

@@ -1,1 +1,2 @@
-"""The demo property (`floorgate demo`, `make run`): its dataset and its drawings."""
+"""The demo property (`floorgate demo`, `make run`): its dataset, written to disk and
+imported; its drawings are drawn in `parsing/demo/`."""

@@ -16,9 +16,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from parsing.measures import METRES_PER_FOOT
-from storage.database import Store
-from storage.demo.drawings import (
+from parsing.demo.drawings import (
     BUILDINGS,
     FEET_PER_UNIT,
     FLOORS,
@@ -35,6 +33,8 @@ from storage.demo.drawings import (
     level_name,
     stack_svg,
 )
+from parsing.measures import METRES_PER_FOOT
+from storage.database import Store
 from storage.imports.importer import import_dataset
 from storage.imports.writer import ImportReport
 from storage.timestamps import format_timestamp

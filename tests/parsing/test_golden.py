@@ -15,9 +15,9 @@ from pathlib import Path
 import orjson
 import pytest
 
+from parsing.demo.drawings import BUILDINGS, FLOORS, floor_plan, floor_plate_svg, stack_svg
 from parsing.parsed_map import document_bytes
 from parsing.svg import parse_unit_map
-from storage.demo.drawings import BUILDINGS, FLOORS, floor_plan, floor_plate_svg, stack_svg
 
 HERE = Path(__file__).parent
 SVG_DIR = HERE / "svg"

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import shapely
 
+from parsing.demo.drawings import FLOORS, building_svg, floor_plan
 from parsing.imdf.venue import ImdfOptions
 from parsing.svg import parse_unit_map
 from routing.build import build_walk_graph
@@ -24,7 +25,6 @@ from routing.closures import (
     walked_edges,
 )
 from routing.model import ELEVATOR, LINK, STAIRS, WALK, WalkGraph
-from storage.demo.drawings import FLOORS, building_svg, floor_plan
 from storage.imdf.dataset import dataset_from_path
 from tests.venues.imdf_venues import exchange, zip_bytes
 

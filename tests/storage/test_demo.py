@@ -14,10 +14,10 @@ import pytest
 import pytest_asyncio
 from lxml import etree
 
+from parsing.demo.drawings import FEET_PER_UNIT, SVG_NS
 from storage import collections as col
 from storage.datasets.structure import load_dataset
 from storage.datasets.validation import validate_dataset
-from storage.demo.drawings import FEET_PER_UNIT, SVG_NS
 from storage.demo.install import STACK_MAP_ID, demo_dataset, demo_plans, install_demo, write_demo
 from storage.files import content_name
 from storage.imports.importer import import_dataset

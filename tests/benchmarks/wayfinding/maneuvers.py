@@ -29,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from parsing.demo.drawings import BUILDINGS, FLOORS
 from parsing.imdf.venue import ImdfOptions
 from parsing.svg import parse_unit_map
 from resolvers.wayfinding.graph_cache import load_graph
@@ -42,7 +43,6 @@ from routing.model import FOOT, WHEELCHAIR
 from routing.profile import Profile
 from routing.route import Route, find_route
 from storage.demo import install as demo
-from storage.demo.drawings import BUILDINGS, FLOORS
 from storage.imdf.dataset import dataset_from_path
 from tests.benchmarks.harness.database import demo_app
 from tests.benchmarks.harness.report import machine

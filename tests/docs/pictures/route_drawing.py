@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from storage.demo.drawings import CORRIDOR_Y, floor_plan
+from parsing.demo.drawings import CORRIDOR_Y, floor_plan
 
 CROP = (80.0, 80.0, 1320.0, 430.0)  # x0, y0, x1, y1 of the floor plate, canvas units
 STYLE = (

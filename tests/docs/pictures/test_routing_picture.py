@@ -15,8 +15,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from parsing.demo.drawings import FEET_PER_UNIT
 from resolvers.auth.permissions import ALL_FLAGS
-from storage.demo.drawings import FEET_PER_UNIT
 from tests.docs.pictures.route_drawing import CROP, Panel, document, num, text_line
 from tests.routing.maneuver_rules import Polyline
 

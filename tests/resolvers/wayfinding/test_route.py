@@ -19,9 +19,9 @@ import httpx
 import pytest
 import pytest_asyncio
 
+from parsing.demo.drawings import BUILDINGS, FLOORS
 from storage import collections as col
 from storage.demo import install as demo
-from storage.demo.drawings import BUILDINGS, FLOORS
 from tests.resolvers.wayfinding.test_distance_matrix import (
     FLAT_MAP,
     FOOT,

@@ -26,13 +26,13 @@ import httpx
 import pytest
 import pytest_asyncio
 
+from parsing.demo.drawings import BUILDINGS, FLOORS
 from parsing.imdf.categories import category_label
 from parsing.imdf.venue import ImdfOptions
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import DISTANCES_CALCULATE
 from rest.app import create_app
 from storage.demo import install as demo
-from storage.demo.drawings import BUILDINGS, FLOORS
 from storage.imdf.dataset import dataset_from_path, import_venue
 from storage.imports.importer import import_data
 from tests._dbserver import fresh_store

@@ -1,4 +1,4 @@
-"""Geometry and SVG drawings of the demo property (docs: docs/unit-map-svg.md).
+"""Geometry and SVG drawings of the demo property, pure (docs: docs/unit-map-svg.md).
 
 `floor_plan` computes a floor once (rooms, doors, walk paths); the drawing and the
 dataset's location coordinates (storage/demo/install.py) both read it, so they agree.
