@@ -8,10 +8,11 @@ then a `depart`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from resolvers.errors import FieldErrors
 from resolvers.limits import MAX_OPTIMIZED_VIA, MAX_VIA
+from resolvers.validation import via_count_problems
 from resolvers.wayfinding.answers import Route, RouteLeg, RouteManeuver
 from resolvers.wayfinding.distances import Waypoint, check_waypoint, rounded
 
@@ -36,24 +37,6 @@ def check_via(errors: FieldErrors, via: list[Waypoint] | None, optimize: bool | 
         return
     for index, waypoint in enumerate(via):
         check_waypoint(errors, f"via.{index}", waypoint)
-
-
-def via_count_problems(stops: int, optimize: bool | None) -> list[str]:
-    """MAX_VIA stops at most, MAX_OPTIMIZED_VIA with `optimize`: from the count alone."""
-    if stops > MAX_VIA:
-        return [f"must hold at most {MAX_VIA} waypoints, not {stops}"]
-    if optimize and stops > MAX_OPTIMIZED_VIA:
-        return [f"must hold at most {MAX_OPTIMIZED_VIA} waypoints with optimize, not {stops}"]
-    return []
-
-
-def route_body_problems(data: Any) -> list[str]:
-    """A REST route body's stops, counted from the list's length before any is read (the
-    body's `counts`), as `check_via` counts them: else 25 optimised stops cost their
-    coercion (4 ms) before the resolver's refusal."""
-    if not isinstance(data, dict) or not isinstance(data.get("via"), list):
-        return []
-    return via_count_problems(len(data["via"]), data.get("optimize") is True)
 
 
 def visit_order(trip: Trip) -> list[int]:

@@ -4,8 +4,7 @@ two waypoints, and the closures that take a connector or a unit out of them (iss
 from __future__ import annotations
 
 from resolvers.limits import MAX_QUERY_BODY_BYTES
-from resolvers.validation import pair_count_problems
-from resolvers.wayfinding.via import route_body_problems
+from resolvers.validation import pair_count_problems, route_body_problems
 from rest.v1.routes.params import FLOOR_MAP, PAGE
 from rest.v1.routes.rows import Body, Example, Param, RestRoute, Shape, path
 
