@@ -10,7 +10,8 @@ import strawberry
 from strawberry.scalars import JSON
 
 from routing.vocabulary import TURNS, TYPES, ManeuverType, Side
-from schema.scalars import Timestamp, field
+from schema.decorators import field
+from schema.scalars import Timestamp
 
 
 def listed(items: list[str]) -> str:

@@ -15,6 +15,7 @@ from resolvers.auth.permissions import (
 )
 from resolvers.limits import MAX_CLOSURE_DAYS, MAX_CLOSURE_REASON_CHARS
 from resolvers.wayfinding import closure_fields
+from schema.decorators import mutation
 from schema.directions_types import Closure
 from schema.experimental_types import (
     AssetReference,
@@ -25,7 +26,7 @@ from schema.experimental_types import (
 )
 from schema.permissions import requires
 from schema.records import as_record
-from schema.scalars import Timestamp, mutation
+from schema.scalars import Timestamp
 from schema.types import UnitMap
 
 

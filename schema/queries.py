@@ -28,6 +28,7 @@ from resolvers.parse import parse_svg
 from resolvers.search import search
 from resolvers.tiles import tiles
 from resolvers.wayfinding import closure_fields, directions, distances
+from schema.decorators import field
 from schema.directions_types import Closure, Directions
 from schema.experimental_types import (
     CostingOptionsInput,
@@ -40,7 +41,6 @@ from schema.experimental_types import (
 from schema.permissions import KeyRequired, requires
 from schema.records import as_record
 from schema.root_fields import Arg, Kind, RootField, query_type
-from schema.scalars import field
 from schema.search_types import SearchPage
 from schema.tile_types import VectorTile
 from schema.types import (

@@ -12,9 +12,9 @@ from strawberry.types import Info
 
 from resolvers.attributes.changes import assignment_changes
 from resolvers.auth.permissions import FLAG_UNIT_ATTRIBUTES, UNIT_ATTRIBUTES_READ
+from schema.decorators import subscription
 from schema.experimental_types import UnitAttributeAssignment
 from schema.permissions import requires
-from schema.scalars import subscription
 
 
 @strawberry.type(description="One change of a group's assignments.")

@@ -15,6 +15,7 @@ from resolvers.auth.permissions import (
 )
 from resolvers.loaders import units_of_map
 from resolvers.locations import filtered, parse_tags
+from schema.decorators import field
 from schema.experimental_types import (
     AssetReference,
     Location,
@@ -24,7 +25,7 @@ from schema.experimental_types import (
 )
 from schema.language import NAMES_FIELD, Name
 from schema.permissions import requires
-from schema.scalars import Timestamp, field
+from schema.scalars import Timestamp
 from storage.files import file_url
 
 Document = dict[str, Any]

@@ -174,6 +174,9 @@ def test_a_parse_imports_the_parser_in_a_worker_process_only(cold):
     assert {"parsing.svg", "lxml", "svgelements", "numpy"} & set(cold["after_parse"]) == set()
 
 
+DECLARING = ("@strawberry.", "@field(", "@mutation(", "@subscription(")
+
+
 def test_the_type_modules_keep_their_annotations_as_objects():
     """See `schema/__init__.py`: string annotations cost strawberry an `eval` each."""
     folder = Path(__file__).parents[2] / "schema"
@@ -184,7 +187,8 @@ def test_the_type_modules_keep_their_annotations_as_objects():
     declaring = {
         name
         for name, text in lines.items()
-        if any(line.lstrip().startswith("@strawberry.") for line in text)
+        # strawberry's decorators, or their typed wrappers (schema/decorators.py)
+        if any(line.lstrip().startswith(DECLARING) for line in text)
     }
     assert declaring >= {"types", "queries", "mutations", "directions_types"}
     postponed = {name for name in declaring if "from __future__ import annotations" in lines[name]}
