@@ -25,8 +25,8 @@ from storage.osm.dataset import osm_dataset
 from storage.settings import Settings
 from tests.chromium import CHROMIUM, MISSING, evaluate, open_tab, wait_until
 from tests.e2e.viewer.viewer_site import Site, page_events, problems, running_site
-from tests.storage.osm.places import CASERNE
 from tests.venues.imdf_venues import stable_id
+from tests.venues.osm_places import CASERNE
 from tests.venues.viewer_buildings import install_exchange
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=MISSING)]

@@ -23,7 +23,7 @@ from storage.database import connect
 from storage.embedded.server import EmbeddedServer
 from storage.settings import Settings
 from tests.rest.cli.test_cli_errors import clean_env, run
-from tests.storage.imdf.food_hall import food_hall
+from tests.venues.food_hall import food_hall
 from tests.venues.imdf_venues import zip_bytes
 
 PREFIX = "food-hall"

@@ -14,7 +14,7 @@ from pymongo import MongoClient
 
 from storage.embedded.server import EmbeddedServer
 from tests.rest.cli.test_cli_errors import clean_env, run
-from tests.storage.imdf.food_hall import food_hall
+from tests.venues.food_hall import food_hall
 from tests.venues.imdf_venues import zip_bytes
 
 PREFIX = "food-hall"

@@ -17,8 +17,8 @@ from parsing.osm.limits import MAX_OSM_BYTES, MAX_OSM_DEPTH, MAX_OSM_LEVEL_UNITS
 from storage.embedded.server import EmbeddedServer
 from tests.rest.cli.test_cli_errors import clean_env, run
 from tests.rest.cli.test_import_imdf_options import COLLECTIONS, counts
-from tests.storage.osm.places import CASERNE_XML, STATION
 from tests.storage.osm.test_bounds import rooms
+from tests.venues.osm_places import CASERNE_XML, STATION
 
 
 def env_for(tmp_path: Path, db_server: EmbeddedServer) -> tuple[dict[str, str], str]:

@@ -14,7 +14,7 @@ from parsing.imdf.read import read_document
 from parsing.imdf.venue import ImdfOptions
 from parsing.svg import parse_unit_map
 from storage.imdf.dataset import venue_dataset
-from tests.storage.imdf.old_market import collections, dumps, manifest, old_market
+from tests.venues.old_market import collections, dumps, manifest, old_market
 
 
 def luminance(colour: str) -> float:

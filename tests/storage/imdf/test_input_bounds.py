@@ -21,9 +21,9 @@ from parsing.imdf.read import MAX_LABEL_CHARS, MAX_NESTING
 from parsing.imdf.venue import ImdfOptions
 from rest.cli.main import PROBLEM_CHARS, parser
 from storage.imdf.dataset import dataset_from_path
-from tests.storage.imdf.old_market import collections, dumps, feature_collection, manifest
 from tests.storage.imdf.test_input_forms import venue
 from tests.storage.test_imdf_import import run_cli
+from tests.venues.old_market import collections, dumps, feature_collection, manifest
 
 MIB = 1024 * 1024
 MEGA = "N" * 1_000_000  # a name, key or id of 1 MB

@@ -18,10 +18,10 @@ from parsing.imdf.read import ImdfError
 from parsing.imdf.venue import ImdfOptions
 from rest.cli.main import parser
 from storage.imdf.dataset import dataset_from_path
-from tests.storage.imdf.old_market import collections, dumps, feature_collection, manifest
-from tests.storage.imdf.old_market import old_market as market
 from tests.storage.test_imdf_import import run_cli
 from tests.venues.imdf_venues import Venue
+from tests.venues.old_market import collections, dumps, feature_collection, manifest
+from tests.venues.old_market import old_market as market
 
 ENGLISH_FIRST = {"en": "Old Market", "fr": "Vieux Marché"}  # the first language: en
 

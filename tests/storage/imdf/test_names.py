@@ -22,12 +22,9 @@ import httpx
 import orjson
 import pytest_asyncio
 
-from parsing.imdf.categories import category_label
-from parsing.imdf.contents import unit_contents
-from parsing.imdf.labels import label_texts
-from parsing.imdf.names import floor_names, name_units, unique_names
-from parsing.imdf.read import Report, read_archive, read_document
-from parsing.imdf.venue import ImdfOptions, Venue
+from parsing.imdf.names import floor_names
+from parsing.imdf.read import read_archive, read_document
+from parsing.imdf.venue import ImdfOptions
 from parsing.language_tags import parse_tag
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ALL_FLAGS, ALL_PERMISSIONS
@@ -37,9 +34,9 @@ from storage.cache.names import local_name
 from storage.database import Store
 from storage.imdf.dataset import ImdfDataset, dataset_from_path, import_venue, venue_dataset
 from tests._dbserver import fresh_store
-from tests.storage.imdf.old_market import collections, dumps, manifest, old_market
 from tests.venues.bilingual_clinic import bilingual_clinic, manifest_language
 from tests.venues.imdf_venues import stable_id, zip_bytes
+from tests.venues.old_market import collections, dumps, manifest, old_market
 
 GROUND_EN = {
     "hall": "Hall",
@@ -117,15 +114,6 @@ def test_never_an_id_and_unique_on_a_floor():
     assert max(floors.values()) == 1
 
 
-def test_drawn_only_units_are_named_too():
-    venue, units = old_market()
-    built = Venue(read_document(dumps(collections(venue)), "v.json"), ImdfOptions())
-    naming = name_units(built, unit_contents(built))
-    assert naming.places == {}  # the unnamed restroom amenity is its restroom
-    assert built.units[units["gallery"]].name == "Walkway 1"
-    assert units["gallery"] in naming.generated
-
-
 def test_the_venue_language_then_the_first_language_present():
     # No manifest language: the first language present (the venue's name: French).
     french, units = dataset(language=None)
@@ -141,32 +129,6 @@ def test_the_venue_language_then_the_first_language_present():
     chosen = dataset(language="fr", options=ImdfOptions(languages=("en",)))[0]
     assert unit_names(chosen, units)["hall"] == "Hall"
     assert [default_text(f["name"]) for f in chosen.data["floors"]] == ["Ground Floor", "Level 1"]
-
-
-def test_category_labels():
-    assert [
-        category_label(c)
-        for c in ("restroom.female", "nonpublic", "unspecified", "foodservice", "room", "")
-    ] == ["Restroom (female)", "Non-public area", "Space", "Food service", "Room", "Space"]
-
-
-def test_numbers_skip_names_taken_and_follow_reading_order():
-    points = {"a": (0.0, 0.0), "b": (5.0, 0.0), "c": (0.0, 9.0), "d": (0.0, 0.0)}
-    found = [
-        ("a", None, "restroom"),
-        ("b", None, "restroom"),
-        ("c", None, "restroom"),
-        ("d", "Restroom 2", "room"),
-    ]
-    assert unique_names(found, points) == (
-        {
-            "c": "Restroom 1",  # north first
-            "a": "Restroom 3",  # 2 is taken by a unit named so
-            "b": "Restroom 4",
-            "d": "Restroom 2",  # given by the venue: not generated
-        },
-        {"a", "b", "c"},
-    )
 
 
 def test_a_unit_named_by_a_number_is_found_as_places_find_it():
@@ -433,25 +395,6 @@ def test_keys_that_are_no_language_tag_are_reported():
         "label key that is no language tag, read as the venue's language: 1 (e.g. und: X-ray Room)",
         "label key that is no language tag, skipped: 1 (e.g. chinese: 牙科)",
         "label language given twice, the first kept: 1 (e.g. zh-Hant: 牙科)",
-    ]
-
-
-def test_label_texts_in_every_form():
-    report = Report()
-    assert label_texts("Lobby", ("zh-Hant", "en"), report) == {"zh-Hant": "Lobby"}
-    assert label_texts({"EN-us": " Lobby ", "zh-HK": "大堂", "fr": " "}, ("zh-Hant",)) == {
-        "zh-HK": "大堂",  # zh-HK is written in Hant: it suits a reader of zh-Hant
-        "en-US": "Lobby",
-    }
-    assert label_texts({"zh-Hans": "大堂", "en": "Lobby"}, ("zh-Hant", "en")) == {
-        "en": "Lobby",  # another script suits no reader of zh-Hant
-        "zh-Hans": "大堂",
-    }
-    assert label_texts({"english": "Lobby"}, ("fr", "en"), report) == {"fr": "Lobby"}
-    assert label_texts(None, ("en",)) == label_texts({"en": ""}, ("en",)) == {}
-    assert report.lines() == [
-        "label is a plain string, not a language map: 1 (e.g. Lobby)",
-        "label key that is no language tag, read as the venue's language: 1 (e.g. english: Lobby)",
     ]
 
 

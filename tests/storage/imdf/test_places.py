@@ -27,9 +27,9 @@ from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ALL_PERMISSIONS
 from rest.app import create_app
 from storage.imdf.dataset import ImdfDataset, import_venue, venue_dataset
-from tests.storage.imdf.food_hall import FOOD_COURT, food_hall
-from tests.storage.imdf.old_market import old_market
+from tests.venues.food_hall import FOOD_COURT, food_hall
 from tests.venues.imdf_venues import Venue, cloister, exchange, office_tower, two_levels
+from tests.venues.old_market import old_market
 
 ROOT = Path(__file__).resolve().parents[3]
 FLAGS = "locations-resource, search"

@@ -34,7 +34,6 @@ from storage.imports.importer import import_data
 from storage.imports.writer import ImportReport
 from storage.settings import Settings
 from tests._dbserver import fresh_store
-from tests.storage.imdf.food_hall import FoodHall, food_hall
 from tests.storage.imports.staged import (
     NONE_LEFT,
     contents,
@@ -42,6 +41,7 @@ from tests.storage.imports.staged import (
     leftovers,
     staging_store,
 )
+from tests.venues.food_hall import FoodHall, food_hall
 from tests.venues.imdf_venues import two_levels
 
 FLAGS = "locations-resource, search"

@@ -16,15 +16,13 @@ import pytest
 import pytest_asyncio
 
 from parsing.imdf.venue import ImdfOptions
-from parsing.osm.archive import osm_archive
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import DISTANCES_CALCULATE
 from rest.app import create_app
 from storage.imdf.dataset import ImdfDataset, import_venue
 from storage.osm.dataset import osm_dataset
-from storage.osm.files import read_osm
 from tests._dbserver import fresh_store
-from tests.storage.osm.places import CASERNE, CASERNE_XML, MALL, STATION, named_rooms
+from tests.venues.osm_places import CASERNE, CASERNE_XML, MALL, STATION, named_rooms
 
 STOP = re.compile(r'<circle cx="([-0-9.]+)" cy="([-0-9.]+)"[^>]*data-connector-id=')
 FLAGS = "distances, directions, locations-resource"
@@ -209,34 +207,6 @@ def test_the_report_names_the_connector_ends_that_stand_in_no_unit() -> None:
     assert dataset.report.examples[kind][0] == "way/241045176 on level 1"
     joined_none = "connector with fewer than two ends where people walk, joins no level"
     assert dataset.report.counts[joined_none] == 9
-
-
-def test_the_landing_cut_in_two_by_a_foot_meets_it_by_a_door_on_each_piece() -> None:
-    """The 6 m landing (way/493461473, 2 m wide) between the steps from the tram
-    platforms: the foot of steps 493461474 (1;2) at its middle cuts it in two pieces,
-    each of which meets that foot by a door; what the feet leave of two footways of
-    level 0 is left out (under 1 m2)."""
-    archive = osm_archive(read_osm(MALL), "grand-place", "grand-place")
-    report = archive.report
-    landing = "grand-place-footways-level-1-4"
-    assert report.examples["unit cut in pieces by a connector's foot, each piece joined to it"] == [
-        f"{landing} by way/493461474 on level 1"
-    ]
-    assert report.examples["walkway under a connector's foot, left out"] == [
-        "grand-place-footways-level-0-18",
-        "grand-place-footways-level-0-21",
-    ]
-    [unit] = [u for u in archive.of("unit") if u.id == landing]
-    assert unit.geometry is not None and unit.geometry["type"] == "MultiPolygon"
-    assert len(unit.geometry["coordinates"]) == 2
-    foot = "grand-place-way-493461474-level-1"
-    doors = sorted(o.id for o in archive.of("opening") if o.id.startswith(landing))
-    assert doors == [
-        f"{landing}~grand-place-way-493461469-level-1",
-        f"{landing}~grand-place-way-493461471-level-1",
-        f"{landing}~{foot}",
-        f"{landing}~{foot}~2",
-    ]
 
 
 def _unjoined(dataset: ImdfDataset) -> dict[str, tuple[str, ...]]:

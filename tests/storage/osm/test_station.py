@@ -21,8 +21,8 @@ from rest.app import create_app
 from storage.imdf.dataset import ImdfDataset, import_venue
 from storage.osm.dataset import osm_dataset
 from tests._dbserver import fresh_store
-from tests.storage.osm.places import named_rooms
 from tests.storage.osm.test_places import FLAGS, level_of, routed
+from tests.venues.osm_places import named_rooms
 from tests.venues.osm_station import NAME, NAMED_ROOMS, write_station
 
 Client = tuple[httpx.AsyncClient, dict[str, str], ImdfDataset]
