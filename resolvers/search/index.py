@@ -175,8 +175,6 @@ class Places:
             return NotImplemented
         return self._rows == other._rows and self.ids == other.ids
 
-    __hash__ = None  # type: ignore[assignment]
-
 
 class Match(NamedTuple):
     place: int  # its number in `SearchIndex.places`

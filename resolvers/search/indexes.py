@@ -34,10 +34,13 @@ a time (`Making`), whatever versions its searches see; a write arriving meanwhil
 taken in by the next. An index of more than WAIT_PLACES documents is brought up to date
 in the background: a search that finds it out of date starts its update and is answered
 at once from it (the answer is not kept), as is every search until the update is done;
-it is made on the event loop in slices of SLICE_SECONDS (on the CPU pool, its thread
-held the interpreter from the loop, and an honest GET's p95 went to 5x), and the next
-update starts no sooner than UPDATE_REST times the last one's time after its end
-(`AssetIndex.rests_until`), so updates take at most a third of the loop. A smaller index
+it is made on the event loop in slices of SLICE_SECONDS, SLICE_REST apart (on the CPU
+pool, its thread held the interpreter from the loop, and an honest GET's p95 went to
+5x; with a slice after every turn of the loop, a request waited one a turn), and the
+next update starts no sooner than UPDATE_REST times the last one's time after its end
+(`AssetIndex.rests_until`), so updates take at most a third of the loop while they run,
+and a ninth in all. Garbage collection is paused while one is made (`_paused`), and
+the index holds next to nothing the collector walks (`index.Places`). A smaller index
 is updated while its searches wait (a few milliseconds), so a write is found by the next
 search there; in a larger one, by the searches after the update that the first search
 after it starts.
