@@ -1,6 +1,6 @@
 """MongoDB access: the connection, collections and indexes, GridFS files, settings and
-limits; wings for the read cache, datasets, imports, IMDF venues, the demo and the
-embedded database server."""
+limits; wings for the read cache, datasets, imports, the files and imports of IMDF and
+OSM venues, the demo and the embedded database server."""
 
 from __future__ import annotations
 
