@@ -324,6 +324,9 @@ FILE_CALLS = frozenset({"open", "read_text", "read_bytes", "write_text", "write_
 CONCEPT_RULES = (
     # Storage keeps documents, the geometry is computed from them: never both at once.
     ConceptRule("imports the database driver and geometry", DATABASE, GEOMETRY),
+    # Storage reads and writes: geometry and drawings are computed below it, in parsing/
+    # and routing/, and handed up as values (issue 64, point 1).
+    ConceptRule("computes geometry in storage", GEOMETRY | {"svgelements"}, floors=("storage",)),
     # parsing/ and routing/ are pure functions of their inputs (the floors' contract).
     ConceptRule("does I/O in a pure floor", IO, floors=("parsing", "routing"), calls=FILE_CALLS),
     # HTTP is the face's (rest/): below it a request is arguments, an answer a value.
