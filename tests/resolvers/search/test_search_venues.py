@@ -42,13 +42,13 @@ import httpx
 import pytest
 import pytest_asyncio
 
+from parsing.imdf.venue import ImdfOptions
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ALL_PERMISSIONS
 from rest.app import create_app
 from storage import collections as c
 from storage.database import Store
 from storage.imdf.dataset import dataset_from_path, import_venue
-from storage.imdf.venue import ImdfOptions
 from storage.imports.importer import import_data
 from tests._dbserver import fresh_store
 from tests.conftest import with_schema
