@@ -73,13 +73,13 @@ from storage import collections as c
 from storage.cache import cached_reads
 from storage.cache.names import READ_LANGUAGE
 from storage.cache.read_cache import READS
+from storage.collections import Document
 from storage.database import Store
 
 INDEXED = (c.UNITS, c.LOCATIONS)  # what an index is built from: their versions key it
 UNIT_FIELDS = {"name": 1, "names": 1, "floor_id": 1}
 LOCATION_FIELDS = {"unit_map_id": 1, "name": 1, "names": 1, "floors": 1, "tags": 1}
 FIELDS = (UNIT_FIELDS, LOCATION_FIELDS)
-Document = dict[str, Any]
 Version = tuple[Any, ...]  # the versions of units and locations an index is of
 # Places built at once; more are built in slices that let other requests run (`_run`).
 ON_LOOP_PLACES = 500
@@ -466,7 +466,7 @@ Changes = tuple[tuple[list[Any], list[Document]], ...]  # per collection: (ids, 
 
 
 def _rebuild(
-    asset_id: str, since: int, sources: Sources, changes: Changes, codec: CodecOptions
+    asset_id: str, since: int, sources: Sources, changes: Changes, codec: CodecOptions[Document]
 ) -> Steps[AssetIndex | None]:
     """The index of the kept documents with the changed ones as found again, or None
     when none of them differs from what was kept. Run `_paused`."""
@@ -481,7 +481,7 @@ def _rebuild(
     return (yield from AssetIndex.making(places, Sources(since, documents)))
 
 
-def _decoded(data: bytes, codec: CodecOptions) -> Steps[list[Document]]:
+def _decoded(data: bytes, codec: CodecOptions[Document]) -> Steps[list[Document]]:
     """The BSON documents of `data`, decoded STEP at a time."""
     documents: list[Document] = []
     start = 0
@@ -509,7 +509,7 @@ def _compressed(pieces: list[bytes | memoryview]) -> Steps[bytes]:
 
 
 def _patched(
-    kept: Kept, change: tuple[list[Any], list[Document]], codec: CodecOptions
+    kept: Kept, change: tuple[list[Any], list[Document]], codec: CodecOptions[Document]
 ) -> Steps[tuple[list[Document], Kept]]:
     """The kept documents with those of the changed ids as found (those not found gone,
     new ones in id order), and them kept; `kept` itself when none differs from it."""

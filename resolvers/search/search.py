@@ -36,9 +36,9 @@ from resolvers.wayfinding.distances import (
     location_points,
     map_graph,
     map_waypoints,
-    on_graph,
     rounded,
 )
+from resolvers.wayfinding.graph_cache import on_graph
 from storage import collections as c
 from storage.cache import cached_reads
 from storage.cache.names import READ_LANGUAGE, local_name
