@@ -37,8 +37,8 @@ Issue 63 adds walk-graph work that escaped its price, each as found with four cl
 before: now 403 per field, no search) and 13 aliased routes to 400 candidate ids each
 (66x: now `COST_LIMIT`, priced per candidate). REST routes of 25 optimised stops (1.0-1.6
 s each on a mall) are now refused as /graphql refuses them, 422 on `via` before any walk
-(tests/schema/execution/test_walk_prices.py); what is left of such a request is its
-body's coercion, a few ms, as any route's."""
+(tests/schema/execution/test_walk_prices.py), counted from the list's length before
+its body is coerced."""
 
 from __future__ import annotations
 
