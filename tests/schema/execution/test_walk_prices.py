@@ -266,6 +266,38 @@ async def test_rest_counts_a_routes_stops_before_reading_one(demo):
 
 
 @pytest.mark.security
+async def test_a_routes_stop_count_is_told_only_to_who_may_route(demo):
+    """The count comes after access: a key without the permission is refused 403 before its
+    body is read; a key scoped to another asset is told the count (which names nothing of
+    the map), and then, within the count, that the demo's map is not found, word for word
+    as a map that does not exist."""
+    plain = (await create_key(demo.store, "stops plain", [], None)).secret
+    scoped = (
+        await create_key(demo.store, "stops elsewhere", [DISTANCES_CALCULATE], ["asset-x"])
+    ).secret
+    too_many = {"from": {"id": START}, "to": {"id": START}, "via": [{"bogus": 0}] * 26}
+    within = {"from": {"id": START}, "to": {"id": START}}
+    denied = "Access denied: missing permission service.distances.calculate"
+    count = "must hold at most 25 waypoints, not 26"
+    for map_id in (B1, "map-none"):
+        answers = []
+        for key in (plain, scoped):
+            for data in (too_many, within):
+                answer = await demo.client.post(
+                    f"/v1/maps/{map_id}/route",
+                    json={"data": data},
+                    headers={"API-Key": key, "Experimental-Flags": FLAGS},
+                )
+                answers.append((answer.status_code, answer.json()))
+        assert answers == [
+            (403, {"message": denied}),
+            (403, {"message": denied}),
+            (422, {"message": "Resource validation failed", "fields": {"data.via": [count]}}),
+            (404, {"message": "Not found"}),
+        ], map_id
+
+
+@pytest.mark.security
 async def test_rest_is_held_to_the_ceiling_graphql_is_held_to(demo):
     """Finding 4, as found: `POST /v1/maps/{id}/route` with 25 stops and `optimize` ran
     for 1.0-1.6 s on a mall and was charged 48 units, where /graphql refused it. Both
