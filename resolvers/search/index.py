@@ -195,7 +195,6 @@ STEP = 64  # places indexed between two pauses of `SearchIndex.building`
 MAX_TERMS = 12  # words of a query matched one by one; the whole query is compared too
 FIELD_BITS = 3  # a posting is place << FIELD_BITS | field: one 4-byte slot of an array
 CODE: Final = "i"  # the array type of postings, kept as their bytes
-NONE = memoryview(b"").cast(CODE)
 
 
 def packed(codes: list[int]) -> bytes:
@@ -309,8 +308,7 @@ class SearchIndex:
         """Each place one term meets, with its best meeting as a rank (`_rank`)."""
         met: dict[int, int] = {}
         for word, quality in self._words(term):
-            postings = self._postings.get(word)
-            for code in NONE if postings is None else unpacked(postings):
+            for code in unpacked(self._postings.get(word, b"")):
                 field_ = code & FIELD_MASK
                 if field_ == Field.ID and quality != Quality.WORD:
                     continue  # an id's words are met whole: "9" is no beginning of "9f3c2a1e"
@@ -319,8 +317,7 @@ class SearchIndex:
                 if rank < met.get(place, NO_RANK):
                     met[place] = rank
             rank = _rank(Field.CATEGORY, quality)
-            positions = self._kind_words.get(word)
-            for position in NONE if positions is None else unpacked(positions):
+            for position in unpacked(self._kind_words.get(word, b"")):
                 for place in unpacked(self._kind_places[position]):
                     if rank < met.get(place, NO_RANK):
                         met[place] = rank
