@@ -12,6 +12,20 @@ CATEGORY_LANGUAGE = "en"
 GENERATED_NAME_TAG = ("svc:name", "generated")
 # The tag of an IMDF import's location saying its unit's, amenity's or occupant's category.
 IMDF_CATEGORY_TAG = "imdf:category"
+# Unit categories of solid matter or a void: drawn, never walked nor listed.
+SOLID = frozenset(
+    {
+        "structure",
+        "column",
+        "opentobelow",
+        "brick",
+        "concrete",
+        "drywall",
+        "glass",
+        "wood",
+        "vegetation",
+    }
+)
 # Category words IMDF writes run together, as a person writes them.
 CATEGORY_WORDS = {
     "nonpublic": "Non-public area",

@@ -18,7 +18,7 @@ from shapely.geometry import Point, Polygon
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import polylabel
 
-from parsing.imdf.categories import CATEGORY_LANGUAGE
+from parsing.imdf.categories import CATEGORY_LANGUAGE, SOLID
 from parsing.imdf.drawing import DrawnLevel
 from parsing.imdf.labels import label_texts, name_language
 from parsing.imdf.projection import LocalPlane, plane_for
@@ -26,31 +26,20 @@ from parsing.imdf.read import Archive, Feature, ImdfError
 from parsing.limits import MAX_NAME_LANGUAGES
 
 # Unit categories drawn but not listed as API units (a configurable choice: --units).
-DRAWN_ONLY = frozenset(
-    {
-        "walkway",
-        "stairs",
-        "steps",
-        "elevator",
-        "escalator",
-        "ramp",
-        "movingwalkway",
-        "structure",
-        "column",
-        "opentobelow",
-        "brick",
-        "concrete",
-        "drywall",
-        "glass",
-        "wood",
-        "vegetation",
-        "footbridge",
-        "platform",
-        "parking",
-        "road",
-        "railway",
-    }
-)
+DRAWN_ONLY = SOLID | {
+    "walkway",
+    "stairs",
+    "steps",
+    "elevator",
+    "escalator",
+    "ramp",
+    "movingwalkway",
+    "footbridge",
+    "platform",
+    "parking",
+    "road",
+    "railway",
+}
 
 # The asset's market unless --market says another (a vendor path's segment: docs/api.md).
 IMDF_MARKET = "imdf"

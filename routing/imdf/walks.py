@@ -10,24 +10,12 @@ from typing import Any, cast
 import shapely
 from shapely.geometry import LineString, MultiLineString, Point
 
+from parsing.imdf.categories import SOLID
 from parsing.imdf.drawing import DrawnLevel
 from parsing.imdf.venue import ImdfOptions, Venue
 from routing.imdf.paths import Door, Space, Traversal, WalkNetwork, walk_network
 
-NOT_WALKABLE = frozenset(
-    {
-        "structure",
-        "column",
-        "opentobelow",
-        "brick",
-        "concrete",
-        "drywall",
-        "glass",
-        "wood",
-        "vegetation",
-        "nonpublic",
-    }
-)
+NOT_WALKABLE = SOLID | {"nonpublic"}
 
 RESTRICTED = frozenset({"employeesonly", "restricted"})
 
