@@ -257,7 +257,8 @@ REST_INPUTS_ROWS: tuple[Limit, ...] = (
         "(issue 63: what fits the cost ceiling)",
         f"{VIA.code}, {OPTIMIZED_VIA.code}",
         f"422 on `data.via`: `must hold at most {whole(VIA.value)} waypoints, not N`; "
-        f"`must hold at most {whole(OPTIMIZED_VIA.value)} waypoints with optimize, not N`",
+        f"`must hold at most {whole(OPTIMIZED_VIA.value)} waypoints with optimize, not N`, "
+        "counted from the list's length before any stop is read",
         (VIA, OPTIMIZED_VIA),
     ),
     Limit(
