@@ -13,7 +13,7 @@ it once took longer than that (CI, 2026-11-25), and after the other serial tests
 import took 63 s (the test's own process busy 5 s of it); on a server of its own and
 idle cores, 10-15 s, the slowest command 0.5 s.
 
-The last test lowers the limit to 2,000 documents so that the tower goes the staged way
+The last test lowers the limit to 2,000 documents so that a 3-level tower goes the staged way
 (storage/imports/switches.py): imported, then re-imported changed, its documents are
 exactly those of one transaction per version, and no transaction writes more than a
 staged batch."""
@@ -51,16 +51,24 @@ from storage.settings import Settings
 from tests.storage.imports.staged import contents, leftovers
 from tests.venues.imdf_venues import office_tower, stable_id
 
-LEVELS, UNITS = 10, 5_000
-CONNECTORS = 2 * LEVELS  # an elevator and stairs a level: locations, not units
-WRITTEN = {
-    col.ASSETS: 1,
-    col.FLOORS: LEVELS,
-    col.UNITS: UNITS,
-    col.UNIT_MAPS: LEVELS + 1,  # a map per level and the stack map
-    col.LEVEL_TAGS: LEVELS + 1,
-    col.LOCATIONS: 2 * (UNITS + CONNECTORS),  # on its level's map and on the stack
-}
+LEVELS, UNITS_PER_LEVEL = 10, 500
+UNITS = LEVELS * UNITS_PER_LEVEL
+
+
+def written(levels: int, units: int) -> dict[str, int]:
+    """The documents a tower of `levels` levels and `units` offices writes, by collection
+    (an elevator and stairs a level are locations, not units)."""
+    return {
+        col.ASSETS: 1,
+        col.FLOORS: levels,
+        col.UNITS: units,
+        col.UNIT_MAPS: levels + 1,  # a map per level and the stack map
+        col.LEVEL_TAGS: levels + 1,
+        col.LOCATIONS: 2 * (units + 2 * levels),  # on its level's map and on the stack
+    }
+
+
+WRITTEN = written(LEVELS, UNITS)
 
 
 @pytest.fixture(scope="module")
@@ -148,23 +156,31 @@ async def test_a_failure_at_the_end_of_the_tower_leaves_nothing(
 
 
 # ---------------------------------------------------------------- staged (issue 35, point 6)
-# The tower past one transaction: FLOORGATE_IMPORT_MAX_DOCUMENTS lowered to 2,000 sends it
+# A tower past one transaction: FLOORGATE_IMPORT_MAX_DOCUMENTS lowered to 2,000 sends it
 # the staged way (storage/imports/switches.py), in transactions of at most 1,000 writes.
+# Three levels (4,506 documents in version 1: five batches and more) cross the same
+# thresholds as the ten did (15,033), in a third of the time.
 
 STAGED_LIMIT = 2_000
+STAGED_LEVELS = 3
+STAGED_UNITS = STAGED_LEVELS * UNITS_PER_LEVEL
+DROPPED = 2 * STAGED_LEVELS  # offices left out of each version (different ones)
+RENAMED = 10 * STAGED_LEVELS  # offices version 2 renames
 BUDGET = 0.5  # the stores' request budget: a switch waits it, plus two polls
 
 
 def tower_version(version: int, folder: Path) -> ImdfDataset:
-    """The tower without 20 offices (different ones per version); version 2 renames 100
-    others. So version 2 removes 20 units of version 1 and adds 20."""
-    venue = office_tower(levels=LEVELS)
-    dropped = {f"{n}-{row}-n{3 * version}" for n in range(LEVELS) for row in range(2)}
+    """The tower without DROPPED offices (different ones per version); version 2 renames
+    RENAMED others. So version 2 removes DROPPED units of version 1 and adds DROPPED."""
+    venue = office_tower(levels=STAGED_LEVELS)
+    dropped = {f"{n}-{row}-n{3 * version}" for n in range(STAGED_LEVELS) for row in range(2)}
     ids = {stable_id(f"{kind}:{key}") for key in dropped for kind in ("unit", "opening")}
     for kind in ("unit", "opening"):
         venue.features[kind] = [f for f in venue.features[kind] if f["id"] not in ids]
     if version == 2:
-        renamed = {stable_id(f"unit:{n}-{row}-s5") for n in range(LEVELS) for row in range(10)}
+        renamed = {
+            stable_id(f"unit:{n}-{row}-s5") for n in range(STAGED_LEVELS) for row in range(10)
+        }
         for feature in venue.features["unit"]:
             if feature["id"] in renamed:
                 feature["properties"]["name"] = {
@@ -203,7 +219,7 @@ class Transactions(monitoring.CommandListener):
     def failed(self, event: monitoring.CommandFailedEvent) -> None: ...
 
 
-@pytest.mark.serial  # 4 imports of the tower (2 staged, 2 in one transaction): idle cores
+@pytest.mark.serial  # 4 imports of a tower (2 staged, 2 in one transaction): idle cores
 async def test_the_tower_past_one_transaction_is_staged_and_switched_in_exactly(
     own_db_server: EmbeddedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -240,11 +256,8 @@ async def test_the_tower_past_one_transaction_is_staged_and_switched_in_exactly(
                 col.LEASES: 0,
             }
             if version == 1:
-                expected = {
-                    **WRITTEN,
-                    col.UNITS: UNITS - 20,
-                    col.LOCATIONS: 2 * (UNITS - 20 + CONNECTORS),
-                }
+                expected = written(STAGED_LEVELS, STAGED_UNITS - DROPPED)
+                assert sum(expected.values()) > max(2 * STAGED_BATCH_OPERATIONS, STAGED_LIMIT)
                 assert counts(own_db_server.uri, name) == expected
                 assert {n: report.counts[n].inserted for n in WRITTEN} == expected
             start = time.perf_counter()
@@ -257,8 +270,9 @@ async def test_the_tower_past_one_transaction_is_staged_and_switched_in_exactly(
             await store.client.drop_database(store.db.name)
             await store.close()
     names = {unit["_id"]: unit["name"] for unit in seen[col.UNITS]}
-    assert sum(name.startswith("Suite ") for name in names.values()) == 100
-    assert len(names) == UNITS  # 20 removed from the drawings stay units; 20 added
+    assert sum(name.startswith("Suite ") for name in names.values()) == RENAMED
+    # DROPPED removed from the drawings stay units; DROPPED added
+    assert len(names) == STAGED_UNITS
     largest = max(transactions.written.values())
     assert largest <= STAGED_BATCH_OPERATIONS + 2  # a batch, its switch's progress, a counter
     assert len(applying) == 2
