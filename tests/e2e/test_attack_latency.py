@@ -94,6 +94,7 @@ PAUSE = 0.02  # between two measured GETs
 RAMP = 1.0  # seconds an attack runs before the measuring starts
 SETTLE = 1.0  # seconds between an attack's end and the next idle measure
 WINDOWS = 2
+IDLE_EVERY = 3  # attacks measured against one idle p95 (their windows take about 5 s)
 # Below this a p95 is noise of a 2-core machine (a scheduler tick, a TLS record): the
 # bound is 2x idle, but never less than idle plus this.
 FLOOR_SECONDS = 0.015
@@ -198,12 +199,19 @@ async def test_a_keyed_get_keeps_its_latency_while_each_attack_runs(
             for _ in range(20):  # warm: TLS, the key cache, plans
                 await client.get("/v1/assets", headers={"API-Key": measurer})
             results: dict[str, tuple[float, float]] = {}  # attack: (idle, under attack)
-            for name in chosen_attacks():
+            # The idle p95 is measured before every IDLE_EVERY-th attack and before an
+            # attack's second window (a fresh figure re-judges it); the first one is the
+            # lower of two, as the server's first answers after its start may be slower.
+            idle = min([await idle_p95(client, measurer) for _ in range(2)])
+            for number, name in enumerate(chosen_attacks()):
                 # Two windows at most: one hiccup of a shared 2-core machine is not the
                 # attack's doing; a slowdown it causes shows in both.
-                for _ in range(WINDOWS):
-                    results[name] = await measured(client, served, name, measurer, attackers[name])
-                    if not too_slow(*results[name]):
+                for window in range(WINDOWS):
+                    if window or (number and number % IDLE_EVERY == 0):
+                        idle = await idle_p95(client, measurer)
+                    busy = await measured(client, served, name, measurer, attackers[name])
+                    results[name] = (idle, busy)
+                    if not too_slow(idle, busy):
                         break
         assert served.process.poll() is None  # the server survived every attack
     report = {
@@ -218,12 +226,17 @@ def too_slow(idle: float, busy: float) -> bool:
     return busy > max(2 * idle, idle + FLOOR_SECONDS)
 
 
+async def idle_p95(client: httpx.AsyncClient, measurer: str) -> float:
+    """The GET's p95 with no attack running."""
+    await asyncio.sleep(SETTLE)  # what the last attack left queued is done
+    return p95(await keyed_latencies(client, measurer))
+
+
 async def measured(
     client: httpx.AsyncClient, served, name: str, measurer: str, attacker: str
-) -> tuple[float, float]:
-    """The GET's p95 idle, then while the attack `name` runs."""
+) -> float:
+    """The GET's p95 while the attack `name` runs."""
     await asyncio.sleep(SETTLE)  # what the last attack left queued is done
-    idle = p95(await keyed_latencies(client, measurer))
     command = [
         sys.executable,
         "-m",
@@ -252,7 +265,7 @@ async def measured(
             assert line.strip() == READY, line + attack.stdout.read()
         await asyncio.sleep(RAMP)
         assert attack.poll() is None, attack.stdout.read() if attack.stdout else ""
-        return idle, p95(await keyed_latencies(client, measurer))
+        return p95(await keyed_latencies(client, measurer))
     finally:
         attack.terminate()
         attack.wait(10)
