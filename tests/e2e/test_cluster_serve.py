@@ -9,16 +9,28 @@ import asyncio
 import re
 import ssl
 import subprocess
+from collections.abc import AsyncIterator
 
 import httpx
 import pytest
+import pytest_asyncio
 
+from storage.settings import Settings
 from tests.rest.ops.test_metrics import scrape_lines
 from tests.servers import FLOORGATE, cli_env, free_port, own_demo_database, serve_tls_with_args
 
 pytestmark = pytest.mark.e2e
 ASSETS = 'floorgate_requests_total{method="GET",route="listAssets",status="200"}'
 SCRAPE_HOST = "127.0.0.2"  # a loopback address of its own: 127.0.0.1 is not where it listens
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def served_demo(db_server, tmp_path_factory) -> AsyncIterator[tuple[Settings, str]]:
+    """The demo in a database of its own and a key, installed once for the tests that
+    serve it: they only read it (each `floorgate serve` is its own, with its own log)."""
+    folder = tmp_path_factory.mktemp("served")
+    async with own_demo_database(db_server, folder, "floorgate_cluster_serve_e2e") as demo:
+        yield demo
 
 
 async def scrape_until(url: str, wanted: float, timeout: float = 15.0) -> dict[str, float]:
@@ -33,36 +45,35 @@ async def scrape_until(url: str, wanted: float, timeout: float = 15.0) -> dict[s
             await asyncio.sleep(0.25)
 
 
-async def test_the_metrics_port_sums_every_worker_where_it_is_bound(db_server, tmp_path):
+async def test_the_metrics_port_sums_every_worker_where_it_is_bound(db_server, served_demo):
     metrics_port = free_port()
-    async with own_demo_database(db_server, tmp_path, "floorgate_metrics_port_e2e") as demo:
-        settings, key = demo
-        with serve_tls_with_args(
-            settings.data_dir,
-            db_server,
-            settings,
-            ("--workers", "2"),
-            FLOORGATE_METRICS_PORT=str(metrics_port),
-            FLOORGATE_METRICS_HOST=SCRAPE_HOST,
-        ) as served:
-            tls = ssl.create_default_context(cafile=str(served.certs.ca_cert))
-            async with httpx.AsyncClient(base_url=served.base, verify=tls, timeout=10) as api:
-                for _ in range(8):  # new connections: both workers take some
-                    answer = await api.get(
-                        "/v1/assets", headers={"API-Key": key, "Connection": "close"}
-                    )
-                    assert answer.status_code == 200
-            port_url = f"http://{SCRAPE_HOST}:{metrics_port}"
-            samples = await scrape_until(f"{port_url}/metrics", 8)
-            async with httpx.AsyncClient(base_url=served.base, verify=tls, timeout=10) as api:
-                same = scrape_lines((await api.get("/metrics")).text)  # loopback: no key
-            async with httpx.AsyncClient(base_url=port_url, timeout=5) as plain:
-                elsewhere = await plain.get("/v1/assets", headers={"API-Key": key})
-                posted = await plain.post("/metrics")
-                head = await plain.head("/metrics")
-            with pytest.raises(httpx.ConnectError):  # nothing listens where it is not bound
-                async with httpx.AsyncClient(timeout=5) as other:
-                    await other.get(f"http://127.0.0.1:{metrics_port}/metrics")
+    settings, key = served_demo
+    with serve_tls_with_args(
+        settings.data_dir,
+        db_server,
+        settings,
+        ("--workers", "2"),
+        FLOORGATE_METRICS_PORT=str(metrics_port),
+        FLOORGATE_METRICS_HOST=SCRAPE_HOST,
+    ) as served:
+        tls = ssl.create_default_context(cafile=str(served.certs.ca_cert))
+        async with httpx.AsyncClient(base_url=served.base, verify=tls, timeout=10) as api:
+            for _ in range(8):  # new connections: both workers take some
+                answer = await api.get(
+                    "/v1/assets", headers={"API-Key": key, "Connection": "close"}
+                )
+                assert answer.status_code == 200
+        port_url = f"http://{SCRAPE_HOST}:{metrics_port}"
+        samples = await scrape_until(f"{port_url}/metrics", 8)
+        async with httpx.AsyncClient(base_url=served.base, verify=tls, timeout=10) as api:
+            same = scrape_lines((await api.get("/metrics")).text)  # loopback: no key
+        async with httpx.AsyncClient(base_url=port_url, timeout=5) as plain:
+            elsewhere = await plain.get("/v1/assets", headers={"API-Key": key})
+            posted = await plain.post("/metrics")
+            head = await plain.head("/metrics")
+        with pytest.raises(httpx.ConnectError):  # nothing listens where it is not bound
+            async with httpx.AsyncClient(timeout=5) as other:
+                await other.get(f"http://127.0.0.1:{metrics_port}/metrics")
     assert samples[ASSETS] == 8 and same[ASSETS] == 8
     assert samples["floorgate_workers"] == same["floorgate_workers"] == 2
     assert (elsewhere.status_code, elsewhere.json()) == (404, {"message": "Not found"})
@@ -78,28 +89,29 @@ def logged_clients(log: str, path: str) -> list[tuple[str, str]]:
     return re.findall(pattern, log)
 
 
-async def test_proxies_by_network_set_the_client_and_scheme_only_from_inside(db_server, tmp_path):
-    async with own_demo_database(db_server, tmp_path, "floorgate_proxy_networks_e2e") as demo:
-        settings, key = demo
-        args = ("--behind-proxy", "--proxy-address", "127.0.0.0/30", "--proxy-address", "fd00::/8")
-        with serve_tls_with_args(settings.data_dir, db_server, settings, args) as served:
-            forwarded = {
-                "API-Key": key,
-                "X-Forwarded-Proto": "https",
-                "X-Forwarded-For": "203.0.113.7",
-            }
-            answers = {}
-            # 127.0.0.1 is in 127.0.0.0/30 (a proxy); 127.0.0.5 is not (anyone else).
-            for source, path in (("127.0.0.1", "/v1/assets"), ("127.0.0.5", "/v1/units")):
-                transport = httpx.AsyncHTTPTransport(local_address=source)
-                async with httpx.AsyncClient(transport=transport, timeout=10) as client:
-                    url = f"http://127.0.0.1:{served.port}{path}"
-                    answers[source] = await client.get(url, headers=forwarded)
-                    if source == "127.0.0.1":  # a proxy passing on what is no address
-                        junk = {**forwarded, "X-Forwarded-For": "x" * 2000}
-                        url = f"http://127.0.0.1:{served.port}/v1/maps"
-                        answers["junk"] = await client.get(url, headers=junk)
-            log = served.log.read_text()
+async def test_proxies_by_network_set_the_client_and_scheme_only_from_inside(
+    db_server, served_demo
+):
+    settings, key = served_demo
+    args = ("--behind-proxy", "--proxy-address", "127.0.0.0/30", "--proxy-address", "fd00::/8")
+    with serve_tls_with_args(settings.data_dir, db_server, settings, args) as served:
+        forwarded = {
+            "API-Key": key,
+            "X-Forwarded-Proto": "https",
+            "X-Forwarded-For": "203.0.113.7",
+        }
+        answers = {}
+        # 127.0.0.1 is in 127.0.0.0/30 (a proxy); 127.0.0.5 is not (anyone else).
+        for source, path in (("127.0.0.1", "/v1/assets"), ("127.0.0.5", "/v1/units")):
+            transport = httpx.AsyncHTTPTransport(local_address=source)
+            async with httpx.AsyncClient(transport=transport, timeout=10) as client:
+                url = f"http://127.0.0.1:{served.port}{path}"
+                answers[source] = await client.get(url, headers=forwarded)
+                if source == "127.0.0.1":  # a proxy passing on what is no address
+                    junk = {**forwarded, "X-Forwarded-For": "x" * 2000}
+                    url = f"http://127.0.0.1:{served.port}/v1/maps"
+                    answers["junk"] = await client.get(url, headers=junk)
+        log = served.log.read_text()
     assert answers["127.0.0.1"].status_code == 200 and answers["127.0.0.1"].json()["data"]
     assert (answers["127.0.0.5"].status_code, answers["127.0.0.5"].json()) == (
         403,
