@@ -21,10 +21,10 @@ from tests.e2e.viewer.viewer_site import (
     MAP,
     Site,
     click,
-    demo_site,
     js,
     open_viewer,
     problems,
+    shared_demo_site,
     shown_level,
     view_box,
     wait_for,
@@ -50,7 +50,7 @@ STEPS = """Array.from(document.querySelectorAll('#route-steps button.step'), b =
   tabindex: b.getAttribute('tabindex')}))"""
 
 
-demo_key, site = demo_site("viewer-directions")
+site, _close_its_tabs = shared_demo_site()
 
 
 # ---------------------------------------------------------------- helpers

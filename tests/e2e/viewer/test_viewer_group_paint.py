@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.chromium import CHROMIUM, MISSING
-from tests.e2e.viewer.viewer_site import demo_site, js, open_viewer
+from tests.e2e.viewer.viewer_site import js, open_viewer, shared_demo_site
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=MISSING)]
 
@@ -115,8 +115,8 @@ HOLED_DOCUMENT = {
 }
 
 
-# A demo database of this module's own (it only reads).
-demo_key, site = demo_site("viewer-paint")
+# The worker's shared demo site (tests/e2e/viewer/conftest.py): this module only reads.
+site, _close_its_tabs = shared_demo_site()
 
 
 def test_the_demo_labels_layer_passes_its_paint_to_its_texts(site):

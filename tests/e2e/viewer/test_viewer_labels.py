@@ -15,11 +15,11 @@ from shapely import Point, Polygon
 from shapely.ops import polylabel
 
 from tests.chromium import CHROMIUM, MISSING
-from tests.e2e.viewer.viewer_site import demo_site, js, open_viewer
+from tests.e2e.viewer.viewer_site import js, open_viewer, shared_demo_site
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=MISSING)]
 
-demo_key, site = demo_site("viewer-labels")
+site, _close_its_tabs = shared_demo_site()
 
 RINGS = {
     # arms 10 wide: the centroid (11, 11) lies outside the room

@@ -26,12 +26,12 @@ from tests.e2e.viewer.viewer_site import (
     MAP,
     Site,
     click,
-    demo_site,
     js,
     open_viewer,
     page_events,
     problems,
     running_site,
+    shared_demo_site,
     shown_level,
     wait_for,
 )
@@ -40,7 +40,7 @@ from tests.venues.viewer_buildings import install_exchange
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=MISSING)]
 
-demo_key, site = demo_site("viewer-search")
+site, _close_its_tabs = shared_demo_site()
 
 START = f"{MAP}:b1-307"  # a unit on Floor 3
 FROM_START = f"?level=level-b1-f3&from=loc%3A{quote(START)}"

@@ -80,6 +80,36 @@ def demo_site(name: str, then: Callable[[Any, Any, Path], Awaitable[None]] | Non
     return demo_key, site
 
 
+def shared_demo_site():
+    """A module's `site` fixture on the plain demo site its worker shares with the other
+    read-only modules (tests/e2e/viewer/conftest.py): `site = shared_demo_site()`. Its
+    browser gets the module's BROWSER_SECONDS afresh; the tabs a test opened are closed
+    after it (each viewer tab holds a live-changes socket to the server)."""
+
+    @pytest.fixture(scope="module")
+    def site(shared_site: Site) -> Iterator[Site]:
+        shared_site.browser.deadline = time.monotonic() + BROWSER_SECONDS
+        shared_site.browser.events.clear()
+        yield shared_site
+        shared_site.browser.events.clear()
+
+    @pytest.fixture(autouse=True)
+    def _close_its_tabs(site: Site) -> Iterator[None]:
+        before = set(page_targets(site.browser))
+        yield
+        for target in page_targets(site.browser):
+            if target not in before:
+                site.browser.call("Target.closeTarget", {"targetId": target})
+
+    return site, _close_its_tabs
+
+
+def page_targets(browser: Chromium) -> list[str]:
+    """The ids of the browser's open pages (tabs)."""
+    targets = browser.call("Target.getTargets")["targetInfos"]
+    return [target["targetId"] for target in targets if target["type"] == "page"]
+
+
 @contextlib.contextmanager
 def running_site(db_server, settings, key: str, tmp_path_factory) -> Iterator[Site]:
     """`floorgate serve` over TLS on the demo database of `settings`, and one browser
