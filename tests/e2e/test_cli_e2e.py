@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import shutil
 import signal
 import socket
 import ssl
@@ -30,10 +31,28 @@ def run(args: list[str], env: dict[str, str], timeout: float = 120) -> subproces
     )
 
 
-def test_demo_on_empty_folder_then_again(tmp_path):
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory) -> tuple[Path, dict[str, str], subprocess.CompletedProcess]:
+    """`floorgate demo --no-serve` once on an empty data folder: the folder (its database
+    stopped), the environment and the run. Loading the demo is the costly part of these
+    tests: the others that need a loaded folder start from a copy of this one."""
+    tmp_path = tmp_path_factory.mktemp("demo")
     env = {k: v for k, v in os.environ.items() if not k.startswith("FLOORGATE_")}
     env.update(FLOORGATE_DATA_DIR=str(tmp_path / "data"), FLOORGATE_PORT="9443")
-    first = run(["demo", "--no-serve"], env)
+    return tmp_path, env, run(["demo", "--no-serve"], env)
+
+
+def copy_of_loaded(loaded, tmp_path: Path) -> None:
+    """`tmp_path / "data"` as the demo left it loaded (its database stopped, so its files
+    are whole)."""
+    assert loaded[2].returncode == 0, loaded[2].stderr
+    source = loaded[0] / "data"
+    assert not (source / "db.uri").exists()
+    shutil.copytree(source, tmp_path / "data")
+
+
+def test_demo_on_empty_folder_then_again(loaded):
+    tmp_path, env, first = loaded
     assert first.returncode == 0, first.stderr
     assert "units: 100 inserted, 0 updated" in first.stdout
     key = (tmp_path / "data" / "demo-key").read_text().strip()
@@ -242,9 +261,11 @@ def runs(pid: int) -> bool:
     return state != "Z"
 
 
-def test_two_servers_share_the_database_and_the_last_one_stops_it(tmp_path):
+def test_two_servers_share_the_database_and_the_last_one_stops_it(tmp_path, loaded):
     """The issue's case: `make run`, then `FLOORGATE_PORT=... make run` in the same
-    checkout; stopping the first must leave the second answering."""
+    checkout; stopping the first must leave the second answering. (On a copy of a folder
+    the demo was loaded into: a second `make run`'s; the load is tested above.)"""
+    copy_of_loaded(loaded, tmp_path)
     data = tmp_path / "data"
     first, second = Demo(tmp_path, free_port()), None
     try:
@@ -275,9 +296,10 @@ def test_two_servers_share_the_database_and_the_last_one_stops_it(tmp_path):
                 demo.process.kill()
 
 
-def test_demo_reset_loads_the_demo_anew_with_a_new_key(tmp_path):
+def test_demo_reset_loads_the_demo_anew_with_a_new_key(tmp_path, loaded):
+    """On a copy of a folder the demo was loaded into (`loaded`)."""
+    copy_of_loaded(loaded, tmp_path)
     env = demo_env(tmp_path)
-    assert run(["demo", "--no-serve"], env).returncode == 0
     data = tmp_path / "data"
     old_key = (data / "demo-key").read_text().strip()
     made = run(["keys", "create", "--name", "extra", "--all-assets"], env)
