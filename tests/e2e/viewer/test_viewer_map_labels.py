@@ -165,17 +165,60 @@ def open_floor(site: Site, floor: Floor, query: str = "") -> str:
     return session
 
 
+@dataclass(frozen=True)
+class FittedView:
+    """What a floor's page shows at its fitted view, read from one tab."""
+
+    labels: list[dict[str, Any]]
+    named: int
+    icons: list[dict[str, Any]]
+    box: list[float]  # the fitted viewBox
+    screenshot: bytes | None
+
+
+@pytest.fixture(scope="module")
+def fitted(site: Site, floors: dict[str, Floor]) -> dict[str, FittedView]:
+    """Every floor opened once at its fitted view, its labels, icons, view box (and
+    screenshot, for the floors that have one) read from that one tab: the checks below
+    read the same page state they each opened a tab for before, at a third of the page
+    loads."""
+    views = {}
+    for name, floor in floors.items():
+        session = open_floor(site, floor)
+        views[name] = FittedView(
+            js(site, session, LABELS),
+            floor.named if floor.named >= 0 else js(site, session, NAMED),
+            js(site, session, ICONS),
+            view_box(site, session),
+            screenshot(site, session) if floor.screenshot else None,
+        )
+    return views
+
+
+def screenshot(site: Site, session: str) -> bytes:
+    """A PNG of the tab's map."""
+    rect = js(
+        site,
+        session,
+        "(() => { const r = document.getElementById('map')"
+        ".getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()",
+    )
+    clip = dict(zip(("x", "y", "width", "height"), rect, strict=True)) | {"scale": 1}
+    shot = site.browser.call(
+        "Page.captureScreenshot", {"format": "png", "clip": clip}, session=session
+    )
+    return base64.b64decode(shot["data"])
+
+
 # ---------------------------------------------------------------- the checks
 
 
-def test_labels_at_the_fitted_view(site, floors):
+def test_labels_at_the_fitted_view(floors, fitted):
     """On every level of the office and on the dense floor: enough labels, none
     overlapping another, each 9-28 px tall."""
     failures = []
-    for name, floor in floors.items():
-        session = open_floor(site, floor)
-        labels = js(site, session, LABELS)
-        named = floor.named if floor.named >= 0 else js(site, session, NAMED)
+    for name in floors:
+        labels, named = fitted[name].labels, fitted[name].named
         heights = [label["height"] for label in labels]
         want = wanted_labels(named)
         print(
@@ -199,17 +242,17 @@ NAMED = """(() => { const app = window.floorgateViewer.app;
 })()"""
 
 
-def test_an_icon_for_every_restroom_elevator_stairs_and_escalator(site, floors):
+def test_an_icon_for_every_restroom_elevator_stairs_and_escalator(floors, fitted):
     """As many icons of each kind as the data holds places of it, each shown and named."""
     for name, floor in floors.items():
-        icons = js(site, open_floor(site, floor), ICONS)
+        icons = fitted[name].icons
         found = {kind: sum(1 for icon in icons if icon["kind"] == kind) for kind in KINDS}
         expected = {kind: floor.icons.get(kind, 0) for kind in KINDS}
         print(f"{name}: icons {found}, data {expected}")
         assert found == expected, name
         for icon in icons:
             assert icon["shown"] and icon["label"] and icon["title"] == icon["label"], icon
-    dense = [icon for icon in js(site, open_floor(site, floors["dense"]), ICONS)]
+    dense = fitted["dense"].icons
     by_kind = {icon["kind"]: icon for icon in dense}
     assert by_kind["information"]["label"] == "Information desk"
     assert by_kind["entrance"]["label"] == "Main entrance"
@@ -232,13 +275,13 @@ def route_between(site: Site, floor: Floor) -> str:
     return f"&from=loc%3A{quote(start['id'])}&to=loc%3A{quote(end['id'])}"
 
 
-def test_markers_are_22_px_at_three_zooms(site, floors):
+def test_markers_are_22_px_at_three_zooms(site, floors, fitted):
     """Icons, the route's A and B and its connectors: 22 px across fitted, zoomed in 2x and
     4x (a link's `box`), on the office and the dense floor."""
     for name in ("office-0", "dense"):
         floor = floors[name]
         trip = route_between(site, floor)
-        x, y, w, h = view_box(site, open_floor(site, floor))
+        x, y, w, h = fitted[name].box
         for factor in (1, 2, 4):
             box = (x + w / 2 - w / factor / 2, y + h / 2 - h / factor / 2, w / factor, h / factor)
             text = quote(",".join(f"{v:.2f}" for v in box))
@@ -318,22 +361,11 @@ def test_placement_takes_a_few_ms_on_the_dense_floor(site, floors):
     assert sorted(timings)[int(0.9 * len(timings)) - 1] <= PLACE_P90_MS
 
 
-def test_screenshots(site, floors):
-    for floor in floors.values():
+def test_screenshots(floors, fitted):
+    for name, floor in floors.items():
         if not floor.screenshot:
             continue
-        session = open_floor(site, floor)
-        rect = js(
-            site,
-            session,
-            "(() => { const r = document.getElementById('map')"
-            ".getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()",
-        )
-        clip = dict(zip(("x", "y", "width", "height"), rect, strict=True)) | {"scale": 1}
-        shot = site.browser.call(
-            "Page.captureScreenshot", {"format": "png", "clip": clip}, session=session
-        )
-        data = base64.b64decode(shot["data"])
-        assert data.startswith(b"\x89PNG")
+        data = fitted[name].screenshot
+        assert data is not None and data.startswith(b"\x89PNG")
         if os.environ.get("FLOORGATE_UPDATE_SCREENSHOTS") == "1":
             (SCREENSHOTS / f"{floor.screenshot}.png").write_bytes(data)
