@@ -17,7 +17,8 @@ from tests.servers import own_demo_database
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
 async def shared_demo_key(db_server, tmp_path_factory) -> AsyncIterator[tuple[Any, str]]:
-    """The demo in a database of its own, read (never written) by the modules sharing it."""
+    """The demo in a database of its own, for the modules sharing it: they read it, or
+    undo what they change (closures reopened)."""
     folder = Path(tmp_path_factory.mktemp("viewer-shared"))
     async with own_demo_database(db_server, folder, "floorgate_viewer_shared") as demo:
         yield demo

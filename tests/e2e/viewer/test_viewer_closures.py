@@ -18,16 +18,18 @@ from tests.chromium import CHROMIUM, MISSING
 from tests.e2e.viewer.viewer_site import (
     MAP,
     Site,
-    demo_site,
     js,
     open_viewer,
     problems,
+    shared_demo_site,
     wait_for,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=MISSING)]
 
-demo_key, site = demo_site("viewer-closures")
+# The worker's shared demo site (tests/e2e/viewer/conftest.py): what a test closes,
+# its `closed` fixture reopens.
+site, _close_its_tabs = shared_demo_site()
 
 START, END = f"{MAP}:b1-104", f"{MAP}:b1-307"  # Floor 1 to Floor 3: the stairs on foot
 TRIP = f"?from=loc%3A{quote(START)}&to=loc%3A{quote(END)}"
