@@ -513,42 +513,47 @@ def test_over_max_connections_answers_json_503(tmp_path, db_server, settings, im
 # -- several workers ------------------------------------------------------------------------
 
 
-def test_timeouts_hold_with_several_workers(tmp_path: Path, db_server, settings, implementation):
-    """`--workers 2` spawns processes that import the protocol and loop by name."""
+@pytest.fixture(scope="module")
+def two_workers(
+    tmp_path_factory, db_server, settings, implementation
+) -> Iterator[tuple[Served, ssl.SSLContext]]:
+    """`floorgate serve --workers 2` with the short head timeout, shared by the tests of
+    several workers (each start of two workers costs seconds)."""
     env = {"FLOORGATE_HEADER_TIMEOUT_SECONDS": str(HEADER_TIMEOUT), **implementation}
-    with serve_tls_with_args(tmp_path, db_server, settings, ("--workers", "2"), **env) as served:
+    folder = tmp_path_factory.mktemp("workers")
+    with serve_tls_with_args(folder, db_server, settings, ("--workers", "2"), **env) as served:
         context = client_context(served)
         wait_until_ready(served, context, timeout=60)
-        started = time.monotonic()
-        with open_tcp(served) as bare, open_tls(served, context) as partial:
-            partial.sendall(PARTIAL_HEAD)
-            for sock in (bare, partial):
-                elapsed, sent = seconds_until_closed(sock, started, HEADER_TIMEOUT + 1)
-                assert sent == b""
-                assert HEADER_TIMEOUT - 0.05 <= elapsed <= HEADER_TIMEOUT + 0.8
-        with open_tls(served, context) as sock:
-            sock.sendall(FULL_REQUEST)
-            assert read_response(sock)[::2] == (200, HEALTHY)
+        yield served, context
 
 
-def test_keep_alive_answers_are_not_held_back_with_several_workers(
-    tmp_path: Path, db_server, settings, implementation
-):
+def test_timeouts_hold_with_several_workers(two_workers):
+    """`--workers 2` spawns processes that import the protocol and loop by name."""
+    served, context = two_workers
+    started = time.monotonic()
+    with open_tcp(served) as bare, open_tls(served, context) as partial:
+        partial.sendall(PARTIAL_HEAD)
+        for sock in (bare, partial):
+            elapsed, sent = seconds_until_closed(sock, started, HEADER_TIMEOUT + 1)
+            assert sent == b""
+            assert HEADER_TIMEOUT - 0.05 <= elapsed <= HEADER_TIMEOUT + 0.8
+    with open_tls(served, context) as sock:
+        sock.sendall(FULL_REQUEST)
+        assert read_response(sock)[::2] == (200, HEALTHY)
+
+
+def test_keep_alive_answers_are_not_held_back_with_several_workers(two_workers):
     """With `--workers`, uvicorn hands each worker a listening socket asyncio does not
     know as TCP, so it never set TCP_NODELAY: each answer's second segment waited for
     the client's delayed ACK, about 40 ms a request (issue 15). Now under 20 ms."""
-    with serve_tls_with_args(
-        tmp_path, db_server, settings, ("--workers", "2"), **implementation
-    ) as served:
-        context = client_context(served)
-        wait_until_ready(served, context, timeout=60)
-        with open_tls(served, context) as sock:
+    served, context = two_workers
+    with open_tls(served, context) as sock:
+        sock.sendall(FULL_REQUEST)
+        assert read_response(sock)[::2] == (200, HEALTHY)
+        times = []
+        for _ in range(20):
+            started = time.perf_counter()
             sock.sendall(FULL_REQUEST)
             assert read_response(sock)[::2] == (200, HEALTHY)
-            times = []
-            for _ in range(20):
-                started = time.perf_counter()
-                sock.sendall(FULL_REQUEST)
-                assert read_response(sock)[::2] == (200, HEALTHY)
-                times.append(time.perf_counter() - started)
+            times.append(time.perf_counter() - started)
     assert statistics.median(times) < 0.020, sorted(times)
