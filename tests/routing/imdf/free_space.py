@@ -26,6 +26,7 @@ CLEARANCE = 0.3
 WIDE = 2.0
 NARROW_PASSAGE = 0.01  # metres: the width of an ordinary door's passage
 REACH = 0.01  # metres: a passage reaches this far into the shrunk units (one polygon)
+TANGENT = 1e-9  # a sine: a neighbour this near a segment's line is on it
 
 
 def free_space(
@@ -77,7 +78,12 @@ def free_spaces(
 def reflex_vertices(polygon: shapely.Polygon) -> list[XY]:
     """Vertices where the boundary turns away from the inside (exterior counter-clockwise,
     holes clockwise: a right turn)."""
-    found: list[XY] = []
+    return [vertex for _, vertex, _ in _reflex_corners(polygon)]
+
+
+def _reflex_corners(polygon: shapely.Polygon) -> list[tuple[XY, XY, XY]]:
+    """Each reflex vertex with the vertices before and after it on its ring."""
+    found: list[tuple[XY, XY, XY]] = []
     shaped = orient(polygon, 1.0)
     for ring in [shaped.exterior, *shaped.interiors]:
         points = list(ring.coords)[:-1]
@@ -85,18 +91,52 @@ def reflex_vertices(polygon: shapely.Polygon) -> list[XY]:
         for k in range(n):
             (ax, ay), (bx, by), (cx, cy) = points[k - 1], points[k], points[(k + 1) % n]
             if (bx - ax) * (cy - by) - (by - ay) * (cx - bx) < -1e-12:
-                found.append((bx, by))
+                found.append(((ax, ay), (bx, by), (cx, cy)))
     return found
 
 
+def _sine(direction: np.ndarray, origin: np.ndarray, towards: np.ndarray) -> np.ndarray:
+    """The sine of the angle from `direction` to `towards - origin`, row by row (0 where
+    either is of zero length)."""
+    other = towards - origin
+    cross = direction[:, 0] * other[:, 1] - direction[:, 1] * other[:, 0]
+    norms = np.hypot(direction[:, 0], direction[:, 1]) * np.hypot(other[:, 0], other[:, 1])
+    return np.divide(cross, norms, out=np.zeros_like(cross), where=norms > 0)
+
+
+def _tangent(
+    direction: np.ndarray, ends: np.ndarray, xy: np.ndarray, before: np.ndarray, after: np.ndarray
+) -> np.ndarray:
+    """Whether a segment of `direction` through the vertices `ends` leaves both of each
+    vertex's neighbours on one side (or on the line): true of a walk's point (its
+    neighbours are itself)."""
+    one = _sine(direction, xy[ends], before[ends])
+    two = _sine(direction, xy[ends], after[ends])
+    return ~(((one > TANGENT) & (two < -TANGENT)) | ((one < -TANGENT) & (two > TANGENT)))
+
+
 def shortest_walks(free: shapely.Polygon, points: Sequence[XY]) -> list[list[float]]:
-    """The exact shortest walk inside `free` between every two of `points` (metres)."""
-    nodes = list(points) + reflex_vertices(free)
+    """The exact shortest walk inside `free` between every two of `points` (metres).
+
+    A shortest walk bends only around reflex vertices, and where it bends at one both
+    its segments are tangent there (the vertex's neighbours on one side of each): only
+    such segments (and any from or to one of `points`) are tested for sight, the
+    expensive part; the distances are those of the whole visibility graph."""
+    corners = _reflex_corners(free)
+    nodes = list(points) + [vertex for _, vertex, _ in corners]
     loose = shapely.buffer(free, 1e-7, join_style="mitre")
     shapely.prepare(loose)
     count = len(nodes)
+    xy = np.asarray(nodes, dtype=float).reshape(count, 2)
+    before, after = xy.copy(), xy.copy()
+    if corners:
+        before[len(points) :] = [a for a, _, _ in corners]
+        after[len(points) :] = [c for _, _, c in corners]
     first, second = np.triu_indices(count, k=1)
-    xy = np.asarray(nodes)
+    direction = xy[second] - xy[first]
+    taut = _tangent(direction, first, xy, before, after)
+    taut &= _tangent(direction, second, xy, before, after)
+    first, second = first[taut], second[taut]
     seen = shapely.covers(loose, shapely.linestrings(np.stack([xy[first], xy[second]], axis=1)))
     around: list[list[tuple[int, float]]] = [[] for _ in range(count)]
     for a, b in zip(first[seen].tolist(), second[seen].tolist(), strict=True):

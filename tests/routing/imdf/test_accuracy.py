@@ -4,7 +4,10 @@ hard synthetic level (tests/routing/imdf/hard_venue.py: thick walls, doors off-c
 and at corners, a corridor split by full-width openings, an open hall, rooms at an
 angle, many short pairs) and on Westport House, level by level
 (tests/routing/imdf/westport_walks.py). The figures and worst pairs are printed
-(`pytest -s`); docs/routing.md, "Accuracy on real venues", records them.
+(`pytest -s`); docs/routing.md, "Accuracy on real venues", records them. Westport is
+imported and walked once for both clearances (tests/routing/imdf/westport_walks.py), and
+the reference tests for sight only the segments a shortest walk can take (tangent at
+its corners: tests/routing/imdf/free_space.py), with the same distances.
 
 Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0 (tests/data/README.md).
 """

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from dataclasses import dataclass
+from functools import cache
 
 import shapely
 
 from parsing.imdf.read import read_archive
 from parsing.imdf.venue import ImdfOptions, Venue
+from routing.imdf.model import Space
 from routing.imdf.walks import read_doors, spaces_of
 from storage.imdf.dataset import venue_dataset
 from tests.routing.imdf.accuracy import Pair, Spot, spots, walked
@@ -29,8 +32,21 @@ from tests.venues.westport_imdf import westport
 XY = tuple[float, float]
 
 
-def westport_pairs(clearance: float = CLEARANCE) -> tuple[list[Pair], dict[str, int]]:
-    """The measured pairs of every level, and counts of what was left out and why."""
+@dataclass(frozen=True)
+class _Imported:
+    """What the pairs of every clearance share: the venue as read, its walkable units
+    and doors by level, the measured spots by map, and E18's metres between them."""
+
+    venue: Venue
+    walkable: dict[str, Space]
+    doors_of: dict[str, list[tuple[XY, XY, float]]]
+    by_map: dict[str, list[Spot]]
+    got: dict[str, list[list[float | None]]]
+
+
+@cache
+def _imported() -> _Imported:
+    """Read, imported and walked once per process: both clearances judge the same walks."""
     built = westport()
     archive = read_archive(built.venue.files())
     walked_kinds = {"room", "restroom", "walkway"}  # every unit a person walks to is listed
@@ -52,10 +68,22 @@ def westport_pairs(clearance: float = CLEARANCE) -> tuple[list[Pair], dict[str, 
     for spot in spots(dataset, venue):
         if spot.unit_id in walkable and venue.units[spot.unit_id].category in walked_kinds:
             by_map[spot.map_id].append(spot)
+    got = {
+        map_id: walked(dataset.svgs[map_id], [s.canvas for s in mine])
+        for map_id, mine in by_map.items()
+        if len({venue.units[s.unit_id].level for s in mine}) == 1
+    }
+    return _Imported(venue, walkable, doors_of, by_map, got)
+
+
+def westport_pairs(clearance: float = CLEARANCE) -> tuple[list[Pair], dict[str, int]]:
+    """The measured pairs of every level, and counts of what was left out and why."""
+    imported = _imported()
+    venue, walkable, doors_of = imported.venue, imported.walkable, imported.doors_of
     pairs: list[Pair] = []
     left = {"outside free space": 0, "apart in free space": 0, "not routed": 0}
-    for map_id, mine in sorted(by_map.items()):
-        if len({venue.units[s.unit_id].level for s in mine}) != 1:
+    for map_id, mine in sorted(imported.by_map.items()):
+        if map_id not in imported.got:
             continue  # the stack map: its levels are measured one by one
         level = venue.units[mine[0].unit_id].level
         units = [
@@ -74,7 +102,7 @@ def westport_pairs(clearance: float = CLEARANCE) -> tuple[list[Pair], dict[str, 
                 left["outside free space"] += 1
                 continue
             where[inside[0]].append(spot)
-        got = walked(dataset.svgs[map_id], [s.canvas for s in mine])
+        got = imported.got[map_id]
         index = {s.unit_id: k for k, s in enumerate(mine)}
         name = venue.levels[level].name
         for k, members in where.items():
