@@ -4,12 +4,18 @@ from the file, without the importer's code. Data (c) OpenStreetMap contributors,
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
+from dataclasses import replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from parsing.imdf.venue import ImdfOptions
+from storage.imdf.dataset import ImdfDataset
+from storage.osm.dataset import osm_dataset
 from tests.venues.data import OSM_INDOOR
 
 MAPS = OSM_INDOOR
@@ -17,6 +23,19 @@ STATION = MAPS / "gare-de-l-est.geojson"
 MALL = MAPS / "grand-place.geojson"
 CASERNE = MAPS / "caserne.geojson"
 CASERNE_XML = MAPS / "caserne.osm"
+
+
+def place_dataset(path: Path) -> ImdfDataset:
+    """`osm_dataset(path, ImdfOptions())`, converted once per process (up to a second and
+    a half each: the tests of one place share it), each caller given its own copy of the
+    data and drawings, so none sees another's changes."""
+    dataset = _converted(path)
+    return replace(dataset, data=copy.deepcopy(dataset.data), svgs=dict(dataset.svgs))
+
+
+@cache
+def _converted(path: Path) -> ImdfDataset:
+    return osm_dataset(path, ImdfOptions())
 
 
 def features(path: Path) -> list[dict[str, Any]]:

@@ -1,7 +1,9 @@
 """The three OSM places import (issue 49, point 6): every named room is a unit with its
 name on the levels the data gives, and the station and the malls route between floors
 wherever the data joins them, through E18 on the stack map; what the data does not
-join, the report names. Data (c) OpenStreetMap contributors, ODbL."""
+join, the report names. Each place is converted once per process and its tests share
+the dataset, each with its own copy (tests/venues/osm_places.py `place_dataset`). Data (c)
+OpenStreetMap contributors, ODbL."""
 
 from __future__ import annotations
 
@@ -15,14 +17,19 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from parsing.imdf.venue import ImdfOptions
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import DISTANCES_CALCULATE
 from rest.app import create_app
 from storage.imdf.dataset import ImdfDataset, import_venue
-from storage.osm.dataset import osm_dataset
 from tests._dbserver import fresh_store
-from tests.venues.osm_places import CASERNE, CASERNE_XML, MALL, STATION, named_rooms
+from tests.venues.osm_places import (
+    CASERNE,
+    CASERNE_XML,
+    MALL,
+    STATION,
+    named_rooms,
+    place_dataset,
+)
 
 STOP = re.compile(r'<circle cx="([-0-9.]+)" cy="([-0-9.]+)"[^>]*data-connector-id=')
 FLAGS = "distances, directions, locations-resource"
@@ -36,7 +43,7 @@ def level_of(dataset: ImdfDataset) -> dict[str, str]:
 
 @pytest.mark.parametrize("path", [STATION, MALL, CASERNE], ids=lambda p: p.stem)
 def test_every_named_room_is_a_unit_with_its_name(path: Path) -> None:
-    dataset = osm_dataset(path, ImdfOptions())
+    dataset = place_dataset(path)
     levels = level_of(dataset)
     units = {(levels[u["floor_id"]], u["name"]) for u in dataset.data["units"]}
     expected = named_rooms(path)
@@ -45,7 +52,7 @@ def test_every_named_room_is_a_unit_with_its_name(path: Path) -> None:
 
 def test_levels_as_the_data_says() -> None:
     found = {
-        name: sorted(level_of(osm_dataset(path, ImdfOptions())).values(), key=float)
+        name: sorted(level_of(place_dataset(path)).values(), key=float)
         for name, path in PLACES.items()
     }
     assert found == {
@@ -58,15 +65,14 @@ def test_levels_as_the_data_says() -> None:
 
 def test_the_xml_and_the_geojson_of_one_place_give_the_same_names() -> None:
     names = [
-        {u["name"] for u in osm_dataset(path, ImdfOptions()).data["units"]}
-        for path in (CASERNE, CASERNE_XML)
+        {u["name"] for u in place_dataset(path).data["units"]} for path in (CASERNE, CASERNE_XML)
     ]
     assert names[0] == names[1]
     assert len(names[0]) == 53
 
 
 def test_the_attribution_is_on_every_drawing_and_map() -> None:
-    dataset = osm_dataset(CASERNE, ImdfOptions())
+    dataset = place_dataset(CASERNE)
     assert all(
         "<desc>(c) OpenStreetMap contributors, ODbL</desc>" in s for s in dataset.svgs.values()
     )
@@ -79,9 +85,7 @@ async def imported(
     db_server: Any, settings: Any
 ) -> AsyncIterator[tuple[httpx.AsyncClient, dict[str, str], dict[str, ImdfDataset]]]:
     """The three places in one database, and a client with a key that routes."""
-    datasets = {
-        name: osm_dataset(PLACES[name], ImdfOptions()) for name in ("station", "mall", "caserne")
-    }
+    datasets = {name: place_dataset(PLACES[name]) for name in ("station", "mall", "caserne")}
     async with fresh_store(db_server) as store:
         for dataset in datasets.values():
             await import_venue(store, dataset, limits=settings.svg_limits)
@@ -198,7 +202,7 @@ async def test_routes_between_floors_where_the_data_joins_them(
 
 
 def test_the_report_names_the_connector_ends_that_stand_in_no_unit() -> None:
-    dataset = osm_dataset(MALL, ImdfOptions())
+    dataset = place_dataset(MALL)
     kind = "connector end in no unit of its level, stands alone"
     # the ramp and two escalators of the Galerie Échirolles (1;2, outside the mall's
     # extent) on both levels; on level 2 the ends of escalator 493461476, stairs
