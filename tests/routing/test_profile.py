@@ -22,17 +22,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from parsing.imdf.read import read_archive
-from parsing.imdf.venue import ImdfOptions
-from parsing.svg import parse_unit_map
-from routing.build import build_walk_graph
 from routing.costs import Costs
 from routing.matrix import MAX_PROFILES_KEPT, LoadedGraph, Point
 from routing.model import DOOR, ELEVATOR, ESCALATOR, FOOT, RAMP, STAIRS, WHEELCHAIR
 from routing.profile import Profile
 from routing.route import Route, Unreachable, find_route
-from storage.demo.install import demo_dataset
-from storage.imdf.dataset import venue_dataset
 from tests.routing.test_fixture_maps import (
     CHAIR_SPEED,
     FOOT_SPEED,
@@ -46,9 +40,7 @@ from tests.routing.test_fixture_maps import (
     three_floors,
 )
 from tests.routing.test_properties import SETTINGS, build, networks, points_on_network
-from tests.venues.imdf_shared_ordinals import harbour_station
-from tests.venues.imdf_venues import exchange
-from tests.venues.westport_imdf import westport
+from tests.venues.stack_maps import StackMap, demo_stack, imdf_stack
 
 KINDS = (STAIRS, ESCALATOR, ELEVATOR, RAMP)
 FLOOR = 10.0
@@ -235,44 +227,24 @@ def test_on_generated_maps_routes_keep_every_option(data):
 # ---------------------------------------------------------------- real-looking venues
 
 
-def _venue(graph_svg: str, spots: list[tuple[float, float, str]]) -> tuple[LoadedGraph, list]:
-    graph = build_walk_graph(parse_unit_map(graph_svg))
-    assert graph is not None
+def _venue(stack: StackMap) -> tuple[LoadedGraph, list]:
+    """The stack map's graph (built once per process, tests/venues/stack_maps.py) and a
+    seeded sample of 24 of its locations."""
+    graph = stack.graph
     loaded_graph = LoadedGraph(graph, Costs(), FLOOR)
     levels = {floor: position for position, floor in enumerate(graph.level_floors)}
-    points = list(dict.fromkeys(Point(x, y, levels[floor]) for x, y, floor in spots))
+    points = list(dict.fromkeys(Point(x, y, levels[floor]) for x, y, floor in stack.spots))
     return loaded_graph, random.Random(len(points)).sample(points, min(24, len(points)))
-
-
-def _imdf(files: dict[str, bytes]) -> tuple[LoadedGraph, list[Point]]:
-    dataset = venue_dataset(read_archive(files), ImdfOptions())
-    spots = [
-        (float(loc["x"]), float(loc["y"]), loc["floors"][0]["id"])
-        for loc in dataset.data["locations"]
-        if loc["unit_map_id"] == dataset.stack_map
-    ]
-    return _venue(dataset.svgs[dataset.stack_map], spots)
-
-
-def _demo(building: int) -> tuple[LoadedGraph, list[Point]]:
-    demo = demo_dataset()
-    maps = {m["id"]: m for m in demo.data["unit_maps"]}
-    spots = [
-        (float(loc["x"]), float(loc["y"]), loc["floors"][0]["id"])
-        for loc in demo.data["locations"]
-        if loc["unit_map_id"].startswith(f"map-b{building}-")
-    ]
-    return _venue(demo.svgs[maps[f"map-b{building}"]["svg"]], spots)
 
 
 @cache
 def venues() -> dict[str, tuple[LoadedGraph, list[Point]]]:
     return {
-        "Harbour Station": _imdf(harbour_station().venue.files()),
-        "the Exchange": _imdf(exchange().venue.files()),
-        "demo building 1": _demo(1),
-        "demo building 2": _demo(2),
-        "Westport House": _imdf(westport().venue.files()),
+        "Harbour Station": _venue(imdf_stack("Harbour Station")),
+        "the Exchange": _venue(imdf_stack("the Exchange")),
+        "demo building 1": _venue(demo_stack(1)),
+        "demo building 2": _venue(demo_stack(2)),
+        "Westport House": _venue(imdf_stack("Westport House")),
     }
 
 

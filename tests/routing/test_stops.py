@@ -19,6 +19,7 @@ import random
 import threading
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -26,21 +27,13 @@ from functools import cache
 import numpy as np
 import pytest
 
-from parsing.imdf.read import read_archive
-from parsing.imdf.venue import ImdfOptions
-from parsing.svg import parse_unit_map
-from routing.build import build_walk_graph
 from routing.costs import Costs
 from routing.matrix import LoadedGraph, Point
 from routing.model import FOOT, WalkGraph
 from routing.profile import Profile
 from routing.stopping import Stopped
 from routing.stops import EXACT_STOPS, MAX_STOPS, best_order, exact_order, heuristic_order
-from storage.demo.install import demo_dataset
-from storage.imdf.dataset import venue_dataset
-from tests.venues.imdf_shared_ordinals import harbour_station
-from tests.venues.imdf_venues import exchange
-from tests.venues.westport_imdf import westport
+from tests.venues.stack_maps import demo_stack, imdf_stack
 
 Times = list[list[float | None]]
 FLOOR_FEET = 10.0
@@ -195,7 +188,7 @@ def time_matrix(loaded: LoadedGraph, points: list[Point]) -> Times:
     return [[None if cell is None else cell[1] for cell in row] for row in cells]
 
 
-def venue_of(name: str, graph: WalkGraph, spots: list[tuple[float, float, str]]) -> Venue:
+def venue_of(name: str, graph: WalkGraph, spots: Sequence[tuple[float, float, str]]) -> Venue:
     """The graph loaded, and the spots (x, y, floor id) that reach each other, at most 60
     (a seeded sample of the rest)."""
     loaded = LoadedGraph(graph, Costs(), FLOOR_FEET)
@@ -212,44 +205,17 @@ def venue_of(name: str, graph: WalkGraph, spots: list[tuple[float, float, str]])
     return Venue(name, loaded, kept)
 
 
-def imdf_venue(name: str, files: dict[str, bytes]) -> Venue:
-    """An IMDF venue as `floorgate import-imdf` draws it: its stack map's walk graph (every
-    level) and the locations on it."""
-    dataset = venue_dataset(read_archive(files), ImdfOptions())
-    graph = build_walk_graph(parse_unit_map(dataset.svgs[dataset.stack_map]))
-    assert graph is not None
-    spots = [
-        (float(loc["x"]), float(loc["y"]), loc["floors"][0]["id"])
-        for loc in dataset.data["locations"]
-        if loc["unit_map_id"] == dataset.stack_map
-    ]
-    return venue_of(name, graph, spots)
-
-
-def demo_building(building: int) -> Venue:
-    """A demo building's map of its four floors and the locations of its floor maps
-    (drawn on the same canvas)."""
-    demo = demo_dataset()
-    maps = {m["id"]: m for m in demo.data["unit_maps"]}
-    graph = build_walk_graph(parse_unit_map(demo.svgs[maps[f"map-b{building}"]["svg"]]))
-    assert graph is not None
-    spots = [
-        (float(loc["x"]), float(loc["y"]), loc["floors"][0]["id"])
-        for loc in demo.data["locations"]
-        if loc["unit_map_id"].startswith(f"map-b{building}-")
-    ]
-    return venue_of(f"demo building {building}", graph, spots)
-
-
 @cache
 def venues() -> list[Venue]:
-    return [
-        imdf_venue("Harbour Station", harbour_station().venue.files()),
-        imdf_venue("the Exchange", exchange().venue.files()),
-        demo_building(1),
-        demo_building(2),
-        imdf_venue("Westport House", westport().venue.files()),
-    ]
+    """The stack maps' graphs are built once per process (tests/venues/stack_maps.py)."""
+    stacks = {
+        "Harbour Station": imdf_stack("Harbour Station"),
+        "the Exchange": imdf_stack("the Exchange"),
+        "demo building 1": demo_stack(1),
+        "demo building 2": demo_stack(2),
+        "Westport House": imdf_stack("Westport House"),
+    }
+    return [venue_of(name, stack.graph, stack.spots) for name, stack in stacks.items()]
 
 
 def instances(venue: Venue, sizes: tuple[int, ...]) -> list[tuple[int, Times]]:
