@@ -12,7 +12,7 @@ import random
 import pytest
 from graphql import DocumentNode, GraphQLError, GraphQLSchema, parse
 from graphql import build_schema as build_sdl
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis_graphql import queries
 from strawberry.schema.schema import validate_document as strawberry_validate
 
@@ -34,7 +34,8 @@ from tests.benchmarks.validate_new import (
     page_document,
     tokens_of,
 )
-from tests.schema.test_validation_fast import mistaken
+from tests.examples import examples
+from tests.schema.test_validation_fast import mistaken, mistaken_parsed
 
 SCHEMA = build_schema(Settings())._schema
 SMALL_SCHEMA = build_sdl(
@@ -55,12 +56,20 @@ def exact(schema: GraphQLSchema, document: DocumentNode) -> list[GraphQLError]:
     return strawberry_validate(schema, document, VALIDATION_RULES)
 
 
-def sound(text: str, schema: GraphQLSchema = SCHEMA) -> bool:
-    """Whether the fast path accepts `text`; when it does, graphql-core finds nothing."""
-    document = parse(text)
+def sound(
+    text: str,
+    schema: GraphQLSchema = SCHEMA,
+    document: DocumentNode | None = None,
+    errors: list[GraphQLError] | None = None,
+) -> bool:
+    """Whether the fast path accepts `text`; when it does, graphql-core finds nothing.
+    A caller that parsed `text` or ran `exact` on it already passes `document` and
+    `errors` (so a large page is parsed and validated once, not twice)."""
+    if document is None:
+        document = parse(text)
     accepted = certainly_valid(schema, document)
     if accepted:
-        assert exact(schema, document) == [], text
+        assert (exact(schema, document) if errors is None else errors) == [], text
     return accepted
 
 
@@ -89,12 +98,15 @@ def test_pages_with_mistakes_are_never_accepted_when_invalid():
     checked = with_errors = accepted = 0
     for seed in range(400):
         shape = SHAPES[seed % len(SHAPES)]
-        text = mistaken(page_document(SCHEMA, 10_000 + seed, shape, 150 + 20 * (seed % 30)), seed)
-        if text is None:
+        page = page_document(SCHEMA, 10_000 + seed, shape, 150 + 20 * (seed % 30))
+        found = mistaken_parsed(page, seed)
+        if found is None:
             continue
         checked += 1
-        with_errors += bool(exact(SCHEMA, parse(text)))
-        accepted += sound(text)
+        text, document = found
+        errors = exact(SCHEMA, document)
+        with_errors += bool(errors)
+        accepted += sound(text, SCHEMA, document, errors)
     assert checked > 300 and with_errors > 250
     assert accepted <= checked - with_errors
 
@@ -117,10 +129,11 @@ def test_pages_past_the_overlap_budget_are_not_accepted():
         page = page_document(SCHEMA, 500 + seed, shape, 600 + 150 * seed)
         for times in (1, 2, 4, 8, 16, 24):
             text = repeated(page, times)
-            errors = exact(SCHEMA, parse(text))
+            document = parse(text)
+            errors = exact(SCHEMA, document)
             assert [e.message for e in errors] in ([], [OVERLAP_ABORTED])
             refused += bool(errors)
-            accepted += sound(text)
+            accepted += sound(text, SCHEMA, document, errors)
     assert refused >= 10 and accepted >= 10
 
 
@@ -151,9 +164,14 @@ def mistaken_page(seed: int) -> str | None:
     return mistaken(page_document(SCHEMA, 20_000 + seed, SHAPES[seed % 4], 800), seed)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(queries(SCHEMA))
+@example("{ __typename }")
+@example('{ a: asset(id: "x") { id } a: asset(id: "x") { id name } }')
+@example("query Q($b: Boolean!) { units(perPage: 2) { data { id @skip(if: $b) } } }")
 def test_hypothesis_graphql_queries(query):
+    """Documents hypothesis-graphql writes over the schema (a quarter of them in
+    `make test`, all under `make explore`: tests/examples.py), and pinned ones."""
     sound(query)
 
 

@@ -17,7 +17,14 @@ import re
 from collections.abc import Callable
 
 import pytest
-from graphql import GraphQLError, GraphQLSyntaxError, parse, specified_rules, validate
+from graphql import (
+    DocumentNode,
+    GraphQLError,
+    GraphQLSyntaxError,
+    parse,
+    specified_rules,
+    validate,
+)
 from strawberry.schema.schema import validate_document as strawberry_validate
 
 from schema.build import build_schema
@@ -33,9 +40,11 @@ def seen(errors: list[GraphQLError]) -> list[tuple[str, object]]:
     return [(type(error).__name__, error.formatted) for error in errors]
 
 
-def assert_same(text: str) -> list[GraphQLError]:
-    """The fast validation's errors against graphql-core's and strawberry's; the guard's."""
-    document = parse(text)
+def assert_same(text: str, document: DocumentNode | None = None) -> list[GraphQLError]:
+    """The fast validation's errors against graphql-core's and strawberry's; the guard's.
+    (`document`: `text` parsed already, by a caller that had to.)"""
+    if document is None:
+        document = parse(text)
     assert seen(validate_fast(SCHEMA, document, specified_rules)) == seen(
         validate(SCHEMA, document)
     )
@@ -91,33 +100,39 @@ MISTAKES: list[Callable[[str, random.Random], str]] = [
 
 def mistaken(text: str, seed: int) -> str | None:
     """`text` with one to three seeded mistakes; None when it no longer parses."""
+    found = mistaken_parsed(text, seed)
+    return None if found is None else found[0]
+
+
+def mistaken_parsed(text: str, seed: int) -> tuple[str, DocumentNode] | None:
+    """`mistaken`, with the document it parsed (so that a caller parses it once)."""
     rng = random.Random(seed)
     for mistake in rng.sample(MISTAKES, rng.randint(1, 3)):
         text = mistake(text, rng)
     try:
-        parse(text)
+        return text, parse(text)
     except GraphQLSyntaxError:
         return None
-    return text
 
 
 @pytest.mark.parametrize("shape", SHAPES)
 def test_valid_pages_of_every_shape(shape):
     for seed in range(8):
         text = page_document(SCHEMA, seed, shape, 300 + 150 * seed)
-        assert validate(SCHEMA, parse(text)) == []
-        assert_same(text)
+        document = parse(text)
+        assert validate(SCHEMA, document) == []
+        assert_same(text, document)
 
 
 def test_pages_with_mistakes_answer_the_same_errors():
     checked = with_errors = 0
     for seed in range(160):
         shape = SHAPES[seed % len(SHAPES)]
-        text = mistaken(page_document(SCHEMA, seed, shape, 200 + 25 * (seed % 40)), seed)
-        if text is None:
+        found = mistaken_parsed(page_document(SCHEMA, seed, shape, 200 + 25 * (seed % 40)), seed)
+        if found is None:
             continue
         checked += 1
-        with_errors += bool(assert_same(text))
+        with_errors += bool(assert_same(*found))
     assert checked > 120 and with_errors > 100  # the mistakes are seen
 
 
@@ -127,9 +142,9 @@ def test_large_pages_abort_alike_at_the_overlap_budget():
     for seed, shape in enumerate(SHAPES):
         text = page_document(SCHEMA, 9000 + seed, shape, 4900)
         assert_same(text)
-        wrong = mistaken(text, seed)
+        wrong = mistaken_parsed(text, seed)
         if wrong is not None:
-            assert_same(wrong)
+            assert_same(*wrong)
 
 
 SMALL = [
