@@ -25,7 +25,7 @@ from graphql import (
     validate,
 )
 from graphql.language import Lexer, Source, TokenKind
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis_graphql import queries
 from strawberry.extensions.max_aliases import count_fields_with_alias
 from strawberry.extensions.query_depth_limiter import create_validator
@@ -54,6 +54,7 @@ from schema.execution.operation_limits import (
 )
 from schema.permissions import field_requirement
 from storage.settings import Settings
+from tests.examples import examples
 
 SETTINGS = Settings()
 SCHEMA: GraphQLSchema = build_schema(SETTINGS)._schema
@@ -632,9 +633,19 @@ def strawberry_figures(query: str) -> tuple[int, list[int]]:
     return aliases, list(depths[0].values())
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(documents())
+@example(("query { __typename }", {}))
+@example(
+    (
+        "query ($p: Int) { a: units(perPage: $p) { data { id ...U } } "
+        "b: units { data { ... on Unit { name } } } } fragment U on Unit { id name }",
+        {"p": 3},
+    )
+)
 def test_generated_documents_measured_in_linear_time(case):
+    """A quarter of the documents in `make test`, all under `make explore`
+    (tests/examples.py), and two pinned: the smallest, and aliases with fragments."""
     query, variables = case
     check_linear(query, variables)
     if tokens(query) <= 2000 and "...C" not in query:  # strawberry re-walks every spread
@@ -645,9 +656,12 @@ def test_generated_documents_measured_in_linear_time(case):
         )
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(queries(SCHEMA))
+@example("{ __typename }")
+@example('{ a: asset(id: "x") { id floors { id units { id name } } } b: units { data { id } } }')
 def test_hypothesis_graphql_queries_measured_in_linear_time(query):
+    """A quarter of the documents in `make test`, all under `make explore`."""
     check_linear(query, None)
     figures = document_figures(parse(query))
     assert strawberry_figures(query) == (

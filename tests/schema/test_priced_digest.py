@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from schema.execution import guard
 from schema.execution.guard import DocumentCaches
 from schema.execution.operation_cost import operation_cost, priced_digest
+from tests.examples import examples
 from tests.schema.test_operation_limits import LIMITS, SCHEMA, SETTINGS, cost
 from tests.schema.test_route_costs import MATRIX, matrix_cost
 
@@ -52,11 +53,17 @@ def nested(value: Any, top: bool = False) -> Any:
     return value
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     sources=st.lists(waypoints, max_size=9),
     targets=st.lists(waypoints, max_size=9),
     method=st.sampled_from([None, "euclidean", "walking"]),
+)
+@example(sources=[], targets=[], method=None)
+@example(
+    sources=[{"x": 7, "y": -(2**70)}, {"x": float("nan"), "y": 8.5, "floorId": "f"}],
+    targets=[{"x": float("inf"), "y": 0, "id": "u"}],
+    method="walking",
 )
 def test_numbers_inside_objects_and_lists_change_neither_digest_nor_price(sources, targets, method):
     given_input: dict[str, Any] = {"sources": sources, "targets": targets}
@@ -68,9 +75,12 @@ def test_numbers_inside_objects_and_lists_change_neither_digest_nor_price(source
     assert cost(MATRIX, other) == cost(MATRIX, variables)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.lists(waypoints, min_size=ROUTES, max_size=ROUTES))
+@example([{"x": i, "y": -i, "floorId": "f"} if i % 2 else {"x": 7, "y": 0.5} for i in range(30)])
 def test_thirty_routes_from_points_of_their_own_share_one_digest(points):
+    """Thirty routes every time; a quarter of the draws in `make test`, all under
+    `make explore` (tests/examples.py), and one pinned."""
     variables = {f"f{i}": point for i, point in enumerate(points)}
     other = renumbered(variables)
     assert priced_digest(other) == priced_digest(variables)
