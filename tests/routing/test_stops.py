@@ -176,6 +176,7 @@ class Venue:
     name: str
     loaded: LoadedGraph
     points: list[Point]  # locations that reach each other both ways
+    times: Times  # E18's seconds between them (`time_matrix`), by position in `points`
 
 
 def time_matrix(loaded: LoadedGraph, points: list[Point]) -> Times:
@@ -200,9 +201,11 @@ def venue_of(name: str, graph: WalkGraph, spots: Sequence[tuple[float, float, st
     reach = [sum(t is not None for t in row) for row in times]
     hub = reach.index(max(reach))
     kept = [
-        p for i, p in enumerate(points) if times[hub][i] is not None and times[i][hub] is not None
+        i for i in range(len(points)) if times[hub][i] is not None and times[i][hub] is not None
     ]
-    return Venue(name, loaded, kept)
+    return Venue(
+        name, loaded, [points[i] for i in kept], [[times[i][j] for j in kept] for i in kept]
+    )
 
 
 @cache
@@ -219,14 +222,16 @@ def venues() -> list[Venue]:
 
 
 def instances(venue: Venue, sizes: tuple[int, ...]) -> list[tuple[int, Times]]:
-    """Seeded: per size (stops) that the venue has points for, two draws of its points."""
+    """Seeded: per size (stops) that the venue has points for, two draws of its points,
+    each with E18's times between them: read from the venue's matrix of all its points
+    (E18 between a sample is that matrix's rows and columns, within 1e-13 s)."""
     rng = random.Random(venue.name)
     found = []
     for stops in sizes:
         for _ in range(2):
             if stops + 2 <= len(venue.points):
-                points = rng.sample(venue.points, stops + 2)
-                found.append((stops, time_matrix(venue.loaded, points)))
+                drawn = rng.sample(range(len(venue.points)), stops + 2)
+                found.append((stops, [[venue.times[i][j] for j in drawn] for i in drawn]))
     return found
 
 
