@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
+from weakref import WeakKeyDictionary
 
 import pytest
 import pytest_asyncio
@@ -115,17 +116,32 @@ def site(db_server, buildings_key, tmp_path_factory) -> Iterator[Site]:
 
 
 _OPEN: list[str] = []  # the tab last opened, closed when the next one opens
+# Tabs of the pages several tests read (never click, key or zoom in), by site (a site of
+# this module started again on the same worker is a new browser): (map, query) -> tab.
+_KEPT: WeakKeyDictionary[Site, dict[tuple[str, str], str]] = WeakKeyDictionary()
 
 
 def open_building(site: Site, building: Building, query: str = "") -> str:
     """The viewer of the building's map at DESKTOP size in a new tab (the one opened
     before is closed: the checks look at one tab at a time), its labels given a moment
-    to settle (they may be placed after the first paint)."""
+    to settle (they may be placed after the first paint). The pages several tests only
+    read, the map's first view, its level's and a route's link, are opened once and
+    kept for the module: a page load is most of what such a check costs."""
+    kept = _KEPT.setdefault(site, {})
+    keep = query in ("", f"?level={building.level}") or query.startswith("?from=")
+    if keep and (building.map_id, query) in kept:
+        session = kept[building.map_id, query]
+        # In front again: a tab behind others gets no frames (a screenshot would wait).
+        site.browser.call("Page.bringToFront", session=session)
+        return session
     while _OPEN:
         target = site.browser.call("Target.getTargetInfo", session=_OPEN.pop())["targetInfo"]
         site.browser.call("Target.closeTarget", {"targetId": target["targetId"]})
     session = open_viewer(site, query, DESKTOP, map_id=building.map_id)
-    _OPEN.append(session)
+    if keep:
+        kept[building.map_id, query] = session
+    else:
+        _OPEN.append(session)
     site.browser.drain(0.5)
     return session
 
