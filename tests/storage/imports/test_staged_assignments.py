@@ -6,7 +6,7 @@ data, and a reader of one unit's assignments never finds neither its old attribu
 its new one.
 
 The demo is imported (version 1), then version 2 (every unit's view replaced) is imported
-staged, in batches of 20 operations; the E21/E22 writes go through the real app."""
+staged, in batches of 50 operations; the E21/E22 writes go through the real app."""
 
 from __future__ import annotations
 
@@ -53,8 +53,11 @@ def fixed_clock_and_small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def versions(db_server: EmbeddedServer, tmp_path_factory: pytest.TempPathFactory) -> Versions:
-    return await demo_versions(db_server, tmp_path_factory.mktemp("versions"))
+async def versions(
+    db_server: EmbeddedServer, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Versions]:
+    async with demo_versions(db_server, tmp_path_factory.mktemp("versions")) as found:
+        yield found
 
 
 @pytest_asyncio.fixture(loop_scope="session")

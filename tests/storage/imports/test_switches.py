@@ -4,7 +4,7 @@ forward by the next import of the asset, `floorgate gc` or a process that reads,
 the new one; gc removes what is garbage and check reports it.
 
 The demo is imported (version 1), then version 2 is imported staged (the limit lowered,
-batches of 20 operations) and stopped: by an exception from the step after the phase,
+batches of 50 operations) and stopped: by an exception from the step after the phase,
 or by cancelling the import's task. Contents are compared with a database where the two
 versions were imported in one transaction each."""
 
@@ -52,8 +52,11 @@ def fixed_clock_and_small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def versions(db_server: EmbeddedServer, tmp_path_factory: pytest.TempPathFactory) -> Versions:
-    return await demo_versions(db_server, tmp_path_factory.mktemp("versions"))
+async def versions(
+    db_server: EmbeddedServer, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Versions]:
+    async with demo_versions(db_server, tmp_path_factory.mktemp("versions")) as found:
+        yield found
 
 
 @pytest_asyncio.fixture(loop_scope="session")
