@@ -48,7 +48,7 @@ from graphql import (
     print_ast,
 )
 from graphql.execution.values import VariableValues
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 from strawberry.schema.config import StrawberryConfig
 
@@ -65,6 +65,7 @@ from schema.execution.running import route_documents
 from schema.execution.shapes import MAX_GENERATED
 from schema.lazy import LazySchema
 from schema.scalars import Timestamp
+from tests.examples import examples
 
 # -- recording resolver calls ------------------------------------------------------------
 
@@ -272,9 +273,47 @@ async def run_small(query: str, rows: list[Any], executor: type) -> tuple[Any, A
     return outcome(result), calls
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+GOOD_LEAF = {"name": "n", "count": 1, "flag": None, "ratio": 0.5}
+GOOD_ROW = {
+    "id": "r",
+    "label": None,
+    "size": 3,
+    "stamp": "2025-01-01T00:00:00+00:00",
+    "tags": ["t"],
+    "maybe_tags": [None, "u"],
+    "leaf": GOOD_LEAF,
+    "leaves": [GOOD_LEAF],
+    "maybe_leaves": [None, GOOD_LEAF],
+}
+
+
+def pinned_rows() -> list[list[Any]]:
+    """Rows pinned: well formed (none, as a dict, as an object), each member missing, and
+    each odd value in each member of a row, of a leaf and of a list."""
+    keys = sorted(ROWS_KEYS)
+    cases: list[list[Any]] = [[], [GOOD_ROW], [Shape(**GOOD_ROW), GOOD_ROW]]
+    cases.append([shaped(GOOD_ROW, index % 2 == 0, key) for index, key in enumerate(keys)])
+    for value in ODD.elements:
+        rows = [dict(GOOD_ROW, **{key: value}) for key in keys]
+        rows += [Shape(**dict(GOOD_ROW, leaf=dict(GOOD_LEAF, **{n: value}))) for n in GOOD_LEAF]
+        cases.append([*rows, dict(GOOD_ROW, tags=["t", value], leaves=[GOOD_LEAF, value])])
+    return cases
+
+
+def pin_rows(test: Any) -> Any:
+    """Each pinned list with the query that reads every member, and with one other."""
+    for index, rows in enumerate(pinned_rows()):
+        for query in (SMALL_QUERIES[0], SMALL_QUERIES[1 + index % (len(SMALL_QUERIES) - 1)]):
+            test = example(rows=rows, query=query)(test)
+    return test
+
+
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rows=row_lists(), query=st.sampled_from(SMALL_QUERIES))
+@pin_rows
 async def test_malformed_rows_complete_as_graphql_core_completes_them(rows, query):
+    """Drawn rows (a quarter of them in `make test`, all under `make explore`:
+    tests/examples.py) and pinned ones: every odd value in every member, each query."""
     compiled = await run_small(query, rows, CompiledExecutor)
     generic = await run_small(query, rows, YieldingExecutor)
     plain = await run_small(query, rows, graphql.execution.executor.Executor)
