@@ -65,7 +65,9 @@ def stopping(monkeypatch: pytest.MonkeyPatch, name: str, after: int = 0) -> None
 
 @pytest_asyncio.fixture(loop_scope="session")
 async def store(db_server: EmbeddedServer, tmp_path: Path) -> AsyncIterator[Store]:
-    """The three assets, each stopped at its phase of a staged re-import."""
+    """The three assets, each stopped at its phase of a staged re-import. (The switch's
+    waits before it applies, for readers to learn of it, are cut short: no process reads
+    here, and they were most of this test's time.)"""
     async with staging_store(db_server) as store:
         for asset in ASSETS:
             await import_data(store, dataset(asset, 1), tmp_path)
@@ -76,6 +78,8 @@ async def store(db_server: EmbeddedServer, tmp_path: Path) -> AsyncIterator[Stor
         ):
             with pytest.MonkeyPatch.context() as patch:
                 patch.setattr(staging, "STAGED_BATCH_OPERATIONS", 2)
+                patch.setattr(switches, "SWITCH_POLL_SECONDS", 0.05)
+                patch.setattr(switches, "APPLY_GRACE_SECONDS", 0.05)
                 stopping(patch, phase, after)
                 with pytest.raises(Stop):
                     await import_data(store, dataset(asset, 2), tmp_path, max_documents=3)
