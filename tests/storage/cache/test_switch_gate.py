@@ -323,8 +323,8 @@ async def read_during(
 async def test_readers_during_a_real_switch_see_one_version_or_the_other(
     db_server: EmbeddedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The demo's version 2 switches in over version 1 in batches of 20 operations (some
-    60 transactions: with the gate broken, readers see mixed versions), imported by one
+    """The demo's version 2 switches in over version 1 in batches of 20 operations (dozens
+    of transactions: with the gate broken, readers see mixed versions), imported by one
     client while another, as a serving process, lists the asset's units and locations
     through `cached_reads` and `GET /v1/units` (budget 0.5 s) without pause from the
     switch's start (its announcement) to its end: every answer is exactly version 1 or
