@@ -8,7 +8,11 @@ and the import refuse with one line naming the file, exit 1, and the database is
 same byte for byte. A readable venue that lost its units is refused unless
 `--allow-shrink` is given (storage/imports/shrink.py). Each test failed before the fix:
 the file was skipped with a remark, the dry run said "would import without problems",
-and the import emptied every map."""
+and the import emptied every map.
+
+The imports that write run as processes; the refusals and dry runs run the command's
+`main` in this process (`refusing`), with the same settings: a process of its own spent
+a second of CPU starting for each, and little else."""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -29,6 +34,7 @@ from pymongo import MongoClient
 
 from parsing.imdf.read import MAX_NESTING
 from parsing.imdf.venue import DRAWN_ONLY
+from rest.cli.main import main
 from tests.storage.test_imdf_import import run_cli
 from tests.venues.imdf_venues import Exchange, exchange
 
@@ -75,6 +81,27 @@ def imported(db_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     yield found
     with MongoClient(found.uri) as client:
         client.drop_database(found.database)
+
+
+def refusing(
+    args: list[str], env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str, str]:
+    """`floorgate ARGS` run in this process, by the `main` the installed command runs,
+    with the FLOORGATE_ settings of `env` alone: its exit code, stdout and stderr."""
+    hang_up = signal.getsignal(signal.SIGHUP)  # main takes SIGHUP; given back after
+    capsys.readouterr()
+    with pytest.MonkeyPatch.context() as patch:
+        for name in [name for name in os.environ if name.startswith("FLOORGATE_")]:
+            patch.delenv(name)
+        for name, value in env.items():
+            if name.startswith("FLOORGATE_"):
+                patch.setenv(name, value)
+        try:
+            code = main(args)
+        finally:
+            signal.signal(signal.SIGHUP, hang_up)
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 def stored(uri: str, database: str) -> dict[str, list[str]]:
@@ -154,7 +181,7 @@ BAD_FILES = {
 
 @pytest.mark.parametrize("case", BAD_FILES)
 def test_a_file_the_import_needs_that_cannot_be_read_refuses_it(
-    imported: Imported, tmp_path: Path, case: str
+    imported: Imported, tmp_path: Path, case: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     name, spoil = BAD_FILES[case]
     before = stored(imported.uri, imported.database)
@@ -163,29 +190,27 @@ def test_a_file_the_import_needs_that_cannot_be_read_refuses_it(
     why = spoil(folder, name)
     line = f"Nothing was imported: {folder}: {name}: {why}\n"
     for dry_run in (["--dry-run"], []):
-        done = run_cli(["import-imdf", str(folder), *dry_run], imported.env)
-        assert (done.returncode, done.stdout, done.stderr) == (1, "", line), dry_run
+        done = refusing(["import-imdf", str(folder), *dry_run], imported.env, capsys)
+        assert done == (1, "", line), dry_run
     assert stored(imported.uri, imported.database) == before
     assert maps(imported.uri, imported.database) == expected_maps(imported.venue)
 
 
 def test_a_file_the_import_does_not_read_is_still_skipped(
-    imported: Imported, tmp_path: Path
+    imported: Imported, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A fixture file (IMDF fixtures are drawn by nothing of the import) that cannot be
     read is skipped with its remark, and the venue imports as it was."""
     folder = imported.copy(tmp_path / "exchange")
     (folder / "fixture.geojson").write_bytes(b"[" * 100_000 + b"]" * 100_000)
-    done = run_cli(["import-imdf", str(folder), "--dry-run"], imported.env)
-    assert done.returncode == 0, done.stderr
-    assert "  file is not JSON, skipped: 1 (e.g. fixture.geojson: depth limit exceeded" in (
-        done.stdout
-    )
-    assert f"Dry run: {folder} would import without problems; nothing was written" in done.stdout
+    code, out, err = refusing(["import-imdf", str(folder), "--dry-run"], imported.env, capsys)
+    assert code == 0, err
+    assert "  file is not JSON, skipped: 1 (e.g. fixture.geojson: depth limit exceeded" in out
+    assert f"Dry run: {folder} would import without problems; nothing was written" in out
 
 
 def test_a_venue_that_lost_its_units_is_imported_only_when_asked(
-    db_server: Any, tmp_path: Path
+    db_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     mine = imported_venue(db_server, tmp_path / "exchange", tmp_path / "data")
     try:
@@ -199,9 +224,9 @@ def test_a_venue_that_lost_its_units_is_imported_only_when_asked(
         empty = mine.copy(tmp_path / "empty")
         (empty / "unit.geojson").write_bytes(b'{"type": "FeatureCollection", "features": []}')
         figures = [f"'{m}' from {expected[m][0]} units to 0" for m in [*order, stack][:3]]
-        done = run_cli(["import-imdf", str(empty)], mine.env)
-        assert done.returncode == 1
-        assert done.stderr == (
+        code, _, err = refusing(["import-imdf", str(empty)], mine.env, capsys)
+        assert code == 1
+        assert err == (
             "Nothing was imported: it would leave 5 stored map(s) with fewer than 50% of "
             f"their units: {', '.join(figures)} and 2 more. "
             "Give --allow-shrink to import it anyway\n"
@@ -220,8 +245,8 @@ def test_a_venue_that_lost_its_units_is_imported_only_when_asked(
             "Give --allow-shrink to import it anyway\n"
         )
         for dry_run in (["--dry-run"], []):
-            done = run_cli(["import-imdf", str(fewer), *dry_run], mine.env)
-            assert (done.returncode, done.stderr) == (1, line), dry_run
+            code, _, err = refusing(["import-imdf", str(fewer), *dry_run], mine.env, capsys)
+            assert (code, err) == (1, line), dry_run
         assert stored(uri, database) == before
         allowed = run_cli(["import-imdf", str(fewer), "--allow-shrink"], mine.env)
         assert allowed.returncode == 0, allowed.stderr

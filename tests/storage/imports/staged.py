@@ -77,7 +77,7 @@ async def copy_database(source: Store, target: Store) -> None:
 @contextlib.asynccontextmanager
 async def version_one(server: EmbeddedServer, versions: Versions) -> AsyncIterator[Store]:
     """A staging store with the demo, version 1, as its import left it: copied from the
-    module's import of it, a fifth of the CPU of importing it again (parsing the
+    module's import of it, a third of the CPU of importing it again (parsing the
     drawings, planning, one transaction)."""
     async with staging_store(server) as store:
         await copy_database(versions.template, store)
