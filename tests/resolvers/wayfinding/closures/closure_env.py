@@ -3,7 +3,8 @@ tests/routing/test_closures.py, two levels with a lobby, a shop and a lift) in a
 database, keys of every kind the fields tell apart, and a client of the app.
 
 Each closures test module makes its fixtures here: `env = world()`, and
-`no_closures = cleared()` where each test must start and end with none."""
+`no_closures = cleared()` where each test must start and end with none. One world serves
+every module of a process (conftest.py here)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ from typing import Any
 
 import httpx
 import pytest
-import pytest_asyncio
 
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ADMIN, DISTANCES_CALCULATE
@@ -109,12 +109,13 @@ async def closure_env(db_server: Any, settings: Settings, tmp: Path) -> AsyncIte
 
 
 def world() -> Any:
-    """A module's `env` fixture (`env = world()`): one world per test module."""
+    """A module's `env` fixture (`env = world()`): the world of the process, made once
+    (`closure_world`, conftest.py here) and shared by the modules, which leave no closure
+    behind."""
 
-    @pytest_asyncio.fixture(scope="module", loop_scope="session")
-    async def env(db_server: Any, settings: Settings, tmp_path_factory: Any) -> AsyncIterator[Env]:
-        async with closure_env(db_server, settings, tmp_path_factory.mktemp("closures")) as made:
-            yield made
+    @pytest.fixture(scope="module")
+    def env(closure_world: Env) -> Env:
+        return closure_world
 
     return env
 
