@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from parsing.errors import SvgError
@@ -18,9 +18,12 @@ from parsing.geometry.path_data import (
     parse_path,
     parse_path_svgelements,
 )
+from tests.examples import examples
 
+# FLOORGATE_FUZZ_EXAMPLES for a longer hunt; unset, 500 under `make explore` and a quarter
+# of them in `make test` (tests/examples.py).
 EXAMPLES = settings(
-    max_examples=int(os.environ.get("FLOORGATE_FUZZ_EXAMPLES", "500")),
+    max_examples=int(os.environ.get("FLOORGATE_FUZZ_EXAMPLES", examples(500))),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
@@ -98,6 +101,10 @@ def _same(d: str) -> None:
 
 @given(path_data())
 @EXAMPLES
+@example("M0 0a10 10 0 0110 10")
+@example("m5,5 10,0 0,10 -10,0z l3 3")
+@example("M0 0 C1 2 3 4 5 6 7 8 9 10 11 12 S1 1 2 2 T4 4 q1 1 2 2 t3 3 z m1 1")
+@example("M0-1.5.5-2e1 h1 2 3 v-1-2")
 def test_fast_reader_gives_what_svgelements_gives(d: str) -> None:
     _same(d)
 

@@ -18,11 +18,13 @@ from parsing.geometry.transform import parse_transform
 from parsing.limits import SvgLimits
 from parsing.parsed_map import document_bytes
 from parsing.svg import parse_unit_map
+from tests.examples import examples
 
 SVG = "http://www.w3.org/2000/svg"
-# FLOORGATE_FUZZ_EXAMPLES=5000 for a longer hunt.
+# FLOORGATE_FUZZ_EXAMPLES=5000 for a longer hunt; unset, 300 under `make explore` and a
+# quarter of them in `make test` (tests/examples.py).
 FUZZ = settings(
-    max_examples=int(os.environ.get("FLOORGATE_FUZZ_EXAMPLES", "300")),
+    max_examples=int(os.environ.get("FLOORGATE_FUZZ_EXAMPLES", examples(300))),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
@@ -69,7 +71,7 @@ one_transform = st.one_of(
 
 
 @given(st.lists(one_transform, min_size=0, max_size=4), st.sampled_from([" ", ",", "\n "]))
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 def test_transform_list_equals_numpy_product(
     transforms: list[tuple[str, np.ndarray]], separator: str
 ) -> None:
@@ -88,7 +90,7 @@ def test_transform_list_equals_numpy_product(
     factor,
     st.tuples(finite, finite),
 )
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_rect_under_random_rotate_and_scale_matches_numpy(
     rect: tuple[float, float, float, float],
     degrees: float,
@@ -336,7 +338,7 @@ relative_tail = st.lists(
 
 
 @given(st.tuples(drawn, drawn), relative_tail, st.sampled_from(["m", "M"]))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_relative_path_drawn_from_anywhere_is_the_same_shape(
     start: tuple[float, float], tail: str, command: str
 ) -> None:

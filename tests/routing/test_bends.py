@@ -23,6 +23,7 @@ from routing.bends import FORCE_SCAN_DEG, MIN_CHORD_FT, WINDOW_FT, Line, _scan, 
 from routing.maneuvers import plan_maneuvers
 from routing.route import Leg, Route, polyline_feet
 from routing.stopping import Stopped
+from tests.examples import examples
 
 HALF_FOOT = 0.5
 
@@ -85,7 +86,7 @@ def polylines(draw: st.DrawFn) -> tuple[list[tuple[float, float]], float, int]:
     return points, fpu, end
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(polylines(), st.sampled_from([3, 41, bends.PROBE_BATCH]))
 def test_the_probe_finds_what_every_half_foot_finds(drawn, batch):
     """The same changes at the vertices and the same forced places, in the same order,

@@ -21,6 +21,7 @@ from routing.bends import modifier
 from routing.maneuvers import Maneuver, Place, Places, apportion, plan_maneuvers
 from routing.model import CONNECTOR_NAMES, ELEVATOR, STAIRS
 from routing.route import XY, Leg, Ride, Route
+from tests.examples import examples
 from tests.routing.maneuver_rules import check_route
 
 SPEED = 4.0  # ft/s, so that times are easy
@@ -442,7 +443,7 @@ def routes(draw: st.DrawFn) -> tuple[Route, float]:
     return route(*legs, rides=tuple(rides)), fpu
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(routes())
 def test_the_rules_hold_on_random_routes(drawn):
     found, fpu = drawn

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from parsing.geo.geojson import geojson_bytes, map_geojson
 from parsing.geo.georeference import ControlPoint, Georeference, GeoreferenceError, fit_affine
+from tests.examples import examples
 
 # 1 px = 1e-5 degrees. NORTH_UP flips orientation (canvas y down, latitude up); MIRRORED keeps it.
 NORTH_UP = Georeference((1e-5, 0.0, 13.4, 0.0, -1e-5, 52.5), 0.1234, 0.5678, 4)
@@ -516,7 +517,7 @@ canvas_point = st.tuples(st.integers(-2000, 2000), st.integers(-2000, 2000))
 shapes = st.lists(st.lists(canvas_point, min_size=1, max_size=12), min_size=1, max_size=8)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(transforms(), shapes)
 def test_every_polygon_is_closed_and_counterclockwise(
     georeference: Georeference, polygons: list[list[tuple[int, int]]]

@@ -17,6 +17,7 @@ from parsing.geo.georeference import (
     distance_m,
     fit_affine,
 )
+from tests.examples import examples
 
 K = 2.0**-16  # degrees per pixel: dyadic, so the fit below is exact in binary floating point
 
@@ -169,7 +170,7 @@ def control_points(draw: st.DrawFn) -> list[ControlPoint]:
     return points
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(control_points())
 def test_fit_matches_numpy_lstsq(points: list[ControlPoint]) -> None:
     fit = fit_affine(points)
@@ -217,7 +218,7 @@ def exact_transform(points: list[ControlPoint]) -> list[float]:
     return out
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(control_points())
 def test_fit_is_close_to_exact_arithmetic(points: list[ControlPoint]) -> None:
     """Canvas spreads of at least 1:10 bound the 2x2 system's condition number by 100."""
