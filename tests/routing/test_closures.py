@@ -161,21 +161,24 @@ def test_the_demo_elevator_closes_every_ride_and_link():
     assert not any(int(graph.edge_kind[e]) == WALK for e in lift)
 
 
-def _oracle(graph: WalkGraph, polygon: shapely.Geometry, level: int) -> set[int]:
+def _samples(graph: WalkGraph, level: int) -> tuple[np.ndarray, np.ndarray]:
+    """The walk and link edges of the level, and 401 points along each (one row an edge)."""
+    u, v = graph.edge_u, graph.edge_v
+    kept = np.isin(graph.edge_kind, (WALK, LINK))
+    kept &= (graph.node_level[u] == level) & (graph.node_level[v] == level)
+    edges = np.flatnonzero(kept)
+    t = np.linspace(0.0, 1.0, 401)[None, :, None]
+    points = graph.node_xy[u[edges]][:, None, :] * (1 - t) + graph.node_xy[v[edges]][:, None, :] * t
+    return edges, shapely.points(points)
+
+
+def _oracle(samples: tuple[np.ndarray, np.ndarray], polygon: shapely.Geometry) -> set[int]:
     """Edges with a point strictly inside the polygon among 401 along each (independent
-    of `unit_edges`: no relate, no index)."""
-    found = set()
-    t = np.linspace(0.0, 1.0, 401)[:, None]
-    for edge in range(graph.edge_count):
-        u, v = int(graph.edge_u[edge]), int(graph.edge_v[edge])
-        if int(graph.edge_kind[edge]) not in (WALK, LINK):
-            continue
-        if graph.node_level[u] != level or graph.node_level[v] != level:
-            continue
-        points = graph.node_xy[u] * (1 - t) + graph.node_xy[v] * t
-        if shapely.contains_properly(polygon, shapely.points(points)).any():
-            found.add(edge)
-    return found
+    of `unit_edges`: no relate, no index): `samples` of the polygon's level."""
+    edges, points = samples
+    shapely.prepare(polygon)
+    inside = shapely.contains_properly(polygon, points).any(axis=1)
+    return {int(edge) for edge in edges[inside]}
 
 
 def test_on_a_real_looking_venue_units_close_what_enters_them(tmp_path: Path):
@@ -192,11 +195,14 @@ def test_on_a_real_looking_venue_units_close_what_enters_them(tmp_path: Path):
     outlines = unit_outlines(parsed.document, units)
     assert len(outlines) == len(units) > 20
     closing = 0
+    samples = {}  # by level: each edge's points made once
     for outline in outlines:
         polygon = shapely.Polygon(outline.points, [h for h in outline.holes if len(h) >= 3])
         level = graph.level_uids.index(outline.level_uid)
         found = unit_edges(graph, outline)
-        assert found == _oracle(graph, polygon, level), outline.unit_id
+        if level not in samples:
+            samples[level] = _samples(graph, level)
+        assert found == _oracle(samples[level], polygon), outline.unit_id
         closing += bool(found)
     assert closing >= len(outlines) // 2, (closing, len(outlines), level_id)
 
