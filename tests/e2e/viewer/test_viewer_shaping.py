@@ -8,18 +8,12 @@ the URL; at most the API's number of stops."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
-import pytest_asyncio
 
-from parsing.imdf.venue import ImdfOptions
 from resolvers.limits import MAX_OPTIMIZED_VIA, MAX_VIA
-from storage.database import connect
-from storage.imdf.dataset import dataset_from_path, import_venue
 from tests.chromium import CHROMIUM, MISSING
 from tests.e2e.viewer.viewer_site import (
     MAP,
@@ -29,13 +23,11 @@ from tests.e2e.viewer.viewer_site import (
     open_viewer,
     page_events,
     problems,
-    running_site,
+    shared_demo_site,
     shown_level,
     wait_for,
 )
-from tests.servers import own_demo_database
-from tests.venues.imdf_shared_ordinals import SharedOrdinals, harbour_station
-from tests.venues.imdf_venues import zip_bytes
+from tests.venues.imdf_shared_ordinals import SharedOrdinals
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=MISSING)]
 
@@ -73,37 +65,14 @@ DRAWN = """({
   steps: Array.from(document.querySelectorAll('#route-steps .step-text'), t => t.textContent),
   distance: Number(document.getElementById('route-summary').dataset.distance),
 })"""
-DATABASE = "viewer-shaping"
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def demo_key(db_server, tmp_path_factory):
-    """The demo and Harbour Station in a database of the module's own; a key for all."""
-    folder = Path(tmp_path_factory.mktemp(DATABASE))
-    async with own_demo_database(db_server, folder, "floorgate_viewer_shaping") as (settings, key):
-        station = harbour_station()
-        archive = folder / "station.zip"
-        archive.write_bytes(zip_bytes(station.venue.files()))
-        store = connect(db_server.uri, settings)
-        try:
-            dataset = dataset_from_path(archive, ImdfOptions())
-            await import_venue(store, dataset, limits=settings.svg_limits)
-        finally:
-            await store.close()
-        yield settings, key, station
+# The worker's shared demo site (tests/e2e/viewer/conftest.py), Harbour Station imported
+# beside the demo: this module only reads.
+site, _close_its_tabs = shared_demo_site()
 
 
 @pytest.fixture(scope="module")
-def site(db_server, demo_key, tmp_path_factory) -> Iterator[Site]:
-    settings, key, _ = demo_key
-    with running_site(db_server, settings, key, tmp_path_factory) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def station(demo_key) -> SharedOrdinals:
-    built: SharedOrdinals = demo_key[2]
-    return built
+def station(shared_station: SharedOrdinals) -> SharedOrdinals:
+    return shared_station
 
 
 # ---------------------------------------------------------------- helpers
