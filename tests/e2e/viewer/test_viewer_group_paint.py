@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.chromium import CHROMIUM, MISSING
-from tests.e2e.viewer.viewer_site import js, open_viewer, shared_demo_site
+from tests.e2e.viewer.viewer_site import js, module_page, open_viewer, shared_demo_site
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=MISSING)]
 
@@ -134,8 +134,9 @@ def test_the_demo_labels_layer_passes_its_paint_to_its_texts(site):
 
 def drawn(site, document: dict, expression: str) -> Any:
     """`expression` (JavaScript, with `svg` and `model` in scope) on `document` drawn by
-    the viewer's own map/drawing.js into an `<svg>` of a demo page, then removed."""
-    session = open_viewer(site, map_id="map-b1-f1")
+    the viewer's own map/drawing.js into an `<svg>` of a demo page (its styles; opened
+    without a key, its own map not drawn), then removed."""
+    session = module_page(site, map_id="map-b1-f1")
     return js(
         site,
         session,

@@ -179,6 +179,15 @@ def open_viewer(
     return session
 
 
+def module_page(site: Site, map_id: str = MAP) -> str:
+    """A tab on the viewer's page opened without a key: its scripts and styles loaded,
+    no map asked for nor drawn (for checks that import the viewer's modules: a fraction
+    of a drawn viewer's cost)."""
+    session = open_viewer(site, map_id=map_id, key=False)
+    wait_for(site, session, "document.body && document.body.dataset.state === 'key'")
+    return session
+
+
 def page_events(site: Site, session: str) -> list[dict[str, Any]]:
     return [event for event in site.browser.events if event.get("sessionId") == session]
 
