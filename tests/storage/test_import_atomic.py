@@ -42,7 +42,7 @@ from tests.import_snapshots import (
     wait_for_lease,
     without_import_time,
 )
-from tests.storage.imports.staged import contents
+from tests.storage.imports.staged import contents, copy_database
 
 pytestmark = pytest.mark.e2e
 KILLS = 12  # kill points spread over the write phase
@@ -60,8 +60,14 @@ class World:
         self.store = connect(uri, self.settings)
         self.key = ""
 
-    async def start(self) -> None:
+    async def start(self, demo: World | None = None) -> None:
+        """The demo imported and a key made, or (given `demo`, a world started so) its
+        documents copied as they are, its key among them: a third of the CPU."""
         await self.store.ensure_indexes()
+        if demo is not None:
+            await copy_database(demo.store, self.store)
+            self.key = demo.key
+            return
         await import_dataset(self.store, demo_version(self.folder, 1))
         self.key = (await create_key(self.store, "snap", ALL_PERMISSIONS, None)).secret
 
@@ -102,10 +108,19 @@ def db_server(own_db_server: EmbeddedServer) -> EmbeddedServer:
     return own_db_server
 
 
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def demo(db_server, settings, tmp_path_factory):
+    """The demo (version 1) imported once for the module; each world copies it."""
+    demo = World(db_server.uri, settings, tmp_path_factory.mktemp("demo"))
+    await demo.start()
+    yield demo
+    await demo.close()
+
+
 @pytest_asyncio.fixture(loop_scope="session")
-async def world(db_server, settings, tmp_path):
+async def world(db_server, settings, tmp_path, demo):
     world = World(db_server.uri, settings, tmp_path)
-    await world.start()
+    await world.start(demo)
     yield world
     await world.close()
 
@@ -121,13 +136,13 @@ class Uninterrupted:
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def version_two(db_server, settings, tmp_path_factory) -> Uninterrupted:
+async def version_two(db_server, settings, tmp_path_factory, demo) -> Uninterrupted:
     """Measured once for the module: the reference state after version 2 and the length
     of the write phase the kills and stops aim at. The probe only measures: it may wait
     longer for a database server busy with the whole suite (the default 2 s ran out on
     loaded runs); the imports stopped by the tests keep the default, as users run them."""
     probe = World(db_server.uri, settings, tmp_path_factory.mktemp("probe"))
-    await probe.start()
+    await probe.start(demo)
     try:
         v2 = demo_version(probe.folder, 2)
         process = probe.run_import(v2, settings={"FLOORGATE_DB_TIMEOUT_MS": "10000"})
@@ -142,10 +157,10 @@ async def version_two(db_server, settings, tmp_path_factory) -> Uninterrupted:
         await probe.close()
 
 
-async def reference(db_server, settings, tmp_path: Path, version: int) -> dict:
+async def reference(db_server, settings, tmp_path: Path, version: int, demo: World) -> dict:
     """The snapshot after importing `version` over the demo, uninterrupted, elsewhere."""
     other = World(db_server.uri, settings, tmp_path / f"reference-{version}")
-    await other.start()
+    await other.start(demo)
     try:
         await import_dataset(other.store, demo_version(other.folder, version))
         return await other.shot()
@@ -204,7 +219,9 @@ async def test_sigkill_anywhere_in_the_write_phase_changes_nothing(world, versio
 STOP_TRIES = 6
 
 
-async def test_the_database_stopping_mid_import_changes_nothing(settings, tmp_path, version_two):
+async def test_the_database_stopping_mid_import_changes_nothing(
+    settings, tmp_path, version_two, demo
+):
     """The database stops halfway through the write phase (measured first, by
     `version_two` on the module's server: a fixed 0.8 s after the lease outlived the whole
     import on a fast machine, twice); the import fails and what is served after the
@@ -215,7 +232,7 @@ async def test_the_database_stopping_mid_import_changes_nothing(settings, tmp_pa
     server.start()
     try:
         world = World(server.uri, settings, tmp_path / "world")
-        await world.start()
+        await world.start(demo)  # copied from the module's server
         v2 = demo_version(world.folder, 2)
         latest = latest_timestamp(v2)
         after = without_import_time(version_two.shot, latest)
@@ -253,7 +270,7 @@ async def test_the_database_stopping_mid_import_changes_nothing(settings, tmp_pa
 
 
 async def test_two_imports_of_one_asset_run_one_after_the_other(
-    world, db_server, settings, tmp_path, version_two
+    world, db_server, settings, tmp_path, version_two, demo
 ):
     """Both start at once; the one that takes the lease second waits, then runs whole."""
     paths = {2: demo_version(world.folder, 2), 3: demo_version(world.folder, 3)}
@@ -276,7 +293,7 @@ async def test_two_imports_of_one_asset_run_one_after_the_other(
     if last == 2:
         expected = version_two.shot
     else:
-        expected = await reference(db_server, settings, tmp_path, last)
+        expected = await reference(db_server, settings, tmp_path, last, demo)
     latest = latest_timestamp(paths[last])
     assert without_import_time(await world.shot(), latest) == without_import_time(expected, latest)
 
