@@ -17,15 +17,18 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
 import pytest
 
 from resolvers.auth.keys import create_key
+from resolvers.auth.permissions import UNIT_ATTRIBUTES_READ
 from rest.ops.heap import GIVE_BACK_DELAY, GIVE_BACK_SECONDS
 from tests.e2e.live_changes.clients import (
     FLAG,
+    Live,
     acked,
     closed_with,
     connect_socket,
@@ -40,81 +43,92 @@ from tests.servers import serve_tls, serve_tls_with_args
 pytestmark = [pytest.mark.e2e, pytest.mark.security]
 
 
+@pytest.fixture(scope="module")
+async def live(db_server, tmp_path_factory) -> AsyncIterator[Live]:
+    """One demo database for the module's served processes (each test starts its own with
+    the settings it tests): installing the demo was a third of a test's cost. A test gives
+    back every slot it took (the sockets closed before its server stops); what one left
+    behind would still count for its key, so a test that counts sockets uses a key of
+    its own."""
+    async with live_database(
+        db_server, tmp_path_factory.mktemp("sockets"), "floorgate_live_sockets"
+    ) as live:
+        yield live
+
+
 async def test_graphql_ws_is_refused_and_a_socket_without_init_times_out(
-    db_server, tmp_path: Path
+    db_server, live: Live
 ) -> None:
-    async with live_database(db_server, tmp_path, "floorgate_live_legacy") as live:
-        with serve_tls(
-            live.settings.data_dir, db_server, live.settings, FLOORGATE_HEADER_TIMEOUT_SECONDS="1"
-        ) as served:
-            legacy = await connect_socket(served, protocols=["graphql-ws"])
-            started = time.monotonic()
-            assert await closed_with(legacy) == (4406, "Subprotocol not acceptable")
-            assert time.monotonic() - started < 1.0
-            silent = await connect_socket(served)
-            started = time.monotonic()
-            assert await closed_with(silent) == (4408, "Connection initialisation timeout")
-            assert 0.9 <= time.monotonic() - started < 5.0
+    with serve_tls(
+        live.settings.data_dir, db_server, live.settings, FLOORGATE_HEADER_TIMEOUT_SECONDS="1"
+    ) as served:
+        legacy = await connect_socket(served, protocols=["graphql-ws"])
+        started = time.monotonic()
+        assert await closed_with(legacy) == (4406, "Subprotocol not acceptable")
+        assert time.monotonic() - started < 1.0
+        silent = await connect_socket(served)
+        started = time.monotonic()
+        assert await closed_with(silent) == (4408, "Connection initialisation timeout")
+        assert 0.9 <= time.monotonic() - started < 5.0
     assert "Traceback" not in served.log.read_text()
 
 
-async def test_keyless_upgrades_spend_their_addresss_budget(db_server, tmp_path: Path) -> None:
+async def test_keyless_upgrades_spend_their_addresss_budget(db_server, live: Live) -> None:
     """A burst of 5 (FLOORGATE_UNAUTHENTICATED_BURST): the sixth keyless upgrade from the
     address is closed at once with 4429, while a keyed upgrade and an honest GET pass."""
-    async with live_database(db_server, tmp_path, "floorgate_live_keyless") as live:
-        with serve_tls(
-            live.settings.data_dir,
-            db_server,
-            live.settings,
-            FLOORGATE_UNAUTHENTICATED_BURST="5",
-            FLOORGATE_UNAUTHENTICATED_RATE_PER_SECOND="0.01",
-        ) as served:
-            held = [await connect_socket(served) for _ in range(5)]
-            refused = await connect_socket(served)
-            assert await closed_with(refused, timeout=5) == (4429, "API rate limit exceeded")
-            keyed = await acked(served, live.reader)
-            async with httpx.AsyncClient(verify=tls(served), base_url=served.base) as client:
-                honest = await client.get("/v1/assets", headers={"API-Key": live.reader})
-            for socket in [*held, keyed]:
-                await socket.close()
+    with serve_tls(
+        live.settings.data_dir,
+        db_server,
+        live.settings,
+        FLOORGATE_UNAUTHENTICATED_BURST="5",
+        FLOORGATE_UNAUTHENTICATED_RATE_PER_SECOND="0.01",
+    ) as served:
+        held = [await connect_socket(served) for _ in range(5)]
+        refused = await connect_socket(served)
+        assert await closed_with(refused, timeout=5) == (4429, "API rate limit exceeded")
+        keyed = await acked(served, live.reader)
+        async with httpx.AsyncClient(verify=tls(served), base_url=served.base) as client:
+            honest = await client.get("/v1/assets", headers={"API-Key": live.reader})
+        for socket in [*held, keyed]:
+            await socket.close()
     assert honest.status_code == 200
 
 
-async def test_a_keys_open_sockets_are_capped_over_every_worker(db_server, tmp_path: Path) -> None:
+async def test_a_keys_open_sockets_are_capped_over_every_worker(db_server, live: Live) -> None:
     """Three sockets per key over two workers: the fourth is closed with 4429 instead of
     its `connection_ack`; a closed one gives its slot back at once; another key is not
     held back. A key without any permission is capped alike."""
-    async with live_database(db_server, tmp_path, "floorgate_live_cap") as live:
-        nothing = await create_key(live.store, "nothing", [], None)
-        with serve_tls_with_args(
-            live.settings.data_dir,
-            db_server,
-            live.settings,
-            ("--workers", "2"),
-            FLOORGATE_MAX_SOCKETS_PER_KEY="3",
-        ) as served:
-            sockets = [await acked(served, nothing.secret) for _ in range(3)]
-            assert await slots_held(live.store, nothing.key_id) == {"socket": 3}
-            fourth = await connect_socket(served, {"API-Key": nothing.secret})
-            await send(fourth, {"type": "connection_init", "payload": {}})
-            assert await closed_with(fourth) == (
-                4429,
-                "Too many open sockets for this key: at most 3",
-            )
-            other = await acked(served, live.reader)  # another key: its own count
-            await sockets.pop().close()
-            for _ in range(50):
-                if await slots_held(live.store, nothing.key_id) == {"socket": 2}:
-                    break
-                await asyncio.sleep(0.05)
-            sockets.append(await acked(served, nothing.secret))
-            for socket in [*sockets, other]:
-                await socket.close()
-            for _ in range(50):
-                if await slots_held(live.store, nothing.key_id) == {}:
-                    break
-                await asyncio.sleep(0.05)
-            assert await slots_held(live.store, nothing.key_id) == {}
+    nothing = await create_key(live.store, "nothing", [], None)
+    another = await create_key(live.store, "another", [UNIT_ATTRIBUTES_READ], None)
+    with serve_tls_with_args(
+        live.settings.data_dir,
+        db_server,
+        live.settings,
+        ("--workers", "2"),
+        FLOORGATE_MAX_SOCKETS_PER_KEY="3",
+    ) as served:
+        sockets = [await acked(served, nothing.secret) for _ in range(3)]
+        assert await slots_held(live.store, nothing.key_id) == {"socket": 3}
+        fourth = await connect_socket(served, {"API-Key": nothing.secret})
+        await send(fourth, {"type": "connection_init", "payload": {}})
+        assert await closed_with(fourth) == (
+            4429,
+            "Too many open sockets for this key: at most 3",
+        )
+        other = await acked(served, another.secret)  # another key: its own count
+        await sockets.pop().close()
+        for _ in range(50):
+            if await slots_held(live.store, nothing.key_id) == {"socket": 2}:
+                break
+            await asyncio.sleep(0.05)
+        sockets.append(await acked(served, nothing.secret))
+        for socket in [*sockets, other]:
+            await socket.close()
+        for _ in range(50):
+            if await slots_held(live.store, nothing.key_id) == {}:
+                break
+            await asyncio.sleep(0.05)
+        assert await slots_held(live.store, nothing.key_id) == {}
     assert "Traceback" not in served.log.read_text()
 
 
@@ -146,33 +160,30 @@ async def given_back(pid: int, bound: float) -> float:
     return rss_mb(pid)
 
 
-async def test_memory_comes_back_once_sockets_close(db_server, tmp_path: Path) -> None:
-    async with live_database(db_server, tmp_path, "floorgate_live_memory") as live:
-        with serve_tls(
-            live.settings.data_dir,
-            db_server,
-            live.settings,
-            FLOORGATE_MAX_SOCKETS_PER_KEY="1000",
-            FLOORGATE_MAX_SUBSCRIPTIONS_PER_KEY="1000",
-        ) as served:
-            warm = await acked(served, live.reader)
-            await warm.close()
+async def test_memory_comes_back_once_sockets_close(db_server, live: Live) -> None:
+    with serve_tls(
+        live.settings.data_dir,
+        db_server,
+        live.settings,
+        FLOORGATE_MAX_SOCKETS_PER_KEY="1000",
+        FLOORGATE_MAX_SUBSCRIPTIONS_PER_KEY="1000",
+    ) as served:
+        warm = await acked(served, live.reader)
+        await warm.close()
+        await asyncio.sleep(1.0)
+        before = rss_mb(served.process.pid)
+        figures = []
+        for _ in range(ROUNDS):
+            sockets = []
+            for _ in range(SOCKETS // 50):
+                sockets += await asyncio.gather(*(acked(served, live.reader) for _ in range(50)))
+            for number, socket in enumerate(sockets):
+                await send(socket, subscribe_message(str(number)))
             await asyncio.sleep(1.0)
-            before = rss_mb(served.process.pid)
-            figures = []
-            for _ in range(ROUNDS):
-                sockets = []
-                for _ in range(SOCKETS // 50):
-                    sockets += await asyncio.gather(
-                        *(acked(served, live.reader) for _ in range(50))
-                    )
-                for number, socket in enumerate(sockets):
-                    await send(socket, subscribe_message(str(number)))
-                await asyncio.sleep(1.0)
-                opened = rss_mb(served.process.pid)
-                await asyncio.gather(*(socket.close() for socket in sockets))
-                after = await given_back(served.process.pid, before + AFTER_BOUND_MB)
-                figures.append((opened - before, after - before))
+            opened = rss_mb(served.process.pid)
+            await asyncio.gather(*(socket.close() for socket in sockets))
+            after = await given_back(served.process.pid, before + AFTER_BOUND_MB)
+            figures.append((opened - before, after - before))
     assert all(opened < OPEN_BOUND_MB for opened, _ in figures), figures
     assert all(after < AFTER_BOUND_MB for _, after in figures), figures
 
@@ -196,26 +207,23 @@ OVER_LIMITS = {
 }
 
 
-async def test_an_over_limit_subscription_is_an_error_as_over_http(
-    db_server, tmp_path: Path
-) -> None:
+async def test_an_over_limit_subscription_is_an_error_as_over_http(db_server, live: Live) -> None:
     """The `error` of each document carries the errors HTTP answers for it (message and
     `extensions.code`); the socket stays open for the next."""
-    async with live_database(db_server, tmp_path, "floorgate_live_limits") as live:
-        with serve_tls(live.settings.data_dir, db_server, live.settings) as served:
-            headers = {"API-Key": live.reader, "Experimental-Flags": FLAG}
-            async with httpx.AsyncClient(verify=tls(served), base_url=served.base) as client:
-                over_http = {
-                    name: (await client.post("/graphql", json={"query": doc}, headers=headers))
-                    for name, doc in OVER_LIMITS.items()
-                }
-            socket = await acked(served, live.reader)
-            over_socket = {}
-            for number, (name, document) in enumerate(OVER_LIMITS.items()):
-                payload = {"query": document}
-                await send(socket, {"id": str(number), "type": "subscribe", "payload": payload})
-                over_socket[name] = await receive(socket)
-            await socket.close()
+    with serve_tls(live.settings.data_dir, db_server, live.settings) as served:
+        headers = {"API-Key": live.reader, "Experimental-Flags": FLAG}
+        async with httpx.AsyncClient(verify=tls(served), base_url=served.base) as client:
+            over_http = {
+                name: (await client.post("/graphql", json={"query": doc}, headers=headers))
+                for name, doc in OVER_LIMITS.items()
+            }
+        socket = await acked(served, live.reader)
+        over_socket = {}
+        for number, (name, document) in enumerate(OVER_LIMITS.items()):
+            payload = {"query": document}
+            await send(socket, {"id": str(number), "type": "subscribe", "payload": payload})
+            over_socket[name] = await receive(socket)
+        await socket.close()
     assert over_http["size"].status_code == 413
     assert over_http["size"].json() == {
         "message": "GraphQL document too large: at most 1048576 bytes"
