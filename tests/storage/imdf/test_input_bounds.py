@@ -22,6 +22,7 @@ from parsing.imdf.venue import ImdfOptions
 from rest.cli.main import PROBLEM_CHARS, parser
 from storage.imdf.dataset import dataset_from_path
 from tests.storage.imdf.test_input_forms import venue
+from tests.storage.imdf.test_unreadable_venue import in_process
 from tests.storage.test_imdf_import import run_cli
 from tests.venues.old_market import collections, dumps, feature_collection, manifest
 
@@ -215,11 +216,11 @@ def test_hostile_input_leaves_the_database_as_it_was_and_a_long_name_is_cut(
     document["unit"]["features"][7]["properties"]["category"] = MEGA  # unnamed: its label
     named = tmp_path / "named.json"
     named.write_bytes(dumps(document))
-    done = run_cli(["import-imdf", str(named)], env)
-    assert done.returncode == 0, done.stderr
-    assert max(len(line) for line in done.stdout.splitlines()) < 400
+    code, out, err = in_process(["import-imdf", str(named)], env, capsys)  # main, here
+    assert code == 0, err
+    assert max(len(line) for line in out.splitlines()) < 400
     for what in ("label", "category"):
-        assert f"  {what} longer than {MAX_LABEL_CHARS} characters, cut: 1 (e.g. NNN" in done.stdout
+        assert f"  {what} longer than {MAX_LABEL_CHARS} characters, cut: 1 (e.g. NNN" in out
     with MongoClient(db_server.uri) as client:
         before = state(client[database])
     label = "N" + "n" * (MAX_LABEL_CHARS - 1)  # the category, as category_label writes it
@@ -227,19 +228,21 @@ def test_hostile_input_leaves_the_database_as_it_was_and_a_long_name_is_cut(
     monkeypatch.setattr(storage.imdf.files, "MAX_ARCHIVE_BYTES", MIB)
     for key, value in env.items():
         monkeypatch.setenv(key, value)
-    for name, (path, message) in hostile(tmp_path).items():
+    inputs = hostile(tmp_path)
+    for name, (path, message) in inputs.items():
         assert refused(path, capsys) == message, name
     deep = run_cli(["import-imdf", str(tmp_path / "deep.json")], env)  # a process of its own
     assert deep.returncode == 1 and deep.stdout == ""
-    assert deep.stderr == f"Nothing was imported: {hostile(tmp_path)['deep.json'][1]}\n"
+    assert deep.stderr == f"Nothing was imported: {inputs['deep.json'][1]}\n"
     with MongoClient(db_server.uri) as client:
         after = state(client[database])
     assert after == before
     # A venue larger than one transaction may take is staged and switched in (the
     # switch's wait shortened with the request budget), the same venue again.
     staged = {"FLOORGATE_IMPORT_MAX_DOCUMENTS": "10", "FLOORGATE_REQUEST_TIMEOUT_SECONDS": "0.1"}
-    large = run_cli(["import-imdf", str(named)], {**env, **staged})
-    assert large.returncode == 0, large.stderr
+    monkeypatch.undo()  # the bound of 512 MiB back: the venue's names weigh 2 MB
+    code, _, err = in_process(["import-imdf", str(named)], {**env, **staged}, capsys)
+    assert code == 0, err
     with MongoClient(db_server.uri) as client:
         again = state(client[database])
         client.drop_database(database)

@@ -11,7 +11,7 @@ the file was skipped with a remark, the dry run said "would import without probl
 and the import emptied every map.
 
 The imports that write run as processes; the refusals and dry runs run the command's
-`main` in this process (`refusing`), with the same settings: a process of its own spent
+`main` in this process (`in_process`), with the same settings: a process of its own spent
 a second of CPU starting for each, and little else."""
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def imported(db_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         client.drop_database(found.database)
 
 
-def refusing(
+def in_process(
     args: list[str], env: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> tuple[int, str, str]:
     """`floorgate ARGS` run in this process, by the `main` the installed command runs,
@@ -190,7 +190,7 @@ def test_a_file_the_import_needs_that_cannot_be_read_refuses_it(
     why = spoil(folder, name)
     line = f"Nothing was imported: {folder}: {name}: {why}\n"
     for dry_run in (["--dry-run"], []):
-        done = refusing(["import-imdf", str(folder), *dry_run], imported.env, capsys)
+        done = in_process(["import-imdf", str(folder), *dry_run], imported.env, capsys)
         assert done == (1, "", line), dry_run
     assert stored(imported.uri, imported.database) == before
     assert maps(imported.uri, imported.database) == expected_maps(imported.venue)
@@ -203,7 +203,7 @@ def test_a_file_the_import_does_not_read_is_still_skipped(
     read is skipped with its remark, and the venue imports as it was."""
     folder = imported.copy(tmp_path / "exchange")
     (folder / "fixture.geojson").write_bytes(b"[" * 100_000 + b"]" * 100_000)
-    code, out, err = refusing(["import-imdf", str(folder), "--dry-run"], imported.env, capsys)
+    code, out, err = in_process(["import-imdf", str(folder), "--dry-run"], imported.env, capsys)
     assert code == 0, err
     assert "  file is not JSON, skipped: 1 (e.g. fixture.geojson: depth limit exceeded" in out
     assert f"Dry run: {folder} would import without problems; nothing was written" in out
@@ -224,7 +224,7 @@ def test_a_venue_that_lost_its_units_is_imported_only_when_asked(
         empty = mine.copy(tmp_path / "empty")
         (empty / "unit.geojson").write_bytes(b'{"type": "FeatureCollection", "features": []}')
         figures = [f"'{m}' from {expected[m][0]} units to 0" for m in [*order, stack][:3]]
-        code, _, err = refusing(["import-imdf", str(empty)], mine.env, capsys)
+        code, _, err = in_process(["import-imdf", str(empty)], mine.env, capsys)
         assert code == 1
         assert err == (
             "Nothing was imported: it would leave 5 stored map(s) with fewer than 50% of "
@@ -245,7 +245,7 @@ def test_a_venue_that_lost_its_units_is_imported_only_when_asked(
             "Give --allow-shrink to import it anyway\n"
         )
         for dry_run in (["--dry-run"], []):
-            code, _, err = refusing(["import-imdf", str(fewer), *dry_run], mine.env, capsys)
+            code, _, err = in_process(["import-imdf", str(fewer), *dry_run], mine.env, capsys)
             assert (code, err) == (1, line), dry_run
         assert stored(uri, database) == before
         allowed = run_cli(["import-imdf", str(fewer), "--allow-shrink"], mine.env)
