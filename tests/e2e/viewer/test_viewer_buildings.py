@@ -14,37 +14,29 @@ import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
-from weakref import WeakKeyDictionary
 
 import pytest
-import pytest_asyncio
 
-from resolvers.auth.keys import create_key
-from resolvers.auth.permissions import ALL_PERMISSIONS
-from storage.database import connect
-from storage.settings import Settings
 from tests.chromium import CHROMIUM, MISSING, wait_until
 from tests.e2e.viewer.viewer_site import (
     DESKTOP,
     SCREENSHOTS,
     Site,
     js,
+    module_on,
     open_viewer,
     page_events,
-    running_site,
     shown_level,
     wait_for,
 )
 from tests.png_image import colour_clusters, dark_share, png_size, read_png
 from tests.venues.imdf_venues import stable_id
-from tests.venues.viewer_buildings import GROUP, MAP, install_exchange, install_office
+from tests.venues.viewer_buildings import GROUP, MAP
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=MISSING)]
 
-DATABASE = "floorgate_viewer_buildings"
 VENUE = stable_id("venue:Harbourside Exchange")  # asset and stack map id
 LABEL_PX = (9.0, 28.0)  # label box heights, CSS px
 MAX_OVERLAP = 0.05
@@ -87,38 +79,22 @@ BUILDINGS = {
 }
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def buildings_key(db_server, tmp_path_factory):
-    """A database of this module's own holding both buildings, and a key for it."""
-    folder = Path(tmp_path_factory.mktemp("viewer-buildings"))
-    settings = Settings(data_dir=folder, database_name=DATABASE)
-    store = connect(db_server.uri, settings)
-    await store.client.drop_database(DATABASE)
-    await store.ensure_indexes()
-    await install_exchange(store, settings, folder)
-    await install_office(store, folder)
-    key = (await create_key(store, DATABASE, list(ALL_PERMISSIONS), None)).secret
-    try:
-        yield settings, key
-    finally:
-        await store.client.drop_database(DATABASE)
-        await store.close()
-
-
 @pytest.fixture(scope="module")
-def site(db_server, buildings_key, tmp_path_factory) -> Iterator[Site]:
-    settings, key = buildings_key
-    with running_site(db_server, settings, key, tmp_path_factory) as running:
-        yield running
+def site(venues_site: Site, venues_office: Any) -> Iterator[Site]:
+    """The worker's venues site (tests/e2e/viewer/conftest.py): both buildings, in a
+    database that the venue's search check shares."""
+    with module_on(venues_site):
+        _OPEN.clear()
+        _KEPT.clear()
+        yield venues_site
 
 
 # ---------------------------------------------------------------- helpers
 
 
 _OPEN: list[str] = []  # the tab last opened, closed when the next one opens
-# Tabs of the pages several tests read (never click, key or zoom in), by site (a site of
-# this module started again on the same worker is a new browser): (map, query) -> tab.
-_KEPT: WeakKeyDictionary[Site, dict[tuple[str, str], str]] = WeakKeyDictionary()
+# Tabs of the pages several tests read (never click, key or zoom in): (map, query) -> tab.
+_KEPT: dict[tuple[str, str], str] = {}
 
 
 def open_building(site: Site, building: Building, query: str = "") -> str:
@@ -127,7 +103,7 @@ def open_building(site: Site, building: Building, query: str = "") -> str:
     to settle (they may be placed after the first paint). The pages several tests only
     read, the map's first view, its level's and a route's link, are opened once and
     kept for the module: a page load is most of what such a check costs."""
-    kept = _KEPT.setdefault(site, {})
+    kept = _KEPT
     keep = query in ("", f"?level={building.level}") or query.startswith("?from=")
     if keep and (building.map_id, query) in kept:
         session = kept[building.map_id, query]

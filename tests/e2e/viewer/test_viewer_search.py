@@ -9,17 +9,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
-import pytest_asyncio
 
-from resolvers.auth.keys import create_key
-from resolvers.auth.permissions import ALL_PERMISSIONS
-from storage.database import connect
-from storage.settings import Settings
 from tests.chromium import CHROMIUM, MISSING
 from tests.e2e.viewer.viewer_site import (
     FLAGS,
@@ -27,16 +21,15 @@ from tests.e2e.viewer.viewer_site import (
     Site,
     click,
     js,
+    module_on,
     open_viewer,
     page_events,
     problems,
-    running_site,
     shared_demo_site,
     shown_level,
     wait_for,
 )
 from tests.venues.imdf_venues import stable_id
-from tests.venues.viewer_buildings import install_exchange
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=MISSING)]
 
@@ -431,33 +424,15 @@ def test_a_link_to_the_nearest_opens_its_route(site):
 # ---------------------------------------------------------------- an IMDF venue's restrooms
 
 VENUE = stable_id("venue:Harbourside Exchange")  # asset and stack map id
-VENUE_DATABASE = "floorgate_viewer_search_venue"
 FIRST_FLOOR = stable_id("level:ex-L1")  # its floor id; its level's uid is "level-" + it
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def venue_key(db_server, tmp_path_factory):
-    """Harbourside Exchange (tests/venues/imdf_venues.py), imported as `floorgate import-imdf`
-    imports it, in a database of this module's own, and a key for it."""
-    folder = Path(tmp_path_factory.mktemp("viewer-search-venue"))
-    settings = Settings(data_dir=folder, database_name=VENUE_DATABASE)
-    store = connect(db_server.uri, settings)
-    await store.client.drop_database(VENUE_DATABASE)
-    await store.ensure_indexes()
-    await install_exchange(store, settings, folder)
-    key = (await create_key(store, VENUE_DATABASE, list(ALL_PERMISSIONS), None)).secret
-    try:
-        yield settings, key
-    finally:
-        await store.client.drop_database(VENUE_DATABASE)
-        await store.close()
-
-
 @pytest.fixture(scope="module")
-def venue(db_server, venue_key, tmp_path_factory) -> Iterator[Site]:
-    settings, key = venue_key
-    with running_site(db_server, settings, key, tmp_path_factory) as running:
-        yield running
+def venue(venues_site: Site) -> Iterator[Site]:
+    """The worker's venues site (tests/e2e/viewer/conftest.py): Harbourside Exchange
+    (tests/venues/imdf_venues.py), imported as `floorgate import-imdf` imports it."""
+    with module_on(venues_site):
+        yield venues_site
 
 
 def test_on_an_imdf_venue_restrooms_of_every_level_and_the_nearest_one(venue):

@@ -88,10 +88,8 @@ def shared_demo_site():
 
     @pytest.fixture(scope="module")
     def site(shared_site: Site) -> Iterator[Site]:
-        shared_site.browser.deadline = time.monotonic() + BROWSER_SECONDS
-        shared_site.browser.events.clear()
-        yield shared_site
-        shared_site.browser.events.clear()
+        with module_on(shared_site):
+            yield shared_site
 
     @pytest.fixture(autouse=True)
     def _close_its_tabs(site: Site) -> Iterator[None]:
@@ -102,6 +100,23 @@ def shared_demo_site():
                 site.browser.call("Target.closeTarget", {"targetId": target})
 
     return site, _close_its_tabs
+
+
+@contextlib.contextmanager
+def module_on(shared: Site) -> Iterator[Site]:
+    """A module's time on a site shared by the worker's modules: the browser's
+    BROWSER_SECONDS start afresh, its events are the module's, and the tabs the module
+    left open are closed when it is done."""
+    shared.browser.deadline = time.monotonic() + BROWSER_SECONDS
+    shared.browser.events.clear()
+    before = set(page_targets(shared.browser))
+    try:
+        yield shared
+    finally:
+        for target in page_targets(shared.browser):
+            if target not in before:
+                shared.browser.call("Target.closeTarget", {"targetId": target})
+        shared.browser.events.clear()
 
 
 def page_targets(browser: Chromium) -> list[str]:
