@@ -87,6 +87,14 @@ def server(db_server, demo_key) -> Iterator[Server]:
         yield Server(served.base, served.certs.ca_cert, key)
 
 
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory) -> Path:
+    """One working folder for the three runs: hypothesis keeps its table of the characters
+    a codec encodes there (`.hypothesis/unicode_data`), 1.2 s of CPU to compute, so it is
+    computed once. Examples are not kept (`--generation-database none`)."""
+    return Path(tmp_path_factory.mktemp("schemathesis"))
+
+
 def headers_for(mode: str, key: str) -> list[str]:
     if mode == "key and flags":
         return [f"API-Key: {key}", f"Experimental-Flags: {', '.join(sorted(ALL_FLAGS))}"]
@@ -96,7 +104,7 @@ def headers_for(mode: str, key: str) -> list[str]:
 
 
 @pytest.mark.parametrize("mode", ["key and flags", "key, no flags", "no key"])
-def test_schemathesis(server: Server, mode: str, tmp_path: Path) -> None:
+def test_schemathesis(server: Server, mode: str, workdir: Path) -> None:
     command = [
         SCHEMATHESIS,
         "run",
@@ -123,7 +131,7 @@ def test_schemathesis(server: Server, mode: str, tmp_path: Path) -> None:
         command += ["--exclude-operation-id", operation_id]
     for header in headers_for(mode, server.key):
         command += ["-H", header]
-    run = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    run = subprocess.run(command, cwd=workdir, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-20000:] + run.stderr[-5000:]
     assert f"{len(ROUTES) - len(STREAMS)} selected / {len(ROUTES)} total" in run.stdout
     assert " failures" not in run.stdout.split("SUMMARY")[-1]
