@@ -8,6 +8,7 @@ hand; tests/storage/imports/ runs real switches."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 from collections import Counter
@@ -266,8 +267,8 @@ async def read_during(
     switching: asyncio.Event,
 ) -> Answers:
     """Answers of three readers, each as a set of what it shows, while `path` imports:
-    one answer before, then without pause from when its switch begins (`switching`: the
-    staging before it writes nothing a reader sees) to its end, then one after."""
+    every 0.5 s while it is parsed and staged (which writes nothing a reader sees), then
+    without pause from when its switch begins (`switching`) to its end."""
     done = asyncio.Event()
     seen: Answers = {"units": [], "locations": [], "rest": []}
 
@@ -288,10 +289,13 @@ async def read_during(
         return frozenset((u["id"], u["name"]) for u in answer.json()["data"])
 
     async def keep_reading(name: str, read: Any) -> None:
-        await switching.wait()
         while not done.is_set():
             seen[name].append(await read())
-            await asyncio.sleep(0.01)
+            if switching.is_set():
+                await asyncio.sleep(0.01)
+            else:  # a reading process all along, its poller kept busy
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(switching.wait(), 0.5)
 
     async def settled(read: Any) -> Any:
         """An answer from a cold (or busy, under a parallel suite) reader: a 503 before
@@ -328,8 +332,9 @@ async def test_readers_during_a_real_switch_see_one_version_or_the_other(
     client while another, as a serving process, lists the asset's units and locations
     through `cached_reads` and `GET /v1/units` (budget 0.5 s) without pause from the
     switch's start (its announcement) to its end: every answer is exactly version 1 or
-    version 2, or a 503 when the switch outlasts the budget. (Reading while version 2 is
-    parsed and staged, before that, tested nothing.)"""
+    version 2, or a 503 when the switch outlasts the budget. (While version 2 is parsed
+    and staged, before that, they read every 0.5 s: reading without pause then tested
+    nothing more.)"""
     monkeypatch.setattr(staging, "STAGED_BATCH_OPERATIONS", 20)
     applying: list[float] = []
     apply_batches = switches.apply_batches
