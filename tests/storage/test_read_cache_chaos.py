@@ -63,6 +63,8 @@ async def chaos(tmp_path) -> AsyncIterator[Chaos]:
     finally:
         await writer.close()
         await store.close()
+        if server._process is not None:  # its clean stop is not tested: 2 s saved
+            server._process.kill()
         server.stop()
 
 
