@@ -12,6 +12,8 @@ import orjson
 import pytest
 from bson import ObjectId
 
+import parsing.demo.drawings as drawings
+import storage.demo.install as install
 import storage.imports.importer as importer
 import storage.imports.staging as staging
 from storage import collections as col
@@ -27,8 +29,8 @@ from tests.import_snapshots import demo_version
 BUDGET = 0.5
 CONTENTS = (*sections.REPORTED, col.ATTRIBUTE_EVENTS, col.COUNTERS)
 AT = "2026-11-30T12:00:00+00:00"  # the imports' clock: two imports of one file compare
-# Small batches: the demo's switch has dozens (some thirty; 20 made 74, each a transaction
-# of its own, for no case more).
+# Small batches: the half demo's switch has a dozen and more (20 made 74 of the whole
+# demo, each a transaction of its own, for no case more).
 BATCH_OPERATIONS = 50
 
 
@@ -44,21 +46,31 @@ def fix_clock_and_batches(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(staging, "STAGED_BATCH_OPERATIONS", BATCH_OPERATIONS)
 
 
+def half_demo_version(folder: Path, version: int) -> Path:
+    """`demo_version` of the demo with two floors a building, not four: half its
+    documents (48 units, 7 maps), with every record kind, every view and every kind of
+    drawing (floors, buildings, the stack) of the whole."""
+    with pytest.MonkeyPatch.context() as patch:
+        for module in (drawings, install):
+            patch.setattr(module, "FLOORS", (1, 2))
+        return demo_version(folder, version)
+
+
 @contextlib.asynccontextmanager
 async def demo_versions(server: EmbeddedServer, folder: Path) -> AsyncIterator[Versions]:
-    """The demo (version 1) and a version 2 that changes everything: each one's dataset
+    """The half demo (version 1) and a version 2 that changes everything: each one's dataset
     and the contents one transaction per version leaves; and version 1's database, kept
     while the context lasts for `version_one` to copy."""
     found = Versions()
     async with staging_store(server) as template:
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(importer, "now", lambda: AT)
-            found[1] = (demo_version(folder / "1", 1), {})
+            found[1] = (half_demo_version(folder / "1", 1), {})
             await import_dataset(template, found[1][0])
             found[1] = (found[1][0], await contents(template))
             async with staging_store(server) as store:
                 await copy_database(template, store)
-                path = demo_version(folder / "2", 2)
+                path = half_demo_version(folder / "2", 2)
                 await import_dataset(store, path)
                 found[2] = (path, await contents(store))
         found.template = template

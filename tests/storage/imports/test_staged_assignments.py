@@ -5,8 +5,9 @@ import's (the import wins, as if it had committed after them), the events log fo
 data, and a reader of one unit's assignments never finds neither its old attribute nor
 its new one.
 
-The demo is imported (version 1), then version 2 (every unit's view replaced) is imported
-staged, in batches of 50 operations; the E21/E22 writes go through the real app."""
+The demo, half of it (two floors a building), is imported (version 1), then version 2
+(every unit's view replaced) is imported staged, in batches of 50 operations; the E21/E22
+writes go through the real app."""
 
 from __future__ import annotations
 

@@ -3,10 +3,10 @@
 forward by the next import of the asset, `floorgate gc` or a process that reads, exactly
 the new one; gc removes what is garbage and check reports it.
 
-The demo is imported (version 1), then version 2 is imported staged (the limit lowered,
-batches of 50 operations) and stopped: by an exception from the step after the phase,
-or by cancelling the import's task. Contents are compared with a database where the two
-versions were imported in one transaction each."""
+The demo, half of it (two floors a building), is imported (version 1), then version 2
+is imported staged (the limit lowered, batches of 50 operations) and stopped: by an
+exception from the step after the phase, or by cancelling the import's task. Contents are
+compared with a database where the two versions were imported in one transaction each."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ from tests.storage.imports.staged import (
     version_one,
 )
 
-SMALL = 10  # documents: the demo (about 1,000) goes the staged way
+SMALL = 10  # documents: the half demo (about 500) goes the staged way
 
 
 class Stop(RuntimeError):
