@@ -329,7 +329,7 @@ def test_a_switch_cancelled_while_its_import_waits_is_one_line(tmp_path, db_serv
         FLOORGATE_MONGODB_URI=db_server.uri,
         FLOORGATE_DATABASE=database,
         FLOORGATE_IMPORT_MAX_DOCUMENTS="3",  # of 7: staged
-        FLOORGATE_REQUEST_TIMEOUT_SECONDS="3",  # the switch waits it, and two polls
+        FLOORGATE_REQUEST_TIMEOUT_SECONDS="1",  # the switch waits it, and two polls (4 s)
     )
     path = write_dataset(tmp_path / "dataset", units=5)
     process = subprocess.Popen(
