@@ -46,10 +46,10 @@ pytestmark = [pytest.mark.e2e, pytest.mark.security]
 @pytest.fixture(scope="module")
 async def live(db_server, tmp_path_factory) -> AsyncIterator[Live]:
     """One demo database for the module's served processes (each test starts its own with
-    the settings it tests): installing the demo was a third of a test's cost. A test gives
-    back every slot it took (the sockets closed before its server stops); what one left
-    behind would still count for its key, so a test that counts sockets uses a key of
-    its own."""
+    the settings it tests): each test installed the demo anew, the same work five times.
+    A test gives back every slot it took (the sockets closed before its server stops);
+    what one left behind would still count for its key, so a test that counts sockets
+    uses a key of its own."""
     async with live_database(
         db_server, tmp_path_factory.mktemp("sockets"), "floorgate_live_sockets"
     ) as live:
