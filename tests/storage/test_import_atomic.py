@@ -4,7 +4,9 @@ going away, another import of the same asset.
 
 Each test imports the demo (version 1), then a version that changes every record kind,
 every drawing and so every file (tests/import_snapshots.py), with `floorgate import` as
-a real process, and compares everything the API serves for the asset."""
+a real process, and compares everything the API serves for the asset. The demo is half
+of it (two floors a building, `half_demo_version`): every record kind and drawing kind,
+half the documents to write and the answers to compare in each of the many imports."""
 
 from __future__ import annotations
 
@@ -34,7 +36,6 @@ from storage.settings import Settings
 from tests._dbserver import abort_leased_transactions
 from tests.import_snapshots import (
     cli_import,
-    demo_version,
     latest_timestamp,
     lease_held,
     snapshot,
@@ -42,7 +43,7 @@ from tests.import_snapshots import (
     wait_for_lease,
     without_import_time,
 )
-from tests.storage.imports.staged import contents, copy_database
+from tests.storage.imports.staged import contents, copy_database, half_demo_version
 
 pytestmark = pytest.mark.e2e
 KILLS = 12  # kill points spread over the write phase
@@ -68,7 +69,7 @@ class World:
             await copy_database(demo.store, self.store)
             self.key = demo.key
             return
-        await import_dataset(self.store, demo_version(self.folder, 1))
+        await import_dataset(self.store, half_demo_version(self.folder, 1))
         self.key = (await create_key(self.store, "snap", ALL_PERMISSIONS, None)).secret
 
     async def shot(self) -> dict:
@@ -144,7 +145,7 @@ async def version_two(db_server, settings, tmp_path_factory, demo) -> Uninterrup
     probe = World(db_server.uri, settings, tmp_path_factory.mktemp("probe"))
     await probe.start(demo)
     try:
-        v2 = demo_version(probe.folder, 2)
+        v2 = half_demo_version(probe.folder, 2)
         process = probe.run_import(v2, settings={"FLOORGATE_DB_TIMEOUT_MS": "10000"})
         began = await asyncio.to_thread(wait_for_lease, probe.uri, probe.database, process)
         committed = await asyncio.to_thread(
@@ -162,7 +163,7 @@ async def reference(db_server, settings, tmp_path: Path, version: int, demo: Wor
     other = World(db_server.uri, settings, tmp_path / f"reference-{version}")
     await other.start(demo)
     try:
-        await import_dataset(other.store, demo_version(other.folder, version))
+        await import_dataset(other.store, half_demo_version(other.folder, version))
         return await other.shot()
     finally:
         await other.close()
@@ -176,7 +177,7 @@ def finished(process: subprocess.Popen[str], timeout: float = 120) -> tuple[int,
 async def test_sigkill_anywhere_in_the_write_phase_changes_nothing(world, version_two):
     """The write phase's length and the state after it come from `version_two`, an
     uninterrupted import on a copy of the database."""
-    v2 = demo_version(world.folder, 2)
+    v2 = half_demo_version(world.folder, 2)
     latest = latest_timestamp(v2)
     before = await world.shot()
     after = without_import_time(version_two.shot, latest)
@@ -204,7 +205,7 @@ async def test_sigkill_anywhere_in_the_write_phase_changes_nothing(world, versio
         # The commit beat this kill: the write phase is now shorter than the probe's (it
         # ran while the suite loaded the machine), so the next kills spread over less.
         write_phase = min(write_phase, delay)
-        await import_dataset(world.store, demo_version(world.folder, 1))
+        await import_dataset(world.store, half_demo_version(world.folder, 1))
         before = await world.shot()
     assert inside >= ENOUGH, f"only {inside} kills landed in the write phase"
 
@@ -233,7 +234,7 @@ async def test_the_database_stopping_mid_import_changes_nothing(
     try:
         world = World(server.uri, settings, tmp_path / "world")
         await world.start(demo)  # copied from the module's server
-        v2 = demo_version(world.folder, 2)
+        v2 = half_demo_version(world.folder, 2)
         latest = latest_timestamp(v2)
         after = without_import_time(version_two.shot, latest)
         write_phase = version_two.write_phase
@@ -252,7 +253,7 @@ async def test_the_database_stopping_mid_import_changes_nothing(
                 break
             assert without_import_time(state, latest) == after, f"exit {code}: a mixed state"
             write_phase /= 2  # the commit beat the stop
-            await import_dataset(world.store, demo_version(world.folder, 1))
+            await import_dataset(world.store, half_demo_version(world.folder, 1))
         else:
             raise AssertionError(f"no stop in {STOP_TRIES} landed inside the write phase")
 
@@ -273,7 +274,7 @@ async def test_two_imports_of_one_asset_run_one_after_the_other(
     world, db_server, settings, tmp_path, version_two, demo
 ):
     """Both start at once; the one that takes the lease second waits, then runs whole."""
-    paths = {2: demo_version(world.folder, 2), 3: demo_version(world.folder, 3)}
+    paths = {2: half_demo_version(world.folder, 2), 3: half_demo_version(world.folder, 3)}
     processes = {version: world.run_import(path) for version, path in paths.items()}
     results = await asyncio.gather(
         *(asyncio.to_thread(finished, process) for process in processes.values())
@@ -300,7 +301,7 @@ async def test_two_imports_of_one_asset_run_one_after_the_other(
 
 async def test_an_import_that_may_not_wait_fails_and_changes_nothing(world):
     """Another writer holds the asset (this test process, as an import would)."""
-    v2 = demo_version(world.folder, 2)
+    v2 = half_demo_version(world.folder, 2)
     before = await world.shot()
     async with asset_leases(world.store, [ASSET_ID], wait=0):
         process = world.run_import(v2, "--wait", "0")
