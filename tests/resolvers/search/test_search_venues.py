@@ -38,6 +38,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
 import pytest
 import pytest_asyncio
 
@@ -51,7 +52,6 @@ from storage.imdf.dataset import dataset_from_path, import_venue
 from storage.imports.importer import import_data
 from tests._dbserver import fresh_store
 from tests.conftest import with_schema
-from tests.resolvers.asgi_client import AsgiClient
 from tests.resolvers.search import westport_house
 from tests.venues.imdf_venues import Exchange, exchange, zip_bytes
 from tests.venues.viewer_buildings import install_exchange, install_office
@@ -90,7 +90,7 @@ class Site:
     """A venue behind the real app: how to ask it, its named places, and the places of
     each category word as the venue was built."""
 
-    client: AsgiClient
+    client: httpx.AsyncClient
     headers: dict[str, str]
     asset: str
     places: list[Place] = field(default_factory=list)
@@ -152,11 +152,12 @@ async def tagged(store: Store, asset: str, key: str, value: str) -> list[str]:
 
 
 @contextlib.asynccontextmanager
-async def served(store: Store, settings: Any) -> AsyncIterator[tuple[AsgiClient, str]]:
-    """A key, and the app asked in process by a light client (the module sends some 1,400
-    searches: tests/resolvers/asgi_client.py)."""
+async def served(store: Store, settings: Any) -> AsyncIterator[tuple[httpx.AsyncClient, str]]:
     key = (await create_key(store, "search", list(ALL_PERMISSIONS), None)).secret
-    yield AsgiClient(with_schema(create_app(settings, store))), key
+    app = with_schema(create_app(settings, store))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as client:
+        yield client, key
 
 
 def headers(key: str) -> dict[str, str]:
@@ -238,7 +239,7 @@ async def sites(db_server, settings, demo, tmp_path_factory) -> AsyncIterator[di
         harbor = "harbor-view"
         trash = await tagged(demo.store, harbor, "amenity", "waste_disposal")
         found["demo"] = Site(
-            AsgiClient(demo.app),
+            demo.client,
             demo.headers(FLAG),
             harbor,
             await named_places(demo.store, harbor),
