@@ -23,7 +23,6 @@ import pytest_asyncio
 
 from resolvers.limits import MAX_NEAREST_IDS, MAX_SEARCH_CHARS
 from storage.imports.importer import import_data
-from tests.resolvers.asgi_client import AsgiClient
 from tests.resolvers.wayfinding.test_distance_matrix import ROUTE_MAP, demo_env
 from tests.resolvers.wayfinding.test_distance_matrix import post as post_e18
 from tests.resolvers.wayfinding.test_route import (
@@ -124,13 +123,10 @@ def own_dataset() -> tuple[dict[str, Any], dict[str, str]]:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def env(db_server, settings, tmp_path_factory) -> AsyncIterator[RouteEnv]:
-    """The demo and our maps; the app asked in process by a light client (the module
-    sends some 7,000 requests: tests/resolvers/asgi_client.py)."""
     tmp = tmp_path_factory.mktemp("nearest")
     async with demo_env(db_server, settings, tmp, RouteEnv) as made:
         data, svgs = own_dataset()
         await import_data(made.store, data, tmp, svg_sources=svgs)
-        made.client = AsgiClient(made.app)
         yield made
 
 
