@@ -33,8 +33,7 @@ from storage.embedded.server import EmbeddedServer
 from storage.imports import switches
 from storage.imports.importer import import_dataset
 from tests.conftest import with_schema
-from tests.import_snapshots import demo_version
-from tests.storage.imports.staged import staging_settings, staging_store
+from tests.storage.imports.staged import half_demo_version, staging_settings, staging_store
 
 STAMPS = {"created_at": "2026-11-01T00:00:00+00:00", "updated_at": "2026-11-02T00:00:00+00:00"}
 DATA = {
@@ -327,14 +326,15 @@ async def read_during(
 async def test_readers_during_a_real_switch_see_one_version_or_the_other(
     db_server: EmbeddedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The demo's version 2 switches in over version 1 in batches of 20 operations (dozens
-    of transactions: with the gate broken, readers see mixed versions), imported by one
-    client while another, as a serving process, lists the asset's units and locations
-    through `cached_reads` and `GET /v1/units` (budget 0.5 s) without pause from the
-    switch's start (its announcement) to its end: every answer is exactly version 1 or
-    version 2, or a 503 when the switch outlasts the budget. (While version 2 is parsed
-    and staged, before that, they read every 0.5 s: reading without pause then tested
-    nothing more.)"""
+    """The half demo's version 2 (`half_demo_version`: every kind of record and drawing
+    at half the documents) switches in over version 1 in batches of 20 operations
+    (dozens of transactions: with the gate broken, readers see mixed versions), imported
+    by one client while another, as a serving process, lists the asset's units and
+    locations through `cached_reads` and `GET /v1/units` (budget 0.5 s) without pause
+    from the switch's start (its announcement) to its end: every answer is exactly
+    version 1 or version 2, or a 503 when the switch outlasts the budget. (While version
+    2 is parsed and staged, before that, they read every 0.5 s: reading without pause
+    then tested nothing more.)"""
     monkeypatch.setattr(staging, "STAGED_BATCH_OPERATIONS", 20)
     applying: list[float] = []
     apply_batches = switches.apply_batches
@@ -354,14 +354,14 @@ async def test_readers_during_a_real_switch_see_one_version_or_the_other(
 
     monkeypatch.setattr(switches, "switch_in", switch_begins)
     async with staging_store(db_server) as importing:
-        await import_dataset(importing, demo_version(tmp_path / "1", 1))
+        await import_dataset(importing, half_demo_version(tmp_path / "1", 1))
         settings = staging_settings(importing.db.name)
         reader = connect(db_server.uri, settings)
         try:
             key = (await create_key(reader, "reader", [], None)).secret
             transport = httpx.ASGITransport(app=create_app(settings, reader))
             async with httpx.AsyncClient(transport=transport, base_url=PUBLIC) as client:
-                path = demo_version(tmp_path / "2", 2)
+                path = half_demo_version(tmp_path / "2", 2)
                 seen = await read_during(importing, reader, client, key, path, switching)
             gate = reader.switches
         finally:
