@@ -15,6 +15,8 @@ import httpx
 import pytest
 import pytest_asyncio
 
+import parsing.demo.drawings as drawings
+import storage.demo.install as install
 from storage.settings import Settings
 from tests.rest.ops.test_metrics import scrape_lines
 from tests.servers import FLOORGATE, cli_env, free_port, own_demo_database, serve_tls_with_args
@@ -27,10 +29,19 @@ SCRAPE_HOST = "127.0.0.2"  # a loopback address of its own: 127.0.0.1 is not whe
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def served_demo(db_server, tmp_path_factory) -> AsyncIterator[tuple[Settings, str]]:
     """The demo in a database of its own and a key, installed once for the tests that
-    serve it: they only read it (each `floorgate serve` is its own, with its own log)."""
+    serve it: they only read it (each `floorgate serve` is its own, with its own log).
+    Two floors a building, not four (as `half_demo_version`): they read assets, units and
+    maps, not all of them."""
     folder = tmp_path_factory.mktemp("served")
-    async with own_demo_database(db_server, folder, "floorgate_cluster_serve_e2e") as demo:
-        yield demo
+    with pytest.MonkeyPatch.context() as patch:
+        for module in (drawings, install):
+            patch.setattr(module, "FLOORS", (1, 2))
+        demo = own_demo_database(db_server, folder, "floorgate_cluster_serve_e2e")
+        installed = await demo.__aenter__()
+    try:
+        yield installed
+    finally:
+        await demo.__aexit__(None, None, None)
 
 
 async def scrape_until(url: str, wanted: float, timeout: float = 15.0) -> dict[str, float]:
