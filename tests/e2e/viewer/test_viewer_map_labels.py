@@ -129,6 +129,7 @@ async def floors_key(db_server, tmp_path_factory, request):
 def site(db_server, floors_key, tmp_path_factory) -> Iterator[Site]:
     settings, key, _ = floors_key
     with running_site(db_server, settings, key, tmp_path_factory) as running:
+        _OPEN.clear()  # a tab of an earlier browser (the module set up again on a worker)
         yield running
 
 
