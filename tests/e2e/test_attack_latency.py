@@ -92,7 +92,7 @@ SLOW_SAMPLE_SECONDS = 1.0  # a GET this slow is printed with its time (what stal
 SAMPLES = 80
 PAUSE = 0.02  # between two measured GETs
 RAMP = 1.0  # seconds an attack runs before the measuring starts
-SETTLE = 1.0  # seconds between an attack's end and the next idle measure
+SETTLE = 1.0  # seconds between an attack's end and the next idle measure (<= RAMP)
 WINDOWS = 2
 IDLE_EVERY = 3  # attacks measured against one idle p95 (their windows take about 5 s)
 # Below this a p95 is noise of a 2-core machine (a scheduler tick, a TLS record): the
@@ -235,8 +235,8 @@ async def idle_p95(client: httpx.AsyncClient, measurer: str) -> float:
 async def measured(
     client: httpx.AsyncClient, served, name: str, measurer: str, attacker: str
 ) -> float:
-    """The GET's p95 while the attack `name` runs."""
-    await asyncio.sleep(SETTLE)  # what the last attack left queued is done
+    """The GET's p95 while the attack `name` runs. What the last attack left queued is
+    done during this one's RAMP (as long as SETTLE), before the measuring starts."""
     command = [
         sys.executable,
         "-m",
