@@ -21,7 +21,7 @@ import math
 
 import shapely
 
-from tests.routing.imdf.free_space import free_spaces, shortest_walks
+from routing.reference.free_space import free_spaces, shortest_walks
 from tests.venues.imdf_venues import Venue, rect, stable_id
 
 XY = tuple[float, float]

@@ -6,8 +6,9 @@ The venue (one level, metres) has what makes generated networks long: a corridor
 room, a U-shaped room entered at one arm, a hall with six pillars, a 3 m door and a
 2.4 m door beside 0.9 m and 1 m ones. It is imported as floorgate imports any venue
 (the zip, `dataset_from_path`, the level's drawing parsed and its walk graph built) and
-asked unit to unit as E18 is (`LoadedGraph.matrix`, between the units' locations). The
-reference is tests/routing/imdf/free_space.py, written apart.
+asked unit to unit as E18 is (`LoadedGraph.matrix`, between the units' locations, by
+`routing.reference.accuracy.route_walks`). The reference is
+routing/reference/free_space.py, written apart.
 """
 
 from __future__ import annotations
@@ -19,18 +20,14 @@ from pathlib import Path
 import pytest
 import shapely
 
+from parsing.imdf.read import read_archive
 from parsing.imdf.venue import ImdfOptions
-from parsing.svg import parse_unit_map
-from routing.build import build_walk_graph
-from routing.costs import Costs
-from routing.matrix import LoadedGraph, Point
-from routing.model import FOOT
-from routing.profile import Profile
+from parsing.imdf.venue import Venue as ImdfVenue
+from routing.reference.accuracy import route_walks, summary
+from routing.reference.free_space import free_space, shortest_walks
 from storage.imdf.dataset import dataset_from_path
-from tests.routing.imdf.free_space import free_space, shortest_walks
 from tests.venues.imdf_venues import Venue, rect, stable_id, zip_bytes
 
-FEET = 0.3048
 XY = tuple[float, float]
 
 # key -> (outline, holes, display point); every display point stands in the free space
@@ -92,25 +89,22 @@ def reference() -> list[list[float]]:
     return shortest_walks(free, [display for _, _, display in UNITS.values()])
 
 
-def imported(tmp_path: Path) -> list[list[float | None]]:
-    """Metres between every two units' locations on the imported level (E18's matrix)."""
+def imported(tmp_path: Path) -> dict[tuple[str, str], float]:
+    """Metres walked between every two units' locations on the imported level (E18's
+    matrix), by unit key."""
     built = venue()
     archive = tmp_path / "reference.zip"
     archive.write_bytes(zip_bytes(built.files()))
     dataset = dataset_from_path(archive, ImdfOptions())
     assert dataset.report.counts.get("unit no opening reaches (unreachable)", 0) == 0
-    level = built.features["level"][0]["id"]
-    graph = build_walk_graph(parse_unit_map(dataset.svgs[level]))
-    assert graph is not None
-    loaded = LoadedGraph(graph, Costs(), 10.0)
-    where = {
-        loc["id"]: Point(loc["x"], loc["y"], 0)
-        for loc in dataset.data["locations"]
-        if loc["unit_map_id"] == level
-    }
-    points = [where[f"{level}:{stable_id(f'unit:{key}')}"] for key in UNITS]
-    cells = loaded.matrix(Profile(FOOT), points, points)
-    return [[None if cell is None else cell[0] * FEET for cell in row] for row in cells]
+    read = ImdfVenue(read_archive(built.files()), ImdfOptions())
+    walks, left = route_walks(read, dataset.svgs, pairs=None)
+    assert left == {"outside free space": 0, "apart in free space": 0, "not routed": 0}
+    key = {stable_id(f"unit:{k}"): k for k in UNITS}
+    found = {(key[w.a_id], key[w.b_id]): w.walked for w in walks}
+    assert len(found) == len(walks) == 153
+    assert summary(walks, left).within_goals
+    return found
 
 
 def test_the_reference_is_exact_on_rooms_worked_by_hand() -> None:
@@ -136,13 +130,14 @@ def test_the_reference_is_exact_on_rooms_worked_by_hand() -> None:
 def test_routes_are_as_short_as_a_person_walks(tmp_path: Path) -> None:
     exact = reference()
     got = imported(tmp_path)
+    keys = list(UNITS)
     ratios = []
     for a in range(len(UNITS)):
         for b in range(a + 1, len(UNITS)):
-            walked = got[a][b]
-            assert walked is not None, (list(UNITS)[a], list(UNITS)[b])
+            pair = (keys[a], keys[b]) if (keys[a], keys[b]) in got else (keys[b], keys[a])
+            walked = got[pair]
             # never through a wall: at most the drawing's 2.5 cm joins shorter
-            assert walked >= exact[a][b] - 0.05, (list(UNITS)[a], list(UNITS)[b])
+            assert walked >= exact[a][b] - 0.05, pair
             ratios.append(walked / exact[a][b])
     ratios.sort()
     assert len(ratios) == 153

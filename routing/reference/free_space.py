@@ -1,6 +1,7 @@
-"""The reference for walk lengths on IMDF venues (issue 35, point 2): the exact shortest
-walk through free space and doors, written apart from routing/imdf on purpose (an
-oracle: it shares no code with what it judges).
+"""The reference for walk lengths on IMDF venues (issue 35, point 2; issue 65, point 4):
+the exact shortest walk through free space and doors. An oracle: it shares no code with
+what it judges (routing/imdf, routing/build.py, routing/matrix.py) and imports nothing
+of floorgate's, so a fault of the walk graph cannot hide in it.
 
 Free space, in metres: every walkable unit shrunk by the clearance (0.3 m, mitred
 corners: a person keeps 0.3 m from each wall), joined through its doors. A door up to
@@ -34,7 +35,7 @@ def free_space(
 ) -> shapely.Polygon:
     """The walkable units shrunk by `clearance`, joined by their doors' passages."""
     union = free_spaces(units, [(a, b, 0.0) for a, b in doors], clearance)
-    assert isinstance(union, shapely.Polygon), "the reference venue is one free space"
+    assert isinstance(union, shapely.Polygon), "the venue is one free space"
     return union
 
 
@@ -101,7 +102,8 @@ def _sine(direction: np.ndarray, origin: np.ndarray, towards: np.ndarray) -> np.
     other = towards - origin
     cross = direction[:, 0] * other[:, 1] - direction[:, 1] * other[:, 0]
     norms = np.hypot(direction[:, 0], direction[:, 1]) * np.hypot(other[:, 0], other[:, 1])
-    return np.divide(cross, norms, out=np.zeros_like(cross), where=norms > 0)
+    sine: np.ndarray = np.divide(cross, norms, out=np.zeros_like(cross), where=norms > 0)
+    return sine
 
 
 def _tangent(
