@@ -5,22 +5,29 @@ its levels, units (with their holes), drawn spaces and openings, and locations
 Coordinates are rounded to 7 decimals (about 1 cm, RFC 7946 section 11.2). The
 rounding is done first, onto an integer grid of 1e-7 degrees, and all geometry
 decisions (duplicate points, orientation, zero area, bounding boxes) are made on
-that grid with exact integer arithmetic, so they hold for the numbers written.
+that grid with exact integer arithmetic, so they hold for the numbers written. So is
+validity: a polygon invalid on the grid (drawn so, or made so by the rounding) is
+repaired there, or left out, and named in the collection's `floorgate.repaired`.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import numpy as np
 import orjson
+import shapely
+from shapely.geometry.base import BaseGeometry
 
 from parsing.geo.document_walk import Parent, walk_levels
 from parsing.geo.drawn import OPENINGS, XY, DrawnReader, category_of
 from parsing.geo.georeference import Georeference, GeoreferenceError
 from parsing.geo.indoor_levels import joined_levels, level_value
+from parsing.geo.valid_shapes import made_valid, reason
 
 GRID = 10_000_000  # grid steps per degree: 7 decimal places
 Grid = tuple[int, int]  # (lon, lat) in 1e-7 degrees
@@ -85,6 +92,7 @@ def map_geojson(
     features += [feature for unit in units if (feature := _unit_feature(unit, names, ids))]
     for kind in ("space", "opening"):
         features += [f for d in drawn if d.kind == kind and (f := _drawn_feature(d, ids))]
+    repaired = _made_valid(features)
     floor_levels: dict[Any, list[str]] = {}
     for level in levels:
         floor_levels.setdefault(level.tags.get("floor"), []).append(level.level)
@@ -99,7 +107,27 @@ def map_geojson(
         "rms_residual_m": round(georeference.rms_residual_m, 3),
         "max_residual_m": round(georeference.max_residual_m, 3),
     }
+    if repaired:
+        collection["floorgate"]["repaired"] = repaired
     return collection
+
+
+def repairs_summary(collection: dict[str, Any], shown: int = 5) -> str | None:
+    """The import report's line for a collection's repaired polygons (`map_geojson`),
+    each named by its feature id, with what GEOS found and where; None without any."""
+    repaired = (collection.get("floorgate") or {}).get("repaired") or []
+    if not repaired:
+        return None
+    parts = []
+    for action in ("repaired", "left out"):
+        found = [r for r in repaired if r["action"] == action]
+        if not found:
+            continue
+        named = "; ".join(f"{r['id']}: {r['reason']}" for r in found[:shown])
+        more = f"; and {len(found) - shown} more" if len(found) > shown else ""
+        plural = "polygon" if len(found) == 1 else "polygons"
+        parts.append(f"{len(found)} invalid {plural} {action} ({named}{more})")
+    return "geometry: " + ", ".join(parts)
 
 
 def geojson_bytes(collection: dict[str, Any]) -> bytes:
@@ -290,6 +318,84 @@ def _polygon(ring: list[Grid], holes: Sequence[list[Grid]] = ()) -> dict[str, An
     return {"type": "Polygon", "coordinates": [[_position(p) for p in r] for r in rings]}
 
 
+def _made_valid(features: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """Each unit and space polygon checked as written (its degrees, all at once: GEOS
+    over the array); an invalid one repaired on the grid (`made_valid`: a Polygon or a
+    MultiPolygon of the parts it encloses) or, with no area left or still invalid once
+    written, taken out of `features`. Returns what was done to which, with GEOS's
+    reason and where (the import report's line: `repairs_summary`)."""
+    polygons = [
+        (n, f)
+        for n, f in enumerate(features)
+        if f["properties"]["feature_type"] in ("unit", "space") and f["geometry"] is not None
+    ]
+    shapes = _shapes([f["geometry"]["coordinates"] for _, f in polygons])
+    invalid = [int(i) for i in np.flatnonzero(~shapely.is_valid(shapes))] if polygons else []
+    repaired: list[dict[str, str]] = []
+    dropped: set[int] = set()
+    for i in invalid:
+        n, feature = polygons[i]
+        why = reason(shapes[i])
+        on_grid = shapely.transform(shapes[i], lambda xy: np.round(xy * GRID))
+        fixed = made_valid(on_grid, grid=1.0)
+        geometry = _written(fixed) if fixed is not None else None
+        if geometry is not None and not shapely.from_geojson(orjson.dumps(geometry)).is_valid:
+            geometry = None
+        if geometry is None:
+            dropped.add(n)
+        else:
+            feature["geometry"] = geometry
+        action = "left out" if geometry is None else "repaired"
+        repaired.append({"id": feature["id"], "action": action, "reason": why})
+    if dropped:
+        features[:] = [f for n, f in enumerate(features) if n not in dropped]
+    return repaired
+
+
+def _shapes(polygons: list[list[list[list[float]]]]) -> np.ndarray:
+    """Shapely polygons of GeoJSON Polygon coordinates, built at once (ragged arrays)."""
+    points: list[list[float]] = []
+    rings = [0]
+    parts = [0]
+    for polygon in polygons:
+        for ring in polygon:
+            points += ring
+            rings.append(len(points))
+        parts.append(len(rings) - 1)
+    flat = np.fromiter(itertools.chain.from_iterable(points), float, 2 * len(points))
+    coordinates = flat.reshape(-1, 2)
+    offsets = (np.array(rings, dtype=np.int64), np.array(parts, dtype=np.int64))
+    shapes: np.ndarray = shapely.from_ragged_array(
+        shapely.GeometryType.POLYGON, coordinates, offsets
+    )
+    return shapes
+
+
+def _written(fixed: BaseGeometry) -> dict[str, Any] | None:
+    """A repaired polygon (grid units) as a GeoJSON Polygon or MultiPolygon in degrees."""
+    polygons = [_grid_rings(part) for part in getattr(fixed, "geoms", [fixed])]
+    polygons = [(outline, holes) for outline, holes in polygons if outline]
+    if not polygons:
+        return None
+    if len(polygons) == 1:
+        return _polygon(*polygons[0])
+    return {
+        "type": "MultiPolygon",
+        "coordinates": [[[_position(p) for p in r] for r in [o, *h]] for o, h in polygons],
+    }
+
+
+def _grid_rings(polygon: BaseGeometry) -> tuple[list[Grid], list[list[Grid]]]:
+    """A repaired polygon's rings back on the grid, oriented and closed as `_exterior_ring`
+    writes them (repair moves no point off the grid: it was snapped to it)."""
+
+    def points(ring: Any) -> list[Grid]:
+        return [(round(x), round(y)) for x, y in ring.coords]
+
+    outline = _exterior_ring(points(polygon.exterior))
+    return outline or [], _holes([points(hole) for hole in polygon.interiors])
+
+
 def _holes(holes: list[list[Grid]]) -> list[list[Grid]]:
     """Interior rings, clockwise; those with no area after rounding dropped."""
     return [ring for hole in holes if (ring := _exterior_ring(hole, False)) is not None]
@@ -306,6 +412,8 @@ def _collection_bbox(features: list[dict[str, Any]]) -> list[float] | None:
             positions.append(geometry["coordinates"])
         elif geometry["type"] == "LineString":
             positions += geometry["coordinates"]
+        elif geometry["type"] == "MultiPolygon":  # a repaired polygon in parts
+            positions += [p for polygon in geometry["coordinates"] for p in polygon[0]]
         else:  # a Polygon: its holes are inside its exterior ring
             positions += geometry["coordinates"][0]
     bbox = _bbox(positions)

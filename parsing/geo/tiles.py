@@ -1,6 +1,11 @@
 """Mapbox Vector Tiles (2.1) of an asset's features (docs/tiles.md): the tile grid in
 Web Mercator, the index of features built once per data version, and one tile clipped,
-simplified and encoded by `mapbox-vector-tile` (never protobuf of our own)."""
+simplified and encoded by `mapbox-vector-tile` (never protobuf of our own).
+
+Geometry never fails a tile (issue 65): the index makes every feature valid once per data
+version (a GeoJSON file stored before imports checked validity), and a feature that GEOS
+still cannot clip is made valid and clipped again, else left out of that tile and
+counted (`EncodedTile.left_out`)."""
 
 from __future__ import annotations
 
@@ -12,16 +17,16 @@ import mapbox_vector_tile
 import numpy as np
 import shapely
 from shapely import STRtree
+from shapely.errors import GEOSException
 from shapely.geometry.base import BaseGeometry
 
 from parsing.geo.tile_features import EARTH_RADIUS, LAYERS, TileFeature
+from parsing.geo.valid_shapes import LINEAR, POLYGONAL, made_valid
 
 EXTENT = 4096  # tile units across a tile (MVT 2.1's default)
 BUFFER = 64  # tile units drawn past each edge, so strokes meet across tiles
 SIMPLIFY = 0.5  # tile units: below what a renderer can show
 WORLD = 2 * math.pi * EARTH_RADIUS
-POLYGONAL = frozenset({"Polygon", "MultiPolygon"})
-LINEAR = frozenset({"LineString", "MultiLineString"})
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,8 @@ class TileIndex:
     tree: STRtree
     bounds: tuple[float, float, float, float] | None  # west, south, east, north
     levels: tuple[str, ...]  # every level drawn, in numeric order
+    repaired: tuple[str, ...] = ()  # "layer:id" of the features made valid here
+    left_out: tuple[str, ...] = ()  # "layer:id" of those with nothing valid left
 
     @property
     def size(self) -> int:
@@ -44,7 +51,7 @@ class TileIndex:
 class EncodedTile:
     data: bytes
     features: int  # features written
-    left_out: int  # features of the tile beyond the limits
+    left_out: int  # features of the tile beyond the limits, or that could not be clipped
 
     @property
     def size(self) -> int:
@@ -53,7 +60,9 @@ class EncodedTile:
 
 
 def build_index(features: Sequence[TileFeature]) -> TileIndex:
-    """The index of `tile_features`: built once per data version, read by every tile."""
+    """The index of `tile_features`: built once per data version, read by every tile;
+    an invalid feature made valid (`made_valid`) or, with nothing valid left, left out."""
+    features, repaired, left_out = _valid(features)
     geometries = [feature.geometry for feature in features]
     tree = STRtree(geometries)
     bounds = None
@@ -65,7 +74,32 @@ def build_index(features: Sequence[TileFeature]) -> TileIndex:
         bounds = (float(lon[0]), float(lat[0]), float(lon[1]), float(lat[1]))
     levels = {level for f in features for level in f.properties["level"].split(";")}
     ordered = tuple(sorted(levels, key=lambda text: (float(text), text)))
-    return TileIndex(tuple(features), tree, bounds, ordered)
+    return TileIndex(tuple(features), tree, bounds, ordered, repaired, left_out)
+
+
+def _valid(
+    features: Sequence[TileFeature],
+) -> tuple[list[TileFeature], tuple[str, ...], tuple[str, ...]]:
+    """The features, each invalid one repaired or dropped; the names of both (checked
+    all at once: GEOS over the array)."""
+    shapes = np.empty(len(features), dtype=object)
+    shapes[:] = [feature.geometry for feature in features]
+    invalid = [int(i) for i in np.flatnonzero(~shapely.is_valid(shapes))] if len(shapes) else []
+    if not invalid:
+        return list(features), (), ()
+    kept: list[TileFeature | None] = list(features)
+    repaired, left_out = [], []
+    for i in invalid:
+        feature = features[i]
+        name = f"{feature.layer}:{feature.properties.get('id')}"
+        fixed = made_valid(feature.geometry)
+        if fixed is None:
+            kept[i] = None
+            left_out.append(name)
+        else:
+            kept[i] = TileFeature(feature.layer, fixed, feature.properties)
+            repaired.append(name)
+    return [f for f in kept if f is not None], tuple(repaired), tuple(left_out)
 
 
 def tile_bounds(z: int, x: int, y: int) -> tuple[float, float, float, float]:
@@ -99,7 +133,11 @@ def encode_tile(
     encoded, the last features in layer order are left out (halving until it fits)."""
     features = tile_features_at(index, z, x, y)
     drawn: list[tuple[str, BaseGeometry, dict[str, str]]] = []
+    unclipped = 0
     for feature, shape in zip(features, _local(features, z, x, y), strict=True):
+        if shape is None:  # GEOS could not clip it, even made valid
+            unclipped += 1
+            continue
         kept = _kept(feature.geometry.geom_type, shape)
         if kept is not None:
             drawn.append((feature.layer, kept, feature.properties))
@@ -108,7 +146,7 @@ def encode_tile(
     while True:
         data = _encode(drawn[:count])
         if len(data) <= max_bytes or count == 0:
-            return EncodedTile(data, count, total - count)
+            return EncodedTile(data, count, total - count + unclipped)
         count //= 2
 
 
@@ -131,9 +169,36 @@ def _local(features: Sequence[TileFeature], z: int, x: int, y: int) -> np.ndarra
     local: np.ndarray = shapely.transform(shapes, affine)
     cut_out = shapely.get_type_id(local) != shapely.GeometryType.POINT
     clip = shapely.box(-BUFFER, -BUFFER, EXTENT + BUFFER, EXTENT + BUFFER)
-    cut = shapely.intersection(local[cut_out], clip)
-    local[cut_out] = shapely.simplify(cut, SIMPLIFY, preserve_topology=True)
+    try:
+        local[cut_out] = _cut(local[cut_out], clip)
+    except GEOSException:  # a shape GEOS refuses: each alone, made valid if need be
+        one_by_one = np.empty(int(cut_out.sum()), dtype=object)
+        one_by_one[:] = [_cut_one(shape, clip) for shape in local[cut_out]]
+        local[cut_out] = one_by_one
     return local
+
+
+def _cut(shapes: np.ndarray, clip: BaseGeometry) -> np.ndarray:
+    """Clipped to `clip`, then simplified by half a tile unit."""
+    cut = shapely.intersection(shapes, clip)
+    simplified: np.ndarray = shapely.simplify(cut, SIMPLIFY, preserve_topology=True)
+    return simplified
+
+
+def _cut_one(shape: BaseGeometry, clip: BaseGeometry) -> BaseGeometry | None:
+    """One shape clipped and simplified; made valid first when GEOS refuses it as it is
+    (in tile units: its own rounding may have broken it); None when even that fails."""
+    for attempt in (shape, made_valid(shape)):
+        if attempt is None:
+            break
+        one = np.empty(1, dtype=object)
+        one[0] = attempt
+        try:
+            cut: BaseGeometry = _cut(one, clip)[0]
+        except GEOSException:
+            continue
+        return cut
+    return None
 
 
 def _kept(kind: str, shape: BaseGeometry) -> BaseGeometry | None:

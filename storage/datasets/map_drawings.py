@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from parsing.geo.geojson import geojson_bytes, map_geojson
+from parsing.geo.geojson import geojson_bytes, map_geojson, repairs_summary
 from parsing.geo.georeference import ControlPoint, fit_affine
 from parsing.parsed_map import ParsedMap, document_bytes
 from routing.build import build_walk_graph
@@ -222,6 +222,8 @@ async def geojson_changes(
         geojson_name = content_name(map_id, data, ".geojson")
         await _put_unless_stored(store, geojson_name, data, GEOJSON_CONTENT_TYPE, immutable=True)
         summary = fit.summary()
+        if repaired := repairs_summary(collection):  # polygons invalid on the 1e-7 grid
+            summary = f"{summary}; {repaired}"
     changes = {"geojson_file": geojson_name, "locations_version": version}
     if all(unit_map.get(name) == value for name, value in changes.items()):
         return {}, summary
