@@ -4,7 +4,8 @@ locations").
 
 A unit that has a location (listed, or a way between levels) takes in, as one place:
 its occupant when it holds exactly one; the amenities of its own kind (a restroom
-amenity in a restroom) and the amenity it is named after; the anchors no occupant names.
+amenity in a restroom), the amenity it is named after and the amenities that only name
+it (`names_only_its_unit`: issue 65, point 3); the anchors no occupant names.
 A unit holding several occupants (a food court) takes in none of them: each is a place
 of its own at its anchor, and the unit is named by its own name, else by what else is
 in it, else by its category. What a unit takes in keeps its id in the unit's location's
@@ -24,6 +25,10 @@ from parsing.imdf.venue import Unit, Venue
 CONNECTOR_CATEGORIES = frozenset(
     {"elevator", "escalator", "stairs", "steps", "ramp", "movingwalkway"}
 )
+# IMDF amenity categories that say nothing a visitor searches for: such an amenity,
+# alone in its unit's `unit_ids` and named as the unit (or not at all), is only a label.
+SAYS_NOTHING = frozenset({"unspecified"})
+MERGED_INTO_UNIT = "amenity merged into its unit"  # the import report's line
 
 
 def has_location(unit: Unit) -> bool:
@@ -50,6 +55,8 @@ class Contents:
     # "Names", rules 1 and 3): by language, the venue's first
     occupant_first: bool = False  # its one occupant's name goes before its own
     merged: set[str] = field(default_factory=set)  # feature ids that are the unit itself
+    more_names: dict[str, str] = field(default_factory=dict)  # languages its own name
+    # lacks, from the amenities that only name it (the first of each language)
 
 
 def unit_contents(venue: Venue) -> dict[str, Contents]:
@@ -101,3 +108,36 @@ def _decide(venue: Venue, unit: Unit, inside: Contents) -> None:
     inside.merged.update(a.id for a in inside.anchors)
     if not has_location(unit):
         inside.merged.clear()  # nothing to take them in: each keeps its own location
+        return
+    for amenity in others:
+        texts = label_texts(amenity.properties.get("name"), venue.languages)
+        if amenity.id not in inside.merged and names_only_its_unit(amenity, unit, own, texts):
+            inside.merged.add(amenity.id)
+            for tag, text in texts.items():
+                if tag not in own:
+                    inside.more_names.setdefault(tag, text)
+            venue.report.add(MERGED_INTO_UNIT, amenity.id)
+
+
+def names_only_its_unit(
+    amenity: Feature, unit: Unit, own: dict[str, str], texts: dict[str, str]
+) -> bool:
+    """Whether an amenity says nothing its unit does not (issue 65, point 3; docs/imdf.md,
+    "Places and locations"): its `unit_ids` is that one unit, its category is in
+    SAYS_NOTHING, and it has no name, or the unit's own name (`own`: its `name`, else its
+    `alt_name`, by language) in the first of the unit's languages it has, case and
+    spacing aside. `texts`: the amenity's name by language. Its other languages then
+    name the unit too (those the unit lacks) or are other names of it."""
+    unit_ids = amenity.properties.get("unit_ids")
+    if not isinstance(unit_ids, list) or [str(i) for i in unit_ids] != [unit.feature.id]:
+        return False
+    if kind_of(amenity.category) not in SAYS_NOTHING:
+        return False
+    if not texts:
+        return True
+    shared = next((tag for tag in own if tag in texts), None)
+    return shared is not None and _folded(texts[shared]) == _folded(own[shared])
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.casefold().split())

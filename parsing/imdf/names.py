@@ -50,7 +50,10 @@ def name_units(venue: Venue, contents: dict[str, Contents]) -> Naming:
         properties = unit.feature.properties
         own = venue.texts(properties.get("name")) or venue.texts(properties.get("alt_name"))
         inside = contents.get(unit_id, Contents())
-        names = inside.names if inside.occupant_first else own or inside.names
+        if inside.occupant_first or not own:
+            names = inside.names or own
+        else:  # an amenity that only names the unit gives it the languages it lacks
+            names = own | {k: v for k, v in inside.more_names.items() if k not in own}
         by_level[unit.level].append((unit_id, names, unit.category))
         centre = unit.shape.centroid  # the reading order: a room's middle, not its label
         points[unit_id] = (centre.x, centre.y)

@@ -6,6 +6,7 @@ are places of their own; each placed on every map of its level.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -124,12 +125,15 @@ def _unit_place(
         if taken:
             tags += ((key, ";".join(f.id for f in taken)),)
             names += [_name_of(venue, f, texts) for f in taken]
+            for feature in taken if kind == "amenity" else []:  # its every name finds it
+                names += [*texts[feature.id].values()]
+                names.append(label(feature.properties.get("alt_name"), venue.languages))
     occupant = [f for f in inside.occupants if f.id in inside.merged]
     if occupant and occupant[0].category != unit.category:
         tags += (("svc:category", occupant[0].category),)  # found as what it is: a cafe
     properties = unit.feature.properties
     names += [label(properties.get(key), venue.languages) for key in ("name", "alt_name")]
-    others = _other_names(unit.name, names)
+    others = _other_names(unit.names.values() or [unit.name], names)
     if others:
         tags += ((ALT_NAME, ";".join(others)),)
     return Place(
@@ -145,10 +149,11 @@ def _name_of(venue: Venue, feature: Feature, texts: dict[str, Names]) -> str | N
     return label(feature.properties.get("name"), venue.languages)
 
 
-def _other_names(name: str, names: list[str | None]) -> list[str]:
-    """The names that differ from `name` and from each other (case and spacing aside),
-    in the order found; `;` in a name (the separator) becomes `,`."""
-    seen = {_folded(name)}
+def _other_names(shown: Iterable[str], names: list[str | None]) -> list[str]:
+    """The names that differ from those `shown` (the place's name in each language) and
+    from each other (case and spacing aside), in the order found; `;` in a name (the
+    separator) becomes `,`."""
+    seen = {_folded(name) for name in shown}
     found = []
     for other in names:
         if other and _folded(other) not in seen:

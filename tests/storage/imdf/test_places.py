@@ -38,6 +38,7 @@ OTHER_VENUES = (
     "tests.venues.imdf_shared_ordinals",
     "tests.venues.westport_imdf",
     "tests.venues.bilingual_clinic",  # issue 51: names in English and Chinese
+    "tests.venues.hk_clinic",  # issue 65: amenities that only name their room
 )
 GENERATED = {"key": "svc:name", "value": "generated"}
 
