@@ -120,13 +120,14 @@ def repairs_summary(collection: dict[str, Any], shown: int = 5) -> str | None:
         return None
     parts = []
     for action in ("repaired", "left out"):
-        found = [r for r in repaired if r["action"] == action]
+        found = [r for r in repaired if r["action"].startswith(action)]
         if not found:
             continue
         named = "; ".join(f"{r['id']}: {r['reason']}" for r in found[:shown])
         more = f"; and {len(found) - shown} more" if len(found) > shown else ""
         plural = "polygon" if len(found) == 1 else "polygons"
-        parts.append(f"{len(found)} invalid {plural} {action} ({named}{more})")
+        done = found[0]["action"]
+        parts.append(f"{len(found)} invalid {plural} {done} ({named}{more})")
     return "geometry: " + ", ".join(parts)
 
 
@@ -277,9 +278,12 @@ def _distinct(points: list[Grid]) -> list[Grid]:
     return kept
 
 
-def _exterior_ring(points: list[Grid], counterclockwise: bool = True) -> list[Grid] | None:
+def _exterior_ring(
+    points: list[Grid], counterclockwise: bool = True, flat: bool = False
+) -> list[Grid] | None:
     """Closed, counterclockwise (clockwise for a hole), without repeated consecutive
-    points; None if no area."""
+    points; None if no area, or, with `flat`, as it is when its signed area is zero
+    (a bow-tie of equal halves: `_made_valid` then repairs it or names it)."""
     ring = _distinct(points)
     while len(ring) > 1 and ring[-1] == ring[0]:
         ring.pop()
@@ -287,7 +291,7 @@ def _exterior_ring(points: list[Grid], counterclockwise: bool = True) -> list[Gr
         return None
     area = _twice_area(ring)
     if area == 0:
-        return None
+        return [*ring, ring[0]] if flat else None
     if (area < 0) == counterclockwise:
         ring = ring[:1] + ring[:0:-1]  # reversed, still starting at the first point
     return [*ring, ring[0]]
@@ -345,7 +349,7 @@ def _made_valid(features: list[dict[str, Any]]) -> list[dict[str, str]]:
             dropped.add(n)
         else:
             feature["geometry"] = geometry
-        action = "left out" if geometry is None else "repaired"
+        action = "left out: no area once made valid" if geometry is None else "repaired"
         repaired.append({"id": feature["id"], "action": action, "reason": why})
     if dropped:
         features[:] = [f for n, f in enumerate(features) if n not in dropped]
@@ -485,9 +489,9 @@ def _level_properties(level: _Level | None) -> dict[str, Any]:
 
 
 def _unit_feature(unit: _Unit, names: Mapping[str, Any], ids: _FeatureIds) -> dict[str, Any] | None:
-    """The unit's outline and holes; None for a shape with no area (fewer than 3
-    distinct points)."""
-    ring = _exterior_ring(unit.outline)
+    """The unit's outline and holes; None for a shape of fewer than 3 distinct points
+    (one with no area is kept for `_made_valid`, which names it)."""
+    ring = _exterior_ring(unit.outline, flat=True)
     if ring is None:
         return None
     properties = {
@@ -512,7 +516,7 @@ def _drawn_feature(drawn: _Drawn, ids: _FeatureIds) -> dict[str, Any] | None:
             return None
         geometry = {"type": "LineString", "coordinates": [_position(point) for point in line]}
         return _feature(ids(f"opening:{drawn.uid}"), geometry, properties)
-    ring = _exterior_ring(drawn.outline)
+    ring = _exterior_ring(drawn.outline, flat=True)
     if ring is None:
         return None
     properties["category"] = drawn.category

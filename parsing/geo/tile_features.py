@@ -104,8 +104,10 @@ def tile_features(collections: Sequence[dict[str, Any]]) -> list[TileFeature]:
     order = {layer: n for n, layer in enumerate(LAYERS)}
     found.sort(key=lambda row: order[row[0]])
     # Read by GEOS and projected all at once: per feature, Python's calls cost more than
-    # the work (the same geometries as `shapely.geometry.shape` and a transform each).
-    shapes = shapely.from_geojson([orjson.dumps(row[1]) for row in found])
+    # the work (the same geometries as `shapely.geometry.shape` and a transform each). A
+    # geometry GEOS cannot read (an unclosed ring) is empty: the index leaves it out.
+    shapes = shapely.from_geojson([orjson.dumps(row[1]) for row in found], on_invalid="ignore")
+    shapes[shapely.is_missing(shapes)] = shapely.Point()
     projected = shapely.transform(shapes, mercator)
     return [
         TileFeature(layer, shape, properties)

@@ -84,7 +84,8 @@ def _valid(
     all at once: GEOS over the array)."""
     shapes = np.empty(len(features), dtype=object)
     shapes[:] = [feature.geometry for feature in features]
-    invalid = [int(i) for i in np.flatnonzero(~shapely.is_valid(shapes))] if len(shapes) else []
+    broken = ~shapely.is_valid(shapes) | shapely.is_empty(shapes) if len(shapes) else []
+    invalid = [int(i) for i in np.flatnonzero(broken)]
     if not invalid:
         return list(features), (), ()
     kept: list[TileFeature | None] = list(features)
@@ -92,7 +93,7 @@ def _valid(
     for i in invalid:
         feature = features[i]
         name = f"{feature.layer}:{feature.properties.get('id')}"
-        fixed = made_valid(feature.geometry)
+        fixed = made_valid(feature.geometry) if not feature.geometry.is_empty else None
         if fixed is None:
             kept[i] = None
             left_out.append(name)
@@ -205,6 +206,8 @@ def _kept(kind: str, shape: BaseGeometry) -> BaseGeometry | None:
     """The clipped shape of its own kind (a polygon cut along an edge stays polygonal);
     None when nothing of it is left."""
     if shape.is_empty:
+        return None
+    if kind in POLYGONAL and shape.geom_type in LINEAR:  # a polygon without area: a line
         return None
     if shape.geom_type == "GeometryCollection":
         wanted = POLYGONAL if kind in POLYGONAL else LINEAR
