@@ -56,6 +56,8 @@ SWITCHES = "switches"
 READERS = "readers"
 # Closed connectors and units of a map, one per (map, kind, target) (storage.closures).
 CLOSURES = "closures"
+# A venue's health report as its import found it, one per asset (storage/imdf/health.py).
+VENUE_HEALTH = "venue_health"
 FILES_BUCKET = "fs"
 # The tag of a location that stands for a unit (derived from a drawing, or given): its
 # value is the unit id.
@@ -173,4 +175,5 @@ COLLECTIONS: tuple[Collection, ...] = (
             Index([("expires_at", 1)], expire_after_seconds=0),
         ],
     ),
+    Collection(VENUE_HEALTH),  # `_id`: the asset (and `asset_id`, for the switch gate)
 )

@@ -28,6 +28,7 @@ from parsing.imdf.projection import Canvas
 from parsing.imdf.read import Archive, Report
 from parsing.imdf.venue import ImdfOptions, Venue
 from parsing.limits import SvgLimits
+from routing.imdf.health import MEASURE_ACCURACY, HealthReport, build_health
 from routing.imdf.reachability import Reachability, reachability
 from routing.imdf.walks import build_network, draw_levels, read_doors, venue_bounds
 from storage.database import Store
@@ -35,6 +36,7 @@ from storage.datasets.fields import DatasetError
 from storage.datasets.structure import Inputs
 from storage.datasets.validation import validate_against
 from storage.imdf.files import read_venue
+from storage.imdf.health import venue_health_documents
 from storage.imports.importer import import_data
 from storage.imports.replaced import removed_by_map
 from storage.imports.shrink import refuse_shrinking
@@ -54,6 +56,7 @@ class ImdfDataset:
     reachability: Reachability | None = None  # the units a mode cannot reach, and why
     counts: dict[str, Any] = field(default_factory=dict)  # the summary line's numbers
     stack_map: str = ""  # the id of the map of every level, which routes between floors
+    health: HealthReport | None = None  # what only the import knows (routing/imdf/health.py)
 
 
 def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
@@ -154,8 +157,17 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
         f"({len(data['units'])} listed), {len(data['locations'])} locations, "
         f"{len(network.lines)} walk lines, {len(network.stops)} connector stops",
     ]
+    health = build_health(venue, doors, network, reached, MEASURE_ACCURACY)
     return ImdfDataset(
-        data, svgs, venue.report, summary, archive.form, reached, counts, stack_map=ids.stack
+        data,
+        svgs,
+        venue.report,
+        summary,
+        archive.form,
+        reached,
+        counts,
+        stack_map=ids.stack,
+        health=health,
     )
 
 
@@ -260,6 +272,8 @@ async def import_venue(
             await refuse_shrinking(store, validated)
         removed = await removed_by_map(store, validated.checked.records)
         return DryRun(sum(len(ids) for ids in removed.values()))
+    asset_id = dataset.data["assets"][0]["id"]
+    health = None if dataset.health is None else venue_health_documents(asset_id, dataset.health)
     return await import_data(
         store,
         dataset.data,
@@ -269,4 +283,5 @@ async def import_venue(
         max_documents=max_documents,
         allow_shrink=allow_shrink,
         replace_locations=True,
+        extra=health,  # the venue's health report, replaced with it (storage/imdf/health.py)
     )

@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from routing.imdf.health import health_document, summary_lines
 from routing.imdf.reachability import FOOT, REASONS, WHEELCHAIR, Reachability
 from storage.imdf.dataset import ImdfDataset
 
@@ -90,6 +91,8 @@ def report_document(
             for kind, count in ordered
         ],
     }
+    if dataset.health is not None:  # what `floorgate check --venue --json` gives, import part
+        document["health"] = health_document(dataset.health)
     reach = dataset.reachability
     if reach is not None:
         document["reachability"] = _summary(reach)
@@ -196,3 +199,12 @@ def level_lines(reach: Reachability) -> list[str]:
             f"(ordinal {level.ordinal:g}): {level.detail}"
         )
     return lines
+
+
+def health_lines(dataset: ImdfDataset) -> list[str]:
+    """The terminal's summary of the venue's health report (docs/imdf.md, "The health
+    report"): counts per kind and the worst findings the import found; tiles and places
+    listed twice are found from the stored maps by `floorgate check --venue`."""
+    if dataset.health is None:
+        return []
+    return summary_lines(dataset.health, str(dataset.counts.get("id", "ASSET")))

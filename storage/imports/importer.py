@@ -51,6 +51,7 @@ from storage.timestamps import now
 from storage.transactions import NoTransactions, Session, has_transactions, in_transaction
 
 Waiting = Callable[[str, dict[str, Any]], None]
+Extra = dict[str, list[dict[str, Any]]]  # collection -> documents replaced by `_id`
 
 
 class NeedsStaging(RuntimeError):
@@ -108,6 +109,7 @@ async def import_data(
     may_stage: bool = True,
     allow_shrink: bool = True,
     replace_locations: bool = False,
+    extra: Extra | None = None,
 ) -> ImportReport:
     """Validate `data`; raise DatasetError and write nothing if anything is wrong,
     else upsert every record by id (relative SVG paths start at `base_dir`).
@@ -126,7 +128,10 @@ async def import_data(
     venue's locations are all generated), each map of the file keeps only the locations
     the file gives it (and its derived ones): the others are deleted by the same
     transaction or switch, counted in `ImportReport.removed_locations`
-    (`storage.imports.replaced`); without it no location is ever deleted.
+    (`storage.imports.replaced`); without it no location is ever deleted. `extra`:
+    documents the import derives besides its records (a venue's health report), by
+    collection, each with the `asset_id` of an asset of the file: replaced by `_id` in
+    the transaction or switch of their asset, with its records.
     """
     inputs = Inputs(limits or SvgLimits(), dict(svg_sources or {}), assets)
     validated = await validate_against(store, data, base_dir, inputs)
@@ -159,16 +164,29 @@ async def import_data(
         files = await _store_files(store, validated, report)
         at = now()
         for part in parts:
+            derived = _extra_of(part, extra)
             if part.staged is not None and atomic:
-                writer = await _switch(store, validated, part, files, at, replace_locations)
+                writer = await _switch(
+                    store, validated, part, files, at, replace_locations, derived
+                )
             else:
                 current = session if atomic else None
                 writer = await _commit(
-                    store, validated, part.records, files, at, current, replace_locations
+                    store, validated, part.records, files, at, current, replace_locations, derived
                 )
             report.add(writer.report)
             await drop_replaced_files(store, writer.named_before)
     return report
+
+
+def _extra_of(part: Part, extra: Extra | None) -> Extra:
+    """The documents of `extra` whose asset this part writes."""
+    if not extra:
+        return {}
+    assets = {record["id"] for _, record in part.records[col.ASSETS]}
+    return {
+        name: [doc for doc in docs if doc.get("asset_id") in assets] for name, docs in extra.items()
+    }
 
 
 async def _settle_switches(store: Store, assets: set[str]) -> None:
@@ -186,12 +204,15 @@ async def _switch(
     files: dict[str, StoredDrawing],
     at: str,
     replace_locations: bool,
+    extra: Extra | None = None,
 ) -> Writer:
     """Stage the asset's writes (computed at once, reading the live state under the
     lease, outside any transaction), then switch them in."""
     assert part.staged is not None
     plan = StagedPlan()
-    writer = _writer(store, validated, part.records, files, at, None, replace_locations, plan)
+    writer = _writer(
+        store, validated, part.records, files, at, None, replace_locations, plan, extra
+    )
     await writer.run()
     batches = plan.batches()
     token = uuid.uuid4().hex
@@ -210,11 +231,14 @@ def _writer(
     session: Session,
     replace_locations: bool,
     plan: StagedPlan | None = None,
+    extra: Extra | None = None,
 ) -> Writer:
     lookup = validated.lookup
     drawings = validated.checked.drawings
     exclusive = lookup.group_is_exclusive
-    return Writer(store, records, drawings, files, exclusive, at, session, plan, replace_locations)
+    return Writer(
+        store, records, drawings, files, exclusive, at, session, plan, replace_locations, extra
+    )
 
 
 async def _commit(
@@ -225,12 +249,15 @@ async def _commit(
     at: str,
     session: Session,
     replace_locations: bool,
+    extra: Extra | None = None,
 ) -> Writer:
     """Write `records` in one transaction of `session` (or without one, given None);
     the driver runs it again from the start on a transient error."""
 
     async def work(current: Session) -> Writer:
-        writer = _writer(store, validated, records, files, at, current, replace_locations)
+        writer = _writer(
+            store, validated, records, files, at, current, replace_locations, None, extra
+        )
         await writer.run()
         return writer
 

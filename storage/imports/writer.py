@@ -109,8 +109,10 @@ class Writer:
         session: Session,
         plan: StagedPlan | None = None,
         replace_locations: bool = False,
+        extra: dict[str, list[dict[str, Any]]] | None = None,
     ) -> None:
         self.store = store
+        self.extra = extra or {}  # derived documents replaced by `_id` (import_data's `extra`)
         self.plan = plan
         self.replace_locations = replace_locations
         self.records = records
@@ -145,6 +147,10 @@ class Writer:
         await self._by_id(col.LOCATIONS, documents.location)
         await self._unit_locations()
         await self._geojson()
+        for collection, docs in sorted(self.extra.items()):
+            await self._bulk(
+                collection, [ReplaceOne({"_id": d["_id"]}, d, upsert=True) for d in docs]
+            )
         return self.report
 
     def touched_maps(self) -> list[str]:
