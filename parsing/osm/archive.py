@@ -19,6 +19,7 @@ from parsing.imdf.read import Archive, Feature, Report
 from parsing.language_tags import UNSAID_LANGUAGE
 from parsing.osm.convert import Sorted, as_geojson, sort_features
 from parsing.osm.levels import level_text
+from parsing.osm.lone_rooms import join_lone_rooms, report_doorless
 from parsing.osm.model import ATTRIBUTION, OsmData, OsmError, OsmFeature
 from parsing.osm.openings import openings
 from parsing.osm.tags import point_category
@@ -47,7 +48,9 @@ def _archive(data: OsmData, asset: str, fallback_name: str, languages: tuple[str
     language = venue_language(data, languages)
     holder = _venue_feature(data)
     venue_names = _labels(holder.tags, language, report, holder.id)["name"] if holder else None
+    join_lone_rooms(place, found.doors, report)
     doors = openings(place, found.doors, report)
+    report_doorless(place, doors, report)
     levels = {level: f"{asset}-level-{ordinal_text(level)}" for level in sorted(place.levels)}
     features: dict[str, list[Feature]] = {k: [] for k in ("venue", "level", "unit", "opening")}
     everything = unary_union([space.shape for space in place.spaces])

@@ -5,6 +5,7 @@ counted in the report by its reason. Data (c) OpenStreetMap contributors, ODbL."
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +14,7 @@ import shapely.errors
 from shapely.geometry import LineString, MultiLineString, MultiPolygon, Point, Polygon, box
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import nearest_points, unary_union
+from shapely.strtree import STRtree
 
 from parsing.imdf.projection import LocalPlane, plane_for
 from parsing.imdf.read import Report, shown
@@ -41,8 +43,14 @@ from parsing.osm.walkways import MIN_AREA, MIN_WIDTH, Drawn, add_walkways
 DEFAULT_LEVEL = 0.0  # a feature without `level` (docs/osm.md, "Decisions")
 END_METRES = 2.0  # the side of a connector's foot made from a node or a line's end
 END_REACH = 1.0  # how far a connector's end may lie outside the unit it opens into
-LINK_REACH = 3.0  # how far from a walkway a connector's end in no unit is joined to it
+LINK_REACH = 5.0  # how far from an open space a connector's end or a lone room is joined to it
+NODE_METRES = 0.01  # two positions this close are one OSM node (a way's and a connector's)
 NOT_CONTAINERS = frozenset({"column"})
+ALONE = (
+    f"connector end more than {LINK_REACH:g} m from where people walk on its level, stands "
+    "alone: draw the corridor, area or footway it lands on, or correct its level"
+)
+TOUCH_METRES = 1e-3  # a strip this near a unit touches it (the cut's rounding)
 SLIVER_REACH = 1e-6  # metres: a sliver of a cut this near the foot lies along it
 HAIR_METRES = 0.01  # a sliver of a unit of the data narrower than this is drawing noise
 
@@ -64,6 +72,12 @@ class Sorted:
     plane: LocalPlane
     doors: list[Marker] = field(default_factory=list)
     points: list[Marker] = field(default_factory=list)
+
+
+UNJOINED = (
+    "no stairs, lift, escalator or ramp is tagged: the levels cannot be joined (tag "
+    "highway=steps, highway=elevator, conveying=* or a footway on two levels)"
+)
 
 
 def sort_features(data: OsmData, asset: str) -> Sorted:
@@ -113,10 +127,14 @@ def sort_features(data: OsmData, asset: str) -> Sorted:
                 ends.append((feature, kind, [(level, shape) for level in levels]))
             elif is_point_of_interest(tags):
                 found.points += [_marker(asset, feature, shape, lv, levels) for lv in levels]
+    _cut_open_spaces(found.place, report)
     add_walkways(found.place, lines, areas, report)
-    for feature, kind, feet in ends:
+    for feature, kind, feet in _on_footway_nodes(found.place, ends, lines, report):
         _add_connector(found.place, feature, kind, feet, report)
     found.place.levels |= {space.level for space in found.place.spaces}
+    if len(found.place.levels) > 1 and not ends and not found.place.connectors:
+        named = ", ".join(level_text(level) for level in sorted(found.place.levels))
+        report.add(UNJOINED, f"levels {named}")
     if not found.place.spaces:  # each area's `level` names no level (`roof`, `0;nan`)...
         first, level = spaces[0], spaces[0].tags.get("level")
         unread = level is not None and levels_of(first.tags) is None
@@ -125,6 +143,32 @@ def sort_features(data: OsmData, asset: str) -> Sorted:
             f"{first.id}: {rule}, and no other indoor area makes a unit either: nothing to import"
         )
     return found
+
+
+def _cut_open_spaces(place: Place, report: Report) -> None:
+    """Each open space of the data (a hall, a corridor) less the rooms drawn over it: a
+    shop drawn inside a hall or across a corridor's edge keeps its shape, and the hall
+    meets it along its outline (a derived door, parsing/osm/openings.py) instead of
+    lying under it. Overlaps thinner than HAIR_METRES are the drawing's noise, left; a
+    space the rooms cover whole keeps its shape."""
+    for level in sorted({space.level for space in place.spaces}):
+        here = place.on_level(level)
+        rooms = [s for s in here if s.category not in OPEN_CATEGORIES | NOT_CONTAINERS]
+        if not rooms:
+            continue
+        tree = STRtree([s.shape for s in rooms])
+        for space in here:
+            if space.category not in OPEN_CATEGORIES:
+                continue
+            over = [rooms[int(k)].shape for k in tree.query(space.shape, "intersects")]
+            under = space.shape.intersection(unary_union(over)) if over else None
+            if under is None or under.area < HAIR_METRES * space.shape.length:
+                continue
+            rest = _areas(space.shape.difference(under))
+            if rest is None or rest.area < MIN_AREA:
+                continue
+            space.shape = rest
+            report.add("open space cut by the rooms drawn over it", space.source)
 
 
 def _count_units(features: list[OsmFeature]) -> None:
@@ -267,6 +311,61 @@ def _marker(
     return Marker(unit_id, level, point, feature.tags, feature.id)
 
 
+def _nearest_words(place: Place, level: float, target: BaseGeometry) -> str:
+    distance = nearest_open(place, level, target)
+    if distance is None:
+        return ": nothing walkable is drawn on that level"
+    return f": the nearest walkable space is {distance:.0f} m away"
+
+
+def _on_footway_nodes(
+    place: Place,
+    ends: list[tuple[OsmFeature, str, list[tuple[float, Point]]]],
+    lines: list[Drawn],
+    report: Report,
+) -> list[tuple[OsmFeature, str, list[tuple[float, Point]]]]:
+    """The connectors' ends, each moved to the level of the footway it is a node of when
+    no footway of its own level passes there and it stands in no unit of its own level:
+    in OSM, ways that share a node meet there, so steps tagged `0;2` whose top is a node
+    of a footway tagged `level=1` lead onto that footway (docs/osm.md, "Walkways"). An
+    end is not moved onto a level another end of the connector stands on, nor when the
+    footways there name several other levels; each move is reported, for the mapper to
+    check the two `level` tags."""
+    nodes: dict[tuple[int, int], set[tuple[float, str]]] = defaultdict(set)
+    for line in lines:
+        for part in getattr(line.shape, "geoms", [line.shape]):
+            for x, y in part.coords:
+                nodes[_node_key(x, y)].add((line.level, line.source))
+    found = []
+    for feature, kind, feet in ends:
+        feet = list(feet)
+        for number, (level, point) in enumerate(feet):
+            here = nodes.get(_node_key(point.x, point.y), set())
+            if not here or level in {lv for lv, _ in here}:
+                continue
+            if _container(place, level, point) is not None:
+                continue
+            taken = {lv for other, (lv, _) in enumerate(feet) if other != number}
+            onto = {lv for lv, _ in here} - taken
+            if len(onto) != 1:
+                continue
+            [new] = onto
+            source = min(src for lv, src in here if lv == new)
+            report.add(
+                "connector end on a node of a footway of another level, moved to the "
+                "footway's level (check their level tags)",
+                f"{feature.id} on level {level_text(level)}: a node of {source} "
+                f"(level {level_text(new)})",
+            )
+            feet[number] = (new, point)
+        found.append((feature, kind, sorted(feet, key=lambda foot: foot[0])))
+    return found
+
+
+def _node_key(x: float, y: float) -> tuple[int, int]:
+    return round(x / NODE_METRES), round(y / NODE_METRES)
+
+
 def _add_connector(
     place: Place,
     feature: OsmFeature,
@@ -290,7 +389,7 @@ def _add_connector(
             if shared.id in place.walkable_feet:
                 units.append(shared.id)
             else:
-                report.add("connector end in no unit of its level, stands alone", where)
+                report.add(ALONE, f"{where}{_nearest_words(place, level, point)}")
             continue
         square = box(
             point.x - END_METRES / 2,
@@ -301,11 +400,15 @@ def _add_connector(
         square = _areas(square.difference(unary_union([s.shape for s in feet_here]))) or square
         container = _container(place, level, point)
         if container is None:
-            container = _linked(place, level, point)
-            if container is not None:
-                report.add(f"connector end joined to an open space within {LINK_REACH:g} m", where)
+            linked = link(place, level, point)
+            if linked is not None:
+                container = linked[0]
+                report.add(
+                    f"connector end joined to an open space within {LINK_REACH:g} m",
+                    f"{where} to {container.id}, {linked[1]:.1f} m",
+                )
         if container is None:
-            report.add("connector end in no unit of its level, stands alone", where)
+            report.add(ALONE, f"{where}{_nearest_words(place, level, point)}")
         else:
             _cut(place, container, square, report, where)
         unit_id = element_id(place.asset, feature.id, level)
@@ -354,27 +457,45 @@ def _cut(place: Place, container: Space, foot: BaseGeometry, report: Report, whe
     container.shape = pieces[0] if len(pieces) == 1 else MultiPolygon(pieces)
 
 
-def _linked(place: Place, level: float, point: Point) -> Space | None:
-    """The nearest open space (walkway, hall) of `level` within LINK_REACH of a connector's
-    end, grown by a strip END_METRES wide from its edge to the end (where no other unit
-    lies); None when there is none."""
+def link(place: Place, level: float, target: BaseGeometry) -> tuple[Space, float] | None:
+    """The nearest open space (walkway, hall, corridor) of `level` within LINK_REACH of
+    `target` (a connector's end, a room drawn on its own), with its distance, grown by a
+    strip END_METRES wide from its edge to the target (where no other unit lies, the
+    target's unit included); None when there is none."""
     near = [
-        (space.shape.distance(point), space.id, space)
+        (space.shape.distance(target), space.id, space)
         for space in place.on_level(level)
         if space.category in OPEN_CATEGORIES and not space.connector_end
     ]
     near = [entry for entry in near if entry[0] <= LINK_REACH]
     if not near:
         return None
-    _, _, space = min(near, key=lambda entry: entry[:2])
-    edge = nearest_points(space.shape, point)[0]
+    distance, _, space = min(near, key=lambda entry: entry[:2])
+    edge, end = nearest_points(space.shape, target)
     others = [s.shape for s in place.on_level(level) if s is not space and not s.connector_end]
-    strip = LineString([edge, point]).buffer(END_METRES / 2).difference(unary_union(others))
-    grown = _areas(unary_union([space.shape, strip]))
+    strip = LineString([edge, end]).buffer(END_METRES / 2).difference(unary_union(others))
+    through = [
+        piece
+        for piece in polygons(strip)
+        if piece.distance(space.shape) <= TOUCH_METRES and piece.distance(target) <= TOUCH_METRES
+    ]
+    if not through:  # other units stand between them
+        return None
+    grown = _areas(unary_union([space.shape, *through]))
     if grown is None:
         return None
     space.shape = grown
-    return space
+    return space, distance
+
+
+def nearest_open(place: Place, level: float, target: BaseGeometry) -> float | None:
+    """How far the nearest open space of `level` lies from `target`, for the report."""
+    found = [
+        space.shape.distance(target)
+        for space in place.on_level(level)
+        if space.category in OPEN_CATEGORIES and not space.connector_end
+    ]
+    return min(found) if found else None
 
 
 def _container(place: Place, level: float, point: Point) -> Space | None:

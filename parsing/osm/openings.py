@@ -35,6 +35,7 @@ class Opening:
     line: LineString
     properties: dict[str, object]
     derived: bool
+    units: tuple[str, ...] = ()  # the units it opens (the drawn door's, within DOOR_REACH)
 
 
 def openings(place: Place, doors: list[Marker], report: Report) -> list[Opening]:
@@ -56,7 +57,9 @@ def openings(place: Place, doors: list[Marker], report: Report) -> list[Opening]
         nearest = min(touched, key=lambda s: s.shape.boundary.distance(door.point))
         line = _along(nearest, door.point)
         with_doors |= {s.id for s in touched}
-        found.append(Opening(door.id, door.level, line, door_properties(door.tags), False))
+        units = tuple(s.id for s in touched)
+        properties = door_properties(door.tags)
+        found.append(Opening(door.id, door.level, line, properties, False, units))
     for level in sorted(place.levels):
         found += _derived(place.on_level(level), with_doors, report)
     return found
@@ -83,7 +86,7 @@ def _derived(spaces: list[Space], with_doors: set[str], report: Report) -> list[
             if j <= i:
                 continue
             b = walked[j]
-            open_a, open_b = _is_open(a), _is_open(b)
+            open_a, open_b = is_open(a), is_open(b)
             edge = (open_a and open_b) or a.connector_end or b.connector_end
             room = b if open_a else a  # the closed one, when only one is open
             if not edge and (not (open_a or open_b) or room.id in with_doors):
@@ -99,7 +102,8 @@ def _derived(spaces: list[Space], with_doors: set[str], report: Report) -> list[
                     stretch = substring(stretch, GAP_METRES, stretch.length - GAP_METRES)
                 report.add("door derived where units meet", f"{a.source} and {b.source}")
                 door_id = f"{a.id}~{b.id}" if number == 1 else f"{a.id}~{b.id}~{number}"
-                found.append(Opening(door_id, a.level, stretch, {"category": "pedestrian"}, True))
+                pedestrian: dict[str, object] = {"category": "pedestrian"}
+                found.append(Opening(door_id, a.level, stretch, pedestrian, True, (a.id, b.id)))
     return found
 
 
@@ -120,7 +124,7 @@ def _stretches(a: Space, b: Space) -> list[LineString]:
     return found
 
 
-def _is_open(space: Space) -> bool:
+def is_open(space: Space) -> bool:
     return space.category in OPEN_CATEGORIES and not space.connector_end
 
 

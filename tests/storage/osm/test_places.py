@@ -17,6 +17,8 @@ import httpx
 import pytest
 import pytest_asyncio
 
+from parsing.osm.convert import UNJOINED
+from parsing.osm.lone_rooms import DOORLESS
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import DISTANCES_CALCULATE
 from rest.app import create_app
@@ -147,51 +149,162 @@ async def routed(
     return False
 
 
+# Named rooms that route to no other level, as the import report explains them: a room
+# with no door and no corridor, area or footway within 5 m (`room with no door ...`)
+UNREACHED = {
+    # an office drawn inside another room; a ticket office whose derived doors lie on
+    # the hall's edge a few centimetres off its own (the IMDF import finds none on it)
+    "station": {("0", "Point Information - Paris & IdF"), ("0", "Tickets Paris & IdF")},
+    # the car repair shop beside the car park, 15 m from the nearest footway
+    "mall": {("0", "Midas")},
+    # the open-air centre's shops on the streets the data does not draw indoors
+    "caserne": {
+        ("-1", "Monoprix"),
+        *(
+            ("0", name)
+            for name in (
+                "Ayako Sushi",
+                "Blue Box",
+                "Cop Copine",
+                "Crazyfête",
+                "Direction du centre Commercial",
+                "H&M",
+                "L'InsTant",
+                "Lolë",
+                "Lucien & la Cocotte",
+                "Marionnaud",
+                "Modetic",
+                "Paul",
+                "Poste Incendie",
+            )
+        ),
+        ("1", "Au vieux campeur"),
+        ("1", "Ayako Sushi"),
+        ("1", "H&M"),
+    },
+}
+# Named rooms open to a part of their level that no connector reaches: the Caserne's
+# supermarket and organic shop open onto a corridor of their own (way/562670861), 11 m
+# from the mall's, reached from the street (the report counts them reached: its
+# entrances are the openings onto the street)
+APART = {"station": set(), "mall": set(), "caserne": {("0", "Monoprix"), ("0", "Naturalia")}}
+TO_CASERNE = [("-1", "0"), ("-1", "1"), ("0", "1"), ("1", "0")]
+
+
 @pytest.mark.asyncio(loop_scope="session")
 @pytest.mark.parametrize(
-    ("name", "rooms", "walkable", "step_free", "not_joined"),
+    ("name", "foot", "wheelchair"),
     [
-        # the data draws no stairs, lift or escalator
-        ("station", [], [], [], {"0": ("foot", "wheelchair")}),
-        # on foot: three steps 0;1 from the ground floor's footways and platforms to the
-        # mall's and to a landing, one steps 1;2 from the landing's middle up to level
-        # 2's footway (across the landing its foot cuts in two: 0/2); its two lifts
-        # (0;2) land on level 2 where nobody walks, so no level but the ground floor is
-        # step-free
-        (
-            "mall",
-            [],
-            [("0", "1"), ("0", "2"), ("1", "2")],
-            [],
-            {"1": ("wheelchair",), "2": ("wheelchair",)},
-        ),
-        ("caserne", *[[("-1", "0"), ("-1", "1"), ("0", "1")]] * 3, {}),
+        # the data draws no stairs, lift or escalator: no level pair
+        ("station", [], []),
+        # steps 0;1 and 0;2 (whose tops are nodes of level 1's footbridge) and the two
+        # lifts 0;2 (nodes of level 1's footways) join 0 and 1; level 2 holds no room
+        ("mall", [("0", "1"), ("1", "0")], [("0", "1"), ("1", "0")]),
+        # stairs and lifts drawn as areas (-1/0), steps and a lift (0/1); level -1's
+        # only named room, Monoprix, has no door (the other test routes to -1)
+        ("caserne", TO_CASERNE, TO_CASERNE),
     ],
 )
-async def test_routes_between_floors_where_the_data_joins_them(
+async def test_every_named_room_routes_to_the_levels_the_connectors_join(
+    imported: Any, name: str, foot: list[tuple[str, str]], wheelchair: list[tuple[str, str]]
+) -> None:
+    """From one listed unit of each level (the first by id that the import reaches), E18
+    to every named room of each other level, on foot and by wheelchair: where the
+    connectors join the two levels, every named room routes but those of UNREACHED
+    (which the report names) and APART on the far level; where they do not, none does."""
+    http, headers, datasets = imported
+    dataset = datasets[name]
+    levels = level_of(dataset)
+    named = named_rooms(PLACES[name])
+    rooms: dict[str, dict[str, str]] = {}
+    for unit in sorted(dataset.data["units"], key=lambda u: u["id"]):
+        level = levels[unit["floor_id"]]
+        if (level, unit["name"]) in named:
+            rooms.setdefault(level, {})[unit["id"]] = unit["name"]
+    sources = {levels[floor]: unit for floor, unit in samples(dataset).items()}
+    unreached, apart = UNREACHED[name], APART[name]
+    assert dataset.reachability is not None
+    reported = {
+        (levels[u.level], u.name)
+        for u in dataset.reachability.unreachable
+        if (levels[u.level], u.name) in named and u.reason == "no-opening"
+    }
+    assert reported == unreached
+    for mode, joined in (("foot", foot), ("wheelchair", wheelchair)):
+        found = []
+        for low, high in itertools.permutations(sorted(rooms, key=float), 2):
+            source = sources.get(low) or next(iter(rooms[low]))  # station: -1 is cut off
+            distances = await matrix(http, headers, dataset, source, list(rooms[high]), mode)
+            missing = {(high, rooms[high][u]) for u, d in distances.items() if d is None}
+            far = {(high, n) for n in rooms[high].values()}
+            if not far - unreached - apart:
+                continue  # no named room there that can be reached (the Caserne's -1)
+            if missing == far:
+                continue  # not joined: nothing routes
+            assert (mode, low, high, missing) == (mode, low, high, far & (unreached | apart))
+            found.append((low, high))
+        assert (mode, found) == (mode, joined)
+
+
+async def matrix(
+    http: httpx.AsyncClient,
+    headers: dict[str, str],
+    dataset: ImdfDataset,
+    source: str,
+    targets: list[str],
+    mode: str,
+) -> dict[str, float | None]:
+    """E18 on the stack map from the unit `source` to each unit of `targets` (50 a
+    request, E18's bound): unit id -> distance, None where no way leads."""
+    stack = dataset.stack_map
+    found: dict[str, float | None] = {}
+    for start in range(0, len(targets), 50):
+        batch = targets[start : start + 50]
+        request: dict[str, Any] = {
+            "sources": [{"id": f"{stack}:{source}"}],
+            "targets": [{"id": f"{stack}:{unit}"} for unit in batch],
+            "costing": "pedestrian",
+        }
+        if mode == "wheelchair":
+            request["costing_options"] = {"pedestrian": {"mode": "wheelchair"}}
+        response = await http.post(
+            f"/v1/unitmaps/{stack}/distance-matrix", headers=headers, json={"data": request}
+        )
+        assert response.status_code == 200, response.text
+        [row] = response.json()["data"]["sources"]
+        for unit, target in zip(batch, row["targets"], strict=True):
+            distance = target["distance"]
+            assert distance is None or float(distance) > 0
+            found[unit] = None if distance is None else float(distance)
+    return found
+
+
+@pytest.mark.asyncio(loop_scope="session")
+@pytest.mark.parametrize(
+    ("name", "walkable", "step_free", "not_joined"),
+    [
+        ("station", [], [], {"0": ("foot", "wheelchair")}),
+        # level 2 is the footway at the top of steps 493461474 (from the landing of
+        # level 1): on foot only
+        ("mall", [("0", "1"), ("0", "2"), ("1", "2")], [("0", "1")], {"2": ("wheelchair",)}),
+        ("caserne", *[[("-1", "0"), ("-1", "1"), ("0", "1")]] * 2, {}),
+    ],
+)
+async def test_every_level_pair_joined_by_the_data_routes(
     imported: Any,
     name: str,
-    rooms: list[tuple[str, str]],
     walkable: list[tuple[str, str]],
     step_free: list[tuple[str, str]],
     not_joined: dict[str, tuple[str, ...]],
 ) -> None:
-    """`rooms`: the pairs of levels where a listed unit that the import reaches routes to
-    one on the other (the first by id of each level); `walkable`: the pairs where any
-    listed unit or connector stop routes to one of the other level, on foot; `step_free`
-    the same by wheelchair."""
+    """Over every pair of levels (level 2 of the mall holds no room): whether one of a
+    level's sample unit and connector stops routes to one of the other's, on foot
+    (`walkable`) and by wheelchair (`step_free`); the levels the report names as joined
+    to none, with the modes."""
     http, headers, datasets = imported
     dataset = datasets[name]
     levels = level_of(dataset)
-    stack = dataset.stack_map
-    by_level = {levels[floor]: unit for floor, unit in samples(dataset).items()}
     assert _unjoined(dataset) == not_joined
-    found = []
-    for low, high in itertools.combinations(sorted(by_level, key=float), 2):
-        one, other = ([{"id": f"{stack}:{by_level[level]}"}] for level in (low, high))
-        if await routed(http, headers, dataset, one, other):
-            found.append((low, high))
-    assert found == rooms
     places = {levels[floor]: points for floor, points in waypoints(dataset).items()}
     for mode, expected in (("foot", walkable), ("wheelchair", step_free)):
         found = []
@@ -201,16 +314,47 @@ async def test_routes_between_floors_where_the_data_joins_them(
         assert (mode, found) == (mode, expected)
 
 
-def test_the_report_names_the_connector_ends_that_stand_in_no_unit() -> None:
-    dataset = place_dataset(MALL)
-    kind = "connector end in no unit of its level, stands alone"
+def test_the_report_says_what_joins_no_level_and_why() -> None:
+    mall = place_dataset(MALL).report
+    moved = (
+        "connector end on a node of a footway of another level, moved to the footway's "
+        "level (check their level tags)"
+    )
+    # steps 493461476, 493461478, 493461484 and both lifts (0;2) end at nodes of
+    # footways of level 1
+    assert mall.counts[moved] == 5
+    assert mall.examples[moved] == [
+        "way/493461476 on level 2: a node of way/493466753 (level 1)",
+        "way/493461478 on level 2: a node of way/493466753 (level 1)",
+        "way/493461484 on level 2: a node of way/493466753 (level 1)",
+    ]
+    alone = (
+        "connector end more than 5 m from where people walk on its level, stands alone: "
+        "draw the corridor, area or footway it lands on, or correct its level"
+    )
     # the ramp and two escalators of the Galerie Échirolles (1;2, outside the mall's
-    # extent) on both levels; on level 2 the ends of escalator 493461476, stairs
-    # 493461478, 493461484 and 494491595 and of both lifts
-    assert dataset.report.counts[kind] == 12
-    assert dataset.report.examples[kind][0] == "way/241045176 on level 1"
+    # extent) on both levels, and the top of steps 494491595 (1;2), both of whose ends
+    # are nodes of level 1's footways
+    assert mall.counts[alone] == 7
+    assert mall.examples[alone] == [
+        "way/241045176 on level 1: the nearest walkable space is 20 m away",
+        "way/241045176 on level 2: the nearest walkable space is 207 m away",
+        "way/244423987 on level 1: the nearest walkable space is 20 m away",
+    ]
     joined_none = "connector with fewer than two ends where people walk, joins no level"
-    assert dataset.report.counts[joined_none] == 9
+    assert mall.counts[joined_none] == 4
+    assert mall.examples["room drawn on its own joined to an open space within 5 m"] == [
+        "way/512922631 on level 1 to grand-place-footways-level-1-2, 2.9 m"
+    ]
+    assert mall.examples[DOORLESS] == [
+        "way/512908923 on level 1: the nearest walkable space is 13 m away",
+        "way/566639557 on level 0: the nearest walkable space is 20 m away",
+        "Midas (way/566639559 on level 0): the nearest walkable space is 15 m away",
+    ]
+    assert place_dataset(CASERNE).report.counts[DOORLESS] == 29
+    station = place_dataset(STATION).report
+    assert station.examples[UNJOINED] == ["levels -1, 0"]
+    assert DOORLESS not in station.counts
 
 
 def _unjoined(dataset: ImdfDataset) -> dict[str, tuple[str, ...]]:

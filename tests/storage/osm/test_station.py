@@ -15,6 +15,8 @@ import pytest
 import pytest_asyncio
 
 from parsing.imdf.venue import ImdfOptions
+from parsing.osm.convert import ALONE
+from parsing.osm.lone_rooms import DOORLESS
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import DISTANCES_CALCULATE
 from rest.app import create_app
@@ -60,7 +62,7 @@ def test_it_imports_with_every_named_room_a_unit_with_its_name(
     assert report.examples["walkway area made a walkway unit"] == ["way/101", "way/102"]
     assert report.examples["footway line made walkable (2 m wide)"] == ["way/209"]
     assert report.examples["room on several levels: a unit on each, no connector"] == ["way/206"]
-    assert "connector end in no unit of its level, stands alone" not in report.counts
+    assert ALONE not in report.counts and DOORLESS not in report.counts
     assert dataset.reachability is not None
     assert dataset.reachability.unreachable == []  # every unit, on foot and by wheelchair
     assert dataset.reachability.levels == []  # every level joined, by both

@@ -12,6 +12,8 @@ import httpx
 import pytest
 
 from parsing.imdf.venue import ImdfOptions
+from parsing.osm.convert import ALONE
+from parsing.osm.lone_rooms import DOORLESS
 from parsing.osm.walkways import WALKWAY_METRES
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import DISTANCES_CALCULATE
@@ -45,9 +47,12 @@ def test_the_footway_is_a_walkway_unit_cut_by_the_room(tmp_path: Path) -> None:
     dataset = osm_dataset(place(tmp_path), ImdfOptions())
     report = dataset.report
     assert report.counts[f"footway line made walkable ({WALKWAY_METRES:g} m wide)"] == 1
-    assert report.examples["connector end in no unit of its level, stands alone"] == [
-        "node/7 on level 0",
-        "node/7 on level 2",
+    assert report.examples[ALONE] == [
+        "node/7 on level 0: the nearest walkable space is 24 m away",
+        "node/7 on level 2: nothing walkable is drawn on that level",
+    ]
+    assert report.examples[DOORLESS] == [
+        "Shop C (way/6 on level 2): nothing walkable is drawn on its level"
     ]
     assert report.examples[
         "connector with fewer than two ends where people walk, joins no level"
