@@ -327,10 +327,10 @@ def _on_footway_nodes(
     """The connectors' ends, each moved to the level of the footway it is a node of when
     no footway of its own level passes there and it stands in no unit of its own level:
     in OSM, ways that share a node meet there, so steps tagged `0;2` whose top is a node
-    of a footway tagged `level=1` lead onto that footway (docs/osm.md, "Walkways"). An
-    end is not moved onto a level another end of the connector stands on, nor when the
-    footways there name several other levels; each move is reported, for the mapper to
-    check the two `level` tags."""
+    of a footway tagged `level=1` lead onto it (docs/osm.md, "Joining what the mapper
+    drew apart"). An end is not moved onto a level another end of the connector stands
+    on, nor when the footways there name several other levels; each move is reported,
+    for the mapper to check the two `level` tags."""
     nodes: dict[tuple[int, int], set[tuple[float, str]]] = defaultdict(set)
     for line in lines:
         for part in getattr(line.shape, "geoms", [line.shape]):

@@ -1,6 +1,6 @@
-"""Rooms drawn on their own (docs/osm.md, "Rooms drawn on their own"): real data often
-draws a shop beside a corridor or a footway without touching it and without a door. A
-room with no door drawn that meets no open space is joined to the nearest open space of
+"""Rooms drawn on their own (docs/osm.md, "Joining what the mapper drew apart"): real
+data often draws a shop beside a corridor or a footway without touching it and without a
+door. A room with no door drawn that meets no open space is joined to the nearest open space of
 its level within LINK_REACH by a strip END_METRES wide, and then meets it by a derived
 door (parsing/osm/openings.py). A room still without any opening is reported by name and
 OSM element, with what a mapper can draw to open it. Data (c) OpenStreetMap
