@@ -500,8 +500,17 @@ def parser() -> argparse.ArgumentParser:
     check = commands.add_parser(
         "check",
         help="report dangling references, and switches and staged batches that staged "
-        "imports left, one line each (exit status 1 when any)",
+        "imports left, one line each (exit status 1 when any); with --venue, a venue's "
+        "health report instead (docs/imdf.md, The health report)",
     )
+    check.add_argument(
+        "--venue",
+        metavar="ASSET",
+        help="the health report of this asset: level pairs, unreachable places, places "
+        "listed twice, repaired geometry, failing tiles, route accuracy; one finding a line, "
+        "worst first (exit status 1 when any finding is an error)",
+    )
+    check.add_argument("--json", action="store_true", help="with --venue: the whole report as JSON")
     check.set_defaults(handler=cmd_check)
 
     keys = commands.add_parser("keys", help="manage API keys")

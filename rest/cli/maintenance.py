@@ -15,6 +15,7 @@ from rest.cli.common import settings_of, with_store
 from storage.embedded.runtime import database_uri
 
 if TYPE_CHECKING:
+    from routing.imdf.health import HealthReport
     from storage.imports.integrity import GcReport
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -102,6 +103,11 @@ def cmd_gc(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    if args.venue is not None:
+        return check_venue(args)
+    if args.json:
+        print("--json goes with --venue ASSET", file=sys.stderr)
+        return 2
     from storage.imports.integrity import find_dangling
 
     settings = settings_of(args)
@@ -123,3 +129,63 @@ def cmd_check(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 1
+
+
+def check_venue(args: argparse.Namespace) -> int:
+    """`floorgate check --venue ASSET [--json]`: the venue's health report, the part its
+    import stored and the part found now from its stored maps; exit status 1 when a
+    finding is an error (a failing tile, levels not joined on foot) or the asset is not
+    found."""
+    import orjson
+
+    from resolvers.limits import MAX_TILE_BYTES, MAX_TILE_FEATURES
+    from routing.imdf.health import ERROR, health_document
+    from routing.imdf.health_live import live_checks
+    from storage.imdf.health import venue_health
+
+    settings = settings_of(args)
+    with database_uri(settings) as uri:
+        report = with_store(
+            settings,
+            uri,
+            lambda store: venue_health(
+                store,
+                args.venue,
+                lambda index: live_checks(index, MAX_TILE_FEATURES, MAX_TILE_BYTES),
+            ),
+        )
+    if report is None:
+        print(f"No asset {args.venue!r}.", file=sys.stderr)
+        return 1
+    if args.json:
+        document = {"asset_id": args.venue, **health_document(report)}
+        print(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
+    else:
+        for finding in report.findings:
+            print(finding.line())
+        for pair in report.level_pairs:
+            foot = "joined" if pair.foot else "NOT joined"
+            chair = "joined" if pair.wheelchair else "NOT joined"
+            print(
+                f"levels {pair.lower_name!r} / {pair.upper_name!r}: on foot {foot}, by "
+                f"wheelchair {chair} ({pair.by_what()})"
+            )
+        print(_accuracy_line(report))
+        for note in report.notes:
+            print(f"note: {note}")
+        counts = ", ".join(f"{kind} {count}" for kind, count in report.counts().items())
+        print(
+            f"{len(report.findings)} finding(s) ({counts or 'none'}); "
+            f"{report.tiles_checked} tile(s) checked."
+        )
+    return 1 if report.worst() == ERROR else 0
+
+
+def _accuracy_line(report: HealthReport) -> str:
+    accuracy = report.accuracy
+    if accuracy is None:
+        return "route accuracy: not measured"
+    return (
+        f"route accuracy: {accuracy.pairs} pairs (seed {accuracy.seed}), median "
+        f"{accuracy.median:.3f}, p90 {accuracy.p90:.3f}, max {accuracy.max:.3f}"
+    )

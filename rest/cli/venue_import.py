@@ -37,7 +37,7 @@ def run_venue_import(
     from parsing.imdf.venue import ImdfOptions
     from storage.datasets.fields import DatasetError, format_problems
     from storage.imdf import dataset as imdf_dataset
-    from storage.imdf.report import report_path_problem, unreachable_lines
+    from storage.imdf.report import health_lines, report_path_problem, unreachable_lines
 
     source = Path(args.path)
     report = Path(args.report) if args.report is not None else None
@@ -78,6 +78,8 @@ def run_venue_import(
         for line in dataset.report.lines():
             print(f"  {line}")
     for line in unreachable_lines(dataset.reachability, report):
+        print(line)
+    for line in health_lines(dataset):
         print(line)
     if args.out is not None:
         written = imdf_dataset.write_out(dataset, Path(args.out))

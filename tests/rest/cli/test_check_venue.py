@@ -1,0 +1,132 @@
+"""`floorgate check --venue ASSET [--json]` (issue 65, point 6) as an operator runs it,
+a real process on the test database: Gare de l'Est, which has no stairs, lift or
+escalator at all, is reported unjoined with the reason, worst first, exit status 1 (an
+error); `--json` gives the same report whole; an unknown asset is one line, exit 1;
+`--json` alone is refused. The station is imported in-process once (the import's own
+summary lines are tested with `import-osm` in tests/rest/cli/test_import_osm.py).
+Data (c) OpenStreetMap contributors, ODbL."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import orjson
+import pytest_asyncio
+
+from storage.database import Store
+from storage.embedded.server import EmbeddedServer
+from storage.imdf.dataset import import_venue
+from tests._dbserver import fresh_store
+from tests.rest.cli.test_cli_errors import clean_env, run
+from tests.venues.osm_places import STATION, place_dataset
+
+STATION_ID = "gare-de-l-est"
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def station(db_server: EmbeddedServer, settings) -> AsyncIterator[Store]:
+    async with fresh_store(db_server) as store:
+        await import_venue(store, place_dataset(STATION), limits=settings.svg_limits)
+        yield store
+
+
+def env_of(store: Store, db_server: EmbeddedServer, tmp_path: Path) -> dict[str, str]:
+    return clean_env(
+        tmp_path, FLOORGATE_MONGODB_URI=db_server.uri, FLOORGATE_DATABASE=store.db.name
+    )
+
+
+def test_the_station_is_reported_unjoined_worst_first(
+    station: Store, db_server: EmbeddedServer, tmp_path: Path
+) -> None:
+    done, _ = run(["check", "--venue", STATION_ID], env_of(station, db_server, tmp_path))
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:2] == [
+        "error levels-not-joined: 'Level -1' and 'Level 0' (foot, wheelchair): the venue's "
+        "data has no stairs, elevator, escalator, ramp or door between levels at all: nothing "
+        "joins any two levels",
+        "error level-not-joined: level 'Level 0' (ordinal 0) (foot, wheelchair): no stairs, "
+        "elevator, escalator, ramp or opening joins it to the other level ('Level -1')",
+    ]
+    assert lines[2].startswith("warning unreachable [level-cut-off]: ")
+    assert (
+        "levels 'Level -1' / 'Level 0': on foot NOT joined, by wheelchair NOT joined (nothing)"
+        in lines
+    )
+    assert "route accuracy: not measured" in lines
+    assert "note: route accuracy: not measured at import" in lines
+    assert lines[-1].endswith("; 16 tile(s) checked.")
+    assert "Traceback" not in done.stderr
+
+
+def test_json_gives_the_whole_report(
+    station: Store, db_server: EmbeddedServer, tmp_path: Path
+) -> None:
+    env = env_of(station, db_server, tmp_path)
+    done, _ = run(["check", "--venue", STATION_ID, "--json"], env)
+    assert done.returncode == 1, done.stderr
+    report = orjson.loads(done.stdout)
+    assert (report["asset_id"], report["worst"], report["parts"]) == (
+        STATION_ID,
+        "error",
+        ["import", "live"],
+    )
+    assert report["level_pairs"] == [
+        {
+            "lower": "gare-de-l-est-level-minus-1",
+            "lower_name": "Level -1",
+            "upper": "gare-de-l-est-level-0",
+            "upper_name": "Level 0",
+            "foot": False,
+            "wheelchair": False,
+            "connectors": [],
+            "via": [],
+        }
+    ]
+    first = report["findings"][0]
+    assert (first["severity"], first["kind"], first["modes"]) == (
+        "error",
+        "levels-not-joined",
+        ["foot", "wheelchair"],
+    )
+    assert report["accuracy"] is None and report["tiles_checked"] == 16
+    assert sum(c["count"] for c in report["counts"]) == len(report["findings"])
+
+
+def test_an_unknown_asset_and_json_alone_are_refused(
+    station: Store, db_server: EmbeddedServer, tmp_path: Path
+) -> None:
+    env = env_of(station, db_server, tmp_path)
+    missing, _ = run(["check", "--venue", "no-such-venue"], env)
+    assert (missing.returncode, missing.stdout, missing.stderr) == (
+        1,
+        "",
+        "No asset 'no-such-venue'.\n",
+    )
+    alone, _ = run(["check", "--json"], env)
+    assert (alone.returncode, alone.stderr) == (2, "--json goes with --venue ASSET\n")
+
+
+def test_the_imports_print_the_summary_and_report_it_whole(tmp_path: Path) -> None:
+    """`import-osm` (as `import-imdf`: one code path) prints the counts per kind and the
+    worst findings; `--report FILE` holds the import's whole part under `health`."""
+    report = tmp_path / "report.json"
+    out = tmp_path / "out"
+    done, _ = run(
+        ["import-osm", str(STATION), "--out", str(out), "--report", str(report)],
+        clean_env(tmp_path),
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Health: "))
+    assert lines[start] == (
+        "Health: 41 finding(s), worst error: levels-not-joined 1, level-not-joined 1, "
+        "unreachable 38, geometry-repaired 1"
+    )
+    assert lines[start + 1].startswith("  error levels-not-joined: 'Level -1' and 'Level 0'")
+    assert lines[start + 6] == "  ... 36 more: floorgate check --venue gare-de-l-est"
+    health = orjson.loads(report.read_bytes())["health"]
+    assert (health["parts"], health["worst"], len(health["findings"])) == (["import"], "error", 41)
+    assert health["findings"][0]["line"] == lines[start + 1].strip()
