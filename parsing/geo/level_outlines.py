@@ -18,7 +18,11 @@ from typing import Any
 from parsing.geo.indoor_levels import level_value
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1, canvas units
+XY = tuple[float, float]
 OUTLINED = ("Unit", "HitArea")
+# Layers no footprint is made of: the level's own outline (parsing/imdf/drawing.py draws
+# an IMDF level's polygon in `<g id="outline">`).
+FOOTPRINT_LEFT_OUT = frozenset({"outline"})
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,41 @@ def _levels(elements: list[Any]) -> Iterator[dict[str, Any]]:
             continue
         if element.get("type") == "Level":
             yield element
+        nested = element.get("elements")
+        if isinstance(nested, list):
+            stack.append(iter(nested))
+
+
+def level_shapes(document: dict[str, Any]) -> list[tuple[str, str, list[list[XY]]]]:
+    """Every Level of the document, in document order, as (uid, name, the point lists of
+    the areas drawn on it): its own units and hit areas, and the polygons drawn in its
+    layers (an IMDF drawing's walkways, stairs and lifts that are only drawn), not the
+    level's outline (FOOTPRINT_LEFT_OUT: an outdoor level's outline may take in the
+    building), nor a polygon moved by a `transform`. What `parsing.geo.map_frame` makes
+    a level's footprint of (issue 65: two levels of one `level` told apart by it)."""
+    return [
+        (str(level.get("uid")), str(level.get("name") or ""), list(_areas(level)))
+        for level in _levels(document.get("elements") or [])
+    ]
+
+
+def _areas(level: dict[str, Any]) -> Iterator[list[XY]]:
+    """The points of each area drawn on the level (`level_shapes`), not a nested Level's."""
+    stack = [iter(level.get("elements") or [])]
+    while stack:
+        element = next(stack[-1], None)
+        if element is None:
+            stack.pop()
+            continue
+        if not isinstance(element, dict) or element.get("type") == "Level":
+            continue
+        if element.get("type") == "Layer" and element.get("name") in FOOTPRINT_LEFT_OUT:
+            continue
+        shape = element.get("shape")
+        if element.get("type") in OUTLINED and isinstance(shape, dict):
+            yield list(parsed_points(shape.get("points")))
+        elif element.get("type") == "Polygon" and "transform" not in element:
+            yield list(parsed_points(element.get("points")))
         nested = element.get("elements")
         if isinstance(nested, list):
             stack.append(iter(nested))

@@ -1,7 +1,14 @@
 """Where a georeferenced map lies on the earth (issue 49): its fit, the fit's exact
-inverse and its levels in level order, each with its indoor= `level` and outline (the
-box around its units and hit areas, widened to its locations). What a WGS84 waypoint is
-placed with and a route's GeoJSON is drawn with (`resolvers.wayfinding.world`). Pure.
+inverse and its levels in level order, each with its indoor= `level`, its name, its
+outline (the box around its units and hit areas, widened to its locations) and its
+footprint. What a WGS84 waypoint is placed with and a route's GeoJSON is drawn with
+(`resolvers.wayfinding.world`). Pure.
+
+Two levels sharing a `level` (an IMDF venue's levels of one ordinal: "Concourse" and
+"Concourse Outdoor") lie in each other's boxes, so a box cannot tell them apart; their
+footprints can (issue 65, point 5): the union of the areas drawn on the level
+(`parsing.geo.level_outlines.level_shapes`) and its locations' points (a place drawn
+outside every area is still on its level).
 """
 
 from __future__ import annotations
@@ -11,14 +18,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import shapely
+from shapely.geometry.base import BaseGeometry
+
 from parsing.geo.georeference import ControlPoint, Georeference, distance_m, fit_affine
 from parsing.geo.inverse import Inverse, inverse_of
-from parsing.geo.level_outlines import Box, level_outlines, nearest_in_box
+from parsing.geo.level_outlines import Box, level_outlines, level_shapes, nearest_in_box
 
-# What one frame holds besides its levels (a fit, its inverse, the dataclasses), and
-# each level (uid, `level`, floor id, box): generous estimates for the cache's budget.
+# What one frame holds besides its levels (a fit, its inverse, the dataclasses), each
+# level (uid, `level`, name, floor id, box) and each point of a footprint (a coordinate
+# in GEOS and its share of the geometry): generous estimates for the cache's budget.
 FRAME_BYTES = 2_000
-FRAME_LEVEL_BYTES = 600
+FRAME_LEVEL_BYTES = 800
+FOOTPRINT_POINT_BYTES = 40
+# A point this close to a level's footprint is on it, and two levels whose distances
+# differ by less are as near: the fit's round trip (canvas -> WGS84 -> canvas) moves a
+# location's own point by far less.
+HELD_WITHIN_M = 0.01
 
 
 @dataclass(frozen=True)
@@ -29,6 +45,8 @@ class FrameLevel:
     floor_id: str | None
     level: str | None  # indoor= `level`; None for a level the parsed document lacks
     box: Box | None
+    name: str = ""  # the drawing's name of the level ("Sun Terrace")
+    footprint: BaseGeometry | None = None  # its shapes' union and its locations' points
 
 
 @dataclass(frozen=True)
@@ -41,7 +59,12 @@ class MapFrame:
 
     @property
     def memory_bytes(self) -> int:
-        return FRAME_BYTES + FRAME_LEVEL_BYTES * len(self.levels)
+        points = sum(
+            int(shapely.get_num_coordinates(level.footprint))
+            for level in self.levels
+            if level.footprint is not None
+        )
+        return FRAME_BYTES + FRAME_LEVEL_BYTES * len(self.levels) + FOOTPRINT_POINT_BYTES * points
 
     def level_names(self) -> list[str]:
         """The distinct `level`s of the map, in numeric order, for a refusal to list."""
@@ -49,7 +72,7 @@ class MapFrame:
         return sorted(names, key=lambda text: (_number(text), text))
 
     def metres_off(self, position: int, lon: float, lat: float) -> float:
-        """Metres from (lon, lat) to the level's outline, 0 inside it or without one."""
+        """Metres from (lon, lat) to the level's outline box, 0 inside it or without one."""
         box = self.levels[position].box
         if box is None:
             return 0.0
@@ -58,6 +81,18 @@ class MapFrame:
         if near == (x, y):
             return 0.0
         return distance_m(*self.fit.apply(*near), lon, lat)
+
+    def metres_off_footprint(self, position: int, lon: float, lat: float) -> float:
+        """Metres from (lon, lat) to the level's footprint, 0 on it; its box's without one."""
+        found = self.levels[position].footprint
+        if found is None:
+            return self.metres_off(position, lon, lat)
+        x, y = self.inverse.apply(lon, lat)
+        point = shapely.Point(x, y)
+        if found.covers(point):
+            return 0.0
+        near = shapely.shortest_line(found, point).coords[0]
+        return distance_m(*self.fit.apply(near[0], near[1]), lon, lat)
 
 
 def frame_of(
@@ -72,20 +107,40 @@ def frame_of(
     fit = fit_affine([ControlPoint(*point) for point in points])
     heights = {str(uid): height for uid, _, height in levels if isinstance(height, int)}
     outlines = {outline.uid: outline for outline in level_outlines(document, heights)}
+    shapes = {uid: (name, found) for uid, name, found in level_shapes(document)}
     framed = []
     for uid, floor_id, _ in levels:
         outline = outlines.get(str(uid))
         drawn = [(x, y) for floor, x, y in locations if floor == floor_id and floor is not None]
         box = None if outline is None else outline.box
+        name, own = shapes.get(str(uid), ("", []))
         framed.append(
             FrameLevel(
                 str(uid),
                 floor_id,
                 None if outline is None else outline.level,
                 widened(box, drawn),
+                name,
+                footprint(own, drawn),
             )
         )
     return MapFrame(fit, inverse_of(fit), tuple(framed))
+
+
+def footprint(
+    shapes: Sequence[Sequence[tuple[float, float]]], points: Sequence[tuple[float, float]]
+) -> BaseGeometry | None:
+    """The union of the shapes (each made valid: a bow tie still holds its area; fewer
+    than three points hold none) and the points; None when there are neither."""
+    parts: list[BaseGeometry] = [
+        shapely.make_valid(shapely.Polygon(shape)) for shape in shapes if len(shape) >= 3
+    ]
+    parts += [shapely.Point(x, y) for x, y in points]
+    if not parts:
+        return None
+    union = shapely.union_all(parts)
+    shapely.prepare(union)  # covered and measured at every waypoint placed on it
+    return union
 
 
 def widened(box: Box | None, points: Sequence[tuple[float, float]]) -> Box | None:

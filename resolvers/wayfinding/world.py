@@ -8,6 +8,13 @@ keyed by the parsed file's content-addressed name and the control points). The p
 must lie within WGS84_WAYPOINT_MARGIN_M of its level's outline (the box around the
 level's units and hit areas, the GeoJSON's level feature, and its locations), measured
 in metres on the earth.
+
+A `level` two floors share (an IMDF venue's levels of one ordinal: "Concourse" and
+"Concourse Outdoor") names the floor whose footprint (`parsing.geo.map_frame`) holds
+the point (issue 65, point 5); when none does, the nearest within the margin, measured
+to the footprints. When two or more hold it (a point on the line where they meet, or
+floors drawn over each other), or are as near, the waypoint is refused with their names
+and floor ids: a `floorId` says which.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from parsing.geo.map_frame import MapFrame, frame_of
+from parsing.geo.map_frame import HELD_WITHIN_M, MapFrame, frame_of
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors
 from resolvers.limits import WGS84_WAYPOINT_MARGIN_M
@@ -121,7 +128,15 @@ def place_wgs84(
     candidates = _candidates(problems, place, waypoint, frame, level_of)
     if not candidates:
         return None
-    off, position = min((frame.metres_off(p, lon, lat), p) for p in candidates)
+    if len(candidates) == 1:
+        off, position = frame.metres_off(candidates[0], lon, lat), candidates[0]
+    else:  # floors sharing a level: the one whose footprint holds the point, or nearest
+        offs = sorted((frame.metres_off_footprint(p, lon, lat), p) for p in candidates)
+        off, position = offs[0]
+        alike = [p for near, p in offs if near - off <= HELD_WITHIN_M]
+        if len(alike) > 1 and off <= WGS84_WAYPOINT_MARGIN_M:
+            problems.add(f"{place}.level", _several(frame, alike, off, lon, lat, waypoint))
+            return None
     found = frame.levels[position]
     if off > WGS84_WAYPOINT_MARGIN_M:
         named = f"level {found.level!r}" if waypoint.get("level") else f"floor {found.floor_id!r}"
@@ -136,6 +151,22 @@ def place_wgs84(
     x, y = (round(value, CANVAS_DECIMALS) + 0.0 for value in frame.inverse.apply(lon, lat))
     waypoint.update(x=x, y=y, floor_id=found.floor_id)
     return position
+
+
+def _several(
+    frame: MapFrame, alike: list[int], off: float, lon: float, lat: float, waypoint: dict[str, Any]
+) -> str:
+    """The refusal of a point that two or more floors of its `level` hold, or are as near
+    to: their names and floor ids, and the way to choose."""
+    floors = " and ".join(
+        f"{frame.levels[p].name or frame.levels[p].uid!r} (floor {frame.levels[p].floor_id!r})"
+        for p in sorted(alike)  # in level order
+    )
+    where = "on" if off <= HELD_WITHIN_M else f"{off:.1f} m from"
+    return (
+        f"({lon:g}, {lat:g}) is {where} {len(alike)} floors of level {waypoint['level']!r}: "
+        f"{floors}; give floorId instead of level to say which"
+    )
 
 
 def _candidates(

@@ -18,7 +18,11 @@ one-sided doors (the Terrace's gate and the kiosk's hatch, each with a unit on o
 side only). `harbour_station(terrace_joined=False)` is the same venue with the door
 between the two ordinal-1 levels removed, the Terrace's lawn set 1 m back from the
 Concourse (a planted strip: no edge shared either) and its stairs and elevator units
-gone: nothing joins the Sun Terrace to the other levels.
+gone: nothing joins the Sun Terrace to the other levels. `harbour_station(bike_store=True)`
+adds a Parkway room at the far east end (the Bike Store, x 37..40, its door on the
+Deck's side), so that the Parkway's box takes in the whole Parkway Deck, as the
+Concourse's takes in the Concourse Outdoor on Apple's sample venue (issue 65, point 5):
+a point on the Deck lies in both levels' boxes, in the Deck's footprint only.
 """
 
 from __future__ import annotations
@@ -95,9 +99,13 @@ class SharedOrdinals:
         return str(self.venue.features["venue"][0]["id"])
 
 
-def harbour_station(terrace_joined: bool = True) -> SharedOrdinals:
+BIKE_STORE: Box = (37, 4, 40, 10)  # on the Parkway, east of the Deck Lounge
+
+
+def harbour_station(terrace_joined: bool = True, bike_store: bool = False) -> SharedOrdinals:
     """The venue; with `terrace_joined` False, nothing joins the Sun Terrace to the other
-    levels (no door, no shared edge, no stairs or elevator units)."""
+    levels (no door, no shared edge, no stairs or elevator units); with `bike_store`,
+    the Parkway's Bike Store stands east of the Deck (the module's docstring)."""
     venue = Venue("Harbour Station")
     venue.venue("Harbour Station", OUTLINE)
     levels: dict[str, str] = {}
@@ -120,6 +128,12 @@ def harbour_station(terrace_joined: bool = True) -> SharedOrdinals:
                 continue
             units[f"{key}:{unit}"] = venue.unit(f"{key}:{unit}", level, kind, rect(a, b, c, d))
             venue.opening(f"{key}:{unit}", level, (a + 1, 0), (a + 2, 0))
+    if bike_store:
+        a, b, c, d = BIKE_STORE
+        units["parkway:bikes"] = venue.unit(
+            "parkway:bikes", levels["parkway"], "room", rect(a, b, c, d), name="Bike Store"
+        )
+        venue.opening("parkway:bikes", levels["parkway"], (a + 1, 4), (a + 2, 4))
     openings["entrance"] = venue.opening("entrance", levels["lower"], (0, 1), (0, 3))
     if terrace_joined:  # on the Concourse's level, on both halls' boundaries
         openings["between"] = venue.opening("between", levels["concourse"], (20, 1.2), (20, 2.8))
