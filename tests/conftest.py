@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -190,6 +190,39 @@ async def demo(
     # Not dropped: the session's server stops next, and a drop at the session's end was
     # cancelled mid-way once (CI-like run, 2026-11-28), an error after every test passed.
     await store.close()
+
+
+@dataclass
+class OsmPlaces:
+    """The three OpenStreetMap places of tests/data/ (Grand'Place, Caserne, Gare de l'Est)
+    imported as `floorgate import-osm` does, once per session, into one database, behind
+    the real app; a key that reads every asset. For tests that only read them: importing
+    them costs about 5 s of CPU, paid once per worker instead of once per module."""
+
+    store: Store
+    client: httpx.AsyncClient
+    key: str
+
+    def headers(self) -> dict[str, str]:
+        return {"API-Key": self.key}
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def osm_places(db_server: EmbeddedServer, settings: Settings) -> AsyncIterator[OsmPlaces]:
+    from storage.imdf.dataset import import_venue  # the importer: loaded by those who use it
+    from tests.venues.osm_places import CASERNE, MALL, STATION, place_dataset
+
+    config = replace(settings, database_name="floorgate_osm_places")
+    store = connect(db_server.uri, config)
+    await store.client.drop_database(config.database_name)
+    await store.ensure_indexes()
+    for place in (MALL, CASERNE, STATION):
+        await import_venue(store, place_dataset(place), limits=settings.svg_limits)
+    key = (await create_key(store, "osm-places", [], None)).secret
+    transport = httpx.ASGITransport(app=create_app(config, store))
+    async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as http:
+        yield OsmPlaces(store, http, key)
+    await store.close()  # not dropped, as `demo`: the session's server stops next
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
