@@ -58,7 +58,8 @@ def tile_json(
 ) -> dict[str, Any]:
     """TileJSON 3.0.0: the tiles' address template, bounds, center, zooms, each source
     layer with its fields, and the data's `attribution` when it has one (a map library
-    shows it); `levels` and `default_level` as members of our own."""
+    shows it); `levels`, `default_level` and, when the index had to repair or leave out
+    features (`build_index`), `invalid_geometry` as members of our own."""
     document: dict[str, Any] = {
         "tilejson": "3.0.0",
         "name": name,
@@ -80,6 +81,11 @@ def tile_json(
     }
     if attribution:
         document["attribution"] = attribution
+    if index.repaired or index.left_out:  # a file stored before imports made them valid
+        document["invalid_geometry"] = {
+            "repaired": list(index.repaired),
+            "left_out": list(index.left_out),
+        }
     if index.bounds is not None:
         west, south, east, north = index.bounds
         document["bounds"] = [west, south, east, north]

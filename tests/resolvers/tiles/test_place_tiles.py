@@ -68,6 +68,9 @@ async def imported(db_server: Any, settings: Any) -> AsyncIterator[Imported]:
             )
 
 
+DRAWN = ("bowtie", "spike", "sliver", "duplicates", "hole-across", "hole-near", "hole-touching")
+
+
 @pytest.mark.parametrize(
     ("asset", "tiles"),
     [("grand-place", 27), ("caserne", 17), ("gare-de-l-est", 16)],
@@ -97,7 +100,8 @@ async def test_every_tile_of_crooked_arcade_answers_with_its_units(imported: Imp
         )
         layers = mapbox_vector_tile.decode(answer.content)
         drawn |= {f["properties"]["id"] for f in layers.get("units", {}).get("features", [])}
-    assert drawn == {units[key] for key in units if key not in ("corridor", "zero-area")}
+    assert drawn == {units[key] for key in DRAWN}
+    assert "invalid_geometry" not in tile_json.json()  # the import stored them valid
 
 
 async def test_the_import_names_each_polygon_it_repaired_or_left_out(imported: Imported) -> None:
@@ -155,6 +159,12 @@ async def test_a_file_an_older_import_stored_invalid_never_fails_a_tile(
         statuses, failed = await sweep(imported.client, imported.headers, imported.asset)
         assert failed == []
         assert statuses == {200: 8}
+        tile_json = await imported.client.get(
+            f"/v1/assets/{imported.asset}/tiles.json", headers=imported.headers
+        )
+        bowties = sorted(f"units:{imported.arcade.units[key]}" for key in DRAWN)
+        assert sorted(tile_json.json()["invalid_geometry"]["repaired"]) == bowties
+        assert tile_json.json()["invalid_geometry"]["left_out"] == []
         x, y = tile_of(4.3517, 50.8466, 14)  # the whole arcade
         tile = await imported.client.get(
             f"/v1/assets/{imported.asset}/tiles/14/{x}/{y}.mvt", headers=imported.headers
