@@ -161,6 +161,11 @@ PAGE_SIZES: dict[str, tuple[int, int]] = {
 # A search of places (`search`): its terms looked up in an asset's index, its matches
 # ordered; with `near`, also one search of the map's walk graph (PATH_SEARCH_COST).
 SEARCH_COST = 1_000
+# An operator's venue health report (`venueHealth`, issue 65, point 6): every tile z14-18
+# over the asset encoded (27 on Grand'Place, about 0.2 s of CPU) and its places compared,
+# on the CPU pool; later asks of the same data are the kept answer. Ten rate-limit units:
+# two fit the default ceiling (FLOORGATE_GRAPHQL_MAX_COST), a third is refused.
+VENUE_HEALTH_COST = 100_000
 # Fields that spend CPU of their own, beyond the fields they return; they also pay one
 # unit per INPUT_CHARS_PER_COST characters of their arguments' strings (an SVG above
 # all). A parse costs just under one rate-limit unit, so E10 stays at one unit for a
@@ -173,6 +178,8 @@ FIELD_COSTS: dict[str, int] = {
     "Query.route": PATH_SEARCH_COST,
     # the asset's index asked (built on first use); `near` adds a PATH_SEARCH_COST
     "Query.search": SEARCH_COST,
+    # every tile z14-18 of the asset encoded and its places compared (resolvers/venue_health.py)
+    "Query.venueHealth": VENUE_HEALTH_COST,
     "Mutation.putLocation": 1_000,  # rewrites the map's GeoJSON
     "Mutation.deleteLocation": 1_000,  # rewrites the map's GeoJSON
 }

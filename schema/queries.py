@@ -8,9 +8,10 @@ import strawberry
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
-from resolvers import locations, reads, references
+from resolvers import locations, reads, references, venue_health
 from resolvers.attributes import assignments
 from resolvers.auth.permissions import (
+    ADMIN,
     ASSET_REFERENCES_READ,
     DISTANCES_CALCULATE,
     FLAG_DIRECTIONS,
@@ -38,6 +39,7 @@ from schema.experimental_types import (
     UnitAttributeGroup,
     WaypointInput,
 )
+from schema.health_types import VenueHealth
 from schema.permissions import KeyRequired, requires
 from schema.records import as_record
 from schema.root_fields import Arg, Kind, RootField, query_type
@@ -271,6 +273,17 @@ ROOT_FIELDS: tuple[RootField | str, ...] = (
     "vector_tile",
     "tile_json",
     "map_style",
+    RootField(
+        "venue_health",
+        venue_health.venue_health,
+        VenueHealth | None,
+        ONE,
+        description="The health report of the venue of asset `id` (issue 65, point 6; "
+        "docs/imdf.md): level pairs and what joins them, places unreachable and why, "
+        "places listed twice, repaired geometry, tiles that fail, route accuracy; findings "
+        "worst first. Permission service.admin (operators).",
+        permission=requires(ADMIN),
+    ),
 )
 
 
