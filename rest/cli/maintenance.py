@@ -15,7 +15,6 @@ from rest.cli.common import settings_of, with_store
 from storage.embedded.runtime import database_uri
 
 if TYPE_CHECKING:
-    from routing.imdf.health import HealthReport
     from storage.imports.integrity import GcReport
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -139,7 +138,7 @@ def check_venue(args: argparse.Namespace) -> int:
     import orjson
 
     from resolvers.limits import MAX_TILE_BYTES, MAX_TILE_FEATURES
-    from routing.imdf.health import ERROR, health_document
+    from routing.imdf.health import ERROR, accuracy_lines, health_document
     from routing.imdf.health_live import live_checks
     from storage.imdf.health import venue_health
 
@@ -170,7 +169,8 @@ def check_venue(args: argparse.Namespace) -> int:
                 f"levels {pair.lower_name!r} / {pair.upper_name!r}: on foot {foot}, by "
                 f"wheelchair {chair} ({pair.by_what()})"
             )
-        print(_accuracy_line(report))
+        for line in accuracy_lines(report.accuracy):
+            print(line)
         for note in report.notes:
             print(f"note: {note}")
         counts = ", ".join(f"{kind} {count}" for kind, count in report.counts().items())
@@ -179,13 +179,3 @@ def check_venue(args: argparse.Namespace) -> int:
             f"{report.tiles_checked} tile(s) checked."
         )
     return 1 if report.worst() == ERROR else 0
-
-
-def _accuracy_line(report: HealthReport) -> str:
-    accuracy = report.accuracy
-    if accuracy is None:
-        return "route accuracy: not measured"
-    return (
-        f"route accuracy: {accuracy.pairs} pairs (seed {accuracy.seed}), median "
-        f"{accuracy.median:.3f}, p90 {accuracy.p90:.3f}, max {accuracy.max:.3f}"
-    )

@@ -12,7 +12,7 @@ after the import (places listed twice, tiles that fail) is found when asked
 from __future__ import annotations
 
 from collections import Counter, defaultdict, deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -21,7 +21,7 @@ import shapely
 from parsing.imdf.read import Report
 from parsing.imdf.venue import Venue
 from routing.imdf.level_doors import DOOR_KIND
-from routing.imdf.model import Door, WalkNetwork
+from routing.imdf.model import WalkNetwork
 from routing.imdf.reachability import FOOT, STEP_FREE_CONNECTORS, WHEELCHAIR, Reachability
 from routing.imdf.walks import spaces_of
 
@@ -119,17 +119,65 @@ class Accuracy:
 
 
 class AccuracyCheck(Protocol):
-    """What measures a venue's route accuracy at import (the exact-walk reference of
-    issue 65, point 4, lives in `routing/`): None when it cannot measure."""
+    """What measures a venue's route accuracy at import, as the exact-walk reference of
+    issue 65, point 4 takes it (`routing/reference/accuracy.py` `route_accuracy`): the
+    venue, its drawings by map id (the dataset's `svgs`) and the import's id prefix;
+    None when it cannot measure."""
 
     def __call__(
-        self, venue: Venue, doors: list[Door], network: WalkNetwork
+        self, venue: Venue, svgs: Mapping[str, str], id_prefix: str | None
     ) -> Accuracy | None: ...
 
 
-# Wired to the exact-walk reference once it is product code (issue 65, point 4); until
-# then the report's accuracy section says it was not measured.
+# The seed of the sample of pairs the report measures: the same pairs at every import.
+ACCURACY_SEED = 0
+# Wired to the exact-walk reference (issue 65, point 4): e.g. a function calling
+# `route_accuracy(venue, svgs, id_prefix=id_prefix, seed=ACCURACY_SEED)` and returning
+# `accuracy_of(result, ACCURACY_SEED)`. Until then the accuracy section is null and the
+# report notes that it was not measured.
 MEASURE_ACCURACY: AccuracyCheck | None = None
+
+
+class _MeasuredWalk(Protocol):
+    """A measured pair as the reference gives it (`routing.reference.accuracy.Walk`)."""
+
+    @property
+    def map_id(self) -> str: ...
+    @property
+    def a(self) -> str: ...
+    @property
+    def b(self) -> str: ...
+    @property
+    def walked(self) -> float: ...
+    @property
+    def exact(self) -> float: ...
+
+
+class _Measured(Protocol):
+    """The reference's figures (`routing.reference.accuracy.RouteAccuracy`)."""
+
+    @property
+    def pairs(self) -> int: ...
+    @property
+    def median(self) -> float: ...
+    @property
+    def p90(self) -> float: ...
+    @property
+    def max(self) -> float: ...
+    @property
+    def worst(self) -> Sequence[_MeasuredWalk]: ...
+
+
+def accuracy_of(measured: _Measured, seed: int) -> Accuracy:
+    """The report's accuracy section from the reference's figures."""
+    return Accuracy(
+        measured.pairs,
+        measured.median,
+        measured.p90,
+        measured.max,
+        seed,
+        tuple(AccuracyPair(w.a, w.b, w.map_id, w.walked, w.exact) for w in measured.worst),
+    )
 
 
 @dataclass(frozen=True)
@@ -170,12 +218,12 @@ def ordered(findings: Iterable[Finding]) -> tuple[Finding, ...]:
 
 def build_health(
     venue: Venue,
-    doors: list[Door],
     network: WalkNetwork,
     reached: Reachability,
-    accuracy: AccuracyCheck | None = None,
+    accuracy: Accuracy | None = None,
 ) -> HealthReport:
-    """The part of the report only the import knows, from what `venue_dataset` made."""
+    """The part of the report only the import knows, from what `venue_dataset` made
+    (`accuracy`: measured by MEASURE_ACCURACY, when wired)."""
     pairs = level_pairs(venue, network)
     findings = [
         *_pair_findings(venue, pairs, network),
@@ -183,8 +231,7 @@ def build_health(
         *_unreachable_findings(reached),
         *geometry_findings(venue.report),
     ]
-    measured = accuracy(venue, doors, network) if accuracy is not None else None
-    return HealthReport(len(venue.levels), tuple(pairs), ordered(findings), measured)
+    return HealthReport(len(venue.levels), tuple(pairs), ordered(findings), accuracy)
 
 
 def level_pairs(venue: Venue, network: WalkNetwork) -> list[LevelPair]:
@@ -503,15 +550,33 @@ def with_live(
     )
 
 
+def accuracy_lines(accuracy: Accuracy | None) -> list[str]:
+    """The accuracy section: its figures, then its worst pairs with their maps."""
+    if accuracy is None:
+        return ["route accuracy: not measured"]
+    lines = [
+        f"route accuracy: {accuracy.pairs} pairs (seed {accuracy.seed}), median "
+        f"{accuracy.median:.3f}, p90 {accuracy.p90:.3f}, max {accuracy.max:.3f}"
+    ]
+    lines += [
+        f"  {w.ratio:.3f} {w.source!r} - {w.target!r} ({w.map_id}): {w.route_m:.1f} m "
+        f"routed, {w.exact_m:.1f} m exact"
+        for w in accuracy.worst
+    ]
+    return lines
+
+
 def summary_lines(report: HealthReport, asset: str = "ASSET", shown: int = SHOWN) -> list[str]:
-    """A few lines for an import's terminal: counts per kind, then the worst findings."""
+    """A few lines for an import's terminal: counts per kind, then the worst findings
+    (and the accuracy's figures, when measured)."""
     counts = report.counts()
+    measured = accuracy_lines(report.accuracy)[:1] if report.accuracy is not None else []
     if not counts:
-        return ["Health: no findings"]
+        return ["Health: no findings", *measured]
     total = sum(counts.values())
     listed = ", ".join(f"{kind} {count}" for kind, count in counts.items())
     lines = [f"Health: {total} finding(s), worst {report.worst()}: {listed}"]
     lines += [f"  {finding.line()}" for finding in report.findings[:shown]]
     if total > shown:
         lines.append(f"  ... {total - shown} more: floorgate check --venue {asset}")
-    return lines
+    return [*lines, *(f"  {line}" for line in measured)]

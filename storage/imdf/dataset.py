@@ -157,7 +157,9 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
         f"({len(data['units'])} listed), {len(data['locations'])} locations, "
         f"{len(network.lines)} walk lines, {len(network.stops)} connector stops",
     ]
-    health = build_health(venue, doors, network, reached, MEASURE_ACCURACY)
+    measure = MEASURE_ACCURACY  # the exact-walk reference, once wired (routing/imdf/health.py)
+    accuracy = None if measure is None else measure(venue, svgs, options.id_prefix)
+    health = build_health(venue, network, reached, accuracy)
     return ImdfDataset(
         data,
         svgs,

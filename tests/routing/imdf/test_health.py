@@ -8,20 +8,29 @@ tests/storage/imdf/test_health.py, the command in tests/rest/cli/test_check_venu
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import numpy as np
+import pytest
 import shapely
 
+import storage.imdf.dataset as imdf_dataset
 from parsing.geo.tile_features import TileFeature, mercator
 from parsing.geo.tiles import TileIndex, build_index, tile_bounds
 from parsing.imdf.read import Report, read_archive
 from parsing.imdf.venue import ImdfOptions
 from routing.imdf.health import (
+    ACCURACY_SEED,
     ERROR,
     NOTE,
     WARNING,
+    Accuracy,
+    AccuracyPair,
     HealthReport,
+    accuracy_lines,
+    accuracy_of,
     geometry_findings,
     health_document,
     health_from_document,
@@ -231,3 +240,51 @@ def test_the_stored_form_reads_back_and_a_report_without_it_says_so() -> None:
     assert (alone.parts, alone.tiles_checked, alone.level_pairs) == (("live",), 12, ())
     assert alone.notes[0].startswith("no stored report")
     assert summary_lines(alone) == ["Health: no findings"]
+
+
+@dataclass(frozen=True)
+class _Walk:  # as routing.reference.accuracy.Walk gives a measured pair
+    map_id: str
+    a: str
+    b: str
+    walked: float
+    exact: float
+
+
+@dataclass(frozen=True)
+class _Figures:  # as routing.reference.accuracy.RouteAccuracy gives them
+    pairs: int
+    median: float
+    p90: float
+    max: float
+    worst: tuple[_Walk, ...]
+
+
+def test_the_accuracy_hook_fills_its_section(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The exact-walk reference (issue 65, point 4) plugs in as MEASURE_ACCURACY: given
+    the venue, its drawings and id prefix, its figures become the report's section,
+    stored, printed and read back."""
+    asked: list[tuple[str, ...]] = []
+
+    def measure(venue: Any, svgs: Any, id_prefix: str | None) -> Accuracy:
+        asked.append(tuple(sorted(svgs)))
+        figures = _Figures(3, 1.02, 1.05, 1.31, (_Walk("map-1", "Café", "Gate A", 13.1, 10.0),))
+        return accuracy_of(figures, ACCURACY_SEED)
+
+    monkeypatch.setattr(imdf_dataset, "MEASURE_ACCURACY", measure)
+    built = harbour_station()
+    dataset = venue_dataset(read_archive(built.venue.files()), ImdfOptions())
+    report = dataset.health
+    assert report is not None and asked == [tuple(sorted(dataset.svgs))]
+    assert report.accuracy == Accuracy(
+        3, 1.02, 1.05, 1.31, 0, (AccuracyPair("Café", "Gate A", "map-1", 13.1, 10.0),)
+    )
+    assert accuracy_lines(report.accuracy) == [
+        "route accuracy: 3 pairs (seed 0), median 1.020, p90 1.050, max 1.310",
+        "  1.310 'Café' - 'Gate A' (map-1): 13.1 m routed, 10.0 m exact",
+    ]
+    assert health_from_document(health_document(report)) == report
+    assert summary_lines(report) == [  # the joined station: nothing else to say
+        "Health: no findings",
+        "route accuracy: 3 pairs (seed 0), median 1.020, p90 1.050, max 1.310",
+    ]
