@@ -16,14 +16,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import shapely
-from shapely.geometry.base import BaseGeometry
+from typing import TYPE_CHECKING, Any
 
 from parsing.geo.georeference import ControlPoint, Georeference, distance_m, fit_affine
 from parsing.geo.inverse import Inverse, inverse_of
 from parsing.geo.level_outlines import Box, level_outlines, level_shapes, nearest_in_box
+
+if TYPE_CHECKING:  # shapely: loaded by the first WGS84 waypoint, not by a cold start
+    from shapely.geometry.base import BaseGeometry
 
 # What one frame holds besides its levels (a fit, its inverse, the dataclasses), each
 # level (uid, `level`, name, floor id, box) and each point of a footprint (a coordinate
@@ -59,6 +59,8 @@ class MapFrame:
 
     @property
     def memory_bytes(self) -> int:
+        import shapely
+
         points = sum(
             int(shapely.get_num_coordinates(level.footprint))
             for level in self.levels
@@ -87,6 +89,8 @@ class MapFrame:
         found = self.levels[position].footprint
         if found is None:
             return self.metres_off(position, lon, lat)
+        import shapely
+
         x, y = self.inverse.apply(lon, lat)
         point = shapely.Point(x, y)
         if found.covers(point):
@@ -132,6 +136,8 @@ def footprint(
 ) -> BaseGeometry | None:
     """The union of the shapes (each made valid: a bow tie still holds its area; fewer
     than three points hold none) and the points; None when there are neither."""
+    import shapely
+
     parts: list[BaseGeometry] = [
         shapely.make_valid(shapely.Polygon(shape)) for shape in shapes if len(shape) >= 3
     ]
