@@ -89,19 +89,24 @@ def listed_twice(index: TileIndex) -> list[Finding]:
         if len(places) < 2:
             continue
         groups: dict[str, list[TileFeature]] = defaultdict(list)  # unit id -> its places
+        names: dict[str, str] = {}  # unit id -> its name
         for place in places:
             lowest = level.split(";")[0]  # a place on several levels: its lowest
             tree = trees.get(lowest)
             hits = [] if tree is None else tree.query(place.geometry, "within")
             unit = units[lowest][int(min(hits))] if len(hits) else None
             if unit is not None:
-                groups[f"unit:{unit.properties.get('id', '')}"].append(place)
+                unit_id = unit.properties.get("id", "")
+                names[unit_id] = unit.properties.get("name", "")
+                groups[f"unit:{unit_id}"].append(place)
             else:
                 groups[f"at:{place.properties.get('id')}"].append(place)
         outside = [p for key, group in groups.items() if key.startswith("at:") for p in group]
         for key, group in sorted(groups.items()):
             if key.startswith("unit:") and len(group) > 1:
-                found.append(_twin(group, f"inside unit {key[len('unit:') :]!r}"))
+                unit_id = key[len("unit:") :]
+                shown = f"{names[unit_id]!r} ({unit_id})" if names[unit_id] else repr(unit_id)
+                found.append(_twin(group, f"inside unit {shown}"))
         for i, alone in enumerate(outside):
             near = [p for p in outside[i + 1 :] if _metres(alone, p) <= OVERLAP_METRES]
             if near:
@@ -110,6 +115,7 @@ def listed_twice(index: TileIndex) -> list[Finding]:
 
 
 def _twin(places: list[TileFeature], where: str) -> Finding:
+    places = sorted(places, key=lambda p: str(p.properties.get("id")))
     ids = ", ".join(str(p.properties.get("id")) for p in places)
     name = places[0].properties["name"]
     return Finding(

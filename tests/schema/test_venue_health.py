@@ -21,6 +21,7 @@ from parsing.imdf.venue import ImdfOptions
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ADMIN, ALL_PERMISSIONS
 from rest.app import create_app
+from storage.database import Store
 from storage.imdf.dataset import import_venue, venue_dataset
 from tests._dbserver import fresh_store
 from tests.venues.imdf_shared_ordinals import harbour_station
@@ -36,6 +37,8 @@ class Station:
     asset_id: str
     keys: dict[str, str]  # by role: admin, plain (every permission but admin), other
     levels: dict[str, str]  # IMDF level ids by key (tests/venues/imdf_shared_ordinals.py)
+    store: Store
+    stack: str  # the stack map's id
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
@@ -58,7 +61,7 @@ async def station(db_server, settings) -> AsyncIterator[Station]:
         }
         transport = httpx.ASGITransport(app=create_app(settings, store))
         async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as http:
-            yield Station(http, asset_id, keys, built.levels)
+            yield Station(http, asset_id, keys, built.levels, store, dataset.stack_map)
 
 
 async def ask(station: Station, key: str, asset_id: str, query: str = QUERY) -> dict[str, Any]:
@@ -162,3 +165,57 @@ async def test_it_is_priced_high(station: Station) -> None:
     body = await ask(station, "admin", station.asset_id, three)
     assert body["data"] is None
     assert body["errors"][0]["extensions"]["code"] == "COST_LIMIT"
+
+
+PUT = """mutation ($input: LocationInput!) { putLocation(input: $input) { id } }"""
+DELETE = """mutation ($id: ID!) { deleteLocation(id: $id) }"""
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_place_listed_twice_after_the_import_is_found_when_asked(
+    station: Station,
+) -> None:
+    """An operator's location of the Café's name put on the Café (issue 65, point 3's
+    case): the next report names both, inside the Café's unit; the kept answer of the
+    first ask is not served again (the write moved what it read)."""
+    before = (await ask(station, "admin", station.asset_id))["data"]["venueHealth"]
+    assert all(f["kind"] != "listed-twice" for f in before["findings"])
+    cafe = await station.store["locations"].find_one({"unit_map_id": station.stack, "name": "Café"})
+    assert cafe is not None
+    twin = {
+        "id": "cafe-counter",
+        "assetId": station.asset_id,
+        "unitMapId": station.stack,
+        "name": "café",
+        "x": cafe["x"] + 0.5,
+        "y": cafe["y"],
+        "floors": [{"id": floor["id"]} for floor in cafe["floors"]],
+    }
+    headers = {"API-Key": station.keys["admin"]}
+    put = await station.http.post(
+        "/graphql", json={"query": PUT, "variables": {"input": twin}}, headers=headers
+    )
+    assert put.json() == {"data": {"putLocation": {"id": "cafe-counter"}}}
+    try:
+        after = (await ask(station, "admin", station.asset_id))["data"]["venueHealth"]
+    finally:
+        await station.http.post(
+            "/graphql", json={"query": DELETE, "variables": {"id": "cafe-counter"}}, headers=headers
+        )
+    twins = [f for f in after["findings"] if f["kind"] == "listed-twice"]
+    unit = cafe["_id"].split(":", 1)[1]  # `<map id>:<unit id>`
+    assert twins == [
+        {
+            "severity": "warning",
+            "kind": "listed-twice",
+            "subject": "'café' x2",  # the first by id names them
+            "detail": f"2 locations of one name inside unit 'Café' ({unit}) (level 1): "
+            f"cafe-counter, {cafe['_id']}; one place should be listed once",
+            "level": "",
+            "modes": [],
+            "reason": "",
+            "line": f"warning listed-twice: 'café' x2: 2 locations of one name inside unit "
+            f"'Café' ({unit}) (level 1): cafe-counter, {cafe['_id']}; one place should be "
+            "listed once",
+        }
+    ]

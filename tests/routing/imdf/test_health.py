@@ -200,8 +200,8 @@ def test_places_listed_twice_inside_one_unit_or_on_top_of_each_other() -> None:
         (
             "listed-twice",
             "'Consultation Rm' x2",
-            "2 locations of one name inside unit 'u1' (level 0): a, b; one place should be "
-            "listed once",
+            "2 locations of one name inside unit 'Consultation Rm' (u1) (level 0): a, b; "
+            "one place should be listed once",
         ),
         (
             "listed-twice",
