@@ -129,6 +129,10 @@ class Writer:
         # What the touched maps name now: the files to drop after the commit.
         self.named_before = await named_files(self.store, self.touched_maps(), self.session)
         await self._by_id(col.ASSETS, documents.asset)
+        for collection, docs in sorted(self.extra.items()):  # derived from the assets' records
+            await self._bulk(
+                collection, [ReplaceOne({"_id": d["_id"]}, d, upsert=True) for d in docs]
+            )
         await self._by_id(col.FLOORS, documents.floor)
         units_before = await self._by_id(col.UNITS, documents.unit, also_read=("name",))
         await self._maps_of_renamed(units_before)
@@ -147,10 +151,6 @@ class Writer:
         await self._by_id(col.LOCATIONS, documents.location)
         await self._unit_locations()
         await self._geojson()
-        for collection, docs in sorted(self.extra.items()):
-            await self._bulk(
-                collection, [ReplaceOne({"_id": d["_id"]}, d, upsert=True) for d in docs]
-            )
         return self.report
 
     def touched_maps(self) -> list[str]:
