@@ -23,6 +23,7 @@ WIDE_DOOR = 2.0  # metres: wider doors are crossed at several points
 DOOR_SPACING = 1.0  # metres: at most this far between the points of a wide door
 SNAP_REPORTED = 0.01  # metres: door points moved further than this are reported
 SAME = 1e-6  # metres: points this close are one node
+TIE = 0.001  # metres: units this much nearer a door than another are as near
 PROBE = 0.05  # metres: a unit on a door's line is sided by its area this deep either side
 PROBE_ALONG = 0.25  # metres: ... along this much of the door either side of its middle
 DOMINANT = 2.0  # ... the side holding more than this many times the other's area
@@ -45,8 +46,8 @@ def match_doors(
     spaces: Sequence[Space], doors: Sequence[Door], tolerance: float
 ) -> Iterable[tuple[Door, list[tuple[Space, XY, float]]]]:
     """Each door with the units it joins: per side of the door line, the walkable unit
-    whose boundary is nearest its midpoint (within `tolerance`), and the nearest point
-    of that boundary. A unit beside the door (its nearest point along the door's own
+    whose boundary is nearest its midpoint (within `tolerance`; of two as near, the
+    smaller), and the nearest point of that boundary. A unit beside the door (its nearest point along the door's own
     direction, as a partition wall next to a door is) is not joined."""
     by_level: dict[str, list[Space]] = defaultdict(list)
     for space in spaces:
@@ -71,7 +72,10 @@ def match_doors(
                 moved = _distance(nearest, (mid.x, mid.y))
                 if moved <= tolerance:
                     candidates.append((moved, space.id, space, (nearest[0], nearest[1])))
-            candidates.sort(key=lambda c: (c[0], c[1]))
+            # nearest first; of units as near (within TIE), the smaller: a room drawn over
+            # a larger one (a ticket office inside an OSM hall, on the hall's wall) is what
+            # a door in its wall opens into (issue 65, point 4)
+            candidates.sort(key=lambda c: (round(c[0] / TIE), c[2].shape.area, c[1]))
             found = _one_per_side(door, (mid.x, mid.y), candidates)
         yield door, found
 

@@ -57,7 +57,9 @@ STUB_REACH = 1.5  # a stub may be this many times the margin (door at a corner: 
 SAME = 1e-6  # metres: points this close are one node
 MIN_MOUTH = 0.05  # metres: a wide door's mouth narrower than this (after the margins) is
 # not opened: its points are reached by stubs
-MOUTH_OVERLAP = 0.01  # metres: a mouth reaches this far into the shrunk unit (one piece)
+MOUTH_OVERLAP = 0.1  # metres: a mouth reaches this far into the shrunk unit, one piece
+# with it past the steps of a ragged wall's shrunk outline too (issue 65, point 4: 1 cm
+# left slits along a wall drawn with CAD steps, and walks bent round them)
 
 
 @dataclass(frozen=True)

@@ -58,3 +58,16 @@ def test_a_door_across_the_wall_joins_the_units_at_its_ends() -> None:
     line, neither on a side, and both are joined."""
     hall, room = unit("hall", box(0, 0, 10, 3)), unit("room", box(0, 3, 4, 7))
     assert joined([hall, room], (2, 2.9), (2, 3.1)) == ["hall", "room"]
+
+
+def test_a_door_in_the_wall_of_a_room_drawn_inside_a_hall_opens_into_the_room() -> None:
+    """A ticket office drawn inside a larger room, on its north wall (Gare de l'Est,
+    issue 65): both are on the door's south side at the same distance; the office, the
+    smaller, is what the door opens into, whatever the ids' order (the hall took it, and
+    the office's walk to the concourse went out of its other door and round: 2.67x)."""
+    hall, office = unit("a-hall", box(0, 0, 10, 6)), unit("z-office", box(0, 2, 4, 6))
+    concourse = unit("concourse", box(0, 6, 10, 12))
+    assert joined([hall, office, concourse], (1, 6), (2, 6)) == ["concourse", "z-office"]
+    assert joined([office, concourse, hall], (2, 6), (1, 6)) == ["concourse", "z-office"]
+    # a door on the hall's own wall is the hall's
+    assert joined([hall, office, concourse], (6, 6), (7, 6)) == ["a-hall", "concourse"]
