@@ -7,10 +7,11 @@ judges), on a seeded sample of pairs of one level.
 The judged side is what floorgate serves: each level's drawing parsed, its walk graph
 built (routing/build.py), `LoadedGraph.matrix` asked between the locations (canvas
 units, on the canvas the drawings were made on). The oracle's side reads the venue as
-the archive gives it: walkable units shrunk by the clearance, each walkable opening a
-passage between the units within `JOIN` of its middle. Within levels only: the oracle
-knows no stairs nor lifts, and a ride's time is no length. Locations nearer a wall than
-the clearance stand outside its free space and are left out, counted.
+the archive gives it: walkable units (less the smaller ones drawn over them) shrunk by
+the clearance, each walkable opening a passage between the units within `JOIN` of its
+middle. Within levels only: the oracle knows no stairs nor lifts, and a ride's time is
+no length. A location nearer its unit's wall than the clearance (or standing in another
+unit, drawn over its own) is left out, counted.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import math
 import random
 import statistics
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import shapely
@@ -46,6 +47,7 @@ PAIRS = 200  # pairs sampled by default (the health report's)
 WORST = 5  # worst pairs kept in a result
 JOIN = 0.5  # metres: an opening joins the walkable units this near its middle
 SHORTEST = 0.5  # metres: pairs nearer than this (one spot, two names) are not measured
+WALKWAY = "walkway"  # the category of corridors and open areas
 LEFT_OUT = ("outside free space", "apart in free space", "not routed")
 
 
@@ -90,12 +92,19 @@ class RouteAccuracy:
 
 @dataclass(frozen=True)
 class _Spot:
-    """A location the sample may take: its id, name, level and point (metres)."""
+    """A location the sample may take: its id, name, level, point (metres) and unit."""
 
     id: str
     name: str
     level: str
     metres: XY
+    unit: str
+
+
+def walk_graph(svg: str) -> LoadedGraph | None:
+    """The map's walk graph as E18 loads it (None: the map has no walk lines)."""
+    graph = build_walk_graph(parse_unit_map(svg))
+    return None if graph is None else LoadedGraph(graph, Costs(), 10.0)
 
 
 def route_accuracy(
@@ -147,8 +156,10 @@ def route_walks(
     seed: int = 0,
     pairs: int | None = PAIRS,
     clearance: float = CLEARANCE,
+    graphs: Callable[[str], LoadedGraph | None] = walk_graph,
 ) -> tuple[list[Walk], dict[str, int]]:
-    """The measured walks of the sample, and counts of what was left out and why."""
+    """The measured walks of the sample, and counts of what was left out and why
+    (`graphs`: as `e18_metres` takes it)."""
     ids = venue_ids(venue, id_prefix)
     canvas = Canvas.around(venue_bounds(venue))
     left = dict.fromkeys(LEFT_OUT, 0)
@@ -161,12 +172,16 @@ def route_walks(
         if ids.floor(level) not in svgs:
             continue
         shapes = [p for u in units.values() if u[0] == level for p in _polygons(u[1])]
-        free = free_spaces(shapes, doors[level], clearance)
+        free = free_spaces(
+            shapes, [d[:3] for d in doors[level]], clearance, [d[3] for d in doors[level]]
+        )
         pieces = pieces_of[level] = _polygons(free)
         where: dict[int, list[_Spot]] = defaultdict(list)
         for spot in (s for s in spots if s.level == level):
-            inside = [k for k, piece in enumerate(pieces) if piece.covers(Point(spot.metres))]
-            if not inside:
+            point = Point(spot.metres)
+            inside = [k for k, piece in enumerate(pieces) if piece.covers(point)]
+            own = shapely.buffer(units[spot.unit][1], -clearance, join_style="mitre")
+            if not inside or not own.covers(point):
                 left["outside free space"] += 1
                 continue
             where[inside[0]].append(spot)
@@ -193,7 +208,7 @@ def route_walks(
         ]
         points = sorted({s for pair in chosen for s in pair}, key=lambda s: s.id)
         index = {s.id: n for n, s in enumerate(points)}
-        got = _walked(svgs[ids.floor(level)], [canvas.xy(*s.metres) for s in points])
+        got = e18_metres(svgs[ids.floor(level)], [canvas.xy(*s.metres) for s in points], graphs)
         for a, b in chosen:
             metres = exact[a.id, b.id]
             if not math.isfinite(metres):
@@ -209,33 +224,64 @@ def route_walks(
     return walks, left
 
 
-def _walked(svg: str, points: list[XY]) -> list[list[float | None]]:
-    """E18's metres between every two canvas points on the map's walk graph."""
-    graph = build_walk_graph(parse_unit_map(svg))
-    if graph is None:
+def e18_metres(
+    svg: str, points: list[XY], graphs: Callable[[str], LoadedGraph | None] = walk_graph
+) -> list[list[float | None]]:
+    """E18's metres between every two canvas points on the map's walk graph (`graphs`:
+    how the graph of a drawing is had, built each time unless a caller keeps them)."""
+    loaded = graphs(svg)
+    if loaded is None:
         return [[None] * len(points) for _ in points]
-    loaded = LoadedGraph(graph, Costs(), 10.0)
     at = [Waypoint(x, y, 0) for x, y in points]
     cells = loaded.matrix(Profile(FOOT), at, at)
     return [[None if cell is None else cell[0] * METRES_PER_FOOT for cell in row] for row in cells]
 
 
 def _walkable_units(venue: Venue) -> dict[str, tuple[str, shapely.Geometry]]:
-    """The units a person walks in, by id: level and shape (metres)."""
+    """The units a person walks in, by id: level and shape (metres), a unit less the
+    smaller ones drawn over it (`_carved`)."""
     found = {}
     for unit_id, unit in venue.units.items():
         restriction = str(unit.feature.properties.get("restriction") or "").lower()
         if unit.category not in NOT_WALKABLE and restriction not in RESTRICTED:
             found[unit_id] = (unit.level, unit.shape)
-    return found
+    return _carved(venue, found)
+
+
+def _carved(
+    venue: Venue, units: dict[str, tuple[str, shapely.Geometry]]
+) -> dict[str, tuple[str, shapely.Geometry]]:
+    """Each unit less the smaller units lying at least half over it (a ticket office
+    drawn inside a hall has walls: a person walks round it), but a walkway over a
+    walkway (one corridor drawn as two areas)."""
+    ids = list(units)
+    shapes = [units[k][1] for k in ids]
+    tree = shapely.STRtree(shapes)
+    carved = dict(units)
+    for n, unit_id in enumerate(ids):
+        level, shape = units[unit_id]
+        open_space = venue.units[unit_id].category == WALKWAY
+        over = []
+        for k in sorted(int(k) for k in tree.query(shape, predicate="intersects")):
+            other = ids[k]
+            if k == n or units[other][0] != level or shapes[k].area >= shape.area:
+                continue
+            if open_space and venue.units[other].category == WALKWAY:
+                continue
+            if shapely.intersection(shape, shapes[k]).area >= 0.5 * shapes[k].area:
+                over.append(shapes[k])
+        if over:
+            carved[unit_id] = (level, shapely.difference(shape, shapely.union_all(over)))
+    return carved
 
 
 def _doors(
     venue: Venue, units: Mapping[str, tuple[str, shapely.Geometry]]
-) -> dict[str, list[tuple[XY, XY, float]]]:
-    """Each level's walkable openings (ends, and how far the units they join lie from
-    the opening's middle: the passage crosses that much wall on each side)."""
-    found: dict[str, list[tuple[XY, XY, float]]] = defaultdict(list)
+) -> dict[str, list[tuple[XY, XY, float, shapely.Geometry]]]:
+    """Each level's walkable openings: ends, how far the units they join lie from the
+    opening's middle (the passage crosses that much wall on each side) and those units
+    (the two nearest within JOIN)."""
+    found: dict[str, list[tuple[XY, XY, float, shapely.Geometry]]] = defaultdict(list)
     shapes = list(units.values())
     for feature in venue.archive.of("opening"):
         properties = feature.properties
@@ -255,12 +301,13 @@ def _doors(
         if not isinstance(line, LineString) or line.length <= 0:
             continue
         mid = line.interpolate(0.5, normalized=True)
-        near = sorted(s.distance(mid) for lv, s in shapes if lv == level)
-        near = [d for d in near if d <= JOIN]
+        near = sorted((s.distance(mid), k) for k, (lv, s) in enumerate(shapes) if lv == level)
+        near = [(d, k) for d, k in near if d <= JOIN][:2]
         if not near:
             continue
         (x0, y0), (x1, y1) = line.coords[0][:2], line.coords[-1][:2]
-        found[level].append(((x0, y0), (x1, y1), max(near[:2])))
+        joined = shapely.union_all([shapes[k][1] for _, k in near])
+        found[level].append(((x0, y0), (x1, y1), max(d for d, _ in near), joined))
     return found
 
 
@@ -273,6 +320,7 @@ def _spots(venue: Venue, units: Mapping[str, tuple[str, shapely.Geometry]]) -> l
             _name(venue, unit.name, unit.feature.properties) or unit_id,
             unit.level,
             unit.point,
+            unit_id,
         )
         for unit_id, unit in venue.units.items()
         if unit.listed and unit_id in units
@@ -287,7 +335,9 @@ def _spots(venue: Venue, units: Mapping[str, tuple[str, shapely.Geometry]]) -> l
             continue
         if isinstance(point, Point):
             name = _name(venue, "", feature.properties) or feature.category or feature.id
-            found.append(_Spot(feature.id, name, inside[0].level, (point.x, point.y)))
+            unit = next((u for u in inside if u.shape.covers(point)), inside[0])
+            at = (point.x, point.y)
+            found.append(_Spot(feature.id, name, unit.level, at, unit.feature.id))
     return sorted(found, key=lambda s: s.id)
 
 

@@ -26,7 +26,8 @@ XY = tuple[float, float]
 CLEARANCE = 0.3
 WIDE = 2.0
 NARROW_PASSAGE = 0.01  # metres: the width of an ordinary door's passage
-REACH = 0.01  # metres: a passage reaches this far into the shrunk units (one polygon)
+REACH = 0.1  # metres: a passage reaches this far into the shrunk units (one polygon, past
+# the steps of a wall drawn ragged: 1 cm left slits, issue 65)
 TANGENT = 1e-9  # a sine: a neighbour this near a segment's line is on it
 
 
@@ -43,13 +44,18 @@ def free_spaces(
     units: Sequence[shapely.Polygon],
     doors: Sequence[tuple[XY, XY, float]],
     clearance: float = CLEARANCE,
+    joins: Sequence[shapely.Geometry | None] = (),
 ) -> shapely.Polygon | shapely.MultiPolygon:
     """The walkable units shrunk by `clearance`, joined by their doors' passages; each
     door (a, b, off) with its units up to `off` metres from its line (a door in the
     middle of a wall of thickness 2 x off): its passage runs straight across the wall and
-    the clearance on both sides. Pieces nothing joins stay apart (a MultiPolygon)."""
+    the clearance on both sides. `joins`, by door: the units it joins, when known; its
+    passage stays within `off` of them (a long opening drawn across other units, as
+    between two corridor areas of an OSM mall, opens no way into those). Pieces nothing
+    joins stay apart (a MultiPolygon)."""
     pieces = [shapely.buffer(u, -clearance, join_style="mitre") for u in units]
-    for (x0, y0), (x1, y1), off in doors:
+    within = list(joins) + [None] * (len(doors) - len(joins))
+    for ((x0, y0), (x1, y1), off), joined in zip(doors, within, strict=True):
         width = math.hypot(x1 - x0, y1 - y0)
         tx, ty = (x1 - x0) / width, (y1 - y0) / width
         if width > WIDE:
@@ -61,16 +67,18 @@ def free_spaces(
             a, b = (mx - half * tx, my - half * ty), (mx + half * tx, my + half * ty)
         depth = off + clearance + REACH
         nx, ny = -ty * depth, tx * depth
-        pieces.append(
-            shapely.Polygon(
-                [
-                    (a[0] - nx, a[1] - ny),
-                    (b[0] - nx, b[1] - ny),
-                    (b[0] + nx, b[1] + ny),
-                    (a[0] + nx, a[1] + ny),
-                ]
-            )
+        passage = shapely.Polygon(
+            [
+                (a[0] - nx, a[1] - ny),
+                (b[0] - nx, b[1] - ny),
+                (b[0] + nx, b[1] + ny),
+                (a[0] + nx, a[1] + ny),
+            ]
         )
+        if joined is not None:
+            reach = shapely.buffer(joined, off + REACH, join_style="mitre")
+            passage = shapely.intersection(passage, reach)
+        pieces.append(passage)
     union = shapely.union_all(pieces)
     assert isinstance(union, shapely.Polygon | shapely.MultiPolygon)
     return union

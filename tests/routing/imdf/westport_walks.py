@@ -12,7 +12,8 @@ from functools import cache
 
 from parsing.imdf.read import read_archive
 from parsing.imdf.venue import ImdfOptions, Venue
-from routing.reference.accuracy import Walk, route_walks
+from routing.matrix import LoadedGraph
+from routing.reference.accuracy import Walk, route_walks, walk_graph
 from routing.reference.free_space import CLEARANCE
 from storage.imdf.dataset import venue_dataset
 from tests.venues.westport_imdf import westport
@@ -30,7 +31,14 @@ def imported() -> tuple[Venue, dict[str, str]]:
 
 
 @cache
+def kept_graph(svg: str) -> LoadedGraph | None:
+    """A drawing's walk graph, built once per process: both clearances judge one walk
+    (and the venue tests share it: tests/routing/imdf/venue_accuracy.py)."""
+    return walk_graph(svg)
+
+
+@cache
 def westport_pairs(clearance: float = CLEARANCE) -> tuple[list[Walk], dict[str, int]]:
     """The measured pairs of every level, and counts of what was left out and why."""
     venue, svgs = imported()
-    return route_walks(venue, svgs, pairs=None, clearance=clearance)
+    return route_walks(venue, svgs, pairs=None, clearance=clearance, graphs=kept_graph)
