@@ -22,6 +22,7 @@ from storage import collections as col
 from storage.database import Store
 from storage.imdf.dataset import import_venue, venue_dataset
 from storage.imdf.health import stored_health, venue_health
+from storage.imports.importer import import_data
 from tests.storage.imports.staged import staging_store
 from tests.venues.imdf_shared_ordinals import harbour_station
 from tests.venues.osm_places import MALL, STATION, place_dataset
@@ -160,3 +161,14 @@ async def test_a_staged_import_switches_its_report_in_with_the_venue(
     assert await places[col.IMPORT_BATCHES].count_documents({"asset_id": asset_id}) == 0
     full = await report_of(places, asset_id)
     assert full.worst() == ERROR and full.counts()["levels-not-joined"] == 4
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_an_asset_without_a_georeferenced_map_says_what_was_not_checked(
+    places: Store, tmp_path
+) -> None:
+    bare = {"assets": [{"id": "bare", "market": "multifamily", "name": "Bare"}]}
+    await import_data(places, bare, tmp_path)
+    report = await report_of(places, "bare")
+    assert (report.parts, report.findings, report.tiles_checked) == (("live",), (), 0)
+    assert report.notes[1:] == ("no georeferenced map: tiles and places listed twice not checked",)
