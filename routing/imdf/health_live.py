@@ -18,6 +18,7 @@ from routing.imdf.health import Finding, severity_of
 SWEPT_ZOOMS = range(14, 19)  # every tile z14-18 over the asset's bounds
 OVERLAP_METRES = 0.5  # two places of one name this near each other are one place listed twice
 ERROR_CHARS = 200  # of a failing tile's error, in its finding
+EXAMPLES = 3  # features a geometry finding names
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,32 @@ def _metres(a: TileFeature, b: TileFeature) -> float:
     return math.hypot(ax - bx, ay - by) * math.cos(latitude)
 
 
+def index_geometry(index: TileIndex) -> list[Finding]:
+    """The features of the stored maps that the tile index made valid, or left out with
+    nothing valid left (a map's GeoJSON stored before imports made its polygons valid:
+    `parsing.geo.tiles.build_index`)."""
+    found = []
+    for code, names, done in (
+        ("geometry-repaired", index.repaired, "made valid by the tiles"),
+        ("geometry-dropped", index.left_out, "left out of the tiles: nothing valid left"),
+    ):
+        if names:
+            examples = "; ".join(names[:EXAMPLES])
+            count = len(names)
+            found.append(
+                Finding(
+                    severity_of(code, ()),
+                    code,
+                    f"{count} feature{'' if count == 1 else 's'} of the stored maps "
+                    f"(e.g. {examples})",
+                    f"invalid geometry in a map's stored GeoJSON, {done}; importing the "
+                    "venue again stores it valid",
+                )
+            )
+    return found
+
+
 def live_checks(index: TileIndex, max_features: int, max_bytes: int) -> LiveChecks:
-    """Both live parts at once (run on the CPU pool by the API)."""
+    """The live parts at once (run on the CPU pool by the API)."""
     tiles, checked = failing_tiles(index, max_features, max_bytes)
-    return LiveChecks((*tiles, *listed_twice(index)), checked)
+    return LiveChecks((*tiles, *index_geometry(index), *listed_twice(index)), checked)

@@ -37,7 +37,7 @@ from routing.imdf.health import (
     summary_lines,
     with_live,
 )
-from routing.imdf.health_live import listed_twice, tiles_over
+from routing.imdf.health_live import index_geometry, listed_twice, tiles_over
 from storage.imdf.dataset import ImdfDataset, venue_dataset
 from tests.venues.dead_ends import dead_ends
 from tests.venues.imdf_shared_ordinals import harbour_station
@@ -287,4 +287,26 @@ def test_the_accuracy_hook_fills_its_section(monkeypatch: pytest.MonkeyPatch) ->
     assert summary_lines(report) == [  # the joined station: nothing else to say
         "Health: no findings",
         "route accuracy: 3 pairs (seed 0), median 1.020, p90 1.050, max 1.310",
+    ]
+
+
+def test_geometry_the_tile_index_mended_or_left_out_is_found_when_asked() -> None:
+    """A map's GeoJSON stored before imports made polygons valid: the tile index repairs
+    a bow-tie and leaves out a polygon with no area; the report names both."""
+    bow_tie = shapely.Polygon([(4.35, 50.85), (4.3501, 50.8501), (4.3501, 50.85), (4.35, 50.8501)])
+    flat = shapely.Polygon([(4.351, 50.851), (4.3511, 50.851), (4.3512, 50.851)])
+    index = _index(
+        [
+            ("units", bow_tie, {"id": "bow", "name": "Bow", "level": "0"}),
+            ("units", flat, {"id": "flat", "name": "Flat", "level": "0"}),
+        ]
+    )
+    assert (index.repaired, index.left_out) == (("units:bow",), ("units:flat",))
+    assert [f.line() for f in index_geometry(index)] == [
+        "note geometry-repaired: 1 feature of the stored maps (e.g. units:bow): invalid "
+        "geometry in a map's stored GeoJSON, made valid by the tiles; importing the venue "
+        "again stores it valid",
+        "warning geometry-dropped: 1 feature of the stored maps (e.g. units:flat): invalid "
+        "geometry in a map's stored GeoJSON, left out of the tiles: nothing valid left; "
+        "importing the venue again stores it valid",
     ]
