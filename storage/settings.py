@@ -346,9 +346,9 @@ class Settings:
     graphql_max_cost_without_key: int = setting(
         "FLOORGATE_GRAPHQL_MAX_COST_WITHOUT_KEY",
         WHOLE,
-        20_000,
+        25_000,
         "Cost limit of a GraphQL operation without a key (only introspection can run).",
-        "Introspection costs what it walks: GraphiQL's schema query costs about 13,000.",
+        "Introspection costs what it walks: GraphiQL's schema query costs about 17,000.",
         check=MORE_THAN_ZERO,
     )
     graphql_max_document_bytes: int = setting(

@@ -64,7 +64,7 @@ def cost_error(cost: int, limit: int = 250_000) -> tuple[str, dict]:
     )
 
 
-KEYLESS_LIMIT = 20_000  # FLOORGATE_GRAPHQL_MAX_COST_WITHOUT_KEY
+KEYLESS_LIMIT = 25_000  # FLOORGATE_GRAPHQL_MAX_COST_WITHOUT_KEY
 
 
 UNAUTHENTICATED = ("No API key found in request", {"code": "UNAUTHENTICATED"})

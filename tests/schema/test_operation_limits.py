@@ -217,7 +217,7 @@ def test_a_type_references_chain_costs_nothing_past_the_schemas_deepest_wrapping
 
 def test_graphiqls_introspection_is_under_the_keyless_ceiling_and_30_walks_are_not():
     ceiling = LIMITS.cost_limit(keyless=True)
-    assert ceiling == SETTINGS.graphql_max_cost_without_key == 20_000
+    assert ceiling == SETTINGS.graphql_max_cost_without_key == 25_000
     assert LIMITS.cost_limit(keyless=False) == SETTINGS.graphql_max_cost == 250_000
     for query in (
         get_introspection_query(),

@@ -27,7 +27,11 @@ from tests._dbserver import fresh_store
 from tests.venues.imdf_shared_ordinals import harbour_station
 
 QUERY = """query ($id: ID!) { venueHealth(id: $id) {
-  assetId format levels parts worst lines findings counts levelPairs tilesChecked accuracy notes
+  assetId format levels parts worst lines tilesChecked notes
+  findings { severity kind subject detail level modes reason line }
+  counts { kind count }
+  levelPairs { lower lowerName upper upperName foot wheelchair connectors { kind count } via }
+  accuracy { pairs median p90 max seed worst { source target mapId routeM exactM ratio } }
 } }"""
 
 
@@ -94,9 +98,9 @@ async def test_the_operator_reads_the_report_worst_first(station: Station) -> No
     assert report["accuracy"] is None and report["tilesChecked"] > 0
     assert report["levelPairs"][0] == {
         "lower": station.levels["lower"],
-        "lower_name": "Lower Level",
+        "lowerName": "Lower Level",
         "upper": station.levels["concourse"],
-        "upper_name": "Concourse",
+        "upperName": "Concourse",
         "foot": True,
         "wheelchair": True,
         "connectors": [
