@@ -24,6 +24,8 @@ DOOR_SPACING = 1.0  # metres: at most this far between the points of a wide door
 SNAP_REPORTED = 0.01  # metres: door points moved further than this are reported
 SAME = 1e-6  # metres: points this close are one node
 TIE = 0.001  # metres: units this much nearer a door than another are as near
+ALONG = 0.02  # metres: a unit this near a door's line lies along it where ...
+ALONG_SHARE = 0.5  # ... this share of the line is that near
 PROBE = 0.05  # metres: a unit on a door's line is sided by its area this deep either side
 PROBE_ALONG = 0.25  # metres: ... along this much of the door either side of its middle
 DOMINANT = 2.0  # ... the side holding more than this many times the other's area
@@ -47,8 +49,9 @@ def match_doors(
 ) -> Iterable[tuple[Door, list[tuple[Space, XY, float]]]]:
     """Each door with the units it joins: per side of the door line, the walkable unit
     whose boundary is nearest its midpoint (within `tolerance`; of two as near, the
-    smaller), and the nearest point of that boundary. A unit beside the door (its nearest point along the door's own
-    direction, as a partition wall next to a door is) is not joined."""
+    smaller), and the nearest point of that boundary. A unit beside the door (its
+    nearest point along the door's own direction, as a partition wall next to a door
+    is) is not joined, unless it lies along the door (`_lies_along`)."""
     by_level: dict[str, list[Space]] = defaultdict(list)
     for space in spaces:
         by_level[space.level].append(space)
@@ -131,10 +134,22 @@ def _one_per_side(
             side = _side_by_area(space, mid, normal, length)
         if side and side not in chosen:
             chosen[side] = (space, point, moved)
-        elif not side and moved <= SNAP_REPORTED:
+        elif not side and (moved <= SNAP_REPORTED or _lies_along(door, space)):
             unsided.append((space, point, moved))  # e.g. a door drawn across the wall
     found = [chosen[side] for side in (1, -1) if side in chosen]
+    taken = {space.id for space, _, _ in found}
+    unsided = [u for u in unsided if u[0].id not in taken]
     return found + unsided[: max(0, 2 - len(found))]
+
+
+def _lies_along(door: Door, space: Space) -> bool:
+    """Whether the unit lies along most of the door (within ALONG of ALONG_SHARE of its
+    line): an opening drawn as a polyline down the edge between two units (OSM's,
+    derived where a hall meets a strip beside it: issue 65, point 4) whose middle is
+    nearest a point of the strip lying along the door, not across it. A unit beside an
+    ordinary door (a partition wall's room) meets its line at one end only."""
+    near = shapely.intersection(door.line, shapely.buffer(space.shape, ALONG))
+    return bool(near.length >= ALONG_SHARE * door.line.length)
 
 
 def _side_by_area(space: Space, mid: XY, normal: XY, length: float) -> int:

@@ -71,3 +71,20 @@ def test_a_door_in_the_wall_of_a_room_drawn_inside_a_hall_opens_into_the_room() 
     assert joined([office, concourse, hall], (2, 6), (1, 6)) == ["concourse", "z-office"]
     # a door on the hall's own wall is the hall's
     assert joined([hall, office, concourse], (6, 6), (7, 6)) == ["a-hall", "concourse"]
+
+
+def test_an_opening_drawn_down_the_edge_of_a_strip_joins_the_strip() -> None:
+    """An opening derived as a polyline along the hall's edge (Gare de l'Est), the strip
+    beside it notched at the opening's middle (a pillar): the strip's nearest point to
+    the middle lies 5 cm along the opening, as a partition wall's would, yet the strip
+    lies along all the rest of it, so it is the other side (it was joined to the hall
+    alone, and walks into the strip went round: 1.60x)."""
+    hall = unit("hall", box(0, 0, 10, 5))
+    notch = [(3.95, 5), (3.95, 5.2), (4.05, 5.2), (4.05, 5)]
+    strip = unit("strip", Polygon([(0, 5), *notch, (10, 5), (10, 5.3), (0, 5.3)]))
+    line = LineString([(2, 5), (3, 5), (5, 5), (6, 5)])
+    [(_, found)] = list(match_doors([hall, strip], [Door("d", "L0", line, True, True)], 0.5))
+    assert sorted(space.id for space, _, _ in found) == ["hall", "strip"]
+    # a room beside an ordinary door, meeting its line at one end, is still not joined
+    side = unit("side", box(6, 5, 9, 8))
+    assert joined([hall, side], (4, 5), (6, 5)) == ["hall"]
