@@ -28,6 +28,7 @@ WIDE = 2.0
 NARROW_PASSAGE = 0.01  # metres: the width of an ordinary door's passage
 REACH = 0.1  # metres: a passage reaches this far into the shrunk units (one polygon, past
 # the steps of a wall drawn ragged: 1 cm left slits, issue 65)
+SAME = 1e-6  # metres: a unit this near the units a door joins is one of them
 TANGENT = 1e-9  # a sine: a neighbour this near a segment's line is on it
 
 
@@ -50,11 +51,13 @@ def free_spaces(
     door (a, b, off) with its units up to `off` metres from its line (a door in the
     middle of a wall of thickness 2 x off): its passage runs straight across the wall and
     the clearance on both sides. `joins`, by door: the units it joins, when known; its
-    passage stays within `off` of them (a long opening drawn across other units, as
-    between two corridor areas of an OSM mall, opens no way into those). Pieces nothing
-    joins stay apart (a MultiPolygon)."""
+    passage stays within `off` of them and out of every other unit (a long opening drawn
+    across other units, as between two corridor areas of an OSM mall, or along a strip
+    beside a café, opens no way into those). Pieces nothing joins stay apart (a
+    MultiPolygon)."""
     pieces = [shapely.buffer(u, -clearance, join_style="mitre") for u in units]
     within = list(joins) + [None] * (len(doors) - len(joins))
+    tree = shapely.STRtree(list(units))
     for ((x0, y0), (x1, y1), off), joined in zip(doors, within, strict=True):
         width = math.hypot(x1 - x0, y1 - y0)
         tx, ty = (x1 - x0) / width, (y1 - y0) / width
@@ -75,9 +78,17 @@ def free_spaces(
                 (a[0] + nx, a[1] + ny),
             ]
         )
-        if joined is not None:
-            reach = shapely.buffer(joined, off + REACH, join_style="mitre")
-            passage = shapely.intersection(passage, reach)
+        if joined is not None:  # near its units, and in no other
+            near = shapely.buffer(joined, off + REACH, join_style="mitre")
+            passage = shapely.intersection(passage, near)
+            loose = shapely.buffer(joined, SAME, join_style="mitre")
+            others = [
+                units[k]
+                for k in tree.query(passage, predicate="intersects").tolist()
+                if not loose.covers(units[k])
+            ]
+            if others:
+                passage = shapely.difference(passage, shapely.union_all(others))
         pieces.append(passage)
     union = shapely.union_all(pieces)
     assert isinstance(union, shapely.Polygon | shapely.MultiPolygon)
