@@ -6,8 +6,11 @@ levels at the connectors' stops; a unit it leaves apart is otherwise silent: its
 distances are null. Here the venue is taken as a graph of units (a unit is one space):
 openings join the units met straight through their middle on each side within the
 snap tolerance, connectors join the units their stops stand in. Reachability starts at
-the venue's entrances (walkable openings with a unit on one side only), or, when there
-is none, at the largest connected part. Each unit left out gets one reason code and a
+the venue's main part, the connected part with the most units among those that hold an
+entrance (a walkable opening with a unit on one side only), or, when there is none, at
+the largest connected part: what E18 routes to from the rest of the venue, since a
+route never goes outside (issue 65: a shop with its own street door on a corridor of
+its own is no place a route reaches from the mall). Each unit left out gets one reason code and a
 sentence, from what the archive says about it: its openings, the openings around the
 part it is in, its level's connectors, and for wheelchairs the steps on the way.
 """
@@ -45,6 +48,7 @@ REASONS = (
     "behind-closed-units",
     "opening-not-joined",
     "level-cut-off",
+    "own-entrance",
     "island",
     "connector-dead-end",
     "not-step-free",
@@ -138,8 +142,11 @@ def reachability(
     chair_parts = _components(chair_units, graph, chair_ok)
     if entrances:
         roots = "entrances"
-        foot_roots = {unit for unit, _ in entrances}
-        chair_roots = {u for u, door in entrances if door.wheelchair and u in chair_units}
+        main = _main_part(foot_parts, walked, {unit for unit, _ in entrances})
+        foot_roots = {unit for unit, _ in entrances if foot_parts[unit] == main}
+        step_free = {u for u, door in entrances if door.wheelchair and u in chair_units}
+        chair_main = _main_part(chair_parts, chair_units, step_free & foot_roots)
+        chair_roots = {u for u in step_free if chair_parts[u] == chair_main}
     else:
         roots = "largest-part"
         foot_roots = _largest(foot_parts, walked)
@@ -158,6 +165,7 @@ def reachability(
         with_stop,
         (foot_parts, chair_parts),
         (foot_reached, chair_reached),
+        entrances,
     )
     found = []
 
@@ -242,12 +250,15 @@ def _sides(
             mids[:, None, None, :]
             + signs[None, :, None, None] * steps[None, None, :, None] * normal[:, None, None, :]
         ).reshape(-1, 2)
-        first: dict[tuple[int, int], tuple[int, str]] = {}
+        areas = [venue.units[u].shape.area for u in ids]
+        # first[door, side] = (step, area, unit): of units met at one step (one drawn
+        # over another), the smaller, as the walk network's doors take it
+        first: dict[tuple[int, int], tuple[int, float, str]] = {}
         hits, units = tree.query(shapely.points(probes), predicate="within")
         for probe, unit in zip(hits.tolist(), units.tolist(), strict=True):
             door_side, step = divmod(probe, len(steps))
             key = divmod(door_side, 2)
-            candidate = (step, ids[unit])
+            candidate = (step, areas[unit], ids[unit])
             if key not in first or candidate < first[key]:
                 first[key] = candidate
         on: dict[int, list[str]] = defaultdict(list)
@@ -259,7 +270,7 @@ def _sides(
                 near = tree.query(shapely.Point(mids[index]), "dwithin", tolerance)
                 found[door.id] = sorted(ids[int(i)] for i in near)[:2]
                 continue
-            met = [first[(index, side)][1] for side in (0, 1) if (index, side) in first]
+            met = [first[(index, side)][2] for side in (0, 1) if (index, side) in first]
             sides = list(dict.fromkeys(met + sorted(on[index])))[:2]
             found[door.id] = sides
             if len(met) == 1 and len(sides) == 1:
@@ -314,6 +325,20 @@ def _components(
     return part
 
 
+def _main_part(parts: dict[str, int], units: set[str], roots: set[str]) -> int | None:
+    """The part with the most of `units` among the parts of `roots` (ties: the lowest
+    unit id); None without roots."""
+    count: dict[int, int] = defaultdict(int)
+    first: dict[int, str] = {}
+    for unit in sorted(units):
+        count[parts[unit]] += 1
+        first.setdefault(parts[unit], unit)
+    candidates = {parts[r] for r in roots}
+    if not candidates:
+        return None
+    return min(candidates, key=lambda p: (-count[p], first[p]))
+
+
 def _largest(parts: dict[str, int], among: set[str]) -> set[str]:
     """The units of the part with the most of `among` (ties: the lowest unit id)."""
     count: dict[int, int] = defaultdict(int)
@@ -342,6 +367,7 @@ class _Explain:
         with_stop: set[str],
         parts: tuple[dict[str, int], dict[str, int]],
         reached: tuple[set[str], set[str]],
+        entrances: list[tuple[str, Door]],
     ) -> None:
         self.venue, self.spaces, self.graph = venue, spaces, graph
         self.sides, self.doors, self.touching = sides, doors, touching
@@ -358,6 +384,12 @@ class _Explain:
         for unit, number in sorted(self.chair_parts.items()):
             self.chair_members[number].append(unit)
         self.known: dict[tuple[str, int], tuple[str, str] | None] = {}
+        self.entrances: dict[str, list[str]] = defaultdict(list)  # unit -> its entrances
+        self.chair_entrances: dict[str, list[str]] = defaultdict(list)
+        for unit, door in entrances:
+            self.entrances[unit].append(door.id)
+            if door.wheelchair:
+                self.chair_entrances[unit].append(door.id)
 
     def on_foot(self, unit_id: str) -> tuple[str, str]:
         own = self.touching.get(unit_id, [])
@@ -385,9 +417,16 @@ class _Explain:
             return around
         level = self.venue.units[unit_id].level
         if level not in self.foot_levels:
+            own = sorted(d for u in self.members[number] for d in self.entrances[u])
+            gate = (
+                f" (its {self._names_of_openings(own)} lets people in from outside, but a "
+                "route never goes outside)"
+                if own
+                else ""
+            )
             return "level-cut-off", (
                 f"no stairs, elevator, escalator or ramp reaches {self._level(level)} "
-                "from the levels reached"
+                f"from the levels reached{gate}"
             )
         found = self._once(("apart", number), lambda: self._apart(number))
         assert found is not None
@@ -405,6 +444,13 @@ class _Explain:
         number = self.chair_parts[unit_id]
         found = self._once(("steps", number), lambda: self._steps(number))
         assert found is not None
+        own = sorted(d for u in self.chair_members[number] for d in self.chair_entrances[u])
+        if own and found[0] == "not-step-free":
+            return "own-entrance", (
+                f"its {self._names_of_openings(own)} lets a wheelchair in from outside, "
+                "but every way inside from the rest of the venue passes what a wheelchair "
+                f"cannot: {found[1].split(': ', 1)[-1]} (a route never goes outside)"
+            )
         return found
 
     def _once(
@@ -441,6 +487,14 @@ class _Explain:
         if beyond:
             return "behind-closed-units", (
                 f"the {len(part)} units it is among open only into units not walked: {beyond}"
+            )
+        own = sorted(d for u in part for d in self.entrances[u])
+        if own:
+            return "own-entrance", (
+                f"the {len(part)} units it is among ({self._names(part)}) are entered from "
+                f"outside through their own {self._names_of_openings(own)}, but no opening "
+                "or connector joins them to the rest of the venue, and a route never goes "
+                "outside: draw the door or corridor between them and the rest"
             )
         return "island", (
             f"its openings lead only among {len(part)} units cut off from the rest "

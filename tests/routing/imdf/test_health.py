@@ -108,7 +108,7 @@ def test_a_level_cut_off_is_an_error_with_its_reason() -> None:
     ]
     assert report.worst() == ERROR
     assert summary_lines(report, "harbour")[0].startswith(
-        "Health: 5 finding(s), worst error: levels-not-joined 4, level-not-joined 1"
+        "Health: 7 finding(s), worst error: levels-not-joined 4, level-not-joined 1, unreachable 2"
     )
 
 
@@ -235,6 +235,7 @@ def test_the_stored_form_reads_back_and_a_report_without_it_says_so() -> None:
     assert document["counts"] == [
         {"kind": "levels-not-joined", "count": 4},
         {"kind": "level-not-joined", "count": 1},
+        {"kind": "unreachable", "count": 2},  # the terrace's kiosk and lawn: no route
     ]
     alone = with_live(None, [], 12)
     assert (alone.parts, alone.tiles_checked, alone.level_pairs) == (("live",), 12, ())

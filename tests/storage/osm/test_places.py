@@ -152,9 +152,9 @@ async def routed(
 # Named rooms that route to no other level, as the import report explains them: a room
 # with no door and no corridor, area or footway within 5 m (`room with no door ...`)
 UNREACHED = {
-    # an office drawn inside another room; a ticket office whose derived doors lie on
-    # the hall's edge a few centimetres off its own (the IMDF import finds none on it)
-    "station": {("0", "Point Information - Paris & IdF"), ("0", "Tickets Paris & IdF")},
+    # none: the office and the ticket office drawn inside the hall have doors (derived
+    # from the hall's ways) that the walk network and the report both join to them
+    "station": set(),
     # the car repair shop beside the car park, 15 m from the nearest footway
     "mall": {("0", "Midas")},
     # the open-air centre's shops on the streets the data does not draw indoors
@@ -185,8 +185,8 @@ UNREACHED = {
 }
 # Named rooms open to a part of their level that no connector reaches: the Caserne's
 # supermarket and organic shop open onto a corridor of their own (way/562670861), 11 m
-# from the mall's, reached from the street (the report counts them reached: its
-# entrances are the openings onto the street)
+# from the mall's, entered from the street; a route never goes outside, and the report
+# names them `own-entrance` (tests/routing/imdf/test_report_agrees.py)
 APART = {"station": set(), "mall": set(), "caserne": {("0", "Monoprix"), ("0", "Naturalia")}}
 TO_CASERNE = [("-1", "0"), ("-1", "1"), ("0", "1"), ("1", "0")]
 
@@ -230,6 +230,12 @@ async def test_every_named_room_routes_to_the_levels_the_connectors_join(
         if (levels[u.level], u.name) in named and u.reason == "no-opening"
     }
     assert reported == unreached
+    own = {
+        (levels[u.level], u.name)
+        for u in dataset.reachability.unreachable
+        if (levels[u.level], u.name) in named and u.reason == "own-entrance"
+    }
+    assert own == apart
     for mode, joined in (("foot", foot), ("wheelchair", wheelchair)):
         found = []
         for low, high in itertools.permutations(sorted(rooms, key=float), 2):
