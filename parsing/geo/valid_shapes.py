@@ -7,10 +7,14 @@ validity is checked after the last rounding and repaired here, in one way for bo
 from __future__ import annotations
 
 import shapely
+from shapely.geometry import MultiPolygon, Polygon
 from shapely.geometry.base import BaseGeometry
 
 POLYGONAL = frozenset({"Polygon", "MultiPolygon"})
 LINEAR = frozenset({"LineString", "MultiLineString"})
+# A part smaller than a 10 cm square (m²): what a repair leaves of a fold or a spike
+# (Westport's repaired walkways keep slivers of a few mm²); nobody stands there.
+SLIVER_M2 = 0.01
 
 
 def of_kind(shape: BaseGeometry, kind: str) -> BaseGeometry | None:
@@ -40,6 +44,20 @@ def made_valid(shape: BaseGeometry, grid: float = 0.0) -> BaseGeometry | None:
     if fixed is None or not fixed.is_valid:
         return None
     return fixed
+
+
+def parts_of(shape: BaseGeometry, min_area: float = 0.0) -> list[Polygon]:
+    """The polygons of a Polygon or MultiPolygon, largest first (equals in written
+    order), without those smaller than `min_area` but for the largest; [] for another
+    kind of shape or one with no area."""
+    if isinstance(shape, Polygon):
+        found = [shape]
+    elif isinstance(shape, MultiPolygon):
+        found = list(shape.geoms)
+    else:
+        return []
+    found = sorted((part for part in found if part.area > 0), key=lambda part: -part.area)
+    return found[:1] + [part for part in found[1:] if part.area >= min_area]
 
 
 def reason(shape: BaseGeometry) -> str:

@@ -18,6 +18,7 @@ from shapely.geometry import Point, Polygon
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import polylabel
 
+from parsing.geo.valid_shapes import SLIVER_M2, made_valid, parts_of
 from parsing.imdf.categories import CATEGORY_LANGUAGE, SOLID
 from parsing.imdf.drawing import DrawnLevel
 from parsing.imdf.labels import label_texts, name_language
@@ -162,14 +163,12 @@ class Venue:
             )
             return None
         if isinstance(shape, Polygon | shapely.MultiPolygon) and not shape.is_valid:
+            # Every part it encloses kept (a bow-tie both triangles; a part nested in a
+            # GEOS collection too), but the slivers the repair leaves of a fold.
             self.report.add("invalid polygon, repaired", feature.id)
-            shape = shapely.make_valid(shape)
-            polygons = [g for g in getattr(shape, "geoms", [shape]) if isinstance(g, Polygon)]
-            shape = (
-                shapely.MultiPolygon(polygons)
-                if len(polygons) > 1
-                else (polygons[0] if polygons else None)
-            )
+            fixed = made_valid(shape)
+            parts = parts_of(fixed, SLIVER_M2) if fixed is not None else []
+            return shapely.MultiPolygon(parts) if len(parts) > 1 else next(iter(parts), None)
         return shape
 
     def point_of(self, feature: Feature) -> tuple[float, float] | None:

@@ -178,7 +178,7 @@ def draw_levels(venue: Venue, doors: list[Door], network: WalkNetwork) -> None:
             drawn.units.append((unit_id, unit.category, unit.shape))
             drawn.labels.append((unit.name, unit.point))
         else:
-            drawn.spaces.append((unit.category, unit.shape))
+            drawn.spaces.append((unit_id, unit.category, unit.shape))
     for door in doors:
         drawn = venue.levels[door.level].drawn
         assert drawn is not None

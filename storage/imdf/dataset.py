@@ -20,7 +20,7 @@ from urllib.parse import quote
 import orjson
 
 from parsing.imdf.contents import unit_contents
-from parsing.imdf.drawing import venue_svg
+from parsing.imdf.drawing import valid_as_drawn, venue_svg
 from parsing.imdf.ids import venue_ids
 from parsing.imdf.names import dataset_name, name_units
 from parsing.imdf.places import map_locations, read_places
@@ -73,6 +73,8 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
     for level_id, level in venue.levels.items():
         if level.drawn is not None:
             level.drawn.id = ids.floor(level_id)  # the drawing's floor tag names the floor
+    drawn_levels = [level.drawn for level in venue.levels.values() if level.drawn is not None]
+    valid_as_drawn(canvas, drawn_levels, venue.report)  # polygons valid as written
     places = read_places(venue, contents, naming)
     venue_names = venue.texts(venue.venue.properties.get("name")) if venue.venue else {}
     venue_name = next(iter(venue_names.values()), ids.asset)  # in the venue's language
