@@ -28,6 +28,7 @@ from shapely.geometry import LineString, MultiLineString, Point, Polygon
 
 from parsing.imdf.ids import venue_ids
 from parsing.imdf.projection import Canvas
+from parsing.imdf.read import Feature
 from parsing.imdf.venue import Venue
 from parsing.measures import METRES_PER_FOOT
 from parsing.svg import parse_unit_map
@@ -290,12 +291,9 @@ def _doors(
         restriction = str(properties.get("restriction") or "").lower()
         if properties.get("access_control") or category in CLOSED_OPENINGS:
             continue
-        if restriction in RESTRICTED or level not in venue.levels or feature.geometry is None:
+        if restriction in RESTRICTED or level not in venue.levels:
             continue
-        try:
-            line = venue.plane.to_plane(feature.geometry)
-        except (ValueError, TypeError, AttributeError, shapely.errors.ShapelyError):
-            continue
+        line = _plane(venue, feature)
         if isinstance(line, MultiLineString):
             line = max(line.geoms, key=lambda g: g.length)
         if not isinstance(line, LineString) or line.length <= 0:
@@ -327,18 +325,25 @@ def _spots(venue: Venue, units: Mapping[str, tuple[str, shapely.Geometry]]) -> l
     ]
     for feature in venue.archive.of("amenity"):
         inside = [u for u in venue.units_of(feature) if u.feature.id in units]
-        if feature.geometry is None or not inside:
-            continue
-        try:
-            point = venue.plane.to_plane(feature.geometry)
-        except (ValueError, TypeError, AttributeError, shapely.errors.ShapelyError):
-            continue
+        point = _plane(venue, feature) if inside else None
         if isinstance(point, Point):
             name = _name(venue, "", feature.properties) or feature.category or feature.id
             unit = next((u for u in inside if u.shape.covers(point)), inside[0])
             at = (point.x, point.y)
             found.append(_Spot(feature.id, name, unit.level, at, unit.feature.id))
     return sorted(found, key=lambda s: s.id)
+
+
+def _plane(venue: Venue, feature: Feature) -> shapely.Geometry | None:
+    """The feature's geometry in the venue's metres, None where it has none or cannot be
+    read (the import reports those; the measure passes them over)."""
+    if feature.geometry is None:
+        return None
+    try:
+        found: shapely.Geometry = venue.plane.to_plane(feature.geometry)
+    except (ValueError, TypeError, AttributeError, shapely.errors.ShapelyError):
+        return None
+    return found
 
 
 def _polygons(shape: shapely.Geometry) -> list[Polygon]:
