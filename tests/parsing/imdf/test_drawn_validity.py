@@ -112,6 +112,11 @@ def test_a_bowtie_room_is_drawn_with_both_triangles() -> None:
         f"{bowtie}: 2 parts, 25.00 of 50.00 m² drawn as space"
     ]
     assert dataset.report.examples["invalid polygon, repaired"] == [bowtie]
+    assert dataset.health is not None  # the venue health report warns of it
+    findings = [(f.kind, f.detail) for f in dataset.health.findings]
+    assert ("geometry-dropped", PARTS_KIND) in findings
+    assert ("geometry-dropped", left_out_kind(CANVAS)) in findings
+    assert ("geometry-repaired", repaired_kind(CANVAS)) in findings
     (parsed,) = [unit for unit in parse_unit_map(stack).units if unit.id == bowtie]
     assert Polygon(parsed.points).area == pytest.approx(unit.area)
 
