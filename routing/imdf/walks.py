@@ -13,9 +13,12 @@ from shapely.geometry import LineString, MultiLineString, Point
 from parsing.imdf.categories import SOLID
 from parsing.imdf.drawing import DrawnLevel
 from parsing.imdf.venue import ImdfOptions, Venue
+from routing.imdf.model import COVER, WalkLine, unit_point
 from routing.imdf.paths import Door, Space, Traversal, WalkNetwork, walk_network
 
 NOT_WALKABLE = SOLID | {"nonpublic"}
+
+STUB = 0.1  # metres: the walk line of a doorless unit too thin for lines of its own
 
 RESTRICTED = frozenset({"employeesonly", "restricted"})
 
@@ -100,8 +103,9 @@ def read_doors(venue: Venue) -> list[Door]:
 
 
 def build_network(venue: Venue, doors: list[Door], options: ImdfOptions) -> WalkNetwork:
+    spaces = spaces_of(venue)
     network = walk_network(
-        spaces_of(venue),
+        spaces,
         doors,
         _traversals(venue),
         list(venue.levels),
@@ -109,11 +113,36 @@ def build_network(venue: Venue, doors: list[Door], options: ImdfOptions) -> Walk
         ordinals={level_id: level.ordinal for level_id, level in venue.levels.items()},
         places=place_points(venue),
     )
+    network.lines.extend(stubs(spaces, network))
     for door_id, unit_id, moved in network.snaps:
         venue.report.add("opening snapped onto its unit", f"{door_id} to {unit_id}: {moved:.2f} m")
     for kind, message in network.problems:
         venue.report.add(kind, message)
     return network
+
+
+def stubs(spaces: list[Space], network: WalkNetwork) -> list[WalkLine]:
+    """A line STUB long at the point of each walked unit that no door reaches and that
+    holds no line of its own (a sliver, a unit of no area: too thin for its free
+    space). A doorless room's location joins its own lines, apart from the rest; without
+    them it would join the nearest line beyond its wall and route where the report says
+    nothing reaches (no-opening; issue 65: the report agrees with the routes)."""
+    apart = set(network.unreachable)
+    lines: dict[str, list[shapely.LineString]] = defaultdict(list)
+    for line in network.lines:
+        lines[line.level].append(shapely.LineString(line.points))
+    trees = {level: shapely.STRtree(found) for level, found in lines.items()}
+    found: list[WalkLine] = []
+    for space in sorted(spaces, key=lambda s: s.id):
+        if not space.walkable or space.id not in apart:
+            continue
+        inside = space.shape.buffer(COVER)
+        tree = trees.get(space.level)
+        if tree is not None and len(tree.query(inside, predicate="contains")):
+            continue
+        x, y = unit_point(space)
+        found.append(WalkLine(space.level, ((x, y), (x + STUB, y)), space.wheelchair))
+    return found
 
 
 def place_points(venue: Venue) -> dict[str, list[tuple[float, float]]]:

@@ -30,6 +30,7 @@ from tests.routing.imdf import hard_venue
 from tests.routing.imdf.westport_walks import WALKED
 from tests.venues import osm_places
 from tests.venues.bilingual_clinic import bilingual_clinic
+from tests.venues.crooked_arcade import crooked_arcade
 from tests.venues.dead_ends import dead_ends, odd_corners
 from tests.venues.food_hall import food_hall
 from tests.venues.hk_clinic import hk_clinic
@@ -59,6 +60,7 @@ VENUES: dict[str, Callable[[], ImdfDataset]] = {
     "old-market": lambda: _imdf(old_market()[0]),
     "dead-ends": lambda: _imdf(dead_ends()[0]),
     "odd-corners": lambda: _imdf(odd_corners()[0]),
+    "crooked-arcade": lambda: _imdf(crooked_arcade().venue),
     "two-levels": lambda: _imdf(two_levels().venue),
     "cloister": lambda: _imdf(cloister().venue),
     "hard": lambda: _imdf(hard_venue.venue()),
@@ -188,3 +190,20 @@ def test_rooms_drawn_inside_the_station_hall_are_joined_by_their_doors() -> None
     found = reasons("gare-de-l-est", "0")
     assert "Tickets Paris & IdF" not in found
     assert "Point Information - Paris & IdF" not in found
+
+
+def test_a_doorless_unit_too_thin_for_lines_routes_nowhere() -> None:
+    """The Crooked Arcade's 5 cm sliver and its unit of no area have no door and no room
+    for walk lines: each gets a stub at its point, so a route to it finds nothing (it
+    used to join the arcade's line beside it), as the report's no-opening says, while a
+    room with a door routes."""
+    found = reasons("crooked-arcade", "G")
+    for name in ("Sliver", "Zero-Area"):
+        assert found[name][:2] == (("foot", "wheelchair"), "no-opening")
+    points = unit_points("crooked-arcade")
+    names = {u["id"]: u["name"] for u in dataset_of("crooked-arcade").data["units"]}
+    by_name = {names[u]: point for u, point in points.items()}
+    targets = [by_name[n] for n in ("Sliver", "Zero-Area", "Duplicates")]
+    [row] = graph_of("crooked-arcade").matrix(Profile(FOOT), [by_name["Spike"]], targets)
+    assert row[:2] == [None, None]
+    assert row[2] is not None  # a room with a door on the arcade: routed
