@@ -407,6 +407,13 @@ class _Explain:
                 return "behind-closed-units", (
                     f"its openings lead only into units not walked: {beyond}"
                 )
+            if self.entrances[unit_id]:
+                return "own-entrance", (
+                    "it is entered from outside through its own "
+                    f"{self._names_of_openings(self.entrances[unit_id])}, but no opening or "
+                    "connector joins it to the rest of the venue, and a route never goes "
+                    "outside: draw the door or corridor between it and the rest"
+                )
             return "opening-not-joined", (
                 f"its {self._names_of_openings(own)} joins no other walked unit "
                 "(beside the unit, or farther than the snap tolerance)"

@@ -190,6 +190,13 @@ def test_rooms_drawn_inside_the_station_hall_are_joined_by_their_doors() -> None
     found = reasons("gare-de-l-est", "0")
     assert "Tickets Paris & IdF" not in found
     assert "Point Information - Paris & IdF" not in found
+    # the hall "La Place" is entered at node/227901, a door the data joins to nothing else
+    assert found["La Place"][1:] == (
+        "own-entrance",
+        "it is entered from outside through its own opening gare-de-l-est-node--227901 of "
+        "'La Place', but no opening or connector joins it to the rest of the venue, and a "
+        "route never goes outside: draw the door or corridor between it and the rest",
+    )
 
 
 def test_a_doorless_unit_too_thin_for_lines_routes_nowhere() -> None:

@@ -187,7 +187,12 @@ UNREACHED = {
 # supermarket and organic shop open onto a corridor of their own (way/562670861), 11 m
 # from the mall's, entered from the street; a route never goes outside, and the report
 # names them `own-entrance` (tests/routing/imdf/test_report_agrees.py)
-APART = {"station": set(), "mall": set(), "caserne": {("0", "Monoprix"), ("0", "Naturalia")}}
+# (and Gare de l'Est's hall "La Place", whose only door, node/227901, opens on the street)
+APART = {
+    "station": {("0", "La Place")},
+    "mall": set(),
+    "caserne": {("0", "Monoprix"), ("0", "Naturalia")},
+}
 TO_CASERNE = [("-1", "0"), ("-1", "1"), ("0", "1"), ("1", "0")]
 
 
