@@ -54,6 +54,9 @@ class ImdfOptions:
     snap_tolerance: float = 0.5  # metres
     market: str = IMDF_MARKET
     id_prefix: str | None = None  # readable ids (parsing/imdf/ids.py); None: the archive's
+    # Measure route accuracy against the exact walk (routing/reference) for the health
+    # report: off unless asked, as the reference costs seconds on big open halls.
+    accuracy: bool = False
 
 
 @dataclass

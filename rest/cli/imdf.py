@@ -58,6 +58,13 @@ def add_import_imdf(commands: Any) -> None:
     imdf.add_argument(
         "--dry-run", action="store_true", help="validate against the database, write nothing"
     )
+    imdf.add_argument(
+        "--accuracy",
+        action="store_true",
+        help="measure route accuracy for the health report: E18 against the exact "
+        "shortest walk on a seeded sample of 200 pairs (seconds on big open halls: "
+        "docs/imdf.md, The health report)",
+    )
     imdf.add_argument("--allow-shrink", action="store_true", help=ALLOW_SHRINK_HELP)
     imdf.add_argument(
         "--out",

@@ -48,6 +48,13 @@ def add_import_osm(commands: Any) -> None:
     osm.add_argument(
         "--dry-run", action="store_true", help="validate against the database, write nothing"
     )
+    osm.add_argument(
+        "--accuracy",
+        action="store_true",
+        help="measure route accuracy for the health report: E18 against the exact "
+        "shortest walk on a seeded sample of 200 pairs (seconds on big open halls: "
+        "docs/imdf.md, The health report)",
+    )
     osm.add_argument("--allow-shrink", action="store_true", help=ALLOW_SHRINK_HELP)
     osm.add_argument(
         "--out", metavar="DIR", help="write dataset.json and maps/*.svg into DIR, not imported"

@@ -61,6 +61,7 @@ def run_venue_import(
         settings.imdf_snap_metres,
         market=default_market if args.market is None else args.market,
         id_prefix=prefix,
+        accuracy=args.accuracy,
     )
     try:
         dataset = read(source, options)

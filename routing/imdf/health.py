@@ -6,15 +6,16 @@ and its reachability: which levels are joined to which (on foot, by wheelchair, 
 what), the places a mode cannot reach and why, and the geometry that was repaired or
 dropped. The import stores it with the asset (`storage/imdf/health.py`); what can change
 after the import (places listed twice, tiles that fail) is found when asked
-(`routing/imdf/health_live.py`), and the route accuracy comes from `AccuracyCheck`.
+(`routing/imdf/health_live.py`), and the route accuracy, when the import is asked for it,
+comes from the exact-walk reference (`routing/reference/health_accuracy.py`).
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict, deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any
 
 import shapely
 
@@ -45,6 +46,7 @@ KINDS: dict[str, tuple[str, str]] = {
 GEOMETRY_WORDS = ("polygon", "geometry", "surface", "rings", "GeometryCollection")
 CONNECTOR_KINDS = ("stairs", "elevator", "escalator", "ramp", DOOR_KIND)
 SHOWN = 5  # worst findings a summary prints; the report has them all
+NOT_MEASURED = "route accuracy: not measured at import (import with --accuracy to measure it)"
 
 
 @dataclass(frozen=True)
@@ -118,66 +120,9 @@ class Accuracy:
     worst: tuple[AccuracyPair, ...] = ()
 
 
-class AccuracyCheck(Protocol):
-    """What measures a venue's route accuracy at import, as the exact-walk reference of
-    issue 65, point 4 takes it (`routing/reference/accuracy.py` `route_accuracy`): the
-    venue, its drawings by map id (the dataset's `svgs`) and the import's id prefix;
-    None when it cannot measure."""
-
-    def __call__(
-        self, venue: Venue, svgs: Mapping[str, str], id_prefix: str | None
-    ) -> Accuracy | None: ...
-
-
-# The seed of the sample of pairs the report measures: the same pairs at every import.
+# The sample the report measures: the same pairs at every import of a venue.
 ACCURACY_SEED = 0
-# Wired to the exact-walk reference (issue 65, point 4): e.g. a function calling
-# `route_accuracy(venue, svgs, id_prefix=id_prefix, seed=ACCURACY_SEED)` and returning
-# `accuracy_of(result, ACCURACY_SEED)`. Until then the accuracy section is null and the
-# report notes that it was not measured.
-MEASURE_ACCURACY: AccuracyCheck | None = None
-
-
-class _MeasuredWalk(Protocol):
-    """A measured pair as the reference gives it (`routing.reference.accuracy.Walk`)."""
-
-    @property
-    def map_id(self) -> str: ...
-    @property
-    def a(self) -> str: ...
-    @property
-    def b(self) -> str: ...
-    @property
-    def walked(self) -> float: ...
-    @property
-    def exact(self) -> float: ...
-
-
-class _Measured(Protocol):
-    """The reference's figures (`routing.reference.accuracy.RouteAccuracy`)."""
-
-    @property
-    def pairs(self) -> int: ...
-    @property
-    def median(self) -> float: ...
-    @property
-    def p90(self) -> float: ...
-    @property
-    def max(self) -> float: ...
-    @property
-    def worst(self) -> Sequence[_MeasuredWalk]: ...
-
-
-def accuracy_of(measured: _Measured, seed: int) -> Accuracy:
-    """The report's accuracy section from the reference's figures."""
-    return Accuracy(
-        measured.pairs,
-        measured.median,
-        measured.p90,
-        measured.max,
-        seed,
-        tuple(AccuracyPair(w.a, w.b, w.map_id, w.walked, w.exact) for w in measured.worst),
-    )
+ACCURACY_PAIRS = 200
 
 
 @dataclass(frozen=True)
@@ -223,7 +168,8 @@ def build_health(
     accuracy: Accuracy | None = None,
 ) -> HealthReport:
     """The part of the report only the import knows, from what `venue_dataset` made
-    (`accuracy`: measured by MEASURE_ACCURACY, when wired)."""
+    (`accuracy`: measured by `routing.reference.health_accuracy` when the import was asked
+    to)."""
     pairs = level_pairs(venue, network)
     findings = [
         *_pair_findings(venue, pairs, network),
@@ -539,7 +485,7 @@ def with_live(
     else:
         base = report
     if base.accuracy is None and report is not None:
-        extra.append("route accuracy: not measured at import")
+        extra.append(NOT_MEASURED)
     findings = ordered([*base.findings, *live])
     return replace(
         base,

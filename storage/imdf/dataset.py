@@ -28,7 +28,7 @@ from parsing.imdf.projection import Canvas
 from parsing.imdf.read import Archive, Report
 from parsing.imdf.venue import ImdfOptions, Venue
 from parsing.limits import SvgLimits
-from routing.imdf.health import MEASURE_ACCURACY, HealthReport, build_health
+from routing.imdf.health import HealthReport, build_health
 from routing.imdf.reachability import Reachability, reachability
 from routing.imdf.walks import build_network, draw_levels, read_doors, venue_bounds
 from storage.database import Store
@@ -159,8 +159,11 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
         f"({len(data['units'])} listed), {len(data['locations'])} locations, "
         f"{len(network.lines)} walk lines, {len(network.stops)} connector stops",
     ]
-    measure = MEASURE_ACCURACY  # the exact-walk reference, once wired (routing/imdf/health.py)
-    accuracy = None if measure is None else measure(venue, svgs, options.id_prefix)
+    accuracy = None
+    if options.accuracy:  # the exact-walk reference: loaded when asked (--accuracy)
+        from routing.reference.health_accuracy import measure_accuracy
+
+        accuracy = measure_accuracy(venue, svgs, options.id_prefix)
     health = build_health(venue, network, reached, accuracy)
     return ImdfDataset(
         data,

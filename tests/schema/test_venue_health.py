@@ -21,6 +21,7 @@ from parsing.imdf.venue import ImdfOptions
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ADMIN, ALL_PERMISSIONS
 from rest.app import create_app
+from routing.imdf.health import NOT_MEASURED
 from storage.database import Store
 from storage.imdf.dataset import import_venue, venue_dataset
 from tests._dbserver import fresh_store
@@ -94,7 +95,7 @@ async def test_the_operator_reads_the_report_worst_first(station: Station) -> No
         {"kind": "levels-not-joined", "count": 4},
         {"kind": "level-not-joined", "count": 1},
     ]
-    assert report["notes"] == ["route accuracy: not measured at import"]
+    assert report["notes"] == [NOT_MEASURED]
     assert report["accuracy"] is None and report["tilesChecked"] > 0
     assert report["levelPairs"][0] == {
         "lower": station.levels["lower"],

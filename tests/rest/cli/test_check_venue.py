@@ -14,12 +14,15 @@ from pathlib import Path
 import orjson
 import pytest_asyncio
 
+from parsing.imdf.venue import ImdfOptions
+from routing.imdf.health import NOT_MEASURED, accuracy_lines
 from storage.database import Store
 from storage.embedded.server import EmbeddedServer
 from storage.imdf.dataset import import_venue
+from storage.osm.dataset import osm_dataset
 from tests._dbserver import fresh_store
 from tests.rest.cli.test_cli_errors import clean_env, run
-from tests.venues.osm_places import STATION, place_dataset
+from tests.venues.osm_places import CASERNE, STATION, place_dataset
 
 STATION_ID = "gare-de-l-est"
 
@@ -56,7 +59,7 @@ def test_the_station_is_reported_unjoined_worst_first(
         in lines
     )
     assert "route accuracy: not measured" in lines
-    assert "note: route accuracy: not measured at import" in lines
+    assert f"note: {NOT_MEASURED}" in lines
     assert lines[-1].endswith("; 16 tile(s) checked.")
     assert "Traceback" not in done.stderr
 
@@ -148,3 +151,22 @@ def test_the_imports_print_the_summary_and_report_it_whole(tmp_path: Path) -> No
     assert [f["line"] for f in health["findings"][:5]] == [
         line.strip() for line in lines[start + 1 : start + 6]
     ]
+
+
+def test_accuracy_is_measured_at_import_when_asked(tmp_path: Path) -> None:
+    """`import-osm --accuracy` (as `import-imdf --accuracy`): the summary says the
+    route accuracy on the report's seeded sample, the figures the in-process import
+    measures, and `--report FILE` holds them; Caserne is walked within the goals."""
+    report = tmp_path / "report.json"
+    out = tmp_path / "out"
+    command = ["import-osm", str(CASERNE), "--accuracy", "--out", str(out), "--report"]
+    done, _ = run([*command, str(report)], clean_env(tmp_path))
+    assert done.returncode == 0, done.stderr
+    measured = osm_dataset(CASERNE, ImdfOptions(accuracy=True)).health
+    assert measured is not None and measured.accuracy is not None
+    line = accuracy_lines(measured.accuracy)[0]
+    assert line.startswith("route accuracy: 200 pairs (seed 0), median ")
+    assert f"  {line}" in done.stdout.splitlines()  # under the findings, indented
+    accuracy = orjson.loads(report.read_bytes())["health"]["accuracy"]
+    assert (accuracy["pairs"], accuracy["seed"]) == (200, 0)
+    assert accuracy["median"] <= 1.03 and accuracy["p90"] <= 1.08 and accuracy["max"] <= 1.25

@@ -8,15 +8,11 @@ tests/storage/imdf/test_health.py, the command in tests/rest/cli/test_check_venu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 import numpy as np
-import pytest
 import shapely
 
-import storage.imdf.dataset as imdf_dataset
 from parsing.geo.tile_features import TileFeature, mercator
 from parsing.geo.tiles import TileIndex, build_index, tile_bounds
 from parsing.imdf.read import Report, read_archive
@@ -24,13 +20,13 @@ from parsing.imdf.venue import ImdfOptions
 from routing.imdf.health import (
     ACCURACY_SEED,
     ERROR,
+    NOT_MEASURED,
     NOTE,
     WARNING,
     Accuracy,
     AccuracyPair,
     HealthReport,
     accuracy_lines,
-    accuracy_of,
     geometry_findings,
     health_document,
     health_from_document,
@@ -243,52 +239,45 @@ def test_the_stored_form_reads_back_and_a_report_without_it_says_so() -> None:
     assert summary_lines(alone) == ["Health: no findings"]
 
 
-@dataclass(frozen=True)
-class _Walk:  # as routing.reference.accuracy.Walk gives a measured pair
-    map_id: str
-    a: str
-    b: str
-    walked: float
-    exact: float
-
-
-@dataclass(frozen=True)
-class _Figures:  # as routing.reference.accuracy.RouteAccuracy gives them
-    pairs: int
-    median: float
-    p90: float
-    max: float
-    worst: tuple[_Walk, ...]
-
-
-def test_the_accuracy_hook_fills_its_section(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The exact-walk reference (issue 65, point 4) plugs in as MEASURE_ACCURACY: given
-    the venue, its drawings and id prefix, its figures become the report's section,
-    stored, printed and read back."""
-    asked: list[tuple[str, ...]] = []
-
-    def measure(venue: Any, svgs: Any, id_prefix: str | None) -> Accuracy:
-        asked.append(tuple(sorted(svgs)))
-        figures = _Figures(3, 1.02, 1.05, 1.31, (_Walk("map-1", "Café", "Gate A", 13.1, 10.0),))
-        return accuracy_of(figures, ACCURACY_SEED)
-
-    monkeypatch.setattr(imdf_dataset, "MEASURE_ACCURACY", measure)
-    built = harbour_station()
-    dataset = venue_dataset(read_archive(built.venue.files()), ImdfOptions())
-    report = dataset.health
-    assert report is not None and asked == [tuple(sorted(dataset.svgs))]
-    assert report.accuracy == Accuracy(
+def test_the_accuracy_section_prints_its_figures_and_worst_pairs() -> None:
+    accuracy = Accuracy(
         3, 1.02, 1.05, 1.31, 0, (AccuracyPair("Café", "Gate A", "map-1", 13.1, 10.0),)
     )
-    assert accuracy_lines(report.accuracy) == [
+    assert accuracy_lines(accuracy) == [
         "route accuracy: 3 pairs (seed 0), median 1.020, p90 1.050, max 1.310",
         "  1.310 'Café' - 'Gate A' (map-1): 13.1 m routed, 10.0 m exact",
     ]
+    assert accuracy_lines(None) == ["route accuracy: not measured"]
+
+
+def test_the_import_measures_route_accuracy_only_when_asked() -> None:
+    """`ImdfOptions(accuracy=True)` (`--accuracy` of import-imdf and import-osm): the
+    report's section holds the exact-walk reference's figures on its seeded sample
+    (Harbour Station: 5 pairs, each level's rooms), stored and read back; without it the
+    section is null and the report says how to measure it."""
+    files = harbour_station().venue.files()
+    plain = venue_dataset(read_archive(files), ImdfOptions())
+    assert plain.health is not None and plain.health.accuracy is None
+    assert with_live(plain.health, [], 0).notes == (NOT_MEASURED,)
+    dataset = venue_dataset(read_archive(files), ImdfOptions(accuracy=True))
+    report = dataset.health
+    assert report is not None and report.accuracy is not None
+    accuracy = report.accuracy
+    assert (accuracy.pairs, accuracy.seed, len(accuracy.worst)) == (5, ACCURACY_SEED, 5)
+    figures = [round(value, 4) for value in (accuracy.median, accuracy.p90, accuracy.max)]
+    assert figures == [1.0006, 1.0009, 1.0009]
+    worst = accuracy.worst[0]
+    assert (worst.source, worst.target, worst.map_id in dataset.svgs) == (
+        "Ticket Office",
+        "Room 1",
+        True,
+    )
+    assert (round(worst.route_m, 2), round(worst.exact_m, 2)) == (17.38, 17.36)
+    line = "route accuracy: 5 pairs (seed 0), median 1.001, p90 1.001, max 1.001"
+    assert accuracy_lines(accuracy)[0] == line
     assert health_from_document(health_document(report)) == report
-    assert summary_lines(report) == [  # the joined station: nothing else to say
-        "Health: no findings",
-        "route accuracy: 3 pairs (seed 0), median 1.020, p90 1.050, max 1.310",
-    ]
+    assert summary_lines(report) == ["Health: no findings", line]
+    assert with_live(report, [], 0).notes == ()
 
 
 def test_geometry_the_tile_index_mended_or_left_out_is_found_when_asked() -> None:

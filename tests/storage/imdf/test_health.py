@@ -16,7 +16,7 @@ import routing.imdf.health_live as health_live
 from parsing.imdf.read import read_archive
 from parsing.imdf.venue import ImdfOptions
 from resolvers.limits import MAX_TILE_BYTES, MAX_TILE_FEATURES
-from routing.imdf.health import ERROR, HealthReport
+from routing.imdf.health import ERROR, NOT_MEASURED, HealthReport
 from routing.imdf.health_live import LiveChecks, live_checks
 from storage import collections as col
 from storage.database import Store
@@ -77,7 +77,7 @@ async def test_the_station_is_reported_unjoined_with_its_reason(places: Store) -
     )
     assert report.worst() == ERROR
     assert report.tiles_checked > 0
-    assert report.notes == ("route accuracy: not measured at import",)
+    assert report.notes == (NOT_MEASURED,)
 
 
 @pytest.mark.asyncio(loop_scope="session")
