@@ -57,7 +57,8 @@ REASONS = (
 
 @dataclass(frozen=True)
 class Unreachable:
-    """A walked unit that a mode cannot reach from the venue's entrances."""
+    """A walked unit that a mode cannot reach from the venue's main part (the part its
+    entrances open onto, `reachability`)."""
 
     unit_id: str
     name: str
