@@ -23,7 +23,8 @@ from parsing.imdf.read import Report
 from parsing.imdf.venue import Venue
 from routing.imdf.level_doors import DOOR_KIND
 from routing.imdf.model import WalkNetwork
-from routing.imdf.reachability import FOOT, STEP_FREE_CONNECTORS, WHEELCHAIR, Reachability
+from routing.imdf.reachability import FOOT, WHEELCHAIR, Reachability
+from routing.imdf.unreachable_reasons import STEP_FREE_CONNECTORS
 from routing.imdf.walks import spaces_of
 
 HEALTH_FORMAT = 1  # of the stored report: a change of its fields changes it
