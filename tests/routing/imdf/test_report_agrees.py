@@ -13,8 +13,10 @@ OpenStreetMap contributors, ODbL (tests/data/README.md).
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 
 import pytest
 
@@ -26,6 +28,7 @@ from routing.model import FOOT, WHEELCHAIR
 from routing.profile import Profile
 from routing.reference.accuracy import walk_graph
 from storage.imdf.dataset import ImdfDataset, venue_dataset
+from storage.osm.dataset import osm_dataset
 from tests.routing.imdf import hard_venue
 from tests.routing.imdf.westport_walks import WALKED
 from tests.venues import osm_places
@@ -37,6 +40,7 @@ from tests.venues.hk_clinic import hk_clinic
 from tests.venues.imdf_shared_ordinals import harbour_station
 from tests.venues.imdf_venues import Venue, cloister, two_levels
 from tests.venues.old_market import old_market
+from tests.venues.osm_station import write_station
 from tests.venues.westport_imdf import westport
 
 BATCH = 50  # targets a request: E18's bound
@@ -47,10 +51,18 @@ def _imdf(venue: Venue, options: ImdfOptions | None = None) -> ImdfDataset:
     return venue_dataset(read_archive(venue.files()), options or ImdfOptions())
 
 
+def _saint_laurent() -> ImdfDataset:
+    """Our own OSM station (tests/venues/osm_station.py), converted from a file written
+    to a folder that is gone once it is read."""
+    with tempfile.TemporaryDirectory() as folder:
+        return osm_dataset(write_station(Path(folder)), ImdfOptions())
+
+
 VENUES: dict[str, Callable[[], ImdfDataset]] = {
     "caserne": lambda: osm_places.place_dataset(osm_places.CASERNE),
     "grand-place": lambda: osm_places.place_dataset(osm_places.MALL),
     "gare-de-l-est": lambda: osm_places.place_dataset(osm_places.STATION),
+    "gare-de-saint-laurent": _saint_laurent,
     "westport": lambda: _imdf(westport().venue, ImdfOptions(units=WALKED)),
     "harbour": lambda: _imdf(harbour_station().venue),
     "harbour-terrace-cut": lambda: _imdf(harbour_station(terrace_joined=False).venue),
