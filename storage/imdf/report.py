@@ -164,7 +164,7 @@ def unreachable_lines(reach: Reachability | None, report: Path | None) -> list[s
     foot = sum(FOOT in u.modes for u in entries)
     chair = sum(WHEELCHAIR in u.modes for u in entries)
     start = (
-        "from the venue's entrances"
+        "from the venue's main part (the largest its entrances open onto)"
         if reach.roots == "entrances"
         else "from the venue's largest connected part (it has no entrance)"
     )

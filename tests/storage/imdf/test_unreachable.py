@@ -54,7 +54,8 @@ def write_folder(venue: Venue, folder: Path) -> Path:
 
 
 UNREACHABLE_LINES = [
-    "Unreachable from the venue's entrances: 4 unit(s) on foot, 4 by wheelchair:",
+    "Unreachable from the venue's main part (the largest its entrances open onto): 4 "
+    "unit(s) on foot, 4 by wheelchair:",
     "  no-opening (foot, wheelchair): 1, e.g. 'Open Plan' on 'Ground': no opening is drawn "
     "on its outline (an open-plan unit drawn without doors, or doors missing from the "
     "archive)",
