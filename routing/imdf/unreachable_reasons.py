@@ -142,7 +142,8 @@ class Explain:
         own = sorted(d for u in self.chair_members[number] for d in self.chair_entrances[u])
         if own and found[0] == "not-step-free":
             return "own-entrance", (
-                f"its {self._names_of_openings(own)} lets a wheelchair in from outside, "
+                f"the {self._names_of_openings(own)} {'lets' if len(own) == 1 else 'let'} a "
+                "wheelchair in from outside, "
                 "but every way inside from the rest of the venue passes what a wheelchair "
                 f"cannot: {found[1].split(': ', 1)[-1]} (a route never goes outside)"
             )

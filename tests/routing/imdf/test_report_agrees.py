@@ -226,3 +226,24 @@ def test_a_doorless_unit_too_thin_for_lines_routes_nowhere() -> None:
     [row] = graph_of("crooked-arcade").matrix(Profile(FOOT), [by_name["Spike"]], targets)
     assert row[:2] == [None, None]
     assert row[2] is not None  # a room with a door on the arcade: routed
+
+
+def test_westport_wings_with_their_own_doors_are_listed_with_them() -> None:
+    """Westport House's ground floor: five walkways behind their own street doors that no
+    opening joins to the house (three more alone), and a wing a wheelchair enters from
+    outside but reaches from the house only by the stairs. All were counted reached
+    from their doors; no route from the house reached them."""
+    found = reasons("westport", "G")
+    own = {n: v[0] for n, v in found.items() if v[1] == "own-entrance"}
+    walked = [f"Walkway {n}" for n in (12, 14, 16, 20, 23, 6, 8, 9)]
+    wing = ["Elevator 3", "Restroom 1", "Restroom 2", "Walkway 2", "Walkway 4", "Walkway 7"]
+    assert own == {
+        **dict.fromkeys(walked, ("foot", "wheelchair")),
+        **dict.fromkeys(wing, ("wheelchair",)),
+    }
+    assert found["Restroom 1"][2] == (
+        "the opening 6eef2c66-c360-5caa-9eab-8671ffa17210 of 'Walkway 2', opening "
+        "d1dae3ee-53e4-570f-b4e3-b4f7f1238dcd of 'Walkway 4' let a wheelchair in from "
+        "outside, but every way inside from the rest of the venue passes what a "
+        "wheelchair cannot: stairs 'Stairs 4' (a route never goes outside)"
+    )
