@@ -94,6 +94,7 @@ async def test_the_operator_reads_the_report_worst_first(station: Station) -> No
     assert report["counts"] == [
         {"kind": "levels-not-joined", "count": 4},
         {"kind": "level-not-joined", "count": 1},
+        {"kind": "unreachable", "count": 2},  # the terrace's kiosk and lawn: no route
     ]
     assert report["notes"] == [NOT_MEASURED]
     assert report["accuracy"] is None and report["tilesChecked"] > 0
@@ -127,7 +128,7 @@ async def test_the_operator_reads_the_report_worst_first(station: Station) -> No
         "line": line,
     }
     assert report["lines"] == [f["line"] for f in report["findings"]]
-    assert report["lines"][0] == line and len(report["lines"]) == 5
+    assert report["lines"][0] == line and len(report["lines"]) == 7  # 2 units: no route
 
 
 @pytest.mark.asyncio(loop_scope="session")
