@@ -49,7 +49,7 @@ def test_the_station_imports_and_the_dry_run_writes_nothing(
             "read as: OSM GeoJSON (Simple Indoor Tagging), data (c) OpenStreetMap "
             "contributors, ODbL",
             "venue 'gare-de-l-est': 2 levels, 126 units (92 listed), 206 locations, "
-            "9363 walk lines, 0 connector stops",
+            "9627 walk lines, 0 connector stops",
             "data (c) OpenStreetMap contributors, ODbL",
         ]
         assert (
