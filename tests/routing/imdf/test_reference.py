@@ -17,6 +17,7 @@ import math
 import statistics
 from pathlib import Path
 
+import numpy as np
 import pytest
 import shapely
 
@@ -24,7 +25,14 @@ from parsing.imdf.read import read_archive
 from parsing.imdf.venue import ImdfOptions
 from parsing.imdf.venue import Venue as ImdfVenue
 from routing.reference.accuracy import route_walks, summary
-from routing.reference.free_space import free_space, shortest_walks
+from routing.reference.free_space import (
+    LOOSE,
+    _reflex_corners,
+    _seen,
+    _taut,
+    free_space,
+    shortest_walks,
+)
 from storage.imdf.dataset import dataset_from_path
 from tests.venues.imdf_venues import Venue, rect, stable_id, zip_bytes
 
@@ -145,3 +153,60 @@ def test_routes_are_as_short_as_a_person_walks(tmp_path: Path) -> None:
     assert statistics.median(ratios) <= 1.03
     assert p90 <= 1.08
     assert ratios[-1] <= 1.25
+
+
+L_SHAPE = [(0, 0), (10, 0), (10, 10), (5, 10), (5, 5), (0, 5)]  # inner corner (5, 5)
+
+
+def covers_loosely(free: shapely.Polygon, ends: np.ndarray) -> list[bool]:
+    """What the reference asked before its shortcuts (issue 65, point 4): `covers` of the
+    free space widened by LOOSE, segment by segment."""
+    loose = shapely.buffer(free, LOOSE, join_style="mitre")
+    return [bool(seen) for seen in shapely.covers(loose, shapely.linestrings(ends))]
+
+
+@pytest.mark.parametrize(
+    ("off", "seen"),
+    [
+        (0.9995e-7, True),  # grazes the corner inside the 1e-7 m widening
+        (1.0005e-7, False),  # just past it, short of the further 1e-9 m: covers decides
+        (2e-7, False),  # past both: the outline beyond tells at once
+    ],
+)
+def test_sight_past_a_corner_is_what_covers_says(off: float, seen: bool) -> None:
+    """A segment at 45 degrees past an L's inner corner (5, 5), `off` metres along both
+    axes towards the notch: the widened free space's corner lies 1e-7 m so."""
+    free = shapely.Polygon(L_SHAPE)
+    xy = np.array([(2 - off, 2 + off), (8 - off, 8 + off)])
+    first, second = np.array([0]), np.array([1])
+    assert _seen(free, xy, first, second).tolist() == [seen]
+    assert covers_loosely(free, np.stack([xy[first], xy[second]], axis=1)) == [seen]
+
+
+def test_a_segment_touching_the_widened_free_space_is_seen() -> None:
+    """Through the widened free space's own corner (its outline touched from inside,
+    the coordinates exact): `covers` says seen, and so do the shortcuts."""
+    free = shapely.Polygon(L_SHAPE)
+    loose = shapely.buffer(free, LOOSE, join_style="mitre")
+    [corner] = [xy for xy in loose.exterior.coords if 4.9 < xy[0] < 5 and 5 < xy[1] < 5.1]
+    xy = np.array([(corner[0] - 0.5, corner[1] - 0.5), (corner[0] + 0.5, corner[1] + 0.5)])
+    assert shapely.intersects(loose.exterior, shapely.LineString(xy))  # touched: exact
+    assert _seen(free, xy, np.array([0]), np.array([1])).tolist() == [True]
+    assert covers_loosely(free, xy[np.newaxis]) == [True]
+
+
+def test_sight_is_what_covers_says_on_every_tangent_segment() -> None:
+    """Every segment tangent at both ends among the reference rooms' reflex corners and
+    display points (pillars, an L, a U, doors' passages): the shortcuts answer as
+    `covers` did, seen and unseen alike."""
+    units = [shapely.Polygon(points, holes) for points, holes, _ in UNITS.values()]
+    free = free_space(units, list(DOORS.values()))
+    corners = _reflex_corners(free)
+    xy = np.array([display for _, _, display in UNITS.values()] + [b for _, b, _ in corners])
+    before, after = xy.copy(), xy.copy()
+    before[len(UNITS) :] = [a for a, _, _ in corners]
+    after[len(UNITS) :] = [c for _, _, c in corners]
+    first, second = _taut(xy, before, after)
+    seen = _seen(free, xy, first, second).tolist()
+    assert seen == covers_loosely(free, np.stack([xy[first], xy[second]], axis=1))
+    assert 100 < sum(seen) < len(seen) - 100
