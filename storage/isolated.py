@@ -24,8 +24,9 @@ A worker still above `PARSE_WORKER_MAX_RSS_BYTES` after that sets the pool's ret
 flag: a new pool, started at once, takes the next calls, and the old one ends when its
 work is done. (Issue 45: ten refused 8.6 MB drawings took each worker to 1.1 GB, most
 of it trees a reference cycle kept, see `parsing.safety.discard`.) Workers ignore
-SIGINT: a terminal's Ctrl-C reaches every process of its group, and each printed a
-`KeyboardInterrupt` traceback; the serving process stops them as it exits.
+SIGINT from their birth (storage/parse_worker_signals.py): a terminal's Ctrl-C reaches
+every process of its group, and each printed a `KeyboardInterrupt` traceback; the
+serving process stops them as it exits.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ import gc
 import importlib
 import multiprocessing
 import os
-import signal
 import sys
 import tempfile
 import threading
@@ -52,7 +52,9 @@ from storage.cpu import CPU_THREADS
 from storage.limits import PARSE_WORKER_MAX_RSS_BYTES
 
 STOP_SLOTS = 256  # stoppable calls queued or running at once; more wait for a slot
-PRELOAD = ["parsing.svg"]
+# The fork server imports these once; its workers are forked with them (and with SIGINT
+# ignored from birth: storage/parse_worker_signals.py).
+PRELOAD = ["storage.parse_worker_signals", "parsing.svg"]
 WORKER_NICENESS = 10  # below the serving process's priority (0), above a batch job's (19)
 SPOOL_BYTES = 1 << 20  # an argument or result this large crosses by a file, not pickled
 SPOOL_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None  # memory, where there is one
@@ -195,11 +197,10 @@ async def _spool_off_loop(args: tuple[Any, ...]) -> tuple[Any, ...]:
 
 def _adopt(flags: Any, max_rss: int) -> None:
     """A worker's initializer: keep the shared flags, yield the cores to the serving
-    process whenever it has work (requests first, parses in the gaps), leave SIGINT to
-    the serving process, and learn how to give memory back."""
+    process whenever it has work (requests first, parses in the gaps), and learn how to
+    give memory back (SIGINT is ignored from the worker's birth: PRELOAD)."""
     global _flags
     _flags = flags
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError, AttributeError):  # not everywhere
         os.nice(WORKER_NICENESS)
     _worker.update(max_rss=max_rss, trim=_malloc_trim(), settled=_resident())

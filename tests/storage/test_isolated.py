@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -29,6 +30,15 @@ TOO_MANY = "the SVG has 200604 or more elements; the limit is 200000"
 
 async def test_work_runs_in_another_process():
     assert await run_isolated("os:getpid") != os.getpid()
+
+
+async def test_a_worker_ignores_sigint_from_its_birth():
+    """Ignored by the fork server's preload (storage/parse_worker_signals.py), so the
+    handlers each worker gets back at fork ignore it before any code of ours runs in the
+    worker (a Ctrl-C while it imported its `__main__` printed a traceback); the serving
+    process keeps its own handler."""
+    assert await run_isolated("signal:getsignal", signal.SIGINT) == signal.SIG_IGN
+    assert signal.getsignal(signal.SIGINT) != signal.SIG_IGN
 
 
 async def test_a_parse_comes_back_as_json_and_its_errors_whole():
