@@ -166,6 +166,11 @@ SEARCH_COST = 1_000
 # on the CPU pool; later asks of the same data are the kept answer. Ten rate-limit units:
 # two fit the default ceiling (FLOORGATE_GRAPHQL_MAX_COST), a third is refused.
 VENUE_HEALTH_COST = 100_000
+# Tiles its sweep encodes at most, lowest zoom first, each meeting a feature (the rest are
+# noted as not checked): the extent is the data's, and one feature drawn kilometres off
+# would make millions of z18 tiles. 1,024 cover about a square kilometre to z18 (1-15 ms
+# of CPU each); `floorgate check --venue` sweeps as far.
+MAX_HEALTH_TILES = 1_024
 # Fields that spend CPU of their own, beyond the fields they return; they also pay one
 # unit per INPUT_CHARS_PER_COST characters of their arguments' strings (an SVG above
 # all). A parse costs just under one rate-limit unit, so E10 stays at one unit for a

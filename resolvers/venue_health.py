@@ -13,7 +13,7 @@ from typing import Any
 
 from resolvers import reads
 from resolvers.context import RequestContext
-from resolvers.limits import MAX_TILE_BYTES, MAX_TILE_FEATURES
+from resolvers.limits import MAX_HEALTH_TILES, MAX_TILE_BYTES, MAX_TILE_FEATURES
 from resolvers.paging import BY_ID, find_all
 from resolvers.tiles.sources import asset_tiles
 from storage import collections as c
@@ -38,7 +38,9 @@ async def venue_health(context: RequestContext, asset_id: str) -> dict[str, Any]
         report = with_live(stored, [], 0, [NO_MAP])
     else:
         source = await asset_tiles(context, asset_id)
-        checks = await run_cpu(live_checks, source.index, MAX_TILE_FEATURES, MAX_TILE_BYTES)
-        report = with_live(stored, checks.findings, checks.tiles_checked)
+        checks = await run_cpu(
+            live_checks, source.index, MAX_TILE_FEATURES, MAX_TILE_BYTES, MAX_HEALTH_TILES
+        )
+        report = with_live(stored, checks.findings, checks.tiles_checked, checks.notes)
     document = health_document(report)
     return {"asset_id": asset_id, "lines": [f["line"] for f in document["findings"]], **document}

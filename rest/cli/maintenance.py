@@ -137,7 +137,7 @@ def check_venue(args: argparse.Namespace) -> int:
     found."""
     import orjson
 
-    from resolvers.limits import MAX_TILE_BYTES, MAX_TILE_FEATURES
+    from resolvers.limits import MAX_HEALTH_TILES, MAX_TILE_BYTES, MAX_TILE_FEATURES
     from routing.imdf.health import ERROR, accuracy_lines, health_document
     from routing.imdf.health_live import live_checks
     from storage.imdf.health import venue_health
@@ -150,7 +150,9 @@ def check_venue(args: argparse.Namespace) -> int:
             lambda store: venue_health(
                 store,
                 args.venue,
-                lambda index: live_checks(index, MAX_TILE_FEATURES, MAX_TILE_BYTES),
+                lambda index: live_checks(
+                    index, MAX_TILE_FEATURES, MAX_TILE_BYTES, MAX_HEALTH_TILES
+                ),
             ),
         )
     if report is None:

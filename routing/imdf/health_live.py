@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import shapely
 
 from parsing.geo.tile_features import EARTH_RADIUS, TileFeature
-from parsing.geo.tiles import TileIndex, encode_tile
+from parsing.geo.tiles import TileIndex, encode_tile, tile_bounds
 from routing.imdf.health import Finding, severity_of
 
 SWEPT_ZOOMS = range(14, 19)  # every tile z14-18 over the asset's bounds
@@ -25,11 +26,18 @@ EXAMPLES = 3  # features a geometry finding names
 class LiveChecks:
     findings: tuple[Finding, ...]
     tiles_checked: int
+    notes: tuple[str, ...] = ()  # what was not checked, and why
 
 
 def tiles_over(bounds: tuple[float, float, float, float], z: int) -> list[tuple[int, int]]:
     """The (x, y) of every tile of zoom `z` that meets `bounds` (west, south, east,
     north, degrees)."""
+    columns, rows = _tile_ranges(bounds, z)
+    return [(x, y) for x in columns for y in rows]
+
+
+def _tile_ranges(bounds: tuple[float, float, float, float], z: int) -> tuple[range, range]:
+    """The columns and rows of zoom `z` that `bounds` meets."""
     west, south, east, north = bounds
     count = 1 << z
 
@@ -41,21 +49,26 @@ def tiles_over(bounds: tuple[float, float, float, float], z: int) -> list[tuple[
         y = (1.0 - math.log(math.tan(rad) + 1.0 / math.cos(rad)) / math.pi) / 2.0 * count
         return min(count - 1, max(0, int(y)))
 
-    return [
-        (x, y)
-        for x in range(column(west), column(east) + 1)
-        for y in range(row(north), row(south) + 1)
-    ]
+    return range(column(west), column(east) + 1), range(row(north), row(south) + 1)
 
 
-def failing_tiles(index: TileIndex, max_features: int, max_bytes: int) -> tuple[list[Finding], int]:
-    """Every tile z14-18 over the index's bounds encoded as a request would encode it; a
-    tile that raises is a finding. Returns the findings and how many tiles were checked."""
+def failing_tiles(
+    index: TileIndex, max_features: int, max_bytes: int, max_tiles: int
+) -> tuple[list[Finding], int, list[str]]:
+    """Every tile z14-18 that meets a feature, encoded as a request would encode it (a
+    tile meeting none cannot fail: it is not encoded); a tile that raises is a finding.
+    At most `max_tiles` are encoded, lowest zoom first: a venue's extent is the data's
+    (a feature drawn kilometres off makes millions of z18 tiles), and the sweep is work
+    one request asks for. Returns the findings, the tiles checked, and a note when the
+    limit stopped the sweep."""
     if index.bounds is None:
-        return [], 0
-    found, checked = [], 0
+        return [], 0, []
+    found: list[Finding] = []
+    checked = 0
     for z in SWEPT_ZOOMS:
-        for x, y in tiles_over(index.bounds, z):
+        for x, y in _tiles_meeting(index, z):
+            if checked == max_tiles:
+                return found, checked, [f"tiles: only the first {max_tiles} checked (z14 first)"]
             checked += 1
             try:
                 encode_tile(index, z, x, y, max_features, max_bytes)
@@ -69,7 +82,19 @@ def failing_tiles(index: TileIndex, max_features: int, max_bytes: int) -> tuple[
                         text if len(text) <= ERROR_CHARS else text[: ERROR_CHARS - 3] + "...",
                     )
                 )
-    return found, checked
+    return found, checked, []
+
+
+def _tiles_meeting(index: TileIndex, z: int) -> Iterator[tuple[int, int]]:
+    """The tiles of zoom `z` over the index's bounds (in `tiles_over`'s order) that meet
+    a feature: generated, not listed (the bounds may hold millions), each asked of the
+    index's tree."""
+    assert index.bounds is not None
+    columns, rows = _tile_ranges(index.bounds, z)
+    for x in columns:
+        for y in rows:
+            if len(index.tree.query(shapely.box(*tile_bounds(z, x, y)))):
+                yield x, y
 
 
 def listed_twice(index: TileIndex) -> list[Finding]:
@@ -161,7 +186,8 @@ def index_geometry(index: TileIndex) -> list[Finding]:
     return found
 
 
-def live_checks(index: TileIndex, max_features: int, max_bytes: int) -> LiveChecks:
+def live_checks(index: TileIndex, max_features: int, max_bytes: int, max_tiles: int) -> LiveChecks:
     """The live parts at once (run on the CPU pool by the API)."""
-    tiles, checked = failing_tiles(index, max_features, max_bytes)
-    return LiveChecks((*tiles, *index_geometry(index), *listed_twice(index)), checked)
+    tiles, checked, notes = failing_tiles(index, max_features, max_bytes, max_tiles)
+    findings = (*tiles, *index_geometry(index), *listed_twice(index))
+    return LiveChecks(findings, checked, tuple(notes))

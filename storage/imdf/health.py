@@ -81,4 +81,4 @@ async def venue_health(
         note = "no georeferenced map: tiles and places listed twice not checked"
         return with_live(stored, [], 0, [note])
     checks = live(tile_index(files))
-    return with_live(stored, checks.findings, checks.tiles_checked)
+    return with_live(stored, checks.findings, checks.tiles_checked, checks.notes)

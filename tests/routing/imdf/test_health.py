@@ -33,7 +33,7 @@ from routing.imdf.health import (
     summary_lines,
     with_live,
 )
-from routing.imdf.health_live import index_geometry, listed_twice, tiles_over
+from routing.imdf.health_live import failing_tiles, index_geometry, listed_twice, tiles_over
 from storage.imdf.dataset import ImdfDataset, venue_dataset
 from tests.venues.dead_ends import dead_ends
 from tests.venues.imdf_shared_ordinals import harbour_station
@@ -221,6 +221,33 @@ def test_the_tile_sweep_covers_every_tile_over_the_bounds() -> None:
         meets = [t for t in window if shapely.box(*tile_bounds(z, *t)).intersects(area)]
         assert swept == meets
     assert len(tiles_over(bounds, 14)) == 2  # the bounds straddle two rows at z14
+
+
+def test_the_sweep_encodes_only_tiles_meeting_a_feature_and_stops_at_its_limit() -> None:
+    """Two small rooms 20 km apart east-west (a feature drawn far off, as real data has):
+    the bounds hold 606 tiles z14-18 (one row each), the sweep encodes only the 12 that
+    meet a room (found here by testing each of the 606), and a lower limit stops it with a
+    note, lowest zoom first."""
+    rooms = [
+        shapely.box(4.3501, 50.8501, 4.3502, 50.8502),
+        shapely.box(4.6301, 50.8501, 4.6302, 50.8502),
+    ]
+    index = _index([("units", room, {"id": f"r{i}", "level": "0"}) for i, room in enumerate(rooms)])
+    assert index.bounds is not None
+    zooms = range(14, 19)
+    over = [(z, x, y) for z in zooms for x, y in tiles_over(index.bounds, z)]
+    meeting = [
+        tile
+        for tile in over
+        if any(shapely.box(*tile_bounds(*tile)).intersects(f.geometry) for f in index.features)
+    ]
+    assert (len(over), len(meeting)) == (606, 12)
+    assert failing_tiles(index, 1_000, 1 << 20, 1_024) == ([], 12, [])
+    assert failing_tiles(index, 1_000, 1 << 20, 3) == (
+        [],
+        3,
+        ["tiles: only the first 3 checked (z14 first)"],
+    )
 
 
 def test_the_stored_form_reads_back_and_a_report_without_it_says_so() -> None:

@@ -15,7 +15,7 @@ import pytest_asyncio
 import routing.imdf.health_live as health_live
 from parsing.imdf.read import read_archive
 from parsing.imdf.venue import ImdfOptions
-from resolvers.limits import MAX_TILE_BYTES, MAX_TILE_FEATURES
+from resolvers.limits import MAX_HEALTH_TILES, MAX_TILE_BYTES, MAX_TILE_FEATURES
 from routing.imdf.health import ERROR, NOT_MEASURED, HealthReport
 from routing.imdf.health_live import LiveChecks, live_checks
 from storage import collections as col
@@ -31,7 +31,7 @@ MALL_ID, STATION_ID = "grand-place", "gare-de-l-est"
 
 
 def checks(index: Any) -> LiveChecks:
-    return live_checks(index, MAX_TILE_FEATURES, MAX_TILE_BYTES)
+    return live_checks(index, MAX_TILE_FEATURES, MAX_TILE_BYTES, MAX_HEALTH_TILES)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
