@@ -2,36 +2,31 @@
 a real process on the test database: Gare de l'Est, which has no stairs, lift or
 escalator at all, is reported unjoined with the reason, worst first, exit status 1 (an
 error); `--json` gives the same report whole; an unknown asset is one line, exit 1;
-`--json` alone is refused. The station is imported in-process once (the import's own
-summary lines are tested with `import-osm` in tests/rest/cli/test_import_osm.py).
-Data (c) OpenStreetMap contributors, ODbL."""
+`--json` alone is refused. The station is the one the session's `osm_places` imported
+(`check` only reads); the import's own summary lines are tested with `import-osm` in
+tests/rest/cli/test_import_osm.py. Data (c) OpenStreetMap contributors, ODbL."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import orjson
-import pytest_asyncio
+import pytest
 
-from parsing.imdf.venue import ImdfOptions
-from routing.imdf.health import NOT_MEASURED, accuracy_lines
+from routing.imdf.health import NOT_MEASURED, accuracy_lines, health_from_document
 from storage.database import Store
 from storage.embedded.server import EmbeddedServer
-from storage.imdf.dataset import import_venue
-from storage.osm.dataset import osm_dataset
-from tests._dbserver import fresh_store
+from tests.conftest import OsmPlaces
 from tests.rest.cli.test_cli_errors import clean_env, run
 from tests.venues.osm_places import CASERNE, STATION, place_dataset
 
 STATION_ID = "gare-de-l-est"
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def station(db_server: EmbeddedServer, settings) -> AsyncIterator[Store]:
-    async with fresh_store(db_server) as store:
-        await import_venue(store, place_dataset(STATION), limits=settings.svg_limits)
-        yield store
+@pytest.fixture
+def station(osm_places: OsmPlaces) -> Store:
+    """The database holding Gare de l'Est (and the two other places), imported once."""
+    return osm_places.store
 
 
 def env_of(store: Store, db_server: EmbeddedServer, tmp_path: Path) -> dict[str, str]:
@@ -155,18 +150,19 @@ def test_the_imports_print_the_summary_and_report_it_whole(tmp_path: Path) -> No
 
 def test_accuracy_is_measured_at_import_when_asked(tmp_path: Path) -> None:
     """`import-osm --accuracy` (as `import-imdf --accuracy`): the summary says the
-    route accuracy on the report's seeded sample, the figures the in-process import
-    measures, and `--report FILE` holds them; Caserne is walked within the goals."""
+    route accuracy on the report's seeded sample, the figures `--report FILE` holds (read
+    back as a report, not measured again in-process); Caserne is walked within the goals."""
     report = tmp_path / "report.json"
     out = tmp_path / "out"
     command = ["import-osm", str(CASERNE), "--accuracy", "--out", str(out), "--report"]
     done, _ = run([*command, str(report)], clean_env(tmp_path))
     assert done.returncode == 0, done.stderr
-    measured = osm_dataset(CASERNE, ImdfOptions(accuracy=True)).health
-    assert measured is not None and measured.accuracy is not None
+    health = orjson.loads(report.read_bytes())["health"]
+    measured = health_from_document(health)
+    assert measured.accuracy is not None
     line = accuracy_lines(measured.accuracy)[0]
     assert line.startswith("route accuracy: 200 pairs (seed 0), median ")
     assert f"  {line}" in done.stdout.splitlines()  # under the findings, indented
-    accuracy = orjson.loads(report.read_bytes())["health"]["accuracy"]
+    accuracy = health["accuracy"]
     assert (accuracy["pairs"], accuracy["seed"]) == (200, 0)
     assert accuracy["median"] <= 1.03 and accuracy["p90"] <= 1.08 and accuracy["max"] <= 1.25

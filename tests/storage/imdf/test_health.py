@@ -1,8 +1,10 @@
 """The venue health report kept with its asset (issue 65, point 6): `import_venue` writes
 the import's part in the import's own transaction, `venue_health` reads it back and adds
 what is found from the stored maps (failing tiles, places listed twice). On Grand'Place
-(OpenStreetMap) and Gare de l'Est, which has no connector at all, imported once per
-module into a database of its own. Data (c) OpenStreetMap contributors, ODbL."""
+(OpenStreetMap) and Gare de l'Est, which has no connector at all, as the session's
+`osm_places` imported them (read only; the one test that removes a stored report puts it
+back); the staged import and the bare asset in a staging store of their own, with a short
+request budget. Data (c) OpenStreetMap contributors, ODbL."""
 
 from __future__ import annotations
 
@@ -23,9 +25,10 @@ from storage.database import Store
 from storage.imdf.dataset import import_venue, venue_dataset
 from storage.imdf.health import stored_health, venue_health
 from storage.imports.importer import import_data
+from tests.conftest import OsmPlaces
 from tests.storage.imports.staged import staging_store
 from tests.venues.imdf_shared_ordinals import harbour_station
-from tests.venues.osm_places import MALL, STATION, place_dataset
+from tests.venues.osm_places import STATION, place_dataset
 
 MALL_ID, STATION_ID = "grand-place", "gare-de-l-est"
 
@@ -34,11 +37,15 @@ def checks(index: Any) -> LiveChecks:
     return live_checks(index, MAX_TILE_FEATURES, MAX_TILE_BYTES, MAX_HEALTH_TILES)
 
 
+@pytest.fixture
+def places(osm_places: OsmPlaces) -> Store:
+    """Grand'Place and Gare de l'Est (and the Caserne) as imported once per worker."""
+    return osm_places.store
+
+
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def places(db_server, settings) -> AsyncIterator[Store]:
+async def staged(db_server) -> AsyncIterator[Store]:
     async with staging_store(db_server) as store:  # a short request budget: the staged test
-        for path in (MALL, STATION):
-            await import_venue(store, place_dataset(path), limits=settings.svg_limits)
         yield store
 
 
@@ -147,28 +154,28 @@ async def test_an_asset_imported_before_the_report_answers_its_live_part(
 
 @pytest.mark.asyncio(loop_scope="session")
 async def test_a_staged_import_switches_its_report_in_with_the_venue(
-    places: Store, settings, tmp_path
+    staged: Store, settings, tmp_path
 ) -> None:
     """An asset past the transaction limit is staged and switched in: its report is one
     of the switch's writes, replaced with the venue (Harbour Station, limit 20)."""
     cut = venue_dataset(
         read_archive(harbour_station(terrace_joined=False).venue.files()), ImdfOptions()
     )
-    report = await import_venue(places, cut, limits=settings.svg_limits, max_documents=20)
+    report = await import_venue(staged, cut, limits=settings.svg_limits, max_documents=20)
     assert report.counts["locations"].inserted > 20  # more than the limit: staged
     asset_id = cut.data["assets"][0]["id"]
-    assert await stored_health(places, asset_id) == cut.health
-    assert await places[col.IMPORT_BATCHES].count_documents({"asset_id": asset_id}) == 0
-    full = await report_of(places, asset_id)
+    assert await stored_health(staged, asset_id) == cut.health
+    assert await staged[col.IMPORT_BATCHES].count_documents({"asset_id": asset_id}) == 0
+    full = await report_of(staged, asset_id)
     assert full.worst() == ERROR and full.counts()["levels-not-joined"] == 4
 
 
 @pytest.mark.asyncio(loop_scope="session")
 async def test_an_asset_without_a_georeferenced_map_says_what_was_not_checked(
-    places: Store, tmp_path
+    staged: Store, tmp_path
 ) -> None:
     bare = {"assets": [{"id": "bare", "market": "multifamily", "name": "Bare"}]}
-    await import_data(places, bare, tmp_path)
-    report = await report_of(places, "bare")
+    await import_data(staged, bare, tmp_path)
+    report = await report_of(staged, "bare")
     assert (report.parts, report.findings, report.tiles_checked) == (("live",), (), 0)
     assert report.notes[1:] == ("no georeferenced map: tiles and places listed twice not checked",)

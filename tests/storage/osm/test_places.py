@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +20,8 @@ from parsing.osm.convert import UNJOINED
 from parsing.osm.lone_rooms import DOORLESS
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import DISTANCES_CALCULATE
-from rest.app import create_app
-from storage.imdf.dataset import ImdfDataset, import_venue
-from tests._dbserver import fresh_store
+from storage.imdf.dataset import ImdfDataset
+from tests.conftest import OsmPlaces
 from tests.venues.osm_places import (
     CASERNE,
     CASERNE_XML,
@@ -84,17 +82,13 @@ def test_the_attribution_is_on_every_drawing_and_map() -> None:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def imported(
-    db_server: Any, settings: Any
-) -> AsyncIterator[tuple[httpx.AsyncClient, dict[str, str], dict[str, ImdfDataset]]]:
-    """The three places in one database, and a client with a key that routes."""
+    osm_places: OsmPlaces,
+) -> tuple[httpx.AsyncClient, dict[str, str], dict[str, ImdfDataset]]:
+    """The three places as the session's `osm_places` imported them (these tests only
+    read), the datasets they were imported from, and a key of this module's that routes."""
     datasets = {name: place_dataset(PLACES[name]) for name in ("station", "mall", "caserne")}
-    async with fresh_store(db_server) as store:
-        for dataset in datasets.values():
-            await import_venue(store, dataset, limits=settings.svg_limits)
-        key = (await create_key(store, "osm", [DISTANCES_CALCULATE], None)).secret
-        transport = httpx.ASGITransport(app=create_app(settings, store))
-        async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as http:
-            yield http, {"API-Key": key, "Experimental-Flags": FLAGS}, datasets
+    key = (await create_key(osm_places.store, "osm", [DISTANCES_CALCULATE], None)).secret
+    return osm_places.client, {"API-Key": key, "Experimental-Flags": FLAGS}, datasets
 
 
 def samples(dataset: ImdfDataset) -> dict[str, str]:
