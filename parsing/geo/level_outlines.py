@@ -86,28 +86,27 @@ def level_shapes(document: dict[str, Any]) -> list[tuple[str, str, list[list[XY]
 
 def _areas(level: dict[str, Any]) -> Iterator[list[XY]]:
     """The points of each area drawn on the level (`level_shapes`), not a nested Level's."""
-    stack = [iter(level.get("elements") or [])]
-    while stack:
-        element = next(stack[-1], None)
-        if element is None:
-            stack.pop()
-            continue
-        if not isinstance(element, dict) or element.get("type") == "Level":
-            continue
-        if element.get("type") == "Layer" and element.get("name") in FOOTPRINT_LEFT_OUT:
-            continue
+    for element in _own_elements(level, FOOTPRINT_LEFT_OUT):
         shape = element.get("shape")
         if element.get("type") in OUTLINED and isinstance(shape, dict):
             yield list(parsed_points(shape.get("points")))
         elif element.get("type") == "Polygon" and "transform" not in element:
             yield list(parsed_points(element.get("points")))
-        nested = element.get("elements")
-        if isinstance(nested, list):
-            stack.append(iter(nested))
 
 
 def _points(level: dict[str, Any]) -> Iterator[tuple[float, float]]:
     """The shape points of the level's own units and hit areas (not a nested Level's)."""
+    for element in _own_elements(level):
+        shape = element.get("shape")
+        if element.get("type") in OUTLINED and isinstance(shape, dict):
+            yield from parsed_points(shape.get("points"))
+
+
+def _own_elements(
+    level: dict[str, Any], left_out: frozenset[str] = frozenset()
+) -> Iterator[dict[str, Any]]:
+    """Every element drawn on the level, depth first, without a nested Level's nor those
+    inside a Layer named in `left_out` (iterative: a deep document recurses no stack)."""
     stack = [iter(level.get("elements") or [])]
     while stack:
         element = next(stack[-1], None)
@@ -116,9 +115,9 @@ def _points(level: dict[str, Any]) -> Iterator[tuple[float, float]]:
             continue
         if not isinstance(element, dict) or element.get("type") == "Level":
             continue
-        shape = element.get("shape")
-        if element.get("type") in OUTLINED and isinstance(shape, dict):
-            yield from parsed_points(shape.get("points"))
+        if element.get("type") == "Layer" and element.get("name") in left_out:
+            continue
+        yield element
         nested = element.get("elements")
         if isinstance(nested, list):
             stack.append(iter(nested))
