@@ -134,13 +134,15 @@ def frame_of(
 def footprint(
     shapes: Sequence[Sequence[tuple[float, float]]], points: Sequence[tuple[float, float]]
 ) -> BaseGeometry | None:
-    """The union of the shapes (each made valid: a bow tie still holds its area; fewer
-    than three points hold none) and the points; None when there are neither."""
+    """The union of the shapes (each made valid as stored geometry is, `made_valid`: a bow
+    tie still holds its area; fewer than three points, or no area, hold none) and the
+    points; None when there are neither."""
     import shapely
 
-    parts: list[BaseGeometry] = [
-        shapely.make_valid(shapely.Polygon(shape)) for shape in shapes if len(shape) >= 3
-    ]
+    from parsing.geo.valid_shapes import made_valid  # with shapely: not at a cold start
+
+    areas = (made_valid(shapely.Polygon(shape)) for shape in shapes if len(shape) >= 3)
+    parts: list[BaseGeometry] = [area for area in areas if area is not None]
     parts += [shapely.Point(x, y) for x, y in points]
     if not parts:
         return None
