@@ -4,8 +4,13 @@ fixtures' database, as the session's `store` holds it."""
 from __future__ import annotations
 
 import contextlib
+import os
+import shutil
+import tempfile
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 import pymongo
 
@@ -15,6 +20,31 @@ from storage.settings import Settings
 from tests.fixtures import load_fixture_data
 
 DROP_SECONDS = 120.0
+# The test servers' files go to memory where the machine has a tmpfs this big free (a
+# worker's server holds a few hundred MB; Docker's default /dev/shm, 64 MB, is too small
+# and the files stay on disk): WiredTiger's syncs then cost nothing. Measured on a 2-core
+# machine, the parallel phase 580-601 s on disk, 559 s in memory.
+MEMORY_FOLDER = Path("/dev/shm")
+MEMORY_FREE_BYTES = 8 * 1024**3
+
+
+@contextlib.contextmanager
+def server_folder(tmp_path_factory: Any, name: str) -> Iterator[Path]:
+    """A folder for a test database server's files: in memory when there is room (removed
+    afterwards), else in the session's temporary folder."""
+    try:
+        stats = os.statvfs(MEMORY_FOLDER)
+        room = stats.f_bavail * stats.f_frsize >= MEMORY_FREE_BYTES
+    except OSError:
+        room = False
+    if not room:
+        yield Path(tmp_path_factory.mktemp(name))
+        return
+    folder = Path(tempfile.mkdtemp(prefix=f"floorgate-{name}-", dir=MEMORY_FOLDER))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @contextlib.asynccontextmanager
