@@ -11,6 +11,11 @@ Connectors stand on a vertex of an accessible "spine" line on each of their leve
 the same x, y on every level (a building's shaft). Waypoints "on the network" lie on
 an accessible line: the nearest edge of either mode is then at distance 0, where
 every line through that point is joined to it.
+
+`make test` draws `examples(EXAMPLES)` maps per test (a quarter, tests/examples.py: the
+derandomized draw starts from the simplest maps), `make explore` all EXAMPLES; PINNED, a
+map with every connector kind, every way of writing a line and a `no-wheelchair` line on
+two levels written out of order, is always one of those the network tests take.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import networkx as nx
 import numpy as np
 import pytest
 import shapely
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from parsing.svg import parse_unit_map
@@ -45,11 +50,12 @@ from routing.model import (
     graph_from_bytes,
 )
 from routing.profile import Profile
+from tests.examples import examples
 
 # FLOORGATE_ROUTING_EXAMPLES=3000 for a longer hunt.
 EXAMPLES = int(os.environ.get("FLOORGATE_ROUTING_EXAMPLES", "120"))
 SETTINGS = settings(
-    max_examples=EXAMPLES,
+    max_examples=examples(EXAMPLES),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -240,6 +246,26 @@ def loose_networks(draw: st.DrawFn) -> Network:
 
 def any_networks() -> st.SearchStrategy[Network]:
     return st.one_of(networks(), loose_networks())
+
+
+# Every connector kind on its spine on both levels, a line, a polyline and a path, a
+# `no-wheelchair` line and a ring, levels written out of order: a map `networks()` draws.
+STOPS = (("stairs", 0, 0), ("elevator", 4, 0), ("ramp", 4, 3), ("escalator", 1, 3))
+PINNED = Network(
+    fpu=0.5,
+    walks=[
+        [
+            Walk(((0, 0), (4, 0)), True, "line"),
+            Walk(((4, 0), (4, 3), (1, 3)), True, "polyline"),
+            Walk(((2, 2), (3, 3), (2, 4), (1, 3), (2, 2)), True, "path"),
+            Walk(((0, 0), (2, 2)), False, "line"),
+        ],
+        [Walk(((0, 0), (4, 0), (4, 4)), True, "polyline"), Walk(((4, 3), (1, 3)), True, "path")],
+    ],
+    stops=[[Stop(kind, f"c{n}", x, y) for n, (kind, x, y) in enumerate(STOPS)] for _ in range(2)],
+    document_order=[1, 0],
+    level_index=[-1, 1],
+)
 
 
 def free_points(levels: int) -> st.SearchStrategy[list[Point]]:
@@ -596,6 +622,7 @@ def test_a_segment_bent_onto_a_crossed_one_shares_its_split():
 
 @SETTINGS
 @given(any_networks())
+@example(PINNED)
 def test_no_node_lies_inside_a_walk_edge(network):
     """What a join bends onto another drawn segment is that segment: one edge, split
     wherever it is split (docs/unit-map-svg.md: the shared part of an overlap is one edge)."""
@@ -751,9 +778,12 @@ def test_adding_a_line_never_makes_a_route_slower(data):
 
 
 @settings(
-    max_examples=max(1, EXAMPLES // 2), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(max(1, EXAMPLES // 2)),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 @given(any_networks())
+@example(PINNED)
 def test_graph_bytes_round_trip(network):
     text = network.svg()
     graph = build_walk_graph(parse_unit_map(text))
