@@ -60,6 +60,16 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.sections.append(("5xx answers of the app", "\n".join(SERVER_ERRORS)))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def run_cache_folder(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Under pytest-xdist, the folder every worker of this run shares (its temp folder's
+    parent), where tests/venues/run_cache.py keeps what one worker computed for all."""
+    from tests.venues import run_cache
+
+    if os.environ.get("PYTEST_XDIST_WORKER") and not run_cache.FOLDER:
+        run_cache.FOLDER.append(tmp_path_factory.getbasetemp().parent)
+
+
 @pytest.fixture(scope="session")
 def db_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer]:
     with server_folder(tmp_path_factory, "db") as folder, EmbeddedServer(folder) as server:
@@ -197,7 +207,8 @@ class OsmPlaces:
     """The three OpenStreetMap places of tests/data/ (Grand'Place, Caserne, Gare de l'Est)
     imported as `floorgate import-osm` does, once per session, into one database, behind
     the real app; a key that reads every asset. For tests that only read them: importing
-    them costs about 5 s of CPU, paid once per worker instead of once per module."""
+    them costs about 11 s of CPU, paid once per run instead of once per module (the other
+    xdist workers insert a copy of its documents, tests/venues/run_cache.py)."""
 
     store: Store
     client: httpx.AsyncClient
@@ -209,15 +220,13 @@ class OsmPlaces:
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
 async def osm_places(db_server: EmbeddedServer, settings: Settings) -> AsyncIterator[OsmPlaces]:
-    from storage.imdf.dataset import import_venue  # the importer: loaded by those who use it
-    from tests.venues.osm_places import CASERNE, MALL, STATION, place_dataset
+    from tests.venues.osm_places import import_places  # the importer: loaded by its users
 
     config = replace(settings, database_name="floorgate_osm_places")
     store = connect(db_server.uri, config)
     await store.client.drop_database(config.database_name)
     await store.ensure_indexes()
-    for place in (MALL, CASERNE, STATION):
-        await import_venue(store, place_dataset(place), limits=settings.svg_limits)
+    await import_places(store, settings.svg_limits)  # once per run under xdist
     key = (await create_key(store, "osm-places", [], None)).secret
     transport = httpx.ASGITransport(app=create_app(config, store))
     async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as http:

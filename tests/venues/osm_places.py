@@ -14,9 +14,12 @@ from typing import Any
 import orjson
 
 from parsing.imdf.venue import ImdfOptions
-from storage.imdf.dataset import ImdfDataset
+from parsing.limits import SvgLimits
+from storage.database import Store
+from storage.imdf.dataset import ImdfDataset, import_venue
 from storage.osm.dataset import osm_dataset
 from tests.venues.data import OSM_INDOOR
+from tests.venues.run_cache import shared, shared_database
 
 MAPS = OSM_INDOOR
 STATION = MAPS / "gare-de-l-est.geojson"
@@ -26,16 +29,33 @@ CASERNE_XML = MAPS / "caserne.osm"
 
 
 def place_dataset(path: Path) -> ImdfDataset:
-    """`osm_dataset(path, ImdfOptions())`, converted once per process (up to a second and
-    a half each: the tests of one place share it), each caller given its own copy of the
-    data and drawings, so none sees another's changes."""
+    """`osm_dataset(path, ImdfOptions())`, converted once per run (up to two seconds and
+    a half each: the tests and xdist workers of one place share it), each caller given
+    its own copy of the data and drawings, so none sees another's changes."""
     dataset = _converted(path)
     return replace(dataset, data=copy.deepcopy(dataset.data), svgs=dict(dataset.svgs))
 
 
 @cache
 def _converted(path: Path) -> ImdfDataset:
-    return osm_dataset(path, ImdfOptions())
+    """Converted once per run under xdist: the workers share one conversion
+    (tests/venues/run_cache.py, keyed by the file's bytes and the code)."""
+    return shared(f"osm-{path.name}", path.read_bytes(), lambda: osm_dataset(path, ImdfOptions()))
+
+
+async def import_places(store: Store, limits: SvgLimits) -> None:
+    """Grand'Place, the Caserne and Gare de l'Est imported into the store's empty database
+    as `floorgate import-osm` imports them; under xdist, by the first worker of the run
+    that asks, the others given a copy of every document it wrote (about 7 s of CPU a
+    worker, tests/venues/run_cache.py)."""
+    places = (MALL, CASERNE, STATION)
+
+    async def build() -> None:
+        for place in places:
+            await import_venue(store, place_dataset(place), limits=limits)
+
+    inputs = b"".join(place.read_bytes() for place in places) + repr(limits).encode()
+    await shared_database("osm-places", inputs, store, build)
 
 
 def features(path: Path) -> list[dict[str, Any]]:
