@@ -6,14 +6,17 @@ level's map and on the stack map, ...). Before, the importer counted a drawn uni
 derived location even where the venue gives the unit a location, so it weighed this
 venue 25,042 and refused it at the default limit of 25,000.
 
-Both tests are serial and have a database server of their own: the transaction spends
-10-15 s in the embedded server, and each of its commands must answer within the driver's
-socket timeout (20 s). On the server shared with a worker's other tests, one read inside
-it once took longer than that (CI, 2026-11-25), and after the other serial tests the
-import took 63 s (the test's own process busy 5 s of it); on a server of its own and
-idle cores, 10-15 s, the slowest command 0.5 s.
+The first test is serial and every test has a database server of its own: the
+transaction spends 10-15 s in the embedded server, and each of its commands must answer
+within the driver's socket timeout (20 s). On the server shared with a worker's other
+tests, one read inside it once took longer than that (CI, 2026-11-25), and after the other
+serial tests the import took 63 s (the test's own process busy 5 s of it); on a server of
+its own and idle cores, 10-15 s, the slowest command 0.5 s. The other tests, which assert
+no time, run beside the others (their transactions a third the size or less, on a server of
+their own, with a socket timeout of 50 s): the failure at the end needs only a big
+transaction failing at its end, so it fails a 3-level tower's (4,536 documents).
 
-The last test lowers the limit to 2,000 documents so that a 3-level tower goes the staged way
+The last test lowers the limit to 2,000 documents so that a 2-level tower goes the staged way
 (storage/imports/switches.py): imported, then re-imported changed, its documents are
 exactly those of one transaction per version, and no transaction writes more than a
 staged batch."""
@@ -69,14 +72,18 @@ def written(levels: int, units: int) -> dict[str, int]:
 
 
 WRITTEN = written(LEVELS, UNITS)
+FAILING_LEVELS = 3  # the tower whose transaction fails at its end
+
+
+def tower_of(levels: int, folder: Path) -> ImdfDataset:
+    for name, data in office_tower(levels=levels).files().items():
+        (folder / name).write_bytes(data)
+    return dataset_from_path(folder, ImdfOptions())
 
 
 @pytest.fixture(scope="module")
 def tower(tmp_path_factory: pytest.TempPathFactory) -> ImdfDataset:
-    folder = tmp_path_factory.mktemp("tower")
-    for name, data in office_tower(levels=LEVELS).files().items():
-        (folder / name).write_bytes(data)
-    return dataset_from_path(folder, ImdfOptions())
+    return tower_of(LEVELS, tmp_path_factory.mktemp("tower"))
 
 
 @pytest_asyncio.fixture(loop_scope="session")
@@ -129,21 +136,25 @@ async def test_the_tower_imports_in_bounded_batches_in_one_transaction(
     assert counts(own_db_server.uri, empty.db.name) == WRITTEN
 
 
-@pytest.mark.serial  # as above
 async def test_a_failure_at_the_end_of_the_tower_leaves_nothing(
-    tower: ImdfDataset,
+    tmp_path: Path,
     empty: Store,
     own_db_server: EmbeddedServer,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Every document is written, then the last step (the maps' GeoJSON) fails: the
-    transaction is not committed and no reader ever sees a document of it."""
+    transaction is not committed and no reader ever sees a document of it. A 3-level
+    tower (4,536 documents, five bulk batches and more) is a transaction as big as it
+    needs: the 10-level one took three times as long to fail the same way."""
+    tower = tower_of(FAILING_LEVELS, tmp_path)
+    assert len(tower.data["units"]) == FAILING_LEVELS * UNITS_PER_LEVEL
+    maps_written = written(FAILING_LEVELS, FAILING_LEVELS * UNITS_PER_LEVEL)[col.UNIT_MAPS]
     refresh = storage.imports.writer.refresh_geojson
     maps: list[str] = []
 
     async def failing_last(store: Any, map_id: str, *args: Any) -> Any:
         maps.append(map_id)
-        if len(maps) == WRITTEN[col.UNIT_MAPS]:
+        if len(maps) == maps_written:
             with MongoClient(own_db_server.uri) as client:  # a reader outside the transaction
                 seen = client[empty.db.name][col.UNITS].count_documents({})
             raise RuntimeError(f"the last map fails; a reader saw {seen} units")
@@ -158,11 +169,11 @@ async def test_a_failure_at_the_end_of_the_tower_leaves_nothing(
 # ---------------------------------------------------------------- staged (issue 35, point 6)
 # A tower past one transaction: FLOORGATE_IMPORT_MAX_DOCUMENTS lowered to 2,000 sends it
 # the staged way (storage/imports/switches.py), in transactions of at most 1,000 writes.
-# Three levels (4,506 documents in version 1: five batches and more) cross the same
-# thresholds as the ten did (15,033), in a third of the time.
+# Two levels (3,005 documents in version 1: four batches) cross the same thresholds as
+# the ten did (15,033: past the limit, past two staged batches), in a fifth of the time.
 
 STAGED_LIMIT = 2_000
-STAGED_LEVELS = 3
+STAGED_LEVELS = 2
 STAGED_UNITS = STAGED_LEVELS * UNITS_PER_LEVEL
 DROPPED = 2 * STAGED_LEVELS  # offices left out of each version (different ones)
 RENAMED = 10 * STAGED_LEVELS  # offices version 2 renames
@@ -219,7 +230,6 @@ class Transactions(monitoring.CommandListener):
     def failed(self, event: monitoring.CommandFailedEvent) -> None: ...
 
 
-@pytest.mark.serial  # 4 imports of a tower (2 staged, 2 in one transaction): idle cores
 async def test_the_tower_past_one_transaction_is_staged_and_switched_in_exactly(
     own_db_server: EmbeddedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -236,7 +246,8 @@ async def test_the_tower_past_one_transaction_is_staged_and_switched_in_exactly(
     monkeypatch.setattr(switches, "apply_batches", timed_apply)
     transactions = Transactions()
     name = f"floorgate_staged_{uuid.uuid4().hex[:8]}"
-    settings = Settings(database_name=name, request_timeout_seconds=BUDGET)
+    # Beside other workers' tests: a socket timeout of 50 s (10 times db_timeout_ms).
+    settings = Settings(database_name=name, request_timeout_seconds=BUDGET, db_timeout_ms=5000)
     staged = connect(own_db_server.uri, settings, event_listeners=[transactions])
     one = connect(own_db_server.uri, replace(settings, database_name=name + "_one"))
     timings: dict[str, float] = {}
