@@ -199,6 +199,8 @@ def page_document(schema: GraphQLSchema, seed: int, shape: str, target: int) -> 
         if isinstance(get_named_type(root.type), GraphQLObjectType) and not name.startswith("__")
     ]
     chunks: list[str] = []
+    chunks_tokens = 0  # the tokens of `chunks`, counted once each
+    fragment_tokens: dict[str, int] = {}  # a written fragment's text: its tokens
     first_arguments: dict[str, str] = {}  # a root field's arguments where it came first
     while True:
         unused = [name for name in roots if name not in first_arguments]
@@ -219,10 +221,26 @@ def page_document(schema: GraphQLSchema, seed: int, shape: str, target: int) -> 
         type_ = get_named_type(root.type)
         assert isinstance(type_, GraphQLObjectType)
         chunk = f"{alias}{name}{arguments} {{ {writer.selection(type_, 1)} }}"
-        text = render(writer, [*chunks, chunk], seed)
-        if tokens_of(text) > target and chunks:
+        tokens = tokens_of(chunk)
+        if chunks_tokens + tokens + frame_tokens(writer, seed, fragment_tokens) > target and chunks:
             return render(writer, chunks, seed, prune=True)
         chunks.append(chunk)
+        chunks_tokens += tokens
+
+
+def frame_tokens(writer: Writer, seed: int, fragment_tokens: dict[str, int]) -> int:
+    """The tokens of `render(writer, chunks, seed)` but those of its chunks: its head,
+    braces and fragments. Tokens never span the spaces and line breaks between the parts,
+    so the page's count is this plus its chunks', each counted once (counting each
+    rendered page again was most of writing one)."""
+    declared = ", ".join(f"${name}: {type_}" for name, type_ in writer.variables.items())
+    head = f"query Page{seed}({declared})" if declared else f"query Page{seed}"
+    count = tokens_of(head) + 2  # and the operation's braces
+    for fragment in writer.fragments.values():
+        if fragment not in fragment_tokens:
+            fragment_tokens[fragment] = tokens_of(fragment)
+        count += fragment_tokens[fragment]
+    return count
 
 
 def render(writer: Writer, chunks: list[str], seed: int, prune: bool = False) -> str:
@@ -247,8 +265,18 @@ def render(writer: Writer, chunks: list[str], seed: int, prune: bool = False) ->
 
 
 def mentions(text: str, word: str) -> bool:
-    """`word` in `text` as a whole name (`...F1` is not in `...F12`)."""
-    return re.search(re.escape(word) + r"(?![_0-9A-Za-z])", text) is not None
+    """`word` in `text` as a whole name (`...F1` is not in `...F12`). (By `str.find`: a
+    regular expression per word was compiled anew each time.)"""
+    start = text.find(word)
+    while start >= 0:
+        end = start + len(word)
+        if end == len(text) or text[end] not in NAME_CHARACTERS:
+            return True
+        start = text.find(word, start + 1)
+    return False
+
+
+NAME_CHARACTERS = frozenset("_0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 
 
 @dataclass
