@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import fcntl
 import hashlib
 import os
@@ -20,10 +21,14 @@ from functools import cache
 from pathlib import Path
 from typing import BinaryIO, TypeVar, cast
 
+import orjson
 from bson.codec_options import CodecOptions
 from bson.raw_bson import RawBSONDocument
 
+from parsing.imdf.read import read_archive
+from parsing.imdf.venue import ImdfOptions
 from storage.database import Store
+from storage.imdf.dataset import ImdfDataset, venue_dataset
 
 ROOT = Path(__file__).resolve().parents[2]
 CODE = ("parsing", "routing", "storage")
@@ -67,6 +72,15 @@ def shared(name: str, inputs: bytes, compute: Callable[[], T]) -> T:
         result = compute()
         _write(target, result)
         return result
+
+
+def shared_venue_dataset(files: dict[str, bytes], options: ImdfOptions) -> ImdfDataset:
+    """`venue_dataset(read_archive(files), options)`, converted once per run under xdist
+    for every module that converts the same archive with the same options (keyed by the
+    archive's files and the options); each call given its own copy."""
+    archive = b"".join(b"%s\0%d\0%s" % (n.encode(), len(d), d) for n, d in sorted(files.items()))
+    setting = orjson.dumps(dataclasses.asdict(options), default=sorted, option=orjson.OPT_SORT_KEYS)
+    return shared("venue", archive + setting, lambda: venue_dataset(read_archive(files), options))
 
 
 async def shared_database(

@@ -21,15 +21,15 @@ from typing import Any
 import httpx
 import pytest_asyncio
 
-from parsing.imdf.read import read_archive
 from parsing.imdf.venue import ImdfOptions
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import ALL_PERMISSIONS
 from rest.app import create_app
-from storage.imdf.dataset import ImdfDataset, import_venue, venue_dataset
+from storage.imdf.dataset import ImdfDataset, import_venue
 from tests.venues.food_hall import FOOD_COURT, food_hall
 from tests.venues.imdf_venues import Venue, cloister, exchange, office_tower, two_levels
 from tests.venues.old_market import old_market
+from tests.venues.run_cache import shared_venue_dataset
 
 ROOT = Path(__file__).resolve().parents[3]
 FLAGS = "locations-resource, search"
@@ -80,7 +80,9 @@ def _venues_of(module: Any) -> dict[str, Venue]:
 
 
 def dataset_of(venue: Venue, options: ImdfOptions | None = None) -> ImdfDataset:
-    return venue_dataset(read_archive(venue.files()), options or ImdfOptions())
+    """Converted once per run under xdist (tests/venues/run_cache.py), shared with every
+    module that converts the same archive with the same options."""
+    return shared_venue_dataset(venue.files(), options or ImdfOptions())
 
 
 def tags_of(location: dict[str, Any]) -> dict[str, str]:
