@@ -130,12 +130,17 @@ def _level(
 ) -> None:
     nodes_xy, seg_u, seg_v, seg_ok = _merged_segments(lines)
     if len(seg_u):
-        splits = _t_junctions(nodes_xy, seg_u, seg_v)
-        nodes_xy, crossing_splits = _crossings(nodes_xy, seg_u, seg_v)
+        # the drawn segments, their tree and the nodes as shapely geometries, made once
+        # for steps 2 and 3 (the nodes again for step 4, with the crossings' nodes added)
+        drawn = shapely.linestrings(np.stack([nodes_xy[seg_u], nodes_xy[seg_v]], axis=1))
+        tree, node_points = shapely.STRtree(drawn), shapely.points(nodes_xy)
+        splits = _t_junctions(nodes_xy, seg_u, seg_v, tree, node_points)
+        nodes_xy, crossing_splits = _crossings(nodes_xy, seg_u, seg_v, drawn, tree, node_points)
         splits.extend(crossing_splits)
         seg_u, seg_v, seg_ok = _split(seg_u, seg_v, seg_ok, splits)
         seg_u, seg_v, seg_ok = _unique_edges(seg_u, seg_v, seg_ok)
-        overlaps = _nodes_on_edges(nodes_xy, seg_u, seg_v)
+        node_points = np.concatenate([node_points, shapely.points(nodes_xy[len(node_points) :])])
+        overlaps = _nodes_on_edges(nodes_xy, seg_u, seg_v, node_points)
         if overlaps:
             seg_u, seg_v, seg_ok = _split(seg_u, seg_v, seg_ok, overlaps)
             seg_u, seg_v, seg_ok = _unique_edges(seg_u, seg_v, seg_ok)
@@ -178,10 +183,12 @@ def _merged_segments(
     return points[keep_nodes], u[real], v[real], ok[real]
 
 
-def _first_earlier(points: np.ndarray) -> np.ndarray:
+def _first_earlier(points: np.ndarray, geometries: np.ndarray | None = None) -> np.ndarray:
     """For each point, the first earlier point closer than JOIN that is itself a node
-    (not merged); itself when there is none."""
-    geometries = shapely.points(points)
+    (not merged); itself when there is none (`geometries`: the points as shapely
+    points, when made already)."""
+    if geometries is None:
+        geometries = shapely.points(points)
     later, earlier = shapely.STRtree(geometries).query(geometries, "dwithin", JOIN)
     candidate = earlier < later
     later, earlier = later[candidate], earlier[candidate]
@@ -213,9 +220,16 @@ def _projections(
     return t, np.hypot(*(points - nearest).T)
 
 
-def _t_junctions(nodes_xy: np.ndarray, seg_u: np.ndarray, seg_v: np.ndarray) -> Splits:
-    lines = shapely.linestrings(np.stack([nodes_xy[seg_u], nodes_xy[seg_v]], axis=1))
-    node, segment = shapely.STRtree(lines).query(shapely.points(nodes_xy), "dwithin", JOIN)
+def _t_junctions(
+    nodes_xy: np.ndarray,
+    seg_u: np.ndarray,
+    seg_v: np.ndarray,
+    tree: shapely.STRtree,
+    node_points: np.ndarray,
+) -> Splits:
+    """Nodes within JOIN of the inside of another segment (`tree`: of the segments'
+    lines; `node_points`: the nodes as shapely points)."""
+    node, segment = tree.query(node_points, "dwithin", JOIN)
     other = (seg_u[segment] != node) & (seg_v[segment] != node)
     node, segment = node[other], segment[other]
     t, distance = _projections(nodes_xy, seg_u, seg_v, nodes_xy[node], segment)
@@ -226,12 +240,17 @@ def _t_junctions(nodes_xy: np.ndarray, seg_u: np.ndarray, seg_v: np.ndarray) -> 
 
 
 def _crossings(
-    nodes_xy: np.ndarray, seg_u: np.ndarray, seg_v: np.ndarray
+    nodes_xy: np.ndarray,
+    seg_u: np.ndarray,
+    seg_v: np.ndarray,
+    lines: np.ndarray,
+    tree: shapely.STRtree,
+    node_points: np.ndarray,
 ) -> tuple[np.ndarray, Splits]:
     """Proper crossings of two segments away from every node: a new node each
-    (crossings closer than JOIN to each other share one)."""
-    lines = shapely.linestrings(np.stack([nodes_xy[seg_u], nodes_xy[seg_v]], axis=1))
-    first, second = shapely.STRtree(lines).query(lines, "intersects")
+    (crossings closer than JOIN to each other share one). `lines`, `tree` and
+    `node_points` as `_t_junctions` takes them."""
+    first, second = tree.query(lines, "intersects")
     pair = first < second
     first, second = first[pair], second[pair]
     shared = (
@@ -253,12 +272,13 @@ def _crossings(
     if len(first) == 0:
         return nodes_xy, []
     points = a[proper] + t[:, None] * r[proper]
-    near = shapely.STRtree(shapely.points(nodes_xy)).query(shapely.points(points), "dwithin", JOIN)
+    crossing_points = shapely.points(points)
+    near = shapely.STRtree(node_points).query(crossing_points, "dwithin", JOIN)
     away = np.ones(len(points), dtype=bool)
     close = np.hypot(*(points[near[0]] - nodes_xy[near[1]]).T) < JOIN
     away[near[0][close]] = False
     first, second, t, w, points = first[away], second[away], t[away], w[away], points[away]
-    canon = _first_earlier(points)
+    canon = _first_earlier(points, crossing_points[away])
     kept = np.unique(canon)
     new_id = np.full(len(points), -1, dtype=np.int64)
     new_id[kept] = len(nodes_xy) + np.arange(len(kept))
@@ -268,7 +288,9 @@ def _crossings(
     return np.concatenate([nodes_xy, points[kept]]), splits
 
 
-def _nodes_on_edges(nodes_xy: np.ndarray, seg_u: np.ndarray, seg_v: np.ndarray) -> Splits:
+def _nodes_on_edges(
+    nodes_xy: np.ndarray, seg_u: np.ndarray, seg_v: np.ndarray, node_points: np.ndarray
+) -> Splits:
     """Nodes lying on the inside of an edge (up to rounding): the edge splits there.
 
     Steps 2 and 3 are worked out on the drawn segments, but a T-junction replaces its
@@ -283,7 +305,7 @@ def _nodes_on_edges(nodes_xy: np.ndarray, seg_u: np.ndarray, seg_v: np.ndarray) 
         return []
     tolerance = ON_EDGE * max(1.0, float(np.abs(nodes_xy).max()))
     lines = shapely.linestrings(np.stack([nodes_xy[seg_u], nodes_xy[seg_v]], axis=1))
-    node, segment = shapely.STRtree(lines).query(shapely.points(nodes_xy), "dwithin", tolerance)
+    node, segment = shapely.STRtree(lines).query(node_points, "dwithin", tolerance)
     other = (seg_u[segment] != node) & (seg_v[segment] != node)
     node, segment = node[other], segment[other]
     if len(node) == 0:
@@ -330,8 +352,10 @@ def _unique_edges(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One edge per node pair, usable by wheelchair if any copy is; first-seen order."""
     low, high = np.minimum(seg_u, seg_v), np.maximum(seg_u, seg_v)
-    keys = np.stack([low, high], axis=1)
-    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    # one int64 per pair, ordered as the pairs are (rows of np.unique(axis=0) sort as
+    # a structured type: several times slower)
+    keys = low.astype(np.int64) * (int(high.max(initial=0)) + 1) + high
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     ok = np.zeros(len(first), dtype=bool)
     np.logical_or.at(ok, inverse.ravel(), seg_ok)
     order = np.argsort(first)
