@@ -25,15 +25,15 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from parsing.imdf.read import read_archive
 from parsing.imdf.venue import ImdfOptions
 from resolvers.auth.keys import create_key
 from resolvers.auth.permissions import DISTANCES_CALCULATE
 from rest.app import create_app
-from storage.imdf.dataset import ImdfDataset, import_venue, venue_dataset
+from storage.imdf.dataset import ImdfDataset, import_venue
 from storage.imports.writer import ImportReport
 from tests._dbserver import fresh_store
 from tests.resolvers.tiles.sweep import sweep
+from tests.venues.run_cache import shared_venue_dataset
 from tests.venues.westport_imdf import ATTRIBUTION, Westport, westport
 
 FLAGS = "distances, directions, locations-resource"
@@ -74,8 +74,10 @@ def options(built: Westport) -> ImdfOptions:
 
 @pytest.fixture(scope="module")
 def built() -> tuple[Westport, ImdfDataset]:
+    """Converted once per run under xdist (tests/venues/run_cache.py): the same archive
+    and options as tests/routing/imdf/test_report_agrees.py's Westport (`WALKED`)."""
     venue = westport()
-    return venue, venue_dataset(read_archive(venue.venue.files()), options(venue))
+    return venue, shared_venue_dataset(venue.venue.files(), options(venue))
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
