@@ -15,20 +15,20 @@ import pytest
 import pytest_asyncio
 
 import routing.imdf.health_live as health_live
-from parsing.imdf.read import read_archive
 from parsing.imdf.venue import ImdfOptions
 from resolvers.limits import MAX_HEALTH_TILES, MAX_TILE_BYTES, MAX_TILE_FEATURES
 from routing.imdf.health import ERROR, NOT_MEASURED, HealthReport
 from routing.imdf.health_live import LiveChecks, live_checks
 from storage import collections as col
 from storage.database import Store
-from storage.imdf.dataset import import_venue, venue_dataset
+from storage.imdf.dataset import import_venue
 from storage.imdf.health import stored_health, venue_health
 from storage.imports.importer import import_data
 from tests.conftest import OsmPlaces
 from tests.storage.imports.staged import staging_store
 from tests.venues.imdf_shared_ordinals import harbour_station
 from tests.venues.osm_places import STATION, place_dataset
+from tests.venues.run_cache import shared_venue_dataset
 
 MALL_ID, STATION_ID = "grand-place", "gare-de-l-est"
 
@@ -158,8 +158,8 @@ async def test_a_staged_import_switches_its_report_in_with_the_venue(
 ) -> None:
     """An asset past the transaction limit is staged and switched in: its report is one
     of the switch's writes, replaced with the venue (Harbour Station, limit 20)."""
-    cut = venue_dataset(
-        read_archive(harbour_station(terrace_joined=False).venue.files()), ImdfOptions()
+    cut = shared_venue_dataset(  # converted once per run: test_report_agrees.py's too
+        harbour_station(terrace_joined=False).venue.files(), ImdfOptions()
     )
     report = await import_venue(staged, cut, limits=settings.svg_limits, max_documents=20)
     assert report.counts["locations"].inserted > 20  # more than the limit: staged
