@@ -19,7 +19,7 @@ import pytest
 import pytest_asyncio
 import shapely
 
-from parsing.imdf.read import Report, read_archive
+from parsing.imdf.read import Report
 from parsing.imdf.venue import ImdfOptions
 from resolvers.auth.keys import create_key
 from rest.app import create_app
@@ -27,12 +27,13 @@ from storage import collections as c
 from storage.database import Store
 from storage.datasets.map_drawings import GEOJSON_CONTENT_TYPE
 from storage.files import content_name, get_file, put_file
-from storage.imdf.dataset import import_venue, venue_dataset
+from storage.imdf.dataset import import_venue
 from storage.imports.writer import ImportReport
 from tests._dbserver import fresh_store
 from tests.conftest import OsmPlaces
 from tests.resolvers.tiles.sweep import sweep, tile_of, tiles_over
 from tests.venues.crooked_arcade import CrookedArcade, crooked_arcade
+from tests.venues.run_cache import shared_venue_dataset
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -52,7 +53,8 @@ class Imported:
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def imported(db_server: Any, settings: Any) -> AsyncIterator[Imported]:
     arcade = crooked_arcade()
-    dataset = venue_dataset(read_archive(arcade.venue.files()), ImdfOptions())
+    # converted once per run under xdist, for every module converting it so
+    dataset = shared_venue_dataset(arcade.venue.files(), ImdfOptions())
     async with fresh_store(db_server) as store:
         report = await import_venue(store, dataset, limits=settings.svg_limits)
         assert isinstance(report, ImportReport)
