@@ -513,6 +513,13 @@ async def test_every_rest_route_answers_alike_on_both_executors(demo):
 SKIPPED_ROOTS = {"parseUnitMap", "distanceMatrix"}  # pure work, tested by REST above
 
 
+# Built once: a strategy made anew at each draw was validated anew (a quarter of drawing).
+BOOLEANS = st.booleans()
+ONE_IN_FOUR = st.integers(0, 3)
+ONE_IN_FIVE = st.integers(0, 4)
+DIRECTIVES = st.sampled_from(["skip", "include"])
+
+
 @st.composite
 def decorated(draw: st.DrawFn, documents: st.SearchStrategy[DocumentNode]) -> tuple[str, dict]:
     """A generated query with aliases, inline fragments and `@skip`/`@include` added."""
@@ -527,7 +534,7 @@ def decorated(draw: st.DrawFn, documents: st.SearchStrategy[DocumentNode]) -> tu
         for selection in selections:
             if isinstance(selection, FieldNode) and selection.selection_set is not None:
                 inner = rewrite(selection.selection_set.selections)
-                if draw(st.booleans()):
+                if draw(BOOLEANS):
                     inner = (
                         InlineFragmentNode(
                             selection_set=graphql.SelectionSetNode(selections=inner), directives=()
@@ -540,7 +547,7 @@ def decorated(draw: st.DrawFn, documents: st.SearchStrategy[DocumentNode]) -> tu
                     directives=(),
                     selection_set=graphql.SelectionSetNode(selections=inner),
                 )
-            if isinstance(selection, FieldNode) and draw(st.integers(0, 3)) == 0:
+            if isinstance(selection, FieldNode) and draw(ONE_IN_FOUR) == 0:
                 selection = FieldNode(
                     alias=NameNode(value=f"a{next(counter)}"),
                     name=selection.name,
@@ -548,10 +555,10 @@ def decorated(draw: st.DrawFn, documents: st.SearchStrategy[DocumentNode]) -> tu
                     directives=(),
                     selection_set=selection.selection_set,
                 )
-            if draw(st.integers(0, 4)) == 0:
+            if draw(ONE_IN_FIVE) == 0:
                 name = f"v{next(counter)}"
-                variables[name] = draw(st.booleans())
-                which = draw(st.sampled_from(["skip", "include"]))
+                variables[name] = draw(BOOLEANS)
+                which = draw(DIRECTIVES)
                 directive = DirectiveNode(
                     name=NameNode(value=which),
                     arguments=(
