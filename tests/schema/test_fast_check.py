@@ -95,11 +95,13 @@ def test_benchmark_pages_are_accepted():
 
 
 def test_pages_with_mistakes_are_never_accepted_when_invalid():
-    """`sound` checks every accepted one; most have errors, and none of those passes."""
+    """`sound` checks every accepted one; most have errors, and none of those passes.
+    Pages of 75 to 365 tokens (half of what they were: every kind of mistake still applies
+    to 13 to 52 of them, at 60 % of the CPU)."""
     checked = with_errors = accepted = 0
     for seed in range(400):
         shape = SHAPES[seed % len(SHAPES)]
-        page = page_document(SCHEMA, 10_000 + seed, shape, 150 + 20 * (seed % 30))
+        page = page_document(SCHEMA, 10_000 + seed, shape, 75 + 10 * (seed % 30))
         found = mistaken_parsed(page, seed)
         if found is None:
             continue

@@ -127,10 +127,13 @@ def test_valid_pages_of_every_shape(shape):
 
 
 def test_pages_with_mistakes_answer_the_same_errors():
+    """Pages of 100 to 568 tokens (half of what they were: every kind of mistake still
+    applies to 7 to 22 of them, at 55 % of the CPU); the test below makes them on pages of
+    4,900 tokens."""
     checked = with_errors = 0
     for seed in range(160):
         shape = SHAPES[seed % len(SHAPES)]
-        found = mistaken_parsed(page_document(SCHEMA, seed, shape, 200 + 25 * (seed % 40)), seed)
+        found = mistaken_parsed(page_document(SCHEMA, seed, shape, 100 + 12 * (seed % 40)), seed)
         if found is None:
             continue
         checked += 1
