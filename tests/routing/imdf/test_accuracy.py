@@ -29,16 +29,16 @@ from routing.reference.accuracy import (
     route_walks,
     summary,
 )
-from storage.imdf.dataset import venue_dataset
 from tests.routing.imdf import hard_venue
 from tests.routing.imdf.westport_walks import kept_graph, westport_pairs
 from tests.venues.imdf_venues import stable_id
+from tests.venues.run_cache import shared_venue_dataset
 
 
 @cache
 def hard_imported() -> tuple[Venue, dict[str, str]]:
     files = hard_venue.venue().files()
-    dataset = venue_dataset(read_archive(files), ImdfOptions())
+    dataset = shared_venue_dataset(files, ImdfOptions())  # once per run under xdist
     assert dataset.report.counts.get("unit no opening reaches (unreachable)", 0) == 0
     return Venue(read_archive(files), ImdfOptions()), dataset.svgs
 

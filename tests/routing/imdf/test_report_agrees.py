@@ -20,14 +20,15 @@ from pathlib import Path
 
 import pytest
 
-from parsing.imdf.read import read_archive
 from parsing.imdf.venue import ImdfOptions
+from parsing.svg import parse_unit_map
+from routing.build import build_walk_graph
+from routing.costs import Costs
 from routing.imdf.reachability import REASONS
 from routing.matrix import LoadedGraph, Point
 from routing.model import FOOT, WHEELCHAIR
 from routing.profile import Profile
-from routing.reference.accuracy import walk_graph
-from storage.imdf.dataset import ImdfDataset, venue_dataset
+from storage.imdf.dataset import ImdfDataset
 from storage.osm.dataset import osm_dataset
 from tests.routing.imdf import hard_venue
 from tests.routing.imdf.westport_walks import WALKED
@@ -41,6 +42,7 @@ from tests.venues.imdf_shared_ordinals import harbour_station
 from tests.venues.imdf_venues import Venue, cloister, two_levels
 from tests.venues.old_market import old_market
 from tests.venues.osm_station import write_station
+from tests.venues.run_cache import shared, shared_venue_dataset
 from tests.venues.westport_imdf import westport
 
 BATCH = 50  # targets a request: E18's bound
@@ -48,7 +50,9 @@ MODES = {"foot": FOOT, "wheelchair": WHEELCHAIR}
 
 
 def _imdf(venue: Venue, options: ImdfOptions | None = None) -> ImdfDataset:
-    return venue_dataset(read_archive(venue.files()), options or ImdfOptions())
+    """Converted once per run under xdist (tests/venues/run_cache.py): other modules
+    convert the same venues."""
+    return shared_venue_dataset(venue.files(), options or ImdfOptions())
 
 
 def _saint_laurent() -> ImdfDataset:
@@ -86,11 +90,15 @@ def dataset_of(name: str) -> ImdfDataset:
 
 @cache
 def graph_of(name: str) -> LoadedGraph:
-    """The stack map's walk graph, as E18 loads it."""
+    """The stack map's walk graph, as E18 loads it; built once per run under xdist (a
+    venue's tests may run on two workers)."""
     dataset = dataset_of(name)
-    graph = walk_graph(dataset.svgs[dataset.stack_map])
+    svg = dataset.svgs[dataset.stack_map]
+    graph = shared(
+        "report-agrees-graph", svg.encode(), lambda: build_walk_graph(parse_unit_map(svg))
+    )
     assert graph is not None
-    return graph
+    return LoadedGraph(graph, Costs(), 10.0)
 
 
 def unit_points(name: str) -> dict[str, Point]:

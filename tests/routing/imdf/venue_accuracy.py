@@ -22,7 +22,6 @@ from parsing.imdf.read import read_archive
 from parsing.imdf.venue import ImdfOptions, Venue
 from parsing.osm.archive import osm_archive
 from routing.reference.accuracy import Walk, report, route_walks, summary
-from storage.imdf.dataset import venue_dataset
 from storage.osm.files import read_osm
 from tests.routing.imdf import hard_venue
 from tests.routing.imdf.westport_walks import imported as westport_imported
@@ -36,6 +35,7 @@ from tests.venues.imdf_venues import Venue as Built
 from tests.venues.imdf_venues import cloister, exchange
 from tests.venues.old_market import old_market
 from tests.venues.ragged_lobby import ragged_lobby
+from tests.venues.run_cache import shared_venue_dataset
 
 Imported = tuple[Venue, dict[str, str]]
 SAMPLE = 3000  # pairs drawn (seed 0) on a venue with more
@@ -43,7 +43,7 @@ SAMPLE = 3000  # pairs drawn (seed 0) on a venue with more
 
 def imdf(built: Built) -> Imported:
     files = built.files()
-    dataset = venue_dataset(read_archive(files), ImdfOptions())
+    dataset = shared_venue_dataset(files, ImdfOptions())  # once per run under xdist
     return Venue(read_archive(files), ImdfOptions()), dataset.svgs
 
 

@@ -15,7 +15,7 @@ from parsing.imdf.venue import ImdfOptions, Venue
 from routing.matrix import LoadedGraph
 from routing.reference.accuracy import Walk, route_walks, walk_graph
 from routing.reference.free_space import CLEARANCE
-from storage.imdf.dataset import venue_dataset
+from tests.venues.run_cache import shared_venue_dataset
 from tests.venues.westport_imdf import westport
 
 WALKED = frozenset({"room", "restroom", "walkway"})  # every unit a person walks to is listed
@@ -26,7 +26,7 @@ def imported() -> tuple[Venue, dict[str, str]]:
     """The venue as read and its drawings, imported once per process."""
     built = westport()
     options = ImdfOptions(units=WALKED)
-    dataset = venue_dataset(read_archive(built.venue.files()), options)
+    dataset = shared_venue_dataset(built.venue.files(), options)  # once per run (xdist)
     return Venue(read_archive(built.venue.files()), options), dataset.svgs
 
 
