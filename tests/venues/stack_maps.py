@@ -1,8 +1,9 @@
 """The walk graph of a venue's map of every level (its stack map, as `floorgate
 import-imdf` and the demo draw it) and the locations on it, parsed and built once per
-process: the routing tests of real-looking venues (tests/routing/test_profile.py,
-tests/routing/test_stops.py) share them read-only, as the server shares a map's graph
-between requests. Westport House indoor map data (c) WRLD / eeGeo, CC BY 4.0."""
+process (once per run under xdist, tests/venues/run_cache.py): the routing tests of
+real-looking venues (tests/routing/test_profile.py, tests/routing/test_stops.py) share
+them read-only, as the server shares a map's graph between requests. Westport House
+indoor map data (c) WRLD / eeGeo, CC BY 4.0."""
 
 from __future__ import annotations
 
@@ -11,15 +12,14 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from parsing.imdf.read import read_archive
 from parsing.imdf.venue import ImdfOptions
 from parsing.svg import parse_unit_map
 from routing.build import build_walk_graph
 from routing.model import WalkGraph
 from storage.demo.install import demo_dataset
-from storage.imdf.dataset import venue_dataset
 from tests.venues.imdf_shared_ordinals import harbour_station
 from tests.venues.imdf_venues import exchange
+from tests.venues.run_cache import shared, shared_venue_dataset
 from tests.venues.westport_imdf import westport
 
 Spot = tuple[float, float, str]  # x, y (canvas units), floor id
@@ -38,7 +38,9 @@ class StackMap:
 
 
 def _stack_map(svg: str, spots: list[Spot]) -> StackMap:
-    graph = build_walk_graph(parse_unit_map(svg))
+    # built once per run under xdist (tests/venues/run_cache.py): the modules using a
+    # venue's graph may run on several workers
+    graph = shared("stack-map-graph", svg.encode(), lambda: build_walk_graph(parse_unit_map(svg)))
     assert graph is not None
     return StackMap(graph, tuple(spots))
 
@@ -47,7 +49,7 @@ def _stack_map(svg: str, spots: list[Spot]) -> StackMap:
 def imdf_stack(name: str) -> StackMap:
     """An IMDF venue of `IMDF` as `floorgate import-imdf` draws it: its stack map's walk
     graph and the locations on that map."""
-    dataset = venue_dataset(read_archive(IMDF[name]().venue.files()), ImdfOptions())
+    dataset = shared_venue_dataset(IMDF[name]().venue.files(), ImdfOptions())
     spots = [
         (float(loc["x"]), float(loc["y"]), loc["floors"][0]["id"])
         for loc in dataset.data["locations"]

@@ -94,9 +94,7 @@ def graph_of(name: str) -> LoadedGraph:
     venue's tests may run on two workers)."""
     dataset = dataset_of(name)
     svg = dataset.svgs[dataset.stack_map]
-    graph = shared(
-        "report-agrees-graph", svg.encode(), lambda: build_walk_graph(parse_unit_map(svg))
-    )
+    graph = shared("stack-map-graph", svg.encode(), lambda: build_walk_graph(parse_unit_map(svg)))
     assert graph is not None
     return LoadedGraph(graph, Costs(), 10.0)
 
