@@ -96,9 +96,12 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
         database_name="floorgate_test",
         # The product's 2 s, and more: a 2-core CI machine running the parallel suite
         # (a database server per worker, Chromium) starved a server's heartbeat past
-        # 1.5 s, and the next request waited for a server to select and answered 503.
-        # Tests of the database going away set their own, shorter timeout.
-        db_timeout_ms=5000,
+        # 1.5 s, and the next request waited for a server to select and answered 503;
+        # at 5 s, three CI-like runs of 2026-11-29 each had a heartbeat time out (pymongo
+        # then cancels the commands in flight: a drop, a GET answered 503). Served
+        # processes and CLI commands get it too (tests/servers.py `cli_env`). Tests of
+        # the database going away set their own, shorter timeout.
+        db_timeout_ms=10_000,
         # off for the suite; tests/resolvers/test_rate_limit.py turns it on
         rate_limit_per_second=0,
     )

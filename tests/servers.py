@@ -61,11 +61,16 @@ def free_port() -> int:
 
 
 def cli_env(db_server, settings, data_dir: Path) -> dict[str, str]:
+    """The environment of a served process or a CLI command on `settings`' database, with
+    its database timeout (the session's is longer than the product's: see `settings` in
+    tests/conftest.py; a served process with the product's 2 s answered its first request
+    503 while the worker's loaded database server was slow to answer its heartbeat)."""
     return {
         **os.environ,
         "FLOORGATE_MONGODB_URI": db_server.uri,
         "FLOORGATE_DATABASE": settings.database_name,
         "FLOORGATE_DATA_DIR": str(data_dir),
+        "FLOORGATE_DB_TIMEOUT_MS": str(settings.db_timeout_ms),
     }
 
 

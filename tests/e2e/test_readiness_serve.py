@@ -15,11 +15,14 @@ import httpx
 import pytest
 
 from storage.embedded.server import EmbeddedServer
+from storage.settings import Settings
 from tests.servers import own_demo_database, serve_tls
 
 pytestmark = [pytest.mark.e2e, pytest.mark.serial]
 STREAM = "/v1/units/attribute-groups/view/units/changes"
 FLAG = "unit-attributes-resource"
+# The product's database timeout, not the session's longer one: the 2 s it is measured to.
+PRODUCT_TIMEOUT = {"FLOORGATE_DB_TIMEOUT_MS": str(Settings().db_timeout_ms)}
 
 
 async def ready_within(client: httpx.AsyncClient, seconds: float) -> httpx.Response:
@@ -36,7 +39,7 @@ async def test_503_within_2_s_of_the_database_going_away_then_200(tmp_path: Path
     database = EmbeddedServer(tmp_path / "db")
     database.start()
     try:
-        with serve_tls(tmp_path, database, settings) as served:
+        with serve_tls(tmp_path, database, settings, **PRODUCT_TIMEOUT) as served:
             context = ssl.create_default_context(cafile=str(served.certs.ca_cert))
             async with httpx.AsyncClient(
                 verify=context, base_url=served.base, timeout=10
