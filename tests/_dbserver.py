@@ -28,6 +28,23 @@ MEMORY_FOLDER = Path("/dev/shm")
 MEMORY_FREE_BYTES = 8 * 1024**3
 
 
+class PolledServer(EmbeddedServer):
+    """The embedded server, its clients told to poll it (`serverMonitoringMode=poll`).
+
+    pytest-asyncio runs the session's event loop only during async tests and fixtures. By
+    default pymongo's monitor keeps a `hello` awaiting the server's reply at all times; a
+    stretch of synchronous tests longer than its timeout (connect timeout plus heartbeat)
+    left it overdue, and when the loop ran again the monitor counted a timeout and
+    cancelled the commands in flight: the first async test after 20 s of schema tests
+    answered 503 (four CI-like runs in a row, 2026-11-29; reproduced with a bare client
+    and a paused loop). Polling sends a `hello` every heartbeat and awaits nothing in
+    between. A served process runs its loop all the time and is unaffected either way."""
+
+    @property
+    def uri(self) -> str:
+        return f"{super().uri}&serverMonitoringMode=poll"
+
+
 @contextlib.contextmanager
 def server_folder(tmp_path_factory: Any, name: str) -> Iterator[Path]:
     """A folder for a test database server's files: in memory when there is room (removed

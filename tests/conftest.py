@@ -22,7 +22,7 @@ from storage.database import Store, connect
 from storage.demo.install import install_demo
 from storage.embedded.server import EmbeddedServer
 from storage.settings import Settings
-from tests._dbserver import fixtures_store, server_folder
+from tests._dbserver import PolledServer, fixtures_store, server_folder
 
 PUBLIC_URL = "https://api.floorgate.test"
 
@@ -72,7 +72,7 @@ def run_cache_folder(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 @pytest.fixture(scope="session")
 def db_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer]:
-    with server_folder(tmp_path_factory, "db") as folder, EmbeddedServer(folder) as server:
+    with server_folder(tmp_path_factory, "db") as folder, PolledServer(folder) as server:
         yield server
 
 
@@ -84,7 +84,7 @@ def own_db_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedded
     20 s socket timeout, and theirs: a drop timed out, a 5,000-unit import took five
     times as long. A module whose fixtures ask for `db_server` overrides that with a
     fixture returning this one."""
-    with server_folder(tmp_path_factory, "own_db") as folder, EmbeddedServer(folder) as server:
+    with server_folder(tmp_path_factory, "own_db") as folder, PolledServer(folder) as server:
         yield server
 
 
