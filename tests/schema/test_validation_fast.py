@@ -102,14 +102,9 @@ MISTAKES: list[Callable[[str, random.Random], str]] = [
 ]
 
 
-def mistaken(text: str, seed: int) -> str | None:
-    """`text` with one to three seeded mistakes; None when it no longer parses."""
-    found = mistaken_parsed(text, seed)
-    return None if found is None else found[0]
-
-
 def mistaken_parsed(text: str, seed: int) -> tuple[str, DocumentNode] | None:
-    """`mistaken`, with the document it parsed (so that a caller parses it once)."""
+    """`text` with one to three seeded mistakes, and the document it parsed (so that a
+    caller parses it once); None when it no longer parses."""
     rng = random.Random(seed)
     for mistake in rng.sample(MISTAKES, rng.randint(1, 3)):
         text = mistake(text, rng)
