@@ -37,7 +37,7 @@ from routing.costs import Costs
 from routing.imdf.walks import CLOSED_OPENINGS, NOT_WALKABLE, RESTRICTED, venue_bounds
 from routing.matrix import LoadedGraph
 from routing.matrix import Point as Waypoint
-from routing.model import FOOT
+from routing.model import FOOT, WalkGraph
 from routing.profile import Profile
 from routing.reference.free_space import CLEARANCE, free_spaces, shortest_walks
 
@@ -105,7 +105,12 @@ class _Spot:
 def walk_graph(svg: str) -> LoadedGraph | None:
     """The map's walk graph as E18 loads it (None: the map has no walk lines)."""
     graph = build_walk_graph(parse_unit_map(svg))
-    return None if graph is None else LoadedGraph(graph, Costs(), 10.0)
+    return None if graph is None else loaded(graph)
+
+
+def loaded(graph: WalkGraph) -> LoadedGraph:
+    """A built walk graph as E18 loads it (the default costs, 10 ft a floor)."""
+    return LoadedGraph(graph, Costs(), 10.0)
 
 
 def route_accuracy(

@@ -37,10 +37,14 @@ class StackMap:
     spots: tuple[Spot, ...]
 
 
+def stack_graph(svg: str) -> WalkGraph | None:
+    """The drawing's walk graph, built once per run under xdist (tests/venues/run_cache.py):
+    the modules using a venue's graph may run on several workers."""
+    return shared("stack-map-graph", svg.encode(), lambda: build_walk_graph(parse_unit_map(svg)))
+
+
 def _stack_map(svg: str, spots: list[Spot]) -> StackMap:
-    # built once per run under xdist (tests/venues/run_cache.py): the modules using a
-    # venue's graph may run on several workers
-    graph = shared("stack-map-graph", svg.encode(), lambda: build_walk_graph(parse_unit_map(svg)))
+    graph = stack_graph(svg)
     assert graph is not None
     return StackMap(graph, tuple(spots))
 

@@ -21,13 +21,11 @@ from pathlib import Path
 import pytest
 
 from parsing.imdf.venue import ImdfOptions
-from parsing.svg import parse_unit_map
-from routing.build import build_walk_graph
-from routing.costs import Costs
 from routing.imdf.reachability import REASONS
 from routing.matrix import LoadedGraph, Point
 from routing.model import FOOT, WHEELCHAIR
 from routing.profile import Profile
+from routing.reference.accuracy import loaded
 from storage.imdf.dataset import ImdfDataset
 from storage.osm.dataset import osm_dataset
 from tests.routing.imdf import hard_venue
@@ -42,7 +40,8 @@ from tests.venues.imdf_shared_ordinals import harbour_station
 from tests.venues.imdf_venues import Venue, cloister, two_levels
 from tests.venues.old_market import old_market
 from tests.venues.osm_station import write_station
-from tests.venues.run_cache import shared, shared_venue_dataset
+from tests.venues.run_cache import shared_venue_dataset
+from tests.venues.stack_maps import stack_graph
 from tests.venues.westport_imdf import westport
 
 BATCH = 50  # targets a request: E18's bound
@@ -93,10 +92,9 @@ def graph_of(name: str) -> LoadedGraph:
     """The stack map's walk graph, as E18 loads it; built once per run under xdist (a
     venue's tests may run on two workers)."""
     dataset = dataset_of(name)
-    svg = dataset.svgs[dataset.stack_map]
-    graph = shared("stack-map-graph", svg.encode(), lambda: build_walk_graph(parse_unit_map(svg)))
+    graph = stack_graph(dataset.svgs[dataset.stack_map])
     assert graph is not None
-    return LoadedGraph(graph, Costs(), 10.0)
+    return loaded(graph)
 
 
 def unit_points(name: str) -> dict[str, Point]:
