@@ -271,7 +271,8 @@ LIVE_ROWS: tuple[Limit, ...] = (
         "Memory of closed WebSockets and of refused connections",
         f"given back after {count(GIVE_BACK_AFTER.value)} closed sockets or "
         f"{count(GIVE_BACK_LINGERED.value)} ended lingering connections (a full collection, "
-        f"then `malloc_trim`), at most {every(GIVE_BACK_EVERY.value)}",
+        f"then `malloc_trim`), and once more for those that close after it, at most "
+        f"{every(GIVE_BACK_EVERY.value)}",
         f"{GIVE_BACK_AFTER.code} ({GIVE_BACK_AFTER.path}), {GIVE_BACK_LINGERED.code} "
         f"({GIVE_BACK_LINGERED.path})",
         "-",
