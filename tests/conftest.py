@@ -26,6 +26,9 @@ from tests._dbserver import PolledServer, fixtures_store, server_folder
 
 PUBLIC_URL = "https://api.floorgate.test"
 
+# Where a hung test or process waited (tests/_hangs.py).
+pytest_plugins = ["tests._hangs"]
+
 # Property tests draw the same examples on every `make test` ("repeatable"): a suite that
 # fails on an example drawn this time and not the last is a suite nobody trusts. New
 # examples are drawn by `make explore` (HYPOTHESIS_PROFILE=explore), and what it finds

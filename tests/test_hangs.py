@@ -1,0 +1,91 @@
+"""tests/_hangs.py: a hung test fails at the timeout saying where each task waited, and a
+process hung after its session ends exits 1 with its stacks, instead of holding CI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+INI = """[pytest]
+asyncio_mode = auto
+asyncio_default_fixture_loop_scope = session
+asyncio_default_test_loop_scope = session
+timeout = 2
+timeout_method = signal
+"""
+
+STUCK_TEARDOWN = """
+import asyncio
+import pytest_asyncio
+
+pytest_plugins = ["tests._hangs"]
+
+
+async def wait_for_nothing() -> None:
+    await asyncio.Event().wait()
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def stuck():
+    yield 1
+    await wait_for_nothing()
+"""
+
+STUCK_EXIT = """
+import atexit
+import time
+
+import tests._hangs
+
+pytest_plugins = ["tests._hangs"]
+tests._hangs.EXIT_SECONDS = 1.0
+
+
+def wait_at_exit() -> None:
+    time.sleep(60)
+
+
+atexit.register(wait_at_exit)
+"""
+
+
+def run_pytest(folder: Path, conftest: str, tests: str) -> tuple[int, str, float]:
+    """pytest run in `folder` with only the plugins the suite's hang reports need."""
+    (folder / "pytest.ini").write_text(INI)
+    (folder / "conftest.py").write_text(conftest)
+    (folder / "test_it.py").write_text(tests)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    command = [sys.executable, "-m", "pytest", "-p", "pytest_asyncio.plugin"]
+    command += ["-p", "pytest_timeout", "-p", "no:cacheprovider", "-q"]
+    started = time.monotonic()
+    done = subprocess.run(
+        command, cwd=folder, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    return done.returncode, done.stdout + done.stderr, time.monotonic() - started
+
+
+def test_a_hung_fixture_teardown_fails_naming_the_await_it_waits_on(tmp_path: Path) -> None:
+    tests = "async def test_one(stuck):\n    assert stuck == 1\n"
+    status, output, seconds = run_pytest(tmp_path, STUCK_TEARDOWN, tests)
+    assert status == 1, output
+    assert "1 passed, 1 error" in output
+    assert "ERROR at teardown of test_one" in output
+    assert "Failed: Timeout (>2.0s) from pytest-timeout." in output
+    section = output.split("asyncio tasks at the timeout")[1]
+    assert "in stuck" in section
+    assert "in wait_for_nothing" in section  # the innermost await, not only the loop
+    assert seconds < 30
+
+
+def test_a_process_hung_after_its_session_exits_1_with_its_stacks(tmp_path: Path) -> None:
+    status, output, seconds = run_pytest(tmp_path, STUCK_EXIT, "def test_one():\n    pass\n")
+    assert status == 1, output
+    assert "1 passed" in output
+    assert "Timeout (0:00:01)!" in output
+    assert "in wait_at_exit" in output
+    assert seconds < 30
