@@ -5,9 +5,11 @@ limit ended it, its output saying nothing of where. Now a test that passes
 pytest-timeout's limit ([tool.pytest] `timeout` in pyproject.toml; its setup and
 teardown count, and the last test of a worker tears the session's fixtures down) fails
 with each thread's stack and, here, each asyncio task's chain of awaits (the main
-thread's stack of a hung coroutine only shows the event loop's `select`). A process
-that does not exit within EXIT_SECONDS of its session's end prints every thread's stack
-and exits 1."""
+thread's stack of a hung coroutine only shows the event loop's `select`). Outside a
+test, a watchdog (faulthandler's, a thread of its own) ends a process of the run, the
+xdist controller included, that goes STALL_SECONDS without a test starting or reporting,
+or does not exit within EXIT_SECONDS of its session's end: it prints every thread's
+stack and exits 1."""
 
 from __future__ import annotations
 
@@ -22,6 +24,10 @@ from typing import Any
 
 import pytest
 
+# Seconds a process of the run may go without a test starting or reporting (in the
+# controller, a report from any worker): past pytest-timeout's limit, so that a test that
+# hangs fails as one, and past the collection of every test.
+STALL_SECONDS = 600.0
 # Seconds from a session's end to its process's exit (the summary, atexit handlers,
 # joining threads and worker processes) before the watchdog ends it.
 EXIT_SECONDS = 120.0
@@ -79,6 +85,24 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     AWAITS.clear()
 
 
+def watch(seconds: float) -> None:
+    """Print every thread's stack and exit 1 unless watched again within `seconds`."""
+    faulthandler.dump_traceback_later(seconds, exit=True, file=sys.__stderr__)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    watch(STALL_SECONDS)
+
+
+def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) -> None:
+    watch(STALL_SECONDS)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    watch(STALL_SECONDS)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    faulthandler.dump_traceback_later(EXIT_SECONDS, exit=True, file=sys.__stderr__)
+    watch(EXIT_SECONDS)

@@ -1,5 +1,6 @@
 """tests/_hangs.py: a hung test fails at the timeout saying where each task waited, and a
-process hung after its session ends exits 1 with its stacks, instead of holding CI."""
+process hung between tests or after its session ends exits 1 with its stacks, instead of
+holding CI."""
 
 from __future__ import annotations
 
@@ -53,6 +54,23 @@ def wait_at_exit() -> None:
 atexit.register(wait_at_exit)
 """
 
+STUCK_BETWEEN = """
+import time
+
+import tests._hangs
+
+pytest_plugins = ["tests._hangs"]
+tests._hangs.STALL_SECONDS = 1.0
+
+
+def wait_between_tests() -> None:
+    time.sleep(60)
+
+
+def pytest_runtest_logfinish(nodeid, location):
+    wait_between_tests()
+"""
+
 
 def run_pytest(folder: Path, conftest: str, tests: str) -> tuple[int, str, float]:
     """pytest run in `folder` with only the plugins the suite's hang reports need."""
@@ -88,4 +106,14 @@ def test_a_process_hung_after_its_session_exits_1_with_its_stacks(tmp_path: Path
     assert "1 passed" in output
     assert "Timeout (0:00:01)!" in output
     assert "in wait_at_exit" in output
+    assert seconds < 30
+
+
+def test_a_process_stalled_between_tests_exits_1_with_its_stacks(tmp_path: Path) -> None:
+    tests = "def test_one():\n    pass\n\n\ndef test_two():\n    pass\n"
+    status, output, seconds = run_pytest(tmp_path, STUCK_BETWEEN, tests)
+    assert status == 1, output
+    assert "Timeout (0:00:01)!" in output
+    assert "in wait_between_tests" in output
+    assert "passed" not in output  # no summary: it never got there
     assert seconds < 30
