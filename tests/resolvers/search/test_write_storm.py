@@ -27,6 +27,7 @@ from resolvers.auth.permissions import ALL_PERMISSIONS
 from resolvers.search.builds import BUILDS
 from resolvers.search.index import SearchIndex
 from resolvers.search.indexes import AssetIndex, asset_index
+from resolvers.search.places import collect
 from resolvers.wayfinding.versioned_cache import VersionedCache
 from rest.app import create_app
 from storage import collections as c
@@ -37,7 +38,12 @@ from storage.embedded.server import EmbeddedServer
 from storage.imports.importer import import_data
 from tests._dbserver import fresh_store
 from tests.conftest import with_schema
-from tests.resolvers.search.test_index_updates import assert_fresh, asset_levels, found
+from tests.resolvers.search.test_index_updates import (
+    assert_fresh,
+    asset_levels,
+    found,
+    from_database,
+)
 from tests.storage.test_read_cache import until
 
 ASSET = "storm"
@@ -71,6 +77,22 @@ class Venue:
 
     def making(self) -> indexes.Making | None:
         return indexes._MAKING.get(self.cache, {}).get(ASSET)
+
+    def version(self) -> indexes.Version:
+        return tuple(self.store.cache.version(name) for name in indexes.INDEXED)
+
+    def state(self) -> dict[str, Any]:
+        """What a failure reports: the read cache's stream and journal, the builds."""
+        reads = self.store.cache
+        journal = reads.journal
+        return {
+            "stream": reads.stream,
+            "journal": (journal.start, journal.position, journal.resets, len(journal)),
+            "through": journal.through,
+            "below": journal.below,
+            "acked": reads.acked_at(indexes.INDEXED),
+            **self.counts(),
+        }
 
     def counts(self) -> dict[str, int]:
         """The builds so far, and the read cache's flushes (a stream that restarted
@@ -209,12 +231,40 @@ async def test_a_storm_of_writes_is_taken_in_by_updates_one_at_a_time(venue: Ven
     assert now["stale_answers"] > before["stale_answers"]
     if now["flushes"] == before["flushes"]:
         assert now["full_builds"] == before["full_builds"]
-    making = venue.making()
-    if making is not None:
-        await making.task
-    index = await venue.index()
-    assert isinstance(index, AssetIndex)
+    index = await settled(venue)
+    units, locations = await from_database(venue.store, ASSET)
+    built = SearchIndex(collect(ASSET, units, locations))
+    assert texts(index) == texts(built), (differing(index, built), venue.state())
     await assert_fresh(venue, index, ASSET)
+
+
+async def settled(venue: Venue) -> AssetIndex:
+    """The index a search gets once none is being made and the one kept is of the data's
+    versions: after a storm the last update may still run, and the next may wait for its
+    rest (UPDATE_REST), searches answered from the one before meanwhile. An update that
+    lost a write is not waited out: its index is kept for the versions it missed, and a
+    search gets it at once."""
+    deadline = time.monotonic() + FOUND_WITHIN_SECONDS
+    while True:
+        making = venue.making()
+        if making is not None:
+            await making.task
+        index = await venue.index()
+        assert isinstance(index, AssetIndex)
+        if venue.making() is None and index.version == venue.version():
+            return index
+        assert time.monotonic() < deadline, ("no index of the data's versions", venue.state())
+        await asyncio.sleep(0.02)
+
+
+def texts(index: SearchIndex) -> set[str]:
+    """The whole texts the index matches typos against: a place's names, as said."""
+    return set(index._full_texts)
+
+
+def differing(index: SearchIndex, built: SearchIndex) -> tuple[list[str], list[str]]:
+    """The texts only the index has, and those only a build from the database has."""
+    return sorted(texts(index) - texts(built)), sorted(texts(built) - texts(index))
 
 
 PUT_LOCATION = """
