@@ -26,8 +26,8 @@ from tests._dbserver import PolledServer, fixtures_store, server_folder
 
 PUBLIC_URL = "https://api.floorgate.test"
 
-# Where a hung test or process waited (tests/_hangs.py).
-pytest_plugins = ["tests._hangs"]
+# Where a hung test or process waited (tests/suite/hangs.py).
+pytest_plugins = ["tests.suite.hangs"]
 
 # Property tests draw the same examples on every `make test` ("repeatable"): a suite that
 # fails on an example drawn this time and not the last is a suite nobody trusts. New

@@ -1,4 +1,4 @@
-"""tests/_hangs.py: a hung test fails at the timeout saying where each task waited, and a
+"""tests/suite/hangs.py: a hung test fails at the timeout saying where each task waited, and a
 process hung between tests or after its session ends exits 1 with its stacks, instead of
 holding CI."""
 
@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 INI = """[pytest]
 asyncio_mode = auto
@@ -24,7 +24,7 @@ STUCK_TEARDOWN = """
 import asyncio
 import pytest_asyncio
 
-pytest_plugins = ["tests._hangs"]
+pytest_plugins = ["tests.suite.hangs"]
 
 
 async def wait_for_nothing() -> None:
@@ -41,10 +41,10 @@ STUCK_EXIT = """
 import atexit
 import time
 
-import tests._hangs
+import tests.suite.hangs
 
-pytest_plugins = ["tests._hangs"]
-tests._hangs.EXIT_SECONDS = 1.0
+pytest_plugins = ["tests.suite.hangs"]
+tests.suite.hangs.EXIT_SECONDS = 1.0
 
 
 def wait_at_exit() -> None:
@@ -57,10 +57,10 @@ atexit.register(wait_at_exit)
 STUCK_BETWEEN = """
 import time
 
-import tests._hangs
+import tests.suite.hangs
 
-pytest_plugins = ["tests._hangs"]
-tests._hangs.STALL_SECONDS = 1.0
+pytest_plugins = ["tests.suite.hangs"]
+tests.suite.hangs.STALL_SECONDS = 1.0
 
 
 def wait_between_tests() -> None:
