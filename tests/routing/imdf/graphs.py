@@ -8,11 +8,11 @@ from shapely import LineString
 
 from parsing.svg import parse_unit_map
 from routing.build import build_walk_graph
-from routing.costs import Costs
 from routing.imdf.model import Door, Space, WalkNetwork
 from routing.matrix import LoadedGraph, Point
 from routing.model import FOOT
 from routing.profile import Profile
+from routing.reference.accuracy import loaded as loaded_graph
 
 SCALE = 20.0  # canvas units per metre
 FOOT_M = 0.3048
@@ -40,7 +40,7 @@ def loaded(net: WalkNetwork) -> LoadedGraph:
     )
     graph = build_walk_graph(parse_unit_map(svg))
     assert graph is not None
-    return LoadedGraph(graph, Costs(), 10.0)
+    return loaded_graph(graph)  # as E18 loads it
 
 
 def metres(graph: LoadedGraph, a: tuple[float, float], b: tuple[float, float]) -> float | None:
