@@ -28,14 +28,14 @@ from typing import Any
 
 import orjson
 
-from tests.venues.imdf_venues import Venue, rect, stable_id, zip_bytes
+from tests.venues.imdf_venues import Label, Venue, level_properties, rect, stable_id, zip_bytes
 
 ORIGIN = (114.1812, 22.2799)  # lon, lat: Hong Kong Island
 OUTLINE = rect(0, 0, 30, 20)
 NAME = {"en": "Lung Wan Community Clinic", "zh-Hant": "龍灣社區診所"}
 LIFT, STAIRS = (12.0, 0.0, 15.0, 8.0), (15.0, 0.0, 19.0, 8.0)
 Box = tuple[float, float, float, float]
-Label = dict[str, str]
+OWN = "lung-wan-"  # starts each feature's key: ids of its own
 
 # key -> ordinal, name, short name
 LEVELS: dict[str, tuple[int, Label, Label]] = {
@@ -93,97 +93,89 @@ class BilingualClinic:
 def bilingual_clinic() -> BilingualClinic:
     """Lung Wan Community Clinic (the module's docstring)."""
     venue = Venue("Lung Wan Community Clinic", origin=ORIGIN)
-    _feature(venue, "venue", "venue:lung-wan", venue.polygon(OUTLINE), _venue_properties(venue))
+    venue.add(
+        "venue", stable_id("venue:lung-wan"), venue.polygon(OUTLINE), _venue_properties(venue)
+    )
     levels: dict[str, str] = {}
     units: dict[str, str] = {}
     for key, (ordinal, name, short) in LEVELS.items():
-        levels[key] = _feature(
-            venue,
+        levels[key] = venue.add(
             "level",
-            f"level:lung-wan-{key}",
+            stable_id(f"level:{OWN}{key}"),
             venue.polygon(OUTLINE),
-            _level(ordinal, name, short),
+            level_properties(ordinal, name, short),
         )
-        units[f"{key}:corridor"] = _unit(
-            venue, f"{key}:corridor", levels[key], "walkway", CORRIDOR, (0, 8, 30, 12)
+        corridor = rect(0, 8, 30, 12)
+        units[f"{key}:corridor"] = venue.unit(
+            f"{OWN}{key}:corridor", levels[key], "walkway", corridor, CORRIDOR
         )
-        units[f"{key}:lift"] = _unit(venue, f"{key}:lift", levels[key], "elevator", None, LIFT)
-        units[f"{key}:stairs"] = _unit(venue, f"{key}:stairs", levels[key], "stairs", None, STAIRS)
+        units[f"{key}:lift"] = venue.unit(f"{OWN}{key}:lift", levels[key], "elevator", rect(*LIFT))
+        units[f"{key}:stairs"] = venue.unit(
+            f"{OWN}{key}:stairs", levels[key], "stairs", rect(*STAIRS)
+        )
         for room, category, room_name, box in ROOMS[key]:
-            units[f"{key}:{room}"] = _unit(
-                venue, f"{key}:{room}", levels[key], category, room_name, box
+            units[f"{key}:{room}"] = venue.unit(
+                f"{OWN}{key}:{room}", levels[key], category, rect(*box), room_name
             )
         doors = [(room, box) for room, _, _, box in ROOMS[key]]
         for room, (x0, y0, _, _) in [*doors, ("lift", LIFT), ("stairs", STAIRS)]:
             y = 12.0 if y0 >= 12 else 8.0
             _opening(venue, f"{key}:{room}", levels[key], (x0 + 1, y), (x0 + 2.2, y))
-    _opening(venue, "G:entrance", levels["G"], (0, 9), (0, 11), category="pedestrian.principal")
+    _opening(venue, "G:entrance", levels["G"], (0, 9), (0, 11), "pedestrian.principal")
     for kind in ("lift", "stairs"):
         category = "elevator" if kind == "lift" else "stairs"
         ends = [{"id": units[f"{key}:{kind}"], "feature_type": "unit"} for key in LEVELS]
-        _feature(
-            venue,
+        venue.add(
             "relationship",
-            f"relationship:lung-wan-{kind}",
+            stable_id(f"relationship:{OWN}{kind}"),
             None,
             {
                 "category": category,
                 "direction": "undirected",
                 "origin": ends[0],
-                "intermediary": ends[1:-1],
+                "intermediary": ends[1:-1],  # [] with two levels, as some exporters write
                 "destination": ends[-1],
                 "hours": None,
             },
         )
     features = {
-        "pharmacy": _occupant(
-            venue,
-            "pharmacy",
+        "pharmacy": venue.occupant(
+            f"{OWN}pharmacy",
             "pharmacy",
             {"en": "Community Pharmacy", "zh-Hant": "社區藥房"},
             (11, 16),
             units["G:g02"],
         ),
-        "mch": _occupant(
-            venue,
-            "mch",
+        "mch": venue.occupant(
+            f"{OWN}mch",
             "clinic",
             {"en": "Maternal and Child Health Centre", "zh-Hant": "母嬰健康院"},
             (5, 16),
             units["1:mch"],
         ),
-        "enquiry": _amenity(
-            venue,
-            "enquiry",
+        "enquiry": venue.amenity(
+            f"{OWN}enquiry",
             "information",
-            {"en": "Enquiry Counter", "zh-Hant": "詢問處"},
             (3, 4),
             [units["G:lobby"]],
+            {"en": "Enquiry Counter", "zh-Hant": "詢問處"},
         ),
-        "fountain": _amenity(
-            venue,
-            "fountain",
+        "fountain": venue.amenity(
+            f"{OWN}fountain",
             "drinkingwater",
-            {"zh-Hant": "飲水機"},
             (24, 10),
             [units["G:corridor"]],
+            {"zh-Hant": "飲水機"},
         ),
-        "babycare": _amenity(
-            venue,
-            "babycare",
+        "babycare": venue.amenity(
+            f"{OWN}babycare",
             "babychanging",
-            {"en": "Baby Care Room", "zh-Hant": "育嬰室"},
             (6, 4),
             [units["1:hall"]],
+            {"en": "Baby Care Room", "zh-Hant": "育嬰室"},
         ),
     }
     return BilingualClinic(venue, levels, units, features)
-
-
-def _feature(
-    venue: Venue, kind: str, key: str, geometry: dict[str, Any] | None, properties: dict[str, Any]
-) -> str:
-    return venue.add(kind, stable_id(key), geometry, properties)
 
 
 def _venue_properties(venue: Venue) -> dict[str, Any]:
@@ -200,38 +192,6 @@ def _venue_properties(venue: Venue) -> dict[str, Any]:
     }
 
 
-def _level(ordinal: int, name: Label, short: Label) -> dict[str, Any]:
-    return {
-        "category": "unspecified",
-        "restriction": None,
-        "outdoor": False,
-        "ordinal": ordinal,
-        "name": name,
-        "short_name": short,
-        "display_point": None,
-        "address_id": None,
-        "building_ids": None,
-    }
-
-
-def _unit(venue: Venue, key: str, level: str, category: str, name: Label | None, box: Box) -> str:
-    return _feature(
-        venue,
-        "unit",
-        f"unit:lung-wan-{key}",
-        venue.polygon(rect(*box)),
-        {
-            "category": category,
-            "restriction": None,
-            "accessibility": None,
-            "name": name,
-            "alt_name": None,
-            "level_id": level,
-            "display_point": None,
-        },
-    )
-
-
 def _opening(
     venue: Venue,
     key: str,
@@ -240,84 +200,9 @@ def _opening(
     b: tuple[float, float],
     category: str = "pedestrian",
 ) -> str:
-    geometry = {"type": "LineString", "coordinates": [venue.lon_lat(*a), venue.lon_lat(*b)]}
-    return _feature(
-        venue,
-        "opening",
-        f"opening:lung-wan-{key}",
-        geometry,
-        {
-            "category": category,
-            "accessibility": None,
-            "access_control": None,
-            "door": {"type": "hinged", "automatic": category != "pedestrian", "material": "glass"},
-            "name": None,
-            "alt_name": None,
-            "display_point": None,
-            "level_id": level,
-        },
-    )
-
-
-def _amenity(
-    venue: Venue,
-    key: str,
-    category: str,
-    name: Label,
-    at: tuple[float, float],
-    unit_ids: list[str],
-) -> str:
-    return _feature(
-        venue,
-        "amenity",
-        f"amenity:lung-wan-{key}",
-        venue.point(*at),
-        {
-            "category": category,
-            "accessibility": None,
-            "name": name,
-            "alt_name": None,
-            "hours": None,
-            "phone": None,
-            "website": None,
-            "unit_ids": unit_ids,
-            "address_id": None,
-            "correlation_id": None,
-        },
-    )
-
-
-def _occupant(
-    venue: Venue,
-    key: str,
-    category: str,
-    name: Label,
-    at: tuple[float, float],
-    unit_id: str,
-) -> str:
-    anchor = _feature(
-        venue,
-        "anchor",
-        f"anchor:lung-wan-{key}",
-        venue.point(*at),
-        {"address_id": None, "unit_id": unit_id},
-    )
-    return _feature(
-        venue,
-        "occupant",
-        f"occupant:lung-wan-{key}",
-        None,
-        {
-            "name": name,
-            "category": category,
-            "anchor_id": anchor,
-            "hours": None,
-            "phone": None,
-            "website": None,
-            "validity": None,
-            "correlation_id": None,
-        },
-    )
+    """A glass door, automatic but on the plain pedestrian openings."""
+    door = {"type": "hinged", "automatic": category != "pedestrian", "material": "glass"}
+    return venue.opening(f"{OWN}{key}", level, a, b, category=category, door=door)
 
 
 def manifest_language(archive: dict[str, bytes], language: str) -> dict[str, bytes]:

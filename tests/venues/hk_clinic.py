@@ -33,12 +33,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tests.venues.imdf_venues import Venue, rect, stable_id, zip_bytes
+from tests.venues.imdf_venues import Label, Venue, level_properties, rect, stable_id, zip_bytes
 
 ORIGIN = (114.1925, 22.2770)  # lon, lat: Hong Kong Island
 WIDTH, ROOM = 60.0, 5.0
 NAME = {"en": "Tai Hang General Out-patient Clinic", "zh-Hant": "大坑普通科門診診所"}
-Label = dict[str, str]
+OWN = "tai-hang:"  # starts each feature's id name: ids of its own
 # (key, unit category, English name or "", Chinese name or "", what its amenity says)
 Room = tuple[str, str, str, str, str]
 LIFT, STAIRS = 17, 18  # their slot on every level: the sixth and seventh south rooms
@@ -141,33 +141,34 @@ class HkClinic:
 
 def hk_clinic() -> HkClinic:
     """Tai Hang General Out-patient Clinic (the module's docstring)."""
-    venue = Venue("Tai Hang General Out-patient Clinic", origin=ORIGIN)
+    venue = Venue("Tai Hang General Out-patient Clinic", origin=ORIGIN, id_prefix=OWN)
     outline = venue.polygon(rect(0, 0, WIDTH, 20))
-    _add(venue, "venue", "venue", outline, _venue_properties(venue))
+    venue.add("venue", stable_id(f"{OWN}venue"), outline, _venue_properties(venue))
     levels: dict[str, str] = {}
     units: dict[str, str] = {}
     amenities: dict[str, str] = {}
     for key, (ordinal, name, short, rooms) in LEVELS.items():
-        level = levels[key] = _add(
-            venue, "level", f"level:{key}", outline, _level(ordinal, name, short)
+        level = levels[key] = venue.add(
+            "level", venue.feature_id("level", key), outline, level_properties(ordinal, name, short)
         )
-        units[f"{key}:corridor"] = _unit(
-            venue, f"{key}:corridor", level, "walkway", CORRIDOR, (0, 8, WIDTH, 12)
+        corridor = rect(0, 8, WIDTH, 12)
+        units[f"{key}:corridor"] = venue.unit(
+            f"{key}:corridor", level, "walkway", corridor, CORRIDOR
         )
         for slot, (room, category, english, chinese, says) in enumerate(rooms):
             north = slot < 12
             x0 = (slot % 12) * ROOM
             box = (x0, 12.0, x0 + ROOM, 20.0) if north else (x0, 0.0, x0 + ROOM, 8.0)
-            label = {k: v for k, v in (("en", english), ("zh-Hant", chinese)) if v}
-            unit = units[f"{key}:{room}"] = _unit(
-                venue, f"{key}:{room}", level, category, label or None, box
+            names = {k: v for k, v in (("en", english), ("zh-Hant", chinese)) if v}
+            unit = units[f"{key}:{room}"] = venue.unit(
+                f"{key}:{room}", level, category, rect(*box), names or None
             )
             door_y = 12.0 if north else 8.0
             _opening(venue, f"{key}:{room}", level, (x0 + 1.5, door_y), (x0 + 3.0, door_y))
             centre = (x0 + ROOM / 2, 16.0 if north else 4.0)
             if category.startswith("restroom"):  # its own kind: the room itself already
-                amenities[f"{key}:{room}"] = _amenity(
-                    venue, f"{key}:{room}", category, None, centre, [unit]
+                amenities[f"{key}:{room}"] = venue.amenity(
+                    f"{key}:{room}", category, centre, [unit], None
                 )
             elif says:
                 amenity_category, amenity_name = _says(says, f"{key}:{room}", english, chinese)
@@ -176,29 +177,15 @@ def hk_clinic() -> HkClinic:
                     if says not in ("own", "other", "differs")
                     else (x0 + 1.0, centre[1] + 1.0)
                 )
-                amenities[f"{key}:{room}"] = _amenity(
-                    venue, f"{key}:{room}", amenity_category, amenity_name, at, [unit]
+                amenities[f"{key}:{room}"] = venue.amenity(
+                    f"{key}:{room}", amenity_category, at, [unit], amenity_name
                 )
-    _opening(venue, "G:entrance", levels["G"], (0, 9), (0, 11), category="pedestrian.principal")
-    amenities["fountain"] = _amenity(
-        venue, "fountain", "drinkingwater", FOUNTAIN, (21.0, 13.0), [units["G:waiting"]]
+    _opening(venue, "G:entrance", levels["G"], (0, 9), (0, 11), "pedestrian.principal")
+    amenities["fountain"] = venue.amenity(
+        "fountain", "drinkingwater", (21.0, 13.0), [units["G:waiting"]], FOUNTAIN
     )
     for kind, category in (("lift", "elevator"), ("stairs", "stairs")):
-        ends = [{"id": units[f"{key}:{kind}"], "feature_type": "unit"} for key in LEVELS]
-        _add(
-            venue,
-            "relationship",
-            f"relationship:{kind}",
-            None,
-            {
-                "category": category,
-                "direction": "undirected",
-                "origin": ends[0],
-                "intermediary": None,
-                "destination": ends[-1],
-                "hours": None,
-            },
-        )
+        venue.relationship(kind, category, [units[f"{key}:{kind}"] for key in LEVELS])
     return HkClinic(venue, levels, units, amenities)
 
 
@@ -212,12 +199,6 @@ def _says(says: str, room: str, english: str, chinese: str) -> tuple[str, Label 
         "adds-zh": {"en": english, "zh-Hant": "超聲波室"},
     }
     return "unspecified", names.get(says)
-
-
-def _add(
-    venue: Venue, kind: str, key: str, geometry: dict[str, Any] | None, properties: dict[str, Any]
-) -> str:
-    return venue.add(kind, stable_id(f"tai-hang:{key}"), geometry, properties)
 
 
 def _venue_properties(venue: Venue) -> dict[str, Any]:
@@ -234,45 +215,6 @@ def _venue_properties(venue: Venue) -> dict[str, Any]:
     }
 
 
-def _level(ordinal: int, name: Label, short: Label) -> dict[str, Any]:
-    return {
-        "category": "unspecified",
-        "restriction": None,
-        "outdoor": False,
-        "ordinal": ordinal,
-        "name": name,
-        "short_name": short,
-        "display_point": None,
-        "address_id": None,
-        "building_ids": None,
-    }
-
-
-def _unit(
-    venue: Venue,
-    key: str,
-    level: str,
-    category: str,
-    name: Label | None,
-    box: tuple[float, float, float, float],
-) -> str:
-    return _add(
-        venue,
-        "unit",
-        f"unit:{key}",
-        venue.polygon(rect(*box)),
-        {
-            "category": category,
-            "restriction": None,
-            "accessibility": None,
-            "name": name,
-            "alt_name": None,
-            "level_id": level,
-            "display_point": None,
-        },
-    )
-
-
 def _opening(
     venue: Venue,
     key: str,
@@ -281,48 +223,5 @@ def _opening(
     b: tuple[float, float],
     category: str = "pedestrian",
 ) -> str:
-    geometry = {"type": "LineString", "coordinates": [venue.lon_lat(*a), venue.lon_lat(*b)]}
-    return _add(
-        venue,
-        "opening",
-        f"opening:{key}",
-        geometry,
-        {
-            "category": category,
-            "accessibility": None,
-            "access_control": None,
-            "door": None,
-            "name": None,
-            "alt_name": None,
-            "display_point": None,
-            "level_id": level,
-        },
-    )
-
-
-def _amenity(
-    venue: Venue,
-    key: str,
-    category: str,
-    name: Label | None,
-    at: tuple[float, float],
-    unit_ids: list[str],
-) -> str:
-    return _add(
-        venue,
-        "amenity",
-        f"amenity:{key}",
-        venue.point(*at),
-        {
-            "category": category,
-            "accessibility": None,
-            "name": name,
-            "alt_name": None,
-            "hours": None,
-            "phone": None,
-            "website": None,
-            "unit_ids": unit_ids,
-            "address_id": None,
-            "correlation_id": None,
-        },
-    )
+    """An opening without a door (none of the clinic's says one)."""
+    return venue.opening(key, level, a, b, category=category, door=None)

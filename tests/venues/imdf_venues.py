@@ -20,6 +20,7 @@ from pyproj import Transformer
 
 ORIGIN = (2.2945, 48.8584)  # lon, lat
 Rect = tuple[float, float, float, float]  # x0, y0, x1, y1 in metres
+Label = dict[str, str]  # a name by language, as IMDF writes one
 
 
 def zip_bytes(files: dict[str, bytes]) -> bytes:
@@ -40,11 +41,35 @@ def stable_id(name: str) -> str:
     return str(uuid.uuid5(uuid.NAMESPACE_URL, f"floorgate-test:{name}"))
 
 
+def level_properties(ordinal: int, name: Label, short: Label) -> dict[str, Any]:
+    """An indoor level's properties, named in the languages `name` and `short` give."""
+    return {
+        "category": "unspecified",
+        "restriction": None,
+        "outdoor": False,
+        "ordinal": ordinal,
+        "name": name,
+        "short_name": short,
+        "display_point": None,
+        "address_id": None,
+        "building_ids": None,
+    }
+
+
+def label(name: str | Label) -> Label:
+    """A name as IMDF writes it: text alone is English."""
+    return {"en": name} if isinstance(name, str) else name
+
+
 @dataclass
 class Venue:
+    """A venue being written; `id_prefix` starts the name of each feature's stable id,
+    so that two venues of the same keys have ids of their own."""
+
     name: str
     origin: tuple[float, float] = ORIGIN
     features: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    id_prefix: str = ""
 
     def __post_init__(self) -> None:
         lon, lat = self.origin
@@ -73,6 +98,9 @@ class Venue:
         )
         return id_
 
+    def feature_id(self, kind: str, key: str) -> str:
+        return stable_id(f"{self.id_prefix}{kind}:{key}")
+
     def point(self, x: float, y: float) -> dict[str, Any]:
         return {"type": "Point", "coordinates": self.lon_lat(x, y)}
 
@@ -82,7 +110,7 @@ class Venue:
     def venue(self, name: str, outline: list[tuple[float, float]]) -> str:
         return self.add(
             "venue",
-            stable_id(f"venue:{name}"),
+            self.feature_id("venue", name),
             self.polygon(outline),
             {
                 "category": "businesscampus",
@@ -98,7 +126,7 @@ class Venue:
     ) -> str:
         return self.add(
             "level",
-            stable_id(f"level:{key}"),
+            self.feature_id("level", key),
             self.polygon(outline),
             {
                 "category": "unspecified",
@@ -119,19 +147,19 @@ class Venue:
         level: str,
         category: str,
         points: list[tuple[float, float]],
-        name: str | None = None,
+        name: str | Label | None = None,
         display: tuple[float, float] | None = None,
         **extra: Any,
     ) -> str:
         return self.add(
             "unit",
-            stable_id(f"unit:{key}"),
+            self.feature_id("unit", key),
             self.polygon(points),
             {
                 "category": category,
                 "restriction": None,
                 "accessibility": None,
-                "name": {"en": name} if name else None,
+                "name": label(name) if name else None,
                 "alt_name": None,
                 "level_id": level,
                 "display_point": self.point(*display) if display else None,
@@ -145,7 +173,7 @@ class Venue:
         geometry = {"type": "LineString", "coordinates": [self.lon_lat(*a), self.lon_lat(*b)]}
         return self.add(
             "opening",
-            stable_id(f"opening:{key}"),
+            self.feature_id("opening", key),
             geometry,
             {
                 "category": "pedestrian",
@@ -161,16 +189,21 @@ class Venue:
         )
 
     def amenity(
-        self, key: str, category: str, at: tuple[float, float], unit_ids: list[str], name: str
+        self,
+        key: str,
+        category: str,
+        at: tuple[float, float],
+        unit_ids: list[str],
+        name: str | Label | None,
     ) -> str:
         return self.add(
             "amenity",
-            stable_id(f"amenity:{key}"),
+            self.feature_id("amenity", key),
             self.point(*at),
             {
                 "category": category,
                 "accessibility": None,
-                "name": {"en": name},
+                "name": None if name is None else label(name),
                 "alt_name": None,
                 "hours": None,
                 "phone": None,
@@ -182,20 +215,20 @@ class Venue:
         )
 
     def occupant(
-        self, key: str, category: str, name: str, at: tuple[float, float], unit_id: str
+        self, key: str, category: str, name: str | Label, at: tuple[float, float], unit_id: str
     ) -> str:
         anchor = self.add(
             "anchor",
-            stable_id(f"anchor:{key}"),
+            self.feature_id("anchor", key),
             self.point(*at),
             {"address_id": None, "unit_id": unit_id},
         )
         return self.add(
             "occupant",
-            stable_id(f"occupant:{key}"),
+            self.feature_id("occupant", key),
             None,
             {
-                "name": {"en": name},
+                "name": label(name),
                 "category": category,
                 "anchor_id": anchor,
                 "hours": None,
@@ -216,7 +249,7 @@ class Venue:
             "destination": ends[-1],
             "hours": None,
         }
-        return self.add("relationship", stable_id(f"relationship:{key}"), None, properties)
+        return self.add("relationship", self.feature_id("relationship", key), None, properties)
 
     def files(self, wild: bool = False) -> dict[str, bytes]:
         """The archive's files. `wild`: in a sub-folder, plural capitalised names, arrays
@@ -441,10 +474,10 @@ class _Floor:
     level: str
     made: list[tuple[str, str, str | None]] = field(default_factory=list)
 
-    def unit(self, suffix: str, category: str, box: Rect, label: str | None) -> str:
+    def unit(self, suffix: str, category: str, box: Rect, name: str | None) -> str:
         key = f"ex-{self.key}-{suffix}"
-        self.made.append((stable_id(f"unit:{key}"), category, label))
-        return self.venue.unit(key, self.level, category, rect(*box), name=label)
+        self.made.append((self.venue.feature_id("unit", key), category, name))
+        return self.venue.unit(key, self.level, category, rect(*box), name=name)
 
     def door(self, suffix: str, a: tuple[float, float], b: tuple[float, float]) -> None:
         self.venue.opening(f"ex-{self.key}-{suffix}", self.level, a, b)
