@@ -53,13 +53,17 @@ TEXT_FIELDS = (Field.NAME, Field.ALT_NAME, Field.ID)
 
 
 class Tier(IntEnum):
-    """How a place matched, best first: the order of results before walking time."""
+    """How a place matched, best first: the order of results before walking time. A kind's
+    word typed whole (`KIND`: "lift", "toilets") comes before typos of names (issue 66,
+    point 7: "lift" at a station listed "left luggage" and two gift shops before any
+    lift); a kind met by a word's beginning or a typo of it (`CATEGORY`) after them."""
 
     EXACT = 0
     PREFIX = 1
-    FUZZY = 2
-    CATEGORY = 3
-    TAG = 4
+    KIND = 2
+    FUZZY = 3
+    CATEGORY = 4
+    TAG = 5
 
 
 class Quality(IntEnum):
@@ -70,7 +74,14 @@ class Quality(IntEnum):
     TYPO = 2
 
 
-SCORES = {Tier.EXACT: 1.0, Tier.PREFIX: 0.8, Tier.FUZZY: 0.6, Tier.CATEGORY: 0.4, Tier.TAG: 0.2}
+SCORES = {
+    Tier.EXACT: 1.0,
+    Tier.PREFIX: 0.8,
+    Tier.KIND: 0.7,
+    Tier.FUZZY: 0.6,
+    Tier.CATEGORY: 0.4,
+    Tier.TAG: 0.2,
+}
 # Bytes one place costs the index beyond its text: its record, its postings and its share
 # of the vocabulary. The benchmark's 10,000 places (tests/benchmarks/search.py) hold
 # 622 bytes each (tracemalloc, as `index_bytes` measures; 1,258 as objects, before
@@ -385,7 +396,7 @@ def _tier(worst: int, first: int) -> tuple[Tier, Field]:
     if kind == 0:  # every term met a name, an alternative name or the id
         return (Tier.PREFIX if quality <= Quality.PREFIX else Tier.FUZZY), Field(first & 7)
     if kind == Field.CATEGORY:
-        return Tier.CATEGORY, Field.CATEGORY
+        return (Tier.KIND if quality == Quality.WORD else Tier.CATEGORY), Field.CATEGORY
     return Tier.TAG, Field.TAG
 
 

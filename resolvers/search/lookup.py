@@ -22,7 +22,7 @@ async def map_location_ids(context: RequestContext, unit_map: dict[str, Any], q:
     matches = index.find(q)
     if not matches:
         return []
-    wanted = {Tier.EXACT, Tier.PREFIX, Tier.CATEGORY}
+    wanted = {Tier.EXACT, Tier.PREFIX, Tier.KIND, Tier.CATEGORY}
     if not any(match.tier in wanted for match in matches):
         wanted = {min(match.tier for match in matches)}
     found = set()

@@ -6,7 +6,8 @@ also needs `service.distances.calculate` (403), the permission of every search o
 graph (route, E18): it measures a walk from the place to every match, and 24 aliased
 searches of a key without that permission held an honest GET at 16x its p95 (issue 63).
 Then input (422), then the map (404) when one is named, then `near` on it (422). Order: the match's
-tier (exact name, word prefixes, typos, category, tag: `index.Tier`), then walking time
+tier (exact name, word prefixes, a kind's word typed whole, typos, a kind met otherwise,
+tag: `index.Tier`), then walking time
 from `near` in `mode` (unreachable places last), then name, asset and id. Semantics in
 docs/api.md, "Search".
 """

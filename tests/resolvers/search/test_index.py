@@ -59,11 +59,36 @@ def test_tiers_and_fields():
         ("u-2", Tier.PREFIX, Field.NAME),
     ]
     assert found("jurasic tabel") == [("u-5", Tier.FUZZY, Field.NAME)]  # a swap is one typo
-    assert found("toilet") == [("wc-1", Tier.CATEGORY, Field.CATEGORY)]
-    assert found("elevator") == [("lift-1", Tier.CATEGORY, Field.CATEGORY)]
+    assert found("toilet") == [("wc-1", Tier.KIND, Field.CATEGORY)]  # a kind's word, whole
+    assert found("elevator") == [("lift-1", Tier.KIND, Field.CATEGORY)]
+    assert found("elevat") == [("lift-1", Tier.CATEGORY, Field.CATEGORY)]  # its beginning
+    assert found("elevatr") == [("lift-1", Tier.CATEGORY, Field.CATEGORY)]  # a typo of it
     assert found("lift") == [("lift-1", Tier.PREFIX, Field.NAME)]  # its name first
-    assert found("restaurant") == [("u-5", Tier.CATEGORY, Field.CATEGORY)]  # the twin's kind
+    assert found("restaurant") == [("u-5", Tier.KIND, Field.CATEGORY)]  # the twin's kind
     assert found("u-4") == [("u-4", Tier.EXACT, Field.ID)]
+
+
+def test_a_kind_s_word_typed_whole_comes_before_typos_of_names():
+    """Issue 66, point 7: at a station "lift" listed "left luggage" and two gift shops (one
+    typo each) before any lift, found only by its kind."""
+    station = [
+        {
+            "_id": "s-1",
+            "name": "Left Luggage",
+            "tags": [{"key": "amenity", "value": "lockers"}],
+        },
+        {"_id": "s-2", "name": "Gift Shop", "tags": [{"key": "shop", "value": "gift"}]},
+        {"_id": "s-3", "name": "Platform 2", "tags": [{"key": "highway", "value": "elevator"}]},
+    ]
+    places = [{**each, "unit_map_id": "m", "floors": [{"id": "f"}]} for each in station]
+    built = SearchIndex(collect("a", [], places))
+    matches = sorted(built.find("lift"), key=lambda match: match.tier)
+    assert [(built.places[m.place].id, m.tier) for m in matches[:1]] == [("s-3", Tier.KIND)]
+    assert sorted((built.places[m.place].id, m.tier) for m in matches[1:]) == [
+        ("s-1", Tier.FUZZY),  # Left Luggage
+        ("s-2", Tier.FUZZY),  # Gift Shop
+    ]
+    assert built.score(matches[0], len("lift")) > built.score(matches[1], len("lift"))
 
 
 def test_numbers_are_never_typos():
