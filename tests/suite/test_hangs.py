@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 INI = """[pytest]
@@ -100,20 +102,26 @@ def test_a_hung_fixture_teardown_fails_naming_the_await_it_waits_on(tmp_path: Pa
     assert seconds < 30
 
 
-def test_a_process_hung_after_its_session_exits_1_with_its_stacks(tmp_path: Path) -> None:
-    status, output, seconds = run_pytest(tmp_path, STUCK_EXIT, "def test_one():\n    pass\n")
+@pytest.mark.parametrize(
+    ("conftest", "tests", "said", "waited_in"),
+    [
+        (STUCK_EXIT, "def test_one():\n    pass\n", "1 passed", "wait_at_exit"),
+        # no summary: it never got there
+        (
+            STUCK_BETWEEN,
+            "def test_one():\n    pass\n\n\ndef test_two():\n    pass\n",
+            None,
+            "wait_between_tests",
+        ),
+    ],
+    ids=["after its session", "between tests"],
+)
+def test_a_hung_process_exits_1_with_its_stacks(
+    tmp_path: Path, conftest: str, tests: str, said: str | None, waited_in: str
+) -> None:
+    status, output, seconds = run_pytest(tmp_path, conftest, tests)
     assert status == 1, output
-    assert "1 passed" in output
     assert "Timeout (0:00:01)!" in output
-    assert "in wait_at_exit" in output
-    assert seconds < 30
-
-
-def test_a_process_stalled_between_tests_exits_1_with_its_stacks(tmp_path: Path) -> None:
-    tests = "def test_one():\n    pass\n\n\ndef test_two():\n    pass\n"
-    status, output, seconds = run_pytest(tmp_path, STUCK_BETWEEN, tests)
-    assert status == 1, output
-    assert "Timeout (0:00:01)!" in output
-    assert "in wait_between_tests" in output
-    assert "passed" not in output  # no summary: it never got there
+    assert f"in {waited_in}" in output
+    assert (said in output) if said else ("passed" not in output), output
     assert seconds < 30
