@@ -85,13 +85,53 @@ async def test_a_client_past_the_byte_bound_is_aborted(quick: Any) -> None:
     assert transport.calls == ["resume", "abort"]  # its timer stopped
 
 
-async def test_a_client_still_sending_at_the_deadline_is_aborted(quick: Any) -> None:
-    transport = Transport()
-    lingering = Linger(asyncio.get_running_loop(), transport, max_bytes=100_000)  # type: ignore[arg-type]
+class Timer:
+    """A timer of `Clock`: what Linger does with one (cancel it)."""
+
+    def __init__(self, when: float, callback: Any) -> None:
+        self.when, self.callback, self.cancelled = when, callback, False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class Clock:
+    """A loop's time and timers, moved on by the test: a trickle every 10 ms stays one on
+    a loaded machine (on the real loop, a 100 ms stall of the test's process between two
+    sleeps of 10 ms made it a client gone quiet: closed, not aborted; a CI-like run of
+    2026-11-29)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.timers: list[Timer] = []
+
+    def time(self) -> float:
+        return self.now
+
+    def call_later(self, delay: float, callback: Any) -> Timer:
+        timer = Timer(self.now + delay, callback)
+        self.timers.append(timer)
+        return timer
+
+    def advance(self, seconds: float) -> None:
+        """Run every timer due within `seconds`, in order, each at its time."""
+        end = self.now + seconds
+        while due := [t for t in self.timers if not t.cancelled and t.when <= end]:
+            timer = min(due, key=lambda t: t.when)
+            self.timers.remove(timer)
+            self.now = timer.when
+            timer.callback()
+        self.now = end
+
+
+def test_a_client_still_sending_at_the_deadline_is_aborted(quick: Any) -> None:
+    clock, transport = Clock(), Transport()
+    lingering = Linger(clock, transport, max_bytes=100_000)  # type: ignore[arg-type]
     for _ in range(70):  # a trickle: never quiet for 100 ms, within the byte budget
         lingering.take(b"x" * 10)
-        await asyncio.sleep(0.01)
+        clock.advance(0.01)
     assert transport.calls == ["resume", "abort"]
+    assert clock.now == pytest.approx(0.7)  # the deadline (0.5 s) passed while it sent
 
 
 async def test_past_the_bound_the_oldest_lingering_connection_is_reset(
