@@ -102,6 +102,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.serial  # a 60 ms bound on the loop's lag: the parallel run's load made it 73
 def test_the_first_calls_start_the_workers_off_the_event_loop(tmp_path):
     """In a fresh process the first call starts the fork server (which imports the
     parser) and the workers: 0.1-0.3 s, which a submit on the event loop held it for."""
