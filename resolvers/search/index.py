@@ -8,8 +8,11 @@ of its words: the word itself, a word it begins (autocomplete: "conf" meets
 alignment: a swap of two letters is one edit). Words are looked up in one sorted
 vocabulary (prefixes by bisection, typos by rapidfuzz over it), never by a scan of the
 places. The whole query may also be a typo or two away from a whole name with the same
-numbers ("jurasic tabel" meets "Jurassic Table"; "unit 102" never meets "Unit 101").
-Tiers, best first: the exact name, word prefixes, typos, a category, a tag (`Tier`).
+numbers ("jurasic tabel" meets "Jurassic Table"; "unit 102" never meets "Unit 101"). A
+code (a word of letters and digits: "LL21D", "212D") forgives one missing, extra or
+swapped character, a digit's too ("ll1d" meets "LL21D"), but never one digit for another
+(`slipped`); two numbers none. Tiers, best first: the exact name, word prefixes, a kind's
+word, a typo of the whole name, typos of words, a kind met otherwise, a tag (`Tier`).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from enum import IntEnum
 from typing import Final, NamedTuple
 
 from rapidfuzz import process
-from rapidfuzz.distance import OSA
+from rapidfuzz.distance import OSA, Indel
 
 from resolvers.search.categories import CATEGORY_ROWS, VALUE_KIND
 from resolvers.search.text import allowed_edits, fold, phrase
@@ -56,14 +59,17 @@ class Tier(IntEnum):
     """How a place matched, best first: the order of results before walking time. A kind's
     word typed whole (`KIND`: "lift", "toilets") comes before typos of names (issue 66,
     point 7: "lift" at a station listed "left luggage" and two gift shops before any
-    lift); a kind met by a word's beginning or a typo of it (`CATEGORY`) after them."""
+    lift); a kind met by a word's beginning or a typo of it (`CATEGORY`) after them. The
+    whole name a typo or two away (`NAME_TYPO`: "restmoom 1" for "Restroom 1") comes before
+    names whose words a query's words meet with typos ("Restroom (female) 1", issue 66)."""
 
     EXACT = 0
     PREFIX = 1
     KIND = 2
-    FUZZY = 3
-    CATEGORY = 4
-    TAG = 5
+    NAME_TYPO = 3
+    FUZZY = 4
+    CATEGORY = 5
+    TAG = 6
 
 
 class Quality(IntEnum):
@@ -78,6 +84,7 @@ SCORES = {
     Tier.EXACT: 1.0,
     Tier.PREFIX: 0.8,
     Tier.KIND: 0.7,
+    Tier.NAME_TYPO: 0.65,
     Tier.FUZZY: 0.6,
     Tier.CATEGORY: 0.4,
     Tier.TAG: 0.2,
@@ -202,6 +209,37 @@ def numbers(text: str) -> str:
     return "".join(DIGITS.findall(text))
 
 
+def is_code(word: str) -> bool:
+    """A word of letters and digits both ("ll21d", "212d", "b1"): a room's code."""
+    return any(char.isdigit() for char in word) and any(char.isalpha() for char in word)
+
+
+def slipped(typed: str, digits: str) -> bool:
+    """`typed` is `digits` with at most one digit left out, added or swapped with its
+    neighbour, never one changed for another ("21" and "12" for "212"; not "213")."""
+    if typed == digits:
+        return True
+    if abs(len(typed) - len(digits)) == 1:
+        return Indel.distance(typed, digits) == 1
+    return sorted(typed) == sorted(digits) and OSA.distance(typed, digits) == 1
+
+
+CODE_TYPO_CHARS = 4  # a code this long forgives one typo, in a term one shorter too
+
+
+def _code_typo(term: str, word: str, distance: int, digits: str) -> bool:
+    """`term` (with digits) is one missing, extra or swapped character off `word`, one of
+    them a code (issue 66, point 7: "ll1d" for "LL21D", "t12d" and "21d" for "212D", "212"
+    for "2B12"): one edit, CODE_TYPO_CHARS characters or more in the longer, the digits
+    `slipped`. Two numbers are never typos of each other ("102" is not "1002")."""
+    return (
+        distance == 1
+        and max(len(term), len(word)) >= CODE_TYPO_CHARS
+        and (is_code(term) or is_code(word))
+        and slipped(digits, numbers(word))
+    )
+
+
 STEP = 64  # places indexed between two pauses of `SearchIndex.building`
 MAX_TERMS = 12  # words of a query matched one by one; the whole query is compared too
 FIELD_BITS = 3  # a posting is place << FIELD_BITS | field: one 4-byte slot of an array
@@ -312,7 +350,7 @@ class SearchIndex:
                     continue  # "unit 102" is another unit than "unit 101", not a typo of it
                 for code in unpacked(self._phrases[text]):
                     if code & FIELD_MASK != Field.ID:
-                        offer(code >> FIELD_BITS, Tier.FUZZY, Field(code & FIELD_MASK))
+                        offer(code >> FIELD_BITS, Tier.NAME_TYPO, Field(code & FIELD_MASK))
         return [Match(place, tier, matched) for place, (tier, matched) in best.items()]
 
     def _met(self, term: str) -> dict[int, int]:
@@ -361,12 +399,19 @@ class SearchIndex:
                 break
             met[word] = Quality.WORD if word == term else Quality.PREFIX
         edits = allowed_edits(term)
-        if edits:
+        code = len(term) >= CODE_TYPO_CHARS - 1 and any(char.isdigit() for char in term)
+        if edits or code:
             digits = numbers(term)
-            for word, _, _ in process.extract(
-                term, self._vocabulary, scorer=OSA.distance, score_cutoff=edits, limit=None
+            for word, distance, _ in process.extract(
+                term,
+                self._vocabulary,
+                scorer=OSA.distance,
+                score_cutoff=max(edits, 1 if code else 0),
+                limit=None,
             ):
-                if numbers(word) == digits:  # numbers are never typos of others
+                if distance <= edits and numbers(word) == digits:
+                    met.setdefault(word, Quality.TYPO)  # numbers are never typos of others
+                elif code and _code_typo(term, word, distance, digits):
                     met.setdefault(word, Quality.TYPO)
         return list(met.items())
 

@@ -13,8 +13,8 @@ from resolvers.search.indexes import asset_index
 async def map_location_ids(context: RequestContext, unit_map: dict[str, Any], q: str) -> list[str]:
     """The location on `unit_map` of every place `q` finds by name (whole or by word
     prefixes) or by a category it names ("restroom": those named "Restroom 2" and the
-    toilets named otherwise alike); of the best it finds by typos or tags when neither
-    finds any. In id order; empty when none."""
+    toilets named otherwise alike); of the best it finds by typos (of the whole name
+    before words') or tags when neither finds any. In id order; empty when none."""
     asset_id = unit_map.get("asset_id")
     if asset_id is None:
         return []

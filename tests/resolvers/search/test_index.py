@@ -58,7 +58,8 @@ def test_tiers_and_fields():
         ("u-1", Tier.PREFIX, Field.NAME),
         ("u-2", Tier.PREFIX, Field.NAME),
     ]
-    assert found("jurasic tabel") == [("u-5", Tier.FUZZY, Field.NAME)]  # a swap is one typo
+    assert found("jurasic tabel") == [("u-5", Tier.NAME_TYPO, Field.NAME)]  # a swap is one
+    assert found("jurasic") == [("u-5", Tier.FUZZY, Field.NAME)]  # a word's typo
     assert found("toilet") == [("wc-1", Tier.KIND, Field.CATEGORY)]  # a kind's word, whole
     assert found("elevator") == [("lift-1", Tier.KIND, Field.CATEGORY)]
     assert found("elevat") == [("lift-1", Tier.CATEGORY, Field.CATEGORY)]  # its beginning
@@ -94,6 +95,55 @@ def test_a_kind_s_word_typed_whole_comes_before_typos_of_names():
 def test_numbers_are_never_typos():
     assert found("room 206") == []
     assert found("room 2041") == []
+
+
+def searched(names: list[str], query: str) -> list[tuple[str, Tier]]:
+    """(name, tier) of what `query` finds among units named `names`, best tier first."""
+    units = [{"_id": f"u-{n}", "name": name, "floor_id": "f"} for n, name in enumerate(names)]
+    built = SearchIndex(collect("a", units, []))
+    return sorted(
+        ((built.places[match.place].name or "", match.tier) for match in built.find(query)),
+        key=lambda one: (one[1], one[0]),
+    )
+
+
+CODES = ["LL21D", "212D", "213D", "B12", "Unit 101", "2120"]
+
+
+def test_a_code_forgives_one_missing_extra_or_swapped_character():
+    """Issue 66, point 7: "LL1D" for "LL21D" and "t12D" for "212D" found nothing (their
+    digits differ); one-character typos of 4-character codes find the code."""
+    assert searched(CODES, "LL1D") == [("LL21D", Tier.FUZZY)]  # a digit left out
+    assert searched(CODES, "LL211D") == [("LL21D", Tier.FUZZY)]  # one added
+    assert searched(CODES, "LL12D") == [("LL21D", Tier.FUZZY)]  # two swapped
+    assert searched(CODES, "t12D") == [("212D", Tier.FUZZY)]  # a digit typed as a letter
+    assert searched(CODES, "2l2D") == [("212D", Tier.FUZZY)]
+    assert searched(CODES, "21D") == [("212D", Tier.FUZZY), ("213D", Tier.FUZZY)]
+    assert searched(CODES, "122D") == [("212D", Tier.FUZZY)]
+    assert searched(CODES, "b112") == [("B12", Tier.FUZZY)]
+
+
+def test_a_code_never_takes_one_digit_for_another():
+    assert searched(CODES, "214D") == []  # another room, not a typo of 212D or 213D
+    assert searched(CODES, "LL31D") == []
+    assert searched(CODES, "213D") == [("213D", Tier.EXACT)]
+    assert searched(CODES, "unit 102") == []  # numbers alone are not codes
+    assert searched(CODES, "unit 1011") == []
+    # two numbers are never typos of each other; a number a letter off a code may be
+    assert searched(CODES, "2121") == [("212D", Tier.FUZZY)]
+    assert searched(CODES, "2140") == []  # 214 is neither 212 nor 213
+    assert searched(CODES, "212") == [("2120", Tier.PREFIX), ("212D", Tier.PREFIX)]
+
+
+def test_a_whole_name_one_typo_off_comes_before_names_sharing_a_word():
+    """Issue 66, point 7: "Restmoom 1" listed "Restroom (female) 1" and "(male) 1" before
+    "Restroom 1" (a tier alike, then by name)."""
+    names = ["Restroom (female) 1", "Restroom (male) 1", "Restroom 1", "Restroom 2"]
+    assert searched(names, "Restmoom 1") == [
+        ("Restroom 1", Tier.NAME_TYPO),
+        ("Restroom (female) 1", Tier.FUZZY),
+        ("Restroom (male) 1", Tier.FUZZY),
+    ]
 
 
 def test_a_repeated_term_counts_once_and_terms_past_the_limit_are_not_asked():
