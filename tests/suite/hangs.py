@@ -8,8 +8,8 @@ with each thread's stack and, here, each asyncio task's chain of awaits (the mai
 thread's stack of a hung coroutine only shows the event loop's `select`). Outside a
 test, a watchdog (faulthandler's, a thread of its own) ends a process of the run, the
 xdist controller included, that goes STALL_SECONDS without a test starting or reporting,
-or does not exit within EXIT_SECONDS of its session's end: it prints every thread's
-stack and exits 1."""
+or does not exit within EXIT_SECONDS of its session's end (a worker, STALL_SECONDS: it
+waits for its siblings): it prints every thread's stack and exits 1."""
 
 from __future__ import annotations
 
@@ -105,4 +105,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    watch(EXIT_SECONDS)
+    """The process should exit soon, but an xdist worker that ran out of tests waits for
+    its siblings' last tests first (until the controller ends them all): it keeps
+    STALL_SECONDS (a run of 2026-11-30 had a worker ended by EXIT_SECONDS while the other
+    ran its last tests, 2 minutes and more of them)."""
+    watch(STALL_SECONDS if hasattr(session.config, "workerinput") else EXIT_SECONDS)

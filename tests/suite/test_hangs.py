@@ -74,14 +74,22 @@ def pytest_runtest_logfinish(nodeid, location):
 """
 
 
-def run_pytest(folder: Path, conftest: str, tests: str) -> tuple[int, str, float]:
+QUICK_EXIT = """
+import tests.suite.hangs
+
+pytest_plugins = ["tests.suite.hangs"]
+tests.suite.hangs.EXIT_SECONDS = 0.5
+"""
+
+
+def run_pytest(folder: Path, conftest: str, tests: str, *more: str) -> tuple[int, str, float]:
     """pytest run in `folder` with only the plugins the suite's hang reports need."""
     (folder / "pytest.ini").write_text(INI)
     (folder / "conftest.py").write_text(conftest)
     (folder / "test_it.py").write_text(tests)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     command = [sys.executable, "-m", "pytest", "-p", "pytest_asyncio.plugin"]
-    command += ["-p", "pytest_timeout", "-p", "no:cacheprovider", "-q"]
+    command += ["-p", "pytest_timeout", "-p", "no:cacheprovider", "-q", *more]
     started = time.monotonic()
     done = subprocess.run(
         command, cwd=folder, env=env, capture_output=True, text=True, timeout=60, check=False
@@ -124,4 +132,20 @@ def test_a_hung_process_exits_1_with_its_stacks(
     assert "Timeout (0:00:01)!" in output
     assert f"in {waited_in}" in output
     assert (said in output) if said else ("passed" not in output), output
+    assert seconds < 30
+
+
+def test_a_worker_out_of_tests_waits_for_its_sibling_past_the_exit_limit(tmp_path: Path) -> None:
+    """An xdist worker whose session ended waits for the controller, which waits for the
+    other worker's last tests: a run of 2026-11-30 had such a worker ended by the exit
+    watchdog (2 minutes) and the run failed with every test passed."""
+    tests = (
+        "import time\n\n\ndef test_quick():\n    pass\n\n\ndef test_slow():\n    time.sleep(1.5)\n"
+    )
+    status, output, seconds = run_pytest(
+        tmp_path, QUICK_EXIT, tests, "-p", "xdist.plugin", "-n", "2"
+    )
+    assert status == 0, output
+    assert "2 passed" in output
+    assert "Timeout" not in output
     assert seconds < 30
