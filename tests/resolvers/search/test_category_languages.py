@@ -18,17 +18,11 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from parsing.imdf.venue import ImdfOptions
-from resolvers.auth.keys import create_key
-from resolvers.auth.permissions import ALL_PERMISSIONS
 from resolvers.search.categories import CATEGORIES, CATEGORY_ROWS
 from resolvers.search.text import phrase
-from rest.app import create_app
 from routing.vocabulary import SUPPORTED
-from storage.imdf.dataset import import_venue
-from tests._dbserver import fresh_store
 from tests.venues.hk_clinic import hk_clinic
-from tests.venues.run_cache import shared_venue_dataset
+from tests.venues.served import served_venue
 
 CLINIC = hk_clinic()
 HONG_KONG = "zh-HK,zh;q=0.9,en;q=0.8"
@@ -103,13 +97,8 @@ class Site:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def site(db_server, settings) -> AsyncIterator[Site]:
-    dataset = shared_venue_dataset(CLINIC.venue.files(), ImdfOptions())  # once per run
-    async with fresh_store(db_server) as store:
-        await import_venue(store, dataset, limits=settings.svg_limits)
-        key = (await create_key(store, "words", list(ALL_PERMISSIONS), None)).secret
-        transport = httpx.ASGITransport(app=create_app(settings, store))
-        async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as client:
-            yield Site(client, {"API-Key": key, "Experimental-Flags": "search"})
+    async with served_venue(db_server, settings, CLINIC.venue.files()) as served:
+        yield Site(served.client, served.headers("search"))
 
 
 @pytest.mark.parametrize("kind", sorted(ASKED))

@@ -20,14 +20,8 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from parsing.imdf.venue import ImdfOptions
-from resolvers.auth.keys import create_key
-from resolvers.auth.permissions import ALL_PERMISSIONS
-from rest.app import create_app
-from storage.imdf.dataset import import_venue
-from tests._dbserver import fresh_store
 from tests.venues.imdf_venues import Venue, rect
-from tests.venues.run_cache import shared_venue_dataset
+from tests.venues.served import served_venue
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -109,13 +103,8 @@ class Site:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def site(db_server, settings) -> AsyncIterator[Site]:
-    dataset = shared_venue_dataset(VENUE.files(), ImdfOptions())
-    async with fresh_store(db_server) as store:
-        await import_venue(store, dataset, limits=settings.svg_limits)
-        key = (await create_key(store, "codes", list(ALL_PERMISSIONS), None)).secret
-        transport = httpx.ASGITransport(app=create_app(settings, store))
-        async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as client:
-            yield Site(client, {"API-Key": key, "Experimental-Flags": "search"})
+    async with served_venue(db_server, settings, VENUE.files()) as served:
+        yield Site(served.client, served.headers("search"))
 
 
 async def test_the_reported_slips_find_their_codes(site: Site):

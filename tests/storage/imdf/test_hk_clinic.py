@@ -19,14 +19,8 @@ from typing import Any
 import httpx
 import pytest_asyncio
 
-from parsing.imdf.read import read_archive
-from parsing.imdf.venue import ImdfOptions
-from resolvers.auth.keys import create_key
-from resolvers.auth.permissions import ALL_PERMISSIONS
-from rest.app import create_app
-from storage.imdf.dataset import import_venue, venue_dataset
-from tests._dbserver import fresh_store
 from tests.venues.hk_clinic import hk_clinic
+from tests.venues.served import served_venue
 
 CLINIC = hk_clinic()
 FLAGS = "locations-resource, search"
@@ -42,13 +36,8 @@ class Site:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def site(db_server, settings) -> AsyncIterator[Site]:
-    found = venue_dataset(read_archive(CLINIC.venue.files()), ImdfOptions())
-    async with fresh_store(db_server) as store:
-        await import_venue(store, found, limits=settings.svg_limits)
-        key = (await create_key(store, "clinic", list(ALL_PERMISSIONS), None)).secret
-        transport = httpx.ASGITransport(app=create_app(settings, store))
-        async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as client:
-            yield Site(client, {"API-Key": key, "Experimental-Flags": FLAGS}, found.report.lines())
+    async with served_venue(db_server, settings, CLINIC.venue.files()) as served:
+        yield Site(served.client, served.headers(FLAGS), served.dataset.report.lines())
 
 
 async def get(site: Site, path: str, **headers: str) -> Any:
