@@ -18,6 +18,7 @@ from pymongo import AsyncMongoClient
 from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.asynchronous.database import AsyncDatabase
 
+from parsing.imdf.categories import CONNECTOR_ID_TAG as CONNECTOR_ID_TAG
 from parsing.imdf.categories import GENERATED_NAME_TAG as GENERATED_NAME_TAG
 from parsing.imdf.categories import IMDF_CATEGORY_TAG as IMDF_CATEGORY_TAG
 
@@ -62,8 +63,9 @@ FILES_BUCKET = "fs"
 # The tag of a location that stands for a unit (derived from a drawing, or given): its
 # value is the unit id.
 UNIT_ID_TAG = "svc:id"
-# GENERATED_NAME_TAG and IMDF_CATEGORY_TAG, the tags an IMDF import writes on its
-# locations, are defined with the import's other words (parsing/imdf/categories.py).
+# GENERATED_NAME_TAG, IMDF_CATEGORY_TAG and CONNECTOR_ID_TAG, the tags an IMDF import
+# writes on its locations, are defined with the import's other words
+# (parsing/imdf/categories.py).
 
 
 @dataclass(frozen=True)

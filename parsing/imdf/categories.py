@@ -12,6 +12,20 @@ CATEGORY_LANGUAGE = "en"
 GENERATED_NAME_TAG = ("svc:name", "generated")
 # The tag of an IMDF import's location saying its unit's, amenity's or occupant's category.
 IMDF_CATEGORY_TAG = "imdf:category"
+# The tag of the location of a unit a connector stands in (a lift's, stairs'): its value is
+# the connector's id in the walk graph, so a closure of the connector closes the place
+# and is named by it (issue 66).
+CONNECTOR_ID_TAG = "svc:connector-id"
+# The categories of places a visitor does not enter (`nonpublic`, and its subcategories):
+# never a landmark, listed after public places by `near` and `nearest`.
+NON_PUBLIC = "nonpublic"
+
+
+def is_public(category: object) -> bool:
+    """Whether a place of this IMDF category (or none) is one a visitor may enter."""
+    return not (isinstance(category, str) and category.startswith(NON_PUBLIC))
+
+
 # Unit categories of solid matter or a void: drawn, never walked nor listed.
 SOLID = frozenset(
     {

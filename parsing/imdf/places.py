@@ -6,7 +6,7 @@ are places of their own; each placed on every map of its level.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -178,10 +178,12 @@ def map_locations(
     map_id: str,
     ids: VenueIds,
     levels: set[str],
+    connectors: Mapping[str, str] | None = None,
 ) -> list[dict[str, Any]]:
     """The places on this map's levels as location records: a unit's id is
     `<map id>:<unit id>`; others keep their id on a level's map, `<id>@<map id>` on the
-    stack."""
+    stack. The place of a unit a connector stands in (`connectors`: unit id -> connector
+    id) says which (`CONNECTOR_ID_TAG`)."""
     suffix = f"@{map_id}" if map_id == ids.stack else ""
     found = []
     for place in places:
@@ -197,10 +199,18 @@ def map_locations(
                 "x": round(x, 3),
                 "y": round(y, 3),
                 "floors": [{"id": ids.floor(place.level)}],
-                "tags": [{"key": k, "value": v} for k, v in place.tags],
+                "tags": [
+                    {"key": k, "value": v}
+                    for k, v in (*place.tags, *_connector_tag(place.id, connectors or {}))
+                ],
             }
         )
     return found
+
+
+def _connector_tag(place_id: str, connectors: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    connector = connectors.get(place_id)
+    return () if connector is None else ((c.CONNECTOR_ID_TAG, connector),)
 
 
 def _amenity_place(venue: Venue, feature: Feature) -> tuple[str, tuple[float, float]] | None:

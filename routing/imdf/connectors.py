@@ -69,7 +69,9 @@ def connectors(
                     )
                 )
                 continue
-            mine.append(Stop(traversal.id, traversal.kind, space.level, unit_point(space)))
+            mine.append(
+                Stop(traversal.id, traversal.kind, space.level, unit_point(space), space.id)
+            )
         if len({stop.level for stop in mine}) < 2:
             problems.append(
                 (
@@ -119,7 +121,7 @@ def connectors(
     for ident, members in found:
         members.sort(key=lambda m: (height[m.level], position[m.level], m.id))
         kind = members[0].kind or ""
-        stops.extend(Stop(ident, kind, m.level, unit_point(m)) for m in members)
+        stops.extend(Stop(ident, kind, m.level, unit_point(m), m.id) for m in members)
         problems.append(
             (
                 "connector-inferred",

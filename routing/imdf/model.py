@@ -62,6 +62,9 @@ class Stop:
     kind: str
     level: str
     point: XY
+    # The unit it stands in (a lift's, a flight of stairs'): its place is the connector's
+    # (tag `svc:connector-id`), found by a closure of it. None for a door between levels.
+    unit: str | None = None
 
 
 @dataclass

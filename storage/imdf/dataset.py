@@ -114,6 +114,11 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
     }
     svgs: dict[str, str] = {}
     levels = list(venue.levels.values())
+    # the connector each unit's stop is of (the first by id): its place names it
+    connectors: dict[str, str] = {}
+    for stop in sorted(network.stops, key=lambda stop: stop.connector_id):
+        if stop.unit is not None:
+            connectors.setdefault(stop.unit, stop.connector_id)
     for map_id, shown, style in [
         *((ids.floor(lv.feature.id), [lv], "floor_plate") for lv in levels),
         (ids.stack, levels, "building"),
@@ -143,7 +148,7 @@ def venue_dataset(archive: Archive, options: ImdfOptions) -> ImdfDataset:
             }
         )
         on_map = {level.feature.id for level in shown}
-        data["locations"] += map_locations(venue, canvas, places, map_id, ids, on_map)
+        data["locations"] += map_locations(venue, canvas, places, map_id, ids, on_map, connectors)
     counts = {
         "id": ids.asset,
         "name": venue_name,

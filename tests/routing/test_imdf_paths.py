@@ -321,10 +321,10 @@ def test_two_levels_stairs_inferred_elevator_from_its_relationship() -> None:
     spaces, doors, traversals = two_levels()
     net = walk_network(spaces, doors, traversals, ["L0", "L1"])
     assert net.stops == [
-        Stop("lift", "elevator", "L0", (6.0, 4.0)),
-        Stop("lift", "elevator", "L1", (6.0, 4.0)),
-        Stop("s0", "stairs", "L0", (1.5, 4.5)),
-        Stop("s0", "stairs", "L1", (1.5, 4.5)),
+        Stop("lift", "elevator", "L0", (6.0, 4.0), "e0"),
+        Stop("lift", "elevator", "L1", (6.0, 4.0), "e1"),
+        Stop("s0", "stairs", "L0", (1.5, 4.5), "s0"),  # inferred: its first unit's id
+        Stop("s0", "stairs", "L1", (1.5, 4.5), "s1"),
     ]
     assert net.problems == [
         (

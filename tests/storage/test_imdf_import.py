@@ -206,6 +206,7 @@ async def test_locations_of_units_amenities_and_occupants(env):
         "imdf:feature": "unit",
         "imdf:category": "elevator",
         "svc:connector": "yes",
+        "svc:connector-id": env.venue.venue.feature_id("relationship", "elevator"),
     }
     assert len(found) == 6 + 1 + 4  # rooms (the café in A1), the amenity, elevators, stairs
 

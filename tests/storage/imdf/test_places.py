@@ -154,6 +154,8 @@ def test_what_a_unit_takes_in_keeps_its_id_and_name():
         "svc:connector": "yes",
         "imdf:amenity": features["elevator"],
         "svc:name": "generated",
+        # the walk graph's connector it stands for: a closure of it closes this place
+        "svc:connector-id": hall.venue.feature_id("relationship", "fh-lift"),
     }
     noodles = by_id[features["Noodle Bar"]]
     assert tags_of(noodles) == {"imdf:feature": "occupant", "imdf:category": "restaurant"}
