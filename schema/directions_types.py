@@ -201,6 +201,11 @@ class Directions:
         description="With `optimize`: `exact` (the least total time of every order, up to 8 "
         "stops) or `heuristic` (beyond); null otherwise."
     )
+    closures: list["Closure"] = strawberry.field(
+        description="The closures in force that close a place the route starts at, stops "
+        "at or goes to (a closed shop is walked to its door; a `nearest` whose candidates "
+        "are all closed names them); empty when none."
+    )
 
 
 # Closures (issue 50, docs/routing.md "Closures"): a connector or unit of a map that no

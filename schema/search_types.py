@@ -33,6 +33,10 @@ class SearchResult:
     time: float | None = strawberry.field(
         description="Seconds walked from `near` in `mode`; null without `near` or unreachable."
     )
+    closed: bool | None = strawberry.field(
+        description="Whether a closure of `unitMapId` closes it now (listed after open "
+        "places); null without `unitMapId`."
+    )
 
 
 @strawberry.type

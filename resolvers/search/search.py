@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from parsing.gcpause import gc_paused
+from parsing.imdf.categories import is_public
 from resolvers.auth.access import authorize
 from resolvers.auth.keys import Caller
 from resolvers.auth.permissions import DISTANCES_CALCULATE
@@ -28,10 +29,11 @@ from resolvers.errors import FieldErrors
 from resolvers.limits import DEFAULT_SEARCH_PER_PAGE, MAX_SEARCH_ASSETS, MAX_SEARCH_PER_PAGE
 from resolvers.paging import Page, paged
 from resolvers.reads import visible_map
-from resolvers.search.index import MATCHED, Entry, Match, SearchIndex
+from resolvers.search.index import MATCHED, Entry, Match, SearchIndex, Tier
 from resolvers.search.indexes import asset_index
 from resolvers.search.text import check_text, phrase
 from resolvers.validation import check_id, check_paging
+from resolvers.wayfinding.closures import places_of, profile_closed
 from resolvers.wayfinding.distances import (
     check_choice,
     location_points,
@@ -43,6 +45,7 @@ from resolvers.wayfinding.graph_cache import on_graph
 from storage import collections as c
 from storage.cache import cached_reads
 from storage.cache.names import READ_LANGUAGE, local_name
+from storage.closures import UNIT, active_closures
 
 if TYPE_CHECKING:
     from routing.matrix import Cell
@@ -67,15 +70,18 @@ class SearchResult(TypedDict):
     matched: str
     distance: float | None
     time: float | None
+    closed: bool | None
 
 
 @dataclass(frozen=True)
 class Found:
-    """A match with, from `near`, its walk."""
+    """A match with, from `near`, its walk, and, on a map, whether it is closed."""
 
     index: SearchIndex
     match: Match
-    cell: Cell = None
+    cell: Cell = None  # None: not walked (no `near`), or not reached
+    closed: bool | None = None
+    walked: bool = False  # measured from `near`
 
     @property
     def place(self) -> Entry:
@@ -126,6 +132,7 @@ async def search(
         await asset_index(context.store, context.services.search_indexes, asset_id)
         for asset_id in assets
     ]
+    shut = frozenset() if unit_map is None else await _shut(context, unit_map)
     if unit_map is None or near is None:
         # Garbage collection paused: a search of many matches (4,578 of 10,000 places)
         # makes as many objects, which young collections during it moved to the oldest
@@ -134,10 +141,36 @@ async def search(
         # are all dropped, by reference counting, as `_page` returns (held by no name
         # here: collection resumes after).
         with gc_paused(settle=False):
-            return _page(_found(indexes, q, unit_map_id, floor_id), q, page_no, size, unit_map_id)
-    found = _found(indexes, q, unit_map_id, floor_id)
+            found = _found(indexes, q, unit_map_id, floor_id)
+            if unit_map is not None:
+                found = _marked(found, unit_map_id, shut)
+            return _page(found, q, page_no, size, unit_map_id)
+    found = _marked(_found(indexes, q, unit_map_id, floor_id), unit_map_id, shut)
     found = await _walked(context, unit_map, near, Profile(MODES[mode or "foot"]), found)
     return _page(found, q, page_no, size, unit_map_id)
+
+
+async def _shut(context: RequestContext, unit_map: dict[str, Any]) -> frozenset[str]:
+    """The map's closed places (`closures.places_of`): their location ids, and the ids of
+    the closed units."""
+    found = await active_closures(context.store, unit_map["id"])
+    targets = {(each["kind"], each["target_id"]) for each in found}
+    placed = await places_of(context, unit_map, targets)
+    units = {target for kind, target in targets if kind == UNIT}
+    return frozenset({*(str(place["_id"]) for place, _ in placed), *units})
+
+
+def _marked(found: list[Found], map_id: str | None, shut: frozenset[str]) -> list[Found]:
+    """Each result closed or not: its unit closed, or its location on the map."""
+    if not shut:
+        return [replace(one, closed=False) for one in found]
+    marked = []
+    for one in found:
+        place = one.place
+        spot = place.location_on(map_id)
+        closed = place.id in shut or (spot is not None and spot[1] in shut)
+        marked.append(replace(one, closed=closed))
+    return marked
 
 
 def _found(
@@ -225,6 +258,7 @@ async def _walked(
         if spot is not None and spot[1] in points
     ]
     loaded = await map_graph(context, unit_map)
+    profile, _ = await profile_closed(context, unit_map, loaded, profile)  # as a route walks
     (cells,) = await on_graph(
         loaded,
         loaded.matrix,
@@ -233,9 +267,9 @@ async def _walked(
         [point for _, point in targets],
         stoppable=True,
     )
-    walked = list(found)
+    walked = [replace(one, walked=True) for one in found]
     for (position, _), cell in zip(targets, cells, strict=True):
-        walked[position] = replace(found[position], cell=cell)
+        walked[position] = replace(walked[position], cell=cell)
     return walked
 
 
@@ -248,15 +282,24 @@ def _ranked(found: list[Found], count: int) -> list[Found]:
 
 
 def _order(one: Found) -> tuple[Any, ...]:
-    time = math.inf if one.cell is None else one.cell[1]
+    """Tier, then walking time (unreachable last), then name, asset and id; closed places
+    after open ones. From `near` (a walk measured, issue 66), reachable places first:
+    open and public ones, then non-public, then closed, then those the mode cannot
+    reach; by time among what was asked for (a name, its words' beginnings, a kind's
+    word), then typos and the rest."""
     places, number = one.index.places, one.match.place
-    return (
-        one.match.tier,
-        time,
-        places.sort_names[number],
-        places.asset_ids[number],
-        places.ids[number],
-    )
+    names = (places.sort_names[number], places.asset_ids[number], places.ids[number])
+    if not one.walked:
+        return (bool(one.closed), one.match.tier, math.inf, *names)
+    time = math.inf if one.cell is None else one.cell[1]
+    if one.closed:
+        group = 2
+    elif math.isinf(time):
+        group = 3
+    else:
+        group = 0 if is_public(one.place.category) else 1
+    asked = Tier.EXACT if one.match.tier <= Tier.KIND else one.match.tier
+    return (group, asked, time, one.match.tier, *names)
 
 
 def _item(one: Found, asked: int, map_id: str | None) -> SearchResult:
@@ -275,6 +318,7 @@ def _item(one: Found, asked: int, map_id: str | None) -> SearchResult:
         "matched": MATCHED[one.match.matched],
         "distance": None if cell is None else rounded(cell[0]),
         "time": None if cell is None else rounded(cell[1]),
+        "closed": one.closed,
     }
 
 

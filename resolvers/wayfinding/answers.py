@@ -86,3 +86,4 @@ class Directions(TypedDict):
     via: list[dict[str, Any]] | None  # the stops as asked
     visit_order: list[int] | None
     optimized: str | None
+    closures: list[dict[str, Any]]  # those in force at its waypoints (`closures.as_api`)

@@ -22,7 +22,7 @@ from resolvers.limits import MAX_CLOSURE_DAYS, MAX_CLOSURE_REASON_CHARS
 from resolvers.paging import slice_list
 from resolvers.reads import begin, visible_map
 from resolvers.validation import check_id
-from resolvers.wayfinding.closures import ActiveClosure, active_list
+from resolvers.wayfinding.closures import active_list, as_api
 from storage.closures import (
     CONNECTOR,
     UNIT,
@@ -33,20 +33,6 @@ from storage.closures import (
 from storage.timestamps import format_timestamp
 
 IDS = {CONNECTOR: "connectorId", UNIT: "unitId"}  # each kind's argument
-
-
-def as_api(closure: ActiveClosure, map_id: str) -> dict[str, Any]:
-    """A closure as both faces serve it (snake_case, as stored documents are)."""
-    return {
-        "unit_map_id": map_id,
-        "kind": closure.kind,
-        "connector_id": closure.target_id if closure.kind == CONNECTOR else None,
-        "unit_id": closure.target_id if closure.kind == UNIT else None,
-        "connector_kind": closure.connector_kind,
-        "name": closure.name,
-        "until": closure.until,
-        "reason": closure.reason,
-    }
 
 
 async def list_closures(

@@ -70,6 +70,20 @@ class Closed:
 NOTHING_CLOSED = Closed(frozenset(), ())
 
 
+def as_api(closure: ActiveClosure, map_id: str) -> dict[str, Any]:
+    """A closure as both faces serve it (snake_case, as stored documents are)."""
+    return {
+        "unit_map_id": map_id,
+        "kind": closure.kind,
+        "connector_id": closure.target_id if closure.kind == CONNECTOR else None,
+        "unit_id": closure.target_id if closure.kind == UNIT else None,
+        "connector_kind": closure.connector_kind,
+        "name": closure.name,
+        "until": closure.until,
+        "reason": closure.reason,
+    }
+
+
 async def closed_edges(
     context: RequestContext, unit_map: dict[str, Any], loaded: LoadedGraph
 ) -> Closed:
@@ -135,11 +149,11 @@ async def target_names(
     context: RequestContext, unit_map: dict[str, Any], found: list[Closure]
 ) -> dict[tuple[str, str], str]:
     """A closed unit's name (its stored unit's), a closed connector's (the name of the
-    map's location standing for a unit of that id, as an IMDF venue's lift is both); a
-    target without one is left out."""
+    first of its places, `places_of`: "Lift A", or an IMDF venue's generated "Elevator
+    1"); a target without one is left out."""
     store, names = context.store, {}
-    units = sorted({each["target_id"] for each in found if each["kind"] == UNIT})
-    connectors = sorted({each["target_id"] for each in found if each["kind"] == CONNECTOR})
+    targets = {(each["kind"], each["target_id"]) for each in found}
+    units = sorted(target for kind, target in targets if kind == UNIT)
     if units:
         query = {"_id": {"$in": units}, "asset_id": unit_map.get("asset_id")}
         for unit in await cached_reads.find_list(
@@ -147,18 +161,72 @@ async def target_names(
         ):
             if unit.get("name"):
                 names[(UNIT, unit["_id"])] = unit["name"]
-    if connectors:
-        tagged = {"key": c.UNIT_ID_TAG, "value": {"$in": connectors}}
-        query = {"unit_map_id": unit_map["id"], "tags": {"$elemMatch": tagged}}
-        fields = {"name": 1, "tags": 1}
-        for place in await cached_reads.find_list(
-            store, c.LOCATIONS, query, BY_ID, projection=fields
-        ):
-            for tag in place.get("tags") or []:
-                key = (CONNECTOR, tag.get("value"))
-                if tag.get("key") == c.UNIT_ID_TAG and place.get("name") and key[1] in connectors:
-                    names.setdefault(key, place["name"])
+    connectors = {(kind, target) for kind, target in targets if kind == CONNECTOR}
+    for place, closes in await places_of(context, unit_map, connectors):
+        for target in closes:
+            if place.get("name"):
+                names.setdefault(target, place["name"])
     return names
+
+
+async def places_of(
+    context: RequestContext, unit_map: dict[str, Any], targets: Iterable[tuple[str, str]]
+) -> list[tuple[dict[str, Any], tuple[tuple[str, str], ...]]]:
+    """The map's locations that stand for closure targets ((kind, id) pairs), in id
+    order, each with the targets it stands for (issue 66: a route or `nearest` to a closed
+    place says so). A unit's place stands for it (tag `svc:id`, or its own id on a map
+    that keeps units' places under their ids); a connector's places are those tagged
+    with its id (`svc:connector-id`: an IMDF lift's unit on each level) or standing for
+    a unit of its id (a drawing's lift that is also a unit)."""
+    wanted = sorted(set(targets))
+    if not wanted:
+        return []
+    ids = sorted({target for _, target in wanted})
+    map_id = unit_map["id"]
+    keys = [c.UNIT_ID_TAG, c.CONNECTOR_ID_TAG]
+    query = {
+        "unit_map_id": map_id,
+        "$or": [
+            {"tags": {"$elemMatch": {"key": {"$in": keys}, "value": {"$in": ids}}}},
+            {"_id": {"$in": [*ids, *(f"{each}@{map_id}" for each in ids)]}},
+        ],
+    }
+    found = await cached_reads.find_list(
+        context.store, c.LOCATIONS, query, BY_ID, projection={"name": 1, "tags": 1}
+    )
+    asked = set(wanted)
+    placed = []
+    for place in found:
+        closes: dict[tuple[str, str], None] = {}
+        own = str(place["_id"]).removesuffix(f"@{map_id}")
+        said = [(UNIT, own)]
+        for tag in place.get("tags") or []:
+            value = tag.get("value") if isinstance(tag, dict) else None
+            if not isinstance(value, str):
+                continue
+            if tag.get("key") == c.UNIT_ID_TAG:
+                said += [(UNIT, value), (CONNECTOR, value)]
+            elif tag.get("key") == c.CONNECTOR_ID_TAG:
+                said.append((CONNECTOR, value))
+        for target in said:
+            if target in asked:
+                closes[target] = None
+        if closes:
+            placed.append((place, tuple(closes)))
+    return placed
+
+
+async def closed_places(
+    context: RequestContext, unit_map: dict[str, Any], closed: Closed
+) -> dict[str, tuple[ActiveClosure, ...]]:
+    """The map's locations the closures in force close, by id, with those closures."""
+    if not closed.closures:
+        return {}
+    by_target = {(each.kind, each.target_id): each for each in closed.closures}
+    return {
+        str(place["_id"]): tuple(by_target[target] for target in closes)
+        for place, closes in await places_of(context, unit_map, by_target)
+    }
 
 
 def closure_words(closure: ActiveClosure, moment: datetime | None = None) -> str:

@@ -27,6 +27,8 @@ from resolvers.wayfinding.answers import Directions, LegConnector, RouteLeg, Rou
 from resolvers.wayfinding.answers import Route as RouteAnswer
 from resolvers.wayfinding.closures import (
     Closed,
+    as_api,
+    closed_places,
     closure_words,
     closures_in_the_way,
     profile_closed,
@@ -66,6 +68,7 @@ REASONS = {
     "end-off-graph": "no walk path usable {how} on the destination's level",
     "disconnected": "no walk path usable {how} joins the start and the destination",
     "no-candidate": "no candidate is reachable {how} from the start",
+    "no-open-candidate": "no candidate is open",
 }
 WITHOUT = " without {kinds}"
 GEOMETRIES = ("geojson",)  # what `geometry` may ask the route as, besides its canvas legs
@@ -156,6 +159,7 @@ async def directions(
         "via": None if stops is None else [_echo(stop) for stop in stops],
         "visit_order": None,
         "optimized": None,
+        "closures": [],
     }
     if not unit_map.get("graph_file"):
         answer["reason"] = "this map has no walk paths (it is not processed for pathfinding)"
@@ -167,6 +171,7 @@ async def directions(
         profile, closed = await profile_closed(context, unit_map, loaded, profile)
     else:
         profile, closed = walked.profile, walked.closed
+    answer["closures"] = await _closed_waypoints(context, unit_map, closed, named)
     if choice is not None and not choice.reachable:
         answer["reason"] = await _unchosen(
             context, loaded, profile, closed, choice, mode_name, points[0]
@@ -271,6 +276,9 @@ async def _unchosen(
     from routing.route import Unreachable
 
     how = MODE_WORDS[mode_name]
+    if choice.closed:
+        told = REASONS["no-open-candidate"]
+        return f"{told}: " + "; ".join(closure_words(each) for each in choice.closed)
     if not choice.start_joins:
         return REASONS[str(Unreachable.START_OFF_GRAPH)].format(how=how)
     told = REASONS["no-candidate"].format(how=how)
@@ -278,6 +286,21 @@ async def _unchosen(
         return told
     pair = [start, choice.freed]
     return await _why_not(context, loaded, profile, closed, Unreachable.DISCONNECTED, pair, told)
+
+
+async def _closed_waypoints(
+    context: RequestContext,
+    unit_map: dict[str, Any],
+    closed: Closed,
+    named: list[tuple[str, Waypoint]],
+) -> list[dict[str, Any]]:
+    """The closures in force that close a place the route starts at, stops at or goes
+    to, in their order (issue 66: a route to a closed shop reaches its door and says it
+    is closed)."""
+    shut = await closed_places(context, unit_map, closed)
+    ids = {str(waypoint["id"]) for _, waypoint in named if waypoint.get("id") is not None}
+    found = dict.fromkeys(each for id_ in sorted(ids & shut.keys()) for each in shut[id_])
+    return [as_api(each, unit_map["id"]) for each in closed.closures if each in found]
 
 
 async def _floor_names(context: RequestContext, unit_map: dict[str, Any]) -> dict[str, str]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from parsing.imdf.categories import category_label
+from parsing.imdf.categories import category_label, is_public
 from resolvers.context import RequestContext
 from resolvers.wayfinding.graph_cache import on_graph
 from storage import collections as c
@@ -32,7 +32,6 @@ if TYPE_CHECKING:  # routing is imported by the functions that need it
     from routing.matrix import LoadedGraph
 
 PLACE_FIELDS = {"name": 1, "x": 1, "y": 1, "floors": 1, "tags": 1}
-NON_PUBLIC = "nonpublic"  # the IMDF categories of places a visitor does not enter
 # A name that says only what a place is and its number, as a drawing's units are named
 # when nobody named them: "Unit 12", "Area 3", "Room 7".
 NUMBERED = re.compile(r"(?:Unit|Area|Room) \d+")
@@ -86,8 +85,7 @@ def places_of(
             for tag in location.get("tags") or []
             if isinstance(tag, dict)
         }
-        category = tags.get(c.IMDF_CATEGORY_TAG)
-        if isinstance(category, str) and category.startswith(NON_PUBLIC):
+        if not is_public(tags.get(c.IMDF_CATEGORY_TAG)):
             continue  # a visitor cannot see it from the route, nor go in
         unit_id, made_up = tags.get(c.UNIT_ID_TAG), generated(name, tags)
         floors = [floor.get("id") for floor in location.get("floors") or []]

@@ -15,9 +15,11 @@ map's walk graph while its locations stay as they are (`_targets`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from parsing.imdf.categories import NON_PUBLIC
 from resolvers.context import RequestContext
 from resolvers.errors import FieldErrors
 from resolvers.limits import (
@@ -31,7 +33,7 @@ from resolvers.paging import BY_ID
 from resolvers.search.text import check_text
 from resolvers.tag_filter import Term, matches, parse_filter
 from resolvers.validation import check_id
-from resolvers.wayfinding.closures import Closed, profile_closed
+from resolvers.wayfinding.closures import ActiveClosure, Closed, closed_places, profile_closed
 from resolvers.wayfinding.distances import (
     Waypoint,
     check_on_drawing,
@@ -89,6 +91,8 @@ class Choice:
     # kinds and the closures, if one would be (what the `reason` names stands in its way).
     freed: Point | None = None
     walked: Walked | None = None  # None on a map without walk paths
+    # Every candidate closed: the closures that close them (the answer's `reason`).
+    closed: tuple[ActiveClosure, ...] = ()
 
 
 def check_nearest(errors: FieldErrors, waypoint: Waypoint) -> Wanted | None:
@@ -153,6 +157,22 @@ async def choose(
     check_on_drawing(loaded, [("from", start)], placed)
     profile, closed = await profile_closed(context, unit_map, loaded, profile)
     walked = Walked(loaded, profile, closed)
+    shut = await closed_places(context, unit_map, closed)
+    if all(name in shut for name in targets.names):  # every candidate closed (issue 66)
+        found = dict(zip(targets.names, targets.points, strict=True))
+        closures = tuple(dict.fromkeys(each for name in targets.names for each in shut[name]))
+        by_line = _by_line(context, unit_map, origin, found)
+        return Choice(by_line, reachable=False, start_joins=True, walked=walked, closed=closures)
+    targets = _kept(targets, lambda name: name not in shut)
+    if wanted.form != "ids":  # a visitor's nearest toilet is a public one, if one is reached
+        private = await _private(context, unit_map)
+        public = _kept(targets, lambda name: name not in private)
+        if public.names and len(public.names) < len(targets.names):
+            context.worked(PATH_SEARCH_COST)  # a second search of the same candidates
+            first = await on_graph(loaded, search, loaded, profile, origin, public, stoppable=True)
+            reached = _reached(first, public.names)
+            if reached:
+                return Choice(reached, reachable=True, start_joins=True, walked=walked)
     # One search gives every candidate's time; only those that may tie are measured
     # along their paths (`closest`), as E18 would measure them.
     closest = await on_graph(loaded, search, loaded, profile, origin, targets, stoppable=True)
@@ -217,6 +237,30 @@ def _reached(closest: Closest | None, ids: tuple[str, ...]) -> str | None:
         if cell is not None
     ]
     return min(reached)[2] if reached else None
+
+
+def _kept(targets: Targets, keep: Callable[[str], bool]) -> Targets:
+    """The candidates `keep` keeps (the same object when it keeps them all: a kept set
+    is found by identity, `routing.closest`)."""
+    from routing.closest import Targets
+
+    kept = [pair for pair in zip(targets.names, targets.points, strict=True) if keep(pair[0])]
+    if len(kept) == len(targets.names):
+        return targets
+    return Targets(tuple(name for name, _ in kept), tuple(point for _, point in kept))
+
+
+NON_PUBLIC_TAG = {"key": c.IMDF_CATEGORY_TAG, "value": {"$regex": f"^{NON_PUBLIC}"}}
+
+
+async def _private(context: RequestContext, unit_map: dict[str, Any]) -> frozenset[str]:
+    """The map's non-public places (`parsing.imdf.categories.is_public`): a visitor's
+    nearest toilet is a public one when any is reached (issue 66)."""
+    query = {"unit_map_id": unit_map["id"], "tags": {"$elemMatch": NON_PUBLIC_TAG}}
+    found = await cached_reads.find_list(
+        context.store, c.LOCATIONS, query, BY_ID, projection={"_id": 1}
+    )
+    return frozenset(str(doc["_id"]) for doc in found)
 
 
 def _by_line(

@@ -66,13 +66,15 @@ FRAGMENTS = {
     "location { x y } leg_index: legIndex point_index: pointIndex distance time "
     f"landmark {{ unit_id: unitId location_id: locationId name }} side {ROUTE_CONNECTOR} "
     "via_index: viaIndex instruction } } reason via { id name x y floor_id: floorId } "
-    "visit_order: visitOrder optimized }",
+    "visit_order: visitOrder optimized closures { unit_map_id: unitMapId kind "
+    "connector_id: connectorId unit_id: unitId connector_kind: connectorKind name until "
+    "reason } }",
     "ClosureFields": "fragment ClosureFields on Closure { unit_map_id: unitMapId kind "
     "connector_id: connectorId unit_id: unitId connector_kind: connectorKind name until "
     "reason }",
     "SearchResultFields": "fragment SearchResultFields on SearchResult { kind id name "
     "asset_id: assetId floor_id: floorId map_id: mapId location_id: locationId category "
-    "score matched distance time }",
+    "score matched distance time closed }",
     "VectorTileFields": "fragment VectorTileFields on VectorTile { etag data features }",
     "LocationFields": "fragment LocationFields on Location { id asset_id: assetId "
     "unit_map_id: unitMapId name x y floors { id } "

@@ -258,13 +258,13 @@ FIELD_COSTS = {
     "unitReferenceGroups": (120_001, 1_201),
     "locations": (210_001, 2_101),
     "distanceMatrix": (9_544, 9_544),  # without its body: as 1 x 1
-    "route": (9_725, 9_725),  # + the GeoJSON member (49), stops (50)
+    "route": (9_806, 9_806),  # + the GeoJSON member (49), stops (50), closures (81)
     "unitAttributeGroups": (220_001, 2_201),
     "unitAttributeAssignments": (110_001, 1_101),
     "assignUnitAttributes": (401, 401),
     "unassignUnitAttributes": (401, 401),
     "unitAttributeAssignmentChanges": (9, 9),  # one rate unit, when it subscribes
-    "search": (1_951, 1_191),  # at most 50 per page, 10 by default; `near` adds a search
+    "search": (2_001, 1_201),  # at most 50 per page, 10 by default; `near` adds a search
     "vectorTile": (4, 4),  # one tile: a few leaves (docs/tiles.md)
     "tileJson": (1, 1),
     "mapStyle": (1, 1),

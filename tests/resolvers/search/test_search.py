@@ -24,6 +24,7 @@ GYM = {
     "location_id": "loc-b1-f1-gym@map-b1",
     "category": "fitness_centre",
 }
+UNWALKED = {"distance": None, "time": None, "closed": None}  # no `near`, no `map`
 SEARCH = """
 query ($q: String!, $asset: ID, $map: ID, $floor: ID, $near: ID, $mode: String,
        $page: Int, $perPage: Int) {
@@ -57,7 +58,7 @@ async def test_a_name_finds_its_place_with_every_field(demo):
             "next_url": None,
         },
         "data": [
-            {**GYM, "score": 1.0, "matched": "name", "distance": None, "time": None},
+            {**GYM, "score": 1.0, "matched": "name", **UNWALKED},
         ],
     }
 
@@ -81,9 +82,7 @@ async def test_case_accents_prefixes_and_typos(demo, q, matched, score):
     if matched is None:
         assert body["data"] == []
         return
-    assert body["data"] == [
-        {**GYM, "score": score, "matched": matched, "distance": None, "time": None}
-    ]
+    assert body["data"] == [{**GYM, "score": score, "matched": matched, **UNWALKED}]
 
 
 async def test_a_category_word_finds_the_places_of_that_kind(demo):

@@ -204,6 +204,7 @@ async def test_a_straight_route_exactly(env):
         "via": None,
         "visit_order": None,
         "optimized": None,
+        "closures": [],
     }
     alias = await post(env, ROUTE_MAP, VALID, alias=True)
     assert alias.status_code == 200 and alias.json() == response.json()

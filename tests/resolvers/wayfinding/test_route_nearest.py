@@ -377,6 +377,7 @@ async def test_no_candidate_reachable_is_a_null_route_and_a_reason(env):
         "via": None,
         "visit_order": None,
         "optimized": None,
+        "closures": [],
     }
     # A candidate on a level without walk paths is never reached; on foot the other is.
     mixed = nearest(ids=["nr-s3", "nr-s2b"])
