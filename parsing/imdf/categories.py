@@ -4,6 +4,8 @@ landmarks, so this module imports nothing heavy (no shapely, no pyproj)."""
 
 from __future__ import annotations
 
+from parsing.imdf.category_words import DETAILS, LANGUAGES, WORDS, word_in
+
 # The language of the words below, and so of every name made of them ("Restroom 2",
 # "Level 1"): such a name exists in this language only (issue 51; docs/imdf.md, "Names").
 CATEGORY_LANGUAGE = "en"
@@ -40,28 +42,18 @@ SOLID = frozenset(
         "vegetation",
     }
 )
-# Category words IMDF writes run together, as a person writes them.
-CATEGORY_WORDS = {
-    "nonpublic": "Non-public area",
-    "opentobelow": "Open to below",
-    "movingwalkway": "Moving walkway",
-    "foodservice": "Food service",
-    "firstaid": "First aid",
-    "mothersroom": "Mothers' room",
-    "lostandfound": "Lost and found",
-    "unspecified": "Space",
-    "fieldofplay": "Field of play",
-    "privatelounge": "Private lounge",
-    "checkin": "Check-in",
-    "baggageclaim": "Baggage claim",
-    "unenclosedarea": "Unenclosed area",
-    "atm": "ATM",
-}
 
 
-def category_label(category: str) -> str:
-    """`restroom.female` -> "Restroom (female)", `nonpublic` -> "Non-public area"."""
+def category_label(category: str, language: str = CATEGORY_LANGUAGE) -> str:
+    """`restroom.female` -> "Restroom (female)" ("洗手間 (女)" in `zh-Hant`), `nonpublic`
+    -> "Non-public area": the category's word in `language` (`category_words`), else
+    the English word, written by rule for a category without one ("lounge_bar" ->
+    "Lounge bar")."""
     head, _, rest = category.strip().lower().partition(".")
-    word = CATEGORY_WORDS.get(head, head.replace("_", " ").replace("-", " ").capitalize())
-    detail = rest.replace(".", " ").replace("_", " ")
-    return f"{word or 'Space'} ({detail})" if detail else word or "Space"
+    row = WORDS.get(head)
+    english = head.replace("_", " ").replace("-", " ").capitalize() or "Space"
+    shown = language if language in LANGUAGES else CATEGORY_LANGUAGE
+    word = english if row is None else word_in(row, shown)
+    details = [part.replace("_", " ") for part in rest.split(".") if part]
+    said = [word_in(DETAILS[part], shown) if part in DETAILS else part for part in details]
+    return f"{word} ({' '.join(said)})" if said else word

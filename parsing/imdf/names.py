@@ -8,8 +8,12 @@ part of a name, which is shown on its floor's map; such a name is marked generat
 The source is chosen once; the unit is named in each language that source has. Names
 repeated on one floor are numbered ("Shop 1", "Shop 2"; "商店 1", "商店 2"), language by
 language in the same reading order, so no two units of a floor share a name in any
-language and no name is ever made of an id. Generated names exist in the language of
-the category labels only (parsing.imdf.categories.CATEGORY_LANGUAGE).
+language and no name is ever made of an id. In a venue named in several languages,
+generated names exist in each language of directions (`category_words.LANGUAGES`:
+"Restroom 2", "洗手間 2", "Toilettes 2"; issue 66, point 3: a Chinese route on a Hong
+Kong clinic said "在Elevator 1左轉"), numbered language by language in the same reading
+order, English first; a venue in one language keeps them in English, as every other
+name of it is in one language (and it stores no `names`, as before issue 51).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from collections.abc import Iterable, Set
 from dataclasses import dataclass, field
 
 from parsing.imdf.categories import CATEGORY_LANGUAGE, category_label
+from parsing.imdf.category_words import LANGUAGES
 from parsing.imdf.contents import Contents
 from parsing.imdf.labels import label
 from parsing.imdf.venue import Venue
@@ -62,8 +67,9 @@ def name_units(venue: Venue, contents: dict[str, Contents]) -> Naming:
         by_level[level].append((key, {}, category))
         points[key] = point
     naming = Naming()
+    several = any(len(given) > 1 for found in by_level.values() for _, given, _ in found)
     for found in by_level.values():
-        floor, generated = floor_names(found, points)
+        floor, generated = floor_names(found, points, LANGUAGES if several else ())
         naming.generated |= {k if k in venue.units else k.split(":", 1)[1] for k in generated}
         for key, given in floor.items():
             if key in venue.units:
@@ -93,13 +99,16 @@ def _unnamed_places(venue: Venue, merged: set[str]) -> list[tuple[str, str, XY, 
     return found
 
 
-def floor_names(found: list[Named], points: dict[str, XY]) -> tuple[dict[str, Names], set[str]]:
+def floor_names(
+    found: list[Named], points: dict[str, XY], made_in: Iterable[str] = ()
+) -> tuple[dict[str, Names], set[str]]:
     """The names of one floor's units and places in every language, and the keys whose
     name is generated. Each is first named in its default language (its source's first,
     `unique_names`: the unnamed get a category label, in CATEGORY_LANGUAGE only); then,
     language by language, those whose source has that language besides its default are
     numbered among themselves in the same reading order, skipping the names the others
-    show a reader of it (their default, which they keep)."""
+    show a reader of it (their default, which they keep). The generated names are made
+    in each language of `made_in` too."""
     default, generated = unique_names(
         ((key, next(iter(given.values()), None), category) for key, given, category in found),
         points,
@@ -112,6 +121,16 @@ def floor_names(found: list[Named], points: dict[str, XY]) -> tuple[dict[str, Na
         named = [(key, given[language], "") for key, given, _ in found if key in wanted]
         for key, name in unique_names(named, points, shown)[0].items():
             result[key][language] = name
+    # the generated names in the other languages of directions, each numbered among
+    # themselves, skipping what the others show a reader of that language
+    made = [(key, None, category) for key, given, category in found if not given]
+    others = [(key, names) for key, names in result.items() if key not in generated]
+    for language in made_in if made else ():
+        if language == CATEGORY_LANGUAGE:
+            continue
+        shown = {names.get(language, default[key]) for key, names in others}
+        for key, name in unique_names(made, points, shown, language)[0].items():
+            result[key][language] = name
     return result, generated
 
 
@@ -119,16 +138,18 @@ def unique_names(
     found: Iterable[tuple[str, str | None, str]],
     points: dict[str, XY],
     reserved: Set[str] = frozenset(),
+    language: str = CATEGORY_LANGUAGE,
 ) -> tuple[dict[str, str], set[str]]:
     """Names for (id, name or None, category) on one floor, and the ids whose name is
-    generated: the unnamed get "<category label> <n>", repeated names get " <n>";
+    generated: the unnamed get "<category label> <n>" (the label in `language`),
+    repeated names get " <n>";
     numbers run in reading order (north to south, then west to east) and skip any name
     already taken or `reserved` (a name given elsewhere that these must not meet: one
     named so is numbered too). The floor is no part of a name: a name is shown on its
     floor."""
     groups: dict[tuple[str, bool], list[str]] = defaultdict(list)
     for key, name, category in found:
-        groups[(name, True) if name else (category_label(category), False)].append(key)
+        groups[(name, True) if name else (category_label(category, language), False)].append(key)
     kept = {
         name
         for (name, named), keys in groups.items()

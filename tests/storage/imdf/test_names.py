@@ -205,12 +205,46 @@ def clinic_locations(found: ImdfDataset) -> dict[str, Any]:
     }
 
 
+# A generated name in a venue of several languages: in each language of directions
+# (issue 66, point 3), English first.
+RESTROOM_1 = {
+    "en": "Restroom 1",
+    "zh-Hant": "洗手間 1",
+    "zh-Hans": "洗手间 1",
+    "fr": "Toilettes 1",
+    "de": "Toilette 1",
+    "es": "Aseo 1",
+}
+FEMALE_1 = {
+    "en": "Restroom (female) 1",
+    "zh-Hant": "洗手間 (女) 1",
+    "zh-Hans": "洗手间 (女) 1",
+    "fr": "Toilettes (femmes) 1",
+    "de": "Toilette (Damen) 1",
+    "es": "Aseo (mujeres) 1",
+}
+ELEVATOR_1 = {
+    "en": "Elevator 1",
+    "zh-Hant": "升降機 1",
+    "zh-Hans": "电梯 1",
+    "fr": "Ascenseur 1",
+    "de": "Aufzug 1",
+    "es": "Ascensor 1",
+}
+STAIRS_1 = {
+    "en": "Stairs 1",
+    "zh-Hant": "樓梯 1",
+    "zh-Hans": "楼梯 1",
+    "fr": "Escalier 1",
+    "de": "Treppe 1",
+    "es": "Escalera 1",
+}
 ENGLISH_DEFAULT = {
     "G:waiting": {"en": "Waiting Hall", "zh-Hant": "候診大堂"},  # `zh_hant` read as zh-Hant
     "G:g02": {"en": "Community Pharmacy", "zh-Hant": "社區藥房"},  # its occupant
     "G:consult-w": {"en": "Consultation Room 1", "zh-Hant": "診症室 1"},  # west first
     "G:consult-e": {"en": "Consultation Room 2", "zh-Hant": "診症室 2"},
-    "G:restroom": "Restroom 1",  # generated: English only
+    "G:restroom": RESTROOM_1,  # generated
     "G:lobby": {"en": "Entrance Lobby", "zh-Hant": "入口大堂"},
     "G:xray": "X-ray Room",  # English only
     "G:physio": {"en": "Physiotherapy Room", "zh-Hant": "物理治療室"},
@@ -219,15 +253,15 @@ ENGLISH_DEFAULT = {
     "1:office-w": {"en": "Office 1", "zh-Hant": "辦公室"},  # one name in English only
     "1:office-e": {"en": "Office 2", "zh-Hant": "會計室"},
     "1:hall": {"en": "Multi-purpose Room", "zh-Hant": "多用途室"},
-    "1:restroom": "Restroom (female) 1",
+    "1:restroom": FEMALE_1,
     "2:hall": {"en": "Community Hall", "zh-Hant": "社區會堂"},
     "2:store": "儲物室",  # Chinese only: one language, a plain name
 }
 PLACES = {  # beside the units: the ways between levels and the amenities of their own
     **{
-        f"{level}:{kind}": f"{name} 1"
+        f"{level}:{kind}": name
         for level in "G12"
-        for kind, name in (("lift", "Elevator"), ("stairs", "Stairs"))
+        for kind, name in (("lift", ELEVATOR_1), ("stairs", STAIRS_1))
     },
     "enquiry": {"en": "Enquiry Counter", "zh-Hant": "詢問處"},
     "fountain": "飲水機",
@@ -266,7 +300,7 @@ def test_every_record_keeps_every_language_of_its_name():
     ]
 
 
-def test_generated_names_are_marked_and_english_only():
+def test_generated_names_are_marked_and_in_every_language():
     found = clinic_dataset()
     generated = {
         loc["id"].rsplit(":", 1)[-1]
@@ -314,14 +348,14 @@ def test_names_are_unique_on_each_floor_in_each_language():
             "社區藥房",
             "診症室 1",
             "診症室 2",
-            "Restroom 1",
+            "洗手間 1",
             "入口大堂",
             "X-ray Room",
             "物理治療室",
             "詢問處",
             "飲水機",
-            "Elevator 1",
-            "Stairs 1",
+            "升降機 1",
+            "樓梯 1",
         ]
     )
 
@@ -356,7 +390,7 @@ def test_the_dataset_language_is_the_venues():
     assert (names["G:xray"], names["2:store"], names["G:restroom"]) == (
         "X-ray Room",  # one language: plain, whichever it is
         "儲物室",
-        "Restroom 1",
+        RESTROOM_1,  # generated: in each language, English first
     )
     assert chinese.data["floors"][0]["name"] == {
         "zh-Hant": "地下",
@@ -463,7 +497,7 @@ async def test_every_kind_of_record_is_stored_with_its_names(stored: Stored):
     assert await stored_names(store, col.UNITS, [clinic.units[k] for k in units]) == [
         ("Consultation Room 2", {"en": "Consultation Room 2", "zh-Hant": "診症室 2"}),
         ("X-ray Room", None),
-        ("Restroom 1", None),
+        ("Restroom 1", RESTROOM_1),  # generated: in each language
         ("儲物室", None),  # one language: no `names`
         ("Office 1", {"en": "Office 1", "zh-Hant": "辦公室"}),
     ]
@@ -558,12 +592,12 @@ async def test_graphql_the_header_and_a_route_speak_traditional_chinese(stored: 
     assert (routed.status_code, routed.headers["content-language"]) == (200, "zh-Hant")
     answer = routed.json()
     assert (answer["from"]["name"], answer["to"]["name"]) == ("候診大堂", "社區會堂")
-    # "Elevator 1" is a generated name: English only (docs/imdf.md, names in several
-    # languages); every other word is the data's Chinese or the sentences'
+    # "升降機 1" is a generated name, made in each language (issue 66, point 3: it was
+    # "Elevator 1"); every other word is the data's Chinese or the sentences'
     assert answer["route"]["steps"] == [
         "從候診大堂出發",
         "步行 5 公尺後在詢問處左轉",
         "步行 15 公尺後搭電梯上 2 層樓到二樓",
-        "步行 2 公尺後在Elevator 1左轉",
+        "步行 2 公尺後在升降機 1左轉",
         "步行 12 公尺後抵達位於右側的社區會堂",
     ]
