@@ -103,10 +103,11 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     watch(STALL_SECONDS)
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """The process should exit soon, but an xdist worker that ran out of tests waits for
-    its siblings' last tests first (until the controller ends them all): it keeps
-    STALL_SECONDS (a run of 2026-11-30 had a worker ended by EXIT_SECONDS while the other
-    ran its last tests, 2 minutes and more of them)."""
+    """The process should exit soon (after the other hooks of the session's end: the
+    xdist controller's ends its workers), but an xdist worker that ran out of tests
+    waits for its siblings' last tests first (until the controller ends them all): it
+    keeps STALL_SECONDS (a run of 2026-11-30 had a worker ended by EXIT_SECONDS while
+    the other ran its last tests, 2 minutes and more of them)."""
     watch(STALL_SECONDS if hasattr(session.config, "workerinput") else EXIT_SECONDS)

@@ -78,7 +78,7 @@ QUICK_EXIT = """
 import tests.suite.hangs
 
 pytest_plugins = ["tests.suite.hangs"]
-tests.suite.hangs.EXIT_SECONDS = 0.5
+tests.suite.hangs.EXIT_SECONDS = 1.0
 """
 
 
@@ -140,10 +140,10 @@ def test_a_worker_out_of_tests_waits_for_its_sibling_past_the_exit_limit(tmp_pat
     other worker's last tests: a run of 2026-11-30 had such a worker ended by the exit
     watchdog (2 minutes) and the run failed with every test passed."""
     tests = (
-        "import time\n\n\ndef test_quick():\n    pass\n\n\ndef test_slow():\n    time.sleep(1.5)\n"
+        "import time\n\n\ndef test_quick():\n    pass\n\n\ndef test_slow():\n    time.sleep(3)\n"
     )
     status, output, seconds = run_pytest(
-        tmp_path, QUICK_EXIT, tests, "-p", "xdist.plugin", "-n", "2"
+        tmp_path, QUICK_EXIT, tests, "-p", "xdist.plugin", "-n", "2", "-o", "timeout=20"
     )
     assert status == 0, output
     assert "2 passed" in output
