@@ -84,8 +84,8 @@ SCORES = {
     Tier.EXACT: 1.0,
     Tier.PREFIX: 0.8,
     Tier.KIND: 0.7,
-    Tier.NAME_TYPO: 0.65,
-    Tier.FUZZY: 0.6,
+    Tier.NAME_TYPO: 0.6,  # at most 0.6: the viewer takes a score over it for no typo
+    Tier.FUZZY: 0.55,
     Tier.CATEGORY: 0.4,
     Tier.TAG: 0.2,
 }

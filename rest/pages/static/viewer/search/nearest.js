@@ -32,9 +32,9 @@ export const KINDS = [
 const BUTTON = "button[data-nearest]";
 const PROBED = 10; // results looked at per word: typos of other names may come first
 // A score over 0.6 is a match of the whole name or of a word's beginning (each tier has
-// its score, less up to a quarter: 1, 0.8, 0.7 for a kind's word, 0.6 for typos, 0.4 for
-// a kind met otherwise); the nearest goes to those and to the kind's places (matched
-// "category"), never to a typo when they exist.
+// its score, less up to a quarter: 1, 0.8, 0.7 for a kind's word, 0.6 and 0.55 for typos
+// of a whole name and of words, 0.4 for a kind met otherwise); the nearest goes to those
+// and to the kind's places (matched "category"), never to a typo when they exist.
 const NAMED_OVER = 0.6;
 
 function kindsQuery() {
