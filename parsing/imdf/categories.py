@@ -23,6 +23,16 @@ CONNECTOR_ID_TAG = "svc:connector-id"
 NON_PUBLIC = "nonpublic"
 
 
+# Openings that are places a visitor looks for (issue 66, point 5: "entrance" found
+# nothing on a venue of 12 principal entrances): IMDF category -> the word its generated
+# name is made of (`category_words`) and the tag that makes it an entrance or an exit to a
+# search (`entrance=main`, OpenStreetMap's, is both; an emergency exit is an exit only).
+DOORWAYS = {
+    "pedestrian.principal": ("entrance", ("entrance", "main")),
+    "emergencyexit": ("emergencyexit", ("svc:category", "emergency_exit")),
+}
+
+
 def is_public(category: object) -> bool:
     """Whether a place of this IMDF category (or none) is one a visitor may enter."""
     return not (isinstance(category, str) and category.startswith(NON_PUBLIC))

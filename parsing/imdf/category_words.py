@@ -199,6 +199,16 @@ WORDS: dict[str, tuple[str, str, str, str, str, str]] = {
     "walkway": ("Walkway", "通道", "通道", "Couloir", "Gang", "Pasillo"),
     # amenities and occupants an import names when the venue does not
     "atm": ("ATM", "自動櫃員機", "自动取款机", "Distributeur", "Geldautomat", "Cajero automático"),
+    # openings that are places (`categories.DOORWAYS`)
+    "entrance": ("Entrance", "入口", "入口", "Entrée", "Eingang", "Entrada"),
+    "emergencyexit": (
+        "Emergency exit",
+        "緊急出口",
+        "紧急出口",
+        "Sortie de secours",
+        "Notausgang",
+        "Salida de emergencia",
+    ),
     "drinkingwater": (
         "Drinking water",
         "飲水機",

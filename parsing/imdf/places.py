@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from shapely.geometry import Point
+from shapely.geometry import LineString, Point
 
 from parsing.imdf import categories as c
 from parsing.imdf.contents import Contents, has_location
@@ -65,6 +65,7 @@ def read_places(venue: Venue, contents: dict[str, Contents], naming: Naming) -> 
             )
             names = texts[feature.id] or naming.places.get(feature.id, {})
             found.append(Place(feature.id, names, *where, _marked(tags, feature.id, naming)))
+    found += _doorway_places(venue, naming)
     anchors = {}  # anchor id -> its unit and point, for those that have both
     for anchor_id, anchor in venue.anchors.items():
         point, units = venue.shape(anchor, (Point,)), venue.units_of(anchor)
@@ -205,6 +206,31 @@ def map_locations(
                 ],
             }
         )
+    return found
+
+
+def _doorway_places(venue: Venue, naming: Naming) -> list[Place]:
+    """An entrance's or an emergency exit's place (`DOORWAYS`): the middle of its opening,
+    by its name or a generated one ("Entrance 2")."""
+    found = []
+    for feature in venue.archive.of("opening"):
+        doorway = c.DOORWAYS.get(feature.category)
+        if doorway is None:
+            continue
+        line = venue.shape(feature, (LineString,))
+        level = str(feature.properties.get("level_id"))
+        if line is None or level not in venue.levels:
+            venue.report.add("entrance without a line or a level, no place", feature.id)
+            continue
+        middle = line.interpolate(0.5, normalized=True)
+        tags: Tags = (
+            ("imdf:feature", "opening"),
+            (c.IMDF_CATEGORY_TAG, feature.category),
+            doorway[1],
+        )
+        names = venue.texts(feature.properties.get("name")) or naming.places.get(feature.id, {})
+        marked = _marked(tags, feature.id, naming)
+        found.append(Place(feature.id, names, level, (middle.x, middle.y), marked))
     return found
 
 

@@ -163,7 +163,7 @@ CATEGORIES: tuple[Category, ...] = (
             "de": "ausgang,ausgänge,notausgang",
             "es": "salida,salidas,salida de emergencia",
         },
-        "exit,emergency_exit,emergency",
+        "exit,emergency_exit,emergency,main",
     ),
     _row(
         "information",

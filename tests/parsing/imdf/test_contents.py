@@ -68,7 +68,10 @@ def test_repeated_names_are_numbered_once_on_the_rooms():
     # the amenity's Chinese name is the room's, which had none
     assert names["G:ultrasound"] == {"en": "Ultrasound Rm", "zh-Hant": "超聲波室"}
     assert names["G:specimen"] == {"en": "Specimen Collection Rm", "zh-Hant": "標本收集室"}
-    assert naming.places == {}  # every amenity here has a name, or is its room
+    # every amenity here has a name, or is its room; the entrance is named by its kind
+    entrance = CLINIC.venue.feature_id("opening", "G:entrance")
+    assert list(naming.places) == [entrance]
+    assert naming.places[entrance]["en"] == "Entrance 1"
 
 
 def test_no_two_places_in_one_room_share_a_name():
@@ -76,13 +79,20 @@ def test_no_two_places_in_one_room_share_a_name():
     contents = unit_contents(venue)
     places = read_places(venue, contents, name_units(venue, contents))
     inside: dict[str, list[str]] = {}
+    doorways = [place for place in places if ("imdf:feature", "opening") in place.tags]
+    assert [(place.names["en"], place.level) for place in doorways] == [
+        ("Entrance 1", CLINIC.levels["G"])
+    ]
     for place in places:
+        if place in doorways:
+            continue
         units = [place.id] if place.id in venue.units else [CLINIC_UNIT_OF[place.id]]
         inside.setdefault(units[0], []).append(place.names["en"])
     assert all(len(names) == len(set(names)) for names in inside.values())
     names = sorted(name for found in inside.values() for name in found)
     assert "Consultation Rm" not in names and names.count("Consultation Rm 1") == 1
-    assert len(places) == 2 * 24 + 4  # 44 rooms, 2 lifts, 2 stairs (not the corridors); 4 apart
+    # 44 rooms, 2 lifts, 2 stairs (not the corridors); 4 apart; the entrance
+    assert len(places) == 2 * 24 + 4 + 1
     interview = next(p for p in places if p.id == CLINIC.units["1:interview"])
     assert dict(interview.tags)["alt_name"] == "面談室"  # the amenity's other name finds it
     assert dict(interview.tags)["imdf:amenity"] == CLINIC.amenities["1:interview"]

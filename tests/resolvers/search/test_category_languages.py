@@ -109,12 +109,15 @@ async def test_each_language_s_word_finds_what_the_english_one_finds(site: Site,
     units, english, others = ASKED[kind]
     in_english = await site.found(english)
     assert sorted(hit_id for _, hit_id, _ in in_english) == sorted(CLINIC.units[u] for u in units)
-    by_category = sorted((hit_kind, hit_id, "category") for hit_kind, hit_id, _ in in_english)
-    for tag, words in others.items():
+    places = sorted((hit_kind, hit_id) for hit_kind, hit_id, _ in in_english)
+    for words in others.values():
         for word in words:
-            assert await site.found(word) == by_category, (tag, word)
             # whatever language the visitor reads the answer in
-            assert await site.found(word, **{"Accept-Language": HONG_KONG}) == by_category, word
+            for headers in ({}, {"Accept-Language": HONG_KONG}):
+                found = await site.found(word, **headers)
+                assert [(hit_kind, hit_id) for hit_kind, hit_id, _ in found] == places, word
+                # by its kind, or by the generated name in that language ("升降機 1")
+                assert {matched for _, _, matched in found} <= {"category", "name"}, word
 
 
 async def test_a_word_of_another_kind_finds_none_of_these(site: Site):
@@ -122,3 +125,27 @@ async def test_a_word_of_another_kind_finds_none_of_these(site: Site):
     nothing rather than the nearest thing (a word under 4 characters takes no typo)."""
     for word in ("扶手電梯", "停車場", "商店", "Rolltreppe", "aparcamiento"):
         assert await site.found(word) == [], word
+
+
+ENTRANCE = CLINIC.venue.feature_id("opening", "G:entrance")  # its principal entrance
+WAYS = {
+    "entrance": ("entrance", "入口", "entrée", "Eingang", "entrada"),
+    "exit": ("exit", "出口", "sortie", "Ausgang", "salida"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(WAYS))
+async def test_the_entrance_is_a_place_found_as_a_way_in_and_out(site: Site, kind: str):
+    """Issue 66, point 5: openings were no places, so "entrance" found nothing on venues
+    of many principal entrances. The clinic's is a place ("Entrance 1", generated, in
+    each language) that every language's word for a way in, or out, finds once."""
+    lobby = ("unit", CLINIC.units["G:lobby"], "name")  # "Entrance Lobby", "入口大堂"
+    for word in WAYS[kind]:
+        found = await site.found(word)
+        ways = [matched for _, hit_id, matched in found if hit_id == ENTRANCE]
+        # once: by its kind, or by its generated name ("Entrance 1", "入口 1"), not an exit's
+        allowed = {"category"} if kind == "exit" else {"category", "name"}
+        assert len(ways) == 1 and ways[0] in allowed, word
+        assert [hit for hit in found if hit[1] != ENTRANCE] in ([], [lobby]), word
+    named = await site.found("入口 1", **{"Accept-Language": HONG_KONG})
+    assert named == [("location", ENTRANCE, "name")]  # its generated name, in Chinese

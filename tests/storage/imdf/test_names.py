@@ -198,6 +198,7 @@ def clinic_locations(found: ImdfDataset) -> dict[str, Any]:
     by its key, an amenity's by its key."""
     keys = {unit_id: key for key, unit_id in CLINIC.units.items()}
     keys |= {feature_id: key for key, feature_id in CLINIC.features.items()}
+    keys[ENTRANCE] = "G:entrance"
     return {
         keys[loc["id"].rsplit(":", 1)[-1]]: loc["name"]
         for loc in found.data["locations"]
@@ -239,6 +240,16 @@ STAIRS_1 = {
     "de": "Treppe 1",
     "es": "Escalera 1",
 }
+ENTRANCE_1 = {
+    "en": "Entrance 1",
+    "zh-Hant": "入口 1",
+    "zh-Hans": "入口 1",
+    "fr": "Entrée 1",
+    "de": "Eingang 1",
+    "es": "Entrada 1",
+}
+# The clinic's principal entrance: a place (issue 66, point 5), named as generated.
+ENTRANCE = CLINIC.venue.feature_id("opening", "lung-wan-G:entrance")
 ENGLISH_DEFAULT = {
     "G:waiting": {"en": "Waiting Hall", "zh-Hant": "候診大堂"},  # `zh_hant` read as zh-Hant
     "G:g02": {"en": "Community Pharmacy", "zh-Hant": "社區藥房"},  # its occupant
@@ -265,6 +276,7 @@ PLACES = {  # beside the units: the ways between levels and the amenities of the
     },
     "enquiry": {"en": "Enquiry Counter", "zh-Hant": "詢問處"},
     "fountain": "飲水機",
+    "G:entrance": ENTRANCE_1,
     "babycare": {"en": "Baby Care Room", "zh-Hant": "育嬰室"},
 }
 FLOORS = [
@@ -295,7 +307,7 @@ def test_every_record_keeps_every_language_of_its_name():
     ]
     assert found.report.lines() == []  # a venue as the standard writes it: no remark
     assert found.summary == [
-        "venue 'Lung Wan Community Clinic': 3 levels, 25 units (16 listed), 50 locations, "
+        "venue 'Lung Wan Community Clinic': 3 levels, 25 units (16 listed), 52 locations, "
         "179 walk lines, 6 connector stops"
     ]
 
@@ -313,7 +325,7 @@ def test_generated_names_are_marked_and_in_every_language():
         "1:restroom",
         *(f"{lv}:{kind}" for lv in "G12" for kind in ("lift", "stairs")),
     ]
-    assert generated == {CLINIC.units[key] for key in keys}
+    assert generated == {CLINIC.units[key] for key in keys} | {ENTRANCE}
     # the unit that took in its occupant keeps its own names as an alternative, in English
     g02 = next(loc for loc in found.data["locations"] if loc["id"].endswith(CLINIC.units["G:g02"]))
     assert {"key": "alt_name", "value": "Room G02"} in g02["tags"]
@@ -356,6 +368,7 @@ def test_names_are_unique_on_each_floor_in_each_language():
             "飲水機",
             "升降機 1",
             "樓梯 1",
+            "入口 1",
         ]
     )
 
