@@ -11,7 +11,9 @@ come from `routing.bends`:
 - Every vertex whose direction changes by 60 degrees or more keeps a turn within one
   window of it, whatever else was dropped.
 - A turn within CONNECTOR_TURN_FT before a connector is told with it ("take the stairs
-  up"), not as a step of its own a few feet earlier.
+  up"), not as a step of its own a few feet earlier; one within START_TURN_FT of the
+  start is told with the start: the first step walks (issue 66, point 8: "Start at
+  LL21D" then "Turn slightly left" with nothing walked between).
 - A destination just off to one side of the last turn is arrived at there, with its side.
 - A landmark is a public place; a generated name only where no other is within reach;
   two turns in a row never name the same one.
@@ -48,6 +50,7 @@ from routing.vocabulary import ManeuverType, Modifier, Side
 LANDMARK_FT = 30.0  # a named place this close to a maneuver may name it
 ARRIVAL_FT = 30.0  # a destination this close beside the last turn is arrived at there
 CONNECTOR_TURN_FT = 15.0  # a turn this close before a connector is told with it
+START_TURN_FT = 5.0  # a turn this close after the start is told with it
 BESIDE_DEG = (45.0, 135.0)  # "on your left/right": off the walking direction by this much
 ROUNDS = 6  # of dropping straightened turns and restoring forced ones (2 are typical)
 
@@ -151,12 +154,19 @@ class _Plan:
             line.length - CONNECTOR_TURN_FT if leg < len(route.rides) else math.inf
             for leg, line in enumerate(lines)
         ]
+        # Feet along each leg up to which a turn is told with the start.
+        self.since = [START_TURN_FT if leg == 0 else -math.inf for leg in range(len(lines))]
         for leg, line in enumerate(lines):
             turns = self.bends[leg].turns
-            self.stops += [_Stop(TURN, leg, i) for i in turns if line.at[i] < self.told_with[leg]]
+            self.stops += [_Stop(TURN, leg, i) for i in turns if self._tells(leg, line.at[i])]
             if leg < len(route.rides):
                 self.stops.append(_Stop(CONNECTOR, leg, len(line.points) - 1, ride=leg))
         self.stops.append(_Stop(ARRIVE, len(lines) - 1, len(lines[-1].points) - 1))
+
+    def _tells(self, leg: int, feet: float) -> bool:
+        """Whether a turn `feet` along `leg` is told on its own: not with the start nor
+        with the connector ending the leg."""
+        return self.since[leg] < feet < self.told_with[leg]
 
     def settle(self) -> None:
         """Drop straightened turns and restore a turn near every forced vertex left
@@ -218,13 +228,15 @@ class _Plan:
             end = arrive.index if leg == arrive.leg else len(line.points) - 1
             stops = sorted(line.at[s.index] for s in self.stops if s.leg == leg)
             turns = sorted(line.at[s.index] for s in self.stops if s.leg == leg and s.type == TURN)
-            until = self.told_with[leg]
+            until, since = self.told_with[leg], self.since[leg]
             for place, _ in bends.forced:
                 checked(self.halt)
                 k = bisect.bisect_left(turns, place - NEAR_TURN_FT)
-                if place >= until or (k < len(turns) and turns[k] <= place + NEAR_TURN_FT):
+                if place >= until or place <= since:
                     continue
-                index = _vertex_for(line, place, end, stops, until)
+                if k < len(turns) and turns[k] <= place + NEAR_TURN_FT:
+                    continue
+                index = _vertex_for(line, place, end, stops, until, since)
                 if index is not None:
                     added.append(_Stop(TURN, leg, index))
                     bisect.insort(turns, line.at[index])
@@ -278,7 +290,11 @@ class _Plan:
             return
         self.bends[turn.leg] = find_bends(line, turn.index, self.halt)
         kept = [s for s in self.stops[:-2] if s.leg != turn.leg or s.type != TURN]
-        again = [_Stop(TURN, turn.leg, i) for i in self.bends[turn.leg].turns]
+        again = [
+            _Stop(TURN, turn.leg, i)
+            for i in self.bends[turn.leg].turns
+            if self._tells(turn.leg, line.at[i])
+        ]
         arrive = _Stop(ARRIVE, turn.leg, turn.index, side=Side.RIGHT if off > 0 else Side.LEFT)
         self.stops = [*kept, *again, arrive]
         self.settle()
@@ -295,9 +311,15 @@ def _weakness(stop: _Stop) -> float:
 
 
 def _vertex_for(
-    line: Line, place: float, end: int, stops: list[float], until: float = math.inf
+    line: Line,
+    place: float,
+    end: int,
+    stops: list[float],
+    until: float = math.inf,
+    since: float = -math.inf,
 ) -> int | None:
-    """The inner vertex before `end` (and `until` feet along) within a window of `place`
+    """The inner vertex before `end` (and `until` feet along, after `since`) within a
+    window of `place`
     that changes direction most, its windows cut at the stops around it (`stops`: feet
     along the leg, ascending), as they will be measured: a vertex that its neighbours
     straighten would be dropped again. Vertices and stops are found by bisection: a leg's
@@ -310,6 +332,8 @@ def _vertex_for(
         here = line.at[i]
         if here >= until:
             break  # told with the connector from here on
+        if here <= since:
+            continue  # told with the start
         at = bisect.bisect_left(stops, here)
         if abs(here - place) > WINDOW_FT or (at < len(stops) and stops[at] == here):
             continue

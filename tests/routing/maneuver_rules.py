@@ -11,7 +11,8 @@ adding up to the route's in hundredths. And the rules of issue 48 at connectors 
 landmarks: no turn within 15 ft before a connector (it is told with the connector, which
 then stands for the turns of the places before it); no leg under 2 ft between two
 rides of one kind going one way (one ride over several floors is one step); no step says
-"Walk 0 ft"; no two turns in a row name the same landmark.
+"Walk 0 ft"; no two turns in a row name the same landmark. And issue 66's: no turn within
+5 ft of the start (it is told with the start, which then stands for the places there).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any
 WINDOW = 10.0
 NEAR_TURN = 15.0
 NEAR_CONNECTOR = 15.0  # a turn this close before a connector is told with it
+NEAR_START = 5.0  # a turn this close after the start is told with it: the first step walks
 RIDE_GAP = 2.0  # feet: rides of one kind and way closer than this are one
 TOLERANCE = 10.0
 MIN_CHORD = 0.01  # feet: a shorter chord has no direction (routing.bends.MIN_CHORD_FT)
@@ -118,6 +120,7 @@ def check_route(route: dict[str, Any], fpu: float, levels: Sequence[str] | None 
     _check_bearings(lines, maneuvers, places)
     _check_bends(lines, maneuvers, places)
     _check_before_connectors(lines, legs, maneuvers, places)
+    _check_after_the_start(maneuvers, places)
     _check_landmarks(maneuvers)
     assert not any(re.match(r"Walk 0 (ft|m)\b", step) for step in route["steps"]), route["steps"]
     for name in ("distance", "time"):
@@ -166,6 +169,16 @@ def _check_before_connectors(
             assert left > NEAR_CONNECTOR - 1e-9, f"a turn {left:.2f} ft before a connector"
 
 
+def _check_after_the_start(
+    maneuvers: list[dict[str, Any]], places: list[tuple[int, float]]
+) -> None:
+    """No turn within NEAR_START of the start: the first step walks."""
+    for k, m in enumerate(maneuvers):
+        leg, at = places[k]
+        if m["type"] == "turn" and leg == 0:
+            assert at > NEAR_START - 1e-9, f"a turn {at:.2f} ft after the start"
+
+
 def _check_landmarks(maneuvers: list[dict[str, Any]]) -> None:
     """No two turns in a row name the same landmark."""
     for one, other in itertools.pairwise(maneuvers):
@@ -210,7 +223,8 @@ def _check_bends(
     maneuver): a change of 60 degrees or more has a turn within 15 ft on its leg, unless
     the leg's connector may stand for it: within 15 ft after it, or within 15 ft and a
     window, where the vertices that make the change may all lie within 15 ft of the
-    connector (where no turn stands) or turn too little once cut there."""
+    connector (where no turn stands) or turn too little once cut there; likewise the
+    start, within 5 ft and a window of it."""
     turns = [places[k] for k, m in enumerate(maneuvers) if m["type"] == "turn"]
     end_leg, end_at = places[-1]
     for leg, line in enumerate(lines[: end_leg + 1]):
@@ -225,6 +239,8 @@ def _check_bends(
                 continue  # a chord of 0.01 ft: the planner may see no direction there
             if s >= told_with - WINDOW:
                 continue  # perhaps no vertex more than 15 ft before the connector turns
+            if leg == 0 and s <= NEAR_START + WINDOW:
+                continue  # perhaps no vertex more than 5 ft after the start turns
             assert any(t_leg == leg and abs(t_at - s) <= NEAR_TURN for t_leg, t_at in turns), (
                 f"a bend of {apart(before, after):.0f} degrees at {s:.1f} ft of leg {leg} "
                 "has no turn within 15 ft"

@@ -90,6 +90,26 @@ def test_the_scale_turns_canvas_units_into_feet():
     assert [m.distance for m in maneuvers] == [40.0, 40.0, 0.0]
 
 
+def test_a_turn_just_after_the_start_is_told_with_the_start():
+    """Issue 66, point 8: a route opened "Start at LL21D" then "Turn slightly left", with
+    nothing walked between. A corner 3 ft from the start is the start's: the first step
+    walks round it (the depart's window after is the chord to 10 ft along, (3, 7): 157
+    degrees); a corner 6 ft on is a turn, as before."""
+    near = walk((0, 0), (3, 0), (3, 40))
+    assert told(near) == [("depart", None, 0, 157, 0, 0), ("arrive", None, 180, 0, 0, 2)]
+    assert [m.distance for m in near] == [43.0, 0.0]
+    far = walk((0, 0), (6, 0), (6, 40))
+    assert told(far) == [
+        ("depart", None, 0, 90, 0, 0),
+        ("turn", "right", 90, 180, 0, 1),
+        ("arrive", None, 180, 0, 0, 2),
+    ]
+    # the corner after the start's is a turn as ever, told after what was walked to it
+    sharp = walk((0, 0), (2, 0), (2, 30), (40, 30))
+    assert [m.type for m in sharp] == ["depart", "turn", "arrive"]
+    assert sharp[1].point_index == 2 and sharp[1].walked == 32.0
+
+
 @pytest.mark.parametrize(
     ("angle", "expected"),
     [
@@ -205,8 +225,8 @@ def test_a_bend_between_its_vertices_has_a_turn():
     found = route(leg(points))
     maneuvers = plan_maneuvers(found, 1.0)
     check_route(answer(found, maneuvers), 1.0)
+    # vertex 2, 1.7 ft from the start, is the start's now (issue 66: the first step walks)
     assert [(m.modifier, m.point_index) for m in maneuvers if m.type == "turn"] == [
-        ("slight right", 2),
         ("slight right", 3),
     ]
 
