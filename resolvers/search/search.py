@@ -80,7 +80,7 @@ class Found:
     index: SearchIndex
     match: Match
     cell: Cell = None  # None: not walked (no `near`), or not reached
-    closed: bool | None = None
+    closed: bool = False  # a closure of the map asked for closes it
     walked: bool = False  # measured from `near`
 
     @property
@@ -141,9 +141,7 @@ async def search(
         # are all dropped, by reference counting, as `_page` returns (held by no name
         # here: collection resumes after).
         with gc_paused(settle=False):
-            found = _found(indexes, q, unit_map_id, floor_id)
-            if unit_map is not None:
-                found = _marked(found, unit_map_id, shut)
+            found = _marked(_found(indexes, q, unit_map_id, floor_id), unit_map_id, shut)
             return _page(found, q, page_no, size, unit_map_id)
     found = _marked(_found(indexes, q, unit_map_id, floor_id), unit_map_id, shut)
     found = await _walked(context, unit_map, near, Profile(MODES[mode or "foot"]), found)
@@ -161,15 +159,16 @@ async def _shut(context: RequestContext, unit_map: dict[str, Any]) -> frozenset[
 
 
 def _marked(found: list[Found], map_id: str | None, shut: frozenset[str]) -> list[Found]:
-    """Each result closed or not: its unit closed, or its location on the map."""
+    """The results closed marked so (their unit closed, or their location on the map);
+    the others are left as they are, open (`_item` says `closed` only with a map)."""
     if not shut:
-        return [replace(one, closed=False) for one in found]
+        return found
     marked = []
     for one in found:
         place = one.place
         spot = place.location_on(map_id)
         closed = place.id in shut or (spot is not None and spot[1] in shut)
-        marked.append(replace(one, closed=closed))
+        marked.append(replace(one, closed=True) if closed else one)
     return marked
 
 
@@ -290,7 +289,7 @@ def _order(one: Found) -> tuple[Any, ...]:
     places, number = one.index.places, one.match.place
     names = (places.sort_names[number], places.asset_ids[number], places.ids[number])
     if not one.walked:
-        return (bool(one.closed), one.match.tier, math.inf, *names)
+        return (one.closed, one.match.tier, math.inf, *names)
     time = math.inf if one.cell is None else one.cell[1]
     if one.closed:
         group = 2
@@ -318,7 +317,7 @@ def _item(one: Found, asked: int, map_id: str | None) -> SearchResult:
         "matched": MATCHED[one.match.matched],
         "distance": None if cell is None else rounded(cell[0]),
         "time": None if cell is None else rounded(cell[1]),
-        "closed": one.closed,
+        "closed": None if map_id is None else one.closed,
     }
 
 
