@@ -4,13 +4,15 @@ and the route goes to the one reached first.
 
 All candidates are measured by one multi-target search from the start (`closest`: one
 Dijkstra on the walk graph, E18's times; those that may tie measured as E18 measures
-them). The least time wins, then the least distance, then the least id, compared as E18
-answers them (rounded to 2 decimals), so a client can check the choice with E18.
-`directions` then routes to the chosen place as to `{"id": chosen}`: the same answer as
-a plain route there, byte for byte, on the graph, profile and closures the choice used
-(`Walked`), and with the start's join the choice made (issue 47: a nearest route costs
-at most 1.2x that plain route). The candidates of `ids` and `tags` are kept with the
-map's walk graph while its locations stay as they are (`_targets`).
+them); closed candidates are left out first, and by `q` or `tags` the public ones are
+searched first when some are not (issue 66, point 4). The least time wins, then the
+least distance, then the least id, compared as E18 answers them (rounded to 2
+decimals), so a client can check the choice with E18. `directions` then routes to the
+chosen place as to `{"id": chosen}`: the same answer as a plain route there, byte for
+byte, on the graph, profile and closures the choice used (`Walked`), and with the
+start's join the choice made (issue 47: a nearest route costs at most 1.2x that plain
+route). The candidates of `ids` and `tags` are kept with the map's walk graph while its
+locations stay as they are (`_targets`).
 """
 
 from __future__ import annotations
