@@ -231,15 +231,11 @@ async def closed_places(
 
 def closure_words(closure: ActiveClosure, moment: datetime | None = None) -> str:
     """One closure in words, for a route's `reason`: "the elevator Lift A is closed until
-    14:00 UTC" (the day too when it is not today's, in UTC); "Lobby is closed". Never an
-    id, which a visitor cannot read (issue 66: "the elevator 0395bc01-b983-... is
-    closed"): a connector without a place is said by its kind ("the stairs"), a unit
-    without a name as such; the answer's `closures` carry the ids."""
+    14:00 UTC" (the day too when it is not today's, in UTC); "unit 1.04 is closed"."""
     if closure.kind == CONNECTOR:
-        kind = closure.connector_kind or "connector"
-        named = f"the {kind} {closure.name}" if closure.name else f"the {kind}"
+        named = f"the {closure.connector_kind or 'connector'} {closure.name or closure.target_id}"
     else:
-        named = closure.name or "a unit without a name"
+        named = closure.name or f"unit {closure.target_id}"
     end = ends_at({"until": closure.until})
     if end is None:
         return f"{named} is closed"

@@ -75,7 +75,8 @@ async def test_nearest_names_what_stands_in_the_way_of_every_candidate(env: Env)
     stuck = await route(env, "map-b1", trip | {"mode": "wheelchair"})
     assert (stuck["route"], stuck["reason"]) == (
         None,
-        "no candidate is reachable by wheelchair from the start: the elevator is closed",
+        "no candidate is reachable by wheelchair from the start: "
+        "the elevator b1-elevator is closed",
     )
     on_foot = await route(env, "map-b1", trip)  # the stairs are open
     assert (on_foot["to"]["id"], on_foot["reason"]) == (mail, None)
