@@ -22,9 +22,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Set
 from dataclasses import dataclass, field
 
-from shapely.geometry import LineString
-
-from parsing.imdf.categories import CATEGORY_LANGUAGE, DOORWAYS, category_label
+from parsing.imdf.categories import CATEGORY_LANGUAGE, category_label
 from parsing.imdf.category_words import LANGUAGES
 from parsing.imdf.contents import Contents
 from parsing.imdf.labels import label
@@ -85,18 +83,13 @@ def name_units(venue: Venue, contents: dict[str, Contents]) -> Naming:
 def _unnamed_places(venue: Venue, merged: set[str]) -> list[tuple[str, str, XY, str]]:
     """(key, level, point, category) of each amenity and occupant without a name that is
     a place of its own (not in `merged`), and each entrance or exit without one
-    (`DOORWAYS`); the point is its unit's middle, an opening's own (for the reading
+    (`Venue.doorways`); the point is its unit's middle, an opening's own (for the reading
     order only)."""
     found = []
-    for feature in venue.archive.of("opening"):
-        doorway = DOORWAYS.get(feature.category)
-        line = venue.shape(feature, (LineString,)) if doorway is not None else None
-        level = str(feature.properties.get("level_id"))
-        if line is None or level not in venue.levels or doorway is None:
-            continue
-        if not label(feature.properties.get("name"), venue.languages):
-            middle = line.interpolate(0.5, normalized=True)
-            found.append((f"opening:{feature.id}", level, (middle.x, middle.y), doorway[0]))
+    for doorway in venue.doorways:
+        if not label(doorway.feature.properties.get("name"), venue.languages):
+            key = f"opening:{doorway.feature.id}"
+            found.append((key, doorway.level, doorway.point, doorway.word))
     for kind in ("amenity", "occupant"):
         for feature in venue.archive.of(kind):
             if feature.id in merged or label(feature.properties.get("name"), venue.languages):

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from shapely.geometry import LineString, Point
+from shapely.geometry import Point
 
 from parsing.imdf import categories as c
 from parsing.imdf.contents import Contents, has_location
@@ -213,24 +213,13 @@ def _doorway_places(venue: Venue, naming: Naming) -> list[Place]:
     """An entrance's or an emergency exit's place (`DOORWAYS`): the middle of its opening,
     by its name or a generated one ("Entrance 2")."""
     found = []
-    for feature in venue.archive.of("opening"):
-        doorway = c.DOORWAYS.get(feature.category)
-        if doorway is None:
-            continue
-        line = venue.shape(feature, (LineString,))
-        level = str(feature.properties.get("level_id"))
-        if line is None or level not in venue.levels:
-            venue.report.add("entrance without a line or a level, no place", feature.id)
-            continue
-        middle = line.interpolate(0.5, normalized=True)
-        tags: Tags = (
-            ("imdf:feature", "opening"),
-            (c.IMDF_CATEGORY_TAG, feature.category),
-            doorway[1],
-        )
+    for doorway in venue.doorways:
+        feature = doorway.feature
+        tags: Tags = (("imdf:feature", "opening"), (c.IMDF_CATEGORY_TAG, feature.category))
+        tags += (doorway.tag,)
         names = venue.texts(feature.properties.get("name")) or naming.places.get(feature.id, {})
         marked = _marked(tags, feature.id, naming)
-        found.append(Place(feature.id, names, level, (middle.x, middle.y), marked))
+        found.append(Place(feature.id, names, doorway.level, doorway.point, marked))
     return found
 
 

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import shapely
-from shapely.geometry import Point, Polygon
+from shapely.geometry import LineString, Point, Polygon
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import polylabel
 
 from parsing.geo.valid_shapes import SLIVER_M2, made_valid, parts_of
-from parsing.imdf.categories import CATEGORY_LANGUAGE, SOLID
+from parsing.imdf.categories import CATEGORY_LANGUAGE, DOORWAYS, SOLID
 from parsing.imdf.drawing import DrawnLevel
 from parsing.imdf.labels import label_texts, name_language
 from parsing.imdf.projection import LocalPlane, plane_for
@@ -71,6 +71,18 @@ class Level:
     names: dict[str, str] = field(default_factory=dict)  # every language, `name`'s first
 
 
+@dataclass(frozen=True)
+class Doorway:
+    """An entrance or an emergency exit (`categories.DOORWAYS`): a place of its own, at
+    the middle of its opening's line."""
+
+    feature: Feature
+    level: str
+    point: tuple[float, float]
+    word: str  # of its generated name (`category_words`)
+    tag: tuple[str, str]  # what makes it an entrance or an exit to a search
+
+
 @dataclass
 class Unit:
     feature: Feature
@@ -119,6 +131,24 @@ class Venue:
             raise ImdfError("the archive has no level")
         self.units = self._units(options)
         self.anchors = archive.by_id("anchor")
+        self.doorways = self._doorways()
+
+    def _doorways(self) -> list[Doorway]:
+        """The entrances and emergency exits, read once for names and places; one
+        without a line or a level is reported and left out."""
+        found = []
+        for feature in self.archive.of("opening"):
+            doorway = DOORWAYS.get(feature.category)
+            if doorway is None:
+                continue
+            line = self.shape(feature, (LineString,))
+            level = str(feature.properties.get("level_id"))
+            if line is None or level not in self.levels:
+                self.report.add("entrance without a line or a level, no place", feature.id)
+                continue
+            middle = line.interpolate(0.5, normalized=True)
+            found.append(Doorway(feature, level, (middle.x, middle.y), *doorway))
+        return found
 
     def units_of(self, feature: Feature) -> list[Unit]:
         """The venue's units a feature is in: an amenity's `unit_ids`, an anchor's
