@@ -33,7 +33,7 @@ from resolvers.search.index import MATCHED, Entry, Match, SearchIndex, Tier
 from resolvers.search.indexes import asset_index
 from resolvers.search.text import check_text, phrase
 from resolvers.validation import check_id, check_paging
-from resolvers.wayfinding.closures import places_of, profile_closed
+from resolvers.wayfinding.closures import closed_ids, profile_closed
 from resolvers.wayfinding.distances import (
     check_choice,
     location_points,
@@ -45,7 +45,6 @@ from resolvers.wayfinding.graph_cache import on_graph
 from storage import collections as c
 from storage.cache import cached_reads
 from storage.cache.names import READ_LANGUAGE, local_name
-from storage.closures import UNIT, active_closures
 
 if TYPE_CHECKING:
     from routing.matrix import Cell
@@ -132,7 +131,7 @@ async def search(
         await asset_index(context.store, context.services.search_indexes, asset_id)
         for asset_id in assets
     ]
-    shut = frozenset() if unit_map is None else await _shut(context, unit_map)
+    shut = frozenset() if unit_map is None else await closed_ids(context, unit_map)
     if unit_map is None or near is None:
         # Garbage collection paused: a search of many matches (4,578 of 10,000 places)
         # makes as many objects, which young collections during it moved to the oldest
@@ -146,16 +145,6 @@ async def search(
     found = _marked(_found(indexes, q, unit_map_id, floor_id), unit_map_id, shut)
     found = await _walked(context, unit_map, near, Profile(MODES[mode or "foot"]), found)
     return _page(found, q, page_no, size, unit_map_id)
-
-
-async def _shut(context: RequestContext, unit_map: dict[str, Any]) -> frozenset[str]:
-    """The map's closed places (`closures.places_of`): their location ids, and the ids of
-    the closed units."""
-    found = await active_closures(context.store, unit_map["id"])
-    targets = {(each["kind"], each["target_id"]) for each in found}
-    placed = await places_of(context, unit_map, targets)
-    units = {target for kind, target in targets if kind == UNIT}
-    return frozenset({*(str(place["_id"]) for place, _ in placed), *units})
 
 
 def _marked(found: list[Found], map_id: str | None, shut: frozenset[str]) -> list[Found]:

@@ -216,6 +216,19 @@ async def places_of(
     return placed
 
 
+async def closed_ids(context: RequestContext, unit_map: dict[str, Any]) -> frozenset[str]:
+    """The ids of what the map's closures in force close, for a search to flag (its
+    results are units or locations): the closed units' own, and their places' and the
+    closed connectors' places' (`places_of`)."""
+    targets = {
+        (each["kind"], each["target_id"])
+        for each in await active_closures(context.store, unit_map["id"])
+    }
+    placed = await places_of(context, unit_map, targets)
+    units = {target for kind, target in targets if kind == UNIT}
+    return frozenset({*(str(place["_id"]) for place, _ in placed), *units})
+
+
 async def closed_places(
     context: RequestContext, unit_map: dict[str, Any], closed: Closed
 ) -> dict[str, tuple[ActiveClosure, ...]]:
