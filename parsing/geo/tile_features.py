@@ -10,7 +10,7 @@ one level order.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,9 +53,16 @@ LAYER_FIELDS: dict[str, dict[str, str]] = {
         "name": "The location's name",
         "category": "The location's `category` tag",
         "level": "The levels of its floors, `;`-joined (`0;1`)",
+        "rank": (
+            "How much a map wants its name: 0 a public place's own name, 1 a unit's "
+            "number, 2 a generated name or a non-public place (named only zoomed in)"
+        ),
     },
 }
 LAYERS = tuple(LAYER_FIELDS)
+# How much a map wants a location's name, from its name and tags (`label_rank` of
+# parsing/imdf, given by the caller: this wing is below the IMDF one).
+RankOf = Callable[[str, Mapping[str, Any]], int]
 _LAYER_OF = {"level": "outline", "space": "spaces", "unit": "units", "opening": "openings"}
 _ID_OF = {"level": "uid", "space": "uid", "unit": "unit_id", "opening": "uid"}
 
@@ -94,13 +101,16 @@ def owners(collections: Sequence[dict[str, Any]]) -> list[set[Any]]:
     return owned
 
 
-def tile_features(collections: Sequence[dict[str, Any]]) -> list[TileFeature]:
+def tile_features(
+    collections: Sequence[dict[str, Any]], rank: RankOf | None = None
+) -> list[TileFeature]:
     """Every feature the tiles of these collections draw (each from its floor's source
     map, `owners`), in layer order; a feature without a `level` is left out (a style
-    filters by level, so it could never be shown)."""
+    filters by level, so it could never be shown). A named location's `rank` is
+    `rank(name, tags)` when given."""
     found: list[tuple[str, dict[str, Any], dict[str, str]]] = []
     for collection, owned in zip(collections, owners(collections), strict=True):
-        found += _features_of(collection["features"], owned)
+        found += _features_of(collection["features"], owned, rank)
     order = {layer: n for n, layer in enumerate(LAYERS)}
     found.sort(key=lambda row: order[row[0]])
     # Read by GEOS and projected all at once: per feature, Python's calls cost more than
@@ -128,7 +138,7 @@ def _floor(feature: dict[str, Any]) -> Any:
 
 
 def _features_of(
-    features: Iterable[dict[str, Any]], owned: set[Any]
+    features: Iterable[dict[str, Any]], owned: set[Any], rank: RankOf | None
 ) -> list[tuple[str, dict[str, Any], dict[str, str]]]:
     """(layer, GeoJSON geometry, properties) of the features drawn from these."""
     kept = []
@@ -144,11 +154,13 @@ def _features_of(
             if not owned.intersection(f for f in floors if isinstance(f, str) or f is None):
                 continue
             tags = properties.get("tags") or {}
+            name = properties.get("name")
             values = {
                 "id": properties.get("location_id"),
-                "name": properties.get("name"),
+                "name": name,
                 "category": tags.get("category"),
                 "level": level,
+                "rank": int(rank(name, tags)) if rank and isinstance(name, str) else None,
             }
             layer = "locations"
         elif kind in _LAYER_OF:

@@ -58,8 +58,9 @@ def tile_json(
 ) -> dict[str, Any]:
     """TileJSON 3.0.0: the tiles' address template, bounds, center, zooms, each source
     layer with its fields, and the data's `attribution` when it has one (a map library
-    shows it); `levels`, `default_level` and, when the index had to repair or leave out
-    features (`build_index`), `invalid_geometry` as members of our own."""
+    shows it); `levels`, `level_names` (a level without a name is left out),
+    `default_level` and, when the index had to repair or leave out features
+    (`build_index`), `invalid_geometry` as members of our own."""
     document: dict[str, Any] = {
         "tilejson": "3.0.0",
         "name": name,
@@ -77,6 +78,7 @@ def tile_json(
             for layer, fields in LAYER_FIELDS.items()
         ],
         "levels": list(index.levels),
+        "level_names": dict(index.level_names),
         "default_level": default_level(index.levels),
     }
     if attribution:

@@ -39,6 +39,7 @@ class TileIndex:
     levels: tuple[str, ...]  # every level drawn, in numeric order
     repaired: tuple[str, ...] = ()  # "layer:id" of the features made valid here
     left_out: tuple[str, ...] = ()  # "layer:id" of those with nothing valid left
+    level_names: tuple[tuple[str, str], ...] = ()  # (level, its outlines' names), by level
 
     @property
     def size(self) -> int:
@@ -74,7 +75,22 @@ def build_index(features: Sequence[TileFeature]) -> TileIndex:
         bounds = (float(lon[0]), float(lat[0]), float(lon[1]), float(lat[1]))
     levels = {level for f in features for level in f.properties["level"].split(";")}
     ordered = tuple(sorted(levels, key=lambda text: (float(text), text)))
-    return TileIndex(tuple(features), tree, bounds, ordered, repaired, left_out)
+    names = _level_names(features)
+    named = tuple((level, names[level]) for level in ordered if level in names)
+    return TileIndex(tuple(features), tree, bounds, ordered, repaired, left_out, named)
+
+
+def _level_names(features: Sequence[TileFeature]) -> dict[str, str]:
+    """Each level's name, as its outlines name it: two buildings' levels sharing an
+    ordinal under different names are both named ("Concourse / Mezzanine")."""
+    found: dict[str, list[str]] = {}
+    for feature in features:
+        name = feature.properties.get("name")
+        if feature.layer == "outline" and name and name.strip():
+            names = found.setdefault(feature.properties["level"], [])
+            if name.strip() not in names:
+                names.append(name.strip())
+    return {level: " / ".join(names) for level, names in found.items()}
 
 
 def _valid(

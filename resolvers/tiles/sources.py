@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # numpy and shapely: loaded by the first tile, not by every r
     from parsing.geo.tiles import TileIndex
 
 # A change of what a tile holds or how it is encoded changes every tag: part of the version.
-TILE_FORMAT = "mvt-2.1/1"
+TILE_FORMAT = "mvt-2.1/2"
 NOT_GEOREFERENCED = "has no georeferenced map: tiles need a map with a georeference"
 
 
@@ -91,5 +91,6 @@ def _index(collections: list[bytes]) -> TileIndex:
     """On the CPU pool: the files parsed, their features projected and indexed."""
     from parsing.geo.tile_features import tile_features
     from parsing.geo.tiles import build_index
+    from parsing.imdf.label_rank import label_rank
 
-    return build_index(tile_features([orjson.loads(data) for data in collections]))
+    return build_index(tile_features([orjson.loads(d) for d in collections], label_rank))

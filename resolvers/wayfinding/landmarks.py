@@ -16,10 +16,10 @@ connectors, and landmarks").
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
-from parsing.imdf.categories import category_label, is_public
+from parsing.imdf.categories import is_public
+from parsing.imdf.label_rank import is_generated
 from resolvers.context import RequestContext
 from resolvers.wayfinding.graph_cache import on_graph
 from storage import collections as c
@@ -32,9 +32,6 @@ if TYPE_CHECKING:  # routing is imported by the functions that need it
     from routing.matrix import LoadedGraph
 
 PLACE_FIELDS = {"name": 1, "x": 1, "y": 1, "floors": 1, "tags": 1}
-# A name that says only what a place is and its number, as a drawing's units are named
-# when nobody named them: "Unit 12", "Area 3", "Room 7".
-NUMBERED = re.compile(r"(?:Unit|Area|Room) \d+")
 
 
 async def map_places(
@@ -87,7 +84,7 @@ def places_of(
         }
         if not is_public(tags.get(c.IMDF_CATEGORY_TAG)):
             continue  # a visitor cannot see it from the route, nor go in
-        unit_id, made_up = tags.get(c.UNIT_ID_TAG), generated(name, tags)
+        unit_id, made_up = tags.get(c.UNIT_ID_TAG), is_generated(name, tags)
         floors = [floor.get("id") for floor in location.get("floors") or []]
         on = [0] if single_untagged else sorted({position[f] for f in floors if f in position})
         for level in on:
@@ -103,18 +100,3 @@ def places_of(
                 )
             )
     return Places(places, LANDMARK_FT / feet_per_unit)
-
-
-def generated(name: str, tags: dict[Any, Any]) -> bool:
-    """Whether a location's name was made up for it rather than given: tagged so by the
-    IMDF import (`GENERATED_NAME_TAG`), in the form the import wrote before that tag ("<category
-    label> <n>, <floor>", parsing/imdf/names.py), or a kind and a number alone
-    ("Unit 12", `NUMBERED`)."""
-    key, value = c.GENERATED_NAME_TAG
-    if tags.get(key) == value or NUMBERED.fullmatch(name):
-        return True
-    category = tags.get(c.IMDF_CATEGORY_TAG)
-    if not isinstance(category, str) or ", " not in name:
-        return False
-    # the form an IMDF import wrote before the tag: "<category label> <n>, <floor>"
-    return re.fullmatch(rf"{re.escape(category_label(category))} \d+, .+", name) is not None

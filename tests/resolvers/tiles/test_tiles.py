@@ -259,6 +259,13 @@ async def test_tile_json_and_style_are_what_maplibre_reads_on_our_addresses(venu
         "level",
     }
     assert (tile_json["levels"], tile_json["default_level"]) == (["-1", "0", "1", "2"], "0")
+    assert "rank" in tile_json["vector_layers"][4]["fields"]
+    assert tile_json["level_names"] == {
+        "-1": "Basement B1",
+        "0": "Ground Floor",
+        "1": "Mezzanine",
+        "2": "First Floor",
+    }
     style = (
         await venue.client.get(f"/v1/assets/{venue.asset}/style.json", headers=venue.headers())
     ).json()

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from resolvers.wayfinding.landmarks import generated, places_of
+from parsing.imdf.label_rank import is_generated
+from resolvers.wayfinding.landmarks import places_of
 from routing.maneuvers import LANDMARK_FT, Place
 from storage.collections import GENERATED_NAME_TAG as GENERATED_TAG
 
@@ -65,6 +66,7 @@ def test_a_non_public_area_is_never_a_landmark():
         ("Unit 12", [], True),
         ("Area 3", [("svc:type", "unit")], True),
         ("Room 7", [], True),
+        ("Space 1", [], True),
         ("Unit 12A", [], False),
         ("Fitness Center", [], False),
         ("B1.24", [("imdf:category", "room")], False),
@@ -72,7 +74,7 @@ def test_a_non_public_area_is_never_a_landmark():
     ],
 )
 def test_which_names_are_generated(name, tags, made_up):
-    assert generated(name, dict(tags)) is made_up
+    assert is_generated(name, dict(tags)) is made_up
     found = places_of([location("x", name, *tags)], ["f-1"], 1.0)
     (place,) = (p for cell in found.cells.values() for p in cell)
     assert place.generated is made_up
