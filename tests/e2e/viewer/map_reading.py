@@ -4,7 +4,10 @@ tests.chromium's `evaluate`, and the goal for labels at the fitted view."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
+
+from parsing.imdf.label_rank import LabelRank, label_rank
 
 MIN_LABELS = 10  # at the fitted view: this many labels, or half of the named units
 
@@ -23,6 +26,7 @@ LABELS = f"""(() => {{
     .filter(shown)
     .map((t) => {{ const r = t.getBoundingClientRect();
       return {{text: t.textContent, unit: t.dataset.unitLabel || null,
+        location: t.dataset.locationId || null,
         mode: t.closest('.place').dataset.mode,
         left: r.left, top: r.top, right: r.right, bottom: r.bottom, height: r.height}}; }});
 }})()"""
@@ -68,3 +72,46 @@ def overlaps(labels: list[dict[str, Any]], hair: float = 0.5) -> list[tuple[str,
             if wide > hair and tall > hair:
                 found.append((a["text"], b["text"]))
     return found
+
+
+# A map's locations as the checks read them: names, floors and tags.
+LOCATIONS = """query($map: ID!) { locations(unitMapId: $map, perPage: 10000)
+  { data { id name floors { id } tags { key value } } } }"""
+
+
+@dataclass(frozen=True)
+class Ranks:
+    """How much the map wants each place's name (parsing/imdf/label_rank.py), by
+    location id and by the unit a location stands for, from the API's locations."""
+
+    by_location: dict[str, LabelRank]
+    by_unit: dict[str, LabelRank]
+    floors: dict[str, list[str]]  # location id -> its floors' ids
+
+    @classmethod
+    def of(cls, locations: list[dict[str, Any]]) -> Ranks:
+        by_location, by_unit, floors = {}, {}, {}
+        for location in locations:
+            if not (location["name"] or "").strip():
+                continue
+            tags = {tag["key"]: tag["value"] for tag in location["tags"]}
+            rank = label_rank(location["name"], tags)
+            by_location[location["id"]] = rank
+            floors[location["id"]] = [floor["id"] for floor in location["floors"]]
+            if tags.get("svc:type") == "unit" and "svc:id" in tags:
+                by_unit[tags["svc:id"]] = rank
+        return cls(by_location, by_unit, floors)
+
+    def of_label(self, label: dict[str, Any]) -> LabelRank | None:
+        """A shown label's rank: its unit's or location's; None for one of neither."""
+        if label.get("unit") in self.by_unit:
+            return self.by_unit[label["unit"]]
+        return self.by_location.get(label.get("location") or "")
+
+    def named_public(self, floor_id: str) -> int:
+        """The places of a floor a map names first: public, their names given."""
+        return sum(
+            1
+            for location, rank in self.by_location.items()
+            if rank < LabelRank.QUIET and floor_id in self.floors[location]
+        )

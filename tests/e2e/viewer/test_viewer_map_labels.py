@@ -40,7 +40,10 @@ from tests.e2e.viewer.dense_floor import install_dense_floor
 from tests.e2e.viewer.map_reading import (
     ICONS,
     LABELS,
+    LOCATIONS,
     MARKERS,
+    LabelRank,
+    Ranks,
     overlaps,
     wanted_labels,
 )
@@ -139,8 +142,8 @@ def floors(floors_key: tuple[Settings, str, dict[str, Floor]]) -> dict[str, Floo
 
 
 async def install_westport(store: Any, settings: Settings, folder: Path) -> dict[str, Floor]:
-    """Westport House imported from its IMDF archive; a Floor per level. Its named units
-    are counted on the page (`named` -1: the API's names, as the import gave them)."""
+    """Westport House imported from its IMDF archive; a Floor per level. Its named public
+    places are counted from the API's locations (`named` -1: by `label_rank`)."""
     built = westport()
     archive = folder / "westport.zip"
     archive.write_bytes(westport_zip())
@@ -178,7 +181,8 @@ class FittedView:
     """What a floor's page shows at its fitted view, read from one tab."""
 
     labels: list[dict[str, Any]]
-    named: int
+    named: int  # its named public places (LabelRank NAMED or CODE)
+    ranks: Ranks  # of its map's places
     icons: list[dict[str, Any]]
     box: list[float]  # the fitted viewBox
     screenshot: bytes | None
@@ -191,11 +195,17 @@ def fitted(site: Site, floors: dict[str, Floor]) -> dict[str, FittedView]:
     read the same page state they each opened a tab for before, at a third of the page
     loads."""
     views = {}
+    ranks: dict[str, Ranks] = {}
     for name, floor in floors.items():
+        if floor.map_id not in ranks:
+            found = site.graphql(LOCATIONS, map=floor.map_id)["locations"]["data"]
+            ranks[floor.map_id] = Ranks.of(found)
         session = open_floor(site, floor)
+        named = ranks[floor.map_id].named_public(floor.floor_id)
         views[name] = FittedView(
             js(site, session, LABELS),
-            floor.named if floor.named >= 0 else js(site, session, NAMED),
+            floor.named if floor.named >= 0 else named,
+            ranks[floor.map_id],
             js(site, session, ICONS),
             view_box(site, session),
             screenshot(site, session) if floor.screenshot else None,
@@ -222,11 +232,19 @@ def screenshot(site: Site, session: str) -> bytes:
 
 
 def test_labels_at_the_fitted_view(floors, fitted):
-    """On every level of the office and on the dense floor: enough labels, none
-    overlapping another, each 9-28 px tall."""
+    """On every level of the office, of Westport House and on the dense floor: enough
+    labels, none overlapping another, each 9-28 px tall, none a generated name nor a
+    non-public place's (issue 66, point 1)."""
     failures = []
     for name in floors:
         labels, named = fitted[name].labels, fitted[name].named
+        quiet = [
+            label["text"]
+            for label in labels
+            if fitted[name].ranks.of_label(label) is LabelRank.QUIET
+        ]
+        if quiet:
+            failures.append(f"{name}: quiet names at the fitted view: {quiet[:6]}")
         heights = [label["height"] for label in labels]
         want = wanted_labels(named)
         print(
@@ -241,13 +259,6 @@ def test_labels_at_the_fitted_view(floors, fitted):
         if any(not LABEL_PX[0] <= height <= LABEL_PX[1] for height in heights):
             failures.append(f"{name}: label heights {sorted(heights)[:1]}..{sorted(heights)[-1:]}")
     assert not failures, "\n".join(failures)
-
-
-# The shown level's units that have a name (the API's).
-NAMED = """(() => { const app = window.floorgateViewer.app;
-  return app.currentLevel().units.filter((u) => {
-    const unit = app.unitsById.get(u.id); return unit && unit.name && unit.name.trim(); }).length;
-})()"""
 
 
 def test_an_icon_for_every_restroom_elevator_stairs_and_escalator(floors, fitted):
@@ -377,3 +388,31 @@ def test_screenshots(floors, fitted):
         assert data is not None and data.startswith(b"\x89PNG")
         if os.environ.get("FLOORGATE_UPDATE_SCREENSHOTS") == "1":
             (SCREENSHOTS / f"{floor.screenshot}.png").write_bytes(data)
+
+
+# Zoomed in 4x on the biggest unit whose name is quiet (generated or non-public): whether
+# its name shows then (and did not at the fitted view).
+QUIET_ZOOMED = """(async () => {
+  const app = window.floorgateViewer.app;
+  const frame = () => new Promise((done) => requestAnimationFrame(() => done()));
+  const items = app.labels.items.get(app.currentLevel().uid);
+  const quiet = items.filter((i) => i.quiet && i.unitId && !i.icon && i.name)
+    .sort((a, b) => b.area - a.area)[0];
+  const off = (node) => node.classList.contains('off');
+  const shown = () => !off(quiet.text) && !off(quiet.node);
+  const before = shown();
+  const v = app.panzoom.view;
+  app.panzoom.setView({x: quiet.x - v.w / 8, y: quiet.y - v.h / 8, w: v.w / 4, h: v.h / 4});
+  await frame(); await frame();
+  return {name: quiet.name, before, after: shown()};
+})()"""
+
+
+@pytest.mark.parametrize("name", ["westport-3", "dense"])
+def test_quiet_names_show_when_zoomed_in_on_them(site, floors, name):
+    """A non-public area's or a generated name is left out at the fitted view and named
+    once the view is zoomed in on it (4x)."""
+    session = open_floor(site, floors[name])
+    seen = js(site, session, QUIET_ZOOMED)
+    print(name, seen)
+    assert (seen["before"], seen["after"]) == (False, True), seen

@@ -228,17 +228,28 @@ app.fitBox = (box) => {
   app.save();
 };
 
+// The box "fit" shows of `level` (its shapes', else the drawing's), read once a level: the
+// labels measure how far the view is zoomed in from it (map/labels.js).
+const fittedBoxes = new WeakMap();
+app.fittedBox = (level) => {
+  if (!fittedBoxes.has(level)) {
+    let box = null;
+    try {
+      box = shapesBox(level);
+    } catch {
+      box = null;
+    }
+    if (!box || box.width <= 0 || box.height <= 0) {
+      box = { x: 0, y: 0, width: app.model.width, height: app.model.height };
+    }
+    fittedBoxes.set(level, box);
+  }
+  return fittedBoxes.get(level);
+};
+
 function fitLevel() {
   const level = app.currentLevel();
-  let box = null;
-  try {
-    box = level && shapesBox(level);
-  } catch {
-    box = null;
-  }
-  if (!box || box.width <= 0 || box.height <= 0) {
-    box = { x: 0, y: 0, width: app.model.width, height: app.model.height };
-  }
+  const box = level ? app.fittedBox(level) : { x: 0, y: 0, width: app.model.width, height: app.model.height };
   app.panzoom.fit(box);
   app.view.box = null; // a fitted level is what a link without `box` opens
   app.save();

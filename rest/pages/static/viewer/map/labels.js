@@ -27,11 +27,18 @@ const AROUND_PX = 40; // places this far outside the map's box are not placed
 const TIMINGS = 60; // the last placements' times kept (ms), for tests and benchmarks
 
 // Importance, first placed first (docs/viewer.md): the selected unit, the route's ends,
-// places with an icon, public amenities, named places (bigger first), generated names.
-const RANK = { selected: 0, route: 1, icon: 2, amenity: 3, named: 4, generated: 5 };
+// places with an icon, public amenities, named places (bigger first), units' numbers
+// ("212D"), quiet names.
+const RANK = { selected: 0, route: 1, icon: 2, amenity: 3, named: 4, code: 5, quiet: 6 };
+const CODE = /^\S*\d\S*$/; // one word holding a digit: a unit's number
 
 // Names a machine gave: "Room 12", "Unit 3", "Non-public area 16", "Restroom (female) 2".
-const GENERATED = /^(room|unit|area|space|non-public area|open to below|walkway|corridor|storage|structure|office|shop|restroom|unit space)( \([^)]*\))? \d+$/i;
+const GENERATED = /^(room|unit|area|space|non-public area|inaccessible space|open to below|walkway|corridor|storage|structure|office|shop|restroom|unit space)( \([^)]*\))? \d+$/i;
+// A quiet name (generated, or a place a visitor does not enter) is named only this many
+// times zoomed in from the level's fitted view, or when selected or a route's end (issue
+// 66, point 1; parsing/imdf/label_rank.py says the same for the tiles and landmarks).
+const QUIET_ZOOM = 2;
+const NON_PUBLIC = /(^|\s)(imdf-)?nonpublic(\.|\s|$)/i; // a category, or a class naming one
 
 let measure = null;
 
@@ -98,6 +105,9 @@ export class Labels {
   // The item's name, icon and rank, after its name or kind changed.
   render(item) {
     item.text.textContent = item.name || "";
+    if (item.locationId && !item.unitId) {
+      item.text.setAttribute("data-location-id", item.locationId); // a connector's, named by it
+    }
     item.width = textWidth(item.name || "");
     item.rtl = textDirection(item.name) === "rtl";
     if (item.rtl) {
@@ -124,13 +134,10 @@ export class Labels {
       item.body.prepend(item.icon);
     }
     item.useful = Boolean(item.name) && (!item.icon || saysMore(item.name, item.kind));
-    item.tier = item.icon
-      ? RANK.icon
-      : item.amenity
-        ? RANK.amenity
-        : item.generated || GENERATED.test(item.name || "")
-          ? RANK.generated
-          : RANK.named;
+    item.quiet = Boolean(item.generated || item.nonPublic || GENERATED.test(item.name || ""));
+    const name = (item.name || "").trim();
+    item.tier = item.icon ? RANK.icon : item.quiet ? RANK.quiet : item.amenity ? RANK.amenity
+      : CODE.test(name) ? RANK.code : RANK.named; // prettier-ignore
     item.shown = null; // placed anew
   }
 
@@ -152,7 +159,7 @@ export class Labels {
         const pole = poleOf(unit.points, Math.max(size / 64, 0.05), holes);
         items.push(this.add(level, { type: "unit", unitId: unit.id, name, kind, x: pole.x, y: pole.y,
           radius: pole.radius, rings: [unit.points, ...holes], area: unit.box.width * unit.box.height,
-          categoryKind: kind })); // prettier-ignore
+          categoryKind: kind, nonPublic: NON_PUBLIC.test(unit.category || "") })); // prettier-ignore
       }
       for (const connector of level.connectors || []) {
         items.push(this.add(level, { type: "connector", connectorId: connector.id, name: null,
@@ -179,10 +186,13 @@ export class Labels {
       const kind = kindOfTags(location.tags) || kindOfName(name);
       const generated = tagOf(location.tags, "svc:name") === "generated";
       const amenity = tagOf(location.tags, "svc:amenity") === "yes";
+      const nonPublic = NON_PUBLIC.test(tagOf(location.tags, "imdf:category") || "");
       if (location.unitId) {
         const unit = units.get(location.unitId);
-        if (unit && (kind !== unit.kind || generated !== Boolean(unit.generated))) {
-          Object.assign(unit, { kind: kind || unit.categoryKind, generated, amenity });
+        const changed = unit && (kind !== unit.kind || generated !== Boolean(unit.generated)
+          || nonPublic !== Boolean(unit.nonPublic)); // prettier-ignore
+        if (changed) {
+          Object.assign(unit, { kind: kind || unit.categoryKind, generated, amenity, nonPublic });
           this.render(unit);
         }
         continue;
@@ -204,7 +214,7 @@ export class Labels {
         continue; // the unit's icon stands for it (an amenity in its restroom)
       }
       items.push(this.add(level, { type: "location", locationId: location.id, name, kind, x, y,
-        area: host ? host.area : 0, generated, amenity })); // prettier-ignore
+        area: host ? host.area : 0, generated, amenity, nonPublic })); // prettier-ignore
     }
     this.items.set(level.uid, items);
   }
@@ -226,6 +236,15 @@ export class Labels {
       return RANK.selected;
     }
     return item.unitId && endUnits.has(item.unitId) ? RANK.route : item.tier;
+  }
+
+  // Whether the view is zoomed in on `level` enough for quiet names (QUIET_ZOOM).
+  zoomedIn(level, rect, upp) {
+    const box = this.app.fittedBox ? this.app.fittedBox(level) : null;
+    if (!box || !rect.width || !rect.height) {
+      return true;
+    }
+    return Math.max(box.width / rect.width, box.height / rect.height) / upp >= QUIET_ZOOM;
   }
 
   // Show each place's label where it is free (module comment), in order of importance.
@@ -263,6 +282,7 @@ export class Labels {
       }
     }
     const endUnits = new Set(ends.values());
+    const quietNamed = items.some((item) => item.quiet) && this.zoomedIn(level, rect, upp);
     const order = items
       .map((item) => ({ item, rank: this.rank(item, endUnits) }))
       .sort((a, b) => a.rank - b.rank || b.item.area - a.item.area);
@@ -278,7 +298,11 @@ export class Labels {
         }
       }
     };
-    const inView = order.filter(({ item }) => {
+    const silent = (item, rank) => item.quiet && rank > RANK.route && !quietNamed;
+    const inView = order.filter(({ item, rank }) => {
+      if (silent(item, rank) && !item.icon) {
+        return false; // not named at this zoom (an icon stays, unnamed)
+      }
       const [sx, sy] = [item.x / upp, item.y / upp];
       return sx > seen.left - AROUND_PX && sx < seen.right + AROUND_PX &&
         sy > seen.top - AROUND_PX && sy < seen.bottom + AROUND_PX; // prettier-ignore
@@ -289,7 +313,7 @@ export class Labels {
       }
     }
     for (const { item, rank } of inView) {
-      if (rank > RANK.route && item.useful && !item.icon) {
+      if (rank > RANK.route && item.useful && !item.icon && !silent(item, rank)) {
         const spot = this.inside(item, grid, upp);
         if (spot) {
           take(item, spot);
@@ -298,7 +322,8 @@ export class Labels {
     }
     for (const { item, rank } of inView) {
       if (!spots.has(item)) {
-        take(item, item.useful ? this.beside(item, rank, grid, seen, null, upp) : null);
+        const named = item.useful && !silent(item, rank);
+        take(item, named ? this.beside(item, rank, grid, seen, null, upp) : null);
       }
     }
     for (const item of items) {
