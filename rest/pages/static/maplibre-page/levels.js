@@ -1,5 +1,7 @@
-// The level switcher: one button per level of tiles.json `levels`, which sets the filter
-// of every layer of floorgate's style to that level (docs/tiles.md, "TileJSON and style").
+// The level switcher: one button per level of tiles.json `levels`, named by its
+// `level_names` (as the SVG viewer's, and the route's steps, name them), which sets the
+// filter of every layer of floorgate's style to that level (docs/tiles.md, "TileJSON and
+// style").
 
 // Features on `level`, also those on several (`"0;1"` is on 0 and on 1): the filter the
 // style itself carries for its default level (parsing/geo/tile_style.py `level_filter`).
@@ -11,21 +13,24 @@ export function levelFilter(level) {
   ];
 }
 
-// A level's label: IMDF ordinals and OSM `level` values are numbers as text.
-export function levelLabel(level) {
-  return `Level ${level}`;
+// A level's label: its name, else its number (IMDF ordinals and OSM `level` values are
+// numbers as text).
+export function levelLabel(level, names = {}) {
+  return names[level] || `Level ${level}`;
 }
 
 // Buttons in `nav`, highest level on top as a building reads; arrow keys, Home and End move
 // between them (one tab stop: roving tabindex), Enter or Space (a button's click) shows one.
-export function levelButtons(nav, levels, onChoose) {
+export function levelButtons(nav, levels, names, onChoose) {
   nav.replaceChildren();
   const buttons = [...levels].reverse().map((level) => {
     const button = document.createElement("button");
     button.type = "button";
     button.dataset.level = level;
-    button.textContent = level;
-    button.setAttribute("aria-label", levelLabel(level));
+    button.textContent = names[level] || level;
+    if (!names[level]) {
+      button.setAttribute("aria-label", levelLabel(level));
+    }
     button.setAttribute("aria-pressed", "false");
     button.tabIndex = -1;
     button.addEventListener("click", () => onChoose(level));

@@ -5,6 +5,7 @@
 import {
   ApiError, forgetKey, getJson, graphql, storeKey, storedKey, takeKeyFromFragment,
 } from "./api.js";
+import { MapLabels } from "./labels.js";
 import { levelButtons, levelFilter, levelLabel } from "./levels.js";
 import {
   addRouteLayers, askRoute, clearRoute, drawRoute, listSteps, routeLevels, showRouteLevel,
@@ -16,7 +17,8 @@ const MAPS_QUERY = `query($asset: ID!) { unitMaps(assetId: $asset, perPage: 100)
   data { id geojsonUrl levelTags { key values { value } } } } }`;
 const $ = (id) => document.getElementById(id);
 const assetId = document.body.dataset.assetId;
-const page = { map: null, level: null, levels: [], routeMap: null, from: null, to: null };
+const page = { map: null, level: null, levels: [], levelNames: {}, labels: null, routeMap: null,
+  from: null, to: null }; // prettier-ignore
 window.floorgatePage = page; // for tests and for poking at it in DevTools
 
 function setState(state, message) {
@@ -70,9 +72,10 @@ function setLevel(level) {
     }
   }
   showRouteLevel(map, level, levelFilter);
+  page.labels?.show(level);
   page.markLevel(level);
   document.body.dataset.level = level;
-  $("status").textContent = `Showing ${levelLabel(level)}.`;
+  $("status").textContent = `Showing ${levelLabel(level, page.levelNames)}.`;
   return settled();
 }
 
@@ -89,7 +92,7 @@ function waypointName(waypoint) {
   if (waypoint.id) {
     return waypoint.name || waypoint.id;
   }
-  return `${waypoint.lat.toFixed(6)}, ${waypoint.lon.toFixed(6)} (${levelLabel(waypoint.level)})`;
+  return `${waypoint.lat.toFixed(6)}, ${waypoint.lon.toFixed(6)} (${levelLabel(waypoint.level, page.levelNames)})`;
 }
 
 // A click on the map: a location there (a circle), else a unit (its location on the route
@@ -196,6 +199,7 @@ async function start() {
   }
   const [style, tiles, maps, maplibregl] = answers.map((a) => a.value);
   page.levels = tiles.levels;
+  page.levelNames = tiles.level_names || {};
   page.routeMap = routeMapOf(maps)?.id ?? null;
   $("title").textContent = tiles.name || assetId;
   let map;
@@ -207,7 +211,7 @@ async function start() {
   }
   page.map = map;
   map.addControl(new maplibregl.NavigationControl({ showCompass: false }), "top-right");
-  page.markLevel = levelButtons($("levels"), tiles.levels, (level) => setLevel(level));
+  page.markLevel = levelButtons($("levels"), tiles.levels, page.levelNames, (level) => setLevel(level));
   page.setLevel = setLevel;
   page.settled = settled;
   map.on("error", (event) => setState("error", event.error?.message || "The map failed."));
@@ -228,6 +232,7 @@ async function start() {
   });
   map.on("load", async () => {
     addRouteLayers(map);
+    page.labels = new MapLabels(map, SOURCE, levelFilter); // the fitted view's zoom is now
     await setLevel(tiles.default_level ?? tiles.levels[0]);
     const query = new URLSearchParams(window.location.search);
     if (query.get("from") && query.get("to")) {
@@ -236,7 +241,7 @@ async function start() {
       await route(key);
     }
     if (document.body.dataset.state !== "error") {
-      setState("ready", `Showing ${levelLabel(page.level)}.`);
+      setState("ready", `Showing ${levelLabel(page.level, page.levelNames)}.`);
     }
   });
   page.routeLayer = ROUTE_LAYER;
