@@ -23,7 +23,9 @@ Then the slow phone of issue 34 (point 8): the IMDF venue Harbourside Exchange
 import-imdf` imports it; its stack map, all levels) with the CPU throttled 4x
 (`Emulation.setCPUThrottlingRate`), `THROTTLED_ROUNDS` page loads in a fresh browser
 (the first cold), "navigation to units drawn" (`rendered`) as their median; the goal is
-at most 1 s.
+at most 1 s. And "navigation to places named" (`labelled`: the map's locations read and
+their labels and icons placed, `window.floorgateViewer.labelledAt`): at most 0.8 s
+(issue 66).
 
 Run with `make bench` or `python -m tests.benchmarks viewer_render`.
 """
@@ -50,6 +52,7 @@ from tests.venues.viewer_buildings import install_exchange
 DATABASE = "floorgate_bench_viewer"
 ROUNDS = 11  # the first cold, then warm
 TARGET_MS = 1000.0
+LABELLED_TARGET_MS = 800.0  # the throttled venue, navigation to its places named
 BROWSER_SECONDS = 300
 THROTTLE = 4.0  # a slow phone: Chromium's CPU slowed this many times
 THROTTLED_ROUNDS = 5
@@ -64,6 +67,7 @@ TIMES = """(() => { const n = performance.getEntriesByType('navigation')[0];
 @dataclass(frozen=True)
 class Round:
     rendered_ms: float
+    labelled_ms: float  # navigation start to the places' labels placed
     after_load_ms: float
     page_ms: float  # navigation start to the page's last byte
     units: int
@@ -110,8 +114,9 @@ def render_once(browser: Chromium, url: str, throttle: float = 1.0) -> Round:
         wait_until(
             browser, session, "performance.getEntriesByType('navigation')[0].loadEventEnd > 0", 10
         )
+        labelled = wait_until(browser, session, "window.floorgateViewer.labelledAt || false", 30)
         rendered, loaded, page, units, levels = evaluate(browser, session, TIMES)
-        return Round(rendered, rendered - loaded, page, units, levels)
+        return Round(rendered, labelled, rendered - loaded, page, units, levels)
     finally:
         browser.call("Target.closeTarget", {"targetId": target})
 
@@ -203,16 +208,18 @@ def throttled_table(measured: Measured) -> list[str]:
     """Navigation to units drawn on the venue at 4x throttling: each round, the median."""
     rendered = [r.rendered_ms for r in measured.rounds]
     median = statistics.median(rendered)
+    labelled = statistics.median(r.labelled_ms for r in measured.rounds)
     first = measured.rounds[0]
     return [
         "| map | levels, units drawn | document | rounds: rendered (1st cold) "
-        "| median rendered (after load) | at most 1 s |",
-        "|---|---|---|---|---|---|",
+        "| median rendered (after load) | at most 1 s | median labelled | at most 0.8 s |",
+        "|---|---|---|---|---|---|---|---|",
         f"| {measured.why} | {first.levels}, {first.units} "
         f"| {measured.document_bytes / 1024:.1f} KiB "
         f"| {', '.join(f'{ms:.0f}' for ms in rendered)} ms "
         f"| {median:.0f} ms ({statistics.median(r.after_load_ms for r in measured.rounds):.0f} ms) "
-        f"| {'yes' if median <= TARGET_MS else 'NO'} |",
+        f"| {'yes' if median <= TARGET_MS else 'NO'} "
+        f"| {labelled:.0f} ms | {'yes' if labelled <= LABELLED_TARGET_MS else 'NO'} |",
     ]
 
 

@@ -13,7 +13,7 @@ import { drawDocument, drawHidden } from "./map/drawing.js";
 import { Labels } from "./map/labels.js";
 import { buildLegend } from "./units/legend.js";
 import { buildLevelSwitcher, markLevel } from "./map/levels.js";
-import { loadLocations, wireLocationList } from "./map/locations.js";
+import { askLocations, loadLocations, wireLocationList } from "./map/locations.js";
 import { PanZoom } from "./map/panzoom.js";
 import { restop, rove } from "./roving.js";
 import { loadNearest, placeOf } from "./search/nearest.js";
@@ -458,6 +458,7 @@ async function load() {
     setStatus(t("status.noDrawing", { map: map.name }));
     return;
   }
+  const locations = askLocations(app); // read once the map is drawn (its labels and icons)
   const [parsed] = await Promise.all([fetchDocument(map.url), loadFloors(map.assetId)]);
   app.model = drawDocument(svg, parsed);
   orderLevels(app.model);
@@ -498,7 +499,7 @@ async function load() {
   if (!app.view.from || !app.view.to) {
     refreshClosures(app); // else read with the route, below
   }
-  await loadLocations(app);
+  await loadLocations(app, locations);
   await showPlaces(app);
   if (selected) {
     app.selectUnit(selected.id);

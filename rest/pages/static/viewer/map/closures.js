@@ -86,7 +86,7 @@ function unitName(app, unitId) {
 // map: labels.js names a drawn connector by its location), else its id.
 function connectorOf(app, closure) {
   let [kind, name] = [closure.connectorKind, closure.name];
-  for (const items of app.labels.items.values()) {
+  for (const items of app.labels.allItems()) {
     const item = items.find((candidate) => candidate.connectorId === closure.id);
     if (item) {
       kind = kind || item.kind;

@@ -74,7 +74,10 @@ const MIRRORED = { start: "end", end: "start", middle: "middle" };
 export class Labels {
   constructor(app) {
     this.app = app;
-    this.items = new Map(); // level uid -> places
+    this.items = new Map(); // level uid -> places, for each level built
+    this.unbuilt = new Map(); // level uid -> level not yet shown (built when it first is)
+    this.waiting = new Map(); // level uid -> its locations, until it is built
+    this.nameOf = () => null;
     this.timings = []; // ms per placement, the latest last
   }
 
@@ -141,39 +144,71 @@ export class Labels {
     item.shown = null; // placed anew
   }
 
-  // A place for each named unit (and each unit of a kind with an icon) and each drawn
-  // connector of each level; `nameOf(unitId)`: the unit's name or null.
+  // The places of each level (`itemsOf`), built when the level is first shown: finding
+  // the labels' poles is the page's biggest work after the drawing, and a visitor sees
+  // one level at a time. `nameOf(unitId)`: the unit's name or null.
   build(model, nameOf) {
-    for (const level of model.levels) {
-      level.labels.replaceChildren();
-      const items = [];
-      const floors = this.floorNames(level);
-      for (const unit of level.units) {
-        const name = shownName(nameOf(unit.id), floors) || null;
-        const kind = kindOfCategory(unit.category) || kindOfName(name);
-        if (!name && !kind) {
-          continue;
-        }
-        const size = Math.max(unit.box.width, unit.box.height);
-        const holes = unit.holes || [];
-        const pole = poleOf(unit.points, Math.max(size / 64, 0.05), holes);
-        items.push(this.add(level, { type: "unit", unitId: unit.id, name, kind, x: pole.x, y: pole.y,
-          radius: pole.radius, rings: [unit.points, ...holes], area: unit.box.width * unit.box.height,
-          categoryKind: kind, nonPublic: NON_PUBLIC.test(unit.category || "") })); // prettier-ignore
-      }
-      for (const connector of level.connectors || []) {
-        items.push(this.add(level, { type: "connector", connectorId: connector.id, name: null,
-          kind: connector.kind, x: connector.x, y: connector.y, box: connector.box })); // prettier-ignore
-      }
-      this.items.set(level.uid, items);
-    }
+    this.nameOf = nameOf;
+    this.items.clear();
+    this.waiting.clear();
+    this.unbuilt = new Map(model.levels.map((level) => [level.uid, level]));
     this.place();
+  }
+
+  // Every level's places (those not yet shown built now): what a closure's connector is
+  // called is found among them (map/closures.js).
+  allItems() {
+    for (const level of [...this.unbuilt.values()]) {
+      this.itemsOf(level);
+    }
+    return [...this.items.values()];
+  }
+
+  // A place for each named unit (and each unit of a kind with an icon) and each drawn
+  // connector of `level`, then its locations (`addLocations`).
+  itemsOf(level) {
+    if (this.items.has(level.uid) || !this.unbuilt.has(level.uid)) {
+      return this.items.get(level.uid);
+    }
+    this.unbuilt.delete(level.uid);
+    const nameOf = this.nameOf;
+    level.labels.replaceChildren();
+    const items = [];
+    const floors = this.floorNames(level);
+    for (const unit of level.units) {
+      const name = shownName(nameOf(unit.id), floors) || null;
+      const kind = kindOfCategory(unit.category) || kindOfName(name);
+      if (!name && !kind) {
+        continue;
+      }
+      const size = Math.max(unit.box.width, unit.box.height);
+      const holes = unit.holes || [];
+      const pole = poleOf(unit.points, Math.max(size / 64, 0.05), holes);
+      items.push(this.add(level, { type: "unit", unitId: unit.id, name, kind, x: pole.x, y: pole.y,
+        radius: pole.radius, rings: [unit.points, ...holes], area: unit.box.width * unit.box.height,
+        categoryKind: kind, nonPublic: NON_PUBLIC.test(unit.category || "") })); // prettier-ignore
+    }
+    for (const connector of level.connectors || []) {
+      items.push(this.add(level, { type: "connector", connectorId: connector.id, name: null,
+        kind: connector.kind, x: connector.x, y: connector.y, box: connector.box })); // prettier-ignore
+    }
+    this.items.set(level.uid, items);
+    if (this.waiting.has(level.uid)) {
+      const locations = this.waiting.get(level.uid);
+      this.waiting.delete(level.uid);
+      this.addLocations(level, locations);
+    }
+    return this.items.get(level.uid);
   }
 
   // The map's locations on `level` ({id, name, x, y, tags, unitId}): a unit's location
   // gives the unit the kind its tags name; another becomes a place of its own, unless it
   // is a drawn connector's (the connector takes its name) or a unit's of the same kind.
   addLocations(level, locations) {
+    if (this.unbuilt.has(level.uid)) {
+      this.waiting.set(level.uid, locations); // added when the level is built
+      return;
+    }
     const all = this.items.get(level.uid) || [];
     for (const item of all.filter((candidate) => candidate.type === "location")) {
       item.node.remove();
@@ -251,7 +286,7 @@ export class Labels {
   place() {
     const app = this.app;
     const level = app.model && app.currentLevel();
-    const items = level && this.items.get(level.uid);
+    const items = level && this.itemsOf(level);
     if (!items || !app.panzoom) {
       return;
     }

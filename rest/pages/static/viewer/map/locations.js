@@ -15,24 +15,37 @@ const LOCATIONS = `query ViewerLocations($map: ID!, $tags: String) {
   }
 }`;
 
-export async function loadLocations(app) {
+// The map's locations asked for: `{data}` or `{error}`, never a rejection (the page asks
+// while it fetches the drawing, and reads the answer once the map is drawn).
+export function askLocations(app) {
+  const tags = app.view.tags.trim() || null;
+  return graphql(app.key, LOCATIONS, { map: app.mapId, tags }).then(
+    (data) => ({ data }),
+    (error) => ({ error }),
+  );
+}
+
+export async function loadLocations(app, asked = askLocations(app)) {
   const problem = byId("locations-problem");
   const list = byId("location-list");
   list.dataset.state = "loading";
-  try {
-    const tags = app.view.tags.trim() || null;
-    const data = await graphql(app.key, LOCATIONS, { map: app.mapId, tags });
-    app.locations = data.locations.data;
-    show(problem, false);
-  } catch (error) {
+  const { data, error } = await asked;
+  if (error) {
     app.locations = [];
     problem.textContent = t("locations.unavailable", { message: error.message });
     show(problem, true);
+  } else {
+    app.locations = data.locations.data;
+    show(problem, false);
   }
   for (const location of app.locations) {
     app.knownLocations.set(location.id, location);
   }
   labelLocations(app);
+  const viewer = window.floorgateViewer;
+  if (viewer && viewer.labelledAt === undefined) {
+    viewer.labelledAt = performance.now(); // the first map with its places' names and icons
+  }
 }
 
 export function floorOf(location) {
