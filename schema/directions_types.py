@@ -203,8 +203,9 @@ class Directions:
     )
     closures: list["Closure"] = strawberry.field(
         description="The closures in force that close a place the route starts at, stops "
-        "at or goes to (a closed shop is walked to its door; a `nearest` whose candidates "
-        "are all closed names them); empty when none."
+        "at or goes to (a closed shop is walked to its door), and every closure `reason` "
+        "names (those in the way of a route not found, those closing every `nearest` "
+        "candidate): find them here by id, never in the reason's words; empty when none."
     )
 
 

@@ -244,18 +244,25 @@ async def closed_places(
 
 def closure_words(closure: ActiveClosure, moment: datetime | None = None) -> str:
     """One closure in words, for a route's `reason`: "the elevator Lift A is closed until
-    14:00 UTC" (the day too when it is not today's, in UTC); "unit 1.04 is closed"."""
+    14:00 UTC" (the day too when it is not today's, in UTC); "Lobby is closed". Never an
+    id, which a visitor cannot read (issue 66: "the elevator 0395bc01-b983-... is
+    closed"): a connector without a place is said by its kind ("the stairs are
+    closed"), a unit without a name as "a place without a name"; the answer's `closures`
+    carry the ids."""
+    verb = "is"
     if closure.kind == CONNECTOR:
-        named = f"the {closure.connector_kind or 'connector'} {closure.name or closure.target_id}"
+        kind = closure.connector_kind or "connector"
+        named = f"the {kind} {closure.name}" if closure.name else f"the {kind}"
+        verb = "are" if not closure.name and kind == "stairs" else "is"
     else:
-        named = closure.name or f"unit {closure.target_id}"
+        named = closure.name or "a place without a name"
     end = ends_at({"until": closure.until})
     if end is None:
-        return f"{named} is closed"
+        return f"{named} {verb} closed"
     today = (moment or datetime.now(UTC)).astimezone(UTC).date()
     shown = end.astimezone(UTC)
     when = shown.strftime("%H:%M") if shown.date() == today else shown.strftime("%Y-%m-%d %H:%M")
-    return f"{named} is closed until {when} UTC"
+    return f"{named} {verb} closed until {when} UTC"
 
 
 async def profile_closed(

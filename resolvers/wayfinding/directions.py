@@ -15,6 +15,7 @@ one's id (`nearest.choose`), chosen in the same options.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,7 @@ from resolvers.validation import check_id
 from resolvers.wayfinding.answers import Directions, LegConnector, RouteLeg, RouteManeuver
 from resolvers.wayfinding.answers import Route as RouteAnswer
 from resolvers.wayfinding.closures import (
+    ActiveClosure,
     Closed,
     as_api,
     closed_places,
@@ -171,11 +173,12 @@ async def directions(
         profile, closed = await profile_closed(context, unit_map, loaded, profile)
     else:
         profile, closed = walked.profile, walked.closed
-    answer["closures"] = await _closed_waypoints(context, unit_map, closed, named)
+    at_waypoints = await _closed_waypoints(context, unit_map, closed, named)
+    answer["closures"] = [as_api(each, unit_map["id"]) for each in at_waypoints]
     if choice is not None and not choice.reachable:
-        answer["reason"] = await _unchosen(
-            context, loaded, profile, closed, choice, mode_name, points[0]
-        )
+        why = await _unchosen(context, loaded, profile, closed, choice, mode_name, points[0])
+        answer["reason"] = why.text
+        answer["closures"] = _listed(closed, at_waypoints, why.closures, unit_map["id"])
         return answer
     places = await map_places(context, unit_map, loaded)
     waypoints = [waypoint for _, waypoint in named]
@@ -187,10 +190,12 @@ async def directions(
         a, b = found.order[found.part], found.order[found.part + 1]
         told = REASONS[str(found.why)].format(how=MODE_WORDS[mode_name])
         pair = [points[a], points[b]]
-        reason = await _why_not(context, loaded, profile, closed, found.why, pair, told)
+        why = await _why_not(context, loaded, profile, closed, found.why, pair, told)
+        reason = why.text
         if stops is not None:
             reason += f" (between {_named_point(named, a)} and {_named_point(named, b)})"
         answer["reason"] = reason
+        answer["closures"] = _listed(closed, at_waypoints, why.closures, unit_map["id"])
         return answer
     floors = await _floor_names(context, unit_map)
     graph = loaded.graph
@@ -216,6 +221,27 @@ async def directions(
     return answer
 
 
+@dataclass(frozen=True)
+class _Why:
+    """Why there is no route, in words, and the closures those words name (an answer
+    lists them as data: a client finds them by id, never in the text)."""
+
+    text: str
+    closures: tuple[ActiveClosure, ...] = ()
+
+
+def _listed(
+    closed: Closed,
+    at_waypoints: list[ActiveClosure],
+    in_the_way: tuple[ActiveClosure, ...],
+    map_id: str,
+) -> list[dict[str, Any]]:
+    """An answer's `closures`: those at its waypoints and those in its way, once each, in
+    the order of the closures in force."""
+    listed = set(at_waypoints) | set(in_the_way)
+    return [as_api(each, map_id) for each in closed.closures if each in listed]
+
+
 def _named_point(named: list[tuple[str, Waypoint]], index: int) -> str:
     """A point of a trip as the request names it: `from`, `via.2`, `to`."""
     return named[index][0]
@@ -233,7 +259,7 @@ async def _why_not(
     why: Any,
     points: list[Point],
     told: str,
-) -> str:
+) -> _Why:
     """Why there is no route between `points` (`told`), with what alone stands in its way
     when a route in the same mode joins them without it: the excluded kinds of which the
     mode could use an edge ("... without stairs and elevators": not escalators in a
@@ -244,22 +270,22 @@ async def _why_not(
     from routing.route import Unreachable, find_route
 
     if why != Unreachable.DISCONNECTED:
-        return told
+        return _Why(told)
     if profile.excluded:
         free = profile.without(profile.excluded)
         context.worked(PATH_SEARCH_COST)
         found = await on_graph(loaded, find_route, loaded, free, *points, stoppable=True)
         if not isinstance(found, Unreachable):
             kinds = usable_kinds(loaded.graph, profile, profile.excluded)
-            return told + WITHOUT.format(kinds=avoided_words(kinds or profile.excluded))
+            return _Why(told + WITHOUT.format(kinds=avoided_words(kinds or profile.excluded)))
     if closed.closures:
         free = profile.without(closed=True)
         context.worked(PATH_SEARCH_COST)
         found = await on_graph(loaded, find_route, loaded, free, *points, stoppable=True)
         if not isinstance(found, Unreachable):
             needed = closures_in_the_way(closed, found, loaded.graph)
-            return f"{told}: " + "; ".join(closure_words(each) for each in needed)
-    return told
+            return _Why(f"{told}: " + "; ".join(closure_words(each) for each in needed), needed)
+    return _Why(told)
 
 
 async def _unchosen(
@@ -270,7 +296,7 @@ async def _unchosen(
     choice: Choice,
     mode_name: str,
     start: Point,
-) -> str:
+) -> _Why:
     """Why no candidate has a route: the start joins no walk path, or none leads to one
     (naming what stands in the way of the one that would be quickest without it)."""
     from routing.route import Unreachable
@@ -278,12 +304,13 @@ async def _unchosen(
     how = MODE_WORDS[mode_name]
     if choice.closed:
         told = REASONS["no-open-candidate"]
-        return f"{told}: " + "; ".join(closure_words(each) for each in choice.closed)
+        words = "; ".join(closure_words(each) for each in choice.closed)
+        return _Why(f"{told}: {words}", choice.closed)
     if not choice.start_joins:
-        return REASONS[str(Unreachable.START_OFF_GRAPH)].format(how=how)
+        return _Why(REASONS[str(Unreachable.START_OFF_GRAPH)].format(how=how))
     told = REASONS["no-candidate"].format(how=how)
     if choice.freed is None:
-        return told
+        return _Why(told)
     pair = [start, choice.freed]
     return await _why_not(context, loaded, profile, closed, Unreachable.DISCONNECTED, pair, told)
 
@@ -293,14 +320,14 @@ async def _closed_waypoints(
     unit_map: dict[str, Any],
     closed: Closed,
     named: list[tuple[str, Waypoint]],
-) -> list[dict[str, Any]]:
+) -> list[ActiveClosure]:
     """The closures in force that close a place the route starts at, stops at or goes
     to, in their order (issue 66: a route to a closed shop reaches its door and says it
     is closed)."""
     shut = await closed_places(context, unit_map, closed)
     ids = {str(waypoint["id"]) for _, waypoint in named if waypoint.get("id") is not None}
     found = dict.fromkeys(each for id_ in sorted(ids & shut.keys()) for each in shut[id_])
-    return [as_api(each, unit_map["id"]) for each in closed.closures if each in found]
+    return [each for each in closed.closures if each in found]
 
 
 async def _floor_names(context: RequestContext, unit_map: dict[str, Any]) -> dict[str, str]:

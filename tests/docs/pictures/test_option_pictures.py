@@ -201,7 +201,7 @@ async def test_a_closed_elevator_sends_feet_to_the_stairs_and_wheels_nowhere(dem
     assert kinds(before, foot, wheels) == ["elevator", "stairs", None]
     assert wheels["reason"] == (
         "no walk path usable by wheelchair joins the start and the destination: "
-        "the elevator b1-elevator is closed"
+        "the elevator is closed"
     )
     elevator = connector_of(before)
     drawn = [

@@ -61,9 +61,17 @@ async def test_only_the_closures_in_the_way_are_named(env: Env):
     await close(env, MAP, unit_id="cl-shop")
     blocked = await route(env, MAP, {"from": WEST, "to": EAST})
     assert (blocked["route"], blocked["reason"]) == (None, f"{FOOT} {JOINS}: Lobby is closed")
+    # ... and listed as data, as every closure a reason names (issue 66: a client finds
+    # them by id, never in the words)
+    assert [(c["kind"], c["unit_id"], c["name"]) for c in blocked["closures"]] == [
+        ("unit", "cl-lobby", "Lobby")
+    ]
     # By wheelchair upstairs: the lift alone (its stairs were never usable).
     lifted = await route(env, MAP, {"from": BY_THE_LIFT, "to": UPSTAIRS, "mode": "wheelchair"})
     assert lifted["reason"] == f"{WHEELS} {JOINS}: the elevator Lift A is closed"
+    assert [(c["kind"], c["connector_id"]) for c in lifted["closures"]] == [
+        ("connector", "cl-lift")
+    ]
 
 
 async def test_nearest_names_what_stands_in_the_way_of_every_candidate(env: Env):
@@ -75,9 +83,12 @@ async def test_nearest_names_what_stands_in_the_way_of_every_candidate(env: Env)
     stuck = await route(env, "map-b1", trip | {"mode": "wheelchair"})
     assert (stuck["route"], stuck["reason"]) == (
         None,
-        "no candidate is reachable by wheelchair from the start: "
-        "the elevator b1-elevator is closed",
+        "no candidate is reachable by wheelchair from the start: the elevator is closed",
     )
+    # no place stands for the demo's lift: the words say its kind, the list its id
+    assert [(c["connector_id"], c["connector_kind"]) for c in stuck["closures"]] == [
+        ("b1-elevator", "elevator")
+    ]
     on_foot = await route(env, "map-b1", trip)  # the stairs are open
     assert (on_foot["to"]["id"], on_foot["reason"]) == (mail, None)
     excluded = {"costing_options": {"pedestrian": {"exclude": ["stairs", "escalator"]}}}

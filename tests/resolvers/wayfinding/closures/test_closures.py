@@ -129,13 +129,11 @@ def test_words():
     tomorrow = ActiveClosure(
         "connector", "b1-stairs-a", None, "stairs", "2030-06-02T08:05:00+00:00", None
     )
-    assert (
-        closure_words(tomorrow, moment)
-        == "the stairs b1-stairs-a is closed until 2030-06-02 08:05 UTC"
-    )
+    # no place names them: by their kind, never by an id (issue 66)
+    assert closure_words(tomorrow, moment) == "the stairs are closed until 2030-06-02 08:05 UTC"
     assert (
         closure_words(ActiveClosure("unit", "cl-bay", None, None, None, None))
-        == "unit cl-bay is closed"
+        == "a place without a name is closed"
     )
     assert (
         closure_words(ActiveClosure("unit", "cl-lobby", "Lobby", None, None, None))

@@ -46,13 +46,16 @@ export function untilText(until) {
   return t("closure.untilDay", { day, time });
 }
 
-// The closed thing's name and the words around it: "Unit {name}", "{kind} {name}".
+// The closed thing's name and the words around it: "Unit {name}", "{kind} {name}"; one
+// without a name by its kind alone, or as a place without a name (never an id, issue 66).
 function closureParts(app, closure) {
   if (closure.kind === "unit") {
-    return { id: "closure.unit", params: { name: closure.name || unitName(app, closure.id) } };
+    const name = closure.name || unitName(app, closure.id);
+    return name ? { id: "closure.unit", params: { name } } : { id: "closure.unnamedUnit", params: { name: "" } };
   }
   const { kind, name } = connectorOf(app, closure);
-  return { id: "closure.connector", params: { kind: kind ? kindName(kind) : t("closure.anyConnector"), name } };
+  const params = { kind: kind ? kindName(kind) : t("closure.anyConnector"), name: name || "" };
+  return { id: name ? "closure.connector" : "closure.connectorAlone", params };
 }
 
 // "Elevator Lift A closed until 14:00: maintenance".
@@ -79,11 +82,11 @@ function closedText(closure) {
 
 function unitName(app, unitId) {
   const unit = app.unitsById.get(unitId);
-  return (unit && unit.name && unit.name.trim()) || unitId;
+  return (unit && unit.name && unit.name.trim()) || null;
 }
 
 // What a connector is called: its kind and its name (the API's, else its place's on the
-// map: labels.js names a drawn connector by its location), else its id.
+// map: labels.js names a drawn connector by its location), else none.
 function connectorOf(app, closure) {
   let [kind, name] = [closure.connectorKind, closure.name];
   for (const items of app.labels.allItems()) {
@@ -93,7 +96,7 @@ function connectorOf(app, closure) {
       name = name || item.name;
     }
   }
-  return { kind: kind || null, name: name || closure.id };
+  return { kind: kind || null, name: name || null };
 }
 
 // Read the map's closures and draw them; a failure keeps none drawn.
@@ -188,21 +191,10 @@ export function drawClosures(app) {
   svg.dataset.closuresState = app.closuresState || "loading";
 }
 
-// The closures a route's `reason` names: by id, by the connector's or unit's name.
-export function namedClosures(app, reason) {
-  if (!reason) {
-    return [];
-  }
-  const said = reason.toLowerCase();
-  return (app.closures || []).filter((closure) => {
-    const names = [closure.id, closure.name];
-    if (closure.kind === "unit") {
-      names.push(unitName(app, closure.id));
-    } else {
-      names.push(connectorOf(app, closure).name);
-    }
-    return names.some((name) => name && said.includes(name.toLowerCase()));
-  });
+// The closures a route answer lists (`closures`: those its `reason` names, and those at
+// its ends), as the page holds closures: read as data, never found in the reason's words.
+export function namedClosures(listed) {
+  return closuresOf({ closures: listed || [] });
 }
 
 // The closures named, listed in the directions card above the steps.

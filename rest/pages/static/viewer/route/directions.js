@@ -23,6 +23,7 @@ function routeQuery(shaped) {
     $mode: String, $units: String${shaped.variables}) {
   route(unitMapId: $map, from: $from, to: $to, mode: $mode, units: $units${shaped.arguments}) {
     mode reason
+    closures { kind connectorId unitId connectorKind name until reason }
     from { id name x y floorId }
     to { id name x y floorId }${shaped.fields}
     route {
@@ -221,7 +222,7 @@ function showRoute(app, answer, units) {
   clearSteps();
   panel.dataset.mode = answer.mode;
   panel.dataset.units = units;
-  showNamedClosures(app, namedClosures(app, answer.reason));
+  showNamedClosures(app, namedClosures(answer.closures));
   if (!answer.route) {
     app.shownRoute = null;
     clearRouteDrawing(app);
