@@ -113,6 +113,8 @@ LIST_ESTIMATES: dict[str, int] = {
     "Location.floors": 1,
     "Location.tags": 2,
     "UnitAttributeGroup.attributes": 6,
+    # The turns told with a turn: within 30 ft after it, mostly none or one.
+    "RouteManeuver.then": 1,
     # At most MAX_MATRIX_PAIRS sources x targets: about its square root on each side.
     "DistanceMatrix.sources": 7,
     "MatrixSource.targets": 7,

@@ -14,6 +14,9 @@ come from `routing.bends`:
   up"), not as a step of its own a few feet earlier; one within START_TURN_FT of the
   start is told with the start: the first step walks (issue 66, point 8: "Start at
   LL21D" then "Turn slightly left" with nothing walked between).
+- A turn within MERGE_FT after another is told with it, as its `then` ("turn left, then
+  turn right"): no two turns are steps of their own within 30 ft (issue 66, point 8:
+  three steps within 30 ft between two stair rides read as a zig-zag).
 - A destination just off to one side of the last turn is arrived at there, with its side.
 - A landmark is a public place; a generated name only where no other is within reach;
   two turns in a row never name the same one.
@@ -28,7 +31,7 @@ import heapq
 import itertools
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from routing.bends import (
     NEAR_TURN_FT,
@@ -51,6 +54,7 @@ LANDMARK_FT = 30.0  # a named place this close to a maneuver may name it
 ARRIVAL_FT = 30.0  # a destination this close beside the last turn is arrived at there
 CONNECTOR_TURN_FT = 15.0  # a turn this close before a connector is told with it
 START_TURN_FT = 5.0  # a turn this close after the start is told with it
+MERGE_FT = 30.0  # a turn this close after another is told with it ("then turn right")
 BESIDE_DEG = (45.0, 135.0)  # "on your left/right": off the walking direction by this much
 ROUNDS = 6  # of dropping straightened turns and restoring forced ones (2 are typical)
 
@@ -109,6 +113,18 @@ class Places:
 
 
 @dataclass(frozen=True)
+class Then:
+    """A turn told with the turn before it (within MERGE_FT), with its own bearings and
+    modifier, so that a client can check one against the other as for a turn."""
+
+    modifier: Modifier
+    bearing_before: int
+    bearing_after: int
+    point_index: int  # on the leg of the turn it is told with
+    location: XY
+
+
+@dataclass(frozen=True)
 class Maneuver:
     type: ManeuverType
     modifier: Modifier | None  # turns only
@@ -123,6 +139,7 @@ class Maneuver:
     landmark: Place | None = None
     side: Side | None = None  # arrive only: when the destination is beside
     ride: int | None = None  # connector only: its index in route.rides
+    then: tuple[Then, ...] = ()  # turn only: the turns told with it, in walking order
 
 
 @dataclass
@@ -136,6 +153,7 @@ class _Stop:
     before: int = 0
     after: int = 0
     side: Side | None = None
+    then: list[_Stop] = field(default_factory=list)  # the turns told with this one
 
     def key(self) -> tuple[int, int, int]:
         return (self.leg, self.index, RANK[self.type])
@@ -299,6 +317,26 @@ class _Plan:
         self.stops = [*kept, *again, arrive]
         self.settle()
 
+    def merge(self) -> None:
+        """Each turn within MERGE_FT after a turn told on its own (on its leg) is told with
+        it, as its `then`; bearings stay as measured with every turn a stop, so each told
+        turn's windows are cut where the others are."""
+        kept: list[_Stop] = []
+        for stop in self.stops:
+            head = kept[-1] if kept else None
+            if (
+                stop.type == TURN
+                and head is not None
+                and head.type == TURN
+                and head.leg == stop.leg
+                and self.lines[stop.leg].at[stop.index] - self.lines[head.leg].at[head.index]
+                < MERGE_FT
+            ):
+                head.then.append(stop)
+            else:
+                kept.append(stop)
+        self.stops = kept
+
 
 def _is_weak(stop: _Stop) -> bool:
     """A turn that its measured bearings straighten: no modifier."""
@@ -362,6 +400,7 @@ def plan_maneuvers(
     plan = _Plan(route, lines, stop)
     plan.settle()
     plan.arrive_beside()
+    plan.merge()
     return _finish(route, plan.stops, lines, places, skip, stop)
 
 
@@ -429,9 +468,16 @@ def _finish(
                 landmark=landmark,
                 side=stop.side,
                 ride=stop.ride,
+                then=tuple(_then(told, leg.points[told.index]) for told in stop.then),
             )
         )
     return maneuvers
+
+
+def _then(stop: _Stop, at: XY) -> Then:
+    turned = modifier(stop.before, stop.after)
+    assert turned is not None  # a straightened turn was dropped before any was told with another
+    return Then(turned, stop.before, stop.after, stop.index, at)
 
 
 def _along(route: Route, lines: list[Line], stops: list[_Stop]) -> tuple[list[float], list[float]]:

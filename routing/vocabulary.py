@@ -125,6 +125,7 @@ class Language:
     depart_unnamed: str  # an ad-hoc start
     turns: Mapping[Modifier, str]
     turn_at: str  # {turn} (a phrase of `turns`) at {landmark}
+    then: str  # {action}, then {turn}: a turn told with the one before it (MERGE_FT)
     up: str  # {connector} (a name of `connectors`) up to {floor}, one floor
     down: str
     up_floors: str  # likewise, {floors} (a form of `floors`) in one ride
@@ -162,6 +163,7 @@ ENGLISH = Language(
         Modifier.SHARP_LEFT: "turn sharply left",
     },
     turn_at="{turn} at {landmark}",
+    then="{action}, then {turn}",
     up="take the {connector} up to {floor}",
     down="take the {connector} down to {floor}",
     up_floors="take the {connector} up {floors} to {floor}",
@@ -199,6 +201,7 @@ TRADITIONAL_CHINESE = Language(
         Modifier.SHARP_LEFT: "向左急轉",
     },
     turn_at="在{landmark}{turn}",
+    then="{action}，然後{turn}",  # noqa: RUF001 (Chinese writes a full-width comma)
     up="{connector}上樓到{floor}",
     down="{connector}下樓到{floor}",
     up_floors="{connector}上 {floors}到{floor}",
@@ -236,6 +239,7 @@ SIMPLIFIED_CHINESE = Language(
         Modifier.SHARP_LEFT: "向左急转",
     },
     turn_at="在{landmark}{turn}",
+    then="{action}，然后{turn}",  # noqa: RUF001 (Chinese writes a full-width comma)
     up="{connector}上楼到{floor}",
     down="{connector}下楼到{floor}",
     up_floors="{connector}上{floors}到{floor}",
@@ -274,6 +278,7 @@ FRENCH = Language(
         Modifier.SHARP_LEFT: "tournez franchement à gauche",
     },
     turn_at="{turn} devant {landmark}",
+    then="{action}, puis {turn}",
     up="prenez {connector} pour monter au niveau {floor}",
     down="prenez {connector} pour descendre au niveau {floor}",
     up_floors="prenez {connector} pour monter de {floors} jusqu'au niveau {floor}",
@@ -311,6 +316,7 @@ GERMAN = Language(
         Modifier.SHARP_LEFT: "scharf links abbiegen",
     },
     turn_at="bei {landmark} {turn}",
+    then="{action}, dann {turn}",
     up="{connector} nach oben bis {floor} nehmen",
     down="{connector} nach unten bis {floor} nehmen",
     up_floors="{connector} {floors} nach oben bis {floor} nehmen",
@@ -346,6 +352,7 @@ SPANISH = Language(
         Modifier.SHARP_LEFT: "gire bruscamente a la izquierda",
     },
     turn_at="{turn} en {landmark}",
+    then="{action} y luego {turn}",
     up="tome {connector} para subir hasta {floor}",
     down="tome {connector} para bajar hasta {floor}",
     up_floors="tome {connector} para subir {floors} hasta {floor}",

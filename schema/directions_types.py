@@ -109,6 +109,23 @@ class RouteLandmark:
 
 
 @strawberry.type(
+    description="A turn told with the turn before it, within 30 ft (\"turn left, then turn "
+    "right\"): no two turns are steps of their own closer than that (docs/routing.md, "
+    "Maneuvers)."
+)
+class RouteThen:
+    modifier: str = strawberry.field(description="As a turn's `modifier`.")
+    bearing_before: int = strawberry.field(
+        description="As a turn's, windows cut at the maneuvers and turns around it."
+    )
+    bearing_after: int = strawberry.field(description="Likewise, after it.")
+    location: RoutePoint = strawberry.field(
+        description="Where it is: legs[legIndex].points[pointIndex] of its maneuver's leg."
+    )
+    point_index: int = strawberry.field(description="Its point in that leg's `points`.")
+
+
+@strawberry.type(
     description="One maneuver of a route, in walking order (OSRM's vocabulary; "
     "docs/routing.md, Maneuvers)."
 )
@@ -147,6 +164,11 @@ class RouteManeuver:
     )
     connector: RouteConnector | None = strawberry.field(
         description="For `connector`: the connector taken (its leg's `connector`)."
+    )
+    then: list[RouteThen] = strawberry.field(
+        description="For a turn: the turns within 30 ft after it, told in its instruction "
+        "(\"turn left at Atrium, then turn right\") rather than as steps of their own, in "
+        "walking order; empty otherwise."
     )
     via_index: int | None = strawberry.field(
         description="For the `arrive` at a stop of a route with `via`: the stop's index in "

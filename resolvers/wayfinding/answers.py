@@ -46,6 +46,16 @@ class Landmark(TypedDict):
     name: str
 
 
+class RouteThen(TypedDict):
+    """A turn told with the turn before it (`routing.maneuvers.Then`)."""
+
+    modifier: str
+    bearing_before: int
+    bearing_after: int
+    location: Point
+    point_index: int
+
+
 class RouteManeuver(TypedDict):
     """One maneuver, in the vocabulary of `routing.vocabulary`, with its sentence."""
 
@@ -63,6 +73,7 @@ class RouteManeuver(TypedDict):
     connector: LegConnector | None
     via_index: int | None  # the stop an intermediate `arrive` reaches (`via`)
     instruction: str
+    then: list[RouteThen]  # a turn's turns told with it, within 30 ft
 
 
 class Route(TypedDict):

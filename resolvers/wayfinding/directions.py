@@ -414,4 +414,14 @@ def _maneuver(
         "connector": None if maneuver.ride is None else legs[maneuver.ride]["connector"],
         "via_index": None,
         "instruction": instruction(maneuver, route, words, says),
+        "then": [
+            {
+                "modifier": told.modifier.value,
+                "bearing_before": told.bearing_before,
+                "bearing_after": told.bearing_after,
+                "location": {"x": told.location[0], "y": told.location[1]},
+                "point_index": told.point_index,
+            }
+            for told in maneuver.then
+        ],
     }

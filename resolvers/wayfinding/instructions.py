@@ -102,9 +102,11 @@ def _action(maneuver: Maneuver, route: Route, words: Words, says: Language) -> s
     if maneuver.type == ManeuverType.TURN:
         assert maneuver.modifier is not None
         turn = says.turns[maneuver.modifier]
-        if maneuver.landmark is None:
-            return turn
-        return says.turn_at.format(turn=turn, landmark=maneuver.landmark.name)
+        if maneuver.landmark is not None:
+            turn = says.turn_at.format(turn=turn, landmark=maneuver.landmark.name)
+        for told in maneuver.then:  # "turn left at X, then turn right"
+            turn = says.then.format(action=turn, turn=says.turns[told.modifier])
+        return turn
     if maneuver.type == ManeuverType.CONNECTOR:
         assert maneuver.ride is not None
         ride = route.rides[maneuver.ride]

@@ -65,7 +65,9 @@ FRAGMENTS = {
     "maneuvers { type modifier bearing_before: bearingBefore bearing_after: bearingAfter "
     "location { x y } leg_index: legIndex point_index: pointIndex distance time "
     f"landmark {{ unit_id: unitId location_id: locationId name }} side {ROUTE_CONNECTOR} "
-    "via_index: viaIndex instruction } } reason via { id name x y floor_id: floorId } "
+    "via_index: viaIndex instruction then { modifier bearing_before: bearingBefore "
+    "bearing_after: bearingAfter location { x y } point_index: pointIndex } } } "
+    "reason via { id name x y floor_id: floorId } "
     "visit_order: visitOrder optimized closures { unit_map_id: unitMapId kind "
     "connector_id: connectorId unit_id: unitId connector_kind: connectorKind name until "
     "reason } }",

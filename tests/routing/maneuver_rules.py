@@ -12,7 +12,10 @@ landmarks: no turn within 15 ft before a connector (it is told with the connecto
 then stands for the turns of the places before it); no leg under 2 ft between two
 rides of one kind going one way (one ride over several floors is one step); no step says
 "Walk 0 ft"; no two turns in a row name the same landmark. And issue 66's: no turn within
-5 ft of the start (it is told with the start, which then stands for the places there).
+5 ft of the start (it is told with the start, which then stands for the places there); no
+two turns within 30 ft of each other on a leg: a turn that close after another is told
+with it, as its `then` (checked as a turn for its bearings, and standing for its place as
+a turn does), within 30 ft after it on its leg.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ WINDOW = 10.0
 NEAR_TURN = 15.0
 NEAR_CONNECTOR = 15.0  # a turn this close before a connector is told with it
 NEAR_START = 5.0  # a turn this close after the start is told with it: the first step walks
+MERGE = 30.0  # a turn this close after another is told with it, as its `then`
 RIDE_GAP = 2.0  # feet: rides of one kind and way closer than this are one
 TOLERANCE = 10.0
 MIN_CHORD = 0.01  # feet: a shorter chord has no direction (routing.bends.MIN_CHORD_FT)
@@ -110,6 +114,10 @@ def check_route(route: dict[str, Any], fpu: float, levels: Sequence[str] | None 
         leg = legs[m["leg_index"]]
         assert leg["points"][m["point_index"]] == m["location"]
         assert m["landmark"] is None or m["type"] == "turn"
+        assert m["type"] == "turn" or m["then"] == []
+        for told in m["then"]:
+            assert told["modifier"] in TURN_NAMES
+            assert leg["points"][told["point_index"]] == told["location"]
     middle = maneuvers[1:-1]
     assert all(m["type"] in ("turn", "connector") for m in middle)
     places = [(m["leg_index"], lines[m["leg_index"]].at[m["point_index"]]) for m in maneuvers]
@@ -121,6 +129,7 @@ def check_route(route: dict[str, Any], fpu: float, levels: Sequence[str] | None 
     _check_bends(lines, maneuvers, places)
     _check_before_connectors(lines, legs, maneuvers, places)
     _check_after_the_start(maneuvers, places)
+    _check_merged(lines, maneuvers, places)
     _check_landmarks(maneuvers)
     assert not any(re.match(r"Walk 0 (ft|m)\b", step) for step in route["steps"]), route["steps"]
     for name in ("distance", "time"):
@@ -179,6 +188,33 @@ def _check_after_the_start(
             assert at > NEAR_START - 1e-9, f"a turn {at:.2f} ft after the start"
 
 
+def _thens(
+    lines: list[Polyline], maneuvers: list[dict[str, Any]]
+) -> list[tuple[int, float, dict[str, Any]]]:
+    """(leg, feet along it, the turn) of every turn told with another."""
+    return [
+        (m["leg_index"], lines[m["leg_index"]].at[told["point_index"]], told)
+        for m in maneuvers
+        for told in m["then"]
+    ]
+
+
+def _check_merged(
+    lines: list[Polyline], maneuvers: list[dict[str, Any]], places: list[tuple[int, float]]
+) -> None:
+    """No two turns within MERGE of each other on a leg; each turn told with another lies
+    after it, within MERGE, in walking order."""
+    turns = [places[k] for k, m in enumerate(maneuvers) if m["type"] == "turn"]
+    for (leg_a, a), (leg_b, b) in itertools.pairwise(turns):
+        if leg_a == leg_b:
+            assert b - a >= MERGE - 1e-9, f"two turns {b - a:.2f} ft apart"
+    for k, m in enumerate(maneuvers):
+        leg, at = places[k]
+        seen = [lines[leg].at[told["point_index"]] for told in m["then"]]
+        assert seen == sorted(seen), "turns told with a turn out of walking order"
+        assert all(at < s < at + MERGE for s in seen), (at, seen)
+
+
 def _check_landmarks(maneuvers: list[dict[str, Any]]) -> None:
     """No two turns in a row name the same landmark."""
     for one, other in itertools.pairwise(maneuvers):
@@ -193,7 +229,21 @@ def _check_landmarks(maneuvers: list[dict[str, Any]]) -> None:
 def _check_bearings(
     lines: list[Polyline], maneuvers: list[dict[str, Any]], places: list[tuple[int, float]]
 ) -> None:
-    """Each bearing within TOLERANCE of the chord of its window (0 where none)."""
+    """Each bearing within TOLERANCE of the chord of its window (0 where none), windows cut
+    at the maneuvers and the turns told with them; those turns' bearings too."""
+    cuts = sorted([*places, *((leg, at) for leg, at, _ in _thens(lines, maneuvers))])
+
+    def window(leg: int, s: float) -> tuple[float | None, float | None]:
+        lo = max([at for other, at in cuts if other == leg and at < s] or [0.0])
+        hi = min([at for other, at in cuts if other == leg and at > s] or [lines[leg].at[-1]])
+        return lines[leg].windows(s, lo, hi)
+
+    for leg, s, told in _thens(lines, maneuvers):
+        before, after = window(leg, s)
+        expected = (0.0 if before is None else before, 0.0 if after is None else after)
+        for got, want in zip((told["bearing_before"], told["bearing_after"]), expected):
+            assert apart(got, want) <= TOLERANCE, (told, before, after)
+        assert told["modifier"] == turn_name(told["bearing_before"], told["bearing_after"])
     for k, m in enumerate(maneuvers):
         leg, s = places[k]
         lo = max([at for j, (other, at) in enumerate(places) if other == leg and j < k] or [0.0])
@@ -201,6 +251,9 @@ def _check_bearings(
             [at for j, (other, at) in enumerate(places) if other == leg and j > k]
             or [lines[leg].at[-1]]
         )
+        told = [at for other, at, _ in _thens(lines, maneuvers) if other == leg]
+        lo = max([lo, *(at for at in told if at < s)])  # cut at the turns told with others
+        hi = min([hi, *(at for at in told if at > s)])
         before, after = lines[leg].windows(s, lo, hi)
         if m["type"] == "connector":
             nxt = places[k + 1]
@@ -226,6 +279,7 @@ def _check_bends(
     connector (where no turn stands) or turn too little once cut there; likewise the
     start, within 5 ft and a window of it."""
     turns = [places[k] for k, m in enumerate(maneuvers) if m["type"] == "turn"]
+    turns += [(leg, at) for leg, at, _ in _thens(lines, maneuvers)]  # told, as turns are
     end_leg, end_at = places[-1]
     for leg, line in enumerate(lines[: end_leg + 1]):
         hi = end_at if leg == end_leg else line.at[-1]

@@ -25,6 +25,7 @@ from routing.matrix import LoadedGraph, Point
 from routing.model import FOOT, STAIRS, WHEELCHAIR
 from routing.profile import Profile
 from routing.route import RIDE_GAP_FT, Leg, Ride, Route, Unreachable
+from routing.vocabulary import Modifier
 from tests.routing.maneuver_rules import check_route
 from tests.routing.test_fixture_maps import connector, level, loaded, paths, polyline, svg
 
@@ -241,10 +242,12 @@ def test_the_issues_stairs_read_as_two_steps():
 # ---------------------------------------------------------------- landmarks
 
 
-def jog_route() -> Route:
-    """East 60 ft, 8 ft north, east 60 ft: a left turn at (60, 0), a right at (60, -8)."""
-    points = [(0.0, 0.0), (60.0, 0.0), (60.0, -8.0), (120.0, -8.0)]
-    return Route(128.0, 32.0, [Leg(0, points, 128.0, 32.0)], [])
+def jog_route(north: float = 30.0) -> Route:
+    """East 60 ft, `north` ft north, east 60 ft: a left turn at (60, 0), a right at (60,
+    -north); 30 ft apart by default, so that both are steps of their own."""
+    points = [(0.0, 0.0), (60.0, 0.0), (60.0, -north), (120.0, -north)]
+    feet = 120.0 + north
+    return Route(feet, feet / 4, [Leg(0, points, feet, feet / 4)], [])
 
 
 def landmarks(places: list[Place], route: Route | None = None) -> list[str | None]:
@@ -254,10 +257,11 @@ def landmarks(places: list[Place], route: Route | None = None) -> list[str | Non
 
 
 def test_two_turns_in_a_row_never_name_one_landmark():
-    """The gym is ahead of both turns of the jog: the first names it, the second the
-    next place a person would name (the café ahead of it), else nothing."""
-    gym = Place("loc-gym", None, "Fitness Center", 0, 66, -4)
-    cafe = Place("loc-cafe", None, "Harbour Café", 0, 75, -20)
+    """The gym is within reach of both turns of the jog (ahead of the first, beside the
+    second): the first names it, the second the next place a person would name (the café
+    ahead of it), else nothing."""
+    gym = Place("loc-gym", None, "Fitness Center", 0, 62, -15)
+    cafe = Place("loc-cafe", None, "Harbour Café", 0, 70, -45)
     assert landmarks([gym, cafe]) == ["Fitness Center", "Harbour Café"]
     assert landmarks([gym]) == ["Fitness Center", None]
     route = jog_route()
@@ -265,8 +269,26 @@ def test_two_turns_in_a_row_never_name_one_landmark():
     assert texts == [
         "Start at your location",
         "Walk 60 ft, then turn left at Fitness Center",
-        "Walk 8 ft, then turn right",
+        "Walk 30 ft, then turn right",
         "Walk 60 ft, then arrive at your destination on Ground",
+    ]
+
+
+def test_a_turn_within_30_ft_after_another_is_told_with_it():
+    """An 8 ft jog is one step, "turn left, then turn right" (issue 66, point 8): its
+    second turn is the first's `then`, with its own bearings and modifier."""
+    gym = Place("loc-gym", None, "Fitness Center", 0, 66, -4)
+    route = jog_route(8.0)
+    found = plan_maneuvers(route, 1.0, Places([gym], 30.0))
+    assert [instruction(m, route, WORDS) for m in found] == [
+        "Start at your location",
+        "Walk 60 ft, then turn left at Fitness Center, then turn right",
+        "Walk 68 ft, then arrive at your destination on Ground",
+    ]
+    turn = found[1]
+    assert (turn.modifier, turn.bearing_before, turn.bearing_after) == (Modifier.LEFT, 90, 0)
+    assert [(t.modifier, t.bearing_before, t.bearing_after, t.point_index) for t in turn.then] == [
+        (Modifier.RIGHT, 0, 90, 2)
     ]
 
 

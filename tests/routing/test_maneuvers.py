@@ -182,18 +182,21 @@ def test_a_zig_zag_of_short_drawn_segments_says_nothing():
     assert [m.type for m in walk(*saw)] == ["depart", "arrive"]
 
 
-def test_a_jog_of_8_ft_is_two_turns():
+def test_a_jog_of_8_ft_is_one_step_of_two_turns():
     """8 ft up between two straight stretches: the direction over 10 ft changes by 76
     degrees at each vertex, so each is a turn; between them the windows are cut at the
-    other turn, so the bearings are the segment's own."""
+    other turn, so the bearings are the segment's own. The second, within 30 ft of the
+    first, is told with it ("turn left, then turn right": issue 66, point 8)."""
     maneuvers = walk((0, 0), (20, 0), (20, -8), (60, -8))
     assert told(maneuvers) == [
         ("depart", None, 0, 90, 0, 0),
         ("turn", "left", 90, 0, 0, 1),
-        ("turn", "right", 0, 90, 0, 2),
         ("arrive", None, 90, 0, 0, 3),
     ]
-    assert [m.distance for m in maneuvers] == [20.0, 8.0, 40.0, 0.0]
+    assert [
+        (t.modifier, t.bearing_before, t.bearing_after, t.point_index) for t in maneuvers[1].then
+    ] == [("right", 0, 90, 2)]
+    assert [m.distance for m in maneuvers] == [20.0, 48.0, 0.0]
 
 
 @pytest.mark.parametrize(("jog", "change", "turns"), [(6, 56.3, []), (7, 66.8, ["left", "right"])])
@@ -203,7 +206,10 @@ def test_where_a_jog_becomes_two_turns(jog, change, turns):
     changes cancel out, from 60 each vertex is a turn."""
     assert round(90 - math.degrees(math.atan2(10 - jog, jog)), 1) == change
     maneuvers = walk((0, 0), (20, 0), (20, -jog), (60, -jog))
-    assert [m.modifier for m in maneuvers if m.type == "turn"] == turns
+    told_turns = [
+        (m.modifier, *(t.modifier for t in m.then)) for m in maneuvers if m.type == "turn"
+    ]
+    assert [turn for each in told_turns for turn in each] == turns
 
 
 def test_a_bend_between_its_vertices_has_a_turn():
@@ -416,6 +422,16 @@ def answer(found: Route, maneuvers: list[Maneuver]) -> dict[str, Any]:
             "landmark": None if m.landmark is None else {"location_id": m.landmark.location_id},
             "connector": None if m.ride is None else legs[m.ride]["connector"],
             "instruction": str(k),
+            "then": [
+                {
+                    "modifier": t.modifier,
+                    "bearing_before": t.bearing_before,
+                    "bearing_after": t.bearing_after,
+                    "point_index": t.point_index,
+                    "location": {"x": t.location[0], "y": t.location[1]},
+                }
+                for t in m.then
+            ],
         }
         for k, m in enumerate(maneuvers)
     ]
@@ -526,6 +542,7 @@ def test_straightened_turns_are_dropped_as_by_measuring_every_stop(monkeypatch, 
     from routing import maneuvers
 
     found = wobbles(800, seed)
+    monkeypatch.setattr(maneuvers._Plan, "merge", lambda plan: None)  # every turn a step
     told_now = told(plan_maneuvers(found, 1.0))
     monkeypatch.setattr(maneuvers._Plan, "_drop_straightened", drop_every_measure)
     assert told(plan_maneuvers(found, 1.0)) == told_now

@@ -73,7 +73,7 @@ TEMPLATES = [f.name for f in fields(Language) if f.type == "str" and f.name not 
 
 
 def test_the_templates_are_every_other_field_of_text():
-    assert len(TEMPLATES) == 13
+    assert len(TEMPLATES) == 14
     assert {field.name for field in fields(Language)} - set(TEMPLATES) == NOT_TEMPLATES | {
         "turns",
         "sides",
@@ -93,6 +93,7 @@ def test_every_language_fills_the_same_placeholders_as_english(tag):
         assert placeholders(ours) == placeholders(english), (tag, name)
     assert placeholders(ENGLISH.walked) == {"length", "action"}
     assert placeholders(ENGLISH.turn_at) == {"turn", "landmark"}
+    assert placeholders(ENGLISH.then) == {"action", "turn"}
     assert placeholders(ENGLISH.up_floors) == {"connector", "floors", "floor"}
     for phrase in [*language.turns.values(), *language.sides.values()]:
         assert placeholders(phrase) == set(), (tag, phrase)

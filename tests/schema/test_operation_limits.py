@@ -258,7 +258,7 @@ FIELD_COSTS = {
     "unitReferenceGroups": (120_001, 1_201),
     "locations": (210_001, 2_101),
     "distanceMatrix": (9_544, 9_544),  # without its body: as 1 x 1
-    "route": (9_806, 9_806),  # + the GeoJSON member (49), stops (50), closures (81)
+    "route": (9_886, 9_886),  # + GeoJSON member (49), stops (50), closures (81), then (80)
     "unitAttributeGroups": (220_001, 2_201),
     "unitAttributeAssignments": (110_001, 1_101),
     "assignUnitAttributes": (401, 401),

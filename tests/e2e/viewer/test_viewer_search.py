@@ -383,7 +383,7 @@ def test_a_nearest_button_draws_the_route_to_the_nearest_place(site):
     drawn = js(site, session, DRAWN)
     assert drawn["legs"] == ["level-b1-f3", "level-b1-f1"]
     assert drawn["steps"] == expected["route"]["steps"]
-    assert "take the stairs down 2 floors to Floor 1" in drawn["steps"][3]
+    assert any("take the stairs down 2 floors to Floor 1" in step for step in drawn["steps"])
 
     # by wheelchair the nearest is asked again, in that mode
     click(site, session, "#wheelchair")

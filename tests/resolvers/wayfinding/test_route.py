@@ -181,6 +181,7 @@ async def test_a_straight_route_exactly(env):
                     "connector": None,
                     "via_index": None,
                     "instruction": "Start at dm-a",
+                    "then": [],
                 },
                 {
                     "type": "arrive",
@@ -197,6 +198,7 @@ async def test_a_straight_route_exactly(env):
                     "connector": None,
                     "via_index": None,
                     "instruction": "Walk 100 ft, then arrive at dm-b",
+                    "then": [],
                 },
             ],
         },

@@ -66,7 +66,8 @@ QUERY = (
     f"legs {{ levelUid floorId points {{ x y }} distance time {CONNECTOR} }} "
     "maneuvers { type modifier "
     "bearingBefore bearingAfter location { x y } legIndex pointIndex distance time "
-    f"landmark {{ unitId locationId name }} side {CONNECTOR} viaIndex instruction }} }} }} }}"
+    f"landmark {{ unitId locationId name }} side {CONNECTOR} viaIndex instruction "
+    "then { modifier bearingBefore bearingAfter location { x y } pointIndex } } } } }"
 )
 
 
@@ -225,7 +226,8 @@ def expected_action(
         return f"start at {start['name']}" if start["name"] else "start at your location"
     if m["type"] == "turn":
         at = f" at {m['landmark']['name']}" if m["landmark"] else ""
-        return TURN_WORDS[m["modifier"]] + at
+        then = "".join(f", then {TURN_WORDS[told['modifier']]}" for told in m["then"])
+        return TURN_WORDS[m["modifier"]] + at + then
     if m["type"] == "connector":
         ride = m["connector"]
         order = facts.level_uids
