@@ -109,8 +109,8 @@ class RouteLandmark:
 
 
 @strawberry.type(
-    description="A turn told with the turn before it, within 30 ft (\"turn left, then turn "
-    "right\"): no two turns are steps of their own closer than that (docs/routing.md, "
+    description='A turn told with the turn before it, within 30 ft ("turn left, then turn '
+    'right"): no two turns are steps of their own closer than that (docs/routing.md, '
     "Maneuvers)."
 )
 class RouteThen:
@@ -167,7 +167,7 @@ class RouteManeuver:
     )
     then: list[RouteThen] = strawberry.field(
         description="For a turn: the turns within 30 ft after it, told in its instruction "
-        "(\"turn left at Atrium, then turn right\") rather than as steps of their own, in "
+        '("turn left at Atrium, then turn right") rather than as steps of their own, in '
         "walking order; empty otherwise."
     )
     via_index: int | None = strawberry.field(

@@ -241,7 +241,9 @@ def _check_bearings(
     for leg, s, told in _thens(lines, maneuvers):
         before, after = window(leg, s)
         expected = (0.0 if before is None else before, 0.0 if after is None else after)
-        for got, want in zip((told["bearing_before"], told["bearing_after"]), expected):
+        for got, want in zip(
+            (told["bearing_before"], told["bearing_after"]), expected, strict=True
+        ):
             assert apart(got, want) <= TOLERANCE, (told, before, after)
         assert told["modifier"] == turn_name(told["bearing_before"], told["bearing_after"])
     for k, m in enumerate(maneuvers):
