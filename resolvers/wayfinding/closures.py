@@ -149,8 +149,9 @@ async def target_names(
     context: RequestContext, unit_map: dict[str, Any], found: list[Closure]
 ) -> dict[tuple[str, str], str]:
     """A closed unit's name (its stored unit's), a closed connector's (the name of the
-    first of its places, `places_of`: "Lift A", or an IMDF venue's generated "Elevator
-    1"); a target without one is left out."""
+    first of its places, `places_of`: "Lift A"); a target without one is left out. A
+    generated name (an IMDF venue's "Elevator 1", a drawn connector's "Elevator") names
+    no closure: it says the kind the words already say ("the elevator Elevator")."""
     store, names = context.store, {}
     targets = {(each["kind"], each["target_id"]) for each in found}
     units = sorted(target for kind, target in targets if kind == UNIT)
@@ -162,10 +163,14 @@ async def target_names(
             if unit.get("name"):
                 names[(UNIT, unit["_id"])] = unit["name"]
     connectors = {(kind, target) for kind, target in targets if kind == CONNECTOR}
+    key, value = c.GENERATED_NAME_TAG
     for place, closes in await places_of(context, unit_map, connectors):
+        tags = place.get("tags") or []
+        said = {tag.get("key"): tag.get("value") for tag in tags if isinstance(tag, dict)}
+        if not place.get("name") or said.get(key) == value:
+            continue
         for target in closes:
-            if place.get("name"):
-                names.setdefault(target, place["name"])
+            names.setdefault(target, place["name"])
     return names
 
 
