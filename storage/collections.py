@@ -63,6 +63,10 @@ FILES_BUCKET = "fs"
 # The tag of a location that stands for a unit (derived from a drawing, or given): its
 # value is the unit id.
 UNIT_ID_TAG = "svc:id"
+# What a derived location stands for (`svc:type`): a unit, or a connector on one level
+# (storage/imports/connector_places.py).
+PLACE_TYPE_TAG = "svc:type"
+UNIT_PLACE, CONNECTOR_PLACE = "unit", "connector"
 # GENERATED_NAME_TAG, IMDF_CATEGORY_TAG and CONNECTOR_ID_TAG, the tags an IMDF import
 # writes on its locations, are defined with the import's other words
 # (parsing/imdf/categories.py).

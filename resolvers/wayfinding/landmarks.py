@@ -84,6 +84,8 @@ def places_of(
         }
         if not is_public(tags.get(c.IMDF_CATEGORY_TAG)):
             continue  # a visitor cannot see it from the route, nor go in
+        if tags.get(c.PLACE_TYPE_TAG) == c.CONNECTOR_PLACE:
+            continue  # a drawn connector's place: its own steps name it
         unit_id, made_up = tags.get(c.UNIT_ID_TAG), is_generated(name, tags)
         floors = [floor.get("id") for floor in location.get("floors") or []]
         on = [0] if single_untagged else sorted({position[f] for f in floors if f in position})

@@ -34,6 +34,7 @@ from storage.datasets.map_drawings import (
 from storage.datasets.sections import REPORTED
 from storage.files import chunks, named_files
 from storage.imports import documents
+from storage.imports.connector_places import ConnectorPlace, connector_places
 from storage.imports.replaced import FIELDS, given_locations, removed, replaced_maps
 from storage.imports.staging import Assign, Exclusive, StagedPlan
 from storage.limits import IMPORT_BATCH_OPERATIONS, IN_CHUNK
@@ -307,18 +308,27 @@ class Writer:
         )
         gone = set(removed(found, replaced, given_locations(self.records)))
         given: dict[str, set[str]] = defaultdict(set)
+        given_connectors: dict[str, set[str]] = defaultdict(set)
         derived: list[tuple[str, Any]] = []  # (map id, _id) of stored derived locations
         for doc in found:
             if doc["_id"] in gone or doc["unit_map_id"] not in routed:
                 continue
             if doc.get("derived") is True:
                 derived.append((doc["unit_map_id"], doc["_id"]))
-            else:
-                given[doc["unit_map_id"]].update(
-                    t["value"] for t in doc.get("tags", []) if t.get("key") == col.UNIT_ID_TAG
-                )
+                continue
+            for tag in doc.get("tags", []):
+                if tag.get("key") == col.UNIT_ID_TAG:
+                    given[doc["unit_map_id"]].add(tag["value"])
+                elif tag.get("key") == col.CONNECTOR_ID_TAG:
+                    given_connectors[doc["unit_map_id"]].add(tag["value"])
         wanted = {
             unit_map["id"]: self._wanted_units(drawing, given[unit_map["id"]])
+            for unit_map, drawing in maps
+        }
+        stops = {
+            unit_map["id"]: connector_places(
+                unit_map["id"], drawing.parsed, given_connectors[unit_map["id"]]
+            )
             for unit_map, drawing in maps
         }
         drawn = {unit_id for shapes in wanted.values() for unit_id in shapes}
@@ -327,6 +337,7 @@ class Writer:
             for doc in await self._stored(col.UNITS, "_id", drawn, ["name", "names", "floor_id"])
         }
         ids = [documents.derived_location_id(m, u) for m, shapes in wanted.items() for u in shapes]
+        ids += [place.location_id for places in stops.values() for place in places]
         stored = {
             doc["_id"]: doc.get("created_at")
             for doc in await self._stored(col.LOCATIONS, "_id", ids, ["created_at"])
@@ -353,8 +364,8 @@ class Writer:
                     "floors": [{"id": floor}],
                     "tags": [
                         {
-                            "key": "svc:type",
-                            "value": "unit",
+                            "key": col.PLACE_TYPE_TAG,
+                            "value": col.UNIT_PLACE,
                             "created_at": created,
                             "updated_at": self.at,
                         },
@@ -370,6 +381,11 @@ class Writer:
                     "updated_at": self.at,
                 }
                 replacements.append(ReplaceOne({"_id": id_}, doc, upsert=True))
+            for place in stops[map_id]:
+                keep.add((map_id, place.location_id))
+                created = stored.get(place.location_id) or self.at
+                doc = self._connector_location(unit_map, place, floors, created)
+                replacements.append(ReplaceOne({"_id": place.location_id}, doc, upsert=True))
         dropped = [id_ for map_id, id_ in derived if (map_id, id_) not in keep]
         kept = {id_ for _, id_ in keep}  # a removed one a derived one replaces stays
         stale = [id_ for id_ in sorted(gone, key=repr) if id_ not in kept]
@@ -379,6 +395,37 @@ class Writer:
         counts.inserted += sum(1 for _, id_ in keep if id_ not in stored)
         counts.updated += sum(1 for _, id_ in keep if id_ in stored)
         counts.deleted += await self._drop_and_replace(col.LOCATIONS, dropped, replacements)
+
+    def _connector_location(
+        self,
+        unit_map: dict[str, Any],
+        place: ConnectorPlace,
+        floors: dict[str, Any],
+        created: Any,
+    ) -> dict[str, Any]:
+        """The derived location of a connector on one level (`connector_places`)."""
+        tags = [
+            (col.PLACE_TYPE_TAG, col.CONNECTOR_PLACE),
+            (col.CONNECTOR_ID_TAG, place.connector_id),
+            ("svc:category", place.kind),
+            col.GENERATED_NAME_TAG,
+        ]
+        return {
+            "_id": place.location_id,
+            "asset_id": unit_map["asset_id"],
+            "unit_map_id": unit_map["id"],
+            "name": place.name,
+            "x": place.x,
+            "y": place.y,
+            "floors": [{"id": floor}] if (floor := floors.get(place.level_uid or "")) else [],
+            "tags": [
+                {"key": key, "value": value, "created_at": created, "updated_at": self.at}
+                for key, value in tags
+            ],
+            "derived": True,
+            "created_at": created,
+            "updated_at": self.at,
+        }
 
     @staticmethod
     def _wanted_units(drawing: Drawing, given: set[str]) -> dict[str, Any]:

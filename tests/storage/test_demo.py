@@ -289,8 +289,10 @@ async def test_demo_validates_and_imports(store, tmp_path):
 
     report = await import_dataset(store, path)
     inserted = {name: c.inserted for name, c in report.counts.items()}
-    # Processing the building maps makes their 100 units locations.
-    assert inserted == {**DEMO_COUNTS, "level_tags": 21, "locations": 224}
+    # Processing the building maps makes their 100 units locations; and each drawn
+    # elevator and stairs a place on each floor it is drawn on (issue 66): 2 on each of
+    # the 8 floors of the two building maps, 2 on each of the 8 floor plans.
+    assert inserted == {**DEMO_COUNTS, "level_tags": 21, "locations": 224 + 32}
     assert report.files_stored == 32  # 11 sources, 11 parsed documents, 10 walk graphs
     for name, count in inserted.items():
         assert await store[name].count_documents({}) == count, name
@@ -304,9 +306,18 @@ async def test_demo_validates_and_imports(store, tmp_path):
     assert sorted(i for i, m in maps.items() if m.get("geojson_file")) == ROUTED_MAPS
     assert sorted(i for i, m in maps.items() if m.get("graph_file")) == ROUTED_MAPS
     assert sorted(i for i, m in maps.items() if "pathfinding" in m["tags"]) == ROUTED_MAPS
-    derived = await store[col.LOCATIONS].find({"derived": True}).sort("_id").to_list()
+    places = await store[col.LOCATIONS].find({"derived": True}).sort("_id").to_list()
+    derived = [
+        d for d in places if (d["tags"][0]["key"], d["tags"][0]["value"]) == ("svc:type", "unit")
+    ]
     assert len(derived) == 100
     assert {d["unit_map_id"] for d in derived} == set(BUILDING_MAPS)
+    connectors = [d for d in places if d not in derived]  # storage/imports/connector_places.py
+    assert len(connectors) == 32
+    assert {(d["name"], d["tags"][0]["value"]) for d in connectors} == {
+        ("Elevator", "connector"),
+        ("Stairs", "connector"),
+    }
     first = derived[0]
     assert (first["_id"], first["name"], first["floors"]) == (
         "map-b1:b1-101",

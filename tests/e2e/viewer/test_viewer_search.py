@@ -316,16 +316,17 @@ def next_paused(site: Site, session: str, after: int) -> dict[str, Any]:
 
 @pytest.mark.parametrize(
     ("map_id", "kinds"),
-    [(MAP, ["gym", "mail", "trash"]), ("map-b2", ["mail", "trash"])],
+    [(MAP, ["elevator", "gym", "mail", "trash"]), ("map-b2", ["elevator", "mail", "trash"])],
 )
 def test_the_buttons_are_the_kinds_the_map_has(site, map_id, kinds):
-    """Building 1 has a gym, a mail room and trash rooms; Building 2 no gym. Neither has
-    a restroom, an elevator or an exit as a place (the demo's are connectors)."""
-    for word in ("restroom", "elevator", "exit", "entrance", "food", "parking"):
+    """Building 1 has a gym, a mail room and trash rooms; Building 2 no gym. Both have an
+    elevator, a place on each floor since its drawn connector is (issue 66, point 5);
+    neither a restroom nor an exit."""
+    for word in ("restroom", "exit", "entrance", "food", "parking"):
         assert api(site, SEARCH, q=word, map=map_id)["search"]["data"] == []
     session = open_viewer(site, map_id=map_id)
     wait_until_loaded(site, session)
-    labels = {"gym": "Gym", "mail": "Mail room", "trash": "Trash room"}
+    labels = {"elevator": "Elevator", "gym": "Gym", "mail": "Mail room", "trash": "Trash room"}
     assert js(site, session, NEAREST) == [
         {
             "q": kind,
@@ -346,7 +347,7 @@ def test_a_nearest_button_draws_the_route_to_the_nearest_place(site):
     session = open_viewer(site, FROM_START)
     wait_until_loaded(site, session)
     wait_for(site, session, "document.getElementById('directions').dataset.state === 'idle'")
-    assert [b["disabled"] for b in js(site, session, NEAREST)] == [False, False, False]
+    assert [b["disabled"] for b in js(site, session, NEAREST)] == [False, False, False, False]
     assert js(site, session, "document.getElementById('nearest-hint').hidden") is True
 
     # the trash room of the start's own floor
@@ -364,7 +365,7 @@ def test_a_nearest_button_draws_the_route_to_the_nearest_place(site):
         "from": "307",
         "to": "Trash Room (nearest)",
     }
-    assert [b["pressed"] for b in js(site, session, NEAREST)] == ["false", "false", "true"]
+    assert [b["pressed"] for b in js(site, session, NEAREST)] == ["false", "false", "false", "true"]
     assert js(site, session, "location.search").startswith(
         f"?level=level-b1-f3&from=loc%3A{quote(START)}&to=near%3Atrash&box="
     )
@@ -406,7 +407,7 @@ def test_a_nearest_button_draws_the_route_to_the_nearest_place(site):
     assert f"from=loc%3A{quote(MAIL)}&to=loc%3A{quote(START)}" in js(
         site, session, "location.search"
     )
-    assert [b["pressed"] for b in js(site, session, NEAREST)] == ["false", "false", "false"]
+    assert [b["pressed"] for b in js(site, session, NEAREST)] == ["false"] * 4
     assert problems(site, session) == []
 
 

@@ -93,7 +93,7 @@ function connectorOf(app, closure) {
     const item = items.find((candidate) => candidate.connectorId === closure.id);
     if (item) {
       kind = kind || item.kind;
-      name = name || item.name;
+      name = name || (item.generated ? null : item.name); // "Elevator" says only its kind
     }
   }
   return { kind: kind || null, name: name || null };

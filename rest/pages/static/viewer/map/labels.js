@@ -123,7 +123,8 @@ export class Labels {
       item.icon = null;
     }
     if (item.kind && ICONS[item.kind]) {
-      const name = item.name || kindName(item.kind);
+      // a drawn connector's derived place ("Stairs") is named by its kind, in the page's words
+      const name = item.name && !(item.type === "connector" && item.generated) ? item.name : kindName(item.kind);
       item.icon = iconNode(item.kind, name);
       if (item.unitId) {
         item.icon.setAttribute("data-place-unit", item.unitId);
@@ -240,6 +241,7 @@ export class Labels {
         && !item.name && near(item.box, x, y)); // prettier-ignore
       if (connector) {
         connector.name = name;
+        connector.generated = generated; // a drawn connector's derived place: "Elevator"
         connector.locationId = location.id;
         this.render(connector);
         continue;
