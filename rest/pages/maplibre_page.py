@@ -4,7 +4,9 @@ from the route's GeoJSON (docs/viewer.md, "MapLibre page"). The proof that a fro
 needs nothing but the API: the page's script is a worked example of it.
 
 MapLibre GL JS is vendored in `rest/pages/static/maplibre/` (README there: version,
-source, how to update); the page's own module is in `rest/pages/static/maplibre-page/`.
+source, how to update); the page's own module is in `rest/pages/static/maplibre-page/`,
+and its labels are placed with the viewer's collision grid (`map/placement.js` of the
+viewer's files, named in the page's `data-placement`: one grid for both maps).
 Both are served under an address of their release (`/static/<folder>/<digest>/...`), so
 a browser may keep them for a year and never mixes two releases. Like the viewer, the
 page needs no key to load (it holds nothing but the asset id); its script takes the key
@@ -28,7 +30,7 @@ from rest.browser_headers import page_headers
 from rest.graphql_http.graphiql import GRAPHIQL_STATIC_PREFIX, GraphiQLStaticFiles
 from rest.ops.metrics import ROUTE
 from rest.pages.files import IMMUTABLE
-from rest.pages.viewer import folder_digest, origin_of
+from rest.pages.viewer import VIEWER_STATIC_PREFIX, assets_release, folder_digest, origin_of
 from rest.responses import error_of
 from storage.settings import Settings
 
@@ -83,7 +85,7 @@ _PAGE = """<!doctype html>
     <script type="module" src="@PAGE@/main.js"></script>
   </head>
   <body data-asset-id="@ASSET_ID@" data-library="@LIBRARY@/maplibre-gl.mjs"
-        data-state="loading">
+        data-placement="@VIEWER@/map/placement.js" data-state="loading">
     <header class="bar">
       <h1 id="title">@ASSET_ID@</h1>
       <button type="button" id="forget-key" hidden>Forget key</button>
@@ -136,6 +138,7 @@ def _filled() -> str:
         _PAGE.replace("@LIBRARY@", f"{LIBRARY_PREFIX}/{library}")
         .replace("@PAGE@", f"{PAGE_PREFIX}/{page}")
         .replace("@ICON@", f"{GRAPHIQL_STATIC_PREFIX}/favicon.svg")
+        .replace("@VIEWER@", f"{VIEWER_STATIC_PREFIX}/{assets_release()}")
     )
 
 

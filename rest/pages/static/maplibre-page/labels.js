@@ -14,47 +14,9 @@ const LINE_PX = 16; // the box a line of text takes
 const GAP_PX = 2; // kept between two labels, or a label and a dot
 const DOT_PX = 5; // the locations layer's circle: radius 4, stroke 1 (tile_style.py)
 const AWAY_PX = DOT_PX + 3; // a label's text from its dot's centre
-const CELL_PX = 64; // collision grid cell
 const QUIET = 2; // the rank of names shown only zoomed in
 const QUIET_ZOOM = 1; // zoom levels past the fitted view (2x) before quiet names show
 const TIMINGS = 60; // the last placements' times kept (ms), for tests and benchmarks
-
-// A grid of the boxes placed so far ({left, top, right, bottom}, screen px).
-class Grid {
-  constructor() {
-    this.cells = new Map();
-  }
-
-  *keys(box) {
-    for (let cx = Math.floor(box.left / CELL_PX); cx <= Math.floor(box.right / CELL_PX); cx++) {
-      for (let cy = Math.floor(box.top / CELL_PX); cy <= Math.floor(box.bottom / CELL_PX); cy++) {
-        yield `${cx},${cy}`;
-      }
-    }
-  }
-
-  hits(box) {
-    for (const key of this.keys(box)) {
-      for (const o of this.cells.get(key) || []) {
-        if (box.left < o.right && o.left < box.right && box.top < o.bottom && o.top < box.bottom) {
-          return true;
-        }
-      }
-    }
-    return false;
-  }
-
-  add(box) {
-    for (const key of this.keys(box)) {
-      const cell = this.cells.get(key);
-      if (cell) {
-        cell.push(box);
-      } else {
-        this.cells.set(key, [box]);
-      }
-    }
-  }
-}
 
 // The label's box on `side` of a dot at (x, y), with the gap, and where its text starts.
 function sideBox(x, y, width, side) {
@@ -69,9 +31,11 @@ function sideBox(x, y, width, side) {
 const SIDES = ["right", "left", "below", "above"];
 
 export class MapLabels {
-  // `map`: MapLibre's map; `source`: the tiles' source id; `levelFilter(level)`: the style's.
-  constructor(map, source, levelFilter) {
+  // `map`: MapLibre's map; `source`: the tiles' source id; `levelFilter(level)`: the style's;
+  // `Grid`: the viewer's collision grid of placed boxes (its map/placement.js).
+  constructor(map, source, levelFilter, Grid) {
     this.map = map;
+    this.Grid = Grid;
     this.source = source;
     this.levelFilter = levelFilter;
     this.level = null;
@@ -151,7 +115,7 @@ export class MapLabels {
     const canvas = this.map.getCanvas();
     const [w, h] = [canvas.clientWidth, canvas.clientHeight];
     const quiet = this.map.getZoom() >= this.fittedZoom + QUIET_ZOOM;
-    const grid = new Grid();
+    const grid = new this.Grid();
     const points = [];
     for (const place of this.places) {
       const p = this.map.project(place.at);

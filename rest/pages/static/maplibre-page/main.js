@@ -186,6 +186,7 @@ async function start() {
     getJson(key, `${base}/tiles.json`),
     graphql(key, MAPS_QUERY, { asset: assetId }).then((data) => data.unitMaps.data),
     import(document.body.dataset.library),
+    import(document.body.dataset.placement), // the viewer's collision grid, for the labels
   ]);
   const failures = answers.filter((a) => a.status === "rejected").map((a) => a.reason);
   if (failures.length) {
@@ -197,7 +198,7 @@ async function start() {
     }
     return;
   }
-  const [style, tiles, maps, maplibregl] = answers.map((a) => a.value);
+  const [style, tiles, maps, maplibregl, placement] = answers.map((a) => a.value);
   page.levels = tiles.levels;
   page.levelNames = tiles.level_names || {};
   page.routeMap = routeMapOf(maps)?.id ?? null;
@@ -232,7 +233,7 @@ async function start() {
   });
   map.on("load", async () => {
     addRouteLayers(map);
-    page.labels = new MapLabels(map, SOURCE, levelFilter); // the fitted view's zoom is now
+    page.labels = new MapLabels(map, SOURCE, levelFilter, placement.Grid); // at the fitted zoom
     await setLevel(tiles.default_level ?? tiles.levels[0]);
     const query = new URLSearchParams(window.location.search);
     if (query.get("from") && query.get("to")) {
