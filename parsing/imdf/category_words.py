@@ -13,6 +13,9 @@ from __future__ import annotations
 
 LANGUAGES = ("en", "zh-Hant", "zh-Hans", "fr", "de", "es")
 
+# The word of a level without a name ("Level 2", "樓層 2"), in each of LANGUAGES.
+LEVEL_WORD = ("Level", "樓層", "楼层", "Niveau", "Ebene", "Nivel")
+
 # category -> the word in each of LANGUAGES, in their order
 WORDS: dict[str, tuple[str, str, str, str, str, str]] = {
     "auditorium": ("Auditorium", "禮堂", "礼堂", "Auditorium", "Auditorium", "Auditorio"),

@@ -26,7 +26,7 @@ from parsing.imdf.categories import CATEGORY_LANGUAGE, category_label
 from parsing.imdf.category_words import LANGUAGES
 from parsing.imdf.contents import Contents
 from parsing.imdf.labels import label
-from parsing.imdf.venue import Venue
+from parsing.imdf.venue import Venue, level_names
 
 XY = tuple[float, float]
 Names = dict[str, str]  # BCP 47 tag -> the name in it, the default language's first
@@ -68,6 +68,9 @@ def name_units(venue: Venue, contents: dict[str, Contents]) -> Naming:
         points[key] = point
     naming = Naming()
     several = any(len(given) > 1 for found in by_level.values() for _, given, _ in found)
+    for floor_level in venue.levels.values():
+        if several and floor_level.generated:  # "Level 2" in every language, as units' names
+            floor_level.names = level_names(floor_level.ordinal, LANGUAGES)
     for found in by_level.values():
         floor, generated = floor_names(found, points, LANGUAGES if several else ())
         naming.generated |= {k if k in venue.units else k.split(":", 1)[1] for k in generated}

@@ -10,6 +10,7 @@ a document within bounds).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +21,7 @@ from shapely.ops import polylabel
 
 from parsing.geo.valid_shapes import SLIVER_M2, made_valid, parts_of
 from parsing.imdf.categories import CATEGORY_LANGUAGE, DOORWAYS, SOLID
+from parsing.imdf.category_words import LEVEL_WORD, word_in
 from parsing.imdf.drawing import DrawnLevel
 from parsing.imdf.labels import label_texts, name_language
 from parsing.imdf.projection import LocalPlane, plane_for
@@ -69,6 +71,12 @@ class Level:
     index: int = 0
     drawn: DrawnLevel | None = None
     names: dict[str, str] = field(default_factory=dict)  # every language, `name`'s first
+    generated: bool = False  # no name given: "Level <ordinal>" (`level_names`)
+
+
+def level_names(ordinal: float, languages: Iterable[str]) -> dict[str, str]:
+    """The name of a level nobody named, in each of `languages` ("Level 2", "樓層 2")."""
+    return {language: f"{word_in(LEVEL_WORD, language)} {ordinal:g}" for language in languages}
 
 
 @dataclass(frozen=True)
@@ -219,13 +227,14 @@ class Venue:
             if not isinstance(ordinal, int | float) or isinstance(ordinal, bool):
                 self.report.add("level without a numeric ordinal, taken as 0", feature.id)
                 ordinal = 0
-            names = self.texts(feature.properties.get("name")) or {
-                CATEGORY_LANGUAGE: f"Level {ordinal:g}"
-            }
+            given = self.texts(feature.properties.get("name"))
+            names = given or level_names(ordinal, (CATEGORY_LANGUAGE,))
             name = next(iter(names.values()))
             short = self.text(feature.properties.get("short_name")) or name
             outline = self.shape(feature, (Polygon, shapely.MultiPolygon))
-            found.append(Level(feature, name, short, float(ordinal), outline, names=names))
+            level = Level(feature, name, short, float(ordinal), outline, names=names)
+            level.generated = not given
+            found.append(level)
         found.sort(key=lambda level: (level.ordinal, level.feature.id))
         for index, level in enumerate(found):
             level.index = index

@@ -614,3 +614,31 @@ async def test_graphql_the_header_and_a_route_speak_traditional_chinese(stored: 
         "步行 2 公尺後在升降機 1左轉",
         "步行 12 公尺後抵達位於右側的社區會堂",
     ]
+
+
+def unnamed_levels(files: dict[str, bytes]) -> dict[str, bytes]:
+    """The archive with its levels' names and short names dropped."""
+    document = orjson.loads(files["level.geojson"])
+    for feature in document["features"]:
+        feature["properties"]["name"] = feature["properties"]["short_name"] = None
+    return {**files, "level.geojson": orjson.dumps(document)}
+
+
+def test_a_level_without_a_name_is_named_in_every_language_of_a_bilingual_venue():
+    """Issue 66, point 3: a level nobody named was "Level 1" in English only, so a Chinese
+    route rode the elevator "到Level 2". In a venue named in several languages it is named
+    in each language of directions, as its unnamed rooms are; in a venue of one language
+    it stays plain English (issue 51: such a venue stores no `names`)."""
+    bilingual = clinic_dataset(unnamed_levels(CLINIC.venue.files()))
+    floors = {floor["id"]: floor["name"] for floor in bilingual.data["floors"]}
+    assert floors[CLINIC.levels["2"]] == {
+        "en": "Level 2",
+        "zh-Hant": "樓層 2",
+        "zh-Hans": "楼层 2",
+        "fr": "Niveau 2",
+        "de": "Ebene 2",
+        "es": "Nivel 2",
+    }
+    english = clinic_dataset(unnamed_levels(english_only(CLINIC.venue.files())))
+    floors = {floor["id"]: floor["name"] for floor in english.data["floors"]}
+    assert floors[CLINIC.levels["2"]] == "Level 2"
