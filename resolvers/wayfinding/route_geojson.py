@@ -61,6 +61,8 @@ def route_geojson(route: Route, frame: MapFrame, map_id: str) -> dict[str, Any]:
             "bearing_after": maneuver["bearing_after"],
             "distance": maneuver["distance"],
             "time": maneuver["time"],
+            # the turns told with it, as their modifiers ("turn left, then turn right")
+            "then": [told["modifier"] for told in maneuver["then"]],
         }
         maneuvers.append(_feature(_point(position(location["x"], location["y"])), properties))
     fit = frame.fit

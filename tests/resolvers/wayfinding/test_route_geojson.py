@@ -102,10 +102,11 @@ async def test_random_routes_as_geojson(env, map_id):
                 "coordinates": seven(location["x"], location["y"], fit),
             }
             props = point["properties"]
-            assert (props["type"], props["modifier"], props["instruction"]) == (
+            assert (props["type"], props["modifier"], props["instruction"], props["then"]) == (
                 maneuver["type"],
                 maneuver["modifier"],
                 maneuver["instruction"],
+                [told["modifier"] for told in maneuver["then"]],
             )
         walked = route["distance"] - sum(c["distance"] for c in connectors)
         metres = sum(line_length_m(line["geometry"]["coordinates"]) for line in lines)
