@@ -4,7 +4,8 @@ named rooms and amenities, then for a unit's number; a name floorgate made up ("
 is named only when the map is zoomed in on it, and is a landmark only where nothing
 else is near. One rule for the vector tiles' labels (parsing/geo/tile_features.py) and
 the routes' landmarks (resolvers/wayfinding/landmarks.py); the SVG viewer's map says
-the same in JavaScript (rest/pages/static/viewer/map/labels.js, `quietName`)."""
+the same in JavaScript (rest/pages/static/viewer/map/labels.js: `GENERATED`, `NON_PUBLIC`,
+`item.quiet`), since it reads the locations' tags, not the tiles."""
 
 from __future__ import annotations
 

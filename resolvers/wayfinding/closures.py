@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from parsing.imdf.label_rank import is_generated
 from resolvers.context import RequestContext
 from storage import collections as c
 from storage.cache import cached_reads
@@ -163,11 +164,10 @@ async def target_names(
             if unit.get("name"):
                 names[(UNIT, unit["_id"])] = unit["name"]
     connectors = {(kind, target) for kind, target in targets if kind == CONNECTOR}
-    key, value = c.GENERATED_NAME_TAG
     for place, closes in await places_of(context, unit_map, connectors):
         tags = place.get("tags") or []
         said = {tag.get("key"): tag.get("value") for tag in tags if isinstance(tag, dict)}
-        if not place.get("name") or said.get(key) == value:
+        if not place.get("name") or is_generated(place["name"], said):
             continue
         for target in closes:
             names.setdefault(target, place["name"])

@@ -40,26 +40,24 @@ def connector_places(
     element drawn there), in connector id then level order; none for those in `given`
     (connector ids a given location stands for) or that a unit of the drawing is."""
     skipped = {*given, *(unit.id for unit in parsed.units)}
-    stops: dict[str, dict[str | None, tuple[str, tuple[float, float]]]] = defaultdict(dict)
+    stops: dict[str, dict[str | None, tuple[float, float]]] = defaultdict(dict)
+    kinds: dict[str, str] = {}  # connector id -> its kind, as first drawn
     for connector in parsed.connectors:
         if connector.connector_id in skipped or CONNECTOR_KINDS.get(connector.kind) in LEVEL_DOORS:
             continue
-        levels = stops[connector.connector_id]
-        levels.setdefault(connector.level_uid, (connector.kind, connector.centre))
+        stops[connector.connector_id].setdefault(connector.level_uid, connector.centre)
+        kinds.setdefault(connector.connector_id, connector.kind)
     by_kind: dict[str, list[str]] = defaultdict(list)
     for connector_id in sorted(stops):
-        kind = next(iter(stops[connector_id].values()))[0]
-        by_kind[kind].append(connector_id)
+        by_kind[kinds[connector_id]].append(connector_id)
     order = [level.uid for level in parsed.levels]
     places = []
     for connector_id in sorted(stops):
-        levels = stops[connector_id]
-        kind = next(iter(levels.values()))[0]
-        word = category_label(kind)
-        alike = by_kind[kind]
+        levels, kind = stops[connector_id], kinds[connector_id]
+        word, alike = category_label(kind), by_kind[kind]
         name = word if len(alike) == 1 else f"{word} {alike.index(connector_id) + 1}"
         for level_uid in sorted(levels, key=lambda uid: _position(order, uid)):
-            _, (x, y) = levels[level_uid]
+            x, y = levels[level_uid]
             location_id = derived_location_id(map_id, f"{connector_id}@{level_uid or ''}")
             places.append(ConnectorPlace(location_id, connector_id, kind, name, level_uid, x, y))
     return places

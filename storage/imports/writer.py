@@ -34,7 +34,7 @@ from storage.datasets.map_drawings import (
 from storage.datasets.sections import REPORTED
 from storage.files import chunks, named_files
 from storage.imports import documents
-from storage.imports.connector_places import ConnectorPlace, connector_places
+from storage.imports.connector_places import connector_places
 from storage.imports.replaced import FIELDS, given_locations, removed, replaced_maps
 from storage.imports.staging import Assign, Exclusive, StagedPlan
 from storage.limits import IMPORT_BATCH_OPERATIONS, IN_CHUNK
@@ -353,38 +353,30 @@ class Writer:
                 x, y = label_point(shape.points, shape.holes)
                 created = stored.get(id_) or self.at
                 floor = floors.get(shape.level_uid or "") or units[unit_id].get("floor_id")
-                doc = {
-                    "_id": id_,
-                    "asset_id": unit_map["asset_id"],
-                    "unit_map_id": map_id,
-                    "name": units[unit_id]["name"],
-                    **({"names": units[unit_id]["names"]} if "names" in units[unit_id] else {}),
+                unit = units[unit_id]
+                where = {
+                    "name": unit["name"],
+                    **({"names": unit["names"]} if "names" in unit else {}),
                     "x": x,
                     "y": y,
                     "floors": [{"id": floor}],
-                    "tags": [
-                        {
-                            "key": col.PLACE_TYPE_TAG,
-                            "value": col.UNIT_PLACE,
-                            "created_at": created,
-                            "updated_at": self.at,
-                        },
-                        {
-                            "key": col.UNIT_ID_TAG,
-                            "value": unit_id,
-                            "created_at": created,
-                            "updated_at": self.at,
-                        },
-                    ],
-                    "derived": True,
-                    "created_at": created,
-                    "updated_at": self.at,
                 }
+                tags = [(col.PLACE_TYPE_TAG, col.UNIT_PLACE), (col.UNIT_ID_TAG, unit_id)]
+                doc = self._derived(unit_map, id_, where, tags, created)
                 replacements.append(ReplaceOne({"_id": id_}, doc, upsert=True))
             for place in stops[map_id]:
                 keep.add((map_id, place.location_id))
                 created = stored.get(place.location_id) or self.at
-                doc = self._connector_location(unit_map, place, floors, created)
+                floor = floors.get(place.level_uid or "")
+                where = {"name": place.name, "x": place.x, "y": place.y}
+                where["floors"] = [{"id": floor}] if floor else []
+                tags = [
+                    (col.PLACE_TYPE_TAG, col.CONNECTOR_PLACE),
+                    (col.CONNECTOR_ID_TAG, place.connector_id),
+                    ("svc:category", place.kind),
+                    col.GENERATED_NAME_TAG,
+                ]
+                doc = self._derived(unit_map, place.location_id, where, tags, created)
                 replacements.append(ReplaceOne({"_id": place.location_id}, doc, upsert=True))
         dropped = [id_ for map_id, id_ in derived if (map_id, id_) not in keep]
         kept = {id_ for _, id_ in keep}  # a removed one a derived one replaces stays
@@ -396,28 +388,21 @@ class Writer:
         counts.updated += sum(1 for _, id_ in keep if id_ in stored)
         counts.deleted += await self._drop_and_replace(col.LOCATIONS, dropped, replacements)
 
-    def _connector_location(
+    def _derived(
         self,
         unit_map: dict[str, Any],
-        place: ConnectorPlace,
-        floors: dict[str, Any],
+        id_: str,
+        where: dict[str, Any],
+        tags: list[tuple[str, str]],
         created: Any,
     ) -> dict[str, Any]:
-        """The derived location of a connector on one level (`connector_places`)."""
-        tags = [
-            (col.PLACE_TYPE_TAG, col.CONNECTOR_PLACE),
-            (col.CONNECTOR_ID_TAG, place.connector_id),
-            ("svc:category", place.kind),
-            col.GENERATED_NAME_TAG,
-        ]
+        """A derived location of `unit_map` (a unit's, a connector's on one level,
+        `connector_places`): its name and place (`where`), its tags, stamped."""
         return {
-            "_id": place.location_id,
+            "_id": id_,
             "asset_id": unit_map["asset_id"],
             "unit_map_id": unit_map["id"],
-            "name": place.name,
-            "x": place.x,
-            "y": place.y,
-            "floors": [{"id": floor}] if (floor := floors.get(place.level_uid or "")) else [],
+            **where,
             "tags": [
                 {"key": key, "value": value, "created_at": created, "updated_at": self.at}
                 for key, value in tags

@@ -228,10 +228,14 @@ app.fitBox = (box) => {
   app.save();
 };
 
-// The box "fit" shows of `level` (its shapes', else the drawing's), read once a level: the
-// labels measure how far the view is zoomed in from it (map/labels.js).
+// The box "fit" shows of `level` (its shapes', else the drawing's; the drawing's without a
+// level), read once a level: the labels measure how far the view is zoomed in from it
+// (map/labels.js).
 const fittedBoxes = new WeakMap();
 app.fittedBox = (level) => {
+  if (!level) {
+    return { x: 0, y: 0, width: app.model.width, height: app.model.height };
+  }
   if (!fittedBoxes.has(level)) {
     let box = null;
     try {
@@ -249,7 +253,7 @@ app.fittedBox = (level) => {
 
 function fitLevel() {
   const level = app.currentLevel();
-  const box = level ? app.fittedBox(level) : { x: 0, y: 0, width: app.model.width, height: app.model.height };
+  const box = app.fittedBox(level);
   app.panzoom.fit(box);
   app.view.box = null; // a fitted level is what a link without `box` opens
   app.save();
