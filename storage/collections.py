@@ -93,23 +93,32 @@ class Index:
 
 @dataclass(frozen=True)
 class Collection:
+    """A collection and its indexes. `scoped`: its documents belong to one asset (or map),
+    and the change stream shows each changed one as it was (pre-images), so a change
+    moves the read cache's versions of its asset only (`storage.cache.scopes`)."""
+
     name: str
     indexes: list[Index] = field(default_factory=list)
+    scoped: bool = False
 
 
 COLLECTIONS: tuple[Collection, ...] = (
-    Collection(ASSETS),
-    Collection(FLOORS, [Index([("asset_id", 1), ("sort", 1), ("_id", 1)])]),
+    Collection(ASSETS, scoped=True),
+    Collection(FLOORS, [Index([("asset_id", 1), ("sort", 1), ("_id", 1)])], scoped=True),
     Collection(
         UNITS,
         [Index([("asset_id", 1), ("_id", 1)]), Index([("floor_id", 1), ("_id", 1)])],
+        scoped=True,
     ),
-    Collection(UNIT_MAPS, [Index([("asset_id", 1), ("_id", 1)]), Index([("tags", 1)])]),
-    Collection(BACKGROUNDS, [Index([("unit_map_id", 1), ("_id", 1)])]),
-    Collection(LEVEL_TAGS, [Index([("unit_map_id", 1), ("key", 1)], unique=True)]),
+    Collection(
+        UNIT_MAPS, [Index([("asset_id", 1), ("_id", 1)]), Index([("tags", 1)])], scoped=True
+    ),
+    Collection(BACKGROUNDS, [Index([("unit_map_id", 1), ("_id", 1)])], scoped=True),
+    Collection(LEVEL_TAGS, [Index([("unit_map_id", 1), ("key", 1)], unique=True)], scoped=True),
     Collection(
         ASSET_REFERENCES,
         [Index([("asset_id", 1), ("_id", 1)]), Index([("key", 1), ("_id", 1)])],
+        scoped=True,
     ),
     Collection(
         UNIT_REFERENCES,
@@ -118,6 +127,7 @@ COLLECTIONS: tuple[Collection, ...] = (
             Index([("asset_id", 1), ("unit_id", 1)]),
             Index([("key", 1), ("unit_id", 1)]),
         ],
+        scoped=True,
     ),
     Collection(ATTRIBUTE_GROUPS),
     Collection(
@@ -133,11 +143,13 @@ COLLECTIONS: tuple[Collection, ...] = (
             ),
             Index([("group_id", 1), ("asset_id", 1), ("unit_id", 1)]),
         ],
+        scoped=True,
     ),
     Collection(
         LOCATIONS,
         # by asset: the places of its search index (resolvers/search/indexes.py)
         [Index([("unit_map_id", 1), ("_id", 1)]), Index([("asset_id", 1), ("_id", 1)])],
+        scoped=True,
     ),
     Collection(API_KEYS, [Index([("hash", 1)], unique=True)]),
     Collection(LEASES),
@@ -180,6 +192,8 @@ COLLECTIONS: tuple[Collection, ...] = (
             Index([("unit_map_id", 1), ("kind", 1), ("target_id", 1)], unique=True),
             Index([("expires_at", 1)], expire_after_seconds=0),
         ],
+        scoped=True,
     ),
-    Collection(VENUE_HEALTH),  # `_id`: the asset (and `asset_id`, for the switch gate)
+    # `_id`: the asset (and `asset_id`, for the switch gate)
+    Collection(VENUE_HEALTH, scoped=True),
 )

@@ -17,6 +17,7 @@ from pymongo.errors import AutoReconnect, ConnectionFailure, ServerSelectionTime
 
 from storage.cache.by_id import ReadsById
 from storage.cache.change_watch import PoolListener, WriteListener, watch_changes
+from storage.cache.pre_images import keep_pre_images
 from storage.cache.read_cache import ReadCache
 from storage.cache.stream_support import StreamSupport
 from storage.cache.switch_gate import SwitchGate
@@ -207,13 +208,14 @@ class Store:
         self.watch_changes()
 
     async def ensure_indexes(self) -> None:
-        """Create every declared index; idempotent, so it runs at each start. One command
-        per collection."""
+        """Create every declared index, and keep the pre-images of scoped collections;
+        idempotent, so it runs at each start. One or two commands per collection."""
         for collection in COLLECTIONS:
             if collection.indexes:
                 await self.db[collection.name].create_indexes(
                     [IndexModel(index.keys, **index.options()) for index in collection.indexes]
                 )
+        await keep_pre_images(self.db, [each.name for each in COLLECTIONS if each.scoped])
         self.indexes_ensured = True
 
     async def indexed(self) -> None:

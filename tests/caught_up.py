@@ -12,6 +12,7 @@ import pytest
 from pymongo.errors import PyMongoError
 
 from storage.cache.read_cache import ReadCache
+from storage.cache.scopes import EVERYTHING, Touched
 from storage.database import Store
 from tests.storage.test_read_cache import until
 
@@ -27,12 +28,12 @@ async def caught_up(store: Store) -> ReadCache:
     echoed: list[str] = []
     bump, already_moved = store.cache.bump, store.cache.already_moved
 
-    def counting(collection: str) -> None:
+    def counting(collection: str, touched: Touched = EVERYTHING) -> None:
         moved.append(collection)
-        bump(collection)
+        bump(collection, touched)
 
-    def echo(collection: str, at: Any) -> bool:
-        seen = already_moved(collection, at)
+    def echo(collection: str, at: Any, touched: Touched = EVERYTHING) -> bool:
+        seen = already_moved(collection, at, touched)
         if seen:
             echoed.append(collection)
         return seen

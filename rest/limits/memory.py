@@ -39,6 +39,7 @@ from rest.limits.values import (
     PROFILES,
     RATE_BUCKETS,
     READ_CACHE,
+    SCOPE_VERSIONS,
     SEARCH_CACHE,
     SEARCH_PLACE,
     SIDE_SHARE,
@@ -157,6 +158,17 @@ CACHES_ROWS: tuple[Limit, ...] = (
         "collection and document id, in the change stream's order (the oldest go first; "
         "an index older than them is built from everything)",
         (JOURNAL_EVENTS, JOURNAL_BYTES),
+    ),
+    Limit(
+        CACHES,
+        "Versions of the read cache per asset, map and document changed since start "
+        "(`/readyz` `read_cache` `scopes`): what lets a write to one asset leave the "
+        "others' kept reads and answers in place",
+        f"{count(SCOPE_VERSIONS.value)} (a few hundred bytes each)",
+        f"{SCOPE_VERSIONS.code} ({SCOPE_VERSIONS.path})",
+        "collection and scope (`storage/cache/scopes.py`); past the bound all are "
+        "forgotten at once, and every read kept within a scope is read again",
+        (SCOPE_VERSIONS,),
     ),
     Limit(
         CACHES,

@@ -9,6 +9,9 @@ write (checks before a change) go to the database directly, never through these.
 
 With no switch in progress (and a fresh poll of them) a read is the cache's read and
 nothing else; otherwise its result is checked, and it may wait and read again.
+
+A read whose filter names one asset, map or id is kept while that scope of its
+collection is unchanged (`storage.cache.scopes`); an aggregation, while its collection is.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import orjson
 
 from storage.cache.by_id import plain_id
 from storage.cache.names import READ_LANGUAGE, localize, localize_all, with_names
+from storage.cache.scopes import Scope, of_query
 from storage.cache.switch_gate import SwitchGate
 from storage.database import Store
 
@@ -57,6 +61,7 @@ def _through_cache(
     collection: str,
     load: Callable[..., Awaitable[T]],
     projection: Document | None = None,
+    scope: Scope | None = None,
 ) -> Callable[[Document | None], Awaitable[T]]:
     """The read for the gate: through the cache, unless the gate widened the projection
     (then from the database: not the answer the key names)."""
@@ -64,7 +69,7 @@ def _through_cache(
     def read(fields: Document | None) -> Awaitable[T]:
         if fields is not projection:
             return load(fields)
-        return store.cache.read(key, collection, load)
+        return store.cache.read(key, collection, load, scope)
 
     return read
 
@@ -89,11 +94,12 @@ async def _find_one(
         return await store[collection].find_one(query, fields)
 
     key = partial(_key, "one", collection, query, projection)
+    scope = of_query(query)
     if store.switches.clear():  # no switch in progress: no check (and no extra frame)
-        found = await store.cache.read(key, collection, load)
+        found = await store.cache.read(key, collection, load, scope)
         if store.switches.clear():
             return found
-    read = _through_cache(store, key, collection, load, projection)
+    read = _through_cache(store, key, collection, load, projection, scope)
     return await _gate(store).read(collection, query, read, projection)
 
 
@@ -145,11 +151,12 @@ async def _find_list(
         return await cursor.to_list()
 
     key = partial(_key, "find", collection, query, sort, skip, limit, projection, hint)
+    scope = of_query(query)
     if store.switches.clear():
-        found = await store.cache.read(key, collection, load)
+        found = await store.cache.read(key, collection, load, scope)
         if store.switches.clear():
             return found
-    read = _through_cache(store, key, collection, load, projection)
+    read = _through_cache(store, key, collection, load, projection, scope)
     return await _gate(store).read(collection, query, read, projection)
 
 
@@ -161,11 +168,13 @@ async def count(store: Store, collection: str, query: Document, limit: int = 0) 
         return await store[collection].count_documents(query, **options)
 
     key = partial(_key, "count", collection, query, limit)
+    scope = of_query(query)
     if store.switches.clear():
-        found = await store.cache.read(key, collection, load)
+        found = await store.cache.read(key, collection, load, scope)
         if store.switches.clear():
             return found
-    return await _gate(store).read(collection, query, _through_cache(store, key, collection, load))
+    read = _through_cache(store, key, collection, load, scope=scope)
+    return await _gate(store).read(collection, query, read)
 
 
 async def aggregate_collection(

@@ -3,7 +3,9 @@ of the read cache, so that a value derived from many documents (an asset's searc
 can read again only those that changed instead of all of them.
 
 Each document event (insert, update, replace, delete) of a followed collection is noted
-with its document's `_id` at the next position (positions count noted events and resets,
+with its document's `_id` and the scopes the change named (`storage.cache.scopes`: its
+asset, so that one asset's index counts only its own changes; none known: every asset's)
+at the next position (positions count noted events and resets,
 and never go back). The journal is complete from `start`: every change the stream
 delivered from that position on is in it. A value read while the stream was up, after taking
 `position`, holds every change noted before that position (the stream delivers a
@@ -40,12 +42,15 @@ from typing import Any, NamedTuple
 
 from bson import ObjectId, Timestamp
 
+from storage.cache.scopes import Scope
+
 MAX_JOURNAL_IDS = 20_000
 MAX_JOURNAL_BYTES = 4 * 1024 * 1024
 MAX_ID_BYTES = 1024  # an API id is at most 255 characters: 1,020 bytes of UTF-8
 # What an entry holds besides its id's bytes: the tuple, the deque's slot, the id's
 # string header (tracemalloc: 142 bytes an entry for ids of 13 characters, 141 counted).
 ENTRY_BYTES = 128
+SCOPE_BYTES = 64  # each scope an entry names: the tuple and its set slot (strings counted)
 DocumentId = str | int | ObjectId
 
 
@@ -53,6 +58,7 @@ class Entry(NamedTuple):
     collection: str
     document_id: DocumentId
     size: int
+    scopes: frozenset[Scope] | None  # None: every scope
 
 
 class ChangeJournal:
@@ -86,10 +92,16 @@ class ChangeJournal:
                 self._names[name] = name
 
     def note(
-        self, collection: str, at: Any, document_id: Any, in_transaction: bool = False
+        self,
+        collection: str,
+        at: Any,
+        document_id: Any,
+        in_transaction: bool = False,
+        scopes: frozenset[Scope] | None = None,
     ) -> None:
-        """The change stream delivered a change of one document, made at the cluster
-        time `at` (by a transaction: another change may share that time)."""
+        """The change stream delivered a change of one document within `scopes` (None:
+        not known), made at the cluster time `at` (by a transaction: another change may
+        share that time)."""
         if isinstance(at, Timestamp):
             if in_transaction:
                 if self.below is None or at > self.below:
@@ -105,7 +117,9 @@ class ChangeJournal:
             self.reset()  # not kept (its position is the reset's): nothing before is known
             return
         self.position += 1
-        entry = Entry(name, document_id, ENTRY_BYTES + size)
+        if scopes is not None:
+            size += sum(SCOPE_BYTES + len(field) + len(value) for field, value in scopes)
+        entry = Entry(name, document_id, ENTRY_BYTES + size, scopes)
         self._entries.append(entry)
         self.bytes += entry.size
         while len(self._entries) > self.max_events or self.bytes > self.max_bytes:
@@ -138,9 +152,12 @@ class ChangeJournal:
             self.below is not None and at < self.below
         )
 
-    def since(self, position: int, collections: Iterable[str]) -> dict[str, set[DocumentId]] | None:
-        """The ids of `collections` changed at `position` or later, by collection; None
-        when the journal is not complete since then (or a collection was not followed)."""
+    def since(
+        self, position: int, collections: Iterable[str], scope: Scope | None = None
+    ) -> dict[str, set[DocumentId]] | None:
+        """The ids of `collections` changed at `position` or later (within `scope`, or of
+        no known scope), by collection; None when the journal is not complete since then
+        (or a collection was not followed)."""
         wanted = {name: set[DocumentId]() for name in collections}
         if position < self.start or position > self.position:
             return None
@@ -148,7 +165,9 @@ class ChangeJournal:
             return None
         for entry in itertools.islice(reversed(self._entries), self.position - position):
             found = wanted.get(entry.collection)
-            if found is not None:
+            if found is not None and (
+                scope is None or entry.scopes is None or scope in entry.scopes
+            ):
                 found.add(entry.document_id)
         return wanted
 

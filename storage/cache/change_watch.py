@@ -3,10 +3,14 @@
 - `WriteListener`: every write this process's client makes moves the version of its
   collection when the server acknowledges it (a transaction's commit moves again those
   its writes named), so a client reads its own writes without waiting for the change
-  stream.
+  stream: an insert only the scopes of the documents it sends (`storage.cache.scopes`),
+  another write every scope of its collection (its command does not say which
+  documents it changes).
 - `PoolListener`: a failed connection takes the cache down at once.
-- `watch_changes`: one change stream on the database. Each change moves the version of
-  its collection, and its document's id goes to the cache's journal
+- `watch_changes`: one change stream on the database, with the images of each changed
+  document as it was (pre-images, where its collection keeps them) cut down to what
+  names its property. Each change moves the version of its collection and of the scopes
+  it names, and its document's id goes to the cache's journal
   (`storage.cache.change_journal`), as does each empty answer. While the stream is down
   the cache serves nothing; a new stream flushes it before it serves again (resuming
   could miss what happened meanwhile). It also tells a `StreamWatcher` (the switch gate,
@@ -28,6 +32,7 @@ from pymongo.errors import PyMongoError
 
 from storage.cache.background import retrieved
 from storage.cache.read_cache import ALL, ReadCache
+from storage.cache.scopes import CHANGE_FIELDS, EVERYTHING, Touched, of_change, of_documents
 from storage.cache.stream_support import StreamSupport, refusal
 from storage.collections import (
     PERSISTED_QUERIES,
@@ -45,8 +50,8 @@ COLLECTION_WRITES = frozenset({"insert", "update", "delete", "findAndModify", "d
 DATABASE_WRITES = frozenset({"bulkWrite", "dropDatabase", "renameCollection", "applyOps"})
 # Commands that end a transaction: a commit moves what its writes named.
 TRANSACTION_ENDS = frozenset({"commitTransaction", "abortTransaction"})
-# What one acknowledged command moves: a collection (or ALL), or a commit's collections.
-Written = str | frozenset[str]
+# What one acknowledged command moves: collections (or ALL), each within its scopes.
+Written = tuple[tuple[str, Touched], ...]
 # Change events that name one collection; any other kind (drop, rename, dropDatabase,
 # invalidate) flushes everything.
 DOCUMENT_EVENTS = frozenset({"insert", "update", "replace", "delete"})
@@ -66,8 +71,10 @@ RETRY_SECONDS = (0.1, 0.25, 0.5, 1.0, 2.0)
 # Changes the stream leaves out: the rate-limit buckets change with every few requests of
 # every key, persisted documents and their totals with every registration, and no read
 # through the cache reads them (`storage.rate_budgets`, `storage.persisted_queries`).
-UNWATCHED = [
-    {"$match": {"ns.coll": {"$nin": [RATE_BUDGETS, PERSISTED_QUERIES, PERSISTED_QUERY_TOTALS]}}}
+# Of the rest, only what says which property changed (`storage.cache.scopes`).
+PIPELINE = [
+    {"$match": {"ns.coll": {"$nin": [RATE_BUDGETS, PERSISTED_QUERIES, PERSISTED_QUERY_TOTALS]}}},
+    {"$project": CHANGE_FIELDS},
 ]
 MAX_PENDING_WRITES = 10_000
 # While the database refuses change streams (`storage.cache.stream_support`), the stream
@@ -89,51 +96,68 @@ class WriteListener(monitoring.CommandListener):
     def __init__(self, cache: ReadCache) -> None:
         self.cache = cache
         self._pending: dict[int, Written] = {}
-        # Collections written by each open transaction, by (session id, txn number).
-        self._transactions: dict[tuple[bytes, int], set[str]] = {}
+        # What each open transaction wrote, by (session id, txn number).
+        self._transactions: dict[tuple[bytes, int], dict[str, Touched]] = {}
 
     def started(self, event: monitoring.CommandStartedEvent) -> None:
         name = event.command_name
+        written: Written
         if name in COLLECTION_WRITES:
             target = event.command.get(name)
-            written = target if isinstance(target, str) else ALL
-            self._in_transaction(event.command, written)
-            collection: Written = written
+            collection = target if isinstance(target, str) else ALL
+            touched = EVERYTHING
+            if name == "insert" and collection != ALL:
+                touched = of_documents(collection, event.command.get("documents") or ())
+            self._in_transaction(event.command, collection, touched)
+            written = ((collection, touched),)
         elif name in TRANSACTION_ENDS:
             named = self._transactions.pop(_transaction(event.command) or (b"", -1), None)
             if name != "commitTransaction":
                 return  # aborted: its writes' own acknowledgements moved their versions
-            collection = ALL if named is None or ALL in named else frozenset(named)
+            if named is None or ALL in named:
+                written = ((ALL, EVERYTHING),)
+            else:
+                written = tuple(sorted(named.items(), key=lambda each: each[0]))
         elif name in DATABASE_WRITES:
-            collection = ALL
+            written = ((ALL, EVERYTHING),)
         else:
             return
         if len(self._pending) >= MAX_PENDING_WRITES:  # replies lost: trust nothing
             self._pending.clear()
             self.cache.bump(ALL)
-        self._pending[event.request_id] = collection
+        self._pending[event.request_id] = written
 
-    def _in_transaction(self, command: Any, collection: str) -> None:
+    def _in_transaction(self, command: Any, collection: str, touched: Touched) -> None:
         """Note a write of an open transaction, for its commit."""
         key = _transaction(command)
         if key is None:
             return
         if key not in self._transactions and len(self._transactions) >= MAX_PENDING_WRITES:
             self._transactions.clear()  # forgotten: their commits move everything
-        self._transactions.setdefault(key, set()).add(collection)
+        named = self._transactions.setdefault(key, {})
+        named[collection] = _joined(named.get(collection), touched)
 
     def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
-        collection = self._pending.pop(event.request_id, None)
-        if collection is not None:
+        written = self._pending.pop(event.request_id, None)
+        if written is not None:
             at = event.reply.get("operationTime") if isinstance(event.reply, dict) else None
-            for each in (collection,) if isinstance(collection, str) else sorted(collection):
-                self.cache.acknowledged(each, at)
+            for collection, touched in written:
+                self.cache.acknowledged(collection, at, touched)
 
     def failed(self, event: monitoring.CommandFailedEvent) -> None:
-        collection = self._pending.pop(event.request_id, None)
-        if collection is not None:  # what it did is unknown: no time vouches for it
-            for each in (collection,) if isinstance(collection, str) else sorted(collection):
-                self.cache.bump(each)
+        written = self._pending.pop(event.request_id, None)
+        if written is not None:  # what it did is unknown: no time vouches for it
+            for collection, touched in written:
+                self.cache.bump(collection, touched)
+
+
+def _joined(before: Touched | None, touched: Touched) -> Touched:
+    """What two writes of one collection move together."""
+    if before is None:
+        return touched
+    if before.scopes is None or touched.scopes is None:
+        return EVERYTHING
+    return Touched(before.scopes | touched.scopes)
 
 
 def _transaction(command: Any) -> tuple[bytes, int] | None:
@@ -189,11 +213,12 @@ def apply_change(cache: ReadCache, change: dict[str, Any]) -> bool:
     if kind in DOCUMENT_EVENTS and isinstance(collection, str):
         at = change.get("clusterTime")
         document_id = (change.get("documentKey") or {}).get("_id")
-        cache.journal.note(collection, at, document_id, "txnNumber" in change)
-        if cache.already_moved(collection, at):
+        touched = of_change(change)
+        cache.journal.note(collection, at, document_id, "txnNumber" in change, touched.scopes)
+        if cache.already_moved(collection, at, touched):
             cache.stream_echoes += 1  # this process's own write, moved when acknowledged
         else:
-            cache.bump(collection)
+            cache.bump(collection, touched)
     else:
         cache.bump(ALL)
     return kind != "invalidate"
@@ -211,7 +236,11 @@ async def watch_changes(
     while True:
         before = cache.interruptions
         try:
-            async with await db.watch(UNWATCHED, max_await_time_ms=STREAM_WAIT_MS) as stream:
+            async with await db.watch(
+                PIPELINE,
+                max_await_time_ms=STREAM_WAIT_MS,
+                full_document_before_change="whenAvailable",
+            ) as stream:
                 if support is not None:
                     support.opened(STREAM_NAME)
                 if cache.went_up(before):

@@ -1,8 +1,12 @@
 """The read cache of one process: query results kept true by versions.
 
-Every collection has a version. A result is stored with the version its collection had
-*before* the query started, and served only while that is still the version, so a
-write that races a read can never leave a stale entry behind. Versions move when:
+Every collection has a version, and so has each scope of it (a property, a map, a
+document: `storage.cache.scopes`, issue 67). A result is stored with the version its
+collection had *before* the query started (its scope's, when the query names one), and
+served only while that is still the version, so a write that races a read can never
+leave a stale entry behind. A change moves its collection's version and the versions of
+the scopes it names (every scope's, when it names none); so a write to one property
+leaves every other property's kept reads and answers in place. Versions move when:
 
 - this process writes (`storage.cache.change_watch.WriteListener`, when the write is
   acknowledged), so a client always reads its own writes;
@@ -47,6 +51,7 @@ from bson.codec_options import CodecOptions
 from bson.errors import BSONError
 
 from storage.cache.change_journal import ChangeJournal
+from storage.cache.scopes import EVERYTHING, Scope, Touched
 from storage.collections import Document
 
 # Bytes counted for an entry beyond its value: the key, the entry and the dict slot.
@@ -55,15 +60,19 @@ ENTRY_OVERHEAD = 300
 # cannot flush everything else.
 LARGEST_SHARE = 4
 ALL = "*"  # what `bump` of every collection reports
+# Scopes whose versions are kept (each a few hundred bytes: ~6 MB at most); past it they
+# are forgotten at once and every scoped read stored before goes stale (`_scope_epoch`).
+MAX_SCOPES = 20_000
 
 
-Version = tuple[int, int]
+Version = tuple[int, ...]
+Read = tuple[str, Scope | None]  # what a result depends on: a collection, within a scope
 T = TypeVar("T")
 
 
 @dataclass(slots=True)
 class Entry:
-    version: Version | tuple[tuple[str, Version], ...]  # an answer's: every collection's
+    version: Version | tuple[tuple[Read, Version], ...]  # an answer's: every read's
     data: bytes
     size: int
     tag: str = ""  # an answer's ETag (REST GETs), else ""
@@ -81,17 +90,17 @@ class KeptAnswer(NamedTuple):
 
 @dataclass
 class ReadLog:
-    """What one request read: each collection's version before its first read. Not
-    `complete` when a read went around the cache or saw two versions of a collection.
+    """What one request read: each collection's (and scope's) version before its first
+    read. Not `complete` when a read went around the cache or saw two versions of one.
     Its answer is kept under `key`."""
 
     key: Hashable
-    versions: dict[str, Version] = field(default_factory=dict)
+    versions: dict[Read, Version] = field(default_factory=dict)
     complete: bool = True
     until: float | None = None  # epoch seconds: the answer is not served from then on
 
-    def note(self, collection: str, version: Version) -> None:
-        if self.versions.setdefault(collection, version) != version:
+    def note(self, collection: str, version: Version, scope: Scope | None = None) -> None:
+        if self.versions.setdefault((collection, scope), version) != version:
             self.complete = False
 
     def expires(self, at: float) -> None:
@@ -143,6 +152,7 @@ class CacheStats:
     last_change_seconds_ago: float | None
     journal_events: int  # ids of changed documents kept (`storage.cache.change_journal`)
     journal_bytes: int
+    scopes: int  # versions of scopes kept (`storage.cache.scopes`), at most MAX_SCOPES
 
 
 class ReadCache:
@@ -155,9 +165,12 @@ class ReadCache:
         self.codec_options = codec_options or CodecOptions(tz_aware=True)
         self._clock = itertools.count(1)
         self._epoch = next(self._clock)  # moves on every flush
-        self._versions: dict[str, int] = {}
+        self._versions: dict[str, int] = {}  # per collection: any change
+        self._wide: dict[str, int] = {}  # per collection: a change of every scope
+        self._scoped: dict[tuple[str, Scope], int] = {}  # per collection and scope
+        self._scope_epoch = next(self._clock)  # moves when the scopes are forgotten
         self._entries: OrderedDict[Hashable, Entry] = OrderedDict()
-        self._loading: dict[tuple[Hashable, tuple[int, int]], asyncio.Future[Any]] = {}
+        self._loading: dict[tuple[Hashable, Version], asyncio.Future[Any]] = {}
         self.bytes_used = 0
         self.live = False
         self.stream = "not started"
@@ -166,58 +179,102 @@ class ReadCache:
         self.invalidations = self.flushes = 0
         self.stream_events = self.stream_restarts = self.stream_echoes = 0
         self._last_change: float | None = None
-        # Per collection (`ALL`: every one), the database time of this process's latest
-        # acknowledged write whose bump moved the version: a read begun after that bump
-        # sees every change made up to that time, so the stream's report of such a change
-        # (the write's own echo) need not move the version again (`already_moved`).
-        self._acked: dict[str, Timestamp] = {}
+        # Per collection (`ALL`: every one) and scope (None: every scope), the database
+        # time of this process's latest acknowledged write whose bump moved the version: a
+        # read begun after that bump sees every change made up to that time, so the
+        # stream's report of such a change (the write's own echo) need not move the
+        # version again (`already_moved`). `_latest`: per collection, whatever scope.
+        self._acked: dict[tuple[str, Scope | None], Timestamp] = {}
+        self._latest: dict[str, Timestamp] = {}
         self.journal = ChangeJournal()  # which documents changed, as the stream said
 
     @property
     def enabled(self) -> bool:
         return self.budget > 0
 
-    def version(self, collection: str) -> Version:
-        return self._epoch, self._versions.get(collection, 0)
+    def version(self, collection: str, scope: Scope | None = None) -> Version:
+        """The version of what a read of `collection` (within `scope`) found."""
+        if scope is None:
+            return self._epoch, self._versions.get(collection, 0)
+        return (
+            self._epoch,
+            self._scope_epoch,
+            self._wide.get(collection, 0),
+            self._scoped.get((collection, scope), 0),
+        )
 
     # What moves versions
 
-    def bump(self, collection: str) -> None:
-        """`collection` changed (or may have): nothing read of it before is served again."""
+    def bump(self, collection: str, touched: Touched = EVERYTHING) -> None:
+        """`collection` changed (or may have) within `touched`'s scopes: nothing read of
+        them before is served again."""
         if collection == ALL:
             self.flush()
             return
-        self._versions[collection] = next(self._clock)
+        now = self._versions[collection] = next(self._clock)
+        if touched.scopes is None:
+            self._wide[collection] = now
+        else:
+            if len(self._scoped) + len(touched.scopes) > MAX_SCOPES:
+                self._forget_scopes()
+            for scope in touched.scopes:
+                self._scoped[collection, scope] = now
         self.invalidations += 1
         self._last_change = time.monotonic()
 
-    def acknowledged(self, collection: str, at: Timestamp | None) -> None:
-        """This process's write to `collection` (`ALL`: any) was acknowledged at the
-        database time `at` (None when the reply gave none): the version moves now."""
-        self.bump(collection)
-        if isinstance(at, Timestamp) and (
-            collection not in self._acked or self._acked[collection] < at
-        ):
-            self._acked[collection] = at
+    def _forget_scopes(self) -> None:
+        """Too many scopes kept: forget them all; every scoped read stored goes stale."""
+        self._scoped.clear()
+        self._acked = {key: at for key, at in self._acked.items() if key[1] is None}
+        self._scope_epoch = next(self._clock)
 
-    def already_moved(self, collection: str, at: Timestamp | None) -> bool:
-        """Whether a change to `collection` made at the database time `at` is one every
-        read begun since the last bump already sees: no newer than an acknowledged write
-        of this process whose bump came after it."""
+    def acknowledged(
+        self, collection: str, at: Timestamp | None, touched: Touched = EVERYTHING
+    ) -> None:
+        """This process's write to `collection` (`ALL`: any) within `touched`'s scopes
+        was acknowledged at the database time `at` (None when the reply gave none): the
+        versions move now."""
+        self.bump(collection, touched)
+        if not isinstance(at, Timestamp):
+            return
+        for scope in (None,) if touched.scopes is None else touched.scopes:
+            if self._acked.get((collection, scope), at) <= at:
+                self._acked[collection, scope] = at
+        if self._latest.get(collection, at) <= at:
+            self._latest[collection] = at
+
+    def already_moved(
+        self, collection: str, at: Timestamp | None, touched: Touched = EVERYTHING
+    ) -> bool:
+        """Whether a change to `collection` within `touched`'s scopes made at the
+        database time `at` is one every read begun since the bumps it needs already
+        sees: no newer than acknowledged writes of this process whose bumps came after
+        it (of the whole collection, or of each of its scopes)."""
         if not isinstance(at, Timestamp):
             return False
-        return any(key in self._acked and at <= self._acked[key] for key in (collection, ALL))
+
+        def moved(scope: Scope | None) -> bool:
+            return any(
+                key in self._acked and at <= self._acked[key]
+                for key in ((collection, scope), (collection, None), (ALL, None))
+            )
+
+        if touched.scopes is None or not touched.scopes:
+            return moved(None)
+        return all(moved(scope) for scope in touched.scopes)
 
     def acked_at(self, collections: tuple[str, ...]) -> Timestamp | None:
         """The database time of this process's latest acknowledged write to any of
         `collections` (or to any collection): every change it made is at that time or
         before (`ChangeJournal.reached`)."""
-        times = [self._acked[key] for key in (*collections, ALL) if key in self._acked]
+        times = [self._latest[key] for key in (*collections, ALL) if key in self._latest]
         return max(times) if times else None
 
     def flush(self) -> None:
         """Every version moves and every entry goes."""
         self._epoch = next(self._clock)
+        self._scoped.clear()
+        self._acked = {key: at for key, at in self._acked.items() if key[1] is None}
         self._entries.clear()
         self.bytes_used = 0
         self.journal.reset()
@@ -249,11 +306,16 @@ class ReadCache:
     # Reads
 
     async def read(
-        self, key_of: Callable[[], Hashable], collection: str, load: Callable[[], Awaitable[T]]
+        self,
+        key_of: Callable[[], Hashable],
+        collection: str,
+        load: Callable[[], Awaitable[T]],
+        scope: Scope | None = None,
     ) -> T:
         """The result of `load()` for the key `key_of()` makes (made only when the cache
-        serves), from the cache when still valid. Concurrent readers of one key and
-        version share one load."""
+        serves), from the cache when still valid: while `collection`'s version stays, or
+        its `scope`'s when the read finds documents of that scope only. Concurrent readers
+        of one key and version share one load."""
         log = READS.get()
         if not self.live or not self.enabled:
             self.bypassed += 1
@@ -261,9 +323,9 @@ class ReadCache:
                 log.complete = False
             return await load()
         key = key_of()
-        version = self.version(collection)
+        version = self.version(collection, scope)
         if log is not None:
-            log.note(collection, version)
+            log.note(collection, version, scope)
         entry = self._entries.get(key)
         if entry is not None and entry.version == version:
             self.hits += 1
@@ -298,7 +360,7 @@ class ReadCache:
             self._loading.pop(loading_key, None)
         data = self._encode(value)
         future.set_result(data)
-        if data is not None and self.live and self.version(collection) == version:
+        if data is not None and self.live and self.version(collection, scope) == version:
             self._store(key, version, data)  # else a change came meanwhile: keep nothing
         return value
 
@@ -317,7 +379,7 @@ class ReadCache:
     def answer(self, key: Hashable) -> KeptAnswer | None:
         """A kept answer while every collection it read is unchanged."""
         entry = self._entries.get(key) if self.live else None
-        if entry is None or not all(self.version(c) == v for c, v in entry.version):  # type: ignore[misc]  # an answer's: (collection, version) pairs
+        if entry is None or not all(self.version(*read) == v for read, v in entry.version):  # type: ignore[misc]  # an answer's: (read, version) pairs
             return None
         if entry.until is not None and time.time() >= entry.until:
             return None
@@ -327,13 +389,13 @@ class ReadCache:
 
     def keep_answer(self, log: ReadLog, data: bytes, tag: str, cost: int) -> None:
         """Keep an answer built from `log`'s reads under its key, if they all still hold."""
-        versions = tuple(sorted(log.versions.items()))
+        versions = tuple(log.versions.items())
         if (
             not self.live
             or not log.complete
             or not versions
             or not self._fits(data)
-            or any(self.version(c) != v for c, v in versions)
+            or any(self.version(*read) != v for read, v in versions)
             or (log.until is not None and time.time() >= log.until)
         ):
             return
@@ -382,6 +444,7 @@ class ReadCache:
             last_change_seconds_ago=None if last is None else round(time.monotonic() - last, 3),
             journal_events=len(self.journal),
             journal_bytes=self.journal.bytes,
+            scopes=len(self._scoped),
         )
 
 

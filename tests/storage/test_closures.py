@@ -89,17 +89,17 @@ async def test_in_force_by_the_clock(store):
 async def test_a_kept_answer_is_not_served_past_its_end():
     cache = ReadCache(1 << 20)
     cache.live = True
-    log = ReadLog(b"answer", {c.CLOSURES: cache.version(c.CLOSURES)})
+    log = ReadLog(b"answer", {(c.CLOSURES, None): cache.version(c.CLOSURES)})
     log.expires(time.time() + 0.3)
     log.expires(time.time() + 60)  # a later end changes nothing
     cache.keep_answer(log, b"{}", "", 1)
     assert cache.answer(b"answer") is not None
     await asyncio.sleep(0.35)
     assert cache.answer(b"answer") is None
-    ended = ReadLog(b"late", {c.CLOSURES: cache.version(c.CLOSURES)})
+    ended = ReadLog(b"late", {(c.CLOSURES, None): cache.version(c.CLOSURES)})
     ended.expires(time.time() - 1)
     cache.keep_answer(ended, b"{}", "", 1)  # ended before it was kept: not kept
     assert cache.stats().entries == 1
-    forever = ReadLog(b"plain", {c.CLOSURES: cache.version(c.CLOSURES)})
+    forever = ReadLog(b"plain", {(c.CLOSURES, None): cache.version(c.CLOSURES)})
     cache.keep_answer(forever, b"{}", "", 1)
     assert cache.answer(b"plain") is not None

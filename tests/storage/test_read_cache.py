@@ -168,7 +168,7 @@ def test_a_kept_answer_holds_about_what_it_counts():
     try:
         before = tracemalloc.get_traced_memory()[0]
         for number in range(1000):
-            log = ReadLog(key=number, versions={"units": cache.version("units")})
+            log = ReadLog(key=number, versions={("units", None): cache.version("units")})
             cache.keep_answer(log, orjson.dumps({"data": [], "page": number}), "", 1)
         held = tracemalloc.get_traced_memory()[0] - before
     finally:
@@ -433,6 +433,36 @@ async def test_a_get_answer_is_kept_per_caller_and_dropped_by_a_write(client, ke
             {"_id": unit_id}, {"$set": {"name": first.json()["data"][0]["name"]}}
         )
     assert (await client.get(path, headers={"API-Key": keys.full})).content == first.content
+
+
+async def test_another_process_writing_one_asset_leaves_the_others_answers_kept(
+    client, keys, store, db_server
+):
+    """Issue 67: a write to asset-1 by another process (a client of its own: it arrives by
+    the change stream, with the unit as it was) moves asset-1's kept answers only; an
+    answer of asset-2 and the list across both are served, then dropped, as they read."""
+    from tests.caught_up import caught_up  # which imports `until` from here
+
+    cache = await caught_up(store)
+    headers = {"API-Key": keys.full}
+    paths = ("/v1/units?asset=asset-1", "/v1/units?asset=asset-2", "/v1/units")
+    first = [await client.get(path, headers=headers) for path in paths]
+    unit = first[0].json()["data"][0]
+    other = AsyncMongoClient(db_server.uri)
+    units = other[store.db.name]["units"]
+    before = cache.version("units")
+    try:
+        await units.update_one({"_id": unit["id"]}, {"$set": {"name": "Renamed"}})
+        await until(lambda: cache.version("units") != before, "the change arrives")
+        hits = cache.answer_hits
+        one, two, both = [await client.get(path, headers=headers) for path in paths]
+        assert cache.answer_hits == hits + 1  # asset-2's answer only
+        assert two.content == first[1].content
+        assert one.json()["data"][0]["name"] == "Renamed"
+        assert "Renamed" in both.text
+    finally:
+        await units.update_one({"_id": unit["id"]}, {"$set": {"name": unit["name"]}})
+        await other.close()
 
 
 async def test_a_kept_answer_still_checks_access_first(client, keys, store):

@@ -117,7 +117,8 @@ async def test_a_kept_answer_ends_with_the_first_closure(context):
         READS.reset(token)
     assert len(closed.closures) == 3
     assert log.until == soon.timestamp()
-    assert c.CLOSURES in log.versions or not context.store.cache.live
+    read = {collection for collection, _ in log.versions}
+    assert c.CLOSURES in read or not context.store.cache.live
 
 
 def test_words():

@@ -21,6 +21,7 @@ from schema.execution.running.runner import Encoded, OperationCall, OperationRun
 from storage import collections as col
 from storage.cache import cached_reads
 from storage.cache.read_cache import READS, kept_key
+from storage.cache.scopes import Scope
 
 COLLECTION = "units"
 
@@ -64,8 +65,9 @@ async def live_cache(store):
     cache.flush()
     before = cache.version
 
-    def version(collection: str) -> tuple[int, int]:  # one version the test controls
-        return (0, 0) if collection == COLLECTION else before(collection)
+    def version(collection: str, scope: Scope | None = None) -> tuple[int, ...]:
+        # one version the test controls
+        return (0, 0) if collection == COLLECTION else before(collection, scope)
 
     cache.version = version  # type: ignore[method-assign]  # an instance's, undone below
     yield cache
