@@ -1,6 +1,7 @@
 """Each asset's search index, per process: built from its stored units and locations on
-the first search, kept until one of those collections changes (the read cache's
-versions, which this process's writes and the change stream move), bounded in bytes with
+the first search, kept until the asset's units or locations change (the read cache's
+versions of the asset's scope, which this process's writes and the change stream move:
+another asset's write leaves it as it is, issue 67), bounded in bytes with
 its key (`VersionedCache`), reported in `/readyz` as `search_indexes`.
 
 After a change it is built again from the documents it was built from, with only those
@@ -73,6 +74,7 @@ from storage import collections as c
 from storage.cache import cached_reads
 from storage.cache.names import READ_LANGUAGE
 from storage.cache.read_cache import READS
+from storage.cache.scopes import Scope
 from storage.collections import Document
 from storage.database import Store
 
@@ -224,12 +226,13 @@ async def asset_index(
         return await build(store, asset_id, keep=False)
     reads.journal.follow(INDEXED)
     making = _MAKING.setdefault(cache, {})
-    version = tuple(reads.version(name) for name in INDEXED)
+    scope = ("asset_id", asset_id)
+    version = tuple(reads.version(name, scope) for name in INDEXED)
     waited: SearchIndex | None = None
     for _ in range(MAX_WAITS):
         kept = cache.kept(asset_id)
         if isinstance(kept, AssetIndex) and kept.version == version:
-            _note(version)
+            _note(version, scope)
             return await cache.get(asset_id, version, _never)  # kept: its LRU place moves
         now = making.get(asset_id)
         previous = now.previous if now is not None else kept
@@ -241,18 +244,19 @@ async def asset_index(
             now = _make(store, cache, making, asset_id, version, previous)
         waited = await asyncio.shield(now.task)
         if now.version == version:
-            _note(version)
+            _note(version, scope)
             return waited
     assert waited is not None
     return _stale(waited)
 
 
-def _note(version: Version) -> None:
-    """The request's answer holds while these versions of units and locations do."""
+def _note(version: Version, scope: Scope) -> None:
+    """The request's answer holds while these versions of the asset's units and
+    locations do."""
     log = READS.get()
     if log is not None:
         for name, noted in zip(INDEXED, version, strict=True):
-            log.note(name, noted)
+            log.note(name, noted, scope)
 
 
 def _stale(index: SearchIndex) -> SearchIndex:
@@ -333,7 +337,8 @@ async def update(
     """The index from `sources` with the documents changed since read again, or None
     when that cannot be known exactly (see the module)."""
     reads, journal = store.cache, store.cache.journal
-    if journal.since(sources.since, INDEXED) is None:
+    scope = ("asset_id", asset_id)
+    if journal.since(sources.since, INDEXED, scope) is None:
         return None
     switches = (await store.switches.current()).values()
     if any(switch.collections.intersection(INDEXED) for switch in switches):
@@ -342,7 +347,7 @@ async def update(
     if acked is not None and not await journal.reached(acked, ECHO_WAIT_SECONDS):
         return None
     since = journal.position  # before the reads: every change from here is noted later
-    changed = journal.since(sources.since, INDEXED)
+    changed = journal.since(sources.since, INDEXED, scope)
     kept = sources.documents
     total = sum(each.count for each in kept)
     if changed is None or CHANGED_SHARE * sum(map(len, changed.values())) > total:

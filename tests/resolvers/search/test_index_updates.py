@@ -337,6 +337,30 @@ async def test_a_write_to_another_asset_keeps_the_index(tower: Tower):
     await assert_fresh(tower, index)
 
 
+async def test_another_processs_writes_to_another_asset_build_nothing_here(tower: Tower):
+    """Issue 67: the stream names the asset of each change (its pre-image), so another
+    process's writes to the annex, more than a quarter of the tower's documents, leave
+    the tower's index as it was without so much as a look; the annex's is updated."""
+    index, annex = await tower.index(), await tower.index(ANNEX)
+    before, journal = counts(), tower.store.cache.journal
+    noted = journal.position
+    locations = tower.collection(c.LOCATIONS, "other")
+
+    async def write() -> None:
+        for n in range(4):
+            await locations.update_one({"_id": f"loc-a-1-{n:02d}"}, {"$set": {"name": f"K{n}"}})
+
+    await delivered(tower, "other", write, c.LOCATIONS)
+    await until(lambda: journal.position >= noted + 4, "every change arrives")
+    again = await tower.index()
+    if assert_built(before, {}):
+        assert again is index
+    updated = await tower.index(ANNEX)
+    assert updated is not annex
+    await assert_fresh(tower, updated, ANNEX)
+    await assert_fresh(tower, again)
+
+
 async def test_a_write_of_what_the_index_does_not_read_keeps_it(tower: Tower):
     index = await tower.index()
     before = counts()

@@ -79,7 +79,8 @@ class Venue:
         return indexes._MAKING.get(self.cache, {}).get(ASSET)
 
     def version(self) -> indexes.Version:
-        return tuple(self.store.cache.version(name) for name in indexes.INDEXED)
+        scope = ("asset_id", ASSET)
+        return tuple(self.store.cache.version(name, scope) for name in indexes.INDEXED)
 
     def state(self) -> dict[str, Any]:
         """What a failure reports: the read cache's stream and journal, the builds."""
