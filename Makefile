@@ -11,7 +11,7 @@ TEST_WORKERS ?= 4
 SLOWEST := --durations=15 --durations-min=1
 PACKAGES := parsing routing storage resolvers schema rest
 
-.PHONY: run reset test explore bench lint typecheck generate fmt clean
+.PHONY: run reset test explore bench lint typecheck generate fmt clean image
 
 $(STAMP): pyproject.toml setup.py parsing/_kernels.pyx
 	@$(PYTHON) -c 'import sys; sys.exit(0 if (3, 11) <= sys.version_info < (3, 14) else "floorgate needs Python 3.11, 3.12 or 3.13 (pyproject.toml)")'
@@ -69,10 +69,20 @@ explore: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m tests.benchmarks
 
-## make lint: ruff's checks and ruff's formatting, as CI runs them (fails on unformatted code)
+## make lint: ruff's checks and formatting, and hadolint on the Containerfile, as CI runs them
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/hadolint Containerfile
+
+## make image: build the container image (Containerfile: the service without the embedded
+## database, as a user that is not root) with podman, else docker; IMAGE names it
+IMAGE ?= floorgate:latest
+image:
+	@engine=$$(command -v podman || command -v docker) \
+		|| { echo "make image needs podman or docker"; exit 2; }; \
+	echo "$$engine build -f Containerfile -t $(IMAGE) ."; \
+	$$engine build -f Containerfile -t $(IMAGE) .
 
 ## make typecheck: mypy over the packages ([tool.mypy] in pyproject.toml), as CI runs it
 typecheck: $(STAMP)

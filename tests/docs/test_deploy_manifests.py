@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import kubernetes_validate
+import pytest
 import yaml
 
 from rest.cli.main import parser
@@ -16,6 +18,10 @@ from storage.settings_fields import rows_of
 
 FOLDER = Path(__file__).resolve().parents[2] / "docs" / "deploy" / "kubernetes"
 KINDS = {"Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget", "Ingress"}
+# The oldest Kubernetes the example runs on (docs/deploy.md, "Kubernetes": the preStop
+# `sleep` action is on by default from 1.30), and the newest whose schemas we have.
+OLDEST_KUBERNETES = "1.30.0"
+NEWEST_KUBERNETES = kubernetes_validate.latest_version()
 
 
 def documents() -> list[dict[str, Any]]:
@@ -71,3 +77,17 @@ def test_the_grace_period_holds_the_pre_stop_and_the_drain() -> None:
         pre_stop + float(env["FLOORGATE_DRAIN_SECONDS"]) + 10
         <= pod["terminationGracePeriodSeconds"]
     )
+
+
+@pytest.mark.parametrize("version", [OLDEST_KUBERNETES, NEWEST_KUBERNETES])
+def test_every_manifest_is_valid_against_the_kubernetes_schemas(version: str) -> None:
+    """Strict: a field the schema does not know is an error (a typo would be ignored by
+    a lenient apply)."""
+    for document in documents():
+        kubernetes_validate.validate(document, version, strict=True)
+
+
+def test_the_schemas_would_refuse_the_example_on_an_older_kubernetes() -> None:
+    (deployment,) = [doc for doc in documents() if doc["kind"] == "Deployment"]
+    with pytest.raises(kubernetes_validate.ValidationError, match="sleep"):
+        kubernetes_validate.validate(deployment, "1.28.0", strict=True)
