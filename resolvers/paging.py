@@ -1,13 +1,23 @@
-"""Offset paging over a sorted query: one extra document tells whether a next page exists.
+"""Paging over a sorted query: one extra document tells whether a next page exists.
 
 `total_count` comes without a count query: the page that reaches the list's end knows
-it; other pages leave it out (docs/api.md, Paging)."""
+it; other pages leave it out (docs/api.md, Paging).
+
+Pages are numbered (the spec's `page`), but on MongoDB a list in id order is not read
+by offset when it need not be: page N starts after the last id of the nearest page
+before it that this process served while the data is unchanged
+(`storage.cache.page_bounds`, issue 67), so walking every page costs each page alike.
+The embedded server scans the collection for any query in id order, offset or range, so
+there pages are read by offset (`Store.seeks_id_ranges`)."""
 
 from __future__ import annotations
 
 from typing import Any, NotRequired, Protocol, TypedDict
 
 from storage.cache import cached_reads
+from storage.cache.page_bounds import Start
+from storage.cache.read_cache import kept_key
+from storage.cache.scopes import of_query
 from storage.database import Store
 
 Sort = list[tuple[str, int]]
@@ -62,16 +72,23 @@ async def find_page(
     # anyway; the embedded server would otherwise scan and sort the whole collection
     # (see docs/performance-history.md).
     hint = ID_INDEX if not query and sort == BY_ID else None
+    bounds = _bounds(context.store, collection, query, sort, per_page, projection)
+    start = Start(None, (page - 1) * per_page)
+    if bounds is not None:
+        start = context.store.cache.page_bounds.start(*bounds, page, per_page)
     documents = await cached_reads.find_list(
         context.store,
         collection,
-        query,
+        query if start.after is None else {**query, "_id": {"$gt": start.after}},
         sort,
-        skip=(page - 1) * per_page,
+        skip=start.skip,
         limit=per_page + 1,
         projection=projection,
         hint=hint,
     )
+    if bounds is not None and documents and "_id" in documents[-1]:
+        last = documents[min(per_page, len(documents)) - 1]["_id"]
+        context.store.cache.page_bounds.keep(*bounds, page, last)
     has_next = len(documents) > per_page
     if has_next:
         del documents[per_page:]  # the one extra document only said there is more
@@ -82,6 +99,30 @@ async def find_page(
     return paged(
         documents, page, per_page, has_next, end_count(documents, page, per_page, has_next)
     )
+
+
+def _bounds(
+    store: Store,
+    collection: str,
+    query: dict[str, Any],
+    sort: Sort,
+    per_page: int,
+    projection: dict[str, Any] | None,
+) -> tuple[bytes, Any] | None:
+    """The key of the list's page ends and the version they hold for, taken before the
+    read; None for a list not in id order, one that names ids itself, while the read
+    cache does not serve (no version vouches for an end), and on a server that scans the
+    collection for an id range (`Store.seeks_id_ranges`: there an offset costs less)."""
+    cache = store.cache
+    if sort != BY_ID or "_id" in query or not (cache.live and cache.enabled):
+        return None
+    if not store.seeks_id_ranges:
+        return None
+    try:
+        key = kept_key("pages", collection, query, projection, per_page)
+    except TypeError:  # a filter value JSON does not write: paged by offset
+        return None
+    return key, cache.version(collection, of_query(query))
 
 
 def end_count(data: list[Any], page: int, per_page: int, has_next: bool) -> int | None:

@@ -33,6 +33,8 @@ from rest.limits.values import (
     KEY_LOOKUPS,
     LOG_LINE,
     LOGGED_FIELD,
+    PAGE_BOUNDS,
+    PAGE_BOUNDS_BYTES,
     PERSISTED_CACHE,
     PERSISTED_RECHECK,
     PROFILE_ELEMENT,
@@ -169,6 +171,17 @@ CACHES_ROWS: tuple[Limit, ...] = (
         "collection and scope (`storage/cache/scopes.py`); past the bound all are "
         "forgotten at once, and every read kept within a scope is read again",
         (SCOPE_VERSIONS,),
+    ),
+    Limit(
+        CACHES,
+        "Where the pages of lists in id order end (`/readyz` `read_cache` `page_bounds`, "
+        "`page_bounds_bytes`): page N read after page N - 1's last id, not by offset",
+        f"{count(PAGE_BOUNDS.value)} ends, {size(PAGE_BOUNDS_BYTES.value)} (an id's bytes "
+        "and 120 each, 400 a list)",
+        f"{names(PAGE_BOUNDS, PAGE_BOUNDS_BYTES)} ({PAGE_BOUNDS.path})",
+        "collection, filter, projection and page size (a digest), for one version of what "
+        "the list reads; the least recently used lists go first",
+        (PAGE_BOUNDS, PAGE_BOUNDS_BYTES),
     ),
     Limit(
         CACHES,

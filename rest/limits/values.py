@@ -24,6 +24,7 @@ import storage.attributes.pacing
 import storage.attributes.subscriptions
 import storage.cache.change_journal
 import storage.cache.change_watch
+import storage.cache.page_bounds
 import storage.cache.read_cache
 import storage.cache.switch_gate
 import storage.imdf.files
@@ -66,6 +67,8 @@ SEARCH_PLACE = constant(resolvers.search.index, "PLACE_BYTES")
 JOURNAL_EVENTS = constant(storage.cache.change_journal, "MAX_JOURNAL_IDS")
 JOURNAL_BYTES = constant(storage.cache.change_journal, "MAX_JOURNAL_BYTES")
 SCOPE_VERSIONS = constant(storage.cache.read_cache, "MAX_SCOPES")
+PAGE_BOUNDS = constant(storage.cache.page_bounds, "MAX_BOUNDS")
+PAGE_BOUNDS_BYTES = constant(storage.cache.page_bounds, "MAX_BOUNDS_BYTES")
 IMPORT_DOCUMENTS = setting("FLOORGATE_IMPORT_MAX_DOCUMENTS")
 SVG_BYTES = setting("FLOORGATE_SVG_MAX_BYTES")
 SVG_ELEMENTS = setting("FLOORGATE_SVG_MAX_ELEMENTS")

@@ -41,12 +41,15 @@ CACHE_COUNTS = {
     "answer_hits": "Whole answers served from the cache",
     "invalidations": "Collection versions moved",
     "flushes": "Times the whole cache was dropped",
+    "page_bound_hits": "Pages of lists in id order read after the last page's end, not by offset",
 }
 CACHE_LEVELS = {  # name -> (CacheStats attribute, help)
     "entries": ("entries", "Results and answers kept"),
     "bytes": ("bytes_used", "Bytes kept"),
     "budget_bytes": ("budget_bytes", "Byte budget (FLOORGATE_READ_CACHE_MB)"),
     "live": ("live", "Workers whose change stream is up and whose cache serves"),
+    "scopes": ("scopes", "Versions kept per asset, map and document (storage/cache/scopes.py)"),
+    "page_bounds": ("page_bounds", "Ends of pages kept (storage/cache/page_bounds.py)"),
 }
 
 

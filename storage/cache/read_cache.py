@@ -51,6 +51,7 @@ from bson.codec_options import CodecOptions
 from bson.errors import BSONError
 
 from storage.cache.change_journal import ChangeJournal
+from storage.cache.page_bounds import PageBounds
 from storage.cache.scopes import EVERYTHING, Scope, Touched
 from storage.collections import Document
 
@@ -153,6 +154,9 @@ class CacheStats:
     journal_events: int  # ids of changed documents kept (`storage.cache.change_journal`)
     journal_bytes: int
     scopes: int  # versions of scopes kept (`storage.cache.scopes`), at most MAX_SCOPES
+    page_bounds: int  # ends of pages kept (`storage.cache.page_bounds`)
+    page_bounds_bytes: int
+    page_bound_hits: int  # pages read after a kept end instead of by offset
 
 
 class ReadCache:
@@ -187,6 +191,7 @@ class ReadCache:
         self._acked: dict[tuple[str, Scope | None], Timestamp] = {}
         self._latest: dict[str, Timestamp] = {}
         self.journal = ChangeJournal()  # which documents changed, as the stream said
+        self.page_bounds = PageBounds()  # where pages of lists in id order end
 
     @property
     def enabled(self) -> bool:
@@ -277,6 +282,7 @@ class ReadCache:
         self._acked = {key: at for key, at in self._acked.items() if key[1] is None}
         self._entries.clear()
         self.bytes_used = 0
+        self.page_bounds.clear()
         self.journal.reset()
         self.flushes += 1
         self._last_change = time.monotonic()
@@ -445,6 +451,9 @@ class ReadCache:
             journal_events=len(self.journal),
             journal_bytes=self.journal.bytes,
             scopes=len(self._scoped),
+            page_bounds=self.page_bounds.bounds,
+            page_bounds_bytes=self.page_bounds.bytes,
+            page_bound_hits=self.page_bounds.hits,
         )
 
 

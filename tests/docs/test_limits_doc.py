@@ -26,6 +26,8 @@ import storage.attributes.pacing
 import storage.attributes.subscriptions
 import storage.cache.change_journal
 import storage.cache.change_watch
+import storage.cache.page_bounds
+import storage.cache.read_cache
 import storage.cache.switch_gate
 import storage.imdf.files
 import storage.limits
@@ -52,6 +54,8 @@ MODULES = (
     rest.ops.readiness,
     storage.cache.change_journal,
     storage.cache.change_watch,
+    storage.cache.page_bounds,
+    storage.cache.read_cache,
     storage.cache.switch_gate,
     routing.matrix,
 )
