@@ -17,6 +17,7 @@ parser's golden files and the screenshots, which are expectations a person looks
 from __future__ import annotations
 
 import functools
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -85,6 +86,27 @@ def limits_md() -> str:
     return limits_doc(DOC.read_text(encoding="utf-8"))
 
 
+KUBERNETES_DEPLOYMENT = "docs/deploy/kubernetes/deployment.yaml"
+MEMORY = re.compile(r"(?<=\bmemory: )\d+Mi|\d+Mi(?=, request and limit)")
+
+
+def kubernetes_deployment() -> str:
+    """The Kubernetes example with its memory written from the budgets of one process at
+    the settings its container sets (`rest/limits/sizing.py`)."""
+    import yaml
+
+    from rest.limits.sizing import process_mib
+    from storage.settings import Settings
+
+    text = (ROOT / KUBERNETES_DEPLOYMENT).read_text(encoding="utf-8")
+    (deployment,) = [
+        each for each in yaml.safe_load_all(text) if each and each["kind"] == "Deployment"
+    ]
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    env = {each["name"]: str(each["value"]) for each in container["env"] if "value" in each}
+    return MEMORY.sub(f"{process_mib(Settings.from_env(env))}Mi", text)
+
+
 def viewer_vocabulary() -> str:
     from routing.vocabulary import viewer_icons
 
@@ -114,6 +136,7 @@ GENERATED: tuple[Generated, ...] = (
     Generated("docs/configuration.md", configuration_md),
     Generated("docs/architecture.md", architecture_md),
     Generated("docs/limits.md", limits_md),
+    Generated(KUBERNETES_DEPLOYMENT, kubernetes_deployment),
     Generated("rest/pages/static/viewer/route/vocabulary.json", viewer_vocabulary),
 )
 
