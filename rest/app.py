@@ -22,12 +22,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from resolvers.context import Services
 from resolvers.errors import ApiError, ErrorCode
-from resolvers.search.builds import BUILDS
-from rest.compression import ENCODED, Compression
+from rest.compression import Compression
 from rest.graphql_http.endpoint import GraphQLEndpoint
 from rest.graphql_http.graphiql import GRAPHIQL_STATIC_PREFIX, graphiql_routes
 from rest.graphql_http.sdl import sdl_routes
 from rest.middleware import BodyStalled, BodyTooLarge, Boundary
+from rest.ops.caches import cache_figures, flat
 from rest.ops.metrics import Metrics
 from rest.ops.metrics_folder import MetricsFolder
 from rest.ops.readiness import Readiness
@@ -96,10 +96,13 @@ def create_app(
     services = Services(
         store=store, settings=settings, page_url=partial(graphql_page_url, settings.public_url)
     )
-    metrics = Metrics(services, metrics_folder) if settings.metrics else None
     schemas = LazySchema(settings)  # built off the loop when first needed (schema/lazy.py)
     rest = RestApi(services, schemas)
     graphql = GraphQLEndpoint(schemas, services, [route.document for route in ROUTES])
+    metrics = None
+    if settings.metrics:
+        caches = partial(cache_figures, services, graphql)
+        metrics = Metrics(services, metrics_folder, lambda: flat(caches()))
 
     async def healthz(request: Request) -> Response:
         return json_response({"status": "ok"})
@@ -124,15 +127,7 @@ def create_app(
                 "status": "ready",
                 "change_streams": readiness.change_streams(),
                 "read_cache": cache,
-                "graphql_caches": graphql.cache_figures(),
-                "compressed_answers": ENCODED.figures(),
-                "persisted_queries": graphql.persisted_figures(),
-                "walk_graphs": services.graph_cache.figures(),
-                "waypoints": services.waypoint_cache.figures(),
-                "landmarks": services.place_cache.figures(),
-                "search_indexes": {**services.search_indexes.figures(), **BUILDS.figures()},
-                "tile_indexes": services.tile_indexes.figures(),
-                "vector_tiles": services.tile_cache.figures(),
+                **cache_figures(services, graphql),
             }
         )
 

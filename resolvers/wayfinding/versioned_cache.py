@@ -29,16 +29,21 @@ class VersionedCache(Generic[T]):
         self.bytes = 0
         self._values: OrderedDict[Key, asyncio.Future[T]] = OrderedDict()
         self._sizes: dict[Key, int] = {}
+        self.hits = self.misses = self.evictions = 0  # `/metrics` (rest/ops/caches.py)
 
     def __len__(self) -> int:
         return len(self._values)
 
     def figures(self) -> dict[str, int]:
-        """What `/readyz` shows: entries, bytes kept (keys included), budget."""
+        """What `/readyz` shows: entries, bytes kept (keys included), budget, and the
+        values served as kept or being made, those loaded, and those let go for room."""
         return {
             "entries": len(self._sizes),
             "bytes_used": self.bytes,
             "budget_bytes": self.max_bytes,
+            "hits": self.hits,
+            "misses": self.misses,
+            "evictions": self.evictions,
         }
 
     def clear(self) -> None:
@@ -62,8 +67,10 @@ class VersionedCache(Generic[T]):
         key = (map_id, version)
         future = self._values.get(key)
         if future is not None:
+            self.hits += 1
             self._values.move_to_end(key)
             return await asyncio.shield(future)
+        self.misses += 1
         future = asyncio.get_running_loop().create_future()
         for old in [k for k in self._values if k[0] == map_id]:
             self._drop(old)  # an older version of this map
@@ -91,6 +98,7 @@ class VersionedCache(Generic[T]):
             if self.bytes <= self.max_bytes:
                 break
             self._drop(oldest)
+            self.evictions += 1
 
 
 def waypoints_bytes(waypoints: dict[str, dict[str, Any]]) -> int:

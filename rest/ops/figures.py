@@ -31,6 +31,22 @@ DURATION_BUCKETS = (
 COST_BUCKETS = (1, 10, 100, 1_000, 10_000, 50_000, 100_000, 250_000)
 
 
+# Every other cache's figures (`rest.ops.caches`), exported per cache (`cache` label):
+# levels, added over the running workers...
+CACHE_FIGURE_LEVELS = {
+    "entries": "Entries kept",
+    "bytes_used": "Bytes kept, keys included",
+    "budget_bytes": "Byte budget",
+}
+# ... and counts, added over every worker that ran (another name a cache shows counts
+# too, its help its name: the search indexes' `full_builds`, `fallbacks`...).
+CACHE_FIGURE_COUNTS = {
+    "hits": "Values served as kept (or being made)",
+    "misses": "Values made or read anew",
+    "evictions": "Values let go for room",
+}
+
+
 # The `limit` label of refusals: a key's or a keyless address's requests (429), and new
 # TLS connections of an address closed before their handshake (rest/ops/tls_gate.py).
 RATE_LIMITS = ("key", "address", "connection")
@@ -66,6 +82,8 @@ class Figures:
     commands: dict[str, Timing] = field(default_factory=dict)
     cache_counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CACHE_COUNTS, 0))
     cache_levels: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CACHE_LEVELS, 0))
+    # Every other cache by name (`rest.ops.caches.flat`): its figures, levels and counts.
+    caches: dict[str, dict[str, int]] = field(default_factory=dict)
     workers: int = 0  # running workers added up
 
     def add(self, other: Figures, running: bool = True) -> None:
@@ -76,6 +94,10 @@ class Figures:
         add_timings(self.commands, other.commands)
         _add_counts(self.rate_limited, other.rate_limited)
         _add_counts(self.cache_counts, other.cache_counts)
+        for name, figures in other.caches.items():
+            mine = self.caches.setdefault(name, {})
+            kept = {k: v for k, v in figures.items() if running or k not in CACHE_FIGURE_LEVELS}
+            _add_counts(mine, kept)
         if running:
             _add_counts(self.cache_levels, other.cache_levels)
             self.workers += other.workers

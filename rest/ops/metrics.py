@@ -3,7 +3,9 @@
 What each worker counts: requests by route template, method and status, and their
 durations (E10's parse and E18's matrix are routes: `parseUnitMap`, `distanceMatrix`);
 the GraphQL cost of what ran (both faces); rate-limit refusals; the database's command
-durations (`storage/command_timings.py`); the read cache's figures. Labels come from
+durations (`storage/command_timings.py`); the read cache's figures, and those of every
+other cache by its name (`rest/ops/caches.py`: use, hits, misses, evictions, the search
+indexes' builds). Labels come from
 bounded sets (the REST table's operation ids, `graphql`, `files`, the fixed paths, else
 `other`; the HTTP methods, else `other`), so no client can grow the number of series.
 
@@ -22,7 +24,7 @@ docs/api.md, Metrics).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from ipaddress import ip_address
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +39,8 @@ from resolvers.errors import ApiError, ErrorCode
 from rest.credentials import request_context
 from rest.ops.figures import (
     CACHE_COUNTS,
+    CACHE_FIGURE_COUNTS,
+    CACHE_FIGURE_LEVELS,
     CACHE_LEVELS,
     DURATION_BUCKETS,
     RATE_LIMITS,
@@ -88,9 +92,15 @@ class Metrics:
     folder (`floorgate serve --workers N`), it writes them there for the other workers'
     scrapes and adds theirs to its own."""
 
-    def __init__(self, services: Services, folder: MetricsFolder | None = None) -> None:
+    def __init__(
+        self,
+        services: Services,
+        folder: MetricsFolder | None = None,
+        caches: Callable[[], dict[str, dict[str, int]]] | None = None,
+    ) -> None:
         self.services = services
         self.folder = folder
+        self.caches = caches  # every other cache's figures (`rest.ops.caches.flat`)
         self.counted = Figures()  # what requests add; the rest is read at scrape time
 
     def observe(
@@ -128,6 +138,7 @@ class Metrics:
                 name: int(getattr(stats, attribute))
                 for name, (attribute, _) in CACHE_LEVELS.items()
             },
+            caches={} if self.caches is None else self.caches(),
             workers=1,
         )
         own.add(self.counted)
@@ -230,8 +241,30 @@ class _Collector:
             yield GaugeMetricFamily(
                 f"floorgate_read_cache_{name}", text, value=figures.cache_levels[name]
             )
+        yield from _cache_families(figures.caches)
         yield GaugeMetricFamily(
             "floorgate_workers",
             "Running workers whose figures this scrape adds up",
             value=figures.workers,
         )
+
+
+def _cache_families(caches: dict[str, dict[str, int]]) -> Iterator[Any]:
+    """`floorgate_cache_<figure>{cache="<name>"}` for every figure of every other cache:
+    a gauge for what it holds now, a counter for the rest."""
+    from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+    names = sorted({figure for figures in caches.values() for figure in figures})
+    for figure in names:
+        family: Any
+        if figure in CACHE_FIGURE_LEVELS:
+            family = GaugeMetricFamily(
+                f"floorgate_cache_{figure}", CACHE_FIGURE_LEVELS[figure], labels=["cache"]
+            )
+        else:
+            text = CACHE_FIGURE_COUNTS.get(figure, figure.replace("_", " ").capitalize())
+            family = CounterMetricFamily(f"floorgate_cache_{figure}", text, labels=["cache"])
+        for cache, figures in sorted(caches.items()):
+            if figure in figures:
+                family.add_metric([cache], figures[figure])
+        yield family

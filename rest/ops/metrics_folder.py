@@ -130,6 +130,7 @@ def encode(figures: Figures) -> bytes:
             "rate_limited": figures.rate_limited,
             "cache_counts": figures.cache_counts,
             "cache_levels": figures.cache_levels,
+            "caches": figures.caches,
         }
     )
 
@@ -155,6 +156,7 @@ def decode(data: bytes) -> Figures:
             rate_limited=_counts(raw["rate_limited"], RATE_LIMITS),
             cache_counts=_counts(raw["cache_counts"], CACHE_COUNTS),
             cache_levels=_counts(raw["cache_levels"], CACHE_LEVELS),
+            caches=_caches(raw.get("caches", {})),
             workers=1,
         )
     except (KeyError, TypeError, AttributeError, orjson.JSONDecodeError) as error:
@@ -183,6 +185,21 @@ def _timing_of(raw: dict[str, Any], bounds: tuple[float, ...]) -> Timing:
         raise ValueError("a timing's total is not a number of 0 or more")
     timing.total = float(total)
     return timing
+
+
+MAX_CACHES = 64  # caches of a worker's file, and figures of each: more is not ours
+MAX_CACHE_FIGURES = 32
+
+
+def _caches(raw: Any) -> dict[str, dict[str, int]]:
+    if not isinstance(raw, dict) or len(raw) > MAX_CACHES:
+        raise ValueError("not a worker's caches")
+    found = {}
+    for name, figures in raw.items():
+        if not isinstance(figures, dict) or len(figures) > MAX_CACHE_FIGURES:
+            raise ValueError("not a cache's figures")
+        found[_text(name)] = {_text(key): _count(value) for key, value in figures.items()}
+    return found
 
 
 def _counts(raw: dict[str, Any], known: Iterable[str]) -> dict[str, int]:

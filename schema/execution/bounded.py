@@ -21,6 +21,7 @@ class ByteLRU(Generic[K, V]):
         self.bytes = 0
         self.evicted = evicted
         self.entries: OrderedDict[K, tuple[V, int]] = OrderedDict()
+        self.hits = self.misses = self.evictions = 0  # `/metrics` (rest/ops/caches.py)
 
     def __contains__(self, key: object) -> bool:
         return key in self.entries
@@ -29,17 +30,23 @@ class ByteLRU(Generic[K, V]):
         return len(self.entries)
 
     def figures(self) -> dict[str, int]:
-        """What `/readyz` shows of it: entries, bytes kept (keys included), budget."""
+        """What `/readyz` shows of it: entries, bytes kept (keys included), budget, and
+        the gets it answered, those it did not and the entries it let go for room."""
         return {
             "entries": len(self.entries),
             "bytes_used": self.bytes,
             "budget_bytes": self.max_bytes,
+            "hits": self.hits,
+            "misses": self.misses,
+            "evictions": self.evictions,
         }
 
     def get(self, key: K) -> V | None:
         found = self.entries.get(key)
         if found is None:
+            self.misses += 1
             return None
+        self.hits += 1
         self.entries.move_to_end(key)
         return found[0]
 
@@ -52,6 +59,7 @@ class ByteLRU(Generic[K, V]):
         while self.bytes > self.max_bytes:
             oldest = next(iter(self.entries))
             self.pop(oldest)
+            self.evictions += 1
 
     def take(self, key: K) -> tuple[V, int] | None:
         """The entry and its size, removed without calling `evicted` (it moves elsewhere)."""

@@ -134,6 +134,7 @@ class DocumentCaches:
         self.new: ByteLRU[bytes, Parsed] = ByteLRU(new_bytes, self.forget)
         self.seen: ByteLRU[bytes, None] = ByteLRU(seen_bytes)
         self.by_document: dict[int, Parsed] = {}  # id(document): its entry, while kept
+        self.hits = self.misses = 0  # documents found parsed, documents parsed (`/metrics`)
 
     def figures(self) -> dict[str, int]:
         """What `/readyz` shows: both segments and the digests of documents seen, as one
@@ -143,6 +144,9 @@ class DocumentCaches:
             "entries": len(self.entries) + len(self.new),
             "bytes_used": sum(part.bytes for part in parts),
             "budget_bytes": sum(part.max_bytes for part in parts),
+            "hits": self.hits,  # documents found parsed
+            "misses": self.misses,  # documents parsed
+            "evictions": self.entries.evictions + self.new.evictions,
         }
 
     def forget(self, entry: Parsed) -> None:
@@ -160,13 +164,16 @@ class DocumentCaches:
         key = blake2b(encoded, digest_size=16).digest()  # a key of 16 bytes, not the text
         entry = self.entries.get(key)
         if entry is not None:
+            self.hits += 1
             return entry.document
         again = self.new.take(key)
         if again is not None:  # asked a second time: kept with the documents in use
+            self.hits += 1
             self.entries.put(key, *again)
             if key not in self.entries:
                 self.forget(again[0])
             return again[0].document
+        self.misses += 1
         if len(query) > PARSE_ON_LOOP_CHARS:
             document, size, tokens, words = await run_cpu(parse_and_size, query, self.max_tokens)
         else:

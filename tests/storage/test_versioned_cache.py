@@ -94,11 +94,21 @@ async def test_bounded_in_bytes_with_the_keys_counted():
         "entries": 6,
         "bytes_used": 4 * small + 2 * big,
         "budget_bytes": 10_000,
+        "hits": 0,
+        "misses": 6,
+        "evictions": 0,
     }
     await cache.get("m0", "v", loader("unused"))  # m0 is now the most recent
     # A third big value needs 4,204 bytes more: m1, m2, m3 and big1 go, oldest first.
     await cache.get("big3", "v", loader("big"))
-    assert cache.figures() == {"entries": 3, "bytes_used": small + 2 * big, "budget_bytes": 10_000}
+    assert cache.figures() == {
+        "entries": 3,
+        "bytes_used": small + 2 * big,
+        "budget_bytes": 10_000,
+        "hits": 1,  # m0, asked again
+        "misses": 7,
+        "evictions": 4,  # m1, m2, m3 and big1, for room
+    }
     # A value larger than the whole budget is answered, not kept, and evicts nothing.
     assert await cache.get("m9", "v", loader("huge")) == "huge"
     assert await cache.get("m9", "v", loader("huge")) == "huge"

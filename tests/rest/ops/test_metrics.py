@@ -17,6 +17,7 @@ import httpx
 import orjson
 import pytest
 
+from resolvers.search.builds import BUILDS
 from rest.app import create_app
 from rest.ops.figures import DURATION_BUCKETS, Figures
 from rest.ops.metrics_folder import WRITE_SECONDS, MetricsFolder, decode, encode
@@ -85,6 +86,38 @@ async def test_metrics_count_the_traffic(fresh_app, keys):
         assert name in samples
 
 
+async def test_every_cache_is_scraped_by_name_with_its_use_and_hits(store, settings, keys):
+    """Issue 67: every cache of `/readyz` is in `/metrics` per `cache`: levels (entries,
+    bytes, budget) as gauges, hits, misses, evictions and the search indexes' builds as
+    counters."""
+    app = create_app(settings, store)
+    headers = {"API-Key": keys.full, "Experimental-Flags": "search"}
+    async with client_of(app) as client:
+        for words in ("lobby", "suite"):  # the second search finds the asset's index kept
+            answer = await client.get(f"/v1/search?q={words}&asset=asset-1", headers=headers)
+            assert answer.status_code == 200, answer.text
+        query = {"query": "{ units(perPage: 1) { data { id } } }"}
+        for _ in range(2):  # the second finds the document parsed
+            assert (await client.post("/graphql", json=query, headers=headers)).status_code == 200
+        ready = (await client.get("/readyz")).json()
+        samples = scrape_lines((await client.get("/metrics")).text)
+
+    def of(figure: str, cache: str) -> float:
+        return samples[f'floorgate_cache_{figure}{{cache="{cache}"}}']
+
+    assert of("hits_total", "search_indexes") >= 1
+    assert of("misses_total", "search_indexes") >= 1
+    assert of("hits_total", "graphql_documents") >= 1
+    assert of("misses_total", "graphql_documents") >= 1
+    assert of("budget_bytes", "walk_graphs") == settings.graph_cache_mb * 1024 * 1024
+    assert of("bytes_used", "search_indexes") == ready["search_indexes"]["bytes_used"]
+    assert of("full_builds_total", "search_indexes") == ready["search_indexes"]["full_builds"]
+    scraped = {name.split('cache="')[1].rstrip('"}') for name in samples if "cache=" in name}
+    shown = {name for name in ready if name not in ("status", "change_streams", "read_cache")}
+    shown = (shown - {"graphql_caches"}) | {f"graphql_{name}" for name in ready["graphql_caches"]}
+    assert scraped == shown
+
+
 async def test_who_may_scrape(store, settings, keys):
     app = create_app(settings, store)
     async with client_of(app, "10.0.0.9") as remote:
@@ -125,6 +158,7 @@ def other_worker_figures(requests: int, cache_entries: int) -> Figures:
     figures.rate_limited["key"] = 2
     figures.cache_counts["hits"] = 7
     figures.cache_levels["entries"] = cache_entries
+    figures.caches["search_indexes"] = {"entries": cache_entries, "hits": 7, "full_builds": 1}
     return figures
 
 
@@ -163,6 +197,11 @@ async def test_a_scrape_adds_up_every_workers_figures(store, settings, keys, tmp
     assert samples["floorgate_read_cache_hits_total"] == own.hits + 14
     assert samples["floorgate_read_cache_entries"] == own.entries + 40  # not the ended one's
     assert samples["floorgate_workers"] == 2
+    indexes = '{cache="search_indexes"}'  # this worker searched nothing: the others' alone
+    assert samples[f"floorgate_cache_hits_total{indexes}"] == 14
+    # the builds are counted per process (every app of this test process's), plus theirs
+    assert samples[f"floorgate_cache_full_builds_total{indexes}"] == 2 + BUILDS.full
+    assert samples[f"floorgate_cache_entries{indexes}"] == 40  # the running one's only
     left_out = sorted(r.getMessage() for r in caplog.records if "left out" in r.getMessage())
     assert left_out == [
         "metrics: 77.json left out: -4 is not a count",
