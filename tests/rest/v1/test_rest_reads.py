@@ -313,6 +313,13 @@ async def test_health_and_readiness(client):
     assert set(graphql) == {"documents", "plans", "generated_code"}
     assert graphql["documents"]["budget_bytes"] == 16 * 1024 * 1024  # FLOORGATE_GRAPHQL_CACHE_MB
     for figures in [*graphql.values(), body["compressed_answers"]]:
-        assert set(figures) == {"entries", "bytes_used", "budget_bytes"}
+        assert set(figures) == {
+            "entries",
+            "bytes_used",
+            "budget_bytes",
+            "hits",
+            "misses",
+            "evictions",
+        }
         assert 0 <= figures["bytes_used"] <= figures["budget_bytes"]
     assert body["compressed_answers"]["budget_bytes"] == 32 * 1024 * 1024
