@@ -260,6 +260,11 @@ async def watch_changes(
                 watcher.stream_down()
             raise
         except Exception as error:  # whatever it was: stop serving, then try again
+            if _stopping():  # closing the stream on a closed client raised instead
+                cache.went_down("stopped")
+                if watcher is not None:
+                    watcher.stream_down()
+                raise asyncio.CancelledError from error
             refused = refusal(error)
             if refused is not None:  # not an outage: the cache stays off, reads stay true
                 if support is not None:
@@ -323,6 +328,16 @@ async def follow(
             return
         if watcher is not None and (change.get("ns") or {}).get("coll") in (SWITCHES, None):
             watcher.stream_changed()
+
+
+def _stopping() -> bool:
+    """Whether this task was asked to stop. Cancelled while it waited, the stream's
+    close on the way out may raise something else (pymongo's `AttributeError` of a
+    client closed meanwhile) in place of the cancellation: the task then went on,
+    opened a new stream and held a test session's end until its timeout (a parallel
+    run of 2026-11-30: 286 s)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 def _named(error: BaseException) -> str:

@@ -18,7 +18,12 @@ from pymongo import AsyncMongoClient
 
 from resolvers.auth.keys import create_key, disable_key
 from storage.cache import cached_reads
-from storage.cache.change_watch import STREAM_WAIT_MS, WriteListener, apply_change
+from storage.cache.change_watch import (
+    STREAM_WAIT_MS,
+    WriteListener,
+    apply_change,
+    watch_changes,
+)
 from storage.cache.read_cache import ENTRY_OVERHEAD, ReadCache, ReadLog
 from storage.database import Store, connect
 from storage.embedded.server import EmbeddedServer
@@ -228,6 +233,43 @@ def test_the_echo_of_an_acknowledged_write_moves_nothing_again():
     floors = cache.version("floors")
     assert apply_change(cache, change("floors", bson.Timestamp(1_800_000_001, 1)))
     assert (cache.version("floors"), cache.stream_echoes) == (floors, 3)
+
+
+class ClosingStream:
+    """A stream whose close fails as pymongo's does on a client closed meanwhile."""
+
+    alive = True
+
+    async def __aenter__(self) -> ClosingStream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        raise AttributeError("'NoneType' object has no attribute 'mark_dirty'")
+
+    async def try_next(self) -> None:
+        await asyncio.sleep(3600)
+
+
+class ClosingDatabase:
+    def __init__(self) -> None:
+        self.opened = 0
+
+    async def watch(self, *args: object, **kwargs: object) -> ClosingStream:
+        self.opened += 1
+        return ClosingStream()
+
+
+async def test_a_stream_whose_close_fails_still_stops_when_cancelled():
+    """Cancelled while it waited, the stream's close raised AttributeError in place of
+    the cancellation: the task went on with a new stream, and held a test session's end
+    for 286 s. Now it ends, once, with the cache down."""
+    cache, db = ReadCache(1 << 20), ClosingDatabase()
+    task = asyncio.ensure_future(watch_changes(db, cache))  # type: ignore[arg-type]
+    await until(lambda: cache.live, "the stream comes up")
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, 2)
+    assert (db.opened, cache.live, cache.stream) == (1, False, "down: stopped")
 
 
 # With the embedded database
