@@ -188,6 +188,7 @@ class SwitchGate:
         self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._polling: asyncio.Future[None] | None = None
+        self._recording: asyncio.Future[None] | None = None  # the budget's write under way
         self._settling: asyncio.Task[None] | None = None
         # What the change stream said (monotonic; `change_watch` reports it here).
         self.stream_opened_at = float("inf")  # the stream up now was open by then
@@ -356,8 +357,16 @@ class SwitchGate:
         """Record this process's request budget for importers (`switches.switch_wait`),
         before its first poll and every RECORD_SECONDS. A failure is tried again at the
         next poll; the poll itself goes on (the database is then likely away for both)."""
-        if now - self.recorded_at < RECORD_SECONDS:
-            return
+        # One write at a time, shared: a read's poll and the poller's, at once, wrote the
+        # record twice, the second landing after a test had expired it (CI, 2026-11-30).
+        recording = self._recording
+        if recording is None or recording.done():
+            if now - self.recorded_at < RECORD_SECONDS:
+                return
+            recording = self._recording = asyncio.ensure_future(self._write_budget(now))
+        await asyncio.shield(recording)
+
+    async def _write_budget(self, now: float) -> None:
         expires = datetime.now(UTC) + timedelta(seconds=EXPIRE_SECONDS)
         record = {"budget": self.budget, "expires_at": expires}
         try:
@@ -404,8 +413,12 @@ class SwitchGate:
         whether or not it polls."""
         failing = False
         while True:
+            await self._record_budget(time.monotonic())
+            polling = self._polling
+            if polling is not None and not polling.done():  # a read's: what it finds counts
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(polling)
             now = time.monotonic()
-            await self._record_budget(now)
             if now - self.read_at > QUIET_SECONDS and not self.known and not failing:
                 self._reading.clear()  # `current` sets it: what it knows is then stale
                 with contextlib.suppress(TimeoutError):
@@ -428,13 +441,13 @@ class SwitchGate:
                 await asyncio.sleep(SWITCH_POLL_SECONDS)
 
     async def stop(self) -> None:
-        running = (self._task, self._polling, self._settling, self._nudging)
+        running = (self._task, self._polling, self._settling, self._nudging, self._recording)
         tasks = [t for t in running if t is not None]
         for task in tasks:
             task.cancel()
         if tasks:
             await asyncio.wait(tasks, timeout=STOP_SECONDS)
-        self._task = self._polling = self._settling = self._nudging = None
+        self._task = self._polling = self._settling = self._nudging = self._recording = None
 
 
 def _widened(
