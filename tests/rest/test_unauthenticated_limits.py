@@ -162,8 +162,11 @@ async def test_the_same_invented_key_is_looked_up_once(limited):
     assert lookups.count - before == 1
 
 
-async def test_graphql_shares_the_limit(limited):
-    app, _ = limited
+async def test_graphql_shares_the_limit(limited_slowly):
+    """(Refilled once a minute: the first /graphql request builds the schema, and on a
+    loaded machine the six took over a second, a refusal refilled: CI-like run,
+    2026-11-30.)"""
+    app, _ = limited_slowly
     async with client_of(app, "198.51.100.10") as client:
         answers = [
             await client.post("/graphql", json={"query": "{ assets { data { id } } }"})
