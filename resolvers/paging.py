@@ -114,9 +114,8 @@ def _bounds(
     cache does not serve (no version vouches for an end), and on a server that scans the
     collection for an id range (`Store.seeks_id_ranges`: there an offset costs less)."""
     cache = store.cache
-    if sort != BY_ID or "_id" in query or not (cache.live and cache.enabled):
-        return None
-    if not store.seeks_id_ranges:
+    usable = cache.live and cache.enabled and store.seeks_id_ranges
+    if sort != BY_ID or "_id" in query or not usable:
         return None
     try:
         key = kept_key("pages", collection, query, projection, per_page)

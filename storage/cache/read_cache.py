@@ -278,8 +278,7 @@ class ReadCache:
     def flush(self) -> None:
         """Every version moves and every entry goes."""
         self._epoch = next(self._clock)
-        self._scoped.clear()
-        self._acked = {key: at for key, at in self._acked.items() if key[1] is None}
+        self._forget_scopes()
         self._entries.clear()
         self.bytes_used = 0
         self.page_bounds.clear()
